@@ -1,0 +1,47 @@
+# Thin wrapper over CMake + Ninja. `make run` and `make test` are the two set-up
+# commands in the README; both install missing build dependencies first.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+ASAN_BUILD ?= build-asan
+CMAKE_FLAGS ?=
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps configure build run test test-fast test-asan install clean bench
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/zero $(ARGS)
+
+# The whole suite, then the whole suite again under ASan + UBSan.
+test: test-fast test-asan
+
+test-fast: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DZERO_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+bench: build
+	bench/run
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages zero needs to build and test, if any are missing.
+# Uses sudo when not root. Safe to run repeatedly: it does nothing when all is present.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git
+  libcurl4-openssl-dev libjansson-dev libssl-dev
+  libcmocka-dev python3
+)
+# Wanted by later capabilities and the benchmarks; installed with the rest so one
+# command prepares a machine.
+OPTIONAL=(bubblewrap hyperfine valgrind)
+
+missing=()
+for p in "${PACKAGES[@]}" "${OPTIONAL[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: missing packages (${missing[*]}) and not root; install them or run as root." >&2
+    exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

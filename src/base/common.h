@@ -1,0 +1,56 @@
+/* common.h — small language helpers used everywhere.
+ *
+ * Cleanup attributes (after bubblewrap): a variable declared `cleanup_free`
+ * is freed when it leaves scope, so every early return is leak-free. Hand an
+ * owned pointer out of such a scope with steal_pointer(&p).
+ */
+#ifndef ZERO_BASE_COMMON_H
+#define ZERO_BASE_COMMON_H
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ZARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define ZUNUSED(x) ((void)(x))
+
+static inline void zcleanup_freep(void *p) { free(*(void **)p); }
+static inline void zcleanup_closep(int *fd) { if (*fd >= 0) close(*fd); }
+
+#define cleanup_free __attribute__((cleanup(zcleanup_freep)))
+#define cleanup_fd __attribute__((cleanup(zcleanup_closep)))
+
+/* Returns *pp and sets *pp to NULL, transferring ownership to the caller. */
+static inline void *zsteal_pointer(void *pp) {
+  void **p = (void **)pp;
+  void *v = *p;
+  *p = NULL;
+  return v;
+}
+#define steal_pointer(pp) zsteal_pointer(pp)
+
+/* Returns *fdp and sets it to -1. */
+static inline int steal_fd(int *fdp) { int fd = *fdp; *fdp = -1; return fd; }
+
+/* Allocation that never returns NULL: on exhaustion prints and aborts, since
+ * no caller could do better (same contract as git's xmalloc). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Growable array of T. Declare with ZVEC(T) name = ZVEC_INIT; */
+#define ZVEC(T) struct { T *items; size_t len, cap; }
+#define ZVEC_INIT { NULL, 0, 0 }
+#define zvec_reserve(v, n) do { \
+    if ((v)->len + (n) > (v)->cap) { \
+      size_t zv_nc = (v)->cap ? (v)->cap * 2 : 8; \
+      while (zv_nc < (v)->len + (n)) zv_nc *= 2; \
+      (v)->items = xrealloc((v)->items, zv_nc * sizeof(*(v)->items)); \
+      (v)->cap = zv_nc; \
+    } } while (0)
+#define zvec_push(v, x) do { zvec_reserve(v, 1); (v)->items[(v)->len++] = (x); } while (0)
+#define zvec_free(v) do { free((v)->items); (v)->items = NULL; (v)->len = (v)->cap = 0; } while (0)
+
+#endif

@@ -1,0 +1,72 @@
+/* err.c — errors as values; see err.h. */
+#include "base/err.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int zerr_set(zerr *err, zerr_kind kind, const char *fmt, ...) {
+  if (!err) return -1;
+  err->kind = kind;
+  err->http_status = 0;
+  err->retryable = false;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+int zerr_errno(zerr *err, zerr_kind kind, const char *fmt, ...) {
+  int saved = errno;
+  if (!err) return -1;
+  err->kind = kind;
+  err->http_status = 0;
+  err->retryable = false;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+  if (n >= 0 && (size_t)n < sizeof err->msg)
+    snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", strerror(saved));
+  errno = saved;
+  return -1;
+}
+
+void zerr_prefix(zerr *err, const char *fmt, ...) {
+  if (!err) return;
+  char prefix[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(prefix, sizeof prefix, fmt, ap);
+  va_end(ap);
+  char old[sizeof err->msg];
+  memcpy(old, err->msg, sizeof old);
+  snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+}
+
+void zerr_clear(zerr *err) {
+  if (!err) return;
+  err->kind = ZE_OK;
+  err->http_status = 0;
+  err->retryable = false;
+  err->msg[0] = '\0';
+}
+
+const char *zerr_kind_name(zerr_kind kind) {
+  switch (kind) {
+    case ZE_OK: return "ok";
+    case ZE_INTERNAL: return "internal";
+    case ZE_USAGE: return "usage";
+    case ZE_CONFIG: return "config";
+    case ZE_PROVIDER: return "provider";
+    case ZE_IO: return "io";
+    case ZE_NOT_FOUND: return "not_found";
+    case ZE_INVALID: return "invalid";
+    case ZE_CANCELLED: return "cancelled";
+    case ZE_TIMEOUT: return "timeout";
+    case ZE_TOO_LARGE: return "too_large";
+  }
+  return "unknown";
+}

@@ -1,0 +1,132 @@
+/* fs.c — safe file I/O; see fs.h. */
+#include "base/fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/common.h"
+
+int zfs_read_file(const char *path, zbuf *out, size_t max_bytes, zerr *err) {
+  cleanup_fd int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return zerr_errno(err, errno == ENOENT ? ZE_NOT_FOUND : ZE_IO, "cannot open %s", path);
+  struct stat st;
+  if (fstat(fd, &st) < 0) return zerr_errno(err, ZE_IO, "cannot stat %s", path);
+  if (S_ISDIR(st.st_mode)) return zerr_set(err, ZE_INVALID, "%s is a directory", path);
+  if (max_bytes && S_ISREG(st.st_mode) && (size_t)st.st_size > max_bytes)
+    return zerr_set(err, ZE_TOO_LARGE, "%s is %lld bytes, over the %zu byte limit", path,
+                    (long long)st.st_size, max_bytes);
+  if (S_ISREG(st.st_mode)) zbuf_grow(out, (size_t)st.st_size);
+  size_t start = out->len;
+  for (;;) {
+    zbuf_grow(out, 65536);
+    ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return zerr_errno(err, ZE_IO, "cannot read %s", path);
+    }
+    if (n == 0) break;
+    zbuf_setlen(out, out->len + (size_t)n);
+    if (max_bytes && out->len - start > max_bytes)
+      return zerr_set(err, ZE_TOO_LARGE, "%s is over the %zu byte limit", path, max_bytes);
+  }
+  return 0;
+}
+
+int zfs_write_all(int fd, const void *buf, size_t len) {
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+int zfs_fsync_parent(const char *path) {
+  char *dir = xstrdup(path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) {
+    free(dir);
+    dir = xstrdup(".");
+  } else if (slash == dir) {
+    dir[1] = '\0';
+  } else {
+    *slash = '\0';
+  }
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  free(dir);
+  if (fd < 0) return -1;
+  int rc = fsync(fd);
+  close(fd);
+  return rc;
+}
+
+int zfs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                     zerr *err) {
+  zbuf tmp = ZBUF_INIT;
+  zbuf_addf(&tmp, "%s.tmp.XXXXXX", path);
+  int fd = mkostemp(tmp.data, O_CLOEXEC);
+  if (fd < 0) {
+    zerr_errno(err, ZE_IO, "cannot create a temporary file next to %s", path);
+    zbuf_release(&tmp);
+    return -1;
+  }
+  if (fchmod(fd, mode) < 0 || zfs_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+    zerr_errno(err, ZE_IO, "cannot write %s", path);
+    close(fd);
+    unlink(tmp.data);
+    zbuf_release(&tmp);
+    return -1;
+  }
+  if (close(fd) < 0 || rename(tmp.data, path) < 0) {
+    zerr_errno(err, ZE_IO, "cannot replace %s", path);
+    unlink(tmp.data);
+    zbuf_release(&tmp);
+    return -1;
+  }
+  zbuf_release(&tmp);
+  zfs_fsync_parent(path);
+  return 0;
+}
+
+int zfs_mkdir_p(const char *path, mode_t mode, zerr *err) {
+  char *p = xstrdup(path);
+  size_t n = strlen(p);
+  while (n > 1 && p[n - 1] == '/') p[--n] = '\0';
+  for (char *s = p + 1; *s; s++) {
+    if (*s != '/') continue;
+    *s = '\0';
+    if (mkdir(p, mode) < 0 && errno != EEXIST) {
+      zerr_errno(err, ZE_IO, "cannot create directory %s", p);
+      free(p);
+      return -1;
+    }
+    *s = '/';
+  }
+  if (mkdir(p, mode) < 0 && errno != EEXIST) {
+    zerr_errno(err, ZE_IO, "cannot create directory %s", p);
+    free(p);
+    return -1;
+  }
+  free(p);
+  return 0;
+}
+
+bool zfs_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+bool zfs_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

@@ -1,0 +1,37 @@
+/* fs.h — safe file I/O.
+ *
+ * zfs_write_atomic is the only way user data is replaced: write a temp file in
+ * the same directory, fsync it, rename over the target, fsync the directory.
+ * A crash at any point leaves either the old or the new file, never a torn one.
+ */
+#ifndef ZERO_BASE_FS_H
+#define ZERO_BASE_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Reads the whole file into out (appending). Fails with ZE_TOO_LARGE when the
+ * file exceeds max_bytes (0 = no limit), ZE_NOT_FOUND when absent. */
+int zfs_read_file(const char *path, zbuf *out, size_t max_bytes, zerr *err);
+
+/* Atomically replaces path with data, created with `mode` (e.g. 0600). */
+int zfs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                     zerr *err);
+
+/* mkdir -p with the given mode for every created component. */
+int zfs_mkdir_p(const char *path, mode_t mode, zerr *err);
+
+/* Writes all of buf to fd, retrying on EINTR and short writes. */
+int zfs_write_all(int fd, const void *buf, size_t len);
+
+/* fsyncs the directory containing path (for durable create / rename). */
+int zfs_fsync_parent(const char *path);
+
+bool zfs_exists(const char *path);
+bool zfs_is_dir(const char *path);
+
+#endif

@@ -1,0 +1,44 @@
+/* json.h — helpers over jansson.
+ *
+ * Ownership follows jansson: functions returning json_t* return a new
+ * reference (caller json_decref's) unless documented as borrowed.
+ */
+#ifndef ZERO_BASE_JSON_H
+#define ZERO_BASE_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Borrowed string member or NULL when absent / not a string. */
+const char *zjson_str(const json_t *obj, const char *key);
+/* String member or `def`. */
+const char *zjson_str_or(const json_t *obj, const char *key, const char *def);
+/* Integer member or `def` when absent / not an integer. */
+int64_t zjson_int_or(const json_t *obj, const char *key, int64_t def);
+bool zjson_bool_or(const json_t *obj, const char *key, bool def);
+
+/* Parses text (len bytes). On failure sets err (ZE_INVALID) with
+ * "<what>:<line>:<column>: <reason>" and returns NULL. */
+json_t *zjson_parse(const char *text, size_t len, const char *what, zerr *err);
+/* Reads and parses a file; errors name the file, line and column. */
+json_t *zjson_load_file(const char *path, zerr *err);
+
+/* Appends the compact serialization (no newlines, key order kept) to out. */
+void zjson_dump_to(const json_t *v, zbuf *out);
+/* Compact serialization; caller frees. */
+char *zjson_dumps(const json_t *v);
+
+/* Steals `v` (like json_object_set_new) unless v is NULL, then does nothing. */
+void zjson_set_new_opt(json_t *obj, const char *key, json_t *v);
+
+/* true when s (len bytes) is valid UTF-8. */
+bool zutf8_valid(const char *s, size_t len);
+/* Length of the longest prefix of s (<= len) that ends on a UTF-8 character
+ * boundary; used to cut text without splitting a character. */
+size_t zutf8_boundary(const char *s, size_t len);
+
+#endif

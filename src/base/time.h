@@ -1,0 +1,18 @@
+/* time.h — wall and monotonic clocks. */
+#ifndef ZERO_BASE_TIME_H
+#define ZERO_BASE_TIME_H
+
+#include <stdint.h>
+#include <time.h>
+
+#define ZTIME_RFC3339_LEN 40
+
+/* RFC 3339 UTC timestamp with millisecond precision: 2026-11-30T02:39:55.123Z */
+void ztime_rfc3339_now(char out[ZTIME_RFC3339_LEN]);
+void ztime_rfc3339(const struct timespec *ts, char out[ZTIME_RFC3339_LEN]);
+/* Milliseconds on the monotonic clock. */
+int64_t ztime_mono_ms(void);
+/* Sleeps for ms milliseconds (restarts on EINTR unless *stop becomes nonzero). */
+void ztime_sleep_ms(int64_t ms, volatile int *stop);
+
+#endif

@@ -1,0 +1,95 @@
+/* config.h — layered configuration.
+ *
+ * Layers, later wins: built-in defaults < user file
+ * ($XDG_CONFIG_HOME/zero/config.json, default ~/.config/zero/config.json) <
+ * project file (<workspace>/.zero/config.json) < environment < flags.
+ *
+ * File schema (Go zero compatible; snake_case aliases accepted on read):
+ *   { "activeProvider": "name",
+ *     "maxTurns": 80,
+ *     "providers": [ { "name", "provider_kind" (alias providerKind, provider),
+ *                      "baseURL" (base_url), "apiKey" (api_key),
+ *                      "apiKeyEnv" (api_key_env), "model" (model_id),
+ *                      "customHeaders" (custom_headers, headers) } ] }
+ * Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL merge into the
+ * active openai-kind profile (or the first one, or a new "openai" profile);
+ * a non-official OPENAI_BASE_URL makes it "openai-compatible".
+ * ZERO_PROVIDER picks the active profile by name; ZERO_MAX_TURNS sets maxTurns.
+ *
+ * Security: a project file may not redirect credentials to another host. A
+ * project layer cannot set apiKey / apiKeyEnv / customHeaders on a profile,
+ * and a baseURL it sets is only used when its host equals the host the
+ * credentials were configured for (user file, environment or the kind's
+ * official endpoint); otherwise loading fails with an error that names the
+ * file and says how to fix it. Keyless profiles (local servers) are exempt.
+ */
+#ifndef ZERO_CONFIG_CONFIG_H
+#define ZERO_CONFIG_CONFIG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "base/err.h"
+
+#define ZCONFIG_DEFAULT_MAX_TURNS 80
+#define ZCONFIG_MAX_TURNS_CEILING 10000
+
+typedef struct zprofile {
+  char *name;
+  char *kind;          /* openai | openai-compatible | anthropic | … */
+  char *base_url;      /* NULL = the kind's official endpoint */
+  char *api_key;       /* literal key from the user file (discouraged), or NULL */
+  char *api_key_env;   /* variable holding the key, or NULL */
+  char *model;
+  json_t *headers;     /* extra headers object, or NULL */
+  char *origin;        /* file path or "environment" the profile came from (for errors) */
+  char *key_host;      /* host credentials were configured for (security check) */
+} zprofile;
+
+/* Values given on the command line; NULL / 0 = not given. */
+typedef struct zconfig_flags {
+  const char *provider;
+  const char *model;
+  int max_turns;
+} zconfig_flags;
+
+typedef struct zconfig {
+  char *active_provider;   /* name, NULL when none configured */
+  zprofile *providers;
+  size_t n_providers;
+  int max_turns;
+  char *user_path;         /* resolved path of the user file (may not exist) */
+  char *project_path;      /* resolved path of the project file (may not exist) */
+} zconfig;
+
+/* Loads all layers for workspace `cwd`. A malformed file fails with ZE_USAGE
+ * and a message "<path>:<line>:<column>: <reason>"; a wrong type for a known
+ * key fails naming the key and the file; an invalid ZERO_MAX_TURNS fails
+ * naming the variable. */
+int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr *err);
+void zconfig_release(zconfig *cfg);
+
+/* The resolved active provider, ready for zprovider_new. */
+typedef struct zresolved_provider {
+  char *name;
+  char *kind;
+  char *base_url;      /* never NULL */
+  char *api_key;       /* NULL for keyless local endpoints */
+  char *api_key_env;   /* the variable consulted, for messages */
+  char *model;
+  json_t *headers;     /* borrowed from the profile */
+} zresolved_provider;
+
+/* Picks the active profile and its key. Errors (ZE_CONFIG) say exactly what to
+ * do: no provider configured ("set OPENAI_API_KEY, or add a provider to
+ * ~/.config/zero/config.json"), unknown provider name (lists the known ones),
+ * missing model, missing key ("set OPENAI_API_KEY" / the profile's apiKeyEnv).
+ * A key is not required when the base URL is a loopback address (local
+ * runtimes such as Ollama, LM Studio, llama.cpp). */
+int zconfig_resolve_provider(const zconfig *cfg, zresolved_provider *out, zerr *err);
+void zresolved_provider_release(zresolved_provider *rp);
+
+/* Official endpoint for a kind ("https://api.openai.com/v1" for openai), or NULL. */
+const char *zconfig_default_base_url(const char *kind);
+
+#endif

@@ -1,0 +1,67 @@
+/* http.h — HTTP client over the libcurl multi interface.
+ *
+ * One request at a time per call, driven by curl_multi_poll so that the
+ * process cancellation pipe (base/cancel.h) wakes the loop at once: a SIGINT
+ * aborts a stream within milliseconds. Response bodies of 2xx answers are
+ * streamed to on_body as they arrive; bodies of error answers (status >= 400)
+ * are collected in resp->error_body (capped at 64 KiB) for the caller to
+ * explain.
+ */
+#ifndef ZERO_NET_HTTP_H
+#define ZERO_NET_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+typedef struct zhttp_request {
+  const char *method;             /* "GET", "POST", … */
+  const char *url;
+  const char *const *headers;     /* NULL-terminated "Name: value" list, may be NULL */
+  const char *body;               /* may be NULL */
+  size_t body_len;
+  long connect_timeout_ms;        /* 0 = 30 s */
+  long idle_timeout_ms;           /* no byte received for this long = timeout; 0 = 300 s */
+  long total_timeout_ms;          /* 0 = none */
+} zhttp_request;
+
+typedef struct zhttp_response {
+  long status;                    /* 0 when no response arrived */
+  zbuf error_body;                /* body of a >= 400 answer (capped) */
+  char *retry_after;              /* Retry-After header value or NULL; owned */
+  char *content_type;             /* owned, may be NULL */
+  bool sent_request;              /* the request reached the server (retry safety) */
+  size_t body_bytes;              /* bytes of body received */
+} zhttp_response;
+
+#define ZHTTP_RESPONSE_INIT { 0, ZBUF_INIT, NULL, NULL, false, 0 }
+
+/* Called with each piece of a 2xx body; return nonzero to abort the transfer
+ * (zhttp_perform then fails with ZE_CANCELLED). */
+typedef int (*zhttp_body_fn)(void *ud, const char *data, size_t len);
+
+/* Performs the request. Returns 0 when a response was received (any status:
+ * the caller inspects resp->status), -1 on transport failure, timeout or
+ * cancellation with err set:
+ *   ZE_CANCELLED  cancellation pipe fired or on_body asked to stop
+ *   ZE_TIMEOUT    connect / idle / total timeout (retryable when !sent_request)
+ *   ZE_PROVIDER   other transport errors; err->retryable when the connection
+ *                 failed before the request was sent.
+ * A transfer that ends early (connection reset, truncated chunked body) is a
+ * ZE_PROVIDER error even if some body arrived. */
+int zhttp_perform(const zhttp_request *req, zhttp_response *resp, zhttp_body_fn on_body,
+                  void *ud, zerr *err);
+void zhttp_response_release(zhttp_response *resp);
+
+/* Seconds to wait from a Retry-After value (delta-seconds or HTTP date);
+ * -1 when absent or unparseable. */
+long zhttp_retry_after_seconds(const char *value);
+
+/* One-time global init (curl_global_init); safe to call repeatedly. */
+void zhttp_global_init(void);
+/* "libcurl/7.88.1 OpenSSL/3.0…" for --version. Borrowed. */
+const char *zhttp_version(void);
+
+#endif

@@ -1,0 +1,86 @@
+/* tool.h — the tool interface and registry.
+ *
+ * A tool validates its JSON arguments, does its work and fills a result. It
+ * never prints, never asks for permission (the agent's permission engine
+ * decides before invoke) and never exits. Paths are resolved against the
+ * workspace; writes are confined to the workspace and --add-dir roots.
+ */
+#ifndef ZERO_TOOLS_TOOL_H
+#define ZERO_TOOLS_TOOL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+
+typedef enum zside_effect {
+  ZSIDE_NONE,    /* no effect outside zero (update_plan) */
+  ZSIDE_READ,    /* reads files */
+  ZSIDE_WRITE,   /* writes files */
+  ZSIDE_SHELL,   /* runs processes */
+  ZSIDE_NETWORK, /* reaches the network */
+} zside_effect;
+
+/* "none", "read", "write", "shell", "network". */
+const char *zside_effect_name(zside_effect s);
+
+/* The state a run shares with its tools. Owned by the agent loop. */
+typedef struct ztool_ctx {
+  const char *workspace;          /* absolute, normalised workspace root (the cwd) */
+  const char *const *add_dirs;    /* extra writable roots, absolute; may be NULL */
+  size_t n_add_dirs;
+  size_t output_cap;              /* bytes of output kept; 0 = ZTOOL_OUTPUT_CAP */
+  int exec_timeout_ms;            /* default exec_command timeout; 0 = 120000 */
+  json_t *plan;                   /* update_plan's current plan (array); owned by ctx owner */
+} ztool_ctx;
+
+#define ZTOOL_OUTPUT_CAP (256u * 1024u) /* what a single result may hand the model */
+
+typedef struct ztool_result {
+  bool is_error;    /* the tool failed; output says why and what to do */
+  bool truncated;   /* output was cut; output ends with a notice saying how to see more */
+  zbuf output;      /* text for the model (valid UTF-8) */
+  json_t *meta;     /* optional structured details (exit code, path, …); owned */
+} ztool_result;
+
+#define ZTOOL_RESULT_INIT { false, false, ZBUF_INIT, NULL }
+void ztool_result_release(ztool_result *r);
+/* Sets is_error and the output to the formatted message. Returns -1. */
+int ztool_fail(ztool_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+typedef struct ztool {
+  const char *name;
+  const char *description;
+  const char *parameters_json;   /* JSON Schema text, additionalProperties:false */
+  zside_effect side_effect;
+  bool read_only;                /* allowed in plan mode */
+  /* Runs the tool. args is the parsed argument object (already checked to be
+   * an object). Returns 0 on success, -1 when it failed (res->is_error set). */
+  int (*run)(const ztool_ctx *ctx, const json_t *args, ztool_result *res);
+} ztool;
+
+/* All built-in tools, sorted by name. */
+const ztool *const *ztool_all(size_t *count);
+const ztool *ztool_find(const char *name);
+
+/* The schema array handed to providers: [{name, description, parameters}],
+ * for every tool when filter is NULL, else those for which filter returns
+ * true. New reference. */
+json_t *ztool_schemas(bool (*filter)(const ztool *t, void *ud), void *ud);
+
+/* Parses args_text (the model's raw argument JSON; "" means {}) and runs the
+ * tool. Malformed JSON, a non-object, an unknown tool or a property not in
+ * the schema become an error result that tells the model what was wrong —
+ * never a crash. Output is capped at ctx->output_cap with a notice. */
+int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
+                 ztool_result *res);
+
+/* Resolves a tool path argument against the workspace (absolute, normalised).
+ * Caller frees. */
+char *ztool_resolve_path(const ztool_ctx *ctx, const char *path);
+/* true when abs_path is inside the workspace or an add-dir root, after
+ * resolving symlinks of the existing part of the path. */
+bool ztool_path_writable(const ztool_ctx *ctx, const char *abs_path);
+
+#endif

@@ -1,0 +1,149 @@
+/* test_base.c — buf, path, json/utf8, ids, fs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/fs.h"
+#include "base/ids.h"
+#include "base/json.h"
+#include "base/path.h"
+
+static void buf_grows_and_stays_terminated(void **state) {
+  (void)state;
+  zbuf b = ZBUF_INIT;
+  assert_int_equal(b.len, 0);
+  assert_string_equal(b.data, "");
+  for (int i = 0; i < 1000; i++) zbuf_addf(&b, "%d,", i);
+  assert_int_equal(b.data[b.len], '\0');
+  assert_true(zbuf_ends_with(&b, "999,"));
+  zbuf_consume(&b, 2);
+  assert_memory_equal(b.data, "1,2,", 4);
+  zbuf_setlen(&b, 0);
+  assert_string_equal(b.data, "");
+  zbuf_addstr(&b, "  x \n");
+  zbuf_rtrim(&b);
+  assert_string_equal(b.data, "  x");
+  char *s = zbuf_detach(&b, NULL);
+  assert_string_equal(s, "  x");
+  free(s);
+  assert_int_equal(b.len, 0);
+  zbuf_release(&b);
+}
+
+static void path_normalises_lexically(void **state) {
+  (void)state;
+  char *p = zpath_absolute("a/./b/../c//d", "/w");
+  assert_string_equal(p, "/w/a/c/d");
+  free(p);
+  p = zpath_absolute("../../..", "/w/x");
+  assert_string_equal(p, "/");
+  free(p);
+  assert_true(zpath_is_within("/w", "/w"));
+  assert_true(zpath_is_within("/w", "/w/a"));
+  assert_false(zpath_is_within("/w", "/wx"));
+  assert_true(zpath_is_within("/", "/anything"));
+  p = zpath_relative("/w", "/w/a/b");
+  assert_string_equal(p, "a/b");
+  free(p);
+  p = zpath_relative("/w", "/w");
+  assert_string_equal(p, ".");
+  free(p);
+}
+
+static void utf8_validation_and_boundaries(void **state) {
+  (void)state;
+  assert_true(zutf8_valid("héllo", strlen("héllo")));
+  assert_false(zutf8_valid("\xff\xfe", 2));
+  assert_false(zutf8_valid("\xc3", 1));           /* truncated */
+  assert_false(zutf8_valid("\xed\xa0\x80", 3));   /* surrogate */
+  assert_false(zutf8_valid("\xc0\xaf", 2));       /* overlong */
+  const char *s = "ab\xe2\x82\xac"; /* "ab€" */
+  assert_int_equal(zutf8_boundary(s, 5), 5);
+  assert_int_equal(zutf8_boundary(s, 4), 2);
+  assert_int_equal(zutf8_boundary(s, 3), 2);
+  assert_int_equal(zutf8_boundary(s, 2), 2);
+}
+
+static void json_parse_error_names_line_and_column(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  json_t *v = zjson_parse("{\n  \"a\": ,\n}", 12, "cfg.json", &err);
+  assert_null(v);
+  assert_int_equal(err.kind, ZE_INVALID);
+  assert_non_null(strstr(err.msg, "cfg.json:2:"));
+  v = zjson_parse("{\"a\":\"x\",\"n\":3}", 15, "t", &err);
+  assert_string_equal(zjson_str(v, "a"), "x");
+  assert_int_equal(zjson_int_or(v, "n", 0), 3);
+  assert_int_equal(zjson_int_or(v, "missing", 7), 7);
+  char *d = zjson_dumps(v);
+  assert_string_equal(d, "{\"a\":\"x\",\"n\":3}");
+  free(d);
+  json_decref(v);
+}
+
+static void ids_are_uuid_shaped_and_safe(void **state) {
+  (void)state;
+  char a[ZID_UUID_LEN], b[ZID_UUID_LEN];
+  zid_uuid4(a);
+  zid_uuid7(b);
+  assert_int_equal(strlen(a), 36);
+  assert_int_equal(a[14], '4');
+  assert_int_equal(b[14], '7');
+  assert_string_not_equal(a, b);
+  assert_true(zid_is_safe("zero_20260101_1"));
+  assert_false(zid_is_safe("../etc"));
+  assert_false(zid_is_safe(""));
+  assert_false(zid_is_safe("a/b"));
+}
+
+static void atomic_write_replaces_with_mode(void **state) {
+  (void)state;
+  char dir[] = "/tmp/zero-test-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char *nested = zpath_join(dir, "a/b/c");
+  zerr err = ZERR_INIT;
+  assert_int_equal(zfs_mkdir_p(nested, 0700, &err), 0);
+  char *file = zpath_join(nested, "f.json");
+  assert_int_equal(zfs_write_atomic(file, "one", 3, 0600, &err), 0);
+  assert_int_equal(zfs_write_atomic(file, "two!", 4, 0600, &err), 0);
+  zbuf b = ZBUF_INIT;
+  assert_int_equal(zfs_read_file(file, &b, 0, &err), 0);
+  assert_string_equal(b.data, "two!");
+  struct stat st;
+  assert_int_equal(stat(file, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  zbuf_reset(&b);
+  assert_int_equal(zfs_read_file(file, &b, 2, &err), -1);
+  assert_int_equal(err.kind, ZE_TOO_LARGE);
+  char *missing = zpath_join(dir, "nope");
+  assert_int_equal(zfs_read_file(missing, &b, 0, &err), -1);
+  assert_int_equal(err.kind, ZE_NOT_FOUND);
+  zbuf_release(&b);
+  free(missing);
+  free(file);
+  free(nested);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(buf_grows_and_stays_terminated),
+      cmocka_unit_test(path_normalises_lexically),
+      cmocka_unit_test(utf8_validation_and_boundaries),
+      cmocka_unit_test(json_parse_error_names_line_and_column),
+      cmocka_unit_test(ids_are_uuid_shaped_and_safe),
+      cmocka_unit_test(atomic_write_replaces_with_mode),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
