@@ -8,9 +8,3 @@ int cmd_exec(int argc, char **argv) {
   fprintf(stderr, "zero exec: not built yet\n");
   return ZEXIT_INTERNAL;
 }
-
-int cmd_sessions(int argc, char **argv) {
-  (void)argc; (void)argv;
-  fprintf(stderr, "zero sessions: not built yet\n");
-  return ZEXIT_INTERNAL;
-}
