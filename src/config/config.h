@@ -2,7 +2,9 @@
  *
  * Layers, later wins: built-in defaults < user file
  * ($XDG_CONFIG_HOME/zero/config.json, default ~/.config/zero/config.json) <
- * project file (<workspace>/.zero/config.json) < environment < flags.
+ * project file (<cwd>/.zero/config.json, else <git root>/.zero/config.json) <
+ * environment < flags. Unknown keys are ignored (forward compatible); a known
+ * key with the wrong type is an error naming the key and the file.
  *
  * File schema (Go zero compatible; snake_case aliases accepted on read):
  *   { "activeProvider": "name",
@@ -13,15 +15,21 @@
  *                      "customHeaders" (custom_headers, headers) } ] }
  * Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL merge into the
  * active openai-kind profile (or the first one, or a new "openai" profile);
- * a non-official OPENAI_BASE_URL makes it "openai-compatible".
+ * a non-official OPENAI_BASE_URL makes it "openai-compatible". ANTHROPIC_*
+ * work the same way (kind anthropic / anthropic-compatible); GEMINI_* (or
+ * GOOGLE_*) only merge into an existing google profile.
  * ZERO_PROVIDER picks the active profile by name; ZERO_MAX_TURNS sets maxTurns.
+ * Active profile: flags.provider > ZERO_PROVIDER > activeProvider > the only
+ * profile > the profile the environment filled (openai first).
  *
  * Security: a project file may not redirect credentials to another host. A
  * project layer cannot set apiKey / apiKeyEnv / customHeaders on a profile,
  * and a baseURL it sets is only used when its host equals the host the
  * credentials were configured for (user file, environment or the kind's
- * official endpoint); otherwise loading fails with an error that names the
- * file and says how to fix it. Keyless profiles (local servers) are exempt.
+ * official endpoint); otherwise loading fails (ZE_CONFIG) with an error that
+ * names the file and says how to fix it. Keyless profiles are exempt, and a
+ * profile redirected to a loopback address loses its credentials instead
+ * (local servers need none). Hosts compare as origins (scheme, host, port).
  */
 #ifndef ZERO_CONFIG_CONFIG_H
 #define ZERO_CONFIG_CONFIG_H
@@ -43,7 +51,12 @@ typedef struct zprofile {
   char *model;
   json_t *headers;     /* extra headers object, or NULL */
   char *origin;        /* file path or "environment" the profile came from (for errors) */
-  char *key_host;      /* host credentials were configured for (security check) */
+  char *key_host;      /* host credentials were configured for (security check), as
+                        * an origin "scheme://host:port" (see config/endpoint.h);
+                        * NULL when the profile holds no credentials */
+  char *trusted_host;  /* origin of the endpoint as the user file / environment set
+                        * it; NULL for profiles only the project file defines */
+  char *url_origin;    /* file or "environment" that last set base_url or kind */
 } zprofile;
 
 /* Values given on the command line; NULL / 0 = not given. */
@@ -88,6 +101,9 @@ typedef struct zresolved_provider {
  * runtimes such as Ollama, LM Studio, llama.cpp). */
 int zconfig_resolve_provider(const zconfig *cfg, zresolved_provider *out, zerr *err);
 void zresolved_provider_release(zresolved_provider *rp);
+
+/* The profile named `name`, or NULL. Borrowed. */
+const zprofile *zconfig_find_profile(const zconfig *cfg, const char *name);
 
 /* Official endpoint for a kind ("https://api.openai.com/v1" for openai), or NULL. */
 const char *zconfig_default_base_url(const char *kind);

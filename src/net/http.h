@@ -51,6 +51,11 @@ typedef int (*zhttp_body_fn)(void *ud, const char *data, size_t len);
  *                 failed before the request was sent.
  * A transfer that ends early (connection reset, truncated chunked body) is a
  * ZE_PROVIDER error even if some body arrived. */
+/* resp must hold ZHTTP_RESPONSE_INIT or a released response; it is reset
+ * first and must be released with zhttp_response_release afterwards, on
+ * success and failure alike (status, error_body and retry_after are kept on
+ * failure when they arrived). Call from the event-loop thread: connections
+ * are pooled in one process-wide multi handle and reused by the next call. */
 int zhttp_perform(const zhttp_request *req, zhttp_response *resp, zhttp_body_fn on_body,
                   void *ud, zerr *err);
 void zhttp_response_release(zhttp_response *resp);
@@ -59,8 +64,12 @@ void zhttp_response_release(zhttp_response *resp);
  * -1 when absent or unparseable. */
 long zhttp_retry_after_seconds(const char *value);
 
-/* One-time global init (curl_global_init); safe to call repeatedly. */
+/* One-time global init (curl_global_init); safe to call repeatedly.
+ * zhttp_perform calls it itself. */
 void zhttp_global_init(void);
+/* Closes pooled connections and releases curl's global state; for a clean
+ * exit (leak checkers). No zhttp_* call may follow it. */
+void zhttp_global_cleanup(void);
 /* "libcurl/7.88.1 OpenSSL/3.0…" for --version. Borrowed. */
 const char *zhttp_version(void);
 

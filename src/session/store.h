@@ -41,23 +41,42 @@ typedef struct zsession {
 /* <data dir>/sessions (XDG honoured). Caller frees. */
 char *zsession_root(void);
 
+/* true when id matches ^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$ — the only ids from
+ * which a path is ever built (no "..", no "/", no leading "-" or "_"). */
+bool zsession_id_valid(const char *id);
+
+/* A fresh id zero_<UTC YYYYMMDDhhmmss>_<unix nanoseconds>_<n>, n being a
+ * process-wide counter starting at 1. Caller frees. */
+char *zsession_new_id(void);
+
 /* Creates a new session directory under root with metadata {sessionId,
  * createdAt, updatedAt, eventCount:0, cwd, provider, modelId, title?}.
  * Any of cwd / provider / model / title may be NULL. */
 zsession *zsession_create(const char *root, const char *cwd, const char *provider,
                           const char *model, const char *title, zerr *err);
+/* Like zsession_create with a caller-chosen id (`--init-session-id`); id NULL
+ * generates one. An invalid id is ZE_USAGE; an id already in use ZE_INVALID. */
+zsession *zsession_create_with_id(const char *root, const char *id, const char *cwd,
+                                  const char *provider, const char *model,
+                                  const char *title, zerr *err);
 /* Opens an existing session for appending (resume). ZE_NOT_FOUND with a
- * message that suggests `zero sessions list` when absent. */
+ * message that suggests `zero sessions list` when absent; ZE_USAGE for an
+ * invalid id. The last sequence is recomputed from events.jsonl, and a torn
+ * last line (no '\n', not a whole event) is cut off so appends start clean. */
 zsession *zsession_open(const char *root, const char *id, zerr *err);
 /* Appends one event (payload is borrowed, may be NULL) and updates metadata
- * (updatedAt, eventCount, lastEventType). */
+ * (updatedAt, eventCount, lastEventType). The line goes out in one write()
+ * and is fdatasync'd; a failed write is cut off again. If only the metadata
+ * rewrite fails, the event is recorded (s->sequence advanced) and -1 is
+ * returned: do not append it again. */
 int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err);
 /* Sets a metadata field (value stolen) and rewrites metadata.json. */
 int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err);
 void zsession_close(zsession *s);
 
 /* Id of the most recently updated session (optionally only those whose cwd
- * equals `cwd`), or NULL when there is none. Caller frees. */
+ * equals `cwd`), or NULL when there is none (err untouched) or on failure
+ * (err set). Caller frees. */
 char *zsession_latest(const char *root, const char *cwd, zerr *err);
 
 /* Metadata of every session, sorted by updatedAt descending then id. Sessions
@@ -67,6 +86,8 @@ json_t *zsession_list(const char *root, json_t **warnings, zerr *err);
 
 /* Calls fn for each event of the session in order. A torn or malformed line
  * is skipped and reported via warn (may be NULL) — never a failure. */
+/* fn returns 0 to continue; any other value stops the walk and is returned.
+ * A session with no events.jsonl yet has no events (not an error). */
 typedef int (*zsession_event_fn)(void *ud, const json_t *event);
 int zsession_for_each_event(const char *root, const char *id, zsession_event_fn fn, void *ud,
                             void (*warn)(void *ud, const char *msg), zerr *err);

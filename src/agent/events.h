@@ -1,0 +1,70 @@
+/* events.h — what the agent loop reports while it runs.
+ *
+ * The loop emits one zagent_event per step to every sink (output writer,
+ * session recorder). Field use per kind mirrors stream-json schema v2
+ * (docs/stream-json.md): only the fields listed for a kind are meaningful.
+ * Strings are borrowed for the duration of the call.
+ */
+#ifndef ZERO_AGENT_EVENTS_H
+#define ZERO_AGENT_EVENTS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "provider/provider.h"
+
+typedef enum zagent_event_kind {
+  ZAEV_RUN_START,           /* session_id, cwd, provider, model, api_model */
+  ZAEV_USER_MESSAGE,        /* text (recorded, not shown by stream-json) */
+  ZAEV_REASONING,           /* text / len */
+  ZAEV_TEXT,                /* text / len */
+  ZAEV_ASSISTANT_MESSAGE,   /* text, reasoning: the whole assistant turn (record) */
+  ZAEV_TOOL_CALL,           /* id, name, arguments, side_effect */
+  ZAEV_PERMISSION_REQUEST,  /* id, name, side_effect, action, reason, mode */
+  ZAEV_PERMISSION_DECISION, /* id, name, side_effect, action (allow|deny), reason, mode */
+  ZAEV_TOOL_RESULT,         /* id, name, ok, text (output), truncated, meta */
+  ZAEV_USAGE,               /* usage, model */
+  ZAEV_FINAL,               /* text */
+  ZAEV_WARNING,             /* text */
+  ZAEV_ERROR,               /* code, text, recoverable */
+  ZAEV_RUN_END,             /* status, exit_code */
+} zagent_event_kind;
+
+typedef struct zagent_event {
+  zagent_event_kind kind;
+  const char *text;
+  size_t len;
+  const char *reasoning;
+  const char *session_id;
+  const char *cwd;
+  const char *provider;
+  const char *model;
+  const char *api_model;
+  const char *id;
+  const char *name;
+  const char *arguments;
+  const char *side_effect;
+  const char *action;
+  const char *reason;
+  const char *mode;
+  const char *code;
+  const char *status;
+  bool ok;
+  bool truncated;
+  bool recoverable;
+  int exit_code;
+  const json_t *meta;
+  zusage usage;
+} zagent_event;
+
+typedef struct zsink zsink;
+struct zsink {
+  /* Handles one event. Sinks never fail the run: write errors are remembered
+   * and reported by finish (for stdout: exit 1 when output was lost). */
+  void (*emit)(zsink *s, const zagent_event *ev);
+  /* Flushes; returns 0 or -1 when output could not be written. */
+  int (*finish)(zsink *s);
+  void (*destroy)(zsink *s);
+};
+
+#endif

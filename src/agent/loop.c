@@ -1,0 +1,225 @@
+/* loop.c — the agent loop; see loop.h. */
+#include "agent/loop.h"
+
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/json.h"
+
+void zagent_emit(const zagent *a, const zagent_event *ev) {
+  for (size_t i = 0; i < a->nsinks; i++) a->sinks[i]->emit(a->sinks[i], ev);
+}
+
+static void emit_simple(const zagent *a, zagent_event_kind kind, const char *text) {
+  zagent_event ev = {.kind = kind, .text = text, .len = text ? strlen(text) : 0};
+  zagent_emit(a, &ev);
+}
+
+/* One tool call being assembled from the stream. */
+typedef struct pending_call {
+  int index;
+  char *id;
+  char *name;
+  char *arguments;
+} pending_call;
+
+/* State of one streamed model turn. */
+typedef struct turn_state {
+  zagent *agent;
+  zbuf text;
+  zbuf reasoning;
+  ZVEC(pending_call) calls;
+  char *finish_reason;
+} turn_state;
+
+static void turn_release(turn_state *t) {
+  zbuf_release(&t->text);
+  zbuf_release(&t->reasoning);
+  for (size_t i = 0; i < t->calls.len; i++) {
+    free(t->calls.items[i].id);
+    free(t->calls.items[i].name);
+    free(t->calls.items[i].arguments);
+  }
+  zvec_free(&t->calls);
+  free(t->finish_reason);
+}
+
+static int on_provider_event(void *ud, const zprov_event *pe) {
+  turn_state *t = ud;
+  zagent *a = t->agent;
+  zagent_event ev = {0};
+  switch (pe->kind) {
+    case ZPEV_TEXT:
+      zbuf_add(&t->text, pe->text, pe->len);
+      ev.kind = ZAEV_TEXT;
+      ev.text = pe->text;
+      ev.len = pe->len;
+      zagent_emit(a, &ev);
+      break;
+    case ZPEV_REASONING:
+      zbuf_add(&t->reasoning, pe->text, pe->len);
+      ev.kind = ZAEV_REASONING;
+      ev.text = pe->text;
+      ev.len = pe->len;
+      zagent_emit(a, &ev);
+      break;
+    case ZPEV_TOOL_START:
+    case ZPEV_TOOL_ARGS:
+      break; /* the whole call arrives with ZPEV_TOOL_END */
+    case ZPEV_TOOL_END: {
+      pending_call pc = {pe->index, xstrdup(pe->id ? pe->id : ""), xstrdup(pe->name ? pe->name : ""),
+                         xstrdup(pe->arguments ? pe->arguments : "")};
+      zvec_push(&t->calls, pc);
+      break;
+    }
+    case ZPEV_USAGE:
+      a->usage.prompt_tokens += pe->usage.prompt_tokens;
+      a->usage.completion_tokens += pe->usage.completion_tokens;
+      a->usage.total_tokens += pe->usage.total_tokens;
+      a->usage.cached_tokens += pe->usage.cached_tokens;
+      a->usage.reasoning_tokens += pe->usage.reasoning_tokens;
+      ev.kind = ZAEV_USAGE;
+      ev.usage = pe->usage;
+      ev.model = a->model;
+      zagent_emit(a, &ev);
+      break;
+    case ZPEV_RETRY: {
+      zbuf msg = ZBUF_INIT;
+      zbuf_addf(&msg, "%.*s; retrying (attempt %d) in %.1f s", (int)pe->len,
+                pe->text ? pe->text : "provider request failed", pe->attempt,
+                (double)pe->delay_ms / 1000.0);
+      emit_simple(a, ZAEV_WARNING, msg.data);
+      zbuf_release(&msg);
+      break;
+    }
+    case ZPEV_DONE:
+      free(t->finish_reason);
+      t->finish_reason = pe->finish_reason ? xstrdup(pe->finish_reason) : NULL;
+      break;
+  }
+  return zcancel_requested() ? 1 : 0;
+}
+
+/* Records the assistant turn in the conversation and tells the sinks. */
+static zmsg *commit_assistant(zagent *a, zconv *conv, turn_state *t) {
+  const char *reasoning = t->reasoning.len ? t->reasoning.data : NULL;
+  zmsg *m = zconv_add_assistant(conv, t->text.data, reasoning);
+  zagent_event ev = {.kind = ZAEV_ASSISTANT_MESSAGE, .text = t->text.data,
+                     .len = t->text.len, .reasoning = reasoning};
+  zagent_emit(a, &ev);
+  free(a->final_text);
+  a->final_text = xstrdup(t->text.data);
+  return m;
+}
+
+static bool tool_visible(const ztool *t, void *ud) {
+  return zperm_tool_visible(*(zperm_mode *)ud, t);
+}
+
+/* Decides, runs and reports one tool call; appends its result to conv.
+ * Returns false when the run was cancelled during the tool. */
+static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
+  const ztool *tool = ztool_find(call->name);
+  const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
+  zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
+                     .arguments = call->arguments, .side_effect = side};
+  zagent_emit(a, &ev);
+
+  ztool_result res = ZTOOL_RESULT_INIT;
+  bool allowed = true;
+  if (tool) {
+    zperm_decision d = zperm_decide(a->mode, tool);
+    zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
+                        .reason = d.reason, .mode = zperm_mode_name(a->mode)};
+    if (d.action == ZPERM_PROMPT) {
+      pev.kind = ZAEV_PERMISSION_REQUEST;
+      pev.action = "prompt";
+      zagent_emit(a, &pev);
+      /* Headless: nobody can answer, so the prompt is a denial. */
+      d.action = ZPERM_DENY;
+      d.reason = "this call needs approval and zero exec has no interactive approver; the "
+                 "user can rerun with --permission-mode auto to allow file changes";
+    }
+    pev.kind = ZAEV_PERMISSION_DECISION;
+    pev.action = zperm_action_name(d.action);
+    pev.reason = d.reason;
+    zagent_emit(a, &pev);
+    if (d.action == ZPERM_DENY) {
+      allowed = false;
+      ztool_fail(&res, "permission denied for %s: %s", call->name, d.reason);
+    }
+  }
+  if (allowed) ztool_invoke(a->tools, call->name, call->arguments, &res);
+
+  zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
+                      .ok = !res.is_error, .text = res.output.data, .len = res.output.len,
+                      .truncated = res.truncated, .meta = res.meta};
+  zagent_emit(a, &rev);
+  zconv_add_tool_result(conv, call->id, call->name, res.output.data, res.is_error);
+  ztool_result_release(&res);
+  return !zcancel_requested();
+}
+
+zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
+  zperm_mode mode = a->mode;
+  json_t *schemas = ztool_schemas(tool_visible, &mode);
+  zrun_status status = ZRUN_SUCCESS;
+
+  for (;;) {
+    if (zcancel_requested()) {
+      status = ZRUN_INTERRUPTED;
+      break;
+    }
+    if (a->turns >= a->max_turns) {
+      zerr_set(err, ZE_INTERNAL,
+               "maxTurns (%d) reached while the model still had work to do; continue with "
+               "zero exec --resume, or raise --max-turns / maxTurns",
+               a->max_turns);
+      status = ZRUN_INCOMPLETE;
+      break;
+    }
+    a->turns++;
+    turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};
+    zprov_request req = {.system = a->system_prompt, .conv = conv, .tools = schemas};
+    int rc = zprovider_stream(a->provider, &req, on_provider_event, &t, err);
+    if (rc < 0) {
+      /* Keep whatever the model said before the failure. */
+      if (t.text.len || t.reasoning.len) commit_assistant(a, conv, &t);
+      status = (err && err->kind == ZE_CANCELLED) || zcancel_requested() ? ZRUN_INTERRUPTED
+                                                                         : ZRUN_ERROR;
+      turn_release(&t);
+      break;
+    }
+    zmsg *m = commit_assistant(a, conv, &t);
+    for (size_t i = 0; i < t.calls.len; i++)
+      zmsg_add_call(m, t.calls.items[i].id, t.calls.items[i].name, t.calls.items[i].arguments);
+    size_t ncalls = m->ncalls;
+    turn_release(&t);
+    if (ncalls == 0) break; /* a final answer */
+
+    /* conv may grow (realloc) while results are appended: index, not pointer. */
+    size_t idx = conv->len - 1;
+    bool cancelled = false;
+    for (size_t i = 0; i < ncalls; i++) {
+      ztool_call call = conv->items[idx].calls[i];
+      if (!run_tool_call(a, conv, &call)) {
+        cancelled = true;
+        break;
+      }
+    }
+    if (cancelled) {
+      status = ZRUN_INTERRUPTED;
+      break;
+    }
+  }
+  if (status == ZRUN_INTERRUPTED) zerr_set(err, ZE_CANCELLED, "run cancelled by signal");
+  json_decref(schemas);
+  return status;
+}
+
+void zagent_release(zagent *a) {
+  free(a->final_text);
+  a->final_text = NULL;
+}

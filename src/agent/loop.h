@@ -1,0 +1,46 @@
+/* loop.h — the agent loop: request → stream → tool calls → results → next
+ * request, until the model answers without tools or maxTurns is reached.
+ *
+ * The loop never knows which provider or which UI it talks to: it streams
+ * through the zprovider vtable and reports through zsink events.
+ */
+#ifndef ZERO_AGENT_LOOP_H
+#define ZERO_AGENT_LOOP_H
+
+#include "agent/events.h"
+#include "agent/permissions.h"
+#include "base/err.h"
+#include "provider/provider.h"
+#include "tools/tool.h"
+
+typedef enum zrun_status {
+  ZRUN_SUCCESS,     /* the model answered without asking for tools */
+  ZRUN_ERROR,       /* provider or internal failure (err set) */
+  ZRUN_INCOMPLETE,  /* maxTurns reached while the model still wanted tools */
+  ZRUN_INTERRUPTED, /* SIGINT / SIGTERM */
+} zrun_status;
+
+typedef struct zagent {
+  zprovider *provider;
+  const char *system_prompt;
+  ztool_ctx *tools;
+  zperm_mode mode;
+  int max_turns;        /* model requests allowed in this run */
+  zsink **sinks;
+  size_t nsinks;
+  const char *model;    /* for usage events */
+  /* Results of the run. */
+  char *final_text;     /* last assistant text; owned, freed by zagent_release */
+  int turns;            /* model requests made */
+  zusage usage;         /* summed over the run */
+} zagent;
+
+/* Emits ev to every sink. */
+void zagent_emit(const zagent *a, const zagent_event *ev);
+
+/* Runs until done. conv must already end with the new user message; the loop
+ * appends assistant messages and tool results to it. */
+zrun_status zagent_run(zagent *a, zconv *conv, zerr *err);
+void zagent_release(zagent *a);
+
+#endif

@@ -1,0 +1,97 @@
+/* recorder.c — session recorder sink; see recorder.h. */
+#include "agent/recorder.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/json.h"
+
+typedef struct recorder {
+  zsink base;
+  zsession *session;
+  FILE *diag;
+  bool failed;
+} recorder;
+
+static void record(recorder *r, const char *type, json_t *payload) {
+  zerr err = ZERR_INIT;
+  if (zsession_append(r->session, type, payload, &err) < 0 && !r->failed) {
+    r->failed = true;
+    fprintf(r->diag,
+            "[zero] WARNING: could not record the session (%s); the run continues but may not "
+            "be resumable. Free disk space or check permissions of %s.\n",
+            err.msg, r->session->dir);
+  }
+  json_decref(payload);
+}
+
+static void rec_emit(zsink *base, const zagent_event *ev) {
+  recorder *r = (recorder *)base;
+  json_t *p;
+  switch (ev->kind) {
+    case ZAEV_USER_MESSAGE:
+      record(r, "message", json_pack("{s:s, s:s%}", "role", "user", "content",
+                                     ev->text ? ev->text : "", ev->len));
+      break;
+    case ZAEV_ASSISTANT_MESSAGE:
+      p = json_pack("{s:s, s:s%}", "role", "assistant", "content", ev->text ? ev->text : "",
+                    ev->len);
+      if (ev->reasoning) json_object_set_new(p, "reasoning", json_string(ev->reasoning));
+      record(r, "message", p);
+      break;
+    case ZAEV_TOOL_CALL:
+      record(r, "tool_call", json_pack("{s:s, s:s, s:s}", "id", ev->id ? ev->id : "", "name",
+                                       ev->name ? ev->name : "", "arguments",
+                                       ev->arguments ? ev->arguments : ""));
+      break;
+    case ZAEV_PERMISSION_REQUEST:
+    case ZAEV_PERMISSION_DECISION:
+      record(r, ev->kind == ZAEV_PERMISSION_REQUEST ? "permission_request" : "permission_decision",
+             json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "toolCallId", ev->id ? ev->id : "",
+                       "name", ev->name ? ev->name : "", "action", ev->action ? ev->action : "",
+                       "permissionMode", ev->mode ? ev->mode : "", "sideEffect",
+                       ev->side_effect ? ev->side_effect : "", "reason",
+                       ev->reason ? ev->reason : ""));
+      break;
+    case ZAEV_TOOL_RESULT:
+      p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId", ev->id ? ev->id : "", "name",
+                    ev->name ? ev->name : "", "status", ev->ok ? "ok" : "error", "output",
+                    ev->text ? ev->text : "", ev->len);
+      if (ev->truncated) json_object_set_new(p, "truncated", json_true());
+      if (ev->meta) json_object_set(p, "meta", (json_t *)ev->meta);
+      record(r, "tool_result", p);
+      break;
+    case ZAEV_USAGE:
+      p = json_pack("{s:I, s:I, s:I}", "promptTokens", (json_int_t)ev->usage.prompt_tokens,
+                    "completionTokens", (json_int_t)ev->usage.completion_tokens, "totalTokens",
+                    (json_int_t)ev->usage.total_tokens);
+      if (ev->usage.cached_tokens)
+        json_object_set_new(p, "cachedInputTokens", json_integer(ev->usage.cached_tokens));
+      if (ev->usage.reasoning_tokens)
+        json_object_set_new(p, "reasoningTokens", json_integer(ev->usage.reasoning_tokens));
+      if (ev->model) json_object_set_new(p, "model", json_string(ev->model));
+      record(r, "provider_usage", p);
+      break;
+    case ZAEV_ERROR:
+      record(r, "error", json_pack("{s:s, s:s}", "code", ev->code ? ev->code : "", "message",
+                                   ev->text ? ev->text : ""));
+      break;
+    default:
+      break;
+  }
+}
+
+static int rec_finish(zsink *base) { return ((recorder *)base)->failed ? -1 : 0; }
+static void rec_destroy(zsink *base) { free(base); }
+
+zsink *zrecorder_new(zsession *session, FILE *diag) {
+  recorder *r = xcalloc(1, sizeof *r);
+  r->base.emit = rec_emit;
+  r->base.finish = rec_finish;
+  r->base.destroy = rec_destroy;
+  r->session = session;
+  r->diag = diag;
+  return &r->base;
+}

@@ -1,0 +1,45 @@
+/* exec_args.h — `zero exec` flags. Parsing is separate from running so it can
+ * be unit-tested; see docs/cli.md for the user-facing list. */
+#ifndef ZERO_CLI_EXEC_ARGS_H
+#define ZERO_CLI_EXEC_ARGS_H
+
+#include <stdbool.h>
+
+#include "agent/permissions.h"
+#include "base/buf.h"
+#include "base/err.h"
+
+typedef enum zout_format { ZOUT_TEXT, ZOUT_JSON, ZOUT_STREAM_JSON } zout_format;
+typedef enum zin_format { ZIN_TEXT, ZIN_STREAM_JSON } zin_format;
+
+typedef struct zexec_args {
+  zout_format output;
+  zin_format input;
+  zbuf prompt;              /* positional words / -p joined with spaces */
+  const char *prompt_file;  /* -f / --file */
+  const char *model;
+  const char *provider;
+  const char *cwd;          /* -C / --cwd */
+  int max_turns;            /* 0 = config */
+  bool resume;
+  const char *resume_id;    /* NULL = latest */
+  bool mode_given;
+  zperm_mode mode;
+  zautonomy autonomy;
+  bool skip_permissions_unsafe;
+  const char **add_dirs;    /* borrowed from argv */
+  size_t n_add_dirs;
+  bool list_tools;
+  bool help;
+  const char *session_title;
+} zexec_args;
+
+/* Parses argv (the words after "exec"). `is_session` tells whether a word is
+ * an existing session id, to disambiguate `--resume <id>` from
+ * `--resume "prompt"`. Returns 0, or -1 with a ZE_USAGE error. The output
+ * format is parsed first so even a usage error can be reported in it. */
+int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(const char *id),
+                     zerr *err);
+void zexec_args_release(zexec_args *a);
+
+#endif

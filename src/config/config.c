@@ -1,0 +1,493 @@
+/* config.c — loading the configuration layers; see config.h.
+ * Picking the active provider and its key lives in resolve.c.
+ *
+ * The security story, in order:
+ *  1. the user file is trusted: each of its profiles records the endpoint it
+ *     points at (trusted_host) and, when it carries credentials, the endpoint
+ *     those credentials are for (key_host);
+ *  2. the project file is not trusted (it arrives with a cloned repository):
+ *     it may choose a provider, a model and an endpoint, but never set
+ *     credentials (apiKey, apiKeyEnv, headers);
+ *  3. environment credentials are bound to OPENAI_BASE_URL when given, else to
+ *     the endpoint the user file defined, else to the official endpoint —
+ *     never to an endpoint the project file chose;
+ *  4. finally every profile holding credentials must still point at its
+ *     key_host; a loopback endpoint just loses the credentials (local servers
+ *     need none), anything else fails loading, naming the file to fix.
+ */
+#include "config/config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "config/endpoint.h"
+#include "config/internal.h"
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static void set_str(char **dst, const char *v) {
+  char *copy = v ? xstrdup(v) : NULL;
+  free(*dst);
+  *dst = copy;
+}
+
+static void set_own(char **dst, char *v) {
+  free(*dst);
+  *dst = v;
+}
+
+/* getenv treating "" as unset. Borrowed. */
+const char *zconfig_env(const char *name) {
+  const char *v = getenv(name);
+  return v && v[0] ? v : NULL;
+}
+
+const zprofile *zconfig_find_profile(const zconfig *cfg, const char *name) {
+  if (!name) return NULL;
+  for (size_t i = 0; i < cfg->n_providers; i++)
+    if (!strcmp(cfg->providers[i].name, name)) return &cfg->providers[i];
+  return NULL;
+}
+
+static zprofile *find_profile(zconfig *cfg, const char *name) {
+  return (zprofile *)zconfig_find_profile(cfg, name);
+}
+
+static zprofile *add_profile(zconfig *cfg, const char *name, const char *origin) {
+  cfg->providers = xrealloc(cfg->providers, (cfg->n_providers + 1) * sizeof *cfg->providers);
+  zprofile *p = &cfg->providers[cfg->n_providers++];
+  memset(p, 0, sizeof *p);
+  p->name = xstrdup(name);
+  p->origin = xstrdup(origin);
+  return p;
+}
+
+static void profile_release(zprofile *p) {
+  free(p->name);
+  free(p->kind);
+  free(p->base_url);
+  free(p->api_key);
+  free(p->api_key_env);
+  free(p->model);
+  json_decref(p->headers);
+  free(p->origin);
+  free(p->key_host);
+  free(p->trusted_host);
+  free(p->url_origin);
+}
+
+bool zprofile_has_credentials(const zprofile *p) {
+  return p->api_key || p->api_key_env || (p->headers && json_object_size(p->headers) > 0);
+}
+
+/* ---- kinds --------------------------------------------------------------- */
+
+/* Environment variables of the provider families whose credentials can come
+ * from the environment. Google keeps kind "google" for any base URL. */
+static const zfamily families[] = {
+    {"openai", "openai-compatible", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", true},
+    {"anthropic", "anthropic-compatible", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+     "ANTHROPIC_MODEL", true},
+    {"google", "google", "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", false},
+};
+
+const zfamily *zconfig_family(const char *kind) {
+  if (!kind) return NULL;
+  for (size_t i = 0; i < ZARRAY_LEN(families); i++)
+    if (!strcmp(kind, families[i].kind) || !strcmp(kind, families[i].compat_kind))
+      return &families[i];
+  return NULL;
+}
+
+const char *zconfig_default_base_url(const char *kind) {
+  if (!kind) return NULL;
+  if (!strcmp(kind, "openai")) return "https://api.openai.com/v1";
+  if (!strcmp(kind, "anthropic")) return "https://api.anthropic.com";
+  if (!strcmp(kind, "google")) return "https://generativelanguage.googleapis.com";
+  return NULL;
+}
+
+const char *zprofile_kind(const zprofile *p) {
+  if (p->kind) return p->kind;
+  return p->base_url ? "openai-compatible" : "openai";
+}
+
+const char *zprofile_url(const zprofile *p) {
+  return p->base_url ? p->base_url : zconfig_default_base_url(zprofile_kind(p));
+}
+
+/* Origin of the endpoint the profile points at now; NULL when it has none
+ * or it does not parse. Caller frees. */
+static char *profile_origin(const zprofile *p) { return zurl_origin(zprofile_url(p)); }
+
+/* ---- files --------------------------------------------------------------- */
+
+/* Looks up the first of `keys` present in obj; *used gets its name. */
+static json_t *get_alias(const json_t *obj, const char *const *keys, const char **used) {
+  for (; *keys; keys++) {
+    json_t *v = json_object_get(obj, *keys);
+    if (v) {
+      *used = *keys;
+      return v;
+    }
+  }
+  return NULL;
+}
+
+static const char *const K_NAME[] = {"name", NULL};
+static const char *const K_KIND[] = {"provider_kind", "providerKind", "provider", NULL};
+static const char *const K_URL[] = {"baseURL", "base_url", "baseUrl", NULL};
+static const char *const K_KEY[] = {"apiKey", "api_key", NULL};
+static const char *const K_KEYENV[] = {"apiKeyEnv", "api_key_env", NULL};
+static const char *const K_MODEL[] = {"model", "model_id", "modelId", NULL};
+static const char *const K_HEADERS[] = {"customHeaders", "custom_headers", "headers", NULL};
+/* Keys that carry or point at credentials: never from a project file. */
+static const char *const K_SECRET[] = {"apiKey", "api_key", "apiKeyEnv", "api_key_env",
+                                       "customHeaders", "custom_headers", "headers",
+                                       "authHeaderValue", "auth_header_value", NULL};
+
+/* Reads an optional string member; a present non-string (other than null) is
+ * an error naming the key and file. */
+static int get_string(const json_t *obj, const char *const *keys, const char *path,
+                      const char *where, const char **out, zerr *err) {
+  const char *used = NULL;
+  json_t *v = get_alias(obj, keys, &used);
+  *out = NULL;
+  if (!v || json_is_null(v)) return 0;
+  if (!json_is_string(v))
+    return zerr_set(err, ZE_USAGE, "%s: %s%s must be a string", path, where, used);
+  *out = json_string_value(v);
+  return 0;
+}
+
+static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char *path,
+                         bool project, zerr *err) {
+  char where[64];
+  snprintf(where, sizeof where, "providers[%zu].", idx);
+  if (!json_is_object(obj))
+    return zerr_set(err, ZE_USAGE, "%s: providers[%zu] must be an object", path, idx);
+  const char *name, *kind, *url, *key, *keyenv, *model;
+  if (get_string(obj, K_NAME, path, where, &name, err) < 0) return -1;
+  if (!name || !name[0])
+    return zerr_set(err, ZE_USAGE, "%s: providers[%zu] needs a \"name\"", path, idx);
+  if (project) {
+    for (const char *const *k = K_SECRET; *k; k++)
+      if (json_object_get(obj, *k))
+        return zerr_set(err, ZE_USAGE,
+                        "%s: provider \"%s\" sets \"%s\", which a project config may not set "
+                        "(a repository could send your credentials to its own server); move "
+                        "it to your user config %s",
+                        path, name, *k, cfg->user_path);
+  }
+  if (get_string(obj, K_KIND, path, where, &kind, err) < 0 ||
+      get_string(obj, K_URL, path, where, &url, err) < 0 ||
+      get_string(obj, K_KEY, path, where, &key, err) < 0 ||
+      get_string(obj, K_KEYENV, path, where, &keyenv, err) < 0 ||
+      get_string(obj, K_MODEL, path, where, &model, err) < 0)
+    return -1;
+  const char *hused = NULL;
+  json_t *headers = get_alias(obj, K_HEADERS, &hused);
+  if (headers && !json_is_null(headers)) {
+    const char *hk;
+    json_t *hv;
+    bool ok = json_is_object(headers);
+    if (ok) json_object_foreach(headers, hk, hv) ok = ok && json_is_string(hv);
+    if (!ok)
+      return zerr_set(err, ZE_USAGE, "%s: %s%s must be an object of strings", path, where,
+                      hused);
+  }
+
+  zprofile *p = find_profile(cfg, name);
+  if (!p) p = add_profile(cfg, name, path);
+  if (kind && kind[0]) set_str(&p->kind, kind);
+  if (url && url[0]) set_str(&p->base_url, url);
+  if ((kind && kind[0]) || (url && url[0])) set_str(&p->url_origin, path);
+  if (key && key[0]) set_str(&p->api_key, key);
+  if (keyenv && keyenv[0]) set_str(&p->api_key_env, keyenv);
+  if (model && model[0]) set_str(&p->model, model);
+  if (headers && json_is_object(headers)) {
+    json_decref(p->headers);
+    p->headers = json_deep_copy(headers);
+  }
+  return 0;
+}
+
+/* Applies one config file; a missing file is an empty layer. */
+static int apply_file(zconfig *cfg, const char *path, bool project, zerr *err) {
+  struct stat st;
+  if (stat(path, &st) < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return 0;
+    return zerr_errno(err, ZE_USAGE, "cannot read %s", path);
+  }
+  zerr lerr = ZERR_INIT;
+  json_t *doc = zjson_load_file(path, &lerr);
+  if (!doc) {
+    if (lerr.kind == ZE_NOT_FOUND) return 0;
+    return zerr_set(err, ZE_USAGE, "%s", lerr.msg);
+  }
+  int rc = -1;
+  if (!json_is_object(doc)) {
+    zerr_set(err, ZE_USAGE, "%s: the config must be a JSON object ({ … })", path);
+    goto out;
+  }
+  json_t *v = json_object_get(doc, "activeProvider");
+  if (v && !json_is_null(v)) {
+    if (!json_is_string(v)) {
+      zerr_set(err, ZE_USAGE, "%s: activeProvider must be a string", path);
+      goto out;
+    }
+    if (json_string_value(v)[0]) set_str(&cfg->active_provider, json_string_value(v));
+  }
+  v = json_object_get(doc, "maxTurns");
+  if (v && !json_is_null(v)) {
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        json_integer_value(v) > ZCONFIG_MAX_TURNS_CEILING) {
+      zerr_set(err, ZE_USAGE, "%s: maxTurns must be a whole number from 1 to %d (0 = default)",
+               path, ZCONFIG_MAX_TURNS_CEILING);
+      goto out;
+    }
+    if (json_integer_value(v) > 0) cfg->max_turns = (int)json_integer_value(v);
+  }
+  v = json_object_get(doc, "providers");
+  if (v && !json_is_null(v)) {
+    if (!json_is_array(v)) {
+      zerr_set(err, ZE_USAGE, "%s: providers must be an array of provider objects", path);
+      goto out;
+    }
+    size_t i;
+    json_t *item;
+    json_array_foreach(v, i, item) {
+      if (apply_profile(cfg, item, i, path, project, err) < 0) goto out;
+    }
+  }
+  /* Unknown top-level keys are left for newer versions (forward compatible). */
+  rc = 0;
+out:
+  json_decref(doc);
+  return rc;
+}
+
+/* After the user layer: what the user file defined is the trusted baseline. */
+static void record_trusted(zconfig *cfg) {
+  for (size_t i = 0; i < cfg->n_providers; i++) {
+    zprofile *p = &cfg->providers[i];
+    set_own(&p->trusted_host, profile_origin(p));
+    set_str(&p->key_host, zprofile_has_credentials(p) ? p->trusted_host : NULL);
+  }
+}
+
+static bool file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* The git root above dir (the nearest directory holding .git), or NULL. */
+static char *git_root(const char *dir) {
+  cleanup_free char *cur = zpath_absolute(dir, NULL);
+  for (;;) {
+    cleanup_free char *git = zpath_join(cur, ".git");
+    struct stat st;
+    if (lstat(git, &st) == 0) return steal_pointer(&cur);
+    if (!strcmp(cur, "/")) return NULL;
+    char *slash = strrchr(cur, '/');
+    if (slash == cur)
+      cur[1] = '\0';
+    else
+      *slash = '\0';
+  }
+}
+
+/* <cwd>/.zero/config.json, else the git root's, else the cwd one (absent). */
+static char *project_path(const char *cwd) {
+  cleanup_free char *abs = zpath_absolute(cwd, NULL);
+  char *here = zpath_join(abs, ".zero/config.json");
+  if (file_exists(here)) return here;
+  cleanup_free char *root = git_root(abs);
+  if (root && strcmp(root, abs) != 0) {
+    char *there = zpath_join(root, ".zero/config.json");
+    if (file_exists(there)) {
+      free(here);
+      return there;
+    }
+    free(there);
+  }
+  return here;
+}
+
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+/* ---- environment --------------------------------------------------------- */
+
+static bool is_official(const zfamily *f, const char *url) {
+  cleanup_free char *a = zurl_origin(url);
+  cleanup_free char *b = zurl_origin(zconfig_default_base_url(f->kind));
+  return a && b && !strcmp(a, b);
+}
+
+/* Merges one family's variables into the active profile of that family, the
+ * first one, or (create_new) a new profile named after the family. Returns
+ * the profile merged into, or NULL when no variable is set. */
+static zprofile *merge_env_family(zconfig *cfg, const zfamily *f, const char *pre_active) {
+  const char *key = zconfig_env(f->key_env);
+  const char *url = zconfig_env(f->url_env);
+  const char *model = zconfig_env(f->model_env);
+  if (!strcmp(f->kind, "google")) {
+    if (!key) key = zconfig_env("GOOGLE_API_KEY");
+    if (!url) url = zconfig_env("GOOGLE_BASE_URL");
+    if (!model) model = zconfig_env("GOOGLE_MODEL");
+  }
+  if (!key && !url && !model) return NULL;
+
+  zprofile *p = find_profile(cfg, pre_active);
+  if (p && zconfig_family(zprofile_kind(p)) != f) p = NULL;
+  for (size_t i = 0; !p && i < cfg->n_providers; i++)
+    if (zconfig_family(zprofile_kind(&cfg->providers[i])) == f) p = &cfg->providers[i];
+  if (!p) {
+    if (!f->create_new) return NULL;
+    zbuf name = ZBUF_INIT;
+    zbuf_addstr(&name, f->kind);
+    if (find_profile(cfg, name.data)) zbuf_addstr(&name, "-env");
+    p = add_profile(cfg, name.data, "environment");
+    zbuf_release(&name);
+    set_str(&p->kind, f->kind);
+  }
+
+  if (url) {
+    set_str(&p->base_url, url);
+    set_str(&p->url_origin, "environment");
+    set_str(&p->kind, is_official(f, url) ? f->kind : f->compat_kind);
+    /* The user's own environment is trusted: credentials go where it says. */
+    set_own(&p->trusted_host, zurl_origin(url));
+    if (zprofile_has_credentials(p)) set_str(&p->key_host, p->trusted_host);
+  }
+  if (key) {
+    /* Bound to OPENAI_BASE_URL, else the endpoint the user file defined, else
+     * the official one — never to one the project file chose. */
+    set_str(&p->api_key, NULL);
+    set_str(&p->api_key_env, !strcmp(f->kind, "google") && !zconfig_env(f->key_env)
+                                 ? "GOOGLE_API_KEY" : f->key_env);
+    if (p->trusted_host)
+      set_str(&p->key_host, p->trusted_host);
+    else
+      set_own(&p->key_host, zurl_origin(zconfig_default_base_url(f->kind)));
+  }
+  if (model) set_str(&p->model, model);
+  return p;
+}
+
+static int parse_max_turns_env(int *out, zerr *err) {
+  const char *v = zconfig_env("ZERO_MAX_TURNS");
+  if (!v) return 0;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno || end == v || *end || n < 1 || n > ZCONFIG_MAX_TURNS_CEILING)
+    return zerr_set(err, ZE_USAGE,
+                    "ZERO_MAX_TURNS must be a whole number from 1 to %d (got \"%s\"); fix or "
+                    "unset it", ZCONFIG_MAX_TURNS_CEILING, v);
+  *out = (int)n;
+  return 0;
+}
+
+/* ---- the credential check ---------------------------------------------- */
+
+static int check_credentials(zconfig *cfg, zerr *err) {
+  for (size_t i = 0; i < cfg->n_providers; i++) {
+    zprofile *p = &cfg->providers[i];
+    if (!zprofile_has_credentials(p)) continue;
+    cleanup_free char *now = profile_origin(p);
+    if (!now || (p->key_host && !strcmp(now, p->key_host))) continue; /* unparseable: resolve fails */
+    if (zurl_is_loopback(zprofile_url(p))) {
+      /* A local server needs no key; do not hand it one meant elsewhere. */
+      set_str(&p->api_key, NULL);
+      set_str(&p->api_key_env, NULL);
+      json_decref(p->headers);
+      p->headers = NULL;
+      set_str(&p->key_host, NULL);
+      continue;
+    }
+    const char *culprit = p->url_origin ? p->url_origin : p->origin;
+    return zerr_set(err, ZE_CONFIG,
+                    "%s: provider \"%s\" would send credentials meant for %s to %s; a project "
+                    "config may not redirect credentials to another host. Remove its baseURL / "
+                    "provider_kind from %s, or, if you trust that endpoint, define the "
+                    "provider in your user config %s",
+                    culprit, p->name, p->key_host ? p->key_host : "another endpoint", now,
+                    culprit, cfg->user_path);
+  }
+  return 0;
+}
+
+/* ---- load ---------------------------------------------------------------- */
+
+int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr *err) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->max_turns = ZCONFIG_DEFAULT_MAX_TURNS;
+  cleanup_free char *cdir = zpath_config_dir();
+  cfg->user_path = zpath_join(cdir, "config.json");
+  cfg->project_path = project_path(cwd ? cwd : ".");
+
+  if (apply_file(cfg, cfg->user_path, false, err) < 0) goto fail;
+  record_trusted(cfg);
+  if (!same_file(cfg->user_path, cfg->project_path) &&
+      apply_file(cfg, cfg->project_path, true, err) < 0)
+    goto fail;
+
+  /* Which profile is active decides where environment credentials merge. */
+  const char *flag_provider = flags && flags->provider && flags->provider[0] ? flags->provider
+                                                                             : NULL;
+  const char *env_provider = zconfig_env("ZERO_PROVIDER");
+  if (flag_provider)
+    set_str(&cfg->active_provider, flag_provider);
+  else if (env_provider)
+    set_str(&cfg->active_provider, env_provider);
+  else if (!cfg->active_provider && cfg->n_providers == 1)
+    set_str(&cfg->active_provider, cfg->providers[0].name);
+
+  /* Nothing chose a profile: the first one the environment filled is active. */
+  bool chosen = cfg->active_provider != NULL;
+  for (size_t i = 0; i < ZARRAY_LEN(families); i++) {
+    zprofile *p = merge_env_family(cfg, &families[i], chosen ? cfg->active_provider : NULL);
+    if (p && !cfg->active_provider) set_str(&cfg->active_provider, p->name);
+  }
+  if (parse_max_turns_env(&cfg->max_turns, err) < 0) goto fail;
+
+  if (flags && flags->max_turns) {
+    if (flags->max_turns < 1 || flags->max_turns > ZCONFIG_MAX_TURNS_CEILING) {
+      zerr_set(err, ZE_USAGE, "--max-turns must be a whole number from 1 to %d",
+               ZCONFIG_MAX_TURNS_CEILING);
+      goto fail;
+    }
+    cfg->max_turns = flags->max_turns;
+  }
+  if (flags && flags->model && flags->model[0]) {
+    zprofile *p = find_profile(cfg, cfg->active_provider);
+    if (p) set_str(&p->model, flags->model);
+  }
+  if (check_credentials(cfg, err) < 0) goto fail;
+  return 0;
+fail:
+  zconfig_release(cfg);
+  return -1;
+}
+
+void zconfig_release(zconfig *cfg) {
+  if (!cfg) return;
+  for (size_t i = 0; i < cfg->n_providers; i++) profile_release(&cfg->providers[i]);
+  free(cfg->providers);
+  free(cfg->active_provider);
+  free(cfg->user_path);
+  free(cfg->project_path);
+  memset(cfg, 0, sizeof *cfg);
+}

@@ -1,0 +1,119 @@
+/* endpoint.c — URL origin / host / loopback; see endpoint.h. */
+#include "config/endpoint.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+
+typedef struct url_parts {
+  char scheme[8];
+  char host[256];
+  int port;
+  bool ipv6;
+} url_parts;
+
+static bool host_char_ok(char c) {
+  return isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_';
+}
+
+static bool parse(const char *url, url_parts *out) {
+  if (!url) return false;
+  const char *sep = strstr(url, "://");
+  if (!sep) return false;
+  size_t slen = (size_t)(sep - url);
+  if (slen == 4 && !strncasecmp(url, "http", 4)) {
+    strcpy(out->scheme, "http");
+    out->port = 80;
+  } else if (slen == 5 && !strncasecmp(url, "https", 5)) {
+    strcpy(out->scheme, "https");
+    out->port = 443;
+  } else {
+    return false;
+  }
+  const char *a = sep + 3;
+  size_t alen = strcspn(a, "/?#");
+  /* Userinfo ends at the LAST '@' of the authority, as curl reads it:
+   * https://api.openai.com@evil.example/ is a request to evil.example. */
+  const char *at = NULL;
+  for (size_t i = 0; i < alen; i++)
+    if (a[i] == '@') at = a + i;
+  const char *h = at ? at + 1 : a;
+  const char *end = a + alen;
+  const char *hend;
+  out->ipv6 = false;
+  if (h < end && *h == '[') {
+    const char *close = memchr(h, ']', (size_t)(end - h));
+    if (!close) return false;
+    size_t n = (size_t)(close - h - 1);
+    if (n == 0 || n >= sizeof out->host) return false;
+    for (size_t i = 0; i < n; i++)
+      if (!isxdigit((unsigned char)h[1 + i]) && h[1 + i] != ':' && h[1 + i] != '.') return false;
+    memcpy(out->host, h + 1, n);
+    out->host[n] = '\0';
+    out->ipv6 = true;
+    hend = close + 1;
+  } else {
+    hend = h;
+    while (hend < end && *hend != ':') hend++;
+    size_t n = (size_t)(hend - h);
+    if (n == 0 || n >= sizeof out->host) return false;
+    for (size_t i = 0; i < n; i++)
+      if (!host_char_ok(h[i])) return false;
+    memcpy(out->host, h, n);
+    out->host[n] = '\0';
+    while (n > 1 && out->host[n - 1] == '.') out->host[--n] = '\0';
+  }
+  if (hend < end) {
+    if (*hend != ':') return false;
+    const char *p = hend + 1;
+    if (p < end) {
+      long port = 0;
+      for (; p < end; p++) {
+        if (!isdigit((unsigned char)*p)) return false;
+        port = port * 10 + (*p - '0');
+        if (port > 65535) return false;
+      }
+      if (port == 0) return false;
+      out->port = (int)port;
+    }
+  }
+  for (char *c = out->host; *c; c++) *c = (char)tolower((unsigned char)*c);
+  return true;
+}
+
+char *zurl_origin(const char *url) {
+  url_parts u;
+  if (!parse(url, &u)) return NULL;
+  zbuf b = ZBUF_INIT;
+  zbuf_addf(&b, u.ipv6 ? "%s://[%s]:%d" : "%s://%s:%d", u.scheme, u.host, u.port);
+  return zbuf_detach(&b, NULL);
+}
+
+char *zurl_host(const char *url) {
+  url_parts u;
+  return parse(url, &u) ? xstrdup(u.host) : NULL;
+}
+
+bool zurl_host_is_loopback(const char *host) {
+  if (!host) return false;
+  if (!strcasecmp(host, "localhost")) return true;
+  struct in_addr a4;
+  if (inet_pton(AF_INET, host, &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
+  struct in6_addr a6;
+  if (inet_pton(AF_INET6, host, &a6) == 1) {
+    if (IN6_IS_ADDR_LOOPBACK(&a6)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+bool zurl_is_loopback(const char *url) {
+  url_parts u;
+  return parse(url, &u) && zurl_host_is_loopback(u.host);
+}

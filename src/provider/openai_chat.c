@@ -1,0 +1,681 @@
+/* openai_chat.c — the OpenAI Chat Completions wire protocol (official OpenAI
+ * and every "OpenAI-compatible" server: Ollama, LM Studio, llama.cpp, vLLM,
+ * OpenRouter, …). See openai_chat.h for the stream model and retry.h for
+ * what is retried.
+ */
+#include "provider/openai_chat.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "base/common.h"
+#include "base/json.h"
+#include "net/http.h"
+#include "net/sse.h"
+#include "provider/retry.h"
+
+/* ---------------------------------------------------------------- parser */
+
+void zoai_chat_parser_init(zoai_chat_parser *p, const char *provider_name, zprov_event_fn fn,
+                           void *ud) {
+  memset(p, 0, sizeof *p);
+  p->provider_name = provider_name && *provider_name ? provider_name : "the provider";
+  p->fn = fn;
+  p->ud = ud;
+  p->last_index = -1;
+}
+
+void zoai_chat_parser_release(zoai_chat_parser *p) {
+  for (size_t i = 0; i < p->ncalls; i++) {
+    free(p->calls[i].id);
+    free(p->calls[i].name);
+    zbuf_release(&p->calls[i].args);
+  }
+  free(p->calls);
+  free(p->finish_reason);
+  p->calls = NULL;
+  p->ncalls = p->cap = 0;
+  p->finish_reason = NULL;
+}
+
+static int emit(zoai_chat_parser *p, const zprov_event *ev, zerr *err) {
+  if (ev->kind == ZPEV_TEXT || ev->kind == ZPEV_REASONING || ev->kind == ZPEV_TOOL_START ||
+      ev->kind == ZPEV_TOOL_ARGS)
+    p->emitted = true;
+  if (p->fn && p->fn(p->ud, ev) != 0)
+    return zerr_set(err, ZE_CANCELLED, "the answer from %s was stopped by its consumer",
+                    p->provider_name);
+  return 0;
+}
+
+static int emit_delta(zoai_chat_parser *p, zprov_event_kind kind, const json_t *s, zerr *err) {
+  if (!json_is_string(s) || json_string_length(s) == 0) return 0;
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = kind;
+  ev.text = json_string_value(s);
+  ev.len = json_string_length(s);
+  return emit(p, &ev, err);
+}
+
+static zoai_tool_acc *find_call(zoai_chat_parser *p, int index) {
+  for (size_t i = 0; i < p->ncalls; i++)
+    if (p->calls[i].index == index) return &p->calls[i];
+  return NULL;
+}
+
+/* The index a tool-call fragment belongs to. The spec'd field is "index";
+ * servers that omit it are matched by id, and id-less fragments continue the
+ * latest call. */
+static int fragment_index(zoai_chat_parser *p, const json_t *frag) {
+  json_t *ix = json_object_get(frag, "index");
+  if (json_is_integer(ix) && json_integer_value(ix) >= 0 && json_integer_value(ix) < 1000000)
+    return (int)json_integer_value(ix);
+  const char *id = zjson_str(frag, "id");
+  if (id && *id) {
+    int max = -1;
+    for (size_t i = 0; i < p->ncalls; i++) {
+      if (strcmp(p->calls[i].id, id) == 0) return p->calls[i].index;
+      if (p->calls[i].index > max) max = p->calls[i].index;
+    }
+    return max + 1;
+  }
+  return p->last_index >= 0 ? p->last_index : 0;
+}
+
+static int handle_tool_fragment(zoai_chat_parser *p, const json_t *frag, zerr *err) {
+  if (!json_is_object(frag)) return 0;
+  int index = fragment_index(p, frag);
+  p->last_index = index;
+  json_t *fn = json_object_get(frag, "function");
+  const char *name = zjson_str(fn, "name");
+  zoai_tool_acc *acc = find_call(p, index);
+  if (!acc) {
+    if (p->ncalls == p->cap) {
+      p->cap = p->cap ? p->cap * 2 : 4;
+      p->calls = xrealloc(p->calls, p->cap * sizeof *p->calls);
+    }
+    acc = &p->calls[p->ncalls++];
+    acc->index = index;
+    const char *id = zjson_str(frag, "id");
+    if (id && *id) {
+      acc->id = xstrdup(id);
+    } else {
+      zbuf b = ZBUF_INIT;
+      zbuf_addf(&b, "call_%d", index);
+      acc->id = zbuf_detach(&b, NULL);
+    }
+    acc->name = xstrdup(name ? name : "");
+    zbuf_init(&acc->args);
+    zprov_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZPEV_TOOL_START;
+    ev.index = index;
+    ev.id = acc->id;
+    ev.name = acc->name;
+    if (emit(p, &ev, err) < 0) return -1;
+  } else if (name && *name && !*acc->name) {
+    free(acc->name);
+    acc->name = xstrdup(name);
+  }
+  json_t *args = json_object_get(fn, "arguments");
+  cleanup_free char *dumped = NULL;
+  const char *frag_text = NULL;
+  size_t frag_len = 0;
+  if (json_is_string(args)) {
+    frag_text = json_string_value(args);
+    frag_len = json_string_length(args);
+  } else if (json_is_object(args)) {
+    /* Non-conforming servers send the arguments as an object. */
+    dumped = zjson_dumps(args);
+    frag_text = dumped;
+    frag_len = strlen(dumped);
+  }
+  if (frag_len == 0) return 0;
+  zbuf_add(&acc->args, frag_text, frag_len);
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_TOOL_ARGS;
+  ev.index = index;
+  ev.id = acc->id;
+  ev.name = acc->name;
+  ev.text = frag_text;
+  ev.len = frag_len;
+  return emit(p, &ev, err);
+}
+
+/* One delta (or a whole non-streamed message): reasoning, then text, then
+ * tool calls — the order a single chunk can carry them in. */
+static int handle_delta(zoai_chat_parser *p, const json_t *delta, zerr *err) {
+  if (!json_is_object(delta)) return 0;
+  json_t *reasoning = json_object_get(delta, "reasoning_content");
+  if (!json_is_string(reasoning) || json_string_length(reasoning) == 0)
+    reasoning = json_object_get(delta, "reasoning");
+  if (emit_delta(p, ZPEV_REASONING, reasoning, err) < 0) return -1;
+  if (emit_delta(p, ZPEV_TEXT, json_object_get(delta, "content"), err) < 0) return -1;
+  if (emit_delta(p, ZPEV_TEXT, json_object_get(delta, "refusal"), err) < 0) return -1;
+  json_t *calls = json_object_get(delta, "tool_calls");
+  size_t i;
+  json_t *frag;
+  json_array_foreach(calls, i, frag) {
+    if (handle_tool_fragment(p, frag, err) < 0) return -1;
+  }
+  return 0;
+}
+
+static void read_usage(zoai_chat_parser *p, const json_t *u) {
+  if (!json_is_object(u)) return;
+  zusage *z = &p->usage;
+  z->prompt_tokens = zjson_int_or(u, "prompt_tokens", 0);
+  z->completion_tokens = zjson_int_or(u, "completion_tokens", 0);
+  z->total_tokens = zjson_int_or(u, "total_tokens", z->prompt_tokens + z->completion_tokens);
+  z->cached_tokens = zjson_int_or(json_object_get(u, "prompt_tokens_details"), "cached_tokens",
+                                  zjson_int_or(u, "prompt_cache_hit_tokens", 0));
+  z->reasoning_tokens =
+      zjson_int_or(json_object_get(u, "completion_tokens_details"), "reasoning_tokens", 0);
+  p->have_usage = true;
+}
+
+static void set_finish(zoai_chat_parser *p, const json_t *fr) {
+  if (!json_is_string(fr) || json_string_length(fr) == 0) return;
+  free(p->finish_reason);
+  p->finish_reason = xstrdup(json_string_value(fr));
+}
+
+/* Only the first choice is followed: zero never asks for n > 1. */
+static const json_t *first_choice(const json_t *choices) {
+  size_t i;
+  json_t *c;
+  json_array_foreach(choices, i, c) {
+    json_t *ix = json_object_get(c, "index");
+    if (!json_is_integer(ix) || json_integer_value(ix) == 0) return c;
+  }
+  return NULL;
+}
+
+static int stream_error(zoai_chat_parser *p, const json_t *e, zerr *err) {
+  const char *msg = json_is_string(e) ? json_string_value(e) : zjson_str(e, "message");
+  const char *type = zjson_str(e, "type");
+  json_t *code = json_object_get(e, "code");
+  zerr_set(err, ZE_PROVIDER, "%s reported an error mid-answer%s%s%s: %s", p->provider_name,
+           type ? " (" : "", type ? type : "", type ? ")" : "",
+           msg && *msg ? msg : "no message given");
+  /* OpenRouter and proxies put an HTTP status in code: honour the usual
+   * retryable ones, but only while nothing has been shown. */
+  long status = 0;
+  if (json_is_integer(code)) status = (long)json_integer_value(code);
+  if (err) {
+    err->http_status = (int)status;
+    err->retryable = !p->emitted && zretry_status_retryable(status);
+  }
+  return -1;
+}
+
+int zoai_chat_parser_feed(zoai_chat_parser *p, const char *data, size_t len, zerr *err) {
+  if (p->saw_done || p->finished) return 0;
+  while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
+  while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
+  if (len == 0) return 0;
+  if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
+    p->saw_done = true;
+    return 0;
+  }
+  json_error_t je;
+  json_t *root = json_loadb(data, len, 0, &je);
+  if (!root || !json_is_object(root)) {
+    json_decref(root);
+    return zerr_set(err, ZE_PROVIDER,
+                    "%s sent a stream chunk that is not a JSON object (%s, column %d); the "
+                    "endpoint may not speak the OpenAI Chat Completions protocol",
+                    p->provider_name, root ? "not an object" : je.text, root ? 0 : je.column);
+  }
+  int rc = 0;
+  json_t *e = json_object_get(root, "error");
+  if (e && !json_is_null(e)) {
+    rc = stream_error(p, e, err);
+    goto out;
+  }
+  p->chunks++;
+  json_t *u = json_object_get(root, "usage");
+  if (json_is_object(u)) read_usage(p, u);
+  const json_t *choice = first_choice(json_object_get(root, "choices"));
+  if (choice) {
+    rc = handle_delta(p, json_object_get(choice, "delta"), err);
+    if (rc == 0) set_finish(p, json_object_get(choice, "finish_reason"));
+  }
+out:
+  json_decref(root);
+  return rc;
+}
+
+int zoai_chat_parser_feed_completion(zoai_chat_parser *p, const json_t *completion,
+                                     zerr *err) {
+  json_t *e = json_object_get(completion, "error");
+  if (e && !json_is_null(e)) return stream_error(p, e, err);
+  const json_t *choice = first_choice(json_object_get(completion, "choices"));
+  if (!choice)
+    return zerr_set(err, ZE_PROVIDER,
+                    "%s answered without a stream and without choices; the endpoint may not "
+                    "speak the OpenAI Chat Completions protocol", p->provider_name);
+  p->chunks++;
+  if (handle_delta(p, json_object_get(choice, "message"), err) < 0) return -1;
+  set_finish(p, json_object_get(choice, "finish_reason"));
+  read_usage(p, json_object_get(completion, "usage"));
+  p->saw_done = true;
+  return zoai_chat_parser_finish(p, err);
+}
+
+bool zoai_chat_parser_complete(const zoai_chat_parser *p) {
+  return p->saw_done || p->finish_reason != NULL;
+}
+
+int zoai_chat_parser_finish(zoai_chat_parser *p, zerr *err) {
+  if (p->finished) return 0;
+  if (!zoai_chat_parser_complete(p)) {
+    zerr_set(err, ZE_PROVIDER,
+             "the stream from %s ended early (connection closed mid-answer); the session is "
+             "saved, retry with --resume", p->provider_name);
+    if (err) err->retryable = !p->emitted;
+    return -1;
+  }
+  /* Calls are reported in index order, whatever order they started in. */
+  size_t n = p->ncalls;
+  cleanup_free zoai_tool_acc **order = xcalloc(n ? n : 1, sizeof *order);
+  for (size_t i = 0; i < n; i++) {
+    size_t j = i;
+    while (j > 0 && order[j - 1]->index > p->calls[i].index) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = &p->calls[i];
+  }
+  for (size_t i = 0; i < n; i++) {
+    zprov_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZPEV_TOOL_END;
+    ev.index = order[i]->index;
+    ev.id = order[i]->id;
+    ev.name = order[i]->name;
+    /* A call without arguments is an empty object, never "". */
+    ev.arguments = order[i]->args.len ? order[i]->args.data : "{}";
+    if (emit(p, &ev, err) < 0) return -1;
+  }
+  if (p->have_usage) {
+    zprov_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZPEV_USAGE;
+    ev.usage = p->usage;
+    if (emit(p, &ev, err) < 0) return -1;
+  }
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_DONE;
+  ev.finish_reason = p->finish_reason ? p->finish_reason : n ? "tool_calls" : "stop";
+  if (emit(p, &ev, err) < 0) return -1;
+  p->finished = true;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- request */
+
+static json_t *render_message(const zmsg *m) {
+  json_t *o = json_object();
+  switch (m->role) {
+    case ZROLE_USER:
+      json_object_set_new(o, "role", json_string("user"));
+      json_object_set_new(o, "content", json_string(m->content ? m->content : ""));
+      break;
+    case ZROLE_ASSISTANT: {
+      json_object_set_new(o, "role", json_string("assistant"));
+      /* Reasoning is not sent back: several compatible servers reject
+       * reasoning_content in requests, and OpenAI ignores it. */
+      bool has_text = m->content && *m->content;
+      json_object_set_new(o, "content",
+                          has_text ? json_string(m->content)
+                                   : m->ncalls ? json_null() : json_string(""));
+      if (m->ncalls) {
+        json_t *calls = json_array();
+        for (size_t i = 0; i < m->ncalls; i++) {
+          const ztool_call *c = &m->calls[i];
+          json_t *fn = json_object();
+          json_object_set_new(fn, "name", json_string(c->name ? c->name : ""));
+          json_object_set_new(fn, "arguments",
+                              json_string(c->arguments && *c->arguments ? c->arguments : "{}"));
+          json_t *call = json_object();
+          json_object_set_new(call, "id", json_string(c->id ? c->id : ""));
+          json_object_set_new(call, "type", json_string("function"));
+          json_object_set_new(call, "function", fn);
+          json_array_append_new(calls, call);
+        }
+        json_object_set_new(o, "tool_calls", calls);
+      }
+      break;
+    }
+    case ZROLE_TOOL:
+      json_object_set_new(o, "role", json_string("tool"));
+      json_object_set_new(o, "tool_call_id", json_string(m->tool_call_id ? m->tool_call_id : ""));
+      json_object_set_new(o, "content", json_string(m->content ? m->content : ""));
+      break;
+  }
+  return o;
+}
+
+static json_t *render_tool(const json_t *t) {
+  /* Already in wire form ({type, function}): pass through. */
+  if (json_is_object(json_object_get(t, "function"))) return json_deep_copy(t);
+  json_t *fn = json_object();
+  json_object_set_new(fn, "name", json_string(zjson_str_or(t, "name", "")));
+  const char *desc = zjson_str(t, "description");
+  if (desc) json_object_set_new(fn, "description", json_string(desc));
+  json_t *params = json_object_get(t, "parameters");
+  if (json_is_object(params))
+    json_object_set_new(fn, "parameters", json_deep_copy(params));
+  else
+    json_object_set_new(fn, "parameters",
+                        json_pack("{s:s, s:{}}", "type", "object", "properties"));
+  json_t *o = json_object();
+  json_object_set_new(o, "type", json_string("function"));
+  json_object_set_new(o, "function", fn);
+  return o;
+}
+
+json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req) {
+  json_t *root = json_object();
+  json_object_set_new(root, "model", json_string(opts->model ? opts->model : ""));
+  json_t *msgs = json_array();
+  if (req->system && *req->system)
+    json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "system", "content", req->system));
+  for (size_t i = 0; req->conv && i < req->conv->len; i++)
+    json_array_append_new(msgs, render_message(&req->conv->items[i]));
+  json_object_set_new(root, "messages", msgs);
+  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
+    json_t *tools = json_array();
+    size_t i;
+    json_t *t;
+    json_array_foreach(req->tools, i, t) {
+      if (json_is_object(t)) json_array_append_new(tools, render_tool(t));
+    }
+    json_object_set_new(root, "tools", tools);
+  }
+  if (req->max_output_tokens > 0) {
+    /* OpenAI deprecated max_tokens (reasoning models reject it); compatible
+     * servers mostly know only max_tokens. */
+    bool official = opts->kind && strcmp(opts->kind, "openai") == 0;
+    json_object_set_new(root, official ? "max_completion_tokens" : "max_tokens",
+                        json_integer(req->max_output_tokens));
+  }
+  json_object_set_new(root, "stream", json_true());
+  json_object_set_new(root, "stream_options", json_pack("{s:b}", "include_usage", 1));
+  return root;
+}
+
+char *zoai_chat_url(const char *base_url) {
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, base_url ? base_url : "");
+  while (b.len && b.data[b.len - 1] == '/') zbuf_setlen(&b, b.len - 1);
+  /* A full endpoint pasted as the base URL is used as is. */
+  if (!zbuf_ends_with(&b, "/chat/completions")) zbuf_addstr(&b, "/chat/completions");
+  return zbuf_detach(&b, NULL);
+}
+
+/* ---------------------------------------------------------------- transport */
+
+typedef struct oai_provider {
+  zprovider base; /* first: zprovider* and oai_provider* convert */
+  char *url;
+} oai_provider;
+
+/* Request headers, owned. */
+typedef struct oai_headers {
+  char **items; /* NULL-terminated */
+  size_t len;
+} oai_headers;
+
+static void headers_add(oai_headers *h, char *line) {
+  h->items = xrealloc(h->items, (h->len + 2) * sizeof *h->items);
+  h->items[h->len++] = line;
+  h->items[h->len] = NULL;
+}
+
+static void headers_release(oai_headers *h) {
+  for (size_t i = 0; i < h->len; i++) free(h->items[i]);
+  free(h->items);
+  h->items = NULL;
+  h->len = 0;
+}
+
+static bool header_safe(const char *s) {
+  for (; *s; s++)
+    if (*s == '\r' || *s == '\n') return false;
+  return true;
+}
+
+static bool extra_has(const json_t *extra, const char *name) {
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)extra, k, v) {
+    if (strcasecmp(k, name) == 0) return true;
+  }
+  return false;
+}
+
+/* Default headers, then the profile's extra headers; an extra header with a
+ * default's name replaces it (curl would otherwise send both). */
+static void build_headers(const zprov_opts *o, oai_headers *h) {
+  const json_t *extra = json_is_object(o->headers) ? o->headers : NULL;
+  zbuf b = ZBUF_INIT;
+  if (o->api_key && *o->api_key && !(extra && extra_has(extra, "Authorization"))) {
+    zbuf_addf(&b, "Authorization: Bearer %s", o->api_key);
+    headers_add(h, zbuf_detach(&b, NULL));
+  }
+  if (!(extra && extra_has(extra, "Content-Type")))
+    headers_add(h, xstrdup("Content-Type: application/json"));
+  if (!(extra && extra_has(extra, "Accept")))
+    headers_add(h, xstrdup("Accept: text/event-stream"));
+  if (extra) {
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)extra, k, v) {
+      if (!*k || strchr(k, ':') || !header_safe(k)) continue;
+      if (json_is_string(v) && header_safe(json_string_value(v)))
+        zbuf_addf(&b, "%s: %s", k, json_string_value(v));
+      else if (json_is_integer(v))
+        zbuf_addf(&b, "%s: %lld", k, (long long)json_integer_value(v));
+      else
+        continue;
+      headers_add(h, zbuf_detach(&b, NULL));
+    }
+  }
+  zbuf_release(&b);
+}
+
+#define RAW_KEEP_MAX (4u << 20) /* a non-streamed JSON answer larger than this is refused */
+
+typedef struct oai_attempt {
+  oai_provider *prov;
+  const char *body;
+  size_t body_len;
+  const char *const *headers;
+  zoai_chat_parser parser;
+  zsse_parser sse;
+  zerr perr;       /* failure raised inside the body callback */
+  bool failed;
+  zbuf raw;        /* body start, kept while no SSE event arrived */
+  bool raw_dropped;
+} oai_attempt;
+
+static int on_sse(void *ud, const zsse_event *ev) {
+  oai_attempt *a = ud;
+  return zoai_chat_parser_feed(&a->parser, ev->data, ev->data_len, &a->perr) < 0 ? 1 : 0;
+}
+
+static int on_body(void *ud, const char *data, size_t len) {
+  oai_attempt *a = ud;
+  if (!a->raw_dropped) {
+    if (a->sse.events == 0 && a->raw.len + len <= RAW_KEEP_MAX) {
+      zbuf_add(&a->raw, data, len);
+    } else {
+      a->raw_dropped = true;
+      zbuf_release(&a->raw);
+    }
+  }
+  zerr_clear(&a->perr);
+  if (zsse_feed(&a->sse, data, len, &a->perr) != 0) {
+    a->failed = true;
+    return 1;
+  }
+  return 0;
+}
+
+/* A 2xx body that carried no SSE event: a server that ignored "stream": true
+ * answers with one chat.completion (or error) object. */
+static int finish_plain_json(oai_attempt *a, zerr *err) {
+  json_t *root = json_loadb(a->raw.data, a->raw.len, 0, NULL);
+  if (!json_is_object(root)) {
+    json_decref(root);
+    return zoai_chat_parser_finish(&a->parser, err);
+  }
+  int rc = zoai_chat_parser_feed_completion(&a->parser, root, err);
+  json_decref(root);
+  return rc;
+}
+
+static int attempt_once(void *ud, int attempt, zretry_info *info, zerr *err) {
+  oai_attempt *a = ud;
+  const zprov_opts *o = &a->prov->base.opts;
+  const char *name = o->name && *o->name ? o->name : "the provider";
+  (void)attempt;
+  zoai_chat_parser_release(&a->parser);
+  zoai_chat_parser_init(&a->parser, name, a->parser.fn, a->parser.ud);
+  zsse_init(&a->sse, on_sse, a, ZSSE_DEFAULT_MAX_EVENT);
+  zerr_clear(&a->perr);
+  a->failed = false;
+  zbuf_reset(&a->raw);
+  a->raw_dropped = false;
+
+  zhttp_request hreq = {
+      .method = "POST",
+      .url = a->prov->url,
+      .headers = a->headers,
+      .body = a->body,
+      .body_len = a->body_len,
+      .connect_timeout_ms = o->connect_timeout_ms,
+      .idle_timeout_ms = o->idle_timeout_ms,
+      .total_timeout_ms = 0,
+  };
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  int rc = zhttp_perform(&hreq, &resp, on_body, a, err);
+  info->emitted = a->parser.emitted;
+
+  if (a->failed) {
+    /* The parser or the SSE framing failed (in-stream error, consumer stop). */
+    *err = a->perr;
+    rc = -1;
+  } else if (rc < 0 && resp.status >= 400) {
+    /* The error answer arrived but its body was cut: explain the status. */
+    info->retry_after = steal_pointer(&resp.retry_after);
+    zprov_http_error(o, a->prov->url, resp.status, resp.error_body.data, resp.error_body.len,
+                     err);
+  } else if (rc < 0 && err->kind == ZE_CANCELLED) {
+    /* keep the transport's message */
+  } else if (rc < 0 && resp.body_bytes == 0 && a->parser.chunks == 0) {
+    bool retryable = err->retryable;
+    zerr_prefix(err, "could not get an answer from %s at %s", name, a->prov->url);
+    err->retryable = retryable;
+  } else if (rc < 0) {
+    /* Cut mid-stream. What arrived may still be a whole answer: [DONE], or a
+     * finish_reason from a server that closes without [DONE]. */
+    zsse_finish(&a->sse);
+    if (zoai_chat_parser_complete(&a->parser)) {
+      rc = zoai_chat_parser_finish(&a->parser, err);
+    } else if (err->kind == ZE_TIMEOUT) {
+      zerr_set(err, ZE_TIMEOUT,
+               "%s stopped sending mid-answer (idle timeout); the session is saved, retry "
+               "with --resume", name);
+      err->retryable = !a->parser.emitted;
+    } else {
+      rc = zoai_chat_parser_finish(&a->parser, err); /* sets the ended-early error */
+    }
+  } else if (resp.status < 200 || resp.status >= 300) {
+    info->retry_after = steal_pointer(&resp.retry_after);
+    zprov_http_error(o, a->prov->url, resp.status, resp.error_body.data, resp.error_body.len,
+                     err);
+    rc = -1;
+  } else {
+    zsse_finish(&a->sse);
+    if (a->sse.events == 0 && !a->raw_dropped && a->raw.len)
+      rc = finish_plain_json(a, err);
+    else
+      rc = zoai_chat_parser_finish(&a->parser, err);
+  }
+  info->emitted = a->parser.emitted;
+  zsse_release(&a->sse);
+  zhttp_response_release(&resp);
+  return rc;
+}
+
+static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
+                      zerr *err) {
+  oai_provider *p = (oai_provider *)base;
+  json_t *body_json = zoai_chat_render(&base->opts, req);
+  cleanup_free char *body = zjson_dumps(body_json);
+  json_decref(body_json);
+  oai_headers headers = {NULL, 0};
+  build_headers(&base->opts, &headers);
+
+  oai_attempt a;
+  memset(&a, 0, sizeof a);
+  a.prov = p;
+  a.body = body;
+  a.body_len = strlen(body);
+  a.headers = (const char *const *)headers.items;
+  zoai_chat_parser_init(&a.parser, base->opts.name, fn, ud);
+  zbuf_init(&a.raw);
+
+  zretry_policy pol;
+  zretry_policy_init(&pol, base->opts.max_retries);
+  int rc = zretry_run(&pol, attempt_once, &a, fn, ud, err);
+
+  zoai_chat_parser_release(&a.parser);
+  zbuf_release(&a.raw);
+  headers_release(&headers);
+  return rc;
+}
+
+static void oai_destroy(zprovider *base) {
+  oai_provider *p = (oai_provider *)base;
+  free(p->url);
+  free(p);
+}
+
+static const zprovider_vtbl oai_vtbl = {
+    .wire = "openai-chat",
+    .stream = oai_stream,
+    .destroy = oai_destroy,
+};
+
+zprovider *zprovider_openai_chat_new(const zprov_opts *opts, zerr *err) {
+  const char *name = opts->name && *opts->name ? opts->name : "the provider";
+  if (!opts->base_url || !*opts->base_url) {
+    zerr_set(err, ZE_CONFIG, "provider \"%s\" has no base URL: set baseURL in its profile",
+             name);
+    return NULL;
+  }
+  if (strncmp(opts->base_url, "http://", 7) != 0 && strncmp(opts->base_url, "https://", 8) != 0) {
+    zerr_set(err, ZE_CONFIG,
+             "provider \"%s\" has base URL \"%s\", which is not an http:// or https:// URL: fix "
+             "baseURL in its profile", name, opts->base_url);
+    return NULL;
+  }
+  if (!opts->model || !*opts->model) {
+    zerr_set(err, ZE_CONFIG,
+             "provider \"%s\" has no model: set \"model\" in its profile or pass --model", name);
+    return NULL;
+  }
+  zhttp_global_init();
+  oai_provider *p = xcalloc(1, sizeof *p);
+  p->base.vt = &oai_vtbl;
+  p->base.opts = *opts;
+  p->url = zoai_chat_url(opts->base_url);
+  return &p->base;
+}

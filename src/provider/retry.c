@@ -1,0 +1,194 @@
+/* retry.c — retry policy and HTTP error explanations; see retry.h. */
+#include "provider/retry.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "base/buf.h"
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "base/time.h"
+#include "net/http.h"
+
+void zretry_policy_init(zretry_policy *pol, int max_retries) {
+  pol->max_retries = max_retries > 0 ? max_retries : ZRETRY_DEFAULT_MAX;
+  pol->base_ms = ZRETRY_DEFAULT_BASE_MS;
+  pol->cap_ms = ZRETRY_DEFAULT_CAP_MS;
+  pol->retry_after_cap_ms = ZRETRY_AFTER_CAP_MS;
+  const char *env = getenv("ZERO_RETRY_BASE_MS");
+  if (env && *env) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(env, &end, 10);
+    if (errno == 0 && end && *end == '\0' && v >= 0 && v <= ZRETRY_DEFAULT_CAP_MS)
+      pol->base_ms = v;
+  }
+}
+
+bool zretry_status_retryable(long status) {
+  return status == 429 || status == 502 || status == 503 || status == 504 || status == 529;
+}
+
+int64_t zretry_delay_ms(const zretry_policy *pol, int retry, const char *retry_after,
+                        double jitter) {
+  if (retry_after) {
+    long secs = zhttp_retry_after_seconds(retry_after);
+    if (secs >= 0) {
+      int64_t ms = (int64_t)secs * 1000;
+      return ms > pol->retry_after_cap_ms ? pol->retry_after_cap_ms : ms;
+    }
+  }
+  if (retry < 1) retry = 1;
+  int64_t backoff = pol->base_ms;
+  /* Doubling stops at the cap, so large retry numbers cannot overflow. */
+  for (int i = 1; i < retry && backoff < pol->cap_ms; i++) backoff *= 2;
+  if (backoff > pol->cap_ms) backoff = pol->cap_ms;
+  if (jitter < 0) jitter = 0;
+  if (jitter > 1) jitter = 1;
+  return backoff / 2 + (int64_t)(jitter * (double)(backoff - backoff / 2));
+}
+
+double zretry_jitter(void) {
+  uint32_t r = 0;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+    r = (uint32_t)ztime_mono_ms() * 2654435761u; /* no entropy yet: any spread will do */
+  return (double)r / (double)UINT32_MAX;
+}
+
+int zretry_wait(int64_t ms, zerr *err) {
+  int64_t deadline = ztime_mono_ms() + (ms > 0 ? ms : 0);
+  for (;;) {
+    if (zcancel_requested())
+      return zerr_set(err, ZE_CANCELLED, "cancelled while waiting to retry");
+    int64_t left = deadline - ztime_mono_ms();
+    if (left <= 0) return 0;
+    struct pollfd pfd = {.fd = zcancel_fd(), .events = POLLIN, .revents = 0};
+    /* With no cancellation pipe installed (tests, embedding) poll just sleeps. */
+    int r = poll(&pfd, pfd.fd >= 0 ? 1 : 0, left > 1000 ? 1000 : (int)left);
+    if (r < 0 && errno != EINTR) return zerr_errno(err, ZE_INTERNAL, "poll while waiting to retry");
+    if (r > 0 && (pfd.revents & (POLLIN | POLLERR | POLLHUP)))
+      return zerr_set(err, ZE_CANCELLED, "cancelled while waiting to retry");
+  }
+}
+
+int zretry_run(const zretry_policy *pol, zretry_attempt_fn attempt, void *attempt_ud,
+               zprov_event_fn fn, void *ud, zerr *err) {
+  zerr local = ZERR_INIT;
+  if (!err) err = &local;
+  for (int n = 1;; n++) {
+    zretry_info info = {NULL, false};
+    zerr_clear(err);
+    int rc = attempt(attempt_ud, n, &info, err);
+    cleanup_free char *retry_after = info.retry_after;
+    if (rc == 0) return 0;
+    if (err->kind == ZE_CANCELLED || info.emitted || !err->retryable) return -1;
+    if (n > pol->max_retries) {
+      if (pol->max_retries > 0) zerr_prefix(err, "gave up after %d attempts", n);
+      err->retryable = false;
+      return -1;
+    }
+    int64_t delay = zretry_delay_ms(pol, n, retry_after, zretry_jitter());
+    zprov_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZPEV_RETRY;
+    ev.attempt = n + 1;
+    ev.delay_ms = delay;
+    ev.text = err->msg;
+    ev.len = strlen(err->msg);
+    if (fn && fn(ud, &ev) != 0) return zerr_set(err, ZE_CANCELLED, "cancelled before retrying");
+    if (zretry_wait(delay, err) < 0) return -1;
+  }
+}
+
+/* Cuts s to at most max bytes on a character boundary, collapsing runs of
+ * whitespace so a multi-line body reads as one line. */
+static void add_oneline(zbuf *out, const char *s, size_t len, size_t max) {
+  size_t start = out->len;
+  bool space = false;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (isspace(c)) {
+      space = out->len > start;
+      continue;
+    }
+    if (space) zbuf_addch(out, ' ');
+    space = false;
+    zbuf_addch(out, (char)c);
+    if (out->len - start >= max) {
+      zbuf_setlen(out, start + zutf8_boundary(out->data + start, out->len - start));
+      zbuf_addstr(out, "…");
+      return;
+    }
+  }
+}
+
+char *zprov_error_message(const char *body, size_t len) {
+  if (!body || !len) return NULL;
+  json_t *root = zjson_parse(body, len, "error body", NULL);
+  if (root) {
+    const char *msg = NULL;
+    json_t *e = json_object_get(root, "error");
+    if (json_is_object(e)) msg = zjson_str(e, "message");
+    else if (json_is_string(e)) msg = json_string_value(e);
+    if (!msg) msg = zjson_str(root, "message");
+    if (!msg) msg = zjson_str(root, "detail");
+    char *out = NULL;
+    if (msg && *msg) {
+      zbuf b = ZBUF_INIT;
+      add_oneline(&b, msg, strlen(msg), 600);
+      out = zbuf_detach(&b, NULL);
+    }
+    json_decref(root);
+    return out;
+  }
+  /* Not JSON: an HTML or text page from a proxy; quote its start. */
+  zbuf b = ZBUF_INIT;
+  add_oneline(&b, body, len, 200);
+  if (!b.len) {
+    zbuf_release(&b);
+    return NULL;
+  }
+  return zbuf_detach(&b, NULL);
+}
+
+void zprov_http_error(const zprov_opts *opts, const char *url, long status, const char *body,
+                      size_t body_len, zerr *err) {
+  const char *name = opts->name && *opts->name ? opts->name : "the provider";
+  const char *keyenv = opts->api_key_env && *opts->api_key_env ? opts->api_key_env
+                                                                : "OPENAI_API_KEY";
+  cleanup_free char *smsg = zprov_error_message(body, body_len);
+  zbuf m = ZBUF_INIT;
+  if (status == 401 || status == 403) {
+    if (opts->api_key && *opts->api_key)
+      zbuf_addf(&m, "%s rejected the API key (HTTP %ld): check %s (or the profile's apiKeyEnv)",
+                name, status, keyenv);
+    else
+      zbuf_addf(&m, "%s requires an API key (HTTP %ld) and none is set: set %s (or the "
+                "profile's apiKeyEnv)", name, status, keyenv);
+  } else if (status == 404) {
+    zbuf_addf(&m, "%s answered HTTP 404 for model \"%s\" at %s: check the model name and the "
+              "base URL", name, opts->model ? opts->model : "", url ? url : "");
+  } else if (status == 400 || status == 422) {
+    zbuf_addf(&m, "%s rejected the request (HTTP %ld)", name, status);
+  } else if (status == 429) {
+    zbuf_addf(&m, "%s is rate limiting requests (HTTP 429): wait a moment, or check the "
+              "account's quota and plan", name);
+  } else if (status >= 500) {
+    zbuf_addf(&m, "%s had a server error (HTTP %ld): try again later", name, status);
+  } else {
+    zbuf_addf(&m, "%s answered HTTP %ld", name, status);
+  }
+  if (smsg) zbuf_addf(&m, "; the server said: %s", smsg);
+  zerr_set(err, ZE_PROVIDER, "%s", m.data);
+  zbuf_release(&m);
+  if (err) {
+    err->http_status = (int)status;
+    err->retryable = zretry_status_retryable(status);
+  }
+}

@@ -1,0 +1,246 @@
+/* replay.c — reading a session back: streaming its events, and rebuilding
+ * the structured conversation from them. See store.h.
+ *
+ * We replay structured messages (user / assistant with tool calls / tool
+ * results), not a pasted transcript, so a resumed run continues exactly the
+ * conversation the provider saw.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "session/jsonl.h"
+#include "session/store.h"
+
+#define INTERRUPTED_RESULT \
+  "interrupted: no result was recorded (the run was stopped before the tool finished)"
+
+static void warnf(void (*warn)(void *, const char *), void *ud, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void warnf(void (*warn)(void *, const char *), void *ud, const char *fmt, ...) {
+  if (!warn) return;
+  zbuf b = ZBUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  zbuf_vaddf(&b, fmt, ap);
+  va_end(ap);
+  warn(ud, b.data);
+  zbuf_release(&b);
+}
+
+static bool blank(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return false;
+  return true;
+}
+
+int zsession_for_each_event(const char *root, const char *id, zsession_event_fn fn, void *ud,
+                            void (*warn)(void *ud, const char *msg), zerr *err) {
+  if (!zsession_id_valid(id))
+    return zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see "
+                    "saved sessions", id ? id : "");
+  cleanup_free char *dir = zpath_join(root, id);
+  struct stat st;
+  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+    return zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to "
+                    "see saved sessions", id, root);
+  cleanup_free char *path = zpath_join(dir, "events.jsonl");
+  cleanup_fd int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno == ENOENT) return 0; /* created, nothing recorded yet */
+    return zerr_errno(err, ZE_IO, "cannot open %s", path);
+  }
+
+  zjsonl_reader r;
+  zjsonl_reader_init(&r, fd);
+  zjsonl_line line;
+  int rc, result = 0;
+  while ((rc = zjsonl_next(&r, &line)) > 0) {
+    if (line.oversize) {
+      warnf(warn, ud, "%s:%lld: skipped an event longer than %zu bytes", path,
+            (long long)r.line_no, r.max_line);
+      continue;
+    }
+    if (blank(line.text, line.len)) continue;
+    json_error_t je;
+    json_t *ev = json_loadb(line.text, line.len, 0, &je);
+    if (!json_is_object(ev)) {
+      if (!line.newline)
+        warnf(warn, ud, "%s:%lld: skipped a torn last line (the run was stopped while writing "
+              "it)", path, (long long)r.line_no);
+      else if (ev)
+        warnf(warn, ud, "%s:%lld: skipped an event that is not a JSON object", path,
+              (long long)r.line_no);
+      else
+        warnf(warn, ud, "%s:%lld:%d: skipped a malformed event: %s", path, (long long)r.line_no,
+              je.column, je.text);
+      json_decref(ev);
+      continue;
+    }
+    result = fn(ud, ev);
+    json_decref(ev);
+    if (result != 0) break;
+  }
+  zjsonl_reader_release(&r);
+  if (rc < 0) return zerr_errno(err, ZE_IO, "cannot read %s", path);
+  return result;
+}
+
+/* ---- conversation rebuild --------------------------------------------- */
+
+typedef struct pending_call {
+  char *id;
+  char *name;
+} pending_call;
+
+typedef struct replay {
+  zconv *conv;
+  /* Index of the assistant message later tool_call events attach to; -1 once
+   * a user message or tool result has come after it. */
+  long open_asst;
+  /* Calls of the latest assistant message still waiting for their result. */
+  ZVEC(pending_call) pending;
+  void (*warn)(void *, const char *);
+  void *warn_ud;
+} replay;
+
+/* Gives every call still waiting a synthetic error result, right after the
+ * results its assistant message did get; called before the next user or
+ * assistant message and at the end, so each call is answered exactly once. */
+static void flush_pending(replay *rp) {
+  for (size_t i = 0; i < rp->pending.len; i++) {
+    pending_call *pc = &rp->pending.items[i];
+    zconv_add_tool_result(rp->conv, pc->id, pc->name, INTERRUPTED_RESULT, 1);
+    free(pc->id);
+    free(pc->name);
+  }
+  rp->pending.len = 0;
+}
+
+/* Message text: a string, or the text parts of a content array. */
+static char *content_text(const json_t *v) {
+  if (json_is_string(v)) return xstrdup(json_string_value(v));
+  if (!json_is_array(v)) return NULL;
+  zbuf b = ZBUF_INIT;
+  size_t i;
+  json_t *part;
+  json_array_foreach(v, i, part) {
+    const char *t = json_is_string(part) ? json_string_value(part) : zjson_str(part, "text");
+    if (t) zbuf_addstr(&b, t);
+  }
+  return zbuf_detach(&b, NULL);
+}
+
+static void on_message(replay *rp, const json_t *p) {
+  const char *role = zjson_str(p, "role");
+  if (!role) return;
+  cleanup_free char *text = content_text(json_object_get(p, "content"));
+  if (!strcmp(role, "user")) {
+    flush_pending(rp);
+    zconv_add_user(rp->conv, text ? text : "");
+    rp->open_asst = -1;
+  } else if (!strcmp(role, "assistant")) {
+    flush_pending(rp);
+    const char *reasoning = zjson_str(p, "reasoning");
+    zconv_add_assistant(rp->conv, text, reasoning && reasoning[0] ? reasoning : NULL);
+    rp->open_asst = (long)rp->conv->len - 1;
+  }
+}
+
+static void on_tool_call(replay *rp, const json_t *p, int64_t seq) {
+  const char *id = zjson_str(p, "id");
+  const char *name = zjson_str_or(p, "name", "");
+  char idbuf[48];
+  if (!id || !id[0]) {
+    /* Providers need an id to pair the result; make a stable one. */
+    snprintf(idbuf, sizeof idbuf, "call_zero_%lld", (long long)seq);
+    id = idbuf;
+  }
+  json_t *args = json_object_get(p, "arguments");
+  cleanup_free char *args_text = NULL;
+  if (json_is_string(args))
+    args_text = xstrdup(json_string_value(args));
+  else if (args && !json_is_null(args))
+    args_text = zjson_dumps(args);
+  else
+    args_text = xstrdup("{}");
+
+  if (rp->open_asst < 0) {
+    flush_pending(rp);
+    zconv_add_assistant(rp->conv, NULL, NULL);
+    rp->open_asst = (long)rp->conv->len - 1;
+  }
+  zmsg_add_call(&rp->conv->items[rp->open_asst], id, name, args_text);
+  pending_call pc = {xstrdup(id), xstrdup(name)};
+  zvec_push(&rp->pending, pc);
+}
+
+static void on_tool_result(replay *rp, const json_t *p, int64_t seq) {
+  const char *call_id = zjson_str(p, "toolCallId");
+  if (!call_id) call_id = zjson_str(p, "tool_call_id");
+  size_t i = 0;
+  for (; call_id && i < rp->pending.len; i++)
+    if (!strcmp(rp->pending.items[i].id, call_id)) break;
+  if (!call_id || i == rp->pending.len) {
+    /* A result with no open call would make the history invalid. */
+    warnf(rp->warn, rp->warn_ud, "event %lld: skipped a tool result for unknown call %s",
+          (long long)seq, call_id ? call_id : "(no id)");
+    return;
+  }
+  pending_call pc = rp->pending.items[i];
+  memmove(&rp->pending.items[i], &rp->pending.items[i + 1],
+          (rp->pending.len - i - 1) * sizeof *rp->pending.items);
+  rp->pending.len--;
+  const char *status = zjson_str(p, "status");
+  const char *name = zjson_str(p, "name");
+  zconv_add_tool_result(rp->conv, pc.id, name ? name : pc.name, zjson_str_or(p, "output", ""),
+                        status && !strcmp(status, "error"));
+  rp->open_asst = -1;
+  free(pc.id);
+  free(pc.name);
+}
+
+static int replay_event(void *ud, const json_t *ev) {
+  replay *rp = ud;
+  const char *type = zjson_str(ev, "type");
+  const json_t *payload = json_object_get(ev, "payload");
+  int64_t seq = zjson_int_or(ev, "sequence", 0);
+  if (!type || !json_is_object(payload)) return 0;
+  if (!strcmp(type, "message"))
+    on_message(rp, payload);
+  else if (!strcmp(type, "tool_call"))
+    on_tool_call(rp, payload, seq);
+  else if (!strcmp(type, "tool_result"))
+    on_tool_result(rp, payload, seq);
+  return 0;
+}
+
+static void replay_warn(void *ud, const char *msg) {
+  replay *rp = ud;
+  if (rp->warn) rp->warn(rp->warn_ud, msg);
+}
+
+int zsession_load_conv(const char *root, const char *id, zconv *out,
+                       void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err) {
+  replay rp = {.conv = out, .open_asst = -1, .pending = ZVEC_INIT, .warn = warn,
+               .warn_ud = warn_ud};
+  int rc = zsession_for_each_event(root, id, replay_event, &rp, replay_warn, err);
+  if (rc == 0) {
+    flush_pending(&rp);
+  } else {
+    for (size_t i = 0; i < rp.pending.len; i++) {
+      free(rp.pending.items[i].id);
+      free(rp.pending.items[i].name);
+    }
+  }
+  zvec_free(&rp.pending);
+  return rc;
+}

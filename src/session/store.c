@@ -1,0 +1,434 @@
+/* store.c — durable local sessions: create, open (resume), append, metadata,
+ * latest, list. Reading events back lives in replay.c. See store.h.
+ *
+ * Durability story: an event is one line written with one write() on an
+ * O_APPEND descriptor and then fdatasync'd; metadata.json is derived state
+ * (eventCount, updatedAt, lastEventType) rewritten atomically after each
+ * append. If the process dies between the two, the log is still the truth:
+ * open() recomputes the last sequence from events.jsonl.
+ */
+#include "session/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "base/time.h"
+#include "session/jsonl.h"
+
+#define META_FILE "metadata.json"
+#define EVENTS_FILE "events.jsonl"
+
+/* The process-wide id counter (the "<n>" of generated ids). A singleton by
+ * design: uniqueness of ids created within the same nanosecond. */
+static atomic_ullong zsession_id_counter;
+
+char *zsession_root(void) {
+  cleanup_free char *data = zpath_data_dir();
+  return zpath_join(data, "sessions");
+}
+
+bool zsession_id_valid(const char *id) {
+  if (!id) return false;
+  size_t n = 0;
+  for (; id[n]; n++) {
+    char c = id[n];
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (n == 0 ? !alnum : !(alnum || c == '_' || c == '-')) return false;
+    if (n >= 128) return false;
+  }
+  return n > 0;
+}
+
+char *zsession_new_id(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  unsigned long long n = atomic_fetch_add(&zsession_id_counter, 1) + 1;
+  long long nanos = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  zbuf b = ZBUF_INIT;
+  zbuf_addf(&b, "zero_%04d%02d%02d%02d%02d%02d_%lld_%llu", tm.tm_year + 1900, tm.tm_mon + 1,
+            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, nanos, n);
+  return zbuf_detach(&b, NULL);
+}
+
+/* Rewrites metadata.json: pretty (2-space indent, keys in insertion order)
+ * with a trailing newline, atomically, mode 0600. */
+static int write_meta(const char *dir, const json_t *meta, zerr *err) {
+  cleanup_free char *path = zpath_join(dir, META_FILE);
+  cleanup_free char *text = json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  if (!text) return zerr_set(err, ZE_INTERNAL, "cannot serialize session metadata");
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, text);
+  zbuf_addch(&b, '\n');
+  int rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
+  zbuf_release(&b);
+  return rc;
+}
+
+static int open_events(const char *dir, int extra_flags, zerr *err) {
+  cleanup_free char *path = zpath_join(dir, EVENTS_FILE);
+  int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | extra_flags, 0600);
+  if (fd < 0)
+    return zerr_errno(err, errno == ENOENT ? ZE_NOT_FOUND : ZE_IO, "cannot open %s", path);
+  return fd;
+}
+
+static zsession *session_new(const char *root, const char *id) {
+  zsession *s = xcalloc(1, sizeof *s);
+  s->id = xstrdup(id);
+  s->dir = zpath_join(root, id);
+  s->events_fd = -1;
+  return s;
+}
+
+static void set_str_opt(json_t *obj, const char *key, const char *v) {
+  if (v && v[0]) json_object_set_new(obj, key, json_string(v));
+}
+
+zsession *zsession_create_with_id(const char *root, const char *id, const char *cwd,
+                                  const char *provider, const char *model,
+                                  const char *title, zerr *err) {
+  if (id && !zsession_id_valid(id)) {
+    zerr_set(err, ZE_USAGE,
+             "invalid session id \"%s\": use 1-128 letters, digits, '_' or '-', starting "
+             "with a letter or digit", id);
+    return NULL;
+  }
+  if (zfs_mkdir_p(root, 0700, err) < 0) return NULL;
+
+  /* mkdir is the claim: two processes can never get the same directory. A
+   * generated id that collides (same nanosecond, other process) is retried. */
+  cleanup_free char *chosen = NULL;
+  cleanup_free char *dir = NULL;
+  for (int attempt = 0;; attempt++) {
+    free(chosen);
+    free(dir);
+    chosen = id ? xstrdup(id) : zsession_new_id();
+    dir = zpath_join(root, chosen);
+    if (mkdir(dir, 0700) == 0) break;
+    if (errno != EEXIST || id || attempt >= 100) {
+      if (errno == EEXIST)
+        zerr_set(err, ZE_INVALID, "session %s already exists; choose another id", chosen);
+      else
+        zerr_errno(err, ZE_IO, "cannot create session directory %s", dir);
+      return NULL;
+    }
+  }
+
+  char now[ZTIME_RFC3339_LEN];
+  ztime_rfc3339_now(now);
+  zsession *s = session_new(root, chosen);
+  s->meta = json_object();
+  json_object_set_new(s->meta, "sessionId", json_string(chosen));
+  json_object_set_new(s->meta, "createdAt", json_string(now));
+  json_object_set_new(s->meta, "updatedAt", json_string(now));
+  json_object_set_new(s->meta, "eventCount", json_integer(0));
+  set_str_opt(s->meta, "cwd", cwd);
+  set_str_opt(s->meta, "provider", provider);
+  set_str_opt(s->meta, "modelId", model);
+  set_str_opt(s->meta, "title", title);
+
+  s->events_fd = open_events(s->dir, O_CREAT | O_EXCL, err);
+  if (s->events_fd < 0 || write_meta(s->dir, s->meta, err) < 0) {
+    zsession_close(s);
+    return NULL;
+  }
+  return s;
+}
+
+zsession *zsession_create(const char *root, const char *cwd, const char *provider,
+                          const char *model, const char *title, zerr *err) {
+  return zsession_create_with_id(root, NULL, cwd, provider, model, title, err);
+}
+
+/* Scans events.jsonl from the start for the highest sequence and repairs a
+ * torn tail so that the next append starts on a fresh line: a final line
+ * without '\n' that is not a whole event is cut off (readers ignore it
+ * anyway); one that is a whole event just gets its missing newline. */
+static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, zerr *err) {
+  if (lseek(fd, 0, SEEK_SET) < 0)
+    return zerr_errno(err, ZE_IO, "cannot seek %s/" EVENTS_FILE, dir);
+  zjsonl_reader r;
+  zjsonl_reader_init(&r, fd);
+  int64_t seq = 0, good_end = 0;
+  bool torn = false, needs_newline = false;
+  zjsonl_line line;
+  int rc;
+  while ((rc = zjsonl_next(&r, &line)) > 0) {
+    json_t *ev = line.oversize ? NULL : json_loadb(line.text, line.len, 0, NULL);
+    int64_t n = json_is_object(ev) ? zjson_int_or(ev, "sequence", 0) : 0;
+    json_decref(ev);
+    if (!line.newline) {
+      if (n > 0) {
+        needs_newline = true;
+      } else {
+        torn = true;
+        break;
+      }
+    } else {
+      good_end = r.offset;
+    }
+    if (n > seq) seq = n;
+  }
+  zjsonl_reader_release(&r);
+  if (rc < 0) return zerr_errno(err, ZE_IO, "cannot read %s/" EVENTS_FILE, dir);
+  if (torn && ftruncate(fd, good_end) < 0)
+    return zerr_errno(err, ZE_IO, "cannot cut the torn last line of %s/" EVENTS_FILE, dir);
+  if (needs_newline && (zfs_write_all(fd, "\n", 1) < 0 || fdatasync(fd) < 0))
+    return zerr_errno(err, ZE_IO, "cannot repair %s/" EVENTS_FILE, dir);
+  *last_seq = seq;
+  return 0;
+}
+
+zsession *zsession_open(const char *root, const char *id, zerr *err) {
+  if (!zsession_id_valid(id)) {
+    zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see saved "
+             "sessions", id ? id : "");
+    return NULL;
+  }
+  zsession *s = session_new(root, id);
+  struct stat st;
+  if (lstat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to see "
+             "saved sessions", id, root);
+    zsession_close(s);
+    return NULL;
+  }
+  cleanup_free char *meta_path = zpath_join(s->dir, META_FILE);
+  zerr lerr = ZERR_INIT;
+  s->meta = zjson_load_file(meta_path, &lerr);
+  if (!s->meta || !json_is_object(s->meta)) {
+    if (s->meta)
+      zerr_set(err, ZE_INVALID, "%s is not a JSON object", meta_path);
+    else
+      zerr_set(err, lerr.kind == ZE_NOT_FOUND ? ZE_NOT_FOUND : ZE_INVALID,
+               "cannot read session %s metadata: %s", id, lerr.msg);
+    zsession_close(s);
+    return NULL;
+  }
+  json_object_set_new(s->meta, "sessionId", json_string(id));
+
+  s->events_fd = open_events(s->dir, O_CREAT, err);
+  if (s->events_fd < 0 || scan_and_repair(s->events_fd, s->dir, &s->sequence, err) < 0) {
+    zsession_close(s);
+    return NULL;
+  }
+  return s;
+}
+
+int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err) {
+  if (!s || s->events_fd < 0) return zerr_set(err, ZE_INTERNAL, "session is not open");
+  if (!type || !type[0]) return zerr_set(err, ZE_INTERNAL, "session event needs a type");
+  int64_t seq = s->sequence + 1;
+  char now[ZTIME_RFC3339_LEN];
+  ztime_rfc3339_now(now);
+
+  json_t *ev = json_object();
+  zbuf idb = ZBUF_INIT;
+  zbuf_addf(&idb, "%s:%lld", s->id, (long long)seq);
+  json_object_set_new(ev, "id", json_string(idb.data));
+  zbuf_release(&idb);
+  json_object_set_new(ev, "sessionId", json_string(s->id));
+  json_object_set_new(ev, "sequence", json_integer(seq));
+  json_object_set_new(ev, "type", json_string(type));
+  json_object_set_new(ev, "createdAt", json_string(now));
+  /* jansson has no const API; the payload is only read (its refcount aside). */
+  if (payload) json_object_set(ev, "payload", (json_t *)payload);
+
+  /* Compact JSON escapes control characters, so the line holds no raw '\n'. */
+  zbuf line = ZBUF_INIT;
+  zjson_dump_to(ev, &line);
+  json_decref(ev);
+  zbuf_addch(&line, '\n');
+
+  /* One write() of the whole line. If it fails or comes up short the partial
+   * bytes are cut off again so the log never keeps a torn line we made. */
+  off_t before = lseek(s->events_fd, 0, SEEK_END);
+  ssize_t n;
+  do {
+    n = write(s->events_fd, line.data, line.len);
+  } while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)line.len) {
+    int saved = n < 0 ? errno : ENOSPC;
+    if (before >= 0) (void)ftruncate(s->events_fd, before);
+    zbuf_release(&line);
+    errno = saved;
+    return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
+  }
+  zbuf_release(&line);
+  if (fdatasync(s->events_fd) < 0)
+    return zerr_errno(err, ZE_IO, "cannot sync session %s", s->id);
+  s->sequence = seq;
+
+  json_object_set_new(s->meta, "updatedAt", json_string(now));
+  json_object_set_new(s->meta, "eventCount", json_integer(seq));
+  json_object_set_new(s->meta, "lastEventType", json_string(type));
+  /* The event is durable even if this fails; open() recounts from the log. */
+  return write_meta(s->dir, s->meta, err);
+}
+
+int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err) {
+  if (!s || !s->meta || !key) {
+    json_decref(value);
+    return zerr_set(err, ZE_INTERNAL, "session is not open");
+  }
+  if (!strcmp(key, "sessionId")) {
+    json_decref(value);
+    return zerr_set(err, ZE_INTERNAL, "the session id cannot be changed");
+  }
+  if (value)
+    json_object_set_new(s->meta, key, value);
+  else
+    json_object_del(s->meta, key);
+  return write_meta(s->dir, s->meta, err);
+}
+
+void zsession_close(zsession *s) {
+  if (!s) return;
+  if (s->events_fd >= 0) close(s->events_fd);
+  json_decref(s->meta);
+  free(s->id);
+  free(s->dir);
+  free(s);
+}
+
+/* ---- listing ---------------------------------------------------------- */
+
+/* Parses an RFC 3339 timestamp into seconds and nanoseconds since the epoch
+ * so that "…:05Z" (Go, second precision) and "…:05.123Z" (ours) order by
+ * time, not by byte. Returns false when s is not a timestamp. */
+static bool parse_rfc3339(const char *s, int64_t *sec, long *nsec) {
+  struct tm tm = {0};
+  int y, mo, d, h, mi, se, used = 0;
+  if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &used) != 6)
+    return false;
+  const char *p = s + used;
+  long ns = 0;
+  if (*p == '.') {
+    long scale = 100000000;
+    for (p++; *p >= '0' && *p <= '9'; p++) {
+      ns += (*p - '0') * scale;
+      scale /= 10;
+    }
+  }
+  int64_t off = 0;
+  if (*p == '+' || *p == '-') {
+    int oh, om;
+    if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2) return false;
+    off = (int64_t)(oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
+  } else if (*p != 'Z' && *p != 'z') {
+    return false;
+  }
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = se;
+  *sec = (int64_t)timegm(&tm) - off;
+  *nsec = ns;
+  return true;
+}
+
+static int cmp_meta(const void *a, const void *b) {
+  const json_t *ma = *(json_t *const *)a, *mb = *(json_t *const *)b;
+  int64_t sa = 0, sb = 0;
+  long na = 0, nb = 0;
+  bool oka = parse_rfc3339(zjson_str(ma, "updatedAt"), &sa, &na);
+  bool okb = parse_rfc3339(zjson_str(mb, "updatedAt"), &sb, &nb);
+  if (oka != okb) return oka ? -1 : 1; /* unparseable timestamps sort last */
+  if (sa != sb) return sa > sb ? -1 : 1;
+  if (na != nb) return na > nb ? -1 : 1;
+  return strcmp(zjson_str_or(ma, "sessionId", ""), zjson_str_or(mb, "sessionId", ""));
+}
+
+static void add_warning(json_t **warnings, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_warning(json_t **warnings, const char *fmt, ...) {
+  if (!warnings) return;
+  if (!*warnings) *warnings = json_array();
+  zbuf b = ZBUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  zbuf_vaddf(&b, fmt, ap);
+  va_end(ap);
+  json_array_append_new(*warnings, json_string(b.data));
+  zbuf_release(&b);
+}
+
+json_t *zsession_list(const char *root, json_t **warnings, zerr *err) {
+  if (warnings && !*warnings) *warnings = json_array();
+  DIR *d = opendir(root);
+  if (!d) {
+    if (errno == ENOENT) return json_array();
+    zerr_errno(err, ZE_IO, "cannot read the sessions directory %s", root);
+    return NULL;
+  }
+  ZVEC(json_t *) metas = ZVEC_INIT;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    const char *name = de->d_name;
+    if (name[0] == '.') continue;
+    struct stat st;
+    /* Symlinked entries are not sessions this store created: skip silently. */
+    if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) continue;
+    if (!zsession_id_valid(name)) {
+      add_warning(warnings, "skipped %s/%s: not a valid session id", root, name);
+      continue;
+    }
+    cleanup_free char *dir = zpath_join(root, name);
+    cleanup_free char *path = zpath_join(dir, META_FILE);
+    zerr lerr = ZERR_INIT;
+    json_t *meta = zjson_load_file(path, &lerr);
+    if (!meta) {
+      add_warning(warnings, "skipped session %s: %s", name, lerr.msg);
+      continue;
+    }
+    if (!json_is_object(meta)) {
+      add_warning(warnings, "skipped session %s: %s is not a JSON object", name, path);
+      json_decref(meta);
+      continue;
+    }
+    /* The directory name is the id that resume will use. */
+    json_object_set_new(meta, "sessionId", json_string(name));
+    zvec_push(&metas, meta);
+  }
+  closedir(d);
+  if (metas.len > 1) qsort(metas.items, metas.len, sizeof *metas.items, cmp_meta);
+  json_t *arr = json_array();
+  for (size_t i = 0; i < metas.len; i++) json_array_append_new(arr, metas.items[i]);
+  zvec_free(&metas);
+  return arr;
+}
+
+char *zsession_latest(const char *root, const char *cwd, zerr *err) {
+  json_t *all = zsession_list(root, NULL, err);
+  if (!all) return NULL;
+  char *id = NULL;
+  size_t i;
+  json_t *m;
+  json_array_foreach(all, i, m) {
+    if (cwd) {
+      const char *mc = zjson_str(m, "cwd");
+      if (!mc || strcmp(mc, cwd) != 0) continue;
+    }
+    id = xstrdup(zjson_str(m, "sessionId"));
+    break;
+  }
+  json_decref(all);
+  return id;
+}

@@ -1,0 +1,238 @@
+/* read_file.c — shows a text file with line numbers.
+ *
+ * The file is streamed, never loaded whole: only the lines that will be shown
+ * are kept, the rest are just counted, so a multi-gigabyte log costs a scan
+ * and ~the output cap of memory. What the model receives is always valid
+ * UTF-8; lines longer than READ_LINE_MAX bytes are cut with a marker.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "tools/tools_internal.h"
+
+#define READ_DEFAULT_LIMIT 2000
+#define READ_LINE_MAX 2000          /* bytes of one line shown before cutting */
+#define READ_BINARY_PROBE 8192      /* NUL in these first bytes = binary */
+#define READ_CHUNK 65536
+
+static const char read_file_schema[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\",\"description\":\"File to read, relative to the workspace "
+    "root (absolute paths also work).\"},"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"1-based line number to "
+    "start reading from. Default 1.\"},"
+    "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Maximum number of lines "
+    "to return. Default 2000.\"}"
+    "},\"required\":[\"path\"],\"additionalProperties\":false}";
+
+/* One shown line: where its (already cleaned) text sits in the text buffer. */
+typedef struct shown_line {
+  size_t off, len;
+} shown_line;
+
+typedef struct line_scan {
+  size_t start, limit;      /* requested window */
+  size_t budget;            /* bytes of numbered lines we may emit */
+  size_t used;              /* bytes of numbered lines emitted so far */
+  bool budget_hit;          /* stopped collecting because of the byte budget */
+  size_t lineno;            /* number of the line being accumulated */
+  zbuf cur;                 /* the current line's first bytes (if wanted) */
+  size_t cur_total;         /* its full length */
+  bool crlf;                /* some line ended in \r\n */
+  size_t invalid;           /* bytes replaced with U+FFFD in shown lines */
+  zbuf texts;               /* cleaned text of every shown line */
+  ZVEC(shown_line) shown;
+} line_scan;
+
+static bool wants_line(const line_scan *ls, size_t n) {
+  return !ls->budget_hit && n >= ls->start && n - ls->start < ls->limit;
+}
+
+/* Ends the current line: cleans it and keeps it when it is in the window. */
+static void finish_line(line_scan *ls, bool had_newline) {
+  if (wants_line(ls, ls->lineno)) {
+    size_t len = ls->cur.len;
+    size_t total = ls->cur_total;
+    if (had_newline && total > 0 && total <= len && ls->cur.data[len - 1] == '\r') {
+      len--;
+      total--;
+      ls->crlf = true;
+    }
+    shown_line sl = {ls->texts.len, 0};
+    bool cut = total > READ_LINE_MAX;
+    size_t keep = cut ? zutf8_boundary(ls->cur.data, READ_LINE_MAX) : len;
+    ls->invalid += zt_utf8_append(&ls->texts, ls->cur.data, keep);
+    if (cut) zbuf_addf(&ls->texts, " … [line truncated: %zu bytes in total]", total);
+    sl.len = ls->texts.len - sl.off;
+    /* number + " | " + text + "\n"; 12 covers any line number width. */
+    size_t cost = sl.len + 16;
+    if (ls->shown.len > 0 && ls->used + cost > ls->budget) {
+      zbuf_setlen(&ls->texts, sl.off);
+      ls->budget_hit = true;
+    } else {
+      ls->used += cost;
+      zvec_push(&ls->shown, sl);
+    }
+  }
+  zbuf_reset(&ls->cur);
+  ls->cur_total = 0;
+  ls->lineno++;
+}
+
+/* Feeds n bytes of file content through the line splitter. */
+static void scan_bytes(line_scan *ls, const char *p, size_t n) {
+  const char *end = p + n;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t seg = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (wants_line(ls, ls->lineno) && ls->cur.len < READ_LINE_MAX + 8) {
+      size_t room = READ_LINE_MAX + 8 - ls->cur.len;
+      zbuf_add(&ls->cur, p, seg < room ? seg : room);
+    }
+    ls->cur_total += seg;
+    if (!nl) break;
+    finish_line(ls, true);
+    p = nl + 1;
+  }
+}
+
+static int open_error(const ztool_ctx *ctx, const char *display, int err, ztool_result *res) {
+  if (err == ENOENT || err == ENOTDIR)
+    return ztool_fail(res,
+                      "File not found: %s. Check the path (relative paths start at the "
+                      "workspace %s) or call list_directory to see what exists.",
+                      display, ctx->workspace ? ctx->workspace : ".");
+  if (err == EACCES)
+    return ztool_fail(res, "Permission denied reading %s.", display);
+  return ztool_fail(res, "Cannot open %s: %s.", display, strerror(err));
+}
+
+static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
+  const char *path = zjson_str(args, "path");
+  size_t start = (size_t)zjson_int_or(args, "offset", 1);
+  size_t limit = (size_t)zjson_int_or(args, "limit", READ_DEFAULT_LIMIT);
+  cleanup_free char *abs = ztool_resolve_path(ctx, path);
+  cleanup_free char *display = zt_display_path(ctx, abs);
+
+  cleanup_fd int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return open_error(ctx, display, errno, res);
+  struct stat st;
+  if (fstat(fd, &st) < 0) return ztool_fail(res, "Cannot stat %s: %s.", display, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return ztool_fail(res,
+                      "%s is a directory, not a file; call list_directory with path \"%s\" "
+                      "to see its contents.",
+                      display, display);
+  if (!S_ISREG(st.st_mode))
+    return ztool_fail(res,
+                      "%s is not a regular file (a device, FIFO or socket); read_file reads "
+                      "regular files only.",
+                      display);
+
+  size_t cap = zt_output_cap(ctx);
+  line_scan ls = {.start = start, .limit = limit, .budget = cap > 2048 ? cap - 1024 : cap / 2,
+                  .lineno = 1, .cur = ZBUF_INIT, .texts = ZBUF_INIT, .shown = ZVEC_INIT};
+  char *buf = xmalloc(READ_CHUNK);
+  uint64_t offset = 0;
+  int rc = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf, READ_CHUNK);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      rc = ztool_fail(res, "Cannot read %s: %s.", display, strerror(errno));
+      break;
+    }
+    if (n == 0) break;
+    if (offset < READ_BINARY_PROBE) {
+      size_t probe = READ_BINARY_PROBE - (size_t)offset;
+      if (memchr(buf, '\0', (size_t)n < probe ? (size_t)n : probe)) {
+        rc = ztool_fail(res, "%s is a binary file (%lld bytes); read_file shows text only.",
+                        display, (long long)st.st_size);
+        break;
+      }
+    }
+    offset += (uint64_t)n;
+    scan_bytes(&ls, buf, (size_t)n);
+    if (zcancel_requested()) {
+      rc = ztool_fail(res, "read_file of %s was cancelled.", display);
+      break;
+    }
+  }
+  free(buf);
+  if (rc == 0) {
+    if (ls.cur_total > 0) finish_line(&ls, false);
+    size_t total = ls.lineno - 1;
+    if (start > total && !(start == 1 && total == 0)) {
+      rc = ztool_fail(res,
+                      "offset %zu is past the end of %s, which has %zu line%s; call read_file "
+                      "with a smaller offset.",
+                      start, display, total, total == 1 ? "" : "s");
+    } else {
+      size_t first = start, last = start + ls.shown.len - 1;
+      bool whole = ls.shown.len == total && start == 1;
+      if (whole || total == 0)
+        zbuf_addf(&res->output, "File: %s (%zu lines)\n\n", display, total);
+      else
+        zbuf_addf(&res->output, "File: %s (lines %zu-%zu of %zu)\n\n", display, first, last,
+                  total);
+      if (total == 0) zbuf_addstr(&res->output, "(the file is empty)\n");
+      int width = snprintf(NULL, 0, "%zu", total == 0 ? (size_t)1 : last);
+      for (size_t i = 0; i < ls.shown.len; i++) {
+        zbuf_addf(&res->output, "%*zu | ", width, first + i);
+        zbuf_add(&res->output, ls.texts.data + ls.shown.items[i].off, ls.shown.items[i].len);
+        zbuf_addch(&res->output, '\n');
+      }
+      if (ls.crlf)
+        zbuf_addstr(&res->output,
+                    "\n[note: this file uses CRLF (\\r\\n) line endings; the \\r is not "
+                    "shown above]\n");
+      if (ls.invalid)
+        zbuf_addf(&res->output,
+                  "\n[note: %s is not valid UTF-8; %zu invalid byte%s shown as U+FFFD]\n",
+                  display, ls.invalid, ls.invalid == 1 ? " is" : "s are");
+      if (total > 0 && last < total) {
+        zbuf_addf(&res->output,
+                  "\n[truncated: showing lines %zu-%zu of %zu%s; call read_file with "
+                  "offset=%zu to continue]",
+                  first, last, total, ls.budget_hit ? " (output size limit reached)" : "",
+                  last + 1);
+        res->truncated = true;
+      } else if (zbuf_ends_with(&res->output, "\n")) {
+        zbuf_setlen(&res->output, res->output.len - 1);
+      }
+      res->meta = json_object();
+      json_object_set_new(res->meta, "path", json_string(abs));
+      json_object_set_new(res->meta, "total_lines", json_integer((json_int_t)total));
+      json_object_set_new(res->meta, "start_line", json_integer((json_int_t)first));
+      json_object_set_new(res->meta, "end_line",
+                          json_integer((json_int_t)(total ? last : 0)));
+      json_object_set_new(res->meta, "bytes", json_integer((json_int_t)st.st_size));
+    }
+  }
+  zbuf_release(&ls.cur);
+  zbuf_release(&ls.texts);
+  zvec_free(&ls.shown);
+  return rc;
+}
+
+const ztool ztool_def_read_file = {
+    .name = "read_file",
+    .description =
+        "Read a text file and return its lines prefixed with line numbers (\"  12 | text\"). "
+        "Use offset and limit to page through large files; when more lines remain the output "
+        "ends with a notice giving the offset to continue from. Binary files are refused. "
+        "Paths are relative to the workspace root. The line-number prefix is not part of the "
+        "file: leave it out when quoting text in edit_file.",
+    .parameters_json = read_file_schema,
+    .side_effect = ZSIDE_READ,
+    .read_only = true,
+    .run = run_read_file,
+};

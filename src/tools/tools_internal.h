@@ -1,0 +1,52 @@
+/* tools_internal.h — what the tool files share with the registry.
+ *
+ * Not part of the tool interface (tool.h): only src/tools/ includes this.
+ * The helpers live in registry.c so each tool file stays one story.
+ */
+#ifndef ZERO_TOOLS_INTERNAL_H
+#define ZERO_TOOLS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+#include "tools/tool.h"
+
+/* The built-in tools, one per file. */
+extern const ztool ztool_def_edit_file;
+extern const ztool ztool_def_exec_command;
+extern const ztool ztool_def_list_directory;
+extern const ztool ztool_def_read_file;
+extern const ztool ztool_def_update_plan;
+extern const ztool ztool_def_write_file;
+
+/* The output cap in effect (ctx->output_cap or ZTOOL_OUTPUT_CAP). */
+size_t zt_output_cap(const ztool_ctx *ctx);
+
+/* Appends s[0..n) to out, replacing every byte that is not part of a valid
+ * UTF-8 sequence with U+FFFD. Returns how many bytes were replaced. */
+size_t zt_utf8_append(zbuf *out, const char *s, size_t n);
+
+/* The path to show the model: relative to the workspace when abs_path lies
+ * inside it, else abs_path itself. Caller frees. */
+char *zt_display_path(const ztool_ctx *ctx, const char *abs_path);
+
+/* Resolves every symlink in the part of abs_path that exists and appends the
+ * rest lexically, so the result names where a write would really land.
+ * Returns NULL when an existing component is a dangling symlink or cannot be
+ * resolved (a write there would be unsafe). Caller frees. */
+char *zt_resolve_existing(const char *abs_path);
+
+/* Number of lines in text as an editor counts them: newlines, plus one for a
+ * final line without a newline. "" has 0 lines. */
+size_t zt_count_lines(const char *s, size_t n);
+
+/* The shared first steps of write_file and edit_file: resolves `path`,
+ * refuses it (error result, returns NULL) when it is outside every writable
+ * root, and otherwise returns the real target (symlinks of the existing part
+ * resolved). *display_out gets the path to show the model. Both caller frees. */
+char *zt_writable_target(const ztool_ctx *ctx, const char *tool, const char *path,
+                         char **display_out, ztool_result *res);
+
+#endif

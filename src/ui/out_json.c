@@ -1,0 +1,121 @@
+/* out_json.c — `-o json`: one JSON object, written when the run ends, for
+ * scripts that want the outcome rather than the stream:
+ *   {"type":"result","schemaVersion":2,"runId","sessionId","status","exitCode",
+ *    "text","provider","model","usage":{…},"toolCalls":[{id,name,status}],
+ *    "warnings":[…],"error":{code,message}?}
+ * See docs/stream-json.md. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "ui/output.h"
+
+typedef struct json_sink {
+  zsink base;
+  FILE *out;
+  json_t *result;
+  json_t *tool_calls;
+  json_t *warnings;
+  zbuf text;      /* answer text of the last assistant turn */
+  bool failed;
+} json_sink;
+
+static void js_emit(zsink *base, const zagent_event *ev) {
+  json_sink *s = (json_sink *)base;
+  json_t *r = s->result;
+  switch (ev->kind) {
+    case ZAEV_RUN_START:
+      if (ev->session_id) json_object_set_new(r, "sessionId", json_string(ev->session_id));
+      if (ev->cwd) json_object_set_new(r, "cwd", json_string(ev->cwd));
+      if (ev->provider) json_object_set_new(r, "provider", json_string(ev->provider));
+      if (ev->model) json_object_set_new(r, "model", json_string(ev->model));
+      break;
+    case ZAEV_TOOL_CALL: {
+      json_t *c = json_pack("{s:s, s:s}", "id", ev->id ? ev->id : "", "name",
+                            ev->name ? ev->name : "");
+      json_array_append_new(s->tool_calls, c);
+      break;
+    }
+    case ZAEV_TOOL_RESULT: {
+      /* Attach the status to the matching call (the most recent with that id). */
+      for (size_t i = json_array_size(s->tool_calls); i-- > 0;) {
+        json_t *c = json_array_get(s->tool_calls, i);
+        if (!strcmp(zjson_str_or(c, "id", ""), ev->id ? ev->id : "")) {
+          json_object_set_new(c, "status", json_string(ev->ok ? "ok" : "error"));
+          break;
+        }
+      }
+      break;
+    }
+    case ZAEV_USAGE: {
+      json_t *u = json_object_get(r, "usage");
+      json_object_set_new(u, "promptTokens",
+                          json_integer(zjson_int_or(u, "promptTokens", 0) + ev->usage.prompt_tokens));
+      json_object_set_new(u, "completionTokens",
+                          json_integer(zjson_int_or(u, "completionTokens", 0) +
+                                       ev->usage.completion_tokens));
+      json_object_set_new(u, "totalTokens",
+                          json_integer(zjson_int_or(u, "totalTokens", 0) + ev->usage.total_tokens));
+      break;
+    }
+    case ZAEV_FINAL:
+      json_object_set_new(r, "text", json_string(ev->text ? ev->text : ""));
+      break;
+    case ZAEV_WARNING:
+      json_array_append_new(s->warnings, json_string(ev->text ? ev->text : ""));
+      break;
+    case ZAEV_ERROR:
+      json_object_set_new(r, "error", json_pack("{s:s, s:s, s:b}", "code", ev->code ? ev->code : "",
+                                                "message", ev->text ? ev->text : "",
+                                                "recoverable", ev->recoverable));
+      break;
+    case ZAEV_RUN_END: {
+      json_object_set_new(r, "status", json_string(ev->status ? ev->status : "error"));
+      json_object_set_new(r, "exitCode", json_integer(ev->exit_code));
+      if (!json_object_get(r, "text")) json_object_set_new(r, "text", json_string(""));
+      json_object_set(r, "toolCalls", s->tool_calls);
+      json_object_set(r, "warnings", s->warnings);
+      zbuf line = ZBUF_INIT;
+      zjson_dump_to(r, &line);
+      zbuf_addch(&line, '\n');
+      if (fwrite(line.data, 1, line.len, s->out) != line.len || fflush(s->out) != 0)
+        s->failed = true;
+      zbuf_release(&line);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+static int js_finish(zsink *base) {
+  json_sink *s = (json_sink *)base;
+  return s->failed ? -1 : 0;
+}
+
+static void js_destroy(zsink *base) {
+  json_sink *s = (json_sink *)base;
+  json_decref(s->result);
+  json_decref(s->tool_calls);
+  json_decref(s->warnings);
+  zbuf_release(&s->text);
+  free(s);
+}
+
+zsink *zout_json_new(FILE *out, const char *run_id) {
+  json_sink *s = xcalloc(1, sizeof *s);
+  s->base.emit = js_emit;
+  s->base.finish = js_finish;
+  s->base.destroy = js_destroy;
+  s->out = out;
+  s->result = json_pack("{s:s, s:i, s:s, s:{s:i, s:i, s:i}}", "type", "result", "schemaVersion",
+                        2, "runId", run_id, "usage", "promptTokens", 0, "completionTokens", 0,
+                        "totalTokens", 0);
+  s->tool_calls = json_array();
+  s->warnings = json_array();
+  zbuf_init(&s->text);
+  return &s->base;
+}

@@ -1,0 +1,158 @@
+/* out_stream_json.c — `-o stream-json`, schema version 2: one JSON object a
+ * line, each carrying schemaVersion, type and runId; flushed per line so a
+ * consumer sees every event as it happens. See docs/stream-json.md. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "ui/output.h"
+
+typedef struct sj_sink {
+  zsink base;
+  FILE *out;
+  char run_id[40];
+  bool failed;
+} sj_sink;
+
+static json_t *envelope(sj_sink *s, const char *type) {
+  return json_pack("{s:i, s:s, s:s}", "schemaVersion", 2, "type", type, "runId", s->run_id);
+}
+
+static void set_str(json_t *o, const char *key, const char *v) {
+  if (v && v[0]) json_object_set_new(o, key, json_string(v));
+}
+
+static void set_strn(json_t *o, const char *key, const char *v, size_t n) {
+  json_object_set_new(o, key, json_stringn(v ? v : "", v ? n : 0));
+}
+
+/* The model's argument text as JSON when it parses, else the raw string;
+ * absent when empty (Go zero's rule). */
+static void set_args(json_t *o, const char *args) {
+  if (!args) return;
+  const char *p = args;
+  while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+  if (!*p) return;
+  json_t *v = json_loads(args, JSON_DECODE_ANY, NULL);
+  json_object_set_new(o, "args", v ? v : json_string(args));
+}
+
+static void write_line(sj_sink *s, json_t *o) {
+  zbuf line = ZBUF_INIT;
+  zjson_dump_to(o, &line);
+  zbuf_addch(&line, '\n');
+  if (fwrite(line.data, 1, line.len, s->out) != line.len || fflush(s->out) != 0)
+    s->failed = true;
+  zbuf_release(&line);
+  json_decref(o);
+}
+
+static void sj_emit(zsink *base, const zagent_event *ev) {
+  sj_sink *s = (sj_sink *)base;
+  json_t *o = NULL;
+  switch (ev->kind) {
+    case ZAEV_RUN_START:
+      o = envelope(s, "run_start");
+      set_str(o, "sessionId", ev->session_id);
+      set_str(o, "cwd", ev->cwd);
+      set_str(o, "provider", ev->provider);
+      set_str(o, "model", ev->model);
+      set_str(o, "apiModel", ev->api_model);
+      break;
+    case ZAEV_TEXT:
+    case ZAEV_REASONING:
+      if (!ev->len) return;
+      o = envelope(s, ev->kind == ZAEV_TEXT ? "text" : "reasoning");
+      set_strn(o, "delta", ev->text, ev->len);
+      break;
+    case ZAEV_TOOL_CALL:
+      o = envelope(s, "tool_call");
+      set_str(o, "id", ev->id);
+      set_str(o, "name", ev->name);
+      set_args(o, ev->arguments);
+      set_str(o, "sideEffect", ev->side_effect);
+      break;
+    case ZAEV_PERMISSION_REQUEST:
+    case ZAEV_PERMISSION_DECISION:
+      o = envelope(s, ev->kind == ZAEV_PERMISSION_REQUEST ? "permission_request"
+                                                          : "permission_decision");
+      set_str(o, "id", ev->id);
+      set_str(o, "name", ev->name);
+      set_str(o, "action", ev->action);
+      json_object_set_new(o, "permissionGranted",
+                          json_boolean(ev->action && !strcmp(ev->action, "allow")));
+      set_str(o, "permissionMode", ev->mode);
+      set_str(o, "sideEffect", ev->side_effect);
+      set_str(o, "reason", ev->reason);
+      break;
+    case ZAEV_TOOL_RESULT: {
+      o = envelope(s, "tool_result");
+      set_str(o, "id", ev->id);
+      set_str(o, "name", ev->name);
+      json_object_set_new(o, "status", json_string(ev->ok ? "ok" : "error"));
+      size_t n = ev->len;
+      bool cut = n > ZOUT_TOOL_OUTPUT_SHOWN;
+      if (cut) n = zutf8_boundary(ev->text, ZOUT_TOOL_OUTPUT_SHOWN);
+      zbuf shown = ZBUF_INIT;
+      zbuf_add(&shown, ev->text ? ev->text : "", n);
+      if (cut) zbuf_addstr(&shown, "\n[truncated]");
+      set_strn(o, "output", shown.data, shown.len);
+      zbuf_release(&shown);
+      json_object_set_new(o, "truncated", json_boolean(cut || ev->truncated));
+      break;
+    }
+    case ZAEV_USAGE:
+      o = envelope(s, "usage");
+      json_object_set_new(o, "promptTokens", json_integer(ev->usage.prompt_tokens));
+      json_object_set_new(o, "completionTokens", json_integer(ev->usage.completion_tokens));
+      json_object_set_new(o, "totalTokens", json_integer(ev->usage.total_tokens));
+      if (ev->usage.cached_tokens)
+        json_object_set_new(o, "cachedInputTokens", json_integer(ev->usage.cached_tokens));
+      if (ev->usage.reasoning_tokens)
+        json_object_set_new(o, "reasoningTokens", json_integer(ev->usage.reasoning_tokens));
+      break;
+    case ZAEV_FINAL:
+      o = envelope(s, "final");
+      json_object_set_new(o, "text", json_string(ev->text ? ev->text : ""));
+      break;
+    case ZAEV_WARNING:
+      o = envelope(s, "warning");
+      set_str(o, "message", ev->text);
+      break;
+    case ZAEV_ERROR:
+      o = envelope(s, "error");
+      set_str(o, "code", ev->code);
+      set_str(o, "message", ev->text);
+      json_object_set_new(o, "recoverable", json_boolean(ev->recoverable));
+      break;
+    case ZAEV_RUN_END:
+      o = envelope(s, "run_end");
+      set_str(o, "status", ev->status);
+      json_object_set_new(o, "exitCode", json_integer(ev->exit_code));
+      break;
+    default:
+      return; /* user / assistant message records are for the session only */
+  }
+  write_line(s, o);
+}
+
+static int sj_finish(zsink *base) {
+  sj_sink *s = (sj_sink *)base;
+  if (fflush(s->out) != 0) s->failed = true;
+  return s->failed ? -1 : 0;
+}
+
+static void sj_destroy(zsink *base) { free(base); }
+
+zsink *zout_stream_json_new(FILE *out, const char *run_id) {
+  sj_sink *s = xcalloc(1, sizeof *s);
+  s->base.emit = sj_emit;
+  s->base.finish = sj_finish;
+  s->base.destroy = sj_destroy;
+  s->out = out;
+  snprintf(s->run_id, sizeof s->run_id, "%s", run_id);
+  return &s->base;
+}

@@ -1,0 +1,125 @@
+/* out_text.c — `-o text`: the answer on stdout as it streams; tool activity,
+ * warnings and errors on stderr (Go zero's "[tool] …" lines). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "ui/output.h"
+
+typedef struct text_sink {
+  zsink base;
+  FILE *out, *diag;
+  bool streamed_text;   /* some answer text reached stdout this turn */
+  bool ends_in_newline;
+  bool any_text;        /* any answer text in the whole run */
+  bool failed;
+} text_sink;
+
+static void put(text_sink *s, FILE *f, const char *p, size_t n) {
+  if (n && fwrite(p, 1, n, f) != n) s->failed = true;
+}
+
+/* Ends the current answer line so diagnostics never glue onto it. */
+static void end_text_line(text_sink *s) {
+  if (s->streamed_text && !s->ends_in_newline) put(s, s->out, "\n", 1);
+  if (s->streamed_text) fflush(s->out);
+  s->streamed_text = false;
+  s->ends_in_newline = true;
+}
+
+/* First 200 characters of a tool result, whitespace collapsed. */
+static void summary(zbuf *b, const char *text, size_t len) {
+  bool space = false;
+  size_t shown = 0;
+  for (size_t i = 0; i < len && shown < 200; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      space = b->len > 0;
+      continue;
+    }
+    if (space) zbuf_addch(b, ' ');
+    space = false;
+    zbuf_addch(b, (char)c);
+    shown++;
+  }
+  if (shown >= 200) zbuf_addstr(b, "...");
+}
+
+static void text_emit(zsink *base, const zagent_event *ev) {
+  text_sink *s = (text_sink *)base;
+  switch (ev->kind) {
+    case ZAEV_TEXT:
+      put(s, s->out, ev->text, ev->len);
+      if (ev->len) {
+        s->streamed_text = s->any_text = true;
+        s->ends_in_newline = ev->text[ev->len - 1] == '\n';
+        fflush(s->out);
+      }
+      break;
+    case ZAEV_TOOL_CALL:
+      end_text_line(s);
+      fprintf(s->diag, "[tool] %s\n", ev->name);
+      break;
+    case ZAEV_PERMISSION_REQUEST:
+    case ZAEV_PERMISSION_DECISION:
+      if (ev->action && strcmp(ev->action, "allow") != 0)
+        fprintf(s->diag, "[permission] %s %s: %s\n", ev->name, ev->action, ev->reason);
+      break;
+    case ZAEV_TOOL_RESULT: {
+      zbuf b = ZBUF_INIT;
+      summary(&b, ev->text ? ev->text : "", ev->len);
+      fprintf(s->diag, "[result] %s%s\n", ev->ok ? "" : "(error) ", b.data);
+      zbuf_release(&b);
+      break;
+    }
+    case ZAEV_WARNING:
+      end_text_line(s);
+      fprintf(s->diag, "[zero] WARNING: %s\n", ev->text);
+      break;
+    case ZAEV_FINAL:
+      /* Streamed text already holds the answer; print it only if nothing streamed. */
+      if (!s->any_text && ev->text && ev->text[0]) {
+        put(s, s->out, ev->text, strlen(ev->text));
+        s->streamed_text = true;
+        s->ends_in_newline = ev->text[strlen(ev->text) - 1] == '\n';
+      }
+      end_text_line(s);
+      break;
+    case ZAEV_ERROR:
+      end_text_line(s);
+      if (ev->code && !strcmp(ev->code, "incomplete"))
+        fprintf(s->diag, "Run incomplete (not reported as success): %s\n", ev->text);
+      else if (ev->code && !strcmp(ev->code, "interrupted"))
+        fprintf(s->diag, "Interrupted.\n");
+      else
+        fprintf(s->diag, "[zero] %s\n", ev->text);
+      break;
+    case ZAEV_RUN_END:
+      end_text_line(s);
+      break;
+    default:
+      break;
+  }
+  fflush(s->diag);
+}
+
+static int text_finish(zsink *base) {
+  text_sink *s = (text_sink *)base;
+  if (fflush(s->out) != 0) s->failed = true;
+  return s->failed ? -1 : 0;
+}
+
+static void text_destroy(zsink *base) { free(base); }
+
+zsink *zout_text_new(FILE *out, FILE *diag) {
+  text_sink *s = xcalloc(1, sizeof *s);
+  s->base.emit = text_emit;
+  s->base.finish = text_finish;
+  s->base.destroy = text_destroy;
+  s->out = out;
+  s->diag = diag;
+  s->ends_in_newline = true;
+  return &s->base;
+}

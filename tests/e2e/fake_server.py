@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""fake_server.py — a loopback fake of the OpenAI Chat Completions API.
+
+Speaks the streaming wire format byte for byte (HTTP/1.1, chunked transfer
+encoding, `data: {chat.completion.chunk}\\n\\n` events, a usage chunk when
+stream_options.include_usage is set, `data: [DONE]\\n\\n`) and can misbehave on
+purpose: odd chunk sizes that split lines and UTF-8 characters, keep-alive
+comments, fragmented tool-call arguments, HTTP errors with Retry-After, streams
+cut or hung mid-answer.
+
+Usage:  python3 fake_server.py SCRIPT.json [--log REQUESTS.jsonl] [--port N]
+                                           [--models a,b]
+
+Prints `PORT <n>` as its first stdout line (flushed) once it listens on
+127.0.0.1. SCRIPT.json is a list of turns consumed in order, one per
+POST /v1/chat/completions (or /chat/completions). See README.md next to this
+file for the turn format. Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import select
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DEFAULT_ERRORS = {
+    400: ("Bad request", "invalid_request_error"),
+    401: ("Incorrect API key provided", "invalid_request_error"),
+    403: ("You are not allowed to access this resource", "invalid_request_error"),
+    404: ("The model does not exist or you do not have access to it", "invalid_request_error"),
+    429: ("Rate limit reached for requests", "requests"),
+    500: ("The server had an error while processing your request", "server_error"),
+    502: ("Bad gateway", "server_error"),
+    503: ("The engine is currently overloaded, please try again later", "server_error"),
+    504: ("Gateway timeout", "server_error"),
+    529: ("Overloaded", "overloaded_error"),
+}
+
+REASONS = {529: "Overloaded"}
+
+
+class Script:
+    """The scripted turns, consumed in order across all connections."""
+
+    def __init__(self, turns, log_path):
+        self.turns = list(turns)
+        self.next = 0
+        self.lock = threading.Lock()
+        self.log_path = log_path
+        self.log_lock = threading.Lock()
+        self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None
+
+    def take(self):
+        with self.lock:
+            if self.next >= len(self.turns):
+                return None, self.next
+            turn = self.turns[self.next]
+            self.next += 1
+            return turn, self.next - 1
+
+    def log(self, record):
+        if not self.log_file:
+            return
+        with self.log_lock:
+            self.log_file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self.log_file.flush()
+
+
+def split_text(text, piece):
+    """Splits text into deltas: words with their following space by default,
+    or pieces of `piece` characters."""
+    if not text:
+        return []
+    if piece and piece > 0:
+        return [text[i:i + piece] for i in range(0, len(text), piece)]
+    out, cur = [], ""
+    for ch in text:
+        cur += ch
+        if ch in " \n":
+            out.append(cur)
+            cur = ""
+    if cur:
+        out.append(cur)
+    return out
+
+
+def sse(obj):
+    if isinstance(obj, str):
+        return ("data: " + obj + "\n\n").encode("utf-8")
+    # Compact separators, non-ASCII kept as UTF-8: what OpenAI sends.
+    return ("data: " + json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n\n").encode(
+        "utf-8")
+
+
+def tool_arguments(call):
+    args = call.get("arguments", {})
+    if isinstance(args, str):
+        return args
+    return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+
+
+def usage_object(turn, request, text, reasoning, calls):
+    u = dict(turn.get("usage") or {})
+    prompt_chars = len(json.dumps(request.get("messages", []), ensure_ascii=False))
+    completion_chars = len(text) + len(reasoning) + sum(len(tool_arguments(c)) for c in calls)
+    prompt = u.get("prompt_tokens", max(1, prompt_chars // 4))
+    completion = u.get("completion_tokens", max(1, completion_chars // 4))
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": u.get("total_tokens", prompt + completion),
+        "prompt_tokens_details": {"cached_tokens": u.get("cached_tokens", 0), "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": u.get("reasoning_tokens", 0),
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def stream_events(turn, index, request):
+    """The list of SSE event byte strings for a streaming turn."""
+    if "raw_sse" in turn:
+        return [turn["raw_sse"].encode("utf-8")]
+    if "raw_sse_file" in turn:
+        with open(turn["raw_sse_file"], "rb") as f:
+            return [f.read()]
+    model = request.get("model") or "fake-model"
+    base = {
+        "id": "chatcmpl-fake%d" % index,
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "system_fingerprint": "fp_fake",
+    }
+
+    def chunk(delta, finish=None):
+        c = dict(base)
+        c["choices"] = [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+        if include_usage:
+            c["usage"] = None
+        return sse(c)
+
+    opts = request.get("stream_options") or {}
+    include_usage = bool(opts.get("include_usage"))
+    text = turn.get("text", "")
+    reasoning = turn.get("reasoning", "")
+    calls = turn.get("tool_calls") or []
+    piece = turn.get("text_piece", 0)
+    reasoning_field = turn.get("reasoning_field", "reasoning_content")
+
+    events = [chunk({"role": "assistant", "content": "", "refusal": None})]
+    for r in split_text(reasoning, piece):
+        events.append(chunk({reasoning_field: r}))
+    for t in split_text(text, piece):
+        events.append(chunk({"content": t}))
+    frag = int(turn.get("args_fragment", 7)) or 7
+    for i, call in enumerate(calls):
+        call_id = call.get("id", "call_%d_%d" % (index, i))
+        events.append(chunk({"tool_calls": [{
+            "index": i, "id": call_id, "type": "function",
+            "function": {"name": call.get("name", ""), "arguments": ""}}]}))
+        args = tool_arguments(call)
+        for j in range(0, len(args), frag):
+            events.append(chunk({"tool_calls": [{
+                "index": i, "function": {"arguments": args[j:j + frag]}}]}))
+    if "stream_error" in turn:
+        err = turn["stream_error"]
+        if isinstance(err, str):
+            err = {"message": err, "type": "server_error", "param": None, "code": None}
+        events.append(sse({"error": err}))
+    else:
+        finish = turn.get("finish_reason", "tool_calls" if calls else "stop")
+        if not turn.get("no_finish"):
+            events.append(chunk({}, finish))
+        if include_usage and not turn.get("no_usage"):
+            u = dict(base)
+            u["choices"] = []
+            u["usage"] = usage_object(turn, request, text, reasoning, calls)
+            events.append(sse(u))
+    if not turn.get("no_done"):
+        events.append(sse("[DONE]"))
+    return events
+
+
+def completion_object(turn, index, request):
+    """A non-streamed chat.completion for requests with "stream": false."""
+    text = turn.get("text", "")
+    reasoning = turn.get("reasoning", "")
+    calls = turn.get("tool_calls") or []
+    msg = {"role": "assistant", "content": text or None, "refusal": None}
+    if reasoning:
+        msg[turn.get("reasoning_field", "reasoning_content")] = reasoning
+    if calls:
+        msg["tool_calls"] = [{
+            "id": c.get("id", "call_%d_%d" % (index, i)), "type": "function",
+            "function": {"name": c.get("name", ""), "arguments": tool_arguments(c)}}
+            for i, c in enumerate(calls)]
+    return {
+        "id": "chatcmpl-fake%d" % index,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model") or "fake-model",
+        "choices": [{"index": 0, "message": msg, "logprobs": None,
+                     "finish_reason": turn.get("finish_reason", "tool_calls" if calls else "stop")}],
+        "usage": usage_object(turn, request, text, reasoning, calls),
+        "system_fingerprint": "fp_fake",
+    }
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fake-openai/1"
+    sys_version = ""
+
+    def version_string(self):
+        return self.server_version
+
+    def log_message(self, fmt, *args):  # keep stderr quiet; the log file has it all
+        pass
+
+    # -- request plumbing ------------------------------------------------
+
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def record(self, raw, turn_index):
+        body = None
+        try:
+            body = json.loads(raw.decode("utf-8")) if raw else None
+        except (UnicodeDecodeError, ValueError):
+            body = None
+        rec = {
+            "method": self.command,
+            "path": self.path,
+            "headers": {k: v for k, v in self.headers.items()},
+            "body": body,
+            "turn": turn_index,
+            "time": time.time(),
+        }
+        if raw and body is None:
+            rec["raw_body"] = raw.decode("utf-8", "replace")
+        self.server.script.log(rec)
+        return body if isinstance(body, dict) else {}
+
+    def send_json(self, status, obj, extra_headers=None):
+        data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        self.send_response(status, REASONS.get(status))
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (extra_headers or {}).items():
+            self.send_header(k, str(v))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    # -- routes ------------------------------------------------------------
+
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        self.record(b"", None)
+        if path in ("/v1/models", "/models"):
+            now = int(time.time())
+            self.send_json(200, {"object": "list", "data": [
+                {"id": m, "object": "model", "created": now, "owned_by": "fake"}
+                for m in self.server.models]})
+        else:
+            self.send_json(404, {"error": {"message": "fake server: no route for GET " + path,
+                                           "type": "invalid_request_error"}})
+
+    def do_POST(self):
+        path = self.path.split("?")[0]
+        raw = self.read_body()
+        if path not in ("/v1/chat/completions", "/chat/completions"):
+            self.record(raw, None)
+            self.send_json(404, {"error": {"message": "fake server: no route for POST " + path,
+                                           "type": "invalid_request_error"}})
+            return
+        turn, index = self.server.script.take()
+        request = self.record(raw, index if turn is not None else None)
+        if turn is None:
+            self.send_json(500, {"error": {"message": "fake server: no scripted turn left",
+                                           "type": "server_error"}})
+            return
+        if turn.get("delay_before_ms"):
+            time.sleep(turn["delay_before_ms"] / 1000.0)
+        status = int(turn.get("status", 200))
+        if status != 200:
+            self.fault(turn, status)
+        elif request.get("stream") is False:
+            self.send_json(200, completion_object(turn, index, request), turn.get("headers"))
+        else:
+            self.stream(turn, index, request)
+
+    def fault(self, turn, status):
+        msg, typ = DEFAULT_ERRORS.get(status, ("HTTP %d" % status, "server_error"))
+        err = turn.get("error", {"message": msg, "type": typ, "param": None, "code": None})
+        headers = dict(turn.get("headers") or {})
+        if "retry_after" in turn:
+            headers["Retry-After"] = turn["retry_after"]
+        if "raw_error" in turn:  # a non-JSON body, e.g. a proxy's HTML page
+            data = turn["raw_error"].encode("utf-8")
+            self.send_response(status, REASONS.get(status))
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in headers.items():
+                self.send_header(k, str(v))
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+            return
+        self.send_json(status, {"error": err}, headers)
+
+    def stream(self, turn, index, request):
+        events = stream_events(turn, index, request)
+        keepalive = turn.get("keepalive")
+        body = b""
+        if keepalive:
+            body += b": keep-alive\n\n"
+        for ev in events:
+            body += ev
+            if keepalive:
+                body += b": keep-alive\n\n"
+        # The HTTP chunks: fixed-size pieces (splitting lines and UTF-8
+        # characters) or one chunk per SSE event.
+        size = int(turn.get("chunk_size", 0))
+        if size > 0:
+            pieces = [body[i:i + size] for i in range(0, len(body), size)]
+        else:
+            pieces, off = [], 0
+            if keepalive:
+                pieces.append(body[:len(b": keep-alive\n\n")])
+                off = len(pieces[0])
+            for ev in events:
+                n = len(ev) + (len(b": keep-alive\n\n") if keepalive else 0)
+                pieces.append(body[off:off + n])
+                off += n
+        limit = None
+        mode = None
+        if "cut_after_bytes" in turn:
+            limit, mode = int(turn["cut_after_bytes"]), "cut"
+        elif "hang_after_bytes" in turn:
+            limit, mode = int(turn["hang_after_bytes"]), "hang"
+
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("x-request-id", "req_fake%d" % index)
+        for k, v in (turn.get("headers") or {}).items():
+            self.send_header(k, str(v))
+        self.end_headers()
+        self.wfile.flush()
+
+        delay = turn.get("delay_ms", 0) / 1000.0
+        sent = 0
+        try:
+            for i, piece in enumerate(pieces):
+                if limit is not None and sent + len(piece) > limit:
+                    piece = piece[:limit - sent]
+                if piece:
+                    self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                    self.wfile.flush()
+                    sent += len(piece)
+                if limit is not None and sent >= limit:
+                    break
+                if delay and i + 1 < len(pieces):
+                    time.sleep(delay)
+            if mode == "cut":
+                self.cut()
+                return
+            if mode == "hang":
+                self.hang()
+                return
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def cut(self):
+        """Closes the connection without the terminating chunk."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def hang(self):
+        """Sends nothing more and waits until the client goes away."""
+        self.close_connection = True
+        deadline = time.time() + float(os.environ.get("FAKE_SERVER_HANG_MAX_S", "600"))
+        while time.time() < deadline:
+            r, _, _ = select.select([self.connection], [], [], 0.2)
+            if r:
+                try:
+                    if not self.connection.recv(4096, socket.MSG_PEEK):
+                        return
+                    self.connection.recv(4096)
+                except OSError:
+                    return
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="fake OpenAI Chat Completions server")
+    ap.add_argument("script", help="JSON file: a list of turns")
+    ap.add_argument("--log", help="append one JSON line per request to this file")
+    ap.add_argument("--port", type=int, default=0, help="port (default: any free one)")
+    ap.add_argument("--models", default="fake-model",
+                    help="comma-separated ids for GET /v1/models")
+    args = ap.parse_args(argv)
+    with open(args.script, encoding="utf-8") as f:
+        turns = json.load(f)
+    if isinstance(turns, dict):
+        turns = turns.get("turns", [])
+    if not isinstance(turns, list):
+        sys.exit("fake_server: %s must hold a JSON list of turns" % args.script)
+    httpd = Server(("127.0.0.1", args.port), Handler)
+    httpd.script = Script(turns, args.log)
+    httpd.models = [m for m in args.models.split(",") if m]
+    sys.stdout.write("PORT %d\n" % httpd.server_address[1])
+    sys.stdout.flush()
+    try:
+        httpd.serve_forever(poll_interval=0.1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        httpd.server_close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
