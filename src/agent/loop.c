@@ -86,9 +86,11 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
       zagent_emit(a, &ev);
       break;
     case ZPEV_RETRY: {
+      /* The fallback needs its own length: pe->len is 0 when text is NULL. */
+      const char *why = pe->text && pe->len ? pe->text : "provider request failed";
+      int why_len = pe->text && pe->len ? (int)pe->len : (int)strlen(why);
       zbuf msg = ZBUF_INIT;
-      zbuf_addf(&msg, "%.*s; retrying (attempt %d) in %.1f s", (int)pe->len,
-                pe->text ? pe->text : "provider request failed", pe->attempt,
+      zbuf_addf(&msg, "%.*s; retrying (attempt %d) in %.1f s", why_len, why, pe->attempt,
                 (double)pe->delay_ms / 1000.0);
       emit_simple(a, ZAEV_WARNING, msg.data);
       zbuf_release(&msg);

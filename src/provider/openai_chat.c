@@ -464,7 +464,10 @@ static bool extra_has(const json_t *extra, const char *name) {
 static void build_headers(const zprov_opts *o, oai_headers *h) {
   const json_t *extra = json_is_object(o->headers) ? o->headers : NULL;
   zbuf b = ZBUF_INIT;
-  if (o->api_key && *o->api_key && !(extra && extra_has(extra, "Authorization"))) {
+  /* A key with a line break would smuggle headers in: it is left out, and
+   * the server's 401 then says what to fix. */
+  if (o->api_key && *o->api_key && header_safe(o->api_key) &&
+      !(extra && extra_has(extra, "Authorization"))) {
     zbuf_addf(&b, "Authorization: Bearer %s", o->api_key);
     headers_add(h, zbuf_detach(&b, NULL));
   }

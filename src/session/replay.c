@@ -71,7 +71,9 @@ int zsession_for_each_event(const char *root, const char *id, zsession_event_fn 
     }
     if (blank(line.text, line.len)) continue;
     json_error_t je;
-    json_t *ev = json_loadb(line.text, line.len, 0, &je);
+    /* Tool output may hold NUL bytes (a command printing binary); the
+     * writer escapes them as \u0000, which jansson refuses by default. */
+    json_t *ev = json_loadb(line.text, line.len, JSON_ALLOW_NUL, &je);
     if (!json_is_object(ev)) {
       if (!line.newline)
         warnf(warn, ud, "%s:%lld: skipped a torn last line (the run was stopped while writing "
@@ -104,8 +106,13 @@ typedef struct pending_call {
 typedef struct replay {
   zconv *conv;
   /* Index of the assistant message later tool_call events attach to; -1 once
-   * a user message or tool result has come after it. */
+   * a user message has come after it, or a tool result when the message was
+   * only synthesized for calls (a tool-only turn recorded without a message
+   * event). A recorded assistant message stays open across results: the
+   * agent loop records each call just before running it, so a turn with two
+   * calls is recorded call, result, call, result. */
   long open_asst;
+  bool open_recorded;
   /* Calls of the latest assistant message still waiting for their result. */
   ZVEC(pending_call) pending;
   void (*warn)(void *, const char *);
@@ -152,6 +159,7 @@ static void on_message(replay *rp, const json_t *p) {
     const char *reasoning = zjson_str(p, "reasoning");
     zconv_add_assistant(rp->conv, text, reasoning && reasoning[0] ? reasoning : NULL);
     rp->open_asst = (long)rp->conv->len - 1;
+    rp->open_recorded = true;
   }
 }
 
@@ -177,6 +185,7 @@ static void on_tool_call(replay *rp, const json_t *p, int64_t seq) {
     flush_pending(rp);
     zconv_add_assistant(rp->conv, NULL, NULL);
     rp->open_asst = (long)rp->conv->len - 1;
+    rp->open_recorded = false;
   }
   zmsg_add_call(&rp->conv->items[rp->open_asst], id, name, args_text);
   pending_call pc = {xstrdup(id), xstrdup(name)};
@@ -203,7 +212,7 @@ static void on_tool_result(replay *rp, const json_t *p, int64_t seq) {
   const char *name = zjson_str(p, "name");
   zconv_add_tool_result(rp->conv, pc.id, name ? name : pc.name, zjson_str_or(p, "output", ""),
                         status && !strcmp(status, "error"));
-  rp->open_asst = -1;
+  if (!rp->open_recorded) rp->open_asst = -1;
   free(pc.id);
   free(pc.name);
 }

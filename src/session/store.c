@@ -3,9 +3,12 @@
  *
  * Durability story: an event is one line written with one write() on an
  * O_APPEND descriptor and then fdatasync'd; metadata.json is derived state
- * (eventCount, updatedAt, lastEventType) rewritten atomically after each
- * append. If the process dies between the two, the log is still the truth:
- * open() recomputes the last sequence from events.jsonl.
+ * (eventCount, updatedAt, lastEventType). Rewriting it atomically costs two
+ * fsyncs, so it is rewritten when the session is created, on
+ * zsession_flush / zsession_close and on zsession_set_meta, not after every
+ * append. If the process dies in between, the log is still the truth: open()
+ * recomputes the last sequence from events.jsonl, and listing takes
+ * updatedAt from the log's mtime when that is newer.
  */
 #include "session/store.h"
 
@@ -169,7 +172,9 @@ static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, zerr *err
   zjsonl_line line;
   int rc;
   while ((rc = zjsonl_next(&r, &line)) > 0) {
-    json_t *ev = line.oversize ? NULL : json_loadb(line.text, line.len, 0, NULL);
+    /* JSON_ALLOW_NUL as in replay.c: an event whose output holds \u0000 is
+     * whole, and skipping it would reuse its sequence number. */
+    json_t *ev = line.oversize ? NULL : json_loadb(line.text, line.len, JSON_ALLOW_NUL, NULL);
     int64_t n = json_is_object(ev) ? zjson_int_or(ev, "sequence", 0) : 0;
     json_decref(ev);
     if (!line.newline) {
@@ -277,8 +282,15 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
   json_object_set_new(s->meta, "updatedAt", json_string(now));
   json_object_set_new(s->meta, "eventCount", json_integer(seq));
   json_object_set_new(s->meta, "lastEventType", json_string(type));
-  /* The event is durable even if this fails; open() recounts from the log. */
-  return write_meta(s->dir, s->meta, err);
+  s->meta_dirty = true;
+  return 0;
+}
+
+int zsession_flush(zsession *s, zerr *err) {
+  if (!s || !s->meta || !s->meta_dirty) return 0;
+  if (write_meta(s->dir, s->meta, err) < 0) return -1;
+  s->meta_dirty = false;
+  return 0;
 }
 
 int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err) {
@@ -294,11 +306,15 @@ int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err) {
     json_object_set_new(s->meta, key, value);
   else
     json_object_del(s->meta, key);
-  return write_meta(s->dir, s->meta, err);
+  if (write_meta(s->dir, s->meta, err) < 0) return -1;
+  s->meta_dirty = false;
+  return 0;
 }
 
 void zsession_close(zsession *s) {
   if (!s) return;
+  /* Best effort: the log is the truth if this fails (see the top comment). */
+  zsession_flush(s, NULL);
   if (s->events_fd >= 0) close(s->events_fd);
   json_decref(s->meta);
   free(s->id);
@@ -370,6 +386,24 @@ static void add_warning(json_t **warnings, const char *fmt, ...) {
   zbuf_release(&b);
 }
 
+/* metadata.json is rewritten lazily (see the top comment): when the event
+ * log changed after it (a run killed before it could flush), updatedAt comes
+ * from the log's modification time so "latest" stays right. */
+static void freshen_updated_at(const char *dir, json_t *meta) {
+  cleanup_free char *events = zpath_join(dir, EVENTS_FILE);
+  struct stat st;
+  if (stat(events, &st) < 0 || st.st_size == 0) return;
+  int64_t sec = 0;
+  long nsec = 0;
+  const char *cur = zjson_str(meta, "updatedAt");
+  if (cur && parse_rfc3339(cur, &sec, &nsec) &&
+      (sec > st.st_mtim.tv_sec || (sec == st.st_mtim.tv_sec && nsec >= st.st_mtim.tv_nsec)))
+    return;
+  char ts[ZTIME_RFC3339_LEN];
+  ztime_rfc3339(&st.st_mtim, ts);
+  json_object_set_new(meta, "updatedAt", json_string(ts));
+}
+
 json_t *zsession_list(const char *root, json_t **warnings, zerr *err) {
   if (warnings && !*warnings) *warnings = json_array();
   DIR *d = opendir(root);
@@ -405,6 +439,7 @@ json_t *zsession_list(const char *root, json_t **warnings, zerr *err) {
     }
     /* The directory name is the id that resume will use. */
     json_object_set_new(meta, "sessionId", json_string(name));
+    freshen_updated_at(dir, meta);
     zvec_push(&metas, meta);
   }
   closedir(d);

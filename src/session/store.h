@@ -36,6 +36,7 @@ typedef struct zsession {
   int events_fd;    /* O_APPEND */
   int64_t sequence; /* last sequence written */
   json_t *meta;     /* metadata object, kept in memory and rewritten */
+  bool meta_dirty;  /* meta changed since metadata.json was last written */
 } zsession;
 
 /* <data dir>/sessions (XDG honoured). Caller frees. */
@@ -64,14 +65,17 @@ zsession *zsession_create_with_id(const char *root, const char *id, const char *
  * invalid id. The last sequence is recomputed from events.jsonl, and a torn
  * last line (no '\n', not a whole event) is cut off so appends start clean. */
 zsession *zsession_open(const char *root, const char *id, zerr *err);
-/* Appends one event (payload is borrowed, may be NULL) and updates metadata
- * (updatedAt, eventCount, lastEventType). The line goes out in one write()
- * and is fdatasync'd; a failed write is cut off again. If only the metadata
- * rewrite fails, the event is recorded (s->sequence advanced) and -1 is
- * returned: do not append it again. */
+/* Appends one event (payload is borrowed, may be NULL) and updates the
+ * in-memory metadata (updatedAt, eventCount, lastEventType). The line goes out
+ * in one write() and is fdatasync'd; a failed write is cut off again.
+ * metadata.json itself is rewritten by zsession_flush / zsession_close (two
+ * fsyncs per rewrite are too dear for every event; the log is the truth). */
 int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err);
-/* Sets a metadata field (value stolen) and rewrites metadata.json. */
+/* Rewrites metadata.json if it changed since the last write. */
+int zsession_flush(zsession *s, zerr *err);
+/* Sets a metadata field (value stolen) and rewrites metadata.json now. */
 int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err);
+/* Flushes the metadata (best effort) and frees the session. */
 void zsession_close(zsession *s);
 
 /* Id of the most recently updated session (optionally only those whose cwd

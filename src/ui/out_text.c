@@ -107,7 +107,10 @@ static void text_emit(zsink *base, const zagent_event *ev) {
 
 static int text_finish(zsink *base) {
   text_sink *s = (text_sink *)base;
-  if (fflush(s->out) != 0) s->failed = true;
+  /* The per-delta fflush results are not checked, and a failed flush drops
+   * the buffered bytes, so a later fflush succeeds: the sticky error flag is
+   * what remembers that answer text was lost. */
+  if (fflush(s->out) != 0 || ferror(s->out)) s->failed = true;
   return s->failed ? -1 : 0;
 }
 

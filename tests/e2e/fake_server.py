@@ -421,6 +421,16 @@ class Server(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
+def exit_with_parent():
+    """A test that dies without stopping its server must not leave it behind
+    (holding the test runner's pipes open): exit once reparented."""
+    parent = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="fake OpenAI Chat Completions server")
     ap.add_argument("script", help="JSON file: a list of turns")
@@ -428,6 +438,8 @@ def main(argv):
     ap.add_argument("--port", type=int, default=0, help="port (default: any free one)")
     ap.add_argument("--models", default="fake-model",
                     help="comma-separated ids for GET /v1/models")
+    ap.add_argument("--keep-running", action="store_true",
+                    help="do not exit when the parent process goes away")
     args = ap.parse_args(argv)
     with open(args.script, encoding="utf-8") as f:
         turns = json.load(f)
@@ -435,6 +447,8 @@ def main(argv):
         turns = turns.get("turns", [])
     if not isinstance(turns, list):
         sys.exit("fake_server: %s must hold a JSON list of turns" % args.script)
+    if not args.keep_running:
+        threading.Thread(target=exit_with_parent, daemon=True).start()
     httpd = Server(("127.0.0.1", args.port), Handler)
     httpd.script = Script(turns, args.log)
     httpd.models = [m for m in args.models.split(",") if m]

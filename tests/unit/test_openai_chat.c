@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -620,6 +621,8 @@ static void fake_start(fake *f, const char *script) {
   f->pid = fork();
   assert_true(f->pid >= 0);
   if (f->pid == 0) {
+    /* The server must not outlive a test that crashed or failed. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     dup2(pfd[1], 1);
     close(pfd[0]);
     close(pfd[1]);
@@ -640,12 +643,41 @@ static void fake_start(fake *f, const char *script) {
 }
 
 static void fake_stop(fake *f) {
-  kill(f->pid, SIGTERM);
-  waitpid(f->pid, NULL, 0);
-  char cmd[160];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-  assert_int_equal(system(cmd), 0);
+  if (f->pid > 0) {
+    kill(f->pid, SIGTERM);
+    waitpid(f->pid, NULL, 0);
+    f->pid = 0;
+  }
+  if (f->dir[0]) {
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", f->dir);
+    f->dir[0] = '\0';
+  }
 }
+
+/* Each live test gets a fake in *state; teardown stops it even when an
+ * assertion failed half-way. */
+static int fake_setup(void **state) {
+  *state = xcalloc(1, sizeof(fake));
+  return 0;
+}
+
+static int fake_teardown(void **state) {
+  fake_stop(*state);
+  free(*state);
+  return 0;
+}
+
+#define assert_has(hay, needle)                                                    \
+  do {                                                                             \
+    if (!strstr((hay), (needle)))                                                  \
+      fail_msg("expected to find\n%s\n--- in\n%s", (needle), (hay));             \
+  } while (0)
+#define assert_lacks(hay, needle)                                                  \
+  do {                                                                             \
+    if (strstr((hay), (needle))) fail_msg("did not expect\n%s\n--- in\n%s", (needle), (hay)); \
+  } while (0)
 
 /* The fake server's request log as a JSON array of records. */
 static json_t *fake_requests(fake *f) {
@@ -706,14 +738,13 @@ static int live_setup(void **s) {
 }
 
 static void live_stream_with_tiny_chunks_and_keepalives(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[{\"text\":\"h\u00e9llo w\u00f6rld \U0001F389\",\"reasoning\":\"hmm\","
+  fake *f = *s;
+  fake_start(f, "[{\"text\":\"h\u00e9llo w\u00f6rld \U0001F389\",\"reasoning\":\"hmm\","
                  "\"tool_calls\":[{\"name\":\"list_dir\",\"arguments\":{\"path\":\".\"}}],"
                  "\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":9,\"cached_tokens\":32},"
                  "\"chunk_size\":1,\"keepalive\":true,\"args_fragment\":4}]");
-  cleanup_free char *got = live_turn(&f, "openai", "sk-abc", 0, NULL);
+  cleanup_free char *got = live_turn(f, "openai", "sk-abc", 0, NULL);
   assert_string_equal(got,
                       "REASONING \"hmm\"\n"
                       "TEXT \"h\u00e9llo \"\n"
@@ -726,7 +757,7 @@ static void live_stream_with_tiny_chunks_and_keepalives(void **s) {
                       "TOOL_END 0 call_0_0 list_dir \"{\\\"path\\\":\\\".\\\"}\"\n"
                       "USAGE prompt=50 completion=9 total=59 cached=32 reasoning=0\n"
                       "DONE tool_calls\n");
-  json_t *reqs = fake_requests(&f);
+  json_t *reqs = fake_requests(f);
   assert_int_equal(json_array_size(reqs), 1);
   json_t *r = json_array_get(reqs, 0);
   assert_string_equal(zjson_str(r, "path"), "/v1/chat/completions");
@@ -741,140 +772,125 @@ static void live_stream_with_tiny_chunks_and_keepalives(void **s) {
   assert_string_equal(
       zjson_str(json_array_get(json_object_get(body, "messages"), 0), "role"), "system");
   json_decref(reqs);
-  fake_stop(&f);
 }
 
 static void live_retries_429_and_503_then_succeeds(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[{\"status\":429,\"retry_after\":0},{\"status\":503},{\"text\":\"ok\"}]");
-  cleanup_free char *got = live_turn(&f, "openai-compatible", NULL, 0, NULL);
-  assert_non_null(strstr(got, "RETRY attempt=2 delay=0 fake is rate limiting requests (HTTP 429)"));
-  assert_non_null(strstr(got, "RETRY attempt=3 delay="));
-  assert_non_null(strstr(got, "fake had a server error (HTTP 503)"));
-  assert_non_null(strstr(got, "TEXT \"ok\"\nDONE stop\n"));
-  json_t *reqs = fake_requests(&f);
+  fake *f = *s;
+  fake_start(f, "[{\"status\":429,\"retry_after\":0},{\"status\":503},{\"text\":\"ok\"}]");
+  cleanup_free char *got = live_turn(f, "openai-compatible", NULL, 0, NULL);
+  assert_has(got, "RETRY attempt=2 delay=0 fake is rate limiting requests (HTTP 429)");
+  assert_has(got, "RETRY attempt=3 delay=");
+  assert_has(got, "fake had a server error (HTTP 503)");
+  assert_has(got, "TEXT \"ok\"\nUSAGE prompt=");
+  assert_has(got, "\nDONE stop\n");
+  json_t *reqs = fake_requests(f);
   assert_int_equal(json_array_size(reqs), 3);
   json_t *h = json_object_get(json_array_get(reqs, 0), "headers");
   assert_null(json_object_get(h, "Authorization")); /* keyless */
   assert_int_equal(
       zjson_int_or(json_object_get(json_array_get(reqs, 0), "body"), "max_tokens", 0), 100);
   json_decref(reqs);
-  fake_stop(&f);
 }
 
 static void live_401_is_explained_and_not_retried(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[{\"status\":401,\"error\":{\"message\":\"Incorrect API key provided\","
+  fake *f = *s;
+  fake_start(f, "[{\"status\":401,\"error\":{\"message\":\"Incorrect API key provided\","
                  "\"type\":\"invalid_request_error\"}},{\"text\":\"never\"}]");
   zerr err = ZERR_INIT;
-  cleanup_free char *got = live_turn(&f, "openai", "sk-bad", 0, &err);
+  cleanup_free char *got = live_turn(f, "openai", "sk-bad", 0, &err);
   assert_int_equal(err.kind, ZE_PROVIDER);
   assert_int_equal(err.http_status, 401);
-  assert_non_null(strstr(got, "fake rejected the API key (HTTP 401): check FAKE_KEY"));
-  assert_non_null(strstr(got, "Incorrect API key provided"));
-  json_t *reqs = fake_requests(&f);
+  assert_has(got, "fake rejected the API key (HTTP 401): check FAKE_KEY");
+  assert_has(got, "Incorrect API key provided");
+  json_t *reqs = fake_requests(f);
   assert_int_equal(json_array_size(reqs), 1);
   json_decref(reqs);
-  fake_stop(&f);
 }
 
 static void live_cut_before_output_is_retried(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
+  fake *f = *s;
   /* 60 bytes is inside the first (role-only) chunk: nothing visible yet. */
-  fake_start(&f, "[{\"text\":\"lost\",\"cut_after_bytes\":60},{\"text\":\"second\"}]");
-  cleanup_free char *got = live_turn(&f, "openai", "k", 0, NULL);
-  assert_non_null(strstr(got, "RETRY attempt=2"));
-  assert_non_null(strstr(got, "ended early"));
-  assert_null(strstr(got, "lost"));
-  assert_non_null(strstr(got, "TEXT \"second\"\nDONE stop\n"));
-  fake_stop(&f);
+  fake_start(f, "[{\"text\":\"lost\",\"cut_after_bytes\":60},{\"text\":\"second\"}]");
+  cleanup_free char *got = live_turn(f, "openai", "k", 0, NULL);
+  assert_has(got, "RETRY attempt=2");
+  assert_has(got, "ended early");
+  assert_lacks(got, "lost");
+  assert_has(got, "TEXT \"second\"\nUSAGE prompt=");
 }
 
 static void live_cut_after_text_fails_without_retry(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[{\"text\":\"partial answer that will be cut\",\"cut_after_bytes\":600},"
+  fake *f = *s;
+  fake_start(f, "[{\"text\":\"partial answer that will be cut\",\"cut_after_bytes\":600},"
                  "{\"text\":\"never\"}]");
   zerr err = ZERR_INIT;
-  cleanup_free char *got = live_turn(&f, "openai", "k", 0, &err);
-  assert_non_null(strstr(got, "TEXT \"partial \""));
-  assert_null(strstr(got, "RETRY"));
+  cleanup_free char *got = live_turn(f, "openai", "k", 0, &err);
+  assert_has(got, "TEXT \"partial \"");
+  assert_lacks(got, "RETRY");
   assert_int_equal(err.kind, ZE_PROVIDER);
   assert_false(err.retryable);
   assert_string_equal(err.msg, "the stream from fake ended early (connection closed mid-answer); "
                                "the session is saved, retry with --resume");
-  json_t *reqs = fake_requests(&f);
+  json_t *reqs = fake_requests(f);
   assert_int_equal(json_array_size(reqs), 1);
   json_decref(reqs);
-  fake_stop(&f);
 }
 
 static void live_finish_without_done_is_complete(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[{\"text\":\"fine\",\"no_done\":true,\"no_usage\":true}]");
-  cleanup_free char *got = live_turn(&f, "openai-compatible", NULL, 0, NULL);
+  fake *f = *s;
+  fake_start(f, "[{\"text\":\"fine\",\"no_done\":true,\"no_usage\":true}]");
+  cleanup_free char *got = live_turn(f, "openai-compatible", NULL, 0, NULL);
   assert_string_equal(got, "TEXT \"fine\"\nDONE stop\n");
-  fake_stop(&f);
 }
 
 static void live_hang_after_text_times_out(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[{\"text\":\"one two three\",\"hang_after_bytes\":500}]");
+  fake *f = *s;
+  fake_start(f, "[{\"text\":\"one two three\",\"hang_after_bytes\":700}]");
   zerr err = ZERR_INIT;
-  cleanup_free char *got = live_turn(&f, "openai", "k", 400, &err);
-  assert_non_null(strstr(got, "TEXT \"one \""));
+  cleanup_free char *got = live_turn(f, "openai", "k", 400, &err);
+  assert_has(got, "TEXT \"one \"");
+  assert_lacks(got, "three");
+  assert_lacks(got, "RETRY");
   assert_int_equal(err.kind, ZE_TIMEOUT);
   assert_false(err.retryable);
   assert_non_null(strstr(err.msg, "fake stopped sending mid-answer"));
-  fake_stop(&f);
 }
 
 static void live_in_stream_error_is_reported(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[{\"text\":\"a\",\"stream_error\":\"upstream overloaded\"}]");
+  fake *f = *s;
+  fake_start(f, "[{\"text\":\"a\",\"stream_error\":\"upstream overloaded\"}]");
   zerr err = ZERR_INIT;
-  cleanup_free char *got = live_turn(&f, "openai", "k", 0, &err);
+  cleanup_free char *got = live_turn(f, "openai", "k", 0, &err);
   assert_int_equal(err.kind, ZE_PROVIDER);
   assert_non_null(strstr(err.msg, "fake reported an error mid-answer (server_error): upstream "
                                   "overloaded"));
-  fake_stop(&f);
 }
 
 static void live_unscripted_turn_gets_500(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[]");
+  fake *f = *s;
+  fake_start(f, "[]");
   zerr err = ZERR_INIT;
-  cleanup_free char *got = live_turn(&f, "openai", "k", 0, &err);
+  cleanup_free char *got = live_turn(f, "openai", "k", 0, &err);
   assert_int_equal(err.http_status, 500);
   assert_non_null(strstr(err.msg, "fake server: no scripted turn left"));
-  assert_null(strstr(got, "RETRY"));
-  fake_stop(&f);
+  assert_lacks(got, "RETRY");
 }
 
 static void live_connection_refused_is_retried_then_explained(void **s) {
-  (void)s;
   if (!have_python()) skip();
-  fake f;
-  fake_start(&f, "[]");
-  fake_stop(&f); /* nothing listens on f.port any more */
+  fake *f = *s;
+  fake_start(f, "[]");
+  fake_stop(f); /* nothing listens on f->port any more */
   zerr err = ZERR_INIT;
-  cleanup_free char *got = live_turn(&f, "openai", "k", 0, &err);
-  assert_non_null(strstr(got, "RETRY attempt=3"));
+  cleanup_free char *got = live_turn(f, "openai", "k", 0, &err);
+  assert_has(got, "RETRY attempt=3");
   assert_non_null(strstr(err.msg, "gave up after 3 attempts"));
   assert_non_null(strstr(err.msg, "could not get an answer from fake at http://127.0.0.1:"));
 }
@@ -910,16 +926,16 @@ int main(void) {
       cmocka_unit_test(retry_wait_is_cancellable),
   };
   const struct CMUnitTest live[] = {
-      cmocka_unit_test(live_stream_with_tiny_chunks_and_keepalives),
-      cmocka_unit_test(live_retries_429_and_503_then_succeeds),
-      cmocka_unit_test(live_401_is_explained_and_not_retried),
-      cmocka_unit_test(live_cut_before_output_is_retried),
-      cmocka_unit_test(live_cut_after_text_fails_without_retry),
-      cmocka_unit_test(live_finish_without_done_is_complete),
-      cmocka_unit_test(live_hang_after_text_times_out),
-      cmocka_unit_test(live_in_stream_error_is_reported),
-      cmocka_unit_test(live_unscripted_turn_gets_500),
-      cmocka_unit_test(live_connection_refused_is_retried_then_explained),
+      cmocka_unit_test_setup_teardown(live_stream_with_tiny_chunks_and_keepalives, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_retries_429_and_503_then_succeeds, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_401_is_explained_and_not_retried, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_cut_before_output_is_retried, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_cut_after_text_fails_without_retry, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_finish_without_done_is_complete, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_hang_after_text_times_out, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_in_stream_error_is_reported, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_unscripted_turn_gets_500, fake_setup, fake_teardown),
+      cmocka_unit_test_setup_teardown(live_connection_refused_is_retried_then_explained, fake_setup, fake_teardown),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   failed += cmocka_run_group_tests_name("live", live, live_setup, NULL);

@@ -245,8 +245,15 @@ static void append_writes_envelopes_and_updates_metadata(void **state) {
   assert_null(json_object_get(e3, "payload"));
   collected_release(&c);
 
+  /* metadata.json is rewritten lazily: still the creation state until flushed. */
   char *text = slurp(s->dir, "metadata.json");
   json_t *m = json_loads(text, 0, NULL);
+  assert_int_equal(zjson_int_or(m, "eventCount", -1), 0);
+  json_decref(m);
+  free(text);
+  assert_int_equal(zsession_flush(s, &err), 0);
+  text = slurp(s->dir, "metadata.json");
+  m = json_loads(text, 0, NULL);
   assert_int_equal(zjson_int_or(m, "eventCount", 0), 3);
   assert_string_equal(zjson_str(m, "lastEventType"), "session_checkpoint");
   json_decref(m);
@@ -432,6 +439,26 @@ static char *make_session(fx *f, const char *cwd, const char *updated) {
   char *id = xstrdup(s->id);
   zsession_close(s);
   return id;
+}
+
+/* A run killed before it flushed metadata.json must still rank by its last
+ * event, so `--resume` picks the session that was really used last. */
+static void list_takes_updated_at_from_a_newer_log(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  zsession *s = zsession_create(f->root, "/w", "p", "m", NULL, &err);
+  assert_non_null(s);
+  assert_int_equal(zsession_set_meta(s, "updatedAt", json_string("2020-01-01T00:00:00Z"), &err), 0);
+  assert_int_equal(zsession_append(s, "message", NULL, &err), 0);
+  /* Simulate a crash: no flush, no close (free by hand without flushing). */
+  s->meta_dirty = false;
+  zsession_close(s);
+  json_t *all = zsession_list(f->root, NULL, &err);
+  assert_int_equal(json_array_size(all), 1);
+  const char *updated = zjson_str(json_array_get(all, 0), "updatedAt");
+  assert_non_null(updated);
+  assert_true(strncmp(updated, "2020", 4) != 0);
+  json_decref(all);
 }
 
 static void list_sorts_newest_first_then_by_id(void **state) {
@@ -689,6 +716,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(long_lines_cross_read_chunks, setup, teardown),
       cmocka_unit_test_setup_teardown(reader_skips_oversize_lines, setup, teardown),
+      cmocka_unit_test_setup_teardown(list_takes_updated_at_from_a_newer_log, setup, teardown),
       cmocka_unit_test_setup_teardown(list_sorts_newest_first_then_by_id, setup, teardown),
       cmocka_unit_test_setup_teardown(load_conv_rebuilds_structured_messages, setup, teardown),
       cmocka_unit_test_setup_teardown(load_conv_of_missing_session_fails, setup, teardown),

@@ -1,0 +1,810 @@
+/* test_agent_loop.c — the agent loop against a scripted fake provider and a
+ * recording sink: answers, tool round trips, permissions per mode, limits,
+ * provider failures, cancellation, usage and retries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/loop.h"
+#include "base/buf.h"
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/json.h"
+
+/* ---- the scripted fake provider ---------------------------------------- */
+
+/* One scripted provider event. cancel_before requests cancellation just
+ * before the event is delivered (a signal arriving mid-stream). */
+typedef struct fake_ev {
+  zprov_event_kind kind;
+  const char *text;
+  const char *id;
+  const char *name;
+  const char *args;
+  zusage usage;
+  int attempt;
+  int64_t delay_ms;
+  bool cancel_before;
+} fake_ev;
+
+#define FAKE_MAX_EVS 8
+#define FAKE_MAX_TURNS 8
+
+/* One model turn: events in order, then either DONE or a failure. */
+typedef struct fake_turn {
+  fake_ev evs[FAKE_MAX_EVS];
+  zerr_kind fail;        /* ZE_OK = succeed */
+  const char *fail_msg;
+  int fail_status;
+} fake_turn;
+
+typedef struct fake_provider {
+  zprovider base;
+  const fake_turn *turns;
+  size_t nturns;
+  size_t calls;
+  /* What each request carried: a deep copy of the conversation, the tool
+   * schemas and the system prompt. */
+  zconv seen_conv[FAKE_MAX_TURNS];
+  json_t *seen_tools[FAKE_MAX_TURNS];
+  char *seen_system[FAKE_MAX_TURNS];
+} fake_provider;
+
+static void copy_conv(zconv *dst, const zconv *src) {
+  for (size_t i = 0; i < src->len; i++) {
+    const zmsg *m = &src->items[i];
+    zmsg *c;
+    switch (m->role) {
+      case ZROLE_USER:
+        zconv_add_user(dst, m->content);
+        break;
+      case ZROLE_ASSISTANT:
+        c = zconv_add_assistant(dst, m->content, m->reasoning);
+        for (size_t k = 0; k < m->ncalls; k++)
+          zmsg_add_call(c, m->calls[k].id, m->calls[k].name, m->calls[k].arguments);
+        break;
+      case ZROLE_TOOL:
+        zconv_add_tool_result(dst, m->tool_call_id, m->tool_name, m->content, m->is_error);
+        break;
+    }
+  }
+}
+
+static int fake_stream(zprovider *p, const zprov_request *req, zprov_event_fn fn, void *ud,
+                       zerr *err) {
+  fake_provider *fp = (fake_provider *)p;
+  if (fp->calls >= fp->nturns || fp->calls >= FAKE_MAX_TURNS) {
+    fail_msg("provider called %zu times, script has %zu turns", fp->calls + 1, fp->nturns);
+  }
+  size_t n = fp->calls++;
+  copy_conv(&fp->seen_conv[n], req->conv);
+  fp->seen_tools[n] = req->tools ? json_deep_copy(req->tools) : NULL;
+  fp->seen_system[n] = req->system ? xstrdup(req->system) : NULL;
+
+  const fake_turn *t = &fp->turns[n];
+  for (size_t i = 0; i < FAKE_MAX_EVS && (t->evs[i].kind || t->evs[i].text || t->evs[i].id ||
+                                          t->evs[i].cancel_before);
+       i++) {
+    const fake_ev *fe = &t->evs[i];
+    if (fe->cancel_before) zcancel_request();
+    zprov_event ev = {.kind = fe->kind, .text = fe->text, .len = fe->text ? strlen(fe->text) : 0,
+                      .index = 0, .id = fe->id, .name = fe->name, .arguments = fe->args,
+                      .usage = fe->usage, .attempt = fe->attempt, .delay_ms = fe->delay_ms};
+    if (fn(ud, &ev) != 0) return zerr_set(err, ZE_CANCELLED, "fake: stream aborted");
+  }
+  if (t->fail != ZE_OK) {
+    zerr_set(err, t->fail, "%s", t->fail_msg ? t->fail_msg : "fake failure");
+    if (err) err->http_status = t->fail_status;
+    return -1;
+  }
+  zprov_event done = {.kind = ZPEV_DONE, .finish_reason = "stop"};
+  if (fn(ud, &done) != 0) return zerr_set(err, ZE_CANCELLED, "fake: stream aborted");
+  return 0;
+}
+
+static void fake_destroy(zprovider *p) { (void)p; }
+
+static const zprovider_vtbl fake_vtbl = {"fake", fake_stream, fake_destroy};
+
+/* ZPEV_TEXT is 0, so a text event is recognised by its text. */
+#define TEXT(s) {.kind = ZPEV_TEXT, .text = (s)}
+#define CALL(cid, tool, a) {.kind = ZPEV_TOOL_END, .id = (cid), .name = (tool), .args = (a)}
+
+/* ---- the recording sink -------------------------------------------------- */
+
+typedef struct rec_event {
+  zagent_event_kind kind;
+  char *text, *id, *name, *arguments, *side_effect, *action, *reason, *mode, *model;
+  bool ok;
+  zusage usage;
+} rec_event;
+
+typedef struct rec_sink {
+  zsink base;
+  ZVEC(rec_event) evs;
+} rec_sink;
+
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+static void rec_emit(zsink *s, const zagent_event *ev) {
+  rec_sink *r = (rec_sink *)s;
+  rec_event e = {.kind = ev->kind, .ok = ev->ok, .usage = ev->usage};
+  if (ev->text) e.text = ev->len ? xstrndup(ev->text, ev->len) : xstrdup(ev->text);
+  e.id = dup_or_null(ev->id);
+  e.name = dup_or_null(ev->name);
+  e.arguments = dup_or_null(ev->arguments);
+  e.side_effect = dup_or_null(ev->side_effect);
+  e.action = dup_or_null(ev->action);
+  e.reason = dup_or_null(ev->reason);
+  e.mode = dup_or_null(ev->mode);
+  e.model = dup_or_null(ev->model);
+  zvec_push(&r->evs, e);
+}
+
+static int rec_finish(zsink *s) { (void)s; return 0; }
+static void rec_destroy(zsink *s) { (void)s; }
+
+/* Index of the first event of kind at or after from, or -1. */
+static long find_ev(const rec_sink *r, zagent_event_kind kind, size_t from) {
+  for (size_t i = from; i < r->evs.len; i++)
+    if (r->evs.items[i].kind == kind) return (long)i;
+  return -1;
+}
+
+static size_t count_ev(const rec_sink *r, zagent_event_kind kind) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->evs.len; i++) n += r->evs.items[i].kind == kind;
+  return n;
+}
+
+/* ---- fixture ------------------------------------------------------------- */
+
+typedef struct fx {
+  char root[64];
+  char *ws;
+  ztool_ctx ctx;
+  json_t *plan;
+  fake_provider fp;
+  rec_sink sink;
+  zsink *sinks[1];
+  zagent agent;
+  zconv conv;
+  zerr err;
+} fx;
+
+static int setup(void **state) {
+  fx *f = xcalloc(1, sizeof *f);
+  snprintf(f->root, sizeof f->root, "/tmp/zero-loop-XXXXXX");
+  if (!mkdtemp(f->root)) return -1;
+  f->ws = realpath(f->root, NULL);
+  f->plan = json_array();
+  f->ctx.workspace = f->ws;
+  f->ctx.plan = f->plan;
+  f->fp.base.vt = &fake_vtbl;
+  f->sink.base.emit = rec_emit;
+  f->sink.base.finish = rec_finish;
+  f->sink.base.destroy = rec_destroy;
+  f->sinks[0] = &f->sink.base;
+  f->agent.provider = &f->fp.base;
+  f->agent.system_prompt = "you are a test";
+  f->agent.tools = &f->ctx;
+  f->agent.mode = ZPERM_AUTO;
+  f->agent.max_turns = 10;
+  f->agent.sinks = f->sinks;
+  f->agent.nsinks = 1;
+  f->agent.model = "fake-model";
+  zconv_add_user(&f->conv, "do the thing");
+  zerr init = ZERR_INIT;
+  f->err = init;
+  zcancel_reset();
+  *state = f;
+  return 0;
+}
+
+static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb; (void)flag; (void)ftw;
+  return remove(p);
+}
+
+static int teardown(void **state) {
+  fx *f = *state;
+  zcancel_reset();
+  for (size_t i = 0; i < FAKE_MAX_TURNS; i++) {
+    zconv_release(&f->fp.seen_conv[i]);
+    json_decref(f->fp.seen_tools[i]);
+    free(f->fp.seen_system[i]);
+  }
+  for (size_t i = 0; i < f->sink.evs.len; i++) {
+    rec_event *e = &f->sink.evs.items[i];
+    free(e->text); free(e->id); free(e->name); free(e->arguments); free(e->side_effect);
+    free(e->action); free(e->reason); free(e->mode); free(e->model);
+  }
+  zvec_free(&f->sink.evs);
+  zagent_release(&f->agent);
+  zconv_release(&f->conv);
+  nftw(f->root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+  json_decref(f->plan);
+  free(f->ws);
+  free(f);
+  return 0;
+}
+
+static void script(fx *f, const fake_turn *turns, size_t n) {
+  f->fp.turns = turns;
+  f->fp.nturns = n;
+}
+
+static zrun_status run(fx *f) { return zagent_run(&f->agent, &f->conv, &f->err); }
+
+static char *ws_path(fx *f, const char *rel) {
+  char *p = xmalloc(strlen(f->ws) + strlen(rel) + 2);
+  sprintf(p, "%s/%s", f->ws, rel);
+  return p;
+}
+
+static void write_ws(fx *f, const char *rel, const char *content) {
+  cleanup_free char *p = ws_path(f, rel);
+  FILE *fp = fopen(p, "w");
+  assert_non_null(fp);
+  fputs(content, fp);
+  fclose(fp);
+}
+
+static bool ws_exists(fx *f, const char *rel) {
+  cleanup_free char *p = ws_path(f, rel);
+  return access(p, F_OK) == 0;
+}
+
+static bool tools_have(const json_t *tools, const char *name) {
+  size_t i;
+  json_t *t;
+  json_array_foreach(tools, i, t) if (!strcmp(zjson_str_or(t, "name", ""), name)) return true;
+  return false;
+}
+
+#define assert_contains(hay, needle)                                              \
+  do {                                                                            \
+    const char *h_ = (hay);                                                       \
+    if (!h_ || !strstr(h_, (needle)))                                             \
+      fail_msg("\"%s\" does not contain \"%s\"", h_ ? h_ : "(null)", (needle));   \
+  } while (0)
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_plain_answer_succeeds_and_appends_assistant(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.evs = {TEXT("Hel"), TEXT("lo.")}}};
+  script(f, turns, 1);
+
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_int_equal(f->err.kind, ZE_OK);
+  assert_string_equal(f->agent.final_text, "Hello.");
+  assert_int_equal(f->agent.turns, 1);
+  assert_int_equal(f->fp.calls, 1);
+
+  /* The request carried the system prompt and the user message only. */
+  assert_string_equal(f->fp.seen_system[0], "you are a test");
+  assert_int_equal(f->fp.seen_conv[0].len, 1);
+  assert_int_equal(f->fp.seen_conv[0].items[0].role, ZROLE_USER);
+  assert_string_equal(f->fp.seen_conv[0].items[0].content, "do the thing");
+  /* Auto mode offers every tool, write and shell included. */
+  assert_true(tools_have(f->fp.seen_tools[0], "read_file"));
+  assert_true(tools_have(f->fp.seen_tools[0], "write_file"));
+  assert_true(tools_have(f->fp.seen_tools[0], "exec_command"));
+
+  assert_int_equal(f->conv.len, 2);
+  assert_int_equal(f->conv.items[1].role, ZROLE_ASSISTANT);
+  assert_string_equal(f->conv.items[1].content, "Hello.");
+  assert_int_equal(f->conv.items[1].ncalls, 0);
+
+  /* Deltas stream out, then the whole message; no tool events. */
+  assert_int_equal(f->sink.evs.len, 3);
+  assert_int_equal(f->sink.evs.items[0].kind, ZAEV_TEXT);
+  assert_string_equal(f->sink.evs.items[0].text, "Hel");
+  assert_int_equal(f->sink.evs.items[1].kind, ZAEV_TEXT);
+  assert_string_equal(f->sink.evs.items[1].text, "lo.");
+  assert_int_equal(f->sink.evs.items[2].kind, ZAEV_ASSISTANT_MESSAGE);
+  assert_string_equal(f->sink.evs.items[2].text, "Hello.");
+}
+
+static void test_reasoning_is_kept_on_the_assistant_message(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.evs = {{.kind = ZPEV_REASONING, .text = "thinking"}, TEXT("answer")}}};
+  script(f, turns, 1);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_string_equal(f->conv.items[1].reasoning, "thinking");
+  assert_string_equal(f->conv.items[1].content, "answer");
+  assert_int_equal(f->sink.evs.items[0].kind, ZAEV_REASONING);
+  assert_string_equal(f->sink.evs.items[0].text, "thinking");
+}
+
+static void test_tool_round_trip_reads_file_and_feeds_result_back(void **state) {
+  fx *f = *state;
+  write_ws(f, "notes.txt", "alpha line\nbeta line\n");
+  fake_turn turns[] = {
+      {.evs = {TEXT("Let me look."),
+               {.kind = ZPEV_TOOL_START, .id = "call_1", .name = "read_file"},
+               {.kind = ZPEV_TOOL_ARGS, .text = "{\"path\":"},
+               CALL("call_1", "read_file", "{\"path\":\"notes.txt\"}")}},
+      {.evs = {TEXT("It says alpha and beta.")}},
+  };
+  script(f, turns, 2);
+
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_int_equal(f->fp.calls, 2);
+  assert_int_equal(f->agent.turns, 2);
+  assert_string_equal(f->agent.final_text, "It says alpha and beta.");
+
+  /* Second request: user, assistant with the call, tool result. */
+  const zconv *c = &f->fp.seen_conv[1];
+  assert_int_equal(c->len, 3);
+  assert_int_equal(c->items[1].role, ZROLE_ASSISTANT);
+  assert_string_equal(c->items[1].content, "Let me look.");
+  assert_int_equal(c->items[1].ncalls, 1);
+  assert_string_equal(c->items[1].calls[0].id, "call_1");
+  assert_string_equal(c->items[1].calls[0].name, "read_file");
+  assert_string_equal(c->items[1].calls[0].arguments, "{\"path\":\"notes.txt\"}");
+  assert_int_equal(c->items[2].role, ZROLE_TOOL);
+  assert_string_equal(c->items[2].tool_call_id, "call_1");
+  assert_string_equal(c->items[2].tool_name, "read_file");
+  assert_int_equal(c->items[2].is_error, 0);
+  assert_contains(c->items[2].content, "alpha line");
+  assert_contains(c->items[2].content, "beta line");
+
+  /* The final conversation also holds the closing answer. */
+  assert_int_equal(f->conv.len, 4);
+  assert_int_equal(f->conv.items[3].role, ZROLE_ASSISTANT);
+
+  /* TOOL_CALL, then the allow decision, then an ok result, in that order. */
+  long call = find_ev(&f->sink, ZAEV_TOOL_CALL, 0);
+  assert_true(call >= 0);
+  long dec = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, (size_t)call);
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, (size_t)call);
+  assert_true(dec > call);
+  assert_true(res > dec);
+  rec_event *ec = &f->sink.evs.items[call];
+  assert_string_equal(ec->id, "call_1");
+  assert_string_equal(ec->name, "read_file");
+  assert_string_equal(ec->side_effect, "read");
+  assert_string_equal(ec->arguments, "{\"path\":\"notes.txt\"}");
+  rec_event *ed = &f->sink.evs.items[dec];
+  assert_string_equal(ed->action, "allow");
+  assert_string_equal(ed->mode, "auto");
+  rec_event *er = &f->sink.evs.items[res];
+  assert_true(er->ok);
+  assert_string_equal(er->id, "call_1");
+  assert_contains(er->text, "beta line");
+  assert_int_equal(count_ev(&f->sink, ZAEV_PERMISSION_REQUEST), 0);
+  /* The assistant message is reported before its calls run. */
+  long asst = find_ev(&f->sink, ZAEV_ASSISTANT_MESSAGE, 0);
+  assert_true(asst >= 0 && asst < call);
+}
+
+static void test_two_calls_in_one_turn_each_get_a_result(void **state) {
+  fx *f = *state;
+  write_ws(f, "a.txt", "AAA\n");
+  write_ws(f, "b.txt", "BBB\n");
+  fake_turn turns[] = {
+      {.evs = {CALL("c1", "read_file", "{\"path\":\"a.txt\"}"),
+               CALL("c2", "read_file", "{\"path\":\"b.txt\"}")}},
+      {.evs = {TEXT("done")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  const zconv *c = &f->fp.seen_conv[1];
+  assert_int_equal(c->len, 4);
+  assert_int_equal(c->items[1].ncalls, 2);
+  assert_string_equal(c->items[2].tool_call_id, "c1");
+  assert_contains(c->items[2].content, "AAA");
+  assert_string_equal(c->items[3].tool_call_id, "c2");
+  assert_contains(c->items[3].content, "BBB");
+}
+
+static void test_malformed_arguments_give_error_result_and_loop_continues(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {
+      {.evs = {CALL("call_bad", "read_file", "{\"path\": ")}},
+      {.evs = {TEXT("sorry")}},
+  };
+  script(f, turns, 2);
+
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_int_equal(f->fp.calls, 2);
+  const zconv *c = &f->fp.seen_conv[1];
+  assert_int_equal(c->len, 3);
+  assert_int_equal(c->items[2].role, ZROLE_TOOL);
+  assert_string_equal(c->items[2].tool_call_id, "call_bad");
+  assert_int_equal(c->items[2].is_error, 1);
+  assert_contains(c->items[2].content, "invalid arguments");
+
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, 0);
+  assert_true(res >= 0);
+  assert_false(f->sink.evs.items[res].ok);
+  assert_string_equal(f->agent.final_text, "sorry");
+}
+
+static void test_unknown_tool_is_an_error_result_without_permission_events(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {
+      {.evs = {CALL("call_x", "no_such_tool", "{}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  long call = find_ev(&f->sink, ZAEV_TOOL_CALL, 0);
+  assert_true(call >= 0);
+  assert_string_equal(f->sink.evs.items[call].side_effect, "unknown");
+  assert_int_equal(count_ev(&f->sink, ZAEV_PERMISSION_DECISION), 0);
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, 0);
+  assert_false(f->sink.evs.items[res].ok);
+  assert_int_equal(f->fp.seen_conv[1].items[2].is_error, 1);
+}
+
+static void test_max_turns_reached_is_incomplete(void **state) {
+  fx *f = *state;
+  write_ws(f, "n.txt", "x\n");
+  fake_turn turns[] = {
+      {.evs = {CALL("c1", "read_file", "{\"path\":\"n.txt\"}")}},
+      {.evs = {CALL("c2", "read_file", "{\"path\":\"n.txt\"}")}},
+      {.evs = {TEXT("never reached")}},
+  };
+  script(f, turns, 3);
+  f->agent.max_turns = 2;
+
+  assert_int_equal(run(f), ZRUN_INCOMPLETE);
+  assert_int_equal(f->fp.calls, 2);
+  assert_int_equal(f->agent.turns, 2);
+  assert_contains(f->err.msg, "maxTurns");
+  assert_contains(f->err.msg, "--resume");
+  assert_contains(f->err.msg, "2");
+  /* The last call still ran: the conversation ends with its result. */
+  assert_int_equal(f->conv.len, 5);
+  assert_int_equal(f->conv.items[4].role, ZROLE_TOOL);
+  assert_string_equal(f->conv.items[4].tool_call_id, "c2");
+}
+
+static void test_max_turns_one_with_plain_answer_succeeds(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.evs = {TEXT("quick")}}};
+  script(f, turns, 1);
+  f->agent.max_turns = 1;
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_string_equal(f->agent.final_text, "quick");
+}
+
+static void test_provider_error_propagates_and_keeps_partial_text(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.evs = {TEXT("partial ans")}, .fail = ZE_PROVIDER,
+                        .fail_msg = "fake: HTTP 500 from the server; try again later",
+                        .fail_status = 500}};
+  script(f, turns, 1);
+
+  assert_int_equal(run(f), ZRUN_ERROR);
+  assert_int_equal(f->err.kind, ZE_PROVIDER);
+  assert_int_equal(f->err.http_status, 500);
+  assert_string_equal(f->err.msg, "fake: HTTP 500 from the server; try again later");
+  assert_int_equal(f->conv.len, 2);
+  assert_int_equal(f->conv.items[1].role, ZROLE_ASSISTANT);
+  assert_string_equal(f->conv.items[1].content, "partial ans");
+  long asst = find_ev(&f->sink, ZAEV_ASSISTANT_MESSAGE, 0);
+  assert_true(asst >= 0);
+  assert_string_equal(f->sink.evs.items[asst].text, "partial ans");
+}
+
+static void test_provider_error_without_text_adds_no_message(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.fail = ZE_TIMEOUT, .fail_msg = "fake: no data for 300 s"}};
+  script(f, turns, 1);
+  assert_int_equal(run(f), ZRUN_ERROR);
+  assert_int_equal(f->err.kind, ZE_TIMEOUT);
+  assert_int_equal(f->conv.len, 1);
+  assert_int_equal(count_ev(&f->sink, ZAEV_ASSISTANT_MESSAGE), 0);
+}
+
+static void test_cancel_before_run_is_interrupted_without_request(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.evs = {TEXT("never")}}};
+  script(f, turns, 1);
+  assert_int_equal(zcancel_install(), 0);
+  zcancel_request();
+
+  assert_int_equal(run(f), ZRUN_INTERRUPTED);
+  assert_int_equal(f->err.kind, ZE_CANCELLED);
+  assert_int_equal(f->fp.calls, 0);
+  assert_int_equal(f->conv.len, 1);
+}
+
+static void test_cancel_while_streaming_is_interrupted_with_partial_text(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {
+      {.evs = {TEXT("par"), {.kind = ZPEV_TEXT, .text = "tial", .cancel_before = true},
+               TEXT(" never seen"), CALL("c1", "read_file", "{\"path\":\"x\"}")}},
+      {.evs = {TEXT("no second turn")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(zcancel_install(), 0);
+
+  assert_int_equal(run(f), ZRUN_INTERRUPTED);
+  assert_int_equal(f->err.kind, ZE_CANCELLED);
+  assert_int_equal(f->fp.calls, 1);
+  assert_int_equal(f->conv.len, 2);
+  assert_string_equal(f->conv.items[1].content, "partial");
+  assert_int_equal(f->conv.items[1].ncalls, 0);
+  assert_int_equal(count_ev(&f->sink, ZAEV_TOOL_CALL), 0);
+}
+
+static void test_cancel_after_call_streamed_drops_the_turn(void **state) {
+  fx *f = *state;
+  /* The signal lands after the call streamed but before the turn ended: the
+   * stream is aborted, the half-received call never runs. */
+  fake_turn turns[] = {
+      {.evs = {CALL("c1", "exec_command", "{\"cmd\":\"touch ran.txt\"}"),
+               {.kind = ZPEV_USAGE, .cancel_before = true}}},
+      {.evs = {TEXT("no second turn")}},
+  };
+  script(f, turns, 2);
+  f->agent.mode = ZPERM_UNSAFE;
+  assert_int_equal(zcancel_install(), 0);
+  assert_int_equal(run(f), ZRUN_INTERRUPTED);
+  assert_int_equal(f->err.kind, ZE_CANCELLED);
+  assert_int_equal(f->fp.calls, 1);
+  assert_int_equal(count_ev(&f->sink, ZAEV_TOOL_CALL), 0);
+  assert_false(ws_exists(f, "ran.txt"));
+  assert_int_equal(f->conv.len, 1);
+}
+
+static void on_alarm(int sig) {
+  (void)sig;
+  zcancel_request();
+}
+
+static void test_cancel_during_tool_stops_before_next_request(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_UNSAFE;
+  fake_turn turns[] = {
+      {.evs = {CALL("c1", "exec_command", "{\"cmd\":\"sleep 20\"}")}},
+      {.evs = {TEXT("no second turn")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(zcancel_install(), 0);
+  struct sigaction sa = {.sa_handler = on_alarm}, old;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, &old);
+  struct itimerval it = {.it_value = {.tv_sec = 0, .tv_usec = 200000}};
+  setitimer(ITIMER_REAL, &it, NULL);
+
+  time_t t0 = time(NULL);
+  zrun_status st = run(f);
+  struct itimerval off = {0};
+  setitimer(ITIMER_REAL, &off, NULL);
+  sigaction(SIGALRM, &old, NULL);
+
+  assert_int_equal(st, ZRUN_INTERRUPTED);
+  assert_int_equal(f->err.kind, ZE_CANCELLED);
+  assert_true(time(NULL) - t0 < 10);
+  assert_int_equal(f->fp.calls, 1);
+  /* The interrupted call still has its result in the conversation. */
+  assert_int_equal(f->conv.len, 3);
+  assert_int_equal(f->conv.items[2].role, ZROLE_TOOL);
+  assert_string_equal(f->conv.items[2].tool_call_id, "c1");
+  assert_int_equal(count_ev(&f->sink, ZAEV_TOOL_RESULT), 1);
+}
+
+static void test_plan_mode_denies_write_and_hides_write_tools(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_PLAN;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"new.txt\",\"content\":\"x\"}")}},
+      {.evs = {TEXT("I would write new.txt")}},
+  };
+  script(f, turns, 2);
+
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_false(ws_exists(f, "new.txt"));
+
+  const json_t *tools = f->fp.seen_tools[0];
+  assert_non_null(tools);
+  assert_true(tools_have(tools, "read_file"));
+  assert_true(tools_have(tools, "list_directory"));
+  assert_true(tools_have(tools, "update_plan"));
+  assert_false(tools_have(tools, "write_file"));
+  assert_false(tools_have(tools, "edit_file"));
+  assert_false(tools_have(tools, "exec_command"));
+
+  long dec = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, 0);
+  assert_true(dec >= 0);
+  rec_event *d = &f->sink.evs.items[dec];
+  assert_string_equal(d->action, "deny");
+  assert_string_equal(d->mode, "plan");
+  assert_string_equal(d->side_effect, "write");
+  assert_contains(d->reason, "plan mode");
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, (size_t)dec);
+  assert_true(res > dec);
+  assert_false(f->sink.evs.items[res].ok);
+  assert_contains(f->sink.evs.items[res].text, "permission denied");
+  assert_int_equal(f->fp.seen_conv[1].items[2].is_error, 1);
+}
+
+static void test_ask_mode_requests_then_denies_write(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_ASK;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"new.txt\",\"content\":\"x\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_false(ws_exists(f, "new.txt"));
+  long req = find_ev(&f->sink, ZAEV_PERMISSION_REQUEST, 0);
+  assert_true(req >= 0);
+  assert_string_equal(f->sink.evs.items[req].action, "prompt");
+  assert_string_equal(f->sink.evs.items[req].mode, "ask");
+  long dec = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, (size_t)req);
+  assert_true(dec > req);
+  assert_string_equal(f->sink.evs.items[dec].action, "deny");
+  assert_contains(f->sink.evs.items[dec].reason, "--permission-mode auto");
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, (size_t)dec);
+  assert_true(res > dec);
+  assert_false(f->sink.evs.items[res].ok);
+}
+
+static void test_ask_mode_allows_reads_without_request(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_ASK;
+  write_ws(f, "r.txt", "readable\n");
+  fake_turn turns[] = {
+      {.evs = {CALL("r1", "read_file", "{\"path\":\"r.txt\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_int_equal(count_ev(&f->sink, ZAEV_PERMISSION_REQUEST), 0);
+  long dec = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, 0);
+  assert_string_equal(f->sink.evs.items[dec].action, "allow");
+  assert_contains(f->fp.seen_conv[1].items[2].content, "readable");
+}
+
+static void test_auto_mode_writes_file(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"new.txt\",\"content\":\"hello\"}")}},
+      {.evs = {TEXT("written")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_true(ws_exists(f, "new.txt"));
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, 0);
+  assert_true(f->sink.evs.items[res].ok);
+}
+
+static void test_exec_command_denied_in_auto_mode(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {
+      {.evs = {CALL("e1", "exec_command", "{\"cmd\":\"touch ran.txt\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_false(ws_exists(f, "ran.txt"));
+  long dec = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, 0);
+  assert_true(dec >= 0);
+  assert_string_equal(f->sink.evs.items[dec].action, "deny");
+  assert_string_equal(f->sink.evs.items[dec].side_effect, "shell");
+  assert_contains(f->sink.evs.items[dec].reason, "--auto high");
+  assert_int_equal(f->fp.seen_conv[1].items[2].is_error, 1);
+  assert_contains(f->fp.seen_conv[1].items[2].content, "--auto high");
+}
+
+static void test_exec_command_allowed_in_unsafe_mode(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_UNSAFE;
+  fake_turn turns[] = {
+      {.evs = {CALL("e1", "exec_command", "{\"cmd\":\"touch ran.txt && echo marker-42\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_true(ws_exists(f, "ran.txt"));
+  long dec = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, 0);
+  assert_string_equal(f->sink.evs.items[dec].action, "allow");
+  assert_string_equal(f->sink.evs.items[dec].mode, "unsafe");
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, 0);
+  assert_true(f->sink.evs.items[res].ok);
+  assert_contains(f->sink.evs.items[res].text, "marker-42");
+}
+
+static void test_usage_is_summed_across_turns(void **state) {
+  fx *f = *state;
+  write_ws(f, "n.txt", "x\n");
+  fake_turn turns[] = {
+      {.evs = {CALL("c1", "read_file", "{\"path\":\"n.txt\"}"),
+               {.kind = ZPEV_USAGE, .usage = {10, 5, 15, 4, 1}}}},
+      {.evs = {TEXT("done"), {.kind = ZPEV_USAGE, .usage = {20, 7, 27, 0, 3}}}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_int_equal(f->agent.usage.prompt_tokens, 30);
+  assert_int_equal(f->agent.usage.completion_tokens, 12);
+  assert_int_equal(f->agent.usage.total_tokens, 42);
+  assert_int_equal(f->agent.usage.cached_tokens, 4);
+  assert_int_equal(f->agent.usage.reasoning_tokens, 4);
+  /* Each report is also an event carrying that turn's numbers and the model. */
+  assert_int_equal(count_ev(&f->sink, ZAEV_USAGE), 2);
+  long u1 = find_ev(&f->sink, ZAEV_USAGE, 0);
+  long u2 = find_ev(&f->sink, ZAEV_USAGE, (size_t)u1 + 1);
+  assert_int_equal(f->sink.evs.items[u1].usage.prompt_tokens, 10);
+  assert_int_equal(f->sink.evs.items[u2].usage.prompt_tokens, 20);
+  assert_string_equal(f->sink.evs.items[u2].model, "fake-model");
+}
+
+static void test_retry_becomes_warning(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.evs = {{.kind = ZPEV_RETRY, .text = "HTTP 503 from fake", .attempt = 2,
+                                 .delay_ms = 1500},
+                                TEXT("fine")}}};
+  script(f, turns, 1);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  long w = find_ev(&f->sink, ZAEV_WARNING, 0);
+  assert_true(w >= 0);
+  const char *msg = f->sink.evs.items[w].text;
+  assert_contains(msg, "HTTP 503 from fake");
+  assert_contains(msg, "attempt 2");
+  assert_contains(msg, "1.5 s");
+  /* A retry is not an answer: the text is only what came after it. */
+  assert_string_equal(f->agent.final_text, "fine");
+}
+
+static void test_retry_without_text_still_says_what_failed(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.evs = {{.kind = ZPEV_RETRY, .attempt = 3, .delay_ms = 250},
+                                TEXT("fine")}}};
+  script(f, turns, 1);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  long w = find_ev(&f->sink, ZAEV_WARNING, 0);
+  assert_true(w >= 0);
+  assert_contains(f->sink.evs.items[w].text, "provider request failed");
+  assert_contains(f->sink.evs.items[w].text, "attempt 3");
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      T(test_plain_answer_succeeds_and_appends_assistant),
+      T(test_reasoning_is_kept_on_the_assistant_message),
+      T(test_tool_round_trip_reads_file_and_feeds_result_back),
+      T(test_two_calls_in_one_turn_each_get_a_result),
+      T(test_malformed_arguments_give_error_result_and_loop_continues),
+      T(test_unknown_tool_is_an_error_result_without_permission_events),
+      T(test_max_turns_reached_is_incomplete),
+      T(test_max_turns_one_with_plain_answer_succeeds),
+      T(test_provider_error_propagates_and_keeps_partial_text),
+      T(test_provider_error_without_text_adds_no_message),
+      T(test_cancel_before_run_is_interrupted_without_request),
+      T(test_cancel_while_streaming_is_interrupted_with_partial_text),
+      T(test_cancel_after_call_streamed_drops_the_turn),
+      T(test_cancel_during_tool_stops_before_next_request),
+      T(test_plan_mode_denies_write_and_hides_write_tools),
+      T(test_ask_mode_requests_then_denies_write),
+      T(test_ask_mode_allows_reads_without_request),
+      T(test_auto_mode_writes_file),
+      T(test_exec_command_denied_in_auto_mode),
+      T(test_exec_command_allowed_in_unsafe_mode),
+      T(test_usage_is_summed_across_turns),
+      T(test_retry_becomes_warning),
+      T(test_retry_without_text_still_says_what_failed),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

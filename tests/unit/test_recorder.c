@@ -1,0 +1,277 @@
+/* test_recorder.c — the session recorder sink: what each agent event becomes
+ * in events.jsonl, and that a recorded run replays into the same
+ * conversation the agent loop held in memory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/recorder.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "session/store.h"
+
+typedef struct fx {
+  char tmp[64];
+  char *root;
+  zsession *session;
+  zsink *rec;
+  FILE *diag;
+} fx;
+
+static int setup(void **state) {
+  fx *f = xcalloc(1, sizeof *f);
+  strcpy(f->tmp, "/tmp/zero-test-recorder-XXXXXX");
+  if (!mkdtemp(f->tmp)) return -1;
+  setenv("HOME", f->tmp, 1);
+  char *data = zpath_join(f->tmp, "data");
+  setenv("XDG_DATA_HOME", data, 1);
+  free(data);
+  f->root = zsession_root();
+  zerr err = ZERR_INIT;
+  f->session = zsession_create(f->root, "/work", "fake", "fake-model", NULL, &err);
+  if (!f->session) fail_msg("%s", err.msg);
+  f->diag = tmpfile();
+  f->rec = zrecorder_new(f->session, f->diag);
+  *state = f;
+  return 0;
+}
+
+static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb; (void)flag; (void)ftw;
+  chmod(p, 0700);
+  return remove(p);
+}
+
+static int teardown(void **state) {
+  fx *f = *state;
+  f->rec->destroy(f->rec);
+  zsession_close(f->session);
+  fclose(f->diag);
+  nftw(f->tmp, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+  free(f->root);
+  free(f);
+  return 0;
+}
+
+static void emit(fx *f, zagent_event ev) { f->rec->emit(f->rec, &ev); }
+
+static int collect(void *ud, const json_t *ev) {
+  json_array_append((json_t *)ud, (json_t *)ev);
+  return 0;
+}
+
+/* Every recorded event, in order. New reference. */
+static json_t *recorded(fx *f) {
+  json_t *arr = json_array();
+  zerr err = ZERR_INIT;
+  if (zsession_for_each_event(f->root, f->session->id, collect, arr, NULL, &err) != 0)
+    fail_msg("%s", err.msg);
+  return arr;
+}
+
+static const json_t *payload(const json_t *events, size_t i, const char *type) {
+  const json_t *ev = json_array_get(events, i);
+  if (!ev) fail_msg("no event %zu", i);
+  if (strcmp(zjson_str_or(ev, "type", ""), type))
+    fail_msg("event %zu is %s, want %s", i, zjson_str_or(ev, "type", "?"), type);
+  assert_int_equal(zjson_int_or(ev, "sequence", 0), (int64_t)i + 1);
+  return json_object_get(ev, "payload");
+}
+
+static void test_each_event_kind_becomes_its_line(void **state) {
+  fx *f = *state;
+  json_t *meta = json_pack("{s:i}", "exitCode", 0);
+  emit(f, (zagent_event){.kind = ZAEV_RUN_START, .session_id = f->session->id});
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "read it", .len = 7});
+  emit(f, (zagent_event){.kind = ZAEV_TEXT, .text = "Ok", .len = 2});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "Ok", .len = 2,
+                         .reasoning = "think"});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file",
+                         .arguments = "{\"path\":\"a\"}", .side_effect = "read"});
+  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_REQUEST, .id = "c1", .name = "read_file",
+                         .action = "prompt", .mode = "ask", .side_effect = "read",
+                         .reason = "why"});
+  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .id = "c1", .name = "read_file",
+                         .action = "allow", .mode = "ask", .side_effect = "read",
+                         .reason = "read-only tool"});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "read_file", .ok = true,
+                         .text = "1\tA", .len = 3, .truncated = true, .meta = meta});
+  emit(f, (zagent_event){.kind = ZAEV_USAGE, .usage = {10, 3, 13, 4, 0}, .model = "fake-model"});
+  emit(f, (zagent_event){.kind = ZAEV_WARNING, .text = "not recorded"});
+  emit(f, (zagent_event){.kind = ZAEV_ERROR, .code = "provider_error", .text = "HTTP 500"});
+  emit(f, (zagent_event){.kind = ZAEV_FINAL, .text = "Ok"});
+  emit(f, (zagent_event){.kind = ZAEV_RUN_END, .status = "error", .exit_code = 3});
+  assert_int_equal(f->rec->finish(f->rec), 0);
+  json_decref(meta);
+
+  json_t *evs = recorded(f);
+  /* Streaming deltas, warnings, final and run bounds are not recorded. */
+  assert_int_equal(json_array_size(evs), 8);
+  const json_t *p = payload(evs, 0, "message");
+  assert_string_equal(zjson_str_or(p, "role", ""), "user");
+  assert_string_equal(zjson_str_or(p, "content", ""), "read it");
+  p = payload(evs, 1, "message");
+  assert_string_equal(zjson_str_or(p, "role", ""), "assistant");
+  assert_string_equal(zjson_str_or(p, "content", ""), "Ok");
+  assert_string_equal(zjson_str_or(p, "reasoning", ""), "think");
+  p = payload(evs, 2, "tool_call");
+  assert_string_equal(zjson_str_or(p, "id", ""), "c1");
+  assert_string_equal(zjson_str_or(p, "name", ""), "read_file");
+  assert_string_equal(zjson_str_or(p, "arguments", ""), "{\"path\":\"a\"}");
+  p = payload(evs, 3, "permission_request");
+  assert_string_equal(zjson_str_or(p, "toolCallId", ""), "c1");
+  assert_string_equal(zjson_str_or(p, "action", ""), "prompt");
+  p = payload(evs, 4, "permission_decision");
+  assert_string_equal(zjson_str_or(p, "toolCallId", ""), "c1");
+  assert_string_equal(zjson_str_or(p, "name", ""), "read_file");
+  assert_string_equal(zjson_str_or(p, "action", ""), "allow");
+  assert_string_equal(zjson_str_or(p, "permissionMode", ""), "ask");
+  assert_string_equal(zjson_str_or(p, "sideEffect", ""), "read");
+  assert_string_equal(zjson_str_or(p, "reason", ""), "read-only tool");
+  p = payload(evs, 5, "tool_result");
+  assert_string_equal(zjson_str_or(p, "toolCallId", ""), "c1");
+  assert_string_equal(zjson_str_or(p, "status", ""), "ok");
+  assert_string_equal(zjson_str_or(p, "output", ""), "1\tA");
+  assert_true(zjson_bool_or(p, "truncated", false));
+  assert_int_equal(zjson_int_or(json_object_get(p, "meta"), "exitCode", -1), 0);
+  p = payload(evs, 6, "provider_usage");
+  assert_int_equal(zjson_int_or(p, "promptTokens", -1), 10);
+  assert_int_equal(zjson_int_or(p, "completionTokens", -1), 3);
+  assert_int_equal(zjson_int_or(p, "totalTokens", -1), 13);
+  assert_int_equal(zjson_int_or(p, "cachedInputTokens", -1), 4);
+  assert_null(json_object_get(p, "reasoningTokens"));
+  assert_string_equal(zjson_str_or(p, "model", ""), "fake-model");
+  p = payload(evs, 7, "error");
+  assert_string_equal(zjson_str_or(p, "code", ""), "provider_error");
+  assert_string_equal(zjson_str_or(p, "message", ""), "HTTP 500");
+  json_decref(evs);
+
+  /* Metadata follows the appends. */
+  assert_int_equal(zjson_int_or(f->session->meta, "eventCount", -1), 8);
+}
+
+static void test_output_with_embedded_nul_keeps_its_length(void **state) {
+  fx *f = *state;
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c", .name = "read_file", .ok = false,
+                         .text = "ab\0cd", .len = 5});
+  json_t *evs = recorded(f);
+  const json_t *p = payload(evs, 0, "tool_result");
+  assert_int_equal(json_string_length(json_object_get(p, "output")), 5);
+  assert_string_equal(zjson_str_or(p, "status", ""), "error");
+  assert_null(json_object_get(p, "truncated"));
+  json_decref(evs);
+}
+
+/* Emits one tool round trip exactly as the agent loop does: the assistant
+ * message first, then per call TOOL_CALL, PERMISSION_DECISION, TOOL_RESULT. */
+static void emit_call(fx *f, const char *id, const char *name, const char *args, bool ok,
+                      const char *output) {
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = id, .name = name, .arguments = args,
+                         .side_effect = "read"});
+  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .id = id, .name = name,
+                         .action = ok ? "allow" : "deny", .mode = "auto", .side_effect = "read",
+                         .reason = "r"});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = id, .name = name, .ok = ok,
+                         .text = output, .len = strlen(output)});
+}
+
+static void test_recorded_run_replays_to_the_same_conversation(void **state) {
+  fx *f = *state;
+  /* The conversation the loop holds in memory ... */
+  zconv want = ZCONV_INIT;
+  zconv_add_user(&want, "look at a and b");
+  zmsg *m = zconv_add_assistant(&want, "Reading both.", "plan first");
+  zmsg_add_call(m, "c1", "read_file", "{\"path\":\"a\"}");
+  zmsg_add_call(m, "c2", "read_file", "{\"path\":\"b\"}");
+  zconv_add_tool_result(&want, "c1", "read_file", "1\tA", 0);
+  zconv_add_tool_result(&want, "c2", "read_file", "no such file: b", 1);
+  m = zconv_add_assistant(&want, "", NULL);
+  zmsg_add_call(m, "c3", "list_directory", "{}");
+  zconv_add_tool_result(&want, "c3", "list_directory", "a\n", 0);
+  zconv_add_assistant(&want, "a says A; b is missing.", NULL);
+
+  /* ... and the events it emitted while building it. */
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "look at a and b", .len = 15});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "Reading both.", .len = 13,
+                         .reasoning = "plan first"});
+  emit_call(f, "c1", "read_file", "{\"path\":\"a\"}", true, "1\tA");
+  emit_call(f, "c2", "read_file", "{\"path\":\"b\"}", false, "no such file: b");
+  emit(f, (zagent_event){.kind = ZAEV_USAGE, .usage = {1, 1, 2, 0, 0}});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "", .len = 0});
+  emit_call(f, "c3", "list_directory", "{}", true, "a\n");
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "a says A; b is missing.",
+                         .len = 23});
+  assert_int_equal(f->rec->finish(f->rec), 0);
+
+  zconv got = ZCONV_INIT;
+  zerr err = ZERR_INIT;
+  if (zsession_load_conv(f->root, f->session->id, &got, NULL, NULL, &err) != 0)
+    fail_msg("%s", err.msg);
+
+  assert_int_equal(got.len, want.len);
+  for (size_t i = 0; i < want.len; i++) {
+    const zmsg *g = &got.items[i], *w = &want.items[i];
+    if (g->role != w->role) fail_msg("message %zu: role %d, want %d", i, g->role, w->role);
+    assert_string_equal(g->content ? g->content : "", w->content ? w->content : "");
+    assert_string_equal(g->reasoning ? g->reasoning : "", w->reasoning ? w->reasoning : "");
+    if (g->ncalls != w->ncalls)
+      fail_msg("message %zu: %zu calls, want %zu", i, g->ncalls, w->ncalls);
+    for (size_t k = 0; k < w->ncalls; k++) {
+      assert_string_equal(g->calls[k].id, w->calls[k].id);
+      assert_string_equal(g->calls[k].name, w->calls[k].name);
+      assert_string_equal(g->calls[k].arguments, w->calls[k].arguments);
+    }
+    if (w->role == ZROLE_TOOL) {
+      assert_string_equal(g->tool_call_id, w->tool_call_id);
+      assert_string_equal(g->tool_name, w->tool_name);
+      assert_int_equal(g->is_error, w->is_error);
+    }
+  }
+  zconv_release(&got);
+  zconv_release(&want);
+}
+
+static void test_failed_append_is_reported_once(void **state) {
+  fx *f = *state;
+  /* Make appends fail: a read-only descriptor in place of events.jsonl. */
+  int saved = f->session->events_fd;
+  f->session->events_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  assert_true(f->session->events_fd >= 0);
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "x", .len = 1});
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "y", .len = 1});
+  assert_int_equal(f->rec->finish(f->rec), -1);
+  close(f->session->events_fd);
+  f->session->events_fd = saved;
+
+  fflush(f->diag);
+  rewind(f->diag);
+  char buf[2048] = "";
+  size_t n = fread(buf, 1, sizeof buf - 1, f->diag);
+  buf[n] = '\0';
+  const char *first = strstr(buf, "could not record the session");
+  assert_non_null(first);
+  assert_null(strstr(first + 1, "could not record the session"));
+  assert_non_null(strstr(buf, f->session->dir));
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      T(test_each_event_kind_becomes_its_line),
+      T(test_output_with_embedded_nul_keeps_its_length),
+      T(test_recorded_run_replays_to_the_same_conversation),
+      T(test_failed_append_is_reported_once),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
