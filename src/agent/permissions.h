@@ -38,8 +38,9 @@ const char *zperm_mode_name(zperm_mode m);
 const char *zautonomy_name(zautonomy a);
 const char *zperm_action_name(zperm_action a);
 
-/* Effective mode from flags: --skip-permissions-unsafe and --auto high mean
- * unsafe unless --permission-mode says otherwise explicitly. */
+/* Effective mode from flags: --skip-permissions-unsafe always means unsafe;
+ * otherwise an explicit --permission-mode wins over --auto, and --auto high
+ * means unsafe. */
 zperm_mode zperm_effective_mode(bool mode_given, zperm_mode mode, zautonomy autonomy,
                                 bool skip_unsafe);
 

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/exec_args.h"
 #include "config/config.h"
+#include "net/curl_loader.h"
 #include "net/http.h"
 #include "provider/provider.h"
 #include "session/store.h"
@@ -320,6 +321,10 @@ int cmd_exec(int argc, char **argv) {
   zprov_opts popts = {.name = rp.name, .kind = rp.kind, .base_url = rp.base_url,
                       .api_key = rp.api_key, .api_key_env = rp.api_key_env, .model = rp.model,
                       .headers = rp.headers};
+  if (zcurl_load(&err) < 0) {
+    exit_code = early_error(a.output, ZEXIT_PROVIDER, err.msg);
+    goto out;
+  }
   provider = zprovider_new(&popts, &err);
   if (!provider) {
     exit_code = early_error(a.output, ZEXIT_PROVIDER, err.msg);

@@ -114,8 +114,8 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
       a->max_turns = (int)n;
     } else if (flag_is(arg, "--resume", &iv)) {
       a->resume = true;
-      if (iv) {
-        a->resume_id = iv;
+      if (iv && iv[0]) {
+        a->resume_id = iv; /* "--resume=" alone means the latest, like "--resume" */
       } else if (i + 1 < argc && zid_is_safe(argv[i + 1]) && is_session &&
                  is_session(argv[i + 1])) {
         a->resume_id = argv[++i];

@@ -14,6 +14,9 @@ class Cli(ZeroTest):
         self.assertIn("commit:", r.stdout)
         self.assertIn("libcurl/", r.stdout)
         self.assertIn("jansson/", r.stdout)
+        r = self.zero("version", "--verbose")
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(r.stdout, r"libcurl runtime: libcurl/\d")
 
     def test_every_command_answers_help(self):
         for args in (["--help"], ["exec", "--help"], ["sessions", "--help"],

@@ -184,6 +184,11 @@ static void test_resume_forms(void **state) {
   assert_true(a.resume);
   assert_null(a.resume_id);
   zexec_args_release(&a);
+  /* Regression: "--resume=" with nothing after it means the latest session. */
+  assert_int_equal(PARSE(&a, &err, known_session, "--resume=", "go"), 0);
+  assert_true(a.resume);
+  assert_null(a.resume_id);
+  zexec_args_release(&a);
 }
 
 static void test_invalid_max_turns(void **state) {

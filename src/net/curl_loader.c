@@ -1,0 +1,220 @@
+/* curl_loader.c — the libcurl functions zero uses, forwarded to libcurl.so.4
+ * loaded on first use; see curl_loader.h.
+ *
+ * Each wrapper has exactly libcurl's prototype, so src/net/http.c is written
+ * against the ordinary API. A function zero starts to use must be added here
+ * (the link fails until it is). When libcurl cannot be loaded, the wrappers
+ * return libcurl's own failure values (NULL, CURLE_FAILED_INIT, …), which the
+ * callers already handle, and zcurl_load explains what to install.
+ */
+#define CURL_DISABLE_TYPECHECK 1 /* we define curl_easy_setopt itself */
+#include "net/curl_loader.h"
+
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#define LIBCURL_SONAME "libcurl.so.4"
+
+/* The table of real functions, filled once. A singleton by nature: there is
+ * one libcurl per process. */
+static struct {
+  bool tried, ok;
+  char error[512];
+  CURLcode (*global_init)(long);
+  void (*global_cleanup)(void);
+  char *(*version)(void);
+  curl_version_info_data *(*version_info)(CURLversion);
+  CURL *(*easy_init)(void);
+  CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+  CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+  void (*easy_cleanup)(CURL *);
+  const char *(*easy_strerror)(CURLcode);
+  void (*free_)(void *);
+  time_t (*getdate)(const char *, const time_t *);
+  struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+  void (*slist_free_all)(struct curl_slist *);
+  CURLM *(*multi_init)(void);
+  CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+  CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+  CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd[], unsigned int, int, int *);
+  CURLMcode (*multi_wakeup)(CURLM *);
+  CURLMcode (*multi_perform)(CURLM *, int *);
+  CURLMcode (*multi_cleanup)(CURLM *);
+  CURLMsg *(*multi_info_read)(CURLM *, int *);
+  const char *(*multi_strerror)(CURLMcode);
+  CURLU *(*url)(void);
+  void (*url_cleanup)(CURLU *);
+  CURLUcode (*url_get)(CURLU *, CURLUPart, char **, unsigned int);
+  CURLUcode (*url_set)(CURLU *, CURLUPart, const char *, unsigned int);
+} C;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+  C.tried = true;
+  /* RTLD_LOCAL: libcurl's own calls bind to libcurl, never to these wrappers. */
+  void *h = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    snprintf(C.error, sizeof C.error,
+             "cannot load %s (%s); zero needs libcurl for network access: install it with "
+             "`apt-get install libcurl4`",
+             LIBCURL_SONAME, dlerror());
+    return;
+  }
+  bool ok = true;
+#define SYM(field, name)                                               \
+  do {                                                                 \
+    *(void **)(&C.field) = dlsym(h, name);                             \
+    if (!C.field && ok) {                                              \
+      ok = false;                                                      \
+      snprintf(C.error, sizeof C.error,                                \
+               "%s has no %s; zero needs libcurl 7.68 or newer", LIBCURL_SONAME, name); \
+    }                                                                  \
+  } while (0)
+  SYM(global_init, "curl_global_init");
+  SYM(global_cleanup, "curl_global_cleanup");
+  SYM(version, "curl_version");
+  SYM(version_info, "curl_version_info");
+  SYM(easy_init, "curl_easy_init");
+  SYM(easy_setopt, "curl_easy_setopt");
+  SYM(easy_getinfo, "curl_easy_getinfo");
+  SYM(easy_cleanup, "curl_easy_cleanup");
+  SYM(easy_strerror, "curl_easy_strerror");
+  SYM(free_, "curl_free");
+  SYM(getdate, "curl_getdate");
+  SYM(slist_append, "curl_slist_append");
+  SYM(slist_free_all, "curl_slist_free_all");
+  SYM(multi_init, "curl_multi_init");
+  SYM(multi_add_handle, "curl_multi_add_handle");
+  SYM(multi_remove_handle, "curl_multi_remove_handle");
+  SYM(multi_poll, "curl_multi_poll");
+  SYM(multi_wakeup, "curl_multi_wakeup");
+  SYM(multi_perform, "curl_multi_perform");
+  SYM(multi_cleanup, "curl_multi_cleanup");
+  SYM(multi_info_read, "curl_multi_info_read");
+  SYM(multi_strerror, "curl_multi_strerror");
+  SYM(url, "curl_url");
+  SYM(url_cleanup, "curl_url_cleanup");
+  SYM(url_get, "curl_url_get");
+  SYM(url_set, "curl_url_set");
+#undef SYM
+  C.ok = ok;
+  /* The handle stays open for the life of the process, like a linked library. */
+}
+
+static bool ready(void) {
+  pthread_once(&load_once, load);
+  return C.ok;
+}
+
+int zcurl_load(zerr *err) {
+  if (ready()) return 0;
+  return zerr_set(err, ZE_INTERNAL, "%s", C.error);
+}
+
+bool zcurl_loaded(void) { return C.tried && C.ok; }
+
+/* ---- the wrappers ------------------------------------------------------ */
+
+CURLcode curl_global_init(long flags) { return ready() ? C.global_init(flags) : CURLE_FAILED_INIT; }
+void curl_global_cleanup(void) {
+  if (zcurl_loaded()) C.global_cleanup();
+}
+char *curl_version(void) { return ready() ? C.version() : (char *)"libcurl/unavailable"; }
+curl_version_info_data *curl_version_info(CURLversion v) {
+  return ready() ? C.version_info(v) : NULL;
+}
+CURL *curl_easy_init(void) { return ready() ? C.easy_init() : NULL; }
+
+/* The value's C type follows from the option number, exactly as libcurl
+ * itself reads it (CURLOPTTYPE_* ranges in curl.h). */
+CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...) {
+  if (!ready()) return CURLE_FAILED_INIT;
+  va_list ap;
+  va_start(ap, opt);
+  CURLcode rc;
+  if (opt < CURLOPTTYPE_OBJECTPOINT) {
+    long v = va_arg(ap, long);
+    rc = C.easy_setopt(h, opt, v);
+  } else if (opt < CURLOPTTYPE_FUNCTIONPOINT) {
+    void *v = va_arg(ap, void *);
+    rc = C.easy_setopt(h, opt, v);
+  } else if (opt < CURLOPTTYPE_OFF_T) {
+    void (*v)(void) = va_arg(ap, void (*)(void));
+    rc = C.easy_setopt(h, opt, v);
+  } else if (opt < CURLOPTTYPE_BLOB) {
+    curl_off_t v = va_arg(ap, curl_off_t);
+    rc = C.easy_setopt(h, opt, v);
+  } else {
+    void *v = va_arg(ap, void *);
+    rc = C.easy_setopt(h, opt, v);
+  }
+  va_end(ap);
+  return rc;
+}
+
+/* Every CURLINFO takes a pointer to where the answer goes. */
+CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...) {
+  if (!ready()) return CURLE_FAILED_INIT;
+  va_list ap;
+  va_start(ap, info);
+  void *out = va_arg(ap, void *);
+  va_end(ap);
+  return C.easy_getinfo(h, info, out);
+}
+
+void curl_easy_cleanup(CURL *h) {
+  if (zcurl_loaded()) C.easy_cleanup(h);
+}
+const char *curl_easy_strerror(CURLcode c) {
+  return ready() ? C.easy_strerror(c) : "libcurl is not available";
+}
+void curl_free(void *p) {
+  if (zcurl_loaded()) C.free_(p);
+}
+time_t curl_getdate(const char *p, const time_t *unused) {
+  return ready() ? C.getdate(p, unused) : -1;
+}
+struct curl_slist *curl_slist_append(struct curl_slist *l, const char *s) {
+  return ready() ? C.slist_append(l, s) : NULL;
+}
+void curl_slist_free_all(struct curl_slist *l) {
+  if (zcurl_loaded()) C.slist_free_all(l);
+}
+CURLM *curl_multi_init(void) { return ready() ? C.multi_init() : NULL; }
+CURLMcode curl_multi_add_handle(CURLM *m, CURL *h) {
+  return ready() ? C.multi_add_handle(m, h) : CURLM_INTERNAL_ERROR;
+}
+CURLMcode curl_multi_remove_handle(CURLM *m, CURL *h) {
+  return ready() ? C.multi_remove_handle(m, h) : CURLM_INTERNAL_ERROR;
+}
+CURLMcode curl_multi_poll(CURLM *m, struct curl_waitfd extra[], unsigned int n, int timeout_ms,
+                          int *numfds) {
+  return ready() ? C.multi_poll(m, extra, n, timeout_ms, numfds) : CURLM_INTERNAL_ERROR;
+}
+CURLMcode curl_multi_wakeup(CURLM *m) { return ready() ? C.multi_wakeup(m) : CURLM_INTERNAL_ERROR; }
+CURLMcode curl_multi_perform(CURLM *m, int *running) {
+  return ready() ? C.multi_perform(m, running) : CURLM_INTERNAL_ERROR;
+}
+CURLMcode curl_multi_cleanup(CURLM *m) {
+  return zcurl_loaded() ? C.multi_cleanup(m) : CURLM_INTERNAL_ERROR;
+}
+CURLMsg *curl_multi_info_read(CURLM *m, int *left) {
+  return ready() ? C.multi_info_read(m, left) : NULL;
+}
+const char *curl_multi_strerror(CURLMcode c) {
+  return ready() ? C.multi_strerror(c) : "libcurl is not available";
+}
+CURLU *curl_url(void) { return ready() ? C.url() : NULL; }
+void curl_url_cleanup(CURLU *u) {
+  if (zcurl_loaded()) C.url_cleanup(u);
+}
+CURLUcode curl_url_get(CURLU *u, CURLUPart what, char **part, unsigned int flags) {
+  return ready() ? C.url_get(u, what, part, flags) : CURLUE_OUT_OF_MEMORY;
+}
+CURLUcode curl_url_set(CURLU *u, CURLUPart what, const char *part, unsigned int flags) {
+  return ready() ? C.url_set(u, what, part, flags) : CURLUE_OUT_OF_MEMORY;
+}
