@@ -27,6 +27,15 @@ static void record(recorder *r, const char *type, json_t *payload) {
   json_decref(payload);
 }
 
+static void sync_to_disk(recorder *r) {
+  zerr err = ZERR_INIT;
+  if (zsession_sync(r->session, &err) < 0 && !r->failed) {
+    r->failed = true;
+    fprintf(r->diag, "[zero] WARNING: %s; the session may not survive a power failure.\n",
+            err.msg);
+  }
+}
+
 static void rec_emit(zsink *base, const zagent_event *ev) {
   recorder *r = (recorder *)base;
   json_t *p;
@@ -40,6 +49,9 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
                     ev->len);
       if (ev->reasoning) json_object_set_new(p, "reasoning", json_string(ev->reasoning));
       record(r, "message", p);
+      /* A model turn is complete: make it survive a power failure before any
+       * tool acts on it. */
+      sync_to_disk(r);
       break;
     case ZAEV_TOOL_CALL:
       record(r, "tool_call", json_pack("{s:s, s:s, s:s}", "id", ev->id ? ev->id : "", "name",
@@ -77,6 +89,7 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
     case ZAEV_ERROR:
       record(r, "error", json_pack("{s:s, s:s}", "code", ev->code ? ev->code : "", "message",
                                    ev->text ? ev->text : ""));
+      sync_to_disk(r);
       break;
     default:
       break;

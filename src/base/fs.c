@@ -72,6 +72,11 @@ int zfs_fsync_parent(const char *path) {
 
 int zfs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
                      zerr *err) {
+  return zfs_write_atomic_ex(path, data, len, mode, true, err);
+}
+
+int zfs_write_atomic_ex(const char *path, const void *data, size_t len, mode_t mode,
+                        bool durable, zerr *err) {
   zbuf tmp = ZBUF_INIT;
   zbuf_addf(&tmp, "%s.tmp.XXXXXX", path);
   int fd = mkostemp(tmp.data, O_CLOEXEC);
@@ -80,7 +85,7 @@ int zfs_write_atomic(const char *path, const void *data, size_t len, mode_t mode
     zbuf_release(&tmp);
     return -1;
   }
-  if (fchmod(fd, mode) < 0 || zfs_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+  if (fchmod(fd, mode) < 0 || zfs_write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
     zerr_errno(err, ZE_IO, "cannot write %s", path);
     close(fd);
     unlink(tmp.data);
@@ -94,30 +99,33 @@ int zfs_write_atomic(const char *path, const void *data, size_t len, mode_t mode
     return -1;
   }
   zbuf_release(&tmp);
-  zfs_fsync_parent(path);
+  if (durable) zfs_fsync_parent(path);
   return 0;
 }
 
 int zfs_mkdir_p(const char *path, mode_t mode, zerr *err) {
-  char *p = xstrdup(path);
-  size_t n = strlen(p);
-  while (n > 1 && p[n - 1] == '/') p[--n] = '\0';
-  for (char *s = p + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = '\0';
-    if (mkdir(p, mode) < 0 && errno != EEXIST) {
-      zerr_errno(err, ZE_IO, "cannot create directory %s", p);
-      free(p);
-      return -1;
-    }
-    *s = '/';
+  /* The common case is a directory that exists or whose parent does: one
+   * syscall. Only on ENOENT walk up and create the missing parents. */
+  if (mkdir(path, mode) == 0) return 0;
+  if (errno == EEXIST) {
+    if (zfs_is_dir(path)) return 0;
+    return zerr_set(err, ZE_IO, "cannot create directory %s: a file of that name exists", path);
   }
-  if (mkdir(p, mode) < 0 && errno != EEXIST) {
-    zerr_errno(err, ZE_IO, "cannot create directory %s", p);
-    free(p);
-    return -1;
+  if (errno != ENOENT) return zerr_errno(err, ZE_IO, "cannot create directory %s", path);
+  char *parent = xstrdup(path);
+  size_t n = strlen(parent);
+  while (n > 1 && parent[n - 1] == '/') parent[--n] = '\0';
+  char *slash = strrchr(parent, '/');
+  if (!slash || slash == parent) {
+    free(parent);
+    return zerr_errno(err, ZE_IO, "cannot create directory %s", path);
   }
-  free(p);
+  *slash = '\0';
+  int rc = zfs_mkdir_p(parent, mode, err);
+  free(parent);
+  if (rc < 0) return -1;
+  if (mkdir(path, mode) < 0 && !(errno == EEXIST && zfs_is_dir(path)))
+    return zerr_errno(err, ZE_IO, "cannot create directory %s", path);
   return 0;
 }
 

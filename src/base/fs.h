@@ -21,6 +21,11 @@ int zfs_read_file(const char *path, zbuf *out, size_t max_bytes, zerr *err);
 /* Atomically replaces path with data, created with `mode` (e.g. 0600). */
 int zfs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
                      zerr *err);
+/* The same rename-based replace; with durable false it skips both fsyncs, for
+ * derived data that can be rebuilt (readers see the old or the new file, but
+ * after a power failure the new one may be lost or empty). */
+int zfs_write_atomic_ex(const char *path, const void *data, size_t len, mode_t mode,
+                        bool durable, zerr *err);
 
 /* mkdir -p with the given mode for every created component. */
 int zfs_mkdir_p(const char *path, mode_t mode, zerr *err);

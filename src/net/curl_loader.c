@@ -55,8 +55,9 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
   C.tried = true;
-  /* RTLD_LOCAL: libcurl's own calls bind to libcurl, never to these wrappers. */
-  void *h = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+  /* RTLD_LOCAL: libcurl's own calls bind to libcurl, never to these wrappers.
+   * RTLD_LAZY: only the symbols a run really calls get resolved. */
+  void *h = dlopen(LIBCURL_SONAME, RTLD_LAZY | RTLD_LOCAL);
   if (!h) {
     snprintf(C.error, sizeof C.error,
              "cannot load %s (%s); zero needs libcurl for network access: install it with "

@@ -1,14 +1,21 @@
 /* store.c — durable local sessions: create, open (resume), append, metadata,
  * latest, list. Reading events back lives in replay.c. See store.h.
  *
- * Durability story: an event is one line written with one write() on an
- * O_APPEND descriptor and then fdatasync'd; metadata.json is derived state
- * (eventCount, updatedAt, lastEventType). Rewriting it atomically costs two
- * fsyncs, so it is rewritten when the session is created, on
- * zsession_flush / zsession_close and on zsession_set_meta, not after every
- * append. If the process dies in between, the log is still the truth: open()
- * recomputes the last sequence from events.jsonl, and listing takes
- * updatedAt from the log's mtime when that is newer.
+ * Durability story, two kinds of failure:
+ *  - the process dies (SIGKILL, crash): every event is one line written with
+ *    one write() on an O_APPEND descriptor as it happens, so the kernel has
+ *    it; at most one torn last line can exist, and open() repairs it;
+ *  - the machine dies (power loss): what was fdatasync'd survives. The log is
+ *    synced at the points the agent chooses (zsession_sync: the end of every
+ *    model turn, before tools run) and on flush / close, not after every
+ *    event, which would cost a disk flush per event.
+ * metadata.json holds what the log cannot say (cwd, provider, model, title),
+ * written durably when the session is created and on zsession_set_meta, and
+ * derived fields (eventCount, updatedAt, lastEventType) rewritten without a
+ * sync on flush / close. If it is stale, the log is the truth: open()
+ * recomputes the last sequence, listing takes updatedAt from the log's mtime
+ * when that is newer, and a missing or unreadable metadata.json is rebuilt
+ * from the events.
  */
 #include "session/store.h"
 
@@ -70,14 +77,14 @@ char *zsession_new_id(void) {
 
 /* Rewrites metadata.json: pretty (2-space indent, keys in insertion order)
  * with a trailing newline, atomically, mode 0600. */
-static int write_meta(const char *dir, const json_t *meta, zerr *err) {
+static int write_meta(const char *dir, const json_t *meta, bool durable, zerr *err) {
   cleanup_free char *path = zpath_join(dir, META_FILE);
   cleanup_free char *text = json_dumps(meta, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   if (!text) return zerr_set(err, ZE_INTERNAL, "cannot serialize session metadata");
   zbuf b = ZBUF_INIT;
   zbuf_addstr(&b, text);
   zbuf_addch(&b, '\n');
-  int rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
+  int rc = zfs_write_atomic_ex(path, b.data, b.len, 0600, durable, err);
   zbuf_release(&b);
   return rc;
 }
@@ -88,6 +95,45 @@ static int open_events(const char *dir, int extra_flags, zerr *err) {
   if (fd < 0)
     return zerr_errno(err, errno == ENOENT ? ZE_NOT_FOUND : ZE_IO, "cannot open %s", path);
   return fd;
+}
+
+/* Rebuilds the derived metadata of session `id` in `dir` from its events
+ * (createdAt of the first, updatedAt / lastEventType of the last, the count),
+ * for a metadata.json lost or emptied by a power failure. What only the
+ * metadata knew (cwd, provider, model, title) is gone; the session still
+ * lists and resumes. NULL when there is no readable log. New reference. */
+static json_t *meta_from_events(const char *dir, const char *id) {
+  cleanup_free char *path = zpath_join(dir, EVENTS_FILE);
+  cleanup_fd int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return NULL;
+  zjsonl_reader r;
+  zjsonl_reader_init(&r, fd);
+  zjsonl_line line;
+  int64_t count = 0;
+  json_t *meta = json_object();
+  json_object_set_new(meta, "sessionId", json_string(id));
+  while (zjsonl_next(&r, &line) > 0) {
+    json_t *ev = line.oversize ? NULL : json_loadb(line.text, line.len, JSON_ALLOW_NUL, NULL);
+    if (json_is_object(ev)) {
+      count++;
+      const char *at = zjson_str(ev, "createdAt");
+      if (at && !json_object_get(meta, "createdAt"))
+        json_object_set_new(meta, "createdAt", json_string(at));
+      if (at) json_object_set_new(meta, "updatedAt", json_string(at));
+      const char *type = zjson_str(ev, "type");
+      if (type) json_object_set_new(meta, "lastEventType", json_string(type));
+    }
+    json_decref(ev);
+  }
+  zjsonl_reader_release(&r);
+  if (!json_object_get(meta, "createdAt")) {
+    char now[ZTIME_RFC3339_LEN];
+    ztime_rfc3339_now(now);
+    json_object_set_new(meta, "createdAt", json_string(now));
+    json_object_set_new(meta, "updatedAt", json_string(now));
+  }
+  json_object_set_new(meta, "eventCount", json_integer(count));
+  return meta;
 }
 
 static zsession *session_new(const char *root, const char *id) {
@@ -146,7 +192,7 @@ zsession *zsession_create_with_id(const char *root, const char *id, const char *
   set_str_opt(s->meta, "title", title);
 
   s->events_fd = open_events(s->dir, O_CREAT | O_EXCL, err);
-  if (s->events_fd < 0 || write_meta(s->dir, s->meta, err) < 0) {
+  if (s->events_fd < 0 || write_meta(s->dir, s->meta, true, err) < 0) {
     zsession_close(s);
     return NULL;
   }
@@ -216,6 +262,16 @@ zsession *zsession_open(const char *root, const char *id, zerr *err) {
   cleanup_free char *meta_path = zpath_join(s->dir, META_FILE);
   zerr lerr = ZERR_INIT;
   s->meta = zjson_load_file(meta_path, &lerr);
+  if (!json_is_object(s->meta)) {
+    /* Lost or emptied by a power failure (it is written without a sync on
+     * close): rebuild it from the log, and rewrite it durably. */
+    json_t *rebuilt = meta_from_events(s->dir, id);
+    if (rebuilt) {
+      json_decref(s->meta);
+      s->meta = rebuilt;
+      write_meta(s->dir, s->meta, true, NULL);
+    }
+  }
   if (!s->meta || !json_is_object(s->meta)) {
     if (s->meta)
       zerr_set(err, ZE_INVALID, "%s is not a JSON object", meta_path);
@@ -275,9 +331,8 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
     return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
   }
   zbuf_release(&line);
-  if (fdatasync(s->events_fd) < 0)
-    return zerr_errno(err, ZE_IO, "cannot sync session %s", s->id);
   s->sequence = seq;
+  s->unsynced = true;
 
   json_object_set_new(s->meta, "updatedAt", json_string(now));
   json_object_set_new(s->meta, "eventCount", json_integer(seq));
@@ -286,9 +341,18 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
   return 0;
 }
 
+int zsession_sync(zsession *s, zerr *err) {
+  if (!s || s->events_fd < 0 || !s->unsynced) return 0;
+  if (fdatasync(s->events_fd) < 0)
+    return zerr_errno(err, ZE_IO, "cannot sync session %s to disk", s->id);
+  s->unsynced = false;
+  return 0;
+}
+
 int zsession_flush(zsession *s, zerr *err) {
+  if (zsession_sync(s, err) < 0) return -1;
   if (!s || !s->meta || !s->meta_dirty) return 0;
-  if (write_meta(s->dir, s->meta, err) < 0) return -1;
+  if (write_meta(s->dir, s->meta, false, err) < 0) return -1;
   s->meta_dirty = false;
   return 0;
 }
@@ -306,7 +370,7 @@ int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err) {
     json_object_set_new(s->meta, key, value);
   else
     json_object_del(s->meta, key);
-  if (write_meta(s->dir, s->meta, err) < 0) return -1;
+  if (write_meta(s->dir, s->meta, true, err) < 0) return -1;
   s->meta_dirty = false;
   return 0;
 }
@@ -428,6 +492,9 @@ json_t *zsession_list(const char *root, json_t **warnings, zerr *err) {
     cleanup_free char *path = zpath_join(dir, META_FILE);
     zerr lerr = ZERR_INIT;
     json_t *meta = zjson_load_file(path, &lerr);
+    if (!meta && (meta = meta_from_events(dir, name)))
+      add_warning(warnings, "session %s: %s; its details were rebuilt from the event log", name,
+                  lerr.msg);
     if (!meta) {
       add_warning(warnings, "skipped session %s: %s", name, lerr.msg);
       continue;

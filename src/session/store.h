@@ -16,9 +16,10 @@
  * completionTokens, totalTokens, cachedInputTokens?, reasoningTokens?, model?},
  * permission_request / permission_decision {…}, error {message, code?}.
  *
- * Each append is written with a single write() of a whole line and
- * fdatasync'd, so a process killed at any moment (even SIGKILL) leaves at most
- * one torn last line, which loading skips with a warning.
+ * Each append is written with a single write() of a whole line, so a process
+ * killed at any moment (even SIGKILL) leaves at most one torn last line, which
+ * loading skips with a warning; zsession_sync makes the log survive a power
+ * failure up to that point (the agent syncs at the end of every model turn).
  */
 #ifndef ZERO_SESSION_STORE_H
 #define ZERO_SESSION_STORE_H
@@ -37,6 +38,7 @@ typedef struct zsession {
   int64_t sequence; /* last sequence written */
   json_t *meta;     /* metadata object, kept in memory and rewritten */
   bool meta_dirty;  /* meta changed since metadata.json was last written */
+  bool unsynced;    /* events written since the last fdatasync */
 } zsession;
 
 /* <data dir>/sessions (XDG honoured). Caller frees. */
@@ -67,11 +69,12 @@ zsession *zsession_create_with_id(const char *root, const char *id, const char *
 zsession *zsession_open(const char *root, const char *id, zerr *err);
 /* Appends one event (payload is borrowed, may be NULL) and updates the
  * in-memory metadata (updatedAt, eventCount, lastEventType). The line goes out
- * in one write() and is fdatasync'd; a failed write is cut off again.
- * metadata.json itself is rewritten by zsession_flush / zsession_close (two
- * fsyncs per rewrite are too dear for every event; the log is the truth). */
+ * in one write(), so a killed process never loses it; a failed write is cut
+ * off again. It reaches the disk itself on zsession_sync / flush / close. */
 int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err);
-/* Rewrites metadata.json if it changed since the last write. */
+/* fdatasyncs the events written since the last sync (none: no-op). */
+int zsession_sync(zsession *s, zerr *err);
+/* Syncs the events and rewrites metadata.json if it changed. */
 int zsession_flush(zsession *s, zerr *err);
 /* Sets a metadata field (value stolen) and rewrites metadata.json now. */
 int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err);

@@ -461,6 +461,41 @@ static void list_takes_updated_at_from_a_newer_log(void **state) {
   json_decref(all);
 }
 
+/* metadata.json is rewritten without a sync on close, so a power failure can
+ * leave it empty: the session must still list and open, rebuilt from its log. */
+static void empty_metadata_is_rebuilt_from_the_log(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  zsession *s = zsession_create(f->root, "/w", "p", "m", "t", &err);
+  assert_non_null(s);
+  json_t *p = json_pack("{s:s, s:s}", "role", "user", "content", "hi");
+  assert_int_equal(zsession_append(s, "message", p, &err), 0);
+  assert_int_equal(zsession_append(s, "message", p, &err), 0);
+  json_decref(p);
+  char *id = xstrdup(s->id);
+  char *meta = zpath_join(s->dir, "metadata.json");
+  zsession_close(s);
+  assert_int_equal(truncate(meta, 0), 0);
+
+  json_t *warnings = NULL;
+  json_t *all = zsession_list(f->root, &warnings, &err);
+  assert_int_equal(json_array_size(all), 1);
+  json_t *m = json_array_get(all, 0);
+  assert_string_equal(zjson_str(m, "sessionId"), id);
+  assert_int_equal(zjson_int_or(m, "eventCount", 0), 2);
+  assert_int_equal(json_array_size(warnings), 1);
+  json_decref(all);
+  json_decref(warnings);
+
+  s = zsession_open(f->root, id, &err);
+  assert_non_null(s);
+  assert_int_equal(s->sequence, 2);
+  assert_int_equal(zjson_int_or(s->meta, "eventCount", 0), 2);
+  zsession_close(s);
+  free(meta);
+  free(id);
+}
+
 static void list_sorts_newest_first_then_by_id(void **state) {
   fx *f = *state;
   zerr err = ZERR_INIT;
@@ -717,6 +752,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(long_lines_cross_read_chunks, setup, teardown),
       cmocka_unit_test_setup_teardown(reader_skips_oversize_lines, setup, teardown),
       cmocka_unit_test_setup_teardown(list_takes_updated_at_from_a_newer_log, setup, teardown),
+      cmocka_unit_test_setup_teardown(empty_metadata_is_rebuilt_from_the_log, setup, teardown),
       cmocka_unit_test_setup_teardown(list_sorts_newest_first_then_by_id, setup, teardown),
       cmocka_unit_test_setup_teardown(load_conv_rebuilds_structured_messages, setup, teardown),
       cmocka_unit_test_setup_teardown(load_conv_of_missing_session_fails, setup, teardown),
