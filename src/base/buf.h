@@ -36,7 +36,7 @@ void zbuf_add(zbuf *b, const void *data, size_t n);
 void zbuf_addstr(zbuf *b, const char *s);
 void zbuf_addch(zbuf *b, char c);
 void zbuf_addf(zbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void zbuf_vaddf(zbuf *b, const char *fmt, va_list ap);
+void zbuf_vaddf(zbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Removes the first n bytes (n > len removes all). */
 void zbuf_consume(zbuf *b, size_t n);
 /* Removes trailing ASCII whitespace. */
