@@ -139,10 +139,19 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
       pev.kind = ZAEV_PERMISSION_REQUEST;
       pev.action = "prompt";
       zagent_emit(a, &pev);
-      /* Headless: nobody can answer, so the prompt is a denial. */
-      d.action = ZPERM_DENY;
-      d.reason = "this call needs approval and zero exec has no interactive approver; the "
-                 "user can rerun with --permission-mode auto to allow file changes";
+      const char *note = NULL;
+      if (a->approve) {
+        d.action = a->approve(a->approve_ud, tool, call, d.reason, &note);
+        if (d.action != ZPERM_ALLOW) d.action = ZPERM_DENY;
+        d.reason = d.action == ZPERM_ALLOW ? "approved by the user"
+                   : note && note[0]   ? note
+                                       : "denied by the user";
+      } else {
+        /* Headless: nobody can answer, so the prompt is a denial. */
+        d.action = ZPERM_DENY;
+        d.reason = "this call needs approval and zero exec has no interactive approver; the "
+                   "user can rerun with --permission-mode auto to allow file changes";
+      }
     }
     pev.kind = ZAEV_PERMISSION_DECISION;
     pev.action = zperm_action_name(d.action);

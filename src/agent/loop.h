@@ -29,6 +29,13 @@ typedef struct zagent {
   zsink **sinks;
   size_t nsinks;
   const char *model;    /* for usage events */
+  /* Answers a permission prompt (the TUI asks the user). NULL: headless, so a
+   * prompt is denied with a reason naming the flag that would allow it.
+   * Returns ZPERM_ALLOW or ZPERM_DENY; may set *note (owned by the callee,
+   * valid until the next call) to pass the user's words to the model. */
+  zperm_action (*approve)(void *ud, const ztool *tool, const ztool_call *call,
+                          const char *reason, const char **note);
+  void *approve_ud;
   /* Results of the run. */
   char *final_text;     /* last assistant text; owned, freed by zagent_release */
   int turns;            /* model requests made */

@@ -25,6 +25,16 @@ typedef enum zside_effect {
 /* "none", "read", "write", "shell", "network". */
 const char *zside_effect_name(zside_effect s);
 
+struct zspawner;
+
+/* Called before a tool changes a file, so the previous content can be saved
+ * (checkpoints, rewind). abs_path may not exist yet. Returning nonzero
+ * refuses the change; the tool then fails with message (when set). */
+typedef struct ztool_write_hook {
+  int (*before_write)(void *ud, const char *tool, const char *abs_path, char **message);
+  void *ud;
+} ztool_write_hook;
+
 /* The state a run shares with its tools. Owned by the agent loop. */
 typedef struct ztool_ctx {
   const char *workspace;          /* absolute, normalised workspace root (the cwd) */
@@ -33,6 +43,8 @@ typedef struct ztool_ctx {
   size_t output_cap;              /* bytes of output kept; 0 = ZTOOL_OUTPUT_CAP */
   int exec_timeout_ms;            /* default exec_command timeout; 0 = 120000 */
   json_t *plan;                   /* update_plan's current plan (array); owned by ctx owner */
+  struct zspawner *spawner;       /* confines child processes (exec/spawn.h); NULL = none */
+  ztool_write_hook write_hook;    /* before_write NULL = no hook */
 } ztool_ctx;
 
 #define ZTOOL_OUTPUT_CAP (256u * 1024u) /* what a single result may hand the model */

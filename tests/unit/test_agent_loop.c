@@ -660,6 +660,60 @@ static void test_ask_mode_requests_then_denies_write(void **state) {
   assert_false(f->sink.evs.items[res].ok);
 }
 
+/* The interactive approver (the TUI) answers prompts: its yes runs the
+ * tool, its no (with the user's note) goes back to the model. */
+typedef struct approver_log {
+  int calls;
+  zperm_action answer;
+  const char *note;
+} approver_log;
+
+static zperm_action scripted_approver(void *ud, const ztool *tool, const ztool_call *call,
+                                      const char *reason, const char **note) {
+  approver_log *log = ud;
+  log->calls++;
+  assert_string_equal(tool->name, call->name);
+  assert_non_null(reason);
+  *note = log->note;
+  return log->answer;
+}
+
+static void test_ask_mode_approver_allows(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_ASK;
+  approver_log log = {.answer = ZPERM_ALLOW};
+  f->agent.approve = scripted_approver;
+  f->agent.approve_ud = &log;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"new.txt\",\"content\":\"x\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_int_equal(log.calls, 1);
+  assert_true(ws_exists(f, "new.txt"));
+  long dec = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, 0);
+  assert_string_equal(f->sink.evs.items[dec].action, "allow");
+}
+
+static void test_ask_mode_approver_denies_with_note(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_ASK;
+  approver_log log = {.answer = ZPERM_DENY, .note = "use docs/ instead"};
+  f->agent.approve = scripted_approver;
+  f->agent.approve_ud = &log;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"new.txt\",\"content\":\"x\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_false(ws_exists(f, "new.txt"));
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, 0);
+  assert_false(f->sink.evs.items[res].ok);
+  assert_contains(f->fp.seen_conv[1].items[2].content, "use docs/ instead");
+}
+
 static void test_ask_mode_allows_reads_without_request(void **state) {
   fx *f = *state;
   f->agent.mode = ZPERM_ASK;
@@ -798,6 +852,8 @@ int main(void) {
       T(test_cancel_during_tool_stops_before_next_request),
       T(test_plan_mode_denies_write_and_hides_write_tools),
       T(test_ask_mode_requests_then_denies_write),
+      T(test_ask_mode_approver_allows),
+      T(test_ask_mode_approver_denies_with_note),
       T(test_ask_mode_allows_reads_without_request),
       T(test_auto_mode_writes_file),
       T(test_exec_command_denied_in_auto_mode),

@@ -1,0 +1,20 @@
+/* spawn.c — zspawn_cmd helpers; see spawn.h. */
+#include "exec/spawn.h"
+
+#include <stdlib.h>
+
+static void free_strv(char **v) {
+  if (!v) return;
+  for (char **p = v; *p; p++) free(*p);
+  free(v);
+}
+
+void zspawn_cmd_release(zspawn_cmd *cmd) {
+  free_strv(cmd->argv);
+  free_strv(cmd->envp);
+  free(cmd->cwd);
+  cmd->argv = NULL;
+  cmd->envp = NULL;
+  cmd->cwd = NULL;
+  cmd->network = false;
+}

@@ -1,0 +1,37 @@
+/* spawn.h — the seam between "what to run" and "how it is confined".
+ *
+ * Every child process zero starts (tool commands now; hooks, plugins and MCP
+ * servers later) is described as a zspawn_cmd and, before it is started,
+ * handed to the run's zspawner, which rewrites it to run under the sandbox
+ * policy (e.g. prefixes bwrap and the inner confinement stage, scrubs the
+ * environment) or refuses it. The process manager (src/exec/) owns starting
+ * and reaping; the sandbox (src/sandbox/) owns the rewrite. Nothing starts a
+ * child any other way.
+ */
+#ifndef ZERO_EXEC_SPAWN_H
+#define ZERO_EXEC_SPAWN_H
+
+#include <stdbool.h>
+
+#include "base/err.h"
+
+typedef struct zspawn_cmd {
+  char **argv;   /* NULL-terminated; owned (strings and array, malloc'd) */
+  char **envp;   /* NULL-terminated; owned; NULL = inherit the environment */
+  char *cwd;     /* owned; NULL = the current directory */
+  bool network;  /* the command asked for network access */
+} zspawn_cmd;
+
+typedef struct zspawner zspawner;
+struct zspawner {
+  /* Rewrites cmd in place (freeing what it replaces) so that it runs
+   * confined. Returns 0, or -1 with err set when the command may not run
+   * (the message says why and what would allow it). */
+  int (*wrap)(zspawner *s, zspawn_cmd *cmd, zerr *err);
+  void *ud;
+};
+
+/* Frees the vectors and strings of cmd and zeroes it. */
+void zspawn_cmd_release(zspawn_cmd *cmd);
+
+#endif
