@@ -13,6 +13,8 @@ int main(int argc, char **argv) {
     return cmd_help(argc - 2, argv + 2);
   if (!strcmp(cmd, "exec")) return cmd_exec(argc - 2, argv + 2);
   if (!strcmp(cmd, "sessions")) return cmd_sessions(argc - 2, argv + 2);
+  if (!strcmp(cmd, "mcp")) return cmd_mcp(argc - 2, argv + 2);
+  if (!strcmp(cmd, "serve")) return cmd_serve(argc - 2, argv + 2);
   fprintf(stderr, "zero: unknown command \"%s\"\nRun zero --help for usage.\n", cmd);
   return ZEXIT_USAGE;
 }

@@ -120,9 +120,52 @@ static bool tool_visible(const ztool *t, void *ud) {
   return zperm_tool_visible(*(zperm_mode *)ud, t);
 }
 
+/* ---- extra tool sources (MCP; see ztool_source in loop.h) ----------------
+ * Kept apart from run_tool_call so the built-in path (permission engine,
+ * registry) is untouched: a call reaches a source only when no built-in tool
+ * has its name, and the source makes its own permission decision. */
+
+static const ztool_source *source_for(const zagent *a, const char *name) {
+  if (!a->nsources || ztool_find(name)) return NULL;
+  for (size_t i = 0; i < a->nsources; i++)
+    if (a->sources[i].has(a->sources[i].ud, name)) return &a->sources[i];
+  return NULL;
+}
+
+/* The built-in schemas plus every source's (a new array when sources exist). */
+static json_t *schemas_with_sources(const zagent *a, json_t *builtin) {
+  if (!a->nsources) return json_incref(builtin);
+  json_t *all = json_copy(builtin);
+  for (size_t i = 0; i < a->nsources; i++) {
+    json_t *more = a->sources[i].schemas(a->sources[i].ud);
+    if (json_is_array(more)) json_array_extend(all, more);
+    json_decref(more);
+  }
+  return all;
+}
+
+static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
+                            const ztool_call *call) {
+  const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
+  zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
+                     .arguments = call->arguments, .side_effect = side ? side : "unknown"};
+  zagent_emit(a, &ev);
+  ztool_result res = ZTOOL_RESULT_INIT;
+  src->invoke(src->ud, a, call, &res);
+  zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
+                      .ok = !res.is_error, .text = res.output.data, .len = res.output.len,
+                      .truncated = res.truncated, .meta = res.meta};
+  zagent_emit(a, &rev);
+  zconv_add_tool_result(conv, call->id, call->name, res.output.data, res.is_error);
+  ztool_result_release(&res);
+  return !zcancel_requested();
+}
+
 /* Decides, runs and reports one tool call; appends its result to conv.
  * Returns false when the run was cancelled during the tool. */
 static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
+  const ztool_source *src = source_for(a, call->name); /* MCP and other sources */
+  if (src) return run_source_call(a, conv, src, call);
   const ztool *tool = ztool_find(call->name);
   const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
   zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
@@ -193,8 +236,11 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     }
     a->turns++;
     turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};
-    zprov_request req = {.system = a->system_prompt, .conv = conv, .tools = schemas};
+    /* Per turn: a source's tool list may change (MCP list_changed). */
+    json_t *turn_tools = schemas_with_sources(a, schemas);
+    zprov_request req = {.system = a->system_prompt, .conv = conv, .tools = turn_tools};
     int rc = zprovider_stream(a->provider, &req, on_provider_event, &t, err);
+    json_decref(turn_tools);
     if (rc < 0) {
       /* Keep whatever the model said before the failure. */
       if (t.text.len || t.reasoning.len) commit_assistant(a, conv, &t);

@@ -20,6 +20,21 @@ typedef enum zrun_status {
   ZRUN_INTERRUPTED, /* SIGINT / SIGTERM */
 } zrun_status;
 
+struct zagent;
+
+/* A source of tools beside the built-in registry (MCP servers). The loop
+ * adds schemas() to every request and hands a call whose name the registry
+ * does not know but has() claims to invoke(), which decides permission
+ * itself (emitting permission events through zagent_emit, asking
+ * a->approve when set) and fills res. */
+typedef struct ztool_source {
+  json_t *(*schemas)(void *ud);                  /* new reference: [{name, description, parameters}] */
+  bool (*has)(void *ud, const char *name);
+  const char *(*side_effect)(void *ud, const char *name); /* for events; NULL = "unknown" */
+  void (*invoke)(void *ud, struct zagent *a, const ztool_call *call, ztool_result *res);
+  void *ud;
+} ztool_source;
+
 typedef struct zagent {
   zprovider *provider;
   const char *system_prompt;
@@ -36,6 +51,8 @@ typedef struct zagent {
   zperm_action (*approve)(void *ud, const ztool *tool, const ztool_call *call,
                           const char *reason, const char **note);
   void *approve_ud;
+  const ztool_source *sources; /* extra tool sources (MCP); may be NULL */
+  size_t nsources;
   /* Results of the run. */
   char *final_text;     /* last assistant text; owned, freed by zagent_release */
   int turns;            /* model requests made */

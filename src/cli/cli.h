@@ -17,5 +17,7 @@ int cmd_exec(int argc, char **argv);
 int cmd_sessions(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_mcp(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/exec_args.h"
 #include "config/config.h"
+#include "mcp/mcp.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 #include "provider/provider.h"
@@ -219,6 +220,12 @@ static int read_prompt(zexec_args *a, zbuf *prompt, zerr *err) {
   return 0;
 }
 
+/* MCP start-up problems become warning events of the run. */
+static void warn_event(void *ud, const char *msg) {
+  zagent_event w = {.kind = ZAEV_WARNING, .text = msg};
+  emit(ud, &w);
+}
+
 static void warn_to_stderr(void *ud, const char *msg) {
   (void)ud;
   fprintf(stderr, "[zero] WARNING: %s\n", msg);
@@ -263,6 +270,7 @@ int cmd_exec(int argc, char **argv) {
   exec_run run = {0};
   json_t *plan = json_array();
   zagent agent = {0};
+  zmcp_manager mcp = {0};
 
   zcancel_install();
   zhttp_global_init();
@@ -396,9 +404,15 @@ int cmd_exec(int argc, char **argv) {
 
   ztool_ctx tctx = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
                     .n_add_dirs = a.n_add_dirs, .plan = plan};
+  /* MCP servers start in parallel; one that fails is a warning, the run goes on. */
+  if (zmcp_manager_start(&mcp, workspace, tctx.spawner, mode, warn_event, &run, &err) < 0) {
+    exit_code = finish_with_error(&run, ZEXIT_PROVIDER, err.msg, false);
+    goto finish;
+  }
   agent = (zagent){.provider = provider, .system_prompt = system_prompt, .tools = &tctx,
                    .mode = mode, .max_turns = cfg.max_turns, .sinks = run.sinks,
-                   .nsinks = run.nsinks, .model = rp.model};
+                   .nsinks = run.nsinks, .model = rp.model,
+                   .sources = mcp.n ? &mcp.source : NULL, .nsources = mcp.n ? 1 : 0};
   zrun_status st = zagent_run(&agent, &conv, &err);
 
   switch (st) {
@@ -423,6 +437,7 @@ int cmd_exec(int argc, char **argv) {
       exit_code = finish_with_error(&run, code_for(err.kind), err.msg, err.retryable);
       break;
   }
+finish:
   for (size_t i = 0; i < run.nsinks; i++) {
     /* Lost stdout output is an internal failure; a recorder failure was warned about. */
     if (run.sinks[i]->finish(run.sinks[i]) < 0 && i == 0 && exit_code == ZEXIT_SUCCESS)
@@ -430,6 +445,7 @@ int cmd_exec(int argc, char **argv) {
   }
 
 out:
+  zmcp_manager_stop(&mcp);
   for (size_t i = 0; i < run.nsinks; i++) run.sinks[i]->destroy(run.sinks[i]);
   zagent_release(&agent);
   json_decref(plan);

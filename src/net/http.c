@@ -104,6 +104,7 @@ static size_t http_on_header(char *line, size_t size, size_t nitems, void *ud) {
   http_xfer *x = ud;
   size_t n = size * nitems;
   x->last_activity = ztime_mono_ms();
+  if (x->req->on_header) x->req->on_header(x->req->header_ud, line, n);
   if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
     /* A new response (after a 1xx or a proxy CONNECT): its headers replace
      * whatever the previous one said. */
@@ -421,13 +422,21 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
       if (left < wait) wait = (long)left;
     }
 
-    struct curl_waitfd extra = {zcancel_fd(), CURL_WAIT_POLLIN, 0};
-    unsigned nextra = extra.fd >= 0 ? 1 : 0;
-    if (!nextra && wait > HTTP_FLAG_POLL_MS) wait = HTTP_FLAG_POLL_MS;
-    mc = curl_multi_poll(multi, nextra ? &extra : NULL, nextra, (int)wait, NULL);
+    struct curl_waitfd extra[2];
+    unsigned nextra = 0;
+    if (zcancel_fd() >= 0) extra[nextra++] = (struct curl_waitfd){zcancel_fd(), CURL_WAIT_POLLIN, 0};
+    if (zcancel_fd() < 0 && wait > HTTP_FLAG_POLL_MS) wait = HTTP_FLAG_POLL_MS;
+    int stop_idx = -1;
+    if (req->stop_fd > 0) {
+      stop_idx = (int)nextra;
+      extra[nextra++] = (struct curl_waitfd){req->stop_fd, CURL_WAIT_POLLIN, 0};
+    }
+    mc = curl_multi_poll(multi, nextra ? extra : NULL, nextra, (int)wait, NULL);
     if (mc != CURLM_OK)
       return zerr_set(err, ZE_INTERNAL, "waiting for HTTP data failed: %s",
                       curl_multi_strerror(mc));
+    if (stop_idx >= 0 && extra[stop_idx].revents)
+      return zerr_set(err, ZE_CANCELLED, "the request was stopped");
     /* A readable pipe shows up as zcancel_requested() at the top. */
   }
 }

@@ -25,6 +25,13 @@ typedef struct zhttp_request {
   long connect_timeout_ms;        /* 0 = 30 s */
   long idle_timeout_ms;           /* no byte received for this long = timeout; 0 = 300 s */
   long total_timeout_ms;          /* 0 = none */
+  /* Optional: every response header line ("Name: value\r\n"), e.g. for
+   * Mcp-Session-Id / WWW-Authenticate. */
+  void (*on_header)(void *ud, const char *line, size_t len);
+  void *header_ud;
+  /* Optional, > 0: the transfer ends with ZE_CANCELLED once this descriptor
+   * is readable (stops a long-lived stream running on another thread). */
+  int stop_fd;
 } zhttp_request;
 
 typedef struct zhttp_response {

@@ -1,0 +1,439 @@
+/* cmd_mcp.c — `zero mcp`: manage MCP servers and try their tools.
+ *   list | add | remove | enable | disable | tools | call | grant | revoke | trust
+ * Configuration lives in mcp.servers of the user config (or, with
+ * --project, of <workspace>/.zero/config.json); see docs/mcp.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "cli/cli.h"
+#include "mcp/mcp.h"
+#include "net/curl_loader.h"
+#include "net/http.h"
+
+static const char MCP_USAGE[] =
+    "Usage: zero mcp <command> [args]\n"
+    "\n"
+    "Commands:\n"
+    "  list [--json]                       configured servers\n"
+    "  add NAME [options] -- COMMAND [ARGS…]   add a stdio server\n"
+    "  add NAME --url URL [--transport http|sse] [--header 'Name: value']…\n"
+    "                                      add a remote server (Streamable HTTP by default)\n"
+    "      options: --env KEY=VALUE (repeatable), --cwd DIR, --project (write\n"
+    "      .zero/config.json of this workspace instead of the user config)\n"
+    "  remove NAME [--project]             delete a server\n"
+    "  enable NAME | disable NAME [--project]\n"
+    "  tools NAME [--json]                 start the server and list its tools\n"
+    "  call NAME TOOL [JSON] [--json]      call one tool (JSON: its arguments object)\n"
+    "  grant NAME [TOOL]                   allow the agent to call TOOL (or every tool)\n"
+    "                                      of NAME without asking\n"
+    "  revoke NAME [TOOL]                  take a grant back\n"
+    "  trust [DIR]                         trust a workspace, so the MCP servers of its\n"
+    "                                      .zero/config.json are started\n";
+
+static char *workspace_dir(void) {
+  char *cwd = getcwd(NULL, 0);
+  if (!cwd) return xstrdup(".");
+  char *real = realpath(cwd, NULL);
+  if (real) {
+    free(cwd);
+    return real;
+  }
+  return cwd;
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("zero mcp: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return ZEXIT_USAGE;
+}
+
+static int list_cmd(int argc, char **argv) {
+  bool json = argc > 0 && !strcmp(argv[0], "--json");
+  cleanup_free char *ws = workspace_dir();
+  zmcp_config cfg;
+  zerr err = ZERR_INIT;
+  if (zmcp_config_load(&cfg, ws, &err) < 0) {
+    fprintf(stderr, "zero mcp: %s\n", err.msg);
+    return ZEXIT_USAGE;
+  }
+  json_t *grants = zmcp_grants_load();
+  if (json) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < cfg.n; i++) {
+      zmcp_server_cfg *s = &cfg.servers[i];
+      json_t *o = json_pack("{s:s, s:s, s:b, s:s, s:b}", "name", s->name, "type",
+                            zmcp_type_name(s->type), "disabled", s->disabled, "origin",
+                            s->origin, "granted", zmcp_granted(grants, s->name, NULL));
+      if (s->url) json_object_set_new(o, "url", json_string(s->url));
+      if (s->argv) {
+        json_t *cmd = json_array();
+        for (char **p = s->argv; *p; p++) json_array_append_new(cmd, json_string(*p));
+        json_object_set_new(o, "command", cmd);
+      }
+      json_array_append_new(arr, o);
+    }
+    char *s = json_dumps(arr, JSON_INDENT(2));
+    printf("%s\n", s);
+    free(s);
+    json_decref(arr);
+  } else if (!cfg.n) {
+    printf("No MCP servers configured. Add one with: zero mcp add NAME -- COMMAND [ARGS…]\n");
+  } else {
+    printf("MCP servers (%zu):\n", cfg.n);
+    for (size_t i = 0; i < cfg.n; i++) {
+      zmcp_server_cfg *s = &cfg.servers[i];
+      printf("  %s [%s%s%s] ", s->name, zmcp_type_name(s->type), s->disabled ? ", disabled" : "",
+             zmcp_granted(grants, s->name, NULL) ? ", granted" : "");
+      if (s->argv)
+        for (char **p = s->argv; *p; p++) printf("%s%s", p == s->argv ? "" : " ", *p);
+      else
+        printf("%s", s->url);
+      printf("%s\n", s->project ? "  (project)" : "");
+    }
+  }
+  for (char **p = cfg.skipped_untrusted; p && *p; p++)
+    fprintf(stderr, "zero mcp: %s defines server \"%s\", ignored because this workspace is not "
+                    "trusted (run `zero mcp trust`)\n", cfg.project_path, *p);
+  json_decref(grants);
+  zmcp_config_release(&cfg);
+  return ZEXIT_SUCCESS;
+}
+
+/* ---- add / remove / enable / disable ---- */
+
+typedef struct edit_op {
+  const char *name;
+  json_t *server;  /* add: the new entry (stolen) */
+  int action;      /* 0 add, 1 remove, 2 enable, 3 disable */
+} edit_op;
+
+static int apply_edit(void *ud, json_t *servers, zerr *err) {
+  edit_op *op = ud;
+  json_t *cur = json_object_get(servers, op->name);
+  if (op->action == 0) {
+    json_object_set_new(servers, op->name, op->server);
+    op->server = NULL;
+    return 0;
+  }
+  if (!cur)
+    return zerr_set(err, ZE_NOT_FOUND, "no MCP server named \"%s\" in this config file (see zero mcp list)",
+                    op->name);
+  if (op->action == 1) json_object_del(servers, op->name);
+  else if (op->action == 2) json_object_del(cur, "disabled");
+  else json_object_set_new(cur, "disabled", json_true());
+  return 0;
+}
+
+static char *target_file(bool project) {
+  if (project) {
+    cleanup_free char *ws = workspace_dir();
+    return zpath_join(ws, ".zero/config.json");
+  }
+  cleanup_free char *dir = zpath_config_dir();
+  return zpath_join(dir, "config.json");
+}
+
+static int add_cmd(int argc, char **argv) {
+  if (argc < 1 || argv[0][0] == '-') return fail("add needs a server NAME\n\n%s", MCP_USAGE);
+  const char *name = argv[0];
+  const char *url = NULL, *transport = NULL, *cwd = NULL;
+  bool project = false;
+  json_t *env = json_object(), *headers = json_object(), *args = json_array();
+  const char *command = NULL;
+  int rc = ZEXIT_SUCCESS;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--")) {
+      if (i + 1 >= argc) {
+        rc = fail("nothing after --: give the server's command");
+        goto out;
+      }
+      command = argv[i + 1];
+      for (int j = i + 2; j < argc; j++) json_array_append_new(args, json_string(argv[j]));
+      break;
+    } else if (!strcmp(a, "--project")) {
+      project = true;
+    } else if ((!strcmp(a, "--url") || !strcmp(a, "--transport") || !strcmp(a, "-t") ||
+                !strcmp(a, "--env") || !strcmp(a, "-e") || !strcmp(a, "--header") ||
+                !strcmp(a, "-H") || !strcmp(a, "--cwd")) && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(a, "--url")) url = v;
+      else if (!strcmp(a, "--transport") || !strcmp(a, "-t")) transport = v;
+      else if (!strcmp(a, "--cwd")) cwd = v;
+      else if (!strcmp(a, "--env") || !strcmp(a, "-e")) {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) {
+          rc = fail("--env wants KEY=VALUE, got \"%s\"", v);
+          goto out;
+        }
+        cleanup_free char *k = xstrndup(v, (size_t)(eq - v));
+        json_object_set_new(env, k, json_string(eq + 1));
+      } else {
+        const char *colon = strchr(v, ':');
+        if (!colon || colon == v) {
+          rc = fail("--header wants 'Name: value', got \"%s\"", v);
+          goto out;
+        }
+        cleanup_free char *k = xstrndup(v, (size_t)(colon - v));
+        const char *val = colon + 1;
+        while (*val == ' ') val++;
+        json_object_set_new(headers, k, json_string(val));
+      }
+    } else if (!url && !command && (!strncmp(a, "http://", 7) || !strncmp(a, "https://", 8))) {
+      url = a;
+    } else {
+      rc = fail("unknown or incomplete option \"%s\"\n\n%s", a, MCP_USAGE);
+      goto out;
+    }
+  }
+  if (!command && !url) {
+    rc = fail("add %s needs a command (after --) or --url", name);
+    goto out;
+  }
+  json_t *server = json_object();
+  if (command) {
+    json_object_set_new(server, "type", json_string("stdio"));
+    json_object_set_new(server, "command", json_string(command));
+    json_object_set(server, "args", args);
+    if (json_object_size(env)) json_object_set(server, "env", env);
+    if (cwd) json_object_set_new(server, "cwd", json_string(cwd));
+  } else {
+    json_object_set_new(server, "type", json_string(transport ? transport : "http"));
+    json_object_set_new(server, "url", json_string(url));
+    if (json_object_size(headers)) json_object_set(server, "headers", headers);
+  }
+  zmcp_server_cfg check;
+  zerr err = ZERR_INIT;
+  if (zmcp_server_parse(name, server, "the command line", &check, &err) < 0) {
+    json_decref(server);
+    rc = fail("%s", err.msg);
+    goto out;
+  }
+  zmcp_server_cfg_release(&check);
+  char *path = target_file(project);
+  edit_op op = {name, server, 0};
+  if (zmcp_config_edit(path, apply_edit, &op, &err) < 0) {
+    json_decref(op.server);
+    free(path);
+    rc = fail("%s", err.msg);
+    goto out;
+  }
+  printf("Added MCP server \"%s\" to %s\n", name, path);
+  free(path);
+  if (project) printf("Project servers start only in trusted workspaces: run `zero mcp trust`.\n");
+out:
+  json_decref(env);
+  json_decref(headers);
+  json_decref(args);
+  return rc;
+}
+
+static int edit_cmd(int action, int argc, char **argv) {
+  static const char *const verbs[] = {"add", "remove", "enable", "disable"};
+  if (argc < 1) return fail("%s needs a server NAME", verbs[action]);
+  bool project = argc > 1 && !strcmp(argv[1], "--project");
+  cleanup_free char *path = target_file(project);
+  edit_op op = {argv[0], NULL, action};
+  zerr err = ZERR_INIT;
+  if (zmcp_config_edit(path, apply_edit, &op, &err) < 0)
+    return err.kind == ZE_NOT_FOUND ? fail("%s: %s", path, err.msg) : fail("%s", err.msg);
+  static const char *const done[] = {"Added", "Removed", "Enabled", "Disabled"};
+  printf("%s MCP server \"%s\" in %s\n", done[action], argv[0], path);
+  return ZEXIT_SUCCESS;
+}
+
+/* ---- tools / call: talk to one server ---- */
+
+static void print_progress(void *ud, const char *server, double progress, double total,
+                           const char *message) {
+  (void)ud;
+  if (total > 0)
+    fprintf(stderr, "[%s] progress %g/%g%s%s\n", server, progress, total, message ? " " : "",
+            message ? message : "");
+  else
+    fprintf(stderr, "[%s] progress %g%s%s\n", server, progress, message ? " " : "",
+            message ? message : "");
+}
+
+static int connect_one(const char *name, zmcp_config *cfg, zmcp_client **out) {
+  cleanup_free char *ws = workspace_dir();
+  zerr err = ZERR_INIT;
+  if (zmcp_config_load(cfg, ws, &err) < 0) return fail("%s", err.msg);
+  const zmcp_server_cfg *s = zmcp_config_find(cfg, name);
+  if (!s) {
+    zmcp_config_release(cfg);
+    return fail("no MCP server named \"%s\"; see zero mcp list", name);
+  }
+  zcancel_install();
+  if (s->type != ZMCP_STDIO) {
+    zhttp_global_init();
+    if (zcurl_load(&err) < 0) {
+      zmcp_config_release(cfg);
+      fprintf(stderr, "zero mcp: %s\n", err.msg);
+      return ZEXIT_PROVIDER;
+    }
+  }
+  zmcp_client_opts o = {.workspace = ws, .on_progress = print_progress};
+  zmcp_client *c = zmcp_client_new(s, &o);
+  if (zmcp_client_connect(c, &err) < 0) {
+    fprintf(stderr, "zero mcp: %s\n", c->failure ? c->failure : err.msg);
+    zmcp_client_close(c);
+    zmcp_client_free(c);
+    zmcp_config_release(cfg);
+    return err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED : ZEXIT_PROVIDER;
+  }
+  *out = c;
+  return ZEXIT_SUCCESS;
+}
+
+static void disconnect(zmcp_client *c, zmcp_config *cfg) {
+  zmcp_client_close(c);
+  zmcp_client_free(c);
+  zmcp_config_release(cfg);
+}
+
+static int tools_cmd(int argc, char **argv) {
+  if (argc < 1) return fail("tools needs a server NAME");
+  bool json = argc > 1 && !strcmp(argv[1], "--json");
+  zmcp_config cfg;
+  zmcp_client *c = NULL;
+  int rc = connect_one(argv[0], &cfg, &c);
+  if (rc) return rc;
+  if (json) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < c->n_tools; i++) {
+      cleanup_free char *mname = zmcp_tool_name(c->cfg->name, c->tools[i].name);
+      json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:O, s:b}", "name", c->tools[i].name,
+                                           "modelName", mname, "description",
+                                           c->tools[i].description, "inputSchema",
+                                           c->tools[i].input_schema, "readOnly",
+                                           c->tools[i].read_only));
+    }
+    char *s = json_dumps(arr, JSON_INDENT(2));
+    printf("%s\n", s);
+    free(s);
+    json_decref(arr);
+  } else {
+    printf("Tools of MCP server \"%s\" (%s %s, protocol %s):\n", c->cfg->name, c->server_name,
+           c->server_version, c->protocol_version);
+    for (size_t i = 0; i < c->n_tools; i++)
+      printf("  %s - %s\n", c->tools[i].name, c->tools[i].description);
+    if (!c->n_tools) printf("  (none)\n");
+  }
+  disconnect(c, &cfg);
+  return ZEXIT_SUCCESS;
+}
+
+static int call_cmd(int argc, char **argv) {
+  bool json = false;
+  const char *pos[3] = {0};
+  int np = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) json = true;
+    else if (np < 3) pos[np++] = argv[i];
+    else return fail("call takes NAME TOOL [JSON]; unexpected \"%s\"", argv[i]);
+  }
+  if (np < 2) return fail("call needs a server NAME and a TOOL");
+  json_t *args = NULL;
+  if (pos[2]) {
+    zerr perr = ZERR_INIT;
+    args = zjson_parse(pos[2], strlen(pos[2]), "arguments", &perr);
+    if (!json_is_object(args)) {
+      json_decref(args);
+      return fail("the arguments must be a JSON object, e.g. '{\"text\":\"hi\"}' (%s)",
+                  perr.msg[0] ? perr.msg : "not an object");
+    }
+  }
+  zmcp_config cfg;
+  zmcp_client *c = NULL;
+  int rc = connect_one(pos[0], &cfg, &c);
+  if (rc) {
+    json_decref(args);
+    return rc;
+  }
+  if (!zmcp_find_tool(c, pos[1])) {
+    fprintf(stderr, "zero mcp: server \"%s\" has no tool \"%s\"; see zero mcp tools %s\n",
+            pos[0], pos[1], pos[0]);
+    json_decref(args);
+    disconnect(c, &cfg);
+    return ZEXIT_USAGE;
+  }
+  zerr err = ZERR_INIT;
+  json_t *r = NULL;
+  if (zmcp_call_tool(c, pos[1], args, 0, &r, &err) < 0) {
+    fprintf(stderr, "zero mcp: %s\n", err.msg);
+    rc = err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED : ZEXIT_PROVIDER;
+  } else if (json) {
+    char *s = zjson_dumps(r);
+    printf("%s\n", s);
+    free(s);
+    rc = json_is_true(json_object_get(r, "isError")) ? ZEXIT_INTERNAL : ZEXIT_SUCCESS;
+  } else {
+    zbuf out = ZBUF_INIT;
+    bool is_error = zmcp_render_result(r, &out);
+    printf("%s\n", out.data);
+    zbuf_release(&out);
+    rc = is_error ? ZEXIT_INTERNAL : ZEXIT_SUCCESS;
+  }
+  json_decref(r);
+  json_decref(args);
+  disconnect(c, &cfg);
+  return rc;
+}
+
+static int grant_cmd(bool grant, int argc, char **argv) {
+  if (argc < 1) return fail("%s needs a server NAME [TOOL]", grant ? "grant" : "revoke");
+  zerr err = ZERR_INIT;
+  if (zmcp_grant_set(argv[0], argc > 1 ? argv[1] : NULL, grant, &err) < 0) return fail("%s", err.msg);
+  cleanup_free char *path = zmcp_grants_path();
+  if (argc > 1)
+    printf("%s tool \"%s\" of MCP server \"%s\" (%s)\n", grant ? "Granted" : "Revoked", argv[1],
+           argv[0], path);
+  else
+    printf("%s every tool of MCP server \"%s\" (%s)\n", grant ? "Granted" : "Revoked", argv[0],
+           path);
+  return ZEXIT_SUCCESS;
+}
+
+static int trust_cmd(int argc, char **argv) {
+  char *dir = argc > 0 ? realpath(argv[0], NULL) : workspace_dir();
+  if (!dir) return fail("cannot resolve %s: is it an existing directory?", argv[0]);
+  zerr err = ZERR_INIT;
+  int rc = zmcp_trust_workspace(dir, &err);
+  if (rc == 0) printf("Trusted %s: MCP servers from its .zero/config.json will start.\n", dir);
+  free(dir);
+  return rc == 0 ? ZEXIT_SUCCESS : fail("%s", err.msg);
+}
+
+int cmd_mcp(int argc, char **argv) {
+  if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
+    fputs(MCP_USAGE, argc < 1 ? stderr : stdout);
+    return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
+  }
+  const char *sub = argv[0];
+  argc--;
+  argv++;
+  if (!strcmp(sub, "list")) return list_cmd(argc, argv);
+  if (!strcmp(sub, "add")) return add_cmd(argc, argv);
+  if (!strcmp(sub, "remove") || !strcmp(sub, "rm")) return edit_cmd(1, argc, argv);
+  if (!strcmp(sub, "enable")) return edit_cmd(2, argc, argv);
+  if (!strcmp(sub, "disable")) return edit_cmd(3, argc, argv);
+  if (!strcmp(sub, "tools")) return tools_cmd(argc, argv);
+  if (!strcmp(sub, "call")) return call_cmd(argc, argv);
+  if (!strcmp(sub, "grant")) return grant_cmd(true, argc, argv);
+  if (!strcmp(sub, "revoke")) return grant_cmd(false, argc, argv);
+  if (!strcmp(sub, "trust")) return trust_cmd(argc, argv);
+  return fail("unknown command \"%s\"\n\n%s", sub, MCP_USAGE);
+}

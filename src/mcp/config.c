@@ -1,0 +1,388 @@
+/* config.c — MCP servers from the config files, and trusted workspaces; see config.h. */
+#include "mcp/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/path.h"
+
+const char *zmcp_type_name(zmcp_type t) {
+  switch (t) {
+    case ZMCP_STDIO: return "stdio";
+    case ZMCP_HTTP: return "http";
+    case ZMCP_SSE: return "sse";
+  }
+  return "stdio";
+}
+
+static void strv_free(char **v) {
+  for (char **p = v; p && *p; p++) free(*p);
+  free(v);
+}
+
+void zmcp_server_cfg_release(zmcp_server_cfg *s) {
+  free(s->name);
+  strv_free(s->argv);
+  strv_free(s->env);
+  free(s->cwd);
+  free(s->url);
+  strv_free(s->headers);
+  free(s->origin);
+  memset(s, 0, sizeof *s);
+}
+
+static int bad(zerr *err, const char *origin, const char *name, const char *what) {
+  return zerr_set(err, ZE_USAGE, "%s: MCP server \"%s\": %s", origin, name, what);
+}
+
+/* {K: "V"} → "K<sep>V" list. */
+static int string_map(const json_t *obj, const char *sep, char ***out, const char *origin,
+                      const char *name, const char *key, zerr *err) {
+  *out = NULL;
+  if (!obj || json_is_null(obj)) return 0;
+  char what[128];
+  snprintf(what, sizeof what, "\"%s\" must be an object of strings", key);
+  if (!json_is_object(obj)) return bad(err, origin, name, what);
+  char **v = xcalloc(json_object_size(obj) + 1, sizeof *v);
+  size_t n = 0;
+  const char *k;
+  json_t *val;
+  json_object_foreach((json_t *)obj, k, val) {
+    if (!json_is_string(val)) {
+      strv_free(v);
+      return bad(err, origin, name, what);
+    }
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "%s%s%s", k, sep, json_string_value(val));
+    v[n++] = zbuf_detach(&b, NULL);
+  }
+  *out = v;
+  return 0;
+}
+
+static int opt_string(const json_t *obj, const char *key, const char **out, const char *origin,
+                      const char *name, zerr *err) {
+  json_t *v = json_object_get(obj, key);
+  *out = NULL;
+  if (!v || json_is_null(v)) return 0;
+  if (!json_is_string(v)) {
+    char what[96];
+    snprintf(what, sizeof what, "\"%s\" must be a string", key);
+    return bad(err, origin, name, what);
+  }
+  *out = json_string_value(v);
+  return 0;
+}
+
+int zmcp_server_parse(const char *name, const json_t *obj, const char *origin,
+                      zmcp_server_cfg *out, zerr *err) {
+  memset(out, 0, sizeof *out);
+  if (!json_is_object(obj)) return bad(err, origin, name, "must be an object");
+  const char *type, *command, *url, *cwd;
+  if (opt_string(obj, "type", &type, origin, name, err) < 0 ||
+      opt_string(obj, "command", &command, origin, name, err) < 0 ||
+      opt_string(obj, "url", &url, origin, name, err) < 0 ||
+      opt_string(obj, "cwd", &cwd, origin, name, err) < 0)
+    return -1;
+  if (!type) type = command ? "stdio" : url ? "http" : "stdio";
+  if (!strcmp(type, "stdio"))
+    out->type = ZMCP_STDIO;
+  else if (!strcmp(type, "http") || !strcmp(type, "streamable-http") ||
+           !strcmp(type, "streamableHttp") || !strcmp(type, "streamable_http"))
+    out->type = ZMCP_HTTP;
+  else if (!strcmp(type, "sse"))
+    out->type = ZMCP_SSE;
+  else
+    return bad(err, origin, name, "\"type\" must be \"stdio\", \"http\" or \"sse\"");
+  if (out->type == ZMCP_STDIO && !command)
+    return bad(err, origin, name, "a stdio server needs \"command\"");
+  if (out->type != ZMCP_STDIO && !url)
+    return bad(err, origin, name, "an http or sse server needs \"url\"");
+  json_t *args = json_object_get(obj, "args");
+  if (args && !json_is_null(args) && !json_is_array(args))
+    return bad(err, origin, name, "\"args\" must be an array of strings");
+  json_t *disabled = json_object_get(obj, "disabled");
+  if (disabled && !json_is_boolean(disabled) && !json_is_null(disabled))
+    return bad(err, origin, name, "\"disabled\" must be true or false");
+  json_t *tmo = json_object_get(obj, "timeoutMs"), *stmo = json_object_get(obj, "startupTimeoutMs");
+  if ((tmo && !json_is_integer(tmo)) || (stmo && !json_is_integer(stmo)))
+    return bad(err, origin, name, "\"timeoutMs\" and \"startupTimeoutMs\" must be whole numbers");
+
+  out->name = xstrdup(name);
+  out->origin = xstrdup(origin ? origin : "");
+  if (command) {
+    size_t n = args ? json_array_size(args) : 0;
+    out->argv = xcalloc(n + 2, sizeof *out->argv);
+    out->argv[0] = xstrdup(command);
+    for (size_t i = 0; i < n; i++) {
+      json_t *a = json_array_get(args, i);
+      if (!json_is_string(a)) {
+        zmcp_server_cfg_release(out);
+        return bad(err, origin, name, "\"args\" must be an array of strings");
+      }
+      out->argv[i + 1] = xstrdup(json_string_value(a));
+    }
+  }
+  if (url) out->url = xstrdup(url);
+  if (cwd) out->cwd = xstrdup(cwd);
+  out->disabled = disabled && json_is_true(disabled);
+  out->timeout_ms = tmo ? (int)json_integer_value(tmo) : 0;
+  out->startup_timeout_ms = stmo ? (int)json_integer_value(stmo) : 0;
+  if (string_map(json_object_get(obj, "env"), "=", &out->env, origin, name, "env", err) < 0 ||
+      string_map(json_object_get(obj, "headers"), ": ", &out->headers, origin, name, "headers",
+                 err) < 0) {
+    zmcp_server_cfg_release(out);
+    return -1;
+  }
+  return 0;
+}
+
+/* The servers object of one file: mcp.servers, mcpServers and mcp_servers
+ * merged; the same name twice is an error. New reference (object). */
+static json_t *servers_of(json_t *doc, const char *path, zerr *err) {
+  json_t *all = json_object();
+  json_t *mcp = json_object_get(doc, "mcp");
+  const char *keys[] = {"mcp.servers", "mcpServers", "mcp_servers"};
+  json_t *objs[3] = {json_is_object(mcp) ? json_object_get(mcp, "servers") : NULL,
+                     json_object_get(doc, "mcpServers"), json_object_get(doc, "mcp_servers")};
+  if (mcp && !json_is_null(mcp) && !json_is_object(mcp)) {
+    json_decref(all);
+    zerr_set(err, ZE_USAGE, "%s: \"mcp\" must be an object", path);
+    return NULL;
+  }
+  for (size_t i = 0; i < 3; i++) {
+    if (!objs[i] || json_is_null(objs[i])) continue;
+    if (!json_is_object(objs[i])) {
+      json_decref(all);
+      zerr_set(err, ZE_USAGE, "%s: \"%s\" must be an object of servers by name", path, keys[i]);
+      return NULL;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(objs[i], k, v) {
+      if (json_object_get(all, k)) {
+        json_decref(all);
+        zerr_set(err, ZE_USAGE,
+                 "%s: MCP server \"%s\" is defined twice (in \"mcp.servers\" and an alias such "
+                 "as \"mcpServers\"); keep one",
+                 path, k);
+        return NULL;
+      }
+      json_object_set(all, k, v);
+    }
+  }
+  return all;
+}
+
+static int add_servers(zmcp_config *cfg, const char *path, bool project, bool trusted,
+                       zerr *err) {
+  struct stat st;
+  if (stat(path, &st) < 0) return 0;
+  zerr lerr = ZERR_INIT;
+  json_t *doc = zjson_load_file(path, &lerr);
+  if (!doc) {
+    if (lerr.kind == ZE_NOT_FOUND) return 0;
+    return zerr_set(err, ZE_USAGE, "%s", lerr.msg);
+  }
+  if (!json_is_object(doc)) {
+    json_decref(doc);
+    return 0; /* config/config.c reports this one */
+  }
+  json_t *servers = servers_of(doc, path, err);
+  json_decref(doc);
+  if (!servers) return -1;
+  const char *name;
+  json_t *v;
+  int rc = 0;
+  json_object_foreach(servers, name, v) {
+    if (project && !trusted) {
+      size_t n = 0;
+      while (cfg->skipped_untrusted && cfg->skipped_untrusted[n]) n++;
+      cfg->skipped_untrusted = xrealloc(cfg->skipped_untrusted, (n + 2) * sizeof(char *));
+      cfg->skipped_untrusted[n] = xstrdup(name);
+      cfg->skipped_untrusted[n + 1] = NULL;
+      continue;
+    }
+    zmcp_server_cfg s;
+    if (zmcp_server_parse(name, v, path, &s, err) < 0) {
+      rc = -1;
+      break;
+    }
+    s.project = project;
+    zmcp_server_cfg *old = (zmcp_server_cfg *)zmcp_config_find(cfg, name);
+    if (old) {
+      zmcp_server_cfg_release(old);
+      *old = s;
+    } else {
+      cfg->servers = xrealloc(cfg->servers, (cfg->n + 1) * sizeof *cfg->servers);
+      cfg->servers[cfg->n++] = s;
+    }
+  }
+  json_decref(servers);
+  return rc;
+}
+
+/* <ws>/.zero/config.json, else the git root's (as config/config.c). */
+static char *project_file(const char *ws) {
+  char *here = zpath_join(ws, ".zero/config.json");
+  if (zfs_exists(here)) return here;
+  cleanup_free char *cur = xstrdup(ws);
+  for (;;) {
+    cleanup_free char *git = zpath_join(cur, ".git");
+    if (zfs_exists(git)) {
+      char *there = zpath_join(cur, ".zero/config.json");
+      if (zfs_exists(there)) {
+        free(here);
+        return there;
+      }
+      free(there);
+      return here;
+    }
+    char *slash = strrchr(cur, '/');
+    if (!slash || slash == cur) return here;
+    *slash = '\0';
+  }
+}
+
+int zmcp_config_load(zmcp_config *cfg, const char *workspace, zerr *err) {
+  memset(cfg, 0, sizeof *cfg);
+  cleanup_free char *dir = zpath_config_dir();
+  cfg->user_path = zpath_join(dir, "config.json");
+  cfg->project_path = project_file(workspace);
+  cfg->project_trusted = zmcp_workspace_trusted(workspace);
+  if (add_servers(cfg, cfg->user_path, false, true, err) < 0) goto fail;
+  struct stat a, b;
+  bool same = stat(cfg->user_path, &a) == 0 && stat(cfg->project_path, &b) == 0 &&
+              a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  if (!same && add_servers(cfg, cfg->project_path, true, cfg->project_trusted, err) < 0)
+    goto fail;
+  return 0;
+fail:
+  zmcp_config_release(cfg);
+  return -1;
+}
+
+void zmcp_config_release(zmcp_config *cfg) {
+  for (size_t i = 0; i < cfg->n; i++) zmcp_server_cfg_release(&cfg->servers[i]);
+  free(cfg->servers);
+  free(cfg->user_path);
+  free(cfg->project_path);
+  strv_free(cfg->skipped_untrusted);
+  memset(cfg, 0, sizeof *cfg);
+}
+
+const zmcp_server_cfg *zmcp_config_find(const zmcp_config *cfg, const char *name) {
+  for (size_t i = 0; i < cfg->n; i++)
+    if (!strcmp(cfg->servers[i].name, name)) return &cfg->servers[i];
+  return NULL;
+}
+
+/* ---- trust ---------------------------------------------------------------- */
+
+static char *trust_path(void) {
+  cleanup_free char *dir = zpath_config_dir();
+  return zpath_join(dir, "trusted-workspaces.json");
+}
+
+bool zmcp_workspace_trusted(const char *workspace) {
+  cleanup_free char *path = trust_path();
+  json_t *doc = zjson_load_file(path, NULL);
+  if (!doc) return false;
+  bool ok = false;
+  json_t *list = json_object_get(doc, "workspaces");
+  size_t i;
+  json_t *v;
+  json_array_foreach(list, i, v) {
+    /* Trusting a directory trusts what lies beneath it. */
+    if (json_is_string(v) && zpath_is_within(json_string_value(v), workspace)) ok = true;
+  }
+  json_decref(doc);
+  return ok;
+}
+
+int zmcp_trust_workspace(const char *workspace, zerr *err) {
+  cleanup_free char *path = trust_path();
+  json_t *doc = zfs_exists(path) ? zjson_load_file(path, err) : json_object();
+  if (!doc) return -1;
+  if (!json_is_object(doc)) {
+    json_decref(doc);
+    return zerr_set(err, ZE_USAGE, "%s must hold a JSON object; fix or delete it", path);
+  }
+  json_t *list = json_object_get(doc, "workspaces");
+  if (!json_is_array(list)) {
+    list = json_array();
+    json_object_set_new(doc, "workspaces", list);
+  }
+  size_t i;
+  json_t *v;
+  bool present = false;
+  json_array_foreach(list, i, v) present = present || (json_is_string(v) && !strcmp(json_string_value(v), workspace));
+  if (!present) json_array_append_new(list, json_string(workspace));
+  char *text = json_dumps(doc, JSON_INDENT(2));
+  json_decref(doc);
+  cleanup_free char *dir = zpath_config_dir();
+  int rc = zfs_mkdir_p(dir, 0700, err);
+  if (rc == 0) {
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "%s\n", text);
+    rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
+    zbuf_release(&b);
+  }
+  free(text);
+  return rc;
+}
+
+/* ---- editing ---------------------------------------------------------------- */
+
+int zmcp_config_edit(const char *path, int (*fn)(void *ud, json_t *servers, zerr *err), void *ud,
+                     zerr *err) {
+  json_t *doc = zfs_exists(path) ? zjson_load_file(path, err) : json_object();
+  if (!doc) return -1;
+  if (!json_is_object(doc)) {
+    json_decref(doc);
+    return zerr_set(err, ZE_USAGE, "%s: the config must be a JSON object ({ … })", path);
+  }
+  json_t *mcp = json_object_get(doc, "mcp");
+  if (!json_is_object(mcp)) {
+    mcp = json_object();
+    json_object_set_new(doc, "mcp", mcp);
+  }
+  json_t *servers = json_object_get(mcp, "servers");
+  if (!json_is_object(servers)) {
+    servers = json_object();
+    json_object_set_new(mcp, "servers", servers);
+  }
+  /* One place for every server: move the aliases' entries into mcp.servers. */
+  const char *aliases[] = {"mcpServers", "mcp_servers"};
+  for (size_t i = 0; i < ZARRAY_LEN(aliases); i++) {
+    json_t *a = json_object_get(doc, aliases[i]);
+    if (!json_is_object(a)) continue;
+    const char *k;
+    json_t *v;
+    json_object_foreach(a, k, v) if (!json_object_get(servers, k)) json_object_set(servers, k, v);
+    json_object_del(doc, aliases[i]);
+  }
+  int rc = fn(ud, servers, err);
+  if (rc == 0) {
+    char *text = json_dumps(doc, JSON_INDENT(2));
+    cleanup_free char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    rc = slash ? zfs_mkdir_p(dir, 0700, err) : 0;
+    if (rc == 0) {
+      zbuf b = ZBUF_INIT;
+      zbuf_addf(&b, "%s\n", text);
+      rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
+      zbuf_release(&b);
+    }
+    free(text);
+  }
+  json_decref(doc);
+  return rc;
+}

@@ -1,0 +1,79 @@
+/* config.h — MCP servers from the configuration files, and the trust list.
+ *
+ * Servers are read from the same files as config/config.c: the user file
+ * ($XDG_CONFIG_HOME/zero/config.json) and the project file
+ * (<workspace>/.zero/config.json, else the git root's). Keys:
+ *   "mcp": { "servers": { "<name>": SERVER } }   (canonical)
+ *   "mcpServers" / "mcp_servers": { "<name>": SERVER }  (aliases, as other
+ *   MCP clients write them; the same name in both forms of one file is an error)
+ * SERVER: { "type": "stdio" | "http" | "sse" (default stdio with "command",
+ *           http with "url"; "streamable-http"/"streamableHttp" = http),
+ *           "command", "args": [..], "env": {K: V}, "cwd",
+ *           "url", "headers": {Name: value}, "disabled": bool,
+ *           "timeoutMs": per-request timeout, "startupTimeoutMs" }
+ * A project file runs commands from a repository someone else wrote, so its
+ * servers are loaded only when the user trusted the workspace
+ * (`zero mcp trust`, stored in $XDG_CONFIG_HOME/zero/trusted-workspaces.json).
+ * A project server with the same name as a user one replaces it.
+ */
+#ifndef ZERO_MCP_CONFIG_H
+#define ZERO_MCP_CONFIG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+typedef enum zmcp_type { ZMCP_STDIO, ZMCP_HTTP, ZMCP_SSE } zmcp_type;
+
+typedef struct zmcp_server_cfg {
+  char *name;
+  zmcp_type type;
+  char **argv;         /* stdio: command + args, NULL-terminated */
+  char **env;          /* stdio: extra "K=V", NULL-terminated (may be NULL) */
+  char *cwd;           /* stdio: working directory (NULL = the workspace) */
+  char *url;           /* http / sse */
+  char **headers;      /* http / sse: "Name: value", NULL-terminated (may be NULL) */
+  bool disabled;
+  bool project;        /* came from the project file */
+  int timeout_ms;      /* per request; 0 = default */
+  int startup_timeout_ms;
+  char *origin;        /* the file it came from */
+} zmcp_server_cfg;
+
+typedef struct zmcp_config {
+  zmcp_server_cfg *servers;
+  size_t n;
+  char *user_path;
+  char *project_path;
+  bool project_trusted;
+  /* Names of project servers skipped because the workspace is untrusted
+   * (NULL-terminated, may be NULL). */
+  char **skipped_untrusted;
+} zmcp_config;
+
+const char *zmcp_type_name(zmcp_type t);
+
+/* Loads servers for workspace. Malformed entries fail with ZE_USAGE naming
+ * the file and server. */
+int zmcp_config_load(zmcp_config *cfg, const char *workspace, zerr *err);
+void zmcp_config_release(zmcp_config *cfg);
+const zmcp_server_cfg *zmcp_config_find(const zmcp_config *cfg, const char *name);
+
+/* Parses one SERVER object (exposed for tests and `zero mcp add`). */
+int zmcp_server_parse(const char *name, const json_t *obj, const char *origin,
+                      zmcp_server_cfg *out, zerr *err);
+void zmcp_server_cfg_release(zmcp_server_cfg *s);
+
+/* Trust list: whether workspace (absolute) is trusted; trusting adds it. */
+bool zmcp_workspace_trusted(const char *workspace);
+int zmcp_trust_workspace(const char *workspace, zerr *err);
+
+/* Edits the "mcp.servers" object of the config file at path (created when
+ * missing) through fn, then writes it back atomically (0600). Entries in
+ * the mcpServers alias with the same name are moved to mcp.servers first. */
+int zmcp_config_edit(const char *path, int (*fn)(void *ud, json_t *servers, zerr *err),
+                     void *ud, zerr *err);
+
+#endif

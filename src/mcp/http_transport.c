@@ -1,0 +1,486 @@
+/* http_transport.c — MCP over HTTP: Streamable HTTP (2025-03-26 and later)
+ * and the older HTTP+SSE transport (2024-11-05).
+ *
+ * Streamable HTTP: every message is a POST to the server URL with
+ * "Accept: application/json, text/event-stream". A notification or response
+ * is answered 202 with no body; a request is answered with one JSON
+ * document or an SSE stream of messages that ends with the response
+ * (progress notifications and server requests may come first). The
+ * Mcp-Session-Id the server gives on the initialize answer is sent on every
+ * later request, with MCP-Protocol-Version; DELETE ends the session. After
+ * initialization a GET opens a stream for server-initiated messages (405
+ * means the server offers none).
+ *
+ * HTTP+SSE: a GET opens the SSE stream; its first "endpoint" event names the
+ * URL (relative to the stream's) to POST messages to; every answer arrives
+ * as a "message" event on the stream.
+ *
+ * Long-lived GET streams run on a thread of their own (src/net/http.c does
+ * one transfer per call); the thread only parses events and queues message
+ * text, which the client's thread takes in pump() and delivers, so all
+ * protocol state stays on one thread. The join point is finish_shutdown.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/time.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/transport.h"
+#include "net/http.h"
+#include "net/sse.h"
+
+typedef ZVEC(char *) str_vec;
+
+typedef struct http_t {
+  zmcp_transport base;
+  const zmcp_server_cfg *cfg;
+  bool legacy;
+  char *session_id;
+  char *post_url;           /* where messages go */
+  bool initialized_sent;
+  /* Background GET stream. */
+  pthread_t thread;
+  bool thread_started;
+  int wake[2];              /* stream thread → client thread: something queued */
+  int stop[2];              /* client thread → stream thread: stop */
+  pthread_mutex_t mu;
+  str_vec queue;            /* message texts from the stream (mu) */
+  char *endpoint;           /* legacy: from the "endpoint" event (mu) */
+  bool stream_done;         /* the stream ended (mu) */
+  char *stream_error;       /* why (mu) */
+  /* The POST being answered. */
+  char *resp_type;
+  char *www_auth;
+  zbuf body;
+  bool body_too_large;
+  zsse_parser sse;
+  bool sse_init;
+  int deliver_rc;
+} http_t;
+
+/* ---- shared helpers ------------------------------------------------------- */
+
+static bool header_is(const char *line, size_t n, const char *name, const char **value,
+                      size_t *vlen) {
+  size_t l = strlen(name);
+  if (n <= l || line[l] != ':' || strncasecmp(line, name, l) != 0) return false;
+  const char *s = line + l + 1, *e = line + n;
+  while (s < e && (*s == ' ' || *s == '\t')) s++;
+  while (e > s && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ')) e--;
+  *value = s;
+  *vlen = (size_t)(e - s);
+  return true;
+}
+
+/* The request headers: ours, then the configured ones. Caller frees with free_headers. */
+static char **build_headers(http_t *h, bool post, bool sse_only) {
+  str_vec v = ZVEC_INIT;
+  zbuf b = ZBUF_INIT;
+  if (post) zvec_push(&v, xstrdup("Content-Type: application/json"));
+  zvec_push(&v, xstrdup(sse_only ? "Accept: text/event-stream"
+                                 : "Accept: application/json, text/event-stream"));
+  if (h->session_id) {
+    zbuf_addf(&b, "Mcp-Session-Id: %s", h->session_id);
+    zvec_push(&v, zbuf_detach(&b, NULL));
+  }
+  if (h->base.protocol_version && !h->legacy) {
+    zbuf_addf(&b, "MCP-Protocol-Version: %s", h->base.protocol_version);
+    zvec_push(&v, zbuf_detach(&b, NULL));
+  }
+  for (char **p = h->cfg->headers; p && *p; p++) zvec_push(&v, xstrdup(*p));
+  zvec_push(&v, NULL);
+  return v.items;
+}
+
+static void free_headers(char **v) {
+  for (char **p = v; p && *p; p++) free(*p);
+  free(v);
+}
+
+static void wake_client(http_t *h) {
+  char c = 1;
+  ssize_t w = write(h->wake[1], &c, 1);
+  (void)w;
+}
+
+/* ---- the background stream ------------------------------------------------ */
+
+typedef struct stream_ctx {
+  http_t *h;
+  zsse_parser sse;
+} stream_ctx;
+
+/* Resolves the legacy "endpoint" event (absolute, or relative to the stream URL). */
+static char *resolve_endpoint(const char *base, const char *ref) {
+  CURLU *u = curl_url();
+  char *out = NULL;
+  if (u && curl_url_set(u, CURLUPART_URL, base, 0) == CURLUE_OK &&
+      curl_url_set(u, CURLUPART_URL, ref, 0) == CURLUE_OK) {
+    char *s = NULL;
+    if (curl_url_get(u, CURLUPART_URL, &s, 0) == CURLUE_OK) out = xstrdup(s);
+    curl_free(s);
+  }
+  if (u) curl_url_cleanup(u);
+  return out;
+}
+
+static int stream_on_event(void *ud, const zsse_event *ev) {
+  stream_ctx *sc = ud;
+  http_t *h = sc->h;
+  pthread_mutex_lock(&h->mu);
+  if (!strcmp(ev->event, "endpoint")) {
+    if (h->legacy && !h->endpoint) h->endpoint = resolve_endpoint(h->cfg->url, ev->data);
+  } else if (!strcmp(ev->event, "message") && ev->data_len) {
+    zvec_push(&h->queue, xstrndup(ev->data, ev->data_len));
+  }
+  pthread_mutex_unlock(&h->mu);
+  wake_client(h);
+  return 0;
+}
+
+static int stream_on_body(void *ud, const char *data, size_t len) {
+  stream_ctx *sc = ud;
+  zerr err = ZERR_INIT;
+  int rc = zsse_feed(&sc->sse, data, len, &err);
+  if (rc < 0) {
+    pthread_mutex_lock(&sc->h->mu);
+    free(sc->h->stream_error);
+    sc->h->stream_error = xstrdup(err.msg);
+    pthread_mutex_unlock(&sc->h->mu);
+    return 1;
+  }
+  return 0;
+}
+
+static void *stream_main(void *arg) {
+  http_t *h = arg;
+  stream_ctx sc = {.h = h};
+  zsse_init(&sc.sse, stream_on_event, &sc, ZRPC_MAX_MESSAGE);
+  char **headers = build_headers(h, false, true);
+  zhttp_request req = {.method = "GET", .url = h->cfg->url,
+                       .headers = (const char *const *)headers,
+                       .idle_timeout_ms = 24L * 3600 * 1000, .stop_fd = h->stop[0]};
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  zerr err = ZERR_INIT;
+  int rc = zhttp_perform(&req, &resp, stream_on_body, &sc, &err);
+  pthread_mutex_lock(&h->mu);
+  h->stream_done = true;
+  if (!h->stream_error) {
+    if (rc < 0 && err.kind != ZE_CANCELLED)
+      h->stream_error = xstrdup(err.msg);
+    else if (rc == 0 && resp.status >= 400 && resp.status != 405)
+      h->stream_error = xstrdup(resp.status == 401 || resp.status == 403
+                                    ? "the server requires authorization for its event stream"
+                                    : "the server refused to open its event stream");
+    else if (rc == 0 && h->legacy)
+      h->stream_error = xstrdup("the server closed its event stream");
+  }
+  pthread_mutex_unlock(&h->mu);
+  wake_client(h);
+  zhttp_response_release(&resp);
+  zsse_release(&sc.sse);
+  free_headers(headers);
+  return NULL;
+}
+
+static int start_stream(http_t *h, zerr *err) {
+  if (h->thread_started) return 0;
+  if (pthread_create(&h->thread, NULL, stream_main, h) != 0)
+    return zerr_set(err, ZE_INTERNAL, "MCP server \"%s\": cannot start the event-stream thread",
+                    h->cfg->name);
+  h->thread_started = true;
+  return 0;
+}
+
+/* ---- transport ops ----------------------------------------------------------- */
+
+static int http_start(zmcp_transport *t, zerr *err) {
+  http_t *h = (http_t *)t;
+  if (!h->cfg->url || !h->cfg->url[0])
+    return zerr_set(err, ZE_CONFIG, "MCP server \"%s\" has no \"url\"; set it in %s",
+                    h->cfg->name, h->cfg->origin ? h->cfg->origin : "the config");
+  if (pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(h->stop, O_CLOEXEC) < 0)
+    return zerr_errno(err, ZE_IO, "MCP server \"%s\": cannot create pipes", h->cfg->name);
+  if (!h->legacy) {
+    h->post_url = xstrdup(h->cfg->url);
+    return 0;
+  }
+  /* HTTP+SSE: open the stream and wait for the endpoint event. */
+  if (start_stream(h, err) < 0) return -1;
+  int ms = h->cfg->startup_timeout_ms > 0 ? h->cfg->startup_timeout_ms : 30000;
+  int64_t deadline = ztime_mono_ms() + ms;
+  for (;;) {
+    pthread_mutex_lock(&h->mu);
+    char *ep = h->endpoint ? xstrdup(h->endpoint) : NULL;
+    bool done = h->stream_done;
+    char *why = h->stream_error ? xstrdup(h->stream_error) : NULL;
+    pthread_mutex_unlock(&h->mu);
+    if (ep) {
+      h->post_url = ep;
+      free(why);
+      return 0;
+    }
+    if (done) {
+      zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" (%s): %s", h->cfg->name, h->cfg->url,
+               why ? why : "the event stream ended before naming its message endpoint");
+      free(why);
+      return -1;
+    }
+    int64_t left = deadline - ztime_mono_ms();
+    if (left <= 0)
+      return zerr_set(err, ZE_TIMEOUT,
+                      "MCP server \"%s\" (%s) sent no \"endpoint\" event within %d ms; is it "
+                      "an HTTP+SSE server? (type \"http\" is Streamable HTTP)",
+                      h->cfg->name, h->cfg->url, ms);
+    if (zcancel_requested()) return zerr_set(err, ZE_CANCELLED, "cancelled");
+    struct pollfd p = {h->wake[0], POLLIN, 0};
+    poll(&p, 1, left > 200 ? 200 : (int)left);
+    char drain[64];
+    while (read(h->wake[0], drain, sizeof drain) > 0) {
+    }
+  }
+}
+
+static void post_on_header(void *ud, const char *line, size_t n) {
+  http_t *h = ud;
+  const char *v;
+  size_t vl;
+  if (n >= 5 && !memcmp(line, "HTTP/", 5)) {
+    free(h->resp_type);
+    h->resp_type = NULL;
+  } else if (header_is(line, n, "Mcp-Session-Id", &v, &vl)) {
+    if (vl) {
+      free(h->session_id);
+      h->session_id = xstrndup(v, vl);
+    }
+  } else if (header_is(line, n, "Content-Type", &v, &vl)) {
+    free(h->resp_type);
+    h->resp_type = xstrndup(v, vl);
+  } else if (header_is(line, n, "WWW-Authenticate", &v, &vl)) {
+    free(h->www_auth);
+    h->www_auth = xstrndup(v, vl);
+  }
+}
+
+static int post_on_event(void *ud, const zsse_event *ev) {
+  http_t *h = ud;
+  if (strcmp(ev->event, "message") != 0 || !ev->data_len) return 0;
+  int rc = h->base.deliver(h->base.deliver_ud, ev->data, ev->data_len);
+  if (rc) h->deliver_rc = rc;
+  return rc;
+}
+
+static bool is_sse(const char *type) {
+  return type && !strncasecmp(type, "text/event-stream", 17);
+}
+
+static int post_on_body(void *ud, const char *data, size_t len) {
+  http_t *h = ud;
+  if (is_sse(h->resp_type)) {
+    if (!h->sse_init) {
+      zsse_init(&h->sse, post_on_event, h, ZRPC_MAX_MESSAGE);
+      h->sse_init = true;
+    }
+    zerr err = ZERR_INIT;
+    int rc = zsse_feed(&h->sse, data, len, &err);
+    if (rc < 0) {
+      h->body_too_large = err.kind == ZE_TOO_LARGE;
+      if (!h->deliver_rc) h->deliver_rc = -1;
+    }
+    return rc ? 1 : 0;
+  }
+  if (h->body.len + len > ZRPC_MAX_MESSAGE) {
+    h->body_too_large = true;
+    return 1;
+  }
+  zbuf_add(&h->body, data, len);
+  return 0;
+}
+
+static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
+  http_t *h = (http_t *)t;
+  bool is_init_notice = strstr(msg, "\"notifications/initialized\"") != NULL;
+  char **headers = build_headers(h, true, false);
+  zhttp_request req = {.method = "POST", .url = h->post_url, .headers = (const char *const *)headers,
+                       .body = msg, .body_len = len,
+                       .idle_timeout_ms = timeout_ms > 0 ? timeout_ms : 300000,
+                       .on_header = post_on_header, .header_ud = h};
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  zbuf_reset(&h->body);
+  h->body_too_large = false;
+  h->deliver_rc = 0;
+  h->sse_init = false;
+  int rc = zhttp_perform(&req, &resp, post_on_body, h, err);
+  if (h->sse_init) {
+    zsse_finish(&h->sse);
+    zsse_release(&h->sse);
+    h->sse_init = false;
+  }
+  free_headers(headers);
+  if (h->body_too_large) {
+    rc = zerr_set(err, ZE_TOO_LARGE,
+                  "MCP server \"%s\" sent a message larger than the %u-byte limit", h->cfg->name,
+                  ZRPC_MAX_MESSAGE);
+  } else if (h->deliver_rc) {
+    rc = zerr_set(err, ZE_INVALID, "MCP server \"%s\" sent an invalid message", h->cfg->name);
+  } else if (rc < 0) {
+    zerr_prefix(err, "MCP server \"%s\"", h->cfg->name);
+  } else if (resp.status == 401 || resp.status == 403) {
+    rc = zerr_set(err, ZE_PROVIDER,
+                  "MCP server \"%s\" (%s) requires authorization (HTTP %ld%s%s); add an "
+                  "\"Authorization\" header to its \"headers\" in the config",
+                  h->cfg->name, h->cfg->url, resp.status, h->www_auth ? ": " : "",
+                  h->www_auth ? h->www_auth : "");
+  } else if (resp.status == 404 && h->session_id) {
+    rc = zerr_set(err, ZE_PROVIDER,
+                  "MCP server \"%s\" no longer knows the session (HTTP 404); it was restarted "
+                  "or expired the session — rerun to start a new one",
+                  h->cfg->name);
+  } else if (resp.status >= 300) {
+    rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" (%s) answered HTTP %ld: %.300s",
+                  h->cfg->name, h->cfg->url, resp.status,
+                  resp.error_body.len ? resp.error_body.data : "(no body)");
+  } else if (!h->legacy && h->body.len && !is_sse(h->resp_type)) {
+    if (h->base.deliver(h->base.deliver_ud, h->body.data, h->body.len) != 0)
+      rc = zerr_set(err, ZE_INVALID, "MCP server \"%s\" sent an invalid message", h->cfg->name);
+  }
+  zhttp_response_release(&resp);
+  /* After initialization, listen for server-initiated messages. */
+  if (rc == 0 && is_init_notice && !h->legacy && !h->initialized_sent) {
+    h->initialized_sent = true;
+    zerr ignore = ZERR_INIT;
+    start_stream(h, &ignore);
+  }
+  return rc;
+}
+
+/* Delivers what the stream thread queued. Returns how many. */
+static int drain_queue(http_t *h, zerr *err) {
+  char drain[64];
+  while (read(h->wake[0], drain, sizeof drain) > 0) {
+  }
+  pthread_mutex_lock(&h->mu);
+  str_vec q = h->queue;
+  h->queue = (str_vec)ZVEC_INIT;
+  pthread_mutex_unlock(&h->mu);
+  int n = 0, rc = 0;
+  for (size_t i = 0; i < q.len; i++) {
+    if (!rc && h->base.deliver(h->base.deliver_ud, q.items[i], strlen(q.items[i])) != 0)
+      rc = zerr_set(err, ZE_INVALID, "MCP server \"%s\" sent an invalid message", h->cfg->name);
+    free(q.items[i]);
+    n++;
+  }
+  zvec_free(&q);
+  return rc < 0 ? -1 : n;
+}
+
+static int http_pump(zmcp_transport *t, int timeout_ms, zerr *err) {
+  http_t *h = (http_t *)t;
+  int n = drain_queue(h, err);
+  if (n != 0) return n < 0 ? -1 : 1;
+  pthread_mutex_lock(&h->mu);
+  bool live = h->thread_started && !h->stream_done;
+  char *why = h->stream_error ? xstrdup(h->stream_error) : NULL;
+  pthread_mutex_unlock(&h->mu);
+  if (!live) {
+    int rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" (%s): %s", h->cfg->name, h->cfg->url,
+                      why ? why
+                          : "the server's HTTP reply held no answer to the request");
+    free(why);
+    return rc;
+  }
+  free(why);
+  struct pollfd p[2] = {{h->wake[0], POLLIN, 0}, {zcancel_fd(), POLLIN, 0}};
+  int np = zcancel_fd() >= 0 ? 2 : 1;
+  if (zcancel_requested()) return zerr_set(err, ZE_CANCELLED, "cancelled");
+  int pr = poll(p, (nfds_t)np, timeout_ms);
+  if (pr <= 0) return 0;
+  if (np == 2 && p[1].revents && zcancel_requested()) return zerr_set(err, ZE_CANCELLED, "cancelled");
+  n = drain_queue(h, err);
+  return n < 0 ? -1 : n > 0 ? 1 : 0;
+}
+
+static void stop_stream(http_t *h) {
+  if (h->stop[1] >= 0) {
+    char c = 1;
+    ssize_t w = write(h->stop[1], &c, 1);
+    (void)w;
+  }
+}
+
+static void http_begin_shutdown(zmcp_transport *t) {
+  http_t *h = (http_t *)t;
+  stop_stream(h);
+  if (!h->legacy && h->session_id && !zcancel_requested()) {
+    char **headers = build_headers(h, false, false);
+    zhttp_request req = {.method = "DELETE", .url = h->cfg->url,
+                         .headers = (const char *const *)headers, .total_timeout_ms = 2000};
+    zhttp_response resp = ZHTTP_RESPONSE_INIT;
+    zerr ignore = ZERR_INIT;
+    zhttp_perform(&req, &resp, NULL, NULL, &ignore); /* 405: the server keeps sessions itself */
+    zhttp_response_release(&resp);
+    free_headers(headers);
+    free(h->session_id);
+    h->session_id = NULL;
+  }
+}
+
+static void http_finish_shutdown(zmcp_transport *t, long long deadline_ms) {
+  http_t *h = (http_t *)t;
+  (void)deadline_ms;
+  if (h->thread_started) {
+    stop_stream(h);
+    pthread_join(h->thread, NULL);
+    h->thread_started = false;
+  }
+}
+
+static void http_destroy(zmcp_transport *t) {
+  http_t *h = (http_t *)t;
+  http_finish_shutdown(t, 0);
+  for (size_t i = 0; i < h->queue.len; i++) free(h->queue.items[i]);
+  zvec_free(&h->queue);
+  int fds[] = {h->wake[0], h->wake[1], h->stop[0], h->stop[1]};
+  for (size_t i = 0; i < ZARRAY_LEN(fds); i++)
+    if (fds[i] >= 0) close(fds[i]);
+  pthread_mutex_destroy(&h->mu);
+  free(h->session_id);
+  free(h->post_url);
+  free(h->endpoint);
+  free(h->stream_error);
+  free(h->resp_type);
+  free(h->www_auth);
+  zbuf_release(&h->body);
+  free(h->base.protocol_version);
+  free(h);
+}
+
+static const char *http_diagnostics(zmcp_transport *t) {
+  (void)t;
+  return NULL;
+}
+
+static const zmcp_transport_ops http_ops = {
+    http_start, http_send, http_pump, http_begin_shutdown, http_finish_shutdown,
+    http_destroy, http_diagnostics,
+};
+
+zmcp_transport *zmcp_http_new(const zmcp_server_cfg *cfg, bool legacy_sse) {
+  http_t *h = xcalloc(1, sizeof *h);
+  h->base.ops = &http_ops;
+  h->cfg = cfg;
+  h->legacy = legacy_sse;
+  h->wake[0] = h->wake[1] = h->stop[0] = h->stop[1] = -1;
+  pthread_mutex_init(&h->mu, NULL);
+  zbuf_init(&h->body);
+  return &h->base;
+}

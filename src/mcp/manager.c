@@ -1,0 +1,568 @@
+/* manager.c — the MCP servers of a run as a tool source; see mcp.h. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "base/fs.h"
+#include "base/path.h"
+#include "mcp/mcp.h"
+
+#define NAME_MAX_LEN 64
+#define SEARCH_MAX_RESULTS 10
+
+/* ---- names ------------------------------------------------------------------ */
+
+char *zmcp_tool_name(const char *server, const char *tool) {
+  zbuf b = ZBUF_INIT;
+  zbuf_addf(&b, "mcp_%s_%s", server, tool);
+  for (size_t i = 0; i < b.len; i++) {
+    unsigned char c = (unsigned char)b.data[i];
+    if (!isalnum(c) && c != '_' && c != '-') b.data[i] = '_';
+  }
+  if (b.len > NAME_MAX_LEN) zbuf_setlen(&b, NAME_MAX_LEN);
+  return zbuf_detach(&b, NULL);
+}
+
+/* The server and tool behind a model-facing name. */
+static bool resolve(const zmcp_manager *m, const char *name, zmcp_client **cl,
+                    const zmcp_tool **tool) {
+  for (size_t i = 0; i < m->n; i++) {
+    zmcp_client *c = m->clients[i];
+    if (!c->ready) continue;
+    for (size_t j = 0; j < c->n_tools; j++) {
+      cleanup_free char *n = zmcp_tool_name(c->cfg->name, c->tools[j].name);
+      if (!strcmp(n, name)) {
+        *cl = c;
+        *tool = &c->tools[j];
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+static zmcp_client *client_named(const zmcp_manager *m, const char *server) {
+  for (size_t i = 0; i < m->n; i++)
+    if (m->clients[i]->ready && server && !strcmp(m->clients[i]->cfg->name, server))
+      return m->clients[i];
+  return NULL;
+}
+
+/* ---- results ------------------------------------------------------------------ */
+
+static size_t b64_bytes(const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  size_t pad = n >= 2 && s[n - 1] == '=' ? (s[n - 2] == '=' ? 2 : 1) : 0;
+  return n / 4 * 3 - (n % 4 == 0 ? pad : 0);
+}
+
+static void render_resource(const json_t *r, zbuf *out) {
+  const char *uri = zjson_str_or(r, "uri", "(no uri)");
+  const char *text = zjson_str(r, "text");
+  if (text) {
+    zbuf_addf(out, "[resource %s]\n%s", uri, text);
+  } else {
+    zbuf_addf(out, "[resource %s: %s, %zu bytes of binary data]", uri,
+              zjson_str_or(r, "mimeType", "application/octet-stream"),
+              b64_bytes(zjson_str(r, "blob")));
+  }
+}
+
+bool zmcp_render_result(const json_t *result, zbuf *out) {
+  json_t *content = json_object_get(result, "content");
+  size_t i;
+  json_t *item;
+  size_t parts = 0;
+  json_array_foreach(content, i, item) {
+    const char *type = zjson_str_or(item, "type", "");
+    if (parts++) zbuf_addch(out, '\n');
+    if (!strcmp(type, "text")) {
+      zbuf_addstr(out, zjson_str_or(item, "text", ""));
+    } else if (!strcmp(type, "image") || !strcmp(type, "audio")) {
+      zbuf_addf(out, "[%s: %s, %zu bytes]", type, zjson_str_or(item, "mimeType", "unknown type"),
+                b64_bytes(zjson_str(item, "data")));
+    } else if (!strcmp(type, "resource")) {
+      render_resource(json_object_get(item, "resource"), out);
+    } else if (!strcmp(type, "resource_link")) {
+      zbuf_addf(out, "[resource link %s%s%s]", zjson_str_or(item, "uri", "(no uri)"),
+                zjson_str(item, "name") ? " " : "", zjson_str_or(item, "name", ""));
+    } else {
+      char *s = zjson_dumps(item);
+      zbuf_addstr(out, s);
+      free(s);
+    }
+  }
+  json_t *structured = json_object_get(result, "structuredContent");
+  if (!parts && structured) {
+    char *s = zjson_dumps(structured);
+    zbuf_addstr(out, s);
+    free(s);
+    parts++;
+  }
+  bool is_error = json_is_true(json_object_get(result, "isError"));
+  if (!parts) zbuf_addstr(out, is_error ? "the tool failed without saying why" : "(no output)");
+  return is_error;
+}
+
+/* Valid UTF-8, no NULs, at most cap bytes (head kept, notice appended). */
+static void budget(zbuf *out, size_t cap, bool *truncated) {
+  for (size_t i = 0; i < out->len; i++)
+    if (out->data[i] == '\0') out->data[i] = ' ';
+  if (!zutf8_valid(out->data, out->len)) {
+    /* Keep valid sequences, replace every other byte with U+FFFD. */
+    zbuf clean = ZBUF_INIT;
+    const unsigned char *s = (const unsigned char *)out->data;
+    for (size_t i = 0; i < out->len;) {
+      size_t n = s[i] < 0x80 ? 1 : (s[i] & 0xE0) == 0xC0 ? 2 : (s[i] & 0xF0) == 0xE0 ? 3
+                 : (s[i] & 0xF8) == 0xF0 ? 4 : 0;
+      if (n && i + n <= out->len && zutf8_valid((const char *)s + i, n)) {
+        zbuf_add(&clean, s + i, n);
+        i += n;
+      } else {
+        zbuf_addstr(&clean, "\xEF\xBF\xBD");
+        i++;
+      }
+    }
+    zbuf_release(out);
+    *out = clean;
+  }
+  if (out->len <= cap) return;
+  size_t keep = zutf8_boundary(out->data, cap > 256 ? cap - 256 : cap / 2);
+  size_t total = out->len;
+  zbuf_setlen(out, keep);
+  zbuf_addf(out, "\n[output truncated: showing the first %zu of %zu bytes; ask the tool for "
+                 "less]\n", keep, total);
+  *truncated = true;
+}
+
+/* ---- approvals ------------------------------------------------------------------ */
+
+char *zmcp_grants_path(void) {
+  cleanup_free char *dir = zpath_config_dir();
+  return zpath_join(dir, "mcp-permissions.json");
+}
+
+json_t *zmcp_grants_load(void) {
+  cleanup_free char *path = zmcp_grants_path();
+  json_t *g = zjson_load_file(path, NULL);
+  if (!json_is_object(g)) {
+    json_decref(g);
+    g = json_object();
+  }
+  return g;
+}
+
+bool zmcp_granted(const json_t *grants, const char *server, const char *tool) {
+  json_t *s = json_object_get(json_object_get(grants, "servers"), server);
+  if (!json_is_object(s)) return false;
+  if (json_is_true(json_object_get(s, "all"))) return true;
+  size_t i;
+  json_t *v;
+  json_array_foreach(json_object_get(s, "tools"), i, v) {
+    if (json_is_string(v) && tool && !strcmp(json_string_value(v), tool)) return true;
+  }
+  return false;
+}
+
+int zmcp_grant_set(const char *server, const char *tool, bool grant, zerr *err) {
+  cleanup_free char *path = zmcp_grants_path();
+  json_t *g = zfs_exists(path) ? zjson_load_file(path, err) : json_object();
+  if (!g) return -1;
+  if (!json_is_object(g)) {
+    json_decref(g);
+    return zerr_set(err, ZE_USAGE, "%s must hold a JSON object; fix or delete it", path);
+  }
+  json_t *servers = json_object_get(g, "servers");
+  if (!json_is_object(servers)) {
+    servers = json_object();
+    json_object_set_new(g, "servers", servers);
+  }
+  json_t *s = json_object_get(servers, server);
+  if (!json_is_object(s)) {
+    s = json_object();
+    json_object_set_new(servers, server, s);
+  }
+  if (!tool) {
+    if (grant) json_object_set_new(s, "all", json_true());
+    else json_object_clear(s);
+  } else {
+    json_t *tools = json_object_get(s, "tools");
+    if (!json_is_array(tools)) {
+      tools = json_array();
+      json_object_set_new(s, "tools", tools);
+    }
+    for (size_t i = json_array_size(tools); i-- > 0;) {
+      json_t *v = json_array_get(tools, i);
+      if (json_is_string(v) && !strcmp(json_string_value(v), tool)) json_array_remove(tools, i);
+    }
+    if (grant) json_array_append_new(tools, json_string(tool));
+  }
+  if (json_object_size(s) == 0) json_object_del(servers, server);
+  char *text = json_dumps(g, JSON_INDENT(2));
+  json_decref(g);
+  cleanup_free char *dir = zpath_config_dir();
+  int rc = zfs_mkdir_p(dir, 0700, err);
+  if (rc == 0) {
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "%s\n", text);
+    rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
+    zbuf_release(&b);
+  }
+  free(text);
+  return rc;
+}
+
+zperm_decision zmcp_decide(zperm_mode mode, const json_t *grants, const char *server,
+                           const char *tool) {
+  if (mode == ZPERM_UNSAFE)
+    return (zperm_decision){ZPERM_ALLOW, "unsafe permissions allow every tool"};
+  if (mode == ZPERM_PLAN)
+    return (zperm_decision){ZPERM_DENY,
+                            "plan mode is read-only and MCP tools may change things; leave "
+                            "plan mode to use them"};
+  if (zmcp_granted(grants, server, tool))
+    return (zperm_decision){ZPERM_ALLOW, "granted in mcp-permissions.json"};
+  return (zperm_decision){ZPERM_PROMPT, "MCP tools need approval"};
+}
+
+/* ---- the tool source --------------------------------------------------------- */
+
+static const char *const META_TOOLS[] = {"mcp_list_resources", "mcp_read_resource",
+                                         "mcp_list_prompts", "mcp_get_prompt"};
+
+static size_t tool_count(const zmcp_manager *m) {
+  size_t n = 0;
+  for (size_t i = 0; i < m->n; i++)
+    if (m->clients[i]->ready) n += m->clients[i]->n_tools;
+  return n;
+}
+
+static bool deferred(const zmcp_manager *m) { return tool_count(m) > m->defer_threshold; }
+
+static bool any_cap(const zmcp_manager *m, const char *cap) {
+  for (size_t i = 0; i < m->n; i++)
+    if (m->clients[i]->ready && json_object_get(m->clients[i]->server_caps, cap)) return true;
+  return false;
+}
+
+/* Refreshes tool lists that a list_changed notification made stale. */
+static void refresh_stale(zmcp_manager *m) {
+  for (size_t i = 0; i < m->n; i++) {
+    zmcp_client *c = m->clients[i];
+    zerr err = ZERR_INIT;
+    if (c->ready && c->tools_stale) zmcp_refresh_tools(c, &err);
+  }
+}
+
+static json_t *schema_entry(const char *name, const char *description, json_t *params) {
+  return json_pack("{s:s, s:s, s:o}", "name", name, "description", description, "parameters",
+                   params);
+}
+
+static json_t *meta_schemas(const zmcp_manager *m) {
+  json_t *arr = json_array();
+  const char *server_prop = "{\"type\":\"string\",\"description\":\"MCP server name\"}";
+  (void)server_prop;
+  if (any_cap(m, "resources")) {
+    json_array_append_new(arr, schema_entry("mcp_list_resources",
+        "List the resources an MCP server offers (files, records, …).",
+        json_pack("{s:s, s:{s:{s:s}}, s:[s], s:b}", "type", "object", "properties", "server",
+                  "type", "string", "required", "server", "additionalProperties", 0)));
+    json_array_append_new(arr, schema_entry("mcp_read_resource",
+        "Read one resource of an MCP server by its URI.",
+        json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s,s], s:b}", "type", "object", "properties",
+                  "server", "type", "string", "uri", "type", "string", "required", "server",
+                  "uri", "additionalProperties", 0)));
+  }
+  if (any_cap(m, "prompts")) {
+    json_array_append_new(arr, schema_entry("mcp_list_prompts",
+        "List the prompt templates an MCP server offers.",
+        json_pack("{s:s, s:{s:{s:s}}, s:[s], s:b}", "type", "object", "properties", "server",
+                  "type", "string", "required", "server", "additionalProperties", 0)));
+    json_array_append_new(arr, schema_entry("mcp_get_prompt",
+        "Get one prompt of an MCP server, filled with arguments.",
+        json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s, s:{s:s}}}, s:[s,s], s:b}", "type",
+                  "object", "properties", "server", "type", "string", "name", "type", "string",
+                  "arguments", "type", "object", "additionalProperties", "type", "string",
+                  "required", "server", "name", "additionalProperties", 0)));
+  }
+  return arr;
+}
+
+static void add_tool_schema(json_t *arr, zmcp_client *c, const zmcp_tool *t) {
+  cleanup_free char *name = zmcp_tool_name(c->cfg->name, t->name);
+  zbuf d = ZBUF_INIT;
+  zbuf_addf(&d, "[MCP server %s] %s", c->cfg->name, t->description);
+  json_t *params = json_deep_copy(t->input_schema);
+  if (!json_object_get(params, "type")) json_object_set_new(params, "type", json_string("object"));
+  json_array_append_new(arr, schema_entry(name, d.data, params));
+  zbuf_release(&d);
+}
+
+static json_t *src_schemas(void *ud) {
+  zmcp_manager *m = ud;
+  refresh_stale(m);
+  json_t *arr = json_array();
+  bool defer = deferred(m);
+  if (defer)
+    json_array_append_new(arr, schema_entry("tool_search",
+        "Find MCP tools by keywords. Many MCP tools are configured; their schemas are loaded "
+        "on demand: search first, then call the tools it returns (available from your next "
+        "step).",
+        json_pack("{s:s, s:{s:{s:s, s:s}}, s:[s], s:b}", "type", "object", "properties", "query",
+                  "type", "string", "description", "words to look for in tool names and "
+                  "descriptions", "required", "query", "additionalProperties", 0)));
+  for (size_t i = 0; i < m->n; i++) {
+    zmcp_client *c = m->clients[i];
+    if (!c->ready) continue;
+    for (size_t j = 0; j < c->n_tools; j++) {
+      if (defer) {
+        cleanup_free char *n = zmcp_tool_name(c->cfg->name, c->tools[j].name);
+        if (!json_object_get(m->activated, n)) continue;
+      }
+      add_tool_schema(arr, c, &c->tools[j]);
+    }
+  }
+  json_t *meta = meta_schemas(m);
+  json_array_extend(arr, meta);
+  json_decref(meta);
+  return arr;
+}
+
+static bool src_has(void *ud, const char *name) {
+  zmcp_manager *m = ud;
+  if (!strcmp(name, "tool_search")) return deferred(m);
+  for (size_t i = 0; i < ZARRAY_LEN(META_TOOLS); i++)
+    if (!strcmp(name, META_TOOLS[i])) return m->n > 0;
+  if (strncmp(name, "mcp_", 4) != 0) return false;
+  zmcp_client *c;
+  const zmcp_tool *t;
+  return resolve(m, name, &c, &t);
+}
+
+static const char *src_side_effect(void *ud, const char *name) {
+  zmcp_manager *m = ud;
+  zmcp_client *c;
+  const zmcp_tool *t;
+  if (!strcmp(name, "tool_search")) return "none";
+  for (size_t i = 0; i < ZARRAY_LEN(META_TOOLS); i++)
+    if (!strcmp(name, META_TOOLS[i])) return "read";
+  if (resolve(m, name, &c, &t) && t->read_only) return "read";
+  return "unknown";
+}
+
+static void run_tool_search(zmcp_manager *m, const json_t *args, ztool_result *res) {
+  const char *q = zjson_str(args, "query");
+  if (!q || !q[0]) {
+    ztool_fail(res, "tool_search needs a non-empty \"query\"");
+    return;
+  }
+  /* Words of the query, lower-cased; a tool matches when any word is in its
+   * name or description, ranked by how many. */
+  cleanup_free char *lq = xstrdup(q);
+  for (char *p = lq; *p; p++) *p = (char)tolower((unsigned char)*p);
+  typedef struct { zmcp_client *c; const zmcp_tool *t; int score; } hit;
+  ZVEC(hit) hits = ZVEC_INIT;
+  for (size_t i = 0; i < m->n; i++) {
+    zmcp_client *c = m->clients[i];
+    if (!c->ready) continue;
+    for (size_t j = 0; j < c->n_tools; j++) {
+      zbuf hay = ZBUF_INIT;
+      zbuf_addf(&hay, "%s %s %s", c->cfg->name, c->tools[j].name, c->tools[j].description);
+      for (size_t k = 0; k < hay.len; k++) hay.data[k] = (char)tolower((unsigned char)hay.data[k]);
+      int score = 0;
+      cleanup_free char *words = xstrdup(lq);
+      for (char *save = NULL, *w = strtok_r(words, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save))
+        if (strstr(hay.data, w)) score++;
+      zbuf_release(&hay);
+      if (score) zvec_push(&hits, ((hit){c, &c->tools[j], score}));
+    }
+  }
+  for (size_t i = 1; i < hits.len; i++)
+    for (size_t j = i; j > 0 && hits.items[j].score > hits.items[j - 1].score; j--) {
+      hit tmp = hits.items[j];
+      hits.items[j] = hits.items[j - 1];
+      hits.items[j - 1] = tmp;
+    }
+  if (!hits.len) {
+    zbuf_addf(&res->output, "no MCP tool matches \"%s\"; try other words", q);
+  } else {
+    zbuf_addstr(&res->output, "These tools are now available (call them by name):\n");
+    for (size_t i = 0; i < hits.len && i < SEARCH_MAX_RESULTS; i++) {
+      cleanup_free char *n = zmcp_tool_name(hits.items[i].c->cfg->name, hits.items[i].t->name);
+      json_object_set_new(m->activated, n, json_true());
+      zbuf_addf(&res->output, "- %s: %s\n", n, hits.items[i].t->description);
+    }
+  }
+  zvec_free(&hits);
+}
+
+static void run_meta(zmcp_manager *m, const char *name, const json_t *args, ztool_result *res) {
+  const char *server = zjson_str(args, "server");
+  zmcp_client *c = client_named(m, server);
+  if (!c) {
+    zbuf names = ZBUF_INIT;
+    for (size_t i = 0; i < m->n; i++)
+      if (m->clients[i]->ready) zbuf_addf(&names, "%s%s", names.len ? ", " : "", m->clients[i]->cfg->name);
+    ztool_fail(res, "%s: unknown or unavailable MCP server \"%s\"; available: %s", name,
+               server ? server : "", names.len ? names.data : "(none)");
+    zbuf_release(&names);
+    return;
+  }
+  zerr err = ZERR_INIT;
+  json_t *r = NULL;
+  int rc;
+  if (!strcmp(name, "mcp_list_resources"))
+    rc = zmcp_request(c, "resources/list", NULL, 0, &r, &err);
+  else if (!strcmp(name, "mcp_read_resource"))
+    rc = zmcp_request(c, "resources/read", json_pack("{s:s}", "uri", zjson_str_or(args, "uri", "")), 0, &r, &err);
+  else if (!strcmp(name, "mcp_list_prompts"))
+    rc = zmcp_request(c, "prompts/list", NULL, 0, &r, &err);
+  else {
+    json_t *p = json_pack("{s:s}", "name", zjson_str_or(args, "name", ""));
+    json_t *a = json_object_get(args, "arguments");
+    if (json_is_object(a)) json_object_set(p, "arguments", a);
+    rc = zmcp_request(c, "prompts/get", p, 0, &r, &err);
+  }
+  if (rc < 0) {
+    ztool_fail(res, "%s", err.msg);
+    return;
+  }
+  if (!strcmp(name, "mcp_read_resource")) {
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(r, "contents"), i, item) {
+      if (i) zbuf_addch(&res->output, '\n');
+      render_resource(item, &res->output);
+    }
+  } else {
+    char *s = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    zbuf_addstr(&res->output, s);
+    free(s);
+  }
+  json_decref(r);
+}
+
+static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result *res) {
+  zmcp_manager *m = ud;
+  json_error_t je;
+  const char *text = call->arguments && call->arguments[0] ? call->arguments : "{}";
+  json_t *args = json_loads(text, JSON_DECODE_ANY, &je);
+  if (!json_is_object(args)) {
+    ztool_fail(res, "invalid arguments for %s: %s; send a JSON object matching the schema",
+               call->name, args ? "expected a JSON object" : je.text);
+    json_decref(args);
+    return;
+  }
+  if (!strcmp(call->name, "tool_search")) {
+    run_tool_search(m, args, res);
+  } else if (strncmp(call->name, "mcp_", 4) == 0 && !resolve(m, call->name, &(zmcp_client *){0}, &(const zmcp_tool *){0})) {
+    run_meta(m, call->name, args, res);
+  } else {
+    zmcp_client *c = NULL;
+    const zmcp_tool *t = NULL;
+    resolve(m, call->name, &c, &t);
+    const char *side = t->read_only ? "read" : "unknown";
+    zperm_decision d = zmcp_decide(m->mode, m->grants, c->cfg->name, t->name);
+    zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
+                        .reason = d.reason, .mode = zperm_mode_name(m->mode)};
+    zbuf why = ZBUF_INIT;
+    if (d.action == ZPERM_PROMPT) {
+      pev.kind = ZAEV_PERMISSION_REQUEST;
+      pev.action = "prompt";
+      zagent_emit(a, &pev);
+      if (a->approve) {
+        ztool shown = {.name = call->name, .description = t->description,
+                       .parameters_json = "{}", .side_effect = ZSIDE_NETWORK};
+        const char *note = NULL;
+        d.action = a->approve(a->approve_ud, &shown, call, d.reason, &note) == ZPERM_ALLOW
+                       ? ZPERM_ALLOW : ZPERM_DENY;
+        d.reason = d.action == ZPERM_ALLOW ? "approved by the user"
+                   : note && note[0] ? note : "denied by the user";
+      } else {
+        d.action = ZPERM_DENY;
+        zbuf_addf(&why,
+                  "MCP tool %s of server \"%s\" needs approval and this run has no interactive "
+                  "approver; the user can grant it with `zero mcp grant %s %s` (or `zero mcp "
+                  "grant %s` for all its tools), or rerun with --skip-permissions-unsafe",
+                  t->name, c->cfg->name, c->cfg->name, t->name, c->cfg->name);
+        d.reason = why.data;
+      }
+    }
+    pev.kind = ZAEV_PERMISSION_DECISION;
+    pev.action = zperm_action_name(d.action);
+    pev.reason = d.reason;
+    zagent_emit(a, &pev);
+    if (d.action != ZPERM_ALLOW) {
+      ztool_fail(res, "permission denied for %s: %s", call->name, d.reason);
+    } else {
+      zerr err = ZERR_INIT;
+      json_t *r = NULL;
+      if (zmcp_call_tool(c, t->name, args, 0, &r, &err) < 0) {
+        ztool_fail(res, "%s", err.msg);
+        if (err.kind == ZE_CANCELLED && !zcancel_requested()) zcancel_request();
+      } else {
+        res->is_error = zmcp_render_result(r, &res->output);
+        json_decref(r);
+      }
+    }
+    zbuf_release(&why);
+  }
+  json_decref(args);
+  budget(&res->output, m->output_cap ? m->output_cap : ZTOOL_OUTPUT_CAP, &res->truncated);
+}
+
+/* ---- start / stop ------------------------------------------------------------- */
+
+int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *spawner,
+                       zperm_mode mode, zmcp_warn_fn warn, void *warn_ud, zerr *err) {
+  memset(m, 0, sizeof *m);
+  m->mode = mode;
+  m->activated = json_object();
+  m->grants = zmcp_grants_load();
+  const char *th = getenv("ZERO_MCP_DEFER_THRESHOLD");
+  m->defer_threshold = th && th[0] ? (size_t)strtoul(th, NULL, 10) : ZMCP_DEFER_THRESHOLD;
+  m->source = (ztool_source){src_schemas, src_has, src_side_effect, src_invoke, m};
+  if (zmcp_config_load(&m->cfg, workspace, err) < 0) return -1;
+  if (m->cfg.skipped_untrusted && warn) {
+    zbuf w = ZBUF_INIT;
+    zbuf_addf(&w, "%s defines MCP servers (", m->cfg.project_path);
+    for (char **p = m->cfg.skipped_untrusted; *p; p++)
+      zbuf_addf(&w, "%s%s", p == m->cfg.skipped_untrusted ? "" : ", ", *p);
+    zbuf_addstr(&w, ") that were not started because this workspace is not trusted; run "
+                    "`zero mcp trust` here to trust it");
+    warn(warn_ud, w.data);
+    zbuf_release(&w);
+  }
+  m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients);
+  zmcp_client_opts o = {.workspace = workspace, .spawner = spawner};
+  for (size_t i = 0; i < m->cfg.n; i++)
+    if (!m->cfg.servers[i].disabled) m->clients[m->n++] = zmcp_client_new(&m->cfg.servers[i], &o);
+  if (!m->n) return 0;
+  zmcp_start_all(m->clients, m->n);
+  for (size_t i = 0; i < m->n && warn; i++) {
+    zmcp_client *c = m->clients[i];
+    if (c->ready) continue;
+    zbuf w = ZBUF_INIT;
+    zbuf_addf(&w, "MCP server \"%s\" is unavailable for this run: %s", c->cfg->name,
+              c->failure ? c->failure : "it failed to start");
+    warn(warn_ud, w.data);
+    zbuf_release(&w);
+  }
+  return 0;
+}
+
+void zmcp_manager_stop(zmcp_manager *m) {
+  if (m->n) zmcp_close_all(m->clients, m->n);
+  for (size_t i = 0; i < m->n; i++) zmcp_client_free(m->clients[i]);
+  free(m->clients);
+  zmcp_config_release(&m->cfg);
+  json_decref(m->grants);
+  json_decref(m->activated);
+  memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,76 @@
+/* mcp.h — MCP in the agent: the configured servers of a run, their tools as
+ * a tool source for the agent loop (agent/loop.h ztool_source), and the
+ * approval rules for them.
+ *
+ * Names: a server's tool T appears to the model as mcp_<server>_<T>, every
+ * byte outside [A-Za-z0-9_-] replaced by '_', cut to 64 bytes.
+ * Results: text content as is; images, audio and blobs as a one-line
+ * description (type, size); embedded text resources with their URI;
+ * resource links as their URI; structuredContent when there is no content;
+ * isError makes an error result. The output is capped like a built-in tool's
+ * (ZTOOL_OUTPUT_CAP) with a notice; redaction happens in the output writers,
+ * as for every tool.
+ * Approval (docs/mcp.md): unsafe mode allows; plan mode denies; a grant in
+ * $XDG_CONFIG_HOME/zero/mcp-permissions.json for the server (all its tools)
+ * or the tool allows; otherwise the call needs approval: the interactive
+ * approver is asked, and headless runs deny with the command that grants it.
+ * Deferral: when more than ZMCP_DEFER_THRESHOLD MCP tools are configured
+ * (ZERO_MCP_DEFER_THRESHOLD overrides), only a tool_search tool is sent; the
+ * tools it finds are added to later requests, so the request stays small and
+ * the prompt prefix stable.
+ * Resources and prompts: mcp_list_resources, mcp_read_resource,
+ * mcp_list_prompts and mcp_get_prompt are offered when a server has them.
+ */
+#ifndef ZERO_MCP_MCP_H
+#define ZERO_MCP_MCP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "agent/loop.h"
+#include "agent/permissions.h"
+#include "mcp/client.h"
+#include "mcp/config.h"
+
+#define ZMCP_DEFER_THRESHOLD 40
+
+typedef struct zmcp_manager {
+  zmcp_config cfg;
+  zmcp_client **clients;   /* enabled servers, started */
+  size_t n;
+  zperm_mode mode;
+  json_t *grants;          /* mcp-permissions.json content */
+  size_t output_cap;
+  size_t defer_threshold;
+  json_t *activated;       /* deferred mode: names tool_search loaded (object used as a set) */
+  ztool_source source;     /* hand &source to zagent.sources */
+} zmcp_manager;
+
+typedef void (*zmcp_warn_fn)(void *ud, const char *msg);
+
+/* Loads the config for workspace, starts every enabled server in parallel
+ * and lists their tools. A server that fails is reported through warn (its
+ * stderr included) and left out; the run continues. Fails only for a
+ * malformed config. */
+int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *spawner,
+                       zperm_mode mode, zmcp_warn_fn warn, void *warn_ud, zerr *err);
+/* Shuts every server down (in parallel) and frees everything. */
+void zmcp_manager_stop(zmcp_manager *m);
+
+/* The model-facing name for a server's tool. Caller frees. */
+char *zmcp_tool_name(const char *server, const char *tool);
+
+/* Renders a CallToolResult as tool output; returns true when it is an error. */
+bool zmcp_render_result(const json_t *result, zbuf *out);
+
+/* ---- approvals (mcp-permissions.json) ---- */
+/* {"servers": {"<server>": {"all": true, "tools": ["<tool>", …]}}} */
+json_t *zmcp_grants_load(void);
+bool zmcp_granted(const json_t *grants, const char *server, const char *tool);
+/* tool NULL = every tool of the server. revoke removes the grant. */
+int zmcp_grant_set(const char *server, const char *tool, bool grant, zerr *err);
+char *zmcp_grants_path(void);
+zperm_decision zmcp_decide(zperm_mode mode, const json_t *grants, const char *server,
+                           const char *tool);
+
+#endif
