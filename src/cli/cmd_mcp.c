@@ -273,6 +273,13 @@ static int connect_one(const char *name, zmcp_config *cfg, zmcp_client **out) {
   if (zmcp_config_load(cfg, ws, &err) < 0) return fail("%s", err.msg);
   const zmcp_server_cfg *s = zmcp_config_find(cfg, name);
   if (!s) {
+    for (char **p = cfg->skipped_untrusted; p && *p; p++) {
+      if (strcmp(*p, name) != 0) continue;
+      int rc = fail("MCP server \"%s\" comes from %s, and this workspace is not trusted; run "
+                    "`zero mcp trust` to trust it", name, cfg->project_path);
+      zmcp_config_release(cfg);
+      return rc;
+    }
     zmcp_config_release(cfg);
     return fail("no MCP server named \"%s\"; see zero mcp list", name);
   }

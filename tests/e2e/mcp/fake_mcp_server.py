@@ -1,0 +1,54 @@
+"""A misbehaving MCP server for the fault tests (stdio). Mode = argv[1]:
+  exit        writes to stderr and exits 3 before answering
+  silent      reads but never answers
+  malformed   answers initialize with a line that is not JSON
+  oversized   answers initialize with one 17 MiB line
+  hang        a normal server whose tool "hang" never answers; every message
+              received is appended to argv[2] (a log file)
+"""
+import json
+import sys
+import time
+
+mode = sys.argv[1]
+log = sys.argv[2] if len(sys.argv) > 2 else None
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+if mode == "exit":
+    sys.stderr.write("fake server: cannot start: the API token is missing\n")
+    sys.stderr.flush()
+    sys.exit(3)
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if log:
+        with open(log, "a") as f:
+            f.write(line if line.endswith("\n") else line + "\n")
+    if mode == "silent":
+        continue
+    if msg.get("method") == "initialize":
+        if mode == "malformed":
+            sys.stdout.write("{this is not json\n")
+            sys.stdout.flush()
+            continue
+        if mode == "oversized":
+            sys.stdout.write('{"jsonrpc":"2.0","id":%d,"result":{"pad":"%s"}}\n'
+                             % (msg["id"], "x" * (17 << 20)))
+            sys.stdout.flush()
+            continue
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "protocolVersion": msg["params"]["protocolVersion"],
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}}})
+    elif msg.get("method") == "tools/list":
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
+            {"name": "hang", "description": "never returns",
+             "inputSchema": {"type": "object", "properties": {}}}]}})
+    elif msg.get("method") == "tools/call":
+        pass  # never answered
+    elif "id" in msg and "method" in msg:
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})

@@ -1,0 +1,303 @@
+"""MCP end to end: the real zero binary, the fake model, and REAL MCP servers
+from npm (@modelcontextprotocol/server-everything over stdio, Streamable HTTP
+and HTTP+SSE; @modelcontextprotocol/server-filesystem over stdio), plus
+misbehaving servers for the fault cases. The model calls an MCP tool; the
+result must reach the next model request."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp"))
+import harness  # noqa: E402
+from npm_setup import require_npm  # noqa: E402
+
+FAKE_MCP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_mcp_server.py")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class McpTest(harness.ZeroTest):
+    def write_config(self, servers):
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": servers}}, f)
+
+    def everything(self, nm):
+        return {"command": "node",
+                "args": [os.path.join(nm, "@modelcontextprotocol/server-everything/dist/index.js"),
+                         "stdio"]}
+
+    def tool_messages(self, body):
+        return [m for m in body["messages"] if m.get("role") == "tool"]
+
+    def run_tool(self, tool, args, extra=()):
+        """One model turn calling tool, then a final answer; returns (result, events, model)."""
+        model = self.serve([{"tool_calls": [{"name": tool, "arguments": args}]}, {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", *extra, "use the tool", timeout=120)
+        events = self.lines(r.stdout)
+        return r, events, model
+
+
+class RealServers(McpTest):
+    def setUp(self):
+        super().setUp()
+        self.nm = require_npm(self)
+
+    def test_stdio_everything_tools_reach_the_model_and_results_come_back(self):
+        self.write_config({"ev": self.everything(self.nm)})
+        self.assertEqual(self.zero("mcp", "grant", "ev").returncode, 0)
+        r, events, model = self.run_tool("mcp_ev_get-sum", {"a": 2, "b": 3})
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        first = model.bodies()[0]
+        names = [t["function"]["name"] for t in first["tools"]]
+        self.assertIn("mcp_ev_echo", names)
+        self.assertIn("mcp_ev_get-sum", names)
+        schema = [t for t in first["tools"] if t["function"]["name"] == "mcp_ev_get-sum"][0]
+        self.assertIn("a", schema["function"]["parameters"]["properties"])
+        tool_msgs = self.tool_messages(model.bodies()[1])
+        self.assertIn("The sum of 2 and 3 is 5", tool_msgs[0]["content"])
+        res = [e for e in events if e["type"] == "tool_result"][0]
+        self.assertEqual(res["status"], "success" if res["status"] != "ok" else "ok")
+
+    def test_stdio_echo_image_progress_and_resource(self):
+        self.write_config({"ev": self.everything(self.nm)})
+        self.zero("mcp", "grant", "ev")
+        model = self.serve([
+            {"tool_calls": [{"name": "mcp_ev_echo", "arguments": {"message": "hello mcp"}},
+                            {"name": "mcp_ev_get-tiny-image", "arguments": {}},
+                            {"name": "mcp_ev_trigger-long-running-operation",
+                             "arguments": {"duration": 1, "steps": 3}},
+                            {"name": "mcp_read_resource",
+                             "arguments": {"server": "ev", "uri": "demo://resource/dynamic/text/1"}}]},
+            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        outs = [m["content"] for m in self.tool_messages(model.bodies()[1])]
+        self.assertIn("Echo: hello mcp", outs[0])
+        self.assertIn("[image: image/png", outs[1])
+        self.assertIn("Long running operation completed", outs[2])
+        self.assertIn("demo://resource/dynamic/text/1", outs[3])
+
+    def test_filesystem_server_over_stdio(self):
+        with open(os.path.join(self.work, "notes.txt"), "w") as f:
+            f.write("filesystem server says hi\n")
+        self.write_config({"fs": {"command": "node", "args": [
+            os.path.join(self.nm, "@modelcontextprotocol/server-filesystem/dist/index.js"),
+            self.work]}})
+        self.zero("mcp", "grant", "fs", "read_text_file")
+        r, events, model = self.run_tool("mcp_fs_read_text_file",
+                                         {"path": os.path.join(self.work, "notes.txt")})
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        self.assertIn("filesystem server says hi", self.tool_messages(model.bodies()[1])[0]["content"])
+
+    def start_node_server(self, transport):
+        port = free_port()
+        env = dict(self.env, PORT=str(port))
+        p = subprocess.Popen(["node", os.path.join(self.nm, "@modelcontextprotocol/server-everything/dist/index.js"),
+                              transport], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: (p.terminate(), p.wait(5), p.stderr.close()))
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                return port
+            except OSError:
+                time.sleep(0.1)
+        self.fail("server-everything (%s) did not start" % transport)
+
+    def test_streamable_http_everything(self):
+        port = self.start_node_server("streamableHttp")
+        self.write_config({"evh": {"type": "http", "url": "http://127.0.0.1:%d/mcp" % port}})
+        self.zero("mcp", "grant", "evh")
+        model = self.serve([
+            {"tool_calls": [{"name": "mcp_evh_get-sum", "arguments": {"a": 20, "b": 22}},
+                            {"name": "mcp_evh_trigger-long-running-operation",
+                             "arguments": {"duration": 1, "steps": 2}},
+                            {"name": "mcp_evh_get-tiny-image", "arguments": {}}]},
+            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        outs = [m["content"] for m in self.tool_messages(model.bodies()[1])]
+        self.assertIn("The sum of 20 and 22 is 42", outs[0])
+        self.assertIn("Long running operation completed", outs[1])
+        self.assertIn("[image: image/png", outs[2])
+
+    def test_legacy_sse_everything_and_mcp_call_command(self):
+        port = self.start_node_server("sse")
+        self.write_config({"evs": {"type": "sse", "url": "http://127.0.0.1:%d/sse" % port}})
+        r = self.zero("mcp", "call", "evs", "get-sum", '{"a":1,"b":2}', timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("The sum of 1 and 2 is 3", r.stdout)
+        r = self.zero("mcp", "call", "evs", "trigger-long-running-operation",
+                      '{"duration":1,"steps":2}', timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("progress 2/2", r.stderr)
+
+    def test_headless_without_grant_is_denied_with_how_to_grant(self):
+        self.write_config({"ev": self.everything(self.nm)})
+        r, events, model = self.run_tool("mcp_ev_echo", {"message": "x"})
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        out = self.tool_messages(model.bodies()[1])[0]["content"]
+        self.assertIn("zero mcp grant ev echo", out)
+        self.assertIn("--skip-permissions-unsafe", out)
+        decisions = [e for e in events if e["type"] == "permission_decision"]
+        self.assertEqual(decisions[0]["action"], "deny")
+        # --skip-permissions-unsafe allows it.
+        r, events, model = self.run_tool("mcp_ev_echo", {"message": "x"}, ("--skip-permissions-unsafe",))
+        self.assertIn("Echo: x", self.tool_messages(model.bodies()[1])[0]["content"])
+
+    def test_project_servers_need_a_trusted_workspace(self):
+        os.makedirs(os.path.join(self.work, ".zero"))
+        with open(os.path.join(self.work, ".zero", "config.json"), "w") as f:
+            json.dump({"mcpServers": {"proj": self.everything(self.nm)}}, f)
+        r = self.zero("mcp", "tools", "proj")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not trusted", r.stderr)
+        self.assertEqual(self.zero("mcp", "trust").returncode, 0)
+        r = self.zero("mcp", "tools", "proj", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("get-sum", r.stdout)
+
+
+class Faults(McpTest):
+    def fault_run(self, mode, **extra):
+        self.write_config({"bad": dict({"command": sys.executable, "args": [FAKE_MCP, mode]}, **extra)})
+        model = self.serve([{"text": "still here"}])
+        r = self.zero("exec", "-o", "stream-json", "hi", timeout=60)
+        events = self.lines(r.stdout)
+        warnings = " ".join(e["message"] for e in events if e["type"] == "warning")
+        return r, warnings, model
+
+    def test_server_exiting_at_startup_shows_its_stderr_and_the_run_continues(self):
+        r, warnings, _ = self.fault_run("exit")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn('MCP server "bad"', warnings)
+        self.assertIn("exited with status 3", warnings)
+        self.assertIn("the API token is missing", warnings)
+
+    def test_server_that_never_answers_times_out(self):
+        r, warnings, _ = self.fault_run("silent", startupTimeoutMs=700)
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("did not answer initialize", warnings)
+
+    def test_malformed_json_is_a_clear_error(self):
+        r, warnings, _ = self.fault_run("malformed")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("invalid message", warnings)
+        self.assertIn("{this is not json", warnings)
+
+    def test_oversized_message_is_refused(self):
+        r, warnings, _ = self.fault_run("oversized")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("limit", warnings)
+
+    def test_missing_command_says_so(self):
+        self.write_config({"nope": {"command": "/nonexistent/mcp-server"}})
+        self.serve([{"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("cannot run /nonexistent/mcp-server", r.stdout)
+
+    def test_hanging_tool_call_is_cancelled_on_interrupt(self):
+        log = os.path.join(self.tmp, "received.jsonl")
+        self.write_config({"slow": {"command": sys.executable, "args": [FAKE_MCP, "hang", log]}})
+        self.zero("mcp", "grant", "slow")
+        self.serve([{"tool_calls": [{"name": "mcp_slow_hang", "arguments": {}}]}, {"text": "x"}])
+        p = subprocess.Popen([harness.ZERO_BIN, "exec", "-o", "stream-json", "go"], cwd=self.work,
+                             env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        seen = False
+        while time.time() < deadline and not seen:
+            if os.path.exists(log):
+                with open(log) as f:
+                    seen = any('"tools/call"' in l for l in f)
+            time.sleep(0.05)
+        self.assertTrue(seen, "the tool call never reached the server")
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 130, out + err)
+        with open(log) as f:
+            msgs = [json.loads(l) for l in f if l.strip()]
+        cancels = [m for m in msgs if m.get("method") == "notifications/cancelled"]
+        call = [m for m in msgs if m.get("method") == "tools/call"][0]
+        self.assertEqual(cancels[0]["params"]["requestId"], call["id"])
+        self.assertEqual(self.lines(out)[-1]["type"], "run_end")
+
+
+class ServeMcp(McpTest):
+    """zero's own MCP server, driven by the official TypeScript SDK client."""
+
+    def test_sdk_client_initializes_lists_and_calls(self):
+        nm = require_npm(self)
+        with open(os.path.join(self.work, "hello.txt"), "w") as f:
+            f.write("served by zero\n")
+        script = os.path.join(self.tmp, "client.mjs")
+        with open(script, "w") as f:
+            f.write("""
+import { Client } from "%(sdk)s/dist/esm/client/index.js";
+import { StdioClientTransport } from "%(sdk)s/dist/esm/client/stdio.js";
+const transport = new StdioClientTransport({ command: process.argv[2], args: ["serve", "--mcp"],
+                                             cwd: process.argv[3], env: process.env });
+const client = new Client({ name: "sdk-test", version: "1.0.0" });
+await client.connect(transport);
+const out = { server: client.getServerVersion(), protocol: transport._protocolVersion ?? null };
+out.tools = (await client.listTools()).tools;
+out.read = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
+out.missing = await client.callTool({ name: "read_file", arguments: { path: "nope.txt" } });
+try { await client.callTool({ name: "write_file", arguments: { path: "x", content: "y" } });
+      out.write = "allowed"; } catch (e) { out.write = String(e.message); }
+try { await client.callTool({ name: "no_such_tool", arguments: {} }); out.unknown = "ok"; }
+catch (e) { out.unknown = String(e.message); }
+await client.ping();
+await client.close();
+console.log(JSON.stringify(out));
+""" % {"sdk": os.path.join(nm, "@modelcontextprotocol/sdk")})
+        r = subprocess.run(["node", script, harness.ZERO_BIN, self.work], env=self.env,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout.strip().splitlines()[-1])
+        self.assertEqual(out["server"]["name"], "zero")
+        names = sorted(t["name"] for t in out["tools"])
+        self.assertIn("read_file", names)
+        self.assertNotIn("write_file", names)  # read-only tools by default
+        for t in out["tools"]:
+            self.assertEqual(t["inputSchema"]["type"], "object")
+        self.assertIn("served by zero", out["read"]["content"][0]["text"])
+        self.assertFalse(out["read"].get("isError", False))
+        self.assertTrue(out["missing"]["isError"])
+        self.assertIn("not exposed", out["write"])
+        self.assertIn("unknown tool", out["unknown"])
+
+    def test_serve_raw_protocol_errors_and_eof(self):
+        msgs = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "0"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "nope/nope"},
+        ]
+        text = "\n".join(json.dumps(m) for m in msgs) + "\n{broken\n"
+        r = self.zero("serve", "--mcp", input=text)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = self.lines(r.stdout)
+        self.assertEqual(out[0]["result"]["protocolVersion"], "2025-03-26")
+        self.assertEqual(out[1]["error"]["code"], -32601)
+        self.assertEqual(out[2]["error"]["code"], -32700)
+        self.assertIsNone(out[2]["id"])
+
+
+if __name__ == "__main__":
+    harness.main()
