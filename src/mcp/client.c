@@ -284,6 +284,9 @@ zmcp_client *zmcp_client_new(const zmcp_server_cfg *cfg, const zmcp_client_opts 
   zmcp_client *c = xcalloc(1, sizeof *c);
   c->cfg = cfg;
   if (opts) c->opts = *opts;
+  /* The roots answer may be asked for at any time: keep our own copy. */
+  c->workspace_copy = c->opts.workspace ? xstrdup(c->opts.workspace) : NULL;
+  c->opts.workspace = c->workspace_copy;
   c->inbox = xcalloc(1, sizeof(msg_vec));
   c->outbox = xcalloc(1, sizeof(str_vec));
   c->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : ZMCP_DEFAULT_TIMEOUT_MS;
@@ -535,5 +538,6 @@ void zmcp_client_free(zmcp_client *c) {
   free(c->instructions);
   json_decref(c->server_caps);
   free(c->failure);
+  free(c->workspace_copy);
   free(c);
 }

@@ -45,7 +45,7 @@ typedef void (*zmcp_progress_fn)(void *ud, const char *server, double progress, 
                                  const char *message);
 
 typedef struct zmcp_client_opts {
-  const char *workspace;          /* absolute; the first root and the default cwd */
+  const char *workspace;          /* absolute; the first root and the default cwd (copied) */
   const char *const *roots;       /* more roots (absolute dirs), may be NULL */
   size_t n_roots;
   struct zspawner *spawner;       /* confines stdio servers; NULL = none */
@@ -56,7 +56,8 @@ typedef struct zmcp_client_opts {
 typedef struct zmcp_client {
   const zmcp_server_cfg *cfg;     /* borrowed; outlives the client */
   struct zmcp_transport *t;
-  zmcp_client_opts opts;
+  zmcp_client_opts opts;          /* opts.workspace points at workspace_copy */
+  char *workspace_copy;           /* owned */
   int64_t next_id;
   void *inbox;                    /* responses not yet claimed (internal) */
   void *outbox;                   /* replies to server requests, not yet sent (internal) */

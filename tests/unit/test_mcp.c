@@ -245,8 +245,12 @@ static void test_stdio_client_handles_server_messages(void **state) {
   char *argv[] = {"/bin/sh", "-c", (char *)SCRIPT, NULL};
   char *envv[] = {env, NULL};
   zmcp_server_cfg cfg = {.name = "sh", .type = ZMCP_STDIO, .argv = argv, .env = envv};
-  zmcp_client_opts o = {.workspace = dir};
+  /* Regression: the client must not borrow the workspace string (zero mcp
+   * freed it while the server could still ask for roots). */
+  char *ws = xstrdup(dir);
+  zmcp_client_opts o = {.workspace = ws};
   zmcp_client *c = zmcp_client_new(&cfg, &o);
+  free(ws);
   zerr err = ZERR_INIT;
   assert_int_equal(zmcp_client_connect(c, &err), 0);
   assert_string_equal(c->protocol_version, "2025-03-26");
