@@ -520,6 +520,9 @@ int zsb_run_main(int argc, char **argv) {
 
 static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   zsb_spawner *s = (zsb_spawner *)base;
+  bool net = cmd->network || s->once_network, unsandboxed = s->once_unsandboxed;
+  s->once_network = s->once_unsandboxed = false;
+  if (unsandboxed) return 0; /* approved by the user for this one command */
   const zsb_probe *pr = zsb_probe_get();
   zsb_backend b = s->policy->enabled ? pr->backend : ZSB_NONE;
   if (b != ZSB_BWRAP && (s->policy->deny_read.n || s->policy->deny_write.n))
@@ -534,7 +537,7 @@ static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   size_t k = 0;
   nv[k++] = xstrdup(s->self);
   nv[k++] = xstrdup("__sandbox-run");
-  if (cmd->network) nv[k++] = xstrdup("--network");
+  if (net) nv[k++] = xstrdup("--network");
   nv[k++] = xstrdup(s->policy_json);
   nv[k++] = xstrdup("--");
   for (size_t i = 0; i < n; i++) nv[k++] = cmd->argv[i];
@@ -555,6 +558,12 @@ int zsb_spawner_init(zsb_spawner *s, const zsb_policy *p, zerr *err) {
   s->base.wrap = spawner_wrap;
   s->base.ud = s;
   return 0;
+}
+
+void zsb_spawner_escalate(void *ud, bool network, bool unsandboxed) {
+  zsb_spawner *s = ud;
+  s->once_network = network;
+  s->once_unsandboxed = unsandboxed;
 }
 
 void zsb_spawner_release(zsb_spawner *s) {

@@ -68,7 +68,12 @@ typedef struct zsb_spawner {
   const zsb_policy *policy;
   char *policy_json;
   char *self;
+  bool once_network;      /* approved escalation for the next command only */
+  bool once_unsandboxed;
 } zsb_spawner;
+/* zperm_engine.escalate hook (ud = the zsb_spawner): the next wrapped command
+ * gets the network and/or runs unsandboxed. */
+void zsb_spawner_escalate(void *ud, bool network, bool unsandboxed);
 int zsb_spawner_init(zsb_spawner *s, const zsb_policy *p, zerr *err);
 void zsb_spawner_release(zsb_spawner *s);
 
