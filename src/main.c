@@ -15,6 +15,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "sessions")) return cmd_sessions(argc - 2, argv + 2);
   if (!strcmp(cmd, "mcp")) return cmd_mcp(argc - 2, argv + 2);
   if (!strcmp(cmd, "serve")) return cmd_serve(argc - 2, argv + 2);
+  if (!strcmp(cmd, "sandbox")) return cmd_sandbox(argc - 2, argv + 2);
+  if (!strcmp(cmd, "__sandbox-inner")) return cmd_sandbox_inner(argc - 2, argv + 2);
+  if (!strcmp(cmd, "__sandbox-run")) return cmd_sandbox_run(argc - 2, argv + 2);
   fprintf(stderr, "zero: unknown command \"%s\"\nRun zero --help for usage.\n", cmd);
   return ZEXIT_USAGE;
 }

@@ -1,6 +1,7 @@
 /* loop.c — the agent loop; see loop.h. */
 #include "agent/loop.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -175,7 +176,12 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
   ztool_result res = ZTOOL_RESULT_INIT;
   bool allowed = true;
   if (tool) {
-    zperm_decision d = zperm_decide(a->mode, tool);
+    zperm_engine fallback = {.mode = a->mode};
+    const zperm_engine *eng = a->perm ? a->perm : &fallback;
+    json_t *args = json_loads(call->arguments && *call->arguments ? call->arguments : "{}", 0,
+                              NULL);
+    zperm_decision d = zperm_decide(eng, tool, json_is_object(args) ? args : NULL);
+    json_decref(args);
     zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
                         .reason = d.reason, .mode = zperm_mode_name(a->mode)};
     if (d.action == ZPERM_PROMPT) {
@@ -186,23 +192,35 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
       if (a->approve) {
         d.action = a->approve(a->approve_ud, tool, call, d.reason, &note);
         if (d.action != ZPERM_ALLOW) d.action = ZPERM_DENY;
-        d.reason = d.action == ZPERM_ALLOW ? "approved by the user"
-                   : note && note[0]   ? note
-                                       : "denied by the user";
+        snprintf(d.reason, sizeof d.reason, "%s",
+                 d.action == ZPERM_ALLOW ? "approved by the user"
+                 : note && note[0]       ? note
+                                         : "denied by the user");
       } else {
         /* Headless: nobody can answer, so the prompt is a denial. */
         d.action = ZPERM_DENY;
-        d.reason = "this call needs approval and zero exec has no interactive approver; the "
-                   "user can rerun with --permission-mode auto to allow file changes";
+        size_t l = strlen(d.reason);
+        snprintf(d.reason + l, sizeof d.reason - l,
+                 "; this call needs approval and zero exec has no interactive approver%s%s",
+                 d.allow_hint && d.allow_hint[0] ? " (" : "", d.allow_hint ? d.allow_hint : "");
+        if (d.allow_hint && d.allow_hint[0]) {
+          l = strlen(d.reason);
+          snprintf(d.reason + l, sizeof d.reason - l, ")");
+        }
+
       }
     }
+    if (d.action == ZPERM_ALLOW) zperm_apply_escalation(eng, &d);
     pev.kind = ZAEV_PERMISSION_DECISION;
     pev.action = zperm_action_name(d.action);
     pev.reason = d.reason;
     zagent_emit(a, &pev);
     if (d.action == ZPERM_DENY) {
       allowed = false;
-      ztool_fail(&res, "permission denied for %s: %s", call->name, d.reason);
+      bool hint = d.allow_hint && d.allow_hint[0] && !strstr(d.reason, d.allow_hint);
+      ztool_fail(&res, "permission denied for %s [%s]: %s.%s%s", call->name, d.code, d.reason,
+                 hint ? " To allow it: " : "", hint ? d.allow_hint : "");
+      res.meta = json_pack("{s:o}", "block", zperm_block_json(&d));
     }
   }
   if (allowed) ztool_invoke(a->tools, call->name, call->arguments, &res);

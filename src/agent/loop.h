@@ -40,6 +40,7 @@ typedef struct zagent {
   const char *system_prompt;
   ztool_ctx *tools;
   zperm_mode mode;
+  const zperm_engine *perm; /* the permission engine; NULL = mode alone, no sandbox */
   int max_turns;        /* model requests allowed in this run */
   zsink **sinks;
   size_t nsinks;

@@ -1,7 +1,16 @@
 /* permissions.c — allow / prompt / deny per tool call; see permissions.h. */
 #include "agent/permissions.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "base/common.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "sandbox/grants.h"
+#include "sandbox/policy.h"
+#include "sandbox/shell.h"
 
 int zperm_mode_parse(const char *s, zperm_mode *out, zerr *err) {
   if (!strcmp(s, "ask")) *out = ZPERM_ASK;
@@ -62,46 +71,232 @@ zperm_mode zperm_effective_mode(bool mode_given, zperm_mode mode, zautonomy auto
   return autonomy == ZAUTO_HIGH ? ZPERM_UNSAFE : ZPERM_AUTO;
 }
 
-zperm_decision zperm_decide(zperm_mode mode, const ztool *tool) {
-  zperm_decision d = {ZPERM_ALLOW, "allowed"};
-  if (mode == ZPERM_UNSAFE) {
-    d.reason = "unsafe mode: every tool is allowed";
-    return d;
-  }
-  if (mode == ZPERM_PLAN) {
-    if (tool->read_only) {
-      d.reason = "read-only tool allowed in plan mode";
-      return d;
-    }
-    d.action = ZPERM_DENY;
-    d.reason = "plan mode is read-only: only tools that do not change anything may run. "
-               "Describe the change instead; the user can rerun with --permission-mode auto to "
-               "apply it.";
-    return d;
-  }
-  switch (tool->side_effect) {
-    case ZSIDE_NONE:
-    case ZSIDE_READ:
-      d.reason = "read-only tool";
-      return d;
-    case ZSIDE_SHELL:
-    case ZSIDE_NETWORK:
-      d.action = ZPERM_DENY;
-      d.reason = "running commands needs the OS sandbox, which this build does not have yet; "
-                 "commands run only when the user passes --auto high or "
-                 "--skip-permissions-unsafe. Continue with the file tools, or tell the user "
-                 "which command to run.";
-      return d;
-    case ZSIDE_WRITE:
-      if (mode == ZPERM_ASK) {
-        d.action = ZPERM_PROMPT;
-        d.reason = "file changes need approval in ask mode";
-        return d;
-      }
-      d.reason = "file change inside the workspace allowed in auto mode";
-      return d;
-  }
+static zperm_decision make(zperm_action action, const char *code, bool recoverable,
+                           const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static zperm_decision make(zperm_action action, const char *code, bool recoverable,
+                           const char *hint, const char *fmt, ...) {
+  zperm_decision d;
+  memset(&d, 0, sizeof d);
+  d.action = action;
+  d.code = code;
+  d.recoverable = recoverable;
+  d.allow_hint = hint ? hint : "";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d.reason, sizeof d.reason, fmt, ap);
+  va_end(ap);
   return d;
+}
+
+static const char *path_arg(const json_t *args) {
+  static const char *const keys[] = {"path", "file_path", "file", "filepath", "filename", NULL};
+  for (const char *const *k = keys; *k; k++) {
+    const char *v = zjson_str(args, *k);
+    if (v) return v;
+  }
+  return NULL;
+}
+
+static bool within_roots(const ztool_ctx *t, const char *abs) {
+  if (zpath_is_within(t->workspace, abs)) return true;
+  for (size_t i = 0; i < t->n_add_dirs; i++)
+    if (zpath_is_within(t->add_dirs[i], abs)) return true;
+  return false;
+}
+
+/* Step 5: where a file tool would write. Returns true with *d set when the
+ * call is denied. *resolved gets the real target (caller frees). */
+static bool path_scope(const zperm_engine *e, const json_t *args, zperm_decision *d,
+                       char **resolved) {
+  const char *p = path_arg(args);
+  if (!p || !e->tools || !e->tools->workspace) return false;
+  cleanup_free char *lexical = ztool_resolve_path(e->tools, p);
+  *resolved = zsb_resolve_path(lexical, NULL);
+  const char *hint = "ask the user to rerun with --add-dir <dir> to make that directory "
+                     "writable, or write inside the workspace";
+  if (!within_roots(e->tools, *resolved)) {
+    if (within_roots(e->tools, lexical))
+      *d = make(ZPERM_DENY, "symlink_escape", true, hint,
+                "%s resolves through a symlink to %s, outside the workspace and --add-dir "
+                "roots", p, *resolved);
+    else
+      *d = make(ZPERM_DENY, "outside_write_roots", true, hint,
+                "%s is outside the workspace and --add-dir roots", *resolved);
+    return true;
+  }
+  if (e->policy && !zsb_policy_may_write(e->policy, *resolved)) {
+    *d = make(ZPERM_DENY, "protected_path", false,
+              "nothing in this run: .zero, .agents, .git/config, .git/hooks and denyWrite paths "
+              "are changed by the user only",
+              "%s is protected (zero's and the agents' config, git config and hooks, or a "
+              "configured denyWrite path)", *resolved);
+    return true;
+  }
+  return false;
+}
+
+zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json_t *args) {
+  /* 1. tool denied */
+  for (const char *const *t = e->disabled_tools; t && *t; t++)
+    if (!strcmp(*t, tool->name))
+      return make(ZPERM_DENY, "tool_denied", true, "the user can re-enable the tool",
+                  "%s is disabled for this run", tool->name);
+  /* 2. unsafe */
+  if (e->mode == ZPERM_UNSAFE)
+    return make(ZPERM_ALLOW, "allowed", true, NULL, "unsafe mode: every tool is allowed");
+  /* 3. plan */
+  if (e->mode == ZPERM_PLAN) {
+    if (tool->read_only)
+      return make(ZPERM_ALLOW, "allowed", true, NULL, "read-only tool allowed in plan mode");
+    return make(ZPERM_DENY, "plan_mode", true,
+                "the user can rerun with --permission-mode auto to apply changes",
+                "plan mode is read-only: only tools that do not change anything may run. "
+                "Describe the change instead");
+  }
+  bool is_shell = tool->side_effect == ZSIDE_SHELL || tool->side_effect == ZSIDE_NETWORK;
+  const char *cmd = is_shell && args ? zjson_str(args, "cmd") : NULL;
+  if (is_shell && args && !cmd) cmd = zjson_str(args, "command");
+  zsh_analysis an;
+  memset(&an, 0, sizeof an);
+  char **lines = NULL;
+  size_t nlines = 0;
+  if (cmd) {
+    zsh_analyze(cmd, e->offline, &an);
+    lines = zsh_command_lines(&an, &nlines);
+  }
+  cleanup_free char *target = NULL;
+  zperm_decision d;
+  memset(&d, 0, sizeof d);
+  bool decided = false;
+
+  /* 4. saved deny grant */
+  if (!decided && args && tool->side_effect == ZSIDE_WRITE) {
+    const char *p = path_arg(args);
+    if (p && e->tools && e->tools->workspace) {
+      cleanup_free char *lex = ztool_resolve_path(e->tools, p);
+      target = zsb_resolve_path(lex, NULL);
+    }
+  }
+  if (!decided && e->grants &&
+      zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, false)) {
+    d = make(ZPERM_DENY, "grant_denied", true, "the user can revoke it: zero sandbox grants list",
+             "a saved grant denies %s%s%s", tool->name, cmd ? " for " : "", cmd ? cmd : "");
+    d.grant_matched = true;
+    decided = true;
+  }
+  /* 5. path scope */
+  if (!decided && tool->side_effect == ZSIDE_WRITE && args) {
+    free(target);
+    target = NULL;
+    if (path_scope(e, args, &d, &target)) decided = true;
+  }
+  /* 6. shell analysis */
+  if (!decided && cmd) {
+    if (an.flags & ZSH_INTERACTIVE) {
+      d = make(ZPERM_DENY, "interactive", true,
+               "use a non-interactive form (git commit -m, --batch, a script file)",
+               "%s; commands get an empty stdin", an.why);
+      decided = true;
+    } else if (an.flags & (ZSH_DESTRUCTIVE | ZSH_TOO_COMPLEX)) {
+      bool destructive = an.flags & ZSH_DESTRUCTIVE;
+      d = make(ZPERM_PROMPT, destructive ? "destructive" : "too_complex", true,
+               "the user can approve it, or save a grant: zero sandbox grants allow exec_command "
+               "--prefix \"<command>\"",
+               "%s%s", destructive ? "destructive command: " : "command too complex to check: ",
+               an.why);
+      decided = true;
+    } else if ((an.flags & ZSH_NETWORK) && !(e->policy && e->policy->network)) {
+      if (e->autonomy >= ZAUTO_MEDIUM && e->mode == ZPERM_AUTO) {
+        d = make(ZPERM_ALLOW, "allowed", true, NULL,
+                 "network command allowed with the network at --auto medium (%s)", an.why);
+        d.escalate_network = true;
+      } else {
+        d = make(ZPERM_PROMPT, "network", true,
+                 "the user can approve a retry with the network, run with --auto medium, or "
+                 "set sandbox.network to \"allow\" in ~/.config/zero/config.json",
+                 "needs the network, which the sandbox cuts: %s", an.why);
+        d.escalate_network = true;
+      }
+      decided = true;
+    }
+  }
+  /* 7. escalation requests */
+  if (!decided && is_shell && args) {
+    const char *sp = zjson_str(args, "sandbox_permissions");
+    if (sp && !strcmp(sp, "require_escalated")) {
+      d = make(ZPERM_PROMPT, "escalation", true, "the user can approve running it unsandboxed",
+               "the command asks to run outside the sandbox%s%s",
+               zjson_str(args, "justification") ? ": " : "",
+               zjson_str_or(args, "justification", ""));
+      d.escalate_unsandboxed = true;
+      decided = true;
+    } else if (sp && !strcmp(sp, "with_additional_permissions")) {
+      d = make(ZPERM_PROMPT, "escalation", true, "the user can approve a retry with the network",
+               "the command asks for the network%s%s",
+               zjson_str(args, "justification") ? ": " : "",
+               zjson_str_or(args, "justification", ""));
+      d.escalate_network = true;
+      decided = true;
+    }
+  }
+  /* 8. saved allow grants (they also answer steps 6 and 7's prompts) */
+  if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
+      zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, true)) {
+    zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by a saved grant");
+    g.grant_matched = true;
+    g.escalate_network = d.escalate_network;
+    g.escalate_unsandboxed = d.escalate_unsandboxed;
+    d = g;
+    decided = true;
+  }
+  if (!decided) {
+    switch (tool->side_effect) {
+      case ZSIDE_NONE:
+      case ZSIDE_READ:
+        d = make(ZPERM_ALLOW, "allowed", true, NULL, "read-only tool");
+        break;
+      case ZSIDE_WRITE: /* 9. */
+        if (e->mode == ZPERM_ASK)
+          d = make(ZPERM_PROMPT, "needs_approval", true,
+                   "the user can approve it, or rerun with --permission-mode auto",
+                   "file changes need approval in ask mode");
+        else
+          d = make(ZPERM_ALLOW, "allowed", true, NULL,
+                   "file change inside the workspace allowed in auto mode");
+        break;
+      case ZSIDE_SHELL:
+      case ZSIDE_NETWORK: /* 10. / 11. */
+        if (!e->sandbox_active)
+          d = make(ZPERM_PROMPT, "sandbox_unavailable", true,
+                   "install bubblewrap or enable user namespaces (zero sandbox check says how), "
+                   "or the user can rerun with --auto high to run commands unconfined",
+                   "commands run only with approval because no OS sandbox is active here");
+        else if (e->mode == ZPERM_ASK)
+          d = make(ZPERM_PROMPT, "needs_approval", true,
+                   "the user can approve it, or rerun with --permission-mode auto",
+                   "commands need approval in ask mode");
+        else
+          d = make(ZPERM_ALLOW, "allowed", true, NULL,
+                   "command allowed: it runs in the OS sandbox (workspace writes only, %s)",
+                   e->policy && e->policy->network ? "network allowed" : "no network");
+        break;
+    }
+  }
+  if (lines) zsh_lines_free(lines, nlines);
+  zsh_analysis_release(&an);
+  return d;
+}
+
+json_t *zperm_block_json(const zperm_decision *d) {
+  return json_pack("{s:s, s:s, s:b, s:s}", "code", d->code ? d->code : "denied", "reason",
+                   d->reason, "recoverable", d->recoverable, "allow",
+                   d->allow_hint ? d->allow_hint : "");
+}
+
+void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d) {
+  if (e->escalate && (d->escalate_network || d->escalate_unsandboxed))
+    e->escalate(e->escalate_ud, d->escalate_network, d->escalate_unsandboxed);
 }
 
 bool zperm_tool_visible(zperm_mode mode, const ztool *tool) {

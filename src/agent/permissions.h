@@ -1,21 +1,29 @@
-/* permissions.h — the permission engine of the spine: for every tool call,
- * allow, prompt or deny, from the permission mode and autonomy level.
+/* permissions.h — the permission engine: for every tool call, allow, prompt
+ * or deny, from the mode, the call's arguments, the sandbox and saved grants.
  *
- * Order of checks (documented in docs/permissions.md):
- *   1. unsafe mode (--skip-permissions-unsafe, --auto high) → allow everything
- *   2. plan mode → allow read-only tools, deny the rest
- *   3. tools without side effects and read tools → allow
- *   4. shell tools → deny until the OS sandbox exists (the model is told how
- *      the user can allow them)
- *   5. write tools → allow in auto mode (the tools themselves confine writes
- *      to the workspace and --add-dir roots); in ask mode → prompt
- * zero exec has no interactive approver, so a prompt is answered with a
- * denial that says which flag would allow the call.
+ * Fixed order (docs/sandbox.md, "Permission engine"):
+ *   1. tool denied (disabled for the run)              → deny
+ *   2. unsafe mode                                       → allow
+ *   3. plan mode: read-only tools allowed, others        → deny
+ *   4. saved deny grant                                  → deny
+ *   5. path scope: a write outside the write roots, via
+ *      a symlink leading outside, or to a protected name → deny
+ *   6. shell analysis: destructive / network / too complex → prompt;
+ *      interactive → deny (stdin is empty)
+ *   7. escalation requests (sandbox_permissions)         → prompt
+ *   8. saved allow grant                                 → allow
+ *   9. read tools, and file tools inside the workspace   → allow (ask mode: prompt writes)
+ *  10. shell commands while the OS sandbox is active     → allow (ask mode: prompt)
+ *  11. otherwise                                         → prompt
+ * zero exec has no interactive approver, so a prompt becomes a denial whose
+ * block says what would allow the call.
  */
 #ifndef ZERO_AGENT_PERMISSIONS_H
 #define ZERO_AGENT_PERMISSIONS_H
 
 #include <stdbool.h>
+
+#include <jansson.h>
 
 #include "base/err.h"
 #include "tools/tool.h"
@@ -25,9 +33,38 @@ typedef enum zautonomy { ZAUTO_LOW, ZAUTO_MEDIUM, ZAUTO_HIGH } zautonomy;
 
 typedef enum zperm_action { ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_DENY } zperm_action;
 
+struct zsb_policy;
+struct zgrants;
+
+/* What a run decides with. Everything but mode may be NULL / false. */
+typedef struct zperm_engine {
+  zperm_mode mode;
+  zautonomy autonomy;                /* medium: network commands run with the network */
+  const ztool_ctx *tools;            /* workspace and --add-dir roots for the path scope */
+  const struct zsb_policy *policy;   /* the sandbox policy (protected names, deny lists) */
+  bool sandbox_active;               /* commands really run confined (zsb_active) */
+  struct zgrants *grants;            /* saved + session grants */
+  bool offline;                      /* package installs with --offline are not network */
+  const char *const *disabled_tools; /* NULL-terminated */
+  /* Called when a call is allowed with more than the default sandbox (an
+   * approved escalation): the next command runs with the network and/or
+   * unsandboxed. */
+  void (*escalate)(void *ud, bool network, bool unsandboxed);
+  void *escalate_ud;
+} zperm_engine;
+
 typedef struct zperm_decision {
   zperm_action action;
-  const char *reason; /* static text: why, and for a denial what would allow it */
+  const char *code;        /* "allowed", "tool_denied", "plan_mode", "grant_denied",
+                            * "outside_write_roots", "symlink_escape", "protected_path",
+                            * "destructive", "network", "interactive", "too_complex",
+                            * "escalation", "needs_approval", "sandbox_unavailable" */
+  char reason[512];        /* why */
+  const char *allow_hint;  /* what would allow it ("" when allowed) */
+  bool recoverable;        /* the model can do something else / the user can approve */
+  bool grant_matched;
+  bool escalate_network;   /* approving runs the command with the network */
+  bool escalate_unsandboxed; /* approving runs the command outside the sandbox */
 } zperm_decision;
 
 /* Parses "ask|auto|unsafe|plan" (and Go zero's aliases: full-auto, member,
@@ -44,7 +81,17 @@ const char *zperm_action_name(zperm_action a);
 zperm_mode zperm_effective_mode(bool mode_given, zperm_mode mode, zautonomy autonomy,
                                 bool skip_unsafe);
 
-zperm_decision zperm_decide(zperm_mode mode, const ztool *tool);
+/* Decides one call. args is the parsed argument object (NULL = unknown, e.g.
+ * for --list-tools). */
+zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json_t *args);
+
+/* The structured block handed to the model and stream-json for a denial:
+ * {code, reason, recoverable, allow}. New reference. */
+json_t *zperm_block_json(const zperm_decision *d);
+
+/* Tells the engine's escalate hook that d was approved (by the user or by a
+ * grant), so its escalation applies to the next command. */
+void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d);
 
 /* true when the tool should be offered to the model at all in this mode. */
 bool zperm_tool_visible(zperm_mode mode, const ztool *tool);

@@ -23,6 +23,8 @@
 #include "net/curl_loader.h"
 #include "net/http.h"
 #include "provider/provider.h"
+#include "sandbox/grants.h"
+#include "sandbox/sandbox.h"
 #include "session/store.h"
 #include "tools/tool.h"
 #include "ui/input.h"
@@ -50,7 +52,8 @@ static const char EXEC_USAGE[] =
     "  -C, --cwd DIR               workspace directory (default: current directory)\n"
     "      --add-dir DIR           another directory the tools may write (repeatable)\n"
     "      --permission-mode MODE  ask | auto (default) | unsafe | plan (read-only)\n"
-    "      --auto LEVEL            low (default) | medium | high (high = run commands)\n"
+    "      --auto LEVEL            low (default) | medium (network commands get the network)\n"
+    "                              | high (= unsafe: no checks, no sandbox)\n"
     "      --skip-permissions-unsafe  allow every tool call without checks\n"
     "  -h, --help                  this help\n"
     "\n"
@@ -142,6 +145,7 @@ static int early_error(zout_format fmt, int exit_code, const char *message) {
 }
 
 static int list_tools(zout_format fmt, zperm_mode mode) {
+  zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE};
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   if (fmt == ZOUT_TEXT) {
@@ -149,7 +153,7 @@ static int list_tools(zout_format fmt, zperm_mode mode) {
     size_t shown = 0;
     for (size_t i = 0; i < n; i++) {
       if (!zperm_tool_visible(mode, tools[i])) continue;
-      zperm_decision d = zperm_decide(mode, tools[i]);
+      zperm_decision d = zperm_decide(&eng, tools[i], NULL);
       printf("  %s [%s/%s] - %s\n", tools[i]->name, zside_effect_name(tools[i]->side_effect),
              zperm_action_name(d.action), tools[i]->description);
       shown++;
@@ -160,7 +164,7 @@ static int list_tools(zout_format fmt, zperm_mode mode) {
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
     if (!zperm_tool_visible(mode, tools[i])) continue;
-    zperm_decision d = zperm_decide(mode, tools[i]);
+    zperm_decision d = zperm_decide(&eng, tools[i], NULL);
     json_t *params = json_loads(tools[i]->parameters_json, 0, NULL);
     json_array_append_new(
         arr, json_pack("{s:s, s:s, s:s, s:s, s:o}", "name", tools[i]->name, "description",
@@ -271,6 +275,10 @@ int cmd_exec(int argc, char **argv) {
   json_t *plan = json_array();
   zagent agent = {0};
   zmcp_manager mcp = {0};
+  zsb_policy sbp = {0};
+  zsb_spawner sbs = {0};
+  zgrants grants = {0};
+  bool have_sandbox = false;
 
   zcancel_install();
   zhttp_global_init();
@@ -312,6 +320,20 @@ int cmd_exec(int argc, char **argv) {
       goto out;
     }
     add_dirs[i] = real;
+  }
+
+  /* Sandbox policy (workspace, --add-dir, config) and the spawner that
+   * confines every command of the run; saved grants for the engine. */
+  {
+    zsb_policy_opts so = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
+                          .n_add_dirs = a.n_add_dirs};
+    if (zsb_policy_build(&sbp, &so, &err) < 0 || zsb_spawner_init(&sbs, &sbp, &err) < 0 ||
+        zgrants_load(&grants, getenv("ZERO_GRANTS_FILE"), &err) < 0) {
+      exit_code = early_error(a.output, err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER,
+                              err.msg);
+      goto out;
+    }
+    have_sandbox = true;
   }
 
   if (read_prompt(&a, &prompt, &err) < 0) {
@@ -403,14 +425,19 @@ int cmd_exec(int argc, char **argv) {
   emit(&run, &um);
 
   ztool_ctx tctx = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
-                    .n_add_dirs = a.n_add_dirs, .plan = plan};
-  /* MCP servers start in parallel; one that fails is a warning, the run goes on. */
+                    .n_add_dirs = a.n_add_dirs, .plan = plan,
+                    .spawner = mode == ZPERM_UNSAFE ? NULL : &sbs.base};
+  zperm_engine perm = {.mode = mode, .autonomy = a.autonomy, .tools = &tctx, .policy = &sbp,
+                       .sandbox_active = zsb_active(&sbp), .grants = &grants,
+                       .escalate = zsb_spawner_escalate, .escalate_ud = &sbs};
+  /* MCP servers start in parallel, through the same spawner as every other
+   * child; one that fails is a warning, the run goes on. */
   if (zmcp_manager_start(&mcp, workspace, tctx.spawner, mode, warn_event, &run, &err) < 0) {
     exit_code = finish_with_error(&run, ZEXIT_PROVIDER, err.msg, false);
     goto finish;
   }
   agent = (zagent){.provider = provider, .system_prompt = system_prompt, .tools = &tctx,
-                   .mode = mode, .max_turns = cfg.max_turns, .sinks = run.sinks,
+                   .mode = mode, .perm = &perm, .max_turns = cfg.max_turns, .sinks = run.sinks,
                    .nsinks = run.nsinks, .model = rp.model,
                    .sources = mcp.n ? &mcp.source : NULL, .nsources = mcp.n ? 1 : 0};
   zrun_status st = zagent_run(&agent, &conv, &err);
@@ -447,6 +474,9 @@ finish:
 out:
   zmcp_manager_stop(&mcp);
   for (size_t i = 0; i < run.nsinks; i++) run.sinks[i]->destroy(run.sinks[i]);
+  if (have_sandbox) zsb_spawner_release(&sbs);
+  zsb_policy_release(&sbp);
+  zgrants_release(&grants);
   zagent_release(&agent);
   json_decref(plan);
   zconv_release(&conv);

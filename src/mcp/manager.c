@@ -217,17 +217,28 @@ int zmcp_grant_set(const char *server, const char *tool, bool grant, zerr *err) 
   return rc;
 }
 
+/* A decision in the permission engine's shape (agent/permissions.h). */
+static zperm_decision mcp_decision(zperm_action action, const char *code, const char *reason,
+                                   const char *hint) {
+  zperm_decision d = {.action = action, .code = code, .allow_hint = hint ? hint : "",
+                      .recoverable = action != ZPERM_ALLOW};
+  snprintf(d.reason, sizeof d.reason, "%s", reason);
+  return d;
+}
+
 zperm_decision zmcp_decide(zperm_mode mode, const json_t *grants, const char *server,
                            const char *tool) {
   if (mode == ZPERM_UNSAFE)
-    return (zperm_decision){ZPERM_ALLOW, "unsafe permissions allow every tool"};
+    return mcp_decision(ZPERM_ALLOW, "allowed", "unsafe permissions allow every tool", NULL);
   if (mode == ZPERM_PLAN)
-    return (zperm_decision){ZPERM_DENY,
-                            "plan mode is read-only and MCP tools may change things; leave "
-                            "plan mode to use them"};
+    return mcp_decision(ZPERM_DENY, "plan_mode",
+                        "plan mode is read-only and MCP tools may change things; leave plan "
+                        "mode to use them",
+                        "--permission-mode auto");
   if (zmcp_granted(grants, server, tool))
-    return (zperm_decision){ZPERM_ALLOW, "granted in mcp-permissions.json"};
-  return (zperm_decision){ZPERM_PROMPT, "MCP tools need approval"};
+    return mcp_decision(ZPERM_ALLOW, "allowed", "granted in mcp-permissions.json", NULL);
+  return mcp_decision(ZPERM_PROMPT, "needs_approval", "MCP tools need approval",
+                      "zero mcp grant <server> <tool>");
 }
 
 /* ---- the tool source --------------------------------------------------------- */
@@ -482,8 +493,10 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
         const char *note = NULL;
         d.action = a->approve(a->approve_ud, &shown, call, d.reason, &note) == ZPERM_ALLOW
                        ? ZPERM_ALLOW : ZPERM_DENY;
-        d.reason = d.action == ZPERM_ALLOW ? "approved by the user"
-                   : note && note[0] ? note : "denied by the user";
+        snprintf(d.reason, sizeof d.reason, "%s",
+                 d.action == ZPERM_ALLOW ? "approved by the user"
+                 : note && note[0]       ? note
+                                         : "denied by the user");
       } else {
         d.action = ZPERM_DENY;
         zbuf_addf(&why,
@@ -491,7 +504,7 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
                   "approver; the user can grant it with `zero mcp grant %s %s` (or `zero mcp "
                   "grant %s` for all its tools), or rerun with --skip-permissions-unsafe",
                   t->name, c->cfg->name, c->cfg->name, t->name, c->cfg->name);
-        d.reason = why.data;
+        snprintf(d.reason, sizeof d.reason, "%s", why.data);
       }
     }
     pev.kind = ZAEV_PERMISSION_DECISION;

@@ -31,6 +31,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/time.h"
+#include "exec/spawn.h"
 #include "tools/tools_internal.h"
 
 #define EXEC_DEFAULT_TIMEOUT_MS 120000
@@ -146,7 +147,7 @@ static uint64_t capture_render(const capture *c, zbuf *out) {
 /* ---- the child ----------------------------------------------------------- */
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
-static void child_exec(const char *cmd, const char *workdir, int devnull, int out_fd) {
+static void child_exec(char *const *argv, const char *workdir, int devnull, int out_fd) {
   setsid();
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
@@ -166,8 +167,8 @@ static void child_exec(const char *cmd, const char *workdir, int devnull, int ou
     (void)w;
     _exit(127);
   }
-  execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-  static const char msg[] = "zero: cannot run /bin/sh\n";
+  execv(argv[0], argv);
+  static const char msg[] = "zero: cannot run the command (/bin/sh or the sandbox)\n";
   ssize_t w = write(2, msg, sizeof msg - 1);
   (void)w;
   _exit(127);
@@ -287,13 +288,31 @@ static int run_exec_command(const ztool_ctx *ctx, const json_t *args, ztool_resu
   if (!S_ISDIR(wst.st_mode))
     return ztool_fail(res, "exec_command: workdir %s is not a directory.", wd_display);
 
+  /* The command as the spawner sees it; a sandbox spawner rewrites it to run
+   * confined, or refuses it. */
+  zspawn_cmd sc = {NULL, NULL, xstrdup(workdir), false};
+  sc.argv = xcalloc(4, sizeof *sc.argv);
+  sc.argv[0] = xstrdup("/bin/sh");
+  sc.argv[1] = xstrdup("-c");
+  sc.argv[2] = xstrdup(cmd);
+  if (ctx->spawner) {
+    zerr werr = ZERR_INIT;
+    if (ctx->spawner->wrap(ctx->spawner, &sc, &werr) < 0) {
+      zspawn_cmd_release(&sc);
+      return ztool_fail(res, "exec_command: not run: %s", werr.msg);
+    }
+  }
+
   int pipefd[2];
-  if (pipe2(pipefd, O_CLOEXEC) < 0)
+  if (pipe2(pipefd, O_CLOEXEC) < 0) {
+    zspawn_cmd_release(&sc);
     return ztool_fail(res, "exec_command: cannot create a pipe: %s", strerror(errno));
+  }
   cleanup_fd int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull < 0) {
     close(pipefd[0]);
     close(pipefd[1]);
+    zspawn_cmd_release(&sc);
     return ztool_fail(res, "exec_command: cannot open /dev/null: %s", strerror(errno));
   }
 
@@ -303,9 +322,11 @@ static int run_exec_command(const ztool_ctx *ctx, const json_t *args, ztool_resu
     int e = errno;
     close(pipefd[0]);
     close(pipefd[1]);
+    zspawn_cmd_release(&sc);
     return ztool_fail(res, "exec_command: cannot start a process: %s", strerror(e));
   }
-  if (pid == 0) child_exec(cmd, workdir, devnull, pipefd[1]);
+  if (pid == 0) child_exec(sc.argv, workdir, devnull, pipefd[1]);
+  zspawn_cmd_release(&sc);
 
   close(pipefd[1]);
   fcntl(pipefd[0], F_SETFL, fcntl(pipefd[0], F_GETFL) | O_NONBLOCK);

@@ -142,6 +142,7 @@ class ToolRoundTrip(ZeroTest):
             {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "touch pwned"}}]},
             {"text": "ok"},
         ])
+        self.env["ZERO_SANDBOX_FORCE_BACKEND"] = "none"  # a machine without any sandbox
         r = self.zero("exec", "-o", "stream-json", "run it")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.work, "pwned")))

@@ -211,7 +211,9 @@ class Faults(McpTest):
         self.assertIn("cannot run /nonexistent/mcp-server", r.stdout)
 
     def test_hanging_tool_call_is_cancelled_on_interrupt(self):
-        log = os.path.join(self.tmp, "received.jsonl")
+        # Inside the workspace: stdio servers run in the sandbox, where only the
+        # workspace (and a private /tmp) is writable.
+        log = os.path.join(self.work, "received.jsonl")
         self.write_config({"slow": {"command": sys.executable, "args": [FAKE_MCP, "hang", log]}})
         self.zero("mcp", "grant", "slow")
         self.serve([{"tool_calls": [{"name": "mcp_slow_hang", "arguments": {}}]}, {"text": "x"}])

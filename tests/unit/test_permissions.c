@@ -9,19 +9,30 @@
 
 #include "agent/permissions.h"
 #include "base/common.h"
+#include "sandbox/grants.h"
+#include "sandbox/policy.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const zperm_mode modes[] = {ZPERM_ASK, ZPERM_AUTO, ZPERM_UNSAFE, ZPERM_PLAN};
 static const zside_effect sides[] = {ZSIDE_NONE, ZSIDE_READ, ZSIDE_WRITE, ZSIDE_SHELL,
                                      ZSIDE_NETWORK};
 
-/* expected[mode][side] for a tool whose read_only matches its side effect
- * (none/read are read-only, as every built-in tool is). */
-static const zperm_action expected[4][5] = {
-    /*              none         read         write         shell       network */
-    [ZPERM_ASK] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_DENY, ZPERM_DENY},
-    [ZPERM_AUTO] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY},
-    [ZPERM_UNSAFE] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
-    [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY},
+/* expected[sandbox active][mode][side] for a tool whose read_only matches its
+ * side effect, with no arguments (no path, no command). */
+static const zperm_action expected[2][4][5] = {
+    /* no sandbox:      none         read         write         shell         network */
+    {[ZPERM_ASK] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT, ZPERM_PROMPT},
+     [ZPERM_AUTO] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT},
+     [ZPERM_UNSAFE] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
+     [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY}},
+    /* sandbox active */
+    {[ZPERM_ASK] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT, ZPERM_PROMPT},
+     [ZPERM_AUTO] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
+     [ZPERM_UNSAFE] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
+     [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY}},
 };
 
 static ztool fake_tool(zside_effect side, bool read_only) {
@@ -30,52 +41,182 @@ static ztool fake_tool(zside_effect side, bool read_only) {
   return t;
 }
 
+static zperm_decision decide(zperm_mode mode, bool sandbox, const ztool *t) {
+  zperm_engine e = {.mode = mode, .sandbox_active = sandbox};
+  return zperm_decide(&e, t, NULL);
+}
+
 static void test_decision_table_covers_every_mode_and_side_effect(void **state) {
   (void)state;
-  for (size_t m = 0; m < ZARRAY_LEN(modes); m++) {
-    for (size_t s = 0; s < ZARRAY_LEN(sides); s++) {
-      ztool t = fake_tool(sides[s], sides[s] == ZSIDE_NONE || sides[s] == ZSIDE_READ);
-      zperm_decision d = zperm_decide(modes[m], &t);
-      if (d.action != expected[modes[m]][sides[s]])
-        fail_msg("mode %s, side effect %s: got %s, want %s", zperm_mode_name(modes[m]),
-                 zside_effect_name(sides[s]), zperm_action_name(d.action),
-                 zperm_action_name(expected[modes[m]][sides[s]]));
-      /* Every decision explains itself. */
-      assert_non_null(d.reason);
-      assert_true(strlen(d.reason) > 5);
+  for (int sb = 0; sb < 2; sb++)
+    for (size_t m = 0; m < ZARRAY_LEN(modes); m++) {
+      for (size_t s = 0; s < ZARRAY_LEN(sides); s++) {
+        ztool t = fake_tool(sides[s], sides[s] == ZSIDE_NONE || sides[s] == ZSIDE_READ);
+        zperm_decision d = decide(modes[m], sb, &t);
+        if (d.action != expected[sb][modes[m]][sides[s]])
+          fail_msg("sandbox %d, mode %s, side effect %s: got %s, want %s", sb,
+                   zperm_mode_name(modes[m]), zside_effect_name(sides[s]),
+                   zperm_action_name(d.action),
+                   zperm_action_name(expected[sb][modes[m]][sides[s]]));
+        /* Every decision explains itself and carries a code. */
+        assert_true(strlen(d.reason) > 5);
+        assert_non_null(d.code);
+        if (d.action != ZPERM_ALLOW) assert_true(strlen(d.allow_hint) > 5);
+      }
     }
+}
+
+/* Shell calls with arguments, in auto mode with the sandbox active. */
+typedef struct shell_row {
+  zautonomy autonomy;
+  const char *args;
+  zperm_action want;
+  const char *code;
+} shell_row;
+
+static const shell_row shell_rows[] = {
+    {ZAUTO_LOW, "{\"cmd\":\"make test\"}", ZPERM_ALLOW, "allowed"},
+    {ZAUTO_LOW, "{\"cmd\":\"git commit -m \\\"rm -rf /\\\"\"}", ZPERM_ALLOW, "allowed"},
+    {ZAUTO_LOW, "{\"cmd\":\"rm -rf build\"}", ZPERM_PROMPT, "destructive"},
+    {ZAUTO_LOW, "{\"cmd\":\"sudo bash -c 'rm -rf /'\"}", ZPERM_PROMPT, "destructive"},
+    {ZAUTO_LOW, "{\"cmd\":\"curl http://x\"}", ZPERM_PROMPT, "network"},
+    {ZAUTO_MEDIUM, "{\"cmd\":\"curl http://x\"}", ZPERM_ALLOW, "allowed"},
+    {ZAUTO_MEDIUM, "{\"cmd\":\"rm -rf x\"}", ZPERM_PROMPT, "destructive"},
+    {ZAUTO_LOW, "{\"cmd\":\"vim x\"}", ZPERM_DENY, "interactive"},
+    {ZAUTO_LOW, "{\"cmd\":\"eval $X\"}", ZPERM_PROMPT, "too_complex"},
+    {ZAUTO_LOW, "{\"cmd\":\"ls\",\"sandbox_permissions\":\"require_escalated\"}", ZPERM_PROMPT,
+     "escalation"},
+    {ZAUTO_LOW, "{\"cmd\":\"ls\",\"sandbox_permissions\":\"with_additional_permissions\"}",
+     ZPERM_PROMPT, "escalation"},
+};
+
+static void test_shell_analysis_and_escalations(void **state) {
+  (void)state;
+  const ztool *ex = ztool_find("exec_command");
+  assert_non_null(ex);
+  for (size_t i = 0; i < ZARRAY_LEN(shell_rows); i++) {
+    json_t *args = json_loads(shell_rows[i].args, 0, NULL);
+    assert_non_null(args);
+    zperm_engine e = {.mode = ZPERM_AUTO, .autonomy = shell_rows[i].autonomy,
+                      .sandbox_active = true};
+    zperm_decision d = zperm_decide(&e, ex, args);
+    if (d.action != shell_rows[i].want || strcmp(d.code, shell_rows[i].code))
+      fail_msg("%s: got %s/%s (%s), want %s/%s", shell_rows[i].args, zperm_action_name(d.action),
+               d.code, d.reason, zperm_action_name(shell_rows[i].want), shell_rows[i].code);
+    json_decref(args);
   }
 }
 
-static void test_denials_say_what_would_allow_the_call(void **state) {
+static int escalations_seen;
+static bool esc_net;
+static void on_escalate(void *ud, bool net, bool unsandboxed) {
+  (void)ud;
+  (void)unsandboxed;
+  escalations_seen++;
+  esc_net = net;
+}
+
+static void test_grants_order_and_escalation_hook(void **state) {
   (void)state;
-  ztool shell = fake_tool(ZSIDE_SHELL, false);
-  zperm_decision d = zperm_decide(ZPERM_AUTO, &shell);
-  assert_non_null(strstr(d.reason, "--auto high"));
-  assert_non_null(strstr(d.reason, "--skip-permissions-unsafe"));
-
-  ztool net = fake_tool(ZSIDE_NETWORK, false);
-  d = zperm_decide(ZPERM_ASK, &net);
+  const ztool *ex = ztool_find("exec_command");
+  zgrants g = {0};
+  zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "curl", true, ZGRANT_SESSION);
+  zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "git push", false, ZGRANT_SESSION);
+  zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true, .grants = &g,
+                    .escalate = on_escalate};
+  json_t *a1 = json_loads("{\"cmd\":\"curl http://x\"}", 0, NULL);
+  json_t *a2 = json_loads("{\"cmd\":\"ls && git push origin\"}", 0, NULL);
+  json_t *a3 = json_loads("{\"cmd\":\"curl x && wget y\"}", 0, NULL);
+  /* An allow grant answers the network prompt; approval carries the network. */
+  zperm_decision d = zperm_decide(&e, ex, a1);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  assert_true(d.grant_matched);
+  assert_true(d.escalate_network);
+  zperm_apply_escalation(&e, &d);
+  assert_int_equal(escalations_seen, 1);
+  assert_true(esc_net);
+  /* A deny grant wins, even for one command of many. */
+  d = zperm_decide(&e, ex, a2);
   assert_int_equal(d.action, ZPERM_DENY);
-  assert_non_null(strstr(d.reason, "--auto high"));
+  assert_string_equal(d.code, "grant_denied");
+  /* An allow prefix must cover every command. */
+  d = zperm_decide(&e, ex, a3);
+  assert_int_equal(d.action, ZPERM_PROMPT);
+  json_decref(a1);
+  json_decref(a2);
+  json_decref(a3);
+  zgrants_release(&g);
+}
 
-  ztool write = fake_tool(ZSIDE_WRITE, false);
-  d = zperm_decide(ZPERM_PLAN, &write);
-  assert_non_null(strstr(d.reason, "plan mode"));
-  assert_non_null(strstr(d.reason, "--permission-mode auto"));
+static void test_disabled_tool_is_denied_first(void **state) {
+  (void)state;
+  const char *const off[] = {"read_file", NULL};
+  zperm_engine e = {.mode = ZPERM_UNSAFE, .disabled_tools = off};
+  zperm_decision d = zperm_decide(&e, ztool_find("read_file"), NULL);
+  assert_int_equal(d.action, ZPERM_DENY);
+  assert_string_equal(d.code, "tool_denied");
+  json_t *b = zperm_block_json(&d);
+  assert_string_equal(json_string_value(json_object_get(b, "code")), "tool_denied");
+  assert_true(json_is_true(json_object_get(b, "recoverable")));
+  json_decref(b);
+}
+
+static void test_path_scope_outside_symlink_protected(void **state) {
+  (void)state;
+  char root[] = "/tmp/zero-perm-XXXXXX";
+  assert_non_null(mkdtemp(root));
+  char ws[128], out[128], link[160], cmd[400];
+  snprintf(ws, sizeof ws, "%s/ws", root);
+  snprintf(out, sizeof out, "%s/out", root);
+  mkdir(ws, 0700);
+  mkdir(out, 0700);
+  snprintf(link, sizeof link, "%s/link", ws);
+  assert_int_equal(symlink(out, link), 0);
+  ztool_ctx ctx = {.workspace = ws};
+  zsb_policy p;
+  zsb_policy_opts o = {.workspace = ws, .skip_config = true};
+  assert_int_equal(zsb_policy_build(&p, &o, NULL), 0);
+  zperm_engine e = {.mode = ZPERM_AUTO, .tools = &ctx, .policy = &p, .sandbox_active = true};
+  const ztool *w = ztool_find("write_file");
+  static const struct {
+    const char *args;
+    zperm_action want;
+    const char *code;
+  } rows[] = {
+      {"{\"path\":\"a.txt\",\"content\":\"x\"}", ZPERM_ALLOW, "allowed"},
+      {"{\"path\":\"../out/a.txt\",\"content\":\"x\"}", ZPERM_DENY, "outside_write_roots"},
+      {"{\"path\":\"/etc/passwd\",\"content\":\"x\"}", ZPERM_DENY, "outside_write_roots"},
+      {"{\"path\":\"link/a.txt\",\"content\":\"x\"}", ZPERM_DENY, "symlink_escape"},
+      {"{\"path\":\".zero/config.json\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
+      {"{\"path\":\".agents/x\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
+      {"{\"path\":\".git/config\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
+      {"{\"path\":\".git/hooks/pre-commit\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
+      {"{\"path\":\"src/.git-notes\",\"content\":\"x\"}", ZPERM_ALLOW, "allowed"},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    json_t *args = json_loads(rows[i].args, 0, NULL);
+    zperm_decision d = zperm_decide(&e, w, args);
+    if (d.action != rows[i].want || strcmp(d.code, rows[i].code))
+      fail_msg("%s: got %s/%s (%s)", rows[i].args, zperm_action_name(d.action), d.code, d.reason);
+    json_decref(args);
+  }
+  zsb_policy_release(&p);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  assert_int_equal(system(cmd), 0);
 }
 
 static void test_plan_mode_follows_read_only_not_side_effect(void **state) {
   (void)state;
-  /* A side-effect-free tool that is not marked read-only is still denied in
-   * plan mode, and a "write" tool marked read-only is allowed: plan mode
-   * trusts the read_only flag. */
+  /* Plan mode trusts the read_only flag, not the side effect. */
   ztool none_rw = fake_tool(ZSIDE_NONE, false);
-  assert_int_equal(zperm_decide(ZPERM_PLAN, &none_rw).action, ZPERM_DENY);
+  assert_int_equal(decide(ZPERM_PLAN, true, &none_rw).action, ZPERM_DENY);
   assert_false(zperm_tool_visible(ZPERM_PLAN, &none_rw));
   ztool write_ro = fake_tool(ZSIDE_WRITE, true);
-  assert_int_equal(zperm_decide(ZPERM_PLAN, &write_ro).action, ZPERM_ALLOW);
+  assert_int_equal(decide(ZPERM_PLAN, true, &write_ro).action, ZPERM_ALLOW);
   assert_true(zperm_tool_visible(ZPERM_PLAN, &write_ro));
+  zperm_decision d = decide(ZPERM_PLAN, true, &none_rw);
+  assert_non_null(strstr(d.reason, "plan mode"));
+  assert_non_null(strstr(d.allow_hint, "--permission-mode auto"));
 }
 
 static void test_visibility_hides_only_non_read_only_tools_in_plan_mode(void **state) {
@@ -92,11 +233,9 @@ static void test_visibility_hides_only_non_read_only_tools_in_plan_mode(void **s
         fail_msg("%s in %s mode: visible=%d", all[i]->name, zperm_mode_name(modes[m]), vis);
     }
     if (!zperm_tool_visible(ZPERM_PLAN, all[i])) hidden++;
-    /* A visible tool in plan mode is also allowed there. */
     if (zperm_tool_visible(ZPERM_PLAN, all[i]))
-      assert_int_equal(zperm_decide(ZPERM_PLAN, all[i]).action, ZPERM_ALLOW);
+      assert_int_equal(decide(ZPERM_PLAN, true, all[i]).action, ZPERM_ALLOW);
   }
-  /* write_file, edit_file and exec_command at least. */
   assert_true(hidden >= 3);
   assert_false(zperm_tool_visible(ZPERM_PLAN, ztool_find("write_file")));
   assert_false(zperm_tool_visible(ZPERM_PLAN, ztool_find("exec_command")));
@@ -191,7 +330,10 @@ static void test_effective_mode_rules(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decision_table_covers_every_mode_and_side_effect),
-      cmocka_unit_test(test_denials_say_what_would_allow_the_call),
+      cmocka_unit_test(test_shell_analysis_and_escalations),
+      cmocka_unit_test(test_grants_order_and_escalation_hook),
+      cmocka_unit_test(test_disabled_tool_is_denied_first),
+      cmocka_unit_test(test_path_scope_outside_symlink_protected),
       cmocka_unit_test(test_plan_mode_follows_read_only_not_side_effect),
       cmocka_unit_test(test_visibility_hides_only_non_read_only_tools_in_plan_mode),
       cmocka_unit_test(test_mode_parse_accepts_names_and_aliases),

@@ -1,0 +1,266 @@
+/* cmd_sandbox.c — `zero sandbox exec|policy|check|grants`: run one command
+ * exactly as the agent would, show the policy, probe the machine, manage
+ * saved permission grants. See docs/sandbox.md. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/common.h"
+#include "base/json.h"
+#include "cli/cli.h"
+#include "sandbox/grants.h"
+#include "sandbox/sandbox.h"
+
+static const char SANDBOX_USAGE[] =
+    "Usage: zero sandbox <command>\n"
+    "\n"
+    "  exec [--network] [--add-dir DIR]… [-C DIR] -- CMD [ARGS…]\n"
+    "                     run CMD confined exactly as the agent's commands are; the exit\n"
+    "                     status is CMD's (128+N when killed by signal N)\n"
+    "  policy [--json] [--effective] [--add-dir DIR]…\n"
+    "                     show the policy for this workspace (--effective: as rendered\n"
+    "                     on this machine, with the backend and hidden paths)\n"
+    "  check              probe every mechanism on this machine and say how to fix what\n"
+    "                     does not work\n"
+    "  grants list|allow|deny|revoke|clear …\n"
+    "                     saved permission grants (~/.config/zero/sandbox-grants.json)\n"
+    "\n"
+    "See docs/sandbox.md.\n";
+
+typedef struct sb_args {
+  const char *add_dirs[64];
+  size_t n_add_dirs;
+  const char *cwd;
+  bool network, json, effective;
+  int rest; /* index after "--" (exec) */
+} sb_args;
+
+static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
+  memset(a, 0, sizeof *a);
+  a->rest = -1;
+  for (int i = 0; i < argc; i++) {
+    const char *s = argv[i];
+    if (!strcmp(s, "--")) {
+      a->rest = i + 1;
+      return 0;
+    }
+    if (!strcmp(s, "--network")) a->network = true;
+    else if (!strcmp(s, "--json")) a->json = true;
+    else if (!strcmp(s, "--effective")) a->effective = true;
+    else if ((!strcmp(s, "--add-dir") || !strcmp(s, "-C") || !strcmp(s, "--cwd")) &&
+             i + 1 < argc) {
+      if (s[2] == 'a') {
+        if (a->n_add_dirs == ZARRAY_LEN(a->add_dirs)) {
+          fprintf(stderr, "zero sandbox: too many --add-dir (at most 64)\n");
+          return -1;
+        }
+        a->add_dirs[a->n_add_dirs++] = argv[++i];
+      } else {
+        a->cwd = argv[++i];
+      }
+    } else if (!strncmp(s, "--add-dir=", 10) && a->n_add_dirs < ZARRAY_LEN(a->add_dirs)) {
+      a->add_dirs[a->n_add_dirs++] = s + 10;
+    } else if (want_cmd && s[0] != '-') {
+      a->rest = i; /* the command starts here (no "--") */
+      return 0;
+    } else {
+      fprintf(stderr, "zero sandbox: unknown flag \"%s\"\n\n%s", s, SANDBOX_USAGE);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int build_policy(const sb_args *a, zsb_policy *p) {
+  zerr err = ZERR_INIT;
+  zsb_policy_opts o = {.workspace = a->cwd, .add_dirs = a->add_dirs, .n_add_dirs = a->n_add_dirs,
+                       .network = a->network};
+  if (zsb_policy_build(p, &o, &err) < 0) {
+    fprintf(stderr, "zero sandbox: %s\n", err.msg);
+    zsb_policy_release(p);
+    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+  }
+  return 0;
+}
+
+static int sandbox_exec(int argc, char **argv) {
+  sb_args a;
+  if (parse_common(argc, argv, &a, true) < 0) return ZEXIT_USAGE;
+  if (a.rest < 0 || a.rest >= argc) {
+    fprintf(stderr, "zero sandbox exec: no command given. Usage: zero sandbox exec [--network] "
+                    "[--add-dir DIR] -- CMD [ARGS…]\n");
+    return ZEXIT_USAGE;
+  }
+  zsb_policy p;
+  int rc = build_policy(&a, &p);
+  if (rc) return rc;
+  zerr err = ZERR_INIT;
+  rc = zsb_run(&p, argv + a.rest, p.workspace, stderr, &err);
+  if (rc < 0) {
+    fprintf(stderr, "zero sandbox: %s\n", err.msg);
+    rc = err.kind == ZE_CONFIG ? ZEXIT_PROVIDER : 126;
+  }
+  zsb_policy_release(&p);
+  return rc;
+}
+
+static void print_list(const char *title, const zsb_strv *s) {
+  printf("%s:", title);
+  if (!s->n) printf(" (none)");
+  printf("\n");
+  for (size_t i = 0; i < s->n; i++) printf("  %s\n", s->v[i]);
+}
+
+static int sandbox_policy(int argc, char **argv) {
+  sb_args a;
+  if (parse_common(argc, argv, &a, false) < 0) return ZEXIT_USAGE;
+  zsb_policy p;
+  int rc = build_policy(&a, &p);
+  if (rc) return rc;
+  const zsb_probe *pr = zsb_probe_get();
+  zsb_backend b = p.enabled ? pr->backend : ZSB_NONE;
+  if (a.json) {
+    json_t *j = zsb_policy_to_json(&p);
+    if (a.effective) {
+      json_object_set_new(j, "backend", json_string(zsb_backend_name(b)));
+      json_object_set_new(j, "enforcement", json_string(zsb_enforcement(b)));
+      json_t *hidden = json_array();
+      for (const char *const *c = zsb_credential_names; *c; c++) {
+        char *path = zsb_resolve_path(*c, p.home);
+        if (access(path, F_OK) == 0) json_array_append_new(hidden, json_string(path));
+        free(path);
+      }
+      json_object_set_new(j, "hidden", hidden);
+      json_t *prot = json_array();
+      for (size_t i = 0; i < p.write_roots.n; i++) {
+        zsb_protected pp[8];
+        size_t n = zsb_protected_paths(p.write_roots.v[i], pp, 8);
+        for (size_t k = 0; k < n; k++) {
+          json_array_append_new(prot, json_pack("{s:s,s:s}", "path", pp[k].path, "mode",
+                                                pp[k].kind == 'g'   ? "own-mount"
+                                                : pp[k].kind == 'p' ? "blocked"
+                                                                    : "read-only"));
+          free(pp[k].path);
+        }
+      }
+      json_object_set_new(j, "protected", prot);
+    }
+    char *s = json_dumps(j, JSON_INDENT(2));
+    printf("%s\n", s);
+    free(s);
+    json_decref(j);
+  } else {
+    printf("workspace: %s\n", p.workspace);
+    print_list("write roots", &p.write_roots);
+    printf("  + private /tmp, runtime dir %s\n", p.runtime_dir);
+    printf("protected in each write root: .zero, .agents (read-only, cannot be created), "
+           ".git/config, .git/hooks (read-only), .git (cannot be renamed or replaced)\n");
+    print_list("denyRead", &p.deny_read);
+    print_list("denyWrite", &p.deny_write);
+    print_list("allowRead", &p.allow_read);
+    print_list("allowWrite", &p.allow_write);
+    printf("network: %s\nblockUnixSockets: %s\n", p.network ? "allow" : "deny",
+           p.block_unix_sockets ? "true" : "false");
+    printf("hidden credentials:");
+    for (const char *const *c = zsb_credential_names; *c; c++) printf(" ~/%s", *c);
+    printf("\n");
+    if (a.effective)
+      printf("backend: %s (enforcement %s)\n", zsb_backend_name(b), zsb_enforcement(b));
+    for (size_t i = 0; i < p.notes.n; i++) printf("note: %s\n", p.notes.v[i]);
+  }
+  zsb_policy_release(&p);
+  return ZEXIT_SUCCESS;
+}
+
+/* Runs one probe command through the real sandbox; true when it exits 0. */
+static bool probe_run(const zsb_policy *p, const char *script) {
+  char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+  zerr err = ZERR_INIT;
+  FILE *devnull = NULL;
+  int saved = dup(STDERR_FILENO), saved_out = dup(STDOUT_FILENO);
+  devnull = fopen("/dev/null", "w");
+  if (devnull) {
+    dup2(fileno(devnull), STDERR_FILENO);
+    dup2(fileno(devnull), STDOUT_FILENO);
+  }
+  int rc = zsb_run(p, argv, p->workspace, NULL, &err);
+  if (devnull) {
+    dup2(saved, STDERR_FILENO);
+    dup2(saved_out, STDOUT_FILENO);
+    fclose(devnull);
+  }
+  close(saved);
+  close(saved_out);
+  return rc == 0;
+}
+
+static int sandbox_check(int argc, char **argv) {
+  sb_args a;
+  if (parse_common(argc, argv, &a, false) < 0) return ZEXIT_USAGE;
+  const zsb_probe *pr = zsb_probe_get();
+  int bad = 0;
+#define ROW(ok, what, fix)                                              \
+  do {                                                                  \
+    printf("%-4s %s\n", (ok) ? "ok" : "FAIL", what);                    \
+    if (!(ok) && (fix) && *(fix)) printf("     fix: %s\n", fix);        \
+    bad += !(ok);                                                       \
+  } while (0)
+  char line[600];
+  snprintf(line, sizeof line, "bubblewrap: %s", pr->bwrap_path[0] ? pr->bwrap_path : "not found");
+  ROW(pr->bwrap_path[0], line, "sudo apt install bubblewrap");
+  ROW(pr->userns_ok, "user namespaces", pr->userns_fix);
+  ROW(pr->seccomp_ok, "seccomp", "use a kernel built with CONFIG_SECCOMP_FILTER");
+  snprintf(line, sizeof line, "landlock: %s%.0d", pr->landlock_abi ? "ABI " : "unavailable",
+           pr->landlock_abi);
+  ROW(pr->landlock_abi > 0, line, "boot with lsm=...,landlock (kernel 5.13+)");
+  zsb_policy p;
+  int rc = build_policy(&a, &p);
+  if (rc) return rc;
+  if (pr->backend != ZSB_NONE) {
+    char script[1024];
+    ROW(probe_run(&p, "true"), "a command starts in the sandbox", "see the rows above");
+    snprintf(script, sizeof script, "! touch /etc/.zero-sandbox-check 2>/dev/null");
+    ROW(probe_run(&p, script), "writes outside the workspace are refused", "see the rows above");
+    snprintf(script, sizeof script,
+             "f=%s/.zero-sandbox-check.$$ && touch \"$f\" && rm -f \"$f\"", p.runtime_dir);
+    ROW(probe_run(&p, script), "the runtime dir (HOME, caches) is writable", "check permissions");
+    if (pr->backend == ZSB_BWRAP) {
+      ROW(probe_run(&p, "[ \"$(id -u)\" != 0 ] && ! grep -q 'CapEff:.*[1-9a-f]' /proc/self/status"),
+          "no root and no capabilities inside", "upgrade bubblewrap (0.4+ has --cap-drop)");
+      if (!p.network)
+        ROW(probe_run(&p, "! (exec 3<>/dev/tcp/1.1.1.1/53) 2>/dev/null"), "network is cut",
+            "bwrap --unshare-net must work here");
+    }
+  }
+  char desc[600];
+  zsb_probe_describe(pr, desc, sizeof desc);
+  printf("backend: %s\n", desc);
+  if (pr->backend == ZSB_LANDLOCK)
+    printf("DOWNGRADED: Landlock + seccomp only — credentials stay readable, protected names "
+           "(.git/config, .git/hooks, .zero) are not enforced, /tmp is shared, loopback servers "
+           "do not work with the network denied\n");
+  else if (pr->backend == ZSB_NONE)
+    printf("DOWNGRADED: no sandbox — every command needs approval; a configured "
+           "denyRead/denyWrite makes zero refuse commands\n");
+  zsb_policy_release(&p);
+  return bad && pr->backend != ZSB_BWRAP ? 1 : 0;
+#undef ROW
+}
+
+int cmd_sandbox(int argc, char **argv) {
+  if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
+      !strcmp(argv[0], "help")) {
+    fputs(SANDBOX_USAGE, argc < 1 ? stderr : stdout);
+    return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
+  }
+  if (!strcmp(argv[0], "exec")) return sandbox_exec(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "policy")) return sandbox_policy(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "check")) return sandbox_check(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "grants")) return zgrants_cli(argc - 1, argv + 1);
+  fprintf(stderr, "zero sandbox: unknown command \"%s\"\n\n%s", argv[0], SANDBOX_USAGE);
+  return ZEXIT_USAGE;
+}
+
+int cmd_sandbox_inner(int argc, char **argv) { return zsb_inner_main(argc, argv); }
+int cmd_sandbox_run(int argc, char **argv) { return zsb_run_main(argc, argv); }

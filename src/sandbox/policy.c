@@ -1,0 +1,396 @@
+/* policy.c — building, layering and serialising the sandbox policy; see policy.h. */
+#include "sandbox/policy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/path.h"
+
+#define RUNTIME_GC_SECONDS (30L * 24 * 3600)
+
+const char *const zsb_credential_names[] = {
+    ".ssh", ".aws", ".azure", ".docker", ".kube", ".netrc", ".npmrc", ".git-credentials",
+    ".config/gcloud", ".config/gh", ".pypirc", ".gnupg",
+    /* zero's own files that may hold keys */
+    ".config/zero/config.json", ".config/zero/credentials.json", ".config/zero/auth.json",
+    NULL};
+
+void zsb_strv_add(zsb_strv *s, const char *p) {
+  if (zsb_strv_has(s, p)) return;
+  s->v = xrealloc(s->v, (s->n + 2) * sizeof *s->v);
+  s->v[s->n++] = xstrdup(p);
+  s->v[s->n] = NULL;
+}
+
+bool zsb_strv_has(const zsb_strv *s, const char *p) {
+  for (size_t i = 0; i < s->n; i++)
+    if (!strcmp(s->v[i], p)) return true;
+  return false;
+}
+
+void zsb_strv_release(zsb_strv *s) {
+  for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+  free(s->v);
+  s->v = NULL;
+  s->n = 0;
+}
+
+char *zsb_resolve_path(const char *path, const char *base) {
+  cleanup_free char *expanded = NULL;
+  if (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
+    expanded = zpath_join(zpath_home(), path[1] ? path + 2 : "");
+  else
+    expanded = xstrdup(path);
+  char *abs = zpath_absolute(expanded, base);
+  /* Resolve the longest existing prefix, then re-append the missing tail. */
+  char *real = realpath(abs, NULL);
+  if (real) {
+    free(abs);
+    return real;
+  }
+  /* Walk back one component at a time until a prefix exists, then re-attach
+   * the missing tail from an untouched copy. */
+  cleanup_free char *orig = xstrdup(abs);
+  for (char *slash = strrchr(abs, '/'); slash && slash != abs; slash = strrchr(abs, '/')) {
+    *slash = '\0';
+    char *head = realpath(abs, NULL);
+    if (head) {
+      char *out = zpath_join(head, orig + (slash - abs) + 1);
+      free(head);
+      free(abs);
+      return out;
+    }
+  }
+  free(abs);
+  return xstrdup(orig);
+}
+
+static bool under_any(const zsb_strv *s, const char *abs) {
+  for (size_t i = 0; i < s->n; i++)
+    if (zpath_is_within(s->v[i], abs)) return true;
+  return false;
+}
+
+static bool is_protected_rel(const char *rel) {
+  /* rel is relative to a write root, no leading "./" */
+  static const char *const exact_or_below[] = {".zero", ".agents", ".git/config", ".git/hooks",
+                                               NULL};
+  for (const char *const *p = exact_or_below; *p; p++) {
+    size_t n = strlen(*p);
+    if (!strncmp(rel, *p, n) && (rel[n] == '\0' || rel[n] == '/')) return true;
+  }
+  return !strcmp(rel, ".git");
+}
+
+bool zsb_policy_may_write(const zsb_policy *p, const char *abs) {
+  if (under_any(&p->deny_write, abs)) return false;
+  for (size_t i = 0; i < p->write_roots.n; i++) {
+    const char *root = p->write_roots.v[i];
+    if (!zpath_is_within(root, abs)) continue;
+    cleanup_free char *rel = zpath_relative(root, abs);
+    if (is_protected_rel(rel)) return false;
+    return true;
+  }
+  return under_any(&p->allow_write, abs);
+}
+
+size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max) {
+  size_t n = 0;
+  struct stat st;
+#define ADD(rel, k)                                     \
+  do {                                                  \
+    if (n < max) {                                      \
+      out[n].path = zpath_join(root, rel);              \
+      out[n].kind = (k);                                \
+      n++;                                              \
+    }                                                   \
+  } while (0)
+  static const char *const names[] = {".zero", ".agents"};
+  for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
+    cleanup_free char *p = zpath_join(root, names[i]);
+    ADD(names[i], lstat(p, &st) == 0 ? 'r' : 'p');
+  }
+  cleanup_free char *git = zpath_join(root, ".git");
+  if (lstat(git, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      ADD(".git", 'g');
+      cleanup_free char *cfg = zpath_join(git, "config");
+      cleanup_free char *hooks = zpath_join(git, "hooks");
+      ADD(".git/config", lstat(cfg, &st) == 0 ? 'r' : 'p');
+      ADD(".git/hooks", lstat(hooks, &st) == 0 ? 'r' : 'p');
+    } else {
+      ADD(".git", 'r'); /* a worktree / submodule pointer file */
+    }
+  }
+#undef ADD
+  return n;
+}
+
+/* ---- config layers ------------------------------------------------------- */
+
+static int add_paths(zsb_strv *dst, json_t *arr, const char *base, const char *file,
+                     const char *key, zerr *err) {
+  if (!arr) return 0;
+  if (!json_is_array(arr))
+    return zerr_set(err, ZE_USAGE, "%s: sandbox.%s must be an array of paths", file, key);
+  size_t i;
+  json_t *v;
+  json_array_foreach(arr, i, v) {
+    if (!json_is_string(v))
+      return zerr_set(err, ZE_USAGE, "%s: sandbox.%s[%zu] must be a string path", file, key, i);
+    char *r = zsb_resolve_path(json_string_value(v), base);
+    zsb_strv_add(dst, r);
+    free(r);
+  }
+  return 0;
+}
+
+static json_t *load_sandbox_obj(const char *path, json_t **doc_out, zerr *err) {
+  *doc_out = NULL;
+  if (!zfs_exists(path)) return NULL;
+  zerr e = ZERR_INIT;
+  json_t *doc = zjson_load_file(path, &e);
+  if (!doc) {
+    zerr_set(err, ZE_USAGE, "%s", e.msg);
+    return (json_t *)-1;
+  }
+  *doc_out = doc;
+  json_t *sb = json_object_get(doc, "sandbox");
+  if (sb && !json_is_object(sb)) {
+    zerr_set(err, ZE_USAGE, "%s: \"sandbox\" must be an object", path);
+    return (json_t *)-1;
+  }
+  return sb;
+}
+
+static int apply_user(zsb_policy *p, json_t *sb, const char *file, zerr *err) {
+  json_t *v;
+  if ((v = json_object_get(sb, "enabled")) && json_is_boolean(v)) p->enabled = json_is_true(v);
+  if ((v = json_object_get(sb, "network"))) {
+    const char *s = json_string_value(v);
+    if (!s || (strcmp(s, "allow") && strcmp(s, "deny")))
+      return zerr_set(err, ZE_USAGE, "%s: sandbox.network must be \"allow\" or \"deny\"", file);
+    if (!strcmp(s, "allow")) p->network = true;
+  }
+  if ((v = json_object_get(sb, "blockUnixSockets")) && json_is_true(v))
+    p->block_unix_sockets = true;
+  const char *home = zpath_home();
+  if (add_paths(&p->write_roots, json_object_get(sb, "additionalWriteRoots"), home, file,
+                "additionalWriteRoots", err) < 0 ||
+      add_paths(&p->deny_read, json_object_get(sb, "denyRead"), home, file, "denyRead", err) < 0 ||
+      add_paths(&p->deny_write, json_object_get(sb, "denyWrite"), home, file, "denyWrite", err) <
+          0 ||
+      add_paths(&p->allow_read, json_object_get(sb, "allowRead"), home, file, "allowRead", err) <
+          0 ||
+      add_paths(&p->allow_write, json_object_get(sb, "allowWrite"), home, file, "allowWrite",
+                err) < 0)
+    return -1;
+  return 0;
+}
+
+/* The project file can only tighten. */
+static int apply_project(zsb_policy *p, json_t *sb, const char *file, zerr *err) {
+  json_t *v;
+  if ((v = json_object_get(sb, "network"))) {
+    const char *s = json_string_value(v);
+    if (s && !strcmp(s, "deny")) p->network = false;
+    else if (s && !strcmp(s, "allow") && !p->network)
+      zsb_strv_add(&p->notes, "project config asks for network \"allow\"; ignored (only the "
+                              "user config or --network can allow the network)");
+  }
+  if ((v = json_object_get(sb, "blockUnixSockets")) && json_is_true(v))
+    p->block_unix_sockets = true;
+  if ((v = json_object_get(sb, "enabled")) && json_is_false(v))
+    zsb_strv_add(&p->notes, "project config asks to disable the sandbox; ignored");
+  static const char *const loosen[] = {"additionalWriteRoots", "allowWrite", "allowRead"};
+  for (size_t i = 0; i < ZARRAY_LEN(loosen); i++)
+    if (json_object_get(sb, loosen[i])) {
+      zbuf m = ZBUF_INIT;
+      zbuf_addf(&m, "project config sets sandbox.%s; ignored (only the user config may widen "
+                    "access)", loosen[i]);
+      zsb_strv_add(&p->notes, m.data);
+      zbuf_release(&m);
+    }
+  if (add_paths(&p->deny_read, json_object_get(sb, "denyRead"), p->workspace, file, "denyRead",
+                err) < 0 ||
+      add_paths(&p->deny_write, json_object_get(sb, "denyWrite"), p->workspace, file,
+                "denyWrite", err) < 0)
+    return -1;
+  return 0;
+}
+
+static uint64_t fnv1a(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static char *runtime_base(void) {
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  cleanup_free char *cache = xdg && xdg[0] == '/' ? xstrdup(xdg) : zpath_join(zpath_home(), ".cache");
+  return zpath_join(cache, "zero/runtime/v1");
+}
+
+int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
+  memset(p, 0, sizeof *p);
+  p->enabled = true;
+  p->network = o->network;
+  cleanup_free char *cwd = getcwd(NULL, 0);
+  const char *ws = o->workspace ? o->workspace : cwd;
+  if (!ws) return zerr_errno(err, ZE_IO, "cannot determine the current directory");
+  p->workspace = realpath(ws, NULL);
+  if (!p->workspace)
+    return zerr_errno(err, ZE_USAGE, "workspace %s cannot be resolved", ws);
+  p->home = xstrdup(zpath_home());
+  zsb_strv_add(&p->write_roots, p->workspace);
+  for (size_t i = 0; i < o->n_add_dirs; i++) {
+    char *r = realpath(o->add_dirs[i], NULL);
+    if (!r) {
+      zerr_errno(err, ZE_USAGE, "--add-dir %s", o->add_dirs[i]);
+      zerr_prefix(err, "give an existing directory");
+      return -1;
+    }
+    zsb_strv_add(&p->write_roots, r);
+    free(r);
+  }
+  if (!o->skip_config) {
+    cleanup_free char *cdir = zpath_config_dir();
+    cleanup_free char *user = o->user_config ? xstrdup(o->user_config)
+                                             : zpath_join(cdir, "config.json");
+    json_t *doc = NULL;
+    json_t *sb = load_sandbox_obj(user, &doc, err);
+    int rc = 0;
+    if (sb == (json_t *)-1) rc = -1;
+    else if (sb) rc = apply_user(p, sb, user, err);
+    json_decref(doc);
+    if (rc < 0) return -1;
+    cleanup_free char *proj = zpath_join(p->workspace, ".zero/config.json");
+    sb = load_sandbox_obj(proj, &doc, err);
+    if (sb == (json_t *)-1) rc = -1;
+    else if (sb) rc = apply_project(p, sb, proj, err);
+    json_decref(doc);
+    if (rc < 0) return -1;
+  }
+  cleanup_free char *base = runtime_base();
+  char hash[17];
+  snprintf(hash, sizeof hash, "%016llx", (unsigned long long)fnv1a(p->workspace));
+  p->runtime_dir = zpath_join(base, hash);
+  return 0;
+}
+
+void zsb_policy_release(zsb_policy *p) {
+  free(p->workspace);
+  free(p->runtime_dir);
+  free(p->home);
+  zsb_strv_release(&p->write_roots);
+  zsb_strv_release(&p->deny_read);
+  zsb_strv_release(&p->deny_write);
+  zsb_strv_release(&p->allow_read);
+  zsb_strv_release(&p->allow_write);
+  zsb_strv_release(&p->notes);
+  memset(p, 0, sizeof *p);
+}
+
+static json_t *strv_json(const zsb_strv *s) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < s->n; i++) json_array_append_new(a, json_string(s->v[i]));
+  return a;
+}
+
+json_t *zsb_policy_to_json(const zsb_policy *p) {
+  return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:s, s:s, s:o}", "workspace",
+                   p->workspace, "writeRoots", strv_json(&p->write_roots), "denyRead",
+                   strv_json(&p->deny_read), "denyWrite", strv_json(&p->deny_write),
+                   "allowRead", strv_json(&p->allow_read), "allowWrite",
+                   strv_json(&p->allow_write), "network", p->network ? "allow" : "deny",
+                   "blockUnixSockets", p->block_unix_sockets, "enabled", p->enabled,
+                   "runtimeDir", p->runtime_dir, "home", p->home, "notes", strv_json(&p->notes));
+}
+
+static int strv_from(zsb_strv *s, const json_t *j, const char *key, zerr *err) {
+  json_t *a = json_object_get(j, key);
+  if (!json_is_array(a)) return zerr_set(err, ZE_INVALID, "sandbox policy: %s missing", key);
+  size_t i;
+  json_t *v;
+  json_array_foreach(a, i, v) {
+    if (!json_is_string(v) || json_string_value(v)[0] != '/')
+      return zerr_set(err, ZE_INVALID, "sandbox policy: %s must hold absolute paths", key);
+    zsb_strv_add(s, json_string_value(v));
+  }
+  return 0;
+}
+
+int zsb_policy_from_json(zsb_policy *p, const json_t *j, zerr *err) {
+  memset(p, 0, sizeof *p);
+  const char *ws = zjson_str(j, "workspace"), *rt = zjson_str(j, "runtimeDir"),
+             *home = zjson_str(j, "home"), *net = zjson_str(j, "network");
+  if (!ws || ws[0] != '/' || !rt || rt[0] != '/' || !home || !net)
+    return zerr_set(err, ZE_INVALID, "sandbox policy: workspace, runtimeDir, home, network "
+                                     "required");
+  p->workspace = xstrdup(ws);
+  p->runtime_dir = xstrdup(rt);
+  p->home = xstrdup(home);
+  p->network = !strcmp(net, "allow");
+  p->block_unix_sockets = zjson_bool_or(j, "blockUnixSockets", false);
+  p->enabled = zjson_bool_or(j, "enabled", true);
+  if (strv_from(&p->write_roots, j, "writeRoots", err) < 0 ||
+      strv_from(&p->deny_read, j, "denyRead", err) < 0 ||
+      strv_from(&p->deny_write, j, "denyWrite", err) < 0 ||
+      strv_from(&p->allow_read, j, "allowRead", err) < 0 ||
+      strv_from(&p->allow_write, j, "allowWrite", err) < 0)
+    return -1;
+  return 0;
+}
+
+/* ---- runtime dir ----------------------------------------------------------- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)ftw;
+  if (flag == FTW_DP) rmdir(path);
+  else unlink(path);
+  return 0;
+}
+
+static void gc_runtime(const char *base, const char *keep) {
+  DIR *d = opendir(base);
+  if (!d) return;
+  time_t now = time(NULL);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    cleanup_free char *path = zpath_join(base, e->d_name);
+    struct stat st;
+    if (!strcmp(path, keep) || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
+    if (now - st.st_mtime > RUNTIME_GC_SECONDS) nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  }
+  closedir(d);
+}
+
+int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
+  static const char *const subdirs[] = {"home", "tmp", "cache", "config", "data", "state"};
+  if (zfs_mkdir_p(p->runtime_dir, 0700, err) < 0) return -1;
+  chmod(p->runtime_dir, 0700);
+  for (size_t i = 0; i < ZARRAY_LEN(subdirs); i++) {
+    cleanup_free char *d = zpath_join(p->runtime_dir, subdirs[i]);
+    if (mkdir(d, 0700) < 0 && errno != EEXIST)
+      return zerr_errno(err, ZE_IO, "cannot create the sandbox runtime dir %s", d);
+  }
+  utimensat(AT_FDCWD, p->runtime_dir, NULL, 0); /* marks it used, for the 30-day GC */
+  cleanup_free char *base = runtime_base();
+  gc_runtime(base, p->runtime_dir);
+  return 0;
+}

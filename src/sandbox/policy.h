@@ -1,0 +1,101 @@
+/* policy.h — the sandbox policy: one structure, rendered by every backend.
+ *
+ * What a confined command may do:
+ *   - read: the whole filesystem, except deny_read paths and the hidden
+ *     credential locations (~/.ssh, ~/.aws, …; see zsb_credential_paths);
+ *   - write: only below the write roots — the workspace, --add-dir roots,
+ *     sandbox.additionalWriteRoots from the *user* config, a private /tmp and
+ *     the per-workspace runtime dir (HOME and package caches) — and never the
+ *     protected names inside them: `.zero` and `.agents` (read-only, and a
+ *     missing one cannot be created), `.git/config` and `.git/hooks`
+ *     (read-only), `.git` itself (cannot be renamed or replaced);
+ *   - network: none (default; loopback inside the sandbox still works) or all;
+ *   - Unix sockets: optionally none (blockUnixSockets).
+ * Lists (deny wins over allow): denyRead, denyWrite, allowRead, allowWrite.
+ * Paths are absolute, `~` expanded, symlinks of the existing part resolved.
+ *
+ * Layering: the user config (~/.config/zero/config.json) may loosen (network
+ * "allow", additionalWriteRoots, allowWrite); the project config
+ * (<workspace>/.zero/config.json) can only tighten: its denyRead/denyWrite
+ * and blockUnixSockets:true and network "deny" apply, anything that would
+ * loosen is ignored with a note in zsb_policy.notes.
+ */
+#ifndef ZERO_SANDBOX_POLICY_H
+#define ZERO_SANDBOX_POLICY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+typedef struct zsb_strv {
+  char **v;
+  size_t n;
+} zsb_strv;
+
+void zsb_strv_add(zsb_strv *s, const char *p);     /* copies; skips duplicates */
+bool zsb_strv_has(const zsb_strv *s, const char *p);
+void zsb_strv_release(zsb_strv *s);
+
+typedef struct zsb_policy {
+  char *workspace;        /* absolute, real path */
+  zsb_strv write_roots;   /* absolute, real; workspace first, then add-dirs, config roots */
+  zsb_strv deny_read;
+  zsb_strv deny_write;
+  zsb_strv allow_read;    /* re-allows reads below a denied path (deny still wins on equal) */
+  zsb_strv allow_write;   /* extra writable paths (user config only) */
+  bool network;           /* true = network allowed */
+  bool block_unix_sockets;
+  bool enabled;           /* sandbox.enabled (default true) */
+  char *runtime_dir;      /* ~/.cache/zero/runtime/v1/<hash>, 0700, outside the workspace */
+  char *home;             /* the real home of the user running zero */
+  zsb_strv notes;         /* what layering ignored, for `zero sandbox policy` */
+} zsb_policy;
+
+/* Options from the command line. */
+typedef struct zsb_policy_opts {
+  const char *workspace;          /* NULL = current directory */
+  const char *const *add_dirs;
+  size_t n_add_dirs;
+  bool network;                   /* --network */
+  const char *user_config;        /* NULL = default user config path */
+  bool skip_config;               /* do not read config files (tests) */
+} zsb_policy_opts;
+
+/* Builds the policy for a workspace: real paths, config layers, runtime dir
+ * path (not created). -1 with err when a root does not exist or a config file
+ * is malformed. */
+int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err);
+void zsb_policy_release(zsb_policy *p);
+
+/* JSON form (also the wire format between zero and its sandbox stages). */
+json_t *zsb_policy_to_json(const zsb_policy *p);
+int zsb_policy_from_json(zsb_policy *p, const json_t *j, zerr *err);
+
+/* Expands a leading ~ and makes the path absolute against base; resolves the
+ * symlinks of the longest existing prefix. Caller frees. */
+char *zsb_resolve_path(const char *path, const char *base);
+
+/* true when abs (already resolved) may be written under the policy: inside a
+ * write root or allow_write path, not inside deny_write, not a protected name. */
+bool zsb_policy_may_write(const zsb_policy *p, const char *abs);
+
+/* Protected paths below one write root that exist or must be blocked.
+ * kind: 'r' read-only bind of an existing path, 'p' placeholder for a missing
+ * name (blocks its creation), 'g' the .git directory itself (own mount). */
+typedef struct zsb_protected {
+  char *path;
+  char kind;
+} zsb_protected;
+size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max);
+
+/* Credential locations hidden from commands (absolute, under home), whether
+ * or not they exist. NULL-terminated static list of home-relative names. */
+extern const char *const zsb_credential_names[];
+
+/* Creates the runtime dir (0700) with home/ tmp/ cache/ subdirs, and removes
+ * sibling runtime dirs unused for 30 days. */
+int zsb_runtime_prepare(const zsb_policy *p, zerr *err);
+
+#endif

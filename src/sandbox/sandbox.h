@@ -1,0 +1,98 @@
+/* sandbox.h — running commands confined by the OS.
+ *
+ * Backends, best first (zsb_probe picks one per machine):
+ *   bwrap     outer stage: bubblewrap (new user, mount, pid and — when the
+ *             network is denied — net namespaces; all capabilities dropped;
+ *             read-only root, writable roots, protected names re-bound
+ *             read-only, credentials hidden, private /tmp), then the inner
+ *             stage below, inside the namespaces. Enforcement "full".
+ *   landlock  no usable bwrap / user namespaces: the inner stage alone
+ *             (writes confined by Landlock, seccomp filter, network by a
+ *             socket filter). Enforcement "partial": credentials stay
+ *             readable, .git/config and .git/hooks and .zero stay writable,
+ *             /tmp is shared, no pid isolation. Reported as DOWNGRADED.
+ *   none      neither: commands run unconfined and the permission engine
+ *             asks for every one; a configured denyRead/denyWrite refuses.
+ * Inner stage (`zero __sandbox-inner`, same binary): PR_SET_NO_NEW_PRIVS,
+ * seccomp (EPERM for ptrace, process_vm_*, io_uring_*, keyctl/add_key/
+ * request_key, perf_event_open, bpf, userfaultfd, the mount family, chroot,
+ * namespace creation, TIOCSTI/TIOCLINUX; AF_UNIX sockets with
+ * blockUnixSockets), Landlock write rules + signal/abstract-socket scoping
+ * when the kernel has them, then exec.
+ */
+#ifndef ZERO_SANDBOX_SANDBOX_H
+#define ZERO_SANDBOX_SANDBOX_H
+
+#include <stdbool.h>
+
+#include "base/err.h"
+#include "exec/spawn.h"
+#include "sandbox/policy.h"
+
+typedef enum zsb_backend { ZSB_BWRAP, ZSB_LANDLOCK, ZSB_NONE } zsb_backend;
+
+/* What this machine offers. Each *_fix is a one-line instruction, "" when OK. */
+typedef struct zsb_probe {
+  zsb_backend backend;
+  char bwrap_path[256];     /* "" when not found */
+  bool userns_ok;
+  char userns_fix[512];
+  int landlock_abi;         /* 0 = unavailable */
+  bool seccomp_ok;
+  bool running_as_root;
+} zsb_probe;
+
+/* Cheap (no process started): PATH lookup, sysctls, Landlock ABI. Results are
+ * computed once per process. ZERO_SANDBOX_FORCE_BACKEND=landlock|none (tests)
+ * lowers, never raises, the chosen backend. */
+const zsb_probe *zsb_probe_get(void);
+/* For `zero doctor` / `zero sandbox check`: one line, e.g.
+ * "bwrap (full): bubblewrap /usr/bin/bwrap, user namespaces, seccomp, landlock ABI 7". */
+void zsb_probe_describe(const zsb_probe *pr, char *out, size_t cap);
+const char *zsb_backend_name(zsb_backend b);   /* "bwrap", "landlock", "none" */
+const char *zsb_enforcement(zsb_backend b);    /* "full", "partial", "none" */
+
+/* Runs argv under the policy in cwd (NULL = workspace) and waits. Returns the
+ * exit status (128+signal when signalled), or -1 with err when the command
+ * could not start or the policy cannot be enforced here. When banner is
+ * non-NULL the "sandbox: backend=…" line (and a DOWNGRADED: line) is written
+ * to it first. */
+int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *banner, zerr *err);
+
+/* A zspawner confining every command of a run to p (borrowed; must outlive
+ * the spawner). wrap rewrites a command into `zero __sandbox-run <policy>
+ * -- argv…` (so placeholders are cleaned up and the status is exact), or
+ * refuses when the policy cannot be enforced here. */
+typedef struct zsb_spawner {
+  zspawner base;
+  const zsb_policy *policy;
+  char *policy_json;
+  char *self;
+  bool once_network;      /* approved escalation for the next command only */
+  bool once_unsandboxed;
+} zsb_spawner;
+/* zperm_engine.escalate hook (ud = the zsb_spawner): the next wrapped command
+ * gets the network and/or runs unsandboxed. */
+void zsb_spawner_escalate(void *ud, bool network, bool unsandboxed);
+int zsb_spawner_init(zsb_spawner *s, const zsb_policy *p, zerr *err);
+void zsb_spawner_release(zsb_spawner *s);
+
+/* true when commands are really confined here (backend bwrap or landlock and
+ * the policy enabled): the permission engine then allows them in auto mode. */
+bool zsb_active(const zsb_policy *p);
+
+/* Hidden subcommands (argv after the name). */
+int zsb_inner_main(int argc, char **argv);   /* `zero __sandbox-inner` */
+int zsb_run_main(int argc, char **argv);     /* `zero __sandbox-run` */
+
+/* The inner confinement applied to the calling process (used by the inner
+ * stage and the landlock backend). write_roots NULL-terminated. net_fallback:
+ * no network namespace, so deny IP sockets by filter. -1 with err. */
+typedef struct zsb_confine {
+  const char *const *write_roots;
+  bool block_unix_sockets;
+  bool deny_ip_sockets;
+} zsb_confine;
+int zsb_confine_self(const zsb_confine *c, zerr *err);
+
+#endif

@@ -1,0 +1,436 @@
+"""Attack and usability suites for the sandbox, through `zero sandbox exec`.
+
+Every attack asserts the real effect on the host (the file outside does not
+exist, the host process is alive, the listener saw no connection), not only
+an exit code. The whole module runs twice when started as root: once as root
+(CI, containers) and once as an unprivileged user (uid 65534, via setpriv,
+with /usr/bin/python3 since root's pyenv is not readable by that user).
+"""
+import ctypes  # noqa: F401  (used inside sandboxed scripts via python3 -c)
+import os
+import pty
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ZERO_BIN = os.path.abspath(os.environ.get("ZERO_BIN") or os.path.join(HERE, "..", "..", "build", "zero"))
+UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
+PY = "/usr/bin/python3"
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def have_bwrap():
+    return shutil.which("bwrap") is not None
+
+
+class Listener:
+    """A TCP or Unix listener on the host that records every accepted connection."""
+
+    def __init__(self, unix_path=None):
+        if unix_path:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.bind(unix_path)
+            os.chmod(unix_path, 0o777)
+        else:
+            self.sock = socket.socket()
+            self.sock.bind(("127.0.0.1", 0))
+            self.port = self.sock.getsockname()[1]
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.accepted = 0
+        self.stop = False
+        self.t = threading.Thread(target=self.loop, daemon=True)
+        self.t.start()
+
+    def loop(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+                self.accepted += 1
+                c.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stop = True
+        self.t.join()
+        self.sock.close()
+
+
+class SandboxCase(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="zero-sbx-")
+        os.chmod(self.root, 0o755)
+        self.home = os.path.join(self.root, "home")
+        self.ws = os.path.join(self.root, "ws")
+        self.outside = os.path.join(self.root, "outside")
+        for d in (self.home, self.ws, self.outside):
+            os.makedirs(d)
+        self.env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin" if UNPRIV else os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": self.home,
+            "XDG_CONFIG_HOME": os.path.join(self.home, ".config"),
+            "XDG_CACHE_HOME": os.path.join(self.home, ".cache"),
+            "LANG": "C.UTF-8",
+            "OPENAI_API_KEY": "sk-should-never-be-seen-1234567890",
+        }
+
+    def tearDown(self):
+        subprocess.run(["chmod", "-R", "u+rwX", self.root], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def sx(self, script, extra=(), stdin=subprocess.DEVNULL, timeout=60):
+        """Runs script with /bin/sh in the sandbox; returns CompletedProcess."""
+        cmd = [ZERO_BIN, "sandbox", "exec", *extra, "--", "/bin/sh", "-c", script]
+        return subprocess.run(cmd, cwd=self.ws, env=self.env, stdin=stdin, capture_output=True,
+                              text=True, timeout=timeout)
+
+    def user_config(self, obj):
+        import json
+        d = os.path.join(self.home, ".config", "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(obj, f)
+
+    def git_init(self):
+        subprocess.run(["git", "init", "-q", self.ws], check=True)
+        with open(os.path.join(self.ws, ".git", "config")) as f:
+            return f.read()
+
+
+@unittest.skipUnless(have_bwrap(), "bubblewrap not installed")
+class Attacks(SandboxCase):
+    def test_banner_and_exit_status(self):
+        r = self.sx("exit 7")
+        self.assertEqual(r.returncode, 7)
+        self.assertTrue(r.stderr.startswith("sandbox: backend=bwrap enforcement=full workspace="), r.stderr)
+        r = self.sx("kill -TERM $$")
+        self.assertEqual(r.returncode, 128 + 15)
+
+    def test_writes_outside_the_workspace(self):
+        targets = [os.path.join(self.outside, "x"), os.path.join(self.root, "parent-x"),
+                   os.path.join(self.home, "home-x"), "/etc/zero-escape-%d" % os.getpid(),
+                   "/tmp/zero-escape-%d" % os.getpid(), os.path.join(self.ws, "..", "dotdot-x")]
+        script = "; ".join("echo pwn > '%s'" % t for t in targets) + "; true"
+        self.sx(script)
+        for t in targets:
+            self.assertFalse(os.path.exists(t), t)
+
+    def test_write_through_symlink(self):
+        target = os.path.join(self.outside, "via-link")
+        os.symlink(target, os.path.join(self.ws, "link"))
+        os.symlink(self.outside, os.path.join(self.ws, "dirlink"))
+        self.sx("echo pwn > link; echo pwn > dirlink/f; ln -s %s l2 && echo pwn > l2/g" % self.outside)
+        self.assertFalse(os.path.exists(target))
+        self.assertEqual(os.listdir(self.outside), [])
+
+    def test_write_through_hard_link(self):
+        victim = os.path.join(self.outside, "victim")
+        with open(victim, "w") as f:
+            f.write("original\n")
+        self.sx("ln %s hl; echo pwn >> hl; echo pwn > hl" % victim)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "original\n")
+
+    def test_git_config_and_hooks_are_read_only(self):
+        cfg = self.git_init()
+        self.sx("echo '[core]\n\tfsmonitor = touch /tmp/pwn' >> .git/config; "
+                "git config core.hooksPath /tmp; printf '#!/bin/sh\\n' > .git/hooks/pre-commit; "
+                "chmod +x .git/hooks/pre-commit; rm -rf .git/hooks; mv .git/config .git/c2")
+        with open(os.path.join(self.ws, ".git", "config")) as f:
+            self.assertEqual(f.read(), cfg)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, ".git", "hooks", "pre-commit")))
+        self.assertTrue(os.path.isdir(os.path.join(self.ws, ".git", "hooks")))
+
+    def test_git_dir_cannot_be_renamed_or_swapped(self):
+        self.git_init()
+        head = read(os.path.join(self.ws, ".git", "HEAD"))
+        self.sx("mkdir -p forged/hooks && printf '#!/bin/sh\\necho pwn\\n' > forged/hooks/pre-commit; "
+                "cp .git/HEAD forged/HEAD; mv .git old-git; mv forged .git; "
+                "mv -T forged .git; ln -sfn forged .git; true")
+        self.assertTrue(os.path.isdir(os.path.join(self.ws, ".git")))
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "old-git")))
+        self.assertFalse(os.path.exists(os.path.join(self.ws, ".git", "hooks", "pre-commit")))
+        self.assertEqual(read(os.path.join(self.ws, ".git", "HEAD")), head)
+
+    def test_emptying_git_keeps_config_and_hooks(self):
+        cfg = self.git_init()
+        self.sx("rm -rf .git; rm -rf .git/*; true")
+        self.assertTrue(os.path.isdir(os.path.join(self.ws, ".git")))
+        self.assertEqual(read(os.path.join(self.ws, ".git", "config")), cfg)
+        self.assertTrue(os.path.isdir(os.path.join(self.ws, ".git", "hooks")))
+
+    def test_git_file_is_protected(self):
+        with open(os.path.join(self.ws, ".git"), "w") as f:
+            f.write("gitdir: /somewhere\n")
+        self.sx("echo 'gitdir: /tmp/evil' > .git; rm -f .git; mv .git g2; true")
+        self.assertEqual(read(os.path.join(self.ws, ".git")), "gitdir: /somewhere\n")
+
+    def test_zero_and_agents_cannot_be_created(self):
+        self.sx("mkdir .zero; echo '{}' > .zero/config.json; mkdir -p .agents/x; "
+                "ln -s %s .agents; ln -s %s .zero; true" % (self.outside, self.outside))
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, ".zero")))
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, ".agents")))
+
+    def test_existing_zero_dir_cannot_be_replaced(self):
+        os.makedirs(os.path.join(self.ws, ".zero"))
+        with open(os.path.join(self.ws, ".zero", "config.json"), "w") as f:
+            f.write("{}\n")
+        self.sx("echo '{\"sandbox\":{}}' > .zero/config.json; rm -rf .zero; mv .zero z2; "
+                "mkdir z3; mv -T z3 .zero; true")
+        self.assertEqual(read(os.path.join(self.ws, ".zero", "config.json")), "{}\n")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "z2")))
+
+    def test_no_remount_mount_or_chroot(self):
+        marker = "/etc/zero-remount-%d" % os.getpid()
+        r = self.sx("mount -o remount,rw / 2>/dev/null && echo REMOUNTED; touch %s 2>/dev/null; "
+                    "mkdir -p m; mount -t tmpfs none m 2>/dev/null && echo MOUNTED; "
+                    "chroot / /bin/true 2>/dev/null && echo CHROOTED; "
+                    "grep -c ' m tmpfs' /proc/self/mounts; true" % marker)
+        self.assertFalse(os.path.exists(marker))
+        self.assertNotIn("REMOUNTED", r.stdout)
+        self.assertNotIn("MOUNTED", r.stdout)
+        self.assertNotIn("CHROOTED", r.stdout)
+
+    def test_no_root_and_no_capabilities_inside(self):
+        r = self.sx("id -u; grep CapEff /proc/self/status")
+        lines = r.stdout.split()
+        self.assertNotEqual(lines[0], "0")
+        self.assertIn("0000000000000000", r.stdout)
+
+    def test_terminal_injection_is_refused(self):
+        master, slave = pty.openpty()
+        try:
+            r = self.sx("%s -c 'import fcntl,termios,sys\n"
+                        "try:\n fcntl.ioctl(0, termios.TIOCSTI, b\"X\"); print(\"INJECTED\")\n"
+                        "except OSError as e: print(\"refused\", e.errno)'" % PY, stdin=slave)
+            self.assertNotIn("INJECTED", r.stdout)
+            self.assertIn("refused", r.stdout)
+            os.set_blocking(slave, False)
+            try:
+                data = os.read(slave, 100)
+            except BlockingIOError:
+                data = b""
+            self.assertNotIn(b"X", data)
+        finally:
+            os.close(master)
+            os.close(slave)
+
+    def test_credentials_are_hidden(self):
+        secret = "TOPSECRET-%d" % os.getpid()
+        for rel in (".ssh/id_rsa", ".aws/credentials", ".netrc", ".npmrc", ".git-credentials",
+                    ".config/gcloud/creds.json", ".kube/config", ".docker/config.json",
+                    ".config/zero/config.json"):
+            p = os.path.join(self.home, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w") as f:
+                f.write(secret)
+        r = self.sx("cat %s/.ssh/id_rsa %s/.aws/credentials %s/.netrc %s/.npmrc %s/.git-credentials "
+                    "%s/.config/gcloud/creds.json %s/.kube/config %s/.docker/config.json "
+                    "%s/.config/zero/config.json 2>&1; env; true" % ((self.home,) * 9))
+        self.assertNotIn(secret, r.stdout)
+        self.assertNotIn("sk-should-never-be-seen", r.stdout)
+
+    def test_host_loopback_listener_is_unreachable(self):
+        l = Listener()
+        try:
+            r = self.sx("%s -c 'import socket\ntry:\n socket.create_connection((\"127.0.0.1\", %d), 2); print(\"CONNECTED\")\n"
+                        "except OSError as e: print(\"refused\", e)'; "
+                        "(exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null && echo BASHTCP; "
+                        "bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d' 2>/dev/null && echo BASHTCP2; true"
+                        % (PY, l.port, l.port, l.port))
+            time.sleep(0.3)
+            self.assertEqual(l.accepted, 0)
+            self.assertNotIn("CONNECTED", r.stdout)
+            self.assertNotIn("BASHTCP", r.stdout)
+        finally:
+            l.close()
+
+    def test_network_flag_reaches_the_host_listener(self):
+        l = Listener()
+        try:
+            r = self.sx("%s -c 'import socket; socket.create_connection((\"127.0.0.1\", %d), 2); print(\"CONNECTED\")'" % (PY, l.port),
+                        extra=["--network"])
+            time.sleep(0.3)
+            self.assertIn("CONNECTED", r.stdout, r.stderr)
+            self.assertEqual(l.accepted, 1)
+        finally:
+            l.close()
+
+    def test_unix_socket_blocked_with_block_unix_sockets(self):
+        path = os.path.join(self.outside, "host.sock")
+        l = Listener(unix_path=path)
+        self.user_config({"sandbox": {"blockUnixSockets": True}})
+        try:
+            r = self.sx("%s -c 'import socket\ns=socket.socket(socket.AF_UNIX)\ns.connect(\"%s\"); print(\"CONNECTED\")'" % (PY, path))
+            time.sleep(0.3)
+            self.assertEqual(l.accepted, 0)
+            self.assertNotIn("CONNECTED", r.stdout)
+        finally:
+            l.close()
+
+    def test_ptrace_process_vm_readv_io_uring_refused(self):
+        r = self.sx("sleep 30 & pid=$!; %s -c '\nimport ctypes,os,sys\nlibc=ctypes.CDLL(None,use_errno=True)\n"
+                    "pid=int(sys.argv[1])\n"
+                    "r=libc.ptrace(16,pid,0,0); print(\"ptrace\",r,ctypes.get_errno())\n"
+                    "r=libc.syscall(310,pid,0,0,0,0,0); print(\"vm_readv\",r,ctypes.get_errno())\n"
+                    "p=ctypes.create_string_buffer(120); r=libc.syscall(425,4,p); print(\"uring\",r,ctypes.get_errno())\n"
+                    "r=libc.syscall(250,0,0,0,0,0); print(\"keyctl\",r,ctypes.get_errno())\n"
+                    "r=libc.syscall(321,0,0,0); print(\"bpf\",r,ctypes.get_errno())\n"
+                    "' $pid; kill $pid" % PY)
+        for name in ("ptrace", "vm_readv", "uring", "keyctl", "bpf"):
+            line = [l for l in r.stdout.splitlines() if l.startswith(name + " ")]
+            self.assertTrue(line, r.stdout + r.stderr)
+            _, ret, errno_ = line[0].split()
+            self.assertEqual((ret, errno_), ("-1", "1"), line[0])
+
+    def test_host_processes_are_invisible(self):
+        mark = "HOSTMARK%d" % os.getpid()
+        host = subprocess.Popen(["sleep", "60"], env={"SECRET_MARK": mark})
+        try:
+            r = self.sx("kill -9 %d 2>&1; cat /proc/%d/environ 2>&1; ls /proc | grep -c '^[0-9]'; true"
+                        % (host.pid, host.pid))
+            self.assertIsNone(host.poll(), "host process was killed from the sandbox")
+            self.assertNotIn(mark, r.stdout)
+        finally:
+            host.kill()
+            host.wait()
+
+    def test_inherited_markers_are_not_trusted(self):
+        env = dict(self.env, ZERO_SANDBOXED="1", ZERO_SANDBOX_BACKEND="none")
+        target = os.path.join(self.outside, "marker-x")
+        r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c",
+                            "echo $ZERO_SANDBOX_BACKEND; echo x > %s; true" % target],
+                           cwd=self.ws, env=env, capture_output=True, text=True)
+        self.assertEqual(r.stdout.split()[0], "bwrap")
+        self.assertFalse(os.path.exists(target))
+
+
+@unittest.skipUnless(have_bwrap(), "bubblewrap not installed")
+class Usability(SandboxCase):
+    def test_edit_and_delete_workspace_files(self):
+        with open(os.path.join(self.ws, "a.txt"), "w") as f:
+            f.write("one\n")
+        r = self.sx("echo two >> a.txt && sed -i s/one/uno/ a.txt && echo x > b.txt && rm b.txt && "
+                    "mkdir -p d/e && mv a.txt d/e/a.txt && echo done")
+        self.assertIn("done", r.stdout, r.stderr)
+        self.assertEqual(read(os.path.join(self.ws, "d", "e", "a.txt")), "uno\ntwo\n")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "b.txt")))
+
+    def test_git_status_add_commit(self):
+        self.git_init()
+        r = self.sx("echo hi > f && git status --short && git add f && "
+                    "git -c user.name=T -c user.email=t@example.com commit -qm first && git log --oneline")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("first", r.stdout)
+        log = subprocess.run(["git", "-C", self.ws, "log", "--oneline"], capture_output=True, text=True,
+                             env=dict(self.env, GIT_CONFIG_NOSYSTEM="1"))
+        self.assertIn("first", log.stdout)
+
+    def test_make_and_cc(self):
+        with open(os.path.join(self.ws, "m.c"), "w") as f:
+            f.write("#include <stdio.h>\nint main(void){puts(\"built\");return 0;}\n")
+        with open(os.path.join(self.ws, "Makefile"), "w") as f:
+            f.write("m: m.c\n\tcc -o m m.c\n")
+        r = self.sx("make -s && ./m")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("built", r.stdout)
+
+    def test_package_caches_go_to_the_runtime_dir(self):
+        r = self.sx("mkdir -p \"$npm_config_cache\" \"$PIP_CACHE_DIR\" && echo x > \"$npm_config_cache/probe\" && "
+                    "echo x > \"$PIP_CACHE_DIR/probe\" && echo x > \"$HOME/.probe\" && echo $npm_config_cache")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cache = r.stdout.strip()
+        self.assertTrue(cache.startswith(os.path.join(self.home, ".cache", "zero", "runtime", "v1")), cache)
+        self.assertTrue(os.path.exists(os.path.join(cache, "probe")))
+        self.assertFalse(cache.startswith(self.ws))
+        rt = os.path.dirname(os.path.dirname(cache))
+        self.assertEqual(os.stat(rt).st_mode & 0o777, 0o700)
+
+    def test_npm_writes_its_cache(self):
+        if not shutil.which("npm", path=self.env["PATH"]):
+            self.skipTest("npm not installed")
+        r = self.sx("npm config get cache && npm cache verify >/dev/null && ls \"$(npm config get cache)\"",
+                    timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_python_venv(self):
+        r = self.sx("%s -m venv venv && ./venv/bin/python -c 'print(\"venv ok\")'" % PY, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("venv ok", r.stdout)
+
+    def test_loopback_server_and_client_inside(self):
+        r = self.sx("%s -c '\nimport socket,threading\ns=socket.socket(); s.bind((\"127.0.0.1\",0)); s.listen()\n"
+                    "def srv():\n c,_=s.accept(); c.sendall(b\"pong\"); c.close()\n"
+                    "threading.Thread(target=srv).start()\n"
+                    "c=socket.create_connection(s.getsockname()); print(c.recv(4).decode())'" % PY)
+        self.assertIn("pong", r.stdout, r.stderr)
+
+    def test_tmp_is_private_and_writable(self):
+        r = self.sx("echo x > /tmp/private && echo $TMPDIR && ls /tmp")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split()[0], "/tmp")
+        self.assertFalse(os.path.exists("/tmp/private"))
+
+
+@unittest.skipUnless(have_bwrap(), "bubblewrap not installed")
+class Fallbacks(SandboxCase):
+    def test_landlock_fallback_confines_writes_and_says_downgraded(self):
+        self.env["ZERO_SANDBOX_FORCE_BACKEND"] = "landlock"
+        target = os.path.join(self.outside, "ll-x")
+        r = self.sx("echo ok > inside && echo x > %s; cat inside" % target)
+        self.assertIn("backend=landlock enforcement=partial", r.stderr)
+        self.assertIn("DOWNGRADED:", r.stderr)
+        self.assertFalse(os.path.exists(target))
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "inside")))
+
+    def test_deny_lists_refuse_without_a_full_sandbox(self):
+        self.env["ZERO_SANDBOX_FORCE_BACKEND"] = "none"
+        self.user_config({"sandbox": {"denyRead": [self.outside]}})
+        r = self.sx("echo ran")
+        self.assertNotIn("ran", r.stdout)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("denyRead", r.stderr)
+
+    def test_deny_read_hides_a_path(self):
+        with open(os.path.join(self.outside, "s"), "w") as f:
+            f.write("SECRET-DR")
+        self.user_config({"sandbox": {"denyRead": [self.outside]}})
+        r = self.sx("cat %s/s; true" % self.outside)
+        self.assertNotIn("SECRET-DR", r.stdout)
+
+    def test_project_config_cannot_loosen(self):
+        os.makedirs(os.path.join(self.ws, ".zero"))
+        with open(os.path.join(self.ws, ".zero", "config.json"), "w") as f:
+            f.write('{"sandbox":{"network":"allow","additionalWriteRoots":["%s"]}}' % self.outside)
+        r = self.sx("echo x > %s/loosened; true" % self.outside)
+        self.assertIn("network=deny", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.outside, "loosened")))
+
+
+def main():
+    if os.geteuid() == 0 and not UNPRIV and shutil.which("setpriv"):
+        # Root pass here; the unprivileged pass in a child as uid 65534.
+        env = dict(os.environ, ZERO_E2E_UNPRIV="1", HOME="/tmp", PATH="/usr/local/bin:/usr/bin:/bin")
+        child = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                PY, os.path.abspath(__file__)], env=env)
+        prog = unittest.main(exit=False, verbosity=1)
+        ok = prog.result.wasSuccessful() and child.returncode == 0
+        if child.returncode != 0:
+            print("unprivileged pass FAILED (exit %d)" % child.returncode, file=sys.stderr)
+        sys.exit(0 if ok else 1)
+    unittest.main(verbosity=1)
+
+
+if __name__ == "__main__":
+    main()

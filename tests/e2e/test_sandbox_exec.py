@@ -1,0 +1,99 @@
+"""The agent's commands run through the sandbox: `zero exec` in auto mode
+allows exec_command when the OS sandbox is active, confines it, and turns
+flagged commands into structured denials."""
+import os
+import shutil
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import ZeroTest  # noqa: E402
+
+
+@unittest.skipUnless(shutil.which("bwrap"), "bubblewrap not installed")
+class AgentCommandsAreSandboxed(ZeroTest):
+    def test_auto_mode_runs_commands_confined(self):
+        outside = os.path.join(self.tmp, "outside-target")
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "echo made > inside.txt; echo pwn > %s; echo $ZERO_SANDBOX_BACKEND $OPENAI_API_KEY" % outside}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "run it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.work, "inside.txt")))
+        self.assertFalse(os.path.exists(outside))
+        evs = self.lines(r.stdout)
+        dec = [e for e in evs if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["action"], "allow")
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("bwrap", tool["content"])
+        self.assertNotIn("sk-test-key", tool["content"])
+
+    def test_destructive_command_is_blocked_with_a_structured_block(self):
+        victim = os.path.join(self.work, "keep.txt")
+        with open(victim, "w") as f:
+            f.write("x")
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "rm -rf keep.txt"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "clean")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(victim))
+        evs = self.lines(r.stdout)
+        req = [e for e in evs if e["type"] == "permission_request"]
+        self.assertTrue(req)
+        dec = [e for e in evs if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["action"], "deny")
+        res = [e for e in evs if e["type"] == "tool_result"][0]
+        self.assertEqual(res["status"], "error")
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("[destructive]", tool["content"])
+        self.assertIn("grants allow", tool["content"])
+
+    def test_saved_grant_allows_a_prefix(self):
+        self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
+        g = self.zero("sandbox", "grants", "allow", "exec_command", "--prefix", "rm -rf build")
+        self.assertEqual(g.returncode, 0, g.stderr)
+        self.assertEqual(os.stat(self.env["ZERO_GRANTS_FILE"]).st_mode & 0o777, 0o600)
+        os.makedirs(os.path.join(self.work, "build"))
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "rm -rf build"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "clean")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "build")))
+        lst = self.zero("sandbox", "grants", "list")
+        self.assertIn("allow exec_command prefix rm -rf build", lst.stdout)
+        self.assertEqual(self.zero("sandbox", "grants", "revoke", "1").returncode, 0)
+        self.assertIn("No saved grants", self.zero("sandbox", "grants", "list").stdout)
+
+    def test_write_tool_refuses_protected_names(self):
+        self.serve([
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": ".zero/config.json", "content": "{}"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "configure")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, ".zero", "config.json")))
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["action"], "deny")
+
+    def test_sandbox_policy_and_check_commands(self):
+        r = self.zero("sandbox", "policy", "--json", "--effective")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        import json
+        p = json.loads(r.stdout)
+        self.assertEqual(p["network"], "deny")
+        self.assertEqual(p["backend"], "bwrap")
+        self.assertEqual(p["writeRoots"][0], os.path.realpath(self.work))
+        c = self.zero("sandbox", "check")
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        self.assertIn("backend: bwrap (full)", c.stdout)
+        self.assertNotIn("FAIL", c.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)

@@ -1,0 +1,228 @@
+/* test_sandbox_shell.c — the shell analyzer: a table of clean and flagged
+ * lines (quoted, nested, wrapped), the commands it finds, and robustness. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "sandbox/shell.h"
+
+#define D ZSH_DESTRUCTIVE
+#define N ZSH_NETWORK
+#define I ZSH_INTERACTIVE
+#define C ZSH_TOO_COMPLEX
+
+typedef struct row {
+  const char *src;
+  unsigned flags;
+  const char *cmds; /* the commands found, "|"-separated argv[0]s; NULL = not checked */
+} row;
+
+static const row table[] = {
+    /* clean */
+    {"ls -la", 0, "ls"},
+    {"git status", 0, "git"},
+    {"git commit -m \"rm -rf /\"", 0, "git"},
+    {"git commit -am 'fix: curl wget'", 0, "git"},
+    {"echo 'rm -rf /'", 0, "echo"},
+    {"echo \"sudo rm -rf ~\"", 0, "echo"},
+    {"grep -r 'curl http://x' src", 0, "grep"},
+    {"make -j2 && ./build/tests", 0, "make|./build/tests"},
+    {"cc -o m m.c; ./m", 0, "cc|./m"},
+    {"cat file | sort | uniq -c", 0, "cat|sort|uniq"},
+    {"FOO=bar make", 0, "make"},
+    {"A=1 B='x y' env", 0, "env"},
+    {"rm file.txt", 0, "rm"},
+    {"rm -- -rf", 0, "rm"},
+    {"npm test", 0, "npm"},
+    {"npm install --offline", 0, "npm"},
+    {"pip install --no-index ./dist/pkg.whl", 0, "pip"},
+    {"python3 -m pytest -q", 0, "python3"},
+    {"python3 script.py", 0, "python3"},
+    {"node -e 'console.log(1)'", 0, "node"},
+    {"cat <<'EOF' > f.txt\nrm -rf /\ncurl x\nEOF\necho done", 0, "cat|echo"},
+    {"cat <<EOF\nhello\nEOF", 0, "cat"},
+    {"ls 2>/dev/null >out.txt", 0, "ls"},
+    {"ls > rm", 0, "ls"},
+    {"cmd 2>&1 | tee log", 0, "cmd|tee"},
+    {"echo $((1 + 2))", 0, "echo"},
+    {"echo ${HOME:-/tmp}", 0, "echo"},
+    {"if [ -f x ]; then echo y; fi", 0, "[|echo"},
+    {"for f in *.c; do cc -c $f; done", 0, "cc"},
+    {"while true; do sleep 1; done", 0, "true|sleep"},
+    {"(cd sub && make)", 0, "cd|make"},
+    {"{ echo a; echo b; } > out", 0, "echo|echo"},
+    {"command -v curl", 0, NULL},
+    {"git log --oneline | head -5", 0, "git|head"},
+    {"bash -c 'echo hi'", 0, "echo|bash"},
+    {"time make", 0, "make"},
+    {"git -C sub status", 0, "git"},
+    {"# rm -rf /\nls", 0, "ls"},
+    {"echo a\\;rm -rf /", 0, "echo"},
+    {"", 0, ""},
+    {"cargo build --release", 0, "cargo"},
+    {"go test ./...", 0, "go"},
+    {"git commit --no-edit --amend", 0, "git"},
+    {"python3 -c 'import os'", 0, "python3"},
+    /* destructive */
+    {"rm -rf build", D, "rm"},
+    {"rm -r dir", D, "rm"},
+    {"rm -f x", D, "rm"},
+    {"rm --recursive d", D, "rm"},
+    {"sudo rm -rf /", D, "rm"},
+    {"sudo -u root rm -rf /", D, "rm"},
+    {"env FOO=1 rm -rf x", D, "rm"},
+    {"nice -n 10 rm -rf x", D, "rm"},
+    {"timeout 5 rm -rf x", D, "rm"},
+    {"timeout -s KILL 5 dd if=/dev/zero of=x", D, "dd"},
+    {"bash -c 'rm -rf ~'", D, NULL},
+    {"sh -c \"sudo rm -rf /\"", D, NULL},
+    {"bash -lc 'make && rm -rf out'", D, NULL},
+    {"echo $(rm -rf /)", D, NULL},
+    {"echo \"$(rm -rf x)\"", D, NULL},
+    {"echo `rm -rf x`", D, NULL},
+    {"ls && rm -rf x || true", D, NULL},
+    {"dd if=/dev/zero of=/dev/sda", D, "dd"},
+    {"mkfs.ext4 /dev/sdb1", D, "mkfs.ext4"},
+    {"shred -u secret", D, "shred"},
+    {"git clean -fdx", D, "git"},
+    {"git reset --hard HEAD~1", D, "git"},
+    {"find . -name '*.o' -delete", D, "find"},
+    {"find . | xargs rm -rf", D, NULL},
+    {"/bin/rm -rf x", D, "/bin/rm"},
+    {"cat x | sudo nice -n 5 env A=1 rm -fr y", D, NULL},
+    {"diff <(rm -rf x) y", D, NULL},
+    /* network */
+    {"curl https://example.com", N, "curl"},
+    {"wget -q http://x/y", N, "wget"},
+    {"ssh host uptime", N, "ssh"},
+    {"git clone https://github.com/x/y", N, "git"},
+    {"git fetch origin", N, "git"},
+    {"git pull --rebase", N, "git"},
+    {"git push origin main", N, "git"},
+    {"npm install", N, "npm"},
+    {"npm i lodash", N, "npm"},
+    {"yarn", N, "yarn"},
+    {"pnpm add react", N, "pnpm"},
+    {"pip install requests", N, "pip"},
+    {"python3 -m pip install requests", N, NULL},
+    {"apt-get install -y jq", N, "apt-get"},
+    {"sudo apt update", N, "apt"},
+    {"cargo install ripgrep", N, "cargo"},
+    {"go get example.com/x", N, "go"},
+    {"go mod download", N, "go"},
+    {"npx create-react-app x", N, "npx"},
+    {"docker pull alpine", N, "docker"},
+    {"make && curl -X POST http://x", N, NULL},
+    {"FOO=$(curl -s http://x) make", N, NULL},
+    {"echo hi | nc host 80", N, NULL},
+    /* interactive */
+    {"vim file.c", I, "vim"},
+    {"less log.txt", I, "less"},
+    {"git commit", I, "git"},
+    {"git rebase -i HEAD~3", I, "git"},
+    {"python3", I, "python3"},
+    {"node", I, "node"},
+    {"bash", I, "bash"},
+    {"top", I, "top"},
+    {"man ls", I, "man"},
+    /* too complex */
+    {"eval \"$CMD\"", C, NULL},
+    {"echo 'unterminated", C, NULL},
+    {"echo \"unterminated", C, NULL},
+    {"echo $(unterminated", C, NULL},
+    {"case $x in a) rm -rf x;; esac", C, NULL},
+    {"cat <<EOF\nno end", C, NULL},
+    {"cat <<EOF\n$(rm -rf x)\nEOF", C, NULL},
+    {"f() { rm -rf x; }; f", C, NULL},
+    {"env -S 'rm -rf x'", C, NULL},
+    {"echo `unterminated", C, NULL},
+    /* combinations */
+    {"curl http://x | sh", N, NULL},
+    {"echo 'print(1)' | python3", 0, NULL},
+    {"rm -rf x && git push", D | N, NULL},
+    {"vim x; curl y", I | N, NULL},
+};
+
+static void test_analyzer_table(void **state) {
+  (void)state;
+  size_t failures = 0;
+  for (size_t i = 0; i < ZARRAY_LEN(table); i++) {
+    zsh_analysis a;
+    zsh_analyze(table[i].src, false, &a);
+    unsigned got = a.flags;
+    if (table[i].flags == C) got &= C; /* only "too complex" matters for those rows */
+    if (got != table[i].flags) {
+      print_error("row %zu %s: flags %#x, want %#x (%s)\n", i, table[i].src, a.flags,
+                  table[i].flags, a.why);
+      failures++;
+    }
+    if (table[i].cmds) {
+      char joined[256] = "";
+      for (size_t k = 0; k < a.ncmds; k++) {
+        if (k) strncat(joined, "|", sizeof joined - strlen(joined) - 1);
+        strncat(joined, a.cmds[k].argv[0], sizeof joined - strlen(joined) - 1);
+      }
+      if (strcmp(joined, table[i].cmds)) {
+        print_error("row %zu %s: commands \"%s\", want \"%s\"\n", i, table[i].src, joined,
+                    table[i].cmds);
+        failures++;
+      }
+    }
+    if (a.flags && !a.why[0]) {
+      print_error("row %zu %s: flagged without a reason\n", i, table[i].src);
+      failures++;
+    }
+    zsh_analysis_release(&a);
+  }
+  assert_true(ZARRAY_LEN(table) >= 60);
+  assert_int_equal(failures, 0);
+}
+
+static void test_offline_turns_installs_clean(void **state) {
+  (void)state;
+  zsh_analysis a;
+  zsh_analyze("npm install && pip install x", true, &a);
+  assert_int_equal(a.flags & ZSH_NETWORK, 0);
+  zsh_analysis_release(&a);
+  zsh_analyze("curl http://x", true, &a); /* --offline does not make curl local */
+  assert_true(a.flags & ZSH_NETWORK);
+  zsh_analysis_release(&a);
+}
+
+static void test_command_lines_for_grant_prefixes(void **state) {
+  (void)state;
+  zsh_analysis a;
+  zsh_analyze("sudo git status --short | head -3", false, &a);
+  size_t n;
+  char **lines = zsh_command_lines(&a, &n);
+  assert_int_equal(n, 2);
+  assert_string_equal(lines[0], "git status --short");
+  assert_string_equal(lines[1], "head -3");
+  zsh_lines_free(lines, n);
+  zsh_analysis_release(&a);
+}
+
+static void test_deep_nesting_is_too_complex_not_a_crash(void **state) {
+  (void)state;
+  char buf[4096] = "";
+  for (int i = 0; i < 40; i++) strcat(buf, "$(echo ");
+  for (int i = 0; i < 40; i++) strcat(buf, ")");
+  zsh_analysis a;
+  zsh_analyze(buf, false, &a);
+  assert_true(a.flags & ZSH_TOO_COMPLEX);
+  zsh_analysis_release(&a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_analyzer_table),
+      cmocka_unit_test(test_offline_turns_installs_clean),
+      cmocka_unit_test(test_command_lines_for_grant_prefixes),
+      cmocka_unit_test(test_deep_nesting_is_too_complex_not_a_crash),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
