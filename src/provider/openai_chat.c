@@ -324,7 +324,21 @@ static json_t *render_message(const zmsg *m) {
   switch (m->role) {
     case ZROLE_USER:
       json_object_set_new(o, "role", json_string("user"));
-      json_object_set_new(o, "content", json_string(m->content ? m->content : ""));
+      if (m->nimages) {
+        json_t *parts = json_array();
+        json_array_append_new(parts, json_pack("{s:s, s:s}", "type", "text", "text",
+                                               m->content ? m->content : ""));
+        for (size_t i = 0; i < m->nimages; i++) {
+          zbuf u = ZBUF_INIT;
+          zbuf_addf(&u, "data:%s;base64,%s", m->images[i].media_type, m->images[i].data);
+          json_array_append_new(parts, json_pack("{s:s, s:{s:s}}", "type", "image_url",
+                                                 "image_url", "url", u.data));
+          zbuf_release(&u);
+        }
+        json_object_set_new(o, "content", parts);
+      } else {
+        json_object_set_new(o, "content", json_string(m->content ? m->content : ""));
+      }
       break;
     case ZROLE_ASSISTANT: {
       json_object_set_new(o, "role", json_string("assistant"));

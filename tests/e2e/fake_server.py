@@ -49,6 +49,10 @@ DEFAULT_ERRORS = {
 
 REASONS = {529: "Overloaded"}
 
+# FAKE_SERVER_WRITE_LOG=path: one "<unix time> <bytes>" line per HTTP chunk
+# written, taken just before the write (bench/providers/latency.py).
+WRITE_LOG = os.environ.get("FAKE_SERVER_WRITE_LOG")
+
 
 class Script:
     """The scripted turns, consumed in order across all connections."""
@@ -416,9 +420,13 @@ class Handler(BaseHTTPRequestHandler):
                 if limit is not None and sent + len(piece) > limit:
                     piece = piece[:limit - sent]
                 if piece:
+                    t_write = time.time()
                     self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
                     self.wfile.flush()
                     sent += len(piece)
+                    if WRITE_LOG:  # benchmarks: when each piece was handed to the socket
+                        with open(WRITE_LOG, "a") as wl:
+                            wl.write("%.6f %d\n" % (t_write, len(piece)))
                 if limit is not None and sent >= limit:
                     break
                 if delay and i + 1 < len(pieces):
