@@ -18,6 +18,11 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "sandbox")) return cmd_sandbox(argc - 2, argv + 2);
   if (!strcmp(cmd, "__sandbox-inner")) return cmd_sandbox_inner(argc - 2, argv + 2);
   if (!strcmp(cmd, "__sandbox-run")) return cmd_sandbox_run(argc - 2, argv + 2);
+  if (!strcmp(cmd, "models")) return cmd_models(argc - 2, argv + 2);
+  if (!strcmp(cmd, "providers")) return cmd_providers(argc - 2, argv + 2);
+  if (!strcmp(cmd, "setup")) return cmd_setup(argc - 2, argv + 2);
+  if (!strcmp(cmd, "doctor")) return cmd_doctor(argc - 2, argv + 2);
+  if (!strcmp(cmd, "usage")) return cmd_usage(argc - 2, argv + 2);
   fprintf(stderr, "zero: unknown command \"%s\"\nRun zero --help for usage.\n", cmd);
   return ZEXIT_USAGE;
 }

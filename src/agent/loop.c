@@ -24,6 +24,7 @@ typedef struct pending_call {
   char *id;
   char *name;
   char *arguments;
+  char *signature; /* thought signature (Gemini), may be NULL */
 } pending_call;
 
 /* State of one streamed model turn. */
@@ -33,6 +34,7 @@ typedef struct turn_state {
   zbuf reasoning;
   ZVEC(pending_call) calls;
   char *finish_reason;
+  zmsg thinking; /* thinking blocks to replay (only .thinking is used) */
 } turn_state;
 
 static void turn_release(turn_state *t) {
@@ -42,9 +44,11 @@ static void turn_release(turn_state *t) {
     free(t->calls.items[i].id);
     free(t->calls.items[i].name);
     free(t->calls.items[i].arguments);
+    free(t->calls.items[i].signature);
   }
   zvec_free(&t->calls);
   free(t->finish_reason);
+  free(t->thinking.thinking);
 }
 
 static int on_provider_event(void *ud, const zprov_event *pe) {
@@ -71,7 +75,8 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
       break; /* the whole call arrives with ZPEV_TOOL_END */
     case ZPEV_TOOL_END: {
       pending_call pc = {pe->index, xstrdup(pe->id ? pe->id : ""), xstrdup(pe->name ? pe->name : ""),
-                         xstrdup(pe->arguments ? pe->arguments : "")};
+                         xstrdup(pe->arguments ? pe->arguments : ""),
+                         pe->signature ? xstrdup(pe->signature) : NULL};
       zvec_push(&t->calls, pc);
       break;
     }
@@ -97,6 +102,10 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
       zbuf_release(&msg);
       break;
     }
+    case ZPEV_THINKING:
+      zmsg_add_thinking(&t->thinking, pe->text, pe->signature,
+                        pe->name && !strcmp(pe->name, "redacted"));
+      break;
     case ZPEV_DONE:
       free(t->finish_reason);
       t->finish_reason = pe->finish_reason ? xstrdup(pe->finish_reason) : NULL;
@@ -109,6 +118,7 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
 static zmsg *commit_assistant(zagent *a, zconv *conv, turn_state *t) {
   const char *reasoning = t->reasoning.len ? t->reasoning.data : NULL;
   zmsg *m = zconv_add_assistant(conv, t->text.data, reasoning);
+  m->thinking = steal_pointer(&t->thinking.thinking);
   zagent_event ev = {.kind = ZAEV_ASSISTANT_MESSAGE, .text = t->text.data,
                      .len = t->text.len, .reasoning = reasoning};
   zagent_emit(a, &ev);
@@ -269,7 +279,10 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     }
     zmsg *m = commit_assistant(a, conv, &t);
     for (size_t i = 0; i < t.calls.len; i++)
+    {
       zmsg_add_call(m, t.calls.items[i].id, t.calls.items[i].name, t.calls.items[i].arguments);
+      zmsg_set_last_call_signature(m, t.calls.items[i].signature);
+    }
     size_t ncalls = m->ncalls;
     turn_release(&t);
     if (ncalls == 0) break; /* a final answer */

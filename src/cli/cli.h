@@ -23,5 +23,10 @@ int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_models(int argc, char **argv);
+int cmd_providers(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_usage(int argc, char **argv);
 
 #endif

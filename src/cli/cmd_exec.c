@@ -18,6 +18,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/exec_args.h"
+#include "cli/provider_opts.h"
 #include "config/config.h"
 #include "mcp/mcp.h"
 #include "net/curl_loader.h"
@@ -266,6 +267,7 @@ int cmd_exec(int argc, char **argv) {
   zbuf prompt = ZBUF_INIT;
   char *workspace = NULL, *system_prompt = NULL, *session_id_for_resume = NULL;
   char **add_dirs = NULL;
+  char *model_warning = NULL;
   zconfig cfg = {0};
   zresolved_provider rp = {0};
   zprovider *provider = NULL;
@@ -348,9 +350,8 @@ int cmd_exec(int argc, char **argv) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
     goto out;
   }
-  zprov_opts popts = {.name = rp.name, .kind = rp.kind, .base_url = rp.base_url,
-                      .api_key = rp.api_key, .api_key_env = rp.api_key_env, .model = rp.model,
-                      .headers = rp.headers};
+  zprov_opts popts;
+  zcli_provider_opts(&cfg, &rp, &popts, &model_warning);
   if (zcurl_load(&err) < 0) {
     exit_code = early_error(a.output, ZEXIT_PROVIDER, err.msg);
     goto out;
@@ -406,6 +407,11 @@ int cmd_exec(int argc, char **argv) {
   zagent_event start = {.kind = ZAEV_RUN_START, .session_id = session->id, .cwd = workspace,
                         .provider = rp.name, .model = rp.model, .api_model = rp.model};
   emit(&run, &start);
+  zprovider_set_cache_key(provider, session->id);
+  if (model_warning) {
+    zagent_event w = {.kind = ZAEV_WARNING, .text = model_warning};
+    emit(&run, &w);
+  }
   if (mode == ZPERM_UNSAFE) {
     zagent_event w = {.kind = ZAEV_WARNING,
                       .text = a.skip_permissions_unsafe
@@ -484,6 +490,7 @@ out:
   if (provider) zprovider_free(provider);
   zresolved_provider_release(&rp);
   zconfig_release(&cfg);
+  free(model_warning);
   if (add_dirs) {
     for (size_t i = 0; i < a.n_add_dirs; i++) free(add_dirs[i]);
     free(add_dirs);

@@ -29,6 +29,7 @@
 #include "base/path.h"
 #include "config/endpoint.h"
 #include "config/internal.h"
+#include "config/presets.h"
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -81,6 +82,10 @@ static void profile_release(zprofile *p) {
   free(p->key_host);
   free(p->trusted_host);
   free(p->url_origin);
+  free(p->wire_api);
+  free(p->reasoning_effort);
+  free(p->preset);
+  free(p->description);
 }
 
 bool zprofile_has_credentials(const zprofile *p) {
@@ -95,7 +100,7 @@ static const zfamily families[] = {
     {"openai", "openai-compatible", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", true},
     {"anthropic", "anthropic-compatible", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
      "ANTHROPIC_MODEL", true},
-    {"google", "google", "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", false},
+    {"google", "google", "GEMINI_API_KEY", "GEMINI_BASE_URL", "GEMINI_MODEL", true},
 };
 
 const zfamily *zconfig_family(const char *kind) {
@@ -148,6 +153,11 @@ static const char *const K_KEY[] = {"apiKey", "api_key", NULL};
 static const char *const K_KEYENV[] = {"apiKeyEnv", "api_key_env", NULL};
 static const char *const K_MODEL[] = {"model", "model_id", "modelId", NULL};
 static const char *const K_HEADERS[] = {"customHeaders", "custom_headers", "headers", NULL};
+static const char *const K_WIRE[] = {"wireApi", "wire_api", "apiFormat", "api_format", NULL};
+static const char *const K_THINK[] = {"parseThinkTags", "parse_think_tags", NULL};
+static const char *const K_EFFORT[] = {"reasoningEffort", "reasoning_effort", NULL};
+static const char *const K_PRESET[] = {"preset", NULL};
+static const char *const K_DESC[] = {"description", NULL};
 /* Keys that carry or point at credentials: never from a project file. */
 static const char *const K_SECRET[] = {"apiKey", "api_key", "apiKeyEnv", "api_key_env",
                                        "customHeaders", "custom_headers", "headers",
@@ -173,7 +183,7 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
   snprintf(where, sizeof where, "providers[%zu].", idx);
   if (!json_is_object(obj))
     return zerr_set(err, ZE_USAGE, "%s: providers[%zu] must be an object", path, idx);
-  const char *name, *kind, *url, *key, *keyenv, *model;
+  const char *name, *kind, *url, *key, *keyenv, *model, *wire, *effort, *preset, *desc;
   if (get_string(obj, K_NAME, path, where, &name, err) < 0) return -1;
   if (!name || !name[0])
     return zerr_set(err, ZE_USAGE, "%s: providers[%zu] needs a \"name\"", path, idx);
@@ -190,8 +200,28 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
       get_string(obj, K_URL, path, where, &url, err) < 0 ||
       get_string(obj, K_KEY, path, where, &key, err) < 0 ||
       get_string(obj, K_KEYENV, path, where, &keyenv, err) < 0 ||
-      get_string(obj, K_MODEL, path, where, &model, err) < 0)
+      get_string(obj, K_MODEL, path, where, &model, err) < 0 ||
+      get_string(obj, K_WIRE, path, where, &wire, err) < 0 ||
+      get_string(obj, K_EFFORT, path, where, &effort, err) < 0 ||
+      get_string(obj, K_PRESET, path, where, &preset, err) < 0 ||
+      get_string(obj, K_DESC, path, where, &desc, err) < 0)
     return -1;
+  if (wire && wire[0] && strcmp(wire, "chat") != 0 && strcmp(wire, "responses") != 0 &&
+      strcmp(wire, "chat_completions") != 0)
+    return zerr_set(err, ZE_USAGE, "%s: %swireApi must be \"chat\" or \"responses\" (got \"%s\")",
+                    path, where, wire);
+  if (effort && effort[0] && strcmp(effort, "minimal") && strcmp(effort, "low") &&
+      strcmp(effort, "medium") && strcmp(effort, "high"))
+    return zerr_set(err, ZE_USAGE,
+                    "%s: %sreasoningEffort must be minimal, low, medium or high (got \"%s\")",
+                    path, where, effort);
+  if (preset && preset[0] && !zpreset_find(preset))
+    return zerr_set(err, ZE_USAGE, "%s: %spreset \"%s\" is not a known preset (%s)", path,
+                    where, preset, zpreset_names());
+  const char *tused = NULL;
+  json_t *think = get_alias(obj, K_THINK, &tused);
+  if (think && !json_is_null(think) && !json_is_boolean(think))
+    return zerr_set(err, ZE_USAGE, "%s: %s%s must be true or false", path, where, tused);
   const char *hused = NULL;
   json_t *headers = get_alias(obj, K_HEADERS, &hused);
   if (headers && !json_is_null(headers)) {
@@ -216,6 +246,11 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
     json_decref(p->headers);
     p->headers = json_deep_copy(headers);
   }
+  if (wire && wire[0]) set_str(&p->wire_api, !strcmp(wire, "responses") ? "responses" : "chat");
+  if (effort && effort[0]) set_str(&p->reasoning_effort, effort);
+  if (preset && preset[0]) set_str(&p->preset, preset);
+  if (desc && desc[0]) set_str(&p->description, desc);
+  if (think && json_is_boolean(think)) p->parse_think_tags = json_is_true(think) ? 1 : -1;
   return 0;
 }
 
@@ -265,6 +300,25 @@ static int apply_file(zconfig *cfg, const char *path, bool project, zerr *err) {
     json_t *item;
     json_array_foreach(v, i, item) {
       if (apply_profile(cfg, item, i, path, project, err) < 0) goto out;
+    }
+  }
+  v = json_object_get(doc, "models");
+  if (v && !json_is_null(v)) {
+    if (!json_is_object(v)) {
+      zerr_set(err, ZE_USAGE, "%s: models must be an object {\"<model id>\": {…}}", path);
+      goto out;
+    }
+    if (!cfg->models) cfg->models = json_object();
+    const char *mk;
+    json_t *mv;
+    json_object_foreach(v, mk, mv) {
+      if (!json_is_object(mv)) {
+        zerr_set(err, ZE_USAGE, "%s: models.%s must be an object", path, mk);
+        goto out;
+      }
+      json_t *cur = json_object_get(cfg->models, mk);
+      if (cur) json_object_update(cur, mv);
+      else json_object_set_new(cfg->models, mk, json_deep_copy(mv));
     }
   }
   /* Unknown top-level keys are left for newer versions (forward compatible). */
@@ -327,12 +381,43 @@ static bool same_file(const char *a, const char *b) {
          sa.st_ino == sb.st_ino;
 }
 
+/* ---- presets ------------------------------------------------------------- */
+
+/* Fills what a preset profile leaves unset. The preset's key variable is
+ * bound to the preset's own endpoint (built-in data is trusted). */
+static void apply_presets(zconfig *cfg) {
+  for (size_t i = 0; i < cfg->n_providers; i++) {
+    zprofile *p = &cfg->providers[i];
+    const zpreset *ps = p->preset ? zpreset_find(p->preset) : NULL;
+    if (!ps) continue;
+    if (!p->kind) set_str(&p->kind, ps->kind);
+    if (!p->base_url) set_str(&p->base_url, ps->base_url);
+    if (!p->model && ps->model) set_str(&p->model, ps->model);
+    if (!p->trusted_host) set_own(&p->trusted_host, zurl_origin(ps->base_url));
+    if (ps->key_env && !p->api_key && !p->api_key_env) {
+      set_str(&p->api_key_env, ps->key_env);
+      set_own(&p->key_host, zurl_origin(ps->base_url));
+    }
+    if (!p->parse_think_tags && ps->think_tags) p->parse_think_tags = 1;
+  }
+}
+
 /* ---- environment --------------------------------------------------------- */
 
 static bool is_official(const zfamily *f, const char *url) {
   cleanup_free char *a = zurl_origin(url);
   cleanup_free char *b = zurl_origin(zconfig_default_base_url(f->kind));
   return a && b && !strcmp(a, b);
+}
+
+/* Presets of a gateway with its own key variable (or a local runtime): the
+ * OPENAI_* / ANTHROPIC_* family variables are not theirs. */
+static bool preset_owns_key(const zprofile *p) {
+  const zpreset *ps = p->preset ? zpreset_find(p->preset) : NULL;
+  if (!ps) return false;
+  if (ps->local) return true;
+  const zfamily *f = zconfig_family(ps->kind);
+  return ps->key_env && (!f || strcmp(f->key_env, ps->key_env) != 0);
 }
 
 /* Merges one family's variables into the active profile of that family, the
@@ -350,9 +435,12 @@ static zprofile *merge_env_family(zconfig *cfg, const zfamily *f, const char *pr
   if (!key && !url && !model) return NULL;
 
   zprofile *p = find_profile(cfg, pre_active);
-  if (p && zconfig_family(zprofile_kind(p)) != f) p = NULL;
+  /* A preset with its own key variable never takes another family's key. */
+  if (p && (zconfig_family(zprofile_kind(p)) != f || preset_owns_key(p))) p = NULL;
   for (size_t i = 0; !p && i < cfg->n_providers; i++)
-    if (zconfig_family(zprofile_kind(&cfg->providers[i])) == f) p = &cfg->providers[i];
+    if (zconfig_family(zprofile_kind(&cfg->providers[i])) == f &&
+        !preset_owns_key(&cfg->providers[i]))
+      p = &cfg->providers[i];
   if (!p) {
     if (!f->create_new) return NULL;
     zbuf name = ZBUF_INIT;
@@ -439,12 +527,20 @@ int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr
   cfg->project_path = project_path(cwd ? cwd : ".");
 
   if (apply_file(cfg, cfg->user_path, false, err) < 0) goto fail;
+  apply_presets(cfg); /* before: a preset's endpoint is what the user trusted */
   record_trusted(cfg);
   if (!same_file(cfg->user_path, cfg->project_path) &&
       apply_file(cfg, cfg->project_path, true, err) < 0)
     goto fail;
 
   /* Which profile is active decides where environment credentials merge. */
+  const char *want = flags && flags->provider && flags->provider[0] ? flags->provider
+                     : zconfig_env("ZERO_PROVIDER");
+  if (want && !find_profile(cfg, want) && zpreset_find(want)) {
+    zprofile *np = add_profile(cfg, want, "preset");
+    set_str(&np->preset, want);
+  }
+  apply_presets(cfg);
   const char *flag_provider = flags && flags->provider && flags->provider[0] ? flags->provider
                                                                              : NULL;
   const char *env_provider = zconfig_env("ZERO_PROVIDER");
@@ -489,5 +585,6 @@ void zconfig_release(zconfig *cfg) {
   free(cfg->active_provider);
   free(cfg->user_path);
   free(cfg->project_path);
+  json_decref(cfg->models);
   memset(cfg, 0, sizeof *cfg);
 }

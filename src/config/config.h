@@ -12,12 +12,21 @@
  *     "providers": [ { "name", "provider_kind" (alias providerKind, provider),
  *                      "baseURL" (base_url), "apiKey" (api_key),
  *                      "apiKeyEnv" (api_key_env), "model" (model_id),
- *                      "customHeaders" (custom_headers, headers) } ] }
+ *                      "customHeaders" (custom_headers, headers),
+ *                      "wireApi" (wire_api): "chat" | "responses",
+ *                      "parseThinkTags" (parse_think_tags): bool,
+ *                      "reasoningEffort" (reasoning_effort),
+ *                      "preset": a built-in preset (config/presets.h),
+ *                      "description" } ],
+ *     "models": { "<model id>": { registry fields, see config/models.h } } }
  * Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL merge into the
  * active openai-kind profile (or the first one, or a new "openai" profile);
  * a non-official OPENAI_BASE_URL makes it "openai-compatible". ANTHROPIC_*
  * work the same way (kind anthropic / anthropic-compatible); GEMINI_* (or
- * GOOGLE_*) only merge into an existing google profile.
+ * GOOGLE_*) likewise (kind google). Profiles made from a preset with its own
+ * key variable (OpenRouter, Groq, …) never absorb the family variables.
+ * ZERO_PROVIDER (or --provider) naming no profile but a preset creates a
+ * profile from that preset ("ollama", "openrouter", …).
  * ZERO_PROVIDER picks the active profile by name; ZERO_MAX_TURNS sets maxTurns.
  * Active profile: flags.provider > ZERO_PROVIDER > activeProvider > the only
  * profile > the profile the environment filled (openai first).
@@ -57,6 +66,11 @@ typedef struct zprofile {
   char *trusted_host;  /* origin of the endpoint as the user file / environment set
                         * it; NULL for profiles only the project file defines */
   char *url_origin;    /* file or "environment" that last set base_url or kind */
+  char *wire_api;      /* "chat" | "responses" | NULL (by kind) */
+  int parse_think_tags;/* 1 true, -1 false, 0 unset (by model family) */
+  char *reasoning_effort; /* minimal | low | medium | high | NULL */
+  char *preset;        /* built-in preset the profile starts from (config/presets.c) */
+  char *description;
 } zprofile;
 
 /* Values given on the command line; NULL / 0 = not given. */
@@ -73,6 +87,7 @@ typedef struct zconfig {
   int max_turns;
   char *user_path;         /* resolved path of the user file (may not exist) */
   char *project_path;      /* resolved path of the project file (may not exist) */
+  json_t *models;          /* "models" overrides of the registry {id: {…}}, or NULL */
 } zconfig;
 
 /* Loads all layers for workspace `cwd`. A malformed file fails with ZE_USAGE
@@ -91,6 +106,9 @@ typedef struct zresolved_provider {
   char *api_key_env;   /* the variable consulted, for messages */
   char *model;
   json_t *headers;     /* borrowed from the profile */
+  char *wire_api;      /* NULL = by kind */
+  int parse_think_tags;
+  char *reasoning_effort;
 } zresolved_provider;
 
 /* Picks the active profile and its key. Errors (ZE_CONFIG) say exactly what to

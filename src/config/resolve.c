@@ -10,6 +10,8 @@
 #include "config/internal.h"
 
 #define DEFAULT_OPENAI_MODEL "gpt-5-mini"
+#define DEFAULT_ANTHROPIC_MODEL "claude-sonnet-4-5"
+#define DEFAULT_GEMINI_MODEL "gemini-2.5-flash"
 
 static const char *const known_kinds[] = {"openai", "openai-compatible", "anthropic",
                                           "anthropic-compatible", "google"};
@@ -86,9 +88,12 @@ int zconfig_resolve_provider(const zconfig *cfg, zresolved_provider *out, zerr *
 
   const char *model = p->model;
   if (!model && !strcmp(kind, "openai")) model = DEFAULT_OPENAI_MODEL;
+  if (!model && !strcmp(kind, "anthropic")) model = DEFAULT_ANTHROPIC_MODEL;
+  if (!model && !strcmp(kind, "google")) model = DEFAULT_GEMINI_MODEL;
   if (!model)
-    return zerr_set(err, ZE_CONFIG, "provider %s needs a model: set %s or the profile's model",
-                    p->name, fam->model_env);
+    return zerr_set(err, ZE_CONFIG, "provider %s needs a model: set %s or the profile's model%s",
+                    p->name, fam->model_env,
+                    loopback ? " (zero providers detect lists the models of local servers)" : "");
 
   const char *key_env = p->api_key_env ? p->api_key_env : fam->key_env;
   const char *key = p->api_key;
@@ -117,6 +122,11 @@ int zconfig_resolve_provider(const zconfig *cfg, zresolved_provider *out, zerr *
   out->api_key_env = xstrdup(key_env);
   out->model = xstrdup(model);
   out->headers = has_headers ? p->headers : NULL;
+  out->wire_api = p->wire_api ? xstrdup(p->wire_api) : NULL;
+  out->parse_think_tags = p->parse_think_tags;
+  const char *effort = zconfig_env("ZERO_REASONING_EFFORT");
+  if (!effort) effort = p->reasoning_effort;
+  out->reasoning_effort = effort ? xstrdup(effort) : NULL;
   return 0;
 }
 
@@ -128,5 +138,7 @@ void zresolved_provider_release(zresolved_provider *rp) {
   free(rp->api_key);
   free(rp->api_key_env);
   free(rp->model);
+  free(rp->wire_api);
+  free(rp->reasoning_effort);
   memset(rp, 0, sizeof *rp);
 }

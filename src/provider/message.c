@@ -1,6 +1,8 @@
 /* message.c — the structured conversation; see message.h. */
 #include "provider/message.h"
 
+#include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/common.h"
@@ -37,6 +39,37 @@ void zmsg_add_call(zmsg *m, const char *id, const char *name, const char *argume
   tc->id = xstrdup(id ? id : "");
   tc->name = xstrdup(name ? name : "");
   tc->arguments = xstrdup(arguments ? arguments : "");
+  tc->signature = NULL;
+}
+
+void zmsg_set_last_call_signature(zmsg *m, const char *signature) {
+  if (!m->ncalls) return;
+  ztool_call *tc = &m->calls[m->ncalls - 1];
+  free(tc->signature);
+  tc->signature = signature && *signature ? xstrdup(signature) : NULL;
+}
+
+void zmsg_add_image(zmsg *m, const char *media_type, const char *base64) {
+  m->images = xrealloc(m->images, (m->nimages + 1) * sizeof *m->images);
+  m->images[m->nimages].media_type = xstrdup(media_type ? media_type : "image/png");
+  m->images[m->nimages].data = xstrdup(base64 ? base64 : "");
+  m->nimages++;
+}
+
+void zmsg_add_thinking(zmsg *m, const char *text, const char *signature, int redacted) {
+  json_t *arr = m->thinking ? json_loads(m->thinking, 0, NULL) : NULL;
+  if (!json_is_array(arr)) {
+    json_decref(arr);
+    arr = json_array();
+  }
+  if (redacted)
+    json_array_append_new(arr, json_pack("{s:s}", "redacted", signature ? signature : ""));
+  else
+    json_array_append_new(arr, json_pack("{s:s, s:s}", "thinking", text ? text : "",
+                                         "signature", signature ? signature : ""));
+  free(m->thinking);
+  m->thinking = json_dumps(arr, JSON_COMPACT);
+  json_decref(arr);
 }
 
 zmsg *zconv_add_tool_result(zconv *c, const char *call_id, const char *name,
@@ -58,10 +91,17 @@ static void msg_release(zmsg *m) {
     free(m->calls[i].id);
     free(m->calls[i].name);
     free(m->calls[i].arguments);
+    free(m->calls[i].signature);
   }
   free(m->calls);
   free(m->tool_call_id);
   free(m->tool_name);
+  free(m->thinking);
+  for (size_t i = 0; i < m->nimages; i++) {
+    free(m->images[i].media_type);
+    free(m->images[i].data);
+  }
+  free(m->images);
 }
 
 void zconv_release(zconv *c) {

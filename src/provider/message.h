@@ -14,7 +14,15 @@ typedef struct ztool_call {
   char *id;        /* provider-assigned call id */
   char *name;      /* tool name */
   char *arguments; /* raw JSON text as the model produced it (may be invalid) */
+  char *signature; /* opaque thought signature (Gemini), sent back as is; may be NULL */
 } ztool_call;
+
+/* An image attached to a user message (or a tool result, rendered where the
+ * protocol allows it). */
+typedef struct zimage {
+  char *media_type; /* image/png, image/jpeg, image/gif, image/webp */
+  char *data;       /* base64, no data: prefix */
+} zimage;
 
 typedef struct zmsg {
   zrole role;
@@ -25,6 +33,10 @@ typedef struct zmsg {
   char *tool_call_id;    /* role == ZROLE_TOOL: the call this answers */
   char *tool_name;       /* role == ZROLE_TOOL */
   int is_error;          /* role == ZROLE_TOOL: the tool failed */
+  char *thinking;        /* assistant: JSON array of thinking blocks to replay
+                          * ({"thinking","signature"} or {"redacted":data}); may be NULL */
+  zimage *images;        /* user / tool: attached images */
+  size_t nimages;
 } zmsg;
 
 typedef struct zconv {
@@ -40,6 +52,13 @@ zmsg *zconv_add_user(zconv *c, const char *text);
 zmsg *zconv_add_assistant(zconv *c, const char *text, const char *reasoning);
 /* Appends a call to assistant message m (copies the strings). */
 void zmsg_add_call(zmsg *m, const char *id, const char *name, const char *arguments);
+/* Sets the thought signature of the last call of m (copies; NULL clears). */
+void zmsg_set_last_call_signature(zmsg *m, const char *signature);
+/* Attaches an image (copies both strings). */
+void zmsg_add_image(zmsg *m, const char *media_type, const char *base64);
+/* Appends one thinking block to m->thinking (redacted when signature is the
+ * redacted data and redacted is nonzero). */
+void zmsg_add_thinking(zmsg *m, const char *text, const char *signature, int redacted);
 zmsg *zconv_add_tool_result(zconv *c, const char *call_id, const char *name,
                             const char *output, int is_error);
 zmsg *zconv_last(zconv *c);

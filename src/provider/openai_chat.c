@@ -13,6 +13,7 @@
 #include "net/http.h"
 #include "net/sse.h"
 #include "provider/retry.h"
+#include "provider/wire.h"
 
 /* ---------------------------------------------------------------- parser */
 
@@ -323,7 +324,21 @@ static json_t *render_message(const zmsg *m) {
   switch (m->role) {
     case ZROLE_USER:
       json_object_set_new(o, "role", json_string("user"));
-      json_object_set_new(o, "content", json_string(m->content ? m->content : ""));
+      if (m->nimages) {
+        json_t *parts = json_array();
+        json_array_append_new(parts, json_pack("{s:s, s:s}", "type", "text", "text",
+                                               m->content ? m->content : ""));
+        for (size_t i = 0; i < m->nimages; i++) {
+          zbuf u = ZBUF_INIT;
+          zbuf_addf(&u, "data:%s;base64,%s", m->images[i].media_type, m->images[i].data);
+          json_array_append_new(parts, json_pack("{s:s, s:{s:s}}", "type", "image_url",
+                                                 "image_url", "url", u.data));
+          zbuf_release(&u);
+        }
+        json_object_set_new(o, "content", parts);
+      } else {
+        json_object_set_new(o, "content", json_string(m->content ? m->content : ""));
+      }
       break;
     case ZROLE_ASSISTANT: {
       json_object_set_new(o, "role", json_string("assistant"));
@@ -420,228 +435,65 @@ char *zoai_chat_url(const char *base_url) {
 
 /* ---------------------------------------------------------------- transport */
 
+static void op_reset(void *p) {
+  zoai_chat_parser *c = p;
+  const char *name = c->provider_name;
+  zprov_event_fn fn = c->fn;
+  void *ud = c->ud;
+  zoai_chat_parser_release(c);
+  zoai_chat_parser_init(c, name, fn, ud);
+}
+static int op_feed(void *p, const zsse_event *ev, zerr *err) {
+  return zoai_chat_parser_feed(p, ev->data, ev->data_len, err);
+}
+static bool op_complete(const void *p) { return zoai_chat_parser_complete(p); }
+static int op_finish(void *p, zerr *err) { return zoai_chat_parser_finish(p, err); }
+static bool op_emitted(const void *p) { return ((const zoai_chat_parser *)p)->emitted; }
+static int op_feed_json(void *p, const json_t *body, zerr *err) {
+  if (!json_is_object(body)) return zoai_chat_parser_finish(p, err);
+  return zoai_chat_parser_feed_completion(p, body, err);
+}
+
+static const zwire_parser_ops chat_ops = {
+    .reset = op_reset,
+    .feed = op_feed,
+    .complete = op_complete,
+    .finish = op_finish,
+    .emitted = op_emitted,
+    .feed_json = op_feed_json,
+    .is_keepalive = NULL,
+};
+
 typedef struct oai_provider {
   zprovider base; /* first: zprovider* and oai_provider* convert */
   char *url;
 } oai_provider;
 
-/* Request headers, owned. */
-typedef struct oai_headers {
-  char **items; /* NULL-terminated */
-  size_t len;
-} oai_headers;
-
-static void headers_add(oai_headers *h, char *line) {
-  h->items = xrealloc(h->items, (h->len + 2) * sizeof *h->items);
-  h->items[h->len++] = line;
-  h->items[h->len] = NULL;
-}
-
-static void headers_release(oai_headers *h) {
-  for (size_t i = 0; i < h->len; i++) free(h->items[i]);
-  free(h->items);
-  h->items = NULL;
-  h->len = 0;
-}
-
-static bool header_safe(const char *s) {
-  for (; *s; s++)
-    if (*s == '\r' || *s == '\n') return false;
-  return true;
-}
-
-static bool extra_has(const json_t *extra, const char *name) {
-  const char *k;
-  json_t *v;
-  json_object_foreach((json_t *)extra, k, v) {
-    if (strcasecmp(k, name) == 0) return true;
-  }
-  return false;
-}
-
-/* Default headers, then the profile's extra headers; an extra header with a
- * default's name replaces it (curl would otherwise send both). */
-static void build_headers(const zprov_opts *o, oai_headers *h) {
-  const json_t *extra = json_is_object(o->headers) ? o->headers : NULL;
-  zbuf b = ZBUF_INIT;
-  /* A key with a line break would smuggle headers in: it is left out, and
-   * the server's 401 then says what to fix. */
-  if (o->api_key && *o->api_key && header_safe(o->api_key) &&
-      !(extra && extra_has(extra, "Authorization"))) {
-    zbuf_addf(&b, "Authorization: Bearer %s", o->api_key);
-    headers_add(h, zbuf_detach(&b, NULL));
-  }
-  if (!(extra && extra_has(extra, "Content-Type")))
-    headers_add(h, xstrdup("Content-Type: application/json"));
-  if (!(extra && extra_has(extra, "Accept")))
-    headers_add(h, xstrdup("Accept: text/event-stream"));
-  if (extra) {
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)extra, k, v) {
-      if (!*k || strchr(k, ':') || !header_safe(k)) continue;
-      if (json_is_string(v) && header_safe(json_string_value(v)))
-        zbuf_addf(&b, "%s: %s", k, json_string_value(v));
-      else if (json_is_integer(v))
-        zbuf_addf(&b, "%s: %lld", k, (long long)json_integer_value(v));
-      else
-        continue;
-      headers_add(h, zbuf_detach(&b, NULL));
-    }
-  }
-  zbuf_release(&b);
-}
-
-#define RAW_KEEP_MAX (4u << 20) /* a non-streamed JSON answer larger than this is refused */
-
-typedef struct oai_attempt {
-  oai_provider *prov;
-  const char *body;
-  size_t body_len;
-  const char *const *headers;
-  zoai_chat_parser parser;
-  zsse_parser sse;
-  zerr perr;       /* failure raised inside the body callback */
-  bool failed;
-  zbuf raw;        /* body start, kept while no SSE event arrived */
-  bool raw_dropped;
-} oai_attempt;
-
-static int on_sse(void *ud, const zsse_event *ev) {
-  oai_attempt *a = ud;
-  return zoai_chat_parser_feed(&a->parser, ev->data, ev->data_len, &a->perr) < 0 ? 1 : 0;
-}
-
-static int on_body(void *ud, const char *data, size_t len) {
-  oai_attempt *a = ud;
-  if (!a->raw_dropped) {
-    if (a->sse.events == 0 && a->raw.len + len <= RAW_KEEP_MAX) {
-      zbuf_add(&a->raw, data, len);
-    } else {
-      a->raw_dropped = true;
-      zbuf_release(&a->raw);
-    }
-  }
-  zerr_clear(&a->perr);
-  if (zsse_feed(&a->sse, data, len, &a->perr) != 0) {
-    a->failed = true;
-    return 1;
-  }
-  return 0;
-}
-
-/* A 2xx body that carried no SSE event: a server that ignored "stream": true
- * answers with one chat.completion (or error) object. */
-static int finish_plain_json(oai_attempt *a, zerr *err) {
-  json_t *root = json_loadb(a->raw.data, a->raw.len, 0, NULL);
-  if (!json_is_object(root)) {
-    json_decref(root);
-    return zoai_chat_parser_finish(&a->parser, err);
-  }
-  int rc = zoai_chat_parser_feed_completion(&a->parser, root, err);
-  json_decref(root);
-  return rc;
-}
-
-static int attempt_once(void *ud, int attempt, zretry_info *info, zerr *err) {
-  oai_attempt *a = ud;
-  const zprov_opts *o = &a->prov->base.opts;
-  const char *name = o->name && *o->name ? o->name : "the provider";
-  (void)attempt;
-  zoai_chat_parser_release(&a->parser);
-  zoai_chat_parser_init(&a->parser, name, a->parser.fn, a->parser.ud);
-  zsse_init(&a->sse, on_sse, a, ZSSE_DEFAULT_MAX_EVENT);
-  zerr_clear(&a->perr);
-  a->failed = false;
-  zbuf_reset(&a->raw);
-  a->raw_dropped = false;
-
-  zhttp_request hreq = {
-      .method = "POST",
-      .url = a->prov->url,
-      .headers = a->headers,
-      .body = a->body,
-      .body_len = a->body_len,
-      .connect_timeout_ms = o->connect_timeout_ms,
-      .idle_timeout_ms = o->idle_timeout_ms,
-      .total_timeout_ms = 0,
-  };
-  zhttp_response resp = ZHTTP_RESPONSE_INIT;
-  int rc = zhttp_perform(&hreq, &resp, on_body, a, err);
-  info->emitted = a->parser.emitted;
-
-  if (a->failed) {
-    /* The parser or the SSE framing failed (in-stream error, consumer stop). */
-    *err = a->perr;
-    rc = -1;
-  } else if (rc < 0 && resp.status >= 400) {
-    /* The error answer arrived but its body was cut: explain the status. */
-    info->retry_after = steal_pointer(&resp.retry_after);
-    zprov_http_error(o, a->prov->url, resp.status, resp.error_body.data, resp.error_body.len,
-                     err);
-  } else if (rc < 0 && err->kind == ZE_CANCELLED) {
-    /* keep the transport's message */
-  } else if (rc < 0 && resp.body_bytes == 0 && a->parser.chunks == 0) {
-    bool retryable = err->retryable;
-    zerr_prefix(err, "could not get an answer from %s at %s", name, a->prov->url);
-    err->retryable = retryable;
-  } else if (rc < 0) {
-    /* Cut mid-stream. What arrived may still be a whole answer: [DONE], or a
-     * finish_reason from a server that closes without [DONE]. */
-    zsse_finish(&a->sse);
-    if (zoai_chat_parser_complete(&a->parser)) {
-      rc = zoai_chat_parser_finish(&a->parser, err);
-    } else if (err->kind == ZE_TIMEOUT) {
-      zerr_set(err, ZE_TIMEOUT,
-               "%s stopped sending mid-answer (idle timeout); the session is saved, retry "
-               "with --resume", name);
-      err->retryable = !a->parser.emitted;
-    } else {
-      rc = zoai_chat_parser_finish(&a->parser, err); /* sets the ended-early error */
-    }
-  } else if (resp.status < 200 || resp.status >= 300) {
-    info->retry_after = steal_pointer(&resp.retry_after);
-    zprov_http_error(o, a->prov->url, resp.status, resp.error_body.data, resp.error_body.len,
-                     err);
-    rc = -1;
-  } else {
-    zsse_finish(&a->sse);
-    if (a->sse.events == 0 && !a->raw_dropped && a->raw.len)
-      rc = finish_plain_json(a, err);
-    else
-      rc = zoai_chat_parser_finish(&a->parser, err);
-  }
-  info->emitted = a->parser.emitted;
-  zsse_release(&a->sse);
-  zhttp_response_release(&resp);
-  return rc;
-}
-
 static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
                       zerr *err) {
   oai_provider *p = (oai_provider *)base;
-  json_t *body_json = zoai_chat_render(&base->opts, req);
+  const zprov_opts *o = &base->opts;
+  json_t *body_json = zoai_chat_render(o, req);
   cleanup_free char *body = zjson_dumps(body_json);
   json_decref(body_json);
-  oai_headers headers = {NULL, 0};
-  build_headers(&base->opts, &headers);
+  zbuf auth = ZBUF_INIT;
+  /* A key with a line break would smuggle headers in: it is left out, and
+   * the server's 401 then says what to fix. */
+  if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
+    zbuf_addf(&auth, "Authorization: Bearer %s", o->api_key);
+  const char *defaults[] = {auth.len ? auth.data : "", "Content-Type: application/json",
+                            "Accept: text/event-stream", NULL};
+  char **headers = zwire_headers_new(o, defaults);
+  zbuf_release(&auth);
 
-  oai_attempt a;
-  memset(&a, 0, sizeof a);
-  a.prov = p;
-  a.body = body;
-  a.body_len = strlen(body);
-  a.headers = (const char *const *)headers.items;
-  zoai_chat_parser_init(&a.parser, base->opts.name, fn, ud);
-  zbuf_init(&a.raw);
-
-  zretry_policy pol;
-  zretry_policy_init(&pol, base->opts.max_retries);
-  int rc = zretry_run(&pol, attempt_once, &a, fn, ud, err);
-
-  zoai_chat_parser_release(&a.parser);
-  zbuf_release(&a.raw);
-  headers_release(&headers);
+  zoai_chat_parser parser;
+  zoai_chat_parser_init(&parser, o->name, fn, ud);
+  zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
+                     .body = body, .body_len = strlen(body), .ops = &chat_ops,
+                     .parser = &parser};
+  int rc = zwire_stream(&call, fn, ud, err);
+  zoai_chat_parser_release(&parser);
+  zwire_headers_free(headers);
   return rc;
 }
 
@@ -658,23 +510,7 @@ static const zprovider_vtbl oai_vtbl = {
 };
 
 zprovider *zprovider_openai_chat_new(const zprov_opts *opts, zerr *err) {
-  const char *name = opts->name && *opts->name ? opts->name : "the provider";
-  if (!opts->base_url || !*opts->base_url) {
-    zerr_set(err, ZE_CONFIG, "provider \"%s\" has no base URL: set baseURL in its profile",
-             name);
-    return NULL;
-  }
-  if (strncmp(opts->base_url, "http://", 7) != 0 && strncmp(opts->base_url, "https://", 8) != 0) {
-    zerr_set(err, ZE_CONFIG,
-             "provider \"%s\" has base URL \"%s\", which is not an http:// or https:// URL: fix "
-             "baseURL in its profile", name, opts->base_url);
-    return NULL;
-  }
-  if (!opts->model || !*opts->model) {
-    zerr_set(err, ZE_CONFIG,
-             "provider \"%s\" has no model: set \"model\" in its profile or pass --model", name);
-    return NULL;
-  }
+  if (zwire_check_opts(opts, err) < 0) return NULL;
   zhttp_global_init();
   oai_provider *p = xcalloc(1, sizeof *p);
   p->base.vt = &oai_vtbl;

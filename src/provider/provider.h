@@ -32,6 +32,9 @@ typedef enum zprov_event_kind {
   ZPEV_USAGE,       /* usage */
   ZPEV_RETRY,       /* attempt, delay_ms, text: about to retry after a failure */
   ZPEV_DONE,        /* finish_reason: the turn ended normally */
+  ZPEV_THINKING,    /* a finished thinking block to replay in later requests
+                     * (Anthropic): text / len = thinking text, signature;
+                     * redacted blocks: name = "redacted", signature = data */
 } zprov_event_kind;
 
 typedef struct zprov_event {
@@ -46,6 +49,8 @@ typedef struct zprov_event {
   const char *finish_reason; /* "stop", "tool_calls", "length", … */
   int attempt;               /* RETRY: the attempt about to start (2, 3, …) */
   int64_t delay_ms;          /* RETRY: wait before it */
+  const char *signature;     /* TOOL_END: opaque thought signature to send back
+                              * with the call (Gemini); THINKING: see above */
 } zprov_event;
 
 /* Receives events in stream order; return nonzero to abort the stream (the
@@ -73,12 +78,19 @@ typedef struct zprov_opts {
   int max_retries;        /* 0 = default (4) */
   long idle_timeout_ms;   /* 0 = default (300000) */
   long connect_timeout_ms;/* 0 = default (30000) */
+  const char *wire_api;   /* "chat" | "responses" forces the OpenAI wire protocol;
+                           * NULL = responses for kind openai, chat otherwise */
+  const char *reasoning_effort; /* minimal|low|medium|high, NULL = provider default */
+  const char *cache_key;  /* prompt cache key (the session id); official OpenAI only */
+  int parse_think_tags;   /* <think>…</think> in text becomes reasoning:
+                           * 1 on, -1 off, 0 by model family (deepseek-r1, qwq, …) */
+  int max_output_tokens;  /* default for requests that set none; 0 = registry / protocol */
 } zprov_opts;
 
 typedef struct zprovider zprovider;
 
 typedef struct zprovider_vtbl {
-  const char *wire; /* "openai-chat" */
+  const char *wire; /* "openai-chat", "openai-responses", "anthropic", "gemini" */
   /* Streams one model turn. Returns 0 after ZPEV_DONE, -1 with err set:
    * ZE_PROVIDER (http_status set when the server answered; message names the
    * provider and says what to do), ZE_CANCELLED, ZE_TIMEOUT. Retries that
@@ -101,8 +113,18 @@ static inline int zprovider_stream(zprovider *p, const zprov_request *req, zprov
   return p->vt->stream(p, req, fn, ud, err);
 }
 void zprovider_free(zprovider *p);
+/* Sets the prompt cache key (borrowed; must outlive p) after creation, when
+ * the session id is known. */
+void zprovider_set_cache_key(zprovider *p, const char *key);
 
-/* The OpenAI Chat Completions implementation (openai_chat.c). */
+/* The implementations, one per wire protocol. */
 zprovider *zprovider_openai_chat_new(const zprov_opts *opts, zerr *err);
+zprovider *zprovider_openai_responses_new(const zprov_opts *opts, zerr *err);
+zprovider *zprovider_anthropic_new(const zprov_opts *opts, zerr *err);
+zprovider *zprovider_gemini_new(const zprov_opts *opts, zerr *err);
+
+/* The wire protocol zprovider_new picks for opts: "openai-chat",
+ * "openai-responses", "anthropic", "gemini"; NULL for an unknown kind. */
+const char *zprovider_wire_for(const zprov_opts *opts);
 
 #endif

@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""fake_server.py — a loopback fake of the OpenAI Chat Completions API.
+"""fake_server.py — a loopback fake of the OpenAI Chat Completions API, and
+(chosen by request path) of the OpenAI Responses API (POST /v1/responses),
+the Anthropic Messages API (POST /v1/messages) and the Gemini API
+(POST /v1beta/models/<model>:streamGenerateContent?alt=sse); their stream
+formats live in fake_protocols.py.
 
 Speaks the streaming wire format byte for byte (HTTP/1.1, chunked transfer
 encoding, `data: {chat.completion.chunk}\\n\\n` events, a usage chunk when
@@ -27,6 +31,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fake_protocols  # noqa: E402
+
 DEFAULT_ERRORS = {
     400: ("Bad request", "invalid_request_error"),
     401: ("Incorrect API key provided", "invalid_request_error"),
@@ -41,6 +48,10 @@ DEFAULT_ERRORS = {
 }
 
 REASONS = {529: "Overloaded"}
+
+# FAKE_SERVER_WRITE_LOG=path: one "<unix time> <bytes>" line per HTTP chunk
+# written, taken just before the write (bench/providers/latency.py).
+WRITE_LOG = os.environ.get("FAKE_SERVER_WRITE_LOG")
 
 
 class Script:
@@ -123,8 +134,29 @@ def usage_object(turn, request, text, reasoning, calls):
     }
 
 
-def stream_events(turn, index, request):
+def protocol_for(path):
+    """chat | responses | anthropic | gemini for a POST path, or None."""
+    if path in ("/v1/chat/completions", "/chat/completions"):
+        return "chat"
+    if path in ("/v1/responses", "/responses"):
+        return "responses"
+    if path in ("/v1/messages", "/messages"):
+        return "anthropic"
+    if "/models/" in path and (path.endswith(":streamGenerateContent")
+                               or path.endswith(":generateContent")):
+        return "gemini"
+    return None
+
+
+def stream_events(turn, index, request, protocol="chat", path=""):
     """The list of SSE event byte strings for a streaming turn."""
+    if protocol != "chat" and "raw_sse" not in turn and "raw_sse_file" not in turn:
+        if protocol == "responses":
+            return fake_protocols.responses_events(turn, index, request)
+        if protocol == "anthropic":
+            return fake_protocols.anthropic_events(turn, index, request)
+        model = path.split("/models/", 1)[-1].split(":", 1)[0]
+        return fake_protocols.gemini_events(turn, index, request, model)
     if "raw_sse" in turn:
         return [turn["raw_sse"].encode("utf-8")]
     if "raw_sse_file" in turn:
@@ -275,7 +307,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         path = self.path.split("?")[0]
         self.record(b"", None)
-        if path in ("/v1/models", "/models"):
+        if path == "/api/tags":  # Ollama's native model list
+            self.send_json(200, {"models": [
+                {"name": m, "model": m, "size": 1000, "details": {"family": "fake"}}
+                for m in self.server.models]})
+        elif path in ("/v1/models", "/models"):
             now = int(time.time())
             self.send_json(200, {"object": "list", "data": [
                 {"id": m, "object": "model", "created": now, "owned_by": "fake"}
@@ -287,7 +323,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         path = self.path.split("?")[0]
         raw = self.read_body()
-        if path not in ("/v1/chat/completions", "/chat/completions"):
+        protocol = protocol_for(path)
+        self.protocol = protocol or "chat"
+        if protocol is None:
             self.record(raw, None)
             self.send_json(404, {"error": {"message": "fake server: no route for POST " + path,
                                            "type": "invalid_request_error"}})
@@ -303,10 +341,10 @@ class Handler(BaseHTTPRequestHandler):
         status = int(turn.get("status", 200))
         if status != 200:
             self.fault(turn, status)
-        elif request.get("stream") is False:
+        elif protocol == "chat" and request.get("stream") is False:
             self.send_json(200, completion_object(turn, index, request), turn.get("headers"))
         else:
-            self.stream(turn, index, request)
+            self.stream(turn, index, request, protocol, path)
 
     def fault(self, turn, status):
         msg, typ = DEFAULT_ERRORS.get(status, ("HTTP %d" % status, "server_error"))
@@ -325,18 +363,23 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
             self.wfile.flush()
             return
+        if self.protocol != "chat":
+            body = fake_protocols.error_body(self.protocol, status, msg, typ, turn)
+            self.send_json(status, body, headers)
+            return
         self.send_json(status, {"error": err}, headers)
 
-    def stream(self, turn, index, request):
-        events = stream_events(turn, index, request)
+    def stream(self, turn, index, request, protocol="chat", path=""):
+        events = stream_events(turn, index, request, protocol, path)
         keepalive = turn.get("keepalive")
+        ka = fake_protocols.keepalive_bytes(protocol)
         body = b""
         if keepalive:
-            body += b": keep-alive\n\n"
+            body += ka
         for ev in events:
             body += ev
             if keepalive:
-                body += b": keep-alive\n\n"
+                body += ka
         # The HTTP chunks: fixed-size pieces (splitting lines and UTF-8
         # characters) or one chunk per SSE event.
         size = int(turn.get("chunk_size", 0))
@@ -345,10 +388,10 @@ class Handler(BaseHTTPRequestHandler):
         else:
             pieces, off = [], 0
             if keepalive:
-                pieces.append(body[:len(b": keep-alive\n\n")])
+                pieces.append(body[:len(ka)])
                 off = len(pieces[0])
             for ev in events:
-                n = len(ev) + (len(b": keep-alive\n\n") if keepalive else 0)
+                n = len(ev) + (len(ka) if keepalive else 0)
                 pieces.append(body[off:off + n])
                 off += n
         limit = None
@@ -357,6 +400,8 @@ class Handler(BaseHTTPRequestHandler):
             limit, mode = int(turn["cut_after_bytes"]), "cut"
         elif "hang_after_bytes" in turn:
             limit, mode = int(turn["hang_after_bytes"]), "hang"
+        elif "keepalive_forever_after_bytes" in turn:
+            limit, mode = int(turn["keepalive_forever_after_bytes"]), "keepalive"
 
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -375,9 +420,13 @@ class Handler(BaseHTTPRequestHandler):
                 if limit is not None and sent + len(piece) > limit:
                     piece = piece[:limit - sent]
                 if piece:
+                    t_write = time.time()
                     self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
                     self.wfile.flush()
                     sent += len(piece)
+                    if WRITE_LOG:  # benchmarks: when each piece was handed to the socket
+                        with open(WRITE_LOG, "a") as wl:
+                            wl.write("%.6f %d\n" % (t_write, len(piece)))
                 if limit is not None and sent >= limit:
                     break
                 if delay and i + 1 < len(pieces):
@@ -387,6 +436,9 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if mode == "hang":
                 self.hang()
+                return
+            if mode == "keepalive":
+                self.keepalive_forever(ka, turn.get("keepalive_every_ms", 100) / 1000.0)
                 return
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -400,6 +452,18 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+
+    def keepalive_forever(self, ka, every):
+        """Sends only keep-alives until the client goes away."""
+        self.close_connection = True
+        deadline = time.time() + float(os.environ.get("FAKE_SERVER_HANG_MAX_S", "600"))
+        try:
+            while time.time() < deadline:
+                self.wfile.write(b"%x\r\n" % len(ka) + ka + b"\r\n")
+                self.wfile.flush()
+                time.sleep(every)
+        except OSError:
+            return
 
     def hang(self):
         """Sends nothing more and waits until the client goes away."""
@@ -431,8 +495,23 @@ def exit_with_parent():
             os._exit(0)
 
 
+def dump(protocol, turn_path, out):
+    """Writes the SSE body of one scripted turn (for tests/fixtures)."""
+    with open(turn_path, encoding="utf-8") as f:
+        turn = json.load(f)
+    request = turn.pop("request", {"model": "fake-model", "stream": True,
+                                   "stream_options": {"include_usage": True}})
+    path = "/v1beta/models/%s:streamGenerateContent" % request.get("model", "fake-model")
+    events = stream_events(turn, 0, request, protocol, path)
+    out.write(b"".join(events))
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(description="fake OpenAI Chat Completions server")
+    if argv[:1] == ["--dump"]:
+        dump(argv[1], argv[2], sys.stdout.buffer)
+        return
+    ap = argparse.ArgumentParser(description="fake model server (Chat Completions, Responses, "
+                                 "Anthropic Messages, Gemini)")
     ap.add_argument("script", help="JSON file: a list of turns")
     ap.add_argument("--log", help="append one JSON line per request to this file")
     ap.add_argument("--port", type=int, default=0, help="port (default: any free one)")

@@ -73,6 +73,9 @@ static int record_event(void *ud, const zprov_event *ev) {
     case ZPEV_DONE:
       zbuf_addf(out, "DONE %s", ev->finish_reason);
       break;
+    case ZPEV_THINKING:
+      zbuf_addstr(out, "THINKING");
+      break;
   }
   zbuf_addch(out, '\n');
   return 0;
@@ -426,11 +429,48 @@ static void provider_new_dispatches_by_kind(void **s) {
   zprov_opts o = test_opts("openai");
   zprovider *p = zprovider_new(&o, &err);
   assert_non_null(p);
+  assert_string_equal(p->vt->wire, "openai-responses");
+  zprovider_free(p);
+  o.wire_api = "chat";
+  p = zprovider_new(&o, &err);
+  assert_non_null(p);
   assert_string_equal(p->vt->wire, "openai-chat");
   zprovider_free(p);
+  o.wire_api = NULL;
   o.kind = "openai-compatible";
   p = zprovider_new(&o, &err);
   assert_non_null(p);
+  assert_string_equal(p->vt->wire, "openai-chat");
+  zprovider_free(p);
+  o.wire_api = "responses";
+  p = zprovider_new(&o, &err);
+  assert_non_null(p);
+  assert_string_equal(p->vt->wire, "openai-responses");
+  zprovider_free(p);
+  o.wire_api = "soap";
+  assert_null(zprovider_new(&o, &err));
+  assert_non_null(strstr(err.msg, "wireApi"));
+  o.wire_api = NULL;
+  o.kind = "anthropic";
+  p = zprovider_new(&o, &err);
+  assert_string_equal(p->vt->wire, "anthropic");
+  zprovider_free(p);
+  o.kind = "anthropic-compatible";
+  p = zprovider_new(&o, &err);
+  assert_string_equal(p->vt->wire, "anthropic");
+  zprovider_free(p);
+  o.kind = "google";
+  p = zprovider_new(&o, &err);
+  assert_string_equal(p->vt->wire, "gemini");
+  zprovider_free(p);
+  o.model = "deepseek-r1:14b";
+  o.kind = "openai-compatible";
+  p = zprovider_new(&o, &err);
+  assert_string_equal(p->vt->wire, "think-tags"); /* wrapped for inline <think> */
+  zprovider_free(p);
+  o.parse_think_tags = -1;
+  p = zprovider_new(&o, &err);
+  assert_string_equal(p->vt->wire, "openai-chat");
   zprovider_free(p);
 
   o.kind = "telepathy";
@@ -710,6 +750,7 @@ static char *live_turn(fake *f, const char *kind, const char *key, long idle_ms,
   o.model = "fake-model";
   o.max_retries = 2;
   o.idle_timeout_ms = idle_ms;
+  o.wire_api = "chat"; /* official OpenAI would default to the Responses API */
   json_t *headers = json_pack("{s:s}", "X-Zero-Test", "yes");
   o.headers = headers;
   zerr local = ZERR_INIT;

@@ -1,0 +1,185 @@
+/* cmd_doctor.c — `zero doctor [--connectivity] [--json]`: checks that a run
+ * can start, one row per check, each failing row with the next step.
+ *
+ * Rows: config (files parse), provider (the active profile resolves), key
+ * (present, or not needed on loopback), model (known to the registry),
+ * endpoint (--connectivity: one cheap authenticated GET of the model list),
+ * sandbox (reported by the sandbox module; not part of this build yet).
+ * Exit status 0 when nothing failed, 3 otherwise.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "cli/cli.h"
+#include "cli/provider_opts.h"
+#include "config/config.h"
+#include "config/endpoint.h"
+#include "config/models.h"
+#include "net/curl_loader.h"
+#include "net/http.h"
+#include "provider/provider.h"
+#include "provider/retry.h"
+#include "provider/wire.h"
+
+typedef struct doctor {
+  json_t *rows;
+  bool failed;
+  bool json;
+} doctor;
+
+static void row(doctor *d, const char *check, const char *status, const char *detail,
+                const char *next) {
+  json_array_append_new(d->rows, json_pack("{s:s, s:s, s:s, s:s?}", "check", check, "status",
+                                           status, "detail", detail, "next", next));
+  if (!strcmp(status, "fail")) d->failed = true;
+  if (!d->json) {
+    printf("%-5s %-9s %s\n", !strcmp(status, "ok") ? "ok" : !strcmp(status, "fail") ? "FAIL"
+                                                                                      : status,
+           check, detail);
+    if (next) printf("                next: %s\n", next);
+  }
+}
+
+static int sink(void *ud, const char *data, size_t len) {
+  zbuf *b = ud;
+  if (b->len < 65536) zbuf_add(b, data, len);
+  return 0;
+}
+
+/* One cheap authenticated request: the model list of the endpoint. */
+static void check_endpoint(doctor *d, const zresolved_provider *rp, const zprov_opts *o) {
+  zerr err = ZERR_INIT;
+  if (zcurl_load(&err) < 0) {
+    row(d, "endpoint", "fail", err.msg, "install libcurl4 (scripts/install-deps.sh)");
+    return;
+  }
+  const char *wire = zprovider_wire_for(o);
+  zbuf url = ZBUF_INIT, auth = ZBUF_INIT;
+  const char *extra = "";
+  if (wire && !strcmp(wire, "anthropic")) {
+    cleanup_free char *u = zwire_url(rp->base_url, "/v1/models");
+    zbuf_addstr(&url, u);
+    if (rp->api_key) zbuf_addf(&auth, "x-api-key: %s", rp->api_key);
+    extra = "anthropic-version: 2023-06-01";
+  } else if (wire && !strcmp(wire, "gemini")) {
+    cleanup_free char *u = zwire_url(rp->base_url, "/v1beta/models");
+    zbuf_addstr(&url, u);
+    if (rp->api_key) zbuf_addf(&auth, "x-goog-api-key: %s", rp->api_key);
+  } else {
+    cleanup_free char *u = zwire_url(rp->base_url, "/models");
+    zbuf_addstr(&url, u);
+    if (rp->api_key) zbuf_addf(&auth, "Authorization: Bearer %s", rp->api_key);
+  }
+  const char *defaults[] = {auth.len && zwire_header_safe(auth.data) ? auth.data : "", extra, NULL};
+  char **headers = zwire_headers_new(o, defaults);
+  zbuf body = ZBUF_INIT;
+  zhttp_request req = {.method = "GET", .url = url.data,
+                       .headers = (const char *const *)headers, .connect_timeout_ms = 5000,
+                       .idle_timeout_ms = 10000, .total_timeout_ms = 15000};
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  int rc = zhttp_perform(&req, &resp, sink, &body, &err);
+  zbuf m = ZBUF_INIT;
+  if (rc < 0 && resp.status == 0) {
+    zbuf_addf(&m, "%s unreachable: %s", url.data, err.msg);
+    row(d, "endpoint", "fail", m.data,
+        zurl_is_loopback(rp->base_url) ? "start the local server (zero providers detect)"
+                                       : "check the network, proxy and baseURL");
+  } else if (resp.status >= 200 && resp.status < 300) {
+    zbuf_addf(&m, "%s answered HTTP %ld", url.data, resp.status);
+    row(d, "endpoint", "ok", m.data, NULL);
+  } else {
+    zerr herr = ZERR_INIT;
+    zprov_http_error(o, url.data, resp.status, resp.error_body.data, resp.error_body.len, &herr);
+    row(d, "endpoint", "fail", herr.msg,
+        resp.status == 401 || resp.status == 403 ? "set a valid key in the variable named above"
+                                                 : "check baseURL and the provider's status page");
+  }
+  zbuf_release(&m);
+  zhttp_response_release(&resp);
+  zwire_headers_free(headers);
+  zbuf_release(&body);
+  zbuf_release(&url);
+  zbuf_release(&auth);
+}
+
+int cmd_doctor(int argc, char **argv) {
+  doctor d = {json_array(), false, false};
+  bool connectivity = false;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) d.json = true;
+    else if (!strcmp(argv[i], "--connectivity")) connectivity = true;
+    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf("Usage: zero doctor [--connectivity] [--json]\n\n"
+             "Checks the config files, the active provider, its key and model, and with\n"
+             "--connectivity the endpoint itself (one cheap authenticated request).\n"
+             "Exit status 3 when a check fails.\n");
+      json_decref(d.rows);
+      return ZEXIT_SUCCESS;
+    } else {
+      fprintf(stderr, "zero doctor: unknown argument \"%s\" (see zero doctor --help)\n", argv[i]);
+      json_decref(d.rows);
+      return ZEXIT_USAGE;
+    }
+  }
+  zerr err = ZERR_INIT;
+  zconfig cfg;
+  zresolved_provider rp;
+  memset(&rp, 0, sizeof rp);
+  char *cwd = getcwd(NULL, 0);
+  bool loaded = zconfig_load(&cfg, cwd ? cwd : ".", NULL, &err) == 0;
+  free(cwd);
+  if (!loaded) {
+    row(&d, "config", "fail", err.msg, "fix the file named above");
+  } else {
+    zbuf m = ZBUF_INIT;
+    zbuf_addf(&m, "user %s, project %s", cfg.user_path, cfg.project_path);
+    row(&d, "config", "ok", m.data, NULL);
+    zbuf_release(&m);
+    if (zconfig_resolve_provider(&cfg, &rp, &err) < 0) {
+      bool key = strstr(err.msg, "API key") != NULL;
+      row(&d, key ? "key" : "provider", "fail", err.msg,
+          cfg.n_providers ? "zero providers list" : "zero setup --provider <preset>");
+    } else {
+      zprov_opts o;
+      cleanup_free char *warning = NULL;
+      zcli_provider_opts(&cfg, &rp, &o, &warning);
+      zbuf m2 = ZBUF_INIT;
+      zbuf_addf(&m2, "%s (%s, %s) at %s", rp.name, rp.kind, zprovider_wire_for(&o), rp.base_url);
+      row(&d, "provider", "ok", m2.data, NULL);
+      zbuf_reset(&m2);
+      if (rp.api_key) zbuf_addf(&m2, "from %s", rp.api_key_env ? rp.api_key_env : "config");
+      else zbuf_addstr(&m2, "none needed (loopback endpoint)");
+      row(&d, "key", "ok", m2.data, NULL);
+      zbuf_reset(&m2);
+      zmodel_info mi;
+      zmodel_lookup(&cfg, rp.model, &mi);
+      if (mi.known) {
+        zbuf_addf(&m2, "%s: %lld-token context, %lld output", rp.model,
+                  (long long)mi.context_window, (long long)mi.max_output);
+        row(&d, "model", "ok", m2.data, NULL);
+      } else {
+        zbuf_addf(&m2, "%s is not in the registry (conservative defaults)", rp.model);
+        row(&d, "model", "warn", m2.data, "add it under \"models\" in your config");
+      }
+      zbuf_release(&m2);
+      if (connectivity) check_endpoint(&d, &rp, &o);
+      else row(&d, "endpoint", "skip", "not checked", "zero doctor --connectivity");
+    }
+  }
+  row(&d, "sandbox", "skip", "no sandbox backend in this build yet", NULL);
+  if (d.json) {
+    json_t *o = json_pack("{s:b, s:O}", "ok", !d.failed, "checks", d.rows);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    printf("%s\n", s);
+    free(s);
+    json_decref(o);
+  }
+  json_decref(d.rows);
+  zresolved_provider_release(&rp);
+  if (loaded) zconfig_release(&cfg);
+  return d.failed ? ZEXIT_PROVIDER : ZEXIT_SUCCESS;
+}

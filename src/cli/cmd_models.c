@@ -1,0 +1,104 @@
+/* cmd_models.c — `zero models list [--provider p] [--json]`: the model
+ * registry (compiled in, plus the config's "models" overrides). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/common.h"
+#include "cli/cli.h"
+#include "config/config.h"
+#include "config/models.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "Usage: zero models list [--provider P] [--json]\n"
+          "\n"
+          "Lists the models zero knows: context window, output limit, tool and image\n"
+          "support, reasoning-effort levels and price per million tokens (input /\n"
+          "cached input / output, USD). Add or override entries under \"models\" in\n"
+          "~/.config/zero/config.json. P is a family (openai, anthropic, google,\n"
+          "deepseek, xai, mistral, groq, local) or a provider kind.\n");
+}
+
+typedef struct list_ctx {
+  bool json;
+  json_t *arr;
+  size_t n;
+} list_ctx;
+
+static void on_model(void *ud, const zmodel_info *m) {
+  list_ctx *c = ud;
+  c->n++;
+  if (c->json) {
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:b, s:b}", "id", m->id, "provider", m->provider,
+                          "contextWindow", (json_int_t)m->context_window, "maxOutputTokens",
+                          (json_int_t)m->max_output, "tools", m->tools, "images", m->images);
+    json_t *eff = json_array();
+    char buf[64];
+    const char *p = m->efforts;
+    while (p && *p) {
+      size_t n = strcspn(p, ",");
+      snprintf(buf, sizeof buf, "%.*s", (int)n, p);
+      json_array_append_new(eff, json_string(buf));
+      p += n + (p[n] == ',');
+    }
+    json_object_set_new(o, "reasoningEfforts", eff);
+    if (m->priced) {
+      json_object_set_new(o, "inputPrice", json_real(m->input_price));
+      json_object_set_new(o, "cachedInputPrice", json_real(m->cached_price));
+      json_object_set_new(o, "outputPrice", json_real(m->output_price));
+    }
+    json_array_append_new(c->arr, o);
+    return;
+  }
+  char price[64] = "local / unpriced";
+  if (m->priced)
+    snprintf(price, sizeof price, "$%.3g / $%.3g / $%.3g", m->input_price, m->cached_price,
+             m->output_price);
+  printf("  %-28s %-9s %8lldk ctx %6lldk out  %-5s %-6s %-24s %s\n", m->id, m->provider,
+         (long long)(m->context_window / 1000), (long long)(m->max_output / 1000),
+         m->tools ? "tools" : "-", m->images ? "images" : "-",
+         m->efforts && *m->efforts ? m->efforts : "-", price);
+}
+
+int cmd_models(int argc, char **argv) {
+  const char *provider = NULL;
+  bool json = false;
+  int i = 0;
+  if (i < argc && !strcmp(argv[i], "list")) i++;
+  for (; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) json = true;
+    else if (!strcmp(argv[i], "--provider") && i + 1 < argc) provider = argv[++i];
+    else if (!strncmp(argv[i], "--provider=", 11)) provider = argv[i] + 11;
+    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      usage(stdout);
+      return ZEXIT_SUCCESS;
+    } else {
+      fprintf(stderr, "zero models: unknown argument \"%s\"\n\n", argv[i]);
+      usage(stderr);
+      return ZEXIT_USAGE;
+    }
+  }
+  zerr err = ZERR_INIT;
+  zconfig cfg;
+  char *cwd = getcwd(NULL, 0);
+  bool have = zconfig_load(&cfg, cwd ? cwd : ".", NULL, &err) == 0;
+  free(cwd);
+  if (!have) fprintf(stderr, "[zero] warning: %s (showing the built-in registry)\n", err.msg);
+  list_ctx c = {json, json ? json_array() : NULL, 0};
+  if (!json)
+    printf("  %-28s %-9s %12s %10s  %-5s %-6s %-24s %s\n", "MODEL", "PROVIDER", "CONTEXT",
+           "OUTPUT", "TOOLS", "IMAGES", "REASONING", "PRICE/1M in / cached / out");
+  zmodel_each(have ? &cfg : NULL, provider, on_model, &c);
+  if (json) {
+    char *s = json_dumps(c.arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    printf("%s\n", s);
+    free(s);
+    json_decref(c.arr);
+  } else if (c.n == 0) {
+    printf("No models for provider \"%s\". Try zero models list without --provider.\n",
+           provider ? provider : "");
+  }
+  if (have) zconfig_release(&cfg);
+  return ZEXIT_SUCCESS;
+}

@@ -1,0 +1,45 @@
+/* provider_opts.c — resolved profile → zprov_opts; see provider_opts.h. */
+#include "cli/provider_opts.h"
+
+#include <string.h>
+
+#include "base/buf.h"
+#include "config/models.h"
+
+/* Anthropic needs max_tokens on every request; very large values make some
+ * gateways refuse the request, so the registry's limit is capped here. */
+#define ANTHROPIC_MAX_TOKENS_CAP 32000
+
+void zcli_provider_opts(const zconfig *cfg, const zresolved_provider *rp, zprov_opts *o,
+                        char **warning) {
+  memset(o, 0, sizeof *o);
+  o->name = rp->name;
+  o->kind = rp->kind;
+  o->base_url = rp->base_url;
+  o->api_key = rp->api_key;
+  o->api_key_env = rp->api_key_env;
+  o->model = rp->model;
+  o->headers = rp->headers;
+  o->wire_api = rp->wire_api;
+  o->reasoning_effort = rp->reasoning_effort;
+  o->parse_think_tags = rp->parse_think_tags;
+  zmodel_info mi;
+  zmodel_lookup(cfg, rp->model, &mi);
+  if (rp->kind && strstr(rp->kind, "anthropic"))
+    o->max_output_tokens = (int)(mi.max_output < ANTHROPIC_MAX_TOKENS_CAP ? mi.max_output
+                                                                         : ANTHROPIC_MAX_TOKENS_CAP);
+  if (warning) {
+    *warning = NULL;
+    bool official = rp->kind && (!strcmp(rp->kind, "openai") || !strcmp(rp->kind, "anthropic") ||
+                                 !strcmp(rp->kind, "google"));
+    if (!mi.known && official) {
+      zbuf b = ZBUF_INIT;
+      zbuf_addf(&b,
+                "model \"%s\" is not in zero's model registry: assuming a %d-token context "
+                "and %d output tokens, cost unknown; add it under \"models\" in your config "
+                "to set its limits and prices (see zero models list)",
+                rp->model, ZMODEL_DEFAULT_CONTEXT, ZMODEL_DEFAULT_MAX_OUTPUT);
+      *warning = zbuf_detach(&b, NULL);
+    }
+  }
+}

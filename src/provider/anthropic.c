@@ -1,0 +1,455 @@
+/* anthropic.c — the Anthropic Messages API; see anthropic.h. */
+#include "provider/anthropic.h"
+
+#include <string.h>
+
+#include "base/common.h"
+#include "base/json.h"
+#include "net/http.h"
+#include "provider/retry.h"
+#include "provider/wire.h"
+
+#define DEFAULT_MAX_TOKENS 8192
+
+/* ---------------------------------------------------------------- parser */
+
+void zanth_parser_init(zanth_parser *p, const char *provider_name, zprov_event_fn fn, void *ud) {
+  memset(p, 0, sizeof *p);
+  zturn_init(&p->turn, provider_name, fn, ud);
+}
+
+static void blocks_release(zanth_parser *p) {
+  for (size_t i = 0; i < p->nblocks; i++) {
+    zbuf_release(&p->blocks[i].thinking);
+    zbuf_release(&p->blocks[i].signature);
+  }
+  free(p->blocks);
+  p->blocks = NULL;
+  p->nblocks = p->cap = 0;
+}
+
+void zanth_parser_release(zanth_parser *p) {
+  blocks_release(p);
+  zturn_release(&p->turn);
+}
+
+void zanth_parser_reset(zanth_parser *p) {
+  blocks_release(p);
+  zturn_reset(&p->turn);
+  p->input_tokens = p->cache_read = p->cache_write = p->output_tokens = 0;
+  p->events = 0;
+}
+
+static zanth_block *block(zanth_parser *p, int index) {
+  for (size_t i = 0; i < p->nblocks; i++)
+    if (p->blocks[i].index == index) return &p->blocks[i];
+  return NULL;
+}
+
+static int block_index(const json_t *o) {
+  json_t *ix = json_object_get(o, "index");
+  if (json_is_integer(ix) && json_integer_value(ix) >= 0 && json_integer_value(ix) < 1000000)
+    return (int)json_integer_value(ix);
+  return -1;
+}
+
+static void update_usage(zanth_parser *p, const json_t *u) {
+  if (!json_is_object(u)) return;
+  json_t *v;
+  if (json_is_integer(v = json_object_get(u, "input_tokens"))) p->input_tokens = json_integer_value(v);
+  if (json_is_integer(v = json_object_get(u, "cache_read_input_tokens")))
+    p->cache_read = json_integer_value(v);
+  if (json_is_integer(v = json_object_get(u, "cache_creation_input_tokens")))
+    p->cache_write = json_integer_value(v);
+  if (json_is_integer(v = json_object_get(u, "output_tokens"))) p->output_tokens = json_integer_value(v);
+  zusage *z = &p->turn.usage;
+  z->prompt_tokens = p->input_tokens + p->cache_read + p->cache_write;
+  z->cached_tokens = p->cache_read;
+  z->completion_tokens = p->output_tokens;
+  z->total_tokens = z->prompt_tokens + z->completion_tokens;
+  p->turn.have_usage = true;
+}
+
+static int block_start(zanth_parser *p, const json_t *o, zerr *err) {
+  int ix = block_index(o);
+  json_t *cb = json_object_get(o, "content_block");
+  if (ix < 0 || !json_is_object(cb) || block(p, ix)) return 0;
+  if (p->nblocks == p->cap) {
+    p->cap = p->cap ? p->cap * 2 : 4;
+    p->blocks = xrealloc(p->blocks, p->cap * sizeof *p->blocks);
+  }
+  zanth_block *b = &p->blocks[p->nblocks++];
+  memset(b, 0, sizeof *b);
+  b->index = ix;
+  zbuf_init(&b->thinking);
+  zbuf_init(&b->signature);
+  const char *type = zjson_str_or(cb, "type", "");
+  if (!strcmp(type, "text")) {
+    b->type = 0;
+    const char *t = zjson_str(cb, "text");
+    return t ? zturn_delta(&p->turn, ZPEV_TEXT, t, strlen(t), err) : 0;
+  }
+  if (!strcmp(type, "tool_use") || !strcmp(type, "server_tool_use")) {
+    b->type = 1;
+    return zturn_start_call(&p->turn, ix, zjson_str(cb, "id"), zjson_str(cb, "name"), NULL,
+                            err)
+               ? 0
+               : -1;
+  }
+  if (!strcmp(type, "thinking")) {
+    b->type = 2;
+    const char *t = zjson_str(cb, "thinking");
+    if (t && *t) {
+      zbuf_addstr(&b->thinking, t);
+      if (zturn_delta(&p->turn, ZPEV_REASONING, t, strlen(t), err) < 0) return -1;
+    }
+    const char *sig = zjson_str(cb, "signature");
+    if (sig) zbuf_addstr(&b->signature, sig);
+    return 0;
+  }
+  if (!strcmp(type, "redacted_thinking")) {
+    b->type = 3;
+    const char *d = zjson_str(cb, "data");
+    if (d) zbuf_addstr(&b->signature, d);
+    return 0;
+  }
+  b->type = 4;
+  return 0;
+}
+
+static int block_delta(zanth_parser *p, const json_t *o, zerr *err) {
+  zanth_block *b = block(p, block_index(o));
+  json_t *d = json_object_get(o, "delta");
+  if (!b || !json_is_object(d)) return 0;
+  const char *type = zjson_str_or(d, "type", "");
+  json_t *v;
+  if (!strcmp(type, "text_delta") && json_is_string(v = json_object_get(d, "text")))
+    return zturn_delta(&p->turn, ZPEV_TEXT, json_string_value(v), json_string_length(v), err);
+  if (!strcmp(type, "input_json_delta") && b->type == 1 &&
+      json_is_string(v = json_object_get(d, "partial_json"))) {
+    zturn_call *c = zturn_find_index(&p->turn, b->index);
+    return c ? zturn_args(&p->turn, c, json_string_value(v), json_string_length(v), err) : 0;
+  }
+  if (!strcmp(type, "thinking_delta") && json_is_string(v = json_object_get(d, "thinking"))) {
+    zbuf_add(&b->thinking, json_string_value(v), json_string_length(v));
+    return zturn_delta(&p->turn, ZPEV_REASONING, json_string_value(v), json_string_length(v),
+                       err);
+  }
+  if (!strcmp(type, "signature_delta") && json_is_string(v = json_object_get(d, "signature")))
+    zbuf_add(&b->signature, json_string_value(v), json_string_length(v));
+  return 0;
+}
+
+static int block_stop(zanth_parser *p, const json_t *o, zerr *err) {
+  zanth_block *b = block(p, block_index(o));
+  if (!b || b->closed) return 0;
+  b->closed = true;
+  if (b->type != 2 && b->type != 3) return 0;
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_THINKING;
+  ev.text = b->thinking.data;
+  ev.len = b->thinking.len;
+  ev.signature = b->signature.data;
+  ev.name = b->type == 3 ? "redacted" : NULL;
+  return zturn_emit(&p->turn, &ev, err);
+}
+
+static const char *map_stop(const char *s) {
+  if (!s) return NULL;
+  if (!strcmp(s, "end_turn") || !strcmp(s, "stop_sequence")) return "stop";
+  if (!strcmp(s, "tool_use")) return "tool_calls";
+  if (!strcmp(s, "max_tokens")) return "length";
+  return s;
+}
+
+int zanth_parser_feed(zanth_parser *p, const char *data, size_t len, zerr *err) {
+  if (p->turn.complete) return 0;
+  while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
+  while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
+  if (len == 0) return 0;
+  json_error_t je;
+  json_t *o = json_loadb(data, len, 0, &je);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return zerr_set(err, ZE_PROVIDER,
+                    "%s sent a stream event that is not a JSON object (%s); the endpoint may "
+                    "not speak the Anthropic Messages API", p->turn.provider_name,
+                    o ? "not an object" : je.text);
+  }
+  p->events++;
+  const char *type = zjson_str_or(o, "type", "");
+  int rc = 0;
+  if (!strcmp(type, "content_block_delta")) {
+    rc = block_delta(p, o, err);
+  } else if (!strcmp(type, "content_block_start")) {
+    rc = block_start(p, o, err);
+  } else if (!strcmp(type, "content_block_stop")) {
+    rc = block_stop(p, o, err);
+  } else if (!strcmp(type, "message_start")) {
+    update_usage(p, json_object_get(json_object_get(o, "message"), "usage"));
+  } else if (!strcmp(type, "message_delta")) {
+    zturn_set_finish(&p->turn, map_stop(zjson_str(json_object_get(o, "delta"), "stop_reason")));
+    update_usage(p, json_object_get(o, "usage"));
+  } else if (!strcmp(type, "message_stop")) {
+    p->turn.complete = true;
+  } else if (!strcmp(type, "error")) {
+    json_t *e = json_object_get(o, "error");
+    const char *etype = zjson_str(e, "type");
+    bool retry = etype && (!strcmp(etype, "overloaded_error") || !strcmp(etype, "api_error") ||
+                           !strcmp(etype, "rate_limit_error"));
+    rc = zturn_fail(&p->turn, etype, zjson_str(e, "message"), retry, err);
+    if (err && etype && !strcmp(etype, "overloaded_error")) err->http_status = 529;
+  }
+  json_decref(o);
+  return rc;
+}
+
+int zanth_parser_finish(zanth_parser *p, zerr *err) { return zturn_finish(&p->turn, err); }
+
+/* ---------------------------------------------------------------- request */
+
+int zanth_thinking_budget(const char *effort) {
+  if (!effort) return 0;
+  if (!strcmp(effort, "minimal")) return 1024;
+  if (!strcmp(effort, "low")) return 4096;
+  if (!strcmp(effort, "medium")) return 10000;
+  if (!strcmp(effort, "high")) return 24000;
+  return 0;
+}
+
+static json_t *image_block(const zimage *im) {
+  return json_pack("{s:s, s:{s:s, s:s, s:s}}", "type", "image", "source", "type", "base64",
+                   "media_type", im->media_type, "data", im->data);
+}
+
+/* Appends a message, merging into the previous one of the same role (the API
+ * wants user / assistant alternating; tool results travel as user content). */
+static void append(json_t *msgs, const char *role, json_t *content) {
+  if (json_array_size(content) == 0) {
+    json_decref(content);
+    return;
+  }
+  json_t *last = json_array_get(msgs, json_array_size(msgs) - 1);
+  if (last && !strcmp(zjson_str_or(last, "role", ""), role)) {
+    json_array_extend(json_object_get(last, "content"), content);
+    json_decref(content);
+    return;
+  }
+  json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", role, "content", content));
+}
+
+static json_t *tool_input(const char *args) {
+  json_t *v = args && *args ? json_loads(args, JSON_DECODE_ANY, NULL) : NULL;
+  if (json_is_object(v)) return v;
+  json_decref(v);
+  /* Invalid arguments the model produced: the API wants an object. */
+  return json_object();
+}
+
+static void render_message(json_t *msgs, const zmsg *m, bool thinking) {
+  json_t *content = json_array();
+  switch (m->role) {
+    case ZROLE_USER:
+      for (size_t i = 0; i < m->nimages; i++)
+        json_array_append_new(content, image_block(&m->images[i]));
+      if (m->content && *m->content)
+        json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", m->content));
+      append(msgs, "user", content);
+      break;
+    case ZROLE_ASSISTANT: {
+      json_t *blocks = thinking && m->thinking ? json_loads(m->thinking, 0, NULL) : NULL;
+      size_t i;
+      json_t *b;
+      json_array_foreach(blocks, i, b) {
+        const char *red = zjson_str(b, "redacted");
+        const char *sig = zjson_str(b, "signature");
+        if (red)
+          json_array_append_new(content, json_pack("{s:s, s:s}", "type", "redacted_thinking",
+                                                   "data", red));
+        else if (sig && *sig) /* unsigned thinking would be rejected */
+          json_array_append_new(content, json_pack("{s:s, s:s, s:s}", "type", "thinking",
+                                                   "thinking", zjson_str_or(b, "thinking", ""),
+                                                   "signature", sig));
+      }
+      json_decref(blocks);
+      if (m->content && *m->content)
+        json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", m->content));
+      for (size_t k = 0; k < m->ncalls; k++) {
+        const ztool_call *c = &m->calls[k];
+        json_array_append_new(content, json_pack("{s:s, s:s, s:s, s:o}", "type", "tool_use",
+                                                 "id", c->id ? c->id : "", "name",
+                                                 c->name ? c->name : "", "input",
+                                                 tool_input(c->arguments)));
+      }
+      append(msgs, "assistant", content);
+      break;
+    }
+    case ZROLE_TOOL: {
+      json_t *tr = json_pack("{s:s, s:s}", "type", "tool_result", "tool_use_id",
+                             m->tool_call_id ? m->tool_call_id : "");
+      if (m->nimages) {
+        json_t *parts = json_array();
+        json_array_append_new(parts, json_pack("{s:s, s:s}", "type", "text", "text",
+                                               m->content && *m->content ? m->content : "(image)"));
+        for (size_t i = 0; i < m->nimages; i++)
+          json_array_append_new(parts, image_block(&m->images[i]));
+        json_object_set_new(tr, "content", parts);
+      } else {
+        json_object_set_new(tr, "content", json_string(m->content ? m->content : ""));
+      }
+      if (m->is_error) json_object_set_new(tr, "is_error", json_true());
+      json_array_append_new(content, tr);
+      append(msgs, "user", content);
+      break;
+    }
+  }
+}
+
+static json_t *render_tool(const json_t *t) {
+  json_t *fn = json_object_get(t, "function");
+  if (json_is_object(fn)) t = fn;
+  json_t *o = json_object();
+  json_object_set_new(o, "name", json_string(zjson_str_or(t, "name", "")));
+  const char *desc = zjson_str(t, "description");
+  if (desc) json_object_set_new(o, "description", json_string(desc));
+  json_t *params = json_object_get(t, "parameters");
+  json_object_set_new(o, "input_schema", json_is_object(params)
+                                             ? json_deep_copy(params)
+                                             : json_pack("{s:s, s:{}}", "type", "object",
+                                                         "properties"));
+  return o;
+}
+
+static void mark_cache(json_t *msg) {
+  json_t *content = json_object_get(msg, "content");
+  json_t *last = json_array_get(content, json_array_size(content) - 1);
+  if (json_is_object(last))
+    json_object_set_new(last, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
+}
+
+json_t *zanth_render(const zprov_opts *opts, const zprov_request *req) {
+  bool official = opts->kind && !strcmp(opts->kind, "anthropic");
+  int budget = zanth_thinking_budget(opts->reasoning_effort);
+  json_t *root = json_object();
+  json_object_set_new(root, "model", json_string(opts->model ? opts->model : ""));
+  int max_tokens = req->max_output_tokens > 0 ? req->max_output_tokens
+                   : opts->max_output_tokens > 0 ? opts->max_output_tokens
+                                                 : DEFAULT_MAX_TOKENS;
+  /* budget_tokens must stay below max_tokens, with room left for the answer. */
+  if (budget && max_tokens <= budget) max_tokens = budget + max_tokens;
+  json_object_set_new(root, "max_tokens", json_integer(max_tokens));
+  if (req->system && *req->system) {
+    json_t *sys = json_pack("[{s:s, s:s}]", "type", "text", "text", req->system);
+    if (official)
+      json_object_set_new(json_array_get(sys, 0), "cache_control",
+                          json_pack("{s:s}", "type", "ephemeral"));
+    json_object_set_new(root, "system", sys);
+  }
+  json_t *msgs = json_array();
+  for (size_t i = 0; req->conv && i < req->conv->len; i++)
+    render_message(msgs, &req->conv->items[i], budget > 0);
+  if (official) {
+    /* Cache breakpoints on the newest message and the one before it: the
+     * next request then reads everything up to there from the cache. */
+    size_t n = json_array_size(msgs);
+    if (n >= 1) mark_cache(json_array_get(msgs, n - 1));
+    if (n >= 3) mark_cache(json_array_get(msgs, n - 3));
+  }
+  json_object_set_new(root, "messages", msgs);
+  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
+    json_t *tools = json_array();
+    size_t i;
+    json_t *t;
+    json_array_foreach(req->tools, i, t) {
+      if (json_is_object(t)) json_array_append_new(tools, render_tool(t));
+    }
+    json_object_set_new(root, "tools", tools);
+  }
+  if (budget)
+    json_object_set_new(root, "thinking",
+                        json_pack("{s:s, s:i}", "type", "enabled", "budget_tokens", budget));
+  json_object_set_new(root, "stream", json_true());
+  return root;
+}
+
+char *zanth_url(const char *base_url) {
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, base_url ? base_url : "");
+  while (b.len && b.data[b.len - 1] == '/') zbuf_setlen(&b, b.len - 1);
+  if (zbuf_ends_with(&b, "/v1/messages")) return zbuf_detach(&b, NULL);
+  zbuf_addstr(&b, zbuf_ends_with(&b, "/v1") ? "/messages" : "/v1/messages");
+  return zbuf_detach(&b, NULL);
+}
+
+/* ---------------------------------------------------------------- transport */
+
+static void op_reset(void *p) { zanth_parser_reset(p); }
+static int op_feed(void *p, const zsse_event *ev, zerr *err) {
+  return zanth_parser_feed(p, ev->data, ev->data_len, err);
+}
+static bool op_complete(const void *p) { return ((const zanth_parser *)p)->turn.complete; }
+static int op_finish(void *p, zerr *err) { return zanth_parser_finish(p, err); }
+static bool op_emitted(const void *p) { return ((const zanth_parser *)p)->turn.emitted; }
+static bool op_keepalive(const zsse_event *ev) { return ev->event && !strcmp(ev->event, "ping"); }
+
+static const zwire_parser_ops anth_ops = {
+    .reset = op_reset,
+    .feed = op_feed,
+    .complete = op_complete,
+    .finish = op_finish,
+    .emitted = op_emitted,
+    .is_keepalive = op_keepalive,
+};
+
+typedef struct anth_provider {
+  zprovider base;
+  char *url;
+} anth_provider;
+
+static int anth_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
+                       zerr *err) {
+  anth_provider *p = (anth_provider *)base;
+  const zprov_opts *o = &base->opts;
+  json_t *body_json = zanth_render(o, req);
+  cleanup_free char *body = zjson_dumps(body_json);
+  json_decref(body_json);
+  zbuf key = ZBUF_INIT;
+  if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
+    zbuf_addf(&key, "x-api-key: %s", o->api_key);
+  const char *defaults[] = {key.len ? key.data : "", "anthropic-version: 2023-06-01",
+                            "Content-Type: application/json", "Accept: text/event-stream", NULL};
+  char **headers = zwire_headers_new(o, defaults);
+  zbuf_release(&key);
+  zanth_parser parser;
+  zanth_parser_init(&parser, o->name, fn, ud);
+  zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
+                     .body = body, .body_len = strlen(body), .ops = &anth_ops,
+                     .parser = &parser};
+  int rc = zwire_stream(&call, fn, ud, err);
+  zanth_parser_release(&parser);
+  zwire_headers_free(headers);
+  return rc;
+}
+
+static void anth_destroy(zprovider *base) {
+  anth_provider *p = (anth_provider *)base;
+  free(p->url);
+  free(p);
+}
+
+static const zprovider_vtbl anth_vtbl = {
+    .wire = "anthropic",
+    .stream = anth_stream,
+    .destroy = anth_destroy,
+};
+
+zprovider *zprovider_anthropic_new(const zprov_opts *opts, zerr *err) {
+  if (zwire_check_opts(opts, err) < 0) return NULL;
+  zhttp_global_init();
+  anth_provider *p = xcalloc(1, sizeof *p);
+  p->base.vt = &anth_vtbl;
+  p->base.opts = *opts;
+  p->url = zanth_url(opts->base_url);
+  return &p->base;
+}

@@ -1,0 +1,355 @@
+/* gemini.c — the Google Gemini API; see gemini.h. */
+#include "provider/gemini.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "net/http.h"
+#include "provider/anthropic.h" /* zanth_thinking_budget: one effort scale */
+#include "provider/retry.h"
+#include "provider/wire.h"
+
+/* ---------------------------------------------------------------- parser */
+
+void zgem_parser_init(zgem_parser *p, const char *provider_name, zprov_event_fn fn, void *ud) {
+  memset(p, 0, sizeof *p);
+  zturn_init(&p->turn, provider_name, fn, ud);
+}
+
+void zgem_parser_release(zgem_parser *p) { zturn_release(&p->turn); }
+
+static void read_usage(zgem_parser *p, const json_t *u) {
+  if (!json_is_object(u)) return;
+  zusage *z = &p->turn.usage;
+  int64_t thoughts = zjson_int_or(u, "thoughtsTokenCount", 0);
+  z->prompt_tokens = zjson_int_or(u, "promptTokenCount", 0);
+  z->cached_tokens = zjson_int_or(u, "cachedContentTokenCount", 0);
+  z->reasoning_tokens = thoughts;
+  z->completion_tokens = zjson_int_or(u, "candidatesTokenCount", 0) + thoughts;
+  z->total_tokens = zjson_int_or(u, "totalTokenCount", z->prompt_tokens + z->completion_tokens);
+  p->turn.have_usage = true;
+}
+
+static int function_call(zgem_parser *p, const json_t *part, const json_t *fc, zerr *err) {
+  int ix = (int)p->turn.ncalls;
+  const char *id = zjson_str(fc, "id");
+  zturn_call *c = zturn_start_call(&p->turn, ix, id, zjson_str(fc, "name"), NULL, err);
+  if (!c) return -1;
+  const char *sig = zjson_str(part, "thoughtSignature");
+  if (!sig) sig = zjson_str(part, "thought_signature");
+  if (sig && *sig) c->signature = xstrdup(sig);
+  json_t *args = json_object_get(fc, "args");
+  cleanup_free char *text = json_is_object(args) ? zjson_dumps(args) : xstrdup("{}");
+  return zturn_args(&p->turn, c, text, strlen(text), err);
+}
+
+static const char *map_finish(const char *r, char *buf, size_t cap) {
+  if (!r) return NULL;
+  if (!strcmp(r, "STOP")) return "stop";
+  if (!strcmp(r, "MAX_TOKENS")) return "length";
+  size_t n = 0;
+  for (; r[n] && n + 1 < cap; n++) buf[n] = (char)tolower((unsigned char)r[n]);
+  buf[n] = '\0';
+  return buf;
+}
+
+static int one_response(zgem_parser *p, const json_t *o, zerr *err) {
+  json_t *e = json_object_get(o, "error");
+  if (json_is_object(e)) {
+    json_t *code = json_object_get(e, "code");
+    long status = json_is_integer(code) ? (long)json_integer_value(code) : 0;
+    const char *st = zjson_str(e, "status");
+    bool retry = zretry_status_retryable(status) || status == 500;
+    zturn_fail(&p->turn, st, zjson_str(e, "message"), retry, err);
+    if (err) err->http_status = (int)status;
+    return -1;
+  }
+  p->events++;
+  read_usage(p, json_object_get(o, "usageMetadata"));
+  json_t *cands = json_object_get(o, "candidates");
+  json_t *cand = json_array_get(cands, 0);
+  if (!json_is_object(cand)) return 0;
+  json_t *parts = json_object_get(json_object_get(cand, "content"), "parts");
+  size_t i;
+  json_t *part;
+  json_array_foreach(parts, i, part) {
+    json_t *fc = json_object_get(part, "functionCall");
+    json_t *text = json_object_get(part, "text");
+    if (json_is_object(fc)) {
+      if (function_call(p, part, fc, err) < 0) return -1;
+    } else if (json_is_string(text)) {
+      bool thought = json_is_true(json_object_get(part, "thought"));
+      if (zturn_delta(&p->turn, thought ? ZPEV_REASONING : ZPEV_TEXT, json_string_value(text),
+                      json_string_length(text), err) < 0)
+        return -1;
+    }
+  }
+  const char *fr = zjson_str(cand, "finishReason");
+  if (fr && *fr && strcmp(fr, "FINISH_REASON_UNSPECIFIED") != 0) {
+    char buf[64];
+    const char *mapped = map_finish(fr, buf, sizeof buf);
+    /* A call ends the turn with STOP: report tool_calls like the others. */
+    zturn_set_finish(&p->turn, !strcmp(mapped, "stop") && p->turn.ncalls ? "tool_calls" : mapped);
+    p->turn.complete = true;
+  }
+  return 0;
+}
+
+int zgem_parser_feed(zgem_parser *p, const char *data, size_t len, zerr *err) {
+  while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
+  while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
+  if (len == 0) return 0;
+  json_error_t je;
+  json_t *o = json_loadb(data, len, 0, &je);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return zerr_set(err, ZE_PROVIDER,
+                    "%s sent a stream event that is not a JSON object (%s); the endpoint may "
+                    "not speak the Gemini API", p->turn.provider_name,
+                    o ? "not an object" : je.text);
+  }
+  int rc = one_response(p, o, err);
+  json_decref(o);
+  return rc;
+}
+
+int zgem_parser_feed_json(zgem_parser *p, const json_t *v, zerr *err) {
+  if (json_is_array(v)) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(v, i, o) {
+      if (json_is_object(o) && one_response(p, o, err) < 0) return -1;
+    }
+  } else if (json_is_object(v) && one_response(p, v, err) < 0) {
+    return -1;
+  }
+  return zgem_parser_finish(p, err);
+}
+
+int zgem_parser_finish(zgem_parser *p, zerr *err) { return zturn_finish(&p->turn, err); }
+
+/* ---------------------------------------------------------------- request */
+
+json_t *zgem_schema(const json_t *schema) {
+  if (json_is_array(schema)) {
+    json_t *a = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(schema, i, v) json_array_append_new(a, zgem_schema(v));
+    return a;
+  }
+  if (!json_is_object(schema)) return json_deep_copy(schema);
+  json_t *o = json_object();
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)schema, k, v) {
+    if (!strcmp(k, "additionalProperties") || !strcmp(k, "$schema") || !strcmp(k, "$id"))
+      continue;
+    /* Under "properties" the keys are names, not schema keywords. */
+    if (!strcmp(k, "properties") && json_is_object(v)) {
+      json_t *props = json_object();
+      const char *pk;
+      json_t *pv;
+      json_object_foreach(v, pk, pv) json_object_set_new(props, pk, zgem_schema(pv));
+      json_object_set_new(o, k, props);
+    } else {
+      json_object_set_new(o, k, zgem_schema(v));
+    }
+  }
+  return o;
+}
+
+static json_t *inline_image(const zimage *im) {
+  return json_pack("{s:{s:s, s:s}}", "inlineData", "mimeType", im->media_type, "data", im->data);
+}
+
+static void append(json_t *contents, const char *role, json_t *parts) {
+  if (json_array_size(parts) == 0) {
+    json_decref(parts);
+    return;
+  }
+  json_t *last = json_array_get(contents, json_array_size(contents) - 1);
+  if (last && !strcmp(zjson_str_or(last, "role", ""), role)) {
+    json_array_extend(json_object_get(last, "parts"), parts);
+    json_decref(parts);
+    return;
+  }
+  json_array_append_new(contents, json_pack("{s:s, s:o}", "role", role, "parts", parts));
+}
+
+static void render_message(json_t *contents, const zmsg *m) {
+  json_t *parts = json_array();
+  switch (m->role) {
+    case ZROLE_USER:
+      if (m->content && *m->content)
+        json_array_append_new(parts, json_pack("{s:s}", "text", m->content));
+      for (size_t i = 0; i < m->nimages; i++)
+        json_array_append_new(parts, inline_image(&m->images[i]));
+      append(contents, "user", parts);
+      break;
+    case ZROLE_ASSISTANT:
+      if (m->content && *m->content)
+        json_array_append_new(parts, json_pack("{s:s}", "text", m->content));
+      for (size_t i = 0; i < m->ncalls; i++) {
+        const ztool_call *c = &m->calls[i];
+        json_t *args = c->arguments && *c->arguments ? json_loads(c->arguments, 0, NULL) : NULL;
+        if (!json_is_object(args)) {
+          json_decref(args);
+          args = json_object();
+        }
+        json_t *fc = json_pack("{s:s, s:o}", "name", c->name ? c->name : "", "args", args);
+        json_t *part = json_pack("{s:o}", "functionCall", fc);
+        if (c->signature && *c->signature)
+          json_object_set_new(part, "thoughtSignature", json_string(c->signature));
+        json_array_append_new(parts, part);
+      }
+      append(contents, "model", parts);
+      break;
+    case ZROLE_TOOL: {
+      json_t *resp = json_pack("{s:s}", m->is_error ? "error" : "output",
+                               m->content ? m->content : "");
+      json_array_append_new(parts, json_pack("{s:{s:s, s:o}}", "functionResponse", "name",
+                                             m->tool_name ? m->tool_name : "", "response", resp));
+      for (size_t i = 0; i < m->nimages; i++)
+        json_array_append_new(parts, inline_image(&m->images[i]));
+      append(contents, "user", parts);
+      break;
+    }
+  }
+}
+
+json_t *zgem_render(const zprov_opts *opts, const zprov_request *req) {
+  json_t *root = json_object();
+  if (req->system && *req->system)
+    json_object_set_new(root, "systemInstruction",
+                        json_pack("{s:[{s:s}]}", "parts", "text", req->system));
+  json_t *contents = json_array();
+  for (size_t i = 0; req->conv && i < req->conv->len; i++)
+    render_message(contents, &req->conv->items[i]);
+  json_object_set_new(root, "contents", contents);
+  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
+    json_t *decls = json_array();
+    size_t i;
+    json_t *t;
+    json_array_foreach(req->tools, i, t) {
+      json_t *fn = json_object_get(t, "function");
+      if (json_is_object(fn)) t = fn;
+      if (!json_is_object(t)) continue;
+      json_t *d = json_pack("{s:s}", "name", zjson_str_or(t, "name", ""));
+      const char *desc = zjson_str(t, "description");
+      if (desc) json_object_set_new(d, "description", json_string(desc));
+      json_t *params = json_object_get(t, "parameters");
+      if (json_is_object(params)) json_object_set_new(d, "parameters", zgem_schema(params));
+      json_array_append_new(decls, d);
+    }
+    json_object_set_new(root, "tools", json_pack("[{s:o}]", "functionDeclarations", decls));
+  }
+  json_t *gen = json_object();
+  int max_out = req->max_output_tokens > 0 ? req->max_output_tokens : opts->max_output_tokens;
+  if (max_out > 0) json_object_set_new(gen, "maxOutputTokens", json_integer(max_out));
+  int budget = zanth_thinking_budget(opts->reasoning_effort);
+  if (budget)
+    json_object_set_new(gen, "thinkingConfig", json_pack("{s:i, s:b}", "thinkingBudget", budget,
+                                                         "includeThoughts", 1));
+  if (json_object_size(gen)) json_object_set_new(root, "generationConfig", gen);
+  else json_decref(gen);
+  return root;
+}
+
+char *zgem_url(const char *base_url, const char *model) {
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, base_url ? base_url : "");
+  while (b.len && b.data[b.len - 1] == '/') zbuf_setlen(&b, b.len - 1);
+  if (!zbuf_ends_with(&b, "/v1beta") && !zbuf_ends_with(&b, "/v1")) zbuf_addstr(&b, "/v1beta");
+  const char *m = model ? model : "";
+  if (!strncmp(m, "models/", 7)) m += 7;
+  zbuf_addstr(&b, "/models/");
+  /* Model ids are [A-Za-z0-9.-_]; anything else is escaped. */
+  for (const char *c = m; *c; c++) {
+    if (isalnum((unsigned char)*c) || strchr("-._", *c)) zbuf_addch(&b, *c);
+    else zbuf_addf(&b, "%%%02X", (unsigned char)*c);
+  }
+  zbuf_addstr(&b, ":streamGenerateContent?alt=sse");
+  return zbuf_detach(&b, NULL);
+}
+
+/* ---------------------------------------------------------------- transport */
+
+static void op_reset(void *p) {
+  zgem_parser *g = p;
+  zturn_reset(&g->turn);
+  g->events = 0;
+}
+static int op_feed(void *p, const zsse_event *ev, zerr *err) {
+  return zgem_parser_feed(p, ev->data, ev->data_len, err);
+}
+static bool op_complete(const void *p) { return ((const zgem_parser *)p)->turn.complete; }
+static int op_finish(void *p, zerr *err) { return zgem_parser_finish(p, err); }
+static bool op_emitted(const void *p) { return ((const zgem_parser *)p)->turn.emitted; }
+static int op_feed_json(void *p, const json_t *v, zerr *err) {
+  return zgem_parser_feed_json(p, v, err);
+}
+
+static const zwire_parser_ops gem_ops = {
+    .reset = op_reset,
+    .feed = op_feed,
+    .complete = op_complete,
+    .finish = op_finish,
+    .emitted = op_emitted,
+    .feed_json = op_feed_json,
+};
+
+typedef struct gem_provider {
+  zprovider base;
+  char *url;
+} gem_provider;
+
+static int gem_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
+                      zerr *err) {
+  gem_provider *p = (gem_provider *)base;
+  const zprov_opts *o = &base->opts;
+  json_t *body_json = zgem_render(o, req);
+  cleanup_free char *body = zjson_dumps(body_json);
+  json_decref(body_json);
+  zbuf key = ZBUF_INIT;
+  if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
+    zbuf_addf(&key, "x-goog-api-key: %s", o->api_key);
+  const char *defaults[] = {key.len ? key.data : "", "Content-Type: application/json",
+                            "Accept: text/event-stream", NULL};
+  char **headers = zwire_headers_new(o, defaults);
+  zbuf_release(&key);
+  zgem_parser parser;
+  zgem_parser_init(&parser, o->name, fn, ud);
+  zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
+                     .body = body, .body_len = strlen(body), .ops = &gem_ops,
+                     .parser = &parser};
+  int rc = zwire_stream(&call, fn, ud, err);
+  zgem_parser_release(&parser);
+  zwire_headers_free(headers);
+  return rc;
+}
+
+static void gem_destroy(zprovider *base) {
+  gem_provider *p = (gem_provider *)base;
+  free(p->url);
+  free(p);
+}
+
+static const zprovider_vtbl gem_vtbl = {
+    .wire = "gemini",
+    .stream = gem_stream,
+    .destroy = gem_destroy,
+};
+
+zprovider *zprovider_gemini_new(const zprov_opts *opts, zerr *err) {
+  if (zwire_check_opts(opts, err) < 0) return NULL;
+  zhttp_global_init();
+  gem_provider *p = xcalloc(1, sizeof *p);
+  p->base.vt = &gem_vtbl;
+  p->base.opts = *opts;
+  p->url = zgem_url(opts->base_url, opts->model);
+  return &p->base;
+}

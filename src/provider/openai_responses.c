@@ -1,0 +1,357 @@
+/* openai_responses.c — the OpenAI Responses API; see openai_responses.h. */
+#include "provider/openai_responses.h"
+
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "net/http.h"
+#include "provider/retry.h"
+#include "provider/wire.h"
+
+/* ---------------------------------------------------------------- parser */
+
+void zresp_parser_init(zresp_parser *p, const char *provider_name, zprov_event_fn fn, void *ud) {
+  memset(p, 0, sizeof *p);
+  zturn_init(&p->turn, provider_name, fn, ud);
+}
+
+void zresp_parser_release(zresp_parser *p) { zturn_release(&p->turn); }
+
+static int output_index(const json_t *o) {
+  json_t *ix = json_object_get(o, "output_index");
+  if (json_is_integer(ix) && json_integer_value(ix) >= 0 && json_integer_value(ix) < 1000000)
+    return (int)json_integer_value(ix);
+  return -1;
+}
+
+static zturn_call *call_for(zresp_parser *p, const json_t *o) {
+  zturn_call *c = zturn_find_key(&p->turn, zjson_str(o, "item_id"));
+  if (!c) {
+    int ix = output_index(o);
+    if (ix >= 0) c = zturn_find_index(&p->turn, ix);
+  }
+  return c;
+}
+
+static bool code_retryable(const char *code) {
+  return code && (!strcmp(code, "server_error") || !strcmp(code, "rate_limit_exceeded") ||
+                  !strcmp(code, "overloaded") || !strcmp(code, "server_is_overloaded") ||
+                  !strcmp(code, "slow_down"));
+}
+
+static void read_usage(zresp_parser *p, const json_t *u) {
+  if (!json_is_object(u)) return;
+  zusage *z = &p->turn.usage;
+  z->prompt_tokens = zjson_int_or(u, "input_tokens", 0);
+  z->completion_tokens = zjson_int_or(u, "output_tokens", 0);
+  z->total_tokens = zjson_int_or(u, "total_tokens", z->prompt_tokens + z->completion_tokens);
+  z->cached_tokens = zjson_int_or(json_object_get(u, "input_tokens_details"), "cached_tokens", 0);
+  z->reasoning_tokens =
+      zjson_int_or(json_object_get(u, "output_tokens_details"), "reasoning_tokens", 0);
+  p->turn.have_usage = true;
+}
+
+static int item_added(zresp_parser *p, const json_t *o, zerr *err) {
+  json_t *item = json_object_get(o, "item");
+  const char *type = zjson_str(item, "type");
+  if (!type || strcmp(type, "function_call") != 0) return 0;
+  const char *key = zjson_str(item, "id");
+  if (key && zturn_find_key(&p->turn, key)) return 0;
+  int ix = output_index(o);
+  if (ix < 0) ix = (int)p->turn.ncalls;
+  zturn_call *c = zturn_start_call(&p->turn, ix, zjson_str(item, "call_id"),
+                                   zjson_str(item, "name"), key, err);
+  if (!c) return -1;
+  json_t *args = json_object_get(item, "arguments");
+  if (json_is_string(args) && json_string_length(args))
+    return zturn_args(&p->turn, c, json_string_value(args), json_string_length(args), err);
+  return 0;
+}
+
+static int item_done(zresp_parser *p, const json_t *o, zerr *err) {
+  json_t *item = json_object_get(o, "item");
+  const char *type = zjson_str(item, "type");
+  if (!type || strcmp(type, "function_call") != 0) return 0;
+  zturn_call *c = zturn_find_key(&p->turn, zjson_str(item, "id"));
+  if (!c) {
+    /* A done without an added (servers that skip it): start it now. */
+    int ix = output_index(o);
+    if (ix < 0) ix = (int)p->turn.ncalls;
+    c = zturn_start_call(&p->turn, ix, zjson_str(item, "call_id"), zjson_str(item, "name"),
+                         zjson_str(item, "id"), err);
+    if (!c) return -1;
+  }
+  json_t *args = json_object_get(item, "arguments");
+  if (json_is_string(args)) zturn_args_final(c, json_string_value(args), json_string_length(args));
+  return 0;
+}
+
+static int end_of_response(zresp_parser *p, const json_t *o, bool incomplete) {
+  json_t *r = json_object_get(o, "response");
+  read_usage(p, json_object_get(r, "usage"));
+  if (incomplete) {
+    const char *reason = zjson_str(json_object_get(r, "incomplete_details"), "reason");
+    zturn_set_finish(&p->turn, !reason || !strcmp(reason, "max_output_tokens") ? "length"
+                                                                                 : reason);
+  }
+  p->turn.complete = true;
+  return 0;
+}
+
+static int failed(zresp_parser *p, const json_t *e, zerr *err) {
+  const char *code = zjson_str(e, "code");
+  const char *type = code ? code : zjson_str(e, "type");
+  return zturn_fail(&p->turn, type, zjson_str(e, "message"), code_retryable(code), err);
+}
+
+int zresp_parser_feed(zresp_parser *p, const char *data, size_t len, zerr *err) {
+  if (p->turn.complete) return 0;
+  while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
+  while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
+  if (len == 0) return 0;
+  if (len == 6 && memcmp(data, "[DONE]", 6) == 0) return 0;
+  json_error_t je;
+  json_t *o = json_loadb(data, len, 0, &je);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return zerr_set(err, ZE_PROVIDER,
+                    "%s sent a stream event that is not a JSON object (%s); the endpoint may "
+                    "not speak the OpenAI Responses API (set \"wireApi\": \"chat\" in the "
+                    "profile)", p->turn.provider_name, o ? "not an object" : je.text);
+  }
+  p->events++;
+  const char *type = zjson_str_or(o, "type", "");
+  json_t *delta = json_object_get(o, "delta");
+  int rc = 0;
+  if (!strcmp(type, "response.output_text.delta") || !strcmp(type, "response.refusal.delta")) {
+    if (json_is_string(delta))
+      rc = zturn_delta(&p->turn, ZPEV_TEXT, json_string_value(delta), json_string_length(delta),
+                       err);
+  } else if (!strcmp(type, "response.reasoning_summary_text.delta") ||
+             !strcmp(type, "response.reasoning_text.delta")) {
+    if (json_is_string(delta))
+      rc = zturn_delta(&p->turn, ZPEV_REASONING, json_string_value(delta),
+                       json_string_length(delta), err);
+  } else if (!strcmp(type, "response.reasoning_summary_part.added")) {
+    /* A second summary part: keep the parts apart as paragraphs. */
+    json_t *si = json_object_get(o, "summary_index");
+    if (json_is_integer(si) && json_integer_value(si) > 0)
+      rc = zturn_delta(&p->turn, ZPEV_REASONING, "\n\n", 2, err);
+  } else if (!strcmp(type, "response.output_item.added")) {
+    rc = item_added(p, o, err);
+  } else if (!strcmp(type, "response.function_call_arguments.delta")) {
+    zturn_call *c = call_for(p, o);
+    if (c && json_is_string(delta))
+      rc = zturn_args(&p->turn, c, json_string_value(delta), json_string_length(delta), err);
+  } else if (!strcmp(type, "response.function_call_arguments.done")) {
+    zturn_call *c = call_for(p, o);
+    json_t *args = json_object_get(o, "arguments");
+    if (c && json_is_string(args))
+      zturn_args_final(c, json_string_value(args), json_string_length(args));
+  } else if (!strcmp(type, "response.output_item.done")) {
+    rc = item_done(p, o, err);
+  } else if (!strcmp(type, "response.completed")) {
+    rc = end_of_response(p, o, false);
+  } else if (!strcmp(type, "response.incomplete")) {
+    rc = end_of_response(p, o, true);
+  } else if (!strcmp(type, "response.failed")) {
+    json_t *r = json_object_get(o, "response");
+    rc = failed(p, json_object_get(r, "error"), err);
+  } else if (!strcmp(type, "error")) {
+    json_t *e = json_object_get(o, "error");
+    rc = failed(p, json_is_object(e) ? e : o, err);
+  }
+  /* Others (response.created, in_progress, content_part.*, *.done of text)
+   * carry nothing the deltas did not. */
+  json_decref(o);
+  return rc;
+}
+
+int zresp_parser_finish(zresp_parser *p, zerr *err) { return zturn_finish(&p->turn, err); }
+
+/* ---------------------------------------------------------------- request */
+
+static json_t *data_url(const zimage *im) {
+  zbuf b = ZBUF_INIT;
+  zbuf_addf(&b, "data:%s;base64,%s", im->media_type, im->data);
+  json_t *s = json_stringn(b.data, b.len);
+  zbuf_release(&b);
+  return s;
+}
+
+static void render_message(json_t *input, const zmsg *m) {
+  switch (m->role) {
+    case ZROLE_USER: {
+      json_t *content = json_array();
+      json_array_append_new(content, json_pack("{s:s, s:s}", "type", "input_text", "text",
+                                               m->content ? m->content : ""));
+      for (size_t i = 0; i < m->nimages; i++)
+        json_array_append_new(content, json_pack("{s:s, s:o}", "type", "input_image",
+                                                 "image_url", data_url(&m->images[i])));
+      json_array_append_new(input, json_pack("{s:s, s:s, s:o}", "type", "message", "role",
+                                             "user", "content", content));
+      break;
+    }
+    case ZROLE_ASSISTANT:
+      if (m->content && *m->content)
+        json_array_append_new(
+            input, json_pack("{s:s, s:s, s:[{s:s, s:s}]}", "type", "message", "role",
+                             "assistant", "content", "type", "output_text", "text", m->content));
+      for (size_t i = 0; i < m->ncalls; i++) {
+        const ztool_call *c = &m->calls[i];
+        json_array_append_new(
+            input, json_pack("{s:s, s:s, s:s, s:s}", "type", "function_call", "call_id",
+                             c->id ? c->id : "", "name", c->name ? c->name : "", "arguments",
+                             c->arguments && *c->arguments ? c->arguments : "{}"));
+      }
+      break;
+    case ZROLE_TOOL:
+      json_array_append_new(
+          input, json_pack("{s:s, s:s, s:s}", "type", "function_call_output", "call_id",
+                           m->tool_call_id ? m->tool_call_id : "", "output",
+                           m->content ? m->content : ""));
+      /* Images a tool produced (view_image) follow as a user message. */
+      if (m->nimages) {
+        json_t *content = json_array();
+        for (size_t i = 0; i < m->nimages; i++)
+          json_array_append_new(content, json_pack("{s:s, s:o}", "type", "input_image",
+                                                   "image_url", data_url(&m->images[i])));
+        json_array_append_new(input, json_pack("{s:s, s:s, s:o}", "type", "message", "role",
+                                               "user", "content", content));
+      }
+      break;
+  }
+}
+
+static json_t *render_tool(const json_t *t) {
+  json_t *fn = json_object_get(t, "function"); /* chat wire form: unwrap */
+  if (json_is_object(fn)) t = fn;
+  json_t *o = json_object();
+  json_object_set_new(o, "type", json_string("function"));
+  json_object_set_new(o, "name", json_string(zjson_str_or(t, "name", "")));
+  const char *desc = zjson_str(t, "description");
+  if (desc) json_object_set_new(o, "description", json_string(desc));
+  json_t *params = json_object_get(t, "parameters");
+  json_object_set_new(o, "parameters", json_is_object(params)
+                                           ? json_deep_copy(params)
+                                           : json_pack("{s:s, s:{}}", "type", "object",
+                                                       "properties"));
+  /* Our schemas are not all strict-mode clean (optional properties). */
+  json_object_set_new(o, "strict", json_false());
+  return o;
+}
+
+json_t *zresp_render(const zprov_opts *opts, const zprov_request *req) {
+  bool official = opts->kind && !strcmp(opts->kind, "openai");
+  json_t *root = json_object();
+  json_object_set_new(root, "model", json_string(opts->model ? opts->model : ""));
+  if (req->system && *req->system)
+    json_object_set_new(root, "instructions", json_string(req->system));
+  json_t *input = json_array();
+  for (size_t i = 0; req->conv && i < req->conv->len; i++)
+    render_message(input, &req->conv->items[i]);
+  json_object_set_new(root, "input", input);
+  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
+    json_t *tools = json_array();
+    size_t i;
+    json_t *t;
+    json_array_foreach(req->tools, i, t) {
+      if (json_is_object(t)) json_array_append_new(tools, render_tool(t));
+    }
+    json_object_set_new(root, "tools", tools);
+    json_object_set_new(root, "parallel_tool_calls", json_true());
+  }
+  int max_out = req->max_output_tokens > 0 ? req->max_output_tokens : opts->max_output_tokens;
+  if (max_out > 0) json_object_set_new(root, "max_output_tokens", json_integer(max_out));
+  if (opts->reasoning_effort && *opts->reasoning_effort) {
+    json_t *r = json_pack("{s:s}", "effort", opts->reasoning_effort);
+    if (official) json_object_set_new(r, "summary", json_string("auto"));
+    json_object_set_new(root, "reasoning", r);
+  }
+  if (official) {
+    /* Zero keeps the conversation itself; nothing needs storing server-side. */
+    json_object_set_new(root, "store", json_false());
+    if (opts->cache_key && *opts->cache_key)
+      json_object_set_new(root, "prompt_cache_key", json_string(opts->cache_key));
+  }
+  json_object_set_new(root, "stream", json_true());
+  return root;
+}
+
+char *zresp_url(const char *base_url) { return zwire_url(base_url, "/responses"); }
+
+/* ---------------------------------------------------------------- transport */
+
+static void op_reset(void *p) {
+  zresp_parser *r = p;
+  zturn_reset(&r->turn);
+  r->events = 0;
+}
+static int op_feed(void *p, const zsse_event *ev, zerr *err) {
+  return zresp_parser_feed(p, ev->data, ev->data_len, err);
+}
+static bool op_complete(const void *p) { return ((const zresp_parser *)p)->turn.complete; }
+static int op_finish(void *p, zerr *err) { return zresp_parser_finish(p, err); }
+static bool op_emitted(const void *p) { return ((const zresp_parser *)p)->turn.emitted; }
+
+static const zwire_parser_ops resp_ops = {
+    .reset = op_reset,
+    .feed = op_feed,
+    .complete = op_complete,
+    .finish = op_finish,
+    .emitted = op_emitted,
+};
+
+typedef struct resp_provider {
+  zprovider base;
+  char *url;
+} resp_provider;
+
+static int resp_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
+                       zerr *err) {
+  resp_provider *p = (resp_provider *)base;
+  const zprov_opts *o = &base->opts;
+  json_t *body_json = zresp_render(o, req);
+  cleanup_free char *body = zjson_dumps(body_json);
+  json_decref(body_json);
+  zbuf auth = ZBUF_INIT;
+  if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
+    zbuf_addf(&auth, "Authorization: Bearer %s", o->api_key);
+  const char *defaults[] = {auth.len ? auth.data : "", "Content-Type: application/json",
+                            "Accept: text/event-stream", NULL};
+  char **headers = zwire_headers_new(o, defaults);
+  zbuf_release(&auth);
+  zresp_parser parser;
+  zresp_parser_init(&parser, o->name, fn, ud);
+  zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
+                     .body = body, .body_len = strlen(body), .ops = &resp_ops,
+                     .parser = &parser};
+  int rc = zwire_stream(&call, fn, ud, err);
+  zresp_parser_release(&parser);
+  zwire_headers_free(headers);
+  return rc;
+}
+
+static void resp_destroy(zprovider *base) {
+  resp_provider *p = (resp_provider *)base;
+  free(p->url);
+  free(p);
+}
+
+static const zprovider_vtbl resp_vtbl = {
+    .wire = "openai-responses",
+    .stream = resp_stream,
+    .destroy = resp_destroy,
+};
+
+zprovider *zprovider_openai_responses_new(const zprov_opts *opts, zerr *err) {
+  if (zwire_check_opts(opts, err) < 0) return NULL;
+  zhttp_global_init();
+  resp_provider *p = xcalloc(1, sizeof *p);
+  p->base.vt = &resp_vtbl;
+  p->base.opts = *opts;
+  p->url = zresp_url(opts->base_url);
+  return &p->base;
+}

@@ -1,0 +1,179 @@
+/* turn.c — per-turn stream state shared by the parsers; see turn.h. */
+#include "provider/turn.h"
+
+#include <string.h>
+
+#include "base/common.h"
+
+void zturn_init(zturn *t, const char *provider_name, zprov_event_fn fn, void *ud) {
+  memset(t, 0, sizeof *t);
+  t->provider_name = provider_name && *provider_name ? provider_name : "the provider";
+  t->fn = fn;
+  t->ud = ud;
+}
+
+void zturn_release(zturn *t) {
+  for (size_t i = 0; i < t->ncalls; i++) {
+    free(t->calls[i].id);
+    free(t->calls[i].name);
+    free(t->calls[i].key);
+    free(t->calls[i].signature);
+    zbuf_release(&t->calls[i].args);
+  }
+  free(t->calls);
+  free(t->finish_reason);
+  t->calls = NULL;
+  t->ncalls = t->cap = 0;
+  t->finish_reason = NULL;
+}
+
+void zturn_reset(zturn *t) {
+  const char *name = t->provider_name;
+  zprov_event_fn fn = t->fn;
+  void *ud = t->ud;
+  zturn_release(t);
+  zturn_init(t, name, fn, ud);
+}
+
+int zturn_emit(zturn *t, const zprov_event *ev, zerr *err) {
+  if (ev->kind == ZPEV_TEXT || ev->kind == ZPEV_REASONING || ev->kind == ZPEV_TOOL_START ||
+      ev->kind == ZPEV_TOOL_ARGS || ev->kind == ZPEV_THINKING)
+    t->emitted = true;
+  if (t->fn && t->fn(t->ud, ev) != 0)
+    return zerr_set(err, ZE_CANCELLED, "the answer from %s was stopped by its consumer",
+                    t->provider_name);
+  return 0;
+}
+
+int zturn_delta(zturn *t, zprov_event_kind kind, const char *s, size_t len, zerr *err) {
+  if (!s || !len) return 0;
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = kind;
+  ev.text = s;
+  ev.len = len;
+  return zturn_emit(t, &ev, err);
+}
+
+zturn_call *zturn_find_index(zturn *t, int index) {
+  for (size_t i = 0; i < t->ncalls; i++)
+    if (t->calls[i].index == index) return &t->calls[i];
+  return NULL;
+}
+
+zturn_call *zturn_find_key(zturn *t, const char *key) {
+  if (!key) return NULL;
+  for (size_t i = 0; i < t->ncalls; i++)
+    if (t->calls[i].key && !strcmp(t->calls[i].key, key)) return &t->calls[i];
+  return NULL;
+}
+
+zturn_call *zturn_start_call(zturn *t, int index, const char *id, const char *name,
+                             const char *key, zerr *err) {
+  if (t->ncalls == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 4;
+    t->calls = xrealloc(t->calls, t->cap * sizeof *t->calls);
+  }
+  zturn_call *c = &t->calls[t->ncalls++];
+  memset(c, 0, sizeof *c);
+  c->index = index;
+  if (id && *id) {
+    c->id = xstrdup(id);
+  } else {
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "call_%d", index);
+    c->id = zbuf_detach(&b, NULL);
+  }
+  c->name = xstrdup(name ? name : "");
+  c->key = key ? xstrdup(key) : NULL;
+  zbuf_init(&c->args);
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_TOOL_START;
+  ev.index = index;
+  ev.id = c->id;
+  ev.name = c->name;
+  return zturn_emit(t, &ev, err) < 0 ? NULL : c;
+}
+
+int zturn_args(zturn *t, zturn_call *c, const char *frag, size_t len, zerr *err) {
+  if (!frag || !len) return 0;
+  zbuf_add(&c->args, frag, len);
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_TOOL_ARGS;
+  ev.index = c->index;
+  ev.id = c->id;
+  ev.name = c->name;
+  ev.text = frag;
+  ev.len = len;
+  return zturn_emit(t, &ev, err);
+}
+
+void zturn_args_final(zturn_call *c, const char *args, size_t len) {
+  if (!args) return;
+  if (c->args.len == len && (len == 0 || memcmp(c->args.data, args, len) == 0)) return;
+  zbuf_reset(&c->args);
+  zbuf_add(&c->args, args, len);
+  c->args_final = true;
+}
+
+void zturn_set_finish(zturn *t, const char *reason) {
+  if (!reason || !*reason) return;
+  free(t->finish_reason);
+  t->finish_reason = xstrdup(reason);
+}
+
+int zturn_fail(zturn *t, const char *type, const char *message, bool retryable_kind, zerr *err) {
+  zerr_set(err, ZE_PROVIDER, "%s reported an error mid-answer%s%s%s: %s", t->provider_name,
+           type ? " (" : "", type ? type : "", type ? ")" : "",
+           message && *message ? message : "no message given");
+  if (err) err->retryable = retryable_kind && !t->emitted;
+  return -1;
+}
+
+int zturn_finish(zturn *t, zerr *err) {
+  if (t->finished) return 0;
+  if (!t->complete) {
+    zerr_set(err, ZE_PROVIDER,
+             "the stream from %s ended early (connection closed mid-answer); the session is "
+             "saved, retry with --resume", t->provider_name);
+    if (err) err->retryable = !t->emitted;
+    return -1;
+  }
+  size_t n = t->ncalls;
+  cleanup_free zturn_call **order = xcalloc(n ? n : 1, sizeof *order);
+  for (size_t i = 0; i < n; i++) {
+    size_t j = i;
+    while (j > 0 && order[j - 1]->index > t->calls[i].index) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = &t->calls[i];
+  }
+  for (size_t i = 0; i < n; i++) {
+    zprov_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZPEV_TOOL_END;
+    ev.index = order[i]->index;
+    ev.id = order[i]->id;
+    ev.name = order[i]->name;
+    ev.arguments = order[i]->args.len ? order[i]->args.data : "{}";
+    ev.signature = order[i]->signature;
+    if (zturn_emit(t, &ev, err) < 0) return -1;
+  }
+  if (t->have_usage) {
+    zprov_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZPEV_USAGE;
+    ev.usage = t->usage;
+    if (zturn_emit(t, &ev, err) < 0) return -1;
+  }
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_DONE;
+  ev.finish_reason = t->finish_reason ? t->finish_reason : n ? "tool_calls" : "stop";
+  if (zturn_emit(t, &ev, err) < 0) return -1;
+  t->finished = true;
+  return 0;
+}

@@ -1,0 +1,70 @@
+/* turn.h — the state every stream parser keeps for one model turn: tool
+ * calls being assembled, usage, finish reason, and whether anything visible
+ * went out (which decides whether a failure may be retried).
+ *
+ * The parsers of the Responses, Anthropic Messages and Gemini protocols are
+ * thin translators onto this; the closing sequence (TOOL_END for each call in
+ * index order, USAGE, DONE) and the "ended early" error are written once here.
+ */
+#ifndef ZERO_PROVIDER_TURN_H
+#define ZERO_PROVIDER_TURN_H
+
+#include <stdbool.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "provider/provider.h"
+
+typedef struct zturn_call {
+  int index;       /* position in the answer */
+  char *id;        /* owned */
+  char *name;      /* owned */
+  char *key;       /* owned protocol key (Responses item id), may be NULL */
+  char *signature; /* owned thought signature, may be NULL */
+  zbuf args;       /* arguments JSON */
+  bool args_final; /* args were replaced by a whole copy (…done events) */
+} zturn_call;
+
+typedef struct zturn {
+  const char *provider_name; /* borrowed */
+  zprov_event_fn fn;
+  void *ud;
+  zturn_call *calls;
+  size_t ncalls, cap;
+  zusage usage;
+  bool have_usage;
+  char *finish_reason;  /* owned */
+  bool emitted;         /* text / reasoning / tool event went out */
+  bool complete;        /* the protocol's end-of-turn marker arrived */
+  bool finished;        /* zturn_finish succeeded */
+} zturn;
+
+void zturn_init(zturn *t, const char *provider_name, zprov_event_fn fn, void *ud);
+/* Forgets everything but name / fn / ud (a new attempt). */
+void zturn_reset(zturn *t);
+void zturn_release(zturn *t);
+
+/* Sends ev to the consumer (-1 + ZE_CANCELLED when it asks to stop). */
+int zturn_emit(zturn *t, const zprov_event *ev, zerr *err);
+/* TEXT / REASONING delta; empty ones are skipped. */
+int zturn_delta(zturn *t, zprov_event_kind kind, const char *s, size_t len, zerr *err);
+/* A new call: emits TOOL_START. id NULL/"" = "call_<index>". */
+zturn_call *zturn_start_call(zturn *t, int index, const char *id, const char *name,
+                             const char *key, zerr *err);
+zturn_call *zturn_find_index(zturn *t, int index);
+zturn_call *zturn_find_key(zturn *t, const char *key);
+/* An argument fragment: appended and emitted as TOOL_ARGS. */
+int zturn_args(zturn *t, zturn_call *c, const char *frag, size_t len, zerr *err);
+/* The whole arguments (a …done event): replaces what the fragments built
+ * when they differ; emits nothing. */
+void zturn_args_final(zturn_call *c, const char *args, size_t len);
+void zturn_set_finish(zturn *t, const char *reason);
+/* Sets a ZE_PROVIDER error "<provider> reported an error mid-answer (type):
+ * message"; retryable when retryable_kind and nothing was emitted yet. */
+int zturn_fail(zturn *t, const char *type, const char *message, bool retryable_kind, zerr *err);
+/* End of stream: TOOL_END… (index order), USAGE, DONE (finish_reason, else
+ * "tool_calls" with calls, else "stop"); or, when !complete, the "ended
+ * early" error (retryable when nothing was emitted). */
+int zturn_finish(zturn *t, zerr *err);
+
+#endif

@@ -1,0 +1,288 @@
+/* wire.c — the shared streaming transport; see wire.h. */
+#include "provider/wire.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/time.h"
+#include "net/http.h"
+#include "provider/retry.h"
+
+#define RAW_KEEP_MAX (4u << 20) /* a non-streamed JSON answer larger than this is refused */
+#define DEFAULT_IDLE_MS 300000L
+
+/* ---------------------------------------------------------------- helpers */
+
+bool zwire_header_safe(const char *s) {
+  for (; *s; s++)
+    if (*s == '\r' || *s == '\n') return false;
+  return true;
+}
+
+static void push(char ***h, size_t *n, char *line) {
+  *h = xrealloc(*h, (*n + 2) * sizeof **h);
+  (*h)[(*n)++] = line;
+  (*h)[*n] = NULL;
+}
+
+static bool extra_has(const json_t *extra, const char *line) {
+  const char *colon = strchr(line, ':');
+  size_t n = colon ? (size_t)(colon - line) : strlen(line);
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)extra, k, v) {
+    if (strlen(k) == n && strncasecmp(k, line, n) == 0) return true;
+  }
+  return false;
+}
+
+char **zwire_headers_new(const zprov_opts *o, const char *const *defaults) {
+  const json_t *extra = json_is_object(o->headers) ? o->headers : NULL;
+  char **h = NULL;
+  size_t n = 0;
+  push(&h, &n, NULL);
+  n = 0;
+  for (size_t i = 0; defaults && defaults[i]; i++) {
+    if (!defaults[i][0] || !zwire_header_safe(defaults[i])) continue;
+    if (extra && extra_has(extra, defaults[i])) continue;
+    push(&h, &n, xstrdup(defaults[i]));
+  }
+  if (extra) {
+    const char *k;
+    json_t *v;
+    zbuf b = ZBUF_INIT;
+    json_object_foreach((json_t *)extra, k, v) {
+      if (!*k || strchr(k, ':') || !zwire_header_safe(k)) continue;
+      if (json_is_string(v) && zwire_header_safe(json_string_value(v)))
+        zbuf_addf(&b, "%s: %s", k, json_string_value(v));
+      else if (json_is_integer(v))
+        zbuf_addf(&b, "%s: %lld", k, (long long)json_integer_value(v));
+      else
+        continue;
+      push(&h, &n, zbuf_detach(&b, NULL));
+    }
+    zbuf_release(&b);
+  }
+  return h;
+}
+
+void zwire_headers_free(char **h) {
+  if (!h) return;
+  for (size_t i = 0; h[i]; i++) free(h[i]);
+  free(h);
+}
+
+char *zwire_url(const char *base, const char *suffix) {
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, base ? base : "");
+  while (b.len && b.data[b.len - 1] == '/') zbuf_setlen(&b, b.len - 1);
+  if (!zbuf_ends_with(&b, suffix)) {
+    if (suffix[0] != '/') zbuf_addch(&b, '/');
+    zbuf_addstr(&b, suffix);
+  }
+  return zbuf_detach(&b, NULL);
+}
+
+int zwire_check_opts(const zprov_opts *opts, zerr *err) {
+  const char *name = opts->name && *opts->name ? opts->name : "the provider";
+  if (!opts->base_url || !*opts->base_url)
+    return zerr_set(err, ZE_CONFIG, "provider \"%s\" has no base URL: set baseURL in its profile",
+                    name);
+  if (strncmp(opts->base_url, "http://", 7) != 0 && strncmp(opts->base_url, "https://", 8) != 0)
+    return zerr_set(err, ZE_CONFIG,
+                    "provider \"%s\" has base URL \"%s\", which is not an http:// or https:// "
+                    "URL: fix baseURL in its profile", name, opts->base_url);
+  if (!opts->model || !*opts->model)
+    return zerr_set(err, ZE_CONFIG,
+                    "provider \"%s\" has no model: set \"model\" in its profile or pass --model",
+                    name);
+  return 0;
+}
+
+long zwire_parse_duration_ms(const char *s) {
+  if (!s || !*s) return -1;
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || v <= 0) return -1;
+  double mult = 1000;
+  if (!strcmp(end, "ms")) mult = 1;
+  else if (!strcmp(end, "s") || !*end) mult = 1000;
+  else if (!strcmp(end, "m")) mult = 60000;
+  else if (!strcmp(end, "h")) mult = 3600000;
+  else return -1;
+  double ms = v * mult;
+  if (ms < 1 || ms > 86400000.0) return -1;
+  return (long)ms;
+}
+
+long zwire_idle_ms(const zprov_opts *opts) {
+  if (opts && opts->idle_timeout_ms > 0) return opts->idle_timeout_ms;
+  long env = zwire_parse_duration_ms(getenv("ZERO_STREAM_IDLE_TIMEOUT"));
+  return env > 0 ? env : DEFAULT_IDLE_MS;
+}
+
+int zwire_emit(zprov_event_fn fn, void *ud, const zprov_event *ev, bool *emitted,
+               const char *provider_name, zerr *err) {
+  if ((ev->kind == ZPEV_TEXT || ev->kind == ZPEV_REASONING || ev->kind == ZPEV_TOOL_ARGS) &&
+      ev->len == 0)
+    return 0;
+  if (ev->kind == ZPEV_TEXT || ev->kind == ZPEV_REASONING || ev->kind == ZPEV_TOOL_START ||
+      ev->kind == ZPEV_TOOL_ARGS)
+    *emitted = true;
+  if (fn && fn(ud, ev) != 0)
+    return zerr_set(err, ZE_CANCELLED, "the answer from %s was stopped by its consumer",
+                    provider_name && *provider_name ? provider_name : "the provider");
+  return 0;
+}
+
+/* ---------------------------------------------------------------- attempt */
+
+typedef struct attempt {
+  const zwire_call *c;
+  zsse_parser sse;
+  zerr perr;     /* failure raised inside the body callback */
+  bool failed;
+  zbuf raw;      /* body start, kept while no SSE event arrived */
+  bool raw_dropped;
+  long idle_ms;
+  int64_t last_event_ms; /* monotonic time of the latest meaningful event */
+  size_t events;         /* meaningful events */
+} attempt;
+
+static int on_sse(void *ud, const zsse_event *ev) {
+  attempt *a = ud;
+  if (!(a->c->ops->is_keepalive && a->c->ops->is_keepalive(ev))) {
+    a->last_event_ms = ztime_mono_ms();
+    a->events++;
+  }
+  return a->c->ops->feed(a->c->parser, ev, &a->perr) < 0 ? 1 : 0;
+}
+
+static int on_body(void *ud, const char *data, size_t len) {
+  attempt *a = ud;
+  if (!a->raw_dropped) {
+    if (a->sse.events == 0 && a->raw.len + len <= RAW_KEEP_MAX) {
+      zbuf_add(&a->raw, data, len);
+    } else {
+      a->raw_dropped = true;
+      zbuf_release(&a->raw);
+    }
+  }
+  zerr_clear(&a->perr);
+  if (zsse_feed(&a->sse, data, len, &a->perr) != 0) {
+    a->failed = true;
+    return 1;
+  }
+  /* Keep-alives alone do not keep a stream alive forever. */
+  if (ztime_mono_ms() - a->last_event_ms > a->idle_ms) {
+    const char *name = a->c->opts->name && *a->c->opts->name ? a->c->opts->name : "the provider";
+    zerr_set(&a->perr, ZE_TIMEOUT,
+             "%s sent only keep-alives for more than %ld ms (idle timeout, "
+             "ZERO_STREAM_IDLE_TIMEOUT); the session is saved, retry with --resume",
+             name, a->idle_ms);
+    a->perr.retryable = !a->c->ops->emitted(a->c->parser);
+    a->failed = true;
+    return 1;
+  }
+  return 0;
+}
+
+static int finish_plain_json(attempt *a, zerr *err) {
+  const zwire_parser_ops *ops = a->c->ops;
+  json_t *root = ops->feed_json ? json_loadb(a->raw.data, a->raw.len, 0, NULL) : NULL;
+  if (!root) return ops->finish(a->c->parser, err);
+  int rc = ops->feed_json(a->c->parser, root, err);
+  json_decref(root);
+  return rc;
+}
+
+static int attempt_once(void *ud, int n, zretry_info *info, zerr *err) {
+  attempt *a = ud;
+  const zwire_call *c = a->c;
+  const zprov_opts *o = c->opts;
+  const zwire_parser_ops *ops = c->ops;
+  const char *name = o->name && *o->name ? o->name : "the provider";
+  (void)n;
+  ops->reset(c->parser);
+  zsse_init(&a->sse, on_sse, a, ZSSE_DEFAULT_MAX_EVENT);
+  zerr_clear(&a->perr);
+  a->failed = false;
+  zbuf_reset(&a->raw);
+  a->raw_dropped = false;
+  a->last_event_ms = ztime_mono_ms();
+  a->events = 0;
+
+  zhttp_request hreq = {
+      .method = "POST",
+      .url = c->url,
+      .headers = c->headers,
+      .body = c->body,
+      .body_len = c->body_len,
+      .connect_timeout_ms = o->connect_timeout_ms,
+      .idle_timeout_ms = a->idle_ms,
+      .total_timeout_ms = 0,
+  };
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  int rc = zhttp_perform(&hreq, &resp, on_body, a, err);
+  bool emitted = ops->emitted(c->parser);
+
+  if (a->failed) {
+    *err = a->perr;
+    rc = -1;
+  } else if (rc < 0 && resp.status >= 400) {
+    info->retry_after = steal_pointer(&resp.retry_after);
+    zprov_http_error(o, c->url, resp.status, resp.error_body.data, resp.error_body.len, err);
+  } else if (rc < 0 && err->kind == ZE_CANCELLED) {
+    /* keep the transport's message */
+  } else if (rc < 0 && resp.body_bytes == 0 && a->events == 0) {
+    bool retryable = err->retryable || (resp.status >= 200 && resp.status < 300);
+    zerr_prefix(err, "could not get an answer from %s at %s", name, c->url);
+    err->retryable = retryable;
+  } else if (rc < 0) {
+    /* Cut mid-stream: what arrived may still be a whole answer. */
+    zsse_finish(&a->sse);
+    if (ops->complete(c->parser)) {
+      rc = ops->finish(c->parser, err);
+    } else if (err->kind == ZE_TIMEOUT) {
+      zerr_set(err, ZE_TIMEOUT,
+               "%s stopped sending mid-answer (idle timeout); the session is saved, retry "
+               "with --resume", name);
+      err->retryable = !emitted;
+    } else {
+      rc = ops->finish(c->parser, err); /* sets the ended-early error */
+    }
+  } else if (resp.status < 200 || resp.status >= 300) {
+    info->retry_after = steal_pointer(&resp.retry_after);
+    zprov_http_error(o, c->url, resp.status, resp.error_body.data, resp.error_body.len, err);
+    rc = -1;
+  } else {
+    zsse_finish(&a->sse);
+    if (a->sse.events == 0 && !a->raw_dropped && a->raw.len)
+      rc = finish_plain_json(a, err);
+    else
+      rc = ops->finish(c->parser, err);
+  }
+  info->emitted = ops->emitted(c->parser);
+  zsse_release(&a->sse);
+  zhttp_response_release(&resp);
+  return rc;
+}
+
+int zwire_stream(const zwire_call *c, zprov_event_fn fn, void *ud, zerr *err) {
+  attempt a;
+  memset(&a, 0, sizeof a);
+  a.c = c;
+  a.idle_ms = zwire_idle_ms(c->opts);
+  zbuf_init(&a.raw);
+  zretry_policy pol;
+  zretry_policy_init(&pol, c->opts->max_retries);
+  int rc = zretry_run(&pol, attempt_once, &a, fn, ud, err);
+  zbuf_release(&a.raw);
+  return rc;
+}

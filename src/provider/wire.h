@@ -1,0 +1,94 @@
+/* wire.h — the transport every streaming wire protocol shares: one HTTP
+ * POST, its SSE body fed to a protocol parser, the retry policy of retry.h
+ * around it, and the stream-level idle rule.
+ *
+ * A protocol supplies a parser behind zwire_parser_ops; wire.c does the rest
+ * the same way for all of them, so a fault (429 with Retry-After, 529,
+ * overloaded_error, a cut or silent stream) is handled identically whichever
+ * API the user talks to.
+ *
+ * Idle rule: besides the transport's byte-level idle timeout, a stream whose
+ * only traffic for longer than the idle limit is keep-alive comments or
+ * protocol pings (Anthropic "ping") fails with ZE_TIMEOUT; before any visible
+ * output that failure is retried like any other early cut.
+ */
+#ifndef ZERO_PROVIDER_WIRE_H
+#define ZERO_PROVIDER_WIRE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "base/err.h"
+#include "net/sse.h"
+#include "provider/provider.h"
+
+/* What a protocol parser offers the transport. `p` is the protocol's parser
+ * object; its event callback was set at its own init. */
+typedef struct zwire_parser_ops {
+  /* Starts a fresh attempt (forgets partial state, keeps fn / ud). */
+  void (*reset)(void *p);
+  /* One SSE event. Returns 0 or -1 with err set (in-stream error, malformed
+   * data, consumer stop = ZE_CANCELLED). */
+  int (*feed)(void *p, const zsse_event *ev, zerr *err);
+  /* true when the stream may end here without being truncated. */
+  bool (*complete)(const void *p);
+  /* End of stream: emits the closing events (TOOL_END…, USAGE, DONE), or
+   * fails "ended early" (retryable when nothing was emitted). */
+  int (*finish)(void *p, zerr *err);
+  /* A text / reasoning / tool event went to the consumer. */
+  bool (*emitted)(const void *p);
+  /* Optional: a 2xx body with no SSE event at all, parsed as one JSON value
+   * (a server that ignored "stream": true). NULL = treat as ended early. */
+  int (*feed_json)(void *p, const json_t *body, zerr *err);
+  /* Optional: true for events that only keep the stream alive ("ping"). */
+  bool (*is_keepalive)(const zsse_event *ev);
+} zwire_parser_ops;
+
+typedef struct zwire_call {
+  const zprov_opts *opts;     /* name, timeouts, retries */
+  const char *url;
+  const char *const *headers; /* NULL-terminated "Name: value" lines */
+  const char *body;
+  size_t body_len;
+  const zwire_parser_ops *ops;
+  void *parser;
+} zwire_call;
+
+/* Streams one turn with retries; see provider.h for the contract of
+ * zprovider_vtbl.stream. fn receives the RETRY events (the parser delivers
+ * the others itself). */
+int zwire_stream(const zwire_call *c, zprov_event_fn fn, void *ud, zerr *err);
+
+/* Request headers: `defaults` ("Name: value", NULL-terminated; entries may
+ * be NULL-skipped with a leading '\0'), then the profile's extra headers,
+ * which replace a default of the same name. Header values with line breaks
+ * are dropped (no header smuggling through a key). Caller frees with
+ * zwire_headers_free. */
+char **zwire_headers_new(const zprov_opts *o, const char *const *defaults);
+void zwire_headers_free(char **h);
+
+/* true when s is safe inside one header line (no CR / LF). */
+bool zwire_header_safe(const char *s);
+
+/* "<base>/<suffix>" with exactly one slash between; a base that already
+ * ends with suffix is used as is. Caller frees. */
+char *zwire_url(const char *base, const char *suffix);
+
+/* Common checks for a new provider: http(s) base URL and a model; ZE_CONFIG
+ * with what to fix. */
+int zwire_check_opts(const zprov_opts *opts, zerr *err);
+
+/* Idle limit in ms for opts: opts->idle_timeout_ms, else
+ * ZERO_STREAM_IDLE_TIMEOUT (seconds, or with a unit: 500ms, 30s, 5m), else
+ * 300000. */
+long zwire_idle_ms(const zprov_opts *opts);
+
+/* Parses a ZERO_STREAM_IDLE_TIMEOUT value; -1 when invalid. */
+long zwire_parse_duration_ms(const char *s);
+
+/* Emits a delta event (text / reasoning) of len bytes; skips empty ones.
+ * Returns fn's verdict as -1 + ZE_CANCELLED. *emitted is set. */
+int zwire_emit(zprov_event_fn fn, void *ud, const zprov_event *ev, bool *emitted,
+               const char *provider_name, zerr *err);
+
+#endif

@@ -1,0 +1,157 @@
+/* test_provider_registry.c — think-tag filtering at every split point, the
+ * model registry (prefix matching, gateway prefixes, overrides, cost), the
+ * presets and the idle-timeout parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "config/models.h"
+#include "config/presets.h"
+#include "provider/think.h"
+#include "provider/wire.h"
+
+static int rec(void *ud, const zprov_event *ev) {
+  zbuf *out = ud;
+  if (ev->kind == ZPEV_TEXT) zbuf_addstr(out, "T:");
+  else if (ev->kind == ZPEV_REASONING) zbuf_addstr(out, "R:");
+  else zbuf_addstr(out, "X:");
+  zbuf_add(out, ev->text ? ev->text : "", ev->len);
+  zbuf_addch(out, '|');
+  return 0;
+}
+
+/* Feeds s split at k through the filter, then a DONE; returns the text and
+ * reasoning reassembled as "T=…;R=…". */
+static char *through(const char *s, size_t k) {
+  zbuf out = ZBUF_INIT;
+  zthink_filter f;
+  zthink_init(&f, rec, &out);
+  zprov_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_TEXT;
+  ev.text = s;
+  ev.len = k;
+  zthink_on_event(&f, &ev);
+  ev.text = s + k;
+  ev.len = strlen(s) - k;
+  zthink_on_event(&f, &ev);
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_DONE;
+  zthink_on_event(&f, &ev);
+  zthink_release(&f);
+  zbuf t = ZBUF_INIT, r = ZBUF_INIT;
+  for (char *p = out.data; p && *p;) {
+    char *bar = strchr(p, '|');
+    if (!strncmp(p, "T:", 2)) zbuf_add(&t, p + 2, (size_t)(bar - p - 2));
+    if (!strncmp(p, "R:", 2)) zbuf_add(&r, p + 2, (size_t)(bar - p - 2));
+    p = bar + 1;
+  }
+  zbuf res = ZBUF_INIT;
+  zbuf_addf(&res, "T=%s;R=%s", t.data ? t.data : "", r.data ? r.data : "");
+  zbuf_release(&t);
+  zbuf_release(&r);
+  zbuf_release(&out);
+  return zbuf_detach(&res, NULL);
+}
+
+static void think_tags_split_anywhere(void **s) {
+  (void)s;
+  const char *in = "<think>plan: a<b</think>\n\nAnswer <th is here";
+  for (size_t k = 0; k <= strlen(in); k++) {
+    cleanup_free char *got = through(in, k);
+    if (strcmp(got, "T=Answer <th is here;R=plan: a<b") != 0) fail_msg("split %zu: %s", k, got);
+  }
+}
+
+static void think_held_bytes_flushed_before_done(void **s) {
+  (void)s;
+  cleanup_free char *got = through("Hello <thi", 10);
+  assert_string_equal(got, "T=Hello <thi;R=");
+  cleanup_free char *open = through("<think>unfinished", 3);
+  assert_string_equal(open, "T=;R=unfinished");
+}
+
+static void think_default_families(void **s) {
+  (void)s;
+  assert_true(zthink_model_default("deepseek-r1:14b"));
+  assert_true(zthink_model_default("Qwen/QwQ-32B"));
+  assert_true(zthink_model_default("openai/gpt-oss-120b"));
+  assert_false(zthink_model_default("gpt-5-mini"));
+  assert_false(zthink_model_default(NULL));
+}
+
+static void registry_prefix_and_gateway(void **s) {
+  (void)s;
+  zmodel_info m;
+  zmodel_lookup(NULL, "claude-sonnet-4-5-20250929", &m);
+  assert_true(m.known);
+  assert_string_equal(m.id, "claude-sonnet-4-5");
+  assert_int_equal(m.max_output, 64000);
+  zmodel_lookup(NULL, "gpt-4o-mini-2024-07-18", &m);
+  assert_string_equal(m.id, "gpt-4o-mini"); /* not gpt-4o */
+  zmodel_lookup(NULL, "openai/gpt-5-mini", &m);
+  assert_string_equal(m.id, "gpt-5-mini");
+  zmodel_lookup(NULL, "qwen3:8b", &m);
+  assert_string_equal(m.id, "qwen3");
+  assert_false(m.priced);
+  zmodel_lookup(NULL, "gpt-5x", &m); /* not a separator: unknown */
+  assert_false(m.known);
+  assert_int_equal(m.context_window, ZMODEL_DEFAULT_CONTEXT);
+}
+
+static void registry_override_and_cost(void **s) {
+  (void)s;
+  zconfig cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.models = json_pack("{s:{s:i, s:f, s:f}}", "my-tune", "contextWindow", 4096, "inputPrice",
+                         2.0, "outputPrice", 4.0);
+  zmodel_info m;
+  zmodel_lookup(&cfg, "my-tune", &m);
+  assert_true(m.known && m.priced);
+  assert_int_equal(m.context_window, 4096);
+  /* 1M prompt of which 0 cached, 1M out: 2 + 4. Cached defaults to input. */
+  assert_true(zmodel_cost(&m, 1000000, 0, 1000000) > 5.999);
+  zmodel_lookup(&cfg, "gpt-4o-mini", &m);
+  double c = zmodel_cost(&m, 1000000, 500000, 0);
+  assert_true(c > 0.1124 && c < 0.1126); /* 0.5*0.15 + 0.5*0.075 */
+  json_decref(cfg.models);
+}
+
+static void presets_known(void **s) {
+  (void)s;
+  const zpreset *p = zpreset_find("groq");
+  assert_non_null(p);
+  assert_string_equal(p->key_env, "GROQ_API_KEY");
+  assert_true(zpreset_find("ollama")->local);
+  assert_ptr_equal(zpreset_find("lm-studio"), zpreset_find("lmstudio"));
+  assert_null(zpreset_find("nonesuch"));
+}
+
+static void idle_timeout_values(void **s) {
+  (void)s;
+  assert_int_equal(zwire_parse_duration_ms("300"), 300000);
+  assert_int_equal(zwire_parse_duration_ms("90s"), 90000);
+  assert_int_equal(zwire_parse_duration_ms("5m"), 300000);
+  assert_int_equal(zwire_parse_duration_ms("500ms"), 500);
+  assert_int_equal(zwire_parse_duration_ms("0"), -1);
+  assert_int_equal(zwire_parse_duration_ms("soon"), -1);
+  assert_int_equal(zwire_parse_duration_ms("5x"), -1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(think_tags_split_anywhere),
+      cmocka_unit_test(think_held_bytes_flushed_before_done),
+      cmocka_unit_test(think_default_families),
+      cmocka_unit_test(registry_prefix_and_gateway),
+      cmocka_unit_test(registry_override_and_cost),
+      cmocka_unit_test(presets_known),
+      cmocka_unit_test(idle_timeout_values),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
