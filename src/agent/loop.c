@@ -1,6 +1,8 @@
 /* loop.c — the agent loop; see loop.h. */
 #include "agent/loop.h"
 
+#include "agent/compaction.h"
+
 #include <string.h>
 
 #include "base/buf.h"
@@ -80,6 +82,7 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
       a->usage.total_tokens += pe->usage.total_tokens;
       a->usage.cached_tokens += pe->usage.cached_tokens;
       a->usage.reasoning_tokens += pe->usage.reasoning_tokens;
+      zcompact_observe_usage(a->compactor, pe->usage.prompt_tokens);
       ev.kind = ZAEV_USAGE;
       ev.usage = pe->usage;
       ev.model = a->model;
@@ -192,9 +195,23 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
       break;
     }
     a->turns++;
+    if (a->compactor) {
+      zerr cerr = ZERR_INIT;
+      if (zcompact_before_request(a->compactor, conv, a->system_prompt, schemas, &cerr) < 0 &&
+          !zcancel_requested())
+        emit_simple(a, ZAEV_WARNING, cerr.msg);
+    }
     turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};
     zprov_request req = {.system = a->system_prompt, .conv = conv, .tools = schemas};
     int rc = zprovider_stream(a->provider, &req, on_provider_event, &t, err);
+    if (rc < 0 && a->compactor && !t.text.len && !t.calls.len && zcompact_is_context_error(err) &&
+        zcompact_recover(a->compactor, conv, a->system_prompt, schemas) > 0) {
+      /* The context was reclaimed: the same turn again, not counted twice. */
+      turn_release(&t);
+      a->turns--;
+      zerr_clear(err);
+      continue;
+    }
     if (rc < 0) {
       /* Keep whatever the model said before the failure. */
       if (t.text.len || t.reasoning.len) commit_assistant(a, conv, &t);

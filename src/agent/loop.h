@@ -20,6 +20,8 @@ typedef enum zrun_status {
   ZRUN_INTERRUPTED, /* SIGINT / SIGTERM */
 } zrun_status;
 
+struct zcompactor;
+
 typedef struct zagent {
   zprovider *provider;
   const char *system_prompt;
@@ -36,6 +38,9 @@ typedef struct zagent {
   zperm_action (*approve)(void *ud, const ztool *tool, const ztool_call *call,
                           const char *reason, const char **note);
   void *approve_ud;
+  /* Keeps requests inside the context window (agent/compaction.h); NULL =
+   * no compaction. Borrowed. */
+  struct zcompactor *compactor;
   /* Results of the run. */
   char *final_text;     /* last assistant text; owned, freed by zagent_release */
   int turns;            /* model requests made */

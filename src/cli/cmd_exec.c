@@ -8,9 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/compaction.h"
 #include "agent/loop.h"
 #include "agent/prompt.h"
 #include "agent/recorder.h"
+#include "agent/task_state.h"
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/fs.h"
@@ -22,6 +24,7 @@
 #include "net/curl_loader.h"
 #include "net/http.h"
 #include "provider/provider.h"
+#include "session/checkpoint.h"
 #include "session/store.h"
 #include "tools/tool.h"
 #include "ui/input.h"
@@ -44,6 +47,8 @@ static const char EXEC_USAGE[] =
     "      --max-turns N           model requests allowed (default maxTurns, 80)\n"
     "Sessions:\n"
     "      --resume [ID]           continue a session (default: the latest in this directory)\n"
+    "      --resume-latest         continue the latest session in this directory\n"
+    "      --fork ID               continue a copy of session ID (the original is untouched)\n"
     "      --session-title TEXT    title stored with a new session\n"
     "Workspace and permissions:\n"
     "  -C, --cwd DIR               workspace directory (default: current directory)\n"
@@ -75,7 +80,7 @@ static bool session_exists(const char *id) {
 
 /* The run's output writer plus the session recorder. */
 typedef struct exec_run {
-  zsink *sinks[2];
+  zsink *sinks[3];
   size_t nsinks;
   char run_id[40];
 } exec_run;
@@ -263,6 +268,12 @@ int cmd_exec(int argc, char **argv) {
   exec_run run = {0};
   json_t *plan = json_array();
   zagent agent = {0};
+  ztask_state task;
+  ztask_init(&task);
+  zcompact_settings csettings = {0};
+  zprovider *cheap = NULL;
+  zcheckpointer *ckpt = NULL;
+  json_t *instr_sources = NULL;
 
   zcancel_install();
   zhttp_global_init();
@@ -331,8 +342,16 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
 
-  /* Session: resume or create. */
-  if (a.resume) {
+  /* Session: fork, resume or create. */
+  if (a.fork_id) {
+    session = zsession_fork(g_session_root, a.fork_id, 0, "fork", &err);
+    if (!session ||
+        zsession_load_conv(g_session_root, session->id, &conv, warn_to_stderr, NULL, &err) < 0) {
+      exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
+      goto out;
+    }
+    ztask_from_json(&task, json_object_get(session->meta, "taskState"));
+  } else if (a.resume) {
     session_id_for_resume =
         a.resume_id ? xstrdup(a.resume_id) : zsession_latest(g_session_root, workspace, &err);
     if (!session_id_for_resume) {
@@ -343,12 +362,24 @@ int cmd_exec(int argc, char **argv) {
                                            "(see zero sessions list)");
       goto out;
     }
-    if (zsession_load_conv(g_session_root, session_id_for_resume, &conv, warn_to_stderr, NULL,
-                           &err) < 0 ||
-        !(session = zsession_open(g_session_root, session_id_for_resume, &err))) {
+    /* Lock first, then read: nobody appends while the history loads. */
+    if (!(session = zsession_open(g_session_root, session_id_for_resume, &err)) ||
+        zsession_load_conv(g_session_root, session_id_for_resume, &conv, warn_to_stderr, NULL,
+                           &err) < 0) {
       exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
       goto out;
     }
+    if (session->torn_cut > 0)
+      fprintf(stderr, "[zero] WARNING: session %s: cut a torn last line of %lld bytes (the "
+              "previous run was stopped while writing it)\n", session->id,
+              (long long)session->torn_cut);
+    if (!zsession_kind_resumable(zjson_str(session->meta, "sessionKind"))) {
+      exit_code = early_error(a.output, ZEXIT_USAGE,
+                              "this is a side session, which cannot be resumed; fork it with "
+                              "zero exec --fork ID, or resume its parent");
+      goto out;
+    }
+    ztask_from_json(&task, json_object_get(session->meta, "taskState"));
   } else {
     const char *title = a.session_title;
     char excerpt[81];
@@ -371,7 +402,8 @@ int cmd_exec(int argc, char **argv) {
   else if (a.output == ZOUT_JSON) run.sinks[0] = zout_json_new(stdout, run.run_id);
   else run.sinks[0] = zout_text_new(stdout, stderr);
   run.sinks[1] = zrecorder_new(session, stderr);
-  run.nsinks = 2;
+  run.sinks[2] = ztask_sink_new(&task, plan);
+  run.nsinks = 3;
 
   zagent_event start = {.kind = ZAEV_RUN_START, .session_id = session->id, .cwd = workspace,
                         .provider = rp.name, .model = rp.model, .api_model = rp.model};
@@ -388,7 +420,7 @@ int cmd_exec(int argc, char **argv) {
 
   zprompt_opts po = {.cwd = workspace, .provider = rp.name, .model = rp.model,
                      .permission_mode = zperm_mode_name(mode)};
-  system_prompt = zprompt_build(&po, NULL);
+  system_prompt = zprompt_build(&po, &instr_sources);
 
   zconv_add_user(&conv, prompt.data);
   zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data, .len = prompt.len};
@@ -396,10 +428,32 @@ int cmd_exec(int argc, char **argv) {
 
   ztool_ctx tctx = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
                     .n_add_dirs = a.n_add_dirs, .plan = plan};
+  /* Checkpoints: every file a tool is about to change is saved first. */
+  ckpt = zcheckpointer_new(session, stderr);
+  tctx.write_hook = (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = ckpt};
+
+  /* Compaction: a cheaper summarizer when one is chosen. */
+  zcompact_settings_load(&csettings, cfg.user_path, cfg.project_path, stderr);
+  const char *cheap_model = zcompact_pick_model(&csettings, rp.kind, rp.base_url, rp.model);
+  if (cheap_model) {
+    zprov_opts copts = popts;
+    copts.model = cheap_model;
+    zerr cerr = ZERR_INIT;
+    cheap = zprovider_new(&copts, &cerr);
+  }
+  zcompactor compactor = {
+      .window = zcompact_context_window(&csettings, rp.model), .main = provider, .cheap = cheap,
+      .main_model = rp.model, .cheap_model = cheap_model, .task = &task,
+      .instructions = instr_sources, .session = session,
+      .diag = a.output == ZOUT_TEXT ? stderr : NULL};
   agent = (zagent){.provider = provider, .system_prompt = system_prompt, .tools = &tctx,
                    .mode = mode, .max_turns = cfg.max_turns, .sinks = run.sinks,
-                   .nsinks = run.nsinks, .model = rp.model};
+                   .nsinks = run.nsinks, .model = rp.model, .compactor = &compactor};
   zrun_status st = zagent_run(&agent, &conv, &err);
+  {
+    zerr terr = ZERR_INIT;
+    zsession_set_meta(session, "taskState", ztask_to_json(&task), &terr);
+  }
 
   switch (st) {
     case ZRUN_SUCCESS: {
@@ -431,6 +485,11 @@ int cmd_exec(int argc, char **argv) {
 
 out:
   for (size_t i = 0; i < run.nsinks; i++) run.sinks[i]->destroy(run.sinks[i]);
+  zcheckpointer_free(ckpt);
+  if (cheap) zprovider_free(cheap);
+  zcompact_settings_release(&csettings);
+  ztask_release(&task);
+  json_decref(instr_sources);
   zagent_release(&agent);
   json_decref(plan);
   zconv_release(&conv);

@@ -338,7 +338,8 @@ static int64_t line_sequence(const zbuf *line) {
  * only the end of the file: resuming a 200 MB log must not read 200 MB.
  * Appends are whole lines in sequence order, so the last whole line holds
  * the highest sequence. Anything unexpected falls back to the full scan. */
-static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, zerr *err) {
+static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, int64_t *cut,
+                           zerr *err) {
   struct stat st;
   if (fstat(fd, &st) < 0) return zerr_errno(err, ZE_IO, "cannot stat %s/" EVENTS_FILE, dir);
   int64_t size = st.st_size;
@@ -362,6 +363,7 @@ static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, zerr *err
       rc = zerr_errno(err, ZE_IO, "cannot repair %s/" EVENTS_FILE, dir);
   } else {
     /* A torn last line: cut it, then the line before it has the sequence. */
+    *cut = size - start;
     if (ftruncate(fd, start) < 0) {
       rc = zerr_errno(err, ZE_IO, "cannot cut the torn last line of %s/" EVENTS_FILE, dir);
     } else if (start == 0) {
@@ -422,7 +424,7 @@ zsession *zsession_open(const char *root, const char *id, zerr *err) {
   json_object_set_new(s->meta, "sessionId", json_string(id));
 
   s->events_fd = open_events(s->dir, O_CREAT, err);
-  if (s->events_fd < 0 || scan_and_repair(s->events_fd, s->dir, &s->sequence, err) < 0) {
+  if (s->events_fd < 0 || scan_and_repair(s->events_fd, s->dir, &s->sequence, &s->torn_cut, err) < 0) {
     zsession_close(s);
     return NULL;
   }

@@ -46,6 +46,7 @@ typedef struct zsession {
   json_t *meta;     /* metadata object, kept in memory and rewritten */
   bool meta_dirty;  /* meta changed since metadata.json was last written */
   bool unsynced;    /* events written since the last fdatasync */
+  int64_t torn_cut; /* bytes of a torn last line open() cut off (0: none) */
 } zsession;
 
 /* <data dir>/sessions (XDG honoured). Caller frees. */
