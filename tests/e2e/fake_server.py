@@ -105,7 +105,9 @@ def tool_arguments(call):
 
 def usage_object(turn, request, text, reasoning, calls):
     u = dict(turn.get("usage") or {})
-    prompt_chars = len(json.dumps(request.get("messages", []), ensure_ascii=False))
+    # Like a real provider, the prompt counts the tool definitions too.
+    prompt_chars = len(json.dumps(request.get("messages", []), ensure_ascii=False)) + \
+        len(json.dumps(request.get("tools", []), ensure_ascii=False))
     completion_chars = len(text) + len(reasoning) + sum(len(tool_arguments(c)) for c in calls)
     prompt = u.get("prompt_tokens", max(1, prompt_chars // 4))
     completion = u.get("completion_tokens", max(1, completion_chars // 4))
