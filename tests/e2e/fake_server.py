@@ -294,6 +294,19 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(404, {"error": {"message": "fake server: no route for POST " + path,
                                            "type": "invalid_request_error"}})
             return
+        if self.server.auto_summary is not None:
+            try:
+                body = json.loads(raw.decode("utf-8"))
+                msgs = body.get("messages") or [{}]
+                first = msgs[0].get("content") or ""
+            except (ValueError, UnicodeDecodeError, AttributeError):
+                body, first = None, ""
+            if isinstance(first, str) and first.startswith("You summarize"):
+                # --auto-summary: compaction requests get a fixed summary and
+                # do not consume the script (long scripted runs, benchmarks).
+                self.record(raw, None)
+                self.stream({"text": self.server.auto_summary}, -1, body or {})
+                return
         turn, index = self.server.script.take()
         request = self.record(raw, index if turn is not None else None)
         if turn is None:
@@ -440,6 +453,9 @@ def main(argv):
     ap.add_argument("--port", type=int, default=0, help="port (default: any free one)")
     ap.add_argument("--models", default="fake-model",
                     help="comma-separated ids for GET /v1/models")
+    ap.add_argument("--auto-summary", metavar="TEXT",
+                    help="answer compaction requests (system prompt starting 'You summarize') "
+                         "with TEXT without consuming a scripted turn")
     ap.add_argument("--keep-running", action="store_true",
                     help="do not exit when the parent process goes away")
     args = ap.parse_args(argv)
@@ -454,6 +470,7 @@ def main(argv):
     httpd = Server(("127.0.0.1", args.port), Handler)
     httpd.script = Script(turns, args.log)
     httpd.models = [m for m in args.models.split(",") if m]
+    httpd.auto_summary = args.auto_summary
     sys.stdout.write("PORT %d\n" % httpd.server_address[1])
     sys.stdout.flush()
     try:
