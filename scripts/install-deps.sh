@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libjansson-dev libssl-dev
-  libcmocka-dev python3
+  libcmocka-dev python3 libsqlite3-dev
   libseccomp-dev bubblewrap
 )
 # Wanted by later capabilities and the benchmarks; installed with the rest so one

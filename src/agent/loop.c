@@ -1,6 +1,8 @@
 /* loop.c — the agent loop; see loop.h. */
 #include "agent/loop.h"
 
+#include "agent/compaction.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -86,6 +88,7 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
       a->usage.total_tokens += pe->usage.total_tokens;
       a->usage.cached_tokens += pe->usage.cached_tokens;
       a->usage.reasoning_tokens += pe->usage.reasoning_tokens;
+      zcompact_observe_usage(a->compactor, pe->usage.prompt_tokens);
       ev.kind = ZAEV_USAGE;
       ev.usage = pe->usage;
       ev.model = a->model;
@@ -263,11 +266,26 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
       break;
     }
     a->turns++;
-    turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};
     /* Per turn: a source's tool list may change (MCP list_changed). */
     json_t *turn_tools = schemas_with_sources(a, schemas);
+    if (a->compactor) {
+      zerr cerr = ZERR_INIT;
+      if (zcompact_before_request(a->compactor, conv, a->system_prompt, turn_tools, &cerr) < 0 &&
+          !zcancel_requested())
+        emit_simple(a, ZAEV_WARNING, cerr.msg);
+    }
+    turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};
     zprov_request req = {.system = a->system_prompt, .conv = conv, .tools = turn_tools};
     int rc = zprovider_stream(a->provider, &req, on_provider_event, &t, err);
+    if (rc < 0 && a->compactor && !t.text.len && !t.calls.len && zcompact_is_context_error(err) &&
+        zcompact_recover(a->compactor, conv, a->system_prompt, turn_tools) > 0) {
+      /* The context was reclaimed: the same turn again, not counted twice. */
+      turn_release(&t);
+      json_decref(turn_tools);
+      a->turns--;
+      zerr_clear(err);
+      continue;
+    }
     json_decref(turn_tools);
     if (rc < 0) {
       /* Keep whatever the model said before the failure. */

@@ -34,6 +34,7 @@ typedef struct ztool_source {
   void (*invoke)(void *ud, struct zagent *a, const ztool_call *call, ztool_result *res);
   void *ud;
 } ztool_source;
+struct zcompactor;
 
 typedef struct zagent {
   zprovider *provider;
@@ -54,6 +55,9 @@ typedef struct zagent {
   void *approve_ud;
   const ztool_source *sources; /* extra tool sources (MCP); may be NULL */
   size_t nsources;
+  /* Keeps requests inside the context window (agent/compaction.h); NULL =
+   * no compaction. Borrowed. */
+  struct zcompactor *compactor;
   /* Results of the run. */
   char *final_text;     /* last assistant text; owned, freed by zagent_release */
   int turns;            /* model requests made */

@@ -8,9 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/compaction.h"
 #include "agent/loop.h"
 #include "agent/prompt.h"
 #include "agent/recorder.h"
+#include "agent/task_state.h"
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/fs.h"
@@ -26,6 +28,7 @@
 #include "provider/provider.h"
 #include "sandbox/grants.h"
 #include "sandbox/sandbox.h"
+#include "session/checkpoint.h"
 #include "session/store.h"
 #include "tools/tool.h"
 #include "ui/input.h"
@@ -48,6 +51,8 @@ static const char EXEC_USAGE[] =
     "      --max-turns N           model requests allowed (default maxTurns, 80)\n"
     "Sessions:\n"
     "      --resume [ID]           continue a session (default: the latest in this directory)\n"
+    "      --resume-latest         continue the latest session in this directory\n"
+    "      --fork ID               continue a copy of session ID (the original is untouched)\n"
     "      --session-title TEXT    title stored with a new session\n"
     "Workspace and permissions:\n"
     "  -C, --cwd DIR               workspace directory (default: current directory)\n"
@@ -80,7 +85,7 @@ static bool session_exists(const char *id) {
 
 /* The run's output writer plus the session recorder. */
 typedef struct exec_run {
-  zsink *sinks[2];
+  zsink *sinks[3];
   size_t nsinks;
   char run_id[40];
 } exec_run;
@@ -281,6 +286,12 @@ int cmd_exec(int argc, char **argv) {
   zsb_spawner sbs = {0};
   zgrants grants = {0};
   bool have_sandbox = false;
+  ztask_state task;
+  ztask_init(&task);
+  zcompact_settings csettings = {0};
+  zprovider *cheap = NULL;
+  zcheckpointer *ckpt = NULL;
+  json_t *instr_sources = NULL;
 
   zcancel_install();
   zhttp_global_init();
@@ -362,8 +373,16 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
 
-  /* Session: resume or create. */
-  if (a.resume) {
+  /* Session: fork, resume or create. */
+  if (a.fork_id) {
+    session = zsession_fork(g_session_root, a.fork_id, 0, "fork", &err);
+    if (!session ||
+        zsession_load_conv(g_session_root, session->id, &conv, warn_to_stderr, NULL, &err) < 0) {
+      exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
+      goto out;
+    }
+    ztask_from_json(&task, json_object_get(session->meta, "taskState"));
+  } else if (a.resume) {
     session_id_for_resume =
         a.resume_id ? xstrdup(a.resume_id) : zsession_latest(g_session_root, workspace, &err);
     if (!session_id_for_resume) {
@@ -374,12 +393,24 @@ int cmd_exec(int argc, char **argv) {
                                            "(see zero sessions list)");
       goto out;
     }
-    if (zsession_load_conv(g_session_root, session_id_for_resume, &conv, warn_to_stderr, NULL,
-                           &err) < 0 ||
-        !(session = zsession_open(g_session_root, session_id_for_resume, &err))) {
+    /* Lock first, then read: nobody appends while the history loads. */
+    if (!(session = zsession_open(g_session_root, session_id_for_resume, &err)) ||
+        zsession_load_conv(g_session_root, session_id_for_resume, &conv, warn_to_stderr, NULL,
+                           &err) < 0) {
       exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
       goto out;
     }
+    if (session->torn_cut > 0)
+      fprintf(stderr, "[zero] WARNING: session %s: cut a torn last line of %lld bytes (the "
+              "previous run was stopped while writing it)\n", session->id,
+              (long long)session->torn_cut);
+    if (!zsession_kind_resumable(zjson_str(session->meta, "sessionKind"))) {
+      exit_code = early_error(a.output, ZEXIT_USAGE,
+                              "this is a side session, which cannot be resumed; fork it with "
+                              "zero exec --fork ID, or resume its parent");
+      goto out;
+    }
+    ztask_from_json(&task, json_object_get(session->meta, "taskState"));
   } else {
     const char *title = a.session_title;
     char excerpt[81];
@@ -402,7 +433,8 @@ int cmd_exec(int argc, char **argv) {
   else if (a.output == ZOUT_JSON) run.sinks[0] = zout_json_new(stdout, run.run_id);
   else run.sinks[0] = zout_text_new(stdout, stderr);
   run.sinks[1] = zrecorder_new(session, stderr);
-  run.nsinks = 2;
+  run.sinks[2] = ztask_sink_new(&task, plan);
+  run.nsinks = 3;
 
   zagent_event start = {.kind = ZAEV_RUN_START, .session_id = session->id, .cwd = workspace,
                         .provider = rp.name, .model = rp.model, .api_model = rp.model};
@@ -424,7 +456,7 @@ int cmd_exec(int argc, char **argv) {
 
   zprompt_opts po = {.cwd = workspace, .provider = rp.name, .model = rp.model,
                      .permission_mode = zperm_mode_name(mode)};
-  system_prompt = zprompt_build(&po, NULL);
+  system_prompt = zprompt_build(&po, &instr_sources);
 
   zconv_add_user(&conv, prompt.data);
   zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data, .len = prompt.len};
@@ -436,17 +468,40 @@ int cmd_exec(int argc, char **argv) {
   zperm_engine perm = {.mode = mode, .autonomy = a.autonomy, .tools = &tctx, .policy = &sbp,
                        .sandbox_active = zsb_active(&sbp), .grants = &grants,
                        .escalate = zsb_spawner_escalate, .escalate_ud = &sbs};
+  /* Checkpoints: every file a tool is about to change is saved first. */
+  ckpt = zcheckpointer_new(session, stderr);
+  tctx.write_hook = (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = ckpt};
+
   /* MCP servers start in parallel, through the same spawner as every other
    * child; one that fails is a warning, the run goes on. */
   if (zmcp_manager_start(&mcp, workspace, tctx.spawner, mode, warn_event, &run, &err) < 0) {
     exit_code = finish_with_error(&run, ZEXIT_PROVIDER, err.msg, false);
     goto finish;
   }
+
+  /* Compaction: a cheaper summarizer when one is chosen. */
+  zcompact_settings_load(&csettings, cfg.user_path, cfg.project_path, stderr);
+  const char *cheap_model = zcompact_pick_model(&csettings, rp.kind, rp.base_url, rp.model);
+  if (cheap_model) {
+    zprov_opts copts = popts;
+    copts.model = cheap_model;
+    zerr cerr = ZERR_INIT;
+    cheap = zprovider_new(&copts, &cerr);
+  }
+  zcompactor compactor = {
+      .window = zcompact_context_window(&csettings, &cfg, rp.model), .main = provider, .cheap = cheap,
+      .main_model = rp.model, .cheap_model = cheap_model, .task = &task,
+      .instructions = instr_sources, .session = session,
+      .diag = a.output == ZOUT_TEXT ? stderr : NULL};
   agent = (zagent){.provider = provider, .system_prompt = system_prompt, .tools = &tctx,
                    .mode = mode, .perm = &perm, .max_turns = cfg.max_turns, .sinks = run.sinks,
-                   .nsinks = run.nsinks, .model = rp.model,
+                   .nsinks = run.nsinks, .model = rp.model, .compactor = &compactor,
                    .sources = mcp.n ? &mcp.source : NULL, .nsources = mcp.n ? 1 : 0};
   zrun_status st = zagent_run(&agent, &conv, &err);
+  {
+    zerr terr = ZERR_INIT;
+    zsession_set_meta(session, "taskState", ztask_to_json(&task), &terr);
+  }
 
   switch (st) {
     case ZRUN_SUCCESS: {
@@ -483,6 +538,11 @@ out:
   if (have_sandbox) zsb_spawner_release(&sbs);
   zsb_policy_release(&sbp);
   zgrants_release(&grants);
+  zcheckpointer_free(ckpt);
+  if (cheap) zprovider_free(cheap);
+  zcompact_settings_release(&csettings);
+  ztask_release(&task);
+  json_decref(instr_sources);
   zagent_release(&agent);
   json_decref(plan);
   zconv_release(&conv);

@@ -14,21 +14,35 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "session/checkpoint.h"
 #include "session/store.h"
 
 #define EXCERPT_MAX 60
 
 static void usage(FILE *out) {
   fprintf(out,
-          "Usage: zero sessions [list] [--json]\n"
-          "       zero sessions show <session-id> [--json]\n"
+          "Usage: zero sessions [list] [--json] [--kind KIND]\n"
+          "       zero sessions show <id> [--json]\n"
+          "       zero sessions tree <id> [--json]\n"
+          "       zero sessions lineage <id> [--json]\n"
+          "       zero sessions delete <id>\n"
+          "       zero sessions fork <id> [--at SEQ] [--kind fork|side] [--json]\n"
+          "       zero sessions rewind <id> --to SEQ [--dry-run] [--json]\n"
           "\n"
-          "Lists saved sessions, most recently updated first, or shows one session's\n"
-          "metadata and a count of its events by type. Sessions are stored in\n"
+          "Lists saved sessions, most recently updated first; shows one session's\n"
+          "metadata, task state and a count of its events by type; prints a session's\n"
+          "fork tree or its lineage (root -> … -> id); deletes a session; forks one\n"
+          "(a copy of its events up to SEQ that continues independently); rewinds one\n"
+          "to event SEQ (restores the files tools changed after it and cuts the\n"
+          "conversation there; the plan is printed first). Sessions are stored in\n"
           "$XDG_DATA_HOME/zero/sessions (default ~/.local/share/zero/sessions).\n"
           "\n"
           "Flags:\n"
           "  --json       print JSON (list: an array of metadata objects)\n"
+          "  --kind KIND  list: only sessions of KIND (regular, fork, side, child)\n"
+          "  --at SEQ     fork: copy events up to SEQ (default: all)\n"
+          "  --to SEQ     rewind: keep events up to SEQ\n"
+          "  --dry-run    rewind: show the plan, change nothing\n"
           "  -h, --help   show this help\n"
           "\n"
           "Examples:\n"
@@ -138,7 +152,14 @@ static void print_session_line(const char *root, const json_t *m) {
   zbuf_release(&line);
 }
 
-static int run_list(bool json) {
+static bool kind_matches(const json_t *m, const char *kind) {
+  if (!kind) return true;
+  const char *k = zjson_str(m, "sessionKind");
+  if (!strcmp(kind, "regular")) return !k || !k[0];
+  return k && !strcmp(k, kind);
+}
+
+static int run_list(bool json, const char *kind) {
   cleanup_free char *root = zsession_root();
   json_t *warnings = NULL;
   zerr err = ZERR_INIT;
@@ -150,6 +171,14 @@ static int run_list(bool json) {
   }
   print_warnings(warnings);
   json_decref(warnings);
+  if (kind) {
+    json_t *f = json_array();
+    size_t i;
+    json_t *m;
+    json_array_foreach(all, i, m) if (kind_matches(m, kind)) json_array_append(f, m);
+    json_decref(all);
+    all = f;
+  }
   if (json) {
     print_json(all);
   } else if (json_array_size(all) == 0) {
@@ -227,12 +256,31 @@ static int run_show(const char *id, bool json) {
     const char *key;
     json_t *v;
     json_object_foreach(meta, key, v) {
-      if (!strcmp(key, "sessionId")) continue;
+      if (!strcmp(key, "sessionId") || !strcmp(key, "taskState")) continue;
       if (json_is_string(v)) {
         printf("  %s: %s\n", key, json_string_value(v));
       } else {
         cleanup_free char *s = zjson_dumps(v);
         printf("  %s: %s\n", key, s);
+      }
+    }
+    const json_t *ts = json_object_get(meta, "taskState");
+    if (json_is_object(ts)) {
+      printf("Task:\n");
+      const char *obj = zjson_str(ts, "objective");
+      if (obj) printf("  objective: %s\n", obj);
+      size_t i;
+      json_t *it;
+      if (json_array_size(json_object_get(ts, "plan"))) printf("  plan:\n");
+      json_array_foreach(json_object_get(ts, "plan"), i, it)
+        printf("    [%s] %s\n", zjson_str_or(it, "status", "pending"), zjson_str_or(it, "step", ""));
+      const json_t *tcalls = json_object_get(ts, "toolCalls");
+      printf("  tool calls: %lld ok, %lld failed\n", (long long)zjson_int_or(tcalls, "ok", 0),
+             (long long)zjson_int_or(tcalls, "failed", 0));
+      if (json_array_size(json_object_get(ts, "changedFiles"))) {
+        printf("  changed files:\n");
+        json_array_foreach(json_object_get(ts, "changedFiles"), i, it)
+          printf("    %s\n", json_string_value(it));
       }
     }
     printf("Events (%lld):\n", (long long)tc.total);
@@ -257,8 +305,210 @@ out:
   return code;
 }
 
+
+/* ---- tree / lineage ---------------------------------------------------- */
+
+static json_t *load_all(const char *root) {
+  zerr err = ZERR_INIT;
+  json_t *all = zsession_list(root, NULL, &err);
+  if (!all) fprintf(stderr, "[zero] %s\n", err.msg);
+  return all;
+}
+
+static const json_t *find_meta(const json_t *all, const char *id) {
+  size_t i;
+  json_t *m;
+  json_array_foreach(all, i, m) if (!strcmp(zjson_str_or(m, "sessionId", ""), id)) return m;
+  return NULL;
+}
+
+static int not_found(const char *id) {
+  fprintf(stderr, "[zero] session %s not found; run `zero sessions list` to see saved sessions\n",
+          id);
+  return ZEXIT_USAGE;
+}
+
+static int run_lineage(const char *id, bool json) {
+  cleanup_free char *root = zsession_root();
+  json_t *all = load_all(root);
+  if (!all) return ZEXIT_INTERNAL;
+  if (!find_meta(all, id)) {
+    json_decref(all);
+    return not_found(id);
+  }
+  json_t *chain = json_array();
+  const char *cur = id;
+  /* Walk parents; the bound guards against a cycle in edited metadata. */
+  for (int guard = 0; cur && guard < 1000; guard++) {
+    json_array_insert_new(chain, 0, json_string(cur));
+    const json_t *m = find_meta(all, cur);
+    cur = m ? zjson_str(m, "parentSessionId") : NULL;
+  }
+  if (json) {
+    print_json(chain);
+  } else {
+    size_t i;
+    json_t *v;
+    json_array_foreach(chain, i, v) printf("%s%s", i ? " -> " : "", json_string_value(v));
+    printf("\n");
+  }
+  json_decref(chain);
+  json_decref(all);
+  return ZEXIT_SUCCESS;
+}
+
+static json_t *tree_node(const json_t *all, const char *id, int depth) {
+  json_t *node = json_object();
+  const json_t *m = find_meta(all, id);
+  json_object_set_new(node, "sessionId", json_string(id));
+  const char *kind = m ? zjson_str(m, "sessionKind") : NULL;
+  if (kind) json_object_set_new(node, "sessionKind", json_string(kind));
+  json_t *kids = json_array();
+  size_t i;
+  json_t *c;
+  if (depth < 64)
+    json_array_foreach(all, i, c) {
+      const char *parent = zjson_str(c, "parentSessionId");
+      if (parent && !strcmp(parent, id))
+        json_array_append_new(kids, tree_node(all, zjson_str(c, "sessionId"), depth + 1));
+    }
+  json_object_set_new(node, "children", kids);
+  return node;
+}
+
+static void print_tree(const json_t *node, int depth) {
+  const char *kind = zjson_str(node, "sessionKind");
+  printf("%*s%s%s%s%s\n", 2 * (depth + 1), "", zjson_str_or(node, "sessionId", "?"),
+         kind ? " [" : "", kind ? kind : "", kind ? "]" : "");
+  size_t i;
+  json_t *c;
+  json_array_foreach(json_object_get(node, "children"), i, c) print_tree(c, depth + 1);
+}
+
+static int run_tree(const char *id, bool json) {
+  cleanup_free char *root = zsession_root();
+  json_t *all = load_all(root);
+  if (!all) return ZEXIT_INTERNAL;
+  const json_t *m = find_meta(all, id);
+  if (!m) {
+    json_decref(all);
+    return not_found(id);
+  }
+  /* The tree of the whole family: from the root session down. */
+  const char *top = zjson_str(m, "rootSessionId");
+  if (!top || !find_meta(all, top)) top = id;
+  json_t *tree = tree_node(all, top, 0);
+  if (json) {
+    print_json(tree);
+  } else {
+    printf("Zero session tree:\n");
+    print_tree(tree, 0);
+  }
+  json_decref(tree);
+  json_decref(all);
+  return ZEXIT_SUCCESS;
+}
+
+/* ---- delete / fork / rewind --------------------------------------------- */
+
+static int code_for_err(const zerr *err) {
+  return err->kind == ZE_USAGE || err->kind == ZE_NOT_FOUND || err->kind == ZE_INVALID
+             ? ZEXIT_USAGE
+             : ZEXIT_INTERNAL;
+}
+
+static int run_delete(const char *id) {
+  cleanup_free char *root = zsession_root();
+  zerr err = ZERR_INIT;
+  if (zsession_delete(root, id, &err) < 0) {
+    fprintf(stderr, "[zero] %s\n", err.msg);
+    return code_for_err(&err);
+  }
+  printf("Deleted session %s.\n", id);
+  return ZEXIT_SUCCESS;
+}
+
+static bool parse_seq(const char *v, int64_t *out) {
+  if (!v) return false;
+  /* Accept "<sessionId>:<seq>" event ids as well as bare numbers. */
+  const char *colon = strrchr(v, ':');
+  if (colon) v = colon + 1;
+  char *end;
+  long long n = strtoll(v, &end, 10);
+  if (!*v || *end || n < 0) return false;
+  *out = n;
+  return true;
+}
+
+static int run_fork(const char *id, const char *at, const char *kind, bool json) {
+  int64_t upto = 0;
+  if (at && !parse_seq(at, &upto)) return usage_error("--at needs an event sequence number");
+  cleanup_free char *root = zsession_root();
+  zerr err = ZERR_INIT;
+  zsession *s = zsession_fork(root, id, upto, kind ? kind : "fork", &err);
+  if (!s) {
+    fprintf(stderr, "[zero] %s\n", err.msg);
+    return code_for_err(&err);
+  }
+  if (json) print_json(s->meta);
+  else printf("Forked %s into %s (%lld events). Continue it with: zero exec --resume %s \"…\"\n",
+              id, s->id, (long long)s->sequence, s->id);
+  zsession_close(s);
+  return ZEXIT_SUCCESS;
+}
+
+static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
+  int64_t seq = 0;
+  if (!to) return usage_error("rewind needs --to SEQ (see `zero sessions show %s`)", id);
+  if (!parse_seq(to, &seq)) return usage_error("--to needs an event sequence number, not \"%s\"", to);
+  cleanup_free char *root = zsession_root();
+  zerr err = ZERR_INIT;
+  json_t *plan = NULL;
+  /* The plan is always computed and shown first. */
+  if (zsession_rewind(root, id, seq, true, &plan, &err) < 0) {
+    fprintf(stderr, "[zero] %s\n", err.msg);
+    return code_for_err(&err);
+  }
+  if (!json) {
+    printf("Rewind %s to event %lld (removes %lld events):\n", id, (long long)seq,
+           (long long)zjson_int_or(plan, "removedEvents", 0));
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(plan, "restore"), i, r)
+      printf("  %s %s\n", !strcmp(zjson_str_or(r, "action", ""), "delete") ? "delete " : "restore",
+             zjson_str_or(r, "path", ""));
+    json_array_foreach(json_object_get(plan, "notRestorable"), i, r) {
+      if (zjson_str(r, "path"))
+        printf("  NOT RESTORABLE %s: %s\n", zjson_str(r, "path"), zjson_str_or(r, "reason", ""));
+      else
+        printf("  NOT RESTORABLE: event %lld ran `%s`; %s\n",
+               (long long)zjson_int_or(r, "sequence", 0), zjson_str_or(r, "command", ""),
+               zjson_str_or(r, "reason", ""));
+    }
+    if (!json_array_size(json_object_get(plan, "restore")))
+      printf("  (no files to restore)\n");
+  }
+  if (dry_run) {
+    if (json) print_json(plan);
+    else printf("Dry run: nothing was changed.\n");
+    json_decref(plan);
+    return ZEXIT_SUCCESS;
+  }
+  json_decref(plan);
+  plan = NULL;
+  if (zsession_rewind(root, id, seq, false, &plan, &err) < 0) {
+    fprintf(stderr, "[zero] rewind failed: %s\n", err.msg);
+    return code_for_err(&err);
+  }
+  if (json) print_json(plan);
+  else printf("Rewound.\n");
+  json_decref(plan);
+  return ZEXIT_SUCCESS;
+}
+
 int cmd_sessions(int argc, char **argv) {
-  bool json = false;
+  bool json = false, dry_run = false;
+  const char *kind = NULL, *at = NULL, *to = NULL;
   const char *positional[3] = {NULL, NULL, NULL};
   int npos = 0;
   for (int i = 0; i < argc; i++) {
@@ -269,6 +519,18 @@ int cmd_sessions(int argc, char **argv) {
     }
     if (!strcmp(a, "--json")) {
       json = true;
+    } else if (!strcmp(a, "--dry-run")) {
+      dry_run = true;
+    } else if (!strcmp(a, "--kind") || !strcmp(a, "--at") || !strcmp(a, "--to")) {
+      if (i + 1 >= argc) return usage_error("flag %s needs a value", a);
+      const char **dst = !strcmp(a, "--kind") ? &kind : !strcmp(a, "--at") ? &at : &to;
+      *dst = argv[++i];
+    } else if (!strncmp(a, "--kind=", 7)) {
+      kind = a + 7;
+    } else if (!strncmp(a, "--at=", 5)) {
+      at = a + 5;
+    } else if (!strncmp(a, "--to=", 5)) {
+      to = a + 5;
     } else if (a[0] == '-' && a[1] != '\0') {
       return usage_error("unknown sessions flag \"%s\"", a);
     } else if (npos < 3) {
@@ -280,7 +542,19 @@ int cmd_sessions(int argc, char **argv) {
   const char *sub = npos ? positional[0] : "list";
   if (!strcmp(sub, "list")) {
     if (npos > 1) return usage_error("unexpected argument \"%s\"", positional[1]);
-    return run_list(json);
+    return run_list(json, kind);
+  }
+  const char *id = npos > 1 ? positional[1] : NULL;
+  if (!strcmp(sub, "tree") || !strcmp(sub, "lineage") || !strcmp(sub, "delete") ||
+      !strcmp(sub, "fork") || !strcmp(sub, "rewind")) {
+    if (!id) return usage_error("%s needs a session id", sub);
+    if (npos > 2) return usage_error("unexpected argument \"%s\"", positional[2]);
+    if (!zsession_id_valid(id)) return not_found(id);
+    if (!strcmp(sub, "tree")) return run_tree(id, json);
+    if (!strcmp(sub, "lineage")) return run_lineage(id, json);
+    if (!strcmp(sub, "delete")) return run_delete(id);
+    if (!strcmp(sub, "fork")) return run_fork(id, at, kind, json);
+    return run_rewind(id, to, dry_run, json);
   }
   if (!strcmp(sub, "show")) {
     if (npos < 2) return usage_error("show needs a session id");

@@ -120,6 +120,11 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
                  is_session(argv[i + 1])) {
         a->resume_id = argv[++i];
       }
+    } else if (!strcmp(arg, "--resume-latest")) {
+      a->resume = true;
+      a->resume_id = NULL;
+    } else if (flag_is(arg, "--fork", &iv)) {
+      if (!(a->fork_id = take_value(argc, argv, &i, arg, iv, err))) return -1;
     } else if (flag_is(arg, "--permission-mode", &iv)) {
       if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
       if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
@@ -141,6 +146,9 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
       zbuf_addstr(&a->prompt, arg);
     }
   }
+  if (a->fork_id && a->resume)
+    return zerr_set(err, ZE_USAGE, "--fork and --resume cannot be combined: --fork ID already "
+                    "continues (a copy of) session ID");
   return 0;
 }
 

@@ -23,6 +23,7 @@ typedef struct zexec_args {
   int max_turns;            /* 0 = config */
   bool resume;
   const char *resume_id;    /* NULL = latest */
+  const char *fork_id;      /* --fork ID: run in a fork of that session */
   bool mode_given;
   zperm_mode mode;
   zautonomy autonomy;

@@ -44,6 +44,12 @@ static bool blank(const char *s, size_t n) {
 
 int zsession_for_each_event(const char *root, const char *id, zsession_event_fn fn, void *ud,
                             void (*warn)(void *ud, const char *msg), zerr *err) {
+  return zsession_for_each_event_from(root, id, 0, fn, ud, warn, err);
+}
+
+int zsession_for_each_event_from(const char *root, const char *id, int64_t from,
+                                 zsession_event_fn fn, void *ud,
+                                 void (*warn)(void *ud, const char *msg), zerr *err) {
   if (!zsession_id_valid(id))
     return zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see "
                     "saved sessions", id ? id : "");
@@ -58,9 +64,12 @@ int zsession_for_each_event(const char *root, const char *id, zsession_event_fn 
     if (errno == ENOENT) return 0; /* created, nothing recorded yet */
     return zerr_errno(err, ZE_IO, "cannot open %s", path);
   }
+  if (from > 0 && lseek(fd, from, SEEK_SET) < 0)
+    return zerr_errno(err, ZE_IO, "cannot seek %s", path);
 
   zjsonl_reader r;
   zjsonl_reader_init(&r, fd);
+  r.offset = from;
   zjsonl_line line;
   int rc, result = 0;
   while ((rc = zjsonl_next(&r, &line)) > 0) {
@@ -94,6 +103,61 @@ int zsession_for_each_event(const char *root, const char *id, zsession_event_fn 
   zjsonl_reader_release(&r);
   if (rc < 0) return zerr_errno(err, ZE_IO, "cannot read %s", path);
   return result;
+}
+
+int64_t zsession_find_last(const char *root, const char *id, const char *type) {
+  if (!zsession_id_valid(id) || !type) return -1;
+  cleanup_free char *dir = zpath_join(root, id);
+  cleanup_free char *path = zpath_join(dir, "events.jsonl");
+  cleanup_fd int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0) return -1;
+  /* The writer emits compact JSON, so a real event carries this exact text;
+   * inside a string value the quotes would be escaped. A hit is still parsed
+   * to confirm it is the top-level type. */
+  zbuf marker = ZBUF_INIT;
+  zbuf_addf(&marker, "\"type\":\"%s\"", type);
+  enum { STEP = 1 << 20 };
+  char *chunk = xmalloc(STEP + marker.len);
+  int64_t end = st.st_size, found = -1;
+  while (end > 0 && found < 0) {
+    size_t n = end >= STEP ? STEP : (size_t)end;
+    int64_t base = end - (int64_t)n;
+    /* Read a little past the chunk so a marker straddling the edge is seen. */
+    size_t extra = (size_t)(st.st_size - end) < marker.len ? (size_t)(st.st_size - end) : marker.len;
+    ssize_t got = pread(fd, chunk, n + extra, base);
+    if (got != (ssize_t)(n + extra)) break;
+    /* The last hit in this chunk first. */
+    int64_t hits[64];
+    size_t nh = 0;
+    for (char *p = chunk; (p = memmem(p, n + extra - (size_t)(p - chunk), marker.data,
+                                      marker.len)) != NULL; p++) {
+      if ((size_t)(p - chunk) >= n) break; /* belongs to the next chunk, already seen */
+      if (nh == ZARRAY_LEN(hits)) memmove(hits, hits + 1, sizeof hits - sizeof *hits), nh--;
+      hits[nh++] = base + (p - chunk);
+    }
+    for (size_t h = nh; h-- > 0 && found < 0;) {
+      /* Line start: the byte after the previous newline. */
+      int64_t ls = hits[h];
+      char c;
+      while (ls > 0 && pread(fd, &c, 1, ls - 1) == 1 && c != '\n') ls--;
+      if (lseek(fd, ls, SEEK_SET) < 0) continue;
+      zjsonl_reader r;
+      zjsonl_reader_init(&r, fd);
+      zjsonl_line line;
+      if (zjsonl_next(&r, &line) > 0 && line.newline && !line.oversize) {
+        json_t *ev = json_loadb(line.text, line.len, JSON_ALLOW_NUL, NULL);
+        const char *t = zjson_str(ev, "type");
+        if (t && !strcmp(t, type)) found = ls;
+        json_decref(ev);
+      }
+      zjsonl_reader_release(&r);
+    }
+    end = base;
+  }
+  free(chunk);
+  zbuf_release(&marker);
+  return found;
 }
 
 /* ---- conversation rebuild --------------------------------------------- */
@@ -217,6 +281,27 @@ static void on_tool_result(replay *rp, const json_t *p, int64_t seq) {
   free(pc.name);
 }
 
+static void clear_pending(replay *rp) {
+  for (size_t i = 0; i < rp->pending.len; i++) {
+    free(rp->pending.items[i].id);
+    free(rp->pending.items[i].name);
+  }
+  rp->pending.len = 0;
+}
+
+/* Everything before a compaction is replaced by its summary message and the
+ * recent messages it kept (see agent/compaction.h). */
+static void on_compaction(replay *rp, const json_t *p) {
+  const char *summary = zjson_str(p, "summary");
+  if (!summary) return;
+  clear_pending(rp);
+  zconv_release(rp->conv);
+  *rp->conv = (zconv)ZCONV_INIT;
+  zconv_add_user(rp->conv, summary);
+  zconv_from_json(rp->conv, json_object_get(p, "kept"));
+  rp->open_asst = -1;
+}
+
 static int replay_event(void *ud, const json_t *ev) {
   replay *rp = ud;
   const char *type = zjson_str(ev, "type");
@@ -229,6 +314,8 @@ static int replay_event(void *ud, const json_t *ev) {
     on_tool_call(rp, payload, seq);
   else if (!strcmp(type, "tool_result"))
     on_tool_result(rp, payload, seq);
+  else if (!strcmp(type, "session_compaction"))
+    on_compaction(rp, payload);
   return 0;
 }
 
@@ -241,15 +328,67 @@ int zsession_load_conv(const char *root, const char *id, zconv *out,
                        void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err) {
   replay rp = {.conv = out, .open_asst = -1, .pending = ZVEC_INIT, .warn = warn,
                .warn_ud = warn_ud};
-  int rc = zsession_for_each_event(root, id, replay_event, &rp, replay_warn, err);
-  if (rc == 0) {
+  /* Start at the last compaction: what came before it is in its summary. */
+  int64_t from = zsession_find_last(root, id, "session_compaction");
+  int rc = zsession_for_each_event_from(root, id, from > 0 ? from : 0, replay_event, &rp,
+                                        replay_warn, err);
+  if (rc == 0)
     flush_pending(&rp);
-  } else {
-    for (size_t i = 0; i < rp.pending.len; i++) {
-      free(rp.pending.items[i].id);
-      free(rp.pending.items[i].name);
-    }
-  }
+  else
+    clear_pending(&rp);
   zvec_free(&rp.pending);
   return rc;
+}
+
+/* ---- messages as JSON (compaction payloads) ---------------------------- */
+
+json_t *zconv_to_json(const zconv *c, size_t from) {
+  json_t *arr = json_array();
+  for (size_t i = from; c && i < c->len; i++) {
+    const zmsg *m = &c->items[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "role", json_string(m->role == ZROLE_USER        ? "user"
+                                               : m->role == ZROLE_ASSISTANT ? "assistant"
+                                                                            : "tool"));
+    if (m->content) json_object_set_new(o, "content", json_string(m->content));
+    if (m->reasoning) json_object_set_new(o, "reasoning", json_string(m->reasoning));
+    if (m->ncalls) {
+      json_t *calls = json_array();
+      for (size_t k = 0; k < m->ncalls; k++)
+        json_array_append_new(calls, json_pack("{s:s, s:s, s:s}", "id", m->calls[k].id,
+                                               "name", m->calls[k].name, "arguments",
+                                               m->calls[k].arguments ? m->calls[k].arguments
+                                                                     : "{}"));
+      json_object_set_new(o, "toolCalls", calls);
+    }
+    if (m->role == ZROLE_TOOL) {
+      json_object_set_new(o, "toolCallId", json_string(m->tool_call_id ? m->tool_call_id : ""));
+      json_object_set_new(o, "name", json_string(m->tool_name ? m->tool_name : ""));
+      if (m->is_error) json_object_set_new(o, "isError", json_true());
+    }
+    json_array_append_new(arr, o);
+  }
+  return arr;
+}
+
+void zconv_from_json(zconv *c, const json_t *arr) {
+  size_t i;
+  json_t *o;
+  json_array_foreach(arr, i, o) {
+    const char *role = zjson_str(o, "role");
+    if (!role) continue;
+    if (!strcmp(role, "user")) {
+      zconv_add_user(c, zjson_str_or(o, "content", ""));
+    } else if (!strcmp(role, "assistant")) {
+      zmsg *m = zconv_add_assistant(c, zjson_str(o, "content"), zjson_str(o, "reasoning"));
+      size_t k;
+      json_t *call;
+      json_array_foreach(json_object_get(o, "toolCalls"), k, call)
+        zmsg_add_call(m, zjson_str_or(call, "id", ""), zjson_str_or(call, "name", ""),
+                      zjson_str_or(call, "arguments", "{}"));
+    } else if (!strcmp(role, "tool")) {
+      zconv_add_tool_result(c, zjson_str_or(o, "toolCallId", ""), zjson_str_or(o, "name", ""),
+                            zjson_str_or(o, "content", ""), zjson_bool_or(o, "isError", false));
+    }
+  }
 }

@@ -22,10 +22,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +42,7 @@
 
 #define META_FILE "metadata.json"
 #define EVENTS_FILE "events.jsonl"
+#define LOCK_FILE "session.lock"
 
 /* The process-wide id counter (the "<n>" of generated ids). A singleton by
  * design: uniqueness of ids created within the same nanosecond. */
@@ -92,8 +95,18 @@ static int write_meta(const char *dir, const json_t *meta, bool durable, zerr *e
 static int open_events(const char *dir, int extra_flags, zerr *err) {
   cleanup_free char *path = zpath_join(dir, EVENTS_FILE);
   int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | extra_flags, 0600);
-  if (fd < 0)
+  if (fd < 0) {
+    if (errno == ELOOP)
+      return zerr_set(err, ZE_IO, "refusing %s: it is a symbolic link, not a file this store "
+                      "created; remove it", path);
     return zerr_errno(err, errno == ENOENT ? ZE_NOT_FOUND : ZE_IO, "cannot open %s", path);
+  }
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    close(fd);
+    return zerr_set(err, ZE_IO, "refusing %s: it is not a regular file with a single link (a "
+                    "hard link could redirect writes elsewhere); move it away", path);
+  }
   return fd;
 }
 
@@ -141,8 +154,45 @@ static zsession *session_new(const char *root, const char *id) {
   s->id = xstrdup(id);
   s->dir = zpath_join(root, id);
   s->events_fd = -1;
+  s->lock_fd = -1;
   return s;
 }
+
+int zsession_lock_dir(const char *dir, const char *id, zerr *err) {
+  cleanup_free char *path = zpath_join(dir, LOCK_FILE);
+  cleanup_fd int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    if (errno == ELOOP)
+      return zerr_set(err, ZE_IO, "refusing the lock file %s: it is a symbolic link; remove it",
+                      path);
+    return zerr_errno(err, ZE_IO, "cannot open the lock file %s", path);
+  }
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+    return zerr_set(err, ZE_IO, "refusing the lock file %s: not a regular file with a single "
+                    "link; remove it", path);
+  if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    if (errno != EWOULDBLOCK) return zerr_errno(err, ZE_IO, "cannot lock %s", path);
+    char pidbuf[32] = "";
+    ssize_t n = pread(fd, pidbuf, sizeof pidbuf - 1, 0);
+    long pid = n > 0 ? strtol(pidbuf, NULL, 10) : 0;
+    if (pid > 0)
+      return zerr_set(err, ZE_INVALID, "session %s is in use by another zero process (pid %ld); "
+                      "wait for it to finish, or fork the session with `zero sessions fork %s`",
+                      id, pid, id);
+    return zerr_set(err, ZE_INVALID, "session %s is in use by another zero process; wait for it "
+                    "to finish, or fork the session with `zero sessions fork %s`", id, id);
+  }
+  /* The holder's pid, for the message above; the lock itself is the flock. */
+  char pidbuf[32];
+  int len = snprintf(pidbuf, sizeof pidbuf, "%ld\n", (long)getpid());
+  if (ftruncate(fd, 0) < 0 || pwrite(fd, pidbuf, (size_t)len, 0) != len) {
+    /* Not fatal: the flock is held; only the pid in messages is missing. */
+  }
+  return steal_fd(&fd);
+}
+
+bool zsession_kind_resumable(const char *kind) { return !kind || strcmp(kind, "side") != 0; }
 
 static void set_str_opt(json_t *obj, const char *key, const char *v) {
   if (v && v[0]) json_object_set_new(obj, key, json_string(v));
@@ -181,6 +231,10 @@ zsession *zsession_create_with_id(const char *root, const char *id, const char *
   char now[ZTIME_RFC3339_LEN];
   ztime_rfc3339_now(now);
   zsession *s = session_new(root, chosen);
+  if ((s->lock_fd = zsession_lock_dir(s->dir, chosen, err)) < 0) {
+    zsession_close(s);
+    return NULL;
+  }
   s->meta = json_object();
   json_object_set_new(s->meta, "sessionId", json_string(chosen));
   json_object_set_new(s->meta, "createdAt", json_string(now));
@@ -208,7 +262,7 @@ zsession *zsession_create(const char *root, const char *cwd, const char *provide
  * torn tail so that the next append starts on a fresh line: a final line
  * without '\n' that is not a whole event is cut off (readers ignore it
  * anyway); one that is a whole event just gets its missing newline. */
-static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, zerr *err) {
+static int scan_full(int fd, const char *dir, int64_t *last_seq, zerr *err) {
   if (lseek(fd, 0, SEEK_SET) < 0)
     return zerr_errno(err, ZE_IO, "cannot seek %s/" EVENTS_FILE, dir);
   zjsonl_reader r;
@@ -245,6 +299,87 @@ static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, zerr *err
   return 0;
 }
 
+/* Reads the line that ends just before byte `end` (exclusive; the '\n' at
+ * end, if any, is not part of it) by reading backwards: its bytes go to out
+ * and its start offset to *start. -1 when it is longer than the reader's
+ * line limit or on a read error. */
+static int read_line_before(int fd, int64_t end, zbuf *out, int64_t *start) {
+  enum { STEP = 65536 };
+  int64_t pos = end;
+  zbuf_reset(out);
+  char chunk[STEP];
+  while (pos > 0) {
+    size_t n = pos >= STEP ? STEP : (size_t)pos;
+    if (pread(fd, chunk, n, pos - (int64_t)n) != (ssize_t)n) return -1;
+    char *nl = memrchr(chunk, '\n', n);
+    size_t take = nl ? n - (size_t)(nl - chunk) - 1 : n;
+    /* Prepend: the line grows towards the start of the file. */
+    zbuf tmp = ZBUF_INIT;
+    zbuf_add(&tmp, chunk + (n - take), take);
+    zbuf_add(&tmp, out->data, out->len);
+    zbuf_release(out);
+    *out = tmp;
+    pos -= (int64_t)take;
+    if (nl) break;
+    if (out->len > ZJSONL_MAX_LINE) return -1;
+  }
+  *start = pos;
+  return 0;
+}
+
+static int64_t line_sequence(const zbuf *line) {
+  json_t *ev = json_loadb(line->data, line->len, JSON_ALLOW_NUL, NULL);
+  int64_t n = json_is_object(ev) ? zjson_int_or(ev, "sequence", 0) : 0;
+  json_decref(ev);
+  return n;
+}
+
+/* Finds the last sequence and repairs a torn tail (see scan_full) reading
+ * only the end of the file: resuming a 200 MB log must not read 200 MB.
+ * Appends are whole lines in sequence order, so the last whole line holds
+ * the highest sequence. Anything unexpected falls back to the full scan. */
+static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, int64_t *cut,
+                           zerr *err) {
+  struct stat st;
+  if (fstat(fd, &st) < 0) return zerr_errno(err, ZE_IO, "cannot stat %s/" EVENTS_FILE, dir);
+  int64_t size = st.st_size;
+  if (size == 0) {
+    *last_seq = 0;
+    return 0;
+  }
+  char last;
+  if (pread(fd, &last, 1, size - 1) != 1) return scan_full(fd, dir, last_seq, err);
+  zbuf line = ZBUF_INIT;
+  int64_t start = 0, seq = 0;
+  int rc = 0;
+  if (last == '\n') {
+    if (read_line_before(fd, size - 1, &line, &start) < 0 || (seq = line_sequence(&line)) <= 0)
+      rc = 1;
+  } else if (read_line_before(fd, size, &line, &start) < 0) {
+    rc = 1;
+  } else if ((seq = line_sequence(&line)) > 0) {
+    /* A whole event that only lacks its newline. */
+    if (zfs_write_all(fd, "\n", 1) < 0 || fdatasync(fd) < 0)
+      rc = zerr_errno(err, ZE_IO, "cannot repair %s/" EVENTS_FILE, dir);
+  } else {
+    /* A torn last line: cut it, then the line before it has the sequence. */
+    *cut = size - start;
+    if (ftruncate(fd, start) < 0) {
+      rc = zerr_errno(err, ZE_IO, "cannot cut the torn last line of %s/" EVENTS_FILE, dir);
+    } else if (start == 0) {
+      seq = 0;
+    } else if (read_line_before(fd, start - 1, &line, &start) < 0 ||
+               (seq = line_sequence(&line)) <= 0) {
+      rc = 1;
+    }
+  }
+  zbuf_release(&line);
+  if (rc < 0) return -1;
+  if (rc > 0) return scan_full(fd, dir, last_seq, err);
+  *last_seq = seq;
+  return 0;
+}
+
 zsession *zsession_open(const char *root, const char *id, zerr *err) {
   if (!zsession_id_valid(id)) {
     zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see saved "
@@ -256,6 +391,11 @@ zsession *zsession_open(const char *root, const char *id, zerr *err) {
   if (lstat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
     zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to see "
              "saved sessions", id, root);
+    zsession_close(s);
+    return NULL;
+  }
+  /* The lock first: nothing below may race another writer's repair. */
+  if ((s->lock_fd = zsession_lock_dir(s->dir, id, err)) < 0) {
     zsession_close(s);
     return NULL;
   }
@@ -284,7 +424,7 @@ zsession *zsession_open(const char *root, const char *id, zerr *err) {
   json_object_set_new(s->meta, "sessionId", json_string(id));
 
   s->events_fd = open_events(s->dir, O_CREAT, err);
-  if (s->events_fd < 0 || scan_and_repair(s->events_fd, s->dir, &s->sequence, err) < 0) {
+  if (s->events_fd < 0 || scan_and_repair(s->events_fd, s->dir, &s->sequence, &s->torn_cut, err) < 0) {
     zsession_close(s);
     return NULL;
   }
@@ -341,6 +481,36 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
   return 0;
 }
 
+int zsession_truncate(zsession *s, int64_t keep, zerr *err) {
+  if (!s || s->events_fd < 0) return zerr_set(err, ZE_INTERNAL, "session is not open");
+  if (lseek(s->events_fd, 0, SEEK_SET) < 0)
+    return zerr_errno(err, ZE_IO, "cannot seek %s/" EVENTS_FILE, s->dir);
+  zjsonl_reader r;
+  zjsonl_reader_init(&r, s->events_fd);
+  zjsonl_line line;
+  int64_t cut = -1;
+  int rc;
+  while ((rc = zjsonl_next(&r, &line)) > 0) {
+    json_t *ev = line.oversize ? NULL : json_loadb(line.text, line.len, JSON_ALLOW_NUL, NULL);
+    int64_t n = json_is_object(ev) ? zjson_int_or(ev, "sequence", 0) : 0;
+    json_decref(ev);
+    if (n > keep) {
+      cut = line.start;
+      break;
+    }
+  }
+  zjsonl_reader_release(&r);
+  if (rc < 0) return zerr_errno(err, ZE_IO, "cannot read %s/" EVENTS_FILE, s->dir);
+  if (cut >= 0) {
+    if (ftruncate(s->events_fd, cut) < 0 || fdatasync(s->events_fd) < 0)
+      return zerr_errno(err, ZE_IO, "cannot truncate %s/" EVENTS_FILE, s->dir);
+  }
+  if (keep < s->sequence) s->sequence = keep;
+  json_object_set_new(s->meta, "eventCount", json_integer(s->sequence));
+  s->meta_dirty = true;
+  return 0;
+}
+
 int zsession_sync(zsession *s, zerr *err) {
   if (!s || s->events_fd < 0 || !s->unsynced) return 0;
   if (fdatasync(s->events_fd) < 0)
@@ -380,6 +550,7 @@ void zsession_close(zsession *s) {
   /* Best effort: the log is the truth if this fails (see the top comment). */
   zsession_flush(s, NULL);
   if (s->events_fd >= 0) close(s->events_fd);
+  if (s->lock_fd >= 0) close(s->lock_fd); /* releases the flock */
   json_decref(s->meta);
   free(s->id);
   free(s->dir);
@@ -524,6 +695,7 @@ char *zsession_latest(const char *root, const char *cwd, zerr *err) {
   size_t i;
   json_t *m;
   json_array_foreach(all, i, m) {
+    if (!zsession_kind_resumable(zjson_str(m, "sessionKind"))) continue;
     if (cwd) {
       const char *mc = zjson_str(m, "cwd");
       if (!mc || strcmp(mc, cwd) != 0) continue;
@@ -533,4 +705,34 @@ char *zsession_latest(const char *root, const char *cwd, zerr *err) {
   }
   json_decref(all);
   return id;
+}
+
+/* ---- delete ------------------------------------------------------------ */
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  (void)ftw;
+  return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+int zsession_remove_dir(const char *dir) {
+  /* FTW_PHYS: a symlink inside is removed, never followed. */
+  return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int zsession_delete(const char *root, const char *id, zerr *err) {
+  if (!zsession_id_valid(id))
+    return zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see "
+                    "saved sessions", id ? id : "");
+  cleanup_free char *dir = zpath_join(root, id);
+  struct stat st;
+  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+    return zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to "
+                    "see saved sessions", id, root);
+  /* Never delete a session another process is writing. */
+  cleanup_fd int lock = zsession_lock_dir(dir, id, err);
+  if (lock < 0) return -1;
+  if (zsession_remove_dir(dir) < 0)
+    return zerr_errno(err, ZE_IO, "cannot remove %s", dir);
+  return 0;
 }

@@ -16,6 +16,12 @@
  * completionTokens, totalTokens, cachedInputTokens?, reasoningTokens?, model?},
  * permission_request / permission_decision {…}, error {message, code?}.
  *
+ * One writer per session: create / open take an exclusive flock on
+ * <dir>/session.lock (opened O_NOFOLLOW, refused when it is not a regular
+ * file or has more than one link) and hold it until close; a second process
+ * gets ZE_INVALID "session … is in use by pid N". The same
+ * checks (O_NOFOLLOW, one link) apply to events.jsonl.
+ *
  * Each append is written with a single write() of a whole line, so a process
  * killed at any moment (even SIGKILL) leaves at most one torn last line, which
  * loading skips with a warning; zsession_sync makes the log survive a power
@@ -35,10 +41,12 @@ typedef struct zsession {
   char *id;
   char *dir;        /* <root>/<id> */
   int events_fd;    /* O_APPEND */
+  int lock_fd;      /* session.lock, flock(LOCK_EX) held while open */
   int64_t sequence; /* last sequence written */
   json_t *meta;     /* metadata object, kept in memory and rewritten */
   bool meta_dirty;  /* meta changed since metadata.json was last written */
   bool unsynced;    /* events written since the last fdatasync */
+  int64_t torn_cut; /* bytes of a torn last line open() cut off (0: none) */
 } zsession;
 
 /* <data dir>/sessions (XDG honoured). Caller frees. */
@@ -62,7 +70,9 @@ zsession *zsession_create(const char *root, const char *cwd, const char *provide
 zsession *zsession_create_with_id(const char *root, const char *id, const char *cwd,
                                   const char *provider, const char *model,
                                   const char *title, zerr *err);
-/* Opens an existing session for appending (resume). ZE_NOT_FOUND with a
+/* Opens an existing session for appending (resume). Takes the writer lock
+ * (see above): a session another process has open fails with ZE_INVALID and
+ * a message naming that process's pid. ZE_NOT_FOUND with a
  * message that suggests `zero sessions list` when absent; ZE_USAGE for an
  * invalid id. The last sequence is recomputed from events.jsonl, and a torn
  * last line (no '\n', not a whole event) is cut off so appends start clean. */
@@ -83,8 +93,46 @@ void zsession_close(zsession *s);
 
 /* Id of the most recently updated session (optionally only those whose cwd
  * equals `cwd`), or NULL when there is none (err untouched) or on failure
- * (err set). Caller frees. */
+ * (err set). Side sessions (sessionKind "side") are never the latest: they
+ * are not resumable. Caller frees. */
 char *zsession_latest(const char *root, const char *cwd, zerr *err);
+
+/* Takes the writer lock of session dir `dir` (creating session.lock). Returns
+ * the lock fd, or -1 with err: ZE_INVALID "in use by pid N" when another
+ * process holds it, ZE_IO when the lock file is unsafe (symlink, hard link,
+ * not a regular file). */
+int zsession_lock_dir(const char *dir, const char *id, zerr *err);
+
+/* Session kinds (metadata sessionKind): "" regular, "fork", "side", "child". */
+bool zsession_kind_resumable(const char *kind);
+
+/* Forks session parent_id: a new session of `kind` ("fork", "side" or
+ * "child") holding a copy of the parent's events up to and including
+ * sequence upto (0 = all), renumbered, without provider_usage events, then a
+ * session_fork event {parentSessionId, parentEventCount, copiedEventCount,
+ * forkedFromEventId, forkedFromSequence}. Metadata records sessionKind,
+ * parentSessionId, rootSessionId, depth, forkedFromEventId / Sequence and
+ * inherits cwd / provider / modelId / title. The parent is only read. The
+ * new session is returned open (locked). */
+zsession *zsession_fork(const char *root, const char *parent_id, int64_t upto, const char *kind,
+                        zerr *err);
+
+/* Deletes a session (its whole directory) after taking its lock, so a
+ * session in use is never deleted. */
+int zsession_delete(const char *root, const char *id, zerr *err);
+/* Removes dir recursively without following symlinks. */
+int zsession_remove_dir(const char *dir);
+
+/* Offset in events.jsonl of the line of the last event of type `type` (found
+ * by scanning backwards from the end; the line is parsed to confirm), or -1
+ * when there is none. Lets a resume start at the last compaction instead of
+ * replaying the whole history. */
+int64_t zsession_find_last(const char *root, const char *id, const char *type);
+
+
+/* Cuts the log so that only events with sequence <= keep remain (used by
+ * rewind), syncs it and resets the in-memory sequence. */
+int zsession_truncate(zsession *s, int64_t keep, zerr *err);
 
 /* Metadata of every session, sorted by updatedAt descending then id. Sessions
  * whose metadata cannot be read are skipped (one warning each in *warnings
@@ -98,13 +146,27 @@ json_t *zsession_list(const char *root, json_t **warnings, zerr *err);
 typedef int (*zsession_event_fn)(void *ud, const json_t *event);
 int zsession_for_each_event(const char *root, const char *id, zsession_event_fn fn, void *ud,
                             void (*warn)(void *ud, const char *msg), zerr *err);
+/* Like zsession_for_each_event, starting at byte offset `from` of the log
+ * (the start of a line, e.g. from zsession_find_last). */
+int zsession_for_each_event_from(const char *root, const char *id, int64_t from,
+                                 zsession_event_fn fn, void *ud,
+                                 void (*warn)(void *ud, const char *msg), zerr *err);
 
 /* Rebuilds the structured conversation from a session's events: user and
  * assistant messages, assistant tool calls (attached to the assistant message
  * they followed), and tool results. A tool call with no recorded result (run
  * killed mid-tool) gets a synthetic error result saying it was interrupted,
- * so the history stays valid for every provider. */
+ * so the history stays valid for every provider. A session_compaction event
+ * replaces everything before it with its summary message and the messages
+ * it kept, so loading starts at the last one (found from the end of the
+ * file) and memory is bounded by the context, not by the history. */
 int zsession_load_conv(const char *root, const char *id, zconv *out,
                        void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err);
+
+/* The messages conv[from..] as a JSON array ({role, content?, reasoning?,
+ * toolCalls?[{id,name,arguments}], toolCallId?, name?, isError?}), and back:
+ * zconv_from_json appends them to c. */
+json_t *zconv_to_json(const zconv *c, size_t from);
+void zconv_from_json(zconv *c, const json_t *arr);
 
 #endif

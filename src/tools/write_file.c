@@ -67,6 +67,15 @@ static int run_write_file(const ztool_ctx *ctx, const json_t *args, ztool_result
     }
   }
 
+  if (ctx->write_hook.before_write) {
+    char *why = NULL;
+    if (ctx->write_hook.before_write(ctx->write_hook.ud, "write_file", target, &why) != 0) {
+      int rc = ztool_fail(res, "%s", why ? why : "write_file: the change was refused by a "
+                          "checkpoint hook");
+      free(why);
+      return rc;
+    }
+  }
   zerr err = ZERR_INIT;
   if (zfs_write_atomic(target, content, len, mode, &err) < 0)
     return ztool_fail(res, "write_file: cannot write %s: %s", display, err.msg);

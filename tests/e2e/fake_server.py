@@ -116,7 +116,9 @@ def tool_arguments(call):
 
 def usage_object(turn, request, text, reasoning, calls):
     u = dict(turn.get("usage") or {})
-    prompt_chars = len(json.dumps(request.get("messages", []), ensure_ascii=False))
+    # Like a real provider, the prompt counts the tool definitions too.
+    prompt_chars = len(json.dumps(request.get("messages", []), ensure_ascii=False)) + \
+        len(json.dumps(request.get("tools", []), ensure_ascii=False))
     completion_chars = len(text) + len(reasoning) + sum(len(tool_arguments(c)) for c in calls)
     prompt = u.get("prompt_tokens", max(1, prompt_chars // 4))
     completion = u.get("completion_tokens", max(1, completion_chars // 4))
@@ -330,6 +332,19 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(404, {"error": {"message": "fake server: no route for POST " + path,
                                            "type": "invalid_request_error"}})
             return
+        if self.server.auto_summary is not None:
+            try:
+                body = json.loads(raw.decode("utf-8"))
+                msgs = body.get("messages") or [{}]
+                first = msgs[0].get("content") or ""
+            except (ValueError, UnicodeDecodeError, AttributeError):
+                body, first = None, ""
+            if isinstance(first, str) and first.startswith("You summarize"):
+                # --auto-summary: compaction requests get a fixed summary and
+                # do not consume the script (long scripted runs, benchmarks).
+                self.record(raw, None)
+                self.stream({"text": self.server.auto_summary}, -1, body or {})
+                return
         turn, index = self.server.script.take()
         request = self.record(raw, index if turn is not None else None)
         if turn is None:
@@ -517,6 +532,9 @@ def main(argv):
     ap.add_argument("--port", type=int, default=0, help="port (default: any free one)")
     ap.add_argument("--models", default="fake-model",
                     help="comma-separated ids for GET /v1/models")
+    ap.add_argument("--auto-summary", metavar="TEXT",
+                    help="answer compaction requests (system prompt starting 'You summarize') "
+                         "with TEXT without consuming a scripted turn")
     ap.add_argument("--keep-running", action="store_true",
                     help="do not exit when the parent process goes away")
     args = ap.parse_args(argv)
@@ -531,6 +549,7 @@ def main(argv):
     httpd = Server(("127.0.0.1", args.port), Handler)
     httpd.script = Script(turns, args.log)
     httpd.models = [m for m in args.models.split(",") if m]
+    httpd.auto_summary = args.auto_summary
     sys.stdout.write("PORT %d\n" % httpd.server_address[1])
     sys.stdout.flush()
     try:

@@ -1,0 +1,69 @@
+/* fuzz_session_log.c — libFuzzer target for what reads a session back: the
+ * events.jsonl replay (torn lines, malformed events, compaction payloads with
+ * arbitrary "kept" messages), the torn-tail repair of open(), and the search
+ * query parser.
+ *
+ * The input is written as a session's events.jsonl. Loading must never
+ * crash, every tool call in the rebuilt conversation must have exactly one
+ * result, and the FTS5 expression built from the input (as a query) must be
+ * a balanced sequence of quoted strings.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/fs.h"
+#include "base/path.h"
+#include "session/search.h"
+#include "session/store.h"
+
+static char root[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!root[0]) {
+    strcpy(root, "/tmp/zero-fuzz-session-XXXXXX");
+    if (!mkdtemp(root)) __builtin_trap();
+  }
+  char *dir = zpath_join(root, "s1");
+  char *events = zpath_join(dir, "events.jsonl");
+  zsession_remove_dir(dir);
+  mkdir(dir, 0700);
+  zfs_write_atomic_ex(events, data, size, 0600, false, NULL);
+
+  zconv conv = ZCONV_INIT;
+  zerr err = ZERR_INIT;
+  if (zsession_load_conv(root, "s1", &conv, NULL, NULL, &err) == 0) {
+    /* Every call answered exactly once. */
+    for (size_t i = 0; i < conv.len; i++)
+      for (size_t k = 0; k < conv.items[i].ncalls; k++) {
+        int answers = 0;
+        for (size_t j = i + 1; j < conv.len; j++)
+          if (conv.items[j].role == ZROLE_TOOL &&
+              !strcmp(conv.items[j].tool_call_id, conv.items[i].calls[k].id))
+            answers++;
+        if (answers < 1) __builtin_trap();
+      }
+  }
+  zconv_release(&conv);
+  zsession *s = zsession_open(root, "s1", &err);
+  if (s) zsession_close(s);
+
+  char *q = strndup((const char *)data, size);
+  char *expr = zsearch_fts_expr(q);
+  if (expr) {
+    size_t quotes = 0;
+    for (char *p = expr; *p; p++) quotes += *p == '"';
+    if (quotes % 2) __builtin_trap();
+  }
+  free(expr);
+  free(q);
+  free(events);
+  free(dir);
+  return 0;
+}
