@@ -4,7 +4,7 @@
  * Rows: config (files parse), provider (the active profile resolves), key
  * (present, or not needed on loopback), model (known to the registry),
  * endpoint (--connectivity: one cheap authenticated GET of the model list),
- * sandbox (reported by the sandbox module; not part of this build yet).
+ * sandbox (the backend the sandbox module finds on this machine).
  * Exit status 0 when nothing failed, 3 otherwise.
  */
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "cli/cli.h"
+#include "sandbox/sandbox.h"
 #include "cli/provider_opts.h"
 #include "config/config.h"
 #include "config/endpoint.h"
@@ -170,7 +171,17 @@ int cmd_doctor(int argc, char **argv) {
       else row(&d, "endpoint", "skip", "not checked", "zero doctor --connectivity");
     }
   }
-  row(&d, "sandbox", "skip", "no sandbox backend in this build yet", NULL);
+  /* The sandbox backend this machine offers (no process is started). */
+  const zsb_probe *pr = zsb_probe_get();
+  char sb[512];
+  zsb_probe_describe(pr, sb, sizeof sb);
+  if (pr->backend == ZSB_BWRAP)
+    row(&d, "sandbox", "ok", sb, NULL);
+  else
+    row(&d, "sandbox", "warn", sb,
+        pr->userns_fix[0] ? pr->userns_fix
+        : pr->bwrap_path[0] ? "see docs/sandbox.md"
+                            : "install bubblewrap (apt-get install bubblewrap) for full confinement");
   if (d.json) {
     json_t *o = json_pack("{s:b, s:O}", "ok", !d.failed, "checks", d.rows);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -80,6 +80,18 @@ class Commands(ZeroTest):
         self.assertIn("ollama", rows["provider"]["detail"])
         self.assertIn("11434", rows["provider"]["detail"])
 
+    def test_doctor_reports_the_sandbox_backend(self):
+        self.serve([])
+        r = self.zero("doctor", "--json")
+        rows = {c["check"]: c for c in json.loads(r.stdout)["checks"]}
+        self.assertIn(rows["sandbox"]["status"], ("ok", "warn"))
+        self.assertRegex(rows["sandbox"]["detail"], r"^(bwrap|landlock|none) \(")
+        self.env["ZERO_SANDBOX_FORCE_BACKEND"] = "none"
+        r = self.zero("doctor", "--json")
+        rows = {c["check"]: c for c in json.loads(r.stdout)["checks"]}
+        self.assertEqual(rows["sandbox"]["status"], "warn")
+        self.assertTrue(rows["sandbox"]["next"])
+
     def test_doctor_connectivity_ok_and_rejected_key(self):
         m = self.serve([])
         r = self.zero("doctor", "--connectivity")
