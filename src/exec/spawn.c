@@ -12,9 +12,11 @@ static void free_strv(char **v) {
 void zspawn_cmd_release(zspawn_cmd *cmd) {
   free_strv(cmd->argv);
   free_strv(cmd->envp);
+  free_strv(cmd->read_paths);
   free(cmd->cwd);
   cmd->argv = NULL;
   cmd->envp = NULL;
+  cmd->read_paths = NULL;
   cmd->cwd = NULL;
   cmd->network = false;
 }

@@ -20,6 +20,11 @@ typedef struct zspawn_cmd {
   char **envp;   /* NULL-terminated; owned; NULL = inherit the environment */
   char *cwd;     /* owned; NULL = the current directory */
   bool network;  /* the command asked for network access */
+  /* Paths the caller vouches for as the command's own files (an MCP server's
+   * script named in the user's config): the sandbox keeps them readable even
+   * where it hides the host's copy (its private /tmp). Owned, NULL-terminated;
+   * NULL = none. Never filled from model input. */
+  char **read_paths;
 } zspawn_cmd;
 
 typedef struct zspawner zspawner;

@@ -59,6 +59,19 @@ static char **strv_dup(char *const *v) {
   return out;
 }
 
+/* The absolute paths the user's config names for this server (its command,
+ * arguments and cwd): the sandbox keeps them readable (exec/spawn.h). */
+static char **config_paths(const zmcp_server_cfg *cfg) {
+  size_t n = 0;
+  while (cfg->argv && cfg->argv[n]) n++;
+  char **out = xcalloc(n + 2, sizeof *out);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (cfg->argv[i][0] == '/') out[k++] = xstrdup(cfg->argv[i]);
+  if (cfg->cwd && cfg->cwd[0] == '/') out[k++] = xstrdup(cfg->cwd);
+  return out;
+}
+
 /* environ with cfg->env layered on top (same names replaced). */
 static char **build_env(const zmcp_server_cfg *cfg) {
   size_t n = 0, extra = 0;
@@ -115,7 +128,7 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
                     cfg->name, cfg->origin ? cfg->origin : "the config");
   zspawn_cmd cmd = {.argv = strv_dup(cfg->argv), .envp = build_env(cfg),
                     .cwd = xstrdup(cfg->cwd ? cfg->cwd : s->workspace ? s->workspace : "."),
-                    .network = true};
+                    .network = true, .read_paths = config_paths(cfg)};
   if (s->spawner && s->spawner->wrap(s->spawner, &cmd, err) < 0) {
     zerr_prefix(err, "MCP server \"%s\" may not start", cfg->name);
     zspawn_cmd_release(&cmd);

@@ -298,6 +298,20 @@ static void build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *se
   av2(a, "--proc", "/proc");
   av2(a, "--tmpfs", "/tmp");
   if (zpath_is_within("/tmp", self)) av3(a, "--ro-bind", self, self);
+  /* The command's own files that live in the host's /tmp (an MCP server run
+   * from a checkout under /tmp): its top-level directory there stays
+   * readable, so sibling modules and node_modules resolve too. */
+  for (size_t i = 0; i < p->command_reads.n; i++) {
+    char *real = realpath(p->command_reads.v[i], NULL);
+    if (real && zpath_is_within("/tmp", real) && strcmp(real, "/tmp") != 0) {
+      char *top = xstrdup(real);
+      char *slash = strchr(top + strlen("/tmp/"), '/');
+      if (slash) *slash = '\0';
+      av3(a, "--ro-bind", top, top);
+      free(top);
+    }
+    free(real);
+  }
 
   /* Writable roots, shallowest first so a deeper bind is not hidden. */
   zsb_strv roots = {0};
@@ -486,13 +500,23 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
  * turns every command into. */
 int zsb_run_main(int argc, char **argv) {
   bool network = false;
+  zsb_strv reads = {0};
   int i = 0;
-  if (i < argc && !strcmp(argv[i], "--network")) {
-    network = true;
-    i++;
+  for (;;) {
+    if (i < argc && !strcmp(argv[i], "--network")) {
+      network = true;
+      i++;
+    } else if (i + 1 < argc && !strcmp(argv[i], "--read")) {
+      zsb_strv_add(&reads, argv[i + 1]);
+      i += 2;
+    } else {
+      break;
+    }
   }
   if (argc - i < 3 || strcmp(argv[i + 1], "--")) {
-    fprintf(stderr, "zero: __sandbox-run is internal: __sandbox-run [--network] POLICY -- CMD\n");
+    fprintf(stderr, "zero: __sandbox-run is internal: __sandbox-run [--network] [--read PATH]... "
+                    "POLICY -- CMD\n");
+    zsb_strv_release(&reads);
     return 126;
   }
   zerr err = ZERR_INIT;
@@ -502,11 +526,13 @@ int zsb_run_main(int argc, char **argv) {
   if (!j || zsb_policy_from_json(&p, j, &err) < 0) {
     json_decref(j);
     zsb_policy_release(&p);
+    zsb_strv_release(&reads);
     fprintf(stderr, "zero sandbox: %s\n", err.msg);
     return 126;
   }
   json_decref(j);
   if (network) p.network = true;
+  p.command_reads = reads; /* moved: released with the policy */
   int rc = zsb_run(&p, argv + i + 2, NULL, NULL, &err);
   if (rc < 0) {
     fprintf(stderr, "zero sandbox: %s\n", err.msg);
@@ -531,13 +557,18 @@ static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
                     "sandbox (backend %s), so the command was refused rather than run less "
                     "confined; run zero sandbox check for the fix",
                     zsb_backend_name(b));
-  size_t n = 0;
+  size_t n = 0, nr = 0;
   while (cmd->argv && cmd->argv[n]) n++;
-  char **nv = xcalloc(n + 6, sizeof *nv);
+  while (cmd->read_paths && cmd->read_paths[nr]) nr++;
+  char **nv = xcalloc(n + 2 * nr + 6, sizeof *nv);
   size_t k = 0;
   nv[k++] = xstrdup(s->self);
   nv[k++] = xstrdup("__sandbox-run");
   if (net) nv[k++] = xstrdup("--network");
+  for (size_t i = 0; i < nr; i++) {
+    nv[k++] = xstrdup("--read");
+    nv[k++] = xstrdup(cmd->read_paths[i]);
+  }
   nv[k++] = xstrdup(s->policy_json);
   nv[k++] = xstrdup("--");
   for (size_t i = 0; i < n; i++) nv[k++] = cmd->argv[i];

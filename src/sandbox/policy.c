@@ -301,6 +301,7 @@ void zsb_policy_release(zsb_policy *p) {
   zsb_strv_release(&p->allow_read);
   zsb_strv_release(&p->allow_write);
   zsb_strv_release(&p->notes);
+  zsb_strv_release(&p->command_reads);
   memset(p, 0, sizeof *p);
 }
 

@@ -51,6 +51,7 @@ typedef struct zsb_policy {
   char *runtime_dir;      /* ~/.cache/zero/runtime/v1/<hash>, 0700, outside the workspace */
   char *home;             /* the real home of the user running zero */
   zsb_strv notes;         /* what layering ignored, for `zero sandbox policy` */
+  zsb_strv command_reads; /* per command, not serialized: zspawn_cmd.read_paths */
 } zsb_policy;
 
 /* Options from the command line. */

@@ -290,7 +290,7 @@ static int run_exec_command(const ztool_ctx *ctx, const json_t *args, ztool_resu
 
   /* The command as the spawner sees it; a sandbox spawner rewrites it to run
    * confined, or refuses it. */
-  zspawn_cmd sc = {NULL, NULL, xstrdup(workdir), false};
+  zspawn_cmd sc = {.cwd = xstrdup(workdir)};
   sc.argv = xcalloc(4, sizeof *sc.argv);
   sc.argv[0] = xstrdup("/bin/sh");
   sc.argv[1] = xstrdup("-c");

@@ -4,6 +4,8 @@ and HTTP+SSE; @modelcontextprotocol/server-filesystem over stdio), plus
 misbehaving servers for the fault cases. The model calls an MCP tool; the
 result must reach the next model request."""
 import json
+import tempfile
+import shutil
 import os
 import signal
 import socket
@@ -237,6 +239,40 @@ class Faults(McpTest):
         call = [m for m in msgs if m.get("method") == "tools/call"][0]
         self.assertEqual(cancels[0]["params"]["requestId"], call["id"])
         self.assertEqual(self.lines(out)[-1]["type"], "run_end")
+
+
+class Sandboxed(McpTest):
+    def test_stdio_server_from_host_tmp_runs_confined(self):
+        """A server whose script lives in the host's /tmp (e.g. a checkout
+        there) still starts inside the sandbox's private /tmp, while the rest
+        of the host's /tmp stays invisible and unwritable to it."""
+        srv_dir = tempfile.mkdtemp(prefix="zero-mcp-srv-", dir="/tmp")
+        secret_dir = tempfile.mkdtemp(prefix="zero-mcp-secret-", dir="/tmp")
+        try:
+            script = os.path.join(srv_dir, "server.py")
+            shutil.copy(FAKE_MCP, script)
+            secret = os.path.join(secret_dir, "secret.txt")
+            with open(secret, "w") as f:
+                f.write("host secret")
+            self.write_config({"probe": {"command": sys.executable, "args": [script, "probe"],
+                                         "env": {"PROBE_PATH": secret}}})
+            self.zero("mcp", "grant", "probe")
+            r, events, model = self.run_tool("mcp_probe_probe", {})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            seen = json.loads(self.tool_messages(model.bodies()[1])[0]["content"])
+            self.assertTrue(seen["started"])
+            if sandbox_is_full():
+                self.assertFalse(seen["secret_visible"])
+                self.assertFalse(seen["wrote_outside"])
+            self.assertFalse(os.path.exists(os.path.join(secret_dir, "planted.txt")))
+        finally:
+            shutil.rmtree(srv_dir, ignore_errors=True)
+            shutil.rmtree(secret_dir, ignore_errors=True)
+
+
+def sandbox_is_full():
+    r = subprocess.run([harness.ZERO_BIN, "sandbox", "check"], capture_output=True, text=True)
+    return "bwrap" in r.stdout + r.stderr and "full" in r.stdout + r.stderr
 
 
 class ServeMcp(McpTest):

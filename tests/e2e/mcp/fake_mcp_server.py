@@ -5,13 +5,31 @@
   oversized   answers initialize with one 17 MiB line
   hang        a normal server whose tool "hang" never answers; every message
               received is appended to argv[2] (a log file)
+  probe       a normal server whose tool "probe" reports what it can see and
+              change: whether $PROBE_PATH (a file elsewhere in the host's /tmp,
+              given through the environment so the config does not name it as
+              an argument) is readable, and whether a file can be created
+              next to it
 """
 import json
 import sys
 import time
 
 mode = sys.argv[1]
-log = sys.argv[2] if len(sys.argv) > 2 else None
+log = sys.argv[2] if len(sys.argv) > 2 and mode == "hang" else None
+probe_path = __import__("os").environ.get("PROBE_PATH") if mode == "probe" else None
+
+
+def probe():
+    import os
+    seen = os.path.exists(probe_path)
+    try:
+        with open(os.path.join(os.path.dirname(probe_path), "planted.txt"), "w") as f:
+            f.write("x")
+        wrote = True
+    except OSError:
+        wrote = False
+    return json.dumps({"started": True, "secret_visible": seen, "wrote_outside": wrote})
 
 
 def send(obj):
@@ -46,9 +64,13 @@ for line in sys.stdin:
             "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}}})
     elif msg.get("method") == "tools/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
-            {"name": "hang", "description": "never returns",
+            {"name": mode if mode == "probe" else "hang",
+             "description": "reports its view" if mode == "probe" else "never returns",
              "inputSchema": {"type": "object", "properties": {}}}]}})
     elif msg.get("method") == "tools/call":
-        pass  # never answered
+        if mode == "probe":
+            send({"jsonrpc": "2.0", "id": msg["id"],
+                  "result": {"content": [{"type": "text", "text": probe()}]}})
+        # hang: never answered
     elif "id" in msg and "method" in msg:
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
