@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/exec_args.h"
 #include "cli/provider_opts.h"
+#include "cli/run_setup.h"
 #include "config/config.h"
 #include "mcp/mcp.h"
 #include "net/curl_loader.h"
@@ -270,178 +271,56 @@ int cmd_exec(int argc, char **argv) {
 
   int exit_code = ZEXIT_SUCCESS;
   zbuf prompt = ZBUF_INIT;
-  char *workspace = NULL, *system_prompt = NULL, *session_id_for_resume = NULL;
-  char **add_dirs = NULL;
-  char *model_warning = NULL;
-  zconfig cfg = {0};
-  zresolved_provider rp = {0};
-  zprovider *provider = NULL;
-  zsession *session = NULL;
+  zrun_setup rs = ZRUN_SETUP_INIT;
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
-  json_t *plan = json_array();
   zagent agent = {0};
-  zmcp_manager mcp = {0};
-  zsb_policy sbp = {0};
-  zsb_spawner sbs = {0};
-  zgrants grants = {0};
-  bool have_sandbox = false;
-  ztask_state task;
-  ztask_init(&task);
-  zcompact_settings csettings = {0};
-  zprovider *cheap = NULL;
-  zcheckpointer *ckpt = NULL;
-  json_t *instr_sources = NULL;
 
   zcancel_install();
   zhttp_global_init();
 
-  /* Workspace. */
-  if (a.cwd) {
-    if (!zfs_is_dir(a.cwd)) {
-      zbuf m = ZBUF_INIT;
-      zbuf_addf(&m, "cwd must be an existing directory: %s", a.cwd);
-      exit_code = early_error(a.output, ZEXIT_USAGE, m.data);
-      zbuf_release(&m);
-      goto out;
-    }
-    if (chdir(a.cwd) < 0) {
-      exit_code = early_error(a.output, ZEXIT_USAGE, "cannot enter the --cwd directory");
-      goto out;
-    }
-  }
-  {
-    char *cwd = getcwd(NULL, 0);
-    if (!cwd) {
-      exit_code = early_error(a.output, ZEXIT_INTERNAL, "cannot determine the current directory");
-      goto out;
-    }
-    /* The real path, so confinement checks compare like with like. */
-    char *real = realpath(cwd, NULL);
-    workspace = real ? real : xstrdup(cwd);
-    if (real) free(cwd);
-    else free(cwd);
-  }
-  add_dirs = xcalloc(a.n_add_dirs + 1, sizeof *add_dirs);
-  for (size_t i = 0; i < a.n_add_dirs; i++) {
-    char *real = realpath(a.add_dirs[i], NULL);
-    if (!real) {
-      zbuf m = ZBUF_INIT;
-      zbuf_addf(&m, "--add-dir %s: %s", a.add_dirs[i], strerror(errno));
-      exit_code = early_error(a.output, ZEXIT_USAGE, m.data);
-      zbuf_release(&m);
-      goto out;
-    }
-    add_dirs[i] = real;
-  }
-
-  /* Sandbox policy (workspace, --add-dir, config) and the spawner that
-   * confines every command of the run; saved grants for the engine. */
-  {
-    zsb_policy_opts so = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
-                          .n_add_dirs = a.n_add_dirs};
-    if (zsb_policy_build(&sbp, &so, &err) < 0 || zsb_spawner_init(&sbs, &sbp, &err) < 0 ||
-        zgrants_load(&grants, getenv("ZERO_GRANTS_FILE"), &err) < 0) {
-      exit_code = early_error(a.output, err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER,
-                              err.msg);
-      goto out;
-    }
-    have_sandbox = true;
-  }
-
-  if (read_prompt(&a, &prompt, &err) < 0) {
+  if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
+      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, &err) < 0) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
     goto out;
   }
-
-  /* Config and provider. */
   zconfig_flags flags = {.provider = a.provider, .model = a.model, .max_turns = a.max_turns};
-  if (zconfig_load(&cfg, workspace, &flags, &err) < 0 ||
-      zconfig_resolve_provider(&cfg, &rp, &err) < 0) {
+  if (zrun_setup_provider(&rs, &flags, &err) < 0) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
-    goto out;
-  }
-  zprov_opts popts;
-  zcli_provider_opts(&cfg, &rp, &popts, &model_warning);
-  if (zcurl_load(&err) < 0) {
-    exit_code = early_error(a.output, ZEXIT_PROVIDER, err.msg);
-    goto out;
-  }
-  provider = zprovider_new(&popts, &err);
-  if (!provider) {
-    exit_code = early_error(a.output, ZEXIT_PROVIDER, err.msg);
     goto out;
   }
 
   /* Session: fork, resume or create. */
+  int srv;
   if (a.fork_id) {
-    session = zsession_fork(g_session_root, a.fork_id, 0, "fork", &err);
-    if (!session ||
-        zsession_load_conv(g_session_root, session->id, &conv, warn_to_stderr, NULL, &err) < 0) {
-      exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
-      goto out;
-    }
-    ztask_from_json(&task, json_object_get(session->meta, "taskState"));
-  } else if (a.resume) {
-    session_id_for_resume =
-        a.resume_id ? xstrdup(a.resume_id) : zsession_latest(g_session_root, workspace, &err);
-    if (!session_id_for_resume) {
-      exit_code = early_error(a.output, ZEXIT_USAGE,
-                              err.msg[0] ? err.msg
-                                         : "no session to resume in this directory; start one "
-                                           "with zero exec \"prompt\" or name one with --resume ID "
-                                           "(see zero sessions list)");
-      goto out;
-    }
-    /* Lock first, then read: nobody appends while the history loads. */
-    if (!(session = zsession_open(g_session_root, session_id_for_resume, &err)) ||
-        zsession_load_conv(g_session_root, session_id_for_resume, &conv, warn_to_stderr, NULL,
-                           &err) < 0) {
-      exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
-      goto out;
-    }
-    if (session->torn_cut > 0)
-      fprintf(stderr, "[zero] WARNING: session %s: cut a torn last line of %lld bytes (the "
-              "previous run was stopped while writing it)\n", session->id,
-              (long long)session->torn_cut);
-    if (!zsession_kind_resumable(zjson_str(session->meta, "sessionKind"))) {
-      exit_code = early_error(a.output, ZEXIT_USAGE,
-                              "this is a side session, which cannot be resumed; fork it with "
-                              "zero exec --fork ID, or resume its parent");
-      goto out;
-    }
-    ztask_from_json(&task, json_object_get(session->meta, "taskState"));
+    srv = zrun_setup_fork(&rs, a.fork_id, &conv, warn_to_stderr, NULL, &err);
   } else {
-    const char *title = a.session_title;
-    char excerpt[81];
-    if (!title) {
-      snprintf(excerpt, sizeof excerpt, "%.*s", (int)zutf8_boundary(prompt.data, prompt.len < 80 ? prompt.len : 80), prompt.data);
-      for (char *p = excerpt; *p; p++)
-        if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
-      title = excerpt;
-    }
-    session = zsession_create(g_session_root, workspace, rp.name, rp.model, title, &err);
-    if (!session) {
-      exit_code = early_error(a.output, ZEXIT_INTERNAL, err.msg);
-      goto out;
-    }
+    char title[81];
+    if (!a.session_title) zrun_title_from_prompt(prompt.data, prompt.len, title);
+    srv = zrun_setup_session(&rs, a.resume, a.resume_id, a.session_title ? a.session_title : title,
+                             &conv, warn_to_stderr, NULL, &err);
+  }
+  if (srv < 0) {
+    exit_code = early_error(a.output, code_for(err.kind), err.msg);
+    goto out;
   }
 
-  /* Output writer + recorder. */
+  /* Output writer + recorder + task state. */
   zout_new_run_id(run.run_id);
   if (a.output == ZOUT_STREAM_JSON) run.sinks[0] = zout_stream_json_new(stdout, run.run_id);
   else if (a.output == ZOUT_JSON) run.sinks[0] = zout_json_new(stdout, run.run_id);
   else run.sinks[0] = zout_text_new(stdout, stderr);
-  run.sinks[1] = zrecorder_new(session, stderr);
-  run.sinks[2] = ztask_sink_new(&task, plan);
+  run.sinks[1] = zrecorder_new(rs.session, stderr);
+  zrun_setup_tools(&rs, mode, a.autonomy);
+  run.sinks[2] = ztask_sink_new(&rs.task, rs.plan);
   run.nsinks = 3;
 
-  zagent_event start = {.kind = ZAEV_RUN_START, .session_id = session->id, .cwd = workspace,
-                        .provider = rp.name, .model = rp.model, .api_model = rp.model};
+  zagent_event start = {.kind = ZAEV_RUN_START, .session_id = rs.session->id,
+                        .cwd = rs.workspace, .provider = rs.rp.name, .model = rs.rp.model,
+                        .api_model = rs.rp.model};
   emit(&run, &start);
-  zprovider_set_cache_key(provider, session->id);
-  if (model_warning) {
-    zagent_event w = {.kind = ZAEV_WARNING, .text = model_warning};
+  if (rs.model_warning) {
+    zagent_event w = {.kind = ZAEV_WARNING, .text = rs.model_warning};
     emit(&run, &w);
   }
   if (mode == ZPERM_UNSAFE) {
@@ -454,54 +333,23 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
   }
 
-  zprompt_opts po = {.cwd = workspace, .provider = rp.name, .model = rp.model,
-                     .permission_mode = zperm_mode_name(mode)};
-  system_prompt = zprompt_build(&po, &instr_sources);
-
+  zrun_setup_system_prompt(&rs, mode);
   zconv_add_user(&conv, prompt.data);
   zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data, .len = prompt.len};
   emit(&run, &um);
 
-  ztool_ctx tctx = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
-                    .n_add_dirs = a.n_add_dirs, .plan = plan,
-                    .spawner = mode == ZPERM_UNSAFE ? NULL : &sbs.base};
-  zperm_engine perm = {.mode = mode, .autonomy = a.autonomy, .tools = &tctx, .policy = &sbp,
-                       .sandbox_active = zsb_active(&sbp), .grants = &grants,
-                       .escalate = zsb_spawner_escalate, .escalate_ud = &sbs};
-  /* Checkpoints: every file a tool is about to change is saved first. */
-  ckpt = zcheckpointer_new(session, stderr);
-  tctx.write_hook = (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = ckpt};
-
   /* MCP servers start in parallel, through the same spawner as every other
    * child; one that fails is a warning, the run goes on. */
-  if (zmcp_manager_start(&mcp, workspace, tctx.spawner, mode, warn_event, &run, &err) < 0) {
+  if (zrun_setup_mcp(&rs, warn_event, &run, &err) < 0) {
     exit_code = finish_with_error(&run, ZEXIT_PROVIDER, err.msg, false);
     goto finish;
   }
-
-  /* Compaction: a cheaper summarizer when one is chosen. */
-  zcompact_settings_load(&csettings, cfg.user_path, cfg.project_path, stderr);
-  const char *cheap_model = zcompact_pick_model(&csettings, rp.kind, rp.base_url, rp.model);
-  if (cheap_model) {
-    zprov_opts copts = popts;
-    copts.model = cheap_model;
-    zerr cerr = ZERR_INIT;
-    cheap = zprovider_new(&copts, &cerr);
-  }
-  zcompactor compactor = {
-      .window = zcompact_context_window(&csettings, &cfg, rp.model), .main = provider, .cheap = cheap,
-      .main_model = rp.model, .cheap_model = cheap_model, .task = &task,
-      .instructions = instr_sources, .session = session,
-      .diag = a.output == ZOUT_TEXT ? stderr : NULL};
-  agent = (zagent){.provider = provider, .system_prompt = system_prompt, .tools = &tctx,
-                   .mode = mode, .perm = &perm, .max_turns = cfg.max_turns, .sinks = run.sinks,
-                   .nsinks = run.nsinks, .model = rp.model, .compactor = &compactor,
-                   .sources = mcp.n ? &mcp.source : NULL, .nsources = mcp.n ? 1 : 0};
+  zrun_setup_compaction(&rs, a.output == ZOUT_TEXT ? stderr : NULL);
+  zrun_setup_agent(&rs, &agent);
+  agent.sinks = run.sinks;
+  agent.nsinks = run.nsinks;
   zrun_status st = zagent_run(&agent, &conv, &err);
-  {
-    zerr terr = ZERR_INIT;
-    zsession_set_meta(session, "taskState", ztask_to_json(&task), &terr);
-  }
+  zrun_setup_save_task(&rs);
 
   switch (st) {
     case ZRUN_SUCCESS: {
@@ -533,31 +381,12 @@ finish:
   }
 
 out:
-  zmcp_manager_stop(&mcp);
+  /* MCP servers stop before the sinks go: a late notice still has a writer. */
+  zmcp_manager_stop(&rs.mcp);
   for (size_t i = 0; i < run.nsinks; i++) run.sinks[i]->destroy(run.sinks[i]);
-  if (have_sandbox) zsb_spawner_release(&sbs);
-  zsb_policy_release(&sbp);
-  zgrants_release(&grants);
-  zcheckpointer_free(ckpt);
-  if (cheap) zprovider_free(cheap);
-  zcompact_settings_release(&csettings);
-  ztask_release(&task);
-  json_decref(instr_sources);
   zagent_release(&agent);
-  json_decref(plan);
   zconv_release(&conv);
-  if (session) zsession_close(session);
-  if (provider) zprovider_free(provider);
-  zresolved_provider_release(&rp);
-  zconfig_release(&cfg);
-  free(model_warning);
-  if (add_dirs) {
-    for (size_t i = 0; i < a.n_add_dirs; i++) free(add_dirs[i]);
-    free(add_dirs);
-  }
-  free(system_prompt);
-  free(session_id_for_resume);
-  free(workspace);
+  zrun_setup_release(&rs);
   zbuf_release(&prompt);
   zexec_args_release(&a);
   free(g_session_root);

@@ -1,0 +1,310 @@
+/* run_setup.c — shared run assembly; see run_setup.h. */
+#include "cli/run_setup.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/prompt.h"
+#include "base/common.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "cli/provider_opts.h"
+#include "net/curl_loader.h"
+
+int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
+                         zerr *err) {
+  if (cwd) {
+    if (!zfs_is_dir(cwd)) return zerr_set(err, ZE_USAGE, "cwd must be an existing directory: %s", cwd);
+    if (chdir(cwd) < 0) return zerr_set(err, ZE_USAGE, "cannot enter the --cwd directory");
+  }
+  char *here = getcwd(NULL, 0);
+  if (!here) return zerr_set(err, ZE_INTERNAL, "cannot determine the current directory");
+  /* The real path, so confinement checks compare like with like. */
+  char *real = realpath(here, NULL);
+  s->workspace = real ? real : xstrdup(here);
+  free(here);
+  s->add_dirs = xcalloc(n + 1, sizeof *s->add_dirs);
+  for (size_t i = 0; i < n; i++) {
+    char *r = realpath(add_dirs[i], NULL);
+    if (!r) return zerr_set(err, ZE_USAGE, "--add-dir %s: %s", add_dirs[i], strerror(errno));
+    s->add_dirs[i] = r;
+    s->n_add_dirs = i + 1;
+  }
+  return 0;
+}
+
+int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
+  zsb_policy_opts so = {.workspace = s->workspace,
+                        .add_dirs = (const char *const *)s->add_dirs,
+                        .n_add_dirs = s->n_add_dirs};
+  if (zsb_policy_build(&s->policy, &so, err) < 0 || zsb_spawner_init(&s->spawner, &s->policy, err) < 0)
+    goto fail;
+  s->have_spawner = true;
+  if (zgrants_load(&s->grants, getenv("ZERO_GRANTS_FILE"), err) < 0) goto fail;
+  return 0;
+fail:
+  if (err->kind != ZE_USAGE) err->kind = ZE_CONFIG;
+  return -1;
+}
+
+static int make_provider(const zprov_opts *popts, zprovider **out, zerr *err) {
+  if (zcurl_load(err) < 0 || !(*out = zprovider_new(popts, err))) {
+    err->kind = ZE_PROVIDER;
+    return -1;
+  }
+  return 0;
+}
+
+int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
+  if (zconfig_load(&s->cfg, s->workspace, flags, err) < 0 ||
+      zconfig_resolve_provider(&s->cfg, &s->rp, err) < 0)
+    return -1;
+  free(s->model_warning);
+  s->model_warning = NULL;
+  zcli_provider_opts(&s->cfg, &s->rp, &s->popts, &s->model_warning);
+  return make_provider(&s->popts, &s->provider, err);
+}
+
+int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err) {
+  if (!model || !*model) return zerr_set(err, ZE_USAGE, "name a model, e.g. /model gpt-4.1");
+  zresolved_provider rp = s->rp;
+  rp.model = xstrdup(model);
+  zprov_opts popts;
+  char *warning = NULL;
+  zcli_provider_opts(&s->cfg, &rp, &popts, &warning);
+  zprovider *p = NULL;
+  if (make_provider(&popts, &p, err) < 0) {
+    free(rp.model);
+    free(warning);
+    return -1;
+  }
+  /* The provider borrows the model string: swap both together. */
+  if (s->provider) zprovider_free(s->provider);
+  free(s->rp.model);
+  s->rp.model = rp.model;
+  s->popts = popts;
+  s->popts.model = s->rp.model;
+  s->provider = p;
+  free(s->model_warning);
+  s->model_warning = warning;
+  if (s->session) zprovider_set_cache_key(s->provider, s->session->id);
+  return 0;
+}
+
+int zrun_setup_switch_provider(zrun_setup *s, const char *name, zerr *err) {
+  zconfig cfg = {0};
+  zresolved_provider rp = {0};
+  zprov_opts popts;
+  char *warning = NULL;
+  zprovider *p = NULL;
+  zconfig_flags flags = {.provider = name};
+  if (zconfig_load(&cfg, s->workspace, &flags, err) < 0 ||
+      zconfig_resolve_provider(&cfg, &rp, err) < 0) {
+    zresolved_provider_release(&rp);
+    zconfig_release(&cfg);
+    return -1;
+  }
+  zcli_provider_opts(&cfg, &rp, &popts, &warning);
+  if (make_provider(&popts, &p, err) < 0) {
+    free(warning);
+    zresolved_provider_release(&rp);
+    zconfig_release(&cfg);
+    return -1;
+  }
+  if (s->provider) zprovider_free(s->provider);
+  zresolved_provider_release(&s->rp);
+  zconfig_release(&s->cfg);
+  free(s->model_warning);
+  s->cfg = cfg;
+  s->rp = rp;
+  s->provider = p;
+  s->model_warning = warning;
+  /* popts borrows from rp: rebuild it against the moved copy. */
+  char *again = NULL;
+  zcli_provider_opts(&s->cfg, &s->rp, &s->popts, &again);
+  free(again);
+  if (s->session) zprovider_set_cache_key(s->provider, s->session->id);
+  return 0;
+}
+
+void zrun_title_from_prompt(const char *prompt, size_t len, char out[81]) {
+  snprintf(out, 81, "%.*s", (int)zutf8_boundary(prompt, len < 80 ? len : 80), prompt);
+  for (char *p = out; *p; p++)
+    if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+}
+
+static void ensure_task(zrun_setup *s) {
+  if (s->task_ready) return;
+  ztask_init(&s->task);
+  s->task_ready = true;
+}
+
+int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const char *title,
+                       zconv *conv, void (*warn)(void *ud, const char *msg), void *warn_ud,
+                       zerr *err) {
+  if (!s->session_root) s->session_root = zsession_root();
+  ensure_task(s);
+  if (resume) {
+    s->resumed_id = resume_id ? xstrdup(resume_id)
+                              : zsession_latest(s->session_root, s->workspace, err);
+    if (!s->resumed_id) {
+      if (!err->msg[0])
+        zerr_set(err, ZE_USAGE,
+                 "no session to resume in this directory; start one with zero exec \"prompt\" "
+                 "or name one with --resume ID (see zero sessions list)");
+      err->kind = ZE_USAGE;
+      return -1;
+    }
+    /* Lock first, then read: nobody appends while the history loads. */
+    if (!(s->session = zsession_open(s->session_root, s->resumed_id, err)) ||
+        zsession_load_conv(s->session_root, s->resumed_id, conv, warn, warn_ud, err) < 0) {
+      err->kind = ZE_USAGE;
+      return -1;
+    }
+    if (s->session->torn_cut > 0 && warn) {
+      char msg[256];
+      snprintf(msg, sizeof msg,
+               "session %s: cut a torn last line of %lld bytes (the previous run was stopped "
+               "while writing it)",
+               s->session->id, (long long)s->session->torn_cut);
+      warn(warn_ud, msg);
+    }
+    if (!zsession_kind_resumable(zjson_str(s->session->meta, "sessionKind")))
+      return zerr_set(err, ZE_USAGE,
+                      "this is a side session, which cannot be resumed; fork it with zero exec "
+                      "--fork ID, or resume its parent");
+    ztask_from_json(&s->task, json_object_get(s->session->meta, "taskState"));
+  } else {
+    s->session =
+        zsession_create(s->session_root, s->workspace, s->rp.name, s->rp.model, title, err);
+    if (!s->session) {
+      err->kind = ZE_INTERNAL;
+      return -1;
+    }
+  }
+  if (s->provider) zprovider_set_cache_key(s->provider, s->session->id);
+  return 0;
+}
+
+int zrun_setup_fork(zrun_setup *s, const char *fork_id, zconv *conv,
+                    void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err) {
+  if (!s->session_root) s->session_root = zsession_root();
+  ensure_task(s);
+  s->session = zsession_fork(s->session_root, fork_id, 0, "fork", err);
+  if (!s->session ||
+      zsession_load_conv(s->session_root, s->session->id, conv, warn, warn_ud, err) < 0) {
+    err->kind = ZE_USAGE;
+    return -1;
+  }
+  ztask_from_json(&s->task, json_object_get(s->session->meta, "taskState"));
+  if (s->provider) zprovider_set_cache_key(s->provider, s->session->id);
+  return 0;
+}
+
+const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode) {
+  zprompt_opts po = {.cwd = s->workspace, .provider = s->rp.name, .model = s->rp.model,
+                     .permission_mode = zperm_mode_name(mode)};
+  free(s->system_prompt);
+  json_decref(s->instruction_sources);
+  s->instruction_sources = NULL;
+  s->system_prompt = zprompt_build(&po, &s->instruction_sources);
+  return s->system_prompt;
+}
+
+void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
+  ensure_task(s);
+  s->mode = mode;
+  if (!s->plan) s->plan = json_array();
+  /* Unsafe mode means no confinement at all: commands run as the user. */
+  bool confined = mode != ZPERM_UNSAFE && s->have_spawner;
+  s->tools = (ztool_ctx){.workspace = s->workspace,
+                         .add_dirs = (const char *const *)s->add_dirs,
+                         .n_add_dirs = s->n_add_dirs,
+                         .plan = s->plan,
+                         .spawner = confined ? &s->spawner.base : NULL};
+  s->perm = (zperm_engine){.mode = mode, .autonomy = autonomy, .tools = &s->tools,
+                           .policy = &s->policy, .sandbox_active = zsb_active(&s->policy),
+                           .grants = &s->grants, .escalate = zsb_spawner_escalate,
+                           .escalate_ud = &s->spawner};
+  /* Checkpoints: every file a tool is about to change is saved first. */
+  if (s->session && !s->checkpoints) s->checkpoints = zcheckpointer_new(s->session, stderr);
+  if (s->checkpoints)
+    s->tools.write_hook =
+        (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = s->checkpoints};
+}
+
+int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void *warn_ud,
+                   zerr *err) {
+  if (zmcp_manager_start(&s->mcp, s->workspace, s->tools.spawner, s->mode, warn, warn_ud, err) <
+      0) {
+    err->kind = ZE_PROVIDER;
+    return -1;
+  }
+  return 0;
+}
+
+void zrun_setup_compaction(zrun_setup *s, FILE *diag) {
+  ensure_task(s);
+  zcompact_settings_load(&s->compact_settings, s->cfg.user_path, s->cfg.project_path, stderr);
+  const char *cheap_model =
+      zcompact_pick_model(&s->compact_settings, s->rp.kind, s->rp.base_url, s->rp.model);
+  if (cheap_model && !s->cheap_provider) {
+    zprov_opts copts = s->popts;
+    copts.model = cheap_model;
+    zerr cerr = ZERR_INIT;
+    s->cheap_provider = zprovider_new(&copts, &cerr); /* NULL: the main model summarizes */
+  }
+  s->compactor = (zcompactor){
+      .window = zcompact_context_window(&s->compact_settings, &s->cfg, s->rp.model),
+      .main = s->provider, .cheap = s->cheap_provider, .main_model = s->rp.model,
+      .cheap_model = s->cheap_provider ? cheap_model : NULL, .task = &s->task,
+      .instructions = s->instruction_sources, .session = s->session, .diag = diag};
+}
+
+void zrun_setup_agent(zrun_setup *s, zagent *agent) {
+  agent->provider = s->provider;
+  agent->system_prompt = s->system_prompt;
+  agent->tools = &s->tools;
+  agent->mode = s->mode;
+  agent->perm = &s->perm;
+  agent->max_turns = s->cfg.max_turns;
+  agent->model = s->rp.model;
+  agent->compactor = s->compactor.main ? &s->compactor : NULL;
+  agent->sources = s->mcp.n ? &s->mcp.source : NULL;
+  agent->nsources = s->mcp.n ? 1 : 0;
+}
+
+void zrun_setup_save_task(zrun_setup *s) {
+  if (!s->session || !s->task_ready) return;
+  zerr terr = ZERR_INIT;
+  zsession_set_meta(s->session, "taskState", ztask_to_json(&s->task), &terr);
+}
+
+void zrun_setup_release(zrun_setup *s) {
+  zmcp_manager_stop(&s->mcp);
+  zcheckpointer_free(s->checkpoints);
+  if (s->cheap_provider) zprovider_free(s->cheap_provider);
+  zcompact_settings_release(&s->compact_settings);
+  if (s->task_ready) ztask_release(&s->task);
+  json_decref(s->instruction_sources);
+  free(s->system_prompt);
+  json_decref(s->plan);
+  if (s->session) zsession_close(s->session);
+  if (s->provider) zprovider_free(s->provider);
+  free(s->model_warning);
+  zresolved_provider_release(&s->rp);
+  zconfig_release(&s->cfg);
+  if (s->have_spawner) zsb_spawner_release(&s->spawner);
+  zsb_policy_release(&s->policy);
+  zgrants_release(&s->grants);
+  if (s->add_dirs) {
+    for (size_t i = 0; i < s->n_add_dirs; i++) free(s->add_dirs[i]);
+    free(s->add_dirs);
+  }
+  free(s->workspace);
+  free(s->session_root);
+  free(s->resumed_id);
+  memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,132 @@
+/* run_setup.h — the assembly every agent run shares, whatever its face
+ * (`zero exec` headless, `zero` interactive), so both get the same sandbox,
+ * permission engine, MCP servers, checkpoints and compaction:
+ *
+ *   workspace → sandbox → provider → session → system prompt → tools →
+ *   MCP → compaction → agent
+ *
+ * Each step fills part of a zrun_setup and, on failure, leaves err set with a
+ * kind the CLI maps to an exit code:
+ *   ZE_USAGE    bad --cwd / --add-dir, malformed config, unknown --resume id,
+ *               a side session given to --resume
+ *   ZE_CONFIG   config resolves but is unusable (no provider, no key, sandbox
+ *               settings that cannot be enforced)
+ *   ZE_PROVIDER libcurl missing, provider kind unknown, MCP start-up failed
+ *   ZE_INTERNAL no cwd, session directory not creatable
+ * Steps run in the order above (a later one uses what earlier ones made).
+ * Release everything with zrun_setup_release, whatever step failed.
+ */
+#ifndef ZERO_CLI_RUN_SETUP_H
+#define ZERO_CLI_RUN_SETUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "agent/compaction.h"
+#include "agent/loop.h"
+#include "agent/permissions.h"
+#include "agent/task_state.h"
+#include "base/err.h"
+#include "config/config.h"
+#include "mcp/mcp.h"
+#include "provider/message.h"
+#include "provider/provider.h"
+#include "sandbox/grants.h"
+#include "sandbox/sandbox.h"
+#include "session/checkpoint.h"
+#include "session/store.h"
+#include "tools/tool.h"
+
+typedef struct zrun_setup {
+  /* workspace */
+  char *workspace;          /* real path of the workspace (the cwd after -C) */
+  char **add_dirs;          /* real paths, n_add_dirs of them, NULL-terminated */
+  size_t n_add_dirs;
+  /* sandbox */
+  zsb_policy policy;
+  zsb_spawner spawner;
+  bool have_spawner;
+  zgrants grants;
+  /* provider */
+  zconfig cfg;
+  zresolved_provider rp;
+  zprov_opts popts;         /* strings borrowed from rp */
+  zprovider *provider;
+  char *model_warning;      /* unknown model on an official endpoint, or NULL */
+  /* session */
+  char *session_root;       /* zsession_root() */
+  zsession *session;
+  char *resumed_id;         /* id of the resumed session, or NULL */
+  ztask_state task;
+  bool task_ready;
+  /* system prompt */
+  char *system_prompt;
+  json_t *instruction_sources; /* instruction files included, in order */
+  /* tools */
+  zperm_mode mode;
+  json_t *plan;             /* update_plan's plan */
+  ztool_ctx tools;
+  zperm_engine perm;
+  zcheckpointer *checkpoints;
+  /* MCP */
+  zmcp_manager mcp;
+  /* compaction */
+  zcompact_settings compact_settings;
+  zprovider *cheap_provider;
+  zcompactor compactor;
+} zrun_setup;
+
+#define ZRUN_SETUP_INIT { 0 }
+
+/* Enters cwd (when non-NULL) and records the real workspace path and the
+ * real paths of the extra writable directories. */
+int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
+                         zerr *err);
+/* The sandbox policy (workspace, --add-dir, config), the spawner that confines
+ * every child of the run, and the saved grants. */
+int zrun_setup_sandbox(zrun_setup *s, zerr *err);
+/* Loads the config layers for the workspace and creates the provider. */
+int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err);
+/* Replaces the provider by one for another model of the same profile (the
+ * TUI's /model). On failure the old provider stays. */
+int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err);
+/* Replaces config-derived provider state by the profile `name` (the TUI's
+ * /provider). On failure nothing changes. */
+int zrun_setup_switch_provider(zrun_setup *s, const char *name, zerr *err);
+/* Resumes (resume: resume_id, or NULL for the latest session of this
+ * workspace) into conv, or creates a new session titled `title`. A resumed
+ * session is locked first (one writer), a side session is refused, and the
+ * saved task state is restored. */
+int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const char *title,
+                       zconv *conv, void (*warn)(void *ud, const char *msg), void *warn_ud,
+                       zerr *err);
+/* Forks session `fork_id` and loads the fork's conversation into conv. */
+int zrun_setup_fork(zrun_setup *s, const char *fork_id, zconv *conv,
+                    void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err);
+/* Builds the system prompt for this workspace, provider and mode into
+ * s->system_prompt (replacing an earlier one) and returns it (borrowed). */
+const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode);
+/* The tool context (sandbox spawner unless unsafe, checkpoints before every
+ * file change) and the permission engine for `mode`. Needs the session. */
+void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy);
+/* Starts the configured MCP servers in parallel (through the sandbox
+ * spawner); a server that fails is reported through warn and skipped. */
+int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void *warn_ud,
+                   zerr *err);
+/* The compactor (a cheaper summarizer when one is chosen); notices go to
+ * diag (may be NULL). */
+void zrun_setup_compaction(zrun_setup *s, FILE *diag);
+/* Fills the agent from the setup: provider, system prompt, tools, engine,
+ * compactor, MCP tool source, maxTurns. Sinks and the approver are the
+ * face's to set. */
+void zrun_setup_agent(zrun_setup *s, zagent *agent);
+/* Saves the task state into the session's metadata (end of a run). */
+void zrun_setup_save_task(zrun_setup *s);
+
+/* A one-line session title from the first 80 bytes of a prompt (newlines
+ * and tabs become spaces). out must hold 81 bytes. */
+void zrun_title_from_prompt(const char *prompt, size_t len, char out[81]);
+void zrun_setup_release(zrun_setup *s);
+
+#endif
