@@ -18,6 +18,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/exec_args.h"
+#include "cli/run_setup.h"
 #include "config/config.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -253,12 +254,8 @@ int cmd_exec(int argc, char **argv) {
 
   int exit_code = ZEXIT_SUCCESS;
   zbuf prompt = ZBUF_INIT;
-  char *workspace = NULL, *system_prompt = NULL, *session_id_for_resume = NULL;
-  char **add_dirs = NULL;
-  zconfig cfg = {0};
-  zresolved_provider rp = {0};
-  zprovider *provider = NULL;
-  zsession *session = NULL;
+  char *system_prompt = NULL;
+  zrun_setup rs = ZRUN_SETUP_INIT;
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
   json_t *plan = json_array();
@@ -266,104 +263,27 @@ int cmd_exec(int argc, char **argv) {
 
   zcancel_install();
   zhttp_global_init();
+  rs.session_root = g_session_root;
+  g_session_root = NULL;
 
-  /* Workspace. */
-  if (a.cwd) {
-    if (!zfs_is_dir(a.cwd)) {
-      zbuf m = ZBUF_INIT;
-      zbuf_addf(&m, "cwd must be an existing directory: %s", a.cwd);
-      exit_code = early_error(a.output, ZEXIT_USAGE, m.data);
-      zbuf_release(&m);
-      goto out;
-    }
-    if (chdir(a.cwd) < 0) {
-      exit_code = early_error(a.output, ZEXIT_USAGE, "cannot enter the --cwd directory");
-      goto out;
-    }
-  }
-  {
-    char *cwd = getcwd(NULL, 0);
-    if (!cwd) {
-      exit_code = early_error(a.output, ZEXIT_INTERNAL, "cannot determine the current directory");
-      goto out;
-    }
-    /* The real path, so confinement checks compare like with like. */
-    char *real = realpath(cwd, NULL);
-    workspace = real ? real : xstrdup(cwd);
-    if (real) free(cwd);
-    else free(cwd);
-  }
-  add_dirs = xcalloc(a.n_add_dirs + 1, sizeof *add_dirs);
-  for (size_t i = 0; i < a.n_add_dirs; i++) {
-    char *real = realpath(a.add_dirs[i], NULL);
-    if (!real) {
-      zbuf m = ZBUF_INIT;
-      zbuf_addf(&m, "--add-dir %s: %s", a.add_dirs[i], strerror(errno));
-      exit_code = early_error(a.output, ZEXIT_USAGE, m.data);
-      zbuf_release(&m);
-      goto out;
-    }
-    add_dirs[i] = real;
-  }
-
-  if (read_prompt(&a, &prompt, &err) < 0) {
+  if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
+      read_prompt(&a, &prompt, &err) < 0 ||
+      zrun_setup_provider(&rs, &(zconfig_flags){.provider = a.provider, .model = a.model,
+                                                .max_turns = a.max_turns},
+                          &err) < 0) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
     goto out;
   }
-
-  /* Config and provider. */
-  zconfig_flags flags = {.provider = a.provider, .model = a.model, .max_turns = a.max_turns};
-  if (zconfig_load(&cfg, workspace, &flags, &err) < 0 ||
-      zconfig_resolve_provider(&cfg, &rp, &err) < 0) {
+  char excerpt[81];
+  if (!a.session_title) zrun_title_from_prompt(prompt.data, prompt.len, excerpt);
+  if (zrun_setup_session(&rs, a.resume, a.resume_id, a.session_title ? a.session_title : excerpt,
+                         &conv, warn_to_stderr, NULL, &err) < 0) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
     goto out;
   }
-  zprov_opts popts = {.name = rp.name, .kind = rp.kind, .base_url = rp.base_url,
-                      .api_key = rp.api_key, .api_key_env = rp.api_key_env, .model = rp.model,
-                      .headers = rp.headers};
-  if (zcurl_load(&err) < 0) {
-    exit_code = early_error(a.output, ZEXIT_PROVIDER, err.msg);
-    goto out;
-  }
-  provider = zprovider_new(&popts, &err);
-  if (!provider) {
-    exit_code = early_error(a.output, ZEXIT_PROVIDER, err.msg);
-    goto out;
-  }
-
-  /* Session: resume or create. */
-  if (a.resume) {
-    session_id_for_resume =
-        a.resume_id ? xstrdup(a.resume_id) : zsession_latest(g_session_root, workspace, &err);
-    if (!session_id_for_resume) {
-      exit_code = early_error(a.output, ZEXIT_USAGE,
-                              err.msg[0] ? err.msg
-                                         : "no session to resume in this directory; start one "
-                                           "with zero exec \"prompt\" or name one with --resume ID "
-                                           "(see zero sessions list)");
-      goto out;
-    }
-    if (zsession_load_conv(g_session_root, session_id_for_resume, &conv, warn_to_stderr, NULL,
-                           &err) < 0 ||
-        !(session = zsession_open(g_session_root, session_id_for_resume, &err))) {
-      exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
-      goto out;
-    }
-  } else {
-    const char *title = a.session_title;
-    char excerpt[81];
-    if (!title) {
-      snprintf(excerpt, sizeof excerpt, "%.*s", (int)zutf8_boundary(prompt.data, prompt.len < 80 ? prompt.len : 80), prompt.data);
-      for (char *p = excerpt; *p; p++)
-        if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
-      title = excerpt;
-    }
-    session = zsession_create(g_session_root, workspace, rp.name, rp.model, title, &err);
-    if (!session) {
-      exit_code = early_error(a.output, ZEXIT_INTERNAL, err.msg);
-      goto out;
-    }
-  }
+  zsession *session = rs.session;
+  const char *workspace = rs.workspace;
+  zresolved_provider rp = rs.rp;
 
   /* Output writer + recorder. */
   zout_new_run_id(run.run_id);
@@ -386,18 +306,16 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
   }
 
-  zprompt_opts po = {.cwd = workspace, .provider = rp.name, .model = rp.model,
-                     .permission_mode = zperm_mode_name(mode)};
-  system_prompt = zprompt_build(&po, NULL);
+  system_prompt = zrun_setup_system_prompt(&rs, mode);
 
   zconv_add_user(&conv, prompt.data);
   zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data, .len = prompt.len};
   emit(&run, &um);
 
-  ztool_ctx tctx = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
-                    .n_add_dirs = a.n_add_dirs, .plan = plan};
-  agent = (zagent){.provider = provider, .system_prompt = system_prompt, .tools = &tctx,
-                   .mode = mode, .max_turns = cfg.max_turns, .sinks = run.sinks,
+  ztool_ctx tctx = {.workspace = workspace, .add_dirs = (const char *const *)rs.add_dirs,
+                    .n_add_dirs = rs.n_add_dirs, .plan = plan};
+  agent = (zagent){.provider = rs.provider, .system_prompt = system_prompt, .tools = &tctx,
+                   .mode = mode, .max_turns = rs.cfg.max_turns, .sinks = run.sinks,
                    .nsinks = run.nsinks, .model = rp.model};
   zrun_status st = zagent_run(&agent, &conv, &err);
 
@@ -434,17 +352,8 @@ out:
   zagent_release(&agent);
   json_decref(plan);
   zconv_release(&conv);
-  if (session) zsession_close(session);
-  if (provider) zprovider_free(provider);
-  zresolved_provider_release(&rp);
-  zconfig_release(&cfg);
-  if (add_dirs) {
-    for (size_t i = 0; i < a.n_add_dirs; i++) free(add_dirs[i]);
-    free(add_dirs);
-  }
+  zrun_setup_release(&rs);
   free(system_prompt);
-  free(session_id_for_resume);
-  free(workspace);
   zbuf_release(&prompt);
   zexec_args_release(&a);
   free(g_session_root);
