@@ -17,5 +17,7 @@ int cmd_exec(int argc, char **argv);
 int cmd_sessions(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+/* `zero` with no command (or only flags): the interactive UI (cmd_tui.c). */
+int cmd_tui(int argc, char **argv);
 
 #endif
