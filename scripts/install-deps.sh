@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libjansson-dev libssl-dev
   libcmocka-dev python3
+  libutf8proc-dev libmd4c-dev libvterm-dev tmux
 )
 # Wanted by later capabilities and the benchmarks; installed with the rest so one
 # command prepares a machine.

@@ -812,6 +812,7 @@ int cmd_tui(int argc, char **argv) {
     goto out_early;
   }
 
+  if (!c->rs.session_root) c->rs.session_root = zsession_root();
   int w, h;
   c->rec_diag = open_memstream(&c->rec_diag_buf, &c->rec_diag_len);
   c->sink = (zsink){.emit = ui_emit, .finish = ui_finish, .destroy = ui_destroy};

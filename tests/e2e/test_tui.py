@@ -1,0 +1,213 @@
+"""The interactive UI end to end: the real binary in a real terminal (tmux),
+against the fake model server. Keys go in with send-keys, the screen comes
+back with capture-pane."""
+import os
+import shlex
+import shutil
+import subprocess
+import time
+import unittest
+
+from harness import ZERO_BIN, ZeroTest, main
+
+TMUX = shutil.which("tmux")
+
+
+@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
+class Tui(ZeroTest):
+    def setUp(self):
+        super().setUp()
+        self.sock = os.path.join(self.tmp, "tmux.sock")
+        self.started = False
+
+    def tearDown(self):
+        if self.started:
+            subprocess.run([TMUX, "-S", self.sock, "kill-server"], capture_output=True)
+        super().tearDown()
+
+    def tmux(self, *args):
+        return subprocess.run([TMUX, "-S", self.sock] + list(args), capture_output=True,
+                              text=True, env=self.env)
+
+    def start(self, *zero_args, width=90, height=30):
+        """Runs zero in a tmux pane inside a shell that records `stty -a`
+        before and after, and zero's exit code."""
+        script = os.path.join(self.tmp, "run.sh")
+        with open(script, "w") as f:
+            for k, v in self.env.items():
+                f.write("export %s=%s\n" % (k, shlex.quote(v)))
+            f.write("cd %s\n" % shlex.quote(self.work))
+            f.write("stty -a > %s/stty-before\n" % shlex.quote(self.tmp))
+            f.write("%s %s\n" % (shlex.quote(ZERO_BIN), " ".join(shlex.quote(a) for a in zero_args)))
+            f.write("echo $? > %s/exit-code\n" % shlex.quote(self.tmp))
+            f.write("stty -a > %s/stty-after\n" % shlex.quote(self.tmp))
+            f.write("exec sleep 600\n")
+        env = dict(self.env, TERM="xterm-256color")
+        r = subprocess.run([TMUX, "-S", self.sock, "-f", "/dev/null", "new-session", "-d",
+                            "-x", str(width), "-y", str(height), "-s", "t", "sh " + script],
+                           env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.started = True
+        self.tmux("set", "-s", "escape-time", "0")
+        self.wait_for("Ask anything")
+
+    def screen(self):
+        return self.tmux("capture-pane", "-p", "-t", "t", "-S", "-200").stdout
+
+    def wait_for(self, text, timeout=15):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            s = self.screen()
+            if text in s:
+                return s
+            time.sleep(0.05)
+        self.fail("%r did not appear on the screen:\n%s" % (text, self.screen()))
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", "t", *keys)
+
+    def type(self, text):
+        self.tmux("send-keys", "-t", "t", "-l", text)
+
+    def quit_and_check_terminal(self):
+        self.wait_for("Shift+Tab mode")  # idle: the turn has ended
+        self.keys("C-c")
+        time.sleep(0.2)
+        self.keys("C-c")
+        deadline = time.time() + 10
+        path = os.path.join(self.tmp, "stty-after")
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        if not os.path.exists(os.path.join(self.tmp, "exit-code")):
+            self.fail("zero did not exit on Ctrl+C twice:\n" + self.screen())
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), "0")
+        with open(os.path.join(self.tmp, "stty-before")) as f:
+            before = f.read()
+        with open(path) as f:
+            after = f.read()
+        self.assertEqual(before, after, "the terminal settings were not restored")
+
+    def test_not_a_tty_points_to_exec(self):
+        r = self.zero(input="")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("zero exec", r.stderr)
+        self.assertIn("terminal", r.stderr)
+
+    def test_prompt_streams_answer_and_exit_restores_terminal(self):
+        self.serve([{"text": "Here is **the answer**, streamed in pieces.\n\n- one\n- two",
+                         "text_piece": 4, "delay_ms": 10}])
+        self.start()
+        self.type("hello there")
+        self.keys("Enter")
+        s = self.wait_for("• two")
+        self.assertIn("› hello there", s)
+        self.assertIn("Here is the answer, streamed in pieces.", s)
+        self.quit_and_check_terminal()
+        self.assertIn("Continue it with: zero --resume", self.screen())
+        # the session was recorded like zero exec records it
+        sid = self.session_ids()[0]
+        kinds = [e["type"] for e in self.session_events(sid)]
+        self.assertIn("message", kinds)
+
+    def test_approve_a_file_write(self):
+        self.serve([
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": "notes.txt", "content": "alpha\nbeta\n"}}]},
+            {"text": "Done writing."}])
+        self.start()
+        self.type("write notes")
+        self.keys("Enter")
+        s = self.wait_for("Permission needed")
+        self.assertIn("write_file wants to write notes.txt", s)
+        self.assertIn("› 1. Deny", s)  # the safe choice has the focus
+        self.keys("y")
+        s = self.wait_for("Done writing.")
+        self.assertIn("✓ write_file notes.txt", s)
+        with open(os.path.join(self.work, "notes.txt")) as f:
+            self.assertEqual(f.read(), "alpha\nbeta\n")
+        self.quit_and_check_terminal()
+
+    def test_deny_with_a_note_reaches_the_model(self):
+        model = self.serve([
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},
+            {"text": "Understood."}])
+        self.start()
+        self.type("write x")
+        self.keys("Enter")
+        self.wait_for("Permission needed")
+        self.keys("d")
+        self.type("not that file")
+        self.keys("Enter")
+        self.wait_for("Understood.")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "x.txt")))
+        last = model.bodies()[-1]["messages"][-1]
+        self.assertEqual(last["role"], "tool")
+        self.assertIn("not that file", last["content"])
+        self.quit_and_check_terminal()
+
+    def test_escape_cancels_a_turn_and_the_next_one_works(self):
+        self.serve([
+            {"text": "word " * 400, "text_piece": 5, "delay_ms": 30},
+            {"text": "Second answer."}])
+        self.start()
+        self.type("long one")
+        self.keys("Enter")
+        self.wait_for("word word")
+        self.keys("Escape")
+        self.wait_for("Cancelled")
+        self.type("again")
+        self.keys("Enter")
+        self.wait_for("Second answer.")
+        self.quit_and_check_terminal()
+
+    def test_message_typed_while_busy_is_queued(self):
+        self.serve([
+            {"text": "first " * 40, "text_piece": 6, "delay_ms": 25},
+            {"text": "Answer to the queued one."}])
+        self.start()
+        self.type("one")
+        self.keys("Enter")
+        self.wait_for("first first")
+        self.type("queued message")
+        self.keys("Enter")
+        self.wait_for("queued: queued message")
+        self.wait_for("Answer to the queued one.", timeout=30)
+        self.quit_and_check_terminal()
+
+    def test_resume_lists_and_reopens_a_session(self):
+        self.serve([{"text": "Remember: the code word is heron."}, {"text": "Back again."}])
+        r = self.zero("exec", "--session-title", "bird session", "tell me a code word")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.start()
+        self.type("/resume")
+        self.keys("Enter")
+        s = self.wait_for("bird session")
+        self.assertIn("1.", s)
+        self.type("/resume 1")
+        self.keys("Enter")
+        s = self.wait_for("Resumed session")
+        self.assertIn("code word is heron", s)
+        self.type("and now?")
+        self.keys("Enter")
+        self.wait_for("Back again.")
+        self.quit_and_check_terminal()
+        # the follow-up went into the same session, with the history replayed
+        self.assertEqual(len(self.session_ids()), 1)
+        msgs = self.model.bodies()[-1]["messages"]
+        self.assertTrue(any("heron" in (m.get("content") or "") for m in msgs))
+
+    def test_slash_suggestions_complete_with_tab(self):
+        self.serve([])
+        self.start()
+        self.type("/too")
+        s = self.wait_for("tools the model can use")
+        self.keys("Tab")
+        self.keys("Enter")
+        self.wait_for("Tools in ask mode")
+        self.quit_and_check_terminal()
+
+
+if __name__ == "__main__":
+    main()
