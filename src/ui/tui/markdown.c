@@ -250,7 +250,7 @@ static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud) {
       blank_between(r);
       MD_BLOCK_CODE_DETAIL *d = detail;
       size_t n = d->lang.size < sizeof r->lang - 1 ? d->lang.size : sizeof r->lang - 1;
-      memcpy(r->lang, d->lang.text, n);
+      if (n) memcpy(r->lang, d->lang.text, n);
       r->lang[n] = 0;
       r->leaf = MD_BLOCK_CODE + 1;
       break;
