@@ -172,6 +172,22 @@ static void markdown_stream_makes_only_finished_blocks_final(void **state) {
   tui_md_stream_release(&m);
 }
 
+/* Regression (found by fuzz_tui_markdown): a control character in a code
+ * fence's info string reached the terminal unsanitized. */
+static void markdown_fence_language_is_sanitized(void **state) {
+  (void)state;
+  tui_theme th;
+  tui_theme_init(&th, "dark", TUI_DEPTH_NONE);
+  tw_lines l = {0};
+  const char *src = "```c\x1b]0;pwned\x07\nint x;\n```\n";
+  tui_md_render(src, strlen(src), 40, &th, &l);
+  for (size_t i = 0; i < l.len; i++) {
+    assert_null(strchr(l.items[i], '\x07'));
+    assert_null(strstr(l.items[i], "\x1b]"));
+  }
+  tw_lines_free(&l);
+}
+
 static void composer_edits_like_emacs(void **state) {
   (void)state;
   tui_composer c;
@@ -279,6 +295,7 @@ int main(void) {
       cmocka_unit_test(sanitize_neutralises_escapes),
       cmocka_unit_test(markdown_boundary_respects_fences),
       cmocka_unit_test(markdown_stream_makes_only_finished_blocks_final),
+      cmocka_unit_test(markdown_fence_language_is_sanitized),
       cmocka_unit_test(composer_edits_like_emacs),
       cmocka_unit_test(composer_history_persists),
       cmocka_unit_test(diff_shows_changed_lines_with_numbers),

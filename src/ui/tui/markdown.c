@@ -110,7 +110,10 @@ static void flush_code(mdr *r) {
   zbuf_addstr(&rest, "  ");
   if (r->lang[0]) {
     zbuf hdr = ZBUF_INIT;
-    zbuf_addf(&hdr, "%s%s%s", r->th->muted, r->lang, r->th->reset);
+    /* The info string is the model's text too: sanitized like the rest. */
+    zbuf_addstr(&hdr, r->th->muted);
+    tw_sanitize(&hdr, r->lang, strlen(r->lang));
+    zbuf_addstr(&hdr, r->th->reset);
     tw_wrap(r->out, hdr.data, hdr.len, r->width, first.data, rest.data);
     zbuf_release(&hdr);
   }
