@@ -100,6 +100,8 @@ typedef struct ctl {
   tui_args args;
   zrun_setup rs;
   zconv conv;
+  zconv side;            /* the /btw fork: a copy of conv, never recorded */
+  zconv *turn_conv;      /* the conversation the running turn extends */
   char *system_prompt;
   zperm_mode prompt_mode;
   json_t *plan;
@@ -122,6 +124,7 @@ typedef struct ctl {
   char *perm_note;
   ZVEC(char *) grants;   /* "tool summary", guarded by mu */
   bool quit;
+  bool terminated;       /* SIGTERM / SIGHUP */
 } ctl;
 
 static double now_s(void) {
@@ -212,7 +215,7 @@ static zperm_action approve(void *ud, const ztool *tool, const ztool_call *call,
 
 static void *worker_main(void *ud) {
   ctl *c = ud;
-  c->status = zagent_run(&c->agent, &c->conv, &c->err);
+  c->status = zagent_run(&c->agent, c->turn_conv, &c->err);
   if (c->status == ZRUN_ERROR || c->status == ZRUN_INCOMPLETE) {
     zagent_event ev = {.kind = ZAEV_ERROR,
                        .code = c->status == ZRUN_ERROR ? "provider_error" : "incomplete",
@@ -244,6 +247,8 @@ static void render(ctl *c) {
 }
 
 /* --- turns --------------------------------------------------------------- */
+
+static void blank_line(ctl *c) { tw_lines_push(&c->app.commit, xstrdup("")); }
 
 static void warn_cb(void *ud, const char *msg) {
   ctl *c = ud;
@@ -288,9 +293,21 @@ static void add_mentions(ctl *c, const char *text, zbuf *out) {
 }
 
 static void start_turn(ctl *c, const char *text) {
-  tui_app_print_user(&c->app, text);
+  bool side = c->app.side_chat;
+  if (side) {
+    blank_line(c);
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s↳ btw:%s ", c->app.th.accent, c->app.th.reset);
+    zbuf_addstr(&l, c->app.th.user);
+    tw_sanitize(&l, text, strlen(text));
+    zbuf_addstr(&l, c->app.th.reset);
+    tw_wrap(&c->app.commit, l.data, l.len, c->app.width, "", "  ");
+    zbuf_release(&l);
+  } else {
+    tui_app_print_user(&c->app, text);
+  }
   zerr err = ZERR_INIT;
-  if (!c->rs.session) {
+  if (!side && !c->rs.session) {
     char title[81];
     zrun_title_from_prompt(text, strlen(text), title);
     if (zrun_setup_session(&c->rs, false, NULL, title, &c->conv, warn_cb, c, &err) < 0) {
@@ -302,16 +319,20 @@ static void start_turn(ctl *c, const char *text) {
     }
     attach_session(c);
   }
-  if (!c->system_prompt || c->prompt_mode != c->app.mode) {
+  /* A side question runs read-only (plan mode): it must not change what the
+   * main conversation is about. */
+  zperm_mode mode = side ? ZPERM_PLAN : c->app.mode;
+  if (!c->system_prompt || c->prompt_mode != mode) {
     free(c->system_prompt);
-    c->system_prompt = zrun_setup_system_prompt(&c->rs, c->app.mode);
-    c->prompt_mode = c->app.mode;
+    c->system_prompt = zrun_setup_system_prompt(&c->rs, mode);
+    c->prompt_mode = mode;
   }
+  c->turn_conv = side ? &c->side : &c->conv;
   zbuf full = ZBUF_INIT;
   add_mentions(c, text, &full);
-  zconv_add_user(&c->conv, full.data);
+  zconv_add_user(c->turn_conv, full.data);
   zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = full.data, .len = full.len};
-  if (c->recorder) c->recorder->emit(c->recorder, &um);
+  if (c->recorder && !side) c->recorder->emit(c->recorder, &um);
   zbuf_release(&full);
 
   static zsink *sinks[2];
@@ -322,9 +343,9 @@ static void start_turn(ctl *c, const char *text) {
                         .n_add_dirs = c->rs.n_add_dirs, .plan = c->plan};
   zagent_release(&c->agent);
   c->agent = (zagent){.provider = c->rs.provider, .system_prompt = c->system_prompt,
-                      .tools = &c->tctx, .mode = c->app.mode, .max_turns = c->rs.cfg.max_turns,
-                      .sinks = sinks, .nsinks = c->recorder ? 2 : 1, .model = c->rs.rp.model,
-                      .approve = approve, .approve_ud = c};
+                      .tools = &c->tctx, .mode = mode, .max_turns = c->rs.cfg.max_turns,
+                      .sinks = sinks, .nsinks = c->recorder && !side ? 2 : 1,
+                      .model = c->rs.rp.model, .approve = approve, .approve_ud = c};
   zerr_clear(&c->err);
   zcancel_reset();
   tui_app_turn_start(&c->app, now_s());
@@ -333,6 +354,30 @@ static void start_turn(ctl *c, const char *text) {
     return;
   }
   c->running = true;
+}
+
+/* /btw: fork the conversation in memory; nothing reaches the session. */
+static void conv_copy(zconv *dst, const zconv *src) {
+  for (size_t i = 0; i < src->len; i++) {
+    const zmsg *m = &src->items[i];
+    if (m->role == ZROLE_USER) zconv_add_user(dst, m->content ? m->content : "");
+    else if (m->role == ZROLE_TOOL)
+      zconv_add_tool_result(dst, m->tool_call_id, m->tool_name, m->content ? m->content : "",
+                            m->is_error);
+    else {
+      zmsg *n = zconv_add_assistant(dst, m->content ? m->content : "", m->reasoning);
+      for (size_t k = 0; k < m->ncalls; k++)
+        zmsg_add_call(n, m->calls[k].id, m->calls[k].name, m->calls[k].arguments);
+    }
+  }
+}
+
+static void leave_side(ctl *c) {
+  zconv_release(&c->side);
+  c->side = (zconv)ZCONV_INIT;
+  c->app.side_chat = false;
+  blank_line(c);
+  tui_app_print(&c->app, c->app.th.muted, "↩ Back to the main conversation (the side conversation was not saved).");
 }
 
 static void turn_done(ctl *c) {
@@ -416,6 +461,11 @@ static void cmd_help_text(ctl *c) {
 }
 
 static void new_session(ctl *c) {
+  if (c->app.side_chat) {
+    zconv_release(&c->side);
+    c->side = (zconv)ZCONV_INIT;
+    c->app.side_chat = false;
+  }
   if (c->rs.session) zsession_close(c->rs.session);
   c->rs.session = NULL;
   zconv_release(&c->conv);
@@ -588,13 +638,31 @@ static void run_command(ctl *c, const char *line) {
       c->system_prompt = NULL;
       say(c, "Model is now %s.", c->rs.rp.model);
     }
+  } else if (!strcmp(name, "/btw")) {
+    if (c->running) say(c, "/btw waits until the running turn ends (Esc cancels it).");
+    else if (!*arg) say(c, "Ask something: /btw QUESTION. It runs in a copy of this conversation.");
+    else {
+      if (!c->app.side_chat) {
+        conv_copy(&c->side, &c->conv);
+        c->app.side_chat = true;
+      }
+      start_turn(c, arg);
+    }
   } else if (!strcmp(name, "/provider")) {
     say(c, "Provider profiles (active: %s):", c->rs.rp.name);
     for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
       say(c, "  %s %s (%s) %s", !strcmp(c->rs.cfg.providers[i].name, c->rs.rp.name) ? "●" : "○",
           c->rs.cfg.providers[i].name, c->rs.cfg.providers[i].kind ? c->rs.cfg.providers[i].kind : "",
           c->rs.cfg.providers[i].model ? c->rs.cfg.providers[i].model : "");
-    if (*arg) say(c, "Switching providers inside a session is not available yet; restart with zero --provider %s.", arg);
+    if (*arg && c->running) say(c, "/provider waits until the running turn ends (Esc cancels it).");
+    else if (*arg && zrun_setup_switch_provider(&c->rs, arg, &err) < 0) say(c, "✗ %s", err.msg);
+    else if (*arg) {
+      free(c->app.model);
+      c->app.model = xstrdup(c->rs.rp.model);
+      free(c->system_prompt);
+      c->system_prompt = NULL;
+      say(c, "Provider is now %s (model %s).", c->rs.rp.name, c->rs.rp.model);
+    }
   } else if (!strcmp(name, "/new")) {
     if (c->running) say(c, "/new waits until the running turn ends (Esc cancels it).");
     else {
@@ -693,6 +761,7 @@ static void handle_key(ctl *c, const tui_key *k) {
       c->app.notice = xstrdup(c->running ? "Mode changes from the next turn" : NULL);
       if (!c->running) c->app.notice = NULL;
       break;
+    case TUI_ACT_LEAVE_SIDE: leave_side(c); break;
     case TUI_ACT_NONE: break;
   }
   free(text);
@@ -801,6 +870,7 @@ int cmd_tui(int argc, char **argv) {
   zcancel_install();
   zhttp_global_init();
   c->conv = (zconv)ZCONV_INIT;
+  c->side = (zconv)ZCONV_INIT;
   c->plan = json_array();
   if (zrun_setup_workspace(&c->rs, c->args.cwd, c->args.add_dirs, c->args.n_add_dirs, &err) < 0 ||
       zrun_setup_provider(&c->rs, &(zconfig_flags){.provider = c->args.provider, .model = c->args.model}, &err) < 0 ||
@@ -870,6 +940,7 @@ int cmd_tui(int argc, char **argv) {
           tui_app_resize(&c->app, w, h);
         } else if (sb[i] == TUI_SIG_TERM) {
           c->quit = true;
+          c->terminated = true;
         } else if (sb[i] == TUI_SIG_CONT) {
           tui_screen_invalidate(&c->app.scr);
         }
@@ -892,6 +963,7 @@ int cmd_tui(int argc, char **argv) {
               c->rs.session->id, c->rs.session->id);
   flush_out(c);
   tui_term_leave();
+  if (c->terminated) rc = ZEXIT_INTERRUPTED;
 
   tui_app_release(&c->app);
   tui_keys_release(&c->keys);
@@ -912,6 +984,7 @@ out_early:
   free(c->perm_note);
   json_decref(c->plan);
   zconv_release(&c->conv);
+  zconv_release(&c->side);
   zrun_setup_release(&c->rs);
   free(c->args.add_dirs);
   free(c);

@@ -68,6 +68,26 @@ int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err) {
   return 0;
 }
 
+int zrun_setup_switch_provider(zrun_setup *s, const char *name, zerr *err) {
+  zrun_setup t = {.workspace = s->workspace};
+  zconfig_flags flags = {.provider = name};
+  if (zconfig_load(&t.cfg, s->workspace, &flags, err) < 0 ||
+      zconfig_resolve_provider(&t.cfg, &t.rp, err) < 0 ||
+      make_provider(&t, t.rp.model, &t.provider, err) < 0) {
+    if (t.provider) zprovider_free(t.provider);
+    zresolved_provider_release(&t.rp);
+    zconfig_release(&t.cfg);
+    return -1;
+  }
+  if (s->provider) zprovider_free(s->provider);
+  zresolved_provider_release(&s->rp);
+  zconfig_release(&s->cfg);
+  s->cfg = t.cfg;
+  s->rp = t.rp;
+  s->provider = t.provider;
+  return 0;
+}
+
 void zrun_title_from_prompt(const char *prompt, size_t len, char out[81]) {
   snprintf(out, 81, "%.*s", (int)zutf8_boundary(prompt, len < 80 ? len : 80), prompt);
   for (char *p = out; *p; p++)

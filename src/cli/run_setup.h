@@ -44,6 +44,9 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err);
 /* Replaces the provider by one for another model of the same profile (the
  * TUI's /model). On failure the old provider stays. */
 int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err);
+/* Replaces config-derived provider state by the profile `name` (the TUI's
+ * /provider). On failure nothing changes. */
+int zrun_setup_switch_provider(zrun_setup *s, const char *name, zerr *err);
 /* Resumes (resume: resume_id, or NULL for the latest session of this
  * workspace) into conv, or creates a new session titled `title`. */
 int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const char *title,

@@ -2,7 +2,9 @@
 against the fake model server. Keys go in with send-keys, the screen comes
 back with capture-pane."""
 import os
+import json
 import shlex
+import signal
 import shutil
 import subprocess
 import time
@@ -197,6 +199,69 @@ class Tui(ZeroTest):
         self.assertEqual(len(self.session_ids()), 1)
         msgs = self.model.bodies()[-1]["messages"]
         self.assertTrue(any("heron" in (m.get("content") or "") for m in msgs))
+
+    def test_btw_runs_aside_and_leaves_the_session_untouched(self):
+        self.serve([{"text": "Main answer."}, {"text": "Side answer."},
+                    {"text": "Main again."}])
+        self.start()
+        self.type("main question")
+        self.keys("Enter")
+        self.wait_for("Main answer.")
+        sid = self.session_ids()[0]
+        recorded = len(self.session_events(sid))
+        self.type("/btw what is a side question?")
+        self.keys("Enter")
+        s = self.wait_for("Side answer.")
+        self.assertIn("↳ btw: what is a side question?", s)
+        self.wait_for("Ctrl+C returns to the main one")
+        self.keys("C-c")
+        self.wait_for("Back to the main conversation")
+        self.type("main follow-up")
+        self.keys("Enter")
+        self.wait_for("Main again.")
+        bodies = self.model.bodies()
+        # the side request saw the main history; the main one never saw the side question
+        self.assertTrue(any("main question" in (m.get("content") or "") for m in bodies[1]["messages"]))
+        self.assertFalse(any("side question" in (m.get("content") or "") for m in bodies[2]["messages"]))
+        events = self.session_events(sid)
+        self.assertFalse(any("side question" in json.dumps(e) for e in events))
+        self.assertGreater(len(events), recorded)  # the follow-up was recorded
+        self.quit_and_check_terminal()
+
+    def test_sigterm_restores_the_terminal(self):
+        self.serve([{"text": "slow " * 200, "text_piece": 5, "delay_ms": 40}])
+        self.start()
+        self.type("go")
+        self.keys("Enter")
+        self.wait_for("slow slow")
+        pid = self.tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").stdout.strip()
+        # zero is the shell's child
+        child = subprocess.run(["pgrep", "-P", pid, "-x", "zero"], capture_output=True, text=True)
+        self.assertTrue(child.stdout.strip(), "zero process not found")
+        os.kill(int(child.stdout.split()[0]), signal.SIGTERM)
+        path = os.path.join(self.tmp, "stty-after")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), "130")
+        with open(os.path.join(self.tmp, "stty-before")) as f:
+            before = f.read()
+        with open(path) as f:
+            self.assertEqual(before, f.read())
+
+    def test_resume_flag_reopens_the_latest_session(self):
+        self.serve([{"text": "First answer with a marker: kestrel."}, {"text": "Continued."}])
+        r = self.zero("exec", "first")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.start("--resume")
+        self.wait_for("kestrel")
+        self.type("more")
+        self.keys("Enter")
+        self.wait_for("Continued.")
+        self.quit_and_check_terminal()
+        self.assertEqual(len(self.session_ids()), 1)
 
     def test_slash_suggestions_complete_with_tab(self):
         self.serve([])

@@ -17,6 +17,7 @@ const tui_command_info tui_commands[] = {
     {"/provider", "[name]", "show or switch the provider profile"},
     {"/new", "", "start a new session"},
     {"/resume", "[id|search]", "list sessions of this workspace, or resume one"},
+    {"/btw", "QUESTION", "side question in an isolated fork (Ctrl+C returns)"},
     {"/context", "", "context window use"},
     {"/usage", "", "tokens used in this session"},
     {"/permissions", "", "permission mode and session grants"},
@@ -692,6 +693,7 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
           tui_composer_clear(&a->comp);
           return TUI_ACT_NONE;
         }
+        if (a->side_chat) return TUI_ACT_LEAVE_SIDE;
         if (was_armed) return TUI_ACT_QUIT;
         a->ctrl_c_armed = true;
         set_notice(a, "Press Ctrl+C again to exit");
@@ -829,6 +831,9 @@ static void status_line(tui_app *a, tw_lines *live) {
               tok, a->th.muted);
     if (a->queue.len) zbuf_addf(&l, " · %zu queued", a->queue.len);
     zbuf_addstr(&l, a->th.reset);
+  } else if (a->side_chat) {
+    zbuf_addf(&l, "%s%s↳ btw%s %s· side conversation, not saved · Ctrl+C returns to the main one%s",
+              a->th.accent, a->th.bold, a->th.reset, a->th.muted, a->th.reset);
   } else {
     fmt_tokens(tok, sizeof tok, a->context_tokens);
     zbuf_addf(&l, "%s%s mode · %s · context %s · Shift+Tab mode · /help%s", a->th.muted,

@@ -38,6 +38,7 @@ typedef enum tui_action {
   TUI_ACT_QUIT,
   TUI_ACT_SUSPEND,     /* Ctrl+Z */
   TUI_ACT_MODE,        /* Shift+Tab changed app->mode */
+  TUI_ACT_LEAVE_SIDE,  /* Ctrl+C in an idle /btw side conversation: back to the main one */
 } tui_action;
 
 typedef enum tui_perm_scope { TUI_PERM_ONCE, TUI_PERM_SESSION } tui_perm_scope;
@@ -96,6 +97,7 @@ typedef struct tui_app {
   char *model;
   char *session_id;
   bool side_panel;
+  bool side_chat;        /* a /btw side conversation is active */
   bool ctrl_c_armed;     /* a second Ctrl+C on an empty composer exits */
   char *notice;          /* one-line notice in the status line until the next key */
   double now;            /* monotonic seconds, set by the controller */
