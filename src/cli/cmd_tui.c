@@ -44,6 +44,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/run_setup.h"
+#include "cli/tui_setup.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 #include "session/store.h"
@@ -872,8 +873,30 @@ int cmd_tui(int argc, char **argv) {
   c->conv = (zconv)ZCONV_INIT;
   c->side = (zconv)ZCONV_INIT;
   c->plan = json_array();
-  if (zrun_setup_workspace(&c->rs, c->args.cwd, c->args.add_dirs, c->args.n_add_dirs, &err) < 0 ||
-      zrun_setup_provider(&c->rs, &(zconfig_flags){.provider = c->args.provider, .model = c->args.model}, &err) < 0 ||
+  zconfig_flags flags = {.provider = c->args.provider, .model = c->args.model};
+  if (zrun_setup_workspace(&c->rs, c->args.cwd, c->args.add_dirs, c->args.n_add_dirs, &err) < 0) {
+    fprintf(stderr, "zero: %s\n", err.msg);
+    rc = ZEXIT_USAGE;
+    goto out_early;
+  }
+  if (zrun_setup_provider(&c->rs, &flags, &err) < 0 && err.kind == ZE_CONFIG &&
+      c->rs.cfg.n_providers == 0 && !c->args.provider) {
+    /* First run: nothing configured. */
+    char *path = c->rs.cfg.user_path ? xstrdup(c->rs.cfg.user_path) : NULL;
+    int w = path ? tui_setup_wizard(stdin, stdout, path, &err) : -1;
+    free(path);
+    if (w != 0) {
+      if (w < 0) fprintf(stderr, "zero: %s\n", err.msg[0] ? err.msg : "setup failed");
+      rc = w < 0 ? ZEXIT_PROVIDER : ZEXIT_SUCCESS;
+      goto out_early;
+    }
+    zresolved_provider_release(&c->rs.rp);
+    zconfig_release(&c->rs.cfg);
+    memset(&c->rs.cfg, 0, sizeof c->rs.cfg);
+    memset(&c->rs.rp, 0, sizeof c->rs.rp);
+    zerr_clear(&err);
+  }
+  if ((!c->rs.provider && zrun_setup_provider(&c->rs, &flags, &err) < 0) ||
       (c->args.resume && zrun_setup_session(&c->rs, true, c->args.resume_id, NULL, &c->conv, NULL, NULL, &err) < 0)) {
     fprintf(stderr, "zero: %s\n", err.msg);
     if (err.kind == ZE_CONFIG)

@@ -31,7 +31,7 @@ class Tui(ZeroTest):
         return subprocess.run([TMUX, "-S", self.sock] + list(args), capture_output=True,
                               text=True, env=self.env)
 
-    def start(self, *zero_args, width=90, height=30):
+    def start(self, *zero_args, width=90, height=30, wait=True):
         """Runs zero in a tmux pane inside a shell that records `stty -a`
         before and after, and zero's exit code."""
         script = os.path.join(self.tmp, "run.sh")
@@ -51,7 +51,8 @@ class Tui(ZeroTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.started = True
         self.tmux("set", "-s", "escape-time", "0")
-        self.wait_for("Ask anything")
+        if wait:
+            self.wait_for("Ask anything")
 
     def screen(self):
         return self.tmux("capture-pane", "-p", "-t", "t", "-S", "-200").stdout
@@ -262,6 +263,39 @@ class Tui(ZeroTest):
         self.wait_for("Continued.")
         self.quit_and_check_terminal()
         self.assertEqual(len(self.session_ids()), 1)
+
+    def test_first_run_wizard_configures_tests_and_saves_a_provider(self):
+        model = self.serve([{"text": "OK"}, {"text": "Configured and answering."}])
+        url = model.base_url
+        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        self.start(wait=False)
+        self.wait_for("Choose [1]")
+        self.type("3")
+        self.keys("Enter")
+        self.wait_for("Base URL")
+        self.type(url)
+        self.keys("Enter")
+        self.wait_for("API key")
+        self.type("sk-wizard-key-123456")
+        self.keys("Enter")
+        self.wait_for("Model")
+        self.type("fake-model")
+        self.keys("Enter")
+        self.wait_for("Saved profile")
+        self.wait_for("Ask anything")
+        self.type("hi")
+        self.keys("Enter")
+        self.wait_for("Configured and answering.")
+        self.quit_and_check_terminal()
+        path = os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json")
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        with open(path) as f:
+            cfg = json.load(f)
+        self.assertEqual(cfg["activeProvider"], "custom")
+        self.assertEqual(cfg["providers"][0]["baseURL"], url)
+        self.assertEqual(cfg["providers"][0]["model"], "fake-model")
+        self.assertEqual(model.bodies()[0]["messages"][-1]["content"], "Reply with the single word OK.")
 
     def test_slash_suggestions_complete_with_tab(self):
         self.serve([])
