@@ -9,7 +9,8 @@ pseudo-terminal against the loopback fake model server.
    300 keys, side by side with the floor of any program here: `cat` on a raw
    terminal echoing the same key (ratio zero / cat).
 2. Streaming: 10,000 tokens (4-character deltas) of markdown at full speed,
-   and 1,000 tokens at 100 tokens/s; zero's CPU time (utime + stime from
+   1,000 tokens at 100 tokens/s, and one long fenced code block (the worst
+   case: the unfinished block grows to the whole answer) at full speed; zero's CPU time (utime + stime from
    /proc/PID/stat, 10 ms ticks) over the wall time, and frames drawn (one
    synchronized-output block each) per token: "no dropped frames" means
    every delta at 100 tokens/s reached the screen in its own frame.
@@ -176,9 +177,13 @@ def main():
         results.append(("idle CPU over 5 s", "%d ticks" % idle_ticks, "", "", "0"))
 
         # 2. streaming
-        for label, ntok, delay in (("10,000 tokens at full speed", 2000 if args.quick else 10000, 0),
-                                   ("1,000 tokens at 100 tokens/s", 300 if args.quick else 1000, 10)):
-            text = markdown_tokens(ntok)
+        long_code = "```python\n" + "".join("value_%d = compute(%d)  # step %d\n" % (i, i, i)
+                                              for i in range(1000 if args.quick else 4000)) + "```"
+        for label, ntok, delay, text in (
+                ("10,000 tokens at full speed", 2000 if args.quick else 10000, 0, None),
+                ("1,000 tokens at 100 tokens/s", 300 if args.quick else 1000, 10, None),
+                ("one %d KB code block at full speed" % (len(long_code) // 1024), 0, 0, long_code)):
+            text = text or markdown_tokens(ntok)
             turn = {"text": text + "\n\nEND-OF-ANSWER", "text_piece": 4, "delay_ms": delay}
             srv, url = start_server([turn], tmp)
             servers.append(srv)

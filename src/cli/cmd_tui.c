@@ -938,13 +938,27 @@ int cmd_tui(int argc, char **argv) {
     if (c->rs.session) show_tail(c);
   }
 
+  /* Frames follow events one for one, except while the unfinished block of
+   * an answer is large (a long code block streaming): re-rendering it costs
+   * O(size), so such frames are spaced TUI_SLOW_FRAME_S apart. Keys always
+   * draw at once. */
+  const double TUI_SLOW_FRAME_S = 0.04;
+  double last_frame = 0;
+  bool key_seen = true;
   while (!c->quit) {
-    render(c);
+    double t = now_s();
+    bool heavy = c->app.md_active && c->app.md.src.len > 16384;
+    if (key_seen || !heavy || t - last_frame >= TUI_SLOW_FRAME_S) {
+      render(c);
+      last_frame = t;
+    }
+    key_seen = false;
     struct pollfd p[3] = {{.fd = STDIN_FILENO, .events = POLLIN},
                           {.fd = c->wake[0], .events = POLLIN},
                           {.fd = tui_term_signal_fd(), .events = POLLIN}};
     /* Idle: sleep until something happens. Busy: tick the spinner. */
     int timeout = tui_keys_pending(&c->keys) ? 30 : (c->running || c->app.busy) ? 100 : -1;
+    if (c->app.md_active && c->app.md.src.len > 16384) timeout = 40;
     int n = poll(p, 3, timeout);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -953,6 +967,7 @@ int cmd_tui(int argc, char **argv) {
     if (n == 0 && tui_keys_pending(&c->keys)) {
       tui_key k;
       while (tui_keys_next(&c->keys, &k, true)) handle_key(c, &k);
+      key_seen = true;
     }
     if (p[2].revents & POLLIN) {
       char sb[32];
@@ -970,7 +985,10 @@ int cmd_tui(int argc, char **argv) {
       }
     }
     if (p[1].revents & POLLIN) drain(c);
-    if (p[0].revents & (POLLIN | POLLHUP)) read_input(c);
+    if (p[0].revents & (POLLIN | POLLHUP)) {
+      read_input(c);
+      key_seen = true;
+    }
   }
 
   /* Leaving: stop a running turn, then put the terminal back as it was. */
