@@ -523,14 +523,25 @@ static void cmd_resume(ctl *c, const char *arg) {
     }
   }
   if (!pick) {
+    if (arg && *arg) say(c, "No session matches \"%s\".", arg);
     if (!json_array_size(mine)) say(c, "No sessions in this workspace yet.");
     else {
-      say(c, "Sessions in this workspace (resume with /resume N, an id, or words of the title):");
-      json_array_foreach(mine, i, s) {
-        if (i >= 15) break;
-        say(c, "  %2zu. %-40.40s  %s  %s", i + 1, zjson_str_or(s, "title", "(untitled)"),
-            zjson_str_or(s, "updatedAt", ""), zjson_str_or(s, "sessionId", ""));
+      /* The picker: title, time and id; search by typing. */
+      size_t n = json_array_size(mine) < 200 ? json_array_size(mine) : 200;
+      char **labels = xcalloc(n, sizeof *labels);
+      const char **values = xcalloc(n, sizeof *values);
+      for (i = 0; i < n; i++) {
+        s = json_array_get(mine, i);
+        zbuf l = ZBUF_INIT;
+        zbuf_addf(&l, "%2zu. %-40.40s  %.16s  %s", i + 1, zjson_str_or(s, "title", "(untitled)"),
+                  zjson_str_or(s, "updatedAt", ""), zjson_str_or(s, "sessionId", ""));
+        labels[i] = zbuf_detach(&l, NULL);
+        values[i] = zjson_str_or(s, "sessionId", "");
       }
+      tui_app_picker(&c->app, "/resume", "Resume a session", (const char *const *)labels, values, n);
+      for (i = 0; i < n; i++) free(labels[i]);
+      free(labels);
+      free(values);
     }
     json_decref(mine);
     json_decref(all);
@@ -626,10 +637,20 @@ static void run_command(ctl *c, const char *line) {
   else if (!strcmp(name, "/quit") || !strcmp(name, "/exit")) c->quit = true;
   else if (!strcmp(name, "/model")) {
     if (!*arg) {
-      say(c, "Model: %s (provider %s). Switch with /model NAME.", c->rs.rp.model, c->rs.rp.name);
-      for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
-        if (c->rs.cfg.providers[i].model)
-          say(c, "  %s: %s", c->rs.cfg.providers[i].name, c->rs.cfg.providers[i].model);
+      /* The models this config names (the model registry is issue 3's). */
+      const char *labels[64], *values[64];
+      size_t nm = 0;
+      labels[nm] = values[nm] = c->rs.rp.model;
+      nm++;
+      for (size_t i = 0; i < c->rs.cfg.n_providers && nm < 64; i++) {
+        const char *m = c->rs.cfg.providers[i].model;
+        bool dup = false;
+        for (size_t k = 0; k < nm; k++) dup |= m && !strcmp(values[k], m);
+        if (m && !dup) labels[nm] = values[nm] = m, nm++;
+      }
+      say(c, "Model: %s (provider %s). /model NAME switches to any model name.", c->rs.rp.model,
+          c->rs.rp.name);
+      tui_app_picker(&c->app, "/model", "Switch model", labels, values, nm);
     } else if (zrun_setup_switch_model(&c->rs, arg, &err) < 0) {
       say(c, "✗ %s", err.msg);
     } else {
@@ -650,6 +671,15 @@ static void run_command(ctl *c, const char *line) {
       start_turn(c, arg);
     }
   } else if (!strcmp(name, "/provider")) {
+    if (!*arg && c->rs.cfg.n_providers > 1) {
+      const char **labels = xcalloc(c->rs.cfg.n_providers, sizeof *labels);
+      const char **values = xcalloc(c->rs.cfg.n_providers, sizeof *values);
+      for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
+        labels[i] = values[i] = c->rs.cfg.providers[i].name;
+      tui_app_picker(&c->app, "/provider", "Switch provider", labels, values, c->rs.cfg.n_providers);
+      free(labels);
+      free(values);
+    }
     say(c, "Provider profiles (active: %s):", c->rs.rp.name);
     for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
       say(c, "  %s %s (%s) %s", !strcmp(c->rs.cfg.providers[i].name, c->rs.rp.name) ? "●" : "○",

@@ -365,6 +365,39 @@ static void unchanged_frames_write_nothing_and_a_key_rewrites_one_row(void **sta
   vt_close(&t);
 }
 
+static void picker_filters_and_returns_the_command(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 16, 60);
+  tui_app a;
+  tui_app_init(&a, 60, 16, "dark", TUI_DEPTH_16);
+  const char *labels[] = {"1. fix the parser", "2. bird session", "3. write docs"};
+  const char *values[] = {"id_a", "id_b", "id_c"};
+  tui_app_picker(&a, "/resume", "Resume a session", labels, values, 3);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "Resume a session"));
+  assert_non_null(strstr(all, "› 1. fix the parser"));
+  free(all);
+  char *text = NULL;
+  for (const char *p = "bird"; *p; p++) {
+    tui_key k = {.type = TK_CHAR, .ch = (uint32_t)*p, .utf8 = {*p}};
+    assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_NONE);
+  }
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "› 2. bird session"));
+  assert_null(strstr(all, "write docs"));
+  free(all);
+  tui_key enter = {.type = TK_ENTER};
+  assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_COMMAND);
+  assert_string_equal(text, "/resume id_b");
+  free(text);
+  assert_false(a.picker_active);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(streaming_markdown_lands_in_scrollback_without_garbage),
@@ -373,6 +406,7 @@ int main(void) {
       cmocka_unit_test(permission_prompt_defaults_to_deny_and_answers),
       cmocka_unit_test(composer_shows_a_multiline_paste_and_collapses_a_large_one),
       cmocka_unit_test(unchanged_frames_write_nothing_and_a_key_rewrites_one_row),
+      cmocka_unit_test(picker_filters_and_returns_the_command),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

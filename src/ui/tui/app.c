@@ -43,6 +43,7 @@ void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_dept
   tui_md_stream_init(&a->md, width, &a->th);
   zbuf_init(&a->reasoning);
   zbuf_init(&a->perm_note);
+  zbuf_init(&a->picker_filter);
   tui_composer_init(&a->comp);
   a->mode = ZPERM_ASK;
 }
@@ -75,6 +76,13 @@ void tui_app_release(tui_app *a) {
   free(a->model);
   free(a->session_id);
   free(a->notice);
+  free(a->picker_cmd);
+  free(a->picker_title);
+  for (size_t i = 0; i < a->picker_labels.len; i++) free(a->picker_labels.items[i]);
+  for (size_t i = 0; i < a->picker_values.len; i++) free(a->picker_values.items[i]);
+  zvec_free(&a->picker_labels);
+  zvec_free(&a->picker_values);
+  zbuf_release(&a->picker_filter);
 }
 
 /* --- scrollback helpers -------------------------------------------------- */
@@ -532,6 +540,122 @@ static void perm_lines(tui_app *a, tw_lines *out) {
   }
 }
 
+/* --- picker -------------------------------------------------------------- */
+
+static void picker_close(tui_app *a) {
+  a->picker_active = false;
+  for (size_t i = 0; i < a->picker_labels.len; i++) free(a->picker_labels.items[i]);
+  for (size_t i = 0; i < a->picker_values.len; i++) free(a->picker_values.items[i]);
+  a->picker_labels.len = a->picker_values.len = 0;
+  zbuf_reset(&a->picker_filter);
+}
+
+void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *const *labels,
+                    const char *const *values, size_t n) {
+  picker_close(a);
+  free(a->picker_cmd);
+  free(a->picker_title);
+  a->picker_cmd = xstrdup(cmd);
+  a->picker_title = xstrdup(title);
+  for (size_t i = 0; i < n; i++) {
+    zvec_push(&a->picker_labels, xstrdup(labels[i]));
+    zvec_push(&a->picker_values, xstrdup(values[i]));
+  }
+  a->picker_sel = 0;
+  a->picker_active = true;
+}
+
+typedef struct pick_score {
+  size_t idx;
+  int score;
+} pick_score;
+
+static int cmp_pick(const void *x, const void *y) {
+  const pick_score *p = x, *q = y;
+  if (p->score != q->score) return q->score > p->score ? 1 : -1;
+  return p->idx < q->idx ? -1 : p->idx > q->idx; /* ties keep the given order */
+}
+
+/* Indexes of the items matching the filter, best first (at most max). */
+static size_t picker_matches(const tui_app *a, size_t *out, size_t max) {
+  size_t total = a->picker_labels.len, n = 0;
+  pick_score *v = xmalloc((total + 1) * sizeof *v);
+  for (size_t i = 0; i < total; i++) {
+    int sc = a->picker_filter.len
+                 ? tui_fuzzy(a->picker_filter.data, a->picker_filter.len, a->picker_labels.items[i])
+                 : 0;
+    if (sc >= 0) v[n++] = (pick_score){i, sc};
+  }
+  qsort(v, n, sizeof *v, cmp_pick);
+  if (n > max) n = max;
+  for (size_t i = 0; i < n; i++) out[i] = v[i].idx;
+  free(v);
+  return n;
+}
+
+static tui_action picker_key(tui_app *a, const tui_key *k, char **text) {
+  size_t idx[10];
+  size_t n = picker_matches(a, idx, 10);
+  switch (k->type) {
+    case TK_ESC: picker_close(a); return TUI_ACT_NONE;
+    case TK_UP: if (n) a->picker_sel = (a->picker_sel + (int)n - 1) % (int)n; return TUI_ACT_NONE;
+    case TK_DOWN:
+    case TK_TAB: if (n) a->picker_sel = (a->picker_sel + 1) % (int)n; return TUI_ACT_NONE;
+    case TK_BACKSPACE:
+      if (a->picker_filter.len) {
+        size_t p = 0, last = 0;
+        while (p < a->picker_filter.len) {
+          int w;
+          last = p;
+          p += tw_next(a->picker_filter.data + p, a->picker_filter.len - p, &w);
+        }
+        zbuf_setlen(&a->picker_filter, last);
+      }
+      a->picker_sel = 0;
+      return TUI_ACT_NONE;
+    case TK_ENTER: {
+      if (!n) return TUI_ACT_NONE;
+      zbuf cmd = ZBUF_INIT;
+      zbuf_addf(&cmd, "%s %s", a->picker_cmd, a->picker_values.items[idx[a->picker_sel < (int)n ? a->picker_sel : 0]]);
+      picker_close(a);
+      *text = zbuf_detach(&cmd, NULL);
+      return TUI_ACT_COMMAND;
+    }
+    case TK_CHAR:
+      if (k->mods & TK_CTRL) {
+        if (k->ch == 'c') picker_close(a);
+        return TUI_ACT_NONE;
+      }
+      zbuf_addstr(&a->picker_filter, k->utf8);
+      a->picker_sel = 0;
+      return TUI_ACT_NONE;
+    default: return TUI_ACT_NONE;
+  }
+}
+
+static void picker_lines(tui_app *a, tw_lines *out) {
+  tw_lines_push(out, xstrdup(""));
+  tw_lines_pushf(out, "%s%s%s%s %s(type to search · ↑/↓ · Enter choose · Esc close)%s",
+                 a->th.bold, a->th.accent, a->picker_title, a->th.reset, a->th.muted, a->th.reset);
+  zbuf f = ZBUF_INIT;
+  zbuf_addf(&f, "  %sSearch:%s ", a->th.muted, a->th.reset);
+  tw_sanitize(&f, a->picker_filter.data, a->picker_filter.len);
+  tw_lines_push(out, tw_truncate(f.data, a->width - 1));
+  zbuf_release(&f);
+  size_t idx[10];
+  size_t n = picker_matches(a, idx, 10);
+  if (!n) tw_lines_pushf(out, "  %s(no match)%s", a->th.muted, a->th.reset);
+  for (size_t i = 0; i < n; i++) {
+    zbuf l = ZBUF_INIT;
+    bool sel = (int)i == a->picker_sel;
+    zbuf_addf(&l, "%s%s ", sel ? a->th.reverse : "", sel ? "›" : " ");
+    tw_sanitize(&l, a->picker_labels.items[idx[i]], strlen(a->picker_labels.items[idx[i]]));
+    if (sel) zbuf_addstr(&l, a->th.reset);
+    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+}
+
 /* --- completion ---------------------------------------------------------- */
 
 int tui_fuzzy(const char *pattern, size_t plen, const char *text) {
@@ -680,6 +804,7 @@ static void set_notice(tui_app *a, const char *s) {
 tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   *text = NULL;
   if (a->perm_active) return perm_key(a, k);
+  if (a->picker_active) return picker_key(a, k, text);
   bool was_armed = a->ctrl_c_armed;
   a->ctrl_c_armed = false;
   set_notice(a, NULL);
@@ -897,6 +1022,7 @@ void tui_app_render(tui_app *a) {
     plan_lines(a, &live);
   }
   if (a->perm_active) perm_lines(a, &live);
+  else if (a->picker_active) picker_lines(a, &live);
   for (size_t i = 0; i < a->queue.len; i++) {
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "%s⏎ queued: ", a->th.muted);
@@ -925,10 +1051,10 @@ void tui_app_render(tui_app *a) {
     /* the prompt has one space already: keep the cursor after "› " */
     ccol = 2;
   }
-  int cursor_row = a->perm_active && !a->perm_note_mode ? -1 : (int)comp_top + crow;
+  int cursor_row = (a->perm_active && !a->perm_note_mode) || a->picker_active ? -1 : (int)comp_top + crow;
   /* suggestions */
   sugg s[64];
-  size_t n = a->perm_active ? 0 : suggestions(a, s, 8);
+  size_t n = a->perm_active || a->picker_active ? 0 : suggestions(a, s, 8);
   if (a->sel >= (int)n) a->sel = 0;
   for (size_t i = 0; i < n; i++) {
     zbuf l = ZBUF_INIT;

@@ -98,6 +98,14 @@ typedef struct tui_app {
   char *session_id;
   bool side_panel;
   bool side_chat;        /* a /btw side conversation is active */
+  /* a picker (/resume, /model, /provider, /theme): type to filter, Enter
+   * runs "<command> <value>", Esc closes */
+  bool picker_active;
+  char *picker_cmd, *picker_title;
+  ZVEC(char *) picker_labels;
+  ZVEC(char *) picker_values;
+  zbuf picker_filter;
+  int picker_sel;
   bool ctrl_c_armed;     /* a second Ctrl+C on an empty composer exits */
   char *notice;          /* one-line notice in the status line until the next key */
   double now;            /* monotonic seconds, set by the controller */
@@ -124,6 +132,10 @@ void tui_app_turn_end(tui_app *a, const char *outcome_line);
  * TUI_ACT_PERMISSION. workspace: the cwd shown in the prompt. */
 void tui_app_ask(tui_app *a, const char *tool, zside_effect side, const char *arguments,
                  const char *reason, const char *workspace);
+/* Opens a picker over labels / values (n of each, copied); choosing one
+ * returns TUI_ACT_COMMAND with "<cmd> <value>". */
+void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *const *labels,
+                    const char *const *values, size_t n);
 /* Text for the scrollback: one user-visible message (wrapped). style may be "". */
 void tui_app_print(tui_app *a, const char *style, const char *text);
 void tui_app_print_user(tui_app *a, const char *text);
