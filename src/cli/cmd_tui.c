@@ -769,6 +769,15 @@ static void answer_permission(ctl *c) {
   zbuf_reset(&c->app.perm_note);
 }
 
+/* Ctrl+Z or SIGTSTP: clear the live region, restore the terminal, stop;
+ * on fg, raw mode again and a full redraw. */
+static void suspend(ctl *c) {
+  tui_screen_erase_live(&c->app.scr);
+  flush_out(c);
+  tui_term_suspend();
+  tui_screen_invalidate(&c->app.scr);
+}
+
 static void handle_key(ctl *c, const tui_key *k) {
   char *text = NULL;
   tui_action act = tui_app_key(&c->app, k, &text);
@@ -781,12 +790,7 @@ static void handle_key(ctl *c, const tui_key *k) {
     case TUI_ACT_CANCEL: cancel_turn(c); break;
     case TUI_ACT_PERMISSION: answer_permission(c); break;
     case TUI_ACT_QUIT: c->quit = true; break;
-    case TUI_ACT_SUSPEND:
-      tui_screen_erase_live(&c->app.scr);
-      flush_out(c);
-      tui_term_suspend();
-      tui_screen_invalidate(&c->app.scr);
-      break;
+    case TUI_ACT_SUSPEND: suspend(c); break;
     case TUI_ACT_MODE:
       free(c->app.notice);
       c->app.notice = xstrdup(c->running ? "Mode changes from the next turn" : NULL);
@@ -1011,6 +1015,8 @@ int cmd_tui(int argc, char **argv) {
           c->terminated = true;
         } else if (sb[i] == TUI_SIG_CONT) {
           tui_screen_invalidate(&c->app.scr);
+        } else if (sb[i] == TUI_SIG_TSTP) {
+          suspend(c);
         }
       }
     }

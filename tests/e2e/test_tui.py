@@ -31,7 +31,7 @@ class Tui(ZeroTest):
         return subprocess.run([TMUX, "-S", self.sock] + list(args), capture_output=True,
                               text=True, env=self.env)
 
-    def start(self, *zero_args, width=90, height=30, wait=True):
+    def start(self, *zero_args, width=90, height=30, wait=True, job_control=False):
         """Runs zero in a tmux pane inside a shell that records `stty -a`
         before and after, and zero's exit code."""
         script = os.path.join(self.tmp, "run.sh")
@@ -39,14 +39,22 @@ class Tui(ZeroTest):
             for k, v in self.env.items():
                 f.write("export %s=%s\n" % (k, shlex.quote(v)))
             f.write("cd %s\n" % shlex.quote(self.work))
+            if job_control:
+                # zero runs as its own job; when it stops, record the terminal
+                # settings and bring it back with fg
+                f.write("set -m\n")
             f.write("stty -a > %s/stty-before\n" % shlex.quote(self.tmp))
             f.write("%s %s\n" % (shlex.quote(ZERO_BIN), " ".join(shlex.quote(a) for a in zero_args)))
+            if job_control:
+                f.write("stty -a > %s/stty-suspended\n" % shlex.quote(self.tmp))
+                f.write("fg %1\n")
             f.write("echo $? > %s/exit-code\n" % shlex.quote(self.tmp))
             f.write("stty -a > %s/stty-after\n" % shlex.quote(self.tmp))
             f.write("exec sleep 600\n")
         env = dict(self.env, TERM="xterm-256color")
+        shell = "bash " if job_control else "sh "
         r = subprocess.run([TMUX, "-S", self.sock, "-f", "/dev/null", "new-session", "-d",
-                            "-x", str(width), "-y", str(height), "-s", "t", "sh " + script],
+                            "-x", str(width), "-y", str(height), "-s", "t", shell + script],
                            env=env, capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.started = True
@@ -296,6 +304,24 @@ class Tui(ZeroTest):
         self.assertEqual(cfg["providers"][0]["baseURL"], url)
         self.assertEqual(cfg["providers"][0]["model"], "fake-model")
         self.assertEqual(model.bodies()[0]["messages"][-1]["content"], "Reply with the single word OK.")
+
+    def test_ctrl_z_restores_the_terminal_and_fg_resumes(self):
+        self.serve([{"text": "Still alive after fg."}])
+        self.start(job_control=True)
+        self.keys("C-z")
+        path = os.path.join(self.tmp, "stty-suspended")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        self.assertTrue(os.path.exists(path), "zero did not stop on Ctrl+Z:\n" + self.screen())
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "stty-before")) as f, open(path) as g:
+            self.assertEqual(f.read(), g.read(), "the terminal was not restored while suspended")
+        time.sleep(0.5)  # fg brings zero back
+        self.type("ping")
+        self.keys("Enter")
+        self.wait_for("Still alive after fg.")
+        self.quit_and_check_terminal()
 
     def test_slash_suggestions_complete_with_tab(self):
         self.serve([])

@@ -93,6 +93,11 @@ static void on_term(int sig) {
   wake(TUI_SIG_TERM);
 }
 
+static void on_tstp(int sig) {
+  (void)sig;
+  wake(TUI_SIG_TSTP);
+}
+
 static void on_cont(int sig) {
   (void)sig;
   wake(TUI_SIG_CONT);
@@ -127,6 +132,10 @@ int tui_term_enter(int in_fd, int out_fd, zerr *err) {
   sigaction(SIGWINCH, &sa, NULL);
   sa.sa_handler = on_cont;
   sigaction(SIGCONT, &sa, NULL);
+  /* A stop from outside (kill -TSTP) goes through the same path as Ctrl+Z,
+   * so the terminal is restored before the process stops. */
+  sa.sa_handler = on_tstp;
+  sigaction(SIGTSTP, &sa, NULL);
   sa.sa_handler = on_term;
   sa.sa_flags = 0;
   sigaction(SIGTERM, &sa, NULL);
@@ -135,8 +144,6 @@ int tui_term_enter(int in_fd, int out_fd, zerr *err) {
   sa.sa_flags = SA_RESETHAND;
   int crash[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
   for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++) sigaction(crash[i], &sa, NULL);
-  /* Ctrl+Z arrives as a key in raw mode; an external SIGTSTP stops us with the
-   * terminal restored first. */
   if (!T.atexit_done) {
     atexit(tui_term_leave);
     T.atexit_done = true;
@@ -147,8 +154,14 @@ int tui_term_enter(int in_fd, int out_fd, zerr *err) {
 
 void tui_term_suspend(void) {
   tui_term_leave();
+  struct sigaction dfl, old;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(SIGTSTP, &dfl, &old);
   kill(0, SIGTSTP); /* the whole job stops, as a shell expects */
   /* … resumed by fg (SIGCONT) */
+  sigaction(SIGTSTP, &old, NULL);
   make_raw();
 }
 

@@ -7,7 +7,8 @@
  * saved state, modes popped, cursor shown) by tui_term_leave, at exit
  * (atexit), on SIGTERM / SIGHUP (reported through the signal pipe so the UI
  * exits cleanly), on crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: restore,
- * then die with the same signal), and around Ctrl+Z (tui_term_suspend).
+ * then die with the same signal), and around Ctrl+Z or an external SIGTSTP
+ * (both go through tui_term_suspend).
  */
 #ifndef ZERO_UI_TUI_TERM_H
 #define ZERO_UI_TUI_TERM_H
@@ -18,7 +19,7 @@
 #include "base/err.h"
 
 /* Bytes the signal pipe carries. */
-enum { TUI_SIG_WINCH = 'W', TUI_SIG_TERM = 'T', TUI_SIG_CONT = 'C' };
+enum { TUI_SIG_WINCH = 'W', TUI_SIG_TERM = 'T', TUI_SIG_CONT = 'C', TUI_SIG_TSTP = 'Z' };
 
 int tui_term_enter(int in_fd, int out_fd, zerr *err);
 /* Restores the terminal (idempotent, async-signal-safe parts only). */
