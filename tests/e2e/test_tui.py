@@ -216,6 +216,7 @@ class Tui(ZeroTest):
         self.type("main question")
         self.keys("Enter")
         self.wait_for("Main answer.")
+        self.wait_for("Shift+Tab mode")  # the turn has ended: /btw needs an idle agent
         sid = self.session_ids()[0]
         recorded = len(self.session_events(sid))
         self.type("/btw what is a side question?")
