@@ -8,6 +8,7 @@ PACKAGES=(
   libcurl4-openssl-dev libjansson-dev libssl-dev
   libcmocka-dev python3 libsqlite3-dev
   libseccomp-dev bubblewrap
+  libutf8proc-dev libmd4c-dev libvterm-dev tmux
 )
 # Wanted by later capabilities and the benchmarks; installed with the rest so one
 # command prepares a machine.

@@ -5,12 +5,13 @@
 #include "cli/cli.h"
 
 int main(int argc, char **argv) {
-  if (argc < 2) return cmd_help(0, NULL);
+  if (argc < 2) return cmd_tui(0, NULL);
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "-v") || !strcmp(cmd, "version"))
     return cmd_version(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
     return cmd_help(argc - 2, argv + 2);
+  if (cmd[0] == '-') return cmd_tui(argc - 1, argv + 1); /* zero --resume, zero -m … */
   if (!strcmp(cmd, "exec")) return cmd_exec(argc - 2, argv + 2);
   if (!strcmp(cmd, "sessions")) return cmd_sessions(argc - 2, argv + 2);
   if (!strcmp(cmd, "mcp")) return cmd_mcp(argc - 2, argv + 2);

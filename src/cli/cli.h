@@ -29,5 +29,7 @@ int cmd_providers(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_usage(int argc, char **argv);
+/* `zero` with no command (or only flags): the interactive UI (cmd_tui.c). */
+int cmd_tui(int argc, char **argv);
 
 #endif

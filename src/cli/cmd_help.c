@@ -10,6 +10,7 @@ int cmd_help(int argc, char **argv) {
       "zero — a terminal coding agent you own.\n"
       "\n"
       "Usage:\n"
+      "  zero [flags]                    the interactive terminal UI (see zero -h)\n"
       "  zero exec [flags] \"prompt\"     run one task headless (text, json, stream-json)\n"
       "  zero sessions [list] [--json]   list saved sessions\n"
       "  zero --version                  version, commit and linked libraries\n"

@@ -228,8 +228,19 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
                            .policy = &s->policy, .sandbox_active = zsb_active(&s->policy),
                            .grants = &s->grants, .escalate = zsb_spawner_escalate,
                            .escalate_ud = &s->spawner};
-  /* Checkpoints: every file a tool is about to change is saved first. */
-  if (s->session && !s->checkpoints) s->checkpoints = zcheckpointer_new(s->session, stderr);
+  /* Checkpoints: every file a tool is about to change is saved first, into
+   * the current session (the TUI may have switched sessions since). */
+  if (s->checkpoints && (!s->session || !s->checkpoints_for ||
+                         strcmp(s->checkpoints_for, s->session->id) != 0)) {
+    zcheckpointer_free(s->checkpoints);
+    s->checkpoints = NULL;
+    free(s->checkpoints_for);
+    s->checkpoints_for = NULL;
+  }
+  if (s->session && !s->checkpoints) {
+    s->checkpoints = zcheckpointer_new(s->session, stderr);
+    s->checkpoints_for = xstrdup(s->session->id);
+  }
   if (s->checkpoints)
     s->tools.write_hook =
         (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = s->checkpoints};
@@ -285,6 +296,7 @@ void zrun_setup_save_task(zrun_setup *s) {
 void zrun_setup_release(zrun_setup *s) {
   zmcp_manager_stop(&s->mcp);
   zcheckpointer_free(s->checkpoints);
+  free(s->checkpoints_for);
   if (s->cheap_provider) zprovider_free(s->cheap_provider);
   zcompact_settings_release(&s->compact_settings);
   if (s->task_ready) ztask_release(&s->task);

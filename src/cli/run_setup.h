@@ -69,6 +69,7 @@ typedef struct zrun_setup {
   ztool_ctx tools;
   zperm_engine perm;
   zcheckpointer *checkpoints;
+  char *checkpoints_for;    /* id of the session the checkpointer writes to */
   /* MCP */
   zmcp_manager mcp;
   /* compaction */
@@ -108,7 +109,9 @@ int zrun_setup_fork(zrun_setup *s, const char *fork_id, zconv *conv,
  * s->system_prompt (replacing an earlier one) and returns it (borrowed). */
 const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode);
 /* The tool context (sandbox spawner unless unsafe, checkpoints before every
- * file change) and the permission engine for `mode`. Needs the session. */
+ * file change) and the permission engine for `mode`. Call again whenever the
+ * mode or the session changes (the TUI does, per turn): the checkpointer
+ * follows the current session. */
 void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy);
 /* Starts the configured MCP servers in parallel (through the sandbox
  * spawner); a server that fails is reported through warn and skipped. */

@@ -1,0 +1,1089 @@
+/* cmd_tui.c — `zero` with no command: the interactive terminal UI.
+ *
+ * Threading design. The agent loop (zagent_run) is synchronous and can block
+ * for minutes in a model stream or a tool, but the UI must keep reading keys
+ * (Esc / Ctrl+C cancel, typing queues a message), animate the spinner and
+ * follow resizes while it runs. Polling stdin from inside the sink callbacks
+ * would not help while a tool runs or a provider waits for its first byte, so
+ * each turn runs on one worker thread and the UI thread owns the terminal:
+ *
+ *   worker → UI  every agent event is deep-copied into a mutex-guarded queue
+ *                and a byte is written to a wake pipe; the UI thread polls
+ *                stdin, the wake pipe and the signal pipe, drains the queue
+ *                and redraws once per batch.
+ *   UI → worker  cancel is zcancel_request() — the self-pipe the provider and
+ *                exec_command already poll, so it lands within milliseconds;
+ *                a permission prompt blocks the worker on a condition
+ *                variable until the UI answers (a cancel answers "deny").
+ *
+ * While a turn runs the worker alone touches the conversation, provider,
+ * session and tool context; the UI thread touches them only between turns,
+ * after pthread_join — the one join point — so they need no lock. Only the
+ * event queue, the permission exchange and the session grants are shared.
+ * When idle the UI thread sleeps in poll() with no timeout (0% CPU).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/loop.h"
+#include "agent/recorder.h"
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "cli/cli.h"
+#include "cli/run_setup.h"
+#include "cli/tui_setup.h"
+#include "net/curl_loader.h"
+#include "net/http.h"
+#include "session/store.h"
+#include "tools/tool.h"
+#include "ui/tui/app.h"
+#include "ui/tui/term.h"
+
+static const char TUI_USAGE[] =
+    "Usage: zero [flags]\n"
+    "\n"
+    "Starts the interactive terminal UI (stdin and stdout must be a terminal;\n"
+    "for scripts use zero exec).\n"
+    "\n"
+    "  -m, --model NAME            model to use\n"
+    "      --provider NAME         provider profile\n"
+    "  -C, --cwd DIR               workspace directory (default: current directory)\n"
+    "      --add-dir DIR           another directory the tools may write (repeatable)\n"
+    "      --resume [ID]           continue a session (default: the latest here)\n"
+    "      --permission-mode MODE  ask (default) | auto | plan\n"
+    "      --theme NAME            dark (default) | light (also ZERO_THEME)\n"
+    "  -h, --help                  this help\n"
+    "\n"
+    "Examples:\n"
+    "  zero\n"
+    "  zero --resume\n"
+    "  zero -m gpt-4.1 --theme light\n";
+
+/* --- messages from the worker -------------------------------------------- */
+
+typedef enum qkind { Q_EVENT, Q_ASK, Q_DONE } qkind;
+
+typedef struct qmsg {
+  qkind kind;
+  zagent_event ev;   /* Q_EVENT: strings owned by the message */
+  char *strs[16];
+  json_t *meta;
+  /* Q_ASK */
+  char *tool, *args, *reason;
+  zside_effect side;
+} qmsg;
+
+typedef struct tui_args {
+  const char *model, *provider, *cwd, *theme, *resume_id;
+  bool resume, help;
+  zperm_mode mode;
+  const char **add_dirs;
+  size_t n_add_dirs;
+} tui_args;
+
+typedef struct ctl {
+  zsink sink;            /* first: the UI sink handed to the agent */
+  tui_app app;
+  tui_keys keys;
+  tui_args args;
+  zrun_setup rs;
+  zconv conv;
+  zconv side;            /* the /btw fork: a copy of conv, never recorded */
+  zconv *turn_conv;      /* the conversation the running turn extends */
+  char *system_prompt;
+  zperm_mode prompt_mode;
+  json_t *plan;
+  ztool_ctx tctx;
+  zsink *recorder;
+  FILE *rec_diag;
+  char *rec_diag_buf;
+  size_t rec_diag_len;
+  zagent agent;
+  zerr err;
+  zrun_status status;
+  pthread_t worker;
+  bool running;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  ZVEC(qmsg *) q;        /* guarded by mu */
+  int wake[2];
+  bool perm_waiting, perm_answered; /* guarded by mu */
+  zperm_action perm_action;
+  char *perm_note;
+  ZVEC(char *) grants;   /* "tool summary", guarded by mu */
+  bool quit;
+  bool terminated;       /* SIGTERM / SIGHUP */
+} ctl;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void post(ctl *c, qmsg *m) {
+  pthread_mutex_lock(&c->mu);
+  zvec_push(&c->q, m);
+  pthread_mutex_unlock(&c->mu);
+  ssize_t w = write(c->wake[1], "x", 1);
+  (void)w;
+}
+
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+/* The UI sink, on the worker thread: copy and hand over. */
+static void ui_emit(zsink *s, const zagent_event *ev) {
+  ctl *c = (ctl *)s;
+  if (ev->kind == ZAEV_USER_MESSAGE || ev->kind == ZAEV_RUN_START || ev->kind == ZAEV_RUN_END ||
+      ev->kind == ZAEV_FINAL || ev->kind == ZAEV_PERMISSION_REQUEST)
+    return;
+  qmsg *m = xcalloc(1, sizeof *m);
+  m->kind = Q_EVENT;
+  m->ev = *ev;
+  int n = 0;
+#define COPY(f) m->ev.f = m->strs[n++] = dup_or_null(ev->f)
+  COPY(reasoning); COPY(id); COPY(name); COPY(arguments); COPY(side_effect); COPY(action);
+  COPY(reason); COPY(mode); COPY(code); COPY(model);
+#undef COPY
+  m->ev.text = m->strs[n++] = ev->text ? xstrndup(ev->text, ev->len) : NULL;
+  m->ev.session_id = m->ev.cwd = m->ev.provider = m->ev.api_model = m->ev.status = NULL;
+  m->meta = ev->meta ? json_deep_copy(ev->meta) : NULL;
+  m->ev.meta = m->meta;
+  post(c, m);
+}
+
+static int ui_finish(zsink *s) { (void)s; return 0; }
+static void ui_destroy(zsink *s) { (void)s; }
+
+static void qmsg_free(qmsg *m) {
+  for (size_t i = 0; i < 16; i++) free(m->strs[i]);
+  json_decref(m->meta);
+  free(m->tool);
+  free(m->args);
+  free(m->reason);
+  free(m);
+}
+
+/* The approver, on the worker thread. */
+static zperm_action approve(void *ud, const ztool *tool, const ztool_call *call,
+                            const char *reason, const char **note) {
+  ctl *c = ud;
+  char *summary = tui_tool_summary(call->name, call->arguments);
+  zbuf key = ZBUF_INIT;
+  zbuf_addf(&key, "%s %s", call->name, summary);
+  free(summary);
+  pthread_mutex_lock(&c->mu);
+  for (size_t i = 0; i < c->grants.len; i++)
+    if (!strcmp(c->grants.items[i], key.data)) {
+      pthread_mutex_unlock(&c->mu);
+      zbuf_release(&key);
+      return ZPERM_ALLOW;
+    }
+  c->perm_waiting = true;
+  c->perm_answered = false;
+  pthread_mutex_unlock(&c->mu);
+  zbuf_release(&key);
+
+  qmsg *m = xcalloc(1, sizeof *m);
+  m->kind = Q_ASK;
+  m->tool = xstrdup(call->name);
+  m->args = xstrdup(call->arguments ? call->arguments : "");
+  m->reason = xstrdup(reason ? reason : "");
+  m->side = tool->side_effect;
+  post(c, m);
+
+  pthread_mutex_lock(&c->mu);
+  while (!c->perm_answered && !zcancel_requested()) pthread_cond_wait(&c->cv, &c->mu);
+  zperm_action act = c->perm_answered ? c->perm_action : ZPERM_DENY;
+  c->perm_waiting = false;
+  pthread_mutex_unlock(&c->mu);
+  *note = c->perm_note;
+  return act;
+}
+
+static void *worker_main(void *ud) {
+  ctl *c = ud;
+  c->status = zagent_run(&c->agent, c->turn_conv, &c->err);
+  if (c->status == ZRUN_ERROR || c->status == ZRUN_INCOMPLETE) {
+    zagent_event ev = {.kind = ZAEV_ERROR,
+                       .code = c->status == ZRUN_ERROR ? "provider_error" : "incomplete",
+                       .text = c->err.msg, .recoverable = true};
+    zagent_emit(&c->agent, &ev);
+  }
+  zerr e2 = ZERR_INIT;
+  if (c->rs.session) zsession_flush(c->rs.session, &e2);
+  qmsg *m = xcalloc(1, sizeof *m);
+  m->kind = Q_DONE;
+  post(c, m);
+  return NULL;
+}
+
+/* --- output -------------------------------------------------------------- */
+
+static void flush_out(ctl *c) {
+  zbuf *o = &c->app.scr.out;
+  if (o->len) {
+    if (tui_term_write(o->data, o->len) < 0) c->quit = true; /* the terminal is gone */
+    zbuf_reset(o);
+  }
+}
+
+static void render(ctl *c) {
+  c->app.now = now_s();
+  tui_app_render(&c->app);
+  flush_out(c);
+}
+
+/* --- turns --------------------------------------------------------------- */
+
+static void blank_line(ctl *c) { tw_lines_push(&c->app.commit, xstrdup("")); }
+
+static void warn_cb(void *ud, const char *msg) {
+  ctl *c = ud;
+  zbuf l = ZBUF_INIT;
+  zbuf_addf(&l, "⚠ %s", msg);
+  tui_app_print(&c->app, c->app.th.warn, l.data);
+  zbuf_release(&l);
+}
+
+static void attach_session(ctl *c) {
+  if (c->recorder) c->recorder->destroy(c->recorder);
+  c->recorder = c->rs.session ? zrecorder_new(c->rs.session, c->rec_diag) : NULL;
+  free(c->app.session_id);
+  c->app.session_id = c->rs.session ? xstrdup(c->rs.session->id) : NULL;
+}
+
+/* Files named with @path are attached to the message the model sees. */
+static void add_mentions(ctl *c, const char *text, zbuf *out) {
+  zbuf_addstr(out, text);
+  const char *p = text;
+  size_t attached = 0;
+  while ((p = strchr(p, '@')) && attached < 8) {
+    if (p > text && p[-1] != ' ' && p[-1] != '\n') {
+      p++;
+      continue;
+    }
+    const char *e = p + 1;
+    while (*e && *e != ' ' && *e != '\n') e++;
+    char *rel = xstrndup(p + 1, (size_t)(e - p - 1));
+    char *full = zpath_join(c->rs.workspace, rel);
+    zbuf body = ZBUF_INIT;
+    if (*rel && zfs_read_file(full, &body, 256u * 1024u, NULL) == 0 && !memchr(body.data, 0, body.len)) {
+      zbuf_addf(out, "\n\n[File @%s]\n```\n%s%s```", rel, body.data,
+                body.len && body.data[body.len - 1] == '\n' ? "" : "\n");
+      attached++;
+    }
+    zbuf_release(&body);
+    free(full);
+    free(rel);
+    p = e;
+  }
+}
+
+static void start_turn(ctl *c, const char *text) {
+  bool side = c->app.side_chat;
+  if (side) {
+    blank_line(c);
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s↳ btw:%s ", c->app.th.accent, c->app.th.reset);
+    zbuf_addstr(&l, c->app.th.user);
+    tw_sanitize(&l, text, strlen(text));
+    zbuf_addstr(&l, c->app.th.reset);
+    tw_wrap(&c->app.commit, l.data, l.len, c->app.width, "", "  ");
+    zbuf_release(&l);
+  } else {
+    tui_app_print_user(&c->app, text);
+  }
+  zerr err = ZERR_INIT;
+  if (!side && !c->rs.session) {
+    char title[81];
+    zrun_title_from_prompt(text, strlen(text), title);
+    if (zrun_setup_session(&c->rs, false, NULL, title, &c->conv, warn_cb, c, &err) < 0) {
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "✗ Cannot create the session: %s", err.msg);
+      tui_app_print(&c->app, c->app.th.err, l.data);
+      zbuf_release(&l);
+      return;
+    }
+    attach_session(c);
+  }
+  /* A side question runs read-only (plan mode): it must not change what the
+   * main conversation is about. */
+  zperm_mode mode = side ? ZPERM_PLAN : c->app.mode;
+  if (!c->system_prompt || c->prompt_mode != mode) {
+    free(c->system_prompt);
+    c->system_prompt = xstrdup(zrun_setup_system_prompt(&c->rs, mode));
+    c->prompt_mode = mode;
+  }
+  c->turn_conv = side ? &c->side : &c->conv;
+  zbuf full = ZBUF_INIT;
+  add_mentions(c, text, &full);
+  zconv_add_user(c->turn_conv, full.data);
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = full.data, .len = full.len};
+  if (c->recorder && !side) c->recorder->emit(c->recorder, &um);
+  zbuf_release(&full);
+
+  static zsink *sinks[2];
+  sinks[0] = &c->sink;
+  sinks[1] = c->recorder;
+  /* The same assembly as zero exec (cli/run_setup.h): sandboxed commands,
+   * the permission engine, checkpoints into the current session, MCP tools,
+   * compaction following the current provider and session. */
+  zrun_setup_tools(&c->rs, mode, ZAUTO_LOW);
+  if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
+  c->rs.compactor.main = c->rs.provider;
+  c->rs.compactor.main_model = c->rs.rp.model;
+  c->rs.compactor.session = c->rs.session;
+  c->rs.compactor.task = &c->rs.task;
+  c->rs.compactor.instructions = c->rs.instruction_sources;
+  zagent_release(&c->agent);
+  c->agent = (zagent){0};
+  zrun_setup_agent(&c->rs, &c->agent);
+  c->agent.system_prompt = c->system_prompt;
+  c->agent.sinks = sinks;
+  c->agent.nsinks = c->recorder && !side ? 2 : 1;
+  c->agent.approve = approve;
+  c->agent.approve_ud = c;
+  /* A side question neither compacts nor writes checkpoints of the main
+   * session's history. */
+  if (side) c->agent.compactor = NULL;
+  zerr_clear(&c->err);
+  zcancel_reset();
+  tui_app_turn_start(&c->app, now_s());
+  if (pthread_create(&c->worker, NULL, worker_main, c) != 0) {
+    tui_app_turn_end(&c->app, "✗ Cannot start the agent thread; try again.");
+    return;
+  }
+  c->running = true;
+}
+
+/* /btw: fork the conversation in memory; nothing reaches the session. */
+static void conv_copy(zconv *dst, const zconv *src) {
+  for (size_t i = 0; i < src->len; i++) {
+    const zmsg *m = &src->items[i];
+    if (m->role == ZROLE_USER) zconv_add_user(dst, m->content ? m->content : "");
+    else if (m->role == ZROLE_TOOL)
+      zconv_add_tool_result(dst, m->tool_call_id, m->tool_name, m->content ? m->content : "",
+                            m->is_error);
+    else {
+      zmsg *n = zconv_add_assistant(dst, m->content ? m->content : "", m->reasoning);
+      for (size_t k = 0; k < m->ncalls; k++)
+        zmsg_add_call(n, m->calls[k].id, m->calls[k].name, m->calls[k].arguments);
+    }
+  }
+}
+
+static void leave_side(ctl *c) {
+  zconv_release(&c->side);
+  c->side = (zconv)ZCONV_INIT;
+  c->app.side_chat = false;
+  blank_line(c);
+  tui_app_print(&c->app, c->app.th.muted, "↩ Back to the main conversation (the side conversation was not saved).");
+}
+
+static void turn_done(ctl *c) {
+  pthread_join(c->worker, NULL);
+  c->running = false;
+  const char *line = NULL;
+  if (c->status == ZRUN_INTERRUPTED) line = "⊘ Cancelled. The conversation is kept; type to continue.";
+  tui_app_turn_end(&c->app, line);
+  fflush(c->rec_diag);
+  if (c->rec_diag_len) {
+    tui_app_print(&c->app, c->app.th.warn, c->rec_diag_buf);
+    rewind(c->rec_diag);
+    c->rec_diag_len = 0;
+    c->rec_diag_buf[0] = 0;
+  }
+  zcancel_reset();
+  if (c->app.queue.len && !c->quit) {
+    char *next = c->app.queue.items[0];
+    memmove(c->app.queue.items, c->app.queue.items + 1, (c->app.queue.len - 1) * sizeof(char *));
+    c->app.queue.len--;
+    start_turn(c, next);
+    free(next);
+  }
+}
+
+static void cancel_turn(ctl *c) {
+  if (!c->running) return;
+  zcancel_request();
+  pthread_mutex_lock(&c->mu);
+  pthread_cond_broadcast(&c->cv);
+  pthread_mutex_unlock(&c->mu);
+  c->app.perm_active = false;
+  free(c->app.notice);
+  c->app.notice = xstrdup("Cancelling…");
+}
+
+static void drain(ctl *c) {
+  char b[256];
+  while (read(c->wake[0], b, sizeof b) > 0) {
+  }
+  for (;;) {
+    pthread_mutex_lock(&c->mu);
+    qmsg *m = NULL;
+    if (c->q.len) {
+      m = c->q.items[0];
+      memmove(c->q.items, c->q.items + 1, (c->q.len - 1) * sizeof *c->q.items);
+      c->q.len--;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (!m) break;
+    c->app.now = now_s();
+    if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev);
+    else if (m->kind == Q_ASK)
+      tui_app_ask(&c->app, m->tool, m->side, m->args, m->reason, c->rs.workspace);
+    else turn_done(c);
+    qmsg_free(m);
+  }
+}
+
+/* --- slash commands ------------------------------------------------------ */
+
+static void say(ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(ctl *c, const char *fmt, ...) {
+  zbuf b = ZBUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  zbuf_vaddf(&b, fmt, ap);
+  va_end(ap);
+  tui_app_print(&c->app, "", b.data);
+  zbuf_release(&b);
+}
+
+static void cmd_help_text(ctl *c) {
+  say(c, "Commands:");
+  for (size_t i = 0; i < tui_ncommands; i++)
+    say(c, "  %-13s %-13s %s", tui_commands[i].name, tui_commands[i].args, tui_commands[i].help);
+  say(c, "Keys: Enter send · Shift+Enter / Alt+Enter / \\ newline · Esc or Ctrl+C cancel a turn\n"
+         "      Ctrl+C twice exit · Shift+Tab mode (ask → auto → plan) · Ctrl+B side panel\n"
+         "      Ctrl+O expand the last output · Ctrl+L redraw · Ctrl+Z suspend · Up/Down history\n"
+         "      Ctrl+A/E/K/U/W/Y edit · Alt+B/F words · Tab completes /commands and @files");
+}
+
+static void new_session(ctl *c) {
+  if (c->app.side_chat) {
+    zconv_release(&c->side);
+    c->side = (zconv)ZCONV_INIT;
+    c->app.side_chat = false;
+  }
+  if (c->rs.session) zsession_close(c->rs.session);
+  c->rs.session = NULL;
+  zconv_release(&c->conv);
+  c->conv = (zconv)ZCONV_INIT;
+  json_decref(c->plan);
+  c->plan = json_array();
+  json_decref(c->app.plan);
+  c->app.plan = NULL;
+  c->app.context_tokens = 0;
+  attach_session(c);
+}
+
+static void show_tail(ctl *c) {
+  /* The last exchange of a resumed conversation, for orientation. */
+  size_t from = c->conv.len > 4 ? c->conv.len - 4 : 0;
+  for (size_t i = from; i < c->conv.len; i++) {
+    zmsg *m = &c->conv.items[i];
+    if (m->role == ZROLE_USER && m->content) tui_app_print_user(&c->app, m->content);
+    else if (m->role == ZROLE_ASSISTANT && m->content && *m->content) {
+      tw_lines_push(&c->app.commit, xstrdup(""));
+      tui_md_render(m->content, strlen(m->content), c->app.width, &c->app.th, &c->app.commit);
+    }
+  }
+}
+
+static void cmd_resume(ctl *c, const char *arg) {
+  zerr err = ZERR_INIT;
+  json_t *all = zsession_list(c->rs.session_root, NULL, &err);
+  if (!all) {
+    say(c, "✗ Cannot list sessions: %s", err.msg);
+    return;
+  }
+  /* Sessions of this workspace, newest first; arg: a number, an id or words. */
+  json_t *mine = json_array();
+  size_t i;
+  json_t *s;
+  json_array_foreach(all, i, s) {
+    const char *cwd = zjson_str(s, "cwd");
+    if (cwd && !strcmp(cwd, c->rs.workspace)) json_array_append(mine, s);
+  }
+  const char *pick = NULL;
+  if (arg && *arg) {
+    char *end;
+    long n = strtol(arg, &end, 10);
+    if (!*end && n >= 1 && (size_t)n <= json_array_size(mine)) pick = zjson_str(json_array_get(mine, (size_t)n - 1), "sessionId");
+    json_array_foreach(all, i, s) if (!pick && !strcmp(zjson_str_or(s, "sessionId", ""), arg)) pick = zjson_str(s, "sessionId");
+    if (!pick) {
+      /* search titles: the best fuzzy match */
+      int best = -1;
+      json_array_foreach(mine, i, s) {
+        int sc = tui_fuzzy(arg, strlen(arg), zjson_str_or(s, "title", ""));
+        if (sc > best) best = sc, pick = zjson_str(s, "sessionId");
+      }
+    }
+  }
+  if (!pick) {
+    if (arg && *arg) say(c, "No session matches \"%s\".", arg);
+    if (!json_array_size(mine)) say(c, "No sessions in this workspace yet.");
+    else {
+      /* The picker: title, time and id; search by typing. */
+      size_t n = json_array_size(mine) < 200 ? json_array_size(mine) : 200;
+      char **labels = xcalloc(n, sizeof *labels);
+      const char **values = xcalloc(n, sizeof *values);
+      for (i = 0; i < n; i++) {
+        s = json_array_get(mine, i);
+        zbuf l = ZBUF_INIT;
+        zbuf_addf(&l, "%2zu. %-40.40s  %.16s  %s", i + 1, zjson_str_or(s, "title", "(untitled)"),
+                  zjson_str_or(s, "updatedAt", ""), zjson_str_or(s, "sessionId", ""));
+        labels[i] = zbuf_detach(&l, NULL);
+        values[i] = zjson_str_or(s, "sessionId", "");
+      }
+      tui_app_picker(&c->app, "/resume", "Resume a session", (const char *const *)labels, values, n);
+      for (i = 0; i < n; i++) free(labels[i]);
+      free(labels);
+      free(values);
+    }
+    json_decref(mine);
+    json_decref(all);
+    return;
+  }
+  char *id = xstrdup(pick);
+  json_decref(mine);
+  json_decref(all);
+  new_session(c);
+  if (zrun_setup_session(&c->rs, true, id, NULL, &c->conv, warn_cb, c, &err) < 0) {
+    say(c, "✗ Cannot resume %s: %s", id, err.msg);
+  } else {
+    attach_session(c);
+    say(c, "Resumed session %s (%zu messages).", id, c->conv.len);
+    show_tail(c);
+  }
+  free(id);
+}
+
+static void cmd_tools(ctl *c) {
+  size_t n;
+  const ztool *const *tools = ztool_all(&n);
+  say(c, "Tools in %s mode:", zperm_mode_name(c->app.mode));
+  for (size_t i = 0; i < n; i++) {
+    if (!zperm_tool_visible(c->app.mode, tools[i])) continue;
+    zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
+    zperm_decision d = zperm_decide(&c->rs.perm, tools[i], NULL);
+    say(c, "  %-16s %-6s %-6s %s", tools[i]->name, zside_effect_name(tools[i]->side_effect),
+        zperm_action_name(d.action), tools[i]->description);
+  }
+}
+
+static void cmd_diff(ctl *c) {
+  zbuf cmd = ZBUF_INIT;
+  zbuf_addstr(&cmd, "git -C '");
+  for (const char *p = c->rs.workspace; *p; p++) {
+    if (*p == '\'') zbuf_addstr(&cmd, "'\\''");
+    else zbuf_addch(&cmd, *p);
+  }
+  zbuf_addstr(&cmd, "' diff --stat HEAD 2>&1 </dev/null");
+  FILE *f = popen(cmd.data, "r");
+  zbuf_release(&cmd);
+  if (!f) {
+    say(c, "✗ Cannot run git: %s", strerror(errno));
+    return;
+  }
+  zbuf out = ZBUF_INIT;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0 && out.len < 64 * 1024) zbuf_add(&out, buf, n);
+  int rc = pclose(f);
+  zbuf_rtrim(&out);
+  if (rc != 0) say(c, "✗ git diff failed (is this a git repository with a commit?):\n%s", out.data);
+  else say(c, "%s", out.len ? out.data : "No changes against HEAD.");
+  zbuf_release(&out);
+}
+
+static void slash_doctor(ctl *c) {
+  const char *term = getenv("TERM");
+  static const char *depths[] = {"none (NO_COLOR or dumb)", "16 colors", "256 colors", "truecolor"};
+  say(c, "terminal   TERM=%s · %dx%d · %s · %s on resize", term ? term : "(unset)", c->app.width,
+      c->app.height, depths[c->app.th.depth], tui_term_reflows() ? "reflows" : "no reflow");
+  say(c, "config     user %s%s", c->rs.cfg.user_path ? c->rs.cfg.user_path : "(none)",
+      c->rs.cfg.user_path && zfs_exists(c->rs.cfg.user_path) ? "" : " (not present)");
+  say(c, "provider   %s (%s) at %s · model %s · key %s", c->rs.rp.name, c->rs.rp.kind,
+      c->rs.rp.base_url, c->rs.rp.model,
+      c->rs.rp.api_key && *c->rs.rp.api_key ? "set" : "none (keyless endpoint)");
+  say(c, "sessions   %s%s", c->rs.session_root,
+      zfs_is_dir(c->rs.session_root) ? "" : " (created on the first message)");
+  say(c, "workspace  %s", c->rs.workspace);
+}
+
+static void run_command(ctl *c, const char *line) {
+  char name[32];
+  size_t n = strcspn(line, " \n");
+  snprintf(name, sizeof name, "%.*s", (int)n, line);
+  const char *arg = line + n;
+  while (*arg == ' ') arg++;
+  tw_lines_push(&c->app.commit, xstrdup(""));
+  {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s› %s%s", c->app.th.muted, line, c->app.th.reset);
+    tw_lines_push(&c->app.commit, tw_truncate(l.data, c->app.width));
+    zbuf_release(&l);
+  }
+  bool needs_idle = !strcmp(name, "/model") || !strcmp(name, "/new") || !strcmp(name, "/resume") ||
+                    !strcmp(name, "/add-dir");
+  if (needs_idle && c->running && *arg) {
+    say(c, "%s waits until the running turn ends (Esc cancels it).", name);
+    return;
+  }
+  zerr err = ZERR_INIT;
+  if (!strcmp(name, "/help")) cmd_help_text(c);
+  else if (!strcmp(name, "/quit") || !strcmp(name, "/exit")) c->quit = true;
+  else if (!strcmp(name, "/model")) {
+    if (!*arg) {
+      /* The models this config names (the model registry is issue 3's). */
+      const char *labels[64], *values[64];
+      size_t nm = 0;
+      labels[nm] = values[nm] = c->rs.rp.model;
+      nm++;
+      for (size_t i = 0; i < c->rs.cfg.n_providers && nm < 64; i++) {
+        const char *m = c->rs.cfg.providers[i].model;
+        bool dup = false;
+        for (size_t k = 0; k < nm; k++) dup |= m && !strcmp(values[k], m);
+        if (m && !dup) labels[nm] = values[nm] = m, nm++;
+      }
+      say(c, "Model: %s (provider %s). /model NAME switches to any model name.", c->rs.rp.model,
+          c->rs.rp.name);
+      tui_app_picker(&c->app, "/model", "Switch model", labels, values, nm);
+    } else if (zrun_setup_switch_model(&c->rs, arg, &err) < 0) {
+      say(c, "✗ %s", err.msg);
+    } else {
+      free(c->app.model);
+      c->app.model = xstrdup(c->rs.rp.model);
+      free(c->system_prompt);
+      c->system_prompt = NULL;
+      say(c, "Model is now %s.", c->rs.rp.model);
+    }
+  } else if (!strcmp(name, "/btw")) {
+    if (c->running) say(c, "/btw waits until the running turn ends (Esc cancels it).");
+    else if (!*arg) say(c, "Ask something: /btw QUESTION. It runs in a copy of this conversation.");
+    else {
+      if (!c->app.side_chat) {
+        conv_copy(&c->side, &c->conv);
+        c->app.side_chat = true;
+      }
+      start_turn(c, arg);
+    }
+  } else if (!strcmp(name, "/provider")) {
+    if (!*arg && c->rs.cfg.n_providers > 1) {
+      const char **labels = xcalloc(c->rs.cfg.n_providers, sizeof *labels);
+      const char **values = xcalloc(c->rs.cfg.n_providers, sizeof *values);
+      for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
+        labels[i] = values[i] = c->rs.cfg.providers[i].name;
+      tui_app_picker(&c->app, "/provider", "Switch provider", labels, values, c->rs.cfg.n_providers);
+      free(labels);
+      free(values);
+    }
+    say(c, "Provider profiles (active: %s):", c->rs.rp.name);
+    for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
+      say(c, "  %s %s (%s) %s", !strcmp(c->rs.cfg.providers[i].name, c->rs.rp.name) ? "●" : "○",
+          c->rs.cfg.providers[i].name, c->rs.cfg.providers[i].kind ? c->rs.cfg.providers[i].kind : "",
+          c->rs.cfg.providers[i].model ? c->rs.cfg.providers[i].model : "");
+    if (*arg && c->running) say(c, "/provider waits until the running turn ends (Esc cancels it).");
+    else if (*arg && zrun_setup_switch_provider(&c->rs, arg, &err) < 0) say(c, "✗ %s", err.msg);
+    else if (*arg) {
+      free(c->app.model);
+      c->app.model = xstrdup(c->rs.rp.model);
+      free(c->system_prompt);
+      c->system_prompt = NULL;
+      say(c, "Provider is now %s (model %s).", c->rs.rp.name, c->rs.rp.model);
+    }
+  } else if (!strcmp(name, "/new")) {
+    if (c->running) say(c, "/new waits until the running turn ends (Esc cancels it).");
+    else {
+      new_session(c);
+      say(c, "New session: it is created with your next message.");
+    }
+  } else if (!strcmp(name, "/resume")) {
+    if (c->running) say(c, "/resume waits until the running turn ends (Esc cancels it).");
+    else cmd_resume(c, arg);
+  } else if (!strcmp(name, "/context")) {
+    say(c, "Context: %lld tokens in the last request · %zu messages in the conversation.",
+        (long long)c->app.context_tokens, c->conv.len);
+  } else if (!strcmp(name, "/usage")) {
+    say(c, "Tokens this session: %lld total (last request: %lld prompt tokens).",
+        (long long)c->app.total_tokens, (long long)c->app.context_tokens);
+  } else if (!strcmp(name, "/permissions")) {
+    say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).", zperm_mode_name(c->app.mode));
+    pthread_mutex_lock(&c->mu);
+    if (!c->grants.len) say(c, "No session grants yet (a prompt's \"allow for this session\" adds one).");
+    for (size_t i = 0; i < c->grants.len; i++) say(c, "  allowed this session: %s", c->grants.items[i]);
+    pthread_mutex_unlock(&c->mu);
+  } else if (!strcmp(name, "/plan")) {
+    if (c->app.mode != ZPERM_PLAN) {
+      c->app.mode = ZPERM_PLAN;
+      say(c, "Plan mode: read-only tools only, from the next turn. Shift+Tab leaves it.");
+    } else if (c->app.plan) {
+      c->app.plan_changed = true;
+      tui_app_turn_end(&c->app, NULL);
+    } else {
+      say(c, "Already in plan mode; no plan yet.");
+    }
+  } else if (!strcmp(name, "/tools")) cmd_tools(c);
+  else if (!strcmp(name, "/add-dir")) {
+    char *real = *arg ? realpath(arg, NULL) : NULL;
+    if (!real || !zfs_is_dir(real)) say(c, "✗ /add-dir needs an existing directory: %s", *arg ? arg : "(none given)");
+    else {
+      c->rs.add_dirs = xrealloc(c->rs.add_dirs, (c->rs.n_add_dirs + 2) * sizeof *c->rs.add_dirs);
+      c->rs.add_dirs[c->rs.n_add_dirs++] = real;
+      c->rs.add_dirs[c->rs.n_add_dirs] = NULL;
+      real = NULL;
+      say(c, "Tools may now also write in %s.", c->rs.add_dirs[c->rs.n_add_dirs - 1]);
+    }
+    free(real);
+  } else if (!strcmp(name, "/diff")) cmd_diff(c);
+  else if (!strcmp(name, "/theme")) {
+    const char *t = *arg ? arg : (!strcmp(c->app.th.name, "dark") ? "light" : "dark");
+    if (tui_theme_init(&c->app.th, t, c->app.th.depth) < 0) say(c, "✗ Unknown theme %s; use dark or light.", t);
+    else {
+      tui_screen_invalidate(&c->app.scr);
+      say(c, "Theme: %s.", c->app.th.name);
+    }
+  } else if (!strcmp(name, "/config")) {
+    say(c, "User config:    %s", c->rs.cfg.user_path ? c->rs.cfg.user_path : "(none)");
+    say(c, "Project config: %s", c->rs.cfg.project_path ? c->rs.cfg.project_path : "(none)");
+    say(c, "Active provider %s (%s), %s, model %s, maxTurns %d", c->rs.rp.name, c->rs.rp.kind,
+        c->rs.rp.base_url, c->rs.rp.model, c->rs.cfg.max_turns);
+  } else if (!strcmp(name, "/doctor")) slash_doctor(c);
+  else say(c, "Unknown command %s. /help lists the commands.", name);
+}
+
+/* --- keys ---------------------------------------------------------------- */
+
+static void answer_permission(ctl *c) {
+  pthread_mutex_lock(&c->mu);
+  free(c->perm_note);
+  c->perm_note = c->app.perm_note.len ? xstrdup(c->app.perm_note.data) : NULL;
+  c->perm_action = c->app.perm_answer;
+  if (c->app.perm_answer == ZPERM_ALLOW && c->app.perm_scope == TUI_PERM_SESSION)
+    zvec_push(&c->grants, xstrdup(c->app.perm_grant_label));
+  c->perm_answered = true;
+  pthread_cond_broadcast(&c->cv);
+  pthread_mutex_unlock(&c->mu);
+  zbuf_reset(&c->app.perm_note);
+}
+
+/* Ctrl+Z or SIGTSTP: clear the live region, restore the terminal, stop;
+ * on fg, raw mode again and a full redraw. */
+static void suspend(ctl *c) {
+  tui_screen_erase_live(&c->app.scr);
+  flush_out(c);
+  tui_term_suspend();
+  tui_screen_invalidate(&c->app.scr);
+}
+
+static void handle_key(ctl *c, const tui_key *k) {
+  char *text = NULL;
+  tui_action act = tui_app_key(&c->app, k, &text);
+  switch (act) {
+    case TUI_ACT_SUBMIT:
+      if (c->running) zvec_push(&c->app.queue, steal_pointer(&text));
+      else start_turn(c, text);
+      break;
+    case TUI_ACT_COMMAND: run_command(c, text); break;
+    case TUI_ACT_CANCEL: cancel_turn(c); break;
+    case TUI_ACT_PERMISSION: answer_permission(c); break;
+    case TUI_ACT_QUIT: c->quit = true; break;
+    case TUI_ACT_SUSPEND: suspend(c); break;
+    case TUI_ACT_MODE:
+      free(c->app.notice);
+      c->app.notice = xstrdup(c->running ? "Mode changes from the next turn" : NULL);
+      if (!c->running) c->app.notice = NULL;
+      break;
+    case TUI_ACT_LEAVE_SIDE: leave_side(c); break;
+    case TUI_ACT_NONE: break;
+  }
+  free(text);
+}
+
+static void read_input(ctl *c) {
+  char buf[65536];
+  ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+  if (n == 0) {
+    c->quit = true; /* the terminal closed */
+    return;
+  }
+  if (n < 0) return;
+  tui_keys_feed(&c->keys, buf, (size_t)n);
+  tui_key k;
+  while (!c->quit && tui_keys_next(&c->keys, &k, false)) handle_key(c, &k);
+}
+
+/* --- arguments ----------------------------------------------------------- */
+
+static int parse_args(int argc, char **argv, tui_args *a, zerr *err) {
+  memset(a, 0, sizeof *a);
+  a->mode = ZPERM_ASK;
+  a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
+  for (int i = 0; i < argc; i++) {
+    const char *s = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define VALUE(name)                                                              \
+  if (!v) return zerr_set(err, ZE_USAGE, "%s needs a value", name);              \
+  i++;
+    if (!strcmp(s, "-h") || !strcmp(s, "--help")) a->help = true;
+    else if (!strcmp(s, "-m") || !strcmp(s, "--model")) { VALUE(s); a->model = v; }
+    else if (!strcmp(s, "--provider")) { VALUE(s); a->provider = v; }
+    else if (!strcmp(s, "-C") || !strcmp(s, "--cwd")) { VALUE(s); a->cwd = v; }
+    else if (!strcmp(s, "--theme")) { VALUE(s); a->theme = v; }
+    else if (!strcmp(s, "--add-dir")) { VALUE(s); a->add_dirs[a->n_add_dirs++] = v; }
+    else if (!strcmp(s, "--permission-mode")) {
+      VALUE(s);
+      if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
+    } else if (!strcmp(s, "--resume")) {
+      a->resume = true;
+      if (v && v[0] != '-') { a->resume_id = v; i++; }
+    } else if (!strncmp(s, "--resume=", 9)) {
+      a->resume = true;
+      if (s[9]) a->resume_id = s + 9;
+    } else return zerr_set(err, ZE_USAGE, "unknown flag %s", s);
+#undef VALUE
+  }
+  return 0;
+}
+
+static char *history_path(const char *workspace) {
+  /* $XDG_DATA_HOME/zero/history/<fnv1a64(workspace)>.jsonl */
+  uint64_t h = 1469598103934665603ULL;
+  for (const char *p = workspace; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+  char *root = zsession_root(); /* …/zero/sessions */
+  char *base = xstrdup(root);
+  char *slash = strrchr(base, '/');
+  if (slash) *slash = 0;
+  zbuf p = ZBUF_INIT;
+  zbuf_addf(&p, "%s/history", base);
+  mkdir(base, 0700);
+  mkdir(p.data, 0700);
+  zbuf_addf(&p, "/%016llx.jsonl", (unsigned long long)h);
+  free(root);
+  free(base);
+  return zbuf_detach(&p, NULL);
+}
+
+int cmd_tui(int argc, char **argv) {
+  ctl *c = xcalloc(1, sizeof *c);
+  zerr err = ZERR_INIT;
+  int rc = ZEXIT_SUCCESS;
+  if (parse_args(argc, argv, &c->args, &err) < 0) {
+    fprintf(stderr, "zero: %s\n\n%s", err.msg, TUI_USAGE);
+    free(c->args.add_dirs);
+    free(c);
+    return ZEXIT_USAGE;
+  }
+  if (c->args.help) {
+    fputs(TUI_USAGE, stdout);
+    free(c->args.add_dirs);
+    free(c);
+    return ZEXIT_SUCCESS;
+  }
+  if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+    fprintf(stderr,
+            "zero: the interactive UI needs a terminal, but %s not one.\n"
+            "For scripts and pipes use zero exec, e.g.:\n"
+            "  zero exec \"explain what src/main.c does\"\n"
+            "  echo \"list the files\" | zero exec\n"
+            "See zero exec --help.\n",
+            !isatty(STDIN_FILENO) ? "stdin is" : "stdout is");
+    free(c->args.add_dirs);
+    free(c);
+    return ZEXIT_USAGE;
+  }
+  const char *theme = c->args.theme ? c->args.theme : getenv("ZERO_THEME");
+  if (theme && *theme && strcmp(theme, "dark") && strcmp(theme, "light")) {
+    fprintf(stderr, "zero: unknown theme \"%s\"; use --theme dark or --theme light.\n", theme);
+    free(c->args.add_dirs);
+    free(c);
+    return ZEXIT_USAGE;
+  }
+
+  zcancel_install();
+  zhttp_global_init();
+  c->conv = (zconv)ZCONV_INIT;
+  c->side = (zconv)ZCONV_INIT;
+  c->plan = json_array();
+  zconfig_flags flags = {.provider = c->args.provider, .model = c->args.model};
+  c->rs.plan = json_incref(c->plan);
+  if (zrun_setup_workspace(&c->rs, c->args.cwd, c->args.add_dirs, c->args.n_add_dirs, &err) < 0 ||
+      zrun_setup_sandbox(&c->rs, &err) < 0) {
+    fprintf(stderr, "zero: %s\n", err.msg);
+    rc = ZEXIT_USAGE;
+    goto out_early;
+  }
+  if (zrun_setup_provider(&c->rs, &flags, &err) < 0 && err.kind == ZE_CONFIG &&
+      c->rs.cfg.n_providers == 0 && !c->args.provider) {
+    /* First run: nothing configured. */
+    char *path = c->rs.cfg.user_path ? xstrdup(c->rs.cfg.user_path) : NULL;
+    int w = path ? tui_setup_wizard(stdin, stdout, path, &err) : -1;
+    free(path);
+    if (w != 0) {
+      if (w < 0) fprintf(stderr, "zero: %s\n", err.msg[0] ? err.msg : "setup failed");
+      rc = w < 0 ? ZEXIT_PROVIDER : ZEXIT_SUCCESS;
+      goto out_early;
+    }
+    zresolved_provider_release(&c->rs.rp);
+    zconfig_release(&c->rs.cfg);
+    memset(&c->rs.cfg, 0, sizeof c->rs.cfg);
+    memset(&c->rs.rp, 0, sizeof c->rs.rp);
+    zerr_clear(&err);
+  }
+  if ((!c->rs.provider && zrun_setup_provider(&c->rs, &flags, &err) < 0) ||
+      (c->args.resume && zrun_setup_session(&c->rs, true, c->args.resume_id, NULL, &c->conv, NULL, NULL, &err) < 0)) {
+    fprintf(stderr, "zero: %s\n", err.msg);
+    if (err.kind == ZE_CONFIG)
+      fprintf(stderr, "Configure a provider first (see docs/config.md), then run zero again.\n");
+    rc = err.kind == ZE_USAGE ? ZEXIT_USAGE : err.kind == ZE_INTERNAL ? ZEXIT_INTERNAL : ZEXIT_PROVIDER;
+    goto out_early;
+  }
+
+  if (!c->rs.session_root) c->rs.session_root = zsession_root();
+  int w, h;
+  c->rec_diag = open_memstream(&c->rec_diag_buf, &c->rec_diag_len);
+  c->sink = (zsink){.emit = ui_emit, .finish = ui_finish, .destroy = ui_destroy};
+  pthread_mutex_init(&c->mu, NULL);
+  pthread_cond_init(&c->cv, NULL);
+  if (pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
+      tui_term_enter(STDIN_FILENO, STDOUT_FILENO, &err) < 0) {
+    fprintf(stderr, "zero: %s\n", err.msg[0] ? err.msg : "cannot set up the terminal");
+    rc = ZEXIT_INTERNAL;
+    goto out_early;
+  }
+  tui_term_size(&w, &h);
+  tui_app_init(&c->app, w, h, theme && *theme ? theme : "dark", tui_depth_detect());
+  c->app.scr.reflow = tui_term_reflows();
+  c->app.mode = c->args.mode == ZPERM_UNSAFE ? ZPERM_AUTO : c->args.mode;
+  c->app.model = xstrdup(c->rs.rp.model);
+  c->app.workspace = c->rs.workspace;
+  tui_keys_init(&c->keys);
+  char *hp = history_path(c->rs.workspace);
+  tui_composer_history_open(&c->app.comp, hp);
+  free(hp);
+  attach_session(c);
+  {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s%szero%s %s%s · %s · %s%s", c->app.th.accent, c->app.th.bold, c->app.th.reset,
+              c->app.th.muted, c->rs.rp.model, c->rs.workspace,
+              c->rs.session ? "resumed" : "new session", c->app.th.reset);
+    tw_lines_push(&c->app.commit, tw_truncate(l.data, c->app.width));
+    zbuf_release(&l);
+    if (c->rs.session) show_tail(c);
+  }
+  /* MCP servers start once, in parallel, through the sandbox spawner; one
+   * that fails is a warning line and the session goes on without it. */
+  zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
+  if (zrun_setup_mcp(&c->rs, warn_cb, c, &err) < 0) warn_cb(c, err.msg);
+
+  /* Frames follow events one for one, except while the unfinished block of
+   * an answer is large (a long code block streaming): re-rendering it costs
+   * O(size), so such frames are spaced TUI_SLOW_FRAME_S apart. Keys always
+   * draw at once. */
+  const double TUI_SLOW_FRAME_S = 0.04;
+  double last_frame = 0;
+  bool key_seen = true;
+  while (!c->quit) {
+    double t = now_s();
+    bool heavy = c->app.md_active && c->app.md.src.len > 16384;
+    if (key_seen || !heavy || t - last_frame >= TUI_SLOW_FRAME_S) {
+      render(c);
+      last_frame = t;
+    }
+    key_seen = false;
+    struct pollfd p[3] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                          {.fd = c->wake[0], .events = POLLIN},
+                          {.fd = tui_term_signal_fd(), .events = POLLIN}};
+    /* Idle: sleep until something happens. Busy: tick the spinner. */
+    int timeout = tui_keys_pending(&c->keys) ? 30 : (c->running || c->app.busy) ? 100 : -1;
+    if (c->app.md_active && c->app.md.src.len > 16384) timeout = 40;
+    int n = poll(p, 3, timeout);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (n == 0 && tui_keys_pending(&c->keys)) {
+      tui_key k;
+      while (tui_keys_next(&c->keys, &k, true)) handle_key(c, &k);
+      key_seen = true;
+    }
+    if (p[2].revents & POLLIN) {
+      char sb[32];
+      ssize_t r = read(p[2].fd, sb, sizeof sb);
+      for (ssize_t i = 0; i < r; i++) {
+        if (sb[i] == TUI_SIG_WINCH) {
+          tui_term_size(&w, &h);
+          tui_app_resize(&c->app, w, h);
+        } else if (sb[i] == TUI_SIG_TERM) {
+          c->quit = true;
+          c->terminated = true;
+        } else if (sb[i] == TUI_SIG_CONT) {
+          tui_screen_invalidate(&c->app.scr);
+        } else if (sb[i] == TUI_SIG_TSTP) {
+          suspend(c);
+        }
+      }
+    }
+    if (p[1].revents & POLLIN) drain(c);
+    if (p[0].revents & (POLLIN | POLLHUP)) {
+      read_input(c);
+      key_seen = true;
+    }
+  }
+
+  /* Leaving: stop a running turn, then put the terminal back as it was. */
+  if (c->running) {
+    cancel_turn(c);
+    pthread_join(c->worker, NULL);
+    c->running = false;
+    drain(c);
+  }
+  tui_screen_erase_live(&c->app.scr);
+  if (c->rs.session)
+    zbuf_addf(&c->app.scr.out, "Session %s saved. Continue it with: zero --resume %s\r\n",
+              c->rs.session->id, c->rs.session->id);
+  flush_out(c);
+  tui_term_leave();
+  if (c->terminated) rc = ZEXIT_INTERRUPTED;
+
+  tui_app_release(&c->app);
+  tui_keys_release(&c->keys);
+  for (size_t i = 0; i < c->q.len; i++) qmsg_free(c->q.items[i]);
+  zvec_free(&c->q);
+  for (size_t i = 0; i < c->grants.len; i++) free(c->grants.items[i]);
+  zvec_free(&c->grants);
+  close(c->wake[0]);
+  close(c->wake[1]);
+  pthread_mutex_destroy(&c->mu);
+  pthread_cond_destroy(&c->cv);
+out_early:
+  if (c->recorder) c->recorder->destroy(c->recorder);
+  if (c->rec_diag) fclose(c->rec_diag);
+  free(c->rec_diag_buf);
+  zagent_release(&c->agent);
+  free(c->system_prompt);
+  free(c->perm_note);
+  json_decref(c->plan);
+  zconv_release(&c->conv);
+  zconv_release(&c->side);
+  zrun_setup_release(&c->rs);
+  free(c->args.add_dirs);
+  free(c);
+  return rc;
+}

@@ -1,0 +1,1080 @@
+/* app.c — see app.h. */
+#include "ui/tui/app.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/json.h"
+#include "ui/tui/diff.h"
+#include "ui/tui/width.h"
+
+const tui_command_info tui_commands[] = {
+    {"/help", "", "keys and commands"},
+    {"/model", "[name]", "show or switch the model"},
+    {"/provider", "[name]", "show or switch the provider profile"},
+    {"/new", "", "start a new session"},
+    {"/resume", "[id|search]", "list sessions of this workspace, or resume one"},
+    {"/btw", "QUESTION", "side question in an isolated fork (Ctrl+C returns)"},
+    {"/context", "", "context window use"},
+    {"/usage", "", "tokens used in this session"},
+    {"/permissions", "", "permission mode and session grants"},
+    {"/plan", "", "switch to plan mode (read-only) or show the plan"},
+    {"/tools", "", "tools the model can use"},
+    {"/add-dir", "DIR", "let tools write another directory"},
+    {"/diff", "", "workspace changes (git diff --stat)"},
+    {"/theme", "[dark|light]", "color theme"},
+    {"/config", "", "config files and the active provider"},
+    {"/doctor", "", "check terminal, config and provider"},
+    {"/quit", "", "exit"},
+};
+const size_t tui_ncommands = sizeof tui_commands / sizeof tui_commands[0];
+
+static const char *SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
+
+void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_depth depth) {
+  memset(a, 0, sizeof *a);
+  if (tui_theme_init(&a->th, theme, depth) < 0) tui_theme_init(&a->th, "dark", depth);
+  a->width = width;
+  a->height = height;
+  tui_screen_init(&a->scr, width, height);
+  tui_md_stream_init(&a->md, width, &a->th);
+  zbuf_init(&a->reasoning);
+  zbuf_init(&a->perm_note);
+  zbuf_init(&a->picker_filter);
+  tui_composer_init(&a->comp);
+  a->mode = ZPERM_ASK;
+}
+
+static void card_free(tui_card *c) {
+  free(c->id);
+  free(c->name);
+  free(c->summary);
+  free(c->arguments);
+}
+
+void tui_app_release(tui_app *a) {
+  tui_screen_release(&a->scr);
+  tw_lines_free(&a->commit);
+  tui_md_stream_release(&a->md);
+  zbuf_release(&a->reasoning);
+  for (size_t i = 0; i < a->cards.len; i++) card_free(&a->cards.items[i]);
+  zvec_free(&a->cards);
+  json_decref(a->plan);
+  free(a->expandable);
+  for (size_t i = 0; i < a->queue.len; i++) free(a->queue.items[i]);
+  zvec_free(&a->queue);
+  free(a->perm_title);
+  tw_lines_free(&a->perm_detail);
+  zbuf_release(&a->perm_note);
+  free(a->perm_grant_label);
+  tui_composer_release(&a->comp);
+  for (size_t i = 0; i < a->nfiles; i++) free(a->files[i]);
+  free(a->files);
+  free(a->model);
+  free(a->session_id);
+  free(a->notice);
+  free(a->picker_cmd);
+  free(a->picker_title);
+  for (size_t i = 0; i < a->picker_labels.len; i++) free(a->picker_labels.items[i]);
+  for (size_t i = 0; i < a->picker_values.len; i++) free(a->picker_values.items[i]);
+  zvec_free(&a->picker_labels);
+  zvec_free(&a->picker_values);
+  zbuf_release(&a->picker_filter);
+}
+
+/* --- scrollback helpers -------------------------------------------------- */
+
+void tui_app_print(tui_app *a, const char *style, const char *text) {
+  const char *s = text;
+  for (;;) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s) : strlen(s);
+    zbuf line = ZBUF_INIT;
+    zbuf_addstr(&line, style);
+    tw_sanitize(&line, s, n);
+    if (*style) zbuf_addstr(&line, a->th.reset);
+    tw_wrap(&a->commit, line.data, line.len, a->width, "", "");
+    zbuf_release(&line);
+    if (!nl) break;
+    s = nl + 1;
+  }
+}
+
+static void blank(tui_app *a) { tw_lines_push(&a->commit, xstrdup("")); }
+
+void tui_app_print_user(tui_app *a, const char *text) {
+  blank(a);
+  zbuf first = ZBUF_INIT;
+  zbuf_addf(&first, "%s%s› %s", a->th.user, a->th.bold, a->th.reset);
+  const char *s = text;
+  bool firstline = true;
+  for (;;) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s) : strlen(s);
+    zbuf line = ZBUF_INIT;
+    zbuf_addstr(&line, a->th.user);
+    tw_sanitize(&line, s, n);
+    zbuf_addstr(&line, a->th.reset);
+    tw_wrap(&a->commit, line.data, line.len, a->width, firstline ? first.data : "  ", "  ");
+    zbuf_release(&line);
+    firstline = false;
+    if (!nl) break;
+    s = nl + 1;
+  }
+  zbuf_release(&first);
+}
+
+static void set_expandable(tui_app *a, const char *text, size_t len) {
+  free(a->expandable);
+  a->expandable = xstrndup(text, len);
+}
+
+/* Ends the streamed answer: what is left becomes final. */
+static void finish_text(tui_app *a) {
+  if (!a->md_active) return;
+  tui_md_stream_finish(&a->md, &a->commit);
+  a->md_active = false;
+}
+
+static void finish_reasoning(tui_app *a) {
+  if (!a->reasoning.len) return;
+  size_t lines = 1;
+  for (size_t i = 0; i < a->reasoning.len; i++) lines += a->reasoning.data[i] == '\n';
+  blank(a);
+  zbuf l = ZBUF_INIT;
+  zbuf_addf(&l, "%s∴ Thought for %.1fs · %zu line%s (Ctrl+O shows it)%s", a->th.dim,
+            a->now - a->reasoning_started, lines, lines == 1 ? "" : "s", a->th.reset);
+  tw_lines_push(&a->commit, tw_truncate(l.data, a->width));
+  zbuf_release(&l);
+  set_expandable(a, a->reasoning.data, a->reasoning.len);
+  zbuf_reset(&a->reasoning);
+}
+
+/* --- tool cards ---------------------------------------------------------- */
+
+char *tui_tool_summary(const char *name, const char *arguments) {
+  json_t *args = arguments ? json_loads(arguments, 0, NULL) : NULL;
+  zbuf s = ZBUF_INIT;
+  const char *v = NULL;
+  if (json_is_object(args)) {
+    if (!strcmp(name, "exec_command")) v = zjson_str(args, "cmd");
+    else if (!strcmp(name, "update_plan")) {
+      json_t *plan = json_object_get(args, "plan");
+      zbuf_addf(&s, "%zu step%s", json_array_size(plan), json_array_size(plan) == 1 ? "" : "s");
+    } else v = zjson_str(args, "path");
+    if (!v && !s.len) {
+      const char *key;
+      json_t *val;
+      json_object_foreach(args, key, val) {
+        if (json_is_string(val)) {
+          v = json_string_value(val);
+          break;
+        }
+      }
+    }
+  }
+  if (v) tw_sanitize(&s, v, strlen(v));
+  json_decref(args);
+  for (size_t i = 0; i < s.len; i++)
+    if (s.data[i] == '\n') s.data[i] = ' ';
+  return zbuf_detach(&s, NULL);
+}
+
+static tui_card *find_card(tui_app *a, const char *id) {
+  for (size_t i = 0; i < a->cards.len; i++)
+    if (!strcmp(a->cards.items[i].id, id ? id : "")) return &a->cards.items[i];
+  return NULL;
+}
+
+static void plan_lines(tui_app *a, tw_lines *out) {
+  if (!json_is_array(a->plan) || !json_array_size(a->plan)) return;
+  tw_lines_pushf(out, "%s%sPlan%s", a->th.bold, a->th.accent, a->th.reset);
+  size_t i;
+  json_t *step;
+  json_array_foreach(a->plan, i, step) {
+    const char *st = zjson_str(step, "status"), *text = zjson_str(step, "step");
+    const char *box = st && !strcmp(st, "completed")     ? "[x]"
+                      : st && !strcmp(st, "in_progress") ? "[>]"
+                                                         : "[ ]";
+    const char *style = st && !strcmp(st, "completed")     ? a->th.muted
+                        : st && !strcmp(st, "in_progress") ? a->th.bold
+                                                           : "";
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s", style);
+    if (text) tw_sanitize(&l, text, strlen(text));
+    zbuf_addstr(&l, a->th.reset);
+    char first[16];
+    snprintf(first, sizeof first, "  %s ", box);
+    tw_wrap(out, l.data, l.len, a->width, first, "      ");
+    zbuf_release(&l);
+  }
+}
+
+static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
+  blank(a);
+  const char *glyph, *style, *word;
+  if (c->denied) glyph = "⊘", style = a->th.warn, word = "denied";
+  else if (ev->ok) glyph = "✓", style = a->th.ok, word = NULL;
+  else glyph = "✗", style = a->th.err, word = "failed";
+  zbuf head = ZBUF_INIT;
+  zbuf_addf(&head, "%s%s%s %s%s%s %s", style, glyph, a->th.reset, a->th.bold, c->name,
+            a->th.reset, c->summary);
+  zbuf_addf(&head, " %s· %.1fs", a->th.muted, a->now - c->started);
+  if (word) zbuf_addf(&head, " · %s", word);
+  json_t *meta = (json_t *)ev->meta;
+  if (meta && json_object_get(meta, "exit_code"))
+    zbuf_addf(&head, " · exit %d", (int)json_integer_value(json_object_get(meta, "exit_code")));
+  zbuf_addstr(&head, a->th.reset);
+  tw_lines_push(&a->commit, tw_truncate(head.data, a->width));
+  zbuf_release(&head);
+
+  json_t *args = c->arguments ? json_loads(c->arguments, 0, NULL) : NULL;
+  if (ev->ok && !strcmp(c->name, "edit_file") && json_is_object(args)) {
+    const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
+    long first = meta ? (long)json_integer_value(json_object_get(meta, "first_line")) : 1;
+    size_t add, del;
+    tw_lines d = {0};
+    tui_diff_render(o ? o : "", n ? n : "", first > 0 ? first : 1, a->width, &a->th, 40, &d,
+                    &add, &del);
+    tw_lines_pushf(&a->commit, "  %s+%zu -%zu lines%s", a->th.muted, add, del, a->th.reset);
+    for (size_t i = 0; i < d.len; i++) tw_lines_push(&a->commit, steal_pointer(&d.items[i]));
+    tw_lines_free(&d);
+  } else if (ev->ok && !strcmp(c->name, "write_file") && json_is_object(args)) {
+    const char *content = zjson_str(args, "content");
+    size_t add, del;
+    tw_lines d = {0};
+    tui_diff_render("", content ? content : "", 1, a->width, &a->th, 12, &d, &add, &del);
+    tw_lines_pushf(&a->commit, "  %s+%zu lines%s", a->th.muted, add, a->th.reset);
+    for (size_t i = 0; i < d.len; i++) tw_lines_push(&a->commit, steal_pointer(&d.items[i]));
+    tw_lines_free(&d);
+  } else if (!strcmp(c->name, "update_plan") && ev->ok) {
+    plan_lines(a, &a->commit);
+    a->plan_changed = false;
+  } else if (ev->text && ev->len && strcmp(c->name, "read_file")) {
+    /* An excerpt of the output; Ctrl+O shows all of it. */
+    const char *s = ev->text, *end = ev->text + ev->len;
+    size_t total = 1;
+    for (const char *p = s; p < end; p++) total += *p == '\n';
+    if (end > s && end[-1] == '\n') total--;
+    size_t shown = 0;
+    while (s < end && shown < 6) {
+      const char *nl = memchr(s, '\n', (size_t)(end - s));
+      size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "  %s│ ", a->th.muted);
+      tw_sanitize(&l, s, n > 4096 ? 4096 : n);
+      zbuf_addstr(&l, a->th.reset);
+      tw_lines_push(&a->commit, tw_truncate(l.data, a->width));
+      zbuf_release(&l);
+      shown++;
+      s = nl ? nl + 1 : end;
+    }
+    if (total > shown)
+      tw_lines_pushf(&a->commit, "  %s… %zu more lines (Ctrl+O shows all)%s", a->th.muted,
+                     total - shown, a->th.reset);
+    set_expandable(a, ev->text, ev->len);
+  } else if (ev->text && ev->len) {
+    size_t lines = 1;
+    for (size_t i = 0; i < ev->len; i++) lines += ev->text[i] == '\n';
+    tw_lines_pushf(&a->commit, "  %sread %zu lines (Ctrl+O shows them)%s", a->th.muted, lines,
+                   a->th.reset);
+    set_expandable(a, ev->text, ev->len);
+  }
+  json_decref(args);
+}
+
+/* --- events -------------------------------------------------------------- */
+
+void tui_app_event(tui_app *a, const zagent_event *ev) {
+  switch (ev->kind) {
+    case ZAEV_REASONING:
+      if (!a->reasoning.len) a->reasoning_started = a->now;
+      zbuf_add(&a->reasoning, ev->text, ev->len);
+      break;
+    case ZAEV_TEXT:
+      finish_reasoning(a);
+      if (!a->md_active) {
+        blank(a);
+        tui_md_stream_release(&a->md);
+        tui_md_stream_init(&a->md, a->width, &a->th);
+        a->md_active = true;
+      }
+      tui_md_stream_add(&a->md, ev->text, ev->len, &a->commit);
+      break;
+    case ZAEV_ASSISTANT_MESSAGE:
+      finish_reasoning(a);
+      finish_text(a);
+      break;
+    case ZAEV_TOOL_CALL: {
+      finish_reasoning(a);
+      finish_text(a);
+      tui_card c = {.id = xstrdup(ev->id ? ev->id : ""), .name = xstrdup(ev->name ? ev->name : ""),
+                    .summary = tui_tool_summary(ev->name ? ev->name : "", ev->arguments),
+                    .arguments = xstrdup(ev->arguments ? ev->arguments : ""),
+                    .started = a->now};
+      zvec_push(&a->cards, c);
+      if (ev->name && !strcmp(ev->name, "update_plan") && ev->arguments) {
+        json_t *args = json_loads(ev->arguments, 0, NULL);
+        json_t *plan = json_object_get(args, "plan");
+        if (json_is_array(plan)) {
+          json_decref(a->plan);
+          a->plan = json_incref(plan);
+          a->plan_changed = true;
+        }
+        json_decref(args);
+      }
+      break;
+    }
+    case ZAEV_PERMISSION_DECISION: {
+      tui_card *c = find_card(a, ev->id);
+      if (c && ev->action && !strcmp(ev->action, "deny")) c->denied = true;
+      break;
+    }
+    case ZAEV_TOOL_RESULT: {
+      tui_card *c = find_card(a, ev->id);
+      if (!c) break;
+      commit_card(a, c, ev);
+      size_t idx = (size_t)(c - a->cards.items);
+      card_free(c);
+      memmove(a->cards.items + idx, a->cards.items + idx + 1,
+              (a->cards.len - idx - 1) * sizeof *a->cards.items);
+      a->cards.len--;
+      break;
+    }
+    case ZAEV_USAGE:
+      a->turn_tokens += ev->usage.completion_tokens;
+      a->total_tokens += ev->usage.total_tokens;
+      if (ev->usage.prompt_tokens) a->context_tokens = ev->usage.prompt_tokens;
+      break;
+    case ZAEV_WARNING: {
+      finish_text(a);
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "⚠ %s", ev->text ? ev->text : "");
+      tui_app_print(a, a->th.warn, l.data);
+      zbuf_release(&l);
+      break;
+    }
+    case ZAEV_ERROR: {
+      finish_text(a);
+      if (ev->code && !strcmp(ev->code, "interrupted")) break; /* shown by turn_end */
+      blank(a);
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "✗ Error: %s", ev->text ? ev->text : "");
+      tui_app_print(a, a->th.err, l.data);
+      zbuf_release(&l);
+      break;
+    }
+    default: break;
+  }
+}
+
+void tui_app_turn_start(tui_app *a, double now) {
+  a->busy = true;
+  a->turn_started = now;
+  a->turn_tokens = 0;
+}
+
+void tui_app_turn_end(tui_app *a, const char *outcome_line) {
+  finish_reasoning(a);
+  finish_text(a);
+  /* Cards left running (cancelled mid-tool) are closed as such. */
+  for (size_t i = 0; i < a->cards.len; i++) {
+    tw_lines_pushf(&a->commit, "%s⊘ %s %s · cancelled%s", a->th.warn, a->cards.items[i].name,
+                   a->cards.items[i].summary, a->th.reset);
+    card_free(&a->cards.items[i]);
+  }
+  a->cards.len = 0;
+  if (a->plan_changed) {
+    blank(a);
+    plan_lines(a, &a->commit);
+    a->plan_changed = false;
+  }
+  if (outcome_line) {
+    blank(a);
+    tui_app_print(a, a->th.warn, outcome_line);
+  }
+  a->busy = false;
+}
+
+/* --- permission prompt --------------------------------------------------- */
+
+void tui_app_ask(tui_app *a, const char *tool, zside_effect side, const char *arguments,
+                 const char *reason, const char *workspace) {
+  finish_text(a);
+  finish_reasoning(a);
+  free(a->perm_title);
+  tw_lines_free(&a->perm_detail);
+  char *summary = tui_tool_summary(tool, arguments);
+  const char *verb = side == ZSIDE_WRITE   ? "write"
+                     : side == ZSIDE_SHELL ? "run"
+                     : side == ZSIDE_NETWORK ? "reach the network for"
+                                             : "use";
+  zbuf t = ZBUF_INIT;
+  zbuf_addf(&t, "%s%s⚠ Permission needed:%s %s%s%s wants to %s %s", a->th.warn, a->th.bold,
+            a->th.reset, a->th.bold, tool, a->th.reset, verb, summary);
+  a->perm_title = zbuf_detach(&t, NULL);
+  free(a->perm_grant_label);
+  zbuf g = ZBUF_INIT;
+  zbuf_addf(&g, "%s %s", tool, summary);
+  a->perm_grant_label = zbuf_detach(&g, NULL);
+
+  tw_lines_pushf(&a->perm_detail, "  %scwd:%s %s", a->th.muted, a->th.reset, workspace ? workspace : "");
+  zbuf r = ZBUF_INIT;
+  zbuf_addf(&r, "%swhy asking:%s %s", a->th.muted, a->th.reset, reason ? reason : "");
+  tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
+  zbuf_release(&r);
+  const char *risk = side == ZSIDE_WRITE   ? "changes a file on disk (the workspace or an --add-dir root)"
+                     : side == ZSIDE_SHELL ? "runs a process with your user's rights"
+                                           : "side effects outside the workspace";
+  tw_lines_pushf(&a->perm_detail, "  %srisk:%s %s", a->th.muted, a->th.reset, risk);
+  json_t *args = arguments ? json_loads(arguments, 0, NULL) : NULL;
+  if (!strcmp(tool, "edit_file") && json_is_object(args)) {
+    size_t add, del;
+    const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
+    tui_diff_render(o ? o : "", n ? n : "", 1, a->width, &a->th, 12, &a->perm_detail, &add, &del);
+  } else if (!strcmp(tool, "write_file") && json_is_object(args)) {
+    size_t add, del;
+    const char *c = zjson_str(args, "content");
+    tui_diff_render("", c ? c : "", 1, a->width, &a->th, 8, &a->perm_detail, &add, &del);
+  }
+  json_decref(args);
+  free(summary);
+  a->perm_active = true;
+  a->perm_choice = 0; /* the safe choice */
+  a->perm_note_mode = false;
+  zbuf_reset(&a->perm_note);
+}
+
+static tui_action perm_key(tui_app *a, const tui_key *k) {
+  if (a->perm_note_mode) {
+    if (k->type == TK_ENTER) {
+      a->perm_answer = ZPERM_DENY;
+      a->perm_scope = TUI_PERM_ONCE;
+      a->perm_active = false;
+      return TUI_ACT_PERMISSION;
+    }
+    if (k->type == TK_ESC) {
+      a->perm_note_mode = false;
+      zbuf_reset(&a->perm_note);
+    } else if (k->type == TK_BACKSPACE) {
+      size_t p = 0, last = 0;
+      while (p < a->perm_note.len) {
+        int w;
+        last = p;
+        p += tw_next(a->perm_note.data + p, a->perm_note.len - p, &w);
+      }
+      zbuf_setlen(&a->perm_note, last);
+    } else if (k->type == TK_CHAR && !(k->mods & (TK_CTRL | TK_ALT))) {
+      zbuf_addstr(&a->perm_note, k->utf8);
+    } else if (k->type == TK_PASTE) {
+      for (size_t i = 0; i < k->paste_len; i++)
+        zbuf_addch(&a->perm_note, k->paste[i] == '\n' ? ' ' : k->paste[i]);
+    }
+    return TUI_ACT_NONE;
+  }
+  int choice = -1;
+  switch (k->type) {
+    case TK_UP:
+    case TK_LEFT:
+    case TK_BACKTAB: a->perm_choice = (a->perm_choice + 3) % 4; return TUI_ACT_NONE;
+    case TK_DOWN:
+    case TK_RIGHT:
+    case TK_TAB: a->perm_choice = (a->perm_choice + 1) % 4; return TUI_ACT_NONE;
+    case TK_ENTER: choice = a->perm_choice; break;
+    case TK_ESC: choice = 0; break;
+    case TK_CHAR:
+      if (k->mods & TK_CTRL) {
+        if (k->ch == 'c') choice = 0;
+        break;
+      }
+      if (k->ch == 'n' || k->ch == '1') choice = 0;
+      else if (k->ch == 'y' || k->ch == '2') choice = 1;
+      else if (k->ch == 'a' || k->ch == '3') choice = 2;
+      else if (k->ch == 'd' || k->ch == '4') choice = 3;
+      break;
+    default: break;
+  }
+  if (choice < 0) return TUI_ACT_NONE;
+  if (choice == 3) {
+    a->perm_choice = 3;
+    a->perm_note_mode = true;
+    return TUI_ACT_NONE;
+  }
+  a->perm_answer = choice == 0 ? ZPERM_DENY : ZPERM_ALLOW;
+  a->perm_scope = choice == 2 ? TUI_PERM_SESSION : TUI_PERM_ONCE;
+  a->perm_active = false;
+  zbuf_reset(&a->perm_note);
+  return TUI_ACT_PERMISSION;
+}
+
+static void perm_lines(tui_app *a, tw_lines *out) {
+  tw_lines_push(out, xstrdup(""));
+  tw_wrap(out, a->perm_title, strlen(a->perm_title), a->width, "", "  ");
+  for (size_t i = 0; i < a->perm_detail.len; i++) tw_lines_push(out, xstrdup(a->perm_detail.items[i]));
+  char *opts[4];
+  zbuf o = ZBUF_INIT;
+  opts[0] = xstrdup("Deny (n)");
+  opts[1] = xstrdup("Allow once (y)");
+  zbuf_addf(&o, "Allow for this session: %s (a)", a->perm_grant_label);
+  opts[2] = zbuf_detach(&o, NULL);
+  opts[3] = xstrdup("Deny and tell the model why (d)");
+  for (int i = 0; i < 4; i++) {
+    zbuf l = ZBUF_INIT;
+    if (i == a->perm_choice) zbuf_addf(&l, "  %s%s› %d. %s%s", a->th.bold, a->th.accent, i + 1, opts[i], a->th.reset);
+    else zbuf_addf(&l, "    %d. %s", i + 1, opts[i]);
+    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+    free(opts[i]);
+  }
+  if (a->perm_note_mode) {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "  %sNote for the model (Enter sends, Esc goes back):%s ", a->th.muted, a->th.reset);
+    tw_sanitize(&l, a->perm_note.data, a->perm_note.len);
+    tw_wrap(out, l.data, l.len, a->width - 1, "", "    ");
+    zbuf_release(&l);
+  } else {
+    tw_lines_pushf(out, "  %s↑/↓ choose · Enter confirm · Esc deny%s", a->th.muted, a->th.reset);
+  }
+}
+
+/* --- picker -------------------------------------------------------------- */
+
+static void picker_close(tui_app *a) {
+  a->picker_active = false;
+  for (size_t i = 0; i < a->picker_labels.len; i++) free(a->picker_labels.items[i]);
+  for (size_t i = 0; i < a->picker_values.len; i++) free(a->picker_values.items[i]);
+  a->picker_labels.len = a->picker_values.len = 0;
+  zbuf_reset(&a->picker_filter);
+}
+
+void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *const *labels,
+                    const char *const *values, size_t n) {
+  picker_close(a);
+  free(a->picker_cmd);
+  free(a->picker_title);
+  a->picker_cmd = xstrdup(cmd);
+  a->picker_title = xstrdup(title);
+  for (size_t i = 0; i < n; i++) {
+    zvec_push(&a->picker_labels, xstrdup(labels[i]));
+    zvec_push(&a->picker_values, xstrdup(values[i]));
+  }
+  a->picker_sel = 0;
+  a->picker_active = true;
+}
+
+typedef struct pick_score {
+  size_t idx;
+  int score;
+} pick_score;
+
+static int cmp_pick(const void *x, const void *y) {
+  const pick_score *p = x, *q = y;
+  if (p->score != q->score) return q->score > p->score ? 1 : -1;
+  return p->idx < q->idx ? -1 : p->idx > q->idx; /* ties keep the given order */
+}
+
+/* Indexes of the items matching the filter, best first (at most max). */
+static size_t picker_matches(const tui_app *a, size_t *out, size_t max) {
+  size_t total = a->picker_labels.len, n = 0;
+  pick_score *v = xmalloc((total + 1) * sizeof *v);
+  for (size_t i = 0; i < total; i++) {
+    int sc = a->picker_filter.len
+                 ? tui_fuzzy(a->picker_filter.data, a->picker_filter.len, a->picker_labels.items[i])
+                 : 0;
+    if (sc >= 0) v[n++] = (pick_score){i, sc};
+  }
+  qsort(v, n, sizeof *v, cmp_pick);
+  if (n > max) n = max;
+  for (size_t i = 0; i < n; i++) out[i] = v[i].idx;
+  free(v);
+  return n;
+}
+
+static tui_action picker_key(tui_app *a, const tui_key *k, char **text) {
+  size_t idx[10];
+  size_t n = picker_matches(a, idx, 10);
+  switch (k->type) {
+    case TK_ESC: picker_close(a); return TUI_ACT_NONE;
+    case TK_UP: if (n) a->picker_sel = (a->picker_sel + (int)n - 1) % (int)n; return TUI_ACT_NONE;
+    case TK_DOWN:
+    case TK_TAB: if (n) a->picker_sel = (a->picker_sel + 1) % (int)n; return TUI_ACT_NONE;
+    case TK_BACKSPACE:
+      if (a->picker_filter.len) {
+        size_t p = 0, last = 0;
+        while (p < a->picker_filter.len) {
+          int w;
+          last = p;
+          p += tw_next(a->picker_filter.data + p, a->picker_filter.len - p, &w);
+        }
+        zbuf_setlen(&a->picker_filter, last);
+      }
+      a->picker_sel = 0;
+      return TUI_ACT_NONE;
+    case TK_ENTER: {
+      if (!n) return TUI_ACT_NONE;
+      zbuf cmd = ZBUF_INIT;
+      zbuf_addf(&cmd, "%s %s", a->picker_cmd, a->picker_values.items[idx[a->picker_sel < (int)n ? a->picker_sel : 0]]);
+      picker_close(a);
+      *text = zbuf_detach(&cmd, NULL);
+      return TUI_ACT_COMMAND;
+    }
+    case TK_CHAR:
+      if (k->mods & TK_CTRL) {
+        if (k->ch == 'c') picker_close(a);
+        return TUI_ACT_NONE;
+      }
+      zbuf_addstr(&a->picker_filter, k->utf8);
+      a->picker_sel = 0;
+      return TUI_ACT_NONE;
+    default: return TUI_ACT_NONE;
+  }
+}
+
+static void picker_lines(tui_app *a, tw_lines *out) {
+  tw_lines_push(out, xstrdup(""));
+  tw_lines_pushf(out, "%s%s%s%s %s(type to search · ↑/↓ · Enter choose · Esc close)%s",
+                 a->th.bold, a->th.accent, a->picker_title, a->th.reset, a->th.muted, a->th.reset);
+  zbuf f = ZBUF_INIT;
+  zbuf_addf(&f, "  %sSearch:%s ", a->th.muted, a->th.reset);
+  tw_sanitize(&f, a->picker_filter.data, a->picker_filter.len);
+  tw_lines_push(out, tw_truncate(f.data, a->width - 1));
+  zbuf_release(&f);
+  size_t idx[10];
+  size_t n = picker_matches(a, idx, 10);
+  if (!n) tw_lines_pushf(out, "  %s(no match)%s", a->th.muted, a->th.reset);
+  for (size_t i = 0; i < n; i++) {
+    zbuf l = ZBUF_INIT;
+    bool sel = (int)i == a->picker_sel;
+    zbuf_addf(&l, "%s%s ", sel ? a->th.reverse : "", sel ? "›" : " ");
+    tw_sanitize(&l, a->picker_labels.items[idx[i]], strlen(a->picker_labels.items[idx[i]]));
+    if (sel) zbuf_addstr(&l, a->th.reset);
+    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+}
+
+/* --- completion ---------------------------------------------------------- */
+
+int tui_fuzzy(const char *pattern, size_t plen, const char *text) {
+  int score = 0, run = 0;
+  size_t i = 0;
+  for (const char *t = text; *t && i < plen; t++) {
+    char pc = pattern[i], tc = *t;
+    if (pc >= 'A' && pc <= 'Z') pc += 32;
+    if (tc >= 'A' && tc <= 'Z') tc += 32;
+    if (pc == tc) {
+      i++;
+      run++;
+      score += 1 + run * 2 + (t == text ? 5 : 0);
+    } else {
+      run = 0;
+    }
+  }
+  if (i < plen) return -1;
+  return score * 100 - (int)strlen(text);
+}
+
+static void walk(tui_app *a, const char *root, const char *rel, int depth) {
+  if (depth > 12 || a->nfiles >= 20000) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
+  DIR *d = opendir(path);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) && a->nfiles < 20000) {
+    const char *n = e->d_name;
+    if (n[0] == '.' && (!n[1] || !strcmp(n, "..") || !strcmp(n, ".git"))) continue;
+    if (!strcmp(n, "node_modules") || !strcmp(n, "target") || !strcmp(n, "__pycache__")) continue;
+    char sub[4096];
+    snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", n);
+    bool dir = e->d_type == DT_DIR;
+    if (e->d_type == DT_UNKNOWN) {
+      struct stat st;
+      char full[8192];
+      snprintf(full, sizeof full, "%s/%s", root, sub);
+      dir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+    }
+    if (dir) walk(a, root, sub, depth + 1);
+    else {
+      a->files = xrealloc(a->files, (a->nfiles + 1) * sizeof *a->files);
+      a->files[a->nfiles++] = xstrdup(sub);
+    }
+  }
+  closedir(d);
+}
+
+typedef struct sugg {
+  const char *text;   /* completion */
+  const char *help;
+  int score;
+} sugg;
+
+/* The token being completed: "/cmd" at the start, or "@path" at the cursor. */
+static bool current_token(const tui_app *a, size_t *start, bool *is_cmd) {
+  const zbuf *t = &a->comp.text;
+  size_t cur = a->comp.cur;
+  if (t->len && t->data[0] == '/' && !memchr(t->data, ' ', t->len) && !memchr(t->data, '\n', t->len)) {
+    *start = 0;
+    *is_cmd = true;
+    return true;
+  }
+  size_t s = cur;
+  while (s > 0 && t->data[s - 1] != ' ' && t->data[s - 1] != '\n') s--;
+  if (s < cur && t->data[s] == '@') {
+    *start = s;
+    *is_cmd = false;
+    return true;
+  }
+  return false;
+}
+
+static int cmp_sugg(const void *x, const void *y) {
+  const sugg *a = x, *b = y;
+  return b->score - a->score;
+}
+
+/* Up to max suggestions for the token at the cursor. */
+static size_t suggestions(tui_app *a, sugg *out, size_t max) {
+  size_t start;
+  bool is_cmd;
+  if (!current_token(a, &start, &is_cmd)) return 0;
+  const char *tok = a->comp.text.data + start + 1;
+  size_t tlen = a->comp.cur - start - 1;
+  size_t n = 0;
+  if (is_cmd) {
+    tlen = a->comp.text.len - 1;
+    for (size_t i = 0; i < tui_ncommands; i++) {
+      int sc = tui_fuzzy(tok, tlen, tui_commands[i].name + 1);
+      if (sc < 0) continue;
+      if (n < 64) out[n++] = (sugg){tui_commands[i].name, tui_commands[i].help, sc};
+    }
+  } else {
+    if (!a->files_loaded && a->workspace) {
+      walk(a, a->workspace, "", 0);
+      a->files_loaded = true;
+    }
+    sugg *all = xmalloc((a->nfiles + 1) * sizeof *all);
+    size_t m = 0;
+    for (size_t i = 0; i < a->nfiles; i++) {
+      int sc = tui_fuzzy(tok, tlen, a->files[i]);
+      if (sc >= 0) all[m++] = (sugg){a->files[i], "", sc};
+    }
+    qsort(all, m, sizeof *all, cmp_sugg);
+    for (size_t i = 0; i < m && n < 64; i++) out[n++] = all[i];
+    free(all);
+    return n < max ? n : max;
+  }
+  qsort(out, n, sizeof *out, cmp_sugg);
+  return n < max ? n : max;
+}
+
+static bool complete(tui_app *a) {
+  sugg s[64];
+  size_t n = suggestions(a, s, 8);
+  if (!n) return false;
+  size_t start;
+  bool is_cmd;
+  current_token(a, &start, &is_cmd);
+  const char *pick = s[a->sel < (int)n ? a->sel : 0].text;
+  zbuf t = ZBUF_INIT;
+  zbuf_add(&t, a->comp.text.data, start);
+  zbuf_addstr(&t, is_cmd ? "" : "@");
+  zbuf_addstr(&t, pick);
+  zbuf_addch(&t, ' ');
+  size_t cur = t.len;
+  size_t end = is_cmd ? a->comp.text.len : a->comp.cur;
+  zbuf_add(&t, a->comp.text.data + end, a->comp.text.len - end);
+  tui_composer_set(&a->comp, t.data);
+  a->comp.cur = cur;
+  zbuf_release(&t);
+  a->sel = 0;
+  return true;
+}
+
+/* --- keys ---------------------------------------------------------------- */
+
+static void set_notice(tui_app *a, const char *s) {
+  free(a->notice);
+  a->notice = s ? xstrdup(s) : NULL;
+}
+
+tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
+  *text = NULL;
+  if (a->perm_active) return perm_key(a, k);
+  if (a->picker_active) return picker_key(a, k, text);
+  bool was_armed = a->ctrl_c_armed;
+  a->ctrl_c_armed = false;
+  set_notice(a, NULL);
+  sugg s[64];
+  size_t nsugg = suggestions(a, s, 8);
+  if (k->type == TK_CHAR && (k->mods & TK_CTRL)) {
+    switch (k->ch) {
+      case 'c':
+        if (a->busy) return TUI_ACT_CANCEL;
+        if (a->comp.text.len) {
+          tui_composer_clear(&a->comp);
+          return TUI_ACT_NONE;
+        }
+        if (a->side_chat) return TUI_ACT_LEAVE_SIDE;
+        if (was_armed) return TUI_ACT_QUIT;
+        a->ctrl_c_armed = true;
+        set_notice(a, "Press Ctrl+C again to exit");
+        return TUI_ACT_NONE;
+      case 'd':
+        if (!a->comp.text.len) return TUI_ACT_QUIT;
+        tui_composer_delete(&a->comp);
+        return TUI_ACT_NONE;
+      case 'a': tui_composer_home(&a->comp); return TUI_ACT_NONE;
+      case 'e': tui_composer_end(&a->comp); return TUI_ACT_NONE;
+      case 'k': tui_composer_kill_end(&a->comp); return TUI_ACT_NONE;
+      case 'u': tui_composer_kill_start(&a->comp); return TUI_ACT_NONE;
+      case 'w': tui_composer_kill_word(&a->comp); return TUI_ACT_NONE;
+      case 'y': tui_composer_yank(&a->comp); return TUI_ACT_NONE;
+      case 'b': a->side_panel = !a->side_panel; return TUI_ACT_NONE;
+      case 'l': tui_screen_invalidate(&a->scr); return TUI_ACT_NONE;
+      case 'z': return TUI_ACT_SUSPEND;
+      case 'f': tui_composer_right(&a->comp); return TUI_ACT_NONE;
+      case 'p': tui_composer_history_prev(&a->comp); return TUI_ACT_NONE;
+      case 'n': tui_composer_history_next(&a->comp); return TUI_ACT_NONE;
+      case 'h': tui_composer_backspace(&a->comp); return TUI_ACT_NONE;
+      case 'o':
+        if (a->expandable) {
+          blank(a);
+          tui_app_print(a, a->th.dim, a->expandable);
+        }
+        return TUI_ACT_NONE;
+      default: return TUI_ACT_NONE;
+    }
+  }
+  switch (k->type) {
+    case TK_ENTER: {
+      if ((k->mods & (TK_SHIFT | TK_ALT | TK_CTRL))) {
+        tui_composer_newline(&a->comp);
+        return TUI_ACT_NONE;
+      }
+      /* A trailing backslash continues the message on a new line. */
+      if (a->comp.cur && a->comp.text.data[a->comp.cur - 1] == '\\') {
+        tui_composer_backspace(&a->comp);
+        tui_composer_newline(&a->comp);
+        return TUI_ACT_NONE;
+      }
+      if (nsugg && a->comp.text.data[0] == '/') {
+        bool exact = false;
+        for (size_t i = 0; i < tui_ncommands; i++)
+          if (!strcmp(a->comp.text.data, tui_commands[i].name)) exact = true;
+        if (!exact) complete(a);
+      }
+      zbuf_rtrim(&a->comp.text);
+      if (a->comp.cur > a->comp.text.len) a->comp.cur = a->comp.text.len;
+      if (!a->comp.text.len) return TUI_ACT_NONE;
+      bool cmd = a->comp.text.data[0] == '/';
+      *text = tui_composer_take(&a->comp);
+      a->sel = 0;
+      return cmd ? TUI_ACT_COMMAND : TUI_ACT_SUBMIT;
+    }
+    case TK_ESC:
+      if (a->busy) return TUI_ACT_CANCEL;
+      return TUI_ACT_NONE;
+    case TK_TAB:
+      complete(a);
+      return TUI_ACT_NONE;
+    case TK_BACKTAB:
+      a->mode = a->mode == ZPERM_ASK ? ZPERM_AUTO : a->mode == ZPERM_AUTO ? ZPERM_PLAN : ZPERM_ASK;
+      return TUI_ACT_MODE;
+    case TK_BACKSPACE:
+      if (k->mods & TK_ALT) tui_composer_kill_word(&a->comp);
+      else tui_composer_backspace(&a->comp);
+      a->sel = 0;
+      return TUI_ACT_NONE;
+    case TK_DELETE: tui_composer_delete(&a->comp); return TUI_ACT_NONE;
+    case TK_LEFT:
+      if (k->mods & (TK_CTRL | TK_ALT)) tui_composer_word_left(&a->comp);
+      else tui_composer_left(&a->comp);
+      return TUI_ACT_NONE;
+    case TK_RIGHT:
+      if (k->mods & (TK_CTRL | TK_ALT)) tui_composer_word_right(&a->comp);
+      else tui_composer_right(&a->comp);
+      return TUI_ACT_NONE;
+    case TK_HOME: tui_composer_home(&a->comp); return TUI_ACT_NONE;
+    case TK_END: tui_composer_end(&a->comp); return TUI_ACT_NONE;
+    case TK_UP:
+      if (nsugg) {
+        a->sel = (a->sel + (int)nsugg - 1) % (int)nsugg;
+        return TUI_ACT_NONE;
+      }
+      if (!tui_composer_up(&a->comp)) tui_composer_history_prev(&a->comp);
+      return TUI_ACT_NONE;
+    case TK_DOWN:
+      if (nsugg) {
+        a->sel = (a->sel + 1) % (int)nsugg;
+        return TUI_ACT_NONE;
+      }
+      if (!tui_composer_down(&a->comp)) tui_composer_history_next(&a->comp);
+      return TUI_ACT_NONE;
+    case TK_PASTE: tui_composer_paste(&a->comp, k->paste, k->paste_len); return TUI_ACT_NONE;
+    case TK_CHAR:
+      if (k->mods & TK_ALT) {
+        if (k->ch == 'b') tui_composer_word_left(&a->comp);
+        else if (k->ch == 'f') tui_composer_word_right(&a->comp);
+        else if (k->ch == 'd') {
+          size_t from = a->comp.cur;
+          tui_composer_word_right(&a->comp);
+          size_t to = a->comp.cur;
+          a->comp.cur = from;
+          for (size_t i = from; i < to; i++) tui_composer_delete(&a->comp);
+        }
+        return TUI_ACT_NONE;
+      }
+      tui_composer_insert(&a->comp, k->utf8, strlen(k->utf8));
+      a->sel = 0;
+      return TUI_ACT_NONE;
+    default: return TUI_ACT_NONE;
+  }
+}
+
+/* --- drawing ------------------------------------------------------------- */
+
+static void fmt_tokens(char *out, size_t n, int64_t t) {
+  if (t >= 1000) snprintf(out, n, "%.1fk", (double)t / 1000.0);
+  else snprintf(out, n, "%lld", (long long)t);
+}
+
+static void status_line(tui_app *a, tw_lines *live) {
+  zbuf l = ZBUF_INIT;
+  char tok[32];
+  if (a->notice) {
+    zbuf_addf(&l, "%s%s%s", a->th.warn, a->notice, a->th.reset);
+  } else if (a->busy) {
+    int frame = (int)((a->now - a->turn_started) * 10.0) % 10;
+    if (frame < 0) frame = 0;
+    fmt_tokens(tok, sizeof tok, a->turn_tokens);
+    zbuf_addf(&l, "%s%s%s %s %.1fs · %s tokens · Esc to cancel%s", a->th.accent, SPIN[frame],
+              a->th.reset, a->perm_active ? "Waiting for you" : "Working", a->now - a->turn_started,
+              tok, a->th.muted);
+    if (a->queue.len) zbuf_addf(&l, " · %zu queued", a->queue.len);
+    zbuf_addstr(&l, a->th.reset);
+  } else if (a->side_chat) {
+    zbuf_addf(&l, "%s%s↳ btw%s %s· side conversation, not saved · Ctrl+C returns to the main one%s",
+              a->th.accent, a->th.bold, a->th.reset, a->th.muted, a->th.reset);
+  } else {
+    fmt_tokens(tok, sizeof tok, a->context_tokens);
+    zbuf_addf(&l, "%s%s mode · %s · context %s · Shift+Tab mode · /help%s", a->th.muted,
+              zperm_mode_name(a->mode), a->model ? a->model : "no model", tok, a->th.reset);
+  }
+  tw_lines_push(live, tw_truncate(l.data, a->width - 1));
+  zbuf_release(&l);
+}
+
+static void side_panel(tui_app *a, tw_lines *live) {
+  char tok[32], tot[32];
+  fmt_tokens(tok, sizeof tok, a->context_tokens);
+  fmt_tokens(tot, sizeof tot, a->total_tokens);
+  tw_lines_pushf(live, "%s┌ session%s", a->th.muted, a->th.reset);
+  tw_lines_pushf(live, "%s│%s id       %s", a->th.muted, a->th.reset, a->session_id ? a->session_id : "(new)");
+  tw_lines_pushf(live, "%s│%s model    %s", a->th.muted, a->th.reset, a->model ? a->model : "");
+  tw_lines_pushf(live, "%s│%s mode     %s", a->th.muted, a->th.reset, zperm_mode_name(a->mode));
+  tw_lines_pushf(live, "%s│%s context  %s tokens · session %s", a->th.muted, a->th.reset, tok, tot);
+  tw_lines plan = {0};
+  plan_lines(a, &plan);
+  for (size_t i = 0; i < plan.len; i++) {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s│%s %s", a->th.muted, a->th.reset, plan.items[i]);
+    tw_lines_push(live, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  tw_lines_free(&plan);
+  tw_lines_pushf(live, "%s└ Ctrl+B hides%s", a->th.muted, a->th.reset);
+}
+
+void tui_app_render(tui_app *a) {
+  tw_lines live = {0};
+  /* streaming content */
+  if (a->reasoning.len) {
+    const char *s = a->reasoning.data, *e = s + a->reasoning.len;
+    while (e > s && e[-1] == '\n') e--;
+    const char *ls = e;
+    while (ls > s && ls[-1] != '\n') ls--;
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s∴ Thinking… ", a->th.dim);
+    tw_sanitize(&l, ls, (size_t)(e - ls));
+    zbuf_addstr(&l, a->th.reset);
+    tw_lines_push(&live, xstrdup(""));
+    tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  if (a->md_active) tui_md_stream_tail(&a->md, &live);
+  for (size_t i = 0; i < a->cards.len; i++) {
+    tui_card *c = &a->cards.items[i];
+    int frame = (int)((a->now - c->started) * 10.0) % 10;
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s%s%s %s%s%s %s %s· %.1fs%s", a->th.accent, frame >= 0 ? SPIN[frame] : SPIN[0],
+              a->th.reset, a->th.bold, c->name, a->th.reset, c->summary, a->th.muted,
+              a->now - c->started, a->th.reset);
+    tw_lines_push(&live, xstrdup(""));
+    tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  if (a->busy && a->plan_changed && !a->side_panel) {
+    tw_lines_push(&live, xstrdup(""));
+    plan_lines(a, &live);
+  }
+  if (a->perm_active) perm_lines(a, &live);
+  else if (a->picker_active) picker_lines(a, &live);
+  for (size_t i = 0; i < a->queue.len; i++) {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s⏎ queued: ", a->th.muted);
+    tw_sanitize(&l, a->queue.items[i], strlen(a->queue.items[i]));
+    zbuf_addstr(&l, a->th.reset);
+    tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  if (a->side_panel) side_panel(a, &live);
+  tw_lines_push(&live, xstrdup(""));
+  /* composer */
+  int crow = 0, ccol = 0;
+  size_t comp_top = live.len;
+  char prompt[64];
+  snprintf(prompt, sizeof prompt, "%s%s›%s ", a->th.accent, a->th.bold, a->th.reset);
+  tui_composer_layout(&a->comp, a->width, prompt, 2, "", "", &live, &crow, &ccol);
+  if (!a->comp.text.len && !a->perm_active) {
+    /* placeholder */
+    free(live.items[live.len - 1]);
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s %s%s", prompt, a->th.muted,
+              a->busy ? "Type to queue a message" : "Ask anything · / for commands · @ for files");
+    zbuf_addstr(&l, a->th.reset);
+    live.items[live.len - 1] = tw_truncate(l.data, a->width - 1);
+    zbuf_release(&l);
+    /* the prompt has one space already: keep the cursor after "› " */
+    ccol = 2;
+  }
+  int cursor_row = (a->perm_active && !a->perm_note_mode) || a->picker_active ? -1 : (int)comp_top + crow;
+  /* suggestions */
+  sugg s[64];
+  size_t n = a->perm_active || a->picker_active ? 0 : suggestions(a, s, 8);
+  if (a->sel >= (int)n) a->sel = 0;
+  for (size_t i = 0; i < n; i++) {
+    zbuf l = ZBUF_INIT;
+    bool sel = (int)i == a->sel;
+    zbuf_addf(&l, "%s%s %s%s", sel ? a->th.reverse : "", sel ? "›" : " ", s[i].text,
+              sel ? a->th.reset : "");
+    if (*s[i].help) zbuf_addf(&l, "  %s%s%s", a->th.muted, s[i].help, a->th.reset);
+    tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  status_line(a, &live);
+  if (a->perm_active && a->perm_note_mode) cursor_row = -1;
+  tui_screen_frame(&a->scr, a->commit.items, a->commit.len, live.items, live.len, cursor_row, ccol);
+  tw_lines_free(&a->commit);
+  tw_lines_free(&live);
+}
+
+void tui_app_resize(tui_app *a, int width, int height) {
+  a->width = width;
+  a->height = height;
+  a->md.width = width;
+  tui_screen_resize(&a->scr, width, height);
+}

@@ -1,0 +1,148 @@
+/* app.h — the interactive UI's state and drawing, independent of threads and
+ * of the terminal itself: agent events and keys go in, the screen renderer's
+ * bytes come out (tui_app.scr.out). cli/cmd_tui.c drives it; the screen tests
+ * drive it directly and feed the bytes to a virtual terminal.
+ *
+ * What is shown where:
+ *   scrollback  user messages, the answer's final markdown blocks, finished
+ *               tool cards (with diffs / output excerpts), collapsed
+ *               reasoning, warnings and errors, slash command output
+ *   live region the answer's unfinished tail, reasoning while it streams,
+ *               running tool cards, the plan checklist, a permission prompt,
+ *               queued messages, the side panel (Ctrl+B), the composer,
+ *               completions, the status line
+ */
+#ifndef ZERO_UI_TUI_APP_H
+#define ZERO_UI_TUI_APP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/events.h"
+#include "agent/permissions.h"
+#include "base/common.h"
+#include "ui/tui/composer.h"
+#include "ui/tui/keys.h"
+#include "ui/tui/markdown.h"
+#include "ui/tui/screen.h"
+#include "ui/tui/theme.h"
+
+/* What a key asks the controller to do. */
+typedef enum tui_action {
+  TUI_ACT_NONE,
+  TUI_ACT_SUBMIT,      /* *text: a message for the agent (or the queue when busy) */
+  TUI_ACT_COMMAND,     /* *text: a slash command line ("/model gpt-4.1") */
+  TUI_ACT_CANCEL,      /* cancel the running turn */
+  TUI_ACT_PERMISSION,  /* the prompt was answered: see perm_answer / perm_scope / perm_note */
+  TUI_ACT_QUIT,
+  TUI_ACT_SUSPEND,     /* Ctrl+Z */
+  TUI_ACT_MODE,        /* Shift+Tab changed app->mode */
+  TUI_ACT_LEAVE_SIDE,  /* Ctrl+C in an idle /btw side conversation: back to the main one */
+} tui_action;
+
+typedef enum tui_perm_scope { TUI_PERM_ONCE, TUI_PERM_SESSION } tui_perm_scope;
+
+typedef struct tui_card {
+  char *id, *name, *summary, *arguments;
+  double started;     /* monotonic seconds */
+  bool denied;
+} tui_card;
+
+typedef struct tui_command_info {
+  const char *name;   /* "/model" */
+  const char *args;   /* "[name]" */
+  const char *help;
+} tui_command_info;
+
+typedef struct tui_app {
+  tui_theme th;
+  tui_screen scr;
+  int width, height;
+  tw_lines commit;       /* lines for the scrollback at the next frame */
+  /* the turn */
+  bool busy;
+  double turn_started;
+  int64_t turn_tokens;
+  int64_t context_tokens; /* prompt tokens of the last request */
+  int64_t total_tokens;   /* the session */
+  tui_md_stream md;
+  bool md_active;
+  zbuf reasoning;
+  double reasoning_started;
+  ZVEC(tui_card) cards;
+  json_t *plan;          /* array of {step, status}, or NULL */
+  bool plan_changed;
+  char *expandable;      /* last collapsed text (Ctrl+O shows it), or NULL */
+  ZVEC(char *) queue;    /* messages typed while busy */
+  /* permission prompt */
+  bool perm_active;
+  char *perm_title;
+  tw_lines perm_detail;
+  int perm_choice;       /* 0 deny, 1 allow once, 2 allow for the session, 3 deny with a note */
+  bool perm_note_mode;
+  zbuf perm_note;
+  zperm_action perm_answer;
+  tui_perm_scope perm_scope;
+  char *perm_grant_label; /* "write_file src/a.c" */
+  /* composer and completion */
+  tui_composer comp;
+  int sel;               /* selected suggestion */
+  char **files;          /* workspace files for @ completion (lazy) */
+  size_t nfiles;
+  bool files_loaded;
+  const char *workspace;
+  /* status */
+  zperm_mode mode;
+  char *model;
+  char *session_id;
+  bool side_panel;
+  bool side_chat;        /* a /btw side conversation is active */
+  /* a picker (/resume, /model, /provider, /theme): type to filter, Enter
+   * runs "<command> <value>", Esc closes */
+  bool picker_active;
+  char *picker_cmd, *picker_title;
+  ZVEC(char *) picker_labels;
+  ZVEC(char *) picker_values;
+  zbuf picker_filter;
+  int picker_sel;
+  bool ctrl_c_armed;     /* a second Ctrl+C on an empty composer exits */
+  char *notice;          /* one-line notice in the status line until the next key */
+  double now;            /* monotonic seconds, set by the controller */
+} tui_app;
+
+extern const tui_command_info tui_commands[];
+extern const size_t tui_ncommands;
+
+void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_depth depth);
+void tui_app_release(tui_app *a);
+/* Handles one agent event (already on the UI thread). */
+void tui_app_event(tui_app *a, const zagent_event *ev);
+/* Handles one key; returns the action and, for SUBMIT / COMMAND, a string
+ * in *text (caller frees). */
+tui_action tui_app_key(tui_app *a, const tui_key *k, char **text);
+/* Builds a frame into a->scr.out. */
+void tui_app_render(tui_app *a);
+void tui_app_resize(tui_app *a, int width, int height);
+
+/* The turn starts / ends (the controller knows when the worker runs). */
+void tui_app_turn_start(tui_app *a, double now);
+void tui_app_turn_end(tui_app *a, const char *outcome_line);
+/* Shows a permission prompt for a tool call; the answer comes back as
+ * TUI_ACT_PERMISSION. workspace: the cwd shown in the prompt. */
+void tui_app_ask(tui_app *a, const char *tool, zside_effect side, const char *arguments,
+                 const char *reason, const char *workspace);
+/* Opens a picker over labels / values (n of each, copied); choosing one
+ * returns TUI_ACT_COMMAND with "<cmd> <value>". */
+void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *const *labels,
+                    const char *const *values, size_t n);
+/* Text for the scrollback: one user-visible message (wrapped). style may be "". */
+void tui_app_print(tui_app *a, const char *style, const char *text);
+void tui_app_print_user(tui_app *a, const char *text);
+/* Short description of a tool call from its arguments ("ls -la", "src/a.c").
+ * Caller frees. */
+char *tui_tool_summary(const char *name, const char *arguments);
+/* Fuzzy subsequence match score (higher is better), -1 when no match. */
+int tui_fuzzy(const char *pattern, size_t plen, const char *text);
+
+#endif

@@ -1,0 +1,111 @@
+/* diff.c — see diff.h. */
+#include "ui/tui/diff.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+
+typedef struct line {
+  const char *s;
+  size_t n;
+} line;
+
+static size_t split(const char *t, line **out) {
+  size_t cap = 16, n = 0;
+  line *v = xmalloc(cap * sizeof *v);
+  const char *p = t;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (n == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
+    v[n++] = (line){p, len};
+    if (!nl) break;
+    p = nl + 1;
+  }
+  *out = v;
+  return n;
+}
+
+static bool eq(line a, line b) { return a.n == b.n && !memcmp(a.s, b.s, a.n); }
+
+/* op: ' ' same, '-' removed, '+' added; with old / new line numbers. */
+typedef struct op {
+  char kind;
+  line l;
+  long oldno, newno;
+} op;
+
+void tui_diff_render(const char *old_text, const char *new_text, long first_line, int width,
+                     const tui_theme *th, size_t max_rows, tw_lines *out, size_t *added,
+                     size_t *removed) {
+  line *a, *b;
+  size_t na = split(old_text, &a), nb = split(new_text, &b);
+  op *ops = xmalloc((na + nb + 1) * sizeof *ops);
+  size_t nops = 0;
+  *added = *removed = 0;
+  if (na <= 2000 && nb <= 2000) {
+    /* LCS table, suffix form. */
+    uint16_t *t = xcalloc((na + 1) * (nb + 1), sizeof *t);
+#define T(i, j) t[(i) * (nb + 1) + (j)]
+    for (size_t i = na; i-- > 0;)
+      for (size_t j = nb; j-- > 0;)
+        T(i, j) = eq(a[i], b[j]) ? (uint16_t)(T(i + 1, j + 1) + 1)
+                                 : (T(i + 1, j) > T(i, j + 1) ? T(i + 1, j) : T(i, j + 1));
+    size_t i = 0, j = 0;
+    long on = first_line, nn = first_line;
+    while (i < na || j < nb) {
+      if (i < na && j < nb && eq(a[i], b[j])) {
+        ops[nops++] = (op){' ', a[i], on++, nn++};
+        i++, j++;
+      } else if (j < nb && (i == na || T(i, j + 1) >= T(i + 1, j))) {
+        ops[nops++] = (op){'+', b[j], 0, nn++};
+        j++;
+      } else {
+        ops[nops++] = (op){'-', a[i], on++, 0};
+        i++;
+      }
+    }
+#undef T
+    free(t);
+  } else {
+    for (size_t i = 0; i < na; i++) ops[nops++] = (op){'-', a[i], first_line + (long)i, 0};
+    for (size_t j = 0; j < nb; j++) ops[nops++] = (op){'+', b[j], 0, first_line + (long)j};
+  }
+  /* Show changed lines with 3 lines of context; "⋮" between hunks. */
+  size_t shown = 0, hidden = 0;
+  long last_shown = -10;
+  for (size_t k = 0; k < nops; k++) {
+    if (ops[k].kind == '+') (*added)++;
+    if (ops[k].kind == '-') (*removed)++;
+    bool near = false;
+    for (size_t d = (k >= 3 ? k - 3 : 0); d <= k + 3 && d < nops; d++)
+      if (ops[d].kind != ' ') near = true;
+    if (!near) continue;
+    if (max_rows && shown >= max_rows) {
+      hidden++;
+      continue;
+    }
+    if (last_shown >= 0 && (long)k != last_shown + 1) {
+      tw_lines_pushf(out, "     %s⋮%s", th->muted, th->reset);
+      shown++;
+    }
+    last_shown = (long)k;
+    long no = ops[k].kind == '+' ? ops[k].newno : ops[k].oldno;
+    const char *st = ops[k].kind == '+' ? th->add : ops[k].kind == '-' ? th->del : th->muted;
+    zbuf row = ZBUF_INIT;
+    zbuf_addf(&row, "%s%5ld %c ", st, no, ops[k].kind);
+    zbuf_addstr(&row, ops[k].kind == ' ' ? th->reset : "");
+    tw_sanitize(&row, ops[k].l.s, ops[k].l.n);
+    zbuf_addstr(&row, th->reset);
+    char *cut = tw_truncate(row.data, width);
+    tw_lines_push(out, cut);
+    zbuf_release(&row);
+    shown++;
+  }
+  if (hidden) tw_lines_pushf(out, "      %s… %zu more diff lines%s", th->muted, hidden, th->reset);
+  free(ops);
+  free(a);
+  free(b);
+}

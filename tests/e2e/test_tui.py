@@ -1,0 +1,339 @@
+"""The interactive UI end to end: the real binary in a real terminal (tmux),
+against the fake model server. Keys go in with send-keys, the screen comes
+back with capture-pane."""
+import os
+import json
+import shlex
+import signal
+import shutil
+import subprocess
+import time
+import unittest
+
+from harness import ZERO_BIN, ZeroTest, main
+
+TMUX = shutil.which("tmux")
+
+
+@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
+class Tui(ZeroTest):
+    def setUp(self):
+        super().setUp()
+        self.sock = os.path.join(self.tmp, "tmux.sock")
+        self.started = False
+
+    def tearDown(self):
+        if self.started:
+            subprocess.run([TMUX, "-S", self.sock, "kill-server"], capture_output=True)
+        super().tearDown()
+
+    def tmux(self, *args):
+        return subprocess.run([TMUX, "-S", self.sock] + list(args), capture_output=True,
+                              text=True, env=self.env)
+
+    def start(self, *zero_args, width=90, height=30, wait=True, job_control=False):
+        """Runs zero in a tmux pane inside a shell that records `stty -a`
+        before and after, and zero's exit code."""
+        script = os.path.join(self.tmp, "run.sh")
+        with open(script, "w") as f:
+            for k, v in self.env.items():
+                f.write("export %s=%s\n" % (k, shlex.quote(v)))
+            f.write("cd %s\n" % shlex.quote(self.work))
+            if job_control:
+                # zero runs as its own job; when it stops, record the terminal
+                # settings and bring it back with fg
+                f.write("set -m\n")
+            f.write("stty -a > %s/stty-before\n" % shlex.quote(self.tmp))
+            f.write("%s %s\n" % (shlex.quote(ZERO_BIN), " ".join(shlex.quote(a) for a in zero_args)))
+            if job_control:
+                f.write("stty -a > %s/stty-suspended\n" % shlex.quote(self.tmp))
+                f.write("fg %1\n")
+            f.write("echo $? > %s/exit-code\n" % shlex.quote(self.tmp))
+            f.write("stty -a > %s/stty-after\n" % shlex.quote(self.tmp))
+            f.write("exec sleep 600\n")
+        env = dict(self.env, TERM="xterm-256color")
+        shell = "bash " if job_control else "sh "
+        r = subprocess.run([TMUX, "-S", self.sock, "-f", "/dev/null", "new-session", "-d",
+                            "-x", str(width), "-y", str(height), "-s", "t", shell + script],
+                           env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.started = True
+        self.tmux("set", "-s", "escape-time", "0")
+        if wait:
+            self.wait_for("Ask anything")
+
+    def screen(self):
+        return self.tmux("capture-pane", "-p", "-t", "t", "-S", "-200").stdout
+
+    def wait_for(self, text, timeout=15):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            s = self.screen()
+            if text in s:
+                return s
+            time.sleep(0.05)
+        self.fail("%r did not appear on the screen:\n%s" % (text, self.screen()))
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", "t", *keys)
+
+    def type(self, text):
+        self.tmux("send-keys", "-t", "t", "-l", text)
+
+    def quit_and_check_terminal(self):
+        self.wait_for("Shift+Tab mode")  # idle: the turn has ended
+        self.keys("C-c")
+        time.sleep(0.2)
+        self.keys("C-c")
+        deadline = time.time() + 10
+        path = os.path.join(self.tmp, "stty-after")
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        if not os.path.exists(os.path.join(self.tmp, "exit-code")):
+            self.fail("zero did not exit on Ctrl+C twice:\n" + self.screen())
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), "0")
+        with open(os.path.join(self.tmp, "stty-before")) as f:
+            before = f.read()
+        with open(path) as f:
+            after = f.read()
+        self.assertEqual(before, after, "the terminal settings were not restored")
+
+    def test_not_a_tty_points_to_exec(self):
+        r = self.zero(input="")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("zero exec", r.stderr)
+        self.assertIn("terminal", r.stderr)
+
+    def test_prompt_streams_answer_and_exit_restores_terminal(self):
+        self.serve([{"text": "Here is **the answer**, streamed in pieces.\n\n- one\n- two",
+                         "text_piece": 4, "delay_ms": 10}])
+        self.start()
+        self.type("hello there")
+        self.keys("Enter")
+        s = self.wait_for("• two")
+        self.assertIn("› hello there", s)
+        self.assertIn("Here is the answer, streamed in pieces.", s)
+        self.quit_and_check_terminal()
+        self.assertIn("Continue it with: zero --resume", self.screen())
+        # the session was recorded like zero exec records it
+        sid = self.session_ids()[0]
+        kinds = [e["type"] for e in self.session_events(sid)]
+        self.assertIn("message", kinds)
+
+    def test_approve_a_file_write(self):
+        self.serve([
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": "notes.txt", "content": "alpha\nbeta\n"}}]},
+            {"text": "Done writing."}])
+        self.start()
+        self.type("write notes")
+        self.keys("Enter")
+        s = self.wait_for("Permission needed")
+        self.assertIn("write_file wants to write notes.txt", s)
+        self.assertIn("› 1. Deny", s)  # the safe choice has the focus
+        self.keys("y")
+        s = self.wait_for("Done writing.")
+        self.assertIn("✓ write_file notes.txt", s)
+        with open(os.path.join(self.work, "notes.txt")) as f:
+            self.assertEqual(f.read(), "alpha\nbeta\n")
+        self.quit_and_check_terminal()
+
+    def test_deny_with_a_note_reaches_the_model(self):
+        model = self.serve([
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},
+            {"text": "Understood."}])
+        self.start()
+        self.type("write x")
+        self.keys("Enter")
+        self.wait_for("Permission needed")
+        self.keys("d")
+        self.type("not that file")
+        self.keys("Enter")
+        self.wait_for("Understood.")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "x.txt")))
+        last = model.bodies()[-1]["messages"][-1]
+        self.assertEqual(last["role"], "tool")
+        self.assertIn("not that file", last["content"])
+        self.quit_and_check_terminal()
+
+    def test_escape_cancels_a_turn_and_the_next_one_works(self):
+        self.serve([
+            {"text": "word " * 400, "text_piece": 5, "delay_ms": 30},
+            {"text": "Second answer."}])
+        self.start()
+        self.type("long one")
+        self.keys("Enter")
+        self.wait_for("word word")
+        self.keys("Escape")
+        self.wait_for("Cancelled")
+        self.type("again")
+        self.keys("Enter")
+        self.wait_for("Second answer.")
+        self.quit_and_check_terminal()
+
+    def test_message_typed_while_busy_is_queued(self):
+        self.serve([
+            {"text": "first " * 40, "text_piece": 6, "delay_ms": 25},
+            {"text": "Answer to the queued one."}])
+        self.start()
+        self.type("one")
+        self.keys("Enter")
+        self.wait_for("first first")
+        self.type("queued message")
+        self.keys("Enter")
+        self.wait_for("queued: queued message")
+        self.wait_for("Answer to the queued one.", timeout=30)
+        self.quit_and_check_terminal()
+
+    def test_resume_lists_and_reopens_a_session(self):
+        self.serve([{"text": "Remember: the code word is heron."}, {"text": "Back again."}])
+        r = self.zero("exec", "--session-title", "bird session", "tell me a code word")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.start()
+        self.type("/resume")
+        self.keys("Enter")
+        s = self.wait_for("bird session")
+        self.assertIn("Resume a session", s)  # the picker
+        self.type("bird")                     # search
+        self.keys("Enter")
+        s = self.wait_for("Resumed session")
+        self.assertIn("code word is heron", s)
+        self.type("and now?")
+        self.keys("Enter")
+        self.wait_for("Back again.")
+        self.quit_and_check_terminal()
+        # the follow-up went into the same session, with the history replayed
+        self.assertEqual(len(self.session_ids()), 1)
+        msgs = self.model.bodies()[-1]["messages"]
+        self.assertTrue(any("heron" in (m.get("content") or "") for m in msgs))
+
+    def test_btw_runs_aside_and_leaves_the_session_untouched(self):
+        self.serve([{"text": "Main answer."}, {"text": "Side answer."},
+                    {"text": "Main again."}])
+        self.start()
+        self.type("main question")
+        self.keys("Enter")
+        self.wait_for("Main answer.")
+        self.wait_for("Shift+Tab mode")  # the turn has ended: /btw needs an idle agent
+        sid = self.session_ids()[0]
+        recorded = len(self.session_events(sid))
+        self.type("/btw what is a side question?")
+        self.keys("Enter")
+        s = self.wait_for("Side answer.")
+        self.assertIn("↳ btw: what is a side question?", s)
+        self.wait_for("Ctrl+C returns to the main one")
+        self.keys("C-c")
+        self.wait_for("Back to the main conversation")
+        self.type("main follow-up")
+        self.keys("Enter")
+        self.wait_for("Main again.")
+        bodies = self.model.bodies()
+        # the side request saw the main history; the main one never saw the side question
+        self.assertTrue(any("main question" in (m.get("content") or "") for m in bodies[1]["messages"]))
+        self.assertFalse(any("side question" in (m.get("content") or "") for m in bodies[2]["messages"]))
+        events = self.session_events(sid)
+        self.assertFalse(any("side question" in json.dumps(e) for e in events))
+        self.assertGreater(len(events), recorded)  # the follow-up was recorded
+        self.quit_and_check_terminal()
+
+    def test_sigterm_restores_the_terminal(self):
+        self.serve([{"text": "slow " * 200, "text_piece": 5, "delay_ms": 40}])
+        self.start()
+        self.type("go")
+        self.keys("Enter")
+        self.wait_for("slow slow")
+        pid = self.tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").stdout.strip()
+        # zero is the shell's child
+        child = subprocess.run(["pgrep", "-P", pid, "-x", "zero"], capture_output=True, text=True)
+        self.assertTrue(child.stdout.strip(), "zero process not found")
+        os.kill(int(child.stdout.split()[0]), signal.SIGTERM)
+        path = os.path.join(self.tmp, "stty-after")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), "130")
+        with open(os.path.join(self.tmp, "stty-before")) as f:
+            before = f.read()
+        with open(path) as f:
+            self.assertEqual(before, f.read())
+
+    def test_resume_flag_reopens_the_latest_session(self):
+        self.serve([{"text": "First answer with a marker: kestrel."}, {"text": "Continued."}])
+        r = self.zero("exec", "first")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.start("--resume")
+        self.wait_for("kestrel")
+        self.type("more")
+        self.keys("Enter")
+        self.wait_for("Continued.")
+        self.quit_and_check_terminal()
+        self.assertEqual(len(self.session_ids()), 1)
+
+    def test_first_run_wizard_configures_tests_and_saves_a_provider(self):
+        model = self.serve([{"text": "OK"}, {"text": "Configured and answering."}])
+        url = model.base_url
+        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        self.start(wait=False)
+        self.wait_for("Choose [1]")
+        self.type("3")
+        self.keys("Enter")
+        self.wait_for("Base URL")
+        self.type(url)
+        self.keys("Enter")
+        self.wait_for("API key")
+        self.type("sk-wizard-key-123456")
+        self.keys("Enter")
+        self.wait_for("Model")
+        self.type("fake-model")
+        self.keys("Enter")
+        self.wait_for("Saved profile")
+        self.wait_for("Ask anything")
+        self.type("hi")
+        self.keys("Enter")
+        self.wait_for("Configured and answering.")
+        self.quit_and_check_terminal()
+        path = os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json")
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        with open(path) as f:
+            cfg = json.load(f)
+        self.assertEqual(cfg["activeProvider"], "custom")
+        self.assertEqual(cfg["providers"][0]["baseURL"], url)
+        self.assertEqual(cfg["providers"][0]["model"], "fake-model")
+        self.assertEqual(model.bodies()[0]["messages"][-1]["content"], "Reply with the single word OK.")
+
+    def test_ctrl_z_restores_the_terminal_and_fg_resumes(self):
+        self.serve([{"text": "Still alive after fg."}])
+        self.start(job_control=True)
+        self.keys("C-z")
+        path = os.path.join(self.tmp, "stty-suspended")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        self.assertTrue(os.path.exists(path), "zero did not stop on Ctrl+Z:\n" + self.screen())
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "stty-before")) as f, open(path) as g:
+            self.assertEqual(f.read(), g.read(), "the terminal was not restored while suspended")
+        time.sleep(0.5)  # fg brings zero back
+        self.type("ping")
+        self.keys("Enter")
+        self.wait_for("Still alive after fg.")
+        self.quit_and_check_terminal()
+
+    def test_slash_suggestions_complete_with_tab(self):
+        self.serve([])
+        self.start()
+        self.type("/too")
+        s = self.wait_for("tools the model can use")
+        self.keys("Tab")
+        self.keys("Enter")
+        self.wait_for("Tools in ask mode")
+        self.quit_and_check_terminal()
+
+
+if __name__ == "__main__":
+    main()

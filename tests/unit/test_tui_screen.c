@@ -1,0 +1,412 @@
+/* test_tui_screen.c — screen tests: the TUI's bytes are fed into libvterm, a
+ * real terminal emulator, and the resulting grid (and the lines it scrolled
+ * into its scrollback) is asserted on. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vterm.h>
+
+#include "base/common.h"
+#include "ui/tui/app.h"
+#include "ui/tui/width.h"
+
+typedef struct vt {
+  VTerm *vt;
+  VTermScreen *scr;
+  int rows, cols;
+  char **sb; /* scrollback lines, oldest first */
+  size_t nsb;
+} vt;
+
+static char *cells_text(const VTermScreenCell *cells, int n) {
+  zbuf b = ZBUF_INIT;
+  for (int i = 0; i < n; i++) {
+    const VTermScreenCell *c = &cells[i];
+    if (c->chars[0] == 0) {
+      zbuf_addch(&b, ' ');
+      continue;
+    }
+    if (c->chars[0] == (uint32_t)-1) continue;
+    for (int k = 0; k < VTERM_MAX_CHARS_PER_CELL && c->chars[k]; k++) {
+      char u[8];
+      int len = 0;
+      uint32_t cp = c->chars[k];
+      if (cp < 0x80) u[len++] = (char)cp;
+      else if (cp < 0x800) { u[len++] = (char)(0xc0 | (cp >> 6)); u[len++] = (char)(0x80 | (cp & 63)); }
+      else if (cp < 0x10000) { u[len++] = (char)(0xe0 | (cp >> 12)); u[len++] = (char)(0x80 | ((cp >> 6) & 63)); u[len++] = (char)(0x80 | (cp & 63)); }
+      else { u[len++] = (char)(0xf0 | (cp >> 18)); u[len++] = (char)(0x80 | ((cp >> 12) & 63)); u[len++] = (char)(0x80 | ((cp >> 6) & 63)); u[len++] = (char)(0x80 | (cp & 63)); }
+      zbuf_add(&b, u, (size_t)len);
+    }
+    if (c->width == 2) i++;
+  }
+  zbuf_rtrim(&b);
+  return zbuf_detach(&b, NULL);
+}
+
+static int sb_push(int cols, const VTermScreenCell *cells, void *user) {
+  vt *t = user;
+  t->sb = xrealloc(t->sb, (t->nsb + 1) * sizeof *t->sb);
+  t->sb[t->nsb++] = cells_text(cells, cols);
+  return 1;
+}
+
+static const VTermScreenCallbacks CBS = {.sb_pushline = sb_push};
+
+static void vt_open(vt *t, int rows, int cols) {
+  memset(t, 0, sizeof *t);
+  t->rows = rows;
+  t->cols = cols;
+  t->vt = vterm_new(rows, cols);
+  vterm_set_utf8(t->vt, 1);
+  t->scr = vterm_obtain_screen(t->vt);
+  vterm_screen_set_callbacks(t->scr, &CBS, t);
+  vterm_screen_reset(t->scr, 1);
+}
+
+static void vt_close(vt *t) {
+  for (size_t i = 0; i < t->nsb; i++) free(t->sb[i]);
+  free(t->sb);
+  vterm_free(t->vt);
+}
+
+static void vt_feed(vt *t, zbuf *out) {
+  vterm_input_write(t->vt, out->data, out->len);
+  zbuf_reset(out);
+}
+
+static char *vt_row(vt *t, int row) {
+  VTermScreenCell *cells = xcalloc((size_t)t->cols, sizeof *cells);
+  for (int c = 0; c < t->cols; c++) vterm_screen_get_cell(t->scr, (VTermPos){row, c}, &cells[c]);
+  char *s = cells_text(cells, t->cols);
+  free(cells);
+  return s;
+}
+
+/* Scrollback + screen as one text, rows joined by '\n'. */
+static char *vt_all(vt *t) {
+  zbuf b = ZBUF_INIT;
+  for (size_t i = 0; i < t->nsb; i++) zbuf_addf(&b, "%s\n", t->sb[i]);
+  for (int r = 0; r < t->rows; r++) {
+    char *s = vt_row(t, r);
+    zbuf_addf(&b, "%s\n", s);
+    free(s);
+  }
+  return zbuf_detach(&b, NULL);
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+static void frame(tui_app *a, vt *t) {
+  tui_app_render(a);
+  vt_feed(t, &a->scr.out);
+}
+
+static void text_event(tui_app *a, const char *s, size_t n) {
+  zagent_event ev = {.kind = ZAEV_TEXT, .text = s, .len = n};
+  tui_app_event(a, &ev);
+}
+
+static const char DOC[] =
+    "# Release notes\n\nThis release makes **everything** faster and adds `zero --resume`.\n\n"
+    "- first item\n- second item with more words than fit on one line of this narrow screen\n\n"
+    "```c\nint main(void) { return 0; }\n```\n\n| name | value |\n|------|-------|\n| a    | 1     |\n\n"
+    "> a quote\n\nThe end.";
+
+static void streaming_markdown_lands_in_scrollback_without_garbage(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 12, 50);
+  tui_app a;
+  tui_app_init(&a, 50, 12, "dark", TUI_DEPTH_256);
+  tui_app_turn_start(&a, 0);
+  frame(&a, &t);
+  /* one byte at a time, a frame after each */
+  for (size_t i = 0; i < sizeof DOC - 1; i++) {
+    text_event(&a, DOC + i, 1);
+    frame(&a, &t);
+  }
+  zagent_event am = {.kind = ZAEV_ASSISTANT_MESSAGE, .text = DOC, .len = sizeof DOC - 1};
+  tui_app_event(&a, &am);
+  tui_app_turn_end(&a, NULL);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  if (getenv("SHOW")) fprintf(stderr, "%s", all);
+  assert_int_equal(count(all, "# Release notes"), 1);
+  assert_non_null(strstr(all, "This release makes everything faster and adds"));
+  assert_int_equal(count(all, "• first item"), 1);
+  assert_non_null(strstr(all, "  int main(void) { return 0; }"));
+  assert_non_null(strstr(all, "name │ value"));
+  assert_non_null(strstr(all, "│ a quote"));
+  assert_int_equal(count(all, "The end."), 1);
+  /* the composer and the status line exist once, at the bottom */
+  assert_int_equal(count(all, "Ask anything"), 1);
+  char *last = vt_row(&t, 11);
+  assert_non_null(strstr(last, "ask mode"));
+  free(last);
+  /* streamed rendering equals rendering the whole document at once */
+  tw_lines once = {0};
+  tui_theme th;
+  tui_theme_init(&th, "dark", TUI_DEPTH_NONE);
+  tui_md_render(DOC, sizeof DOC - 1, 50, &th, &once);
+  for (size_t i = 0; i < once.len; i++) {
+    /* strip escapes */
+    zbuf plain = ZBUF_INIT;
+    for (const char *p = once.items[i]; *p; p++) {
+      if (*p == '\x1b') { while (*p && *p != 'm') p++; continue; }
+      zbuf_addch(&plain, *p);
+    }
+    zbuf_rtrim(&plain);
+    if (plain.len) assert_non_null(strstr(all, plain.data));
+    zbuf_release(&plain);
+  }
+  tw_lines_free(&once);
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void wide_characters_wrap_without_splitting(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 10, 21);
+  tui_app a;
+  tui_app_init(&a, 21, 10, "dark", TUI_DEPTH_16);
+  const char *msg = "日本語のテキストと絵文字🎉🎉を含む長い文 e\xCC\x81t\xC3\xA9 done";
+  tui_app_print(&a, "", msg);
+  frame(&a, &t);
+  /* every grid row fits, and no wide character was cut in half */
+  char *all = vt_all(&t);
+  zbuf joined = ZBUF_INIT;
+  for (const char *p = all; *p; p++)
+    if (*p != '\n' && *p != ' ') zbuf_addch(&joined, *p);
+  zbuf want = ZBUF_INIT;
+  for (const char *p = msg; *p; p++)
+    if (*p != ' ') zbuf_addch(&want, *p);
+  assert_non_null(strstr(joined.data, want.data));
+  for (size_t i = 0; i < t.nsb; i++) assert_true(tw_strwidth(t.sb[i]) <= 21);
+  zbuf_release(&joined);
+  zbuf_release(&want);
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void resize_mid_stream_redraws_cleanly(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 14, 60);
+  tui_app a;
+  tui_app_init(&a, 60, 14, "dark", TUI_DEPTH_NONE);
+  tui_app_turn_start(&a, 0);
+  const char *p1 = "A first paragraph that is long enough to wrap on a narrow screen.\n\nSecond ";
+  const char *p2 = "paragraph keeps streaming after the resize and ends here.";
+  for (const char *p = p1; *p; p++) {
+    text_event(&a, p, 1);
+    frame(&a, &t);
+  }
+  vterm_set_size(t.vt, 14, 30);
+  t.cols = 30;
+  tui_app_resize(&a, 30, 14);
+  frame(&a, &t);
+  for (const char *p = p2; *p; p++) {
+    text_event(&a, p, 1);
+    frame(&a, &t);
+  }
+  char *all = vt_all(&t);
+  /* the unfinished paragraph was re-rendered for 30 columns, once */
+  if (getenv("SHOW")) fprintf(stderr, "%s", all);
+  assert_int_equal(count(all, "Second paragraph keeps"), 1);
+  assert_int_equal(count(all, "Working"), 1);
+  assert_int_equal(count(all, "Type to queue"), 1);
+  for (int r = 0; r < t.rows; r++) {
+    char *row = vt_row(&t, r);
+    assert_true(tw_strwidth(row) <= 30);
+    free(row);
+  }
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void permission_prompt_defaults_to_deny_and_answers(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 24, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 24, "dark", TUI_DEPTH_TRUE);
+  tui_app_turn_start(&a, 0);
+  zagent_event tc = {.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "edit_file",
+                     .arguments = "{\"path\":\"src/a.c\",\"old_string\":\"int x = 1;\",\"new_string\":\"int x = 2;\"}"};
+  tui_app_event(&a, &tc);
+  tui_app_ask(&a, "edit_file", ZSIDE_WRITE, tc.arguments, "file changes need approval in ask mode", "/work");
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "Permission needed: edit_file wants to write src/a.c"));
+  assert_non_null(strstr(all, "cwd: /work"));
+  assert_non_null(strstr(all, "why asking: file changes need approval"));
+  assert_non_null(strstr(all, "- int x = 1;"));
+  assert_non_null(strstr(all, "+ int x = 2;"));
+  assert_non_null(strstr(all, "› 1. Deny"));
+  free(all);
+  /* the cursor is hidden while the prompt has focus */
+  VTermState *st = vterm_obtain_state(t.vt);
+  VTermValue v;
+  vterm_state_get_penattr(st, VTERM_ATTR_BOLD, &v);
+  (void)v;
+  /* Enter on the default choice denies */
+  tui_key k = {.type = TK_ENTER};
+  char *text = NULL;
+  assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
+  assert_int_equal(a.perm_answer, ZPERM_DENY);
+  /* a second prompt: Down, Down selects "allow for this session" */
+  tui_app_ask(&a, "edit_file", ZSIDE_WRITE, tc.arguments, "r", "/work");
+  tui_key down = {.type = TK_DOWN};
+  assert_int_equal(tui_app_key(&a, &down, &text), TUI_ACT_NONE);
+  assert_int_equal(tui_app_key(&a, &down, &text), TUI_ACT_NONE);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "› 3. Allow for this session: edit_file src/a.c"));
+  free(all);
+  assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
+  assert_int_equal(a.perm_answer, ZPERM_ALLOW);
+  assert_int_equal(a.perm_scope, TUI_PERM_SESSION);
+  /* deny with a note */
+  tui_app_ask(&a, "edit_file", ZSIDE_WRITE, tc.arguments, "r", "/work");
+  tui_key d = {.type = TK_CHAR, .ch = 'd', .utf8 = "d"};
+  assert_int_equal(tui_app_key(&a, &d, &text), TUI_ACT_NONE);
+  const char *note = "use x=3";
+  for (const char *p = note; *p; p++) {
+    tui_key ch = {.type = TK_CHAR, .ch = (uint32_t)*p, .utf8 = {*p}};
+    tui_app_key(&a, &ch, &text);
+  }
+  assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
+  assert_int_equal(a.perm_answer, ZPERM_DENY);
+  assert_string_equal(a.perm_note.data, "use x=3");
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void composer_shows_a_multiline_paste_and_collapses_a_large_one(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 20, 40);
+  tui_app a;
+  tui_app_init(&a, 40, 20, "dark", TUI_DEPTH_16);
+  const char *paste = "first line\nsecond line\nthird line";
+  tui_key k = {.type = TK_PASTE, .paste = paste, .paste_len = strlen(paste)};
+  char *text = NULL;
+  tui_app_key(&a, &k, &text);
+  frame(&a, &t);
+  int found = -1;
+  for (int r = 0; r < t.rows; r++) {
+    char *row = vt_row(&t, r);
+    if (!strcmp(row, "› first line")) found = r;
+    free(row);
+  }
+  assert_true(found >= 0);
+  char *r2 = vt_row(&t, found + 1), *r3 = vt_row(&t, found + 2);
+  assert_string_equal(r2, "  second line");
+  assert_string_equal(r3, "  third line");
+  free(r2);
+  free(r3);
+  /* the cursor sits after "third line" */
+  VTermPos pos;
+  vterm_state_get_cursorpos(vterm_obtain_state(t.vt), &pos);
+  assert_int_equal(pos.row, found + 2);
+  assert_int_equal(pos.col, 2 + 10);
+  /* a 50-line paste becomes a placeholder, expanded when sent */
+  zbuf big = ZBUF_INIT;
+  for (int i = 0; i < 50; i++) zbuf_addf(&big, "line %d\n", i);
+  tui_key kb = {.type = TK_PASTE, .paste = big.data, .paste_len = big.len};
+  tui_app_key(&a, &kb, &text);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "[Pasted text #1, 51 lines]"));
+  assert_null(strstr(all, "line 49"));
+  free(all);
+  tui_key enter = {.type = TK_ENTER};
+  assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_SUBMIT);
+  assert_non_null(strstr(text, "third line"));
+  assert_non_null(strstr(text, "line 49"));
+  free(text);
+  zbuf_release(&big);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void unchanged_frames_write_nothing_and_a_key_rewrites_one_row(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 10, 40);
+  tui_app a;
+  tui_app_init(&a, 40, 10, "dark", TUI_DEPTH_16);
+  frame(&a, &t);
+  tui_app_render(&a);
+  assert_int_equal(a.scr.out.len, 0);
+  tui_key k = {.type = TK_CHAR, .ch = 'h', .utf8 = "h"};
+  char *text = NULL;
+  tui_app_key(&a, &k, &text);
+  tui_app_render(&a);
+  /* one composer row changed: its text, no other row's content */
+  assert_non_null(memmem(a.scr.out.data, a.scr.out.len, "h", 1));
+  assert_null(memmem(a.scr.out.data, a.scr.out.len, "ask mode", 8));
+  assert_non_null(memmem(a.scr.out.data, a.scr.out.len, "\x1b[?2026h", 8));
+  vt_feed(&t, &a.scr.out);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void picker_filters_and_returns_the_command(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 16, 60);
+  tui_app a;
+  tui_app_init(&a, 60, 16, "dark", TUI_DEPTH_16);
+  const char *labels[] = {"1. fix the parser", "2. bird session", "3. write docs"};
+  const char *values[] = {"id_a", "id_b", "id_c"};
+  tui_app_picker(&a, "/resume", "Resume a session", labels, values, 3);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "Resume a session"));
+  assert_non_null(strstr(all, "› 1. fix the parser"));
+  free(all);
+  char *text = NULL;
+  for (const char *p = "bird"; *p; p++) {
+    tui_key k = {.type = TK_CHAR, .ch = (uint32_t)*p, .utf8 = {*p}};
+    assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_NONE);
+  }
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "› 2. bird session"));
+  assert_null(strstr(all, "write docs"));
+  free(all);
+  tui_key enter = {.type = TK_ENTER};
+  assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_COMMAND);
+  assert_string_equal(text, "/resume id_b");
+  free(text);
+  assert_false(a.picker_active);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(streaming_markdown_lands_in_scrollback_without_garbage),
+      cmocka_unit_test(wide_characters_wrap_without_splitting),
+      cmocka_unit_test(resize_mid_stream_redraws_cleanly),
+      cmocka_unit_test(permission_prompt_defaults_to_deny_and_answers),
+      cmocka_unit_test(composer_shows_a_multiline_paste_and_collapses_a_large_one),
+      cmocka_unit_test(unchanged_frames_write_nothing_and_a_key_rewrites_one_row),
+      cmocka_unit_test(picker_filters_and_returns_the_command),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

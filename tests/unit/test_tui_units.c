@@ -1,0 +1,306 @@
+/* test_tui_units.c — the TUI's pure parts: key decoding, widths and
+ * wrapping, markdown block boundaries, the composer, diffs, highlighting. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "ui/tui/app.h"
+#include "ui/tui/composer.h"
+#include "ui/tui/diff.h"
+#include "ui/tui/highlight.h"
+#include "ui/tui/keys.h"
+#include "ui/tui/markdown.h"
+#include "ui/tui/width.h"
+
+#define NOKEY ((tui_key_type)99)
+
+static tui_key next(tui_keys *k, bool flush) {
+  tui_key key;
+  memset(&key, 0, sizeof key);
+  key.type = TK_UNKNOWN;
+  if (!tui_keys_next(k, &key, flush)) key.type = NOKEY;
+  return key;
+}
+
+static void keys_decode_control_and_modified_keys(void **state) {
+  (void)state;
+  tui_keys k;
+  tui_keys_init(&k);
+  const char in[] = "a\x03\r\x1b[Z\x1b[13;2u\x1b[27;2;13~\x1b" "b\x1b[1;5C\x1b[3~\x7f\x1b[99;5u\xc3\xa9";
+  tui_keys_feed(&k, in, sizeof in - 1);
+  tui_key x = next(&k, false);
+  assert_int_equal(x.type, TK_CHAR);
+  assert_int_equal(x.ch, 'a');
+  x = next(&k, false);
+  assert_int_equal(x.type, TK_CHAR);
+  assert_int_equal(x.ch, 'c');
+  assert_true(x.mods & TK_CTRL);
+  assert_int_equal(next(&k, false).type, TK_ENTER);
+  assert_int_equal(next(&k, false).type, TK_BACKTAB);
+  x = next(&k, false);
+  assert_int_equal(x.type, TK_ENTER);
+  assert_true(x.mods & TK_SHIFT);
+  x = next(&k, false);
+  assert_int_equal(x.type, TK_ENTER);
+  assert_true(x.mods & TK_SHIFT);
+  x = next(&k, false);
+  assert_int_equal(x.type, TK_CHAR);
+  assert_int_equal(x.ch, 'b');
+  assert_true(x.mods & TK_ALT);
+  x = next(&k, false);
+  assert_int_equal(x.type, TK_RIGHT);
+  assert_true(x.mods & TK_CTRL);
+  assert_int_equal(next(&k, false).type, TK_DELETE);
+  assert_int_equal(next(&k, false).type, TK_BACKSPACE);
+  x = next(&k, false);
+  assert_int_equal(x.ch, 'c');
+  assert_true(x.mods & TK_CTRL);
+  x = next(&k, false);
+  assert_string_equal(x.utf8, "é");
+  tui_keys_release(&k);
+}
+
+static void keys_wait_for_split_sequences_and_flush_a_lone_escape(void **state) {
+  (void)state;
+  tui_keys k;
+  tui_keys_init(&k);
+  tui_keys_feed(&k, "\x1b", 1);
+  assert_int_equal(next(&k, false).type, NOKEY);
+  tui_keys_feed(&k, "[", 1);
+  assert_int_equal(next(&k, false).type, NOKEY);
+  tui_keys_feed(&k, "A", 1);
+  assert_int_equal(next(&k, false).type, TK_UP);
+  tui_keys_feed(&k, "\x1b", 1);
+  assert_int_equal(next(&k, true).type, TK_ESC);
+  tui_keys_feed(&k, "\xe6\x97", 2); /* half of 日 */
+  assert_int_equal(next(&k, false).type, NOKEY);
+  tui_keys_feed(&k, "\xa5", 1);
+  assert_string_equal(next(&k, false).utf8, "日");
+  tui_keys_release(&k);
+}
+
+static void keys_bracketed_paste_arrives_whole(void **state) {
+  (void)state;
+  tui_keys k;
+  tui_keys_init(&k);
+  tui_keys_feed(&k, "\x1b[200~line one\r\nline \x1b[A", 24);
+  assert_int_equal(next(&k, false).type, NOKEY);
+  tui_keys_feed(&k, "two\x1b[20", 7);
+  assert_int_equal(next(&k, false).type, NOKEY);
+  tui_keys_feed(&k, "1~x", 3);
+  tui_key p = next(&k, false);
+  assert_int_equal(p.type, TK_PASTE);
+  assert_int_equal(p.paste_len, strlen("line one\r\nline \x1b[Atwo"));
+  assert_memory_equal(p.paste, "line one\r\nline \x1b[Atwo", p.paste_len);
+  assert_int_equal(next(&k, false).ch, 'x');
+  tui_keys_release(&k);
+}
+
+static void widths_count_wide_combining_and_emoji(void **state) {
+  (void)state;
+  assert_int_equal(tw_strwidth("abc"), 3);
+  assert_int_equal(tw_strwidth("日本"), 4);
+  assert_int_equal(tw_strwidth("e\xCC\x81"), 1);         /* e + combining acute */
+  assert_int_equal(tw_strwidth("🎉"), 2);
+  assert_int_equal(tw_strwidth("👩‍💻"), 2);              /* ZWJ sequence */
+  assert_int_equal(tw_strwidth("\x1b[1mbold\x1b[0m"), 4); /* SGR takes no columns */
+}
+
+static void wrap_breaks_at_words_and_carries_style(void **state) {
+  (void)state;
+  tw_lines l = {0};
+  const char *s = "\x1b[1mhello wonderful\x1b[0m world";
+  tw_wrap(&l, s, strlen(s), 10, "", "");
+  assert_int_equal(l.len, 3);
+  assert_string_equal(l.items[0], "\x1b[1mhello\x1b[0m");
+  assert_string_equal(l.items[1], "\x1b[1mwonderful\x1b[0m");
+  assert_string_equal(l.items[2], "world");
+  tw_lines_free(&l);
+  /* a word longer than the line is cut, never a wide character */
+  tw_wrap(&l, "日本語日本語", strlen("日本語日本語"), 5, "", "");
+  for (size_t i = 0; i < l.len; i++) assert_true(tw_strwidth(l.items[i]) <= 5);
+  tw_lines_free(&l);
+}
+
+static void sanitize_neutralises_escapes(void **state) {
+  (void)state;
+  zbuf b = ZBUF_INIT;
+  tw_sanitize(&b, "a\x1b[2Jb\tc\xc2\x9b", 10);
+  assert_null(strchr(b.data, '\x1b'));
+  assert_non_null(strstr(b.data, "^["));
+  zbuf_release(&b);
+}
+
+static void markdown_boundary_respects_fences(void **state) {
+  (void)state;
+  const char *a = "para one\n\npara two";
+  assert_int_equal(tui_md_boundary(a, strlen(a)), strlen("para one\n\n"));
+  const char *b = "```\ncode\n\nmore code\n";
+  assert_int_equal(tui_md_boundary(b, strlen(b)), 0); /* blank line inside an open fence */
+  const char *c = "```\ncode\n```\nafter";
+  assert_int_equal(tui_md_boundary(c, strlen(c)), strlen("```\ncode\n```\n"));
+  const char *d = "# Title\nbody";
+  assert_int_equal(tui_md_boundary(d, strlen(d)), strlen("# Title\n"));
+}
+
+static void markdown_stream_makes_only_finished_blocks_final(void **state) {
+  (void)state;
+  tui_theme th;
+  tui_theme_init(&th, "dark", TUI_DEPTH_NONE);
+  tui_md_stream m;
+  tui_md_stream_init(&m, 40, &th);
+  tw_lines fin = {0};
+  tui_md_stream_add(&m, "Hello **wor", 11, &fin);
+  assert_int_equal(fin.len, 0);
+  tui_md_stream_add(&m, "ld**\n\nNext", 10, &fin);
+  assert_int_equal(fin.len, 1);
+  assert_non_null(strstr(fin.items[0], "world"));
+  tw_lines tail = {0};
+  tui_md_stream_tail(&m, &tail);
+  assert_true(tail.len >= 1);
+  assert_non_null(strstr(tail.items[tail.len - 1], "Next"));
+  tw_lines_free(&tail);
+  tui_md_stream_finish(&m, &fin);
+  assert_non_null(strstr(fin.items[fin.len - 1], "Next"));
+  tw_lines_free(&fin);
+  tui_md_stream_release(&m);
+}
+
+/* Regression (found by fuzz_tui_markdown): a control character in a code
+ * fence's info string reached the terminal unsanitized. */
+static void markdown_fence_language_is_sanitized(void **state) {
+  (void)state;
+  tui_theme th;
+  tui_theme_init(&th, "dark", TUI_DEPTH_NONE);
+  tw_lines l = {0};
+  const char *src = "```c\x1b]0;pwned\x07\nint x;\n```\n";
+  tui_md_render(src, strlen(src), 40, &th, &l);
+  for (size_t i = 0; i < l.len; i++) {
+    assert_null(strchr(l.items[i], '\x07'));
+    assert_null(strstr(l.items[i], "\x1b]"));
+  }
+  tw_lines_free(&l);
+}
+
+static void composer_edits_like_emacs(void **state) {
+  (void)state;
+  tui_composer c;
+  tui_composer_init(&c);
+  tui_composer_insert(&c, "hello big world", 15);
+  tui_composer_kill_word(&c);
+  assert_string_equal(c.text.data, "hello big ");
+  tui_composer_yank(&c);
+  assert_string_equal(c.text.data, "hello big world");
+  tui_composer_home(&c);
+  tui_composer_word_right(&c);
+  tui_composer_kill_end(&c);
+  assert_string_equal(c.text.data, "hello");
+  tui_composer_newline(&c);
+  tui_composer_insert(&c, "日本", strlen("日本"));
+  tui_composer_left(&c);
+  tui_composer_backspace(&c);
+  assert_string_equal(c.text.data, "hello\n本");
+  assert_true(tui_composer_up(&c));
+  assert_false(tui_composer_up(&c));
+  char *s = tui_composer_take(&c);
+  assert_string_equal(s, "hello\n本");
+  free(s);
+  assert_int_equal(c.text.len, 0);
+  tui_composer_history_prev(&c);
+  assert_string_equal(c.text.data, "hello\n本");
+  tui_composer_history_next(&c);
+  assert_string_equal(c.text.data, "");
+  tui_composer_release(&c);
+}
+
+static void composer_history_persists(void **state) {
+  (void)state;
+  char path[] = "/tmp/zero-hist-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  tui_composer c;
+  tui_composer_init(&c);
+  tui_composer_history_open(&c, path);
+  tui_composer_insert(&c, "first \"quoted\"\nline", 19);
+  free(tui_composer_take(&c));
+  tui_composer_release(&c);
+  tui_composer_init(&c);
+  tui_composer_history_open(&c, path);
+  assert_int_equal(c.nhist, 1);
+  assert_string_equal(c.hist[0], "first \"quoted\"\nline");
+  tui_composer_release(&c);
+  unlink(path);
+}
+
+static void diff_shows_changed_lines_with_numbers(void **state) {
+  (void)state;
+  tui_theme th;
+  tui_theme_init(&th, "dark", TUI_DEPTH_NONE);
+  tw_lines l = {0};
+  size_t add, del;
+  tui_diff_render("a\nb\nc\n", "a\nB\nc\n", 10, 80, &th, 0, &l, &add, &del);
+  assert_int_equal(add, 1);
+  assert_int_equal(del, 1);
+  bool minus = false, plus = false;
+  for (size_t i = 0; i < l.len; i++) {
+    if (strstr(l.items[i], "11 - b")) minus = true;
+    if (strstr(l.items[i], "11 + B")) plus = true;
+  }
+  assert_true(minus && plus);
+  tw_lines_free(&l);
+}
+
+static void highlight_colors_keywords_strings_comments(void **state) {
+  (void)state;
+  tui_theme th;
+  tui_theme_init(&th, "dark", TUI_DEPTH_16);
+  tui_hl h;
+  tui_hl_init(&h, "python", 6);
+  zbuf out = ZBUF_INIT;
+  tui_hl_line(&h, &th, "def f(): return \"s\" # c", 24, &out);
+  assert_non_null(strstr(out.data, th.kw));
+  assert_non_null(strstr(out.data, th.str));
+  assert_non_null(strstr(out.data, th.comment));
+  zbuf_reset(&out);
+  tui_hl_init(&h, "c", 1);
+  tui_hl_line(&h, &th, "/* start", 8, &out);
+  assert_int_equal(h.state, 1);
+  tui_hl_line(&h, &th, "end */ int", 10, &out);
+  assert_int_equal(h.state, 0);
+  zbuf_release(&out);
+}
+
+static void fuzzy_prefers_prefix_matches(void **state) {
+  (void)state;
+  assert_true(tui_fuzzy("mo", 2, "model") > tui_fuzzy("mo", 2, "compact-more"));
+  assert_int_equal(tui_fuzzy("xz", 2, "model"), -1);
+  char *s = tui_tool_summary("exec_command", "{\"cmd\":\"ls -la\\nrm x\"}");
+  assert_string_equal(s, "ls -la^Jrm x");
+  free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(keys_decode_control_and_modified_keys),
+      cmocka_unit_test(keys_wait_for_split_sequences_and_flush_a_lone_escape),
+      cmocka_unit_test(keys_bracketed_paste_arrives_whole),
+      cmocka_unit_test(widths_count_wide_combining_and_emoji),
+      cmocka_unit_test(wrap_breaks_at_words_and_carries_style),
+      cmocka_unit_test(sanitize_neutralises_escapes),
+      cmocka_unit_test(markdown_boundary_respects_fences),
+      cmocka_unit_test(markdown_stream_makes_only_finished_blocks_final),
+      cmocka_unit_test(markdown_fence_language_is_sanitized),
+      cmocka_unit_test(composer_edits_like_emacs),
+      cmocka_unit_test(composer_history_persists),
+      cmocka_unit_test(diff_shows_changed_lines_with_numbers),
+      cmocka_unit_test(highlight_colors_keywords_strings_comments),
+      cmocka_unit_test(fuzzy_prefers_prefix_matches),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
