@@ -213,7 +213,9 @@ static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
       pos = hits.items[i] + on;
     }
     zbuf_add(&out, file.data + pos, file.len - pos);
-    if (zfs_write_atomic(target, out.data, out.len, st.st_mode & 07777, &err) < 0) {
+    if (zt_before_write(ctx, "edit_file", target, res) < 0) {
+      rc = -1;
+    } else if (zfs_write_atomic(target, out.data, out.len, st.st_mode & 07777, &err) < 0) {
       rc = ztool_fail(res, "edit_file: cannot write %s: %s", display, err.msg);
     } else {
       zbuf_addf(&res->output, "Successfully edited %s (replaced %zu occurrence(s)).", display,

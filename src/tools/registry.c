@@ -27,6 +27,7 @@
 
 /* Sorted by name (ztool_all promises it). */
 static const ztool *const all_tools[] = {
+    &ztool_def_apply_patch,
     &ztool_def_edit_file,      &ztool_def_exec_command, &ztool_def_list_directory,
     &ztool_def_read_file,      &ztool_def_update_plan,  &ztool_def_write_file,
 };
@@ -239,6 +240,22 @@ char *zt_writable_target(const ztool_ctx *ctx, const char *tool, const char *pat
   }
   *display_out = steal_pointer(&display);
   return steal_pointer(&target);
+}
+
+int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path,
+                    ztool_result *res) {
+  if (!ctx->write_hook.before_write) return 0;
+  char *msg = NULL;
+  int rc = ctx->write_hook.before_write(ctx->write_hook.ud, tool, abs_path, &msg);
+  if (rc == 0) {
+    free(msg);
+    return 0;
+  }
+  cleanup_free char *display = zt_display_path(ctx, abs_path);
+  ztool_fail(res, "%s: the change to %s was refused: %s", tool, display,
+             msg && msg[0] ? msg : "the before-write hook declined it");
+  free(msg);
+  return -1;
 }
 
 /* ---- argument checking --------------------------------------------------- */
@@ -517,6 +534,16 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
   json_t *args = NULL;
   if (!args_text || blank(args_text)) {
     args = json_object();
+  } else if (t->freeform_param && (args = json_loads(args_text, JSON_DECODE_ANY, NULL)) &&
+             !json_is_object(args)) {
+    /* A freeform call whose raw text happens to be valid JSON (e.g. a
+     * string): the text itself is the input. */
+    json_decref(args);
+    args = json_pack("{ss}", t->freeform_param, args_text);
+  } else if (t->freeform_param && !args) {
+    args = json_pack("{ss}", t->freeform_param, args_text);
+  } else if (args) {
+    /* parsed above */
   } else {
     json_error_t je;
     args = json_loads(args_text, JSON_DECODE_ANY, &je);
@@ -534,6 +561,11 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
       finish_output(ctx, res);
       return -1;
     }
+  }
+  if (!args) {
+    ztool_fail(res, "invalid arguments for %s: the raw input is not valid UTF-8", t->name);
+    finish_output(ctx, res);
+    return -1;
   }
   if (!json_is_object(args)) {
     ztool_fail(res,

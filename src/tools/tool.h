@@ -70,6 +70,10 @@ typedef struct ztool {
   /* Runs the tool. args is the parsed argument object (already checked to be
    * an object). Returns 0 on success, -1 when it failed (res->is_error set). */
   int (*run)(const ztool_ctx *ctx, const json_t *args, ztool_result *res);
+  /* When set, the tool also accepts its whole input as raw text (a freeform
+   * tool call): arguments that are not a JSON object become
+   * {freeform_param: text}. NULL for ordinary tools. */
+  const char *freeform_param;
 } ztool;
 
 /* All built-in tools, sorted by name. */

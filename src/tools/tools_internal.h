@@ -14,6 +14,7 @@
 #include "tools/tool.h"
 
 /* The built-in tools, one per file. */
+extern const ztool ztool_def_apply_patch;
 extern const ztool ztool_def_edit_file;
 extern const ztool ztool_def_exec_command;
 extern const ztool ztool_def_list_directory;
@@ -48,5 +49,13 @@ size_t zt_count_lines(const char *s, size_t n);
  * resolved). *display_out gets the path to show the model. Both caller frees. */
 char *zt_writable_target(const ztool_ctx *ctx, const char *tool, const char *path,
                          char **display_out, ztool_result *res);
+
+/* Asks ctx->write_hook (when set) whether abs_path may be changed by tool.
+ * Returns 0, or -1 with an error result carrying the hook's message. */
+int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path,
+                    ztool_result *res);
+
+/* apply_patch on patch text (the tool's input). */
+int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztool_result *res);
 
 #endif
