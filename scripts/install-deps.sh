@@ -7,10 +7,11 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libjansson-dev libssl-dev
   libcmocka-dev python3
+  libpcre2-dev
 )
 # Wanted by later capabilities and the benchmarks; installed with the rest so one
 # command prepares a machine.
-OPTIONAL=(bubblewrap hyperfine valgrind)
+OPTIONAL=(bubblewrap hyperfine valgrind ripgrep)
 
 missing=()
 for p in "${PACKAGES[@]}" "${OPTIONAL[@]}"; do

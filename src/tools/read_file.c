@@ -16,6 +16,7 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "tools/output.h"
 #include "tools/tools_internal.h"
 
 #define READ_DEFAULT_LIMIT 2000
@@ -138,6 +139,8 @@ static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
                       display);
 
   size_t cap = zt_output_cap(ctx);
+  size_t budget = zt_budget_tokens("read_file") * ZT_BYTES_PER_TOKEN;
+  if (budget < cap) cap = budget;
   line_scan ls = {.start = start, .limit = limit, .budget = cap > 2048 ? cap - 1024 : cap / 2,
                   .lineno = 1, .cur = ZBUF_INIT, .texts = ZBUF_INIT, .shown = ZVEC_INIT};
   char *buf = xmalloc(READ_CHUNK);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "base/buf.h"
@@ -21,6 +22,7 @@ extern const ztool ztool_def_list_directory;
 extern const ztool ztool_def_read_file;
 extern const ztool ztool_def_update_plan;
 extern const ztool ztool_def_write_file;
+extern const ztool ztool_def_write_stdin;
 
 /* The output cap in effect (ctx->output_cap or ZTOOL_OUTPUT_CAP). */
 size_t zt_output_cap(const ztool_ctx *ctx);
@@ -57,5 +59,12 @@ int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path
 
 /* apply_patch on patch text (the tool's input). */
 int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztool_result *res);
+
+/* exec_command / write_stdin: waits for a process of the table until it exits
+ * or yield_deadline (monotonic ms) and fills the result (output cut to
+ * max_bytes, status, changed files or the session id). */
+struct zexec_proc;
+int zt_exec_wait_and_report(const ztool_ctx *ctx, const char *tool, struct zexec_proc *p,
+                            int64_t yield_deadline, size_t max_bytes, ztool_result *res);
 
 #endif

@@ -12,7 +12,7 @@
 /* Every built-in tool, sorted. */
 static const char *const tool_names[] = {
     "apply_patch", "edit_file", "exec_command", "list_directory",
-    "read_file",   "update_plan", "write_file",
+    "read_file",   "update_plan", "write_file", "write_stdin",
 };
 
 static void all_tools_are_sorted_and_findable(void **state) {
@@ -33,7 +33,7 @@ static void side_effects_match_the_contract(void **state) {
       {"read_file", ZSIDE_READ, true},       {"list_directory", ZSIDE_READ, true},
       {"write_file", ZSIDE_WRITE, false},    {"edit_file", ZSIDE_WRITE, false},
       {"exec_command", ZSIDE_SHELL, false},  {"update_plan", ZSIDE_NONE, true},
-      {"apply_patch", ZSIDE_WRITE, false},
+      {"apply_patch", ZSIDE_WRITE, false},   {"write_stdin", ZSIDE_SHELL, false},
   };
   for (size_t i = 0; i < ZARRAY_LEN(want); i++) {
     const ztool *t = ztool_find(want[i].name);
