@@ -29,7 +29,8 @@
 /* Sorted by name (ztool_all promises it). */
 static const ztool *const all_tools[] = {
     &ztool_def_apply_patch,
-    &ztool_def_edit_file,      &ztool_def_exec_command, &ztool_def_list_directory,
+    &ztool_def_edit_file,      &ztool_def_exec_command, &ztool_def_glob,
+    &ztool_def_grep,           &ztool_def_list_directory,
     &ztool_def_read_file,      &ztool_def_update_plan,  &ztool_def_write_file,
     &ztool_def_write_stdin,
 };

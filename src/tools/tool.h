@@ -35,6 +35,13 @@ typedef struct ztool_write_hook {
   void *ud;
 } ztool_write_hook;
 
+/* Paths the sandbox policy denies for reading: grep, glob and
+ * list_directory never list, open or enter them. denied NULL = none. */
+typedef struct ztool_read_guard {
+  bool (*denied)(void *ud, const char *abs_path);
+  void *ud;
+} ztool_read_guard;
+
 /* The state a run shares with its tools. Owned by the agent loop. */
 typedef struct ztool_ctx {
   const char *workspace;          /* absolute, normalised workspace root (the cwd) */
@@ -45,6 +52,7 @@ typedef struct ztool_ctx {
   json_t *plan;                   /* update_plan's current plan (array); owned by ctx owner */
   struct zspawner *spawner;       /* confines child processes (exec/spawn.h); NULL = none */
   ztool_write_hook write_hook;    /* before_write NULL = no hook */
+  ztool_read_guard read_guard;    /* denied NULL = every path may be read */
 } ztool_ctx;
 
 #define ZTOOL_OUTPUT_CAP (256u * 1024u) /* what a single result may hand the model */

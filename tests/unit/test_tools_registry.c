@@ -11,7 +11,7 @@
 
 /* Every built-in tool, sorted. */
 static const char *const tool_names[] = {
-    "apply_patch", "edit_file", "exec_command", "list_directory",
+    "apply_patch", "edit_file", "exec_command", "glob", "grep", "list_directory",
     "read_file",   "update_plan", "write_file", "write_stdin",
 };
 
@@ -34,6 +34,7 @@ static void side_effects_match_the_contract(void **state) {
       {"write_file", ZSIDE_WRITE, false},    {"edit_file", ZSIDE_WRITE, false},
       {"exec_command", ZSIDE_SHELL, false},  {"update_plan", ZSIDE_NONE, true},
       {"apply_patch", ZSIDE_WRITE, false},   {"write_stdin", ZSIDE_SHELL, false},
+      {"grep", ZSIDE_READ, true},            {"glob", ZSIDE_READ, true},
   };
   for (size_t i = 0; i < ZARRAY_LEN(want); i++) {
     const ztool *t = ztool_find(want[i].name);
