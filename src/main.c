@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
     return cmd_help(argc - 2, argv + 2);
   if (!strcmp(cmd, "exec")) return cmd_exec(argc - 2, argv + 2);
   if (!strcmp(cmd, "sessions")) return cmd_sessions(argc - 2, argv + 2);
+  if (!strcmp(cmd, "tools")) return cmd_tools(argc - 2, argv + 2);
   fprintf(stderr, "zero: unknown command \"%s\"\nRun zero --help for usage.\n", cmd);
   return ZEXIT_USAGE;
 }

@@ -15,6 +15,7 @@ enum {
 
 int cmd_exec(int argc, char **argv);
 int cmd_sessions(int argc, char **argv);
+int cmd_tools(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
