@@ -24,6 +24,7 @@
 #include "provider/provider.h"
 #include "session/store.h"
 #include "tools/tool.h"
+#include "tools/tracker.h"
 #include "ui/input.h"
 #include "ui/output.h"
 
@@ -395,11 +396,12 @@ int cmd_exec(int argc, char **argv) {
   emit(&run, &um);
 
   ztool_ctx tctx = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
-                    .n_add_dirs = a.n_add_dirs, .plan = plan};
+                    .n_add_dirs = a.n_add_dirs, .plan = plan, .files = ztool_files_new()};
   agent = (zagent){.provider = provider, .system_prompt = system_prompt, .tools = &tctx,
                    .mode = mode, .max_turns = cfg.max_turns, .sinks = run.sinks,
                    .nsinks = run.nsinks, .model = rp.model};
   zrun_status st = zagent_run(&agent, &conv, &err);
+  ztool_files_free(tctx.files);
 
   switch (st) {
     case ZRUN_SUCCESS: {

@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "tools/patch.h"
 #include "tools/tools_internal.h"
+#include "tools/tracker.h"
 
 #define PATCH_MAX_FILE (64u << 20)
 
@@ -228,6 +229,8 @@ int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztoo
     }
   }
   if (rc == 0) {
+    for (size_t i = 0; i < n; i++)
+      ztool_files_note_write(ctx->files, ss[i].dest ? ss[i].dest : ss[i].target);
     zbuf_addstr(&res->output, "Success. Updated the following files:");
     json_t *files = json_array();
     for (size_t i = 0; i < n; i++) {

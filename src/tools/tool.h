@@ -26,6 +26,7 @@ typedef enum zside_effect {
 const char *zside_effect_name(zside_effect s);
 
 struct zspawner;
+struct ztool_files;
 
 /* Called before a tool changes a file, so the previous content can be saved
  * (checkpoints, rewind). abs_path may not exist yet. Returning nonzero
@@ -53,6 +54,8 @@ typedef struct ztool_ctx {
   struct zspawner *spawner;       /* confines child processes (exec/spawn.h); NULL = none */
   ztool_write_hook write_hook;    /* before_write NULL = no hook */
   ztool_read_guard read_guard;    /* denied NULL = every path may be read */
+  struct ztool_files *files;      /* what the model has read (tools/tracker.h); NULL = no
+                                     tracking: write_file then overwrites unread files */
 } ztool_ctx;
 
 #define ZTOOL_OUTPUT_CAP (256u * 1024u) /* what a single result may hand the model */
