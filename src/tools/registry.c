@@ -31,8 +31,8 @@ static const ztool *const all_tools[] = {
     &ztool_def_apply_patch,
     &ztool_def_edit_file,      &ztool_def_exec_command, &ztool_def_glob,
     &ztool_def_grep,           &ztool_def_list_directory,
-    &ztool_def_read_file,      &ztool_def_update_plan,  &ztool_def_write_file,
-    &ztool_def_write_stdin,
+    &ztool_def_read_file,      &ztool_def_update_plan,  &ztool_def_view_image,
+    &ztool_def_web_fetch,      &ztool_def_write_file,   &ztool_def_write_stdin,
 };
 
 const char *zside_effect_name(zside_effect s) {

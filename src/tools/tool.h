@@ -56,6 +56,7 @@ typedef struct ztool_ctx {
   ztool_read_guard read_guard;    /* denied NULL = every path may be read */
   struct ztool_files *files;      /* what the model has read (tools/tracker.h); NULL = no
                                      tracking: write_file then overwrites unread files */
+  bool images_unsupported;        /* the model takes no image input: view_image refuses */
 } ztool_ctx;
 
 #define ZTOOL_OUTPUT_CAP (256u * 1024u) /* what a single result may hand the model */

@@ -23,6 +23,8 @@ extern const ztool ztool_def_grep;
 extern const ztool ztool_def_list_directory;
 extern const ztool ztool_def_read_file;
 extern const ztool ztool_def_update_plan;
+extern const ztool ztool_def_view_image;
+extern const ztool ztool_def_web_fetch;
 extern const ztool ztool_def_write_file;
 extern const ztool ztool_def_write_stdin;
 

@@ -12,7 +12,7 @@
 /* Every built-in tool, sorted. */
 static const char *const tool_names[] = {
     "apply_patch", "edit_file", "exec_command", "glob", "grep", "list_directory",
-    "read_file",   "update_plan", "write_file", "write_stdin",
+    "read_file",   "update_plan", "view_image", "web_fetch", "write_file", "write_stdin",
 };
 
 static void all_tools_are_sorted_and_findable(void **state) {
@@ -35,6 +35,7 @@ static void side_effects_match_the_contract(void **state) {
       {"exec_command", ZSIDE_SHELL, false},  {"update_plan", ZSIDE_NONE, true},
       {"apply_patch", ZSIDE_WRITE, false},   {"write_stdin", ZSIDE_SHELL, false},
       {"grep", ZSIDE_READ, true},            {"glob", ZSIDE_READ, true},
+      {"view_image", ZSIDE_READ, true},      {"web_fetch", ZSIDE_NETWORK, true},
   };
   for (size_t i = 0; i < ZARRAY_LEN(want); i++) {
     const ztool *t = ztool_find(want[i].name);
@@ -79,8 +80,8 @@ static bool only_read_only(const ztool *t, void *ud) {
 static void schemas_filter_selects_tools(void **state) {
   (void)state;
   json_t *arr = ztool_schemas(only_read_only, NULL);
-  /* glob, grep, list_directory, read_file, update_plan */
-  assert_int_equal(json_array_size(arr), 5);
+  /* glob, grep, list_directory, read_file, update_plan, view_image, web_fetch */
+  assert_int_equal(json_array_size(arr), 7);
   json_decref(arr);
 }
 
