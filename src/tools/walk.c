@@ -313,6 +313,17 @@ static char *global_excludes_path(void) {
   return zpath_join(home, ".config/git/ignore");
 }
 
+const char *const zwalk_heavy_dirs[] = {
+    "node_modules", "dist", "build", ".cache", "target", "__pycache__", ".venv", "venv",
+    ".next", ".nuxt", ".tox", ".gradle", ".mypy_cache", ".pytest_cache", "coverage",
+    ".terraform", NULL};
+
+bool zwalk_is_heavy_dir(const char *name) {
+  for (const char *const *p = zwalk_heavy_dirs; *p; p++)
+    if (!strcmp(*p, name)) return true;
+  return false;
+}
+
 /* ---- the walk -------------------------------------------------------------------------- */
 
 typedef struct job {

@@ -26,6 +26,11 @@
  * "{a,b}" alternatives, "\\" escapes. casefold matches ASCII case-insensitively. */
 bool zglob_match(const char *pattern, const char *path, bool casefold);
 
+/* Generated or vendored directories a tree listing does not expand:
+ * node_modules, dist, build, .cache, target, … (NULL-terminated). */
+extern const char *const zwalk_heavy_dirs[];
+bool zwalk_is_heavy_dir(const char *name);
+
 typedef struct zwalk_entry {
   const char *rel;    /* path relative to the walk root ("a/b.c") */
   const char *abs;    /* absolute path */

@@ -204,6 +204,17 @@ static void glob_limit_and_sorting(void **state) {
   assert_int_equal(tfx_run(f, "glob", "{\"pattern\":\"*.txt\",\"limit\":2000}"), -1);
 }
 
+static void list_directory_does_not_expand_generated_dirs(void **state) {
+  tfx *f = *state;
+  tfx_write_str(f, "node_modules/pkg/index.js", "x");
+  tfx_write_str(f, "src/main.c", "x");
+  tfx_write_str(f, "private/k", "x");
+  f->ctx.read_guard.denied = deny_secret;
+  assert_int_equal(tfx_run(f, "list_directory", "{\"recursive\":true}"), 0);
+  assert_string_equal(f->res.output.data,
+                      "Contents of .:\n\nnode_modules/ (not expanded)\nsrc/\n  main.c");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(glob_matching_rules),
@@ -211,6 +222,7 @@ int main(void) {
       TFX_TEST(grep_content_context_and_limits),
       TFX_TEST(denied_paths_are_never_searched),
       TFX_TEST(glob_limit_and_sorting),
+      TFX_TEST(list_directory_does_not_expand_generated_dirs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
