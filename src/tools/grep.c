@@ -4,7 +4,7 @@
  * A line matches when the pattern matches within it (a match that would run
  * across a newline is retried on the line alone, as ripgrep does). Files with
  * a NUL byte are binary and skipped. A pattern without regex metacharacters
- * is searched with memmem.
+ * is compiled in PCRE2's literal mode.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
@@ -62,10 +62,10 @@ static bool is_literal(const char *p) {
 
 int zsearch_compile(zsearch *s, const char *pattern, bool casefold, zbuf *err) {
   memset(s, 0, sizeof *s);
-  s->literal = !casefold && is_literal(pattern) ? xstrdup(pattern) : NULL;
-  s->literal_len = s->literal ? strlen(s->literal) : 0;
-  if (s->literal) return 0;
   uint32_t flags = PCRE2_MULTILINE;
+  /* A plain string: PCRE2's literal mode (its JIT start-of-match search
+   * measured faster than memmem on the benchmark tree). */
+  if (is_literal(pattern)) flags = PCRE2_LITERAL; /* MULTILINE is not allowed with it */
   if (casefold) flags |= PCRE2_CASELESS;
   for (const unsigned char *p = (const unsigned char *)pattern; *p; p++)
     if (*p >= 0x80) {
@@ -86,7 +86,6 @@ int zsearch_compile(zsearch *s, const char *pattern, bool casefold, zbuf *err) {
 }
 
 void zsearch_release(zsearch *s) {
-  free(s->literal);
   if (s->code) pcre2_code_free(s->code);
   memset(s, 0, sizeof *s);
 }
@@ -94,14 +93,6 @@ void zsearch_release(zsearch *s) {
 /* First match in [from, len) of buf: start/end offsets. */
 static bool find(const zsearch *s, pcre2_match_data *md, const char *buf, size_t len,
                  size_t from, size_t *ms, size_t *me) {
-  if (s->literal) {
-    if (s->literal_len == 0) { *ms = *me = from; return true; }
-    const char *hit = memmem(buf + from, len - from, s->literal, s->literal_len);
-    if (!hit) return false;
-    *ms = (size_t)(hit - buf);
-    *me = *ms + s->literal_len;
-    return true;
-  }
   int rc = pcre2_match(s->code, (PCRE2_SPTR)buf, len, from, 0, md, NULL);
   if (rc < 0) return false;
   PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);

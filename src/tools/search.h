@@ -1,5 +1,5 @@
-/* search.h — the line matcher grep uses (PCRE2 with JIT, or memmem for a
- * pattern without metacharacters). Exposed for tests, fuzzing and benchmarks. */
+/* search.h — the line matcher grep uses (PCRE2 with JIT; a pattern without
+ * metacharacters in literal mode). Exposed for tests, fuzzing and benchmarks. */
 #ifndef ZERO_TOOLS_SEARCH_H
 #define ZERO_TOOLS_SEARCH_H
 
@@ -9,16 +9,14 @@
 #include "base/buf.h"
 
 typedef struct zsearch {
-  struct pcre2_real_code_8 *code; /* NULL for a literal */
-  char *literal;
-  size_t literal_len;
+  struct pcre2_real_code_8 *code;
 } zsearch;
 
 /* Compiles pattern; on error returns -1 with a message in err. */
 int zsearch_compile(zsearch *s, const char *pattern, bool casefold, zbuf *err);
 void zsearch_release(zsearch *s);
 
-/* Per-thread match data for zsearch_lines (NULL for literals). */
+/* Per-thread match data for zsearch_lines. */
 void *zsearch_match_data(const zsearch *s);
 void zsearch_match_data_free(void *md);
 
