@@ -39,11 +39,12 @@ static const secret_rule rules[] = {
     {"groq-key", "\\bgsk_[A-Za-z0-9]{30,}"},
     {"xai-key", "\\bxai-[A-Za-z0-9]{30,}"},
     {"aws-access-key", "\\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\\b"},
-    {"bearer-token", "(?i)\\bbearer\\s+([A-Za-z0-9._~+/=-]{16,})"},
+    {"bearer-token", "(?i)\\bbearer\\s+(?!\\[REDACTED)([A-Za-z0-9._~+/=-]{16,})"},
     {"env-secret", "(?im)^[ \\t]*(?:export[ \\t]+)?[A-Za-z0-9_]*(?:KEY|SECRET|TOKEN|PASSW(?:OR)?D|"
-                   "CREDENTIALS?|PRIVATE)[A-Za-z0-9_]*[ \\t]*[=:][ \\t]*[\"']?([^\\s\"'#]{4,})"},
+                   "CREDENTIALS?|PRIVATE)[A-Za-z0-9_]*[ \\t]*[=:][ \\t]*[\"']?(?!\\[REDACTED)"
+                   "([^\\s\"'#]{4,})"},
     {"json-secret", "(?i)\"[A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password)\"\\s*:\\s*"
-                    "\"([^\"\\\\]{4,})\""},
+                    "\"(?!\\[REDACTED)([^\"\\\\]{4,})\""},
 };
 
 static pcre2_code *compiled[ZARRAY_LEN(rules)];
@@ -61,6 +62,7 @@ static void compile_rules(void) {
 
 typedef struct hit {
   size_t start, end;
+  size_t rule;     /* index in rules: earlier rules are more specific */
   const char *kind;
 } hit;
 
@@ -68,7 +70,8 @@ static int cmp_hit(const void *a, const void *b) {
   const hit *x = a, *y = b;
   size_t lx = x->end - x->start, ly = y->end - y->start;
   if (lx != ly) return lx > ly ? -1 : 1; /* longest first */
-  return x->start < y->start ? -1 : x->start > y->start;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return x->rule < y->rule ? -1 : x->rule > y->rule; /* the same span: the specific kind */
 }
 
 static int cmp_start(const void *a, const void *b) {
@@ -94,7 +97,7 @@ size_t zt_redact(zbuf *text) {
         e = ov[3];
       }
       if (e > s) {
-        hit h = {s, e, rules[r].kind};
+        hit h = {s, e, r, rules[r].kind};
         zvec_push(&hits, h);
       }
       off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;

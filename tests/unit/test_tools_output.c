@@ -79,6 +79,26 @@ static void nested_matches_do_not_corrupt(void **state) {
   free(got);
 }
 
+/* Regression: an env assignment of a provider key once matched twice with the
+ * same span, and the kind shown depended on qsort's order; and redacting an
+ * already redacted text redacted the marker itself. */
+static void redaction_is_deterministic_and_idempotent(void **state) {
+  (void)state;
+  const char *in = "TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
+                   "Authorization: Bearer sk-proj-abcdefghijklmnopqrstuvwxyz\n"
+                   "{\"password\": \"correct horse\"}";
+  char *once = redacted(in, NULL);
+  assert_string_equal(once, "TOKEN=[REDACTED:github-token]\n"
+                            "Authorization: Bearer [REDACTED:openai-key]\n"
+                            "{\"password\": \"[REDACTED:json-secret]\"}");
+  size_t n = 9;
+  char *twice = redacted(once, &n);
+  assert_int_equal(n, 0);
+  assert_string_equal(twice, once);
+  free(once);
+  free(twice);
+}
+
 static void tool_output_is_redacted_before_the_model_sees_it(void **state) {
   tfx *f = *state;
   tfx_write_str(f, "config.json", "{\"token\": \"abcdefgh12345\"}\n");
@@ -152,6 +172,7 @@ int main(void) {
       cmocka_unit_test(bearer_env_and_json_keep_their_names),
       cmocka_unit_test(private_key_blocks_are_redacted_whole),
       cmocka_unit_test(nested_matches_do_not_corrupt),
+      cmocka_unit_test(redaction_is_deterministic_and_idempotent),
       TFX_TEST(tool_output_is_redacted_before_the_model_sees_it),
       cmocka_unit_test(budget_cut_spills_the_whole_text),
       cmocka_unit_test(old_spill_files_are_cleaned),
