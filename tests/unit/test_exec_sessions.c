@@ -89,7 +89,11 @@ static void endless_output_yields_on_time_in_bounded_memory(void **state) {
     assert_output_contains(f, "0123456789abcdef\n");
   }
   long grew = maxrss_kb() - before;
+#ifndef __SANITIZE_ADDRESS__ /* ASan's quarantine keeps freed chunks resident */
   if (grew > 30 * 1024) fail_msg("memory grew by %ld KiB", grew);
+#else
+  (void)grew;
+#endif
   /* "\u0003" without a terminal interrupts the group. */
   assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"\\u0003\","
                                              "\"yield_time_ms\":3000}", id), -1);
