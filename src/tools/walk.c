@@ -60,28 +60,38 @@ static int class_match(const char *p, char c, bool fold, const char **end) {
   return hit != neg;
 }
 
-static bool match_here(const char *p, const char *s, bool fold, int budget) {
-  if (budget <= 0) return false;
+/* *steps is a budget shared by the whole match: a pattern made of many
+ * globstar components would otherwise backtrack exponentially (found by
+ * fuzz_glob). Running out counts as no match. */
+static bool match_here(const char *p, const char *s, bool fold, long *steps) {
+  if (--*steps <= 0) return false;
   while (*p) {
     if (p[0] == '*' && p[1] == '*') {
       while (*p == '*') p++;
       if (*p == '/') {
         p++;
-        if (match_here(p, s, fold, budget - 1)) return true;
+        /* Consecutive globstar components are the same as one. */
+        while (p[0] == '*' && p[1] == '*') {
+          const char *q = p;
+          while (*q == '*') q++;
+          if (*q != '/') break;
+          p = q + 1;
+        }
+        if (match_here(p, s, fold, steps)) return true;
         for (; *s; s++)
-          if (*s == '/' && match_here(p, s + 1, fold, budget - 1)) return true;
+          if (*s == '/' && match_here(p, s + 1, fold, steps)) return true;
         return false;
       }
       if (!*p) return true;
       for (; *s; s++)
-        if (match_here(p, s, fold, budget - 1)) return true;
-      return match_here(p, s, fold, budget - 1);
+        if (match_here(p, s, fold, steps)) return true;
+      return match_here(p, s, fold, steps);
     }
     switch (*p) {
     case '*':
       p++;
       for (;; s++) {
-        if (match_here(p, s, fold, budget - 1)) return true;
+        if (match_here(p, s, fold, steps)) return true;
         if (!*s || *s == '/') return false;
       }
     case '?':
@@ -117,13 +127,13 @@ static bool match_here(const char *p, const char *s, bool fold, int budget) {
 }
 
 /* Expands the first top-level {a,b} group and matches every alternative. */
-static bool match_braces(const char *pat, const char *path, bool fold, int depth) {
+static bool match_braces(const char *pat, const char *path, bool fold, int depth, long *steps) {
   const char *open = NULL;
   for (const char *q = pat; *q; q++) {
     if (*q == '\\' && q[1]) { q++; continue; }
     if (*q == '{') { open = q; break; }
   }
-  if (!open || depth > 8) return match_here(pat, path, fold, 100000);
+  if (!open || depth > 8) return match_here(pat, path, fold, steps);
   int level = 0;
   const char *close = NULL;
   bool comma = false;
@@ -133,7 +143,7 @@ static bool match_braces(const char *pat, const char *path, bool fold, int depth
     else if (*q == '}' && --level == 0) { close = q; break; }
     else if (*q == ',' && level == 1) comma = true;
   }
-  if (!close || !comma) return match_here(pat, path, fold, 100000);
+  if (!close || !comma) return match_here(pat, path, fold, steps);
   const char *alt = open + 1;
   level = 0;
   for (const char *q = open + 1; q <= close; q++) {
@@ -145,7 +155,7 @@ static bool match_braces(const char *pat, const char *path, bool fold, int depth
       zbuf_add(&b, pat, (size_t)(open - pat));
       zbuf_add(&b, alt, (size_t)(q - alt));
       zbuf_addstr(&b, close + 1);
-      bool m = match_braces(b.data, path, fold, depth + 1);
+      bool m = match_braces(b.data, path, fold, depth + 1, steps);
       zbuf_release(&b);
       if (m) return true;
       alt = q + 1;
@@ -155,7 +165,8 @@ static bool match_braces(const char *pat, const char *path, bool fold, int depth
 }
 
 bool zglob_match(const char *pattern, const char *path, bool casefold) {
-  return match_braces(pattern, path, casefold, 0);
+  long steps = 200000;
+  return match_braces(pattern, path, casefold, 0, &steps);
 }
 
 /* ---- ignore rules ------------------------------------------------------------------ */

@@ -31,6 +31,11 @@ static void glob_matching_rules(void **state) {
   assert_true(zglob_match("README*", "readme.md", true));
   assert_false(zglob_match("?", "/", false));
   assert_true(zglob_match("[", "[", false)); /* a malformed class is literal */
+  /* Regression (fuzz_glob): many globstars once backtracked exponentially;
+   * the corpus file tests/fixtures/fuzz_glob/globstar-blowup replays it. */
+  assert_true(zglob_match("**/**/**/**/**/**/**/**/**/**/**/**/x", "a/b/c/d/e/f/g/h/i/x", false));
+  assert_false(zglob_match("**/*a*/**/*b*/**/*c*/**/*d*/**/*e*/**/*f*/**/*z",
+                           "a/b/c/d/e/f/a/b/c/d/e/f/a/b/c/d/e/f/a/b/c/d/e/f/y", false));
 }
 
 /* Runs a shell command in dir; returns its stdout lines sorted (caller frees). */
