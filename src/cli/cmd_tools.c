@@ -32,7 +32,12 @@ static const char tools_usage[] =
     "Options:\n"
     "  --json            print a JSON object (tool, ok, output, truncated, meta, permission)\n"
     "  -C, --cwd DIR     workspace directory (default: the current directory)\n"
-    "  --add-dir DIR     another directory the write tools may change (repeatable)\n";
+    "  --add-dir DIR     another directory the write tools may change (repeatable)\n"
+    "\n"
+    "Examples:\n"
+    "  zero tools run read_file '{\"path\":\"README.md\"}'\n"
+    "  zero tools run grep '{\"pattern\":\"TODO\",\"output_mode\":\"count\"}' --json\n"
+    "  zero tools run apply_patch - --permission-mode auto < change.patch\n";
 
 typedef struct tools_args {
   bool json;

@@ -30,6 +30,9 @@ class ToolsCli(ZeroTest):
             self.assertEqual(tools[name]["parameters"]["type"], "object")
         r = self.zero("tools", "list")
         self.assertIn("grep", r.stdout)
+        r = self.zero("tools", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("Examples:", r.stdout)
 
     def test_run_reads_and_patches_through_the_permission_engine(self):
         with open(os.path.join(self.work, "a.txt"), "w") as f:
