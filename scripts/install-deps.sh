@@ -6,13 +6,13 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libjansson-dev libssl-dev
-  libcmocka-dev python3 libsqlite3-dev
+  libcmocka-dev python3 libsqlite3-dev libpcre2-dev
   libseccomp-dev bubblewrap
   libutf8proc-dev libmd4c-dev libvterm-dev tmux
 )
-# Wanted by later capabilities and the benchmarks; installed with the rest so one
-# command prepares a machine.
-OPTIONAL=(hyperfine valgrind)
+# Wanted by the benchmarks (and ripgrep by the search comparison tests);
+# installed with the rest so one command prepares a machine.
+OPTIONAL=(hyperfine valgrind ripgrep)
 
 missing=()
 for p in "${PACKAGES[@]}" "${OPTIONAL[@]}"; do

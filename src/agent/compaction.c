@@ -437,6 +437,7 @@ static int summarize(zcompactor *c, zconv *conv, const char *system, const json_
   zbuf_addf(&msg, "<summary>\n%s\n</summary>\n", summary);
   free(summary);
   splice_summary(conv, start, msg.data);
+  c->summarized_len = conv->len;
   clamp_until_fits(c, conv, system, tools);
   int64_t after = zcompact_estimate(c, conv, system, tools);
   c->compactions++;
@@ -489,7 +490,12 @@ int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, cons
         result = 1;
       }
     }
-    if (zcompact_estimate(c, conv, system, tools) > limit) {
+    /* A summary that could not bring the request under the limit (the fixed
+     * part — system prompt and tool schemas — is most of it) must not be
+     * summarized again and again: only once the conversation has grown by a
+     * full turn since. */
+    bool grown = !c->summarized_len || conv->len >= c->summarized_len + 2;
+    if (grown && zcompact_estimate(c, conv, system, tools) > limit) {
       if (summarize(c, conv, system, tools, "threshold", err) < 0)
         result = zcompact_estimate(c, conv, system, tools) > limit ? -1 : 1;
       else

@@ -101,6 +101,7 @@ typedef struct zcompactor {
   int compactions;          /* summaries made this run */
   int prunes;               /* prune / dedupe passes that changed something */
   int summary_requests;     /* summarizer requests made */
+  size_t summarized_len;    /* conv->len right after the last summary; 0 = none yet */
 } zcompactor;
 
 /* Raw estimate (bytes / 4 plus per-message overheads) of a request. */

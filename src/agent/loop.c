@@ -3,6 +3,7 @@
 
 #include "agent/compaction.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -175,75 +176,130 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
   return !zcancel_requested();
 }
 
-/* Decides, runs and reports one tool call; appends its result to conv.
- * Returns false when the run was cancelled during the tool. */
-static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
-  const ztool_source *src = source_for(a, call->name); /* MCP and other sources */
-  if (src) return run_source_call(a, conv, src, call);
+/* Announces one built-in tool call and decides whether it may run (the
+ * permission engine; the approver when the decision is prompt). A denial
+ * fills res with the reason and the block object. */
+static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *res) {
   const ztool *tool = ztool_find(call->name);
   const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
   zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
                      .arguments = call->arguments, .side_effect = side};
   zagent_emit(a, &ev);
+  if (!tool) return true; /* ztool_invoke explains the unknown name */
 
-  ztool_result res = ZTOOL_RESULT_INIT;
-  bool allowed = true;
-  if (tool) {
-    zperm_engine fallback = {.mode = a->mode};
-    const zperm_engine *eng = a->perm ? a->perm : &fallback;
-    json_t *args = json_loads(call->arguments && *call->arguments ? call->arguments : "{}", 0,
-                              NULL);
-    zperm_decision d = zperm_decide(eng, tool, json_is_object(args) ? args : NULL);
-    json_decref(args);
-    zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                        .reason = d.reason, .mode = zperm_mode_name(a->mode)};
-    if (d.action == ZPERM_PROMPT) {
-      pev.kind = ZAEV_PERMISSION_REQUEST;
-      pev.action = "prompt";
-      zagent_emit(a, &pev);
-      const char *note = NULL;
-      if (a->approve) {
-        d.action = a->approve(a->approve_ud, tool, call, d.reason, &note);
-        if (d.action != ZPERM_ALLOW) d.action = ZPERM_DENY;
-        snprintf(d.reason, sizeof d.reason, "%s",
-                 d.action == ZPERM_ALLOW ? "approved by the user"
-                 : note && note[0]       ? note
-                                         : "denied by the user");
-      } else {
-        /* Headless: nobody can answer, so the prompt is a denial. */
-        d.action = ZPERM_DENY;
-        size_t l = strlen(d.reason);
-        snprintf(d.reason + l, sizeof d.reason - l,
-                 "; this call needs approval and zero exec has no interactive approver%s%s",
-                 d.allow_hint && d.allow_hint[0] ? " (" : "", d.allow_hint ? d.allow_hint : "");
-        if (d.allow_hint && d.allow_hint[0]) {
-          l = strlen(d.reason);
-          snprintf(d.reason + l, sizeof d.reason - l, ")");
-        }
-
+  zperm_engine fallback = {.mode = a->mode};
+  const zperm_engine *eng = a->perm ? a->perm : &fallback;
+  json_t *args = json_loads(call->arguments && *call->arguments ? call->arguments : "{}", 0,
+                            NULL);
+  zperm_decision d = zperm_decide(eng, tool, json_is_object(args) ? args : NULL);
+  json_decref(args);
+  zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
+                      .reason = d.reason, .mode = zperm_mode_name(a->mode)};
+  if (d.action == ZPERM_PROMPT) {
+    pev.kind = ZAEV_PERMISSION_REQUEST;
+    pev.action = "prompt";
+    zagent_emit(a, &pev);
+    const char *note = NULL;
+    if (a->approve) {
+      d.action = a->approve(a->approve_ud, tool, call, d.reason, &note);
+      if (d.action != ZPERM_ALLOW) d.action = ZPERM_DENY;
+      snprintf(d.reason, sizeof d.reason, "%s",
+               d.action == ZPERM_ALLOW ? "approved by the user"
+               : note && note[0]       ? note
+                                       : "denied by the user");
+    } else {
+      /* Headless: nobody can answer, so the prompt is a denial. */
+      d.action = ZPERM_DENY;
+      size_t l = strlen(d.reason);
+      snprintf(d.reason + l, sizeof d.reason - l,
+               "; this call needs approval and zero exec has no interactive approver%s%s",
+               d.allow_hint && d.allow_hint[0] ? " (" : "", d.allow_hint ? d.allow_hint : "");
+      if (d.allow_hint && d.allow_hint[0]) {
+        l = strlen(d.reason);
+        snprintf(d.reason + l, sizeof d.reason - l, ")");
       }
     }
-    if (d.action == ZPERM_ALLOW) zperm_apply_escalation(eng, &d);
-    pev.kind = ZAEV_PERMISSION_DECISION;
-    pev.action = zperm_action_name(d.action);
-    pev.reason = d.reason;
-    zagent_emit(a, &pev);
-    if (d.action == ZPERM_DENY) {
-      allowed = false;
-      bool hint = d.allow_hint && d.allow_hint[0] && !strstr(d.reason, d.allow_hint);
-      ztool_fail(&res, "permission denied for %s [%s]: %s.%s%s", call->name, d.code, d.reason,
-                 hint ? " To allow it: " : "", hint ? d.allow_hint : "");
-      res.meta = json_pack("{s:o}", "block", zperm_block_json(&d));
-    }
   }
-  if (allowed) ztool_invoke(a->tools, call->name, call->arguments, &res);
+  if (d.action == ZPERM_ALLOW) zperm_apply_escalation(eng, &d);
+  pev.kind = ZAEV_PERMISSION_DECISION;
+  pev.action = zperm_action_name(d.action);
+  pev.reason = d.reason;
+  zagent_emit(a, &pev);
+  if (d.action == ZPERM_DENY) {
+    bool hint = d.allow_hint && d.allow_hint[0] && !strstr(d.reason, d.allow_hint);
+    ztool_fail(res, "permission denied for %s [%s]: %s.%s%s", call->name, d.code, d.reason,
+               hint ? " To allow it: " : "", hint ? d.allow_hint : "");
+    res->meta = json_pack("{s:o}", "block", zperm_block_json(&d));
+    return false;
+  }
+  return true;
+}
 
+/* Reports a finished call and appends its result to conv. */
+static void report_tool_call(zagent *a, zconv *conv, const ztool_call *call, ztool_result *res) {
   zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
-                      .ok = !res.is_error, .text = res.output.data, .len = res.output.len,
-                      .truncated = res.truncated, .meta = res.meta};
+                      .ok = !res->is_error, .text = res->output.data, .len = res->output.len,
+                      .truncated = res->truncated, .meta = res->meta};
   zagent_emit(a, &rev);
-  zconv_add_tool_result(conv, call->id, call->name, res.output.data, res.is_error);
-  ztool_result_release(&res);
+  zconv_add_tool_result(conv, call->id, call->name, res->output.data, res->is_error);
+  ztool_result_release(res);
+}
+
+/* A call that may run alongside others: a built-in tool that only reads. */
+static bool parallel_safe(const zagent *a, const ztool_call *call) {
+  if (source_for(a, call->name)) return false;
+  const ztool *t = ztool_find(call->name);
+  return t && t->read_only && t->side_effect == ZSIDE_READ;
+}
+
+#define MAX_PARALLEL_TOOLS 8
+
+typedef struct par_job {
+  zagent *agent;
+  const ztool_call *call;
+  bool allowed;
+  ztool_result res;
+} par_job;
+
+static void *par_run(void *arg) {
+  par_job *j = arg;
+  ztool_invoke(j->agent->tools, j->call->name, j->call->arguments, &j->res);
+  return NULL;
+}
+
+/* Runs calls[0..n) — consecutive read-only calls — on up to
+ * MAX_PARALLEL_TOOLS threads (reading files is I/O that overlaps well);
+ * decisions and results are reported in call order, so the event stream is
+ * the same as for serial calls. */
+static void run_parallel(zagent *a, zconv *conv, const ztool_call *calls, size_t n) {
+  par_job jobs[MAX_PARALLEL_TOOLS];
+  pthread_t tids[MAX_PARALLEL_TOOLS];
+  bool started[MAX_PARALLEL_TOOLS];
+  for (size_t i = 0; i < n; i++) {
+    ztool_result init = ZTOOL_RESULT_INIT;
+    jobs[i] = (par_job){a, &calls[i], false, init};
+    jobs[i].allowed = decide_tool_call(a, &calls[i], &jobs[i].res);
+  }
+  for (size_t i = 0; i < n; i++) {
+    started[i] = false;
+    if (!jobs[i].allowed) continue;
+    if (i + 1 < n && pthread_create(&tids[i], NULL, par_run, &jobs[i]) == 0) started[i] = true;
+    else par_run(&jobs[i]); /* the last one (or a failed thread) runs here */
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (started[i]) pthread_join(tids[i], NULL);
+    report_tool_call(a, conv, &calls[i], &jobs[i].res);
+  }
+}
+
+/* Decides, runs and reports one tool call; appends its result to conv.
+ * Returns false when the run was cancelled during the tool. */
+static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
+  const ztool_source *src = source_for(a, call->name); /* MCP and other sources */
+  if (src) return run_source_call(a, conv, src, call);
+  ztool_result res = ZTOOL_RESULT_INIT;
+  if (decide_tool_call(a, call, &res)) ztool_invoke(a->tools, call->name, call->arguments, &res);
+  report_tool_call(a, conv, call, &res);
   return !zcancel_requested();
 }
 
@@ -308,12 +364,29 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     /* conv may grow (realloc) while results are appended: index, not pointer. */
     size_t idx = conv->len - 1;
     bool cancelled = false;
-    for (size_t i = 0; i < ncalls; i++) {
+    for (size_t i = 0; i < ncalls;) {
+      /* Two or more consecutive read-only calls run in parallel. */
+      size_t run = 0;
+      while (i + run < ncalls && run < MAX_PARALLEL_TOOLS &&
+             parallel_safe(a, &conv->items[idx].calls[i + run]))
+        run++;
+      if (run >= 2) {
+        ztool_call batch[MAX_PARALLEL_TOOLS];
+        memcpy(batch, conv->items[idx].calls + i, run * sizeof *batch);
+        run_parallel(a, conv, batch, run);
+        i += run;
+        if (zcancel_requested()) {
+          cancelled = true;
+          break;
+        }
+        continue;
+      }
       ztool_call call = conv->items[idx].calls[i];
       if (!run_tool_call(a, conv, &call)) {
         cancelled = true;
         break;
       }
+      i++;
     }
     if (cancelled) {
       status = ZRUN_INTERRUPTED;

@@ -32,6 +32,7 @@
 #include "session/checkpoint.h"
 #include "session/store.h"
 #include "tools/tool.h"
+#include "tools/tracker.h"
 #include "ui/input.h"
 #include "ui/output.h"
 

@@ -13,6 +13,7 @@ int cmd_help(int argc, char **argv) {
       "  zero [flags]                    the interactive terminal UI (see zero -h)\n"
       "  zero exec [flags] \"prompt\"     run one task headless (text, json, stream-json)\n"
       "  zero sessions [list] [--json]   list saved sessions\n"
+      "  zero tools list|run             the model's tools from the command line\n"
       "  zero --version                  version, commit and linked libraries\n"
       "  zero <command> --help           flags and examples for a command\n"
       "\n"

@@ -574,7 +574,7 @@ static void cmd_resume(ctl *c, const char *arg) {
   free(id);
 }
 
-static void cmd_tools(ctl *c) {
+static void slash_tools(ctl *c) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   say(c, "Tools in %s mode:", zperm_mode_name(c->app.mode));
@@ -739,7 +739,7 @@ static void run_command(ctl *c, const char *line) {
     } else {
       say(c, "Already in plan mode; no plan yet.");
     }
-  } else if (!strcmp(name, "/tools")) cmd_tools(c);
+  } else if (!strcmp(name, "/tools")) slash_tools(c);
   else if (!strcmp(name, "/add-dir")) {
     char *real = *arg ? realpath(arg, NULL) : NULL;
     if (!real || !zfs_is_dir(real)) say(c, "✗ /add-dir needs an existing directory: %s", *arg ? arg : "(none given)");

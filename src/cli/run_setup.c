@@ -10,7 +10,10 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/path.h"
 #include "cli/provider_opts.h"
+#include "config/models.h"
+#include "tools/tracker.h"
 #include "net/curl_loader.h"
 
 int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
@@ -213,6 +216,18 @@ const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode) {
   return s->system_prompt;
 }
 
+/* The read guard for search tools: a path under a sandbox.denyRead entry
+ * (and not re-allowed by allowRead) is never listed, opened or entered. */
+static bool read_denied(void *ud, const char *abs_path) {
+  const zsb_policy *p = ud;
+  bool denied = false;
+  for (size_t i = 0; i < p->deny_read.n && !denied; i++)
+    denied = zpath_is_within(p->deny_read.v[i], abs_path);
+  for (size_t i = 0; i < p->allow_read.n && denied; i++)
+    if (zpath_is_within(p->allow_read.v[i], abs_path)) denied = false;
+  return denied;
+}
+
 void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
   ensure_task(s);
   s->mode = mode;
@@ -224,6 +239,16 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
                          .n_add_dirs = s->n_add_dirs,
                          .plan = s->plan,
                          .spawner = confined ? &s->spawner.base : NULL};
+  if (!s->files) s->files = ztool_files_new();
+  s->tools.files = s->files;
+  if (s->policy.deny_read.n)
+    s->tools.read_guard = (ztool_read_guard){.denied = read_denied, .ud = &s->policy};
+  if (s->rp.model) {
+    zmodel_info mi;
+    zmodel_lookup(&s->cfg, s->rp.model, &mi);
+    /* Only a model known to lack vision refuses images; unknown ones may try. */
+    s->tools.images_unsupported = mi.known && !mi.images;
+  }
   s->perm = (zperm_engine){.mode = mode, .autonomy = autonomy, .tools = &s->tools,
                            .policy = &s->policy, .sandbox_active = zsb_active(&s->policy),
                            .grants = &s->grants, .escalate = zsb_spawner_escalate,
@@ -297,6 +322,7 @@ void zrun_setup_release(zrun_setup *s) {
   zmcp_manager_stop(&s->mcp);
   zcheckpointer_free(s->checkpoints);
   free(s->checkpoints_for);
+  ztool_files_free(s->files);
   if (s->cheap_provider) zprovider_free(s->cheap_provider);
   zcompact_settings_release(&s->compact_settings);
   if (s->task_ready) ztask_release(&s->task);

@@ -70,6 +70,7 @@ typedef struct zrun_setup {
   zperm_engine perm;
   zcheckpointer *checkpoints;
   char *checkpoints_for;    /* id of the session the checkpointer writes to */
+  struct ztool_files *files; /* what the model has read this run (tools/tracker.h) */
   /* MCP */
   zmcp_manager mcp;
   /* compaction */

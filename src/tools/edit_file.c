@@ -1,9 +1,16 @@
-/* edit_file.c — exact string replacement in one file.
+/* edit_file.c — string replacement in one file.
  *
- * The match is exact (no fuzzy fallback: an edit the model did not mean is
- * worse than a refusal), but a miss is explained: when old_string would match
- * with different whitespace or CRLF line endings, or carries read_file's
- * line-number prefixes, the error says so and how to fix the call.
+ * Matching runs in passes, each used only when the one before found nothing:
+ *   1. exact;
+ *   2. line endings ignored (old_string with \n against a CRLF file, or the
+ *      reverse; the replacement gets the file's line ending);
+ *   3. whole lines equal once trailing whitespace is ignored;
+ *   4. whole lines equal once indentation is ignored; the replacement is
+ *      re-indented by the difference between the file's indentation and
+ *      old_string's.
+ * A pass that finds more than one place refuses (unless replace_all) and
+ * lists the line of every candidate: an edit the model did not mean is worse
+ * than a refusal. A miss is explained (line-number prefixes, nearest match).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +21,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "tools/tools_internal.h"
+#include "tools/tracker.h"
 
 #define EDIT_MAX_FILE (64u << 20)      /* files larger than this are refused */
 #define EDIT_HINT_MAX_FILE (4u << 20)  /* the whitespace hint scans files up to this */
@@ -156,6 +164,173 @@ static int fail_ambiguous(ztool_result *res, const char *display, const zbuf *fi
   return -1;
 }
 
+/* ---- tolerant passes ------------------------------------------------------- */
+
+typedef struct span {
+  size_t start, end; /* bytes of the file replaced */
+  zbuf repl;         /* what replaces them */
+} span;
+typedef ZVEC(span) spans;
+
+static void spans_free(spans *v) {
+  for (size_t i = 0; i < v->len; i++) zbuf_release(&v->items[i].repl);
+  zvec_free(v);
+}
+
+/* Converts \r\n to \n. Caller frees. */
+static char *to_lf(const char *s, size_t n, size_t *out_len) {
+  zbuf b = ZBUF_INIT;
+  for (size_t i = 0; i < n; i++)
+    if (!(s[i] == '\r' && i + 1 < n && s[i + 1] == '\n')) zbuf_addch(&b, s[i]);
+  return zbuf_detach(&b, out_len);
+}
+
+typedef struct tline {
+  const char *s;
+  size_t n;        /* without the line ending */
+  size_t start, next;
+} tline;
+typedef ZVEC(tline) tlines;
+
+static void split(const char *s, size_t n, tlines *out, bool *final_nl) {
+  size_t pos = 0;
+  while (pos < n) {
+    const char *nl = memchr(s + pos, '\n', n - pos);
+    size_t end = nl ? (size_t)(nl - s) : n;
+    size_t len = end - pos;
+    if (len && s[end - 1] == '\r' && nl) len--;
+    tline l = {s + pos, len, pos, nl ? end + 1 : n};
+    zvec_push(out, l);
+    pos = nl ? end + 1 : n;
+  }
+  if (final_nl) *final_nl = n > 0 && s[n - 1] == '\n';
+}
+
+static size_t indent_of(const tline *l) {
+  size_t k = 0;
+  while (k < l->n && (l->s[k] == ' ' || l->s[k] == '\t')) k++;
+  return k;
+}
+
+static bool tl_eq(const tline *a, const tline *b, bool trim_left) {
+  size_t ai = trim_left ? indent_of(a) : 0, bi = trim_left ? indent_of(b) : 0;
+  size_t an = a->n, bn = b->n;
+  while (an > ai && isspace((unsigned char)a->s[an - 1])) an--;
+  while (bn > bi && isspace((unsigned char)b->s[bn - 1])) bn--;
+  return an - ai == bn - bi && memcmp(a->s + ai, b->s + bi, an - ai) == 0;
+}
+
+static bool blank_tl(const tline *l) {
+  for (size_t i = 0; i < l->n; i++)
+    if (!isspace((unsigned char)l->s[i])) return false;
+  return true;
+}
+
+/* The replacement for a line match at file line `at`: new_string's lines
+ * joined with the file's line ending, re-indented when reindent is set. */
+static void build_repl(const tlines *fl, size_t at, const tlines *ol, const tlines *nl,
+                       bool old_nl, bool reindent, const char *eol, zbuf *out) {
+  const char *from_ind = "", *to_ind = "";
+  size_t from_n = 0, to_n = 0;
+  bool first_bare = ol->len && indent_of(&ol->items[0]) == 0;
+  if (reindent) {
+    /* The reference line: the first non-blank old line, preferring one after
+     * the first (old_string's first line may start mid-line). */
+    size_t ref = SIZE_MAX;
+    for (size_t k = 0; k < ol->len; k++) {
+      if (blank_tl(&ol->items[k])) continue;
+      if (ref == SIZE_MAX) ref = k;
+      if (k > 0 && first_bare) { ref = k; break; }
+      if (!first_bare) break;
+    }
+    if (ref != SIZE_MAX) {
+      from_ind = ol->items[ref].s;
+      from_n = indent_of(&ol->items[ref]);
+      to_ind = fl->items[at + ref].s;
+      to_n = indent_of(&fl->items[at + ref]);
+    }
+  }
+  for (size_t k = 0; k < nl->len; k++) {
+    const tline *l = &nl->items[k];
+    if (k) zbuf_addstr(out, eol);
+    if (!reindent || blank_tl(l)) {
+      zbuf_add(out, l->s, l->n);
+      continue;
+    }
+    if (k == 0 && first_bare && indent_of(l) == 0) {
+      zbuf_add(out, fl->items[at].s, indent_of(&fl->items[at]));
+      zbuf_add(out, l->s, l->n);
+    } else if (l->n >= from_n && memcmp(l->s, from_ind, from_n) == 0) {
+      zbuf_add(out, to_ind, to_n);
+      zbuf_add(out, l->s + from_n, l->n - from_n);
+    } else {
+      zbuf_add(out, l->s, l->n);
+    }
+  }
+  if (old_nl) zbuf_addstr(out, eol);
+}
+
+/* Passes 3 and 4: whole-line matches. Returns the number found. */
+static size_t line_matches(const zbuf *file, const char *old, size_t on, const char *new_s,
+                           size_t nn, bool trim_left, spans *out) {
+  tlines fl = ZVEC_INIT, ol = ZVEC_INIT, nl = ZVEC_INIT;
+  bool old_nl = false, file_crlf = memmem(file->data, file->len, "\r\n", 2) != NULL;
+  split(file->data, file->len, &fl, NULL);
+  split(old, on, &ol, &old_nl);
+  split(new_s, nn, &nl, NULL);
+  /* Leading and trailing blank lines of old_string do not have to match. */
+  size_t lo = 0, hi = ol.len;
+  while (lo < hi && blank_tl(&ol.items[lo])) lo++;
+  while (hi > lo && blank_tl(&ol.items[hi - 1])) hi--;
+  if (hi > lo && (lo > 0 || hi < ol.len)) {
+    if (hi < ol.len) old_nl = false; /* the match ends at its last non-blank line */
+    memmove(ol.items, ol.items + lo, (hi - lo) * sizeof *ol.items);
+    ol.len = hi - lo;
+  }
+  size_t found = 0;
+  if (ol.len && !(ol.len == 1 && blank_tl(&ol.items[0]))) {
+    for (size_t i = 0; i + ol.len <= fl.len; i++) {
+      bool eq = true;
+      for (size_t k = 0; k < ol.len && eq; k++) eq = tl_eq(&fl.items[i + k], &ol.items[k], trim_left);
+      if (!eq) continue;
+      span sp = {fl.items[i].start,
+                 old_nl ? fl.items[i + ol.len - 1].next
+                        : fl.items[i + ol.len - 1].start + fl.items[i + ol.len - 1].n,
+                 ZBUF_INIT};
+      build_repl(&fl, i, &ol, &nl, old_nl, trim_left, file_crlf ? "\r\n" : "\n", &sp.repl);
+      zvec_push(out, sp);
+      found++;
+      i += ol.len - 1;
+    }
+  }
+  zvec_free(&fl);
+  zvec_free(&ol);
+  zvec_free(&nl);
+  return found;
+}
+
+/* Pass 2: the same text with the other line ending. */
+static size_t eol_matches(const zbuf *file, const char *old, size_t on, const char *new_s,
+                          size_t nn, spans *out) {
+  if (!memchr(old, '\n', on)) return 0;
+  bool file_crlf = memmem(file->data, file->len, "\r\n", 2) != NULL;
+  bool old_crlf = memmem(old, on, "\r\n", 2) != NULL;
+  if (file_crlf == old_crlf) return 0;
+  size_t cn = 0, rn = 0;
+  cleanup_free char *conv = file_crlf ? to_crlf(old, on, &cn) : to_lf(old, on, &cn);
+  cleanup_free char *repl = file_crlf ? to_crlf(new_s, nn, &rn) : to_lf(new_s, nn, &rn);
+  offsets hits = ZVEC_INIT;
+  find_all(file->data, file->len, conv, cn, &hits);
+  for (size_t i = 0; i < hits.len; i++) {
+    span sp = {hits.items[i], hits.items[i] + cn, ZBUF_INIT};
+    zbuf_add(&sp.repl, repl, rn);
+    zvec_push(out, sp);
+  }
+  size_t n = hits.len;
+  zvec_free(&hits);
+  return n;
+}
+
 static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
   const char *path = zjson_str(args, "path");
   const json_t *old_v = json_object_get(args, "old_string");
@@ -199,40 +374,59 @@ static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
 
   offsets hits = ZVEC_INIT;
   find_all(file.data, file.len, old, on, &hits);
+  spans sp = ZVEC_INIT;
+  for (size_t i = 0; i < hits.len; i++) {
+    span x = {hits.items[i], hits.items[i] + on, ZBUF_INIT};
+    zbuf_add(&x.repl, new_s, nn);
+    zvec_push(&sp, x);
+  }
+  const char *how = "exact";
+  if (!sp.len && eol_matches(&file, old, on, new_s, nn, &sp)) how = "line endings ignored";
+  if (!sp.len && line_matches(&file, old, on, new_s, nn, false, &sp))
+    how = "trailing whitespace ignored";
+  if (!sp.len && line_matches(&file, old, on, new_s, nn, true, &sp))
+    how = "indentation ignored; the replacement was re-indented to match the file";
+  if (!hits.len) {
+    hits.len = 0;
+    for (size_t i = 0; i < sp.len; i++) zvec_push(&hits, sp.items[i].start);
+  }
   int rc = 0;
-  if (hits.len == 0) {
+  if (sp.len == 0) {
     rc = fail_not_found(res, display, &file, old, on);
-  } else if (hits.len > 1 && !replace_all) {
+  } else if (sp.len > 1 && !replace_all) {
     rc = fail_ambiguous(res, display, &file, &hits);
+    if (strcmp(how, "exact") != 0) zbuf_addf(&res->output, " (matched with %s)", how);
   } else {
     zbuf out = ZBUF_INIT;
     size_t pos = 0;
-    for (size_t i = 0; i < hits.len; i++) {
-      zbuf_add(&out, file.data + pos, hits.items[i] - pos);
-      zbuf_add(&out, new_s, nn);
-      pos = hits.items[i] + on;
+    for (size_t i = 0; i < sp.len; i++) {
+      zbuf_add(&out, file.data + pos, sp.items[i].start - pos);
+      zbuf_add(&out, sp.items[i].repl.data, sp.items[i].repl.len);
+      pos = sp.items[i].end;
     }
     zbuf_add(&out, file.data + pos, file.len - pos);
-    char *why = NULL;
-    if (ctx->write_hook.before_write &&
-        ctx->write_hook.before_write(ctx->write_hook.ud, "edit_file", target, &why) != 0) {
-      rc = ztool_fail(res, "%s", why ? why : "edit_file: the change was refused by a checkpoint "
-                      "hook");
-      free(why);
+    if (zt_before_write(ctx, "edit_file", target, res) < 0) {
+      rc = -1;
     } else if (zfs_write_atomic(target, out.data, out.len, st.st_mode & 07777, &err) < 0) {
       rc = ztool_fail(res, "edit_file: cannot write %s: %s", display, err.msg);
     } else {
+      ztool_files_note_write(ctx->files, target);
       zbuf_addf(&res->output, "Successfully edited %s (replaced %zu occurrence(s)).", display,
-                hits.len);
+                sp.len);
+      if (strcmp(how, "exact") != 0)
+        zbuf_addf(&res->output, " Note: old_string did not match exactly; it matched with %s.",
+                  how);
       res->meta = json_object();
       json_object_set_new(res->meta, "path", json_string(target));
-      json_object_set_new(res->meta, "replacements", json_integer((json_int_t)hits.len));
+      json_object_set_new(res->meta, "replacements", json_integer((json_int_t)sp.len));
       json_object_set_new(res->meta, "first_line",
-                          json_integer((json_int_t)line_of(file.data, hits.items[0])));
+                          json_integer((json_int_t)line_of(file.data, sp.items[0].start)));
       json_object_set_new(res->meta, "bytes", json_integer((json_int_t)out.len));
+      json_object_set_new(res->meta, "match", json_string(how));
     }
     zbuf_release(&out);
   }
+  spans_free(&sp);
   zvec_free(&hits);
   zbuf_release(&file);
   return rc;

@@ -14,7 +14,9 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "base/path.h"
 #include "tools/tools_internal.h"
+#include "tools/walk.h"
 
 #define LIST_MAX_ENTRIES 1000
 
@@ -35,6 +37,8 @@ typedef struct dir_entry {
 } dir_entry;
 
 typedef struct list_state {
+  const ztool_ctx *ctx;
+  const char *dir_abs;  /* absolute path of the directory being listed */
   zbuf *out;
   int max_depth;
   size_t count;
@@ -114,6 +118,9 @@ static void list_level(list_state *ls, int dfd, int depth) {
     return;
   }
   for (size_t i = 0; i < n; i++) {
+    cleanup_free char *child = zpath_join(ls->dir_abs, ents[i].name);
+    if (ls->ctx->read_guard.denied && ls->ctx->read_guard.denied(ls->ctx->read_guard.ud, child))
+      continue; /* the sandbox denies reading it: not even its name is shown */
     if (ls->count >= LIST_MAX_ENTRIES) {
       ls->capped = true;
       break;
@@ -126,15 +133,20 @@ static void list_level(list_state *ls, int dfd, int depth) {
       zbuf_addstr(ls->out, " -> ");
       add_name(ls->out, ents[i].link_target);
     }
+    bool heavy = ents[i].is_dir && depth < ls->max_depth && zwalk_is_heavy_dir(ents[i].name);
+    if (heavy) zbuf_addstr(ls->out, " (not expanded)");
     zbuf_addch(ls->out, '\n');
-    if (ents[i].is_dir && depth < ls->max_depth) {
+    if (ents[i].is_dir && depth < ls->max_depth && !heavy) {
       cleanup_fd int sub =
           openat(dfd, ents[i].name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub < 0) {
         indent(ls->out, depth + 1);
         zbuf_addf(ls->out, "[cannot list: %s]\n", strerror(errno));
       } else {
+        const char *saved = ls->dir_abs;
+        ls->dir_abs = child;
         list_level(ls, sub, depth + 1);
+        ls->dir_abs = saved;
       }
       if (ls->capped) break;
     }
@@ -168,7 +180,7 @@ static int run_list_directory(const ztool_ctx *ctx, const json_t *args, ztool_re
   }
 
   zbuf body = ZBUF_INIT;
-  list_state ls = {&body, max_depth, 0, false};
+  list_state ls = {ctx, abs, &body, max_depth, 0, false};
   list_level(&ls, dfd, 1);
   if (ls.count == 0 && !ls.capped && body.len == 0) {
     zbuf_addf(&res->output, "Directory is empty: %s", display);
@@ -198,7 +210,8 @@ const ztool ztool_def_list_directory = {
     .description =
         "List the files and subdirectories of a directory. Directories come first and end "
         "with \"/\"; symlinks show as \"name -> target\"; .git is skipped. Set recursive to "
-        "see an indented tree up to max_depth levels (at most 1000 entries). Use this to "
+        "see an indented tree up to max_depth levels (at most 1000 entries); generated "
+        "directories such as node_modules, dist and build are not expanded. Use this to "
         "explore the workspace before reading files.",
     .parameters_json = list_directory_schema,
     .side_effect = ZSIDE_READ,

@@ -16,7 +16,9 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "tools/output.h"
 #include "tools/tools_internal.h"
+#include "tools/tracker.h"
 
 #define READ_DEFAULT_LIMIT 2000
 #define READ_LINE_MAX 2000          /* bytes of one line shown before cutting */
@@ -30,7 +32,11 @@ static const char read_file_schema[] =
     "\"offset\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"1-based line number to "
     "start reading from. Default 1.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Maximum number of lines "
-    "to return. Default 2000.\"}"
+    "to return. Default 2000.\"},"
+    "\"byte_offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Read raw bytes "
+    "from this offset instead of lines (for minified or huge-line files).\"},"
+    "\"byte_limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65536,\"description\":"
+    "\"Bytes to read with byte_offset (max 65536, the default).\"}"
     "},\"required\":[\"path\"],\"additionalProperties\":false}";
 
 /* One shown line: where its (already cleaned) text sits in the text buffer. */
@@ -115,6 +121,54 @@ static int open_error(const ztool_ctx *ctx, const char *display, int err, ztool_
   return ztool_fail(res, "Cannot open %s: %s.", display, strerror(err));
 }
 
+/* byte_offset / byte_limit: a raw window of the file, shown without line
+ * numbers (cut to whole UTF-8 characters). */
+static int read_bytes(const ztool_ctx *ctx, int fd, const struct stat *st, const char *abs,
+                      const char *display, uint64_t off, size_t limit, ztool_result *res) {
+  if (off > (uint64_t)st->st_size)
+    return ztool_fail(res, "byte_offset %llu is past the end of %s (%lld bytes).",
+                      (unsigned long long)off, display, (long long)st->st_size);
+  char *buf = xmalloc(limit + 4);
+  ssize_t n;
+  while ((n = pread(fd, buf, limit, (off_t)off)) < 0 && errno == EINTR) {
+  }
+  if (n < 0) {
+    free(buf);
+    return ztool_fail(res, "Cannot read %s: %s.", display, strerror(errno));
+  }
+  size_t probe = off == 0 ? (size_t)n : 0;
+  if (probe > READ_BINARY_PROBE) probe = READ_BINARY_PROBE;
+  if (probe && memchr(buf, '\0', probe)) {
+    free(buf);
+    return ztool_fail(res, "%s is a binary file (%lld bytes); read_file shows text only.",
+                      display, (long long)st->st_size);
+  }
+  /* Whole characters: skip continuation bytes at the start, cut a partial one at the end. */
+  size_t start = 0;
+  while (start < (size_t)n && start < 3 && ((unsigned char)buf[start] & 0xC0) == 0x80) start++;
+  size_t end = (uint64_t)off + (uint64_t)n < (uint64_t)st->st_size
+                   ? zutf8_boundary(buf + start, (size_t)n - start) + start
+                   : (size_t)n;
+  uint64_t first = off + start, last = off + end;
+  zbuf_addf(&res->output, "File: %s (bytes %llu-%llu of %lld)\n\n", display,
+            (unsigned long long)first, (unsigned long long)last, (long long)st->st_size);
+  zt_utf8_append(&res->output, buf + start, end - start);
+  free(buf);
+  if (last < (uint64_t)st->st_size) {
+    zbuf_addf(&res->output, "\n\n[truncated: call read_file with byte_offset=%llu to continue]",
+              (unsigned long long)last);
+    res->truncated = true;
+  }
+  bool again = ztool_files_note_read(ctx->files, abs, st, (size_t)first, (size_t)last, true);
+  res->meta = json_object();
+  json_object_set_new(res->meta, "path", json_string(abs));
+  json_object_set_new(res->meta, "byte_offset", json_integer((json_int_t)first));
+  json_object_set_new(res->meta, "byte_end", json_integer((json_int_t)last));
+  json_object_set_new(res->meta, "bytes", json_integer((json_int_t)st->st_size));
+  json_object_set_new(res->meta, "seen_before", json_boolean(again));
+  return 0;
+}
+
 static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
   const char *path = zjson_str(args, "path");
   size_t start = (size_t)zjson_int_or(args, "offset", 1);
@@ -137,7 +191,15 @@ static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
                       "regular files only.",
                       display);
 
+  if (json_object_get(args, "byte_offset") || json_object_get(args, "byte_limit")) {
+    cleanup_free char *real = realpath(abs, NULL);
+    return read_bytes(ctx, fd, &st, real ? real : abs, display,
+                      (uint64_t)zjson_int_or(args, "byte_offset", 0),
+                      (size_t)zjson_int_or(args, "byte_limit", 65536), res);
+  }
   size_t cap = zt_output_cap(ctx);
+  size_t budget = zt_budget_tokens("read_file") * ZT_BYTES_PER_TOKEN;
+  if (budget < cap) cap = budget;
   line_scan ls = {.start = start, .limit = limit, .budget = cap > 2048 ? cap - 1024 : cap / 2,
                   .lineno = 1, .cur = ZBUF_INIT, .texts = ZBUF_INIT, .shown = ZVEC_INIT};
   char *buf = xmalloc(READ_CHUNK);
@@ -208,8 +270,15 @@ static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
       } else if (zbuf_ends_with(&res->output, "\n")) {
         zbuf_setlen(&res->output, res->output.len - 1);
       }
+      cleanup_free char *real = realpath(abs, NULL);
+      bool again = ztool_files_note_read(ctx->files, real ? real : abs, &st, first,
+                                         total ? last : 0, false);
+      if (again)
+        zbuf_addstr(&res->output, "\n[note: you already read these lines in this session and "
+                                  "the file has not changed since]");
       res->meta = json_object();
       json_object_set_new(res->meta, "path", json_string(abs));
+      json_object_set_new(res->meta, "seen_before", json_boolean(again));
       json_object_set_new(res->meta, "total_lines", json_integer((json_int_t)total));
       json_object_set_new(res->meta, "start_line", json_integer((json_int_t)first));
       json_object_set_new(res->meta, "end_line",

@@ -23,12 +23,16 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "tools/tool.h"
+#include "tools/output.h"
 #include "tools/tools_internal.h"
 
 /* Sorted by name (ztool_all promises it). */
 static const ztool *const all_tools[] = {
-    &ztool_def_edit_file,      &ztool_def_exec_command, &ztool_def_list_directory,
-    &ztool_def_read_file,      &ztool_def_update_plan,  &ztool_def_write_file,
+    &ztool_def_apply_patch,
+    &ztool_def_edit_file,      &ztool_def_exec_command, &ztool_def_glob,
+    &ztool_def_grep,           &ztool_def_list_directory,
+    &ztool_def_read_file,      &ztool_def_update_plan,  &ztool_def_view_image,
+    &ztool_def_web_fetch,      &ztool_def_write_file,   &ztool_def_write_stdin,
 };
 
 const char *zside_effect_name(zside_effect s) {
@@ -239,6 +243,22 @@ char *zt_writable_target(const ztool_ctx *ctx, const char *tool, const char *pat
   }
   *display_out = steal_pointer(&display);
   return steal_pointer(&target);
+}
+
+int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path,
+                    ztool_result *res) {
+  if (!ctx->write_hook.before_write) return 0;
+  char *msg = NULL;
+  int rc = ctx->write_hook.before_write(ctx->write_hook.ud, tool, abs_path, &msg);
+  if (rc == 0) {
+    free(msg);
+    return 0;
+  }
+  cleanup_free char *display = zt_display_path(ctx, abs_path);
+  ztool_fail(res, "%s: the change to %s was refused: %s", tool, display,
+             msg && msg[0] ? msg : "the before-write hook declined it");
+  free(msg);
+  return -1;
 }
 
 /* ---- argument checking --------------------------------------------------- */
@@ -456,7 +476,7 @@ static void list_tool_names(zbuf *out) {
  * a continuation notice), each cut on a line boundary where one is near, and
  * says how much was dropped. Tools budget their own output; this is the
  * backstop for the cases they cannot foresee. */
-static void finish_output(const ztool_ctx *ctx, ztool_result *res) {
+static void finish_output(const ztool_ctx *ctx, const char *tool, ztool_result *res) {
   /* A NUL would cut the text short wherever it is handled as a C string (the
    * conversation, JSON encoders), so it is shown as U+2400 SYMBOL FOR NULL. */
   if (memchr(res->output.data, '\0', res->output.len)) {
@@ -477,11 +497,27 @@ static void finish_output(const ztool_ctx *ctx, ztool_result *res) {
     zbuf_release(&res->output);
     res->output = clean;
   }
+  /* Secrets never reach the model (or the session log). */
+  size_t redacted = zt_redact(&res->output);
+  if (redacted) {
+    if (!res->meta) res->meta = json_object();
+    if (json_is_object(res->meta))
+      json_object_set_new(res->meta, "redacted", json_integer((json_int_t)redacted));
+  }
   size_t cap = zt_output_cap(ctx);
+  /* The per-tool budget; exec_command and write_stdin budget themselves
+   * (max_output_tokens) and read_file pages by lines. */
+  size_t budget = zt_budget_tokens(tool) * ZT_BYTES_PER_TOKEN;
+  bool self_budgeted = tool && (!strcmp(tool, "exec_command") || !strcmp(tool, "write_stdin") ||
+                                !strcmp(tool, "read_file"));
+  if (!self_budgeted && budget < cap && res->output.len > budget) {
+    zt_budget_cut(tool, &res->output, budget, NULL);
+    res->truncated = true;
+  }
   if (res->output.len <= cap) return;
   const char *s = res->output.data;
   size_t total = res->output.len;
-  size_t room = cap > 1024 ? cap - 256 : cap / 2;
+  size_t room = cap > 1024 ? cap - 384 : cap / 2;
   size_t tail = cap <= 1024 ? 0 : room / 8 < 4096 ? room / 8 : 4096;
   size_t head = zutf8_boundary(s, room - tail);
   const char *nl = memrchr(s, '\n', head);
@@ -491,13 +527,23 @@ static void finish_output(const ztool_ctx *ctx, ztool_result *res) {
   if (tnl && (size_t)(tnl - (s + tail_at)) < tail / 2) tail_at = (size_t)(tnl - s) + 1;
   while (tail_at < total && ((unsigned char)s[tail_at] & 0xC0) == 0x80) tail_at++;
 
+  /* The hard ceiling: the whole text goes to a spill file when the notice
+   * has room to name it. */
+  char *spill = cap > 1024 ? zt_spill(tool, s, total, NULL) : NULL;
   zbuf out = ZBUF_INIT;
   zbuf_add(&out, s, head);
   if (!zbuf_ends_with(&out, "\n")) zbuf_addch(&out, '\n');
-  zbuf_addf(&out,
-            "[output truncated: showing the first %zu and the last %zu of %zu bytes; narrow "
-            "the request to see the rest]\n",
-            head, total - tail_at, total);
+  if (spill)
+    zbuf_addf(&out,
+              "[output truncated: showing the first %zu and the last %zu of %zu bytes; the "
+              "full output is in %s (read it with read_file)]\n",
+              head, total - tail_at, total, spill);
+  else
+    zbuf_addf(&out,
+              "[output truncated: showing the first %zu and the last %zu of %zu bytes; narrow "
+              "the request to see the rest]\n",
+              head, total - tail_at, total);
+  free(spill);
   zbuf_add(&out, s + tail_at, total - tail_at);
   zbuf_release(&res->output);
   res->output = out;
@@ -510,13 +556,23 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
   if (!t) {
     ztool_fail(res, "unknown tool \"%s\"; available tools: ", name ? name : "");
     list_tool_names(&res->output);
-    finish_output(ctx, res);
+    finish_output(ctx, t ? t->name : NULL, res);
     return -1;
   }
 
   json_t *args = NULL;
   if (!args_text || blank(args_text)) {
     args = json_object();
+  } else if (t->freeform_param && (args = json_loads(args_text, JSON_DECODE_ANY, NULL)) &&
+             !json_is_object(args)) {
+    /* A freeform call whose raw text happens to be valid JSON (e.g. a
+     * string): the text itself is the input. */
+    json_decref(args);
+    args = json_pack("{ss}", t->freeform_param, args_text);
+  } else if (t->freeform_param && !args) {
+    args = json_pack("{ss}", t->freeform_param, args_text);
+  } else if (args) {
+    /* parsed above */
   } else {
     json_error_t je;
     args = json_loads(args_text, JSON_DECODE_ANY, &je);
@@ -531,9 +587,14 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
                    "invalid arguments for %s: %s at column %d; send a JSON object matching "
                    "the schema",
                    t->name, je.text, je.column);
-      finish_output(ctx, res);
+      finish_output(ctx, t ? t->name : NULL, res);
       return -1;
     }
+  }
+  if (!args) {
+    ztool_fail(res, "invalid arguments for %s: the raw input is not valid UTF-8", t->name);
+    finish_output(ctx, t ? t->name : NULL, res);
+    return -1;
   }
   if (!json_is_object(args)) {
     ztool_fail(res,
@@ -541,7 +602,7 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
                "object matching the schema",
                t->name, json_type_name(args));
     json_decref(args);
-    finish_output(ctx, res);
+    finish_output(ctx, t ? t->name : NULL, res);
     return -1;
   }
 
@@ -566,6 +627,6 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
   zbuf_release(&err);
   json_decref(schema);
   json_decref(args);
-  finish_output(ctx, res);
+  finish_output(ctx, t ? t->name : NULL, res);
   return rc;
 }

@@ -26,6 +26,7 @@ typedef enum zside_effect {
 const char *zside_effect_name(zside_effect s);
 
 struct zspawner;
+struct ztool_files;
 
 /* Called before a tool changes a file, so the previous content can be saved
  * (checkpoints, rewind). abs_path may not exist yet. Returning nonzero
@@ -34,6 +35,13 @@ typedef struct ztool_write_hook {
   int (*before_write)(void *ud, const char *tool, const char *abs_path, char **message);
   void *ud;
 } ztool_write_hook;
+
+/* Paths the sandbox policy denies for reading: grep, glob and
+ * list_directory never list, open or enter them. denied NULL = none. */
+typedef struct ztool_read_guard {
+  bool (*denied)(void *ud, const char *abs_path);
+  void *ud;
+} ztool_read_guard;
 
 /* The state a run shares with its tools. Owned by the agent loop. */
 typedef struct ztool_ctx {
@@ -45,6 +53,10 @@ typedef struct ztool_ctx {
   json_t *plan;                   /* update_plan's current plan (array); owned by ctx owner */
   struct zspawner *spawner;       /* confines child processes (exec/spawn.h); NULL = none */
   ztool_write_hook write_hook;    /* before_write NULL = no hook */
+  ztool_read_guard read_guard;    /* denied NULL = every path may be read */
+  struct ztool_files *files;      /* what the model has read (tools/tracker.h); NULL = no
+                                     tracking: write_file then overwrites unread files */
+  bool images_unsupported;        /* the model takes no image input: view_image refuses */
 } ztool_ctx;
 
 #define ZTOOL_OUTPUT_CAP (256u * 1024u) /* what a single result may hand the model */
@@ -70,6 +82,10 @@ typedef struct ztool {
   /* Runs the tool. args is the parsed argument object (already checked to be
    * an object). Returns 0 on success, -1 when it failed (res->is_error set). */
   int (*run)(const ztool_ctx *ctx, const json_t *args, ztool_result *res);
+  /* When set, the tool also accepts its whole input as raw text (a freeform
+   * tool call): arguments that are not a JSON object become
+   * {freeform_param: text}. NULL for ordinary tools. */
+  const char *freeform_param;
 } ztool;
 
 /* All built-in tools, sorted by name. */

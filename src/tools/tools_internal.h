@@ -8,18 +8,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "base/buf.h"
 #include "tools/tool.h"
 
 /* The built-in tools, one per file. */
+extern const ztool ztool_def_apply_patch;
 extern const ztool ztool_def_edit_file;
 extern const ztool ztool_def_exec_command;
+extern const ztool ztool_def_glob;
+extern const ztool ztool_def_grep;
 extern const ztool ztool_def_list_directory;
 extern const ztool ztool_def_read_file;
 extern const ztool ztool_def_update_plan;
+extern const ztool ztool_def_view_image;
+extern const ztool ztool_def_web_fetch;
 extern const ztool ztool_def_write_file;
+extern const ztool ztool_def_write_stdin;
 
 /* The output cap in effect (ctx->output_cap or ZTOOL_OUTPUT_CAP). */
 size_t zt_output_cap(const ztool_ctx *ctx);
@@ -48,5 +55,20 @@ size_t zt_count_lines(const char *s, size_t n);
  * resolved). *display_out gets the path to show the model. Both caller frees. */
 char *zt_writable_target(const ztool_ctx *ctx, const char *tool, const char *path,
                          char **display_out, ztool_result *res);
+
+/* Asks ctx->write_hook (when set) whether abs_path may be changed by tool.
+ * Returns 0, or -1 with an error result carrying the hook's message. */
+int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path,
+                    ztool_result *res);
+
+/* apply_patch on patch text (the tool's input). */
+int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztool_result *res);
+
+/* exec_command / write_stdin: waits for a process of the table until it exits
+ * or yield_deadline (monotonic ms) and fills the result (output cut to
+ * max_bytes, status, changed files or the session id). */
+struct zexec_proc;
+int zt_exec_wait_and_report(const ztool_ctx *ctx, const char *tool, struct zexec_proc *p,
+                            int64_t yield_deadline, size_t max_bytes, ztool_result *res);
 
 #endif

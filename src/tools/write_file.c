@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "tools/tools_internal.h"
+#include "tools/tracker.h"
 
 static const char write_file_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -54,6 +55,23 @@ static int run_write_file(const ztool_ctx *ctx, const json_t *args, ztool_result
                         "File already exists: %s. To replace it, call write_file again with "
                         "overwrite: true; for a targeted change use edit_file.",
                         display);
+    /* Never replace content the model has not seen, or that changed since. */
+    switch (ztool_files_check(ctx->files, target, &st)) {
+    case ZFILES_UNSEEN:
+      return ztool_fail(res,
+                        "write_file: refusing to overwrite %s: it has not been read in this "
+                        "session. Read it with read_file first, then write it again (or change "
+                        "part of it with edit_file).",
+                        display);
+    case ZFILES_CHANGED:
+      return ztool_fail(res,
+                        "write_file: refusing to overwrite %s: it changed on disk since you "
+                        "read it (someone or something else modified it). Read it again with "
+                        "read_file, then redo the change on the current content.",
+                        display);
+    case ZFILES_SEEN:
+      break;
+    }
     mode = st.st_mode & 07777;
   } else {
     cleanup_free char *parent = xstrdup(target);
@@ -67,19 +85,12 @@ static int run_write_file(const ztool_ctx *ctx, const json_t *args, ztool_result
     }
   }
 
-  if (ctx->write_hook.before_write) {
-    char *why = NULL;
-    if (ctx->write_hook.before_write(ctx->write_hook.ud, "write_file", target, &why) != 0) {
-      int rc = ztool_fail(res, "%s", why ? why : "write_file: the change was refused by a "
-                          "checkpoint hook");
-      free(why);
-      return rc;
-    }
-  }
+  if (zt_before_write(ctx, "write_file", target, res) < 0) return -1;
   zerr err = ZERR_INIT;
   if (zfs_write_atomic(target, content, len, mode, &err) < 0)
     return ztool_fail(res, "write_file: cannot write %s: %s", display, err.msg);
 
+  ztool_files_note_write(ctx->files, target);
   size_t lines = zt_count_lines(content, len);
   zbuf_addf(&res->output, "%s %s (%zu lines).", exists ? "Overwrote" : "Created", display,
             lines);

@@ -144,6 +144,8 @@ class Rewind(ZeroTest):
         turns = [
             {"tool_calls": [{"name": "edit_file", "arguments": {
                 "path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"}}]},
+            # write_file replaces only a file read in this run (tools issue).
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "bin/run.sh"}}]},
             {"tool_calls": [{"name": "write_file", "arguments": {
                 "path": "bin/run.sh", "content": "#!/bin/sh\necho new\n", "overwrite": True}}]},
             {"tool_calls": [{"name": "write_file", "arguments": {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -434,6 +435,54 @@ static void test_malformed_arguments_give_error_result_and_loop_continues(void *
   assert_string_equal(f->agent.final_text, "sorry");
 }
 
+/* Read-only calls in a row run at once: each waits (up to 2 s) in the read
+ * guard until another call is inside it too. */
+static pthread_mutex_t rdv_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rdv_cv = PTHREAD_COND_INITIALIZER;
+static int rdv_inside, rdv_max;
+
+static bool rendezvous(void *ud, const char *abs) {
+  (void)ud;
+  (void)abs;
+  pthread_mutex_lock(&rdv_mu);
+  rdv_inside++;
+  if (rdv_inside > rdv_max) rdv_max = rdv_inside;
+  pthread_cond_broadcast(&rdv_cv);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 2;
+  while (rdv_max < 2 && pthread_cond_timedwait(&rdv_cv, &rdv_mu, &until) == 0) {
+  }
+  pthread_mutex_unlock(&rdv_mu);
+  return false;
+}
+
+static void test_consecutive_read_only_calls_run_in_parallel_in_order(void **state) {
+  fx *f = *state;
+  write_ws(f, "a.txt", "needle a\n");
+  write_ws(f, "b.txt", "needle b\n");
+  rdv_inside = rdv_max = 0;
+  f->ctx.read_guard.denied = rendezvous;
+  fake_turn turns[] = {
+      {.evs = {CALL("c1", "grep", "{\"pattern\":\"needle a\"}"),
+               CALL("c2", "grep", "{\"pattern\":\"needle b\"}"),
+               CALL("c3", "read_file", "{\"path\":\"a.txt\"}")}},
+      {.evs = {TEXT("done")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  f->ctx.read_guard.denied = NULL;
+  assert_true(rdv_max >= 2);
+  const zconv *c = &f->fp.seen_conv[1];
+  assert_int_equal(c->len, 5);
+  assert_string_equal(c->items[2].tool_call_id, "c1");
+  assert_string_equal(c->items[2].content, "a.txt");
+  assert_string_equal(c->items[3].tool_call_id, "c2");
+  assert_string_equal(c->items[3].content, "b.txt");
+  assert_string_equal(c->items[4].tool_call_id, "c3");
+  assert_contains(c->items[4].content, "needle a");
+}
+
 static void test_unknown_tool_is_an_error_result_without_permission_events(void **state) {
   fx *f = *state;
   fake_turn turns[] = {
@@ -841,6 +890,7 @@ int main(void) {
       T(test_tool_round_trip_reads_file_and_feeds_result_back),
       T(test_two_calls_in_one_turn_each_get_a_result),
       T(test_malformed_arguments_give_error_result_and_loop_continues),
+      T(test_consecutive_read_only_calls_run_in_parallel_in_order),
       T(test_unknown_tool_is_an_error_result_without_permission_events),
       T(test_max_turns_reached_is_incomplete),
       T(test_max_turns_one_with_plain_answer_succeeds),

@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include "base/json.h"
+#include "base/time.h"
+#include "tools/tracker.h"
 #include "test_tools_util.h"
 
 /* ---- read_file ----------------------------------------------------------- */
@@ -356,20 +358,38 @@ static void edit_file_reports_a_missing_string(void **state) {
   assert_output_contains(f, "read_file");
 }
 
-static void edit_file_hints_at_whitespace_and_crlf_and_line_numbers(void **state) {
+static void edit_file_tolerates_indentation_and_line_endings(void **state) {
   tfx *f = *state;
   tfx_write_str(f, "w.py", "def f():\n    x = 1\n    return x\n");
+  /* Indentation differs (and the first line starts mid-line): re-indented. */
   assert_int_equal(tfx_run(f, "edit_file", "{\"path\":\"w.py\",\"old_string\":\"x = 1\\n  return x\","
-                                            "\"new_string\":\"x = 2\\n    return x\"}"),
-                   -1);
-  assert_output_contains(f, "would match at line 2 if whitespace were ignored");
-
-  tfx_write_str(f, "dos.txt", "one\r\ntwo\r\n");
+                                            "\"new_string\":\"x = 2\\n  return x + 1\"}"),
+                   0);
+  assert_output_contains(f, "indentation ignored");
+  char *c = tfx_read(f, "w.py");
+  assert_string_equal(c, "def f():\n    x = 2\n    return x + 1\n");
+  free(c);
+  /* Trailing whitespace differs: the file's other lines are untouched. */
+  tfx_write_str(f, "t.txt", "a  \nb\t\nc\n");
+  assert_int_equal(tfx_run(f, "edit_file", "{\"path\":\"t.txt\",\"old_string\":\"a\\nb\\n\","
+                                            "\"new_string\":\"A\\nB\\n\"}"), 0);
+  assert_output_contains(f, "trailing whitespace ignored");
+  c = tfx_read(f, "t.txt");
+  assert_string_equal(c, "A\nB\nc\n");
+  free(c);
+  /* LF old_string against a CRLF file: the replacement gets CRLF. */
+  tfx_write_str(f, "dos.txt", "one\r\ntwo\r\nthree\r\n");
   assert_int_equal(tfx_run(f, "edit_file", "{\"path\":\"dos.txt\",\"old_string\":\"one\\ntwo\","
-                                            "\"new_string\":\"1\\n2\"}"),
-                   -1);
-  assert_output_contains(f, "CRLF");
-  assert_output_contains(f, "line 1");
+                                            "\"new_string\":\"1\\n2\"}"), 0);
+  assert_output_contains(f, "line endings ignored");
+  c = tfx_read(f, "dos.txt");
+  assert_string_equal(c, "1\r\n2\r\nthree\r\n");
+  free(c);
+  /* Ambiguous after loosening: refused with every candidate line. */
+  tfx_write_str(f, "amb.py", "if a:\n    go()\nif b:\n  go()\n");
+  assert_int_equal(tfx_run(f, "edit_file", "{\"path\":\"amb.py\",\"old_string\":\"go()\\n\","
+                                            "\"new_string\":\"stop()\\n\"}"), -1);
+  assert_output_contains(f, "at lines 2, 4");
 
   assert_int_equal(tfx_run(f, "edit_file", "{\"path\":\"w.py\",\"old_string\":\"2 |     x = 1\","
                                             "\"new_string\":\"x = 2\"}"),
@@ -430,6 +450,49 @@ static void edit_file_refuses_outside_the_workspace(void **state) {
   free(c);
 }
 
+static void write_file_overwrites_only_what_was_read_and_unchanged(void **state) {
+  tfx *f = *state;
+  f->ctx.files = ztool_files_new();
+  tfx_write_str(f, "k.txt", "old\n");
+  assert_int_equal(tfx_run(f, "write_file", "{\"path\":\"k.txt\",\"content\":\"new\","
+                                            "\"overwrite\":true}"), -1);
+  assert_output_contains(f, "it has not been read in this session");
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"k.txt\"}"), 0);
+  assert_false(zjson_bool_or(f->res.meta, "seen_before", true));
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"k.txt\"}"), 0);
+  assert_true(zjson_bool_or(f->res.meta, "seen_before", false));
+  assert_output_contains(f, "you already read these lines");
+  /* Changed behind the model's back: refused, and it says so. */
+  ztime_sleep_ms(10, NULL);
+  tfx_write_str(f, "k.txt", "changed by someone else\n");
+  assert_int_equal(tfx_run(f, "write_file", "{\"path\":\"k.txt\",\"content\":\"new\","
+                                            "\"overwrite\":true}"), -1);
+  assert_output_contains(f, "it changed on disk since you read it");
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"k.txt\"}"), 0);
+  assert_int_equal(tfx_run(f, "write_file", "{\"path\":\"k.txt\",\"content\":\"new\","
+                                            "\"overwrite\":true}"), 0);
+  /* What zero wrote itself counts as seen. */
+  assert_int_equal(tfx_run(f, "write_file", "{\"path\":\"k.txt\",\"content\":\"newer\","
+                                            "\"overwrite\":true}"), 0);
+  ztool_files_free(f->ctx.files);
+  f->ctx.files = NULL;
+}
+
+static void read_file_byte_ranges(void **state) {
+  tfx *f = *state;
+  tfx_write_str(f, "min.js", "var a=1;var b=\xc3\xa9;var c=3;");
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"min.js\",\"byte_offset\":4,"
+                                           "\"byte_limit\":11}"), 0);
+  /* bytes 4..15 would cut the two-byte é in half: the window stops before it. */
+  assert_string_equal(f->res.output.data,
+                      "File: min.js (bytes 4-14 of 25)\n\na=1;var b="
+                      "\n\n[truncated: call read_file with byte_offset=14 to continue]");
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"min.js\",\"byte_offset\":14}"), 0);
+  assert_string_equal(f->res.output.data, "File: min.js (bytes 14-25 of 25)\n\n\xc3\xa9;var c=3;");
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"min.js\",\"byte_limit\":70000}"), -1);
+  assert_output_contains(f, "at most 65536");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       TFX_TEST(read_file_numbers_lines),
@@ -456,7 +519,9 @@ int main(void) {
       TFX_TEST(write_file_writes_through_an_inside_symlink),
       TFX_TEST(edit_file_replaces_a_unique_match),
       TFX_TEST(edit_file_reports_a_missing_string),
-      TFX_TEST(edit_file_hints_at_whitespace_and_crlf_and_line_numbers),
+      TFX_TEST(edit_file_tolerates_indentation_and_line_endings),
+      TFX_TEST(write_file_overwrites_only_what_was_read_and_unchanged),
+      TFX_TEST(read_file_byte_ranges),
       TFX_TEST(edit_file_lists_the_lines_of_an_ambiguous_match),
       TFX_TEST(edit_file_refuses_degenerate_edits),
       TFX_TEST(edit_file_refuses_outside_the_workspace),

@@ -9,11 +9,18 @@
 #include "base/json.h"
 #include "test_tools_util.h"
 
+/* Every built-in tool, sorted. */
+static const char *const tool_names[] = {
+    "apply_patch", "edit_file", "exec_command", "glob", "grep", "list_directory",
+    "read_file",   "update_plan", "view_image", "web_fetch", "write_file", "write_stdin",
+};
+
 static void all_tools_are_sorted_and_findable(void **state) {
   (void)state;
   size_t n = 0;
   const ztool *const *all = ztool_all(&n);
-  assert_int_equal(n, 6);
+  assert_int_equal(n, ZARRAY_LEN(tool_names));
+  for (size_t i = 0; i < n; i++) assert_string_equal(all[i]->name, tool_names[i]);
   for (size_t i = 1; i < n; i++) assert_true(strcmp(all[i - 1]->name, all[i]->name) < 0);
   for (size_t i = 0; i < n; i++) assert_ptr_equal(ztool_find(all[i]->name), all[i]);
   assert_null(ztool_find("nope"));
@@ -26,6 +33,9 @@ static void side_effects_match_the_contract(void **state) {
       {"read_file", ZSIDE_READ, true},       {"list_directory", ZSIDE_READ, true},
       {"write_file", ZSIDE_WRITE, false},    {"edit_file", ZSIDE_WRITE, false},
       {"exec_command", ZSIDE_SHELL, false},  {"update_plan", ZSIDE_NONE, true},
+      {"apply_patch", ZSIDE_WRITE, false},   {"write_stdin", ZSIDE_SHELL, false},
+      {"grep", ZSIDE_READ, true},            {"glob", ZSIDE_READ, true},
+      {"view_image", ZSIDE_READ, true},      {"web_fetch", ZSIDE_NETWORK, true},
   };
   for (size_t i = 0; i < ZARRAY_LEN(want); i++) {
     const ztool *t = ztool_find(want[i].name);
@@ -44,7 +54,7 @@ static void side_effects_match_the_contract(void **state) {
 static void schemas_are_closed_objects_with_described_properties(void **state) {
   (void)state;
   json_t *arr = ztool_schemas(NULL, NULL);
-  assert_int_equal(json_array_size(arr), 6);
+  assert_int_equal(json_array_size(arr), ZARRAY_LEN(tool_names));
   size_t i;
   json_t *s;
   json_array_foreach(arr, i, s) {
@@ -70,7 +80,8 @@ static bool only_read_only(const ztool *t, void *ud) {
 static void schemas_filter_selects_tools(void **state) {
   (void)state;
   json_t *arr = ztool_schemas(only_read_only, NULL);
-  assert_int_equal(json_array_size(arr), 3);
+  /* glob, grep, list_directory, read_file, update_plan, view_image, web_fetch */
+  assert_int_equal(json_array_size(arr), 7);
   json_decref(arr);
 }
 

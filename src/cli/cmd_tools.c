@@ -1,0 +1,217 @@
+/* cmd_tools.c — `zero tools list|run`: the model's tools from the command
+ * line, through the same permission engine and output processing (argument
+ * checking, redaction, budgets, spill files) a model call gets. For scripts,
+ * debugging and benchmarks.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/permissions.h"
+#include "base/buf.h"
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "cli/cli.h"
+#include "cli/run_setup.h"
+#include "tools/tool.h"
+
+static const char tools_usage[] =
+    "Usage: zero tools list [--json] [MODE]\n"
+    "       zero tools run NAME ARGS [--json] [MODE] [-C DIR] [--add-dir DIR]...\n"
+    "\n"
+    "Runs the model's tools directly. ARGS is the JSON argument object (or raw text for\n"
+    "apply_patch); \"-\" reads it from stdin. The result goes to stdout; the exit code is\n"
+    "0 when the tool succeeded, 1 when it failed or was denied, 2 for usage errors.\n"
+    "\n"
+    "MODE (as for zero exec; default ask, which denies calls that need approval):\n"
+    "  --permission-mode ask|auto|unsafe|plan   --auto low|medium|high\n"
+    "  --skip-permissions-unsafe\n"
+    "Options:\n"
+    "  --json            print a JSON object (tool, ok, output, truncated, meta, permission)\n"
+    "  -C, --cwd DIR     workspace directory (default: the current directory)\n"
+    "  --add-dir DIR     another directory the write tools may change (repeatable)\n"
+    "\n"
+    "Examples:\n"
+    "  zero tools run read_file '{\"path\":\"README.md\"}'\n"
+    "  zero tools run grep '{\"pattern\":\"TODO\",\"output_mode\":\"count\"}' --json\n"
+    "  zero tools run apply_patch - --permission-mode auto < change.patch\n";
+
+typedef struct tools_args {
+  bool json;
+  bool mode_given, skip_unsafe;
+  zperm_mode mode;
+  zautonomy autonomy;
+  const char *cwd;
+  ZVEC(const char *) add_dirs;
+  ZVEC(const char *) positional;
+} tools_args;
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "zero tools: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nRun zero tools --help for usage.\n");
+  va_end(ap);
+  return ZEXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, tools_args *a) {
+  for (int i = 0; i < argc; i++) {
+    const char *s = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    zerr err = ZERR_INIT;
+    if (!strcmp(s, "--json")) {
+      a->json = true;
+    } else if (!strcmp(s, "--skip-permissions-unsafe")) {
+      a->skip_unsafe = true;
+    } else if (!strcmp(s, "--permission-mode") || !strcmp(s, "--auto") || !strcmp(s, "-C") ||
+               !strcmp(s, "--cwd") || !strcmp(s, "--add-dir")) {
+      if (!val) return usage_error("%s needs a value", s);
+      i++;
+      if (!strcmp(s, "--permission-mode")) {
+        if (zperm_mode_parse(val, &a->mode, &err) < 0) return usage_error("%s", err.msg);
+        a->mode_given = true;
+      } else if (!strcmp(s, "--auto")) {
+        if (zautonomy_parse(val, &a->autonomy, &err) < 0) return usage_error("%s", err.msg);
+      } else if (!strcmp(s, "--add-dir")) {
+        zvec_push(&a->add_dirs, val);
+      } else {
+        a->cwd = val;
+      }
+    } else if (s[0] == '-' && s[1] && strcmp(s, "-") != 0) {
+      return usage_error("unknown option %s", s);
+    } else {
+      zvec_push(&a->positional, s);
+    }
+  }
+  return 0;
+}
+
+static int list(const tools_args *a, zperm_mode mode) {
+  size_t n;
+  const ztool *const *tools = ztool_all(&n);
+  json_t *arr = a->json ? json_array() : NULL;
+  for (size_t i = 0; i < n; i++) {
+    const ztool *t = tools[i];
+    zperm_engine eng = {.mode = mode};
+    zperm_decision d = zperm_decide(&eng, t, NULL);
+    if (arr) {
+      json_t *params = json_loads(t->parameters_json, 0, NULL);
+      json_array_append_new(
+          arr, json_pack("{s:s, s:s, s:s, s:b, s:s, s:o}", "name", t->name, "description",
+                         t->description, "side_effect", zside_effect_name(t->side_effect),
+                         "read_only", t->read_only, "permission", zperm_action_name(d.action),
+                         "parameters", params ? params : json_object()));
+    } else {
+      /* The first sentence: up to ". " or a newline. */
+      const char *end = strstr(t->description, ". ");
+      const char *nl = strchr(t->description, '\n');
+      if (!end || (nl && nl < end)) end = nl ? nl - 1 : NULL;
+      int len = end ? (int)(end - t->description) + 1 : (int)strlen(t->description);
+      printf("%-15s %-8s %-7s %.*s\n", t->name, zside_effect_name(t->side_effect),
+             zperm_action_name(d.action), len, t->description);
+    }
+  }
+  if (arr) {
+    char *s = zjson_dumps(arr);
+    printf("%s\n", s);
+    free(s);
+    json_decref(arr);
+  }
+  return ZEXIT_SUCCESS;
+}
+
+static char *read_stdin(void) {
+  zbuf b = ZBUF_INIT;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) zbuf_add(&b, buf, n);
+  return zbuf_detach(&b, NULL);
+}
+
+static int run(const tools_args *a, zperm_mode mode) {
+  if (a->positional.len < 2)
+    return usage_error("%s", "run needs a tool name and its arguments, e.g. "
+                             "zero tools run read_file '{\"path\":\"README.md\"}'");
+  const char *name = a->positional.items[0];
+  const ztool *t = ztool_find(name);
+  if (!t) return usage_error("unknown tool \"%s\"; zero tools list shows them", name);
+  cleanup_free char *stdin_text = NULL;
+  const char *args = a->positional.items[1];
+  if (!strcmp(args, "-")) args = stdin_text = read_stdin();
+
+  /* The same assembly as a model's call: the workspace, the sandbox that
+   * confines commands, the permission engine and the output processing. */
+  zrun_setup rs = ZRUN_SETUP_INIT;
+  zerr err = ZERR_INIT;
+  if (zrun_setup_workspace(&rs, a->cwd, (const char *const *)a->add_dirs.items, a->add_dirs.len,
+                           &err) < 0 ||
+      zrun_setup_sandbox(&rs, &err) < 0) {
+    fprintf(stderr, "zero tools: %s\n", err.msg);
+    zrun_setup_release(&rs);
+    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+  }
+  zrun_setup_tools(&rs, mode, a->autonomy);
+  zcancel_install();
+
+  ztool_result res = ZTOOL_RESULT_INIT;
+  json_t *parsed = json_loads(args && *args ? args : "{}", 0, NULL);
+  zperm_decision d = zperm_decide(&rs.perm, t, json_is_object(parsed) ? parsed : NULL);
+  json_decref(parsed);
+  if (d.action == ZPERM_PROMPT) {
+    d.action = ZPERM_DENY;
+    snprintf(d.reason, sizeof d.reason, "%s",
+             "this call needs approval and zero tools has no interactive approver; rerun with "
+             "--permission-mode auto (file changes) or --skip-permissions-unsafe");
+  }
+  if (d.action == ZPERM_ALLOW) zperm_apply_escalation(&rs.perm, &d);
+  if (d.action == ZPERM_DENY) ztool_fail(&res, "permission denied for %s: %s", name, d.reason);
+  else ztool_invoke(&rs.tools, name, args, &res);
+
+  if (a->json) {
+    json_t *o = json_pack("{s:s, s:b, s:s%, s:b, s:{s:s, s:s}}", "tool", name, "ok",
+                          !res.is_error, "output", res.output.data, res.output.len, "truncated",
+                          res.truncated, "permission", "action", zperm_action_name(d.action),
+                          "reason", d.reason);
+    if (o && res.meta) json_object_set(o, "meta", res.meta);
+    char *s = o ? zjson_dumps(o) : xstrdup("{}");
+    printf("%s\n", s);
+    free(s);
+    json_decref(o);
+  } else {
+    fwrite(res.output.data, 1, res.output.len, res.is_error ? stderr : stdout);
+    if (res.output.len && res.output.data[res.output.len - 1] != '\n')
+      fputc('\n', res.is_error ? stderr : stdout);
+  }
+  int rc = res.is_error ? 1 : 0;
+  ztool_result_release(&res);
+  zrun_setup_release(&rs);
+  return rc;
+}
+
+int cmd_tools(int argc, char **argv) {
+  if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
+      !strcmp(argv[0], "help")) {
+    fputs(tools_usage, argc < 1 ? stderr : stdout);
+    return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
+  }
+  tools_args a;
+  memset(&a, 0, sizeof a);
+  a.mode = ZPERM_ASK;
+  a.autonomy = ZAUTO_LOW;
+  int rc = parse(argc - 1, argv + 1, &a);
+  if (rc == 0) {
+    zperm_mode mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy, a.skip_unsafe);
+    if (!strcmp(argv[0], "list")) rc = list(&a, mode);
+    else if (!strcmp(argv[0], "run")) rc = run(&a, mode);
+    else rc = usage_error("unknown subcommand \"%s\"; use list or run", argv[0]);
+  }
+  zvec_free(&a.add_dirs);
+  zvec_free(&a.positional);
+  return rc;
+}

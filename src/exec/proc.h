@@ -1,0 +1,110 @@
+/* proc.h — the process manager: starting children, long-lived sessions,
+ * bounded output, safe termination.
+ *
+ * zexec_spawn is the one place a child process is started: it passes the
+ * command through the run's zspawner (the sandbox) and then forks with the
+ * child in its own session and process group, on a PTY (tty) or pipes.
+ *
+ * A zexec_table keeps live processes between tool calls (exec_command that
+ * outlives its yield time, then write_stdin). Each process has a ring of its
+ * newest output (ZEXEC_RING_MAX bytes). Its exit is observed with
+ * waitid(WNOWAIT), so the leader stays a zombie — and its PID and process
+ * group id stay reserved — until zero has finished signalling the group; it
+ * is reaped only when the process is removed. A PID is therefore never
+ * signalled after it was reaped.
+ */
+#ifndef ZERO_EXEC_PROC_H
+#define ZERO_EXEC_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "exec/spawn.h"
+
+#define ZEXEC_RING_MAX (2u << 20)   /* newest output kept per process */
+#define ZEXEC_MAX_LIVE 64           /* processes a table keeps */
+#define ZEXEC_FIRST_ID 1000         /* session ids start here */
+#define ZEXEC_KILL_GRACE_MS 1000    /* SIGTERM → SIGKILL */
+
+typedef struct zexec_opts {
+  bool tty;          /* a PTY (controlling terminal) instead of pipes */
+  bool stdin_open;   /* pipes: keep a stdin pipe (false: /dev/null) */
+} zexec_opts;
+
+/* A started child. */
+typedef struct zexec_child {
+  pid_t pid;         /* leader of its own session and process group */
+  int out_fd;        /* read end (PTY master or pipe), non-blocking, CLOEXEC */
+  int in_fd;         /* write end for stdin (PTY master dup or pipe); -1 = none */
+} zexec_child;
+
+/* Starts cmd (after spawner->wrap when spawner is non-NULL; a wrap failure is
+ * returned with the spawner's message). cmd is consumed either way. */
+int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out,
+                zerr *err);
+
+/* ---- live processes -------------------------------------------------------- */
+
+typedef struct zexec_proc zexec_proc;
+
+typedef struct zexec_table zexec_table;
+
+/* The process-wide table (a named singleton): every process it holds is
+ * stopped at exit (atexit) and by zexec_table_shutdown. */
+zexec_table *zexec_table_default(void);
+zexec_table *zexec_table_new(void);
+/* Stops every process (SIGTERM to all groups, one shared grace, SIGKILL) and
+ * reaps them. The table stays usable. */
+void zexec_table_shutdown(zexec_table *t);
+void zexec_table_free(zexec_table *t);
+
+/* Adds a started child and gives it the next session id. When the table is
+ * full, first the oldest finished process is removed, else the least recently
+ * used one is stopped. *evicted_out (optional) gets the id removed, or 0. */
+zexec_proc *zexec_table_add(zexec_table *t, zexec_child *c, bool tty, const char *label,
+                            int *evicted_out);
+zexec_proc *zexec_table_get(zexec_table *t, int id);
+/* Stops the process (if running), reaps it and frees it. */
+void zexec_table_remove(zexec_table *t, zexec_proc *p);
+size_t zexec_table_count(const zexec_table *t);
+
+int zexec_proc_id(const zexec_proc *p);
+pid_t zexec_proc_pid(const zexec_proc *p);
+bool zexec_proc_tty(const zexec_proc *p);
+bool zexec_proc_has_stdin(const zexec_proc *p);
+void *zexec_proc_userdata(const zexec_proc *p);
+/* Attaches data freed with free_fn when the process is removed. */
+void zexec_proc_set_userdata(zexec_proc *p, void *ud, void (*free_fn)(void *));
+
+/* Writes chars to the process's stdin. "\x03" alone on a process without a
+ * terminal sends SIGINT to its group. Returns 0 or -1 with err. */
+int zexec_proc_write(zexec_proc *p, const char *chars, size_t n, zerr *err);
+
+typedef enum zexec_wait_end {
+  ZEXEC_EXITED,     /* the process exited and its output ended (or was abandoned) */
+  ZEXEC_YIELDED,    /* still running at the deadline */
+  ZEXEC_CANCELLED,  /* zero was asked to stop */
+} zexec_wait_end;
+
+/* Reads output until the process has exited and its output reached EOF, the
+ * absolute monotonic deadline_ms, or a cancellation. When the leader exited
+ * but others keep the output open for 300 ms, they are stopped (lingering set). */
+zexec_wait_end zexec_proc_wait(zexec_proc *p, int64_t deadline_ms, bool *lingering);
+
+/* SIGTERM to the group, up to grace_ms, then SIGKILL; the leader's exit is
+ * observed (not reaped). */
+void zexec_proc_kill(zexec_proc *p, int grace_ms);
+
+/* The output not yet taken, appended to out; *dropped_out gets how many unread
+ * bytes fell out of the ring since the last take (report it once). */
+void zexec_proc_take_output(zexec_proc *p, zbuf *out, uint64_t *dropped_out);
+uint64_t zexec_proc_total_output(const zexec_proc *p);
+
+/* After ZEXEC_EXITED: true with the exit code or signal. */
+bool zexec_proc_exited(const zexec_proc *p, int *exit_code, int *signal_out);
+
+#endif

@@ -1,0 +1,41 @@
+/* output.h — what happens to every tool's output before the model sees it:
+ * secrets redacted, a token budget per tool kind, and the full text spilled
+ * to a private file when it had to be cut.
+ */
+#ifndef ZERO_TOOLS_OUTPUT_H
+#define ZERO_TOOLS_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Replaces secrets in text with "[REDACTED:<kind>]": provider API keys
+ * (OpenAI, Anthropic, Google, GitHub, Slack, Stripe, Hugging Face, Groq, xAI,
+ * AWS access key ids), private key blocks, bearer tokens, and the values of
+ * .env-style assignments and JSON members whose name says key / secret /
+ * token / password. Overlapping matches resolve longest first, so a nested
+ * match cannot corrupt a larger one. Returns the number of redactions. */
+size_t zt_redact(zbuf *text);
+
+/* The budget of a tool's output in tokens (about 4 bytes each). */
+size_t zt_budget_tokens(const char *tool);
+#define ZT_BYTES_PER_TOKEN 4
+
+/* The private spill directory: $TMPDIR/zero-tool-output-<uid> (0700).
+ * Caller frees. */
+char *zt_spill_dir(void);
+
+/* Writes text to a new 0600 file in the spill directory (removing spill
+ * files older than 7 days first) and returns its path; NULL with err when it
+ * cannot. Caller frees. */
+char *zt_spill(const char *tool, const char *text, size_t len, zerr *err);
+
+/* Cuts text to max_bytes when it is longer: keeps the head and a tail (on
+ * line and UTF-8 boundaries), spills the whole text, and puts a notice where
+ * the middle was that says how much was cut and the spill file to read the
+ * rest from with read_file. Returns true when it cut. */
+bool zt_budget_cut(const char *tool, zbuf *text, size_t max_bytes, char **spill_path_out);
+
+#endif

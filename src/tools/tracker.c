@@ -1,0 +1,115 @@
+/* tracker.c — files the model has seen; see tracker.h. */
+#include "tools/tracker.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/common.h"
+
+typedef struct range {
+  size_t first, last;
+  bool bytes;
+} range;
+
+typedef struct seen_file {
+  char *path;
+  int64_t mtime_ns, size;
+  uint64_t ino;
+  ZVEC(range) ranges; /* cleared when the file changes */
+} seen_file;
+
+struct ztool_files {
+  pthread_mutex_t mu;
+  ZVEC(seen_file) files;
+};
+
+ztool_files *ztool_files_new(void) {
+  ztool_files *t = xcalloc(1, sizeof *t);
+  pthread_mutex_init(&t->mu, NULL);
+  return t;
+}
+
+void ztool_files_free(ztool_files *t) {
+  if (!t) return;
+  for (size_t i = 0; i < t->files.len; i++) {
+    free(t->files.items[i].path);
+    zvec_free(&t->files.items[i].ranges);
+  }
+  zvec_free(&t->files);
+  pthread_mutex_destroy(&t->mu);
+  free(t);
+}
+
+static seen_file *find(ztool_files *t, const char *abs) {
+  for (size_t i = 0; i < t->files.len; i++)
+    if (!strcmp(t->files.items[i].path, abs)) return &t->files.items[i];
+  return NULL;
+}
+
+static bool same(const seen_file *f, const struct stat *st) {
+  return f->mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec &&
+         f->size == (int64_t)st->st_size && f->ino == (uint64_t)st->st_ino;
+}
+
+static void set_stat(seen_file *f, const struct stat *st) {
+  f->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+  f->size = (int64_t)st->st_size;
+  f->ino = (uint64_t)st->st_ino;
+}
+
+bool ztool_files_note_read(ztool_files *t, const char *abs, const struct stat *st, size_t first,
+                           size_t last, bool bytes) {
+  if (!t) return false;
+  pthread_mutex_lock(&t->mu);
+  seen_file *f = find(t, abs);
+  if (!f) {
+    seen_file nf;
+    memset(&nf, 0, sizeof nf);
+    nf.path = xstrdup(abs);
+    zvec_push(&t->files, nf);
+    f = &t->files.items[t->files.len - 1];
+    set_stat(f, st);
+  } else if (!same(f, st)) {
+    f->ranges.len = 0;
+    set_stat(f, st);
+  }
+  bool again = false;
+  for (size_t i = 0; i < f->ranges.len; i++)
+    if (f->ranges.items[i].first == first && f->ranges.items[i].last == last &&
+        f->ranges.items[i].bytes == bytes)
+      again = true;
+  if (!again) {
+    range r = {first, last, bytes};
+    zvec_push(&f->ranges, r);
+  }
+  pthread_mutex_unlock(&t->mu);
+  return again;
+}
+
+ztool_files_state ztool_files_check(ztool_files *t, const char *abs, const struct stat *st) {
+  if (!t) return ZFILES_SEEN;
+  pthread_mutex_lock(&t->mu);
+  seen_file *f = find(t, abs);
+  ztool_files_state s = !f ? ZFILES_UNSEEN : same(f, st) ? ZFILES_SEEN : ZFILES_CHANGED;
+  pthread_mutex_unlock(&t->mu);
+  return s;
+}
+
+void ztool_files_note_write(ztool_files *t, const char *abs) {
+  if (!t) return;
+  struct stat st;
+  if (stat(abs, &st) < 0) return;
+  pthread_mutex_lock(&t->mu);
+  seen_file *f = find(t, abs);
+  if (!f) {
+    seen_file nf;
+    memset(&nf, 0, sizeof nf);
+    nf.path = xstrdup(abs);
+    zvec_push(&t->files, nf);
+    f = &t->files.items[t->files.len - 1];
+  }
+  f->ranges.len = 0;
+  set_stat(f, &st);
+  pthread_mutex_unlock(&t->mu);
+}

@@ -1,0 +1,71 @@
+"""The new tools inside real agent turns against the fake model: a patch
+applied, a long command continued as a session through write_stdin, parallel
+read-only calls answered in call order, and a secret redacted before the
+model (and the session log) sees it."""
+import json
+import os
+
+from harness import ZeroTest, main
+
+
+class ToolTurns(ZeroTest):
+    def tool_messages(self, body):
+        return [x for x in body["messages"] if x["role"] == "tool"]
+
+    def test_patch_then_session_through_write_stdin(self):
+        with open(os.path.join(self.work, "app.py"), "w") as f:
+            f.write("def main():\n    return 1\n")
+        patch = ("*** Begin Patch\n*** Update File: app.py\n def main():\n"
+                 "-    return 1\n+    return 2\n*** End Patch\n")
+        m = self.serve([
+            {"tool_calls": [{"name": "apply_patch", "arguments": {"input": patch}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "echo started; read line; echo got $line", "tty": True,
+                "yield_time_ms": 500}}]},
+            {"tool_calls": [{"name": "write_stdin", "arguments": {
+                "session_id": 1000, "chars": "hello\n", "yield_time_ms": 3000}}]},
+            {"text": "Done."},
+        ])
+        r = self.zero("exec", "--skip-permissions-unsafe", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "app.py")) as f:
+            self.assertEqual(f.read(), "def main():\n    return 2\n")
+        bodies = m.bodies()
+        self.assertIn("M app.py", self.tool_messages(bodies[1])[-1]["content"])
+        running = self.tool_messages(bodies[2])[-1]["content"]
+        self.assertIn("started", running)
+        self.assertIn("as session 1000", running)
+        done = self.tool_messages(bodies[3])[-1]["content"]
+        self.assertIn("got hello", done)
+        self.assertIn("exit code: 0", done)
+        names = {t["function"]["name"] for t in bodies[0]["tools"]}
+        self.assertTrue({"apply_patch", "grep", "glob", "write_stdin", "web_fetch",
+                         "view_image"} <= names)
+
+    def test_parallel_reads_in_order_and_redaction(self):
+        with open(os.path.join(self.work, "a.txt"), "w") as f:
+            f.write("alpha\n")
+        with open(os.path.join(self.work, "creds.env"), "w") as f:
+            f.write("STRIPE_SECRET=sk_live_abcdefghijklmnop1234\n")
+        m = self.serve([
+            {"tool_calls": [
+                {"name": "read_file", "arguments": {"path": "a.txt"}},
+                {"name": "grep", "arguments": {"pattern": "STRIPE", "output_mode": "content"}},
+                {"name": "glob", "arguments": {"pattern": "*.txt"}},
+            ]},
+            {"text": "Done."},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "look")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        tools = self.tool_messages(m.bodies()[1])
+        self.assertEqual(len(tools), 3)
+        self.assertIn("alpha", tools[0]["content"])
+        self.assertIn("creds.env:1:STRIPE_SECRET=[REDACTED:", tools[1]["content"])
+        self.assertEqual(tools[2]["content"], "a.txt")
+        self.assertNotIn("sk_live_abc", r.stdout)
+        for sid in self.session_ids():
+            self.assertNotIn("sk_live_abc", json.dumps(self.session_events(sid)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""web_fetch against a real local HTTP server: HTML to markdown, size limit,
+and the address policy — 127.0.0.1, 10.0.0.1, 169.254.169.254 and [::1] are
+refused, directly and as redirect targets, and redirect chains are bounded.
+
+The server listens on 127.0.0.1, which web_fetch refuses; the tests that
+need a successful fetch set ZERO_WEB_FETCH_ALLOW_LOOPBACK=1 (loopback only:
+private, link-local and metadata ranges stay refused)."""
+import http.server
+import json
+import threading
+
+from harness import ZeroTest, main
+
+PAGE = b"""<!doctype html><html><head><title>Test page</title>
+<style>body{color:red}</style><script>alert(1)</script></head>
+<body><h1>Hello &amp; welcome</h1><p>Some <b>bold</b> text with a
+<a href="/next">link</a>.</p><ul><li>one</li><li>two</li></ul>
+<pre>code  block
+  indented</pre></body></html>"""
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        if self.path == "/page":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(PAGE)))
+            self.end_headers()
+            self.wfile.write(PAGE)
+        elif self.path.startswith("/to/"):
+            self.send_response(302)
+            self.send_header("Location", self.path[len("/to/"):].replace("_", "/"))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/loop":
+            self.send_response(302)
+            self.send_header("Location", "/loop")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/big":
+            body = b"x" * 100000
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path == "/bin":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", "4")
+            self.end_headers()
+            self.wfile.write(b"\0\1\2\3")
+        else:
+            self.send_response(404)
+            self.send_header("Content-Length", "9")
+            self.end_headers()
+            self.wfile.write(b"not found")
+
+
+class WebFetch(ZeroTest):
+    def setUp(self):
+        super().setUp()
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+        super().tearDown()
+
+    def fetch(self, url, loopback=False, **extra):
+        args = dict(url=url, **extra)
+        if loopback:
+            self.env["ZERO_WEB_FETCH_ALLOW_LOOPBACK"] = "1"
+        else:
+            self.env.pop("ZERO_WEB_FETCH_ALLOW_LOOPBACK", None)
+        r = self.zero("tools", "run", "web_fetch", json.dumps(args), "--json",
+                      "--skip-permissions-unsafe")
+        return json.loads(r.stdout)
+
+    def base(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def test_html_becomes_markdown(self):
+        res = self.fetch(self.base() + "/page", loopback=True)
+        self.assertTrue(res["ok"], res["output"])
+        out = res["output"]
+        self.assertIn("# Hello & welcome", out)
+        self.assertIn("Some **bold** text with a [link](/next).", out)
+        self.assertIn("- one\n- two", out)
+        self.assertIn("```\ncode  block\n  indented\n```", out)
+        self.assertNotIn("alert", out)
+        self.assertNotIn("color:red", out)
+
+    def test_private_addresses_are_refused(self):
+        for url, what in ((self.base() + "/page", "loopback"),
+                          ("http://10.0.0.1/", "private"),
+                          ("http://169.254.169.254/latest/meta-data/", "metadata"),
+                          ("http://[::1]:%d/page" % self.port, "loopback")):
+            res = self.fetch(url)
+            self.assertFalse(res["ok"], url)
+            self.assertIn("refusing to fetch", res["output"], url)
+            self.assertIn(what, res["output"], url)
+
+    def test_redirects_into_private_addresses_are_refused(self):
+        for target in ("http:__10.0.0.1_", "http:__169.254.169.254_latest",
+                       "http:__[::1]:%d_page" % self.port):
+            res = self.fetch(self.base() + "/to/" + target, loopback=True)
+            self.assertFalse(res["ok"], target)
+            self.assertIn("refusing to fetch", res["output"], target)
+        # without the test switch even the first hop is refused
+        res = self.fetch(self.base() + "/to/http:__example.com_")
+        self.assertFalse(res["ok"])
+
+    def test_redirect_limit_size_limit_and_binary(self):
+        res = self.fetch(self.base() + "/loop", loopback=True)
+        self.assertFalse(res["ok"])
+        self.assertIn("too many redirects", res["output"])
+        res = self.fetch(self.base() + "/big", loopback=True, max_bytes=1000)
+        self.assertTrue(res["ok"])
+        self.assertTrue(res["truncated"])
+        self.assertIn("only the first 1000 bytes", res["output"])
+        res = self.fetch(self.base() + "/bin", loopback=True)
+        self.assertFalse(res["ok"])
+        self.assertIn("not text", res["output"])
+        res = self.fetch(self.base() + "/missing", loopback=True)
+        self.assertFalse(res["ok"])
+        self.assertIn("HTTP 404", res["output"])
+
+
+if __name__ == "__main__":
+    main()

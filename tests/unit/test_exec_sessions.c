@@ -1,0 +1,286 @@
+/* test_exec_sessions.c — long-lived processes: exec_command sessions,
+ * write_stdin, the process table (eviction, termination, reaping), the
+ * spawner seam and the changed-files report. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <sys/resource.h>
+
+#include "base/cancel.h"
+#include "base/json.h"
+#include "base/time.h"
+#include "exec/proc.h"
+#include "test_tools_util.h"
+
+/* 'Z' zombie, 'X' gone, else the state letter; 0 when /proc has no entry. */
+static char proc_state(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *fp = fopen(path, "r");
+  if (!fp) return 0;
+  char buf[512];
+  size_t n = fread(buf, 1, sizeof buf - 1, fp);
+  fclose(fp);
+  buf[n] = '\0';
+  char *rp = strrchr(buf, ')');
+  return rp && rp[1] == ' ' ? rp[2] : '?';
+}
+
+static bool dead_soon(pid_t pid) {
+  for (int i = 0; i < 200; i++) {
+    char s = proc_state(pid);
+    if (s == 0 || s == 'Z' || s == 'X') return true;
+    ztime_sleep_ms(10, NULL);
+  }
+  return false;
+}
+
+static int session_of(tfx *f) {
+  assert_non_null(f->res.meta);
+  int id = (int)zjson_int_or(f->res.meta, "session_id", 0);
+  if (id < ZEXEC_FIRST_ID) fail_msg("no session id in:\n%s", f->res.output.data);
+  return id;
+}
+
+static void python_repl_is_driven_through_write_stdin(void **state) {
+  tfx *f = *state;
+  assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"python3 -q -i\",\"tty\":true,"
+                                              "\"yield_time_ms\":1500}"), 0);
+  int id = session_of(f);
+  assert_output_contains(f, ">>>");
+  assert_output_contains(f, "still running");
+  assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"print(6*7)\\n\","
+                                             "\"yield_time_ms\":1500}", id), 0);
+  assert_output_contains(f, "42");
+  assert_int_equal(zjson_int_or(f->res.meta, "session_id", 0), id);
+  assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"x = 5\\n\"}", id), 0);
+  assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"print(x+1)\\n\"}", id), 0);
+  assert_output_contains(f, "6");
+  assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"exit()\\n\","
+                                             "\"yield_time_ms\":5000}", id), 0);
+  assert_output_contains(f, "exit code: 0");
+  /* The session is gone once its exit was reported. */
+  assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d}", id), -1);
+  assert_output_contains(f, "there is no running session");
+}
+
+static long maxrss_kb(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+static void endless_output_yields_on_time_in_bounded_memory(void **state) {
+  tfx *f = *state;
+  long before = maxrss_kb();
+  int64_t t0 = ztime_mono_ms();
+  assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"yes 0123456789abcdef\","
+                                              "\"yield_time_ms\":500}"), 0);
+  int64_t took = ztime_mono_ms() - t0;
+  if (took < 450 || took > 2000) fail_msg("yield at 500 ms took %lld ms", (long long)took);
+  int id = session_of(f);
+  assert_true(f->res.output.len <= 10000 * 4 + 1024);
+  for (int i = 0; i < 5; i++) {
+    assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"yield_time_ms\":300}", id), 0);
+    assert_output_contains(f, "0123456789abcdef\n");
+  }
+  long grew = maxrss_kb() - before;
+#ifndef __SANITIZE_ADDRESS__ /* ASan's quarantine keeps freed chunks resident */
+  if (grew > 30 * 1024) fail_msg("memory grew by %ld KiB", grew);
+#else
+  (void)grew;
+#endif
+  /* "\u0003" without a terminal interrupts the group. */
+  assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"\\u0003\","
+                                             "\"yield_time_ms\":3000}", id), -1);
+  assert_output_contains(f, "killed by signal 2");
+}
+
+static void interrupt_on_a_terminal_stops_the_foreground_job(void **state) {
+  tfx *f = *state;
+  assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"echo ready; sleep 100\",\"tty\":true,"
+                                              "\"yield_time_ms\":500}"), 0);
+  int id = session_of(f);
+  assert_output_contains(f, "ready");
+  assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"\\u0003\","
+                                             "\"yield_time_ms\":3000}", id), -1);
+  assert_output_contains(f, "killed by signal 2");
+}
+
+static void a_session_is_killed_as_a_group_with_its_grandchildren(void **state) {
+  tfx *f = *state;
+  assert_int_equal(tfx_run(f, "exec_command",
+                           "{\"cmd\":\"sleep 1000 & echo $! > gc.pid; exec sleep 1000\","
+                           "\"yield_time_ms\":400}"), 0);
+  int id = session_of(f);
+  zexec_proc *p = zexec_table_get(zexec_table_default(), id);
+  assert_non_null(p);
+  pid_t leader = zexec_proc_pid(p);
+  char *t = tfx_read(f, "gc.pid");
+  assert_non_null(t);
+  pid_t gc = (pid_t)atoi(t);
+  free(t);
+  assert_true(gc > 1);
+  assert_int_equal(getpgid(gc), leader); /* same group */
+  int64_t t0 = ztime_mono_ms();
+  zexec_table_shutdown(zexec_table_default()); /* what zero does at exit */
+  assert_true(ztime_mono_ms() - t0 < 3000);
+  assert_true(dead_soon(gc));
+  assert_int_equal(proc_state(leader), 0); /* reaped */
+  assert_null(zexec_table_get(zexec_table_default(), id));
+}
+
+static void exit_is_observed_without_reaping_until_removed(void **state) {
+  (void)state;
+  zexec_table *t = zexec_table_new();
+  zspawn_cmd cmd = {.argv = NULL};
+  cmd.argv = xcalloc(4, sizeof(char *));
+  cmd.argv[0] = xstrdup("/bin/sh");
+  cmd.argv[1] = xstrdup("-c");
+  cmd.argv[2] = xstrdup("exit 7");
+  zexec_opts o = {0};
+  zexec_child c;
+  assert_int_equal(zexec_spawn(NULL, &cmd, &o, &c, NULL), 0);
+  zexec_proc *p = zexec_table_add(t, &c, false, "exit 7", NULL);
+  assert_int_equal(zexec_proc_wait(p, ztime_mono_ms() + 5000, NULL), ZEXEC_EXITED);
+  int code = 0;
+  assert_true(zexec_proc_exited(p, &code, NULL));
+  assert_int_equal(code, 7);
+  pid_t pid = zexec_proc_pid(p);
+  /* Still a zombie: the PID (= the group id zero signals) is not reusable. */
+  assert_int_equal(proc_state(pid), 'Z');
+  /* Signalling the group now cannot reach anyone else. */
+  assert_int_equal(zexec_proc_write(p, "\x03", 1, NULL), 0);
+  zexec_table_remove(t, p);
+  assert_int_equal(proc_state(pid), 0);
+  zexec_table_free(t);
+}
+
+static zexec_proc *spawn_into(zexec_table *t, const char *script, int *evicted) {
+  zspawn_cmd cmd = {.argv = NULL};
+  cmd.argv = xcalloc(4, sizeof(char *));
+  cmd.argv[0] = xstrdup("/bin/sh");
+  cmd.argv[1] = xstrdup("-c");
+  cmd.argv[2] = xstrdup(script);
+  zexec_opts o = {0};
+  zexec_child c;
+  assert_int_equal(zexec_spawn(NULL, &cmd, &o, &c, NULL), 0);
+  return zexec_table_add(t, &c, false, script, evicted);
+}
+
+static void the_65th_process_evicts_finished_then_least_recently_used(void **state) {
+  (void)state;
+  zexec_table *t = zexec_table_new();
+  zexec_proc *ps[ZEXEC_MAX_LIVE];
+  int ids[ZEXEC_MAX_LIVE];
+  for (int i = 0; i < ZEXEC_MAX_LIVE; i++) {
+    int ev = -1;
+    ps[i] = spawn_into(t, i == 10 || i == 20 ? "exit 0" : "exec sleep 100", &ev);
+    ids[i] = zexec_proc_id(ps[i]);
+    assert_int_equal(ev, 0);
+  }
+  assert_int_equal(ids[0], ZEXEC_FIRST_ID);
+  assert_int_equal(zexec_table_count(t), ZEXEC_MAX_LIVE);
+  ztime_sleep_ms(300, NULL); /* let 10 and 20 exit */
+  /* Touch everyone but 5, so 5 is the least recently used running one. */
+  for (int i = 0; i < ZEXEC_MAX_LIVE; i++)
+    if (i != 5) zexec_proc_write(ps[i], "", 0, NULL);
+  int ev = 0;
+  spawn_into(t, "exec sleep 100", &ev);
+  assert_int_equal(ev, ids[10]); /* oldest finished first */
+  spawn_into(t, "exec sleep 100", &ev);
+  assert_int_equal(ev, ids[20]);
+  pid_t pid5 = zexec_proc_pid(ps[5]);
+  spawn_into(t, "exec sleep 100", &ev);
+  assert_int_equal(ev, ids[5]); /* then the least recently used */
+  assert_true(dead_soon(pid5));
+  assert_null(zexec_table_get(t, ids[5]));
+  assert_int_equal(zexec_table_count(t), ZEXEC_MAX_LIVE);
+  zexec_table_free(t);
+}
+
+/* The spawner seam: every child goes through wrap; a refusal is the error. */
+static int prefix_env(zspawner *s, zspawn_cmd *cmd, zerr *err) {
+  (void)err;
+  int *calls = s->ud;
+  (*calls)++;
+  size_t n = 0;
+  while (cmd->argv[n]) n++;
+  char **v = xcalloc(n + 3, sizeof(char *));
+  v[0] = xstrdup("env");
+  v[1] = xstrdup("WRAPPED=yes");
+  for (size_t i = 0; i < n; i++) v[i + 2] = cmd->argv[i];
+  free(cmd->argv);
+  cmd->argv = v;
+  return 0;
+}
+
+static int refuse(zspawner *s, zspawn_cmd *cmd, zerr *err) {
+  (void)s;
+  (void)cmd;
+  return zerr_set(err, ZE_INVALID, "the sandbox policy forbids this; ask for approval");
+}
+
+static void every_child_goes_through_the_spawner(void **state) {
+  tfx *f = *state;
+  int calls = 0;
+  zspawner sp = {prefix_env, &calls};
+  f->ctx.spawner = &sp;
+  assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"echo $WRAPPED\"}"), 0);
+  assert_int_equal(calls, 1);
+  assert_output_contains(f, "yes\n");
+  zspawner no = {refuse, NULL};
+  f->ctx.spawner = &no;
+  assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"echo hi\"}"), -1);
+  assert_string_equal(f->res.output.data,
+                      "exec_command: the sandbox policy forbids this; ask for approval");
+  f->ctx.spawner = NULL;
+}
+
+static void changed_files_are_reported(void **state) {
+  tfx *f = *state;
+  tfx_write_str(f, "b.txt", "b");
+  tfx_write_str(f, "c.txt", "c");
+  tfx_write_str(f, "node_modules/pkg/index.js", "x");
+  assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"touch a.txt; rm b.txt; echo more >> "
+                                              "c.txt; touch node_modules/pkg/new.js; "
+                                              "mkdir -p node_modules/other\"}"), 0);
+  assert_output_contains(f, "[files changed]\ncreated: a.txt\nmodified: c.txt node_modules/\n"
+                            "deleted: b.txt\nexit code: 0");
+  json_t *files = json_object_get(f->res.meta, "files");
+  assert_int_equal(json_array_size(json_object_get(files, "created")), 1);
+  assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"true\"}"), 0);
+  assert_string_equal(f->res.output.data, "(no output)\nexit code: 0");
+}
+
+static void exec_of_a_missing_program_says_so(void **state) {
+  (void)state;
+  zspawn_cmd cmd = {.argv = NULL};
+  cmd.argv = xcalloc(2, sizeof(char *));
+  cmd.argv[0] = xstrdup("/nonexistent/prog");
+  zexec_opts o = {0};
+  zexec_child c;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zexec_spawn(NULL, &cmd, &o, &c, &err), -1);
+  assert_non_null(strstr(err.msg, "cannot run /nonexistent/prog: No such file or directory"));
+}
+
+int main(void) {
+  zcancel_install();
+  const struct CMUnitTest tests[] = {
+      TFX_TEST(endless_output_yields_on_time_in_bounded_memory),
+      TFX_TEST(python_repl_is_driven_through_write_stdin),
+      TFX_TEST(interrupt_on_a_terminal_stops_the_foreground_job),
+      TFX_TEST(a_session_is_killed_as_a_group_with_its_grandchildren),
+      cmocka_unit_test(exit_is_observed_without_reaping_until_removed),
+      cmocka_unit_test(the_65th_process_evicts_finished_then_least_recently_used),
+      TFX_TEST(every_child_goes_through_the_spawner),
+      TFX_TEST(changed_files_are_reported),
+      cmocka_unit_test(exec_of_a_missing_program_says_so),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

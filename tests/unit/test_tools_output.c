@@ -1,0 +1,182 @@
+/* test_tools_output.c — redaction, per-tool budgets and spill files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <time.h>
+
+#include "base/json.h"
+#include "tools/output.h"
+#include "test_tools_util.h"
+
+static char *redacted(const char *in, size_t *count) {
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, in);
+  size_t n = zt_redact(&b);
+  if (count) *count = n;
+  return zbuf_detach(&b, NULL);
+}
+
+#define assert_redacts(in, want)                  \
+  do {                                            \
+    char *got_ = redacted((in), NULL);            \
+    assert_string_equal(got_, (want));            \
+    free(got_);                                   \
+  } while (0)
+
+static void provider_keys_are_redacted(void **state) {
+  (void)state;
+  assert_redacts("key sk-proj-abcdefghijklmnopqrstuvwxyz012345 end",
+                 "key [REDACTED:openai-key] end");
+  assert_redacts("sk-ant-api03-abcdefghijklmnopqrstuvwxyz-0123456789",
+                 "[REDACTED:anthropic-key]");
+  assert_redacts("token ghp_abcdefghijklmnopqrstuvwxyz0123456789 x",
+                 "token [REDACTED:github-token] x");
+  assert_redacts("AIzaSyA-abcdefghijklmnopqrstuvwxyz12345", "[REDACTED:google-key]");
+  assert_redacts("id AKIAIOSFODNN7EXAMPLE.", "id [REDACTED:aws-access-key].");
+  assert_redacts("xoxb-123456789012-abcdefghij", "[REDACTED:slack-token]");
+  assert_redacts("sk_live_abcdefghijklmnop1234", "[REDACTED:stripe-key]");
+  assert_redacts("hf_abcdefghijklmnopqrstuvwxyz0123456", "[REDACTED:huggingface-token]");
+  /* Not secrets: left alone. */
+  assert_redacts("the task-list and sk-short are fine", "the task-list and sk-short are fine");
+}
+
+static void bearer_env_and_json_keep_their_names(void **state) {
+  (void)state;
+  assert_redacts("Authorization: Bearer abcdefghijklmnop.qrstuvwx",
+                 "Authorization: Bearer [REDACTED:bearer-token]");
+  assert_redacts("DB_PASSWORD=hunter2hunter\nPATH=/usr/bin\n",
+                 "DB_PASSWORD=[REDACTED:env-secret]\nPATH=/usr/bin\n");
+  assert_redacts("export API_TOKEN=\"abcd1234\"", "export API_TOKEN=\"[REDACTED:env-secret]\"");
+  assert_redacts("{\"api_key\": \"s3cr3tvalue\", \"name\": \"x\"}",
+                 "{\"api_key\": \"[REDACTED:json-secret]\", \"name\": \"x\"}");
+}
+
+static void private_key_blocks_are_redacted_whole(void **state) {
+  (void)state;
+  assert_redacts("a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\nsk-proj-abcdefghijklmnopqrstuvwxyz\n"
+                 "-----END RSA PRIVATE KEY-----\nb",
+                 "a\n[REDACTED:private-key]\nb");
+  /* A truncated block (no END line) is still hidden to the end. */
+  assert_redacts("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk", "[REDACTED:private-key]");
+}
+
+/* Longest first: an env assignment whose value is a provider key is one
+ * redaction, not two overlapping ones that corrupt each other. */
+static void nested_matches_do_not_corrupt(void **state) {
+  (void)state;
+  size_t n = 0;
+  char *got = redacted("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz012345\n", &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(got, "OPENAI_API_KEY=[REDACTED:openai-key]\n");
+  free(got);
+  got = redacted("-----BEGIN PRIVATE KEY-----\nAPI_KEY=abcdefgh\n-----END PRIVATE KEY-----", &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(got, "[REDACTED:private-key]");
+  free(got);
+}
+
+/* Regression: an env assignment of a provider key once matched twice with the
+ * same span, and the kind shown depended on qsort's order; and redacting an
+ * already redacted text redacted the marker itself. */
+static void redaction_is_deterministic_and_idempotent(void **state) {
+  (void)state;
+  const char *in = "TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
+                   "Authorization: Bearer sk-proj-abcdefghijklmnopqrstuvwxyz\n"
+                   "{\"password\": \"correct horse\"}";
+  char *once = redacted(in, NULL);
+  assert_string_equal(once, "TOKEN=[REDACTED:github-token]\n"
+                            "Authorization: Bearer [REDACTED:openai-key]\n"
+                            "{\"password\": \"[REDACTED:json-secret]\"}");
+  size_t n = 9;
+  char *twice = redacted(once, &n);
+  assert_int_equal(n, 0);
+  assert_string_equal(twice, once);
+  free(once);
+  free(twice);
+}
+
+static void tool_output_is_redacted_before_the_model_sees_it(void **state) {
+  tfx *f = *state;
+  tfx_write_str(f, "config.json", "{\"token\": \"abcdefgh12345\"}\n");
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"config.json\"}"), 0);
+  assert_output_lacks(f, "abcdefgh12345");
+  assert_int_equal(zjson_int_or(f->res.meta, "redacted", 0), 1);
+}
+
+static void budget_cut_spills_the_whole_text(void **state) {
+  (void)state;
+  zbuf b = ZBUF_INIT;
+  for (int i = 0; i < 5000; i++) zbuf_addf(&b, "line %d\n", i);
+  size_t total = b.len;
+  char *spill = NULL;
+  assert_true(zt_budget_cut("grep", &b, 2000, &spill));
+  assert_true(b.len <= 2000 + 400);
+  assert_non_null(spill);
+  assert_non_null(strstr(b.data, spill));
+  assert_true(strncmp(b.data, "line 0\n", 7) == 0);
+  assert_true(zbuf_ends_with(&b, "line 4999\n"));
+  struct stat st;
+  assert_int_equal(stat(spill, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal((size_t)st.st_size, total);
+  char *dir = zt_spill_dir();
+  assert_true(strncmp(spill, dir, strlen(dir)) == 0);
+  struct stat dst;
+  assert_int_equal(stat(dir, &dst), 0);
+  assert_int_equal(dst.st_mode & 0777, 0700);
+  unlink(spill);
+  free(spill);
+  free(dir);
+  zbuf_release(&b);
+}
+
+static void old_spill_files_are_cleaned(void **state) {
+  (void)state;
+  char *dir = zt_spill_dir();
+  mkdir(dir, 0700);
+  char old[512];
+  snprintf(old, sizeof old, "%s/old-test-spill", dir);
+  FILE *fp = fopen(old, "w");
+  assert_non_null(fp);
+  fclose(fp);
+  struct timespec ts[2] = {{time(NULL) - 8 * 24 * 3600, 0}, {time(NULL) - 8 * 24 * 3600, 0}};
+  assert_int_equal(utimensat(AT_FDCWD, old, ts, 0), 0);
+  char *p = zt_spill("test", "x", 1, NULL);
+  assert_non_null(p);
+  assert_int_equal(access(old, F_OK), -1);
+  unlink(p);
+  free(p);
+  free(dir);
+}
+
+static void search_output_has_its_own_budget(void **state) {
+  tfx *f = *state;
+  zbuf big = ZBUF_INIT;
+  for (int i = 0; i < 20000; i++) zbuf_addf(&big, "match number %d here\n", i);
+  tfx_write(f, "big.txt", big.data, big.len);
+  zbuf_release(&big);
+  assert_int_equal(tfx_run(f, "grep", "{\"pattern\":\"match\",\"output_mode\":\"content\","
+                                      "\"head_limit\":100000}"), 0);
+  assert_true(f->res.truncated);
+  assert_true(f->res.output.len <= zt_budget_tokens("grep") * ZT_BYTES_PER_TOKEN + 512);
+  assert_output_contains(f, "The full output is in ");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(provider_keys_are_redacted),
+      cmocka_unit_test(bearer_env_and_json_keep_their_names),
+      cmocka_unit_test(private_key_blocks_are_redacted_whole),
+      cmocka_unit_test(nested_matches_do_not_corrupt),
+      cmocka_unit_test(redaction_is_deterministic_and_idempotent),
+      TFX_TEST(tool_output_is_redacted_before_the_model_sees_it),
+      cmocka_unit_test(budget_cut_spills_the_whole_text),
+      cmocka_unit_test(old_spill_files_are_cleaned),
+      TFX_TEST(search_output_has_its_own_budget),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
