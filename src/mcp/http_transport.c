@@ -60,7 +60,7 @@ typedef struct http_t {
   bool stream_done;         /* the stream ended (mu) */
   char *stream_error;       /* why (mu) */
   char *bearer;             /* OAuth access token (mu), NULL = none */
-  int64_t bearer_exp;       /* its expiry, unix seconds; 0 = unknown */
+  int64_t bearer_refresh;   /* when to refresh it, unix seconds; 0 = never */
   /* The POST being answered. */
   char *resp_type;
   char *www_auth;
@@ -137,15 +137,15 @@ static int load_bearer(http_t *h, zerr *err) {
   pthread_mutex_lock(&h->mu);
   free(h->bearer);
   h->bearer = tok;
-  h->bearer_exp = exp;
+  h->bearer_refresh = exp;
   pthread_mutex_unlock(&h->mu);
   return 0;
 }
 
 /* Refreshes the token shortly before it expires. */
 static int bearer_due(http_t *h, zerr *err) {
-  if (!h->bearer || !h->bearer_exp) return 0;
-  if (h->bearer_exp - ZOAUTH_REFRESH_MARGIN_S > (int64_t)time(NULL)) return 0;
+  if (!h->bearer || !h->bearer_refresh) return 0;
+  if (h->bearer_refresh > (int64_t)time(NULL)) return 0;
   return load_bearer(h, err);
 }
 

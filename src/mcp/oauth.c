@@ -379,6 +379,7 @@ int zoauth_parse_token_response(const char *json, size_t len, int64_t now, zoaut
     return -1;
   }
   set_str(&t->access_token, access);
+  t->obtained_at = now;
   set_str(&t->token_type, "Bearer");
   set_str(&t->refresh_token, zjson_str(doc, "refresh_token"));
   set_str(&t->scope, zjson_str(doc, "scope"));
@@ -438,6 +439,7 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
                   &t->client_secret, &t->token_endpoint, &t->resource, &t->server_url};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++) set_str(dst[i], zjson_str(doc, keys[i]));
   t->expires_at = zjson_int_or(doc, "expires_at", 0);
+  t->obtained_at = zjson_int_or(doc, "obtained_at", 0);
   json_decref(doc);
   return 0;
 }
@@ -454,6 +456,7 @@ int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err) {
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++)
     if (vals[i]) json_object_set_new(doc, keys[i], json_string(vals[i]));
   if (t->expires_at) json_object_set_new(doc, "expires_at", json_integer(t->expires_at));
+  if (t->obtained_at) json_object_set_new(doc, "obtained_at", json_integer(t->obtained_at));
   char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(doc);
   zbuf b = ZBUF_INIT;
@@ -607,9 +610,18 @@ static int refresh(const char *server, zoauth_tokens *t, zerr *err) {
   return zoauth_tokens_save(server, t, err);
 }
 
-int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *expires_at, zerr *err) {
+int64_t zoauth_refresh_at(const zoauth_tokens *t) {
+  if (!t->expires_at) return 0;
+  int64_t margin = ZOAUTH_REFRESH_MARGIN_S;
+  if (t->obtained_at && t->expires_at > t->obtained_at &&
+      (t->expires_at - t->obtained_at) / 2 < margin)
+    margin = (t->expires_at - t->obtained_at) / 2;
+  return t->expires_at - margin;
+}
+
+int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *refresh_at, zerr *err) {
   *token = NULL;
-  if (expires_at) *expires_at = 0;
+  if (refresh_at) *refresh_at = 0;
   if (cfg->auth == ZMCP_AUTH_NONE) return 0;
   zoauth_tokens t;
   zerr lerr = ZERR_INIT;
@@ -623,7 +635,7 @@ int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *expires_at,
     return 0;
   }
   int64_t now = (int64_t)time(NULL);
-  if (t.expires_at && t.expires_at - ZOAUTH_REFRESH_MARGIN_S <= now) {
+  if (t.expires_at && zoauth_refresh_at(&t) <= now) {
     if (!t.refresh_token || !t.token_endpoint) {
       zoauth_tokens_release(&t);
       return zerr_set(err, ZE_PROVIDER,
@@ -637,7 +649,7 @@ int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *expires_at,
     }
   }
   *token = steal_pointer(&t.access_token);
-  if (expires_at) *expires_at = t.expires_at;
+  if (refresh_at) *refresh_at = zoauth_refresh_at(&t);
   zoauth_tokens_release(&t);
   return 0;
 }

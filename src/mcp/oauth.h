@@ -108,6 +108,7 @@ typedef struct zoauth_tokens {
   char *token_type;
   char *scope;           /* may be NULL */
   int64_t expires_at;    /* unix seconds; 0 = the issuer did not say */
+  int64_t obtained_at;   /* when the access token was issued (unix seconds) */
   char *client_id;
   char *client_secret;   /* may be NULL */
   char *token_endpoint;
@@ -132,11 +133,17 @@ int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err);
 /* Returns 1 when a file was removed, 0 when there was none. */
 int zoauth_tokens_delete(const char *server, zerr *err);
 
+/* When t should be refreshed: ZOAUTH_REFRESH_MARGIN_S before expiry, or
+ * half its lifetime before for short-lived tokens (so they are not refreshed
+ * on every use). 0 when the expiry is unknown. */
+int64_t zoauth_refresh_at(const zoauth_tokens *t);
+
 /* The access token to send to server cfg, refreshed (and saved) first when
- * it expires within the margin. *token NULL (return 0) when the server has
- * no stored tokens for its current URL. A refresh the issuer refuses fails
- * with a message that says to run `zero mcp login`. */
-int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *expires_at, zerr *err);
+ * zoauth_refresh_at has passed. *token NULL (return 0) when the server has
+ * no stored tokens for its current URL. *refresh_at (may be NULL) tells when
+ * to call again. A refresh the issuer refuses fails with a message that says
+ * to run `zero mcp login`. */
+int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *refresh_at, zerr *err);
 
 /* ---- login ----------------------------------------------------------------- */
 
