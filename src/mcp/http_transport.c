@@ -358,11 +358,14 @@ static int post_on_body(void *ud, const char *data, size_t len) {
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
   bool is_init_notice = strstr(msg, "\"notifications/initialized\"") != NULL;
+  /* Sent after the user cancelled: it must go out all the same, quickly. */
+  bool farewell = strstr(msg, "\"notifications/cancelled\"") != NULL;
   if (bearer_due(h, err) < 0) return -1;
   char **headers = build_headers(h, true, false);
   zhttp_request req = {.method = "POST", .url = h->post_url, .headers = (const char *const *)headers,
                        .body = msg, .body_len = len,
                        .idle_timeout_ms = timeout_ms > 0 ? timeout_ms : 300000,
+                       .total_timeout_ms = farewell ? 2000 : 0, .ignore_cancel = farewell,
                        .on_header = post_on_header, .header_ud = h};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zbuf_reset(&h->body);
