@@ -660,6 +660,7 @@ typedef struct login {
   const zmcp_server_cfg *cfg;
   const zoauth_login_opts *o;
   char *www_auth;              /* from the server's 401 */
+  long probe_status;           /* how the server answered without a token */
   zoauth_resource_md prm;
   bool have_prm;
   zoauth_as_md as;
@@ -695,6 +696,7 @@ static void probe(login *l) {
   zerr ignore = ZERR_INIT;
   long st = do_http("POST", l->cfg->url, headers, body, &f, &ignore);
   free(body);
+  l->probe_status = st;
   if (st == 401 || st == 403) l->www_auth = f.www_auth ? xstrdup(f.www_auth) : NULL;
   fetch_release(&f);
 }
@@ -1038,6 +1040,13 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
   if (!(cfg->oauth.authorization_endpoint && cfg->oauth.token_endpoint)) {
     probe(&l);
     if (discover_resource(&l, err) < 0) goto out;
+    if (!l.have_prm && l.probe_status >= 200 && l.probe_status < 300 && !cfg->oauth.issuer_url) {
+      zerr_set(err, ZE_USAGE,
+               "MCP server \"%s\" (%s) answered without asking for authorization (HTTP %ld) "
+               "and publishes no OAuth metadata: it needs no login",
+               cfg->name, cfg->url, l.probe_status);
+      goto out;
+    }
   }
   if (discover_issuer(&l, err) < 0 || pick_resource(&l, err) < 0) goto out;
   int port = 0;

@@ -131,6 +131,28 @@ class OAuthTest(harness.ZeroTest):
         warns = [e["message"] for e in self.lines(r.stdout) if e["type"] == "warning"]
         self.assertTrue(any("zero mcp login prot" in w for w in warns), warns)
 
+    def test_auth_oauth_without_login_fails_before_connecting(self):
+        self.start_fake()
+        with open(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"prot": {"type": "http", "url": self.url,
+                                                     "auth": "oauth"}}}}, f)
+        r = self.zero("mcp", "tools", "prot")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("needs an OAuth login", r.stderr)
+        self.assertIn("zero mcp login prot", r.stderr)
+        self.assertEqual(self.entries("mcp"), [])
+
+    def test_login_to_a_server_without_auth_says_none_is_needed(self):
+        self.start_fake()
+        with open(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"prot": {"type": "http",
+                                                     "url": "http://127.0.0.1:%d/open" % self.mcp_port}}}}, f)
+        r = self.zero("mcp", "login", "prot", "--timeout", "5")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("needs no login", r.stderr)
+        self.assertEqual(self.entries("as"), [])
+        self.assertFalse(os.path.exists(self.token_file()))
+
     def read_tokens(self):
         with open(self.token_file()) as f:
             return json.load(f)

@@ -19,6 +19,7 @@ Authorization server (its own port, issuer http://127.0.0.1:<as_port>):
                       refresh_token grants; --redirect-token answers 302 instead
 MCP server (the protected resource, http://127.0.0.1:<mcp_port>/mcp):
   GET  /.well-known/oauth-protected-resource/mcp  RFC 9728 metadata
+  POST /open          answers without asking for authorization
   POST /mcp           401 + WWW-Authenticate without a valid unexpired token;
                       else initialize, tools/list (tool "whoami"), tools/call
 """
@@ -196,6 +197,11 @@ class McpServer(Handler):
             return self.reply(200, {"resource": resource_url(), "authorization_servers": [issuer()],
                                     "scopes_supported": ["mcp"],
                                     "bearer_methods_supported": ["header"]})
+        if u.path == "/open":  # an MCP endpoint that needs no authorization
+            msg = e.get("json") or {}
+            return self.reply(200, {"jsonrpc": "2.0", "id": msg.get("id"), "result": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "serverInfo": {"name": "open", "version": "1"}}})
         if u.path != "/mcp":
             return self.reply(404, {"error": "not found"})
         auth = self.headers.get("Authorization") or ""
