@@ -28,6 +28,8 @@ typedef enum zagent_event_kind {
   ZAEV_WARNING,             /* text */
   ZAEV_ERROR,               /* code, text, recoverable */
   ZAEV_RUN_END,             /* status, exit_code */
+  ZAEV_PROGRESS,            /* id, name (the running tool call), progress, total (< 0:
+                               unknown), text (message, may be NULL) */
 } zagent_event_kind;
 
 typedef struct zagent_event {
@@ -55,6 +57,7 @@ typedef struct zagent_event {
   int exit_code;
   const json_t *meta;
   zusage usage;
+  double progress, total;
 } zagent_event;
 
 typedef struct zsink zsink;

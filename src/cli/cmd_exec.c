@@ -152,10 +152,29 @@ static int early_error(zout_format fmt, int exit_code, const char *message) {
   return exit_code;
 }
 
-static int list_tools(zout_format fmt, zperm_mode mode) {
+static void warn_to_stderr(void *ud, const char *msg) {
+  (void)ud;
+  fprintf(stderr, "[zero] WARNING: %s\n", msg);
+}
+
+/* The configured MCP servers' tools (servers started and stopped again). */
+static json_t *list_mcp_tools(const char *cwd, zperm_mode mode) {
+  char *ws = realpath(cwd ? cwd : ".", NULL);
+  if (!ws) return json_array();
+  zcancel_install();
+  zhttp_global_init();
+  zerr err = ZERR_INIT;
+  json_t *arr = zmcp_list_tools(ws, mode, warn_to_stderr, NULL, &err);
+  if (!arr) fprintf(stderr, "[zero] WARNING: MCP tools not listed: %s\n", err.msg);
+  free(ws);
+  return arr ? arr : json_array();
+}
+
+static int list_tools(zout_format fmt, zperm_mode mode, const char *cwd) {
   zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE};
   size_t n;
   const ztool *const *tools = ztool_all(&n);
+  json_t *mcp_tools = list_mcp_tools(cwd, mode);
   if (fmt == ZOUT_TEXT) {
     printf("Tools visible to model:\n");
     size_t shown = 0;
@@ -166,6 +185,14 @@ static int list_tools(zout_format fmt, zperm_mode mode) {
              zperm_action_name(d.action), tools[i]->description);
       shown++;
     }
+    size_t i;
+    json_t *t;
+    json_array_foreach(mcp_tools, i, t) {
+      printf("  %s [%s/%s] - %s\n", zjson_str(t, "name"), zjson_str(t, "side_effect"),
+             zjson_str(t, "permission"), zjson_str(t, "description"));
+      shown++;
+    }
+    json_decref(mcp_tools);
     if (!shown) printf("  (none)\n");
     return ZEXIT_SUCCESS;
   }
@@ -180,6 +207,8 @@ static int list_tools(zout_format fmt, zperm_mode mode) {
                        zside_effect_name(tools[i]->side_effect), "permission",
                        zperm_action_name(d.action), "parameters", params ? params : json_object()));
   }
+  json_array_extend(arr, mcp_tools);
+  json_decref(mcp_tools);
   json_t *out;
   if (fmt == ZOUT_JSON) {
     out = json_pack("{s:s, s:o}", "type", "tools", "tools", arr);
@@ -238,11 +267,6 @@ static void warn_event(void *ud, const char *msg) {
   emit(ud, &w);
 }
 
-static void warn_to_stderr(void *ud, const char *msg) {
-  (void)ud;
-  fprintf(stderr, "[zero] WARNING: %s\n", msg);
-}
-
 int cmd_exec(int argc, char **argv) {
   zerr err = ZERR_INIT;
   zexec_args a;
@@ -264,7 +288,7 @@ int cmd_exec(int argc, char **argv) {
   zperm_mode mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy,
                                          a.skip_permissions_unsafe);
   if (a.list_tools) {
-    int rc = list_tools(a.output, mode);
+    int rc = list_tools(a.output, mode, a.cwd);
     zexec_args_release(&a);
     free(g_session_root);
     return rc;

@@ -2,9 +2,11 @@
  *   list | add | remove | enable | disable | tools | call | grant | revoke | trust
  * Configuration lives in mcp.servers of the user config (or, with
  * --project, of <workspace>/.zero/config.json); see docs/mcp.md. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -14,6 +16,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "mcp/mcp.h"
+#include "mcp/oauth.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 
@@ -35,7 +38,11 @@ static const char MCP_USAGE[] =
     "                                      of NAME without asking\n"
     "  revoke NAME [TOOL]                  take a grant back\n"
     "  trust [DIR]                         trust a workspace, so the MCP servers of its\n"
-    "                                      .zero/config.json are started\n";
+    "                                      .zero/config.json are started\n"
+    "  login NAME [--no-browser] [--timeout SECONDS]\n"
+    "                                      sign in to a remote server with OAuth (prints\n"
+    "                                      the URL to open; tokens kept 0600 and refreshed)\n"
+    "  logout NAME                         forget the server's OAuth tokens\n";
 
 static char *workspace_dir(void) {
   char *cwd = getcwd(NULL, 0);
@@ -424,6 +431,117 @@ static int trust_cmd(int argc, char **argv) {
   return rc == 0 ? ZEXIT_SUCCESS : fail("%s", err.msg);
 }
 
+/* ---- login / logout ---- */
+
+typedef struct login_ui {
+  bool browser;  /* may offer to open a browser */
+  pid_t opener;  /* the xdg-open launcher, reaped at the end */
+} login_ui;
+
+/* Starts xdg-open detached (a browser may outlive zero); returns the
+ * launcher's pid, which exits at once. */
+static pid_t open_browser(const char *url) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  setsid();
+  if (fork() == 0) {
+    int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (nul >= 0) {
+      dup2(nul, 0);
+      dup2(nul, 1);
+      dup2(nul, 2);
+    }
+    execlp("xdg-open", "xdg-open", url, (char *)NULL);
+    _exit(127);
+  }
+  _exit(0);
+}
+
+static void login_show_url(void *ud, const char *url) {
+  login_ui *ui = ud;
+  printf("Open this URL in your browser to authorize zero:\n\n  %s\n\n", url);
+  fflush(stdout);
+  /* The browser is never opened without asking. */
+  if (ui->browser) {
+    fputs("Open it in your browser now? [Y/n] ", stderr);
+    fflush(stderr);
+    char line[16] = "";
+    if (fgets(line, sizeof line, stdin) && (line[0] == '\n' || line[0] == 'y' || line[0] == 'Y'))
+      ui->opener = open_browser(url);
+  }
+  fputs("Waiting for the authorization (Ctrl-C to stop)…\n", stderr);
+  fflush(stderr);
+}
+
+static void login_note(void *ud, const char *msg) {
+  (void)ud;
+  fprintf(stderr, "%s\n", msg);
+}
+
+static const zmcp_server_cfg *find_remote(const char *name, zmcp_config *cfg, int *rc) {
+  cleanup_free char *ws = workspace_dir();
+  zerr err = ZERR_INIT;
+  *rc = ZEXIT_SUCCESS;
+  if (zmcp_config_load(cfg, ws, &err) < 0) {
+    *rc = fail("%s", err.msg);
+    return NULL;
+  }
+  const zmcp_server_cfg *s = zmcp_config_find(cfg, name);
+  if (!s) {
+    *rc = fail("no MCP server named \"%s\"; see zero mcp list", name);
+    zmcp_config_release(cfg);
+  }
+  return s;
+}
+
+static int login_cmd(int argc, char **argv) {
+  const char *name = NULL;
+  bool no_browser = false;
+  int timeout_s = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--no-browser")) no_browser = true;
+    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout_s = atoi(argv[++i]);
+    else if (argv[i][0] != '-' && !name) name = argv[i];
+    else return fail("login takes NAME [--no-browser] [--timeout SECONDS]; unexpected \"%s\"", argv[i]);
+  }
+  if (!name) return fail("login needs a server NAME");
+  zmcp_config cfg;
+  int rc;
+  const zmcp_server_cfg *s = find_remote(name, &cfg, &rc);
+  if (!s) return rc;
+  zcancel_install();
+  const char *disp = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+  login_ui ui = {.browser = !no_browser && ((disp && disp[0]) || (wl && wl[0])) &&
+                            isatty(STDIN_FILENO) && isatty(STDERR_FILENO)};
+  zoauth_login_opts o = {.timeout_ms = timeout_s > 0 ? timeout_s * 1000 : 0,
+                         .show_url = login_show_url, .ud = &ui, .note = login_note};
+  zerr err = ZERR_INIT;
+  if (zoauth_login(s, &o, &err) < 0) {
+    fprintf(stderr, "zero mcp: login to MCP server \"%s\" failed: %s\n", name, err.msg);
+    rc = err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED
+         : err.kind == ZE_USAGE   ? ZEXIT_USAGE
+                                  : ZEXIT_PROVIDER;
+  } else {
+    cleanup_free char *path = zoauth_token_path(name);
+    printf("Logged in to MCP server \"%s\"; tokens saved in %s\n", name, path);
+    rc = ZEXIT_SUCCESS;
+  }
+  if (ui.opener > 0) waitpid(ui.opener, NULL, 0);
+  zmcp_config_release(&cfg);
+  return rc;
+}
+
+static int logout_cmd(int argc, char **argv) {
+  if (argc != 1) return fail("logout takes one server NAME");
+  zerr err = ZERR_INIT;
+  int r = zoauth_tokens_delete(argv[0], &err);
+  if (r < 0) return fail("%s", err.msg);
+  printf(r ? "Logged out of MCP server \"%s\" (its OAuth tokens are deleted)\n"
+           : "MCP server \"%s\" had no stored OAuth tokens\n",
+         argv[0]);
+  return ZEXIT_SUCCESS;
+}
+
 int cmd_mcp(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
     fputs(MCP_USAGE, argc < 1 ? stderr : stdout);
@@ -442,5 +560,7 @@ int cmd_mcp(int argc, char **argv) {
   if (!strcmp(sub, "grant")) return grant_cmd(true, argc, argv);
   if (!strcmp(sub, "revoke")) return grant_cmd(false, argc, argv);
   if (!strcmp(sub, "trust")) return trust_cmd(argc, argv);
+  if (!strcmp(sub, "login")) return login_cmd(argc, argv);
+  if (!strcmp(sub, "logout")) return logout_cmd(argc, argv);
   return fail("unknown command \"%s\"\n\n%s", sub, MCP_USAGE);
 }

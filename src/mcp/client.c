@@ -1,6 +1,7 @@
 /* client.c — an MCP client; see client.h. */
 #include "mcp/client.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -191,6 +192,13 @@ static int send_notification(zmcp_client *c, const char *method, json_t *params,
   return rc;
 }
 
+static void send_cancelled(zmcp_client *c, int64_t id, const char *reason) {
+  zerr ignore = ZERR_INIT;
+  json_t *p = json_pack("{s:I, s:s}", "requestId", (json_int_t)id, "reason", reason);
+  send_notification(c, "notifications/cancelled", p, &ignore);
+  json_decref(p);
+}
+
 /* Sends a request; returns its id, or -1. Steals params. */
 static int64_t send_request(zmcp_client *c, const char *method, json_t *params, zerr *err) {
   if (check_alive(c, err) < 0) {
@@ -203,14 +211,14 @@ static int64_t send_request(zmcp_client *c, const char *method, json_t *params, 
   json_decref(params);
   int rc = send_text(c, b.data, b.len, err);
   zbuf_release(&b);
+  if (rc < 0 && err && err->kind == ZE_CANCELLED) {
+    /* HTTP: the user cancelled while the POST was waiting for the answer
+     * (which comes in the POST's own SSE stream): the server still runs it. */
+    send_cancelled(c, id, "cancelled by the user");
+    zerr_set(err, ZE_CANCELLED, "the %s request to MCP server \"%s\" was cancelled", method,
+             c->cfg->name);
+  }
   return rc < 0 ? -1 : id;
-}
-
-static void send_cancelled(zmcp_client *c, int64_t id, const char *reason) {
-  zerr ignore = ZERR_INIT;
-  json_t *p = json_pack("{s:I, s:s}", "requestId", (json_int_t)id, "reason", reason);
-  send_notification(c, "notifications/cancelled", p, &ignore);
-  json_decref(p);
 }
 
 /* Takes the answer to id out of the inbox, if it is there. */
@@ -458,12 +466,36 @@ int zmcp_client_connect(zmcp_client *c, zerr *err) {
   return 0;
 }
 
+/* A remote server's whole connect runs on a thread of its own: an HTTP
+ * exchange blocks in send(), so the phases below cannot interleave it. The
+ * thread touches only its client; zmcp_start_all joins it. */
+typedef struct remote_start {
+  zmcp_client *c;
+  pthread_t thread;
+  bool started;
+} remote_start;
+
+static void *remote_main(void *arg) {
+  remote_start *r = arg;
+  zerr err = ZERR_INIT;
+  zmcp_client_connect(r->c, &err);
+  return NULL;
+}
+
 size_t zmcp_start_all(zmcp_client **cs, size_t n) {
-  /* Every process starts before any answer is awaited, so start-up costs the
-   * slowest server, not the sum of all. */
+  /* Every process starts (and every remote connect begins) before any answer
+   * is awaited, so start-up costs the slowest server, not the sum of all. */
   bool *ok = xcalloc(n ? n : 1, sizeof *ok);
   int64_t *deadline = xcalloc(n ? n : 1, sizeof *deadline);
+  remote_start *remote = xcalloc(n ? n : 1, sizeof *remote);
   for (size_t i = 0; i < n; i++) {
+    if (cs[i]->cfg->type == ZMCP_STDIO) continue;
+    remote[i].c = cs[i];
+    remote[i].started = pthread_create(&remote[i].thread, NULL, remote_main, &remote[i]) == 0;
+    if (!remote[i].started) remote_main(&remote[i]); /* no thread: connect here */
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (remote[i].c) continue;
     zerr err = ZERR_INIT;
     deadline[i] = startup_deadline(cs[i]);
     ok[i] = begin_connect(cs[i], &err) == 0;
@@ -471,7 +503,7 @@ size_t zmcp_start_all(zmcp_client **cs, size_t n) {
   }
   for (size_t i = 0; i < n; i++) {
     zerr err = ZERR_INIT;
-    if (ok[i] && continue_connect(cs[i], deadline[i], &err) < 0) {
+    if (!remote[i].c && ok[i] && continue_connect(cs[i], deadline[i], &err) < 0) {
       ok[i] = false;
       fail_connect(cs[i], &err);
     }
@@ -479,7 +511,10 @@ size_t zmcp_start_all(zmcp_client **cs, size_t n) {
   size_t ready = 0;
   for (size_t i = 0; i < n; i++) {
     zerr err = ZERR_INIT;
-    if (ok[i] && finish_connect(cs[i], deadline[i], &err) < 0) {
+    if (remote[i].c) {
+      if (remote[i].started) pthread_join(remote[i].thread, NULL);
+      ok[i] = cs[i]->ready && !cs[i]->failure;
+    } else if (ok[i] && finish_connect(cs[i], deadline[i], &err) < 0) {
       ok[i] = false;
       fail_connect(cs[i], &err);
     }
@@ -487,6 +522,7 @@ size_t zmcp_start_all(zmcp_client **cs, size_t n) {
   }
   free(ok);
   free(deadline);
+  free(remote);
   return ready;
 }
 

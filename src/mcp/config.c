@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "base/buf.h"
@@ -34,6 +35,13 @@ void zmcp_server_cfg_release(zmcp_server_cfg *s) {
   free(s->url);
   strv_free(s->headers);
   free(s->origin);
+  free(s->oauth.client_id);
+  free(s->oauth.client_secret);
+  strv_free(s->oauth.scopes);
+  free(s->oauth.authorization_endpoint);
+  free(s->oauth.token_endpoint);
+  free(s->oauth.registration_endpoint);
+  free(s->oauth.issuer_url);
   memset(s, 0, sizeof *s);
 }
 
@@ -77,6 +85,52 @@ static int opt_string(const json_t *obj, const char *key, const char **out, cons
     return bad(err, origin, name, what);
   }
   *out = json_string_value(v);
+  return 0;
+}
+
+static char *dup_opt(const char *s) { return s ? xstrdup(s) : NULL; }
+
+/* "auth" and "oauth" (Go zero's keys). */
+static int parse_auth(const json_t *obj, const char *origin, const char *name,
+                      zmcp_server_cfg *out, zerr *err) {
+  const char *auth;
+  if (opt_string(obj, "auth", &auth, origin, name, err) < 0) return -1;
+  if (!auth || !strcmp(auth, "auto") || !auth[0])
+    out->auth = ZMCP_AUTH_AUTO;
+  else if (!strcasecmp(auth, "oauth") || !strcasecmp(auth, "oauth2"))
+    out->auth = ZMCP_AUTH_OAUTH;
+  else if (!strcmp(auth, "none"))
+    out->auth = ZMCP_AUTH_NONE;
+  else
+    return bad(err, origin, name, "\"auth\" must be \"oauth\", \"none\" or \"auto\"");
+  json_t *o = json_object_get(obj, "oauth");
+  if (!o || json_is_null(o)) return 0;
+  if (!json_is_object(o)) return bad(err, origin, name, "\"oauth\" must be an object");
+  const char *keys[] = {"clientID", "clientSecret", "authorizationEndpoint", "tokenEndpoint",
+                        "registrationEndpoint", "issuerURL"};
+  char **dst[] = {&out->oauth.client_id, &out->oauth.client_secret,
+                  &out->oauth.authorization_endpoint, &out->oauth.token_endpoint,
+                  &out->oauth.registration_endpoint, &out->oauth.issuer_url};
+  for (size_t i = 0; i < ZARRAY_LEN(keys); i++) {
+    const char *v;
+    if (opt_string(o, keys[i], &v, origin, name, err) < 0) return -1;
+    *dst[i] = dup_opt(v);
+  }
+  json_t *scopes = json_object_get(o, "scopes");
+  if (scopes && !json_is_null(scopes)) {
+    if (!json_is_array(scopes)) return bad(err, origin, name, "\"oauth.scopes\" must be an array of strings");
+    out->oauth.scopes = xcalloc(json_array_size(scopes) + 1, sizeof(char *));
+    size_t i;
+    json_t *v;
+    json_array_foreach(scopes, i, v) {
+      if (!json_is_string(v)) return bad(err, origin, name, "\"oauth.scopes\" must be an array of strings");
+      out->oauth.scopes[i] = xstrdup(json_string_value(v));
+    }
+  }
+  if ((out->oauth.authorization_endpoint == NULL) != (out->oauth.token_endpoint == NULL))
+    return bad(err, origin, name,
+               "\"oauth.authorizationEndpoint\" and \"oauth.tokenEndpoint\" go together; set "
+               "both or neither");
   return 0;
 }
 
@@ -136,7 +190,8 @@ int zmcp_server_parse(const char *name, const json_t *obj, const char *origin,
   out->startup_timeout_ms = stmo ? (int)json_integer_value(stmo) : 0;
   if (string_map(json_object_get(obj, "env"), "=", &out->env, origin, name, "env", err) < 0 ||
       string_map(json_object_get(obj, "headers"), ": ", &out->headers, origin, name, "headers",
-                 err) < 0) {
+                 err) < 0 ||
+      parse_auth(obj, origin, name, out, err) < 0) {
     zmcp_server_cfg_release(out);
     return -1;
   }

@@ -10,7 +10,11 @@
  *           http with "url"; "streamable-http"/"streamableHttp" = http),
  *           "command", "args": [..], "env": {K: V}, "cwd",
  *           "url", "headers": {Name: value}, "disabled": bool,
- *           "timeoutMs": per-request timeout, "startupTimeoutMs" }
+ *           "timeoutMs": per-request timeout, "startupTimeoutMs",
+ *           "auth": "oauth" | "none" (default: OAuth when the server asks for it),
+ *           "oauth": { "clientID", "clientSecret", "scopes": [..],
+ *                      "authorizationEndpoint", "tokenEndpoint",
+ *                      "registrationEndpoint", "issuerURL" } }   (see mcp/oauth.h)
  * A project file runs commands from a repository someone else wrote, so its
  * servers are loaded only when the user trusted the workspace
  * (`zero mcp trust`, stored in $XDG_CONFIG_HOME/zero/trusted-workspaces.json).
@@ -27,6 +31,24 @@
 
 typedef enum zmcp_type { ZMCP_STDIO, ZMCP_HTTP, ZMCP_SSE } zmcp_type;
 
+typedef enum zmcp_auth {
+  ZMCP_AUTH_AUTO,  /* stored OAuth tokens are used; a 401 asks for `zero mcp login` */
+  ZMCP_AUTH_OAUTH, /* OAuth expected: no tokens is an error before connecting */
+  ZMCP_AUTH_NONE,  /* never send or ask for OAuth tokens */
+} zmcp_auth;
+
+/* The "oauth" object: what to use instead of discovery / registration. All
+ * may be NULL. */
+typedef struct zmcp_oauth_cfg {
+  char *client_id;
+  char *client_secret;
+  char **scopes;                 /* NULL-terminated, may be NULL */
+  char *authorization_endpoint;
+  char *token_endpoint;
+  char *registration_endpoint;
+  char *issuer_url;
+} zmcp_oauth_cfg;
+
 typedef struct zmcp_server_cfg {
   char *name;
   zmcp_type type;
@@ -40,6 +62,8 @@ typedef struct zmcp_server_cfg {
   int timeout_ms;      /* per request; 0 = default */
   int startup_timeout_ms;
   char *origin;        /* the file it came from */
+  zmcp_auth auth;
+  zmcp_oauth_cfg oauth;
 } zmcp_server_cfg;
 
 typedef struct zmcp_config {

@@ -28,12 +28,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/time.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/oauth.h"
 #include "mcp/transport.h"
 #include "net/http.h"
 #include "net/sse.h"
@@ -57,6 +59,8 @@ typedef struct http_t {
   char *endpoint;           /* legacy: from the "endpoint" event (mu) */
   bool stream_done;         /* the stream ended (mu) */
   char *stream_error;       /* why (mu) */
+  char *bearer;             /* OAuth access token (mu), NULL = none */
+  int64_t bearer_refresh;   /* when to refresh it, unix seconds; 0 = never */
   /* The POST being answered. */
   char *resp_type;
   char *www_auth;
@@ -96,6 +100,12 @@ static char **build_headers(http_t *h, bool post, bool sse_only) {
     zbuf_addf(&b, "MCP-Protocol-Version: %s", h->base.protocol_version);
     zvec_push(&v, zbuf_detach(&b, NULL));
   }
+  pthread_mutex_lock(&h->mu);
+  if (h->bearer) {
+    zbuf_addf(&b, "Authorization: Bearer %s", h->bearer);
+    zvec_push(&v, zbuf_detach(&b, NULL));
+  }
+  pthread_mutex_unlock(&h->mu);
   for (char **p = h->cfg->headers; p && *p; p++) zvec_push(&v, xstrdup(*p));
   zvec_push(&v, NULL);
   return v.items;
@@ -104,6 +114,39 @@ static char **build_headers(http_t *h, bool post, bool sse_only) {
 static void free_headers(char **v) {
   for (char **p = v; p && *p; p++) free(*p);
   free(v);
+}
+
+/* true when the config sets an Authorization header itself. */
+static bool own_authorization(const zmcp_server_cfg *cfg) {
+  for (char **p = cfg->headers; p && *p; p++)
+    if (!strncasecmp(*p, "Authorization:", 14)) return true;
+  return false;
+}
+
+/* Loads (refreshing when due) the OAuth token for the server. */
+static int load_bearer(http_t *h, zerr *err) {
+  if (h->cfg->auth == ZMCP_AUTH_NONE || own_authorization(h->cfg)) return 0;
+  char *tok = NULL;
+  int64_t exp = 0;
+  if (zoauth_bearer(h->cfg, &tok, &exp, err) < 0) return -1;
+  if (!tok && h->cfg->auth == ZMCP_AUTH_OAUTH)
+    return zerr_set(err, ZE_CONFIG,
+                    "MCP server \"%s\" needs an OAuth login (\"auth\": \"oauth\"); run `zero mcp "
+                    "login %s` once, then rerun",
+                    h->cfg->name, h->cfg->name);
+  pthread_mutex_lock(&h->mu);
+  free(h->bearer);
+  h->bearer = tok;
+  h->bearer_refresh = exp;
+  pthread_mutex_unlock(&h->mu);
+  return 0;
+}
+
+/* Refreshes the token shortly before it expires. */
+static int bearer_due(http_t *h, zerr *err) {
+  if (!h->bearer || !h->bearer_refresh) return 0;
+  if (h->bearer_refresh > (int64_t)time(NULL)) return 0;
+  return load_bearer(h, err);
 }
 
 static void wake_client(http_t *h) {
@@ -179,7 +222,12 @@ static void *stream_main(void *arg) {
       h->stream_error = xstrdup(err.msg);
     else if (rc == 0 && resp.status >= 400 && resp.status != 405)
       h->stream_error = xstrdup(resp.status == 401 || resp.status == 403
-                                    ? "the server requires authorization for its event stream"
+                                    ? (own_authorization(h->cfg) || h->cfg->auth == ZMCP_AUTH_NONE
+                                           ? "the server requires authorization for its event "
+                                             "stream; check the \"Authorization\" header in the "
+                                             "config"
+                                           : "the server requires authorization for its event "
+                                             "stream; run `zero mcp login` for it")
                                     : "the server refused to open its event stream");
     else if (rc == 0 && h->legacy)
       h->stream_error = xstrdup("the server closed its event stream");
@@ -210,6 +258,7 @@ static int http_start(zmcp_transport *t, zerr *err) {
                     h->cfg->name, h->cfg->origin ? h->cfg->origin : "the config");
   if (pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(h->stop, O_CLOEXEC) < 0)
     return zerr_errno(err, ZE_IO, "MCP server \"%s\": cannot create pipes", h->cfg->name);
+  if (load_bearer(h, err) < 0) return -1;
   if (!h->legacy) {
     h->post_url = xstrdup(h->cfg->url);
     return 0;
@@ -309,10 +358,14 @@ static int post_on_body(void *ud, const char *data, size_t len) {
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
   bool is_init_notice = strstr(msg, "\"notifications/initialized\"") != NULL;
+  /* Sent after the user cancelled: it must go out all the same, quickly. */
+  bool farewell = strstr(msg, "\"notifications/cancelled\"") != NULL;
+  if (bearer_due(h, err) < 0) return -1;
   char **headers = build_headers(h, true, false);
   zhttp_request req = {.method = "POST", .url = h->post_url, .headers = (const char *const *)headers,
                        .body = msg, .body_len = len,
                        .idle_timeout_ms = timeout_ms > 0 ? timeout_ms : 300000,
+                       .total_timeout_ms = farewell ? 2000 : 0, .ignore_cancel = farewell,
                        .on_header = post_on_header, .header_ud = h};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zbuf_reset(&h->body);
@@ -334,6 +387,13 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
     rc = zerr_set(err, ZE_INVALID, "MCP server \"%s\" sent an invalid message", h->cfg->name);
   } else if (rc < 0) {
     zerr_prefix(err, "MCP server \"%s\"", h->cfg->name);
+  } else if ((resp.status == 401 || resp.status == 403) && !own_authorization(h->cfg) &&
+             h->cfg->auth != ZMCP_AUTH_NONE) {
+    rc = zerr_set(err, ZE_PROVIDER,
+                  "MCP server \"%s\" (%s) requires OAuth authorization (HTTP %ld)%s; run `zero "
+                  "mcp login %s`, then rerun",
+                  h->cfg->name, h->cfg->url, resp.status,
+                  h->bearer ? " and refused the stored token" : "", h->cfg->name);
   } else if (resp.status == 401 || resp.status == 403) {
     rc = zerr_set(err, ZE_PROVIDER,
                   "MCP server \"%s\" (%s) requires authorization (HTTP %ld%s%s); add an "
@@ -457,6 +517,7 @@ static void http_destroy(zmcp_transport *t) {
   free(h->post_url);
   free(h->endpoint);
   free(h->stream_error);
+  free(h->bearer);
   free(h->resp_type);
   free(h->www_auth);
   zbuf_release(&h->body);

@@ -516,7 +516,13 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     } else {
       zerr err = ZERR_INIT;
       json_t *r = NULL;
-      if (zmcp_call_tool(c, t->name, args, 0, &r, &err) < 0) {
+      m->running_agent = a;
+      m->running_id = call->id;
+      m->running_name = call->name;
+      int crc = zmcp_call_tool(c, t->name, args, 0, &r, &err);
+      m->running_agent = NULL;
+      m->running_id = m->running_name = NULL;
+      if (crc < 0) {
         ztool_fail(res, "%s", err.msg);
         if (err.kind == ZE_CANCELLED && !zcancel_requested()) zcancel_request();
       } else {
@@ -531,6 +537,16 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
 }
 
 /* ---- start / stop ------------------------------------------------------------- */
+
+static void on_progress(void *ud, const char *server, double progress, double total,
+                        const char *message) {
+  zmcp_manager *m = ud;
+  (void)server;
+  if (!m->running_agent) return; /* not during a tool call (start-up, meta tools) */
+  zagent_event ev = {.kind = ZAEV_PROGRESS, .id = m->running_id, .name = m->running_name,
+                     .progress = progress, .total = total, .text = message};
+  zagent_emit(m->running_agent, &ev);
+}
 
 int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *spawner,
                        zperm_mode mode, zmcp_warn_fn warn, void *warn_ud, zerr *err) {
@@ -553,7 +569,8 @@ int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *
     zbuf_release(&w);
   }
   m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients);
-  zmcp_client_opts o = {.workspace = workspace, .spawner = spawner};
+  zmcp_client_opts o = {.workspace = workspace, .spawner = spawner, .on_progress = on_progress,
+                        .progress_ud = m};
   for (size_t i = 0; i < m->cfg.n; i++)
     if (!m->cfg.servers[i].disabled) m->clients[m->n++] = zmcp_client_new(&m->cfg.servers[i], &o);
   if (!m->n) return 0;
@@ -578,4 +595,48 @@ void zmcp_manager_stop(zmcp_manager *m) {
   json_decref(m->grants);
   json_decref(m->activated);
   memset(m, 0, sizeof *m);
+}
+
+json_t *zmcp_list_tools(const char *workspace, zperm_mode mode, zmcp_warn_fn warn, void *warn_ud,
+                        zerr *err) {
+  zmcp_manager m;
+  if (zmcp_manager_start(&m, workspace, NULL, mode, warn, warn_ud, err) < 0) {
+    zmcp_manager_stop(&m);
+    return NULL;
+  }
+  json_t *arr = json_array();
+  bool defer = deferred(&m);
+  for (size_t i = 0; i < m.n; i++) {
+    zmcp_client *c = m.clients[i];
+    if (!c->ready) continue;
+    for (size_t j = 0; j < c->n_tools; j++) {
+      const zmcp_tool *t = &c->tools[j];
+      cleanup_free char *name = zmcp_tool_name(c->cfg->name, t->name);
+      zperm_decision d = zmcp_decide(mode, m.grants, c->cfg->name, t->name);
+      json_t *params = json_deep_copy(t->input_schema);
+      if (!json_object_get(params, "type")) json_object_set_new(params, "type", json_string("object"));
+      json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b}", "name", name,
+                                           "description", t->description, "side_effect",
+                                           t->read_only ? "read" : "unknown", "permission",
+                                           zperm_action_name(d.action), "parameters", params,
+                                           "server", c->cfg->name, "deferred", defer));
+    }
+  }
+  json_t *extra = meta_schemas(&m);
+  if (defer) json_array_insert_new(extra, 0, json_pack("{s:s}", "name", "tool_search"));
+  size_t i;
+  json_t *e;
+  json_array_foreach(extra, i, e) {
+    const char *n = zjson_str(e, "name");
+    json_t *params = json_object_get(e, "parameters");
+    params = params ? json_incref(params) : json_object();
+    json_t *full = json_pack("{s:s, s:s, s:s, s:s, s:o}", "name", n, "description",
+                             zjson_str_or(e, "description", "Find MCP tools by keywords."),
+                             "side_effect", !strcmp(n, "tool_search") ? "none" : "read",
+                             "permission", "allow", "parameters", params);
+    json_array_append_new(arr, full);
+  }
+  json_decref(extra);
+  zmcp_manager_stop(&m);
+  return arr;
 }

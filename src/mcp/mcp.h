@@ -18,6 +18,8 @@
  * (ZERO_MCP_DEFER_THRESHOLD overrides), only a tool_search tool is sent; the
  * tools it finds are added to later requests, so the request stays small and
  * the prompt prefix stable.
+ * Progress: notifications/progress of a running tool call become
+ * ZAEV_PROGRESS events of that call (stream-json "progress").
  * Resources and prompts: mcp_list_resources, mcp_read_resource,
  * mcp_list_prompts and mcp_get_prompt are offered when a server has them.
  */
@@ -43,6 +45,9 @@ typedef struct zmcp_manager {
   size_t output_cap;
   size_t defer_threshold;
   json_t *activated;       /* deferred mode: names tool_search loaded (object used as a set) */
+  /* The tool call running now, for its progress events (NULL between calls). */
+  zagent *running_agent;
+  const char *running_id, *running_name;
   ztool_source source;     /* hand &source to zagent.sources */
 } zmcp_manager;
 
@@ -56,6 +61,14 @@ int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *
                        zperm_mode mode, zmcp_warn_fn warn, void *warn_ud, zerr *err);
 /* Shuts every server down (in parallel) and frees everything. */
 void zmcp_manager_stop(zmcp_manager *m);
+
+/* For `zero exec --list-tools`: starts the configured servers of workspace,
+ * lists every tool the model could be given ({name, description,
+ * side_effect, permission, parameters, server, deferred}), and stops them.
+ * Servers that fail are reported through warn. Returns a new array, or NULL
+ * with err for a malformed config. */
+json_t *zmcp_list_tools(const char *workspace, zperm_mode mode, zmcp_warn_fn warn, void *warn_ud,
+                        zerr *err);
 
 /* The model-facing name for a server's tool. Caller frees. */
 char *zmcp_tool_name(const char *server, const char *tool);

@@ -377,8 +377,9 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
   x->last_activity = start;
   char origin[512];
 
+  bool cancellable = !req->ignore_cancel;
   for (;;) {
-    if (zcancel_requested())
+    if (cancellable && zcancel_requested())
       return zerr_set(err, ZE_CANCELLED, "the request was cancelled");
 
     int running = 0;
@@ -424,8 +425,9 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
 
     struct curl_waitfd extra[2];
     unsigned nextra = 0;
-    if (zcancel_fd() >= 0) extra[nextra++] = (struct curl_waitfd){zcancel_fd(), CURL_WAIT_POLLIN, 0};
-    if (zcancel_fd() < 0 && wait > HTTP_FLAG_POLL_MS) wait = HTTP_FLAG_POLL_MS;
+    if (cancellable && zcancel_fd() >= 0)
+      extra[nextra++] = (struct curl_waitfd){zcancel_fd(), CURL_WAIT_POLLIN, 0};
+    if (cancellable && zcancel_fd() < 0 && wait > HTTP_FLAG_POLL_MS) wait = HTTP_FLAG_POLL_MS;
     int stop_idx = -1;
     if (req->stop_fd > 0) {
       stop_idx = (int)nextra;
@@ -449,7 +451,8 @@ int zhttp_perform(const zhttp_request *req, zhttp_response *resp, zhttp_body_fn 
                   void *ud, zerr *err) {
   zhttp_response_release(resp);
   zhttp_global_init();
-  if (zcancel_requested()) return zerr_set(err, ZE_CANCELLED, "the request was cancelled");
+  if (!(req && req->ignore_cancel) && zcancel_requested())
+    return zerr_set(err, ZE_CANCELLED, "the request was cancelled");
   if (!req || !req->url) return zerr_set(err, ZE_INTERNAL, "HTTP request without a URL");
 
   http_xfer x;

@@ -32,6 +32,10 @@ typedef struct zhttp_request {
   /* Optional, > 0: the transfer ends with ZE_CANCELLED once this descriptor
    * is readable (stops a long-lived stream running on another thread). */
   int stop_fd;
+  /* Performs the request even after cancellation was requested (base/
+   * cancel.h): a short farewell such as MCP's notifications/cancelled. Set a
+   * total_timeout_ms with it. */
+  bool ignore_cancel;
 } zhttp_request;
 
 typedef struct zhttp_response {

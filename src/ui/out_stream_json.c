@@ -25,6 +25,12 @@ static void set_str(json_t *o, const char *key, const char *v) {
   if (v && v[0]) json_object_set_new(o, key, json_string(v));
 }
 
+/* Whole numbers as integers (3, not 3.0). */
+static json_t *number(double v) {
+  if (v == (double)(json_int_t)v && v > -9e15 && v < 9e15) return json_integer((json_int_t)v);
+  return json_real(v);
+}
+
 static void set_strn(json_t *o, const char *key, const char *v, size_t n) {
   json_object_set_new(o, key, json_stringn(v ? v : "", v ? n : 0));
 }
@@ -127,6 +133,14 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       set_str(o, "code", ev->code);
       set_str(o, "message", ev->text);
       json_object_set_new(o, "recoverable", json_boolean(ev->recoverable));
+      break;
+    case ZAEV_PROGRESS:
+      o = envelope(s, "progress");
+      set_str(o, "id", ev->id);
+      set_str(o, "name", ev->name);
+      json_object_set_new(o, "progress", number(ev->progress));
+      if (ev->total >= 0) json_object_set_new(o, "total", number(ev->total));
+      if (ev->text) set_str(o, "message", ev->text);
       break;
     case ZAEV_RUN_END:
       o = envelope(s, "run_end");

@@ -1,0 +1,147 @@
+"""A Streamable HTTP MCP server for the start-up, progress and cancellation
+tests. Every URL path (/a, /b, …) is a separate server with its own session.
+
+  python3 fake_http_mcp.py LOG [--barrier N]
+
+Prints "PORT <port>". Appends JSON lines to LOG:
+  {"event": "init", "path": p, "together": bool}  once an initialize is
+      answered; with --barrier N, initialize answers are held until N
+      initialize requests have arrived (at most 10 s): "together" tells
+      whether they all had (servers started in parallel) when it was answered
+  {"event": "call", "path": p, "id": id, "tool": name}
+  {"event": "cancelled", "path": p, "requestId": id, "reason": r}
+Tools: "steps" sends progress 1/3, 2/3, 3/3 (with messages) in the POST's
+SSE answer, then its result; "slow" sends progress 1 and then waits (up to
+30 s) for notifications/cancelled, answering nothing if cancelled.
+"""
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOG = sys.argv[1]
+ARGS = sys.argv[2:]
+BARRIER = int(ARGS[ARGS.index("--barrier") + 1]) if "--barrier" in ARGS else 0
+
+lock = threading.Condition()
+inits = 0
+cancelled = {}  # (path, id) -> threading.Event
+
+
+def log(entry):
+    with lock, open(LOG, "a") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
+def sse(obj):
+    return ("event: message\ndata: %s\n\n" % json.dumps(obj)).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def plain(self, status, body=b"", ctype="application/json", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.plain(405)
+
+    def do_DELETE(self):
+        self.plain(200)
+
+    def start_sse(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def do_POST(self):
+        global inits
+        n = int(self.headers.get("Content-Length") or 0)
+        msg = json.loads(self.rfile.read(n))
+        path = self.path
+        method, mid = msg.get("method"), msg.get("id")
+        if method == "notifications/cancelled":
+            rid = msg["params"]["requestId"]
+            log({"event": "cancelled", "path": path, "requestId": rid,
+                 "reason": msg["params"].get("reason")})
+            with lock:
+                ev = cancelled.setdefault((path, rid), threading.Event())
+            ev.set()
+            return self.plain(202)
+        if mid is None:
+            return self.plain(202)
+        if method == "initialize":
+            with lock:
+                inits += 1
+                lock.notify_all()
+                deadline = time.time() + 10
+                while BARRIER and inits < BARRIER and time.time() < deadline:
+                    lock.wait(deadline - time.time())
+                together = inits >= BARRIER
+            log({"event": "init", "path": path, "together": together})
+            res = {"protocolVersion": msg["params"]["protocolVersion"],
+                   "capabilities": {"tools": {}}, "serverInfo": {"name": "fake-http", "version": "1"}}
+            body = json.dumps({"jsonrpc": "2.0", "id": mid, "result": res}).encode()
+            return self.plain(200, body, headers=[("Mcp-Session-Id", "s" + path.strip("/"))])
+        if method == "tools/list":
+            tools = [{"name": "steps", "description": "three steps with progress",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "slow", "description": "runs until cancelled",
+                      "inputSchema": {"type": "object", "properties": {}}}]
+            body = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}}).encode()
+            return self.plain(200, body)
+        if method == "tools/call":
+            tool = msg["params"]["name"]
+            token = (msg["params"].get("_meta") or {}).get("progressToken")
+            log({"event": "call", "path": path, "id": mid, "tool": tool})
+            self.start_sse()
+            if tool == "steps":
+                for i in (1, 2, 3):
+                    self.wfile.write(sse({"jsonrpc": "2.0", "method": "notifications/progress",
+                                          "params": {"progressToken": token, "progress": i,
+                                                     "total": 3, "message": "step %d" % i}}))
+                    self.wfile.flush()
+                    time.sleep(0.05)
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "all 3 steps done"}]}}))
+                self.wfile.flush()
+                return
+            self.wfile.write(sse({"jsonrpc": "2.0", "method": "notifications/progress",
+                                  "params": {"progressToken": token, "progress": 1}}))
+            self.wfile.flush()
+            with lock:
+                ev = cancelled.setdefault((path, mid), threading.Event())
+            if not ev.wait(30):
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "slow finished"}]}}))
+            return
+        body = json.dumps({"jsonrpc": "2.0", "id": mid,
+                           "error": {"code": -32601, "message": "no such method"}}).encode()
+        self.plain(200, body)
+
+
+def main():
+    s = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    s.daemon_threads = True
+    print("PORT %d" % s.server_address[1], flush=True)
+    try:
+        s.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

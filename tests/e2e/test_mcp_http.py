@@ -1,0 +1,121 @@
+"""MCP over Streamable HTTP in `zero exec`: remote servers start in parallel
+with stdio ones, --list-tools shows MCP tools, progress notifications become
+stream-json "progress" events, and Ctrl-C sends notifications/cancelled over
+HTTP (tests/e2e/mcp/fake_http_mcp.py)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE_HTTP = os.path.join(HERE, "mcp", "fake_http_mcp.py")
+FAKE_STDIO = os.path.join(HERE, "mcp", "fake_mcp_server.py")
+
+
+class HttpMcp(harness.ZeroTest):
+    def start_fake(self, *flags):
+        self.log = os.path.join(self.tmp, "http-mcp-log.jsonl")
+        p = subprocess.Popen([sys.executable, FAKE_HTTP, self.log, *flags],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: (p.terminate(), p.wait(5), p.stdout.close(), p.stderr.close()))
+        line = p.stdout.readline()
+        if not line.startswith("PORT "):
+            self.fail("fake_http_mcp.py did not start: %r %s" % (line, p.stderr.read()))
+        self.base = "http://127.0.0.1:%d" % int(line.split()[1])
+
+    def write_config(self, servers):
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": servers}}, f)
+
+    def entries(self, event):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [e for e in map(json.loads, filter(str.strip, f)) if e["event"] == event]
+
+    def test_http_servers_start_in_parallel_and_list_tools_shows_them(self):
+        # Each initialize answer is held until all three have arrived (10 s at
+        # most): one after another, the first would be answered alone.
+        self.start_fake("--barrier", "3")
+        self.write_config({
+            "a": {"type": "http", "url": self.base + "/a"},
+            "b": {"type": "http", "url": self.base + "/b"},
+            "c": {"type": "http", "url": self.base + "/c"},
+            "local": {"command": sys.executable, "args": [FAKE_STDIO, "hang"]},
+        })
+        r = self.zero("exec", "--list-tools", "-o", "json", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        inits = self.entries("init")
+        self.assertEqual(len(inits), 3, inits)
+        self.assertTrue(all(e["together"] for e in inits), inits)
+        tools = {t["name"]: t for t in json.loads(r.stdout)["tools"]}
+        for name in ("mcp_a_steps", "mcp_b_slow", "mcp_c_steps", "mcp_local_hang", "read_file"):
+            self.assertIn(name, tools)
+        self.assertEqual(tools["mcp_a_steps"]["permission"], "prompt")
+        self.assertEqual(tools["mcp_a_steps"]["server"], "a")
+        self.assertEqual(tools["mcp_a_steps"]["parameters"]["type"], "object")
+        # Text output lists them too.
+        r = self.zero("exec", "--list-tools", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  mcp_local_hang [unknown/prompt] - never returns", r.stdout)
+
+    def test_list_tools_reports_a_failing_server_and_goes_on(self):
+        self.write_config({"gone": {"command": sys.executable, "args": [FAKE_STDIO, "exit"]}})
+        r = self.zero("exec", "--list-tools", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("read_file", r.stdout)
+        self.assertIn('MCP server "gone" is unavailable', r.stderr)
+        self.assertIn("the API token is missing", r.stderr)
+
+    def test_progress_notifications_become_stream_json_events(self):
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/a"}})
+        self.zero("mcp", "grant", "a")
+        model = self.serve([{"tool_calls": [{"name": "mcp_a_steps", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        events = self.lines(r.stdout)
+        self.assert_stream_json_valid(events)
+        call = [e for e in events if e["type"] == "tool_call"][0]
+        prog = [e for e in events if e["type"] == "progress"]
+        self.assertEqual([(p["progress"], p["total"], p["message"]) for p in prog],
+                         [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")])
+        self.assertTrue(all(p["id"] == call["id"] and p["name"] == "mcp_a_steps" for p in prog))
+        kinds = [e["type"] for e in events]
+        self.assertLess(kinds.index("progress"), kinds.index("tool_result"))
+        tool_msgs = [m for m in model.bodies()[1]["messages"] if m.get("role") == "tool"]
+        self.assertIn("all 3 steps done", tool_msgs[0]["content"])
+
+    def test_ctrl_c_sends_notifications_cancelled_over_http(self):
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/a"}})
+        self.zero("mcp", "grant", "a")
+        self.serve([{"tool_calls": [{"name": "mcp_a_slow", "arguments": {}}]}, {"text": "done"}])
+        p = self.spawn("exec", "-o", "stream-json", "go")
+        deadline = time.time() + 30
+        while time.time() < deadline and not self.entries("call"):
+            time.sleep(0.05)
+        calls = self.entries("call")
+        self.assertTrue(calls, "the tool call never reached the server")
+        time.sleep(0.2)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 130, err)
+        cancels = self.entries("cancelled")
+        self.assertEqual(len(cancels), 1, cancels)
+        self.assertEqual(cancels[0]["requestId"], calls[0]["id"])
+        self.assertEqual(cancels[0]["path"], "/a")
+        events = self.lines(out)
+        self.assertEqual(events[-1]["type"], "run_end")
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -1,0 +1,209 @@
+"""MCP authorization end to end: `zero mcp login` against a loopback OAuth
+authorization server and an OAuth-protected MCP server (tests/e2e/mcp/
+fake_oauth.py). The test plays the browser: it fetches the printed
+authorization URL and follows the redirect to zero's loopback callback."""
+import base64
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_oauth.py")
+
+
+class OAuthTest(harness.ZeroTest):
+    def start_fake(self, *flags):
+        self.log = os.path.join(self.tmp, "oauth-log.jsonl")
+        p = subprocess.Popen([sys.executable, FAKE, self.log, *flags], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: (p.terminate(), p.wait(5), p.stdout.close(), p.stderr.close()))
+        line = p.stdout.readline()
+        if not line.startswith("PORTS "):
+            self.fail("fake_oauth.py did not start: %r %s" % (line, p.stderr.read()))
+        self.mcp_port, self.as_port = map(int, line.split()[1:])
+        self.url = "http://127.0.0.1:%d/mcp" % self.mcp_port
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"prot": {"type": "http", "url": self.url}}}}, f)
+
+    def entries(self, server=None, path=None):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            es = [json.loads(l) for l in f if l.strip()]
+        return [e for e in es if (server is None or e["server"] == server)
+                and (path is None or e["path"] == path)]
+
+    def token_file(self):
+        return os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "mcp-oauth", "prot.json")
+
+    def login(self, browse=True):
+        """Runs zero mcp login, plays the browser; returns (rc, stdout, stderr, browser_status)."""
+        p = subprocess.Popen([harness.ZERO_BIN, "mcp", "login", "prot", "--timeout", "30"],
+                             cwd=self.work, env=self.env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, url = [], None
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            line = p.stdout.readline()
+            if not line:
+                break
+            out.append(line)
+            if line.strip().startswith("http://127.0.0.1:%d/authorize" % self.as_port):
+                url = line.strip()
+                break
+        status = None
+        if url and browse:
+            try:
+                with urllib.request.urlopen(url, timeout=10) as r:  # follows the 302 to zero
+                    status = r.status
+                    r.read()
+            except urllib.error.HTTPError as e:
+                status = e.code
+        try:
+            rest, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rest, err = p.communicate()
+        return p.returncode, "".join(out) + rest, err, status, url
+
+    def test_login_pkce_state_registration_then_bearer_tool_calls(self):
+        self.start_fake()
+        rc, out, err, status, url = self.login()
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(status, 200)
+        self.assertIn("Logged in", out)
+        # Discovery went 401 → resource metadata → issuer metadata.
+        probe = self.entries("mcp", "/mcp")[0]
+        self.assertIsNone(probe["auth"])
+        self.assertTrue(self.entries("mcp", "/.well-known/oauth-protected-resource/mcp"))
+        self.assertTrue(self.entries("as", "/.well-known/oauth-authorization-server"))
+        # Dynamic registration as a public loopback client.
+        reg = self.entries("as", "/register")[0]["json"]
+        self.assertEqual(reg["token_endpoint_auth_method"], "none")
+        self.assertRegex(reg["redirect_uris"][0], r"^http://127\.0\.0\.1:\d+/callback$")
+        # PKCE S256: the verifier sent to the token endpoint hashes to the challenge.
+        auth = self.entries("as", "/authorize")[0]["query"]
+        self.assertEqual(auth["code_challenge_method"], "S256")
+        self.assertGreaterEqual(len(auth["state"]), 22)
+        self.assertEqual(auth["redirect_uri"], reg["redirect_uris"][0])
+        self.assertEqual(auth["resource"], self.url)
+        tok = self.entries("as", "/token")[0]["form"]
+        want = base64.urlsafe_b64encode(hashlib.sha256(tok["code_verifier"].encode()).digest())
+        self.assertEqual(want.rstrip(b"=").decode(), auth["code_challenge"])
+        self.assertNotIn(tok["code_verifier"], url)
+        # Tokens stored 0600.
+        st = os.stat(self.token_file())
+        self.assertEqual(stat.S_IMODE(st.st_mode), 0o600)
+        saved = self.read_tokens()
+        self.assertTrue(saved["access_token"].startswith("at-"))
+        # A tool call carries the bearer token.
+        r = self.zero("mcp", "call", "prot", "whoami")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("hello, holder of " + saved["access_token"], r.stdout)
+        # And through the agent: the model calls the tool, the result comes back.
+        self.zero("mcp", "grant", "prot")
+        model = self.serve([{"tool_calls": [{"name": "mcp_prot_whoami", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "who am i", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        tool_msgs = [m for m in model.bodies()[1]["messages"] if m.get("role") == "tool"]
+        self.assertIn("hello, holder of at-", tool_msgs[0]["content"])
+        # Logout removes the tokens.
+        r = self.zero("mcp", "logout", "prot")
+        self.assertEqual(r.returncode, 0)
+        self.assertFalse(os.path.exists(self.token_file()))
+
+    def test_exec_without_login_says_how_to_log_in(self):
+        self.start_fake()
+        self.serve([{"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "hi", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        warns = [e["message"] for e in self.lines(r.stdout) if e["type"] == "warning"]
+        self.assertTrue(any("zero mcp login prot" in w for w in warns), warns)
+
+    def test_auth_oauth_without_login_fails_before_connecting(self):
+        self.start_fake()
+        with open(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"prot": {"type": "http", "url": self.url,
+                                                     "auth": "oauth"}}}}, f)
+        r = self.zero("mcp", "tools", "prot")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("needs an OAuth login", r.stderr)
+        self.assertIn("zero mcp login prot", r.stderr)
+        self.assertEqual(self.entries("mcp"), [])
+
+    def test_login_to_a_server_without_auth_says_none_is_needed(self):
+        self.start_fake()
+        with open(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"prot": {"type": "http",
+                                                     "url": "http://127.0.0.1:%d/open" % self.mcp_port}}}}, f)
+        r = self.zero("mcp", "login", "prot", "--timeout", "5")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("needs no login", r.stderr)
+        self.assertEqual(self.entries("as"), [])
+        self.assertFalse(os.path.exists(self.token_file()))
+
+    def read_tokens(self):
+        with open(self.token_file()) as f:
+            return json.load(f)
+
+    def test_token_refreshed_before_expiry(self):
+        self.start_fake("--expires-in", "30")
+        rc, out, err, _, _ = self.login()
+        self.assertEqual(rc, 0, out + err)
+        saved = self.read_tokens()
+        first = saved["access_token"]
+        # A fresh 30 s token is used as is (refreshed at half its life, not every use).
+        r = self.zero("mcp", "call", "prot", "whoami")
+        self.assertIn("hello, holder of " + first, r.stdout)
+        # Time passes: 25 s later, 5 s are left, less than half its life — refreshed first.
+        saved["obtained_at"] = int(time.time()) - 25
+        saved["expires_at"] = int(time.time()) + 5
+        with open(self.token_file(), "w") as f:
+            json.dump(saved, f)
+        r = self.zero("mcp", "call", "prot", "whoami")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        grants = [e["form"]["grant_type"] for e in self.entries("as", "/token")]
+        self.assertEqual(grants, ["authorization_code", "refresh_token"])
+        second = self.read_tokens()["access_token"]
+        self.assertNotEqual(first, second)
+        self.assertIn("hello, holder of " + second, r.stdout)
+        self.assertEqual(stat.S_IMODE(os.stat(self.token_file()).st_mode), 0o600)
+
+    def test_token_endpoint_redirect_is_refused(self):
+        self.start_fake("--redirect-token")
+        rc, out, err, _, _ = self.login()
+        self.assertNotEqual(rc, 0)
+        self.assertIn("redirect", err)
+        self.assertEqual(self.entries("as", "/elsewhere"), [])
+        self.assertFalse(os.path.exists(self.token_file()))
+
+    def test_state_mismatch_is_refused(self):
+        self.start_fake("--bad-state")
+        rc, out, err, status, _ = self.login()
+        self.assertNotEqual(rc, 0)
+        self.assertEqual(status, 400)
+        self.assertIn("state", err)
+        self.assertEqual(self.entries("as", "/token"), [])
+        self.assertFalse(os.path.exists(self.token_file()))
+
+    def test_issuer_without_s256_is_refused(self):
+        self.start_fake("--no-s256")
+        rc, out, err, _, url = self.login(browse=False)
+        self.assertNotEqual(rc, 0)
+        self.assertIsNone(url)
+        self.assertIn("S256", err)
+
+
+if __name__ == "__main__":
+    harness.main()
