@@ -11,7 +11,7 @@ PACKAGES=(
 )
 # Wanted by later capabilities and the benchmarks; installed with the rest so one
 # command prepares a machine.
-OPTIONAL=(hyperfine valgrind)
+OPTIONAL=(hyperfine valgrind gnuplot-nox)
 
 missing=()
 for p in "${PACKAGES[@]}" "${OPTIONAL[@]}"; do
