@@ -7,7 +7,7 @@ ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps configure build run test test-fast test-asan install clean bench
+.PHONY: all deps configure build run test test-fast test-asan install clean bench bench-quick bench-guard
 
 all: build
 
@@ -40,8 +40,16 @@ test-asan: deps
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
-bench: build
+# The performance lab (zero vs Codex, Gemini CLI, opencode; ~15-20 min; rewrites
+# docs/PERFORMANCE.md), the quick spine figures (30 s), the instruction-count guard.
+bench: deps
+	bench/lab/run
+
+bench-quick: build
 	bench/run
+
+bench-guard: deps
+	bench/lab/run --guard
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

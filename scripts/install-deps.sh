@@ -10,9 +10,10 @@ PACKAGES=(
   libseccomp-dev bubblewrap
   libutf8proc-dev libmd4c-dev libvterm-dev tmux
 )
-# Wanted by the benchmarks (and ripgrep by the search comparison tests);
-# installed with the rest so one command prepares a machine.
-OPTIONAL=(hyperfine valgrind ripgrep)
+# Wanted by the benchmarks (ripgrep also by the search comparison tests,
+# gnuplot by the performance lab's charts); installed with the rest so one
+# command prepares a machine.
+OPTIONAL=(hyperfine valgrind ripgrep gnuplot-nox)
 
 missing=()
 for p in "${PACKAGES[@]}" "${OPTIONAL[@]}"; do

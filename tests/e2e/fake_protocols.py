@@ -112,6 +112,24 @@ def responses_events(turn, index, request):
     for i, call in enumerate(calls):
         fid = "fc_fake%d_%d" % (index, i)
         cid = call.get("id", "call_%d_%d" % (index, i))
+        if call.get("custom"):
+            # A freeform (custom) tool call, e.g. Codex's apply_patch: the
+            # input is raw text, streamed as custom_tool_call_input deltas.
+            ctid = "ctc_fake%d_%d" % (index, i)
+            inp = call.get("input", "")
+            item = {"id": ctid, "type": "custom_tool_call", "status": "in_progress",
+                    "call_id": cid, "name": call.get("name", ""), "input": ""}
+            out.append(nx({"type": "response.output_item.added", "output_index": oi, "item": item}))
+            for j in range(0, len(inp), frag):
+                out.append(nx({"type": "response.custom_tool_call_input.delta", "item_id": ctid,
+                               "output_index": oi, "delta": inp[j:j + frag]}))
+            out.append(nx({"type": "response.custom_tool_call_input.done", "item_id": ctid,
+                           "output_index": oi, "input": inp}))
+            done = dict(item, status="completed", input=inp)
+            out.append(nx({"type": "response.output_item.done", "output_index": oi, "item": done}))
+            output.append(done)
+            oi += 1
+            continue
         args = _args(call)
         item = {"id": fid, "type": "function_call", "status": "in_progress", "arguments": "",
                 "call_id": cid, "name": call.get("name", "")}

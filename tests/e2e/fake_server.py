@@ -150,6 +150,34 @@ def protocol_for(path):
     return None
 
 
+def system_text(body):
+    """The system prompt of a request in any of the four protocols ("" if none):
+    Chat's first system message, Responses' instructions (or first
+    system/developer input message), Anthropic's system, Gemini's
+    systemInstruction. Text parts are joined."""
+    def text_of(c):
+        if isinstance(c, str):
+            return c
+        if isinstance(c, list):
+            return "".join(text_of(x) for x in c)
+        if isinstance(c, dict):
+            if "text" in c and isinstance(c["text"], str):
+                return c["text"]
+            return text_of(c.get("content") or c.get("parts") or "")
+        return ""
+    if not isinstance(body, dict):
+        return ""
+    for key in ("instructions", "system", "systemInstruction"):
+        if body.get(key):
+            return text_of(body[key])
+    for m in (body.get("messages") or body.get("input") or []):
+        if isinstance(m, dict) and m.get("role") in ("system", "developer"):
+            return text_of(m.get("content"))
+        if isinstance(m, dict):
+            break
+    return ""
+
+
 def stream_events(turn, index, request, protocol="chat", path=""):
     """The list of SSE event byte strings for a streaming turn."""
     if protocol != "chat" and "raw_sse" not in turn and "raw_sse_file" not in turn:
@@ -332,6 +360,21 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(404, {"error": {"message": "fake server: no route for POST " + path,
                                            "type": "invalid_request_error"}})
             return
+        if self.server.auto_answers:
+            try:
+                body = json.loads(raw.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                body = None
+            system = system_text(body)
+            for prefix, text in self.server.auto_answers:
+                if system.startswith(prefix):
+                    # --auto-answer: an agent's side request (a title
+                    # generator, a classifier) gets a fixed answer and does
+                    # not consume the script, whenever it comes.
+                    self.record(raw, None)
+                    self.stream({"text": text}, -1, body if isinstance(body, dict) else {},
+                                protocol, path)
+                    return
         if self.server.auto_summary is not None:
             try:
                 body = json.loads(raw.decode("utf-8"))
@@ -535,6 +578,10 @@ def main(argv):
     ap.add_argument("--auto-summary", metavar="TEXT",
                     help="answer compaction requests (system prompt starting 'You summarize') "
                          "with TEXT without consuming a scripted turn")
+    ap.add_argument("--auto-answer", metavar="PREFIX=TEXT", action="append", default=[],
+                    help="answer any request whose system prompt starts with PREFIX with TEXT, "
+                         "without consuming a scripted turn (repeatable; an agent's title or "
+                         "classifier requests in benchmarks)")
     ap.add_argument("--keep-running", action="store_true",
                     help="do not exit when the parent process goes away")
     args = ap.parse_args(argv)
@@ -550,6 +597,12 @@ def main(argv):
     httpd.script = Script(turns, args.log)
     httpd.models = [m for m in args.models.split(",") if m]
     httpd.auto_summary = args.auto_summary
+    httpd.auto_answers = []
+    for spec in args.auto_answer:
+        prefix, sep, text = spec.partition("=")
+        if not sep or not prefix:
+            sys.exit("fake_server: --auto-answer wants PREFIX=TEXT, got %r" % spec)
+        httpd.auto_answers.append((prefix, text))
     sys.stdout.write("PORT %d\n" % httpd.server_address[1])
     sys.stdout.flush()
     try:

@@ -1,0 +1,461 @@
+#!/usr/bin/env python3
+"""lab.py — the performance lab's driver: zero and its peers, side by side,
+on the same scripted model behaviour, measured as whole process trees.
+
+Called by bench/lab/run (which builds, installs the peers and isolates the
+network); see bench/README.md. Modes:
+
+  lab.py full  RESULTS_DIR     every scenario, every available agent, then
+                               callgrind for zero's scenarios
+  lab.py guard RESULTS_DIR     zero only, callgrind instruction counts
+                               compared to bench/lab/baseline-ir.json
+  lab.py record RESULTS_DIR    zero only, callgrind; rewrite the baseline
+
+Python 3 standard library only.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import agents as agents_mod  # noqa: E402
+
+FAKE_SERVER = os.path.join(ROOT, "tests", "e2e", "fake_server.py")
+FIXTURE = os.path.join(HERE, "fixture")
+BASELINE = os.path.join(HERE, "baseline-ir.json")
+GUARD_LIMIT = 0.10
+
+ANSWER = "Hello! How can I help you today?"
+TASK_ANSWER = "Done: sub is fixed, mul and clamp's upper bound are added, with tests."
+PYRUN = "PYTHONDONTWRITEBYTECODE=1 python3"
+
+# (c) the 20-turn task: 19 tool calls, then the answer. Reads, shell
+# commands (one of them writes a file) and patches; the final files must be
+# the same for every agent.
+TASK = [
+    ("shell", "ls -R"),
+    ("read", "README.md"),
+    ("read", "src/ops.py"),
+    ("shell", "grep -n 'def ' src/ops.py src/util.py"),
+    ("patch", "src/ops.py", '    """Return a - b."""\n    return a + b\n',
+     '    """Return a - b."""\n    return a - b\n'),
+    ("shell", PYRUN + " -c \"import sys; sys.path.insert(0, 'src'); import ops; "
+     "print(ops.sub(5, 3))\""),
+    ("read", "tests/test_ops.py"),
+    ("patch", "tests/test_ops.py", "        self.assertEqual(ops.add(2, 3), 5)\n",
+     "        self.assertEqual(ops.add(2, 3), 5)\n\n    def test_sub(self):\n"
+     "        self.assertEqual(ops.sub(5, 3), 2)\n"),
+    ("shell", PYRUN + " -m unittest discover -s tests -q"),
+    ("read", "src/ops.py"),
+    ("patch", "src/ops.py", '    return a - b\n',
+     '    return a - b\n\n\ndef mul(a, b):\n    """Return a * b."""\n    return a * b\n'),
+    ("shell", "wc -l src/*.py tests/*.py"),
+    ("read", "src/util.py"),
+    ("patch", "src/util.py", "        return lo\n    return x\n",
+     "        return lo\n    if x > hi:\n        return hi\n    return x\n"),
+    ("read", "CHANGELOG.md"),
+    ("patch", "CHANGELOG.md", "# Changelog\n\n",
+     "# Changelog\n\n## 0.2.0\n\n- `sub` subtracts; new `mul`; `clamp` honours `hi`.\n\n"),
+    ("shell", "printf 'checked by the bench task\\n' > NOTES.txt"),
+    ("shell", "cat NOTES.txt && " + PYRUN + " -m unittest discover -s tests -q"),
+    ("shell", "ls src tests"),
+    ("text", TASK_ANSWER),
+]
+BIG_CMD = "yes 0123456789abcdef0123456789abcde | head -c 2097152"
+BIG = [("shell", BIG_CMD), ("text", "The command printed 65536 lines.")]
+
+
+def long_steps(turns):
+    """A long session: reads and shell commands over a 2 KB file, then the answer."""
+    steps = []
+    for i in range(turns - 1):
+        steps.append(("read", "data.txt") if i % 2 == 0 else ("shell", "wc -c data.txt"))
+    steps.append(("text", "Finished the long session."))
+    return steps
+
+
+def tree_digest(top):
+    """{relative path: sha256} of a workspace, without the agents' own state
+    directories (top-level dot directories) and byte-code caches."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(top):
+        rel = os.path.relpath(dirpath, top)
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__"
+                             and not (rel == "." and d.startswith(".")))
+        for f in sorted(filenames):
+            p = os.path.join(dirpath, f)
+            with open(p, "rb") as fh:
+                out[os.path.normpath(os.path.join(rel, f))] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def parse_kv(line):
+    d = {}
+    for part in line.split():
+        k, _, v = part.partition("=")
+        d[k] = int(v) if v.lstrip("-").isdigit() else v
+    return d
+
+
+class Lab:
+    def __init__(self, args):
+        self.zero = os.path.abspath(args.zero)
+        self.peers = os.path.abspath(args.peers)
+        self.results = os.path.abspath(args.results)
+        self.scratch = os.path.join(self.results, "scratch")
+        self.measure = args.treemeasure
+        self.runs = args.runs
+        self.warmup = args.warmup
+        self.long_turns = args.long_turns
+        self.slow_cap = args.slow_cap
+        self.slow_runs = args.slow_runs
+        self.log = open(os.path.join(self.results, "lab.log"), "a")
+        os.makedirs(self.scratch, exist_ok=True)
+
+    def say(self, msg):
+        sys.stderr.write("lab: %s\n" % msg)
+        sys.stderr.flush()
+        self.log.write(msg + "\n")
+        self.log.flush()
+
+    def capture(self, argv, env=None):
+        try:
+            r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=120, env=env)
+            return r.stdout or r.stderr
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return "unknown (%s)" % e
+
+    # -- the fake server ----------------------------------------------------
+    def start_server(self, turns, agent, tag):
+        d = os.path.join(self.scratch, "srv-" + tag)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        script = os.path.join(d, "script.json")
+        with open(script, "w") as f:
+            json.dump(turns, f)
+        argv = [sys.executable, FAKE_SERVER, script, "--log", os.path.join(d, "requests.jsonl")]
+        for prefix, text in agent.side_answers:
+            argv += ["--auto-answer", "%s=%s" % (prefix, text)]
+        out = open(os.path.join(d, "server.out"), "w+")
+        proc = subprocess.Popen(argv, stdout=out, stderr=open(os.path.join(d, "server.err"), "w"),
+                                stdin=subprocess.DEVNULL)
+        port = None
+        for _ in range(200):
+            out.seek(0)
+            line = out.readline()
+            if line.startswith("PORT "):
+                port = int(line.split()[1])
+                break
+            if proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        if port is None:
+            proc.kill()
+            raise RuntimeError("fake server did not start: see " + d)
+        return proc, "http://127.0.0.1:%d/v1" % port, d
+
+    @staticmethod
+    def stop_server(proc):
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    @staticmethod
+    def server_requests(d):
+        p = os.path.join(d, "requests.jsonl")
+        if not os.path.exists(p):
+            return []
+        with open(p) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    # -- one measured run -----------------------------------------------------
+    def measured(self, argv, env, cwd, tag, timeout=300, series=None, interval=5):
+        out = os.path.join(self.scratch, tag + ".out")
+        err = os.path.join(self.scratch, tag + ".err")
+        cmd = [self.measure, "-i", str(interval), "-t", str(timeout), "-o", out, "-e", err]
+        if series:
+            cmd += ["-s", series]
+        r = subprocess.run(cmd + ["--"] + argv, env=env, cwd=cwd, capture_output=True, text=True)
+        if r.returncode not in (0, 124) or not r.stdout.strip():
+            raise RuntimeError("treemeasure failed: " + r.stderr)
+        m = parse_kv(r.stdout.strip().splitlines()[-1])
+        with open(out, errors="replace") as f:
+            m["stdout"] = f.read()
+        with open(err, errors="replace") as f:
+            m["stderr_tail"] = f.read()[-2000:]
+        return m
+
+    def home(self, agent):
+        h = os.path.join(self.scratch, "home-" + agent.name)
+        os.makedirs(h, exist_ok=True)
+        return h
+
+    def workspace(self, tag, extra=None):
+        ws = os.path.join(self.scratch, "ws-" + tag)
+        shutil.rmtree(ws, ignore_errors=True)
+        shutil.copytree(FIXTURE, ws)
+        if extra:
+            extra(ws)
+        return ws
+
+    # -- scenarios --------------------------------------------------------------
+    def run_scenario(self, scenario, agent, tag, series=None, wrap=None):
+        """One run of `scenario` by `agent`: (measurement, None) or (None, why it failed).
+        `wrap` prefixes the command (valgrind)."""
+        home = self.home(agent)
+        wrap = wrap or []
+        if scenario == "version":
+            env = agent.env(home, "")
+            m = self.measured(wrap + agent.version_cmd(), env, home, tag)
+            if m["status"] != 0 or not m["stdout"].strip():
+                return None, "exit %s: %s" % (m["status"], m["stderr_tail"][-300:])
+            return m, None
+        if scenario == "sandbox":
+            argv = agent.sandbox_cmd()
+            ws = self.workspace(tag)
+            env = agent.env(home, "")
+            agent.configure(home, "http://127.0.0.1:9/v1", ws)
+            m = self.measured(wrap + argv, env, ws, tag)
+            shutil.rmtree(ws, ignore_errors=True)
+            if m["status"] != 0:
+                return None, "exit %s: %s" % (m["status"], m["stderr_tail"][-300:])
+            return m, None
+        extra = None
+        if scenario == "one_turn":
+            steps, prompt, want = [("text", ANSWER)], "say hello", ANSWER
+        elif scenario == "task":
+            steps, prompt, want = TASK, "Fix sub, add mul and tests, bound clamp.", TASK_ANSWER
+        elif scenario == "big_output":
+            steps, prompt, want = BIG, "Print 2 MiB of text and count it.", BIG[-1][1]
+        elif scenario == "long":
+            steps, prompt, want = long_steps(self.long_turns), "A long session.", \
+                "Finished the long session."
+
+            def extra(ws):
+                with open(os.path.join(ws, "data.txt"), "w") as f:
+                    for i in range(64):
+                        f.write("line %02d: the quick brown fox jumps over the lazy dog\n" % i)
+        else:
+            raise ValueError(scenario)
+        ws = self.workspace(tag, extra)
+        turns = [agent.turn(s, ws, i) for i, s in enumerate(steps)]
+        proc, base_url, sdir = self.start_server(turns, agent, tag)
+        try:
+            agent.configure(home, base_url, ws)
+            env = agent.env(home, base_url)
+            m = self.measured(wrap + agent.task_cmd(prompt, ws), env, ws, tag, series=series,
+                              interval=20 if scenario == "long" else 5,
+                              timeout=900 if scenario == "long" else 300)
+        finally:
+            self.stop_server(proc)
+        reqs = self.server_requests(sdir)
+        used = [r["turn"] for r in reqs if r.get("turn") is not None]
+        m["requests"] = len([r for r in reqs if r["method"] == "POST"])
+        m["request_times"] = [r["time"] for r in reqs if r.get("turn") is not None]
+        why = None
+        if m["status"] != 0:
+            why = "exit %s: %s" % (m["status"], m["stderr_tail"][-400:].strip())
+        elif len(used) != len(turns):
+            why = "the agent made %d scripted requests, the script has %d" % (len(used), len(turns))
+        elif want not in m["stdout"]:
+            why = "the final answer is missing from its output: %r" % m["stdout"][-300:]
+        elif scenario == "task":
+            got = tree_digest(ws)
+            if got != self.expected_task():
+                exp = self.expected_task()
+                diff = sorted(k for k in set(got) | set(exp) if got.get(k) != exp.get(k))
+                why = "final files differ from the expected ones: " + ", ".join(diff)
+        if why is None:
+            shutil.rmtree(ws, ignore_errors=True)
+            shutil.rmtree(sdir, ignore_errors=True)
+        return (None, why) if why else (m, None)
+
+    _expected = None
+
+    def expected_task(self):
+        """The task's final files, made by applying its steps directly."""
+        if self._expected is None:
+            ws = self.workspace("expected")
+            for s in TASK:
+                if s[0] == "shell":
+                    subprocess.run(["sh", "-c", s[1]], cwd=ws, check=True,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                elif s[0] == "patch":
+                    p = os.path.join(ws, s[1])
+                    text = open(p).read()
+                    assert text.count(s[2]) == 1, "bench task: patch %s is not unique" % s[1]
+                    with open(p, "w") as f:
+                        f.write(text.replace(s[2], s[3]))
+            self._expected = tree_digest(ws)
+            shutil.rmtree(ws)
+        return self._expected
+
+    # -- the side-by-side runs ---------------------------------------------------
+    def full(self, agent_names, scenarios):
+        agents = []
+        status = {}
+        for cls in agents_mod.ALL:
+            a = cls(self)
+            if agent_names and a.name not in agent_names:
+                continue
+            ok, why = a.available()
+            status[a.name] = {"available": ok, "reason": why,
+                              "version": a.version() if ok else None}
+            if ok:
+                agents.append(a)
+            else:
+                self.say("%s: not available: %s" % (a.name, why))
+        results = {"agents": status, "scenarios": {}, "runs": self.runs, "warmup": self.warmup}
+        for sc in scenarios:
+            res = {}
+            results["scenarios"][sc] = res
+            active = []
+            for a in agents:
+                if sc == "sandbox" and a.sandbox_cmd() is None:
+                    res[a.name] = {"not_comparable": a.sandbox_reason()}
+                else:
+                    active.append(a)
+                    res[a.name] = {"runs": []}
+            n = 1 if sc == "long" else self.warmup + self.runs
+            for r in range(n):
+                # A/B interleaved: every round runs each agent once, and the
+                # order rotates so no agent always follows the same one.
+                order = active[r % len(active):] + active[:r % len(active)] if active else []
+                for a in order:
+                    if "failed" in res[a.name] or r >= res[a.name].get("limit", n):
+                        continue
+                    tag = "%s-%s-%d" % (sc, a.name, r)
+                    series = os.path.join(self.results, "series-%s.tsv" % a.name) \
+                        if sc == "long" else None
+                    t0 = time.time()
+                    m, why = self.run_scenario(sc, a, tag, series=series)
+                    if why:
+                        self.say("%s %s run %d FAILED: %s" % (sc, a.name, r, why))
+                        res[a.name]["failed"] = why
+                        continue
+                    self.say("%s %s run %d: wall %.1f ms, cpu %.1f ms, peak %.1f MiB (%.1fs)" % (
+                        sc, a.name, r, m["wall_us"] / 1e3, m["cpu_us"] / 1e3,
+                        m["peak_rss_kb"] / 1024, time.time() - t0))
+                    m.pop("stdout", None)
+                    if sc != "long":
+                        m.pop("request_times", None)
+                    if sc != "long" and r == 0 and self.warmup and \
+                            m["wall_us"] > self.slow_cap * 1e6:
+                        # A very slow agent gets fewer runs, so the whole lab
+                        # fits in its time; the report says how many it got.
+                        res[a.name]["limit"] = self.warmup + self.slow_runs
+                    if r >= (0 if sc == "long" else self.warmup):
+                        res[a.name]["runs"].append(m)
+        return results
+
+    # -- instruction counts for zero's own scenarios ------------------------------
+    def callgrind(self, scenarios):
+        zero = agents_mod.Zero(self)
+        out = {}
+        for sc in scenarios:
+            cg = os.path.join(self.results, "callgrind-%s.out" % sc)
+            wrap = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg]
+            m, why = self.run_scenario(sc, zero, "cg-" + sc, wrap=wrap)
+            if why:
+                out[sc] = {"failed": why}
+                self.say("callgrind %s FAILED: %s" % (sc, why))
+                continue
+            ir = None
+            with open(cg) as f:
+                for line in f:
+                    if line.startswith(("summary:", "totals:")):
+                        ir = int(line.split()[1])
+            out[sc] = {"ir": ir}
+            self.say("callgrind %s: %.2f M instructions" % (sc, ir / 1e6))
+        return out
+
+
+GUARD_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox"]
+FULL_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "long"]
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["full", "guard", "record"])
+    ap.add_argument("results")
+    ap.add_argument("--zero", required=True)
+    ap.add_argument("--peers", default=os.path.join(ROOT, "bench", ".peers"))
+    ap.add_argument("--treemeasure", required=True)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--long-turns", type=int, default=100)
+    ap.add_argument("--slow-cap", type=float, default=20,
+                    help="an agent whose warm-up run takes longer (s) gets --slow-runs runs")
+    ap.add_argument("--slow-runs", type=int, default=3)
+    ap.add_argument("--agents", default="", help="comma-separated subset")
+    ap.add_argument("--scenarios", default="", help="comma-separated subset")
+    args = ap.parse_args(argv)
+    os.makedirs(args.results, exist_ok=True)
+    lab = Lab(args)
+    if args.mode in ("guard", "record"):
+        scs = [s for s in (args.scenarios.split(",") if args.scenarios else GUARD_SCENARIOS) if s]
+        counts = lab.callgrind(scs)
+        failed = [s for s, c in counts.items() if "failed" in c]
+        if failed:
+            print("bench guard: zero failed scenario(s) %s; see %s/lab.log" % (
+                ", ".join(failed), args.results))
+            return 1
+        if args.mode == "record":
+            with open(BASELINE, "w") as f:
+                json.dump({s: c["ir"] for s, c in counts.items()}, f, indent=2, sort_keys=True)
+                f.write("\n")
+            print("bench guard: baseline written to %s" % os.path.relpath(BASELINE, ROOT))
+            return 0
+        try:
+            with open(BASELINE) as f:
+                base = json.load(f)
+        except OSError:
+            print("bench guard: no baseline at %s; record one with bench/lab/run --record-baseline"
+                  % BASELINE)
+            return 1
+        bad = 0
+        print("| scenario | baseline Ir | now Ir | change |\n|---|---|---|---|")
+        for s, c in counts.items():
+            b = base.get(s)
+            if not b:
+                print("| %s | — | %d | (no baseline) |" % (s, c["ir"]))
+                continue
+            ch = c["ir"] / b - 1
+            flag = ""
+            if ch > GUARD_LIMIT:
+                flag, bad = " **REGRESSION**", bad + 1
+            print("| %s | %d | %d | %+.1f %%%s |" % (s, b, c["ir"], ch * 100, flag))
+        if bad:
+            print("bench guard: %d scenario(s) cost more than %d %% over the baseline. Find the "
+                  "cause (callgrind files in %s), or if the cost is intended, re-record with "
+                  "bench/lab/run --record-baseline and commit bench/lab/baseline-ir.json."
+                  % (bad, GUARD_LIMIT * 100, args.results))
+            return 1
+        print("bench guard: every scenario within %d %% of the baseline" % (GUARD_LIMIT * 100))
+        return 0
+    scs = [s for s in (args.scenarios.split(",") if args.scenarios else FULL_SCENARIOS) if s]
+    names = [a for a in args.agents.split(",") if a]
+    results = lab.full(names, scs)
+    results["callgrind"] = lab.callgrind([s for s in scs if s in GUARD_SCENARIOS])
+    results["task_turns"] = len(TASK)
+    results["long_turns"] = args.long_turns
+    with open(os.path.join(args.results, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    lab.say("results in " + os.path.join(args.results, "results.json"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
