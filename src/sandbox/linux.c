@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -421,15 +422,20 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
     build_bwrap(p, pr, self, dir, argv, &a, &placeholders);
   }
   fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
+  pid_t pid;
+  if (b == ZSB_BWRAP) {
+    /* Nothing to do between fork and exec: posix_spawn (vfork-style in
+     * glibc) skips copying zero's page tables on every sandboxed command. */
+    int e = posix_spawn(&pid, a.v[0], NULL, NULL, a.v, env);
+    if (e != 0) {
+      errno = e;
+      zerr_errno(err, ZE_IO, "cannot run %s (reinstall bubblewrap: apt install bubblewrap)",
+                 a.v[0]);
+      pid = -1;
+    }
+  } else if ((pid = fork()) < 0) {
     zerr_errno(err, ZE_IO, "cannot start a process");
   } else if (pid == 0) {
-    if (b == ZSB_BWRAP) {
-      execve(a.v[0], a.v, env);
-      fprintf(stderr, "zero sandbox: cannot run %s: %s\n", a.v[0], strerror(errno));
-      _exit(126);
-    }
     if (chdir(dir) < 0) {
       fprintf(stderr, "zero sandbox: cannot enter %s: %s\n", dir, strerror(errno));
       _exit(126);
