@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
 #include "base/path.h"
@@ -87,6 +88,14 @@ static zperm_decision make(zperm_action action, const char *code, bool recoverab
   vsnprintf(d.reason, sizeof d.reason, fmt, ap);
   va_end(ap);
   return d;
+}
+
+static void note_grant(zperm_decision *d, const ztool *tool, const zgrant *g) {
+  d->grant_matched = true;
+  d->grant.tool = tool->name;
+  d->grant.kind = zgrant_kind_name(g->kind);
+  d->grant.scope = zgrant_scope_name(g->scope);
+  snprintf(d->grant.value, sizeof d->grant.value, "%s", g->value ? g->value : "");
 }
 
 static const char *path_arg(const json_t *args) {
@@ -178,11 +187,13 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
       target = zsb_resolve_path(lex, NULL);
     }
   }
+  zgrant *gm;
   if (!decided && e->grants &&
-      zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, false)) {
+      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
+                          false))) {
     d = make(ZPERM_DENY, "grant_denied", true, "the user can revoke it: zero sandbox grants list",
              "a saved grant denies %s%s%s", tool->name, cmd ? " for " : "", cmd ? cmd : "");
-    d.grant_matched = true;
+    note_grant(&d, tool, gm);
     decided = true;
   }
   /* 5. path scope */
@@ -242,9 +253,10 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   }
   /* 8. saved allow grants (they also answer steps 6 and 7's prompts) */
   if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
-      zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, true)) {
+      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
+                          true))) {
     zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by a saved grant");
-    g.grant_matched = true;
+    note_grant(&g, tool, gm);
     g.escalate_network = d.escalate_network;
     g.escalate_unsandboxed = d.escalate_unsandboxed;
     d = g;
@@ -292,6 +304,105 @@ json_t *zperm_block_json(const zperm_decision *d) {
   return json_pack("{s:s, s:s, s:b, s:s}", "code", d->code ? d->code : "denied", "reason",
                    d->reason, "recoverable", d->recoverable, "allow",
                    d->allow_hint ? d->allow_hint : "");
+}
+
+json_t *zperm_grant_json(const zperm_decision *d) {
+  if (!d->grant_matched || !d->grant.kind) return NULL;
+  json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s}", "tool", d->grant.tool ? d->grant.tool : "",
+                        "kind", d->grant.kind, "action",
+                        d->action == ZPERM_ALLOW ? "allow" : "deny", "scope",
+                        d->grant.scope ? d->grant.scope : "always", "source", "saved");
+  if (d->grant.value[0]) json_object_set_new(g, "value", json_string(d->grant.value));
+  return g;
+}
+
+/* Words of a command line: true when line starts with the words of prefix. */
+static bool starts_with_words(const char *line, const char *prefix) {
+  size_t n = strlen(prefix);
+  return n > 0 && !strncmp(line, prefix, n) && (line[n] == '\0' || line[n] == ' ');
+}
+
+/* The longest run of whole words all lines start with ("" when none). */
+static void common_word_prefix(char *const *lines, size_t n, char *out, size_t cap) {
+  out[0] = '\0';
+  if (n == 0) return;
+  size_t len = strlen(lines[0]);
+  for (size_t i = 1; i < n; i++) {
+    size_t k = 0;
+    while (k < len && lines[i][k] && lines[i][k] == lines[0][k]) k++;
+    len = k;
+  }
+  /* back off to a word boundary in every line */
+  for (;;) {
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) ok = lines[i][len] == '\0' || lines[i][len] == ' ';
+    if (ok || len == 0) break;
+    while (len > 0 && lines[0][len - 1] != ' ') len--;
+    if (len > 0) len--; /* drop the space */
+  }
+  while (len > 0 && lines[0][len - 1] == ' ') len--;
+  if (len >= cap) len = 0;
+  memcpy(out, lines[0], len);
+  out[len] = '\0';
+}
+
+bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
+                         int *kind, char *value, size_t cap) {
+  value[0] = '\0';
+  bool is_shell = tool->side_effect == ZSIDE_SHELL || tool->side_effect == ZSIDE_NETWORK;
+  if (is_shell) {
+    *kind = ZGRANT_PREFIX;
+    const char *cmd = args ? zjson_str(args, "cmd") : NULL;
+    if (!cmd && args) cmd = zjson_str(args, "command");
+    if (!cmd) return false;
+    zsh_analysis an;
+    memset(&an, 0, sizeof an);
+    zsh_analyze(cmd, e->offline, &an);
+    size_t n = 0;
+    char **lines = zsh_command_lines(&an, &n);
+    bool ok = false;
+    /* the model's own suggestion first (Go zero's prefix_rule: ["git","push"]) */
+    const json_t *rule = args ? json_object_get(args, "prefix_rule") : NULL;
+    if (json_is_array(rule) && json_array_size(rule) > 0 && n > 0) {
+      zbuf b = ZBUF_INIT;
+      size_t i;
+      const json_t *w;
+      json_array_foreach(rule, i, w) {
+        if (!json_is_string(w) || !json_string_value(w)[0]) break;
+        zbuf_addf(&b, "%s%s", i ? " " : "", json_string_value(w));
+      }
+      bool covers = i == json_array_size(rule) && b.len > 0 && b.len < cap;
+      for (size_t k = 0; covers && k < n; k++) covers = starts_with_words(lines[k], b.data);
+      if (covers) {
+        snprintf(value, cap, "%s", b.data);
+        ok = true;
+      }
+      zbuf_release(&b);
+    }
+    if (!ok && n == 1 && strlen(lines[0]) < cap) {
+      snprintf(value, cap, "%s", lines[0]);
+      ok = true;
+    } else if (!ok && n > 1) {
+      common_word_prefix(lines, n, value, cap);
+      ok = value[0] != '\0';
+    }
+    if (lines) zsh_lines_free(lines, n);
+    zsh_analysis_release(&an);
+    *kind = ZGRANT_PREFIX;
+    return ok;
+  }
+  if (tool->side_effect == ZSIDE_WRITE) {
+    const char *p = args ? path_arg(args) : NULL;
+    if (!p || !e->tools || !e->tools->workspace) return false;
+    cleanup_free char *lex = ztool_resolve_path(e->tools, p);
+    cleanup_free char *abs = zsb_resolve_path(lex, NULL);
+    if (!abs || strlen(abs) >= cap) return false;
+    snprintf(value, cap, "%s", abs);
+    *kind = ZGRANT_PATH;
+    return true;
+  }
+  *kind = ZGRANT_TOOL;
+  return true;
 }
 
 void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d) {

@@ -65,6 +65,13 @@ typedef struct zperm_decision {
   bool grant_matched;
   bool escalate_network;   /* approving runs the command with the network */
   bool escalate_unsandboxed; /* approving runs the command outside the sandbox */
+  /* grant_matched: the grant that decided, copied (the grant list may change). */
+  struct {
+    const char *tool;      /* static name of the tool ("" for MCP) */
+    const char *kind;      /* "tool", "path", "prefix" */
+    const char *scope;     /* "once", "session", "always" */
+    char value[256];       /* prefix or path; "" for kind tool */
+  } grant;
 } zperm_decision;
 
 /* Parses "ask|auto|unsafe|plan" (and Go zero's aliases: full-auto, member,
@@ -88,6 +95,20 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
 /* The structured block handed to the model and stream-json for a denial:
  * {code, reason, recoverable, allow}. New reference. */
 json_t *zperm_block_json(const zperm_decision *d);
+
+/* {tool, kind, value?, action, scope, source} for session records and
+ * stream-json: the grant d matched (source "saved"), NULL when none. */
+json_t *zperm_grant_json(const zperm_decision *d);
+
+/* What a "session" or "always" answer to a prompt for this call should
+ * remember: shell tools a command prefix (the model's prefix_rule when it
+ * covers every command of the line; else the single command line; else the
+ * words every command line starts with), file tools the resolved target
+ * path, other tools the tool itself. false when no grant would be narrow
+ * enough (e.g. `a | b` with nothing in common): only "once" can be offered.
+ * value (cap bytes) gets "" for kind tool. */
+bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
+                         int *kind /* zgrant_kind */, char *value, size_t cap);
 
 /* Tells the engine's escalate hook that d was approved (by the user or by a
  * grant), so its escalation applies to the next command. */

@@ -454,6 +454,16 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
   }
 
+  /* A sandbox below full enforcement is said, and recorded in the session. */
+  char sb_note[1024];
+  if (mode != ZPERM_UNSAFE && zsb_downgrade_note(&sbp, sb_note, sizeof sb_note)) {
+    json_t *state = zsb_state_json(&sbp);
+    zagent_event w = {.kind = ZAEV_WARNING, .text = sb_note, .code = "sandbox_degraded",
+                      .meta = state};
+    emit(&run, &w);
+    json_decref(state);
+  }
+
   zprompt_opts po = {.cwd = workspace, .provider = rp.name, .model = rp.model,
                      .permission_mode = zperm_mode_name(mode)};
   system_prompt = zprompt_build(&po, &instr_sources);

@@ -51,6 +51,18 @@ class AgentCommandsAreSandboxed(ZeroTest):
         tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
         self.assertIn("[destructive]", tool["content"])
         self.assertIn("grants allow", tool["content"])
+        # the denial's block rides on the decision, and the session keeps it
+        self.assertEqual(dec["code"], "destructive")
+        self.assertEqual(dec["block"]["code"], "destructive")
+        self.assertTrue(dec["block"]["recoverable"])
+        self.assertIn("grants allow", dec["block"]["allow"])
+        self.assertIn("rm -rf", dec["block"]["reason"])
+        sid = self.session_ids()[-1]
+        rec = [e for e in self.session_events(sid) if e["type"] == "permission_decision"]
+        self.assertEqual(len(rec), 1, rec)
+        payload = rec[0].get("payload", rec[0])
+        self.assertEqual(payload["block"], dec["block"])
+        self.assertEqual(payload["code"], "destructive")
 
     def test_saved_grant_allows_a_prefix(self):
         self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
@@ -65,6 +77,13 @@ class AgentCommandsAreSandboxed(ZeroTest):
         r = self.zero("exec", "-o", "stream-json", "clean")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.work, "build")))
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["grant"], {"tool": "exec_command", "kind": "prefix",
+                                        "value": "rm -rf build", "action": "allow",
+                                        "scope": "always", "source": "saved"})
+        sid = self.session_ids()[-1]
+        rec = [e for e in self.session_events(sid) if e["type"] == "permission_decision"][0]
+        self.assertEqual(rec.get("payload", rec)["grant"], dec["grant"])
         lst = self.zero("sandbox", "grants", "list")
         self.assertIn("allow exec_command prefix rm -rf build", lst.stdout)
         self.assertEqual(self.zero("sandbox", "grants", "revoke", "1").returncode, 0)
@@ -80,6 +99,28 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertFalse(os.path.exists(os.path.join(self.work, ".zero", "config.json")))
         dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
         self.assertEqual(dec["action"], "deny")
+
+    def test_a_degraded_sandbox_is_said_and_recorded(self):
+        self.env["ZERO_SANDBOX_FORCE_BACKEND"] = "landlock"
+        self.serve([{"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        w = [e for e in self.lines(r.stdout) if e["type"] == "warning"]
+        self.assertEqual(len(w), 1, w)
+        self.assertEqual(w[0]["code"], "sandbox_degraded")
+        self.assertIn("Landlock + seccomp only", w[0]["message"])
+        sid = self.session_ids()[-1]
+        rec = [e for e in self.session_events(sid) if e["type"] == "warning"]
+        self.assertEqual(len(rec), 1, rec)
+        payload = rec[0].get("payload", rec[0])
+        self.assertEqual(payload["code"], "sandbox_degraded")
+        self.assertEqual(payload["meta"], {"backend": "landlock", "enforcement": "partial",
+                                           "network": "deny"})
+        # full enforcement: no warning at all
+        del self.env["ZERO_SANDBOX_FORCE_BACKEND"]
+        self.serve([{"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertFalse([e for e in self.lines(r.stdout) if e["type"] == "warning"])
 
     def test_sandbox_policy_and_check_commands(self):
         r = self.zero("sandbox", "policy", "--json", "--effective")
