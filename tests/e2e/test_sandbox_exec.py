@@ -100,6 +100,38 @@ class AgentCommandsAreSandboxed(ZeroTest):
         dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
         self.assertEqual(dec["action"], "deny")
 
+    def test_escalation_request_reaches_the_engine(self):
+        call = {"name": "exec_command", "arguments": {
+            "cmd": "echo net=$ZERO_SANDBOX_NETWORK", "sandbox_permissions": "with_additional_permissions",
+            "additional_permissions": {"network": True}, "justification": "fetch the deps",
+            "prefix_rule": ["echo"]}}
+        m = self.serve([{"tool_calls": [call]}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "fetch")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["action"], "deny")  # headless: nobody to approve it
+        self.assertEqual(dec["code"], "escalation")
+        self.assertIn("fetch the deps", dec["block"]["reason"])
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertNotIn("unknown property", tool["content"])
+        # approved through a grant: this command runs with the network
+        self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
+        self.assertEqual(self.zero("sandbox", "grants", "allow", "exec_command", "--prefix",
+                                   "echo").returncode, 0)
+        m = self.serve([{"tool_calls": [call]}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "fetch")
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["action"], "allow", dec)
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("net=allow", tool["content"])
+        # an unknown escalation value is a schema error, not a silent default
+        bad = dict(call, arguments=dict(call["arguments"], sandbox_permissions="root"))
+        m = self.serve([{"tool_calls": [bad]}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "fetch")
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("sandbox_permissions", tool["content"])
+        self.assertNotIn("net=", tool["content"])
+
     def test_a_degraded_sandbox_is_said_and_recorded(self):
         self.env["ZERO_SANDBOX_FORCE_BACKEND"] = "landlock"
         self.serve([{"text": "ok"}])
