@@ -132,8 +132,11 @@ static zmsg *commit_assistant(zagent *a, zconv *conv, turn_state *t) {
   return m;
 }
 
+/* Offered to the model: allowed in the mode and not disabled for the run
+ * (--enabled-tools / --disabled-tools). */
 static bool tool_visible(const ztool *t, void *ud) {
-  return zperm_tool_visible(*(zperm_mode *)ud, t);
+  const zagent *a = ud;
+  return zperm_tool_visible(a->mode, t) && zperm_tool_enabled(a->perm, t->name);
 }
 
 /* ---- extra tool sources (MCP; see ztool_source in loop.h) ----------------
@@ -300,8 +303,7 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
 }
 
 zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
-  zperm_mode mode = a->mode;
-  json_t *schemas = ztool_schemas(tool_visible, &mode);
+  json_t *schemas = ztool_schemas(tool_visible, a);
   zrun_status status = ZRUN_SUCCESS;
 
   for (;;) {

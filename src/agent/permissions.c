@@ -218,7 +218,11 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
                an.why);
       decided = true;
     } else if ((an.flags & ZSH_NETWORK) && !(e->policy && e->policy->network)) {
-      if (e->autonomy >= ZAUTO_MEDIUM && e->mode == ZPERM_AUTO) {
+      if (e->offline) {
+        d = make(ZPERM_DENY, "offline", true,
+                 "work from local files and caches, or the user can rerun without --offline",
+                 "this run is offline (--offline) and the command needs the network: %s", an.why);
+      } else if (e->autonomy >= ZAUTO_MEDIUM && e->mode == ZPERM_AUTO) {
         d = make(ZPERM_ALLOW, "allowed", true, NULL,
                  "network command allowed with the network at --auto medium (%s)", an.why);
         d.escalate_network = true;
@@ -235,7 +239,16 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   /* 7. escalation requests */
   if (!decided && is_shell && args) {
     const char *sp = zjson_str(args, "sandbox_permissions");
-    if (sp && !strcmp(sp, "require_escalated")) {
+    bool escalates = sp && (!strcmp(sp, "require_escalated") ||
+                            !strcmp(sp, "with_additional_permissions"));
+    if (escalates && e->offline) {
+      /* Outside the sandbox the network is open too. */
+      d = make(ZPERM_DENY, "offline", true,
+               "run it inside the sandbox, or the user can rerun without --offline",
+               "this run is offline (--offline): commands cannot get the network or leave the "
+               "sandbox");
+      decided = true;
+    } else if (sp && !strcmp(sp, "require_escalated")) {
       d = make(ZPERM_PROMPT, "escalation", true, "the user can approve running it unsandboxed",
                "the command asks to run outside the sandbox%s%s",
                zjson_str(args, "justification") ? ": " : "",
@@ -408,6 +421,84 @@ bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t 
 void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d) {
   if (e->escalate && (d->escalate_network || d->escalate_unsandboxed))
     e->escalate(e->escalate_ud, d->escalate_network, d->escalate_unsandboxed);
+}
+
+/* Splits a comma/space list and checks every name is a built-in tool.
+ * Calls fn for each; -1 with err on an unknown name. */
+static int each_tool_name(const char *list, const char *flag, zerr *err,
+                          void (*fn)(const char *name, void *ud), void *ud) {
+  if (!list) return 0;
+  const char *p = list;
+  while (*p) {
+    p += strspn(p, ", \t");
+    size_t n = strcspn(p, ", \t");
+    if (!n) break;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+    if (!ztool_find(name)) {
+      zbuf known = ZBUF_INIT;
+      size_t cnt;
+      const ztool *const *all = ztool_all(&cnt);
+      for (size_t i = 0; i < cnt; i++) zbuf_addf(&known, "%s%s", i ? ", " : "", all[i]->name);
+      zerr_set(err, ZE_USAGE,
+               "%s: no built-in tool named \"%s\"; the tools are: %s (MCP tools are turned "
+               "off per server in the MCP config)",
+               flag, name, known.data ? known.data : "");
+      zbuf_release(&known);
+      return -1;
+    }
+    fn(name, ud);
+    p += n;
+  }
+  return 0;
+}
+
+typedef struct name_list {
+  char **v;
+  size_t n;
+} name_list;
+
+static bool list_has(const name_list *l, const char *name) {
+  for (size_t i = 0; i < l->n; i++)
+    if (!strcmp(l->v[i], name)) return true;
+  return false;
+}
+
+static void list_add(const char *name, void *ud) {
+  name_list *l = ud;
+  if (list_has(l, name)) return;
+  l->v = xrealloc(l->v, (l->n + 2) * sizeof *l->v);
+  l->v[l->n++] = xstrdup(name);
+  l->v[l->n] = NULL;
+}
+
+char **zperm_tool_filter(const char *enabled, const char *disabled, zerr *err) {
+  name_list on = {0}, off = {0};
+  bool ok = each_tool_name(enabled, "--enabled-tools", err, list_add, &on) == 0 &&
+            each_tool_name(disabled, "--disabled-tools", err, list_add, &off) == 0;
+  if (ok && on.n) {
+    size_t cnt;
+    const ztool *const *all = ztool_all(&cnt);
+    for (size_t i = 0; i < cnt; i++)
+      if (!list_has(&on, all[i]->name)) list_add(all[i]->name, &off);
+  }
+  zperm_tool_list_free(on.v);
+  if (!ok) {
+    zperm_tool_list_free(off.v);
+    return NULL;
+  }
+  return off.v;
+}
+
+void zperm_tool_list_free(char **list) {
+  for (char **p = list; p && *p; p++) free(*p);
+  free(list);
+}
+
+bool zperm_tool_enabled(const zperm_engine *e, const char *name) {
+  for (const char *const *t = e ? e->disabled_tools : NULL; t && *t; t++)
+    if (!strcmp(*t, name)) return false;
+  return true;
 }
 
 bool zperm_tool_visible(zperm_mode mode, const ztool *tool) {

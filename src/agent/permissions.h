@@ -44,7 +44,9 @@ typedef struct zperm_engine {
   const struct zsb_policy *policy;   /* the sandbox policy (protected names, deny lists) */
   bool sandbox_active;               /* commands really run confined (zsb_active) */
   struct zgrants *grants;            /* saved + session grants */
-  bool offline;                      /* package installs with --offline are not network */
+  bool offline;                      /* --offline: package installs are not network (they run
+                                      * from caches); network commands and escalations are
+                                      * denied, never prompted */
   const char *const *disabled_tools; /* NULL-terminated */
   /* Called when a call is allowed with more than the default sandbox (an
    * approved escalation): the next command runs with the network and/or
@@ -58,7 +60,8 @@ typedef struct zperm_decision {
   const char *code;        /* "allowed", "tool_denied", "plan_mode", "grant_denied",
                             * "outside_write_roots", "symlink_escape", "protected_path",
                             * "destructive", "network", "interactive", "too_complex",
-                            * "escalation", "needs_approval", "sandbox_unavailable" */
+                            * "escalation", "needs_approval", "sandbox_unavailable",
+                            * "offline", "user_denied" */
   char reason[512];        /* why */
   const char *allow_hint;  /* what would allow it ("" when allowed) */
   bool recoverable;        /* the model can do something else / the user can approve */
@@ -113,6 +116,19 @@ bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t 
 /* Tells the engine's escalate hook that d was approved (by the user or by a
  * grant), so its escalation applies to the next command. */
 void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d);
+
+/* The run's disabled built-in tools from --enabled-tools / --disabled-tools
+ * (each a comma- or space-separated list; NULL or "" = not given; repeated
+ * flags arrive joined by commas): with an enabled list every built-in tool
+ * not on it is disabled, and the disabled list is added. A name that is not
+ * a built-in tool is a usage error listing the tools (MCP tools are turned
+ * off per server in the MCP config). Returns a NULL-terminated list (caller
+ * frees with zperm_tool_list_free; NULL when nothing is disabled), or sets
+ * err and returns NULL. */
+char **zperm_tool_filter(const char *enabled, const char *disabled, zerr *err);
+void zperm_tool_list_free(char **list);
+/* false when the engine disables the tool for this run (step 1). */
+bool zperm_tool_enabled(const zperm_engine *e, const char *name);
 
 /* true when the tool should be offered to the model at all in this mode. */
 bool zperm_tool_visible(zperm_mode mode, const ztool *tool);

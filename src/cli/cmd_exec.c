@@ -61,6 +61,10 @@ static const char EXEC_USAGE[] =
     "      --auto LEVEL            low (default) | medium (network commands get the network)\n"
     "                              | high (= unsafe: no checks, no sandbox)\n"
     "      --skip-permissions-unsafe  allow every tool call without checks\n"
+    "      --offline               no network: package installs run from caches; network\n"
+    "                              commands and escalations are denied\n"
+    "      --enabled-tools LIST    only these built-in tools (comma or space separated)\n"
+    "      --disabled-tools LIST   turn these built-in tools off\n"
     "  -h, --help                  this help\n"
     "\n"
     "Exit codes: 0 success, 1 internal error, 2 usage error, 3 provider or config error,\n"
@@ -150,15 +154,16 @@ static int early_error(zout_format fmt, int exit_code, const char *message) {
   return exit_code;
 }
 
-static int list_tools(zout_format fmt, zperm_mode mode) {
-  zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE};
+static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
+  zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE,
+                      .offline = a->offline, .disabled_tools = (const char *const *)a->tools_off};
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   if (fmt == ZOUT_TEXT) {
     printf("Tools visible to model:\n");
     size_t shown = 0;
     for (size_t i = 0; i < n; i++) {
-      if (!zperm_tool_visible(mode, tools[i])) continue;
+      if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
       zperm_decision d = zperm_decide(&eng, tools[i], NULL);
       printf("  %s [%s/%s] - %s\n", tools[i]->name, zside_effect_name(tools[i]->side_effect),
              zperm_action_name(d.action), tools[i]->description);
@@ -169,7 +174,7 @@ static int list_tools(zout_format fmt, zperm_mode mode) {
   }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
-    if (!zperm_tool_visible(mode, tools[i])) continue;
+    if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
     zperm_decision d = zperm_decide(&eng, tools[i], NULL);
     json_t *params = json_loads(tools[i]->parameters_json, 0, NULL);
     json_array_append_new(
@@ -262,7 +267,7 @@ int cmd_exec(int argc, char **argv) {
   zperm_mode mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy,
                                          a.skip_permissions_unsafe);
   if (a.list_tools) {
-    int rc = list_tools(a.output, mode);
+    int rc = list_tools(a.output, mode, &a);
     zexec_args_release(&a);
     free(g_session_root);
     return rc;
@@ -340,7 +345,9 @@ int cmd_exec(int argc, char **argv) {
   {
     zsb_policy_opts so = {.workspace = workspace, .add_dirs = (const char *const *)add_dirs,
                           .n_add_dirs = a.n_add_dirs};
-    if (zsb_policy_build(&sbp, &so, &err) < 0 || zsb_spawner_init(&sbs, &sbp, &err) < 0 ||
+    int built = zsb_policy_build(&sbp, &so, &err);
+    if (built == 0 && a.offline) sbp.network = false; /* --offline wins over sandbox.network */
+    if (built < 0 || zsb_spawner_init(&sbs, &sbp, &err) < 0 ||
         zgrants_load(&grants, getenv("ZERO_GRANTS_FILE"), &err) < 0) {
       exit_code = early_error(a.output, err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER,
                               err.msg);
@@ -477,6 +484,7 @@ int cmd_exec(int argc, char **argv) {
                     .spawner = mode == ZPERM_UNSAFE ? NULL : &sbs.base};
   zperm_engine perm = {.mode = mode, .autonomy = a.autonomy, .tools = &tctx, .policy = &sbp,
                        .sandbox_active = zsb_active(&sbp), .grants = &grants,
+                       .offline = a.offline, .disabled_tools = (const char *const *)a.tools_off,
                        .escalate = zsb_spawner_escalate, .escalate_ud = &sbs};
   /* Checkpoints: every file a tool is about to change is saved first. */
   ckpt = zcheckpointer_new(session, stderr);

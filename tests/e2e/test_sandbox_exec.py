@@ -132,6 +132,39 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertIn("sandbox_permissions", tool["content"])
         self.assertNotIn("net=", tool["content"])
 
+    def test_offline_run_denies_the_network_and_disabled_tools_are_hidden(self):
+        # config opens the network, --offline closes it again
+        os.makedirs(os.path.join(self.env["XDG_CONFIG_HOME"], "zero"), exist_ok=True)
+        with open(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json"), "w") as f:
+            f.write('{"sandbox": {"network": "allow"}}')
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "curl -s http://127.0.0.1:1/"}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo net=$ZERO_SANDBOX_NETWORK"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "--offline", "--disabled-tools", "write_file,edit_file", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        decs = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"]
+        self.assertEqual(decs[0]["action"], "deny")
+        self.assertEqual(decs[0]["code"], "offline")
+        self.assertEqual(decs[1]["action"], "allow")
+        tool = [x for x in m.bodies()[2]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("net=deny", tool["content"])
+        names = [t["function"]["name"] for t in m.bodies()[0]["tools"]]
+        self.assertIn("exec_command", names)
+        self.assertNotIn("write_file", names)
+        self.assertNotIn("edit_file", names)
+        # a disabled tool called anyway is denied first
+        self.serve([{"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},
+                    {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "--enabled-tools", "read_file", "go")
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["code"], "tool_denied")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "x.txt")))
+        bad = self.zero("exec", "--disabled-tools", "exec_comand", "go")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("no built-in tool named \"exec_comand\"", bad.stderr)
+
     def test_a_degraded_sandbox_is_said_and_recorded(self):
         self.env["ZERO_SANDBOX_FORCE_BACKEND"] = "landlock"
         self.serve([{"text": "ok"}])
