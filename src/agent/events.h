@@ -21,11 +21,14 @@ typedef enum zagent_event_kind {
   ZAEV_ASSISTANT_MESSAGE,   /* text, reasoning: the whole assistant turn (record) */
   ZAEV_TOOL_CALL,           /* id, name, arguments, side_effect */
   ZAEV_PERMISSION_REQUEST,  /* id, name, side_effect, action, reason, mode */
-  ZAEV_PERMISSION_DECISION, /* id, name, side_effect, action (allow|deny), reason, mode */
+  ZAEV_PERMISSION_DECISION, /* id, name, side_effect, action (allow|deny), reason, mode,
+                             * code (the engine's decision code), block (denials),
+                             * grant (when a grant decided or the user's answer made one) */
   ZAEV_TOOL_RESULT,         /* id, name, ok, text (output), truncated, meta */
   ZAEV_USAGE,               /* usage, model */
   ZAEV_FINAL,               /* text */
-  ZAEV_WARNING,             /* text */
+  ZAEV_WARNING,             /* text; code and meta when machine-readable (e.g.
+                             * "sandbox_degraded" with {backend, enforcement, network}) */
   ZAEV_ERROR,               /* code, text, recoverable */
   ZAEV_RUN_END,             /* status, exit_code */
   ZAEV_PROGRESS,            /* id, name (the running tool call), progress, total (< 0:
@@ -56,6 +59,12 @@ typedef struct zagent_event {
   bool recoverable;
   int exit_code;
   const json_t *meta;
+  /* Permission decisions. block: the structured denial handed to the model,
+   * {code, reason, recoverable, allow} (zperm_block_json); NULL unless denied.
+   * grant: {tool, kind, value?, action, scope, source: "saved"|"user"} when a
+   * saved grant decided the call or the user's answer created one. */
+  const json_t *block;
+  const json_t *grant;
   zusage usage;
   double progress, total;
 } zagent_event;

@@ -1,6 +1,8 @@
 /* loop.c — the agent loop; see loop.h. */
 #include "agent/loop.h"
 
+#include "sandbox/grants.h"
+
 #include "agent/compaction.h"
 
 #include <pthread.h>
@@ -131,8 +133,11 @@ static zmsg *commit_assistant(zagent *a, zconv *conv, turn_state *t) {
   return m;
 }
 
+/* Offered to the model: allowed in the mode and not disabled for the run
+ * (--enabled-tools / --disabled-tools). */
 static bool tool_visible(const ztool *t, void *ud) {
-  return zperm_tool_visible(*(zperm_mode *)ud, t);
+  const zagent *a = ud;
+  return zperm_tool_visible(a->mode, t) && zperm_tool_enabled(a->perm, t->name);
 }
 
 /* ---- extra tool sources (MCP; see ztool_source in loop.h) ----------------
@@ -176,9 +181,39 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
   return !zcancel_requested();
 }
 
+json_t *zagent_remember_answer(const zagent *a, struct zgrants *grants,
+                               const zapproval_request *req, const zapproval *ans) {
+  int scope = ans->scope;
+  if (scope != ZGRANT_SESSION && scope != ZGRANT_ALWAYS) return NULL;
+  if (!req->can_remember || !grants || !req->grant_tool) return NULL; /* treated as once */
+  bool allow = ans->action == ZPERM_ALLOW;
+  const char *value = req->grant_kind == ZGRANT_TOOL ? NULL : req->grant_value;
+  zgrants_add(grants, req->grant_tool, (zgrant_kind)req->grant_kind, value, allow,
+              (zgrant_scope)scope);
+  if (scope == ZGRANT_ALWAYS) {
+    zerr err = ZERR_INIT;
+    if (zgrants_save(grants, &err) < 0) {
+      char msg[700];
+      snprintf(msg, sizeof msg,
+               "the grant was kept for this session only: %s. Check that ~/.config/zero is "
+               "writable, or add it later with zero sandbox grants %s",
+               err.msg, allow ? "allow" : "deny");
+      zagent_event w = {.kind = ZAEV_WARNING, .text = msg, .code = "grant_not_saved"};
+      zagent_emit(a, &w);
+    }
+  }
+  json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s}", "tool", req->grant_tool, "kind",
+                        zgrant_kind_name((zgrant_kind)req->grant_kind), "action",
+                        allow ? "allow" : "deny", "scope", zgrant_scope_name((zgrant_scope)scope),
+                        "source", "user");
+  if (value && value[0]) json_object_set_new(g, "value", json_string(value));
+  return g;
+}
+
 /* Announces one built-in tool call and decides whether it may run (the
- * permission engine; the approver when the decision is prompt). A denial
- * fills res with the reason and the block object. */
+ * permission engine; the approver when the decision is prompt, whose answer
+ * may be remembered as a grant). A denial fills res with the reason and the
+ * block object. */
 static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *res) {
   const ztool *tool = ztool_find(call->name);
   const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
@@ -191,22 +226,37 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   const zperm_engine *eng = a->perm ? a->perm : &fallback;
   json_t *args = json_loads(call->arguments && *call->arguments ? call->arguments : "{}", 0,
                             NULL);
-  zperm_decision d = zperm_decide(eng, tool, json_is_object(args) ? args : NULL);
-  json_decref(args);
+  const json_t *argobj = json_is_object(args) ? args : NULL;
+  zperm_decision d = zperm_decide(eng, tool, argobj);
   zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                      .reason = d.reason, .mode = zperm_mode_name(a->mode)};
+                      .reason = d.reason, .mode = zperm_mode_name(a->mode), .code = d.code};
+  json_t *grant = zperm_grant_json(&d);
   if (d.action == ZPERM_PROMPT) {
     pev.kind = ZAEV_PERMISSION_REQUEST;
     pev.action = "prompt";
     zagent_emit(a, &pev);
-    const char *note = NULL;
     if (a->approve) {
-      d.action = a->approve(a->approve_ud, tool, call, d.reason, &note);
-      if (d.action != ZPERM_ALLOW) d.action = ZPERM_DENY;
+      char gvalue[256];
+      int gkind = 0;
+      bool can = zperm_suggest_grant(eng, tool, argobj, &gkind, gvalue, sizeof gvalue);
+      zapproval_request req = {.tool = tool, .call = call, .code = d.code, .reason = d.reason,
+                               .escalate_network = d.escalate_network,
+                               .escalate_unsandboxed = d.escalate_unsandboxed,
+                               .can_remember = can, .grant_kind = gkind,
+                               .grant_tool = tool->name, .grant_value = can ? gvalue : ""};
+      zapproval ans = a->approve(a->approve_ud, &req);
+      d.action = ans.action == ZPERM_ALLOW ? ZPERM_ALLOW : ZPERM_DENY;
+      json_decref(grant);
+      grant = zagent_remember_answer(a, eng->grants, &req, &ans);
       snprintf(d.reason, sizeof d.reason, "%s",
                d.action == ZPERM_ALLOW ? "approved by the user"
-               : note && note[0]       ? note
-                                       : "denied by the user");
+               : ans.note && ans.note[0] ? ans.note
+                                         : "denied by the user");
+      if (d.action == ZPERM_DENY) {
+        d.code = "user_denied";
+        d.allow_hint = "";
+        d.recoverable = true;
+      }
     } else {
       /* Headless: nobody can answer, so the prompt is a denial. */
       d.action = ZPERM_DENY;
@@ -220,16 +270,22 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
       }
     }
   }
+  json_decref(args);
   if (d.action == ZPERM_ALLOW) zperm_apply_escalation(eng, &d);
+  json_t *block = d.action == ZPERM_DENY ? zperm_block_json(&d) : NULL;
   pev.kind = ZAEV_PERMISSION_DECISION;
   pev.action = zperm_action_name(d.action);
   pev.reason = d.reason;
+  pev.code = d.code;
+  pev.block = block;
+  pev.grant = grant;
   zagent_emit(a, &pev);
+  json_decref(grant);
   if (d.action == ZPERM_DENY) {
     bool hint = d.allow_hint && d.allow_hint[0] && !strstr(d.reason, d.allow_hint);
     ztool_fail(res, "permission denied for %s [%s]: %s.%s%s", call->name, d.code, d.reason,
                hint ? " To allow it: " : "", hint ? d.allow_hint : "");
-    res->meta = json_pack("{s:o}", "block", zperm_block_json(&d));
+    res->meta = json_pack("{s:o}", "block", block); /* steals our reference */
     return false;
   }
   return true;
@@ -304,8 +360,7 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
 }
 
 zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
-  zperm_mode mode = a->mode;
-  json_t *schemas = ztool_schemas(tool_visible, &mode);
+  json_t *schemas = ztool_schemas(tool_visible, a);
   zrun_status status = ZRUN_SUCCESS;
 
   for (;;) {

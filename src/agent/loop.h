@@ -36,6 +36,52 @@ typedef struct ztool_source {
 } ztool_source;
 struct zcompactor;
 
+/* ---- the approver seam ------------------------------------------------------
+ * When the permission engine answers "prompt", the loop (and the MCP manager)
+ * asks zagent.approve. The TUI implements it by showing the request and
+ * offering: allow once / allow for this session / always allow, and deny
+ * (with the same three scopes and an optional note for the model).
+ *
+ * Contract:
+ *  - Called on the loop's thread, synchronously, once per prompted call; the
+ *    request and everything it points to are borrowed for the call only.
+ *  - Return .action ZPERM_ALLOW or ZPERM_DENY (anything else is a denial).
+ *  - .scope ZGRANT_ONCE decides this call only. ZGRANT_SESSION also adds a
+ *    grant for the rest of the run; ZGRANT_ALWAYS also saves it to
+ *    ~/.config/zero/sandbox-grants.json (zgrants_save; a save failure is a
+ *    warning, the answer still holds). The grant remembered is the one in the
+ *    request (grant_kind / grant_value): a command prefix, a path, or the
+ *    tool. When can_remember is false no grant is narrow enough, and the
+ *    loop treats SESSION / ALWAYS as ONCE — the TUI should offer only once.
+ *  - .note (owned by the approver, valid until its next call) is passed to
+ *    the model with a denial ("denied by the user" when NULL).
+ *  - An approved escalation (escalate_network / escalate_unsandboxed) applies
+ *    to the approved command only, or — through the grant — to every later
+ *    call the grant covers.
+ *  - approve == NULL means headless (zero exec): every prompt becomes a
+ *    denial whose reason and block name what would allow it.
+ * Every answer is reported as a permission_decision event (stream-json and
+ * the session) with a "grant" object when the answer created one. */
+typedef struct zapproval_request {
+  const ztool *tool;          /* for MCP: a stand-in with name and description */
+  const ztool_call *call;     /* id, name, raw arguments */
+  const char *code;           /* the engine's reason code: "network", "destructive",
+                               * "too_complex", "escalation", "needs_approval", … */
+  const char *reason;         /* one line for the user */
+  bool escalate_network;      /* allowing runs the command with the network */
+  bool escalate_unsandboxed;  /* allowing runs the command outside the sandbox */
+  bool can_remember;          /* a session / always answer can make a grant */
+  int grant_kind;             /* zgrant_kind: ZGRANT_PREFIX, ZGRANT_PATH or ZGRANT_TOOL */
+  const char *grant_tool;     /* tool name the grant would be for */
+  const char *grant_value;    /* "git push" / "/src/app/out.txt"; "" for a tool grant */
+} zapproval_request;
+
+typedef struct zapproval {
+  zperm_action action;        /* ZPERM_ALLOW or ZPERM_DENY */
+  int scope;                  /* zgrant_scope: ZGRANT_ONCE (0), ZGRANT_SESSION, ZGRANT_ALWAYS */
+  const char *note;           /* optional words for the model */
+} zapproval;
+
 typedef struct zagent {
   zprovider *provider;
   const char *system_prompt;
@@ -46,12 +92,10 @@ typedef struct zagent {
   zsink **sinks;
   size_t nsinks;
   const char *model;    /* for usage events */
-  /* Answers a permission prompt (the TUI asks the user). NULL: headless, so a
-   * prompt is denied with a reason naming the flag that would allow it.
-   * Returns ZPERM_ALLOW or ZPERM_DENY; may set *note (owned by the callee,
-   * valid until the next call) to pass the user's words to the model. */
-  zperm_action (*approve)(void *ud, const ztool *tool, const ztool_call *call,
-                          const char *reason, const char **note);
+  /* Answers a permission prompt (the TUI asks the user); see "the approver
+   * seam" above. NULL: headless, so a prompt is denied with a reason naming
+   * what would allow it. */
+  zapproval (*approve)(void *ud, const zapproval_request *req);
   void *approve_ud;
   const ztool_source *sources; /* extra tool sources (MCP); may be NULL */
   size_t nsources;
@@ -66,6 +110,14 @@ typedef struct zagent {
 
 /* Emits ev to every sink. */
 void zagent_emit(const zagent *a, const zagent_event *ev);
+
+/* Applies an approver's answer: remembers the grant a session / always answer
+ * asks for in grants (may be NULL: nothing is remembered) and saves it for
+ * always (a save failure is emitted as a warning). Returns the grant as JSON
+ * for the decision event ({tool, kind, value?, action, scope, source:"user"},
+ * new reference), or NULL for a once answer. */
+json_t *zagent_remember_answer(const zagent *a, struct zgrants *grants,
+                               const zapproval_request *req, const zapproval *ans);
 
 /* Runs until done. conv must already end with the new user message; the loop
  * appends assistant messages and tool results to it. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
 #include "base/path.h"
@@ -87,6 +88,14 @@ static zperm_decision make(zperm_action action, const char *code, bool recoverab
   vsnprintf(d.reason, sizeof d.reason, fmt, ap);
   va_end(ap);
   return d;
+}
+
+static void note_grant(zperm_decision *d, const ztool *tool, const zgrant *g) {
+  d->grant_matched = true;
+  d->grant.tool = tool->name;
+  d->grant.kind = zgrant_kind_name(g->kind);
+  d->grant.scope = zgrant_scope_name(g->scope);
+  snprintf(d->grant.value, sizeof d->grant.value, "%s", g->value ? g->value : "");
 }
 
 static const char *path_arg(const json_t *args) {
@@ -178,11 +187,13 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
       target = zsb_resolve_path(lex, NULL);
     }
   }
+  zgrant *gm;
   if (!decided && e->grants &&
-      zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, false)) {
+      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
+                          false))) {
     d = make(ZPERM_DENY, "grant_denied", true, "the user can revoke it: zero sandbox grants list",
              "a saved grant denies %s%s%s", tool->name, cmd ? " for " : "", cmd ? cmd : "");
-    d.grant_matched = true;
+    note_grant(&d, tool, gm);
     decided = true;
   }
   /* 5. path scope */
@@ -207,7 +218,11 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
                an.why);
       decided = true;
     } else if ((an.flags & ZSH_NETWORK) && !(e->policy && e->policy->network)) {
-      if (e->autonomy >= ZAUTO_MEDIUM && e->mode == ZPERM_AUTO) {
+      if (e->offline) {
+        d = make(ZPERM_DENY, "offline", true,
+                 "work from local files and caches, or the user can rerun without --offline",
+                 "this run is offline (--offline) and the command needs the network: %s", an.why);
+      } else if (e->autonomy >= ZAUTO_MEDIUM && e->mode == ZPERM_AUTO) {
         d = make(ZPERM_ALLOW, "allowed", true, NULL,
                  "network command allowed with the network at --auto medium (%s)", an.why);
         d.escalate_network = true;
@@ -224,7 +239,16 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   /* 7. escalation requests */
   if (!decided && is_shell && args) {
     const char *sp = zjson_str(args, "sandbox_permissions");
-    if (sp && !strcmp(sp, "require_escalated")) {
+    bool escalates = sp && (!strcmp(sp, "require_escalated") ||
+                            !strcmp(sp, "with_additional_permissions"));
+    if (escalates && e->offline) {
+      /* Outside the sandbox the network is open too. */
+      d = make(ZPERM_DENY, "offline", true,
+               "run it inside the sandbox, or the user can rerun without --offline",
+               "this run is offline (--offline): commands cannot get the network or leave the "
+               "sandbox");
+      decided = true;
+    } else if (sp && !strcmp(sp, "require_escalated")) {
       d = make(ZPERM_PROMPT, "escalation", true, "the user can approve running it unsandboxed",
                "the command asks to run outside the sandbox%s%s",
                zjson_str(args, "justification") ? ": " : "",
@@ -242,9 +266,10 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   }
   /* 8. saved allow grants (they also answer steps 6 and 7's prompts) */
   if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
-      zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, true)) {
+      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
+                          true))) {
     zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by a saved grant");
-    g.grant_matched = true;
+    note_grant(&g, tool, gm);
     g.escalate_network = d.escalate_network;
     g.escalate_unsandboxed = d.escalate_unsandboxed;
     d = g;
@@ -294,9 +319,186 @@ json_t *zperm_block_json(const zperm_decision *d) {
                    d->allow_hint ? d->allow_hint : "");
 }
 
+json_t *zperm_grant_json(const zperm_decision *d) {
+  if (!d->grant_matched || !d->grant.kind) return NULL;
+  json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s}", "tool", d->grant.tool ? d->grant.tool : "",
+                        "kind", d->grant.kind, "action",
+                        d->action == ZPERM_ALLOW ? "allow" : "deny", "scope",
+                        d->grant.scope ? d->grant.scope : "always", "source", "saved");
+  if (d->grant.value[0]) json_object_set_new(g, "value", json_string(d->grant.value));
+  return g;
+}
+
+/* Words of a command line: true when line starts with the words of prefix. */
+static bool starts_with_words(const char *line, const char *prefix) {
+  size_t n = strlen(prefix);
+  return n > 0 && !strncmp(line, prefix, n) && (line[n] == '\0' || line[n] == ' ');
+}
+
+/* The longest run of whole words all lines start with ("" when none). */
+static void common_word_prefix(char *const *lines, size_t n, char *out, size_t cap) {
+  out[0] = '\0';
+  if (n == 0) return;
+  size_t len = strlen(lines[0]);
+  for (size_t i = 1; i < n; i++) {
+    size_t k = 0;
+    while (k < len && lines[i][k] && lines[i][k] == lines[0][k]) k++;
+    len = k;
+  }
+  /* back off to a word boundary in every line */
+  for (;;) {
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) ok = lines[i][len] == '\0' || lines[i][len] == ' ';
+    if (ok || len == 0) break;
+    while (len > 0 && lines[0][len - 1] != ' ') len--;
+    if (len > 0) len--; /* drop the space */
+  }
+  while (len > 0 && lines[0][len - 1] == ' ') len--;
+  if (len >= cap) len = 0;
+  memcpy(out, lines[0], len);
+  out[len] = '\0';
+}
+
+bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
+                         int *kind, char *value, size_t cap) {
+  value[0] = '\0';
+  bool is_shell = tool->side_effect == ZSIDE_SHELL || tool->side_effect == ZSIDE_NETWORK;
+  if (is_shell) {
+    *kind = ZGRANT_PREFIX;
+    const char *cmd = args ? zjson_str(args, "cmd") : NULL;
+    if (!cmd && args) cmd = zjson_str(args, "command");
+    if (!cmd) return false;
+    zsh_analysis an;
+    memset(&an, 0, sizeof an);
+    zsh_analyze(cmd, e->offline, &an);
+    size_t n = 0;
+    char **lines = zsh_command_lines(&an, &n);
+    bool ok = false;
+    /* the model's own suggestion first (Go zero's prefix_rule: ["git","push"]) */
+    const json_t *rule = args ? json_object_get(args, "prefix_rule") : NULL;
+    if (json_is_array(rule) && json_array_size(rule) > 0 && n > 0) {
+      zbuf b = ZBUF_INIT;
+      size_t i;
+      const json_t *w;
+      json_array_foreach(rule, i, w) {
+        if (!json_is_string(w) || !json_string_value(w)[0]) break;
+        zbuf_addf(&b, "%s%s", i ? " " : "", json_string_value(w));
+      }
+      bool covers = i == json_array_size(rule) && b.len > 0 && b.len < cap;
+      for (size_t k = 0; covers && k < n; k++) covers = starts_with_words(lines[k], b.data);
+      if (covers) {
+        snprintf(value, cap, "%s", b.data);
+        ok = true;
+      }
+      zbuf_release(&b);
+    }
+    if (!ok && n == 1 && strlen(lines[0]) < cap) {
+      snprintf(value, cap, "%s", lines[0]);
+      ok = true;
+    } else if (!ok && n > 1) {
+      common_word_prefix(lines, n, value, cap);
+      ok = value[0] != '\0';
+    }
+    if (lines) zsh_lines_free(lines, n);
+    zsh_analysis_release(&an);
+    *kind = ZGRANT_PREFIX;
+    return ok;
+  }
+  if (tool->side_effect == ZSIDE_WRITE) {
+    const char *p = args ? path_arg(args) : NULL;
+    if (!p || !e->tools || !e->tools->workspace) return false;
+    cleanup_free char *lex = ztool_resolve_path(e->tools, p);
+    cleanup_free char *abs = zsb_resolve_path(lex, NULL);
+    if (!abs || strlen(abs) >= cap) return false;
+    snprintf(value, cap, "%s", abs);
+    *kind = ZGRANT_PATH;
+    return true;
+  }
+  *kind = ZGRANT_TOOL;
+  return true;
+}
+
 void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d) {
   if (e->escalate && (d->escalate_network || d->escalate_unsandboxed))
     e->escalate(e->escalate_ud, d->escalate_network, d->escalate_unsandboxed);
+}
+
+/* Splits a comma/space list and checks every name is a built-in tool.
+ * Calls fn for each; -1 with err on an unknown name. */
+static int each_tool_name(const char *list, const char *flag, zerr *err,
+                          void (*fn)(const char *name, void *ud), void *ud) {
+  if (!list) return 0;
+  const char *p = list;
+  while (*p) {
+    p += strspn(p, ", \t");
+    size_t n = strcspn(p, ", \t");
+    if (!n) break;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+    if (!ztool_find(name)) {
+      zbuf known = ZBUF_INIT;
+      size_t cnt;
+      const ztool *const *all = ztool_all(&cnt);
+      for (size_t i = 0; i < cnt; i++) zbuf_addf(&known, "%s%s", i ? ", " : "", all[i]->name);
+      zerr_set(err, ZE_USAGE,
+               "%s: no built-in tool named \"%s\"; the tools are: %s (MCP tools are turned "
+               "off per server in the MCP config)",
+               flag, name, known.data ? known.data : "");
+      zbuf_release(&known);
+      return -1;
+    }
+    fn(name, ud);
+    p += n;
+  }
+  return 0;
+}
+
+typedef struct name_list {
+  char **v;
+  size_t n;
+} name_list;
+
+static bool list_has(const name_list *l, const char *name) {
+  for (size_t i = 0; i < l->n; i++)
+    if (!strcmp(l->v[i], name)) return true;
+  return false;
+}
+
+static void list_add(const char *name, void *ud) {
+  name_list *l = ud;
+  if (list_has(l, name)) return;
+  l->v = xrealloc(l->v, (l->n + 2) * sizeof *l->v);
+  l->v[l->n++] = xstrdup(name);
+  l->v[l->n] = NULL;
+}
+
+char **zperm_tool_filter(const char *enabled, const char *disabled, zerr *err) {
+  name_list on = {0}, off = {0};
+  bool ok = each_tool_name(enabled, "--enabled-tools", err, list_add, &on) == 0 &&
+            each_tool_name(disabled, "--disabled-tools", err, list_add, &off) == 0;
+  if (ok && on.n) {
+    size_t cnt;
+    const ztool *const *all = ztool_all(&cnt);
+    for (size_t i = 0; i < cnt; i++)
+      if (!list_has(&on, all[i]->name)) list_add(all[i]->name, &off);
+  }
+  zperm_tool_list_free(on.v);
+  if (!ok) {
+    zperm_tool_list_free(off.v);
+    return NULL;
+  }
+  return off.v;
+}
+
+void zperm_tool_list_free(char **list) {
+  for (char **p = list; p && *p; p++) free(*p);
+  free(list);
+}
+
+bool zperm_tool_enabled(const zperm_engine *e, const char *name) {
+  for (const char *const *t = e ? e->disabled_tools : NULL; t && *t; t++)
+    if (!strcmp(*t, name)) return false;
+  return true;
 }
 
 bool zperm_tool_visible(zperm_mode mode, const ztool *tool) {

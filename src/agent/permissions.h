@@ -44,7 +44,9 @@ typedef struct zperm_engine {
   const struct zsb_policy *policy;   /* the sandbox policy (protected names, deny lists) */
   bool sandbox_active;               /* commands really run confined (zsb_active) */
   struct zgrants *grants;            /* saved + session grants */
-  bool offline;                      /* package installs with --offline are not network */
+  bool offline;                      /* --offline: package installs are not network (they run
+                                      * from caches); network commands and escalations are
+                                      * denied, never prompted */
   const char *const *disabled_tools; /* NULL-terminated */
   /* Called when a call is allowed with more than the default sandbox (an
    * approved escalation): the next command runs with the network and/or
@@ -58,13 +60,21 @@ typedef struct zperm_decision {
   const char *code;        /* "allowed", "tool_denied", "plan_mode", "grant_denied",
                             * "outside_write_roots", "symlink_escape", "protected_path",
                             * "destructive", "network", "interactive", "too_complex",
-                            * "escalation", "needs_approval", "sandbox_unavailable" */
+                            * "escalation", "needs_approval", "sandbox_unavailable",
+                            * "offline", "user_denied" */
   char reason[512];        /* why */
   const char *allow_hint;  /* what would allow it ("" when allowed) */
   bool recoverable;        /* the model can do something else / the user can approve */
   bool grant_matched;
   bool escalate_network;   /* approving runs the command with the network */
   bool escalate_unsandboxed; /* approving runs the command outside the sandbox */
+  /* grant_matched: the grant that decided, copied (the grant list may change). */
+  struct {
+    const char *tool;      /* static name of the tool ("" for MCP) */
+    const char *kind;      /* "tool", "path", "prefix" */
+    const char *scope;     /* "once", "session", "always" */
+    char value[256];       /* prefix or path; "" for kind tool */
+  } grant;
 } zperm_decision;
 
 /* Parses "ask|auto|unsafe|plan" (and Go zero's aliases: full-auto, member,
@@ -89,9 +99,36 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
  * {code, reason, recoverable, allow}. New reference. */
 json_t *zperm_block_json(const zperm_decision *d);
 
+/* {tool, kind, value?, action, scope, source} for session records and
+ * stream-json: the grant d matched (source "saved"), NULL when none. */
+json_t *zperm_grant_json(const zperm_decision *d);
+
+/* What a "session" or "always" answer to a prompt for this call should
+ * remember: shell tools a command prefix (the model's prefix_rule when it
+ * covers every command of the line; else the single command line; else the
+ * words every command line starts with), file tools the resolved target
+ * path, other tools the tool itself. false when no grant would be narrow
+ * enough (e.g. `a | b` with nothing in common): only "once" can be offered.
+ * value (cap bytes) gets "" for kind tool. */
+bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
+                         int *kind /* zgrant_kind */, char *value, size_t cap);
+
 /* Tells the engine's escalate hook that d was approved (by the user or by a
  * grant), so its escalation applies to the next command. */
 void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d);
+
+/* The run's disabled built-in tools from --enabled-tools / --disabled-tools
+ * (each a comma- or space-separated list; NULL or "" = not given; repeated
+ * flags arrive joined by commas): with an enabled list every built-in tool
+ * not on it is disabled, and the disabled list is added. A name that is not
+ * a built-in tool is a usage error listing the tools (MCP tools are turned
+ * off per server in the MCP config). Returns a NULL-terminated list (caller
+ * frees with zperm_tool_list_free; NULL when nothing is disabled), or sets
+ * err and returns NULL. */
+char **zperm_tool_filter(const char *enabled, const char *disabled, zerr *err);
+void zperm_tool_list_free(char **list);
+/* false when the engine disables the tool for this run (step 1). */
+bool zperm_tool_enabled(const zperm_engine *e, const char *name);
 
 /* true when the tool should be offered to the model at all in this mode. */
 bool zperm_tool_visible(zperm_mode mode, const ztool *tool);

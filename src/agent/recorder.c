@@ -60,12 +60,29 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
       break;
     case ZAEV_PERMISSION_REQUEST:
     case ZAEV_PERMISSION_DECISION:
+      p = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "toolCallId", ev->id ? ev->id : "",
+                    "name", ev->name ? ev->name : "", "action", ev->action ? ev->action : "",
+                    "permissionMode", ev->mode ? ev->mode : "", "sideEffect",
+                    ev->side_effect ? ev->side_effect : "", "reason", ev->reason ? ev->reason : "");
+      /* Denials keep their block and grants their origin, so a session shows
+       * why a call was refused and what was allowed on whose word. */
+      if (ev->kind == ZAEV_PERMISSION_DECISION && ev->code && ev->code[0])
+        json_object_set_new(p, "code", json_string(ev->code));
+      if (ev->kind == ZAEV_PERMISSION_DECISION && ev->block)
+        json_object_set(p, "block", (json_t *)ev->block);
+      if (ev->kind == ZAEV_PERMISSION_DECISION && ev->grant)
+        json_object_set(p, "grant", (json_t *)ev->grant);
       record(r, ev->kind == ZAEV_PERMISSION_REQUEST ? "permission_request" : "permission_decision",
-             json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "toolCallId", ev->id ? ev->id : "",
-                       "name", ev->name ? ev->name : "", "action", ev->action ? ev->action : "",
-                       "permissionMode", ev->mode ? ev->mode : "", "sideEffect",
-                       ev->side_effect ? ev->side_effect : "", "reason",
-                       ev->reason ? ev->reason : ""));
+             p);
+      break;
+    case ZAEV_WARNING:
+      /* Only machine-readable warnings (a code) are session events: a
+       * sandbox degradation is part of what a run was allowed to do. */
+      if (ev->code && ev->code[0]) {
+        p = json_pack("{s:s, s:s}", "code", ev->code, "message", ev->text ? ev->text : "");
+        if (ev->meta) json_object_set(p, "meta", (json_t *)ev->meta);
+        record(r, "warning", p);
+      }
       break;
     case ZAEV_TOOL_RESULT:
       p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId", ev->id ? ev->id : "", "name",

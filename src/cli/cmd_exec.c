@@ -63,6 +63,10 @@ static const char EXEC_USAGE[] =
     "      --auto LEVEL            low (default) | medium (network commands get the network)\n"
     "                              | high (= unsafe: no checks, no sandbox)\n"
     "      --skip-permissions-unsafe  allow every tool call without checks\n"
+    "      --offline               no network: package installs run from caches; network\n"
+    "                              commands and escalations are denied\n"
+    "      --enabled-tools LIST    only these built-in tools (comma or space separated)\n"
+    "      --disabled-tools LIST   turn these built-in tools off\n"
     "  -h, --help                  this help\n"
     "\n"
     "Exit codes: 0 success, 1 internal error, 2 usage error, 3 provider or config error,\n"
@@ -170,8 +174,10 @@ static json_t *list_mcp_tools(const char *cwd, zperm_mode mode) {
   return arr ? arr : json_array();
 }
 
-static int list_tools(zout_format fmt, zperm_mode mode, const char *cwd) {
-  zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE};
+static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
+  const char *cwd = a->cwd;
+  zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE,
+                      .offline = a->offline, .disabled_tools = (const char *const *)a->tools_off};
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   json_t *mcp_tools = list_mcp_tools(cwd, mode);
@@ -179,7 +185,7 @@ static int list_tools(zout_format fmt, zperm_mode mode, const char *cwd) {
     printf("Tools visible to model:\n");
     size_t shown = 0;
     for (size_t i = 0; i < n; i++) {
-      if (!zperm_tool_visible(mode, tools[i])) continue;
+      if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
       zperm_decision d = zperm_decide(&eng, tools[i], NULL);
       printf("  %s [%s/%s] - %s\n", tools[i]->name, zside_effect_name(tools[i]->side_effect),
              zperm_action_name(d.action), tools[i]->description);
@@ -198,7 +204,7 @@ static int list_tools(zout_format fmt, zperm_mode mode, const char *cwd) {
   }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
-    if (!zperm_tool_visible(mode, tools[i])) continue;
+    if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
     zperm_decision d = zperm_decide(&eng, tools[i], NULL);
     json_t *params = json_loads(tools[i]->parameters_json, 0, NULL);
     json_array_append_new(
@@ -288,7 +294,7 @@ int cmd_exec(int argc, char **argv) {
   zperm_mode mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy,
                                          a.skip_permissions_unsafe);
   if (a.list_tools) {
-    int rc = list_tools(a.output, mode, a.cwd);
+    int rc = list_tools(a.output, mode, &a);
     zexec_args_release(&a);
     free(g_session_root);
     return rc;
@@ -304,6 +310,8 @@ int cmd_exec(int argc, char **argv) {
   zcancel_install();
   zhttp_global_init();
 
+  rs.offline = a.offline;
+  rs.disabled_tools = (const char *const *)a.tools_off;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
       zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, &err) < 0) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
@@ -358,6 +366,15 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
   }
 
+  /* A sandbox below full enforcement is said, and recorded in the session. */
+  char sb_note[1024];
+  if (mode != ZPERM_UNSAFE && zsb_downgrade_note(&rs.policy, sb_note, sizeof sb_note)) {
+    json_t *state = zsb_state_json(&rs.policy);
+    zagent_event w = {.kind = ZAEV_WARNING, .text = sb_note, .code = "sandbox_degraded",
+                      .meta = state};
+    emit(&run, &w);
+    json_decref(state);
+  }
   zrun_setup_system_prompt(&rs, mode);
   zconv_add_user(&conv, prompt.data);
   zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data, .len = prompt.len};

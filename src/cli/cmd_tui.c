@@ -44,6 +44,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/run_setup.h"
+#include "sandbox/grants.h"
 #include "cli/tui_setup.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -122,6 +123,7 @@ typedef struct ctl {
   int wake[2];
   bool perm_waiting, perm_answered; /* guarded by mu */
   zperm_action perm_action;
+  bool perm_for_session; /* the answer was "allow for this session" */
   char *perm_note;
   ZVEC(char *) grants;   /* "tool summary", guarded by mu */
   bool quit;
@@ -178,9 +180,13 @@ static void qmsg_free(qmsg *m) {
 }
 
 /* The approver, on the worker thread. */
-static zperm_action approve(void *ud, const ztool *tool, const ztool_call *call,
-                            const char *reason, const char **note) {
+/* The approver (agent/loop.h zagent.approve), called on the worker thread:
+ * posts the prompt to the UI thread and waits for the answer. "Allow for this
+ * session" is passed on as a session grant, which the engine keeps for the
+ * run (kept narrow: the command prefix, the path or the tool). */
+static zapproval approve(void *ud, const zapproval_request *req) {
   ctl *c = ud;
+  const ztool_call *call = req->call;
   char *summary = tui_tool_summary(call->name, call->arguments);
   zbuf key = ZBUF_INIT;
   zbuf_addf(&key, "%s %s", call->name, summary);
@@ -190,7 +196,7 @@ static zperm_action approve(void *ud, const ztool *tool, const ztool_call *call,
     if (!strcmp(c->grants.items[i], key.data)) {
       pthread_mutex_unlock(&c->mu);
       zbuf_release(&key);
-      return ZPERM_ALLOW;
+      return (zapproval){.action = ZPERM_ALLOW};
     }
   c->perm_waiting = true;
   c->perm_answered = false;
@@ -201,17 +207,19 @@ static zperm_action approve(void *ud, const ztool *tool, const ztool_call *call,
   m->kind = Q_ASK;
   m->tool = xstrdup(call->name);
   m->args = xstrdup(call->arguments ? call->arguments : "");
-  m->reason = xstrdup(reason ? reason : "");
-  m->side = tool->side_effect;
+  m->reason = xstrdup(req->reason ? req->reason : "");
+  m->side = req->tool->side_effect;
   post(c, m);
 
   pthread_mutex_lock(&c->mu);
   while (!c->perm_answered && !zcancel_requested()) pthread_cond_wait(&c->cv, &c->mu);
-  zperm_action act = c->perm_answered ? c->perm_action : ZPERM_DENY;
+  zapproval ans = {.action = c->perm_answered ? c->perm_action : ZPERM_DENY,
+                   .note = c->perm_note};
+  if (ans.action == ZPERM_ALLOW && c->perm_answered && c->perm_for_session && req->can_remember)
+    ans.scope = ZGRANT_SESSION;
   c->perm_waiting = false;
   pthread_mutex_unlock(&c->mu);
-  *note = c->perm_note;
-  return act;
+  return ans;
 }
 
 static void *worker_main(void *ud) {
@@ -775,8 +783,8 @@ static void answer_permission(ctl *c) {
   free(c->perm_note);
   c->perm_note = c->app.perm_note.len ? xstrdup(c->app.perm_note.data) : NULL;
   c->perm_action = c->app.perm_answer;
-  if (c->app.perm_answer == ZPERM_ALLOW && c->app.perm_scope == TUI_PERM_SESSION)
-    zvec_push(&c->grants, xstrdup(c->app.perm_grant_label));
+  c->perm_for_session = c->app.perm_answer == ZPERM_ALLOW && c->app.perm_scope == TUI_PERM_SESSION;
+  if (c->perm_for_session) zvec_push(&c->grants, xstrdup(c->app.perm_grant_label));
   c->perm_answered = true;
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);

@@ -63,6 +63,8 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
                      zerr *err) {
   memset(a, 0, sizeof *a);
   zbuf_init(&a->prompt);
+  zbuf_init(&a->enabled_tools);
+  zbuf_init(&a->disabled_tools);
   a->mode = ZPERM_AUTO;
   a->autonomy = ZAUTO_LOW;
   a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
@@ -139,12 +141,24 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
       a->add_dirs[a->n_add_dirs++] = v;
     } else if (!strcmp(arg, "--list-tools")) {
       a->list_tools = true;
+    } else if (!strcmp(arg, "--offline")) {
+      a->offline = true;
+    } else if (flag_is(arg, "--enabled-tools", &iv) || flag_is(arg, "--disabled-tools", &iv)) {
+      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
+      zbuf *list = !strncmp(arg, "--enabled", 9) ? &a->enabled_tools : &a->disabled_tools;
+      zbuf_addf(list, "%s%s", list->len ? "," : "", v);
     } else if (arg[0] == '-' && arg[1] != '\0') {
       return zerr_set(err, ZE_USAGE, "unknown exec flag \"%s\" (see zero exec --help)", arg);
     } else {
       if (a->prompt.len) zbuf_addch(&a->prompt, ' ');
       zbuf_addstr(&a->prompt, arg);
     }
+  }
+  if (a->enabled_tools.len || a->disabled_tools.len) {
+    err->msg[0] = '\0'; /* NULL below is an error only with a message */
+    a->tools_off = zperm_tool_filter(a->enabled_tools.len ? a->enabled_tools.data : NULL,
+                                     a->disabled_tools.len ? a->disabled_tools.data : NULL, err);
+    if (!a->tools_off && err->msg[0]) return -1;
   }
   if (a->fork_id && a->resume)
     return zerr_set(err, ZE_USAGE, "--fork and --resume cannot be combined: --fork ID already "
@@ -154,6 +168,10 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
 
 void zexec_args_release(zexec_args *a) {
   zbuf_release(&a->prompt);
+  zbuf_release(&a->enabled_tools);
+  zbuf_release(&a->disabled_tools);
+  zperm_tool_list_free(a->tools_off);
+  a->tools_off = NULL;
   free(a->add_dirs);
   a->add_dirs = NULL;
 }

@@ -31,6 +31,11 @@ typedef struct zexec_args {
   const char **add_dirs;    /* borrowed from argv */
   size_t n_add_dirs;
   bool list_tools;
+  bool offline;             /* --offline */
+  zbuf enabled_tools;       /* --enabled-tools (repeats joined by commas) */
+  zbuf disabled_tools;      /* --disabled-tools (repeats joined by commas) */
+  char **tools_off;         /* both resolved (zperm_tool_filter): the built-in tools
+                             * disabled for the run, NULL-terminated; NULL = none */
   bool help;
   const char *session_title;
 } zexec_args;

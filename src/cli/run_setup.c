@@ -42,8 +42,9 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   zsb_policy_opts so = {.workspace = s->workspace,
                         .add_dirs = (const char *const *)s->add_dirs,
                         .n_add_dirs = s->n_add_dirs};
-  if (zsb_policy_build(&s->policy, &so, err) < 0 || zsb_spawner_init(&s->spawner, &s->policy, err) < 0)
-    goto fail;
+  if (zsb_policy_build(&s->policy, &so, err) < 0) goto fail;
+  if (s->offline) s->policy.network = false; /* --offline wins over sandbox.network */
+  if (zsb_spawner_init(&s->spawner, &s->policy, err) < 0) goto fail;
   s->have_spawner = true;
   if (zgrants_load(&s->grants, getenv("ZERO_GRANTS_FILE"), err) < 0) goto fail;
   return 0;
@@ -251,8 +252,9 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
   }
   s->perm = (zperm_engine){.mode = mode, .autonomy = autonomy, .tools = &s->tools,
                            .policy = &s->policy, .sandbox_active = zsb_active(&s->policy),
-                           .grants = &s->grants, .escalate = zsb_spawner_escalate,
-                           .escalate_ud = &s->spawner};
+                           .grants = &s->grants, .offline = s->offline,
+                           .disabled_tools = s->disabled_tools,
+                           .escalate = zsb_spawner_escalate, .escalate_ud = &s->spawner};
   /* Checkpoints: every file a tool is about to change is saved first, into
    * the current session (the TUI may have switched sessions since). */
   if (s->checkpoints && (!s->session || !s->checkpoints_for ||

@@ -39,6 +39,9 @@
 #include "tools/tool.h"
 
 typedef struct zrun_setup {
+  /* set by the caller before the steps */
+  bool offline;                        /* --offline: no network for commands */
+  const char *const *disabled_tools;   /* --disabled-tools (NULL-terminated), borrowed */
   /* workspace */
   char *workspace;          /* real path of the workspace (the cwd after -C) */
   char **add_dirs;          /* real paths, n_add_dirs of them, NULL-terminated */

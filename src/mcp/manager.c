@@ -483,6 +483,7 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
                         .reason = d.reason, .mode = zperm_mode_name(m->mode)};
     zbuf why = ZBUF_INIT;
+    json_t *grant = NULL;
     if (d.action == ZPERM_PROMPT) {
       pev.kind = ZAEV_PERMISSION_REQUEST;
       pev.action = "prompt";
@@ -490,13 +491,19 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
       if (a->approve) {
         ztool shown = {.name = call->name, .description = t->description,
                        .parameters_json = "{}", .side_effect = ZSIDE_NETWORK};
-        const char *note = NULL;
-        d.action = a->approve(a->approve_ud, &shown, call, d.reason, &note) == ZPERM_ALLOW
-                       ? ZPERM_ALLOW : ZPERM_DENY;
+        /* MCP permissions live in the MCP grant store (zero mcp grant), which
+         * the approver cannot write yet: only "once" answers here. */
+        zapproval_request req = {.tool = &shown, .call = call, .code = d.code,
+                                 .reason = d.reason, .can_remember = false,
+                                 .grant_tool = call->name,
+                                 .grant_value = ""};
+        zapproval ans = a->approve(a->approve_ud, &req);
+        d.action = ans.action == ZPERM_ALLOW ? ZPERM_ALLOW : ZPERM_DENY;
+        grant = zagent_remember_answer(a, a->perm ? a->perm->grants : NULL, &req, &ans);
         snprintf(d.reason, sizeof d.reason, "%s",
                  d.action == ZPERM_ALLOW ? "approved by the user"
-                 : note && note[0]       ? note
-                                         : "denied by the user");
+                 : ans.note && ans.note[0] ? ans.note
+                                           : "denied by the user");
       } else {
         d.action = ZPERM_DENY;
         zbuf_addf(&why,
@@ -510,7 +517,10 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     pev.kind = ZAEV_PERMISSION_DECISION;
     pev.action = zperm_action_name(d.action);
     pev.reason = d.reason;
+    pev.code = d.code;
+    pev.grant = grant;
     zagent_emit(a, &pev);
+    json_decref(grant);
     if (d.action != ZPERM_ALLOW) {
       ztool_fail(res, "permission denied for %s: %s", call->name, d.reason);
     } else {

@@ -5,86 +5,33 @@
  * confinement than was asked for). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sched.h>
-#include <seccomp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/common.h"
 #include "sandbox/landlock_compat.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/seccomp_bpf.h" /* generated at build time */
 
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
-
-/* Denied with EPERM: debugging other processes, kernel attack surface that
- * container runtimes also block, and everything that changes mounts or
- * namespaces. None is needed by compilers, package managers or test runners. */
-static const char *const denied_syscalls[] = {
-    "ptrace", "process_vm_readv", "process_vm_writev", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "keyctl", "add_key", "request_key", "perf_event_open", "bpf",
-    "userfaultfd", "mount", "umount", "umount2", "pivot_root", "move_mount", "open_tree",
-    "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr", "chroot", "unshare", "setns",
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "quotactl", "quotactl_fd",
-    "swapon", "swapoff", "reboot", "acct", "vhangup", "iopl", "ioperm", "syslog",
-    "fanotify_init", "kcmp", "pidfd_getfd", NULL};
-
-static int deny(scmp_filter_ctx ctx, const char *name, zerr *err) {
-  int nr = seccomp_syscall_resolve_name(name);
-  if (nr == __NR_SCMP_ERROR) return 0; /* not on this architecture */
-  int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
-  if (rc < 0 && rc != -EEXIST)
-    return zerr_set(err, ZE_INTERNAL, "seccomp: cannot add a rule for %s: %s", name,
-                    strerror(-rc));
-  return 0;
-}
-
+/* The filters are compiled to BPF when zero is built (see
+ * src/sandbox/gen/seccomp_gen.c for the rules and why), so loading one here
+ * is a single system call and zero needs no libseccomp at run time. */
 static int load_seccomp(const zsb_confine *c, zerr *err) {
-  int rc = 0;
-  /* Namespace flags on clone: libseccomp compares one masked value per rule,
-   * so each flag gets its own rule. */
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-  if (!ctx) return zerr_set(err, ZE_INTERNAL, "seccomp: cannot create a filter");
-  for (const char *const *n = denied_syscalls; *n && rc == 0; n++) rc = deny(ctx, *n, err);
-  if (rc == 0 && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) < 0)
-    rc = zerr_set(err, ZE_INTERNAL, "seccomp: clone3 rule");
-  static const unsigned long each[] = {CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID,
-                                       CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP,
-                                       CLONE_NEWTIME};
-  for (size_t i = 0; i < ZARRAY_LEN(each) && rc == 0; i++)
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                         SCMP_A0(SCMP_CMP_MASKED_EQ, each[i], each[i])) < 0)
-      rc = zerr_set(err, ZE_INTERNAL, "seccomp: clone rule");
-  /* Terminal injection: pushing bytes into the host terminal's input. */
-  static const unsigned long ioctls[] = {TIOCSTI, TIOCLINUX};
-  for (size_t i = 0; i < ZARRAY_LEN(ioctls) && rc == 0; i++)
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                         SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, ioctls[i])) < 0)
-      rc = zerr_set(err, ZE_INTERNAL, "seccomp: ioctl rule");
-  if (rc == 0 && c->block_unix_sockets &&
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                       SCMP_A0(SCMP_CMP_EQ, AF_UNIX)) < 0)
-    rc = zerr_set(err, ZE_INTERNAL, "seccomp: socket rule");
-  if (rc == 0 && c->deny_ip_sockets) {
-    static const int fams[] = {AF_INET, AF_INET6, AF_PACKET};
-    for (size_t i = 0; i < ZARRAY_LEN(fams) && rc == 0; i++)
-      if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
-                           SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fams[i])) < 0)
-        rc = zerr_set(err, ZE_INTERNAL, "seccomp: socket rule");
-  }
-  if (rc == 0) {
-    int lr = seccomp_load(ctx);
-    if (lr < 0) rc = zerr_set(err, ZE_INTERNAL, "seccomp: cannot load the filter: %s", strerror(-lr));
-  }
-  seccomp_release(ctx);
-  return rc;
+  unsigned v = (c->block_unix_sockets ? 1u : 0u) | (c->deny_ip_sockets ? 2u : 0u);
+  struct sock_fprog prog = {.len = zsb_seccomp_filters[v].len,
+                            .filter = (struct sock_filter *)zsb_seccomp_filters[v].insns};
+  /* no_new_privs is already set (zsb_confine_self), as the kernel requires. */
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) return 0;
+  if (errno == ENOSYS && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0) return 0;
+  return zerr_errno(err, ZE_INTERNAL, "seccomp: cannot load the filter");
 }
 
 /* Landlock: writes allowed only beneath the write roots; signals and abstract

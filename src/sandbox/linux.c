@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -368,6 +369,32 @@ static void build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *se
   zsb_strv_release(&roots);
 }
 
+bool zsb_downgrade_note(const zsb_policy *p, char *out, size_t cap) {
+  const zsb_probe *pr = zsb_probe_get();
+  zsb_backend b = p->enabled ? pr->backend : ZSB_NONE;
+  out[0] = '\0';
+  if (!p->enabled)
+    snprintf(out, cap, "the sandbox is disabled by sandbox.enabled=false in the user config; "
+                       "commands run unconfined");
+  else if (b == ZSB_LANDLOCK)
+    snprintf(out, cap, "no usable bubblewrap/user namespaces (%s); Landlock + seccomp only: "
+                       "writes are confined, but credentials stay readable, .git/config, "
+                       ".git/hooks and .zero stay writable, /tmp is shared and %s",
+             pr->userns_fix[0] ? pr->userns_fix : "install bubblewrap: apt install bubblewrap",
+             p->network ? "the network is open" : "the network is cut by a socket filter "
+                                                  "(loopback servers do not work either)");
+  else if (b == ZSB_NONE)
+    snprintf(out, cap, "no sandbox mechanism works here (no bubblewrap/user namespaces, no "
+                       "Landlock); commands run unconfined. Run zero sandbox check for the fix");
+  return out[0] != '\0';
+}
+
+json_t *zsb_state_json(const zsb_policy *p) {
+  zsb_backend b = p->enabled ? zsb_probe_get()->backend : ZSB_NONE;
+  return json_pack("{s:s, s:s, s:s}", "backend", zsb_backend_name(b), "enforcement",
+                   zsb_enforcement(b), "network", p->network ? "allow" : "deny");
+}
+
 /* ---- running ---------------------------------------------------------------- */
 
 static volatile sig_atomic_t g_child_pid; /* for forwarding signals while we wait */
@@ -404,20 +431,8 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
   if (banner) {
     fprintf(banner, "sandbox: backend=%s enforcement=%s workspace=%s network=%s\n",
             zsb_backend_name(b), zsb_enforcement(b), p->workspace, p->network ? "allow" : "deny");
-    if (!p->enabled)
-      fprintf(banner, "DOWNGRADED: the sandbox is disabled by sandbox.enabled=false in the user "
-                      "config; the command runs unconfined\n");
-    else if (b == ZSB_LANDLOCK)
-      fprintf(banner, "DOWNGRADED: no usable bubblewrap/user namespaces (%s); Landlock + seccomp "
-                      "only: writes are confined, but credentials stay readable, .git/config, "
-                      ".git/hooks and .zero stay writable, /tmp is shared and %s\n",
-              pr->userns_fix[0] ? pr->userns_fix : "install bubblewrap: apt install bubblewrap",
-              p->network ? "the network is open" : "the network is cut by a socket filter "
-                                                   "(loopback servers do not work either)");
-    else if (b == ZSB_NONE)
-      fprintf(banner, "DOWNGRADED: no sandbox mechanism works here (no bubblewrap/user "
-                      "namespaces, no Landlock); the command runs unconfined. Run zero sandbox "
-                      "check for the fix\n");
+    char note[1024];
+    if (zsb_downgrade_note(p, note, sizeof note)) fprintf(banner, "DOWNGRADED: %s\n", note);
     fflush(banner);
   }
   char **env = build_env(p, b, b == ZSB_BWRAP ? "/tmp" : rt_tmp);
@@ -435,15 +450,20 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
     build_bwrap(p, pr, self, dir, argv, &a, &placeholders);
   }
   fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
+  pid_t pid;
+  if (b == ZSB_BWRAP) {
+    /* Nothing to do between fork and exec: posix_spawn (vfork-style in
+     * glibc) skips copying zero's page tables on every sandboxed command. */
+    int e = posix_spawn(&pid, a.v[0], NULL, NULL, a.v, env);
+    if (e != 0) {
+      errno = e;
+      zerr_errno(err, ZE_IO, "cannot run %s (reinstall bubblewrap: apt install bubblewrap)",
+                 a.v[0]);
+      pid = -1;
+    }
+  } else if ((pid = fork()) < 0) {
     zerr_errno(err, ZE_IO, "cannot start a process");
   } else if (pid == 0) {
-    if (b == ZSB_BWRAP) {
-      execve(a.v[0], a.v, env);
-      fprintf(stderr, "zero sandbox: cannot run %s: %s\n", a.v[0], strerror(errno));
-      _exit(126);
-    }
     if (chdir(dir) < 0) {
       fprintf(stderr, "zero sandbox: cannot enter %s: %s\n", dir, strerror(errno));
       _exit(126);

@@ -20,6 +20,7 @@
 #include "base/path.h"
 
 #define RUNTIME_GC_SECONDS (30L * 24 * 3600)
+#define RUNTIME_GC_INTERVAL (24L * 3600) /* at most one scan a day */
 
 const char *const zsb_credential_names[] = {
     ".ssh", ".aws", ".azure", ".docker", ".kube", ".netrc", ".npmrc", ".git-credentials",
@@ -366,10 +367,23 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return 0;
 }
 
+/* Removes sibling runtime dirs unused for 30 days. The scan runs at most once
+ * a day (base/.gc-stamp records the last one): it lists and stats every
+ * workspace's dir, and zsb_runtime_prepare runs before every sandboxed
+ * command. The stamp lives in the base dir, which no sandbox can write. */
 static void gc_runtime(const char *base, const char *keep) {
+  time_t now = time(NULL);
+  cleanup_free char *stamp = zpath_join(base, ".gc-stamp");
+  struct stat sst;
+  if (stat(stamp, &sst) == 0 && sst.st_mtime <= now && now - sst.st_mtime < RUNTIME_GC_INTERVAL)
+    return;
+  int fd = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) {
+    futimens(fd, NULL);
+    close(fd);
+  }
   DIR *d = opendir(base);
   if (!d) return;
-  time_t now = time(NULL);
   struct dirent *e;
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.') continue;

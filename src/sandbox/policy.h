@@ -96,7 +96,8 @@ size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max);
 extern const char *const zsb_credential_names[];
 
 /* Creates the runtime dir (0700) with home/ tmp/ cache/ subdirs, and removes
- * sibling runtime dirs unused for 30 days. */
+ * sibling runtime dirs unused for 30 days (that scan at most once a day,
+ * recorded by the stamp file .gc-stamp in the runtime base dir). */
 int zsb_runtime_prepare(const zsb_policy *p, zerr *err);
 
 #endif

@@ -52,6 +52,14 @@ void zsb_probe_describe(const zsb_probe *pr, char *out, size_t cap);
 const char *zsb_backend_name(zsb_backend b);   /* "bwrap", "landlock", "none" */
 const char *zsb_enforcement(zsb_backend b);    /* "full", "partial", "none" */
 
+/* The honest one-line account of what is not enforced when the policy runs
+ * below full enforcement here (landlock or none backend, or the sandbox
+ * disabled); false (out = "") when enforcement is full. Used for the
+ * "DOWNGRADED:" banner line and the run's sandbox_degraded warning. */
+bool zsb_downgrade_note(const zsb_policy *p, char *out, size_t cap);
+/* {backend, enforcement, network} for events. New reference. */
+json_t *zsb_state_json(const zsb_policy *p);
+
 /* Runs argv under the policy in cwd (NULL = workspace) and waits. Returns the
  * exit status (128+signal when signalled), or -1 with err when the command
  * could not start or the policy cannot be enforced here. When banner is

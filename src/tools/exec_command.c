@@ -50,7 +50,25 @@ static const char exec_command_schema[] =
     "empty.\"},"
     "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":600000,\"description\":"
     "\"Kill the command (and everything it started) after this many milliseconds instead of "
-    "returning a session.\"}"
+    "returning a session.\"},"
+
+    /* Escalation requests (Go zero's names). The tool itself ignores them:
+     * the permission engine reads them from the call's arguments before the
+     * tool runs (docs/sandbox.md, step 7) and, once the user approves, the
+     * sandbox spawner runs this one command with the network or unsandboxed. */
+    "\"sandbox_permissions\":{\"type\":\"string\",\"enum\":[\"use_default\","
+    "\"with_additional_permissions\",\"require_escalated\"],\"description\":\"use_default "
+    "(the default): run in the sandbox (workspace writes, no network). "
+    "with_additional_permissions: ask the user to run it with the network. "
+    "require_escalated: ask the user to run it outside the sandbox. Give a "
+    "justification.\"},"
+    "\"additional_permissions\":{\"type\":\"object\",\"description\":\"With "
+    "with_additional_permissions: what is needed, e.g. {\\\"network\\\": true}.\"},"
+    "\"justification\":{\"type\":\"string\",\"description\":\"Why the command needs more "
+    "than the sandbox; shown to the user.\"},"
+    "\"prefix_rule\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":"
+    "\"Command prefix the user may approve for the rest of the session or always, e.g. "
+    "[\\\"npm\\\", \\\"install\\\"]; it must cover every command of cmd.\"}"
     "},\"required\":[\"cmd\"],\"additionalProperties\":false}";
 
 /* What a session remembers between calls. */

@@ -93,6 +93,11 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       set_str(o, "permissionMode", ev->mode);
       set_str(o, "sideEffect", ev->side_effect);
       set_str(o, "reason", ev->reason);
+      if (ev->kind == ZAEV_PERMISSION_DECISION) {
+        set_str(o, "code", ev->code);
+        if (ev->block) json_object_set(o, "block", (json_t *)ev->block);
+        if (ev->grant) json_object_set(o, "grant", (json_t *)ev->grant);
+      }
       break;
     case ZAEV_TOOL_RESULT: {
       o = envelope(s, "tool_result");
@@ -127,6 +132,7 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
     case ZAEV_WARNING:
       o = envelope(s, "warning");
       set_str(o, "message", ev->text);
+      set_str(o, "code", ev->code);
       break;
     case ZAEV_ERROR:
       o = envelope(s, "error");

@@ -51,6 +51,18 @@ class AgentCommandsAreSandboxed(ZeroTest):
         tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
         self.assertIn("[destructive]", tool["content"])
         self.assertIn("grants allow", tool["content"])
+        # the denial's block rides on the decision, and the session keeps it
+        self.assertEqual(dec["code"], "destructive")
+        self.assertEqual(dec["block"]["code"], "destructive")
+        self.assertTrue(dec["block"]["recoverable"])
+        self.assertIn("grants allow", dec["block"]["allow"])
+        self.assertIn("rm -rf", dec["block"]["reason"])
+        sid = self.session_ids()[-1]
+        rec = [e for e in self.session_events(sid) if e["type"] == "permission_decision"]
+        self.assertEqual(len(rec), 1, rec)
+        payload = rec[0].get("payload", rec[0])
+        self.assertEqual(payload["block"], dec["block"])
+        self.assertEqual(payload["code"], "destructive")
 
     def test_saved_grant_allows_a_prefix(self):
         self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
@@ -65,6 +77,13 @@ class AgentCommandsAreSandboxed(ZeroTest):
         r = self.zero("exec", "-o", "stream-json", "clean")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.work, "build")))
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["grant"], {"tool": "exec_command", "kind": "prefix",
+                                        "value": "rm -rf build", "action": "allow",
+                                        "scope": "always", "source": "saved"})
+        sid = self.session_ids()[-1]
+        rec = [e for e in self.session_events(sid) if e["type"] == "permission_decision"][0]
+        self.assertEqual(rec.get("payload", rec)["grant"], dec["grant"])
         lst = self.zero("sandbox", "grants", "list")
         self.assertIn("allow exec_command prefix rm -rf build", lst.stdout)
         self.assertEqual(self.zero("sandbox", "grants", "revoke", "1").returncode, 0)
@@ -80,6 +99,93 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertFalse(os.path.exists(os.path.join(self.work, ".zero", "config.json")))
         dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
         self.assertEqual(dec["action"], "deny")
+
+    def test_escalation_request_reaches_the_engine(self):
+        call = {"name": "exec_command", "arguments": {
+            "cmd": "echo net=$ZERO_SANDBOX_NETWORK", "sandbox_permissions": "with_additional_permissions",
+            "additional_permissions": {"network": True}, "justification": "fetch the deps",
+            "prefix_rule": ["echo"]}}
+        m = self.serve([{"tool_calls": [call]}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "fetch")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["action"], "deny")  # headless: nobody to approve it
+        self.assertEqual(dec["code"], "escalation")
+        self.assertIn("fetch the deps", dec["block"]["reason"])
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertNotIn("unknown property", tool["content"])
+        # approved through a grant: this command runs with the network
+        self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
+        self.assertEqual(self.zero("sandbox", "grants", "allow", "exec_command", "--prefix",
+                                   "echo").returncode, 0)
+        m = self.serve([{"tool_calls": [call]}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "fetch")
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["action"], "allow", dec)
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("net=allow", tool["content"])
+        # an unknown escalation value is a schema error, not a silent default
+        bad = dict(call, arguments=dict(call["arguments"], sandbox_permissions="root"))
+        m = self.serve([{"tool_calls": [bad]}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "fetch")
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("sandbox_permissions", tool["content"])
+        self.assertNotIn("net=", tool["content"])
+
+    def test_offline_run_denies_the_network_and_disabled_tools_are_hidden(self):
+        # config opens the network, --offline closes it again
+        os.makedirs(os.path.join(self.env["XDG_CONFIG_HOME"], "zero"), exist_ok=True)
+        with open(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json"), "w") as f:
+            f.write('{"sandbox": {"network": "allow"}}')
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "curl -s http://127.0.0.1:1/"}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo net=$ZERO_SANDBOX_NETWORK"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "--offline", "--disabled-tools", "write_file,edit_file", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        decs = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"]
+        self.assertEqual(decs[0]["action"], "deny")
+        self.assertEqual(decs[0]["code"], "offline")
+        self.assertEqual(decs[1]["action"], "allow")
+        tool = [x for x in m.bodies()[2]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("net=deny", tool["content"])
+        names = [t["function"]["name"] for t in m.bodies()[0]["tools"]]
+        self.assertIn("exec_command", names)
+        self.assertNotIn("write_file", names)
+        self.assertNotIn("edit_file", names)
+        # a disabled tool called anyway is denied first
+        self.serve([{"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},
+                    {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "--enabled-tools", "read_file", "go")
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual(dec["code"], "tool_denied")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "x.txt")))
+        bad = self.zero("exec", "--disabled-tools", "exec_comand", "go")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("no built-in tool named \"exec_comand\"", bad.stderr)
+
+    def test_a_degraded_sandbox_is_said_and_recorded(self):
+        self.env["ZERO_SANDBOX_FORCE_BACKEND"] = "landlock"
+        self.serve([{"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        w = [e for e in self.lines(r.stdout) if e["type"] == "warning"]
+        self.assertEqual(len(w), 1, w)
+        self.assertEqual(w[0]["code"], "sandbox_degraded")
+        self.assertIn("Landlock + seccomp only", w[0]["message"])
+        sid = self.session_ids()[-1]
+        rec = [e for e in self.session_events(sid) if e["type"] == "warning"]
+        self.assertEqual(len(rec), 1, rec)
+        payload = rec[0].get("payload", rec[0])
+        self.assertEqual(payload["code"], "sandbox_degraded")
+        self.assertEqual(payload["meta"], {"backend": "landlock", "enforcement": "partial",
+                                           "network": "deny"})
+        # full enforcement: no warning at all
+        del self.env["ZERO_SANDBOX_FORCE_BACKEND"]
+        self.serve([{"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertFalse([e for e in self.lines(r.stdout) if e["type"] == "warning"])
 
     def test_sandbox_policy_and_check_commands(self):
         r = self.zero("sandbox", "policy", "--json", "--effective")

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/loop.h"
+#include "sandbox/grants.h"
 #include "base/buf.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -127,6 +128,7 @@ static const zprovider_vtbl fake_vtbl = {"fake", fake_stream, fake_destroy};
 typedef struct rec_event {
   zagent_event_kind kind;
   char *text, *id, *name, *arguments, *side_effect, *action, *reason, *mode, *model;
+  char *block, *grant, *code; /* JSON dumps of the decision's block / grant */
   bool ok;
   zusage usage;
 } rec_event;
@@ -150,6 +152,9 @@ static void rec_emit(zsink *s, const zagent_event *ev) {
   e.reason = dup_or_null(ev->reason);
   e.mode = dup_or_null(ev->mode);
   e.model = dup_or_null(ev->model);
+  e.code = dup_or_null(ev->code);
+  if (ev->block) e.block = json_dumps(ev->block, JSON_COMPACT | JSON_SORT_KEYS);
+  if (ev->grant) e.grant = json_dumps(ev->grant, JSON_COMPACT | JSON_SORT_KEYS);
   zvec_push(&r->evs, e);
 }
 
@@ -230,6 +235,7 @@ static int teardown(void **state) {
     rec_event *e = &f->sink.evs.items[i];
     free(e->text); free(e->id); free(e->name); free(e->arguments); free(e->side_effect);
     free(e->action); free(e->reason); free(e->mode); free(e->model);
+    free(e->block); free(e->grant); free(e->code);
   }
   zvec_free(&f->sink.evs);
   zagent_release(&f->agent);
@@ -714,17 +720,23 @@ static void test_ask_mode_requests_then_denies_write(void **state) {
 typedef struct approver_log {
   int calls;
   zperm_action answer;
+  zgrant_scope scope;
   const char *note;
+  char last_value[256];  /* the grant the request offered */
+  bool last_can_remember;
+  char last_code[32];
 } approver_log;
 
-static zperm_action scripted_approver(void *ud, const ztool *tool, const ztool_call *call,
-                                      const char *reason, const char **note) {
+static zapproval scripted_approver(void *ud, const zapproval_request *req) {
   approver_log *log = ud;
   log->calls++;
-  assert_string_equal(tool->name, call->name);
-  assert_non_null(reason);
-  *note = log->note;
-  return log->answer;
+  assert_string_equal(req->tool->name, req->call->name);
+  assert_non_null(req->reason);
+  assert_non_null(req->code);
+  snprintf(log->last_value, sizeof log->last_value, "%s", req->grant_value ? req->grant_value : "");
+  snprintf(log->last_code, sizeof log->last_code, "%s", req->code);
+  log->last_can_remember = req->can_remember;
+  return (zapproval){.action = log->answer, .scope = log->scope, .note = log->note};
 }
 
 static void test_ask_mode_approver_allows(void **state) {
@@ -761,6 +773,106 @@ static void test_ask_mode_approver_denies_with_note(void **state) {
   long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, 0);
   assert_false(f->sink.evs.items[res].ok);
   assert_contains(f->fp.seen_conv[1].items[2].content, "use docs/ instead");
+}
+
+/* Ask mode with the engine and grants: a "session" answer is remembered as a
+ * path grant, so the second write to the same file is not asked again; both
+ * decisions carry the grant (source user, then saved). */
+static void test_session_answer_remembers_a_grant_for_the_run(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_ASK;
+  zgrants grants = {0};
+  zperm_engine eng = {.mode = ZPERM_ASK, .tools = &f->ctx, .grants = &grants};
+  f->agent.perm = &eng;
+  approver_log log = {.answer = ZPERM_ALLOW, .scope = ZGRANT_SESSION};
+  f->agent.approve = scripted_approver;
+  f->agent.approve_ud = &log;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"a.txt\",\"content\":\"1\"}")}},
+      {.evs = {CALL("w2", "write_file", "{\"path\":\"a.txt\",\"content\":\"2\"}")}},
+      {.evs = {CALL("w3", "write_file", "{\"path\":\"b.txt\",\"content\":\"3\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 4);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_int_equal(log.calls, 2); /* a.txt once, b.txt (not covered) once */
+  assert_true(log.last_can_remember);
+  assert_contains(log.last_value, "/b.txt");
+  assert_int_equal(count_ev(&f->sink, ZAEV_PERMISSION_REQUEST), 2);
+  long d1 = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, 0);
+  assert_non_null(f->sink.evs.items[d1].grant);
+  assert_contains(f->sink.evs.items[d1].grant, "\"source\":\"user\"");
+  assert_contains(f->sink.evs.items[d1].grant, "\"scope\":\"session\"");
+  assert_contains(f->sink.evs.items[d1].grant, "\"kind\":\"path\"");
+  assert_contains(f->sink.evs.items[d1].grant, "/a.txt");
+  long d2 = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, (size_t)d1 + 1);
+  assert_string_equal(f->sink.evs.items[d2].action, "allow");
+  assert_contains(f->sink.evs.items[d2].grant, "\"source\":\"saved\"");
+  assert_int_equal(grants.n, 2);
+  zgrants_release(&grants);
+}
+
+/* "always" saves the grant to the grants file; a "deny always" answer is a
+ * deny grant, and the denial's block reaches the decision event. */
+static void test_always_answer_saves_the_grant(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_ASK;
+  char path[128];
+  snprintf(path, sizeof path, "%s/grants.json", f->root);
+  zgrants grants = {0};
+  zerr err = ZERR_INIT;
+  assert_int_equal(zgrants_load(&grants, path, &err), 0);
+  zperm_engine eng = {.mode = ZPERM_ASK, .tools = &f->ctx, .grants = &grants};
+  f->agent.perm = &eng;
+  approver_log log = {.answer = ZPERM_DENY, .scope = ZGRANT_ALWAYS, .note = "not that file"};
+  f->agent.approve = scripted_approver;
+  f->agent.approve_ud = &log;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"c.txt\",\"content\":\"1\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  long d1 = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, 0);
+  assert_string_equal(f->sink.evs.items[d1].action, "deny");
+  assert_string_equal(f->sink.evs.items[d1].code, "user_denied");
+  assert_contains(f->sink.evs.items[d1].block, "\"code\":\"user_denied\"");
+  assert_contains(f->sink.evs.items[d1].block, "not that file");
+  assert_contains(f->sink.evs.items[d1].grant, "\"action\":\"deny\"");
+  assert_contains(f->sink.evs.items[d1].grant, "\"scope\":\"always\"");
+  zgrants_release(&grants);
+  /* the file now holds the deny grant; a new run is refused without asking */
+  zgrants again = {0};
+  assert_int_equal(zgrants_load(&again, path, &err), 0);
+  assert_int_equal(again.n, 1);
+  assert_false(again.v[0].allow);
+  eng.grants = &again;
+  zperm_decision d;
+  json_t *args = json_pack("{s:s, s:s}", "path", "c.txt", "content", "2");
+  d = zperm_decide(&eng, ztool_find("write_file"), args);
+  json_decref(args);
+  assert_int_equal(d.action, ZPERM_DENY);
+  assert_string_equal(d.code, "grant_denied");
+  zgrants_release(&again);
+}
+
+/* Headless (no approver): the prompt becomes a denial whose block (code,
+ * reason, recoverable, what would allow it) is on the decision event. */
+static void test_headless_denial_carries_the_block(void **state) {
+  fx *f = *state;
+  f->agent.mode = ZPERM_ASK;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"n.txt\",\"content\":\"x\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 2);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  long dec = find_ev(&f->sink, ZAEV_PERMISSION_DECISION, 0);
+  assert_string_equal(f->sink.evs.items[dec].action, "deny");
+  assert_non_null(f->sink.evs.items[dec].block);
+  assert_contains(f->sink.evs.items[dec].block, "\"recoverable\":true");
+  assert_contains(f->sink.evs.items[dec].block, "\"allow\":");
+  assert_null(f->sink.evs.items[dec].grant);
 }
 
 static void test_ask_mode_allows_reads_without_request(void **state) {
@@ -892,6 +1004,9 @@ int main(void) {
       T(test_malformed_arguments_give_error_result_and_loop_continues),
       T(test_consecutive_read_only_calls_run_in_parallel_in_order),
       T(test_unknown_tool_is_an_error_result_without_permission_events),
+      T(test_session_answer_remembers_a_grant_for_the_run),
+      T(test_always_answer_saves_the_grant),
+      T(test_headless_denial_carries_the_block),
       T(test_max_turns_reached_is_incomplete),
       T(test_max_turns_one_with_plain_answer_succeeds),
       T(test_provider_error_propagates_and_keeps_partial_text),

@@ -262,9 +262,57 @@ static void test_output_format_is_known_even_when_a_later_flag_fails(void **stat
   zexec_args_release(&a);
 }
 
+static bool off_has(const zexec_args *a, const char *name) {
+  for (char **t = a->tools_off; t && *t; t++)
+    if (!strcmp(*t, name)) return true;
+  return false;
+}
+
+static void test_offline_and_tool_lists(void **state) {
+  (void)state;
+  zexec_args a;
+  zerr err = ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, NULL, "hi"), 0);
+  assert_false(a.offline);
+  assert_null(a.tools_off);
+  zexec_args_release(&a);
+
+  assert_int_equal(PARSE(&a, &err, NULL, "--offline", "--disabled-tools", "exec_command, write_file",
+                         "--disabled-tools=edit_file", "hi"), 0);
+  assert_true(a.offline);
+  assert_true(off_has(&a, "exec_command"));
+  assert_true(off_has(&a, "write_file"));
+  assert_true(off_has(&a, "edit_file"));
+  assert_false(off_has(&a, "read_file"));
+  assert_string_equal(a.prompt.data, "hi");
+  zexec_args_release(&a);
+
+  /* an enabled list turns every other built-in tool off; disabled still applies */
+  assert_int_equal(PARSE(&a, &err, NULL, "--enabled-tools", "read_file list_directory,exec_command",
+                         "--disabled-tools", "exec_command", "hi"), 0);
+  assert_false(off_has(&a, "read_file"));
+  assert_false(off_has(&a, "list_directory"));
+  assert_true(off_has(&a, "exec_command"));
+  assert_true(off_has(&a, "write_file"));
+  assert_true(off_has(&a, "update_plan"));
+  zexec_args_release(&a);
+
+  /* a typo is an error, never a silently ignored restriction */
+  zerr e2 = ZERR_INIT;
+  assert_int_equal(PARSE(&a, &e2, NULL, "--disabled-tools", "exec_comand", "hi"), -1);
+  assert_int_equal(e2.kind, ZE_USAGE);
+  assert_non_null(strstr(e2.msg, "exec_comand"));
+  assert_non_null(strstr(e2.msg, "exec_command"));
+  zexec_args_release(&a);
+  zerr e3 = ZERR_INIT;
+  assert_int_equal(PARSE(&a, &e3, NULL, "--enabled-tools"), -1);
+  zexec_args_release(&a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_offline_and_tool_lists),
       cmocka_unit_test(test_every_flag_with_separate_values),
       cmocka_unit_test(test_long_flags_with_equals),
       cmocka_unit_test(test_short_flags_take_no_equals),

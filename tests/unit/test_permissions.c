@@ -327,9 +327,128 @@ static void test_effective_mode_rules(void **state) {
   assert_int_equal(zperm_effective_mode(false, ZPERM_PLAN, ZAUTO_LOW, false), ZPERM_AUTO);
 }
 
+/* What a "session" / "always" answer remembers (zperm_suggest_grant). */
+typedef struct suggest_row {
+  const char *args;
+  bool ok;
+  const char *value;
+} suggest_row;
+
+static void test_suggested_grants_are_narrow(void **state) {
+  (void)state;
+  static const suggest_row rows[] = {
+      {"{\"cmd\":\"git push origin main\"}", true, "git push origin main"},
+      {"{\"cmd\":\"git push origin main\",\"prefix_rule\":[\"git\",\"push\"]}", true,
+       "git push"},
+      /* a prefix_rule that does not cover the command is ignored */
+      {"{\"cmd\":\"npm install\",\"prefix_rule\":[\"git\",\"push\"]}", true, "npm install"},
+      /* a prefix_rule must be whole words */
+      {"{\"cmd\":\"gitk --all\",\"prefix_rule\":[\"git\"]}", true, "gitk --all"},
+      {"{\"cmd\":\"make && make test\"}", true, "make"},
+      {"{\"cmd\":\"git status; git diff HEAD\"}", true, "git"},
+      {"{\"cmd\":\"make && git push\",\"prefix_rule\":[\"git\",\"push\"]}", false, ""},
+      {"{\"cmd\":\"cat a | grep b\"}", false, ""},
+      {"{}", false, ""},
+  };
+  ztool sh = fake_tool(ZSIDE_SHELL, false);
+  zperm_engine e = {.mode = ZPERM_ASK};
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    json_t *args = json_loads(rows[i].args, 0, NULL);
+    assert_non_null(args);
+    int kind = -1;
+    char value[256];
+    bool ok = zperm_suggest_grant(&e, &sh, args, &kind, value, sizeof value);
+    json_decref(args);
+    if (ok != rows[i].ok || strcmp(value, rows[i].value))
+      fail_msg("%s: got %d \"%s\", want %d \"%s\"", rows[i].args, ok, value, rows[i].ok,
+               rows[i].value);
+    assert_int_equal(kind, ZGRANT_PREFIX);
+  }
+  /* file tools: the resolved target; other tools: the tool itself */
+  char dir[] = "/tmp/zero-perm-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char *ws = realpath(dir, NULL);
+  ztool_ctx ctx = {.workspace = ws};
+  zperm_engine fe = {.mode = ZPERM_ASK, .tools = &ctx};
+  ztool wr = fake_tool(ZSIDE_WRITE, false);
+  json_t *args = json_pack("{s:s}", "path", "sub/../out.txt");
+  int kind = -1;
+  char value[256];
+  assert_true(zperm_suggest_grant(&fe, &wr, args, &kind, value, sizeof value));
+  json_decref(args);
+  assert_int_equal(kind, ZGRANT_PATH);
+  char want[300];
+  snprintf(want, sizeof want, "%s/out.txt", ws);
+  assert_string_equal(value, want);
+  ztool rd = fake_tool(ZSIDE_NETWORK, false);
+  rd.side_effect = ZSIDE_NONE;
+  assert_true(zperm_suggest_grant(&fe, &rd, NULL, &kind, value, sizeof value));
+  assert_int_equal(kind, ZGRANT_TOOL);
+  assert_string_equal(value, "");
+  rmdir(dir);
+  free(ws);
+}
+
+/* --offline: package installs are not network; network commands and
+ * escalations are denied (never prompted), whatever the autonomy. */
+static void test_offline_denies_network_and_escalations(void **state) {
+  (void)state;
+  ztool sh = fake_tool(ZSIDE_SHELL, false);
+  static const struct { const char *args; zperm_action want; const char *code; } rows[] = {
+      {"{\"cmd\":\"npm install\"}", ZPERM_ALLOW, "allowed"},
+      {"{\"cmd\":\"pip install -r requirements.txt\"}", ZPERM_ALLOW, "allowed"},
+      {"{\"cmd\":\"curl https://example.com\"}", ZPERM_DENY, "offline"},
+      {"{\"cmd\":\"git push\"}", ZPERM_DENY, "offline"},
+      {"{\"cmd\":\"make\",\"sandbox_permissions\":\"with_additional_permissions\"}", ZPERM_DENY,
+       "offline"},
+      {"{\"cmd\":\"make\",\"sandbox_permissions\":\"require_escalated\"}", ZPERM_DENY, "offline"},
+      {"{\"cmd\":\"make\",\"sandbox_permissions\":\"use_default\"}", ZPERM_ALLOW, "allowed"},
+  };
+  for (int autonomy = ZAUTO_LOW; autonomy <= ZAUTO_MEDIUM; autonomy++)
+    for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+      zperm_engine e = {.mode = ZPERM_AUTO, .autonomy = (zautonomy)autonomy,
+                        .sandbox_active = true, .offline = true};
+      json_t *args = json_loads(rows[i].args, 0, NULL);
+      zperm_decision d = zperm_decide(&e, &sh, args);
+      json_decref(args);
+      if (d.action != rows[i].want || strcmp(d.code, rows[i].code))
+        fail_msg("%s (autonomy %d): got %s/%s, want %s/%s", rows[i].args, autonomy,
+                 zperm_action_name(d.action), d.code, zperm_action_name(rows[i].want),
+                 rows[i].code);
+      if (d.action == ZPERM_DENY) assert_non_null(strstr(d.allow_hint, "--offline"));
+    }
+  /* without --offline the same install asks for the network */
+  zperm_engine on = {.mode = ZPERM_AUTO, .sandbox_active = true};
+  json_t *args = json_loads("{\"cmd\":\"npm install\"}", 0, NULL);
+  assert_int_equal(zperm_decide(&on, &sh, args).action, ZPERM_PROMPT);
+  json_decref(args);
+}
+
+/* --disabled-tools: step 1, before everything, even unsafe mode. */
+static void test_disabled_tools_filter_and_visibility(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  char **off = zperm_tool_filter("read_file", NULL, &err);
+  assert_non_null(off);
+  zperm_engine e = {.mode = ZPERM_UNSAFE, .disabled_tools = (const char *const *)off};
+  assert_true(zperm_tool_enabled(&e, "read_file"));
+  assert_false(zperm_tool_enabled(&e, "exec_command"));
+  assert_true(zperm_tool_enabled(NULL, "exec_command"));
+  zperm_decision d = zperm_decide(&e, ztool_find("exec_command"), NULL);
+  assert_int_equal(d.action, ZPERM_DENY);
+  assert_string_equal(d.code, "tool_denied");
+  zperm_tool_list_free(off);
+  assert_null(zperm_tool_filter(NULL, NULL, &err));
+  assert_null(zperm_tool_filter("read_file,nope", NULL, &err));
+  assert_int_equal(err.kind, ZE_USAGE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decision_table_covers_every_mode_and_side_effect),
+      cmocka_unit_test(test_suggested_grants_are_narrow),
+      cmocka_unit_test(test_offline_denies_network_and_escalations),
+      cmocka_unit_test(test_disabled_tools_filter_and_visibility),
       cmocka_unit_test(test_shell_analysis_and_escalations),
       cmocka_unit_test(test_grants_order_and_escalation_hook),
       cmocka_unit_test(test_disabled_tool_is_denied_first),

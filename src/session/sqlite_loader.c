@@ -1,0 +1,126 @@
+/* sqlite_loader.c — the SQLite functions zero uses, forwarded to
+ * libsqlite3.so.0 loaded on first use (the pattern of src/net/curl_loader.c).
+ *
+ * Why: every process start pays for the libraries it links, and zero starts
+ * often — `zero sandbox exec`, and the inner sandbox stage of every command
+ * the agent runs, which execs zero again. SQLite is only needed by the
+ * session search index, yet linking it cost each start ~0.35 ms of symbol
+ * relocation. So zero does not link libsqlite3; each wrapper below has
+ * exactly SQLite's prototype, so src/session/search.c is written against the
+ * ordinary API. A function zero starts to use must be added here (the link
+ * fails until it is). When the library cannot be loaded, sqlite3_open_v2
+ * fails with SQLITE_CANTOPEN and sqlite3_errmsg says which package to install.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define SQLITE_SONAME "libsqlite3.so.0"
+
+/* One SQLite per process: a singleton by nature. */
+static struct {
+  bool ok;
+  char error[512];
+  int (*bind_int)(sqlite3_stmt *, int, int);
+  int (*bind_int64)(sqlite3_stmt *, int, sqlite3_int64);
+  int (*bind_null)(sqlite3_stmt *, int);
+  int (*bind_text)(sqlite3_stmt *, int, const char *, int, void (*)(void *));
+  int (*busy_timeout)(sqlite3 *, int);
+  int (*close)(sqlite3 *);
+  double (*column_double)(sqlite3_stmt *, int);
+  sqlite3_int64 (*column_int64)(sqlite3_stmt *, int);
+  const unsigned char *(*column_text)(sqlite3_stmt *, int);
+  const char *(*errmsg)(sqlite3 *);
+  int (*exec)(sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *, char **);
+  int (*finalize)(sqlite3_stmt *);
+  void (*free_)(void *);
+  int (*open_v2)(const char *, sqlite3 **, int, const char *);
+  int (*prepare_v2)(sqlite3 *, const char *, int, sqlite3_stmt **, const char **);
+  int (*reset)(sqlite3_stmt *);
+  int (*step)(sqlite3_stmt *);
+} S;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+  void *h = dlopen(SQLITE_SONAME, RTLD_LAZY | RTLD_LOCAL);
+  if (!h) {
+    snprintf(S.error, sizeof S.error,
+             "cannot load %s (%s); zero needs SQLite for the session search index: install it "
+             "with `apt-get install libsqlite3-0`",
+             SQLITE_SONAME, dlerror());
+    return;
+  }
+  bool ok = true;
+#define SYM(field, name)                                                                   \
+  do {                                                                                     \
+    *(void **)(&S.field) = dlsym(h, name);                                                 \
+    if (!S.field && ok) {                                                                  \
+      ok = false;                                                                          \
+      snprintf(S.error, sizeof S.error, "%s has no %s; zero needs SQLite 3.33 or newer", \
+               SQLITE_SONAME, name);                                                       \
+    }                                                                                      \
+  } while (0)
+  SYM(bind_int, "sqlite3_bind_int");
+  SYM(bind_int64, "sqlite3_bind_int64");
+  SYM(bind_null, "sqlite3_bind_null");
+  SYM(bind_text, "sqlite3_bind_text");
+  SYM(busy_timeout, "sqlite3_busy_timeout");
+  SYM(close, "sqlite3_close");
+  SYM(column_double, "sqlite3_column_double");
+  SYM(column_int64, "sqlite3_column_int64");
+  SYM(column_text, "sqlite3_column_text");
+  SYM(errmsg, "sqlite3_errmsg");
+  SYM(exec, "sqlite3_exec");
+  SYM(finalize, "sqlite3_finalize");
+  SYM(free_, "sqlite3_free");
+  SYM(open_v2, "sqlite3_open_v2");
+  SYM(prepare_v2, "sqlite3_prepare_v2");
+  SYM(reset, "sqlite3_reset");
+  SYM(step, "sqlite3_step");
+#undef SYM
+  S.ok = ok;
+  /* The handle stays open for the life of the process, like a linked library. */
+}
+
+static bool ready(void) {
+  pthread_once(&load_once, load);
+  return S.ok;
+}
+
+/* Every other function needs a handle that only a successful open yields, so
+ * only sqlite3_open_v2, sqlite3_errmsg and sqlite3_free check for the load. */
+int sqlite3_open_v2(const char *filename, sqlite3 **db, int flags, const char *vfs) {
+  if (!ready()) {
+    if (db) *db = NULL;
+    return SQLITE_CANTOPEN;
+  }
+  return S.open_v2(filename, db, flags, vfs);
+}
+const char *sqlite3_errmsg(sqlite3 *db) { return ready() ? S.errmsg(db) : S.error; }
+void sqlite3_free(void *p) {
+  if (p && ready()) S.free_(p);
+}
+int sqlite3_close(sqlite3 *db) { return ready() ? S.close(db) : SQLITE_OK; }
+int sqlite3_finalize(sqlite3_stmt *st) { return ready() ? S.finalize(st) : SQLITE_OK; }
+int sqlite3_bind_int(sqlite3_stmt *st, int i, int v) { return S.bind_int(st, i, v); }
+int sqlite3_bind_int64(sqlite3_stmt *st, int i, sqlite3_int64 v) { return S.bind_int64(st, i, v); }
+int sqlite3_bind_null(sqlite3_stmt *st, int i) { return S.bind_null(st, i); }
+int sqlite3_bind_text(sqlite3_stmt *st, int i, const char *v, int n, void (*d)(void *)) {
+  return S.bind_text(st, i, v, n, d);
+}
+int sqlite3_busy_timeout(sqlite3 *db, int ms) { return S.busy_timeout(db, ms); }
+double sqlite3_column_double(sqlite3_stmt *st, int i) { return S.column_double(st, i); }
+sqlite3_int64 sqlite3_column_int64(sqlite3_stmt *st, int i) { return S.column_int64(st, i); }
+const unsigned char *sqlite3_column_text(sqlite3_stmt *st, int i) { return S.column_text(st, i); }
+int sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, char **, char **), void *ud,
+                 char **errmsg) {
+  return S.exec(db, sql, cb, ud, errmsg);
+}
+int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int n, sqlite3_stmt **st, const char **tail) {
+  return S.prepare_v2(db, sql, n, st, tail);
+}
+int sqlite3_reset(sqlite3_stmt *st) { return S.reset(st); }
+int sqlite3_step(sqlite3_stmt *st) { return S.step(st); }

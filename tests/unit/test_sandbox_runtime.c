@@ -1,0 +1,258 @@
+/* test_sandbox_runtime.c — the inner stage's build-time seccomp programs
+ * (run here through a classic-BPF interpreter on synthetic system calls) and
+ * the runtime dir: its layout and the at-most-daily garbage collection. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/common.h"
+#include "base/path.h"
+#include "sandbox/policy.h"
+#include "sandbox/seccomp_bpf.h"
+
+/* ---- a classic BPF interpreter, just enough for seccomp programs ---------- */
+
+static uint32_t run_bpf(const struct sock_filter *f, size_t n, const struct seccomp_data *d) {
+  uint32_t A = 0, X = 0, M[BPF_MEMWORDS] = {0};
+  const unsigned char *data = (const unsigned char *)d;
+  for (size_t pc = 0; pc < n; pc++) {
+    const struct sock_filter *i = &f[pc];
+    switch (BPF_CLASS(i->code)) {
+      case BPF_LD:
+        if (i->code == (BPF_LD | BPF_W | BPF_ABS)) {
+          assert_true(i->k + 4 <= sizeof *d);
+          memcpy(&A, data + i->k, 4);
+        } else if (i->code == (BPF_LD | BPF_IMM)) A = i->k;
+        else if (i->code == (BPF_LD | BPF_MEM)) A = M[i->k];
+        else fail_msg("unexpected load 0x%x", i->code);
+        break;
+      case BPF_LDX:
+        if (i->code == (BPF_LDX | BPF_IMM)) X = i->k;
+        else if (i->code == (BPF_LDX | BPF_MEM)) X = M[i->k];
+        else fail_msg("unexpected ldx 0x%x", i->code);
+        break;
+      case BPF_ST: M[i->k] = A; break;
+      case BPF_STX: M[i->k] = X; break;
+      case BPF_ALU: {
+        uint32_t v = BPF_SRC(i->code) == BPF_X ? X : i->k;
+        switch (BPF_OP(i->code)) {
+          case BPF_AND: A &= v; break;
+          case BPF_OR: A |= v; break;
+          case BPF_ADD: A += v; break;
+          case BPF_SUB: A -= v; break;
+          case BPF_LSH: A <<= v; break;
+          case BPF_RSH: A >>= v; break;
+          default: fail_msg("unexpected alu 0x%x", i->code);
+        }
+        break;
+      }
+      case BPF_JMP: {
+        uint32_t v = BPF_SRC(i->code) == BPF_X ? X : i->k;
+        bool t;
+        switch (BPF_OP(i->code)) {
+          case BPF_JA: pc += i->k; continue;
+          case BPF_JEQ: t = A == v; break;
+          case BPF_JGT: t = A > v; break;
+          case BPF_JGE: t = A >= v; break;
+          case BPF_JSET: t = (A & v) != 0; break;
+          default: fail_msg("unexpected jump 0x%x", i->code); return 0;
+        }
+        pc += t ? i->jt : i->jf;
+        break;
+      }
+      case BPF_RET: return BPF_RVAL(i->code) == BPF_A ? A : i->k;
+      case BPF_MISC:
+        if (BPF_MISCOP(i->code) == BPF_TAX) X = A;
+        else A = X;
+        break;
+      default: fail_msg("unexpected instruction 0x%x", i->code);
+    }
+  }
+  fail_msg("the program fell off its end");
+  return 0;
+}
+
+static uint32_t verdict(unsigned variant, long nr, uint64_t a0, uint64_t a1) {
+  struct seccomp_data d = {.nr = (int)nr, .arch = AUDIT_ARCH_X86_64, .args = {a0, a1}};
+  return run_bpf(zsb_seccomp_filters[variant].insns, zsb_seccomp_filters[variant].len, &d);
+}
+
+#define ERRNO(e) (SECCOMP_RET_ERRNO | (e))
+
+static void seccomp_programs_deny_the_dangerous_calls_in_every_variant(void **state) {
+  (void)state;
+#ifndef __x86_64__
+  skip();
+#endif
+  for (unsigned v = 0; v < ZSB_SECCOMP_VARIANTS; v++) {
+    assert_int_equal(verdict(v, SYS_ptrace, 0, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_process_vm_readv, 0, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_io_uring_setup, 0, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_keyctl, 0, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_bpf, 0, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_mount, 0, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_chroot, 0, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_unshare, 0, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_clone3, 0, 0), ERRNO(ENOSYS));
+    assert_int_equal(verdict(v, SYS_clone, CLONE_NEWUSER | SIGCHLD, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_clone, CLONE_NEWNET, 0), ERRNO(EPERM));
+    assert_int_equal(verdict(v, SYS_ioctl, 0, TIOCSTI), ERRNO(EPERM));
+    /* the upper 32 bits of the request do not hide TIOCSTI */
+    assert_int_equal(verdict(v, SYS_ioctl, 0, 0xffffffff00000000ULL | TIOCSTI), ERRNO(EPERM));
+    /* ordinary work is allowed */
+    assert_int_equal(verdict(v, SYS_read, 0, 0), SECCOMP_RET_ALLOW);
+    assert_int_equal(verdict(v, SYS_execve, 0, 0), SECCOMP_RET_ALLOW);
+    assert_int_equal(verdict(v, SYS_clone, SIGCHLD, 0), SECCOMP_RET_ALLOW);
+    assert_int_equal(verdict(v, SYS_clone, CLONE_VM | CLONE_THREAD | CLONE_SIGHAND, 0),
+                     SECCOMP_RET_ALLOW);
+    assert_int_equal(verdict(v, SYS_ioctl, 1, TCGETS), SECCOMP_RET_ALLOW);
+    assert_int_equal(verdict(v, SYS_landlock_restrict_self, 3, 0), SECCOMP_RET_ALLOW);
+    /* x32 system calls and foreign architectures never reach the allow path */
+    struct seccomp_data x32 = {.nr = 0x40000000 | SYS_ptrace, .arch = AUDIT_ARCH_X86_64};
+    uint32_t r = run_bpf(zsb_seccomp_filters[v].insns, zsb_seccomp_filters[v].len, &x32);
+    assert_int_not_equal(r, SECCOMP_RET_ALLOW);
+    struct seccomp_data i386 = {.nr = 26 /* ptrace on i386 */, .arch = AUDIT_ARCH_I386};
+    r = run_bpf(zsb_seccomp_filters[v].insns, zsb_seccomp_filters[v].len, &i386);
+    assert_int_not_equal(r, SECCOMP_RET_ALLOW);
+  }
+}
+
+static void seccomp_socket_rules_follow_the_variant(void **state) {
+  (void)state;
+#ifndef __x86_64__
+  skip();
+#endif
+  /* variant bit 0: blockUnixSockets; bit 1: IP sockets denied (no netns) */
+  assert_int_equal(verdict(0, SYS_socket, AF_UNIX, SOCK_STREAM), SECCOMP_RET_ALLOW);
+  assert_int_equal(verdict(0, SYS_socket, AF_INET, SOCK_STREAM), SECCOMP_RET_ALLOW);
+  assert_int_equal(verdict(1, SYS_socket, AF_UNIX, SOCK_STREAM), ERRNO(EPERM));
+  assert_int_equal(verdict(1, SYS_socket, AF_INET, SOCK_STREAM), SECCOMP_RET_ALLOW);
+  assert_int_equal(verdict(2, SYS_socket, AF_UNIX, SOCK_STREAM), SECCOMP_RET_ALLOW);
+  assert_int_equal(verdict(2, SYS_socket, AF_INET, SOCK_STREAM), ERRNO(EACCES));
+  assert_int_equal(verdict(2, SYS_socket, AF_INET6, SOCK_DGRAM), ERRNO(EACCES));
+  assert_int_equal(verdict(2, SYS_socket, AF_PACKET, SOCK_RAW), ERRNO(EACCES));
+  assert_int_equal(verdict(3, SYS_socket, AF_UNIX, SOCK_STREAM), ERRNO(EPERM));
+  assert_int_equal(verdict(3, SYS_socket, AF_INET, SOCK_STREAM), ERRNO(EACCES));
+  assert_int_equal(verdict(3, SYS_socket, AF_NETLINK, SOCK_RAW), SECCOMP_RET_ALLOW);
+}
+
+/* ---- runtime dir ---------------------------------------------------------- */
+
+typedef struct fx {
+  char root[64];
+  char *base;
+  zsb_policy p;
+} fx;
+
+static void set_age(const char *path, long seconds) {
+  struct timespec ts[2];
+  clock_gettime(CLOCK_REALTIME, &ts[0]);
+  ts[0].tv_sec -= seconds;
+  ts[1] = ts[0];
+  assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static char *make_dir(const char *base, const char *name, long age) {
+  char *d = zpath_join(base, name);
+  assert_int_equal(mkdir(d, 0700), 0);
+  set_age(d, age);
+  return d;
+}
+
+static int setup(void **state) {
+  fx *f = calloc(1, sizeof *f);
+  strcpy(f->root, "/tmp/zero-rt-XXXXXX");
+  assert_non_null(mkdtemp(f->root));
+  setenv("XDG_CACHE_HOME", f->root, 1);
+  zsb_policy_opts o = {.workspace = f->root, .skip_config = true};
+  zerr err = ZERR_INIT;
+  assert_int_equal(zsb_policy_build(&f->p, &o, &err), 0);
+  f->base = zpath_join(f->root, "zero/runtime/v1");
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fx *f = *state;
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", f->root);
+  assert_int_equal(system(cmd), 0);
+  zsb_policy_release(&f->p);
+  free(f->base);
+  free(f);
+  return 0;
+}
+
+static void runtime_dir_is_private_with_its_subdirs(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), 0);
+  struct stat st;
+  assert_int_equal(stat(f->p.runtime_dir, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0700);
+  static const char *const subs[] = {"home", "tmp", "cache", "config", "data", "state"};
+  for (size_t i = 0; i < ZARRAY_LEN(subs); i++) {
+    cleanup_free char *d = zpath_join(f->p.runtime_dir, subs[i]);
+    assert_int_equal(stat(d, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+  }
+}
+
+static void gc_removes_month_old_dirs_at_most_once_a_day(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), 0); /* creates base, first scan */
+  cleanup_free char *old = make_dir(f->base, "0000000000000001", 31L * 86400);
+  cleanup_free char *young = make_dir(f->base, "0000000000000002", 29L * 86400);
+  cleanup_free char *stamp = zpath_join(f->base, ".gc-stamp");
+  struct stat st;
+  assert_int_equal(stat(stamp, &st), 0);
+
+  /* scanned less than a day ago: the old dir survives this call */
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), 0);
+  assert_int_equal(stat(old, &st), 0);
+
+  /* a day later: the old dir goes, the young one and our own stay */
+  set_age(stamp, 25L * 3600);
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), 0);
+  assert_int_equal(stat(old, &st), -1);
+  assert_int_equal(stat(young, &st), 0);
+  assert_int_equal(stat(f->p.runtime_dir, &st), 0);
+  assert_int_equal(stat(stamp, &st), 0);
+  assert_true(time(NULL) - st.st_mtime < 3600); /* the scan was recorded */
+
+  /* a stamp from the future (clock moved back) does not stop the scan */
+  cleanup_free char *old2 = make_dir(f->base, "0000000000000003", 40L * 86400);
+  set_age(stamp, -10L * 86400);
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), 0);
+  assert_int_equal(stat(old2, &st), -1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(seccomp_programs_deny_the_dangerous_calls_in_every_variant),
+      cmocka_unit_test(seccomp_socket_rules_follow_the_variant),
+      cmocka_unit_test_setup_teardown(runtime_dir_is_private_with_its_subdirs, setup, teardown),
+      cmocka_unit_test_setup_teardown(gc_removes_month_old_dirs_at_most_once_a_day, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
