@@ -116,22 +116,48 @@ static int64_t msg_raw(const zmsg *m) {
   return (int64_t)(bytes / 4) + 4;
 }
 
-int64_t zcompact_estimate_raw(const zconv *conv, const char *system, const json_t *tools) {
+static int count_bytes(const char *buffer, size_t size, void *data) {
+  (void)buffer;
+  *(size_t *)data += size;
+  return 0;
+}
+
+/* Raw tokens of the tool schemas: their compact JSON size / 4, counted
+ * without building the text. */
+static int64_t tools_raw(const json_t *tools) {
+  size_t bytes = 0;
+  if (tools) json_dump_callback(tools, count_bytes, &bytes, JSON_COMPACT);
+  return (int64_t)(bytes / 4);
+}
+
+static int64_t raw_without_tools(const zconv *conv, const char *system) {
   int64_t n = (int64_t)(slen(system) / 4) + 4;
-  if (tools) {
-    cleanup_free char *t = zjson_dumps(tools);
-    n += (int64_t)(slen(t) / 4);
-  }
   for (size_t i = 0; conv && i < conv->len; i++) n += msg_raw(&conv->items[i]);
   /* Images are not part of zconv yet; each would add ZCOMPACT_IMAGE_TOKENS. */
   return n;
 }
 
+int64_t zcompact_estimate_raw(const zconv *conv, const char *system, const json_t *tools) {
+  return raw_without_tools(conv, system) + tools_raw(tools);
+}
+
 static double ratio_of(const zcompactor *c) { return c->ratio > 0 ? c->ratio : 1.0; }
 
-int64_t zcompact_estimate(const zcompactor *c, const zconv *conv, const char *system,
+/* zcompact_estimate_raw with the tool schemas' size cached in c. */
+static int64_t estimate_raw_cached(zcompactor *c, const zconv *conv, const char *system,
+                                   const json_t *tools) {
+  size_t n = tools ? json_array_size(tools) : 0;
+  if (!c->tools_seen || c->tools_seen != tools || c->tools_seen_n != n) {
+    c->tools_seen = tools;
+    c->tools_seen_n = n;
+    c->tools_seen_raw = tools_raw(tools);
+  }
+  return raw_without_tools(conv, system) + (tools ? c->tools_seen_raw : 0);
+}
+
+int64_t zcompact_estimate(zcompactor *c, const zconv *conv, const char *system,
                           const json_t *tools) {
-  return (int64_t)((double)zcompact_estimate_raw(conv, system, tools) * ratio_of(c) + 0.5);
+  return (int64_t)((double)estimate_raw_cached(c, conv, system, tools) * ratio_of(c) + 0.5);
 }
 
 void zcompact_observe_usage(zcompactor *c, int64_t prompt_tokens) {
@@ -502,7 +528,7 @@ int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, cons
         result = 1;
     }
   }
-  c->last_raw = zcompact_estimate_raw(conv, system, tools);
+  c->last_raw = estimate_raw_cached(c, conv, system, tools);
   return result;
 }
 
@@ -531,7 +557,7 @@ int zcompact_recover(zcompactor *c, zconv *conv, const char *system, const json_
   if (prune(conv, true, true) > 0) changed++;
   if (changed) {
     c->prunes++;
-    c->last_raw = zcompact_estimate_raw(conv, system, tools);
+    c->last_raw = estimate_raw_cached(c, conv, system, tools);
     /* Free reclaim first: retry before paying for a summary. */
     if (!c->recovered_free) {
       c->recovered_free = true;
@@ -545,7 +571,7 @@ int zcompact_recover(zcompactor *c, zconv *conv, const char *system, const json_
     if (c->diag) fprintf(c->diag, "[zero] compaction after a context-length error failed: %s\n", e.msg);
     return 0;
   }
-  c->last_raw = zcompact_estimate_raw(conv, system, tools);
+  c->last_raw = estimate_raw_cached(c, conv, system, tools);
   return 1;
 }
 

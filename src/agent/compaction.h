@@ -102,12 +102,18 @@ typedef struct zcompactor {
   int prunes;               /* prune / dedupe passes that changed something */
   int summary_requests;     /* summarizer requests made */
   size_t summarized_len;    /* conv->len right after the last summary; 0 = none yet */
+  /* The tool schemas' size, cached: serializing a dozen schemas for every
+   * estimate (several per request) cost more than the rest of a turn. Keyed
+   * by the array and its length (the loop reuses one array per run). */
+  const json_t *tools_seen;
+  size_t tools_seen_n;
+  int64_t tools_seen_raw;
 } zcompactor;
 
 /* Raw estimate (bytes / 4 plus per-message overheads) of a request. */
 int64_t zcompact_estimate_raw(const zconv *conv, const char *system, const json_t *tools);
 /* Calibrated estimate. */
-int64_t zcompact_estimate(const zcompactor *c, const zconv *conv, const char *system,
+int64_t zcompact_estimate(zcompactor *c, const zconv *conv, const char *system,
                           const json_t *tools);
 
 /* Feeds the provider-reported input tokens of the last request. */
