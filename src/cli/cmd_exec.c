@@ -49,6 +49,7 @@ static const char EXEC_USAGE[] =
     "  -m, --model NAME            model to use (overrides config and OPENAI_MODEL)\n"
     "      --provider NAME         provider profile (overrides ZERO_PROVIDER)\n"
     "      --max-turns N           model requests allowed (default maxTurns, 80)\n"
+    "  -r, --reasoning-effort L    minimal | low | medium | high (the model's levels)\n"
     "Sessions:\n"
     "      --resume [ID]           continue a session (default: the latest in this directory)\n"
     "      --resume-latest         continue the latest session in this directory\n"
@@ -363,6 +364,11 @@ int cmd_exec(int argc, char **argv) {
   }
   zprov_opts popts;
   zcli_provider_opts(&cfg, &rp, &popts, &model_warning);
+  if (zcli_check_effort(&cfg, rp.model, a.reasoning_effort, &err) < 0) {
+    exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
+    goto out;
+  }
+  if (a.reasoning_effort) popts.reasoning_effort = a.reasoning_effort; /* -r over config */
   if (zcurl_load(&err) < 0) {
     exit_code = early_error(a.output, ZEXIT_PROVIDER, err.msg);
     goto out;

@@ -633,6 +633,10 @@ json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req) {
     json_object_set_new(root, official ? "max_completion_tokens" : "max_tokens",
                         json_integer(req->max_output_tokens));
   }
+  /* Only when asked for (-r, reasoningEffort): servers without reasoning
+   * control may refuse the field. */
+  if (opts->reasoning_effort && *opts->reasoning_effort)
+    json_object_set_new(root, "reasoning_effort", json_string(opts->reasoning_effort));
   json_object_set_new(root, "stream", json_true());
   json_object_set_new(root, "stream_options", json_pack("{s:b}", "include_usage", 1));
   return root;

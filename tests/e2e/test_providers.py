@@ -231,6 +231,28 @@ class Protocols(ZeroTest):
                              if "functionCall" in p]
                     self.assertEqual(parts[0]["thoughtSignature"], "THOUGHT-resume")
 
+    def test_reasoning_effort_flag_checked_against_the_registry(self):
+        m = self.serve_as("anthropic", [{"text": "ok"}], model="claude-sonnet-4")
+        r = self.zero("exec", "-r", "high", "q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        body = self.posts(m)[0]["body"]
+        self.assertEqual(body["thinking"], {"type": "enabled", "budget_tokens": 24000})
+        self.fresh()
+        m = self.serve_as("chat", [{"text": "ok"}], model="o3")
+        r = self.zero("exec", "--reasoning-effort=low", "q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.posts(m)[0]["body"]["reasoning_effort"], "low")
+        r = self.zero("exec", "-r", "minimal", "q")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("its levels are low, medium, high", r.stderr)
+        r = self.zero("exec", "-m", "gpt-4o", "-r", "high", "q")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("gpt-4o has no reasoning-effort control", r.stderr)
+        r = self.zero("exec", "-r", "max", "q")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("Expected minimal, low, medium, or high", r.stderr)
+        self.assertEqual(len(self.posts(m)), 1)  # refused before any request
+
     def test_think_tags_become_reasoning(self):
         self.serve_as("chat", [{"text": "<think>hmm, let me see</think>\n\nThe answer.",
                                 "text_piece": 3}], model="deepseek-r1:7b")
