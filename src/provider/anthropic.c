@@ -174,15 +174,16 @@ static const char *map_stop(const char *s) {
 enum { AF_DTYPE, AF_TEXT, AF_PARTIAL, AF_THINKING, AF_SIGNATURE, AF_N };
 
 static bool fast_delta_obj(zjscan *s, bool has[AF_N], size_t off[AF_N], size_t len[AF_N]) {
-  static const char *const keys[AF_N] = {"type", "text", "partial_json", "thinking",
-                                         "signature"};
   int n = 0, r;
   const char *k;
   size_t kn;
   while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
-    int w = -1;
-    for (int i = 0; i < AF_N; i++)
-      if (kn == strlen(keys[i]) && !memcmp(k, keys[i], kn)) w = i;
+    int w = ZJSCAN_KEY(k, kn, "type")           ? AF_DTYPE
+            : ZJSCAN_KEY(k, kn, "text")         ? AF_TEXT
+            : ZJSCAN_KEY(k, kn, "partial_json") ? AF_PARTIAL
+            : ZJSCAN_KEY(k, kn, "thinking")     ? AF_THINKING
+            : ZJSCAN_KEY(k, kn, "signature")    ? AF_SIGNATURE
+                                                : -1;
     if (w < 0) {
       if (!zjscan_skip(s)) return false;
       continue;

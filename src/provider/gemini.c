@@ -120,18 +120,18 @@ typedef struct gem_fast {
 } gem_fast;
 
 static bool fast_usage(zjscan *s, gem_fast *f) {
-  static const char *const keys[GU_N] = {"promptTokenCount", "cachedContentTokenCount",
-                                         "thoughtsTokenCount", "candidatesTokenCount",
-                                         "totalTokenCount"};
   if (zjscan_null(s)) return !s->bad;
   f->usage = true;
   int n = 0, r;
   const char *k;
   size_t kn;
   while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
-    int w = -1;
-    for (int i = 0; i < GU_N; i++)
-      if (kn == strlen(keys[i]) && !memcmp(k, keys[i], kn)) w = i;
+    int w = ZJSCAN_KEY(k, kn, "promptTokenCount")          ? GU_PROMPT
+            : ZJSCAN_KEY(k, kn, "cachedContentTokenCount") ? GU_CACHED
+            : ZJSCAN_KEY(k, kn, "thoughtsTokenCount")      ? GU_THOUGHTS
+            : ZJSCAN_KEY(k, kn, "candidatesTokenCount")    ? GU_CANDIDATES
+            : ZJSCAN_KEY(k, kn, "totalTokenCount")         ? GU_TOTAL
+                                                           : -1;
     if (w < 0) {
       if (!zjscan_skip(s)) return false;
       continue;

@@ -324,7 +324,9 @@ bool zjscan_string(zjscan *s, size_t *off, size_t *len) {
   if (!scan_string(s, s->scratch, false, NULL, NULL)) return false;
   *off = start;
   *len = s->scratch->len - start;
-  zbuf_addch(s->scratch, '\0'); /* each string ends in its own NUL */
+  /* Each string ends in its own NUL (zbuf keeps one after len already). */
+  zbuf_grow(s->scratch, 1);
+  s->scratch->data[++s->scratch->len] = '\0';
   return true;
 }
 
