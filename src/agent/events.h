@@ -40,6 +40,9 @@ typedef struct zagent_event {
   const char *text;
   size_t len;
   const char *reasoning;
+  const char *thinking;  /* ASSISTANT_MESSAGE: JSON array of thinking blocks to
+                          * replay (zmsg.thinking), may be NULL */
+  const char *signature; /* TOOL_CALL: thought signature (Gemini), may be NULL */
   const char *session_id;
   const char *cwd;
   const char *provider;

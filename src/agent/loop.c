@@ -120,16 +120,18 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
   return zcancel_requested() ? 1 : 0;
 }
 
-/* Records the assistant turn in the conversation and tells the sinks. */
+/* Records the assistant turn in the conversation and tells the sinks. The
+ * streamed text moves into the conversation and final_text borrows it: a
+ * long answer is held once, not three times. */
 static zmsg *commit_assistant(zagent *a, zconv *conv, turn_state *t) {
   const char *reasoning = t->reasoning.len ? t->reasoning.data : NULL;
-  zmsg *m = zconv_add_assistant(conv, t->text.data, reasoning);
+  size_t len = t->text.len;
+  zmsg *m = zconv_add_assistant_owned(conv, zbuf_detach(&t->text, NULL), reasoning);
   m->thinking = steal_pointer(&t->thinking.thinking);
-  zagent_event ev = {.kind = ZAEV_ASSISTANT_MESSAGE, .text = t->text.data,
-                     .len = t->text.len, .reasoning = reasoning};
+  zagent_event ev = {.kind = ZAEV_ASSISTANT_MESSAGE, .text = m->content, .len = len,
+                     .reasoning = reasoning, .thinking = m->thinking};
   zagent_emit(a, &ev);
-  free(a->final_text);
-  a->final_text = xstrdup(t->text.data);
+  a->final_text = m->content;
   return m;
 }
 
@@ -168,7 +170,8 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                             const ztool_call *call) {
   const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
   zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
-                     .arguments = call->arguments, .side_effect = side ? side : "unknown"};
+                     .arguments = call->arguments, .side_effect = side ? side : "unknown",
+                     .signature = call->signature};
   zagent_emit(a, &ev);
   ztool_result res = ZTOOL_RESULT_INIT;
   src->invoke(src->ud, a, call, &res);
@@ -218,7 +221,8 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   const ztool *tool = ztool_find(call->name);
   const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
   zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
-                     .arguments = call->arguments, .side_effect = side};
+                     .arguments = call->arguments, .side_effect = side,
+                     .signature = call->signature};
   zagent_emit(a, &ev);
   if (!tool) return true; /* ztool_invoke explains the unknown name */
 
@@ -379,6 +383,8 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     a->turns++;
     /* Per turn: a source's tool list may change (MCP list_changed). */
     json_t *turn_tools = schemas_with_sources(a, schemas);
+    /* Compaction may rewrite the messages final_text borrows from. */
+    a->final_text = NULL;
     if (a->compactor) {
       zerr cerr = ZERR_INIT;
       if (zcompact_before_request(a->compactor, conv, a->system_prompt, turn_tools, &cerr) < 0 &&
@@ -453,7 +459,4 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
   return status;
 }
 
-void zagent_release(zagent *a) {
-  free(a->final_text);
-  a->final_text = NULL;
-}
+void zagent_release(zagent *a) { a->final_text = NULL; }

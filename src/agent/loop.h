@@ -103,7 +103,8 @@ typedef struct zagent {
    * no compaction. Borrowed. */
   struct zcompactor *compactor;
   /* Results of the run. */
-  char *final_text;     /* last assistant text; owned, freed by zagent_release */
+  const char *final_text; /* last assistant text, borrowed from the conversation
+                           * (valid while it is unchanged); NULL if none */
   int turns;            /* model requests made */
   zusage usage;         /* summed over the run */
 } zagent;

@@ -44,19 +44,38 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
       record(r, "message", json_pack("{s:s, s:s%}", "role", "user", "content",
                                      ev->text ? ev->text : "", ev->len));
       break;
-    case ZAEV_ASSISTANT_MESSAGE:
-      p = json_pack("{s:s, s:s%}", "role", "assistant", "content", ev->text ? ev->text : "",
-                    ev->len);
+    case ZAEV_ASSISTANT_MESSAGE: {
+      p = json_pack("{s:s}", "role", "assistant");
       if (ev->reasoning) json_object_set_new(p, "reasoning", json_string(ev->reasoning));
-      record(r, "message", p);
+      /* Thinking blocks (Anthropic) with their signatures, so --resume can
+       * send them back: the API rejects a tool_use turn without them. */
+      json_t *th = ev->thinking ? json_loads(ev->thinking, 0, NULL) : NULL;
+      if (json_is_array(th)) json_object_set_new(p, "thinking", th);
+      else json_decref(th);
+      /* The content, possibly a long answer, is streamed to the log rather
+       * than copied into the JSON tree. */
+      zerr err = ZERR_INIT;
+      if (zsession_append_text(r->session, "message", p, "content", ev->text ? ev->text : "",
+                               ev->text ? ev->len : 0, &err) < 0 && !r->failed) {
+        r->failed = true;
+        fprintf(r->diag,
+                "[zero] WARNING: could not record the session (%s); the run continues but may "
+                "not be resumable. Free disk space or check permissions of %s.\n",
+                err.msg, r->session->dir);
+      }
+      json_decref(p);
       /* A model turn is complete: make it survive a power failure before any
        * tool acts on it. */
       sync_to_disk(r);
       break;
+    }
     case ZAEV_TOOL_CALL:
-      record(r, "tool_call", json_pack("{s:s, s:s, s:s}", "id", ev->id ? ev->id : "", "name",
-                                       ev->name ? ev->name : "", "arguments",
-                                       ev->arguments ? ev->arguments : ""));
+      p = json_pack("{s:s, s:s, s:s}", "id", ev->id ? ev->id : "", "name",
+                    ev->name ? ev->name : "", "arguments", ev->arguments ? ev->arguments : "");
+      /* Gemini's thought signature travels back with the call on --resume. */
+      if (ev->signature && *ev->signature)
+        json_object_set_new(p, "thoughtSignature", json_string(ev->signature));
+      record(r, "tool_call", p);
       break;
     case ZAEV_PERMISSION_REQUEST:
     case ZAEV_PERMISSION_DECISION:

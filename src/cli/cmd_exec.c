@@ -51,6 +51,7 @@ static const char EXEC_USAGE[] =
     "  -m, --model NAME            model to use (overrides config and OPENAI_MODEL)\n"
     "      --provider NAME         provider profile (overrides ZERO_PROVIDER)\n"
     "      --max-turns N           model requests allowed (default maxTurns, 80)\n"
+    "  -r, --reasoning-effort L    minimal | low | medium | high (the model's levels)\n"
     "Sessions:\n"
     "      --resume [ID]           continue a session (default: the latest in this directory)\n"
     "      --resume-latest         continue the latest session in this directory\n"
@@ -311,6 +312,7 @@ int cmd_exec(int argc, char **argv) {
   zhttp_global_init();
 
   rs.offline = a.offline;
+  rs.reasoning_effort = a.reasoning_effort;
   rs.disabled_tools = (const char *const *)a.tools_off;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
       zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, &err) < 0) {

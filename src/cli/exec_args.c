@@ -99,6 +99,13 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
       if (!(a->prompt_file = take_value(argc, argv, &i, arg, iv, err))) return -1;
     } else if (!strcmp(arg, "-m") || flag_is(arg, "--model", &iv)) {
       if (!(a->model = take_value(argc, argv, &i, arg, iv, err))) return -1;
+    } else if (!strcmp(arg, "-r") || flag_is(arg, "--reasoning-effort", &iv)) {
+      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
+      if (strcmp(v, "minimal") && strcmp(v, "low") && strcmp(v, "medium") && strcmp(v, "high"))
+        return zerr_set(err, ZE_USAGE,
+                        "Invalid reasoning effort \"%s\". Expected minimal, low, medium, or high.",
+                        v);
+      a->reasoning_effort = v;
     } else if (flag_is(arg, "--provider", &iv)) {
       if (!(a->provider = take_value(argc, argv, &i, arg, iv, err))) return -1;
     } else if (!strcmp(arg, "-C") || flag_is(arg, "--cwd", &iv)) {

@@ -10,6 +10,36 @@
  * gateways refuse the request, so the registry's limit is capped here. */
 #define ANTHROPIC_MAX_TOKENS_CAP 32000
 
+int zcli_check_effort(const zconfig *cfg, const char *model, const char *effort, zerr *err) {
+  if (!effort) return 0;
+  zmodel_info mi;
+  zmodel_lookup(cfg, model, &mi);
+  if (!mi.known) return 0;
+  const char *levels = mi.efforts ? mi.efforts : "";
+  if (!*levels)
+    return zerr_set(err, ZE_USAGE,
+                    "model %s has no reasoning-effort control, so --reasoning-effort %s cannot "
+                    "apply; drop the flag or pick a reasoning model (see zero models list)",
+                    model, effort);
+  size_t n = strlen(effort);
+  for (const char *p = levels; *p;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == n && !strncmp(p, effort, n)) return 0;
+    p += len + (comma ? 1 : 0);
+  }
+  zbuf b = ZBUF_INIT;
+  for (const char *p = levels; *p; p++) {
+    if (*p == ',') zbuf_addstr(&b, ", ");
+    else zbuf_addch(&b, *p);
+  }
+  zerr_set(err, ZE_USAGE,
+           "model %s does not take reasoning effort \"%s\"; its levels are %s (see zero models "
+           "list)", model, effort, b.data);
+  zbuf_release(&b);
+  return -1;
+}
+
 void zcli_provider_opts(const zconfig *cfg, const zresolved_provider *rp, zprov_opts *o,
                         char **warning) {
   memset(o, 0, sizeof *o);

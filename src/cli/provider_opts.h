@@ -12,4 +12,10 @@
 void zcli_provider_opts(const zconfig *cfg, const zresolved_provider *rp, zprov_opts *o,
                         char **warning);
 
+/* Checks a reasoning effort asked for on the command line against the
+ * model's levels in the registry: ZE_USAGE naming the levels the model takes
+ * (or saying it has no reasoning control) when it is not one of them. A
+ * model unknown to the registry takes any level. */
+int zcli_check_effort(const zconfig *cfg, const char *model, const char *effort, zerr *err);
+
 #endif

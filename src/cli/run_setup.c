@@ -68,6 +68,11 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
   free(s->model_warning);
   s->model_warning = NULL;
   zcli_provider_opts(&s->cfg, &s->rp, &s->popts, &s->model_warning);
+  if (zcli_check_effort(&s->cfg, s->rp.model, s->reasoning_effort, err) < 0) {
+    err->kind = ZE_USAGE;
+    return -1;
+  }
+  if (s->reasoning_effort) s->popts.reasoning_effort = s->reasoning_effort; /* -r over config */
   return make_provider(&s->popts, &s->provider, err);
 }
 
@@ -78,6 +83,7 @@ int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err) {
   zprov_opts popts;
   char *warning = NULL;
   zcli_provider_opts(&s->cfg, &rp, &popts, &warning);
+  if (s->reasoning_effort) popts.reasoning_effort = s->reasoning_effort;
   zprovider *p = NULL;
   if (make_provider(&popts, &p, err) < 0) {
     free(rp.model);

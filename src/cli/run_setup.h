@@ -42,6 +42,7 @@ typedef struct zrun_setup {
   /* set by the caller before the steps */
   bool offline;                        /* --offline: no network for commands */
   const char *const *disabled_tools;   /* --disabled-tools (NULL-terminated), borrowed */
+  const char *reasoning_effort;        /* -r: checked against the registry, over config */
   /* workspace */
   char *workspace;          /* real path of the workspace (the cwd after -C) */
   char **add_dirs;          /* real paths, n_add_dirs of them, NULL-terminated */

@@ -6,6 +6,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "net/http.h"
+#include "provider/jscan.h"
 #include "provider/retry.h"
 #include "provider/wire.h"
 
@@ -163,11 +164,94 @@ static const char *map_stop(const char *s) {
   return s;
 }
 
+
+/* ---------------------------------------------------------------- fast path */
+
+/* content_block_delta events (all of an answer's text, thinking and tool
+ * argument fragments) scanned without a JSON tree (provider/jscan.h).
+ * Returns 1 when handled (*rc = block_delta's result), 0 when the event must
+ * go through jansson; nothing is emitted before the whole event scanned. */
+enum { AF_DTYPE, AF_TEXT, AF_PARTIAL, AF_THINKING, AF_SIGNATURE, AF_N };
+
+static bool fast_delta_obj(zjscan *s, bool has[AF_N], size_t off[AF_N], size_t len[AF_N]) {
+  int n = 0, r;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+    int w = ZJSCAN_KEY(k, kn, "type")           ? AF_DTYPE
+            : ZJSCAN_KEY(k, kn, "text")         ? AF_TEXT
+            : ZJSCAN_KEY(k, kn, "partial_json") ? AF_PARTIAL
+            : ZJSCAN_KEY(k, kn, "thinking")     ? AF_THINKING
+            : ZJSCAN_KEY(k, kn, "signature")    ? AF_SIGNATURE
+                                                : -1;
+    if (w < 0) {
+      if (!zjscan_skip(s)) return false;
+      continue;
+    }
+    if (has[w] || !zjscan_string(s, &off[w], &len[w])) return false;
+    has[w] = true;
+  }
+  return r == 0;
+}
+
+static int fast_feed(zanth_parser *p, const char *data, size_t len, zerr *err, int *rc) {
+  zbuf *sc = &p->turn.scratch;
+  zbuf_reset(sc);
+  zjscan s;
+  zjscan_init(&s, data, len, sc);
+  bool has[AF_N] = {false}, have_type = false, have_ix = false, have_delta = false;
+  size_t off[AF_N] = {0}, ln[AF_N] = {0}, toff = 0, tlen = 0;
+  int64_t ix = -1;
+  int n = 0, r;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+    bool ok;
+    if (ZJSCAN_KEY(k, kn, "type")) {
+      ok = !have_type && zjscan_string(&s, &toff, &tlen);
+      have_type = true;
+    } else if (ZJSCAN_KEY(k, kn, "index")) {
+      ok = !have_ix && zjscan_int(&s, &ix);
+      have_ix = true;
+    } else if (ZJSCAN_KEY(k, kn, "delta")) {
+      ok = !have_delta && fast_delta_obj(&s, has, off, ln);
+      have_delta = true;
+    } else {
+      ok = zjscan_skip(&s);
+    }
+    if (!ok) return 0;
+  }
+  if (r != 0 || !zjscan_end(&s) || !have_type || !have_delta) return 0;
+  if (strcmp(sc->data + toff, "content_block_delta") != 0) return 0;
+  p->events++;
+  p->turn.fast_hits++;
+  *rc = 0;
+  /* From here on, exactly block_delta(). */
+  zanth_block *b = ix >= 0 && ix < 1000000 ? block(p, (int)ix) : NULL;
+  if (!b) return 1;
+  const char *dtype = has[AF_DTYPE] ? sc->data + off[AF_DTYPE] : "";
+  if (!strcmp(dtype, "text_delta") && has[AF_TEXT]) {
+    *rc = zturn_delta(&p->turn, ZPEV_TEXT, sc->data + off[AF_TEXT], ln[AF_TEXT], err);
+  } else if (!strcmp(dtype, "input_json_delta") && b->type == 1 && has[AF_PARTIAL]) {
+    zturn_call *c = zturn_find_index(&p->turn, b->index);
+    *rc = c ? zturn_args(&p->turn, c, sc->data + off[AF_PARTIAL], ln[AF_PARTIAL], err) : 0;
+  } else if (!strcmp(dtype, "thinking_delta") && has[AF_THINKING]) {
+    zbuf_add(&b->thinking, sc->data + off[AF_THINKING], ln[AF_THINKING]);
+    *rc = zturn_delta(&p->turn, ZPEV_REASONING, sc->data + off[AF_THINKING], ln[AF_THINKING],
+                      err);
+  } else if (!strcmp(dtype, "signature_delta") && has[AF_SIGNATURE]) {
+    zbuf_add(&b->signature, sc->data + off[AF_SIGNATURE], ln[AF_SIGNATURE]);
+  }
+  return 1;
+}
+
 int zanth_parser_feed(zanth_parser *p, const char *data, size_t len, zerr *err) {
   if (p->turn.complete) return 0;
   while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
   while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
   if (len == 0) return 0;
+  int fast_rc;
+  if (!p->turn.slow_only && fast_feed(p, data, len, err, &fast_rc)) return fast_rc;
   json_error_t je;
   json_t *o = json_loadb(data, len, 0, &je);
   if (!json_is_object(o)) {

@@ -8,6 +8,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "net/http.h"
+#include "provider/jscan.h"
 #include "provider/anthropic.h" /* zanth_thinking_budget: one effort scale */
 #include "provider/retry.h"
 #include "provider/wire.h"
@@ -98,10 +99,177 @@ static int one_response(zgem_parser *p, const json_t *o, zerr *err) {
   return 0;
 }
 
+
+/* ---------------------------------------------------------------- fast path */
+
+/* The frequent response chunks — text / thought parts of the first
+ * candidate, usageMetadata, no call, no finishReason — scanned without a
+ * JSON tree (provider/jscan.h). Returns 1 when handled (*rc set), 0 when
+ * the chunk must go through jansson (nothing happened yet). */
+#define GF_MAX_PARTS 16
+enum { GU_PROMPT, GU_CACHED, GU_THOUGHTS, GU_CANDIDATES, GU_TOTAL, GU_N };
+typedef struct gem_fast {
+  bool usage;          /* usageMetadata was an object */
+  bool uhas[GU_N];
+  int64_t u[GU_N];
+  int nparts;
+  struct {
+    size_t off, len;
+    bool thought;
+  } part[GF_MAX_PARTS];
+} gem_fast;
+
+static bool fast_usage(zjscan *s, gem_fast *f) {
+  if (zjscan_null(s)) return !s->bad;
+  f->usage = true;
+  int n = 0, r;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+    int w = ZJSCAN_KEY(k, kn, "promptTokenCount")          ? GU_PROMPT
+            : ZJSCAN_KEY(k, kn, "cachedContentTokenCount") ? GU_CACHED
+            : ZJSCAN_KEY(k, kn, "thoughtsTokenCount")      ? GU_THOUGHTS
+            : ZJSCAN_KEY(k, kn, "candidatesTokenCount")    ? GU_CANDIDATES
+            : ZJSCAN_KEY(k, kn, "totalTokenCount")         ? GU_TOTAL
+                                                           : -1;
+    if (w < 0) {
+      if (!zjscan_skip(s)) return false;
+      continue;
+    }
+    if (f->uhas[w] || !zjscan_int(s, &f->u[w])) return false;
+    f->uhas[w] = true;
+  }
+  return r == 0;
+}
+
+static bool fast_part(zjscan *s, gem_fast *f) {
+  if (f->nparts == GF_MAX_PARTS) return false;
+  bool have_text = false, have_thought = false, thought = false;
+  size_t off = 0, len = 0;
+  int n = 0, r;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+    bool ok;
+    if (ZJSCAN_KEY(k, kn, "text")) {
+      ok = !have_text && zjscan_string(s, &off, &len);
+      have_text = true;
+    } else if (ZJSCAN_KEY(k, kn, "thought")) {
+      ok = !have_thought && (zjscan_null(s) ? !s->bad : zjscan_bool(s, &thought));
+      have_thought = true;
+    } else if (ZJSCAN_KEY(k, kn, "functionCall")) {
+      ok = false; /* calls are rare and whole: the slow path */
+    } else {
+      ok = zjscan_skip(s);
+    }
+    if (!ok) return false;
+  }
+  if (r != 0) return false;
+  if (have_text) {
+    f->part[f->nparts].off = off;
+    f->part[f->nparts].len = len;
+    f->part[f->nparts].thought = thought;
+    f->nparts++;
+  }
+  return true;
+}
+
+static bool fast_candidate(zjscan *s, gem_fast *f) {
+  bool have_content = false, have_finish = false;
+  int n = 0, r;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+    bool ok = true;
+    if (ZJSCAN_KEY(k, kn, "content")) {
+      if (have_content) return false;
+      have_content = true;
+      int m = 0, r2 = -1;
+      bool have_parts = false;
+      while (ok && (r2 = zjscan_member(s, &m, &k, &kn)) == 1) {
+        if (ZJSCAN_KEY(k, kn, "parts")) {
+          if (have_parts) return false;
+          have_parts = true;
+          int e = 0, r3;
+          while ((r3 = zjscan_element(s, &e)) == 1)
+            if (!fast_part(s, f)) return false;
+          ok = r3 == 0;
+        } else {
+          ok = zjscan_skip(s);
+        }
+      }
+      ok = ok && r2 == 0;
+    } else if (ZJSCAN_KEY(k, kn, "finishReason")) {
+      ok = !have_finish && zjscan_null(s) && !s->bad; /* the last chunk: slow path */
+      have_finish = true;
+    } else {
+      ok = zjscan_skip(s);
+    }
+    if (!ok) return false;
+  }
+  return r == 0;
+}
+
+static int fast_feed(zgem_parser *p, const char *data, size_t len, zerr *err, int *rc) {
+  zbuf *sc = &p->turn.scratch;
+  zbuf_reset(sc);
+  gem_fast f;
+  memset(&f, 0, sizeof f);
+  zjscan s;
+  zjscan_init(&s, data, len, sc);
+  bool have_cands = false, have_usage = false;
+  int n = 0, r;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+    bool ok = true;
+    if (ZJSCAN_KEY(k, kn, "candidates")) {
+      if (have_cands) return 0;
+      have_cands = true;
+      int e = 0, r2 = -1;
+      /* Only the first candidate counts; the others are just validated. */
+      while (ok && (r2 = zjscan_element(&s, &e)) == 1)
+        ok = e == 1 ? fast_candidate(&s, &f) : zjscan_skip(&s);
+      ok = ok && r2 == 0;
+    } else if (ZJSCAN_KEY(k, kn, "usageMetadata")) {
+      ok = !have_usage && fast_usage(&s, &f);
+      have_usage = true;
+    } else if (ZJSCAN_KEY(k, kn, "error")) {
+      ok = false;
+    } else {
+      ok = zjscan_skip(&s);
+    }
+    if (!ok) return 0;
+  }
+  if (r != 0 || !zjscan_end(&s)) return 0;
+  /* From here on, exactly one_response() for such a chunk. */
+  p->events++;
+  p->turn.fast_hits++;
+  if (f.usage) {
+    zusage *z = &p->turn.usage;
+#define U(i) (f.uhas[i] ? f.u[i] : 0)
+    int64_t thoughts = U(GU_THOUGHTS);
+    z->prompt_tokens = U(GU_PROMPT);
+    z->cached_tokens = U(GU_CACHED);
+    z->reasoning_tokens = thoughts;
+    z->completion_tokens = U(GU_CANDIDATES) + thoughts;
+    z->total_tokens = f.uhas[GU_TOTAL] ? f.u[GU_TOTAL] : z->prompt_tokens + z->completion_tokens;
+#undef U
+    p->turn.have_usage = true;
+  }
+  *rc = 0;
+  for (int i = 0; i < f.nparts && *rc == 0; i++)
+    *rc = zturn_delta(&p->turn, f.part[i].thought ? ZPEV_REASONING : ZPEV_TEXT,
+                      sc->data + f.part[i].off, f.part[i].len, err);
+  return 1;
+}
+
 int zgem_parser_feed(zgem_parser *p, const char *data, size_t len, zerr *err) {
   while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
   while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
   if (len == 0) return 0;
+  int fast_rc;
+  if (!p->turn.slow_only && fast_feed(p, data, len, err, &fast_rc)) return fast_rc;
   json_error_t je;
   json_t *o = json_loadb(data, len, 0, &je);
   if (!json_is_object(o)) {

@@ -33,6 +33,13 @@ zmsg *zconv_add_assistant(zconv *c, const char *text, const char *reasoning) {
   return m;
 }
 
+zmsg *zconv_add_assistant_owned(zconv *c, char *text, const char *reasoning) {
+  zmsg *m = push(c, ZROLE_ASSISTANT);
+  m->content = text;
+  m->reasoning = dup_opt(reasoning);
+  return m;
+}
+
 void zmsg_add_call(zmsg *m, const char *id, const char *name, const char *arguments) {
   m->calls = xrealloc(m->calls, (m->ncalls + 1) * sizeof *m->calls);
   ztool_call *tc = &m->calls[m->ncalls++];

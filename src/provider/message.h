@@ -50,6 +50,9 @@ typedef struct zconv {
  * valid until the next add. */
 zmsg *zconv_add_user(zconv *c, const char *text);
 zmsg *zconv_add_assistant(zconv *c, const char *text, const char *reasoning);
+/* Like zconv_add_assistant, but takes ownership of text (malloc'd, may be
+ * NULL): a long streamed answer is moved into the conversation, not copied. */
+zmsg *zconv_add_assistant_owned(zconv *c, char *text, const char *reasoning);
 /* Appends a call to assistant message m (copies the strings). */
 void zmsg_add_call(zmsg *m, const char *id, const char *name, const char *arguments);
 /* Sets the thought signature of the last call of m (copies; NULL clears). */

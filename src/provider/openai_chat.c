@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "net/http.h"
 #include "net/sse.h"
+#include "provider/jscan.h"
 #include "provider/retry.h"
 #include "provider/wire.h"
 
@@ -24,6 +25,7 @@ void zoai_chat_parser_init(zoai_chat_parser *p, const char *provider_name, zprov
   p->fn = fn;
   p->ud = ud;
   p->last_index = -1;
+  zbuf_init(&p->scratch);
 }
 
 void zoai_chat_parser_release(zoai_chat_parser *p) {
@@ -34,6 +36,7 @@ void zoai_chat_parser_release(zoai_chat_parser *p) {
   }
   free(p->calls);
   free(p->finish_reason);
+  zbuf_release(&p->scratch);
   p->calls = NULL;
   p->ncalls = p->cap = 0;
   p->finish_reason = NULL;
@@ -212,6 +215,215 @@ static int stream_error(zoai_chat_parser *p, const json_t *e, zerr *err) {
   return -1;
 }
 
+
+/* ---------------------------------------------------------------- fast path */
+
+/* What the fast path extracted from one chunk: string spans in p->scratch
+ * (resolved to pointers only after the scan, which may move the buffer). */
+enum { CF_REASONING_CONTENT, CF_REASONING, CF_CONTENT, CF_REFUSAL, CF_NSTR };
+#define CF_MAX_FRAGS 8
+typedef struct chat_fast {
+  bool has[CF_NSTR];
+  size_t off[CF_NSTR], len[CF_NSTR];
+  int nfrags;
+  struct {
+    int index;
+    size_t off, len;
+  } frag[CF_MAX_FRAGS];
+} chat_fast;
+
+/* A string-or-null member; a second occurrence of the key is refused (jansson
+ * keeps the last, the fast path does not guess). */
+static bool fast_str_or_null(zjscan *s, chat_fast *f, int which, unsigned *seen) {
+  if (*seen & (1u << which)) return false;
+  *seen |= 1u << which;
+  if (zjscan_null(s)) return !s->bad;
+  if (!zjscan_string(s, &f->off[which], &f->len[which])) return false;
+  f->has[which] = true;
+  return true;
+}
+
+/* One tool_calls fragment that continues a call already started: {"index":
+ * n, "function": {"arguments": "…"}} (id / type ignored, as the slow path
+ * ignores them once the index names a known call). */
+static bool fast_fragment(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
+  if (f->nfrags == CF_MAX_FRAGS) return false;
+  int n = 0, r, index = -1;
+  bool have_args = false;
+  unsigned seen = 0;
+  const char *k;
+  size_t kn;
+  size_t off = 0, len = 0;
+  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+    if (ZJSCAN_KEY(k, kn, "index")) {
+      int64_t v;
+      if ((seen & 1) || !zjscan_int(s, &v) || v < 0 || v >= 1000000) return false;
+      seen |= 1;
+      index = (int)v;
+    } else if (ZJSCAN_KEY(k, kn, "function")) {
+      if (seen & 2) return false;
+      seen |= 2;
+      int m = 0, r2;
+      unsigned fseen = 0;
+      while ((r2 = zjscan_member(s, &m, &k, &kn)) == 1) {
+        if (ZJSCAN_KEY(k, kn, "arguments")) {
+          if ((fseen & 1) || !zjscan_string(s, &off, &len)) return false;
+          fseen |= 1;
+          have_args = true;
+        } else if (ZJSCAN_KEY(k, kn, "name")) {
+          /* A name in a continuation may rename a nameless call: slow path. */
+          if ((fseen & 2) || !zjscan_null(s)) return false;
+          fseen |= 2;
+        } else if (!zjscan_skip(s)) {
+          return false;
+        }
+      }
+      if (r2 < 0) return false;
+    } else if (!zjscan_skip(s)) {
+      return false;
+    }
+  }
+  if (r < 0 || index < 0 || !have_args || !find_call(p, index)) return false;
+  f->frag[f->nfrags].index = index;
+  f->frag[f->nfrags].off = off;
+  f->frag[f->nfrags].len = len;
+  f->nfrags++;
+  return true;
+}
+
+static bool fast_delta(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
+  int n = 0, r;
+  unsigned seen = 0;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+    bool ok;
+    if (ZJSCAN_KEY(k, kn, "content")) {
+      ok = fast_str_or_null(s, f, CF_CONTENT, &seen);
+    } else if (ZJSCAN_KEY(k, kn, "reasoning_content")) {
+      ok = fast_str_or_null(s, f, CF_REASONING_CONTENT, &seen);
+    } else if (ZJSCAN_KEY(k, kn, "reasoning")) {
+      ok = fast_str_or_null(s, f, CF_REASONING, &seen);
+    } else if (ZJSCAN_KEY(k, kn, "refusal")) {
+      ok = fast_str_or_null(s, f, CF_REFUSAL, &seen);
+    } else if (ZJSCAN_KEY(k, kn, "tool_calls")) {
+      if (seen & (1u << CF_NSTR)) return false;
+      seen |= 1u << CF_NSTR;
+      if (zjscan_null(s)) {
+        ok = !s->bad;
+      } else {
+        int m = 0, r2;
+        while ((r2 = zjscan_element(s, &m)) == 1)
+          if (!fast_fragment(s, p, f)) return false;
+        ok = r2 == 0;
+      }
+    } else {
+      ok = zjscan_skip(s);
+    }
+    if (!ok) return false;
+  }
+  return r == 0;
+}
+
+/* The first (and only) choice: index 0, a delta, no finish_reason yet. */
+static bool fast_choice(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
+  int n = 0, r;
+  unsigned seen = 0;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+    bool ok;
+    if (ZJSCAN_KEY(k, kn, "index")) {
+      int64_t v;
+      ok = !(seen & 1) && zjscan_int(s, &v) && v == 0;
+      seen |= 1;
+    } else if (ZJSCAN_KEY(k, kn, "delta")) {
+      ok = !(seen & 2) && fast_delta(s, p, f);
+      seen |= 2;
+    } else if (ZJSCAN_KEY(k, kn, "finish_reason")) {
+      ok = !(seen & 4) && zjscan_null(s) && !s->bad; /* the last chunk: slow path */
+      seen |= 4;
+    } else {
+      ok = zjscan_skip(s);
+    }
+    if (!ok) return false;
+  }
+  return r == 0;
+}
+
+/* Scans the chunk; true when it is one the fast path reproduces exactly: no
+ * error, no usage, at most one choice (index 0) whose delta holds only
+ * text / reasoning strings and continuations of known calls. Nothing is
+ * emitted here, so a false leaves no trace. */
+static bool fast_scan(zoai_chat_parser *p, const char *data, size_t len, chat_fast *f) {
+  zbuf_reset(&p->scratch);
+  memset(f->has, 0, sizeof f->has);
+  f->nfrags = 0;
+  zjscan s;
+  zjscan_init(&s, data, len, &p->scratch);
+  int n = 0, r;
+  unsigned seen = 0;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+    bool ok;
+    if (ZJSCAN_KEY(k, kn, "choices")) {
+      if (seen & 1) return false;
+      seen |= 1;
+      int m = 0, r2;
+      while ((r2 = zjscan_element(&s, &m)) == 1)
+        if (m > 1 || !fast_choice(&s, p, f)) return false;
+      ok = r2 == 0;
+    } else if (ZJSCAN_KEY(k, kn, "usage")) {
+      ok = !(seen & 2) && zjscan_null(&s) && !s.bad;
+      seen |= 2;
+    } else if (ZJSCAN_KEY(k, kn, "error")) {
+      ok = false;
+    } else {
+      ok = zjscan_skip(&s);
+    }
+    if (!ok) return false;
+  }
+  return r == 0 && zjscan_end(&s);
+}
+
+/* Emits what fast_scan found, in the order handle_delta would. */
+static int fast_emit(zoai_chat_parser *p, const chat_fast *f, zerr *err) {
+  const char *base = p->scratch.data;
+  p->chunks++;
+  p->fast_hits++;
+  int r = f->has[CF_REASONING_CONTENT] && f->len[CF_REASONING_CONTENT] ? CF_REASONING_CONTENT
+                                                                        : CF_REASONING;
+  static const zprov_event_kind kinds[] = {ZPEV_REASONING, ZPEV_TEXT, ZPEV_TEXT};
+  const int which[] = {r, CF_CONTENT, CF_REFUSAL};
+  for (int i = 0; i < 3; i++) {
+    int w = which[i];
+    if (!f->has[w] || !f->len[w]) continue;
+    zprov_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = kinds[i];
+    ev.text = base + f->off[w];
+    ev.len = f->len[w];
+    if (emit(p, &ev, err) < 0) return -1;
+  }
+  for (int i = 0; i < f->nfrags; i++) {
+    zoai_tool_acc *acc = find_call(p, f->frag[i].index);
+    p->last_index = f->frag[i].index;
+    if (!f->frag[i].len) continue;
+    zbuf_add(&acc->args, base + f->frag[i].off, f->frag[i].len);
+    zprov_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZPEV_TOOL_ARGS;
+    ev.index = acc->index;
+    ev.id = acc->id;
+    ev.name = acc->name;
+    ev.text = base + f->frag[i].off;
+    ev.len = f->frag[i].len;
+    if (emit(p, &ev, err) < 0) return -1;
+  }
+  return 0;
+}
+
 int zoai_chat_parser_feed(zoai_chat_parser *p, const char *data, size_t len, zerr *err) {
   if (p->saw_done || p->finished) return 0;
   while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
@@ -221,6 +433,8 @@ int zoai_chat_parser_feed(zoai_chat_parser *p, const char *data, size_t len, zer
     p->saw_done = true;
     return 0;
   }
+  chat_fast f;
+  if (!p->slow_only && fast_scan(p, data, len, &f)) return fast_emit(p, &f, err);
   json_error_t je;
   json_t *root = json_loadb(data, len, 0, &je);
   if (!root || !json_is_object(root)) {
@@ -419,6 +633,10 @@ json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req) {
     json_object_set_new(root, official ? "max_completion_tokens" : "max_tokens",
                         json_integer(req->max_output_tokens));
   }
+  /* Only when asked for (-r, reasoningEffort): servers without reasoning
+   * control may refuse the field. */
+  if (opts->reasoning_effort && *opts->reasoning_effort)
+    json_object_set_new(root, "reasoning_effort", json_string(opts->reasoning_effort));
   json_object_set_new(root, "stream", json_true());
   json_object_set_new(root, "stream_options", json_pack("{s:b}", "include_usage", 1));
   return root;
@@ -440,8 +658,10 @@ static void op_reset(void *p) {
   const char *name = c->provider_name;
   zprov_event_fn fn = c->fn;
   void *ud = c->ud;
+  bool slow_only = c->slow_only;
   zoai_chat_parser_release(c);
   zoai_chat_parser_init(c, name, fn, ud);
+  c->slow_only = slow_only;
 }
 static int op_feed(void *p, const zsse_event *ev, zerr *err) {
   return zoai_chat_parser_feed(p, ev->data, ev->data_len, err);

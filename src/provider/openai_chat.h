@@ -47,11 +47,18 @@ typedef struct zoai_chat_parser {
   bool emitted;         /* a text / reasoning / tool event went to fn */
   bool finished;        /* zoai_chat_parser_finish succeeded */
   size_t chunks;        /* chunk objects parsed */
+  bool slow_only;       /* skip the fast path (tests compare both paths) */
+  zbuf scratch;         /* fast path: decoded strings of the current chunk */
+  size_t fast_hits;     /* chunks the fast path handled (tests, benchmarks) */
 } zoai_chat_parser;
 
 void zoai_chat_parser_init(zoai_chat_parser *p, const char *provider_name, zprov_event_fn fn,
                            void *ud);
-/* Parses one SSE event's data (len bytes). Returns 0; -1 with err set on an
+/* Parses one SSE event's data (len bytes). The frequent chunks (text /
+ * reasoning deltas, argument fragments of a call already started) go through
+ * a scanner that builds no JSON tree (provider/jscan.h); anything else, or
+ * anything it is unsure of, goes through jansson, with the identical event
+ * sequence either way. Returns 0; -1 with err set on an
  * in-stream error object (ZE_PROVIDER), malformed JSON (ZE_PROVIDER, names
  * the provider) or when fn returns nonzero (ZE_CANCELLED). Data after [DONE]
  * is ignored. */

@@ -7,6 +7,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "net/http.h"
+#include "provider/jscan.h"
 #include "provider/retry.h"
 #include "provider/wire.h"
 
@@ -106,12 +107,115 @@ static int failed(zresp_parser *p, const json_t *e, zerr *err) {
   return zturn_fail(&p->turn, type, zjson_str(e, "message"), code_retryable(code), err);
 }
 
+
+/* ---------------------------------------------------------------- fast path */
+
+/* The types the slow path acts on; every other type only counts. */
+static bool handled_type(const char *t) {
+  static const char *const types[] = {
+      "response.output_text.delta", "response.refusal.delta",
+      "response.reasoning_summary_text.delta", "response.reasoning_text.delta",
+      "response.reasoning_summary_part.added", "response.output_item.added",
+      "response.function_call_arguments.delta", "response.function_call_arguments.done",
+      "response.output_item.done", "response.completed", "response.incomplete",
+      "response.failed", "error"};
+  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+    if (!strcmp(t, types[i])) return true;
+  return false;
+}
+
+/* The frequent events, scanned without a JSON tree (provider/jscan.h): the
+ * text / refusal / reasoning deltas, argument deltas, and the events that
+ * carry nothing new (response.output_text.done, content_part.*, …: they
+ * repeat the whole text, so jansson would build a tree the size of the
+ * answer only to drop it). Returns 1 when the event was one of those and
+ * fully understood (*rc = the handling's result), 0 when it must go through
+ * jansson (nothing was emitted). */
+static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, int *rc) {
+  zbuf *sc = &p->turn.scratch;
+  zbuf_reset(sc);
+  zjscan s;
+  zjscan_init(&s, data, len, sc);
+  size_t type_off = 0, type_len = 0, delta_off = 0, delta_len = 0, item_off = 0, item_len = 0;
+  bool have_type = false, have_delta = false, have_item = false, have_ix = false;
+  bool delta_str = false, item_str = false;
+  int64_t out_ix = -1;
+  bool ix_int = false;
+  int n = 0, r;
+  const char *k;
+  size_t kn;
+  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+    bool ok;
+    /* A repeated key is left to jansson (which keeps the last). */
+    if (ZJSCAN_KEY(k, kn, "type")) {
+      ok = !have_type && zjscan_string(&s, &type_off, &type_len);
+      have_type = true;
+    } else if (ZJSCAN_KEY(k, kn, "delta")) {
+      ok = !have_delta;
+      have_delta = true;
+      /* Only ignored types may carry a non-string delta: checked below. */
+      if (ok && zjscan_peek(&s) == '"') ok = delta_str = zjscan_string(&s, &delta_off, &delta_len);
+      else if (ok) ok = zjscan_skip(&s);
+    } else if (ZJSCAN_KEY(k, kn, "item_id")) {
+      ok = !have_item;
+      have_item = true;
+      if (ok && zjscan_peek(&s) == '"') ok = item_str = zjscan_string(&s, &item_off, &item_len);
+      else if (ok) ok = zjscan_skip(&s);
+    } else if (ZJSCAN_KEY(k, kn, "output_index")) {
+      ok = !have_ix;
+      have_ix = true;
+      char c = zjscan_peek(&s);
+      if (ok && (c == '-' || (c >= '0' && c <= '9'))) ok = ix_int = zjscan_int(&s, &out_ix);
+      else if (ok) ok = zjscan_skip(&s);
+    } else {
+      ok = zjscan_skip(&s);
+    }
+    if (!ok) return 0;
+  }
+  if (r != 0 || !zjscan_end(&s) || !have_type) return 0;
+  const char *type = sc->data + type_off;
+  if (strlen(type) != type_len) return 0; /* cannot happen (no \u0000), but be exact */
+  const char *delta = sc->data + delta_off;
+  zprov_event_kind kind;
+  if (!handled_type(type)) {
+    p->events++; /* what the slow path does with them */
+    p->turn.fast_hits++;
+    *rc = 0;
+    return 1;
+  }
+  if (!delta_str) return 0;
+  if (!strcmp(type, "response.output_text.delta") || !strcmp(type, "response.refusal.delta")) {
+    kind = ZPEV_TEXT;
+  } else if (!strcmp(type, "response.reasoning_summary_text.delta") ||
+             !strcmp(type, "response.reasoning_text.delta")) {
+    kind = ZPEV_REASONING;
+  } else if (!strcmp(type, "response.function_call_arguments.delta")) {
+    /* call_for: by item id (a string), else by output_index (an integer in
+     * range); anything else there goes through jansson. */
+    if ((have_item && !item_str) || (have_ix && !ix_int)) return 0;
+    zturn_call *c = item_str ? zturn_find_key(&p->turn, sc->data + item_off) : NULL;
+    if (!c && out_ix >= 0 && out_ix < 1000000) c = zturn_find_index(&p->turn, (int)out_ix);
+    p->events++;
+    p->turn.fast_hits++;
+    *rc = c ? zturn_args(&p->turn, c, delta, delta_len, err) : 0;
+    return 1;
+  } else {
+    return 0;
+  }
+  p->events++;
+  p->turn.fast_hits++;
+  *rc = zturn_delta(&p->turn, kind, delta, delta_len, err);
+  return 1;
+}
+
 int zresp_parser_feed(zresp_parser *p, const char *data, size_t len, zerr *err) {
   if (p->turn.complete) return 0;
   while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
   while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
   if (len == 0) return 0;
   if (len == 6 && memcmp(data, "[DONE]", 6) == 0) return 0;
+  int fast_rc;
+  if (!p->turn.slow_only && fast_feed(p, data, len, err, &fast_rc)) return fast_rc;
   json_error_t je;
   json_t *o = json_loadb(data, len, 0, &je);
   if (!json_is_object(o)) {

@@ -10,6 +10,7 @@ void zturn_init(zturn *t, const char *provider_name, zprov_event_fn fn, void *ud
   t->provider_name = provider_name && *provider_name ? provider_name : "the provider";
   t->fn = fn;
   t->ud = ud;
+  zbuf_init(&t->scratch);
 }
 
 void zturn_release(zturn *t) {
@@ -22,6 +23,7 @@ void zturn_release(zturn *t) {
   }
   free(t->calls);
   free(t->finish_reason);
+  zbuf_release(&t->scratch);
   t->calls = NULL;
   t->ncalls = t->cap = 0;
   t->finish_reason = NULL;
@@ -31,8 +33,10 @@ void zturn_reset(zturn *t) {
   const char *name = t->provider_name;
   zprov_event_fn fn = t->fn;
   void *ud = t->ud;
+  bool slow_only = t->slow_only;
   zturn_release(t);
   zturn_init(t, name, fn, ud);
+  t->slow_only = slow_only;
 }
 
 int zturn_emit(zturn *t, const zprov_event *ev, zerr *err) {

@@ -37,6 +37,10 @@ typedef struct zturn {
   bool emitted;         /* text / reasoning / tool event went out */
   bool complete;        /* the protocol's end-of-turn marker arrived */
   bool finished;        /* zturn_finish succeeded */
+  bool slow_only;       /* parsers skip their fast path (tests compare both);
+                         * kept across zturn_reset */
+  zbuf scratch;         /* fast paths: decoded strings of the current event */
+  size_t fast_hits;     /* events the fast path handled (tests, benchmarks) */
 } zturn;
 
 void zturn_init(zturn *t, const char *provider_name, zprov_event_fn fn, void *ud);

@@ -221,7 +221,11 @@ static void on_message(replay *rp, const json_t *p) {
   } else if (!strcmp(role, "assistant")) {
     flush_pending(rp);
     const char *reasoning = zjson_str(p, "reasoning");
-    zconv_add_assistant(rp->conv, text, reasoning && reasoning[0] ? reasoning : NULL);
+    zmsg *m = zconv_add_assistant(rp->conv, text, reasoning && reasoning[0] ? reasoning : NULL);
+    /* Thinking blocks with their signatures (recorder.c): Anthropic needs
+     * them back in the next request after a tool_use turn. */
+    const json_t *th = json_object_get(p, "thinking");
+    if (json_is_array(th) && json_array_size(th)) m->thinking = zjson_dumps(th);
     rp->open_asst = (long)rp->conv->len - 1;
     rp->open_recorded = true;
   }
@@ -252,6 +256,8 @@ static void on_tool_call(replay *rp, const json_t *p, int64_t seq) {
     rp->open_recorded = false;
   }
   zmsg_add_call(&rp->conv->items[rp->open_asst], id, name, args_text);
+  /* Gemini's thought signature goes back with its call (recorder.c). */
+  zmsg_set_last_call_signature(&rp->conv->items[rp->open_asst], zjson_str(p, "thoughtSignature"));
   pending_call pc = {xstrdup(id), xstrdup(name)};
   zvec_push(&rp->pending, pc);
 }
@@ -352,13 +358,20 @@ json_t *zconv_to_json(const zconv *c, size_t from) {
                                                                             : "tool"));
     if (m->content) json_object_set_new(o, "content", json_string(m->content));
     if (m->reasoning) json_object_set_new(o, "reasoning", json_string(m->reasoning));
+    /* Thinking blocks and thought signatures survive compaction too. */
+    json_t *th = m->thinking ? json_loads(m->thinking, 0, NULL) : NULL;
+    if (json_is_array(th)) json_object_set_new(o, "thinking", th);
+    else json_decref(th);
     if (m->ncalls) {
       json_t *calls = json_array();
-      for (size_t k = 0; k < m->ncalls; k++)
-        json_array_append_new(calls, json_pack("{s:s, s:s, s:s}", "id", m->calls[k].id,
-                                               "name", m->calls[k].name, "arguments",
-                                               m->calls[k].arguments ? m->calls[k].arguments
-                                                                     : "{}"));
+      for (size_t k = 0; k < m->ncalls; k++) {
+        json_t *call = json_pack("{s:s, s:s, s:s}", "id", m->calls[k].id, "name",
+                                 m->calls[k].name, "arguments",
+                                 m->calls[k].arguments ? m->calls[k].arguments : "{}");
+        if (m->calls[k].signature)
+          json_object_set_new(call, "thoughtSignature", json_string(m->calls[k].signature));
+        json_array_append_new(calls, call);
+      }
       json_object_set_new(o, "toolCalls", calls);
     }
     if (m->role == ZROLE_TOOL) {
@@ -383,9 +396,13 @@ void zconv_from_json(zconv *c, const json_t *arr) {
       zmsg *m = zconv_add_assistant(c, zjson_str(o, "content"), zjson_str(o, "reasoning"));
       size_t k;
       json_t *call;
-      json_array_foreach(json_object_get(o, "toolCalls"), k, call)
+      json_array_foreach(json_object_get(o, "toolCalls"), k, call) {
         zmsg_add_call(m, zjson_str_or(call, "id", ""), zjson_str_or(call, "name", ""),
                       zjson_str_or(call, "arguments", "{}"));
+        zmsg_set_last_call_signature(m, zjson_str(call, "thoughtSignature"));
+      }
+      const json_t *th = json_object_get(o, "thinking");
+      if (json_is_array(th) && json_array_size(th)) m->thinking = zjson_dumps(th);
     } else if (!strcmp(role, "tool")) {
       zconv_add_tool_result(c, zjson_str_or(o, "toolCallId", ""), zjson_str_or(o, "name", ""),
                             zjson_str_or(o, "content", ""), zjson_bool_or(o, "isError", false));

@@ -481,6 +481,130 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
   return 0;
 }
 
+/* ---- streamed append of one long text member (zsession_append_text) ---- */
+
+/* Length of the valid UTF-8 sequence at s (n bytes left, s[0] >= 0x80), 0
+ * when invalid. */
+static size_t text_utf8_len(const unsigned char *s, size_t n) {
+  unsigned c = s[0];
+  size_t need = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (!need || n < need) return 0;
+  for (size_t i = 1; i < need; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  if (c == 0xE0 && s[1] < 0xA0) return 0; /* overlong */
+  if (c == 0xED && s[1] > 0x9F) return 0; /* surrogate */
+  if (c == 0xF0 && s[1] < 0x90) return 0; /* overlong */
+  if (c == 0xF4 && s[1] > 0x8F) return 0; /* > U+10FFFF */
+  return need;
+}
+
+/* Appends the JSON escape of text (no quotes) to out, as jansson's compact
+ * dump writes it. */
+static void text_escape(zbuf *out, const char *text, size_t len) {
+  const unsigned char *p = (const unsigned char *)text, *end = p + len;
+  while (p < end) {
+    const unsigned char *run = p;
+    while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) p++;
+    zbuf_add(out, run, (size_t)(p - run));
+    if (p >= end) break;
+    unsigned c = *p;
+    if (c >= 0x80) {
+      size_t n = text_utf8_len(p, (size_t)(end - p));
+      if (n) zbuf_add(out, p, n);
+      else zbuf_add(out, "\\uFFFD", 6);
+      p += n ? n : 1;
+      continue;
+    }
+    switch (c) {
+      case '"': zbuf_add(out, "\\\"", 2); break;
+      case '\\': zbuf_add(out, "\\\\", 2); break;
+      case '\b': zbuf_add(out, "\\b", 2); break;
+      case '\f': zbuf_add(out, "\\f", 2); break;
+      case '\n': zbuf_add(out, "\\n", 2); break;
+      case '\r': zbuf_add(out, "\\r", 2); break;
+      case '\t': zbuf_add(out, "\\t", 2); break;
+      default: zbuf_addf(out, "\\u%04X", c); break;
+    }
+    p++;
+  }
+}
+
+/* Writes all of b; false on a failure or short write. */
+static bool write_all(int fd, const zbuf *b) {
+  size_t off = 0;
+  while (off < b->len) {
+    ssize_t n = write(fd, b->data + off, b->len - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += (size_t)n;
+  }
+  return true;
+}
+
+int zsession_append_text(zsession *s, const char *type, const json_t *payload, const char *key,
+                         const char *text, size_t len, zerr *err) {
+  if (!s || s->events_fd < 0) return zerr_set(err, ZE_INTERNAL, "session is not open");
+  if (!type || !type[0] || !key || !key[0])
+    return zerr_set(err, ZE_INTERNAL, "session event needs a type and a key");
+  int64_t seq = s->sequence + 1;
+  char now[ZTIME_RFC3339_LEN];
+  ztime_rfc3339_now(now);
+
+  /* The envelope as zsession_append writes it; the payload comes last, so
+   * its closing "}}" is cut off and the long member written in its place. */
+  json_t *ev = json_object();
+  zbuf line = ZBUF_INIT;
+  zbuf_addf(&line, "%s:%lld", s->id, (long long)seq);
+  json_object_set_new(ev, "id", json_string(line.data));
+  zbuf_reset(&line);
+  json_object_set_new(ev, "sessionId", json_string(s->id));
+  json_object_set_new(ev, "sequence", json_integer(seq));
+  json_object_set_new(ev, "type", json_string(type));
+  json_object_set_new(ev, "createdAt", json_string(now));
+  json_t *pl = json_is_object(payload) ? json_copy((json_t *)payload) : json_object();
+  json_object_del(pl, key);
+  bool members = json_object_size(pl) > 0;
+  json_object_set_new(ev, "payload", pl);
+  zjson_dump_to(ev, &line);
+  json_decref(ev);
+  zbuf_setlen(&line, line.len - 2); /* "}}" */
+  zbuf_addf(&line, "%s\"%s\":\"", members ? "," : "", key);
+
+  off_t before = lseek(s->events_fd, 0, SEEK_END);
+  bool ok = true;
+  const size_t piece = 64 * 1024;
+  errno = 0;
+  size_t off = 0;
+  while (ok && off < len) {
+    size_t n = len - off < piece ? len - off : piece;
+    /* Never split a UTF-8 sequence between two pieces. */
+    for (int k = 0; k < 3 && off + n < len && n > 1 && ((unsigned char)text[off + n] & 0xC0) == 0x80; k++)
+      n--;
+    text_escape(&line, text + off, n);
+    off += n;
+    if (line.len >= piece) {
+      ok = write_all(s->events_fd, &line);
+      zbuf_reset(&line);
+    }
+  }
+  zbuf_addstr(&line, "\"}}\n");
+  if (ok) ok = write_all(s->events_fd, &line);
+  zbuf_release(&line);
+  if (!ok) {
+    int saved = errno ? errno : ENOSPC;
+    if (before >= 0) (void)ftruncate(s->events_fd, before);
+    errno = saved;
+    return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
+  }
+  s->sequence = seq;
+  s->unsynced = true;
+  json_object_set_new(s->meta, "updatedAt", json_string(now));
+  json_object_set_new(s->meta, "eventCount", json_integer(seq));
+  json_object_set_new(s->meta, "lastEventType", json_string(type));
+  s->meta_dirty = true;
+  return 0;
+}
+
 int zsession_truncate(zsession *s, int64_t keep, zerr *err) {
   if (!s || s->events_fd < 0) return zerr_set(err, ZE_INTERNAL, "session is not open");
   if (lseek(s->events_fd, 0, SEEK_SET) < 0)

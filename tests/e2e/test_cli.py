@@ -26,6 +26,21 @@ class Cli(ZeroTest):
             self.assertIn("zero", r.stdout)
             self.assertIn("xample", r.stdout, args)
 
+    def test_help_lists_every_command_main_dispatches(self):
+        """Every command src/main.c dispatches (internal __ ones and flag
+        spellings aside) is listed in zero --help and answers --help."""
+        import re
+        with open(os.path.join(os.environ["ZERO_SOURCE_DIR"], "src", "main.c")) as f:
+            cmds = set(re.findall(r'strcmp\(cmd, "([a-z][a-z-]*)"\)', f.read()))
+        cmds -= {"help"}
+        self.assertTrue({"exec", "models", "providers", "doctor", "usage"} <= cmds, cmds)
+        usage = self.zero("--help").stdout
+        for c in sorted(cmds):
+            self.assertRegex(usage, r"zero [^\n]*\b%s\b" % re.escape(c), c)
+            r = self.zero(c, "--help")
+            self.assertEqual(r.returncode, 0, (c, r.stderr))
+            self.assertIn("zero", r.stdout + r.stderr, c)
+
     def test_unknown_flag_is_a_usage_error(self):
         r = self.zero("exec", "--no-such-flag", "hi")
         self.assertEqual(r.returncode, 2)

@@ -187,6 +187,72 @@ class Protocols(ZeroTest):
                                       "signature": "SIG-abc"})
         self.assertEqual(content[1]["type"], "tool_use")
 
+    def test_resume_sends_thinking_and_thought_signatures_back(self):
+        """A run stopped after a tool call (--max-turns 1), then --resume: the
+        resumed request carries the signed thinking block (Anthropic) and the
+        call's thoughtSignature (Gemini) read back from the session."""
+        for proto in ("anthropic", "gemini"):
+            with self.subTest(proto=proto):
+                self.fresh()
+                m = self.serve_as(proto, [
+                    {"reasoning": "Look first.", "signature": "SIG-resume",
+                     "tool_calls": [{"name": "list_directory", "arguments": {},
+                                     "signature": "THOUGHT-resume"}]},
+                    {"text": "done"}])
+                if proto == "anthropic":
+                    d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+                    os.makedirs(d, exist_ok=True)
+                    with open(os.path.join(d, "config.json"), "w") as f:
+                        json.dump({"providers": [{"name": "anthropic",
+                                                  "provider_kind": "anthropic",
+                                                  "reasoningEffort": "low"}]}, f)
+                r = self.zero("exec", "--max-turns", "1", "look")
+                self.assertNotEqual(r.returncode, 0)  # incomplete: turns used up
+                sid = self.session_ids()[0]
+                evs = self.session_events(sid)
+                if proto == "anthropic":
+                    msg = [e for e in evs if e["type"] == "message"
+                           and e["payload"]["role"] == "assistant"][0]
+                    self.assertEqual(msg["payload"]["thinking"],
+                                     [{"thinking": "Look first.", "signature": "SIG-resume"}])
+                else:
+                    call = [e for e in evs if e["type"] == "tool_call"][0]
+                    self.assertEqual(call["payload"]["thoughtSignature"], "THOUGHT-resume")
+                r = self.zero("exec", "--resume", sid, "go on")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                body = self.posts(m)[1]["body"]
+                if proto == "anthropic":
+                    content = body["messages"][1]["content"]
+                    self.assertEqual(content[0], {"type": "thinking", "thinking": "Look first.",
+                                                  "signature": "SIG-resume"})
+                    self.assertEqual(content[1]["type"], "tool_use")
+                else:
+                    parts = [p for c in body["contents"] for p in c["parts"]
+                             if "functionCall" in p]
+                    self.assertEqual(parts[0]["thoughtSignature"], "THOUGHT-resume")
+
+    def test_reasoning_effort_flag_checked_against_the_registry(self):
+        m = self.serve_as("anthropic", [{"text": "ok"}], model="claude-sonnet-4")
+        r = self.zero("exec", "-r", "high", "q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        body = self.posts(m)[0]["body"]
+        self.assertEqual(body["thinking"], {"type": "enabled", "budget_tokens": 24000})
+        self.fresh()
+        m = self.serve_as("chat", [{"text": "ok"}], model="o3")
+        r = self.zero("exec", "--reasoning-effort=low", "q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.posts(m)[0]["body"]["reasoning_effort"], "low")
+        r = self.zero("exec", "-r", "minimal", "q")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("its levels are low, medium, high", r.stderr)
+        r = self.zero("exec", "-m", "gpt-4o", "-r", "high", "q")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("gpt-4o has no reasoning-effort control", r.stderr)
+        r = self.zero("exec", "-r", "max", "q")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("Expected minimal, low, medium, or high", r.stderr)
+        self.assertEqual(len(self.posts(m)), 1)  # refused before any request
+
     def test_think_tags_become_reasoning(self):
         self.serve_as("chat", [{"text": "<think>hmm, let me see</think>\n\nThe answer.",
                                 "text_piece": 3}], model="deepseek-r1:7b")

@@ -3,6 +3,10 @@
  * boundary and in 1..7-byte pieces, and compares the provider events with
  * the fixture's .events transcript. Shared by the test_<protocol>.c files.
  *
+ * Each parser has a fast path (a tree-free scanner for the frequent delta
+ * events) and the jansson slow path; every run is done both ways, and the
+ * two must give the identical event sequence.
+ *
  * Set ZERO_WRITE_EVENTS=1 to write a missing .events file from the whole
  * run instead of failing (then read it and check it by hand).
  */
@@ -28,6 +32,8 @@ typedef struct replay_proto {
   int (*feed)(void *p, const char *data, size_t len, zerr *err);
   int (*finish)(void *p, zerr *err);
   void (*release)(void *p);
+  /* Turns the fast path off (slow = true) after init. */
+  void (*set_slow)(void *p, bool slow);
 } replay_proto;
 
 static void replay_quoted(zbuf *out, const char *s, size_t len) {
@@ -93,11 +99,12 @@ static int replay_on_sse(void *ud, const zsse_event *ev) {
 }
 
 /* piece 0 = whole; SIZE_MAX = split once at `split`. Caller frees. */
-static char *replay_run(const replay_proto *proto, const char *data, size_t len, size_t piece,
-                        size_t split) {
+static char *replay_run_path(const replay_proto *proto, const char *data, size_t len,
+                             size_t piece, size_t split, bool slow) {
   zbuf out = ZBUF_INIT;
   replay_ctx c = {proto, xcalloc(1, proto->size), ZERR_INIT};
   proto->init(c.parser, replay_record, &out);
+  proto->set_slow(c.parser, slow);
   zsse_parser sse;
   zsse_init(&sse, replay_on_sse, &c, ZSSE_DEFAULT_MAX_EVENT);
   int rc = 0;
@@ -120,6 +127,17 @@ static char *replay_run(const replay_proto *proto, const char *data, size_t len,
   proto->release(c.parser);
   free(c.parser);
   return zbuf_detach(&out, NULL);
+}
+
+/* Both paths; fails the test when they differ. Caller frees. */
+static char *replay_run(const replay_proto *proto, const char *data, size_t len, size_t piece,
+                        size_t split) {
+  char *fast = replay_run_path(proto, data, len, piece, split, false);
+  cleanup_free char *slow = replay_run_path(proto, data, len, piece, split, true);
+  if (strcmp(fast, slow) != 0)
+    fail_msg("fast and slow paths differ (piece %zu, split %zu)\n--- slow\n%s--- fast\n%s",
+             piece, split, slow, fast);
+  return fast;
 }
 
 static char *replay_read(const char *path, size_t *len, bool missing_ok) {

@@ -16,7 +16,8 @@ static void p_init(void *p, zprov_event_fn fn, void *ud) { zanth_parser_init(p, 
 static int p_feed(void *p, const char *d, size_t n, zerr *e) { return zanth_parser_feed(p, d, n, e); }
 static int p_finish(void *p, zerr *e) { return zanth_parser_finish(p, e); }
 static void p_release(void *p) { zanth_parser_release(p); }
-static const replay_proto proto = {sizeof(zanth_parser), p_init, p_feed, p_finish, p_release};
+static void p_slow(void *p, bool slow) { ((zanth_parser *)p)->turn.slow_only = slow; }
+static const replay_proto proto = {sizeof(zanth_parser), p_init, p_feed, p_finish, p_release, p_slow};
 
 static void stream_text_only(void **s) { (void)s; replay_check(&proto, DIR, "text"); }
 static void stream_one_tool_call(void **s) { (void)s; replay_check(&proto, DIR, "tool_call"); }
@@ -27,6 +28,27 @@ static void stream_usage_with_cache_hits(void **s) { (void)s; replay_check(&prot
 static void stream_ping_anywhere(void **s) { (void)s; replay_check(&proto, DIR, "ping"); }
 static void stream_cut_before_output_retryable(void **s) { (void)s; replay_check(&proto, DIR, "cut_before_output"); }
 static void stream_cut_after_text_final(void **s) { (void)s; replay_check(&proto, DIR, "cut_after_text"); }
+
+/* The fast path takes the frequent delta events and leaves the rest (and
+ * anything it is unsure of: bad escapes, repeated keys) to jansson. */
+static void feed_one(zanth_parser *p, const char *data, size_t hits) {
+  zerr err = ZERR_INIT;
+  zanth_parser_feed(p, data, strlen(data), &err);
+  if (p->turn.fast_hits != hits)
+    fail_msg("fast_hits %zu, expected %zu after %s", p->turn.fast_hits, hits, data);
+}
+
+static void fast_path_takes_delta_events(void **s) {
+  (void)s;
+  zanth_parser p;
+  zanth_parser_init(&p, "test", NULL, NULL);
+  feed_one(&p, "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}", 0);
+  feed_one(&p, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}", 1);
+  feed_one(&p, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"\\ud800\"}}", 1);
+  feed_one(&p, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\",\"text\":\"b\"}}", 1);
+  zanth_parser_release(&p);
+}
+static void stream_fast_path_edge_cases(void **s) { (void)s; replay_check(&proto, DIR, "fastpath"); }
 
 static zprov_opts opts(const char *kind) {
   zprov_opts o;
@@ -128,6 +150,8 @@ int main(void) {
       cmocka_unit_test(stream_usage_with_cache_hits),
       cmocka_unit_test(stream_ping_anywhere),
       cmocka_unit_test(stream_cut_before_output_retryable),
+      cmocka_unit_test(fast_path_takes_delta_events),
+      cmocka_unit_test(stream_fast_path_edge_cases),
       cmocka_unit_test(stream_cut_after_text_final),
       cmocka_unit_test(render_thinking_budget_by_effort),
       cmocka_unit_test(render_tool_results_cache_and_thinking_replay),

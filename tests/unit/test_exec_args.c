@@ -211,6 +211,32 @@ static void test_invalid_max_turns(void **state) {
   zexec_args_release(&a);
 }
 
+static void test_reasoning_effort_levels(void **state) {
+  (void)state;
+  static const char *good[] = {"minimal", "low", "medium", "high"};
+  for (size_t i = 0; i < ZARRAY_LEN(good); i++) {
+    zexec_args a;
+    zerr err = ZERR_INIT;
+    assert_int_equal(PARSE(&a, &err, NULL, "-r", good[i], "p"), 0);
+    assert_string_equal(a.reasoning_effort, good[i]);
+    zexec_args_release(&a);
+  }
+  zexec_args a;
+  zerr err = ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, NULL, "--reasoning-effort=low", "p"), 0);
+  assert_string_equal(a.reasoning_effort, "low");
+  zexec_args_release(&a);
+  static const char *bad[] = {"max", "HIGH", "", "none"};
+  for (size_t i = 0; i < ZARRAY_LEN(bad); i++) {
+    zerr e2 = ZERR_INIT;
+    if (PARSE(&a, &e2, NULL, "--reasoning-effort", bad[i], "p") != -1)
+      fail_msg("--reasoning-effort \"%s\" accepted", bad[i]);
+    assert_int_equal(e2.kind, ZE_USAGE);
+    assert_non_null(strstr(e2.msg, "minimal, low, medium, or high"));
+    zexec_args_release(&a);
+  }
+}
+
 static void test_unknown_flag_and_missing_value(void **state) {
   (void)state;
   zexec_args a;
@@ -319,6 +345,7 @@ int main(void) {
       cmocka_unit_test(test_double_dash_ends_flags),
       cmocka_unit_test(test_resume_forms),
       cmocka_unit_test(test_invalid_max_turns),
+      cmocka_unit_test(test_reasoning_effort_levels),
       cmocka_unit_test(test_unknown_flag_and_missing_value),
       cmocka_unit_test(test_output_format_is_known_even_when_a_later_flag_fails),
   };

@@ -16,7 +16,8 @@ static void p_init(void *p, zprov_event_fn fn, void *ud) { zgem_parser_init(p, "
 static int p_feed(void *p, const char *d, size_t n, zerr *e) { return zgem_parser_feed(p, d, n, e); }
 static int p_finish(void *p, zerr *e) { return zgem_parser_finish(p, e); }
 static void p_release(void *p) { zgem_parser_release(p); }
-static const replay_proto proto = {sizeof(zgem_parser), p_init, p_feed, p_finish, p_release};
+static void p_slow(void *p, bool slow) { ((zgem_parser *)p)->turn.slow_only = slow; }
+static const replay_proto proto = {sizeof(zgem_parser), p_init, p_feed, p_finish, p_release, p_slow};
 
 static void stream_text_only(void **s) { (void)s; replay_check(&proto, DIR, "text"); }
 static void stream_one_tool_call_with_signature(void **s) { (void)s; replay_check(&proto, DIR, "tool_call"); }
@@ -26,6 +27,26 @@ static void stream_error_object(void **s) { (void)s; replay_check(&proto, DIR, "
 static void stream_cached_content_tokens(void **s) { (void)s; replay_check(&proto, DIR, "usage_cached"); }
 static void stream_cut_before_output_retryable(void **s) { (void)s; replay_check(&proto, DIR, "cut_before_output"); }
 static void stream_cut_after_text_final(void **s) { (void)s; replay_check(&proto, DIR, "cut_after_text"); }
+
+/* The fast path takes the frequent delta events and leaves the rest (and
+ * anything it is unsure of: bad escapes, repeated keys) to jansson. */
+static void feed_one(zgem_parser *p, const char *data, size_t hits) {
+  zerr err = ZERR_INIT;
+  zgem_parser_feed(p, data, strlen(data), &err);
+  if (p->turn.fast_hits != hits)
+    fail_msg("fast_hits %zu, expected %zu after %s", p->turn.fast_hits, hits, data);
+}
+
+static void fast_path_takes_delta_events(void **s) {
+  (void)s;
+  zgem_parser p;
+  zgem_parser_init(&p, "test", NULL, NULL);
+  feed_one(&p, "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"hi\"}],\"role\":\"model\"},\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":1}}", 1);
+  feed_one(&p, "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"x\"}]}}],\"error\":null}", 1);
+  feed_one(&p, "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"bad \\u0000\"}]}}]}", 1);
+  zgem_parser_release(&p);
+}
+static void stream_fast_path_edge_cases(void **s) { (void)s; replay_check(&proto, DIR, "fastpath"); }
 
 static void render_contents_and_signatures(void **s) {
   (void)s;
@@ -79,6 +100,8 @@ int main(void) {
       cmocka_unit_test(stream_error_object),
       cmocka_unit_test(stream_cached_content_tokens),
       cmocka_unit_test(stream_cut_before_output_retryable),
+      cmocka_unit_test(fast_path_takes_delta_events),
+      cmocka_unit_test(stream_fast_path_edge_cases),
       cmocka_unit_test(stream_cut_after_text_final),
       cmocka_unit_test(render_contents_and_signatures),
   };

@@ -94,10 +94,12 @@ static int feed_sse_event(void *ud, const zsse_event *ev) {
 /* Runs `data` through zsse + the parser in pieces of `piece` bytes (0 =
  * whole), or split once at `split` when piece is SIZE_MAX; returns the
  * transcript (caller frees), ending in an ERROR line on failure. */
-static char *run_stream(const char *data, size_t len, size_t piece, size_t split) {
+static char *run_stream_path(const char *data, size_t len, size_t piece, size_t split,
+                             bool slow) {
   zbuf out = ZBUF_INIT;
   feed_ctx c;
   zoai_chat_parser_init(&c.parser, "test", record_event, &out);
+  c.parser.slow_only = slow;
   zerr_clear(&c.perr);
   zsse_parser sse;
   zsse_init(&sse, feed_sse_event, &c, ZSSE_DEFAULT_MAX_EVENT);
@@ -122,6 +124,17 @@ static char *run_stream(const char *data, size_t len, size_t piece, size_t split
   return zbuf_detach(&out, NULL);
 }
 
+/* The fast path (tree-free scanner) and the jansson slow path must give the
+ * identical transcript; returns it (caller frees). */
+static char *run_stream(const char *data, size_t len, size_t piece, size_t split) {
+  char *fast = run_stream_path(data, len, piece, split, false);
+  cleanup_free char *slow = run_stream_path(data, len, piece, split, true);
+  if (strcmp(fast, slow) != 0)
+    fail_msg("fast and slow paths differ (piece %zu, split %zu)\n--- slow\n%s--- fast\n%s", piece,
+             split, slow, fast);
+  return fast;
+}
+
 static char *read_fixture(const char *name, size_t *len) {
   zbuf b = ZBUF_INIT;
   zerr err = ZERR_INIT;
@@ -136,10 +149,19 @@ static void check_fixture(const char *stem) {
   size_t len, elen;
   snprintf(name, sizeof name, "%s.sse", stem);
   cleanup_free char *data = read_fixture(name, &len);
+  cleanup_free char *whole = run_stream(data, len, 0, 0);
   snprintf(name, sizeof name, "%s.events", stem);
+  if (getenv("ZERO_WRITE_EVENTS")) { /* writes a missing transcript; check it by hand */
+    char path[512];
+    snprintf(path, sizeof path, "%s%s", OAI_DIR, name);
+    if (access(path, F_OK) != 0) {
+      FILE *f = fopen(path, "w");
+      fputs(whole, f);
+      fclose(f);
+    }
+  }
   cleanup_free char *expected = read_fixture(name, &elen);
 
-  cleanup_free char *whole = run_stream(data, len, 0, 0);
   if (strcmp(whole, expected) != 0)
     fail_msg("%s: events differ\n--- expected\n%s--- got\n%s", stem, expected, whole);
   for (size_t k = 0; k <= len; k++) {
@@ -169,6 +191,32 @@ static void stream_cut_after_text_is_final(void **s) { (void)s; check_fixture("c
 static void stream_cut_before_output_is_retryable(void **s) {
   (void)s;
   check_fixture("cut_before_output");
+}
+
+static void stream_fast_path_edge_cases(void **s) { (void)s; check_fixture("fastpath"); }
+
+/* The fast path takes the frequent chunks and leaves the rest (and anything
+ * it is unsure of: bad escapes, repeated keys, a new call) to jansson. */
+static void chat_feed_one(zoai_chat_parser *p, const char *data, size_t hits) {
+  zerr err = ZERR_INIT;
+  zoai_chat_parser_feed(p, data, strlen(data), &err);
+  if (p->fast_hits != hits)
+    fail_msg("fast_hits %zu, expected %zu after %s", p->fast_hits, hits, data);
+}
+
+static void fast_path_takes_delta_chunks(void **s) {
+  (void)s;
+  zoai_chat_parser p;
+  zoai_chat_parser_init(&p, "test", NULL, NULL);
+  chat_feed_one(&p, "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}", 1);
+  chat_feed_one(&p, "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                    "\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}", 1);
+  chat_feed_one(&p, "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                    "\"function\":{\"arguments\":\"{}\"}}]}}]}", 2);
+  chat_feed_one(&p, "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\udc00\"}}]}", 2);
+  chat_feed_one(&p, "{\"choices\":[{\"index\":1,\"delta\":{\"content\":\"x\"}}]}", 2);
+  chat_feed_one(&p, "{\"choices\":[],\"usage\":{\"prompt_tokens\":1}}", 2);
+  zoai_chat_parser_release(&p);
 }
 
 static int stop_on_text(void *ud, const zprov_event *ev) {
@@ -948,6 +996,8 @@ int main(void) {
       cmocka_unit_test(stream_keepalives_and_crlf),
       cmocka_unit_test(stream_cut_after_text_is_final),
       cmocka_unit_test(stream_cut_before_output_is_retryable),
+      cmocka_unit_test(stream_fast_path_edge_cases),
+      cmocka_unit_test(fast_path_takes_delta_chunks),
       cmocka_unit_test(consumer_stop_cancels),
       cmocka_unit_test(malformed_chunk_names_provider),
       cmocka_unit_test(tool_calls_without_index_are_matched_by_id),

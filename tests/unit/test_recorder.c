@@ -241,6 +241,75 @@ static void test_recorded_run_replays_to_the_same_conversation(void **state) {
   zconv_release(&want);
 }
 
+/* A long answer is streamed to the log in pieces (zsession_append_text):
+ * escapes, multibyte characters across piece boundaries, and an invalid
+ * byte (written as U+FFFD) all read back as one JSON string. */
+static void test_long_answer_is_streamed_into_one_line(void **state) {
+  fx *f = *state;
+  zbuf text = ZBUF_INIT, want = ZBUF_INIT;
+  for (int i = 0; text.len < 300000; i++) {
+    /* Shifting the multibyte characters by one byte per line makes some of
+     * them straddle each 64 KiB piece boundary. */
+    for (int k = 0; k < i % 7; k++) zbuf_addch(&text, 'x');
+    zbuf_addstr(&text, "quote \" back \\ tab\t nl\n bell\x07 caf\xc3\xa9 \xf0\x9f\x98\x80 ");
+  }
+  zbuf_add(&want, text.data, text.len);
+  zbuf_addstr(&text, "bad\xff!");
+  zbuf_addstr(&want, "bad\xef\xbf\xbd!");
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = text.data, .len = text.len,
+                         .reasoning = "r"});
+  assert_int_equal(f->rec->finish(f->rec), 0);
+  json_t *evs = recorded(f);
+  const json_t *p = payload(evs, 0, "message");
+  assert_string_equal(zjson_str_or(p, "role", ""), "assistant");
+  assert_string_equal(zjson_str_or(p, "reasoning", ""), "r");
+  json_t *c = json_object_get(p, "content");
+  assert_true(json_is_string(c));
+  assert_int_equal(json_string_length(c), want.len);
+  assert_memory_equal(json_string_value(c), want.data, want.len);
+  json_decref(evs);
+  zbuf_release(&text);
+  zbuf_release(&want);
+}
+
+/* Thinking blocks (Anthropic) and thought signatures (Gemini) are recorded
+ * and come back on replay, so --resume sends them to the provider again. */
+static void test_thinking_and_signatures_survive_replay(void **state) {
+  fx *f = *state;
+  const char *thinking = "[{\"thinking\":\"plan\",\"signature\":\"sig-A\"},{\"redacted\":\"data-B\"}]";
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "go", .len = 2});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "", .len = 0,
+                         .thinking = thinking});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file",
+                         .arguments = "{}", .signature = "thought-sig-1"});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "read_file", .ok = true,
+                         .text = "x", .len = 1});
+  assert_int_equal(f->rec->finish(f->rec), 0);
+  zconv got = ZCONV_INIT;
+  zerr err = ZERR_INIT;
+  if (zsession_load_conv(f->root, f->session->id, &got, NULL, NULL, &err) != 0)
+    fail_msg("%s", err.msg);
+  assert_int_equal(got.len, 3);
+  const zmsg *m = &got.items[1];
+  assert_non_null(m->thinking);
+  json_t *a = json_loads(m->thinking, 0, NULL), *b = json_loads(thinking, 0, NULL);
+  assert_true(json_equal(a, b));
+  json_decref(a);
+  json_decref(b);
+  assert_int_equal(m->ncalls, 1);
+  assert_string_equal(m->calls[0].signature, "thought-sig-1");
+  /* And through a compaction payload (zconv_to_json / zconv_from_json). */
+  json_t *kept = zconv_to_json(&got, 0);
+  zconv back = ZCONV_INIT;
+  zconv_from_json(&back, kept);
+  json_decref(kept);
+  assert_int_equal(back.len, 3);
+  assert_string_equal(back.items[1].thinking, m->thinking);
+  assert_string_equal(back.items[1].calls[0].signature, "thought-sig-1");
+  zconv_release(&back);
+  zconv_release(&got);
+}
+
 static void test_failed_append_is_reported_once(void **state) {
   fx *f = *state;
   /* Make appends fail: a read-only descriptor in place of events.jsonl. */
@@ -272,6 +341,8 @@ int main(void) {
       T(test_output_with_embedded_nul_keeps_its_length),
       T(test_recorded_run_replays_to_the_same_conversation),
       T(test_failed_append_is_reported_once),
+      T(test_long_answer_is_streamed_into_one_line),
+      T(test_thinking_and_signatures_survive_replay),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
