@@ -28,6 +28,7 @@ typedef enum zagent_event_kind {
   ZAEV_WARNING,             /* text */
   ZAEV_ERROR,               /* code, text, recoverable */
   ZAEV_RUN_END,             /* status, exit_code */
+  ZAEV_COMPACTION,          /* name (method), reason, tokens_before, tokens_after */
 } zagent_event_kind;
 
 typedef struct zagent_event {
@@ -55,6 +56,7 @@ typedef struct zagent_event {
   int exit_code;
   const json_t *meta;
   zusage usage;
+  int64_t tokens_before, tokens_after; /* ZAEV_COMPACTION: estimated request tokens */
 } zagent_event;
 
 typedef struct zsink zsink;

@@ -76,8 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         json_decref(s2);
         json_decref(ev);
       }
-      char *snip = zsearch_snippet(text.data, text.len, line, 8);
+      char *query = strndup(line, len); /* the query is a C string */
+      char *snip = zsearch_snippet(text.data, text.len, query, 8);
       free(snip);
+      free(query);
     }
     free(line);
     if (!nl) break;
