@@ -104,6 +104,10 @@ static const char SCHEMA[] =
 
 static sqlite3 *db_open_once(const char *path, zerr *err) {
   sqlite3 *db = NULL;
+  /* The index holds the words of every session: private like the logs.
+   * SQLite gives its -wal and -shm files the database file's mode. */
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) close(fd);
   if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
                       NULL) != SQLITE_OK) {
     db_fail(db, err, "cannot open");

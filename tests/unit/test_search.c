@@ -144,6 +144,9 @@ static void test_index_follows_appends_rewinds_and_deletions(void **state) {
   add_event(f, "s2", 1, "charlie delta", "w");
   hits_are(f, "bravo", "s1#1");
   hits_are(f, "delta", "s2#1");
+  struct stat ist;
+  assert_int_equal(stat(f->index, &ist), 0);
+  assert_int_equal(ist.st_mode & 0777, 0600);
 
   /* Nothing changed: no log is even opened. */
   assert_int_equal(zsearch_update(f->index, f->root, &st, &err), 0);
