@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sqlite3.h>
@@ -21,6 +22,7 @@
 #include "session/store.h"
 
 #define SCHEMA_VERSION "2"
+#define ZSEARCH_SHARDS 2
 
 char *zsearch_index_path(void) {
   cleanup_free char *data = zpath_data_dir();
@@ -94,7 +96,7 @@ static int db_fail(sqlite3 *db, zerr *err, const char *what) {
 static const char SCHEMA[] =
     "PRAGMA journal_mode=WAL;"
     "PRAGMA synchronous=OFF;" /* derived data: rebuilt from the logs when lost */
-    "PRAGMA cache_size=-32768;"
+    "PRAGMA cache_size=-16384;"
     "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v);"
     "CREATE TABLE IF NOT EXISTS files(session_id TEXT PRIMARY KEY, fileno INTEGER,"
     " ino INTEGER, size INTEGER, mtime INTEGER, offset INTEGER, tail BLOB, rows INTEGER,"
@@ -397,7 +399,14 @@ typedef ZVEC(char *) strvec;
 
 /* The sessions whose logs differ from what the index says (inode, size,
  * mtime), and those that are gone. Opens no log. */
-static int changed_sessions(const char *root, frows *files, strvec *out, zerr *err) {
+/* The shard a session's rows live in: FNV-1a of its id. */
+static int shard_of(const char *sid) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)sid; *p; p++) h = (h ^ *p) * 16777619u;
+  return (int)(h % ZSEARCH_SHARDS);
+}
+
+static int changed_sessions(const char *root, int shard, frows *files, strvec *out, zerr *err) {
   DIR *d = opendir(root);
   if (!d) {
     if (errno != ENOENT) return zerr_errno(err, ZE_IO, "cannot list %s", root);
@@ -406,7 +415,9 @@ static int changed_sessions(const char *root, frows *files, strvec *out, zerr *e
     struct dirent *de;
     char rel[160];
     while ((de = readdir(d))) {
-      if (de->d_name[0] == '.' || !zsession_id_valid(de->d_name)) continue;
+      if (de->d_name[0] == '.' || !zsession_id_valid(de->d_name) ||
+          shard_of(de->d_name) != shard)
+        continue;
       snprintf(rel, sizeof rel, "%s/events.jsonl", de->d_name);
       struct stat st;
       if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) continue;
@@ -497,12 +508,12 @@ out:
 }
 
 /* Brings the index up to date; *files ends up holding the files table. */
-static int update_db(sqlite3 *db, const char *root, frows *files, zsearch_stats *stats,
-                     zerr *err) {
+static int update_db(sqlite3 *db, const char *root, int shard, frows *files,
+                     zsearch_stats *stats, zerr *err) {
   for (int round = 0; round < 2; round++) {
     if (load_files(db, files, err) < 0) return -1;
     strvec pending = ZVEC_INIT;
-    int rc = changed_sessions(root, files, &pending, err);
+    int rc = changed_sessions(root, shard, files, &pending, err);
     bool rebuild = false;
     if (rc == 0 && pending.len) rc = update_pending(db, root, &pending, stats, &rebuild, err);
     bool changed = pending.len > 0;
@@ -517,15 +528,15 @@ static int update_db(sqlite3 *db, const char *root, frows *files, zsearch_stats 
   return 0;
 }
 
-/* Opens the index and updates it; an index found corrupt on the way is
- * deleted and built again once. */
-static sqlite3 *open_updated(const char *index_path, const char *root, frows *files,
+/* Opens one shard of the index and updates it; a shard found corrupt on
+ * the way is deleted and built again once. */
+static sqlite3 *open_updated(const char *path, const char *root, int shard, frows *files,
                              zsearch_stats *stats, zerr *err) {
   for (int attempt = 0; attempt < 2; attempt++) {
     if (stats) memset(stats, 0, sizeof *stats);
-    sqlite3 *db = db_open(index_path, attempt > 0, err);
+    sqlite3 *db = db_open(path, attempt > 0, err);
     if (!db) return NULL;
-    if (update_db(db, root, files, stats, err) == 0) return db;
+    if (update_db(db, root, shard, files, stats, err) == 0) return db;
     int code = sqlite3_errcode(db) & 0xff;
     sqlite3_close(db);
     if (code != SQLITE_CORRUPT && code != SQLITE_NOTADB) return NULL;
@@ -534,14 +545,90 @@ static sqlite3 *open_updated(const char *index_path, const char *root, frows *fi
   return NULL;
 }
 
-int zsearch_update(const char *index_path, const char *root, zsearch_stats *stats, zerr *err) {
-  frows files = ZVEC_INIT;
-  sqlite3 *db = open_updated(index_path, root, &files, stats, err);
-  frows_clear(&files);
-  zvec_free(&files);
-  if (!db) return -1;
-  sqlite3_close(db);
+/* The index is split into ZSEARCH_SHARDS independent databases (sessions
+ * assigned by a hash of their id) so that indexing, which is bound by
+ * FTS5's per-word work, runs on as many cores: shard 0 is index_path,
+ * shard k is index_path with "-k" before ".sqlite". Each is a complete,
+ * self-consistent index of its sessions. */
+typedef struct shard {
+  int k;
+  char *path;
+  const char *root;
+  sqlite3 *db; /* open and up to date after the update; NULL on failure */
+  frows files;
+  zsearch_stats stats;
+  zerr err;
+  pthread_t thread;
+  bool threaded;
+} shard;
+
+static char *shard_path(const char *index_path, int k) {
+  if (k == 0) return xstrdup(index_path);
+  zbuf b = ZBUF_INIT;
+  size_t n = strlen(index_path);
+  if (n > 7 && !strcmp(index_path + n - 7, ".sqlite"))
+    zbuf_addf(&b, "%.*s-%d.sqlite", (int)(n - 7), index_path, k);
+  else
+    zbuf_addf(&b, "%s-%d", index_path, k);
+  return zbuf_detach(&b, NULL);
+}
+
+static void *shard_update(void *ud) {
+  shard *sh = ud;
+  sh->db = open_updated(sh->path, sh->root, sh->k, &sh->files, &sh->stats, &sh->err);
+  return NULL;
+}
+
+/* Updates every shard, in parallel: one thread per shard beyond the first,
+ * joined before returning. 0, or -1 with err set from the first failure
+ * (every shard's database is then closed). */
+static int shards_update(shard *sh, const char *index_path, const char *root, zerr *err) {
+  for (int k = 0; k < ZSEARCH_SHARDS; k++) {
+    sh[k] = (shard){.k = k, .path = shard_path(index_path, k), .root = root,
+                    .files = ZVEC_INIT, .err = ZERR_INIT};
+    if (k > 0) sh[k].threaded = pthread_create(&sh[k].thread, NULL, shard_update, &sh[k]) == 0;
+  }
+  shard_update(&sh[0]);
+  for (int k = 1; k < ZSEARCH_SHARDS; k++) {
+    if (sh[k].threaded) pthread_join(sh[k].thread, NULL);
+    else shard_update(&sh[k]); /* no thread to be had: in turn */
+  }
+  for (int k = 0; k < ZSEARCH_SHARDS; k++) {
+    if (sh[k].db) continue;
+    *err = sh[k].err;
+    for (int j = 0; j < ZSEARCH_SHARDS; j++) {
+      sqlite3_close(sh[j].db);
+      sh[j].db = NULL;
+    }
+    return -1;
+  }
   return 0;
+}
+
+static void shards_release(shard *sh) {
+  for (int k = 0; k < ZSEARCH_SHARDS; k++) {
+    sqlite3_close(sh[k].db);
+    free(sh[k].path);
+    frows_clear(&sh[k].files);
+    zvec_free(&sh[k].files);
+  }
+}
+
+int zsearch_update(const char *index_path, const char *root, zsearch_stats *stats, zerr *err) {
+  shard sh[ZSEARCH_SHARDS];
+  int rc = shards_update(sh, index_path, root, err);
+  if (stats) {
+    memset(stats, 0, sizeof *stats);
+    for (int k = 0; k < ZSEARCH_SHARDS; k++) {
+      stats->sessions_scanned += sh[k].stats.sessions_scanned;
+      stats->sessions_updated += sh[k].stats.sessions_updated;
+      stats->bytes_indexed += sh[k].stats.bytes_indexed;
+      stats->events_indexed += sh[k].stats.events_indexed;
+      stats->rebuilds += sh[k].stats.rebuilds;
+    }
+  }
+  shards_release(sh);
+  return rc;
 }
 
 /* ---- queries ----------------------------------------------------------- */
@@ -675,6 +762,7 @@ static int64_t count_capped(sqlite3 *db, const char *expr, int cap) {
 typedef struct cand {
   int64_t rowid;
   double score;
+  int shard;
 } cand;
 
 static int cand_cmp(const void *a, const void *b) {
@@ -683,17 +771,21 @@ static int cand_cmp(const void *a, const void *b) {
   return x->rowid > y->rowid ? -1 : x->rowid < y->rowid;
 }
 
-/* The SQL for the ranked candidates with one IDF per phrase. */
-static char *rank_sql(sqlite3 *db, const char *expr, const frows *files) {
+/* The candidate query with one IDF per phrase, from the matches of each
+ * phrase counted over every shard (capped) and the rows of all of them. */
+static char *rank_sql(shard *sh, const char *expr) {
   strvec phrases = ZVEC_INIT;
   split_phrases(expr, &phrases);
   int64_t n_total = 0;
-  for (size_t i = 0; i < files->len; i++) n_total += files->items[i].rows;
+  for (int k = 0; k < ZSEARCH_SHARDS; k++)
+    for (size_t i = 0; i < sh[k].files.len; i++) n_total += sh[k].files.items[i].rows;
   zbuf sql = ZBUF_INIT;
   zbuf_addstr(&sql, "SELECT rowid, zrank(docs");
   /* One phrase: its IDF scales every score alike, so it is not counted. */
   for (size_t i = 0; phrases.len > 1 && i < phrases.len; i++) {
-    double n = (double)count_capped(db, phrases.items[i], IDF_COUNT_CAP);
+    double n = 0;
+    for (int k = 0; k < ZSEARCH_SHARDS; k++)
+      n += (double)count_capped(sh[k].db, phrases.items[i], IDF_COUNT_CAP);
     double idf = log(((double)n_total - n + 0.5) / (n + 0.5));
     if (!(idf > 1e-6)) idf = 1e-6;
     zbuf_addf(&sql, ", %.17g", idf);
@@ -705,6 +797,26 @@ static char *rank_sql(sqlite3 *db, const char *expr, const frows *files) {
   return zbuf_detach(&sql, NULL);
 }
 
+typedef ZVEC(cand) cands;
+
+/* Adds shard k's candidates. */
+static int shard_candidates(shard *sh, const char *sql, const char *expr, cands *out,
+                            zerr *err) {
+  sqlite3_stmt *st = NULL;
+  if (register_zrank(sh->db) < 0)
+    return db_fail(sh->db, err, "cannot register the ranking function");
+  if (sqlite3_prepare_v2(sh->db, sql, -1, &st, NULL) != SQLITE_OK)
+    return db_fail(sh->db, err, "cannot prepare the query");
+  sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    cand c = {sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1), sh->k};
+    zvec_push(out, c);
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : db_fail(sh->db, err, "query failed");
+}
+
 json_t *zsearch_query(const char *index_path, const char *root, const char *query, int limit,
                       zerr *err) {
   cleanup_free char *expr = zsearch_fts_expr(query);
@@ -714,59 +826,41 @@ json_t *zsearch_query(const char *index_path, const char *root, const char *quer
     return NULL;
   }
   if (limit <= 0) limit = 20;
-  frows files = ZVEC_INIT;
-  sqlite3 *db = open_updated(index_path, root, &files, NULL, err);
-  if (!db) {
-    zvec_free(&files);
+  shard sh[ZSEARCH_SHARDS];
+  if (shards_update(sh, index_path, root, err) < 0) {
+    shards_release(sh);
     return NULL;
   }
-  /* Rows of file numbers no longer in the files table are dead. */
-  live *map = xmalloc((files.len ? files.len : 1) * sizeof *map);
-  for (size_t i = 0; i < files.len; i++) map[i] = (live){files.items[i].fileno, &files.items[i]};
-  qsort(map, files.len, sizeof *map, live_cmp);
+  /* Per shard, rows of file numbers no longer in its files table are dead. */
+  live *maps[ZSEARCH_SHARDS];
+  for (int k = 0; k < ZSEARCH_SHARDS; k++) {
+    frows *f = &sh[k].files;
+    maps[k] = xmalloc((f->len ? f->len : 1) * sizeof *maps[k]);
+    for (size_t i = 0; i < f->len; i++) maps[k][i] = (live){f->items[i].fileno, &f->items[i]};
+    qsort(maps[k], f->len, sizeof *maps[k], live_cmp);
+  }
 
   json_t *out = NULL;
-  sqlite3_stmt *st = NULL;
-  ZVEC(cand) cands = ZVEC_INIT;
-  cleanup_free char *sql = NULL;
-  if (register_zrank(db) < 0) {
-    db_fail(db, err, "cannot register the ranking function");
-    goto done;
-  }
-  sql = rank_sql(db, expr, &files);
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-    db_fail(db, err, "cannot prepare the query");
-    goto done;
-  }
-  sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
-  int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    cand c = {sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)};
-    zvec_push(&cands, c);
-  }
-  if (rc != SQLITE_DONE) {
-    db_fail(db, err, "query failed");
-    goto done;
-  }
-  if (cands.len) qsort(cands.items, cands.len, sizeof *cands.items, cand_cmp);
+  cands cs = ZVEC_INIT;
+  cleanup_free char *sql = rank_sql(sh, expr);
+  for (int k = 0; k < ZSEARCH_SHARDS; k++)
+    if (shard_candidates(&sh[k], sql, expr, &cs, err) < 0) goto done;
+  if (cs.len) qsort(cs.items, cs.len, sizeof *cs.items, cand_cmp);
   out = json_array();
   zbuf text = ZBUF_INIT;
-  for (size_t i = 0; i < cands.len && json_array_size(out) < (size_t)limit; i++) {
-    int64_t rowid = cands.items[i].rowid;
-    live key = {rowid >> OFF_BITS, NULL};
-    live *l = files.len ? bsearch(&key, map, files.len, sizeof *map, live_cmp) : NULL;
+  for (size_t i = 0; i < cs.len && json_array_size(out) < (size_t)limit; i++) {
+    const cand *c = &cs.items[i];
+    const frows *f = &sh[c->shard].files;
+    live key = {c->rowid >> OFF_BITS, NULL};
+    live *l = f->len ? bsearch(&key, maps[c->shard], f->len, sizeof(live), live_cmp) : NULL;
     if (!l) continue;
-    json_t *r = hit_result(root, l->row, rowid & (OFF_LIMIT - 1), cands.items[i].score, query,
-                           &text);
+    json_t *r = hit_result(root, l->row, c->rowid & (OFF_LIMIT - 1), c->score, query, &text);
     if (r) json_array_append_new(out, r);
   }
   zbuf_release(&text);
 done:
-  zvec_free(&cands);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  free(map);
-  frows_clear(&files);
-  zvec_free(&files);
+  zvec_free(&cs);
+  for (int k = 0; k < ZSEARCH_SHARDS; k++) free(maps[k]);
+  shards_release(sh);
   return out;
 }

