@@ -222,11 +222,28 @@ static void test_dead_rows_outnumbering_live_ones_rebuild_the_index(void **state
   free(dir);
 }
 
+static void test_ranking_weighs_rare_words_and_repetition(void **state) {
+  fx *f = *state;
+  /* "apple" is in every event, "banana" in two: banana counts more. */
+  add_event(f, "a", 1, "apple apple apple banana", "w");
+  add_event(f, "b", 1, "apple banana banana banana", "w");
+  for (int i = 2; i < 40; i++) add_event(f, "a", i, "apple pie", "a");
+  hits_are(f, "apple banana", "b#1,a#1");
+  hits_are(f, "banana", "b#1,a#1");
+  /* A phrase needs its words adjacent and in order. */
+  hits_are(f, "\"apple pie\"", "a#39,a#38,a#37,a#36,a#35,a#34,a#33,a#32,a#31,a#30,a#29,a#28,"
+           "a#27,a#26,a#25,a#24,a#23,a#22,a#21,a#20,a#19,a#18,a#17,a#16,a#15,a#14,a#13,a#12,"
+           "a#11,a#10,a#9,a#8,a#7,a#6,a#5,a#4,a#3,a#2");
+  hits_are(f, "\"pie apple\"", "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scanner_finds_the_indexed_fields_and_decodes_them),
       cmocka_unit_test(test_snippet_brackets_matches_and_cuts_around_the_first),
       cmocka_unit_test_setup_teardown(test_index_follows_appends_rewinds_and_deletions, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ranking_weighs_rare_words_and_repetition, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_a_torn_last_line_waits_for_its_newline, setup,
                                       teardown),
