@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "usage")) return cmd_usage(argc - 2, argv + 2);
   if (!strcmp(cmd, "search") || !strcmp(cmd, "find")) return cmd_search(argc - 2, argv + 2);
   if (!strcmp(cmd, "tools")) return cmd_tools(argc - 2, argv + 2);
+  if (!strcmp(cmd, "context")) return cmd_context(argc - 2, argv + 2);
   fprintf(stderr, "zero: unknown command \"%s\"\nRun zero --help for usage.\n", cmd);
   return ZEXIT_USAGE;
 }

@@ -512,15 +512,26 @@ static int summarize(zcompactor *c, zconv *conv, const char *system, const json_
 
 /* ---- entry points ------------------------------------------------------ */
 
+static void note(zcompactor *c, const char *method, const char *reason, int64_t before,
+                 int64_t after) {
+  c->last_method = method;
+  c->last_reason = reason;
+  c->last_before = before;
+  c->last_after = after;
+}
+
 int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, const json_t *tools,
                             zerr *err) {
   if (!c) return 0;
   int64_t limit = limit_of(c);
   int result = 0;
-  if (zcompact_estimate(c, conv, system, tools) > limit) {
+  int64_t before = zcompact_estimate(c, conv, system, tools);
+  const char *method = NULL;
+  if (before > limit) {
     if (dedupe(conv) > 0) {
       c->prunes++;
       result = 1;
+      method = "dedupe";
     }
     int64_t est = zcompact_estimate(c, conv, system, tools);
     if (est > limit) {
@@ -531,6 +542,7 @@ int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, cons
         prune(conv, true, false);
         c->prunes++;
         result = 1;
+        method = "prune";
       }
     }
     /* A summary that could not bring the request under the limit (the fixed
@@ -539,13 +551,17 @@ int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, cons
      * full turn since. */
     bool grown = !c->summarized_len || conv->len >= c->summarized_len + 2;
     if (grown && zcompact_estimate(c, conv, system, tools) > limit) {
-      if (summarize(c, conv, system, tools, "threshold", err) < 0)
+      if (summarize(c, conv, system, tools, "threshold", err) < 0) {
         result = zcompact_estimate(c, conv, system, tools) > limit ? -1 : 1;
-      else
+      } else {
         result = 1;
+        method = "summary";
+      }
     }
   }
   c->last_raw = estimate_raw_cached(c, conv, system, tools);
+  if (result == 1) note(c, method ? method : "summary", "threshold", before,
+                        zcompact_estimate(c, conv, system, tools));
   return result;
 }
 
@@ -570,6 +586,7 @@ int zcompact_recover(zcompactor *c, zconv *conv, const char *system, const json_
   if (raw > 0 && (double)raw * ratio_of(c) < (double)c->window) {
     c->ratio = (double)c->window / (double)raw * 1.05;
   }
+  int64_t before = zcompact_estimate(c, conv, system, tools);
   int changed = dedupe(conv);
   if (prune(conv, true, true) > 0) changed++;
   if (changed) {
@@ -578,6 +595,7 @@ int zcompact_recover(zcompactor *c, zconv *conv, const char *system, const json_
     /* Free reclaim first: retry before paying for a summary. */
     if (!c->recovered_free) {
       c->recovered_free = true;
+      note(c, "prune", "context_length_error", before, zcompact_estimate(c, conv, system, tools));
       return 1;
     }
   }
@@ -589,6 +607,7 @@ int zcompact_recover(zcompactor *c, zconv *conv, const char *system, const json_
     return 0;
   }
   c->last_raw = estimate_raw_cached(c, conv, system, tools);
+  note(c, "summary", "context_length_error", before, zcompact_estimate(c, conv, system, tools));
   return 1;
 }
 

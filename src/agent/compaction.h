@@ -108,6 +108,13 @@ typedef struct zcompactor {
   const json_t *tools_seen;
   size_t tools_seen_n;
   int64_t tools_seen_raw;
+  /* What the last zcompact_before_request / zcompact_recover that returned 1
+   * did, for the run's compaction event: method "dedupe", "prune" or
+   * "summary" (the strongest used), reason "threshold" or
+   * "context_length_error", and the estimated request tokens around it. */
+  const char *last_method;
+  const char *last_reason;
+  int64_t last_before, last_after;
 } zcompactor;
 
 /* Raw estimate (bytes / 4 plus per-message overheads) of a request. */

@@ -33,6 +33,7 @@ typedef enum zagent_event_kind {
   ZAEV_RUN_END,             /* status, exit_code */
   ZAEV_PROGRESS,            /* id, name (the running tool call), progress, total (< 0:
                                unknown), text (message, may be NULL) */
+  ZAEV_COMPACTION,          /* name (method), reason, tokens_before, tokens_after */
 } zagent_event_kind;
 
 typedef struct zagent_event {
@@ -70,6 +71,7 @@ typedef struct zagent_event {
   const json_t *grant;
   zusage usage;
   double progress, total;
+  int64_t tokens_before, tokens_after; /* ZAEV_COMPACTION: estimated request tokens */
 } zagent_event;
 
 typedef struct zsink zsink;

@@ -363,6 +363,15 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
   return !zcancel_requested();
 }
 
+/* The compaction the compactor just made, for the output (stream-json
+ * "compaction"); the session already holds its own record. */
+static void emit_compaction(const zagent *a) {
+  const zcompactor *c = a->compactor;
+  zagent_event ev = {.kind = ZAEV_COMPACTION, .name = c->last_method, .reason = c->last_reason,
+                     .tokens_before = c->last_before, .tokens_after = c->last_after};
+  zagent_emit(a, &ev);
+}
+
 zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
   json_t *schemas = ztool_schemas(tool_visible, a);
   zrun_status status = ZRUN_SUCCESS;
@@ -387,9 +396,9 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     a->final_text = NULL;
     if (a->compactor) {
       zerr cerr = ZERR_INIT;
-      if (zcompact_before_request(a->compactor, conv, a->system_prompt, turn_tools, &cerr) < 0 &&
-          !zcancel_requested())
-        emit_simple(a, ZAEV_WARNING, cerr.msg);
+      int crc = zcompact_before_request(a->compactor, conv, a->system_prompt, turn_tools, &cerr);
+      if (crc < 0 && !zcancel_requested()) emit_simple(a, ZAEV_WARNING, cerr.msg);
+      if (crc > 0) emit_compaction(a);
     }
     turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};
     zprov_request req = {.system = a->system_prompt, .conv = conv, .tools = turn_tools};
@@ -397,6 +406,7 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     if (rc < 0 && a->compactor && !t.text.len && !t.calls.len && zcompact_is_context_error(err) &&
         zcompact_recover(a->compactor, conv, a->system_prompt, turn_tools) > 0) {
       /* The context was reclaimed: the same turn again, not counted twice. */
+      emit_compaction(a);
       turn_release(&t);
       json_decref(turn_tools);
       a->turns--;

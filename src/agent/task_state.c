@@ -6,6 +6,7 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "session/store.h"
 
 void ztask_init(ztask_state *t) {
   memset(t, 0, sizeof *t);
@@ -182,6 +183,54 @@ void ztask_preserved_block(const ztask_state *t, const json_t *instructions,
     zbuf_addch(out, '\n');
   }
   zbuf_addstr(out, "</preserved-state>\n");
+}
+
+/* ---- replay ------------------------------------------------------------ */
+
+typedef struct replay {
+  ztask_state *t;
+  json_t *plans; /* update_plan call id -> its plan argument */
+} replay;
+
+static int replay_event(void *ud, const json_t *ev) {
+  replay *r = ud;
+  const char *type = zjson_str_or(ev, "type", "");
+  const json_t *p = json_object_get(ev, "payload");
+  if (!strcmp(type, "message")) {
+    const json_t *content = json_object_get(p, "content");
+    if (!strcmp(zjson_str_or(p, "role", ""), "user") && json_is_string(content))
+      ztask_note_prompt(r->t, json_string_value(content));
+  } else if (!strcmp(type, "tool_call")) {
+    const char *id = zjson_str(p, "id");
+    if (id && !strcmp(zjson_str_or(p, "name", ""), "update_plan")) {
+      json_t *args = json_loads(zjson_str_or(p, "arguments", ""), 0, NULL);
+      json_t *plan = json_object_get(args, "plan");
+      if (json_is_array(plan)) json_object_set(r->plans, id, plan);
+      json_decref(args);
+    }
+  } else if (!strcmp(type, "tool_result")) {
+    bool ok = strcmp(zjson_str_or(p, "status", "ok"), "error") != 0;
+    const char *out = zjson_str(p, "output");
+    cleanup_free char *head = out ? cut_utf8(out, 400) : NULL;
+    ztask_note_tool(r->t, zjson_str(p, "name"), ok, NULL, head);
+    const json_t *plan = json_object_get(r->plans, zjson_str_or(p, "toolCallId", ""));
+    if (ok && plan) ztask_set_plan(r->t, plan);
+  } else if (!strcmp(type, "session_checkpoint")) {
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(p, "files"), i, f) {
+      const char *path = zjson_str(f, "path");
+      if (path) add_changed(r->t, path);
+    }
+  }
+  return 0;
+}
+
+int ztask_replay(ztask_state *t, const char *root, const char *id, zerr *err) {
+  replay r = {t, json_object()};
+  int rc = zsession_for_each_event(root, id, replay_event, &r, NULL, err);
+  json_decref(r.plans);
+  return rc < 0 ? -1 : 0;
 }
 
 /* ---- the sink ---------------------------------------------------------- */

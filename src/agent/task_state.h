@@ -16,6 +16,7 @@
 
 #include "agent/events.h"
 #include "base/buf.h"
+#include "base/err.h"
 
 #define ZTASK_OBJECTIVE_MAX 512 /* bytes, cut on a UTF-8 boundary */
 #define ZTASK_FILES_MAX 50      /* changed files kept (most recent) */
@@ -62,6 +63,14 @@ void ztask_from_json(ztask_state *t, const json_t *j);
  * instructions (paths) and loaded skills (names); either array may be NULL. */
 void ztask_preserved_block(const ztask_state *t, const json_t *instructions,
                            const json_t *skills, zbuf *out);
+
+/* Rebuilds t (which must be freshly initialised) from a session's log, as
+ * the runs that wrote it would have: user messages (objective, latest
+ * request), tool results (tallies, failures), update_plan calls that
+ * succeeded (the plan) and checkpoints (the files changed by write tools).
+ * Used after a rewind cut the log, so the saved state does not keep files
+ * and steps that no longer happened. */
+int ztask_replay(ztask_state *t, const char *root, const char *id, zerr *err);
 
 /* A sink that keeps t up to date from the agent's events. `plan` is the
  * array update_plan writes (ztool_ctx.plan), read after each successful

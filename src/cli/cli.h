@@ -21,6 +21,7 @@ int cmd_sandbox_inner(int argc, char **argv);
 int cmd_sandbox_run(int argc, char **argv);
 int cmd_search(int argc, char **argv); /* also `zero find` */
 int cmd_tools(int argc, char **argv);
+int cmd_context(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);

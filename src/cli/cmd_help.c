@@ -15,6 +15,7 @@ int cmd_help(int argc, char **argv) {
       "  zero sessions [list|show|tree|lineage] [--json]\n"
       "                                    saved sessions and their forks\n"
       "  zero search|find <words> [--json] search every saved session\n"
+      "  zero context [--json]             what the next request holds, against the window\n"
       "  zero models list [--json]         the models zero knows: limits, reasoning, prices\n"
       "  zero providers list|add|use|remove|rename|detect\n"
       "                                    provider profiles; detect finds local runtimes\n"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/task_state.h"
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
@@ -457,6 +458,21 @@ static int run_fork(const char *id, const char *at, const char *kind, bool json)
   return ZEXIT_SUCCESS;
 }
 
+/* After a rewind the saved task state is rebuilt from what is left of the
+ * log, so it keeps no files changed or plan steps made after the point. */
+static void refresh_task_state(const char *root, const char *id) {
+  zerr err = ZERR_INIT;
+  zsession *s = zsession_open(root, id, &err);
+  ztask_state t;
+  ztask_init(&t);
+  if (!s || ztask_replay(&t, root, id, &err) < 0 ||
+      zsession_set_meta(s, "taskState", ztask_to_json(&t), &err) < 0)
+    fprintf(stderr, "[zero] WARNING: the session's task state was not updated after the rewind "
+            "(%s); it may list files changed after the rewind point\n", err.msg);
+  ztask_release(&t);
+  if (s) zsession_close(s);
+}
+
 static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
   int64_t seq = 0;
   if (!to) return usage_error("rewind needs --to SEQ (see `zero sessions show %s`)", id);
@@ -500,6 +516,7 @@ static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
     fprintf(stderr, "[zero] rewind failed: %s\n", err.msg);
     return code_for_err(&err);
   }
+  refresh_task_state(root, id);
   if (json) print_json(plan);
   else printf("Rewound.\n");
   json_decref(plan);

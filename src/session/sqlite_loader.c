@@ -40,6 +40,14 @@ static struct {
   int (*prepare_v2)(sqlite3 *, const char *, int, sqlite3_stmt **, const char **);
   int (*reset)(sqlite3_stmt *);
   int (*step)(sqlite3_stmt *);
+  int (*bind_blob)(sqlite3_stmt *, int, const void *, int, void (*)(void *));
+  int (*bind_pointer)(sqlite3_stmt *, int, void *, const char *, void (*)(void *));
+  const void *(*column_blob)(sqlite3_stmt *, int);
+  int (*column_bytes)(sqlite3_stmt *, int);
+  int (*errcode)(sqlite3 *);
+  void (*result_double)(sqlite3_context *, double);
+  void (*result_error)(sqlite3_context *, const char *, int);
+  double (*value_double)(sqlite3_value *);
 } S;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -80,6 +88,14 @@ static void load(void) {
   SYM(prepare_v2, "sqlite3_prepare_v2");
   SYM(reset, "sqlite3_reset");
   SYM(step, "sqlite3_step");
+  SYM(bind_blob, "sqlite3_bind_blob");
+  SYM(bind_pointer, "sqlite3_bind_pointer");
+  SYM(column_blob, "sqlite3_column_blob");
+  SYM(column_bytes, "sqlite3_column_bytes");
+  SYM(errcode, "sqlite3_errcode");
+  SYM(result_double, "sqlite3_result_double");
+  SYM(result_error, "sqlite3_result_error");
+  SYM(value_double, "sqlite3_value_double");
 #undef SYM
   S.ok = ok;
   /* The handle stays open for the life of the process, like a linked library. */
@@ -124,3 +140,18 @@ int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int n, sqlite3_stmt **st, c
 }
 int sqlite3_reset(sqlite3_stmt *st) { return S.reset(st); }
 int sqlite3_step(sqlite3_stmt *st) { return S.step(st); }
+/* Used by the search index (session/search.c): blobs, the FTS5 API pointer,
+ * and the ranking function's results. Like the wrappers above, these run
+ * only after sqlite3_open_v2 succeeded, so the table is loaded. */
+int sqlite3_bind_blob(sqlite3_stmt *st, int i, const void *v, int n, void (*d)(void *)) {
+  return S.bind_blob(st, i, v, n, d);
+}
+int sqlite3_bind_pointer(sqlite3_stmt *st, int i, void *p, const char *type, void (*d)(void *)) {
+  return S.bind_pointer(st, i, p, type, d);
+}
+const void *sqlite3_column_blob(sqlite3_stmt *st, int i) { return S.column_blob(st, i); }
+int sqlite3_column_bytes(sqlite3_stmt *st, int i) { return S.column_bytes(st, i); }
+int sqlite3_errcode(sqlite3 *db) { return ready() ? S.errcode(db) : SQLITE_ERROR; }
+void sqlite3_result_double(sqlite3_context *c, double v) { S.result_double(c, v); }
+void sqlite3_result_error(sqlite3_context *c, const char *msg, int n) { S.result_error(c, msg, n); }
+double sqlite3_value_double(sqlite3_value *v) { return S.value_double(v); }

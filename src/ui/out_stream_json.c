@@ -129,6 +129,13 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       o = envelope(s, "final");
       json_object_set_new(o, "text", json_string(ev->text ? ev->text : ""));
       break;
+    case ZAEV_COMPACTION:
+      o = envelope(s, "compaction");
+      set_str(o, "method", ev->name);
+      set_str(o, "reason", ev->reason);
+      json_object_set_new(o, "tokensBefore", json_integer(ev->tokens_before));
+      json_object_set_new(o, "tokensAfter", json_integer(ev->tokens_after));
+      break;
     case ZAEV_WARNING:
       o = envelope(s, "warning");
       set_str(o, "message", ev->text);

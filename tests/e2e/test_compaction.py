@@ -102,6 +102,25 @@ class Compaction(ZeroTest):
         self.assertNotIn(OBJECTIVE, [x.get("content") for x in msgs[2:]])
         self.assertEqual(msgs[-1]["content"], "what next?")
 
+    def test_stream_json_reports_each_compaction(self):
+        turns = [read_turn(0), read_turn(1), read_turn(2),
+                 {"text": "summary one: read f0 to f2"},
+                 read_turn(3), {"text": "finished"}]
+        self.serve(turns, model="main-model")
+        r = self.zero("exec", "-o", "stream-json", OBJECTIVE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        events = [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
+        comp = [e for e in events if e["type"] == "compaction"]
+        self.assertEqual(len(comp), 1, [e["type"] for e in events])
+        self.assertEqual(comp[0]["method"], "summary")
+        self.assertEqual(comp[0]["reason"], "threshold")
+        self.assertGreater(comp[0]["tokensBefore"], LIMIT)
+        self.assertLess(comp[0]["tokensAfter"], LIMIT)
+        # It comes before the request it made room for: after the third result.
+        kinds = [e["type"] for e in events]
+        self.assertLess(kinds.index("compaction"), len(kinds) - 1)
+        self.assertEqual(kinds[:kinds.index("compaction")].count("tool_result"), 3)
+
     def test_cheap_summarizer_failure_falls_back_once(self):
         bad = {"status": 400, "error": {"message": "The model cheap-model does not exist",
                                         "type": "invalid_request_error"}}

@@ -195,6 +195,66 @@ class Rewind(ZeroTest):
                          ["change things", "try again"])
 
 
+class RewindTaskState(ZeroTest):
+    def test_rewind_recomputes_the_changed_files_and_tallies(self):
+        turns = [
+            {"tool_calls": [{"name": "write_file", "arguments": {
+                "path": "one.txt", "content": "1"}}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {
+                "path": "two.txt", "content": "2"}}]},
+            {"text": "done"},
+        ]
+        self.serve(turns)
+        r = self.zero("exec", "--auto", "high", "-o", "json", "write two files")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sid = self.session_ids()[0]
+        meta_path = os.path.join(self.sessions_dir(), sid, "metadata.json")
+
+        def task():
+            with open(meta_path) as f:
+                return json.load(f)["taskState"]
+
+        self.assertEqual([os.path.basename(p) for p in task()["changedFiles"]],
+                         ["one.txt", "two.txt"])
+        first = [e for e in self.session_events(sid) if e["type"] == "tool_result"][0]
+        r = self.zero("sessions", "rewind", sid, "--to", str(first["sequence"]))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "two.txt")))
+        t = task()
+        self.assertEqual([os.path.basename(p) for p in t["changedFiles"]], ["one.txt"])
+        self.assertEqual(t["toolCalls"], {"ok": 1, "failed": 0})
+        self.assertEqual(t["objective"], "write two files")
+
+
+class Context(ZeroTest):
+    def test_breakdown_of_the_session_a_resume_would_continue(self):
+        with open(os.path.join(self.work, "notes.txt"), "w") as f:
+            f.write("some notes\n" * 400)
+        self.serve([{"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+                    {"text": "read it"}])
+        self.assertEqual(self.zero("exec", "read the notes").returncode, 0)
+        sid = self.session_ids()[0]
+        self.env["ZERO_CONTEXT_WINDOW"] = "20000"
+        r = self.zero("context", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        b = json.loads(r.stdout)
+        self.assertEqual(b["sessionId"], sid)
+        self.assertEqual(b["window"], 20000)
+        self.assertEqual(b["threshold"], 14000)
+        self.assertGreater(b["toolOutputs"], 4400 // 4 - 50)  # the 4.4 KB file read
+        self.assertGreater(b["messages"], 0)
+        self.assertGreater(b["tools"], 0)
+        self.assertEqual(b["total"], b["systemPrompt"] + b["instructions"] + b["tools"] +
+                         b["messages"] + b["toolOutputs"])
+        self.assertEqual(b["free"], 20000 - b["total"])
+        r = self.zero("context")
+        self.assertIn("tool outputs", r.stdout)
+        self.assertIn(sid, r.stdout)
+        r = self.zero("context", "--session", "no_such_session")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no_such_session", r.stderr)
+
+
 class Search(ZeroTest):
     def test_phrase_in_an_old_tool_output_and_index_rebuild(self):
         with open(os.path.join(self.work, "notes.txt"), "w") as f:

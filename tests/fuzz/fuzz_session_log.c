@@ -1,12 +1,15 @@
 /* fuzz_session_log.c — libFuzzer target for what reads a session back: the
  * events.jsonl replay (torn lines, malformed events, compaction payloads with
- * arbitrary "kept" messages), the torn-tail repair of open(), and the search
- * query parser.
+ * arbitrary "kept" messages), the torn-tail repair of open(), the search
+ * query parser, and the search indexer's tree-less event scanner and snippet
+ * maker (every line of the input).
  *
  * The input is written as a session's events.jsonl. Loading must never
  * crash, every tool call in the rebuilt conversation must have exactly one
- * result, and the FTS5 expression built from the input (as a query) must be
- * a balanced sequence of quoted strings.
+ * result, the FTS5 expression built from the input (as a query) must be
+ * a balanced sequence of quoted strings, and the scanner must never read
+ * outside a line; text it finds in a line jansson accepts must be valid
+ * UTF-8 whenever that line is (jansson checks it).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "base/buf.h"
 #include "base/common.h"
@@ -53,6 +58,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   zconv_release(&conv);
   zsession *s = zsession_open(root, "s1", &err);
   if (s) zsession_close(s);
+
+  /* The scanner over each line (not NUL-terminated: ASan sees overreads),
+   * and a snippet of what it found for the line's first word. */
+  zbuf text = ZBUF_INIT;
+  size_t start = 0;
+  while (start <= size) {
+    const uint8_t *nl = memchr(data + start, '\n', size - start);
+    size_t len = nl ? (size_t)(nl - data) - start : size - start;
+    char *line = malloc(len ? len : 1);
+    memcpy(line, data + start, len);
+    if (zsearch_event_text(line, len, &text)) {
+      json_t *ev = json_loadb(line, len, 0, NULL);
+      if (ev) {
+        json_t *s2 = json_stringn(text.data, text.len);
+        if (!s2) __builtin_trap(); /* invalid UTF-8 out of a valid line */
+        json_decref(s2);
+        json_decref(ev);
+      }
+      char *query = strndup(line, len); /* the query is a C string */
+      char *snip = zsearch_snippet(text.data, text.len, query, 8);
+      free(snip);
+      free(query);
+    }
+    free(line);
+    if (!nl) break;
+    start += len + 1;
+  }
+  zbuf_release(&text);
 
   char *q = strndup((const char *)data, size);
   char *expr = zsearch_fts_expr(q);
