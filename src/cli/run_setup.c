@@ -323,7 +323,9 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
 void zrun_setup_save_task(zrun_setup *s) {
   if (!s->session || !s->task_ready) return;
   zerr terr = ZERR_INIT;
-  zsession_set_meta(s->session, "taskState", ztask_to_json(&s->task), &terr);
+  /* Written with the session's close, without a sync: two fsyncs per run
+   * bought nothing the compaction events do not already keep. */
+  zsession_set_meta_deferred(s->session, "taskState", ztask_to_json(&s->task), &terr);
 }
 
 void zrun_setup_release(zrun_setup *s) {

@@ -669,6 +669,19 @@ int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err) {
   return 0;
 }
 
+int zsession_set_meta_deferred(zsession *s, const char *key, json_t *value, zerr *err) {
+  if (!s || !s->meta || !key || !strcmp(key, "sessionId")) {
+    json_decref(value);
+    return zerr_set(err, ZE_INTERNAL, "session is not open or the key cannot be changed");
+  }
+  if (value)
+    json_object_set_new(s->meta, key, value);
+  else
+    json_object_del(s->meta, key);
+  s->meta_dirty = true;
+  return 0;
+}
+
 void zsession_close(zsession *s) {
   if (!s) return;
   /* Best effort: the log is the truth if this fails (see the top comment). */

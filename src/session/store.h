@@ -94,6 +94,10 @@ int zsession_append_text(zsession *s, const char *type, const json_t *payload, c
 int zsession_sync(zsession *s, zerr *err);
 /* Syncs the events and rewrites metadata.json if it changed. */
 int zsession_flush(zsession *s, zerr *err);
+/* Sets a metadata field (value stolen) in memory only; it reaches
+ * metadata.json with the next flush / close, without a sync (for derived
+ * state such as the task state, also kept in compaction events). */
+int zsession_set_meta_deferred(zsession *s, const char *key, json_t *value, zerr *err);
 /* Sets a metadata field (value stolen) and rewrites metadata.json now. */
 int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err);
 /* Flushes the metadata (best effort) and frees the session. */
