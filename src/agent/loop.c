@@ -295,13 +295,23 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   return true;
 }
 
+/* A tool that returned an image (view_image: meta.image {media_type, data})
+ * hands it to the model with its result; each provider renders it where its
+ * protocol allows (Chat Completions: a user message after the results). */
+static void attach_result_image(zmsg *m, const json_t *meta) {
+  const json_t *img = json_object_get(meta, "image");
+  const char *type = zjson_str(img, "media_type"), *data = zjson_str(img, "data");
+  if (m && type && data) zmsg_add_image(m, type, data);
+}
+
 /* Reports a finished call and appends its result to conv. */
 static void report_tool_call(zagent *a, zconv *conv, const ztool_call *call, ztool_result *res) {
   zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
                       .ok = !res->is_error, .text = res->output.data, .len = res->output.len,
                       .truncated = res->truncated, .meta = res->meta};
   zagent_emit(a, &rev);
-  zconv_add_tool_result(conv, call->id, call->name, res->output.data, res->is_error);
+  zmsg *tm = zconv_add_tool_result(conv, call->id, call->name, res->output.data, res->is_error);
+  attach_result_image(tm, res->meta);
   ztool_result_release(res);
 }
 

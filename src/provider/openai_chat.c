@@ -614,8 +614,32 @@ json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req) {
   json_t *msgs = json_array();
   if (req->system && *req->system)
     json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "system", "content", req->system));
-  for (size_t i = 0; req->conv && i < req->conv->len; i++)
-    json_array_append_new(msgs, render_message(&req->conv->items[i]));
+  for (size_t i = 0; req->conv && i < req->conv->len; i++) {
+    const zmsg *m = &req->conv->items[i];
+    json_array_append_new(msgs, render_message(m));
+    /* Chat Completions tool messages carry text only: images a tool returned
+     * (view_image) follow the run of tool results as one user message. */
+    bool run_ends = m->role == ZROLE_TOOL &&
+                    (i + 1 == req->conv->len || req->conv->items[i + 1].role != ZROLE_TOOL);
+    if (!run_ends) continue;
+    json_t *parts = NULL;
+    for (size_t k = i + 1; k-- > 0 && req->conv->items[k].role == ZROLE_TOOL;) {
+      const zmsg *t = &req->conv->items[k];
+      for (size_t j = 0; j < t->nimages; j++) {
+        if (!parts) {
+          parts = json_array();
+          json_array_append_new(parts, json_pack("{s:s, s:s}", "type", "text", "text",
+                                                 "Images returned by the tool calls above:"));
+        }
+        zbuf u = ZBUF_INIT;
+        zbuf_addf(&u, "data:%s;base64,%s", t->images[j].media_type, t->images[j].data);
+        json_array_append_new(parts, json_pack("{s:s, s:{s:s}}", "type", "image_url",
+                                               "image_url", "url", u.data));
+        zbuf_release(&u);
+      }
+    }
+    if (parts) json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "user", "content", parts));
+  }
   json_object_set_new(root, "messages", msgs);
   if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
     json_t *tools = json_array();

@@ -280,8 +280,12 @@ static void on_tool_result(replay *rp, const json_t *p, int64_t seq) {
   rp->pending.len--;
   const char *status = zjson_str(p, "status");
   const char *name = zjson_str(p, "name");
-  zconv_add_tool_result(rp->conv, pc.id, name ? name : pc.name, zjson_str_or(p, "output", ""),
+  zmsg *tm = zconv_add_tool_result(rp->conv, pc.id, name ? name : pc.name, zjson_str_or(p, "output", ""),
                         status && !strcmp(status, "error"));
+  /* An image the tool returned (view_image) goes back to the model too. */
+  const json_t *img = json_object_get(json_object_get(p, "meta"), "image");
+  if (zjson_str(img, "media_type") && zjson_str(img, "data"))
+    zmsg_add_image(tm, zjson_str(img, "media_type"), zjson_str(img, "data"));
   if (!rp->open_recorded) rp->open_asst = -1;
   free(pc.id);
   free(pc.name);
