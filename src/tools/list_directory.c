@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,6 +37,13 @@ typedef struct dir_entry {
   char *link_target; /* non-NULL for a symlink */
 } dir_entry;
 
+/* The paths the shared walk keeps (ignore files honoured), sorted, so the
+ * listing shows exactly what grep and glob would search. */
+typedef struct kept_set {
+  pthread_mutex_t mu;
+  ZVEC(char *) paths;
+} kept_set;
+
 typedef struct list_state {
   const ztool_ctx *ctx;
   const char *dir_abs;  /* absolute path of the directory being listed */
@@ -43,7 +51,29 @@ typedef struct list_state {
   int max_depth;
   size_t count;
   bool capped;
+  const char *root_abs; /* the directory asked for */
+  const kept_set *kept; /* NULL: the walk failed, list everything */
 } list_state;
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect_kept(void *ud, const zwalk_entry *e) {
+  kept_set *k = ud;
+  pthread_mutex_lock(&k->mu);
+  zvec_push(&k->paths, xstrdup(e->rel));
+  pthread_mutex_unlock(&k->mu);
+  /* A generated directory is listed but not expanded: no need to walk it. */
+  return e->is_dir && zwalk_is_heavy_dir(e->name) ? 1 : 0;
+}
+
+static bool is_kept(const list_state *ls, const char *child_abs) {
+  if (!ls->kept) return true;
+  cleanup_free char *rel = zpath_relative(ls->root_abs, child_abs);
+  const char *key = rel;
+  return bsearch(&key, ls->kept->paths.items, ls->kept->paths.len, sizeof(char *), cmp_str) != NULL;
+}
 
 static int entry_cmp(const void *a, const void *b) {
   const dir_entry *x = a, *y = b;
@@ -121,6 +151,9 @@ static void list_level(list_state *ls, int dfd, int depth) {
     cleanup_free char *child = zpath_join(ls->dir_abs, ents[i].name);
     if (ls->ctx->read_guard.denied && ls->ctx->read_guard.denied(ls->ctx->read_guard.ud, child))
       continue; /* the sandbox denies reading it: not even its name is shown */
+    /* Ignored by .gitignore / .ignore / excludes. (The walk does not report
+     * symlinks, which it never follows; they are shown as they are.) */
+    if (!ents[i].link_target && !is_kept(ls, child)) continue;
     if (ls->count >= LIST_MAX_ENTRIES) {
       ls->capped = true;
       break;
@@ -179,9 +212,21 @@ static int run_list_directory(const ztool_ctx *ctx, const json_t *args, ztool_re
     return ztool_fail(res, "Cannot list %s: %s.", display, strerror(e));
   }
 
+  /* The same walk as grep and glob decides what is shown (ignore rules,
+   * the sandbox's read denials); the listing itself stays sorted, directories
+   * first. Dot-files are shown, as ls -A would. */
+  kept_set kept = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  zwalk_opts wo = {.hidden = true, .max_depth = max_depth, .report_dirs = true,
+                   .denied = ctx->read_guard.denied, .denied_ud = ctx->read_guard.ud};
+  zerr werr = ZERR_INIT;
+  bool walked = zwalk(abs, &wo, collect_kept, &kept, &werr) == 0;
+  if (walked) qsort(kept.paths.items, kept.paths.len, sizeof(char *), cmp_str);
+
   zbuf body = ZBUF_INIT;
-  list_state ls = {ctx, abs, &body, max_depth, 0, false};
+  list_state ls = {ctx, abs, &body, max_depth, 0, false, abs, walked ? &kept : NULL};
   list_level(&ls, dfd, 1);
+  for (size_t i = 0; i < kept.paths.len; i++) free(kept.paths.items[i]);
+  zvec_free(&kept.paths);
   if (ls.count == 0 && !ls.capped && body.len == 0) {
     zbuf_addf(&res->output, "Directory is empty: %s", display);
   } else {
@@ -209,7 +254,8 @@ const ztool ztool_def_list_directory = {
     .name = "list_directory",
     .description =
         "List the files and subdirectories of a directory. Directories come first and end "
-        "with \"/\"; symlinks show as \"name -> target\"; .git is skipped. Set recursive to "
+        "with \"/\"; symlinks show as \"name -> target\"; .git and what .gitignore / "
+        ".ignore exclude are skipped. Set recursive to "
         "see an indented tree up to max_depth levels (at most 1000 entries); generated "
         "directories such as node_modules, dist and build are not expanded. Use this to "
         "explore the workspace before reading files.",

@@ -208,6 +208,25 @@ static void list_directory_caps_entries(void **state) {
   assert_output_contains(f, "[truncated: showing the first 1000 entries");
 }
 
+/* list_directory shares the walk of grep and glob: what .gitignore (nested
+ * too) excludes is not listed; a negated pattern brings a file back. */
+static void list_directory_honours_ignore_files(void **state) {
+  tfx *f = *state;
+  tfx_write_str(f, ".gitignore", "*.log\nout/\n!keep.log\n");
+  tfx_write_str(f, "a.log", "x");
+  tfx_write_str(f, "keep.log", "x");
+  tfx_write_str(f, "out/gen.c", "x");
+  tfx_write_str(f, "src/main.c", "x");
+  tfx_write_str(f, "src/.gitignore", "tmp.c\n");
+  tfx_write_str(f, "src/tmp.c", "x");
+  assert_int_equal(tfx_run(f, "list_directory", "{\"recursive\":true}"), 0);
+  assert_output_contains(f, "keep.log");
+  assert_output_contains(f, "main.c");
+  assert_null(strstr(f->res.output.data, "a.log"));
+  assert_null(strstr(f->res.output.data, "out/"));
+  assert_null(strstr(f->res.output.data, "tmp.c"));
+}
+
 static void list_directory_shows_symlinks_without_following(void **state) {
   tfx *f = *state;
   char *l = tfx_path(f, "loop");
@@ -510,6 +529,7 @@ int main(void) {
       TFX_TEST(list_directory_recursive_indents_and_honours_depth),
       TFX_TEST(list_directory_reports_empty_missing_and_files),
       TFX_TEST(list_directory_caps_entries),
+      TFX_TEST(list_directory_honours_ignore_files),
       TFX_TEST(list_directory_shows_symlinks_without_following),
       TFX_TEST(write_file_creates_with_parents),
       TFX_TEST(write_file_refuses_to_overwrite_without_the_flag),
