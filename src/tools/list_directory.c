@@ -70,6 +70,7 @@ static int collect_kept(void *ud, const zwalk_entry *e) {
 
 static bool is_kept(const list_state *ls, const char *child_abs) {
   if (!ls->kept) return true;
+  if (!ls->kept->paths.len) return false;
   cleanup_free char *rel = zpath_relative(ls->root_abs, child_abs);
   const char *key = rel;
   return bsearch(&key, ls->kept->paths.items, ls->kept->paths.len, sizeof(char *), cmp_str) != NULL;
@@ -220,7 +221,8 @@ static int run_list_directory(const ztool_ctx *ctx, const json_t *args, ztool_re
                    .denied = ctx->read_guard.denied, .denied_ud = ctx->read_guard.ud};
   zerr werr = ZERR_INIT;
   bool walked = zwalk(abs, &wo, collect_kept, &kept, &werr) == 0;
-  if (walked) qsort(kept.paths.items, kept.paths.len, sizeof(char *), cmp_str);
+  if (walked && kept.paths.len)
+    qsort(kept.paths.items, kept.paths.len, sizeof(char *), cmp_str);
 
   zbuf body = ZBUF_INIT;
   list_state ls = {ctx, abs, &body, max_depth, 0, false, abs, walked ? &kept : NULL};
