@@ -208,6 +208,7 @@ static bool is_placeholder(const char *s) { return s && s[0] == '[' && strstr(s,
 static void replace_content(zmsg *m, char *text) {
   free(m->content);
   m->content = text;
+  zmsg_touch(m);
 }
 
 /* Returns how many outputs were replaced. */
@@ -270,19 +271,6 @@ static size_t prune(zconv *conv, bool apply, bool force) {
 }
 
 /* ---- 3. summarize ------------------------------------------------------ */
-
-static void free_msg(zmsg *m) {
-  free(m->content);
-  free(m->reasoning);
-  for (size_t k = 0; k < m->ncalls; k++) {
-    free(m->calls[k].id);
-    free(m->calls[k].name);
-    free(m->calls[k].arguments);
-  }
-  free(m->calls);
-  free(m->tool_call_id);
-  free(m->tool_name);
-}
 
 /* Appends s clamped to max bytes, keeping its head and tail. */
 static void add_clamped(zbuf *out, const char *s, size_t max) {
@@ -431,7 +419,7 @@ static size_t tail_start(const zcompactor *c, const zconv *conv) {
 static void splice_summary(zconv *conv, size_t start, const char *summary_msg) {
   zconv fresh = ZCONV_INIT;
   zconv_add_user(&fresh, summary_msg);
-  for (size_t i = 0; i < start; i++) free_msg(&conv->items[i]);
+  for (size_t i = 0; i < start; i++) zmsg_release(&conv->items[i]);
   for (size_t i = start; i < conv->len; i++) {
     zmsg *m = zconv_add_user(&fresh, NULL); /* a slot; overwritten by the moved message */
     *m = conv->items[i];

@@ -41,6 +41,7 @@ zmsg *zconv_add_assistant_owned(zconv *c, char *text, const char *reasoning) {
 }
 
 void zmsg_add_call(zmsg *m, const char *id, const char *name, const char *arguments) {
+  zmsg_touch(m);
   m->calls = xrealloc(m->calls, (m->ncalls + 1) * sizeof *m->calls);
   ztool_call *tc = &m->calls[m->ncalls++];
   tc->id = xstrdup(id ? id : "");
@@ -50,6 +51,7 @@ void zmsg_add_call(zmsg *m, const char *id, const char *name, const char *argume
 }
 
 void zmsg_set_last_call_signature(zmsg *m, const char *signature) {
+  zmsg_touch(m);
   if (!m->ncalls) return;
   ztool_call *tc = &m->calls[m->ncalls - 1];
   free(tc->signature);
@@ -57,6 +59,7 @@ void zmsg_set_last_call_signature(zmsg *m, const char *signature) {
 }
 
 void zmsg_add_image(zmsg *m, const char *media_type, const char *base64) {
+  zmsg_touch(m);
   m->images = xrealloc(m->images, (m->nimages + 1) * sizeof *m->images);
   m->images[m->nimages].media_type = xstrdup(media_type ? media_type : "image/png");
   m->images[m->nimages].data = xstrdup(base64 ? base64 : "");
@@ -64,6 +67,7 @@ void zmsg_add_image(zmsg *m, const char *media_type, const char *base64) {
 }
 
 void zmsg_add_thinking(zmsg *m, const char *text, const char *signature, int redacted) {
+  zmsg_touch(m);
   json_t *arr = m->thinking ? json_loads(m->thinking, 0, NULL) : NULL;
   if (!json_is_array(arr)) {
     json_decref(arr);
@@ -91,7 +95,15 @@ zmsg *zconv_add_tool_result(zconv *c, const char *call_id, const char *name,
 
 zmsg *zconv_last(zconv *c) { return c->len ? &c->items[c->len - 1] : NULL; }
 
-static void msg_release(zmsg *m) {
+void zmsg_touch(zmsg *m) {
+  if (!m->wire) return;
+  free(m->wire->text);
+  free(m->wire);
+  m->wire = NULL;
+}
+
+void zmsg_release(zmsg *m) {
+  zmsg_touch(m);
   free(m->content);
   free(m->reasoning);
   for (size_t i = 0; i < m->ncalls; i++) {
@@ -112,7 +124,7 @@ static void msg_release(zmsg *m) {
 }
 
 void zconv_release(zconv *c) {
-  for (size_t i = 0; i < c->len; i++) msg_release(&c->items[i]);
+  for (size_t i = 0; i < c->len; i++) zmsg_release(&c->items[i]);
   free(c->items);
   c->items = NULL;
   c->len = c->cap = 0;

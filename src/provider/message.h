@@ -24,6 +24,19 @@ typedef struct zimage {
   char *data;       /* base64, no data: prefix */
 } zimage;
 
+/* A message's rendered wire text, cached by provider/wirejson.c, with the
+ * fingerprint it was rendered from. */
+typedef struct zmsg_wire {
+  const void *tag; /* which wire format */
+  char *text;
+  size_t len;
+  const char *content;
+  size_t content_len;
+  const void *calls, *images, *tool_call_id;
+  size_t ncalls, nimages;
+  int is_error;
+} zmsg_wire;
+
 typedef struct zmsg {
   zrole role;
   char *content;         /* user / assistant text, tool output; may be NULL */
@@ -37,6 +50,7 @@ typedef struct zmsg {
                           * ({"thinking","signature"} or {"redacted":data}); may be NULL */
   zimage *images;        /* user / tool: attached images */
   size_t nimages;
+  zmsg_wire *wire;       /* cached rendering (owned); see zmsg_touch */
 } zmsg;
 
 typedef struct zconv {
@@ -65,6 +79,11 @@ void zmsg_add_thinking(zmsg *m, const char *text, const char *signature, int red
 zmsg *zconv_add_tool_result(zconv *c, const char *call_id, const char *name,
                             const char *output, int is_error);
 zmsg *zconv_last(zconv *c);
+/* Drops m's cached wire rendering. Call it after changing any field of m
+ * directly (the adders above do it themselves). */
+void zmsg_touch(zmsg *m);
+/* Frees everything m owns (for code that takes messages out of a zconv). */
+void zmsg_release(zmsg *m);
 void zconv_release(zconv *c);
 
 #endif

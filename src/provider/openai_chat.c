@@ -15,6 +15,7 @@
 #include "provider/jscan.h"
 #include "provider/retry.h"
 #include "provider/wire.h"
+#include "provider/wirejson.h"
 
 /* ---------------------------------------------------------------- parser */
 
@@ -608,6 +609,28 @@ static json_t *render_tool(const json_t *t) {
   return o;
 }
 
+/* The user message carrying the images of the run of tool results that ends
+ * at conv[i], or NULL when they returned none. */
+static json_t *tool_run_images(const zconv *conv, size_t i) {
+  json_t *parts = NULL;
+  for (size_t k = i + 1; k-- > 0 && conv->items[k].role == ZROLE_TOOL;) {
+    const zmsg *t = &conv->items[k];
+    for (size_t j = 0; j < t->nimages; j++) {
+      if (!parts) {
+        parts = json_array();
+        json_array_append_new(parts, json_pack("{s:s, s:s}", "type", "text", "text",
+                                               "Images returned by the tool calls above:"));
+      }
+      zbuf u = ZBUF_INIT;
+      zbuf_addf(&u, "data:%s;base64,%s", t->images[j].media_type, t->images[j].data);
+      json_array_append_new(parts, json_pack("{s:s, s:{s:s}}", "type", "image_url",
+                                             "image_url", "url", u.data));
+      zbuf_release(&u);
+    }
+  }
+  return parts ? json_pack("{s:s, s:o}", "role", "user", "content", parts) : NULL;
+}
+
 json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req) {
   json_t *root = json_object();
   json_object_set_new(root, "model", json_string(opts->model ? opts->model : ""));
@@ -622,23 +645,8 @@ json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req) {
     bool run_ends = m->role == ZROLE_TOOL &&
                     (i + 1 == req->conv->len || req->conv->items[i + 1].role != ZROLE_TOOL);
     if (!run_ends) continue;
-    json_t *parts = NULL;
-    for (size_t k = i + 1; k-- > 0 && req->conv->items[k].role == ZROLE_TOOL;) {
-      const zmsg *t = &req->conv->items[k];
-      for (size_t j = 0; j < t->nimages; j++) {
-        if (!parts) {
-          parts = json_array();
-          json_array_append_new(parts, json_pack("{s:s, s:s}", "type", "text", "text",
-                                                 "Images returned by the tool calls above:"));
-        }
-        zbuf u = ZBUF_INIT;
-        zbuf_addf(&u, "data:%s;base64,%s", t->images[j].media_type, t->images[j].data);
-        json_array_append_new(parts, json_pack("{s:s, s:{s:s}}", "type", "image_url",
-                                               "image_url", "url", u.data));
-        zbuf_release(&u);
-      }
-    }
-    if (parts) json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "user", "content", parts));
+    json_t *imgs = tool_run_images(req->conv, i);
+    if (imgs) json_array_append_new(msgs, imgs);
   }
   json_object_set_new(root, "messages", msgs);
   if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
@@ -664,6 +672,134 @@ json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req) {
   json_object_set_new(root, "stream", json_true());
   json_object_set_new(root, "stream_options", json_pack("{s:b}", "include_usage", 1));
   return root;
+}
+
+/* ---------------------------------------------------------------- request text */
+
+/* The same bytes as zjson_dumps(zoai_chat_render(...)), written directly,
+ * with each message's and tool's text cached (provider/wirejson.h). */
+
+static bool message_direct(zbuf *b, const zmsg *m) {
+  switch (m->role) {
+    case ZROLE_USER:
+      zbuf_addstr(b, "{\"role\":\"user\",\"content\":");
+      if (m->nimages) {
+        zbuf_addstr(b, "[{\"type\":\"text\",\"text\":");
+        if (!zjw_cstr(b, m->content ? m->content : "")) return false;
+        zbuf_addch(b, '}');
+        for (size_t i = 0; i < m->nimages; i++) {
+          zbuf_addstr(b, ",{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:");
+          if (!zjw_str_body(b, m->images[i].media_type, strlen(m->images[i].media_type)))
+            return false;
+          zbuf_add(b, ";base64,", 8);
+          if (!zjw_str_body(b, m->images[i].data, strlen(m->images[i].data))) return false;
+          zbuf_add(b, "\"}}", 3);
+        }
+        zbuf_add(b, "]}", 2);
+      } else {
+        if (!zjw_cstr(b, m->content ? m->content : "")) return false;
+        zbuf_addch(b, '}');
+      }
+      return true;
+    case ZROLE_ASSISTANT:
+      zbuf_addstr(b, "{\"role\":\"assistant\",\"content\":");
+      if (m->content && *m->content) {
+        if (!zjw_cstr(b, m->content)) return false;
+      } else {
+        zbuf_addstr(b, m->ncalls ? "null" : "\"\"");
+      }
+      if (m->ncalls) {
+        zbuf_addstr(b, ",\"tool_calls\":[");
+        for (size_t i = 0; i < m->ncalls; i++) {
+          const ztool_call *c = &m->calls[i];
+          if (i) zbuf_addch(b, ',');
+          zbuf_addstr(b, "{\"id\":");
+          if (!zjw_cstr(b, c->id ? c->id : "")) return false;
+          zbuf_addstr(b, ",\"type\":\"function\",\"function\":{\"name\":");
+          if (!zjw_cstr(b, c->name ? c->name : "")) return false;
+          zbuf_addstr(b, ",\"arguments\":");
+          if (!zjw_cstr(b, c->arguments && *c->arguments ? c->arguments : "{}")) return false;
+          zbuf_add(b, "}}", 2);
+        }
+        zbuf_addch(b, ']');
+      }
+      zbuf_addch(b, '}');
+      return true;
+    case ZROLE_TOOL:
+      zbuf_addstr(b, "{\"role\":\"tool\",\"tool_call_id\":");
+      if (!zjw_cstr(b, m->tool_call_id ? m->tool_call_id : "")) return false;
+      zbuf_addstr(b, ",\"content\":");
+      if (!zjw_cstr(b, m->content ? m->content : "")) return false;
+      zbuf_addch(b, '}');
+      return true;
+  }
+  return true;
+}
+
+static void message_text(zbuf *out, const zmsg *m) {
+  if (message_direct(out, m)) return;
+  /* Text jansson refuses (invalid UTF-8): its own rendering, whatever it
+   * makes of it. */
+  zbuf_reset(out);
+  json_t *o = render_message(m);
+  zjson_dump_to(o, out);
+  json_decref(o);
+}
+
+static const char chat_tag = 'c';
+
+void zoai_chat_render_text(const zprov_opts *opts, const zprov_request *req,
+                           zjw_tools *tools_cache, zbuf *b) {
+  zbuf_addch(b, '{');
+  zjw_kv_str(b, "model", opts->model ? opts->model : "");
+  zjw_comma(b);
+  zjw_key(b, "messages");
+  zbuf_addch(b, '[');
+  if (req->system && *req->system) {
+    size_t mark = b->len;
+    zbuf_addstr(b, "{\"role\":\"system\",\"content\":");
+    if (zjw_cstr(b, req->system)) zbuf_addch(b, '}');
+    else zbuf_setlen(b, mark);
+  }
+  for (size_t i = 0; req->conv && i < req->conv->len; i++) {
+    const zmsg *m = &req->conv->items[i];
+    size_t n;
+    const char *t = zjw_msg(m, &chat_tag, message_text, &n);
+    if (n) {
+      zjw_comma(b);
+      zbuf_add(b, t, n);
+    }
+    /* Images tool results carried follow the run as one user message; rare,
+     * so the reference renderer writes it. */
+    bool run_ends = m->role == ZROLE_TOOL &&
+                    (i + 1 == req->conv->len || req->conv->items[i + 1].role != ZROLE_TOOL);
+    if (!run_ends) continue;
+    json_t *imgs = tool_run_images(req->conv, i);
+    if (imgs) {
+      zjw_comma(b);
+      zjson_dump_to(imgs, b);
+      json_decref(imgs);
+    }
+  }
+  zbuf_addch(b, ']');
+  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
+    zjw_comma(b);
+    zjw_key(b, "tools");
+    zbuf_addch(b, '[');
+    zjw_tools_render(tools_cache, b, req->tools, render_tool);
+    zbuf_addch(b, ']');
+  }
+  if (req->max_output_tokens > 0) {
+    bool official = opts->kind && strcmp(opts->kind, "openai") == 0;
+    zjw_comma(b);
+    zjw_key(b, official ? "max_completion_tokens" : "max_tokens");
+    zbuf_addf(b, "%d", req->max_output_tokens);
+  }
+  if (opts->reasoning_effort && *opts->reasoning_effort)
+    zjw_kv_str(b, "reasoning_effort", opts->reasoning_effort);
+  zjw_kv_raw(b, "stream", "true");
+  zjw_kv_raw(b, "stream_options", "{\"include_usage\":true}");
+  zbuf_addch(b, '}');
 }
 
 char *zoai_chat_url(const char *base_url) {
@@ -711,15 +847,17 @@ static const zwire_parser_ops chat_ops = {
 typedef struct oai_provider {
   zprovider base; /* first: zprovider* and oai_provider* convert */
   char *url;
+  zjw_tools tools; /* rendered tool schemas */
 } oai_provider;
 
 static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
                       zerr *err) {
   oai_provider *p = (oai_provider *)base;
   const zprov_opts *o = &base->opts;
-  json_t *body_json = zoai_chat_render(o, req);
-  cleanup_free char *body = zjson_dumps(body_json);
-  json_decref(body_json);
+  zbuf bodyb = ZBUF_INIT;
+  zoai_chat_render_text(o, req, &p->tools, &bodyb);
+  size_t body_len;
+  cleanup_free char *body = zbuf_detach(&bodyb, &body_len);
   zbuf auth = ZBUF_INIT;
   /* A key with a line break would smuggle headers in: it is left out, and
    * the server's 401 then says what to fix. */
@@ -733,7 +871,7 @@ static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn 
   zoai_chat_parser parser;
   zoai_chat_parser_init(&parser, o->name, fn, ud);
   zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
-                     .body = body, .body_len = strlen(body), .ops = &chat_ops,
+                     .body = body, .body_len = body_len, .ops = &chat_ops,
                      .parser = &parser};
   int rc = zwire_stream(&call, fn, ud, err);
   zoai_chat_parser_release(&parser);
@@ -744,6 +882,7 @@ static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn 
 static void oai_destroy(zprovider *base) {
   oai_provider *p = (oai_provider *)base;
   free(p->url);
+  zjw_tools_release(&p->tools);
   free(p);
 }
 

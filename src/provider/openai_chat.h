@@ -25,6 +25,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "provider/provider.h"
+#include "provider/wirejson.h"
 
 typedef struct zoai_tool_acc {
   int index;  /* the server's index for this call */
@@ -78,6 +79,11 @@ void zoai_chat_parser_release(zoai_chat_parser *p);
 
 /* Renders the JSON request body for opts + req; new reference. */
 json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req);
+/* Appends to b the same bytes as the compact dump of zoai_chat_render,
+ * written directly; rendered messages are cached on the messages and rendered
+ * tool schemas in tools_cache (see provider/wirejson.h). */
+void zoai_chat_render_text(const zprov_opts *opts, const zprov_request *req,
+                           zjw_tools *tools_cache, zbuf *b);
 
 /* "<base_url>/chat/completions" (one slash between); caller frees. */
 char *zoai_chat_url(const char *base_url);

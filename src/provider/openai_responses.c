@@ -10,6 +10,7 @@
 #include "provider/jscan.h"
 #include "provider/retry.h"
 #include "provider/wire.h"
+#include "provider/wirejson.h"
 
 /* ---------------------------------------------------------------- parser */
 
@@ -384,6 +385,147 @@ json_t *zresp_render(const zprov_opts *opts, const zprov_request *req) {
   return root;
 }
 
+/* ---------------------------------------------------------------- request text */
+
+/* The same bytes as zjson_dumps(zresp_render(...)), written directly, with
+ * each message's and tool's text cached (provider/wirejson.h). */
+
+static bool data_url_text(zbuf *b, const zimage *im) {
+  zbuf_add(b, "\"data:", 6);
+  if (!zjw_str_body(b, im->media_type, strlen(im->media_type))) return false;
+  zbuf_add(b, ";base64,", 8);
+  if (!zjw_str_body(b, im->data, strlen(im->data))) return false;
+  zbuf_addch(b, '"');
+  return true;
+}
+
+/* The input_image parts of m, each after a comma unless first. */
+static bool image_parts(zbuf *b, const zmsg *m, bool first) {
+  for (size_t i = 0; i < m->nimages; i++) {
+    if (!first || i) zbuf_addch(b, ',');
+    zbuf_addstr(b, "{\"type\":\"input_image\",\"image_url\":");
+    if (!data_url_text(b, &m->images[i])) return false;
+    zbuf_addch(b, '}');
+  }
+  return true;
+}
+
+static bool message_direct(zbuf *b, const zmsg *m) {
+  switch (m->role) {
+    case ZROLE_USER:
+      zbuf_addstr(b, "{\"type\":\"message\",\"role\":\"user\",\"content\":"
+                     "[{\"type\":\"input_text\",\"text\":");
+      if (!zjw_cstr(b, m->content ? m->content : "")) return false;
+      zbuf_addch(b, '}');
+      if (!image_parts(b, m, false)) return false;
+      zbuf_add(b, "]}", 2);
+      return true;
+    case ZROLE_ASSISTANT:
+      if (m->content && *m->content) {
+        zbuf_addstr(b, "{\"type\":\"message\",\"role\":\"assistant\",\"content\":"
+                       "[{\"type\":\"output_text\",\"text\":");
+        if (!zjw_cstr(b, m->content)) return false;
+        zbuf_add(b, "}]}", 3);
+      }
+      for (size_t i = 0; i < m->ncalls; i++) {
+        const ztool_call *c = &m->calls[i];
+        if (b->len) zbuf_addch(b, ',');
+        zbuf_addstr(b, "{\"type\":\"function_call\",\"call_id\":");
+        if (!zjw_cstr(b, c->id ? c->id : "")) return false;
+        zbuf_addstr(b, ",\"name\":");
+        if (!zjw_cstr(b, c->name ? c->name : "")) return false;
+        zbuf_addstr(b, ",\"arguments\":");
+        if (!zjw_cstr(b, c->arguments && *c->arguments ? c->arguments : "{}")) return false;
+        zbuf_addch(b, '}');
+      }
+      return true;
+    case ZROLE_TOOL:
+      zbuf_addstr(b, "{\"type\":\"function_call_output\",\"call_id\":");
+      if (!zjw_cstr(b, m->tool_call_id ? m->tool_call_id : "")) return false;
+      zbuf_addstr(b, ",\"output\":");
+      if (!zjw_cstr(b, m->content ? m->content : "")) return false;
+      zbuf_addch(b, '}');
+      if (m->nimages) {
+        zbuf_addstr(b, ",{\"type\":\"message\",\"role\":\"user\",\"content\":[");
+        if (!image_parts(b, m, true)) return false;
+        zbuf_add(b, "]}", 2);
+      }
+      return true;
+  }
+  return true;
+}
+
+static void message_text(zbuf *out, const zmsg *m) {
+  if (message_direct(out, m)) return;
+  /* Text jansson refuses (invalid UTF-8): its own rendering, whatever it
+   * makes of it. */
+  zbuf_reset(out);
+  json_t *arr = json_array();
+  render_message(arr, m);
+  size_t i;
+  json_t *v;
+  json_array_foreach(arr, i, v) {
+    if (i) zbuf_addch(out, ',');
+    zjson_dump_to(v, out);
+  }
+  json_decref(arr);
+}
+
+static const char resp_tag = 'r';
+
+void zresp_render_text(const zprov_opts *opts, const zprov_request *req, zjw_tools *tools_cache,
+                       zbuf *b) {
+  bool official = opts->kind && !strcmp(opts->kind, "openai");
+  zbuf_addch(b, '{');
+  zjw_kv_str(b, "model", opts->model ? opts->model : "");
+  if (req->system && *req->system) zjw_kv_str(b, "instructions", req->system);
+  zjw_comma(b);
+  zjw_key(b, "input");
+  zbuf_addch(b, '[');
+  bool any = false;
+  for (size_t i = 0; req->conv && i < req->conv->len; i++) {
+    size_t n;
+    const char *t = zjw_msg(&req->conv->items[i], &resp_tag, message_text, &n);
+    if (!n) continue;
+    if (any) zbuf_addch(b, ',');
+    zbuf_add(b, t, n);
+    any = true;
+  }
+  zbuf_addch(b, ']');
+  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
+    zjw_comma(b);
+    zjw_key(b, "tools");
+    zbuf_addch(b, '[');
+    zjw_tools_render(tools_cache, b, req->tools, render_tool);
+    zbuf_addch(b, ']');
+    zjw_kv_raw(b, "parallel_tool_calls", "true");
+  }
+  int max_out = req->max_output_tokens > 0 ? req->max_output_tokens : opts->max_output_tokens;
+  if (max_out > 0) {
+    zjw_comma(b);
+    zjw_key(b, "max_output_tokens");
+    zbuf_addf(b, "%d", max_out);
+  }
+  if (opts->reasoning_effort && *opts->reasoning_effort) {
+    size_t mark = b->len;
+    zjw_comma(b);
+    zjw_key(b, "reasoning");
+    zbuf_addch(b, '{');
+    if (!zjw_kv_str(b, "effort", opts->reasoning_effort)) {
+      zbuf_setlen(b, mark);
+    } else {
+      if (official) zjw_kv_str(b, "summary", "auto");
+      zbuf_addch(b, '}');
+    }
+  }
+  if (official) {
+    zjw_kv_raw(b, "store", "false");
+    if (opts->cache_key && *opts->cache_key) zjw_kv_str(b, "prompt_cache_key", opts->cache_key);
+  }
+  zjw_kv_raw(b, "stream", "true");
+  zbuf_addch(b, '}');
+}
+
 char *zresp_url(const char *base_url) { return zwire_url(base_url, "/responses"); }
 
 /* ---------------------------------------------------------------- transport */
@@ -411,15 +553,17 @@ static const zwire_parser_ops resp_ops = {
 typedef struct resp_provider {
   zprovider base;
   char *url;
+  zjw_tools tools; /* rendered tool schemas */
 } resp_provider;
 
 static int resp_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
                        zerr *err) {
   resp_provider *p = (resp_provider *)base;
   const zprov_opts *o = &base->opts;
-  json_t *body_json = zresp_render(o, req);
-  cleanup_free char *body = zjson_dumps(body_json);
-  json_decref(body_json);
+  zbuf bodyb = ZBUF_INIT;
+  zresp_render_text(o, req, &p->tools, &bodyb);
+  size_t body_len;
+  cleanup_free char *body = zbuf_detach(&bodyb, &body_len);
   zbuf auth = ZBUF_INIT;
   if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
     zbuf_addf(&auth, "Authorization: Bearer %s", o->api_key);
@@ -430,7 +574,7 @@ static int resp_stream(zprovider *base, const zprov_request *req, zprov_event_fn
   zresp_parser parser;
   zresp_parser_init(&parser, o->name, fn, ud);
   zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
-                     .body = body, .body_len = strlen(body), .ops = &resp_ops,
+                     .body = body, .body_len = body_len, .ops = &resp_ops,
                      .parser = &parser};
   int rc = zwire_stream(&call, fn, ud, err);
   zresp_parser_release(&parser);
@@ -441,6 +585,7 @@ static int resp_stream(zprovider *base, const zprov_request *req, zprov_event_fn
 static void resp_destroy(zprovider *base) {
   resp_provider *p = (resp_provider *)base;
   free(p->url);
+  zjw_tools_release(&p->tools);
   free(p);
 }
 

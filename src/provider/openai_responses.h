@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "provider/turn.h"
+#include "provider/wirejson.h"
 
 typedef struct zresp_parser {
   zturn turn;
@@ -40,6 +41,11 @@ void zresp_parser_release(zresp_parser *p);
  * gets store:false, prompt_cache_key (opts->cache_key) and a reasoning
  * summary request. */
 json_t *zresp_render(const zprov_opts *opts, const zprov_request *req);
+/* Appends to b the same bytes as the compact dump of zresp_render, written
+ * directly; rendered messages are cached on the messages and rendered tool
+ * schemas in tools_cache (see provider/wirejson.h). */
+void zresp_render_text(const zprov_opts *opts, const zprov_request *req,
+                       zjw_tools *tools_cache, zbuf *b);
 char *zresp_url(const char *base_url);
 
 #endif

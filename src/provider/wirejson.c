@@ -1,0 +1,233 @@
+/* wirejson.c — request bodies written straight into a buffer; see wirejson.h. */
+#include "provider/wirejson.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/json.h"
+
+/* 0: copied as is; 1: escaped; 2: the lead byte of a UTF-8 sequence. */
+static const unsigned char klass[256] = {
+    /* 0x00-0x1f: controls */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1 /* " */, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 /* \ */, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* 0x80-0xff */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid:
+ * the rules of jansson's utf8_check_* (no overlongs, no surrogates, nothing
+ * past U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+  unsigned c = s[0], cp, min;
+  size_t need;
+  if (c >= 0xC2 && c <= 0xDF) { need = 2; cp = c & 0x1F; min = 0x80; }
+  else if (c >= 0xE0 && c <= 0xEF) { need = 3; cp = c & 0x0F; min = 0x800; }
+  else if (c >= 0xF0 && c <= 0xF4) { need = 4; cp = c & 0x07; min = 0x10000; }
+  else return 0;
+  if (n < need) return 0;
+  for (size_t i = 1; i < need; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return need;
+}
+
+bool zjw_str_body(zbuf *b, const char *s, size_t n) {
+  static const char hex[] = "0123456789ABCDEF";
+  const unsigned char *p = (const unsigned char *)s;
+  size_t mark = b->len;
+  /* Most text needs no escape: reserve once, copy runs. */
+  zbuf_grow(b, n + 2);
+  size_t run = 0, i = 0;
+  while (i < n) {
+    unsigned char k = klass[p[i]];
+    if (k == 0) {
+      i++;
+      continue;
+    }
+    if (k == 2) {
+      size_t q = utf8_seq(p + i, n - i);
+      if (!q) {
+        zbuf_setlen(b, mark);
+        return false;
+      }
+      i += q;
+      continue;
+    }
+    zbuf_add(b, s + run, i - run);
+    char esc[6] = {'\\', 0, 0, 0, 0, 0};
+    size_t el = 2;
+    switch (p[i]) {
+      case '"': esc[1] = '"'; break;
+      case '\\': esc[1] = '\\'; break;
+      case '\b': esc[1] = 'b'; break;
+      case '\f': esc[1] = 'f'; break;
+      case '\n': esc[1] = 'n'; break;
+      case '\r': esc[1] = 'r'; break;
+      case '\t': esc[1] = 't'; break;
+      default:
+        esc[1] = 'u';
+        esc[2] = '0';
+        esc[3] = '0';
+        esc[4] = hex[p[i] >> 4];
+        esc[5] = hex[p[i] & 15];
+        el = 6;
+    }
+    zbuf_add(b, esc, el);
+    i++;
+    run = i;
+  }
+  zbuf_add(b, s + run, n - run);
+  return true;
+}
+
+bool zjw_str(zbuf *b, const char *s, size_t n) {
+  size_t mark = b->len;
+  zbuf_addch(b, '"');
+  if (!zjw_str_body(b, s, n)) {
+    zbuf_setlen(b, mark);
+    return false;
+  }
+  zbuf_addch(b, '"');
+  return true;
+}
+
+bool zjw_kv_str(zbuf *b, const char *key, const char *s) {
+  size_t mark = b->len;
+  zjw_comma(b);
+  zjw_key(b, key);
+  if (zjw_cstr(b, s)) return true;
+  zbuf_setlen(b, mark);
+  return false;
+}
+
+void zjw_kv_raw(zbuf *b, const char *key, const char *raw) {
+  zjw_comma(b);
+  zjw_key(b, key);
+  zbuf_addstr(b, raw);
+}
+
+bool zjw_cstr(zbuf *b, const char *s) { return zjw_str(b, s, strlen(s)); }
+
+void zjw_key(zbuf *b, const char *key) {
+  zbuf_addch(b, '"');
+  zbuf_addstr(b, key);
+  zbuf_add(b, "\":", 2);
+}
+
+void zjw_comma(zbuf *b) {
+  if (b->len && b->data[b->len - 1] != '[' && b->data[b->len - 1] != '{') zbuf_addch(b, ',');
+}
+
+void zjw_json(zbuf *b, const json_t *v) { zjson_dump_to(v, b); }
+
+/* ---------------------------------------------------------------- messages */
+
+static void fingerprint(zmsg_wire *w, const zmsg *m) {
+  w->content = m->content;
+  w->content_len = m->content ? strlen(m->content) : 0;
+  w->calls = m->calls;
+  w->ncalls = m->ncalls;
+  w->images = m->images;
+  w->nimages = m->nimages;
+  w->tool_call_id = m->tool_call_id;
+  w->is_error = m->is_error;
+}
+
+static bool still_valid(const zmsg_wire *w, const zmsg *m, const void *tag) {
+  return w->tag == tag && w->content == m->content && w->calls == m->calls &&
+         w->ncalls == m->ncalls && w->images == m->images && w->nimages == m->nimages &&
+         w->tool_call_id == m->tool_call_id && w->is_error == m->is_error &&
+         w->content_len == (m->content ? strlen(m->content) : 0);
+}
+
+const char *zjw_msg(const zmsg *m, const void *tag, zjw_msg_fn fn, size_t *len) {
+  /* The cache is not part of the message's value: filling it through a
+   * const pointer is fine (every zmsg lives in writable memory). */
+  zmsg *mm = (zmsg *)m;
+  if (mm->wire && still_valid(mm->wire, m, tag)) {
+    *len = mm->wire->len;
+    return mm->wire->text;
+  }
+  zmsg_touch(mm);
+  zbuf out = ZBUF_INIT;
+  fn(&out, m);
+  zmsg_wire *w = xcalloc(1, sizeof *w);
+  w->tag = tag;
+  w->text = zbuf_detach(&out, &w->len);
+  fingerprint(w, m);
+  mm->wire = w;
+  *len = w->len;
+  return w->text;
+}
+
+/* ---------------------------------------------------------------- tools */
+
+void zjw_tools_render(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn fn) {
+  for (size_t k = 0; k < c->len; k++) c->items[k].used = false;
+  size_t i;
+  json_t *t;
+  bool first = true;
+  json_array_foreach(tools, i, t) {
+    if (!json_is_object(t)) continue;
+    zjw_tool_entry *e = NULL;
+    for (size_t k = 0; k < c->len && !e; k++)
+      if (c->items[k].key == t) e = &c->items[k];
+    if (!e) {
+      json_t *v = fn(t);
+      zbuf b = ZBUF_INIT;
+      if (v) zjson_dump_to(v, &b);
+      json_decref(v);
+      if (c->len == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 16;
+        c->items = xrealloc(c->items, c->cap * sizeof *c->items);
+      }
+      e = &c->items[c->len++];
+      e->key = json_incref(t);
+      e->text = zbuf_detach(&b, &e->len);
+    }
+    e->used = true;
+    if (!e->len) continue; /* a value jansson could not build: nothing appended */
+    if (!first) zbuf_addch(out, ',');
+    zbuf_add(out, e->text, e->len);
+    first = false;
+  }
+  /* Drop what this request did not offer. */
+  size_t keep = 0;
+  for (size_t k = 0; k < c->len; k++) {
+    if (c->items[k].used) {
+      c->items[keep++] = c->items[k];
+    } else {
+      json_decref(c->items[k].key);
+      free(c->items[k].text);
+    }
+  }
+  c->len = keep;
+}
+
+void zjw_tools_release(zjw_tools *c) {
+  for (size_t k = 0; k < c->len; k++) {
+    json_decref(c->items[k].key);
+    free(c->items[k].text);
+  }
+  free(c->items);
+  c->items = NULL;
+  c->len = c->cap = 0;
+}
