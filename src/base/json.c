@@ -52,7 +52,149 @@ static int dump_cb(const char *buffer, size_t size, void *data) {
   return 0;
 }
 
+/* 0: copied as is; 1: escaped; 2: the lead byte of a UTF-8 sequence. */
+static const unsigned char klass[256] = {
+    /* 0x00-0x1f: controls */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1 /* " */, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 /* \ */, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* 0x80-0xff */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid:
+ * the rules of jansson's utf8_check_* (no overlongs, no surrogates, nothing
+ * past U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+  unsigned c = s[0], cp, min;
+  size_t need;
+  if (c >= 0xC2 && c <= 0xDF) { need = 2; cp = c & 0x1F; min = 0x80; }
+  else if (c >= 0xE0 && c <= 0xEF) { need = 3; cp = c & 0x0F; min = 0x800; }
+  else if (c >= 0xF0 && c <= 0xF4) { need = 4; cp = c & 0x07; min = 0x10000; }
+  else return 0;
+  if (n < need) return 0;
+  for (size_t i = 1; i < need; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return need;
+}
+
+bool zjson_str_body_to(zbuf *b, const char *s, size_t n) {
+  static const char hex[] = "0123456789ABCDEF";
+  const unsigned char *p = (const unsigned char *)s;
+  size_t mark = b->len;
+  /* Most text needs no escape: reserve once, copy runs. */
+  zbuf_grow(b, n + 2);
+  size_t run = 0, i = 0;
+  while (i < n) {
+    unsigned char k = klass[p[i]];
+    if (k == 0) {
+      i++;
+      continue;
+    }
+    if (k == 2) {
+      size_t q = utf8_seq(p + i, n - i);
+      if (!q) {
+        zbuf_setlen(b, mark);
+        return false;
+      }
+      i += q;
+      continue;
+    }
+    zbuf_add(b, s + run, i - run);
+    char esc[6] = {'\\', 0, 0, 0, 0, 0};
+    size_t el = 2;
+    switch (p[i]) {
+      case '"': esc[1] = '"'; break;
+      case '\\': esc[1] = '\\'; break;
+      case '\b': esc[1] = 'b'; break;
+      case '\f': esc[1] = 'f'; break;
+      case '\n': esc[1] = 'n'; break;
+      case '\r': esc[1] = 'r'; break;
+      case '\t': esc[1] = 't'; break;
+      default:
+        esc[1] = 'u';
+        esc[2] = '0';
+        esc[3] = '0';
+        esc[4] = hex[p[i] >> 4];
+        esc[5] = hex[p[i] & 15];
+        el = 6;
+    }
+    zbuf_add(b, esc, el);
+    i++;
+    run = i;
+  }
+  zbuf_add(b, s + run, n - run);
+  return true;
+}
+
+/* The compact dump, written directly: jansson's dumper goes through a
+ * callback per token and a UTF-8 decode per code point, several times the
+ * cost. false (part of v written) for what it leaves to jansson: reals
+ * (jansson's own number formatting) and strings jansson would not write. */
+static bool dump_fast(const json_t *v, zbuf *out, int depth) {
+  if (depth > 2000) return false; /* jansson's own depth limit decides */
+  switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+      zbuf_addch(out, '{');
+      const char *k;
+      size_t klen;
+      json_t *x;
+      bool first = true;
+      json_object_keylen_foreach((json_t *)v, k, klen, x) {
+        if (!first) zbuf_addch(out, ',');
+        first = false;
+        zbuf_addch(out, '"');
+        if (!zjson_str_body_to(out, k, klen)) return false;
+        zbuf_add(out, "\":", 2);
+        if (!dump_fast(x, out, depth + 1)) return false;
+      }
+      zbuf_addch(out, '}');
+      return true;
+    }
+    case JSON_ARRAY: {
+      zbuf_addch(out, '[');
+      size_t n = json_array_size(v);
+      for (size_t i = 0; i < n; i++) {
+        if (i) zbuf_addch(out, ',');
+        if (!dump_fast(json_array_get(v, i), out, depth + 1)) return false;
+      }
+      zbuf_addch(out, ']');
+      return true;
+    }
+    case JSON_STRING:
+      zbuf_addch(out, '"');
+      if (!zjson_str_body_to(out, json_string_value(v), json_string_length(v))) return false;
+      zbuf_addch(out, '"');
+      return true;
+    case JSON_INTEGER:
+      zbuf_addf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+      return true;
+    case JSON_TRUE: zbuf_add(out, "true", 4); return true;
+    case JSON_FALSE: zbuf_add(out, "false", 5); return true;
+    case JSON_NULL: zbuf_add(out, "null", 4); return true;
+    default: return false;
+  }
+}
+
 void zjson_dump_to(const json_t *v, zbuf *out) {
+  size_t mark = out->len;
+  if (v && dump_fast(v, out, 0)) return;
+  zbuf_setlen(out, mark);
   json_dump_callback(v, dump_cb, out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 }
 

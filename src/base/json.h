@@ -28,6 +28,9 @@ json_t *zjson_parse(const char *text, size_t len, const char *what, zerr *err);
 json_t *zjson_load_file(const char *path, zerr *err);
 
 /* Appends the compact serialization (no newlines, key order kept) to out. */
+/* Appends s (n bytes) JSON-escaped as jansson's dump escapes it, without
+ * the quotes. false, leaving b as it was, when s is not valid UTF-8. */
+bool zjson_str_body_to(zbuf *b, const char *s, size_t n);
 void zjson_dump_to(const json_t *v, zbuf *out);
 /* Compact serialization; caller frees. */
 char *zjson_dumps(const json_t *v);

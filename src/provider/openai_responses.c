@@ -339,8 +339,9 @@ static json_t *render_tool(const json_t *t) {
   const char *desc = zjson_str(t, "description");
   if (desc) json_object_set_new(o, "description", json_string(desc));
   json_t *params = json_object_get(t, "parameters");
+  /* Shared, not copied: the tree is only dumped, never changed. */
   json_object_set_new(o, "parameters", json_is_object(params)
-                                           ? json_deep_copy(params)
+                                           ? json_incref(params)
                                            : json_pack("{s:s, s:{}}", "type", "object",
                                                        "properties"));
   /* Our schemas are not all strict-mode clean (optional properties). */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,66 @@ static void strings_escape_like_jansson(void **state) {
     }
     check_string(s, n);
   }
+}
+
+/* zjson_dump_to writes values itself: the bytes of jansson's compact dump. */
+static json_t *random_value(uint32_t *x, int depth) {
+  *x = *x * 1103515245u + 12345u;
+  unsigned r = (*x >> 16) % (depth > 3 ? 6 : 8);
+  static const char *const strs[] = {"", "a\"b", "tab\t", "é😀", "\x01\x7f", "/slash", "k"};
+  switch (r) {
+    case 0: return json_string(strs[(*x >> 8) % 7]);
+    case 1: return json_integer((json_int_t)(*x) - 2000000000LL * (*x & 1));
+    case 2: return json_true();
+    case 3: return json_null();
+    case 4: return json_stringn("nul\0inside", 11);
+    case 5: return (*x & 0x100) ? json_real(1.5 * (double)(*x % 1000)) : json_false();
+    case 6: {
+      json_t *a = json_array();
+      for (unsigned i = 0; i < (*x >> 20) % 4; i++) json_array_append_new(a, random_value(x, depth + 1));
+      return a;
+    }
+    default: {
+      json_t *o = json_object();
+      for (unsigned i = 0; i < (*x >> 20) % 5; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "%s%u", i & 1 ? "ké\"y" : "z", (*x >> 4) % 7);
+        json_object_set_new(o, key, random_value(x, depth + 1));
+      }
+      return o;
+    }
+  }
+}
+
+static int add_cb(const char *buf, size_t n, void *ud) {
+  zbuf_add(ud, buf, n);
+  return 0;
+}
+
+static void dumps_match_jansson(void **state) {
+  (void)state;
+  uint32_t x = 99;
+  for (int round = 0; round < 3000; round++) {
+    json_t *v = random_value(&x, 0);
+    char *want = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    zbuf got = ZBUF_INIT;
+    zbuf_addstr(&got, "pre");
+    zjson_dump_to(v, &got);
+    if (strcmp(got.data + 3, want) != 0) fail_msg("dump\n got  %s\n want %s", got.data + 3, want);
+    free(want);
+    zbuf_release(&got);
+    json_decref(v);
+  }
+  /* A string jansson was made to hold without checking: its dump decides. */
+  json_t *bad = json_pack("{s:s#}", "k", "ok", 2);
+  json_object_set_new_nocheck(bad, "k\xff", json_true());
+  zbuf want = ZBUF_INIT;
+  json_dump_callback(bad, add_cb, &want, JSON_COMPACT | JSON_ENCODE_ANY);
+  char *got = zjson_dumps(bad);
+  assert_string_equal(got, want.data);
+  zbuf_release(&want);
+  free(got);
+  json_decref(bad);
 }
 
 /* ---- whole bodies -------------------------------------------------------- */
@@ -249,6 +310,7 @@ static void tool_cache_follows_the_offered_set(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strings_escape_like_jansson),
+      cmocka_unit_test(dumps_match_jansson),
       cmocka_unit_test(bodies_match_reference_renderers),
       cmocka_unit_test(changed_messages_are_rendered_again),
       cmocka_unit_test(tool_cache_follows_the_offered_set),
