@@ -254,3 +254,153 @@ size_t zutf8_boundary(const char *s, size_t len) {
   if (lead < 0x80) return len;
   return i - 1;                           /* drop the incomplete character */
 }
+
+/* ---- zjson_parse_plain ---------------------------------------------------- */
+
+typedef struct plain_parser {
+  const char *p, *end;
+  zbuf scratch;
+} plain_parser;
+
+static void plain_ws(plain_parser *pp) {
+  while (pp->p < pp->end &&
+         (*pp->p == ' ' || *pp->p == '\n' || *pp->p == '\t' || *pp->p == '\r'))
+    pp->p++;
+}
+
+/* A string of printable ASCII with the simple escapes; anything else
+ * (\u, bytes >= 0x80, controls) is left to jansson. Leaves the text in
+ * pp->scratch. */
+static bool plain_string(plain_parser *pp) {
+  if (pp->p >= pp->end || *pp->p != '"') return false;
+  pp->p++;
+  zbuf_reset(&pp->scratch);
+  const char *run = pp->p;
+  while (pp->p < pp->end) {
+    unsigned char c = (unsigned char)*pp->p;
+    if (c == '"') {
+      zbuf_add(&pp->scratch, run, (size_t)(pp->p - run));
+      pp->p++;
+      return true;
+    }
+    if (c < 0x20 || c >= 0x80) return false;
+    if (c == '\\') {
+      zbuf_add(&pp->scratch, run, (size_t)(pp->p - run));
+      if (pp->p + 1 >= pp->end) return false;
+      char e = pp->p[1], out;
+      switch (e) {
+        case '"': out = '"'; break;
+        case '\\': out = '\\'; break;
+        case '/': out = '/'; break;
+        case 'b': out = '\b'; break;
+        case 'f': out = '\f'; break;
+        case 'n': out = '\n'; break;
+        case 'r': out = '\r'; break;
+        case 't': out = '\t'; break;
+        default: return false;
+      }
+      zbuf_addch(&pp->scratch, out);
+      pp->p += 2;
+      run = pp->p;
+      continue;
+    }
+    pp->p++;
+  }
+  return false;
+}
+
+static json_t *plain_value(plain_parser *pp, int depth);
+
+static json_t *plain_container(plain_parser *pp, int depth) {
+  bool obj = *pp->p == '{';
+  char close = obj ? '}' : ']';
+  pp->p++;
+  json_t *v = obj ? json_object() : json_array();
+  plain_ws(pp);
+  if (pp->p < pp->end && *pp->p == close) {
+    pp->p++;
+    return v;
+  }
+  for (;;) {
+    plain_ws(pp);
+    char *key = NULL;
+    if (obj) {
+      if (!plain_string(pp)) goto fail;
+      key = zbuf_detach(&pp->scratch, NULL);
+      plain_ws(pp);
+      if (pp->p >= pp->end || *pp->p != ':') {
+        free(key);
+        goto fail;
+      }
+      pp->p++;
+      plain_ws(pp);
+    }
+    json_t *x = plain_value(pp, depth + 1);
+    if (!x) {
+      free(key);
+      goto fail;
+    }
+    int rc = obj ? json_object_set_new_nocheck(v, key, x) : json_array_append_new(v, x);
+    free(key);
+    if (rc) goto fail;
+    plain_ws(pp);
+    if (pp->p >= pp->end) goto fail;
+    if (*pp->p == ',') {
+      pp->p++;
+      continue;
+    }
+    if (*pp->p == close) {
+      pp->p++;
+      return v;
+    }
+    goto fail;
+  }
+fail:
+  json_decref(v);
+  return NULL;
+}
+
+static bool plain_lit(plain_parser *pp, const char *lit, size_t n) {
+  if ((size_t)(pp->end - pp->p) < n || memcmp(pp->p, lit, n) != 0) return false;
+  pp->p += n;
+  return true;
+}
+
+static json_t *plain_value(plain_parser *pp, int depth) {
+  if (pp->p >= pp->end || depth > 500) return NULL;
+  char c = *pp->p;
+  if (c == '{' || c == '[') return plain_container(pp, depth);
+  if (c == '"') return plain_string(pp) ? json_stringn_nocheck(pp->scratch.data, pp->scratch.len)
+                                        : NULL;
+  if (c == 't') return plain_lit(pp, "true", 4) ? json_true() : NULL;
+  if (c == 'f') return plain_lit(pp, "false", 5) ? json_false() : NULL;
+  if (c == 'n') return plain_lit(pp, "null", 4) ? json_null() : NULL;
+  /* Integers only, no leading zero, no minus zero, at most 18 digits: what
+   * cannot overflow and what jansson reads as the same integer. */
+  bool neg = c == '-';
+  const char *q = pp->p + neg;
+  const char *d = q;
+  json_int_t n = 0;
+  while (q < pp->end && *q >= '0' && *q <= '9') n = n * 10 + (*q++ - '0');
+  size_t digits = (size_t)(q - d);
+  if (!digits || digits > 18 || (d[0] == '0' && (digits > 1 || neg))) return NULL;
+  if (q < pp->end && (*q == '.' || *q == 'e' || *q == 'E')) return NULL;
+  pp->p = q;
+  return json_integer(neg ? -n : n);
+}
+
+json_t *zjson_parse_plain(const char *text, size_t len) {
+  plain_parser pp = {.p = text, .end = text + len, .scratch = ZBUF_INIT};
+  plain_ws(&pp);
+  json_t *v = NULL;
+  if (pp.p < pp.end && (*pp.p == '{' || *pp.p == '[')) v = plain_container(&pp, 0);
+  if (v) {
+    plain_ws(&pp);
+    if (pp.p != pp.end) {
+      json_decref(v);
+      v = NULL;
+    }
+  }
+  zbuf_release(&pp.scratch);
+  return v;
+}

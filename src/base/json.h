@@ -30,6 +30,12 @@ json_t *zjson_load_file(const char *path, zerr *err);
 /* Appends the compact serialization (no newlines, key order kept) to out. */
 /* Appends s (n bytes) JSON-escaped as jansson's dump escapes it, without
  * the quotes. false, leaving b as it was, when s is not valid UTF-8. */
+/* Parses the JSON text of a literal zero ships (a tool schema): an object or
+ * array of ASCII strings with the simple escapes, integers, true, false and
+ * null, several times faster than jansson's parser and giving the same tree.
+ * NULL for anything else (\u escapes, non-ASCII, reals, errors): the caller
+ * then asks json_loadb, which decides. */
+json_t *zjson_parse_plain(const char *text, size_t len);
 bool zjson_str_body_to(zbuf *b, const char *s, size_t n);
 void zjson_dump_to(const json_t *v, zbuf *out);
 /* Compact serialization; caller frees. */

@@ -63,7 +63,9 @@ json_t *ztool_schemas(bool (*filter)(const ztool *t, void *ud), void *ud) {
   for (size_t i = 0; i < ZARRAY_LEN(all_tools); i++) {
     const ztool *t = all_tools[i];
     if (filter && !filter(t, ud)) continue;
-    json_t *params = json_loads(t->parameters_json, 0, NULL);
+    size_t plen = strlen(t->parameters_json);
+    json_t *params = zjson_parse_plain(t->parameters_json, plen);
+    if (!params) params = json_loadb(t->parameters_json, plen, 0, NULL);
     if (!params) continue; /* a bug in a schema literal; the unit tests catch it */
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(t->name));

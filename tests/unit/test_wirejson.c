@@ -17,6 +17,7 @@
 #include "provider/openai_chat.h"
 #include "provider/openai_responses.h"
 #include "provider/wirejson.h"
+#include "tools/tool.h"
 
 /* ---- strings ------------------------------------------------------------- */
 
@@ -122,6 +123,40 @@ static void dumps_match_jansson(void **state) {
   zbuf_release(&want);
   free(got);
   json_decref(bad);
+}
+
+/* zjson_parse_plain gives jansson's tree for what it takes, NULL otherwise. */
+static void check_plain(const char *text, bool want_fast) {
+  json_t *fast = zjson_parse_plain(text, strlen(text));
+  json_t *ref = json_loads(text, 0, NULL);
+  if (want_fast && !fast) fail_msg("not taken: %s", text);
+  if (!want_fast && fast) fail_msg("taken: %s", text);
+  if (fast) {
+    assert_non_null(ref);
+    assert_true(json_equal(fast, ref));
+    char *a = zjson_dumps(fast), *b = zjson_dumps(ref);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+  }
+  json_decref(fast);
+  json_decref(ref);
+}
+
+static void plain_parser_matches_jansson(void **state) {
+  (void)state;
+  size_t n;
+  const ztool *const *all = ztool_all(&n);
+  for (size_t i = 0; i < n; i++) check_plain(all[i]->parameters_json, true);
+  check_plain("{}", true);
+  check_plain(" [ 1 , -2 , true , false , null , \"a\\\"\\\\\\/\\b\\f\\n\\r\\t\" ] ", true);
+  check_plain("{\"a\":1,\"a\":2,\"b\":{\"c\":[[],{}]}}", true); /* duplicate: the last wins */
+  check_plain("{\"n\":123456789012345678}", true);
+  const char *refused[] = {"", "1", "\"s\"", "{\"a\":1.5}", "{\"a\":1e3}", "{\"a\":01}",
+                           "{\"a\":-0}", "{\"a\":1234567890123456789}", "{\"a\":\"\\u0041\"}",
+                           "{\"a\":\"é\"}", "{\"a\":\"x\ty\"}", "{\"a\":1,}", "[1 2]",
+                           "{\"a\"}", "{} x", "[tru]", "{\"a\":\"\\q\"}", "[", "{\"a\":[1,"};
+  for (size_t i = 0; i < ZARRAY_LEN(refused); i++) check_plain(refused[i], false);
 }
 
 /* ---- whole bodies -------------------------------------------------------- */
@@ -311,6 +346,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strings_escape_like_jansson),
       cmocka_unit_test(dumps_match_jansson),
+      cmocka_unit_test(plain_parser_matches_jansson),
       cmocka_unit_test(bodies_match_reference_renderers),
       cmocka_unit_test(changed_messages_are_rendered_again),
       cmocka_unit_test(tool_cache_follows_the_offered_set),
