@@ -142,6 +142,11 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
   bool delta_str = false, item_str = false;
   int64_t out_ix = -1;
   bool ix_int = false;
+  /* response.completed / .incomplete carry the whole response object (the
+   * official API echoes instructions, tools and output): only its usage and
+   * incomplete_details are read, as raw spans handed to jansson. */
+  bool have_resp = false, resp_obj = false;
+  const char *usage_at = NULL, *usage_end = NULL, *inc_at = NULL, *inc_end = NULL;
   int n = 0, r;
   const char *k;
   size_t kn;
@@ -168,6 +173,29 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
       char c = zjscan_peek(&s);
       if (ok && (c == '-' || (c >= '0' && c <= '9'))) ok = ix_int = zjscan_int(&s, &out_ix);
       else if (ok) ok = zjscan_skip(&s);
+    } else if (ZJSCAN_KEY(k, kn, "response")) {
+      ok = !have_resp;
+      have_resp = true;
+      if (ok && zjscan_peek(&s) == '{') {
+        resp_obj = true;
+        int rn = 0, rr = 0;
+        const char *rk;
+        size_t rkn;
+        while (ok && (rr = zjscan_member(&s, &rn, &rk, &rkn)) == 1) {
+          const char **at = ZJSCAN_KEY(rk, rkn, "usage")                ? &usage_at
+                            : ZJSCAN_KEY(rk, rkn, "incomplete_details") ? &inc_at
+                                                                        : NULL;
+          if (at && *at) ok = false; /* repeated: jansson keeps the last */
+          if (!ok) break;
+          const char *from = s.p;
+          ok = zjscan_skip(&s);
+          if (at == &usage_at) usage_at = from, usage_end = s.p;
+          if (at == &inc_at) inc_at = from, inc_end = s.p;
+        }
+        if (ok && rr != 0) ok = false;
+      } else if (ok) {
+        ok = zjscan_skip(&s);
+      }
     } else {
       ok = zjscan_skip(&s);
     }
@@ -182,6 +210,25 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
     p->events++; /* what the slow path does with them */
     p->turn.fast_hits++;
     *rc = 0;
+    return 1;
+  }
+  bool incomplete = !strcmp(type, "response.incomplete");
+  if (incomplete || !strcmp(type, "response.completed")) {
+    if (!resp_obj) return 0;
+    json_t *u = usage_at ? json_loadb(usage_at, (size_t)(usage_end - usage_at), JSON_DECODE_ANY,
+                                      NULL)
+                         : NULL;
+    json_t *inc = inc_at ? json_loadb(inc_at, (size_t)(inc_end - inc_at), JSON_DECODE_ANY, NULL)
+                         : NULL;
+    json_t *resp = json_object();
+    if (u) json_object_set_new(resp, "usage", u);
+    if (inc) json_object_set_new(resp, "incomplete_details", inc);
+    json_t *o = json_object();
+    json_object_set_new(o, "response", resp);
+    p->events++;
+    p->turn.fast_hits++;
+    *rc = end_of_response(p, o, incomplete);
+    json_decref(o);
     return 1;
   }
   if (!delta_str) return 0;

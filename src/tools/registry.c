@@ -58,14 +58,19 @@ const ztool *ztool_find(const char *name) {
   return NULL;
 }
 
+/* A schema literal: the plain fast path, jansson for anything else. */
+static json_t *parse_schema(const ztool *t) {
+  size_t n = strlen(t->parameters_json);
+  json_t *v = zjson_parse_plain(t->parameters_json, n);
+  return v ? v : json_loadb(t->parameters_json, n, 0, NULL);
+}
+
 json_t *ztool_schemas(bool (*filter)(const ztool *t, void *ud), void *ud) {
   json_t *arr = json_array();
   for (size_t i = 0; i < ZARRAY_LEN(all_tools); i++) {
     const ztool *t = all_tools[i];
     if (filter && !filter(t, ud)) continue;
-    size_t plen = strlen(t->parameters_json);
-    json_t *params = zjson_parse_plain(t->parameters_json, plen);
-    if (!params) params = json_loadb(t->parameters_json, plen, 0, NULL);
+    json_t *params = parse_schema(t);
     if (!params) continue; /* a bug in a schema literal; the unit tests catch it */
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(t->name));
@@ -577,7 +582,10 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
     /* parsed above */
   } else {
     json_error_t je;
-    args = json_loads(args_text, JSON_DECODE_ANY, &je);
+    /* Most arguments are plain ASCII JSON: the fast path gives jansson's
+     * tree; jansson parses (and explains) everything else. */
+    args = zjson_parse_plain(args_text, strlen(args_text));
+    if (!args) args = json_loads(args_text, JSON_DECODE_ANY, &je);
     if (!args) {
       if (je.line > 1)
         ztool_fail(res,
@@ -608,7 +616,7 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
     return -1;
   }
 
-  json_t *schema = json_loads(t->parameters_json, 0, NULL);
+  json_t *schema = parse_schema(t);
   if (!schema) {
     json_decref(args);
     ztool_fail(res, "internal error: the schema of %s does not parse", t->name);

@@ -44,7 +44,31 @@ static void fast_path_takes_delta_events(void **s) {
   feed_one(&p, "{\"type\":\"response.output_text.delta\",\"item_id\":\"m\",\"output_index\":0,\"delta\":\"hi\"}", 1);
   feed_one(&p, "{\"type\":\"response.content_part.done\",\"part\":{\"text\":\"whole\"}}", 2);
   feed_one(&p, "{\"type\":\"response.output_text.delta\",\"delta\":\"\xff\"}", 2);
-  feed_one(&p, "{\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":1}}}", 2);
+  /* The end of the response: its usage is read without a tree of the rest
+   * (the official API echoes instructions and tools there). */
+  feed_one(&p, "{\"type\":\"response.completed\",\"response\":{\"instructions\":\"long\","
+               "\"tools\":[{\"type\":\"function\"}],\"usage\":{\"input_tokens\":7,"
+               "\"output_tokens\":2}}}", 3);
+  assert_true(p.turn.complete);
+  assert_int_equal(p.turn.usage.prompt_tokens, 7);
+  assert_int_equal(p.turn.usage.total_tokens, 9);
+  zresp_parser_release(&p);
+
+  /* A repeated usage (jansson keeps the last) and a response that is not an
+   * object go through jansson. */
+  zresp_parser_init(&p, "test", NULL, NULL);
+  feed_one(&p, "{\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":1},"
+               "\"usage\":{\"input_tokens\":4}}}", 0);
+  assert_int_equal(p.turn.usage.prompt_tokens, 4);
+  zresp_parser_release(&p);
+  zresp_parser_init(&p, "test", NULL, NULL);
+  feed_one(&p, "{\"type\":\"response.incomplete\",\"response\":null}", 0);
+  assert_true(p.turn.complete);
+  zresp_parser_release(&p);
+  zresp_parser_init(&p, "test", NULL, NULL);
+  feed_one(&p, "{\"type\":\"response.incomplete\",\"response\":{\"incomplete_details\":"
+               "{\"reason\":\"content_filter\"}}}", 1);
+  assert_string_equal(p.turn.finish_reason, "content_filter");
   zresp_parser_release(&p);
 }
 static void stream_fast_path_edge_cases(void **s) { (void)s; replay_check(&proto, DIR, "fastpath"); }

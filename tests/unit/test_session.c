@@ -20,6 +20,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "session/checkpoint.h"
 #include "session/jsonl.h"
 #include "session/store.h"
 
@@ -734,9 +735,23 @@ static void sessions_command_lists_and_rejects_bad_usage(void **state) {
   free(id);
 }
 
+/* SHA-256 (checkpoint blob names) against the FIPS 180-2 vectors, more than
+ * once: the digest fetched once per process is reused. */
+static void checkpoint_sha256_known_vectors(void **state) {
+  (void)state;
+  char out[65];
+  for (int i = 0; i < 3; i++) {
+    zcheckpoint_sha256("abc", 3, out);
+    assert_string_equal(out, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    zcheckpoint_sha256("", 0, out);
+    assert_string_equal(out, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(generated_ids_have_go_shape_and_differ),
+      cmocka_unit_test(checkpoint_sha256_known_vectors),
       cmocka_unit_test(id_validation_refuses_path_tricks),
       cmocka_unit_test_setup_teardown(traversal_ids_are_refused_before_any_path, setup, teardown),
       cmocka_unit_test_setup_teardown(create_writes_private_pretty_metadata, setup, teardown),
