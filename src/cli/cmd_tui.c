@@ -19,7 +19,8 @@
  * While a turn runs the worker alone touches the conversation, provider,
  * session and tool context; the UI thread touches them only between turns,
  * after pthread_join — the one join point — so they need no lock. Only the
- * event queue, the permission exchange and the session grants are shared.
+ * event queue and the permission exchange are shared; the engine's grants
+ * are read by the UI thread between turns only.
  * When idle the UI thread sleeps in poll() with no timeout (0% CPU).
  */
 #include <errno.h>
@@ -83,8 +84,10 @@ typedef struct qmsg {
   char *strs[16];
   json_t *meta;
   /* Q_ASK */
-  char *tool, *args, *reason;
+  char *tool, *args, *reason, *code, *grant_value;
   zside_effect side;
+  bool escalate_network, escalate_unsandboxed, can_remember;
+  int grant_kind;
 } qmsg;
 
 typedef struct tui_args {
@@ -123,9 +126,8 @@ typedef struct ctl {
   int wake[2];
   bool perm_waiting, perm_answered; /* guarded by mu */
   zperm_action perm_action;
-  bool perm_for_session; /* the answer was "allow for this session" */
+  int perm_scope;        /* zgrant_scope of the answer */
   char *perm_note;
-  ZVEC(char *) grants;   /* "tool summary", guarded by mu */
   bool quit;
   bool terminated;       /* SIGTERM / SIGHUP */
 } ctl;
@@ -176,47 +178,43 @@ static void qmsg_free(qmsg *m) {
   free(m->tool);
   free(m->args);
   free(m->reason);
+  free(m->code);
+  free(m->grant_value);
   free(m);
 }
 
-/* The approver, on the worker thread. */
 /* The approver (agent/loop.h zagent.approve), called on the worker thread:
  * posts the prompt to the UI thread and waits for the answer. "Allow for this
- * session" is passed on as a session grant, which the engine keeps for the
- * run (kept narrow: the command prefix, the path or the tool). */
+ * session" and "always allow" pass the scope on; the engine remembers the
+ * grant the request names (the command prefix, the path or the tool) and
+ * saves an always grant to the grants file. */
 static zapproval approve(void *ud, const zapproval_request *req) {
   ctl *c = ud;
   const ztool_call *call = req->call;
-  char *summary = tui_tool_summary(call->name, call->arguments);
-  zbuf key = ZBUF_INIT;
-  zbuf_addf(&key, "%s %s", call->name, summary);
-  free(summary);
   pthread_mutex_lock(&c->mu);
-  for (size_t i = 0; i < c->grants.len; i++)
-    if (!strcmp(c->grants.items[i], key.data)) {
-      pthread_mutex_unlock(&c->mu);
-      zbuf_release(&key);
-      return (zapproval){.action = ZPERM_ALLOW};
-    }
   c->perm_waiting = true;
   c->perm_answered = false;
   pthread_mutex_unlock(&c->mu);
-  zbuf_release(&key);
 
   qmsg *m = xcalloc(1, sizeof *m);
   m->kind = Q_ASK;
   m->tool = xstrdup(call->name);
   m->args = xstrdup(call->arguments ? call->arguments : "");
   m->reason = xstrdup(req->reason ? req->reason : "");
+  m->code = dup_or_null(req->code);
   m->side = req->tool->side_effect;
+  m->escalate_network = req->escalate_network;
+  m->escalate_unsandboxed = req->escalate_unsandboxed;
+  m->can_remember = req->can_remember && req->grant_tool;
+  m->grant_kind = req->grant_kind;
+  m->grant_value = xstrdup(req->grant_value ? req->grant_value : "");
   post(c, m);
 
   pthread_mutex_lock(&c->mu);
   while (!c->perm_answered && !zcancel_requested()) pthread_cond_wait(&c->cv, &c->mu);
   zapproval ans = {.action = c->perm_answered ? c->perm_action : ZPERM_DENY,
                    .note = c->perm_note};
-  if (ans.action == ZPERM_ALLOW && c->perm_answered && c->perm_for_session && req->can_remember)
-    ans.scope = ZGRANT_SESSION;
+  if (ans.action == ZPERM_ALLOW && c->perm_answered && req->can_remember) ans.scope = c->perm_scope;
   c->perm_waiting = false;
   pthread_mutex_unlock(&c->mu);
   return ans;
@@ -452,8 +450,15 @@ static void drain(ctl *c) {
     if (!m) break;
     c->app.now = now_s();
     if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev);
-    else if (m->kind == Q_ASK)
-      tui_app_ask(&c->app, m->tool, m->side, m->args, m->reason, c->rs.workspace);
+    else if (m->kind == Q_ASK) {
+      tui_ask q = {.tool = m->tool, .arguments = m->args, .reason = m->reason,
+                   .workspace = c->rs.workspace, .side = m->side, .code = m->code,
+                   .escalate_network = m->escalate_network,
+                   .escalate_unsandboxed = m->escalate_unsandboxed,
+                   .can_remember = m->can_remember, .grant_kind = m->grant_kind,
+                   .grant_value = m->grant_value, .grants_file = c->rs.grants.path};
+      tui_app_ask(&c->app, &q);
+    }
     else turn_done(c);
     qmsg_free(m);
   }
@@ -580,6 +585,28 @@ static void cmd_resume(ctl *c, const char *arg) {
     show_tail(c);
   }
   free(id);
+}
+
+/* The grants the engine holds: saved ("always", from the grants file) and
+ * this run's ("session"). The worker adds grants while a turn runs, so the
+ * list is read between turns only. */
+static void slash_grants(ctl *c) {
+  if (c->running) {
+    say(c, "Grants are listed when the running turn ends.");
+    return;
+  }
+  size_t shown = 0;
+  for (size_t i = 0; i < c->rs.grants.n; i++) {
+    const zgrant *g = &c->rs.grants.v[i];
+    if (g->scope == ZGRANT_ONCE) continue;
+    say(c, "  %s %-7s %-16s %s%s%s", g->allow ? "✓ allow" : "✗ deny ", zgrant_scope_name(g->scope),
+        g->tool, zgrant_kind_name(g->kind), g->value ? " " : "", g->value ? g->value : "");
+    shown++;
+  }
+  if (!shown)
+    say(c, "No grants yet (a prompt's \"allow for this session\" or \"always allow\" adds one).");
+  if (c->rs.grants.path)
+    say(c, "Saved grants: %s (zero sandbox grants lists and removes them).", c->rs.grants.path);
 }
 
 static void slash_tools(ctl *c) {
@@ -733,10 +760,7 @@ static void run_command(ctl *c, const char *line) {
         (long long)c->app.total_tokens, (long long)c->app.context_tokens);
   } else if (!strcmp(name, "/permissions")) {
     say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).", zperm_mode_name(c->app.mode));
-    pthread_mutex_lock(&c->mu);
-    if (!c->grants.len) say(c, "No session grants yet (a prompt's \"allow for this session\" adds one).");
-    for (size_t i = 0; i < c->grants.len; i++) say(c, "  allowed this session: %s", c->grants.items[i]);
-    pthread_mutex_unlock(&c->mu);
+    slash_grants(c);
   } else if (!strcmp(name, "/plan")) {
     if (c->app.mode != ZPERM_PLAN) {
       c->app.mode = ZPERM_PLAN;
@@ -783,8 +807,9 @@ static void answer_permission(ctl *c) {
   free(c->perm_note);
   c->perm_note = c->app.perm_note.len ? xstrdup(c->app.perm_note.data) : NULL;
   c->perm_action = c->app.perm_answer;
-  c->perm_for_session = c->app.perm_answer == ZPERM_ALLOW && c->app.perm_scope == TUI_PERM_SESSION;
-  if (c->perm_for_session) zvec_push(&c->grants, xstrdup(c->app.perm_grant_label));
+  c->perm_scope = c->app.perm_scope == TUI_PERM_ALWAYS    ? ZGRANT_ALWAYS
+                  : c->app.perm_scope == TUI_PERM_SESSION ? ZGRANT_SESSION
+                                                          : ZGRANT_ONCE;
   c->perm_answered = true;
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);
@@ -1074,8 +1099,6 @@ int cmd_tui(int argc, char **argv) {
   tui_keys_release(&c->keys);
   for (size_t i = 0; i < c->q.len; i++) qmsg_free(c->q.items[i]);
   zvec_free(&c->q);
-  for (size_t i = 0; i < c->grants.len; i++) free(c->grants.items[i]);
-  zvec_free(&c->grants);
   close(c->wake[0]);
   close(c->wake[1]);
   pthread_mutex_destroy(&c->mu);

@@ -140,6 +140,38 @@ class Tui(ZeroTest):
             self.assertEqual(f.read(), "alpha\nbeta\n")
         self.quit_and_check_terminal()
 
+    def test_always_allow_saves_the_command_prefix_and_stops_asking(self):
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo first"}}]},
+            {"text": "Ran it."},
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo second"}}]},
+            {"text": "Ran it again."}])
+        self.start()
+        self.type("say first")
+        self.keys("Enter")
+        s = self.wait_for("Permission needed")
+        self.assertIn("› 1. Deny", s)  # the focus stays on the safe choice
+        # the prompt names exactly what "always" remembers
+        self.assertIn("Always allow (saved): commands starting with `echo first` (p)", s)
+        self.keys("p")
+        self.wait_for("Ran it.")
+        path = os.path.join(self.home, ".config", "zero", "sandbox-grants.json")
+        with open(path) as f:
+            saved = json.load(f)["grants"]
+        self.assertEqual([(g["tool"], g["kind"], g["value"], g["action"]) for g in saved],
+                         [("exec_command", "prefix", "echo first", "allow")])
+        # /permissions lists it
+        self.type("/permissions")
+        self.keys("Enter")
+        self.wait_for("always  exec_command     prefix echo first")
+        # a command outside the prefix still asks
+        self.type("say second")
+        self.keys("Enter")
+        s = self.wait_for("wants to run echo second")
+        self.keys("Escape")
+        self.wait_for("Ran it again.")
+        self.quit_and_check_terminal()
+
     def test_deny_with_a_note_reaches_the_model(self):
         model = self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},
