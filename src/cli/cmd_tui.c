@@ -36,7 +36,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/compaction.h"
 #include "agent/loop.h"
+#include "agent/task_state.h"
+#include "config/models.h"
 #include "agent/recorder.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -49,7 +52,9 @@
 #include "cli/tui_setup.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
+#include "session/checkpoint.h"
 #include "session/store.h"
+#include "tools/image.h"
 #include "tools/tool.h"
 #include "ui/tui/app.h"
 #include "ui/tui/term.h"
@@ -118,6 +123,12 @@ typedef struct ctl {
   zagent agent;
   zerr err;
   zrun_status status;
+  /* What the worker runs: a turn, or /compact. */
+  enum { JOB_TURN, JOB_COMPACT } job;
+  int compact_rc;
+  size_t compact_summarized;
+  /* Images for the next message (/image): media type and base64. */
+  ZVEC(zimage) images;
   pthread_t worker;
   bool running;
   pthread_mutex_t mu;
@@ -222,6 +233,17 @@ static zapproval approve(void *ud, const zapproval_request *req) {
 
 static void *worker_main(void *ud) {
   ctl *c = ud;
+  if (c->job == JOB_COMPACT) {
+    c->compact_rc = zcompact_now(&c->rs.compactor, &c->conv, c->system_prompt, NULL,
+                                 &c->compact_summarized, &c->err);
+    c->status = zcancel_requested() ? ZRUN_INTERRUPTED : ZRUN_SUCCESS;
+    zerr e2 = ZERR_INIT;
+    if (c->rs.session) zsession_flush(c->rs.session, &e2);
+    qmsg *m = xcalloc(1, sizeof *m);
+    m->kind = Q_DONE;
+    post(c, m);
+    return NULL;
+  }
   c->status = zagent_run(&c->agent, c->turn_conv, &c->err);
   if (c->status == ZRUN_ERROR || c->status == ZRUN_INCOMPLETE) {
     zagent_event ev = {.kind = ZAEV_ERROR,
@@ -299,6 +321,26 @@ static void add_mentions(ctl *c, const char *text, zbuf *out) {
   }
 }
 
+static void clear_images(ctl *c) {
+  for (size_t i = 0; i < c->images.len; i++) {
+    free(c->images.items[i].media_type);
+    free(c->images.items[i].data);
+  }
+  c->images.len = 0;
+  for (size_t i = 0; i < c->app.attachments.len; i++) free(c->app.attachments.items[i]);
+  c->app.attachments.len = 0;
+}
+
+/* The compactor follows the current provider, model and session. */
+static void prepare_compactor(ctl *c) {
+  if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
+  c->rs.compactor.main = c->rs.provider;
+  c->rs.compactor.main_model = c->rs.rp.model;
+  c->rs.compactor.session = c->rs.session;
+  c->rs.compactor.task = &c->rs.task;
+  c->rs.compactor.instructions = c->rs.instruction_sources;
+}
+
 static void start_turn(ctl *c, const char *text) {
   bool side = c->app.side_chat;
   if (side) {
@@ -337,9 +379,23 @@ static void start_turn(ctl *c, const char *text) {
   c->turn_conv = side ? &c->side : &c->conv;
   zbuf full = ZBUF_INIT;
   add_mentions(c, text, &full);
-  zconv_add_user(c->turn_conv, full.data);
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = full.data, .len = full.len};
+  zmsg *um_msg = zconv_add_user(c->turn_conv, full.data);
+  /* /image attachments travel with this message (and are recorded with it,
+   * so a resumed session sends them again). */
+  json_t *um_meta = NULL;
+  if (c->images.len) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < c->images.len; i++) {
+      zmsg_add_image(um_msg, c->images.items[i].media_type, c->images.items[i].data);
+      json_array_append_new(arr, json_pack("{s:s, s:s}", "media_type", c->images.items[i].media_type,
+                                           "data", c->images.items[i].data));
+    }
+    um_meta = json_pack("{s:o}", "images", arr);
+    clear_images(c);
+  }
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = full.data, .len = full.len, .meta = um_meta};
   if (c->recorder && !side) c->recorder->emit(c->recorder, &um);
+  json_decref(um_meta);
   zbuf_release(&full);
 
   static zsink *sinks[2];
@@ -349,12 +405,7 @@ static void start_turn(ctl *c, const char *text) {
    * the permission engine, checkpoints into the current session, MCP tools,
    * compaction following the current provider and session. */
   zrun_setup_tools(&c->rs, mode, ZAUTO_LOW);
-  if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
-  c->rs.compactor.main = c->rs.provider;
-  c->rs.compactor.main_model = c->rs.rp.model;
-  c->rs.compactor.session = c->rs.session;
-  c->rs.compactor.task = &c->rs.task;
-  c->rs.compactor.instructions = c->rs.instruction_sources;
+  prepare_compactor(c);
   zagent_release(&c->agent);
   c->agent = (zagent){0};
   zrun_setup_agent(&c->rs, &c->agent);
@@ -368,6 +419,7 @@ static void start_turn(ctl *c, const char *text) {
   if (side) c->agent.compactor = NULL;
   zerr_clear(&c->err);
   zcancel_reset();
+  c->job = JOB_TURN;
   tui_app_turn_start(&c->app, now_s());
   if (pthread_create(&c->worker, NULL, worker_main, c) != 0) {
     tui_app_turn_end(&c->app, "✗ Cannot start the agent thread; try again.");
@@ -400,12 +452,34 @@ static void leave_side(ctl *c) {
   tui_app_print(&c->app, c->app.th.muted, "↩ Back to the main conversation (the side conversation was not saved).");
 }
 
+static void compact_done(ctl *c) {
+  zcompactor *k = &c->rs.compactor;
+  zbuf l = ZBUF_INIT;
+  if (c->status == ZRUN_INTERRUPTED)
+    zbuf_addstr(&l, "⊘ Compaction cancelled; the conversation is unchanged.");
+  else if (c->compact_rc < 0)
+    zbuf_addf(&l, "✗ Cannot compact: %s", c->err.msg);
+  else
+    zbuf_addf(&l, "✓ Compacted: ~%lld → ~%lld tokens (%zu message%s summarized; your last "
+              "exchange is kept as it was). %zu messages in the conversation now.",
+              (long long)k->last_before, (long long)k->last_after, c->compact_summarized,
+              c->compact_summarized == 1 ? "" : "s", c->conv.len);
+  tui_app_turn_end(&c->app, NULL);
+  blank_line(c);
+  tui_app_print(&c->app, c->compact_rc < 0 || c->status == ZRUN_INTERRUPTED ? c->app.th.warn : "",
+                l.data);
+  zbuf_release(&l);
+}
+
 static void turn_done(ctl *c) {
   pthread_join(c->worker, NULL);
   c->running = false;
   const char *line = NULL;
-  if (c->status == ZRUN_INTERRUPTED) line = "⊘ Cancelled. The conversation is kept; type to continue.";
-  tui_app_turn_end(&c->app, line);
+  if (c->job == JOB_COMPACT) compact_done(c);
+  else {
+    if (c->status == ZRUN_INTERRUPTED) line = "⊘ Cancelled. The conversation is kept; type to continue.";
+    tui_app_turn_end(&c->app, line);
+  }
   fflush(c->rec_diag);
   if (c->rec_diag_len) {
     tui_app_print(&c->app, c->app.th.warn, c->rec_diag_buf);
@@ -487,14 +561,42 @@ static void cmd_help_text(ctl *c) {
          "      Ctrl+A/E/K/U/W/Y edit · Alt+B/F words · Tab completes /commands and @files");
 }
 
+/* Closes the current session (flushed, unlocked). The checkpointer and the
+ * recorder point into it, so they go too (zrun_setup_tools makes a new
+ * checkpointer for whatever session is current at the next turn). */
+static void release_session(ctl *c) {
+  if (c->recorder) c->recorder->destroy(c->recorder);
+  c->recorder = NULL;
+  if (c->rs.checkpoints) zcheckpointer_free(c->rs.checkpoints);
+  c->rs.checkpoints = NULL;
+  free(c->rs.checkpoints_for);
+  c->rs.checkpoints_for = NULL;
+  c->rs.compactor.session = NULL;
+  if (c->rs.session) {
+    zerr e = ZERR_INIT;
+    zsession_flush(c->rs.session, &e);
+    zsession_close(c->rs.session);
+  }
+  c->rs.session = NULL;
+}
+
+/* Resumes session id into c->conv (zrun_setup_session; the id of an
+ * earlier resume is let go first). */
+static int reopen_session(ctl *c, const char *id, zerr *err) {
+  free(c->rs.resumed_id);
+  c->rs.resumed_id = NULL;
+  return zrun_setup_session(&c->rs, true, id, NULL, &c->conv, warn_cb, c, err);
+}
+
 static void new_session(ctl *c) {
   if (c->app.side_chat) {
     zconv_release(&c->side);
     c->side = (zconv)ZCONV_INIT;
     c->app.side_chat = false;
   }
-  if (c->rs.session) zsession_close(c->rs.session);
-  c->rs.session = NULL;
+  release_session(c);
+  ztask_release(&c->rs.task);
+  ztask_init(&c->rs.task);
   zconv_release(&c->conv);
   c->conv = (zconv)ZCONV_INIT;
   json_decref(c->plan);
@@ -577,7 +679,7 @@ static void cmd_resume(ctl *c, const char *arg) {
   json_decref(mine);
   json_decref(all);
   new_session(c);
-  if (zrun_setup_session(&c->rs, true, id, NULL, &c->conv, warn_cb, c, &err) < 0) {
+  if (reopen_session(c, id, &err) < 0) {
     say(c, "✗ Cannot resume %s: %s", id, err.msg);
   } else {
     attach_session(c);
@@ -662,6 +764,289 @@ static void slash_doctor(ctl *c) {
   say(c, "workspace  %s", c->rs.workspace);
 }
 
+/* --- /fork, /rewind, /compact, /image ------------------------------------ */
+
+/* /fork: the current session is copied (zsession_fork, like zero sessions
+ * fork and zero exec --fork) and the conversation continues in the copy;
+ * the original is left as it was. */
+static void cmd_fork(ctl *c) {
+  if (!c->rs.session) {
+    say(c, "Nothing to fork yet: the session is created with your first message.");
+    return;
+  }
+  char *parent = xstrdup(c->rs.session->id);
+  zerr err = ZERR_INIT;
+  release_session(c);
+  zconv_release(&c->conv);
+  c->conv = (zconv)ZCONV_INIT;
+  if (zrun_setup_fork(&c->rs, parent, &c->conv, warn_cb, c, &err) < 0) {
+    say(c, "✗ Cannot fork %s: %s", parent, err.msg);
+    /* stay in the original */
+    zconv_release(&c->conv);
+    c->conv = (zconv)ZCONV_INIT;
+    if (c->rs.session) zsession_close(c->rs.session);
+    c->rs.session = NULL;
+    zerr e2 = ZERR_INIT;
+    if (reopen_session(c, parent, &e2) < 0)
+      say(c, "✗ Cannot reopen %s either: %s. /resume picks a session.", parent, e2.msg);
+  } else {
+    say(c, "Forked %s into %s (%zu messages). You are in the fork now; the original is "
+        "unchanged (zero --resume %s).", parent, c->rs.session->id, c->conv.len, parent);
+  }
+  attach_session(c);
+  free(parent);
+}
+
+/* The user messages of the session: [{seq, text}] (new reference). */
+typedef struct user_msgs {
+  json_t *list;
+} user_msgs;
+
+static size_t idx_of(const json_t *arr, const json_t *item) {
+  for (size_t i = 0; i < json_array_size(arr); i++)
+    if (json_array_get(arr, i) == item) return i;
+  return 0;
+}
+
+static int collect_user(void *ud, const json_t *ev) {
+  user_msgs *u = ud;
+  const json_t *p = json_object_get(ev, "payload");
+  if (!strcmp(zjson_str_or(ev, "type", ""), "message") && !strcmp(zjson_str_or(p, "role", ""), "user"))
+    json_array_append_new(u->list, json_pack("{s:I, s:s}", "seq", zjson_int_or(ev, "sequence", 0),
+                                             "text", zjson_str_or(p, "content", "")));
+  return 0;
+}
+
+/* A message as the user typed it: without the files @mentions attached. */
+static char *typed_text(const char *content) {
+  const char *cut = strstr(content, "\n\n[File @");
+  return cut ? xstrndup(content, (size_t)(cut - content)) : xstrdup(content);
+}
+
+static void rewind_plan_lines(ctl *c, const json_t *plan) {
+  size_t i;
+  json_t *r;
+  size_t nrestore = 0;
+  json_array_foreach(json_object_get(plan, "restore"), i, r) {
+    const char *action = zjson_str_or(r, "action", "");
+    if (!strcmp(action, "unchanged")) continue;
+    say(c, "  %s %s", !strcmp(action, "delete") ? "✗ delete " : "↺ restore", zjson_str_or(r, "path", ""));
+    nrestore++;
+  }
+  json_array_foreach(json_object_get(plan, "notRestorable"), i, r) {
+    if (zjson_str(r, "path"))
+      say(c, "  ⚠ not restorable: %s (%s)", zjson_str(r, "path"), zjson_str_or(r, "reason", ""));
+    else
+      say(c, "  ⚠ not restorable: event %lld ran `%s`; %s", (long long)zjson_int_or(r, "sequence", 0),
+          zjson_str_or(r, "command", ""), zjson_str_or(r, "reason", ""));
+  }
+  if (!nrestore) say(c, "  (no files change)");
+}
+
+/* /rewind          a picker over your messages
+ * /rewind SEQ      the plan for going back to before message SEQ (the
+ *                  files that change), and a confirmation picker
+ * /rewind apply SEQ  does it: files restored, the log cut, the message put
+ *                  back into the composer to edit and send again */
+static void cmd_rewind(ctl *c, const char *arg) {
+  if (!c->rs.session) {
+    say(c, "Nothing to rewind: this session has no messages yet.");
+    return;
+  }
+  if (!strcmp(arg, "cancel")) {
+    say(c, "Rewind cancelled; nothing changed.");
+    return;
+  }
+  bool apply = !strncmp(arg, "apply ", 6);
+  const char *num = apply ? arg + 6 : arg;
+  zerr err = ZERR_INIT;
+  char *id = xstrdup(c->rs.session->id);
+  zerr fe = ZERR_INIT;
+  zsession_flush(c->rs.session, &fe);
+  user_msgs u = {.list = json_array()};
+  if (zsession_for_each_event(c->rs.session_root, id, collect_user, &u, NULL, &err) < 0) {
+    say(c, "✗ Cannot read the session: %s", err.msg);
+    goto out;
+  }
+  if (!*num) {
+    size_t n = json_array_size(u.list);
+    if (!n) {
+      say(c, "No messages to go back to.");
+      goto out;
+    }
+    char **labels = xcalloc(n, sizeof *labels), **values = xcalloc(n, sizeof *values);
+    for (size_t i = 0; i < n; i++) {
+      /* newest first */
+      const json_t *m = json_array_get(u.list, n - 1 - i);
+      char *t = typed_text(zjson_str_or(m, "text", ""));
+      for (char *q = t; *q; q++)
+        if (*q == '\n') *q = ' ';
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "%2zu. ", n - i);
+      tw_sanitize(&l, t, strlen(t));
+      labels[i] = zbuf_detach(&l, NULL);
+      zbuf v = ZBUF_INIT;
+      zbuf_addf(&v, "%lld", (long long)zjson_int_or(m, "seq", 0));
+      values[i] = zbuf_detach(&v, NULL);
+      free(t);
+    }
+    say(c, "Pick the message to go back to: it and everything after it are removed, and the "
+           "files the tools changed since are restored.");
+    tui_app_picker(&c->app, "/rewind", "Rewind to before…", (const char *const *)labels,
+                   (const char *const *)values, n);
+    for (size_t i = 0; i < n; i++) free(labels[i]), free(values[i]);
+    free(labels);
+    free(values);
+    goto out;
+  }
+  char *end;
+  long long seq = strtoll(num, &end, 10);
+  const json_t *msg = NULL;
+  size_t idx;
+  json_t *m;
+  json_array_foreach(u.list, idx, m) if (*num && !*end && zjson_int_or(m, "seq", -1) == seq) msg = m;
+  if (!msg) {
+    say(c, "✗ %s is not one of your messages in this session; /rewind without an argument "
+           "lists them.", num);
+    goto out;
+  }
+  /* zsession_rewind takes the session lock: let go of it around the call. */
+  release_session(c);
+  json_t *plan = NULL;
+  int rc = zsession_rewind(c->rs.session_root, id, seq - 1, !apply, &plan, &err);
+  if (rc < 0) say(c, "✗ Cannot rewind: %s", err.msg);
+  else if (!apply) {
+    say(c, "Rewind to before your message #%zu (removes %lld events):", idx_of(u.list, msg) + 1,
+        (long long)zjson_int_or(plan, "removedEvents", 0));
+    rewind_plan_lines(c, plan);
+    const char *labels[2] = {"Rewind: restore these files and drop the later conversation",
+                             "Cancel"};
+    zbuf v = ZBUF_INIT;
+    zbuf_addf(&v, "apply %lld", seq);
+    const char *values[2] = {v.data, "cancel"};
+    tui_app_picker(&c->app, "/rewind", "Rewind?", labels, values, 2);
+    zbuf_release(&v);
+  }
+  json_decref(plan);
+  /* back into the (possibly cut) session */
+  zconv_release(&c->conv);
+  c->conv = (zconv)ZCONV_INIT;
+  zerr e2 = ZERR_INIT;
+  if (reopen_session(c, id, &e2) < 0) {
+    say(c, "✗ Cannot reopen the session %s: %s. /resume picks a session.", id, e2.msg);
+    if (c->rs.session) zsession_close(c->rs.session);
+    c->rs.session = NULL;
+  } else if (apply && rc == 0) {
+    /* The task state is rebuilt from what is left of the log. */
+    ztask_release(&c->rs.task);
+    ztask_init(&c->rs.task);
+    if (ztask_replay(&c->rs.task, c->rs.session_root, id, &e2) < 0 ||
+        zsession_set_meta(c->rs.session, "taskState", ztask_to_json(&c->rs.task), &e2) < 0)
+      say(c, "⚠ The session's task state was not updated: %s", e2.msg);
+    json_decref(c->app.plan);
+    c->app.plan = NULL;
+    char *t = typed_text(zjson_str_or(msg, "text", ""));
+    tui_composer_set(&c->app.comp, t);
+    free(t);
+    say(c, "↺ Rewound: %zu messages remain; the files are as they were before that message. "
+           "It is back in the composer: edit it and press Enter, or clear it (Ctrl+U).",
+        c->conv.len);
+  }
+  attach_session(c);
+out:
+  json_decref(u.list);
+  free(id);
+}
+
+/* /compact: the compactor now, on the worker (it asks a model). */
+static void cmd_compact(ctl *c) {
+  if (c->app.side_chat) {
+    say(c, "/compact works on the main conversation; Ctrl+C leaves the side conversation first.");
+    return;
+  }
+  if (c->conv.len < 2) {
+    say(c, "Nothing to compact yet.");
+    return;
+  }
+  if (!c->system_prompt || c->prompt_mode != c->app.mode) {
+    free(c->system_prompt);
+    c->system_prompt = xstrdup(zrun_setup_system_prompt(&c->rs, c->app.mode));
+    c->prompt_mode = c->app.mode;
+  }
+  zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
+  prepare_compactor(c);
+  zerr_clear(&c->err);
+  zcancel_reset();
+  c->job = JOB_COMPACT;
+  c->compact_rc = 0;
+  tui_app_turn_start(&c->app, now_s());
+  say(c, "Compacting: the conversation before your last message is summarized…");
+  if (pthread_create(&c->worker, NULL, worker_main, c) != 0) {
+    tui_app_turn_end(&c->app, "✗ Cannot start the compaction thread; try again.");
+    return;
+  }
+  c->running = true;
+}
+
+/* /image PATH: attached to the next message; /image clear drops them. */
+static void cmd_image(ctl *c, const char *arg) {
+  if (!*arg) {
+    say(c, "Attach an image to your next message: /image PATH (PNG, JPEG, GIF or WebP, up to "
+           "10 MiB). /image clear removes the attached ones.");
+    return;
+  }
+  if (!strcmp(arg, "clear")) {
+    size_t n = c->images.len;
+    clear_images(c);
+    say(c, n ? "Removed %zu attached image%s." : "No images were attached.", n, n == 1 ? "" : "s");
+    return;
+  }
+  zmodel_info mi;
+  zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+  if (mi.known && !mi.images) {
+    say(c, "✗ The model %s does not accept images. Switch to a vision model first (/model lists "
+           "them), then attach the image again.", c->rs.rp.model);
+    return;
+  }
+  char *path = arg[0] == '~' && arg[1] == '/' ? zpath_join(zpath_home(), arg + 2)
+                                              : zpath_absolute(arg, c->rs.workspace);
+  zbuf data = ZBUF_INIT;
+  zerr err = ZERR_INIT;
+  struct stat st;
+  if (!path || stat(path, &st) < 0)
+    say(c, "✗ Cannot attach %s: %s.", arg, strerror(errno));
+  else if (!S_ISREG(st.st_mode))
+    say(c, "✗ Cannot attach %s: not a file.", arg);
+  else if ((uint64_t)st.st_size > ZIMAGE_MAX)
+    say(c, "✗ %s is %lld bytes; images up to 10 MiB can be attached. Scale it down first.", arg,
+        (long long)st.st_size);
+  else if (zfs_read_file(path, &data, ZIMAGE_MAX, &err) < 0)
+    say(c, "✗ Cannot read %s: %s", arg, err.msg);
+  else {
+    unsigned w, h;
+    const char *type = zimage_sniff((const unsigned char *)data.data, data.len, &w, &h);
+    if (!type) say(c, "✗ %s is not a PNG, JPEG, GIF or WebP image.", arg);
+    else {
+      zbuf b64 = ZBUF_INIT;
+      zimage_base64((const unsigned char *)data.data, data.len, &b64);
+      zimage im = {.media_type = xstrdup(type), .data = zbuf_detach(&b64, NULL)};
+      zvec_push(&c->images, im);
+      zbuf l = ZBUF_INIT;
+      tw_sanitize(&l, arg, strlen(arg));
+      zbuf_addf(&l, " (%s", type + 6);
+      if (w && h) zbuf_addf(&l, ", %u×%u", w, h);
+      zbuf_addf(&l, ", %zu KiB)", (data.len + 1023) / 1024);
+      say(c, "Attached %s to your next message.", l.data);
+      zvec_push(&c->app.attachments, zbuf_detach(&l, NULL));
+      if (!mi.known)
+        say(c, "  (the model registry does not know %s; if it cannot read images the provider "
+               "will say so)", c->rs.rp.model);
+    }
+  }
+  zbuf_release(&data);
+  free(path);
+}
+
 static void run_command(ctl *c, const char *line) {
   char name[32];
   size_t n = strcspn(line, " \n");
@@ -677,6 +1062,11 @@ static void run_command(ctl *c, const char *line) {
   }
   bool needs_idle = !strcmp(name, "/model") || !strcmp(name, "/new") || !strcmp(name, "/resume") ||
                     !strcmp(name, "/add-dir");
+  bool always_idle = !strcmp(name, "/fork") || !strcmp(name, "/rewind") || !strcmp(name, "/compact");
+  if (always_idle && c->running) {
+    say(c, "%s waits until the running turn ends (Esc cancels it).", name);
+    return;
+  }
   if (needs_idle && c->running && *arg) {
     say(c, "%s waits until the running turn ends (Esc cancels it).", name);
     return;
@@ -771,7 +1161,11 @@ static void run_command(ctl *c, const char *line) {
     } else {
       say(c, "Already in plan mode; no plan yet.");
     }
-  } else if (!strcmp(name, "/tools")) slash_tools(c);
+  } else if (!strcmp(name, "/fork")) cmd_fork(c);
+  else if (!strcmp(name, "/rewind")) cmd_rewind(c, arg);
+  else if (!strcmp(name, "/compact")) cmd_compact(c);
+  else if (!strcmp(name, "/image")) cmd_image(c, arg);
+  else if (!strcmp(name, "/tools")) slash_tools(c);
   else if (!strcmp(name, "/add-dir")) {
     char *real = *arg ? realpath(arg, NULL) : NULL;
     if (!real || !zfs_is_dir(real)) say(c, "✗ /add-dir needs an existing directory: %s", *arg ? arg : "(none given)");
@@ -1095,6 +1489,8 @@ int cmd_tui(int argc, char **argv) {
   tui_term_leave();
   if (c->terminated) rc = ZEXIT_INTERRUPTED;
 
+  clear_images(c);
+  zvec_free(&c->images);
   tui_app_release(&c->app);
   tui_keys_release(&c->keys);
   for (size_t i = 0; i < c->q.len; i++) qmsg_free(c->q.items[i]);

@@ -216,7 +216,13 @@ static void on_message(replay *rp, const json_t *p) {
   cleanup_free char *text = content_text(json_object_get(p, "content"));
   if (!strcmp(role, "user")) {
     flush_pending(rp);
-    zconv_add_user(rp->conv, text ? text : "");
+    zmsg *um = zconv_add_user(rp->conv, text ? text : "");
+    size_t k;
+    const json_t *img;
+    json_array_foreach(json_object_get(p, "images"), k, img) {
+      const char *type = zjson_str(img, "media_type"), *data = zjson_str(img, "data");
+      if (type && data) zmsg_add_image(um, type, data);
+    }
     rp->open_asst = -1;
   } else if (!strcmp(role, "assistant")) {
     flush_pending(rp);

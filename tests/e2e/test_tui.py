@@ -172,6 +172,161 @@ class Tui(ZeroTest):
         self.wait_for("Ran it again.")
         self.quit_and_check_terminal()
 
+    def test_fork_continues_in_a_copy_and_leaves_the_original(self):
+        self.serve([{"text": "Original answer."}, {"text": "Answer in the fork."}])
+        self.start()
+        self.type("first question")
+        self.keys("Enter")
+        self.wait_for("Original answer.")
+        self.type("/fork")
+        self.keys("Enter")
+        s = self.wait_for("You are in the fork now")
+        self.type("second question")
+        self.keys("Enter")
+        self.wait_for("Answer in the fork.")
+        self.quit_and_check_terminal()
+        ids = self.session_ids()
+        self.assertEqual(len(ids), 2)
+        by_kind = {}
+        for sid in ids:
+            with open(os.path.join(self.sessions_dir(), sid, "metadata.json")) as f:
+                by_kind[json.load(f).get("sessionKind") or "main"] = sid
+        self.assertIn("fork", by_kind)
+        def users(sid):
+            return [e["payload"]["content"] for e in self.session_events(sid)
+                    if e["type"] == "message" and e["payload"].get("role") == "user"]
+        # the original has only the first exchange; the fork has both
+        self.assertEqual(users(by_kind["main"]), ["first question"])
+        self.assertEqual(users(by_kind["fork"]), ["first question", "second question"])
+        self.assertIn(by_kind["fork"], s)
+        # the fork's request carried the history
+        msgs = self.model.bodies()[-1]["messages"]
+        self.assertTrue(any(m.get("content") == "Original answer." for m in msgs))
+
+    def test_rewind_shows_the_files_restores_them_and_cuts_the_conversation(self):
+        with open(os.path.join(self.work, "keep.txt"), "w") as f:
+            f.write("version one\n")
+        self.serve([
+            {"text": "Just chatting."},
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "keep.txt"}}]},
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": "keep.txt", "content": "version two\n",
+                                           "overwrite": True}},
+                            {"name": "write_file",
+                             "arguments": {"path": "new.txt", "content": "fresh\n"}}]},
+            {"text": "Changed it."},
+            {"text": "Answer after the rewind."}])
+        self.start("--permission-mode", "auto")
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("Just chatting.")
+        self.type("change keep.txt")
+        self.keys("Enter")
+        self.wait_for("Changed it.")
+        with open(os.path.join(self.work, "keep.txt")) as f:
+            self.assertEqual(f.read(), "version two\n")
+        self.type("/rewind")
+        self.keys("Enter")
+        s = self.wait_for("Rewind to before")
+        self.assertIn(" 2. change keep.txt", s)   # newest first, focused
+        self.assertIn(" 1. hello", s)
+        self.keys("Enter")
+        s = self.wait_for("Rewind?")
+        self.assertIn("↺ restore " + os.path.join(self.work, "keep.txt"), s)
+        self.assertIn("✗ delete  " + os.path.join(self.work, "new.txt"), s)
+        with open(os.path.join(self.work, "keep.txt")) as f:
+            self.assertEqual(f.read(), "version two\n")  # the plan changed nothing
+        self.keys("Enter")
+        s = self.wait_for("Rewound:")
+        with open(os.path.join(self.work, "keep.txt")) as f:
+            self.assertEqual(f.read(), "version one\n")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "new.txt")))
+        # the message is back in the composer; send it edited
+        self.keys("C-u")
+        self.type("say something else")
+        self.keys("Enter")
+        self.wait_for("Answer after the rewind.")
+        self.quit_and_check_terminal()
+        sid = self.session_ids()[0]
+        users = [e["payload"]["content"] for e in self.session_events(sid)
+                 if e["type"] == "message" and e["payload"].get("role") == "user"]
+        self.assertEqual(users, ["hello", "say something else"])
+        msgs = self.model.bodies()[-1]["messages"]
+        self.assertFalse(any("change keep.txt" in (m.get("content") or "") for m in msgs))
+
+    def test_compact_summarizes_now_and_reports_what_it_reclaimed(self):
+        self.serve([{"text": "First answer " + "padding " * 200},
+                    {"text": "Second answer."},
+                    {"text": "SUMMARY: the user asked two questions."},
+                    {"text": "After compaction."}])
+        self.start()
+        self.type("question one")
+        self.keys("Enter")
+        self.wait_for("padding padding")
+        self.type("question two")
+        self.keys("Enter")
+        self.wait_for("Second answer.")
+        self.type("/compact")
+        self.keys("Enter")
+        s = self.wait_for("Compacted:")
+        self.assertRegex(s, r"Compacted: ~\d+ → ~\d+ tokens")
+        self.type("question three")
+        self.keys("Enter")
+        self.wait_for("After compaction.")
+        self.quit_and_check_terminal()
+        msgs = self.model.bodies()[-1]["messages"]
+        text = json.dumps(msgs)
+        self.assertIn("SUMMARY: the user asked two questions.", text)
+        self.assertNotIn("padding padding", text)
+        self.assertIn("question two", text)   # the last exchange is kept
+        sid = self.session_ids()[0]
+        comp = [e for e in self.session_events(sid) if e["type"] == "session_compaction"]
+        self.assertEqual(len(comp), 1)
+        self.assertEqual(comp[0]["payload"]["reason"], "manual")
+
+    def test_image_is_attached_to_the_next_message(self):
+        png = (b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (3).to_bytes(4, "big") +
+               (2).to_bytes(4, "big") + b"\x08\x02\x00\x00\x00" + b"\x00" * 20)
+        with open(os.path.join(self.work, "shot.png"), "wb") as f:
+            f.write(png)
+        with open(os.path.join(self.work, "notes.txt"), "w") as f:
+            f.write("not an image\n")
+        self.serve([{"text": "I see a tiny image."}])
+        self.start()
+        self.type("/image notes.txt")
+        self.keys("Enter")
+        self.wait_for("notes.txt is not a PNG, JPEG, GIF or WebP image")
+        self.type("/image shot.png")
+        self.keys("Enter")
+        s = self.wait_for("Attached shot.png (png, 3×2")
+        self.assertIn("▣ image shot.png", s)  # shown above the composer until sent
+        self.type("what is this?")
+        self.keys("Enter")
+        self.wait_for("I see a tiny image.")
+        user = self.model.bodies()[-1]["messages"][-1]
+        self.assertEqual(user["role"], "user")
+        parts = user["content"]
+        self.assertEqual(parts[0], {"type": "text", "text": "what is this?"})
+        self.assertTrue(parts[1]["image_url"]["url"].startswith("data:image/png;base64,iVBORw0KGgo"))
+        self.assertNotIn("▣ image shot.png", self.screen().split("I see a tiny image.")[-1])
+        self.quit_and_check_terminal()
+        # recorded with the message, so a resume sends it again
+        sid = self.session_ids()[0]
+        um = [e for e in self.session_events(sid) if e["type"] == "message"][0]
+        self.assertEqual(um["payload"]["images"][0]["media_type"], "image/png")
+
+    def test_image_refused_for_a_model_without_image_input(self):
+        self.serve([{"text": "unused"}], model="deepseek-chat")
+        with open(os.path.join(self.work, "a.png"), "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + b"\x00" * 30)
+        self.start()
+        self.type("/image a.png")
+        self.keys("Enter")
+        s = self.wait_for("does not accept images")
+        self.assertIn("The model deepseek-chat does not accept images", s)
+        self.assertNotIn("▣ image", s)
+        self.quit_and_check_terminal()
+
     def test_deny_with_a_note_reaches_the_model(self):
         model = self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},

@@ -19,7 +19,11 @@ const tui_command_info tui_commands[] = {
     {"/provider", "[name]", "show or switch the provider profile"},
     {"/new", "", "start a new session"},
     {"/resume", "[id|search]", "list sessions of this workspace, or resume one"},
+    {"/fork", "", "continue in a copy of this session (the original stays)"},
+    {"/rewind", "", "go back to before one of your messages; files restored"},
     {"/btw", "QUESTION", "side question in an isolated fork (Ctrl+C returns)"},
+    {"/compact", "", "summarize the conversation now to free context"},
+    {"/image", "PATH", "attach an image to the next message"},
     {"/context", "", "context window use"},
     {"/usage", "", "tokens used in this session"},
     {"/permissions", "", "permission mode and session grants"},
@@ -68,6 +72,8 @@ void tui_app_release(tui_app *a) {
   free(a->expandable);
   for (size_t i = 0; i < a->queue.len; i++) free(a->queue.items[i]);
   zvec_free(&a->queue);
+  for (size_t i = 0; i < a->attachments.len; i++) free(a->attachments.items[i]);
+  zvec_free(&a->attachments);
   free(a->perm_title);
   tw_lines_free(&a->perm_detail);
   zbuf_release(&a->perm_note);
@@ -1144,6 +1150,14 @@ void tui_app_render(tui_app *a) {
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "%s⏎ queued: ", a->th.muted);
     tw_sanitize(&l, a->queue.items[i], strlen(a->queue.items[i]));
+    zbuf_addstr(&l, a->th.reset);
+    tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  for (size_t i = 0; i < a->attachments.len; i++) {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s▣ image %s%s · sent with your next message (/image clear removes)%s",
+              a->th.accent, a->th.reset, a->attachments.items[i], a->th.muted);
     zbuf_addstr(&l, a->th.reset);
     tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
     zbuf_release(&l);

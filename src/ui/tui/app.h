@@ -94,6 +94,7 @@ typedef struct tui_app {
   bool plan_changed;
   char *expandable;      /* last collapsed text (Ctrl+O shows it), or NULL */
   ZVEC(char *) queue;    /* messages typed while busy */
+  ZVEC(char *) attachments; /* images for the next message (/image), as shown */
   /* permission prompt */
   bool perm_active;
   char *perm_title;
