@@ -40,6 +40,7 @@
 #include "agent/loop.h"
 #include "agent/task_state.h"
 #include "config/models.h"
+#include "config/presets.h"
 #include "agent/recorder.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -334,6 +335,8 @@ static void clear_images(ctl *c) {
 /* The compactor follows the current provider, model and session. */
 static void prepare_compactor(ctl *c) {
   if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
+  else /* /model or /provider may have changed the window */
+    c->rs.compactor.window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
   c->rs.compactor.main = c->rs.provider;
   c->rs.compactor.main_model = c->rs.rp.model;
   c->rs.compactor.session = c->rs.session;
@@ -1047,6 +1050,112 @@ static void cmd_image(ctl *c, const char *arg) {
   free(path);
 }
 
+/* --- /model and /provider pickers --------------------------------------- */
+
+static const char *ctx_words(int64_t t) {
+  static char b[32];
+  if (t >= 1000000 && t % 1000000 == 0) snprintf(b, sizeof b, "%lldM", (long long)(t / 1000000));
+  else if (t >= 1000000) snprintf(b, sizeof b, "%.1fM", (double)t / 1e6);
+  else snprintf(b, sizeof b, "%lldk", (long long)((t + 500) / 1000));
+  return b;
+}
+
+typedef struct model_rows {
+  ctl *c;
+  ZVEC(char *) labels;
+  ZVEC(char *) values;
+} model_rows;
+
+static void model_row(model_rows *r, const char *id, const zmodel_info *m) {
+  for (size_t i = 0; i < r->values.len; i++)
+    if (!strcmp(r->values.items[i], id)) return;
+  zbuf l = ZBUF_INIT;
+  bool cur = r->c->rs.rp.model && !strcmp(id, r->c->rs.rp.model);
+  zbuf_addf(&l, "%s %-30s", cur ? "●" : " ", id);
+  if (m && m->known) {
+    zbuf_addf(&l, " %5s ctx", ctx_words(m->context_window));
+    zbuf_addf(&l, " · %s", m->tools ? "tools" : "no tools");
+    if (m->images) zbuf_addstr(&l, " · images");
+    if (m->efforts && m->efforts[0]) zbuf_addstr(&l, " · reasoning");
+    if (m->priced) zbuf_addf(&l, " · $%.2f/$%.2f per 1M", m->input_price, m->output_price);
+  } else {
+    zbuf_addstr(&l, " (not in the registry)");
+  }
+  zvec_push(&r->labels, zbuf_detach(&l, NULL));
+  zvec_push(&r->values, xstrdup(id));
+}
+
+static void model_each_cb(void *ud, const zmodel_info *m) { model_row(ud, m->id, m); }
+
+/* The model registry (config/models.h) for the current provider's family,
+ * the current model first, then the models the config's profiles name. */
+static void model_picker(ctl *c) {
+  model_rows r = {.c = c};
+  zmodel_info mi;
+  zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+  model_row(&r, c->rs.rp.model, &mi);
+  const char *family = zmodel_family_for_kind(c->rs.rp.kind);
+  /* a local runtime or gateway serves models the registry does not list
+   * under its family: offer the whole registry there */
+  zmodel_each(&c->rs.cfg, family, model_each_cb, &r);
+  for (size_t i = 0; i < c->rs.cfg.n_providers; i++) {
+    const char *m = c->rs.cfg.providers[i].model;
+    if (!m) continue;
+    zmodel_lookup(&c->rs.cfg, m, &mi);
+    model_row(&r, m, &mi);
+  }
+  say(c, "Model: %s (provider %s, %s). Pick one, or /model NAME for any name the provider "
+         "serves.", c->rs.rp.model, c->rs.rp.name, family ? family : "any family");
+  tui_app_picker(&c->app, "/model", "Switch model", (const char *const *)r.labels.items,
+                 (const char *const *)r.values.items, r.values.len);
+  for (size_t i = 0; i < r.values.len; i++) free(r.labels.items[i]), free(r.values.items[i]);
+  zvec_free(&r.labels);
+  zvec_free(&r.values);
+}
+
+/* The configured provider profiles, then the built-in presets that can be
+ * used as they are: a local runtime, or a hosted one whose key variable is
+ * set. */
+static void provider_picker(ctl *c) {
+  ZVEC(char *) labels = {0};
+  ZVEC(char *) values = {0};
+  for (size_t i = 0; i < c->rs.cfg.n_providers; i++) {
+    const zprofile *p = &c->rs.cfg.providers[i];
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s %-16s %-18s %-24s %s", !strcmp(p->name, c->rs.rp.name) ? "●" : " ", p->name,
+              p->kind ? p->kind : "", p->model ? p->model : "", p->base_url ? p->base_url : "");
+    zvec_push(&labels, zbuf_detach(&l, NULL));
+    zvec_push(&values, xstrdup(p->name));
+  }
+  size_t np;
+  const zpreset *ps = zpreset_all(&np);
+  for (size_t i = 0; i < np; i++) {
+    bool dup = false;
+    for (size_t k = 0; k < values.len; k++) dup |= !strcmp(values.items[k], ps[i].name);
+    const char *key = ps[i].key_env ? getenv(ps[i].key_env) : NULL;
+    bool usable = ps[i].local || (key && *key);
+    if (dup || !usable || !ps[i].model) continue;
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s %-16s %-18s %-24s %s (preset; %s)", !strcmp(ps[i].name, c->rs.rp.name) ? "●" : " ",
+              ps[i].name, ps[i].kind, ps[i].model, ps[i].base_url,
+              ps[i].local ? "local, no key" : ps[i].key_env);
+    zvec_push(&labels, zbuf_detach(&l, NULL));
+    zvec_push(&values, xstrdup(ps[i].name));
+  }
+  say(c, "Provider: %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind, c->rs.rp.base_url,
+      c->rs.rp.model);
+  if (!values.len)
+    say(c, "No provider profiles are configured; add one to %s (docs/config.md) or set a "
+           "preset's key variable (zero providers list shows them).",
+        c->rs.cfg.user_path ? c->rs.cfg.user_path : "~/.config/zero/config.json");
+  else
+    tui_app_picker(&c->app, "/provider", "Switch provider",
+                   (const char *const *)labels.items, (const char *const *)values.items, values.len);
+  for (size_t i = 0; i < values.len; i++) free(labels.items[i]), free(values.items[i]);
+  zvec_free(&labels);
+  zvec_free(&values);
+}
+
 static void run_command(ctl *c, const char *line) {
   char name[32];
   size_t n = strcspn(line, " \n");
@@ -1075,29 +1184,23 @@ static void run_command(ctl *c, const char *line) {
   if (!strcmp(name, "/help")) cmd_help_text(c);
   else if (!strcmp(name, "/quit") || !strcmp(name, "/exit")) c->quit = true;
   else if (!strcmp(name, "/model")) {
-    if (!*arg) {
-      /* The models this config names (the model registry is issue 3's). */
-      const char *labels[64], *values[64];
-      size_t nm = 0;
-      labels[nm] = values[nm] = c->rs.rp.model;
-      nm++;
-      for (size_t i = 0; i < c->rs.cfg.n_providers && nm < 64; i++) {
-        const char *m = c->rs.cfg.providers[i].model;
-        bool dup = false;
-        for (size_t k = 0; k < nm; k++) dup |= m && !strcmp(values[k], m);
-        if (m && !dup) labels[nm] = values[nm] = m, nm++;
-      }
-      say(c, "Model: %s (provider %s). /model NAME switches to any model name.", c->rs.rp.model,
-          c->rs.rp.name);
-      tui_app_picker(&c->app, "/model", "Switch model", labels, values, nm);
-    } else if (zrun_setup_switch_model(&c->rs, arg, &err) < 0) {
+    if (!*arg) model_picker(c);
+    else if (zrun_setup_switch_model(&c->rs, arg, &err) < 0) {
       say(c, "✗ %s", err.msg);
     } else {
       free(c->app.model);
       c->app.model = xstrdup(c->rs.rp.model);
       free(c->system_prompt);
       c->system_prompt = NULL;
-      say(c, "Model is now %s.", c->rs.rp.model);
+      zmodel_info mi;
+      zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+      if (mi.known)
+        say(c, "Model is now %s (%s context%s).", c->rs.rp.model, ctx_words(mi.context_window),
+            mi.images ? ", reads images" : "");
+      else
+        say(c, "Model is now %s. It is not in the model registry, so a %s context window is "
+               "assumed (preferences.contextWindow sets it).", c->rs.rp.model,
+            ctx_words(ZMODEL_DEFAULT_CONTEXT));
     }
   } else if (!strcmp(name, "/btw")) {
     if (c->running) say(c, "/btw waits until the running turn ends (Esc cancels it).");
@@ -1110,28 +1213,16 @@ static void run_command(ctl *c, const char *line) {
       start_turn(c, arg);
     }
   } else if (!strcmp(name, "/provider")) {
-    if (!*arg && c->rs.cfg.n_providers > 1) {
-      const char **labels = xcalloc(c->rs.cfg.n_providers, sizeof *labels);
-      const char **values = xcalloc(c->rs.cfg.n_providers, sizeof *values);
-      for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
-        labels[i] = values[i] = c->rs.cfg.providers[i].name;
-      tui_app_picker(&c->app, "/provider", "Switch provider", labels, values, c->rs.cfg.n_providers);
-      free(labels);
-      free(values);
-    }
-    say(c, "Provider profiles (active: %s):", c->rs.rp.name);
-    for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
-      say(c, "  %s %s (%s) %s", !strcmp(c->rs.cfg.providers[i].name, c->rs.rp.name) ? "●" : "○",
-          c->rs.cfg.providers[i].name, c->rs.cfg.providers[i].kind ? c->rs.cfg.providers[i].kind : "",
-          c->rs.cfg.providers[i].model ? c->rs.cfg.providers[i].model : "");
-    if (*arg && c->running) say(c, "/provider waits until the running turn ends (Esc cancels it).");
-    else if (*arg && zrun_setup_switch_provider(&c->rs, arg, &err) < 0) say(c, "✗ %s", err.msg);
-    else if (*arg) {
+    if (!*arg) provider_picker(c);
+    else if (c->running) say(c, "/provider waits until the running turn ends (Esc cancels it).");
+    else if (zrun_setup_switch_provider(&c->rs, arg, &err) < 0) say(c, "✗ %s", err.msg);
+    else {
       free(c->app.model);
       c->app.model = xstrdup(c->rs.rp.model);
       free(c->system_prompt);
       c->system_prompt = NULL;
-      say(c, "Provider is now %s (model %s).", c->rs.rp.name, c->rs.rp.model);
+      say(c, "Provider is now %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind,
+          c->rs.rp.base_url, c->rs.rp.model);
     }
   } else if (!strcmp(name, "/new")) {
     if (c->running) say(c, "/new waits until the running turn ends (Esc cancels it).");

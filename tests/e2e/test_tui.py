@@ -327,6 +327,52 @@ class Tui(ZeroTest):
         self.assertNotIn("▣ image", s)
         self.quit_and_check_terminal()
 
+    def test_model_picker_lists_the_registry_and_switches(self):
+        self.serve([{"text": "Hi from the new model."}], model="gpt-4.1")
+        self.start()
+        self.type("/model")
+        self.keys("Enter")
+        s = self.wait_for("Switch model")
+        self.assertIn("● gpt-4.1", s)      # the current model, first
+        self.assertIn("ctx", s)            # registry facts: context window …
+        self.assertIn("per 1M", s)         # … and prices
+        self.type("4.1-mini")              # filter
+        s = self.wait_for("›   gpt-4.1-mini")
+        self.keys("Enter")
+        self.wait_for("Model is now gpt-4.1-mini")
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("Hi from the new model.")
+        self.assertEqual(self.model.bodies()[-1]["model"], "gpt-4.1-mini")
+        self.quit_and_check_terminal()
+
+    def test_provider_picker_switches_between_configured_profiles(self):
+        model = self.serve([{"text": "Answer from beta."}])
+        for k in ("OPENAI_BASE_URL", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        cfg_dir = os.path.join(self.home, ".config", "zero")
+        os.makedirs(cfg_dir, exist_ok=True)
+        with open(os.path.join(cfg_dir, "config.json"), "w") as f:
+            json.dump({"activeProvider": "alpha", "providers": [
+                {"name": "alpha", "provider_kind": "openai-compatible", "baseURL": model.base_url,
+                 "apiKeyEnv": "OPENAI_API_KEY", "model": "alpha-model"},
+                {"name": "beta", "provider_kind": "openai-compatible", "baseURL": model.base_url,
+                 "apiKeyEnv": "OPENAI_API_KEY", "model": "beta-model"}]}, f)
+        self.start()
+        self.type("/provider")
+        self.keys("Enter")
+        s = self.wait_for("Switch provider")
+        self.assertIn("● alpha", s)
+        self.assertIn("beta-model", s)
+        self.type("beta")
+        self.keys("Enter")
+        self.wait_for("Provider is now beta")
+        self.type("hi")
+        self.keys("Enter")
+        self.wait_for("Answer from beta.")
+        self.assertEqual(model.bodies()[-1]["model"], "beta-model")
+        self.quit_and_check_terminal()
+
     def test_deny_with_a_note_reaches_the_model(self):
         model = self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},

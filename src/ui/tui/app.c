@@ -716,9 +716,52 @@ static size_t picker_matches(const tui_app *a, size_t *out, size_t max) {
   return n;
 }
 
+#define PICKER_ROWS 10
+
+static tui_action picker_key_in(tui_app *a, const tui_key *k, char **text, const size_t *idx,
+                                size_t n);
+
 static tui_action picker_key(tui_app *a, const tui_key *k, char **text) {
-  size_t idx[10];
-  size_t n = picker_matches(a, idx, 10);
+  size_t *idx = xmalloc((a->picker_labels.len + 1) * sizeof *idx);
+  size_t n = picker_matches(a, idx, a->picker_labels.len);
+  tui_action act = picker_key_in(a, k, text, idx, n);
+  free(idx);
+  return act;
+}
+
+static void picker_lines(tui_app *a, tw_lines *out) {
+  tw_lines_push(out, xstrdup(""));
+  tw_lines_pushf(out, "%s%s%s%s %s(type to search · ↑/↓ · Enter choose · Esc close)%s",
+                 a->th.bold, a->th.accent, a->picker_title, a->th.reset, a->th.muted, a->th.reset);
+  zbuf f = ZBUF_INIT;
+  zbuf_addf(&f, "  %sSearch:%s ", a->th.muted, a->th.reset);
+  tw_sanitize(&f, a->picker_filter.data, a->picker_filter.len);
+  tw_lines_push(out, tw_truncate(f.data, a->width - 1));
+  zbuf_release(&f);
+  size_t *idx = xmalloc((a->picker_labels.len + 1) * sizeof *idx);
+  size_t n = picker_matches(a, idx, a->picker_labels.len);
+  if (!n) tw_lines_pushf(out, "  %s(no match)%s", a->th.muted, a->th.reset);
+  /* a window of PICKER_ROWS rows that follows the selection */
+  size_t sel = a->picker_sel >= 0 && (size_t)a->picker_sel < n ? (size_t)a->picker_sel : 0;
+  size_t first = sel >= PICKER_ROWS ? sel - PICKER_ROWS + 1 : 0;
+  if (first) tw_lines_pushf(out, "  %s↑ %zu more%s", a->th.muted, first, a->th.reset);
+  for (size_t i = first; i < n && i < first + PICKER_ROWS; i++) {
+    zbuf l = ZBUF_INIT;
+    bool on = i == sel;
+    zbuf_addf(&l, "%s%s ", on ? a->th.reverse : "", on ? "›" : " ");
+    tw_sanitize(&l, a->picker_labels.items[idx[i]], strlen(a->picker_labels.items[idx[i]]));
+    if (on) zbuf_addstr(&l, a->th.reset);
+    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  if (n > first + PICKER_ROWS)
+    tw_lines_pushf(out, "  %s↓ %zu more (type to filter)%s", a->th.muted, n - first - PICKER_ROWS,
+                   a->th.reset);
+  free(idx);
+}
+
+static tui_action picker_key_in(tui_app *a, const tui_key *k, char **text, const size_t *idx,
+                                size_t n) {
   switch (k->type) {
     case TK_ESC: picker_close(a); return TUI_ACT_NONE;
     case TK_UP: if (n) a->picker_sel = (a->picker_sel + (int)n - 1) % (int)n; return TUI_ACT_NONE;
@@ -753,29 +796,6 @@ static tui_action picker_key(tui_app *a, const tui_key *k, char **text) {
       a->picker_sel = 0;
       return TUI_ACT_NONE;
     default: return TUI_ACT_NONE;
-  }
-}
-
-static void picker_lines(tui_app *a, tw_lines *out) {
-  tw_lines_push(out, xstrdup(""));
-  tw_lines_pushf(out, "%s%s%s%s %s(type to search · ↑/↓ · Enter choose · Esc close)%s",
-                 a->th.bold, a->th.accent, a->picker_title, a->th.reset, a->th.muted, a->th.reset);
-  zbuf f = ZBUF_INIT;
-  zbuf_addf(&f, "  %sSearch:%s ", a->th.muted, a->th.reset);
-  tw_sanitize(&f, a->picker_filter.data, a->picker_filter.len);
-  tw_lines_push(out, tw_truncate(f.data, a->width - 1));
-  zbuf_release(&f);
-  size_t idx[10];
-  size_t n = picker_matches(a, idx, 10);
-  if (!n) tw_lines_pushf(out, "  %s(no match)%s", a->th.muted, a->th.reset);
-  for (size_t i = 0; i < n; i++) {
-    zbuf l = ZBUF_INIT;
-    bool sel = (int)i == a->picker_sel;
-    zbuf_addf(&l, "%s%s ", sel ? a->th.reverse : "", sel ? "›" : " ");
-    tw_sanitize(&l, a->picker_labels.items[idx[i]], strlen(a->picker_labels.items[idx[i]]));
-    if (sel) zbuf_addstr(&l, a->th.reset);
-    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
-    zbuf_release(&l);
   }
 }
 
