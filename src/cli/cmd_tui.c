@@ -58,6 +58,7 @@
 #include "tools/image.h"
 #include "tools/tool.h"
 #include "ui/tui/app.h"
+#include "ui/tui/diff.h"
 #include "ui/tui/term.h"
 
 static const char TUI_USAGE[] =
@@ -727,28 +728,110 @@ static void slash_tools(ctl *c) {
   }
 }
 
-static void cmd_diff(ctl *c) {
+/* The first snapshot of every file the tools changed this session:
+ * path -> {existed, sha256?, tooLarge?} (session_checkpoint events). */
+static int collect_snapshots(void *ud, const json_t *ev) {
+  json_t *first = ud;
+  if (strcmp(zjson_str_or(ev, "type", ""), "session_checkpoint")) return 0;
+  size_t i;
+  json_t *f;
+  json_array_foreach(json_object_get(json_object_get(ev, "payload"), "files"), i, f) {
+    const char *path = zjson_str(f, "path");
+    if (path && !json_object_get(first, path)) json_object_set(first, path, f);
+  }
+  return 0;
+}
+
+/* Runs a git command in the workspace; its output (stdout and stderr) in
+ * out. Returns the exit status, -1 when it cannot run. */
+static int git_in(ctl *c, const char *args, zbuf *out) {
   zbuf cmd = ZBUF_INIT;
   zbuf_addstr(&cmd, "git -C '");
   for (const char *p = c->rs.workspace; *p; p++) {
     if (*p == '\'') zbuf_addstr(&cmd, "'\\''");
     else zbuf_addch(&cmd, *p);
   }
-  zbuf_addstr(&cmd, "' diff --stat HEAD 2>&1 </dev/null");
+  zbuf_addf(&cmd, "' %s 2>&1 </dev/null", args);
   FILE *f = popen(cmd.data, "r");
   zbuf_release(&cmd);
-  if (!f) {
-    say(c, "✗ Cannot run git: %s", strerror(errno));
-    return;
-  }
-  zbuf out = ZBUF_INIT;
+  if (!f) return -1;
   char buf[4096];
   size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0 && out.len < 64 * 1024) zbuf_add(&out, buf, n);
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    if (out->len < 64 * 1024) zbuf_add(out, buf, n);
   int rc = pclose(f);
-  zbuf_rtrim(&out);
-  if (rc != 0) say(c, "✗ git diff failed (is this a git repository with a commit?):\n%s", out.data);
-  else say(c, "%s", out.len ? out.data : "No changes against HEAD.");
+  zbuf_rtrim(out);
+  return rc;
+}
+
+/* /diff: what the tools changed in this session — every file a tool wrote,
+ * against its content before the first change (the session's checkpoints),
+ * as a diff — and, in a git repository, the uncommitted changes git sees
+ * (those include what shell commands changed, which checkpoints cannot). */
+static void cmd_diff(ctl *c) {
+  size_t shown = 0;
+  if (c->rs.session) {
+    zerr err = ZERR_INIT;
+    zsession_flush(c->rs.session, &err);
+    json_t *first = json_object();
+    zsession_for_each_event(c->rs.session_root, c->rs.session->id, collect_snapshots, first, NULL,
+                            &err);
+    char *blobs = zpath_join(c->rs.session->dir, "checkpoints/blobs");
+    const char *path;
+    json_t *f;
+    json_object_foreach(first, path, f) {
+      zbuf before = ZBUF_INIT, now = ZBUF_INIT;
+      bool existed = json_is_true(json_object_get(f, "existed"));
+      const char *sha = zjson_str(f, "sha256");
+      bool known = !existed || sha;
+      if (existed && sha) {
+        char *bp = zpath_join(blobs, sha);
+        known = zfs_read_file(bp, &before, 5u << 20, NULL) == 0;
+        free(bp);
+      }
+      bool exists_now = zfs_read_file(path, &now, 5u << 20, NULL) == 0;
+      char *rel = zpath_relative(c->rs.workspace, path);
+      const char *shown_path = rel ? rel : path;
+      if (!known) {
+        say(c, "~ %s (changed; too large to diff)", shown_path);
+        shown++;
+      } else if (existed != exists_now || before.len != now.len ||
+                 memcmp(before.data ? before.data : "", now.data ? now.data : "", now.len)) {
+        tw_lines d = {0};
+        size_t add = 0, del = 0;
+        tui_diff_render(before.data ? before.data : "", now.data ? now.data : "", 1,
+                        c->app.width, &c->app.th, 40, &d, &add, &del);
+        blank_line(c);
+        zbuf h = ZBUF_INIT;
+        zbuf_addf(&h, "%s%s %s%s %s+%zu%s %s-%zu%s", c->app.th.bold,
+                  !existed ? "created" : !exists_now ? "deleted" : "modified", shown_path,
+                  c->app.th.reset, c->app.th.add, add, c->app.th.reset, c->app.th.del, del,
+                  c->app.th.reset);
+        tw_lines_push(&c->app.commit, tw_truncate(h.data, c->app.width));
+        zbuf_release(&h);
+        for (size_t i = 0; i < d.len; i++) tw_lines_push(&c->app.commit, xstrdup(d.items[i]));
+        tw_lines_free(&d);
+        shown++;
+      }
+      free(rel);
+      zbuf_release(&before);
+      zbuf_release(&now);
+    }
+    free(blobs);
+    json_decref(first);
+  }
+  if (!shown) say(c, "No file changes by the tools in this session.");
+  zbuf out = ZBUF_INIT;
+  if (git_in(c, "rev-parse --is-inside-work-tree", &out) == 0) {
+    zbuf_reset(&out);
+    int rc = git_in(c, "diff --stat HEAD", &out);
+    blank_line(c);
+    if (rc != 0) say(c, "git diff failed (a repository without a commit?): %s", out.data);
+    else if (out.len) say(c, "Uncommitted changes (git diff --stat HEAD, including what commands changed):\n%s", out.data);
+    else say(c, "No uncommitted changes in git.");
+  } else if (shown) {
+    say(c, "(Files changed by shell commands are not tracked outside a git repository.)");
+  }
   zbuf_release(&out);
 }
 
@@ -1234,11 +1317,28 @@ static void run_command(ctl *c, const char *line) {
     if (c->running) say(c, "/resume waits until the running turn ends (Esc cancels it).");
     else cmd_resume(c, arg);
   } else if (!strcmp(name, "/context")) {
-    say(c, "Context: %lld tokens in the last request · %zu messages in the conversation.",
-        (long long)c->app.context_tokens, c->conv.len);
+    int64_t window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+    zconv *cv = c->app.side_chat ? &c->side : &c->conv;
+    int64_t est = zcompact_estimate_raw(cv, c->system_prompt, NULL);
+    say(c, "Context window of %s: %s tokens; compaction starts at %d%%.", c->rs.rp.model,
+        ctx_words(window), (int)(ZCOMPACT_THRESHOLD * 100));
+    if (c->app.context_tokens)
+      say(c, "Last request: %lld tokens (%.1f%% of the window).", (long long)c->app.context_tokens,
+          window ? 100.0 * (double)c->app.context_tokens / (double)window : 0.0);
+    say(c, "Conversation: %zu messages, ~%lld tokens estimated (system prompt included, tool "
+           "schemas not). /compact summarizes it now.", cv->len, (long long)est);
   } else if (!strcmp(name, "/usage")) {
-    say(c, "Tokens this session: %lld total (last request: %lld prompt tokens).",
-        (long long)c->app.total_tokens, (long long)c->app.context_tokens);
+    zmodel_info mi;
+    zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+    say(c, "Tokens this session: %lld in (%lld from cache) · %lld out · %lld total.",
+        (long long)c->app.prompt_sum, (long long)c->app.cached_sum,
+        (long long)c->app.completion_sum, (long long)c->app.total_tokens);
+    if (mi.priced)
+      say(c, "Estimated cost at %s prices: $%.4f (registry prices; a model switched mid-session "
+             "is priced as the current one).", c->rs.rp.model,
+          zmodel_cost(&mi, c->app.prompt_sum, c->app.cached_sum, c->app.completion_sum));
+    else
+      say(c, "No price is known for %s (zero models lists the priced ones).", c->rs.rp.model);
   } else if (!strcmp(name, "/permissions")) {
     say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).", zperm_mode_name(c->app.mode));
     slash_grants(c);

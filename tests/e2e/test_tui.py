@@ -373,6 +373,55 @@ class Tui(ZeroTest):
         self.assertEqual(model.bodies()[-1]["model"], "beta-model")
         self.quit_and_check_terminal()
 
+    def test_diff_shows_what_the_tools_changed_this_session(self):
+        with open(os.path.join(self.work, "app.txt"), "w") as f:
+            f.write("one\ntwo\nthree\n")
+        with open(os.path.join(self.work, "untouched.txt"), "w") as f:
+            f.write("same\n")
+        self.serve([
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "app.txt"}}]},
+            {"tool_calls": [{"name": "edit_file", "arguments": {
+                "path": "app.txt", "old_string": "two", "new_string": "TWO"}},
+                            {"name": "write_file", "arguments": {"path": "made.txt",
+                                                                 "content": "new file\n"}}]},
+            {"text": "Edited."}])
+        self.start("--permission-mode", "auto")
+        self.type("/diff")
+        self.keys("Enter")
+        self.wait_for("No file changes by the tools in this session.")
+        self.type("edit it")
+        self.keys("Enter")
+        self.wait_for("Edited.")
+        self.keys("C-l")
+        self.type("/diff")
+        self.keys("Enter")
+        s = self.wait_for("created made.txt")
+        self.assertIn("modified app.txt +1 -1", s)
+        self.assertIn("- two", s)
+        self.assertIn("+ TWO", s)
+        self.assertIn("created made.txt +1 -0", s)
+        self.assertNotIn("untouched.txt", s)
+        # not a git repository: no git usage text spilled on the screen
+        self.assertNotIn("usage: git", s)
+        self.quit_and_check_terminal()
+
+    def test_context_and_usage_report_the_window_tokens_and_cost(self):
+        self.serve([{"text": "Short answer."}], model="gpt-4.1")
+        self.start()
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("Short answer.")
+        self.type("/context")
+        self.keys("Enter")
+        s = self.wait_for("Conversation: 2 messages")
+        self.assertIn("Context window of gpt-4.1: 1.0M tokens; compaction starts at 70%.", s)
+        self.assertRegex(s, r"Last request: \d+ tokens \(\d+\.\d% of the window\)")
+        self.type("/usage")
+        self.keys("Enter")
+        s = self.wait_for("Estimated cost at gpt-4.1 prices")
+        self.assertRegex(s, r"Tokens this session: [1-9]\d* in \(\d+ from cache\) · \d+ out")
+        self.quit_and_check_terminal()
+
     def test_deny_with_a_note_reaches_the_model(self):
         model = self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},

@@ -367,6 +367,24 @@ static void permission_prompt_names_the_always_grant_for_a_command(void **state)
   vt_close(&t);
 }
 
+static void compaction_event_says_what_it_reclaimed(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 10, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 10, "dark", TUI_DEPTH_TRUE);
+  tui_app_turn_start(&a, 0);
+  zagent_event ev = {.kind = ZAEV_COMPACTION, .name = "summary", .reason = "threshold",
+                     .tokens_before = 91000, .tokens_after = 12000};
+  tui_app_event(&a, &ev);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "↻ Context compacted (summary, threshold): ~91000 → ~12000 tokens"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
 static void composer_shows_a_multiline_paste_and_collapses_a_large_one(void **state) {
   (void)state;
   vt t;
@@ -477,6 +495,7 @@ int main(void) {
       cmocka_unit_test(resize_mid_stream_redraws_cleanly),
       cmocka_unit_test(permission_prompt_defaults_to_deny_and_answers),
       cmocka_unit_test(permission_prompt_names_the_always_grant_for_a_command),
+      cmocka_unit_test(compaction_event_says_what_it_reclaimed),
       cmocka_unit_test(composer_shows_a_multiline_paste_and_collapses_a_large_one),
       cmocka_unit_test(unchanged_frames_write_nothing_and_a_key_rewrites_one_row),
       cmocka_unit_test(picker_filters_and_returns_the_command),

@@ -15,8 +15,8 @@
 
 const tui_command_info tui_commands[] = {
     {"/help", "", "keys and commands"},
-    {"/model", "[name]", "show or switch the model"},
-    {"/provider", "[name]", "show or switch the provider profile"},
+    {"/model", "[name]", "pick or switch the model (the model registry)"},
+    {"/provider", "[name]", "pick or switch the provider"},
     {"/new", "", "start a new session"},
     {"/resume", "[id|search]", "list sessions of this workspace, or resume one"},
     {"/fork", "", "continue in a copy of this session (the original stays)"},
@@ -26,11 +26,11 @@ const tui_command_info tui_commands[] = {
     {"/image", "PATH", "attach an image to the next message"},
     {"/context", "", "context window use"},
     {"/usage", "", "tokens used in this session"},
-    {"/permissions", "", "permission mode and session grants"},
+    {"/permissions", "", "permission mode and the grants in force"},
     {"/plan", "", "switch to plan mode (read-only) or show the plan"},
     {"/tools", "", "tools the model can use"},
     {"/add-dir", "DIR", "let tools write another directory"},
-    {"/diff", "", "workspace changes (git diff --stat)"},
+    {"/diff", "", "files the tools changed this session, as diffs"},
     {"/theme", "[dark|light]", "color theme"},
     {"/config", "", "config files and the active provider"},
     {"/doctor", "", "check terminal, config and provider"},
@@ -356,8 +356,23 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     case ZAEV_USAGE:
       a->turn_tokens += ev->usage.completion_tokens;
       a->total_tokens += ev->usage.total_tokens;
+      a->prompt_sum += ev->usage.prompt_tokens;
+      a->completion_sum += ev->usage.completion_tokens;
+      a->cached_sum += ev->usage.cached_tokens;
       if (ev->usage.prompt_tokens) a->context_tokens = ev->usage.prompt_tokens;
       break;
+    case ZAEV_COMPACTION: {
+      /* the loop compacted before a request: say what it reclaimed */
+      finish_text(a);
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "↻ Context compacted (%s, %s): ~%lld → ~%lld tokens",
+                ev->name ? ev->name : "summary", ev->reason ? ev->reason : "threshold",
+                (long long)ev->tokens_before, (long long)ev->tokens_after);
+      blank(a);
+      tui_app_print(a, a->th.muted, l.data);
+      zbuf_release(&l);
+      break;
+    }
     case ZAEV_WARNING: {
       finish_text(a);
       zbuf l = ZBUF_INIT;

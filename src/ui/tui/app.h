@@ -85,6 +85,7 @@ typedef struct tui_app {
   int64_t turn_tokens;
   int64_t context_tokens; /* prompt tokens of the last request */
   int64_t total_tokens;   /* the session */
+  int64_t prompt_sum, completion_sum, cached_sum; /* the session, for /usage */
   tui_md_stream md;
   bool md_active;
   zbuf reasoning;
