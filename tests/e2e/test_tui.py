@@ -570,8 +570,13 @@ class Tui(ZeroTest):
         self.wait_for("API key")
         self.type("sk-wizard-key-123456")
         self.keys("Enter")
-        self.wait_for("Model")
-        self.type("fake-model")
+        s = self.wait_for("Model (a number or a name) [fake-model]")
+        # the endpoint's models are listed to pick from, with the key sent
+        self.assertIn(" 1. fake-model", s)
+        get = [r for r in model.requests() if r.get("method") == "GET"][0]
+        self.assertEqual(get["path"], "/v1/models")
+        self.assertEqual(get["headers"].get("Authorization"), "Bearer sk-wizard-key-123456")
+        self.type("1")
         self.keys("Enter")
         self.wait_for("Saved profile")
         self.wait_for("Ask anything")
