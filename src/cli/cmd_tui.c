@@ -338,6 +338,7 @@ static void prepare_compactor(ctl *c) {
   if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
   else /* /model or /provider may have changed the window */
     c->rs.compactor.window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+  c->app.context_window = c->rs.compactor.window;
   c->rs.compactor.main = c->rs.provider;
   c->rs.compactor.main_model = c->rs.rp.model;
   c->rs.compactor.session = c->rs.session;
@@ -1135,6 +1136,14 @@ static void cmd_image(ctl *c, const char *arg) {
 
 /* --- /model and /provider pickers --------------------------------------- */
 
+/* The current model and its context window, for the status line and the
+ * side panel. */
+static void show_model(ctl *c) {
+  free(c->app.model);
+  c->app.model = xstrdup(c->rs.rp.model);
+  c->app.context_window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+}
+
 static const char *ctx_words(int64_t t) {
   static char b[32];
   if (t >= 1000000 && t % 1000000 == 0) snprintf(b, sizeof b, "%lldM", (long long)(t / 1000000));
@@ -1271,8 +1280,7 @@ static void run_command(ctl *c, const char *line) {
     else if (zrun_setup_switch_model(&c->rs, arg, &err) < 0) {
       say(c, "✗ %s", err.msg);
     } else {
-      free(c->app.model);
-      c->app.model = xstrdup(c->rs.rp.model);
+      show_model(c);
       free(c->system_prompt);
       c->system_prompt = NULL;
       zmodel_info mi;
@@ -1300,8 +1308,7 @@ static void run_command(ctl *c, const char *line) {
     else if (c->running) say(c, "/provider waits until the running turn ends (Esc cancels it).");
     else if (zrun_setup_switch_provider(&c->rs, arg, &err) < 0) say(c, "✗ %s", err.msg);
     else {
-      free(c->app.model);
-      c->app.model = xstrdup(c->rs.rp.model);
+      show_model(c);
       free(c->system_prompt);
       c->system_prompt = NULL;
       say(c, "Provider is now %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind,
@@ -1425,8 +1432,7 @@ static void handle_key(ctl *c, const tui_key *k) {
     case TUI_ACT_SUSPEND: suspend(c); break;
     case TUI_ACT_MODE:
       free(c->app.notice);
-      c->app.notice = xstrdup(c->running ? "Mode changes from the next turn" : NULL);
-      if (!c->running) c->app.notice = NULL;
+      c->app.notice = c->running ? xstrdup("Mode changes from the next turn") : NULL;
       break;
     case TUI_ACT_LEAVE_SIDE: leave_side(c); break;
     case TUI_ACT_NONE: break;
@@ -1589,7 +1595,7 @@ int cmd_tui(int argc, char **argv) {
   tui_app_init(&c->app, w, h, theme && *theme ? theme : "dark", tui_depth_detect());
   c->app.scr.reflow = tui_term_reflows();
   c->app.mode = c->args.mode == ZPERM_UNSAFE ? ZPERM_AUTO : c->args.mode;
-  c->app.model = xstrdup(c->rs.rp.model);
+  show_model(c);
   c->app.workspace = c->rs.workspace;
   tui_keys_init(&c->keys);
   char *hp = history_path(c->rs.workspace);

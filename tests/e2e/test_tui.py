@@ -422,6 +422,38 @@ class Tui(ZeroTest):
         self.assertRegex(s, r"Tokens this session: [1-9]\d* in \(\d+ from cache\) · \d+ out")
         self.quit_and_check_terminal()
 
+    def test_shift_tab_side_panel_and_file_mentions(self):
+        os.makedirs(os.path.join(self.work, "src"))
+        with open(os.path.join(self.work, "src", "main.c"), "w") as f:
+            f.write("int answer = 42;\n")
+        model = self.serve([{"text": "It sets answer to 42."}], model="gpt-4.1")
+        self.start()
+        # Shift+Tab cycles the mode (regression: it crashed when idle)
+        self.keys("BTab")
+        self.wait_for("auto mode ·")
+        self.keys("BTab")
+        self.wait_for("plan mode ·")
+        self.keys("BTab")
+        self.wait_for("ask mode ·")
+        # Ctrl+B: the side panel with the context window of the model
+        self.keys("C-b")
+        s = self.wait_for("Ctrl+B hides")
+        self.assertIn("model    gpt-4.1", s)
+        self.assertIn("/ 1.0M (0%)", s)
+        self.keys("C-b")
+        # @path completes from the workspace and the file reaches the model
+        self.type("what does @src/ma")
+        s = self.wait_for("src/main.c")
+        self.keys("Tab")
+        self.wait_for("what does @src/main.c")
+        self.type("do?")  # completion added the space
+        self.keys("Enter")
+        self.wait_for("It sets answer to 42.")
+        sent = model.bodies()[-1]["messages"][-1]["content"]
+        self.assertIn("what does @src/main.c do?", sent)
+        self.assertIn("int answer = 42;", sent)
+        self.quit_and_check_terminal()
+
     def test_deny_with_a_note_reaches_the_model(self):
         model = self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},

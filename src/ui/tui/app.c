@@ -1096,7 +1096,8 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
 /* --- drawing ------------------------------------------------------------- */
 
 static void fmt_tokens(char *out, size_t n, int64_t t) {
-  if (t >= 1000) snprintf(out, n, "%.1fk", (double)t / 1000.0);
+  if (t >= 1000000) snprintf(out, n, "%.1fM", (double)t / 1e6);
+  else if (t >= 1000) snprintf(out, n, "%.1fk", (double)t / 1000.0);
   else snprintf(out, n, "%lld", (long long)t);
 }
 
@@ -1134,7 +1135,19 @@ static void side_panel(tui_app *a, tw_lines *live) {
   tw_lines_pushf(live, "%s│%s id       %s", a->th.muted, a->th.reset, a->session_id ? a->session_id : "(new)");
   tw_lines_pushf(live, "%s│%s model    %s", a->th.muted, a->th.reset, a->model ? a->model : "");
   tw_lines_pushf(live, "%s│%s mode     %s", a->th.muted, a->th.reset, zperm_mode_name(a->mode));
-  tw_lines_pushf(live, "%s│%s context  %s tokens · session %s", a->th.muted, a->th.reset, tok, tot);
+  if (a->context_window > 0) {
+    char win[32];
+    fmt_tokens(win, sizeof win, a->context_window);
+    int pct = (int)(100 * a->context_tokens / a->context_window);
+    /* a bar, with the number: the share is never carried by the bar alone */
+    char bar[64] = "";
+    size_t bl = 0;
+    for (int i = 0; i < 10; i++) bl += (size_t)snprintf(bar + bl, sizeof bar - bl, "%s", i < (pct + 5) / 10 ? "█" : "░");
+    tw_lines_pushf(live, "%s│%s context  %s %s / %s (%d%%) · session %s", a->th.muted, a->th.reset,
+                   bar, tok, win, pct, tot);
+  } else {
+    tw_lines_pushf(live, "%s│%s context  %s tokens · session %s", a->th.muted, a->th.reset, tok, tot);
+  }
   tw_lines plan = {0};
   plan_lines(a, &plan);
   for (size_t i = 0; i < plan.len; i++) {

@@ -84,6 +84,7 @@ typedef struct tui_app {
   double turn_started;
   int64_t turn_tokens;
   int64_t context_tokens; /* prompt tokens of the last request */
+  int64_t context_window; /* of the current model (0 = unknown), set by the controller */
   int64_t total_tokens;   /* the session */
   int64_t prompt_sum, completion_sum, cached_sum; /* the session, for /usage */
   tui_md_stream md;
