@@ -719,14 +719,24 @@ static void slash_grants(ctl *c) {
 static void slash_tools(ctl *c) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
-  say(c, "Tools in %s mode:", zperm_mode_name(c->app.mode));
+  say(c, "Tools in %s mode (name, side effect, what the permission engine does):",
+      zperm_mode_name(c->app.mode));
+  /* The engine for this mode; the worker owns it while a turn runs. */
+  if (!c->running) zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
   for (size_t i = 0; i < n; i++) {
     if (!zperm_tool_visible(c->app.mode, tools[i])) continue;
-    zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
     zperm_decision d = zperm_decide(&c->rs.perm, tools[i], NULL);
-    say(c, "  %-16s %-6s %-6s %s", tools[i]->name, zside_effect_name(tools[i]->side_effect),
-        zperm_action_name(d.action), tools[i]->description);
+    /* one row each: the first sentence of the description, cut to the width */
+    const char *desc = tools[i]->description ? tools[i]->description : "";
+    size_t dl = strcspn(desc, ".");
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "  %-15s %-7s %-6s %s%.*s%s", tools[i]->name,
+              zside_effect_name(tools[i]->side_effect), zperm_action_name(d.action), c->app.th.muted,
+              (int)dl, desc, c->app.th.reset);
+    tw_lines_push(&c->app.commit, tw_truncate(l.data, c->app.width - 1));
+    zbuf_release(&l);
   }
+  if (c->rs.mcp.n) say(c, "MCP servers add their tools too (zero mcp list shows them).");
 }
 
 /* The first snapshot of every file the tools changed this session:
@@ -1047,10 +1057,6 @@ out:
 
 /* /compact: the compactor now, on the worker (it asks a model). */
 static void cmd_compact(ctl *c) {
-  if (c->app.side_chat) {
-    say(c, "/compact works on the main conversation; Ctrl+C leaves the side conversation first.");
-    return;
-  }
   if (c->conv.len < 2) {
     say(c, "Nothing to compact yet.");
     return;
@@ -1266,6 +1272,10 @@ static void run_command(ctl *c, const char *line) {
   bool always_idle = !strcmp(name, "/fork") || !strcmp(name, "/rewind") || !strcmp(name, "/compact");
   if (always_idle && c->running) {
     say(c, "%s waits until the running turn ends (Esc cancels it).", name);
+    return;
+  }
+  if (always_idle && c->app.side_chat) {
+    say(c, "%s works on the main conversation; Ctrl+C leaves the side conversation first.", name);
     return;
   }
   if (needs_idle && c->running && *arg) {
