@@ -479,6 +479,9 @@ static void compact_done(ctl *c) {
 static void turn_done(ctl *c) {
   pthread_join(c->worker, NULL);
   c->running = false;
+  /* "Cancelling…" and "Mode changes from the next turn" are over */
+  free(c->app.notice);
+  c->app.notice = NULL;
   const char *line = NULL;
   if (c->job == JOB_COMPACT) compact_done(c);
   else {

@@ -475,7 +475,9 @@ class Tui(ZeroTest):
     def test_escape_cancels_a_turn_and_the_next_one_works(self):
         self.serve([
             {"text": "word " * 400, "text_piece": 5, "delay_ms": 30},
-            {"text": "Second answer."}])
+            {"text": "Second answer."},
+            {"text": "thing " * 400, "text_piece": 6, "delay_ms": 30},
+            {"text": "Third answer."}])
         self.start()
         self.type("long one")
         self.keys("Enter")
@@ -485,6 +487,16 @@ class Tui(ZeroTest):
         self.type("again")
         self.keys("Enter")
         self.wait_for("Second answer.")
+        # Ctrl+C cancels a running turn too, and does not exit
+        self.type("long two")
+        self.keys("Enter")
+        self.wait_for("thing thing")
+        self.keys("C-c")
+        s = self.wait_for("Shift+Tab mode")
+        self.assertEqual(s.count("Cancelled"), 2)
+        self.type("once more")
+        self.keys("Enter")
+        self.wait_for("Third answer.")
         self.quit_and_check_terminal()
 
     def test_message_typed_while_busy_is_queued(self):
