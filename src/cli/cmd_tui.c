@@ -1196,8 +1196,19 @@ static void model_picker(ctl *c) {
   zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
   model_row(&r, c->rs.rp.model, &mi);
   const char *family = zmodel_family_for_kind(c->rs.rp.kind);
-  /* a local runtime or gateway serves models the registry does not list
-   * under its family: offer the whole registry there */
+  /* A compatible endpoint (a local runtime, a gateway) says what it serves:
+   * those first; then the registry (the whole of it when the family is not
+   * known). */
+  size_t ne = 0;
+  char **served = NULL;
+  if (c->rs.rp.kind && strstr(c->rs.rp.kind, "compatible"))
+    served = tui_endpoint_models(c->rs.rp.base_url, c->rs.rp.api_key, 200, 2000, &ne);
+  for (size_t i = 0; i < ne; i++) {
+    zmodel_lookup(&c->rs.cfg, served[i], &mi);
+    model_row(&r, served[i], &mi);
+    free(served[i]);
+  }
+  free(served);
   zmodel_each(&c->rs.cfg, family, model_each_cb, &r);
   for (size_t i = 0; i < c->rs.cfg.n_providers; i++) {
     const char *m = c->rs.cfg.providers[i].model;
@@ -1205,8 +1216,9 @@ static void model_picker(ctl *c) {
     zmodel_lookup(&c->rs.cfg, m, &mi);
     model_row(&r, m, &mi);
   }
-  say(c, "Model: %s (provider %s, %s). Pick one, or /model NAME for any name the provider "
-         "serves.", c->rs.rp.model, c->rs.rp.name, family ? family : "any family");
+  say(c, "Model: %s (provider %s%s%s). Pick one, or /model NAME for any name the provider "
+         "serves.", c->rs.rp.model, c->rs.rp.name, ne ? "; the endpoint lists " : "",
+      ne ? "the first ones" : "");
   tui_app_picker(&c->app, "/model", "Switch model", (const char *const *)r.labels.items,
                  (const char *const *)r.values.items, r.values.len);
   for (size_t i = 0; i < r.values.len; i++) free(r.labels.items[i]), free(r.values.items[i]);

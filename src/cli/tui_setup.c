@@ -80,12 +80,8 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The model ids the endpoint lists (GET <url>/models, the OpenAI shape
- * {"data":[{"id":…}]} or Ollama's {"models":[{"name":…}]}), sorted; *n gets
- * the count. NULL when the endpoint does not answer with a list (no error:
- * the user can still type a name). When there are more than max, the ones
- * the model registry knows are kept first. */
-static char **list_models(const char *url, const char *key, size_t max, size_t *n) {
+char **tui_endpoint_models(const char *url, const char *key, size_t max, long timeout_ms,
+                           size_t *n) {
   *n = 0;
   zerr err = ZERR_INIT;
   if (zcurl_load(&err) < 0) return NULL;
@@ -99,8 +95,8 @@ static char **list_models(const char *url, const char *key, size_t max, size_t *
     headers[0] = auth.data;
   }
   zhttp_request req = {.method = "GET", .url = u.data, .headers = headers,
-                       .connect_timeout_ms = 3000, .idle_timeout_ms = 5000,
-                       .total_timeout_ms = 8000};
+                       .connect_timeout_ms = timeout_ms < 3000 ? timeout_ms : 3000,
+                       .idle_timeout_ms = timeout_ms, .total_timeout_ms = timeout_ms};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   json_t *doc = NULL;
   if (zhttp_perform(&req, &resp, on_list_body, &body, &err) == 0 && resp.status == 200)
@@ -239,7 +235,8 @@ int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {
   }
   /* The models the endpoint serves, to pick from by number. */
   size_t nm = 0;
-  char **models = list_models(url, key ? key : key_env ? getenv(key_env) : NULL, 20, &nm);
+  /* (no error when there is no list: the user can still type a name) */
+  char **models = tui_endpoint_models(url, key ? key : key_env ? getenv(key_env) : NULL, 20, 8000, &nm);
   const char *def = def_model;
   if (models) {
     fprintf(out, "Models at %s:\n", url);

@@ -336,6 +336,8 @@ class Tui(ZeroTest):
         self.assertIn("● gpt-4.1", s)      # the current model, first
         self.assertIn("ctx", s)            # registry facts: context window …
         self.assertIn("per 1M", s)         # … and prices
+        # the compatible endpoint's own list (GET /v1/models) comes first
+        self.assertIn("fake-model                     (not in the registry)", s)
         self.type("4.1-mini")              # filter
         s = self.wait_for("›   gpt-4.1-mini")
         self.keys("Enter")
