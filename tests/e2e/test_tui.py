@@ -171,6 +171,15 @@ class Tui(ZeroTest):
         self.keys("Escape")
         self.wait_for("Ran it again.")
         self.quit_and_check_terminal()
+        # saved: a later run (zero exec, which cannot ask) is allowed the prefix
+        model = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo first again"}}]},
+            {"text": "Allowed by the saved grant."}])
+        r = self.zero("exec", "--permission-mode", "ask", "-o", "stream-json", "run it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        decisions = [e for e in self.lines(r.stdout) if e.get("type") == "permission_decision"]
+        self.assertEqual(decisions[0]["action"], "allow", decisions)
+        self.assertIn("first again", model.bodies()[-1]["messages"][-1]["content"])
 
     def test_fork_continues_in_a_copy_and_leaves_the_original(self):
         self.serve([{"text": "Original answer."}, {"text": "Answer in the fork."}])
