@@ -385,6 +385,37 @@ static void compaction_event_says_what_it_reclaimed(void **state) {
   vt_close(&t);
 }
 
+static void permission_prompt_for_a_patch_names_its_files_and_changes(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 30, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 30, "dark", TUI_DEPTH_TRUE);
+  tui_app_turn_start(&a, 0);
+  const char *args =
+      "{\"input\":\"*** Begin Patch\\n*** Update File: src/a.c\\n@@ int main\\n-  return 1;\\n"
+      "+  return 0;\\n*** Add File: src/b.c\\n+int b;\\n*** End Patch\\n\"}";
+  tui_ask q = {.tool = "apply_patch", .side = ZSIDE_WRITE, .arguments = args,
+               .reason = "file changes need approval in ask mode", .workspace = "/work",
+               .can_remember = true, .grant_kind = ZGRANT_TOOL, .grant_value = ""};
+  tui_app_ask(&a, &q);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "apply_patch wants to write update src/a.c, add src/b.c"));
+  assert_non_null(strstr(all, "*** Update File: src/a.c"));
+  assert_non_null(strstr(all, "-  return 1;"));
+  assert_non_null(strstr(all, "+  return 0;"));
+  assert_non_null(strstr(all, "+int b;"));
+  assert_null(strstr(all, "Begin Patch"));
+  assert_non_null(strstr(all, "Always allow (saved): every apply_patch call (p)"));
+  free(all);
+  char *sum = tui_tool_summary("apply_patch", "{\"input\":\"not a patch\"}");
+  assert_string_equal(sum, "a patch it could not parse");
+  free(sum);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
 static void composer_shows_a_multiline_paste_and_collapses_a_large_one(void **state) {
   (void)state;
   vt t;
@@ -496,6 +527,7 @@ int main(void) {
       cmocka_unit_test(permission_prompt_defaults_to_deny_and_answers),
       cmocka_unit_test(permission_prompt_names_the_always_grant_for_a_command),
       cmocka_unit_test(compaction_event_says_what_it_reclaimed),
+      cmocka_unit_test(permission_prompt_for_a_patch_names_its_files_and_changes),
       cmocka_unit_test(composer_shows_a_multiline_paste_and_collapses_a_large_one),
       cmocka_unit_test(unchanged_frames_write_nothing_and_a_key_rewrites_one_row),
       cmocka_unit_test(picker_filters_and_returns_the_command),

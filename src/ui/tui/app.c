@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "sandbox/grants.h"
 #include "sandbox/shell.h"
+#include "tools/patch.h"
 #include "ui/tui/diff.h"
 #include "ui/tui/width.h"
 
@@ -164,12 +165,39 @@ static void finish_reasoning(tui_app *a) {
 
 /* --- tool cards ---------------------------------------------------------- */
 
+/* "update src/a.c, add src/b.c" for an apply_patch input. */
+static void patch_summary(const char *input, zbuf *s) {
+  zpatch p = ZPATCH_INIT;
+  zbuf err = ZBUF_INIT;
+  if (zpatch_parse(input, strlen(input), &p, &err) < 0) {
+    zbuf_addstr(s, "a patch it could not parse");
+  } else {
+    for (size_t i = 0; i < p.files.len; i++) {
+      const zpatch_file *f = &p.files.items[i];
+      if (i == 3) {
+        zbuf_addf(s, " and %zu more", p.files.len - 3);
+        break;
+      }
+      zbuf_addf(s, "%s%s ", i ? ", " : "",
+                f->op == ZPATCH_ADD ? "add" : f->op == ZPATCH_DELETE ? "delete" : "update");
+      tw_sanitize(s, f->path, strlen(f->path));
+      if (f->move_to) {
+        zbuf_addstr(s, " → ");
+        tw_sanitize(s, f->move_to, strlen(f->move_to));
+      }
+    }
+  }
+  zpatch_release(&p);
+  zbuf_release(&err);
+}
+
 char *tui_tool_summary(const char *name, const char *arguments) {
   json_t *args = arguments ? json_loads(arguments, 0, NULL) : NULL;
   zbuf s = ZBUF_INIT;
   const char *v = NULL;
   if (json_is_object(args)) {
-    if (!strcmp(name, "exec_command")) v = zjson_str(args, "cmd");
+    if (!strcmp(name, "apply_patch") && zjson_str(args, "input")) patch_summary(zjson_str(args, "input"), &s);
+    else if (!strcmp(name, "exec_command")) v = zjson_str(args, "cmd");
     else if (!strcmp(name, "update_plan")) {
       json_t *plan = json_object_get(args, "plan");
       zbuf_addf(&s, "%zu step%s", json_array_size(plan), json_array_size(plan) == 1 ? "" : "s");
@@ -546,6 +574,32 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
     size_t add, del;
     const char *c = zjson_str(args, "content");
     tui_diff_render("", c ? c : "", 1, a->width, &a->th, 8, &a->perm_detail, &add, &del);
+  } else if (!strcmp(tool, "apply_patch") && json_is_object(args) && zjson_str(args, "input")) {
+    /* the patch itself, colored: what will change in which file */
+    const char *p = zjson_str(args, "input");
+    size_t shown = 0, total = 0;
+    while (*p) {
+      const char *e = strchr(p, '\n');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      bool frame = (n >= 15 && !strncmp(p, "*** Begin Patch", 15)) || (n >= 13 && !strncmp(p, "*** End Patch", 13));
+      if (!frame) {
+        total++;
+        if (shown < 20) {
+          const char *col = p[0] == '+' ? a->th.add : p[0] == '-' ? a->th.del
+                            : p[0] == '@' ? a->th.hunk : !strncmp(p, "***", 3) ? a->th.bold : "";
+          zbuf l = ZBUF_INIT;
+          zbuf_addf(&l, "    %s", col);
+          tw_sanitize(&l, p, n);
+          zbuf_addstr(&l, a->th.reset);
+          tw_lines_push(&a->perm_detail, tw_truncate(l.data, a->width - 1));
+          zbuf_release(&l);
+          shown++;
+        }
+      }
+      p += n + (e ? 1 : 0);
+    }
+    if (total > shown)
+      tw_lines_pushf(&a->perm_detail, "    %s… %zu more lines%s", a->th.muted, total - shown, a->th.reset);
   }
   json_decref(args);
   free(summary);
