@@ -786,7 +786,9 @@ static void cmd_diff(ctl *c) {
   size_t shown = 0;
   if (c->rs.session) {
     zerr err = ZERR_INIT;
-    zsession_flush(c->rs.session, &err);
+    /* while a turn runs the worker owns the session (its events are whole
+     * lines in the file either way) */
+    if (!c->running) zsession_flush(c->rs.session, &err);
     json_t *first = json_object();
     zsession_for_each_event(c->rs.session_root, c->rs.session->id, collect_snapshots, first, NULL,
                             &err);
@@ -1350,15 +1352,20 @@ static void run_command(ctl *c, const char *line) {
     else cmd_resume(c, arg);
   } else if (!strcmp(name, "/context")) {
     int64_t window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
-    zconv *cv = c->app.side_chat ? &c->side : &c->conv;
-    int64_t est = zcompact_estimate_raw(cv, c->system_prompt, NULL);
     say(c, "Context window of %s: %s tokens; compaction starts at %d%%.", c->rs.rp.model,
         ctx_words(window), (int)(ZCOMPACT_THRESHOLD * 100));
     if (c->app.context_tokens)
       say(c, "Last request: %lld tokens (%.1f%% of the window).", (long long)c->app.context_tokens,
           window ? 100.0 * (double)c->app.context_tokens / (double)window : 0.0);
-    say(c, "Conversation: %zu messages, ~%lld tokens estimated (system prompt included, tool "
-           "schemas not). /compact summarizes it now.", cv->len, (long long)est);
+    if (c->running) {
+      /* the worker is extending the conversation: not ours to read now */
+      say(c, "The conversation's size is shown when the running turn ends.");
+    } else {
+      zconv *cv = c->app.side_chat ? &c->side : &c->conv;
+      int64_t est = zcompact_estimate_raw(cv, c->system_prompt, NULL);
+      say(c, "Conversation: %zu messages, ~%lld tokens estimated (system prompt included, tool "
+             "schemas not). /compact summarizes it now.", cv->len, (long long)est);
+    }
   } else if (!strcmp(name, "/usage")) {
     zmodel_info mi;
     zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
