@@ -445,10 +445,18 @@ static void clamp_until_fits(zcompactor *c, zconv *conv, const char *system, con
   }
 }
 
+static int summarize_at(zcompactor *c, zconv *conv, const char *system, const json_t *tools,
+                        const char *reason, size_t start, zerr *err);
+
 static int summarize(zcompactor *c, zconv *conv, const char *system, const json_t *tools,
                      const char *reason, zerr *err) {
+  return summarize_at(c, conv, system, tools, reason, tail_start(c, conv), err);
+}
+
+/* Summarizes conv[0..start) (the tail from start is kept verbatim). */
+static int summarize_at(zcompactor *c, zconv *conv, const char *system, const json_t *tools,
+                        const char *reason, size_t start, zerr *err) {
   int64_t before = zcompact_estimate(c, conv, system, tools);
-  size_t start = tail_start(c, conv);
   if (start == 0 || start >= conv->len || conv->len < 2) {
     clamp_until_fits(c, conv, system, tools);
     return zerr_set(err, ZE_INVALID, "nothing to summarize (the conversation is one turn)");
@@ -551,6 +559,27 @@ int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, cons
   if (result == 1) note(c, method ? method : "summary", "threshold", before,
                         zcompact_estimate(c, conv, system, tools));
   return result;
+}
+
+int zcompact_now(zcompactor *c, zconv *conv, const char *system, const json_t *tools,
+                 size_t *summarized, zerr *err) {
+  if (summarized) *summarized = 0;
+  if (!c) return zerr_set(err, ZE_INVALID, "compaction is not set up for this run");
+  int64_t before = zcompact_estimate(c, conv, system, tools);
+  if (dedupe(conv) > 0) c->prunes++;
+  /* Keep the last exchange verbatim: the tail starts at the last user
+   * message (or, with a single one, at the last assistant message). */
+  size_t start = 0;
+  for (size_t i = conv->len; i-- > 1 && !start;)
+    if (conv->items[i].role == ZROLE_USER) start = i;
+  for (size_t i = conv->len; i-- > 1 && !start;)
+    if (conv->items[i].role == ZROLE_ASSISTANT) start = i;
+  if (!start)
+    return zerr_set(err, ZE_INVALID, "nothing to compact yet: the conversation is a single message");
+  if (summarize_at(c, conv, system, tools, "manual", start, err) < 0) return -1;
+  if (summarized) *summarized = start;
+  note(c, "summary", "manual", before, zcompact_estimate(c, conv, system, tools));
+  return 1;
 }
 
 bool zcompact_is_context_error(const zerr *err) {

@@ -132,6 +132,16 @@ void zcompact_observe_usage(zcompactor *c, int64_t prompt_tokens);
 int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, const json_t *tools,
                             zerr *err);
 
+/* Compacts now, whatever the size (the TUI's /compact): dedupes repeated
+ * lookups, then summarizes everything before the last user message (kept
+ * verbatim with what follows) and records a session_compaction event with
+ * reason "manual". Returns 1 when conv changed (last_before / last_after hold
+ * the estimates; *summarized the number of messages replaced), -1 with err
+ * set when there is nothing to summarize or the summarizer failed (conv is
+ * then unchanged apart from deduplication). */
+int zcompact_now(zcompactor *c, zconv *conv, const char *system, const json_t *tools,
+                 size_t *summarized, zerr *err);
+
 /* true when err is a provider's "context length exceeded" refusal. */
 bool zcompact_is_context_error(const zerr *err);
 

@@ -41,8 +41,12 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
   json_t *p;
   switch (ev->kind) {
     case ZAEV_USER_MESSAGE:
-      record(r, "message", json_pack("{s:s, s:s%}", "role", "user", "content",
-                                     ev->text ? ev->text : "", ev->len));
+      p = json_pack("{s:s, s:s%}", "role", "user", "content", ev->text ? ev->text : "", ev->len);
+      /* Images attached to the message (the TUI's /image): meta.images
+       * [{media_type, data}], so a resumed conversation sends them again. */
+      if (ev->meta && json_is_array(json_object_get(ev->meta, "images")))
+        json_object_set(p, "images", json_object_get(ev->meta, "images"));
+      record(r, "message", p);
       break;
     case ZAEV_ASSISTANT_MESSAGE: {
       p = json_pack("{s:s}", "role", "assistant");

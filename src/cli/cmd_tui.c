@@ -19,7 +19,8 @@
  * While a turn runs the worker alone touches the conversation, provider,
  * session and tool context; the UI thread touches them only between turns,
  * after pthread_join — the one join point — so they need no lock. Only the
- * event queue, the permission exchange and the session grants are shared.
+ * event queue and the permission exchange are shared; the engine's grants
+ * are read by the UI thread between turns only.
  * When idle the UI thread sleeps in poll() with no timeout (0% CPU).
  */
 #include <errno.h>
@@ -35,7 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/compaction.h"
 #include "agent/loop.h"
+#include "agent/task_state.h"
+#include "config/models.h"
+#include "config/presets.h"
 #include "agent/recorder.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -48,9 +53,12 @@
 #include "cli/tui_setup.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
+#include "session/checkpoint.h"
 #include "session/store.h"
+#include "tools/image.h"
 #include "tools/tool.h"
 #include "ui/tui/app.h"
+#include "ui/tui/diff.h"
 #include "ui/tui/term.h"
 
 static const char TUI_USAGE[] =
@@ -83,8 +91,10 @@ typedef struct qmsg {
   char *strs[16];
   json_t *meta;
   /* Q_ASK */
-  char *tool, *args, *reason;
+  char *tool, *args, *reason, *code, *grant_value;
   zside_effect side;
+  bool escalate_network, escalate_unsandboxed, can_remember;
+  int grant_kind;
 } qmsg;
 
 typedef struct tui_args {
@@ -115,6 +125,12 @@ typedef struct ctl {
   zagent agent;
   zerr err;
   zrun_status status;
+  /* What the worker runs: a turn, or /compact. */
+  enum { JOB_TURN, JOB_COMPACT } job;
+  int compact_rc;
+  size_t compact_summarized;
+  /* Images for the next message (/image): media type and base64. */
+  ZVEC(zimage) images;
   pthread_t worker;
   bool running;
   pthread_mutex_t mu;
@@ -123,9 +139,8 @@ typedef struct ctl {
   int wake[2];
   bool perm_waiting, perm_answered; /* guarded by mu */
   zperm_action perm_action;
-  bool perm_for_session; /* the answer was "allow for this session" */
+  int perm_scope;        /* zgrant_scope of the answer */
   char *perm_note;
-  ZVEC(char *) grants;   /* "tool summary", guarded by mu */
   bool quit;
   bool terminated;       /* SIGTERM / SIGHUP */
 } ctl;
@@ -176,47 +191,43 @@ static void qmsg_free(qmsg *m) {
   free(m->tool);
   free(m->args);
   free(m->reason);
+  free(m->code);
+  free(m->grant_value);
   free(m);
 }
 
-/* The approver, on the worker thread. */
 /* The approver (agent/loop.h zagent.approve), called on the worker thread:
  * posts the prompt to the UI thread and waits for the answer. "Allow for this
- * session" is passed on as a session grant, which the engine keeps for the
- * run (kept narrow: the command prefix, the path or the tool). */
+ * session" and "always allow" pass the scope on; the engine remembers the
+ * grant the request names (the command prefix, the path or the tool) and
+ * saves an always grant to the grants file. */
 static zapproval approve(void *ud, const zapproval_request *req) {
   ctl *c = ud;
   const ztool_call *call = req->call;
-  char *summary = tui_tool_summary(call->name, call->arguments);
-  zbuf key = ZBUF_INIT;
-  zbuf_addf(&key, "%s %s", call->name, summary);
-  free(summary);
   pthread_mutex_lock(&c->mu);
-  for (size_t i = 0; i < c->grants.len; i++)
-    if (!strcmp(c->grants.items[i], key.data)) {
-      pthread_mutex_unlock(&c->mu);
-      zbuf_release(&key);
-      return (zapproval){.action = ZPERM_ALLOW};
-    }
   c->perm_waiting = true;
   c->perm_answered = false;
   pthread_mutex_unlock(&c->mu);
-  zbuf_release(&key);
 
   qmsg *m = xcalloc(1, sizeof *m);
   m->kind = Q_ASK;
   m->tool = xstrdup(call->name);
   m->args = xstrdup(call->arguments ? call->arguments : "");
   m->reason = xstrdup(req->reason ? req->reason : "");
+  m->code = dup_or_null(req->code);
   m->side = req->tool->side_effect;
+  m->escalate_network = req->escalate_network;
+  m->escalate_unsandboxed = req->escalate_unsandboxed;
+  m->can_remember = req->can_remember && req->grant_tool;
+  m->grant_kind = req->grant_kind;
+  m->grant_value = xstrdup(req->grant_value ? req->grant_value : "");
   post(c, m);
 
   pthread_mutex_lock(&c->mu);
   while (!c->perm_answered && !zcancel_requested()) pthread_cond_wait(&c->cv, &c->mu);
   zapproval ans = {.action = c->perm_answered ? c->perm_action : ZPERM_DENY,
                    .note = c->perm_note};
-  if (ans.action == ZPERM_ALLOW && c->perm_answered && c->perm_for_session && req->can_remember)
-    ans.scope = ZGRANT_SESSION;
+  if (ans.action == ZPERM_ALLOW && c->perm_answered && req->can_remember) ans.scope = c->perm_scope;
   c->perm_waiting = false;
   pthread_mutex_unlock(&c->mu);
   return ans;
@@ -224,6 +235,17 @@ static zapproval approve(void *ud, const zapproval_request *req) {
 
 static void *worker_main(void *ud) {
   ctl *c = ud;
+  if (c->job == JOB_COMPACT) {
+    c->compact_rc = zcompact_now(&c->rs.compactor, &c->conv, c->system_prompt, NULL,
+                                 &c->compact_summarized, &c->err);
+    c->status = zcancel_requested() ? ZRUN_INTERRUPTED : ZRUN_SUCCESS;
+    zerr e2 = ZERR_INIT;
+    if (c->rs.session) zsession_flush(c->rs.session, &e2);
+    qmsg *m = xcalloc(1, sizeof *m);
+    m->kind = Q_DONE;
+    post(c, m);
+    return NULL;
+  }
   c->status = zagent_run(&c->agent, c->turn_conv, &c->err);
   if (c->status == ZRUN_ERROR || c->status == ZRUN_INCOMPLETE) {
     zagent_event ev = {.kind = ZAEV_ERROR,
@@ -301,6 +323,29 @@ static void add_mentions(ctl *c, const char *text, zbuf *out) {
   }
 }
 
+static void clear_images(ctl *c) {
+  for (size_t i = 0; i < c->images.len; i++) {
+    free(c->images.items[i].media_type);
+    free(c->images.items[i].data);
+  }
+  c->images.len = 0;
+  for (size_t i = 0; i < c->app.attachments.len; i++) free(c->app.attachments.items[i]);
+  c->app.attachments.len = 0;
+}
+
+/* The compactor follows the current provider, model and session. */
+static void prepare_compactor(ctl *c) {
+  if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
+  else /* /model or /provider may have changed the window */
+    c->rs.compactor.window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+  c->app.context_window = c->rs.compactor.window;
+  c->rs.compactor.main = c->rs.provider;
+  c->rs.compactor.main_model = c->rs.rp.model;
+  c->rs.compactor.session = c->rs.session;
+  c->rs.compactor.task = &c->rs.task;
+  c->rs.compactor.instructions = c->rs.instruction_sources;
+}
+
 static void start_turn(ctl *c, const char *text) {
   bool side = c->app.side_chat;
   if (side) {
@@ -339,9 +384,23 @@ static void start_turn(ctl *c, const char *text) {
   c->turn_conv = side ? &c->side : &c->conv;
   zbuf full = ZBUF_INIT;
   add_mentions(c, text, &full);
-  zconv_add_user(c->turn_conv, full.data);
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = full.data, .len = full.len};
+  zmsg *um_msg = zconv_add_user(c->turn_conv, full.data);
+  /* /image attachments travel with this message (and are recorded with it,
+   * so a resumed session sends them again). */
+  json_t *um_meta = NULL;
+  if (c->images.len) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < c->images.len; i++) {
+      zmsg_add_image(um_msg, c->images.items[i].media_type, c->images.items[i].data);
+      json_array_append_new(arr, json_pack("{s:s, s:s}", "media_type", c->images.items[i].media_type,
+                                           "data", c->images.items[i].data));
+    }
+    um_meta = json_pack("{s:o}", "images", arr);
+    clear_images(c);
+  }
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = full.data, .len = full.len, .meta = um_meta};
   if (c->recorder && !side) c->recorder->emit(c->recorder, &um);
+  json_decref(um_meta);
   zbuf_release(&full);
 
   static zsink *sinks[2];
@@ -351,12 +410,7 @@ static void start_turn(ctl *c, const char *text) {
    * the permission engine, checkpoints into the current session, MCP tools,
    * compaction following the current provider and session. */
   zrun_setup_tools(&c->rs, mode, ZAUTO_LOW);
-  if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
-  c->rs.compactor.main = c->rs.provider;
-  c->rs.compactor.main_model = c->rs.rp.model;
-  c->rs.compactor.session = c->rs.session;
-  c->rs.compactor.task = &c->rs.task;
-  c->rs.compactor.instructions = c->rs.instruction_sources;
+  prepare_compactor(c);
   zagent_release(&c->agent);
   c->agent = (zagent){0};
   zrun_setup_agent(&c->rs, &c->agent);
@@ -370,6 +424,7 @@ static void start_turn(ctl *c, const char *text) {
   if (side) c->agent.compactor = NULL;
   zerr_clear(&c->err);
   zcancel_reset();
+  c->job = JOB_TURN;
   tui_app_turn_start(&c->app, now_s());
   if (pthread_create(&c->worker, NULL, worker_main, c) != 0) {
     tui_app_turn_end(&c->app, "✗ Cannot start the agent thread; try again.");
@@ -402,12 +457,37 @@ static void leave_side(ctl *c) {
   tui_app_print(&c->app, c->app.th.muted, "↩ Back to the main conversation (the side conversation was not saved).");
 }
 
+static void compact_done(ctl *c) {
+  zcompactor *k = &c->rs.compactor;
+  zbuf l = ZBUF_INIT;
+  if (c->status == ZRUN_INTERRUPTED)
+    zbuf_addstr(&l, "⊘ Compaction cancelled; the conversation is unchanged.");
+  else if (c->compact_rc < 0)
+    zbuf_addf(&l, "✗ Cannot compact: %s", c->err.msg);
+  else
+    zbuf_addf(&l, "✓ Compacted: ~%lld → ~%lld tokens (%zu message%s summarized; your last "
+              "exchange is kept as it was). %zu messages in the conversation now.",
+              (long long)k->last_before, (long long)k->last_after, c->compact_summarized,
+              c->compact_summarized == 1 ? "" : "s", c->conv.len);
+  tui_app_turn_end(&c->app, NULL);
+  blank_line(c);
+  tui_app_print(&c->app, c->compact_rc < 0 || c->status == ZRUN_INTERRUPTED ? c->app.th.warn : "",
+                l.data);
+  zbuf_release(&l);
+}
+
 static void turn_done(ctl *c) {
   pthread_join(c->worker, NULL);
   c->running = false;
+  /* "Cancelling…" and "Mode changes from the next turn" are over */
+  free(c->app.notice);
+  c->app.notice = NULL;
   const char *line = NULL;
-  if (c->status == ZRUN_INTERRUPTED) line = "⊘ Cancelled. The conversation is kept; type to continue.";
-  tui_app_turn_end(&c->app, line);
+  if (c->job == JOB_COMPACT) compact_done(c);
+  else {
+    if (c->status == ZRUN_INTERRUPTED) line = "⊘ Cancelled. The conversation is kept; type to continue.";
+    tui_app_turn_end(&c->app, line);
+  }
   fflush(c->rec_diag);
   if (c->rec_diag_len) {
     tui_app_print(&c->app, c->app.th.warn, c->rec_diag_buf);
@@ -452,8 +532,15 @@ static void drain(ctl *c) {
     if (!m) break;
     c->app.now = now_s();
     if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev);
-    else if (m->kind == Q_ASK)
-      tui_app_ask(&c->app, m->tool, m->side, m->args, m->reason, c->rs.workspace);
+    else if (m->kind == Q_ASK) {
+      tui_ask q = {.tool = m->tool, .arguments = m->args, .reason = m->reason,
+                   .workspace = c->rs.workspace, .side = m->side, .code = m->code,
+                   .escalate_network = m->escalate_network,
+                   .escalate_unsandboxed = m->escalate_unsandboxed,
+                   .can_remember = m->can_remember, .grant_kind = m->grant_kind,
+                   .grant_value = m->grant_value, .grants_file = c->rs.grants.path};
+      tui_app_ask(&c->app, &q);
+    }
     else turn_done(c);
     qmsg_free(m);
   }
@@ -482,14 +569,42 @@ static void cmd_help_text(ctl *c) {
          "      Ctrl+A/E/K/U/W/Y edit · Alt+B/F words · Tab completes /commands and @files");
 }
 
+/* Closes the current session (flushed, unlocked). The checkpointer and the
+ * recorder point into it, so they go too (zrun_setup_tools makes a new
+ * checkpointer for whatever session is current at the next turn). */
+static void release_session(ctl *c) {
+  if (c->recorder) c->recorder->destroy(c->recorder);
+  c->recorder = NULL;
+  if (c->rs.checkpoints) zcheckpointer_free(c->rs.checkpoints);
+  c->rs.checkpoints = NULL;
+  free(c->rs.checkpoints_for);
+  c->rs.checkpoints_for = NULL;
+  c->rs.compactor.session = NULL;
+  if (c->rs.session) {
+    zerr e = ZERR_INIT;
+    zsession_flush(c->rs.session, &e);
+    zsession_close(c->rs.session);
+  }
+  c->rs.session = NULL;
+}
+
+/* Resumes session id into c->conv (zrun_setup_session; the id of an
+ * earlier resume is let go first). */
+static int reopen_session(ctl *c, const char *id, zerr *err) {
+  free(c->rs.resumed_id);
+  c->rs.resumed_id = NULL;
+  return zrun_setup_session(&c->rs, true, id, NULL, &c->conv, warn_cb, c, err);
+}
+
 static void new_session(ctl *c) {
   if (c->app.side_chat) {
     zconv_release(&c->side);
     c->side = (zconv)ZCONV_INIT;
     c->app.side_chat = false;
   }
-  if (c->rs.session) zsession_close(c->rs.session);
-  c->rs.session = NULL;
+  release_session(c);
+  ztask_release(&c->rs.task);
+  ztask_init(&c->rs.task);
   zconv_release(&c->conv);
   c->conv = (zconv)ZCONV_INIT;
   json_decref(c->plan);
@@ -572,7 +687,7 @@ static void cmd_resume(ctl *c, const char *arg) {
   json_decref(mine);
   json_decref(all);
   new_session(c);
-  if (zrun_setup_session(&c->rs, true, id, NULL, &c->conv, warn_cb, c, &err) < 0) {
+  if (reopen_session(c, id, &err) < 0) {
     say(c, "✗ Cannot resume %s: %s", id, err.msg);
   } else {
     attach_session(c);
@@ -582,41 +697,157 @@ static void cmd_resume(ctl *c, const char *arg) {
   free(id);
 }
 
+/* The grants the engine holds: saved ("always", from the grants file) and
+ * this run's ("session"). The worker adds grants while a turn runs, so the
+ * list is read between turns only. */
+static void slash_grants(ctl *c) {
+  if (c->running) {
+    say(c, "Grants are listed when the running turn ends.");
+    return;
+  }
+  size_t shown = 0;
+  for (size_t i = 0; i < c->rs.grants.n; i++) {
+    const zgrant *g = &c->rs.grants.v[i];
+    if (g->scope == ZGRANT_ONCE) continue;
+    say(c, "  %s %-7s %-16s %s%s%s", g->allow ? "✓ allow" : "✗ deny ", zgrant_scope_name(g->scope),
+        g->tool, zgrant_kind_name(g->kind), g->value ? " " : "", g->value ? g->value : "");
+    shown++;
+  }
+  if (!shown)
+    say(c, "No grants yet (a prompt's \"allow for this session\" or \"always allow\" adds one).");
+  if (c->rs.grants.path)
+    say(c, "Saved grants: %s (zero sandbox grants lists and removes them).", c->rs.grants.path);
+}
+
 static void slash_tools(ctl *c) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
-  say(c, "Tools in %s mode:", zperm_mode_name(c->app.mode));
+  say(c, "Tools in %s mode (name, side effect, what the permission engine does):",
+      zperm_mode_name(c->app.mode));
+  /* The engine for this mode; the worker owns it while a turn runs. */
+  if (!c->running) zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
   for (size_t i = 0; i < n; i++) {
     if (!zperm_tool_visible(c->app.mode, tools[i])) continue;
-    zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
     zperm_decision d = zperm_decide(&c->rs.perm, tools[i], NULL);
-    say(c, "  %-16s %-6s %-6s %s", tools[i]->name, zside_effect_name(tools[i]->side_effect),
-        zperm_action_name(d.action), tools[i]->description);
+    /* one row each: the first sentence of the description, cut to the width */
+    const char *desc = tools[i]->description ? tools[i]->description : "";
+    size_t dl = strcspn(desc, ".");
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "  %-15s %-7s %-6s %s%.*s%s", tools[i]->name,
+              zside_effect_name(tools[i]->side_effect), zperm_action_name(d.action), c->app.th.muted,
+              (int)dl, desc, c->app.th.reset);
+    tw_lines_push(&c->app.commit, tw_truncate(l.data, c->app.width - 1));
+    zbuf_release(&l);
   }
+  if (c->rs.mcp.n) say(c, "MCP servers add their tools too (zero mcp list shows them).");
 }
 
-static void cmd_diff(ctl *c) {
+/* The first snapshot of every file the tools changed this session:
+ * path -> {existed, sha256?, tooLarge?} (session_checkpoint events). */
+static int collect_snapshots(void *ud, const json_t *ev) {
+  json_t *first = ud;
+  if (strcmp(zjson_str_or(ev, "type", ""), "session_checkpoint")) return 0;
+  size_t i;
+  json_t *f;
+  json_array_foreach(json_object_get(json_object_get(ev, "payload"), "files"), i, f) {
+    const char *path = zjson_str(f, "path");
+    if (path && !json_object_get(first, path)) json_object_set(first, path, f);
+  }
+  return 0;
+}
+
+/* Runs a git command in the workspace; its output (stdout and stderr) in
+ * out. Returns the exit status, -1 when it cannot run. */
+static int git_in(ctl *c, const char *args, zbuf *out) {
   zbuf cmd = ZBUF_INIT;
   zbuf_addstr(&cmd, "git -C '");
   for (const char *p = c->rs.workspace; *p; p++) {
     if (*p == '\'') zbuf_addstr(&cmd, "'\\''");
     else zbuf_addch(&cmd, *p);
   }
-  zbuf_addstr(&cmd, "' diff --stat HEAD 2>&1 </dev/null");
+  zbuf_addf(&cmd, "' %s 2>&1 </dev/null", args);
   FILE *f = popen(cmd.data, "r");
   zbuf_release(&cmd);
-  if (!f) {
-    say(c, "✗ Cannot run git: %s", strerror(errno));
-    return;
-  }
-  zbuf out = ZBUF_INIT;
+  if (!f) return -1;
   char buf[4096];
   size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0 && out.len < 64 * 1024) zbuf_add(&out, buf, n);
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    if (out->len < 64 * 1024) zbuf_add(out, buf, n);
   int rc = pclose(f);
-  zbuf_rtrim(&out);
-  if (rc != 0) say(c, "✗ git diff failed (is this a git repository with a commit?):\n%s", out.data);
-  else say(c, "%s", out.len ? out.data : "No changes against HEAD.");
+  zbuf_rtrim(out);
+  return rc;
+}
+
+/* /diff: what the tools changed in this session — every file a tool wrote,
+ * against its content before the first change (the session's checkpoints),
+ * as a diff — and, in a git repository, the uncommitted changes git sees
+ * (those include what shell commands changed, which checkpoints cannot). */
+static void cmd_diff(ctl *c) {
+  size_t shown = 0;
+  if (c->rs.session) {
+    zerr err = ZERR_INIT;
+    /* while a turn runs the worker owns the session (its events are whole
+     * lines in the file either way) */
+    if (!c->running) zsession_flush(c->rs.session, &err);
+    json_t *first = json_object();
+    zsession_for_each_event(c->rs.session_root, c->rs.session->id, collect_snapshots, first, NULL,
+                            &err);
+    char *blobs = zpath_join(c->rs.session->dir, "checkpoints/blobs");
+    const char *path;
+    json_t *f;
+    json_object_foreach(first, path, f) {
+      zbuf before = ZBUF_INIT, now = ZBUF_INIT;
+      bool existed = json_is_true(json_object_get(f, "existed"));
+      const char *sha = zjson_str(f, "sha256");
+      bool known = !existed || sha;
+      if (existed && sha) {
+        char *bp = zpath_join(blobs, sha);
+        known = zfs_read_file(bp, &before, 5u << 20, NULL) == 0;
+        free(bp);
+      }
+      bool exists_now = zfs_read_file(path, &now, 5u << 20, NULL) == 0;
+      char *rel = zpath_relative(c->rs.workspace, path);
+      const char *shown_path = rel ? rel : path;
+      if (!known) {
+        say(c, "~ %s (changed; too large to diff)", shown_path);
+        shown++;
+      } else if (existed != exists_now || before.len != now.len ||
+                 memcmp(before.data ? before.data : "", now.data ? now.data : "", now.len)) {
+        tw_lines d = {0};
+        size_t add = 0, del = 0;
+        tui_diff_render(before.data ? before.data : "", now.data ? now.data : "", 1,
+                        c->app.width, &c->app.th, 40, &d, &add, &del);
+        blank_line(c);
+        zbuf h = ZBUF_INIT;
+        zbuf_addf(&h, "%s%s %s%s %s+%zu%s %s-%zu%s", c->app.th.bold,
+                  !existed ? "created" : !exists_now ? "deleted" : "modified", shown_path,
+                  c->app.th.reset, c->app.th.add, add, c->app.th.reset, c->app.th.del, del,
+                  c->app.th.reset);
+        tw_lines_push(&c->app.commit, tw_truncate(h.data, c->app.width));
+        zbuf_release(&h);
+        for (size_t i = 0; i < d.len; i++) tw_lines_push(&c->app.commit, xstrdup(d.items[i]));
+        tw_lines_free(&d);
+        shown++;
+      }
+      free(rel);
+      zbuf_release(&before);
+      zbuf_release(&now);
+    }
+    free(blobs);
+    json_decref(first);
+  }
+  if (!shown) say(c, "No file changes by the tools in this session.");
+  zbuf out = ZBUF_INIT;
+  if (git_in(c, "rev-parse --is-inside-work-tree", &out) == 0) {
+    zbuf_reset(&out);
+    int rc = git_in(c, "diff --stat HEAD", &out);
+    blank_line(c);
+    if (rc != 0) say(c, "git diff failed (a repository without a commit?): %s", out.data);
+    else if (out.len) say(c, "Uncommitted changes (git diff --stat HEAD, including what commands changed):\n%s", out.data);
+    else say(c, "No uncommitted changes in git.");
+  } else if (shown) {
+    say(c, "(Files changed by shell commands are not tracked outside a git repository.)");
+  }
   zbuf_release(&out);
 }
 
@@ -635,6 +866,411 @@ static void slash_doctor(ctl *c) {
   say(c, "workspace  %s", c->rs.workspace);
 }
 
+/* --- /fork, /rewind, /compact, /image ------------------------------------ */
+
+/* /fork: the current session is copied (zsession_fork, like zero sessions
+ * fork and zero exec --fork) and the conversation continues in the copy;
+ * the original is left as it was. */
+static void cmd_fork(ctl *c) {
+  if (!c->rs.session) {
+    say(c, "Nothing to fork yet: the session is created with your first message.");
+    return;
+  }
+  char *parent = xstrdup(c->rs.session->id);
+  zerr err = ZERR_INIT;
+  release_session(c);
+  zconv_release(&c->conv);
+  c->conv = (zconv)ZCONV_INIT;
+  if (zrun_setup_fork(&c->rs, parent, &c->conv, warn_cb, c, &err) < 0) {
+    say(c, "✗ Cannot fork %s: %s", parent, err.msg);
+    /* stay in the original */
+    zconv_release(&c->conv);
+    c->conv = (zconv)ZCONV_INIT;
+    if (c->rs.session) zsession_close(c->rs.session);
+    c->rs.session = NULL;
+    zerr e2 = ZERR_INIT;
+    if (reopen_session(c, parent, &e2) < 0)
+      say(c, "✗ Cannot reopen %s either: %s. /resume picks a session.", parent, e2.msg);
+  } else {
+    say(c, "Forked %s into %s (%zu messages). You are in the fork now; the original is "
+        "unchanged (zero --resume %s).", parent, c->rs.session->id, c->conv.len, parent);
+  }
+  attach_session(c);
+  free(parent);
+}
+
+/* The user messages of the session: [{seq, text}] (new reference). */
+typedef struct user_msgs {
+  json_t *list;
+} user_msgs;
+
+static size_t idx_of(const json_t *arr, const json_t *item) {
+  for (size_t i = 0; i < json_array_size(arr); i++)
+    if (json_array_get(arr, i) == item) return i;
+  return 0;
+}
+
+static int collect_user(void *ud, const json_t *ev) {
+  user_msgs *u = ud;
+  const json_t *p = json_object_get(ev, "payload");
+  if (!strcmp(zjson_str_or(ev, "type", ""), "message") && !strcmp(zjson_str_or(p, "role", ""), "user"))
+    json_array_append_new(u->list, json_pack("{s:I, s:s}", "seq", zjson_int_or(ev, "sequence", 0),
+                                             "text", zjson_str_or(p, "content", "")));
+  return 0;
+}
+
+/* A message as the user typed it: without the files @mentions attached. */
+static char *typed_text(const char *content) {
+  const char *cut = strstr(content, "\n\n[File @");
+  return cut ? xstrndup(content, (size_t)(cut - content)) : xstrdup(content);
+}
+
+static void rewind_plan_lines(ctl *c, const json_t *plan) {
+  size_t i;
+  json_t *r;
+  size_t nrestore = 0;
+  json_array_foreach(json_object_get(plan, "restore"), i, r) {
+    const char *action = zjson_str_or(r, "action", "");
+    if (!strcmp(action, "unchanged")) continue;
+    say(c, "  %s %s", !strcmp(action, "delete") ? "✗ delete " : "↺ restore", zjson_str_or(r, "path", ""));
+    nrestore++;
+  }
+  json_array_foreach(json_object_get(plan, "notRestorable"), i, r) {
+    if (zjson_str(r, "path"))
+      say(c, "  ⚠ not restorable: %s (%s)", zjson_str(r, "path"), zjson_str_or(r, "reason", ""));
+    else
+      say(c, "  ⚠ not restorable: event %lld ran `%s`; %s", (long long)zjson_int_or(r, "sequence", 0),
+          zjson_str_or(r, "command", ""), zjson_str_or(r, "reason", ""));
+  }
+  if (!nrestore) say(c, "  (no files change)");
+}
+
+/* /rewind          a picker over your messages
+ * /rewind SEQ      the plan for going back to before message SEQ (the
+ *                  files that change), and a confirmation picker
+ * /rewind apply SEQ  does it: files restored, the log cut, the message put
+ *                  back into the composer to edit and send again */
+static void cmd_rewind(ctl *c, const char *arg) {
+  if (!c->rs.session) {
+    say(c, "Nothing to rewind: this session has no messages yet.");
+    return;
+  }
+  if (!strcmp(arg, "cancel")) {
+    say(c, "Rewind cancelled; nothing changed.");
+    return;
+  }
+  bool apply = !strncmp(arg, "apply ", 6);
+  const char *num = apply ? arg + 6 : arg;
+  zerr err = ZERR_INIT;
+  char *id = xstrdup(c->rs.session->id);
+  zerr fe = ZERR_INIT;
+  zsession_flush(c->rs.session, &fe);
+  user_msgs u = {.list = json_array()};
+  if (zsession_for_each_event(c->rs.session_root, id, collect_user, &u, NULL, &err) < 0) {
+    say(c, "✗ Cannot read the session: %s", err.msg);
+    goto out;
+  }
+  if (!*num) {
+    size_t n = json_array_size(u.list);
+    if (!n) {
+      say(c, "No messages to go back to.");
+      goto out;
+    }
+    char **labels = xcalloc(n, sizeof *labels), **values = xcalloc(n, sizeof *values);
+    for (size_t i = 0; i < n; i++) {
+      /* newest first */
+      const json_t *m = json_array_get(u.list, n - 1 - i);
+      char *t = typed_text(zjson_str_or(m, "text", ""));
+      for (char *q = t; *q; q++)
+        if (*q == '\n') *q = ' ';
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "%2zu. ", n - i);
+      tw_sanitize(&l, t, strlen(t));
+      labels[i] = zbuf_detach(&l, NULL);
+      zbuf v = ZBUF_INIT;
+      zbuf_addf(&v, "%lld", (long long)zjson_int_or(m, "seq", 0));
+      values[i] = zbuf_detach(&v, NULL);
+      free(t);
+    }
+    say(c, "Pick the message to go back to: it and everything after it are removed, and the "
+           "files the tools changed since are restored.");
+    tui_app_picker(&c->app, "/rewind", "Rewind to before…", (const char *const *)labels,
+                   (const char *const *)values, n);
+    for (size_t i = 0; i < n; i++) free(labels[i]), free(values[i]);
+    free(labels);
+    free(values);
+    goto out;
+  }
+  char *end;
+  long long seq = strtoll(num, &end, 10);
+  const json_t *msg = NULL;
+  size_t idx;
+  json_t *m;
+  json_array_foreach(u.list, idx, m) if (*num && !*end && zjson_int_or(m, "seq", -1) == seq) msg = m;
+  if (!msg) {
+    say(c, "✗ %s is not one of your messages in this session; /rewind without an argument "
+           "lists them.", num);
+    goto out;
+  }
+  /* zsession_rewind takes the session lock: let go of it around the call. */
+  release_session(c);
+  json_t *plan = NULL;
+  int rc = zsession_rewind(c->rs.session_root, id, seq - 1, !apply, &plan, &err);
+  if (rc < 0) say(c, "✗ Cannot rewind: %s", err.msg);
+  else if (!apply) {
+    say(c, "Rewind to before your message #%zu (removes %lld events):", idx_of(u.list, msg) + 1,
+        (long long)zjson_int_or(plan, "removedEvents", 0));
+    rewind_plan_lines(c, plan);
+    const char *labels[2] = {"Rewind: restore these files and drop the later conversation",
+                             "Cancel"};
+    zbuf v = ZBUF_INIT;
+    zbuf_addf(&v, "apply %lld", seq);
+    const char *values[2] = {v.data, "cancel"};
+    tui_app_picker(&c->app, "/rewind", "Rewind?", labels, values, 2);
+    zbuf_release(&v);
+  }
+  json_decref(plan);
+  /* back into the (possibly cut) session */
+  zconv_release(&c->conv);
+  c->conv = (zconv)ZCONV_INIT;
+  zerr e2 = ZERR_INIT;
+  if (reopen_session(c, id, &e2) < 0) {
+    say(c, "✗ Cannot reopen the session %s: %s. /resume picks a session.", id, e2.msg);
+    if (c->rs.session) zsession_close(c->rs.session);
+    c->rs.session = NULL;
+  } else if (apply && rc == 0) {
+    /* The task state is rebuilt from what is left of the log. */
+    ztask_release(&c->rs.task);
+    ztask_init(&c->rs.task);
+    if (ztask_replay(&c->rs.task, c->rs.session_root, id, &e2) < 0 ||
+        zsession_set_meta(c->rs.session, "taskState", ztask_to_json(&c->rs.task), &e2) < 0)
+      say(c, "⚠ The session's task state was not updated: %s", e2.msg);
+    json_decref(c->app.plan);
+    c->app.plan = NULL;
+    char *t = typed_text(zjson_str_or(msg, "text", ""));
+    tui_composer_set(&c->app.comp, t);
+    free(t);
+    say(c, "↺ Rewound: %zu messages remain; the files are as they were before that message. "
+           "It is back in the composer: edit it and press Enter, or clear it (Ctrl+U).",
+        c->conv.len);
+  }
+  attach_session(c);
+out:
+  json_decref(u.list);
+  free(id);
+}
+
+/* /compact: the compactor now, on the worker (it asks a model). */
+static void cmd_compact(ctl *c) {
+  if (c->conv.len < 2) {
+    say(c, "Nothing to compact yet.");
+    return;
+  }
+  if (!c->system_prompt || c->prompt_mode != c->app.mode) {
+    free(c->system_prompt);
+    c->system_prompt = xstrdup(zrun_setup_system_prompt(&c->rs, c->app.mode));
+    c->prompt_mode = c->app.mode;
+  }
+  zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
+  prepare_compactor(c);
+  zerr_clear(&c->err);
+  zcancel_reset();
+  c->job = JOB_COMPACT;
+  c->compact_rc = 0;
+  tui_app_turn_start(&c->app, now_s());
+  say(c, "Compacting: the conversation before your last message is summarized…");
+  if (pthread_create(&c->worker, NULL, worker_main, c) != 0) {
+    tui_app_turn_end(&c->app, "✗ Cannot start the compaction thread; try again.");
+    return;
+  }
+  c->running = true;
+}
+
+/* /image PATH: attached to the next message; /image clear drops them. */
+static void cmd_image(ctl *c, const char *arg) {
+  if (!*arg) {
+    say(c, "Attach an image to your next message: /image PATH (PNG, JPEG, GIF or WebP, up to "
+           "10 MiB). /image clear removes the attached ones.");
+    return;
+  }
+  if (!strcmp(arg, "clear")) {
+    size_t n = c->images.len;
+    clear_images(c);
+    say(c, n ? "Removed %zu attached image%s." : "No images were attached.", n, n == 1 ? "" : "s");
+    return;
+  }
+  zmodel_info mi;
+  zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+  if (mi.known && !mi.images) {
+    say(c, "✗ The model %s does not accept images. Switch to a vision model first (/model lists "
+           "them), then attach the image again.", c->rs.rp.model);
+    return;
+  }
+  char *path = arg[0] == '~' && arg[1] == '/' ? zpath_join(zpath_home(), arg + 2)
+                                              : zpath_absolute(arg, c->rs.workspace);
+  zbuf data = ZBUF_INIT;
+  zerr err = ZERR_INIT;
+  struct stat st;
+  if (!path || stat(path, &st) < 0)
+    say(c, "✗ Cannot attach %s: %s.", arg, strerror(errno));
+  else if (!S_ISREG(st.st_mode))
+    say(c, "✗ Cannot attach %s: not a file.", arg);
+  else if ((uint64_t)st.st_size > ZIMAGE_MAX)
+    say(c, "✗ %s is %lld bytes; images up to 10 MiB can be attached. Scale it down first.", arg,
+        (long long)st.st_size);
+  else if (zfs_read_file(path, &data, ZIMAGE_MAX, &err) < 0)
+    say(c, "✗ Cannot read %s: %s", arg, err.msg);
+  else {
+    unsigned w, h;
+    const char *type = zimage_sniff((const unsigned char *)data.data, data.len, &w, &h);
+    if (!type) say(c, "✗ %s is not a PNG, JPEG, GIF or WebP image.", arg);
+    else {
+      zbuf b64 = ZBUF_INIT;
+      zimage_base64((const unsigned char *)data.data, data.len, &b64);
+      zimage im = {.media_type = xstrdup(type), .data = zbuf_detach(&b64, NULL)};
+      zvec_push(&c->images, im);
+      zbuf l = ZBUF_INIT;
+      tw_sanitize(&l, arg, strlen(arg));
+      zbuf_addf(&l, " (%s", type + 6);
+      if (w && h) zbuf_addf(&l, ", %u×%u", w, h);
+      zbuf_addf(&l, ", %zu KiB)", (data.len + 1023) / 1024);
+      say(c, "Attached %s to your next message.", l.data);
+      zvec_push(&c->app.attachments, zbuf_detach(&l, NULL));
+      if (!mi.known)
+        say(c, "  (the model registry does not know %s; if it cannot read images the provider "
+               "will say so)", c->rs.rp.model);
+    }
+  }
+  zbuf_release(&data);
+  free(path);
+}
+
+/* --- /model and /provider pickers --------------------------------------- */
+
+/* The current model and its context window, for the status line and the
+ * side panel. */
+static void show_model(ctl *c) {
+  free(c->app.model);
+  c->app.model = xstrdup(c->rs.rp.model);
+  c->app.context_window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+}
+
+static const char *ctx_words(int64_t t) {
+  static char b[32];
+  if (t >= 1000000 && t % 1000000 == 0) snprintf(b, sizeof b, "%lldM", (long long)(t / 1000000));
+  else if (t >= 1000000) snprintf(b, sizeof b, "%.1fM", (double)t / 1e6);
+  else snprintf(b, sizeof b, "%lldk", (long long)((t + 500) / 1000));
+  return b;
+}
+
+typedef struct model_rows {
+  ctl *c;
+  ZVEC(char *) labels;
+  ZVEC(char *) values;
+} model_rows;
+
+static void model_row(model_rows *r, const char *id, const zmodel_info *m) {
+  for (size_t i = 0; i < r->values.len; i++)
+    if (!strcmp(r->values.items[i], id)) return;
+  zbuf l = ZBUF_INIT;
+  bool cur = r->c->rs.rp.model && !strcmp(id, r->c->rs.rp.model);
+  zbuf_addf(&l, "%s %-30s", cur ? "●" : " ", id);
+  if (m && m->known) {
+    zbuf_addf(&l, " %5s ctx", ctx_words(m->context_window));
+    zbuf_addf(&l, " · %s", m->tools ? "tools" : "no tools");
+    if (m->images) zbuf_addstr(&l, " · images");
+    if (m->efforts && m->efforts[0]) zbuf_addstr(&l, " · reasoning");
+    if (m->priced) zbuf_addf(&l, " · $%.2f/$%.2f per 1M", m->input_price, m->output_price);
+  } else {
+    zbuf_addstr(&l, " (not in the registry)");
+  }
+  zvec_push(&r->labels, zbuf_detach(&l, NULL));
+  zvec_push(&r->values, xstrdup(id));
+}
+
+static void model_each_cb(void *ud, const zmodel_info *m) { model_row(ud, m->id, m); }
+
+/* The model registry (config/models.h) for the current provider's family,
+ * the current model first, then the models the config's profiles name. */
+static void model_picker(ctl *c) {
+  model_rows r = {.c = c};
+  zmodel_info mi;
+  zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+  model_row(&r, c->rs.rp.model, &mi);
+  const char *family = zmodel_family_for_kind(c->rs.rp.kind);
+  /* A compatible endpoint (a local runtime, a gateway) says what it serves:
+   * those first; then the registry (the whole of it when the family is not
+   * known). */
+  size_t ne = 0;
+  char **served = NULL;
+  if (c->rs.rp.kind && strstr(c->rs.rp.kind, "compatible"))
+    served = tui_endpoint_models(c->rs.rp.base_url, c->rs.rp.api_key, 200, 2000, &ne);
+  for (size_t i = 0; i < ne; i++) {
+    zmodel_lookup(&c->rs.cfg, served[i], &mi);
+    model_row(&r, served[i], &mi);
+    free(served[i]);
+  }
+  free(served);
+  zmodel_each(&c->rs.cfg, family, model_each_cb, &r);
+  for (size_t i = 0; i < c->rs.cfg.n_providers; i++) {
+    const char *m = c->rs.cfg.providers[i].model;
+    if (!m) continue;
+    zmodel_lookup(&c->rs.cfg, m, &mi);
+    model_row(&r, m, &mi);
+  }
+  say(c, "Model: %s (provider %s%s%s). Pick one, or /model NAME for any name the provider "
+         "serves.", c->rs.rp.model, c->rs.rp.name, ne ? "; the endpoint lists " : "",
+      ne ? "the first ones" : "");
+  tui_app_picker(&c->app, "/model", "Switch model", (const char *const *)r.labels.items,
+                 (const char *const *)r.values.items, r.values.len);
+  for (size_t i = 0; i < r.values.len; i++) free(r.labels.items[i]), free(r.values.items[i]);
+  zvec_free(&r.labels);
+  zvec_free(&r.values);
+}
+
+/* The configured provider profiles, then the built-in presets that can be
+ * used as they are: a local runtime, or a hosted one whose key variable is
+ * set. */
+static void provider_picker(ctl *c) {
+  ZVEC(char *) labels = {0};
+  ZVEC(char *) values = {0};
+  for (size_t i = 0; i < c->rs.cfg.n_providers; i++) {
+    const zprofile *p = &c->rs.cfg.providers[i];
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s %-16s %-18s %-24s %s", !strcmp(p->name, c->rs.rp.name) ? "●" : " ", p->name,
+              p->kind ? p->kind : "", p->model ? p->model : "", p->base_url ? p->base_url : "");
+    zvec_push(&labels, zbuf_detach(&l, NULL));
+    zvec_push(&values, xstrdup(p->name));
+  }
+  size_t np;
+  const zpreset *ps = zpreset_all(&np);
+  for (size_t i = 0; i < np; i++) {
+    bool dup = false;
+    for (size_t k = 0; k < values.len; k++) dup |= !strcmp(values.items[k], ps[i].name);
+    const char *key = ps[i].key_env ? getenv(ps[i].key_env) : NULL;
+    bool usable = ps[i].local || (key && *key);
+    if (dup || !usable || !ps[i].model) continue;
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s %-16s %-18s %-24s %s (preset; %s)", !strcmp(ps[i].name, c->rs.rp.name) ? "●" : " ",
+              ps[i].name, ps[i].kind, ps[i].model, ps[i].base_url,
+              ps[i].local ? "local, no key" : ps[i].key_env);
+    zvec_push(&labels, zbuf_detach(&l, NULL));
+    zvec_push(&values, xstrdup(ps[i].name));
+  }
+  say(c, "Provider: %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind, c->rs.rp.base_url,
+      c->rs.rp.model);
+  if (!values.len)
+    say(c, "No provider profiles are configured; add one to %s (docs/config.md) or set a "
+           "preset's key variable (zero providers list shows them).",
+        c->rs.cfg.user_path ? c->rs.cfg.user_path : "~/.config/zero/config.json");
+  else
+    tui_app_picker(&c->app, "/provider", "Switch provider",
+                   (const char *const *)labels.items, (const char *const *)values.items, values.len);
+  for (size_t i = 0; i < values.len; i++) free(labels.items[i]), free(values.items[i]);
+  zvec_free(&labels);
+  zvec_free(&values);
+}
+
 static void run_command(ctl *c, const char *line) {
   char name[32];
   size_t n = strcspn(line, " \n");
@@ -650,6 +1286,15 @@ static void run_command(ctl *c, const char *line) {
   }
   bool needs_idle = !strcmp(name, "/model") || !strcmp(name, "/new") || !strcmp(name, "/resume") ||
                     !strcmp(name, "/add-dir");
+  bool always_idle = !strcmp(name, "/fork") || !strcmp(name, "/rewind") || !strcmp(name, "/compact");
+  if (always_idle && c->running) {
+    say(c, "%s waits until the running turn ends (Esc cancels it).", name);
+    return;
+  }
+  if (always_idle && c->app.side_chat) {
+    say(c, "%s works on the main conversation; Ctrl+C leaves the side conversation first.", name);
+    return;
+  }
   if (needs_idle && c->running && *arg) {
     say(c, "%s waits until the running turn ends (Esc cancels it).", name);
     return;
@@ -658,29 +1303,22 @@ static void run_command(ctl *c, const char *line) {
   if (!strcmp(name, "/help")) cmd_help_text(c);
   else if (!strcmp(name, "/quit") || !strcmp(name, "/exit")) c->quit = true;
   else if (!strcmp(name, "/model")) {
-    if (!*arg) {
-      /* The models this config names (the model registry is issue 3's). */
-      const char *labels[64], *values[64];
-      size_t nm = 0;
-      labels[nm] = values[nm] = c->rs.rp.model;
-      nm++;
-      for (size_t i = 0; i < c->rs.cfg.n_providers && nm < 64; i++) {
-        const char *m = c->rs.cfg.providers[i].model;
-        bool dup = false;
-        for (size_t k = 0; k < nm; k++) dup |= m && !strcmp(values[k], m);
-        if (m && !dup) labels[nm] = values[nm] = m, nm++;
-      }
-      say(c, "Model: %s (provider %s). /model NAME switches to any model name.", c->rs.rp.model,
-          c->rs.rp.name);
-      tui_app_picker(&c->app, "/model", "Switch model", labels, values, nm);
-    } else if (zrun_setup_switch_model(&c->rs, arg, &err) < 0) {
+    if (!*arg) model_picker(c);
+    else if (zrun_setup_switch_model(&c->rs, arg, &err) < 0) {
       say(c, "✗ %s", err.msg);
     } else {
-      free(c->app.model);
-      c->app.model = xstrdup(c->rs.rp.model);
+      show_model(c);
       free(c->system_prompt);
       c->system_prompt = NULL;
-      say(c, "Model is now %s.", c->rs.rp.model);
+      zmodel_info mi;
+      zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+      if (mi.known)
+        say(c, "Model is now %s (%s context%s).", c->rs.rp.model, ctx_words(mi.context_window),
+            mi.images ? ", reads images" : "");
+      else
+        say(c, "Model is now %s. It is not in the model registry, so a %s context window is "
+               "assumed (preferences.contextWindow sets it).", c->rs.rp.model,
+            ctx_words(ZMODEL_DEFAULT_CONTEXT));
     }
   } else if (!strcmp(name, "/btw")) {
     if (c->running) say(c, "/btw waits until the running turn ends (Esc cancels it).");
@@ -693,28 +1331,15 @@ static void run_command(ctl *c, const char *line) {
       start_turn(c, arg);
     }
   } else if (!strcmp(name, "/provider")) {
-    if (!*arg && c->rs.cfg.n_providers > 1) {
-      const char **labels = xcalloc(c->rs.cfg.n_providers, sizeof *labels);
-      const char **values = xcalloc(c->rs.cfg.n_providers, sizeof *values);
-      for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
-        labels[i] = values[i] = c->rs.cfg.providers[i].name;
-      tui_app_picker(&c->app, "/provider", "Switch provider", labels, values, c->rs.cfg.n_providers);
-      free(labels);
-      free(values);
-    }
-    say(c, "Provider profiles (active: %s):", c->rs.rp.name);
-    for (size_t i = 0; i < c->rs.cfg.n_providers; i++)
-      say(c, "  %s %s (%s) %s", !strcmp(c->rs.cfg.providers[i].name, c->rs.rp.name) ? "●" : "○",
-          c->rs.cfg.providers[i].name, c->rs.cfg.providers[i].kind ? c->rs.cfg.providers[i].kind : "",
-          c->rs.cfg.providers[i].model ? c->rs.cfg.providers[i].model : "");
-    if (*arg && c->running) say(c, "/provider waits until the running turn ends (Esc cancels it).");
-    else if (*arg && zrun_setup_switch_provider(&c->rs, arg, &err) < 0) say(c, "✗ %s", err.msg);
-    else if (*arg) {
-      free(c->app.model);
-      c->app.model = xstrdup(c->rs.rp.model);
+    if (!*arg) provider_picker(c);
+    else if (c->running) say(c, "/provider waits until the running turn ends (Esc cancels it).");
+    else if (zrun_setup_switch_provider(&c->rs, arg, &err) < 0) say(c, "✗ %s", err.msg);
+    else {
+      show_model(c);
       free(c->system_prompt);
       c->system_prompt = NULL;
-      say(c, "Provider is now %s (model %s).", c->rs.rp.name, c->rs.rp.model);
+      say(c, "Provider is now %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind,
+          c->rs.rp.base_url, c->rs.rp.model);
     }
   } else if (!strcmp(name, "/new")) {
     if (c->running) say(c, "/new waits until the running turn ends (Esc cancels it).");
@@ -726,17 +1351,36 @@ static void run_command(ctl *c, const char *line) {
     if (c->running) say(c, "/resume waits until the running turn ends (Esc cancels it).");
     else cmd_resume(c, arg);
   } else if (!strcmp(name, "/context")) {
-    say(c, "Context: %lld tokens in the last request · %zu messages in the conversation.",
-        (long long)c->app.context_tokens, c->conv.len);
+    int64_t window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+    say(c, "Context window of %s: %s tokens; compaction starts at %d%%.", c->rs.rp.model,
+        ctx_words(window), (int)(ZCOMPACT_THRESHOLD * 100));
+    if (c->app.context_tokens)
+      say(c, "Last request: %lld tokens (%.1f%% of the window).", (long long)c->app.context_tokens,
+          window ? 100.0 * (double)c->app.context_tokens / (double)window : 0.0);
+    if (c->running) {
+      /* the worker is extending the conversation: not ours to read now */
+      say(c, "The conversation's size is shown when the running turn ends.");
+    } else {
+      zconv *cv = c->app.side_chat ? &c->side : &c->conv;
+      int64_t est = zcompact_estimate_raw(cv, c->system_prompt, NULL);
+      say(c, "Conversation: %zu messages, ~%lld tokens estimated (system prompt included, tool "
+             "schemas not). /compact summarizes it now.", cv->len, (long long)est);
+    }
   } else if (!strcmp(name, "/usage")) {
-    say(c, "Tokens this session: %lld total (last request: %lld prompt tokens).",
-        (long long)c->app.total_tokens, (long long)c->app.context_tokens);
+    zmodel_info mi;
+    zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+    say(c, "Tokens this session: %lld in (%lld from cache) · %lld out · %lld total.",
+        (long long)c->app.prompt_sum, (long long)c->app.cached_sum,
+        (long long)c->app.completion_sum, (long long)c->app.total_tokens);
+    if (mi.priced)
+      say(c, "Estimated cost at %s prices: $%.4f (registry prices; a model switched mid-session "
+             "is priced as the current one).", c->rs.rp.model,
+          zmodel_cost(&mi, c->app.prompt_sum, c->app.cached_sum, c->app.completion_sum));
+    else
+      say(c, "No price is known for %s (zero models lists the priced ones).", c->rs.rp.model);
   } else if (!strcmp(name, "/permissions")) {
     say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).", zperm_mode_name(c->app.mode));
-    pthread_mutex_lock(&c->mu);
-    if (!c->grants.len) say(c, "No session grants yet (a prompt's \"allow for this session\" adds one).");
-    for (size_t i = 0; i < c->grants.len; i++) say(c, "  allowed this session: %s", c->grants.items[i]);
-    pthread_mutex_unlock(&c->mu);
+    slash_grants(c);
   } else if (!strcmp(name, "/plan")) {
     if (c->app.mode != ZPERM_PLAN) {
       c->app.mode = ZPERM_PLAN;
@@ -747,7 +1391,11 @@ static void run_command(ctl *c, const char *line) {
     } else {
       say(c, "Already in plan mode; no plan yet.");
     }
-  } else if (!strcmp(name, "/tools")) slash_tools(c);
+  } else if (!strcmp(name, "/fork")) cmd_fork(c);
+  else if (!strcmp(name, "/rewind")) cmd_rewind(c, arg);
+  else if (!strcmp(name, "/compact")) cmd_compact(c);
+  else if (!strcmp(name, "/image")) cmd_image(c, arg);
+  else if (!strcmp(name, "/tools")) slash_tools(c);
   else if (!strcmp(name, "/add-dir")) {
     char *real = *arg ? realpath(arg, NULL) : NULL;
     if (!real || !zfs_is_dir(real)) say(c, "✗ /add-dir needs an existing directory: %s", *arg ? arg : "(none given)");
@@ -783,8 +1431,9 @@ static void answer_permission(ctl *c) {
   free(c->perm_note);
   c->perm_note = c->app.perm_note.len ? xstrdup(c->app.perm_note.data) : NULL;
   c->perm_action = c->app.perm_answer;
-  c->perm_for_session = c->app.perm_answer == ZPERM_ALLOW && c->app.perm_scope == TUI_PERM_SESSION;
-  if (c->perm_for_session) zvec_push(&c->grants, xstrdup(c->app.perm_grant_label));
+  c->perm_scope = c->app.perm_scope == TUI_PERM_ALWAYS    ? ZGRANT_ALWAYS
+                  : c->app.perm_scope == TUI_PERM_SESSION ? ZGRANT_SESSION
+                                                          : ZGRANT_ONCE;
   c->perm_answered = true;
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);
@@ -815,8 +1464,7 @@ static void handle_key(ctl *c, const tui_key *k) {
     case TUI_ACT_SUSPEND: suspend(c); break;
     case TUI_ACT_MODE:
       free(c->app.notice);
-      c->app.notice = xstrdup(c->running ? "Mode changes from the next turn" : NULL);
-      if (!c->running) c->app.notice = NULL;
+      c->app.notice = c->running ? xstrdup("Mode changes from the next turn") : NULL;
       break;
     case TUI_ACT_LEAVE_SIDE: leave_side(c); break;
     case TUI_ACT_NONE: break;
@@ -979,7 +1627,7 @@ int cmd_tui(int argc, char **argv) {
   tui_app_init(&c->app, w, h, theme && *theme ? theme : "dark", tui_depth_detect());
   c->app.scr.reflow = tui_term_reflows();
   c->app.mode = c->args.mode == ZPERM_UNSAFE ? ZPERM_AUTO : c->args.mode;
-  c->app.model = xstrdup(c->rs.rp.model);
+  show_model(c);
   c->app.workspace = c->rs.workspace;
   tui_keys_init(&c->keys);
   char *hp = history_path(c->rs.workspace);
@@ -1070,12 +1718,12 @@ int cmd_tui(int argc, char **argv) {
   tui_term_leave();
   if (c->terminated) rc = ZEXIT_INTERRUPTED;
 
+  clear_images(c);
+  zvec_free(&c->images);
   tui_app_release(&c->app);
   tui_keys_release(&c->keys);
   for (size_t i = 0; i < c->q.len; i++) qmsg_free(c->q.items[i]);
   zvec_free(&c->q);
-  for (size_t i = 0; i < c->grants.len; i++) free(c->grants.items[i]);
-  zvec_free(&c->grants);
   close(c->wake[0]);
   close(c->wake[1]);
   pthread_mutex_destroy(&c->mu);

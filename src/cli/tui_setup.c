@@ -10,7 +10,9 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "config/models.h"
 #include "net/curl_loader.h"
+#include "net/http.h"
 #include "provider/provider.h"
 
 /* One answer line (trimmed); NULL on EOF. Caller frees. */
@@ -65,6 +67,81 @@ static int test_profile(const char *kind, const char *url, const char *key, cons
   zconv_release(&conv);
   zprovider_free(p);
   return rc;
+}
+
+static int on_list_body(void *ud, const char *data, size_t len) {
+  zbuf *b = ud;
+  if (b->len + len > (4u << 20)) return 1;
+  zbuf_add(b, data, len);
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **tui_endpoint_models(const char *url, const char *key, size_t max, long timeout_ms,
+                           size_t *n) {
+  *n = 0;
+  zerr err = ZERR_INIT;
+  if (zcurl_load(&err) < 0) return NULL;
+  zbuf u = ZBUF_INIT, auth = ZBUF_INIT, body = ZBUF_INIT;
+  zbuf_addstr(&u, url);
+  while (u.len && u.data[u.len - 1] == '/') zbuf_setlen(&u, u.len - 1);
+  zbuf_addstr(&u, "/models");
+  const char *headers[2] = {NULL, NULL};
+  if (key && *key) {
+    zbuf_addf(&auth, "Authorization: Bearer %s", key);
+    headers[0] = auth.data;
+  }
+  zhttp_request req = {.method = "GET", .url = u.data, .headers = headers,
+                       .connect_timeout_ms = timeout_ms < 3000 ? timeout_ms : 3000,
+                       .idle_timeout_ms = timeout_ms, .total_timeout_ms = timeout_ms};
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  json_t *doc = NULL;
+  if (zhttp_perform(&req, &resp, on_list_body, &body, &err) == 0 && resp.status == 200)
+    doc = json_loadb(body.data ? body.data : "", body.len, 0, NULL);
+  zhttp_response_release(&resp);
+  zbuf_release(&u);
+  zbuf_release(&auth);
+  zbuf_release(&body);
+  json_t *arr = json_object_get(doc, "data");
+  const char *field = "id";
+  if (!json_is_array(arr)) arr = json_object_get(doc, "models"), field = "name";
+  char **all = NULL;
+  size_t total = json_array_size(arr), k = 0;
+  if (total) {
+    all = xcalloc(total, sizeof *all);
+    size_t i;
+    json_t *m;
+    json_array_foreach(arr, i, m) {
+      const char *id = zjson_str(m, field);
+      if (id && *id) all[k++] = xstrdup(id);
+    }
+  }
+  json_decref(doc);
+  if (!k) {
+    free(all);
+    return NULL;
+  }
+  qsort(all, k, sizeof *all, cmp_str);
+  if (k > max) {
+    /* registry models first (stable within each group) */
+    char **kept = xcalloc(k, sizeof *kept);
+    size_t j = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (size_t i = 0; i < k; i++) {
+        zmodel_info mi;
+        zmodel_lookup(NULL, all[i], &mi);
+        if (mi.known == (pass == 0)) kept[j++] = all[i];
+      }
+    for (size_t i = max; i < k; i++) free(kept[i]);
+    free(all);
+    all = kept;
+    k = max;
+  }
+  *n = k;
+  return all;
 }
 
 static int save(const char *path, const char *name, const char *kind, const char *url,
@@ -156,7 +233,31 @@ int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {
       key = keyans;
     }
   }
-  model = ask(in, out, "Model", def_model);
+  /* The models the endpoint serves, to pick from by number. */
+  size_t nm = 0;
+  /* (no error when there is no list: the user can still type a name) */
+  char **models = tui_endpoint_models(url, key ? key : key_env ? getenv(key_env) : NULL, 20, 8000, &nm);
+  const char *def = def_model;
+  if (models) {
+    fprintf(out, "Models at %s:\n", url);
+    bool has_def = false;
+    for (size_t i = 0; i < nm; i++) {
+      fprintf(out, "  %2zu. %s\n", i + 1, models[i]);
+      has_def |= !strcmp(models[i], def_model);
+    }
+    if (!has_def) def = models[0];
+  }
+  model = ask(in, out, models ? "Model (a number or a name)" : "Model", def);
+  if (model && models) {
+    char *end;
+    long pick = strtol(model, &end, 10);
+    if (*model && !*end && pick >= 1 && (size_t)pick <= nm) {
+      free(model);
+      model = xstrdup(models[pick - 1]);
+    }
+  }
+  for (size_t i = 0; i < nm; i++) free(models[i]);
+  free(models);
   if (!model || !strcmp(model, "q") || !*model) goto out;
   fprintf(out, "Testing %s at %s … ", model, url);
   fflush(out);

@@ -19,4 +19,12 @@
  * user gave up (EOF or "q"), -1 on an error (err set). */
 int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err);
 
+/* The model ids an OpenAI-compatible endpoint lists (GET <url>/models with
+ * the key as a bearer token; the OpenAI shape {"data":[{"id"}]} or Ollama's
+ * {"models":[{"name"}]}), sorted, at most max (registry models kept first
+ * when there are more); *n gets the count. NULL when the endpoint does not
+ * answer with a list within timeout_ms. Caller frees each and the array. */
+char **tui_endpoint_models(const char *url, const char *key, size_t max, long timeout_ms,
+                           size_t *n);
+
 #endif

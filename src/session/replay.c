@@ -216,7 +216,13 @@ static void on_message(replay *rp, const json_t *p) {
   cleanup_free char *text = content_text(json_object_get(p, "content"));
   if (!strcmp(role, "user")) {
     flush_pending(rp);
-    zconv_add_user(rp->conv, text ? text : "");
+    zmsg *um = zconv_add_user(rp->conv, text ? text : "");
+    size_t k;
+    const json_t *img;
+    json_array_foreach(json_object_get(p, "images"), k, img) {
+      const char *type = zjson_str(img, "media_type"), *data = zjson_str(img, "data");
+      if (type && data) zmsg_add_image(um, type, data);
+    }
     rp->open_asst = -1;
   } else if (!strcmp(role, "assistant")) {
     flush_pending(rp);
@@ -378,6 +384,15 @@ json_t *zconv_to_json(const zconv *c, size_t from) {
       }
       json_object_set_new(o, "toolCalls", calls);
     }
+    /* Images (/image on a user message, view_image on a tool result) stay
+     * with a kept message. */
+    if (m->nimages) {
+      json_t *imgs = json_array();
+      for (size_t k = 0; k < m->nimages; k++)
+        json_array_append_new(imgs, json_pack("{s:s, s:s}", "media_type", m->images[k].media_type,
+                                              "data", m->images[k].data));
+      json_object_set_new(o, "images", imgs);
+    }
     if (m->role == ZROLE_TOOL) {
       json_object_set_new(o, "toolCallId", json_string(m->tool_call_id ? m->tool_call_id : ""));
       json_object_set_new(o, "name", json_string(m->tool_name ? m->tool_name : ""));
@@ -394,8 +409,9 @@ void zconv_from_json(zconv *c, const json_t *arr) {
   json_array_foreach(arr, i, o) {
     const char *role = zjson_str(o, "role");
     if (!role) continue;
+    zmsg *added = NULL;
     if (!strcmp(role, "user")) {
-      zconv_add_user(c, zjson_str_or(o, "content", ""));
+      added = zconv_add_user(c, zjson_str_or(o, "content", ""));
     } else if (!strcmp(role, "assistant")) {
       zmsg *m = zconv_add_assistant(c, zjson_str(o, "content"), zjson_str(o, "reasoning"));
       size_t k;
@@ -408,8 +424,14 @@ void zconv_from_json(zconv *c, const json_t *arr) {
       const json_t *th = json_object_get(o, "thinking");
       if (json_is_array(th) && json_array_size(th)) m->thinking = zjson_dumps(th);
     } else if (!strcmp(role, "tool")) {
-      zconv_add_tool_result(c, zjson_str_or(o, "toolCallId", ""), zjson_str_or(o, "name", ""),
-                            zjson_str_or(o, "content", ""), zjson_bool_or(o, "isError", false));
+      added = zconv_add_tool_result(c, zjson_str_or(o, "toolCallId", ""), zjson_str_or(o, "name", ""),
+                                    zjson_str_or(o, "content", ""), zjson_bool_or(o, "isError", false));
+    }
+    size_t k;
+    const json_t *img;
+    json_array_foreach(json_object_get(o, "images"), k, img) {
+      const char *type = zjson_str(img, "media_type"), *data = zjson_str(img, "data");
+      if (added && type && data) zmsg_add_image(added, type, data);
     }
   }
 }

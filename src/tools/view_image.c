@@ -14,9 +14,10 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "tools/image.h"
 #include "tools/tools_internal.h"
 
-#define IMAGE_MAX (10u << 20)
+#define IMAGE_MAX ZIMAGE_MAX
 
 static const char view_image_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -30,7 +31,7 @@ static uint32_t be32(const unsigned char *p) {
 static unsigned le16(const unsigned char *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
 
 /* The media type from magic bytes, and the size when it can be read. */
-static const char *sniff(const unsigned char *p, size_t n, unsigned *w, unsigned *h) {
+const char *zimage_sniff(const unsigned char *p, size_t n, unsigned *w, unsigned *h) {
   *w = *h = 0;
   if (n >= 24 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8)) {
     *w = be32(p + 16);
@@ -74,7 +75,7 @@ static const char *sniff(const unsigned char *p, size_t n, unsigned *w, unsigned
   return NULL;
 }
 
-static void base64(const unsigned char *p, size_t n, zbuf *out) {
+void zimage_base64(const unsigned char *p, size_t n, zbuf *out) {
   static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   zbuf_grow(out, (n + 2) / 3 * 4);
   size_t i = 0;
@@ -115,13 +116,13 @@ static int run_view_image(const ztool_ctx *ctx, const json_t *args, ztool_result
     return ztool_fail(res, "view_image: cannot read %s: %s", display, err.msg);
   }
   unsigned w, h;
-  const char *type = sniff((const unsigned char *)data.data, data.len, &w, &h);
+  const char *type = zimage_sniff((const unsigned char *)data.data, data.len, &w, &h);
   if (!type) {
     zbuf_release(&data);
     return ztool_fail(res, "view_image: %s is not a PNG, JPEG, GIF or WebP image.", display);
   }
   zbuf b64 = ZBUF_INIT;
-  base64((const unsigned char *)data.data, data.len, &b64);
+  zimage_base64((const unsigned char *)data.data, data.len, &b64);
   zbuf_addf(&res->output, "Image %s (%s", display, type + 6);
   if (w && h) zbuf_addf(&res->output, ", %ux%u", w, h);
   zbuf_addf(&res->output, ", %zu bytes) is attached for you to view.", data.len);

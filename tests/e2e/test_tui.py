@@ -140,6 +140,331 @@ class Tui(ZeroTest):
             self.assertEqual(f.read(), "alpha\nbeta\n")
         self.quit_and_check_terminal()
 
+    def test_always_allow_saves_the_command_prefix_and_stops_asking(self):
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo first"}}]},
+            {"text": "Ran it."},
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo second"}}]},
+            {"text": "Ran it again."}])
+        self.start()
+        self.type("say first")
+        self.keys("Enter")
+        s = self.wait_for("Permission needed")
+        self.assertIn("› 1. Deny", s)  # the focus stays on the safe choice
+        # the prompt names exactly what "always" remembers
+        self.assertIn("Always allow (saved): commands starting with `echo first` (p)", s)
+        self.keys("p")
+        self.wait_for("Ran it.")
+        path = os.path.join(self.home, ".config", "zero", "sandbox-grants.json")
+        with open(path) as f:
+            saved = json.load(f)["grants"]
+        self.assertEqual([(g["tool"], g["kind"], g["value"], g["action"]) for g in saved],
+                         [("exec_command", "prefix", "echo first", "allow")])
+        # /permissions lists it
+        self.type("/permissions")
+        self.keys("Enter")
+        self.wait_for("always  exec_command     prefix echo first")
+        # a command outside the prefix still asks
+        self.type("say second")
+        self.keys("Enter")
+        s = self.wait_for("wants to run echo second")
+        self.keys("Escape")
+        self.wait_for("Ran it again.")
+        self.quit_and_check_terminal()
+        # saved: a later run (zero exec, which cannot ask) is allowed the prefix
+        model = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo first again"}}]},
+            {"text": "Allowed by the saved grant."}])
+        r = self.zero("exec", "--permission-mode", "ask", "-o", "stream-json", "run it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        decisions = [e for e in self.lines(r.stdout) if e.get("type") == "permission_decision"]
+        self.assertEqual(decisions[0]["action"], "allow", decisions)
+        self.assertIn("first again", model.bodies()[-1]["messages"][-1]["content"])
+
+    def test_fork_continues_in_a_copy_and_leaves_the_original(self):
+        self.serve([{"text": "Original answer."}, {"text": "Answer in the fork."}])
+        self.start()
+        self.type("first question")
+        self.keys("Enter")
+        self.wait_for("Original answer.")
+        self.type("/fork")
+        self.keys("Enter")
+        s = self.wait_for("You are in the fork now")
+        self.type("second question")
+        self.keys("Enter")
+        self.wait_for("Answer in the fork.")
+        self.quit_and_check_terminal()
+        ids = self.session_ids()
+        self.assertEqual(len(ids), 2)
+        by_kind = {}
+        for sid in ids:
+            with open(os.path.join(self.sessions_dir(), sid, "metadata.json")) as f:
+                by_kind[json.load(f).get("sessionKind") or "main"] = sid
+        self.assertIn("fork", by_kind)
+        def users(sid):
+            return [e["payload"]["content"] for e in self.session_events(sid)
+                    if e["type"] == "message" and e["payload"].get("role") == "user"]
+        # the original has only the first exchange; the fork has both
+        self.assertEqual(users(by_kind["main"]), ["first question"])
+        self.assertEqual(users(by_kind["fork"]), ["first question", "second question"])
+        self.assertIn(by_kind["fork"], s)
+        # the fork's request carried the history
+        msgs = self.model.bodies()[-1]["messages"]
+        self.assertTrue(any(m.get("content") == "Original answer." for m in msgs))
+
+    def test_rewind_shows_the_files_restores_them_and_cuts_the_conversation(self):
+        with open(os.path.join(self.work, "keep.txt"), "w") as f:
+            f.write("version one\n")
+        self.serve([
+            {"text": "Just chatting."},
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "keep.txt"}}]},
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": "keep.txt", "content": "version two\n",
+                                           "overwrite": True}},
+                            {"name": "write_file",
+                             "arguments": {"path": "new.txt", "content": "fresh\n"}}]},
+            {"text": "Changed it."},
+            {"text": "Answer after the rewind."}])
+        self.start("--permission-mode", "auto")
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("Just chatting.")
+        self.type("change keep.txt")
+        self.keys("Enter")
+        self.wait_for("Changed it.")
+        with open(os.path.join(self.work, "keep.txt")) as f:
+            self.assertEqual(f.read(), "version two\n")
+        self.type("/rewind")
+        self.keys("Enter")
+        s = self.wait_for("Rewind to before")
+        self.assertIn(" 2. change keep.txt", s)   # newest first, focused
+        self.assertIn(" 1. hello", s)
+        self.keys("Enter")
+        s = self.wait_for("Rewind?")
+        self.assertIn("↺ restore " + os.path.join(self.work, "keep.txt"), s)
+        self.assertIn("✗ delete  " + os.path.join(self.work, "new.txt"), s)
+        with open(os.path.join(self.work, "keep.txt")) as f:
+            self.assertEqual(f.read(), "version two\n")  # the plan changed nothing
+        self.keys("Enter")
+        s = self.wait_for("Rewound:")
+        with open(os.path.join(self.work, "keep.txt")) as f:
+            self.assertEqual(f.read(), "version one\n")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "new.txt")))
+        # the message is back in the composer; send it edited
+        self.keys("C-u")
+        self.type("say something else")
+        self.keys("Enter")
+        self.wait_for("Answer after the rewind.")
+        self.quit_and_check_terminal()
+        sid = self.session_ids()[0]
+        users = [e["payload"]["content"] for e in self.session_events(sid)
+                 if e["type"] == "message" and e["payload"].get("role") == "user"]
+        self.assertEqual(users, ["hello", "say something else"])
+        msgs = self.model.bodies()[-1]["messages"]
+        self.assertFalse(any("change keep.txt" in (m.get("content") or "") for m in msgs))
+
+    def test_compact_summarizes_now_and_reports_what_it_reclaimed(self):
+        self.serve([{"text": "First answer " + "padding " * 200},
+                    {"text": "Second answer."},
+                    {"text": "SUMMARY: the user asked two questions."},
+                    {"text": "After compaction."}])
+        self.start()
+        self.type("question one")
+        self.keys("Enter")
+        self.wait_for("padding padding")
+        self.type("question two")
+        self.keys("Enter")
+        self.wait_for("Second answer.")
+        self.type("/compact")
+        self.keys("Enter")
+        s = self.wait_for("Compacted:")
+        self.assertRegex(s, r"Compacted: ~\d+ → ~\d+ tokens")
+        self.type("question three")
+        self.keys("Enter")
+        self.wait_for("After compaction.")
+        self.quit_and_check_terminal()
+        msgs = self.model.bodies()[-1]["messages"]
+        text = json.dumps(msgs)
+        self.assertIn("SUMMARY: the user asked two questions.", text)
+        self.assertNotIn("padding padding", text)
+        self.assertIn("question two", text)   # the last exchange is kept
+        sid = self.session_ids()[0]
+        comp = [e for e in self.session_events(sid) if e["type"] == "session_compaction"]
+        self.assertEqual(len(comp), 1)
+        self.assertEqual(comp[0]["payload"]["reason"], "manual")
+
+    def test_image_is_attached_to_the_next_message(self):
+        png = (b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (3).to_bytes(4, "big") +
+               (2).to_bytes(4, "big") + b"\x08\x02\x00\x00\x00" + b"\x00" * 20)
+        with open(os.path.join(self.work, "shot.png"), "wb") as f:
+            f.write(png)
+        with open(os.path.join(self.work, "notes.txt"), "w") as f:
+            f.write("not an image\n")
+        self.serve([{"text": "I see a tiny image."}])
+        self.start()
+        self.type("/image notes.txt")
+        self.keys("Enter")
+        self.wait_for("notes.txt is not a PNG, JPEG, GIF or WebP image")
+        self.type("/image shot.png")
+        self.keys("Enter")
+        s = self.wait_for("Attached shot.png (png, 3×2")
+        self.assertIn("▣ image shot.png", s)  # shown above the composer until sent
+        self.type("what is this?")
+        self.keys("Enter")
+        self.wait_for("I see a tiny image.")
+        user = self.model.bodies()[-1]["messages"][-1]
+        self.assertEqual(user["role"], "user")
+        parts = user["content"]
+        self.assertEqual(parts[0], {"type": "text", "text": "what is this?"})
+        self.assertTrue(parts[1]["image_url"]["url"].startswith("data:image/png;base64,iVBORw0KGgo"))
+        self.assertNotIn("▣ image shot.png", self.screen().split("I see a tiny image.")[-1])
+        self.quit_and_check_terminal()
+        # recorded with the message, so a resume sends it again
+        sid = self.session_ids()[0]
+        um = [e for e in self.session_events(sid) if e["type"] == "message"][0]
+        self.assertEqual(um["payload"]["images"][0]["media_type"], "image/png")
+
+    def test_image_refused_for_a_model_without_image_input(self):
+        self.serve([{"text": "unused"}], model="deepseek-chat")
+        with open(os.path.join(self.work, "a.png"), "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + b"\x00" * 30)
+        self.start()
+        self.type("/image a.png")
+        self.keys("Enter")
+        s = self.wait_for("does not accept images")
+        self.assertIn("The model deepseek-chat does not accept images", s)
+        self.assertNotIn("▣ image", s)
+        self.quit_and_check_terminal()
+
+    def test_model_picker_lists_the_registry_and_switches(self):
+        self.serve([{"text": "Hi from the new model."}], model="gpt-4.1")
+        self.start()
+        self.type("/model")
+        self.keys("Enter")
+        s = self.wait_for("Switch model")
+        self.assertIn("● gpt-4.1", s)      # the current model, first
+        self.assertIn("ctx", s)            # registry facts: context window …
+        self.assertIn("per 1M", s)         # … and prices
+        # the compatible endpoint's own list (GET /v1/models) comes first
+        self.assertIn("fake-model                     (not in the registry)", s)
+        self.type("4.1-mini")              # filter
+        s = self.wait_for("›   gpt-4.1-mini")
+        self.keys("Enter")
+        self.wait_for("Model is now gpt-4.1-mini")
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("Hi from the new model.")
+        self.assertEqual(self.model.bodies()[-1]["model"], "gpt-4.1-mini")
+        self.quit_and_check_terminal()
+
+    def test_provider_picker_switches_between_configured_profiles(self):
+        model = self.serve([{"text": "Answer from beta."}])
+        for k in ("OPENAI_BASE_URL", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        cfg_dir = os.path.join(self.home, ".config", "zero")
+        os.makedirs(cfg_dir, exist_ok=True)
+        with open(os.path.join(cfg_dir, "config.json"), "w") as f:
+            json.dump({"activeProvider": "alpha", "providers": [
+                {"name": "alpha", "provider_kind": "openai-compatible", "baseURL": model.base_url,
+                 "apiKeyEnv": "OPENAI_API_KEY", "model": "alpha-model"},
+                {"name": "beta", "provider_kind": "openai-compatible", "baseURL": model.base_url,
+                 "apiKeyEnv": "OPENAI_API_KEY", "model": "beta-model"}]}, f)
+        self.start()
+        self.type("/provider")
+        self.keys("Enter")
+        s = self.wait_for("Switch provider")
+        self.assertIn("● alpha", s)
+        self.assertIn("beta-model", s)
+        self.type("beta")
+        self.keys("Enter")
+        self.wait_for("Provider is now beta")
+        self.type("hi")
+        self.keys("Enter")
+        self.wait_for("Answer from beta.")
+        self.assertEqual(model.bodies()[-1]["model"], "beta-model")
+        self.quit_and_check_terminal()
+
+    def test_diff_shows_what_the_tools_changed_this_session(self):
+        with open(os.path.join(self.work, "app.txt"), "w") as f:
+            f.write("one\ntwo\nthree\n")
+        with open(os.path.join(self.work, "untouched.txt"), "w") as f:
+            f.write("same\n")
+        self.serve([
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "app.txt"}}]},
+            {"tool_calls": [{"name": "edit_file", "arguments": {
+                "path": "app.txt", "old_string": "two", "new_string": "TWO"}},
+                            {"name": "write_file", "arguments": {"path": "made.txt",
+                                                                 "content": "new file\n"}}]},
+            {"text": "Edited."}])
+        self.start("--permission-mode", "auto")
+        self.type("/diff")
+        self.keys("Enter")
+        self.wait_for("No file changes by the tools in this session.")
+        self.type("edit it")
+        self.keys("Enter")
+        self.wait_for("Edited.")
+        self.keys("C-l")
+        self.type("/diff")
+        self.keys("Enter")
+        s = self.wait_for("created made.txt")
+        self.assertIn("modified app.txt +1 -1", s)
+        self.assertIn("- two", s)
+        self.assertIn("+ TWO", s)
+        self.assertIn("created made.txt +1 -0", s)
+        self.assertNotIn("untouched.txt", s)
+        # not a git repository: no git usage text spilled on the screen
+        self.assertNotIn("usage: git", s)
+        self.quit_and_check_terminal()
+
+    def test_context_and_usage_report_the_window_tokens_and_cost(self):
+        self.serve([{"text": "Short answer."}], model="gpt-4.1")
+        self.start()
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("Short answer.")
+        self.type("/context")
+        self.keys("Enter")
+        s = self.wait_for("Conversation: 2 messages")
+        self.assertIn("Context window of gpt-4.1: 1.0M tokens; compaction starts at 70%.", s)
+        self.assertRegex(s, r"Last request: \d+ tokens \(\d+\.\d% of the window\)")
+        self.type("/usage")
+        self.keys("Enter")
+        s = self.wait_for("Estimated cost at gpt-4.1 prices")
+        self.assertRegex(s, r"Tokens this session: [1-9]\d* in \(\d+ from cache\) · \d+ out")
+        self.quit_and_check_terminal()
+
+    def test_shift_tab_side_panel_and_file_mentions(self):
+        os.makedirs(os.path.join(self.work, "src"))
+        with open(os.path.join(self.work, "src", "main.c"), "w") as f:
+            f.write("int answer = 42;\n")
+        model = self.serve([{"text": "It sets answer to 42."}], model="gpt-4.1")
+        self.start()
+        # Shift+Tab cycles the mode (regression: it crashed when idle)
+        self.keys("BTab")
+        self.wait_for("auto mode ·")
+        self.keys("BTab")
+        self.wait_for("plan mode ·")
+        self.keys("BTab")
+        self.wait_for("ask mode ·")
+        # Ctrl+B: the side panel with the context window of the model
+        self.keys("C-b")
+        s = self.wait_for("Ctrl+B hides")
+        self.assertIn("model    gpt-4.1", s)
+        self.assertIn("/ 1.0M (0%)", s)
+        self.keys("C-b")
+        # @path completes from the workspace and the file reaches the model
+        self.type("what does @src/ma")
+        s = self.wait_for("src/main.c")
+        self.keys("Tab")
+        self.wait_for("what does @src/main.c")
+        self.type("do?")  # completion added the space
+        self.keys("Enter")
+        self.wait_for("It sets answer to 42.")
+        sent = model.bodies()[-1]["messages"][-1]["content"]
+        self.assertIn("what does @src/main.c do?", sent)
+        self.assertIn("int answer = 42;", sent)
+        self.quit_and_check_terminal()
+
     def test_deny_with_a_note_reaches_the_model(self):
         model = self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]},
@@ -161,7 +486,9 @@ class Tui(ZeroTest):
     def test_escape_cancels_a_turn_and_the_next_one_works(self):
         self.serve([
             {"text": "word " * 400, "text_piece": 5, "delay_ms": 30},
-            {"text": "Second answer."}])
+            {"text": "Second answer."},
+            {"text": "thing " * 400, "text_piece": 6, "delay_ms": 30},
+            {"text": "Third answer."}])
         self.start()
         self.type("long one")
         self.keys("Enter")
@@ -171,6 +498,16 @@ class Tui(ZeroTest):
         self.type("again")
         self.keys("Enter")
         self.wait_for("Second answer.")
+        # Ctrl+C cancels a running turn too, and does not exit
+        self.type("long two")
+        self.keys("Enter")
+        self.wait_for("thing thing")
+        self.keys("C-c")
+        s = self.wait_for("Shift+Tab mode")
+        self.assertEqual(s.count("Cancelled"), 2)
+        self.type("once more")
+        self.keys("Enter")
+        self.wait_for("Third answer.")
         self.quit_and_check_terminal()
 
     def test_message_typed_while_busy_is_queued(self):
@@ -288,8 +625,13 @@ class Tui(ZeroTest):
         self.wait_for("API key")
         self.type("sk-wizard-key-123456")
         self.keys("Enter")
-        self.wait_for("Model")
-        self.type("fake-model")
+        s = self.wait_for("Model (a number or a name) [fake-model]")
+        # the endpoint's models are listed to pick from, with the key sent
+        self.assertIn(" 1. fake-model", s)
+        get = [r for r in model.requests() if r.get("method") == "GET"][0]
+        self.assertEqual(get["path"], "/v1/models")
+        self.assertEqual(get["headers"].get("Authorization"), "Bearer sk-wizard-key-123456")
+        self.type("1")
         self.keys("Enter")
         self.wait_for("Saved profile")
         self.wait_for("Ask anything")

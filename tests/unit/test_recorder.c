@@ -310,6 +310,34 @@ static void test_thinking_and_signatures_survive_replay(void **state) {
   zconv_release(&got);
 }
 
+/* Images attached to a user message (the TUI's /image, meta.images) are
+ * recorded with it, come back on replay, and survive a compaction payload. */
+static void test_user_images_survive_replay_and_compaction(void **state) {
+  fx *f = *state;
+  json_t *meta = json_pack("{s:[{s:s, s:s}]}", "images", "media_type", "image/png", "data", "iVBORw0K");
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "look", .len = 4, .meta = meta});
+  json_decref(meta);
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "a cat", .len = 5});
+  assert_int_equal(f->rec->finish(f->rec), 0);
+  zconv got = ZCONV_INIT;
+  zerr err = ZERR_INIT;
+  if (zsession_load_conv(f->root, f->session->id, &got, NULL, NULL, &err) != 0)
+    fail_msg("%s", err.msg);
+  assert_int_equal(got.len, 2);
+  assert_int_equal(got.items[0].nimages, 1);
+  assert_string_equal(got.items[0].images[0].media_type, "image/png");
+  assert_string_equal(got.items[0].images[0].data, "iVBORw0K");
+  json_t *kept = zconv_to_json(&got, 0);
+  zconv back = ZCONV_INIT;
+  zconv_from_json(&back, kept);
+  json_decref(kept);
+  assert_int_equal(back.items[0].nimages, 1);
+  assert_string_equal(back.items[0].images[0].data, "iVBORw0K");
+  assert_int_equal(back.items[1].nimages, 0);
+  zconv_release(&back);
+  zconv_release(&got);
+}
+
 static void test_failed_append_is_reported_once(void **state) {
   fx *f = *state;
   /* Make appends fail: a read-only descriptor in place of events.jsonl. */
@@ -343,6 +371,7 @@ int main(void) {
       T(test_failed_append_is_reported_once),
       T(test_long_answer_is_streamed_into_one_line),
       T(test_thinking_and_signatures_survive_replay),
+      T(test_user_images_survive_replay_and_compaction),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

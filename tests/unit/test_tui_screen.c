@@ -12,6 +12,7 @@
 #include <vterm.h>
 
 #include "base/common.h"
+#include "sandbox/grants.h"
 #include "ui/tui/app.h"
 #include "ui/tui/width.h"
 
@@ -247,7 +248,11 @@ static void permission_prompt_defaults_to_deny_and_answers(void **state) {
   zagent_event tc = {.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "edit_file",
                      .arguments = "{\"path\":\"src/a.c\",\"old_string\":\"int x = 1;\",\"new_string\":\"int x = 2;\"}"};
   tui_app_event(&a, &tc);
-  tui_app_ask(&a, "edit_file", ZSIDE_WRITE, tc.arguments, "file changes need approval in ask mode", "/work");
+  tui_ask q = {.tool = "edit_file", .side = ZSIDE_WRITE, .arguments = tc.arguments,
+               .reason = "file changes need approval in ask mode", .workspace = "/work",
+               .code = "needs_approval", .can_remember = true, .grant_kind = ZGRANT_PATH,
+               .grant_value = "/work/src/a.c", .grants_file = "/home/u/.config/zero/sandbox-grants.json"};
+  tui_app_ask(&a, &q);
   frame(&a, &t);
   char *all = vt_all(&t);
   assert_non_null(strstr(all, "Permission needed: edit_file wants to write src/a.c"));
@@ -268,19 +273,25 @@ static void permission_prompt_defaults_to_deny_and_answers(void **state) {
   assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
   assert_int_equal(a.perm_answer, ZPERM_DENY);
   /* a second prompt: Down, Down selects "allow for this session" */
-  tui_app_ask(&a, "edit_file", ZSIDE_WRITE, tc.arguments, "r", "/work");
+  tui_app_ask(&a, &q);
   tui_key down = {.type = TK_DOWN};
   assert_int_equal(tui_app_key(&a, &down, &text), TUI_ACT_NONE);
   assert_int_equal(tui_app_key(&a, &down, &text), TUI_ACT_NONE);
   frame(&a, &t);
   all = vt_all(&t);
-  assert_non_null(strstr(all, "› 3. Allow for this session: edit_file src/a.c"));
+  assert_non_null(strstr(all, "› 3. Allow for this session: edit_file on /work/src/a.c"));
   free(all);
   assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
   assert_int_equal(a.perm_answer, ZPERM_ALLOW);
   assert_int_equal(a.perm_scope, TUI_PERM_SESSION);
-  /* deny with a note */
-  tui_app_ask(&a, "edit_file", ZSIDE_WRITE, tc.arguments, "r", "/work");
+  /* "p": always, remembered and saved */
+  tui_app_ask(&a, &q);
+  tui_key pk = {.type = TK_CHAR, .ch = 'p', .utf8 = "p"};
+  assert_int_equal(tui_app_key(&a, &pk, &text), TUI_ACT_PERMISSION);
+  assert_int_equal(a.perm_answer, ZPERM_ALLOW);
+  assert_int_equal(a.perm_scope, TUI_PERM_ALWAYS);
+  /* deny with a note: the fifth choice */
+  tui_app_ask(&a, &q);
   tui_key d = {.type = TK_CHAR, .ch = 'd', .utf8 = "d"};
   assert_int_equal(tui_app_key(&a, &d, &text), TUI_ACT_NONE);
   const char *note = "use x=3";
@@ -291,6 +302,116 @@ static void permission_prompt_defaults_to_deny_and_answers(void **state) {
   assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
   assert_int_equal(a.perm_answer, ZPERM_DENY);
   assert_string_equal(a.perm_note.data, "use x=3");
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void permission_prompt_names_the_always_grant_for_a_command(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 30, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 30, "dark", TUI_DEPTH_TRUE);
+  tui_app_turn_start(&a, 0);
+  const char *args = "{\"cmd\":\"git push origin main\"}";
+  tui_ask q = {.tool = "exec_command", .side = ZSIDE_SHELL, .arguments = args,
+               .reason = "network access needs approval", .workspace = "/work",
+               .code = "network", .escalate_network = true, .can_remember = true,
+               .grant_kind = ZGRANT_PREFIX, .grant_value = "git push",
+               .grants_file = "/home/u/.config/zero/sandbox-grants.json"};
+  tui_app_ask(&a, &q);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "exec_command wants to run git push origin main"));
+  assert_non_null(strstr(all, "risk: medium"));
+  assert_non_null(strstr(all, "with network access"));
+  assert_non_null(strstr(all, "› 1. Deny"));
+  assert_non_null(strstr(all, "4. Always allow (saved): commands starting with `git push` (p)"));
+  assert_null(strstr(all, "Saved to /home/u"));
+  free(all);
+  /* moving the focus onto "always" says where it is saved */
+  char *text = NULL;
+  tui_key down = {.type = TK_DOWN};
+  for (int i = 0; i < 3; i++) tui_app_key(&a, &down, &text);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "› 4. Always allow (saved)"));
+  assert_non_null(strstr(all, "Saved to /home/u/.config/zero/sandbox-grants.json"));
+  free(all);
+  tui_key enter = {.type = TK_ENTER};
+  assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_PERMISSION);
+  assert_int_equal(a.perm_scope, TUI_PERM_ALWAYS);
+  assert_int_equal(a.perm_answer, ZPERM_ALLOW);
+
+  /* a destructive command the engine cannot narrow: only once is offered */
+  const char *args2 = "{\"cmd\":\"rm -rf build | tee x\"}";
+  tui_ask q2 = {.tool = "exec_command", .side = ZSIDE_SHELL, .arguments = args2,
+                .reason = "destructive", .workspace = "/work", .code = "destructive",
+                .can_remember = false};
+  tui_app_ask(&a, &q2);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "risk: high"));
+  assert_non_null(strstr(all, "can only be allowed once"));
+  assert_null(strstr(all, "Always allow"));
+  assert_null(strstr(all, "Allow for this session"));
+  assert_non_null(strstr(all, "3. Deny and tell the model why (d)"));
+  free(all);
+  /* "p" and "a" do nothing here; Esc denies */
+  tui_key p = {.type = TK_CHAR, .ch = 'p', .utf8 = "p"};
+  assert_int_equal(tui_app_key(&a, &p, &text), TUI_ACT_NONE);
+  tui_key esc = {.type = TK_ESC};
+  assert_int_equal(tui_app_key(&a, &esc, &text), TUI_ACT_PERMISSION);
+  assert_int_equal(a.perm_answer, ZPERM_DENY);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void compaction_event_says_what_it_reclaimed(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 10, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 10, "dark", TUI_DEPTH_TRUE);
+  tui_app_turn_start(&a, 0);
+  zagent_event ev = {.kind = ZAEV_COMPACTION, .name = "summary", .reason = "threshold",
+                     .tokens_before = 91000, .tokens_after = 12000};
+  tui_app_event(&a, &ev);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "↻ Context compacted (summary, threshold): ~91000 → ~12000 tokens"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+static void permission_prompt_for_a_patch_names_its_files_and_changes(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 30, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 30, "dark", TUI_DEPTH_TRUE);
+  tui_app_turn_start(&a, 0);
+  const char *args =
+      "{\"input\":\"*** Begin Patch\\n*** Update File: src/a.c\\n@@ int main\\n-  return 1;\\n"
+      "+  return 0;\\n*** Add File: src/b.c\\n+int b;\\n*** End Patch\\n\"}";
+  tui_ask q = {.tool = "apply_patch", .side = ZSIDE_WRITE, .arguments = args,
+               .reason = "file changes need approval in ask mode", .workspace = "/work",
+               .can_remember = true, .grant_kind = ZGRANT_TOOL, .grant_value = ""};
+  tui_app_ask(&a, &q);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "apply_patch wants to write update src/a.c, add src/b.c"));
+  assert_non_null(strstr(all, "*** Update File: src/a.c"));
+  assert_non_null(strstr(all, "-  return 1;"));
+  assert_non_null(strstr(all, "+  return 0;"));
+  assert_non_null(strstr(all, "+int b;"));
+  assert_null(strstr(all, "Begin Patch"));
+  assert_non_null(strstr(all, "Always allow (saved): every apply_patch call (p)"));
+  free(all);
+  char *sum = tui_tool_summary("apply_patch", "{\"input\":\"not a patch\"}");
+  assert_string_equal(sum, "a patch it could not parse");
+  free(sum);
   tui_app_release(&a);
   vt_close(&t);
 }
@@ -404,6 +525,9 @@ int main(void) {
       cmocka_unit_test(wide_characters_wrap_without_splitting),
       cmocka_unit_test(resize_mid_stream_redraws_cleanly),
       cmocka_unit_test(permission_prompt_defaults_to_deny_and_answers),
+      cmocka_unit_test(permission_prompt_names_the_always_grant_for_a_command),
+      cmocka_unit_test(compaction_event_says_what_it_reclaimed),
+      cmocka_unit_test(permission_prompt_for_a_patch_names_its_files_and_changes),
       cmocka_unit_test(composer_shows_a_multiline_paste_and_collapses_a_large_one),
       cmocka_unit_test(unchanged_frames_write_nothing_and_a_key_rewrites_one_row),
       cmocka_unit_test(picker_filters_and_returns_the_command),

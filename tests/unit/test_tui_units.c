@@ -14,6 +14,7 @@
 #include "ui/tui/composer.h"
 #include "ui/tui/diff.h"
 #include "ui/tui/highlight.h"
+#include "ui/tui/theme.h"
 #include "ui/tui/keys.h"
 #include "ui/tui/markdown.h"
 #include "ui/tui/width.h"
@@ -238,6 +239,51 @@ static void composer_history_persists(void **state) {
   unlink(path);
 }
 
+static void colors_follow_the_environment_and_the_theme(void **state) {
+  (void)state;
+  char *saved[3];
+  const char *names[3] = {"NO_COLOR", "COLORTERM", "TERM"};
+  for (int i = 0; i < 3; i++) saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+  unsetenv("NO_COLOR");
+  unsetenv("COLORTERM");
+  setenv("TERM", "xterm", 1);
+  assert_int_equal(tui_depth_detect(), TUI_DEPTH_16);
+  setenv("TERM", "xterm-256color", 1);
+  assert_int_equal(tui_depth_detect(), TUI_DEPTH_256);
+  setenv("COLORTERM", "truecolor", 1);
+  assert_int_equal(tui_depth_detect(), TUI_DEPTH_TRUE);
+  setenv("NO_COLOR", "1", 1);
+  assert_int_equal(tui_depth_detect(), TUI_DEPTH_NONE);
+  setenv("NO_COLOR", "", 1); /* empty: not set (no-color.org) */
+  assert_int_equal(tui_depth_detect(), TUI_DEPTH_TRUE);
+  unsetenv("COLORTERM");
+  setenv("TERM", "dumb", 1);
+  assert_int_equal(tui_depth_detect(), TUI_DEPTH_NONE);
+  for (int i = 0; i < 3; i++) {
+    if (saved[i]) setenv(names[i], saved[i], 1);
+    else unsetenv(names[i]);
+    free(saved[i]);
+  }
+  tui_theme dark, light, none, c16, c256;
+  assert_int_equal(tui_theme_init(&dark, "dark", TUI_DEPTH_TRUE), 0);
+  assert_int_equal(tui_theme_init(&light, "light", TUI_DEPTH_TRUE), 0);
+  assert_int_equal(tui_theme_init(&none, "dark", TUI_DEPTH_NONE), 0);
+  assert_int_equal(tui_theme_init(&c16, "dark", TUI_DEPTH_16), 0);
+  assert_int_equal(tui_theme_init(&c256, "dark", TUI_DEPTH_256), 0);
+  assert_int_equal(tui_theme_init(&dark, "sepia", TUI_DEPTH_TRUE), -1);
+  assert_int_equal(tui_theme_init(&dark, "dark", TUI_DEPTH_TRUE), 0);
+  /* light backgrounds get other colors; each depth its own form */
+  assert_string_not_equal(dark.accent, light.accent);
+  assert_non_null(strstr(dark.add, "\x1b[38;2;"));
+  assert_non_null(strstr(c256.add, "\x1b[38;5;"));
+  assert_string_equal(c16.add, "\x1b[32m");
+  /* no colors, but structure stays */
+  assert_string_equal(none.add, "");
+  assert_string_equal(none.accent, "");
+  assert_string_equal(none.bold, "\x1b[1m");
+  assert_string_equal(none.reverse, "\x1b[7m");
+}
+
 static void diff_shows_changed_lines_with_numbers(void **state) {
   (void)state;
   tui_theme th;
@@ -300,6 +346,7 @@ int main(void) {
       cmocka_unit_test(composer_history_persists),
       cmocka_unit_test(diff_shows_changed_lines_with_numbers),
       cmocka_unit_test(highlight_colors_keywords_strings_comments),
+      cmocka_unit_test(colors_follow_the_environment_and_the_theme),
       cmocka_unit_test(fuzzy_prefers_prefix_matches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,23 +8,30 @@
 #include <sys/stat.h>
 
 #include "base/json.h"
+#include "sandbox/grants.h"
+#include "sandbox/shell.h"
+#include "tools/patch.h"
 #include "ui/tui/diff.h"
 #include "ui/tui/width.h"
 
 const tui_command_info tui_commands[] = {
     {"/help", "", "keys and commands"},
-    {"/model", "[name]", "show or switch the model"},
-    {"/provider", "[name]", "show or switch the provider profile"},
+    {"/model", "[name]", "pick or switch the model (the model registry)"},
+    {"/provider", "[name]", "pick or switch the provider"},
     {"/new", "", "start a new session"},
     {"/resume", "[id|search]", "list sessions of this workspace, or resume one"},
+    {"/fork", "", "continue in a copy of this session (the original stays)"},
+    {"/rewind", "", "go back to before one of your messages; files restored"},
     {"/btw", "QUESTION", "side question in an isolated fork (Ctrl+C returns)"},
+    {"/compact", "", "summarize the conversation now to free context"},
+    {"/image", "PATH", "attach an image to the next message"},
     {"/context", "", "context window use"},
     {"/usage", "", "tokens used in this session"},
-    {"/permissions", "", "permission mode and session grants"},
+    {"/permissions", "", "permission mode and the grants in force"},
     {"/plan", "", "switch to plan mode (read-only) or show the plan"},
     {"/tools", "", "tools the model can use"},
     {"/add-dir", "DIR", "let tools write another directory"},
-    {"/diff", "", "workspace changes (git diff --stat)"},
+    {"/diff", "", "files the tools changed this session, as diffs"},
     {"/theme", "[dark|light]", "color theme"},
     {"/config", "", "config files and the active provider"},
     {"/doctor", "", "check terminal, config and provider"},
@@ -66,10 +73,13 @@ void tui_app_release(tui_app *a) {
   free(a->expandable);
   for (size_t i = 0; i < a->queue.len; i++) free(a->queue.items[i]);
   zvec_free(&a->queue);
+  for (size_t i = 0; i < a->attachments.len; i++) free(a->attachments.items[i]);
+  zvec_free(&a->attachments);
   free(a->perm_title);
   tw_lines_free(&a->perm_detail);
   zbuf_release(&a->perm_note);
   free(a->perm_grant_label);
+  free(a->perm_grants_file);
   tui_composer_release(&a->comp);
   for (size_t i = 0; i < a->nfiles; i++) free(a->files[i]);
   free(a->files);
@@ -155,12 +165,39 @@ static void finish_reasoning(tui_app *a) {
 
 /* --- tool cards ---------------------------------------------------------- */
 
+/* "update src/a.c, add src/b.c" for an apply_patch input. */
+static void patch_summary(const char *input, zbuf *s) {
+  zpatch p = ZPATCH_INIT;
+  zbuf err = ZBUF_INIT;
+  if (zpatch_parse(input, strlen(input), &p, &err) < 0) {
+    zbuf_addstr(s, "a patch it could not parse");
+  } else {
+    for (size_t i = 0; i < p.files.len; i++) {
+      const zpatch_file *f = &p.files.items[i];
+      if (i == 3) {
+        zbuf_addf(s, " and %zu more", p.files.len - 3);
+        break;
+      }
+      zbuf_addf(s, "%s%s ", i ? ", " : "",
+                f->op == ZPATCH_ADD ? "add" : f->op == ZPATCH_DELETE ? "delete" : "update");
+      tw_sanitize(s, f->path, strlen(f->path));
+      if (f->move_to) {
+        zbuf_addstr(s, " → ");
+        tw_sanitize(s, f->move_to, strlen(f->move_to));
+      }
+    }
+  }
+  zpatch_release(&p);
+  zbuf_release(&err);
+}
+
 char *tui_tool_summary(const char *name, const char *arguments) {
   json_t *args = arguments ? json_loads(arguments, 0, NULL) : NULL;
   zbuf s = ZBUF_INIT;
   const char *v = NULL;
   if (json_is_object(args)) {
-    if (!strcmp(name, "exec_command")) v = zjson_str(args, "cmd");
+    if (!strcmp(name, "apply_patch") && zjson_str(args, "input")) patch_summary(zjson_str(args, "input"), &s);
+    else if (!strcmp(name, "exec_command")) v = zjson_str(args, "cmd");
     else if (!strcmp(name, "update_plan")) {
       json_t *plan = json_object_get(args, "plan");
       zbuf_addf(&s, "%zu step%s", json_array_size(plan), json_array_size(plan) == 1 ? "" : "s");
@@ -347,8 +384,23 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     case ZAEV_USAGE:
       a->turn_tokens += ev->usage.completion_tokens;
       a->total_tokens += ev->usage.total_tokens;
+      a->prompt_sum += ev->usage.prompt_tokens;
+      a->completion_sum += ev->usage.completion_tokens;
+      a->cached_sum += ev->usage.cached_tokens;
       if (ev->usage.prompt_tokens) a->context_tokens = ev->usage.prompt_tokens;
       break;
+    case ZAEV_COMPACTION: {
+      /* the loop compacted before a request: say what it reclaimed */
+      finish_text(a);
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "↻ Context compacted (%s, %s): ~%lld → ~%lld tokens",
+                ev->name ? ev->name : "summary", ev->reason ? ev->reason : "threshold",
+                (long long)ev->tokens_before, (long long)ev->tokens_after);
+      blank(a);
+      tui_app_print(a, a->th.muted, l.data);
+      zbuf_release(&l);
+      break;
+    }
     case ZAEV_WARNING: {
       finish_text(a);
       zbuf l = ZBUF_INIT;
@@ -401,36 +453,119 @@ void tui_app_turn_end(tui_app *a, const char *outcome_line) {
 
 /* --- permission prompt --------------------------------------------------- */
 
-void tui_app_ask(tui_app *a, const char *tool, zside_effect side, const char *arguments,
-                 const char *reason, const char *workspace) {
+static const char *side_verb(zside_effect side) {
+  return side == ZSIDE_WRITE     ? "write"
+         : side == ZSIDE_SHELL   ? "run"
+         : side == ZSIDE_NETWORK ? "reach the network for"
+                                 : "use";
+}
+
+char *tui_risk_line(const tui_ask *q) {
+  zbuf r = ZBUF_INIT;
+  int level = 0; /* 0 low, 1 medium, 2 high */
+  zbuf why = ZBUF_INIT;
+  bool shell = q->side == ZSIDE_SHELL || q->side == ZSIDE_NETWORK;
+  json_t *args = q->arguments ? json_loads(q->arguments, 0, NULL) : NULL;
+  const char *cmd = json_is_object(args) ? zjson_str(args, "cmd") : NULL;
+  if (!cmd && json_is_object(args)) cmd = zjson_str(args, "command");
+  if (shell && cmd) {
+    /* the same analyzer the permission engine decided with */
+    zsh_analysis an;
+    memset(&an, 0, sizeof an);
+    zsh_analyze(cmd, false, &an);
+    if (an.flags & ZSH_DESTRUCTIVE) level = 2;
+    else if (an.flags & (ZSH_NETWORK | ZSH_TOO_COMPLEX | ZSH_INTERACTIVE)) level = 1;
+    if (an.why[0]) zbuf_addstr(&why, an.why);
+    else if (an.flags & ZSH_TOO_COMPLEX) zbuf_addstr(&why, "the analyzer cannot follow this command line");
+    else
+      zbuf_addf(&why, "%zu command%s, none destructive or networked", an.ncmds,
+                an.ncmds == 1 ? "" : "s");
+    zsh_analysis_release(&an);
+  } else if (q->side == ZSIDE_WRITE) {
+    level = 1;
+    zbuf_addstr(&why, "changes a file on disk (the workspace or an --add-dir root)");
+  } else if (shell) {
+    level = 1;
+    zbuf_addstr(&why, "runs a process with your user's rights");
+  } else {
+    level = 1;
+    zbuf_addstr(&why, "side effects outside the workspace");
+  }
+  json_decref(args);
+  if (shell) {
+    if (q->escalate_unsandboxed) {
+      level = 2;
+      zbuf_addstr(&why, "; runs OUTSIDE the sandbox (it asked for more than the sandbox allows)");
+    } else if (q->code && !strcmp(q->code, "sandbox_unavailable")) {
+      level = 2;
+      zbuf_addstr(&why, "; no OS sandbox is active here, so it runs unconfined");
+    } else {
+      zbuf_addstr(&why, "; sandboxed: writes only in the workspace roots");
+    }
+    if (q->escalate_network) {
+      if (level < 1) level = 1;
+      zbuf_addstr(&why, ", with network access");
+    } else if (!q->escalate_unsandboxed && !(q->code && !strcmp(q->code, "sandbox_unavailable"))) {
+      zbuf_addstr(&why, ", no network");
+    }
+  }
+  static const char *names[] = {"low", "medium", "high"};
+  zbuf_addf(&r, "%s — %s", names[level], why.data);
+  zbuf_release(&why);
+  return zbuf_detach(&r, NULL);
+}
+
+void tui_app_ask(tui_app *a, const tui_ask *q) {
   finish_text(a);
   finish_reasoning(a);
   free(a->perm_title);
   tw_lines_free(&a->perm_detail);
-  char *summary = tui_tool_summary(tool, arguments);
-  const char *verb = side == ZSIDE_WRITE   ? "write"
-                     : side == ZSIDE_SHELL ? "run"
-                     : side == ZSIDE_NETWORK ? "reach the network for"
-                                             : "use";
+  const char *tool = q->tool;
+  char *summary = tui_tool_summary(tool, q->arguments);
   zbuf t = ZBUF_INIT;
   zbuf_addf(&t, "%s%s⚠ Permission needed:%s %s%s%s wants to %s %s", a->th.warn, a->th.bold,
-            a->th.reset, a->th.bold, tool, a->th.reset, verb, summary);
+            a->th.reset, a->th.bold, tool, a->th.reset, side_verb(q->side), summary);
   a->perm_title = zbuf_detach(&t, NULL);
-  free(a->perm_grant_label);
-  zbuf g = ZBUF_INIT;
-  zbuf_addf(&g, "%s %s", tool, summary);
-  a->perm_grant_label = zbuf_detach(&g, NULL);
 
-  tw_lines_pushf(&a->perm_detail, "  %scwd:%s %s", a->th.muted, a->th.reset, workspace ? workspace : "");
+  /* What a session / always answer remembers, exactly. */
+  free(a->perm_grant_label);
+  a->perm_grant_label = NULL;
+  free(a->perm_grants_file);
+  a->perm_grants_file = q->grants_file ? xstrdup(q->grants_file) : NULL;
+  if (q->can_remember) {
+    zbuf g = ZBUF_INIT;
+    const char *v = q->grant_value ? q->grant_value : "";
+    if (q->grant_kind == ZGRANT_PREFIX) zbuf_addstr(&g, "commands starting with `");
+    else if (q->grant_kind == ZGRANT_PATH) zbuf_addf(&g, "%s on ", tool);
+    else zbuf_addf(&g, "every %s call", tool);
+    if (q->grant_kind != ZGRANT_TOOL) tw_sanitize(&g, v, strlen(v));
+    if (q->grant_kind == ZGRANT_PREFIX) zbuf_addch(&g, '`');
+    a->perm_grant_label = zbuf_detach(&g, NULL);
+  }
+  a->perm_nopts = 0;
+  a->perm_opts[a->perm_nopts++] = TUI_OPT_DENY;
+  a->perm_opts[a->perm_nopts++] = TUI_OPT_ONCE;
+  if (q->can_remember) {
+    a->perm_opts[a->perm_nopts++] = TUI_OPT_SESSION;
+    a->perm_opts[a->perm_nopts++] = TUI_OPT_ALWAYS;
+  }
+  a->perm_opts[a->perm_nopts++] = TUI_OPT_NOTE;
+
+  tw_lines_pushf(&a->perm_detail, "  %scwd:%s %s", a->th.muted, a->th.reset,
+                 q->workspace ? q->workspace : "");
   zbuf r = ZBUF_INIT;
-  zbuf_addf(&r, "%swhy asking:%s %s", a->th.muted, a->th.reset, reason ? reason : "");
+  zbuf_addf(&r, "%swhy asking:%s %s", a->th.muted, a->th.reset, q->reason ? q->reason : "");
+  tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
+  zbuf_reset(&r);
+  char *risk = tui_risk_line(q);
+  zbuf_addf(&r, "%srisk:%s %s", a->th.muted, a->th.reset, risk);
+  free(risk);
   tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
   zbuf_release(&r);
-  const char *risk = side == ZSIDE_WRITE   ? "changes a file on disk (the workspace or an --add-dir root)"
-                     : side == ZSIDE_SHELL ? "runs a process with your user's rights"
-                                           : "side effects outside the workspace";
-  tw_lines_pushf(&a->perm_detail, "  %srisk:%s %s", a->th.muted, a->th.reset, risk);
-  json_t *args = arguments ? json_loads(arguments, 0, NULL) : NULL;
+  if (!q->can_remember)
+    tw_lines_pushf(&a->perm_detail, "  %sno command prefix or path covers this call, so it can "
+                                    "only be allowed once%s", a->th.muted, a->th.reset);
+  json_t *args = q->arguments ? json_loads(q->arguments, 0, NULL) : NULL;
   if (!strcmp(tool, "edit_file") && json_is_object(args)) {
     size_t add, del;
     const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
@@ -439,6 +574,32 @@ void tui_app_ask(tui_app *a, const char *tool, zside_effect side, const char *ar
     size_t add, del;
     const char *c = zjson_str(args, "content");
     tui_diff_render("", c ? c : "", 1, a->width, &a->th, 8, &a->perm_detail, &add, &del);
+  } else if (!strcmp(tool, "apply_patch") && json_is_object(args) && zjson_str(args, "input")) {
+    /* the patch itself, colored: what will change in which file */
+    const char *p = zjson_str(args, "input");
+    size_t shown = 0, total = 0;
+    while (*p) {
+      const char *e = strchr(p, '\n');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      bool frame = (n >= 15 && !strncmp(p, "*** Begin Patch", 15)) || (n >= 13 && !strncmp(p, "*** End Patch", 13));
+      if (!frame) {
+        total++;
+        if (shown < 20) {
+          const char *col = p[0] == '+' ? a->th.add : p[0] == '-' ? a->th.del
+                            : p[0] == '@' ? a->th.hunk : !strncmp(p, "***", 3) ? a->th.bold : "";
+          zbuf l = ZBUF_INIT;
+          zbuf_addf(&l, "    %s", col);
+          tw_sanitize(&l, p, n);
+          zbuf_addstr(&l, a->th.reset);
+          tw_lines_push(&a->perm_detail, tw_truncate(l.data, a->width - 1));
+          zbuf_release(&l);
+          shown++;
+        }
+      }
+      p += n + (e ? 1 : 0);
+    }
+    if (total > shown)
+      tw_lines_pushf(&a->perm_detail, "    %s… %zu more lines%s", a->th.muted, total - shown, a->th.reset);
   }
   json_decref(args);
   free(summary);
@@ -475,14 +636,17 @@ static tui_action perm_key(tui_app *a, const tui_key *k) {
     }
     return TUI_ACT_NONE;
   }
-  int choice = -1;
+  int n = a->perm_nopts;
+  int choice = -1; /* an index into perm_opts */
+  tui_perm_opt want = TUI_OPT_DENY;
+  bool by_letter = false;
   switch (k->type) {
     case TK_UP:
     case TK_LEFT:
-    case TK_BACKTAB: a->perm_choice = (a->perm_choice + 3) % 4; return TUI_ACT_NONE;
+    case TK_BACKTAB: a->perm_choice = (a->perm_choice + n - 1) % n; return TUI_ACT_NONE;
     case TK_DOWN:
     case TK_RIGHT:
-    case TK_TAB: a->perm_choice = (a->perm_choice + 1) % 4; return TUI_ACT_NONE;
+    case TK_TAB: a->perm_choice = (a->perm_choice + 1) % n; return TUI_ACT_NONE;
     case TK_ENTER: choice = a->perm_choice; break;
     case TK_ESC: choice = 0; break;
     case TK_CHAR:
@@ -490,21 +654,33 @@ static tui_action perm_key(tui_app *a, const tui_key *k) {
         if (k->ch == 'c') choice = 0;
         break;
       }
-      if (k->ch == 'n' || k->ch == '1') choice = 0;
-      else if (k->ch == 'y' || k->ch == '2') choice = 1;
-      else if (k->ch == 'a' || k->ch == '3') choice = 2;
-      else if (k->ch == 'd' || k->ch == '4') choice = 3;
+      if (k->ch >= '1' && k->ch < (uint32_t)('1' + n)) choice = (int)(k->ch - '1');
+      else {
+        by_letter = true;
+        if (k->ch == 'n') want = TUI_OPT_DENY;
+        else if (k->ch == 'y') want = TUI_OPT_ONCE;
+        else if (k->ch == 'a') want = TUI_OPT_SESSION;
+        else if (k->ch == 'p') want = TUI_OPT_ALWAYS;
+        else if (k->ch == 'd') want = TUI_OPT_NOTE;
+        else by_letter = false;
+      }
       break;
     default: break;
   }
+  if (by_letter)
+    for (int i = 0; i < n; i++)
+      if (a->perm_opts[i] == want) choice = i;
   if (choice < 0) return TUI_ACT_NONE;
-  if (choice == 3) {
-    a->perm_choice = 3;
+  tui_perm_opt opt = a->perm_opts[choice];
+  if (opt == TUI_OPT_NOTE) {
+    a->perm_choice = choice;
     a->perm_note_mode = true;
     return TUI_ACT_NONE;
   }
-  a->perm_answer = choice == 0 ? ZPERM_DENY : ZPERM_ALLOW;
-  a->perm_scope = choice == 2 ? TUI_PERM_SESSION : TUI_PERM_ONCE;
+  a->perm_answer = opt == TUI_OPT_DENY ? ZPERM_DENY : ZPERM_ALLOW;
+  a->perm_scope = opt == TUI_OPT_SESSION  ? TUI_PERM_SESSION
+                  : opt == TUI_OPT_ALWAYS ? TUI_PERM_ALWAYS
+                                          : TUI_PERM_ONCE;
   a->perm_active = false;
   zbuf_reset(&a->perm_note);
   return TUI_ACT_PERMISSION;
@@ -514,20 +690,28 @@ static void perm_lines(tui_app *a, tw_lines *out) {
   tw_lines_push(out, xstrdup(""));
   tw_wrap(out, a->perm_title, strlen(a->perm_title), a->width, "", "  ");
   for (size_t i = 0; i < a->perm_detail.len; i++) tw_lines_push(out, xstrdup(a->perm_detail.items[i]));
-  char *opts[4];
-  zbuf o = ZBUF_INIT;
-  opts[0] = xstrdup("Deny (n)");
-  opts[1] = xstrdup("Allow once (y)");
-  zbuf_addf(&o, "Allow for this session: %s (a)", a->perm_grant_label);
-  opts[2] = zbuf_detach(&o, NULL);
-  opts[3] = xstrdup("Deny and tell the model why (d)");
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < a->perm_nopts; i++) {
+    zbuf o = ZBUF_INIT;
+    switch (a->perm_opts[i]) {
+      case TUI_OPT_DENY: zbuf_addstr(&o, "Deny (n)"); break;
+      case TUI_OPT_ONCE: zbuf_addstr(&o, "Allow once (y)"); break;
+      case TUI_OPT_SESSION:
+        zbuf_addf(&o, "Allow for this session: %s (a)", a->perm_grant_label);
+        break;
+      case TUI_OPT_ALWAYS:
+        zbuf_addf(&o, "Always allow (saved): %s (p)", a->perm_grant_label);
+        break;
+      case TUI_OPT_NOTE: zbuf_addstr(&o, "Deny and tell the model why (d)"); break;
+    }
     zbuf l = ZBUF_INIT;
-    if (i == a->perm_choice) zbuf_addf(&l, "  %s%s› %d. %s%s", a->th.bold, a->th.accent, i + 1, opts[i], a->th.reset);
-    else zbuf_addf(&l, "    %d. %s", i + 1, opts[i]);
-    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
+    if (i == a->perm_choice)
+      zbuf_addf(&l, "%s%s› %d. %s%s", a->th.bold, a->th.accent, i + 1, o.data, a->th.reset);
+    else zbuf_addf(&l, "  %d. %s", i + 1, o.data);
+    /* a long prefix or path wraps rather than being cut: the user must see
+     * exactly what is remembered */
+    tw_wrap(out, l.data, l.len, a->width - 1, "  ", "       ");
     zbuf_release(&l);
-    free(opts[i]);
+    zbuf_release(&o);
   }
   if (a->perm_note_mode) {
     zbuf l = ZBUF_INIT;
@@ -536,6 +720,14 @@ static void perm_lines(tui_app *a, tw_lines *out) {
     tw_wrap(out, l.data, l.len, a->width - 1, "", "    ");
     zbuf_release(&l);
   } else {
+    if (a->perm_opts[a->perm_choice] == TUI_OPT_ALWAYS) {
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "  %sSaved to %s; zero sandbox grants lists and removes saved grants.%s",
+                a->th.muted, a->perm_grants_file ? a->perm_grants_file : "the grants file",
+                a->th.reset);
+      tw_wrap(out, l.data, l.len, a->width - 1, "", "    ");
+      zbuf_release(&l);
+    }
     tw_lines_pushf(out, "  %s↑/↓ choose · Enter confirm · Esc deny%s", a->th.muted, a->th.reset);
   }
 }
@@ -593,9 +785,52 @@ static size_t picker_matches(const tui_app *a, size_t *out, size_t max) {
   return n;
 }
 
+#define PICKER_ROWS 10
+
+static tui_action picker_key_in(tui_app *a, const tui_key *k, char **text, const size_t *idx,
+                                size_t n);
+
 static tui_action picker_key(tui_app *a, const tui_key *k, char **text) {
-  size_t idx[10];
-  size_t n = picker_matches(a, idx, 10);
+  size_t *idx = xmalloc((a->picker_labels.len + 1) * sizeof *idx);
+  size_t n = picker_matches(a, idx, a->picker_labels.len);
+  tui_action act = picker_key_in(a, k, text, idx, n);
+  free(idx);
+  return act;
+}
+
+static void picker_lines(tui_app *a, tw_lines *out) {
+  tw_lines_push(out, xstrdup(""));
+  tw_lines_pushf(out, "%s%s%s%s %s(type to search · ↑/↓ · Enter choose · Esc close)%s",
+                 a->th.bold, a->th.accent, a->picker_title, a->th.reset, a->th.muted, a->th.reset);
+  zbuf f = ZBUF_INIT;
+  zbuf_addf(&f, "  %sSearch:%s ", a->th.muted, a->th.reset);
+  tw_sanitize(&f, a->picker_filter.data, a->picker_filter.len);
+  tw_lines_push(out, tw_truncate(f.data, a->width - 1));
+  zbuf_release(&f);
+  size_t *idx = xmalloc((a->picker_labels.len + 1) * sizeof *idx);
+  size_t n = picker_matches(a, idx, a->picker_labels.len);
+  if (!n) tw_lines_pushf(out, "  %s(no match)%s", a->th.muted, a->th.reset);
+  /* a window of PICKER_ROWS rows that follows the selection */
+  size_t sel = a->picker_sel >= 0 && (size_t)a->picker_sel < n ? (size_t)a->picker_sel : 0;
+  size_t first = sel >= PICKER_ROWS ? sel - PICKER_ROWS + 1 : 0;
+  if (first) tw_lines_pushf(out, "  %s↑ %zu more%s", a->th.muted, first, a->th.reset);
+  for (size_t i = first; i < n && i < first + PICKER_ROWS; i++) {
+    zbuf l = ZBUF_INIT;
+    bool on = i == sel;
+    zbuf_addf(&l, "%s%s ", on ? a->th.reverse : "", on ? "›" : " ");
+    tw_sanitize(&l, a->picker_labels.items[idx[i]], strlen(a->picker_labels.items[idx[i]]));
+    if (on) zbuf_addstr(&l, a->th.reset);
+    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  if (n > first + PICKER_ROWS)
+    tw_lines_pushf(out, "  %s↓ %zu more (type to filter)%s", a->th.muted, n - first - PICKER_ROWS,
+                   a->th.reset);
+  free(idx);
+}
+
+static tui_action picker_key_in(tui_app *a, const tui_key *k, char **text, const size_t *idx,
+                                size_t n) {
   switch (k->type) {
     case TK_ESC: picker_close(a); return TUI_ACT_NONE;
     case TK_UP: if (n) a->picker_sel = (a->picker_sel + (int)n - 1) % (int)n; return TUI_ACT_NONE;
@@ -630,29 +865,6 @@ static tui_action picker_key(tui_app *a, const tui_key *k, char **text) {
       a->picker_sel = 0;
       return TUI_ACT_NONE;
     default: return TUI_ACT_NONE;
-  }
-}
-
-static void picker_lines(tui_app *a, tw_lines *out) {
-  tw_lines_push(out, xstrdup(""));
-  tw_lines_pushf(out, "%s%s%s%s %s(type to search · ↑/↓ · Enter choose · Esc close)%s",
-                 a->th.bold, a->th.accent, a->picker_title, a->th.reset, a->th.muted, a->th.reset);
-  zbuf f = ZBUF_INIT;
-  zbuf_addf(&f, "  %sSearch:%s ", a->th.muted, a->th.reset);
-  tw_sanitize(&f, a->picker_filter.data, a->picker_filter.len);
-  tw_lines_push(out, tw_truncate(f.data, a->width - 1));
-  zbuf_release(&f);
-  size_t idx[10];
-  size_t n = picker_matches(a, idx, 10);
-  if (!n) tw_lines_pushf(out, "  %s(no match)%s", a->th.muted, a->th.reset);
-  for (size_t i = 0; i < n; i++) {
-    zbuf l = ZBUF_INIT;
-    bool sel = (int)i == a->picker_sel;
-    zbuf_addf(&l, "%s%s ", sel ? a->th.reverse : "", sel ? "›" : " ");
-    tw_sanitize(&l, a->picker_labels.items[idx[i]], strlen(a->picker_labels.items[idx[i]]));
-    if (sel) zbuf_addstr(&l, a->th.reset);
-    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
-    zbuf_release(&l);
   }
 }
 
@@ -938,7 +1150,8 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
 /* --- drawing ------------------------------------------------------------- */
 
 static void fmt_tokens(char *out, size_t n, int64_t t) {
-  if (t >= 1000) snprintf(out, n, "%.1fk", (double)t / 1000.0);
+  if (t >= 1000000) snprintf(out, n, "%.1fM", (double)t / 1e6);
+  else if (t >= 1000) snprintf(out, n, "%.1fk", (double)t / 1000.0);
   else snprintf(out, n, "%lld", (long long)t);
 }
 
@@ -976,7 +1189,19 @@ static void side_panel(tui_app *a, tw_lines *live) {
   tw_lines_pushf(live, "%s│%s id       %s", a->th.muted, a->th.reset, a->session_id ? a->session_id : "(new)");
   tw_lines_pushf(live, "%s│%s model    %s", a->th.muted, a->th.reset, a->model ? a->model : "");
   tw_lines_pushf(live, "%s│%s mode     %s", a->th.muted, a->th.reset, zperm_mode_name(a->mode));
-  tw_lines_pushf(live, "%s│%s context  %s tokens · session %s", a->th.muted, a->th.reset, tok, tot);
+  if (a->context_window > 0) {
+    char win[32];
+    fmt_tokens(win, sizeof win, a->context_window);
+    int pct = (int)(100 * a->context_tokens / a->context_window);
+    /* a bar, with the number: the share is never carried by the bar alone */
+    char bar[64] = "";
+    size_t bl = 0;
+    for (int i = 0; i < 10; i++) bl += (size_t)snprintf(bar + bl, sizeof bar - bl, "%s", i < (pct + 5) / 10 ? "█" : "░");
+    tw_lines_pushf(live, "%s│%s context  %s %s / %s (%d%%) · session %s", a->th.muted, a->th.reset,
+                   bar, tok, win, pct, tot);
+  } else {
+    tw_lines_pushf(live, "%s│%s context  %s tokens · session %s", a->th.muted, a->th.reset, tok, tot);
+  }
   tw_lines plan = {0};
   plan_lines(a, &plan);
   for (size_t i = 0; i < plan.len; i++) {
@@ -1027,6 +1252,14 @@ void tui_app_render(tui_app *a) {
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "%s⏎ queued: ", a->th.muted);
     tw_sanitize(&l, a->queue.items[i], strlen(a->queue.items[i]));
+    zbuf_addstr(&l, a->th.reset);
+    tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
+    zbuf_release(&l);
+  }
+  for (size_t i = 0; i < a->attachments.len; i++) {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s▣ image %s%s · sent with your next message (/image clear removes)%s",
+              a->th.accent, a->th.reset, a->attachments.items[i], a->th.muted);
     zbuf_addstr(&l, a->th.reset);
     tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
     zbuf_release(&l);

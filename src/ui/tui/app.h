@@ -41,7 +41,26 @@ typedef enum tui_action {
   TUI_ACT_LEAVE_SIDE,  /* Ctrl+C in an idle /btw side conversation: back to the main one */
 } tui_action;
 
-typedef enum tui_perm_scope { TUI_PERM_ONCE, TUI_PERM_SESSION } tui_perm_scope;
+typedef enum tui_perm_scope { TUI_PERM_ONCE, TUI_PERM_SESSION, TUI_PERM_ALWAYS } tui_perm_scope;
+
+/* One permission prompt: the call, and what the engine would remember for a
+ * session / always answer (agent/loop.h zapproval_request). */
+typedef struct tui_ask {
+  const char *tool, *arguments, *reason, *workspace;
+  zside_effect side;
+  const char *code;          /* the engine's reason code ("destructive", "network", …) or NULL */
+  bool escalate_network;     /* allowing runs the command with the network */
+  bool escalate_unsandboxed; /* allowing runs the command outside the sandbox */
+  bool can_remember;         /* session / always can be offered */
+  int grant_kind;            /* zgrant_kind */
+  const char *grant_value;   /* command prefix or path; "" for a tool grant */
+  const char *grants_file;   /* where an always grant is saved (shown), or NULL */
+} tui_ask;
+
+/* The choices of a prompt, in display order. */
+typedef enum tui_perm_opt {
+  TUI_OPT_DENY, TUI_OPT_ONCE, TUI_OPT_SESSION, TUI_OPT_ALWAYS, TUI_OPT_NOTE
+} tui_perm_opt;
 
 typedef struct tui_card {
   char *id, *name, *summary, *arguments;
@@ -65,7 +84,9 @@ typedef struct tui_app {
   double turn_started;
   int64_t turn_tokens;
   int64_t context_tokens; /* prompt tokens of the last request */
+  int64_t context_window; /* of the current model (0 = unknown), set by the controller */
   int64_t total_tokens;   /* the session */
+  int64_t prompt_sum, completion_sum, cached_sum; /* the session, for /usage */
   tui_md_stream md;
   bool md_active;
   zbuf reasoning;
@@ -75,16 +96,20 @@ typedef struct tui_app {
   bool plan_changed;
   char *expandable;      /* last collapsed text (Ctrl+O shows it), or NULL */
   ZVEC(char *) queue;    /* messages typed while busy */
+  ZVEC(char *) attachments; /* images for the next message (/image), as shown */
   /* permission prompt */
   bool perm_active;
   char *perm_title;
   tw_lines perm_detail;
-  int perm_choice;       /* 0 deny, 1 allow once, 2 allow for the session, 3 deny with a note */
+  int perm_choice;       /* index into perm_opts */
+  tui_perm_opt perm_opts[5];
+  int perm_nopts;        /* 5, or 3 when nothing narrow enough can be remembered */
   bool perm_note_mode;
   zbuf perm_note;
   zperm_action perm_answer;
   tui_perm_scope perm_scope;
-  char *perm_grant_label; /* "write_file src/a.c" */
+  char *perm_grant_label; /* what a session / always answer remembers, in words */
+  char *perm_grants_file; /* where an always grant is saved */
   /* composer and completion */
   tui_composer comp;
   int sel;               /* selected suggestion */
@@ -129,9 +154,13 @@ void tui_app_resize(tui_app *a, int width, int height);
 void tui_app_turn_start(tui_app *a, double now);
 void tui_app_turn_end(tui_app *a, const char *outcome_line);
 /* Shows a permission prompt for a tool call; the answer comes back as
- * TUI_ACT_PERMISSION. workspace: the cwd shown in the prompt. */
-void tui_app_ask(tui_app *a, const char *tool, zside_effect side, const char *arguments,
-                 const char *reason, const char *workspace);
+ * TUI_ACT_PERMISSION (perm_answer, perm_scope, perm_note). The focus starts
+ * on Deny. */
+void tui_app_ask(tui_app *a, const tui_ask *q);
+/* The risk of a call in one line ("high — rm -rf: deletes recursively"),
+ * from the shell analyzer for commands and the side effect otherwise.
+ * Caller frees. */
+char *tui_risk_line(const tui_ask *q);
 /* Opens a picker over labels / values (n of each, copied); choosing one
  * returns TUI_ACT_COMMAND with "<cmd> <value>". */
 void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *const *labels,
