@@ -64,6 +64,11 @@ char *zsearch_fts_expr(const char *query);
  * types and for lines it cannot read. */
 bool zsearch_event_text(const char *line, size_t len, zbuf *out);
 
+/* The same in two passes (find the payload, then read it): what
+ * zsearch_event_text does when "payload" comes before "type". Exposed so
+ * that tests and the fuzz target check both give the same text. */
+bool zsearch_event_text_2pass(const char *line, size_t len, zbuf *out);
+
 /* A one-line snippet of text around the first word of query found in it
  * (ASCII case folded): about ntokens words, matches (and runs of adjacent
  * matches) in [brackets], "…" where text was cut. Caller frees. */
