@@ -147,16 +147,18 @@ static bool skip(scan *s) {
     }
     return false;
   }
+  /* A number, true, false or null: it ends where any structure starts (so
+   * that a line's strings and brackets are found the same whether it is
+   * read member by member or skipped bracket by bracket). */
   const char *start = s->p;
-  while (s->p < s->end && *s->p != ',' && *s->p != '}' && *s->p != ']' && *s->p != ' ' &&
-         *s->p != '\t' && *s->p != '\r' && *s->p != '\n')
-    s->p++;
+  while (s->p < s->end && !strchr(",}]{[\" \t\r\n", *s->p)) s->p++;
   return s->p > start;
 }
 
 /* Reads a short string (a key, an event type) into out[cap]; longer ones
  * come back as "" (they match nothing we look for). */
 static bool short_str(scan *s, char *out, size_t cap) {
+  if (s->p >= s->end || *s->p != '"') return false; /* a key without its quote */
   const char *start = s->p;
   zbuf tmp = ZBUF_INIT;
   /* Plain strings (all our keys) need no decoding buffer. */

@@ -81,6 +81,10 @@ static void test_one_pass_scanner_agrees_on_key_order_and_repeats(void **state) 
           "y");
   text_is("{\"type\":\"tool_result\",\"payload\":{\"name\":\"n\",\"output\":\"o\"},", NULL);
   text_is("{\"type\":\"tool_result\",\"payload\":[\"output\"]}", NULL);
+  /* Found by fuzz_session_log: a key without its opening quote. */
+  text_is("{\"type\":\"message\",\"payload\":{brol\":\"user\",\"content\":\"x\"}}", NULL);
+  text_is("{\"type\":\"message\",\"payload\":{\"role\":\x19user\",\"content\":\"x\"}}", NULL);
+  text_is("{\"type\":\"message\",\"payload\":{\"n\":1{\"content\":\"x\"}}}", NULL);
   text_is("{\"type\":\"tool_result\",\"payload\":{\"name\":\"n\",\"output\":\"\\u00e9\\n\"}}",
           "n \xc3\xa9\n");
 }
