@@ -18,7 +18,10 @@
  *
  * The index is split into two databases (index.sqlite, index-1.sqlite;
  * sessions assigned by a hash of their id), updated by two threads: indexing
- * is bound by FTS5's per-word work, so it runs on two cores.
+ * is bound by FTS5's per-word work, so it runs on two cores. A shard that is
+ * missing or stale is built from scratch in a private file without a journal
+ * and renamed into place; words are split by the "zero" tokenizer
+ * (search_tok.h: unicode61's words and folding, faster).
  *
  * Queries: words are all required (each quoted, so punctuation is literal);
  * a query in double quotes is one phrase. Results are ranked by bm25 and
