@@ -18,7 +18,10 @@
  *
  * The index is split into two databases (index.sqlite, index-1.sqlite;
  * sessions assigned by a hash of their id), updated by two threads: indexing
- * is bound by FTS5's per-word work, so it runs on two cores.
+ * is bound by FTS5's per-word work, so it runs on two cores. A shard that is
+ * missing or stale is built from scratch in a private file without a journal
+ * and renamed into place; words are split by the "zero" tokenizer
+ * (search_tok.h: unicode61's words and folding, faster).
  *
  * Queries: words are all required (each quoted, so punctuation is literal);
  * a query in double quotes is one phrase. Results are ranked by bm25 and
@@ -63,6 +66,11 @@ char *zsearch_fts_expr(const char *query);
  * first), found by a scanner that builds no JSON tree. false for other event
  * types and for lines it cannot read. */
 bool zsearch_event_text(const char *line, size_t len, zbuf *out);
+
+/* The same in two passes (find the payload, then read it): what
+ * zsearch_event_text does when "payload" comes before "type". Exposed so
+ * that tests and the fuzz target check both give the same text. */
+bool zsearch_event_text_2pass(const char *line, size_t len, zbuf *out);
 
 /* A one-line snippet of text around the first word of query found in it
  * (ASCII case folded): about ntokens words, matches (and runs of adjacent

@@ -147,16 +147,18 @@ static bool skip(scan *s) {
     }
     return false;
   }
+  /* A number, true, false or null: it ends where any structure starts (so
+   * that a line's strings and brackets are found the same whether it is
+   * read member by member or skipped bracket by bracket). */
   const char *start = s->p;
-  while (s->p < s->end && *s->p != ',' && *s->p != '}' && *s->p != ']' && *s->p != ' ' &&
-         *s->p != '\t' && *s->p != '\r' && *s->p != '\n')
-    s->p++;
+  while (s->p < s->end && !strchr(",}]{[\" \t\r\n", *s->p)) s->p++;
   return s->p > start;
 }
 
 /* Reads a short string (a key, an event type) into out[cap]; longer ones
  * come back as "" (they match nothing we look for). */
 static bool short_str(scan *s, char *out, size_t cap) {
+  if (s->p >= s->end || *s->p != '"') return false; /* a key without its quote */
   const char *start = s->p;
   zbuf tmp = ZBUF_INIT;
   /* Plain strings (all our keys) need no decoding buffer. */
@@ -216,7 +218,11 @@ static bool object(scan *s, member_fn fn, void *ud) {
 typedef struct top {
   char type[16];
   const char *payload; /* start of the payload value */
+  zbuf *out;           /* NULL: only find the payload (the two-pass form) */
+  char inline_type[16]; /* the type the payload was read as in one pass; "" if not */
 } top;
+
+static bool payload_inline(top *t, scan *s);
 
 static bool top_member(void *ud, const char *key, scan *s) {
   top *t = ud;
@@ -224,6 +230,9 @@ static bool top_member(void *ud, const char *key, scan *s) {
     if (s->p < s->end && *s->p == '"') return short_str(s, t->type, sizeof t->type);
   } else if (!strcmp(key, "payload")) {
     t->payload = s->p;
+    /* zero writes "type" before "payload": then the text is taken out in the
+     * same pass (most of a line is the payload's one long string). */
+    if (t->out && payload_inline(t, s)) return true;
   }
   return skip(s);
 }
@@ -285,10 +294,10 @@ static bool content_text(scan *s, zbuf *out) {
   }
 }
 
-bool zsearch_event_text(const char *line, size_t len, zbuf *out) {
+bool zsearch_event_text_2pass(const char *line, size_t len, zbuf *out) {
   zbuf_reset(out);
   scan s = {line, line + len};
-  top t = {{0}, NULL};
+  top t = {{0}, NULL, NULL, {0}};
   if (!object(&s, top_member, &t) || !t.payload) return false;
   fields f = {NULL, NULL, NULL, NULL};
   if (!strcmp(t.type, "tool_call")) f.want = "arguments";
@@ -314,6 +323,81 @@ bool zsearch_event_text(const char *line, size_t len, zbuf *out) {
     if (!str(&v, out)) zbuf_setlen(out, keep);
   }
   return true;
+}
+
+/* One pass (see top_member): the payload of a known type is read where it
+ * stands, its text decoded straight into t->out. false, with t->out reset
+ * and s untouched, when the payload is not what the type wants (the caller
+ * then skips it and the two-pass form decides). */
+typedef struct inline_fields {
+  const char *want; /* as in fields */
+  const char *name;
+  zbuf *out;
+  bool content_failed;
+} inline_fields;
+
+static bool inline_member(void *ud, const char *key, scan *s) {
+  inline_fields *f = ud;
+  if (f->want) {
+    if (!strcmp(key, "name")) {
+      f->name = s->p;
+    } else if (!strcmp(key, f->want)) {
+      zbuf_reset(f->out); /* the last one counts, as in a JSON object */
+      if (s->p < s->end && *s->p == '"') return str(s, f->out);
+    }
+  } else if (!strcmp(key, "content")) {
+    zbuf_reset(f->out);
+    scan c = *s;
+    f->content_failed = !content_text(&c, f->out);
+  }
+  return skip(s);
+}
+
+static bool payload_inline(top *t, scan *s) {
+  inline_fields f = {NULL, NULL, t->out, false};
+  if (!strcmp(t->type, "tool_call")) f.want = "arguments";
+  else if (!strcmp(t->type, "tool_result")) f.want = "output";
+  else if (strcmp(t->type, "message")) return false;
+  zbuf_reset(t->out);
+  scan p = *s;
+  if (!object(&p, inline_member, &f)) {
+    zbuf_reset(t->out);
+    return false;
+  }
+  if (f.want) {
+    /* "<name> <arguments|output>": the name goes in front. */
+    zbuf name = ZBUF_INIT;
+    if (f.name && *f.name == '"') {
+      scan n = {f.name, s->end};
+      if (!str(&n, &name)) zbuf_reset(&name);
+    }
+    size_t n = t->out->len;
+    zbuf_grow(t->out, name.len + 1);
+    memmove(t->out->data + name.len + 1, t->out->data, n);
+    if (name.len) memcpy(t->out->data, name.data, name.len);
+    t->out->data[name.len] = ' ';
+    zbuf_setlen(t->out, n + name.len + 1);
+    zbuf_release(&name);
+  } else if (f.content_failed) {
+    zbuf_reset(t->out);
+  }
+  memcpy(t->inline_type, t->type, sizeof t->type);
+  s->p = p.p;
+  return true;
+}
+
+bool zsearch_event_text(const char *line, size_t len, zbuf *out) {
+  zbuf_reset(out);
+  scan s = {line, line + len};
+  top t = {{0}, NULL, out, {0}};
+  if (!object(&s, top_member, &t) || !t.payload) {
+    zbuf_reset(out);
+    return false;
+  }
+  /* Read in one pass, and "type" was not changed by a later duplicate. */
+  if (t.inline_type[0] && !strcmp(t.inline_type, t.type))
+    return strcmp(t.type, "message") ? true : out->len > 0;
+  return zsearch_event_text_2pass(line, len, out);
 }
 
 /* ---- snippets ---------------------------------------------------------- */

@@ -68,7 +68,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t len = nl ? (size_t)(nl - data) - start : size - start;
     char *line = malloc(len ? len : 1);
     memcpy(line, data + start, len);
-    if (zsearch_event_text(line, len, &text)) {
+    /* The one-pass scanner and the two-pass form agree on every line. */
+    bool found = zsearch_event_text(line, len, &text);
+    zbuf two = ZBUF_INIT;
+    if (found != zsearch_event_text_2pass(line, len, &two) ||
+        (found && (two.len != text.len || memcmp(two.data, text.data, text.len))))
+      __builtin_trap();
+    zbuf_release(&two);
+    if (found) {
       json_t *ev = json_loadb(line, len, 0, NULL);
       if (ev) {
         json_t *s2 = json_stringn(text.data, text.len);

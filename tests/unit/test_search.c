@@ -20,16 +20,22 @@
 #include "session/search.h"
 #include "session/store.h"
 
+/* Both the one-pass scanner and the two-pass form must give want. */
 static void text_is(const char *line, const char *want) {
-  zbuf out = ZBUF_INIT;
+  zbuf out = ZBUF_INIT, two = ZBUF_INIT;
   bool ok = zsearch_event_text(line, strlen(line), &out);
+  bool ok2 = zsearch_event_text_2pass(line, strlen(line), &two);
   if (!want) {
     assert_false(ok);
+    assert_false(ok2);
   } else {
     assert_true(ok);
+    assert_true(ok2);
     assert_string_equal(out.data, want);
+    assert_string_equal(two.data, want);
   }
   zbuf_release(&out);
+  zbuf_release(&two);
 }
 
 static void test_scanner_finds_the_indexed_fields_and_decodes_them(void **state) {
@@ -52,6 +58,35 @@ static void test_scanner_finds_the_indexed_fields_and_decodes_them(void **state)
   text_is("{\"type\":\"message\",\"payload\":{\"content\":\"bad \\q escape\"}}", NULL);
   text_is("not json", NULL);
   text_is("", NULL);
+}
+
+/* The one-pass path (type before payload) agrees with the two-pass one on
+ * the odd cases: the name after the output, repeated keys (the last counts),
+ * a type repeated after the payload, a non-string output, content parts that
+ * are not objects of members, and a line broken after its payload. */
+static void test_one_pass_scanner_agrees_on_key_order_and_repeats(void **state) {
+  (void)state;
+  text_is("{\"type\":\"tool_result\",\"payload\":{\"output\":\"out\",\"name\":\"shell\"}}",
+          "shell out");
+  text_is("{\"type\":\"tool_result\",\"payload\":{\"output\":\"one\",\"output\":\"two\"}}",
+          " two");
+  text_is("{\"type\":\"tool_result\",\"payload\":{\"output\":\"one\",\"output\":{\"x\":1}}}", " ");
+  text_is("{\"type\":\"tool_result\",\"payload\":{\"name\":\"a\",\"name\":\"b\",\"output\":\"o\"}}",
+          "b o");
+  text_is("{\"type\":\"message\",\"payload\":{\"content\":\"m\"},\"type\":\"tool_call\"}", " ");
+  text_is("{\"type\":\"tool_call\",\"payload\":{\"content\":\"m\"},\"type\":\"message\"}", "m");
+  text_is("{\"type\":\"message\",\"payload\":{\"content\":\"a\",\"content\":\"b\"}}", "b");
+  text_is("{\"type\":\"message\",\"payload\":{\"content\":[{1}]}}", NULL);
+  text_is("{\"type\":\"message\",\"payload\":{\"content\":[\"x\"]},\"payload\":{\"content\":\"y\"}}",
+          "y");
+  text_is("{\"type\":\"tool_result\",\"payload\":{\"name\":\"n\",\"output\":\"o\"},", NULL);
+  text_is("{\"type\":\"tool_result\",\"payload\":[\"output\"]}", NULL);
+  /* Found by fuzz_session_log: a key without its opening quote. */
+  text_is("{\"type\":\"message\",\"payload\":{brol\":\"user\",\"content\":\"x\"}}", NULL);
+  text_is("{\"type\":\"message\",\"payload\":{\"role\":\x19user\",\"content\":\"x\"}}", NULL);
+  text_is("{\"type\":\"message\",\"payload\":{\"n\":1{\"content\":\"x\"}}}", NULL);
+  text_is("{\"type\":\"tool_result\",\"payload\":{\"name\":\"n\",\"output\":\"\\u00e9\\n\"}}",
+          "n \xc3\xa9\n");
 }
 
 static void test_snippet_brackets_matches_and_cuts_around_the_first(void **state) {
@@ -237,14 +272,56 @@ static void test_ranking_weighs_rare_words_and_repetition(void **state) {
   hits_are(f, "\"pie apple\"", "");
 }
 
+/* The "zero" tokenizer as a user sees it: case and accents folded both
+ * ways, and a phrase matches across the punctuation of paths and code. */
+static void test_queries_fold_case_and_accents_and_phrases_cross_punctuation(void **state) {
+  fx *f = *state;
+  add_event(f, "p", 1, "Error: src/Main.c:42 -- Café au LAIT", "w");
+  add_event(f, "p", 2, "nothing here but main", "a");
+  hits_are(f, "ERROR main", "p#1");
+  hits_are(f, "\"src main c 42\"", "p#1");
+  hits_are(f, "\"src/main.c:42\"", "p#1");
+  hits_are(f, "cafe lait", "p#1");
+  hits_are(f, "CAFÉ", "p#1");
+  hits_are(f, "\"main 42\"", "");
+}
+
+/* A missing index is built in a private file and renamed into place; the
+ * private file of a build whose process died is removed, not left behind. */
+static void test_a_fresh_index_is_built_aside_and_dead_builds_are_removed(void **state) {
+  fx *f = *state;
+  add_event(f, "s1", 1, "alpha bravo", "w");
+  zbuf db = ZBUF_INIT;
+  zbuf_addf(&db, "%s.new-999999999", f->index);
+  char *dead = zbuf_detach(&db, NULL);
+  FILE *fp = fopen(dead, "w");
+  assert_non_null(fp);
+  fputs("half a build", fp);
+  fclose(fp);
+  hits_are(f, "bravo", "s1#1");
+  struct stat st;
+  assert_int_equal(stat(f->index, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_not_equal(stat(dead, &st), 0);
+  /* Deleting the index loses nothing: it is built again. */
+  unlink(f->index);
+  hits_are(f, "bravo", "s1#1");
+  free(dead);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scanner_finds_the_indexed_fields_and_decodes_them),
+      cmocka_unit_test(test_one_pass_scanner_agrees_on_key_order_and_repeats),
       cmocka_unit_test(test_snippet_brackets_matches_and_cuts_around_the_first),
       cmocka_unit_test_setup_teardown(test_index_follows_appends_rewinds_and_deletions, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_ranking_weighs_rare_words_and_repetition, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(
+          test_queries_fold_case_and_accents_and_phrases_cross_punctuation, setup, teardown),
+      cmocka_unit_test_setup_teardown(
+          test_a_fresh_index_is_built_aside_and_dead_builds_are_removed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_a_torn_last_line_waits_for_its_newline, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_dead_rows_outnumbering_live_ones_rebuild_the_index,
