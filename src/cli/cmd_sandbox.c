@@ -263,4 +263,3 @@ int cmd_sandbox(int argc, char **argv) {
 }
 
 int cmd_sandbox_inner(int argc, char **argv) { return zsb_inner_main(argc, argv); }
-int cmd_sandbox_run(int argc, char **argv) { return zsb_run_main(argc, argv); }

@@ -68,14 +68,16 @@ json_t *zsb_state_json(const zsb_policy *p);
 int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *banner, zerr *err);
 
 /* A zspawner confining every command of a run to p (borrowed; must outlive
- * the spawner). wrap rewrites a command into `zero __sandbox-run <policy>
- * -- argv…` (so placeholders are cleaned up and the status is exact), or
- * refuses when the policy cannot be enforced here. */
+ * the spawner). wrap rewrites a command into the bwrap command line (or the
+ * inner stage alone on the landlock backend) with the sandbox's environment,
+ * or refuses when the policy cannot be enforced here. The placeholders made
+ * for missing protected names are held by the wrapped command and let go of
+ * through its on_exit hook, which the process that started it runs once the
+ * command has exited: no zero process sits between the agent and bwrap. */
 typedef struct zsb_spawner {
   zspawner base;
   const zsb_policy *policy;
-  char *policy_json;
-  char *self;
+  bool runtime_ready;     /* the runtime dir was prepared for this run */
   bool once_network;      /* approved escalation for the next command only */
   bool once_unsandboxed;
 } zsb_spawner;
@@ -91,7 +93,6 @@ bool zsb_active(const zsb_policy *p);
 
 /* Hidden subcommands (argv after the name). */
 int zsb_inner_main(int argc, char **argv);   /* `zero __sandbox-inner` */
-int zsb_run_main(int argc, char **argv);     /* `zero __sandbox-run` */
 
 /* The inner confinement applied to the calling process (used by the inner
  * stage and the landlock backend). write_roots NULL-terminated. net_fallback:

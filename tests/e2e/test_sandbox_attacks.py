@@ -67,6 +67,30 @@ class Listener:
         self.sock.close()
 
 
+def sleeping_child_of(pid):
+    """PIDs of `sleep` processes descending from pid (the sandboxed command)."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+            with open("/proc/%s/comm" % d) as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        ppid = int(st.rsplit(")", 1)[1].split()[1])
+        kids.setdefault(ppid, []).append((int(d), comm))
+    out, todo = [], [pid]
+    while todo:
+        for c, comm in kids.get(todo.pop(), []):
+            todo.append(c)
+            if comm == "sleep":
+                out.append(c)
+    return out
+
+
 class SandboxCase(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp(prefix="zero-sbx-")
@@ -181,6 +205,74 @@ class Attacks(SandboxCase):
                 "ln -s %s .agents; ln -s %s .zero; true" % (self.outside, self.outside))
         self.assertFalse(os.path.lexists(os.path.join(self.ws, ".zero")))
         self.assertFalse(os.path.lexists(os.path.join(self.ws, ".agents")))
+
+    def test_placeholders_are_held_while_another_command_runs(self):
+        # B makes the placeholders; A starts while they exist; B ends first.
+        # Removing them then would detach A's mounts and let A create .zero.
+        cmd = [ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c"]
+        b = subprocess.Popen(cmd + ["sleep 1"], cwd=self.ws, env=self.env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ph = os.path.join(self.ws, ".zero")
+        for _ in range(200):
+            if os.path.lexists(ph):
+                break
+            time.sleep(0.01)
+        self.assertTrue(os.path.lexists(ph), "the placeholder for .zero was not made")
+        a = subprocess.Popen(cmd + ["sleep 2; mkdir .zero && echo created; "
+                                    "echo x > .agents && echo wrote; true"],
+                             cwd=self.ws, env=self.env, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+        b.wait(timeout=30)
+        out, _ = a.communicate(timeout=30)
+        self.assertNotIn("created", out)
+        self.assertNotIn("wrote", out)
+        self.assertFalse(os.path.lexists(ph))
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, ".agents")))
+
+    def test_placeholders_go_when_the_command_is_killed(self):
+        p = subprocess.Popen([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c", "sleep 30"],
+                             cwd=self.ws, env=self.env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        ph = os.path.join(self.ws, ".agents")
+        for _ in range(300):
+            if os.path.lexists(ph) and sleeping_child_of(p.pid):
+                break
+            time.sleep(0.01)
+        self.assertTrue(os.path.lexists(ph))
+        for pid in sleeping_child_of(p.pid):
+            os.kill(pid, 9)  # SIGKILL the command itself, inside the sandbox
+        self.assertEqual(p.wait(timeout=30), 128 + 9)
+        self.assertFalse(os.path.lexists(ph))
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, ".zero")))
+
+    def test_placeholders_go_when_zero_is_terminated(self):
+        p = subprocess.Popen([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c", "sleep 30"],
+                             cwd=self.ws, env=self.env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        ph = os.path.join(self.ws, ".zero")
+        for _ in range(300):
+            if os.path.lexists(ph) and sleeping_child_of(p.pid):
+                break
+            time.sleep(0.01)
+        self.assertTrue(os.path.lexists(ph))
+        p.terminate()
+        self.assertEqual(p.wait(timeout=30), 128 + 15)
+        self.assertFalse(os.path.lexists(ph))
+
+    def test_a_leaked_placeholder_is_adopted_and_a_real_file_kept(self):
+        # What a zero killed with SIGKILL leaves: an empty file with the mark.
+        leaked = os.path.join(self.ws, ".agents")
+        with open(leaked, "w"):
+            pass
+        os.chmod(leaked, 0o1400)
+        real = os.path.join(self.ws, ".zero")
+        with open(real, "w"):
+            pass
+        r = self.sx("rm -f .agents .zero; mkdir .agents; true")
+        self.assertIn("backend=bwrap", r.stderr)
+        self.assertFalse(os.path.lexists(leaked))
+        self.assertTrue(os.path.isfile(real))
+        self.assertEqual(os.stat(real).st_size, 0)
 
     def test_existing_zero_dir_cannot_be_replaced(self):
         os.makedirs(os.path.join(self.ws, ".zero"))
