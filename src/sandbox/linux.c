@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,12 +24,18 @@ extern char **environ;
 
 /* ---- probe ---------------------------------------------------------------- */
 
+/* One small number from /proc/sys: open + read, no stdio buffer. */
 static bool read_int_file(const char *path, long *out) {
-  FILE *f = fopen(path, "r");
-  if (!f) return false;
-  bool ok = fscanf(f, "%ld", out) == 1;
-  fclose(f);
-  return ok;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char b[32];
+  ssize_t n = read(fd, b, sizeof b - 1);
+  close(fd);
+  if (n <= 0) return false;
+  b[n] = '\0';
+  char *end;
+  *out = strtol(b, &end, 10);
+  return end != b;
 }
 
 static bool find_in_path(const char *name, char *out, size_t cap) {
@@ -59,15 +67,9 @@ const zsb_probe *zsb_probe_get(void) {
   find_in_path("bwrap", pr->bwrap_path, sizeof pr->bwrap_path);
   pr->landlock_abi = zll_abi();
   long v;
-  pr->seccomp_ok = access("/proc/self/status", R_OK) == 0; /* refined below */
-  {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    pr->seccomp_ok = false;
-    while (f && fgets(line, sizeof line, f))
-      if (!strncmp(line, "Seccomp:", 8)) pr->seccomp_ok = true;
-    if (f) fclose(f);
-  }
+  /* One system call instead of generating /proc/self/status: EINVAL means
+   * a kernel built without seccomp. */
+  pr->seccomp_ok = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
   pr->userns_ok = true;
   if (read_int_file("/proc/sys/user/max_user_namespaces", &v) && v == 0) {
     pr->userns_ok = false;
@@ -261,6 +263,52 @@ static char *self_exe(void) {
   return xstrdup(buf);
 }
 
+static const char *cached_self(void) {
+  static char *self; /* singleton: zero's own path does not change */
+  if (!self) self = self_exe();
+  return self;
+}
+
+const char *zsb_inner_helper(void) {
+  static char *helper; /* singleton, "" when there is none */
+  if (helper) return helper[0] ? helper : NULL;
+  const char *self = cached_self();
+  const char *force = getenv("ZERO_SANDBOX_INNER");
+  if (self && !(force && !strcmp(force, "builtin"))) {
+    const char *slash = strrchr(self, '/');
+    int dl = slash ? (int)(slash - self) : 0;
+    static const char *const rel[] = {"/zero-sandbox-inner", "/../libexec/zero/zero-sandbox-inner"};
+    for (size_t i = 0; i < ZARRAY_LEN(rel) && !helper; i++) {
+      char path[4096];
+      snprintf(path, sizeof path, "%.*s%s", dl, self, rel[i]);
+      char *real = realpath(path, NULL);
+      if (real && access(real, X_OK) == 0) helper = real;
+      else free(real);
+    }
+  }
+  if (!helper) helper = xstrdup("");
+  return helper[0] ? helper : NULL;
+}
+
+/* The inner stage for a command under p: the small helper, unless a
+ * sandboxed command could replace it (it lies inside a writable root: a
+ * build tree inside the workspace), then zero itself. Appends its argv[0..]. */
+static void add_inner_stage(argvb *a, const zsb_policy *p, const char *self) {
+  const char *h = zsb_inner_helper();
+  bool writable = false;
+  for (size_t i = 0; h && i < p->write_roots.n; i++)
+    writable |= zpath_is_within(p->write_roots.v[i], h);
+  for (size_t i = 0; h && i < p->allow_write.n; i++)
+    writable |= zpath_is_within(p->allow_write.v[i], h);
+  if (h && zpath_is_within(p->runtime_dir, h)) writable = true;
+  if (h && !writable) {
+    av(a, h);
+  } else {
+    av(a, self);
+    av(a, "__sandbox-inner");
+  }
+}
+
 /* Writable paths inside the sandbox (for Landlock in the inner stage). */
 static void inner_roots(const zsb_policy *p, zsb_strv *out, bool private_tmp) {
   for (size_t i = 0; i < p->write_roots.n; i++) zsb_strv_add(out, p->write_roots.v[i]);
@@ -315,6 +363,8 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
   av2(a, "--proc", "/proc");
   av2(a, "--tmpfs", "/tmp");
   if (zpath_is_within("/tmp", self)) av3(a, "--ro-bind", self, self);
+  const char *helper = zsb_inner_helper();
+  if (helper && zpath_is_within("/tmp", helper)) av3(a, "--ro-bind", helper, helper);
   /* The command's own files that live in the host's /tmp (an MCP server run
    * from a checkout under /tmp): its top-level directory there stays
    * readable, so sibling modules and node_modules resolve too. */
@@ -372,8 +422,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
   hide(a, "/run/docker.sock");
   av2(a, "--chdir", cwd);
   av(a, "--");
-  av(a, self);
-  av(a, "__sandbox-inner");
+  add_inner_stage(a, p, self);
   zsb_strv inner = {0};
   inner_roots(p, &inner, true);
   for (size_t i = 0; i < inner.n; i++) av2(a, "--write", inner.v[i]);
@@ -441,8 +490,7 @@ static void launch_release(zsb_launch *l) {
 /* The inner stage alone (landlock backend): zero __sandbox-inner. */
 static void build_inner_only(const zsb_policy *p, const char *self, const char *rt_tmp,
                              char *const cmd[], bool network, argvb *a) {
-  av(a, self);
-  av(a, "__sandbox-inner");
+  add_inner_stage(a, p, self);
   zsb_strv roots = {0};
   inner_roots(p, &roots, false);
   zsb_strv_add(&roots, rt_tmp);
@@ -452,12 +500,6 @@ static void build_inner_only(const zsb_policy *p, const char *self, const char *
   if (!network) av(a, "--deny-ip");
   av(a, "--");
   for (char *const *c = cmd; *c; c++) av(a, *c);
-}
-
-static const char *cached_self(void) {
-  static char *self; /* singleton: zero's own path does not change */
-  if (!self) self = self_exe();
-  return self;
 }
 
 /* Makes cmd ready to run under p in dir: backend b, network as given,

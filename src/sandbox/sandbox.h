@@ -13,7 +13,9 @@
  *             /tmp is shared, no pid isolation. Reported as DOWNGRADED.
  *   none      neither: commands run unconfined and the permission engine
  *             asks for every one; a configured denyRead/denyWrite refuses.
- * Inner stage (`zero __sandbox-inner`, same binary): PR_SET_NO_NEW_PRIVS,
+ * Inner stage (zero-sandbox-inner, a 10 KB freestanding program built from
+ * src/sandbox/helper/inner_helper.c, or `zero __sandbox-inner` — the same
+ * steps in zero itself — where it is missing): PR_SET_NO_NEW_PRIVS,
  * seccomp (EPERM for ptrace, process_vm_*, io_uring_*, keyctl/add_key/
  * request_key, perf_event_open, bpf, userfaultfd, the mount family, chroot,
  * namespace creation, TIOCSTI/TIOCLINUX; AF_UNIX sockets with
@@ -90,6 +92,12 @@ void zsb_spawner_release(zsb_spawner *s);
 /* true when commands are really confined here (backend bwrap or landlock and
  * the policy enabled): the permission engine then allows them in auto mode. */
 bool zsb_active(const zsb_policy *p);
+
+/* The inner stage as its own small program (zero-sandbox-inner, next to zero
+ * or in ../libexec/zero/), or NULL when there is none (or
+ * ZERO_SANDBOX_INNER=builtin): then bwrap starts `zero __sandbox-inner`. Not
+ * used for a policy under which sandboxed commands could write it. */
+const char *zsb_inner_helper(void);
 
 /* Hidden subcommands (argv after the name). */
 int zsb_inner_main(int argc, char **argv);   /* `zero __sandbox-inner` */

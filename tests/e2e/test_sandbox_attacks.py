@@ -141,6 +141,29 @@ class Attacks(SandboxCase):
         r = self.sx("kill -TERM $$")
         self.assertEqual(r.returncode, 128 + 15)
 
+    def test_command_lookup_and_exit_statuses(self):
+        cmd = [ZERO_BIN, "sandbox", "exec", "--"]
+        r = subprocess.run(cmd + ["no-such-command-zero"], cwd=self.ws, env=self.env,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 127)
+        self.assertIn("cannot run no-such-command-zero: No such file or directory", r.stderr)
+        # found on PATH; a script without #! runs through /bin/sh (execvp)
+        with open(os.path.join(self.ws, "noshebang"), "w") as f:
+            f.write("echo from-sh \"$1\"\n")
+        os.chmod(os.path.join(self.ws, "noshebang"), 0o755)
+        r = subprocess.run(cmd + ["./noshebang", "arg one"], cwd=self.ws, env=self.env,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual((r.returncode, r.stdout), (0, "from-sh arg one\n"), r.stderr)
+        r = subprocess.run(cmd + ["sh", "-c", "echo $0 \"$1\"", "x", "two words"], cwd=self.ws,
+                           env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.stdout, "x two words\n")
+        with open(os.path.join(self.ws, "notexec"), "w") as f:
+            f.write("echo no\n")
+        r = subprocess.run(cmd + ["./notexec"], cwd=self.ws, env=self.env,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 126)
+        self.assertIn("Permission denied", r.stderr)
+
     def test_writes_outside_the_workspace(self):
         targets = [os.path.join(self.outside, "x"), os.path.join(self.root, "parent-x"),
                    os.path.join(self.home, "home-x"), "/etc/zero-escape-%d" % os.getpid(),
@@ -273,6 +296,30 @@ class Attacks(SandboxCase):
         self.assertFalse(os.path.lexists(leaked))
         self.assertTrue(os.path.isfile(real))
         self.assertEqual(os.stat(real).st_size, 0)
+
+    def test_inner_stage_in_the_workspace_is_not_trusted(self):
+        # A zero whose inner-stage helper lies inside the workspace: a command
+        # replaces the helper with one that skips confinement; the next
+        # command must still be confined (zero runs its own inner stage).
+        if not os.path.exists(os.path.join(os.path.dirname(ZERO_BIN), "zero-sandbox-inner")):
+            self.skipTest("no zero-sandbox-inner built")
+        bindir = os.path.join(self.ws, "bin")
+        os.makedirs(bindir)
+        zero = os.path.join(bindir, "zero")
+        shutil.copy(ZERO_BIN, zero)
+        shutil.copy(os.path.join(os.path.dirname(ZERO_BIN), "zero-sandbox-inner"), bindir)
+        evil = ("#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n")
+        r = subprocess.run([zero, "sandbox", "exec", "--", "/bin/sh", "-c",
+                            "printf '%s' > bin/zero-sandbox-inner; echo replaced" % evil],
+                           cwd=self.ws, env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertIn("replaced", r.stdout, r.stderr)
+        r = subprocess.run([zero, "sandbox", "exec", "--", PY, "-c",
+                            "import ctypes; print('ptrace', ctypes.CDLL(None).ptrace(16, 1, 0, 0))"],
+                           cwd=self.ws, env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertIn("ptrace -1", r.stdout, r.stderr)
+        c = subprocess.run([zero, "sandbox", "check"], cwd=self.root, env=self.env,
+                           capture_output=True, text=True, timeout=60)
+        self.assertIn("inner stage: " + os.path.realpath(bindir), c.stdout)
 
     def test_existing_zero_dir_cannot_be_replaced(self):
         os.makedirs(os.path.join(self.ws, ".zero"))
@@ -508,6 +555,23 @@ class Fallbacks(SandboxCase):
         r = self.sx("echo x > %s/loosened; true" % self.outside)
         self.assertIn("network=deny", r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.outside, "loosened")))
+
+
+# The confinement steps again with zero's own inner stage (`zero
+# __sandbox-inner`, used where the zero-sandbox-inner helper is missing).
+@unittest.skipUnless(have_bwrap(), "bubblewrap not installed")
+class BuiltinInnerStage(SandboxCase):
+    def setUp(self):
+        super().setUp()
+        self.env["ZERO_SANDBOX_INNER"] = "builtin"
+
+    for name in ("test_writes_outside_the_workspace", "test_no_remount_mount_or_chroot",
+                 "test_terminal_injection_is_refused", "test_unix_socket_blocked_with_block_unix_sockets",
+                 "test_ptrace_process_vm_readv_io_uring_refused", "test_host_processes_are_invisible",
+                 "test_zero_and_agents_cannot_be_created", "test_landlock_fallback_confines_writes_and_says_downgraded",
+                 "test_banner_and_exit_status", "test_command_lookup_and_exit_statuses"):
+        locals()[name] = getattr(Attacks, name, None) or getattr(Fallbacks, name)
+    del name
 
 
 def main():

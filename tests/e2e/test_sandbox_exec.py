@@ -276,6 +276,11 @@ class AgentCommandsAreSandboxed(ZeroTest):
         c = self.zero("sandbox", "check")
         self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
         self.assertIn("backend: bwrap (full)", c.stdout)
+        # every row reaches a pipe, not only the last (they were lost while
+        # the probes ran with stdout on /dev/null)
+        self.assertIn("ok   bubblewrap: ", c.stdout)
+        self.assertIn("ok   a command starts in the sandbox", c.stdout)
+        self.assertIn("ok   inner stage: ", c.stdout)
         self.assertNotIn("FAIL", c.stdout)
 
 
