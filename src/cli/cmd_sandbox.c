@@ -217,13 +217,18 @@ static int sandbox_check(int argc, char **argv) {
   snprintf(line, sizeof line, "landlock: %s%.0d", pr->landlock_abi ? "ABI " : "unavailable",
            pr->landlock_abi);
   ROW(pr->landlock_abi > 0, line, "boot with lsm=...,landlock (kernel 5.13+)");
-  /* Not a failure: zero runs the same stage itself, only slower. */
-  printf("%-4s inner stage: %s\n", "ok",
-         zsb_inner_helper() ? zsb_inner_helper() : "zero __sandbox-inner (no zero-sandbox-inner "
-                                                    "installed next to zero: ~1 ms more per command)");
   zsb_policy p;
   int rc = build_policy(&a, &p);
   if (rc) return rc;
+  /* Not a failure: zero runs the same stage itself, only slower. */
+  if (zsb_inner_helper_for(&p))
+    printf("%-4s inner stage: %s\n", "ok", zsb_inner_helper_for(&p));
+  else if (zsb_inner_helper())
+    printf("%-4s inner stage: zero __sandbox-inner (%s lies where sandboxed commands may write "
+           "it; ~1 ms more per command)\n", "ok", zsb_inner_helper());
+  else
+    printf("%-4s inner stage: zero __sandbox-inner (no zero-sandbox-inner next to zero or in "
+           "../libexec/zero: ~1 ms more per command)\n", "ok");
   if (pr->backend != ZSB_NONE) {
     char script[1024];
     ROW(probe_run(&p, "true"), "a command starts in the sandbox", "see the rows above");

@@ -290,10 +290,7 @@ const char *zsb_inner_helper(void) {
   return helper[0] ? helper : NULL;
 }
 
-/* The inner stage for a command under p: the small helper, unless a
- * sandboxed command could replace it (it lies inside a writable root: a
- * build tree inside the workspace), then zero itself. Appends its argv[0..]. */
-static void add_inner_stage(argvb *a, const zsb_policy *p, const char *self) {
+const char *zsb_inner_helper_for(const zsb_policy *p) {
   const char *h = zsb_inner_helper();
   bool writable = false;
   for (size_t i = 0; h && i < p->write_roots.n; i++)
@@ -301,7 +298,14 @@ static void add_inner_stage(argvb *a, const zsb_policy *p, const char *self) {
   for (size_t i = 0; h && i < p->allow_write.n; i++)
     writable |= zpath_is_within(p->allow_write.v[i], h);
   if (h && zpath_is_within(p->runtime_dir, h)) writable = true;
-  if (h && !writable) {
+  return writable ? NULL : h;
+}
+
+/* The inner stage for a command under p (argv[0..] appended): the small
+ * helper, or zero itself. */
+static void add_inner_stage(argvb *a, const zsb_policy *p, const char *self) {
+  const char *h = zsb_inner_helper_for(p);
+  if (h) {
     av(a, h);
   } else {
     av(a, self);
@@ -572,9 +576,10 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
   posix_spawnattr_init(&at);
   posix_spawn_file_actions_init(&fa);
   if (b != ZSB_BWRAP) {
-    /* bwrap gets --chdir and --new-session; the others get the same here. */
+    /* bwrap gets --chdir and --new-session; the inner stage alone gets the
+     * same here (no TIOCSTI into this terminal). Unconfined: as it was. */
     posix_spawn_file_actions_addchdir_np(&fa, dir);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
+    if (b == ZSB_LANDLOCK) posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
   }
   pid_t pid = -1;
   int e = b == ZSB_NONE ? posix_spawnp(&pid, l.argv[0], &fa, &at, l.argv, l.envp)

@@ -98,6 +98,9 @@ bool zsb_active(const zsb_policy *p);
  * ZERO_SANDBOX_INNER=builtin): then bwrap starts `zero __sandbox-inner`. Not
  * used for a policy under which sandboxed commands could write it. */
 const char *zsb_inner_helper(void);
+/* zsb_inner_helper() when commands under p cannot write it (it lies in no
+ * write root, allowWrite path or the runtime dir), else NULL. */
+const char *zsb_inner_helper_for(const zsb_policy *p);
 
 /* Hidden subcommands (argv after the name). */
 int zsb_inner_main(int argc, char **argv);   /* `zero __sandbox-inner` */

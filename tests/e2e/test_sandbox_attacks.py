@@ -317,9 +317,13 @@ class Attacks(SandboxCase):
                             "import ctypes; print('ptrace', ctypes.CDLL(None).ptrace(16, 1, 0, 0))"],
                            cwd=self.ws, env=self.env, capture_output=True, text=True, timeout=60)
         self.assertIn("ptrace -1", r.stdout, r.stderr)
-        c = subprocess.run([zero, "sandbox", "check"], cwd=self.root, env=self.env,
+        c = subprocess.run([zero, "sandbox", "check"], cwd=self.ws, env=self.env,
                            capture_output=True, text=True, timeout=60)
-        self.assertIn("inner stage: " + os.path.realpath(bindir), c.stdout)
+        self.assertIn("inner stage: zero __sandbox-inner (%s/zero-sandbox-inner lies where"
+                      % os.path.realpath(bindir), c.stdout)
+        c = subprocess.run([ZERO_BIN, "sandbox", "check"], cwd=self.ws, env=self.env,
+                           capture_output=True, text=True, timeout=60)
+        self.assertIn("inner stage: " + os.path.realpath(os.path.dirname(ZERO_BIN)), c.stdout)
 
     def test_existing_zero_dir_cannot_be_replaced(self):
         os.makedirs(os.path.join(self.ws, ".zero"))
