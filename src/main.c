@@ -18,7 +18,6 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "serve")) return cmd_serve(argc - 2, argv + 2);
   if (!strcmp(cmd, "sandbox")) return cmd_sandbox(argc - 2, argv + 2);
   if (!strcmp(cmd, "__sandbox-inner")) return cmd_sandbox_inner(argc - 2, argv + 2);
-  if (!strcmp(cmd, "__sandbox-run")) return cmd_sandbox_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "models")) return cmd_models(argc - 2, argv + 2);
   if (!strcmp(cmd, "providers")) return cmd_providers(argc - 2, argv + 2);
   if (!strcmp(cmd, "setup")) return cmd_setup(argc - 2, argv + 2);

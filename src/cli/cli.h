@@ -18,7 +18,6 @@ int cmd_sessions(int argc, char **argv);
 int cmd_sandbox(int argc, char **argv);
 /* Hidden stages of the sandbox (src/sandbox/sandbox.h). */
 int cmd_sandbox_inner(int argc, char **argv);
-int cmd_sandbox_run(int argc, char **argv);
 int cmd_search(int argc, char **argv); /* also `zero find` */
 int cmd_tools(int argc, char **argv);
 int cmd_context(int argc, char **argv);

@@ -92,6 +92,8 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   char slave_name[128] = "";
   out->pid = -1;
   out->out_fd = out->in_fd = -1;
+  out->on_exit = NULL;
+  out->on_exit_ud = NULL;
 
   if (!cmd->argv || !cmd->argv[0]) {
     zerr_set(err, ZE_INTERNAL, "no command to run");
@@ -168,6 +170,9 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
     }
   }
   set_nonblock(out->out_fd);
+  out->on_exit = cmd->on_exit;
+  out->on_exit_ud = cmd->on_exit_ud;
+  cmd->on_exit = NULL;
   rc = 0;
 done:
   for (int i = 0; i < 2; i++) {
@@ -176,6 +181,7 @@ done:
     if (err_pipe[i] >= 0) close(err_pipe[i]);
   }
   if (master >= 0) close(master);
+  zspawn_cmd_finish(cmd); /* not started: nothing is left to hold */
   zspawn_cmd_release(cmd);
   return rc;
 }
@@ -198,6 +204,8 @@ struct zexec_proc {
   uint64_t total, taken;
   void *ud;
   void (*ud_free)(void *);
+  void (*on_exit)(void *);  /* the spawner's hook: run once the exit is observed */
+  void *on_exit_ud;
 };
 
 static void ring_add(zexec_proc *p, const char *s, size_t n) {
@@ -264,6 +272,15 @@ bool zexec_proc_exited(const zexec_proc *p, int *exit_code, int *signal_out) {
   return p->exited;
 }
 
+/* The leader has exited: with the sandbox, its namespaces are gone (bwrap
+ * exits after everything in its pid namespace), so what the spawner held for
+ * it (placeholders) can be let go of now, not when the zombie is reaped. */
+static void run_on_exit(zexec_proc *p) {
+  void (*fn)(void *) = p->on_exit;
+  p->on_exit = NULL;
+  if (fn) fn(p->on_exit_ud);
+}
+
 /* Observes the leader's exit without reaping it (the zombie keeps its PID
  * and group id reserved). */
 static bool observe_exit(zexec_proc *p, bool block) {
@@ -276,6 +293,7 @@ static bool observe_exit(zexec_proc *p, bool block) {
   }
   if (r < 0 || si.si_pid != p->pid) return false;
   p->exited = true;
+  run_on_exit(p);
   if (si.si_code == CLD_EXITED) {
     p->status_code = si.si_status;
     p->status_sig = 0;
@@ -436,6 +454,7 @@ zexec_table *zexec_table_default(void) {
 }
 
 static void proc_free(zexec_proc *p) {
+  run_on_exit(p); /* reaped without the exit observed first */
   if (p->out_fd >= 0) close(p->out_fd);
   if (p->in_fd >= 0) close(p->in_fd);
   if (p->pidfd >= 0) close(p->pidfd);
@@ -492,6 +511,9 @@ zexec_proc *zexec_table_add(zexec_table *t, zexec_child *c, bool tty, const char
   p->in_fd = c->in_fd;
   p->tty = tty;
   p->pidfd = -1;
+  p->on_exit = c->on_exit;
+  p->on_exit_ud = c->on_exit_ud;
+  c->on_exit = NULL;
 #ifdef SYS_pidfd_open
   p->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 #endif

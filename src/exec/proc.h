@@ -40,10 +40,15 @@ typedef struct zexec_child {
   pid_t pid;         /* leader of its own session and process group */
   int out_fd;        /* read end (PTY master or pipe), non-blocking, CLOEXEC */
   int in_fd;         /* write end for stdin (PTY master dup or pipe); -1 = none */
+  /* The wrapped command's on_exit hook (zspawn_cmd), moved here: run once the
+   * child's exit is observed (zexec_table_add takes it over). */
+  void (*on_exit)(void *ud);
+  void *on_exit_ud;
 } zexec_child;
 
 /* Starts cmd (after spawner->wrap when spawner is non-NULL; a wrap failure is
- * returned with the spawner's message). cmd is consumed either way. */
+ * returned with the spawner's message). cmd is consumed either way; when the
+ * child could not be started, the spawner's on_exit hook has already run. */
 int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out,
                 zerr *err);
 

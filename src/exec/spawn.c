@@ -20,3 +20,10 @@ void zspawn_cmd_release(zspawn_cmd *cmd) {
   cmd->cwd = NULL;
   cmd->network = false;
 }
+
+void zspawn_cmd_finish(zspawn_cmd *cmd) {
+  void (*fn)(void *) = cmd->on_exit;
+  cmd->on_exit = NULL;
+  if (fn) fn(cmd->on_exit_ud);
+  cmd->on_exit_ud = NULL;
+}

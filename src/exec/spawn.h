@@ -25,6 +25,12 @@ typedef struct zspawn_cmd {
    * where it hides the host's copy (its private /tmp). Owned, NULL-terminated;
    * NULL = none. Never filled from model input. */
   char **read_paths;
+  /* Set by the spawner when the wrapped command holds something that must
+   * be let go of once it has ended (the sandbox's placeholders): called once,
+   * after the child has exited (or when it could not be started), by
+   * whoever started it. NULL = nothing to do. */
+  void (*on_exit)(void *ud);
+  void *on_exit_ud;
 } zspawn_cmd;
 
 typedef struct zspawner zspawner;
@@ -36,7 +42,11 @@ struct zspawner {
   void *ud;
 };
 
-/* Frees the vectors and strings of cmd and zeroes it. */
+/* Frees the vectors and strings of cmd and zeroes it. Does not run on_exit
+ * (see zspawn_cmd_finish). */
 void zspawn_cmd_release(zspawn_cmd *cmd);
+/* Runs and clears cmd's on_exit hook, if any: for a command that will not be
+ * started after all, or whose child has exited. */
+void zspawn_cmd_finish(zspawn_cmd *cmd);
 
 #endif

@@ -45,6 +45,7 @@ typedef struct stdio_t {
   int in_fd, out_fd, err_fd;
   bool reaped;
   int status;
+  zspawn_cmd hooks;  /* only on_exit/on_exit_ud: the spawner's hook, run once reaped */
   zrpc_framer framer;
   zbuf err_tail;
   char *diag;        /* err_tail rendered for diagnostics() */
@@ -144,6 +145,7 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
     int fds[] = {in[0], in[1], out[0], out[1], er[0], er[1], rep[0], rep[1]};
     for (size_t i = 0; i < ZARRAY_LEN(fds); i++)
       if (fds[i] >= 0) close(fds[i]);
+    zspawn_cmd_finish(&cmd);
     zspawn_cmd_release(&cmd);
     errno = e;
     return zerr_errno(err, ZE_IO, "MCP server \"%s\": cannot create pipes", cfg->name);
@@ -160,6 +162,7 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
     close(out[0]);
     close(er[0]);
     close(rep[0]);
+    zspawn_cmd_finish(&cmd);
     zspawn_cmd_release(&cmd);
     errno = fork_errno;
     return zerr_errno(err, ZE_IO, "MCP server \"%s\": cannot start a process", cfg->name);
@@ -180,9 +183,13 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
              "MCP server \"%s\": cannot run %s: %s; check \"command\" in %s (is it installed "
              "and on PATH?)",
              cfg->name, cmd.argv[0], strerror(child_errno), cfg->origin ? cfg->origin : "the config");
+    zspawn_cmd_finish(&cmd);
     zspawn_cmd_release(&cmd);
     return -1;
   }
+  s->hooks.on_exit = cmd.on_exit;
+  s->hooks.on_exit_ud = cmd.on_exit_ud;
+  cmd.on_exit = NULL;
   zspawn_cmd_release(&cmd);
   fcntl(s->out_fd, F_SETFL, fcntl(s->out_fd, F_GETFL) | O_NONBLOCK);
   fcntl(s->err_fd, F_SETFL, fcntl(s->err_fd, F_GETFL) | O_NONBLOCK);
@@ -194,7 +201,10 @@ static void reap(stdio_t *s, bool block) {
   pid_t r;
   do r = waitpid(s->pid, &s->status, block ? 0 : WNOHANG);
   while (r < 0 && errno == EINTR);
-  if (r == s->pid || (r < 0 && errno == ECHILD)) s->reaped = true;
+  if (r == s->pid || (r < 0 && errno == ECHILD)) {
+    s->reaped = true;
+    zspawn_cmd_finish(&s->hooks); /* the sandbox is gone: let go of its placeholders */
+  }
 }
 
 /* "exited with status 3" / "was killed by signal 9" / "is still running". */
@@ -375,6 +385,7 @@ static void stdio_destroy(zmcp_transport *t) {
   stdio_t *s = (stdio_t *)t;
   stdio_begin_shutdown(t);
   if (s->pid > 0 && !s->reaped) stdio_finish_shutdown(t, ztime_mono_ms());
+  zspawn_cmd_finish(&s->hooks);
   if (s->out_fd >= 0) close(s->out_fd);
   if (s->err_fd >= 0) close(s->err_fd);
   zrpc_framer_release(&s->framer);

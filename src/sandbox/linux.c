@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,18 +17,25 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "sandbox/landlock_compat.h"
+#include "sandbox/placeholder.h"
 #include "sandbox/sandbox.h"
 
 extern char **environ;
 
 /* ---- probe ---------------------------------------------------------------- */
 
+/* One small number from /proc/sys: open + read, no stdio buffer. */
 static bool read_int_file(const char *path, long *out) {
-  FILE *f = fopen(path, "r");
-  if (!f) return false;
-  bool ok = fscanf(f, "%ld", out) == 1;
-  fclose(f);
-  return ok;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char b[32];
+  ssize_t n = read(fd, b, sizeof b - 1);
+  close(fd);
+  if (n <= 0) return false;
+  b[n] = '\0';
+  char *end;
+  *out = strtol(b, &end, 10);
+  return end != b;
 }
 
 static bool find_in_path(const char *name, char *out, size_t cap) {
@@ -58,15 +67,9 @@ const zsb_probe *zsb_probe_get(void) {
   find_in_path("bwrap", pr->bwrap_path, sizeof pr->bwrap_path);
   pr->landlock_abi = zll_abi();
   long v;
-  pr->seccomp_ok = access("/proc/self/status", R_OK) == 0; /* refined below */
-  {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    pr->seccomp_ok = false;
-    while (f && fgets(line, sizeof line, f))
-      if (!strncmp(line, "Seccomp:", 8)) pr->seccomp_ok = true;
-    if (f) fclose(f);
-  }
+  /* One system call instead of generating /proc/self/status: EINVAL means
+   * a kernel built without seccomp. */
+  pr->seccomp_ok = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
   pr->userns_ok = true;
   if (read_int_file("/proc/sys/user/max_user_namespaces", &v) && v == 0) {
     pr->userns_ok = false;
@@ -172,18 +175,15 @@ static void env_add_rt(envv *e, const char *name, const char *rt, const char *su
   env_add(e, name, p);
 }
 
-static void env_free(envv *e) {
-  for (size_t i = 0; i < e->n; i++) free(e->v[i]);
-  free(e->v);
-}
-
-static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir) {
+/* base: the command's own environment (NULL = zero's). */
+static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, bool network,
+                        char *const *base) {
   envv e = {xcalloc(1, sizeof(char *)), 0};
   /* Tool homes that live under the real HOME and are found through it: keep
    * them reachable (read-only) when HOME moves to the runtime dir. */
   static const char *const keep_home[][2] = {
       {"PYENV_ROOT", ".pyenv"}, {"RUSTUP_HOME", ".rustup"}, {"NVM_DIR", ".nvm"}};
-  for (char **kv = environ; *kv; kv++) {
+  for (char *const *kv = base ? base : environ; *kv; kv++) {
     if (secret_name(*kv) || is_set_name(*kv)) continue;
     e.v = xrealloc(e.v, (e.n + 2) * sizeof *e.v);
     e.v[e.n++] = xstrdup(*kv);
@@ -215,7 +215,7 @@ static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir) 
   env_add_rt(&e, "COREPACK_HOME", rt, "cache/corepack");
   env_add(&e, "ZERO_SANDBOXED", "1");
   env_add(&e, "ZERO_SANDBOX_BACKEND", zsb_backend_name(b));
-  env_add(&e, "ZERO_SANDBOX_NETWORK", p->network ? "allow" : "deny");
+  env_add(&e, "ZERO_SANDBOX_NETWORK", network ? "allow" : "deny");
   return e.v;
 }
 
@@ -263,6 +263,56 @@ static char *self_exe(void) {
   return xstrdup(buf);
 }
 
+static const char *cached_self(void) {
+  static char *self; /* singleton: zero's own path does not change */
+  if (!self) self = self_exe();
+  return self;
+}
+
+const char *zsb_inner_helper(void) {
+  static char *helper; /* singleton, "" when there is none */
+  if (helper) return helper[0] ? helper : NULL;
+  const char *self = cached_self();
+  const char *force = getenv("ZERO_SANDBOX_INNER");
+  if (self && !(force && !strcmp(force, "builtin"))) {
+    const char *slash = strrchr(self, '/');
+    int dl = slash ? (int)(slash - self) : 0;
+    static const char *const rel[] = {"/zero-sandbox-inner", "/../libexec/zero/zero-sandbox-inner"};
+    for (size_t i = 0; i < ZARRAY_LEN(rel) && !helper; i++) {
+      char path[4096];
+      snprintf(path, sizeof path, "%.*s%s", dl, self, rel[i]);
+      char *real = realpath(path, NULL);
+      if (real && access(real, X_OK) == 0) helper = real;
+      else free(real);
+    }
+  }
+  if (!helper) helper = xstrdup("");
+  return helper[0] ? helper : NULL;
+}
+
+const char *zsb_inner_helper_for(const zsb_policy *p) {
+  const char *h = zsb_inner_helper();
+  bool writable = false;
+  for (size_t i = 0; h && i < p->write_roots.n; i++)
+    writable |= zpath_is_within(p->write_roots.v[i], h);
+  for (size_t i = 0; h && i < p->allow_write.n; i++)
+    writable |= zpath_is_within(p->allow_write.v[i], h);
+  if (h && zpath_is_within(p->runtime_dir, h)) writable = true;
+  return writable ? NULL : h;
+}
+
+/* The inner stage for a command under p (argv[0..] appended): the small
+ * helper, or zero itself. */
+static void add_inner_stage(argvb *a, const zsb_policy *p, const char *self) {
+  const char *h = zsb_inner_helper_for(p);
+  if (h) {
+    av(a, h);
+  } else {
+    av(a, self);
+    av(a, "__sandbox-inner");
+  }
+}
+
 /* Writable paths inside the sandbox (for Landlock in the inner stage). */
 static void inner_roots(const zsb_policy *p, zsb_strv *out, bool private_tmp) {
   for (size_t i = 0; i < p->write_roots.n; i++) zsb_strv_add(out, p->write_roots.v[i]);
@@ -274,10 +324,28 @@ static void inner_roots(const zsb_policy *p, zsb_strv *out, bool private_tmp) {
   for (const char *const *d = dev; *d; d++) zsb_strv_add(out, *d);
 }
 
-/* Builds the bwrap command line. Placeholders bwrap will create on the host
- * (for missing protected names) are added to placeholders for later cleanup. */
-static void build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *self,
-                        const char *cwd, char *const cmd[], argvb *a, zsb_strv *placeholders) {
+/* The mount for a protected name that is a file or missing: a placeholder
+ * (made or adopted, and held; see placeholder.h) with /dev/null bound over it,
+ * or the real file bound read-only over itself. -1 with err. */
+static int protect_name(argvb *a, const char *path, char kind, zsb_holds *holds, zerr *err) {
+  struct stat st;
+  bool ph = kind == 'p' || (lstat(path, &st) == 0 && zsb_ph_is_placeholder(&st));
+  int h = ph ? zsb_ph_acquire(holds, path) : 0;
+  if (h < 0 && errno == EACCES) h = 0; /* another user's placeholder: bound as it is */
+  if (h < 0)
+    return zerr_errno(err, ZE_IO, "cannot protect %s in the sandbox (check that the directory "
+                                  "is writable by you)", path);
+  if (h == 1) av3(a, "--ro-bind", "/dev/null", path);
+  else av3(a, "--ro-bind", path, path);
+  return 0;
+}
+
+/* Builds the bwrap command line. The placeholders made for missing protected
+ * names are held in holds (the caller releases them after bwrap exited).
+ * -1 with err. */
+static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *self,
+                       const char *cwd, char *const cmd[], bool network,
+                       const zsb_strv *reads, argvb *a, zsb_holds *holds, zerr *err) {
   av(a, pr->bwrap_path);
   av(a, "--new-session");
   av(a, "--die-with-parent");
@@ -293,17 +361,19 @@ static void build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *se
   av(a, "--unshare-ipc");
   av(a, "--unshare-uts");
   av(a, "--unshare-cgroup-try");
-  if (!p->network) av(a, "--unshare-net");
+  if (!network) av(a, "--unshare-net");
   av3(a, "--ro-bind", "/", "/");
   av2(a, "--dev", "/dev");
   av2(a, "--proc", "/proc");
   av2(a, "--tmpfs", "/tmp");
   if (zpath_is_within("/tmp", self)) av3(a, "--ro-bind", self, self);
+  const char *helper = zsb_inner_helper();
+  if (helper && zpath_is_within("/tmp", helper)) av3(a, "--ro-bind", helper, helper);
   /* The command's own files that live in the host's /tmp (an MCP server run
    * from a checkout under /tmp): its top-level directory there stays
    * readable, so sibling modules and node_modules resolve too. */
-  for (size_t i = 0; i < p->command_reads.n; i++) {
-    char *real = realpath(p->command_reads.v[i], NULL);
+  for (size_t i = 0; reads && i < reads->n; i++) {
+    char *real = realpath(reads->v[i], NULL);
     if (real && zpath_is_within("/tmp", real) && strcmp(real, "/tmp") != 0) {
       char *top = xstrdup(real);
       char *slash = strchr(top + strlen("/tmp/"), '/');
@@ -329,20 +399,19 @@ static void build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *se
   for (size_t i = 0; i < roots.n; i++) av3(a, "--bind", roots.v[i], roots.v[i]);
 
   /* Protected names inside each write root. */
+  int rc = 0;
   for (size_t i = 0; i < p->write_roots.n; i++) {
     zsb_protected prot[8];
     size_t n = zsb_protected_paths(p->write_roots.v[i], prot, ZARRAY_LEN(prot));
     for (size_t k = 0; k < n; k++) {
-      switch (prot[k].kind) {
-        case 'g': av3(a, "--bind", prot[k].path, prot[k].path); break; /* own mount: not renamable */
-        case 'r': av3(a, "--ro-bind", prot[k].path, prot[k].path); break;
-        case 'p':
-          av3(a, "--ro-bind", "/dev/null", prot[k].path);
-          zsb_strv_add(placeholders, prot[k].path);
-          break;
-      }
+      if (prot[k].kind == 'g') av3(a, "--bind", prot[k].path, prot[k].path); /* own mount: not renamable */
+      else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, holds, err) < 0) rc = -1;
       free(prot[k].path);
     }
+  }
+  if (rc < 0) {
+    zsb_strv_release(&roots);
+    return -1;
   }
   for (size_t i = 0; i < p->deny_write.n; i++)
     if (access(p->deny_write.v[i], F_OK) == 0)
@@ -357,8 +426,7 @@ static void build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *se
   hide(a, "/run/docker.sock");
   av2(a, "--chdir", cwd);
   av(a, "--");
-  av(a, self);
-  av(a, "__sandbox-inner");
+  add_inner_stage(a, p, self);
   zsb_strv inner = {0};
   inner_roots(p, &inner, true);
   for (size_t i = 0; i < inner.n; i++) av2(a, "--write", inner.v[i]);
@@ -367,6 +435,7 @@ static void build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *se
   av(a, "--");
   for (char *const *c = cmd; *c; c++) av(a, *c);
   zsb_strv_release(&roots);
+  return 0;
 }
 
 bool zsb_downgrade_note(const zsb_policy *p, char *out, size_t cap) {
@@ -397,37 +466,100 @@ json_t *zsb_state_json(const zsb_policy *p) {
 
 /* ---- running ---------------------------------------------------------------- */
 
+/* One command made ready to run confined: what to exec, with which
+ * environment, and the placeholders it holds until it has exited. Every
+ * backend is a plain exec of argv (bwrap, the inner stage alone, or the
+ * command itself), so the process that starts it also waits for it — no zero
+ * process sits in between. */
+typedef struct zsb_launch {
+  char **argv;          /* owned */
+  char **envp;          /* owned */
+  zsb_holds holds;
+  zsb_backend backend;
+} zsb_launch;
+
+static void strv_free(char **v) {
+  if (!v) return;
+  for (char **x = v; *x; x++) free(*x);
+  free(v);
+}
+
+static void launch_release(zsb_launch *l) {
+  strv_free(l->argv);
+  strv_free(l->envp);
+  zsb_ph_release(&l->holds);
+  memset(l, 0, sizeof *l);
+}
+
+/* The inner stage alone (landlock backend): zero __sandbox-inner. */
+static void build_inner_only(const zsb_policy *p, const char *self, const char *rt_tmp,
+                             char *const cmd[], bool network, argvb *a) {
+  add_inner_stage(a, p, self);
+  zsb_strv roots = {0};
+  inner_roots(p, &roots, false);
+  zsb_strv_add(&roots, rt_tmp);
+  for (size_t i = 0; i < roots.n; i++) av2(a, "--write", roots.v[i]);
+  zsb_strv_release(&roots);
+  if (p->block_unix_sockets) av(a, "--block-unix");
+  if (!network) av(a, "--deny-ip");
+  av(a, "--");
+  for (char *const *c = cmd; *c; c++) av(a, *c);
+}
+
+/* Makes cmd ready to run under p in dir: backend b, network as given,
+ * base_env the command's environment (NULL = zero's), reads the command's own
+ * files (may be NULL). -1 with err (nothing held then). */
+static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[], const char *dir,
+                          bool network, const zsb_strv *reads, char *const *base_env,
+                          zsb_launch *l, zerr *err) {
+  memset(l, 0, sizeof *l);
+  l->backend = b;
+  if (b != ZSB_BWRAP && (p->deny_read.n || p->deny_write.n))
+    return zerr_set(err, ZE_CONFIG,
+                    "sandbox.denyRead / denyWrite are configured but this machine has no full "
+                    "sandbox (backend %s), so the command was refused rather than run less "
+                    "confined. %s",
+                    zsb_backend_name(b),
+                    zsb_probe_get()->userns_fix[0] ? zsb_probe_get()->userns_fix
+                                                   : "Install bubblewrap (apt install "
+                                                     "bubblewrap); zero sandbox check says more.");
+  const char *self = b == ZSB_NONE ? "" : cached_self();
+  if (!self) return zerr_set(err, ZE_INTERNAL, "cannot find zero's own binary (/proc/self/exe)");
+  cleanup_free char *rt_tmp = zpath_join(p->runtime_dir, "tmp");
+  argvb a = {0};
+  if (b == ZSB_BWRAP) {
+    if (build_bwrap(p, zsb_probe_get(), self, dir, cmd, network, reads, &a, &l->holds, err) < 0) {
+      argv_free(&a);
+      zsb_ph_release(&l->holds);
+      return -1;
+    }
+  } else if (b == ZSB_LANDLOCK) {
+    build_inner_only(p, self, rt_tmp, cmd, network, &a);
+  } else {
+    for (char *const *c = cmd; *c; c++) av(&a, *c);
+  }
+  l->argv = a.v;
+  l->envp = build_env(p, b, b == ZSB_BWRAP ? "/tmp" : rt_tmp, network, base_env);
+  return 0;
+}
+
 static volatile sig_atomic_t g_child_pid; /* for forwarding signals while we wait */
 
 static void forward_signal(int sig) {
   if (g_child_pid > 0) kill((pid_t)g_child_pid, sig);
 }
 
-/* Removes the placeholder files bwrap created for missing protected names
- * (empty regular files we did not find before the run). */
-static void cleanup_placeholders(const zsb_strv *ph) {
-  for (size_t i = 0; i < ph->n; i++) {
-    struct stat st;
-    if (lstat(ph->v[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) unlink(ph->v[i]);
-  }
-}
-
 int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *banner, zerr *err) {
   const zsb_probe *pr = zsb_probe_get();
   zsb_backend b = p->enabled ? pr->backend : ZSB_NONE;
   if (!argv || !argv[0]) return zerr_set(err, ZE_USAGE, "no command given");
-  if (b != ZSB_BWRAP && (p->deny_read.n || p->deny_write.n))
-    return zerr_set(err, ZE_CONFIG,
-                    "sandbox.denyRead / denyWrite are configured but this machine has no full "
-                    "sandbox (backend %s); refusing to run the command less confined than "
-                    "configured. %s",
-                    zsb_backend_name(b),
-                    pr->userns_fix[0] ? pr->userns_fix
-                                      : "Install bubblewrap (apt install bubblewrap).");
   cleanup_free char *here = cwd ? NULL : getcwd(NULL, 0);
   const char *dir = cwd ? cwd : here ? here : p->workspace;
+  if (b != ZSB_BWRAP && (p->deny_read.n || p->deny_write.n)) {
+    zsb_launch l;
+    return launch_prepare(p, b, argv, dir, p->network, NULL, NULL, &l, err);
+  }
   if (zsb_runtime_prepare(p, err) < 0) return -1;
-  cleanup_free char *rt_tmp = zpath_join(p->runtime_dir, "tmp");
   if (banner) {
     fprintf(banner, "sandbox: backend=%s enforcement=%s workspace=%s network=%s\n",
             zsb_backend_name(b), zsb_enforcement(b), p->workspace, p->network ? "allow" : "deny");
@@ -435,63 +567,35 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
     if (zsb_downgrade_note(p, note, sizeof note)) fprintf(banner, "DOWNGRADED: %s\n", note);
     fflush(banner);
   }
-  char **env = build_env(p, b, b == ZSB_BWRAP ? "/tmp" : rt_tmp);
-  argvb a = {0};
-  zsb_strv placeholders = {0};
-  cleanup_free char *self = NULL;
-  if (b == ZSB_BWRAP) {
-    self = self_exe();
-    if (!self) {
-      envv e = {env, 0};
-      for (char **x = env; *x; x++) e.n++;
-      env_free(&e);
-      return zerr_set(err, ZE_INTERNAL, "cannot find zero's own binary (/proc/self/exe)");
-    }
-    build_bwrap(p, pr, self, dir, argv, &a, &placeholders);
-  }
+  zsb_launch l;
+  if (launch_prepare(p, b, argv, dir, p->network, &p->command_reads, NULL, &l, err) < 0) return -1;
   fflush(NULL);
-  pid_t pid;
-  if (b == ZSB_BWRAP) {
-    /* Nothing to do between fork and exec: posix_spawn (vfork-style in
-     * glibc) skips copying zero's page tables on every sandboxed command. */
-    int e = posix_spawn(&pid, a.v[0], NULL, NULL, a.v, env);
-    if (e != 0) {
-      errno = e;
-      zerr_errno(err, ZE_IO, "cannot run %s (reinstall bubblewrap: apt install bubblewrap)",
-                 a.v[0]);
-      pid = -1;
-    }
-  } else if ((pid = fork()) < 0) {
-    zerr_errno(err, ZE_IO, "cannot start a process");
-  } else if (pid == 0) {
-    if (chdir(dir) < 0) {
-      fprintf(stderr, "zero sandbox: cannot enter %s: %s\n", dir, strerror(errno));
-      _exit(126);
-    }
-    if (b == ZSB_LANDLOCK) {
-      zsb_strv roots = {0};
-      inner_roots(p, &roots, false);
-      zsb_strv_add(&roots, rt_tmp);
-      const char *rv[72];
-      size_t n = 0;
-      for (size_t i = 0; i < roots.n && n < ZARRAY_LEN(rv) - 1; i++) rv[n++] = roots.v[i];
-      rv[n] = NULL;
-      zsb_confine c = {.write_roots = rv, .block_unix_sockets = p->block_unix_sockets,
-                       .deny_ip_sockets = !p->network};
-      zerr e = ZERR_INIT;
-      if (setsid() < 0) { /* already a leader: fine */ }
-      if (zsb_confine_self(&c, &e) < 0) {
-        fprintf(stderr, "zero sandbox: %s; the command was not run\n", e.msg);
-        _exit(126);
-      }
-    }
-    execvpe(argv[0], argv, env);
-    int e = errno;
-    fprintf(stderr, "zero sandbox: cannot run %s: %s\n", argv[0], strerror(e));
-    _exit(e == ENOENT ? 127 : 126);
+  /* posix_spawn (vfork-style in glibc) skips copying zero's page tables. */
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_init(&at);
+  posix_spawn_file_actions_init(&fa);
+  if (b != ZSB_BWRAP) {
+    /* bwrap gets --chdir and --new-session; the inner stage alone gets the
+     * same here (no TIOCSTI into this terminal). Unconfined: as it was. */
+    posix_spawn_file_actions_addchdir_np(&fa, dir);
+    if (b == ZSB_LANDLOCK) posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
   }
-  int status = 0, rc = -1;
-  if (pid > 0) {
+  pid_t pid = -1;
+  int e = b == ZSB_NONE ? posix_spawnp(&pid, l.argv[0], &fa, &at, l.argv, l.envp)
+                        : posix_spawn(&pid, l.argv[0], &fa, &at, l.argv, l.envp);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  int rc = -1;
+  if (e != 0) {
+    errno = e;
+    if (b == ZSB_BWRAP)
+      zerr_errno(err, ZE_IO, "cannot run %s (reinstall bubblewrap: apt install bubblewrap)",
+                 l.argv[0]);
+    else
+      zerr_errno(err, e == ENOENT ? ZE_NOT_FOUND : ZE_IO, "cannot run %s", l.argv[0]);
+  } else {
+    int status = 0;
     g_child_pid = pid;
     struct sigaction sa = {0}, old_int, old_term, old_hup;
     sa.sa_handler = forward_signal;
@@ -507,104 +611,56 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
     sigaction(SIGHUP, &old_hup, NULL);
     rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
-  cleanup_placeholders(&placeholders);
-  zsb_strv_release(&placeholders);
-  argv_free(&a);
-  envv e = {env, 0};
-  for (char **x = env; *x; x++) e.n++;
-  env_free(&e);
-  return rc;
-}
-
-/* `zero __sandbox-run [--network] <policy-json> -- cmd…`: what the spawner
- * turns every command into. */
-int zsb_run_main(int argc, char **argv) {
-  bool network = false;
-  zsb_strv reads = {0};
-  int i = 0;
-  for (;;) {
-    if (i < argc && !strcmp(argv[i], "--network")) {
-      network = true;
-      i++;
-    } else if (i + 1 < argc && !strcmp(argv[i], "--read")) {
-      zsb_strv_add(&reads, argv[i + 1]);
-      i += 2;
-    } else {
-      break;
-    }
-  }
-  if (argc - i < 3 || strcmp(argv[i + 1], "--")) {
-    fprintf(stderr, "zero: __sandbox-run is internal: __sandbox-run [--network] [--read PATH]... "
-                    "POLICY -- CMD\n");
-    zsb_strv_release(&reads);
-    return 126;
-  }
-  zerr err = ZERR_INIT;
-  json_t *j = zjson_parse(argv[i], strlen(argv[i]), "sandbox policy", &err);
-  zsb_policy p;
-  memset(&p, 0, sizeof p);
-  if (!j || zsb_policy_from_json(&p, j, &err) < 0) {
-    json_decref(j);
-    zsb_policy_release(&p);
-    zsb_strv_release(&reads);
-    fprintf(stderr, "zero sandbox: %s\n", err.msg);
-    return 126;
-  }
-  json_decref(j);
-  if (network) p.network = true;
-  p.command_reads = reads; /* moved: released with the policy */
-  int rc = zsb_run(&p, argv + i + 2, NULL, NULL, &err);
-  if (rc < 0) {
-    fprintf(stderr, "zero sandbox: %s\n", err.msg);
-    rc = 126;
-  }
-  zsb_policy_release(&p);
+  launch_release(&l); /* bwrap has exited: its mounts are gone, the placeholders can go */
   return rc;
 }
 
 /* ---- spawner ---------------------------------------------------------------- */
+
+static void holds_free(void *ud) {
+  zsb_holds *h = ud;
+  zsb_ph_release(h);
+  free(h);
+}
 
 static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   zsb_spawner *s = (zsb_spawner *)base;
   bool net = cmd->network || s->once_network, unsandboxed = s->once_unsandboxed;
   s->once_network = s->once_unsandboxed = false;
   if (unsandboxed) return 0; /* approved by the user for this one command */
-  const zsb_probe *pr = zsb_probe_get();
-  zsb_backend b = s->policy->enabled ? pr->backend : ZSB_NONE;
-  if (b != ZSB_BWRAP && (s->policy->deny_read.n || s->policy->deny_write.n))
-    return zerr_set(err, ZE_CONFIG,
-                    "sandbox.denyRead / denyWrite are configured but this machine has no full "
-                    "sandbox (backend %s), so the command was refused rather than run less "
-                    "confined; run zero sandbox check for the fix",
-                    zsb_backend_name(b));
-  size_t n = 0, nr = 0;
-  while (cmd->argv && cmd->argv[n]) n++;
-  while (cmd->read_paths && cmd->read_paths[nr]) nr++;
-  char **nv = xcalloc(n + 2 * nr + 6, sizeof *nv);
-  size_t k = 0;
-  nv[k++] = xstrdup(s->self);
-  nv[k++] = xstrdup("__sandbox-run");
-  if (net) nv[k++] = xstrdup("--network");
-  for (size_t i = 0; i < nr; i++) {
-    nv[k++] = xstrdup("--read");
-    nv[k++] = xstrdup(cmd->read_paths[i]);
+  const zsb_policy *p = s->policy;
+  zsb_backend b = p->enabled ? zsb_probe_get()->backend : ZSB_NONE;
+  if (!s->runtime_ready) {
+    /* Once per run: the runtime dir does not go away while zero uses it. */
+    if (zsb_runtime_prepare(p, err) < 0) return -1;
+    s->runtime_ready = true;
   }
-  nv[k++] = xstrdup(s->policy_json);
-  nv[k++] = xstrdup("--");
-  for (size_t i = 0; i < n; i++) nv[k++] = cmd->argv[i];
-  nv[k] = NULL;
-  free(cmd->argv);
-  cmd->argv = nv;
+  cleanup_free char *here = cmd->cwd ? NULL : getcwd(NULL, 0);
+  const char *dir = cmd->cwd ? cmd->cwd : here ? here : p->workspace;
+  zsb_strv reads = {0};
+  for (char **r = cmd->read_paths; r && *r; r++) zsb_strv_add(&reads, *r);
+  zsb_launch l;
+  int rc = launch_prepare(p, b, cmd->argv, dir, p->network || net, &reads, cmd->envp, &l, err);
+  zsb_strv_release(&reads);
+  if (rc < 0) return -1;
+  strv_free(cmd->argv);
+  strv_free(cmd->envp);
+  cmd->argv = l.argv;
+  cmd->envp = l.envp;
+  if (l.holds.n) {
+    zsb_holds *h = xmalloc(sizeof *h);
+    *h = l.holds;
+    cmd->on_exit = holds_free;
+    cmd->on_exit_ud = h;
+  } else {
+    free(l.holds.v);
+  }
   return 0;
 }
 
 int zsb_spawner_init(zsb_spawner *s, const zsb_policy *p, zerr *err) {
+  (void)err;
   memset(s, 0, sizeof *s);
-  s->self = self_exe();
-  if (!s->self) return zerr_set(err, ZE_INTERNAL, "cannot find zero's own binary (/proc/self/exe)");
-  json_t *j = zsb_policy_to_json(p);
-  s->policy_json = json_dumps(j, JSON_COMPACT);
-  json_decref(j);
   s->policy = p;
   s->base.wrap = spawner_wrap;
   s->base.ud = s;
@@ -617,8 +673,4 @@ void zsb_spawner_escalate(void *ud, bool network, bool unsandboxed) {
   s->once_unsandboxed = unsandboxed;
 }
 
-void zsb_spawner_release(zsb_spawner *s) {
-  free(s->self);
-  free(s->policy_json);
-  memset(s, 0, sizeof *s);
-}
+void zsb_spawner_release(zsb_spawner *s) { memset(s, 0, sizeof *s); }

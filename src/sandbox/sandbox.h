@@ -13,7 +13,9 @@
  *             /tmp is shared, no pid isolation. Reported as DOWNGRADED.
  *   none      neither: commands run unconfined and the permission engine
  *             asks for every one; a configured denyRead/denyWrite refuses.
- * Inner stage (`zero __sandbox-inner`, same binary): PR_SET_NO_NEW_PRIVS,
+ * Inner stage (zero-sandbox-inner, a 10 KB freestanding program built from
+ * src/sandbox/helper/inner_helper.c, or `zero __sandbox-inner` — the same
+ * steps in zero itself — where it is missing): PR_SET_NO_NEW_PRIVS,
  * seccomp (EPERM for ptrace, process_vm_*, io_uring_*, keyctl/add_key/
  * request_key, perf_event_open, bpf, userfaultfd, the mount family, chroot,
  * namespace creation, TIOCSTI/TIOCLINUX; AF_UNIX sockets with
@@ -68,14 +70,16 @@ json_t *zsb_state_json(const zsb_policy *p);
 int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *banner, zerr *err);
 
 /* A zspawner confining every command of a run to p (borrowed; must outlive
- * the spawner). wrap rewrites a command into `zero __sandbox-run <policy>
- * -- argv…` (so placeholders are cleaned up and the status is exact), or
- * refuses when the policy cannot be enforced here. */
+ * the spawner). wrap rewrites a command into the bwrap command line (or the
+ * inner stage alone on the landlock backend) with the sandbox's environment,
+ * or refuses when the policy cannot be enforced here. The placeholders made
+ * for missing protected names are held by the wrapped command and let go of
+ * through its on_exit hook, which the process that started it runs once the
+ * command has exited: no zero process sits between the agent and bwrap. */
 typedef struct zsb_spawner {
   zspawner base;
   const zsb_policy *policy;
-  char *policy_json;
-  char *self;
+  bool runtime_ready;     /* the runtime dir was prepared for this run */
   bool once_network;      /* approved escalation for the next command only */
   bool once_unsandboxed;
 } zsb_spawner;
@@ -89,9 +93,17 @@ void zsb_spawner_release(zsb_spawner *s);
  * the policy enabled): the permission engine then allows them in auto mode. */
 bool zsb_active(const zsb_policy *p);
 
+/* The inner stage as its own small program (zero-sandbox-inner, next to zero
+ * or in ../libexec/zero/), or NULL when there is none (or
+ * ZERO_SANDBOX_INNER=builtin): then bwrap starts `zero __sandbox-inner`. Not
+ * used for a policy under which sandboxed commands could write it. */
+const char *zsb_inner_helper(void);
+/* zsb_inner_helper() when commands under p cannot write it (it lies in no
+ * write root, allowWrite path or the runtime dir), else NULL. */
+const char *zsb_inner_helper_for(const zsb_policy *p);
+
 /* Hidden subcommands (argv after the name). */
 int zsb_inner_main(int argc, char **argv);   /* `zero __sandbox-inner` */
-int zsb_run_main(int argc, char **argv);     /* `zero __sandbox-run` */
 
 /* The inner confinement applied to the calling process (used by the inner
  * stage and the landlock backend). write_roots NULL-terminated. net_fallback:

@@ -1,13 +1,47 @@
 """The agent's commands run through the sandbox: `zero exec` in auto mode
 allows exec_command when the OS sandbox is active, confines it, and turns
 flagged commands into structured denials."""
+import json
 import os
 import shutil
+import signal
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import ZeroTest  # noqa: E402
+
+
+def ppid_of(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None
+
+
+def pids_named(comm, under=None):
+    """PIDs whose name is comm (descendants of under only, when given)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/comm" % d) as f:
+                if f.read().strip() != comm:
+                    continue
+        except OSError:
+            continue
+        pid = int(d)
+        if under is not None:
+            q, seen = pid, 0
+            while q and q != under and q != 1 and seen < 64:
+                q, seen = ppid_of(q), seen + 1
+            if q != under:
+                continue
+        out.append(pid)
+    return out
 
 
 @unittest.skipUnless(shutil.which("bwrap"), "bubblewrap not installed")
@@ -29,6 +63,50 @@ class AgentCommandsAreSandboxed(ZeroTest):
         tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
         self.assertIn("bwrap", tool["content"])
         self.assertNotIn("sk-test-key", tool["content"])
+
+    def test_bwrap_is_started_by_zero_itself_and_placeholders_go_after_a_timeout(self):
+        # No zero stage between the agent and bwrap: bwrap's parent is the
+        # agent's process, which also removes the placeholders once the
+        # command was killed by its timeout.
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "mkdir .zero 2>/dev/null && echo created; sleep 30", "timeout_ms": 3000}}]},
+            {"text": "ok"},
+        ])
+        p = self.spawn("exec", "-o", "stream-json", "run it")
+        parents = set()
+        for _ in range(250):
+            parents |= {ppid_of(b) for b in pids_named("bwrap") if ppid_of(b) == p.pid}
+            if parents and os.path.lexists(os.path.join(self.work, ".zero")):
+                break
+            time.sleep(0.01)
+        self.assertEqual(parents, {p.pid}, "bwrap is not a child of zero exec")
+        self.assertTrue(os.path.lexists(os.path.join(self.work, ".zero")))
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        res = [e for e in self.lines(out) if e["type"] == "tool_result"][0]
+        self.assertNotIn("created", json.dumps(res))
+        self.assertFalse(os.path.lexists(os.path.join(self.work, ".zero")))
+        self.assertFalse(os.path.lexists(os.path.join(self.work, ".agents")))
+
+    def test_placeholders_go_when_zero_exec_is_terminated(self):
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "sleep 30", "yield_time_ms": 30000}}]},
+            {"text": "ok"},
+        ])
+        p = self.spawn("exec", "-o", "stream-json", "run it")
+        ph = os.path.join(self.work, ".agents")
+        for _ in range(500):
+            if os.path.lexists(ph) and pids_named("sleep", under=p.pid):
+                break
+            time.sleep(0.01)
+        self.assertTrue(os.path.lexists(ph))
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=60)
+        self.assertFalse(os.path.lexists(ph))
+        self.assertFalse(os.path.lexists(os.path.join(self.work, ".zero")))
+        self.assertFalse(pids_named("bwrap", under=p.pid))
 
     def test_destructive_command_is_blocked_with_a_structured_block(self):
         victim = os.path.join(self.work, "keep.txt")
@@ -198,6 +276,11 @@ class AgentCommandsAreSandboxed(ZeroTest):
         c = self.zero("sandbox", "check")
         self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
         self.assertIn("backend: bwrap (full)", c.stdout)
+        # every row reaches a pipe, not only the last (they were lost while
+        # the probes ran with stdout on /dev/null)
+        self.assertIn("ok   bubblewrap: ", c.stdout)
+        self.assertIn("ok   a command starts in the sandbox", c.stdout)
+        self.assertIn("ok   inner stage: ", c.stdout)
         self.assertNotIn("FAIL", c.stdout)
 
 

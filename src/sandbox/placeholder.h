@@ -1,0 +1,45 @@
+/* placeholder.h — the empty files that keep a missing protected name
+ * (.zero, .agents, .git/config, .git/hooks) from being created in a sandbox.
+ *
+ * bwrap can only bind /dev/null over a name that exists, and the workspace is
+ * the host's directory, so the mount point is a real (empty) file on the
+ * host. zero creates it itself, marked (mode 01400: sticky + owner-read, on an
+ * empty regular file — nothing a user makes by accident), holds a shared
+ * flock on it for as long as the sandbox lives, and removes it when the last
+ * holder lets go. The lock is what makes concurrent commands safe: unlinking a
+ * file that is a mount point in another sandbox detaches that mount there and
+ * would make the name creatable again, so a placeholder is only removed by a
+ * holder that can take it exclusively. A placeholder left behind by a zero
+ * that was killed with SIGKILL carries the mark, so the next sandboxed
+ * command in that workspace adopts it and removes it when done.
+ */
+#ifndef ZERO_SANDBOX_PLACEHOLDER_H
+#define ZERO_SANDBOX_PLACEHOLDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ZSB_PH_MODE 01400
+
+/* The placeholders one sandboxed command holds. */
+typedef struct zsb_holds {
+  size_t n;
+  struct zsb_hold {
+    char *path;
+    int fd;        /* shared flock held on the placeholder */
+  } *v;
+} zsb_holds;
+
+/* Makes (or adopts) the placeholder at path and holds it. Returns 1 when a
+ * placeholder is held, 0 when path is a real file or directory (the caller
+ * protects it read-only instead), -1 when it could not be made (errno). */
+int zsb_ph_acquire(zsb_holds *h, const char *path);
+/* Lets go of every hold; removes each placeholder nobody else holds. Safe to
+ * call on an empty set; leaves h empty. Only after every process that saw the
+ * placeholders as mounts has exited. */
+void zsb_ph_release(zsb_holds *h);
+/* true when st describes a placeholder (empty regular file with the mark). */
+struct stat;
+bool zsb_ph_is_placeholder(const struct stat *st);
+
+#endif

@@ -1,0 +1,131 @@
+/* test_sandbox_placeholder.c — the placeholders for missing protected names:
+ * made with the mark, shared by concurrent holders and removed only by the
+ * last, a leaked one adopted, a real file never touched. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/placeholder.h"
+
+static char dir[64];
+static char path[128];
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "/tmp/zero-ph-XXXXXX");
+  if (!mkdtemp(dir)) return -1;
+  snprintf(path, sizeof path, "%s/.zero", dir);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  unlink(path);
+  rmdir(path);
+  rmdir(dir);
+  return 0;
+}
+
+static bool exists(void) {
+  struct stat st;
+  return lstat(path, &st) == 0;
+}
+
+static void made_with_the_mark_and_removed_by_its_holder(void **state) {
+  (void)state;
+  zsb_holds h = {0};
+  assert_int_equal(zsb_ph_acquire(&h, path), 1);
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISREG(st.st_mode));
+  assert_int_equal(st.st_mode & 07777, ZSB_PH_MODE);
+  assert_int_equal(st.st_size, 0);
+  assert_true(zsb_ph_is_placeholder(&st));
+  zsb_ph_release(&h);
+  assert_int_equal(h.n, 0);
+  assert_false(exists());
+}
+
+static void the_last_of_concurrent_holders_removes_it(void **state) {
+  (void)state;
+  zsb_holds a = {0}, b = {0};
+  assert_int_equal(zsb_ph_acquire(&a, path), 1);
+  assert_int_equal(zsb_ph_acquire(&b, path), 1); /* adopts the same file */
+  struct stat sa, sb;
+  assert_int_equal(fstat(a.v[0].fd, &sa), 0);
+  assert_int_equal(fstat(b.v[0].fd, &sb), 0);
+  assert_int_equal(sa.st_ino, sb.st_ino);
+  zsb_ph_release(&a); /* b still holds it: it stays, b's mount stays */
+  assert_true(exists());
+  zsb_ph_release(&b);
+  assert_false(exists());
+}
+
+static void a_leaked_placeholder_is_adopted(void **state) {
+  (void)state;
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  assert_true(fd >= 0);
+  assert_int_equal(fchmod(fd, ZSB_PH_MODE), 0);
+  close(fd); /* no lock held: its maker was killed */
+  zsb_holds h = {0};
+  assert_int_equal(zsb_ph_acquire(&h, path), 1);
+  zsb_ph_release(&h);
+  assert_false(exists());
+}
+
+static void a_real_file_or_directory_is_left_alone(void **state) {
+  (void)state;
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644); /* the user's own empty file */
+  assert_true(fd >= 0);
+  close(fd);
+  zsb_holds h = {0};
+  assert_int_equal(zsb_ph_acquire(&h, path), 0);
+  assert_int_equal(h.n, 0);
+  zsb_ph_release(&h);
+  assert_true(exists());
+  unlink(path);
+  assert_int_equal(mkdir(path, 0755), 0);
+  assert_int_equal(zsb_ph_acquire(&h, path), 0);
+  assert_true(exists());
+  /* A non-empty file with the mode of the mark is not a placeholder either. */
+  rmdir(path);
+  fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  assert_int_equal(write(fd, "x", 1), 1);
+  assert_int_equal(fchmod(fd, ZSB_PH_MODE), 0);
+  close(fd);
+  assert_int_equal(zsb_ph_acquire(&h, path), 0);
+  assert_true(exists());
+}
+
+static void a_placeholder_replaced_while_held_is_not_removed(void **state) {
+  (void)state;
+  zsb_holds h = {0};
+  assert_int_equal(zsb_ph_acquire(&h, path), 1);
+  /* Someone swapped the name for a real file meanwhile: never unlink that. */
+  assert_int_equal(unlink(path), 0);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  assert_true(fd >= 0);
+  close(fd);
+  zsb_ph_release(&h);
+  assert_true(exists());
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(made_with_the_mark_and_removed_by_its_holder, setup, teardown),
+      cmocka_unit_test_setup_teardown(the_last_of_concurrent_holders_removes_it, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_leaked_placeholder_is_adopted, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_real_file_or_directory_is_left_alone, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_placeholder_replaced_while_held_is_not_removed, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
