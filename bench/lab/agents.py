@@ -193,10 +193,18 @@ class Codex(Agent):
 class Gemini(Agent):
     """Google Gemini CLI (npm @google/gemini-cli, Node.js). Pointed at the
     fake server with GOOGLE_GEMINI_BASE_URL; tools need --approval-mode yolo
-    in headless mode. Its sandbox runs tools in a Docker/Podman container."""
+    in headless mode. Its sandbox runs tools in a Docker/Podman container.
+    Its loop detection stops a session that repeats a short cycle of
+    identical tool calls, and from turn 30 asks the model on the side
+    whether the session is stuck (answered by --auto-answer)."""
     name = "gemini"
     protocol = "gemini"
     model = "gemini-2.5-flash"
+    # After 30 turns of one prompt it asks the model, on the side, whether
+    # the session is stuck in a loop; the answer is "no" (it is not).
+    side_answers = (("You are a diagnostic agent that determines whether",
+                     '{"unproductive_state_analysis": "Each turn reads a different file; '
+                     'the session makes steady progress.", "unproductive_state_confidence": 0.0}'),)
 
     def bin(self):
         return os.path.join(self.lab.peers, "gemini", "node_modules", ".bin", "gemini")

@@ -27,6 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import agents as agents_mod  # noqa: E402
+import searchlab  # noqa: E402
+import sessionslab  # noqa: E402
 
 FAKE_SERVER = os.path.join(ROOT, "tests", "e2e", "fake_server.py")
 FIXTURE = os.path.join(HERE, "fixture")
@@ -73,13 +75,32 @@ BIG_CMD = "yes 0123456789abcdef0123456789abcde | head -c 2097152"
 BIG = [("shell", BIG_CMD), ("text", "The command printed 65536 lines.")]
 
 
+def long_data_name(i):
+    return "data/part-%03d.txt" % i
+
+
 def long_steps(turns):
-    """A long session: reads and shell commands over a 2 KB file, then the answer."""
+    """A long session: reads and shell commands, then the answer. Every step
+    touches its own 2 KB file (the same work each turn, but no two tool calls
+    are identical: agents with loop detection, such as Gemini CLI's, stop a
+    session that repeats a short cycle of identical calls)."""
     steps = []
     for i in range(turns - 1):
-        steps.append(("read", "data.txt") if i % 2 == 0 else ("shell", "wc -c data.txt"))
+        name = long_data_name(i)
+        steps.append(("read", name) if i % 2 == 0 else ("shell", "wc -c " + name))
     steps.append(("text", "Finished the long session."))
     return steps
+
+
+def long_extra(turns):
+    def extra(ws):
+        os.makedirs(os.path.join(ws, "data"), exist_ok=True)
+        for n in range(turns - 1):
+            with open(os.path.join(ws, long_data_name(n)), "w") as f:
+                for i in range(32):
+                    f.write("part %03d line %02d: the quick brown fox jumps over the lazy dog\n"
+                            % (n, i))
+    return extra
 
 
 def tree_digest(top):
@@ -242,11 +263,7 @@ class Lab:
         elif scenario == "long":
             steps, prompt, want = long_steps(self.long_turns), "A long session.", \
                 "Finished the long session."
-
-            def extra(ws):
-                with open(os.path.join(ws, "data.txt"), "w") as f:
-                    for i in range(64):
-                        f.write("line %02d: the quick brown fox jumps over the lazy dog\n" % i)
+            extra = long_extra(self.long_turns)
         else:
             raise ValueError(scenario)
         ws = self.workspace(tag, extra)
@@ -383,7 +400,11 @@ class Lab:
 
 
 GUARD_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox"]
-FULL_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "long"]
+FULL_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "search", "sessions",
+                  "long"]
+# Scenarios that are not one command per agent: (f) zero's tools against rg,
+# (g) zero's sessions at scale against its own recorded figures.
+SPECIAL = {"search", "sessions"}
 
 
 def main(argv):
@@ -399,6 +420,8 @@ def main(argv):
     ap.add_argument("--slow-cap", type=float, default=20,
                     help="an agent whose warm-up run takes longer (s) gets --slow-runs runs")
     ap.add_argument("--slow-runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true",
+                    help="(g) at the small sizes, not recorded in the history")
     ap.add_argument("--agents", default="", help="comma-separated subset")
     ap.add_argument("--scenarios", default="", help="comma-separated subset")
     args = ap.parse_args(argv)
@@ -447,7 +470,11 @@ def main(argv):
         return 0
     scs = [s for s in (args.scenarios.split(",") if args.scenarios else FULL_SCENARIOS) if s]
     names = [a for a in args.agents.split(",") if a]
-    results = lab.full(names, scs)
+    results = lab.full(names, [s for s in scs if s not in SPECIAL])
+    if "search" in scs:
+        results["search"] = searchlab.run(lab)
+    if "sessions" in scs:
+        results["sessions"] = sessionslab.run(lab, args.quick)
     results["callgrind"] = lab.callgrind([s for s in scs if s in GUARD_SCENARIOS])
     results["task_turns"] = len(TASK)
     results["long_turns"] = args.long_turns
