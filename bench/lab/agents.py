@@ -13,7 +13,9 @@ import os
 import shutil
 
 # The abstract steps of a scenario: ("shell", cmd) | ("read", path) |
-# ("patch", path, old, new) | ("text", answer). Paths are workspace-relative.
+# ("patch", path, old, new) | ("grep", literal): list the files containing
+# a word, with the agent's own search tool | ("text", answer). Paths are
+# workspace-relative.
 
 
 def _apply_patch_text(path, old, new):
@@ -131,6 +133,8 @@ class Zero(Agent):
         if kind == "patch":
             return {"name": "edit_file", "arguments": {"path": step[1], "old_string": step[2],
                                                        "new_string": step[3]}}
+        if kind == "grep":
+            return {"name": "grep", "arguments": {"pattern": step[1], "head_limit": 1000}}
         raise ValueError(kind)
 
 
@@ -187,6 +191,8 @@ class Codex(Agent):
         if kind == "patch":
             return {"name": "apply_patch", "custom": True,
                     "input": _apply_patch_text(step[1], step[2], step[3])}
+        if kind == "grep":  # no search tool: the model runs rg (Codex ships one) in its shell
+            return {"name": "exec_command", "arguments": {"cmd": "rg -l -e " + step[1]}}
         raise ValueError(kind)
 
 
@@ -255,6 +261,9 @@ class Gemini(Agent):
             return {"name": "replace", "arguments": {
                 "file_path": os.path.join(workspace, step[1]), "instruction": "apply the change",
                 "old_string": step[2], "new_string": step[3]}}
+        if kind == "grep":
+            return {"name": "grep_search", "arguments": {"pattern": step[1], "names_only": True,
+                                                         "case_sensitive": True}}
         raise ValueError(kind)
 
 
@@ -318,6 +327,8 @@ class OpenCode(Agent):
         if kind == "patch":
             return {"name": "edit", "arguments": {"filePath": os.path.join(workspace, step[1]),
                                                   "oldString": step[2], "newString": step[3]}}
+        if kind == "grep":  # its grep tool runs rg and lists matching lines (at most 100)
+            return {"name": "grep", "arguments": {"pattern": step[1], "path": workspace}}
         raise ValueError(kind)
 
 

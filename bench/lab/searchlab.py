@@ -13,9 +13,10 @@ warm page cache), measured as whole process trees like every other scenario.
 
 import json
 import os
+import re
+import shlex
 import shutil
-
-import searchtree
+import subprocess
 
 # (key, title, zero tool, zero arguments, rg argv). Every query's output fits
 # zero's tool-output budget, so the whole answer reaches the model.
@@ -36,8 +37,77 @@ QUERIES = [
 ]
 
 
+# The word of the in-agent variant (scenario search_turn): each agent lists
+# the files that mention it with its own search tool, inside one model turn.
+AGENT_WORD = "bjmporkn"
+_PATH_RE = re.compile(r"vendor/[A-Za-z0-9_.\[\]/-]+?\.(?:c|h|go|py|rs|js|md)\b")
+
+
+def tool_results_text(body):
+    """The tool results in a request body, in any of the wire protocols
+    (Responses function_call_output, Chat role "tool", Gemini
+    functionResponse) — not the rest of the prompt, which may list the
+    workspace's files (Gemini CLI's does)."""
+    out = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if x.get("type") in ("function_call_output", "custom_tool_call_output") or \
+                    x.get("role") == "tool" or "functionResponse" in x:
+                out.append(json.dumps(x))
+                return
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(body)
+    return "\n".join(out)
+
+
+def check_agent_result(lab, reqs):
+    """None when the tool result an agent sent back to the model names files
+    that mention AGENT_WORD and no other file; else why not. (Agents cap
+    their answers differently — opencode at 100 matches — so a subset
+    counts, an empty or wrong one does not.)"""
+    tree = lab.search_tree()
+    if not hasattr(lab, "search_truth"):
+        r = subprocess.run(["rg", "-l", "-e", AGENT_WORD], cwd=tree, capture_output=True,
+                           text=True)
+        lab.search_truth = set(r.stdout.split())
+    answer = [r for r in reqs if r.get("turn") == 1]
+    if not answer:
+        return "no request carried the tool result back"
+    text = tool_results_text(answer[0].get("body"))
+    named = set(_PATH_RE.findall(text))
+    if not named:
+        return "its tool result names no matching file"
+    wrong = sorted(named - lab.search_truth)
+    if wrong:
+        return "its tool result names files without the word: %s" % wrong[:3]
+    return None
+
+
 def zero_argv(lab, tool, args, tree):
     return [lab.zero, "tools", "run", tool, json.dumps(args), "-C", tree]
+
+
+def run_callgrind(lab, wrap):
+    """zero's first query under valgrind (for the instruction counts and the
+    guard): (measurement, None) or (None, why)."""
+    key, _, tool, args, rg = QUERIES[0]
+    tree = lab.search_tree()
+    home = os.path.join(lab.scratch, "home-search")
+    os.makedirs(home, exist_ok=True)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": home,
+           "XDG_CONFIG_HOME": os.path.join(home, ".config"), "TMPDIR": home}
+    m = lab.measured(wrap + zero_argv(lab, tool, args, tree), env, tree, "cg-search",
+                     timeout=600)
+    if m["status"] != 0:
+        return None, "exit %s: %s" % (m["status"], m["stderr_tail"][-300:])
+    want = subprocess.run(rg, cwd=tree, capture_output=True, text=True).stdout
+    why = check_outputs(m["stdout"], want)
+    return (None, "different matches: " + why) if why else (m, None)
 
 
 def lines_of(text):
@@ -67,10 +137,8 @@ def run(lab):
     if not shutil.which("rg"):
         out["failed"] = "ripgrep (rg) is not installed (apt-get install ripgrep)"
         return out
-    tree = os.path.join(lab.scratch, "search-tree")
-    shutil.rmtree(tree, ignore_errors=True)
-    out["tree"] = searchtree.make_tree(tree)
-    lab.say("search tree: %(files)d files, %(bytes)d bytes" % out["tree"])
+    tree = lab.search_tree()
+    out["tree"] = lab.tree_summary
     home = os.path.join(lab.scratch, "home-search")
     os.makedirs(home, exist_ok=True)
     # An isolated home and temp dir (spill files, if any, land there).
@@ -79,7 +147,7 @@ def run(lab):
     for key, title, tool, args, rg in QUERIES:
         cmds = {"zero": zero_argv(lab, tool, args, tree), "rg": rg}
         q = {"title": title, "zero_cmd": "zero tools run %s '%s'" % (tool, json.dumps(args)),
-             "rg_cmd": " ".join(a if " " not in a and "{" not in a else "'%s'" % a for a in rg),
+             "rg_cmd": " ".join(shlex.quote(a) for a in rg),
              "results": {"zero": {"runs": []}, "rg": {"runs": []}}}
         out["queries"][key] = q
         for r in range(lab.warmup + lab.runs):
@@ -108,5 +176,4 @@ def run(lab):
                         got["rg"]["cpu_us"] / 1e3, got["rg"]["peak_rss_kb"] / 1024))
         if "failed" in q:
             lab.say("search %s FAILED: %s" % (key, q["failed"]))
-    shutil.rmtree(tree, ignore_errors=True)
     return out
