@@ -231,13 +231,28 @@ def render_search(w, results):
 
 
 def session_rows(ses):
-    """[(label, unit, now, previous)] of scenario (g)."""
+    """[(label, unit, now, previous)] of scenario (g); previous from the last
+    record of the same workload, part by part (None when there is none)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sessionslab
-    prev = dict(((label, unit), v) for label, unit, v in
-                sessionslab.figures_of(ses.get("previous") or {}))
-    return [(label, unit, v, prev.get((label, unit)))
-            for label, unit, v in sessionslab.figures_of(ses["now"])]
+    prevs = ses.get("previous") or {}
+    rows = []
+    for part, label, unit, v in sessionslab.figures_of(ses["now"]):
+        p = prevs.get(part) if isinstance(prevs, dict) and "date" not in prevs else None
+        old = {lab: x for _, lab, _, x in sessionslab.figures_of(p)} if p else {}
+        rows.append((label, unit, v, old.get(label)))
+    return rows
+
+
+def session_prev_text(ses):
+    prevs = ses.get("previous") or {}
+    parts = []
+    for part in ("resume", "search"):
+        p = prevs.get(part)
+        parts.append("%s: %s" % (part, "%s (%s)" % (p.get("date", "?"), p.get("note") or
+                                                     p.get("build", "")) if p else
+                                 "none at this workload"))
+    return "; ".join(parts)
 
 
 def render_sessions(w, results):
@@ -249,17 +264,16 @@ def render_sessions(w, results):
     if "failed" in ses:
         w("Failed: %s\n" % ses["failed"].replace("\n", " "))
         return
-    now, prev = ses["now"], ses.get("previous")
+    now = ses["now"]
     w("`bench/sessions/run --only resume,search`: resume of a %s-event session (%s MB of "
       "JSONL), then %s sessions (%s MB) indexed by the first `zero search` and queried "
       "(median of 7 runs per query). One run on this machine (1-minute load average %s "
-      "when it started); previous figures: the last record at the same sizes in "
-      "`bench/lab/history/sessions.json`%s. A change above +%d %% is flagged.\n" % (
+      "when it started). Previous figures: the last record of the same workload (same "
+      "counts, data within 5 %%) in `bench/lab/history/sessions.json` — %s. A change "
+      "above +%d %% is flagged.\n" % (
           "{:,}".format(now["resume"]["events"]), now["resume"]["log_mb"],
           "{:,}".format(now["search"]["sessions"]), now["search"]["logs_mb"],
-          now.get("load_avg_1min", "?"),
-          " (%s: %s)" % (prev.get("date", "?"), prev.get("note") or prev.get("build", ""))
-          if prev else " (none yet)", REGRESSION * 100))
+          now.get("load_avg_1min", "?"), session_prev_text(ses), REGRESSION * 100))
     w("| figure | this run | previous | change |")
     w("|---|---|---|---|")
     for label, unit, v, p in session_rows(ses):
@@ -348,7 +362,7 @@ def render(results, meta, rdir, chart_dir, doc_dir):
             w("| %s | no peer completed it | — |" % text)
             continue
         r = b / med(res["zero"]["runs"], m)
-        w("| %s | %.0f× (vs %s) | %s |" % (text, r, who, "pass" if r >= want else "**not met**"))
+        w("| %s | %.1f× (vs %s) | %s |" % (text, r, who, "pass" if r >= want else "**not met**"))
     task = sc.get("task", {})
     if task:
         outcome = ", ".join("%s %s" % (a, "failed" if "failed" in r else "identical files")
@@ -382,16 +396,23 @@ def render(results, meta, rdir, chart_dir, doc_dir):
         if "failed" in ses:
             w("| (g) resume and search: no regression over %d %% | failed: %s | **not met** |" % (
                 REGRESSION * 100, ses["failed"][:200].replace("|", "/").replace("\n", " ")))
-        elif not ses.get("previous"):
-            w("| (g) resume and search: no regression over %d %% | no previous figures at "
-              "these sizes | — |" % (REGRESSION * 100))
         else:
-            worse = [label for label, _, now, prev in session_rows(ses)
-                     if now is not None and prev and now > prev * (1 + REGRESSION)]
-            w("| (g) resume and search: no regression over %d %% (vs %s) | %s | %s |" % (
-                REGRESSION * 100, ses["previous"].get("date", "?"),
-                "worse: " + "; ".join(worse) if worse else "no figure worse",
-                "**regressed**" if worse else "pass"))
+            rows = [r for r in session_rows(ses) if r[2] is not None and r[3]]
+            worse = ["%s %+.0f %%" % (label, (now / prev - 1) * 100)
+                     for label, _, now, prev in rows if now > prev * (1 + REGRESSION)]
+            if not rows:
+                w("| (g) resume and search: no regression over %d %% | no previous figures "
+                  "for this workload | — |" % (REGRESSION * 100))
+            else:
+                prevs = ses.get("previous") or {}
+                against = ", ".join("%s vs %s" % (part, prevs[part].get("date", "?"))
+                                    if prevs.get(part) else "%s: first record" % part
+                                    for part in ("resume", "search"))
+                w("| (g) resume and search: no regression over %d %% against the last record "
+                  "of the same workload | %s (%s) | %s |"
+                  % (REGRESSION * 100, "worse: " + "; ".join(worse)
+                     if worse else "%d figures compared, none worse" % len(rows), against,
+                     "**regressed**" if worse else "pass"))
     cg = results.get("callgrind", {})
     if cg.get("task", {}).get("ir") and cg.get("one_turn", {}).get("ir") and \
             "zero" in ok_runs(sc.get("one_turn", {})):

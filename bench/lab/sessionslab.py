@@ -3,8 +3,9 @@ only, against its own previous figures.
 
 Runs bench/sessions/run --only resume,search (a 100,000-event session
 resumed; 1,000 sessions of 1 MB indexed and searched; --quick sizes in a
-quick lab) and compares the figures with the last record of the same sizes
-in bench/lab/history/sessions.json. A full-size run of the full lab appends
+quick lab) and compares the figures with the last record of the same
+workload in bench/lab/history/sessions.json (per part: the same number of events or
+sessions and the same amount of data). A full-size run of the full lab appends
 its record there (with the machine, the commit and the load average, since
 the machine may be shared): commit that file with the regenerated
 docs/PERFORMANCE.md.
@@ -46,6 +47,28 @@ def sizes_of(rec):
     return (rec.get("resume", {}).get("events"), rec.get("search", {}).get("sessions"))
 
 
+# What makes two records' parts comparable: the same counts and the same
+# amount of data (within 5 %; the generator may change between commits).
+WORKLOAD = {"resume": ("events", "log_mb"), "search": ("sessions", "logs_mb")}
+
+
+def same_workload(a, b, part):
+    pa, pb = a.get(part) or {}, b.get(part) or {}
+    count, mb = WORKLOAD[part]
+    if not pa or not pb or pa.get(count) != pb.get(count):
+        return False
+    try:
+        return abs(pa[mb] / pb[mb] - 1) <= 0.05
+    except (KeyError, TypeError, ZeroDivisionError):
+        return False
+
+
+def previous_of(hist, now):
+    """{part: the last record whose part ran the same workload, or None}."""
+    return {part: next((h for h in reversed(hist) if same_workload(h, now, part)), None)
+            for part in WORKLOAD}
+
+
 def figure(rec, path):
     v = rec
     for k in path:
@@ -56,17 +79,17 @@ def figure(rec, path):
 
 
 def figures_of(rec):
-    """[(label, unit, value)] of a record, the per-query times included."""
-    out = [(label, unit, figure(rec, path)) for path, label, unit in FIGURES]
+    """[(part, label, unit, value)] of a record, the per-query times included."""
+    out = [(path[0], label, unit, figure(rec, path)) for path, label, unit in FIGURES]
     for q, v in sorted((rec.get("search") or {}).get("queries", {}).items()):
-        out.append(("search `%s`: wall" % q, "ms", v.get("wall_ms")))
-        out.append(("search `%s`: CPU" % q, "ms", v.get("cpu_ms")))
+        out.append(("search", "search `%s`: wall" % q, "ms", v.get("wall_ms")))
+        out.append(("search", "search `%s`: CPU" % q, "ms", v.get("cpu_ms")))
     return out
 
 
 def run(lab, quick):
-    """Run the sessions bench; return {"now": record, "previous": record or
-    None, "recorded": bool} (or {"failed": why})."""
+    """Run the sessions bench; return {"now": record, "previous": {part:
+    record or None}, "recorded": bool} (or {"failed": why})."""
     out_json = os.path.join(lab.results, "sessions.json")
     argv = [sys.executable, SESSIONS_RUN, "--only", "resume,search", "--zero", lab.zero,
             "--json", out_json] + (["--quick"] if quick else [])
@@ -92,7 +115,7 @@ def run(lab, quick):
            "nproc": meta.get("nproc"), "load_avg_1min": round(load, 2)}
     now.update(figs)
     hist = load_history()
-    prev = next((h for h in reversed(hist) if sizes_of(h) == sizes_of(now)), None)
+    prev = previous_of(hist, now)
     recorded = False
     if not quick:
         hist.append(now)
@@ -101,6 +124,6 @@ def run(lab, quick):
             json.dump(hist, f, indent=1)
             f.write("\n")
         recorded = True
-    for label, unit, v in figures_of(now):
+    for _, label, unit, v in figures_of(now):
         lab.say("sessions %s: %s %s" % (label, v, unit))
     return {"now": now, "previous": prev, "recorded": recorded}

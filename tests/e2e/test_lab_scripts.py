@@ -170,10 +170,21 @@ class SessionsHistoryTest(unittest.TestCase):
                "search": {"sessions": 2, "index_wall_s": 1.0,
                           "queries": {"q": {"wall_ms": 3.0, "cpu_ms": 2.0}}}}
         self.assertEqual(sessionslab.sizes_of(rec), (10, 2))
-        figs = {label: v for label, _, v in sessionslab.figures_of(rec)}
+        figs = {label: v for _, label, _, v in sessionslab.figures_of(rec)}
         self.assertEqual(figs["resume: first request after"], 5.0)
         self.assertIsNone(figs["resume: CPU"])
         self.assertEqual(figs["search `q`: CPU"], 2.0)
+
+    def test_previous_is_the_same_workload_part_by_part(self):
+        old = {"date": "1", "resume": {"events": 10, "log_mb": 20.0},
+               "search": {"sessions": 5, "logs_mb": 100}}
+        newer = {"date": "2", "resume": {"events": 10, "log_mb": 20.5},
+                 "search": {"sessions": 5, "logs_mb": 200}}
+        now = {"resume": {"events": 10, "log_mb": 20.2}, "search": {"sessions": 5, "logs_mb": 98}}
+        prev = sessionslab.previous_of([old, newer], now)
+        self.assertEqual(prev["resume"]["date"], "2")  # the last one with the same workload
+        self.assertEqual(prev["search"]["date"], "1")  # twice the data is not comparable
+        self.assertIsNone(sessionslab.previous_of([], now)["search"])
 
     def test_history_file_parses_and_has_full_size_records(self):
         hist = sessionslab.load_history()
