@@ -17,6 +17,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sessionslab  # noqa: E402
+
 BEGIN, END = "<!-- lab:begin -->", "<!-- lab:end -->"
 SCENARIO_TITLES = {
     "version": "(a) `--version` (start-up)",
@@ -249,9 +252,12 @@ def session_prev_text(ses):
     parts = []
     for part in ("resume", "search"):
         p = prevs.get(part)
-        parts.append("%s: %s" % (part, "%s (%s)" % (p.get("date", "?"), p.get("note") or
-                                                     p.get("build", "")) if p else
-                                 "none at this workload"))
+        if p:
+            how = p.get("note") or "%s, load average %s" % (p.get("build", "?"),
+                                                            p.get("load_avg_1min", "?"))
+            parts.append("%s: %s (%s)" % (part, p.get("date", "?"), how))
+        else:
+            parts.append("%s: none at this workload" % part)
     return "; ".join(parts)
 
 
@@ -270,7 +276,8 @@ def render_sessions(w, results):
       "(median of 7 runs per query). One run on this machine (1-minute load average %s "
       "when it started). Previous figures: the last record of the same workload (same "
       "counts, data within 5 %%) in `bench/lab/history/sessions.json` — %s. A change "
-      "above +%d %% is flagged.\n" % (
+      "above +%d %% in CPU, memory or index size is flagged; wall times are shown but not "
+      "judged (one run each, on a machine that may be shared).\n" % (
           "{:,}".format(now["resume"]["events"]), now["resume"]["log_mb"],
           "{:,}".format(now["search"]["sessions"]), now["search"]["logs_mb"],
           now.get("load_avg_1min", "?"), session_prev_text(ses), REGRESSION * 100))
@@ -281,7 +288,9 @@ def render_sessions(w, results):
             continue
         if p:
             ch = v / p - 1
-            change = "%+.0f %%%s" % (ch * 100, " **worse**" if ch > REGRESSION else "")
+            change = "%+.0f %%%s" % (ch * 100, "" if ch <= REGRESSION else
+                                     " (wall: load-dependent)" if sessionslab.is_wall(label)
+                                     else " **worse**")
         else:
             change = "—"
         w("| %s | %s %s | %s | %s |" % (label, fmt(v), unit,
@@ -399,7 +408,9 @@ def render(results, meta, rdir, chart_dir, doc_dir):
         else:
             rows = [r for r in session_rows(ses) if r[2] is not None and r[3]]
             worse = ["%s %+.0f %%" % (label, (now / prev - 1) * 100)
-                     for label, _, now, prev in rows if now > prev * (1 + REGRESSION)]
+                     for label, _, now, prev in rows
+                     if now > prev * (1 + REGRESSION) and not sessionslab.is_wall(label)]
+            rows = [r for r in rows if not sessionslab.is_wall(r[0])]
             if not rows:
                 w("| (g) resume and search: no regression over %d %% | no previous figures "
                   "for this workload | — |" % (REGRESSION * 100))
@@ -408,8 +419,8 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                 against = ", ".join("%s vs %s" % (part, prevs[part].get("date", "?"))
                                     if prevs.get(part) else "%s: first record" % part
                                     for part in ("resume", "search"))
-                w("| (g) resume and search: no regression over %d %% against the last record "
-                  "of the same workload | %s (%s) | %s |"
+                w("| (g) resume and search: no regression over %d %% (CPU, memory, index "
+                  "size) against the last record of the same workload | %s (%s) | %s |"
                   % (REGRESSION * 100, "worse: " + "; ".join(worse)
                      if worse else "%d figures compared, none worse" % len(rows), against,
                      "**regressed**" if worse else "pass"))

@@ -35,6 +35,11 @@ FIGURES = [
 ]
 
 
+def is_wall(label):
+    """Wall-clock figures move with the machine's load: shown, not judged."""
+    return "wall" in label or "first request" in label
+
+
 def load_history():
     try:
         with open(HISTORY) as f:

@@ -9,9 +9,14 @@
   really contain the query word (so ignoring them matters);
 - zero's grep/glob answers are compared with rg's line for line, and the
   in-agent check reads only tool results (Gemini CLI's prompt lists files);
-- scenario (g) compares with the last record at the same sizes.
+- scenario (g) compares with the last record of the same workload, and
+  bench/sessions/run writes the same search data whether or not the resume
+  part ran first (its output pool was cached for the first size asked, so
+  `--only resume,search` wrote 2.1 GB of sessions instead of 1.1 GB).
 """
 import hashlib
+import importlib.machinery
+import importlib.util
 import json
 import os
 import shutil
@@ -185,6 +190,18 @@ class SessionsHistoryTest(unittest.TestCase):
         self.assertEqual(prev["resume"]["date"], "2")  # the last one with the same workload
         self.assertEqual(prev["search"]["date"], "1")  # twice the data is not comparable
         self.assertIsNone(sessionslab.previous_of([], now)["search"])
+
+    def test_sessions_output_pool_per_size(self):
+        path = os.path.join(os.path.dirname(LAB), "sessions", "run")
+        loader = importlib.machinery.SourceFileLoader("sessions_run", path)
+        spec = importlib.util.spec_from_loader("sessions_run", loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        big = mod.output_pool(3893)
+        small = mod.output_pool(1896)
+        self.assertTrue(all(len(x) <= 1896 for x in small))
+        self.assertTrue(any(len(x) > 3000 for x in big))
+        self.assertIs(mod.output_pool(1896), small)
 
     def test_history_file_parses_and_has_full_size_records(self):
         hist = sessionslab.load_history()
