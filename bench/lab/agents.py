@@ -13,7 +13,9 @@ import os
 import shutil
 
 # The abstract steps of a scenario: ("shell", cmd) | ("read", path) |
-# ("patch", path, old, new) | ("text", answer). Paths are workspace-relative.
+# ("patch", path, old, new) | ("grep", literal): list the files containing
+# a word, with the agent's own search tool | ("text", answer). Paths are
+# workspace-relative.
 
 
 def _apply_patch_text(path, old, new):
@@ -131,6 +133,8 @@ class Zero(Agent):
         if kind == "patch":
             return {"name": "edit_file", "arguments": {"path": step[1], "old_string": step[2],
                                                        "new_string": step[3]}}
+        if kind == "grep":
+            return {"name": "grep", "arguments": {"pattern": step[1], "head_limit": 1000}}
         raise ValueError(kind)
 
 
@@ -187,16 +191,26 @@ class Codex(Agent):
         if kind == "patch":
             return {"name": "apply_patch", "custom": True,
                     "input": _apply_patch_text(step[1], step[2], step[3])}
+        if kind == "grep":  # no search tool: the model runs rg (Codex ships one) in its shell
+            return {"name": "exec_command", "arguments": {"cmd": "rg -l -e " + step[1]}}
         raise ValueError(kind)
 
 
 class Gemini(Agent):
     """Google Gemini CLI (npm @google/gemini-cli, Node.js). Pointed at the
     fake server with GOOGLE_GEMINI_BASE_URL; tools need --approval-mode yolo
-    in headless mode. Its sandbox runs tools in a Docker/Podman container."""
+    in headless mode. Its sandbox runs tools in a Docker/Podman container.
+    Its loop detection stops a session that repeats a short cycle of
+    identical tool calls, and from turn 30 asks the model on the side
+    whether the session is stuck (answered by --auto-answer)."""
     name = "gemini"
     protocol = "gemini"
     model = "gemini-2.5-flash"
+    # After 30 turns of one prompt it asks the model, on the side, whether
+    # the session is stuck in a loop; the answer is "no" (it is not).
+    side_answers = (("You are a diagnostic agent that determines whether",
+                     '{"unproductive_state_analysis": "Each turn reads a different file; '
+                     'the session makes steady progress.", "unproductive_state_confidence": 0.0}'),)
 
     def bin(self):
         return os.path.join(self.lab.peers, "gemini", "node_modules", ".bin", "gemini")
@@ -247,6 +261,9 @@ class Gemini(Agent):
             return {"name": "replace", "arguments": {
                 "file_path": os.path.join(workspace, step[1]), "instruction": "apply the change",
                 "old_string": step[2], "new_string": step[3]}}
+        if kind == "grep":
+            return {"name": "grep_search", "arguments": {"pattern": step[1], "names_only": True,
+                                                         "case_sensitive": True}}
         raise ValueError(kind)
 
 
@@ -310,6 +327,8 @@ class OpenCode(Agent):
         if kind == "patch":
             return {"name": "edit", "arguments": {"filePath": os.path.join(workspace, step[1]),
                                                   "oldString": step[2], "newString": step[3]}}
+        if kind == "grep":  # its grep tool runs rg and lists matching lines (at most 100)
+            return {"name": "grep", "arguments": {"pattern": step[1], "path": workspace}}
         raise ValueError(kind)
 
 

@@ -27,6 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import agents as agents_mod  # noqa: E402
+import searchlab  # noqa: E402
+import sessionslab  # noqa: E402
+import searchtree  # noqa: E402
 
 FAKE_SERVER = os.path.join(ROOT, "tests", "e2e", "fake_server.py")
 FIXTURE = os.path.join(HERE, "fixture")
@@ -69,17 +72,64 @@ TASK = [
     ("shell", "ls src tests"),
     ("text", TASK_ANSWER),
 ]
+SEARCH_ANSWER = "Those are the files that mention it."
 BIG_CMD = "yes 0123456789abcdef0123456789abcde | head -c 2097152"
 BIG = [("shell", BIG_CMD), ("text", "The command printed 65536 lines.")]
 
 
+LONG_LINE = "part %03d line %02d: the quick brown fox jumps over the lazy dog\n"
+LONG_LINES = 32
+
+
+def long_data_name(i):
+    return "data/part-%03d.txt" % i
+
+
+def long_data_size(n):
+    return sum(len(LONG_LINE % (n, i)) for i in range(LONG_LINES))
+
+
 def long_steps(turns):
-    """A long session: reads and shell commands over a 2 KB file, then the answer."""
+    """A long session: reads and shell commands, then the answer. Every step
+    touches its own 2 KB file (the same work each turn, but no two tool calls
+    are identical: agents with loop detection, such as Gemini CLI's, stop a
+    session that repeats a short cycle of identical calls)."""
     steps = []
     for i in range(turns - 1):
-        steps.append(("read", "data.txt") if i % 2 == 0 else ("shell", "wc -c data.txt"))
+        name = long_data_name(i)
+        steps.append(("read", name) if i % 2 == 0 else ("shell", "wc -c " + name))
     steps.append(("text", "Finished the long session."))
     return steps
+
+
+def long_extra(turns):
+    def extra(ws):
+        os.makedirs(os.path.join(ws, "data"), exist_ok=True)
+        for n in range(turns - 1):
+            with open(os.path.join(ws, long_data_name(n)), "w") as f:
+                for i in range(LONG_LINES):
+                    f.write(LONG_LINE % (n, i))
+    return extra
+
+
+def check_long(steps, reqs):
+    """None when the last request of the long session carries every earlier
+    tool result (each read file's last line, each `wc -c` count), else what
+    is missing: an agent whose tools failed quietly has not done the work."""
+    last = [r for r in reqs if r.get("turn") == len(steps) - 1]
+    if not last:
+        return "no request for the last scripted turn"
+    text = searchlab.tool_results_text(last[0].get("body"))
+    missing = []
+    for i, s in enumerate(steps[:-1]):
+        want = "part %03d line %02d" % (i, LONG_LINES - 1) if s[0] == "read" else \
+            "%d %s" % (long_data_size(i), long_data_name(i))
+        if want not in text:
+            missing.append("%s %s" % (s[0], long_data_name(i)))
+    if missing:
+        return "%d of %d tool results missing from its last request, e.g. %s" % (
+            len(missing), len(steps) - 1, ", ".join(missing[:3]))
+    return None
 
 
 def tree_digest(top):
@@ -233,23 +283,27 @@ class Lab:
                 return None, "exit %s: %s" % (m["status"], m["stderr_tail"][-300:])
             return m, None
         extra = None
+        ws = None
         if scenario == "one_turn":
             steps, prompt, want = [("text", ANSWER)], "say hello", ANSWER
         elif scenario == "task":
             steps, prompt, want = TASK, "Fix sub, add mul and tests, bound clamp.", TASK_ANSWER
+        elif scenario == "search_turn":
+            word = searchlab.AGENT_WORD
+            steps, prompt, want = [("grep", word), ("text", SEARCH_ANSWER)], \
+                "Which files mention %s?" % word, SEARCH_ANSWER
+            ws = self.search_tree()
         elif scenario == "big_output":
             steps, prompt, want = BIG, "Print 2 MiB of text and count it.", BIG[-1][1]
         elif scenario == "long":
             steps, prompt, want = long_steps(self.long_turns), "A long session.", \
                 "Finished the long session."
-
-            def extra(ws):
-                with open(os.path.join(ws, "data.txt"), "w") as f:
-                    for i in range(64):
-                        f.write("line %02d: the quick brown fox jumps over the lazy dog\n" % i)
+            extra = long_extra(self.long_turns)
         else:
             raise ValueError(scenario)
-        ws = self.workspace(tag, extra)
+        shared_ws = ws is not None
+        if not shared_ws:
+            ws = self.workspace(tag, extra)
         turns = [agent.turn(s, ws, i) for i, s in enumerate(steps)]
         proc, base_url, sdir = self.start_server(turns, agent, tag)
         try:
@@ -271,6 +325,10 @@ class Lab:
             why = "the agent made %d scripted requests, the script has %d" % (len(used), len(turns))
         elif want not in m["stdout"]:
             why = "the final answer is missing from its output: %r" % m["stdout"][-300:]
+        elif scenario == "search_turn":
+            why = searchlab.check_agent_result(self, reqs)
+        elif scenario == "long":
+            why = check_long(steps, reqs)
         elif scenario == "task":
             got = tree_digest(ws)
             if got != self.expected_task():
@@ -278,9 +336,22 @@ class Lab:
                 diff = sorted(k for k in set(got) | set(exp) if got.get(k) != exp.get(k))
                 why = "final files differ from the expected ones: " + ", ".join(diff)
         if why is None:
-            shutil.rmtree(ws, ignore_errors=True)
+            if not shared_ws:
+                shutil.rmtree(ws, ignore_errors=True)
             shutil.rmtree(sdir, ignore_errors=True)
         return (None, why) if why else (m, None)
+
+    _tree = None
+
+    def search_tree(self):
+        """The large tree of scenario (f), made once per lab run."""
+        if self._tree is None:
+            tree = os.path.join(self.scratch, "search-tree")
+            shutil.rmtree(tree, ignore_errors=True)
+            self.tree_summary = searchtree.make_tree(tree)
+            self.say("search tree: %(files)d files, %(bytes)d bytes" % self.tree_summary)
+            self._tree = tree
+        return self._tree
 
     _expected = None
 
@@ -318,6 +389,8 @@ class Lab:
             else:
                 self.say("%s: not available: %s" % (a.name, why))
         results = {"agents": status, "scenarios": {}, "runs": self.runs, "warmup": self.warmup}
+        if self.slow_cap:
+            results["slow_cap"] = [self.slow_cap, self.slow_runs]
         for sc in scenarios:
             res = {}
             results["scenarios"][sc] = res
@@ -351,7 +424,7 @@ class Lab:
                     m.pop("stdout", None)
                     if sc != "long":
                         m.pop("request_times", None)
-                    if sc != "long" and r == 0 and self.warmup and \
+                    if sc != "long" and r == 0 and self.warmup and self.slow_cap and \
                             m["wall_us"] > self.slow_cap * 1e6:
                         # A very slow agent gets fewer runs, so the whole lab
                         # fits in its time; the report says how many it got.
@@ -367,7 +440,10 @@ class Lab:
         for sc in scenarios:
             cg = os.path.join(self.results, "callgrind-%s.out" % sc)
             wrap = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg]
-            m, why = self.run_scenario(sc, zero, "cg-" + sc, wrap=wrap)
+            if sc == "search":
+                m, why = searchlab.run_callgrind(self, wrap)
+            else:
+                m, why = self.run_scenario(sc, zero, "cg-" + sc, wrap=wrap)
             if why:
                 out[sc] = {"failed": why}
                 self.say("callgrind %s FAILED: %s" % (sc, why))
@@ -382,8 +458,12 @@ class Lab:
         return out
 
 
-GUARD_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox"]
-FULL_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "long"]
+GUARD_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "search"]
+FULL_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "search_turn", "search",
+                  "sessions", "long"]
+# Scenarios that are not one command per agent: (f) zero's tools against rg,
+# (g) zero's sessions at scale against its own recorded figures.
+SPECIAL = {"search", "sessions"}
 
 
 def main(argv):
@@ -396,9 +476,12 @@ def main(argv):
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--long-turns", type=int, default=100)
-    ap.add_argument("--slow-cap", type=float, default=20,
-                    help="an agent whose warm-up run takes longer (s) gets --slow-runs runs")
+    ap.add_argument("--slow-cap", type=float, default=0,
+                    help="an agent whose warm-up run takes longer (s) gets --slow-runs runs "
+                         "(default 0: off, every agent gets --runs runs)")
     ap.add_argument("--slow-runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true",
+                    help="(g) at the small sizes, not recorded in the history")
     ap.add_argument("--agents", default="", help="comma-separated subset")
     ap.add_argument("--scenarios", default="", help="comma-separated subset")
     args = ap.parse_args(argv)
@@ -407,6 +490,8 @@ def main(argv):
     if args.mode in ("guard", "record"):
         scs = [s for s in (args.scenarios.split(",") if args.scenarios else GUARD_SCENARIOS) if s]
         counts = lab.callgrind(scs)
+        if lab._tree:
+            shutil.rmtree(lab._tree, ignore_errors=True)
         failed = [s for s, c in counts.items() if "failed" in c]
         if failed:
             print("bench guard: zero failed scenario(s) %s; see %s/lab.log" % (
@@ -447,8 +532,15 @@ def main(argv):
         return 0
     scs = [s for s in (args.scenarios.split(",") if args.scenarios else FULL_SCENARIOS) if s]
     names = [a for a in args.agents.split(",") if a]
-    results = lab.full(names, scs)
+    results = lab.full(names, [s for s in scs if s not in SPECIAL])
+    if "search" in scs:
+        results["search"] = searchlab.run(lab)
+    if "sessions" in scs:
+        results["sessions"] = sessionslab.run(lab, args.quick)
     results["callgrind"] = lab.callgrind([s for s in scs if s in GUARD_SCENARIOS])
+    if lab._tree:
+        results["search_tree"] = lab.tree_summary
+        shutil.rmtree(lab._tree, ignore_errors=True)
     results["task_turns"] = len(TASK)
     results["long_turns"] = args.long_turns
     with open(os.path.join(args.results, "results.json"), "w") as f:

@@ -17,6 +17,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sessionslab  # noqa: E402
+
 BEGIN, END = "<!-- lab:begin -->", "<!-- lab:end -->"
 SCENARIO_TITLES = {
     "version": "(a) `--version` (start-up)",
@@ -24,8 +27,12 @@ SCENARIO_TITLES = {
     "task": "(c) 20-turn task (shell, reads, patches)",
     "big_output": "(d) one 2 MiB tool output",
     "sandbox": "(e) `true` through the agent's sandbox",
+    "search_turn": "(f) search turn: the files that mention a word (own tool, 29,000 files)",
     "long": "long session (memory over time)",
+    "search": "(f) zero's `grep` tool alone, literal → file list, 29,000-file tree",
 }
+GLANCE = ["version", "one_turn", "task", "big_output", "sandbox", "search_turn"]
+REGRESSION = 0.10  # (g): a change above this against the previous record is flagged
 METRICS = [("wall_us", "wall", 1e3, "ms"), ("cpu_us", "CPU user+sys", 1e3, "ms"),
            ("peak_rss_kb", "peak RSS", 1024, "MiB")]
 # Targets of the issue, against the best peer in the same run.
@@ -171,6 +178,136 @@ plot %s
     return "long-session.png" if ok else None
 
 
+def render_search_turn_note(w, sc):
+    one = sc.get("one_turn", {})
+    st = sc["search_turn"]
+    cells = []
+    for a in ok_runs(st):
+        if a in ok_runs(one):
+            d = med(st[a]["runs"], "cpu_us") - med(one[a]["runs"], "cpu_us")
+            cells.append("%s %s ms" % (a, fmt(max(d, 0) / 1e3)))
+    w("Each agent makes the call its model would: zero `grep` (file list), Codex "
+      "`rg -l` in its shell (it has no search tool), Gemini CLI `grep_search` "
+      "(`names_only`), opencode `grep` (which runs rg and lists at most 100 matching "
+      "lines). The check: the tool result sent back to the model names only files that "
+      "contain the word. CPU over the one-turn answer (b), i.e. the search and the "
+      "extra turn: %s.\n" % (", ".join(cells) or "—"))
+
+
+def render_search(w, results):
+    search = results.get("search")
+    if not search:
+        return
+    tree = search.get("tree") or results.get("search_tree") or {}
+    w("**(f) zero's grep and glob tools against ripgrep**\n")
+    if search.get("failed"):
+        w("Not run: %s\n" % search["failed"])
+        return
+    w("The same generated tree (`bench/lab/searchtree.py`: %s files, %.0f MB in %s vendored "
+      "libraries, a git repository whose .gitignore hides %s more files that also match), "
+      "the same question, warm page cache. zero runs `zero tools run TOOL ARGS -C TREE` (the "
+      "tool the model calls, with start-up, permission check, redaction and output budget); "
+      "%s. Before timing, both answers are compared line by line; medians of the runs, "
+      "interleaved, range min–max; **rg ÷ zero** above 1 means zero is cheaper.\n" % (
+          "{:,}".format(tree.get("files", 0)), tree.get("bytes", 0) / 1e6,
+          tree.get("libraries", "?"), "{:,}".format(tree.get("ignored_files", 0)),
+          search.get("rg", "rg")))
+    w("| query | matches | zero wall ms | rg wall ms | zero CPU ms | rg CPU ms | zero RSS MiB "
+      "| rg RSS MiB | rg ÷ zero (wall / CPU / RSS) |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for key, q in search.get("queries", {}).items():
+        if "failed" in q:
+            w("| %s | **failed**: %s | | | | | | | |" % (q["title"], q["failed"].replace(
+                "|", "/")[:300]))
+            continue
+        z, r = q["results"]["zero"]["runs"], q["results"]["rg"]["runs"]
+        cells = []
+        for m, _, scale, _ in METRICS:
+            cells += ["%s (%s)" % (fmt(med(z, m) / scale), spread(z, m, scale)),
+                      "%s (%s)" % (fmt(med(r, m) / scale), spread(r, m, scale))]
+        ratios = " / ".join("%.1f×" % (med(r, m) / med(z, m)) for m, _, _, _ in METRICS)
+        w("| %s | %d, identical | %s | %s |" % (q["title"], q.get("matches", 0),
+                                                 " | ".join(cells), ratios))
+    w("")
+    w("Commands: " + "; ".join("`%s` vs `%s`" % (q["zero_cmd"], q["rg_cmd"])
+                              for q in search.get("queries", {}).values()) + ".\n")
+
+
+def session_rows(ses):
+    """[(label, unit, now, previous)] of scenario (g); previous from the last
+    record of the same workload, part by part (None when there is none)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sessionslab
+    prevs = ses.get("previous") or {}
+    rows = []
+    for part, label, unit, v in sessionslab.figures_of(ses["now"]):
+        p = prevs.get(part) if isinstance(prevs, dict) and "date" not in prevs else None
+        old = {lab: x for _, lab, _, x in sessionslab.figures_of(p)} if p else {}
+        rows.append((label, unit, v, old.get(label)))
+    return rows
+
+
+def session_prev_text(ses):
+    prevs = ses.get("previous") or {}
+    parts = []
+    for part in ("resume", "search"):
+        p = prevs.get(part)
+        if p:
+            how = p.get("note") or "%s, load average %s" % (p.get("build", "?"),
+                                                            p.get("load_avg_1min", "?"))
+            parts.append("%s: %s (%s)" % (part, p.get("date", "?"), how))
+        else:
+            parts.append("%s: none at this workload" % part)
+    return "; ".join(parts)
+
+
+def render_sessions(w, results):
+    ses = results.get("sessions")
+    if not ses:
+        return
+    w("**(g) session resume and search at scale (zero only, against its previous "
+      "figures)**\n")
+    if "failed" in ses:
+        w("Failed: %s\n" % ses["failed"].replace("\n", " "))
+        return
+    now = ses["now"]
+    w("`bench/sessions/run --only resume,search`: resume of a %s-event session (%s MB of "
+      "JSONL), then %s sessions (%s MB) indexed by the first `zero search` and queried "
+      "(median of 7 runs per query). One run on this machine (1-minute load average %s "
+      "when it started). Previous figures: the last record of the same workload (same "
+      "counts, data within 5 %%) in `bench/lab/history/sessions.json` — %s. A change "
+      "above +%d %% in CPU, memory or index size is flagged; wall times are shown but not "
+      "judged (one run each, on a machine that may be shared).\n" % (
+          "{:,}".format(now["resume"]["events"]), now["resume"]["log_mb"],
+          "{:,}".format(now["search"]["sessions"]), now["search"]["logs_mb"],
+          now.get("load_avg_1min", "?"), session_prev_text(ses), REGRESSION * 100))
+    w("| figure | this run | previous | change |")
+    w("|---|---|---|---|")
+    for label, unit, v, p in session_rows(ses):
+        if v is None:
+            continue
+        if p:
+            ch = v / p - 1
+            change = "%+.0f %%%s" % (ch * 100, "" if ch <= REGRESSION else
+                                     " (wall: load-dependent)" if sessionslab.is_wall(label)
+                                     else " **worse**")
+        else:
+            change = "—"
+        w("| %s | %s %s | %s | %s |" % (label, fmt(v), unit,
+                                        "%s %s" % (fmt(p), unit) if p else "—", change))
+    w("")
+    if ses.get("recorded"):
+        w("This run's figures were appended to `bench/lab/history/sessions.json`.\n")
+
+
+def loaded(meta):
+    """True when the 1-minute load average at the start exceeded half the CPUs."""
+    try:
+        return float(meta["load_avg"].split()[0]) > 0.5 * int(meta.get("nproc") or 1)
+    except (KeyError, ValueError, IndexError):
+        return False
+
+
 def render(results, meta, rdir, chart_dir, doc_dir):
     out = []
     w = out.append
@@ -181,18 +318,24 @@ def render(results, meta, rdir, chart_dir, doc_dir):
       "`lab:` markers — rerun the lab instead. Every agent runs against the same loopback "
       "fake model server, with the same scripted model turns translated into its own tools "
       "and wire protocol, in a network namespace with no route out. Figures are medians of "
-      "%d runs after %d warm-up (an agent whose warm-up took over 20 s gets 3; the "
-      "*runs* column says), the agents interleaved round by round; the range is "
+      "%d runs after %d warm-up (the *runs* column says; the long session runs once), "
+      "the agents interleaved round by round; the range is "
       "min–max. CPU and peak RSS are of the whole process tree (the agent and every "
       "process it spawns, the fake server excluded).\n" %
       (meta.get("date", "?"), results["runs"], results["warmup"]))
+    load = loaded(meta)
+    if load:
+        w("**Measured on a loaded machine**: load average %s on %s CPUs when the lab "
+          "started (other work was running). Wall times are inflated and spreads wide; the "
+          "ratios within this run are still like for like, and the instruction counts are "
+          "unaffected.\n" % (meta["load_avg"], meta.get("nproc", "?")))
     # The verdict first.
     w("### At a glance\n")
     w("Ratios best peer / zero (how many times more the best peer in the same run needs; "
       "above 1 zero is cheaper):\n")
     w("| scenario | wall | CPU | peak RSS | best peer (by CPU) |")
     w("|---|---|---|---|---|")
-    for key in ["version", "one_turn", "task", "big_output", "sandbox"]:
+    for key in GLANCE:
         res = sc.get(key)
         if not res or "zero" not in ok_runs(res):
             continue
@@ -203,12 +346,23 @@ def render(results, meta, rdir, chart_dir, doc_dir):
             cells.append("**%.0f×** (%s)" % (b / z, who) if b and z else "—")
         _, who = best_peer(res, "cpu_us")
         w("| %s | %s | %s |" % (SCENARIO_TITLES[key], " | ".join(cells), who or "none ran"))
+    search = results.get("search") or {}
+    for key, q in search.get("queries", {}).items():
+        z, r = q["results"]["zero"]["runs"], q["results"]["rg"]["runs"]
+        if "failed" in q or not z or not r:
+            continue
+        cells = ["**%.1f×**" % (med(r, m) / med(z, m)) for m, _, _, _ in METRICS]
+        w("| (f) %s, zero's tool vs ripgrep | %s | rg (baseline) |" % (q["title"],
+                                                                      " | ".join(cells)))
     w("")
-    w("Targets of issue 9 (against the best peer in the same run):\n")
+    w("Targets of issue 9 (against the best peer in the same run), and the lab's "
+      "checks of equal outcome:\n")
     w("| target | measured | result |")
     w("|---|---|---|")
     for key, m, want, text in TARGETS:
         res = sc.get(key, {})
+        if not res:
+            continue
         if "zero" not in ok_runs(res):
             w("| %s | zero did not run | — |" % text)
             continue
@@ -217,13 +371,59 @@ def render(results, meta, rdir, chart_dir, doc_dir):
             w("| %s | no peer completed it | — |" % text)
             continue
         r = b / med(res["zero"]["runs"], m)
-        w("| %s | %.0f× (vs %s) | %s |" % (text, r, who, "pass" if r >= want else "**not met**"))
+        w("| %s | %.1f× (vs %s) | %s |" % (text, r, who, "pass" if r >= want else "**not met**"))
     task = sc.get("task", {})
-    outcome = ", ".join("%s %s" % (a, "failed" if "failed" in r else "identical files")
-                        for a, r in task.items() if "runs" in r or "failed" in r)
-    w("| equal task outcome | %s | %s |" % (
-        outcome or "—", "pass" if task and all("failed" not in r for r in task.values()
-                                                if "not_comparable" not in r) else "see below"))
+    if task:
+        outcome = ", ".join("%s %s" % (a, "failed" if "failed" in r else "identical files")
+                            for a, r in task.items() if "runs" in r or "failed" in r)
+        w("| equal task outcome | %s | %s |" % (
+            outcome or "—", "pass" if all("failed" not in r for r in task.values()
+                                          if "not_comparable" not in r) else "see below"))
+    if search:
+        qs = search.get("queries", {})
+        bad = [k for k, q in qs.items() if "failed" in q]
+        w("| (f) grep/glob: the same matches as ripgrep | %s | %s |" % (
+            search.get("failed") or "%d of %d queries identical%s" % (
+                len(qs) - len(bad), len(qs), " (failed: %s)" % ", ".join(bad) if bad else ""),
+            "pass" if qs and not bad and not search.get("failed") else "**not met**"))
+        worst = max(((med(q["results"]["zero"]["runs"], "wall_us") /
+                      med(q["results"]["rg"]["runs"], "wall_us"), q["title"])
+                     for q in qs.values() if "failed" not in q and q["results"]["rg"]["runs"]),
+                    default=None)
+        if worst:
+            w("| (f) zero's grep/glob wall time ≤ 1.3× rg's (the tools' target) | worst "
+              "%.2f× (%s) | %s |" % (worst[0], worst[1], "pass" if worst[0] <= 1.3
+                                     else "**not met**"))
+    st = sc.get("search_turn")
+    if st:
+        outcome = ", ".join("%s %s" % (a, "failed" if "failed" in r else "right files")
+                            for a, r in st.items() if "runs" in r or "failed" in r)
+        w("| (f) search in an agent turn: equal outcome | %s | %s |" % (
+            outcome, "pass" if all("failed" not in r for r in st.values()) else "see below"))
+    ses = results.get("sessions")
+    if ses:
+        if "failed" in ses:
+            w("| (g) resume and search: no regression over %d %% | failed: %s | **not met** |" % (
+                REGRESSION * 100, ses["failed"][:200].replace("|", "/").replace("\n", " ")))
+        else:
+            rows = [r for r in session_rows(ses) if r[2] is not None and r[3]]
+            worse = ["%s %+.0f %%" % (label, (now / prev - 1) * 100)
+                     for label, _, now, prev in rows
+                     if now > prev * (1 + REGRESSION) and not sessionslab.is_wall(label)]
+            rows = [r for r in rows if not sessionslab.is_wall(r[0])]
+            if not rows:
+                w("| (g) resume and search: no regression over %d %% | no previous figures "
+                  "for this workload | — |" % (REGRESSION * 100))
+            else:
+                prevs = ses.get("previous") or {}
+                against = ", ".join("%s vs %s" % (part, prevs[part].get("date", "?"))
+                                    if prevs.get(part) else "%s: first record" % part
+                                    for part in ("resume", "search"))
+                w("| (g) resume and search: no regression over %d %% (CPU, memory, index "
+                  "size) against the last record of the same workload | %s (%s) | %s |"
+                  % (REGRESSION * 100, "worse: " + "; ".join(worse)
+                     if worse else "%d figures compared, none worse" % len(rows), against,
+                     "**regressed**" if worse else "pass"))
     cg = results.get("callgrind", {})
     if cg.get("task", {}).get("ir") and cg.get("one_turn", {}).get("ir") and \
             "zero" in ok_runs(sc.get("one_turn", {})):
@@ -246,7 +446,7 @@ def render(results, meta, rdir, chart_dir, doc_dir):
         w(c + "\n")
     # Every scenario in full.
     w("### Figures per scenario\n")
-    for key in ["version", "one_turn", "task", "big_output", "sandbox", "long"]:
+    for key in ["version", "one_turn", "task", "big_output", "sandbox", "search_turn", "long"]:
         res = sc.get(key)
         if not res:
             continue
@@ -268,6 +468,10 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                 w("| %s | %d | %s | %d | %s |" % (a, len(runs), " | ".join(cells),
                                               max(x["procs"] for x in runs), ratio))
         w("")
+        if key == "search_turn":
+            render_search_turn_note(w, sc)
+    render_search(w, results)
+    render_sessions(w, results)
     if cg:
         w("### Instruction counts (zero's own process, callgrind)\n")
         w("Deterministic to well under 1 %; the figures `bench/lab/run --guard` holds zero to "
@@ -282,7 +486,8 @@ def render(results, meta, rdir, chart_dir, doc_dir):
     w("### Machine and versions\n")
     w("| | |")
     w("|---|---|")
-    for k in ["cpu", "nproc", "kernel", "os", "build", "gnuplot", "valgrind", "node"]:
+    for k in ["cpu", "nproc", "load_avg", "kernel", "os", "build", "gnuplot", "valgrind", "node",
+              "ripgrep"]:
         if k in meta:
             w("| %s | %s |" % (k, meta[k]))
     for a, st in results["agents"].items():

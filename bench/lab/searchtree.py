@@ -1,0 +1,121 @@
+"""searchtree.py — the large source tree the lab's grep/glob scenario (f)
+searches: a vendored-dependencies layout generated from a fixed seed, so the
+same tree (same files, same bytes, same matches) on every machine.
+
+  make_tree(top)   writes it (about 30,000 files, 75 MB) and returns a summary
+
+Layout: `vendor/<lib>/{src,include,tests,docs}/...` with C, headers, Go, Python,
+Rust, JavaScript and Markdown files whose lines come from code-like templates
+over a Zipf-distributed vocabulary; a .gitignore (the tree is a git
+repository) that ignores each library's `build/` directory and `*.log`
+files, which exist and contain the queried words too, so a search that does
+not honour .gitignore reports different matches. Python 3 standard library only.
+"""
+
+import os
+import random
+import subprocess
+
+SEED = 9
+LIBS = 120
+DIRS_PER_LIB = 24
+FILES_PER_DIR = 10
+EXTS = [".c", ".h", ".go", ".py", ".rs", ".js", ".c", ".h", ".md", ".c"]
+
+TEMPLATES = [
+    "static inline int {a}_{b}(struct {c} *{d}, size_t {e})",
+    "    if ({d}->{e} == NULL) return -E{A};",
+    "    for (size_t i = 0; i < {d}->{e}; i++) {a}_{b}({d}, i);",
+    "struct {a}_ops {{",
+    "    int (*{b})(struct {c} *, unsigned {e});",
+    "#define {A}_{B} 0x{h}",
+    "#include \"{a}/{b}.h\"",
+    "func ({d} *{C}) {B}({e} int) error {{",
+    "\treturn fmt.Errorf(\"{a}: %w\", {d}.{e})",
+    "def {a}_{b}(self, {d}, {e}=None):",
+    "    return self.{c}.get({d}, {e})",
+    "pub fn {a}_{b}(&mut self, {d}: &{C}) -> Result<(), {B}Error> {{",
+    "    let {d} = {c}.iter().map(|x| x.{e}).collect::<Vec<_>>();",
+    "export function {a}{B}({d}, {e}) {{ return {c}[{d}] ?? {e}; }}",
+    "// {a} {b} {c}: keep {d} in step with {e}",
+    "/* TODO({a}): {b} the {c} before {d} */",
+    "    {d}.{e} = {a}_{b}({c}, {h});",
+    "}}",
+    "",
+    "    /* {a} {b} {c} {d} {e} */",
+]
+
+
+def _vocab(rng):
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = sorted({"".join(rng.choice(letters) for _ in range(rng.randint(3, 9)))
+                    for _ in range(6000)})
+    rng.shuffle(words)
+    return words
+
+
+def make_tree(top, libs=LIBS):
+    """Write the tree under `top` (which must not exist) and return
+    {"files": n, "bytes": total, "ignored_files": m, "libraries": libs}.
+    `libs` below LIBS makes a smaller tree with the same layout (tests)."""
+    rng = random.Random(SEED)
+    vocab = _vocab(rng)
+    weights = [1.0 / (r + 1) ** 1.1 for r in range(len(vocab))]
+    cum = []
+    acc = 0.0
+    for w in weights:
+        acc += w
+        cum.append(acc)
+    # A pool of lines keeps generation fast (a few seconds): files draw
+    # from 40,000 distinct lines, plus a line naming the file itself.
+    words = rng.choices(vocab, cum_weights=cum, k=40000 * 6)
+    pool = []
+    for i in range(40000):
+        w = words[i * 6:i * 6 + 6]
+        t = TEMPLATES[rng.randrange(len(TEMPLATES))]
+        pool.append(t.format(a=w[0], b=w[1], c=w[2], d=w[3], e=w[4], h="%04x" % rng.randrange(65536),
+                             A=w[0].upper(), B=w[1].capitalize(), C=w[2].capitalize()))
+    os.makedirs(top)
+    files = size = ignored = 0
+    names = [vocab[50 + 7 * i] + "-" + vocab[51 + 7 * i] for i in range(libs)]
+    subdirs = ["src", "include", "tests", "docs", "internal", "cmd"]
+    for li, lib in enumerate(names):
+        base = os.path.join(top, "vendor", lib)
+        for di in range(DIRS_PER_LIB):
+            d = os.path.join(base, subdirs[di % len(subdirs)], vocab[200 + (li * 31 + di) % 3000])
+            os.makedirs(d, exist_ok=True)
+            for fi in range(FILES_PER_DIR):
+                ext = EXTS[(di + fi) % len(EXTS)]
+                stem = vocab[400 + (li * 131 + di * 17 + fi) % 5000] + "-%d" % fi
+                if ext == ".go" and fi % 4 == 0:
+                    stem += "_test"
+                n = rng.randint(20, 110)
+                lines = ["// %s/%s%s" % (lib, stem, ext)]
+                lines += [pool[rng.randrange(len(pool))] for _ in range(n)]
+                text = "\n".join(lines) + "\n"
+                path = os.path.join(d, stem + ext)
+                with open(path, "w") as f:
+                    f.write(text)
+                files += 1
+                size += len(text)
+        # Ignored by .gitignore: build output and logs, with the same words.
+        bd = os.path.join(base, "build")
+        os.makedirs(bd, exist_ok=True)
+        for k in range(4):
+            for name in ("gen_%d.c" % k, "gen_%d_test.go" % k, "run-%d.log" % k):
+                with open(os.path.join(bd if not name.endswith(".log") else base, name), "w") as f:
+                    f.write("\n".join(pool[rng.randrange(len(pool))] for _ in range(60)) + "\n")
+                ignored += 1
+    with open(os.path.join(top, ".gitignore"), "w") as f:
+        f.write("build/\n*.log\n")
+    with open(os.path.join(top, "README.md"), "w") as f:
+        f.write("# vendored dependencies (generated by bench/lab/searchtree.py)\n")
+    subprocess.run(["git", "init", "-q", top], check=True)
+    return {"files": files + 2, "bytes": size, "ignored_files": ignored, "libraries": libs}
+
+
+if __name__ == "__main__":
+    import sys
+    import time
+    t0 = time.time()
+    print(make_tree(sys.argv[1]), "%.1fs" % (time.time() - t0))

@@ -1,0 +1,213 @@
+"""The performance lab's own logic (bench/lab), without running any agent:
+
+- the long session's steps never repeat a tool call, so Gemini CLI's loop
+  detection (a cycle of 1 to 5 identical calls seen 5 times in a row) cannot
+  stop it — it made 11 of 40 requests when the steps alternated two calls;
+- the long-session check finds every tool result in the last request, in
+  each agent's protocol, and notices a missing one;
+- the search tree is the same on every run, and its .gitignore'd files
+  really contain the query word (so ignoring them matters);
+- zero's grep/glob answers are compared with rg's line for line, and the
+  in-agent check reads only tool results (Gemini CLI's prompt lists files);
+- scenario (g) compares with the last record of the same workload, and
+  bench/sessions/run writes the same search data whether or not the resume
+  part ran first (its output pool was cached for the first size asked, so
+  `--only resume,search` wrote 2.1 GB of sessions instead of 1.1 GB).
+"""
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAB = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "lab")
+sys.path.insert(0, LAB)
+
+import agents  # noqa: E402
+import lab  # noqa: E402
+import searchlab  # noqa: E402
+import searchtree  # noqa: E402
+import sessionslab  # noqa: E402
+
+
+def gemini_sees_loop(keys, threshold=5):
+    """Gemini CLI 0.61's checkToolCallLoop over a whole session."""
+    hist = []
+    for key in keys:
+        hist = (hist + [key])[-5 * threshold:]
+        n = len(hist)
+        for k in range(1, 6):
+            if n >= k * threshold:
+                cycle = hist[-k:]
+                if all(hist[n - k * threshold + i] == cycle[i % k] for i in range(k * threshold)):
+                    return True
+    return False
+
+
+class FakeLab:
+    def __init__(self, tree=None):
+        self.tree = tree
+
+    def search_tree(self):
+        return self.tree
+
+
+class LongSessionTest(unittest.TestCase):
+    def test_no_repeated_tool_calls_for_any_agent(self):
+        steps = lab.long_steps(100)
+        self.assertEqual(steps[-1][0], "text")
+        for cls in agents.ALL:
+            a = cls(None)
+            keys = [json.dumps(a.tool_call(s, "/ws"), sort_keys=True) for s in steps[:-1]]
+            self.assertEqual(len(keys), len(set(keys)), cls.name)
+            self.assertFalse(gemini_sees_loop(keys), cls.name)
+
+    def test_the_old_alternating_steps_were_a_loop(self):
+        old = ["read data.txt", "wc -c data.txt"] * 20
+        self.assertTrue(gemini_sees_loop(old))
+
+    def test_check_long_in_every_protocol(self):
+        steps = lab.long_steps(6)
+        ws = tempfile.mkdtemp(prefix="lab-long-")
+        try:
+            lab.long_extra(6)(ws)
+            results = []
+            for s in steps[:-1]:
+                p = os.path.join(ws, s[1] if s[0] == "read" else s[1].split()[-1])
+                if s[0] == "read":
+                    results.append(open(p).read())
+                else:
+                    results.append("%d %s\n" % (os.path.getsize(p), s[1].split()[-1]))
+            bodies = {
+                "responses": {"input": [{"type": "function_call_output", "output": r}
+                                        for r in results]},
+                "chat": {"messages": [{"role": "tool", "content": r} for r in results]},
+                "gemini": {"contents": [{"parts": [{"functionResponse": {
+                    "response": {"output": r}}}]} for r in results]},
+            }
+            last = len(steps) - 1
+            for proto, body in bodies.items():
+                self.assertIsNone(lab.check_long(steps, [{"turn": last, "body": body}]), proto)
+            body = {"input": [{"type": "function_call_output", "output": r}
+                              for r in results[:-1]]}
+            why = lab.check_long(steps, [{"turn": last, "body": body}])
+            self.assertIn("1 of 5 tool results missing", why)
+        finally:
+            shutil.rmtree(ws)
+
+
+class SearchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="lab-tree-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir)
+
+    def digest(self, top):
+        h = hashlib.sha256()
+        for d, dirs, files in os.walk(top):
+            dirs[:] = sorted(x for x in dirs if x != ".git")
+            for f in sorted(files):
+                p = os.path.join(d, f)
+                h.update(os.path.relpath(p, top).encode())
+                h.update(open(p, "rb").read())
+        return h.hexdigest()
+
+    def test_tree_is_deterministic_and_ignored_files_match(self):
+        a, b = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        sa = searchtree.make_tree(a, libs=2)
+        sb = searchtree.make_tree(b, libs=2)
+        self.assertEqual(sa, sb)
+        self.assertEqual(self.digest(a), self.digest(b))
+        self.assertEqual(sa["files"], 2 * searchtree.DIRS_PER_LIB * searchtree.FILES_PER_DIR + 2)
+        with open(os.path.join(a, ".gitignore")) as f:
+            self.assertEqual(f.read(), "build/\n*.log\n")
+        self.assertTrue(os.path.isdir(os.path.join(a, ".git")))
+        ignored = []
+        for d, _, files in os.walk(os.path.join(a, "vendor")):
+            ignored += [os.path.join(d, f) for f in files
+                        if f.endswith(".log") or os.path.basename(d) == "build"]
+        self.assertEqual(len(ignored), sa["ignored_files"])
+
+    def test_check_outputs(self):
+        self.assertIsNone(searchlab.check_outputs("b\na\n", "a\nb\n"))
+        why = searchlab.check_outputs("a\nc\n", "a\nb\n")
+        self.assertIn("only zero: ['c']", why)
+        self.assertIn("only rg: ['b']", why)
+        self.assertIn("budget", searchlab.check_outputs(
+            "a\n[… output truncated: 10 of 20 bytes omitted here.]", "a\n"))
+
+    @unittest.skipUnless(shutil.which("rg"), "ripgrep not installed")
+    def test_agent_check_reads_tool_results_only(self):
+        tree = os.path.join(self.dir, "t")
+        searchtree.make_tree(tree, libs=3)
+        truth = subprocess.run(["rg", "-l", "-e", searchlab.AGENT_WORD], cwd=tree,
+                               capture_output=True, text=True).stdout.split()
+        self.assertTrue(truth)
+        allfiles = subprocess.run(["rg", "--files"], cwd=tree, capture_output=True,
+                                  text=True).stdout.split()
+        other = sorted(f for f in set(allfiles) - set(truth) if f.startswith("vendor/"))[0]
+        fl = FakeLab(tree)
+        # Gemini CLI's prompt lists workspace files; only the tool result counts.
+        body = {"contents": [{"parts": [{"text": "folder: " + other}]},
+                             {"parts": [{"functionResponse": {"response": {
+                                 "output": "Found:\n" + "\n".join(truth[:3])}}}]}]}
+        self.assertIsNone(searchlab.check_agent_result(fl, [{"turn": 1, "body": body}]))
+        body["contents"][1]["parts"][0]["functionResponse"]["response"]["output"] += "\n" + other
+        self.assertIn("without the word",
+                      searchlab.check_agent_result(fl, [{"turn": 1, "body": body}]))
+        body = {"messages": [{"role": "tool", "content": "No files found"}]}
+        self.assertIn("names no matching file",
+                      searchlab.check_agent_result(fl, [{"turn": 1, "body": body}]))
+
+
+class SessionsHistoryTest(unittest.TestCase):
+    def test_figures_and_sizes(self):
+        rec = {"resume": {"events": 10, "first_request_ms": 5.0},
+               "search": {"sessions": 2, "index_wall_s": 1.0,
+                          "queries": {"q": {"wall_ms": 3.0, "cpu_ms": 2.0}}}}
+        self.assertEqual(sessionslab.sizes_of(rec), (10, 2))
+        figs = {label: v for _, label, _, v in sessionslab.figures_of(rec)}
+        self.assertEqual(figs["resume: first request after"], 5.0)
+        self.assertIsNone(figs["resume: CPU"])
+        self.assertEqual(figs["search `q`: CPU"], 2.0)
+
+    def test_previous_is_the_same_workload_part_by_part(self):
+        old = {"date": "1", "resume": {"events": 10, "log_mb": 20.0},
+               "search": {"sessions": 5, "logs_mb": 100}}
+        newer = {"date": "2", "resume": {"events": 10, "log_mb": 20.5},
+                 "search": {"sessions": 5, "logs_mb": 200}}
+        now = {"resume": {"events": 10, "log_mb": 20.2}, "search": {"sessions": 5, "logs_mb": 98}}
+        prev = sessionslab.previous_of([old, newer], now)
+        self.assertEqual(prev["resume"]["date"], "2")  # the last one with the same workload
+        self.assertEqual(prev["search"]["date"], "1")  # twice the data is not comparable
+        self.assertIsNone(sessionslab.previous_of([], now)["search"])
+
+    def test_sessions_output_pool_per_size(self):
+        path = os.path.join(os.path.dirname(LAB), "sessions", "run")
+        loader = importlib.machinery.SourceFileLoader("sessions_run", path)
+        spec = importlib.util.spec_from_loader("sessions_run", loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        big = mod.output_pool(3893)
+        small = mod.output_pool(1896)
+        self.assertTrue(all(len(x) <= 1896 for x in small))
+        self.assertTrue(any(len(x) > 3000 for x in big))
+        self.assertIs(mod.output_pool(1896), small)
+
+    def test_history_file_parses_and_has_full_size_records(self):
+        hist = sessionslab.load_history()
+        self.assertTrue(hist)
+        self.assertIn((100000, 1000), [sessionslab.sizes_of(h) for h in hist])
+
+
+if __name__ == "__main__":
+    unittest.main()
