@@ -167,6 +167,10 @@ def chart_task(results, chart_dir):
         for a in agents:
             f.write('"%s" %.3f %.3f\n' % (a, med(res[a]["runs"], "cpu_us") / 1e6,
                                            med(res[a]["runs"], "peak_rss_kb") / 1024))
+        fl = floor_runs(results)
+        if fl:  # the baseline, last and labelled as such
+            f.write('"(no agent)" %.3f %.3f\n' % (med(fl, "cpu_us") / 1e6,
+                                                    med(fl, "peak_rss_kb") / 1024))
     script = """
 set terminal pngcairo size 900,380 font "Sans,10" noenhanced
 set output "task.png"
@@ -529,7 +533,9 @@ def render(results, meta, rdir, chart_dir, doc_dir):
     charts = []
     t = chart_task(results, chart_dir)
     if t:
-        charts.append("![20-turn task: CPU and peak RSS per agent](%s/%s)" % (rel, t))
+        charts.append("![20-turn task: CPU and peak RSS per agent%s](%s/%s)" % (
+            ", and of the bare commands alone (no agent)" if floor_runs(results) else "",
+            rel, t))
     lg = chart_long(results, rdir, chart_dir)
     if lg:
         charts.append("![memory over a long session](%s/%s)" % (rel, lg))
