@@ -156,11 +156,14 @@ class SearchTest(unittest.TestCase):
     def test_agent_check_reads_tool_results_only(self):
         tree = os.path.join(self.dir, "t")
         searchtree.make_tree(tree, libs=3)
+        # stdin from /dev/null: with no path and a readable stdin (make -j
+        # hands parallel jobs a pipe at EOF), rg searches stdin, not the cwd.
         truth = subprocess.run(["rg", "-l", "-e", searchlab.AGENT_WORD], cwd=tree,
-                               capture_output=True, text=True).stdout.split()
+                               stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True).stdout.split()
         self.assertTrue(truth)
-        allfiles = subprocess.run(["rg", "--files"], cwd=tree, capture_output=True,
-                                  text=True).stdout.split()
+        allfiles = subprocess.run(["rg", "--files"], cwd=tree, stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True).stdout.split()
         other = sorted(f for f in set(allfiles) - set(truth) if f.startswith("vendor/"))[0]
         fl = FakeLab(tree)
         # Gemini CLI's prompt lists workspace files; only the tool result counts.
