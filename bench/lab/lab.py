@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,19 @@ GUARD_LIMIT = 0.10
 
 ANSWER = "Hello! How can I help you today?"
 TASK_ANSWER = "Done: sub is fixed, mul and clamp's upper bound are added, with tests."
-PYRUN = "PYTHONDONTWRITEBYTECODE=1 python3"
+# The interpreter the task's commands run, by absolute path: the same for
+# every agent and for the bare-commands floor, whatever each agent does to
+# PATH (a login shell resets it) and without a pyenv shim (a bash script
+# costing more than the Python run itself) in between. The lab's own
+# interpreter: under pyenv, `python3 lab.py` is the real one.
+PYTHON = os.path.realpath(sys.executable)
+PYRUN = "PYTHONDONTWRITEBYTECODE=1 " + shlex.quote(PYTHON)
+# Process names (/proc/PID/comm) of the task's commands, for the agent-side
+# RSS (treemeasure -x): the shells that run them and the programs they run
+# (cat: Codex reads files with it). An agent's own processes named so are
+# left out too, which can only lower that agent's figure.
+TASK_CMD_NAMES = ["sh", "bash", "dash", os.path.basename(PYTHON)[:15], "python3", "ls",
+                  "grep", "wc", "cat"]
 
 # (c) the 20-turn task: 19 tool calls, then the answer. Reads, shell
 # commands (one of them writes a file) and patches; the final files must be
@@ -72,6 +85,8 @@ TASK = [
     ("shell", "ls src tests"),
     ("text", TASK_ANSWER),
 ]
+# The baseline of (c) run with the agents: the task's commands without an agent.
+FLOOR = "bare commands"
 SEARCH_ANSWER = "Those are the files that mention it."
 BIG_CMD = "yes 0123456789abcdef0123456789abcde | head -c 2097152"
 BIG = [("shell", BIG_CMD), ("text", "The command printed 65536 lines.")]
@@ -147,12 +162,30 @@ def tree_digest(top):
     return out
 
 
+def apply_patch(ws, step):
+    """Applies a ("patch", path, old, new) step directly."""
+    p = os.path.join(ws, step[1])
+    with open(p) as f:
+        text = f.read()
+    assert text.count(step[2]) == 1, "bench task: patch %s is not unique" % step[1]
+    with open(p, "w") as f:
+        f.write(text.replace(step[2], step[3]))
+
+
 def parse_kv(line):
     d = {}
     for part in line.split():
         k, _, v = part.partition("=")
         d[k] = int(v) if v.lstrip("-").isdigit() else v
     return d
+
+
+class FloorRunner:
+    """The bare-commands floor's place in the rotation of (c)."""
+    name = FLOOR
+
+    def __init__(self, rec):
+        self.rec = rec
 
 
 class Lab:
@@ -231,12 +264,14 @@ class Lab:
             return [json.loads(line) for line in f if line.strip()]
 
     # -- one measured run -----------------------------------------------------
-    def measured(self, argv, env, cwd, tag, timeout=300, series=None, interval=5):
+    def measured(self, argv, env, cwd, tag, timeout=300, series=None, interval=5, exclude=None):
         out = os.path.join(self.scratch, tag + ".out")
         err = os.path.join(self.scratch, tag + ".err")
         cmd = [self.measure, "-i", str(interval), "-t", str(timeout), "-o", out, "-e", err]
         if series:
             cmd += ["-s", series]
+        if exclude:
+            cmd += ["-x", ",".join(exclude)]
         r = subprocess.run(cmd + ["--"] + argv, env=env, cwd=cwd, capture_output=True, text=True)
         if r.returncode not in (0, 124) or not r.stdout.strip():
             raise RuntimeError("treemeasure failed: " + r.stderr)
@@ -311,7 +346,8 @@ class Lab:
             env = agent.env(home, base_url)
             m = self.measured(wrap + agent.task_cmd(prompt, ws), env, ws, tag, series=series,
                               interval=20 if scenario == "long" else 5,
-                              timeout=900 if scenario == "long" else 300)
+                              timeout=900 if scenario == "long" else 300,
+                              exclude=TASK_CMD_NAMES if scenario == "task" else None)
         finally:
             self.stop_server(proc)
         reqs = self.server_requests(sdir)
@@ -341,6 +377,40 @@ class Lab:
             shutil.rmtree(sdir, ignore_errors=True)
         return (None, why) if why else (m, None)
 
+    def run_floor(self, tag):
+        """The floor of (c): the task's shell commands alone, in order, each
+        through /bin/sh -c in a fresh copy of the fixture, no agent and no
+        sandbox; the patches are applied between them (unmeasured) so every
+        command sees the files it sees in an agent's run. Each command is
+        one treemeasure run; the floor's CPU and wall are their sums, its
+        peak RSS the largest (they run one after the other).
+        (measurement, None) or (None, why it failed)."""
+        ws = self.workspace(tag)
+        home = os.path.join(self.scratch, "home-floor")
+        os.makedirs(home, exist_ok=True)
+        env = agents_mod.Agent(self).env(home, "")
+        total = {"wall_us": 0, "cpu_us": 0, "user_us": 0, "sys_us": 0, "peak_rss_kb": 0,
+                 "max_proc_rss_kb": 0, "procs": 0, "commands": 0}
+        for i, s in enumerate(TASK):
+            if s[0] == "patch":
+                apply_patch(ws, s)
+            if s[0] != "shell":
+                continue
+            m = self.measured(["/bin/sh", "-c", s[1]], env, ws, "%s-%d" % (tag, i))
+            if m["status"] != 0:
+                return None, "command %d `%s`: exit %s: %s" % (
+                    i, s[1], m["status"], m["stderr_tail"][-300:].strip())
+            for k in ("wall_us", "cpu_us", "user_us", "sys_us"):
+                total[k] += m[k]
+            for k in ("peak_rss_kb", "max_proc_rss_kb", "procs"):
+                total[k] = max(total[k], m[k])
+            total["commands"] += 1
+        got = tree_digest(ws)
+        if got != self.expected_task():
+            return None, "final files differ from the expected ones"
+        shutil.rmtree(ws, ignore_errors=True)
+        return total, None
+
     _tree = None
 
     def search_tree(self):
@@ -364,11 +434,7 @@ class Lab:
                     subprocess.run(["sh", "-c", s[1]], cwd=ws, check=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 elif s[0] == "patch":
-                    p = os.path.join(ws, s[1])
-                    text = open(p).read()
-                    assert text.count(s[2]) == 1, "bench task: patch %s is not unique" % s[1]
-                    with open(p, "w") as f:
-                        f.write(text.replace(s[2], s[3]))
+                    apply_patch(ws, s)
             self._expected = tree_digest(ws)
             shutil.rmtree(ws)
         return self._expected
@@ -402,17 +468,37 @@ class Lab:
                     active.append(a)
                     res[a.name] = {"runs": []}
             n = 1 if sc == "long" else self.warmup + self.runs
+            if sc == "task" and active:
+                # The floor takes its turn in the rotation like an agent; it
+                # is kept apart from the agents (never a "peer").
+                floor = {"runs": []}
+                results["task_floor"] = floor
+                active = active + [FloorRunner(floor)]
             for r in range(n):
                 # A/B interleaved: every round runs each agent once, and the
                 # order rotates so no agent always follows the same one.
                 order = active[r % len(active):] + active[:r % len(active)] if active else []
                 for a in order:
-                    if "failed" in res[a.name] or r >= res[a.name].get("limit", n):
+                    rec = a.rec if isinstance(a, FloorRunner) else res[a.name]
+                    if "failed" in rec or r >= rec.get("limit", n):
                         continue
-                    tag = "%s-%s-%d" % (sc, a.name, r)
+                    tag = "%s-%s-%d" % (sc, a.name.replace(" ", "_"), r)
                     series = os.path.join(self.results, "series-%s.tsv" % a.name) \
                         if sc == "long" else None
                     t0 = time.time()
+                    if isinstance(a, FloorRunner):
+                        m, why = self.run_floor(tag)
+                        if why:
+                            self.say("%s %s run %d FAILED: %s" % (sc, a.name, r, why))
+                            rec["failed"] = why
+                        elif r >= self.warmup:
+                            rec["runs"].append(m)
+                        if m:
+                            self.say("%s %s run %d: wall %.1f ms, cpu %.1f ms, peak %.1f MiB "
+                                     "(%d commands)" % (sc, a.name, r, m["wall_us"] / 1e3,
+                                                        m["cpu_us"] / 1e3,
+                                                        m["peak_rss_kb"] / 1024, m["commands"]))
+                        continue
                     m, why = self.run_scenario(sc, a, tag, series=series)
                     if why:
                         self.say("%s %s run %d FAILED: %s" % (sc, a.name, r, why))
@@ -464,6 +550,20 @@ FULL_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "searc
 # Scenarios that are not one command per agent: (f) zero's tools against rg,
 # (g) zero's sessions at scale against its own recorded figures.
 SPECIAL = {"search", "sessions"}
+
+
+def python_info():
+    """What the task's Python commands run: the pinned interpreter, what it
+    reports, and what a bare `python3` on the lab's PATH would have been."""
+    probe = "import sys; print(sys.executable); print(sys.version.split()[0])"
+    info = {"command": PYTHON, "on_path": shutil.which("python3") or "none"}
+    try:
+        out = subprocess.run(["/bin/sh", "-c", PYRUN + " -c " + shlex.quote(probe)],
+                             capture_output=True, text=True, timeout=60).stdout.split("\n")
+        info["executable"], info["version"] = out[0], out[1]
+    except (OSError, subprocess.TimeoutExpired, IndexError) as e:
+        info["executable"], info["version"] = "unknown (%s)" % e, "?"
+    return info
 
 
 def main(argv):
@@ -542,6 +642,8 @@ def main(argv):
         results["search_tree"] = lab.tree_summary
         shutil.rmtree(lab._tree, ignore_errors=True)
     results["task_turns"] = len(TASK)
+    results["python"] = python_info()
+    results["task_cmd_names"] = TASK_CMD_NAMES
     results["long_turns"] = args.long_turns
     with open(os.path.join(args.results, "results.json"), "w") as f:
         json.dump(results, f, indent=1)

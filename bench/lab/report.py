@@ -67,6 +67,86 @@ def best_peer(res, key):
     return min(peers) if peers else (None, None)
 
 
+def floor_runs(results):
+    """The measured runs of (c)'s bare-commands floor, or None."""
+    fl = results.get("task_floor") or {}
+    return fl.get("runs") if fl.get("runs") and "failed" not in fl else None
+
+
+def task_overheads(results):
+    """{agent: (CPU over the floor in µs, agent-side peak RSS in KiB, most
+    command processes seen at one sample)} for the agents that completed
+    (c), when the floor ran; each figure from the medians."""
+    res = results["scenarios"].get("task", {})
+    fl = floor_runs(results)
+    if not fl:
+        return {}
+    f = med(fl, "cpu_us")
+    out = {}
+    for a in ok_runs(res):
+        runs = res[a]["runs"]
+        own = med(runs, "own_rss_kb") if all("own_rss_kb" in x for x in runs) else None
+        out[a] = (med(runs, "cpu_us") - f, own, max(x.get("cmd_procs", 0) for x in runs))
+    return out
+
+
+def overhead_ratio(ov, idx):
+    """(best peer / zero, best peer) on the overhead figure idx, or (None, None)."""
+    if "zero" not in ov or not ov["zero"][idx] or ov["zero"][idx] <= 0:
+        return None, None
+    peers = [(v[idx], a) for a, v in ov.items() if a != "zero" and v[idx] is not None]
+    if not peers:
+        return None, None
+    b, who = min(peers)
+    return b / ov["zero"][idx], who
+
+
+FLOOR_TEXT = ("the task's %s shell commands alone, in order, each through "
+              "`/bin/sh -c` in a fresh copy of the fixture (no agent, no sandbox, the patches "
+              "applied between them), measured by treemeasure like the agents and interleaved "
+              "with them, as many runs. File reads are not in it: agents read in-process "
+              "(Codex with `cat` in its shell, its own choice, so that is its overhead)")
+
+
+def render_task_floor(w, results):
+    """The baseline row's explanation and the overhead table of (c)."""
+    fl = results.get("task_floor")
+    if fl is None:
+        return
+    n = "?"
+    if fl.get("runs"):
+        n = fl["runs"][0].get("commands", "?")
+    w("The *bare commands* row is a baseline, not an agent: " + FLOOR_TEXT % n + ". Its CPU "
+      "and wall are the sums over the commands, its peak RSS the largest command's. It is "
+      "what running the task costs with no agent at all, the same for every agent.\n")
+    ov = task_overheads(results)
+    if not ov:
+        return
+    f = floor_runs(results)
+    w("Each agent's overhead over that floor: CPU = the agent's tree CPU − the floor's "
+      "(medians; %s ms). Peak RSS does not subtract (peaks of different moments), so the "
+      "memory column is the agent's side of its tree: the sampled sum of VmRSS of the "
+      "tree without the command processes — every process named like the task's "
+      "commands (`%s`) and all their descendants — i.e. the agent itself plus its sandbox "
+      "helpers. An agent's own processes with such a name (a shell it starts for itself) "
+      "are left out too, which can only lower that agent's figure.\n" % (
+          fmt(med(f, "cpu_us") / 1e3), ",".join(results.get("task_cmd_names") or [])))
+    w("| agent | CPU over the floor ms | agent-side peak RSS MiB | command processes seen "
+      "(most at one sample) |")
+    w("|---|---|---|---|")
+    for a, (cpu, own, ncmd) in ov.items():
+        w("| %s | %s | %s | %s%s |" % (a, fmt(max(cpu, 0) / 1e3) if cpu >= 0 else
+                                      "%.1f (below the floor)" % (cpu / 1e3),
+                                      fmt(own / 1024) if own is not None else "—", ncmd,
+                                      "" if ncmd else " (none: the figure may include them)"))
+    w("")
+    rc, wc = overhead_ratio(ov, 0)
+    rm, wm = overhead_ratio(ov, 1)
+    if rc or rm:
+        w("Best peer / zero on the overhead: CPU %s, agent-side peak RSS %s.\n" % (
+            "**%.1f×** (%s)" % (rc, wc) if rc else "—", "**%.1f×** (%s)" % (rm, wm) if rm else "—"))
+
+
 def gnuplot(script, chart_dir):
     try:
         subprocess.run(["gnuplot"], input=script, text=True, check=True, cwd=chart_dir,
@@ -87,6 +167,10 @@ def chart_task(results, chart_dir):
         for a in agents:
             f.write('"%s" %.3f %.3f\n' % (a, med(res[a]["runs"], "cpu_us") / 1e6,
                                            med(res[a]["runs"], "peak_rss_kb") / 1024))
+        fl = floor_runs(results)
+        if fl:  # the baseline, last and labelled as such
+            f.write('"(no agent)" %.3f %.3f\n' % (med(fl, "cpu_us") / 1e6,
+                                                    med(fl, "peak_rss_kb") / 1024))
     script = """
 set terminal pngcairo size 900,380 font "Sans,10" noenhanced
 set output "task.png"
@@ -372,6 +456,17 @@ def render(results, meta, rdir, chart_dir, doc_dir):
             continue
         r = b / med(res["zero"]["runs"], m)
         w("| %s | %.1f× (vs %s) | %s |" % (text, r, who, "pass" if r >= want else "**not met**"))
+        if key == "task":
+            ov = task_overheads(results)
+            idx = 0 if m == "cpu_us" else 1
+            ro, wo = overhead_ratio(ov, idx)
+            fl = floor_runs(results)
+            if ro and fl:
+                what = ("CPU over the bare-commands floor (%s ms of the task's own commands)"
+                        % fmt(med(fl, "cpu_us") / 1e3) if idx == 0 else
+                        "agent-side peak RSS (the tree without the command processes; the "
+                        "commands alone peak at %s MiB)" % fmt(med(fl, "peak_rss_kb") / 1024))
+                w("| ↳ explanation, not the target: %s | %.1f× (vs %s) | — |" % (what, ro, wo))
     task = sc.get("task", {})
     if task:
         outcome = ", ".join("%s %s" % (a, "failed" if "failed" in r else "identical files")
@@ -438,7 +533,9 @@ def render(results, meta, rdir, chart_dir, doc_dir):
     charts = []
     t = chart_task(results, chart_dir)
     if t:
-        charts.append("![20-turn task: CPU and peak RSS per agent](%s/%s)" % (rel, t))
+        charts.append("![20-turn task: CPU and peak RSS per agent%s](%s/%s)" % (
+            ", and of the bare commands alone (no agent)" if floor_runs(results) else "",
+            rel, t))
     lg = chart_long(results, rdir, chart_dir)
     if lg:
         charts.append("![memory over a long session](%s/%s)" % (rel, lg))
@@ -467,7 +564,20 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                 ratio = "%.3f" % (z / med(runs, "cpu_us")) if z else "—"
                 w("| %s | %d | %s | %d | %s |" % (a, len(runs), " | ".join(cells),
                                               max(x["procs"] for x in runs), ratio))
+        if key == "task" and results.get("task_floor") is not None:
+            fl = results["task_floor"]
+            if "failed" in fl:
+                w("| *bare commands (baseline, no agent)* | — | **failed**: %s | | | | |" %
+                  fl["failed"].replace("|", "/").replace("\n", " ")[:300])
+            elif fl.get("runs"):
+                runs = fl["runs"]
+                cells = ["%s (%s)" % (fmt(med(runs, k) / s), spread(runs, k, s))
+                         for k, _, s, _ in METRICS]
+                w("| *bare commands (baseline, no agent)* | %d | %s | %d | — |" % (
+                    len(runs), " | ".join(cells), max(x["procs"] for x in runs)))
         w("")
+        if key == "task":
+            render_task_floor(w, results)
         if key == "search_turn":
             render_search_turn_note(w, sc)
     render_search(w, results)
@@ -490,6 +600,11 @@ def render(results, meta, rdir, chart_dir, doc_dir):
               "ripgrep"]:
         if k in meta:
             w("| %s | %s |" % (k, meta[k]))
+    py = results.get("python")
+    if py:
+        w("| python3 of the task's commands | `%s` (sys.executable `%s`, Python %s), by absolute "
+          "path for every agent and the floor; `python3` on the lab's PATH: `%s` |" % (
+              py.get("command"), py.get("executable"), py.get("version"), py.get("on_path")))
     for a, st in results["agents"].items():
         w("| %s | %s |" % (a, st["version"] if st["available"] else "not available: "
                            + st["reason"]))

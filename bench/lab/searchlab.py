@@ -72,8 +72,10 @@ def check_agent_result(lab, reqs):
     counts, an empty or wrong one does not.)"""
     tree = lab.search_tree()
     if not hasattr(lab, "search_truth"):
+        # stdin from /dev/null: given a readable stdin (a pipe) and no path,
+        # rg searches stdin instead of the tree.
         r = subprocess.run(["rg", "-l", "-e", AGENT_WORD], cwd=tree, capture_output=True,
-                           text=True)
+                           text=True, stdin=subprocess.DEVNULL)
         lab.search_truth = set(r.stdout.split())
     answer = [r for r in reqs if r.get("turn") == 1]
     if not answer:
@@ -105,7 +107,8 @@ def run_callgrind(lab, wrap):
                      timeout=600)
     if m["status"] != 0:
         return None, "exit %s: %s" % (m["status"], m["stderr_tail"][-300:])
-    want = subprocess.run(rg, cwd=tree, capture_output=True, text=True).stdout
+    want = subprocess.run(rg, cwd=tree, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL).stdout
     why = check_outputs(m["stdout"], want)
     return (None, "different matches: " + why) if why else (m, None)
 

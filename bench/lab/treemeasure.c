@@ -1,7 +1,8 @@
 /* treemeasure — run one command and account for its whole process tree.
  *
  * Usage: treemeasure [-i INTERVAL_MS] [-t TIMEOUT_S] [-g GRACE_MS]
- *                    [-o STDOUT] [-e STDERR] [-s SERIES.tsv] -- CMD [ARGS…]
+ *                    [-o STDOUT] [-e STDERR] [-s SERIES.tsv] [-x NAMES]
+ *                    -- CMD [ARGS…]
  *
  * What it measures (one line on stdout, key=value):
  *   wall_us       fork to the exit of CMD itself (not of stragglers)
@@ -15,6 +16,15 @@
  *   status        CMD's exit code, 128+signal, or "timeout"
  *   leftover      descendants still alive GRACE_MS after CMD exited (they
  *                 are killed; their CPU until then is counted)
+ *   own_rss_kb    with -x only: the largest sum of VmRSS over the live tree
+ *                 without the "command" processes: a process whose name
+ *                 (/proc/PID/comm) is one of the comma-separated NAMES, and
+ *                 every descendant of one, are left out of this sum (an
+ *                 agent's shell commands: sh, bash, python3 ...). The
+ *                 process names are read at each sample, so a shell that
+ *                 exec'd its command is recognised by the command's name.
+ *   cmd_procs     with -x only: the most command processes seen at one
+ *                 sample (0 means the exclusion never matched anything)
  *
  * Why this shape: the process makes itself a child subreaper
  * (PR_SET_CHILD_SUBREAPER), so a grandchild whose parent exits without
@@ -95,6 +105,40 @@ static int tree(pid_t *out, int cap)
 	return n;
 }
 
+/* -x: ",name,name," (commas around every name), or NULL. */
+static char *cmd_names;
+
+static int is_cmd_name(pid_t pid)
+{
+	char path[64], name[64] = ",";
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(name + 1, (int)sizeof name - 2, f))
+		name[1] = 0;
+	fclose(f);
+	name[strcspn(name, "\n")] = 0;
+	strcat(name, ",");
+	return name[1] && strstr(cmd_names, name) != NULL;
+}
+
+/* Like tree(), and marks in `cmd` the command processes (-x) and their
+ * descendants: a child inherits its parent's mark. */
+static int tree_marked(pid_t *out, char *cmd, int cap)
+{
+	int n = children_of(getpid(), out, 0, cap);
+	for (int i = 0; i < n; i++)
+		cmd[i] = (char)is_cmd_name(out[i]);
+	for (int i = 0; i < n; i++) {
+		int m = children_of(out[i], out, n, cap);
+		for (int j = n; j < m; j++)
+			cmd[j] = (char)(cmd[i] || is_cmd_name(out[j]));
+		n = m;
+	}
+	return n;
+}
+
 static long rss_kb(pid_t pid)
 {
 	char path[64];
@@ -112,7 +156,7 @@ static long rss_kb(pid_t pid)
 static void usage(void)
 {
 	fprintf(stderr, "usage: treemeasure [-i INTERVAL_MS] [-t TIMEOUT_S] [-g GRACE_MS] "
-	                "[-o STDOUT] [-e STDERR] [-s SERIES] -- CMD [ARGS...]\n");
+	                "[-o STDOUT] [-e STDERR] [-s SERIES] [-x NAMES] -- CMD [ARGS...]\n");
 	exit(2);
 }
 
@@ -132,7 +176,7 @@ int main(int argc, char **argv)
 	double interval_ms = 5, timeout_s = 600, grace_ms = 2000;
 	const char *out_path = "/dev/null", *err_path = "/dev/null", *series_path = NULL;
 	int opt;
-	while ((opt = getopt(argc, argv, "+i:t:g:o:e:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "+i:t:g:o:e:s:x:")) != -1) {
 		switch (opt) {
 		case 'i': interval_ms = atof(optarg); break;
 		case 't': timeout_s = atof(optarg); break;
@@ -140,6 +184,12 @@ int main(int argc, char **argv)
 		case 'o': out_path = optarg; break;
 		case 'e': err_path = optarg; break;
 		case 's': series_path = optarg; break;
+		case 'x':
+			cmd_names = malloc(strlen(optarg) + 3);
+			if (!cmd_names)
+				return 1;
+			sprintf(cmd_names, ",%s,", optarg);
+			break;
 		default: usage();
 		}
 	}
@@ -183,17 +233,28 @@ int main(int argc, char **argv)
 		fprintf(series, "# start_unix %.6f\n", start_real);
 
 	pid_t pids[MAX_TREE];
-	long peak_tree = 0, max_procs = 0, samples = 0;
+	char marks[MAX_TREE];
+	long peak_tree = 0, peak_own = 0, max_cmd = 0, max_procs = 0, samples = 0;
 	double wall = -1;
 	int status = 0, timed_out = 0;
 	for (;;) {
 		/* Sample the live tree. */
-		int n = tree(pids, MAX_TREE);
-		long sum = 0;
-		for (int i = 0; i < n; i++)
-			sum += rss_kb(pids[i]);
+		int n = cmd_names ? tree_marked(pids, marks, MAX_TREE) : tree(pids, MAX_TREE);
+		long sum = 0, own = 0, ncmd = 0;
+		for (int i = 0; i < n; i++) {
+			long kb = rss_kb(pids[i]);
+			sum += kb;
+			if (cmd_names && marks[i])
+				ncmd++;
+			else
+				own += kb;
+		}
 		if (sum > peak_tree)
 			peak_tree = sum;
+		if (own > peak_own)
+			peak_own = own;
+		if (ncmd > max_cmd)
+			max_cmd = ncmd;
 		if (n > max_procs)
 			max_procs = n;
 		samples++;
@@ -245,11 +306,14 @@ int main(int argc, char **argv)
 	else
 		snprintf(st_text, sizeof st_text, "%d", 128 + WTERMSIG(status));
 	printf("status=%s wall_us=%ld cpu_us=%ld user_us=%ld sys_us=%ld peak_rss_kb=%ld "
-	       "max_proc_rss_kb=%ld procs=%ld samples=%ld leftover=%d\n",
+	       "max_proc_rss_kb=%ld procs=%ld samples=%ld leftover=%d",
 	       st_text, (long)(wall * 1e6), cpu_us,
 	       (long)ru.ru_utime.tv_sec * 1000000L + ru.ru_utime.tv_usec,
 	       (long)ru.ru_stime.tv_sec * 1000000L + ru.ru_stime.tv_usec, peak, ru.ru_maxrss,
 	       max_procs, samples, leftover);
+	if (cmd_names)
+		printf(" own_rss_kb=%ld cmd_procs=%ld", peak_own, max_cmd);
+	printf("\n");
 	if (series)
 		fclose(series);
 	return timed_out ? 124 : 0;

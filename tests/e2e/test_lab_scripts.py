@@ -12,7 +12,12 @@
 - scenario (g) compares with the last record of the same workload, and
   bench/sessions/run writes the same search data whether or not the resume
   part ran first (its output pool was cached for the first size asked, so
-  `--only resume,search` wrote 2.1 GB of sessions instead of 1.1 GB).
+  `--only resume,search` wrote 2.1 GB of sessions instead of 1.1 GB);
+- (c)'s bare-commands floor runs the task's commands without an agent,
+  fails when one of them fails, runs interleaved with the agents, and the
+  report shows it as a baseline row (never the best peer) with each agent's
+  overhead over it; treemeasure -x leaves the command processes out of the
+  agent-side RSS; the task's Python commands name one interpreter by path.
 """
 import hashlib
 import importlib.machinery
@@ -23,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,6 +37,7 @@ sys.path.insert(0, LAB)
 
 import agents  # noqa: E402
 import lab  # noqa: E402
+import report  # noqa: E402
 import searchlab  # noqa: E402
 import searchtree  # noqa: E402
 import sessionslab  # noqa: E402
@@ -149,11 +156,14 @@ class SearchTest(unittest.TestCase):
     def test_agent_check_reads_tool_results_only(self):
         tree = os.path.join(self.dir, "t")
         searchtree.make_tree(tree, libs=3)
+        # stdin from /dev/null: with no path and a readable stdin (make -j
+        # hands parallel jobs a pipe at EOF), rg searches stdin, not the cwd.
         truth = subprocess.run(["rg", "-l", "-e", searchlab.AGENT_WORD], cwd=tree,
-                               capture_output=True, text=True).stdout.split()
+                               stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True).stdout.split()
         self.assertTrue(truth)
-        allfiles = subprocess.run(["rg", "--files"], cwd=tree, capture_output=True,
-                                  text=True).stdout.split()
+        allfiles = subprocess.run(["rg", "--files"], cwd=tree, stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True).stdout.split()
         other = sorted(f for f in set(allfiles) - set(truth) if f.startswith("vendor/"))[0]
         fl = FakeLab(tree)
         # Gemini CLI's prompt lists workspace files; only the tool result counts.
@@ -207,6 +217,170 @@ class SessionsHistoryTest(unittest.TestCase):
         hist = sessionslab.load_history()
         self.assertTrue(hist)
         self.assertIn((100000, 1000), [sessionslab.sizes_of(h) for h in hist])
+
+
+def build_treemeasure(d):
+    exe = os.path.join(d, "treemeasure")
+    subprocess.run(["cc", "-O2", "-std=c17", "-Wall", "-Wextra", "-Werror", "-o", exe,
+                    os.path.join(LAB, "treemeasure.c")], check=True)
+    return exe
+
+
+def make_lab(d, zero="/nonexistent/zero"):
+    args = types.SimpleNamespace(zero=zero, peers=os.path.join(d, "peers"), results=d,
+                                 treemeasure=build_treemeasure(d), runs=2, warmup=1,
+                                 long_turns=10, slow_cap=0, slow_runs=3)
+    return lab.Lab(args)
+
+
+def zero_bin():
+    import harness
+    return os.path.abspath(harness.ZERO_BIN)
+
+
+@unittest.skipUnless(shutil.which("cc"), "no C compiler for treemeasure")
+class FloorTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="lab-floor-")
+        self.lab = make_lab(self.dir)
+
+    def tearDown(self):
+        self.lab.log.close()
+        shutil.rmtree(self.dir)
+
+    def test_python_commands_name_one_interpreter(self):
+        py = [s[1] for s in lab.TASK if s[0] == "shell" and "python" in s[1]]
+        self.assertEqual(len(py), 3)
+        for cmd in py:
+            self.assertIn(lab.PYTHON, cmd)
+            self.assertNotIn(" python3 ", " " + cmd.replace(lab.PYTHON, "PY") + " ")
+        info = lab.python_info()
+        self.assertEqual(os.path.realpath(info["executable"]), lab.PYTHON)
+        self.assertRegex(info["version"], r"^3\.\d+")
+
+    def test_floor_runs_the_task_commands(self):
+        m, why = self.lab.run_floor("floor")
+        self.assertIsNone(why)
+        shells = [s for s in lab.TASK if s[0] == "shell"]
+        self.assertEqual(m["commands"], len(shells))
+        self.assertGreater(m["cpu_us"], 0)
+        self.assertGreater(m["peak_rss_kb"], 0)
+        self.assertFalse(os.path.exists(os.path.join(self.lab.scratch, "ws-floor")))
+
+    def test_failing_floor_command_is_a_failure(self):
+        task = list(lab.TASK)
+        i = next(i for i, s in enumerate(task) if s[0] == "shell" and "wc -l" in s[1])
+        task[i] = ("shell", "wc -l src/nope.py")
+        old = lab.TASK
+        lab.TASK = task
+        try:
+            self.lab._expected = None
+            m, why = self.lab.run_floor("floor")
+        finally:
+            lab.TASK = old
+            self.lab._expected = None
+        self.assertIsNone(m)
+        self.assertIn("command %d `wc -l src/nope.py`: exit 1" % i, why)
+        self.assertIn("nope.py", why)
+
+    def test_treemeasure_leaves_commands_out_of_the_agent_side(self):
+        py = lab.PYRUN + " -c 'import time; x = bytearray(20 << 20); time.sleep(0.3)'"
+        # `timeout` stands for the agent: it stays, its child is the command
+        # (bash, then the Python run it execs as its last command).
+        m = self.lab.measured(["timeout", "30", "bash", "-c", "sleep 0.2; " + py], None,
+                              self.dir, "x", exclude=lab.TASK_CMD_NAMES)
+        self.assertEqual(m["status"], 0)
+        self.assertGreaterEqual(m["cmd_procs"], 1)
+        self.assertGreater(m["peak_rss_kb"], 20 << 10)
+        self.assertGreater(m["own_rss_kb"], 0)
+        self.assertLess(m["own_rss_kb"], 8 << 10)
+        m = self.lab.measured(["sleep", "0.1"], None, self.dir, "y", exclude=["python3"])
+        self.assertEqual(m["cmd_procs"], 0)
+        self.assertGreater(m["own_rss_kb"], 0)
+        self.assertNotIn("own_rss_kb", self.lab.measured(["true"], None, self.dir, "z"))
+
+    @unittest.skipUnless(os.access(os.path.join(HERE, "..", "..", "build", "zero"), os.X_OK)
+                         or os.environ.get("ZERO_BIN"), "zero not built")
+    def test_full_task_interleaves_the_floor(self):
+        self.lab.log.close()
+        self.lab = make_lab(self.dir, zero_bin())
+        res = self.lab.full(["zero"], ["task"])
+        task = res["scenarios"]["task"]
+        self.assertEqual(list(task), ["zero"])  # the floor is never an agent
+        self.assertNotIn("failed", task["zero"], task["zero"].get("failed"))
+        self.assertEqual(len(task["zero"]["runs"]), 2)
+        self.assertIn("own_rss_kb", task["zero"]["runs"][0])
+        self.assertGreaterEqual(task["zero"]["runs"][0]["cmd_procs"], 1)
+        floor = res["task_floor"]
+        self.assertEqual(len(floor["runs"]), 2)
+        with open(os.path.join(self.dir, "lab.log")) as f:
+            lines = [line.split(" run ")[0] for line in f if line.startswith("task ")]
+        # Round by round, the order rotating: warm-up zero, floor; then floor, zero; ...
+        self.assertEqual(lines, ["task zero", "task bare commands", "task bare commands",
+                                 "task zero", "task zero", "task bare commands"])
+
+
+def run(cpu_ms, rss_mib, own_mib=None, cmd=2):
+    m = {"wall_us": cpu_ms * 2000, "cpu_us": cpu_ms * 1000, "peak_rss_kb": rss_mib * 1024,
+         "procs": 3}
+    if own_mib is not None:
+        m.update(own_rss_kb=own_mib * 1024, cmd_procs=cmd)
+    return m
+
+
+class FloorReportTest(unittest.TestCase):
+    def results(self, floor):
+        return {"runs": 2, "warmup": 1, "agents": {}, "task_cmd_names": ["sh", "python3"],
+                "python": {"command": "/opt/py/bin/python3.11", "executable":
+                           "/opt/py/bin/python3.11", "version": "3.11.7",
+                           "on_path": "/opt/py/bin/python3"},
+                "scenarios": {"task": {"zero": {"runs": [run(300, 33, 16), run(320, 33, 16)]},
+                                       "codex": {"runs": [run(2200, 250, 230),
+                                                          run(2000, 270, 232)]}}},
+                "task_floor": floor}
+
+    def render(self, results):
+        d = tempfile.mkdtemp(prefix="lab-report-")
+        try:
+            return report.render(results, {}, d, d, d)
+        finally:
+            shutil.rmtree(d)
+
+    def test_floor_row_and_overheads(self):
+        text = self.render(self.results({"runs": [dict(run(160, 16), commands=8),
+                                                  dict(run(170, 17), commands=8)]}))
+        self.assertIn("| *bare commands (baseline, no agent)* | 2 | 330 (320–340) | "
+                      "165 (160–170) |", text)
+        # Targets keep the whole-tree ratio against the best peer, codex.
+        self.assertIn("| ≥ 10× less CPU on the 20-turn task | 6.8× (vs codex) | **not met** |",
+                      text)
+        # Overheads: CPU (2100 − 165) / (310 − 165); agent-side RSS 231 / 16.
+        self.assertIn("↳ explanation, not the target: CPU over the bare-commands floor "
+                      "(165 ms of the task's own commands) | 13.3× (vs codex) | — |", text)
+        self.assertIn("↳ explanation, not the target: agent-side peak RSS", text)
+        self.assertIn("| 14.4× (vs codex) | — |", text)
+        self.assertIn("| zero | 145 | 16.0 | 2 |", text)
+        self.assertIn("| codex | 1935 | 231 | 2 |", text)
+        self.assertIn("Best peer / zero on the overhead: CPU **13.3×** (codex), agent-side "
+                      "peak RSS **14.4×** (codex)", text)
+        self.assertNotIn("bare commands)", text.split("### Figures per scenario")[0]
+                         .split("| scenario | wall")[1].split("Targets")[0])
+        self.assertIn("| python3 of the task's commands | `/opt/py/bin/python3.11` "
+                      "(sys.executable `/opt/py/bin/python3.11`, Python 3.11.7)", text)
+
+    def test_failed_floor(self):
+        text = self.render(self.results({"runs": [], "failed": "command 5 `x`: exit 1: boom"}))
+        self.assertIn("| *bare commands (baseline, no agent)* | — | **failed**: command 5 "
+                      "`x`: exit 1: boom |", text)
+        self.assertNotIn("↳ explanation", text)
+        self.assertNotIn("Best peer / zero on the overhead", text)
+        self.assertIn("6.8× (vs codex)", text)
+
+    def test_no_floor_no_row(self):
+        r = self.results(None)
+        del r["task_floor"]
+        text = self.render(r)
+        self.assertNotIn("bare commands", text)
 
 
 if __name__ == "__main__":
