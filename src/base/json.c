@@ -74,25 +74,6 @@ static const unsigned char klass[256] = {
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 };
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid:
- * the rules of jansson's utf8_check_* (no overlongs, no surrogates, nothing
- * past U+10FFFF). */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
-  unsigned c = s[0], cp, min;
-  size_t need;
-  if (c >= 0xC2 && c <= 0xDF) { need = 2; cp = c & 0x1F; min = 0x80; }
-  else if (c >= 0xE0 && c <= 0xEF) { need = 3; cp = c & 0x0F; min = 0x800; }
-  else if (c >= 0xF0 && c <= 0xF4) { need = 4; cp = c & 0x07; min = 0x10000; }
-  else return 0;
-  if (n < need) return 0;
-  for (size_t i = 1; i < need; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return need;
-}
-
 bool zjson_str_body_to(zbuf *b, const char *s, size_t n) {
   static const char hex[] = "0123456789ABCDEF";
   const unsigned char *p = (const unsigned char *)s;
@@ -107,7 +88,7 @@ bool zjson_str_body_to(zbuf *b, const char *s, size_t n) {
       continue;
     }
     if (k == 2) {
-      size_t q = utf8_seq(p + i, n - i);
+      size_t q = zutf8_seq_len(p + i, n - i);
       if (!q) {
         zbuf_setlen(b, mark);
         return false;
@@ -208,9 +189,7 @@ void zjson_set_new_opt(json_t *obj, const char *key, json_t *v) {
   if (v) json_object_set_new(obj, key, v);
 }
 
-/* Returns the length of the UTF-8 sequence starting at s (1..4) when it is
- * valid and complete within n bytes, 0 otherwise. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n) {
+size_t zutf8_seq_len(const unsigned char *s, size_t n) {
   unsigned c = s[0];
   size_t need;
   unsigned min;
@@ -234,7 +213,7 @@ bool zutf8_valid(const char *s, size_t len) {
   size_t i = 0;
   while (i < len) {
     if (p[i] < 0x80) { i++; continue; }
-    size_t k = utf8_seq_len(p + i, len - i);
+    size_t k = zutf8_seq_len(p + i, len - i);
     if (!k) return false;
     i += k;
   }

@@ -44,6 +44,10 @@ char *zjson_dumps(const json_t *v);
 /* Steals `v` (like json_object_set_new) unless v is NULL, then does nothing. */
 void zjson_set_new_opt(json_t *obj, const char *key, json_t *v);
 
+/* Length (1..4) of the UTF-8 sequence at s when it is valid and complete
+ * within n bytes (n >= 1), 0 otherwise: the rules of jansson's utf8_check_*
+ * (no overlongs, no surrogates, nothing past U+10FFFF). */
+size_t zutf8_seq_len(const unsigned char *s, size_t n);
 /* true when s (len bytes) is valid UTF-8. */
 bool zutf8_valid(const char *s, size_t len);
 /* Length of the longest prefix of s (<= len) that ends on a UTF-8 character

@@ -233,18 +233,25 @@ static zapproval approve(void *ud, const zapproval_request *req) {
   return ans;
 }
 
+/* The end of every worker job: the session's log and metadata reach the disk
+ * (a failure there is not the job's: the next flush retries), then the UI
+ * thread is told the worker is idle again. */
+static void *finish_job(ctl *c) {
+  zerr e2 = ZERR_INIT;
+  if (c->rs.session) zsession_flush(c->rs.session, &e2);
+  qmsg *m = xcalloc(1, sizeof *m);
+  m->kind = Q_DONE;
+  post(c, m);
+  return NULL;
+}
+
 static void *worker_main(void *ud) {
   ctl *c = ud;
   if (c->job == JOB_COMPACT) {
     c->compact_rc = zcompact_now(&c->rs.compactor, &c->conv, c->system_prompt, NULL,
                                  &c->compact_summarized, &c->err);
     c->status = zcancel_requested() ? ZRUN_INTERRUPTED : ZRUN_SUCCESS;
-    zerr e2 = ZERR_INIT;
-    if (c->rs.session) zsession_flush(c->rs.session, &e2);
-    qmsg *m = xcalloc(1, sizeof *m);
-    m->kind = Q_DONE;
-    post(c, m);
-    return NULL;
+    return finish_job(c);
   }
   c->status = zagent_run(&c->agent, c->turn_conv, &c->err);
   if (c->status == ZRUN_ERROR || c->status == ZRUN_INCOMPLETE) {
@@ -253,12 +260,7 @@ static void *worker_main(void *ud) {
                        .text = c->err.msg, .recoverable = true};
     zagent_emit(&c->agent, &ev);
   }
-  zerr e2 = ZERR_INIT;
-  if (c->rs.session) zsession_flush(c->rs.session, &e2);
-  qmsg *m = xcalloc(1, sizeof *m);
-  m->kind = Q_DONE;
-  post(c, m);
-  return NULL;
+  return finish_job(c);
 }
 
 /* --- output -------------------------------------------------------------- */

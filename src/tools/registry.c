@@ -106,32 +106,12 @@ size_t zt_output_cap(const ztool_ctx *ctx) {
   return ctx && ctx->output_cap ? ctx->output_cap : ZTOOL_OUTPUT_CAP;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), 0 if invalid
- * or incomplete. Rejects overlongs, surrogates and code points > U+10FFFF. */
-static size_t utf8_len_at(const unsigned char *s, size_t n) {
-  unsigned c = s[0];
-  if (c < 0x80) return 1;
-  size_t need;
-  unsigned cp, min;
-  if (c >= 0xC2 && c <= 0xDF) { need = 2; cp = c & 0x1F; min = 0x80; }
-  else if (c >= 0xE0 && c <= 0xEF) { need = 3; cp = c & 0x0F; min = 0x800; }
-  else if (c >= 0xF0 && c <= 0xF4) { need = 4; cp = c & 0x07; min = 0x10000; }
-  else return 0;
-  if (n < need) return 0;
-  for (size_t i = 1; i < need; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return need;
-}
-
 size_t zt_utf8_append(zbuf *out, const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
   size_t replaced = 0, i = 0, run = 0;
   zbuf_grow(out, n);
   while (i < n) {
-    size_t k = p[i] < 0x80 ? 1 : utf8_len_at(p + i, n - i);
+    size_t k = p[i] < 0x80 ? 1 : zutf8_seq_len(p + i, n - i);
     if (k) {
       i += k;
       continue;
