@@ -406,6 +406,10 @@ int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
   }
   utimensat(AT_FDCWD, p->runtime_dir, NULL, 0); /* marks it used, for the 30-day GC */
   cleanup_free char *base = runtime_base();
+  /* The placeholder stash (sandbox/placeholder.h); the GC skips dot names. */
+  cleanup_free char *stash = zpath_join(base, ".placeholders");
+  if (mkdir(stash, 0700) < 0 && errno != EEXIST)
+    return zerr_errno(err, ZE_IO, "cannot create the sandbox runtime dir %s", stash);
   gc_runtime(base, p->runtime_dir);
   return 0;
 }
