@@ -324,6 +324,19 @@ static void inner_roots(const zsb_policy *p, zsb_strv *out, bool private_tmp) {
   for (const char *const *d = dev; *d; d++) zsb_strv_add(out, *d);
 }
 
+/* The placeholder stash (placeholder.h): <runtime base>/.placeholders, the
+ * runtime dir's sibling, made by zsb_runtime_prepare. The buffer is a
+ * singleton: every policy of a process has the same runtime base, and holds
+ * keep pointing at it until their command has exited. */
+static const char *ph_stash(const zsb_policy *p) {
+  static char stash[4096];
+  const char *slash = strrchr(p->runtime_dir, '/');
+  if (!slash || slash == p->runtime_dir) return NULL;
+  snprintf(stash, sizeof stash, "%.*s/.placeholders", (int)(slash - p->runtime_dir),
+           p->runtime_dir);
+  return stash;
+}
+
 /* The mount for a protected name that is a file or missing: a placeholder
  * (made or adopted, and held; see placeholder.h) with /dev/null bound over it,
  * or the real file bound read-only over itself. -1 with err. */
@@ -397,6 +410,15 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
       roots.v[j - 1] = t;
     }
   for (size_t i = 0; i < roots.n; i++) av3(a, "--bind", roots.v[i], roots.v[i]);
+  /* The placeholder stash stays read-only even under a write root (a
+   * workspace of $HOME): a command must not plant what zero later puts in
+   * a workspace as a placeholder. */
+  holds->stash = ph_stash(p);
+  bool stash_covered = false;
+  for (size_t i = 0; holds->stash && i < roots.n; i++)
+    stash_covered |= zpath_is_within(roots.v[i], holds->stash);
+  if (stash_covered && access(holds->stash, F_OK) == 0)
+    av3(a, "--ro-bind", holds->stash, holds->stash);
 
   /* Protected names inside each write root. */
   int rc = 0;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -21,7 +22,69 @@ static void hold_add(zsb_holds *h, const char *path, int fd) {
   h->n++;
 }
 
+/* An entry of the stash that may be reused: exactly a placeholder, ours,
+ * one link, and no other open descriptor anywhere (see placeholder.h). */
+static bool stash_entry_ok(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !zsb_ph_is_placeholder(&st) || st.st_nlink != 1 ||
+      st.st_uid != geteuid())
+    return false;
+  if (fcntl(fd, F_SETLEASE, F_WRLCK) < 0) return false;
+  fcntl(fd, F_SETLEASE, F_UNLCK);
+  return true;
+}
+
+/* Moves a stashed placeholder to path and holds it. 1 when held; 0 when the
+ * stash had none to give (path is left alone: the caller goes on as without
+ * a stash). */
+static int stash_take(zsb_holds *h, const char *path) {
+  for (int slot = 0; slot < ZSB_PH_STASH_SLOTS; slot++) {
+    char src[4096];
+    snprintf(src, sizeof src, "%s/%d", h->stash, slot);
+    int fd = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    /* The exclusive lock claims the entry against other zeros taking it. */
+    if (!stash_entry_ok(fd) || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+      close(fd);
+      continue;
+    }
+    if (renameat2(AT_FDCWD, src, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
+      close(fd); /* path exists, or another file system: no stash here */
+      return 0;
+    }
+    /* Downgrading is not atomic (flock(2)): check that path is still this
+     * file once the shared lock is held, as an adopter does. */
+    struct stat st, fst;
+    if (flock(fd, LOCK_SH) == 0 && lstat(path, &st) == 0 && fstat(fd, &fst) == 0 &&
+        st.st_ino == fst.st_ino && st.st_dev == fst.st_dev && fst.st_nlink == 1) {
+      hold_add(h, path, fd);
+      return 1;
+    }
+    close(fd);
+    return 0;
+  }
+  return 0;
+}
+
+/* Moves a placeholder nobody holds (we hold it exclusively) into the stash;
+ * false when it must be unlinked instead. */
+static bool stash_put(const zsb_holds *h, const char *path, int fd) {
+  struct stat fst;
+  if (!h->stash || fstat(fd, &fst) < 0 || fst.st_nlink != 1) return false;
+  for (int slot = 0; slot < ZSB_PH_STASH_SLOTS; slot++) {
+    char dst[4096];
+    snprintf(dst, sizeof dst, "%s/%d", h->stash, slot);
+    if (renameat2(AT_FDCWD, path, AT_FDCWD, dst, RENAME_NOREPLACE) == 0) return true;
+    if (errno != EEXIST) return false;
+  }
+  return false;
+}
+
 int zsb_ph_acquire(zsb_holds *h, const char *path) {
+  if (h->stash) {
+    int r = stash_take(h, path);
+    if (r) return r;
+  }
   for (int attempt = 0; attempt < 8; attempt++) {
     /* O_RDONLY is enough for flock; mode 01400 leaves the owner read. */
     int fd = open(path, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, ZSB_PH_MODE);
@@ -76,7 +139,7 @@ void zsb_ph_release(zsb_holds *h) {
     if (flock(x->fd, LOCK_EX | LOCK_NB) == 0) {
       struct stat st, fst;
       if (fstat(x->fd, &fst) == 0 && lstat(x->path, &st) == 0 && st.st_ino == fst.st_ino &&
-          st.st_dev == fst.st_dev && zsb_ph_is_placeholder(&st))
+          st.st_dev == fst.st_dev && zsb_ph_is_placeholder(&st) && !stash_put(h, x->path, x->fd))
         unlink(x->path);
     }
     close(x->fd);

@@ -12,6 +12,20 @@
  * holder that can take it exclusively. A placeholder left behind by a zero
  * that was killed with SIGKILL carries the mark, so the next sandboxed
  * command in that workspace adopts it and removes it when done.
+ *
+ * The stash. Making a file and deleting it again on every command is not
+ * free: ext4 without a journal (common on VMs) skips every inode freed in the
+ * last 30 s when it allocates one, so under a steady stream of commands each
+ * creation scanned hundreds of inodes (~0.5 ms). With a stash directory set
+ * (zero's runtime base, <base>/.placeholders, which no sandbox can write:
+ * bwrap binds it read-only when a write root covers it), a placeholder nobody
+ * holds any more is moved there (rename, same file system only) instead of
+ * being deleted, and the next acquire moves one back instead of creating a
+ * file. An entry is reused only when it is still exactly a placeholder we
+ * own (empty, the mark, one link, our uid) and nothing else has it open (a
+ * write lease can be taken, which the kernel refuses while any other
+ * descriptor for the file exists); otherwise a fresh file is made as before.
+ * A failed rename (another file system: EXDEV) falls back to create/unlink.
  */
 #ifndef ZERO_SANDBOX_PLACEHOLDER_H
 #define ZERO_SANDBOX_PLACEHOLDER_H
@@ -20,9 +34,11 @@
 #include <stddef.h>
 
 #define ZSB_PH_MODE 01400
+#define ZSB_PH_STASH_SLOTS 8 /* entries kept in the stash: <stash>/0 … /7 */
 
 /* The placeholders one sandboxed command holds. */
 typedef struct zsb_holds {
+  const char *stash; /* stash directory (not owned), or NULL: create and unlink */
   size_t n;
   struct zsb_hold {
     char *path;

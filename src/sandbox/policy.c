@@ -406,6 +406,11 @@ int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
   }
   utimensat(AT_FDCWD, p->runtime_dir, NULL, 0); /* marks it used, for the 30-day GC */
   cleanup_free char *base = runtime_base();
+  /* The placeholder stash (sandbox/placeholder.h); the GC skips dot names.
+   * Without it placeholders are made and deleted each time, so a failure
+   * here is not an error. */
+  cleanup_free char *stash = zpath_join(base, ".placeholders");
+  mkdir(stash, 0700);
   gc_runtime(base, p->runtime_dir);
   return 0;
 }

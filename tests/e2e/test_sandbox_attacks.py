@@ -297,6 +297,29 @@ class Attacks(SandboxCase):
         self.assertTrue(os.path.isfile(real))
         self.assertEqual(os.stat(real).st_size, 0)
 
+    def test_placeholder_stash_cannot_be_planted_from_a_sandbox(self):
+        # Released placeholders wait in <runtime base>/.placeholders for the
+        # next command (no file made and deleted per command). A command whose
+        # write roots cover the stash (workspace = $HOME) must not be able to
+        # put anything there: zero would later move it into a workspace.
+        self.sx("true")
+        stash = os.path.join(self.home, ".cache", "zero", "runtime", "v1", ".placeholders")
+        self.assertTrue(os.path.isdir(stash))
+        before = sorted(os.listdir(stash))
+        self.assertTrue(before, "released placeholders were not stashed")
+        self.assertEqual(sorted(os.listdir(self.ws)), [])  # the workspace is clean
+        r = subprocess.run(
+            [ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c",
+             "s=.cache/zero/runtime/v1/.placeholders; touch $s/7; echo x > $s/0; "
+             "mv $s/0 $s/6; rm -f $s/1; ln -s /etc $s/5; touch .cache/zero/ok; true"],
+            cwd=self.home, env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertIn("backend=bwrap", r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.home, ".cache", "zero", "ok")))
+        self.assertEqual(sorted(os.listdir(stash)), before)
+        for e in before:
+            st = os.lstat(os.path.join(stash, e))
+            self.assertEqual((st.st_size, st.st_mode & 0o7777), (0, 0o1400))
+
     def test_inner_stage_in_the_workspace_is_not_trusted(self):
         # A zero whose inner-stage helper lies inside the workspace: a command
         # replaces the helper with one that skips confinement; the next

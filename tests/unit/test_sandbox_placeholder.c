@@ -16,7 +16,7 @@
 #include "sandbox/placeholder.h"
 
 static char dir[64];
-static char path[128];
+static char path[160];
 
 static int setup(void **state) {
   (void)state;
@@ -118,12 +118,129 @@ static void a_placeholder_replaced_while_held_is_not_removed(void **state) {
   assert_true(exists());
 }
 
+/* ---- the stash ----------------------------------------------------------- */
+
+static char stash[128];
+
+static int setup_stash(void **state) {
+  if (setup(state) < 0) return -1;
+  snprintf(stash, sizeof stash, "%s/stash", dir);
+  return mkdir(stash, 0700);
+}
+
+static int teardown_stash(void **state) {
+  for (int i = 0; i < ZSB_PH_STASH_SLOTS; i++) {
+    char e[160];
+    snprintf(e, sizeof e, "%s/%d", stash, i);
+    unlink(e);
+  }
+  char e[160];
+  snprintf(e, sizeof e, "%s/planted-link", dir);
+  unlink(e);
+  rmdir(stash);
+  return teardown(state);
+}
+
+static ino_t ino_of(const char *p) {
+  struct stat st;
+  return lstat(p, &st) == 0 ? st.st_ino : 0;
+}
+
+static void a_released_placeholder_is_stashed_and_reused(void **state) {
+  (void)state;
+  char e0[160];
+  snprintf(e0, sizeof e0, "%s/0", stash);
+  zsb_holds h = {.stash = stash};
+  assert_int_equal(zsb_ph_acquire(&h, path), 1); /* empty stash: made */
+  ino_t made = ino_of(path);
+  zsb_ph_release(&h);
+  assert_false(exists());
+  assert_int_equal(ino_of(e0), made); /* moved to the stash, not deleted */
+  assert_int_equal(zsb_ph_acquire(&h, path), 1);
+  assert_int_equal(ino_of(path), made); /* the same file came back */
+  assert_int_equal(ino_of(e0), 0);
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(zsb_ph_is_placeholder(&st));
+  /* Two holders, the second adopts it: the first to let go keeps it. */
+  zsb_holds b = {.stash = stash};
+  assert_int_equal(zsb_ph_acquire(&b, path), 1);
+  zsb_ph_release(&h);
+  assert_true(exists());
+  assert_int_equal(ino_of(e0), 0);
+  zsb_ph_release(&b);
+  assert_false(exists());
+  assert_int_equal(ino_of(e0), made);
+}
+
+/* Something planted in the stash by a process that still has it open (it
+ * could write it once it is a workspace's .zero) is never used. */
+static void a_stash_entry_open_elsewhere_is_not_used(void **state) {
+  (void)state;
+  char e0[160];
+  snprintf(e0, sizeof e0, "%s/0", stash);
+  int w = open(e0, O_RDWR | O_CREAT | O_EXCL, 0600);
+  assert_true(w >= 0);
+  assert_int_equal(fchmod(w, ZSB_PH_MODE), 0);
+  ino_t planted = ino_of(e0);
+  zsb_holds h = {.stash = stash};
+  assert_int_equal(zsb_ph_acquire(&h, path), 1);
+  assert_true(ino_of(path) != planted);
+  assert_int_equal(ino_of(e0), planted); /* left where it was */
+  assert_int_equal(write(w, "x", 1), 1);
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_int_equal(st.st_size, 0);
+  close(w);
+  zsb_ph_release(&h);
+  assert_false(exists());
+}
+
+/* Not exactly a placeholder (content, another mode, a second link): not used. */
+static void a_stash_entry_that_is_not_a_placeholder_is_not_used(void **state) {
+  (void)state;
+  char e0[160], e1[160], e2[160], link2[160];
+  snprintf(e0, sizeof e0, "%s/0", stash);
+  snprintf(e1, sizeof e1, "%s/1", stash);
+  snprintf(e2, sizeof e2, "%s/2", stash);
+  snprintf(link2, sizeof link2, "%s/planted-link", dir);
+  int fd = open(e0, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "{}", 2), 2);
+  assert_int_equal(fchmod(fd, ZSB_PH_MODE), 0);
+  close(fd);
+  fd = open(e1, O_WRONLY | O_CREAT | O_EXCL, 0400);
+  assert_true(fd >= 0);
+  close(fd);
+  fd = open(e2, O_WRONLY | O_CREAT | O_EXCL, ZSB_PH_MODE);
+  assert_true(fd >= 0);
+  assert_int_equal(fchmod(fd, ZSB_PH_MODE), 0);
+  close(fd);
+  assert_int_equal(link(e2, link2), 0);
+  ino_t i0 = ino_of(e0), i1 = ino_of(e1), i2 = ino_of(e2);
+  zsb_holds h = {.stash = stash};
+  assert_int_equal(zsb_ph_acquire(&h, path), 1);
+  ino_t got = ino_of(path);
+  assert_true(got != i0 && got != i1 && got != i2);
+  assert_int_equal(ino_of(e0), i0);
+  assert_int_equal(ino_of(e1), i1);
+  assert_int_equal(ino_of(e2), i2);
+  zsb_ph_release(&h);
+  assert_false(exists());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(made_with_the_mark_and_removed_by_its_holder, setup, teardown),
       cmocka_unit_test_setup_teardown(the_last_of_concurrent_holders_removes_it, setup, teardown),
       cmocka_unit_test_setup_teardown(a_leaked_placeholder_is_adopted, setup, teardown),
       cmocka_unit_test_setup_teardown(a_real_file_or_directory_is_left_alone, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_released_placeholder_is_stashed_and_reused, setup_stash,
+                                      teardown_stash),
+      cmocka_unit_test_setup_teardown(a_stash_entry_open_elsewhere_is_not_used, setup_stash,
+                                      teardown_stash),
+      cmocka_unit_test_setup_teardown(a_stash_entry_that_is_not_a_placeholder_is_not_used,
+                                      setup_stash, teardown_stash),
       cmocka_unit_test_setup_teardown(a_placeholder_replaced_while_held_is_not_removed, setup,
                                       teardown),
   };
