@@ -498,21 +498,11 @@ static int anth_stream(zprovider *base, const zprov_request *req, zprov_event_fn
   json_t *body_json = zanth_render(o, req);
   cleanup_free char *body = zjson_dumps(body_json);
   json_decref(body_json);
-  zbuf key = ZBUF_INIT;
-  if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
-    zbuf_addf(&key, "x-api-key: %s", o->api_key);
-  const char *defaults[] = {key.len ? key.data : "", "anthropic-version: 2023-06-01",
-                            "Content-Type: application/json", "Accept: text/event-stream", NULL};
-  char **headers = zwire_headers_new(o, defaults);
-  zbuf_release(&key);
   zanth_parser parser;
   zanth_parser_init(&parser, o->name, fn, ud);
-  zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
-                     .body = body, .body_len = strlen(body), .ops = &anth_ops,
-                     .parser = &parser};
-  int rc = zwire_stream(&call, fn, ud, err);
+  int rc = zwire_post(o, p->url, "x-api-key: ", "anthropic-version: 2023-06-01", body,
+                      strlen(body), &anth_ops, &parser, fn, ud, err);
   zanth_parser_release(&parser);
-  zwire_headers_free(headers);
   return rc;
 }
 

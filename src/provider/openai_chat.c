@@ -858,24 +858,11 @@ static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn 
   zoai_chat_render_text(o, req, &p->tools, &bodyb);
   size_t body_len;
   cleanup_free char *body = zbuf_detach(&bodyb, &body_len);
-  zbuf auth = ZBUF_INIT;
-  /* A key with a line break would smuggle headers in: it is left out, and
-   * the server's 401 then says what to fix. */
-  if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
-    zbuf_addf(&auth, "Authorization: Bearer %s", o->api_key);
-  const char *defaults[] = {auth.len ? auth.data : "", "Content-Type: application/json",
-                            "Accept: text/event-stream", NULL};
-  char **headers = zwire_headers_new(o, defaults);
-  zbuf_release(&auth);
-
   zoai_chat_parser parser;
   zoai_chat_parser_init(&parser, o->name, fn, ud);
-  zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
-                     .body = body, .body_len = body_len, .ops = &chat_ops,
-                     .parser = &parser};
-  int rc = zwire_stream(&call, fn, ud, err);
+  int rc = zwire_post(o, p->url, "Authorization: Bearer ", NULL, body, body_len, &chat_ops,
+                      &parser, fn, ud, err);
   zoai_chat_parser_release(&parser);
-  zwire_headers_free(headers);
   return rc;
 }
 

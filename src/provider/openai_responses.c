@@ -612,21 +612,11 @@ static int resp_stream(zprovider *base, const zprov_request *req, zprov_event_fn
   zresp_render_text(o, req, &p->tools, &bodyb);
   size_t body_len;
   cleanup_free char *body = zbuf_detach(&bodyb, &body_len);
-  zbuf auth = ZBUF_INIT;
-  if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
-    zbuf_addf(&auth, "Authorization: Bearer %s", o->api_key);
-  const char *defaults[] = {auth.len ? auth.data : "", "Content-Type: application/json",
-                            "Accept: text/event-stream", NULL};
-  char **headers = zwire_headers_new(o, defaults);
-  zbuf_release(&auth);
   zresp_parser parser;
   zresp_parser_init(&parser, o->name, fn, ud);
-  zwire_call call = {.opts = o, .url = p->url, .headers = (const char *const *)headers,
-                     .body = body, .body_len = body_len, .ops = &resp_ops,
-                     .parser = &parser};
-  int rc = zwire_stream(&call, fn, ud, err);
+  int rc = zwire_post(o, p->url, "Authorization: Bearer ", NULL, body, body_len, &resp_ops,
+                      &parser, fn, ud, err);
   zresp_parser_release(&parser);
-  zwire_headers_free(headers);
   return rc;
 }
 

@@ -41,6 +41,24 @@ static bool extra_has(const json_t *extra, const char *line) {
   return false;
 }
 
+int zwire_post(const zprov_opts *o, const char *url, const char *cred_prefix,
+               const char *extra, const char *body, size_t body_len,
+               const zwire_parser_ops *ops, void *parser, zprov_event_fn fn, void *ud,
+               zerr *err) {
+  zbuf cred = ZBUF_INIT;
+  if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
+    zbuf_addf(&cred, "%s%s", cred_prefix, o->api_key);
+  const char *defaults[] = {cred.len ? cred.data : "", extra ? extra : "",
+                            "Content-Type: application/json", "Accept: text/event-stream", NULL};
+  char **headers = zwire_headers_new(o, defaults);
+  zbuf_release(&cred);
+  zwire_call call = {.opts = o, .url = url, .headers = (const char *const *)headers,
+                     .body = body, .body_len = body_len, .ops = ops, .parser = parser};
+  int rc = zwire_stream(&call, fn, ud, err);
+  zwire_headers_free(headers);
+  return rc;
+}
+
 char **zwire_headers_new(const zprov_opts *o, const char *const *defaults) {
   const json_t *extra = json_is_object(o->headers) ? o->headers : NULL;
   char **h = NULL;

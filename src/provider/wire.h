@@ -59,6 +59,18 @@ typedef struct zwire_call {
  * the others itself). */
 int zwire_stream(const zwire_call *c, zprov_event_fn fn, void *ud, zerr *err);
 
+/* Posts a JSON body to url and streams the SSE reply through ops / parser
+ * (zwire_stream). Headers, in this order: the credential line
+ * "<cred_prefix><api key>" (left out when the key is empty or would smuggle a
+ * header line: the server's 401 then says what to fix), `extra` when not
+ * NULL (e.g. "anthropic-version: …"), Content-Type: application/json,
+ * Accept: text/event-stream, then the profile's own headers
+ * (zwire_headers_new). */
+int zwire_post(const zprov_opts *o, const char *url, const char *cred_prefix,
+               const char *extra, const char *body, size_t body_len,
+               const zwire_parser_ops *ops, void *parser, zprov_event_fn fn, void *ud,
+               zerr *err);
+
 /* Request headers: `defaults` ("Name: value", NULL-terminated; entries may
  * be NULL-skipped with a leading '\0'), then the profile's extra headers,
  * which replace a default of the same name. Header values with line breaks
