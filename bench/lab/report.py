@@ -467,6 +467,15 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                         "agent-side peak RSS (the tree without the command processes; the "
                         "commands alone peak at %s MiB)" % fmt(med(fl, "peak_rss_kb") / 1024))
                 w("| ↳ explanation, not the target: %s | %.1f× (vs %s) | — |" % (what, ro, wo))
+            if fl:
+                # The ceiling: what an agent that cost nothing at all on top of
+                # the task's commands would reach, and what 10× leaves it.
+                floor = med(fl, m)
+                unit, scale = ("ms", 1e3) if idx == 0 else ("MiB", 1024)
+                w("| ↳ ceiling, not the target: best peer ÷ the bare commands alone (an agent "
+                  "costing nothing on top of them) | %.1f× (vs %s); %g× leaves an agent %s %s "
+                  "on top of the commands | — |" % (b / floor, who, want,
+                                                      fmt((b / want - floor) / scale), unit))
     task = sc.get("task", {})
     if task:
         outcome = ", ".join("%s %s" % (a, "failed" if "failed" in r else "identical files")
