@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/mathx.h"
 #include "base/path.h"
 #include "session/jsonl.h"
 #include "session/search_tok.h"
@@ -875,7 +875,7 @@ static char *rank_sql(shard *sh, const char *expr) {
     double n = 0;
     for (int k = 0; k < ZSEARCH_SHARDS; k++)
       n += (double)count_capped(sh[k].db, phrases.items[i], IDF_COUNT_CAP);
-    double idf = log(((double)n_total - n + 0.5) / (n + 0.5));
+    double idf = zmath_ln(((double)n_total - n + 0.5) / (n + 0.5));
     if (!(idf > 1e-6)) idf = 1e-6;
     zbuf_addf(&sql, ", %.17g", idf);
   }

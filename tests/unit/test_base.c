@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "base/fs.h"
 #include "base/ids.h"
 #include "base/json.h"
+#include "base/mathx.h"
 #include "base/path.h"
 
 static void buf_grows_and_stays_terminated(void **state) {
@@ -136,6 +138,34 @@ static void atomic_write_replaces_with_mode(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* zmath_ln against libm's log: exact enough (a few ulps) over the whole
+ * range, including subnormals, exact powers of two and values next to 1;
+ * 0 for what has no logarithm. */
+static void ln_matches_libm(void **state) {
+  (void)state;
+  const double fixed[] = {1.0, 2.0, 0.5, 10.0, 1e-300, 1e300, 1.7976931348623157e308,
+                          4.9406564584124654e-324, 2.2250738585072014e-308, 1.0000000000000002,
+                          0.9999999999999999, 1.4142135623730951, 1.4142135623730949, 3.0};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    double want = log(fixed[i]), got = zmath_ln(fixed[i]);
+    double tol = fabs(want) * 4e-16 + 1e-300;
+    if (fabs(got - want) > tol) fail_msg("ln(%.17g) = %.17g, libm %.17g", fixed[i], got, want);
+  }
+  /* A sweep over many magnitudes: x = 1.37^k and its neighbours. */
+  double x = 1e-310;
+  while (x < 1e308) {
+    double want = log(x), got = zmath_ln(x);
+    double tol = fabs(want) * 4e-16 + 4e-16;
+    if (fabs(got - want) > tol) fail_msg("ln(%.17g) = %.17g, libm %.17g", x, got, want);
+    x *= 1.0371;
+  }
+  assert_true(zmath_ln(1.0) == 0.0);
+  assert_true(zmath_ln(0.0) == 0.0);
+  assert_true(zmath_ln(-3.0) == 0.0);
+  assert_true(zmath_ln(NAN) == 0.0);
+  assert_true(zmath_ln(INFINITY) == 0.0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(buf_grows_and_stays_terminated),
@@ -144,6 +174,7 @@ int main(void) {
       cmocka_unit_test(json_parse_error_names_line_and_column),
       cmocka_unit_test(ids_are_uuid_shaped_and_safe),
       cmocka_unit_test(atomic_write_replaces_with_mode),
+      cmocka_unit_test(ln_matches_libm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
