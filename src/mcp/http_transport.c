@@ -46,7 +46,7 @@ typedef struct http_t {
   zmcp_transport base;
   const zmcp_server_cfg *cfg;
   bool legacy;
-  char *session_id;
+  char *session_id;         /* (mu): the stream thread reads it for its headers */
   char *post_url;           /* where messages go */
   bool initialized_sent;
   /* Background GET stream. */
@@ -92,15 +92,15 @@ static char **build_headers(http_t *h, bool post, bool sse_only) {
   if (post) zvec_push(&v, xstrdup("Content-Type: application/json"));
   zvec_push(&v, xstrdup(sse_only ? "Accept: text/event-stream"
                                  : "Accept: application/json, text/event-stream"));
-  if (h->session_id) {
-    zbuf_addf(&b, "Mcp-Session-Id: %s", h->session_id);
-    zvec_push(&v, zbuf_detach(&b, NULL));
-  }
   if (h->base.protocol_version && !h->legacy) {
     zbuf_addf(&b, "MCP-Protocol-Version: %s", h->base.protocol_version);
     zvec_push(&v, zbuf_detach(&b, NULL));
   }
   pthread_mutex_lock(&h->mu);
+  if (h->session_id) {
+    zbuf_addf(&b, "Mcp-Session-Id: %s", h->session_id);
+    zvec_push(&v, zbuf_detach(&b, NULL));
+  }
   if (h->bearer) {
     zbuf_addf(&b, "Authorization: Bearer %s", h->bearer);
     zvec_push(&v, zbuf_detach(&b, NULL));
@@ -307,10 +307,14 @@ static void post_on_header(void *ud, const char *line, size_t n) {
     free(h->resp_type);
     h->resp_type = NULL;
   } else if (header_is(line, n, "Mcp-Session-Id", &v, &vl)) {
-    if (vl) {
+    /* Servers repeat it on every response; the stream thread may be reading
+     * it for its own request's headers. */
+    pthread_mutex_lock(&h->mu);
+    if (vl && !(h->session_id && strlen(h->session_id) == vl && !memcmp(h->session_id, v, vl))) {
       free(h->session_id);
       h->session_id = xstrndup(v, vl);
     }
+    pthread_mutex_unlock(&h->mu);
   } else if (header_is(line, n, "Content-Type", &v, &vl)) {
     free(h->resp_type);
     h->resp_type = xstrndup(v, vl);
@@ -489,8 +493,10 @@ static void http_begin_shutdown(zmcp_transport *t) {
     zhttp_perform(&req, &resp, NULL, NULL, &ignore); /* 405: the server keeps sessions itself */
     zhttp_response_release(&resp);
     free_headers(headers);
+    pthread_mutex_lock(&h->mu);
     free(h->session_id);
     h->session_id = NULL;
+    pthread_mutex_unlock(&h->mu);
   }
 }
 
