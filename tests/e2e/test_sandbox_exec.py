@@ -178,6 +178,26 @@ class AgentCommandsAreSandboxed(ZeroTest):
         dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
         self.assertEqual(dec["action"], "deny")
 
+    def test_apply_patch_cannot_plant_hooks_or_config(self):
+        # apply_patch names its files inside the patch; the engine checks
+        # each one like write_file's path (a planted pre-commit hook would
+        # run outside the sandbox at the user's next commit).
+        import subprocess
+        subprocess.run(["git", "init", "-q", self.work], check=True)
+        patch = ("*** Begin Patch\n*** Add File: ok.txt\n+fine\n"
+                 "*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n+touch /tmp/pwned\n"
+                 "*** Add File: .zero/config.json\n+{}\n*** End Patch\n")
+        self.serve([{"tool_calls": [{"name": "apply_patch", "arguments": {"input": patch}}]},
+                    {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "patch it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, ".git", "hooks", "pre-commit")))
+        self.assertFalse(os.path.exists(os.path.join(self.work, ".zero")))
+        self.assertFalse(os.path.exists(os.path.join(self.work, "ok.txt")))  # all or nothing
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual((dec["action"], dec["code"]), ("deny", "protected_path"))
+        self.assertIn(".git/hooks/pre-commit", dec["block"]["reason"])
+
     def test_escalation_request_reaches_the_engine(self):
         call = {"name": "exec_command", "arguments": {
             "cmd": "echo net=$ZERO_SANDBOX_NETWORK", "sandbox_permissions": "with_additional_permissions",

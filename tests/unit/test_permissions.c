@@ -200,6 +200,38 @@ static void test_path_scope_outside_symlink_protected(void **state) {
       fail_msg("%s: got %s/%s (%s)", rows[i].args, zperm_action_name(d.action), d.code, d.reason);
     json_decref(args);
   }
+  /* apply_patch names its files inside the patch: each one (and each "Move
+   * to" destination) is checked like write_file's path. */
+  const ztool *ap = ztool_find("apply_patch");
+  static const struct {
+    const char *patch;
+    zperm_action want;
+    const char *code;
+  } prow[] = {
+      {"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n", ZPERM_ALLOW, "allowed"},
+      {"*** Begin Patch\n*** Add File: a.txt\n+x\n*** Add File: .git/hooks/pre-commit\n"
+       "+#!/bin/sh\n*** End Patch\n", ZPERM_DENY, "protected_path"},
+      {"*** Begin Patch\n*** Add File: .zero/config.json\n+{}\n*** End Patch\n", ZPERM_DENY,
+       "protected_path"},
+      {"*** Begin Patch\n*** Update File: a.txt\n*** Move to: .agents/a.txt\n@@\n-x\n+y\n"
+       "*** End Patch\n", ZPERM_DENY, "protected_path"},
+      {"*** Begin Patch\n*** Delete File: .git/config\n*** End Patch\n", ZPERM_DENY,
+       "protected_path"},
+      {"--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n", ZPERM_DENY,
+       "protected_path"},
+      {"*** Begin Patch\n*** Add File: ../out/x\n+x\n*** End Patch\n", ZPERM_DENY,
+       "outside_write_roots"},
+      {"*** Begin Patch\n*** Add File: link/x\n+x\n*** End Patch\n", ZPERM_DENY,
+       "symlink_escape"},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(prow); i++) {
+    json_t *args = json_pack("{s:s}", "input", prow[i].patch);
+    zperm_decision d = zperm_decide(&e, ap, args);
+    if (d.action != prow[i].want || strcmp(d.code, prow[i].code))
+      fail_msg("apply_patch %s: got %s/%s (%s)", prow[i].patch, zperm_action_name(d.action),
+               d.code, d.reason);
+    json_decref(args);
+  }
   zsb_policy_release(&p);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   assert_int_equal(system(cmd), 0);
