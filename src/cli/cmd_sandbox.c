@@ -131,6 +131,16 @@ static int sandbox_policy(int argc, char **argv) {
         if (access(path, F_OK) == 0) json_array_append_new(hidden, json_string(path));
         free(path);
       }
+      char *cfg[2];
+      size_t ncfg = zsb_zero_config_dirs(&p, cfg);
+      for (size_t i = 0; i < ncfg; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < json_array_size(hidden); k++)
+          seen |= !strcmp(json_string_value(json_array_get(hidden, k)), cfg[i]);
+        if (!seen && access(cfg[i], F_OK) == 0)
+          json_array_append_new(hidden, json_string(cfg[i]));
+        free(cfg[i]);
+      }
       json_object_set_new(j, "hidden", hidden);
       json_t *prot = json_array();
       for (size_t i = 0; i < p.write_roots.n; i++) {

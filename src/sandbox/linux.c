@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
 #include "sandbox/landlock_compat.h"
@@ -353,6 +354,39 @@ static int protect_name(argvb *a, const char *path, char kind, zsb_holds *holds,
   return 0;
 }
 
+/* zero's own config dirs (keys, MCP OAuth tokens, grants, the user config
+ * that decides the sandbox) are hidden: an empty tmpfs. Where a writable
+ * root covers one (a workspace of $HOME), it is made first if missing — else
+ * a command could create it and plant a config that turns the sandbox off
+ * for the next run — and each directory between the root and it is bound
+ * onto itself, so it cannot be moved away and made anew either. -1 with err. */
+static int protect_config_dirs(argvb *a, const zsb_policy *p, const zsb_strv *roots, zerr *err) {
+  char *cfg[2];
+  size_t n = zsb_zero_config_dirs(p, cfg);
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *root = NULL;
+    for (size_t k = 0; k < roots->n; k++)
+      if (zpath_is_within(roots->v[k], cfg[i]) &&
+          (!root || strlen(roots->v[k]) < strlen(root)))
+        root = roots->v[k];
+    if (root && rc == 0) {
+      if (access(cfg[i], F_OK) != 0 && zfs_mkdir_p(cfg[i], 0700, err) < 0) {
+        zerr_prefix(err, "cannot create zero's config dir, which the sandbox must hide");
+        rc = -1;
+      }
+      size_t rl = strlen(root);
+      for (char *s = cfg[i] + rl; rc == 0 && *s && (s = strchr(s + 1, '/')); *s = '/') {
+        *s = '\0';
+        av3(a, "--bind", cfg[i], cfg[i]); /* its own mount: cannot be renamed */
+      }
+    }
+    if (rc == 0) hide(a, cfg[i]);
+    free(cfg[i]);
+  }
+  return rc;
+}
+
 /* Builds the bwrap command line. The placeholders made for missing protected
  * names are held in holds (the caller releases them after bwrap exited).
  * -1 with err. */
@@ -435,12 +469,17 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
     zsb_strv_release(&roots);
     return -1;
   }
+  if (protect_config_dirs(a, p, &roots, err) < 0) {
+    zsb_strv_release(&roots);
+    return -1;
+  }
   for (size_t i = 0; i < p->deny_write.n; i++)
     if (access(p->deny_write.v[i], F_OK) == 0)
       av3(a, "--ro-bind", p->deny_write.v[i], p->deny_write.v[i]);
   for (size_t i = 0; i < p->deny_read.n; i++)
     if (!zsb_strv_has(&p->allow_read, p->deny_read.v[i])) hide(a, p->deny_read.v[i]);
   for (const char *const *c = zsb_credential_names; *c; c++) {
+    if (!strcmp(*c, ".config/zero")) continue; /* protect_config_dirs hid it */
     cleanup_free char *path = zpath_join(p->home, *c);
     hide(a, path);
   }

@@ -25,9 +25,21 @@
 const char *const zsb_credential_names[] = {
     ".ssh", ".aws", ".azure", ".docker", ".kube", ".netrc", ".npmrc", ".git-credentials",
     ".config/gcloud", ".config/gh", ".pypirc", ".gnupg",
-    /* zero's own files that may hold keys */
-    ".config/zero/config.json", ".config/zero/credentials.json", ".config/zero/auth.json",
+    /* zero's own config dir: provider keys, MCP OAuth tokens, saved grants
+     * and the user config that decides the sandbox (zsb_zero_config_dirs) */
+    ".config/zero",
     NULL};
+
+size_t zsb_zero_config_dirs(const zsb_policy *p, char *out[2]) {
+  size_t n = 0;
+  cleanup_free char *cfg = zpath_config_dir();
+  out[n++] = zsb_resolve_path(cfg, NULL);
+  cleanup_free char *home_cfg = zpath_join(p->home ? p->home : zpath_home(), ".config/zero");
+  char *h = zsb_resolve_path(home_cfg, NULL);
+  if (strcmp(h, out[0])) out[n++] = h;
+  else free(h);
+  return n;
+}
 
 void zsb_strv_add(zsb_strv *s, const char *p) {
   if (zsb_strv_has(s, p)) return;
@@ -98,6 +110,14 @@ static bool is_protected_rel(const char *rel) {
 
 bool zsb_policy_may_write(const zsb_policy *p, const char *abs) {
   if (under_any(&p->deny_write, abs)) return false;
+  char *cfg[2];
+  size_t ncfg = zsb_zero_config_dirs(p, cfg);
+  bool in_cfg = false;
+  for (size_t i = 0; i < ncfg; i++) {
+    in_cfg |= zpath_is_within(cfg[i], abs);
+    free(cfg[i]);
+  }
+  if (in_cfg) return false;
   for (size_t i = 0; i < p->write_roots.n; i++) {
     const char *root = p->write_roots.v[i];
     if (!zpath_is_within(root, abs)) continue;

@@ -8,7 +8,8 @@
  *     the per-workspace runtime dir (HOME and package caches) — and never the
  *     protected names inside them: `.zero` and `.agents` (read-only, and a
  *     missing one cannot be created), `.git/config` and `.git/hooks`
- *     (read-only), `.git` itself (cannot be renamed or replaced);
+ *     (read-only), `.git` itself (cannot be renamed or replaced), and
+ *     zero's own config dir (zsb_zero_config_dirs);
  *   - network: none (default; loopback inside the sandbox still works) or all;
  *   - Unix sockets: optionally none (blockUnixSockets).
  * Lists (deny wins over allow): denyRead, denyWrite, allowRead, allowWrite.
@@ -94,6 +95,12 @@ size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max);
 /* Credential locations hidden from commands (absolute, under home), whether
  * or not they exist. NULL-terminated static list of home-relative names. */
 extern const char *const zsb_credential_names[];
+
+/* zero's own config dir(s) — $XDG_CONFIG_HOME/zero and ~/.config/zero when
+ * they differ — resolved; out gets 1 or 2 strings (caller frees each). They
+ * hold keys, MCP OAuth tokens, grants and the user config that decides the
+ * sandbox: hidden from commands and never writable by them or by file tools. */
+size_t zsb_zero_config_dirs(const zsb_policy *p, char *out[2]);
 
 /* Creates the runtime dir (0700) with home/ tmp/ cache/ subdirs, and removes
  * sibling runtime dirs unused for 30 days (that scan at most once a day,

@@ -22,6 +22,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ZERO_BIN = os.path.abspath(os.environ.get("ZERO_BIN") or os.path.join(HERE, "..", "..", "build", "zero"))
 UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
 PY = "/usr/bin/python3"
+# The test dirs live outside /tmp: /tmp is a private tmpfs inside the sandbox,
+# so a credential or denyRead file under /tmp would be unreadable there
+# whether or not zero hides it, and such a test would pass vacuously.
+BASE = os.environ.get("ZERO_SBX_BASE") or ("/var/tmp" if os.access("/var/tmp", os.W_OK) else None)
 
 
 def read(path):
@@ -93,7 +97,7 @@ def sleeping_child_of(pid):
 
 class SandboxCase(unittest.TestCase):
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="zero-sbx-")
+        self.root = tempfile.mkdtemp(prefix="zero-sbx-", dir=BASE)
         os.chmod(self.root, 0o755)
         self.home = os.path.join(self.root, "home")
         self.ws = os.path.join(self.root, "ws")
@@ -406,6 +410,50 @@ class Attacks(SandboxCase):
                     "%s/.config/zero/config.json 2>&1; env; true" % ((self.home,) * 9))
         self.assertNotIn(secret, r.stdout)
         self.assertNotIn("sk-should-never-be-seen", r.stdout)
+
+    def test_zero_config_dir_is_hidden(self):
+        # zero's config dir holds more than config.json: MCP OAuth tokens,
+        # saved grants; with XDG_CONFIG_HOME elsewhere it lives there.
+        secret = "ZEROCFG-%d" % os.getpid()
+        xdg = os.path.join(self.root, "xdg")
+        files = [os.path.join(self.home, ".config", "zero", "mcp-oauth", "server"),
+                 os.path.join(self.home, ".config", "zero", "credentials.json"),
+                 os.path.join(self.home, ".config", "zero", "sandbox-grants.json"),
+                 os.path.join(self.home, ".azure", "accessTokens.json"),
+                 os.path.join(xdg, "zero", "config.json"),
+                 os.path.join(xdg, "zero", "mcp-oauth", "server")]
+        for p in files:
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w") as f:
+                f.write('{"secret": "%s"}' % secret)
+        # without XDG_CONFIG_HOME pointing there, xdg/ is just another dir;
+        # with it, both xdg/zero and ~/.config/zero are hidden
+        for env, hidden in ((self.env, files[:4]), (dict(self.env, XDG_CONFIG_HOME=xdg), files)):
+            r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c",
+                                "cat %s 2>&1; true" % " ".join(hidden)],
+                               cwd=self.ws, env=env, capture_output=True, text=True, timeout=60)
+            self.assertIn("backend=bwrap", r.stderr)
+            self.assertNotIn(secret, r.stdout)
+
+    def test_workspace_of_home_cannot_plant_zero_config(self):
+        # Workspace = $HOME (no zero config yet): a command must not create
+        # ~/.config/zero/config.json (sandbox.enabled=false for the next run),
+        # nor move ~/.config away and make a new one.
+        cfgdir = os.path.join(self.home, ".config", "zero")
+        shutil.rmtree(os.path.join(self.home, ".config"), ignore_errors=True)
+        plant = "echo '{\"sandbox\":{\"enabled\":false}}' > .config/zero/config.json"
+        r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c",
+                            "mkdir -p .config/zero; %s; echo '{\"version\":1,\"grants\":[]}' "
+                            "> .config/zero/sandbox-grants.json; mv .config .c2; mv .config/zero .z2; "
+                            "rm -rf .config; mkdir -p .config/zero; %s; echo ok > .config/other; "
+                            "true" % (plant, plant)],
+                           cwd=self.home, env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertIn("backend=bwrap", r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.home, ".config", "other")), r.stderr)
+        self.assertEqual(os.listdir(cfgdir), [])
+        self.assertEqual(os.stat(cfgdir).st_mode & 0o777, 0o700)
+        r = self.sx("echo $ZERO_SANDBOX_BACKEND")
+        self.assertEqual(r.stdout.strip(), "bwrap")
 
     def test_host_loopback_listener_is_unreachable(self):
         l = Listener()

@@ -173,6 +173,10 @@ static void test_path_scope_outside_symlink_protected(void **state) {
   snprintf(link, sizeof link, "%s/link", ws);
   assert_int_equal(symlink(out, link), 0);
   ztool_ctx ctx = {.workspace = ws};
+  /* zero's own config dir inside the workspace (a workspace of $HOME) */
+  char xdg[160];
+  snprintf(xdg, sizeof xdg, "%s/cfg", ws);
+  setenv("XDG_CONFIG_HOME", xdg, 1);
   zsb_policy p;
   zsb_policy_opts o = {.workspace = ws, .skip_config = true};
   assert_int_equal(zsb_policy_build(&p, &o, NULL), 0);
@@ -192,6 +196,10 @@ static void test_path_scope_outside_symlink_protected(void **state) {
       {"{\"path\":\".git/config\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
       {"{\"path\":\".git/hooks/pre-commit\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
       {"{\"path\":\"src/.git-notes\",\"content\":\"x\"}", ZPERM_ALLOW, "allowed"},
+      {"{\"path\":\"cfg/zero/config.json\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
+      {"{\"path\":\"cfg/zero/sandbox-grants.json\",\"content\":\"x\"}", ZPERM_DENY,
+       "protected_path"},
+      {"{\"path\":\"cfg/other.json\",\"content\":\"x\"}", ZPERM_ALLOW, "allowed"},
   };
   for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
     json_t *args = json_loads(rows[i].args, 0, NULL);
@@ -233,6 +241,7 @@ static void test_path_scope_outside_symlink_protected(void **state) {
     json_decref(args);
   }
   zsb_policy_release(&p);
+  unsetenv("XDG_CONFIG_HOME");
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   assert_int_equal(system(cmd), 0);
 }
