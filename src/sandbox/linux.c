@@ -354,6 +354,28 @@ static int protect_name(argvb *a, const char *path, char kind, zsb_holds *holds,
   return 0;
 }
 
+/* A denyWrite path that does not exist yet, inside a writable root: its
+ * shallowest missing component gets a placeholder (as a missing protected
+ * name does), so the command cannot create it. Outside every writable root
+ * nothing is needed. -1 with err. */
+static int block_missing(argvb *a, const char *path, const zsb_strv *roots, zsb_holds *holds,
+                         zerr *err) {
+  bool covered = false;
+  for (size_t i = 0; i < roots->n && !covered; i++) covered = zpath_is_within(roots->v[i], path);
+  if (!covered) return 0;
+  cleanup_free char *first = xstrdup(path);
+  for (;;) {
+    char *slash = strrchr(first, '/');
+    if (!slash || slash == first) break;
+    *slash = '\0';
+    bool parent_exists = access(first, F_OK) == 0;
+    *slash = '/';
+    if (parent_exists) break;
+    *slash = '\0';
+  }
+  return protect_name(a, first, 'p', holds, err);
+}
+
 /* zero's own config dirs (keys, MCP OAuth tokens, grants, the user config
  * that decides the sandbox) are hidden: an empty tmpfs. Where a writable
  * root covers one (a workspace of $HOME), it is made first if missing — else
@@ -473,16 +495,37 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
     zsb_strv_release(&roots);
     return -1;
   }
-  for (size_t i = 0; i < p->deny_write.n; i++)
+  for (size_t i = 0; i < p->deny_write.n && rc == 0; i++) {
     if (access(p->deny_write.v[i], F_OK) == 0)
       av3(a, "--ro-bind", p->deny_write.v[i], p->deny_write.v[i]);
-  for (size_t i = 0; i < p->deny_read.n; i++)
-    if (!zsb_strv_has(&p->allow_read, p->deny_read.v[i])) hide(a, p->deny_read.v[i]);
+    else
+      rc = block_missing(a, p->deny_write.v[i], &roots, holds, err);
+  }
+  if (rc < 0) {
+    zsb_strv_release(&roots);
+    return -1;
+  }
+  zsb_strv hidden = {0};
+  for (size_t i = 0; i < p->deny_read.n; i++) { /* deny wins over an equal allowRead */
+    hide(a, p->deny_read.v[i]);
+    zsb_strv_add(&hidden, p->deny_read.v[i]);
+  }
   for (const char *const *c = zsb_credential_names; *c; c++) {
     if (!strcmp(*c, ".config/zero")) continue; /* protect_config_dirs hid it */
     cleanup_free char *path = zpath_join(p->home, *c);
     hide(a, path);
+    if (p->allow_read.n) zsb_strv_add(&hidden, path);
   }
+  /* allowRead re-allows reads strictly below a hidden path: bound back
+   * read-only over the tmpfs. */
+  for (size_t i = 0; i < p->allow_read.n; i++) {
+    const char *ar = p->allow_read.v[i];
+    bool below = false;
+    for (size_t k = 0; k < hidden.n && !below; k++)
+      below = strcmp(hidden.v[k], ar) != 0 && zpath_is_within(hidden.v[k], ar);
+    if (below && access(ar, F_OK) == 0) av3(a, "--ro-bind", ar, ar);
+  }
+  zsb_strv_release(&hidden);
   hide(a, "/var/run/docker.sock");
   hide(a, "/run/docker.sock");
   av2(a, "--chdir", cwd);

@@ -108,8 +108,46 @@ static bool is_protected_rel(const char *rel) {
   return !strcmp(rel, ".git");
 }
 
+void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials) {
+  zsb_strv_release(&p->read_denied);
+  for (size_t i = 0; i < p->deny_read.n; i++) zsb_strv_add(&p->read_denied, p->deny_read.v[i]);
+  if (!hide_credentials) return;
+  const char *home = p->home ? p->home : zpath_home();
+  for (const char *const *c = zsb_credential_names; *c; c++) {
+    cleanup_free char *lex = zpath_join(home, *c);
+    cleanup_free char *real = zsb_resolve_path(lex, NULL);
+    zsb_strv_add(&p->read_denied, lex);
+    zsb_strv_add(&p->read_denied, real);
+  }
+  char *cfg[2];
+  size_t n = zsb_zero_config_dirs(p, cfg);
+  for (size_t i = 0; i < n; i++) {
+    zsb_strv_add(&p->read_denied, cfg[i]);
+    free(cfg[i]);
+  }
+}
+
+bool zsb_policy_read_denied(const zsb_policy *p, const char *abs) {
+  for (size_t i = 0; i < p->read_denied.n; i++) {
+    const char *d = p->read_denied.v[i];
+    if (!zpath_is_within(d, abs)) continue;
+    bool again = false;
+    for (size_t k = 0; k < p->allow_read.n && !again; k++) {
+      const char *a = p->allow_read.v[k];
+      again = strcmp(a, d) != 0 && zpath_is_within(d, a) && zpath_is_within(a, abs);
+    }
+    if (!again) return true;
+  }
+  return false;
+}
+
 bool zsb_policy_may_write(const zsb_policy *p, const char *abs) {
   if (under_any(&p->deny_write, abs)) return false;
+  /* hidden credentials: a sandboxed command cannot write them either */
+  for (const char *const *c = zsb_credential_names; p->home && *c; c++) {
+    cleanup_free char *cred = zpath_join(p->home, *c);
+    if (zpath_is_within(cred, abs)) return false;
+  }
   char *cfg[2];
   size_t ncfg = zsb_zero_config_dirs(p, cfg);
   bool in_cfg = false;
@@ -323,6 +361,7 @@ void zsb_policy_release(zsb_policy *p) {
   zsb_strv_release(&p->allow_write);
   zsb_strv_release(&p->notes);
   zsb_strv_release(&p->command_reads);
+  zsb_strv_release(&p->read_denied);
   memset(p, 0, sizeof *p);
 }
 

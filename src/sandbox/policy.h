@@ -44,7 +44,8 @@ typedef struct zsb_policy {
   zsb_strv write_roots;   /* absolute, real; workspace first, then add-dirs, config roots */
   zsb_strv deny_read;
   zsb_strv deny_write;
-  zsb_strv allow_read;    /* re-allows reads below a denied path (deny still wins on equal) */
+  zsb_strv allow_read;    /* re-allows reads strictly below a denied or hidden path
+                           * (deny wins on equal paths) */
   zsb_strv allow_write;   /* extra writable paths (user config only) */
   bool network;           /* true = network allowed */
   bool block_unix_sockets;
@@ -53,6 +54,7 @@ typedef struct zsb_policy {
   char *home;             /* the real home of the user running zero */
   zsb_strv notes;         /* what layering ignored, for `zero sandbox policy` */
   zsb_strv command_reads; /* per command, not serialized: zspawn_cmd.read_paths */
+  zsb_strv read_denied;   /* per run, not serialized: zsb_policy_prepare_read_guard */
 } zsb_policy;
 
 /* Options from the command line. */
@@ -82,6 +84,17 @@ char *zsb_resolve_path(const char *path, const char *base);
 /* true when abs (already resolved) may be written under the policy: inside a
  * write root or allow_write path, not inside deny_write, not a protected name. */
 bool zsb_policy_may_write(const zsb_policy *p, const char *abs);
+
+/* Fills p->read_denied for zero's own file tools (read_file, grep, …),
+ * which run outside the sandbox: the denyRead paths and, with
+ * hide_credentials, the credential locations and zero's config dirs, each
+ * as written and resolved — what a sandboxed command cannot read either. */
+void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials);
+
+/* true when abs may not be read under p->read_denied: it lies under a denied
+ * path and no allowRead path strictly below that denied path covers it
+ * (deny wins on equal paths). */
+bool zsb_policy_read_denied(const zsb_policy *p, const char *abs);
 
 /* Protected paths below one write root that exist or must be blocked.
  * kind: 'r' read-only bind of an existing path, 'p' placeholder for a missing

@@ -623,6 +623,36 @@ class Fallbacks(SandboxCase):
         r = self.sx("cat %s/s; true" % self.outside)
         self.assertNotIn("SECRET-DR", r.stdout)
 
+    def test_deny_write_of_a_missing_path_cannot_be_created(self):
+        # denyWrite names paths that may not exist yet; the command must not
+        # create them (nor a missing parent of one) while it runs.
+        self.user_config({"sandbox": {"denyWrite": [os.path.join(self.ws, "vendor"),
+                                                    os.path.join(self.ws, "a", "b", "lock")]}})
+        with open(os.path.join(self.ws, "keep"), "w") as f:
+            f.write("k")
+        r = self.sx("mkdir vendor; echo x > vendor; mkdir -p a/b && echo x > a/b/lock; "
+                    "echo ok > other; true")
+        self.assertIn("backend=bwrap", r.stderr)
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, "vendor")))
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, "a")))
+        self.assertEqual(sorted(os.listdir(self.ws)), ["keep", "other"])
+
+    def test_allow_read_below_a_denied_path_and_deny_wins_on_equal(self):
+        priv = os.path.join(self.outside, "priv")
+        os.makedirs(os.path.join(priv, "pub"))
+        with open(os.path.join(priv, "s"), "w") as f:
+            f.write("SECRET-DR")
+        with open(os.path.join(priv, "pub", "p"), "w") as f:
+            f.write("PUBLIC-AR")
+        self.user_config({"sandbox": {"denyRead": [priv, self.ws + "/x"],
+                                      "allowRead": [os.path.join(priv, "pub"), self.ws + "/x"]}})
+        with open(os.path.join(self.ws, "x"), "w") as f:
+            f.write("EQUAL-DENIED")
+        r = self.sx("cat %s/s %s/pub/p x 2>&1; true" % (priv, priv))
+        self.assertNotIn("SECRET-DR", r.stdout)
+        self.assertNotIn("EQUAL-DENIED", r.stdout)
+        self.assertIn("PUBLIC-AR", r.stdout)
+
     def test_project_config_cannot_loosen(self):
         os.makedirs(os.path.join(self.ws, ".zero"))
         with open(os.path.join(self.ws, ".zero", "config.json"), "w") as f:

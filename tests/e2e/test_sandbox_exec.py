@@ -198,6 +198,47 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertEqual((dec["action"], dec["code"]), ("deny", "protected_path"))
         self.assertIn(".git/hooks/pre-commit", dec["block"]["reason"])
 
+    def test_file_tools_do_not_read_what_commands_cannot(self):
+        # read_file, grep, glob and list_directory run in zero itself, not in
+        # the sandbox: they must refuse denyRead paths, hidden credentials and
+        # zero's config dir too, also through a symlink in the workspace.
+        priv = os.path.join(self.tmp, "priv")
+        os.makedirs(os.path.join(priv, "pub"))
+        with open(os.path.join(priv, "s"), "w") as f:
+            f.write("DENIED-SECRET")
+        with open(os.path.join(priv, "pub", "p"), "w") as f:
+            f.write("PUBLIC-OK")
+        os.makedirs(os.path.join(self.home, ".ssh"))
+        with open(os.path.join(self.home, ".ssh", "id_rsa"), "w") as f:
+            f.write("SSH-SECRET")
+        cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(os.path.join(cfg, "mcp-oauth"), exist_ok=True)
+        with open(os.path.join(cfg, "mcp-oauth", "srv"), "w") as f:
+            f.write("OAUTH-SECRET")
+        with open(os.path.join(cfg, "config.json"), "w") as f:
+            json.dump({"sandbox": {"denyRead": [priv], "allowRead": [os.path.join(priv, "pub")]}}, f)
+        os.symlink(os.path.join(self.home, ".ssh"), os.path.join(self.work, "keys"))
+        calls = [{"name": "read_file", "arguments": {"path": os.path.join(priv, "s")}},
+                 {"name": "read_file", "arguments": {"path": "~/.ssh/id_rsa"}},
+                 {"name": "read_file", "arguments": {"path": "keys/id_rsa"}},
+                 {"name": "read_file", "arguments": {"path": os.path.join(cfg, "mcp-oauth", "srv")}},
+                 {"name": "grep", "arguments": {"pattern": "SECRET", "path": "keys"}},
+                 {"name": "list_directory", "arguments": {"path": "~/.ssh"}},
+                 {"name": "glob", "arguments": {"pattern": "*", "cwd": "keys"}},
+                 {"name": "read_file", "arguments": {"path": os.path.join(priv, "pub", "p")}}]
+        self.serve([{"tool_calls": calls}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "read them")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        res = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual(len(res), len(calls))
+        for i, e in enumerate(res[:-1]):
+            self.assertEqual(e["status"], "error", e)
+            self.assertIn("denied by the sandbox policy", e["output"])
+            self.assertNotIn("SECRET", e["output"])
+            if calls[i]["name"] != "read_file":  # a listing names nothing inside
+                self.assertNotIn("id_rsa", e["output"])
+        self.assertIn("PUBLIC-OK", res[-1]["output"])
+
     def test_escalation_request_reaches_the_engine(self):
         call = {"name": "exec_command", "arguments": {
             "cmd": "echo net=$ZERO_SANDBOX_NETWORK", "sandbox_permissions": "with_additional_permissions",
