@@ -126,6 +126,7 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertEqual(dec["action"], "deny")
         res = [e for e in evs if e["type"] == "tool_result"][0]
         self.assertEqual(res["status"], "error")
+        self.assertEqual(res["block"], dec["block"])  # tool_result carries the block too
         tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
         self.assertIn("[destructive]", tool["content"])
         self.assertIn("grants allow", tool["content"])
@@ -177,6 +178,24 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertFalse(os.path.exists(os.path.join(self.work, ".zero", "config.json")))
         dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
         self.assertEqual(dec["action"], "deny")
+
+    def test_unsafe_warning_names_the_flag_that_was_passed(self):
+        for flags, why in ((["--permission-mode", "unsafe"], "--permission-mode unsafe"),
+                           (["--auto", "high"], "--auto high"),
+                           (["--skip-permissions-unsafe"], "--skip-permissions-unsafe")):
+            self.serve([{"text": "ok"}])
+            r = self.zero("exec", "-o", "stream-json", *flags, "hi")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            warn = [e for e in self.lines(r.stdout) if e["type"] == "warning"]
+            self.assertTrue(warn, flags)
+            self.assertIn("because %s was passed" % why, warn[0]["message"])
+        # allowed calls carry no block
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "true"}}]},
+                    {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "go")
+        res = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"][0]
+        self.assertEqual(res["status"], "ok")
+        self.assertNotIn("block", res)
 
     def test_apply_patch_cannot_plant_hooks_or_config(self):
         # apply_patch names its files inside the patch; the engine checks
