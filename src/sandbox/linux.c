@@ -137,6 +137,8 @@ static bool secret_name(const char *kv) {
                                       "AUTH", NULL};
   for (const char *const *p = parts; *p; p++)
     if (strstr(name, *p)) return true;
+  /* a provider profile's apiKeyEnv may be any name; most end in _KEY */
+  if (n > 4 && !strcmp(name + n - 4, "_KEY")) return true;
   static const char *const exact[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
                                       NULL};
   for (const char *const *p = exact; *p; p++)

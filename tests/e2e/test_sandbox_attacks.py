@@ -111,6 +111,10 @@ class SandboxCase(unittest.TestCase):
             "XDG_CACHE_HOME": os.path.join(self.home, ".cache"),
             "LANG": "C.UTF-8",
             "OPENAI_API_KEY": "sk-should-never-be-seen-1234567890",
+            # a provider's apiKeyEnv can be any name; other secrets by their names
+            "MYCO_LLM_KEY": "sk-should-never-be-seen-apikeyenv",
+            "GH_TOKEN": "sk-should-never-be-seen-gh",
+            "AWS_SECRET_ACCESS_KEY": "sk-should-never-be-seen-aws",
         }
 
     def tearDown(self):
