@@ -378,6 +378,31 @@ static int block_missing(argvb *a, const char *path, const zsb_strv *roots, zsb_
   return protect_name(a, first, 'p', holds, err);
 }
 
+/* Sockets of services that run commands for whoever connects — outside the
+ * sandbox, as the caller's uid (which a sandbox of a root zero still is to
+ * the host): container engines, systemd and the system bus, and the user's
+ * runtime dir (systemd --user, the session bus, rootless docker/podman,
+ * agent sockets). A filesystem Unix socket is reachable across network
+ * namespaces, so these are hidden; blockUnixSockets refuses all of them. */
+static void hide_service_sockets(argvb *a, const zsb_policy *p, const zsb_strv *roots) {
+  static const char *const sockets[] = {
+      "/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
+      "/run/podman/podman.sock", "/run/systemd/private", "/run/dbus/system_bus_socket",
+      "/var/run/dbus/system_bus_socket", "/run/snapd.socket", NULL};
+  for (const char *const *s = sockets; *s; s++) hide(a, *s);
+  char dflt[64];
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  snprintf(dflt, sizeof dflt, "/run/user/%u", (unsigned)getuid());
+  const char *dirs[] = {dflt, xdg && xdg[0] == '/' && strcmp(xdg, dflt) ? xdg : NULL};
+  for (size_t i = 0; i < ZARRAY_LEN(dirs); i++) {
+    if (!dirs[i] || !strcmp(dirs[i], "/") || zpath_is_within(dirs[i], "/tmp")) continue;
+    /* an empty tmpfs over it must not cover a writable root or the workspace */
+    bool covers = zpath_is_within(dirs[i], p->workspace);
+    for (size_t k = 0; k < roots->n && !covers; k++) covers = zpath_is_within(dirs[i], roots->v[k]);
+    if (!covers) hide(a, dirs[i]);
+  }
+}
+
 /* zero's own config dirs (keys, MCP OAuth tokens, grants, the user config
  * that decides the sandbox) are hidden: an empty tmpfs. Where a writable
  * root covers one (a workspace of $HOME), it is made first if missing — else
@@ -528,8 +553,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
     if (below && access(ar, F_OK) == 0) av3(a, "--ro-bind", ar, ar);
   }
   zsb_strv_release(&hidden);
-  hide(a, "/var/run/docker.sock");
-  hide(a, "/run/docker.sock");
+  hide_service_sockets(a, p, &roots);
   av2(a, "--chdir", cwd);
   av(a, "--");
   add_inner_stage(a, p, self);

@@ -497,6 +497,28 @@ class Attacks(SandboxCase):
         finally:
             l.close()
 
+    def test_user_runtime_dir_sockets_are_hidden(self):
+        # A filesystem Unix socket is reachable across network namespaces:
+        # the user's runtime dir (systemd --user, the session bus, rootless
+        # container engines) would run commands outside the sandbox.
+        rt = os.path.join(self.root, "run-user")
+        os.makedirs(os.path.join(rt, "systemd"))
+        path = os.path.join(rt, "systemd", "private")
+        l = Listener(unix_path=path)
+        try:
+            r = subprocess.run(
+                [ZERO_BIN, "sandbox", "exec", "--", PY, "-c",
+                 "import socket\ns=socket.socket(socket.AF_UNIX)\n"
+                 "try:\n s.connect(%r); print('CONNECTED')\nexcept OSError as e: print('refused', e)" % path],
+                cwd=self.ws, env=dict(self.env, XDG_RUNTIME_DIR=rt), capture_output=True, text=True,
+                timeout=60)
+            time.sleep(0.3)
+            self.assertIn("backend=bwrap", r.stderr)
+            self.assertIn("refused", r.stdout, r.stderr)
+            self.assertEqual(l.accepted, 0)
+        finally:
+            l.close()
+
     def test_ptrace_process_vm_readv_io_uring_refused(self):
         r = self.sx("sleep 30 & pid=$!; %s -c '\nimport ctypes,os,sys\nlibc=ctypes.CDLL(None,use_errno=True)\n"
                     "pid=int(sys.argv[1])\n"
