@@ -343,7 +343,8 @@ static const char *ph_stash(const zsb_policy *p) {
 /* The mount for a protected name that is a file or missing: a placeholder
  * (made or adopted, and held; see placeholder.h) with /dev/null bound over it,
  * or the real file bound read-only over itself. -1 with err. */
-static int protect_name(argvb *a, const char *path, char kind, zsb_holds *holds, zerr *err) {
+static int protect_name(argvb *a, const char *path, char kind, const char *over, zsb_holds *holds,
+                        zerr *err) {
   struct stat st;
   bool ph = kind == 'p' || (lstat(path, &st) == 0 && zsb_ph_is_placeholder(&st));
   int h = ph ? zsb_ph_acquire(holds, path) : 0;
@@ -351,7 +352,7 @@ static int protect_name(argvb *a, const char *path, char kind, zsb_holds *holds,
   if (h < 0)
     return zerr_errno(err, ZE_IO, "cannot protect %s in the sandbox (check that the directory "
                                   "is writable by you)", path);
-  if (h == 1) av3(a, "--ro-bind", "/dev/null", path);
+  if (h == 1) av3(a, "--ro-bind", over, path);
   else av3(a, "--ro-bind", path, path);
   return 0;
 }
@@ -375,7 +376,7 @@ static int block_missing(argvb *a, const char *path, const zsb_strv *roots, zsb_
     if (parent_exists) break;
     *slash = '\0';
   }
-  return protect_name(a, first, 'p', holds, err);
+  return protect_name(a, first, 'p', "/dev/null", holds, err);
 }
 
 /* Sockets of services that run commands for whoever connects — outside the
@@ -503,14 +504,31 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
   if (stash_covered && access(holds->stash, F_OK) == 0)
     av3(a, "--ro-bind", holds->stash, holds->stash);
 
-  /* Protected names inside each write root. */
+  /* Protected names inside each write root. A missing .git/commondir reads
+   * "." inside (the git dir itself: git works as without one); the file is
+   * made by zsb_runtime_prepare, /dev/null where it could not be. */
+  char commondir[4200] = "/dev/null";
+  if (holds->stash) {
+    char dot[4200];
+    snprintf(dot, sizeof dot, "%.*s/.git-commondir",
+             (int)(strlen(holds->stash) - strlen("/.placeholders")), holds->stash);
+    struct stat dst;
+    if (lstat(dot, &dst) == 0 && S_ISREG(dst.st_mode) && dst.st_size == 1) {
+      snprintf(commondir, sizeof commondir, "%s", dot);
+      bool covered = false;
+      for (size_t i = 0; i < roots.n && !covered; i++) covered = zpath_is_within(roots.v[i], dot);
+      if (covered) av3(a, "--ro-bind", dot, dot);
+    }
+  }
   int rc = 0;
   for (size_t i = 0; i < p->write_roots.n; i++) {
     zsb_protected prot[8];
     size_t n = zsb_protected_paths(p->write_roots.v[i], prot, ZARRAY_LEN(prot));
     for (size_t k = 0; k < n; k++) {
+      const char *name = strrchr(prot[k].path, '/');
+      const char *over = name && !strcmp(name, "/commondir") ? commondir : "/dev/null";
       if (prot[k].kind == 'g') av3(a, "--bind", prot[k].path, prot[k].path); /* own mount: not renamable */
-      else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, holds, err) < 0) rc = -1;
+      else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, over, holds, err) < 0) rc = -1;
       free(prot[k].path);
     }
   }

@@ -190,6 +190,11 @@ size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max) {
       cleanup_free char *hooks = zpath_join(git, "hooks");
       ADD(".git/config", lstat(cfg, &st) == 0 ? 'r' : 'p');
       ADD(".git/hooks", lstat(hooks, &st) == 0 ? 'r' : 'p');
+      /* commondir names the dir git takes config and hooks from: a planted
+       * one swaps them for forged ones (core.fsmonitor runs at the user's
+       * next git status), so it is protected like config itself */
+      cleanup_free char *common = zpath_join(git, "commondir");
+      ADD(".git/commondir", lstat(common, &st) == 0 ? 'r' : 'p');
     } else {
       ADD(".git", 'r'); /* a worktree / submodule pointer file */
     }
@@ -470,6 +475,14 @@ int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
    * here is not an error. */
   cleanup_free char *stash = zpath_join(base, ".placeholders");
   mkdir(stash, 0700);
+  /* What a sandboxed git reads as .git/commondir where the real one is
+   * missing: ".", the git dir itself (zsb_commondir_source). */
+  cleanup_free char *dot = zpath_join(base, ".git-commondir");
+  int fd = open(dot, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+  if (fd >= 0) {
+    if (write(fd, ".", 1) != 1) unlink(dot);
+    close(fd);
+  }
   gc_runtime(base, p->runtime_dir);
   return 0;
 }

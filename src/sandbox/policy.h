@@ -98,7 +98,9 @@ bool zsb_policy_read_denied(const zsb_policy *p, const char *abs);
 
 /* Protected paths below one write root that exist or must be blocked.
  * kind: 'r' read-only bind of an existing path, 'p' placeholder for a missing
- * name (blocks its creation), 'g' the .git directory itself (own mount). */
+ * name (blocks its creation), 'g' the .git directory itself (own mount).
+ * A missing .git/commondir is blocked with a file holding "." bound over the
+ * placeholder, so git inside the sandbox still works. */
 typedef struct zsb_protected {
   char *path;
   char kind;

@@ -218,6 +218,27 @@ class Attacks(SandboxCase):
         self.assertFalse(os.path.exists(os.path.join(self.ws, ".git", "hooks", "pre-commit")))
         self.assertEqual(read(os.path.join(self.ws, ".git", "HEAD")), head)
 
+    def test_git_commondir_cannot_swap_config_and_hooks(self):
+        # .git/commondir names the dir git takes config and hooks from: a
+        # planted one is a forged .git without touching .git/config, and its
+        # core.fsmonitor runs at the user's next `git status` on the host.
+        self.git_init()
+        marker = os.path.join(self.outside, "fsmonitor-ran")
+        self.sx("mkdir forged && cp -r .git/objects .git/refs .git/HEAD forged/ && mkdir forged/hooks && "
+                "printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch %s; false\"\n' "
+                "> forged/config; echo ../forged > .git/commondir; rm -f .git/commondir; "
+                "mv .git/commondir .git/c2; echo '../forged' >> .git/commondir; true" % marker)
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, ".git", "commondir")))
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, ".git", "c2")))
+        subprocess.run(["git", "status"], cwd=self.ws, capture_output=True,
+                       env=dict(self.env, GIT_CONFIG_NOSYSTEM="1"))
+        self.assertFalse(os.path.exists(marker))
+        # git inside the sandbox still works with the protection in place
+        r = self.sx("cat .git/commondir; echo; echo x > t && git add t && "
+                    "git -c user.name=T -c user.email=t@example.com commit -qm c && git log --oneline")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[0], ".")
+
     def test_emptying_git_keeps_config_and_hooks(self):
         cfg = self.git_init()
         self.sx("rm -rf .git; rm -rf .git/*; true")
