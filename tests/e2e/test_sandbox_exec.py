@@ -197,6 +197,23 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertEqual(res["status"], "ok")
         self.assertNotIn("block", res)
 
+    def test_add_dir_before_or_after_exec_makes_a_dir_writable(self):
+        extra = os.path.join(self.tmp, "extra")
+        os.makedirs(extra)
+        for i, pre in enumerate(([], ["--add-dir", extra], ["--add-dir=" + extra])):
+            post = ["--add-dir", extra] if not pre else []
+            name = "f%d.txt" % i
+            self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "echo x > %s/%s; echo wrote" % (extra, name)}}]}, {"text": "ok"}])
+            r = self.zero(*pre, "exec", *post, "-o", "stream-json", "write there")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.exists(os.path.join(extra, name)), (pre, post, r.stdout))
+        # without it the directory stays read-only
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "echo x > %s/no.txt; true" % extra}}]}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "write there")
+        self.assertFalse(os.path.exists(os.path.join(extra, "no.txt")))
+
     def test_apply_patch_cannot_plant_hooks_or_config(self):
         # apply_patch names its files inside the patch; the engine checks
         # each one like write_file's path (a planted pre-commit hook would
