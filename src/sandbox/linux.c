@@ -404,6 +404,38 @@ static void hide_service_sockets(argvb *a, const zsb_policy *p, const zsb_strv *
   }
 }
 
+/* Binds each directory strictly between root and path onto itself: as
+ * mount points they cannot be renamed, so path cannot be moved away and a
+ * forged one put in its place. */
+static void bind_ancestors(argvb *a, const char *root, char *path) {
+  size_t rl = strlen(root);
+  if (strncmp(path, root, rl) || !path[rl]) return;
+  for (char *s = path + rl; *s && (s = strchr(s + 1, '/')); *s = '/') {
+    *s = '\0';
+    av3(a, "--bind", path, path);
+  }
+}
+
+/* The runtime base (~/.cache/zero/runtime/v1) under a writable root (a
+ * workspace of $HOME): read-only but for this command's own runtime dir,
+ * and not movable. Otherwise a command could swap another workspace's
+ * runtime dir — or the base itself — for a symlink, and zero would bind its
+ * target read-write into the next sandbox or clean it up as "old". */
+static void protect_runtime_base(argvb *a, const zsb_policy *p, const zsb_strv *roots) {
+  const char *slash = strrchr(p->runtime_dir, '/');
+  if (!slash || slash == p->runtime_dir) return;
+  cleanup_free char *base = xstrndup(p->runtime_dir, (size_t)(slash - p->runtime_dir));
+  const char *root = NULL;
+  for (size_t k = 0; k < roots->n; k++)
+    if (strcmp(roots->v[k], p->runtime_dir) && zpath_is_within(roots->v[k], base) &&
+        (!root || strlen(roots->v[k]) < strlen(root)))
+      root = roots->v[k];
+  if (!root) return;
+  bind_ancestors(a, root, base);
+  av3(a, "--ro-bind", base, base);
+  av3(a, "--bind", p->runtime_dir, p->runtime_dir);
+}
+
 /* zero's own config dirs (keys, MCP OAuth tokens, grants, the user config
  * that decides the sandbox) are hidden: an empty tmpfs. Where a writable
  * root covers one (a workspace of $HOME), it is made first if missing — else
@@ -425,11 +457,7 @@ static int protect_config_dirs(argvb *a, const zsb_policy *p, const zsb_strv *ro
         zerr_prefix(err, "cannot create zero's config dir, which the sandbox must hide");
         rc = -1;
       }
-      size_t rl = strlen(root);
-      for (char *s = cfg[i] + rl; rc == 0 && *s && (s = strchr(s + 1, '/')); *s = '/') {
-        *s = '\0';
-        av3(a, "--bind", cfg[i], cfg[i]); /* its own mount: cannot be renamed */
-      }
+      if (rc == 0) bind_ancestors(a, root, cfg[i]);
     }
     if (rc == 0) hide(a, cfg[i]);
     free(cfg[i]);
@@ -494,6 +522,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
       roots.v[j - 1] = t;
     }
   for (size_t i = 0; i < roots.n; i++) av3(a, "--bind", roots.v[i], roots.v[i]);
+  protect_runtime_base(a, p, &roots);
   /* The placeholder stash stays read-only even under a write root (a
    * workspace of $HOME): a command must not plant what zero later puts in
    * a workspace as a placeholder. */

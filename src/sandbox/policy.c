@@ -431,6 +431,15 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return 0;
 }
 
+/* A runtime dir's name: the workspace hash, 16 lowercase hex digits. The GC
+ * removes nothing else, whatever the base dir holds. */
+static bool runtime_name(const char *n) {
+  size_t i = 0;
+  for (; n[i]; i++)
+    if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f'))) return false;
+  return i == 16;
+}
+
 /* Removes sibling runtime dirs unused for 30 days. The scan runs at most once
  * a day (base/.gc-stamp records the last one): it lists and stats every
  * workspace's dir, and zsb_runtime_prepare runs before every sandboxed
@@ -450,7 +459,7 @@ static void gc_runtime(const char *base, const char *keep) {
   if (!d) return;
   struct dirent *e;
   while ((e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
+    if (e->d_name[0] == '.' || !runtime_name(e->d_name)) continue;
     cleanup_free char *path = zpath_join(base, e->d_name);
     struct stat st;
     if (!strcmp(path, keep) || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
@@ -462,6 +471,13 @@ static void gc_runtime(const char *base, const char *keep) {
 int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
   static const char *const subdirs[] = {"home", "tmp", "cache", "config", "data", "state"};
   if (zfs_mkdir_p(p->runtime_dir, 0700, err) < 0) return -1;
+  /* Never a symlink or someone else's dir: it is bound read-write into
+   * every sandbox of this workspace. */
+  struct stat rst;
+  if (lstat(p->runtime_dir, &rst) < 0 || !S_ISDIR(rst.st_mode) || rst.st_uid != geteuid())
+    return zerr_set(err, ZE_CONFIG,
+                    "the sandbox runtime dir %s is not a directory of yours (a symlink?); "
+                    "remove it and run again", p->runtime_dir);
   chmod(p->runtime_dir, 0700);
   for (size_t i = 0; i < ZARRAY_LEN(subdirs); i++) {
     cleanup_free char *d = zpath_join(p->runtime_dir, subdirs[i]);

@@ -11,6 +11,7 @@ import os
 import pty
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -479,6 +480,37 @@ class Attacks(SandboxCase):
         self.assertEqual(os.stat(cfgdir).st_mode & 0o777, 0o700)
         r = self.sx("echo $ZERO_SANDBOX_BACKEND")
         self.assertEqual(r.stdout.strip(), "bwrap")
+
+    def test_workspace_of_home_cannot_swap_runtime_dirs(self):
+        # With $HOME as the workspace ~/.cache/zero is writable: a command
+        # must not replace another workspace's runtime dir (bound read-write
+        # into that workspace's sandboxes) or the runtime base (whose old
+        # entries zero deletes) with symlinks.
+        import json
+        self.sx("true")
+        pol = subprocess.run([ZERO_BIN, "sandbox", "policy", "--json"], cwd=self.ws, env=self.env,
+                             capture_output=True, text=True, timeout=60)
+        rt = json.loads(pol.stdout)["runtimeDir"]
+        base = os.path.dirname(rt)
+        old = os.path.join(self.home, "oldproject")
+        os.makedirs(old)
+        os.utime(old, (0, 0))
+        r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c",
+                            "rm -rf %s; ln -s %s %s; mv .cache/zero .cache/z.old; "
+                            "mv .cache .c2; mv %s %s.x; mkdir -p .cache/zero/runtime; "
+                            "ln -s %s .cache/zero/runtime/v1; touch -d 2000-01-01 %s/.gc-stamp; "
+                            "echo x > %s/.gc-stamp; true"
+                            % (rt, self.outside, rt, base, base, self.home, base, base)],
+                           cwd=self.home, env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertIn("backend=bwrap", r.stderr)
+        st = os.lstat(rt)
+        self.assertTrue(stat.S_ISDIR(st.st_mode), "runtime dir replaced")
+        self.assertTrue(os.path.isdir(base) and not os.path.islink(base))
+        os.utime(os.path.join(base, ".gc-stamp"), (0, 0))  # the next run scans
+        r = self.sx("echo pwn > \"$HOME/../pwn\"; true")
+        self.assertIn("backend=bwrap", r.stderr)
+        self.assertEqual(os.listdir(self.outside), [])
+        self.assertTrue(os.path.isdir(old), "the GC removed a directory of the user's")
 
     def test_host_loopback_listener_is_unreachable(self):
         l = Listener()
