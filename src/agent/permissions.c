@@ -172,10 +172,10 @@ static bool path_scope(const zperm_engine *e, const char *p, zperm_decision *d,
   }
   if (e->policy && !zsb_policy_may_write(e->policy, *resolved)) {
     *d = make(ZPERM_DENY, "protected_path", false,
-              "nothing in this run: .zero, .agents, .git/config, .git/hooks and denyWrite paths "
-              "are changed by the user only",
-              "%s is protected (zero's and the agents' config, git config and hooks, or a "
-              "configured denyWrite path)", *resolved);
+              "nothing in this run: .zero, .agents, .git/config, .git/hooks, .git/commondir, "
+              "zero's config, credentials and denyWrite paths are changed by the user only",
+              "%s is protected (zero's or the agents' config, git config, hooks or commondir, "
+              "a hidden credential, or a configured denyWrite path)", *resolved);
     return true;
   }
   return false;

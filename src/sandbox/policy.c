@@ -100,7 +100,7 @@ static bool under_any(const zsb_strv *s, const char *abs) {
 static bool is_protected_rel(const char *rel) {
   /* rel is relative to a write root, no leading "./" */
   static const char *const exact_or_below[] = {".zero", ".agents", ".git/config", ".git/hooks",
-                                               NULL};
+                                               ".git/commondir", NULL};
   for (const char *const *p = exact_or_below; *p; p++) {
     size_t n = strlen(*p);
     if (!strncmp(rel, *p, n) && (rel[n] == '\0' || rel[n] == '/')) return true;

@@ -196,6 +196,8 @@ static void test_path_scope_outside_symlink_protected(void **state) {
       {"{\"path\":\".git/config\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
       {"{\"path\":\".git/hooks/pre-commit\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
       {"{\"path\":\"src/.git-notes\",\"content\":\"x\"}", ZPERM_ALLOW, "allowed"},
+      {"{\"path\":\".git/commondir\",\"content\":\"../forged\"}", ZPERM_DENY, "protected_path"},
+      {"{\"path\":\"~/.ssh/authorized_keys\",\"content\":\"x\"}", ZPERM_DENY, "outside_write_roots"},
       {"{\"path\":\"cfg/zero/config.json\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
       {"{\"path\":\"cfg/zero/sandbox-grants.json\",\"content\":\"x\"}", ZPERM_DENY,
        "protected_path"},
@@ -242,6 +244,44 @@ static void test_path_scope_outside_symlink_protected(void **state) {
   }
   zsb_policy_release(&p);
   unsetenv("XDG_CONFIG_HOME");
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* A workspace of $HOME: the hidden credentials are not writable by file
+ * tools either (a sandboxed command cannot write them). */
+static void test_home_workspace_keeps_credentials_and_zero_config(void **state) {
+  (void)state;
+  char root[] = "/tmp/zero-perm-home-XXXXXX";
+  assert_non_null(mkdtemp(root));
+  char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+  setenv("HOME", root, 1);
+  unsetenv("XDG_CONFIG_HOME");
+  ztool_ctx ctx = {.workspace = root};
+  zsb_policy p;
+  zsb_policy_opts o = {.workspace = root, .skip_config = true};
+  assert_int_equal(zsb_policy_build(&p, &o, NULL), 0);
+  zperm_engine e = {.mode = ZPERM_AUTO, .tools = &ctx, .policy = &p, .sandbox_active = true};
+  const ztool *w = ztool_find("write_file");
+  static const struct {
+    const char *path;
+    zperm_action want;
+  } rows[] = {
+      {".ssh/authorized_keys", ZPERM_DENY}, {".npmrc", ZPERM_DENY},
+      {".config/zero/config.json", ZPERM_DENY}, {".config/gh/hosts.yml", ZPERM_DENY},
+      {"notes.txt", ZPERM_ALLOW}, {".config/other.json", ZPERM_ALLOW},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    json_t *args = json_pack("{s:s, s:s}", "path", rows[i].path, "content", "x");
+    zperm_decision d = zperm_decide(&e, w, args);
+    if (d.action != rows[i].want)
+      fail_msg("%s: got %s/%s (%s)", rows[i].path, zperm_action_name(d.action), d.code, d.reason);
+    json_decref(args);
+  }
+  zsb_policy_release(&p);
+  if (old_home) setenv("HOME", old_home, 1);
+  free(old_home);
+  char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   assert_int_equal(system(cmd), 0);
 }
@@ -494,6 +534,7 @@ int main(void) {
       cmocka_unit_test(test_grants_order_and_escalation_hook),
       cmocka_unit_test(test_disabled_tool_is_denied_first),
       cmocka_unit_test(test_path_scope_outside_symlink_protected),
+      cmocka_unit_test(test_home_workspace_keeps_credentials_and_zero_config),
       cmocka_unit_test(test_plan_mode_follows_read_only_not_side_effect),
       cmocka_unit_test(test_visibility_hides_only_non_read_only_tools_in_plan_mode),
       cmocka_unit_test(test_mode_parse_accepts_names_and_aliases),
