@@ -165,7 +165,8 @@ static int sandbox_policy(int argc, char **argv) {
     print_list("write roots", &p.write_roots);
     printf("  + private /tmp, runtime dir %s\n", p.runtime_dir);
     printf("protected in each write root: .zero, .agents (read-only, cannot be created), "
-           ".git/config, .git/hooks (read-only), .git (cannot be renamed or replaced)\n");
+           ".git/config, .git/hooks, .git/commondir (read-only), .git (cannot be renamed or "
+           "replaced)\n");
     print_list("denyRead", &p.deny_read);
     print_list("denyWrite", &p.deny_write);
     print_list("allowRead", &p.allow_read);

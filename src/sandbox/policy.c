@@ -270,7 +270,9 @@ static int apply_project(zsb_policy *p, json_t *sb, const char *file, zerr *err)
   json_t *v;
   if ((v = json_object_get(sb, "network"))) {
     const char *s = json_string_value(v);
-    if (s && !strcmp(s, "deny")) p->network = false;
+    if (!s || (strcmp(s, "allow") && strcmp(s, "deny")))
+      return zerr_set(err, ZE_USAGE, "%s: sandbox.network must be \"allow\" or \"deny\"", file);
+    if (!strcmp(s, "deny")) p->network = false;
     else if (s && !strcmp(s, "allow") && !p->network)
       zsb_strv_add(&p->notes, "project config asks for network \"allow\"; ignored (only the "
                               "user config or --network can allow the network)");

@@ -732,6 +732,15 @@ class Fallbacks(SandboxCase):
         self.assertNotIn("EQUAL-DENIED", r.stdout)
         self.assertIn("PUBLIC-AR", r.stdout)
 
+    def test_project_config_with_a_bad_network_value_is_an_error(self):
+        os.makedirs(os.path.join(self.ws, ".zero"))
+        with open(os.path.join(self.ws, ".zero", "config.json"), "w") as f:
+            f.write('{"sandbox":{"network":"maybe"}}')
+        r = self.sx("echo ran")
+        self.assertEqual(r.returncode, 2)
+        self.assertNotIn("ran", r.stdout)
+        self.assertIn('sandbox.network must be "allow" or "deny"', r.stderr)
+
     def test_project_config_cannot_loosen(self):
         os.makedirs(os.path.join(self.ws, ".zero"))
         with open(os.path.join(self.ws, ".zero", "config.json"), "w") as f:
