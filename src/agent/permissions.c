@@ -308,10 +308,14 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
       decided = true;
     }
   }
-  /* 8. saved allow grants (they also answer steps 6 and 7's prompts) */
+  /* 8. saved allow grants (they also answer steps 6 and 7's prompts). A
+   * request to leave the sandbox is answered only by this run's answers
+   * (once / session): a saved grant was given for running the command, in
+   * the sandbox, not for running it unconfined. */
   if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
-      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
-                          true))) {
+      (gm = zgrants_match_scoped(e->grants, tool->name, target, (const char *const *)lines,
+                                 nlines, true,
+                                 d.escalate_unsandboxed ? ZGRANT_SESSION : ZGRANT_ALWAYS))) {
     zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by a saved grant");
     note_grant(&g, tool, gm);
     g.escalate_network = d.escalate_network;

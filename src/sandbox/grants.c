@@ -156,10 +156,16 @@ static bool grant_covers(const zgrant *x, const char *path, const char *cmd) {
 
 zgrant *zgrants_match(zgrants *g, const char *tool, const char *path,
                       const char *const *commands, size_t ncommands, bool allow) {
+  return zgrants_match_scoped(g, tool, path, commands, ncommands, allow, ZGRANT_ALWAYS);
+}
+
+zgrant *zgrants_match_scoped(zgrants *g, const char *tool, const char *path,
+                             const char *const *commands, size_t ncommands, bool allow,
+                             zgrant_scope widest) {
   if (!g) return NULL;
   for (size_t i = 0; i < g->n; i++) {
     zgrant *x = &g->v[i];
-    if (x->allow != allow || x->used || strcmp(x->tool, tool)) continue;
+    if (x->allow != allow || x->used || x->scope > widest || strcmp(x->tool, tool)) continue;
     bool hit;
     if (x->kind == ZGRANT_PREFIX) {
       if (!commands || ncommands == 0) continue;

@@ -148,6 +148,40 @@ static void test_grants_order_and_escalation_hook(void **state) {
   zgrants_release(&g);
 }
 
+/* A saved ("always") grant for a command does not let it leave the sandbox:
+ * require_escalated needs this run's answer; the network escalation may be
+ * answered by a saved grant. */
+static void test_saved_grant_does_not_answer_running_unsandboxed(void **state) {
+  (void)state;
+  const ztool *ex = ztool_find("exec_command");
+  zgrants g = {0};
+  zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "npm test", true, ZGRANT_ALWAYS);
+  zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true, .grants = &g};
+  json_t *unsb = json_pack("{s:s, s:s}", "cmd", "npm test", "sandbox_permissions",
+                           "require_escalated");
+  json_t *net = json_pack("{s:s, s:s}", "cmd", "npm test", "sandbox_permissions",
+                          "with_additional_permissions");
+  json_t *plain = json_pack("{s:s}", "cmd", "npm test");
+  zperm_decision d = zperm_decide(&e, ex, unsb);
+  assert_int_equal(d.action, ZPERM_PROMPT);
+  assert_string_equal(d.code, "escalation");
+  assert_true(d.escalate_unsandboxed);
+  d = zperm_decide(&e, ex, net);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  assert_true(d.escalate_network);
+  d = zperm_decide(&e, ex, plain);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  /* the user's answer in this run (session) does answer it */
+  zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "npm test", true, ZGRANT_SESSION);
+  d = zperm_decide(&e, ex, unsb);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  assert_true(d.escalate_unsandboxed);
+  json_decref(unsb);
+  json_decref(net);
+  json_decref(plain);
+  zgrants_release(&g);
+}
+
 static void test_disabled_tool_is_denied_first(void **state) {
   (void)state;
   const char *const off[] = {"read_file", NULL};
@@ -533,6 +567,7 @@ int main(void) {
       cmocka_unit_test(test_shell_analysis_and_escalations),
       cmocka_unit_test(test_grants_order_and_escalation_hook),
       cmocka_unit_test(test_disabled_tool_is_denied_first),
+      cmocka_unit_test(test_saved_grant_does_not_answer_running_unsandboxed),
       cmocka_unit_test(test_path_scope_outside_symlink_protected),
       cmocka_unit_test(test_home_workspace_keeps_credentials_and_zero_config),
       cmocka_unit_test(test_plan_mode_follows_read_only_not_side_effect),
