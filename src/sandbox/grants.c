@@ -11,6 +11,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "sandbox/policy.h"
+#include "tools/tool.h"
 
 #define GRANTS_VERSION 1
 
@@ -253,6 +254,10 @@ int zgrants_cli(int argc, char **argv) {
       rc = ZEXIT_INTERNAL;
     } else {
       printf("Saved: %s %s%s%s\n", sub, argv[1], value ? " " : "", value ? value : "");
+      if (!ztool_find(argv[1]))
+        fprintf(stderr, "note: %s is not a built-in tool; the grant applies only to an MCP "
+                        "tool of exactly that name (zero tools list shows the names)\n",
+                argv[1]);
     }
   } else if (!strcmp(sub, "revoke") && argc == 2) {
     char *end;

@@ -168,6 +168,14 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertEqual(self.zero("sandbox", "grants", "revoke", "1").returncode, 0)
         self.assertIn("No saved grants", self.zero("sandbox", "grants", "list").stdout)
 
+    def test_grants_cli_notes_a_name_that_is_not_a_builtin_tool(self):
+        self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
+        g = self.zero("sandbox", "grants", "allow", "exec_comand", "--prefix", "ls")
+        self.assertEqual(g.returncode, 0, g.stderr)
+        self.assertIn("exec_comand is not a built-in tool", g.stderr)
+        g = self.zero("sandbox", "grants", "deny", "exec_command", "--prefix", "git push")
+        self.assertEqual((g.returncode, g.stderr), (0, ""))
+
     def test_write_tool_refuses_protected_names(self):
         self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": ".zero/config.json", "content": "{}"}}]},
