@@ -1,5 +1,6 @@
 /* linux.c — the Linux backends (bwrap + inner stage, Landlock-only, none),
  * the probe, the environment given to commands, and the zspawner. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -404,6 +405,27 @@ static void hide_service_sockets(argvb *a, const zsb_policy *p, const zsb_strv *
   }
 }
 
+/* Linked worktrees elsewhere take their config from <root>/.git/worktrees/
+ * <name>/commondir and config.worktree: read-only, like .git/config, so a
+ * command cannot point the user's other worktrees at a forged config. */
+static void protect_linked_worktrees(argvb *a, const char *root) {
+  cleanup_free char *dir = zpath_join(root, ".git/worktrees");
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    static const char *const files[] = {"commondir", "config.worktree", "gitdir"};
+    for (size_t i = 0; i < ZARRAY_LEN(files); i++) {
+      char path[4200];
+      snprintf(path, sizeof path, "%s/%s/%s", dir, e->d_name, files[i]);
+      struct stat st;
+      if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) av3(a, "--ro-bind", path, path);
+    }
+  }
+  closedir(d);
+}
+
 /* Binds each directory strictly between root and path onto itself: as
  * mount points they cannot be renamed, so path cannot be moved away and a
  * forged one put in its place. */
@@ -558,6 +580,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
       const char *over = name && !strcmp(name, "/commondir") ? commondir : "/dev/null";
       if (prot[k].kind == 'g') av3(a, "--bind", prot[k].path, prot[k].path); /* own mount: not renamable */
       else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, over, holds, err) < 0) rc = -1;
+      if (prot[k].kind == 'g') protect_linked_worktrees(a, p->write_roots.v[i]);
       free(prot[k].path);
     }
   }

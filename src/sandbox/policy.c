@@ -195,6 +195,9 @@ size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max) {
        * next git status), so it is protected like config itself */
       cleanup_free char *common = zpath_join(git, "commondir");
       ADD(".git/commondir", lstat(common, &st) == 0 ? 'r' : 'p');
+      /* the main worktree's own config (extensions.worktreeConfig) */
+      cleanup_free char *wtcfg = zpath_join(git, "config.worktree");
+      if (lstat(wtcfg, &st) == 0) ADD(".git/config.worktree", 'r');
     } else {
       ADD(".git", 'r'); /* a worktree / submodule pointer file */
     }

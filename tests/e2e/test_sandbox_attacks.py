@@ -240,6 +240,32 @@ class Attacks(SandboxCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.splitlines()[0], ".")
 
+    def test_linked_worktrees_config_cannot_be_redirected(self):
+        # A linked worktree elsewhere reads its config through
+        # .git/worktrees/<name>/commondir (and config.worktree); rewriting
+        # them from the workspace would run a forged core.fsmonitor there.
+        self.git_init()
+        genv = dict(self.env, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@e",
+                    GIT_COMMITTER_NAME="T", GIT_COMMITTER_EMAIL="t@e")
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "i"], cwd=self.ws, env=genv, check=True)
+        wt = os.path.join(self.outside, "feature")
+        subprocess.run(["git", "worktree", "add", "-q", wt], cwd=self.ws, env=genv, check=True)
+        with open(os.path.join(self.ws, ".git", "config.worktree"), "w") as f:
+            f.write("[core]\n\tsparseCheckout = false\n")
+        admin = os.path.join(self.ws, ".git", "worktrees", "feature")
+        before = read(os.path.join(admin, "commondir"))
+        marker = os.path.join(self.root, "fsmonitor-ran")
+        self.sx("mkdir forged && cp -r .git/objects .git/refs .git/HEAD forged/ && "
+                "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"touch %s; false\"\\n' > forged/config; "
+                "echo %s/forged > .git/worktrees/feature/commondir; "
+                "printf '[core]\\n\\tfsmonitor = \"touch %s; false\"\\n' > .git/worktrees/feature/config.worktree; "
+                "printf '[core]\\n\\tfsmonitor = \"touch %s; false\"\\n' >> .git/config.worktree; true"
+                % (marker, self.ws, marker, marker))
+        self.assertEqual(read(os.path.join(admin, "commondir")), before)
+        self.assertNotIn("fsmonitor", read(os.path.join(self.ws, ".git", "config.worktree")))
+        subprocess.run(["git", "status"], cwd=wt, capture_output=True, env=genv)
+        self.assertFalse(os.path.exists(marker))
+
     def test_emptying_git_keeps_config_and_hooks(self):
         cfg = self.git_init()
         self.sx("rm -rf .git; rm -rf .git/*; true")
