@@ -59,8 +59,15 @@ static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
       } else {
         a->cwd = argv[++i];
       }
-    } else if (!strncmp(s, "--add-dir=", 10) && a->n_add_dirs < ZARRAY_LEN(a->add_dirs)) {
+    } else if (!strncmp(s, "--add-dir=", 10)) {
+      if (a->n_add_dirs == ZARRAY_LEN(a->add_dirs)) {
+        fprintf(stderr, "zero sandbox: too many --add-dir (at most 64)\n");
+        return -1;
+      }
       a->add_dirs[a->n_add_dirs++] = s + 10;
+    } else if (!strcmp(s, "--add-dir") || !strcmp(s, "-C") || !strcmp(s, "--cwd")) {
+      fprintf(stderr, "zero sandbox: %s needs a directory\n\n%s", s, SANDBOX_USAGE);
+      return -1;
     } else if (want_cmd && s[0] != '-') {
       a->rest = i; /* the command starts here (no "--") */
       return 0;

@@ -168,6 +168,16 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertEqual(self.zero("sandbox", "grants", "revoke", "1").returncode, 0)
         self.assertIn("No saved grants", self.zero("sandbox", "grants", "list").stdout)
 
+    def test_sandbox_exec_flag_without_its_value_says_so(self):
+        for flag in ("--add-dir", "-C"):
+            r = self.zero("sandbox", "exec", flag)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("%s needs a directory" % flag, r.stderr)
+        extra = os.path.join(self.tmp, "x")
+        os.makedirs(extra)
+        r = self.zero("sandbox", "exec", "--add-dir=" + extra, "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_grants_cli_notes_a_name_that_is_not_a_builtin_tool(self):
         self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
         g = self.zero("sandbox", "grants", "allow", "exec_comand", "--prefix", "ls")
