@@ -1,7 +1,9 @@
 /* main.c — argv dispatch only. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/common.h"
 #include "cli/cli.h"
 
 int main(int argc, char **argv) {
@@ -11,6 +13,21 @@ int main(int argc, char **argv) {
     return cmd_version(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
     return cmd_help(argc - 2, argv + 2);
+  /* zero --add-dir D … exec …: Go zero takes --add-dir before the subcommand
+   * too; hand the flags to exec ahead of its own arguments. */
+  int k = 1;
+  while (k < argc && (!strncmp(argv[k], "--add-dir=", 10) ||
+                      (!strcmp(argv[k], "--add-dir") && k + 1 < argc)))
+    k += argv[k][9] == '=' ? 1 : 2;
+  if (k > 1 && k < argc && !strcmp(argv[k], "exec")) {
+    char **v = xcalloc((size_t)argc, sizeof *v);
+    int n = 0;
+    for (int i = 1; i < k; i++) v[n++] = argv[i];
+    for (int i = k + 1; i < argc; i++) v[n++] = argv[i];
+    int rc = cmd_exec(n, v);
+    free(v);
+    return rc;
+  }
   if (cmd[0] == '-') return cmd_tui(argc - 1, argv + 1); /* zero --resume, zero -m … */
   if (!strcmp(cmd, "exec")) return cmd_exec(argc - 2, argv + 2);
   if (!strcmp(cmd, "sessions")) return cmd_sessions(argc - 2, argv + 2);

@@ -12,6 +12,7 @@
 #include "sandbox/grants.h"
 #include "sandbox/policy.h"
 #include "sandbox/shell.h"
+#include "tools/patch.h"
 
 int zperm_mode_parse(const char *s, zperm_mode *out, zerr *err) {
   if (!strcmp(s, "ask")) *out = ZPERM_ASK;
@@ -114,11 +115,46 @@ static bool within_roots(const ztool_ctx *t, const char *abs) {
   return false;
 }
 
-/* Step 5: where a file tool would write. Returns true with *d set when the
- * call is denied. *resolved gets the real target (caller frees). */
-static bool path_scope(const zperm_engine *e, const json_t *args, zperm_decision *d,
-                       char **resolved) {
+/* Every path a write tool would change, as the model wrote them: the path
+ * argument, or for apply_patch each file of the patch and each "Move to"
+ * destination (a patch that does not parse writes nothing: the tool refuses
+ * it). Caller frees the array and its strings. */
+static char **write_targets(const ztool *tool, const json_t *args, size_t *n) {
+  *n = 0;
+  if (!args) return NULL;
+  char **out = NULL;
+  const char *patch = !strcmp(tool->name, "apply_patch") ? zjson_str(args, "input") : NULL;
+  if (patch) {
+    zpatch pt = ZPATCH_INIT;
+    zbuf perr = ZBUF_INIT;
+    if (zpatch_parse(patch, strlen(patch), &pt, &perr) == 0) {
+      out = xcalloc(2 * pt.files.len + 1, sizeof *out);
+      for (size_t i = 0; i < pt.files.len; i++) {
+        if (pt.files.items[i].path) out[(*n)++] = xstrdup(pt.files.items[i].path);
+        if (pt.files.items[i].move_to) out[(*n)++] = xstrdup(pt.files.items[i].move_to);
+      }
+    }
+    zbuf_release(&perr);
+    zpatch_release(&pt);
+    return out;
+  }
   const char *p = path_arg(args);
+  if (!p) return NULL;
+  out = xcalloc(2, sizeof *out);
+  out[(*n)++] = xstrdup(p);
+  return out;
+}
+
+static void targets_free(char **v, size_t n) {
+  for (size_t i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+/* Step 5: where a file tool would write (p, as the model wrote it). Returns
+ * true with *d set when the call is denied. *resolved gets the real target
+ * (caller frees). */
+static bool path_scope(const zperm_engine *e, const char *p, zperm_decision *d,
+                       char **resolved) {
   if (!p || !e->tools || !e->tools->workspace) return false;
   cleanup_free char *lexical = ztool_resolve_path(e->tools, p);
   *resolved = zsb_resolve_path(lexical, NULL);
@@ -136,10 +172,10 @@ static bool path_scope(const zperm_engine *e, const json_t *args, zperm_decision
   }
   if (e->policy && !zsb_policy_may_write(e->policy, *resolved)) {
     *d = make(ZPERM_DENY, "protected_path", false,
-              "nothing in this run: .zero, .agents, .git/config, .git/hooks and denyWrite paths "
-              "are changed by the user only",
-              "%s is protected (zero's and the agents' config, git config and hooks, or a "
-              "configured denyWrite path)", *resolved);
+              "nothing in this run: .zero, .agents, .git/config, .git/hooks, .git/commondir, "
+              "zero's config, credentials and denyWrite paths are changed by the user only",
+              "%s is protected (zero's or the agents' config, git config, hooks or commondir, "
+              "a hidden credential, or a configured denyWrite path)", *resolved);
     return true;
   }
   return false;
@@ -179,29 +215,37 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   memset(&d, 0, sizeof d);
   bool decided = false;
 
-  /* 4. saved deny grant */
-  if (!decided && args && tool->side_effect == ZSIDE_WRITE) {
-    const char *p = path_arg(args);
-    if (p && e->tools && e->tools->workspace) {
-      cleanup_free char *lex = ztool_resolve_path(e->tools, p);
-      target = zsb_resolve_path(lex, NULL);
-    }
+  /* Where a write tool writes: every target is checked (steps 4 and 5); a
+   * path grant decides only a call with a single target. */
+  size_t ntargets = 0;
+  char **targets = tool->side_effect == ZSIDE_WRITE ? write_targets(tool, args, &ntargets) : NULL;
+  char **resolved = ntargets ? xcalloc(ntargets, sizeof *resolved) : NULL;
+  for (size_t i = 0; i < ntargets && e->tools && e->tools->workspace; i++) {
+    cleanup_free char *lex = ztool_resolve_path(e->tools, targets[i]);
+    resolved[i] = zsb_resolve_path(lex, NULL);
   }
-  zgrant *gm;
-  if (!decided && e->grants &&
-      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
-                          false))) {
+  if (ntargets == 1 && resolved[0]) target = xstrdup(resolved[0]);
+
+  /* 4. saved deny grant */
+  zgrant *gm = NULL;
+  if (!decided && e->grants) {
+    gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, false);
+    for (size_t i = 0; !gm && ntargets > 1 && i < ntargets; i++)
+      gm = zgrants_match(e->grants, tool->name, resolved[i], NULL, 0, false);
+  }
+  if (gm) {
     d = make(ZPERM_DENY, "grant_denied", true, "the user can revoke it: zero sandbox grants list",
              "a saved grant denies %s%s%s", tool->name, cmd ? " for " : "", cmd ? cmd : "");
     note_grant(&d, tool, gm);
     decided = true;
   }
-  /* 5. path scope */
-  if (!decided && tool->side_effect == ZSIDE_WRITE && args) {
-    free(target);
-    target = NULL;
-    if (path_scope(e, args, &d, &target)) decided = true;
+  /* 5. path scope: every target of the call */
+  for (size_t i = 0; !decided && i < ntargets; i++) {
+    cleanup_free char *real = NULL;
+    if (path_scope(e, targets[i], &d, &real)) decided = true;
   }
+  targets_free(targets, ntargets);
+  targets_free(resolved, ntargets);
   /* 6. shell analysis */
   if (!decided && cmd) {
     if (an.flags & ZSH_INTERACTIVE) {
@@ -264,10 +308,14 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
       decided = true;
     }
   }
-  /* 8. saved allow grants (they also answer steps 6 and 7's prompts) */
+  /* 8. saved allow grants (they also answer steps 6 and 7's prompts). A
+   * request to leave the sandbox is answered only by this run's answers
+   * (once / session): a saved grant was given for running the command, in
+   * the sandbox, not for running it unconfined. */
   if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
-      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
-                          true))) {
+      (gm = zgrants_match_scoped(e->grants, tool->name, target, (const char *const *)lines,
+                                 nlines, true,
+                                 d.escalate_unsandboxed ? ZGRANT_SESSION : ZGRANT_ALWAYS))) {
     zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by a saved grant");
     note_grant(&g, tool, gm);
     g.escalate_network = d.escalate_network;

@@ -12,6 +12,7 @@
  *      interactive → deny (stdin is empty)
  *   7. escalation requests (sandbox_permissions)         → prompt
  *   8. saved allow grant                                 → allow
+ *      (a require_escalated request: only once / session grants)
  *   9. read tools, and file tools inside the workspace   → allow (ask mode: prompt writes)
  *  10. shell commands while the OS sandbox is active     → allow (ask mode: prompt)
  *  11. otherwise                                         → prompt

@@ -363,6 +363,10 @@ int cmd_exec(int argc, char **argv) {
                       .text = a.skip_permissions_unsafe
                                   ? "Unsafe permissions are active for this run because "
                                     "--skip-permissions-unsafe was passed."
+                              : a.mode_given
+                                  ? "Unsafe permissions are active for this run because "
+                                    "--permission-mode unsafe was passed; commands run without "
+                                    "a sandbox."
                                   : "Unsafe permissions are active for this run because --auto "
                                     "high was passed; commands run without a sandbox."};
     emit(&run, &w);

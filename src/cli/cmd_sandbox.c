@@ -59,8 +59,15 @@ static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
       } else {
         a->cwd = argv[++i];
       }
-    } else if (!strncmp(s, "--add-dir=", 10) && a->n_add_dirs < ZARRAY_LEN(a->add_dirs)) {
+    } else if (!strncmp(s, "--add-dir=", 10)) {
+      if (a->n_add_dirs == ZARRAY_LEN(a->add_dirs)) {
+        fprintf(stderr, "zero sandbox: too many --add-dir (at most 64)\n");
+        return -1;
+      }
       a->add_dirs[a->n_add_dirs++] = s + 10;
+    } else if (!strcmp(s, "--add-dir") || !strcmp(s, "-C") || !strcmp(s, "--cwd")) {
+      fprintf(stderr, "zero sandbox: %s needs a directory\n\n%s", s, SANDBOX_USAGE);
+      return -1;
     } else if (want_cmd && s[0] != '-') {
       a->rest = i; /* the command starts here (no "--") */
       return 0;
@@ -131,6 +138,16 @@ static int sandbox_policy(int argc, char **argv) {
         if (access(path, F_OK) == 0) json_array_append_new(hidden, json_string(path));
         free(path);
       }
+      char *cfg[2];
+      size_t ncfg = zsb_zero_config_dirs(&p, cfg);
+      for (size_t i = 0; i < ncfg; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < json_array_size(hidden); k++)
+          seen |= !strcmp(json_string_value(json_array_get(hidden, k)), cfg[i]);
+        if (!seen && access(cfg[i], F_OK) == 0)
+          json_array_append_new(hidden, json_string(cfg[i]));
+        free(cfg[i]);
+      }
       json_object_set_new(j, "hidden", hidden);
       json_t *prot = json_array();
       for (size_t i = 0; i < p.write_roots.n; i++) {
@@ -155,7 +172,8 @@ static int sandbox_policy(int argc, char **argv) {
     print_list("write roots", &p.write_roots);
     printf("  + private /tmp, runtime dir %s\n", p.runtime_dir);
     printf("protected in each write root: .zero, .agents (read-only, cannot be created), "
-           ".git/config, .git/hooks (read-only), .git (cannot be renamed or replaced)\n");
+           ".git/config, .git/hooks, .git/commondir (read-only), .git (cannot be renamed or "
+           "replaced)\n");
     print_list("denyRead", &p.deny_read);
     print_list("denyWrite", &p.deny_write);
     print_list("allowRead", &p.allow_read);

@@ -224,15 +224,10 @@ const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode) {
 }
 
 /* The read guard for search tools: a path under a sandbox.denyRead entry
- * (and not re-allowed by allowRead) is never listed, opened or entered. */
+ * or a hidden credential (and not re-allowed by allowRead) is never listed,
+ * opened or entered. */
 static bool read_denied(void *ud, const char *abs_path) {
-  const zsb_policy *p = ud;
-  bool denied = false;
-  for (size_t i = 0; i < p->deny_read.n && !denied; i++)
-    denied = zpath_is_within(p->deny_read.v[i], abs_path);
-  for (size_t i = 0; i < p->allow_read.n && denied; i++)
-    if (zpath_is_within(p->allow_read.v[i], abs_path)) denied = false;
-  return denied;
+  return zsb_policy_read_denied(ud, abs_path);
 }
 
 void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
@@ -248,7 +243,11 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
                          .spawner = confined ? &s->spawner.base : NULL};
   if (!s->files) s->files = ztool_files_new();
   s->tools.files = s->files;
-  if (s->policy.deny_read.n)
+  /* What a sandboxed command cannot read, the file tools (which run in
+   * zero itself) do not read either: denyRead, and unless the mode is unsafe
+   * the hidden credentials and zero's config dirs. */
+  zsb_policy_prepare_read_guard(&s->policy, mode != ZPERM_UNSAFE);
+  if (s->policy.read_denied.n)
     s->tools.read_guard = (ztool_read_guard){.denied = read_denied, .ud = &s->policy};
   if (s->rp.model) {
     zmodel_info mi;

@@ -11,6 +11,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "sandbox/policy.h"
+#include "tools/tool.h"
 
 #define GRANTS_VERSION 1
 
@@ -156,10 +157,16 @@ static bool grant_covers(const zgrant *x, const char *path, const char *cmd) {
 
 zgrant *zgrants_match(zgrants *g, const char *tool, const char *path,
                       const char *const *commands, size_t ncommands, bool allow) {
+  return zgrants_match_scoped(g, tool, path, commands, ncommands, allow, ZGRANT_ALWAYS);
+}
+
+zgrant *zgrants_match_scoped(zgrants *g, const char *tool, const char *path,
+                             const char *const *commands, size_t ncommands, bool allow,
+                             zgrant_scope widest) {
   if (!g) return NULL;
   for (size_t i = 0; i < g->n; i++) {
     zgrant *x = &g->v[i];
-    if (x->allow != allow || x->used || strcmp(x->tool, tool)) continue;
+    if (x->allow != allow || x->used || x->scope > widest || strcmp(x->tool, tool)) continue;
     bool hit;
     if (x->kind == ZGRANT_PREFIX) {
       if (!commands || ncommands == 0) continue;
@@ -247,6 +254,10 @@ int zgrants_cli(int argc, char **argv) {
       rc = ZEXIT_INTERNAL;
     } else {
       printf("Saved: %s %s%s%s\n", sub, argv[1], value ? " " : "", value ? value : "");
+      if (!ztool_find(argv[1]))
+        fprintf(stderr, "note: %s is not a built-in tool; the grant applies only to an MCP "
+                        "tool of exactly that name (zero tools list shows the names)\n",
+                argv[1]);
     }
   } else if (!strcmp(sub, "revoke") && argc == 2) {
     char *end;

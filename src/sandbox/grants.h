@@ -56,6 +56,12 @@ char *zgrants_default_path(void); /* caller frees */
 zgrant *zgrants_match(zgrants *g, const char *tool, const char *path,
                       const char *const *commands, size_t ncommands, bool allow);
 
+/* zgrants_match over the grants whose scope is at most widest (ONCE <
+ * SESSION < ALWAYS): e.g. only this run's answers, not saved grants. */
+zgrant *zgrants_match_scoped(zgrants *g, const char *tool, const char *path,
+                             const char *const *commands, size_t ncommands, bool allow,
+                             zgrant_scope widest);
+
 const char *zgrant_kind_name(zgrant_kind k);
 const char *zgrant_scope_name(zgrant_scope s);
 

@@ -1,5 +1,6 @@
 /* linux.c — the Linux backends (bwrap + inner stage, Landlock-only, none),
  * the probe, the environment given to commands, and the zspawner. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
 #include "sandbox/landlock_compat.h"
@@ -136,6 +138,8 @@ static bool secret_name(const char *kv) {
                                       "AUTH", NULL};
   for (const char *const *p = parts; *p; p++)
     if (strstr(name, *p)) return true;
+  /* a provider profile's apiKeyEnv may be any name; most end in _KEY */
+  if (n > 4 && !strcmp(name + n - 4, "_KEY")) return true;
   static const char *const exact[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
                                       NULL};
   for (const char *const *p = exact; *p; p++)
@@ -340,7 +344,8 @@ static const char *ph_stash(const zsb_policy *p) {
 /* The mount for a protected name that is a file or missing: a placeholder
  * (made or adopted, and held; see placeholder.h) with /dev/null bound over it,
  * or the real file bound read-only over itself. -1 with err. */
-static int protect_name(argvb *a, const char *path, char kind, zsb_holds *holds, zerr *err) {
+static int protect_name(argvb *a, const char *path, char kind, const char *over, zsb_holds *holds,
+                        zerr *err) {
   struct stat st;
   bool ph = kind == 'p' || (lstat(path, &st) == 0 && zsb_ph_is_placeholder(&st));
   int h = ph ? zsb_ph_acquire(holds, path) : 0;
@@ -348,9 +353,138 @@ static int protect_name(argvb *a, const char *path, char kind, zsb_holds *holds,
   if (h < 0)
     return zerr_errno(err, ZE_IO, "cannot protect %s in the sandbox (check that the directory "
                                   "is writable by you)", path);
-  if (h == 1) av3(a, "--ro-bind", "/dev/null", path);
+  if (h == 1) av3(a, "--ro-bind", over, path);
   else av3(a, "--ro-bind", path, path);
   return 0;
+}
+
+/* A denyWrite path that does not exist yet, inside a writable root: its
+ * shallowest missing component gets a placeholder (as a missing protected
+ * name does), so the command cannot create it. Outside every writable root
+ * nothing is needed. -1 with err. */
+static int block_missing(argvb *a, const char *path, const zsb_strv *roots, zsb_holds *holds,
+                         zerr *err) {
+  bool covered = false;
+  for (size_t i = 0; i < roots->n && !covered; i++) covered = zpath_is_within(roots->v[i], path);
+  if (!covered) return 0;
+  cleanup_free char *first = xstrdup(path);
+  for (;;) {
+    char *slash = strrchr(first, '/');
+    if (!slash || slash == first) break;
+    *slash = '\0';
+    bool parent_exists = access(first, F_OK) == 0;
+    *slash = '/';
+    if (parent_exists) break;
+    *slash = '\0';
+  }
+  return protect_name(a, first, 'p', "/dev/null", holds, err);
+}
+
+/* Sockets of services that run commands for whoever connects — outside the
+ * sandbox, as the caller's uid (which a sandbox of a root zero still is to
+ * the host): container engines, systemd and the system bus, and the user's
+ * runtime dir (systemd --user, the session bus, rootless docker/podman,
+ * agent sockets). A filesystem Unix socket is reachable across network
+ * namespaces, so these are hidden; blockUnixSockets refuses all of them. */
+static void hide_service_sockets(argvb *a, const zsb_policy *p, const zsb_strv *roots) {
+  static const char *const sockets[] = {
+      "/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
+      "/run/podman/podman.sock", "/run/systemd/private", "/run/dbus/system_bus_socket",
+      "/var/run/dbus/system_bus_socket", "/run/snapd.socket", NULL};
+  for (const char *const *s = sockets; *s; s++) hide(a, *s);
+  char dflt[64];
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  snprintf(dflt, sizeof dflt, "/run/user/%u", (unsigned)getuid());
+  const char *dirs[] = {dflt, xdg && xdg[0] == '/' && strcmp(xdg, dflt) ? xdg : NULL};
+  for (size_t i = 0; i < ZARRAY_LEN(dirs); i++) {
+    if (!dirs[i] || !strcmp(dirs[i], "/") || zpath_is_within(dirs[i], "/tmp")) continue;
+    /* an empty tmpfs over it must not cover a writable root or the workspace */
+    bool covers = zpath_is_within(dirs[i], p->workspace);
+    for (size_t k = 0; k < roots->n && !covers; k++) covers = zpath_is_within(dirs[i], roots->v[k]);
+    if (!covers) hide(a, dirs[i]);
+  }
+}
+
+/* Linked worktrees elsewhere take their config from <root>/.git/worktrees/
+ * <name>/commondir and config.worktree: read-only, like .git/config, so a
+ * command cannot point the user's other worktrees at a forged config. */
+static void protect_linked_worktrees(argvb *a, const char *root) {
+  cleanup_free char *dir = zpath_join(root, ".git/worktrees");
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    static const char *const files[] = {"commondir", "config.worktree", "gitdir"};
+    for (size_t i = 0; i < ZARRAY_LEN(files); i++) {
+      char path[4200];
+      snprintf(path, sizeof path, "%s/%s/%s", dir, e->d_name, files[i]);
+      struct stat st;
+      if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) av3(a, "--ro-bind", path, path);
+    }
+  }
+  closedir(d);
+}
+
+/* Binds each directory strictly between root and path onto itself: as
+ * mount points they cannot be renamed, so path cannot be moved away and a
+ * forged one put in its place. */
+static void bind_ancestors(argvb *a, const char *root, char *path) {
+  size_t rl = strlen(root);
+  if (strncmp(path, root, rl) || !path[rl]) return;
+  for (char *s = path + rl; *s && (s = strchr(s + 1, '/')); *s = '/') {
+    *s = '\0';
+    av3(a, "--bind", path, path);
+  }
+}
+
+/* The runtime base (~/.cache/zero/runtime/v1) under a writable root (a
+ * workspace of $HOME): read-only but for this command's own runtime dir,
+ * and not movable. Otherwise a command could swap another workspace's
+ * runtime dir — or the base itself — for a symlink, and zero would bind its
+ * target read-write into the next sandbox or clean it up as "old". */
+static void protect_runtime_base(argvb *a, const zsb_policy *p, const zsb_strv *roots) {
+  const char *slash = strrchr(p->runtime_dir, '/');
+  if (!slash || slash == p->runtime_dir) return;
+  cleanup_free char *base = xstrndup(p->runtime_dir, (size_t)(slash - p->runtime_dir));
+  const char *root = NULL;
+  for (size_t k = 0; k < roots->n; k++)
+    if (strcmp(roots->v[k], p->runtime_dir) && zpath_is_within(roots->v[k], base) &&
+        (!root || strlen(roots->v[k]) < strlen(root)))
+      root = roots->v[k];
+  if (!root) return;
+  bind_ancestors(a, root, base);
+  av3(a, "--ro-bind", base, base);
+  av3(a, "--bind", p->runtime_dir, p->runtime_dir);
+}
+
+/* zero's own config dirs (keys, MCP OAuth tokens, grants, the user config
+ * that decides the sandbox) are hidden: an empty tmpfs. Where a writable
+ * root covers one (a workspace of $HOME), it is made first if missing — else
+ * a command could create it and plant a config that turns the sandbox off
+ * for the next run — and each directory between the root and it is bound
+ * onto itself, so it cannot be moved away and made anew either. -1 with err. */
+static int protect_config_dirs(argvb *a, const zsb_policy *p, const zsb_strv *roots, zerr *err) {
+  char *cfg[2];
+  size_t n = zsb_zero_config_dirs(p, cfg);
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *root = NULL;
+    for (size_t k = 0; k < roots->n; k++)
+      if (zpath_is_within(roots->v[k], cfg[i]) &&
+          (!root || strlen(roots->v[k]) < strlen(root)))
+        root = roots->v[k];
+    if (root && rc == 0) {
+      if (access(cfg[i], F_OK) != 0 && zfs_mkdir_p(cfg[i], 0700, err) < 0) {
+        zerr_prefix(err, "cannot create zero's config dir, which the sandbox must hide");
+        rc = -1;
+      }
+      if (rc == 0) bind_ancestors(a, root, cfg[i]);
+    }
+    if (rc == 0) hide(a, cfg[i]);
+    free(cfg[i]);
+  }
+  return rc;
 }
 
 /* Builds the bwrap command line. The placeholders made for missing protected
@@ -410,6 +544,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
       roots.v[j - 1] = t;
     }
   for (size_t i = 0; i < roots.n; i++) av3(a, "--bind", roots.v[i], roots.v[i]);
+  protect_runtime_base(a, p, &roots);
   /* The placeholder stash stays read-only even under a write root (a
    * workspace of $HOME): a command must not plant what zero later puts in
    * a workspace as a placeholder. */
@@ -420,14 +555,32 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
   if (stash_covered && access(holds->stash, F_OK) == 0)
     av3(a, "--ro-bind", holds->stash, holds->stash);
 
-  /* Protected names inside each write root. */
+  /* Protected names inside each write root. A missing .git/commondir reads
+   * "." inside (the git dir itself: git works as without one); the file is
+   * made by zsb_runtime_prepare, /dev/null where it could not be. */
+  char commondir[4200] = "/dev/null";
+  if (holds->stash) {
+    char dot[4200];
+    snprintf(dot, sizeof dot, "%.*s/.git-commondir",
+             (int)(strlen(holds->stash) - strlen("/.placeholders")), holds->stash);
+    struct stat dst;
+    if (lstat(dot, &dst) == 0 && S_ISREG(dst.st_mode) && dst.st_size == 1) {
+      snprintf(commondir, sizeof commondir, "%s", dot);
+      bool covered = false;
+      for (size_t i = 0; i < roots.n && !covered; i++) covered = zpath_is_within(roots.v[i], dot);
+      if (covered) av3(a, "--ro-bind", dot, dot);
+    }
+  }
   int rc = 0;
   for (size_t i = 0; i < p->write_roots.n; i++) {
     zsb_protected prot[8];
     size_t n = zsb_protected_paths(p->write_roots.v[i], prot, ZARRAY_LEN(prot));
     for (size_t k = 0; k < n; k++) {
+      const char *name = strrchr(prot[k].path, '/');
+      const char *over = name && !strcmp(name, "/commondir") ? commondir : "/dev/null";
       if (prot[k].kind == 'g') av3(a, "--bind", prot[k].path, prot[k].path); /* own mount: not renamable */
-      else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, holds, err) < 0) rc = -1;
+      else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, over, holds, err) < 0) rc = -1;
+      if (prot[k].kind == 'g') protect_linked_worktrees(a, p->write_roots.v[i]);
       free(prot[k].path);
     }
   }
@@ -435,17 +588,42 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
     zsb_strv_release(&roots);
     return -1;
   }
-  for (size_t i = 0; i < p->deny_write.n; i++)
+  if (protect_config_dirs(a, p, &roots, err) < 0) {
+    zsb_strv_release(&roots);
+    return -1;
+  }
+  for (size_t i = 0; i < p->deny_write.n && rc == 0; i++) {
     if (access(p->deny_write.v[i], F_OK) == 0)
       av3(a, "--ro-bind", p->deny_write.v[i], p->deny_write.v[i]);
-  for (size_t i = 0; i < p->deny_read.n; i++)
-    if (!zsb_strv_has(&p->allow_read, p->deny_read.v[i])) hide(a, p->deny_read.v[i]);
+    else
+      rc = block_missing(a, p->deny_write.v[i], &roots, holds, err);
+  }
+  if (rc < 0) {
+    zsb_strv_release(&roots);
+    return -1;
+  }
+  zsb_strv hidden = {0};
+  for (size_t i = 0; i < p->deny_read.n; i++) { /* deny wins over an equal allowRead */
+    hide(a, p->deny_read.v[i]);
+    zsb_strv_add(&hidden, p->deny_read.v[i]);
+  }
   for (const char *const *c = zsb_credential_names; *c; c++) {
+    if (!strcmp(*c, ".config/zero")) continue; /* protect_config_dirs hid it */
     cleanup_free char *path = zpath_join(p->home, *c);
     hide(a, path);
+    if (p->allow_read.n) zsb_strv_add(&hidden, path);
   }
-  hide(a, "/var/run/docker.sock");
-  hide(a, "/run/docker.sock");
+  /* allowRead re-allows reads strictly below a hidden path: bound back
+   * read-only over the tmpfs. */
+  for (size_t i = 0; i < p->allow_read.n; i++) {
+    const char *ar = p->allow_read.v[i];
+    bool below = false;
+    for (size_t k = 0; k < hidden.n && !below; k++)
+      below = strcmp(hidden.v[k], ar) != 0 && zpath_is_within(hidden.v[k], ar);
+    if (below && access(ar, F_OK) == 0) av3(a, "--ro-bind", ar, ar);
+  }
+  zsb_strv_release(&hidden);
+  hide_service_sockets(a, p, &roots);
   av2(a, "--chdir", cwd);
   av(a, "--");
   add_inner_stage(a, p, self);

@@ -25,9 +25,21 @@
 const char *const zsb_credential_names[] = {
     ".ssh", ".aws", ".azure", ".docker", ".kube", ".netrc", ".npmrc", ".git-credentials",
     ".config/gcloud", ".config/gh", ".pypirc", ".gnupg",
-    /* zero's own files that may hold keys */
-    ".config/zero/config.json", ".config/zero/credentials.json", ".config/zero/auth.json",
+    /* zero's own config dir: provider keys, MCP OAuth tokens, saved grants
+     * and the user config that decides the sandbox (zsb_zero_config_dirs) */
+    ".config/zero",
     NULL};
+
+size_t zsb_zero_config_dirs(const zsb_policy *p, char *out[2]) {
+  size_t n = 0;
+  cleanup_free char *cfg = zpath_config_dir();
+  out[n++] = zsb_resolve_path(cfg, NULL);
+  cleanup_free char *home_cfg = zpath_join(p->home ? p->home : zpath_home(), ".config/zero");
+  char *h = zsb_resolve_path(home_cfg, NULL);
+  if (strcmp(h, out[0])) out[n++] = h;
+  else free(h);
+  return n;
+}
 
 void zsb_strv_add(zsb_strv *s, const char *p) {
   if (zsb_strv_has(s, p)) return;
@@ -88,7 +100,7 @@ static bool under_any(const zsb_strv *s, const char *abs) {
 static bool is_protected_rel(const char *rel) {
   /* rel is relative to a write root, no leading "./" */
   static const char *const exact_or_below[] = {".zero", ".agents", ".git/config", ".git/hooks",
-                                               NULL};
+                                               ".git/commondir", NULL};
   for (const char *const *p = exact_or_below; *p; p++) {
     size_t n = strlen(*p);
     if (!strncmp(rel, *p, n) && (rel[n] == '\0' || rel[n] == '/')) return true;
@@ -96,8 +108,54 @@ static bool is_protected_rel(const char *rel) {
   return !strcmp(rel, ".git");
 }
 
+void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials) {
+  zsb_strv_release(&p->read_denied);
+  for (size_t i = 0; i < p->deny_read.n; i++) zsb_strv_add(&p->read_denied, p->deny_read.v[i]);
+  if (!hide_credentials) return;
+  const char *home = p->home ? p->home : zpath_home();
+  for (const char *const *c = zsb_credential_names; *c; c++) {
+    cleanup_free char *lex = zpath_join(home, *c);
+    cleanup_free char *real = zsb_resolve_path(lex, NULL);
+    zsb_strv_add(&p->read_denied, lex);
+    zsb_strv_add(&p->read_denied, real);
+  }
+  char *cfg[2];
+  size_t n = zsb_zero_config_dirs(p, cfg);
+  for (size_t i = 0; i < n; i++) {
+    zsb_strv_add(&p->read_denied, cfg[i]);
+    free(cfg[i]);
+  }
+}
+
+bool zsb_policy_read_denied(const zsb_policy *p, const char *abs) {
+  for (size_t i = 0; i < p->read_denied.n; i++) {
+    const char *d = p->read_denied.v[i];
+    if (!zpath_is_within(d, abs)) continue;
+    bool again = false;
+    for (size_t k = 0; k < p->allow_read.n && !again; k++) {
+      const char *a = p->allow_read.v[k];
+      again = strcmp(a, d) != 0 && zpath_is_within(d, a) && zpath_is_within(a, abs);
+    }
+    if (!again) return true;
+  }
+  return false;
+}
+
 bool zsb_policy_may_write(const zsb_policy *p, const char *abs) {
   if (under_any(&p->deny_write, abs)) return false;
+  /* hidden credentials: a sandboxed command cannot write them either */
+  for (const char *const *c = zsb_credential_names; p->home && *c; c++) {
+    cleanup_free char *cred = zpath_join(p->home, *c);
+    if (zpath_is_within(cred, abs)) return false;
+  }
+  char *cfg[2];
+  size_t ncfg = zsb_zero_config_dirs(p, cfg);
+  bool in_cfg = false;
+  for (size_t i = 0; i < ncfg; i++) {
+    in_cfg |= zpath_is_within(cfg[i], abs);
+    free(cfg[i]);
+  }
+  if (in_cfg) return false;
   for (size_t i = 0; i < p->write_roots.n; i++) {
     const char *root = p->write_roots.v[i];
     if (!zpath_is_within(root, abs)) continue;
@@ -132,6 +190,14 @@ size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max) {
       cleanup_free char *hooks = zpath_join(git, "hooks");
       ADD(".git/config", lstat(cfg, &st) == 0 ? 'r' : 'p');
       ADD(".git/hooks", lstat(hooks, &st) == 0 ? 'r' : 'p');
+      /* commondir names the dir git takes config and hooks from: a planted
+       * one swaps them for forged ones (core.fsmonitor runs at the user's
+       * next git status), so it is protected like config itself */
+      cleanup_free char *common = zpath_join(git, "commondir");
+      ADD(".git/commondir", lstat(common, &st) == 0 ? 'r' : 'p');
+      /* the main worktree's own config (extensions.worktreeConfig) */
+      cleanup_free char *wtcfg = zpath_join(git, "config.worktree");
+      if (lstat(wtcfg, &st) == 0) ADD(".git/config.worktree", 'r');
     } else {
       ADD(".git", 'r'); /* a worktree / submodule pointer file */
     }
@@ -207,7 +273,9 @@ static int apply_project(zsb_policy *p, json_t *sb, const char *file, zerr *err)
   json_t *v;
   if ((v = json_object_get(sb, "network"))) {
     const char *s = json_string_value(v);
-    if (s && !strcmp(s, "deny")) p->network = false;
+    if (!s || (strcmp(s, "allow") && strcmp(s, "deny")))
+      return zerr_set(err, ZE_USAGE, "%s: sandbox.network must be \"allow\" or \"deny\"", file);
+    if (!strcmp(s, "deny")) p->network = false;
     else if (s && !strcmp(s, "allow") && !p->network)
       zsb_strv_add(&p->notes, "project config asks for network \"allow\"; ignored (only the "
                               "user config or --network can allow the network)");
@@ -303,6 +371,7 @@ void zsb_policy_release(zsb_policy *p) {
   zsb_strv_release(&p->allow_write);
   zsb_strv_release(&p->notes);
   zsb_strv_release(&p->command_reads);
+  zsb_strv_release(&p->read_denied);
   memset(p, 0, sizeof *p);
 }
 
@@ -367,6 +436,15 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return 0;
 }
 
+/* A runtime dir's name: the workspace hash, 16 lowercase hex digits. The GC
+ * removes nothing else, whatever the base dir holds. */
+static bool runtime_name(const char *n) {
+  size_t i = 0;
+  for (; n[i]; i++)
+    if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f'))) return false;
+  return i == 16;
+}
+
 /* Removes sibling runtime dirs unused for 30 days. The scan runs at most once
  * a day (base/.gc-stamp records the last one): it lists and stats every
  * workspace's dir, and zsb_runtime_prepare runs before every sandboxed
@@ -386,7 +464,7 @@ static void gc_runtime(const char *base, const char *keep) {
   if (!d) return;
   struct dirent *e;
   while ((e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
+    if (e->d_name[0] == '.' || !runtime_name(e->d_name)) continue;
     cleanup_free char *path = zpath_join(base, e->d_name);
     struct stat st;
     if (!strcmp(path, keep) || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
@@ -398,6 +476,13 @@ static void gc_runtime(const char *base, const char *keep) {
 int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
   static const char *const subdirs[] = {"home", "tmp", "cache", "config", "data", "state"};
   if (zfs_mkdir_p(p->runtime_dir, 0700, err) < 0) return -1;
+  /* Never a symlink or someone else's dir: it is bound read-write into
+   * every sandbox of this workspace. */
+  struct stat rst;
+  if (lstat(p->runtime_dir, &rst) < 0 || !S_ISDIR(rst.st_mode) || rst.st_uid != geteuid())
+    return zerr_set(err, ZE_CONFIG,
+                    "the sandbox runtime dir %s is not a directory of yours (a symlink?); "
+                    "remove it and run again", p->runtime_dir);
   chmod(p->runtime_dir, 0700);
   for (size_t i = 0; i < ZARRAY_LEN(subdirs); i++) {
     cleanup_free char *d = zpath_join(p->runtime_dir, subdirs[i]);
@@ -411,6 +496,14 @@ int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
    * here is not an error. */
   cleanup_free char *stash = zpath_join(base, ".placeholders");
   mkdir(stash, 0700);
+  /* What a sandboxed git reads as .git/commondir where the real one is
+   * missing: ".", the git dir itself (zsb_commondir_source). */
+  cleanup_free char *dot = zpath_join(base, ".git-commondir");
+  int fd = open(dot, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+  if (fd >= 0) {
+    if (write(fd, ".", 1) != 1) unlink(dot);
+    close(fd);
+  }
   gc_runtime(base, p->runtime_dir);
   return 0;
 }

@@ -8,7 +8,8 @@
  *     the per-workspace runtime dir (HOME and package caches) — and never the
  *     protected names inside them: `.zero` and `.agents` (read-only, and a
  *     missing one cannot be created), `.git/config` and `.git/hooks`
- *     (read-only), `.git` itself (cannot be renamed or replaced);
+ *     (read-only), `.git` itself (cannot be renamed or replaced), and
+ *     zero's own config dir (zsb_zero_config_dirs);
  *   - network: none (default; loopback inside the sandbox still works) or all;
  *   - Unix sockets: optionally none (blockUnixSockets).
  * Lists (deny wins over allow): denyRead, denyWrite, allowRead, allowWrite.
@@ -43,7 +44,8 @@ typedef struct zsb_policy {
   zsb_strv write_roots;   /* absolute, real; workspace first, then add-dirs, config roots */
   zsb_strv deny_read;
   zsb_strv deny_write;
-  zsb_strv allow_read;    /* re-allows reads below a denied path (deny still wins on equal) */
+  zsb_strv allow_read;    /* re-allows reads strictly below a denied or hidden path
+                           * (deny wins on equal paths) */
   zsb_strv allow_write;   /* extra writable paths (user config only) */
   bool network;           /* true = network allowed */
   bool block_unix_sockets;
@@ -52,6 +54,7 @@ typedef struct zsb_policy {
   char *home;             /* the real home of the user running zero */
   zsb_strv notes;         /* what layering ignored, for `zero sandbox policy` */
   zsb_strv command_reads; /* per command, not serialized: zspawn_cmd.read_paths */
+  zsb_strv read_denied;   /* per run, not serialized: zsb_policy_prepare_read_guard */
 } zsb_policy;
 
 /* Options from the command line. */
@@ -82,9 +85,22 @@ char *zsb_resolve_path(const char *path, const char *base);
  * write root or allow_write path, not inside deny_write, not a protected name. */
 bool zsb_policy_may_write(const zsb_policy *p, const char *abs);
 
+/* Fills p->read_denied for zero's own file tools (read_file, grep, …),
+ * which run outside the sandbox: the denyRead paths and, with
+ * hide_credentials, the credential locations and zero's config dirs, each
+ * as written and resolved — what a sandboxed command cannot read either. */
+void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials);
+
+/* true when abs may not be read under p->read_denied: it lies under a denied
+ * path and no allowRead path strictly below that denied path covers it
+ * (deny wins on equal paths). */
+bool zsb_policy_read_denied(const zsb_policy *p, const char *abs);
+
 /* Protected paths below one write root that exist or must be blocked.
  * kind: 'r' read-only bind of an existing path, 'p' placeholder for a missing
- * name (blocks its creation), 'g' the .git directory itself (own mount). */
+ * name (blocks its creation), 'g' the .git directory itself (own mount).
+ * A missing .git/commondir is blocked with a file holding "." bound over the
+ * placeholder, so git inside the sandbox still works. */
 typedef struct zsb_protected {
   char *path;
   char kind;
@@ -94,6 +110,12 @@ size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max);
 /* Credential locations hidden from commands (absolute, under home), whether
  * or not they exist. NULL-terminated static list of home-relative names. */
 extern const char *const zsb_credential_names[];
+
+/* zero's own config dir(s) — $XDG_CONFIG_HOME/zero and ~/.config/zero when
+ * they differ — resolved; out gets 1 or 2 strings (caller frees each). They
+ * hold keys, MCP OAuth tokens, grants and the user config that decides the
+ * sandbox: hidden from commands and never writable by them or by file tools. */
+size_t zsb_zero_config_dirs(const zsb_policy *p, char *out[2]);
 
 /* Creates the runtime dir (0700) with home/ tmp/ cache/ subdirs, and removes
  * sibling runtime dirs unused for 30 days (that scan at most once a day,

@@ -35,6 +35,8 @@ typedef struct scanner {
   int depth;
   bool offline;
   bool piped_in; /* the command being finished reads a pipe (not a terminal) */
+  bool heredoc_in; /* … or a here-document */
+  bool file_in;    /* … or a file (`< script`) */
   zsh_analysis *out;
 } scanner;
 
@@ -46,6 +48,7 @@ static void flag(zsh_analysis *a, unsigned f, const char *why) {
 static void too_complex(scanner *sc, const char *why) { flag(sc->out, ZSH_TOO_COMPLEX, why); }
 
 static void analyze_into(const char *src, size_t len, int depth, bool offline, zsh_analysis *out);
+static void finish_command(scanner *sc, char **argv, size_t argc);
 
 /* Finds the end of a balanced construct starting after its opener: returns
  * the index of the closing char (close), honouring quotes, escapes and
@@ -212,8 +215,26 @@ static void classify(scanner *sc, char **argv, size_t argc) {
   } else if (in(name, destroyers) || !strncmp(name, "mkfs.", 5)) {
     snprintf(why, sizeof why, "%s: overwrites or destroys data", name);
     flag(a, ZSH_DESTRUCTIVE, why);
-  } else if (!strcmp(name, "find") && (has_arg(argv, argc, "-delete"))) {
-    flag(a, ZSH_DESTRUCTIVE, "find -delete: deletes files");
+  } else if (!strcmp(name, "find")) {
+    if (has_arg(argv, argc, "-delete")) flag(a, ZSH_DESTRUCTIVE, "find -delete: deletes files");
+    /* -exec CMD … ; runs CMD: it is a command of its own */
+    for (size_t i = 1; i < argc; i++) {
+      if (strcmp(argv[i], "-exec") && strcmp(argv[i], "-execdir") && strcmp(argv[i], "-ok") &&
+          strcmp(argv[i], "-okdir"))
+        continue;
+      size_t j = i + 1;
+      while (j < argc && strcmp(argv[j], ";") && strcmp(argv[j], "+")) j++;
+      if (j > i + 1) {
+        char **sub = xcalloc(j - i, sizeof *sub);
+        for (size_t k = i + 1; k < j; k++) sub[k - i - 1] = argv[k];
+        bool piped = sc->piped_in;
+        sc->piped_in = false;
+        finish_command(sc, sub, j - i - 1);
+        sc->piped_in = piped;
+        free(sub);
+      }
+      i = j;
+    }
   } else if (in(name, net_tools)) {
     snprintf(why, sizeof why, "%s: reaches the network", name);
     flag(a, ZSH_NETWORK, why);
@@ -298,7 +319,7 @@ static void classify(scanner *sc, char **argv, size_t argc) {
         return;
       }
     }
-    if (!prog && !sc->piped_in) {
+    if (!prog && !sc->piped_in && !sc->heredoc_in && !sc->file_in) {
       snprintf(why, sizeof why, "%s without a script starts an interactive prompt", name);
       flag(a, ZSH_INTERACTIVE, why);
     }
@@ -376,6 +397,10 @@ static void finish_command(scanner *sc, char **argv, size_t argc) {
       if (i < argc) i++; /* the duration */
       continue;
     }
+    if (!strcmp(name, "busybox") && i + 1 < argc && argv[i + 1][0] != '-') {
+      i++; /* busybox APPLET ARGS: the applet is the command */
+      continue;
+    }
     if (!strcmp(name, "xargs")) {
       static const char *const v[] = {"-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "-i", NULL};
       size_t j = first_operand(argv, argc, i + 1, v);
@@ -384,7 +409,8 @@ static void finish_command(scanner *sc, char **argv, size_t argc) {
       continue;
     }
     if (!strcmp(name, "bash") || !strcmp(name, "sh") || !strcmp(name, "dash") ||
-        !strcmp(name, "zsh") || !strcmp(name, "ksh") || !strcmp(name, "ash")) {
+        !strcmp(name, "zsh") || !strcmp(name, "ksh") || !strcmp(name, "ash") ||
+        !strcmp(name, "fish")) {
       size_t j = i + 1;
       bool dash_c = false;
       while (j < argc && (argv[j][0] == '-' || argv[j][0] == '+')) {
@@ -396,7 +422,13 @@ static void finish_command(scanner *sc, char **argv, size_t argc) {
         j++;
       }
       if (dash_c && j < argc) sub_analyze(sc, argv[j], strlen(argv[j]));
-      if (!dash_c && j >= argc && !sc->piped_in) {
+      if (!dash_c && j >= argc && (sc->piped_in || sc->heredoc_in)) {
+        /* the script is whatever the pipe or here-document holds */
+        char why[160];
+        snprintf(why, sizeof why, "%s reads its commands from %s, which are not checked", name,
+                 sc->piped_in ? "a pipe" : "a here-document");
+        too_complex(sc, why);
+      } else if (!dash_c && j >= argc && !sc->file_in) {
         char why[160];
         snprintf(why, sizeof why, "%s without a script starts an interactive shell", name);
         flag(sc->out, ZSH_INTERACTIVE, why);
@@ -410,6 +442,12 @@ static void finish_command(scanner *sc, char **argv, size_t argc) {
     break;
   }
   if (i >= argc) return;
+  if (strchr(argv[i], '$') || strchr(argv[i], '`')) {
+    /* $CMD, $(…), "$(which rm)": what runs is only known when it runs */
+    char why[200];
+    snprintf(why, sizeof why, "the command name %.120s comes from an expansion", argv[i]);
+    too_complex(sc, why);
+  }
   zsh_cmd c = {xcalloc(argc - i + 1, sizeof(char *)), argc - i};
   for (size_t k = i; k < argc; k++) c.argv[k - i] = xstrdup(argv[k]);
   sc->out->cmds = xrealloc(sc->out->cmds, (sc->out->ncmds + 1) * sizeof *sc->out->cmds);
@@ -425,7 +463,7 @@ static bool is_op_char(char c) {
 }
 
 static void analyze_into(const char *src, size_t len, int depth, bool offline, zsh_analysis *out) {
-  scanner sc = {src, 0, len, depth, offline, false, out};
+  scanner sc = {src, 0, len, depth, offline, false, false, false, out};
   wordv words = {0};
   zbuf w = ZBUF_INIT;
   bool in_word = false, redirect_target = false;
@@ -447,6 +485,7 @@ static void analyze_into(const char *src, size_t len, int depth, bool offline, z
     END_WORD();                                                      \
     if (words.n) finish_command(&sc, words.v, words.n);              \
     wv_free(&words);                                                 \
+    sc.heredoc_in = sc.file_in = false;                              \
   } while (0)
 
   while (sc.i < sc.n) {
@@ -537,10 +576,12 @@ static void analyze_into(const char *src, size_t len, int depth, bool offline, z
           }
           snprintf(pending_delim, sizeof pending_delim, "%s", d.data);
           pending_expand = !quoted;
+          sc.heredoc_in = true;
           zbuf_release(&d);
           continue;
         }
         redirect_target = true;
+        if (c == '<') sc.file_in = true;
         /* a target like &1 or &- was eaten above; if the next is a word, it is the target */
         if (j > 0 && src[j - 1] == '&' && j < sc.n && (isdigit((unsigned char)src[j]) || src[j] == '-')) {
           while (sc.i < sc.n && (isdigit((unsigned char)src[sc.i]) || src[sc.i] == '-')) sc.i++;

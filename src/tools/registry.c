@@ -199,6 +199,13 @@ bool ztool_path_writable(const ztool_ctx *ctx, const char *abs_path) {
   return false;
 }
 
+bool zt_read_denied(const ztool_ctx *ctx, const char *abs) {
+  if (!ctx->read_guard.denied || !abs) return false;
+  if (ctx->read_guard.denied(ctx->read_guard.ud, abs)) return true;
+  cleanup_free char *real = realpath(abs, NULL);
+  return real && strcmp(real, abs) != 0 && ctx->read_guard.denied(ctx->read_guard.ud, real);
+}
+
 char *zt_writable_target(const ztool_ctx *ctx, const char *tool, const char *path,
                          char **display_out, ztool_result *res) {
   cleanup_free char *abs = ztool_resolve_path(ctx, path);

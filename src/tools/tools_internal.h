@@ -49,6 +49,10 @@ char *zt_resolve_existing(const char *abs_path);
  * final line without a newline. "" has 0 lines. */
 size_t zt_count_lines(const char *s, size_t n);
 
+/* true when the run's read guard denies reading abs, either as written or
+ * where its symlinks lead (a link in the workspace to ~/.ssh). */
+bool zt_read_denied(const ztool_ctx *ctx, const char *abs);
+
 /* The shared first steps of write_file and edit_file: resolves `path`,
  * refuses it (error result, returns NULL) when it is outside every writable
  * root, and otherwise returns the real target (symlinks of the existing part

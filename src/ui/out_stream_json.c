@@ -113,6 +113,9 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       set_strn(o, "output", shown.data, shown.len);
       zbuf_release(&shown);
       json_object_set_new(o, "truncated", json_boolean(cut || ev->truncated));
+      /* a call the permission engine refused: the same block the model got */
+      json_t *blk = ev->meta ? json_object_get(ev->meta, "block") : NULL;
+      if (json_is_object(blk)) json_object_set(o, "block", blk);
       break;
     }
     case ZAEV_USAGE:

@@ -11,6 +11,7 @@ import os
 import pty
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ZERO_BIN = os.path.abspath(os.environ.get("ZERO_BIN") or os.path.join(HERE, "..", "..", "build", "zero"))
 UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
 PY = "/usr/bin/python3"
+# The test dirs live outside /tmp: /tmp is a private tmpfs inside the sandbox,
+# so a credential or denyRead file under /tmp would be unreadable there
+# whether or not zero hides it, and such a test would pass vacuously.
+BASE = os.environ.get("ZERO_SBX_BASE") or ("/var/tmp" if os.access("/var/tmp", os.W_OK) else None)
 
 
 def read(path):
@@ -93,7 +98,7 @@ def sleeping_child_of(pid):
 
 class SandboxCase(unittest.TestCase):
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="zero-sbx-")
+        self.root = tempfile.mkdtemp(prefix="zero-sbx-", dir=BASE)
         os.chmod(self.root, 0o755)
         self.home = os.path.join(self.root, "home")
         self.ws = os.path.join(self.root, "ws")
@@ -107,6 +112,10 @@ class SandboxCase(unittest.TestCase):
             "XDG_CACHE_HOME": os.path.join(self.home, ".cache"),
             "LANG": "C.UTF-8",
             "OPENAI_API_KEY": "sk-should-never-be-seen-1234567890",
+            # a provider's apiKeyEnv can be any name; other secrets by their names
+            "MYCO_LLM_KEY": "sk-should-never-be-seen-apikeyenv",
+            "GH_TOKEN": "sk-should-never-be-seen-gh",
+            "AWS_SECRET_ACCESS_KEY": "sk-should-never-be-seen-aws",
         }
 
     def tearDown(self):
@@ -209,6 +218,53 @@ class Attacks(SandboxCase):
         self.assertFalse(os.path.exists(os.path.join(self.ws, "old-git")))
         self.assertFalse(os.path.exists(os.path.join(self.ws, ".git", "hooks", "pre-commit")))
         self.assertEqual(read(os.path.join(self.ws, ".git", "HEAD")), head)
+
+    def test_git_commondir_cannot_swap_config_and_hooks(self):
+        # .git/commondir names the dir git takes config and hooks from: a
+        # planted one is a forged .git without touching .git/config, and its
+        # core.fsmonitor runs at the user's next `git status` on the host.
+        self.git_init()
+        marker = os.path.join(self.outside, "fsmonitor-ran")
+        self.sx("mkdir forged && cp -r .git/objects .git/refs .git/HEAD forged/ && mkdir forged/hooks && "
+                "printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch %s; false\"\n' "
+                "> forged/config; echo ../forged > .git/commondir; rm -f .git/commondir; "
+                "mv .git/commondir .git/c2; echo '../forged' >> .git/commondir; true" % marker)
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, ".git", "commondir")))
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, ".git", "c2")))
+        subprocess.run(["git", "status"], cwd=self.ws, capture_output=True,
+                       env=dict(self.env, GIT_CONFIG_NOSYSTEM="1"))
+        self.assertFalse(os.path.exists(marker))
+        # git inside the sandbox still works with the protection in place
+        r = self.sx("cat .git/commondir; echo; echo x > t && git add t && "
+                    "git -c user.name=T -c user.email=t@example.com commit -qm c && git log --oneline")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[0], ".")
+
+    def test_linked_worktrees_config_cannot_be_redirected(self):
+        # A linked worktree elsewhere reads its config through
+        # .git/worktrees/<name>/commondir (and config.worktree); rewriting
+        # them from the workspace would run a forged core.fsmonitor there.
+        self.git_init()
+        genv = dict(self.env, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@e",
+                    GIT_COMMITTER_NAME="T", GIT_COMMITTER_EMAIL="t@e")
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "i"], cwd=self.ws, env=genv, check=True)
+        wt = os.path.join(self.outside, "feature")
+        subprocess.run(["git", "worktree", "add", "-q", wt], cwd=self.ws, env=genv, check=True)
+        with open(os.path.join(self.ws, ".git", "config.worktree"), "w") as f:
+            f.write("[core]\n\tsparseCheckout = false\n")
+        admin = os.path.join(self.ws, ".git", "worktrees", "feature")
+        before = read(os.path.join(admin, "commondir"))
+        marker = os.path.join(self.root, "fsmonitor-ran")
+        self.sx("mkdir forged && cp -r .git/objects .git/refs .git/HEAD forged/ && "
+                "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"touch %s; false\"\\n' > forged/config; "
+                "echo %s/forged > .git/worktrees/feature/commondir; "
+                "printf '[core]\\n\\tfsmonitor = \"touch %s; false\"\\n' > .git/worktrees/feature/config.worktree; "
+                "printf '[core]\\n\\tfsmonitor = \"touch %s; false\"\\n' >> .git/config.worktree; true"
+                % (marker, self.ws, marker, marker))
+        self.assertEqual(read(os.path.join(admin, "commondir")), before)
+        self.assertNotIn("fsmonitor", read(os.path.join(self.ws, ".git", "config.worktree")))
+        subprocess.run(["git", "status"], cwd=wt, capture_output=True, env=genv)
+        self.assertFalse(os.path.exists(marker))
 
     def test_emptying_git_keeps_config_and_hooks(self):
         cfg = self.git_init()
@@ -407,6 +463,81 @@ class Attacks(SandboxCase):
         self.assertNotIn(secret, r.stdout)
         self.assertNotIn("sk-should-never-be-seen", r.stdout)
 
+    def test_zero_config_dir_is_hidden(self):
+        # zero's config dir holds more than config.json: MCP OAuth tokens,
+        # saved grants; with XDG_CONFIG_HOME elsewhere it lives there.
+        secret = "ZEROCFG-%d" % os.getpid()
+        xdg = os.path.join(self.root, "xdg")
+        files = [os.path.join(self.home, ".config", "zero", "mcp-oauth", "server"),
+                 os.path.join(self.home, ".config", "zero", "credentials.json"),
+                 os.path.join(self.home, ".config", "zero", "sandbox-grants.json"),
+                 os.path.join(self.home, ".azure", "accessTokens.json"),
+                 os.path.join(xdg, "zero", "config.json"),
+                 os.path.join(xdg, "zero", "mcp-oauth", "server")]
+        for p in files:
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w") as f:
+                f.write('{"secret": "%s"}' % secret)
+        # without XDG_CONFIG_HOME pointing there, xdg/ is just another dir;
+        # with it, both xdg/zero and ~/.config/zero are hidden
+        for env, hidden in ((self.env, files[:4]), (dict(self.env, XDG_CONFIG_HOME=xdg), files)):
+            r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c",
+                                "cat %s 2>&1; true" % " ".join(hidden)],
+                               cwd=self.ws, env=env, capture_output=True, text=True, timeout=60)
+            self.assertIn("backend=bwrap", r.stderr)
+            self.assertNotIn(secret, r.stdout)
+
+    def test_workspace_of_home_cannot_plant_zero_config(self):
+        # Workspace = $HOME (no zero config yet): a command must not create
+        # ~/.config/zero/config.json (sandbox.enabled=false for the next run),
+        # nor move ~/.config away and make a new one.
+        cfgdir = os.path.join(self.home, ".config", "zero")
+        shutil.rmtree(os.path.join(self.home, ".config"), ignore_errors=True)
+        plant = "echo '{\"sandbox\":{\"enabled\":false}}' > .config/zero/config.json"
+        r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c",
+                            "mkdir -p .config/zero; %s; echo '{\"version\":1,\"grants\":[]}' "
+                            "> .config/zero/sandbox-grants.json; mv .config .c2; mv .config/zero .z2; "
+                            "rm -rf .config; mkdir -p .config/zero; %s; echo ok > .config/other; "
+                            "true" % (plant, plant)],
+                           cwd=self.home, env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertIn("backend=bwrap", r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.home, ".config", "other")), r.stderr)
+        self.assertEqual(os.listdir(cfgdir), [])
+        self.assertEqual(os.stat(cfgdir).st_mode & 0o777, 0o700)
+        r = self.sx("echo $ZERO_SANDBOX_BACKEND")
+        self.assertEqual(r.stdout.strip(), "bwrap")
+
+    def test_workspace_of_home_cannot_swap_runtime_dirs(self):
+        # With $HOME as the workspace ~/.cache/zero is writable: a command
+        # must not replace another workspace's runtime dir (bound read-write
+        # into that workspace's sandboxes) or the runtime base (whose old
+        # entries zero deletes) with symlinks.
+        import json
+        self.sx("true")
+        pol = subprocess.run([ZERO_BIN, "sandbox", "policy", "--json"], cwd=self.ws, env=self.env,
+                             capture_output=True, text=True, timeout=60)
+        rt = json.loads(pol.stdout)["runtimeDir"]
+        base = os.path.dirname(rt)
+        old = os.path.join(self.home, "oldproject")
+        os.makedirs(old)
+        os.utime(old, (0, 0))
+        r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c",
+                            "rm -rf %s; ln -s %s %s; mv .cache/zero .cache/z.old; "
+                            "mv .cache .c2; mv %s %s.x; mkdir -p .cache/zero/runtime; "
+                            "ln -s %s .cache/zero/runtime/v1; touch -d 2000-01-01 %s/.gc-stamp; "
+                            "echo x > %s/.gc-stamp; true"
+                            % (rt, self.outside, rt, base, base, self.home, base, base)],
+                           cwd=self.home, env=self.env, capture_output=True, text=True, timeout=60)
+        self.assertIn("backend=bwrap", r.stderr)
+        st = os.lstat(rt)
+        self.assertTrue(stat.S_ISDIR(st.st_mode), "runtime dir replaced")
+        self.assertTrue(os.path.isdir(base) and not os.path.islink(base))
+        os.utime(os.path.join(base, ".gc-stamp"), (0, 0))  # the next run scans
+        r = self.sx("echo pwn > \"$HOME/../pwn\"; true")
+        self.assertIn("backend=bwrap", r.stderr)
+        self.assertEqual(os.listdir(self.outside), [])
+        self.assertTrue(os.path.isdir(old), "the GC removed a directory of the user's")
+
     def test_host_loopback_listener_is_unreachable(self):
         l = Listener()
         try:
@@ -442,6 +573,28 @@ class Attacks(SandboxCase):
             time.sleep(0.3)
             self.assertEqual(l.accepted, 0)
             self.assertNotIn("CONNECTED", r.stdout)
+        finally:
+            l.close()
+
+    def test_user_runtime_dir_sockets_are_hidden(self):
+        # A filesystem Unix socket is reachable across network namespaces:
+        # the user's runtime dir (systemd --user, the session bus, rootless
+        # container engines) would run commands outside the sandbox.
+        rt = os.path.join(self.root, "run-user")
+        os.makedirs(os.path.join(rt, "systemd"))
+        path = os.path.join(rt, "systemd", "private")
+        l = Listener(unix_path=path)
+        try:
+            r = subprocess.run(
+                [ZERO_BIN, "sandbox", "exec", "--", PY, "-c",
+                 "import socket\ns=socket.socket(socket.AF_UNIX)\n"
+                 "try:\n s.connect(%r); print('CONNECTED')\nexcept OSError as e: print('refused', e)" % path],
+                cwd=self.ws, env=dict(self.env, XDG_RUNTIME_DIR=rt), capture_output=True, text=True,
+                timeout=60)
+            time.sleep(0.3)
+            self.assertIn("backend=bwrap", r.stderr)
+            self.assertIn("refused", r.stdout, r.stderr)
+            self.assertEqual(l.accepted, 0)
         finally:
             l.close()
 
@@ -574,6 +727,45 @@ class Fallbacks(SandboxCase):
         self.user_config({"sandbox": {"denyRead": [self.outside]}})
         r = self.sx("cat %s/s; true" % self.outside)
         self.assertNotIn("SECRET-DR", r.stdout)
+
+    def test_deny_write_of_a_missing_path_cannot_be_created(self):
+        # denyWrite names paths that may not exist yet; the command must not
+        # create them (nor a missing parent of one) while it runs.
+        self.user_config({"sandbox": {"denyWrite": [os.path.join(self.ws, "vendor"),
+                                                    os.path.join(self.ws, "a", "b", "lock")]}})
+        with open(os.path.join(self.ws, "keep"), "w") as f:
+            f.write("k")
+        r = self.sx("mkdir vendor; echo x > vendor; mkdir -p a/b && echo x > a/b/lock; "
+                    "echo ok > other; true")
+        self.assertIn("backend=bwrap", r.stderr)
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, "vendor")))
+        self.assertFalse(os.path.lexists(os.path.join(self.ws, "a")))
+        self.assertEqual(sorted(os.listdir(self.ws)), ["keep", "other"])
+
+    def test_allow_read_below_a_denied_path_and_deny_wins_on_equal(self):
+        priv = os.path.join(self.outside, "priv")
+        os.makedirs(os.path.join(priv, "pub"))
+        with open(os.path.join(priv, "s"), "w") as f:
+            f.write("SECRET-DR")
+        with open(os.path.join(priv, "pub", "p"), "w") as f:
+            f.write("PUBLIC-AR")
+        self.user_config({"sandbox": {"denyRead": [priv, self.ws + "/x"],
+                                      "allowRead": [os.path.join(priv, "pub"), self.ws + "/x"]}})
+        with open(os.path.join(self.ws, "x"), "w") as f:
+            f.write("EQUAL-DENIED")
+        r = self.sx("cat %s/s %s/pub/p x 2>&1; true" % (priv, priv))
+        self.assertNotIn("SECRET-DR", r.stdout)
+        self.assertNotIn("EQUAL-DENIED", r.stdout)
+        self.assertIn("PUBLIC-AR", r.stdout)
+
+    def test_project_config_with_a_bad_network_value_is_an_error(self):
+        os.makedirs(os.path.join(self.ws, ".zero"))
+        with open(os.path.join(self.ws, ".zero", "config.json"), "w") as f:
+            f.write('{"sandbox":{"network":"maybe"}}')
+        r = self.sx("echo ran")
+        self.assertEqual(r.returncode, 2)
+        self.assertNotIn("ran", r.stdout)
+        self.assertIn('sandbox.network must be "allow" or "deny"', r.stderr)
 
     def test_project_config_cannot_loosen(self):
         os.makedirs(os.path.join(self.ws, ".zero"))

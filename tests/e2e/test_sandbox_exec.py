@@ -126,6 +126,7 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertEqual(dec["action"], "deny")
         res = [e for e in evs if e["type"] == "tool_result"][0]
         self.assertEqual(res["status"], "error")
+        self.assertEqual(res["block"], dec["block"])  # tool_result carries the block too
         tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
         self.assertIn("[destructive]", tool["content"])
         self.assertIn("grants allow", tool["content"])
@@ -167,6 +168,24 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertEqual(self.zero("sandbox", "grants", "revoke", "1").returncode, 0)
         self.assertIn("No saved grants", self.zero("sandbox", "grants", "list").stdout)
 
+    def test_sandbox_exec_flag_without_its_value_says_so(self):
+        for flag in ("--add-dir", "-C"):
+            r = self.zero("sandbox", "exec", flag)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("%s needs a directory" % flag, r.stderr)
+        extra = os.path.join(self.tmp, "x")
+        os.makedirs(extra)
+        r = self.zero("sandbox", "exec", "--add-dir=" + extra, "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_grants_cli_notes_a_name_that_is_not_a_builtin_tool(self):
+        self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
+        g = self.zero("sandbox", "grants", "allow", "exec_comand", "--prefix", "ls")
+        self.assertEqual(g.returncode, 0, g.stderr)
+        self.assertIn("exec_comand is not a built-in tool", g.stderr)
+        g = self.zero("sandbox", "grants", "deny", "exec_command", "--prefix", "git push")
+        self.assertEqual((g.returncode, g.stderr), (0, ""))
+
     def test_write_tool_refuses_protected_names(self):
         self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": ".zero/config.json", "content": "{}"}}]},
@@ -177,6 +196,102 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.assertFalse(os.path.exists(os.path.join(self.work, ".zero", "config.json")))
         dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
         self.assertEqual(dec["action"], "deny")
+
+    def test_unsafe_warning_names_the_flag_that_was_passed(self):
+        for flags, why in ((["--permission-mode", "unsafe"], "--permission-mode unsafe"),
+                           (["--auto", "high"], "--auto high"),
+                           (["--skip-permissions-unsafe"], "--skip-permissions-unsafe")):
+            self.serve([{"text": "ok"}])
+            r = self.zero("exec", "-o", "stream-json", *flags, "hi")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            warn = [e for e in self.lines(r.stdout) if e["type"] == "warning"]
+            self.assertTrue(warn, flags)
+            self.assertIn("because %s was passed" % why, warn[0]["message"])
+        # allowed calls carry no block
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "true"}}]},
+                    {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "go")
+        res = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"][0]
+        self.assertEqual(res["status"], "ok")
+        self.assertNotIn("block", res)
+
+    def test_add_dir_before_or_after_exec_makes_a_dir_writable(self):
+        extra = os.path.join(self.tmp, "extra")
+        os.makedirs(extra)
+        for i, pre in enumerate(([], ["--add-dir", extra], ["--add-dir=" + extra])):
+            post = ["--add-dir", extra] if not pre else []
+            name = "f%d.txt" % i
+            self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "echo x > %s/%s; echo wrote" % (extra, name)}}]}, {"text": "ok"}])
+            r = self.zero(*pre, "exec", *post, "-o", "stream-json", "write there")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.exists(os.path.join(extra, name)), (pre, post, r.stdout))
+        # without it the directory stays read-only
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "echo x > %s/no.txt; true" % extra}}]}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "write there")
+        self.assertFalse(os.path.exists(os.path.join(extra, "no.txt")))
+
+    def test_apply_patch_cannot_plant_hooks_or_config(self):
+        # apply_patch names its files inside the patch; the engine checks
+        # each one like write_file's path (a planted pre-commit hook would
+        # run outside the sandbox at the user's next commit).
+        import subprocess
+        subprocess.run(["git", "init", "-q", self.work], check=True)
+        patch = ("*** Begin Patch\n*** Add File: ok.txt\n+fine\n"
+                 "*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n+touch /tmp/pwned\n"
+                 "*** Add File: .zero/config.json\n+{}\n*** End Patch\n")
+        self.serve([{"tool_calls": [{"name": "apply_patch", "arguments": {"input": patch}}]},
+                    {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "patch it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, ".git", "hooks", "pre-commit")))
+        self.assertFalse(os.path.exists(os.path.join(self.work, ".zero")))
+        self.assertFalse(os.path.exists(os.path.join(self.work, "ok.txt")))  # all or nothing
+        dec = [e for e in self.lines(r.stdout) if e["type"] == "permission_decision"][0]
+        self.assertEqual((dec["action"], dec["code"]), ("deny", "protected_path"))
+        self.assertIn(".git/hooks/pre-commit", dec["block"]["reason"])
+
+    def test_file_tools_do_not_read_what_commands_cannot(self):
+        # read_file, grep, glob and list_directory run in zero itself, not in
+        # the sandbox: they must refuse denyRead paths, hidden credentials and
+        # zero's config dir too, also through a symlink in the workspace.
+        priv = os.path.join(self.tmp, "priv")
+        os.makedirs(os.path.join(priv, "pub"))
+        with open(os.path.join(priv, "s"), "w") as f:
+            f.write("DENIED-SECRET")
+        with open(os.path.join(priv, "pub", "p"), "w") as f:
+            f.write("PUBLIC-OK")
+        os.makedirs(os.path.join(self.home, ".ssh"))
+        with open(os.path.join(self.home, ".ssh", "id_rsa"), "w") as f:
+            f.write("SSH-SECRET")
+        cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(os.path.join(cfg, "mcp-oauth"), exist_ok=True)
+        with open(os.path.join(cfg, "mcp-oauth", "srv"), "w") as f:
+            f.write("OAUTH-SECRET")
+        with open(os.path.join(cfg, "config.json"), "w") as f:
+            json.dump({"sandbox": {"denyRead": [priv], "allowRead": [os.path.join(priv, "pub")]}}, f)
+        os.symlink(os.path.join(self.home, ".ssh"), os.path.join(self.work, "keys"))
+        calls = [{"name": "read_file", "arguments": {"path": os.path.join(priv, "s")}},
+                 {"name": "read_file", "arguments": {"path": "~/.ssh/id_rsa"}},
+                 {"name": "read_file", "arguments": {"path": "keys/id_rsa"}},
+                 {"name": "read_file", "arguments": {"path": os.path.join(cfg, "mcp-oauth", "srv")}},
+                 {"name": "grep", "arguments": {"pattern": "SECRET", "path": "keys"}},
+                 {"name": "list_directory", "arguments": {"path": "~/.ssh"}},
+                 {"name": "glob", "arguments": {"pattern": "*", "cwd": "keys"}},
+                 {"name": "read_file", "arguments": {"path": os.path.join(priv, "pub", "p")}}]
+        self.serve([{"tool_calls": calls}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "read them")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        res = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual(len(res), len(calls))
+        for i, e in enumerate(res[:-1]):
+            self.assertEqual(e["status"], "error", e)
+            self.assertIn("denied by the sandbox policy", e["output"])
+            self.assertNotIn("SECRET", e["output"])
+            if calls[i]["name"] != "read_file":  # a listing names nothing inside
+                self.assertNotIn("id_rsa", e["output"])
+        self.assertIn("PUBLIC-OK", res[-1]["output"])
 
     def test_escalation_request_reaches_the_engine(self):
         call = {"name": "exec_command", "arguments": {

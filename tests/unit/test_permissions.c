@@ -148,6 +148,40 @@ static void test_grants_order_and_escalation_hook(void **state) {
   zgrants_release(&g);
 }
 
+/* A saved ("always") grant for a command does not let it leave the sandbox:
+ * require_escalated needs this run's answer; the network escalation may be
+ * answered by a saved grant. */
+static void test_saved_grant_does_not_answer_running_unsandboxed(void **state) {
+  (void)state;
+  const ztool *ex = ztool_find("exec_command");
+  zgrants g = {0};
+  zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "npm test", true, ZGRANT_ALWAYS);
+  zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true, .grants = &g};
+  json_t *unsb = json_pack("{s:s, s:s}", "cmd", "npm test", "sandbox_permissions",
+                           "require_escalated");
+  json_t *net = json_pack("{s:s, s:s}", "cmd", "npm test", "sandbox_permissions",
+                          "with_additional_permissions");
+  json_t *plain = json_pack("{s:s}", "cmd", "npm test");
+  zperm_decision d = zperm_decide(&e, ex, unsb);
+  assert_int_equal(d.action, ZPERM_PROMPT);
+  assert_string_equal(d.code, "escalation");
+  assert_true(d.escalate_unsandboxed);
+  d = zperm_decide(&e, ex, net);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  assert_true(d.escalate_network);
+  d = zperm_decide(&e, ex, plain);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  /* the user's answer in this run (session) does answer it */
+  zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "npm test", true, ZGRANT_SESSION);
+  d = zperm_decide(&e, ex, unsb);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  assert_true(d.escalate_unsandboxed);
+  json_decref(unsb);
+  json_decref(net);
+  json_decref(plain);
+  zgrants_release(&g);
+}
+
 static void test_disabled_tool_is_denied_first(void **state) {
   (void)state;
   const char *const off[] = {"read_file", NULL};
@@ -173,6 +207,10 @@ static void test_path_scope_outside_symlink_protected(void **state) {
   snprintf(link, sizeof link, "%s/link", ws);
   assert_int_equal(symlink(out, link), 0);
   ztool_ctx ctx = {.workspace = ws};
+  /* zero's own config dir inside the workspace (a workspace of $HOME) */
+  char xdg[160];
+  snprintf(xdg, sizeof xdg, "%s/cfg", ws);
+  setenv("XDG_CONFIG_HOME", xdg, 1);
   zsb_policy p;
   zsb_policy_opts o = {.workspace = ws, .skip_config = true};
   assert_int_equal(zsb_policy_build(&p, &o, NULL), 0);
@@ -192,6 +230,12 @@ static void test_path_scope_outside_symlink_protected(void **state) {
       {"{\"path\":\".git/config\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
       {"{\"path\":\".git/hooks/pre-commit\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
       {"{\"path\":\"src/.git-notes\",\"content\":\"x\"}", ZPERM_ALLOW, "allowed"},
+      {"{\"path\":\".git/commondir\",\"content\":\"../forged\"}", ZPERM_DENY, "protected_path"},
+      {"{\"path\":\"~/.ssh/authorized_keys\",\"content\":\"x\"}", ZPERM_DENY, "outside_write_roots"},
+      {"{\"path\":\"cfg/zero/config.json\",\"content\":\"x\"}", ZPERM_DENY, "protected_path"},
+      {"{\"path\":\"cfg/zero/sandbox-grants.json\",\"content\":\"x\"}", ZPERM_DENY,
+       "protected_path"},
+      {"{\"path\":\"cfg/other.json\",\"content\":\"x\"}", ZPERM_ALLOW, "allowed"},
   };
   for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
     json_t *args = json_loads(rows[i].args, 0, NULL);
@@ -200,7 +244,78 @@ static void test_path_scope_outside_symlink_protected(void **state) {
       fail_msg("%s: got %s/%s (%s)", rows[i].args, zperm_action_name(d.action), d.code, d.reason);
     json_decref(args);
   }
+  /* apply_patch names its files inside the patch: each one (and each "Move
+   * to" destination) is checked like write_file's path. */
+  const ztool *ap = ztool_find("apply_patch");
+  static const struct {
+    const char *patch;
+    zperm_action want;
+    const char *code;
+  } prow[] = {
+      {"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n", ZPERM_ALLOW, "allowed"},
+      {"*** Begin Patch\n*** Add File: a.txt\n+x\n*** Add File: .git/hooks/pre-commit\n"
+       "+#!/bin/sh\n*** End Patch\n", ZPERM_DENY, "protected_path"},
+      {"*** Begin Patch\n*** Add File: .zero/config.json\n+{}\n*** End Patch\n", ZPERM_DENY,
+       "protected_path"},
+      {"*** Begin Patch\n*** Update File: a.txt\n*** Move to: .agents/a.txt\n@@\n-x\n+y\n"
+       "*** End Patch\n", ZPERM_DENY, "protected_path"},
+      {"*** Begin Patch\n*** Delete File: .git/config\n*** End Patch\n", ZPERM_DENY,
+       "protected_path"},
+      {"--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n", ZPERM_DENY,
+       "protected_path"},
+      {"*** Begin Patch\n*** Add File: ../out/x\n+x\n*** End Patch\n", ZPERM_DENY,
+       "outside_write_roots"},
+      {"*** Begin Patch\n*** Add File: link/x\n+x\n*** End Patch\n", ZPERM_DENY,
+       "symlink_escape"},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(prow); i++) {
+    json_t *args = json_pack("{s:s}", "input", prow[i].patch);
+    zperm_decision d = zperm_decide(&e, ap, args);
+    if (d.action != prow[i].want || strcmp(d.code, prow[i].code))
+      fail_msg("apply_patch %s: got %s/%s (%s)", prow[i].patch, zperm_action_name(d.action),
+               d.code, d.reason);
+    json_decref(args);
+  }
   zsb_policy_release(&p);
+  unsetenv("XDG_CONFIG_HOME");
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* A workspace of $HOME: the hidden credentials are not writable by file
+ * tools either (a sandboxed command cannot write them). */
+static void test_home_workspace_keeps_credentials_and_zero_config(void **state) {
+  (void)state;
+  char root[] = "/tmp/zero-perm-home-XXXXXX";
+  assert_non_null(mkdtemp(root));
+  char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+  setenv("HOME", root, 1);
+  unsetenv("XDG_CONFIG_HOME");
+  ztool_ctx ctx = {.workspace = root};
+  zsb_policy p;
+  zsb_policy_opts o = {.workspace = root, .skip_config = true};
+  assert_int_equal(zsb_policy_build(&p, &o, NULL), 0);
+  zperm_engine e = {.mode = ZPERM_AUTO, .tools = &ctx, .policy = &p, .sandbox_active = true};
+  const ztool *w = ztool_find("write_file");
+  static const struct {
+    const char *path;
+    zperm_action want;
+  } rows[] = {
+      {".ssh/authorized_keys", ZPERM_DENY}, {".npmrc", ZPERM_DENY},
+      {".config/zero/config.json", ZPERM_DENY}, {".config/gh/hosts.yml", ZPERM_DENY},
+      {"notes.txt", ZPERM_ALLOW}, {".config/other.json", ZPERM_ALLOW},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    json_t *args = json_pack("{s:s, s:s}", "path", rows[i].path, "content", "x");
+    zperm_decision d = zperm_decide(&e, w, args);
+    if (d.action != rows[i].want)
+      fail_msg("%s: got %s/%s (%s)", rows[i].path, zperm_action_name(d.action), d.code, d.reason);
+    json_decref(args);
+  }
+  zsb_policy_release(&p);
+  if (old_home) setenv("HOME", old_home, 1);
+  free(old_home);
+  char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   assert_int_equal(system(cmd), 0);
 }
@@ -452,7 +567,9 @@ int main(void) {
       cmocka_unit_test(test_shell_analysis_and_escalations),
       cmocka_unit_test(test_grants_order_and_escalation_hook),
       cmocka_unit_test(test_disabled_tool_is_denied_first),
+      cmocka_unit_test(test_saved_grant_does_not_answer_running_unsandboxed),
       cmocka_unit_test(test_path_scope_outside_symlink_protected),
+      cmocka_unit_test(test_home_workspace_keeps_credentials_and_zero_config),
       cmocka_unit_test(test_plan_mode_follows_read_only_not_side_effect),
       cmocka_unit_test(test_visibility_hides_only_non_read_only_tools_in_plan_mode),
       cmocka_unit_test(test_mode_parse_accepts_names_and_aliases),

