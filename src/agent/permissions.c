@@ -163,6 +163,12 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
                 "plan mode is read-only: only tools that do not change anything may run. "
                 "Describe the change instead");
   }
+  /* Judge the arguments the tool will run with (aliases renamed). */
+  json_t *norm = args ? json_deep_copy(args) : NULL;
+  if (norm) {
+    ztool_normalize_args(tool, norm);
+    args = norm;
+  }
   bool is_shell = tool->side_effect == ZSIDE_SHELL || tool->side_effect == ZSIDE_NETWORK;
   const char *cmd = is_shell && args ? zjson_str(args, "cmd") : NULL;
   if (is_shell && args && !cmd) cmd = zjson_str(args, "command");
@@ -310,6 +316,7 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   }
   if (lines) zsh_lines_free(lines, nlines);
   zsh_analysis_release(&an);
+  json_decref(norm);
   return d;
 }
 
@@ -359,8 +366,20 @@ static void common_word_prefix(char *const *lines, size_t n, char *out, size_t c
   out[len] = '\0';
 }
 
+static bool suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
+                          int *kind, char *value, size_t cap);
+
 bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
                          int *kind, char *value, size_t cap) {
+  json_t *norm = args ? json_deep_copy(args) : NULL;
+  if (norm) ztool_normalize_args(tool, norm);
+  bool ok = suggest_grant(e, tool, norm, kind, value, cap);
+  json_decref(norm);
+  return ok;
+}
+
+static bool suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
+                          int *kind, char *value, size_t cap) {
   value[0] = '\0';
   bool is_shell = tool->side_effect == ZSIDE_SHELL || tool->side_effect == ZSIDE_NETWORK;
   if (is_shell) {

@@ -157,6 +157,9 @@ static int run(const tools_args *a, zperm_mode mode) {
     return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
   }
   zrun_setup_tools(&rs, mode, a->autonomy);
+  /* One call is the whole "session": nothing can have been read before it,
+   * so write_file's read-before-overwrite check does not apply here. */
+  rs.tools.files = NULL;
   zcancel_install();
 
   ztool_result res = ZTOOL_RESULT_INIT;

@@ -97,6 +97,14 @@ const ztool *ztool_find(const char *name);
  * true. New reference. */
 json_t *ztool_schemas(bool (*filter)(const ztool *t, void *ud), void *ud);
 
+/* Renames the argument names models commonly use instead of the schema's
+ * (read_file {"file_path"}, apply_patch {"patch"}, exec_command {"command"},
+ * the names Go zero tolerates) to the schema's own, in place. An alias is
+ * used only when the schema's name is absent, null or an empty string; one
+ * that conflicts with it is left for the check to report. ztool_invoke and
+ * the permission engine both call it, so they judge the same arguments. */
+void ztool_normalize_args(const ztool *t, json_t *args);
+
 /* Parses args_text (the model's raw argument JSON; "" means {}) and runs the
  * tool. Malformed JSON, a non-object, an unknown tool or a property not in
  * the schema become an error result that tells the model what was wrong —

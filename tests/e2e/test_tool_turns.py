@@ -42,6 +42,32 @@ class ToolTurns(ZeroTest):
         self.assertTrue({"apply_patch", "grep", "glob", "write_stdin", "web_fetch",
                          "view_image"} <= names)
 
+    def test_argument_names_other_agents_use_are_accepted(self):
+        """Models trained on other agents' tools (and Go zero's) send
+        file_path, patch, command, cwd: each reaches the tool."""
+        os.makedirs(os.path.join(self.work, "sub"))
+        with open(os.path.join(self.work, "a.txt"), "w") as f:
+            f.write("alpha\n")
+        patch = "*** Begin Patch\n*** Add File: b.txt\n+beta\n*** End Patch\n"
+        m = self.serve([
+            {"tool_calls": [
+                {"name": "read_file", "arguments": {"file_path": "a.txt"}},
+                {"name": "apply_patch", "arguments": {"patch": patch}},
+                {"name": "exec_command", "arguments": {"command": "pwd", "cwd": "sub"}},
+            ]},
+            {"text": "Done."},
+        ])
+        r = self.zero("exec", "--skip-permissions-unsafe", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        tools = self.tool_messages(m.bodies()[1])
+        self.assertEqual(len(tools), 3)
+        self.assertIn("1 | alpha", tools[0]["content"])
+        self.assertIn("A b.txt", tools[1]["content"])
+        self.assertIn(os.path.join(os.path.realpath(self.work), "sub"), tools[2]["content"])
+        self.assertIn("exit code: 0", tools[2]["content"])
+        with open(os.path.join(self.work, "b.txt")) as f:
+            self.assertEqual(f.read(), "beta\n")
+
     def test_parallel_reads_in_order_and_redaction(self):
         with open(os.path.join(self.work, "a.txt"), "w") as f:
             f.write("alpha\n")

@@ -53,6 +53,23 @@ class ToolsCli(ZeroTest):
         with open(os.path.join(self.work, "a.txt")) as f:
             self.assertEqual(f.read(), "one\n2\n")
 
+    def test_run_write_file_overwrites_when_asked(self):
+        # One call has no earlier read_file: overwrite: true is enough here
+        # (the read-before-overwrite rule is for a model's session).
+        path = os.path.join(self.work, "a.txt")
+        with open(path, "w") as f:
+            f.write("old\n")
+        args = '{"path":"a.txt","content":"new\\n"}'
+        r = self.zero("tools", "run", "write_file", args, "--permission-mode", "auto")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("overwrite: true", r.stderr)
+        args = '{"path":"a.txt","content":"new\\n","overwrite":true}'
+        r = self.zero("tools", "run", "write_file", args, "--permission-mode", "auto")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Overwrote a.txt", r.stdout)
+        with open(path) as f:
+            self.assertEqual(f.read(), "new\n")
+
     def test_run_redacts_secrets_and_usage_errors(self):
         with open(os.path.join(self.work, ".env"), "w") as f:
             f.write("GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n")

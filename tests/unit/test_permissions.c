@@ -107,6 +107,28 @@ static void test_shell_analysis_and_escalations(void **state) {
   }
 }
 
+/* A command sent under another name (Go zero's aliases, which exec_command
+ * accepts) is analysed like one sent as cmd: an alias cannot slip a
+ * destructive command past the checks. */
+static void test_command_aliases_are_analysed(void **state) {
+  (void)state;
+  const ztool *ex = ztool_find("exec_command");
+  const char *forms[] = {"{\"cmd\":\"rm -rf build\"}", "{\"command\":\"rm -rf build\"}",
+                         "{\"script\":\"rm -rf build\"}", "{\"shell\":\"rm -rf build\"}",
+                         "{\"cmd\":\"\",\"script\":\"rm -rf build\"}"};
+  for (size_t i = 0; i < ZARRAY_LEN(forms); i++) {
+    json_t *args = json_loads(forms[i], 0, NULL);
+    zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true};
+    zperm_decision d = zperm_decide(&e, ex, args);
+    if (d.action != ZPERM_PROMPT || strcmp(d.code, "destructive"))
+      fail_msg("%s: got %s/%s", forms[i], zperm_action_name(d.action), d.code);
+    int kind = 0;
+    char value[256];
+    assert_true(zperm_suggest_grant(&e, ex, args, &kind, value, sizeof value));
+    json_decref(args);
+  }
+}
+
 static int escalations_seen;
 static bool esc_net;
 static void on_escalate(void *ud, bool net, bool unsandboxed) {
@@ -447,6 +469,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decision_table_covers_every_mode_and_side_effect),
       cmocka_unit_test(test_suggested_grants_are_narrow),
+      cmocka_unit_test(test_command_aliases_are_analysed),
       cmocka_unit_test(test_offline_denies_network_and_escalations),
       cmocka_unit_test(test_disabled_tools_filter_and_visibility),
       cmocka_unit_test(test_shell_analysis_and_escalations),
