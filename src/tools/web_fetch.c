@@ -105,14 +105,19 @@ static int check_url(const char *url, char **resolve, bool *proxied, zbuf *err) 
   }
   char *scheme = NULL, *host = NULL, *port = NULL;
   int rc = -1;
+  /* The scheme first: file:///etc/passwd has no host, and "no host" would
+   * hide the real reason. */
   if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-      curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-      curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-    zbuf_addf(err, "%s is not a valid URL", url);
+      curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
+    zbuf_addf(err, "%s is not a valid URL; give a full http:// or https:// URL", url);
     goto out;
   }
   if (strcasecmp(scheme, "http") && strcasecmp(scheme, "https")) {
     zbuf_addf(err, "only http and https URLs can be fetched, not %s:", scheme);
+    goto out;
+  }
+  if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+    zbuf_addf(err, "%s has no host name; give a full http:// or https:// URL", url);
     goto out;
   }
   curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
