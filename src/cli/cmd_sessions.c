@@ -24,6 +24,7 @@ static void usage(FILE *out) {
   fprintf(out,
           "Usage: zero sessions [list] [--json] [--kind KIND]\n"
           "       zero sessions show <id> [--json]\n"
+          "       zero sessions children <id> [--json]\n"
           "       zero sessions tree <id> [--json]\n"
           "       zero sessions lineage <id> [--json]\n"
           "       zero sessions delete <id>\n"
@@ -32,14 +33,15 @@ static void usage(FILE *out) {
           "\n"
           "Lists saved sessions, most recently updated first; shows one session's\n"
           "metadata, task state and a count of its events by type; prints a session's\n"
-          "fork tree or its lineage (root -> … -> id); deletes a session; forks one\n"
-          "(a copy of its events up to SEQ that continues independently); rewinds one\n"
-          "to event SEQ (restores the files tools changed after it and cuts the\n"
-          "conversation there; the plan is printed first). Sessions are stored in\n"
+          "fork tree, its direct children or its lineage (root -> … -> id); deletes a\n"
+          "session; forks one (a copy of its events up to SEQ that continues\n"
+          "independently); rewinds one to event SEQ (restores the files tools changed\n"
+          "after it and cuts the conversation there; the plan is printed first).\n"
+          "Sessions are stored in\n"
           "$XDG_DATA_HOME/zero/sessions (default ~/.local/share/zero/sessions).\n"
           "\n"
           "Flags:\n"
-          "  --json       print JSON (list: an array of metadata objects)\n"
+          "  --json       print JSON (list, children: an array of metadata objects)\n"
           "  --kind KIND  list: only sessions of KIND (regular, fork, side, child)\n"
           "  --at SEQ     fork: copy events up to SEQ (default: all)\n"
           "  --to SEQ     rewind: keep events up to SEQ\n"
@@ -216,6 +218,8 @@ static int count_event(void *ud, const json_t *ev) {
   return 0;
 }
 
+static int code_for_err(const zerr *err);
+
 static int run_show(const char *id, bool json) {
   if (!zsession_id_valid(id)) {
     fprintf(stderr, "[zero] invalid session id \"%s\"; run `zero sessions list` to see saved "
@@ -231,7 +235,7 @@ static int run_show(const char *id, bool json) {
   json_t *meta = NULL;
   if (zsession_for_each_event(root, id, count_event, &tc, count_warning, &err) < 0) {
     fprintf(stderr, "[zero] %s\n", err.msg);
-    code = err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+    code = code_for_err(&err);
     goto out;
   }
   meta = zjson_load_file(meta_path, &err);
@@ -354,6 +358,36 @@ static int run_lineage(const char *id, bool json) {
     printf("\n");
   }
   json_decref(chain);
+  json_decref(all);
+  return ZEXIT_SUCCESS;
+}
+
+/* The sessions whose parent is id (forks, side and child sessions), most
+ * recently updated first, in the list's format (Go zero's `children`). */
+static int run_children(const char *id, bool json) {
+  cleanup_free char *root = zsession_root();
+  json_t *all = load_all(root);
+  if (!all) return ZEXIT_INTERNAL;
+  if (!find_meta(all, id)) {
+    json_decref(all);
+    return not_found(id);
+  }
+  json_t *kids = json_array();
+  size_t i;
+  json_t *m;
+  json_array_foreach(all, i, m) {
+    const char *parent = zjson_str(m, "parentSessionId");
+    if (parent && !strcmp(parent, id)) json_array_append(kids, m);
+  }
+  if (json) {
+    print_json(kids);
+  } else if (json_array_size(kids) == 0) {
+    printf("No Zero sessions found.\n");
+  } else {
+    printf("Zero sessions (%zu):\n", json_array_size(kids));
+    json_array_foreach(kids, i, m) print_session_line(root, m);
+  }
+  json_decref(kids);
   json_decref(all);
   return ZEXIT_SUCCESS;
 }
@@ -557,18 +591,23 @@ int cmd_sessions(int argc, char **argv) {
     }
   }
   const char *sub = npos ? positional[0] : "list";
+  if (!strcmp(sub, "help")) {
+    usage(stdout);
+    return ZEXIT_SUCCESS;
+  }
   if (!strcmp(sub, "list")) {
     if (npos > 1) return usage_error("unexpected argument \"%s\"", positional[1]);
     return run_list(json, kind);
   }
   const char *id = npos > 1 ? positional[1] : NULL;
   if (!strcmp(sub, "tree") || !strcmp(sub, "lineage") || !strcmp(sub, "delete") ||
-      !strcmp(sub, "fork") || !strcmp(sub, "rewind")) {
+      !strcmp(sub, "fork") || !strcmp(sub, "rewind") || !strcmp(sub, "children")) {
     if (!id) return usage_error("%s needs a session id", sub);
     if (npos > 2) return usage_error("unexpected argument \"%s\"", positional[2]);
     if (!zsession_id_valid(id)) return not_found(id);
     if (!strcmp(sub, "tree")) return run_tree(id, json);
     if (!strcmp(sub, "lineage")) return run_lineage(id, json);
+    if (!strcmp(sub, "children")) return run_children(id, json);
     if (!strcmp(sub, "delete")) return run_delete(id);
     if (!strcmp(sub, "fork")) return run_fork(id, at, kind, json);
     return run_rewind(id, to, dry_run, json);
