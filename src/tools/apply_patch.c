@@ -247,6 +247,8 @@ int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztoo
     }
     res->meta = json_object();
     json_object_set_new(res->meta, "files", files);
+    for (size_t i = 0; i < n; i++)
+      if (ss[i].op != 'D') zt_meta_seen(ctx, res, ss[i].dest ? ss[i].dest : ss[i].target, NULL);
   }
   for (size_t i = 0; i < staged_n; i++) staged_release(&ss[i]);
   free(ss);

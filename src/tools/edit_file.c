@@ -423,6 +423,7 @@ static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
                           json_integer((json_int_t)line_of(file.data, sp.items[0].start)));
       json_object_set_new(res->meta, "bytes", json_integer((json_int_t)out.len));
       json_object_set_new(res->meta, "match", json_string(how));
+      zt_meta_seen(ctx, res, target, NULL);
     }
     zbuf_release(&out);
   }

@@ -25,6 +25,7 @@
 #include "tools/tool.h"
 #include "tools/output.h"
 #include "tools/tools_internal.h"
+#include "tools/tracker.h"
 
 /* Sorted by name (ztool_all promises it). */
 static const ztool *const all_tools[] = {
@@ -246,6 +247,23 @@ int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path
              msg && msg[0] ? msg : "the before-write hook declined it");
   free(msg);
   return -1;
+}
+
+void zt_meta_seen(const ztool_ctx *ctx, ztool_result *res, const char *abs,
+                  const struct stat *st) {
+  struct stat now;
+  if (!ctx->files || !abs) return;
+  if (!st) {
+    if (stat(abs, &now) < 0) return;
+    st = &now;
+  }
+  if (!res->meta) res->meta = json_object();
+  json_t *arr = json_object_get(res->meta, "seen");
+  if (!json_is_array(arr)) {
+    arr = json_array();
+    json_object_set_new(res->meta, "seen", arr);
+  }
+  json_array_append_new(arr, ztool_files_stamp(abs, st));
 }
 
 /* ---- argument checking --------------------------------------------------- */

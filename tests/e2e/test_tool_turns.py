@@ -68,6 +68,37 @@ class ToolTurns(ZeroTest):
         with open(os.path.join(self.work, "b.txt")) as f:
             self.assertEqual(f.read(), "beta\n")
 
+    def test_reads_of_a_resumed_session_count_for_write_file(self):
+        """The model read a file in an earlier run of the session: after
+        --resume, write_file may replace it, unless it changed since."""
+        for name in ("r.txt", "s.txt"):
+            with open(os.path.join(self.work, name), "w") as f:
+                f.write("orig\n")
+        m = self.serve([
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "r.txt"}},
+                            {"name": "read_file", "arguments": {"path": "s.txt"}}]},
+            {"text": "read them"},
+            {"tool_calls": [{"name": "write_file", "arguments": {
+                "path": "r.txt", "content": "new\n", "overwrite": True}}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {
+                "path": "s.txt", "content": "mine\n", "overwrite": True}}]},
+            {"text": "done"},
+        ])
+        r = self.zero("exec", "--permission-mode", "auto", "read")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "s.txt"), "w") as f:
+            f.write("edited by the user meanwhile\n")
+        r = self.zero("exec", "--permission-mode", "auto", "--resume", "now write")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bodies = m.bodies()
+        self.assertIn("Overwrote r.txt", self.tool_messages(bodies[3])[-1]["content"])
+        self.assertIn("changed on disk since you read it",
+                      self.tool_messages(bodies[4])[-1]["content"])
+        with open(os.path.join(self.work, "r.txt")) as f:
+            self.assertEqual(f.read(), "new\n")
+        with open(os.path.join(self.work, "s.txt")) as f:
+            self.assertEqual(f.read(), "edited by the user meanwhile\n")
+
     def test_parallel_reads_in_order_and_redaction(self):
         with open(os.path.join(self.work, "a.txt"), "w") as f:
             f.write("alpha\n")
