@@ -63,8 +63,13 @@ static bool same_path_seen(const staged *ss, size_t n, const char *p) {
 }
 
 /* Reads a regular file for modification; fails with a message. */
-static int read_existing(const char *target, const char *display, zbuf *out, mode_t *mode,
-                         ztool_result *res) {
+static int read_existing(const ztool_ctx *ctx, const char *target, const char *display,
+                         zbuf *out, mode_t *mode, ztool_result *res) {
+  /* A failed hunk shows the file's nearest lines: not for a denied file. */
+  if (zt_read_denied(ctx, target))
+    return ztool_fail(res, "apply_patch: reading %s is denied by the sandbox policy "
+                           "(sandbox.denyRead), so it cannot be patched. No file was changed.",
+                      display);
   struct stat st;
   if (stat(target, &st) < 0)
     return ztool_fail(res, "apply_patch: %s does not exist, so it cannot be updated or deleted. "
@@ -104,12 +109,12 @@ static int stage_one(const ztool_ctx *ctx, const zpatch_file *pf, staged *ss, si
     return 0;
   case ZPATCH_DELETE:
     s->op = 'D';
-    return read_existing(s->target, s->display, &s->old_content, &s->mode, res);
+    return read_existing(ctx, s->target, s->display, &s->old_content, &s->mode, res);
   case ZPATCH_UPDATE:
     break;
   }
   s->op = pf->move_to ? 'R' : 'M';
-  if (read_existing(s->target, s->display, &s->old_content, &s->mode, res) < 0) return -1;
+  if (read_existing(ctx, s->target, s->display, &s->old_content, &s->mode, res) < 0) return -1;
   zbuf err = ZBUF_INIT;
   if (pf->hunks.len == 0) {
     zbuf_add(&s->new_content, s->old_content.data, s->old_content.len);

@@ -176,6 +176,11 @@ static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
   size_t limit = (size_t)zjson_int_or(args, "limit", READ_DEFAULT_LIMIT);
   cleanup_free char *abs = ztool_resolve_path(ctx, path);
   cleanup_free char *display = zt_display_path(ctx, abs);
+  if (zt_read_denied(ctx, abs))
+    return ztool_fail(res,
+                      "read_file: reading %s is denied by the sandbox policy (sandbox.denyRead); "
+                      "the user can change that in the zero config.",
+                      display);
 
   cleanup_fd int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return open_error(ctx, display, errno, res);

@@ -249,6 +249,13 @@ int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path
   return -1;
 }
 
+bool zt_read_denied(const ztool_ctx *ctx, const char *abs) {
+  if (!ctx->read_guard.denied || !abs) return false;
+  if (ctx->read_guard.denied(ctx->read_guard.ud, abs)) return true;
+  cleanup_free char *real = realpath(abs, NULL);
+  return real && ctx->read_guard.denied(ctx->read_guard.ud, real);
+}
+
 void zt_meta_seen(const ztool_ctx *ctx, ztool_result *res, const char *abs,
                   const struct stat *st) {
   struct stat now;

@@ -68,6 +68,11 @@ int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path
 void zt_meta_seen(const ztool_ctx *ctx, ztool_result *res, const char *abs,
                   const struct stat *st);
 
+/* true when the sandbox policy denies reading abs (sandbox.denyRead), as
+ * named or through symlinks (its real path). Tools that show a file's
+ * content check it before opening the file. */
+bool zt_read_denied(const ztool_ctx *ctx, const char *abs);
+
 /* apply_patch on patch text (the tool's input). */
 int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztool_result *res);
 
