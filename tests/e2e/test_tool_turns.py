@@ -99,6 +99,35 @@ class ToolTurns(ZeroTest):
         with open(os.path.join(self.work, "s.txt")) as f:
             self.assertEqual(f.read(), "edited by the user meanwhile\n")
 
+    def test_freeform_apply_patch_from_the_responses_api(self):
+        """A custom (freeform) tool call, Codex's shape for apply_patch: the
+        raw input is the patch. It used to be dropped silently."""
+        patch = "*** Begin Patch\n*** Add File: free.txt\n+freeform\n*** End Patch\n"
+        m = self.serve([
+            {"tool_calls": [{"name": "apply_patch", "custom": True, "input": patch}]},
+            {"text": "Done."},
+        ])
+        cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(cfg, exist_ok=True)
+        with open(os.path.join(cfg, "config.json"), "w") as f:
+            json.dump({"activeProvider": "fake", "providers": [{
+                "name": "fake", "provider_kind": "openai-compatible", "wireApi": "responses",
+                "baseURL": m.base_url, "apiKey": "sk-test", "model": "fake-model"}]}, f)
+        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        r = self.zero("exec", "--permission-mode", "auto", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        events = self.lines(r.stdout)
+        calls = [e for e in events if e["type"] == "tool_call"]
+        self.assertEqual([c["name"] for c in calls], ["apply_patch"])
+        results = [e for e in events if e["type"] == "tool_result"]
+        self.assertEqual(results[0]["status"], "ok", results)
+        self.assertEqual(events[-2]["text"], "Done.")
+        with open(os.path.join(self.work, "free.txt")) as f:
+            self.assertEqual(f.read(), "freeform\n")
+        self.assertTrue(all(r["path"].endswith("/responses") for r in m.requests()
+                            if r["method"] == "POST"))
+
     def test_parallel_reads_in_order_and_redaction(self):
         with open(os.path.join(self.work, "a.txt"), "w") as f:
             f.write("alpha\n")
