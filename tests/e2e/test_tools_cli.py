@@ -70,6 +70,18 @@ class ToolsCli(ZeroTest):
         with open(path) as f:
             self.assertEqual(f.read(), "new\n")
 
+    def test_env_file_values_are_redacted_by_read_file_and_grep(self):
+        with open(os.path.join(self.work, ".env"), "w") as f:
+            f.write("DB_PASSWORD=hunter2hunter2\nDEBUG=1\n")
+        r = self.zero("tools", "run", "read_file", '{"path":".env"}')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("1 | DB_PASSWORD=[REDACTED:env-secret]", r.stdout)
+        self.assertIn("2 | DEBUG=1", r.stdout)
+        r = self.zero("tools", "run", "grep",
+                      '{"pattern":"PASSWORD","path":".env","output_mode":"content"}')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("hunter2", r.stdout)
+
     def test_run_redacts_secrets_and_usage_errors(self):
         with open(os.path.join(self.work, ".env"), "w") as f:
             f.write("GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n")
