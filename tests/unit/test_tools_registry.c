@@ -180,6 +180,10 @@ static void argument_aliases_reach_the_schema_names(void **state) {
   free(b);
   assert_int_equal(tfx_run(f, "grep", "{\"query\":\"yo\",\"output_mode\":\"content\"}"), 0);
   assert_output_contains(f, "b.txt:1:yo");
+  assert_int_equal(tfx_run(f, "grep", "{\"pattern\":\"YO\",\"-i\":true,\"-B\":1,"
+                                       "\"output_mode\":\"content\",\"path\":\"b.txt\"}"),
+                   0);
+  assert_output_contains(f, "b.txt:1:yo");
   assert_int_equal(tfx_run(f, "glob", "{\"glob\":\"*.txt\"}"), 0);
   assert_output_contains(f, "c.txt");
   assert_int_equal(tfx_run(f, "list_directory", "{\"dir\":\".\"}"), 0);
