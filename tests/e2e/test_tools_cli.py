@@ -43,6 +43,16 @@ class ToolsCli(ZeroTest):
         self.assertTrue(res["ok"])
         self.assertIn("2 | two", res["output"])
         patch = "*** Begin Patch\n*** Update File: a.txt\n one\n-two\n+2\n*** End Patch\n"
+        # the default is ask, as documented: nobody can approve a write here
+        r = self.zero("tools", "run", "apply_patch", "-", input=patch)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("permission denied", r.stderr)
+        r = self.zero("tools", "list", "--json")
+        perms = {t["name"]: t["permission"] for t in json.loads(r.stdout)}
+        self.assertEqual((perms["read_file"], perms["apply_patch"]), ("allow", "prompt"))
+        r = self.zero("tools", "list", "--json", "--auto", "low")
+        perms = {t["name"]: t["permission"] for t in json.loads(r.stdout)}
+        self.assertEqual(perms["apply_patch"], "allow")
         # ask mode has nobody to approve a write: denied, file unchanged
         r = self.zero("tools", "run", "apply_patch", "-", "--permission-mode", "ask", input=patch)
         self.assertEqual(r.returncode, 1)
