@@ -27,7 +27,7 @@ static void usage(FILE *out) {
           "       zero sessions children <id> [--json]\n"
           "       zero sessions tree <id> [--json]\n"
           "       zero sessions lineage <id> [--json]\n"
-          "       zero sessions delete <id>\n"
+          "       zero sessions delete <id> [--json]\n"
           "       zero sessions fork <id> [--at SEQ] [--kind fork|side] [--json]\n"
           "       zero sessions rewind <id> --to SEQ [--dry-run] [--json]\n"
           "\n"
@@ -452,14 +452,20 @@ static int code_for_err(const zerr *err) {
              : ZEXIT_INTERNAL;
 }
 
-static int run_delete(const char *id) {
+static int run_delete(const char *id, bool json) {
   cleanup_free char *root = zsession_root();
   zerr err = ZERR_INIT;
   if (zsession_delete(root, id, &err) < 0) {
     fprintf(stderr, "[zero] %s\n", err.msg);
     return code_for_err(&err);
   }
-  printf("Deleted session %s.\n", id);
+  if (json) {
+    json_t *o = json_pack("{s:s, s:b}", "sessionId", id, "deleted", 1);
+    print_json(o);
+    json_decref(o);
+  } else {
+    printf("Deleted session %s.\n", id);
+  }
   return ZEXIT_SUCCESS;
 }
 
@@ -608,7 +614,7 @@ int cmd_sessions(int argc, char **argv) {
     if (!strcmp(sub, "tree")) return run_tree(id, json);
     if (!strcmp(sub, "lineage")) return run_lineage(id, json);
     if (!strcmp(sub, "children")) return run_children(id, json);
-    if (!strcmp(sub, "delete")) return run_delete(id);
+    if (!strcmp(sub, "delete")) return run_delete(id, json);
     if (!strcmp(sub, "fork")) return run_fork(id, at, kind, json);
     return run_rewind(id, to, dry_run, json);
   }

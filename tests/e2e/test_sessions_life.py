@@ -158,6 +158,8 @@ class Children(ZeroTest):
         r = self.zero("sessions", "help")
         self.assertEqual(r.returncode, 0)
         self.assertIn("children <id>", r.stdout)
+        r = self.zero("sessions", "delete", grandchild, "--json")
+        self.assertEqual(json.loads(r.stdout), {"sessionId": grandchild, "deleted": True})
 
 
 class Rewind(ZeroTest):
