@@ -144,8 +144,9 @@ class Children(ZeroTest):
         grandchild = json.loads(r.stdout)["sessionId"]
         r = self.zero("sessions", "children", parent)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertTrue(r.stdout.startswith("Zero sessions (1):\n  - %s [fork]" % child),
-                        r.stdout)
+        # Go zero's line format: id, [kind], title, (details).
+        self.assertEqual(r.stdout, "Zero sessions (1):\n  - %s [fork] parent prompt "
+                         "(parent=%s, model=test-model)\n" % (child, parent))
         self.assertNotIn(grandchild, r.stdout)
         r = self.zero("sessions", "children", parent, "--json")
         self.assertEqual([m["sessionId"] for m in json.loads(r.stdout)], [child])
