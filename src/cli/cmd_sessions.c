@@ -122,8 +122,8 @@ static void print_session_line(const char *root, const json_t *m) {
   const char *id = zjson_str_or(m, "sessionId", "?");
   zbuf line = ZBUF_INIT;
   zbuf_addf(&line, "  - %s", id);
-  /* Go zero's line: "- id [kind] title (agent=…, task=…, parent=…, model=…)";
-   * times and cwd are in --json. */
+  /* Go zero's line, "- id [kind] title (agent=…, task=…, parent=…, model=…)",
+   * plus the cwd among the details; times are in --json. */
   const char *kind = zjson_str(m, "sessionKind");
   if (kind && kind[0]) zbuf_addf(&line, " [%s]", kind);
   const char *title = zjson_str(m, "title");
@@ -141,8 +141,8 @@ static void print_session_line(const char *root, const json_t *m) {
     }
     free(fp.text);
   }
-  const char *keys[] = {"agentName", "taskId", "parentSessionId", "modelId"};
-  const char *labels[] = {"agent", "task", "parent", "model"};
+  const char *keys[] = {"agentName", "taskId", "parentSessionId", "modelId", "cwd"};
+  const char *labels[] = {"agent", "task", "parent", "model", "cwd"};
   bool any = false;
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++) {
     const char *v = zjson_str(m, keys[i]);

@@ -553,6 +553,16 @@ void ztool_normalize_args(const ztool *t, json_t *args) {
   }
 }
 
+json_t *ztool_load_args(const char *name, const char *arguments) {
+  json_t *args = arguments ? json_loads(arguments, 0, NULL) : NULL;
+  if (!json_is_object(args)) {
+    json_decref(args);
+    return NULL;
+  }
+  ztool_normalize_args(ztool_find(name), args);
+  return args;
+}
+
 /* ---- invoke -------------------------------------------------------------- */
 
 static bool blank(const char *s) {

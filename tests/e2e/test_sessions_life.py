@@ -146,7 +146,8 @@ class Children(ZeroTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         # Go zero's line format: id, [kind], title, (details).
         self.assertEqual(r.stdout, "Zero sessions (1):\n  - %s [fork] parent prompt "
-                         "(parent=%s, model=test-model)\n" % (child, parent))
+                         "(parent=%s, model=test-model, cwd=%s)\n"
+                         % (child, parent, os.path.realpath(self.work)))
         self.assertNotIn(grandchild, r.stdout)
         r = self.zero("sessions", "children", parent, "--json")
         self.assertEqual([m["sessionId"] for m in json.loads(r.stdout)], [child])

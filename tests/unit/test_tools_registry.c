@@ -195,6 +195,16 @@ static void argument_aliases_reach_the_schema_names(void **state) {
   assert_output_contains(f, "unknown property \"file\"");
   assert_int_equal(tfx_run(f, "read_file", "{\"file\":\"b.txt\",\"file_path\":\"a.txt\"}"), -1);
   assert_output_contains(f, "unknown property \"file\"");
+  /* Displays (TUI cards, prompts, the rewind plan) read the same names. */
+  json_t *shown = ztool_load_args("exec_command", "{\"script\":\"make\",\"cwd\":\"src\"}");
+  assert_string_equal(zjson_str(shown, "cmd"), "make");
+  assert_string_equal(zjson_str(shown, "workdir"), "src");
+  json_decref(shown);
+  assert_null(ztool_load_args("exec_command", "[1]"));
+  assert_null(ztool_load_args("exec_command", NULL));
+  shown = ztool_load_args("no_such_tool", "{\"script\":\"x\"}");
+  assert_string_equal(zjson_str(shown, "script"), "x");
+  json_decref(shown);
   /* An alias of another tool is not accepted. */
   assert_int_equal(tfx_run(f, "list_directory", "{\"file_path\":\".\"}"), -1);
   assert_output_contains(f, "unknown property \"file_path\"");
