@@ -209,10 +209,16 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
     if (path_scope(e, args, &d, &target)) decided = true;
   }
   /* 6. shell analysis */
+  /* With tty: true the command gets a terminal the model types into
+   * (write_stdin): an interactive program (a REPL) is what it asked for. */
+  const json_t *tty_v = is_shell && args ? json_object_get(args, "tty") : NULL;
+  bool tty = json_is_true(tty_v) ||
+             (json_is_string(tty_v) && !strcmp(json_string_value(tty_v), "true"));
   if (!decided && cmd) {
-    if (an.flags & ZSH_INTERACTIVE) {
+    if ((an.flags & ZSH_INTERACTIVE) && !tty) {
       d = make(ZPERM_DENY, "interactive", true,
-               "use a non-interactive form (git commit -m, --batch, a script file)",
+               "use a non-interactive form (git commit -m, --batch, a script file), or run it "
+               "with tty: true and type into it with write_stdin",
                "%s; commands get an empty stdin", an.why);
       decided = true;
     } else if (an.flags & (ZSH_DESTRUCTIVE | ZSH_TOO_COMPLEX)) {

@@ -4,6 +4,7 @@ read-only calls answered in call order, and a secret redacted before the
 model (and the session log) sees it."""
 import json
 import os
+import shutil
 
 from harness import ZeroTest, main
 
@@ -127,6 +128,36 @@ class ToolTurns(ZeroTest):
             self.assertEqual(f.read(), "freeform\n")
         self.assertTrue(all(r["path"].endswith("/responses") for r in m.requests()
                             if r["method"] == "POST"))
+
+    def test_python_repl_on_a_terminal_in_auto_mode(self):
+        """exec_command with tty: true is how a model drives a REPL; the
+        permission engine used to deny it as interactive ("commands get an
+        empty stdin"), though write_stdin types into it."""
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "python3 -q", "tty": True, "yield_time_ms": 1500}}]},
+            {"tool_calls": [{"name": "write_stdin", "arguments": {
+                "session_id": 1000, "chars": "print(6*7)\nexit()\n",
+                "yield_time_ms": 5000}}]},
+            {"text": "Done."},
+        ])
+        mode = "auto" if shutil.which("bwrap") else "unsafe"
+        r = self.zero("exec", "--permission-mode", mode, "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bodies = m.bodies()
+        started = self.tool_messages(bodies[1])[-1]["content"]
+        self.assertIn("as session 1000", started)
+        self.assertIn("42", self.tool_messages(bodies[2])[-1]["content"])
+        if not shutil.which("bwrap"):
+            return  # without a sandbox every command needs approval anyway
+        # without a terminal it is still refused, saying how to do it
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "python3"}}]},
+            {"text": "Done."},
+        ])
+        r = self.zero("exec", "--permission-mode", "auto", "-o", "stream-json", "go")
+        refused = self.tool_messages(m.bodies()[1])[-1]["content"]
+        self.assertIn("tty: true", refused)
 
     def test_parallel_reads_in_order_and_redaction(self):
         with open(os.path.join(self.work, "a.txt"), "w") as f:

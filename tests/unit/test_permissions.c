@@ -83,6 +83,11 @@ static const shell_row shell_rows[] = {
     {ZAUTO_MEDIUM, "{\"cmd\":\"curl http://x\"}", ZPERM_ALLOW, "allowed"},
     {ZAUTO_MEDIUM, "{\"cmd\":\"rm -rf x\"}", ZPERM_PROMPT, "destructive"},
     {ZAUTO_LOW, "{\"cmd\":\"vim x\"}", ZPERM_DENY, "interactive"},
+    /* On a terminal the model drives it with write_stdin: a REPL is fine. */
+    {ZAUTO_LOW, "{\"cmd\":\"python3 -q\",\"tty\":true}", ZPERM_ALLOW, "allowed"},
+    {ZAUTO_LOW, "{\"cmd\":\"python3\",\"tty\":\"true\"}", ZPERM_ALLOW, "allowed"},
+    {ZAUTO_LOW, "{\"cmd\":\"python3\",\"tty\":false}", ZPERM_DENY, "interactive"},
+    {ZAUTO_LOW, "{\"cmd\":\"rm -rf x; python3\",\"tty\":true}", ZPERM_PROMPT, "destructive"},
     {ZAUTO_LOW, "{\"cmd\":\"eval $X\"}", ZPERM_PROMPT, "too_complex"},
     {ZAUTO_LOW, "{\"cmd\":\"ls\",\"sandbox_permissions\":\"require_escalated\"}", ZPERM_PROMPT,
      "escalation"},
