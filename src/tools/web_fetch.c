@@ -197,6 +197,10 @@ static int check_url(const char *url, char **resolve, bool *proxied, char **prox
   }
   rc = 0;
 out:
+  if (rc < 0) {
+    free(*proxy_out);
+    *proxy_out = NULL;
+  }
   curl_free(scheme);
   curl_free(host);
   curl_free(port);
