@@ -199,6 +199,12 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
                 "plan mode is read-only: only tools that do not change anything may run. "
                 "Describe the change instead");
   }
+  /* Judge the arguments the tool will run with (aliases renamed). */
+  json_t *norm = args ? json_deep_copy(args) : NULL;
+  if (norm) {
+    ztool_normalize_args(tool, norm);
+    args = norm;
+  }
   bool is_shell = tool->side_effect == ZSIDE_SHELL || tool->side_effect == ZSIDE_NETWORK;
   const char *cmd = is_shell && args ? zjson_str(args, "cmd") : NULL;
   if (is_shell && args && !cmd) cmd = zjson_str(args, "command");
@@ -247,10 +253,16 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   targets_free(targets, ntargets);
   targets_free(resolved, ntargets);
   /* 6. shell analysis */
+  /* With tty: true the command gets a terminal the model types into
+   * (write_stdin): an interactive program (a REPL) is what it asked for. */
+  const json_t *tty_v = is_shell && args ? json_object_get(args, "tty") : NULL;
+  bool tty = json_is_true(tty_v) ||
+             (json_is_string(tty_v) && !strcmp(json_string_value(tty_v), "true"));
   if (!decided && cmd) {
-    if (an.flags & ZSH_INTERACTIVE) {
+    if ((an.flags & ZSH_INTERACTIVE) && !tty) {
       d = make(ZPERM_DENY, "interactive", true,
-               "use a non-interactive form (git commit -m, --batch, a script file)",
+               "use a non-interactive form (git commit -m, --batch, a script file), or run it "
+               "with tty: true and type into it with write_stdin",
                "%s; commands get an empty stdin", an.why);
       decided = true;
     } else if (an.flags & (ZSH_DESTRUCTIVE | ZSH_TOO_COMPLEX)) {
@@ -358,6 +370,7 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   }
   if (lines) zsh_lines_free(lines, nlines);
   zsh_analysis_release(&an);
+  json_decref(norm);
   return d;
 }
 
@@ -407,8 +420,20 @@ static void common_word_prefix(char *const *lines, size_t n, char *out, size_t c
   out[len] = '\0';
 }
 
+static bool suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
+                          int *kind, char *value, size_t cap);
+
 bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
                          int *kind, char *value, size_t cap) {
+  json_t *norm = args ? json_deep_copy(args) : NULL;
+  if (norm) ztool_normalize_args(tool, norm);
+  bool ok = suggest_grant(e, tool, norm, kind, value, cap);
+  json_decref(norm);
+  return ok;
+}
+
+static bool suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
+                          int *kind, char *value, size_t cap) {
   value[0] = '\0';
   bool is_shell = tool->side_effect == ZSIDE_SHELL || tool->side_effect == ZSIDE_NETWORK;
   if (is_shell) {

@@ -24,22 +24,24 @@ static void usage(FILE *out) {
   fprintf(out,
           "Usage: zero sessions [list] [--json] [--kind KIND]\n"
           "       zero sessions show <id> [--json]\n"
+          "       zero sessions children <id> [--json]\n"
           "       zero sessions tree <id> [--json]\n"
           "       zero sessions lineage <id> [--json]\n"
-          "       zero sessions delete <id>\n"
+          "       zero sessions delete <id> [--json]\n"
           "       zero sessions fork <id> [--at SEQ] [--kind fork|side] [--json]\n"
           "       zero sessions rewind <id> --to SEQ [--dry-run] [--json]\n"
           "\n"
           "Lists saved sessions, most recently updated first; shows one session's\n"
           "metadata, task state and a count of its events by type; prints a session's\n"
-          "fork tree or its lineage (root -> … -> id); deletes a session; forks one\n"
-          "(a copy of its events up to SEQ that continues independently); rewinds one\n"
-          "to event SEQ (restores the files tools changed after it and cuts the\n"
-          "conversation there; the plan is printed first). Sessions are stored in\n"
-          "$XDG_DATA_HOME/zero/sessions (default ~/.local/share/zero/sessions).\n"
+          "fork tree, its direct children or its lineage (root -> … -> id); deletes a\n"
+          "session; forks one (a copy of its events up to SEQ that continues\n"
+          "independently); rewinds one to event SEQ (restores the files tools changed\n"
+          "after it and cuts the conversation there; the plan is printed first).\n"
+          "Sessions are stored in $XDG_DATA_HOME/zero/sessions (default\n"
+          "~/.local/share/zero/sessions).\n"
           "\n"
           "Flags:\n"
-          "  --json       print JSON (list: an array of metadata objects)\n"
+          "  --json       print JSON (list, children: an array of metadata objects)\n"
           "  --kind KIND  list: only sessions of KIND (regular, fork, side, child)\n"
           "  --at SEQ     fork: copy events up to SEQ (default: all)\n"
           "  --to SEQ     rewind: keep events up to SEQ\n"
@@ -120,10 +122,10 @@ static void print_session_line(const char *root, const json_t *m) {
   const char *id = zjson_str_or(m, "sessionId", "?");
   zbuf line = ZBUF_INIT;
   zbuf_addf(&line, "  - %s", id);
+  /* Go zero's line, "- id [kind] title (agent=…, task=…, parent=…, model=…)",
+   * plus the cwd among the details; times are in --json. */
   const char *kind = zjson_str(m, "sessionKind");
   if (kind && kind[0]) zbuf_addf(&line, " [%s]", kind);
-  const char *updated = zjson_str(m, "updatedAt");
-  if (updated) zbuf_addf(&line, " %s", updated);
   const char *title = zjson_str(m, "title");
   if (title && title[0]) {
     zbuf_addch(&line, ' ');
@@ -216,6 +218,8 @@ static int count_event(void *ud, const json_t *ev) {
   return 0;
 }
 
+static int code_for_err(const zerr *err);
+
 static int run_show(const char *id, bool json) {
   if (!zsession_id_valid(id)) {
     fprintf(stderr, "[zero] invalid session id \"%s\"; run `zero sessions list` to see saved "
@@ -231,7 +235,7 @@ static int run_show(const char *id, bool json) {
   json_t *meta = NULL;
   if (zsession_for_each_event(root, id, count_event, &tc, count_warning, &err) < 0) {
     fprintf(stderr, "[zero] %s\n", err.msg);
-    code = err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+    code = code_for_err(&err);
     goto out;
   }
   meta = zjson_load_file(meta_path, &err);
@@ -358,6 +362,36 @@ static int run_lineage(const char *id, bool json) {
   return ZEXIT_SUCCESS;
 }
 
+/* The sessions whose parent is id (forks, side and child sessions), most
+ * recently updated first, in the list's format (Go zero's `children`). */
+static int run_children(const char *id, bool json) {
+  cleanup_free char *root = zsession_root();
+  json_t *all = load_all(root);
+  if (!all) return ZEXIT_INTERNAL;
+  if (!find_meta(all, id)) {
+    json_decref(all);
+    return not_found(id);
+  }
+  json_t *kids = json_array();
+  size_t i;
+  json_t *m;
+  json_array_foreach(all, i, m) {
+    const char *parent = zjson_str(m, "parentSessionId");
+    if (parent && !strcmp(parent, id)) json_array_append(kids, m);
+  }
+  if (json) {
+    print_json(kids);
+  } else if (json_array_size(kids) == 0) {
+    printf("No Zero sessions found.\n");
+  } else {
+    printf("Zero sessions (%zu):\n", json_array_size(kids));
+    json_array_foreach(kids, i, m) print_session_line(root, m);
+  }
+  json_decref(kids);
+  json_decref(all);
+  return ZEXIT_SUCCESS;
+}
+
 static json_t *tree_node(const json_t *all, const char *id, int depth) {
   json_t *node = json_object();
   const json_t *m = find_meta(all, id);
@@ -418,14 +452,20 @@ static int code_for_err(const zerr *err) {
              : ZEXIT_INTERNAL;
 }
 
-static int run_delete(const char *id) {
+static int run_delete(const char *id, bool json) {
   cleanup_free char *root = zsession_root();
   zerr err = ZERR_INIT;
   if (zsession_delete(root, id, &err) < 0) {
     fprintf(stderr, "[zero] %s\n", err.msg);
     return code_for_err(&err);
   }
-  printf("Deleted session %s.\n", id);
+  if (json) {
+    json_t *o = json_pack("{s:s, s:b}", "sessionId", id, "deleted", 1);
+    print_json(o);
+    json_decref(o);
+  } else {
+    printf("Deleted session %s.\n", id);
+  }
   return ZEXIT_SUCCESS;
 }
 
@@ -557,19 +597,24 @@ int cmd_sessions(int argc, char **argv) {
     }
   }
   const char *sub = npos ? positional[0] : "list";
+  if (!strcmp(sub, "help")) {
+    usage(stdout);
+    return ZEXIT_SUCCESS;
+  }
   if (!strcmp(sub, "list")) {
     if (npos > 1) return usage_error("unexpected argument \"%s\"", positional[1]);
     return run_list(json, kind);
   }
   const char *id = npos > 1 ? positional[1] : NULL;
   if (!strcmp(sub, "tree") || !strcmp(sub, "lineage") || !strcmp(sub, "delete") ||
-      !strcmp(sub, "fork") || !strcmp(sub, "rewind")) {
+      !strcmp(sub, "fork") || !strcmp(sub, "rewind") || !strcmp(sub, "children")) {
     if (!id) return usage_error("%s needs a session id", sub);
     if (npos > 2) return usage_error("unexpected argument \"%s\"", positional[2]);
     if (!zsession_id_valid(id)) return not_found(id);
     if (!strcmp(sub, "tree")) return run_tree(id, json);
     if (!strcmp(sub, "lineage")) return run_lineage(id, json);
-    if (!strcmp(sub, "delete")) return run_delete(id);
+    if (!strcmp(sub, "children")) return run_children(id, json);
+    if (!strcmp(sub, "delete")) return run_delete(id, json);
     if (!strcmp(sub, "fork")) return run_fork(id, at, kind, json);
     return run_rewind(id, to, dry_run, json);
   }

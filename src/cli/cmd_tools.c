@@ -42,7 +42,7 @@ static const char tools_usage[] =
 
 typedef struct tools_args {
   bool json;
-  bool mode_given, skip_unsafe;
+  bool mode_given, autonomy_given, skip_unsafe;
   zperm_mode mode;
   zautonomy autonomy;
   const char *cwd;
@@ -78,6 +78,7 @@ static int parse(int argc, char **argv, tools_args *a) {
         a->mode_given = true;
       } else if (!strcmp(s, "--auto")) {
         if (zautonomy_parse(val, &a->autonomy, &err) < 0) return usage_error("%s", err.msg);
+        a->autonomy_given = true;
       } else if (!strcmp(s, "--add-dir")) {
         zvec_push(&a->add_dirs, val);
       } else {
@@ -157,6 +158,9 @@ static int run(const tools_args *a, zperm_mode mode) {
     return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
   }
   zrun_setup_tools(&rs, mode, a->autonomy);
+  /* One call is the whole "session": nothing can have been read before it,
+   * so write_file's read-before-overwrite check does not apply here. */
+  rs.tools.files = NULL;
   zcancel_install();
 
   ztool_result res = ZTOOL_RESULT_INIT;
@@ -206,7 +210,12 @@ int cmd_tools(int argc, char **argv) {
   a.autonomy = ZAUTO_LOW;
   int rc = parse(argc - 1, argv + 1, &a);
   if (rc == 0) {
-    zperm_mode mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy, a.skip_unsafe);
+    /* Without a mode flag: ask (documented), not exec's auto: nobody can
+     * approve here, so a call that needs approval is denied. */
+    bool any_mode = a.mode_given || a.autonomy_given || a.skip_unsafe;
+    zperm_mode mode = any_mode ? zperm_effective_mode(a.mode_given, a.mode, a.autonomy,
+                                                      a.skip_unsafe)
+                               : ZPERM_ASK;
     if (!strcmp(argv[0], "list")) rc = list(&a, mode);
     else if (!strcmp(argv[0], "run")) rc = run(&a, mode);
     else rc = usage_error("unknown subcommand \"%s\"; use list or run", argv[0]);

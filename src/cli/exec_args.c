@@ -1,6 +1,7 @@
 /* exec_args.c — `zero exec` flag parsing; see exec_args.h. */
 #include "cli/exec_args.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,22 @@ static void scan_output(int argc, char **argv, zexec_args *a) {
       }
     }
   }
+}
+
+/* The shape of a generated session id, zero_<YYYYMMDDhhmmss>_<ns>_<n>: no
+ * prompt starts like that, so after --resume it is an id even when no such
+ * session exists (a mistyped id then fails as not found instead of sending
+ * it as the prompt to the latest session). */
+static bool generated_session_id(const char *s) {
+  if (strncmp(s, "zero_", 5) != 0) return false;
+  s += 5;
+  for (int i = 0; i < 14; i++)
+    if (!isdigit((unsigned char)*s++)) return false;
+  for (int part = 0; part < 2; part++) {
+    if (*s++ != '_' || !isdigit((unsigned char)*s)) return false;
+    while (isdigit((unsigned char)*s)) s++;
+  }
+  return *s == '\0';
 }
 
 int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(const char *id),
@@ -125,8 +142,8 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
       a->resume = true;
       if (iv && iv[0]) {
         a->resume_id = iv; /* "--resume=" alone means the latest, like "--resume" */
-      } else if (i + 1 < argc && zid_is_safe(argv[i + 1]) && is_session &&
-                 is_session(argv[i + 1])) {
+      } else if (i + 1 < argc && zid_is_safe(argv[i + 1]) &&
+                 ((is_session && is_session(argv[i + 1])) || generated_session_id(argv[i + 1]))) {
         a->resume_id = argv[++i];
       }
     } else if (!strcmp(arg, "--resume-latest")) {

@@ -168,8 +168,10 @@ int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const 
       return -1;
     }
     /* Lock first, then read: nobody appends while the history loads. */
+    if (!s->seen_files) s->seen_files = json_array();
     if (!(s->session = zsession_open(s->session_root, s->resumed_id, err)) ||
-        zsession_load_conv(s->session_root, s->resumed_id, conv, warn, warn_ud, err) < 0) {
+        zsession_load_conv_seen(s->session_root, s->resumed_id, conv, s->seen_files, warn,
+                                warn_ud, err) < 0) {
       err->kind = ZE_USAGE;
       return -1;
     }
@@ -203,8 +205,9 @@ int zrun_setup_fork(zrun_setup *s, const char *fork_id, zconv *conv,
   if (!s->session_root) s->session_root = zsession_root();
   ensure_task(s);
   s->session = zsession_fork(s->session_root, fork_id, 0, "fork", err);
-  if (!s->session ||
-      zsession_load_conv(s->session_root, s->session->id, conv, warn, warn_ud, err) < 0) {
+  if (!s->seen_files) s->seen_files = json_array();
+  if (!s->session || zsession_load_conv_seen(s->session_root, s->session->id, conv,
+                                             s->seen_files, warn, warn_ud, err) < 0) {
     err->kind = ZE_USAGE;
     return -1;
   }
@@ -243,6 +246,13 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
                          .spawner = confined ? &s->spawner.base : NULL};
   if (!s->files) s->files = ztool_files_new();
   s->tools.files = s->files;
+  /* A resumed session's earlier reads count: the model has them in its
+   * history (each as the file was then; a change since still shows). */
+  size_t i;
+  json_t *stamp;
+  json_array_foreach(s->seen_files, i, stamp) ztool_files_seed(s->files, stamp);
+  json_decref(s->seen_files);
+  s->seen_files = NULL;
   /* What a sandboxed command cannot read, the file tools (which run in
    * zero itself) do not read either: denyRead, and unless the mode is unsafe
    * the hidden credentials and zero's config dirs. */
@@ -332,6 +342,7 @@ void zrun_setup_release(zrun_setup *s) {
   zcheckpointer_free(s->checkpoints);
   free(s->checkpoints_for);
   ztool_files_free(s->files);
+  json_decref(s->seen_files);
   if (s->cheap_provider) zprovider_free(s->cheap_provider);
   zcompact_settings_release(&s->compact_settings);
   if (s->task_ready) ztask_release(&s->task);

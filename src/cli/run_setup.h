@@ -75,6 +75,7 @@ typedef struct zrun_setup {
   zcheckpointer *checkpoints;
   char *checkpoints_for;    /* id of the session the checkpointer writes to */
   struct ztool_files *files; /* what the model has read this run (tools/tracker.h) */
+  json_t *seen_files;       /* stamps loaded with a resumed/forked session, until seeded */
   /* MCP */
   zmcp_manager mcp;
   /* compaction */

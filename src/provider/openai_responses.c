@@ -55,10 +55,20 @@ static void read_usage(zresp_parser *p, const json_t *u) {
   p->turn.have_usage = true;
 }
 
+/* A function call's arguments, or the raw input of a freeform (custom) tool
+ * call, e.g. Codex-style apply_patch: the tool registry takes input that is
+ * not a JSON object as the tool's freeform parameter. */
+static const char *call_args_key(const char *type) {
+  if (!type) return NULL;
+  if (!strcmp(type, "function_call")) return "arguments";
+  if (!strcmp(type, "custom_tool_call")) return "input";
+  return NULL;
+}
+
 static int item_added(zresp_parser *p, const json_t *o, zerr *err) {
   json_t *item = json_object_get(o, "item");
-  const char *type = zjson_str(item, "type");
-  if (!type || strcmp(type, "function_call") != 0) return 0;
+  const char *args_key = call_args_key(zjson_str(item, "type"));
+  if (!args_key) return 0;
   const char *key = zjson_str(item, "id");
   if (key && zturn_find_key(&p->turn, key)) return 0;
   int ix = output_index(o);
@@ -66,7 +76,7 @@ static int item_added(zresp_parser *p, const json_t *o, zerr *err) {
   zturn_call *c = zturn_start_call(&p->turn, ix, zjson_str(item, "call_id"),
                                    zjson_str(item, "name"), key, err);
   if (!c) return -1;
-  json_t *args = json_object_get(item, "arguments");
+  json_t *args = json_object_get(item, args_key);
   if (json_is_string(args) && json_string_length(args))
     return zturn_args(&p->turn, c, json_string_value(args), json_string_length(args), err);
   return 0;
@@ -74,8 +84,8 @@ static int item_added(zresp_parser *p, const json_t *o, zerr *err) {
 
 static int item_done(zresp_parser *p, const json_t *o, zerr *err) {
   json_t *item = json_object_get(o, "item");
-  const char *type = zjson_str(item, "type");
-  if (!type || strcmp(type, "function_call") != 0) return 0;
+  const char *args_key = call_args_key(zjson_str(item, "type"));
+  if (!args_key) return 0;
   zturn_call *c = zturn_find_key(&p->turn, zjson_str(item, "id"));
   if (!c) {
     /* A done without an added (servers that skip it): start it now. */
@@ -85,7 +95,7 @@ static int item_done(zresp_parser *p, const json_t *o, zerr *err) {
                          zjson_str(item, "id"), err);
     if (!c) return -1;
   }
-  json_t *args = json_object_get(item, "arguments");
+  json_t *args = json_object_get(item, args_key);
   if (json_is_string(args)) zturn_args_final(c, json_string_value(args), json_string_length(args));
   return 0;
 }
@@ -118,6 +128,7 @@ static bool handled_type(const char *t) {
       "response.reasoning_summary_text.delta", "response.reasoning_text.delta",
       "response.reasoning_summary_part.added", "response.output_item.added",
       "response.function_call_arguments.delta", "response.function_call_arguments.done",
+      "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done",
       "response.output_item.done", "response.completed", "response.incomplete",
       "response.failed", "error"};
   for (size_t i = 0; i < sizeof types / sizeof *types; i++)
@@ -237,7 +248,8 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
   } else if (!strcmp(type, "response.reasoning_summary_text.delta") ||
              !strcmp(type, "response.reasoning_text.delta")) {
     kind = ZPEV_REASONING;
-  } else if (!strcmp(type, "response.function_call_arguments.delta")) {
+  } else if (!strcmp(type, "response.function_call_arguments.delta") ||
+             !strcmp(type, "response.custom_tool_call_input.delta")) {
     /* call_for: by item id (a string), else by output_index (an integer in
      * range); anything else there goes through jansson. */
     if ((have_item && !item_str) || (have_ix && !ix_int)) return 0;
@@ -293,13 +305,17 @@ int zresp_parser_feed(zresp_parser *p, const char *data, size_t len, zerr *err) 
       rc = zturn_delta(&p->turn, ZPEV_REASONING, "\n\n", 2, err);
   } else if (!strcmp(type, "response.output_item.added")) {
     rc = item_added(p, o, err);
-  } else if (!strcmp(type, "response.function_call_arguments.delta")) {
+  } else if (!strcmp(type, "response.function_call_arguments.delta") ||
+             !strcmp(type, "response.custom_tool_call_input.delta")) {
     zturn_call *c = call_for(p, o);
     if (c && json_is_string(delta))
       rc = zturn_args(&p->turn, c, json_string_value(delta), json_string_length(delta), err);
-  } else if (!strcmp(type, "response.function_call_arguments.done")) {
+  } else if (!strcmp(type, "response.function_call_arguments.done") ||
+             !strcmp(type, "response.custom_tool_call_input.done")) {
     zturn_call *c = call_for(p, o);
-    json_t *args = json_object_get(o, "arguments");
+    json_t *args = json_object_get(o, !strcmp(type, "response.custom_tool_call_input.done")
+                                      ? "input"
+                                      : "arguments");
     if (c && json_is_string(args))
       zturn_args_final(c, json_string_value(args), json_string_length(args));
   } else if (!strcmp(type, "response.output_item.done")) {

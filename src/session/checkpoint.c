@@ -14,6 +14,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "tools/tool.h"
 
 struct zcheckpointer {
   zsession *s;
@@ -151,7 +152,7 @@ static int scan_event(void *ud, const json_t *ev) {
     }
   } else if (after && !strcmp(type, "tool_call") && is_shell_tool(zjson_str(p, "name"))) {
     const char *args = zjson_str_or(p, "arguments", "");
-    json_t *a = json_loads(args, 0, NULL);
+    json_t *a = ztool_load_args(zjson_str(p, "name"), args);
     const char *cmd = zjson_str(a, "cmd");
     if (!cmd) cmd = zjson_str(a, "command");
     json_array_append_new(rs->shell, json_pack("{s:I, s:s}", "sequence", (json_int_t)seq,

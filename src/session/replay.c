@@ -181,6 +181,7 @@ typedef struct replay {
   ZVEC(pending_call) pending;
   void (*warn)(void *, const char *);
   void *warn_ud;
+  json_t *seen; /* file stamps of the results loaded, or NULL */
 } replay;
 
 /* Gives every call still waiting a synthetic error result, right after the
@@ -292,6 +293,12 @@ static void on_tool_result(replay *rp, const json_t *p, int64_t seq) {
   const json_t *img = json_object_get(json_object_get(p, "meta"), "image");
   if (zjson_str(img, "media_type") && zjson_str(img, "data"))
     zmsg_add_image(tm, zjson_str(img, "media_type"), zjson_str(img, "data"));
+  /* What the model saw of files (tools/tracker.h), for write_file's check. */
+  const json_t *seen = json_object_get(json_object_get(p, "meta"), "seen");
+  size_t k;
+  const json_t *stamp;
+  if (rp->seen && status && !strcmp(status, "ok"))
+    json_array_foreach(seen, k, stamp) json_array_append(rp->seen, (json_t *)stamp);
   if (!rp->open_recorded) rp->open_asst = -1;
   free(pc.id);
   free(pc.name);
@@ -342,8 +349,13 @@ static void replay_warn(void *ud, const char *msg) {
 
 int zsession_load_conv(const char *root, const char *id, zconv *out,
                        void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err) {
+  return zsession_load_conv_seen(root, id, out, NULL, warn, warn_ud, err);
+}
+
+int zsession_load_conv_seen(const char *root, const char *id, zconv *out, json_t *seen,
+                            void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err) {
   replay rp = {.conv = out, .open_asst = -1, .pending = ZVEC_INIT, .warn = warn,
-               .warn_ud = warn_ud};
+               .warn_ud = warn_ud, .seen = seen};
   /* Start at the last compaction: what came before it is in its summary. */
   int64_t from = zsession_find_last(root, id, "session_compaction");
   int rc = zsession_for_each_event_from(root, id, from > 0 ? from : 0, replay_event, &rp,

@@ -174,6 +174,11 @@ int zsession_for_each_event_from(const char *root, const char *id, int64_t from,
  * file) and memory is bounded by the context, not by the history. */
 int zsession_load_conv(const char *root, const char *id, zconv *out,
                        void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err);
+/* zsession_load_conv, also appending to the array `seen` (when not NULL) the
+ * file stamps (ztool_files_stamp) of the tool results it loads, oldest
+ * first: what the model read and wrote in the runs being resumed. */
+int zsession_load_conv_seen(const char *root, const char *id, zconv *out, json_t *seen,
+                            void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err);
 
 /* The messages conv[from..] as a JSON array ({role, content?, reasoning?,
  * toolCalls?[{id,name,arguments}], toolCallId?, name?, isError?}), and back:

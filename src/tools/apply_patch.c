@@ -35,6 +35,8 @@ typedef struct staged {
   char *dest_display;
   zbuf new_content;    /* 'A', 'M', 'R' */
   zbuf old_content;    /* 'M', 'D', 'R': for roll-back */
+  char *link;          /* 'D', 'R' of a symlink: the link itself (removed, not its target) */
+  char *link_text;     /* its readlink text, for roll-back */
   mode_t mode;
   bool done, dest_done;
 } staged;
@@ -44,6 +46,8 @@ static void staged_release(staged *s) {
   free(s->display);
   free(s->dest);
   free(s->dest_display);
+  free(s->link);
+  free(s->link_text);
   zbuf_release(&s->new_content);
   zbuf_release(&s->old_content);
 }
@@ -63,8 +67,13 @@ static bool same_path_seen(const staged *ss, size_t n, const char *p) {
 }
 
 /* Reads a regular file for modification; fails with a message. */
-static int read_existing(const char *target, const char *display, zbuf *out, mode_t *mode,
-                         ztool_result *res) {
+static int read_existing(const ztool_ctx *ctx, const char *target, const char *display,
+                         zbuf *out, mode_t *mode, ztool_result *res) {
+  /* A failed hunk shows the file's nearest lines: not for a denied file. */
+  if (zt_read_denied(ctx, target))
+    return ztool_fail(res, "apply_patch: reading %s is denied by the sandbox policy "
+                           "(sandbox.denyRead), so it cannot be patched. No file was changed.",
+                      display);
   struct stat st;
   if (stat(target, &st) < 0)
     return ztool_fail(res, "apply_patch: %s does not exist, so it cannot be updated or deleted. "
@@ -78,6 +87,29 @@ static int read_existing(const char *target, const char *display, zbuf *out, mod
                       err.msg);
   *mode = st.st_mode & 07777;
   return 0;
+}
+
+/* The path a delete or a move removes: the symlink named in the patch, not
+ * the file it points to (that stays, like `rm link` / `git rm link`). */
+static const char *removed_path(const staged *s) { return s->link ? s->link : s->target; }
+
+/* When the patch names a symlink (whose directory is writable), delete and
+ * move act on the link: records it and its text. */
+static void note_link(const ztool_ctx *ctx, const zpatch_file *pf, staged *s) {
+  cleanup_free char *abs = ztool_resolve_path(ctx, pf->path);
+  struct stat st;
+  if (lstat(abs, &st) < 0 || !S_ISLNK(st.st_mode)) return;
+  cleanup_free char *parent = xstrdup(abs);
+  char *slash = strrchr(parent, '/');
+  if (!slash || slash == parent) return;
+  *slash = '\0';
+  if (!ztool_path_writable(ctx, parent)) return;
+  char text[4096];
+  ssize_t n = readlink(abs, text, sizeof text - 1);
+  if (n < 0) return;
+  text[n] = '\0';
+  s->link = steal_pointer(&abs);
+  s->link_text = xstrdup(text);
 }
 
 static int stage_one(const ztool_ctx *ctx, const zpatch_file *pf, staged *ss, size_t n_done,
@@ -104,12 +136,14 @@ static int stage_one(const ztool_ctx *ctx, const zpatch_file *pf, staged *ss, si
     return 0;
   case ZPATCH_DELETE:
     s->op = 'D';
-    return read_existing(s->target, s->display, &s->old_content, &s->mode, res);
+    note_link(ctx, pf, s);
+    return read_existing(ctx, s->target, s->display, &s->old_content, &s->mode, res);
   case ZPATCH_UPDATE:
     break;
   }
   s->op = pf->move_to ? 'R' : 'M';
-  if (read_existing(s->target, s->display, &s->old_content, &s->mode, res) < 0) return -1;
+  if (pf->move_to) note_link(ctx, pf, s);
+  if (read_existing(ctx, s->target, s->display, &s->old_content, &s->mode, res) < 0) return -1;
   zbuf err = ZBUF_INIT;
   if (pf->hunks.len == 0) {
     zbuf_add(&s->new_content, s->old_content.data, s->old_content.len);
@@ -152,6 +186,8 @@ static void roll_back(staged *ss, size_t n, zbuf *note) {
     if (!s->done) continue;
     if (s->op == 'A') {
       if (unlink(s->target) < 0) zbuf_addf(note, " could not remove %s;", s->display);
+    } else if (s->link && (s->op == 'D' || s->op == 'R')) {
+      if (symlink(s->link_text, s->link) < 0) zbuf_addf(note, " could not restore %s;", s->display);
     } else if (zfs_write_atomic(s->target, s->old_content.data, s->old_content.len, s->mode,
                                 &err) < 0) {
       zbuf_addf(note, " could not restore %s (%s);", s->display, err.msg);
@@ -173,7 +209,7 @@ static int write_one(staged *s, zerr *err) {
     s->done = true;
     return 0;
   case 'D':
-    if (unlink(s->target) < 0) return zerr_errno(err, ZE_IO, "cannot delete %s", s->display);
+    if (unlink(removed_path(s)) < 0) return zerr_errno(err, ZE_IO, "cannot delete %s", s->display);
     s->done = true;
     return 0;
   case 'R':
@@ -181,7 +217,7 @@ static int write_one(staged *s, zerr *err) {
     if (zfs_write_atomic(s->dest, s->new_content.data, s->new_content.len, s->mode, err) < 0)
       return -1;
     s->dest_done = true;
-    if (unlink(s->target) < 0) return zerr_errno(err, ZE_IO, "cannot remove %s", s->display);
+    if (unlink(removed_path(s)) < 0) return zerr_errno(err, ZE_IO, "cannot remove %s", s->display);
     s->done = true;
     return 0;
   }
@@ -247,6 +283,8 @@ int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztoo
     }
     res->meta = json_object();
     json_object_set_new(res->meta, "files", files);
+    for (size_t i = 0; i < n; i++)
+      if (ss[i].op != 'D') zt_meta_seen(ctx, res, ss[i].dest ? ss[i].dest : ss[i].target, NULL);
   }
   for (size_t i = 0; i < staged_n; i++) staged_release(&ss[i]);
   free(ss);

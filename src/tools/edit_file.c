@@ -365,6 +365,10 @@ static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
   if (!S_ISREG(st.st_mode))
     return ztool_fail(res, "edit_file: %s is not a regular file.", display);
 
+  /* Failures quote the file's nearest lines: not for a denied file. */
+  if (zt_read_denied(ctx, target))
+    return ztool_fail(res, "edit_file: reading %s is denied by the sandbox policy "
+                           "(sandbox.denyRead), so it cannot be edited.", display);
   zbuf file = ZBUF_INIT;
   zerr err = ZERR_INIT;
   if (zfs_read_file(target, &file, EDIT_MAX_FILE, &err) < 0) {
@@ -423,6 +427,7 @@ static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
                           json_integer((json_int_t)line_of(file.data, sp.items[0].start)));
       json_object_set_new(res->meta, "bytes", json_integer((json_int_t)out.len));
       json_object_set_new(res->meta, "match", json_string(how));
+      zt_meta_seen(ctx, res, target, NULL);
     }
     zbuf_release(&out);
   }

@@ -40,8 +40,16 @@ static const secret_rule rules[] = {
     {"xai-key", "\\bxai-[A-Za-z0-9]{30,}"},
     {"aws-access-key", "\\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\\b"},
     {"bearer-token", "(?i)\\bbearer\\s+(?!\\[REDACTED)([A-Za-z0-9._~+/=-]{16,})"},
-    {"env-secret", "(?im)^[ \\t]*(?:export[ \\t]+)?[A-Za-z0-9_]*(?:KEY|SECRET|TOKEN|PASSW(?:OR)?D|"
+    /* NAME=value at the start of a line, also behind the line prefixes of
+     * read_file ("  12 | ") and grep ("path:12:", context "path-12-"), so a
+     * .env read or searched is redacted as when a command prints it. Values
+     * that are code (a call or an index, a null/boolean literal) are not
+     * secrets: "token = load_token(path)" stays readable. (A dotted value
+     * is kept as a secret: JWTs look like "eyJ….eyJ….sig".) */
+    {"env-secret", "(?im)^(?:[ \\t]*\\d+ \\| |[^\\s:]+:\\d+:|\\S+-\\d+-)?"
+                   "[ \\t]*(?:export[ \\t]+)?[A-Za-z0-9_]*(?:KEY|SECRET|TOKEN|PASSW(?:OR)?D|"
                    "CREDENTIALS?|PRIVATE)[A-Za-z0-9_]*[ \\t]*[=:][ \\t]*[\"']?(?!\\[REDACTED)"
+                   "(?![A-Za-z_][A-Za-z0-9_.]*[(\\[])(?!(?:None|null|nil|true|false|undefined)\\b)"
                    "([^\\s\"'#]{4,})"},
     {"json-secret", "(?i)\"[A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password)\"\\s*:\\s*"
                     "\"(?!\\[REDACTED)([^\"\\\\]{4,})\""},

@@ -166,6 +166,7 @@ static int read_bytes(const ztool_ctx *ctx, int fd, const struct stat *st, const
   json_object_set_new(res->meta, "byte_end", json_integer((json_int_t)last));
   json_object_set_new(res->meta, "bytes", json_integer((json_int_t)st->st_size));
   json_object_set_new(res->meta, "seen_before", json_boolean(again));
+  zt_meta_seen(ctx, res, abs, st);
   return 0;
 }
 
@@ -289,6 +290,7 @@ static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
       json_object_set_new(res->meta, "end_line",
                           json_integer((json_int_t)(total ? last : 0)));
       json_object_set_new(res->meta, "bytes", json_integer((json_int_t)st.st_size));
+      zt_meta_seen(ctx, res, real ? real : abs, &st);
     }
   }
   zbuf_release(&ls.cur);

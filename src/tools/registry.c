@@ -25,6 +25,7 @@
 #include "tools/tool.h"
 #include "tools/output.h"
 #include "tools/tools_internal.h"
+#include "tools/tracker.h"
 
 /* Sorted by name (ztool_all promises it). */
 static const ztool *const all_tools[] = {
@@ -255,6 +256,23 @@ int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path
   return -1;
 }
 
+void zt_meta_seen(const ztool_ctx *ctx, ztool_result *res, const char *abs,
+                  const struct stat *st) {
+  struct stat now;
+  if (!ctx->files || !abs) return;
+  if (!st) {
+    if (stat(abs, &now) < 0) return;
+    st = &now;
+  }
+  if (!res->meta) res->meta = json_object();
+  json_t *arr = json_object_get(res->meta, "seen");
+  if (!json_is_array(arr)) {
+    arr = json_array();
+    json_object_set_new(res->meta, "seen", arr);
+  }
+  json_array_append_new(arr, ztool_files_stamp(abs, st));
+}
+
 /* ---- argument checking --------------------------------------------------- */
 
 static const char *json_type_name(const json_t *v) {
@@ -452,6 +470,99 @@ static int check_value(const json_t *schema, json_t *v, const char *where, zbuf 
   return 0;
 }
 
+/* ---- argument aliases ---------------------------------------------------- */
+
+/* The names models reach for instead of the schema's (they were trained on
+ * other agents' tools); Go zero accepts the same ones. First alias wins. */
+typedef struct {
+  const char *tool;
+  const char *name;
+  const char *aliases[6];
+} arg_alias;
+
+static const arg_alias arg_aliases[] = {
+    {"read_file", "path", {"file_path", "file", "filepath", "filename"}},
+    {"read_file", "offset", {"start_line"}},
+    {"read_file", "limit", {"max_lines"}},
+    {"write_file", "path", {"file_path", "file", "filepath", "filename"}},
+    {"write_file", "content", {"contents", "text", "body", "data", "file_content"}},
+    {"edit_file", "path", {"file_path", "file", "filepath", "filename"}},
+    {"edit_file", "old_string", {"old_str", "old", "search", "find"}},
+    {"edit_file", "new_string", {"new_str", "new", "replace", "replacement"}},
+    {"view_image", "path", {"file_path", "file", "filepath", "filename"}},
+    {"list_directory", "path", {"directory", "dir"}},
+    {"glob", "pattern", {"glob", "match", "query", "expression"}},
+    {"glob", "cwd", {"path", "dir", "directory"}},
+    {"grep", "pattern", {"query", "regex", "search", "expression"}},
+    {"grep", "path", {"dir", "directory"}},
+    {"grep", "case_insensitive", {"-i"}},
+    {"grep", "context", {"-C"}},
+    {"grep", "before_context", {"-B"}},
+    {"grep", "after_context", {"-A"}},
+    {"apply_patch", "input", {"patch", "diff"}},
+    {"exec_command", "cmd", {"command", "script", "shell"}},
+    {"exec_command", "workdir", {"cwd", "dir", "directory"}},
+};
+
+static bool arg_missing(const json_t *v) {
+  return !v || json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0);
+}
+
+void ztool_normalize_args(const ztool *t, json_t *args) {
+  if (!t || !json_is_object(args)) return;
+  for (size_t i = 0; i < ZARRAY_LEN(arg_aliases); i++) {
+    const arg_alias *a = &arg_aliases[i];
+    if (strcmp(a->tool, t->name) != 0 || !arg_missing(json_object_get(args, a->name))) continue;
+    json_t *chosen = NULL;
+    for (size_t k = 0; k < ZARRAY_LEN(a->aliases) && a->aliases[k]; k++) {
+      json_t *v = json_object_get(args, a->aliases[k]);
+      if (!v || arg_missing(v)) continue;
+      chosen = json_incref(v);
+      break;
+    }
+    if (!chosen) {
+      /* Only empty or null aliases: drop them, the name's default applies. */
+      for (size_t k = 0; k < ZARRAY_LEN(a->aliases) && a->aliases[k]; k++)
+        if (json_object_get(args, a->aliases[k]) && arg_missing(json_object_get(args, a->aliases[k])))
+          json_object_del(args, a->aliases[k]);
+      continue;
+    }
+    /* Aliases saying the same thing twice are one argument. */
+    for (size_t k = 0; k < ZARRAY_LEN(a->aliases) && a->aliases[k]; k++) {
+      json_t *v = json_object_get(args, a->aliases[k]);
+      if (v && (json_equal(v, chosen) || arg_missing(v))) json_object_del(args, a->aliases[k]);
+    }
+    json_object_set_new(args, a->name, chosen);
+  }
+  /* read_file's end_line (inclusive) is a limit counted from the offset. */
+  json_t *end = json_object_get(args, "end_line");
+  if (!strcmp(t->name, "read_file") && end && !json_object_get(args, "limit")) {
+    json_t *fixed = json_is_integer(end) ? NULL : coerce("integer", end);
+    json_int_t last = json_integer_value(fixed ? fixed : end);
+    json_decref(fixed);
+    json_int_t first = 1;
+    json_t *off = json_object_get(args, "offset");
+    json_t *off_fixed = off && !json_is_integer(off) ? coerce("integer", off) : NULL;
+    if (off_fixed) first = json_integer_value(off_fixed);
+    else if (json_is_integer(off)) first = json_integer_value(off);
+    json_decref(off_fixed);
+    if ((fixed || json_is_integer(end)) && last >= first && first >= 1) {
+      json_object_set_new(args, "limit", json_integer(last - first + 1));
+      json_object_del(args, "end_line");
+    }
+  }
+}
+
+json_t *ztool_load_args(const char *name, const char *arguments) {
+  json_t *args = arguments ? json_loads(arguments, 0, NULL) : NULL;
+  if (!json_is_object(args)) {
+    json_decref(args);
+    return NULL;
+  }
+  ztool_normalize_args(ztool_find(name), args);
+  return args;
+}
+
 /* ---- invoke -------------------------------------------------------------- */
 
 static bool blank(const char *s) {
@@ -611,6 +722,7 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
   }
   zbuf err = ZBUF_INIT;
   int rc;
+  ztool_normalize_args(t, args);
   if (check_object(schema, args, "", &err) < 0) {
     ztool_fail(res, "invalid arguments for %s: %s", t->name, err.data);
     rc = -1;

@@ -97,6 +97,18 @@ const ztool *ztool_find(const char *name);
  * true. New reference. */
 json_t *ztool_schemas(bool (*filter)(const ztool *t, void *ud), void *ud);
 
+/* Renames the argument names models commonly use instead of the schema's
+ * (read_file {"file_path"}, apply_patch {"patch"}, exec_command {"command"},
+ * the names Go zero tolerates) to the schema's own, in place. An alias is
+ * used only when the schema's name is absent, null or an empty string; one
+ * that conflicts with it is left for the check to report. ztool_invoke and
+ * the permission engine both call it, so they judge the same arguments. */
+void ztool_normalize_args(const ztool *t, json_t *args);
+/* Parses a call's argument text and normalizes it for tool `name` (for
+ * displays that show a call: the TUI's cards and prompts). New reference,
+ * or NULL when the text is not a JSON object. */
+json_t *ztool_load_args(const char *name, const char *arguments);
+
 /* Parses args_text (the model's raw argument JSON; "" means {}) and runs the
  * tool. Malformed JSON, a non-object, an unknown tool or a property not in
  * the schema become an error result that tells the model what was wrong —

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "tools/tool.h"
@@ -64,6 +65,12 @@ char *zt_writable_target(const ztool_ctx *ctx, const char *tool, const char *pat
  * Returns 0, or -1 with an error result carrying the hook's message. */
 int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path,
                     ztool_result *res);
+
+/* Adds abs's tracker stamp (ztool_files_stamp; st, or a fresh stat when
+ * NULL) to res->meta.seen, when the run tracks files. Call after noting a
+ * read or write of abs under the same path. */
+void zt_meta_seen(const ztool_ctx *ctx, ztool_result *res, const char *abs,
+                  const struct stat *st);
 
 /* apply_patch on patch text (the tool's input). */
 int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztool_result *res);

@@ -113,3 +113,34 @@ void ztool_files_note_write(ztool_files *t, const char *abs) {
   set_stat(f, &st);
   pthread_mutex_unlock(&t->mu);
 }
+
+json_t *ztool_files_stamp(const char *abs, const struct stat *st) {
+  seen_file f;
+  memset(&f, 0, sizeof f);
+  set_stat(&f, st);
+  return json_pack("{s:s, s:I, s:I, s:I}", "path", abs, "mtimeNs", (json_int_t)f.mtime_ns, "size",
+                   (json_int_t)f.size, "ino", (json_int_t)f.ino);
+}
+
+void ztool_files_seed(ztool_files *t, const json_t *stamp) {
+  const char *path = json_string_value(json_object_get(stamp, "path"));
+  const json_t *m = json_object_get(stamp, "mtimeNs"), *sz = json_object_get(stamp, "size"),
+               *ino = json_object_get(stamp, "ino");
+  if (!t || !path || path[0] != '/' || !json_is_integer(m) || !json_is_integer(sz) ||
+      !json_is_integer(ino))
+    return;
+  pthread_mutex_lock(&t->mu);
+  seen_file *f = find(t, path);
+  if (!f) {
+    seen_file nf;
+    memset(&nf, 0, sizeof nf);
+    nf.path = xstrdup(path);
+    zvec_push(&t->files, nf);
+    f = &t->files.items[t->files.len - 1];
+  }
+  f->ranges.len = 0;
+  f->mtime_ns = (int64_t)json_integer_value(m);
+  f->size = (int64_t)json_integer_value(sz);
+  f->ino = (uint64_t)json_integer_value(ino);
+  pthread_mutex_unlock(&t->mu);
+}

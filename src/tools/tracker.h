@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 typedef struct ztool_files ztool_files;
 
 ztool_files *ztool_files_new(void);
@@ -32,5 +34,14 @@ ztool_files_state ztool_files_check(ztool_files *t, const char *abs, const struc
 
 /* After zero itself wrote abs: its new state counts as seen. */
 void ztool_files_note_write(ztool_files *t, const char *abs);
+
+/* A file's state as the tracker compares it, for the session log:
+ * {"path", "mtimeNs", "size", "ino"}. New reference. A tool that noted a read
+ * or write puts these in its result's meta.seen, so that a resumed session
+ * (ztool_files_seed) still knows what the model saw in its earlier runs. */
+json_t *ztool_files_stamp(const char *abs, const struct stat *st);
+/* Records a stamp's file as seen in that state (replacing what was known);
+ * a malformed stamp is ignored. */
+void ztool_files_seed(ztool_files *t, const json_t *stamp);
 
 #endif

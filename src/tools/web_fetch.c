@@ -83,21 +83,51 @@ static curl_socket_t on_open(void *ud, curlsocktype purpose, struct curl_sockadd
   return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
 }
 
-static bool proxy_for(const char *scheme) {
-  const char *names[] = {!strcmp(scheme, "https") ? "HTTPS_PROXY" : "HTTP_PROXY",
-                         !strcmp(scheme, "https") ? "https_proxy" : "http_proxy", "ALL_PROXY",
-                         "all_proxy"};
-  for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
-    const char *v = getenv(names[i]);
-    if (v && v[0]) return true;
+/* true when NO_PROXY (or no_proxy) names host: "*", or host itself or a
+ * domain it is in ("example.com" and ".example.com" both cover
+ * "www.example.com"), as curl reads it; then curl connects directly. */
+static bool no_proxy_for(const char *host) {
+  const char *v = getenv("NO_PROXY");
+  if (!v || !v[0]) v = getenv("no_proxy");
+  if (!v) return false;
+  size_t hl = strlen(host);
+  while (*v) {
+    while (*v == ',' || *v == ' ') v++;
+    const char *e = v;
+    while (*e && *e != ',' && *e != ' ') e++;
+    size_t n = (size_t)(e - v);
+    const char *d = v;
+    if (n && d[0] == '.') d++, n--;
+    if (n == 1 && d[0] == '*') return true;
+    if (n && n <= hl && strncasecmp(host + hl - n, d, n) == 0 &&
+        (n == hl || host[hl - n - 1] == '.'))
+      return true;
+    v = e;
   }
   return false;
 }
 
+/* The proxy for scheme from the environment, or NULL. The request uses
+ * exactly this one (CURLOPT_PROXY), so the address checks and the
+ * connection agree: libcurl by itself ignores HTTP_PROXY in upper case,
+ * which would have connected directly while zero believed a proxy did. */
+static const char *proxy_for(const char *scheme) {
+  const char *names[] = {!strcmp(scheme, "https") ? "https_proxy" : "http_proxy",
+                         !strcmp(scheme, "https") ? "HTTPS_PROXY" : "HTTP_PROXY", "all_proxy",
+                         "ALL_PROXY"};
+  for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
+    const char *v = getenv(names[i]);
+    if (v && v[0]) return v;
+  }
+  return NULL;
+}
+
 /* Parses url and checks its host; on success *resolve gets "host:port:addr"
  * for CURLOPT_RESOLVE (NULL behind a proxy). Error text in err. */
-static int check_url(const char *url, char **resolve, bool *proxied, zbuf *err) {
+static int check_url(const char *url, char **resolve, bool *proxied, char **proxy_out,
+                     zbuf *err) {
   *resolve = NULL;
+  *proxy_out = NULL;
   CURLU *u = curl_url();
   if (!u) {
     zbuf_addstr(err, "cannot load libcurl; install libcurl4");
@@ -105,14 +135,19 @@ static int check_url(const char *url, char **resolve, bool *proxied, zbuf *err) 
   }
   char *scheme = NULL, *host = NULL, *port = NULL;
   int rc = -1;
+  /* The scheme first: file:///etc/passwd has no host, and "no host" would
+   * hide the real reason. */
   if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-      curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-      curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-    zbuf_addf(err, "%s is not a valid URL", url);
+      curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
+    zbuf_addf(err, "%s is not a valid URL; give a full http:// or https:// URL", url);
     goto out;
   }
   if (strcasecmp(scheme, "http") && strcasecmp(scheme, "https")) {
     zbuf_addf(err, "only http and https URLs can be fetched, not %s:", scheme);
+    goto out;
+  }
+  if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+    zbuf_addf(err, "%s has no host name; give a full http:// or https:// URL", url);
     goto out;
   }
   curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
@@ -123,7 +158,16 @@ static int check_url(const char *url, char **resolve, bool *proxied, zbuf *err) 
   else snprintf(bare, sizeof bare, "%s", host);
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
   struct addrinfo *ai = NULL;
+  *proxied = proxy_for(scheme) && !no_proxy_for(bare);
+  if (*proxied) *proxy_out = xstrdup(proxy_for(scheme));
   int gai = getaddrinfo(bare, port, &hints, &ai);
+  if (gai != 0 && *proxied) {
+    /* Behind a proxy the proxy resolves names; where only it can (no DNS
+     * here), there is nothing to check: the proxy is the boundary then. An
+     * address literal always resolves, so it was checked. */
+    rc = 0;
+    goto out;
+  }
   if (gai != 0) {
     zbuf_addf(err, "cannot resolve %s: %s", bare, gai_strerror(gai));
     goto out;
@@ -143,7 +187,6 @@ static int check_url(const char *url, char **resolve, bool *proxied, zbuf *err) 
     if (!first[0]) snprintf(first, sizeof first, "%s", txt);
   }
   freeaddrinfo(ai);
-  *proxied = proxy_for(scheme);
   unsigned char ipbuf[16];
   bool literal = inet_pton(AF_INET, bare, ipbuf) == 1 || inet_pton(AF_INET6, bare, ipbuf) == 1;
   if (!*proxied && !literal) { /* an address literal needs no pinning */
@@ -154,6 +197,10 @@ static int check_url(const char *url, char **resolve, bool *proxied, zbuf *err) 
   }
   rc = 0;
 out:
+  if (rc < 0) {
+    free(*proxy_out);
+    *proxy_out = NULL;
+  }
   curl_free(scheme);
   curl_free(host);
   curl_free(port);
@@ -162,8 +209,8 @@ out:
 }
 
 /* One request (no redirects followed). Returns the HTTP status or -1. */
-static long request(const char *url, const char *resolve, fetch *f, char **location,
-                    char **ctype, zbuf *err) {
+static long request(const char *url, const char *resolve, const char *proxy, fetch *f,
+                    char **location, char **ctype, zbuf *err) {
   CURL *h = curl_easy_init();
   CURLM *m = curl_multi_init();
   if (!h || !m) {
@@ -188,6 +235,9 @@ static long request(const char *url, const char *resolve, fetch *f, char **locat
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   if (res) curl_easy_setopt(h, CURLOPT_RESOLVE, res);
+  /* Exactly the proxy check_url decided on; "" = none (curl's own reading
+   * of the environment could differ). */
+  curl_easy_setopt(h, CURLOPT_PROXY, proxy ? proxy : "");
   curl_multi_add_handle(m, h);
   int running = 1;
   CURLcode code = CURLE_OK;
@@ -257,9 +307,9 @@ static int run_web_fetch(const ztool_ctx *ctx, const json_t *args, ztool_result 
   zbuf err = ZBUF_INIT;
   json_t *chain = json_array();
   for (;;) {
-    char *resolve = NULL, *location = NULL;
+    char *resolve = NULL, *location = NULL, *proxy = NULL;
     bool proxied = false;
-    if (check_url(url, &resolve, &proxied, &err) < 0) {
+    if (check_url(url, &resolve, &proxied, &proxy, &err) < 0) {
       status = -1; /* a refused redirect target fails the whole fetch */
       break;
     }
@@ -268,8 +318,9 @@ static int run_web_fetch(const ztool_ctx *ctx, const json_t *args, ztool_result 
     f.cut = f.refused = false;
     free(ctype);
     ctype = NULL;
-    status = request(url, resolve, &f, &location, &ctype, &err);
+    status = request(url, resolve, proxy, &f, &location, &ctype, &err);
     free(resolve);
+    free(proxy);
     json_array_append_new(chain, json_string(url));
     if (status < 0) break;
     if (status >= 300 && status < 400 && location) {

@@ -98,6 +98,7 @@ static int run_write_file(const ztool_ctx *ctx, const json_t *args, ztool_result
   json_object_set_new(res->meta, "path", json_string(target));
   json_object_set_new(res->meta, "bytes", json_integer((json_int_t)len));
   json_object_set_new(res->meta, "created", json_boolean(!exists));
+  zt_meta_seen(ctx, res, target, NULL);
   return 0;
 }
 

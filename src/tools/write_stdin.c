@@ -27,6 +27,27 @@ static const char write_stdin_schema[] =
     "\"description\":\"Most output to return, in tokens. Default 10000.\"}"
     "},\"required\":[\"session_id\"],\"additionalProperties\":false}";
 
+/* Models often spell Ctrl-C out instead of sending the character: the JSON
+ * escape typed once too often ("\\u0003" arrives as six characters), "^C",
+ * "ctrl-c", "interrupt". Whole-input matches only (case and spaces ignored),
+ * so ordinary input containing these words is sent as it is. */
+static bool means_interrupt(const char *s, size_t n) {
+  static const char *const forms[] = {"\x03",   "\\u0003", "\\\\u0003", "\\x03",    "^c",
+                                      "ctrl-c", "ctrl+c",  "control-c",  "sigint", "interrupt"};
+  char norm[32];
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    if (k + 1 >= sizeof norm) return false;
+    norm[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  }
+  norm[k] = '\0';
+  for (size_t i = 0; i < ZARRAY_LEN(forms); i++)
+    if (!strcmp(norm, forms[i])) return true;
+  return false;
+}
+
 static int run_write_stdin(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
   int id = (int)zjson_int_or(args, "session_id", 0);
   const json_t *cv = json_object_get(args, "chars");
@@ -36,6 +57,10 @@ static int run_write_stdin(const ztool_ctx *ctx, const json_t *args, ztool_resul
                                n ? STDIN_DEFAULT_YIELD_MS : STDIN_POLL_YIELD_MS);
   size_t max_bytes = (size_t)zjson_int_or(args, "max_output_tokens", 10000) * ZT_BYTES_PER_TOKEN;
 
+  if (n > 1 && means_interrupt(chars, n)) {
+    chars = "\x03";
+    n = 1;
+  }
   zexec_proc *p = zexec_table_get(zexec_table_default(), id);
   if (!p)
     return ztool_fail(res,

@@ -129,6 +129,41 @@ class Forks(ZeroTest):
         self.assertNotIn(side, self.session_ids())
 
 
+class Children(ZeroTest):
+    def test_children_lists_direct_forks_and_unknown_ids_are_usage_errors(self):
+        """Go zero's `sessions children <id>`; a session that does not exist
+        is a usage error (exit 2) for show as for every other subcommand."""
+        self.serve([{"text": "parent answer"}])
+        self.zero("exec", "parent prompt")
+        parent = self.session_ids()[0]
+        r = self.zero("sessions", "children", parent)
+        self.assertEqual((r.returncode, r.stdout), (0, "No Zero sessions found.\n"), r.stderr)
+        r = self.zero("sessions", "fork", parent, "--json")
+        child = json.loads(r.stdout)["sessionId"]
+        r = self.zero("sessions", "fork", child, "--json")
+        grandchild = json.loads(r.stdout)["sessionId"]
+        r = self.zero("sessions", "children", parent)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # Go zero's line format: id, [kind], title, (details).
+        self.assertEqual(r.stdout, "Zero sessions (1):\n  - %s [fork] parent prompt "
+                         "(parent=%s, model=test-model, cwd=%s)\n"
+                         % (child, parent, os.path.realpath(self.work)))
+        self.assertNotIn(grandchild, r.stdout)
+        r = self.zero("sessions", "children", parent, "--json")
+        self.assertEqual([m["sessionId"] for m in json.loads(r.stdout)], [child])
+        r = self.zero("sessions", "children")
+        self.assertEqual(r.returncode, 2)
+        for sub in ("children", "show", "tree", "lineage"):
+            r = self.zero("sessions", sub, "zero_missing_1")
+            self.assertEqual(r.returncode, 2, sub)
+            self.assertIn("not found", r.stderr)
+        r = self.zero("sessions", "help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("children <id>", r.stdout)
+        r = self.zero("sessions", "delete", grandchild, "--json")
+        self.assertEqual(json.loads(r.stdout), {"sessionId": grandchild, "deleted": True})
+
+
 class Rewind(ZeroTest):
     def test_rewind_restores_exact_bytes_and_modes(self):
         a = os.path.join(self.work, "a.txt")

@@ -43,6 +43,16 @@ class ToolsCli(ZeroTest):
         self.assertTrue(res["ok"])
         self.assertIn("2 | two", res["output"])
         patch = "*** Begin Patch\n*** Update File: a.txt\n one\n-two\n+2\n*** End Patch\n"
+        # the default is ask, as documented: nobody can approve a write here
+        r = self.zero("tools", "run", "apply_patch", "-", input=patch)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("permission denied", r.stderr)
+        r = self.zero("tools", "list", "--json")
+        perms = {t["name"]: t["permission"] for t in json.loads(r.stdout)}
+        self.assertEqual((perms["read_file"], perms["apply_patch"]), ("allow", "prompt"))
+        r = self.zero("tools", "list", "--json", "--auto", "low")
+        perms = {t["name"]: t["permission"] for t in json.loads(r.stdout)}
+        self.assertEqual(perms["apply_patch"], "allow")
         # ask mode has nobody to approve a write: denied, file unchanged
         r = self.zero("tools", "run", "apply_patch", "-", "--permission-mode", "ask", input=patch)
         self.assertEqual(r.returncode, 1)
@@ -52,6 +62,35 @@ class ToolsCli(ZeroTest):
         self.assertIn("M a.txt", r.stdout)
         with open(os.path.join(self.work, "a.txt")) as f:
             self.assertEqual(f.read(), "one\n2\n")
+
+    def test_run_write_file_overwrites_when_asked(self):
+        # One call has no earlier read_file: overwrite: true is enough here
+        # (the read-before-overwrite rule is for a model's session).
+        path = os.path.join(self.work, "a.txt")
+        with open(path, "w") as f:
+            f.write("old\n")
+        args = '{"path":"a.txt","content":"new\\n"}'
+        r = self.zero("tools", "run", "write_file", args, "--permission-mode", "auto")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("overwrite: true", r.stderr)
+        args = '{"path":"a.txt","content":"new\\n","overwrite":true}'
+        r = self.zero("tools", "run", "write_file", args, "--permission-mode", "auto")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Overwrote a.txt", r.stdout)
+        with open(path) as f:
+            self.assertEqual(f.read(), "new\n")
+
+    def test_env_file_values_are_redacted_by_read_file_and_grep(self):
+        with open(os.path.join(self.work, ".env"), "w") as f:
+            f.write("DB_PASSWORD=hunter2hunter2\nDEBUG=1\n")
+        r = self.zero("tools", "run", "read_file", '{"path":".env"}')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("1 | DB_PASSWORD=[REDACTED:env-secret]", r.stdout)
+        self.assertIn("2 | DEBUG=1", r.stdout)
+        r = self.zero("tools", "run", "grep",
+                      '{"pattern":"PASSWORD","path":".env","output_mode":"content"}')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("hunter2", r.stdout)
 
     def test_run_redacts_secrets_and_usage_errors(self):
         with open(os.path.join(self.work, ".env"), "w") as f:

@@ -24,7 +24,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        if self.path == "/page":
+        if self.path.startswith("http://"):  # a request to us as a proxy
+            body = ("<html><body><p>proxied %s</p></body></html>" % self.path).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path == "/page":
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(PAGE)))
@@ -131,6 +138,22 @@ class WebFetch(ZeroTest):
         res = self.fetch(self.base() + "/missing", loopback=True)
         self.assertFalse(res["ok"])
         self.assertIn("HTTP 404", res["output"])
+
+    def test_http_proxy_is_used_even_where_only_it_resolves_names(self):
+        """HTTP_PROXY (upper case, which libcurl alone ignores) is the proxy
+        the request goes through; a name only the proxy can resolve is
+        fetched through it; NO_PROXY and the address policy still apply."""
+        self.env["HTTP_PROXY"] = self.base()
+        res = self.fetch("http://zero-proxy-test.invalid/page")
+        self.assertTrue(res["ok"], res["output"])
+        self.assertIn("proxied http://zero-proxy-test.invalid/page", res["output"])
+        res = self.fetch("http://10.0.0.1/")
+        self.assertFalse(res["ok"])
+        self.assertIn("refusing to fetch", res["output"])
+        self.env["NO_PROXY"] = "localhost,.invalid"
+        res = self.fetch("http://zero-proxy-test.invalid/page")
+        self.assertFalse(res["ok"])
+        self.assertIn("cannot resolve zero-proxy-test.invalid", res["output"])
 
 
 if __name__ == "__main__":

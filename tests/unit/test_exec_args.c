@@ -175,6 +175,17 @@ static void test_resume_forms(void **state) {
   assert_string_equal(a.prompt.data, "zero_20250101_1_1");
   zexec_args_release(&a);
 
+  /* A word shaped like a generated id is one even when it does not exist:
+   * a mistyped id must fail as not found, not resume the latest session. */
+  assert_int_equal(PARSE(&a, &err, known_session, "--resume",
+                         "zero_20261130101500_1764497700123456789_1", "go on"), 0);
+  assert_string_equal(a.resume_id, "zero_20261130101500_1764497700123456789_1");
+  assert_string_equal(a.prompt.data, "go on");
+  zexec_args_release(&a);
+  assert_int_equal(PARSE(&a, &err, NULL, "--resume", "zero_2026113010150_1_1", "x"), 0);
+  assert_null(a.resume_id);
+  zexec_args_release(&a);
+
   /* --resume=<id> is taken as given; --resume last takes nothing. */
   assert_int_equal(PARSE(&a, &err, NULL, "--resume=abc", "more"), 0);
   assert_string_equal(a.resume_id, "abc");

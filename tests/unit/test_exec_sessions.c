@@ -111,6 +111,29 @@ static void interrupt_on_a_terminal_stops_the_foreground_job(void **state) {
   assert_output_contains(f, "killed by signal 2");
 }
 
+/* Ctrl-C spelled out (the JSON escape doubled, "^C", "ctrl-c") interrupts
+ * too, with or without a terminal; other text is input as usual. */
+static void spelled_out_interrupts_stop_the_command(void **state) {
+  tfx *f = *state;
+  const char *forms[] = {"\\\\u0003", "^C", "ctrl-c", "\\u0003\\n"};
+  for (size_t i = 0; i < ZARRAY_LEN(forms); i++) {
+    assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"echo ready; sleep 100\",\"tty\":%s,"
+                                                "\"yield_time_ms\":500}",
+                             i % 2 ? "true" : "false"),
+                     0);
+    int id = session_of(f);
+    assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"%s\","
+                                               "\"yield_time_ms\":3000}", id, forms[i]), -1);
+    assert_output_contains(f, "killed by signal 2");
+  }
+  assert_int_equal(tfx_run(f, "exec_command", "{\"cmd\":\"read l; echo got $l\",\"tty\":true,"
+                                              "\"yield_time_ms\":300}"), 0);
+  int id = session_of(f);
+  assert_int_equal(tfx_run(f, "write_stdin", "{\"session_id\":%d,\"chars\":\"interrupt now\\n\","
+                                             "\"yield_time_ms\":3000}", id), 0);
+  assert_output_contains(f, "got interrupt now");
+}
+
 static void a_session_is_killed_as_a_group_with_its_grandchildren(void **state) {
   tfx *f = *state;
   assert_int_equal(tfx_run(f, "exec_command",
@@ -275,6 +298,7 @@ int main(void) {
       TFX_TEST(endless_output_yields_on_time_in_bounded_memory),
       TFX_TEST(python_repl_is_driven_through_write_stdin),
       TFX_TEST(interrupt_on_a_terminal_stops_the_foreground_job),
+      TFX_TEST(spelled_out_interrupts_stop_the_command),
       TFX_TEST(a_session_is_killed_as_a_group_with_its_grandchildren),
       cmocka_unit_test(exit_is_observed_without_reaping_until_removed),
       cmocka_unit_test(the_65th_process_evicts_finished_then_least_recently_used),

@@ -21,6 +21,8 @@ static const replay_proto proto = {sizeof(zresp_parser), p_init, p_feed, p_finis
 
 static void stream_text_only(void **s) { (void)s; replay_check(&proto, DIR, "text"); }
 static void stream_one_tool_call(void **s) { (void)s; replay_check(&proto, DIR, "tool_call"); }
+/* A freeform (custom) tool call: its raw input is the call's arguments. */
+static void stream_custom_tool_call(void **s) { (void)s; replay_check(&proto, DIR, "custom_tool"); }
 static void stream_parallel_tool_calls(void **s) { (void)s; replay_check(&proto, DIR, "parallel_tools"); }
 static void stream_reasoning_summary(void **s) { (void)s; replay_check(&proto, DIR, "reasoning"); }
 static void stream_response_failed(void **s) { (void)s; replay_check(&proto, DIR, "stream_error"); }
@@ -148,6 +150,7 @@ int main(void) {
       cmocka_unit_test(stream_text_only),
       cmocka_unit_test(stream_one_tool_call),
       cmocka_unit_test(stream_parallel_tool_calls),
+      cmocka_unit_test(stream_custom_tool_call),
       cmocka_unit_test(stream_reasoning_summary),
       cmocka_unit_test(stream_response_failed),
       cmocka_unit_test(stream_usage_with_cached_tokens),

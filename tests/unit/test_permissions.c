@@ -83,6 +83,11 @@ static const shell_row shell_rows[] = {
     {ZAUTO_MEDIUM, "{\"cmd\":\"curl http://x\"}", ZPERM_ALLOW, "allowed"},
     {ZAUTO_MEDIUM, "{\"cmd\":\"rm -rf x\"}", ZPERM_PROMPT, "destructive"},
     {ZAUTO_LOW, "{\"cmd\":\"vim x\"}", ZPERM_DENY, "interactive"},
+    /* On a terminal the model drives it with write_stdin: a REPL is fine. */
+    {ZAUTO_LOW, "{\"cmd\":\"python3 -q\",\"tty\":true}", ZPERM_ALLOW, "allowed"},
+    {ZAUTO_LOW, "{\"cmd\":\"python3\",\"tty\":\"true\"}", ZPERM_ALLOW, "allowed"},
+    {ZAUTO_LOW, "{\"cmd\":\"python3\",\"tty\":false}", ZPERM_DENY, "interactive"},
+    {ZAUTO_LOW, "{\"cmd\":\"rm -rf x; python3\",\"tty\":true}", ZPERM_PROMPT, "destructive"},
     {ZAUTO_LOW, "{\"cmd\":\"eval $X\"}", ZPERM_PROMPT, "too_complex"},
     {ZAUTO_LOW, "{\"cmd\":\"ls\",\"sandbox_permissions\":\"require_escalated\"}", ZPERM_PROMPT,
      "escalation"},
@@ -103,6 +108,28 @@ static void test_shell_analysis_and_escalations(void **state) {
     if (d.action != shell_rows[i].want || strcmp(d.code, shell_rows[i].code))
       fail_msg("%s: got %s/%s (%s), want %s/%s", shell_rows[i].args, zperm_action_name(d.action),
                d.code, d.reason, zperm_action_name(shell_rows[i].want), shell_rows[i].code);
+    json_decref(args);
+  }
+}
+
+/* A command sent under another name (Go zero's aliases, which exec_command
+ * accepts) is analysed like one sent as cmd: an alias cannot slip a
+ * destructive command past the checks. */
+static void test_command_aliases_are_analysed(void **state) {
+  (void)state;
+  const ztool *ex = ztool_find("exec_command");
+  const char *forms[] = {"{\"cmd\":\"rm -rf build\"}", "{\"command\":\"rm -rf build\"}",
+                         "{\"script\":\"rm -rf build\"}", "{\"shell\":\"rm -rf build\"}",
+                         "{\"cmd\":\"\",\"script\":\"rm -rf build\"}"};
+  for (size_t i = 0; i < ZARRAY_LEN(forms); i++) {
+    json_t *args = json_loads(forms[i], 0, NULL);
+    zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true};
+    zperm_decision d = zperm_decide(&e, ex, args);
+    if (d.action != ZPERM_PROMPT || strcmp(d.code, "destructive"))
+      fail_msg("%s: got %s/%s", forms[i], zperm_action_name(d.action), d.code);
+    int kind = 0;
+    char value[256];
+    assert_true(zperm_suggest_grant(&e, ex, args, &kind, value, sizeof value));
     json_decref(args);
   }
 }
@@ -562,6 +589,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decision_table_covers_every_mode_and_side_effect),
       cmocka_unit_test(test_suggested_grants_are_narrow),
+      cmocka_unit_test(test_command_aliases_are_analysed),
       cmocka_unit_test(test_offline_denies_network_and_escalations),
       cmocka_unit_test(test_disabled_tools_filter_and_visibility),
       cmocka_unit_test(test_shell_analysis_and_escalations),

@@ -55,6 +55,27 @@ static void bearer_env_and_json_keep_their_names(void **state) {
                  "{\"api_key\": \"[REDACTED:json-secret]\", \"name\": \"x\"}");
 }
 
+/* .env-style assignments behind read_file's and grep's line prefixes are
+ * redacted too (only raw command output was); code is left readable. */
+static void env_assignments_are_redacted_in_read_and_grep_output(void **state) {
+  (void)state;
+  assert_redacts("File: .env (2 lines)\n\n1 | DB_PASSWORD=hunter2hunter\n2 | PATH=/usr/bin\n",
+                 "File: .env (2 lines)\n\n1 | DB_PASSWORD=[REDACTED:env-secret]\n"
+                 "2 | PATH=/usr/bin\n");
+  assert_redacts(" 9 | export API_TOKEN=\"abcd1234\"\n10 | password: s3cr3t!x",
+                 " 9 | export API_TOKEN=\"[REDACTED:env-secret]\"\n10 | password: "
+                 "[REDACTED:env-secret]");
+  assert_redacts("app/.env:3:SECRET_KEY=abcdefgh123\napp/.env-4-AWS_SECRET_ACCESS_KEY = wJalrXUt",
+                 "app/.env:3:SECRET_KEY=[REDACTED:env-secret]\n"
+                 "app/.env-4-AWS_SECRET_ACCESS_KEY = [REDACTED:env-secret]");
+  /* Code is not a secret. */
+  const char *code = "12 |     token = load_token(path)\n13 |     api_key = os.environ[\"K\"]\n"
+                     "14 |     key = cfg.get_key()\nsrc/a.py:7:PASSWORD = None\n";
+  assert_redacts(code, code);
+  assert_redacts("TOKEN=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl",
+                 "TOKEN=[REDACTED:env-secret]");
+}
+
 static void private_key_blocks_are_redacted_whole(void **state) {
   (void)state;
   assert_redacts("a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\nsk-proj-abcdefghijklmnopqrstuvwxyz\n"
@@ -170,6 +191,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(provider_keys_are_redacted),
       cmocka_unit_test(bearer_env_and_json_keep_their_names),
+      cmocka_unit_test(env_assignments_are_redacted_in_read_and_grep_output),
       cmocka_unit_test(private_key_blocks_are_redacted_whole),
       cmocka_unit_test(nested_matches_do_not_corrupt),
       cmocka_unit_test(redaction_is_deterministic_and_idempotent),

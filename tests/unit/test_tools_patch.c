@@ -246,6 +246,40 @@ static void test_hook_called_by_write_and_edit(void **state) {
 }
 
 /* The parser must not crash or loop on truncated or odd input. */
+/* Deleting or moving a symlink the patch names removes the link, not the
+ * file it points to (which used to be deleted, leaving a dangling link). */
+static void test_delete_and_move_of_a_symlink_act_on_the_link(void **state) {
+  tfx *f = *state;
+  tfx_write_str(f, "real.txt", "real\n");
+  char *real = tfx_path(f, "real.txt");
+  char *l1 = tfx_path(f, "l1.txt");
+  char *l2 = tfx_path(f, "l2.txt");
+  assert_int_equal(symlink("real.txt", l1), 0);
+  assert_int_equal(symlink(real, l2), 0);
+  assert_int_equal(tfx_run(f, "apply_patch", "{\"input\":\"*** Begin Patch\\n*** Delete File: l1.txt\\n"
+                                              "*** End Patch\"}"),
+                   0);
+  struct stat st;
+  assert_int_equal(lstat(l1, &st), -1);
+  char *t = tfx_read(f, "real.txt");
+  assert_string_equal(t, "real\n");
+  free(t);
+  assert_int_equal(tfx_run(f, "apply_patch", "{\"input\":\"*** Begin Patch\\n*** Update File: l2.txt\\n"
+                                              "*** Move to: moved.txt\\n-real\\n+moved\\n"
+                                              "*** End Patch\"}"),
+                   0);
+  assert_int_equal(lstat(l2, &st), -1);
+  t = tfx_read(f, "real.txt");
+  assert_string_equal(t, "real\n");
+  free(t);
+  t = tfx_read(f, "moved.txt");
+  assert_string_equal(t, "moved\n");
+  free(t);
+  free(real);
+  free(l1);
+  free(l2);
+}
+
 static void test_parser_odd_inputs(void **state) {
   (void)state;
   const char *inputs[] = {"", "***", "*** Begin Patch", "*** Begin Patch\n*** Update File:",
@@ -266,6 +300,7 @@ int main(void) {
       TFX_TEST(test_fixture_cases),
       TFX_TEST(test_before_write_hook_refusal_changes_nothing),
       TFX_TEST(test_hook_called_by_write_and_edit),
+      TFX_TEST(test_delete_and_move_of_a_symlink_act_on_the_link),
       cmocka_unit_test(test_parser_odd_inputs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,6 +141,75 @@ static void obvious_scalars_are_coerced(void **state) {
   assert_int_equal(tfx_run(f, "list_directory", "{\"recursive\":\"true\"}"), 0);
 }
 
+/* The names models use for other agents' tools (and Go zero accepts) reach
+ * the schema's property; a conflicting one is still refused. */
+static void argument_aliases_reach_the_schema_names(void **state) {
+  tfx *f = *state;
+  tfx_write_str(f, "a.txt", "1\n2\n3\n4\n");
+  const char *paths[] = {"file_path", "file", "filepath", "filename"};
+  for (size_t i = 0; i < ZARRAY_LEN(paths); i++) {
+    assert_int_equal(tfx_run(f, "read_file", "{\"%s\":\"a.txt\"}", paths[i]), 0);
+    assert_output_contains(f, "File: a.txt (4 lines)");
+  }
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"a.txt\",\"start_line\":2,\"end_line\":3}"),
+                   0);
+  assert_output_contains(f, "(lines 2-3 of 4)");
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"a.txt\",\"offset\":\"3\",\"end_line\":\"3\"}"),
+                   0);
+  assert_output_contains(f, "(lines 3-3 of 4)");
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"\",\"file\":\"a.txt\",\"max_lines\":1}"), 0);
+  assert_output_contains(f, "(lines 1-1 of 4)");
+
+  assert_int_equal(tfx_run(f, "write_file", "{\"file_path\":\"b.txt\",\"contents\":\"hi\\n\"}"), 0);
+  char *b = tfx_read(f, "b.txt");
+  assert_string_equal(b, "hi\n");
+  free(b);
+  assert_int_equal(tfx_run(f, "edit_file", "{\"file\":\"b.txt\",\"old_str\":\"hi\",\"new_str\":\"yo\"}"),
+                   0);
+  b = tfx_read(f, "b.txt");
+  assert_string_equal(b, "yo\n");
+  free(b);
+  assert_int_equal(tfx_run(f, "apply_patch", "{\"patch\":\"*** Begin Patch\\n*** Add File: c.txt\\n"
+                                              "+c\\n*** End Patch\"}"),
+                   0);
+  assert_int_equal(tfx_run(f, "apply_patch", "{\"diff\":\"--- a/c.txt\\n+++ b/c.txt\\n@@ -1 +1 @@\\n"
+                                              "-c\\n+d\\n\"}"),
+                   0);
+  b = tfx_read(f, "c.txt");
+  assert_string_equal(b, "d\n");
+  free(b);
+  assert_int_equal(tfx_run(f, "grep", "{\"query\":\"yo\",\"output_mode\":\"content\"}"), 0);
+  assert_output_contains(f, "b.txt:1:yo");
+  assert_int_equal(tfx_run(f, "grep", "{\"pattern\":\"YO\",\"-i\":true,\"-B\":1,"
+                                       "\"output_mode\":\"content\",\"path\":\"b.txt\"}"),
+                   0);
+  assert_output_contains(f, "b.txt:1:yo");
+  assert_int_equal(tfx_run(f, "glob", "{\"glob\":\"*.txt\"}"), 0);
+  assert_output_contains(f, "c.txt");
+  assert_int_equal(tfx_run(f, "list_directory", "{\"dir\":\".\"}"), 0);
+  assert_output_contains(f, "a.txt");
+
+  /* The same value twice is one argument; two different ones are refused. */
+  assert_int_equal(tfx_run(f, "read_file", "{\"file\":\"a.txt\",\"file_path\":\"a.txt\"}"), 0);
+  assert_int_equal(tfx_run(f, "read_file", "{\"path\":\"a.txt\",\"file\":\"b.txt\"}"), -1);
+  assert_output_contains(f, "unknown property \"file\"");
+  assert_int_equal(tfx_run(f, "read_file", "{\"file\":\"b.txt\",\"file_path\":\"a.txt\"}"), -1);
+  assert_output_contains(f, "unknown property \"file\"");
+  /* Displays (TUI cards, prompts, the rewind plan) read the same names. */
+  json_t *shown = ztool_load_args("exec_command", "{\"script\":\"make\",\"cwd\":\"src\"}");
+  assert_string_equal(zjson_str(shown, "cmd"), "make");
+  assert_string_equal(zjson_str(shown, "workdir"), "src");
+  json_decref(shown);
+  assert_null(ztool_load_args("exec_command", "[1]"));
+  assert_null(ztool_load_args("exec_command", NULL));
+  shown = ztool_load_args("no_such_tool", "{\"script\":\"x\"}");
+  assert_string_equal(zjson_str(shown, "script"), "x");
+  json_decref(shown);
+  /* An alias of another tool is not accepted. */
+  assert_int_equal(tfx_run(f, "list_directory", "{\"file_path\":\".\"}"), -1);
+  assert_output_contains(f, "unknown property \"file_path\"");
+}
+
 static void empty_arguments_mean_an_empty_object(void **state) {
   tfx *f = *state;
   tfx_write_str(f, "x.txt", "x\n");
@@ -252,6 +321,7 @@ int main(void) {
       TFX_TEST(unknown_property_is_named_with_the_allowed_ones),
       TFX_TEST(missing_required_and_wrong_types_name_the_property),
       TFX_TEST(obvious_scalars_are_coerced),
+      TFX_TEST(argument_aliases_reach_the_schema_names),
       TFX_TEST(empty_arguments_mean_an_empty_object),
       TFX_TEST(unknown_tool_lists_the_available_ones),
       TFX_TEST(output_is_capped_with_a_notice),

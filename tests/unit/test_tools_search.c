@@ -199,6 +199,33 @@ static void denied_paths_are_never_searched(void **state) {
   assert_output_contains(f, "denied by the sandbox policy");
 }
 
+/* The tools that show a file's content refuse a denied file too, also
+ * through a symlink in the workspace (read_file used to read it). */
+static void denied_files_are_never_shown(void **state) {
+  tfx *f = *state;
+  tfx_write_str(f, "private/key.txt", "needle\n");
+  char *target = tfx_path(f, "private/key.txt");
+  char *link = tfx_path(f, "innocent.txt");
+  assert_int_equal(symlink(target, link), 0);
+  free(target);
+  free(link);
+  f->ctx.read_guard.denied = deny_secret;
+  const char *calls[][2] = {
+      {"read_file", "{\"path\":\"private/key.txt\"}"},
+      {"read_file", "{\"path\":\"innocent.txt\"}"},
+      {"read_file", "{\"path\":\"innocent.txt\",\"byte_limit\":10}"},
+      {"view_image", "{\"path\":\"innocent.txt\"}"},
+      {"edit_file", "{\"path\":\"private/key.txt\",\"old_string\":\"nope\",\"new_string\":\"x\"}"},
+      {"apply_patch", "{\"input\":\"*** Begin Patch\\n*** Update File: private/key.txt\\n"
+                      "-nope\\n+x\\n*** End Patch\"}"},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(calls); i++) {
+    assert_int_equal(tfx_run(f, calls[i][0], "%s", calls[i][1]), -1);
+    assert_output_contains(f, "denied by the sandbox policy");
+    if (strstr(f->res.output.data, "needle")) fail_msg("%s showed the denied file", calls[i][0]);
+  }
+}
+
 static void glob_limit_and_sorting(void **state) {
   tfx *f = *state;
   for (int i = 0; i < 120; i++) {
@@ -228,6 +255,7 @@ int main(void) {
       cmocka_unit_test(glob_matching_rules),
       TFX_TEST(grep_and_glob_agree_with_ripgrep),
       TFX_TEST(grep_content_context_and_limits),
+      TFX_TEST(denied_files_are_never_shown),
       TFX_TEST(denied_paths_are_never_searched),
       TFX_TEST(glob_limit_and_sorting),
       TFX_TEST(list_directory_does_not_expand_generated_dirs),

@@ -94,11 +94,22 @@ static void view_image_puts_the_image_in_meta(void **state) {
   assert_output_contains(f, "up to 10 MiB");
 }
 
+/* A URL that is not http(s) is refused for that reason (file:// has no
+ * host, which used to hide it), and a bare name asks for a full URL. */
+static void web_fetch_names_what_is_wrong_with_a_url(void **state) {
+  tfx *f = *state;
+  assert_int_equal(tfx_run(f, "web_fetch", "{\"url\":\"file:///etc/passwd\"}"), -1);
+  assert_output_contains(f, "only http and https URLs can be fetched, not file:");
+  assert_int_equal(tfx_run(f, "web_fetch", "{\"url\":\"example.com/x\"}"), -1);
+  assert_output_contains(f, "give a full http:// or https:// URL");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(address_policy),
       cmocka_unit_test(html_to_markdown),
       TFX_TEST(view_image_puts_the_image_in_meta),
+      TFX_TEST(web_fetch_names_what_is_wrong_with_a_url),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "sandbox/grants.h"
 #include "sandbox/shell.h"
 #include "tools/patch.h"
+#include "tools/tool.h"
 #include "ui/tui/diff.h"
 #include "ui/tui/width.h"
 
@@ -192,7 +193,7 @@ static void patch_summary(const char *input, zbuf *s) {
 }
 
 char *tui_tool_summary(const char *name, const char *arguments) {
-  json_t *args = arguments ? json_loads(arguments, 0, NULL) : NULL;
+  json_t *args = ztool_load_args(name, arguments);
   zbuf s = ZBUF_INIT;
   const char *v = NULL;
   if (json_is_object(args)) {
@@ -268,7 +269,7 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
   tw_lines_push(&a->commit, tw_truncate(head.data, a->width));
   zbuf_release(&head);
 
-  json_t *args = c->arguments ? json_loads(c->arguments, 0, NULL) : NULL;
+  json_t *args = ztool_load_args(c->name, c->arguments);
   if (ev->ok && !strcmp(c->name, "edit_file") && json_is_object(args)) {
     const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
     long first = meta ? (long)json_integer_value(json_object_get(meta, "first_line")) : 1;
@@ -465,7 +466,7 @@ char *tui_risk_line(const tui_ask *q) {
   int level = 0; /* 0 low, 1 medium, 2 high */
   zbuf why = ZBUF_INIT;
   bool shell = q->side == ZSIDE_SHELL || q->side == ZSIDE_NETWORK;
-  json_t *args = q->arguments ? json_loads(q->arguments, 0, NULL) : NULL;
+  json_t *args = ztool_load_args(q->tool, q->arguments);
   const char *cmd = json_is_object(args) ? zjson_str(args, "cmd") : NULL;
   if (!cmd && json_is_object(args)) cmd = zjson_str(args, "command");
   if (shell && cmd) {
@@ -565,7 +566,7 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
   if (!q->can_remember)
     tw_lines_pushf(&a->perm_detail, "  %sno command prefix or path covers this call, so it can "
                                     "only be allowed once%s", a->th.muted, a->th.reset);
-  json_t *args = q->arguments ? json_loads(q->arguments, 0, NULL) : NULL;
+  json_t *args = ztool_load_args(q->tool, q->arguments);
   if (!strcmp(tool, "edit_file") && json_is_object(args)) {
     size_t add, del;
     const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
