@@ -62,7 +62,7 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
   if (o->tty) {
     int slave = open(slave_name, O_RDWR | O_NOCTTY);
     if (slave < 0) child_fail(errfd, errno);
-    if (ioctl(slave, TIOCSCTTY, 0) < 0) child_fail(errfd, errno);
+    if (!cmd->tty_taken_inside && ioctl(slave, TIOCSCTTY, 0) < 0) child_fail(errfd, errno);
     in_fd = out_fd = slave;
   }
   if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0) child_fail(errfd, errno);
@@ -99,6 +99,8 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
     zerr_set(err, ZE_INTERNAL, "no command to run");
     goto done;
   }
+  cmd->tty = o->tty;
+  cmd->tty_taken_inside = false;
   if (spawner && spawner->wrap && spawner->wrap(spawner, cmd, err) < 0) goto done;
 
   if (o->tty) {

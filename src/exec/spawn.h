@@ -25,6 +25,14 @@ typedef struct zspawn_cmd {
    * where it hides the host's copy (its private /tmp). Owned, NULL-terminated;
    * NULL = none. Never filled from model input. */
   char **read_paths;
+  /* In: the command runs on a pseudo-terminal (set by the starter before
+   * wrap). Out: the spawner's wrapper makes that terminal the controlling
+   * terminal of a session of its own, inside the sandbox (the inner stage's
+   * --take-tty, past bwrap's --new-session); the starter must
+   * then leave the terminal without a session, or the wrapper cannot take it
+   * and ^C typed into it would kill the sandbox, not interrupt the command. */
+  bool tty;
+  bool tty_taken_inside;
   /* Set by the spawner when the wrapped command holds something that must
    * be let go of once it has ended (the sandbox's placeholders): called once,
    * after the child has exited (or when it could not be started), by

@@ -81,6 +81,7 @@ int zsb_inner_main(int argc, char **argv) {
   const char *roots[64];
   size_t nroots = 0;
   zsb_confine c = {.write_roots = roots};
+  bool take_tty = false;
   int i = 0;
   for (; i < argc; i++) {
     if (!strcmp(argv[i], "--")) {
@@ -91,6 +92,7 @@ int zsb_inner_main(int argc, char **argv) {
       roots[nroots++] = argv[++i];
     else if (!strcmp(argv[i], "--block-unix")) c.block_unix_sockets = true;
     else if (!strcmp(argv[i], "--deny-ip")) c.deny_ip_sockets = true;
+    else if (!strcmp(argv[i], "--take-tty")) take_tty = true;
     else {
       fprintf(stderr, "zero: __sandbox-inner is internal; unexpected argument %s\n", argv[i]);
       return 126;
@@ -100,6 +102,12 @@ int zsb_inner_main(int argc, char **argv) {
   if (i >= argc) {
     fprintf(stderr, "zero: __sandbox-inner: no command after --\n");
     return 126;
+  }
+  /* A session of our own whose controlling terminal is the one on stdin
+   * (see zero-sandbox-inner): best effort, the command runs without it. */
+  if (take_tty) {
+    setsid();
+    ioctl(0, TIOCSCTTY, 0);
   }
   zerr err = ZERR_INIT;
   if (zsb_confine_self(&c, &err) < 0) {

@@ -489,9 +489,12 @@ static int protect_config_dirs(argvb *a, const zsb_policy *p, const zsb_strv *ro
 
 /* Builds the bwrap command line. The placeholders made for missing protected
  * names are held in holds (the caller releases them after bwrap exited).
- * -1 with err. */
+ * take_tty: the command runs on a pseudo-terminal left without a session,
+ * which the inner stage makes the controlling terminal of a session of its
+ * own inside the sandbox, so ^C typed into it interrupts the command instead
+ * of killing the sandbox. -1 with err. */
 static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *self,
-                       const char *cwd, char *const cmd[], bool network,
+                       const char *cwd, char *const cmd[], bool network, bool take_tty,
                        const zsb_strv *reads, argvb *a, zsb_holds *holds, zerr *err) {
   av(a, pr->bwrap_path);
   av(a, "--new-session");
@@ -632,6 +635,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
   for (size_t i = 0; i < inner.n; i++) av2(a, "--write", inner.v[i]);
   zsb_strv_release(&inner);
   if (p->block_unix_sockets) av(a, "--block-unix");
+  if (take_tty) av(a, "--take-tty");
   av(a, "--");
   for (char *const *c = cmd; *c; c++) av(a, *c);
   zsb_strv_release(&roots);
@@ -708,10 +712,11 @@ static void build_inner_only(const zsb_policy *p, const char *self, const char *
 
 /* Makes cmd ready to run under p in dir: backend b, network as given,
  * base_env the command's environment (NULL = zero's), reads the command's own
- * files (may be NULL). -1 with err (nothing held then). */
+ * files (may be NULL), take_tty as for build_bwrap (bwrap backend only).
+ * -1 with err (nothing held then). */
 static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[], const char *dir,
-                          bool network, const zsb_strv *reads, char *const *base_env,
-                          zsb_launch *l, zerr *err) {
+                          bool network, bool take_tty, const zsb_strv *reads,
+                          char *const *base_env, zsb_launch *l, zerr *err) {
   memset(l, 0, sizeof *l);
   l->backend = b;
   if (b != ZSB_BWRAP && (p->deny_read.n || p->deny_write.n))
@@ -728,7 +733,8 @@ static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[],
   cleanup_free char *rt_tmp = zpath_join(p->runtime_dir, "tmp");
   argvb a = {0};
   if (b == ZSB_BWRAP) {
-    if (build_bwrap(p, zsb_probe_get(), self, dir, cmd, network, reads, &a, &l->holds, err) < 0) {
+    if (build_bwrap(p, zsb_probe_get(), self, dir, cmd, network, take_tty, reads, &a, &l->holds,
+                    err) < 0) {
       argv_free(&a);
       zsb_ph_release(&l->holds);
       return -1;
@@ -757,7 +763,7 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
   const char *dir = cwd ? cwd : here ? here : p->workspace;
   if (b != ZSB_BWRAP && (p->deny_read.n || p->deny_write.n)) {
     zsb_launch l;
-    return launch_prepare(p, b, argv, dir, p->network, NULL, NULL, &l, err);
+    return launch_prepare(p, b, argv, dir, p->network, false, NULL, NULL, &l, err);
   }
   if (zsb_runtime_prepare(p, err) < 0) return -1;
   if (banner) {
@@ -768,7 +774,8 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
     fflush(banner);
   }
   zsb_launch l;
-  if (launch_prepare(p, b, argv, dir, p->network, &p->command_reads, NULL, &l, err) < 0) return -1;
+  if (launch_prepare(p, b, argv, dir, p->network, false, &p->command_reads, NULL, &l, err) < 0)
+    return -1;
   fflush(NULL);
   /* posix_spawn (vfork-style in glibc) skips copying zero's page tables. */
   posix_spawnattr_t at;
@@ -840,9 +847,14 @@ static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   zsb_strv reads = {0};
   for (char **r = cmd->read_paths; r && *r; r++) zsb_strv_add(&reads, *r);
   zsb_launch l;
-  int rc = launch_prepare(p, b, cmd->argv, dir, p->network || net, &reads, cmd->envp, &l, err);
+  /* A terminal command under bwrap takes its terminal inside the sandbox's
+   * session; the starter leaves it without one. */
+  bool take_tty = cmd->tty && b == ZSB_BWRAP;
+  int rc = launch_prepare(p, b, cmd->argv, dir, p->network || net, take_tty, &reads, cmd->envp,
+                          &l, err);
   zsb_strv_release(&reads);
   if (rc < 0) return -1;
+  cmd->tty_taken_inside = take_tty;
   strv_free(cmd->argv);
   strv_free(cmd->envp);
   cmd->argv = l.argv;

@@ -159,6 +159,32 @@ class ToolTurns(ZeroTest):
         refused = self.tool_messages(m.bodies()[1])[-1]["content"]
         self.assertIn("tty: true", refused)
 
+    def test_ctrl_c_interrupts_a_sandboxed_repl(self):
+        """^C typed into a command's terminal interrupts the command. Under
+        bwrap (--new-session) the terminal used to stay the controlling
+        terminal of bwrap's outer session, so ^C killed the whole sandbox and
+        the REPL with it; now the inner stage takes the terminal inside."""
+        if not shutil.which("bwrap"):
+            self.skipTest("needs bwrap")
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "python3 -q", "tty": True, "yield_time_ms": 1500}}]},
+            {"tool_calls": [{"name": "write_stdin", "arguments": {
+                "session_id": 1000, "chars": "while True: pass\n", "yield_time_ms": 500}}]},
+            {"tool_calls": [{"name": "write_stdin", "arguments": {
+                "session_id": 1000, "chars": "\u0003", "yield_time_ms": 1500}}]},
+            {"tool_calls": [{"name": "write_stdin", "arguments": {
+                "session_id": 1000, "chars": "print(6*7)\nexit()\n",
+                "yield_time_ms": 5000}}]},
+            {"text": "Done."},
+        ])
+        r = self.zero("exec", "--permission-mode", "auto", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bodies = m.bodies()
+        self.assertIn("KeyboardInterrupt", self.tool_messages(bodies[3])[-1]["content"])
+        after = self.tool_messages(bodies[4])[-1]["content"]
+        self.assertIn("42", after)  # the same REPL, still alive after ^C
+
     def test_parallel_reads_in_order_and_redaction(self):
         with open(os.path.join(self.work, "a.txt"), "w") as f:
             f.write("alpha\n")

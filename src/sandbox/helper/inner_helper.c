@@ -9,12 +9,15 @@
  * exactly what `zero __sandbox-inner` does (src/sandbox/inner.c), with the
  * same arguments, so either can be started:
  *
- *   zero-sandbox-inner [--write PATH]... [--block-unix] [--deny-ip] -- CMD ARGS...
+ *   zero-sandbox-inner [--write PATH]... [--block-unix] [--deny-ip] [--take-tty] -- CMD ARGS...
  *
  * One linear story, every step checked, any failure fatal for the command
  * (status 126, never run with less confinement than asked): no_new_privs;
  * Landlock (writes only beneath the --write roots; signal and abstract-socket
- * scoping from ABI 6) when the kernel has it; the seccomp filter compiled at
+ * scoping from ABI 6) when the kernel has it; with --take-tty, a session of
+ * its own whose controlling terminal is the terminal on stdin (so ^C reaches
+ * the command; best effort: without it the command still runs); the seccomp
+ * filter compiled at
  * build time (src/sandbox/gen/seccomp_gen.c), the same bytes zero loads; then
  * execvp semantics (PATH from the environment, ENOEXEC scripts through
  * /bin/sh), status 127 when the command is not found.
@@ -25,6 +28,7 @@
 #define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
 #include <fcntl.h>
+#include <asm/ioctls.h> /* TIOCSCTTY */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -250,7 +254,7 @@ __attribute__((used, noreturn)) void helper_main(long *sp) {
   int argc = (int)sp[0];
   char **argv = (char **)(sp + 1);
   char **envp = argv + argc + 1;
-  int block_unix = 0, deny_ip = 0, cmd = 0;
+  int block_unix = 0, deny_ip = 0, take_tty = 0, cmd = 0;
   for (int i = 1; i < argc; i++) {
     if (seq(argv[i], "--")) {
       cmd = i + 1;
@@ -259,6 +263,7 @@ __attribute__((used, noreturn)) void helper_main(long *sp) {
     if (seq(argv[i], "--write") && i + 1 < argc) i++;
     else if (seq(argv[i], "--block-unix")) block_unix = 1;
     else if (seq(argv[i], "--deny-ip")) deny_ip = 1;
+    else if (seq(argv[i], "--take-tty")) take_tty = 1;
     else {
       say("zero-sandbox-inner is internal (started by zero inside the sandbox); unexpected "
           "argument ");
@@ -275,6 +280,12 @@ __attribute__((used, noreturn)) void helper_main(long *sp) {
   if (r < 0) fail("cannot set no_new_privs", 0, -r, 126);
   /* Landlock first: its system calls must not be filtered. */
   load_landlock(argv, cmd - 1);
+  if (take_tty) {
+    /* bwrap's --new-session made its pid 1 the session leader, not this
+     * process: a session of our own first, then its terminal. */
+    sys3(SYS_setsid, 0, 0, 0);
+    sys3(SYS_ioctl, 0, TIOCSCTTY, 0);
+  }
   load_seccomp(block_unix, deny_ip);
   run(argv + cmd, envp);
 }
