@@ -127,8 +127,9 @@ static int deliver(void *ud, const char *json, size_t len) {
   zmcp_client *c = ud;
   zerr err = ZERR_INIT;
   if (zrpc_parse(json, len, on_message, c, &err) < 0) {
-    set_failure(c, "MCP server \"%s\" sent an invalid message (%s): %.200s%s", c->cfg->name,
-                err.msg, json, len > 200 ? "…" : "");
+    /* json is not NUL-terminated (a line inside the read buffer): print len bytes at most. */
+    set_failure(c, "MCP server \"%s\" sent an invalid message (%s): %.*s%s", c->cfg->name,
+                err.msg, (int)(len > 200 ? 200 : len), json, len > 200 ? "…" : "");
     return -1;
   }
   return 0;

@@ -11,6 +11,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "mcp/mcp.h"
+#include "tools/output.h"
 
 #define NAME_MAX_LEN 64
 #define SEARCH_MAX_RESULTS 10
@@ -107,37 +108,6 @@ bool zmcp_render_result(const json_t *result, zbuf *out) {
   bool is_error = json_is_true(json_object_get(result, "isError"));
   if (!parts) zbuf_addstr(out, is_error ? "the tool failed without saying why" : "(no output)");
   return is_error;
-}
-
-/* Valid UTF-8, no NULs, at most cap bytes (head kept, notice appended). */
-static void budget(zbuf *out, size_t cap, bool *truncated) {
-  for (size_t i = 0; i < out->len; i++)
-    if (out->data[i] == '\0') out->data[i] = ' ';
-  if (!zutf8_valid(out->data, out->len)) {
-    /* Keep valid sequences, replace every other byte with U+FFFD. */
-    zbuf clean = ZBUF_INIT;
-    const unsigned char *s = (const unsigned char *)out->data;
-    for (size_t i = 0; i < out->len;) {
-      size_t n = s[i] < 0x80 ? 1 : (s[i] & 0xE0) == 0xC0 ? 2 : (s[i] & 0xF0) == 0xE0 ? 3
-                 : (s[i] & 0xF8) == 0xF0 ? 4 : 0;
-      if (n && i + n <= out->len && zutf8_valid((const char *)s + i, n)) {
-        zbuf_add(&clean, s + i, n);
-        i += n;
-      } else {
-        zbuf_addstr(&clean, "\xEF\xBF\xBD");
-        i++;
-      }
-    }
-    zbuf_release(out);
-    *out = clean;
-  }
-  if (out->len <= cap) return;
-  size_t keep = zutf8_boundary(out->data, cap > 256 ? cap - 256 : cap / 2);
-  size_t total = out->len;
-  zbuf_setlen(out, keep);
-  zbuf_addf(out, "\n[output truncated: showing the first %zu of %zu bytes; ask the tool for "
-                 "less]\n", keep, total);
-  *truncated = true;
 }
 
 /* ---- approvals ------------------------------------------------------------------ */
@@ -543,7 +513,9 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     zbuf_release(&why);
   }
   json_decref(args);
-  budget(&res->output, m->output_cap ? m->output_cap : ZTOOL_OUTPUT_CAP, &res->truncated);
+  /* The same redaction, budget and cap as a built-in tool's result. */
+  ztool_ctx ctx = {.output_cap = m->output_cap};
+  ztool_finish_output(&ctx, call->name, res);
 }
 
 /* ---- start / stop ------------------------------------------------------------- */

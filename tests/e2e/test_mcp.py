@@ -92,6 +92,27 @@ class RealServers(McpTest):
         self.assertIn("Long running operation completed", outs[2])
         self.assertIn("demo://resource/dynamic/text/1", outs[3])
 
+    def test_results_are_redacted_before_the_model_sees_them(self):
+        # get-env returns the server's environment: a secret in it must not
+        # reach the model, the stream or the session (issue 8: "through the
+        # same redaction and output budget as built-in tools").
+        secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+        cfg = self.everything(self.nm)
+        cfg["env"] = {"GITHUB_TOKEN": secret}
+        self.write_config({"ev": cfg})
+        self.zero("mcp", "grant", "ev")
+        r, events, model = self.run_tool("mcp_ev_get-env", {})
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        out = self.tool_messages(model.bodies()[1])[0]["content"]
+        # The configured "env" reaches the server inside the sandbox too (the
+        # sandbox scrubs secret-looking names from zero's own environment).
+        self.assertIn("GITHUB_TOKEN", out)
+        self.assertIn("[REDACTED", out)
+        self.assertNotIn(secret, json.dumps(model.bodies()))
+        self.assertNotIn(secret, r.stdout)
+        for sid in self.session_ids():
+            self.assertNotIn(secret, json.dumps(self.session_events(sid)))
+
     def test_filesystem_server_over_stdio(self):
         with open(os.path.join(self.work, "notes.txt"), "w") as f:
             f.write("filesystem server says hi\n")
@@ -200,10 +221,35 @@ class Faults(McpTest):
         self.assertIn("invalid message", warnings)
         self.assertIn("{this is not json", warnings)
 
+    def test_junk_line_on_stdout_is_quoted_alone(self):
+        # The message quotes the bad line only, never the bytes after it in the
+        # read buffer (it used to print up to 200 bytes past the line's end).
+        r, warnings, _ = self.fault_run("junk")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("invalid message", warnings)
+        self.assertIn("Server listening on stdio", warnings)
+        self.assertNotIn("protocolVersion", warnings)
+
     def test_oversized_message_is_refused(self):
         r, warnings, _ = self.fault_run("oversized")
         self.assertEqual(r.returncode, 0)
         self.assertIn("limit", warnings)
+
+    def test_large_result_gets_the_builtin_budget_and_a_spill_file(self):
+        self.write_config({"big": {"command": sys.executable, "args": [FAKE_MCP, "big"]}})
+        self.zero("mcp", "grant", "big")
+        r, events, model = self.run_tool("mcp_big_big", {})
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        out = self.tool_messages(model.bodies()[1])[0]["content"]
+        self.assertLess(len(out), 100 * 1024)  # the 20k-token budget, not the whole 3 MiB
+        self.assertIn("output truncated", out)
+        self.assertIn("line of output", out)
+        self.assertNotIn("ghp_abcdefghijklmnopqrstuvwxyz0123456789", out)
+        spill = [w for w in out.split() if "zero-tool-output" in w][0].rstrip(";")
+        with open(spill) as f:
+            self.assertEqual(f.read().count("line of output"), 200000)
+        res = [e for e in events if e["type"] == "tool_result"][0]
+        self.assertTrue(res["truncated"])
 
     def test_missing_command_says_so(self):
         self.write_config({"nope": {"command": "/nonexistent/mcp-server"}})

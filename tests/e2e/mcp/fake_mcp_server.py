@@ -3,6 +3,8 @@
   silent      reads but never answers
   malformed   answers initialize with a line that is not JSON
   oversized   answers initialize with one 17 MiB line
+  junk        prints a log line on stdout, then the initialize answer, in one write
+  big         a normal server whose tool "big" returns 3 MiB of text and a secret
   hang        a normal server whose tool "hang" never answers; every message
               received is appended to argv[2] (a log file)
   probe       a normal server whose tool "probe" reports what it can see and
@@ -54,6 +56,13 @@ for line in sys.stdin:
             sys.stdout.write("{this is not json\n")
             sys.stdout.flush()
             continue
+        if mode == "junk":
+            sys.stdout.write("Server listening on stdio\n" + json.dumps({
+                "jsonrpc": "2.0", "id": msg["id"], "result": {
+                    "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {},
+                    "serverInfo": {"name": "fake", "version": "1"}}}) + "\n")
+            sys.stdout.flush()
+            continue
         if mode == "oversized":
             sys.stdout.write('{"jsonrpc":"2.0","id":%d,"result":{"pad":"%s"}}\n'
                              % (msg["id"], "x" * (17 << 20)))
@@ -64,13 +73,18 @@ for line in sys.stdin:
             "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}}})
     elif msg.get("method") == "tools/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
-            {"name": mode if mode == "probe" else "hang",
-             "description": "reports its view" if mode == "probe" else "never returns",
+            {"name": mode if mode in ("probe", "big") else "hang",
+             "description": {"probe": "reports its view", "big": "a lot of text"}.get(
+                 mode, "never returns"),
              "inputSchema": {"type": "object", "properties": {}}}]}})
     elif msg.get("method") == "tools/call":
         if mode == "probe":
             send({"jsonrpc": "2.0", "id": msg["id"],
                   "result": {"content": [{"type": "text", "text": probe()}]}})
+        elif mode == "big":
+            text = "token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n" + "line of output\n" * 200000
+            send({"jsonrpc": "2.0", "id": msg["id"],
+                  "result": {"content": [{"type": "text", "text": text}]}})
         # hang: never answered
     elif "id" in msg and "method" in msg:
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
