@@ -365,6 +365,38 @@ console.log(JSON.stringify(out));
         self.assertIn("not exposed", out["write"])
         self.assertIn("unknown tool", out["unknown"])
 
+    def call_serve(self, args, calls):
+        msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "raw", "version": "0"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+        for i, (name, arguments) in enumerate(calls):
+            msgs.append({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                         "params": {"name": name, "arguments": arguments}})
+        r = self.zero("serve", "--mcp", *args, input="".join(json.dumps(m) + "\n" for m in msgs))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = {m["id"]: m for m in self.lines(r.stdout)}
+        return [out[10 + i] for i in range(len(calls))]
+
+    def test_serve_unsafe_tools_run_commands_in_the_sandbox(self):
+        # Issue 8: --allow-unsafe-tools exposes every tool, "sandboxed". The
+        # commands used to run unconfined (no spawner was set up).
+        outside = os.path.join(self.tmp, "outside")
+        extra = os.path.join(self.tmp, "extra")
+        os.makedirs(outside)
+        os.makedirs(extra)
+        cmd = ("touch %s/planted.txt; touch %s/added.txt; touch inside.txt; echo ran"
+               % (outside, extra))
+        res = self.call_serve(["--allow-unsafe-tools", "-C", self.work, "--add-dir", extra],
+                              [("exec_command", {"cmd": cmd})])
+        self.assertIn("result", res[0], res)
+        self.assertFalse(os.path.exists(os.path.join(outside, "planted.txt")),
+                         "a command run by zero serve --mcp wrote outside its roots")
+        if sandbox_is_full():
+            self.assertFalse(res[0]["result"]["isError"], res)
+            self.assertTrue(os.path.exists(os.path.join(self.work, "inside.txt")))
+            self.assertTrue(os.path.exists(os.path.join(extra, "added.txt")))
+
     def test_serve_raw_protocol_errors_and_eof(self):
         msgs = [
             {"jsonrpc": "2.0", "id": 1, "method": "initialize",
