@@ -165,10 +165,21 @@ static int die(zmcp_client *c, zerr *err) {
   return -1;
 }
 
-static int send_text(zmcp_client *c, const char *s, size_t n, zerr *err) {
-  if (c->t->ops->send(c->t, s, n, c->timeout_ms, err) < 0) return die(c, err);
+/* timeout_ms: how long an HTTP exchange may sit idle (a request's answer
+ * comes in the POST's own reply); for stdio, how long a write may block. */
+static int send_text_within(zmcp_client *c, const char *s, size_t n, int timeout_ms, zerr *err) {
+  if (c->t->ops->send(c->t, s, n, timeout_ms, err) < 0) {
+    /* An HTTP request that timed out leaves the session usable: only that
+     * exchange is over. A stdio server that stopped reading is stuck. */
+    if (err && err->kind == ZE_TIMEOUT && c->cfg->type != ZMCP_STDIO) return -1;
+    return die(c, err);
+  }
   if (c->failure) return zerr_set(err, ZE_PROVIDER, "%s", c->failure);
   return 0;
+}
+
+static int send_text(zmcp_client *c, const char *s, size_t n, zerr *err) {
+  return send_text_within(c, s, n, c->timeout_ms, err);
 }
 
 static int flush_outbox(zmcp_client *c, zerr *err) {
@@ -200,8 +211,10 @@ static void send_cancelled(zmcp_client *c, int64_t id, const char *reason) {
   json_decref(p);
 }
 
-/* Sends a request; returns its id, or -1. Steals params. */
-static int64_t send_request(zmcp_client *c, const char *method, json_t *params, zerr *err) {
+/* Sends a request; returns its id, or -1. Steals params. timeout_ms: the
+ * request's own timeout (0 = the server's timeoutMs). */
+static int64_t send_request(zmcp_client *c, const char *method, json_t *params, int timeout_ms,
+                            zerr *err) {
   if (check_alive(c, err) < 0) {
     json_decref(params);
     return -1;
@@ -210,9 +223,17 @@ static int64_t send_request(zmcp_client *c, const char *method, json_t *params, 
   zbuf b = ZBUF_INIT;
   zrpc_build_request(&b, id, method, params);
   json_decref(params);
-  int rc = send_text(c, b.data, b.len, err);
+  int allowed = timeout_ms > 0 ? timeout_ms : c->timeout_ms;
+  int rc = send_text_within(c, b.data, b.len, allowed, err);
   zbuf_release(&b);
-  if (rc < 0 && err && err->kind == ZE_CANCELLED) {
+  if (rc < 0 && err && err->kind == ZE_TIMEOUT && c->cfg->type != ZMCP_STDIO) {
+    /* HTTP: the answer did not come within the request's timeout. */
+    send_cancelled(c, id, "timed out");
+    zerr_set(err, ZE_TIMEOUT,
+             "MCP server \"%s\" did not answer %s within %d ms; raise \"timeoutMs\" for it in "
+             "the config if it is just slow",
+             c->cfg->name, method, allowed);
+  } else if (rc < 0 && err && err->kind == ZE_CANCELLED) {
     /* HTTP: the user cancelled while the POST was waiting for the answer
      * (which comes in the POST's own SSE stream): the server still runs it. */
     send_cancelled(c, id, "cancelled by the user");
@@ -282,7 +303,7 @@ static int await_answer(zmcp_client *c, int64_t id, const char *method, int time
 int zmcp_request(zmcp_client *c, const char *method, json_t *params, int timeout_ms,
                  json_t **result, zerr *err) {
   if (result) *result = NULL;
-  int64_t id = send_request(c, method, params, err);
+  int64_t id = send_request(c, method, params, timeout_ms, err);
   if (id < 0) return -1;
   return await_answer(c, id, method, timeout_ms, 0, result, err);
 }
@@ -395,7 +416,7 @@ static json_t *initialize_params(void) {
 /* Phase one: start the transport and send initialize. */
 static int begin_connect(zmcp_client *c, zerr *err) {
   if (c->t->ops->start(c->t, err) < 0) return die(c, err);
-  c->pending_init = send_request(c, "initialize", initialize_params(), err);
+  c->pending_init = send_request(c, "initialize", initialize_params(), 0, err);
   return c->pending_init < 0 ? -1 : 0;
 }
 
@@ -429,7 +450,7 @@ static int continue_connect(zmcp_client *c, int64_t deadline, zerr *err) {
   c->pending_list = 0;
   if (json_object_get(c->server_caps, "tools")) {
     c->tools_stale = false; /* the list we are about to fetch is fresh */
-    c->pending_list = send_request(c, "tools/list", NULL, err);
+    c->pending_list = send_request(c, "tools/list", NULL, 0, err);
     if (c->pending_list < 0) return -1;
   }
   return 0;
@@ -537,10 +558,12 @@ int zmcp_call_tool(zmcp_client *c, const char *tool, const json_t *args, int tim
     json_object_set(params, "arguments", (json_t *)args);
   else
     json_object_set_new(params, "arguments", json_object());
-  int64_t sent = send_request(c, "tools/call", params, err);
+  /* A tool call may take long: the server's timeoutMs when set, else 10 min. */
+  if (timeout_ms <= 0)
+    timeout_ms = c->cfg->timeout_ms > 0 ? c->cfg->timeout_ms : ZMCP_CALL_TIMEOUT_MS;
+  int64_t sent = send_request(c, "tools/call", params, timeout_ms, err);
   if (sent < 0) return -1;
-  return await_answer(c, sent, "tools/call", timeout_ms > 0 ? timeout_ms : ZMCP_CALL_TIMEOUT_MS,
-                      0, result, err);
+  return await_answer(c, sent, "tools/call", timeout_ms, 0, result, err);
 }
 
 const char *zmcp_client_stderr(zmcp_client *c) {

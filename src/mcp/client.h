@@ -27,7 +27,7 @@
 #define ZMCP_PROTOCOL_VERSION "2025-06-18"
 #define ZMCP_DEFAULT_TIMEOUT_MS 60000          /* one request */
 #define ZMCP_DEFAULT_STARTUP_TIMEOUT_MS 30000  /* start + initialize + tools/list */
-#define ZMCP_CALL_TIMEOUT_MS 600000            /* tools/call (progress resets nothing) */
+#define ZMCP_CALL_TIMEOUT_MS 600000            /* tools/call when timeoutMs is not set */
 
 struct zspawner;
 struct zmcp_transport;

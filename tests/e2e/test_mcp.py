@@ -221,6 +221,23 @@ class Faults(McpTest):
         self.assertIn("invalid message", warnings)
         self.assertIn("{this is not json", warnings)
 
+    def test_timeout_ms_applies_to_tool_calls(self):
+        # "timeoutMs" is the per-request timeout; tool calls used to wait the
+        # 10-minute default whatever the config said.
+        log = os.path.join(self.tmp, "hang.log")
+        self.write_config({"h": {"command": sys.executable, "args": [FAKE_MCP, "hang", log],
+                                 "timeoutMs": 800}})
+        started = time.time()
+        r = self.zero("mcp", "call", "h", "hang", "{}", timeout=60)
+        self.assertLess(time.time() - started, 15)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn('did not answer tools/call within 800 ms; raise "timeoutMs"', r.stderr)
+        with open(log) as f:
+            sent = [json.loads(l) for l in f if l.strip()]
+        cancel = [m for m in sent if m.get("method") == "notifications/cancelled"]
+        call = [m for m in sent if m.get("method") == "tools/call"][0]
+        self.assertEqual(cancel[0]["params"], {"requestId": call["id"], "reason": "timed out"})
+
     def test_junk_line_on_stdout_is_quoted_alone(self):
         # The message quotes the bad line only, never the bytes after it in the
         # read buffer (it used to print up to 200 bytes past the line's end).

@@ -116,6 +116,31 @@ class HttpMcp(harness.ZeroTest):
         events = self.lines(out)
         self.assertEqual(events[-1]["type"], "run_end")
 
+    def test_timed_out_tool_call_is_cancelled_and_the_session_goes_on(self):
+        # timeoutMs applies to tool calls over HTTP too (the POST used to wait
+        # for the 60 s default whatever was configured, then the server was
+        # dropped for the rest of the run); the server is told with
+        # notifications/cancelled, and the next call works.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/a", "timeoutMs": 1000}})
+        self.zero("mcp", "grant", "a")
+        model = self.serve([{"tool_calls": [{"name": "mcp_a_slow", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_a_steps", "arguments": {}}]},
+                            {"text": "done"}])
+        started = time.time()
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(time.time() - started, 20)
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual(results[0]["status"], "error")
+        self.assertIn("did not answer tools/call within 1000 ms", results[0]["output"])
+        self.assertIn("timeoutMs", results[0]["output"])
+        self.assertEqual(results[1]["status"], "ok", results[1])
+        self.assertIn("all 3 steps done", results[1]["output"])
+        cancels = self.entries("cancelled")
+        self.assertEqual([c["reason"] for c in cancels], ["timed out"])
+        self.assertEqual(cancels[0]["requestId"], self.entries("call")[0]["id"])
+
 
 if __name__ == "__main__":
     harness.main()
