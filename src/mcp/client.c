@@ -204,7 +204,11 @@ static int send_notification(zmcp_client *c, const char *method, json_t *params,
   return rc;
 }
 
+/* Tells the server to stop working on request id. Never for initialize (the
+ * only request sent before its answer sets protocol_version): the spec
+ * forbids cancelling it; the connection is dropped instead. */
 static void send_cancelled(zmcp_client *c, int64_t id, const char *reason) {
+  if (!c->protocol_version) return;
   zerr ignore = ZERR_INIT;
   json_t *p = json_pack("{s:I, s:s}", "requestId", (json_int_t)id, "reason", reason);
   send_notification(c, "notifications/cancelled", p, &ignore);

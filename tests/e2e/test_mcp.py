@@ -215,6 +215,18 @@ class Faults(McpTest):
         self.assertEqual(r.returncode, 0)
         self.assertIn("did not answer initialize", warnings)
 
+    def test_initialize_that_times_out_is_not_cancelled(self):
+        # The spec: "The initialize request MUST NOT be cancelled by clients".
+        log = os.path.join(self.tmp, "silent.log")
+        self.write_config({"bad": {"command": sys.executable, "args": [FAKE_MCP, "silent", log],
+                                   "startupTimeoutMs": 700}})
+        r = self.zero("mcp", "tools", "bad", timeout=60)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("did not answer initialize", r.stderr)
+        with open(log) as f:
+            methods = [json.loads(l).get("method") for l in f if l.strip()]
+        self.assertEqual(methods, ["initialize"])
+
     def test_malformed_json_is_a_clear_error(self):
         r, warnings, _ = self.fault_run("malformed")
         self.assertEqual(r.returncode, 0)

@@ -1,6 +1,6 @@
 """A misbehaving MCP server for the fault tests (stdio). Mode = argv[1]:
   exit        writes to stderr and exits 3 before answering
-  silent      reads but never answers
+  silent      reads but never answers (logs what it got to argv[2], if given)
   malformed   answers initialize with a line that is not JSON
   oversized   answers initialize with one 17 MiB line
   junk        prints a log line on stdout, then the initialize answer, in one write
@@ -18,7 +18,7 @@ import sys
 import time
 
 mode = sys.argv[1]
-log = sys.argv[2] if len(sys.argv) > 2 and mode == "hang" else None
+log = sys.argv[2] if len(sys.argv) > 2 and mode in ("hang", "silent") else None
 probe_path = __import__("os").environ.get("PROBE_PATH") if mode == "probe" else None
 
 
