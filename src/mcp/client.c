@@ -56,6 +56,8 @@ static json_t *roots_result(zmcp_client *c) {
   return json_pack("{s:o}", "roots", roots);
 }
 
+static int send_text(zmcp_client *c, const char *s, size_t n, zerr *err);
+
 static void queue_out(zmcp_client *c, zbuf *msg) {
   char *s = zbuf_detach(msg, NULL);
   zvec_push(outbox(c), s);
@@ -87,6 +89,15 @@ static void on_server_request(zmcp_client *c, zrpc_msg *m) {
     char msg[256];
     snprintf(msg, sizeof msg, "zero does not support the request \"%.120s\"", m->method);
     zrpc_build_error(&out, m->id, ZRPC_METHOD_NOT_FOUND, msg);
+  }
+  if (c->cfg->type == ZMCP_HTTP) {
+    /* Streamable HTTP: the request may have come in the reply to one of our
+     * POSTs, which the server finishes only once it has this answer: it goes
+     * out now (the transport sends it on a connection of its own). */
+    zerr ignore = ZERR_INIT;
+    send_text(c, out.data, out.len, &ignore);
+    zbuf_release(&out);
+    return;
   }
   queue_out(c, &out);
 }

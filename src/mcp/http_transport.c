@@ -69,6 +69,7 @@ typedef struct http_t {
   zsse_parser sse;
   bool sse_init;
   int deliver_rc;
+  bool in_post;             /* a POST's reply is being read (send() may nest) */
 } http_t;
 
 /* ---- shared helpers ------------------------------------------------------- */
@@ -355,8 +356,32 @@ static int post_on_body(void *ud, const char *data, size_t len) {
   return 0;
 }
 
+/* A message sent while another POST's reply is still streaming: the server
+ * asked something (ping, roots/list, …) in the middle of answering a request
+ * and waits for our answer before it finishes. It goes out on a connection
+ * of its own, and its reply (202, no body) touches none of the outer POST's
+ * state. */
+static int nested_send(http_t *h, const char *msg, size_t len, zerr *err) {
+  char **headers = build_headers(h, true, false);
+  zhttp_request req = {.method = "POST", .url = h->post_url,
+                       .headers = (const char *const *)headers, .body = msg, .body_len = len,
+                       .total_timeout_ms = 10000, .ignore_cancel = true};
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  int rc = zhttp_perform(&req, &resp, NULL, NULL, err);
+  if (rc < 0)
+    zerr_prefix(err, "MCP server \"%s\"", h->cfg->name);
+  else if (resp.status >= 300)
+    rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" (%s) answered HTTP %ld to our reply: %.300s",
+                  h->cfg->name, h->cfg->url, resp.status,
+                  resp.error_body.len ? resp.error_body.data : "(no body)");
+  zhttp_response_release(&resp);
+  free_headers(headers);
+  return rc;
+}
+
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
+  if (h->in_post) return nested_send(h, msg, len, err);
   bool is_init_notice = strstr(msg, "\"notifications/initialized\"") != NULL;
   /* Sent after the user cancelled: it must go out all the same, quickly. */
   bool farewell = strstr(msg, "\"notifications/cancelled\"") != NULL;
@@ -372,7 +397,9 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
   h->body_too_large = false;
   h->deliver_rc = 0;
   h->sse_init = false;
+  h->in_post = true;
   int rc = zhttp_perform(&req, &resp, post_on_body, h, err);
+  h->in_post = false;
   if (h->sse_init) {
     zsse_finish(&h->sse);
     zsse_release(&h->sse);

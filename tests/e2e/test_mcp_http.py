@@ -141,6 +141,22 @@ class HttpMcp(harness.ZeroTest):
         self.assertEqual([c["reason"] for c in cancels], ["timed out"])
         self.assertEqual(cancels[0]["requestId"], self.entries("call")[0]["id"])
 
+    def test_server_requests_inside_a_post_reply_are_answered_at_once(self):
+        # A server may ask (ping, roots/list, elicitation/create …) in the SSE
+        # reply to our tools/call and finish only when answered. The answers
+        # waited in a queue until that POST ended, so both sides waited until
+        # the server gave up.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/a"}})
+        started = time.time()
+        r = self.zero("mcp", "call", "a", "asks", "{}", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(time.time() - started, 8)
+        ping, roots = json.loads(r.stdout)
+        self.assertEqual(ping, {"jsonrpc": "2.0", "id": "ask-ping-%d" % self.entries("call")[0]["id"],
+                                "result": {}})
+        self.assertEqual(roots["result"]["roots"][0]["uri"], "file://" + self.work)
+
 
 if __name__ == "__main__":
     harness.main()

@@ -12,7 +12,11 @@ Prints "PORT <port>". Appends JSON lines to LOG:
   {"event": "cancelled", "path": p, "requestId": id, "reason": r}
 Tools: "steps" sends progress 1/3, 2/3, 3/3 (with messages) in the POST's
 SSE answer, then its result; "slow" sends progress 1 and then waits (up to
-30 s) for notifications/cancelled, answering nothing if cancelled.
+30 s) for notifications/cancelled, answering nothing if cancelled; "asks"
+sends a ping and a roots/list request in its SSE answer and finishes only
+once both answers have come (as POSTs of their own; at most 10 s), with
+them as its result:
+  {"event": "answer", "path": p, "id": id, "message": {...}}  per answer
 """
 import json
 import sys
@@ -27,6 +31,7 @@ BARRIER = int(ARGS[ARGS.index("--barrier") + 1]) if "--barrier" in ARGS else 0
 lock = threading.Condition()
 inits = 0
 cancelled = {}  # (path, id) -> threading.Event
+answers = {}  # (path, id of our request) -> the client's answer
 
 
 def log(entry):
@@ -81,6 +86,12 @@ class Handler(BaseHTTPRequestHandler):
                 ev = cancelled.setdefault((path, rid), threading.Event())
             ev.set()
             return self.plain(202)
+        if method is None and mid is not None:  # the client answers our request
+            log({"event": "answer", "path": path, "id": mid, "message": msg})
+            with lock:
+                answers[(path, mid)] = msg
+                lock.notify_all()
+            return self.plain(202)
         if mid is None:
             return self.plain(202)
         if method == "initialize":
@@ -100,6 +111,8 @@ class Handler(BaseHTTPRequestHandler):
             tools = [{"name": "steps", "description": "three steps with progress",
                       "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "slow", "description": "runs until cancelled",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "asks", "description": "asks the client things first",
                       "inputSchema": {"type": "object", "properties": {}}}]
             body = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}}).encode()
             return self.plain(200, body)
@@ -117,6 +130,20 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
                 self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
                     "content": [{"type": "text", "text": "all 3 steps done"}]}}))
+                self.wfile.flush()
+                return
+            if tool == "asks":
+                ids = ["ask-ping-%s" % mid, "ask-roots-%s" % mid]
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[0], "method": "ping"}))
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[1], "method": "roots/list"}))
+                self.wfile.flush()
+                with lock:
+                    deadline = time.time() + 10
+                    while time.time() < deadline and not all((path, i) in answers for i in ids):
+                        lock.wait(deadline - time.time())
+                    got = [answers.get((path, i)) for i in ids]
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": json.dumps(got)}]}}))
                 self.wfile.flush()
                 return
             self.wfile.write(sse({"jsonrpc": "2.0", "method": "notifications/progress",
