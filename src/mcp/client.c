@@ -285,6 +285,7 @@ static int await_answer(zmcp_client *c, int64_t id, const char *method, int time
     if (take_answer(c, id, &m)) {
       int rc = 0;
       if (m.kind == ZRPC_ERROR) {
+        if (!c->protocol_version && !c->init_error) c->init_error = json_incref(m.error);
         cleanup_free char *text = zrpc_error_text(m.error);
         rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" answered %s with %s", c->cfg->name,
                       method, text);
@@ -422,8 +423,8 @@ int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
   return rc;
 }
 
-static json_t *initialize_params(void) {
-  return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", ZMCP_PROTOCOL_VERSION,
+static json_t *initialize_params(const char *version) {
+  return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version,
                    "capabilities", "roots", "listChanged", 0, "clientInfo", "name", "zero",
                    "version", ZERO_VERSION);
 }
@@ -431,14 +432,44 @@ static json_t *initialize_params(void) {
 /* Phase one: start the transport and send initialize. */
 static int begin_connect(zmcp_client *c, zerr *err) {
   if (c->t->ops->start(c->t, err) < 0) return die(c, err);
-  c->pending_init = send_request(c, "initialize", initialize_params(), 0, err);
+  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION), 0, err);
   return c->pending_init < 0 ? -1 : 0;
+}
+
+/* A server that does not speak the revision asked for may refuse
+ * initialize with an error whose data lists the revisions it supports
+ * ({"supported": [...], "requested": ...}, as in the spec's lifecycle
+ * section): the newest of those zero speaks, or NULL. */
+static const char *fallback_version(const json_t *error) {
+  json_t *supported = json_object_get(json_object_get(error, "data"), "supported");
+  for (size_t i = 0; i < ZARRAY_LEN(supported_versions); i++) {
+    size_t j;
+    json_t *v;
+    json_array_foreach(supported, j, v) {
+      if (json_is_string(v) && !strcmp(json_string_value(v), supported_versions[i]))
+        return supported_versions[i];
+    }
+  }
+  return NULL;
 }
 
 /* Phase two: the initialize answer, initialized, and tools/list sent. */
 static int continue_connect(zmcp_client *c, int64_t deadline, zerr *err) {
   json_t *r = NULL;
-  if (await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err) < 0) return -1;
+  int arc = await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err);
+  const char *older = arc < 0 && c->init_error && !c->init_retried
+                          ? fallback_version(c->init_error) : NULL;
+  if (older && strcmp(older, ZMCP_PROTOCOL_VERSION) != 0) {
+    /* Once only: ask again in a revision the server named. */
+    c->init_retried = true;
+    json_decref(c->init_error);
+    c->init_error = NULL;
+    zerr_clear(err);
+    c->pending_init = send_request(c, "initialize", initialize_params(older), 0, err);
+    if (c->pending_init < 0) return -1;
+    arc = await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err);
+  }
+  if (arc < 0) return -1;
   const char *v = zjson_str(r, "protocolVersion");
   if (!zmcp_protocol_supported(v)) {
     zerr_set(err, ZE_PROVIDER,
@@ -612,6 +643,7 @@ void zmcp_client_free(zmcp_client *c) {
   free(c->server_version);
   free(c->instructions);
   json_decref(c->server_caps);
+  json_decref(c->init_error);
   free(c->failure);
   free(c->workspace_copy);
   free(c);

@@ -71,6 +71,8 @@ typedef struct zmcp_client {
   char *failure;                  /* why the client is unusable, with the server's stderr */
   int timeout_ms;
   int64_t pending_init, pending_list;
+  json_t *init_error;             /* an error answer to initialize (version fallback) */
+  bool init_retried;              /* initialize was sent again with an older revision */
 } zmcp_client;
 
 zmcp_client *zmcp_client_new(const zmcp_server_cfg *cfg, const zmcp_client_opts *opts);

@@ -227,6 +227,23 @@ class Faults(McpTest):
             methods = [json.loads(l).get("method") for l in f if l.strip()]
         self.assertEqual(methods, ["initialize"])
 
+    def test_protocol_version_falls_back_to_one_the_server_names(self):
+        # Issue 8: "Protocol version negotiated (current revision, falling back
+        # to older ones the server supports)"; a server may refuse initialize
+        # with the spec's error listing what it supports.
+        log = os.path.join(self.tmp, "older.log")
+        self.write_config({"old": {"command": sys.executable,
+                                   "args": [FAKE_MCP, "olderonly", log]}})
+        r = self.zero("mcp", "tools", "old", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("protocol 2024-11-05", r.stdout)
+        self.assertIn("hang", r.stdout)
+        with open(log) as f:
+            sent = [json.loads(l) for l in f if l.strip()]
+        inits = [m["params"]["protocolVersion"] for m in sent if m.get("method") == "initialize"]
+        self.assertEqual(inits, ["2025-06-18", "2024-11-05"])
+        self.assertEqual(sum(m.get("method") == "notifications/initialized" for m in sent), 1)
+
     def test_malformed_json_is_a_clear_error(self):
         r, warnings, _ = self.fault_run("malformed")
         self.assertEqual(r.returncode, 0)

@@ -3,6 +3,8 @@
   silent      reads but never answers (logs what it got to argv[2], if given)
   malformed   answers initialize with a line that is not JSON
   oversized   answers initialize with one 17 MiB line
+  olderonly   refuses initialize in any revision but 2024-11-05 with the spec's
+              error (data.supported), then works normally; logs to argv[2]
   junk        prints a log line on stdout, then the initialize answer, in one write
   big         a normal server whose tool "big" returns 3 MiB of text and a secret
   hang        a normal server whose tool "hang" never answers; every message
@@ -18,7 +20,7 @@ import sys
 import time
 
 mode = sys.argv[1]
-log = sys.argv[2] if len(sys.argv) > 2 and mode in ("hang", "silent") else None
+log = sys.argv[2] if len(sys.argv) > 2 and mode in ("hang", "silent", "olderonly") else None
 probe_path = __import__("os").environ.get("PROBE_PATH") if mode == "probe" else None
 
 
@@ -55,6 +57,12 @@ for line in sys.stdin:
         if mode == "malformed":
             sys.stdout.write("{this is not json\n")
             sys.stdout.flush()
+            continue
+        if mode == "olderonly" and msg["params"]["protocolVersion"] != "2024-11-05":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                "code": -32602, "message": "Unsupported protocol version",
+                "data": {"supported": ["2024-11-05"],
+                         "requested": msg["params"]["protocolVersion"]}}})
             continue
         if mode == "junk":
             sys.stdout.write("Server listening on stdio\n" + json.dumps({
