@@ -251,9 +251,12 @@ static json_t *meta_schemas(const zmcp_manager *m) {
   (void)server_prop;
   if (any_cap(m, "resources")) {
     json_array_append_new(arr, schema_entry("mcp_list_resources",
-        "List the resources an MCP server offers (files, records, …).",
-        json_pack("{s:s, s:{s:{s:s}}, s:[s], s:b}", "type", "object", "properties", "server",
-                  "type", "string", "required", "server", "additionalProperties", 0)));
+        "List the resources an MCP server offers (files, records, …) and, on the first page, "
+        "its resource templates (URI patterns to fill in for mcp_read_resource). A "
+        "\"nextCursor\" in the answer means there is more: pass it as \"cursor\".",
+        json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s], s:b}", "type", "object", "properties",
+                  "server", "type", "string", "cursor", "type", "string", "required", "server",
+                  "additionalProperties", 0)));
     json_array_append_new(arr, schema_entry("mcp_read_resource",
         "Read one resource of an MCP server by its URI.",
         json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s,s], s:b}", "type", "object", "properties",
@@ -262,9 +265,11 @@ static json_t *meta_schemas(const zmcp_manager *m) {
   }
   if (any_cap(m, "prompts")) {
     json_array_append_new(arr, schema_entry("mcp_list_prompts",
-        "List the prompt templates an MCP server offers.",
-        json_pack("{s:s, s:{s:{s:s}}, s:[s], s:b}", "type", "object", "properties", "server",
-                  "type", "string", "required", "server", "additionalProperties", 0)));
+        "List the prompt templates an MCP server offers. A \"nextCursor\" in the answer "
+        "means there is more: pass it as \"cursor\".",
+        json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s], s:b}", "type", "object", "properties",
+                  "server", "type", "string", "cursor", "type", "string", "required", "server",
+                  "additionalProperties", 0)));
     json_array_append_new(arr, schema_entry("mcp_get_prompt",
         "Get one prompt of an MCP server, filled with arguments.",
         json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s, s:{s:s}}}, s:[s,s], s:b}", "type",
@@ -398,18 +403,35 @@ static void run_meta(zmcp_manager *m, const char *name, const json_t *args, ztoo
   zerr err = ZERR_INIT;
   json_t *r = NULL;
   int rc;
-  if (!strcmp(name, "mcp_list_resources"))
-    rc = zmcp_request(c, "resources/list", NULL, 0, &r, &err);
-  else if (!strcmp(name, "mcp_read_resource"))
+  const char *cursor = zjson_str(args, "cursor");
+  json_t *page = cursor && cursor[0] ? json_pack("{s:s}", "cursor", cursor) : NULL;
+  if (!strcmp(name, "mcp_list_resources")) {
+    rc = zmcp_request(c, "resources/list", page, 0, &r, &err);
+    page = NULL;
+    /* Templates (URIs with {placeholders}) are how many servers offer most
+     * of their resources; a server without them answers an error, which
+     * just leaves them out. */
+    json_t *t = NULL;
+    zerr terr = ZERR_INIT;
+    if (rc == 0 && !(cursor && cursor[0]) &&
+        zmcp_request(c, "resources/templates/list", NULL, 0, &t, &terr) == 0) {
+      json_t *list = json_object_get(t, "resourceTemplates");
+      if (json_is_array(list) && json_array_size(list))
+        json_object_set(r, "resourceTemplates", list);
+    }
+    json_decref(t);
+  } else if (!strcmp(name, "mcp_read_resource")) {
     rc = zmcp_request(c, "resources/read", json_pack("{s:s}", "uri", zjson_str_or(args, "uri", "")), 0, &r, &err);
-  else if (!strcmp(name, "mcp_list_prompts"))
-    rc = zmcp_request(c, "prompts/list", NULL, 0, &r, &err);
-  else {
+  } else if (!strcmp(name, "mcp_list_prompts")) {
+    rc = zmcp_request(c, "prompts/list", page, 0, &r, &err);
+    page = NULL;
+  } else {
     json_t *p = json_pack("{s:s}", "name", zjson_str_or(args, "name", ""));
     json_t *a = json_object_get(args, "arguments");
     if (json_is_object(a)) json_object_set(p, "arguments", a);
     rc = zmcp_request(c, "prompts/get", p, 0, &r, &err);
   }
+  json_decref(page); /* not taken by the request (reads, prompts/get) */
   if (rc < 0) {
     ztool_fail(res, "%s", err.msg);
     return;

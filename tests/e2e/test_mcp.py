@@ -297,6 +297,27 @@ class Faults(McpTest):
         res = [e for e in events if e["type"] == "tool_result"][0]
         self.assertTrue(res["truncated"])
 
+    def test_resource_listing_pages_and_templates(self):
+        # mcp_list_resources offered no way to ask for the next page, and
+        # resource templates (how servers offer parameterised resources) were
+        # never listed.
+        self.write_config({"res": {"command": sys.executable, "args": [FAKE_MCP, "resources"]}})
+        model = self.serve([
+            {"tool_calls": [{"name": "mcp_list_resources", "arguments": {"server": "res"}}]},
+            {"tool_calls": [{"name": "mcp_list_resources",
+                             "arguments": {"server": "res", "cursor": "page-2"}}]},
+            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        schema = [t for t in model.bodies()[0]["tools"]
+                  if t["function"]["name"] == "mcp_list_resources"][0]["function"]["parameters"]
+        self.assertIn("cursor", schema["properties"])
+        first = json.loads(self.tool_messages(model.bodies()[1])[0]["content"])
+        self.assertEqual(first["nextCursor"], "page-2")
+        self.assertEqual(first["resourceTemplates"][0]["uriTemplate"], "fake://item/{id}")
+        second = json.loads(self.tool_messages(model.bodies()[2])[1]["content"])
+        self.assertEqual([x["uri"] for x in second["resources"]], ["fake://second"])
+
     def test_missing_command_says_so(self):
         self.write_config({"nope": {"command": "/nonexistent/mcp-server"}})
         self.serve([{"text": "ok"}])

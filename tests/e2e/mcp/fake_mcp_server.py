@@ -5,6 +5,7 @@
   oversized   answers initialize with one 17 MiB line
   olderonly   refuses initialize in any revision but 2024-11-05 with the spec's
               error (data.supported), then works normally; logs to argv[2]
+  resources   a server with two pages of resources and a resource template
   junk        prints a log line on stdout, then the initialize answer, in one write
   big         a normal server whose tool "big" returns 3 MiB of text and a secret
   hang        a normal server whose tool "hang" never answers; every message
@@ -76,9 +77,21 @@ for line in sys.stdin:
                              % (msg["id"], "x" * (17 << 20)))
             sys.stdout.flush()
             continue
+        caps = {"tools": {}}
+        if mode == "resources":
+            caps["resources"] = {}
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {
             "protocolVersion": msg["params"]["protocolVersion"],
-            "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}}})
+            "capabilities": caps, "serverInfo": {"name": "fake", "version": "1"}}})
+    elif msg.get("method") == "resources/list":
+        if (msg.get("params") or {}).get("cursor") == "page-2":
+            page = {"resources": [{"uri": "fake://second", "name": "second"}]}
+        else:
+            page = {"resources": [{"uri": "fake://first", "name": "first"}], "nextCursor": "page-2"}
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": page})
+    elif msg.get("method") == "resources/templates/list":
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"resourceTemplates": [
+            {"uriTemplate": "fake://item/{id}", "name": "item"}]}})
     elif msg.get("method") == "tools/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
             {"name": mode if mode in ("probe", "big") else "hang",
