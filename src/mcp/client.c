@@ -410,6 +410,30 @@ static int finish_tool_list(zmcp_client *c, json_t *first, zerr *err) {
   return 0;
 }
 
+void zmcp_client_poll(zmcp_client *c) {
+  if (!c->ready || c->failure) return;
+  zerr err = ZERR_INIT;
+  /* Streamable HTTP: what a tool call changed (tools/list_changed) comes on
+   * the event stream, a connection of its own that may lag the call's
+   * answer by a moment: give it that moment once after a call. */
+  int wait_ms = c->call_ended && c->cfg->type == ZMCP_HTTP ? 50 : 0;
+  c->call_ended = false;
+  /* A bounded number of rounds: a server that never stops talking cannot
+   * keep the caller here. */
+  for (int round = 0; round < 64; round++) {
+    int rc = c->t->ops->pump(c->t, round ? 0 : wait_ms, &err);
+    if (rc < 0) {
+      /* stdio: the server is gone (EOF) or sent garbage: say so from now on.
+       * HTTP: no event stream (none offered, or it ended) is no failure. */
+      if (c->cfg->type == ZMCP_STDIO && err.kind != ZE_CANCELLED) die(c, &err);
+      break;
+    }
+    if (rc == 0) break;
+  }
+  zerr ignore = ZERR_INIT;
+  if (!c->failure) flush_outbox(c, &ignore);
+}
+
 int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
   c->tools_stale = false;
   if (c->server_caps && !json_object_get(c->server_caps, "tools")) {
@@ -608,6 +632,7 @@ int zmcp_call_tool(zmcp_client *c, const char *tool, const json_t *args, int tim
   if (timeout_ms <= 0)
     timeout_ms = c->cfg->timeout_ms > 0 ? c->cfg->timeout_ms : ZMCP_CALL_TIMEOUT_MS;
   int64_t sent = send_request(c, "tools/call", params, timeout_ms, err);
+  c->call_ended = true;
   if (sent < 0) return -1;
   return await_answer(c, sent, "tools/call", timeout_ms, 0, result, err);
 }

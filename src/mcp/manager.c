@@ -236,7 +236,8 @@ static void refresh_stale(zmcp_manager *m) {
   for (size_t i = 0; i < m->n; i++) {
     zmcp_client *c = m->clients[i];
     zerr err = ZERR_INIT;
-    if (c->ready && c->tools_stale) zmcp_refresh_tools(c, &err);
+    zmcp_client_poll(c);
+    if (c->ready && !c->failure && c->tools_stale) zmcp_refresh_tools(c, &err);
   }
 }
 

@@ -318,6 +318,21 @@ class Faults(McpTest):
         second = json.loads(self.tool_messages(model.bodies()[2])[1]["content"])
         self.assertEqual([x["uri"] for x in second["resources"]], ["fake://second"])
 
+    def test_list_changed_after_the_answer_refreshes_the_tools(self):
+        # A notification that came after the call's answer waited unread in
+        # the pipe until the next call: the model never saw the new tool.
+        self.write_config({"g": {"command": sys.executable, "args": [FAKE_MCP, "grows"]}})
+        self.zero("mcp", "grant", "g")
+        model = self.serve([{"tool_calls": [{"name": "mcp_g_grow", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_g_grown", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [[t["function"]["name"] for t in b["tools"]] for b in model.bodies()]
+        self.assertNotIn("mcp_g_grown", names[0])
+        self.assertIn("mcp_g_grown", names[1])
+        self.assertEqual(self.tool_messages(model.bodies()[2])[1]["content"], "grown ran")
+
     def test_missing_command_says_so(self):
         self.write_config({"nope": {"command": "/nonexistent/mcp-server"}})
         self.serve([{"text": "ok"}])

@@ -157,6 +157,24 @@ class HttpMcp(harness.ZeroTest):
                                 "result": {}})
         self.assertEqual(roots["result"]["roots"][0]["uri"], "file://" + self.work)
 
+    def test_list_changed_on_the_event_stream_refreshes_the_tools(self):
+        # notifications/tools/list_changed on the GET stream was queued but
+        # never taken in: the new tool never reached the model.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/live"}})
+        self.zero("mcp", "grant", "a")
+        model = self.serve([{"tool_calls": [{"name": "mcp_a_grow", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_a_grown", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.entries("stream"), "zero never opened the event stream")
+        names = [[t["function"]["name"] for t in b["tools"]] for b in model.bodies()]
+        self.assertNotIn("mcp_a_grown", names[0])
+        self.assertIn("mcp_a_grown", names[1])
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual(results[1]["output"], "grown ran")
+
 
 if __name__ == "__main__":
     harness.main()

@@ -17,6 +17,9 @@ sends a ping and a roots/list request in its SSE answer and finishes only
 once both answers have come (as POSTs of their own; at most 10 s), with
 them as its result:
   {"event": "answer", "path": p, "id": id, "message": {...}}  per answer
+Paths under /live also offer the GET event stream (others answer GET with
+405); there "grow" adds the tool "grown" and announces it with
+notifications/tools/list_changed on that stream, then answers the call.
 """
 import json
 import sys
@@ -32,6 +35,8 @@ lock = threading.Condition()
 inits = 0
 cancelled = {}  # (path, id) -> threading.Event
 answers = {}  # (path, id of our request) -> the client's answer
+streams = {}  # path -> wfile of its open GET event stream
+grown = set()  # paths whose tool list gained "grown"
 
 
 def log(entry):
@@ -59,7 +64,14 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        self.plain(405)
+        if not self.path.startswith("/live"):
+            return self.plain(405)
+        self.start_sse()
+        self.wfile.flush()
+        with lock:
+            streams[self.path] = self.wfile
+        log({"event": "stream", "path": self.path})
+        time.sleep(30)  # held open; zero closes it when it is done
 
     def do_DELETE(self):
         self.plain(200)
@@ -113,7 +125,12 @@ class Handler(BaseHTTPRequestHandler):
                      {"name": "slow", "description": "runs until cancelled",
                       "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "asks", "description": "asks the client things first",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "grow", "description": "adds a tool",
                       "inputSchema": {"type": "object", "properties": {}}}]
+            if path in grown:
+                tools.append({"name": "grown", "description": "added by grow",
+                              "inputSchema": {"type": "object", "properties": {}}})
             body = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}}).encode()
             return self.plain(200, body)
         if method == "tools/call":
@@ -130,6 +147,19 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
                 self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
                     "content": [{"type": "text", "text": "all 3 steps done"}]}}))
+                self.wfile.flush()
+                return
+            if tool in ("grow", "grown"):
+                if tool == "grow":
+                    with lock:
+                        grown.add(path)
+                        stream = streams.get(path)
+                    if stream:
+                        stream.write(sse({"jsonrpc": "2.0",
+                                          "method": "notifications/tools/list_changed"}))
+                        stream.flush()
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": tool + " ran"}]}}))
                 self.wfile.flush()
                 return
             if tool == "asks":

@@ -6,6 +6,8 @@
   olderonly   refuses initialize in any revision but 2024-11-05 with the spec's
               error (data.supported), then works normally; logs to argv[2]
   resources   a server with two pages of resources and a resource template
+  grows       tool "grow" answers, then adds the tool "grown" and sends
+              notifications/tools/list_changed (after its answer)
   junk        prints a log line on stdout, then the initialize answer, in one write
   big         a normal server whose tool "big" returns 3 MiB of text and a secret
   hang        a normal server whose tool "hang" never answers; every message
@@ -47,6 +49,7 @@ if mode == "exit":
     sys.stderr.flush()
     sys.exit(3)
 
+grown = []
 for line in sys.stdin:
     msg = json.loads(line)
     if log:
@@ -92,6 +95,15 @@ for line in sys.stdin:
     elif msg.get("method") == "resources/templates/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"resourceTemplates": [
             {"uriTemplate": "fake://item/{id}", "name": "item"}]}})
+    elif msg.get("method") == "tools/list" and mode == "grows":
+        tools = [{"name": n, "inputSchema": {"type": "object"}} for n in ["grow"] + grown]
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}})
+    elif msg.get("method") == "tools/call" and mode == "grows":
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "content": [{"type": "text", "text": msg["params"]["name"] + " ran"}]}})
+        if msg["params"]["name"] == "grow":
+            grown = ["grown"]
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     elif msg.get("method") == "tools/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
             {"name": mode if mode in ("probe", "big") else "hang",
