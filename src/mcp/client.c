@@ -183,6 +183,8 @@ static int send_text_within(zmcp_client *c, const char *s, size_t n, int timeout
     /* An HTTP request that timed out leaves the session usable: only that
      * exchange is over. A stdio server that stopped reading is stuck. */
     if (err && err->kind == ZE_TIMEOUT && c->cfg->type != ZMCP_STDIO) return -1;
+    /* A forgotten session: send_request starts a new one. */
+    if (c->t->session_lost && c->ready && !c->reconnecting) return -1;
     return die(c, err);
   }
   if (c->failure) return zerr_set(err, ZE_PROVIDER, "%s", c->failure);
@@ -226,6 +228,8 @@ static void send_cancelled(zmcp_client *c, int64_t id, const char *reason) {
   json_decref(p);
 }
 
+static int reinitialize(zmcp_client *c, zerr *err);
+
 /* Sends a request; returns its id, or -1. Steals params. timeout_ms: the
  * request's own timeout (0 = the server's timeoutMs). */
 static int64_t send_request(zmcp_client *c, const char *method, json_t *params, int timeout_ms,
@@ -237,9 +241,33 @@ static int64_t send_request(zmcp_client *c, const char *method, json_t *params, 
   int64_t id = ++c->next_id;
   zbuf b = ZBUF_INIT;
   zrpc_build_request(&b, id, method, params);
-  json_decref(params);
   int allowed = timeout_ms > 0 ? timeout_ms : c->timeout_ms;
   int rc = send_text_within(c, b.data, b.len, allowed, err);
+  if (rc < 0 && c->t->session_lost && c->ready && !c->reconnecting) {
+    /* Streamable HTTP: the server forgot the session (restarted, expired
+     * it). The spec wants a new one: initialize again, then send the request
+     * once more, under a new id. */
+    c->t->session_lost = false;
+    c->reconnecting = true;
+    zbuf why = ZBUF_INIT;
+    zbuf_addstr(&why, err ? err->msg : "");
+    rc = reinitialize(c, err);
+    c->reconnecting = false;
+    if (rc == 0) {
+      id = ++c->next_id;
+      zbuf_reset(&b);
+      zrpc_build_request(&b, id, method, params);
+      rc = send_text_within(c, b.data, b.len, allowed, err);
+    } else if (err) {
+      char inner[sizeof err->msg];
+      snprintf(inner, sizeof inner, "%s", err->msg);
+      snprintf(err->msg, sizeof err->msg, "%s, and starting a new session failed: %s", why.data,
+               inner);
+      if (!c->failure) set_failure(c, "%s", err->msg);
+    }
+    zbuf_release(&why);
+  }
+  json_decref(params);
   zbuf_release(&b);
   if (rc < 0 && err && err->kind == ZE_TIMEOUT && c->cfg->type != ZMCP_STDIO) {
     /* HTTP: the answer did not come within the request's timeout. */
@@ -540,6 +568,32 @@ static int64_t startup_deadline(zmcp_client *c) {
   int ms = c->cfg->startup_timeout_ms > 0 ? c->cfg->startup_timeout_ms
                                           : ZMCP_DEFAULT_STARTUP_TIMEOUT_MS;
   return ztime_mono_ms() + ms;
+}
+
+/* A new session with a server that forgot ours: what connecting does after
+ * the transport has started (initialize, initialized, tools/list). */
+static int reinitialize(zmcp_client *c, zerr *err) {
+  free(c->protocol_version);
+  c->protocol_version = NULL;
+  free(c->t->protocol_version);
+  c->t->protocol_version = NULL;
+  free(c->server_name);
+  free(c->server_version);
+  free(c->instructions);
+  c->server_name = c->server_version = c->instructions = NULL;
+  json_decref(c->server_caps);
+  c->server_caps = NULL;
+  json_decref(c->init_error);
+  c->init_error = NULL;
+  c->init_retried = false;
+  c->ready = false;
+  zerr_clear(err);
+  int64_t deadline = startup_deadline(c);
+  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION), 0, err);
+  if (c->pending_init < 0 || continue_connect(c, deadline, err) < 0 ||
+      finish_connect(c, deadline, err) < 0)
+    return -1;
+  return 0;
 }
 
 static void fail_connect(zmcp_client *c, zerr *err) {

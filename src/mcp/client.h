@@ -74,6 +74,7 @@ typedef struct zmcp_client {
   json_t *init_error;             /* an error answer to initialize (version fallback) */
   bool init_retried;              /* initialize was sent again with an older revision */
   bool call_ended;                /* a tools/call ended since the last zmcp_client_poll */
+  bool reconnecting;              /* a new session is being started (HTTP 404) */
 } zmcp_client;
 
 zmcp_client *zmcp_client_new(const zmcp_server_cfg *cfg, const zmcp_client_opts *opts);

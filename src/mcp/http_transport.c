@@ -257,7 +257,7 @@ static int http_start(zmcp_transport *t, zerr *err) {
   if (!h->cfg->url || !h->cfg->url[0])
     return zerr_set(err, ZE_CONFIG, "MCP server \"%s\" has no \"url\"; set it in %s",
                     h->cfg->name, h->cfg->origin ? h->cfg->origin : "the config");
-  if (pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(h->stop, O_CLOEXEC) < 0)
+  if (pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(h->stop, O_CLOEXEC | O_NONBLOCK) < 0)
     return zerr_errno(err, ZE_IO, "MCP server \"%s\": cannot create pipes", h->cfg->name);
   if (load_bearer(h, err) < 0) return -1;
   if (!h->legacy) {
@@ -379,6 +379,8 @@ static int nested_send(http_t *h, const char *msg, size_t len, zerr *err) {
   return rc;
 }
 
+static void end_stream(http_t *h);
+
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
   if (h->in_post) return nested_send(h, msg, len, err);
@@ -428,10 +430,17 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
                   h->cfg->name, h->cfg->url, resp.status, h->www_auth ? ": " : "",
                   h->www_auth ? h->www_auth : "");
   } else if (resp.status == 404 && h->session_id) {
+    /* The spec: the client must start a new session without the old id. The
+     * event stream belonged to the old session: it goes too, and a new one
+     * opens after the next initialized. */
     rc = zerr_set(err, ZE_PROVIDER,
                   "MCP server \"%s\" no longer knows the session (HTTP 404); it was restarted "
-                  "or expired the session — rerun to start a new one",
+                  "or expired the session",
                   h->cfg->name);
+    free(h->session_id);
+    h->session_id = NULL;
+    h->base.session_lost = true;
+    end_stream(h);
   } else if (resp.status >= 300) {
     rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" (%s) answered HTTP %ld: %.300s",
                   h->cfg->name, h->cfg->url, resp.status,
@@ -502,6 +511,25 @@ static void stop_stream(http_t *h) {
     ssize_t w = write(h->stop[1], &c, 1);
     (void)w;
   }
+}
+
+/* Stops and joins the event-stream thread and forgets its state, so that the
+ * next initialized opens a new stream (a new session). */
+static void end_stream(http_t *h) {
+  if (h->thread_started) {
+    stop_stream(h);
+    pthread_join(h->thread, NULL);
+    h->thread_started = false;
+  }
+  char drain[64];
+  while (h->stop[0] >= 0 && read(h->stop[0], drain, sizeof drain) > 0) {
+  }
+  pthread_mutex_lock(&h->mu);
+  h->stream_done = false;
+  free(h->stream_error);
+  h->stream_error = NULL;
+  pthread_mutex_unlock(&h->mu);
+  h->initialized_sent = false;
 }
 
 static void http_begin_shutdown(zmcp_transport *t) {

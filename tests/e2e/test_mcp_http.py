@@ -175,6 +175,25 @@ class HttpMcp(harness.ZeroTest):
         results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
         self.assertEqual(results[1]["output"], "grown ran")
 
+    def test_forgotten_session_is_started_again(self):
+        # The spec: a 404 to a request carrying Mcp-Session-Id means the
+        # session is gone and the client MUST start a new one. zero used to
+        # give up on the server for the rest of the run.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/expire"}})
+        self.zero("mcp", "grant", "a")
+        self.serve([{"tool_calls": [{"name": "mcp_a_forget", "arguments": {}}]},
+                    {"tool_calls": [{"name": "mcp_a_steps", "arguments": {}}]},
+                    {"tool_calls": [{"name": "mcp_a_steps", "arguments": {}}]},
+                    {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual([e["status"] for e in results], ["ok", "ok", "ok"], results)
+        self.assertIn("all 3 steps done", results[1]["output"])
+        self.assertEqual(len(self.entries("init")), 2)
+        self.assertEqual([e["method"] for e in self.entries("expired")], ["tools/call"])
+
 
 if __name__ == "__main__":
     harness.main()

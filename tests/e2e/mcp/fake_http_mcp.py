@@ -17,6 +17,8 @@ sends a ping and a roots/list request in its SSE answer and finishes only
 once both answers have come (as POSTs of their own; at most 10 s), with
 them as its result:
   {"event": "answer", "path": p, "id": id, "message": {...}}  per answer
+Paths under /expire check Mcp-Session-Id (404 for an unknown one, as after a
+restart); there the tool "forget" answers and then forgets the session.
 Paths under /live also offer the GET event stream (others answer GET with
 405); there "grow" adds the tool "grown" and announces it with
 notifications/tools/list_changed on that stream, then answers the call.
@@ -37,6 +39,7 @@ cancelled = {}  # (path, id) -> threading.Event
 answers = {}  # (path, id of our request) -> the client's answer
 streams = {}  # path -> wfile of its open GET event stream
 grown = set()  # paths whose tool list gained "grown"
+generation = {}  # /expire paths: number of the current session
 
 
 def log(entry):
@@ -90,6 +93,12 @@ class Handler(BaseHTTPRequestHandler):
         msg = json.loads(self.rfile.read(n))
         path = self.path
         method, mid = msg.get("method"), msg.get("id")
+        if path.startswith("/expire") and method != "initialize":
+            want = "s%s-%d" % (path.strip("/"), generation.get(path, 0))
+            if self.headers.get("Mcp-Session-Id") != want:
+                log({"event": "expired", "path": path, "method": method})
+                return self.plain(404, b'{"jsonrpc":"2.0","id":null,"error":'
+                                       b'{"code":-32001,"message":"Session not found"}}')
         if method == "notifications/cancelled":
             rid = msg["params"]["requestId"]
             log({"event": "cancelled", "path": path, "requestId": rid,
@@ -118,7 +127,10 @@ class Handler(BaseHTTPRequestHandler):
             res = {"protocolVersion": msg["params"]["protocolVersion"],
                    "capabilities": {"tools": {}}, "serverInfo": {"name": "fake-http", "version": "1"}}
             body = json.dumps({"jsonrpc": "2.0", "id": mid, "result": res}).encode()
-            return self.plain(200, body, headers=[("Mcp-Session-Id", "s" + path.strip("/"))])
+            sid = "s" + path.strip("/")
+            if path.startswith("/expire"):
+                sid += "-%d" % generation.get(path, 0)
+            return self.plain(200, body, headers=[("Mcp-Session-Id", sid)])
         if method == "tools/list":
             tools = [{"name": "steps", "description": "three steps with progress",
                       "inputSchema": {"type": "object", "properties": {}}},
@@ -127,6 +139,8 @@ class Handler(BaseHTTPRequestHandler):
                      {"name": "asks", "description": "asks the client things first",
                       "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "grow", "description": "adds a tool",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "forget", "description": "forgets the session",
                       "inputSchema": {"type": "object", "properties": {}}}]
             if path in grown:
                 tools.append({"name": "grown", "description": "added by grow",
@@ -147,6 +161,13 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
                 self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
                     "content": [{"type": "text", "text": "all 3 steps done"}]}}))
+                self.wfile.flush()
+                return
+            if tool == "forget":
+                with lock:
+                    generation[path] = generation.get(path, 0) + 1
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "forgotten"}]}}))
                 self.wfile.flush()
                 return
             if tool in ("grow", "grown"):
