@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buf.h"
 #include "base/cancel.h"
@@ -108,6 +109,25 @@ bool zmcp_render_result(const json_t *result, zbuf *out) {
   bool is_error = json_is_true(json_object_get(result, "isError"));
   if (!parts) zbuf_addstr(out, is_error ? "the tool failed without saying why" : "(no output)");
   return is_error;
+}
+
+/* The first image of a result the model can be shown (PNG, JPEG, GIF or
+ * WebP: what every provider takes), as the meta a built-in image tool sets
+ * (view_image: meta.image {media_type, data}), or NULL. */
+static json_t *result_image(const json_t *result) {
+  static const char *const types[] = {"image/png", "image/jpeg", "image/gif", "image/webp"};
+  size_t i;
+  json_t *item;
+  json_array_foreach(json_object_get(result, "content"), i, item) {
+    const char *type = zjson_str(item, "type"), *mime = zjson_str(item, "mimeType");
+    const char *data = zjson_str(item, "data");
+    if (!type || strcmp(type, "image") != 0 || !mime || !data || !data[0]) continue;
+    for (size_t k = 0; k < ZARRAY_LEN(types); k++)
+      if (!strcasecmp(mime, types[k]))
+        return json_pack("{s:{s:s, s:s, s:I}}", "image", "media_type", types[k], "data", data,
+                         "bytes", (json_int_t)b64_bytes(data));
+  }
+  return NULL;
 }
 
 /* ---- approvals ------------------------------------------------------------------ */
@@ -530,6 +550,9 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
         if (err.kind == ZE_CANCELLED && !zcancel_requested()) zcancel_request();
       } else {
         res->is_error = zmcp_render_result(r, &res->output);
+        /* An image reaches the model with the result, as view_image's does
+         * (unless the model takes no images: then the text names it). */
+        if (!(a->tools && a->tools->images_unsupported)) res->meta = result_image(r);
         json_decref(r);
       }
     }

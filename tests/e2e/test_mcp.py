@@ -113,6 +113,32 @@ class RealServers(McpTest):
         for sid in self.session_ids():
             self.assertNotIn(secret, json.dumps(self.session_events(sid)))
 
+    def test_image_result_reaches_the_model_and_survives_resume(self):
+        # An MCP tool's image used to reach the model only as the text
+        # "[image: image/png, N bytes]"; it now goes with the result as
+        # view_image's does (a browser's screenshot tool is the typical case).
+        self.write_config({"ev": self.everything(self.nm)})
+        self.zero("mcp", "grant", "ev")
+        model = self.serve([{"tool_calls": [{"name": "mcp_ev_get-tiny-image", "arguments": {}}]},
+                            {"text": "the MCP logo"}], model="gpt-4o-mini")
+        r = self.zero("exec", "-o", "json", "show me", timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        second = model.bodies()[1]
+        self.assertIn("[image: image/png", self.tool_messages(second)[0]["content"])
+        urls = [p["image_url"]["url"] for m in second["messages"]
+                if m["role"] == "user" and isinstance(m["content"], list)
+                for p in m["content"] if p.get("type") == "image_url"]
+        self.assertEqual(len(urls), 1)
+        self.assertTrue(urls[0].startswith("data:image/png;base64,iVBORw0KGgo"), urls[0][:60])
+        sid = json.loads(r.stdout)["sessionId"]
+        m2 = self.serve([{"text": "still the logo"}], model="gpt-4o-mini")
+        r = self.zero("exec", "--resume", sid, "and now?", timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        again = [p["image_url"]["url"] for m in m2.bodies()[0]["messages"]
+                 if m["role"] == "user" and isinstance(m["content"], list)
+                 for p in m["content"] if p.get("type") == "image_url"]
+        self.assertEqual(again, urls)
+
     def test_filesystem_server_over_stdio(self):
         with open(os.path.join(self.work, "notes.txt"), "w") as f:
             f.write("filesystem server says hi\n")
