@@ -3,6 +3,7 @@ from npm (@modelcontextprotocol/server-everything over stdio, Streamable HTTP
 and HTTP+SSE; @modelcontextprotocol/server-filesystem over stdio), plus
 misbehaving servers for the fault cases. The model calls an MCP tool; the
 result must reach the next model request."""
+import base64
 import json
 import tempfile
 import shutil
@@ -436,6 +437,10 @@ class ServeMcp(McpTest):
         nm = require_npm(self)
         with open(os.path.join(self.work, "hello.txt"), "w") as f:
             f.write("served by zero\n")
+        png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf"
+                               "7gP9i18U1AAAAABJRU5ErkJggg==")
+        with open(os.path.join(self.work, "pic.png"), "wb") as f:
+            f.write(png)
         script = os.path.join(self.tmp, "client.mjs")
         with open(script, "w") as f:
             f.write("""
@@ -449,6 +454,7 @@ const out = { server: client.getServerVersion(), protocol: transport._protocolVe
 out.tools = (await client.listTools()).tools;
 out.read = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
 out.missing = await client.callTool({ name: "read_file", arguments: { path: "nope.txt" } });
+out.image = await client.callTool({ name: "view_image", arguments: { path: "pic.png" } });
 try { await client.callTool({ name: "write_file", arguments: { path: "x", content: "y" } });
       out.write = "allowed"; } catch (e) { out.write = String(e.message); }
 try { await client.callTool({ name: "no_such_tool", arguments: {} }); out.unknown = "ok"; }
@@ -471,6 +477,12 @@ console.log(JSON.stringify(out));
         self.assertFalse(out["read"].get("isError", False))
         self.assertTrue(out["missing"]["isError"])
         self.assertIn("not exposed", out["write"])
+        # view_image's picture comes as MCP image content the client's model can see.
+        kinds = [c["type"] for c in out["image"]["content"]]
+        self.assertEqual(kinds, ["text", "image"])
+        self.assertEqual(out["image"]["content"][1]["mimeType"], "image/png")
+        self.assertEqual(base64.b64decode(out["image"]["content"][1]["data"]), png)
+        self.assertNotIn("image", out["image"].get("structuredContent", {}))
         self.assertIn("unknown tool", out["unknown"])
 
     def call_serve(self, args, calls):
