@@ -1,5 +1,6 @@
 /* manager.c — the MCP servers of a run as a tool source; see mcp.h. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,16 @@ char *zmcp_tool_name(const char *server, const char *tool) {
     unsigned char c = (unsigned char)b.data[i];
     if (!isalnum(c) && c != '_' && c != '-') b.data[i] = '_';
   }
-  if (b.len > NAME_MAX_LEN) zbuf_setlen(&b, NAME_MAX_LEN);
+  if (b.len > NAME_MAX_LEN) {
+    /* Cut, but keep long names apart: two tools that share their first 64
+     * bytes would otherwise get one name, which providers refuse (tool
+     * names must be unique) and which could only ever reach one of them.
+     * The last 9 bytes become "_" and a hash of the whole name. */
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < b.len; i++) h = (h ^ (unsigned char)b.data[i]) * 16777619u;
+    zbuf_setlen(&b, NAME_MAX_LEN - 9);
+    zbuf_addf(&b, "_%08x", h);
+  }
   return zbuf_detach(&b, NULL);
 }
 
