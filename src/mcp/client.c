@@ -56,8 +56,6 @@ static json_t *roots_result(zmcp_client *c) {
   return json_pack("{s:o}", "roots", roots);
 }
 
-static int send_text(zmcp_client *c, const char *s, size_t n, zerr *err);
-
 static void queue_out(zmcp_client *c, zbuf *msg) {
   char *s = zbuf_detach(msg, NULL);
   zvec_push(outbox(c), s);
@@ -94,8 +92,10 @@ static void on_server_request(zmcp_client *c, zrpc_msg *m) {
     /* Streamable HTTP: the request may have come in the reply to one of our
      * POSTs, which the server finishes only once it has this answer: it goes
      * out now (the transport sends it on a connection of its own). */
+    /* Best effort: a server that refuses our answer has not broken the
+     * session (it will fail the request it asked for if it cared). */
     zerr ignore = ZERR_INIT;
-    send_text(c, out.data, out.len, &ignore);
+    c->t->ops->send(c->t, out.data, out.len, c->timeout_ms, &ignore);
     zbuf_release(&out);
     return;
   }
@@ -273,9 +273,9 @@ static int64_t send_request(zmcp_client *c, const char *method, json_t *params, 
     /* HTTP: the answer did not come within the request's timeout. */
     send_cancelled(c, id, "timed out");
     zerr_set(err, ZE_TIMEOUT,
-             "MCP server \"%s\" did not answer %s within %d ms; raise \"timeoutMs\" for it in "
-             "the config if it is just slow",
-             c->cfg->name, method, allowed);
+             "MCP server \"%s\" did not answer %s within %d ms; raise \"%s\" for it in the "
+             "config if it is just slow",
+             c->cfg->name, method, allowed, c->ready ? "timeoutMs" : "startupTimeoutMs");
   } else if (rc < 0 && err && err->kind == ZE_CANCELLED) {
     /* HTTP: the user cancelled while the POST was waiting for the answer
      * (which comes in the POST's own SSE stream): the server still runs it. */
@@ -328,9 +328,10 @@ static int await_answer(zmcp_client *c, int64_t id, const char *method, int time
     if (left <= 0) {
       send_cancelled(c, id, "timed out");
       return zerr_set(err, ZE_TIMEOUT,
-                      "MCP server \"%s\" did not answer %s within %lld ms; raise \"timeoutMs\" "
-                      "for it in the config if it is just slow",
-                      c->cfg->name, method, allowed);
+                      "MCP server \"%s\" did not answer %s within %lld ms; raise \"%s\" for "
+                      "it in the config if it is just slow",
+                      c->cfg->name, method, allowed,
+                      c->ready ? "timeoutMs" : "startupTimeoutMs");
     }
     int rc = c->t->ops->pump(c->t, left > 1000 ? 1000 : (int)left, err);
     if (rc < 0) {
@@ -481,10 +482,23 @@ static json_t *initialize_params(const char *version) {
                    "version", ZERO_VERSION);
 }
 
+static int startup_ms(const zmcp_client *c) {
+  return c->cfg->startup_timeout_ms > 0 ? c->cfg->startup_timeout_ms
+                                        : ZMCP_DEFAULT_STARTUP_TIMEOUT_MS;
+}
+
+/* What is left of the start-up time (at least 1 ms): over HTTP the whole
+ * exchange happens in send(), so the start-up deadline must bound it there. */
+static int left_ms(int64_t deadline) {
+  int64_t left = deadline - ztime_mono_ms();
+  return left > 0 ? (int)left : 1;
+}
+
 /* Phase one: start the transport and send initialize. */
 static int begin_connect(zmcp_client *c, zerr *err) {
   if (c->t->ops->start(c->t, err) < 0) return die(c, err);
-  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION), 0, err);
+  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION),
+                                 startup_ms(c), err);
   return c->pending_init < 0 ? -1 : 0;
 }
 
@@ -517,7 +531,8 @@ static int continue_connect(zmcp_client *c, int64_t deadline, zerr *err) {
     json_decref(c->init_error);
     c->init_error = NULL;
     zerr_clear(err);
-    c->pending_init = send_request(c, "initialize", initialize_params(older), 0, err);
+    c->pending_init = send_request(c, "initialize", initialize_params(older), left_ms(deadline),
+                                   err);
     if (c->pending_init < 0) return -1;
     arc = await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err);
   }
@@ -548,7 +563,7 @@ static int continue_connect(zmcp_client *c, int64_t deadline, zerr *err) {
   c->pending_list = 0;
   if (json_object_get(c->server_caps, "tools")) {
     c->tools_stale = false; /* the list we are about to fetch is fresh */
-    c->pending_list = send_request(c, "tools/list", NULL, 0, err);
+    c->pending_list = send_request(c, "tools/list", NULL, left_ms(deadline), err);
     if (c->pending_list < 0) return -1;
   }
   return 0;
@@ -564,11 +579,7 @@ static int finish_connect(zmcp_client *c, int64_t deadline, zerr *err) {
   return rc;
 }
 
-static int64_t startup_deadline(zmcp_client *c) {
-  int ms = c->cfg->startup_timeout_ms > 0 ? c->cfg->startup_timeout_ms
-                                          : ZMCP_DEFAULT_STARTUP_TIMEOUT_MS;
-  return ztime_mono_ms() + ms;
-}
+static int64_t startup_deadline(zmcp_client *c) { return ztime_mono_ms() + startup_ms(c); }
 
 /* A new session with a server that forgot ours: what connecting does after
  * the transport has started (initialize, initialized, tools/list). */
@@ -589,7 +600,8 @@ static int reinitialize(zmcp_client *c, zerr *err) {
   c->ready = false;
   zerr_clear(err);
   int64_t deadline = startup_deadline(c);
-  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION), 0, err);
+  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION),
+                                 startup_ms(c), err);
   if (c->pending_init < 0 || continue_connect(c, deadline, err) < 0 ||
       finish_connect(c, deadline, err) < 0)
     return -1;

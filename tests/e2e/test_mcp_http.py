@@ -194,6 +194,19 @@ class HttpMcp(harness.ZeroTest):
         self.assertEqual(len(self.entries("init")), 2)
         self.assertEqual([e["method"] for e in self.entries("expired")], ["tools/call"])
 
+    def test_startup_timeout_bounds_an_http_initialize(self):
+        # startupTimeoutMs bounds start-up over HTTP too: the initialize POST
+        # used to wait for the 60 s request timeout.
+        self.start_fake()
+        self.write_config({"m": {"type": "http", "url": self.base + "/mute",
+                                 "startupTimeoutMs": 800}})
+        started = time.time()
+        r = self.zero("mcp", "tools", "m", timeout=60)
+        self.assertLess(time.time() - started, 15)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn('did not answer initialize within 800 ms; raise "startupTimeoutMs"', r.stderr)
+        self.assertEqual(self.entries("cancelled"), [])  # initialize is never cancelled
+
 
 if __name__ == "__main__":
     harness.main()

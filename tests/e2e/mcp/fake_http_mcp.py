@@ -19,6 +19,7 @@ them as its result:
   {"event": "answer", "path": p, "id": id, "message": {...}}  per answer
 Paths under /expire check Mcp-Session-Id (404 for an unknown one, as after a
 restart); there the tool "forget" answers and then forgets the session.
+Paths under /mute never answer initialize (the POST hangs for 30 s).
 Paths under /live also offer the GET event stream (others answer GET with
 405); there "grow" adds the tool "grown" and announces it with
 notifications/tools/list_changed on that stream, then answers the call.
@@ -115,6 +116,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.plain(202)
         if mid is None:
             return self.plain(202)
+        if method == "initialize" and path.startswith("/mute"):
+            log({"event": "muted", "path": path})
+            time.sleep(30)
+            return
         if method == "initialize":
             with lock:
                 inits += 1
