@@ -334,17 +334,23 @@ static json_t *src_schemas(void *ud) {
         json_pack("{s:s, s:{s:{s:s, s:s}}, s:[s], s:b}", "type", "object", "properties", "query",
                   "type", "string", "description", "words to look for in tool names and "
                   "descriptions", "required", "query", "additionalProperties", 0)));
+  /* Two tools can map to one model-facing name ("s.x"/"s_x", "a_b"+"c" /
+   * "a"+"b_c"). Providers refuse a request whose tool names repeat, and
+   * only the first could be called anyway (resolve() finds it first): the
+   * later ones are left out. */
+  json_t *seen = json_object();
   for (size_t i = 0; i < m->n; i++) {
     zmcp_client *c = m->clients[i];
     if (!c->ready) continue;
     for (size_t j = 0; j < c->n_tools; j++) {
-      if (defer) {
-        cleanup_free char *n = zmcp_tool_name(c->cfg->name, c->tools[j].name);
-        if (!json_object_get(m->activated, n)) continue;
-      }
+      cleanup_free char *n = zmcp_tool_name(c->cfg->name, c->tools[j].name);
+      if (defer && !json_object_get(m->activated, n)) continue;
+      if (json_object_get(seen, n)) continue;
+      json_object_set_new(seen, n, json_true());
       add_tool_schema(arr, c, &c->tools[j]);
     }
   }
+  json_decref(seen);
   json_t *meta = meta_schemas(m);
   json_array_extend(arr, meta);
   json_decref(meta);

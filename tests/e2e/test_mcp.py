@@ -360,6 +360,19 @@ class Faults(McpTest):
         self.assertIn("mcp_g_grown", names[1])
         self.assertEqual(self.tool_messages(model.bodies()[2])[1]["content"], "grown ran")
 
+    def test_tools_that_map_to_one_name_are_offered_once(self):
+        # "s.x" and "s_x" both give mcp_s_x_hang: the request carried the name
+        # twice, which providers refuse (the whole run failed).
+        log = os.path.join(self.tmp, "h.log")
+        self.write_config({"s.x": {"command": sys.executable, "args": [FAKE_MCP, "hang", log]},
+                           "s_x": {"command": sys.executable, "args": [FAKE_MCP, "hang", log]}})
+        model = self.serve([{"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "hi", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [t["function"]["name"] for t in model.bodies()[0]["tools"]]
+        self.assertEqual(names.count("mcp_s_x_hang"), 1)
+        self.assertEqual(len(names), len(set(names)))
+
     def test_missing_command_says_so(self):
         self.write_config({"nope": {"command": "/nonexistent/mcp-server"}})
         self.serve([{"text": "ok"}])
