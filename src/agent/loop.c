@@ -166,6 +166,8 @@ static json_t *schemas_with_sources(const zagent *a, json_t *builtin) {
   return all;
 }
 
+static void attach_result_image(zmsg *m, const json_t *meta);
+
 static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                             const ztool_call *call) {
   const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
@@ -179,7 +181,8 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                       .ok = !res.is_error, .text = res.output.data, .len = res.output.len,
                       .truncated = res.truncated, .meta = res.meta};
   zagent_emit(a, &rev);
-  zconv_add_tool_result(conv, call->id, call->name, res.output.data, res.is_error);
+  zmsg *tm = zconv_add_tool_result(conv, call->id, call->name, res.output.data, res.is_error);
+  attach_result_image(tm, res.meta); /* an MCP tool's image, like view_image's */
   ztool_result_release(&res);
   return !zcancel_requested();
 }

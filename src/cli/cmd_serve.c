@@ -9,7 +9,9 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "cli/cli.h"
+#include "cli/run_setup.h"
 #include "mcp/server.h"
+#include "sandbox/sandbox.h"
 
 static const char SERVE_USAGE[] =
     "Usage: zero serve --mcp [-C DIR] [--add-dir DIR]… [--allow-unsafe-tools]\n"
@@ -25,65 +27,55 @@ static const char SERVE_USAGE[] =
 int cmd_serve(int argc, char **argv) {
   bool mcp = false, unsafe = false;
   const char *cwd = NULL;
-  char **add = xcalloc((size_t)argc + 1, sizeof *add);
+  const char **add = xcalloc((size_t)argc + 1, sizeof *add);
   size_t nadd = 0;
-  int rc = ZEXIT_SUCCESS;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--mcp")) mcp = true;
     else if (!strcmp(a, "--allow-unsafe-tools")) unsafe = true;
     else if ((!strcmp(a, "-C") || !strcmp(a, "--cwd")) && i + 1 < argc) cwd = argv[++i];
-    else if (!strcmp(a, "--add-dir") && i + 1 < argc) {
-      char *real = realpath(argv[++i], NULL);
-      if (!real) {
-        fprintf(stderr, "zero serve: --add-dir %s: %s\n", argv[i], strerror(errno));
-        rc = ZEXIT_USAGE;
-        goto out;
-      }
-      add[nadd++] = real;
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    else if (!strcmp(a, "--add-dir") && i + 1 < argc) add[nadd++] = argv[++i];
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(SERVE_USAGE, stdout);
-      goto out;
+      free(add);
+      return ZEXIT_SUCCESS;
     } else {
       fprintf(stderr, "zero serve: unknown or incomplete option \"%s\"\n\n%s", a, SERVE_USAGE);
-      rc = ZEXIT_USAGE;
-      goto out;
+      free(add);
+      return ZEXIT_USAGE;
     }
   }
   if (!mcp) {
     fprintf(stderr, "zero serve: say which protocol to serve: --mcp\n\n%s", SERVE_USAGE);
-    rc = ZEXIT_USAGE;
+    free(add);
+    return ZEXIT_USAGE;
+  }
+  /* The same assembly as zero exec: workspace, sandbox policy and spawner,
+   * tool context. Commands (--allow-unsafe-tools) run confined by the
+   * sandbox; the search tools honour sandbox.denyRead. stdout carries the
+   * protocol only: every diagnostic goes to stderr. */
+  zrun_setup rs;
+  memset(&rs, 0, sizeof rs);
+  zerr err = ZERR_INIT;
+  int rc = ZEXIT_SUCCESS;
+  if (zrun_setup_workspace(&rs, cwd, add, nadd, &err) < 0 || zrun_setup_sandbox(&rs, &err) < 0) {
+    fprintf(stderr, "zero serve: %s\n", err.msg);
+    rc = err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
     goto out;
   }
-  if (cwd && chdir(cwd) < 0) {
-    fprintf(stderr, "zero serve: -C %s: %s\n", cwd, strerror(errno));
-    rc = ZEXIT_USAGE;
-    goto out;
-  }
-  {
-    char *here = getcwd(NULL, 0);
-    char *ws = here ? realpath(here, NULL) : NULL;
-    free(here);
-    if (!ws) {
-      fprintf(stderr, "zero serve: cannot determine the workspace directory\n");
-      rc = ZEXIT_INTERNAL;
-      goto out;
-    }
-    signal(SIGPIPE, SIG_IGN);
-    json_t *plan = json_array();
-    /* spawner: NULL until the sandbox provides one; commands then run confined. */
-    ztool_ctx ctx = {.workspace = ws, .add_dirs = (const char *const *)add, .n_add_dirs = nadd,
-                     .plan = plan};
-    zerr err = ZERR_INIT;
-    if (zmcp_serve(STDIN_FILENO, stdout, &ctx, unsafe, &err) < 0) {
-      fprintf(stderr, "zero serve: %s\n", err.msg);
-      rc = ZEXIT_INTERNAL;
-    }
-    json_decref(plan);
-    free(ws);
+  zrun_setup_tools(&rs, ZPERM_AUTO, ZAUTO_LOW);
+  /* No read-before-overwrite tracking: the client reads files its own way. */
+  rs.tools.files = NULL;
+  char note[512];
+  if (unsafe && zsb_downgrade_note(&rs.policy, note, sizeof note))
+    fprintf(stderr, "zero serve: %s\n", note);
+  signal(SIGPIPE, SIG_IGN);
+  if (zmcp_serve(STDIN_FILENO, stdout, &rs.tools, unsafe, &err) < 0) {
+    fprintf(stderr, "zero serve: %s\n", err.msg);
+    rc = ZEXIT_INTERNAL;
   }
 out:
-  for (size_t i = 0; i < nadd; i++) free(add[i]);
+  zrun_setup_release(&rs);
   free(add);
   return rc;
 }

@@ -88,6 +88,17 @@ static void on_server_request(zmcp_client *c, zrpc_msg *m) {
     snprintf(msg, sizeof msg, "zero does not support the request \"%.120s\"", m->method);
     zrpc_build_error(&out, m->id, ZRPC_METHOD_NOT_FOUND, msg);
   }
+  if (c->cfg->type == ZMCP_HTTP) {
+    /* Streamable HTTP: the request may have come in the reply to one of our
+     * POSTs, which the server finishes only once it has this answer: it goes
+     * out now (the transport sends it on a connection of its own). */
+    /* Best effort: a server that refuses our answer has not broken the
+     * session (it will fail the request it asked for if it cared). */
+    zerr ignore = ZERR_INIT;
+    c->t->ops->send(c->t, out.data, out.len, c->timeout_ms, &ignore);
+    zbuf_release(&out);
+    return;
+  }
   queue_out(c, &out);
 }
 
@@ -127,8 +138,9 @@ static int deliver(void *ud, const char *json, size_t len) {
   zmcp_client *c = ud;
   zerr err = ZERR_INIT;
   if (zrpc_parse(json, len, on_message, c, &err) < 0) {
-    set_failure(c, "MCP server \"%s\" sent an invalid message (%s): %.200s%s", c->cfg->name,
-                err.msg, json, len > 200 ? "…" : "");
+    /* json is not NUL-terminated (a line inside the read buffer): print len bytes at most. */
+    set_failure(c, "MCP server \"%s\" sent an invalid message (%s): %.*s%s", c->cfg->name,
+                err.msg, (int)(len > 200 ? 200 : len), json, len > 200 ? "…" : "");
     return -1;
   }
   return 0;
@@ -164,10 +176,23 @@ static int die(zmcp_client *c, zerr *err) {
   return -1;
 }
 
-static int send_text(zmcp_client *c, const char *s, size_t n, zerr *err) {
-  if (c->t->ops->send(c->t, s, n, c->timeout_ms, err) < 0) return die(c, err);
+/* timeout_ms: how long an HTTP exchange may sit idle (a request's answer
+ * comes in the POST's own reply); for stdio, how long a write may block. */
+static int send_text_within(zmcp_client *c, const char *s, size_t n, int timeout_ms, zerr *err) {
+  if (c->t->ops->send(c->t, s, n, timeout_ms, err) < 0) {
+    /* An HTTP request that timed out leaves the session usable: only that
+     * exchange is over. A stdio server that stopped reading is stuck. */
+    if (err && err->kind == ZE_TIMEOUT && c->cfg->type != ZMCP_STDIO) return -1;
+    /* A forgotten session: send_request starts a new one. */
+    if (c->t->session_lost && c->ready && !c->reconnecting) return -1;
+    return die(c, err);
+  }
   if (c->failure) return zerr_set(err, ZE_PROVIDER, "%s", c->failure);
   return 0;
+}
+
+static int send_text(zmcp_client *c, const char *s, size_t n, zerr *err) {
+  return send_text_within(c, s, n, c->timeout_ms, err);
 }
 
 static int flush_outbox(zmcp_client *c, zerr *err) {
@@ -192,15 +217,23 @@ static int send_notification(zmcp_client *c, const char *method, json_t *params,
   return rc;
 }
 
+/* Tells the server to stop working on request id. Never for initialize (the
+ * only request sent before its answer sets protocol_version): the spec
+ * forbids cancelling it; the connection is dropped instead. */
 static void send_cancelled(zmcp_client *c, int64_t id, const char *reason) {
+  if (!c->protocol_version) return;
   zerr ignore = ZERR_INIT;
   json_t *p = json_pack("{s:I, s:s}", "requestId", (json_int_t)id, "reason", reason);
   send_notification(c, "notifications/cancelled", p, &ignore);
   json_decref(p);
 }
 
-/* Sends a request; returns its id, or -1. Steals params. */
-static int64_t send_request(zmcp_client *c, const char *method, json_t *params, zerr *err) {
+static int reinitialize(zmcp_client *c, zerr *err);
+
+/* Sends a request; returns its id, or -1. Steals params. timeout_ms: the
+ * request's own timeout (0 = the server's timeoutMs). */
+static int64_t send_request(zmcp_client *c, const char *method, json_t *params, int timeout_ms,
+                            zerr *err) {
   if (check_alive(c, err) < 0) {
     json_decref(params);
     return -1;
@@ -208,10 +241,42 @@ static int64_t send_request(zmcp_client *c, const char *method, json_t *params, 
   int64_t id = ++c->next_id;
   zbuf b = ZBUF_INIT;
   zrpc_build_request(&b, id, method, params);
+  int allowed = timeout_ms > 0 ? timeout_ms : c->timeout_ms;
+  int rc = send_text_within(c, b.data, b.len, allowed, err);
+  if (rc < 0 && c->t->session_lost && c->ready && !c->reconnecting) {
+    /* Streamable HTTP: the server forgot the session (restarted, expired
+     * it). The spec wants a new one: initialize again, then send the request
+     * once more, under a new id. */
+    c->t->session_lost = false;
+    c->reconnecting = true;
+    zbuf why = ZBUF_INIT;
+    zbuf_addstr(&why, err ? err->msg : "");
+    rc = reinitialize(c, err);
+    c->reconnecting = false;
+    if (rc == 0) {
+      id = ++c->next_id;
+      zbuf_reset(&b);
+      zrpc_build_request(&b, id, method, params);
+      rc = send_text_within(c, b.data, b.len, allowed, err);
+    } else if (err) {
+      char inner[sizeof err->msg];
+      snprintf(inner, sizeof inner, "%s", err->msg);
+      snprintf(err->msg, sizeof err->msg, "%s, and starting a new session failed: %s", why.data,
+               inner);
+      if (!c->failure) set_failure(c, "%s", err->msg);
+    }
+    zbuf_release(&why);
+  }
   json_decref(params);
-  int rc = send_text(c, b.data, b.len, err);
   zbuf_release(&b);
-  if (rc < 0 && err && err->kind == ZE_CANCELLED) {
+  if (rc < 0 && err && err->kind == ZE_TIMEOUT && c->cfg->type != ZMCP_STDIO) {
+    /* HTTP: the answer did not come within the request's timeout. */
+    send_cancelled(c, id, "timed out");
+    zerr_set(err, ZE_TIMEOUT,
+             "MCP server \"%s\" did not answer %s within %d ms; raise \"%s\" for it in the "
+             "config if it is just slow",
+             c->cfg->name, method, allowed, c->ready ? "timeoutMs" : "startupTimeoutMs");
+  } else if (rc < 0 && err && err->kind == ZE_CANCELLED) {
     /* HTTP: the user cancelled while the POST was waiting for the answer
      * (which comes in the POST's own SSE stream): the server still runs it. */
     send_cancelled(c, id, "cancelled by the user");
@@ -248,6 +313,7 @@ static int await_answer(zmcp_client *c, int64_t id, const char *method, int time
     if (take_answer(c, id, &m)) {
       int rc = 0;
       if (m.kind == ZRPC_ERROR) {
+        if (!c->protocol_version && !c->init_error) c->init_error = json_incref(m.error);
         cleanup_free char *text = zrpc_error_text(m.error);
         rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" answered %s with %s", c->cfg->name,
                       method, text);
@@ -262,9 +328,10 @@ static int await_answer(zmcp_client *c, int64_t id, const char *method, int time
     if (left <= 0) {
       send_cancelled(c, id, "timed out");
       return zerr_set(err, ZE_TIMEOUT,
-                      "MCP server \"%s\" did not answer %s within %lld ms; raise \"timeoutMs\" "
-                      "for it in the config if it is just slow",
-                      c->cfg->name, method, allowed);
+                      "MCP server \"%s\" did not answer %s within %lld ms; raise \"%s\" for "
+                      "it in the config if it is just slow",
+                      c->cfg->name, method, allowed,
+                      c->ready ? "timeoutMs" : "startupTimeoutMs");
     }
     int rc = c->t->ops->pump(c->t, left > 1000 ? 1000 : (int)left, err);
     if (rc < 0) {
@@ -281,7 +348,7 @@ static int await_answer(zmcp_client *c, int64_t id, const char *method, int time
 int zmcp_request(zmcp_client *c, const char *method, json_t *params, int timeout_ms,
                  json_t **result, zerr *err) {
   if (result) *result = NULL;
-  int64_t id = send_request(c, method, params, err);
+  int64_t id = send_request(c, method, params, timeout_ms, err);
   if (id < 0) return -1;
   return await_answer(c, id, method, timeout_ms, 0, result, err);
 }
@@ -372,6 +439,30 @@ static int finish_tool_list(zmcp_client *c, json_t *first, zerr *err) {
   return 0;
 }
 
+void zmcp_client_poll(zmcp_client *c) {
+  if (!c->ready || c->failure) return;
+  zerr err = ZERR_INIT;
+  /* Streamable HTTP: what a tool call changed (tools/list_changed) comes on
+   * the event stream, a connection of its own that may lag the call's
+   * answer by a moment: give it that moment once after a call. */
+  int wait_ms = c->call_ended && c->cfg->type == ZMCP_HTTP ? 50 : 0;
+  c->call_ended = false;
+  /* A bounded number of rounds: a server that never stops talking cannot
+   * keep the caller here. */
+  for (int round = 0; round < 64; round++) {
+    int rc = c->t->ops->pump(c->t, round ? 0 : wait_ms, &err);
+    if (rc < 0) {
+      /* stdio: the server is gone (EOF) or sent garbage: say so from now on.
+       * HTTP: no event stream (none offered, or it ended) is no failure. */
+      if (c->cfg->type == ZMCP_STDIO && err.kind != ZE_CANCELLED) die(c, &err);
+      break;
+    }
+    if (rc == 0) break;
+  }
+  zerr ignore = ZERR_INIT;
+  if (!c->failure) flush_outbox(c, &ignore);
+}
+
 int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
   c->tools_stale = false;
   if (c->server_caps && !json_object_get(c->server_caps, "tools")) {
@@ -385,23 +476,67 @@ int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
   return rc;
 }
 
-static json_t *initialize_params(void) {
-  return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", ZMCP_PROTOCOL_VERSION,
+static json_t *initialize_params(const char *version) {
+  return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version,
                    "capabilities", "roots", "listChanged", 0, "clientInfo", "name", "zero",
                    "version", ZERO_VERSION);
+}
+
+static int startup_ms(const zmcp_client *c) {
+  return c->cfg->startup_timeout_ms > 0 ? c->cfg->startup_timeout_ms
+                                        : ZMCP_DEFAULT_STARTUP_TIMEOUT_MS;
+}
+
+/* What is left of the start-up time (at least 1 ms): over HTTP the whole
+ * exchange happens in send(), so the start-up deadline must bound it there. */
+static int left_ms(int64_t deadline) {
+  int64_t left = deadline - ztime_mono_ms();
+  return left > 0 ? (int)left : 1;
 }
 
 /* Phase one: start the transport and send initialize. */
 static int begin_connect(zmcp_client *c, zerr *err) {
   if (c->t->ops->start(c->t, err) < 0) return die(c, err);
-  c->pending_init = send_request(c, "initialize", initialize_params(), err);
+  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION),
+                                 startup_ms(c), err);
   return c->pending_init < 0 ? -1 : 0;
+}
+
+/* A server that does not speak the revision asked for may refuse
+ * initialize with an error whose data lists the revisions it supports
+ * ({"supported": [...], "requested": ...}, as in the spec's lifecycle
+ * section): the newest of those zero speaks, or NULL. */
+static const char *fallback_version(const json_t *error) {
+  json_t *supported = json_object_get(json_object_get(error, "data"), "supported");
+  for (size_t i = 0; i < ZARRAY_LEN(supported_versions); i++) {
+    size_t j;
+    json_t *v;
+    json_array_foreach(supported, j, v) {
+      if (json_is_string(v) && !strcmp(json_string_value(v), supported_versions[i]))
+        return supported_versions[i];
+    }
+  }
+  return NULL;
 }
 
 /* Phase two: the initialize answer, initialized, and tools/list sent. */
 static int continue_connect(zmcp_client *c, int64_t deadline, zerr *err) {
   json_t *r = NULL;
-  if (await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err) < 0) return -1;
+  int arc = await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err);
+  const char *older = arc < 0 && c->init_error && !c->init_retried
+                          ? fallback_version(c->init_error) : NULL;
+  if (older && strcmp(older, ZMCP_PROTOCOL_VERSION) != 0) {
+    /* Once only: ask again in a revision the server named. */
+    c->init_retried = true;
+    json_decref(c->init_error);
+    c->init_error = NULL;
+    zerr_clear(err);
+    c->pending_init = send_request(c, "initialize", initialize_params(older), left_ms(deadline),
+                                   err);
+    if (c->pending_init < 0) return -1;
+    arc = await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err);
+  }
+  if (arc < 0) return -1;
   const char *v = zjson_str(r, "protocolVersion");
   if (!zmcp_protocol_supported(v)) {
     zerr_set(err, ZE_PROVIDER,
@@ -428,7 +563,7 @@ static int continue_connect(zmcp_client *c, int64_t deadline, zerr *err) {
   c->pending_list = 0;
   if (json_object_get(c->server_caps, "tools")) {
     c->tools_stale = false; /* the list we are about to fetch is fresh */
-    c->pending_list = send_request(c, "tools/list", NULL, err);
+    c->pending_list = send_request(c, "tools/list", NULL, left_ms(deadline), err);
     if (c->pending_list < 0) return -1;
   }
   return 0;
@@ -444,10 +579,33 @@ static int finish_connect(zmcp_client *c, int64_t deadline, zerr *err) {
   return rc;
 }
 
-static int64_t startup_deadline(zmcp_client *c) {
-  int ms = c->cfg->startup_timeout_ms > 0 ? c->cfg->startup_timeout_ms
-                                          : ZMCP_DEFAULT_STARTUP_TIMEOUT_MS;
-  return ztime_mono_ms() + ms;
+static int64_t startup_deadline(zmcp_client *c) { return ztime_mono_ms() + startup_ms(c); }
+
+/* A new session with a server that forgot ours: what connecting does after
+ * the transport has started (initialize, initialized, tools/list). */
+static int reinitialize(zmcp_client *c, zerr *err) {
+  free(c->protocol_version);
+  c->protocol_version = NULL;
+  free(c->t->protocol_version);
+  c->t->protocol_version = NULL;
+  free(c->server_name);
+  free(c->server_version);
+  free(c->instructions);
+  c->server_name = c->server_version = c->instructions = NULL;
+  json_decref(c->server_caps);
+  c->server_caps = NULL;
+  json_decref(c->init_error);
+  c->init_error = NULL;
+  c->init_retried = false;
+  c->ready = false;
+  zerr_clear(err);
+  int64_t deadline = startup_deadline(c);
+  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION),
+                                 startup_ms(c), err);
+  if (c->pending_init < 0 || continue_connect(c, deadline, err) < 0 ||
+      finish_connect(c, deadline, err) < 0)
+    return -1;
+  return 0;
 }
 
 static void fail_connect(zmcp_client *c, zerr *err) {
@@ -536,10 +694,13 @@ int zmcp_call_tool(zmcp_client *c, const char *tool, const json_t *args, int tim
     json_object_set(params, "arguments", (json_t *)args);
   else
     json_object_set_new(params, "arguments", json_object());
-  int64_t sent = send_request(c, "tools/call", params, err);
+  /* A tool call may take long: the server's timeoutMs when set, else 10 min. */
+  if (timeout_ms <= 0)
+    timeout_ms = c->cfg->timeout_ms > 0 ? c->cfg->timeout_ms : ZMCP_CALL_TIMEOUT_MS;
+  int64_t sent = send_request(c, "tools/call", params, timeout_ms, err);
+  c->call_ended = true;
   if (sent < 0) return -1;
-  return await_answer(c, sent, "tools/call", timeout_ms > 0 ? timeout_ms : ZMCP_CALL_TIMEOUT_MS,
-                      0, result, err);
+  return await_answer(c, sent, "tools/call", timeout_ms, 0, result, err);
 }
 
 const char *zmcp_client_stderr(zmcp_client *c) {
@@ -573,6 +734,7 @@ void zmcp_client_free(zmcp_client *c) {
   free(c->server_version);
   free(c->instructions);
   json_decref(c->server_caps);
+  json_decref(c->init_error);
   free(c->failure);
   free(c->workspace_copy);
   free(c);

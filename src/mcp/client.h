@@ -27,7 +27,7 @@
 #define ZMCP_PROTOCOL_VERSION "2025-06-18"
 #define ZMCP_DEFAULT_TIMEOUT_MS 60000          /* one request */
 #define ZMCP_DEFAULT_STARTUP_TIMEOUT_MS 30000  /* start + initialize + tools/list */
-#define ZMCP_CALL_TIMEOUT_MS 600000            /* tools/call (progress resets nothing) */
+#define ZMCP_CALL_TIMEOUT_MS 600000            /* tools/call when timeoutMs is not set */
 
 struct zspawner;
 struct zmcp_transport;
@@ -71,6 +71,10 @@ typedef struct zmcp_client {
   char *failure;                  /* why the client is unusable, with the server's stderr */
   int timeout_ms;
   int64_t pending_init, pending_list;
+  json_t *init_error;             /* an error answer to initialize (version fallback) */
+  bool init_retried;              /* initialize was sent again with an older revision */
+  bool call_ended;                /* a tools/call ended since the last zmcp_client_poll */
+  bool reconnecting;              /* a new session is being started (HTTP 404) */
 } zmcp_client;
 
 zmcp_client *zmcp_client_new(const zmcp_server_cfg *cfg, const zmcp_client_opts *opts);
@@ -86,6 +90,10 @@ size_t zmcp_start_all(zmcp_client **cs, size_t n);
  * timeout_ms <= 0 uses the client's timeout. */
 int zmcp_request(zmcp_client *c, const char *method, json_t *params, int timeout_ms,
                  json_t **result, zerr *err);
+/* Takes in, without waiting, what the server sent since the last exchange
+ * (notifications such as tools/list_changed that came after an answer, or on
+ * the Streamable HTTP event stream) and answers its requests. */
+void zmcp_client_poll(zmcp_client *c);
 /* Refreshes c->tools from tools/list (all pages). */
 int zmcp_refresh_tools(zmcp_client *c, zerr *err);
 /* tools/call with a progress token; *result is the CallToolResult. */

@@ -69,6 +69,7 @@ typedef struct http_t {
   zsse_parser sse;
   bool sse_init;
   int deliver_rc;
+  bool in_post;             /* a POST's reply is being read (send() may nest) */
 } http_t;
 
 /* ---- shared helpers ------------------------------------------------------- */
@@ -256,7 +257,7 @@ static int http_start(zmcp_transport *t, zerr *err) {
   if (!h->cfg->url || !h->cfg->url[0])
     return zerr_set(err, ZE_CONFIG, "MCP server \"%s\" has no \"url\"; set it in %s",
                     h->cfg->name, h->cfg->origin ? h->cfg->origin : "the config");
-  if (pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(h->stop, O_CLOEXEC) < 0)
+  if (pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(h->stop, O_CLOEXEC | O_NONBLOCK) < 0)
     return zerr_errno(err, ZE_IO, "MCP server \"%s\": cannot create pipes", h->cfg->name);
   if (load_bearer(h, err) < 0) return -1;
   if (!h->legacy) {
@@ -359,8 +360,34 @@ static int post_on_body(void *ud, const char *data, size_t len) {
   return 0;
 }
 
+/* A message sent while another POST's reply is still streaming: the server
+ * asked something (ping, roots/list, …) in the middle of answering a request
+ * and waits for our answer before it finishes. It goes out on a connection
+ * of its own, and its reply (202, no body) touches none of the outer POST's
+ * state. */
+static int nested_send(http_t *h, const char *msg, size_t len, zerr *err) {
+  char **headers = build_headers(h, true, false);
+  zhttp_request req = {.method = "POST", .url = h->post_url,
+                       .headers = (const char *const *)headers, .body = msg, .body_len = len,
+                       .total_timeout_ms = 10000, .ignore_cancel = true};
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  int rc = zhttp_perform(&req, &resp, NULL, NULL, err);
+  if (rc < 0)
+    zerr_prefix(err, "MCP server \"%s\"", h->cfg->name);
+  else if (resp.status >= 300)
+    rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" (%s) answered HTTP %ld to our reply: %.300s",
+                  h->cfg->name, h->cfg->url, resp.status,
+                  resp.error_body.len ? resp.error_body.data : "(no body)");
+  zhttp_response_release(&resp);
+  free_headers(headers);
+  return rc;
+}
+
+static void end_stream(http_t *h);
+
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
+  if (h->in_post) return nested_send(h, msg, len, err);
   bool is_init_notice = strstr(msg, "\"notifications/initialized\"") != NULL;
   /* Sent after the user cancelled: it must go out all the same, quickly. */
   bool farewell = strstr(msg, "\"notifications/cancelled\"") != NULL;
@@ -376,7 +403,9 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
   h->body_too_large = false;
   h->deliver_rc = 0;
   h->sse_init = false;
+  h->in_post = true;
   int rc = zhttp_perform(&req, &resp, post_on_body, h, err);
+  h->in_post = false;
   if (h->sse_init) {
     zsse_finish(&h->sse);
     zsse_release(&h->sse);
@@ -405,10 +434,17 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
                   h->cfg->name, h->cfg->url, resp.status, h->www_auth ? ": " : "",
                   h->www_auth ? h->www_auth : "");
   } else if (resp.status == 404 && h->session_id) {
+    /* The spec: the client must start a new session without the old id. The
+     * event stream belonged to the old session: it goes too, and a new one
+     * opens after the next initialized. */
     rc = zerr_set(err, ZE_PROVIDER,
                   "MCP server \"%s\" no longer knows the session (HTTP 404); it was restarted "
-                  "or expired the session — rerun to start a new one",
+                  "or expired the session",
                   h->cfg->name);
+    free(h->session_id);
+    h->session_id = NULL;
+    h->base.session_lost = true;
+    end_stream(h);
   } else if (resp.status >= 300) {
     rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" (%s) answered HTTP %ld: %.300s",
                   h->cfg->name, h->cfg->url, resp.status,
@@ -479,6 +515,25 @@ static void stop_stream(http_t *h) {
     ssize_t w = write(h->stop[1], &c, 1);
     (void)w;
   }
+}
+
+/* Stops and joins the event-stream thread and forgets its state, so that the
+ * next initialized opens a new stream (a new session). */
+static void end_stream(http_t *h) {
+  if (h->thread_started) {
+    stop_stream(h);
+    pthread_join(h->thread, NULL);
+    h->thread_started = false;
+  }
+  char drain[64];
+  while (h->stop[0] >= 0 && read(h->stop[0], drain, sizeof drain) > 0) {
+  }
+  pthread_mutex_lock(&h->mu);
+  h->stream_done = false;
+  free(h->stream_error);
+  h->stream_error = NULL;
+  pthread_mutex_unlock(&h->mu);
+  h->initialized_sent = false;
 }
 
 static void http_begin_shutdown(zmcp_transport *t) {

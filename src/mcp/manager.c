@@ -1,8 +1,10 @@
 /* manager.c — the MCP servers of a run as a tool source; see mcp.h. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buf.h"
 #include "base/cancel.h"
@@ -11,6 +13,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "mcp/mcp.h"
+#include "tools/output.h"
 
 #define NAME_MAX_LEN 64
 #define SEARCH_MAX_RESULTS 10
@@ -24,7 +27,16 @@ char *zmcp_tool_name(const char *server, const char *tool) {
     unsigned char c = (unsigned char)b.data[i];
     if (!isalnum(c) && c != '_' && c != '-') b.data[i] = '_';
   }
-  if (b.len > NAME_MAX_LEN) zbuf_setlen(&b, NAME_MAX_LEN);
+  if (b.len > NAME_MAX_LEN) {
+    /* Cut, but keep long names apart: two tools that share their first 64
+     * bytes would otherwise get one name, which providers refuse (tool
+     * names must be unique) and which could only ever reach one of them.
+     * The last 9 bytes become "_" and a hash of the whole name. */
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < b.len; i++) h = (h ^ (unsigned char)b.data[i]) * 16777619u;
+    zbuf_setlen(&b, NAME_MAX_LEN - 9);
+    zbuf_addf(&b, "_%08x", h);
+  }
   return zbuf_detach(&b, NULL);
 }
 
@@ -109,35 +121,23 @@ bool zmcp_render_result(const json_t *result, zbuf *out) {
   return is_error;
 }
 
-/* Valid UTF-8, no NULs, at most cap bytes (head kept, notice appended). */
-static void budget(zbuf *out, size_t cap, bool *truncated) {
-  for (size_t i = 0; i < out->len; i++)
-    if (out->data[i] == '\0') out->data[i] = ' ';
-  if (!zutf8_valid(out->data, out->len)) {
-    /* Keep valid sequences, replace every other byte with U+FFFD. */
-    zbuf clean = ZBUF_INIT;
-    const unsigned char *s = (const unsigned char *)out->data;
-    for (size_t i = 0; i < out->len;) {
-      size_t n = s[i] < 0x80 ? 1 : (s[i] & 0xE0) == 0xC0 ? 2 : (s[i] & 0xF0) == 0xE0 ? 3
-                 : (s[i] & 0xF8) == 0xF0 ? 4 : 0;
-      if (n && i + n <= out->len && zutf8_valid((const char *)s + i, n)) {
-        zbuf_add(&clean, s + i, n);
-        i += n;
-      } else {
-        zbuf_addstr(&clean, "\xEF\xBF\xBD");
-        i++;
-      }
-    }
-    zbuf_release(out);
-    *out = clean;
+/* The first image of a result the model can be shown (PNG, JPEG, GIF or
+ * WebP: what every provider takes), as the meta a built-in image tool sets
+ * (view_image: meta.image {media_type, data}), or NULL. */
+static json_t *result_image(const json_t *result) {
+  static const char *const types[] = {"image/png", "image/jpeg", "image/gif", "image/webp"};
+  size_t i;
+  json_t *item;
+  json_array_foreach(json_object_get(result, "content"), i, item) {
+    const char *type = zjson_str(item, "type"), *mime = zjson_str(item, "mimeType");
+    const char *data = zjson_str(item, "data");
+    if (!type || strcmp(type, "image") != 0 || !mime || !data || !data[0]) continue;
+    for (size_t k = 0; k < ZARRAY_LEN(types); k++)
+      if (!strcasecmp(mime, types[k]))
+        return json_pack("{s:{s:s, s:s, s:I}}", "image", "media_type", types[k], "data", data,
+                         "bytes", (json_int_t)b64_bytes(data));
   }
-  if (out->len <= cap) return;
-  size_t keep = zutf8_boundary(out->data, cap > 256 ? cap - 256 : cap / 2);
-  size_t total = out->len;
-  zbuf_setlen(out, keep);
-  zbuf_addf(out, "\n[output truncated: showing the first %zu of %zu bytes; ask the tool for "
-                 "less]\n", keep, total);
-  *truncated = true;
+  return NULL;
 }
 
 /* ---- approvals ------------------------------------------------------------------ */
@@ -266,7 +266,8 @@ static void refresh_stale(zmcp_manager *m) {
   for (size_t i = 0; i < m->n; i++) {
     zmcp_client *c = m->clients[i];
     zerr err = ZERR_INIT;
-    if (c->ready && c->tools_stale) zmcp_refresh_tools(c, &err);
+    zmcp_client_poll(c);
+    if (c->ready && !c->failure && c->tools_stale) zmcp_refresh_tools(c, &err);
   }
 }
 
@@ -281,9 +282,12 @@ static json_t *meta_schemas(const zmcp_manager *m) {
   (void)server_prop;
   if (any_cap(m, "resources")) {
     json_array_append_new(arr, schema_entry("mcp_list_resources",
-        "List the resources an MCP server offers (files, records, …).",
-        json_pack("{s:s, s:{s:{s:s}}, s:[s], s:b}", "type", "object", "properties", "server",
-                  "type", "string", "required", "server", "additionalProperties", 0)));
+        "List the resources an MCP server offers (files, records, …) and, on the first page, "
+        "its resource templates (URI patterns to fill in for mcp_read_resource). A "
+        "\"nextCursor\" in the answer means there is more: pass it as \"cursor\".",
+        json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s], s:b}", "type", "object", "properties",
+                  "server", "type", "string", "cursor", "type", "string", "required", "server",
+                  "additionalProperties", 0)));
     json_array_append_new(arr, schema_entry("mcp_read_resource",
         "Read one resource of an MCP server by its URI.",
         json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s,s], s:b}", "type", "object", "properties",
@@ -292,9 +296,11 @@ static json_t *meta_schemas(const zmcp_manager *m) {
   }
   if (any_cap(m, "prompts")) {
     json_array_append_new(arr, schema_entry("mcp_list_prompts",
-        "List the prompt templates an MCP server offers.",
-        json_pack("{s:s, s:{s:{s:s}}, s:[s], s:b}", "type", "object", "properties", "server",
-                  "type", "string", "required", "server", "additionalProperties", 0)));
+        "List the prompt templates an MCP server offers. A \"nextCursor\" in the answer "
+        "means there is more: pass it as \"cursor\".",
+        json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s], s:b}", "type", "object", "properties",
+                  "server", "type", "string", "cursor", "type", "string", "required", "server",
+                  "additionalProperties", 0)));
     json_array_append_new(arr, schema_entry("mcp_get_prompt",
         "Get one prompt of an MCP server, filled with arguments.",
         json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s, s:{s:s}}}, s:[s,s], s:b}", "type",
@@ -328,17 +334,23 @@ static json_t *src_schemas(void *ud) {
         json_pack("{s:s, s:{s:{s:s, s:s}}, s:[s], s:b}", "type", "object", "properties", "query",
                   "type", "string", "description", "words to look for in tool names and "
                   "descriptions", "required", "query", "additionalProperties", 0)));
+  /* Two tools can map to one model-facing name ("s.x"/"s_x", "a_b"+"c" /
+   * "a"+"b_c"). Providers refuse a request whose tool names repeat, and
+   * only the first could be called anyway (resolve() finds it first): the
+   * later ones are left out. */
+  json_t *seen = json_object();
   for (size_t i = 0; i < m->n; i++) {
     zmcp_client *c = m->clients[i];
     if (!c->ready) continue;
     for (size_t j = 0; j < c->n_tools; j++) {
-      if (defer) {
-        cleanup_free char *n = zmcp_tool_name(c->cfg->name, c->tools[j].name);
-        if (!json_object_get(m->activated, n)) continue;
-      }
+      cleanup_free char *n = zmcp_tool_name(c->cfg->name, c->tools[j].name);
+      if (defer && !json_object_get(m->activated, n)) continue;
+      if (json_object_get(seen, n)) continue;
+      json_object_set_new(seen, n, json_true());
       add_tool_schema(arr, c, &c->tools[j]);
     }
   }
+  json_decref(seen);
   json_t *meta = meta_schemas(m);
   json_array_extend(arr, meta);
   json_decref(meta);
@@ -428,18 +440,35 @@ static void run_meta(zmcp_manager *m, const char *name, const json_t *args, ztoo
   zerr err = ZERR_INIT;
   json_t *r = NULL;
   int rc;
-  if (!strcmp(name, "mcp_list_resources"))
-    rc = zmcp_request(c, "resources/list", NULL, 0, &r, &err);
-  else if (!strcmp(name, "mcp_read_resource"))
+  const char *cursor = zjson_str(args, "cursor");
+  json_t *page = cursor && cursor[0] ? json_pack("{s:s}", "cursor", cursor) : NULL;
+  if (!strcmp(name, "mcp_list_resources")) {
+    rc = zmcp_request(c, "resources/list", page, 0, &r, &err);
+    page = NULL;
+    /* Templates (URIs with {placeholders}) are how many servers offer most
+     * of their resources; a server without them answers an error, which
+     * just leaves them out. */
+    json_t *t = NULL;
+    zerr terr = ZERR_INIT;
+    if (rc == 0 && !(cursor && cursor[0]) &&
+        zmcp_request(c, "resources/templates/list", NULL, 0, &t, &terr) == 0) {
+      json_t *list = json_object_get(t, "resourceTemplates");
+      if (json_is_array(list) && json_array_size(list))
+        json_object_set(r, "resourceTemplates", list);
+    }
+    json_decref(t);
+  } else if (!strcmp(name, "mcp_read_resource")) {
     rc = zmcp_request(c, "resources/read", json_pack("{s:s}", "uri", zjson_str_or(args, "uri", "")), 0, &r, &err);
-  else if (!strcmp(name, "mcp_list_prompts"))
-    rc = zmcp_request(c, "prompts/list", NULL, 0, &r, &err);
-  else {
+  } else if (!strcmp(name, "mcp_list_prompts")) {
+    rc = zmcp_request(c, "prompts/list", page, 0, &r, &err);
+    page = NULL;
+  } else {
     json_t *p = json_pack("{s:s}", "name", zjson_str_or(args, "name", ""));
     json_t *a = json_object_get(args, "arguments");
     if (json_is_object(a)) json_object_set(p, "arguments", a);
     rc = zmcp_request(c, "prompts/get", p, 0, &r, &err);
   }
+  json_decref(page); /* not taken by the request (reads, prompts/get) */
   if (rc < 0) {
     ztool_fail(res, "%s", err.msg);
     return;
@@ -537,13 +566,18 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
         if (err.kind == ZE_CANCELLED && !zcancel_requested()) zcancel_request();
       } else {
         res->is_error = zmcp_render_result(r, &res->output);
+        /* An image reaches the model with the result, as view_image's does
+         * (unless the model takes no images: then the text names it). */
+        if (!(a->tools && a->tools->images_unsupported)) res->meta = result_image(r);
         json_decref(r);
       }
     }
     zbuf_release(&why);
   }
   json_decref(args);
-  budget(&res->output, m->output_cap ? m->output_cap : ZTOOL_OUTPUT_CAP, &res->truncated);
+  /* The same redaction, budget and cap as a built-in tool's result. */
+  ztool_ctx ctx = {.output_cap = m->output_cap};
+  ztool_finish_output(&ctx, call->name, res);
 }
 
 /* ---- start / stop ------------------------------------------------------------- */

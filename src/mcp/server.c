@@ -65,7 +65,19 @@ static void handle_call(serve_state *s, const zrpc_msg *m, zbuf *out) {
   free(text);
   json_t *result = json_pack("{s:[{s:s, s:s#}], s:b}", "content", "type", "text", "text",
                              res.output.data, (int)res.output.len, "isError", res.is_error);
-  if (res.meta) json_object_set(result, "structuredContent", res.meta);
+  /* view_image's picture (meta.image) goes to the client as MCP image
+   * content, which its model can see, rather than as base64 in the
+   * structured result. */
+  json_t *img = json_object_get(res.meta, "image");
+  const char *mime = zjson_str(img, "media_type"), *data = zjson_str(img, "data");
+  if (mime && data) {
+    json_array_append_new(json_object_get(result, "content"),
+                          json_pack("{s:s, s:s, s:s}", "type", "image", "data", data, "mimeType",
+                                    mime));
+    json_object_del(res.meta, "image");
+  }
+  if (json_is_object(res.meta) && json_object_size(res.meta))
+    json_object_set(result, "structuredContent", res.meta);
   zrpc_build_result(out, m->id, result);
   json_decref(result);
   ztool_result_release(&res);

@@ -92,6 +92,30 @@ static char **build_env(const zmcp_server_cfg *cfg) {
   return out;
 }
 
+/* The sandbox scrubs secret-looking variables (…_TOKEN, …_KEY) from a
+ * child's environment: zero's own environment must not leak to what the
+ * model runs. A variable the user's config sets for this server ("env") is
+ * meant for it, though (an API token is what most servers need), so every
+ * such name the wrapped environment lacks is put back. Names the sandbox
+ * set itself (HOME, TMPDIR, …) are left as it set them. */
+static void restore_config_env(zspawn_cmd *cmd, const zmcp_server_cfg *cfg) {
+  if (!cmd->envp) return;
+  size_t n = 0;
+  while (cmd->envp[n]) n++;
+  for (char **kv = cfg->env; kv && *kv; kv++) {
+    const char *eq = strchr(*kv, '=');
+    if (!eq) continue;
+    size_t nl = (size_t)(eq - *kv);
+    bool present = false;
+    for (size_t i = 0; i < n && !present; i++)
+      present = !strncmp(cmd->envp[i], *kv, nl + 1);
+    if (present) continue;
+    cmd->envp = xrealloc(cmd->envp, (n + 2) * sizeof *cmd->envp);
+    cmd->envp[n++] = xstrdup(*kv);
+    cmd->envp[n] = NULL;
+  }
+}
+
 static void tail_add(stdio_t *s, const char *data, size_t n) {
   zbuf_add(&s->err_tail, data, n);
   if (s->err_tail.len > STDERR_TAIL) zbuf_consume(&s->err_tail, s->err_tail.len - STDERR_TAIL);
@@ -135,6 +159,7 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
     zspawn_cmd_release(&cmd);
     return -1;
   }
+  if (s->spawner) restore_config_env(&cmd, cfg);
   /* A write to a server that has exited must fail with EPIPE, not kill zero. */
   signal(SIGPIPE, SIG_IGN);
 

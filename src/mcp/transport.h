@@ -51,6 +51,8 @@ struct zmcp_transport {
   zmcp_deliver_fn deliver;
   void *deliver_ud;
   char *protocol_version; /* negotiated; HTTP sends it as MCP-Protocol-Version */
+  bool session_lost;      /* HTTP: the server forgot the session (404); the client must
+                           * initialize again (the transport already dropped the id) */
 };
 
 zmcp_transport *zmcp_stdio_new(const zmcp_server_cfg *cfg, const char *workspace,

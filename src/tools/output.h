@@ -38,4 +38,13 @@ char *zt_spill(const char *tool, const char *text, size_t len, zerr *err);
  * rest from with read_file. Returns true when it cut. */
 bool zt_budget_cut(const char *tool, zbuf *text, size_t max_bytes, char **spill_path_out);
 
+/* What every tool result goes through before the model sees it, built-in or
+ * not (MCP results too): NULs shown as U+2400, invalid UTF-8 replaced,
+ * secrets redacted (meta.redacted counts them), the per-tool token budget
+ * applied (zt_budget_cut) and the hard cap of ctx->output_cap (NULL ctx:
+ * ZTOOL_OUTPUT_CAP); res->truncated set when anything was cut. */
+struct ztool_ctx;
+struct ztool_result;
+void ztool_finish_output(const struct ztool_ctx *ctx, const char *tool, struct ztool_result *res);
+
 #endif

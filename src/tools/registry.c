@@ -580,8 +580,9 @@ static void list_tool_names(zbuf *out) {
  * head and a short tail (results end with what matters most: a status line,
  * a continuation notice), each cut on a line boundary where one is near, and
  * says how much was dropped. Tools budget their own output; this is the
- * backstop for the cases they cannot foresee. */
-static void finish_output(const ztool_ctx *ctx, const char *tool, ztool_result *res) {
+ * backstop for the cases they cannot foresee. Declared in output.h: MCP
+ * results take the same path. */
+void ztool_finish_output(const ztool_ctx *ctx, const char *tool, ztool_result *res) {
   /* A NUL would cut the text short wherever it is handled as a C string (the
    * conversation, JSON encoders), so it is shown as U+2400 SYMBOL FOR NULL. */
   if (memchr(res->output.data, '\0', res->output.len)) {
@@ -661,7 +662,7 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
   if (!t) {
     ztool_fail(res, "unknown tool \"%s\"; available tools: ", name ? name : "");
     list_tool_names(&res->output);
-    finish_output(ctx, t ? t->name : NULL, res);
+    ztool_finish_output(ctx, t ? t->name : NULL, res);
     return -1;
   }
 
@@ -695,13 +696,13 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
                    "invalid arguments for %s: %s at column %d; send a JSON object matching "
                    "the schema",
                    t->name, je.text, je.column);
-      finish_output(ctx, t ? t->name : NULL, res);
+      ztool_finish_output(ctx, t ? t->name : NULL, res);
       return -1;
     }
   }
   if (!args) {
     ztool_fail(res, "invalid arguments for %s: the raw input is not valid UTF-8", t->name);
-    finish_output(ctx, t ? t->name : NULL, res);
+    ztool_finish_output(ctx, t ? t->name : NULL, res);
     return -1;
   }
   if (!json_is_object(args)) {
@@ -710,7 +711,7 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
                "object matching the schema",
                t->name, json_type_name(args));
     json_decref(args);
-    finish_output(ctx, t ? t->name : NULL, res);
+    ztool_finish_output(ctx, t ? t->name : NULL, res);
     return -1;
   }
 
@@ -736,6 +737,6 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
   zbuf_release(&err);
   json_decref(schema);
   json_decref(args);
-  finish_output(ctx, t ? t->name : NULL, res);
+  ztool_finish_output(ctx, t ? t->name : NULL, res);
   return rc;
 }

@@ -3,6 +3,7 @@ from npm (@modelcontextprotocol/server-everything over stdio, Streamable HTTP
 and HTTP+SSE; @modelcontextprotocol/server-filesystem over stdio), plus
 misbehaving servers for the fault cases. The model calls an MCP tool; the
 result must reach the next model request."""
+import base64
 import json
 import tempfile
 import shutil
@@ -91,6 +92,53 @@ class RealServers(McpTest):
         self.assertIn("[image: image/png", outs[1])
         self.assertIn("Long running operation completed", outs[2])
         self.assertIn("demo://resource/dynamic/text/1", outs[3])
+
+    def test_results_are_redacted_before_the_model_sees_them(self):
+        # get-env returns the server's environment: a secret in it must not
+        # reach the model, the stream or the session (issue 8: "through the
+        # same redaction and output budget as built-in tools").
+        secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+        cfg = self.everything(self.nm)
+        cfg["env"] = {"GITHUB_TOKEN": secret}
+        self.write_config({"ev": cfg})
+        self.zero("mcp", "grant", "ev")
+        r, events, model = self.run_tool("mcp_ev_get-env", {})
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        out = self.tool_messages(model.bodies()[1])[0]["content"]
+        # The configured "env" reaches the server inside the sandbox too (the
+        # sandbox scrubs secret-looking names from zero's own environment).
+        self.assertIn("GITHUB_TOKEN", out)
+        self.assertIn("[REDACTED", out)
+        self.assertNotIn(secret, json.dumps(model.bodies()))
+        self.assertNotIn(secret, r.stdout)
+        for sid in self.session_ids():
+            self.assertNotIn(secret, json.dumps(self.session_events(sid)))
+
+    def test_image_result_reaches_the_model_and_survives_resume(self):
+        # An MCP tool's image used to reach the model only as the text
+        # "[image: image/png, N bytes]"; it now goes with the result as
+        # view_image's does (a browser's screenshot tool is the typical case).
+        self.write_config({"ev": self.everything(self.nm)})
+        self.zero("mcp", "grant", "ev")
+        model = self.serve([{"tool_calls": [{"name": "mcp_ev_get-tiny-image", "arguments": {}}]},
+                            {"text": "the MCP logo"}], model="gpt-4o-mini")
+        r = self.zero("exec", "-o", "json", "show me", timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        second = model.bodies()[1]
+        self.assertIn("[image: image/png", self.tool_messages(second)[0]["content"])
+        urls = [p["image_url"]["url"] for m in second["messages"]
+                if m["role"] == "user" and isinstance(m["content"], list)
+                for p in m["content"] if p.get("type") == "image_url"]
+        self.assertEqual(len(urls), 1)
+        self.assertTrue(urls[0].startswith("data:image/png;base64,iVBORw0KGgo"), urls[0][:60])
+        sid = json.loads(r.stdout)["sessionId"]
+        m2 = self.serve([{"text": "still the logo"}], model="gpt-4o-mini")
+        r = self.zero("exec", "--resume", sid, "and now?", timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        again = [p["image_url"]["url"] for m in m2.bodies()[0]["messages"]
+                 if m["role"] == "user" and isinstance(m["content"], list)
+                 for p in m["content"] if p.get("type") == "image_url"]
+        self.assertEqual(again, urls)
 
     def test_filesystem_server_over_stdio(self):
         with open(os.path.join(self.work, "notes.txt"), "w") as f:
@@ -194,16 +242,136 @@ class Faults(McpTest):
         self.assertEqual(r.returncode, 0)
         self.assertIn("did not answer initialize", warnings)
 
+    def test_initialize_that_times_out_is_not_cancelled(self):
+        # The spec: "The initialize request MUST NOT be cancelled by clients".
+        log = os.path.join(self.tmp, "silent.log")
+        self.write_config({"bad": {"command": sys.executable, "args": [FAKE_MCP, "silent", log],
+                                   "startupTimeoutMs": 700}})
+        r = self.zero("mcp", "tools", "bad", timeout=60)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("did not answer initialize", r.stderr)
+        with open(log) as f:
+            methods = [json.loads(l).get("method") for l in f if l.strip()]
+        self.assertEqual(methods, ["initialize"])
+
+    def test_protocol_version_falls_back_to_one_the_server_names(self):
+        # Issue 8: "Protocol version negotiated (current revision, falling back
+        # to older ones the server supports)"; a server may refuse initialize
+        # with the spec's error listing what it supports.
+        log = os.path.join(self.tmp, "older.log")
+        self.write_config({"old": {"command": sys.executable,
+                                   "args": [FAKE_MCP, "olderonly", log]}})
+        r = self.zero("mcp", "tools", "old", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("protocol 2024-11-05", r.stdout)
+        self.assertIn("hang", r.stdout)
+        with open(log) as f:
+            sent = [json.loads(l) for l in f if l.strip()]
+        inits = [m["params"]["protocolVersion"] for m in sent if m.get("method") == "initialize"]
+        self.assertEqual(inits, ["2025-06-18", "2024-11-05"])
+        self.assertEqual(sum(m.get("method") == "notifications/initialized" for m in sent), 1)
+
     def test_malformed_json_is_a_clear_error(self):
         r, warnings, _ = self.fault_run("malformed")
         self.assertEqual(r.returncode, 0)
         self.assertIn("invalid message", warnings)
         self.assertIn("{this is not json", warnings)
 
+    def test_timeout_ms_applies_to_tool_calls(self):
+        # "timeoutMs" is the per-request timeout; tool calls used to wait the
+        # 10-minute default whatever the config said.
+        log = os.path.join(self.tmp, "hang.log")
+        self.write_config({"h": {"command": sys.executable, "args": [FAKE_MCP, "hang", log],
+                                 "timeoutMs": 800}})
+        started = time.time()
+        r = self.zero("mcp", "call", "h", "hang", "{}", timeout=60)
+        self.assertLess(time.time() - started, 15)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn('did not answer tools/call within 800 ms; raise "timeoutMs"', r.stderr)
+        with open(log) as f:
+            sent = [json.loads(l) for l in f if l.strip()]
+        cancel = [m for m in sent if m.get("method") == "notifications/cancelled"]
+        call = [m for m in sent if m.get("method") == "tools/call"][0]
+        self.assertEqual(cancel[0]["params"], {"requestId": call["id"], "reason": "timed out"})
+
+    def test_junk_line_on_stdout_is_quoted_alone(self):
+        # The message quotes the bad line only, never the bytes after it in the
+        # read buffer (it used to print up to 200 bytes past the line's end).
+        r, warnings, _ = self.fault_run("junk")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("invalid message", warnings)
+        self.assertIn("Server listening on stdio", warnings)
+        self.assertNotIn("protocolVersion", warnings)
+
     def test_oversized_message_is_refused(self):
         r, warnings, _ = self.fault_run("oversized")
         self.assertEqual(r.returncode, 0)
         self.assertIn("limit", warnings)
+
+    def test_large_result_gets_the_builtin_budget_and_a_spill_file(self):
+        self.write_config({"big": {"command": sys.executable, "args": [FAKE_MCP, "big"]}})
+        self.zero("mcp", "grant", "big")
+        r, events, model = self.run_tool("mcp_big_big", {})
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        out = self.tool_messages(model.bodies()[1])[0]["content"]
+        self.assertLess(len(out), 100 * 1024)  # the 20k-token budget, not the whole 3 MiB
+        self.assertIn("output truncated", out)
+        self.assertIn("line of output", out)
+        self.assertNotIn("ghp_abcdefghijklmnopqrstuvwxyz0123456789", out)
+        spill = [w for w in out.split() if "zero-tool-output" in w][0].rstrip(";")
+        with open(spill) as f:
+            self.assertEqual(f.read().count("line of output"), 200000)
+        res = [e for e in events if e["type"] == "tool_result"][0]
+        self.assertTrue(res["truncated"])
+
+    def test_resource_listing_pages_and_templates(self):
+        # mcp_list_resources offered no way to ask for the next page, and
+        # resource templates (how servers offer parameterised resources) were
+        # never listed.
+        self.write_config({"res": {"command": sys.executable, "args": [FAKE_MCP, "resources"]}})
+        model = self.serve([
+            {"tool_calls": [{"name": "mcp_list_resources", "arguments": {"server": "res"}}]},
+            {"tool_calls": [{"name": "mcp_list_resources",
+                             "arguments": {"server": "res", "cursor": "page-2"}}]},
+            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        schema = [t for t in model.bodies()[0]["tools"]
+                  if t["function"]["name"] == "mcp_list_resources"][0]["function"]["parameters"]
+        self.assertIn("cursor", schema["properties"])
+        first = json.loads(self.tool_messages(model.bodies()[1])[0]["content"])
+        self.assertEqual(first["nextCursor"], "page-2")
+        self.assertEqual(first["resourceTemplates"][0]["uriTemplate"], "fake://item/{id}")
+        second = json.loads(self.tool_messages(model.bodies()[2])[1]["content"])
+        self.assertEqual([x["uri"] for x in second["resources"]], ["fake://second"])
+
+    def test_list_changed_after_the_answer_refreshes_the_tools(self):
+        # A notification that came after the call's answer waited unread in
+        # the pipe until the next call: the model never saw the new tool.
+        self.write_config({"g": {"command": sys.executable, "args": [FAKE_MCP, "grows"]}})
+        self.zero("mcp", "grant", "g")
+        model = self.serve([{"tool_calls": [{"name": "mcp_g_grow", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_g_grown", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [[t["function"]["name"] for t in b["tools"]] for b in model.bodies()]
+        self.assertNotIn("mcp_g_grown", names[0])
+        self.assertIn("mcp_g_grown", names[1])
+        self.assertEqual(self.tool_messages(model.bodies()[2])[1]["content"], "grown ran")
+
+    def test_tools_that_map_to_one_name_are_offered_once(self):
+        # "s.x" and "s_x" both give mcp_s_x_hang: the request carried the name
+        # twice, which providers refuse (the whole run failed).
+        log = os.path.join(self.tmp, "h.log")
+        self.write_config({"s.x": {"command": sys.executable, "args": [FAKE_MCP, "hang", log]},
+                           "s_x": {"command": sys.executable, "args": [FAKE_MCP, "hang", log]}})
+        model = self.serve([{"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "hi", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [t["function"]["name"] for t in model.bodies()[0]["tools"]]
+        self.assertEqual(names.count("mcp_s_x_hang"), 1)
+        self.assertEqual(len(names), len(set(names)))
 
     def test_missing_command_says_so(self):
         self.write_config({"nope": {"command": "/nonexistent/mcp-server"}})
@@ -282,6 +450,10 @@ class ServeMcp(McpTest):
         nm = require_npm(self)
         with open(os.path.join(self.work, "hello.txt"), "w") as f:
             f.write("served by zero\n")
+        png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf"
+                               "7gP9i18U1AAAAABJRU5ErkJggg==")
+        with open(os.path.join(self.work, "pic.png"), "wb") as f:
+            f.write(png)
         script = os.path.join(self.tmp, "client.mjs")
         with open(script, "w") as f:
             f.write("""
@@ -295,6 +467,7 @@ const out = { server: client.getServerVersion(), protocol: transport._protocolVe
 out.tools = (await client.listTools()).tools;
 out.read = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
 out.missing = await client.callTool({ name: "read_file", arguments: { path: "nope.txt" } });
+out.image = await client.callTool({ name: "view_image", arguments: { path: "pic.png" } });
 try { await client.callTool({ name: "write_file", arguments: { path: "x", content: "y" } });
       out.write = "allowed"; } catch (e) { out.write = String(e.message); }
 try { await client.callTool({ name: "no_such_tool", arguments: {} }); out.unknown = "ok"; }
@@ -317,7 +490,45 @@ console.log(JSON.stringify(out));
         self.assertFalse(out["read"].get("isError", False))
         self.assertTrue(out["missing"]["isError"])
         self.assertIn("not exposed", out["write"])
+        # view_image's picture comes as MCP image content the client's model can see.
+        kinds = [c["type"] for c in out["image"]["content"]]
+        self.assertEqual(kinds, ["text", "image"])
+        self.assertEqual(out["image"]["content"][1]["mimeType"], "image/png")
+        self.assertEqual(base64.b64decode(out["image"]["content"][1]["data"]), png)
+        self.assertNotIn("image", out["image"].get("structuredContent", {}))
         self.assertIn("unknown tool", out["unknown"])
+
+    def call_serve(self, args, calls):
+        msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "raw", "version": "0"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+        for i, (name, arguments) in enumerate(calls):
+            msgs.append({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                         "params": {"name": name, "arguments": arguments}})
+        r = self.zero("serve", "--mcp", *args, input="".join(json.dumps(m) + "\n" for m in msgs))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = {m["id"]: m for m in self.lines(r.stdout)}
+        return [out[10 + i] for i in range(len(calls))]
+
+    def test_serve_unsafe_tools_run_commands_in_the_sandbox(self):
+        # Issue 8: --allow-unsafe-tools exposes every tool, "sandboxed". The
+        # commands used to run unconfined (no spawner was set up).
+        outside = os.path.join(self.tmp, "outside")
+        extra = os.path.join(self.tmp, "extra")
+        os.makedirs(outside)
+        os.makedirs(extra)
+        cmd = ("touch %s/planted.txt; touch %s/added.txt; touch inside.txt; echo ran"
+               % (outside, extra))
+        res = self.call_serve(["--allow-unsafe-tools", "-C", self.work, "--add-dir", extra],
+                              [("exec_command", {"cmd": cmd})])
+        self.assertIn("result", res[0], res)
+        self.assertFalse(os.path.exists(os.path.join(outside, "planted.txt")),
+                         "a command run by zero serve --mcp wrote outside its roots")
+        if sandbox_is_full():
+            self.assertFalse(res[0]["result"]["isError"], res)
+            self.assertTrue(os.path.exists(os.path.join(self.work, "inside.txt")))
+            self.assertTrue(os.path.exists(os.path.join(extra, "added.txt")))
 
     def test_serve_raw_protocol_errors_and_eof(self):
         msgs = [

@@ -116,6 +116,97 @@ class HttpMcp(harness.ZeroTest):
         events = self.lines(out)
         self.assertEqual(events[-1]["type"], "run_end")
 
+    def test_timed_out_tool_call_is_cancelled_and_the_session_goes_on(self):
+        # timeoutMs applies to tool calls over HTTP too (the POST used to wait
+        # for the 60 s default whatever was configured, then the server was
+        # dropped for the rest of the run); the server is told with
+        # notifications/cancelled, and the next call works.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/a", "timeoutMs": 1000}})
+        self.zero("mcp", "grant", "a")
+        model = self.serve([{"tool_calls": [{"name": "mcp_a_slow", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_a_steps", "arguments": {}}]},
+                            {"text": "done"}])
+        started = time.time()
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(time.time() - started, 20)
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual(results[0]["status"], "error")
+        self.assertIn("did not answer tools/call within 1000 ms", results[0]["output"])
+        self.assertIn("timeoutMs", results[0]["output"])
+        self.assertEqual(results[1]["status"], "ok", results[1])
+        self.assertIn("all 3 steps done", results[1]["output"])
+        cancels = self.entries("cancelled")
+        self.assertEqual([c["reason"] for c in cancels], ["timed out"])
+        self.assertEqual(cancels[0]["requestId"], self.entries("call")[0]["id"])
+
+    def test_server_requests_inside_a_post_reply_are_answered_at_once(self):
+        # A server may ask (ping, roots/list, elicitation/create …) in the SSE
+        # reply to our tools/call and finish only when answered. The answers
+        # waited in a queue until that POST ended, so both sides waited until
+        # the server gave up.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/a"}})
+        started = time.time()
+        r = self.zero("mcp", "call", "a", "asks", "{}", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(time.time() - started, 8)
+        ping, roots = json.loads(r.stdout)
+        self.assertEqual(ping, {"jsonrpc": "2.0", "id": "ask-ping-%d" % self.entries("call")[0]["id"],
+                                "result": {}})
+        self.assertEqual(roots["result"]["roots"][0]["uri"], "file://" + self.work)
+
+    def test_list_changed_on_the_event_stream_refreshes_the_tools(self):
+        # notifications/tools/list_changed on the GET stream was queued but
+        # never taken in: the new tool never reached the model.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/live"}})
+        self.zero("mcp", "grant", "a")
+        model = self.serve([{"tool_calls": [{"name": "mcp_a_grow", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_a_grown", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.entries("stream"), "zero never opened the event stream")
+        names = [[t["function"]["name"] for t in b["tools"]] for b in model.bodies()]
+        self.assertNotIn("mcp_a_grown", names[0])
+        self.assertIn("mcp_a_grown", names[1])
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual(results[1]["output"], "grown ran")
+
+    def test_forgotten_session_is_started_again(self):
+        # The spec: a 404 to a request carrying Mcp-Session-Id means the
+        # session is gone and the client MUST start a new one. zero used to
+        # give up on the server for the rest of the run.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/expire"}})
+        self.zero("mcp", "grant", "a")
+        self.serve([{"tool_calls": [{"name": "mcp_a_forget", "arguments": {}}]},
+                    {"tool_calls": [{"name": "mcp_a_steps", "arguments": {}}]},
+                    {"tool_calls": [{"name": "mcp_a_steps", "arguments": {}}]},
+                    {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual([e["status"] for e in results], ["ok", "ok", "ok"], results)
+        self.assertIn("all 3 steps done", results[1]["output"])
+        self.assertEqual(len(self.entries("init")), 2)
+        self.assertEqual([e["method"] for e in self.entries("expired")], ["tools/call"])
+
+    def test_startup_timeout_bounds_an_http_initialize(self):
+        # startupTimeoutMs bounds start-up over HTTP too: the initialize POST
+        # used to wait for the 60 s request timeout.
+        self.start_fake()
+        self.write_config({"m": {"type": "http", "url": self.base + "/mute",
+                                 "startupTimeoutMs": 800}})
+        started = time.time()
+        r = self.zero("mcp", "tools", "m", timeout=60)
+        self.assertLess(time.time() - started, 15)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn('did not answer initialize within 800 ms; raise "startupTimeoutMs"', r.stderr)
+        self.assertEqual(self.entries("cancelled"), [])  # initialize is never cancelled
+
 
 if __name__ == "__main__":
     harness.main()

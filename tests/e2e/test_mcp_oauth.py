@@ -205,5 +205,71 @@ class OAuthTest(harness.ZeroTest):
         self.assertIn("S256", err)
 
 
+
+class RealSdkOAuth(harness.ZeroTest):
+    """Against an OAuth set-up zero did not write: the official TypeScript
+    SDK's example server (simpleStreamableHttp.js --oauth --oauth-strict), an
+    authorization server with discovery, dynamic client registration and
+    PKCE, and an MCP server that accepts only tokens issued for it."""
+
+    def test_login_and_call_against_the_sdk_example_server(self):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp"))
+        from npm_setup import require_npm
+        nm = require_npm(self)
+        example = os.path.join(nm, "@modelcontextprotocol/sdk/dist/esm/examples/server/"
+                               "simpleStreamableHttp.js")
+        if not os.path.exists(example):
+            self.skipTest("the pinned SDK ships no examples/server/simpleStreamableHttp.js")
+        import socket
+        ports = []
+        for _ in range(2):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                ports.append(s.getsockname()[1])
+        env = dict(os.environ, MCP_PORT=str(ports[0]), MCP_AUTH_PORT=str(ports[1]))
+        p = subprocess.Popen(["node", example, "--oauth", "--oauth-strict"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.addCleanup(lambda: (p.terminate(), p.wait(5), p.stdout.close()))
+        ready = set()
+        deadline = time.time() + 30
+        while len(ready) < 2 and time.time() < deadline:
+            line = p.stdout.readline()
+            if not line:
+                break
+            if "listening on port" in line:
+                ready.add(line.split("listening")[0])
+        self.assertEqual(len(ready), 2, "the SDK example server did not start")
+        url = "http://localhost:%d/mcp" % ports[0]
+        self.assertEqual(self.zero("mcp", "add", "sec", "--url", url).returncode, 0)
+        r = self.zero("mcp", "call", "sec", "greet", '{"name":"QA"}')
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("zero mcp login sec", r.stderr)
+
+        login = subprocess.Popen([harness.ZERO_BIN, "mcp", "login", "sec", "--no-browser",
+                                  "--timeout", "30"], cwd=self.work, env=self.env,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        auth_url = None
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            line = login.stdout.readline()
+            if not line:
+                break
+            if line.strip().startswith("http://localhost:%d/authorize" % ports[1]):
+                auth_url = line.strip()
+                break
+        self.assertTrue(auth_url, "zero printed no authorization URL")
+        self.assertIn("code_challenge_method=S256", auth_url)
+        with urllib.request.urlopen(auth_url, timeout=10) as b:  # the demo approves at once
+            b.read()
+        out, err = login.communicate(timeout=30)
+        self.assertEqual(login.returncode, 0, err)
+        tok = os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "mcp-oauth", "sec.json")
+        self.assertEqual(stat.S_IMODE(os.stat(tok).st_mode), 0o600)
+        r = self.zero("mcp", "call", "sec", "greet", '{"name":"QA"}')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Hello, QA!", r.stdout)
+
+
 if __name__ == "__main__":
     harness.main()

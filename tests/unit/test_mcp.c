@@ -2,6 +2,7 @@
  * parsing, approvals, tool names and result rendering, and the stdio client
  * against a scripted shell server (ids matched, server requests answered,
  * list_changed before the initialize answer, malformed output). */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,6 +190,26 @@ static void test_tool_names_are_model_safe(void **state) {
   longname[sizeof longname - 1] = '\0';
   n = zmcp_tool_name("s", longname);
   assert_int_equal(strlen(n), 64);
+  free(n);
+  /* Two long names with the same first 64 bytes stay apart (providers
+   * refuse a request whose tool names repeat), and stay stable. */
+  const char *a = "get_repository_collaborator_permission_level_for_the_user";
+  const char *b = "get_repository_collaborator_permission_level_for_the_team";
+  char *na = zmcp_tool_name("github-enterprise", a), *nb = zmcp_tool_name("github-enterprise", b);
+  char *na2 = zmcp_tool_name("github-enterprise", a);
+  assert_int_equal(strlen(na), 64);
+  assert_int_equal(strlen(nb), 64);
+  assert_string_not_equal(na, nb);
+  assert_string_equal(na, na2);
+  assert_memory_equal(na, "mcp_github-enterprise_get_repository_collaborator_pe", 52);
+  for (const char *p = na; *p; p++)
+    assert_true(isalnum((unsigned char)*p) || *p == '_' || *p == '-');
+  free(na);
+  free(nb);
+  free(na2);
+  /* Names that fit are left as they are. */
+  n = zmcp_tool_name("s", "exactly");
+  assert_string_equal(n, "mcp_s_exactly");
   free(n);
 }
 

@@ -12,7 +12,17 @@ Prints "PORT <port>". Appends JSON lines to LOG:
   {"event": "cancelled", "path": p, "requestId": id, "reason": r}
 Tools: "steps" sends progress 1/3, 2/3, 3/3 (with messages) in the POST's
 SSE answer, then its result; "slow" sends progress 1 and then waits (up to
-30 s) for notifications/cancelled, answering nothing if cancelled.
+30 s) for notifications/cancelled, answering nothing if cancelled; "asks"
+sends a ping and a roots/list request in its SSE answer and finishes only
+once both answers have come (as POSTs of their own; at most 10 s), with
+them as its result:
+  {"event": "answer", "path": p, "id": id, "message": {...}}  per answer
+Paths under /expire check Mcp-Session-Id (404 for an unknown one, as after a
+restart); there the tool "forget" answers and then forgets the session.
+Paths under /mute never answer initialize (the POST hangs for 30 s).
+Paths under /live also offer the GET event stream (others answer GET with
+405); there "grow" adds the tool "grown" and announces it with
+notifications/tools/list_changed on that stream, then answers the call.
 """
 import json
 import sys
@@ -27,6 +37,10 @@ BARRIER = int(ARGS[ARGS.index("--barrier") + 1]) if "--barrier" in ARGS else 0
 lock = threading.Condition()
 inits = 0
 cancelled = {}  # (path, id) -> threading.Event
+answers = {}  # (path, id of our request) -> the client's answer
+streams = {}  # path -> wfile of its open GET event stream
+grown = set()  # paths whose tool list gained "grown"
+generation = {}  # /expire paths: number of the current session
 
 
 def log(entry):
@@ -54,7 +68,14 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        self.plain(405)
+        if not self.path.startswith("/live"):
+            return self.plain(405)
+        self.start_sse()
+        self.wfile.flush()
+        with lock:
+            streams[self.path] = self.wfile
+        log({"event": "stream", "path": self.path})
+        time.sleep(30)  # held open; zero closes it when it is done
 
     def do_DELETE(self):
         self.plain(200)
@@ -73,6 +94,12 @@ class Handler(BaseHTTPRequestHandler):
         msg = json.loads(self.rfile.read(n))
         path = self.path
         method, mid = msg.get("method"), msg.get("id")
+        if path.startswith("/expire") and method != "initialize":
+            want = "s%s-%d" % (path.strip("/"), generation.get(path, 0))
+            if self.headers.get("Mcp-Session-Id") != want:
+                log({"event": "expired", "path": path, "method": method})
+                return self.plain(404, b'{"jsonrpc":"2.0","id":null,"error":'
+                                       b'{"code":-32001,"message":"Session not found"}}')
         if method == "notifications/cancelled":
             rid = msg["params"]["requestId"]
             log({"event": "cancelled", "path": path, "requestId": rid,
@@ -81,8 +108,18 @@ class Handler(BaseHTTPRequestHandler):
                 ev = cancelled.setdefault((path, rid), threading.Event())
             ev.set()
             return self.plain(202)
+        if method is None and mid is not None:  # the client answers our request
+            log({"event": "answer", "path": path, "id": mid, "message": msg})
+            with lock:
+                answers[(path, mid)] = msg
+                lock.notify_all()
+            return self.plain(202)
         if mid is None:
             return self.plain(202)
+        if method == "initialize" and path.startswith("/mute"):
+            log({"event": "muted", "path": path})
+            time.sleep(30)
+            return
         if method == "initialize":
             with lock:
                 inits += 1
@@ -95,12 +132,24 @@ class Handler(BaseHTTPRequestHandler):
             res = {"protocolVersion": msg["params"]["protocolVersion"],
                    "capabilities": {"tools": {}}, "serverInfo": {"name": "fake-http", "version": "1"}}
             body = json.dumps({"jsonrpc": "2.0", "id": mid, "result": res}).encode()
-            return self.plain(200, body, headers=[("Mcp-Session-Id", "s" + path.strip("/"))])
+            sid = "s" + path.strip("/")
+            if path.startswith("/expire"):
+                sid += "-%d" % generation.get(path, 0)
+            return self.plain(200, body, headers=[("Mcp-Session-Id", sid)])
         if method == "tools/list":
             tools = [{"name": "steps", "description": "three steps with progress",
                       "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "slow", "description": "runs until cancelled",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "asks", "description": "asks the client things first",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "grow", "description": "adds a tool",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "forget", "description": "forgets the session",
                       "inputSchema": {"type": "object", "properties": {}}}]
+            if path in grown:
+                tools.append({"name": "grown", "description": "added by grow",
+                              "inputSchema": {"type": "object", "properties": {}}})
             body = json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}}).encode()
             return self.plain(200, body)
         if method == "tools/call":
@@ -117,6 +166,40 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
                 self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
                     "content": [{"type": "text", "text": "all 3 steps done"}]}}))
+                self.wfile.flush()
+                return
+            if tool == "forget":
+                with lock:
+                    generation[path] = generation.get(path, 0) + 1
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "forgotten"}]}}))
+                self.wfile.flush()
+                return
+            if tool in ("grow", "grown"):
+                if tool == "grow":
+                    with lock:
+                        grown.add(path)
+                        stream = streams.get(path)
+                    if stream:
+                        stream.write(sse({"jsonrpc": "2.0",
+                                          "method": "notifications/tools/list_changed"}))
+                        stream.flush()
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": tool + " ran"}]}}))
+                self.wfile.flush()
+                return
+            if tool == "asks":
+                ids = ["ask-ping-%s" % mid, "ask-roots-%s" % mid]
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[0], "method": "ping"}))
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[1], "method": "roots/list"}))
+                self.wfile.flush()
+                with lock:
+                    deadline = time.time() + 10
+                    while time.time() < deadline and not all((path, i) in answers for i in ids):
+                        lock.wait(deadline - time.time())
+                    got = [answers.get((path, i)) for i in ids]
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": json.dumps(got)}]}}))
                 self.wfile.flush()
                 return
             self.wfile.write(sse({"jsonrpc": "2.0", "method": "notifications/progress",

@@ -1,8 +1,15 @@
 """A misbehaving MCP server for the fault tests (stdio). Mode = argv[1]:
   exit        writes to stderr and exits 3 before answering
-  silent      reads but never answers
+  silent      reads but never answers (logs what it got to argv[2], if given)
   malformed   answers initialize with a line that is not JSON
   oversized   answers initialize with one 17 MiB line
+  olderonly   refuses initialize in any revision but 2024-11-05 with the spec's
+              error (data.supported), then works normally; logs to argv[2]
+  resources   a server with two pages of resources and a resource template
+  grows       tool "grow" answers, then adds the tool "grown" and sends
+              notifications/tools/list_changed (after its answer)
+  junk        prints a log line on stdout, then the initialize answer, in one write
+  big         a normal server whose tool "big" returns 3 MiB of text and a secret
   hang        a normal server whose tool "hang" never answers; every message
               received is appended to argv[2] (a log file)
   probe       a normal server whose tool "probe" reports what it can see and
@@ -16,7 +23,7 @@ import sys
 import time
 
 mode = sys.argv[1]
-log = sys.argv[2] if len(sys.argv) > 2 and mode == "hang" else None
+log = sys.argv[2] if len(sys.argv) > 2 and mode in ("hang", "silent", "olderonly") else None
 probe_path = __import__("os").environ.get("PROBE_PATH") if mode == "probe" else None
 
 
@@ -42,6 +49,7 @@ if mode == "exit":
     sys.stderr.flush()
     sys.exit(3)
 
+grown = []
 for line in sys.stdin:
     msg = json.loads(line)
     if log:
@@ -54,23 +62,62 @@ for line in sys.stdin:
             sys.stdout.write("{this is not json\n")
             sys.stdout.flush()
             continue
+        if mode == "olderonly" and msg["params"]["protocolVersion"] != "2024-11-05":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                "code": -32602, "message": "Unsupported protocol version",
+                "data": {"supported": ["2024-11-05"],
+                         "requested": msg["params"]["protocolVersion"]}}})
+            continue
+        if mode == "junk":
+            sys.stdout.write("Server listening on stdio\n" + json.dumps({
+                "jsonrpc": "2.0", "id": msg["id"], "result": {
+                    "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {},
+                    "serverInfo": {"name": "fake", "version": "1"}}}) + "\n")
+            sys.stdout.flush()
+            continue
         if mode == "oversized":
             sys.stdout.write('{"jsonrpc":"2.0","id":%d,"result":{"pad":"%s"}}\n'
                              % (msg["id"], "x" * (17 << 20)))
             sys.stdout.flush()
             continue
+        caps = {"tools": {}}
+        if mode == "resources":
+            caps["resources"] = {}
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {
             "protocolVersion": msg["params"]["protocolVersion"],
-            "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}}})
+            "capabilities": caps, "serverInfo": {"name": "fake", "version": "1"}}})
+    elif msg.get("method") == "resources/list":
+        if (msg.get("params") or {}).get("cursor") == "page-2":
+            page = {"resources": [{"uri": "fake://second", "name": "second"}]}
+        else:
+            page = {"resources": [{"uri": "fake://first", "name": "first"}], "nextCursor": "page-2"}
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": page})
+    elif msg.get("method") == "resources/templates/list":
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"resourceTemplates": [
+            {"uriTemplate": "fake://item/{id}", "name": "item"}]}})
+    elif msg.get("method") == "tools/list" and mode == "grows":
+        tools = [{"name": n, "inputSchema": {"type": "object"}} for n in ["grow"] + grown]
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}})
+    elif msg.get("method") == "tools/call" and mode == "grows":
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "content": [{"type": "text", "text": msg["params"]["name"] + " ran"}]}})
+        if msg["params"]["name"] == "grow":
+            grown = ["grown"]
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     elif msg.get("method") == "tools/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
-            {"name": mode if mode == "probe" else "hang",
-             "description": "reports its view" if mode == "probe" else "never returns",
+            {"name": mode if mode in ("probe", "big") else "hang",
+             "description": {"probe": "reports its view", "big": "a lot of text"}.get(
+                 mode, "never returns"),
              "inputSchema": {"type": "object", "properties": {}}}]}})
     elif msg.get("method") == "tools/call":
         if mode == "probe":
             send({"jsonrpc": "2.0", "id": msg["id"],
                   "result": {"content": [{"type": "text", "text": probe()}]}})
+        elif mode == "big":
+            text = "token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n" + "line of output\n" * 200000
+            send({"jsonrpc": "2.0", "id": msg["id"],
+                  "result": {"content": [{"type": "text", "text": text}]}})
         # hang: never answered
     elif "id" in msg and "method" in msg:
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
