@@ -441,10 +441,12 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
                   "MCP server \"%s\" no longer knows the session (HTTP 404); it was restarted "
                   "or expired the session",
                   h->cfg->name);
+    end_stream(h);
+    pthread_mutex_lock(&h->mu);
     free(h->session_id);
     h->session_id = NULL;
+    pthread_mutex_unlock(&h->mu);
     h->base.session_lost = true;
-    end_stream(h);
   } else if (resp.status >= 300) {
     rc = zerr_set(err, ZE_PROVIDER, "MCP server \"%s\" (%s) answered HTTP %ld: %.300s",
                   h->cfg->name, h->cfg->url, resp.status,
