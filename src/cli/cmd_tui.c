@@ -175,7 +175,12 @@ static void ui_emit(zsink *s, const zagent_event *ev) {
   COPY(reasoning); COPY(id); COPY(name); COPY(arguments); COPY(side_effect); COPY(action);
   COPY(reason); COPY(mode); COPY(code); COPY(model);
 #undef COPY
-  m->ev.text = m->strs[n++] = ev->text ? xstrndup(ev->text, ev->len) : NULL;
+  /* len counts the bytes of streamed deltas; other events (errors, warnings)
+   * may leave it 0 and carry a NUL-terminated text. */
+  m->ev.text = m->strs[n++] = !ev->text ? NULL
+                              : ev->len  ? xstrndup(ev->text, ev->len)
+                                         : xstrdup(ev->text);
+  m->ev.len = m->ev.text ? strlen(m->ev.text) : 0;
   m->ev.session_id = m->ev.cwd = m->ev.provider = m->ev.api_model = m->ev.status = NULL;
   m->meta = ev->meta ? json_deep_copy(ev->meta) : NULL;
   m->ev.meta = m->meta;
@@ -1530,8 +1535,9 @@ static char *history_path(const char *workspace) {
   if (slash) *slash = 0;
   zbuf p = ZBUF_INIT;
   zbuf_addf(&p, "%s/history", base);
-  mkdir(base, 0700);
-  mkdir(p.data, 0700);
+  /* the whole chain: on a first run not even $XDG_DATA_HOME/zero exists yet */
+  zerr err = ZERR_INIT;
+  (void)zfs_mkdir_p(p.data, 0700, &err); /* best effort: history is a convenience */
   zbuf_addf(&p, "/%016llx.jsonl", (unsigned long long)h);
   free(root);
   free(base);

@@ -551,9 +551,10 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
   }
   a->perm_opts[a->perm_nopts++] = TUI_OPT_NOTE;
 
-  tw_lines_pushf(&a->perm_detail, "  %scwd:%s %s", a->th.muted, a->th.reset,
-                 q->workspace ? q->workspace : "");
   zbuf r = ZBUF_INIT;
+  zbuf_addf(&r, "%scwd:%s %s", a->th.muted, a->th.reset, q->workspace ? q->workspace : "");
+  tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
+  zbuf_reset(&r);
   zbuf_addf(&r, "%swhy asking:%s %s", a->th.muted, a->th.reset, q->reason ? q->reason : "");
   tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
   zbuf_reset(&r);
@@ -561,10 +562,13 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
   zbuf_addf(&r, "%srisk:%s %s", a->th.muted, a->th.reset, risk);
   free(risk);
   tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
+  zbuf_reset(&r);
+  if (!q->can_remember) {
+    zbuf_addf(&r, "%sno command prefix or path covers this call, so it can only be allowed once%s",
+              a->th.muted, a->th.reset);
+    tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
+  }
   zbuf_release(&r);
-  if (!q->can_remember)
-    tw_lines_pushf(&a->perm_detail, "  %sno command prefix or path covers this call, so it can "
-                                    "only be allowed once%s", a->th.muted, a->th.reset);
   json_t *args = q->arguments ? json_loads(q->arguments, 0, NULL) : NULL;
   if (!strcmp(tool, "edit_file") && json_is_object(args)) {
     size_t add, del;
@@ -728,7 +732,10 @@ static void perm_lines(tui_app *a, tw_lines *out) {
       tw_wrap(out, l.data, l.len, a->width - 1, "", "    ");
       zbuf_release(&l);
     }
-    tw_lines_pushf(out, "  %s↑/↓ choose · Enter confirm · Esc deny%s", a->th.muted, a->th.reset);
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s↑/↓ choose · Enter confirm · Esc deny%s", a->th.muted, a->th.reset);
+    tw_wrap(out, l.data, l.len, a->width - 1, "  ", "  ");
+    zbuf_release(&l);
   }
 }
 
@@ -886,7 +893,9 @@ int tui_fuzzy(const char *pattern, size_t plen, const char *text) {
     }
   }
   if (i < plen) return -1;
-  return score * 100 - (int)strlen(text);
+  /* shorter texts first among equal matches; a match is never negative */
+  size_t len = strlen(text);
+  return score * 100 + (len < 99 ? 99 - (int)len : 0);
 }
 
 static void walk(tui_app *a, const char *root, const char *rel, int depth) {
@@ -922,6 +931,7 @@ typedef struct sugg {
   const char *text;   /* completion */
   const char *help;
   int score;
+  size_t idx;         /* position in the command table / file list: ties keep it */
 } sugg;
 
 /* The token being completed: "/cmd" at the start, or "@path" at the cursor. */
@@ -945,10 +955,16 @@ static bool current_token(const tui_app *a, size_t *start, bool *is_cmd) {
 
 static int cmp_sugg(const void *x, const void *y) {
   const sugg *a = x, *b = y;
-  return b->score - a->score;
+  if (a->score != b->score) return b->score > a->score ? 1 : -1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Up to max suggestions for the token at the cursor. */
+/* Rows of suggestions shown at once; the list scrolls with the selection. */
+#define SUGG_ROWS 8
+#define SUGG_MAX 64
+
+/* The suggestions for the token at the cursor, best first (at most max):
+ * "/" alone lists every command in the order of the table. */
 static size_t suggestions(tui_app *a, sugg *out, size_t max) {
   size_t start;
   bool is_cmd;
@@ -959,9 +975,9 @@ static size_t suggestions(tui_app *a, sugg *out, size_t max) {
   if (is_cmd) {
     tlen = a->comp.text.len - 1;
     for (size_t i = 0; i < tui_ncommands; i++) {
-      int sc = tui_fuzzy(tok, tlen, tui_commands[i].name + 1);
+      int sc = tlen ? tui_fuzzy(tok, tlen, tui_commands[i].name + 1) : 0;
       if (sc < 0) continue;
-      if (n < 64) out[n++] = (sugg){tui_commands[i].name, tui_commands[i].help, sc};
+      if (n < max) out[n++] = (sugg){tui_commands[i].name, tui_commands[i].help, sc, i};
     }
   } else {
     if (!a->files_loaded && a->workspace) {
@@ -972,10 +988,10 @@ static size_t suggestions(tui_app *a, sugg *out, size_t max) {
     size_t m = 0;
     for (size_t i = 0; i < a->nfiles; i++) {
       int sc = tui_fuzzy(tok, tlen, a->files[i]);
-      if (sc >= 0) all[m++] = (sugg){a->files[i], "", sc};
+      if (sc >= 0) all[m++] = (sugg){a->files[i], "", sc, i};
     }
     qsort(all, m, sizeof *all, cmp_sugg);
-    for (size_t i = 0; i < m && n < 64; i++) out[n++] = all[i];
+    for (size_t i = 0; i < m && n < max; i++) out[n++] = all[i];
     free(all);
     return n < max ? n : max;
   }
@@ -984,8 +1000,8 @@ static size_t suggestions(tui_app *a, sugg *out, size_t max) {
 }
 
 static bool complete(tui_app *a) {
-  sugg s[64];
-  size_t n = suggestions(a, s, 8);
+  sugg s[SUGG_MAX];
+  size_t n = suggestions(a, s, SUGG_MAX);
   if (!n) return false;
   size_t start;
   bool is_cmd;
@@ -1020,8 +1036,8 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   bool was_armed = a->ctrl_c_armed;
   a->ctrl_c_armed = false;
   set_notice(a, NULL);
-  sugg s[64];
-  size_t nsugg = suggestions(a, s, 8);
+  sugg s[SUGG_MAX];
+  size_t nsugg = suggestions(a, s, SUGG_MAX);
   if (k->type == TK_CHAR && (k->mods & TK_CTRL)) {
     switch (k->ch) {
       case 'c':
@@ -1113,14 +1129,16 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
     case TK_HOME: tui_composer_home(&a->comp); return TUI_ACT_NONE;
     case TK_END: tui_composer_end(&a->comp); return TUI_ACT_NONE;
     case TK_UP:
-      if (nsugg) {
+      /* the suggestions take Up/Down, except while walking the history (a
+       * recalled "/command" must not stop the walk) */
+      if (nsugg && !tui_composer_browsing(&a->comp)) {
         a->sel = (a->sel + (int)nsugg - 1) % (int)nsugg;
         return TUI_ACT_NONE;
       }
       if (!tui_composer_up(&a->comp)) tui_composer_history_prev(&a->comp);
       return TUI_ACT_NONE;
     case TK_DOWN:
-      if (nsugg) {
+      if (nsugg && !tui_composer_browsing(&a->comp)) {
         a->sel = (a->sel + 1) % (int)nsugg;
         return TUI_ACT_NONE;
       }
@@ -1286,10 +1304,14 @@ void tui_app_render(tui_app *a) {
   }
   int cursor_row = (a->perm_active && !a->perm_note_mode) || a->picker_active ? -1 : (int)comp_top + crow;
   /* suggestions */
-  sugg s[64];
-  size_t n = a->perm_active || a->picker_active ? 0 : suggestions(a, s, 8);
+  sugg s[SUGG_MAX];
+  size_t n = a->perm_active || a->picker_active ? 0 : suggestions(a, s, SUGG_MAX);
   if (a->sel >= (int)n) a->sel = 0;
-  for (size_t i = 0; i < n; i++) {
+  /* a window of SUGG_ROWS rows that follows the selection */
+  size_t first = a->sel >= SUGG_ROWS ? (size_t)a->sel - (SUGG_ROWS - 1) : 0;
+  size_t stop = n < first + SUGG_ROWS ? n : first + SUGG_ROWS;
+  if (first > 0) tw_lines_pushf(&live, "  %s↑ %zu more%s", a->th.muted, first, a->th.reset);
+  for (size_t i = first; i < stop; i++) {
     zbuf l = ZBUF_INIT;
     bool sel = (int)i == a->sel;
     zbuf_addf(&l, "%s%s %s%s", sel ? a->th.reverse : "", sel ? "›" : " ", s[i].text,
@@ -1298,6 +1320,7 @@ void tui_app_render(tui_app *a) {
     tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
     zbuf_release(&l);
   }
+  if (stop < n) tw_lines_pushf(&live, "  %s↓ %zu more%s", a->th.muted, n - stop, a->th.reset);
   status_line(a, &live);
   if (a->perm_active && a->perm_note_mode) cursor_row = -1;
   tui_screen_frame(&a->scr, a->commit.items, a->commit.len, live.items, live.len, cursor_row, ccol);
