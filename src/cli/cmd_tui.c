@@ -676,8 +676,9 @@ static void cmd_resume(ctl *c, const char *arg) {
       for (i = 0; i < n; i++) {
         s = json_array_get(mine, i);
         zbuf l = ZBUF_INIT;
-        zbuf_addf(&l, "%2zu. %-40.40s  %.16s  %s", i + 1, zjson_str_or(s, "title", "(untitled)"),
-                  zjson_str_or(s, "updatedAt", ""), zjson_str_or(s, "sessionId", ""));
+        zbuf_addf(&l, "%2zu. ", i + 1);
+        tw_addcol(&l, zjson_str_or(s, "title", "(untitled)"), 40);
+        zbuf_addf(&l, "  %.16s  %s", zjson_str_or(s, "updatedAt", ""), zjson_str_or(s, "sessionId", ""));
         labels[i] = zbuf_detach(&l, NULL);
         values[i] = zjson_str_or(s, "sessionId", "");
       }
@@ -738,7 +739,9 @@ static void slash_tools(ctl *c) {
     zperm_decision d = zperm_decide(&c->rs.perm, tools[i], NULL);
     /* one row each: the first sentence of the description, cut to the width */
     const char *desc = tools[i]->description ? tools[i]->description : "";
-    size_t dl = strcspn(desc, ".");
+    const char *stop = strstr(desc, ". ");
+    size_t dl = stop ? (size_t)(stop - desc) : strcspn(desc, "\n");
+    if (dl && desc[dl - 1] == '.') dl--;
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "  %-15s %-7s %-6s %s%.*s%s", tools[i]->name,
               zside_effect_name(tools[i]->side_effect), zperm_action_name(d.action), c->app.th.muted,
@@ -1404,16 +1407,13 @@ static void run_command(ctl *c, const char *line) {
   else if (!strcmp(name, "/image")) cmd_image(c, arg);
   else if (!strcmp(name, "/tools")) slash_tools(c);
   else if (!strcmp(name, "/add-dir")) {
-    char *real = *arg ? realpath(arg, NULL) : NULL;
-    if (!real || !zfs_is_dir(real)) say(c, "✗ /add-dir needs an existing directory: %s", *arg ? arg : "(none given)");
+    if (!*arg) say(c, "Name the directory: /add-dir DIR (relative to %s or absolute).", c->rs.workspace);
+    else if (c->running) say(c, "/add-dir waits until the running turn ends (Esc cancels it).");
     else {
-      c->rs.add_dirs = xrealloc(c->rs.add_dirs, (c->rs.n_add_dirs + 2) * sizeof *c->rs.add_dirs);
-      c->rs.add_dirs[c->rs.n_add_dirs++] = real;
-      c->rs.add_dirs[c->rs.n_add_dirs] = NULL;
-      real = NULL;
-      say(c, "Tools may now also write in %s.", c->rs.add_dirs[c->rs.n_add_dirs - 1]);
+      const char *added = NULL;
+      if (zrun_setup_add_dir(&c->rs, arg, &added, &err) < 0) say(c, "✗ /add-dir: %s", err.msg);
+      else say(c, "Tools may now also write in %s.", added);
     }
-    free(real);
   } else if (!strcmp(name, "/diff")) cmd_diff(c);
   else if (!strcmp(name, "/theme")) {
     const char *t = *arg ? arg : (!strcmp(c->app.th.name, "dark") ? "light" : "dark");

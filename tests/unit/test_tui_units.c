@@ -331,6 +331,24 @@ static void fuzzy_prefers_prefix_matches(void **state) {
   free(s);
 }
 
+/* A table column is counted in columns, not bytes (regression: the /resume
+ * picker cut a Japanese title in the middle of a character). */
+static void columns_cut_and_pad_by_display_width(void **state) {
+  (void)state;
+  zbuf b = ZBUF_INIT;
+  tw_addcol(&b, "日本語のセッションのタイトルです", 10);
+  assert_string_equal(b.data, "日本語の… ");
+  assert_int_equal(tw_strwidth(b.data), 10);
+  zbuf_reset(&b);
+  tw_addcol(&b, "short", 8);
+  assert_string_equal(b.data, "short   ");
+  zbuf_reset(&b);
+  tw_addcol(&b, "tab\there\x1b[31m", 16);
+  assert_null(strchr(b.data, '\x1b'));
+  assert_int_equal(tw_strwidth(b.data), 16);
+  zbuf_release(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keys_decode_control_and_modified_keys),
@@ -348,6 +366,7 @@ int main(void) {
       cmocka_unit_test(highlight_colors_keywords_strings_comments),
       cmocka_unit_test(colors_follow_the_environment_and_the_theme),
       cmocka_unit_test(fuzzy_prefers_prefix_matches),
+      cmocka_unit_test(columns_cut_and_pad_by_display_width),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
