@@ -693,6 +693,33 @@ static void history_walk_passes_slash_commands(void **state) {
   tui_app_release(&a);
 }
 
+/* While an answer streams the status line counts tokens (about 4 bytes each)
+ * instead of showing 0 until the provider's usage report; the report then
+ * replaces the estimate. */
+static void status_line_counts_tokens_while_streaming(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 12, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 12, "dark", TUI_DEPTH_16);
+  tui_app_turn_start(&a, 0);
+  const char *s = "forty bytes of streamed text, 4 a token.";
+  text_event(&a, s, strlen(s));
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "· 10 tokens · Esc to cancel"));
+  free(all);
+  zagent_event u = {.kind = ZAEV_USAGE, .usage = {.prompt_tokens = 100, .completion_tokens = 7,
+                                                  .total_tokens = 107}};
+  tui_app_event(&a, &u);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "· 7 tokens · Esc to cancel"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(streaming_markdown_lands_in_scrollback_without_garbage),
@@ -709,6 +736,7 @@ int main(void) {
       cmocka_unit_test(over_wide_live_rows_are_cut_not_wrapped),
       cmocka_unit_test(slash_alone_lists_the_commands_and_the_list_scrolls),
       cmocka_unit_test(history_walk_passes_slash_commands),
+      cmocka_unit_test(status_line_counts_tokens_while_streaming),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -330,6 +330,7 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     case ZAEV_REASONING:
       if (!a->reasoning.len) a->reasoning_started = a->now;
       zbuf_add(&a->reasoning, ev->text, ev->len);
+      a->stream_bytes += ev->len;
       break;
     case ZAEV_TEXT:
       finish_reasoning(a);
@@ -340,6 +341,7 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
         a->md_active = true;
       }
       tui_md_stream_add(&a->md, ev->text, ev->len, &a->commit);
+      a->stream_bytes += ev->len;
       break;
     case ZAEV_ASSISTANT_MESSAGE:
       finish_reasoning(a);
@@ -383,6 +385,7 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     }
     case ZAEV_USAGE:
       a->turn_tokens += ev->usage.completion_tokens;
+      a->stream_bytes = 0; /* the estimate gives way to the count */
       a->total_tokens += ev->usage.total_tokens;
       a->prompt_sum += ev->usage.prompt_tokens;
       a->completion_sum += ev->usage.completion_tokens;
@@ -427,6 +430,7 @@ void tui_app_turn_start(tui_app *a, double now) {
   a->busy = true;
   a->turn_started = now;
   a->turn_tokens = 0;
+  a->stream_bytes = 0;
 }
 
 void tui_app_turn_end(tui_app *a, const char *outcome_line) {
@@ -1181,7 +1185,9 @@ static void status_line(tui_app *a, tw_lines *live) {
   } else if (a->busy) {
     int frame = (int)((a->now - a->turn_started) * 10.0) % 10;
     if (frame < 0) frame = 0;
-    fmt_tokens(tok, sizeof tok, a->turn_tokens);
+    /* counted by the provider at the end of each request; until then about
+     * 4 bytes a token of what has streamed */
+    fmt_tokens(tok, sizeof tok, a->turn_tokens + (int64_t)((a->stream_bytes + 3) / 4));
     zbuf_addf(&l, "%s%s%s %s %.1fs · %s tokens · Esc to cancel%s", a->th.accent, SPIN[frame],
               a->th.reset, a->perm_active ? "Waiting for you" : "Working", a->now - a->turn_started,
               tok, a->th.muted);
