@@ -1097,6 +1097,20 @@ static void cmd_compact(ctl *c) {
 }
 
 /* /image PATH: attached to the next message; /image clear drops them. */
+/* A path as terminals paste a dropped file: 'quoted', "quoted", with
+ * backslash-escaped spaces, or as a file:// URL. Caller frees. */
+static char *unquote_path(const char *s) {
+  if (!strncmp(s, "file:///", 8)) s += 7;
+  size_t n = strlen(s);
+  if (n >= 2 && (s[0] == '\'' || s[0] == '"') && s[n - 1] == s[0]) return xstrndup(s + 1, n - 2);
+  zbuf b = ZBUF_INIT;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\\' && i + 1 < n) i++;
+    zbuf_addch(&b, s[i]);
+  }
+  return zbuf_detach(&b, NULL);
+}
+
 static void cmd_image(ctl *c, const char *arg) {
   if (!*arg) {
     say(c, "Attach an image to your next message: /image PATH (PNG, JPEG, GIF or WebP, up to "
@@ -1116,6 +1130,8 @@ static void cmd_image(ctl *c, const char *arg) {
            "them), then attach the image again.", c->rs.rp.model);
     return;
   }
+  char *given = unquote_path(arg);
+  arg = given;
   char *path = arg[0] == '~' && arg[1] == '/' ? zpath_join(zpath_home(), arg + 2)
                                               : zpath_absolute(arg, c->rs.workspace);
   zbuf data = ZBUF_INIT;
@@ -1153,6 +1169,7 @@ static void cmd_image(ctl *c, const char *arg) {
   }
   zbuf_release(&data);
   free(path);
+  free(given);
 }
 
 /* --- /model and /provider pickers --------------------------------------- */

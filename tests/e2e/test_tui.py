@@ -859,5 +859,23 @@ class Tui(ZeroTest):
             time.sleep(0.05)
         self.quit_and_check_terminal()
 
+    def test_image_path_as_a_terminal_pastes_a_dropped_file(self):
+        # a file dropped on the terminal arrives quoted or with escaped spaces
+        png = (b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (3).to_bytes(4, "big") +
+               (2).to_bytes(4, "big") + b"\x08\x02\x00\x00\x00" + b"\x00" * 20)
+        with open(os.path.join(self.work, "my shot.png"), "wb") as f:
+            f.write(png)
+        self.serve([{"text": "unused"}], model="gpt-4.1")
+        self.start()
+        for given in ("'%s'" % os.path.join(self.work, "my shot.png"), "my\\ shot.png",
+                      "file://" + os.path.join(self.work, "my shot.png")):
+            self.type("/image " + given)
+            self.keys("Enter")
+        self.type("/image clear")
+        self.keys("Enter")
+        s = self.wait_for("Removed 3 attached images.")
+        self.assertNotIn("Cannot attach", s)
+        self.quit_and_check_terminal()
+
 if __name__ == "__main__":
     main()
