@@ -720,6 +720,47 @@ static void status_line_counts_tokens_while_streaming(void **state) {
   vt_close(&t);
 }
 
+/* A terminal too short for the whole prompt: the diff gives way, the title,
+ * cwd, reason and risk stay in view with the choices (regression: the
+ * renderer kept the bottom rows, so in 80x15 the prompt lost its title and
+ * asked without saying what for). */
+static void permission_prompt_in_a_short_terminal_keeps_its_title(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 15, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 15, "dark", TUI_DEPTH_16);
+  tui_app_turn_start(&a, 0);
+  const char *args = "{\"path\":\"notes.txt\",\"content\":\"1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n\"}";
+  zagent_event tc = {.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "write_file", .arguments = args};
+  tui_app_event(&a, &tc);
+  tui_ask q = {.tool = "write_file", .side = ZSIDE_WRITE, .arguments = args,
+               .reason = "file changes need approval in ask mode", .workspace = "/work",
+               .code = "needs_approval", .can_remember = true, .grant_kind = ZGRANT_PATH,
+               .grant_value = "/work/notes.txt"};
+  tui_app_ask(&a, &q);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "Permission needed: write_file wants to write notes.txt"));
+  assert_non_null(strstr(all, "cwd: /work"));
+  assert_non_null(strstr(all, "risk: medium"));
+  assert_non_null(strstr(all, "a taller terminal shows them"));
+  assert_non_null(strstr(all, "› 1. Deny"));
+  assert_non_null(strstr(all, "5. Deny and tell the model why"));
+  free(all);
+  /* taller again: the whole diff is back */
+  vterm_set_size(t.vt, 40, 80);
+  t.rows = 40;
+  tui_app_resize(&a, 80, 40);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "8 + 8"));
+  assert_null(strstr(all, "a taller terminal shows them"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(streaming_markdown_lands_in_scrollback_without_garbage),
@@ -737,6 +778,7 @@ int main(void) {
       cmocka_unit_test(slash_alone_lists_the_commands_and_the_list_scrolls),
       cmocka_unit_test(history_walk_passes_slash_commands),
       cmocka_unit_test(status_line_counts_tokens_while_streaming),
+      cmocka_unit_test(permission_prompt_in_a_short_terminal_keeps_its_title),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -573,6 +573,7 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
     tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
   }
   zbuf_release(&r);
+  a->perm_fixed = a->perm_detail.len;
   json_t *args = q->arguments ? json_loads(q->arguments, 0, NULL) : NULL;
   if (!strcmp(tool, "edit_file") && json_is_object(args)) {
     size_t add, del;
@@ -694,9 +695,13 @@ static tui_action perm_key(tui_app *a, const tui_key *k) {
   return TUI_ACT_PERMISSION;
 }
 
-static void perm_lines(tui_app *a, tw_lines *out) {
+/* The prompt's rows; *diff_at / *diff_rows: where its diff (or patch) rows
+ * are in out, the part that gives way when the terminal is too short. */
+static void perm_lines(tui_app *a, tw_lines *out, size_t *diff_at, size_t *diff_rows) {
   tw_lines_push(out, xstrdup(""));
   tw_wrap(out, a->perm_title, strlen(a->perm_title), a->width, "", "  ");
+  *diff_at = out->len + a->perm_fixed;
+  *diff_rows = a->perm_detail.len - a->perm_fixed;
   for (size_t i = 0; i < a->perm_detail.len; i++) tw_lines_push(out, xstrdup(a->perm_detail.items[i]));
   for (int i = 0; i < a->perm_nopts; i++) {
     zbuf o = ZBUF_INIT;
@@ -1270,7 +1275,8 @@ void tui_app_render(tui_app *a) {
     tw_lines_push(&live, xstrdup(""));
     plan_lines(a, &live);
   }
-  if (a->perm_active) perm_lines(a, &live);
+  size_t perm_at = live.len, diff_at = 0, diff_rows = 0;
+  if (a->perm_active) perm_lines(a, &live, &diff_at, &diff_rows);
   else if (a->picker_active) picker_lines(a, &live);
   for (size_t i = 0; i < a->queue.len; i++) {
     zbuf l = ZBUF_INIT;
@@ -1329,6 +1335,23 @@ void tui_app_render(tui_app *a) {
   if (stop < n) tw_lines_pushf(&live, "  %s↓ %zu more%s", a->th.muted, n - stop, a->th.reset);
   status_line(a, &live);
   if (a->perm_active && a->perm_note_mode) cursor_row = -1;
+  /* A prompt taller than the terminal: its diff gives way (the renderer
+   * keeps the bottom rows), so the title, what it acts on, why and the risk
+   * stay in view with the choices. */
+  size_t cap = a->height > 1 ? (size_t)a->height - 1 : 1;
+  if (a->perm_active && diff_rows && live.len - perm_at > cap) {
+    size_t drop = live.len - perm_at - cap + 1; /* +1: the marker row */
+    if (drop > diff_rows) drop = diff_rows;
+    size_t from = diff_at + diff_rows - drop;
+    for (size_t i = from; i < from + drop; i++) free(live.items[i]);
+    live.items[from] = NULL;
+    tw_lines_pushf(&live, "    %s… %zu more rows of it (a taller terminal shows them)%s", a->th.muted,
+                   drop, a->th.reset);
+    char *marker = live.items[--live.len];
+    live.items[from] = marker;
+    memmove(live.items + from + 1, live.items + from + drop, (live.len - from - drop) * sizeof *live.items);
+    live.len -= drop - 1;
+  }
   tui_screen_frame(&a->scr, a->commit.items, a->commit.len, live.items, live.len, cursor_row, ccol);
   tw_lines_free(&a->commit);
   tw_lines_free(&live);

@@ -102,6 +102,7 @@ typedef struct tui_app {
   bool perm_active;
   char *perm_title;
   tw_lines perm_detail;
+  size_t perm_fixed;       /* rows of perm_detail before the diff / patch lines */
   int perm_choice;       /* index into perm_opts */
   tui_perm_opt perm_opts[5];
   int perm_nopts;        /* 5, or 3 when nothing narrow enough can be remembered */
