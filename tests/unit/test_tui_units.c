@@ -349,6 +349,51 @@ static void columns_cut_and_pad_by_display_width(void **state) {
   zbuf_release(&b);
 }
 
+static char *no_sgr(const char *s) {
+  zbuf b = ZBUF_INIT;
+  while (*s) {
+    if (s[0] == '\x1b' && s[1] == '[') {
+      s += 2;
+      while (*s && *s != 'm') s++;
+      if (*s) s++;
+      continue;
+    }
+    zbuf_addch(&b, *s++);
+  }
+  return zbuf_detach(&b, NULL);
+}
+
+/* Tables: a cell too wide for the terminal wraps inside its column instead
+ * of being cut with "…" (the words were lost), and columns are aligned as the
+ * delimiter row says. */
+static void markdown_table_cells_wrap_and_align(void **state) {
+  (void)state;
+  tui_theme th;
+  tui_theme_init(&th, "dark", TUI_DEPTH_NONE);
+  tw_lines l = {0};
+  const char *src = "| name | n | ccc |\n|:--|--:|:-:|\n"
+                    "| a cell with a good many words in it | 7 | x |\n| b | 12345 | yy |\n";
+  tui_md_render(src, strlen(src), 30, &th, &l);
+  zbuf all = ZBUF_INIT;
+  for (size_t i = 0; i < l.len; i++) {
+    char *p = no_sgr(l.items[i]);
+    assert_true(tw_strwidth(p) <= 30);
+    zbuf_addf(&all, "%s\n", p);
+    free(p);
+  }
+  assert_null(strstr(all.data, "…"));
+  /* every word is there, in order, in the first column */
+  assert_non_null(strstr(all.data, "a cell with a"));
+  assert_non_null(strstr(all.data, "good many words"));
+  assert_non_null(strstr(all.data, "\nin it "));
+  assert_non_null(strstr(all.data, "│     7 │"));  /* right */
+  assert_non_null(strstr(all.data, "│ 12345 │ yy"));
+  assert_non_null(strstr(all.data, "│     n │ ccc\n"));
+  assert_non_null(strstr(all.data, "│     7 │  x\n"));  /* centred */
+  zbuf_release(&all);
+  tw_lines_free(&l);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keys_decode_control_and_modified_keys),
@@ -367,6 +412,7 @@ int main(void) {
       cmocka_unit_test(colors_follow_the_environment_and_the_theme),
       cmocka_unit_test(fuzzy_prefers_prefix_matches),
       cmocka_unit_test(columns_cut_and_pad_by_display_width),
+      cmocka_unit_test(markdown_table_cells_wrap_and_align),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
