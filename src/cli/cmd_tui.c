@@ -1734,6 +1734,8 @@ int cmd_tui(int argc, char **argv) {
     pthread_join(c->worker, NULL);
     c->running = false;
     drain(c);
+    /* what had streamed stays in the scrollback, as after Esc */
+    render(c);
   }
   tui_screen_erase_live(&c->app.scr);
   if (c->rs.session)

@@ -877,5 +877,29 @@ class Tui(ZeroTest):
         self.assertNotIn("Cannot attach", s)
         self.quit_and_check_terminal()
 
+    def test_quit_while_streaming_keeps_what_streamed_on_the_screen(self):
+        # regression: the unfinished answer was erased with the live region
+        self.serve([{"text": "streamed " * 300, "text_piece": 9, "delay_ms": 30}])
+        self.start()
+        self.type("go")
+        self.keys("Enter")
+        self.wait_for("streamed streamed")
+        self.type("/quit")
+        self.keys("Enter")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(os.path.join(self.tmp, "stty-after")):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), "0")
+        s = self.screen()
+        self.assertIn("streamed streamed", s)
+        self.assertIn("Cancelled", s)
+        self.assertIn("Continue it with: zero --resume", s)
+        sid = self.session_ids()[0]
+        texts = [e["payload"].get("content") or "" for e in self.session_events(sid)
+                 if e["type"] == "message" and e["payload"].get("role") == "assistant"]
+        self.assertTrue(texts and texts[-1].startswith("streamed streamed"), texts)
+
 if __name__ == "__main__":
     main()
