@@ -296,7 +296,26 @@ static void warn_cb(void *ud, const char *msg) {
   zbuf_release(&l);
 }
 
+/* The session's token counts from its log (provider_usage events, as `zero
+ * usage` reads them): /usage, the status line and the side panel continue a
+ * resumed session where it was instead of starting from 0. */
+static int add_usage(void *ud, const json_t *ev) {
+  tui_app *a = ud;
+  if (strcmp(zjson_str_or(ev, "type", ""), "provider_usage")) return 0;
+  const json_t *p = json_object_get(ev, "payload");
+  a->prompt_sum += zjson_int_or(p, "promptTokens", 0);
+  a->cached_sum += zjson_int_or(p, "cachedInputTokens", 0);
+  a->completion_sum += zjson_int_or(p, "completionTokens", 0);
+  a->total_tokens += zjson_int_or(p, "totalTokens", 0);
+  if (zjson_int_or(p, "promptTokens", 0)) a->context_tokens = zjson_int_or(p, "promptTokens", 0);
+  return 0;
+}
+
 static void attach_session(ctl *c) {
+  c->app.prompt_sum = c->app.cached_sum = c->app.completion_sum = c->app.total_tokens = 0;
+  c->app.context_tokens = 0;
+  if (c->rs.session)
+    zsession_for_each_event(c->rs.session_root, c->rs.session->id, add_usage, &c->app, NULL, NULL);
   if (c->recorder) c->recorder->destroy(c->recorder);
   c->recorder = c->rs.session ? zrecorder_new(c->rs.session, c->rec_diag) : NULL;
   free(c->app.session_id);

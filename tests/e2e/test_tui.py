@@ -901,5 +901,29 @@ class Tui(ZeroTest):
                  if e["type"] == "message" and e["payload"].get("role") == "assistant"]
         self.assertTrue(texts and texts[-1].startswith("streamed streamed"), texts)
 
+    def test_resumed_session_keeps_its_token_counts(self):
+        # regression: /usage and the status line started from 0 after --resume
+        self.serve([{"text": "First answer."}, {"text": "Second answer."}], model="gpt-4.1")
+        r = self.zero("exec", "first")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sid = self.session_ids()[0]
+        usage = [e["payload"] for e in self.session_events(sid) if e["type"] == "provider_usage"]
+        self.assertTrue(usage)
+        prompt = sum(u["promptTokens"] for u in usage)
+        self.start("--resume")
+        s = self.wait_for("First answer.")
+        self.assertNotIn("context 0 ", s)
+        self.type("/usage")
+        self.keys("Enter")
+        s = self.wait_for("Tokens this session:")
+        self.assertIn("Tokens this session: %d in" % prompt, s)
+        self.type("/new")
+        self.keys("Enter")
+        self.wait_for("New session")
+        self.type("/usage")
+        self.keys("Enter")
+        s = self.wait_for("Tokens this session: 0 in")
+        self.quit_and_check_terminal()
+
 if __name__ == "__main__":
     main()
