@@ -276,6 +276,7 @@ static void flush_out(ctl *c) {
     if (tui_term_write(o->data, o->len) < 0) c->quit = true; /* the terminal is gone */
     zbuf_reset(o);
   }
+  tui_term_set_live(c->app.scr.cursor_row);
 }
 
 static void render(ctl *c) {

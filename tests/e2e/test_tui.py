@@ -925,5 +925,28 @@ class Tui(ZeroTest):
         s = self.wait_for("Tokens this session: 0 in")
         self.quit_and_check_terminal()
 
+    def test_crash_restores_the_terminal_and_erases_the_live_region(self):
+        self.serve([])
+        self.start()
+        self.type("half-typed message")
+        self.wait_for("› half-typed message")
+        pid = self.tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").stdout.strip()
+        child = subprocess.run(["pgrep", "-P", pid, "-x", "zero"], capture_output=True, text=True)
+        os.kill(int(child.stdout.split()[0]), signal.SIGSEGV)
+        path = os.path.join(self.tmp, "stty-after")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), str(128 + signal.SIGSEGV))
+        with open(os.path.join(self.tmp, "stty-before")) as f, open(path) as g:
+            self.assertEqual(f.read(), g.read())
+        # regression: the composer and status line stayed, mixed with what
+        # the shell printed next
+        s = self.screen()
+        self.assertNotIn("Shift+Tab mode", s)
+        self.assertNotIn("half-typed message", s)
+
 if __name__ == "__main__":
     main()
