@@ -394,6 +394,36 @@ static void markdown_table_cells_wrap_and_align(void **state) {
   tw_lines_free(&l);
 }
 
+/* A paste whose end marker never comes does not swallow every later key:
+ * after TUI_PASTE_GIVE_UP idle flushes it is delivered and keys work again
+ * (regression: Ctrl+C and everything else went into the paste for good). A
+ * slow paste with input between the flushes still arrives whole. */
+static void keys_paste_without_an_end_gives_up(void **state) {
+  (void)state;
+  tui_keys k;
+  tui_keys_init(&k);
+  tui_keys_feed(&k, "\x1b[200~slow ", 11);
+  assert_true(tui_keys_pending(&k));
+  for (int i = 0; i < TUI_PASTE_GIVE_UP - 1; i++) assert_int_equal(next(&k, true).type, NOKEY);
+  tui_keys_feed(&k, "paste\x1b[201~", 11); /* input again: still one paste */
+  tui_key p = next(&k, false);
+  assert_int_equal(p.type, TK_PASTE);
+  assert_memory_equal(p.paste, "slow paste", p.paste_len);
+  assert_false(tui_keys_pending(&k));
+  tui_keys_feed(&k, "\x1b[200~stray", 11);
+  for (int i = 0; i < TUI_PASTE_GIVE_UP - 1; i++) assert_int_equal(next(&k, true).type, NOKEY);
+  p = next(&k, true);
+  assert_int_equal(p.type, TK_PASTE);
+  assert_int_equal(p.paste_len, 5);
+  assert_memory_equal(p.paste, "stray", 5);
+  tui_keys_feed(&k, "\x03", 1);
+  tui_key c = next(&k, false);
+  assert_int_equal(c.type, TK_CHAR);
+  assert_int_equal(c.ch, 'c');
+  assert_true(c.mods & TK_CTRL);
+  tui_keys_release(&k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keys_decode_control_and_modified_keys),
@@ -413,6 +443,7 @@ int main(void) {
       cmocka_unit_test(fuzzy_prefers_prefix_matches),
       cmocka_unit_test(columns_cut_and_pad_by_display_width),
       cmocka_unit_test(markdown_table_cells_wrap_and_align),
+      cmocka_unit_test(keys_paste_without_an_end_gives_up),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
