@@ -513,6 +513,9 @@ static void turn_done(ctl *c) {
   if (c->job == JOB_COMPACT) compact_done(c);
   else {
     if (c->status == ZRUN_INTERRUPTED) line = "⊘ Cancelled. The conversation is kept; type to continue.";
+    else if (c->status == ZRUN_SUCCESS && !c->app.turn_shown)
+      line = "The model sent an empty answer (no text, no tool call). Ask again, or try another "
+             "model with /model.";
     tui_app_turn_end(&c->app, line);
   }
   fflush(c->rec_diag);

@@ -948,5 +948,18 @@ class Tui(ZeroTest):
         self.assertNotIn("Shift+Tab mode", s)
         self.assertNotIn("half-typed message", s)
 
+    def test_an_empty_answer_is_said_not_silent(self):
+        # regression: a turn with no text and no tool call left nothing at all
+        self.serve([{"text": ""}, {"text": "Now with words."}])
+        self.start()
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("The model sent an empty answer")
+        self.type("again")
+        self.keys("Enter")
+        s = self.wait_for("Now with words.")
+        self.assertEqual(s.count("empty answer"), 1)
+        self.quit_and_check_terminal()
+
 if __name__ == "__main__":
     main()

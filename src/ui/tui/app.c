@@ -326,6 +326,9 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
 /* --- events -------------------------------------------------------------- */
 
 void tui_app_event(tui_app *a, const zagent_event *ev) {
+  if (((ev->kind == ZAEV_TEXT || ev->kind == ZAEV_REASONING) && ev->len) ||
+      ev->kind == ZAEV_TOOL_CALL || ev->kind == ZAEV_ERROR || ev->kind == ZAEV_WARNING)
+    a->turn_shown = true;
   switch (ev->kind) {
     case ZAEV_REASONING:
       if (!a->reasoning.len) a->reasoning_started = a->now;
@@ -431,6 +434,7 @@ void tui_app_turn_start(tui_app *a, double now) {
   a->turn_started = now;
   a->turn_tokens = 0;
   a->stream_bytes = 0;
+  a->turn_shown = false;
 }
 
 void tui_app_turn_end(tui_app *a, const char *outcome_line) {

@@ -84,6 +84,7 @@ typedef struct tui_app {
   double turn_started;
   int64_t turn_tokens;
   size_t stream_bytes;     /* text and reasoning streamed since the last usage report */
+  bool turn_shown;         /* the turn showed something: text, reasoning, a tool, an error */
   int64_t context_tokens; /* prompt tokens of the last request */
   int64_t context_window; /* of the current model (0 = unknown), set by the controller */
   int64_t total_tokens;   /* the session */
