@@ -175,7 +175,12 @@ static void ui_emit(zsink *s, const zagent_event *ev) {
   COPY(reasoning); COPY(id); COPY(name); COPY(arguments); COPY(side_effect); COPY(action);
   COPY(reason); COPY(mode); COPY(code); COPY(model);
 #undef COPY
-  m->ev.text = m->strs[n++] = ev->text ? xstrndup(ev->text, ev->len) : NULL;
+  /* len counts the bytes of streamed deltas; other events (errors, warnings)
+   * may leave it 0 and carry a NUL-terminated text. */
+  m->ev.text = m->strs[n++] = !ev->text ? NULL
+                              : ev->len  ? xstrndup(ev->text, ev->len)
+                                         : xstrdup(ev->text);
+  m->ev.len = m->ev.text ? strlen(m->ev.text) : 0;
   m->ev.session_id = m->ev.cwd = m->ev.provider = m->ev.api_model = m->ev.status = NULL;
   m->meta = ev->meta ? json_deep_copy(ev->meta) : NULL;
   m->ev.meta = m->meta;
@@ -271,6 +276,7 @@ static void flush_out(ctl *c) {
     if (tui_term_write(o->data, o->len) < 0) c->quit = true; /* the terminal is gone */
     zbuf_reset(o);
   }
+  tui_term_set_live(c->app.scr.cursor_row);
 }
 
 static void render(ctl *c) {
@@ -291,7 +297,26 @@ static void warn_cb(void *ud, const char *msg) {
   zbuf_release(&l);
 }
 
+/* The session's token counts from its log (provider_usage events, as `zero
+ * usage` reads them): /usage, the status line and the side panel continue a
+ * resumed session where it was instead of starting from 0. */
+static int add_usage(void *ud, const json_t *ev) {
+  tui_app *a = ud;
+  if (strcmp(zjson_str_or(ev, "type", ""), "provider_usage")) return 0;
+  const json_t *p = json_object_get(ev, "payload");
+  a->prompt_sum += zjson_int_or(p, "promptTokens", 0);
+  a->cached_sum += zjson_int_or(p, "cachedInputTokens", 0);
+  a->completion_sum += zjson_int_or(p, "completionTokens", 0);
+  a->total_tokens += zjson_int_or(p, "totalTokens", 0);
+  if (zjson_int_or(p, "promptTokens", 0)) a->context_tokens = zjson_int_or(p, "promptTokens", 0);
+  return 0;
+}
+
 static void attach_session(ctl *c) {
+  c->app.prompt_sum = c->app.cached_sum = c->app.completion_sum = c->app.total_tokens = 0;
+  c->app.context_tokens = 0;
+  if (c->rs.session)
+    zsession_for_each_event(c->rs.session_root, c->rs.session->id, add_usage, &c->app, NULL, NULL);
   if (c->recorder) c->recorder->destroy(c->recorder);
   c->recorder = c->rs.session ? zrecorder_new(c->rs.session, c->rec_diag) : NULL;
   free(c->app.session_id);
@@ -488,6 +513,9 @@ static void turn_done(ctl *c) {
   if (c->job == JOB_COMPACT) compact_done(c);
   else {
     if (c->status == ZRUN_INTERRUPTED) line = "⊘ Cancelled. The conversation is kept; type to continue.";
+    else if (c->status == ZRUN_SUCCESS && !c->app.turn_shown)
+      line = "The model sent an empty answer (no text, no tool call). Ask again, or try another "
+             "model with /model.";
     tui_app_turn_end(&c->app, line);
   }
   fflush(c->rec_diag);
@@ -671,8 +699,9 @@ static void cmd_resume(ctl *c, const char *arg) {
       for (i = 0; i < n; i++) {
         s = json_array_get(mine, i);
         zbuf l = ZBUF_INIT;
-        zbuf_addf(&l, "%2zu. %-40.40s  %.16s  %s", i + 1, zjson_str_or(s, "title", "(untitled)"),
-                  zjson_str_or(s, "updatedAt", ""), zjson_str_or(s, "sessionId", ""));
+        zbuf_addf(&l, "%2zu. ", i + 1);
+        tw_addcol(&l, zjson_str_or(s, "title", "(untitled)"), 40);
+        zbuf_addf(&l, "  %.16s  %s", zjson_str_or(s, "updatedAt", ""), zjson_str_or(s, "sessionId", ""));
         labels[i] = zbuf_detach(&l, NULL);
         values[i] = zjson_str_or(s, "sessionId", "");
       }
@@ -733,7 +762,9 @@ static void slash_tools(ctl *c) {
     zperm_decision d = zperm_decide(&c->rs.perm, tools[i], NULL);
     /* one row each: the first sentence of the description, cut to the width */
     const char *desc = tools[i]->description ? tools[i]->description : "";
-    size_t dl = strcspn(desc, ".");
+    const char *stop = strstr(desc, ". ");
+    size_t dl = stop ? (size_t)(stop - desc) : strcspn(desc, "\n");
+    if (dl && desc[dl - 1] == '.') dl--;
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "  %-15s %-7s %-6s %s%.*s%s", tools[i]->name,
               zside_effect_name(tools[i]->side_effect), zperm_action_name(d.action), c->app.th.muted,
@@ -1089,6 +1120,20 @@ static void cmd_compact(ctl *c) {
 }
 
 /* /image PATH: attached to the next message; /image clear drops them. */
+/* A path as terminals paste a dropped file: 'quoted', "quoted", with
+ * backslash-escaped spaces, or as a file:// URL. Caller frees. */
+static char *unquote_path(const char *s) {
+  if (!strncmp(s, "file:///", 8)) s += 7;
+  size_t n = strlen(s);
+  if (n >= 2 && (s[0] == '\'' || s[0] == '"') && s[n - 1] == s[0]) return xstrndup(s + 1, n - 2);
+  zbuf b = ZBUF_INIT;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\\' && i + 1 < n) i++;
+    zbuf_addch(&b, s[i]);
+  }
+  return zbuf_detach(&b, NULL);
+}
+
 static void cmd_image(ctl *c, const char *arg) {
   if (!*arg) {
     say(c, "Attach an image to your next message: /image PATH (PNG, JPEG, GIF or WebP, up to "
@@ -1108,6 +1153,8 @@ static void cmd_image(ctl *c, const char *arg) {
            "them), then attach the image again.", c->rs.rp.model);
     return;
   }
+  char *given = unquote_path(arg);
+  arg = given;
   char *path = arg[0] == '~' && arg[1] == '/' ? zpath_join(zpath_home(), arg + 2)
                                               : zpath_absolute(arg, c->rs.workspace);
   zbuf data = ZBUF_INIT;
@@ -1145,6 +1192,7 @@ static void cmd_image(ctl *c, const char *arg) {
   }
   zbuf_release(&data);
   free(path);
+  free(given);
 }
 
 /* --- /model and /provider pickers --------------------------------------- */
@@ -1399,16 +1447,13 @@ static void run_command(ctl *c, const char *line) {
   else if (!strcmp(name, "/image")) cmd_image(c, arg);
   else if (!strcmp(name, "/tools")) slash_tools(c);
   else if (!strcmp(name, "/add-dir")) {
-    char *real = *arg ? realpath(arg, NULL) : NULL;
-    if (!real || !zfs_is_dir(real)) say(c, "✗ /add-dir needs an existing directory: %s", *arg ? arg : "(none given)");
+    if (!*arg) say(c, "Name the directory: /add-dir DIR (relative to %s or absolute).", c->rs.workspace);
+    else if (c->running) say(c, "/add-dir waits until the running turn ends (Esc cancels it).");
     else {
-      c->rs.add_dirs = xrealloc(c->rs.add_dirs, (c->rs.n_add_dirs + 2) * sizeof *c->rs.add_dirs);
-      c->rs.add_dirs[c->rs.n_add_dirs++] = real;
-      c->rs.add_dirs[c->rs.n_add_dirs] = NULL;
-      real = NULL;
-      say(c, "Tools may now also write in %s.", c->rs.add_dirs[c->rs.n_add_dirs - 1]);
+      const char *added = NULL;
+      if (zrun_setup_add_dir(&c->rs, arg, &added, &err) < 0) say(c, "✗ /add-dir: %s", err.msg);
+      else say(c, "Tools may now also write in %s.", added);
     }
-    free(real);
   } else if (!strcmp(name, "/diff")) cmd_diff(c);
   else if (!strcmp(name, "/theme")) {
     const char *t = *arg ? arg : (!strcmp(c->app.th.name, "dark") ? "light" : "dark");
@@ -1530,8 +1575,9 @@ static char *history_path(const char *workspace) {
   if (slash) *slash = 0;
   zbuf p = ZBUF_INIT;
   zbuf_addf(&p, "%s/history", base);
-  mkdir(base, 0700);
-  mkdir(p.data, 0700);
+  /* the whole chain: on a first run not even $XDG_DATA_HOME/zero exists yet */
+  zerr err = ZERR_INIT;
+  (void)zfs_mkdir_p(p.data, 0700, &err); /* best effort: history is a convenience */
   zbuf_addf(&p, "/%016llx.jsonl", (unsigned long long)h);
   free(root);
   free(base);
@@ -1711,6 +1757,8 @@ int cmd_tui(int argc, char **argv) {
     pthread_join(c->worker, NULL);
     c->running = false;
     drain(c);
+    /* what had streamed stays in the scrollback, as after Esc */
+    render(c);
   }
   tui_screen_erase_live(&c->app.scr);
   if (c->rs.session)

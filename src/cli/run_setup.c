@@ -53,6 +53,43 @@ fail:
   return -1;
 }
 
+int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr *err) {
+  char *real = dir && *dir ? realpath(dir, NULL) : NULL;
+  if (!real || !zfs_is_dir(real)) {
+    free(real);
+    return zerr_set(err, ZE_USAGE, "%s is not an existing directory", dir && *dir ? dir : "(none given)");
+  }
+  for (size_t i = 0; i < s->n_add_dirs; i++) {
+    if (!strcmp(s->add_dirs[i], real)) {
+      free(real);
+      *added = s->add_dirs[i];
+      return 0;
+    }
+  }
+  /* The policy is what the permission engine and the sandbox check writes
+   * against: rebuild it with the new root before anything relies on it. */
+  char **dirs = xcalloc(s->n_add_dirs + 2, sizeof *dirs);
+  memcpy(dirs, s->add_dirs, s->n_add_dirs * sizeof *dirs);
+  dirs[s->n_add_dirs] = real;
+  zsb_policy_opts so = {.workspace = s->workspace,
+                        .add_dirs = (const char *const *)dirs,
+                        .n_add_dirs = s->n_add_dirs + 1};
+  zsb_policy fresh = {0};
+  if (zsb_policy_build(&fresh, &so, err) < 0) {
+    free(dirs);
+    free(real);
+    return -1;
+  }
+  if (s->offline) fresh.network = false;
+  zsb_policy_release(&s->policy);
+  s->policy = fresh; /* in place: the spawner and the engine point at it */
+  free(s->add_dirs);
+  s->add_dirs = dirs;
+  s->n_add_dirs++;
+  *added = real;
+  return 0;
+}
+
 static int make_provider(const zprov_opts *popts, zprovider **out, zerr *err) {
   if (zcurl_load(err) < 0 || !(*out = zprovider_new(popts, err))) {
     err->kind = ZE_PROVIDER;

@@ -93,6 +93,10 @@ int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_
 /* The sandbox policy (workspace, --add-dir, config), the spawner that confines
  * every child of the run, and the saved grants. */
 int zrun_setup_sandbox(zrun_setup *s, zerr *err);
+/* Makes dir (relative to the workspace) writable for the tools from now on,
+ * like --add-dir: the sandbox policy is rebuilt with it. *added: its real
+ * path (borrowed). The caller makes sure no turn is running. */
+int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr *err);
 /* Loads the config layers for the workspace and creates the provider. */
 int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err);
 /* Replaces the provider by one for another model of the same profile (the

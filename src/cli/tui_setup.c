@@ -269,7 +269,6 @@ int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {
     fprintf(out, "failed:\n  %s\n", terr.msg);
     again = ask(in, out, "Save this profile anyway? (y/n)", "n");
     if (!again || (again[0] != 'y' && again[0] != 'Y')) {
-      fprintf(out, "Nothing saved. Run zero again to retry, or see docs/config.md.\n");
       zbuf_release(&answer);
       goto out;
     }
@@ -282,6 +281,9 @@ int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {
   fprintf(out, "Saved profile \"%s\" to %s as the active provider.\n\n", name, config_path);
   rc = 0;
 out:
+  if (rc == 1)
+    fprintf(out, "\nNothing saved. Run zero again to set up a provider, or see docs/config.md "
+                 "(zero setup --provider writes a profile from the command line).\n");
   free(choice);
   free(url);
   free(keyans);

@@ -677,5 +677,289 @@ class Tui(ZeroTest):
         self.quit_and_check_terminal()
 
 
+    def restart(self, *zero_args, **kw):
+        """Ends the tmux session and starts zero again with the same home."""
+        self.tmux("kill-server")
+        deadline = time.time() + 10
+        while time.time() < deadline and self.tmux("has-session").returncode == 0:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        for name in ("exit-code", "stty-before", "stty-after"):
+            path = os.path.join(self.tmp, name)
+            if os.path.exists(path):
+                os.remove(path)
+        self.start(*zero_args, **kw)
+
+    def test_provider_error_shows_its_message(self):
+        # regression: the error line was "✗ Error:" with the message lost
+        self.serve([])
+        self.start()
+        self.type("hello")
+        self.keys("Enter")
+        s = self.wait_for("✗ Error: ")
+        s = self.wait_for("no scripted turn left")
+        self.assertIn("HTTP 500", s)
+        self.quit_and_check_terminal()
+
+    def test_history_is_saved_on_the_first_run(self):
+        # regression: with no $XDG_DATA_HOME/zero yet the history directory
+        # was not created and the first run's history was lost
+        self.serve([{"text": "First answer."}])
+        self.assertFalse(os.path.exists(os.path.join(self.env["XDG_DATA_HOME"], "zero")))
+        self.start()
+        self.type("remember this line")
+        self.keys("Enter")
+        self.wait_for("First answer.")
+        self.type("/usage")
+        self.keys("Enter")
+        self.wait_for("Tokens this session")
+        self.quit_and_check_terminal()
+        hist = os.path.join(self.env["XDG_DATA_HOME"], "zero", "history")
+        files = os.listdir(hist)
+        self.assertEqual(len(files), 1)
+        self.assertEqual(os.stat(os.path.join(hist, files[0])).st_mode & 0o777, 0o600)
+        self.restart()
+        self.keys("Up")
+        self.wait_for("› /usage")
+        self.keys("Up")  # past the /command (regression: its suggestion took Up)
+        self.wait_for("› remember this line")
+        self.keys("C-u")
+        self.quit_and_check_terminal()
+
+    def test_slash_alone_lists_the_commands(self):
+        self.serve([])
+        self.start()
+        self.type("/")
+        s = self.wait_for("keys and commands")
+        self.assertIn("/model", s)
+        self.assertIn("more", s)
+        self.keys("Up")  # to the last command
+        self.wait_for("› /quit")
+        self.keys("C-u")
+        self.quit_and_check_terminal()
+
+    def test_large_paste_collapses_and_reaches_the_model_with_newlines(self):
+        model = self.serve([{"text": "Got the paste."}])
+        self.start()
+        text = "\n".join("pasted line %d" % i for i in range(15)) + "\n"
+        path = os.path.join(self.tmp, "paste.txt")
+        with open(path, "w") as f:
+            f.write(text)
+        self.tmux("load-buffer", path)
+        # tmux sends the line breaks as CR, like most terminals (regression:
+        # only LF was counted, so this stayed inline)
+        self.tmux("paste-buffer", "-p", "-t", "t")
+        s = self.wait_for("[Pasted text #1, 15 lines]")
+        self.assertNotIn("pasted line 14", s)
+        self.type(" what is this?")
+        self.keys("Enter")
+        self.wait_for("Got the paste.")
+        sent = model.bodies()[-1]["messages"][-1]["content"]
+        self.assertIn("pasted line 0\npasted line 1\n", sent)
+        self.assertIn("pasted line 14", sent)
+        self.assertNotIn("\r", sent)
+        self.quit_and_check_terminal()
+
+    def test_add_dir_makes_another_directory_writable(self):
+        # regression: /add-dir said so, but the permission engine and the
+        # sandbox kept the old roots and refused the write
+        extra = os.path.join(self.tmp, "extra")
+        os.makedirs(extra)
+        self.serve([
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": os.path.join(extra, "f.txt"), "content": "hi\n"}}]},
+            {"text": "Wrote it."},
+            {"tool_calls": [{"name": "exec_command",
+                             "arguments": {"cmd": "echo sh > " + os.path.join(extra, "g.txt")}}]},
+            {"text": "Ran it."}])
+        self.start("--permission-mode", "auto")
+        self.type("/add-dir ../extra")
+        self.keys("Enter")
+        self.wait_for("Tools may now also write in " + extra)
+        self.type("write there")
+        self.keys("Enter")
+        self.wait_for("Wrote it.")
+        self.type("run there")
+        self.keys("Enter")
+        self.wait_for("Ran it.")
+        with open(os.path.join(extra, "f.txt")) as f:
+            self.assertEqual(f.read(), "hi\n")
+        with open(os.path.join(extra, "g.txt")) as f:
+            self.assertEqual(f.read(), "sh\n")
+        self.type("/add-dir nowhere")
+        self.keys("Enter")
+        self.wait_for("✗ /add-dir: nowhere is not an existing directory")
+        self.quit_and_check_terminal()
+
+    def test_permission_prompt_in_a_narrow_terminal_leaves_no_rows_behind(self):
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo one && ls"}}]},
+            {"text": "Ok."}])
+        self.start(width=30, height=40)
+        self.type("run")
+        self.keys("Enter")
+        s = self.wait_for("Esc deny")
+        self.assertIn("allowed once", s)
+        self.keys("C-c")
+        s = self.wait_for("Ok.")
+        time.sleep(0.3)
+        s = self.screen()
+        self.assertNotIn("why asking", s)
+        self.assertNotIn("Esc deny", s)
+        self.keys("C-c")
+        time.sleep(0.2)
+        self.keys("C-c")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(os.path.join(self.tmp, "stty-after")):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), "0")
+        with open(os.path.join(self.tmp, "stty-before")) as f, \
+                open(os.path.join(self.tmp, "stty-after")) as g:
+            self.assertEqual(f.read(), g.read())
+
+    def test_quitting_the_first_run_wizard_says_nothing_was_saved(self):
+        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        self.start(wait=False)
+        self.wait_for("Choose [1]")
+        self.type("q")
+        self.keys("Enter")
+        self.wait_for("Nothing saved. Run zero again")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(os.path.join(self.tmp, "exit-code")):
+            time.sleep(0.05)
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), "0")
+        self.assertFalse(os.path.exists(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json")))
+
+    def test_resume_picker_cuts_wide_titles_by_columns(self):
+        self.serve([{"text": "a"}, {"text": "b"}])
+        title = "日本語のセッションのタイトルです長い長い長いタイトル"
+        r = self.zero("exec", "--session-title", title, "x")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.zero("exec", "--session-title", "short", "y")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.start(width=100)
+        self.type("/resume")
+        self.keys("Enter")
+        s = self.wait_for("Resume a session")
+        self.assertNotIn("\ufffd", s)
+        jp = [l for l in s.splitlines() if "日本語" in l][0]
+        short = [l for l in s.splitlines() if "short" in l and "zero_" in l][0]
+        # the date column starts at the same screen column in both rows
+        def col(line):
+            before = line[:line.index(" 20")]
+            return sum(2 if ord(ch) > 0x2e80 else 1 for ch in before)
+        self.assertEqual(col(jp), col(short))
+        self.keys("Escape")
+        deadline = time.time() + 10
+        while time.time() < deadline and "Resume a session" in self.screen():
+            time.sleep(0.05)
+        self.quit_and_check_terminal()
+
+    def test_image_path_as_a_terminal_pastes_a_dropped_file(self):
+        # a file dropped on the terminal arrives quoted or with escaped spaces
+        png = (b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (3).to_bytes(4, "big") +
+               (2).to_bytes(4, "big") + b"\x08\x02\x00\x00\x00" + b"\x00" * 20)
+        with open(os.path.join(self.work, "my shot.png"), "wb") as f:
+            f.write(png)
+        self.serve([{"text": "unused"}], model="gpt-4.1")
+        self.start()
+        for given in ("'%s'" % os.path.join(self.work, "my shot.png"), "my\\ shot.png",
+                      "file://" + os.path.join(self.work, "my shot.png")):
+            self.type("/image " + given)
+            self.keys("Enter")
+        self.type("/image clear")
+        self.keys("Enter")
+        s = self.wait_for("Removed 3 attached images.")
+        self.assertNotIn("Cannot attach", s)
+        self.quit_and_check_terminal()
+
+    def test_quit_while_streaming_keeps_what_streamed_on_the_screen(self):
+        # regression: the unfinished answer was erased with the live region
+        self.serve([{"text": "streamed " * 300, "text_piece": 9, "delay_ms": 30}])
+        self.start()
+        self.type("go")
+        self.keys("Enter")
+        self.wait_for("streamed streamed")
+        self.type("/quit")
+        self.keys("Enter")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(os.path.join(self.tmp, "stty-after")):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), "0")
+        s = self.screen()
+        self.assertIn("streamed streamed", s)
+        self.assertIn("Cancelled", s)
+        self.assertIn("Continue it with: zero --resume", s)
+        sid = self.session_ids()[0]
+        texts = [e["payload"].get("content") or "" for e in self.session_events(sid)
+                 if e["type"] == "message" and e["payload"].get("role") == "assistant"]
+        self.assertTrue(texts and texts[-1].startswith("streamed streamed"), texts)
+
+    def test_resumed_session_keeps_its_token_counts(self):
+        # regression: /usage and the status line started from 0 after --resume
+        self.serve([{"text": "First answer."}, {"text": "Second answer."}], model="gpt-4.1")
+        r = self.zero("exec", "first")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sid = self.session_ids()[0]
+        usage = [e["payload"] for e in self.session_events(sid) if e["type"] == "provider_usage"]
+        self.assertTrue(usage)
+        prompt = sum(u["promptTokens"] for u in usage)
+        self.start("--resume")
+        s = self.wait_for("First answer.")
+        self.assertNotIn("context 0 ", s)
+        self.type("/usage")
+        self.keys("Enter")
+        s = self.wait_for("Tokens this session:")
+        self.assertIn("Tokens this session: %d in" % prompt, s)
+        self.type("/new")
+        self.keys("Enter")
+        self.wait_for("New session")
+        self.type("/usage")
+        self.keys("Enter")
+        s = self.wait_for("Tokens this session: 0 in")
+        self.quit_and_check_terminal()
+
+    def test_crash_restores_the_terminal_and_erases_the_live_region(self):
+        self.serve([])
+        self.start()
+        self.type("half-typed message")
+        self.wait_for("› half-typed message")
+        pid = self.tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").stdout.strip()
+        child = subprocess.run(["pgrep", "-P", pid, "-x", "zero"], capture_output=True, text=True)
+        os.kill(int(child.stdout.split()[0]), signal.SIGSEGV)
+        path = os.path.join(self.tmp, "stty-after")
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with open(os.path.join(self.tmp, "exit-code")) as f:
+            self.assertEqual(f.read().strip(), str(128 + signal.SIGSEGV))
+        with open(os.path.join(self.tmp, "stty-before")) as f, open(path) as g:
+            self.assertEqual(f.read(), g.read())
+        # regression: the composer and status line stayed, mixed with what
+        # the shell printed next
+        s = self.screen()
+        self.assertNotIn("Shift+Tab mode", s)
+        self.assertNotIn("half-typed message", s)
+
+    def test_an_empty_answer_is_said_not_silent(self):
+        # regression: a turn with no text and no tool call left nothing at all
+        self.serve([{"text": ""}, {"text": "Now with words."}])
+        self.start()
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("The model sent an empty answer")
+        self.type("again")
+        self.keys("Enter")
+        s = self.wait_for("Now with words.")
+        self.assertEqual(s.count("empty answer"), 1)
+        self.quit_and_check_terminal()
+
 if __name__ == "__main__":
     main()

@@ -451,7 +451,8 @@ static void composer_shows_a_multiline_paste_and_collapses_a_large_one(void **st
   tui_app_key(&a, &kb, &text);
   frame(&a, &t);
   char *all = vt_all(&t);
-  assert_non_null(strstr(all, "[Pasted text #1, 51 lines]"));
+  /* 50 lines, each ending in a newline: 50 (not 51) */
+  assert_non_null(strstr(all, "[Pasted text #1, 50 lines]"));
   assert_null(strstr(all, "line 49"));
   free(all);
   tui_key enter = {.type = TK_ENTER};
@@ -460,6 +461,33 @@ static void composer_shows_a_multiline_paste_and_collapses_a_large_one(void **st
   assert_non_null(strstr(text, "line 49"));
   free(text);
   zbuf_release(&big);
+  /* Most terminals send a pasted line break as CR (tmux's paste-buffer, xterm,
+   * VTE): 12 CR-separated lines collapse too, and are sent with newlines.
+   * Regression: only '\n' was counted, so the paste stayed inline, and a
+   * large one reached the model with bare CRs. */
+  zbuf cr = ZBUF_INIT;
+  for (int i = 0; i < 12; i++) zbuf_addf(&cr, "row %d\r", i);
+  tui_key kc = {.type = TK_PASTE, .paste = cr.data, .paste_len = cr.len};
+  tui_app_key(&a, &kc, &text);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "[Pasted text #1, 12 lines]"));
+  assert_null(strstr(all, "row 11"));
+  free(all);
+  assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_SUBMIT);
+  assert_non_null(strstr(text, "row 0\nrow 1\n"));
+  assert_null(strchr(text, '\r'));
+  free(text);
+  /* the history holds what was sent, not the placeholder: recalling it and
+   * sending it again sends the same text */
+  tui_key up = {.type = TK_UP};
+  tui_app_key(&a, &up, &text);
+  assert_non_null(strstr(a.comp.text.data, "row 11"));
+  assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_SUBMIT);
+  assert_non_null(strstr(text, "row 0\nrow 1\n"));
+  assert_null(strstr(text, "[Pasted text"));
+  free(text);
+  zbuf_release(&cr);
   tui_app_release(&a);
   vt_close(&t);
 }
@@ -519,6 +547,220 @@ static void picker_filters_and_returns_the_command(void **state) {
   vt_close(&t);
 }
 
+/* A narrow terminal: every row of the prompt fits (long lines wrap instead of
+ * being wrapped by the terminal behind the renderer's back), and once the
+ * prompt is answered nothing of it is left on the screen. Regression: at 30
+ * columns "no command prefix … allowed once" and the key hint overflowed, and
+ * a row of the prompt stayed on the screen after it closed. */
+static void permission_prompt_fits_a_narrow_terminal_and_leaves_nothing(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 40, 30);
+  tui_app a;
+  tui_app_init(&a, 30, 40, "dark", TUI_DEPTH_TRUE);
+  tui_app_turn_start(&a, 0);
+  const char *args = "{\"cmd\":\"echo one && ls -la\"}";
+  zagent_event tc = {.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "exec_command", .arguments = args};
+  tui_app_event(&a, &tc);
+  tui_ask q = {.tool = "exec_command", .side = ZSIDE_SHELL, .arguments = args,
+               .reason = "commands need approval in ask mode",
+               .workspace = "/home/someone/projects/a-rather-long-workspace-name",
+               .code = "needs_approval", .can_remember = false};
+  tui_app_ask(&a, &q);
+  frame(&a, &t);
+  for (int r = 0; r < t.rows; r++) {
+    char *row = vt_row(&t, r);
+    /* nothing reaches the last column: the terminal never wrapped a row */
+    assert_true(tw_strwidth(row) <= 30);
+    free(row);
+  }
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "allowed once"));
+  assert_non_null(strstr(all, "Esc deny"));
+  assert_non_null(strstr(all, "/home/someone/projects/a-r"));
+  assert_non_null(strstr(all, "ather-long-workspace-name"));
+  free(all);
+  tui_key k = {.type = TK_ENTER};
+  char *text = NULL;
+  assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
+  zagent_event res = {.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "exec_command", .ok = false,
+                      .text = "permission denied", .len = 17};
+  tui_app_event(&a, &res);
+  tui_app_turn_end(&a, NULL);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_null(strstr(all, "why asking"));
+  assert_null(strstr(all, "Esc deny"));
+  assert_null(strstr(all, "workspace-name"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+/* The renderer's safety net: a live row wider than the terminal (laid out
+ * before a resize, say) is cut to the width, so the next frame still knows
+ * where every row is. */
+static void over_wide_live_rows_are_cut_not_wrapped(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 10, 20);
+  tui_screen s;
+  tui_screen_init(&s, 20, 10);
+  char *wide[] = {"0123456789abcdefghijKLMNOP", "second row", "三四五六七八九十一二三四"};
+  tui_screen_frame(&s, NULL, 0, wide, 3, 1, 3);
+  vt_feed(&t, &s.out);
+  char *r0 = vt_row(&t, 0), *r1 = vt_row(&t, 1), *r2 = vt_row(&t, 2);
+  assert_string_equal(r0, "0123456789abcdefghi…");
+  assert_string_equal(r1, "second row");
+  assert_string_equal(r2, "三四五六七八九十一…");
+  free(r0), free(r1), free(r2);
+  char *small[] = {"only"};
+  tui_screen_frame(&s, NULL, 0, small, 1, 0, 4);
+  vt_feed(&t, &s.out);
+  char *all = vt_all(&t);
+  assert_null(strstr(all, "KLMNOP"));
+  assert_null(strstr(all, "second"));
+  assert_null(strstr(all, "三四"));
+  assert_non_null(strstr(all, "only"));
+  free(all);
+  tui_screen_release(&s);
+  vt_close(&t);
+}
+
+static void type_text(tui_app *a, const char *s) {
+  char *text = NULL;
+  for (const char *p = s; *p; p++) {
+    tui_key k = {.type = TK_CHAR, .ch = (uint32_t)*p, .utf8 = {*p}};
+    tui_app_key(a, &k, &text);
+  }
+}
+
+/* "/" alone lists the commands (regression: an empty filter matched nothing,
+ * so the list only appeared after a letter), in the table's order, in a
+ * window that scrolls with the selection to the last command. */
+static void slash_alone_lists_the_commands_and_the_list_scrolls(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 24, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 24, "dark", TUI_DEPTH_16);
+  type_text(&a, "/");
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "› /help"));
+  assert_non_null(strstr(all, "  /model"));
+  assert_non_null(strstr(all, "more"));
+  assert_null(strstr(all, "/quit"));
+  free(all);
+  char *text = NULL;
+  tui_key up = {.type = TK_UP};
+  tui_app_key(&a, &up, &text); /* wraps around to the last: /quit */
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "› /quit"));
+  assert_null(strstr(all, "keys and commands")); /* /help scrolled out */
+  assert_non_null(strstr(all, "↑ 13 more"));
+  free(all);
+  tui_key tab = {.type = TK_TAB};
+  tui_app_key(&a, &tab, &text);
+  assert_string_equal(a.comp.text.data, "/quit ");
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+/* Up walks the history through a recalled "/command" (regression: the
+ * command's suggestion took Up/Down and the walk stopped there). */
+static void history_walk_passes_slash_commands(void **state) {
+  (void)state;
+  tui_app a;
+  tui_app_init(&a, 80, 24, "dark", TUI_DEPTH_16);
+  char *text = NULL;
+  tui_key enter = {.type = TK_ENTER}, up = {.type = TK_UP}, down = {.type = TK_DOWN};
+  type_text(&a, "fix the bug");
+  assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_SUBMIT);
+  free(text);
+  type_text(&a, "/usage");
+  assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_COMMAND);
+  free(text);
+  tui_app_key(&a, &up, &text);
+  assert_string_equal(a.comp.text.data, "/usage");
+  tui_app_key(&a, &up, &text);
+  assert_string_equal(a.comp.text.data, "fix the bug");
+  tui_app_key(&a, &down, &text);
+  assert_string_equal(a.comp.text.data, "/usage");
+  tui_app_key(&a, &down, &text);
+  assert_string_equal(a.comp.text.data, "");
+  tui_app_release(&a);
+}
+
+/* While an answer streams the status line counts tokens (about 4 bytes each)
+ * instead of showing 0 until the provider's usage report; the report then
+ * replaces the estimate. */
+static void status_line_counts_tokens_while_streaming(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 12, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 12, "dark", TUI_DEPTH_16);
+  tui_app_turn_start(&a, 0);
+  const char *s = "forty bytes of streamed text, 4 a token.";
+  text_event(&a, s, strlen(s));
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "· 10 tokens · Esc to cancel"));
+  free(all);
+  zagent_event u = {.kind = ZAEV_USAGE, .usage = {.prompt_tokens = 100, .completion_tokens = 7,
+                                                  .total_tokens = 107}};
+  tui_app_event(&a, &u);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "· 7 tokens · Esc to cancel"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
+/* A terminal too short for the whole prompt: the diff gives way, the title,
+ * cwd, reason and risk stay in view with the choices (regression: the
+ * renderer kept the bottom rows, so in 80x15 the prompt lost its title and
+ * asked without saying what for). */
+static void permission_prompt_in_a_short_terminal_keeps_its_title(void **state) {
+  (void)state;
+  vt t;
+  vt_open(&t, 15, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 15, "dark", TUI_DEPTH_16);
+  tui_app_turn_start(&a, 0);
+  const char *args = "{\"path\":\"notes.txt\",\"content\":\"1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n\"}";
+  zagent_event tc = {.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "write_file", .arguments = args};
+  tui_app_event(&a, &tc);
+  tui_ask q = {.tool = "write_file", .side = ZSIDE_WRITE, .arguments = args,
+               .reason = "file changes need approval in ask mode", .workspace = "/work",
+               .code = "needs_approval", .can_remember = true, .grant_kind = ZGRANT_PATH,
+               .grant_value = "/work/notes.txt"};
+  tui_app_ask(&a, &q);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "Permission needed: write_file wants to write notes.txt"));
+  assert_non_null(strstr(all, "cwd: /work"));
+  assert_non_null(strstr(all, "risk: medium"));
+  assert_non_null(strstr(all, "a taller terminal shows them"));
+  assert_non_null(strstr(all, "› 1. Deny"));
+  assert_non_null(strstr(all, "5. Deny and tell the model why"));
+  free(all);
+  /* taller again: the whole diff is back */
+  vterm_set_size(t.vt, 40, 80);
+  t.rows = 40;
+  tui_app_resize(&a, 80, 40);
+  frame(&a, &t);
+  all = vt_all(&t);
+  assert_non_null(strstr(all, "8 + 8"));
+  assert_null(strstr(all, "a taller terminal shows them"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(streaming_markdown_lands_in_scrollback_without_garbage),
@@ -531,6 +773,12 @@ int main(void) {
       cmocka_unit_test(composer_shows_a_multiline_paste_and_collapses_a_large_one),
       cmocka_unit_test(unchanged_frames_write_nothing_and_a_key_rewrites_one_row),
       cmocka_unit_test(picker_filters_and_returns_the_command),
+      cmocka_unit_test(permission_prompt_fits_a_narrow_terminal_and_leaves_nothing),
+      cmocka_unit_test(over_wide_live_rows_are_cut_not_wrapped),
+      cmocka_unit_test(slash_alone_lists_the_commands_and_the_list_scrolls),
+      cmocka_unit_test(history_walk_passes_slash_commands),
+      cmocka_unit_test(status_line_counts_tokens_while_streaming),
+      cmocka_unit_test(permission_prompt_in_a_short_terminal_keeps_its_title),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

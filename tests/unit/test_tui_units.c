@@ -331,6 +331,99 @@ static void fuzzy_prefers_prefix_matches(void **state) {
   free(s);
 }
 
+/* A table column is counted in columns, not bytes (regression: the /resume
+ * picker cut a Japanese title in the middle of a character). */
+static void columns_cut_and_pad_by_display_width(void **state) {
+  (void)state;
+  zbuf b = ZBUF_INIT;
+  tw_addcol(&b, "日本語のセッションのタイトルです", 10);
+  assert_string_equal(b.data, "日本語の… ");
+  assert_int_equal(tw_strwidth(b.data), 10);
+  zbuf_reset(&b);
+  tw_addcol(&b, "short", 8);
+  assert_string_equal(b.data, "short   ");
+  zbuf_reset(&b);
+  tw_addcol(&b, "tab\there\x1b[31m", 16);
+  assert_null(strchr(b.data, '\x1b'));
+  assert_int_equal(tw_strwidth(b.data), 16);
+  zbuf_release(&b);
+}
+
+static char *no_sgr(const char *s) {
+  zbuf b = ZBUF_INIT;
+  while (*s) {
+    if (s[0] == '\x1b' && s[1] == '[') {
+      s += 2;
+      while (*s && *s != 'm') s++;
+      if (*s) s++;
+      continue;
+    }
+    zbuf_addch(&b, *s++);
+  }
+  return zbuf_detach(&b, NULL);
+}
+
+/* Tables: a cell too wide for the terminal wraps inside its column instead
+ * of being cut with "…" (the words were lost), and columns are aligned as the
+ * delimiter row says. */
+static void markdown_table_cells_wrap_and_align(void **state) {
+  (void)state;
+  tui_theme th;
+  tui_theme_init(&th, "dark", TUI_DEPTH_NONE);
+  tw_lines l = {0};
+  const char *src = "| name | n | ccc |\n|:--|--:|:-:|\n"
+                    "| a cell with a good many words in it | 7 | x |\n| b | 12345 | yy |\n";
+  tui_md_render(src, strlen(src), 30, &th, &l);
+  zbuf all = ZBUF_INIT;
+  for (size_t i = 0; i < l.len; i++) {
+    char *p = no_sgr(l.items[i]);
+    assert_true(tw_strwidth(p) <= 30);
+    zbuf_addf(&all, "%s\n", p);
+    free(p);
+  }
+  assert_null(strstr(all.data, "…"));
+  /* every word is there, in order, in the first column */
+  assert_non_null(strstr(all.data, "a cell with a"));
+  assert_non_null(strstr(all.data, "good many words"));
+  assert_non_null(strstr(all.data, "\nin it "));
+  assert_non_null(strstr(all.data, "│     7 │"));  /* right */
+  assert_non_null(strstr(all.data, "│ 12345 │ yy"));
+  assert_non_null(strstr(all.data, "│     n │ ccc\n"));
+  assert_non_null(strstr(all.data, "│     7 │  x\n"));  /* centred */
+  zbuf_release(&all);
+  tw_lines_free(&l);
+}
+
+/* A paste whose end marker never comes does not swallow every later key:
+ * after TUI_PASTE_GIVE_UP idle flushes it is delivered and keys work again
+ * (regression: Ctrl+C and everything else went into the paste for good). A
+ * slow paste with input between the flushes still arrives whole. */
+static void keys_paste_without_an_end_gives_up(void **state) {
+  (void)state;
+  tui_keys k;
+  tui_keys_init(&k);
+  tui_keys_feed(&k, "\x1b[200~slow ", 11);
+  assert_true(tui_keys_pending(&k));
+  for (int i = 0; i < TUI_PASTE_GIVE_UP - 1; i++) assert_int_equal(next(&k, true).type, NOKEY);
+  tui_keys_feed(&k, "paste\x1b[201~", 11); /* input again: still one paste */
+  tui_key p = next(&k, false);
+  assert_int_equal(p.type, TK_PASTE);
+  assert_memory_equal(p.paste, "slow paste", p.paste_len);
+  assert_false(tui_keys_pending(&k));
+  tui_keys_feed(&k, "\x1b[200~stray", 11);
+  for (int i = 0; i < TUI_PASTE_GIVE_UP - 1; i++) assert_int_equal(next(&k, true).type, NOKEY);
+  p = next(&k, true);
+  assert_int_equal(p.type, TK_PASTE);
+  assert_int_equal(p.paste_len, 5);
+  assert_memory_equal(p.paste, "stray", 5);
+  tui_keys_feed(&k, "\x03", 1);
+  tui_key c = next(&k, false);
+  assert_int_equal(c.type, TK_CHAR);
+  assert_int_equal(c.ch, 'c');
+  assert_true(c.mods & TK_CTRL);
+  tui_keys_release(&k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keys_decode_control_and_modified_keys),
@@ -348,6 +441,9 @@ int main(void) {
       cmocka_unit_test(highlight_colors_keywords_strings_comments),
       cmocka_unit_test(colors_follow_the_environment_and_the_theme),
       cmocka_unit_test(fuzzy_prefers_prefix_matches),
+      cmocka_unit_test(columns_cut_and_pad_by_display_width),
+      cmocka_unit_test(markdown_table_cells_wrap_and_align),
+      cmocka_unit_test(keys_paste_without_an_end_gives_up),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

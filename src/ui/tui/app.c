@@ -327,10 +327,14 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
 /* --- events -------------------------------------------------------------- */
 
 void tui_app_event(tui_app *a, const zagent_event *ev) {
+  if (((ev->kind == ZAEV_TEXT || ev->kind == ZAEV_REASONING) && ev->len) ||
+      ev->kind == ZAEV_TOOL_CALL || ev->kind == ZAEV_ERROR || ev->kind == ZAEV_WARNING)
+    a->turn_shown = true;
   switch (ev->kind) {
     case ZAEV_REASONING:
       if (!a->reasoning.len) a->reasoning_started = a->now;
       zbuf_add(&a->reasoning, ev->text, ev->len);
+      a->stream_bytes += ev->len;
       break;
     case ZAEV_TEXT:
       finish_reasoning(a);
@@ -341,6 +345,7 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
         a->md_active = true;
       }
       tui_md_stream_add(&a->md, ev->text, ev->len, &a->commit);
+      a->stream_bytes += ev->len;
       break;
     case ZAEV_ASSISTANT_MESSAGE:
       finish_reasoning(a);
@@ -384,6 +389,7 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     }
     case ZAEV_USAGE:
       a->turn_tokens += ev->usage.completion_tokens;
+      a->stream_bytes = 0; /* the estimate gives way to the count */
       a->total_tokens += ev->usage.total_tokens;
       a->prompt_sum += ev->usage.prompt_tokens;
       a->completion_sum += ev->usage.completion_tokens;
@@ -428,6 +434,8 @@ void tui_app_turn_start(tui_app *a, double now) {
   a->busy = true;
   a->turn_started = now;
   a->turn_tokens = 0;
+  a->stream_bytes = 0;
+  a->turn_shown = false;
 }
 
 void tui_app_turn_end(tui_app *a, const char *outcome_line) {
@@ -552,9 +560,10 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
   }
   a->perm_opts[a->perm_nopts++] = TUI_OPT_NOTE;
 
-  tw_lines_pushf(&a->perm_detail, "  %scwd:%s %s", a->th.muted, a->th.reset,
-                 q->workspace ? q->workspace : "");
   zbuf r = ZBUF_INIT;
+  zbuf_addf(&r, "%scwd:%s %s", a->th.muted, a->th.reset, q->workspace ? q->workspace : "");
+  tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
+  zbuf_reset(&r);
   zbuf_addf(&r, "%swhy asking:%s %s", a->th.muted, a->th.reset, q->reason ? q->reason : "");
   tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
   zbuf_reset(&r);
@@ -562,10 +571,14 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
   zbuf_addf(&r, "%srisk:%s %s", a->th.muted, a->th.reset, risk);
   free(risk);
   tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
+  zbuf_reset(&r);
+  if (!q->can_remember) {
+    zbuf_addf(&r, "%sno command prefix or path covers this call, so it can only be allowed once%s",
+              a->th.muted, a->th.reset);
+    tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
+  }
   zbuf_release(&r);
-  if (!q->can_remember)
-    tw_lines_pushf(&a->perm_detail, "  %sno command prefix or path covers this call, so it can "
-                                    "only be allowed once%s", a->th.muted, a->th.reset);
+  a->perm_fixed = a->perm_detail.len;
   json_t *args = ztool_load_args(q->tool, q->arguments);
   if (!strcmp(tool, "edit_file") && json_is_object(args)) {
     size_t add, del;
@@ -687,9 +700,13 @@ static tui_action perm_key(tui_app *a, const tui_key *k) {
   return TUI_ACT_PERMISSION;
 }
 
-static void perm_lines(tui_app *a, tw_lines *out) {
+/* The prompt's rows; *diff_at / *diff_rows: where its diff (or patch) rows
+ * are in out, the part that gives way when the terminal is too short. */
+static void perm_lines(tui_app *a, tw_lines *out, size_t *diff_at, size_t *diff_rows) {
   tw_lines_push(out, xstrdup(""));
   tw_wrap(out, a->perm_title, strlen(a->perm_title), a->width, "", "  ");
+  *diff_at = out->len + a->perm_fixed;
+  *diff_rows = a->perm_detail.len - a->perm_fixed;
   for (size_t i = 0; i < a->perm_detail.len; i++) tw_lines_push(out, xstrdup(a->perm_detail.items[i]));
   for (int i = 0; i < a->perm_nopts; i++) {
     zbuf o = ZBUF_INIT;
@@ -729,7 +746,10 @@ static void perm_lines(tui_app *a, tw_lines *out) {
       tw_wrap(out, l.data, l.len, a->width - 1, "", "    ");
       zbuf_release(&l);
     }
-    tw_lines_pushf(out, "  %s↑/↓ choose · Enter confirm · Esc deny%s", a->th.muted, a->th.reset);
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s↑/↓ choose · Enter confirm · Esc deny%s", a->th.muted, a->th.reset);
+    tw_wrap(out, l.data, l.len, a->width - 1, "  ", "  ");
+    zbuf_release(&l);
   }
 }
 
@@ -887,7 +907,9 @@ int tui_fuzzy(const char *pattern, size_t plen, const char *text) {
     }
   }
   if (i < plen) return -1;
-  return score * 100 - (int)strlen(text);
+  /* shorter texts first among equal matches; a match is never negative */
+  size_t len = strlen(text);
+  return score * 100 + (len < 99 ? 99 - (int)len : 0);
 }
 
 static void walk(tui_app *a, const char *root, const char *rel, int depth) {
@@ -923,6 +945,7 @@ typedef struct sugg {
   const char *text;   /* completion */
   const char *help;
   int score;
+  size_t idx;         /* position in the command table / file list: ties keep it */
 } sugg;
 
 /* The token being completed: "/cmd" at the start, or "@path" at the cursor. */
@@ -946,10 +969,16 @@ static bool current_token(const tui_app *a, size_t *start, bool *is_cmd) {
 
 static int cmp_sugg(const void *x, const void *y) {
   const sugg *a = x, *b = y;
-  return b->score - a->score;
+  if (a->score != b->score) return b->score > a->score ? 1 : -1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Up to max suggestions for the token at the cursor. */
+/* Rows of suggestions shown at once; the list scrolls with the selection. */
+#define SUGG_ROWS 8
+#define SUGG_MAX 64
+
+/* The suggestions for the token at the cursor, best first (at most max):
+ * "/" alone lists every command in the order of the table. */
 static size_t suggestions(tui_app *a, sugg *out, size_t max) {
   size_t start;
   bool is_cmd;
@@ -960,9 +989,9 @@ static size_t suggestions(tui_app *a, sugg *out, size_t max) {
   if (is_cmd) {
     tlen = a->comp.text.len - 1;
     for (size_t i = 0; i < tui_ncommands; i++) {
-      int sc = tui_fuzzy(tok, tlen, tui_commands[i].name + 1);
+      int sc = tlen ? tui_fuzzy(tok, tlen, tui_commands[i].name + 1) : 0;
       if (sc < 0) continue;
-      if (n < 64) out[n++] = (sugg){tui_commands[i].name, tui_commands[i].help, sc};
+      if (n < max) out[n++] = (sugg){tui_commands[i].name, tui_commands[i].help, sc, i};
     }
   } else {
     if (!a->files_loaded && a->workspace) {
@@ -973,10 +1002,10 @@ static size_t suggestions(tui_app *a, sugg *out, size_t max) {
     size_t m = 0;
     for (size_t i = 0; i < a->nfiles; i++) {
       int sc = tui_fuzzy(tok, tlen, a->files[i]);
-      if (sc >= 0) all[m++] = (sugg){a->files[i], "", sc};
+      if (sc >= 0) all[m++] = (sugg){a->files[i], "", sc, i};
     }
     qsort(all, m, sizeof *all, cmp_sugg);
-    for (size_t i = 0; i < m && n < 64; i++) out[n++] = all[i];
+    for (size_t i = 0; i < m && n < max; i++) out[n++] = all[i];
     free(all);
     return n < max ? n : max;
   }
@@ -985,8 +1014,8 @@ static size_t suggestions(tui_app *a, sugg *out, size_t max) {
 }
 
 static bool complete(tui_app *a) {
-  sugg s[64];
-  size_t n = suggestions(a, s, 8);
+  sugg s[SUGG_MAX];
+  size_t n = suggestions(a, s, SUGG_MAX);
   if (!n) return false;
   size_t start;
   bool is_cmd;
@@ -1021,8 +1050,8 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   bool was_armed = a->ctrl_c_armed;
   a->ctrl_c_armed = false;
   set_notice(a, NULL);
-  sugg s[64];
-  size_t nsugg = suggestions(a, s, 8);
+  sugg s[SUGG_MAX];
+  size_t nsugg = suggestions(a, s, SUGG_MAX);
   if (k->type == TK_CHAR && (k->mods & TK_CTRL)) {
     switch (k->ch) {
       case 'c':
@@ -1114,14 +1143,16 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
     case TK_HOME: tui_composer_home(&a->comp); return TUI_ACT_NONE;
     case TK_END: tui_composer_end(&a->comp); return TUI_ACT_NONE;
     case TK_UP:
-      if (nsugg) {
+      /* the suggestions take Up/Down, except while walking the history (a
+       * recalled "/command" must not stop the walk) */
+      if (nsugg && !tui_composer_browsing(&a->comp)) {
         a->sel = (a->sel + (int)nsugg - 1) % (int)nsugg;
         return TUI_ACT_NONE;
       }
       if (!tui_composer_up(&a->comp)) tui_composer_history_prev(&a->comp);
       return TUI_ACT_NONE;
     case TK_DOWN:
-      if (nsugg) {
+      if (nsugg && !tui_composer_browsing(&a->comp)) {
         a->sel = (a->sel + 1) % (int)nsugg;
         return TUI_ACT_NONE;
       }
@@ -1164,7 +1195,9 @@ static void status_line(tui_app *a, tw_lines *live) {
   } else if (a->busy) {
     int frame = (int)((a->now - a->turn_started) * 10.0) % 10;
     if (frame < 0) frame = 0;
-    fmt_tokens(tok, sizeof tok, a->turn_tokens);
+    /* counted by the provider at the end of each request; until then about
+     * 4 bytes a token of what has streamed */
+    fmt_tokens(tok, sizeof tok, a->turn_tokens + (int64_t)((a->stream_bytes + 3) / 4));
     zbuf_addf(&l, "%s%s%s %s %.1fs · %s tokens · Esc to cancel%s", a->th.accent, SPIN[frame],
               a->th.reset, a->perm_active ? "Waiting for you" : "Working", a->now - a->turn_started,
               tok, a->th.muted);
@@ -1247,7 +1280,8 @@ void tui_app_render(tui_app *a) {
     tw_lines_push(&live, xstrdup(""));
     plan_lines(a, &live);
   }
-  if (a->perm_active) perm_lines(a, &live);
+  size_t perm_at = live.len, diff_at = 0, diff_rows = 0;
+  if (a->perm_active) perm_lines(a, &live, &diff_at, &diff_rows);
   else if (a->picker_active) picker_lines(a, &live);
   for (size_t i = 0; i < a->queue.len; i++) {
     zbuf l = ZBUF_INIT;
@@ -1287,10 +1321,14 @@ void tui_app_render(tui_app *a) {
   }
   int cursor_row = (a->perm_active && !a->perm_note_mode) || a->picker_active ? -1 : (int)comp_top + crow;
   /* suggestions */
-  sugg s[64];
-  size_t n = a->perm_active || a->picker_active ? 0 : suggestions(a, s, 8);
+  sugg s[SUGG_MAX];
+  size_t n = a->perm_active || a->picker_active ? 0 : suggestions(a, s, SUGG_MAX);
   if (a->sel >= (int)n) a->sel = 0;
-  for (size_t i = 0; i < n; i++) {
+  /* a window of SUGG_ROWS rows that follows the selection */
+  size_t first = a->sel >= SUGG_ROWS ? (size_t)a->sel - (SUGG_ROWS - 1) : 0;
+  size_t stop = n < first + SUGG_ROWS ? n : first + SUGG_ROWS;
+  if (first > 0) tw_lines_pushf(&live, "  %s↑ %zu more%s", a->th.muted, first, a->th.reset);
+  for (size_t i = first; i < stop; i++) {
     zbuf l = ZBUF_INIT;
     bool sel = (int)i == a->sel;
     zbuf_addf(&l, "%s%s %s%s", sel ? a->th.reverse : "", sel ? "›" : " ", s[i].text,
@@ -1299,8 +1337,26 @@ void tui_app_render(tui_app *a) {
     tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
     zbuf_release(&l);
   }
+  if (stop < n) tw_lines_pushf(&live, "  %s↓ %zu more%s", a->th.muted, n - stop, a->th.reset);
   status_line(a, &live);
   if (a->perm_active && a->perm_note_mode) cursor_row = -1;
+  /* A prompt taller than the terminal: its diff gives way (the renderer
+   * keeps the bottom rows), so the title, what it acts on, why and the risk
+   * stay in view with the choices. */
+  size_t cap = a->height > 1 ? (size_t)a->height - 1 : 1;
+  if (a->perm_active && diff_rows && live.len - perm_at > cap) {
+    size_t drop = live.len - perm_at - cap + 1; /* +1: the marker row */
+    if (drop > diff_rows) drop = diff_rows;
+    size_t from = diff_at + diff_rows - drop;
+    for (size_t i = from; i < from + drop; i++) free(live.items[i]);
+    live.items[from] = NULL;
+    tw_lines_pushf(&live, "    %s… %zu more rows of it (a taller terminal shows them)%s", a->th.muted,
+                   drop, a->th.reset);
+    char *marker = live.items[--live.len];
+    live.items[from] = marker;
+    memmove(live.items + from + 1, live.items + from + drop, (live.len - from - drop) * sizeof *live.items);
+    live.len -= drop - 1;
+  }
   tui_screen_frame(&a->scr, a->commit.items, a->commit.len, live.items, live.len, cursor_row, ccol);
   tw_lines_free(&a->commit);
   tw_lines_free(&live);

@@ -83,6 +83,8 @@ typedef struct tui_app {
   bool busy;
   double turn_started;
   int64_t turn_tokens;
+  size_t stream_bytes;     /* text and reasoning streamed since the last usage report */
+  bool turn_shown;         /* the turn showed something: text, reasoning, a tool, an error */
   int64_t context_tokens; /* prompt tokens of the last request */
   int64_t context_window; /* of the current model (0 = unknown), set by the controller */
   int64_t total_tokens;   /* the session */
@@ -101,6 +103,7 @@ typedef struct tui_app {
   bool perm_active;
   char *perm_title;
   tw_lines perm_detail;
+  size_t perm_fixed;       /* rows of perm_detail before the diff / patch lines */
   int perm_choice;       /* index into perm_opts */
   tui_perm_opt perm_opts[5];
   int perm_nopts;        /* 5, or 3 when nothing narrow enough can be remembered */

@@ -56,17 +56,29 @@ void tui_composer_insert(tui_composer *c, const char *s, size_t n) {
 }
 
 void tui_composer_paste(tui_composer *c, const char *s, size_t n) {
-  size_t lines = 1;
-  for (size_t i = 0; i < n; i++) lines += s[i] == '\n';
-  if (lines <= TUI_PASTE_LINES && n <= TUI_PASTE_BYTES) {
-    tui_composer_insert(c, s, n);
-    return;
+  /* Terminals send a pasted line break as CR (most of them) or CRLF: one
+   * newline each, before anything is counted or kept. */
+  zbuf norm = ZBUF_INIT;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\r') {
+      if (i + 1 < n && s[i + 1] == '\n') continue;
+      zbuf_addch(&norm, '\n');
+    } else {
+      zbuf_addch(&norm, s[i]);
+    }
   }
-  c->pastes = xrealloc(c->pastes, (c->npastes + 1) * sizeof *c->pastes);
-  c->pastes[c->npastes++] = xstrndup(s, n);
-  char ph[80];
-  snprintf(ph, sizeof ph, "[Pasted text #%zu, %zu lines]", c->npastes, lines);
-  tui_composer_insert(c, ph, strlen(ph));
+  size_t lines = norm.len && norm.data[norm.len - 1] != '\n';
+  for (size_t i = 0; i < norm.len; i++) lines += norm.data[i] == '\n';
+  if (lines <= TUI_PASTE_LINES && norm.len <= TUI_PASTE_BYTES) {
+    tui_composer_insert(c, norm.data, norm.len);
+  } else {
+    c->pastes = xrealloc(c->pastes, (c->npastes + 1) * sizeof *c->pastes);
+    c->pastes[c->npastes++] = xstrndup(norm.data, norm.len);
+    char ph[80];
+    snprintf(ph, sizeof ph, "[Pasted text #%zu, %zu lines]", c->npastes, lines);
+    tui_composer_insert(c, ph, strlen(ph));
+  }
+  zbuf_release(&norm);
 }
 
 void tui_composer_newline(tui_composer *c) { tui_composer_insert(c, "\n", 1); }
@@ -247,7 +259,6 @@ static void hist_add(tui_composer *c, const char *s, bool save) {
 }
 
 char *tui_composer_take(tui_composer *c) {
-  hist_add(c, c->text.data, true);
   zbuf out = ZBUF_INIT;
   const char *s = c->text.data;
   while (*s) {
@@ -261,6 +272,7 @@ char *tui_composer_take(tui_composer *c) {
     }
     zbuf_addch(&out, *s++);
   }
+  hist_add(c, out.data, true);
   tui_composer_clear(c);
   return zbuf_detach(&out, NULL);
 }

@@ -58,11 +58,13 @@ void tui_composer_yank(tui_composer *c);
 bool tui_composer_up(tui_composer *c);
 bool tui_composer_down(tui_composer *c);
 void tui_composer_history_prev(tui_composer *c);
+/* true while Up/Down walk the history (an entry is recalled) */
+static inline bool tui_composer_browsing(const tui_composer *c) { return c->hist_pos < c->nhist; }
 void tui_composer_history_next(tui_composer *c);
 void tui_composer_set(tui_composer *c, const char *s);
 void tui_composer_clear(tui_composer *c);
-/* Takes the message (pastes expanded), adds it to the history and clears.
- * Caller frees. */
+/* Takes the message (pastes expanded), adds it to the history (expanded too:
+ * a recalled entry is the text that was sent) and clears. Caller frees. */
 char *tui_composer_take(tui_composer *c);
 /* History file: loads it (missing is fine) and appends to it from now on. */
 void tui_composer_history_open(tui_composer *c, const char *path);

@@ -15,9 +15,12 @@ void tui_keys_release(tui_keys *k) {
   zbuf_release(&k->paste);
 }
 
-void tui_keys_feed(tui_keys *k, const char *data, size_t len) { zbuf_add(&k->pending, data, len); }
+void tui_keys_feed(tui_keys *k, const char *data, size_t len) {
+  zbuf_add(&k->pending, data, len);
+  if (len) k->paste_idle = 0;
+}
 
-bool tui_keys_pending(const tui_keys *k) { return k->pending.len > 0; }
+bool tui_keys_pending(const tui_keys *k) { return k->pending.len > 0 || k->in_paste; }
 
 static void set_char(tui_key *key, uint32_t ch, int mods) {
   memset(key, 0, sizeof *key);
@@ -191,6 +194,18 @@ int tui_keys_next(tui_keys *k, tui_key *key, bool flush) {
   for (;;) {
     if (k->in_paste) {
       char *end = memmem(k->pending.data, k->pending.len, PASTE_END, sizeof PASTE_END - 1);
+      if (!end && flush && ++k->paste_idle >= TUI_PASTE_GIVE_UP) {
+        /* the end marker is not coming: deliver what there is */
+        zbuf_add(&k->paste, k->pending.data, k->pending.len);
+        zbuf_reset(&k->pending);
+        k->in_paste = false;
+        k->paste_idle = 0;
+        memset(key, 0, sizeof *key);
+        key->type = TK_PASTE;
+        key->paste = k->paste.data;
+        key->paste_len = k->paste.len;
+        return 1;
+      }
       if (!end) {
         /* Keep a tail that may be the start of the end marker. */
         size_t keep = sizeof PASTE_END - 2;
@@ -205,6 +220,7 @@ int tui_keys_next(tui_keys *k, tui_key *key, bool flush) {
       zbuf_add(&k->paste, k->pending.data, take);
       zbuf_consume(&k->pending, take + sizeof PASTE_END - 1);
       k->in_paste = false;
+      k->paste_idle = 0;
       memset(key, 0, sizeof *key);
       key->type = TK_PASTE;
       key->paste = k->paste.data;

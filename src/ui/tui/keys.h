@@ -47,14 +47,22 @@ typedef struct tui_keys {
   zbuf pending; /* undecoded input */
   zbuf paste;   /* paste being collected */
   bool in_paste;
+  unsigned paste_idle; /* flushes in a row with no input while in a paste */
 } tui_keys;
+
+/* A paste whose end marker never comes (a terminal that lost it, a stray
+ * ESC[200~) would take every later key, Ctrl+C too: after this many idle
+ * flushes (the caller flushes after ~30 ms without input, so about 3 s) what
+ * was collected is delivered as the paste and keys work again. */
+#define TUI_PASTE_GIVE_UP 100
 
 void tui_keys_init(tui_keys *k);
 void tui_keys_release(tui_keys *k);
 void tui_keys_feed(tui_keys *k, const char *data, size_t len);
 /* 1: *key filled; 0: need more input (flush: take a lone ESC as Esc). */
 int tui_keys_next(tui_keys *k, tui_key *key, bool flush);
-/* true when undecoded bytes wait (the caller then polls with a short timeout). */
+/* true when undecoded bytes wait or a paste is open (the caller then polls
+ * with a short timeout and flushes). */
 bool tui_keys_pending(const tui_keys *k);
 
 #endif

@@ -38,6 +38,7 @@ typedef struct mdr {
   size_t nblocks;     /* blocks emitted (for blank lines between them) */
   /* tables */
   ZVEC(char *) cells; /* current table, row-major */
+  ZVEC(int) aligns;   /* MD_ALIGN of each column (from the first row) */
   size_t ncols, row_cells;
   bool in_head;
   size_t head_rows;
@@ -139,9 +140,46 @@ static void flush_code(mdr *r) {
   zbuf_reset(&r->code);
 }
 
+/* One table row: each cell wrapped to its column's width (nothing is cut),
+ * aligned as the delimiter row says, the row as tall as its tallest cell. */
+static void table_row(mdr *r, size_t row, const int *w, size_t nc, const char *lead,
+                      const char *rest) {
+  tw_lines *cl = xcalloc(nc, sizeof *cl);
+  size_t height = 1;
+  for (size_t c = 0; c < nc; c++) {
+    const char *cell = r->cells.items[row * nc + c];
+    if (*cell) tw_wrap(&cl[c], cell, strlen(cell), w[c] > 0 ? w[c] : 1, "", "");
+    if (cl[c].len > height) height = cl[c].len;
+  }
+  for (size_t k = 0; k < height; k++) {
+    zbuf line = ZBUF_INIT;
+    zbuf_addstr(&line, k == 0 ? lead : rest);
+    for (size_t c = 0; c < nc; c++) {
+      const char *part = k < cl[c].len ? cl[c].items[k] : "";
+      int pad = w[c] - (int)tw_strwidth(part);
+      if (pad < 0) pad = 0;
+      int left = r->aligns.items[c] == MD_ALIGN_RIGHT ? pad
+                 : r->aligns.items[c] == MD_ALIGN_CENTER ? pad / 2
+                                                         : 0;
+      if (c) zbuf_addf(&line, " %s│%s ", r->th->muted, r->th->reset);
+      for (int i = 0; i < left; i++) zbuf_addch(&line, ' ');
+      if (row < r->head_rows) zbuf_addstr(&line, r->th->bold);
+      zbuf_addstr(&line, part);
+      if (row < r->head_rows) zbuf_addstr(&line, r->th->reset);
+      if (c + 1 < nc)
+        for (int i = left; i < pad; i++) zbuf_addch(&line, ' ');
+    }
+    zbuf_rtrim(&line);
+    tw_lines_push(r->out, zbuf_detach(&line, NULL));
+  }
+  for (size_t c = 0; c < nc; c++) tw_lines_free(&cl[c]);
+  free(cl);
+}
+
 static void flush_table(mdr *r) {
   size_t nc = r->ncols ? r->ncols : 1;
   size_t nrows = r->cells.len / nc;
+  while (r->aligns.len < nc) zvec_push(&r->aligns, MD_ALIGN_DEFAULT);
   int *w = xcalloc(nc, sizeof *w);
   for (size_t i = 0; i < r->cells.len; i++) {
     int cw = (int)tw_strwidth(r->cells.items[i]);
@@ -150,6 +188,7 @@ static void flush_table(mdr *r) {
   zbuf first = ZBUF_INIT, rest = ZBUF_INIT;
   prefix(r, &first, &rest);
   int avail = r->width - (int)tw_strwidth(rest.data) - 3 * (int)(nc - 1);
+  /* too wide: narrow the widest column a column at a time (cells wrap) */
   for (;;) {
     int total = 0, widest = 0;
     for (size_t c = 0; c < nc; c++) {
@@ -160,21 +199,9 @@ static void flush_table(mdr *r) {
     w[widest]--;
   }
   for (size_t row = 0; row < nrows; row++) {
-    zbuf line = ZBUF_INIT;
-    zbuf_addstr(&line, row == 0 ? first.data : rest.data);
-    for (size_t c = 0; c < nc; c++) {
-      char *cell = tw_truncate(r->cells.items[row * nc + c], w[c]);
-      int cw = (int)tw_strwidth(cell);
-      if (c) zbuf_addf(&line, " %s│%s ", r->th->muted, r->th->reset);
-      if (row < r->head_rows) zbuf_addstr(&line, r->th->bold);
-      zbuf_addstr(&line, cell);
-      if (row < r->head_rows) zbuf_addstr(&line, r->th->reset);
-      if (c + 1 < nc)
-        for (int k = cw; k < w[c]; k++) zbuf_addch(&line, ' ');
-      free(cell);
-    }
-    tw_lines_push(r->out, zbuf_detach(&line, NULL));
+    table_row(r, row, w, nc, row == 0 ? first.data : rest.data, rest.data);
     if (row + 1 == r->head_rows) {
+      zbuf line = ZBUF_INIT;
       zbuf_addstr(&line, rest.data);
       zbuf_addstr(&line, r->th->muted);
       for (size_t c = 0; c < nc; c++) {
@@ -184,10 +211,10 @@ static void flush_table(mdr *r) {
       zbuf_addstr(&line, r->th->reset);
       tw_lines_push(r->out, zbuf_detach(&line, NULL));
     }
-    zbuf_release(&line);
   }
   for (size_t i = 0; i < r->cells.len; i++) free(r->cells.items[i]);
   r->cells.len = 0;
+  r->aligns.len = 0;
   free(w);
   zbuf_release(&first);
   zbuf_release(&rest);
@@ -277,7 +304,10 @@ static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud) {
       r->row_cells = 0;
       break;
     case MD_BLOCK_TH:
-    case MD_BLOCK_TD: zbuf_reset(&r->para); break;
+    case MD_BLOCK_TD:
+      zbuf_reset(&r->para);
+      if (r->cells.len < r->ncols) zvec_push(&r->aligns, (int)((MD_BLOCK_TD_DETAIL *)detail)->align);
+      break;
   }
   return 0;
 }
@@ -458,6 +488,7 @@ void tui_md_render(const char *src, size_t len, int width, const tui_theme *th, 
   md_parse(src, (MD_SIZE)len, &p, &r);
   if (r.para.len) flush_para(&r, NULL);
   for (size_t i = 0; i < r.cells.len; i++) free(r.cells.items[i]);
+  zvec_free(&r.aligns);
   zvec_free(&r.cells);
   zvec_free(&r.boxes);
   zvec_free(&r.lists);

@@ -47,12 +47,27 @@ void tui_screen_frame(tui_screen *s, char *const *commit, size_t ncommit, char *
     nlive = cap;
     if (cur_row >= 0) cur_row = cur_row - (int)drop < 0 ? 0 : cur_row - (int)drop;
   }
+  /* A row wider than the terminal would wrap onto a row the region does not
+   * account for, and the next frame would leave it behind: cut it instead
+   * (callers wrap what must be read whole; this is the safety net, e.g. for
+   * rows laid out before a resize). */
+  char **fit = NULL;
+  for (size_t i = 0; i < nlive; i++) {
+    if (tw_strwidth(live[i]) <= (size_t)s->width) continue;
+    if (!fit) {
+      fit = xcalloc(nlive, sizeof *fit);
+      memcpy(fit, live, nlive * sizeof *fit);
+    }
+    fit[i] = tw_truncate(live[i], s->width);
+  }
+  char *const *orig = live;
+  if (fit) live = fit;
   bool visible = cur_row >= 0;
   bool same = !ncommit && !s->invalid && !s->clear_below && nlive == s->nprev &&
               visible == s->cursor_visible && (!visible || (cur_row == s->cursor_row &&
                                                             cur_col == s->cursor_col));
   for (size_t i = 0; same && i < nlive; i++) same = !strcmp(live[i], s->prev[i]);
-  if (same) return;
+  if (same) goto done;
 
   zbuf *o = &s->out;
   if (s->sync) zbuf_addstr(o, "\x1b[?2026h");
@@ -100,6 +115,12 @@ void tui_screen_frame(tui_screen *s, char *const *commit, size_t ncommit, char *
   s->cursor_visible = visible;
   s->invalid = false;
   s->clear_below = false;
+done:
+  if (fit) {
+    for (size_t i = 0; i < nlive; i++)
+      if (fit[i] != orig[i]) free(fit[i]);
+    free(fit);
+  }
 }
 
 void tui_screen_resize(tui_screen *s, int width, int height) {

@@ -18,6 +18,7 @@ static struct {
   volatile sig_atomic_t raw;
   int sig_pipe[2];
   bool atexit_done;
+  volatile sig_atomic_t live_up; /* rows from the live region's top to the cursor */
 } T = {.in_fd = -1, .out_fd = -1, .sig_pipe = {-1, -1}};
 
 static const char ENTER_SEQ[] = "\x1b[?2004h"  /* bracketed paste */
@@ -77,7 +78,30 @@ static void wake(char c) {
   }
 }
 
+void tui_term_set_live(int rows_above_cursor) { T.live_up = rows_above_cursor > 0 ? rows_above_cursor : 0; }
+
+/* A crash: the live region (composer, status line, spinner) goes, so what
+ * the shell prints next does not land in the middle of it. */
+static void erase_live(void) {
+  if (!T.raw) return;
+  char b[32];
+  size_t n = 0;
+  int up = (int)T.live_up;
+  if (up > 0) {
+    char d[12];
+    size_t nd = 0;
+    while (up && nd < sizeof d) d[nd++] = (char)('0' + up % 10), up /= 10;
+    b[n++] = '\x1b';
+    b[n++] = '[';
+    while (nd) b[n++] = d[--nd];
+    b[n++] = 'A';
+  }
+  memcpy(b + n, "\r\x1b[J", 4);
+  raw_write(b, n + 4);
+}
+
 static void on_crash(int sig) {
+  erase_live();
   tui_term_leave();
   signal(sig, SIG_DFL);
   raise(sig);

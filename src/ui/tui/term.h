@@ -22,6 +22,9 @@
 enum { TUI_SIG_WINCH = 'W', TUI_SIG_TERM = 'T', TUI_SIG_CONT = 'C', TUI_SIG_TSTP = 'Z' };
 
 int tui_term_enter(int in_fd, int out_fd, zerr *err);
+/* Where the cursor is in the live region (rows below its top), after every
+ * frame: a crash erases the region before restoring the terminal. */
+void tui_term_set_live(int rows_above_cursor);
 /* Restores the terminal (idempotent, async-signal-safe parts only). */
 void tui_term_leave(void);
 /* Ctrl+Z: restore, stop the process group, re-enter raw mode on `fg`. */

@@ -211,6 +211,16 @@ void tw_wrap(tw_lines *out, const char *text, size_t len, int width, const char 
   zbuf_release(&brk_sgr);
 }
 
+void tw_addcol(zbuf *out, const char *s, int width) {
+  zbuf clean = ZBUF_INIT;
+  tw_sanitize(&clean, s, strlen(s));
+  char *cut = tw_truncate(clean.data, width);
+  zbuf_addstr(out, cut);
+  for (int w = (int)tw_strwidth(cut); w < width; w++) zbuf_addch(out, ' ');
+  free(cut);
+  zbuf_release(&clean);
+}
+
 char *tw_truncate(const char *s, int width) {
   size_t len = strlen(s);
   if ((int)tw_width(s, len) <= width) return xstrdup(s);

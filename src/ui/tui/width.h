@@ -44,6 +44,10 @@ void tw_lines_pushf(tw_lines *l, const char *fmt, ...) __attribute__((format(pri
 void tw_lines_free(tw_lines *l);
 /* Cuts styled text to at most `width` columns (adding "…" when cut). */
 char *tw_truncate(const char *s, int width);
+/* Appends s sanitized, cut (with "…") or padded with spaces to exactly
+ * `width` columns: a column of a table, whatever the script (printf's %-40.40s
+ * counts bytes, splits UTF-8 and misaligns wide characters). */
+void tw_addcol(zbuf *out, const char *s, int width);
 
 static inline size_t tw_strwidth(const char *s) {
   size_t n = 0;
