@@ -175,6 +175,18 @@ static json_t *list_mcp_tools(const char *cwd, zperm_mode mode) {
   return arr ? arr : json_array();
 }
 
+/* The text listing (Go zero's format): a header, then one line per tool. */
+static void tools_text(json_t *arr, zbuf *out) {
+  zbuf_addstr(out, "Tools visible to model:\n");
+  size_t i;
+  json_t *t;
+  json_array_foreach(arr, i, t) {
+    zbuf_addf(out, "  %s [%s/%s] - %s\n", zjson_str(t, "name"), zjson_str(t, "side_effect"),
+              zjson_str(t, "permission"), zjson_str(t, "description"));
+  }
+  if (!json_array_size(arr)) zbuf_addstr(out, "  (none)\n");
+}
+
 static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
   const char *cwd = a->cwd;
   zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE,
@@ -182,27 +194,6 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   json_t *mcp_tools = list_mcp_tools(cwd, mode);
-  if (fmt == ZOUT_TEXT) {
-    printf("Tools visible to model:\n");
-    size_t shown = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
-      zperm_decision d = zperm_decide(&eng, tools[i], NULL);
-      printf("  %s [%s/%s] - %s\n", tools[i]->name, zside_effect_name(tools[i]->side_effect),
-             zperm_action_name(d.action), tools[i]->description);
-      shown++;
-    }
-    size_t i;
-    json_t *t;
-    json_array_foreach(mcp_tools, i, t) {
-      printf("  %s [%s/%s] - %s\n", zjson_str(t, "name"), zjson_str(t, "side_effect"),
-             zjson_str(t, "permission"), zjson_str(t, "description"));
-      shown++;
-    }
-    json_decref(mcp_tools);
-    if (!shown) printf("  (none)\n");
-    return ZEXIT_SUCCESS;
-  }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
     if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
@@ -216,20 +207,40 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
   }
   json_array_extend(arr, mcp_tools);
   json_decref(mcp_tools);
-  json_t *out;
+  int rc = ZEXIT_SUCCESS;
   if (fmt == ZOUT_JSON) {
-    out = json_pack("{s:s, s:o}", "type", "tools", "tools", arr);
+    json_t *out = json_pack("{s:s, s:o}", "type", "tools", "tools", arr);
+    char *js = zjson_dumps(out);
+    printf("%s\n", js);
+    free(js);
+    json_decref(out);
   } else {
-    char run_id[40];
-    zout_new_run_id(run_id);
-    out = json_pack("{s:i, s:s, s:s, s:o}", "schemaVersion", 2, "type", "tools", "runId", run_id,
-                    "tools", arr);
+    zbuf text = ZBUF_INIT;
+    tools_text(arr, &text);
+    json_decref(arr);
+    if (fmt == ZOUT_TEXT) {
+      fwrite(text.data, 1, text.len, stdout);
+    } else {
+      /* A stream-json run like any other (Go zero): run_start, final with
+       * the listing, run_end. */
+      exec_run r = {.nsinks = 1};
+      zout_new_run_id(r.run_id);
+      r.sinks[0] = zout_stream_json_new(stdout, r.run_id);
+      char *ws = realpath(cwd ? cwd : ".", NULL);
+      zagent_event start = {.kind = ZAEV_RUN_START, .cwd = ws};
+      emit(&r, &start);
+      free(ws);
+      zagent_event fin = {.kind = ZAEV_FINAL, .text = text.data};
+      emit(&r, &fin);
+      zagent_event end = {.kind = ZAEV_RUN_END, .status = "success", .exit_code = 0};
+      emit(&r, &end);
+      if (r.sinks[0]->finish(r.sinks[0]) < 0) rc = ZEXIT_INTERNAL;
+      r.sinks[0]->destroy(r.sinks[0]);
+    }
+    zbuf_release(&text);
   }
-  char *s = zjson_dumps(out);
-  printf("%s\n", s);
-  free(s);
-  json_decref(out);
-  return fflush(stdout) == 0 ? ZEXIT_SUCCESS : ZEXIT_INTERNAL;
+  if (fflush(stdout) != 0) rc = ZEXIT_INTERNAL;
+  return rc;
 }
 
 /* Collects the prompt from words, --file and stdin. */

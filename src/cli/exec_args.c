@@ -91,7 +91,8 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
       else
         return zerr_set(err, ZE_USAGE,
                         "Invalid input format \"%s\". Expected text or stream-json.", v);
-    } else if (!strcmp(arg, "-p") || flag_is(arg, "--prompt", &iv)) {
+    } else if (!strcmp(arg, "-p") || !strncmp(arg, "-p=", 3) || flag_is(arg, "--prompt", &iv)) {
+      if (!strncmp(arg, "-p=", 3)) iv = arg + 3; /* Go zero accepts "-p=TEXT" (only -p) */
       if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
       if (a->prompt.len) zbuf_addch(&a->prompt, ' ');
       zbuf_addstr(&a->prompt, v);

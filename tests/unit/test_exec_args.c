@@ -120,6 +120,11 @@ static void test_short_flags_take_no_equals(void **state) {
   assert_int_equal(PARSE(&a, &err, NULL, "-m=x"), -1);
   assert_int_equal(err.kind, ZE_USAGE);
   zexec_args_release(&a);
+  /* The one exception, as in Go zero: "-p=TEXT" is the prompt. */
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, NULL, "-p=hello world", "-p=", "x"), 0);
+  assert_string_equal(a.prompt.data, "hello world  x");
+  zexec_args_release(&a);
   /* A flag that merely starts like a known one is not it. */
   err = (zerr)ZERR_INIT;
   assert_int_equal(PARSE(&a, &err, NULL, "--models", "x"), -1);

@@ -1,0 +1,50 @@
+"""zero exec as a CI script or an SDK client drives it: every output line of
+-o stream-json is checked against docs/stream-json.md, flags as Go zero spells
+them, exit codes. Regression tests from the QA pass over issues 2 and 3."""
+import json
+import re
+
+from harness import ZeroTest, main
+
+RUN_ID = re.compile(r"^run_\d{14}_[0-9a-f]{6}$")
+
+
+class ExecContract(ZeroTest):
+    def stream(self, r):
+        evs = self.lines(r.stdout)
+        self.assert_stream_json_valid(evs)
+        for ev in evs:
+            self.assertRegex(ev["runId"], RUN_ID)
+        return evs
+
+    def test_list_tools_stream_json_is_a_whole_run(self):
+        # Every stream-json output ends with run_end, --list-tools included
+        # (Go zero: run_start, final with the listing, run_end).
+        r = self.zero("exec", "--list-tools", "-o", "stream-json",
+                      "--enabled-tools", "read_file,glob")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        evs = self.stream(r)
+        self.assertEqual([e["type"] for e in evs], ["run_start", "final", "run_end"])
+        self.assertEqual(evs[0]["cwd"], self.work)
+        text = evs[1]["text"]
+        self.assertTrue(text.startswith("Tools visible to model:\n"), text)
+        self.assertIn("\n  read_file [read/allow] - ", text)
+        self.assertIn("\n  glob [read/allow] - ", text)
+        self.assertNotIn("write_file", text)
+        self.assertEqual(evs[2]["status"], "success")
+        self.assertEqual(evs[2]["exitCode"], 0)
+        # The same listing as -o text.
+        t = self.zero("exec", "--list-tools", "--enabled-tools", "read_file,glob")
+        self.assertEqual(t.stdout, text)
+
+    def test_prompt_flag_with_equals(self):
+        # Go zero accepts -p=TEXT as well as -p TEXT and --prompt=TEXT.
+        self.serve([{"text": "ok"}])
+        r = self.zero("exec", "-o", "json", "-p=explain main.c")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.model.bodies()[0]["messages"][-1],
+                         {"role": "user", "content": "explain main.c"})
+
+
+if __name__ == "__main__":
+    main()
