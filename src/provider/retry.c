@@ -157,6 +157,21 @@ char *zprov_error_message(const char *body, size_t len) {
   return zbuf_detach(&b, NULL);
 }
 
+/* OpenAI answers 429 both for a rate limit (worth waiting for) and for an
+ * account out of credit ({"error":{"type"/"code":"insufficient_quota"}}),
+ * which no retry fixes. */
+static bool quota_exhausted(const char *body, size_t len) {
+  if (!body || !len || !memmem(body, len, "insufficient_quota", 18)) return false;
+  json_t *root = zjson_parse(body, len, "error body", NULL);
+  json_t *e = root ? json_object_get(root, "error") : NULL;
+  bool yes = json_is_object(e) && ((zjson_str(e, "code") && !strcmp(zjson_str(e, "code"),
+                                                                     "insufficient_quota")) ||
+                                   (zjson_str(e, "type") && !strcmp(zjson_str(e, "type"),
+                                                                    "insufficient_quota")));
+  json_decref(root);
+  return yes;
+}
+
 void zprov_http_error(const zprov_opts *opts, const char *url, long status, const char *body,
                       size_t body_len, zerr *err) {
   const char *name = opts->name && *opts->name ? opts->name : "the provider";
@@ -176,6 +191,9 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
               "base URL", name, opts->model ? opts->model : "", url ? url : "");
   } else if (status == 400 || status == 422) {
     zbuf_addf(&m, "%s rejected the request (HTTP %ld)", name, status);
+  } else if (status == 429 && quota_exhausted(body, body_len)) {
+    zbuf_addf(&m, "%s refused the request: the account has no quota or credit left (HTTP 429); "
+              "check the plan and billing details, or use another provider", name);
   } else if (status == 429) {
     zbuf_addf(&m, "%s is rate limiting requests (HTTP 429): wait a moment, or check the "
               "account's quota and plan", name);
@@ -189,6 +207,7 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
   zbuf_release(&m);
   if (err) {
     err->http_status = (int)status;
-    err->retryable = zretry_status_retryable(status);
+    err->retryable = zretry_status_retryable(status) &&
+                     !(status == 429 && quota_exhausted(body, body_len));
   }
 }

@@ -5,6 +5,7 @@
  *  - HTTP 429, 502, 503, 504 and 529 (overloaded): after the server's
  *    Retry-After (delta-seconds or HTTP date, one wait capped at 60 s) or,
  *    without one, exponential backoff with jitter (base 500 ms, cap 30 s);
+ *    not a 429 whose body says insufficient_quota (out of credit);
  *  - transport failures before the request reached the server
  *    (err->retryable from zhttp_perform);
  *  - a stream that broke before anything was emitted to the caller.

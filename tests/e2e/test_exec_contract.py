@@ -45,6 +45,24 @@ class ExecContract(ZeroTest):
         self.assertEqual(self.model.bodies()[0]["messages"][-1],
                          {"role": "user", "content": "explain main.c"})
 
+    def test_out_of_quota_429_is_not_retried(self):
+        # A rate limit is worth waiting for; an account out of credit is not.
+        quota = {"status": 429, "error": {
+            "message": "You exceeded your current quota, please check your plan and billing "
+                       "details.", "type": "insufficient_quota", "param": None,
+            "code": "insufficient_quota"}}
+        self.serve([quota, quota, quota, {"text": "never"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 3, r.stdout)
+        evs = self.stream(r)
+        self.assertEqual(len(self.model.bodies()), 1)
+        self.assertEqual([e["type"] for e in evs], ["run_start", "error", "run_end"])
+        self.assertEqual(evs[1]["code"], "provider_error")
+        self.assertIn("HTTP 429", evs[1]["message"])
+        self.assertIn("no quota or credit left", evs[1]["message"])
+        self.assertIn("You exceeded your current quota", evs[1]["message"])
+        self.assertEqual(evs[2], dict(evs[2], status="error", exitCode=3))
+
 
 if __name__ == "__main__":
     main()

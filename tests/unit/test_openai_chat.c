@@ -460,6 +460,21 @@ static void http_404_400_429_503_messages(void **s) {
   assert_true(err.retryable);
   assert_non_null(strstr(err.msg, "Rate limit reached for gpt-4o"));
 
+  /* Out of credit is a 429 too, but no retry helps: not retried, and said. */
+  const char *quota = "{\"error\":{\"message\":\"You exceeded your current quota, please check "
+                      "your plan and billing details.\",\"type\":\"insufficient_quota\","
+                      "\"param\":null,\"code\":\"insufficient_quota\"}}";
+  zprov_http_error(&o, "u", 429, quota, strlen(quota), &err);
+  assert_int_equal(err.http_status, 429);
+  assert_false(err.retryable);
+  assert_non_null(strstr(err.msg, "ollama refused the request: the account has no quota"));
+  assert_non_null(strstr(err.msg, "You exceeded your current quota"));
+  /* The words alone in a rate-limit message do not make it one. */
+  const char *rl = "{\"error\":{\"message\":\"not insufficient_quota, just slow down\","
+                   "\"type\":\"requests\"}}";
+  zprov_http_error(&o, "u", 429, rl, strlen(rl), &err);
+  assert_true(err.retryable);
+
   const char *html = "<html>\n<body>  Bad   gateway </body></html>";
   zprov_http_error(&o, "u", 503, html, strlen(html), &err);
   assert_true(err.retryable);
