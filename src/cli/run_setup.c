@@ -15,6 +15,7 @@
 #include "config/models.h"
 #include "tools/tracker.h"
 #include "net/curl_loader.h"
+#include "net/http.h"
 
 int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
                          zerr *err) {
@@ -61,13 +62,58 @@ static int make_provider(const zprov_opts *popts, zprovider **out, zerr *err) {
   return 0;
 }
 
+static int on_models_body(void *ud, const char *data, size_t len) {
+  zbuf *b = ud;
+  if (b->len + len > (4u << 20)) return 1;
+  zbuf_add(b, data, len);
+  return 0;
+}
+
+/* GET {base}/models of a local server (short timeouts): the first id of
+ * {"data":[{"id":…}]}, or NULL. */
+static char *probe_local_model(const char *base_url, void *ud) {
+  (void)ud;
+  zerr err = ZERR_INIT;
+  if (zcurl_load(&err) < 0) return NULL;
+  zbuf url = ZBUF_INIT, body = ZBUF_INIT;
+  zbuf_addstr(&url, base_url);
+  while (url.len && url.data[url.len - 1] == '/') zbuf_setlen(&url, url.len - 1);
+  zbuf_addstr(&url, "/models");
+  zhttp_request req = {.method = "GET", .url = url.data, .connect_timeout_ms = 1000,
+                       .idle_timeout_ms = 3000, .total_timeout_ms = 5000};
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  char *id = NULL;
+  if (zhttp_perform(&req, &resp, on_models_body, &body, &err) == 0 && resp.status == 200) {
+    json_t *root = json_loadb(body.data ? body.data : "", body.len, 0, NULL);
+    const char *first = zjson_str(json_array_get(json_object_get(root, "data"), 0), "id");
+    if (first && *first) id = xstrdup(first);
+    json_decref(root);
+  }
+  zhttp_response_release(&resp);
+  zbuf_release(&url);
+  zbuf_release(&body);
+  return id;
+}
+
 int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
+  cleanup_free char *note = NULL;
   if (zconfig_load(&s->cfg, s->workspace, flags, err) < 0 ||
-      zconfig_resolve_provider(&s->cfg, &s->rp, err) < 0)
+      zconfig_resolve_provider_probe(&s->cfg, &s->rp, probe_local_model, NULL, &note, err) < 0)
     return -1;
   free(s->model_warning);
   s->model_warning = NULL;
   zcli_provider_opts(&s->cfg, &s->rp, &s->popts, &s->model_warning);
+  if (note) {
+    if (s->model_warning) {
+      zbuf b = ZBUF_INIT;
+      zbuf_addf(&b, "%s; %s", note, s->model_warning);
+      free(s->model_warning);
+      s->model_warning = zbuf_detach(&b, NULL);
+    } else {
+      s->model_warning = note;
+      note = NULL;
+    }
+  }
   if (zcli_check_effort(&s->cfg, s->rp.model, s->reasoning_effort, err) < 0) {
     err->kind = ZE_USAGE;
     return -1;

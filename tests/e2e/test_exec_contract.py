@@ -63,6 +63,28 @@ class ExecContract(ZeroTest):
         self.assertIn("You exceeded your current quota", evs[1]["message"])
         self.assertEqual(evs[2], dict(evs[2], status="error", exitCode=3))
 
+    def test_local_server_alone_is_enough(self):
+        # OPENAI_BASE_URL at a local server, no key, no model: zero asks the
+        # server for its models and uses the first, with a warning.
+        self.serve([{"text": "hi from the local model"}])
+        del self.env["OPENAI_MODEL"]
+        del self.env["OPENAI_API_KEY"]
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        evs = self.stream(r)
+        self.assertEqual(evs[0]["model"], "fake-model")
+        warn = [e for e in evs if e["type"] == "warning"]
+        self.assertEqual(len(warn), 1, evs)
+        self.assertIn('using "fake-model"', warn[0]["message"])
+        self.assertIn("set OPENAI_MODEL", warn[0]["message"])
+        self.assertEqual(self.model.bodies()[0]["model"], "fake-model")
+        self.assertEqual(evs[-1]["exitCode"], 0)
+        # A local server that does not answer still gets the clear error.
+        self.env["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"
+        r = self.zero("exec", "hi")
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("needs a model: set OPENAI_MODEL", r.stderr)
+
 
 if __name__ == "__main__":
     main()
