@@ -243,8 +243,9 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
   return rc;
 }
 
-/* Collects the prompt from words, --file and stdin. */
-static int read_prompt(zexec_args *a, zbuf *prompt, zerr *err) {
+/* Collects the prompt from words, --file and stdin; images given on
+ * stream-json input go to `images` ({"media_type","data"} objects). */
+static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, zerr *err) {
   if (a->input == ZIN_STREAM_JSON) {
     if (a->prompt.len)
       return zerr_set(err, ZE_USAGE,
@@ -253,7 +254,7 @@ static int read_prompt(zexec_args *a, zbuf *prompt, zerr *err) {
     zbuf raw = ZBUF_INIT;
     int rc = a->prompt_file ? zfs_read_file(a->prompt_file, &raw, 64u << 20, err)
                             : zin_read_all(stdin, &raw, err);
-    if (rc == 0) rc = zin_stream_json_parse(raw.data, raw.len, prompt, err);
+    if (rc == 0) rc = zin_stream_json_parse_ex(raw.data, raw.len, prompt, images, err);
     else if (err->kind != ZE_USAGE) err->kind = ZE_USAGE;
     zbuf_release(&raw);
     return rc;
@@ -314,6 +315,7 @@ int cmd_exec(int argc, char **argv) {
 
   int exit_code = ZEXIT_SUCCESS;
   zbuf prompt = ZBUF_INIT;
+  json_t *images = json_array();
   zrun_setup rs = ZRUN_SETUP_INIT;
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
@@ -326,7 +328,7 @@ int cmd_exec(int argc, char **argv) {
   rs.reasoning_effort = a.reasoning_effort;
   rs.disabled_tools = (const char *const *)a.tools_off;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
-      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, &err) < 0) {
+      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
     goto out;
   }
@@ -342,7 +344,7 @@ int cmd_exec(int argc, char **argv) {
     srv = zrun_setup_fork(&rs, a.fork_id, &conv, warn_to_stderr, NULL, &err);
   } else {
     char title[81];
-    if (!a.session_title) zrun_title_from_prompt(prompt.data, prompt.len, title);
+    if (!a.session_title) zrun_title_from_prompt(prompt.data ? prompt.data : "", prompt.len, title);
     srv = zrun_setup_session(&rs, a.resume, a.resume_id, a.session_title ? a.session_title : title,
                              &conv, warn_to_stderr, NULL, &err);
   }
@@ -389,9 +391,20 @@ int cmd_exec(int argc, char **argv) {
     json_decref(state);
   }
   zrun_setup_system_prompt(&rs, mode);
-  zconv_add_user(&conv, prompt.data);
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data, .len = prompt.len};
+  zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
+  /* Images from stream-json input travel with the message and are recorded
+   * with it (as the TUI's /image), so --resume sends them again. */
+  json_t *um_meta = NULL;
+  size_t ii;
+  json_t *im;
+  json_array_foreach(images, ii, im) {
+    zmsg_add_image(um_msg, zjson_str(im, "media_type"), zjson_str(im, "data"));
+  }
+  if (json_array_size(images)) um_meta = json_pack("{s:O}", "images", images);
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data ? prompt.data : "",
+                     .len = prompt.len, .meta = um_meta};
   emit(&run, &um);
+  json_decref(um_meta);
 
   /* MCP servers start in parallel, through the same spawner as every other
    * child; one that fails is a warning, the run goes on. */
@@ -443,6 +456,7 @@ out:
   zconv_release(&conv);
   zrun_setup_release(&rs);
   zbuf_release(&prompt);
+  json_decref(images);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;

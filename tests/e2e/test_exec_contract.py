@@ -85,6 +85,43 @@ class ExecContract(ZeroTest):
         self.assertEqual(r.returncode, 3)
         self.assertIn("needs a model: set OPENAI_MODEL", r.stderr)
 
+    PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5"
+           "ErkJggg==")
+
+    def test_stream_json_input_images(self):
+        # Go zero's message shape: images ride with the user message, reach
+        # the model, and come back on --resume.
+        self.serve([{"text": "a red pixel"}, {"text": "still a pixel"}])
+        line = json.dumps({"schemaVersion": 2, "type": "message", "role": "user",
+                           "content": "what is in this image?",
+                           "images": [{"mediaType": "image/png", "data": self.PNG}]})
+        r = self.zero("exec", "-i", "stream-json", "-o", "stream-json", input=line + "\n")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.stream(r)
+        url = "data:image/png;base64," + self.PNG
+
+        def image_urls(body):
+            user = [m for m in body["messages"] if m["role"] == "user"][0]
+            self.assertIsInstance(user["content"], list, user)
+            texts = [p["text"] for p in user["content"] if p["type"] == "text"]
+            self.assertEqual(texts, ["what is in this image?"])
+            return [p["image_url"]["url"] for p in user["content"] if p["type"] == "image_url"]
+
+        self.assertEqual(image_urls(self.model.bodies()[0]), [url])
+        r = self.zero("exec", "--resume", "-o", "json", "and now?")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(image_urls(self.model.bodies()[1]), [url])
+        # A bad image is a usage error naming the line.
+        bad = json.dumps({"schemaVersion": 2, "type": "message", "role": "user", "content": "x",
+                          "images": [{"mediaType": "image/bmp", "data": self.PNG}]})
+        r = self.zero("exec", "-i", "stream-json", "-o", "stream-json",
+                      input="\n" + bad + "\n")
+        self.assertEqual(r.returncode, 2)
+        evs = self.stream(r)
+        self.assertEqual(evs[0]["code"], "usage_error")
+        self.assertIn("line 2: image 1 has an unsupported image media type \"image/bmp\"",
+                      evs[0]["message"])
+
 
 if __name__ == "__main__":
     main()
