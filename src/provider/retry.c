@@ -172,6 +172,31 @@ static bool quota_exhausted(const char *body, size_t len) {
   return yes;
 }
 
+char *zprov_retry_delay_from_body(const char *body, size_t len) {
+  if (!body || !len || !memmem(body, len, "retryDelay", 10)) return NULL;
+  json_t *root = zjson_parse(body, len, "error body", NULL);
+  char *out = NULL;
+  size_t i;
+  json_t *d;
+  json_array_foreach(json_object_get(json_object_get(root, "error"), "details"), i, d) {
+    const char *v = zjson_str(d, "retryDelay");
+    if (!v) continue;
+    /* google.protobuf.Duration in JSON: "37s", "0.5s", "1.000340s". */
+    char *end;
+    errno = 0;
+    double secs = strtod(v, &end);
+    if (errno || end == v || strcmp(end, "s") || secs < 0 || secs > 86400) continue;
+    long whole = (long)secs;
+    if ((double)whole < secs) whole++; /* round up: never retry before the server allows */
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "%ld", whole);
+    out = zbuf_detach(&b, NULL);
+    break;
+  }
+  json_decref(root);
+  return out;
+}
+
 void zprov_http_error(const zprov_opts *opts, const char *url, long status, const char *body,
                       size_t body_len, zerr *err) {
   const char *name = opts->name && *opts->name ? opts->name : "the provider";

@@ -255,6 +255,8 @@ static int attempt_once(void *ud, int n, zretry_info *info, zerr *err) {
     rc = -1;
   } else if (rc < 0 && resp.status >= 400) {
     info->retry_after = steal_pointer(&resp.retry_after);
+    if (!info->retry_after)
+      info->retry_after = zprov_retry_delay_from_body(resp.error_body.data, resp.error_body.len);
     zprov_http_error(o, c->url, resp.status, resp.error_body.data, resp.error_body.len, err);
   } else if (rc < 0 && err->kind == ZE_CANCELLED) {
     /* keep the transport's message */
@@ -277,6 +279,8 @@ static int attempt_once(void *ud, int n, zretry_info *info, zerr *err) {
     }
   } else if (resp.status < 200 || resp.status >= 300) {
     info->retry_after = steal_pointer(&resp.retry_after);
+    if (!info->retry_after)
+      info->retry_after = zprov_retry_delay_from_body(resp.error_body.data, resp.error_body.len);
     zprov_http_error(o, c->url, resp.status, resp.error_body.data, resp.error_body.len, err);
     rc = -1;
   } else {

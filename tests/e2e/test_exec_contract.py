@@ -3,6 +3,7 @@
 them, exit codes. Regression tests from the QA pass over issues 2 and 3."""
 import json
 import re
+import time
 
 from harness import ZeroTest, main
 
@@ -121,6 +122,33 @@ class ExecContract(ZeroTest):
         self.assertEqual(evs[0]["code"], "usage_error")
         self.assertIn("line 2: image 1 has an unsupported image media type \"image/bmp\"",
                       evs[0]["message"])
+
+    def test_gemini_429_waits_for_the_retry_delay_in_its_body(self):
+        # Gemini says when to retry in the error body (google.rpc.RetryInfo),
+        # not in a Retry-After header; zero waits that long.
+        busy = {"status": 429, "error": {
+            "code": 429, "message": "You exceeded your current quota, please retry in 1s.",
+            "status": "RESOURCE_EXHAUSTED",
+            "details": [{"@type": "type.googleapis.com/google.rpc.Help", "links": []},
+                        {"@type": "type.googleapis.com/google.rpc.RetryInfo",
+                         "retryDelay": "1s"}]}}
+        self.serve([busy, {"text": "after the wait"}])
+        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
+            del self.env[k]
+        self.env.update(GEMINI_BASE_URL=self.model.base_url[:-len("/v1")],
+                        GEMINI_API_KEY="test-gemini-key", GEMINI_MODEL="gemini-2.5-flash")
+        t0 = time.monotonic()
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        waited = time.monotonic() - t0
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        evs = self.stream(r)
+        warn = [e for e in evs if e["type"] == "warning"]
+        self.assertEqual(len(warn), 1, evs)
+        self.assertIn("HTTP 429", warn[0]["message"])
+        self.assertIn("retrying (attempt 2) in 1.0 s", warn[0]["message"])
+        self.assertGreaterEqual(waited, 0.9)
+        self.assertEqual(evs[-2]["text"], "after the wait")
+        self.assertEqual(len(self.model.bodies()), 2)
 
 
 if __name__ == "__main__":

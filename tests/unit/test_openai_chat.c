@@ -486,6 +486,32 @@ static void http_404_400_429_503_messages(void **s) {
   assert_null(strstr(err.msg, "server said"));
 }
 
+/* Gemini's 429 says when to retry in the body (RetryInfo), not in a header. */
+static void retry_delay_from_google_error_body(void **s) {
+  (void)s;
+  const char *b = "{\"error\":{\"code\":429,\"message\":\"You exceeded your current quota\","
+                  "\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{\"@type\":\"type.googleapis.com/"
+                  "google.rpc.QuotaFailure\",\"violations\":[]},{\"@type\":\"type.googleapis.com/"
+                  "google.rpc.RetryInfo\",\"retryDelay\":\"37s\"}]}}";
+  char *v = zprov_retry_delay_from_body(b, strlen(b));
+  assert_non_null(v);
+  assert_string_equal(v, "37");
+  free(v);
+  const char *frac = "{\"error\":{\"details\":[{\"retryDelay\":\"1.000340s\"}]}}";
+  v = zprov_retry_delay_from_body(frac, strlen(frac));
+  assert_string_equal(v, "2"); /* rounded up, never early */
+  free(v);
+  const char *none[] = {"{\"error\":{\"message\":\"slow down\"}}",
+                        "{\"error\":{\"details\":[{\"retryDelay\":\"soon\"}]}}",
+                        "{\"error\":{\"details\":[{\"retryDelay\":\"5m\"}]}}", "retryDelay", ""};
+  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+    assert_null(zprov_retry_delay_from_body(none[i], strlen(none[i])));
+  /* And it is the wait zretry_delay_ms takes. */
+  zretry_policy pol;
+  zretry_policy_init(&pol, 4);
+  assert_int_equal(zretry_delay_ms(&pol, 1, "37", 0.5), 37000);
+}
+
 static void provider_new_dispatches_by_kind(void **s) {
   (void)s;
   zerr err = ZERR_INIT;
@@ -1022,6 +1048,7 @@ int main(void) {
       cmocka_unit_test(url_joins_base_and_endpoint),
       cmocka_unit_test(http_401_names_provider_and_key_variable),
       cmocka_unit_test(http_404_400_429_503_messages),
+      cmocka_unit_test(retry_delay_from_google_error_body),
       cmocka_unit_test(provider_new_dispatches_by_kind),
       cmocka_unit_test(retry_after_is_honoured_and_capped),
       cmocka_unit_test(backoff_grows_and_is_capped),
