@@ -306,5 +306,14 @@ int zwire_stream(const zwire_call *c, zprov_event_fn fn, void *ud, zerr *err) {
   zretry_policy_init(&pol, c->opts->max_retries);
   int rc = zretry_run(&pol, attempt_once, &a, fn, ud, err);
   zbuf_release(&a.raw);
+  /* Whatever went wrong on the wire (an oversized event, bad UTF-8 …) is the
+   * provider's failure for the caller (exit 3), not an internal error. */
+  if (rc < 0 && err && err->kind != ZE_PROVIDER && err->kind != ZE_TIMEOUT &&
+      err->kind != ZE_CANCELLED && err->kind != ZE_CONFIG && err->kind != ZE_USAGE &&
+      err->kind != ZE_INTERNAL) {
+    const char *name = c->opts->name && *c->opts->name ? c->opts->name : "the provider";
+    zerr_prefix(err, "the stream from %s failed", name);
+    err->kind = ZE_PROVIDER;
+  }
   return rc;
 }

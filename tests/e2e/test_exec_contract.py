@@ -150,6 +150,22 @@ class ExecContract(ZeroTest):
         self.assertEqual(evs[-2]["text"], "after the wait")
         self.assertEqual(len(self.model.bodies()), 2)
 
+    def test_oversized_stream_event_is_a_provider_error(self):
+        # An event past the 16 MiB cap is the endpoint's fault: exit 3 and
+        # provider_error naming the provider, not an internal error (exit 1).
+        chunk = json.dumps({"id": "c", "object": "chat.completion.chunk", "choices": [
+            {"index": 0, "delta": {"content": "x" * (17 << 20)}}]})
+        self.serve([{"raw_sse": "data: " + chunk + "\n\ndata: [DONE]\n\n"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 3, r.stdout[-500:])
+        evs = self.stream(r)
+        err = [e for e in evs if e["type"] == "error"]
+        self.assertEqual(err[0]["code"], "provider_error")
+        self.assertIn("the stream from openai failed", err[0]["message"])
+        self.assertIn("16 MiB per-event limit", err[0]["message"])
+        self.assertEqual(evs[-1]["exitCode"], 3)
+        self.assertEqual(evs[-1]["status"], "error")
+
 
 if __name__ == "__main__":
     main()
