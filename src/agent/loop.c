@@ -432,6 +432,11 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
       turn_release(&t);
       break;
     }
+    if (!t.calls.len && t.finish_reason && !strcmp(t.finish_reason, "length"))
+      emit_simple(a, ZAEV_WARNING,
+                  "the answer was cut off: the model reached its output token limit "
+                  "(finish reason \"length\"); ask it to continue with zero exec --resume, "
+                  "or raise the model's maxOutputTokens");
     zmsg *m = commit_assistant(a, conv, &t);
     for (size_t i = 0; i < t.calls.len; i++)
     {

@@ -166,6 +166,23 @@ class ExecContract(ZeroTest):
         self.assertEqual(evs[-1]["exitCode"], 3)
         self.assertEqual(evs[-1]["status"], "error")
 
+    def test_answer_cut_at_the_output_limit_is_said(self):
+        # finish_reason "length": the run ends, but a CI log must show that
+        # the answer is not whole.
+        self.serve([{"text": "The first half of", "finish_reason": "length"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        evs = self.stream(r)
+        warn = [e for e in evs if e["type"] == "warning"]
+        self.assertEqual(len(warn), 1, evs)
+        self.assertIn("cut off", warn[0]["message"])
+        self.assertIn("output token limit", warn[0]["message"])
+        self.assertEqual(evs[-2], dict(evs[-2], type="final", text="The first half of"))
+        # A normal stop says nothing.
+        self.serve([{"text": "whole"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual([e for e in self.stream(r) if e["type"] == "warning"], [])
+
 
 if __name__ == "__main__":
     main()
