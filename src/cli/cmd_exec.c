@@ -31,6 +31,7 @@
 #include "sandbox/sandbox.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
+#include "tools/image.h"
 #include "tools/tool.h"
 #include "tools/tracker.h"
 #include "ui/input.h"
@@ -46,6 +47,7 @@ static const char EXEC_USAGE[] =
     "  -f, --file PATH             read the prompt from a file (appended after the words)\n"
     "  -i, --input-format FMT      text (default) | stream-json (JSON lines on stdin)\n"
     "  -o, --output-format FMT     text (default) | json | stream-json\n"
+    "      --image PATH            attach a PNG/JPEG/GIF/WebP image to the prompt (repeatable)\n"
     "      --list-tools            list the tools the model would see, then exit\n"
     "Model:\n"
     "  -m, --model NAME            model to use (overrides config and OPENAI_MODEL)\n"
@@ -280,6 +282,35 @@ static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, zerr *err) {
   return 0;
 }
 
+/* --image files: each must be a PNG, JPEG, GIF or WebP of at most 10 MiB
+ * (recognised by its bytes); appended to images as {"media_type","data"}. */
+static int read_images(const zexec_args *a, json_t *images, zerr *err) {
+  for (size_t i = 0; i < a->n_images; i++) {
+    zbuf raw = ZBUF_INIT;
+    if (zfs_read_file(a->images[i], &raw, ZIMAGE_MAX, err) < 0) {
+      zbuf_release(&raw);
+      zerr_prefix(err, "--image %s", a->images[i]);
+      err->kind = ZE_USAGE;
+      return -1;
+    }
+    unsigned w, h;
+    const char *mt = zimage_sniff((const unsigned char *)raw.data, raw.len, &w, &h);
+    if (!mt) {
+      zbuf_release(&raw);
+      return zerr_set(err, ZE_USAGE,
+                      "--image %s is not a PNG, JPEG, GIF or WebP image (checked by its bytes)",
+                      a->images[i]);
+    }
+    zbuf b64 = ZBUF_INIT;
+    zimage_base64((const unsigned char *)raw.data, raw.len, &b64);
+    json_array_append_new(images, json_pack("{s:s, s:s%}", "media_type", mt, "data",
+                                            b64.data ? b64.data : "", b64.len));
+    zbuf_release(&b64);
+    zbuf_release(&raw);
+  }
+  return 0;
+}
+
 /* MCP start-up problems become warning events of the run. */
 static void warn_event(void *ud, const char *msg) {
   zagent_event w = {.kind = ZAEV_WARNING, .text = msg};
@@ -328,7 +359,8 @@ int cmd_exec(int argc, char **argv) {
   rs.reasoning_effort = a.reasoning_effort;
   rs.disabled_tools = (const char *const *)a.tools_off;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
-      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0) {
+      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
+      read_images(&a, images, &err) < 0) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
     goto out;
   }

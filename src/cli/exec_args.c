@@ -68,6 +68,7 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
   a->mode = ZPERM_AUTO;
   a->autonomy = ZAUTO_LOW;
   a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
+  a->images = xcalloc((size_t)argc + 1, sizeof *a->images);
   scan_output(argc, argv, a);
 
   for (int i = 0; i < argc; i++) {
@@ -147,6 +148,9 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
     } else if (flag_is(arg, "--add-dir", &iv)) {
       if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
       a->add_dirs[a->n_add_dirs++] = v;
+    } else if (flag_is(arg, "--image", &iv)) {
+      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
+      a->images[a->n_images++] = v;
     } else if (!strcmp(arg, "--list-tools")) {
       a->list_tools = true;
     } else if (!strcmp(arg, "--offline")) {
@@ -182,4 +186,6 @@ void zexec_args_release(zexec_args *a) {
   a->tools_off = NULL;
   free(a->add_dirs);
   a->add_dirs = NULL;
+  free(a->images);
+  a->images = NULL;
 }

@@ -31,6 +31,8 @@ typedef struct zexec_args {
   bool skip_permissions_unsafe;
   const char **add_dirs;    /* borrowed from argv */
   size_t n_add_dirs;
+  const char **images;      /* --image PATH (repeatable), borrowed from argv */
+  size_t n_images;
   bool list_tools;
   bool offline;             /* --offline */
   zbuf enabled_tools;       /* --enabled-tools (repeats joined by commas) */

@@ -1,7 +1,9 @@
 """zero exec as a CI script or an SDK client drives it: every output line of
 -o stream-json is checked against docs/stream-json.md, flags as Go zero spells
 them, exit codes. Regression tests from the QA pass over issues 2 and 3."""
+import base64
 import json
+import os
 import re
 import time
 
@@ -182,6 +184,30 @@ class ExecContract(ZeroTest):
         self.serve([{"text": "whole"}])
         r = self.zero("exec", "-o", "stream-json", "hi")
         self.assertEqual([e for e in self.stream(r) if e["type"] == "warning"], [])
+
+    def test_image_flag(self):
+        # Go zero's --image PATH (repeatable): the file, recognised by its
+        # bytes, goes with the prompt.
+        with open(os.path.join(self.work, "shot.png"), "wb") as f:
+            f.write(base64.b64decode(self.PNG))
+        with open(os.path.join(self.work, "notes.txt"), "w") as f:
+            f.write("not an image\n")
+        self.serve([{"text": "a pixel"}])
+        r = self.zero("exec", "-o", "json", "--image", "shot.png", "describe it")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        user = [m for m in self.model.bodies()[0]["messages"] if m["role"] == "user"][0]
+        self.assertIn({"type": "image_url",
+                       "image_url": {"url": "data:image/png;base64," + self.PNG}},
+                      user["content"])
+        r = self.zero("exec", "-o", "stream-json", "--image", "notes.txt", "describe it")
+        self.assertEqual(r.returncode, 2)
+        evs = self.stream(r)
+        self.assertEqual(evs[0]["code"], "usage_error")
+        self.assertIn("--image notes.txt is not a PNG, JPEG, GIF or WebP image",
+                      evs[0]["message"])
+        r = self.zero("exec", "--image", "missing.png", "describe it")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--image missing.png", r.stderr)
 
 
 if __name__ == "__main__":

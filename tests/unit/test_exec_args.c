@@ -54,7 +54,8 @@ static void test_every_flag_with_separate_values(void **state) {
                  "prompt.md", "-m", "gpt-x", "--provider", "ollama", "-C", "/src",
                  "--session-title", "My run", "--max-turns", "7", "--permission-mode", "plan",
                  "--auto", "medium", "--skip-permissions-unsafe", "--add-dir", "/a",
-                 "--add-dir", "/b", "--list-tools", "-h", "the", "bug");
+                 "--add-dir", "/b", "--list-tools", "-h", "--image", "shot.png",
+                 "--image=diagram.jpg", "the", "bug");
   if (rc) fail_msg("%s", err.msg);
   assert_int_equal(a.output, ZOUT_JSON);
   assert_int_equal(a.input, ZIN_STREAM_JSON);
@@ -72,6 +73,9 @@ static void test_every_flag_with_separate_values(void **state) {
   assert_int_equal(a.n_add_dirs, 2);
   assert_string_equal(a.add_dirs[0], "/a");
   assert_string_equal(a.add_dirs[1], "/b");
+  assert_int_equal(a.n_images, 2);
+  assert_string_equal(a.images[0], "shot.png");
+  assert_string_equal(a.images[1], "diagram.jpg");
   assert_true(a.list_tools);
   assert_true(a.help);
   zexec_args_release(&a);
