@@ -155,10 +155,11 @@ def responses_events(turn, index, request):
              "output_tokens": completion,
              "output_tokens_details": {"reasoning_tokens": reasoning_t},
              "total_tokens": total}
-    if turn.get("finish_reason") == "length":
+    if turn.get("finish_reason") in ("length", "content_filter"):
+        reason = {"length": "max_output_tokens"}.get(turn["finish_reason"], "content_filter")
         out.append(nx({"type": "response.incomplete", "response": dict(
             base, status="incomplete", output=output, usage=usage,
-            incomplete_details={"reason": "max_output_tokens"})}))
+            incomplete_details={"reason": reason})}))
     elif not turn.get("no_finish"):
         out.append(nx({"type": "response.completed",
                        "response": dict(base, status="completed", output=output, usage=usage)}))
@@ -229,6 +230,8 @@ def anthropic_events(turn, index, request):
         return out
     stop = {"length": "max_tokens"}.get(turn.get("finish_reason"),
                                          "tool_use" if calls else "end_turn")
+    if turn.get("finish_reason") in ("refusal", "pause_turn", "stop_sequence"):
+        stop = turn["finish_reason"]  # Anthropic's own stop reasons, sent as is
     out.append(ev({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                    "usage": {"output_tokens": completion}}))
     if not turn.get("no_finish"):
@@ -292,6 +295,9 @@ def gemini_events(turn, index, request, model):
     if reasoning_t:
         usage["thoughtsTokenCount"] = reasoning_t
     finish = {"length": "MAX_TOKENS"}.get(turn.get("finish_reason"), "STOP")
+    fr = turn.get("finish_reason") or ""
+    if fr.isupper():
+        finish = fr  # Gemini's own reasons (SAFETY, RECITATION, …), sent as is
     if turn.get("no_finish"):
         finish = None
     if parts or finish:

@@ -209,6 +209,44 @@ class ExecContract(ZeroTest):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--image missing.png", r.stderr)
 
+    def use_protocol(self, proto):
+        """Points zero at the fake server speaking proto (chat, responses,
+        anthropic, gemini)."""
+        root = self.model.base_url[:-len("/v1")]
+        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        if proto in ("chat", "responses"):
+            cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+            os.makedirs(cfg, exist_ok=True)
+            with open(os.path.join(cfg, "config.json"), "w") as f:
+                json.dump({"providers": [{"name": "local", "provider_kind": "openai-compatible",
+                                          "baseURL": self.model.base_url, "wireApi": proto,
+                                          "model": "gpt-5-mini"}]}, f)
+        elif proto == "anthropic":
+            self.env.update(ANTHROPIC_BASE_URL=root, ANTHROPIC_API_KEY="k",
+                            ANTHROPIC_MODEL="claude-sonnet-4-5")
+        else:
+            self.env.update(GEMINI_BASE_URL=root, GEMINI_API_KEY="k",
+                            GEMINI_MODEL="gemini-2.5-flash")
+
+    def test_filtered_answer_is_said_on_every_protocol(self):
+        # The provider's own filter stopped the answer: a warning, on each
+        # protocol in its own words.
+        cases = [("chat", "content_filter", "content_filter"),
+                 ("responses", "content_filter", "content_filter"),
+                 ("anthropic", "refusal", "refusal"),
+                 ("gemini", "SAFETY", "safety"),
+                 ("gemini", "length", "length")]
+        for proto, reason, said in cases:
+            with self.subTest(proto=proto, reason=reason):
+                self.serve([{"text": "partial", "finish_reason": reason}])
+                self.use_protocol(proto)
+                r = self.zero("exec", "-o", "stream-json", "hi")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                warn = [e["message"] for e in self.stream(r) if e["type"] == "warning"]
+                self.assertEqual(len(warn), 1, warn)
+                self.assertIn('finish reason "%s"' % said, warn[0])
+
 
 if __name__ == "__main__":
     main()
