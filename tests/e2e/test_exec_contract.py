@@ -215,9 +215,11 @@ class ExecContract(ZeroTest):
         root = self.model.base_url[:-len("/v1")]
         for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
             self.env.pop(k, None)
+        cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(cfg, exist_ok=True)
+        if os.path.exists(os.path.join(cfg, "config.json")):
+            os.unlink(os.path.join(cfg, "config.json"))
         if proto in ("chat", "responses"):
-            cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
-            os.makedirs(cfg, exist_ok=True)
             with open(os.path.join(cfg, "config.json"), "w") as f:
                 json.dump({"providers": [{"name": "local", "provider_kind": "openai-compatible",
                                           "baseURL": self.model.base_url, "wireApi": proto,
