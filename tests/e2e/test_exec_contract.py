@@ -213,8 +213,9 @@ class ExecContract(ZeroTest):
         """Points zero at the fake server speaking proto (chat, responses,
         anthropic, gemini)."""
         root = self.model.base_url[:-len("/v1")]
-        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"):
-            self.env.pop(k, None)
+        for fam in ("OPENAI", "ANTHROPIC", "GEMINI"):
+            for k in ("_BASE_URL", "_API_KEY", "_MODEL"):
+                self.env.pop(fam + k, None)
         cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
         os.makedirs(cfg, exist_ok=True)
         if os.path.exists(os.path.join(cfg, "config.json")):
