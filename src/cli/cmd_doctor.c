@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "sandbox/sandbox.h"
 #include "cli/provider_opts.h"
+#include "cli/run_setup.h"
 #include "config/config.h"
 #include "config/endpoint.h"
 #include "config/models.h"
@@ -140,7 +141,9 @@ int cmd_doctor(int argc, char **argv) {
     zbuf_addf(&m, "user %s, project %s", cfg.user_path, cfg.project_path);
     row(&d, "config", "ok", m.data, NULL);
     zbuf_release(&m);
-    if (zconfig_resolve_provider(&cfg, &rp, &err) < 0) {
+    cleanup_free char *model_note = NULL; /* the model a local server named (as zero exec) */
+    if (zconfig_resolve_provider_probe(&cfg, &rp, zrun_probe_local_model, NULL, &model_note,
+                                       &err) < 0) {
       bool key = strstr(err.msg, "API key") != NULL;
       row(&d, key ? "key" : "provider", "fail", err.msg,
           cfg.n_providers ? "zero providers list" : "zero setup --provider <preset>");
@@ -158,7 +161,9 @@ int cmd_doctor(int argc, char **argv) {
       zbuf_reset(&m2);
       zmodel_info mi;
       zmodel_lookup(&cfg, rp.model, &mi);
-      if (mi.known) {
+      if (model_note) {
+        row(&d, "model", "warn", model_note, "set the model you want in the profile");
+      } else if (mi.known) {
         zbuf_addf(&m2, "%s: %lld-token context, %lld output", rp.model,
                   (long long)mi.context_window, (long long)mi.max_output);
         row(&d, "model", "ok", m2.data, NULL);

@@ -69,9 +69,7 @@ static int on_models_body(void *ud, const char *data, size_t len) {
   return 0;
 }
 
-/* GET {base}/models of a local server (short timeouts): the first id of
- * {"data":[{"id":…}]}, or NULL. */
-static char *probe_local_model(const char *base_url, void *ud) {
+char *zrun_probe_local_model(const char *base_url, void *ud) {
   (void)ud;
   zerr err = ZERR_INIT;
   if (zcurl_load(&err) < 0) return NULL;
@@ -98,7 +96,7 @@ static char *probe_local_model(const char *base_url, void *ud) {
 int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
   cleanup_free char *note = NULL;
   if (zconfig_load(&s->cfg, s->workspace, flags, err) < 0 ||
-      zconfig_resolve_provider_probe(&s->cfg, &s->rp, probe_local_model, NULL, &note, err) < 0)
+      zconfig_resolve_provider_probe(&s->cfg, &s->rp, zrun_probe_local_model, NULL, &note, err) < 0)
     return -1;
   free(s->model_warning);
   s->model_warning = NULL;

@@ -94,6 +94,12 @@ int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_
 int zrun_setup_sandbox(zrun_setup *s, zerr *err);
 /* Loads the config layers for the workspace and creates the provider. */
 int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err);
+
+/* zmodel_probe_fn for zconfig_resolve_provider_probe: GET {base}/models of a
+ * local server (short timeouts), the first id of {"data":[{"id":…}]} or NULL.
+ * zrun_setup_provider uses it, so OPENAI_BASE_URL at a local server is
+ * enough. */
+char *zrun_probe_local_model(const char *base_url, void *ud);
 /* Replaces the provider by one for another model of the same profile (the
  * TUI's /model). On failure the old provider stays. */
 int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err);

@@ -82,6 +82,13 @@ class ExecContract(ZeroTest):
         self.assertIn("set OPENAI_MODEL", warn[0]["message"])
         self.assertEqual(self.model.bodies()[0]["model"], "fake-model")
         self.assertEqual(evs[-1]["exitCode"], 0)
+        # zero doctor agrees with zero exec.
+        r = self.zero("doctor", "--json")
+        self.assertEqual(r.returncode, 0, r.stdout)
+        rows = {c["check"]: c for c in json.loads(r.stdout)["checks"]}
+        self.assertEqual(rows["provider"]["status"], "ok")
+        self.assertEqual(rows["model"]["status"], "warn")
+        self.assertIn('using "fake-model"', rows["model"]["detail"])
         # A local server that does not answer still gets the clear error.
         self.env["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"
         r = self.zero("exec", "hi")
