@@ -16,6 +16,7 @@
 #include "tools/tracker.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
+#include "provider/wire.h"
 
 int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
                          zerr *err) {
@@ -95,6 +96,12 @@ char *zrun_probe_local_model(const char *base_url, void *ud) {
 
 int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
   cleanup_free char *note = NULL;
+  /* A mistyped idle timeout would silently become the 5-minute default. */
+  const char *idle = getenv("ZERO_STREAM_IDLE_TIMEOUT");
+  if (idle && *idle && zwire_parse_duration_ms(idle) < 0)
+    return zerr_set(err, ZE_USAGE,
+                    "ZERO_STREAM_IDLE_TIMEOUT must be a duration such as 300 (seconds), 90s, 5m "
+                    "or 500ms, up to 24h (got \"%s\"); fix or unset it", idle);
   if (zconfig_load(&s->cfg, s->workspace, flags, err) < 0 ||
       zconfig_resolve_provider_probe(&s->cfg, &s->rp, zrun_probe_local_model, NULL, &note, err) < 0)
     return -1;

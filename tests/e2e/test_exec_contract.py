@@ -257,6 +257,22 @@ class ExecContract(ZeroTest):
                 self.assertEqual(len(warn), 1, warn)
                 self.assertIn('finish reason "%s"' % said, warn[0])
 
+    def test_bad_idle_timeout_is_a_usage_error(self):
+        # Like ZERO_MAX_TURNS: a value zero cannot read is said, not ignored.
+        self.serve([{"text": "ok"}, {"text": "ok"}])
+        self.env["ZERO_STREAM_IDLE_TIMEOUT"] = "5 minutes"
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 2)
+        evs = self.stream(r)
+        self.assertEqual([e["type"] for e in evs], ["error", "run_end"])
+        self.assertIn('ZERO_STREAM_IDLE_TIMEOUT must be a duration', evs[0]["message"])
+        self.assertIn('"5 minutes"', evs[0]["message"])
+        self.assertEqual(self.model.bodies(), [])
+        for good in ("300", "90s"):
+            self.env["ZERO_STREAM_IDLE_TIMEOUT"] = good
+            r = self.zero("exec", "-o", "json", "hi")
+            self.assertEqual(r.returncode, 0, (good, r.stdout, r.stderr))
+
 
 if __name__ == "__main__":
     main()
