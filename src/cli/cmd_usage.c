@@ -184,7 +184,7 @@ int cmd_usage(int argc, char **argv) {
     section(NULL, &c.sessions, o, "sessions");
     section(NULL, &c.models, o, "models");
     section(NULL, &c.days, o, "days");
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     printf("%s\n", s);
     free(s);
     json_decref(o);

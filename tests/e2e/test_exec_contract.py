@@ -273,6 +273,17 @@ class ExecContract(ZeroTest):
             r = self.zero("exec", "-o", "json", "hi")
             self.assertEqual(r.returncode, 0, (good, r.stdout, r.stderr))
 
+    def test_usage_json_cost_is_a_plain_number(self):
+        # 600 uncached × $0.25/M + 400 cached × $0.025/M + 100 × $2/M.
+        self.serve([{"text": "ok", "usage": {"prompt_tokens": 1000, "completion_tokens": 100,
+                                             "cached_tokens": 400}}])
+        r = self.zero("exec", "-o", "json", "-m", "gpt-5-mini", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.zero("usage", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('"costUsd": 0.00036\n', r.stdout)  # not 0.00036000000000000002
+        self.assertAlmostEqual(json.loads(r.stdout)["total"]["costUsd"], 0.00036, places=12)
+
 
 if __name__ == "__main__":
     main()
