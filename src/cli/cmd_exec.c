@@ -59,10 +59,12 @@ static const char EXEC_USAGE[] =
     "      --resume-latest         continue the latest session in this directory\n"
     "      --fork ID               continue a copy of session ID (the original is untouched)\n"
     "      --session-title TEXT    title stored with a new session\n"
+    "      --init-session-id ID    id of the new session (letters, digits, _ and -)\n"
     "Workspace and permissions:\n"
     "  -C, --cwd DIR               workspace directory (default: current directory)\n"
     "      --add-dir DIR           another directory the tools may write (repeatable)\n"
     "      --permission-mode MODE  ask | auto (default) | unsafe | plan (read-only)\n"
+    "      --plan                  the same as --permission-mode plan\n"
     "      --auto LEVEL            low (default) | medium (network commands get the network)\n"
     "                              | high (= unsafe: no checks, no sandbox)\n"
     "      --skip-permissions-unsafe  allow every tool call without checks\n"
@@ -356,6 +358,7 @@ int cmd_exec(int argc, char **argv) {
   zhttp_global_init();
 
   rs.offline = a.offline;
+  rs.init_session_id = a.init_session_id;
   rs.reasoning_effort = a.reasoning_effort;
   rs.disabled_tools = (const char *const *)a.tools_off;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||

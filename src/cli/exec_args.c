@@ -134,6 +134,11 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
     } else if (!strcmp(arg, "--resume-latest")) {
       a->resume = true;
       a->resume_id = NULL;
+    } else if (flag_is(arg, "--init-session-id", &iv)) {
+      if (!(a->init_session_id = take_value(argc, argv, &i, arg, iv, err))) return -1;
+    } else if (!strcmp(arg, "--plan")) {
+      a->mode = ZPERM_PLAN; /* Go zero: the same as --permission-mode plan */
+      a->mode_given = true;
     } else if (flag_is(arg, "--fork", &iv)) {
       if (!(a->fork_id = take_value(argc, argv, &i, arg, iv, err))) return -1;
     } else if (flag_is(arg, "--permission-mode", &iv)) {
@@ -172,6 +177,9 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
                                      a->disabled_tools.len ? a->disabled_tools.data : NULL, err);
     if (!a->tools_off && err->msg[0]) return -1;
   }
+  if (a->init_session_id && (a->resume || a->fork_id))
+    return zerr_set(err, ZE_USAGE, "--init-session-id names a new session; it cannot be combined "
+                    "with --resume or --fork");
   if (a->fork_id && a->resume)
     return zerr_set(err, ZE_USAGE, "--fork and --resume cannot be combined: --fork ID already "
                     "continues (a copy of) session ID");

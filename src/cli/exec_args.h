@@ -25,6 +25,7 @@ typedef struct zexec_args {
   bool resume;
   const char *resume_id;    /* NULL = latest */
   const char *fork_id;      /* --fork ID: run in a fork of that session */
+  const char *init_session_id; /* --init-session-id ID: the new session's id */
   bool mode_given;
   zperm_mode mode;
   zautonomy autonomy;

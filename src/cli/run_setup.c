@@ -238,10 +238,13 @@ int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const 
                       "--fork ID, or resume its parent");
     ztask_from_json(&s->task, json_object_get(s->session->meta, "taskState"));
   } else {
-    s->session =
-        zsession_create(s->session_root, s->workspace, s->rp.name, s->rp.model, title, err);
+    s->session = zsession_create_with_id(s->session_root, s->init_session_id, s->workspace,
+                                         s->rp.name, s->rp.model, title, err);
     if (!s->session) {
-      err->kind = ZE_INTERNAL;
+      /* A chosen id that is malformed or taken is the caller's to fix. */
+      err->kind = s->init_session_id && (err->kind == ZE_USAGE || err->kind == ZE_INVALID)
+                      ? ZE_USAGE
+                      : ZE_INTERNAL;
       return -1;
     }
   }

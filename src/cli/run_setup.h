@@ -41,6 +41,7 @@
 typedef struct zrun_setup {
   /* set by the caller before the steps */
   bool offline;                        /* --offline: no network for commands */
+  const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
   const char *const *disabled_tools;   /* --disabled-tools (NULL-terminated), borrowed */
   const char *reasoning_effort;        /* -r: checked against the registry, over config */
   /* workspace */

@@ -284,6 +284,40 @@ class ExecContract(ZeroTest):
         self.assertIn('"costUsd": 0.00036\n', r.stdout)  # not 0.00036000000000000002
         self.assertAlmostEqual(json.loads(r.stdout)["total"]["costUsd"], 0.00036, places=12)
 
+    def test_init_session_id(self):
+        # Go zero's --init-session-id: a CI script names the session up front.
+        self.serve([{"text": "one"}, {"text": "two"}])
+        r = self.zero("exec", "-o", "stream-json", "--init-session-id", "ci-job-7", "first")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(self.stream(r)[0]["sessionId"], "ci-job-7")
+        self.assertEqual(self.session_ids(), ["ci-job-7"])
+        # Taken: a usage error; the session is untouched.
+        r = self.zero("exec", "-o", "stream-json", "--init-session-id", "ci-job-7", "again")
+        self.assertEqual(r.returncode, 2)
+        evs = self.stream(r)
+        self.assertEqual(evs[0]["code"], "usage_error")
+        self.assertIn("ci-job-7 already exists", evs[0]["message"])
+        # Malformed: a usage error naming the rule.
+        r = self.zero("exec", "--init-session-id", "../x", "again")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("invalid session id", r.stderr)
+        r = self.zero("exec", "-o", "json", "--resume", "ci-job-7", "again")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["sessionId"], "ci-job-7")
+        self.assertEqual([m["content"] for m in self.model.bodies()[-1]["messages"][1:]],
+                         ["first", "one", "again"])
+
+    def test_plan_flag(self):
+        self.serve([{"tool_calls": [{"name": "write_file",
+                                     "arguments": {"path": "x.txt", "content": "y"}}]},
+                    {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "--plan", "write x")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        dec = [e for e in self.stream(r) if e["type"] == "permission_decision"]
+        self.assertEqual([(d["action"], d["code"], d["permissionMode"]) for d in dec],
+                         [("deny", "plan_mode", "plan")])
+        self.assertFalse(os.path.exists(os.path.join(self.work, "x.txt")))
+
 
 if __name__ == "__main__":
     main()

@@ -136,6 +136,29 @@ static void test_short_flags_take_no_equals(void **state) {
   zexec_args_release(&a);
 }
 
+static void test_init_session_id_and_plan(void **state) {
+  (void)state;
+  zexec_args a;
+  zerr err = ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, NULL, "--init-session-id", "ci-42", "--plan", "go"), 0);
+  assert_string_equal(a.init_session_id, "ci-42");
+  assert_true(a.mode_given);
+  assert_int_equal(a.mode, ZPERM_PLAN);
+  zexec_args_release(&a);
+  assert_int_equal(PARSE(&a, &err, NULL, "--init-session-id=ci-43", "go"), 0);
+  assert_string_equal(a.init_session_id, "ci-43");
+  zexec_args_release(&a);
+  /* A new session's id cannot name an existing one to continue. */
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, known_session, "--init-session-id", "x", "--resume", "go"), -1);
+  assert_int_equal(err.kind, ZE_USAGE);
+  assert_non_null(strstr(err.msg, "cannot be combined with --resume or --fork"));
+  zexec_args_release(&a);
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, NULL, "--fork", "zero_1", "--init-session-id", "x", "go"), -1);
+  zexec_args_release(&a);
+}
+
 static void test_double_dash_ends_flags(void **state) {
   (void)state;
   zexec_args a;
@@ -352,6 +375,7 @@ int main(void) {
       cmocka_unit_test(test_long_flags_with_equals),
       cmocka_unit_test(test_short_flags_take_no_equals),
       cmocka_unit_test(test_double_dash_ends_flags),
+      cmocka_unit_test(test_init_session_id_and_plan),
       cmocka_unit_test(test_resume_forms),
       cmocka_unit_test(test_invalid_max_turns),
       cmocka_unit_test(test_reasoning_effort_levels),
