@@ -179,14 +179,18 @@ static json_t *list_mcp_tools(const char *cwd, zperm_mode mode) {
   return arr ? arr : json_array();
 }
 
-/* The text listing (Go zero's format): a header, then one line per tool. */
+/* The text listing (Go zero's format): a header, then one line per tool (a
+ * description's line breaks become spaces, so scripts can read it by line). */
 static void tools_text(json_t *arr, zbuf *out) {
   zbuf_addstr(out, "Tools visible to model:\n");
   size_t i;
   json_t *t;
   json_array_foreach(arr, i, t) {
-    zbuf_addf(out, "  %s [%s/%s] - %s\n", zjson_str(t, "name"), zjson_str(t, "side_effect"),
-              zjson_str(t, "permission"), zjson_str(t, "description"));
+    zbuf_addf(out, "  %s [%s/%s] - ", zjson_str(t, "name"), zjson_str(t, "side_effect"),
+              zjson_str(t, "permission"));
+    const char *d = zjson_str(t, "description");
+    for (; d && *d; d++) zbuf_addch(out, *d == '\n' || *d == '\r' ? ' ' : *d);
+    zbuf_addch(out, '\n');
   }
   if (!json_array_size(arr)) zbuf_addstr(out, "  (none)\n");
 }

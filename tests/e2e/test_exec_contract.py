@@ -39,6 +39,13 @@ class ExecContract(ZeroTest):
         # The same listing as -o text.
         t = self.zero("exec", "--list-tools", "--enabled-tools", "read_file,glob")
         self.assertEqual(t.stdout, text)
+        # One line per tool, even for a description written on several lines.
+        t = self.zero("exec", "--list-tools")
+        lines = t.stdout.splitlines()
+        self.assertEqual(lines[0], "Tools visible to model:")
+        for line in lines[1:]:
+            self.assertRegex(line, r"^  [a-z_]+ \[[a-z]+/[a-z]+\] - \S")
+        self.assertIn("apply_patch", t.stdout)
 
     def test_prompt_flag_with_equals(self):
         # Go zero accepts -p=TEXT as well as -p TEXT and --prompt=TEXT.
