@@ -307,6 +307,39 @@ def gemini_events(turn, index, request, model):
 
 # --------------------------------------------------------------- errors
 
+def gemini_schema_problems(request):
+    """What the real Gemini API refuses in functionDeclarations (400
+    INVALID_ARGUMENT), in its own words: an OBJECT schema without
+    properties, "required" naming an undeclared property, JSON Schema
+    keywords outside its OpenAPI subset."""
+    problems = []
+
+    def walk(node, where):
+        if not isinstance(node, dict):
+            return
+        for k in ("additionalProperties", "$schema", "$id"):
+            if k in node:
+                problems.append('Invalid JSON payload received. Unknown name "%s" at \'%s\': '
+                                "Cannot find field." % (k, where))
+        props = node.get("properties")
+        if str(node.get("type", "")).lower() == "object" and not props:
+            problems.append("%s.properties: should be non-empty for OBJECT type" % where)
+        for j, name in enumerate(node.get("required") or []):
+            if not isinstance(props, dict) or name not in props:
+                problems.append("%s.required[%d]: property is not defined" % (where, j))
+        for name, sub in (props or {}).items() if isinstance(props, dict) else []:
+            walk(sub, "%s.properties[%s]" % (where, name))
+        if "items" in node:
+            walk(node["items"], where + ".items")
+
+    for t, tool in enumerate((request or {}).get("tools") or []):
+        for i, decl in enumerate(tool.get("functionDeclarations") or []):
+            if "parameters" in decl:
+                walk(decl["parameters"], "GenerateContentRequest.tools[%d].function_declarations"
+                                         "[%d].parameters" % (t, i))
+    return problems
+
+
 def error_body(protocol, status, msg, typ, turn):
     if protocol == "anthropic":
         t = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error",

@@ -325,6 +325,23 @@ class ExecContract(ZeroTest):
                          [("deny", "plan_mode", "plan")])
         self.assertFalse(os.path.exists(os.path.join(self.work, "x.txt")))
 
+    def test_gemini_accepts_the_tool_declarations(self):
+        # Gemini refuses an OBJECT schema without properties (exec_command's
+        # free-form additional_permissions was one): the fake server checks
+        # the declarations as the real API does.
+        self.serve([{"tool_calls": [{"name": "list_directory", "arguments": {}}]},
+                    {"text": "done"}])
+        self.use_protocol("gemini")
+        r = self.zero("exec", "-o", "stream-json", "look around")
+        self.assertEqual(r.returncode, 0, r.stdout[-600:] + r.stderr)
+        self.assertEqual(self.stream(r)[-2]["text"], "done")
+        decls = self.model.bodies()[0]["tools"][0]["functionDeclarations"]
+        by_name = {d["name"]: d for d in decls}
+        self.assertIn("exec_command", by_name)
+        self.assertIn("cmd", by_name["exec_command"]["parameters"]["properties"])
+        self.assertNotIn("additional_permissions",
+                         by_name["exec_command"]["parameters"]["properties"])
+
 
 if __name__ == "__main__":
     main()
