@@ -124,6 +124,29 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
     return -1;
   }
   if (s->reasoning_effort) s->popts.reasoning_effort = s->reasoning_effort; /* -r over config */
+  /* An effort from ZERO_REASONING_EFFORT or the profile is a standing
+   * preference: for a model the registry says cannot take it, it is left
+   * out (with a warning) rather than sent to be refused on every request. */
+  zerr eff = ZERR_INIT;
+  if (!s->reasoning_effort && s->popts.reasoning_effort &&
+      zcli_check_effort(&s->cfg, s->rp.model, s->popts.reasoning_effort, &eff) < 0) {
+    zmodel_info mi;
+    zmodel_lookup(&s->cfg, s->rp.model, &mi);
+    const char *env_effort = getenv("ZERO_REASONING_EFFORT");
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "reasoning effort \"%s\" (%s) is not used with model %s: ",
+              s->popts.reasoning_effort,
+              env_effort && *env_effort ? "ZERO_REASONING_EFFORT" : "the profile's reasoningEffort",
+              s->rp.model);
+    if (mi.efforts && *mi.efforts)
+      zbuf_addf(&b, "its levels are %s", mi.efforts);
+    else
+      zbuf_addstr(&b, "it has no reasoning-effort control");
+    if (s->model_warning) zbuf_addf(&b, "; %s", s->model_warning);
+    free(s->model_warning);
+    s->model_warning = zbuf_detach(&b, NULL);
+    s->popts.reasoning_effort = NULL;
+  }
   return make_provider(&s->popts, &s->provider, err);
 }
 

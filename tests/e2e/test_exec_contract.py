@@ -342,6 +342,25 @@ class ExecContract(ZeroTest):
         self.assertNotIn("additional_permissions",
                          by_name["exec_command"]["parameters"]["properties"])
 
+    def test_standing_reasoning_effort_skips_models_without_it(self):
+        # ZERO_REASONING_EFFORT=high set once must not break every request to a
+        # model without reasoning control (the real APIs refuse the field).
+        self.serve([{"text": "ok"}, {"text": "ok"}], model="gpt-4o-mini")
+        self.env["ZERO_REASONING_EFFORT"] = "high"
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        warn = [e["message"] for e in self.stream(r) if e["type"] == "warning"]
+        self.assertEqual(len(warn), 1, warn)
+        self.assertIn('reasoning effort "high" (ZERO_REASONING_EFFORT) is not used with model '
+                      'gpt-4o-mini', warn[0])
+        self.assertNotIn("reasoning_effort", self.model.bodies()[0])
+        # A reasoning model still gets it.
+        self.env["OPENAI_MODEL"] = "o3-mini"
+        r = self.zero("exec", "-o", "json", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.model.bodies()[1]["reasoning_effort"], "high")
+        self.assertEqual(json.loads(r.stdout)["warnings"], [])
+
 
 if __name__ == "__main__":
     main()
