@@ -214,7 +214,24 @@ static int on_body(void *ud, const char *data, size_t len) {
 static int finish_plain_json(attempt *a, zerr *err) {
   const zwire_parser_ops *ops = a->c->ops;
   json_t *root = ops->feed_json ? json_loadb(a->raw.data, a->raw.len, 0, NULL) : NULL;
-  if (!root) return ops->finish(a->c->parser, err);
+  if (!root) {
+    /* An HTML page (a proxy, a captive portal, a web server at the wrong
+     * URL) is no stream that ended early: no retry helps, and it says why. */
+    size_t i = 0;
+    while (i < a->raw.len && strchr(" \t\r\n", a->raw.data[i])) i++;
+    if (i < a->raw.len && a->raw.data[i] == '<') {
+      const char *name = a->c->opts->name && *a->c->opts->name ? a->c->opts->name
+                                                                : "the provider";
+      cleanup_free char *start = zprov_error_message(a->raw.data + i, a->raw.len - i);
+      zerr_set(err, ZE_PROVIDER,
+               "%s answered %s with a web page instead of an event stream (it starts: %s); "
+               "check the base URL, and any proxy in between",
+               name, a->c->url, start ? start : "<");
+      err->retryable = false;
+      return -1;
+    }
+    return ops->finish(a->c->parser, err);
+  }
   int rc = ops->feed_json(a->c->parser, root, err);
   json_decref(root);
   return rc;

@@ -361,6 +361,20 @@ class ExecContract(ZeroTest):
         self.assertEqual(self.model.bodies()[1]["reasoning_effort"], "high")
         self.assertEqual(json.loads(r.stdout)["warnings"], [])
 
+    def test_web_page_instead_of_a_stream(self):
+        # A proxy or a web server at the wrong URL answers 200 with HTML: no
+        # retries, and an error that says what came back.
+        page = {"raw_sse": "\n<!DOCTYPE html><html><body>Welcome to nginx!</body></html>"}
+        self.serve([page] * 5)
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 3)
+        evs = self.stream(r)
+        self.assertEqual([e["type"] for e in evs], ["run_start", "error", "run_end"])
+        self.assertIn("with a web page instead of an event stream", evs[1]["message"])
+        self.assertIn("Welcome to nginx!", evs[1]["message"])
+        self.assertIn("check the base URL", evs[1]["message"])
+        self.assertEqual(len(self.model.bodies()), 1)
+
 
 if __name__ == "__main__":
     main()
