@@ -197,6 +197,45 @@ char *zprov_retry_delay_from_body(const char *body, size_t len) {
   return out;
 }
 
+/* Replaces every occurrence of secret in msg (NUL-terminated, cap bytes)
+ * with [REDACTED]. Secrets shorter than 8 bytes are left alone: too likely
+ * to be ordinary words. */
+static void scrub_one(char *msg, size_t cap, const char *secret) {
+  static const char mark[] = "[REDACTED]";
+  size_t n = secret ? strlen(secret) : 0;
+  if (n < 8) return;
+  zbuf b = ZBUF_INIT;
+  bool hit = false;
+  for (const char *p = msg; *p;) {
+    const char *q = strstr(p, secret);
+    if (!q) {
+      zbuf_addstr(&b, p);
+      break;
+    }
+    zbuf_add(&b, p, (size_t)(q - p));
+    zbuf_addstr(&b, mark);
+    p = q + n;
+    hit = true;
+  }
+  if (hit) snprintf(msg, cap, "%s", b.data ? b.data : "");
+  zbuf_release(&b);
+}
+
+void zprov_scrub_secrets(const zprov_opts *opts, char *msg, size_t cap) {
+  if (!opts || !msg) return;
+  scrub_one(msg, cap, opts->api_key);
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)opts->headers, k, v) {
+    const char *val = json_string_value(v);
+    if (!val) continue;
+    scrub_one(msg, cap, val);
+    /* "Bearer <token>": the token alone may be what is echoed. */
+    const char *sp = strrchr(val, ' ');
+    if (sp) scrub_one(msg, cap, sp + 1);
+  }
+}
+
 void zprov_http_error(const zprov_opts *opts, const char *url, long status, const char *body,
                       size_t body_len, zerr *err) {
   const char *name = opts->name && *opts->name ? opts->name : "the provider";
@@ -230,6 +269,7 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
   if (smsg) zbuf_addf(&m, "; the server said: %s", smsg);
   zerr_set(err, ZE_PROVIDER, "%s", m.data);
   zbuf_release(&m);
+  if (err) zprov_scrub_secrets(opts, err->msg, sizeof err->msg); /* a server may echo the key */
   if (err) {
     err->http_status = (int)status;
     err->retryable = zretry_status_retryable(status) &&

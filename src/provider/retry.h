@@ -85,6 +85,12 @@ int zretry_run(const zretry_policy *pol, zretry_attempt_fn attempt, void *attemp
 void zprov_http_error(const zprov_opts *opts, const char *url, long status, const char *body,
                       size_t body_len, zerr *err);
 
+/* Replaces the credentials of opts (the API key, custom header values and
+ * their last word, e.g. a Bearer token) in msg with [REDACTED]: servers
+ * echo a rejected key in their error messages, and those messages are
+ * shown, sent to stream-json and recorded in the session. */
+void zprov_scrub_secrets(const zprov_opts *opts, char *msg, size_t cap);
+
 /* Gemini (and other Google APIs) say when to retry in the error body, not
  * in a Retry-After header: {"error":{"details":[{"@type":"…RetryInfo",
  * "retryDelay":"37s"}]}}. That delay as Retry-After delta-seconds (rounded

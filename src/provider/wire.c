@@ -310,6 +310,8 @@ static int attempt_once(void *ud, int n, zretry_info *info, zerr *err) {
   info->emitted = ops->emitted(c->parser);
   zsse_release(&a->sse);
   zhttp_response_release(&resp);
+  /* In-stream error events quote the server too (and retries show it). */
+  if (rc < 0) zprov_scrub_secrets(o, err->msg, sizeof err->msg);
   return rc;
 }
 

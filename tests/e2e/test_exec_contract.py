@@ -375,6 +375,22 @@ class ExecContract(ZeroTest):
         self.assertIn("check the base URL", evs[1]["message"])
         self.assertEqual(len(self.model.bodies()), 1)
 
+    def test_an_echoed_key_is_never_shown_or_recorded(self):
+        key = "sk-proj-QAtestKEY0123456789abcdefXYZ"
+        self.serve([{"status": 401, "error": {"message": "Incorrect API key provided: " + key,
+                                              "type": "invalid_request_error"}},
+                    {"text": "", "stream_error": "key " + key + " is disabled"},
+                    {"text": "seen", "stream_error": "key " + key + " is disabled"}])
+        self.env["OPENAI_API_KEY"] = key
+        for fmt in ("stream-json", "text"):
+            r = self.zero("exec", "-o", fmt, "hi")
+            self.assertEqual(r.returncode, 3)
+            self.assertNotIn(key, r.stdout + r.stderr)
+            self.assertIn("[REDACTED]", r.stdout + r.stderr)
+        for sid in self.session_ids():
+            with open(os.path.join(self.sessions_dir(), sid, "events.jsonl")) as f:
+                self.assertNotIn(key, f.read())
+
 
 if __name__ == "__main__":
     main()

@@ -486,6 +486,28 @@ static void http_404_400_429_503_messages(void **s) {
   assert_null(strstr(err.msg, "server said"));
 }
 
+/* A server that echoes the rejected key does not get it shown or recorded. */
+static void echoed_credentials_are_scrubbed(void **s) {
+  (void)s;
+  zprov_opts o = test_opts("openai");
+  o.api_key = "sk-proj-SECRETSECRET123456";
+  json_t *hdrs = json_pack("{s:s, s:s}", "Authorization", "Bearer gw-TOKEN-abcdefgh",
+                           "X-Short", "abc");
+  o.headers = hdrs;
+  const char *body = "{\"error\":{\"message\":\"Invalid API key: sk-proj-SECRETSECRET123456 "
+                     "(token gw-TOKEN-abcdefgh); again sk-proj-SECRETSECRET123456; abc\"}}";
+  zerr err = ZERR_INIT;
+  zprov_http_error(&o, "u", 401, body, strlen(body), &err);
+  assert_null(strstr(err.msg, "SECRETSECRET"));
+  assert_null(strstr(err.msg, "gw-TOKEN"));
+  assert_non_null(strstr(err.msg, "Invalid API key: [REDACTED] (token [REDACTED]); again "
+                                  "[REDACTED]; abc")); /* short values are not secrets */
+  char msg[64] = "no secret here";
+  zprov_scrub_secrets(&o, msg, sizeof msg);
+  assert_string_equal(msg, "no secret here");
+  json_decref(hdrs);
+}
+
 /* Gemini's 429 says when to retry in the body (RetryInfo), not in a header. */
 static void retry_delay_from_google_error_body(void **s) {
   (void)s;
@@ -1049,6 +1071,7 @@ int main(void) {
       cmocka_unit_test(http_401_names_provider_and_key_variable),
       cmocka_unit_test(http_404_400_429_503_messages),
       cmocka_unit_test(retry_delay_from_google_error_body),
+      cmocka_unit_test(echoed_credentials_are_scrubbed),
       cmocka_unit_test(provider_new_dispatches_by_kind),
       cmocka_unit_test(retry_after_is_honoured_and_capped),
       cmocka_unit_test(backoff_grows_and_is_capped),
