@@ -265,9 +265,16 @@ int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const 
                                          s->rp.name, s->rp.model, title, err);
     if (!s->session) {
       /* A chosen id that is malformed or taken is the caller's to fix. */
-      err->kind = s->init_session_id && (err->kind == ZE_USAGE || err->kind == ZE_INVALID)
-                      ? ZE_USAGE
-                      : ZE_INTERNAL;
+      if (s->init_session_id && (err->kind == ZE_USAGE || err->kind == ZE_INVALID)) {
+        err->kind = ZE_USAGE;
+        return -1;
+      }
+      char msg[sizeof err->msg];
+      snprintf(msg, sizeof msg,
+               "cannot create a session in %s (%s); sessions live in $XDG_DATA_HOME/zero/"
+               "sessions (default ~/.local/share/zero/sessions): make it writable or point "
+               "XDG_DATA_HOME elsewhere", s->session_root, err->msg);
+      zerr_set(err, ZE_INTERNAL, "%s", msg);
       return -1;
     }
   }

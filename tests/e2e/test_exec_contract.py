@@ -391,6 +391,19 @@ class ExecContract(ZeroTest):
             with open(os.path.join(self.sessions_dir(), sid, "events.jsonl")) as f:
                 self.assertNotIn(key, f.read())
 
+    def test_unwritable_session_store_says_what_to_do(self):
+        self.serve([{"text": "ok"}])
+        blocker = os.path.join(self.tmp, "not-a-dir")
+        with open(blocker, "w") as f:
+            f.write("x")
+        self.env["XDG_DATA_HOME"] = blocker  # a file: nothing can be created under it
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 1)
+        evs = self.stream(r)
+        self.assertEqual(evs[0]["code"], "internal_error")
+        self.assertIn("cannot create a session in " + blocker, evs[0]["message"])
+        self.assertIn("XDG_DATA_HOME", evs[0]["message"])
+
 
 if __name__ == "__main__":
     main()
