@@ -118,7 +118,14 @@ int cmd_doctor(int argc, char **argv) {
       printf("Usage: zero doctor [--connectivity] [--json]\n\n"
              "Checks the config files, the active provider, its key and model, and with\n"
              "--connectivity the endpoint itself (one cheap authenticated request).\n"
-             "Exit status 3 when a check fails.\n");
+             "Exit status 3 when a check fails.\n\n"
+             "Flags:\n"
+             "  --connectivity   also send one cheap request to the endpoint\n"
+             "  --json           print {ok, checks:[{check, status, detail, next}]}\n"
+             "  -h, --help       show this help\n\n"
+             "Examples:\n"
+             "  zero doctor\n"
+             "  zero doctor --connectivity --json\n");
       json_decref(d.rows);
       return ZEXIT_SUCCESS;
     } else {

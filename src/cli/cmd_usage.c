@@ -27,7 +27,11 @@ static void usage(FILE *out) {
           "Flags:\n"
           "  --session ID   only this session\n"
           "  --json         print one JSON object {total, sessions, models, days}\n"
-          "  -h, --help     show this help\n");
+          "  -h, --help     show this help\n"
+          "\n"
+          "Examples:\n"
+          "  zero usage\n"
+          "  zero usage --session zero_20260101120000_1767268800000000000_1 --json\n");
 }
 
 typedef struct totals {

@@ -404,6 +404,27 @@ class ExecContract(ZeroTest):
         self.assertIn("cannot create a session in " + blocker, evs[0]["message"])
         self.assertIn("XDG_DATA_HOME", evs[0]["message"])
 
+    def test_every_provider_command_answers_help(self):
+        # "Every command and subcommand answers --help with its flags and an
+        # example" — exit 0, on stdout.
+        for words in (["exec"], ["providers"], ["providers", "list"], ["providers", "add"],
+                      ["providers", "add", "x", "--preset", "ollama"], ["providers", "use"],
+                      ["providers", "remove"], ["providers", "rename"], ["providers", "detect"],
+                      ["models"], ["models", "list"], ["usage"], ["doctor"], ["setup"]):
+            with self.subTest(words=words):
+                r = self.zero(*(words + ["--help"]))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("Usage: zero " + words[0], r.stdout)
+                self.assertIn("--help", r.stdout)
+                self.assertIn("Example", r.stdout)
+        # --help did not add anything.
+        r = self.zero("providers", "list", "--json")
+        self.assertEqual(json.loads(r.stdout), [])
+        # Unknown flags are still errors.
+        r = self.zero("providers", "list", "--bogus")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('unknown argument "--bogus"', r.stderr)
+
 
 if __name__ == "__main__":
     main()
