@@ -83,7 +83,10 @@ int cmd_models(int argc, char **argv) {
       usage(stdout);
       return ZEXIT_SUCCESS;
     } else {
-      fprintf(stderr, "zero models: unknown argument \"%s\"\n\n", argv[i]);
+      fprintf(stderr,
+              !strcmp(argv[i], "--provider") ? "zero models: %s needs a value\n\n"
+                                          : "zero models: unknown argument \"%s\"\n\n",
+              argv[i]);
       usage(stderr);
       return ZEXIT_USAGE;
     }

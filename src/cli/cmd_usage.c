@@ -143,7 +143,10 @@ int cmd_usage(int argc, char **argv) {
       usage(stdout);
       return ZEXIT_SUCCESS;
     } else {
-      fprintf(stderr, "zero usage: unknown argument \"%s\"\n\n", argv[i]);
+      fprintf(stderr,
+              !strcmp(argv[i], "--session") ? "zero usage: %s needs a value\n\n"
+                                          : "zero usage: unknown argument \"%s\"\n\n",
+              argv[i]);
       usage(stderr);
       return ZEXIT_USAGE;
     }

@@ -424,6 +424,12 @@ class ExecContract(ZeroTest):
         r = self.zero("providers", "list", "--bogus")
         self.assertEqual(r.returncode, 2)
         self.assertIn('unknown argument "--bogus"', r.stderr)
+        # A flag missing its value says so.
+        for words, said in ((["models", "list", "--provider"], "--provider needs a value"),
+                            (["usage", "--session"], "--session needs a value")):
+            r = self.zero(*words)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn(said, r.stderr)
 
 
 if __name__ == "__main__":
