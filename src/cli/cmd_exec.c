@@ -85,6 +85,7 @@ static const char EXEC_USAGE[] =
     "    zero exec -i stream-json -o json\n";
 
 static char *g_session_root; /* for the --resume id check during parsing */
+static char g_prompt_note[200]; /* a warning about the prompt, said after run_start */
 
 static bool session_exists(const char *id) {
   if (!g_session_root) return false;
@@ -285,6 +286,13 @@ static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, zerr *err) {
   if (!prompt->len)
     return zerr_set(err, ZE_USAGE,
                     "Prompt required. Use `zero exec \"prompt\"` or `zero exec --file prompt.txt`.");
+  /* Bytes that are not UTF-8 (a Latin-1 file, binary on stdin) cannot go
+   * into a JSON request: they would silently drop the whole prompt. */
+  size_t bad = zutf8_sanitize(prompt);
+  if (bad)
+    snprintf(g_prompt_note, sizeof g_prompt_note,
+             "the prompt is not valid UTF-8: %zu byte%s replaced by U+FFFD (convert the text to "
+             "UTF-8, e.g. iconv -f latin1 -t utf-8)", bad, bad == 1 ? " was" : "s were");
   return 0;
 }
 
@@ -408,6 +416,10 @@ int cmd_exec(int argc, char **argv) {
   emit(&run, &start);
   if (rs.model_warning) {
     zagent_event w = {.kind = ZAEV_WARNING, .text = rs.model_warning};
+    emit(&run, &w);
+  }
+  if (g_prompt_note[0]) {
+    zagent_event w = {.kind = ZAEV_WARNING, .text = g_prompt_note};
     emit(&run, &w);
   }
   if (mode == ZPERM_UNSAFE) {

@@ -5,9 +5,10 @@ import base64
 import json
 import os
 import re
+import subprocess
 import time
 
-from harness import ZeroTest, main
+from harness import ZERO_BIN, ZeroTest, main
 
 RUN_ID = re.compile(r"^run_\d{14}_[0-9a-f]{6}$")
 
@@ -430,6 +431,22 @@ class ExecContract(ZeroTest):
             r = self.zero(*words)
             self.assertEqual(r.returncode, 2)
             self.assertIn(said, r.stderr)
+
+    def test_prompt_that_is_not_utf8_still_reaches_the_model(self):
+        # A Latin-1 prompt on stdin: the JSON request used to lose the whole
+        # content; now the bad byte becomes U+FFFD and a warning says so.
+        self.serve([{"text": "ok"}])
+        r = subprocess.run([ZERO_BIN, "exec", "-o", "stream-json"], input=b"caf\xe9 au lait\n",
+                           capture_output=True, env=self.env, cwd=self.work, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        evs = self.stream(subprocess.CompletedProcess([], 0, r.stdout.decode(), ""))
+        warn = [e["message"] for e in evs if e["type"] == "warning"]
+        self.assertEqual(len(warn), 1, warn)
+        self.assertIn("not valid UTF-8", warn[0])
+        self.assertEqual(self.model.bodies()[0]["messages"][-1],
+                         {"role": "user", "content": "caf\ufffd au lait"})
+        ev = [e for e in self.session_events(self.session_ids()[0]) if e["type"] == "message"]
+        self.assertEqual(ev[0]["payload"]["content"], "caf\ufffd au lait")
 
 
 if __name__ == "__main__":
