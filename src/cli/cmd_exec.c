@@ -72,6 +72,8 @@ static const char EXEC_USAGE[] =
     "                              commands and escalations are denied\n"
     "      --enabled-tools LIST    only these built-in tools (comma or space separated)\n"
     "      --disabled-tools LIST   turn these built-in tools off\n"
+    "      --no-notify, --no-completion-gate, --profile P\n"
+    "                              Go zero's flags, accepted for its scripts (no effect)\n"
     "  -h, --help                  this help\n"
     "\n"
     "Exit codes: 0 success, 1 internal error, 2 usage error, 3 provider or config error,\n"

@@ -136,6 +136,12 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
       a->resume_id = NULL;
     } else if (flag_is(arg, "--init-session-id", &iv)) {
       if (!(a->init_session_id = take_value(argc, argv, &i, arg, iv, err))) return -1;
+    } else if (!strcmp(arg, "--no-notify") || !strcmp(arg, "--no-completion-gate")) {
+      /* Go zero's flags, accepted so its CI scripts run unchanged: zero exec
+       * sends no notifications and has no completion gate to turn off. */
+    } else if (flag_is(arg, "--profile", &iv)) {
+      /* Legacy in Go zero too (ignored there): accepted and ignored. */
+      if (!take_value(argc, argv, &i, arg, iv, err)) return -1;
     } else if (!strcmp(arg, "--plan")) {
       a->mode = ZPERM_PLAN; /* Go zero: the same as --permission-mode plan */
       a->mode_given = true;

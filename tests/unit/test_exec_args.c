@@ -159,6 +159,21 @@ static void test_init_session_id_and_plan(void **state) {
   zexec_args_release(&a);
 }
 
+static void test_go_flags_without_effect_here(void **state) {
+  (void)state;
+  zexec_args a;
+  zerr err = ZERR_INIT;
+  /* A Go zero CI script's flags: accepted, nothing to do here. */
+  assert_int_equal(PARSE(&a, &err, NULL, "--no-notify", "--no-completion-gate", "--profile",
+                         "ci", "--profile=x", "fix", "it"),
+                   0);
+  assert_string_equal(a.prompt.data, "fix it");
+  zexec_args_release(&a);
+  assert_int_equal(PARSE(&a, &err, NULL, "--profile"), -1);
+  assert_non_null(strstr(err.msg, "--profile needs a value"));
+  zexec_args_release(&a);
+}
+
 static void test_double_dash_ends_flags(void **state) {
   (void)state;
   zexec_args a;
@@ -376,6 +391,7 @@ int main(void) {
       cmocka_unit_test(test_short_flags_take_no_equals),
       cmocka_unit_test(test_double_dash_ends_flags),
       cmocka_unit_test(test_init_session_id_and_plan),
+      cmocka_unit_test(test_go_flags_without_effect_here),
       cmocka_unit_test(test_resume_forms),
       cmocka_unit_test(test_invalid_max_turns),
       cmocka_unit_test(test_reasoning_effort_levels),
