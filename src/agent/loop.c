@@ -378,6 +378,33 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
 
 /* The compaction the compactor just made, for the output (stream-json
  * "compaction"); the session already holds its own record. */
+/* A final answer that did not end normally is said, so a CI log shows that
+ * the answer is not whole: the output limit, or the provider's own filter
+ * (Chat/Responses content_filter, Gemini safety/recitation/…, Anthropic
+ * refusal). */
+static void warn_abnormal_finish(const zagent *a, const char *reason) {
+  static const char *const filtered[] = {"content_filter", "safety", "recitation", "refusal",
+                                         "blocklist", "prohibited_content", "spii",
+                                         "image_safety", "malformed_function_call"};
+  if (!reason) return;
+  if (!strcmp(reason, "length")) {
+    emit_simple(a, ZAEV_WARNING,
+                "the answer was cut off: the model reached its output token limit (finish "
+                "reason \"length\"); ask it to continue with zero exec --resume, or raise the "
+                "model's maxOutputTokens");
+    return;
+  }
+  for (size_t i = 0; i < sizeof filtered / sizeof filtered[0]; i++) {
+    if (strcmp(reason, filtered[i])) continue;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "the provider stopped the answer early (finish reason \"%s\"); it may be empty "
+             "or incomplete", reason);
+    emit_simple(a, ZAEV_WARNING, msg);
+    return;
+  }
+}
+
 static void emit_compaction(const zagent *a) {
   const zcompactor *c = a->compactor;
   zagent_event ev = {.kind = ZAEV_COMPACTION, .name = c->last_method, .reason = c->last_reason,
@@ -435,6 +462,7 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
       turn_release(&t);
       break;
     }
+    if (!t.calls.len) warn_abnormal_finish(a, t.finish_reason);
     zmsg *m = commit_assistant(a, conv, &t);
     for (size_t i = 0; i < t.calls.len; i++)
     {

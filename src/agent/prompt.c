@@ -273,27 +273,6 @@ static int read_upto(int fd, zbuf *out, size_t max) {
   return 0;
 }
 
-/* Replaces every invalid UTF-8 sequence with U+FFFD, so that the prompt can
- * always be encoded as a JSON string. */
-static void utf8_sanitize(zbuf *b) {
-  if (zutf8_valid(b->data, b->len)) return;
-  cleanup_zbuf zbuf out = ZBUF_INIT;
-  const unsigned char *p = (const unsigned char *)b->data;
-  size_t i = 0;
-  while (i < b->len) {
-    size_t need = p[i] < 0x80 ? 1 : p[i] >= 0xF0 ? 4 : p[i] >= 0xE0 ? 3 : p[i] >= 0xC0 ? 2 : 0;
-    if (need && i + need <= b->len && zutf8_valid((const char *)p + i, need)) {
-      zbuf_add(&out, p + i, need);
-      i += need;
-    } else {
-      zbuf_addstr(&out, "\xEF\xBF\xBD");
-      i++;
-    }
-  }
-  zbuf_reset(b);
-  zbuf_add(b, out.data, out.len);
-}
-
 /* Shortens b to at most limit bytes, on a character boundary and, when a line
  * break lies in the second half of what is kept, at the end of that line.
  * `partial` says b already is a cut prefix of a longer text, so its last line
@@ -337,7 +316,7 @@ static bool include_file(instr_state *s, const char *path, const char *label, co
   bool file_cut = full > ZPROMPT_FILE_CAP;
   /* A character split by the read limit is dropped, not turned into U+FFFD. */
   if (file_cut) zbuf_setlen(&text, zutf8_boundary(text.data, text.len));
-  utf8_sanitize(&text);
+  zutf8_sanitize(&text); /* always encodable as a JSON string */
   file_cut = file_cut || text.len > ZPROMPT_FILE_CAP;
   cut_text(&text, ZPROMPT_FILE_CAP, file_cut);
   zbuf_rtrim(&text);

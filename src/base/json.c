@@ -220,6 +220,28 @@ bool zutf8_valid(const char *s, size_t len) {
   return true;
 }
 
+size_t zutf8_sanitize(zbuf *b) {
+  if (zutf8_valid(b->data, b->len)) return 0;
+  zbuf out = ZBUF_INIT;
+  const unsigned char *p = (const unsigned char *)b->data;
+  size_t i = 0, replaced = 0;
+  while (i < b->len) {
+    size_t k = p[i] < 0x80 ? 1 : zutf8_seq_len(p + i, b->len - i);
+    if (k) {
+      zbuf_add(&out, p + i, k);
+      i += k;
+    } else {
+      zbuf_addstr(&out, "\xEF\xBF\xBD");
+      i++;
+      replaced++;
+    }
+  }
+  zbuf_reset(b);
+  zbuf_add(b, out.data, out.len);
+  zbuf_release(&out);
+  return replaced;
+}
+
 size_t zutf8_boundary(const char *s, size_t len) {
   const unsigned char *p = (const unsigned char *)s;
   size_t i = len;

@@ -50,6 +50,10 @@ void zjson_set_new_opt(json_t *obj, const char *key, json_t *v);
 size_t zutf8_seq_len(const unsigned char *s, size_t n);
 /* true when s (len bytes) is valid UTF-8. */
 bool zutf8_valid(const char *s, size_t len);
+/* Replaces every byte of b that does not start a valid UTF-8 sequence with
+ * U+FFFD, so the text can always be a JSON string; returns how many were
+ * replaced (0: b was valid and is untouched). */
+size_t zutf8_sanitize(zbuf *b);
 /* Length of the longest prefix of s (<= len) that ends on a UTF-8 character
  * boundary; used to cut text without splitting a character. */
 size_t zutf8_boundary(const char *s, size_t len);

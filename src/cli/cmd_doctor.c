@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "sandbox/sandbox.h"
 #include "cli/provider_opts.h"
+#include "cli/run_setup.h"
 #include "config/config.h"
 #include "config/endpoint.h"
 #include "config/models.h"
@@ -117,7 +118,14 @@ int cmd_doctor(int argc, char **argv) {
       printf("Usage: zero doctor [--connectivity] [--json]\n\n"
              "Checks the config files, the active provider, its key and model, and with\n"
              "--connectivity the endpoint itself (one cheap authenticated request).\n"
-             "Exit status 3 when a check fails.\n");
+             "Exit status 3 when a check fails.\n\n"
+             "Flags:\n"
+             "  --connectivity   also send one cheap request to the endpoint\n"
+             "  --json           print {ok, checks:[{check, status, detail, next}]}\n"
+             "  -h, --help       show this help\n\n"
+             "Examples:\n"
+             "  zero doctor\n"
+             "  zero doctor --connectivity --json\n");
       json_decref(d.rows);
       return ZEXIT_SUCCESS;
     } else {
@@ -140,7 +148,9 @@ int cmd_doctor(int argc, char **argv) {
     zbuf_addf(&m, "user %s, project %s", cfg.user_path, cfg.project_path);
     row(&d, "config", "ok", m.data, NULL);
     zbuf_release(&m);
-    if (zconfig_resolve_provider(&cfg, &rp, &err) < 0) {
+    cleanup_free char *model_note = NULL; /* the model a local server named (as zero exec) */
+    if (zconfig_resolve_provider_probe(&cfg, &rp, zrun_probe_local_model, NULL, &model_note,
+                                       &err) < 0) {
       bool key = strstr(err.msg, "API key") != NULL;
       row(&d, key ? "key" : "provider", "fail", err.msg,
           cfg.n_providers ? "zero providers list" : "zero setup --provider <preset>");
@@ -158,7 +168,9 @@ int cmd_doctor(int argc, char **argv) {
       zbuf_reset(&m2);
       zmodel_info mi;
       zmodel_lookup(&cfg, rp.model, &mi);
-      if (mi.known) {
+      if (model_note) {
+        row(&d, "model", "warn", model_note, "set the model you want in the profile");
+      } else if (mi.known) {
         zbuf_addf(&m2, "%s: %lld-token context, %lld output", rp.model,
                   (long long)mi.context_window, (long long)mi.max_output);
         row(&d, "model", "ok", m2.data, NULL);

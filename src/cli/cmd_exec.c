@@ -31,6 +31,7 @@
 #include "sandbox/sandbox.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
+#include "tools/image.h"
 #include "tools/tool.h"
 #include "tools/tracker.h"
 #include "ui/input.h"
@@ -46,6 +47,7 @@ static const char EXEC_USAGE[] =
     "  -f, --file PATH             read the prompt from a file (appended after the words)\n"
     "  -i, --input-format FMT      text (default) | stream-json (JSON lines on stdin)\n"
     "  -o, --output-format FMT     text (default) | json | stream-json\n"
+    "      --image PATH            attach a PNG/JPEG/GIF/WebP image to the prompt (repeatable)\n"
     "      --list-tools            list the tools the model would see, then exit\n"
     "Model:\n"
     "  -m, --model NAME            model to use (overrides config and OPENAI_MODEL)\n"
@@ -57,10 +59,12 @@ static const char EXEC_USAGE[] =
     "      --resume-latest         continue the latest session in this directory\n"
     "      --fork ID               continue a copy of session ID (the original is untouched)\n"
     "      --session-title TEXT    title stored with a new session\n"
+    "      --init-session-id ID    id of the new session (letters, digits, _ and -)\n"
     "Workspace and permissions:\n"
     "  -C, --cwd DIR               workspace directory (default: current directory)\n"
     "      --add-dir DIR           another directory the tools may write (repeatable)\n"
     "      --permission-mode MODE  ask | auto (default) | unsafe | plan (read-only)\n"
+    "      --plan                  the same as --permission-mode plan\n"
     "      --auto LEVEL            low (default) | medium (network commands get the network)\n"
     "                              | high (= unsafe: no checks, no sandbox)\n"
     "      --skip-permissions-unsafe  allow every tool call without checks\n"
@@ -68,6 +72,8 @@ static const char EXEC_USAGE[] =
     "                              commands and escalations are denied\n"
     "      --enabled-tools LIST    only these built-in tools (comma or space separated)\n"
     "      --disabled-tools LIST   turn these built-in tools off\n"
+    "      --no-notify, --no-completion-gate, --profile P\n"
+    "                              Go zero's flags, accepted for its scripts (no effect)\n"
     "  -h, --help                  this help\n"
     "\n"
     "Exit codes: 0 success, 1 internal error, 2 usage error, 3 provider or config error,\n"
@@ -81,6 +87,7 @@ static const char EXEC_USAGE[] =
     "    zero exec -i stream-json -o json\n";
 
 static char *g_session_root; /* for the --resume id check during parsing */
+static char g_prompt_note[200]; /* a warning about the prompt, said after run_start */
 
 static bool session_exists(const char *id) {
   if (!g_session_root) return false;
@@ -175,6 +182,22 @@ static json_t *list_mcp_tools(const char *cwd, zperm_mode mode) {
   return arr ? arr : json_array();
 }
 
+/* The text listing (Go zero's format): a header, then one line per tool (a
+ * description's line breaks become spaces, so scripts can read it by line). */
+static void tools_text(json_t *arr, zbuf *out) {
+  zbuf_addstr(out, "Tools visible to model:\n");
+  size_t i;
+  json_t *t;
+  json_array_foreach(arr, i, t) {
+    zbuf_addf(out, "  %s [%s/%s] - ", zjson_str(t, "name"), zjson_str(t, "side_effect"),
+              zjson_str(t, "permission"));
+    const char *d = zjson_str(t, "description");
+    for (; d && *d; d++) zbuf_addch(out, *d == '\n' || *d == '\r' ? ' ' : *d);
+    zbuf_addch(out, '\n');
+  }
+  if (!json_array_size(arr)) zbuf_addstr(out, "  (none)\n");
+}
+
 static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
   const char *cwd = a->cwd;
   zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE,
@@ -182,27 +205,6 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   json_t *mcp_tools = list_mcp_tools(cwd, mode);
-  if (fmt == ZOUT_TEXT) {
-    printf("Tools visible to model:\n");
-    size_t shown = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
-      zperm_decision d = zperm_decide(&eng, tools[i], NULL);
-      printf("  %s [%s/%s] - %s\n", tools[i]->name, zside_effect_name(tools[i]->side_effect),
-             zperm_action_name(d.action), tools[i]->description);
-      shown++;
-    }
-    size_t i;
-    json_t *t;
-    json_array_foreach(mcp_tools, i, t) {
-      printf("  %s [%s/%s] - %s\n", zjson_str(t, "name"), zjson_str(t, "side_effect"),
-             zjson_str(t, "permission"), zjson_str(t, "description"));
-      shown++;
-    }
-    json_decref(mcp_tools);
-    if (!shown) printf("  (none)\n");
-    return ZEXIT_SUCCESS;
-  }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
     if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
@@ -216,24 +218,45 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
   }
   json_array_extend(arr, mcp_tools);
   json_decref(mcp_tools);
-  json_t *out;
+  int rc = ZEXIT_SUCCESS;
   if (fmt == ZOUT_JSON) {
-    out = json_pack("{s:s, s:o}", "type", "tools", "tools", arr);
+    json_t *out = json_pack("{s:s, s:o}", "type", "tools", "tools", arr);
+    char *js = zjson_dumps(out);
+    printf("%s\n", js);
+    free(js);
+    json_decref(out);
   } else {
-    char run_id[40];
-    zout_new_run_id(run_id);
-    out = json_pack("{s:i, s:s, s:s, s:o}", "schemaVersion", 2, "type", "tools", "runId", run_id,
-                    "tools", arr);
+    zbuf text = ZBUF_INIT;
+    tools_text(arr, &text);
+    json_decref(arr);
+    if (fmt == ZOUT_TEXT) {
+      fwrite(text.data, 1, text.len, stdout);
+    } else {
+      /* A stream-json run like any other (Go zero): run_start, final with
+       * the listing, run_end. */
+      exec_run r = {.nsinks = 1};
+      zout_new_run_id(r.run_id);
+      r.sinks[0] = zout_stream_json_new(stdout, r.run_id);
+      char *ws = realpath(cwd ? cwd : ".", NULL);
+      zagent_event start = {.kind = ZAEV_RUN_START, .cwd = ws};
+      emit(&r, &start);
+      free(ws);
+      zagent_event fin = {.kind = ZAEV_FINAL, .text = text.data};
+      emit(&r, &fin);
+      zagent_event end = {.kind = ZAEV_RUN_END, .status = "success", .exit_code = 0};
+      emit(&r, &end);
+      if (r.sinks[0]->finish(r.sinks[0]) < 0) rc = ZEXIT_INTERNAL;
+      r.sinks[0]->destroy(r.sinks[0]);
+    }
+    zbuf_release(&text);
   }
-  char *s = zjson_dumps(out);
-  printf("%s\n", s);
-  free(s);
-  json_decref(out);
-  return fflush(stdout) == 0 ? ZEXIT_SUCCESS : ZEXIT_INTERNAL;
+  if (fflush(stdout) != 0) rc = ZEXIT_INTERNAL;
+  return rc;
 }
 
-/* Collects the prompt from words, --file and stdin. */
-static int read_prompt(zexec_args *a, zbuf *prompt, zerr *err) {
+/* Collects the prompt from words, --file and stdin; images given on
+ * stream-json input go to `images` ({"media_type","data"} objects). */
+static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, zerr *err) {
   if (a->input == ZIN_STREAM_JSON) {
     if (a->prompt.len)
       return zerr_set(err, ZE_USAGE,
@@ -242,7 +265,7 @@ static int read_prompt(zexec_args *a, zbuf *prompt, zerr *err) {
     zbuf raw = ZBUF_INIT;
     int rc = a->prompt_file ? zfs_read_file(a->prompt_file, &raw, 64u << 20, err)
                             : zin_read_all(stdin, &raw, err);
-    if (rc == 0) rc = zin_stream_json_parse(raw.data, raw.len, prompt, err);
+    if (rc == 0) rc = zin_stream_json_parse_ex(raw.data, raw.len, prompt, images, err);
     else if (err->kind != ZE_USAGE) err->kind = ZE_USAGE;
     zbuf_release(&raw);
     return rc;
@@ -265,6 +288,42 @@ static int read_prompt(zexec_args *a, zbuf *prompt, zerr *err) {
   if (!prompt->len)
     return zerr_set(err, ZE_USAGE,
                     "Prompt required. Use `zero exec \"prompt\"` or `zero exec --file prompt.txt`.");
+  /* Bytes that are not UTF-8 (a Latin-1 file, binary on stdin) cannot go
+   * into a JSON request: they would silently drop the whole prompt. */
+  size_t bad = zutf8_sanitize(prompt);
+  if (bad)
+    snprintf(g_prompt_note, sizeof g_prompt_note,
+             "the prompt is not valid UTF-8: %zu byte%s replaced by U+FFFD (convert the text to "
+             "UTF-8, e.g. iconv -f latin1 -t utf-8)", bad, bad == 1 ? " was" : "s were");
+  return 0;
+}
+
+/* --image files: each must be a PNG, JPEG, GIF or WebP of at most 10 MiB
+ * (recognised by its bytes); appended to images as {"media_type","data"}. */
+static int read_images(const zexec_args *a, json_t *images, zerr *err) {
+  for (size_t i = 0; i < a->n_images; i++) {
+    zbuf raw = ZBUF_INIT;
+    if (zfs_read_file(a->images[i], &raw, ZIMAGE_MAX, err) < 0) {
+      zbuf_release(&raw);
+      zerr_prefix(err, "--image %s", a->images[i]);
+      err->kind = ZE_USAGE;
+      return -1;
+    }
+    unsigned w, h;
+    const char *mt = zimage_sniff((const unsigned char *)raw.data, raw.len, &w, &h);
+    if (!mt) {
+      zbuf_release(&raw);
+      return zerr_set(err, ZE_USAGE,
+                      "--image %s is not a PNG, JPEG, GIF or WebP image (checked by its bytes)",
+                      a->images[i]);
+    }
+    zbuf b64 = ZBUF_INIT;
+    zimage_base64((const unsigned char *)raw.data, raw.len, &b64);
+    json_array_append_new(images, json_pack("{s:s, s:s%}", "media_type", mt, "data",
+                                            b64.data ? b64.data : "", b64.len));
+    zbuf_release(&b64);
+    zbuf_release(&raw);
+  }
   return 0;
 }
 
@@ -303,6 +362,7 @@ int cmd_exec(int argc, char **argv) {
 
   int exit_code = ZEXIT_SUCCESS;
   zbuf prompt = ZBUF_INIT;
+  json_t *images = json_array();
   zrun_setup rs = ZRUN_SETUP_INIT;
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
@@ -312,10 +372,12 @@ int cmd_exec(int argc, char **argv) {
   zhttp_global_init();
 
   rs.offline = a.offline;
+  rs.init_session_id = a.init_session_id;
   rs.reasoning_effort = a.reasoning_effort;
   rs.disabled_tools = (const char *const *)a.tools_off;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
-      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, &err) < 0) {
+      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
+      read_images(&a, images, &err) < 0) {
     exit_code = early_error(a.output, code_for(err.kind), err.msg);
     goto out;
   }
@@ -331,7 +393,7 @@ int cmd_exec(int argc, char **argv) {
     srv = zrun_setup_fork(&rs, a.fork_id, &conv, warn_to_stderr, NULL, &err);
   } else {
     char title[81];
-    if (!a.session_title) zrun_title_from_prompt(prompt.data, prompt.len, title);
+    if (!a.session_title) zrun_title_from_prompt(prompt.data ? prompt.data : "", prompt.len, title);
     srv = zrun_setup_session(&rs, a.resume, a.resume_id, a.session_title ? a.session_title : title,
                              &conv, warn_to_stderr, NULL, &err);
   }
@@ -358,6 +420,10 @@ int cmd_exec(int argc, char **argv) {
     zagent_event w = {.kind = ZAEV_WARNING, .text = rs.model_warning};
     emit(&run, &w);
   }
+  if (g_prompt_note[0]) {
+    zagent_event w = {.kind = ZAEV_WARNING, .text = g_prompt_note};
+    emit(&run, &w);
+  }
   if (mode == ZPERM_UNSAFE) {
     zagent_event w = {.kind = ZAEV_WARNING,
                       .text = a.skip_permissions_unsafe
@@ -382,9 +448,20 @@ int cmd_exec(int argc, char **argv) {
     json_decref(state);
   }
   zrun_setup_system_prompt(&rs, mode);
-  zconv_add_user(&conv, prompt.data);
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data, .len = prompt.len};
+  zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
+  /* Images from stream-json input travel with the message and are recorded
+   * with it (as the TUI's /image), so --resume sends them again. */
+  json_t *um_meta = NULL;
+  size_t ii;
+  json_t *im;
+  json_array_foreach(images, ii, im) {
+    zmsg_add_image(um_msg, zjson_str(im, "media_type"), zjson_str(im, "data"));
+  }
+  if (json_array_size(images)) um_meta = json_pack("{s:O}", "images", images);
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data ? prompt.data : "",
+                     .len = prompt.len, .meta = um_meta};
   emit(&run, &um);
+  json_decref(um_meta);
 
   /* MCP servers start in parallel, through the same spawner as every other
    * child; one that fails is a warning, the run goes on. */
@@ -436,6 +513,7 @@ out:
   zconv_release(&conv);
   zrun_setup_release(&rs);
   zbuf_release(&prompt);
+  json_decref(images);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;

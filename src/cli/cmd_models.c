@@ -17,7 +17,16 @@ static void usage(FILE *out) {
           "support, reasoning-effort levels and price per million tokens (input /\n"
           "cached input / output, USD). Add or override entries under \"models\" in\n"
           "~/.config/zero/config.json. P is a family (openai, anthropic, google,\n"
-          "deepseek, xai, mistral, groq, local) or a provider kind.\n");
+          "deepseek, xai, mistral, groq, local) or a provider kind.\n"
+          "\n"
+          "Flags:\n"
+          "  --provider P   only the models of family or kind P\n"
+          "  --json         print a JSON array of model objects\n"
+          "  -h, --help     show this help\n"
+          "\n"
+          "Examples:\n"
+          "  zero models list\n"
+          "  zero models list --provider anthropic --json\n");
 }
 
 typedef struct list_ctx {
@@ -74,7 +83,10 @@ int cmd_models(int argc, char **argv) {
       usage(stdout);
       return ZEXIT_SUCCESS;
     } else {
-      fprintf(stderr, "zero models: unknown argument \"%s\"\n\n", argv[i]);
+      fprintf(stderr,
+              !strcmp(argv[i], "--provider") ? "zero models: %s needs a value\n\n"
+                                          : "zero models: unknown argument \"%s\"\n\n",
+              argv[i]);
       usage(stderr);
       return ZEXIT_USAGE;
     }

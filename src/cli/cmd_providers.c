@@ -36,8 +36,29 @@ static void usage(FILE *out) {
           "       zero providers rename OLD NEW\n"
           "       zero providers detect [--json]\n"
           "\n"
+          "Lists, adds and switches the provider profiles in ~/.config/zero/config.json;\n"
+          "detect asks the local runtimes on loopback (Ollama 11434, LM Studio 1234,\n"
+          "llama.cpp 8080) which models they serve.\n"
+          "\n"
+          "Flags:\n"
+          "  --json              list, detect: print JSON\n"
+          "  --preset P          add: base URL, key variable and model from a preset\n"
+          "  --kind K            add: the provider kind (with --base-url)\n"
+          "  --base-url URL      add: the endpoint\n"
+          "  --model M           add: the model\n"
+          "  --api-key-env VAR   add: the variable that holds the key\n"
+          "  --wire-api W        add: chat or responses (OpenAI-compatible endpoints)\n"
+          "  -h, --help          show this help\n"
+          "\n"
           "Presets: %s.\n"
-          "Kinds: openai, openai-compatible, anthropic, anthropic-compatible, google.\n",
+          "Kinds: openai, openai-compatible, anthropic, anthropic-compatible, google.\n"
+          "\n"
+          "Examples:\n"
+          "  zero providers detect\n"
+          "  zero providers add local --preset ollama --model qwen3:8b\n"
+          "  zero providers add gw --kind openai-compatible --base-url https://gw.example/v1 \\\n"
+          "      --model m1 --api-key-env GW_KEY\n"
+          "  zero providers use local\n",
           zpreset_names());
 }
 
@@ -380,14 +401,24 @@ static int do_detect(bool json) {
 int cmd_providers(int argc, char **argv) {
   const char *sub = argc > 0 ? argv[0] : "list";
   bool json = false;
-  for (int i = 0; i < argc; i++)
+  for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
-  if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
-    usage(stdout);
-    return ZEXIT_SUCCESS;
+    /* --help after any subcommand too ("zero providers add --help"). */
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || (i == 0 && !strcmp(sub, "help"))) {
+      usage(stdout);
+      return ZEXIT_SUCCESS;
+    }
   }
-  if (!strcmp(sub, "list") || !strcmp(sub, "--json")) return do_list(json);
-  if (!strcmp(sub, "detect")) return do_detect(json);
+  if (!strcmp(sub, "list") || !strcmp(sub, "--json") || !strcmp(sub, "detect")) {
+    for (int i = !strcmp(sub, "--json") ? 0 : 1; i < argc; i++)
+      if (strcmp(argv[i], "--json")) {
+        fprintf(stderr, "zero providers %s: unknown argument \"%s\"\n\n",
+                strcmp(sub, "detect") ? "list" : "detect", argv[i]);
+        usage(stderr);
+        return ZEXIT_USAGE;
+      }
+    return !strcmp(sub, "detect") ? do_detect(json) : do_list(json);
+  }
   if (!strcmp(sub, "add")) return zcli_providers_add(argc - 1, argv + 1, false);
   if (!strcmp(sub, "use") || !strcmp(sub, "remove") || !strcmp(sub, "rename"))
     return do_use_remove_rename(sub, argc - 1, argv + 1);

@@ -27,7 +27,11 @@ static void usage(FILE *out) {
           "Flags:\n"
           "  --session ID   only this session\n"
           "  --json         print one JSON object {total, sessions, models, days}\n"
-          "  -h, --help     show this help\n");
+          "  -h, --help     show this help\n"
+          "\n"
+          "Examples:\n"
+          "  zero usage\n"
+          "  zero usage --session zero_20260101120000_1767268800000000000_1 --json\n");
 }
 
 typedef struct totals {
@@ -139,7 +143,10 @@ int cmd_usage(int argc, char **argv) {
       usage(stdout);
       return ZEXIT_SUCCESS;
     } else {
-      fprintf(stderr, "zero usage: unknown argument \"%s\"\n\n", argv[i]);
+      fprintf(stderr,
+              !strcmp(argv[i], "--session") ? "zero usage: %s needs a value\n\n"
+                                          : "zero usage: unknown argument \"%s\"\n\n",
+              argv[i]);
       usage(stderr);
       return ZEXIT_USAGE;
     }
@@ -184,7 +191,7 @@ int cmd_usage(int argc, char **argv) {
     section(NULL, &c.sessions, o, "sessions");
     section(NULL, &c.models, o, "models");
     section(NULL, &c.days, o, "days");
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     printf("%s\n", s);
     free(s);
     json_decref(o);

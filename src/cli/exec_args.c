@@ -85,6 +85,7 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
   a->mode = ZPERM_AUTO;
   a->autonomy = ZAUTO_LOW;
   a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
+  a->images = xcalloc((size_t)argc + 1, sizeof *a->images);
   scan_output(argc, argv, a);
 
   for (int i = 0; i < argc; i++) {
@@ -108,7 +109,8 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
       else
         return zerr_set(err, ZE_USAGE,
                         "Invalid input format \"%s\". Expected text or stream-json.", v);
-    } else if (!strcmp(arg, "-p") || flag_is(arg, "--prompt", &iv)) {
+    } else if (!strcmp(arg, "-p") || !strncmp(arg, "-p=", 3) || flag_is(arg, "--prompt", &iv)) {
+      if (!strncmp(arg, "-p=", 3)) iv = arg + 3; /* Go zero accepts "-p=TEXT" (only -p) */
       if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
       if (a->prompt.len) zbuf_addch(&a->prompt, ' ');
       zbuf_addstr(&a->prompt, v);
@@ -149,6 +151,17 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
     } else if (!strcmp(arg, "--resume-latest")) {
       a->resume = true;
       a->resume_id = NULL;
+    } else if (flag_is(arg, "--init-session-id", &iv)) {
+      if (!(a->init_session_id = take_value(argc, argv, &i, arg, iv, err))) return -1;
+    } else if (!strcmp(arg, "--no-notify") || !strcmp(arg, "--no-completion-gate")) {
+      /* Go zero's flags, accepted so its CI scripts run unchanged: zero exec
+       * sends no notifications and has no completion gate to turn off. */
+    } else if (flag_is(arg, "--profile", &iv)) {
+      /* Legacy in Go zero too (ignored there): accepted and ignored. */
+      if (!take_value(argc, argv, &i, arg, iv, err)) return -1;
+    } else if (!strcmp(arg, "--plan")) {
+      a->mode = ZPERM_PLAN; /* Go zero: the same as --permission-mode plan */
+      a->mode_given = true;
     } else if (flag_is(arg, "--fork", &iv)) {
       if (!(a->fork_id = take_value(argc, argv, &i, arg, iv, err))) return -1;
     } else if (flag_is(arg, "--permission-mode", &iv)) {
@@ -163,6 +176,9 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
     } else if (flag_is(arg, "--add-dir", &iv)) {
       if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
       a->add_dirs[a->n_add_dirs++] = v;
+    } else if (flag_is(arg, "--image", &iv)) {
+      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
+      a->images[a->n_images++] = v;
     } else if (!strcmp(arg, "--list-tools")) {
       a->list_tools = true;
     } else if (!strcmp(arg, "--offline")) {
@@ -184,6 +200,9 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
                                      a->disabled_tools.len ? a->disabled_tools.data : NULL, err);
     if (!a->tools_off && err->msg[0]) return -1;
   }
+  if (a->init_session_id && (a->resume || a->fork_id))
+    return zerr_set(err, ZE_USAGE, "--init-session-id names a new session; it cannot be combined "
+                    "with --resume or --fork");
   if (a->fork_id && a->resume)
     return zerr_set(err, ZE_USAGE, "--fork and --resume cannot be combined: --fork ID already "
                     "continues (a copy of) session ID");
@@ -198,4 +217,6 @@ void zexec_args_release(zexec_args *a) {
   a->tools_off = NULL;
   free(a->add_dirs);
   a->add_dirs = NULL;
+  free(a->images);
+  a->images = NULL;
 }

@@ -25,12 +25,15 @@ typedef struct zexec_args {
   bool resume;
   const char *resume_id;    /* NULL = latest */
   const char *fork_id;      /* --fork ID: run in a fork of that session */
+  const char *init_session_id; /* --init-session-id ID: the new session's id */
   bool mode_given;
   zperm_mode mode;
   zautonomy autonomy;
   bool skip_permissions_unsafe;
   const char **add_dirs;    /* borrowed from argv */
   size_t n_add_dirs;
+  const char **images;      /* --image PATH (repeatable), borrowed from argv */
+  size_t n_images;
   bool list_tools;
   bool offline;             /* --offline */
   zbuf enabled_tools;       /* --enabled-tools (repeats joined by commas) */

@@ -15,6 +15,8 @@
 #include "config/models.h"
 #include "tools/tracker.h"
 #include "net/curl_loader.h"
+#include "net/http.h"
+#include "provider/wire.h"
 
 int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
                          zerr *err) {
@@ -98,18 +100,90 @@ static int make_provider(const zprov_opts *popts, zprovider **out, zerr *err) {
   return 0;
 }
 
+static int on_models_body(void *ud, const char *data, size_t len) {
+  zbuf *b = ud;
+  if (b->len + len > (4u << 20)) return 1;
+  zbuf_add(b, data, len);
+  return 0;
+}
+
+char *zrun_probe_local_model(const char *base_url, void *ud) {
+  (void)ud;
+  zerr err = ZERR_INIT;
+  if (zcurl_load(&err) < 0) return NULL;
+  zbuf url = ZBUF_INIT, body = ZBUF_INIT;
+  zbuf_addstr(&url, base_url);
+  while (url.len && url.data[url.len - 1] == '/') zbuf_setlen(&url, url.len - 1);
+  zbuf_addstr(&url, "/models");
+  zhttp_request req = {.method = "GET", .url = url.data, .connect_timeout_ms = 1000,
+                       .idle_timeout_ms = 3000, .total_timeout_ms = 5000};
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  char *id = NULL;
+  if (zhttp_perform(&req, &resp, on_models_body, &body, &err) == 0 && resp.status == 200) {
+    json_t *root = json_loadb(body.data ? body.data : "", body.len, 0, NULL);
+    const char *first = zjson_str(json_array_get(json_object_get(root, "data"), 0), "id");
+    if (first && *first) id = xstrdup(first);
+    json_decref(root);
+  }
+  zhttp_response_release(&resp);
+  zbuf_release(&url);
+  zbuf_release(&body);
+  return id;
+}
+
 int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
+  cleanup_free char *note = NULL;
+  /* A mistyped idle timeout would silently become the 5-minute default. */
+  const char *idle = getenv("ZERO_STREAM_IDLE_TIMEOUT");
+  if (idle && *idle && zwire_parse_duration_ms(idle) < 0)
+    return zerr_set(err, ZE_USAGE,
+                    "ZERO_STREAM_IDLE_TIMEOUT must be a duration such as 300 (seconds), 90s, 5m "
+                    "or 500ms, up to 24h (got \"%s\"); fix or unset it", idle);
   if (zconfig_load(&s->cfg, s->workspace, flags, err) < 0 ||
-      zconfig_resolve_provider(&s->cfg, &s->rp, err) < 0)
+      zconfig_resolve_provider_probe(&s->cfg, &s->rp, zrun_probe_local_model, NULL, &note, err) < 0)
     return -1;
   free(s->model_warning);
   s->model_warning = NULL;
   zcli_provider_opts(&s->cfg, &s->rp, &s->popts, &s->model_warning);
+  if (note) {
+    if (s->model_warning) {
+      zbuf b = ZBUF_INIT;
+      zbuf_addf(&b, "%s; %s", note, s->model_warning);
+      free(s->model_warning);
+      s->model_warning = zbuf_detach(&b, NULL);
+    } else {
+      s->model_warning = note;
+      note = NULL;
+    }
+  }
   if (zcli_check_effort(&s->cfg, s->rp.model, s->reasoning_effort, err) < 0) {
     err->kind = ZE_USAGE;
     return -1;
   }
   if (s->reasoning_effort) s->popts.reasoning_effort = s->reasoning_effort; /* -r over config */
+  /* An effort from ZERO_REASONING_EFFORT or the profile is a standing
+   * preference: for a model the registry says cannot take it, it is left
+   * out (with a warning) rather than sent to be refused on every request. */
+  zerr eff = ZERR_INIT;
+  if (!s->reasoning_effort && s->popts.reasoning_effort &&
+      zcli_check_effort(&s->cfg, s->rp.model, s->popts.reasoning_effort, &eff) < 0) {
+    zmodel_info mi;
+    zmodel_lookup(&s->cfg, s->rp.model, &mi);
+    const char *env_effort = getenv("ZERO_REASONING_EFFORT");
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "reasoning effort \"%s\" (%s) is not used with model %s: ",
+              s->popts.reasoning_effort,
+              env_effort && *env_effort ? "ZERO_REASONING_EFFORT" : "the profile's reasoningEffort",
+              s->rp.model);
+    if (mi.efforts && *mi.efforts)
+      zbuf_addf(&b, "its levels are %s", mi.efforts);
+    else
+      zbuf_addstr(&b, "it has no reasoning-effort control");
+    if (s->model_warning) zbuf_addf(&b, "; %s", s->model_warning);
+    free(s->model_warning);
+    s->model_warning = zbuf_detach(&b, NULL);
+    s->popts.reasoning_effort = NULL;
+  }
   return make_provider(&s->popts, &s->provider, err);
 }
 
@@ -226,10 +300,20 @@ int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const 
                       "--fork ID, or resume its parent");
     ztask_from_json(&s->task, json_object_get(s->session->meta, "taskState"));
   } else {
-    s->session =
-        zsession_create(s->session_root, s->workspace, s->rp.name, s->rp.model, title, err);
+    s->session = zsession_create_with_id(s->session_root, s->init_session_id, s->workspace,
+                                         s->rp.name, s->rp.model, title, err);
     if (!s->session) {
-      err->kind = ZE_INTERNAL;
+      /* A chosen id that is malformed or taken is the caller's to fix. */
+      if (s->init_session_id && (err->kind == ZE_USAGE || err->kind == ZE_INVALID)) {
+        err->kind = ZE_USAGE;
+        return -1;
+      }
+      char msg[sizeof err->msg];
+      snprintf(msg, sizeof msg,
+               "cannot create a session in %s (%s); sessions live in $XDG_DATA_HOME/zero/"
+               "sessions (default ~/.local/share/zero/sessions): make it writable or point "
+               "XDG_DATA_HOME elsewhere", s->session_root, err->msg);
+      zerr_set(err, ZE_INTERNAL, "%s", msg);
       return -1;
     }
   }

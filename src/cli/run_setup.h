@@ -41,6 +41,7 @@
 typedef struct zrun_setup {
   /* set by the caller before the steps */
   bool offline;                        /* --offline: no network for commands */
+  const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
   const char *const *disabled_tools;   /* --disabled-tools (NULL-terminated), borrowed */
   const char *reasoning_effort;        /* -r: checked against the registry, over config */
   /* workspace */
@@ -99,6 +100,12 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err);
 int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr *err);
 /* Loads the config layers for the workspace and creates the provider. */
 int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err);
+
+/* zmodel_probe_fn for zconfig_resolve_provider_probe: GET {base}/models of a
+ * local server (short timeouts), the first id of {"data":[{"id":…}]} or NULL.
+ * zrun_setup_provider uses it, so OPENAI_BASE_URL at a local server is
+ * enough. */
+char *zrun_probe_local_model(const char *base_url, void *ud);
 /* Replaces the provider by one for another model of the same profile (the
  * TUI's /model). On failure the old provider stays. */
 int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err);

@@ -118,6 +118,19 @@ typedef struct zresolved_provider {
  * A key is not required when the base URL is a loopback address (local
  * runtimes such as Ollama, LM Studio, llama.cpp). */
 int zconfig_resolve_provider(const zconfig *cfg, zresolved_provider *out, zerr *err);
+
+/* Asks a local OpenAI-compatible endpoint (base URL given) which models it
+ * serves: the first model id (malloc'ed), or NULL when it does not answer. */
+typedef char *(*zmodel_probe_fn)(const char *base_url, void *ud);
+
+/* zconfig_resolve_provider, except that an openai-compatible profile on a
+ * loopback base URL with no model anywhere (profile, OPENAI_MODEL, --model)
+ * takes the first model the server lists through `probe` (an Ollama, LM
+ * Studio or llama.cpp server pointed to by OPENAI_BASE_URL alone works);
+ * *note then says which model was taken and how to choose another (caller
+ * frees). Without an answer the error is the usual "needs a model". */
+int zconfig_resolve_provider_probe(const zconfig *cfg, zresolved_provider *out,
+                                   zmodel_probe_fn probe, void *ud, char **note, zerr *err);
 void zresolved_provider_release(zresolved_provider *rp);
 
 /* The profile named `name`, or NULL. Borrowed. */

@@ -63,7 +63,13 @@ static const zprofile *pick(const zconfig *cfg, zerr *err) {
 }
 
 int zconfig_resolve_provider(const zconfig *cfg, zresolved_provider *out, zerr *err) {
+  return zconfig_resolve_provider_probe(cfg, out, NULL, NULL, NULL, err);
+}
+
+int zconfig_resolve_provider_probe(const zconfig *cfg, zresolved_provider *out,
+                                   zmodel_probe_fn probe, void *ud, char **note, zerr *err) {
   memset(out, 0, sizeof *out);
+  if (note) *note = NULL;
   const zprofile *p = pick(cfg, err);
   if (!p) return -1;
   const char *kind = zprofile_kind(p);
@@ -90,6 +96,18 @@ int zconfig_resolve_provider(const zconfig *cfg, zresolved_provider *out, zerr *
   if (!model && !strcmp(kind, "openai")) model = DEFAULT_OPENAI_MODEL;
   if (!model && !strcmp(kind, "anthropic")) model = DEFAULT_ANTHROPIC_MODEL;
   if (!model && !strcmp(kind, "google")) model = DEFAULT_GEMINI_MODEL;
+  cleanup_free char *probed = NULL;
+  if (!model && probe && loopback && !strcmp(kind, "openai-compatible") &&
+      (probed = probe(url, ud)) && *probed) {
+    model = probed;
+    if (note) {
+      zbuf b = ZBUF_INIT;
+      zbuf_addf(&b, "no model is set for provider %s: using \"%s\", the first model %s/models "
+                "lists; set %s or the profile's model to choose another",
+                p->name, probed, url, fam->model_env);
+      *note = zbuf_detach(&b, NULL);
+    }
+  }
   if (!model)
     return zerr_set(err, ZE_CONFIG, "provider %s needs a model: set %s or the profile's model%s",
                     p->name, fam->model_env,

@@ -301,6 +301,16 @@ int zgem_parser_finish(zgem_parser *p, zerr *err) { return zturn_finish(&p->turn
 
 /* ---------------------------------------------------------------- request */
 
+/* An object schema without properties: JSON Schema's "any object", which
+ * Gemini refuses ("properties: should be non-empty for OBJECT type"). An
+ * array of those is as unusable. */
+static bool gem_free_object(const json_t *s) {
+  const char *type = zjson_str(s, "type");
+  if (type && !strcmp(type, "array")) return gem_free_object(json_object_get(s, "items"));
+  return json_is_object(s) && type && !strcmp(type, "object") &&
+         json_object_size(json_object_get(s, "properties")) == 0;
+}
+
 json_t *zgem_schema(const json_t *schema) {
   if (json_is_array(schema)) {
     json_t *a = json_array();
@@ -321,11 +331,27 @@ json_t *zgem_schema(const json_t *schema) {
       json_t *props = json_object();
       const char *pk;
       json_t *pv;
-      json_object_foreach(v, pk, pv) json_object_set_new(props, pk, zgem_schema(pv));
+      json_object_foreach(v, pk, pv) {
+        /* A free-form object property cannot be declared to Gemini: it is
+         * left out (the model does not get that option) instead of the
+         * whole request being refused. */
+        if (!gem_free_object(pv)) json_object_set_new(props, pk, zgem_schema(pv));
+      }
       json_object_set_new(o, k, props);
     } else {
       json_object_set_new(o, k, zgem_schema(v));
     }
+  }
+  /* "required" may name only properties that are declared (Gemini refuses
+   * the request otherwise). */
+  json_t *req = json_object_get(o, "required");
+  if (json_is_array(req) && json_is_object(json_object_get(schema, "properties"))) {
+    json_t *props = json_object_get(o, "properties");
+    for (size_t i = json_array_size(req); i-- > 0;) {
+      const char *name = json_string_value(json_array_get(req, i));
+      if (!name || !json_object_get(props, name)) json_array_remove(req, i);
+    }
+    if (!json_array_size(req)) json_object_del(o, "required");
   }
   return o;
 }
@@ -410,7 +436,13 @@ json_t *zgem_render(const zprov_opts *opts, const zprov_request *req) {
       const char *desc = zjson_str(t, "description");
       if (desc) json_object_set_new(d, "description", json_string(desc));
       json_t *params = json_object_get(t, "parameters");
-      if (json_is_object(params)) json_object_set_new(d, "parameters", zgem_schema(params));
+      /* A function without parameters has none declared: Gemini refuses an
+       * OBJECT with empty properties. */
+      json_t *gp = json_is_object(params) ? zgem_schema(params) : NULL;
+      if (gp && json_object_size(json_object_get(gp, "properties")))
+        json_object_set_new(d, "parameters", gp);
+      else
+        json_decref(gp);
       json_array_append_new(decls, d);
     }
     json_object_set_new(root, "tools", json_pack("[{s:o}]", "functionDeclarations", decls));

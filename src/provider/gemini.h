@@ -37,7 +37,11 @@ json_t *zgem_render(const zprov_opts *opts, const zprov_request *req);
 /* The streaming URL for a model; caller frees. */
 char *zgem_url(const char *base_url, const char *model);
 /* A JSON schema reduced to what Gemini's function declarations accept
- * (drops additionalProperties, $schema, $id); new reference. */
+ * (drops additionalProperties, $schema, $id; leaves out properties that are
+ * free-form objects — type object without properties, or arrays of them —
+ * which Gemini refuses, and "required" names no longer declared); new
+ * reference. A function whose parameters are such an object gets no
+ * "parameters" at all. */
 json_t *zgem_schema(const json_t *schema);
 
 #endif

@@ -84,7 +84,25 @@ static int item_added(zresp_parser *p, const json_t *o, zerr *err) {
 
 static int item_done(zresp_parser *p, const json_t *o, zerr *err) {
   json_t *item = json_object_get(o, "item");
-  const char *args_key = call_args_key(zjson_str(item, "type"));
+  const char *type = zjson_str(item, "type");
+  if (type && !strcmp(type, "message") && !p->text_seen) {
+    /* A server that sends a message whole, without output_text deltas
+     * (some compatible ones do): its text is the answer all the same. */
+    size_t i;
+    json_t *part;
+    json_array_foreach(json_object_get(item, "content"), i, part) {
+      const char *pt = zjson_str(part, "type");
+      json_t *txt = json_object_get(part, !pt ? "text" : !strcmp(pt, "refusal") ? "refusal"
+                                                                                : "text");
+      if (!pt || (strcmp(pt, "output_text") && strcmp(pt, "refusal")) || !json_is_string(txt))
+        continue;
+      if (zturn_delta(&p->turn, ZPEV_TEXT, json_string_value(txt), json_string_length(txt),
+                      err) < 0)
+        return -1;
+    }
+    return 0;
+  }
+  const char *args_key = call_args_key(type);
   if (!args_key) return 0;
   zturn_call *c = zturn_find_key(&p->turn, zjson_str(item, "id"));
   if (!c) {
@@ -245,6 +263,7 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
   if (!delta_str) return 0;
   if (!strcmp(type, "response.output_text.delta") || !strcmp(type, "response.refusal.delta")) {
     kind = ZPEV_TEXT;
+    p->text_seen = true;
   } else if (!strcmp(type, "response.reasoning_summary_text.delta") ||
              !strcmp(type, "response.reasoning_text.delta")) {
     kind = ZPEV_REASONING;
@@ -290,6 +309,7 @@ int zresp_parser_feed(zresp_parser *p, const char *data, size_t len, zerr *err) 
   json_t *delta = json_object_get(o, "delta");
   int rc = 0;
   if (!strcmp(type, "response.output_text.delta") || !strcmp(type, "response.refusal.delta")) {
+    p->text_seen = true;
     if (json_is_string(delta))
       rc = zturn_delta(&p->turn, ZPEV_TEXT, json_string_value(delta), json_string_length(delta),
                        err);
@@ -598,6 +618,7 @@ static void op_reset(void *p) {
   zresp_parser *r = p;
   zturn_reset(&r->turn);
   r->events = 0;
+  r->text_seen = false;
 }
 static int op_feed(void *p, const zsse_event *ev, zerr *err) {
   return zresp_parser_feed(p, ev->data, ev->data_len, err);

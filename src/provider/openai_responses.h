@@ -28,7 +28,8 @@
 
 typedef struct zresp_parser {
   zturn turn;
-  size_t events; /* data objects parsed */
+  size_t events;  /* data objects parsed */
+  bool text_seen; /* an output_text / refusal delta arrived in this attempt */
 } zresp_parser;
 
 void zresp_parser_init(zresp_parser *p, const char *provider_name, zprov_event_fn fn, void *ud);

@@ -157,6 +157,85 @@ char *zprov_error_message(const char *body, size_t len) {
   return zbuf_detach(&b, NULL);
 }
 
+/* OpenAI answers 429 both for a rate limit (worth waiting for) and for an
+ * account out of credit ({"error":{"type"/"code":"insufficient_quota"}}),
+ * which no retry fixes. */
+static bool quota_exhausted(const char *body, size_t len) {
+  if (!body || !len || !memmem(body, len, "insufficient_quota", 18)) return false;
+  json_t *root = zjson_parse(body, len, "error body", NULL);
+  json_t *e = root ? json_object_get(root, "error") : NULL;
+  bool yes = json_is_object(e) && ((zjson_str(e, "code") && !strcmp(zjson_str(e, "code"),
+                                                                     "insufficient_quota")) ||
+                                   (zjson_str(e, "type") && !strcmp(zjson_str(e, "type"),
+                                                                    "insufficient_quota")));
+  json_decref(root);
+  return yes;
+}
+
+char *zprov_retry_delay_from_body(const char *body, size_t len) {
+  if (!body || !len || !memmem(body, len, "retryDelay", 10)) return NULL;
+  json_t *root = zjson_parse(body, len, "error body", NULL);
+  char *out = NULL;
+  size_t i;
+  json_t *d;
+  json_array_foreach(json_object_get(json_object_get(root, "error"), "details"), i, d) {
+    const char *v = zjson_str(d, "retryDelay");
+    if (!v) continue;
+    /* google.protobuf.Duration in JSON: "37s", "0.5s", "1.000340s". */
+    char *end;
+    errno = 0;
+    double secs = strtod(v, &end);
+    if (errno || end == v || strcmp(end, "s") || secs < 0 || secs > 86400) continue;
+    long whole = (long)secs;
+    if ((double)whole < secs) whole++; /* round up: never retry before the server allows */
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "%ld", whole);
+    out = zbuf_detach(&b, NULL);
+    break;
+  }
+  json_decref(root);
+  return out;
+}
+
+/* Replaces every occurrence of secret in msg (NUL-terminated, cap bytes)
+ * with [REDACTED]. Secrets shorter than 8 bytes are left alone: too likely
+ * to be ordinary words. */
+static void scrub_one(char *msg, size_t cap, const char *secret) {
+  static const char mark[] = "[REDACTED]";
+  size_t n = secret ? strlen(secret) : 0;
+  if (n < 8) return;
+  zbuf b = ZBUF_INIT;
+  bool hit = false;
+  for (const char *p = msg; *p;) {
+    const char *q = strstr(p, secret);
+    if (!q) {
+      zbuf_addstr(&b, p);
+      break;
+    }
+    zbuf_add(&b, p, (size_t)(q - p));
+    zbuf_addstr(&b, mark);
+    p = q + n;
+    hit = true;
+  }
+  if (hit) snprintf(msg, cap, "%s", b.data ? b.data : "");
+  zbuf_release(&b);
+}
+
+void zprov_scrub_secrets(const zprov_opts *opts, char *msg, size_t cap) {
+  if (!opts || !msg) return;
+  scrub_one(msg, cap, opts->api_key);
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)opts->headers, k, v) {
+    const char *val = json_string_value(v);
+    if (!val) continue;
+    scrub_one(msg, cap, val);
+    /* "Bearer <token>": the token alone may be what is echoed. */
+    const char *sp = strrchr(val, ' ');
+    if (sp) scrub_one(msg, cap, sp + 1);
+  }
+}
+
 void zprov_http_error(const zprov_opts *opts, const char *url, long status, const char *body,
                       size_t body_len, zerr *err) {
   const char *name = opts->name && *opts->name ? opts->name : "the provider";
@@ -176,6 +255,9 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
               "base URL", name, opts->model ? opts->model : "", url ? url : "");
   } else if (status == 400 || status == 422) {
     zbuf_addf(&m, "%s rejected the request (HTTP %ld)", name, status);
+  } else if (status == 429 && quota_exhausted(body, body_len)) {
+    zbuf_addf(&m, "%s refused the request: the account has no quota or credit left (HTTP 429); "
+              "check the plan and billing details, or use another provider", name);
   } else if (status == 429) {
     zbuf_addf(&m, "%s is rate limiting requests (HTTP 429): wait a moment, or check the "
               "account's quota and plan", name);
@@ -187,8 +269,10 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
   if (smsg) zbuf_addf(&m, "; the server said: %s", smsg);
   zerr_set(err, ZE_PROVIDER, "%s", m.data);
   zbuf_release(&m);
+  if (err) zprov_scrub_secrets(opts, err->msg, sizeof err->msg); /* a server may echo the key */
   if (err) {
     err->http_status = (int)status;
-    err->retryable = zretry_status_retryable(status);
+    err->retryable = zretry_status_retryable(status) &&
+                     !(status == 429 && quota_exhausted(body, body_len));
   }
 }

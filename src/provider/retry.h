@@ -3,8 +3,10 @@
  *
  * What is retried (and nothing else):
  *  - HTTP 429, 502, 503, 504 and 529 (overloaded): after the server's
- *    Retry-After (delta-seconds or HTTP date, one wait capped at 60 s) or,
+ *    Retry-After (delta-seconds or HTTP date, one wait capped at 60 s; a
+ *    Google RetryInfo retryDelay in the body when there is no header) or,
  *    without one, exponential backoff with jitter (base 500 ms, cap 30 s);
+ *    not a 429 whose body says insufficient_quota (out of credit);
  *  - transport failures before the request reached the server
  *    (err->retryable from zhttp_perform);
  *  - a stream that broke before anything was emitted to the caller.
@@ -82,6 +84,18 @@ int zretry_run(const zretry_policy *pol, zretry_attempt_fn attempt, void *attemp
  * text body). url is the endpoint, quoted for 404. */
 void zprov_http_error(const zprov_opts *opts, const char *url, long status, const char *body,
                       size_t body_len, zerr *err);
+
+/* Replaces the credentials of opts (the API key, custom header values and
+ * their last word, e.g. a Bearer token) in msg with [REDACTED]: servers
+ * echo a rejected key in their error messages, and those messages are
+ * shown, sent to stream-json and recorded in the session. */
+void zprov_scrub_secrets(const zprov_opts *opts, char *msg, size_t cap);
+
+/* Gemini (and other Google APIs) say when to retry in the error body, not
+ * in a Retry-After header: {"error":{"details":[{"@type":"…RetryInfo",
+ * "retryDelay":"37s"}]}}. That delay as Retry-After delta-seconds (rounded
+ * up; caller frees), or NULL. */
+char *zprov_retry_delay_from_body(const char *body, size_t len);
 
 /* The server's own error message from an error body (see zprov_http_error);
  * caller frees; NULL when there is none. */

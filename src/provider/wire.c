@@ -214,7 +214,24 @@ static int on_body(void *ud, const char *data, size_t len) {
 static int finish_plain_json(attempt *a, zerr *err) {
   const zwire_parser_ops *ops = a->c->ops;
   json_t *root = ops->feed_json ? json_loadb(a->raw.data, a->raw.len, 0, NULL) : NULL;
-  if (!root) return ops->finish(a->c->parser, err);
+  if (!root) {
+    /* An HTML page (a proxy, a captive portal, a web server at the wrong
+     * URL) is no stream that ended early: no retry helps, and it says why. */
+    size_t i = 0;
+    while (i < a->raw.len && strchr(" \t\r\n", a->raw.data[i])) i++;
+    if (i < a->raw.len && a->raw.data[i] == '<') {
+      const char *name = a->c->opts->name && *a->c->opts->name ? a->c->opts->name
+                                                                : "the provider";
+      cleanup_free char *start = zprov_error_message(a->raw.data + i, a->raw.len - i);
+      zerr_set(err, ZE_PROVIDER,
+               "%s answered %s with a web page instead of an event stream (it starts: %s); "
+               "check the base URL, and any proxy in between",
+               name, a->c->url, start ? start : "<");
+      err->retryable = false;
+      return -1;
+    }
+    return ops->finish(a->c->parser, err);
+  }
   int rc = ops->feed_json(a->c->parser, root, err);
   json_decref(root);
   return rc;
@@ -255,6 +272,8 @@ static int attempt_once(void *ud, int n, zretry_info *info, zerr *err) {
     rc = -1;
   } else if (rc < 0 && resp.status >= 400) {
     info->retry_after = steal_pointer(&resp.retry_after);
+    if (!info->retry_after)
+      info->retry_after = zprov_retry_delay_from_body(resp.error_body.data, resp.error_body.len);
     zprov_http_error(o, c->url, resp.status, resp.error_body.data, resp.error_body.len, err);
   } else if (rc < 0 && err->kind == ZE_CANCELLED) {
     /* keep the transport's message */
@@ -277,6 +296,8 @@ static int attempt_once(void *ud, int n, zretry_info *info, zerr *err) {
     }
   } else if (resp.status < 200 || resp.status >= 300) {
     info->retry_after = steal_pointer(&resp.retry_after);
+    if (!info->retry_after)
+      info->retry_after = zprov_retry_delay_from_body(resp.error_body.data, resp.error_body.len);
     zprov_http_error(o, c->url, resp.status, resp.error_body.data, resp.error_body.len, err);
     rc = -1;
   } else {
@@ -289,6 +310,8 @@ static int attempt_once(void *ud, int n, zretry_info *info, zerr *err) {
   info->emitted = ops->emitted(c->parser);
   zsse_release(&a->sse);
   zhttp_response_release(&resp);
+  /* In-stream error events quote the server too (and retries show it). */
+  if (rc < 0) zprov_scrub_secrets(o, err->msg, sizeof err->msg);
   return rc;
 }
 
@@ -302,5 +325,14 @@ int zwire_stream(const zwire_call *c, zprov_event_fn fn, void *ud, zerr *err) {
   zretry_policy_init(&pol, c->opts->max_retries);
   int rc = zretry_run(&pol, attempt_once, &a, fn, ud, err);
   zbuf_release(&a.raw);
+  /* Whatever went wrong on the wire (an oversized event, bad UTF-8 …) is the
+   * provider's failure for the caller (exit 3), not an internal error. */
+  if (rc < 0 && err && err->kind != ZE_PROVIDER && err->kind != ZE_TIMEOUT &&
+      err->kind != ZE_CANCELLED && err->kind != ZE_CONFIG && err->kind != ZE_USAGE &&
+      err->kind != ZE_INTERNAL) {
+    const char *name = c->opts->name && *c->opts->name ? c->opts->name : "the provider";
+    zerr_prefix(err, "the stream from %s failed", name);
+    err->kind = ZE_PROVIDER;
+  }
   return rc;
 }

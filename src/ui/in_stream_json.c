@@ -18,8 +18,70 @@ int zin_read_all(FILE *f, zbuf *out, zerr *err) {
   return 0;
 }
 
+/* The decoded size of standard base64 text (padding optional, no
+ * whitespace), or -1 when it is not base64. */
+static long long base64_decoded_len(const char *s, size_t n) {
+  size_t pad = 0;
+  while (n && s[n - 1] == '=' && pad < 2) {
+    n--;
+    pad++;
+  }
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+          c == '+' || c == '/'))
+      return -1;
+  }
+  if (n % 4 == 1 || (pad && (n + pad) % 4)) return -1;
+  return (long long)(n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0));
+}
+
+/* Checks a message's "images" and appends them to images. */
+static int take_images(const json_t *arr, size_t lineno, json_t *images, zerr *err) {
+  if (!json_is_array(arr))
+    return zerr_set(err, ZE_USAGE,
+                    "Invalid stream-json input at line %zu: images must be an array of "
+                    "{\"mediaType\", \"data\"} objects", lineno);
+  size_t i;
+  json_t *im;
+  json_array_foreach(arr, i, im) {
+    const char *key;
+    json_t *v;
+    if (!json_is_object(im))
+      return zerr_set(err, ZE_USAGE,
+                      "Invalid stream-json input at line %zu: image %zu is not an object with "
+                      "mediaType and data", lineno, i + 1);
+    json_object_foreach(im, key, v) {
+      if (strcmp(key, "mediaType") && strcmp(key, "data"))
+        return zerr_set(err, ZE_USAGE,
+                        "Invalid stream-json input at line %zu: unknown field images[%zu].%s",
+                        lineno, i, key);
+    }
+    const char *mt = zjson_str(im, "mediaType"), *data = zjson_str(im, "data");
+    bool known_type = mt && (!strcmp(mt, "image/png") || !strcmp(mt, "image/jpeg") ||
+                             !strcmp(mt, "image/gif") || !strcmp(mt, "image/webp"));
+    if (!known_type)
+      return zerr_set(err, ZE_USAGE,
+                      "Invalid stream-json input at line %zu: image %zu has an unsupported image "
+                      "media type \"%s\" (use image/png, image/jpeg, image/gif or image/webp).",
+                      lineno, i + 1, mt ? mt : "");
+    long long n = data ? base64_decoded_len(data, strlen(data)) : -1;
+    if (n <= 0)
+      return zerr_set(err, ZE_USAGE,
+                      "Invalid stream-json input at line %zu: image %zu data is not valid base64 "
+                      "(send the bytes as standard base64, without a data: prefix).",
+                      lineno, i + 1);
+    if (n > (long long)ZIN_IMAGE_MAX_BYTES)
+      return zerr_set(err, ZE_USAGE,
+                      "Invalid stream-json input at line %zu: image %zu exceeds the %u byte "
+                      "limit.", lineno, i + 1, ZIN_IMAGE_MAX_BYTES);
+    json_array_append_new(images, json_pack("{s:s, s:s}", "media_type", mt, "data", data));
+  }
+  return 0;
+}
+
 /* Validates one decoded line and appends its content to out. */
-static int take_line(const json_t *o, size_t lineno, zbuf *out, zerr *err) {
+static int take_line(const json_t *o, size_t lineno, zbuf *out, json_t *images, zerr *err) {
   if (!json_is_object(o))
     return zerr_set(err, ZE_USAGE, "Invalid stream-json input at line %zu: expected a JSON object.",
                     lineno);
@@ -29,7 +91,8 @@ static int take_line(const json_t *o, size_t lineno, zbuf *out, zerr *err) {
   json_t *v;
   json_object_foreach((json_t *)o, key, v) {
     bool known = !strcmp(key, "schemaVersion") || !strcmp(key, "type") ||
-                 !strcmp(key, "content") || (is_message && !strcmp(key, "role"));
+                 !strcmp(key, "content") || (is_message && !strcmp(key, "role")) ||
+                 (is_message && images && !strcmp(key, "images"));
     if (!known)
       return zerr_set(err, ZE_USAGE, "Invalid stream-json input at line %zu: unknown field %s",
                       lineno, key);
@@ -39,7 +102,10 @@ static int take_line(const json_t *o, size_t lineno, zbuf *out, zerr *err) {
     return zerr_set(err, ZE_USAGE,
                     "Invalid stream-json input at line %zu: schemaVersion must be 2", lineno);
   const char *content = zjson_str(o, "content");
-  if (!content || !content[0])
+  json_t *imgs = images ? json_object_get(o, "images") : NULL;
+  bool has_images = json_array_size(imgs) > 0;
+  if (has_images && !content && !json_object_get(o, "content")) content = "";
+  if (!content || (!content[0] && !has_images))
     return zerr_set(err, ZE_USAGE,
                     "Invalid stream-json input at line %zu: content is required (a string)",
                     lineno);
@@ -53,6 +119,7 @@ static int take_line(const json_t *o, size_t lineno, zbuf *out, zerr *err) {
       return zerr_set(err, ZE_USAGE, "Invalid stream-json input at line %zu: role must be user",
                       lineno);
   }
+  if (imgs && take_images(imgs, lineno, images, err) < 0) return -1;
   /* Trim surrounding whitespace, join with a blank line. */
   const char *s = content, *e = content + strlen(content);
   while (s < e && strchr(" \t\r\n", *s)) s++;
@@ -64,7 +131,12 @@ static int take_line(const json_t *o, size_t lineno, zbuf *out, zerr *err) {
 }
 
 int zin_stream_json_parse(const char *text, size_t len, zbuf *out, zerr *err) {
-  size_t lineno = 0, start = out->len;
+  return zin_stream_json_parse_ex(text, len, out, NULL, err);
+}
+
+int zin_stream_json_parse_ex(const char *text, size_t len, zbuf *out, json_t *images,
+                             zerr *err) {
+  size_t lineno = 0, start = out->len, nimages = json_array_size(images);
   const char *p = text, *end = text + len;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -81,13 +153,13 @@ int zin_stream_json_parse(const char *text, size_t len, zbuf *out, zerr *err) {
         return zerr_set(err, ZE_USAGE,
                         "Invalid stream-json input at line %zu: %s (column %d)", lineno, je.text,
                         je.column);
-      int rc = take_line(o, lineno, out, err);
+      int rc = take_line(o, lineno, out, images, err);
       json_decref(o);
       if (rc < 0) return rc;
     }
     p = nl ? nl + 1 : end;
   }
-  if (out->len == start)
+  if (out->len == start && json_array_size(images) == nimages)
     return zerr_set(err, ZE_USAGE,
                     "Stream-json input must include at least one prompt or user message event.");
   return 0;

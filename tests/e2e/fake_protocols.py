@@ -155,10 +155,11 @@ def responses_events(turn, index, request):
              "output_tokens": completion,
              "output_tokens_details": {"reasoning_tokens": reasoning_t},
              "total_tokens": total}
-    if turn.get("finish_reason") == "length":
+    if turn.get("finish_reason") in ("length", "content_filter"):
+        reason = {"length": "max_output_tokens"}.get(turn["finish_reason"], "content_filter")
         out.append(nx({"type": "response.incomplete", "response": dict(
             base, status="incomplete", output=output, usage=usage,
-            incomplete_details={"reason": "max_output_tokens"})}))
+            incomplete_details={"reason": reason})}))
     elif not turn.get("no_finish"):
         out.append(nx({"type": "response.completed",
                        "response": dict(base, status="completed", output=output, usage=usage)}))
@@ -229,6 +230,8 @@ def anthropic_events(turn, index, request):
         return out
     stop = {"length": "max_tokens"}.get(turn.get("finish_reason"),
                                          "tool_use" if calls else "end_turn")
+    if turn.get("finish_reason") in ("refusal", "pause_turn", "stop_sequence"):
+        stop = turn["finish_reason"]  # Anthropic's own stop reasons, sent as is
     out.append(ev({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                    "usage": {"output_tokens": completion}}))
     if not turn.get("no_finish"):
@@ -292,6 +295,9 @@ def gemini_events(turn, index, request, model):
     if reasoning_t:
         usage["thoughtsTokenCount"] = reasoning_t
     finish = {"length": "MAX_TOKENS"}.get(turn.get("finish_reason"), "STOP")
+    fr = turn.get("finish_reason") or ""
+    if fr.isupper():
+        finish = fr  # Gemini's own reasons (SAFETY, RECITATION, …), sent as is
     if turn.get("no_finish"):
         finish = None
     if parts or finish:
@@ -300,6 +306,39 @@ def gemini_events(turn, index, request, model):
 
 
 # --------------------------------------------------------------- errors
+
+def gemini_schema_problems(request):
+    """What the real Gemini API refuses in functionDeclarations (400
+    INVALID_ARGUMENT), in its own words: an OBJECT schema without
+    properties, "required" naming an undeclared property, JSON Schema
+    keywords outside its OpenAPI subset."""
+    problems = []
+
+    def walk(node, where):
+        if not isinstance(node, dict):
+            return
+        for k in ("additionalProperties", "$schema", "$id"):
+            if k in node:
+                problems.append('Invalid JSON payload received. Unknown name "%s" at \'%s\': '
+                                "Cannot find field." % (k, where))
+        props = node.get("properties")
+        if str(node.get("type", "")).lower() == "object" and not props:
+            problems.append("%s.properties: should be non-empty for OBJECT type" % where)
+        for j, name in enumerate(node.get("required") or []):
+            if not isinstance(props, dict) or name not in props:
+                problems.append("%s.required[%d]: property is not defined" % (where, j))
+        for name, sub in (props or {}).items() if isinstance(props, dict) else []:
+            walk(sub, "%s.properties[%s]" % (where, name))
+        if "items" in node:
+            walk(node["items"], where + ".items")
+
+    for t, tool in enumerate((request or {}).get("tools") or []):
+        for i, decl in enumerate(tool.get("functionDeclarations") or []):
+            if "parameters" in decl:
+                walk(decl["parameters"], "GenerateContentRequest.tools[%d].function_declarations"
+                                         "[%d].parameters" % (t, i))
+    return problems
+
 
 def error_body(protocol, status, msg, typ, turn):
     if protocol == "anthropic":

@@ -396,6 +396,12 @@ class Handler(BaseHTTPRequestHandler):
             return
         if turn.get("delay_before_ms"):
             time.sleep(turn["delay_before_ms"] / 1000.0)
+        problems = fake_protocols.gemini_schema_problems(request) if protocol == "gemini" else []
+        if problems:
+            # As the real API: the request is refused before any answer.
+            self.send_json(400, {"error": {"code": 400, "message": "* " + "\n* ".join(problems),
+                                           "status": "INVALID_ARGUMENT"}})
+            return
         status = int(turn.get("status", 200))
         if status != 200:
             self.fault(turn, status)

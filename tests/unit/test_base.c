@@ -73,6 +73,19 @@ static void utf8_validation_and_boundaries(void **state) {
   assert_int_equal(zutf8_boundary(s, 4), 2);
   assert_int_equal(zutf8_boundary(s, 3), 2);
   assert_int_equal(zutf8_boundary(s, 2), 2);
+
+  /* Sanitizing: every byte that starts no valid sequence becomes U+FFFD. */
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, "caf\xe9 \xe2\x82\xac \xed\xa0\x80!");
+  assert_int_equal(zutf8_sanitize(&b), 4); /* é in Latin-1, a 3-byte surrogate */
+  assert_string_equal(b.data, "caf\xef\xbf\xbd \xe2\x82\xac \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!");
+  assert_true(zutf8_valid(b.data, b.len));
+  assert_int_equal(zutf8_sanitize(&b), 0); /* valid text is left alone */
+  zbuf_reset(&b);
+  zbuf_addstr(&b, "ab\xe2\x82"); /* cut in the middle of a character */
+  assert_int_equal(zutf8_sanitize(&b), 2);
+  assert_string_equal(b.data, "ab\xef\xbf\xbd\xef\xbf\xbd");
+  zbuf_release(&b);
 }
 
 static void json_parse_error_names_line_and_column(void **state) {

@@ -351,6 +351,60 @@ static void env_alone_creates_an_openai_profile(void **state) {
   zconfig_release(&cfg);
 }
 
+static int probe_calls;
+static char *probe_stub(const char *base_url, void *ud) {
+  probe_calls++;
+  assert_string_equal(base_url, "http://127.0.0.1:11434/v1");
+  return ud ? xstrdup(ud) : NULL;
+}
+
+static void local_server_without_a_model_uses_the_one_it_lists(void **state) {
+  fx *f = *state;
+  /* OPENAI_BASE_URL at a local server, no model anywhere: the server's first model. */
+  setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1", 1);
+  zconfig cfg;
+  load_ok(f, &cfg, NULL);
+  zresolved_provider rp;
+  zerr err = ZERR_INIT;
+  char *note = NULL;
+  probe_calls = 0;
+  assert_int_equal(zconfig_resolve_provider_probe(&cfg, &rp, probe_stub, "qwen3:8b", &note,
+                                                  &err), 0);
+  assert_int_equal(probe_calls, 1);
+  assert_string_equal(rp.model, "qwen3:8b");
+  assert_string_equal(rp.kind, "openai-compatible");
+  assert_non_null(note);
+  assert_non_null(strstr(note, "using \"qwen3:8b\""));
+  assert_non_null(strstr(note, "set OPENAI_MODEL"));
+  free(note);
+  zresolved_provider_release(&rp);
+  /* The server does not answer: the usual error. */
+  assert_int_equal(zconfig_resolve_provider_probe(&cfg, &rp, probe_stub, NULL, &note, &err), -1);
+  assert_non_null(strstr(err.msg, "provider openai needs a model: set OPENAI_MODEL"));
+  assert_null(note);
+  zconfig_release(&cfg);
+  /* A model that is set wins; the server is not asked. */
+  setenv("OPENAI_MODEL", "llama3", 1);
+  load_ok(f, &cfg, NULL);
+  probe_calls = 0;
+  assert_int_equal(zconfig_resolve_provider_probe(&cfg, &rp, probe_stub, "qwen3:8b", &note,
+                                                  &err), 0);
+  assert_int_equal(probe_calls, 0);
+  assert_string_equal(rp.model, "llama3");
+  assert_null(note);
+  zresolved_provider_release(&rp);
+  zconfig_release(&cfg);
+  /* A remote endpoint is never guessed for. */
+  unsetenv("OPENAI_MODEL");
+  setenv("OPENAI_API_KEY", SECRET, 1);
+  setenv("OPENAI_BASE_URL", "https://openrouter.ai/api/v1", 1);
+  load_ok(f, &cfg, NULL);
+  probe_calls = 0;
+  assert_int_equal(zconfig_resolve_provider_probe(&cfg, &rp, probe_stub, "x", &note, &err), -1);
+  assert_int_equal(probe_calls, 0);
+  zconfig_release(&cfg);
+}
+
 static void non_official_base_url_makes_it_compatible(void **state) {
   fx *f = *state;
   setenv("OPENAI_API_KEY", SECRET, 1);
@@ -645,6 +699,7 @@ int main(void) {
       T(invalid_zero_max_turns_names_the_variable),
       T(env_alone_creates_an_openai_profile),
       T(non_official_base_url_makes_it_compatible),
+      T(local_server_without_a_model_uses_the_one_it_lists),
       T(env_merges_into_the_right_profile),
       T(resolve_errors_say_what_to_do),
       T(loopback_endpoints_need_no_key),

@@ -54,7 +54,8 @@ static void test_every_flag_with_separate_values(void **state) {
                  "prompt.md", "-m", "gpt-x", "--provider", "ollama", "-C", "/src",
                  "--session-title", "My run", "--max-turns", "7", "--permission-mode", "plan",
                  "--auto", "medium", "--skip-permissions-unsafe", "--add-dir", "/a",
-                 "--add-dir", "/b", "--list-tools", "-h", "the", "bug");
+                 "--add-dir", "/b", "--list-tools", "-h", "--image", "shot.png",
+                 "--image=diagram.jpg", "the", "bug");
   if (rc) fail_msg("%s", err.msg);
   assert_int_equal(a.output, ZOUT_JSON);
   assert_int_equal(a.input, ZIN_STREAM_JSON);
@@ -72,6 +73,9 @@ static void test_every_flag_with_separate_values(void **state) {
   assert_int_equal(a.n_add_dirs, 2);
   assert_string_equal(a.add_dirs[0], "/a");
   assert_string_equal(a.add_dirs[1], "/b");
+  assert_int_equal(a.n_images, 2);
+  assert_string_equal(a.images[0], "shot.png");
+  assert_string_equal(a.images[1], "diagram.jpg");
   assert_true(a.list_tools);
   assert_true(a.help);
   zexec_args_release(&a);
@@ -120,10 +124,53 @@ static void test_short_flags_take_no_equals(void **state) {
   assert_int_equal(PARSE(&a, &err, NULL, "-m=x"), -1);
   assert_int_equal(err.kind, ZE_USAGE);
   zexec_args_release(&a);
+  /* The one exception, as in Go zero: "-p=TEXT" is the prompt. */
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, NULL, "-p=hello world", "-p=", "x"), 0);
+  assert_string_equal(a.prompt.data, "hello world  x");
+  zexec_args_release(&a);
   /* A flag that merely starts like a known one is not it. */
   err = (zerr)ZERR_INIT;
   assert_int_equal(PARSE(&a, &err, NULL, "--models", "x"), -1);
   assert_non_null(strstr(err.msg, "\"--models\""));
+  zexec_args_release(&a);
+}
+
+static void test_init_session_id_and_plan(void **state) {
+  (void)state;
+  zexec_args a;
+  zerr err = ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, NULL, "--init-session-id", "ci-42", "--plan", "go"), 0);
+  assert_string_equal(a.init_session_id, "ci-42");
+  assert_true(a.mode_given);
+  assert_int_equal(a.mode, ZPERM_PLAN);
+  zexec_args_release(&a);
+  assert_int_equal(PARSE(&a, &err, NULL, "--init-session-id=ci-43", "go"), 0);
+  assert_string_equal(a.init_session_id, "ci-43");
+  zexec_args_release(&a);
+  /* A new session's id cannot name an existing one to continue. */
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, known_session, "--init-session-id", "x", "--resume", "go"), -1);
+  assert_int_equal(err.kind, ZE_USAGE);
+  assert_non_null(strstr(err.msg, "cannot be combined with --resume or --fork"));
+  zexec_args_release(&a);
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(PARSE(&a, &err, NULL, "--fork", "zero_1", "--init-session-id", "x", "go"), -1);
+  zexec_args_release(&a);
+}
+
+static void test_go_flags_without_effect_here(void **state) {
+  (void)state;
+  zexec_args a;
+  zerr err = ZERR_INIT;
+  /* A Go zero CI script's flags: accepted, nothing to do here. */
+  assert_int_equal(PARSE(&a, &err, NULL, "--no-notify", "--no-completion-gate", "--profile",
+                         "ci", "--profile=x", "fix", "it"),
+                   0);
+  assert_string_equal(a.prompt.data, "fix it");
+  zexec_args_release(&a);
+  assert_int_equal(PARSE(&a, &err, NULL, "--profile"), -1);
+  assert_non_null(strstr(err.msg, "--profile needs a value"));
   zexec_args_release(&a);
 }
 
@@ -354,6 +401,8 @@ int main(void) {
       cmocka_unit_test(test_long_flags_with_equals),
       cmocka_unit_test(test_short_flags_take_no_equals),
       cmocka_unit_test(test_double_dash_ends_flags),
+      cmocka_unit_test(test_init_session_id_and_plan),
+      cmocka_unit_test(test_go_flags_without_effect_here),
       cmocka_unit_test(test_resume_forms),
       cmocka_unit_test(test_invalid_max_turns),
       cmocka_unit_test(test_reasoning_effort_levels),

@@ -91,9 +91,70 @@ static void render_contents_and_signatures(void **s) {
                          "gemini-2.5-pro:streamGenerateContent?alt=sse");
 }
 
+/* What Gemini refuses never reaches it: free-form object properties
+ * ("properties: should be non-empty for OBJECT type"), "required" naming
+ * them, and an empty parameters object. */
+static void schema_leaves_out_what_gemini_refuses(void **s) {
+  (void)s;
+  json_t *schema = json_loads(
+      "{\"type\":\"object\",\"properties\":{"
+      "\"cmd\":{\"type\":\"string\"},"
+      "\"extra\":{\"type\":\"object\",\"description\":\"anything\"},"
+      "\"empty\":{\"type\":\"object\",\"properties\":{}},"
+      "\"list\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+      "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+      "\"opts\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},"
+      "\"b\":{\"type\":\"object\"}},\"required\":[\"b\"]}},"
+      "\"required\":[\"cmd\",\"extra\"],\"additionalProperties\":false}", 0, NULL);
+  assert_non_null(schema);
+  json_t *g = zgem_schema(schema);
+  json_t *props = json_object_get(g, "properties");
+  assert_non_null(json_object_get(props, "cmd"));
+  assert_non_null(json_object_get(props, "tags"));
+  assert_null(json_object_get(props, "extra"));
+  assert_null(json_object_get(props, "empty"));
+  assert_null(json_object_get(props, "list"));
+  json_t *opts = json_object_get(props, "opts");
+  assert_non_null(json_object_get(json_object_get(opts, "properties"), "a"));
+  assert_null(json_object_get(json_object_get(opts, "properties"), "b"));
+  assert_null(json_object_get(opts, "required")); /* only "b", which is gone */
+  json_t *req = json_object_get(g, "required");
+  assert_int_equal(json_array_size(req), 1);
+  assert_string_equal(json_string_value(json_array_get(req, 0)), "cmd");
+  json_decref(g);
+  json_decref(schema);
+
+  /* Through the request: a parameterless tool declares no parameters, and
+   * every built-in tool's schema is one Gemini takes. */
+  zprov_opts o;
+  memset(&o, 0, sizeof o);
+  o.name = "google";
+  o.kind = "google";
+  o.model = "gemini-2.5-flash";
+  zconv c = ZCONV_INIT;
+  zconv_add_user(&c, "hi");
+  json_t *tools = json_loads(
+      "[{\"name\":\"ping\",\"description\":\"no arguments\",\"parameters\":"
+      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}},"
+      "{\"name\":\"only_free\",\"parameters\":{\"type\":\"object\",\"properties\":"
+      "{\"x\":{\"type\":\"object\"}}}}]", 0, NULL);
+  zprov_request r = {.system = "sys", .conv = &c, .tools = tools};
+  json_t *b = zgem_render(&o, &r);
+  json_t *decls = json_object_get(json_array_get(json_object_get(b, "tools"), 0),
+                                  "functionDeclarations");
+  assert_int_equal(json_array_size(decls), 2);
+  assert_string_equal(zjson_str(json_array_get(decls, 0), "name"), "ping");
+  assert_null(json_object_get(json_array_get(decls, 0), "parameters"));
+  assert_null(json_object_get(json_array_get(decls, 1), "parameters"));
+  json_decref(b);
+  json_decref(tools);
+  zconv_release(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(stream_text_only),
+      cmocka_unit_test(schema_leaves_out_what_gemini_refuses),
       cmocka_unit_test(stream_one_tool_call_with_signature),
       cmocka_unit_test(stream_parallel_tool_calls),
       cmocka_unit_test(stream_thoughts),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/json.h"
 #include "ui/input.h"
 
 /* Parses s; on success returns the prompt (static buffer, valid until the
@@ -142,6 +143,84 @@ static void test_read_all_reads_a_stream(void **state) {
   fclose(f);
 }
 
+/* Images on a message line (Go zero's shape), checked and collected. */
+#define PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+static int parse_images(const char *in, zbuf *out, json_t *images, zerr *err) {
+  return zin_stream_json_parse_ex(in, strlen(in), out, images, err);
+}
+
+static void test_message_images(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  zbuf out = ZBUF_INIT;
+  json_t *images = json_array();
+  const char *in =
+      "{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"what is it\","
+      "\"images\":[{\"mediaType\":\"image/png\",\"data\":\"" PNG "\"}]}\n"
+      "{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\","
+      "\"images\":[{\"mediaType\":\"image/webp\",\"data\":\"UklGRg\"}]}\n";
+  if (parse_images(in, &out, images, &err) < 0) fail_msg("%s", err.msg);
+  assert_string_equal(out.data, "what is it"); /* content may be absent with images */
+  assert_int_equal(json_array_size(images), 2);
+  assert_string_equal(zjson_str(json_array_get(images, 0), "media_type"), "image/png");
+  assert_string_equal(zjson_str(json_array_get(images, 0), "data"), PNG);
+  assert_string_equal(zjson_str(json_array_get(images, 1), "media_type"), "image/webp");
+  zbuf_release(&out);
+  /* Images alone are a prompt. */
+  const char *only = "{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"\","
+                     "\"images\":[{\"mediaType\":\"image/jpeg\",\"data\":\"/9j/4A==\"}]}";
+  assert_int_equal(parse_images(only, &out, images, &err), 0);
+  assert_int_equal(json_array_size(images), 3);
+  zbuf_release(&out);
+
+  static const struct {
+    const char *line, *needle;
+  } bad[] = {
+      {"{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+       "\"images\":[{\"mediaType\":\"image/bmp\",\"data\":\"" PNG "\"}]}",
+       "line 1: image 1 has an unsupported image media type \"image/bmp\""},
+      {"{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+       "\"images\":[{\"mediaType\":\"image/png\",\"data\":\"data:image/png;base64," PNG "\"}]}",
+       "line 1: image 1 data is not valid base64"},
+      {"{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+       "\"images\":[{\"mediaType\":\"image/png\",\"data\":\"abcde\"}]}",
+       "image 1 data is not valid base64"},
+      {"{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+       "\"images\":[{\"mediaType\":\"image/png\",\"data\":\"" PNG "\",\"name\":\"a\"}]}",
+       "unknown field images[0].name"},
+      {"{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+       "\"images\":{}}", "images must be an array"},
+      {"{\"schemaVersion\":2,\"type\":\"prompt\",\"content\":\"x\",\"images\":[]}",
+       "unknown field images"},
+      {"{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"images\":[]}",
+       "content is required"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    zerr e = ZERR_INIT;
+    zbuf o = ZBUF_INIT;
+    if (parse_images(bad[i].line, &o, images, &e) == 0) fail_msg("accepted: %s", bad[i].line);
+    assert_int_equal(e.kind, ZE_USAGE);
+    if (!strstr(e.msg, bad[i].needle)) fail_msg("%s\n  lacks: %s", e.msg, bad[i].needle);
+    zbuf_release(&o);
+  }
+  /* Past 10 MiB decoded. */
+  size_t n = (ZIN_IMAGE_MAX_BYTES / 3 + 2) * 4;
+  zbuf big = ZBUF_INIT;
+  zbuf_addstr(&big, "{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+                    "\"images\":[{\"mediaType\":\"image/png\",\"data\":\"");
+  for (size_t i = 0; i < n; i++) zbuf_addch(&big, 'A');
+  zbuf_addstr(&big, "\"}]}");
+  assert_int_equal(zin_stream_json_parse_ex(big.data, big.len, &out, images, &err), -1);
+  assert_non_null(strstr(err.msg, "image 1 exceeds the 10485760 byte limit"));
+  zbuf_release(&big);
+  zbuf_release(&out);
+  /* The plain parser does not take images. */
+  assert_null(parse("{\"schemaVersion\":2,\"type\":\"message\",\"role\":\"user\",\"content\":\"x\","
+                    "\"images\":[]}", &err));
+  assert_non_null(strstr(err.msg, "unknown field images"));
+  json_decref(images);
+}
+
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
 int main(void) {
@@ -152,6 +231,7 @@ int main(void) {
       T(test_each_error_names_its_line),
       T(test_no_events_is_an_error),
       T(test_read_all_reads_a_stream),
+      T(test_message_images),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

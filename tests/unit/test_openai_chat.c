@@ -460,6 +460,21 @@ static void http_404_400_429_503_messages(void **s) {
   assert_true(err.retryable);
   assert_non_null(strstr(err.msg, "Rate limit reached for gpt-4o"));
 
+  /* Out of credit is a 429 too, but no retry helps: not retried, and said. */
+  const char *quota = "{\"error\":{\"message\":\"You exceeded your current quota, please check "
+                      "your plan and billing details.\",\"type\":\"insufficient_quota\","
+                      "\"param\":null,\"code\":\"insufficient_quota\"}}";
+  zprov_http_error(&o, "u", 429, quota, strlen(quota), &err);
+  assert_int_equal(err.http_status, 429);
+  assert_false(err.retryable);
+  assert_non_null(strstr(err.msg, "ollama refused the request: the account has no quota"));
+  assert_non_null(strstr(err.msg, "You exceeded your current quota"));
+  /* The words alone in a rate-limit message do not make it one. */
+  const char *rl = "{\"error\":{\"message\":\"not insufficient_quota, just slow down\","
+                   "\"type\":\"requests\"}}";
+  zprov_http_error(&o, "u", 429, rl, strlen(rl), &err);
+  assert_true(err.retryable);
+
   const char *html = "<html>\n<body>  Bad   gateway </body></html>";
   zprov_http_error(&o, "u", 503, html, strlen(html), &err);
   assert_true(err.retryable);
@@ -469,6 +484,54 @@ static void http_404_400_429_503_messages(void **s) {
   zprov_http_error(&o, "u", 500, NULL, 0, &err);
   assert_false(err.retryable);
   assert_null(strstr(err.msg, "server said"));
+}
+
+/* A server that echoes the rejected key does not get it shown or recorded. */
+static void echoed_credentials_are_scrubbed(void **s) {
+  (void)s;
+  zprov_opts o = test_opts("openai");
+  o.api_key = "sk-proj-SECRETSECRET123456";
+  json_t *hdrs = json_pack("{s:s, s:s}", "Authorization", "Bearer gw-TOKEN-abcdefgh",
+                           "X-Short", "abc");
+  o.headers = hdrs;
+  const char *body = "{\"error\":{\"message\":\"Invalid API key: sk-proj-SECRETSECRET123456 "
+                     "(token gw-TOKEN-abcdefgh); again sk-proj-SECRETSECRET123456; abc\"}}";
+  zerr err = ZERR_INIT;
+  zprov_http_error(&o, "u", 401, body, strlen(body), &err);
+  assert_null(strstr(err.msg, "SECRETSECRET"));
+  assert_null(strstr(err.msg, "gw-TOKEN"));
+  assert_non_null(strstr(err.msg, "Invalid API key: [REDACTED] (token [REDACTED]); again "
+                                  "[REDACTED]; abc")); /* short values are not secrets */
+  char msg[64] = "no secret here";
+  zprov_scrub_secrets(&o, msg, sizeof msg);
+  assert_string_equal(msg, "no secret here");
+  json_decref(hdrs);
+}
+
+/* Gemini's 429 says when to retry in the body (RetryInfo), not in a header. */
+static void retry_delay_from_google_error_body(void **s) {
+  (void)s;
+  const char *b = "{\"error\":{\"code\":429,\"message\":\"You exceeded your current quota\","
+                  "\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{\"@type\":\"type.googleapis.com/"
+                  "google.rpc.QuotaFailure\",\"violations\":[]},{\"@type\":\"type.googleapis.com/"
+                  "google.rpc.RetryInfo\",\"retryDelay\":\"37s\"}]}}";
+  char *v = zprov_retry_delay_from_body(b, strlen(b));
+  assert_non_null(v);
+  assert_string_equal(v, "37");
+  free(v);
+  const char *frac = "{\"error\":{\"details\":[{\"retryDelay\":\"1.000340s\"}]}}";
+  v = zprov_retry_delay_from_body(frac, strlen(frac));
+  assert_string_equal(v, "2"); /* rounded up, never early */
+  free(v);
+  const char *none[] = {"{\"error\":{\"message\":\"slow down\"}}",
+                        "{\"error\":{\"details\":[{\"retryDelay\":\"soon\"}]}}",
+                        "{\"error\":{\"details\":[{\"retryDelay\":\"5m\"}]}}", "retryDelay", ""};
+  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+    assert_null(zprov_retry_delay_from_body(none[i], strlen(none[i])));
+  /* And it is the wait zretry_delay_ms takes. */
+  zretry_policy pol;
+  zretry_policy_init(&pol, 4);
+  assert_int_equal(zretry_delay_ms(&pol, 1, "37", 0.5), 37000);
 }
 
 static void provider_new_dispatches_by_kind(void **s) {
@@ -1007,6 +1070,8 @@ int main(void) {
       cmocka_unit_test(url_joins_base_and_endpoint),
       cmocka_unit_test(http_401_names_provider_and_key_variable),
       cmocka_unit_test(http_404_400_429_503_messages),
+      cmocka_unit_test(retry_delay_from_google_error_body),
+      cmocka_unit_test(echoed_credentials_are_scrubbed),
       cmocka_unit_test(provider_new_dispatches_by_kind),
       cmocka_unit_test(retry_after_is_honoured_and_capped),
       cmocka_unit_test(backoff_grows_and_is_capped),

@@ -92,6 +92,37 @@ static void incomplete_is_length(void **s) {
   zbuf_release(&out);
 }
 
+/* A server that sends the message whole (output_item.done) without
+ * output_text deltas still gives its text; with deltas it is not doubled. */
+static void message_without_deltas_keeps_its_text(void **s) {
+  (void)s;
+  const char *done = "{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":"
+                     "{\"type\":\"message\",\"id\":\"m1\",\"role\":\"assistant\",\"content\":"
+                     "[{\"type\":\"output_text\",\"text\":\"whole answer\"}]}}";
+  const char *delta = "{\"type\":\"response.output_text.delta\",\"item_id\":\"m1\","
+                      "\"output_index\":0,\"content_index\":0,\"delta\":\"whole answer\"}";
+  const char *end = "{\"type\":\"response.completed\",\"response\":{\"usage\":"
+                    "{\"input_tokens\":1,\"output_tokens\":2}}}";
+  for (int with_delta = 0; with_delta < 2; with_delta++) {
+    for (int slow = 0; slow < 2; slow++) {
+      zbuf out = ZBUF_INIT;
+      zresp_parser p;
+      zresp_parser_init(&p, "openai", replay_record, &out);
+      p.turn.slow_only = slow;
+      zerr err = ZERR_INIT;
+      if (with_delta) assert_int_equal(zresp_parser_feed(&p, delta, strlen(delta), &err), 0);
+      assert_int_equal(zresp_parser_feed(&p, done, strlen(done), &err), 0);
+      assert_int_equal(zresp_parser_feed(&p, end, strlen(end), &err), 0);
+      assert_int_equal(zresp_parser_finish(&p, &err), 0);
+      const char *first = strstr(out.data, "whole answer");
+      assert_non_null(first);
+      assert_null(strstr(first + 1, "whole answer")); /* once, not twice */
+      zresp_parser_release(&p);
+      zbuf_release(&out);
+    }
+  }
+}
+
 static zprov_opts opts(const char *kind) {
   zprov_opts o;
   memset(&o, 0, sizeof o);
@@ -159,6 +190,7 @@ int main(void) {
       cmocka_unit_test(stream_fast_path_edge_cases),
       cmocka_unit_test(stream_cut_after_text_final),
       cmocka_unit_test(incomplete_is_length),
+      cmocka_unit_test(message_without_deltas_keeps_its_text),
       cmocka_unit_test(render_items_and_official_fields),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
