@@ -354,6 +354,10 @@ static bool read_denied(void *ud, const char *abs_path) {
   return zsb_policy_read_denied(ud, abs_path);
 }
 
+static bool read_denied_below(void *ud, const char *abs_dir) {
+  return zsb_policy_read_denied_below(ud, abs_dir);
+}
+
 void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
   ensure_task(s);
   s->mode = mode;
@@ -379,7 +383,8 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
    * the hidden credentials and zero's config dirs. */
   zsb_policy_prepare_read_guard(&s->policy, mode != ZPERM_UNSAFE);
   if (s->policy.read_denied.n)
-    s->tools.read_guard = (ztool_read_guard){.denied = read_denied, .ud = &s->policy};
+    s->tools.read_guard = (ztool_read_guard){
+        .denied = read_denied, .denied_below = read_denied_below, .ud = &s->policy};
   if (s->rp.model) {
     zmodel_info mi;
     zmodel_lookup(&s->cfg, s->rp.model, &mi);

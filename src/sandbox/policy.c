@@ -141,6 +141,13 @@ bool zsb_policy_read_denied(const zsb_policy *p, const char *abs) {
   return false;
 }
 
+bool zsb_policy_read_denied_below(const zsb_policy *p, const char *dir) {
+  for (size_t i = 0; i < p->read_denied.n; i++)
+    if (strcmp(p->read_denied.v[i], dir) != 0 && zpath_is_within(dir, p->read_denied.v[i]))
+      return true;
+  return false;
+}
+
 bool zsb_policy_may_write(const zsb_policy *p, const char *abs) {
   if (under_any(&p->deny_write, abs)) return false;
   /* hidden credentials: a sandboxed command cannot write them either */

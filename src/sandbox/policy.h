@@ -95,6 +95,9 @@ void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials);
  * path and no allowRead path strictly below that denied path covers it
  * (deny wins on equal paths). */
 bool zsb_policy_read_denied(const zsb_policy *p, const char *abs);
+/* true when some path of p->read_denied lies strictly below dir: a walk of
+ * dir that answers false needs no per-entry zsb_policy_read_denied. */
+bool zsb_policy_read_denied_below(const zsb_policy *p, const char *dir);
 
 /* Protected paths below one write root that exist or must be blocked.
  * kind: 'r' read-only bind of an existing path, 'p' placeholder for a missing

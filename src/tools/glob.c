@@ -73,7 +73,7 @@ static int run_glob(const ztool_ctx *ctx, const json_t *args, ztool_result *res)
   g.has_slash = strchr(pattern, '/') != NULL;
   pthread_mutex_init(&g.mu, NULL);
   zwalk_opts o = {0};
-  if (ctx->read_guard.denied) {
+  if (zt_walk_guarded(ctx, root)) {
     o.denied = read_denied;
     o.denied_ud = (void *)ctx;
   }

@@ -372,7 +372,7 @@ static int run_grep(const ztool_ctx *ctx, const json_t *args, ztool_result *res)
   pthread_key_create(&g.md_key, free_md);
   if (S_ISDIR(st.st_mode)) {
     zwalk_opts o = {0};
-    if (ctx->read_guard.denied) {
+    if (zt_walk_guarded(ctx, abs)) {
       o.denied = read_denied;
       o.denied_ud = (void *)ctx;
     }

@@ -220,8 +220,10 @@ static int run_list_directory(const ztool_ctx *ctx, const json_t *args, ztool_re
    * the sandbox's read denials); the listing itself stays sorted, directories
    * first. Dot-files are shown, as ls -A would. */
   kept_set kept = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  bool guarded = zt_walk_guarded(ctx, abs);
   zwalk_opts wo = {.hidden = true, .max_depth = max_depth, .report_dirs = true,
-                   .denied = ctx->read_guard.denied, .denied_ud = ctx->read_guard.ud};
+                   .denied = guarded ? ctx->read_guard.denied : NULL,
+                   .denied_ud = ctx->read_guard.ud};
   zerr werr = ZERR_INIT;
   bool walked = zwalk(abs, &wo, collect_kept, &kept, &werr) == 0;
   if (walked && kept.paths.len)

@@ -207,6 +207,14 @@ bool zt_read_denied(const ztool_ctx *ctx, const char *abs) {
   return real && strcmp(real, abs) != 0 && ctx->read_guard.denied(ctx->read_guard.ud, real);
 }
 
+bool zt_walk_guarded(const ztool_ctx *ctx, const char *root) {
+  const ztool_read_guard *g = &ctx->read_guard;
+  if (!g->denied) return false;
+  if (!g->denied_below || g->denied_below(g->ud, root)) return true;
+  cleanup_free char *real = realpath(root, NULL);
+  return real && strcmp(real, root) != 0 && g->denied_below(g->ud, real);
+}
+
 char *zt_writable_target(const ztool_ctx *ctx, const char *tool, const char *path,
                          char **display_out, ztool_result *res) {
   cleanup_free char *abs = ztool_resolve_path(ctx, path);

@@ -37,9 +37,14 @@ typedef struct ztool_write_hook {
 } ztool_write_hook;
 
 /* Paths the sandbox policy denies for reading: grep, glob and
- * list_directory never list, open or enter them. denied NULL = none. */
+ * list_directory never list, open or enter them. denied NULL = none.
+ * denied_below (optional) says whether any denied path lies strictly below
+ * a directory: a walk of a tree with none skips the per-entry check (a
+ * workspace walk would otherwise test every file against every hidden
+ * credential); NULL = assume some may. */
 typedef struct ztool_read_guard {
   bool (*denied)(void *ud, const char *abs_path);
+  bool (*denied_below)(void *ud, const char *abs_dir);
   void *ud;
 } ztool_read_guard;
 

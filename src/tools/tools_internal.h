@@ -54,6 +54,11 @@ size_t zt_count_lines(const char *s, size_t n);
  * where its symlinks lead (a link in the workspace to ~/.ssh). */
 bool zt_read_denied(const ztool_ctx *ctx, const char *abs);
 
+/* The read guard a walk of root (already allowed itself) must apply to its
+ * entries: ctx's, or none when nothing denied lies below root as written or
+ * where its symlinks lead (the walk does not follow symlinks). */
+bool zt_walk_guarded(const ztool_ctx *ctx, const char *root);
+
 /* The shared first steps of write_file and edit_file: resolves `path`,
  * refuses it (error result, returns NULL) when it is outside every writable
  * root, and otherwise returns the real target (symlinks of the existing part

@@ -282,12 +282,34 @@ static void runtime_dir_symlink_is_refused(void **state) {
   assert_int_equal(st.st_mode & 0777, 0755); /* not chmod-ed through the link */
 }
 
+/* The walk prefilter: a directory with no read-denied path strictly below it
+ * needs no per-entry check; one with a denied path below, or the denied path
+ * itself as the root of nothing below, answers as written. */
+static void read_denied_below_finds_only_paths_under_the_dir(void **state) {
+  (void)state;
+  zsb_policy p;
+  memset(&p, 0, sizeof p);
+  zsb_strv_add(&p.read_denied, "/home/u/.ssh");
+  zsb_strv_add(&p.read_denied, "/home/u/ws/secrets");
+  assert_false(zsb_policy_read_denied_below(&p, "/home/u/ws/src"));
+  assert_false(zsb_policy_read_denied_below(&p, "/home/u/wsx"));
+  assert_false(zsb_policy_read_denied_below(&p, "/home/u/ws/secrets")); /* itself: not below */
+  assert_true(zsb_policy_read_denied_below(&p, "/home/u/ws"));
+  assert_true(zsb_policy_read_denied_below(&p, "/home/u"));
+  assert_true(zsb_policy_read_denied_below(&p, "/"));
+  /* and what is below is still denied entry by entry */
+  assert_true(zsb_policy_read_denied(&p, "/home/u/ws/secrets/key"));
+  assert_false(zsb_policy_read_denied(&p, "/home/u/ws/src/main.c"));
+  zsb_strv_release(&p.read_denied);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(gc_removes_only_runtime_dirs, setup, teardown),
       cmocka_unit_test_setup_teardown(runtime_dir_symlink_is_refused, setup, teardown),
       cmocka_unit_test(seccomp_programs_deny_the_dangerous_calls_in_every_variant),
       cmocka_unit_test(seccomp_socket_rules_follow_the_variant),
+      cmocka_unit_test(read_denied_below_finds_only_paths_under_the_dir),
       cmocka_unit_test_setup_teardown(runtime_dir_is_private_with_its_subdirs, setup, teardown),
       cmocka_unit_test_setup_teardown(gc_removes_month_old_dirs_at_most_once_a_day, setup,
                                       teardown),
