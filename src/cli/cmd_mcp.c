@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "cli/run_setup.h"
 #include "mcp/mcp.h"
 #include "mcp/oauth.h"
 #include "net/curl_loader.h"
@@ -274,57 +275,76 @@ static void print_progress(void *ud, const char *server, double progress, double
             message ? message : "");
 }
 
-static int connect_one(const char *name, zmcp_config *cfg, zmcp_client **out) {
-  cleanup_free char *ws = workspace_dir();
+/* One server being talked to: its config, the client, and the sandbox it
+ * runs in (the run assembly's, so it is confined as in `zero exec`). */
+typedef struct one_server {
+  zmcp_config cfg;
+  zrun_setup rs;
+  zmcp_client *c;
+} one_server;
+
+static void disconnect(one_server *o) {
+  if (o->c) {
+    zmcp_client_close(o->c);
+    zmcp_client_free(o->c);
+  }
+  zmcp_config_release(&o->cfg);
+  zrun_setup_release(&o->rs);
+}
+
+static int connect_one(const char *name, one_server *o) {
+  *o = (one_server){.rs = ZRUN_SETUP_INIT};
   zerr err = ZERR_INIT;
-  if (zmcp_config_load(cfg, ws, &err) < 0) return fail("%s", err.msg);
-  const zmcp_server_cfg *s = zmcp_config_find(cfg, name);
+  zmcp_start_opts so;
+  /* Workspace and sandbox as a run makes them: a stdio server started here
+   * gets the same confinement as one started by `zero exec`. */
+  if (zrun_setup_mcp_outside_run(&o->rs, NULL, NULL, 0, ZPERM_AUTO, &so, &err) < 0) {
+    zrun_setup_release(&o->rs);
+    fprintf(stderr, "zero mcp: %s\n", err.msg);
+    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+  }
+  if (zmcp_config_load(&o->cfg, so.workspace, &err) < 0) {
+    zrun_setup_release(&o->rs);
+    return fail("%s", err.msg);
+  }
+  const zmcp_server_cfg *s = zmcp_config_find(&o->cfg, name);
   if (!s) {
-    for (char **p = cfg->skipped_untrusted; p && *p; p++) {
-      if (strcmp(*p, name) != 0) continue;
-      int rc = fail("MCP server \"%s\" comes from %s, and this workspace is not trusted; run "
-                    "`zero mcp trust` to trust it", name, cfg->project_path);
-      zmcp_config_release(cfg);
-      return rc;
-    }
-    zmcp_config_release(cfg);
-    return fail("no MCP server named \"%s\"; see zero mcp list", name);
+    int rc = -1;
+    for (char **p = o->cfg.skipped_untrusted; p && *p && rc < 0; p++)
+      if (!strcmp(*p, name))
+        rc = fail("MCP server \"%s\" comes from %s, and this workspace is not trusted; run "
+                  "`zero mcp trust` to trust it", name, o->cfg.project_path);
+    if (rc < 0) rc = fail("no MCP server named \"%s\"; see zero mcp list", name);
+    disconnect(o);
+    return rc;
   }
   zcancel_install();
   if (s->type != ZMCP_STDIO) {
     zhttp_global_init();
     if (zcurl_load(&err) < 0) {
-      zmcp_config_release(cfg);
+      disconnect(o);
       fprintf(stderr, "zero mcp: %s\n", err.msg);
       return ZEXIT_PROVIDER;
     }
   }
-  zmcp_client_opts o = {.workspace = ws, .on_progress = print_progress};
-  zmcp_client *c = zmcp_client_new(s, &o);
-  if (zmcp_client_connect(c, &err) < 0) {
-    fprintf(stderr, "zero mcp: %s\n", c->failure ? c->failure : err.msg);
-    zmcp_client_close(c);
-    zmcp_client_free(c);
-    zmcp_config_release(cfg);
+  zmcp_client_opts co = {.workspace = so.workspace, .roots = so.roots, .n_roots = so.n_roots,
+                         .spawner = so.spawner, .on_progress = print_progress};
+  o->c = zmcp_client_new(s, &co);
+  if (zmcp_client_connect(o->c, &err) < 0) {
+    fprintf(stderr, "zero mcp: %s\n", o->c->failure ? o->c->failure : err.msg);
+    disconnect(o);
     return err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED : ZEXIT_PROVIDER;
   }
-  *out = c;
   return ZEXIT_SUCCESS;
-}
-
-static void disconnect(zmcp_client *c, zmcp_config *cfg) {
-  zmcp_client_close(c);
-  zmcp_client_free(c);
-  zmcp_config_release(cfg);
 }
 
 static int tools_cmd(int argc, char **argv) {
   if (argc < 1) return fail("tools needs a server NAME");
   bool json = argc > 1 && !strcmp(argv[1], "--json");
-  zmcp_config cfg;
-  zmcp_client *c = NULL;
-  int rc = connect_one(argv[0], &cfg, &c);
+  one_server srv;
+  int rc = connect_one(argv[0], &srv);
   if (rc) return rc;
+  zmcp_client *c = srv.c;
   if (json) {
     json_t *arr = json_array();
     for (size_t i = 0; i < c->n_tools; i++) {
@@ -346,7 +366,7 @@ static int tools_cmd(int argc, char **argv) {
       printf("  %s - %s\n", c->tools[i].name, c->tools[i].description);
     if (!c->n_tools) printf("  (none)\n");
   }
-  disconnect(c, &cfg);
+  disconnect(&srv);
   return ZEXIT_SUCCESS;
 }
 
@@ -370,18 +390,18 @@ static int call_cmd(int argc, char **argv) {
                   perr.msg[0] ? perr.msg : "not an object");
     }
   }
-  zmcp_config cfg;
-  zmcp_client *c = NULL;
-  int rc = connect_one(pos[0], &cfg, &c);
+  one_server srv;
+  int rc = connect_one(pos[0], &srv);
   if (rc) {
     json_decref(args);
     return rc;
   }
+  zmcp_client *c = srv.c;
   if (!zmcp_find_tool(c, pos[1])) {
     fprintf(stderr, "zero mcp: server \"%s\" has no tool \"%s\"; see zero mcp tools %s\n",
             pos[0], pos[1], pos[0]);
     json_decref(args);
-    disconnect(c, &cfg);
+    disconnect(&srv);
     return ZEXIT_USAGE;
   }
   zerr err = ZERR_INIT;
@@ -403,7 +423,7 @@ static int call_cmd(int argc, char **argv) {
   }
   json_decref(r);
   json_decref(args);
-  disconnect(c, &cfg);
+  disconnect(&srv);
   return rc;
 }
 

@@ -362,6 +362,9 @@ zmcp_client *zmcp_client_new(const zmcp_server_cfg *cfg, const zmcp_client_opts 
   /* The roots answer may be asked for at any time: keep our own copy. */
   c->workspace_copy = c->opts.workspace ? xstrdup(c->opts.workspace) : NULL;
   c->opts.workspace = c->workspace_copy;
+  c->roots_copy = xcalloc(c->opts.n_roots + 1, sizeof *c->roots_copy);
+  for (size_t i = 0; i < c->opts.n_roots; i++) c->roots_copy[i] = xstrdup(c->opts.roots[i]);
+  c->opts.roots = (const char *const *)c->roots_copy;
   c->inbox = xcalloc(1, sizeof(msg_vec));
   c->outbox = xcalloc(1, sizeof(str_vec));
   c->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : ZMCP_DEFAULT_TIMEOUT_MS;
@@ -737,5 +740,7 @@ void zmcp_client_free(zmcp_client *c) {
   json_decref(c->init_error);
   free(c->failure);
   free(c->workspace_copy);
+  for (size_t i = 0; i < c->opts.n_roots; i++) free(c->roots_copy[i]);
+  free(c->roots_copy);
   free(c);
 }

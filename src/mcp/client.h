@@ -46,7 +46,7 @@ typedef void (*zmcp_progress_fn)(void *ud, const char *server, double progress, 
 
 typedef struct zmcp_client_opts {
   const char *workspace;          /* absolute; the first root and the default cwd (copied) */
-  const char *const *roots;       /* more roots (absolute dirs), may be NULL */
+  const char *const *roots;       /* more roots (absolute dirs), may be NULL (copied) */
   size_t n_roots;
   struct zspawner *spawner;       /* confines stdio servers; NULL = none */
   zmcp_progress_fn on_progress;
@@ -58,6 +58,7 @@ typedef struct zmcp_client {
   struct zmcp_transport *t;
   zmcp_client_opts opts;          /* opts.workspace points at workspace_copy */
   char *workspace_copy;           /* owned */
+  char **roots_copy;              /* owned; opts.roots points at it */
   int64_t next_id;
   void *inbox;                    /* responses not yet claimed (internal) */
   void *outbox;                   /* replies to server requests, not yet sent (internal) */

@@ -592,9 +592,12 @@ static void on_progress(void *ud, const char *server, double progress, double to
   zagent_emit(m->running_agent, &ev);
 }
 
-int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *spawner,
-                       zperm_mode mode, zmcp_warn_fn warn, void *warn_ud, zerr *err) {
+int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   memset(m, 0, sizeof *m);
+  const char *workspace = so->workspace;
+  zperm_mode mode = so->mode;
+  zmcp_warn_fn warn = so->warn;
+  void *warn_ud = so->warn_ud;
   m->mode = mode;
   m->activated = json_object();
   m->grants = zmcp_grants_load();
@@ -613,8 +616,8 @@ int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *
     zbuf_release(&w);
   }
   m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients);
-  zmcp_client_opts o = {.workspace = workspace, .spawner = spawner, .on_progress = on_progress,
-                        .progress_ud = m};
+  zmcp_client_opts o = {.workspace = workspace, .roots = so->roots, .n_roots = so->n_roots,
+                        .spawner = so->spawner, .on_progress = on_progress, .progress_ud = m};
   for (size_t i = 0; i < m->cfg.n; i++)
     if (!m->cfg.servers[i].disabled) m->clients[m->n++] = zmcp_client_new(&m->cfg.servers[i], &o);
   if (!m->n) return 0;
@@ -641,10 +644,10 @@ void zmcp_manager_stop(zmcp_manager *m) {
   memset(m, 0, sizeof *m);
 }
 
-json_t *zmcp_list_tools(const char *workspace, zperm_mode mode, zmcp_warn_fn warn, void *warn_ud,
-                        zerr *err) {
+json_t *zmcp_list_tools(const zmcp_start_opts *o, zerr *err) {
   zmcp_manager m;
-  if (zmcp_manager_start(&m, workspace, NULL, mode, warn, warn_ud, err) < 0) {
+  zperm_mode mode = o->mode;
+  if (zmcp_manager_start(&m, o, err) < 0) {
     zmcp_manager_stop(&m);
     return NULL;
   }

@@ -244,7 +244,8 @@ class Faults(McpTest):
 
     def test_initialize_that_times_out_is_not_cancelled(self):
         # The spec: "The initialize request MUST NOT be cancelled by clients".
-        log = os.path.join(self.tmp, "silent.log")
+        # in the workspace: `zero mcp` starts the server in the sandbox too
+        log = os.path.join(self.work, "silent.log")
         self.write_config({"bad": {"command": sys.executable, "args": [FAKE_MCP, "silent", log],
                                    "startupTimeoutMs": 700}})
         r = self.zero("mcp", "tools", "bad", timeout=60)
@@ -258,7 +259,7 @@ class Faults(McpTest):
         # Issue 8: "Protocol version negotiated (current revision, falling back
         # to older ones the server supports)"; a server may refuse initialize
         # with the spec's error listing what it supports.
-        log = os.path.join(self.tmp, "older.log")
+        log = os.path.join(self.work, "older.log")
         self.write_config({"old": {"command": sys.executable,
                                    "args": [FAKE_MCP, "olderonly", log]}})
         r = self.zero("mcp", "tools", "old", timeout=60)
@@ -280,7 +281,7 @@ class Faults(McpTest):
     def test_timeout_ms_applies_to_tool_calls(self):
         # "timeoutMs" is the per-request timeout; tool calls used to wait the
         # 10-minute default whatever the config said.
-        log = os.path.join(self.tmp, "hang.log")
+        log = os.path.join(self.work, "hang.log")
         self.write_config({"h": {"command": sys.executable, "args": [FAKE_MCP, "hang", log],
                                  "timeoutMs": 800}})
         started = time.time()
@@ -436,6 +437,62 @@ class Sandboxed(McpTest):
         finally:
             shutil.rmtree(srv_dir, ignore_errors=True)
             shutil.rmtree(secret_dir, ignore_errors=True)
+
+    def test_servers_started_by_mcp_commands_and_list_tools_are_confined(self):
+        """`zero mcp call`, `zero mcp tools` and `zero exec --list-tools` start
+        servers through the run's sandbox too (they started them bare): the
+        server can neither see nor write outside the workspace."""
+        srv_dir = tempfile.mkdtemp(prefix="zero-mcp-srv-", dir="/tmp")
+        secret_dir = tempfile.mkdtemp(prefix="zero-mcp-secret-", dir="/tmp")
+        try:
+            script = os.path.join(srv_dir, "server.py")
+            shutil.copy(FAKE_MCP, script)
+            secret = os.path.join(secret_dir, "secret.txt")
+            with open(secret, "w") as f:
+                f.write("host secret")
+            self.write_config({"probe": {"command": sys.executable, "args": [script, "probe"],
+                                         "env": {"PROBE_PATH": secret}}})
+            planted_start = os.path.join(secret_dir, "planted-at-start.txt")
+            r = self.zero("mcp", "call", "probe", "probe", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            seen = json.loads(json.loads(r.stdout)["content"][0]["text"])
+            self.assertTrue(seen["started"])
+            self.assertFalse(seen["wrote_outside"], "mcp call: server wrote outside the workspace")
+            if sandbox_is_full():
+                self.assertFalse(seen["secret_visible"])
+            self.assertFalse(os.path.exists(os.path.join(secret_dir, "planted.txt")))
+            self.assertFalse(os.path.exists(planted_start))
+            r = self.zero("mcp", "tools", "probe")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("probe", r.stdout)
+            self.assertFalse(os.path.exists(planted_start), "mcp tools: server wrote outside")
+            self.serve([{"text": "unused"}])
+            r = self.zero("exec", "--list-tools")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("mcp_probe_probe", r.stdout)
+            self.assertFalse(os.path.exists(planted_start), "--list-tools: server wrote outside")
+        finally:
+            shutil.rmtree(srv_dir, ignore_errors=True)
+            shutil.rmtree(secret_dir, ignore_errors=True)
+
+
+class Roots(McpTest):
+    def test_roots_list_answers_the_workspace_and_every_add_dir(self):
+        extra = os.path.join(self.tmp, "extra dir")
+        os.makedirs(extra)
+        self.write_config({"r": {"command": sys.executable, "args": [FAKE_MCP, "roots"]}})
+        self.zero("mcp", "grant", "r")
+        r, events, model = self.run_tool("mcp_r_roots", {}, extra=("--add-dir", extra))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = json.loads(self.tool_messages(model.bodies()[1])[0]["content"])
+        uris = [x["uri"] for x in got["roots"]]
+        self.assertEqual(uris, ["file://" + os.path.realpath(self.work),
+                                "file://" + os.path.realpath(extra).replace(" ", "%20")])
+        # zero mcp call: the workspace alone
+        r = self.zero("mcp", "call", "r", "roots", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = json.loads(json.loads(r.stdout)["content"][0]["text"])
+        self.assertEqual([x["uri"] for x in got["roots"]], ["file://" + os.path.realpath(self.work)])
 
 
 def sandbox_is_full():
