@@ -9,7 +9,9 @@
  * Mcp-Session-Id the server gives on the initialize answer is sent on every
  * later request, with MCP-Protocol-Version; DELETE ends the session. After
  * initialization a GET opens a stream for server-initiated messages (405
- * means the server offers none).
+ * means the server offers none); when the server closes it or the
+ * connection drops it is opened again, with Last-Event-ID, after a pause
+ * that doubles per empty attempt (bounded: see stream_main).
  *
  * HTTP+SSE: a GET opens the SSE stream; its first "endpoint" event names the
  * URL (relative to the stream's) to POST messages to; every answer arrives
@@ -26,6 +28,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -41,6 +44,12 @@
 #include "net/sse.h"
 
 typedef ZVEC(char *) str_vec;
+
+/* Reopening the Streamable HTTP event stream: first pause, its cap, and how
+ * many attempts in a row may bring nothing before zero gives up on it. */
+#define ZMCP_STREAM_FIRST_DELAY_MS 500
+#define ZMCP_STREAM_MAX_DELAY_MS 30000
+#define ZMCP_STREAM_RETRIES 5
 
 typedef struct http_t {
   zmcp_transport base;
@@ -86,8 +95,10 @@ static bool header_is(const char *line, size_t n, const char *name, const char *
   return true;
 }
 
-/* The request headers: ours, then the configured ones. Caller frees with free_headers. */
-static char **build_headers(http_t *h, bool post, bool sse_only) {
+/* The request headers: ours, then the configured ones; last_event_id (may be
+ * NULL) resumes an event stream. Caller frees with free_headers. */
+static char **build_headers_resume(http_t *h, bool post, bool sse_only,
+                                   const char *last_event_id) {
   str_vec v = ZVEC_INIT;
   zbuf b = ZBUF_INIT;
   if (post) zvec_push(&v, xstrdup("Content-Type: application/json"));
@@ -107,9 +118,17 @@ static char **build_headers(http_t *h, bool post, bool sse_only) {
     zvec_push(&v, zbuf_detach(&b, NULL));
   }
   pthread_mutex_unlock(&h->mu);
+  if (last_event_id && *last_event_id) {
+    zbuf_addf(&b, "Last-Event-ID: %s", last_event_id);
+    zvec_push(&v, zbuf_detach(&b, NULL));
+  }
   for (char **p = h->cfg->headers; p && *p; p++) zvec_push(&v, xstrdup(*p));
   zvec_push(&v, NULL);
   return v.items;
+}
+
+static char **build_headers(http_t *h, bool post, bool sse_only) {
+  return build_headers_resume(h, post, sse_only, NULL);
 }
 
 static void free_headers(char **v) {
@@ -205,39 +224,123 @@ static int stream_on_body(void *ud, const char *data, size_t len) {
   return 0;
 }
 
-static void *stream_main(void *arg) {
-  http_t *h = arg;
+/* Why one GET of the event stream ended, as the reconnect logic sees it. */
+typedef enum stream_end {
+  STREAM_STOPPED,   /* we stopped it (shutdown, new session, Ctrl-C) */
+  STREAM_FINAL,     /* no point trying again (405, 4xx/5xx, bad events, legacy) */
+  STREAM_RETRY,     /* closed by the server or the connection dropped */
+} stream_end;
+
+/* One GET of the stream; last_id (thread-owned) is sent as Last-Event-ID and
+ * updated from the events received. *events: how many arrived. */
+static stream_end stream_once(http_t *h, char **last_id, size_t *events, char **why) {
   stream_ctx sc = {.h = h};
   zsse_init(&sc.sse, stream_on_event, &sc, ZRPC_MAX_MESSAGE);
-  char **headers = build_headers(h, false, true);
+  char **headers = build_headers_resume(h, false, true, h->legacy ? NULL : *last_id);
   zhttp_request req = {.method = "GET", .url = h->cfg->url,
                        .headers = (const char *const *)headers,
                        .idle_timeout_ms = 24L * 3600 * 1000, .stop_fd = h->stop[0]};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zerr err = ZERR_INIT;
   int rc = zhttp_perform(&req, &resp, stream_on_body, &sc, &err);
-  pthread_mutex_lock(&h->mu);
-  h->stream_done = true;
-  if (!h->stream_error) {
-    if (rc < 0 && err.kind != ZE_CANCELLED)
-      h->stream_error = xstrdup(err.msg);
-    else if (rc == 0 && resp.status >= 400 && resp.status != 405)
-      h->stream_error = xstrdup(resp.status == 401 || resp.status == 403
-                                    ? (own_authorization(h->cfg) || h->cfg->auth == ZMCP_AUTH_NONE
-                                           ? "the server requires authorization for its event "
-                                             "stream; check the \"Authorization\" header in the "
-                                             "config"
-                                           : "the server requires authorization for its event "
-                                             "stream; run `zero mcp login` for it")
-                                    : "the server refused to open its event stream");
-    else if (rc == 0 && h->legacy)
-      h->stream_error = xstrdup("the server closed its event stream");
+  *events = sc.sse.events;
+  /* The spec's last event id: kept across events (and a cut-off one). */
+  if (sc.sse.last_id.len) {
+    free(*last_id);
+    *last_id = xstrndup(sc.sse.last_id.data, sc.sse.last_id.len);
   }
+  stream_end end = STREAM_RETRY;
+  pthread_mutex_lock(&h->mu);
+  bool bad_events = h->stream_error != NULL;
   pthread_mutex_unlock(&h->mu);
-  wake_client(h);
+  if (bad_events) {
+    end = STREAM_FINAL;
+  } else if (rc < 0 && err.kind == ZE_CANCELLED) {
+    end = STREAM_STOPPED;
+  } else if (rc < 0) {
+    *why = xstrdup(err.msg);
+    end = h->legacy ? STREAM_FINAL : STREAM_RETRY;
+  } else if (resp.status == 405) {
+    end = STREAM_FINAL; /* the server offers no event stream */
+  } else if (resp.status >= 400) {
+    *why = xstrdup(resp.status == 401 || resp.status == 403
+                       ? (own_authorization(h->cfg) || h->cfg->auth == ZMCP_AUTH_NONE
+                              ? "the server requires authorization for its event stream; check "
+                                "the \"Authorization\" header in the config"
+                              : "the server requires authorization for its event stream; run "
+                                "`zero mcp login` for it")
+                       : "the server refused to open its event stream");
+    end = STREAM_FINAL;
+  } else if (h->legacy) {
+    /* HTTP+SSE: the stream carries the answers; a new one would be a new
+     * endpoint, i.e. a new session. */
+    *why = xstrdup("the server closed its event stream");
+    end = STREAM_FINAL;
+  } else {
+    *why = xstrdup("the server closed its event stream");
+  }
   zhttp_response_release(&resp);
   zsse_release(&sc.sse);
   free_headers(headers);
+  return end;
+}
+
+/* Waits ms unless stopped first; true when stopped. */
+static bool stream_pause(http_t *h, int ms) {
+  struct pollfd p = {h->stop[0], POLLIN, 0};
+  int64_t until = ztime_mono_ms() + ms;
+  for (;;) {
+    int64_t left = until - ztime_mono_ms();
+    if (left <= 0) return false;
+    int r = poll(&p, 1, (int)left);
+    if (r > 0) return true;  /* left readable: whoever joins drains it */
+    if (r < 0 && errno != EINTR) return false;
+  }
+}
+
+/* Streamable HTTP: a stream the server closes (servers may close it at any
+ * time, expecting the client to come back) or a dropped connection is opened
+ * again after a pause that doubles per attempt, with Last-Event-ID so the
+ * server can replay what was missed. A connection that brought events resets
+ * the count; ZMCP_STREAM_RETRIES attempts in a row without any end it. */
+static void *stream_main(void *arg) {
+  http_t *h = arg;
+  char *last_id = NULL, *why = NULL;
+  int failures = 0, delay = ZMCP_STREAM_FIRST_DELAY_MS;
+  const char *env = getenv("ZERO_MCP_STREAM_RETRY_MS"); /* tests: shorter pauses */
+  if (env && *env) delay = atoi(env) > 0 ? atoi(env) : delay;
+  int first_delay = delay;
+  for (;;) {
+    size_t events = 0;
+    free(why);
+    why = NULL;
+    stream_end end = stream_once(h, &last_id, &events, &why);
+    if (end != STREAM_RETRY) break;
+    if (events) {
+      failures = 0;
+      delay = first_delay;
+    } else if (++failures > ZMCP_STREAM_RETRIES) {
+      zbuf msg = ZBUF_INIT;
+      zbuf_addf(&msg, "%s; %d attempts to reopen it failed", why ? why : "the event stream ended",
+                ZMCP_STREAM_RETRIES);
+      free(why);
+      why = zbuf_detach(&msg, NULL);
+      break;
+    }
+    if (stream_pause(h, delay)) {
+      free(why);
+      why = NULL;
+      break;
+    }
+    delay = delay >= ZMCP_STREAM_MAX_DELAY_MS / 2 ? ZMCP_STREAM_MAX_DELAY_MS : delay * 2;
+  }
+  pthread_mutex_lock(&h->mu);
+  h->stream_done = true;
+  if (!h->stream_error && why) h->stream_error = why;
+  else free(why);
+  pthread_mutex_unlock(&h->mu);
+  wake_client(h);
+  free(last_id);
   return NULL;
 }
 

@@ -23,6 +23,12 @@ Paths under /mute never answer initialize (the POST hangs for 30 s).
 Paths under /live also offer the GET event stream (others answer GET with
 405); there "grow" adds the tool "grown" and announces it with
 notifications/tools/list_changed on that stream, then answers the call.
+Paths under /resume offer the event stream like /live, except that the first
+GET (one without Last-Event-ID) gets one event with id "ev-1" and is closed
+by the server, as servers may do; later GETs are held open.
+  {"event": "stream", "path": p, "lastEventId": header or null}  per GET
+Paths under /dead answer every GET with an SSE stream that closes at once,
+without events. The tool "nap" answers after 1.5 s.
 """
 import json
 import sys
@@ -68,13 +74,21 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        if not self.path.startswith("/live"):
+        if not self.path.startswith(("/live", "/resume", "/dead")):
             return self.plain(405)
+        last = self.headers.get("Last-Event-ID")
         self.start_sse()
         self.wfile.flush()
+        log({"event": "stream", "path": self.path, "lastEventId": last})
+        if self.path.startswith("/dead"):
+            return
+        if self.path.startswith("/resume") and last is None:
+            self.wfile.write(b"id: ev-1\n" + sse({"jsonrpc": "2.0", "method": "notifications/message",
+                                                 "params": {"level": "info", "data": "hello"}}))
+            self.wfile.flush()
+            return  # closed by the server: the client is expected to come back
         with lock:
             streams[self.path] = self.wfile
-        log({"event": "stream", "path": self.path})
         time.sleep(30)  # held open; zero closes it when it is done
 
     def do_DELETE(self):
@@ -146,6 +160,8 @@ class Handler(BaseHTTPRequestHandler):
                      {"name": "grow", "description": "adds a tool",
                       "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "forget", "description": "forgets the session",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "nap", "description": "answers after 1.5 s",
                       "inputSchema": {"type": "object", "properties": {}}}]
             if path in grown:
                 tools.append({"name": "grown", "description": "added by grow",
@@ -166,6 +182,12 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
                 self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
                     "content": [{"type": "text", "text": "all 3 steps done"}]}}))
+                self.wfile.flush()
+                return
+            if tool == "nap":
+                time.sleep(1.5)
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "rested"}]}}))
                 self.wfile.flush()
                 return
             if tool == "forget":
