@@ -262,6 +262,11 @@ static stream_end stream_once(http_t *h, char **last_id, size_t *events, char **
     end = h->legacy ? STREAM_FINAL : STREAM_RETRY;
   } else if (resp.status == 405) {
     end = STREAM_FINAL; /* the server offers no event stream */
+  } else if (resp.status >= 500 && !h->legacy) {
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "the server answered HTTP %ld to the request for its event stream", resp.status);
+    *why = zbuf_detach(&b, NULL);
+    end = STREAM_RETRY; /* overloaded or restarting: worth another try */
   } else if (resp.status >= 400) {
     *why = xstrdup(resp.status == 401 || resp.status == 403
                        ? (own_authorization(h->cfg) || h->cfg->auth == ZMCP_AUTH_NONE
