@@ -26,11 +26,13 @@ static const char MCP_USAGE[] =
     "\n"
     "Commands:\n"
     "  list [--json]                       configured servers\n"
-    "  add NAME [options] -- COMMAND [ARGS…]   add a stdio server\n"
+    "  add NAME [--env KEY=VALUE]… [--cwd DIR] -- COMMAND [ARGS…]\n"
+    "                                      add a stdio server\n"
     "  add NAME --url URL [--transport http|sse] [--header 'Name: value']…\n"
     "                                      add a remote server (Streamable HTTP by default)\n"
-    "      options: --env KEY=VALUE (repeatable), --cwd DIR, --project (write\n"
-    "      .zero/config.json of this workspace instead of the user config)\n"
+    "      both: --project (write .zero/config.json of this workspace instead of\n"
+    "      the user config), --disabled, --json; a NAME already configured is\n"
+    "      updated (replaced), and the output says so\n"
     "  remove NAME [--project]             delete a server\n"
     "  enable NAME | disable NAME [--project]\n"
     "  tools NAME [--json]                 start the server and list its tools\n"
@@ -125,12 +127,14 @@ typedef struct edit_op {
   const char *name;
   json_t *server;  /* add: the new entry (stolen) */
   int action;      /* 0 add, 1 remove, 2 enable, 3 disable */
+  bool existed;    /* add: an entry of that name was replaced */
 } edit_op;
 
 static int apply_edit(void *ud, json_t *servers, zerr *err) {
   edit_op *op = ud;
   json_t *cur = json_object_get(servers, op->name);
   if (op->action == 0) {
+    op->existed = cur != NULL;
     json_object_set_new(servers, op->name, op->server);
     op->server = NULL;
     return 0;
@@ -153,16 +157,44 @@ static char *target_file(bool project) {
   return zpath_join(dir, "config.json");
 }
 
+/* "--flag VALUE" or "--flag=VALUE" for one of names (NULL-terminated).
+ * Returns the value (advancing *i past it) or NULL; *missing is set when the
+ * flag is there without a value. */
+static const char *flag_value(int argc, char **argv, int *i, const char *const *names,
+                              bool *missing) {
+  const char *a = argv[*i];
+  for (const char *const *n = names; *n; n++) {
+    size_t l = strlen(*n);
+    if (strncmp(a, *n, l) != 0) continue;
+    if (a[l] == '=') return a + l + 1;
+    if (a[l]) continue;
+    if (*i + 1 >= argc) {
+      *missing = true;
+      return NULL;
+    }
+    return argv[++*i];
+  }
+  return NULL;
+}
+
 static int add_cmd(int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') return fail("add needs a server NAME\n\n%s", MCP_USAGE);
   const char *name = argv[0];
   const char *url = NULL, *transport = NULL, *cwd = NULL;
-  bool project = false;
+  bool project = false, disabled = false, json = false;
+  const char *env_flag = NULL, *header_flag = NULL; /* as given, for the refusals */
   json_t *env = json_object(), *headers = json_object(), *args = json_array();
   const char *command = NULL;
   int rc = ZEXIT_SUCCESS;
+  static const char *const url_f[] = {"--url", NULL};
+  static const char *const type_f[] = {"--transport", "-t", "--type", NULL};
+  static const char *const cwd_f[] = {"--cwd", NULL};
+  static const char *const env_f[] = {"--env", "-e", NULL};
+  static const char *const header_f[] = {"--header", "-H", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    bool missing = false;
+    const char *v;
     if (!strcmp(a, "--")) {
       if (i + 1 >= argc) {
         rc = fail("nothing after --: give the server's command");
@@ -173,34 +205,46 @@ static int add_cmd(int argc, char **argv) {
       break;
     } else if (!strcmp(a, "--project")) {
       project = true;
-    } else if ((!strcmp(a, "--url") || !strcmp(a, "--transport") || !strcmp(a, "-t") ||
-                !strcmp(a, "--env") || !strcmp(a, "-e") || !strcmp(a, "--header") ||
-                !strcmp(a, "-H") || !strcmp(a, "--cwd")) && i + 1 < argc) {
-      const char *v = argv[++i];
-      if (!strcmp(a, "--url")) url = v;
-      else if (!strcmp(a, "--transport") || !strcmp(a, "-t")) transport = v;
-      else if (!strcmp(a, "--cwd")) cwd = v;
-      else if (!strcmp(a, "--env") || !strcmp(a, "-e")) {
-        const char *eq = strchr(v, '=');
-        if (!eq || eq == v) {
-          rc = fail("--env wants KEY=VALUE, got \"%s\"", v);
-          goto out;
-        }
-        cleanup_free char *k = xstrndup(v, (size_t)(eq - v));
-        json_object_set_new(env, k, json_string(eq + 1));
-      } else {
-        const char *colon = strchr(v, ':');
-        if (!colon || colon == v) {
-          rc = fail("--header wants 'Name: value', got \"%s\"", v);
-          goto out;
-        }
-        cleanup_free char *k = xstrndup(v, (size_t)(colon - v));
-        const char *val = colon + 1;
-        while (*val == ' ') val++;
-        json_object_set_new(headers, k, json_string(val));
+    } else if (!strcmp(a, "--disabled")) {
+      disabled = true;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
+    } else if ((v = flag_value(argc, argv, &i, url_f, &missing))) {
+      url = v;
+    } else if ((v = flag_value(argc, argv, &i, type_f, &missing))) {
+      transport = v;
+    } else if ((v = flag_value(argc, argv, &i, cwd_f, &missing))) {
+      cwd = v;
+    } else if ((v = flag_value(argc, argv, &i, env_f, &missing))) {
+      const char *eq = strchr(v, '=');
+      if (!eq || eq == v) {
+        rc = fail("--env wants KEY=VALUE, got \"%s\"", v);
+        goto out;
       }
+      cleanup_free char *k = xstrndup(v, (size_t)(eq - v));
+      json_object_set_new(env, k, json_string(eq + 1));
+      env_flag = a;
+    } else if ((v = flag_value(argc, argv, &i, header_f, &missing))) {
+      const char *colon = strchr(v, ':');
+      if (!colon || colon == v) {
+        rc = fail("--header wants 'Name: value', got \"%s\"", v);
+        goto out;
+      }
+      cleanup_free char *k = xstrndup(v, (size_t)(colon - v));
+      const char *val = colon + 1;
+      while (*val == ' ') val++;
+      json_object_set_new(headers, k, json_string(val));
+      header_flag = a;
+    } else if (missing) {
+      rc = fail("%s needs a value\n\n%s", a, MCP_USAGE);
+      goto out;
     } else if (!url && !command && (!strncmp(a, "http://", 7) || !strncmp(a, "https://", 8))) {
       url = a;
+    } else if (a[0] != '-' && !url) {
+      /* A command without "--" (flags for the server then need the "--"). */
+      command = a;
+      for (int j = i + 1; j < argc; j++) json_array_append_new(args, json_string(argv[j]));
+      break;
     } else {
       rc = fail("unknown or incomplete option \"%s\"\n\n%s", a, MCP_USAGE);
       goto out;
@@ -208,6 +252,31 @@ static int add_cmd(int argc, char **argv) {
   }
   if (!command && !url) {
     rc = fail("add %s needs a command (after --) or --url", name);
+    goto out;
+  }
+  if (command && url) {
+    rc = fail("add %s: give either a command (a stdio server) or --url (a remote one), not both",
+              name);
+    goto out;
+  }
+  /* Options of the other kind of server would be dropped without a word. */
+  if (url && json_object_size(env)) {
+    rc = fail("%s is only for stdio servers (a command after --); a remote server (--url) gets "
+              "no environment; use --header for what it needs",
+              env_flag);
+    goto out;
+  }
+  if (url && cwd) {
+    rc = fail("--cwd is only for stdio servers (a command after --), not for --url");
+    goto out;
+  }
+  if (command && json_object_size(headers)) {
+    rc = fail("%s is only for remote servers (--url); a stdio server gets --env instead",
+              header_flag);
+    goto out;
+  }
+  if (command && transport && strcmp(transport, "stdio") != 0) {
+    rc = fail("--transport %s needs --url, not a command", transport);
     goto out;
   }
   json_t *server = json_object();
@@ -222,6 +291,7 @@ static int add_cmd(int argc, char **argv) {
     json_object_set_new(server, "url", json_string(url));
     if (json_object_size(headers)) json_object_set(server, "headers", headers);
   }
+  if (disabled) json_object_set_new(server, "disabled", json_true());
   zmcp_server_cfg check;
   zerr err = ZERR_INIT;
   if (zmcp_server_parse(name, server, "the command line", &check, &err) < 0) {
@@ -230,17 +300,39 @@ static int add_cmd(int argc, char **argv) {
     goto out;
   }
   zmcp_server_cfg_release(&check);
+  json_t *shown = json_deep_copy(server);
   char *path = target_file(project);
-  edit_op op = {name, server, 0};
+  edit_op op = {name, server, 0, false};
   if (zmcp_config_edit(path, apply_edit, &op, &err) < 0) {
     json_decref(op.server);
+    json_decref(shown);
     free(path);
     rc = fail("%s", err.msg);
     goto out;
   }
-  printf("Added MCP server \"%s\" to %s\n", name, path);
+  if (json) {
+    /* Go's shape; env and header values are not echoed (they hold secrets). */
+    json_t *o = json_object_get(shown, "env");
+    const char *k;
+    json_t *val;
+    json_object_foreach(o, k, val) json_object_set_new(o, k, json_string("[REDACTED]"));
+    o = json_object_get(shown, "headers");
+    json_object_foreach(o, k, val) json_object_set_new(o, k, json_string("[REDACTED]"));
+    json_t *doc = json_pack("{s:s, s:b, s:s, s:O}", "serverName", name, "updated", op.existed,
+                            "configPath", path, "server", shown);
+    char *txt = json_dumps(doc, JSON_INDENT(2));
+    printf("%s\n", txt);
+    free(txt);
+    json_decref(doc);
+  } else if (op.existed) {
+    printf("Updated MCP server \"%s\" in %s (its earlier definition is replaced)\n", name, path);
+  } else {
+    printf("Added MCP server \"%s\" to %s\n", name, path);
+  }
+  json_decref(shown);
   free(path);
-  if (project) printf("Project servers start only in trusted workspaces: run `zero mcp trust`.\n");
+  if (project && !json)
+    printf("Project servers start only in trusted workspaces: run `zero mcp trust`.\n");
 out:
   json_decref(env);
   json_decref(headers);
@@ -253,7 +345,7 @@ static int edit_cmd(int action, int argc, char **argv) {
   if (argc < 1) return fail("%s needs a server NAME", verbs[action]);
   bool project = argc > 1 && !strcmp(argv[1], "--project");
   cleanup_free char *path = target_file(project);
-  edit_op op = {argv[0], NULL, action};
+  edit_op op = {argv[0], NULL, action, false};
   zerr err = ZERR_INIT;
   if (zmcp_config_edit(path, apply_edit, &op, &err) < 0)
     return err.kind == ZE_NOT_FOUND ? fail("%s: %s", path, err.msg) : fail("%s", err.msg);

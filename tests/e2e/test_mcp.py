@@ -495,6 +495,55 @@ class Roots(McpTest):
         self.assertEqual([x["uri"] for x in got["roots"]], ["file://" + os.path.realpath(self.work)])
 
 
+class AddCommand(McpTest):
+    def config(self):
+        with open(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json")) as f:
+            return json.load(f)["mcp"]["servers"]
+
+    def test_adding_a_name_again_updates_it_and_says_so(self):
+        # It replaced the earlier server without a word (Go prints "Updated").
+        r = self.zero("mcp", "add", "a", "--", "echo", "one")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Added", r.stdout)
+        r = self.zero("mcp", "add", "a", "--", "echo", "two")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Updated", r.stdout)
+        self.assertIn("replaced", r.stdout)
+        self.assertEqual(self.config()["a"]["args"], ["two"])
+        r = self.zero("mcp", "add", "a", "--json", "--url", "http://127.0.0.1:9/mcp")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertTrue(doc["updated"])
+        self.assertEqual(doc["serverName"], "a")
+        self.assertEqual(doc["server"]["url"], "http://127.0.0.1:9/mcp")
+
+    def test_options_of_the_other_kind_of_server_are_refused(self):
+        # --env with --url was accepted and silently dropped.
+        for args, word in ((["--url", "http://127.0.0.1:9/mcp", "--env", "K=V"], "--env"),
+                           (["--url=http://127.0.0.1:9/mcp", "--env=K=V"], "--env"),
+                           (["--url", "http://127.0.0.1:9/mcp", "--cwd", "/"], "--cwd"),
+                           (["--header", "X-A: b", "--", "echo"], "--header"),
+                           (["--url", "http://127.0.0.1:9/mcp", "--", "echo"], "not both"),
+                           (["--url"], "needs a value")):
+            r = self.zero("mcp", "add", "b", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+            self.assertIn(word, r.stderr, args)
+        self.assertFalse(os.path.exists(os.path.join(self.env["XDG_CONFIG_HOME"], "zero",
+                                                     "config.json")))
+
+    def test_command_without_double_dash_secrets_stay_out_of_json(self):
+        r = self.zero("mcp", "add", "c", "--env", "TOKEN=s3cret", "--json", "node", "srv.js",
+                      "--port", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("s3cret", r.stdout)
+        c = self.config()["c"]
+        self.assertEqual((c["command"], c["args"], c["env"]),
+                         ("node", ["srv.js", "--port", "1"], {"TOKEN": "s3cret"}))
+        r = self.zero("mcp", "add", "d", "--disabled", "--", "echo")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.config()["d"]["disabled"])
+
+
 def sandbox_is_full():
     r = subprocess.run([harness.ZERO_BIN, "sandbox", "check"], capture_output=True, text=True)
     return "bwrap" in r.stdout + r.stderr and "full" in r.stdout + r.stderr
