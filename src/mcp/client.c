@@ -107,6 +107,7 @@ static int on_message(void *ud, zrpc_msg *m) {
   switch (m->kind) {
     case ZRPC_RESPONSE:
     case ZRPC_ERROR: {
+      c->t->responses++;
       msg_vec *in = inbox(c);
       if (in->len >= INBOX_MAX) {
         zrpc_msg_release(&in->items[0]);
@@ -445,10 +446,12 @@ static int finish_tool_list(zmcp_client *c, json_t *first, zerr *err) {
 void zmcp_client_poll(zmcp_client *c) {
   if (!c->ready || c->failure) return;
   zerr err = ZERR_INIT;
-  /* Streamable HTTP: what a tool call changed (tools/list_changed) comes on
-   * the event stream, a connection of its own that may lag the call's
-   * answer by a moment: give it that moment once after a call. */
-  int wait_ms = c->call_ended && c->cfg->type == ZMCP_HTTP ? 50 : 0;
+  /* What a tool call changed (tools/list_changed) may come just after the
+   * call's answer: on Streamable HTTP on the event stream, a connection of
+   * its own that may lag by a moment; over stdio in a write of its own,
+   * which a busy machine may schedule a little later. Give it that moment
+   * once after a call (it is over as soon as anything arrives). */
+  int wait_ms = !c->call_ended ? 0 : c->cfg->type == ZMCP_HTTP ? 50 : 20;
   c->call_ended = false;
   /* A bounded number of rounds: a server that never stops talking cannot
    * keep the caller here. */

@@ -1,6 +1,6 @@
 /* client.h — an MCP client: one connection to one MCP server.
  *
- * JSON-RPC done as MCP 2025-06-18 asks: ids matched to requests; responses
+ * JSON-RPC done as MCP 2025-11-25 asks: ids matched to requests; responses
  * for abandoned requests dropped; notifications handled
  * (notifications/tools/list_changed marks the tool list stale — also when it
  * arrives before the initialize result — notifications/progress goes to the
@@ -24,7 +24,7 @@
 #include "base/err.h"
 #include "mcp/config.h"
 
-#define ZMCP_PROTOCOL_VERSION "2025-06-18"
+#define ZMCP_PROTOCOL_VERSION "2025-11-25"
 #define ZMCP_DEFAULT_TIMEOUT_MS 60000          /* one request */
 #define ZMCP_DEFAULT_STARTUP_TIMEOUT_MS 30000  /* start + initialize + tools/list */
 #define ZMCP_CALL_TIMEOUT_MS 600000            /* tools/call when timeoutMs is not set */

@@ -233,7 +233,8 @@ typedef enum stream_end {
 
 /* One GET of the stream; last_id (thread-owned) is sent as Last-Event-ID and
  * updated from the events received. *events: how many arrived. */
-static stream_end stream_once(http_t *h, char **last_id, size_t *events, char **why) {
+static stream_end stream_once(http_t *h, char **last_id, size_t *events, long *retry_ms,
+                              char **why) {
   stream_ctx sc = {.h = h};
   zsse_init(&sc.sse, stream_on_event, &sc, ZRPC_MAX_MESSAGE);
   char **headers = build_headers_resume(h, false, true, h->legacy ? NULL : *last_id);
@@ -244,6 +245,7 @@ static stream_end stream_once(http_t *h, char **last_id, size_t *events, char **
   zerr err = ZERR_INIT;
   int rc = zhttp_perform(&req, &resp, stream_on_body, &sc, &err);
   *events = sc.sse.events;
+  if (sc.sse.retry_ms >= 0) *retry_ms = sc.sse.retry_ms;
   /* The spec's last event id: kept across events (and a cut-off one). */
   if (sc.sse.last_id.len) {
     free(*last_id);
@@ -290,40 +292,57 @@ static stream_end stream_once(http_t *h, char **last_id, size_t *events, char **
   return end;
 }
 
-/* Waits ms unless stopped first; true when stopped. */
-static bool stream_pause(http_t *h, int ms) {
-  struct pollfd p = {h->stop[0], POLLIN, 0};
+/* Waits ms unless fd (and cancel_fd, when >= 0) becomes readable first;
+ * true when it did. */
+static bool pause_unless(int fd, int cancel_fd, int ms) {
+  struct pollfd p[2] = {{fd, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+  nfds_t n = cancel_fd >= 0 ? 2 : 1;
   int64_t until = ztime_mono_ms() + ms;
   for (;;) {
     int64_t left = until - ztime_mono_ms();
     if (left <= 0) return false;
-    int r = poll(&p, 1, (int)left);
-    if (r > 0) return true;  /* left readable: whoever joins drains it */
+    int r = poll(p, n, (int)left);
+    if (r > 0) return true;  /* left readable: whoever owns it drains it */
     if (r < 0 && errno != EINTR) return false;
   }
 }
 
+/* The first pause before reopening a stream: the server's "retry:" when it
+ * gave one, else ZMCP_STREAM_FIRST_DELAY_MS (ZERO_MCP_STREAM_RETRY_MS in
+ * tests). */
+static int first_pause(long server_retry_ms) {
+  if (server_retry_ms >= 0)
+    return server_retry_ms > ZMCP_STREAM_MAX_DELAY_MS ? ZMCP_STREAM_MAX_DELAY_MS
+                                                      : (int)server_retry_ms;
+  const char *env = getenv("ZERO_MCP_STREAM_RETRY_MS");
+  int ms = env && *env ? atoi(env) : 0;
+  return ms > 0 ? ms : ZMCP_STREAM_FIRST_DELAY_MS;
+}
+
+static int next_pause(int delay) {
+  return delay >= ZMCP_STREAM_MAX_DELAY_MS / 2 ? ZMCP_STREAM_MAX_DELAY_MS : delay * 2;
+}
+
 /* Streamable HTTP: a stream the server closes (servers may close it at any
  * time, expecting the client to come back) or a dropped connection is opened
- * again after a pause that doubles per attempt, with Last-Event-ID so the
- * server can replay what was missed. A connection that brought events resets
- * the count; ZMCP_STREAM_RETRIES attempts in a row without any end it. */
+ * again with Last-Event-ID, so the server can replay what was missed, after
+ * the server's "retry:" time (else 500 ms), doubled per attempt that brings
+ * nothing (at most 30 s). A connection that brought events resets the count;
+ * ZMCP_STREAM_RETRIES attempts in a row without any end it. */
 static void *stream_main(void *arg) {
   http_t *h = arg;
   char *last_id = NULL, *why = NULL;
-  int failures = 0, delay = ZMCP_STREAM_FIRST_DELAY_MS;
-  const char *env = getenv("ZERO_MCP_STREAM_RETRY_MS"); /* tests: shorter pauses */
-  if (env && *env) delay = atoi(env) > 0 ? atoi(env) : delay;
-  int first_delay = delay;
+  long server_retry = -1;
+  int failures = 0, delay = first_pause(-1);
   for (;;) {
     size_t events = 0;
     free(why);
     why = NULL;
-    stream_end end = stream_once(h, &last_id, &events, &why);
+    stream_end end = stream_once(h, &last_id, &events, &server_retry, &why);
     if (end != STREAM_RETRY) break;
     if (events) {
       failures = 0;
-      delay = first_delay;
+      delay = first_pause(server_retry);
     } else if (++failures > ZMCP_STREAM_RETRIES) {
       zbuf msg = ZBUF_INIT;
       zbuf_addf(&msg, "%s; %d attempts to reopen it failed", why ? why : "the event stream ended",
@@ -332,12 +351,12 @@ static void *stream_main(void *arg) {
       why = zbuf_detach(&msg, NULL);
       break;
     }
-    if (stream_pause(h, delay)) {
+    if (pause_unless(h->stop[0], -1, delay)) {
       free(why);
       why = NULL;
       break;
     }
-    delay = delay >= ZMCP_STREAM_MAX_DELAY_MS / 2 ? ZMCP_STREAM_MAX_DELAY_MS : delay * 2;
+    if (!events) delay = next_pause(delay);
   }
   pthread_mutex_lock(&h->mu);
   h->stream_done = true;
@@ -493,12 +512,74 @@ static int nested_send(http_t *h, const char *msg, size_t len, zerr *err) {
 
 static void end_stream(http_t *h);
 
+/* The server ended its SSE reply to a request before the answer, after
+ * giving its events ids: it expects the client to resume that stream (MCP
+ * 2025-11-25: a server may close a reply early, e.g. to have clients poll,
+ * and the client reconnects with GET and Last-Event-ID). GETs with the last
+ * id until the answer comes, pausing as stream_main does; the events go
+ * through post_on_event like the reply's own. Returns 0 when the answer (or
+ * an invalid message the caller reports) came. */
+static int resume_reply(http_t *h, char **last_id, unsigned before, int timeout_ms, long retry,
+                        zerr *err) {
+  int failures = 0, delay = 0; /* the first attempt goes at once */
+  for (;;) {
+    if (delay && pause_unless(zcancel_fd() >= 0 ? zcancel_fd() : h->stop[0], h->stop[0], delay))
+      return zerr_set(err, ZE_CANCELLED, "cancelled");
+    char **headers = build_headers_resume(h, false, true, *last_id);
+    zhttp_request req = {.method = "GET", .url = h->post_url,
+                         .headers = (const char *const *)headers,
+                         .idle_timeout_ms = timeout_ms > 0 ? timeout_ms : 300000,
+                         .on_header = post_on_header, .header_ud = h};
+    zhttp_response resp = ZHTTP_RESPONSE_INIT;
+    free(h->resp_type);
+    h->resp_type = NULL;
+    h->sse_init = false;
+    int rc = zhttp_perform(&req, &resp, post_on_body, h, err);
+    size_t events = 0;
+    if (h->sse_init) {
+      zsse_finish(&h->sse);
+      events = h->sse.events;
+      if (h->sse.retry_ms >= 0) retry = h->sse.retry_ms;
+      if (h->sse.last_id.len) {
+        free(*last_id);
+        *last_id = xstrndup(h->sse.last_id.data, h->sse.last_id.len);
+      }
+      zsse_release(&h->sse);
+      h->sse_init = false;
+    }
+    free_headers(headers);
+    long status = resp.status;
+    zhttp_response_release(&resp);
+    if (h->base.responses != before || h->deliver_rc || h->body_too_large) return 0;
+    if (rc < 0 && err->kind == ZE_CANCELLED) return -1;
+    if (rc == 0 && status >= 400 && status < 500)
+      return zerr_set(err, ZE_PROVIDER,
+                      "MCP server \"%s\" (%s) closed its reply before the answer and refused "
+                      "to resume it (HTTP %ld to a GET with Last-Event-ID)",
+                      h->cfg->name, h->cfg->url, status);
+    if (events) {
+      failures = 0;
+      delay = first_pause(retry);
+    } else if (++failures > ZMCP_STREAM_RETRIES) {
+      return zerr_set(err, ZE_PROVIDER,
+                      "MCP server \"%s\" (%s) closed its reply before the answer, and %d "
+                      "attempts to resume it with Last-Event-ID brought nothing",
+                      h->cfg->name, h->cfg->url, ZMCP_STREAM_RETRIES);
+    } else {
+      delay = delay ? next_pause(delay) : first_pause(retry);
+    }
+  }
+}
+
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
   if (h->in_post) return nested_send(h, msg, len, err);
   bool is_init_notice = strstr(msg, "\"notifications/initialized\"") != NULL;
   /* Sent after the user cancelled: it must go out all the same, quickly. */
   bool farewell = strstr(msg, "\"notifications/cancelled\"") != NULL;
+  /* A request (not a notification or an answer): its reply may be resumed. */
+  bool is_request = strstr(msg, "\"method\"") && strstr(msg, "\"id\"");
+  unsigned responses_before = h->base.responses;
   if (bearer_due(h, err) < 0) return -1;
   char **headers = build_headers(h, true, false);
   zhttp_request req = {.method = "POST", .url = h->post_url, .headers = (const char *const *)headers,
@@ -513,12 +594,24 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
   h->sse_init = false;
   h->in_post = true;
   int rc = zhttp_perform(&req, &resp, post_on_body, h, err);
-  h->in_post = false;
+  char *resume_from = NULL;
+  long retry = -1;
   if (h->sse_init) {
     zsse_finish(&h->sse);
+    if (rc == 0 && resp.status < 300 && !h->legacy && is_request && !farewell &&
+        !h->deliver_rc && !h->body_too_large && h->base.responses == responses_before &&
+        h->sse.last_id.len) {
+      resume_from = xstrndup(h->sse.last_id.data, h->sse.last_id.len);
+      retry = h->sse.retry_ms;
+    }
     zsse_release(&h->sse);
     h->sse_init = false;
   }
+  if (resume_from) {
+    rc = resume_reply(h, &resume_from, responses_before, timeout_ms, retry, err);
+    free(resume_from);
+  }
+  h->in_post = false;
   free_headers(headers);
   if (h->body_too_large) {
     rc = zerr_set(err, ZE_TOO_LARGE,

@@ -184,6 +184,80 @@ class RealServers(McpTest):
         self.assertIn("Long running operation completed", outs[1])
         self.assertIn("[image: image/png", outs[2])
 
+    SDK_RESUMABLE_SERVER = """
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import { McpServer } from "%(sdk)s/dist/esm/server/mcp.js";
+import { StreamableHTTPServerTransport } from "%(sdk)s/dist/esm/server/streamableHttp.js";
+import { InMemoryEventStore } from "%(sdk)s/dist/esm/examples/shared/inMemoryEventStore.js";
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+const transports = {};
+function makeServer() {
+  const server = new McpServer({ name: "sdk-resumable", version: "1.0.0" });
+  server.registerTool("polled", { description: "closes its reply stream, then answers" },
+    async (extra) => {
+      if (!extra.closeSSEStream) throw new Error("no closeSSEStream: no event store?");
+      extra.closeSSEStream();
+      await sleep(300);
+      return { content: [{ type: "text", text: "answered after the reply stream was closed" }] };
+    });
+  server.registerTool("kick", { description: "closes the GET stream, then adds a tool" },
+    async (extra) => {
+      extra.closeStandaloneSSEStream?.();
+      await sleep(600);
+      server.registerTool("late", { description: "added after the stream was closed" },
+        async () => ({ content: [{ type: "text", text: "late ran" }] }));
+      await sleep(400);
+      return { content: [{ type: "text", text: "kicked" }] };
+    });
+  return server;
+}
+http.createServer(async (req, res) => {
+  const sid = req.headers["mcp-session-id"];
+  let t = sid && transports[sid];
+  if (!t) {
+    t = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(), eventStore: new InMemoryEventStore(),
+      retryInterval: 100, onsessioninitialized: id => { transports[id] = t; } });
+    await makeServer().connect(t);
+  }
+  await t.handleRequest(req, res);
+}).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
+"""
+
+    def test_official_sdk_server_closing_its_streams_early(self):
+        # The official SDK server with an event store: "polled" closes its
+        # reply stream before the answer (the client must resume it with
+        # Last-Event-ID); "kick" closes the GET stream, then announces a new
+        # tool there (the client must reopen it to hear about it).
+        script = os.path.join(self.tmp, "resumable.mjs")
+        with open(script, "w") as f:
+            f.write(self.SDK_RESUMABLE_SERVER % {"sdk": os.path.join(self.nm,
+                                                                     "@modelcontextprotocol/sdk")})
+        port = free_port()
+        p = subprocess.Popen(["node", script], env=dict(self.env, PORT=str(port)),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: (p.terminate(), p.wait(5), p.stdout.close(), p.stderr.close()))
+        if p.stdout.readline().strip() != "ready":
+            self.fail("the SDK server did not start: " + p.stderr.read())
+        self.env["ZERO_MCP_STREAM_RETRY_MS"] = "50"
+        self.write_config({"s": {"type": "http", "url": "http://127.0.0.1:%d/mcp" % port,
+                                 "timeoutMs": 20000}})
+        r = self.zero("mcp", "call", "s", "polled", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        self.assertIn("answered after the reply stream was closed", r.stdout)
+        self.zero("mcp", "grant", "s")
+        model = self.serve([{"tool_calls": [{"name": "mcp_s_kick", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_s_late", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [[t["function"]["name"] for t in b["tools"]] for b in model.bodies()]
+        self.assertNotIn("mcp_s_late", names[0])
+        self.assertIn("mcp_s_late", names[1])
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual([e["output"] for e in results], ["kicked", "late ran"])
+
     def test_legacy_sse_everything_and_mcp_call_command(self):
         port = self.start_node_server("sse")
         self.write_config({"evs": {"type": "sse", "url": "http://127.0.0.1:%d/sse" % port}})
@@ -269,7 +343,7 @@ class Faults(McpTest):
         with open(log) as f:
             sent = [json.loads(l) for l in f if l.strip()]
         inits = [m["params"]["protocolVersion"] for m in sent if m.get("method") == "initialize"]
-        self.assertEqual(inits, ["2025-06-18", "2024-11-05"])
+        self.assertEqual(inits, ["2025-11-25", "2024-11-05"])
         self.assertEqual(sum(m.get("method") == "notifications/initialized" for m in sent), 1)
 
     def test_malformed_json_is_a_clear_error(self):

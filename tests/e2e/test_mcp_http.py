@@ -216,6 +216,18 @@ class HttpMcp(harness.ZeroTest):
         # 1 + 5 attempts (pauses 20, 40, 80, 160, 320 ms: done well within the run)
         self.assertEqual(len(self.entries("stream")), 6)
 
+    def test_reply_closed_before_the_answer_is_resumed_with_last_event_id(self):
+        # MCP 2025-11-25: a server may end a request's SSE reply early (after
+        # events with ids) and send the answer on a GET with Last-Event-ID.
+        # zero waited for the timeout, then dropped the server.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/poll"}})
+        r = self.zero("mcp", "call", "a", "polled", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("polled done", r.stdout)
+        resumed = [e for e in self.entries("stream") if e["lastEventId"]]
+        self.assertEqual([e["lastEventId"] for e in resumed], ["p-2"])
+
     def test_forgotten_session_is_started_again(self):
         # The spec: a 404 to a request carrying Mcp-Session-Id means the
         # session is gone and the client MUST start a new one. zero used to
