@@ -86,6 +86,8 @@ int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr 
   free(s->add_dirs);
   s->add_dirs = dirs;
   s->n_add_dirs++;
+  /* MCP servers learn the new root (roots/list). */
+  zmcp_manager_set_roots(&s->mcp, (const char *const *)s->add_dirs, s->n_add_dirs);
   *added = real;
   return 0;
 }

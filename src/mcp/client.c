@@ -484,7 +484,7 @@ int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
 
 static json_t *initialize_params(const char *version) {
   return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version,
-                   "capabilities", "roots", "listChanged", 0, "clientInfo", "name", "zero",
+                   "capabilities", "roots", "listChanged", 1, "clientInfo", "name", "zero",
                    "version", ZERO_VERSION);
 }
 
@@ -722,6 +722,20 @@ void zmcp_close_all(zmcp_client **cs, size_t n) {
 }
 
 void zmcp_client_close(zmcp_client *c) { zmcp_close_all(&c, 1); }
+
+void zmcp_client_set_roots(zmcp_client *c, const char *const *roots, size_t n) {
+  for (size_t i = 0; i < c->opts.n_roots; i++) free(c->roots_copy[i]);
+  free(c->roots_copy);
+  c->roots_copy = xcalloc(n + 1, sizeof *c->roots_copy);
+  for (size_t i = 0; i < n; i++) c->roots_copy[i] = xstrdup(roots[i]);
+  c->opts.roots = (const char *const *)c->roots_copy;
+  c->opts.n_roots = n;
+  if (!c->ready || c->failure) return;
+  /* Best effort: a server that misses it still gets the new list when it
+   * asks roots/list again. */
+  zerr ignore = ZERR_INIT;
+  send_notification(c, "notifications/roots/list_changed", NULL, &ignore);
+}
 
 void zmcp_client_free(zmcp_client *c) {
   if (!c) return;

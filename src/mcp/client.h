@@ -95,6 +95,9 @@ int zmcp_request(zmcp_client *c, const char *method, json_t *params, int timeout
  * (notifications such as tools/list_changed that came after an answer, or on
  * the Streamable HTTP event stream) and answers its requests. */
 void zmcp_client_poll(zmcp_client *c);
+/* Replaces the roots after the workspace (copied) and, once connected,
+ * tells the server with notifications/roots/list_changed. */
+void zmcp_client_set_roots(zmcp_client *c, const char *const *roots, size_t n);
 /* Refreshes c->tools from tools/list (all pages). */
 int zmcp_refresh_tools(zmcp_client *c, zerr *err);
 /* tools/call with a progress token; *result is the CallToolResult. */

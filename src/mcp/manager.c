@@ -668,6 +668,10 @@ int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   return 0;
 }
 
+void zmcp_manager_set_roots(zmcp_manager *m, const char *const *roots, size_t n) {
+  for (size_t i = 0; i < m->n; i++) zmcp_client_set_roots(m->clients[i], roots, n);
+}
+
 void zmcp_manager_stop(zmcp_manager *m) {
   if (m->n) zmcp_close_all(m->clients, m->n);
   for (size_t i = 0; i < m->n; i++) zmcp_client_free(m->clients[i]);

@@ -70,6 +70,9 @@ typedef struct zmcp_start_opts {
  * (its stderr included) and left out; the run continues. Fails only for a
  * malformed config. */
 int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *o, zerr *err);
+/* New roots after the workspace (the TUI's /add-dir): every server is told
+ * (notifications/roots/list_changed) and answers roots/list with them. */
+void zmcp_manager_set_roots(zmcp_manager *m, const char *const *roots, size_t n);
 /* Shuts every server down (in parallel) and frees everything. */
 void zmcp_manager_stop(zmcp_manager *m);
 

@@ -826,6 +826,35 @@ class Tui(ZeroTest):
         self.wait_for("✗ /add-dir: nowhere is not an existing directory")
         self.quit_and_check_terminal()
 
+    def test_add_dir_tells_mcp_servers_the_new_root(self):
+        # roots/list kept answering the roots zero started with
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp",
+                            "fake_mcp_server.py")
+        cfg = os.path.join(self.home, ".config", "zero")
+        os.makedirs(cfg, exist_ok=True)
+        with open(os.path.join(cfg, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"r": {"command": "python3",
+                                                 "args": [fake, "roots"]}}}}, f)
+        with open(os.path.join(cfg, "mcp-permissions.json"), "w") as f:
+            json.dump({"servers": {"r": {"all": True}}}, f)
+        extra = os.path.join(self.tmp, "extra")
+        os.makedirs(extra)
+        model = self.serve([{"tool_calls": [{"name": "mcp_r_roots", "arguments": {}}]},
+                            {"text": "Listed the roots."}])
+        self.start()
+        self.type("/add-dir ../extra")
+        self.keys("Enter")
+        self.wait_for("Tools may now also write in " + extra)
+        time.sleep(0.3)  # the server asks roots/list again on the notification
+        self.type("list roots")
+        self.keys("Enter")
+        self.wait_for("Listed the roots.")
+        self.quit_and_check_terminal()
+        tool_msgs = [m for m in model.bodies()[1]["messages"] if m.get("role") == "tool"]
+        uris = [r["uri"] for r in json.loads(tool_msgs[0]["content"])["roots"]]
+        self.assertEqual(uris, ["file://" + os.path.realpath(self.work),
+                                "file://" + os.path.realpath(extra)])
+
     def test_permission_prompt_in_a_narrow_terminal_leaves_no_rows_behind(self):
         self.serve([
             {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo one && ls"}}]},

@@ -18,8 +18,9 @@
               an argument) is readable, and whether a file can be created
               next to it; at start-up it already tries to create
               planted-at-start.txt there (so listing its tools is a probe too)
-  roots       asks the client roots/list once initialized; tool "roots"
-              returns the answer it got (or {"pending": true})
+  roots       asks the client roots/list once initialized, and again on
+              notifications/roots/list_changed; tool "roots" returns the
+              last answer it got (or {"pending": true})
 """
 import json
 import sys
@@ -66,6 +67,7 @@ if mode == "probe" and probe_path:
 
 grown = []
 roots_answer = None
+roots_asked = 0
 for line in sys.stdin:
     msg = json.loads(line)
     if log:
@@ -73,11 +75,13 @@ for line in sys.stdin:
             f.write(line if line.endswith("\n") else line + "\n")
     if mode == "silent":
         continue
-    if mode == "roots" and msg.get("id") == "roots-1" and "method" not in msg:
+    if mode == "roots" and str(msg.get("id")).startswith("roots-") and "method" not in msg:
         roots_answer = msg.get("result", msg.get("error"))
         continue
-    if mode == "roots" and msg.get("method") == "notifications/initialized":
-        send({"jsonrpc": "2.0", "id": "roots-1", "method": "roots/list"})
+    if mode == "roots" and msg.get("method") in ("notifications/initialized",
+                                                 "notifications/roots/list_changed"):
+        roots_asked += 1
+        send({"jsonrpc": "2.0", "id": "roots-%d" % roots_asked, "method": "roots/list"})
         continue
     if msg.get("method") == "initialize":
         if mode == "malformed":
