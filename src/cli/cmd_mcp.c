@@ -342,15 +342,27 @@ out:
 
 static int edit_cmd(int action, int argc, char **argv) {
   static const char *const verbs[] = {"add", "remove", "enable", "disable"};
-  if (argc < 1) return fail("%s needs a server NAME", verbs[action]);
-  bool project = argc > 1 && !strcmp(argv[1], "--project");
+  const char *name = NULL;
+  bool project = false;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--project")) project = true;
+    else if (argv[i][0] != '-' && !name) name = argv[i];
+    else return fail("%s takes NAME [--project]; unexpected \"%s\"", verbs[action], argv[i]);
+  }
+  if (!name) return fail("%s needs a server NAME", verbs[action]);
   cleanup_free char *path = target_file(project);
-  edit_op op = {argv[0], NULL, action, false};
+  edit_op op = {name, NULL, action, false};
   zerr err = ZERR_INIT;
-  if (zmcp_config_edit(path, apply_edit, &op, &err) < 0)
+  if (zmcp_config_edit(path, apply_edit, &op, &err) < 0) {
+    /* As the Go zero: removing what is not there is no error. */
+    if (err.kind == ZE_NOT_FOUND && action == 1) {
+      printf("No MCP server named \"%s\" is configured in %s\n", name, path);
+      return ZEXIT_SUCCESS;
+    }
     return err.kind == ZE_NOT_FOUND ? fail("%s: %s", path, err.msg) : fail("%s", err.msg);
+  }
   static const char *const done[] = {"Added", "Removed", "Enabled", "Disabled"};
-  printf("%s MCP server \"%s\" in %s\n", done[action], argv[0], path);
+  printf("%s MCP server \"%s\" in %s\n", done[action], name, path);
   return ZEXIT_SUCCESS;
 }
 

@@ -617,6 +617,27 @@ class AddCommand(McpTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(self.config()["d"]["disabled"])
 
+    def test_remove_enable_disable(self):
+        self.assertEqual(self.zero("mcp", "add", "a", "--", "echo").returncode, 0)
+        r = self.zero("mcp", "disable", "a")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.config()["a"]["disabled"])
+        r = self.zero("mcp", "enable", "a")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("disabled", self.config()["a"])
+        r = self.zero("mcp", "enable", "nope")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no MCP server named", r.stderr)
+        r = self.zero("mcp", "remove", "a")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("a", self.config())
+        # as the Go zero: removing what is not there is reported, not an error
+        r = self.zero("mcp", "remove", "a")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("No MCP server named", r.stdout)
+        r = self.zero("mcp", "remove", "--bogus", "a")
+        self.assertEqual(r.returncode, 2)
+
 
 def sandbox_is_full():
     r = subprocess.run([harness.ZERO_BIN, "sandbox", "check"], capture_output=True, text=True)
