@@ -169,16 +169,22 @@ static void warn_to_stderr(void *ud, const char *msg) {
   fprintf(stderr, "[zero] WARNING: %s\n", msg);
 }
 
-/* The configured MCP servers' tools (servers started and stopped again). */
-static json_t *list_mcp_tools(const char *cwd, zperm_mode mode) {
-  char *ws = realpath(cwd ? cwd : ".", NULL);
-  if (!ws) return json_array();
+/* The configured MCP servers' tools (servers started and stopped again,
+ * confined by the sandbox exactly as a run would start them). */
+static json_t *list_mcp_tools(const zexec_args *a, zperm_mode mode) {
   zcancel_install();
   zhttp_global_init();
   zerr err = ZERR_INIT;
-  json_t *arr = zmcp_list_tools(ws, mode, warn_to_stderr, NULL, &err);
+  zrun_setup rs = ZRUN_SETUP_INIT;
+  rs.offline = a->offline;
+  zmcp_start_opts o;
+  json_t *arr = NULL;
+  if (zrun_setup_mcp_outside_run(&rs, a->cwd, a->add_dirs, a->n_add_dirs, mode, &o, &err) == 0) {
+    o.warn = warn_to_stderr;
+    arr = zmcp_list_tools(&o, &err);
+  }
   if (!arr) fprintf(stderr, "[zero] WARNING: MCP tools not listed: %s\n", err.msg);
-  free(ws);
+  zrun_setup_release(&rs);
   return arr ? arr : json_array();
 }
 
@@ -199,12 +205,11 @@ static void tools_text(json_t *arr, zbuf *out) {
 }
 
 static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
-  const char *cwd = a->cwd;
   zperm_engine eng = {.mode = mode, .sandbox_active = zsb_probe_get()->backend != ZSB_NONE,
                       .offline = a->offline, .disabled_tools = (const char *const *)a->tools_off};
   size_t n;
   const ztool *const *tools = ztool_all(&n);
-  json_t *mcp_tools = list_mcp_tools(cwd, mode);
+  json_t *mcp_tools = list_mcp_tools(a, mode);
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
     if (!zperm_tool_visible(mode, tools[i]) || !zperm_tool_enabled(&eng, tools[i]->name)) continue;
@@ -237,7 +242,7 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
       exec_run r = {.nsinks = 1};
       zout_new_run_id(r.run_id);
       r.sinks[0] = zout_stream_json_new(stdout, r.run_id);
-      char *ws = realpath(cwd ? cwd : ".", NULL);
+      char *ws = realpath(a->cwd ? a->cwd : ".", NULL);
       zagent_event start = {.kind = ZAEV_RUN_START, .cwd = ws};
       emit(&r, &start);
       free(ws);

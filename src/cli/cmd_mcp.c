@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "cli/run_setup.h"
 #include "mcp/mcp.h"
 #include "mcp/oauth.h"
 #include "net/curl_loader.h"
@@ -25,11 +26,13 @@ static const char MCP_USAGE[] =
     "\n"
     "Commands:\n"
     "  list [--json]                       configured servers\n"
-    "  add NAME [options] -- COMMAND [ARGS…]   add a stdio server\n"
+    "  add NAME [--env KEY=VALUE]… [--cwd DIR] -- COMMAND [ARGS…]\n"
+    "                                      add a stdio server\n"
     "  add NAME --url URL [--transport http|sse] [--header 'Name: value']…\n"
     "                                      add a remote server (Streamable HTTP by default)\n"
-    "      options: --env KEY=VALUE (repeatable), --cwd DIR, --project (write\n"
-    "      .zero/config.json of this workspace instead of the user config)\n"
+    "      both: --project (write .zero/config.json of this workspace instead of\n"
+    "      the user config), --disabled, --json; a NAME already configured is\n"
+    "      updated (replaced), and the output says so\n"
     "  remove NAME [--project]             delete a server\n"
     "  enable NAME | disable NAME [--project]\n"
     "  tools NAME [--json]                 start the server and list its tools\n"
@@ -124,12 +127,14 @@ typedef struct edit_op {
   const char *name;
   json_t *server;  /* add: the new entry (stolen) */
   int action;      /* 0 add, 1 remove, 2 enable, 3 disable */
+  bool existed;    /* add: an entry of that name was replaced */
 } edit_op;
 
 static int apply_edit(void *ud, json_t *servers, zerr *err) {
   edit_op *op = ud;
   json_t *cur = json_object_get(servers, op->name);
   if (op->action == 0) {
+    op->existed = cur != NULL;
     json_object_set_new(servers, op->name, op->server);
     op->server = NULL;
     return 0;
@@ -152,16 +157,44 @@ static char *target_file(bool project) {
   return zpath_join(dir, "config.json");
 }
 
+/* "--flag VALUE" or "--flag=VALUE" for one of names (NULL-terminated).
+ * Returns the value (advancing *i past it) or NULL; *missing is set when the
+ * flag is there without a value. */
+static const char *flag_value(int argc, char **argv, int *i, const char *const *names,
+                              bool *missing) {
+  const char *a = argv[*i];
+  for (const char *const *n = names; *n; n++) {
+    size_t l = strlen(*n);
+    if (strncmp(a, *n, l) != 0) continue;
+    if (a[l] == '=') return a + l + 1;
+    if (a[l]) continue;
+    if (*i + 1 >= argc) {
+      *missing = true;
+      return NULL;
+    }
+    return argv[++*i];
+  }
+  return NULL;
+}
+
 static int add_cmd(int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') return fail("add needs a server NAME\n\n%s", MCP_USAGE);
   const char *name = argv[0];
   const char *url = NULL, *transport = NULL, *cwd = NULL;
-  bool project = false;
+  bool project = false, disabled = false, json = false;
+  const char *env_flag = NULL, *header_flag = NULL; /* as given, for the refusals */
   json_t *env = json_object(), *headers = json_object(), *args = json_array();
   const char *command = NULL;
   int rc = ZEXIT_SUCCESS;
+  static const char *const url_f[] = {"--url", NULL};
+  static const char *const type_f[] = {"--transport", "-t", "--type", NULL};
+  static const char *const cwd_f[] = {"--cwd", NULL};
+  static const char *const env_f[] = {"--env", "-e", NULL};
+  static const char *const header_f[] = {"--header", "-H", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    bool missing = false;
+    const char *v;
     if (!strcmp(a, "--")) {
       if (i + 1 >= argc) {
         rc = fail("nothing after --: give the server's command");
@@ -172,34 +205,46 @@ static int add_cmd(int argc, char **argv) {
       break;
     } else if (!strcmp(a, "--project")) {
       project = true;
-    } else if ((!strcmp(a, "--url") || !strcmp(a, "--transport") || !strcmp(a, "-t") ||
-                !strcmp(a, "--env") || !strcmp(a, "-e") || !strcmp(a, "--header") ||
-                !strcmp(a, "-H") || !strcmp(a, "--cwd")) && i + 1 < argc) {
-      const char *v = argv[++i];
-      if (!strcmp(a, "--url")) url = v;
-      else if (!strcmp(a, "--transport") || !strcmp(a, "-t")) transport = v;
-      else if (!strcmp(a, "--cwd")) cwd = v;
-      else if (!strcmp(a, "--env") || !strcmp(a, "-e")) {
-        const char *eq = strchr(v, '=');
-        if (!eq || eq == v) {
-          rc = fail("--env wants KEY=VALUE, got \"%s\"", v);
-          goto out;
-        }
-        cleanup_free char *k = xstrndup(v, (size_t)(eq - v));
-        json_object_set_new(env, k, json_string(eq + 1));
-      } else {
-        const char *colon = strchr(v, ':');
-        if (!colon || colon == v) {
-          rc = fail("--header wants 'Name: value', got \"%s\"", v);
-          goto out;
-        }
-        cleanup_free char *k = xstrndup(v, (size_t)(colon - v));
-        const char *val = colon + 1;
-        while (*val == ' ') val++;
-        json_object_set_new(headers, k, json_string(val));
+    } else if (!strcmp(a, "--disabled")) {
+      disabled = true;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
+    } else if ((v = flag_value(argc, argv, &i, url_f, &missing))) {
+      url = v;
+    } else if ((v = flag_value(argc, argv, &i, type_f, &missing))) {
+      transport = v;
+    } else if ((v = flag_value(argc, argv, &i, cwd_f, &missing))) {
+      cwd = v;
+    } else if ((v = flag_value(argc, argv, &i, env_f, &missing))) {
+      const char *eq = strchr(v, '=');
+      if (!eq || eq == v) {
+        rc = fail("--env wants KEY=VALUE, got \"%s\"", v);
+        goto out;
       }
+      cleanup_free char *k = xstrndup(v, (size_t)(eq - v));
+      json_object_set_new(env, k, json_string(eq + 1));
+      env_flag = a;
+    } else if ((v = flag_value(argc, argv, &i, header_f, &missing))) {
+      const char *colon = strchr(v, ':');
+      if (!colon || colon == v) {
+        rc = fail("--header wants 'Name: value', got \"%s\"", v);
+        goto out;
+      }
+      cleanup_free char *k = xstrndup(v, (size_t)(colon - v));
+      const char *val = colon + 1;
+      while (*val == ' ') val++;
+      json_object_set_new(headers, k, json_string(val));
+      header_flag = a;
+    } else if (missing) {
+      rc = fail("%s needs a value\n\n%s", a, MCP_USAGE);
+      goto out;
     } else if (!url && !command && (!strncmp(a, "http://", 7) || !strncmp(a, "https://", 8))) {
       url = a;
+    } else if (a[0] != '-' && !url) {
+      /* A command without "--" (flags for the server then need the "--"). */
+      command = a;
+      for (int j = i + 1; j < argc; j++) json_array_append_new(args, json_string(argv[j]));
+      break;
     } else {
       rc = fail("unknown or incomplete option \"%s\"\n\n%s", a, MCP_USAGE);
       goto out;
@@ -207,6 +252,31 @@ static int add_cmd(int argc, char **argv) {
   }
   if (!command && !url) {
     rc = fail("add %s needs a command (after --) or --url", name);
+    goto out;
+  }
+  if (command && url) {
+    rc = fail("add %s: give either a command (a stdio server) or --url (a remote one), not both",
+              name);
+    goto out;
+  }
+  /* Options of the other kind of server would be dropped without a word. */
+  if (url && json_object_size(env)) {
+    rc = fail("%s is only for stdio servers (a command after --); a remote server (--url) gets "
+              "no environment; use --header for what it needs",
+              env_flag);
+    goto out;
+  }
+  if (url && cwd) {
+    rc = fail("--cwd is only for stdio servers (a command after --), not for --url");
+    goto out;
+  }
+  if (command && json_object_size(headers)) {
+    rc = fail("%s is only for remote servers (--url); a stdio server gets --env instead",
+              header_flag);
+    goto out;
+  }
+  if (command && transport && strcmp(transport, "stdio") != 0) {
+    rc = fail("--transport %s needs --url, not a command", transport);
     goto out;
   }
   json_t *server = json_object();
@@ -221,6 +291,7 @@ static int add_cmd(int argc, char **argv) {
     json_object_set_new(server, "url", json_string(url));
     if (json_object_size(headers)) json_object_set(server, "headers", headers);
   }
+  if (disabled) json_object_set_new(server, "disabled", json_true());
   zmcp_server_cfg check;
   zerr err = ZERR_INIT;
   if (zmcp_server_parse(name, server, "the command line", &check, &err) < 0) {
@@ -229,17 +300,39 @@ static int add_cmd(int argc, char **argv) {
     goto out;
   }
   zmcp_server_cfg_release(&check);
+  json_t *shown = json_deep_copy(server);
   char *path = target_file(project);
-  edit_op op = {name, server, 0};
+  edit_op op = {name, server, 0, false};
   if (zmcp_config_edit(path, apply_edit, &op, &err) < 0) {
     json_decref(op.server);
+    json_decref(shown);
     free(path);
     rc = fail("%s", err.msg);
     goto out;
   }
-  printf("Added MCP server \"%s\" to %s\n", name, path);
+  if (json) {
+    /* Go's shape; env and header values are not echoed (they hold secrets). */
+    json_t *o = json_object_get(shown, "env");
+    const char *k;
+    json_t *val;
+    json_object_foreach(o, k, val) json_object_set_new(o, k, json_string("[REDACTED]"));
+    o = json_object_get(shown, "headers");
+    json_object_foreach(o, k, val) json_object_set_new(o, k, json_string("[REDACTED]"));
+    json_t *doc = json_pack("{s:s, s:b, s:s, s:O}", "serverName", name, "updated", op.existed,
+                            "configPath", path, "server", shown);
+    char *txt = json_dumps(doc, JSON_INDENT(2));
+    printf("%s\n", txt);
+    free(txt);
+    json_decref(doc);
+  } else if (op.existed) {
+    printf("Updated MCP server \"%s\" in %s (its earlier definition is replaced)\n", name, path);
+  } else {
+    printf("Added MCP server \"%s\" to %s\n", name, path);
+  }
+  json_decref(shown);
   free(path);
-  if (project) printf("Project servers start only in trusted workspaces: run `zero mcp trust`.\n");
+  if (project && !json)
+    printf("Project servers start only in trusted workspaces: run `zero mcp trust`.\n");
 out:
   json_decref(env);
   json_decref(headers);
@@ -249,15 +342,27 @@ out:
 
 static int edit_cmd(int action, int argc, char **argv) {
   static const char *const verbs[] = {"add", "remove", "enable", "disable"};
-  if (argc < 1) return fail("%s needs a server NAME", verbs[action]);
-  bool project = argc > 1 && !strcmp(argv[1], "--project");
+  const char *name = NULL;
+  bool project = false;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--project")) project = true;
+    else if (argv[i][0] != '-' && !name) name = argv[i];
+    else return fail("%s takes NAME [--project]; unexpected \"%s\"", verbs[action], argv[i]);
+  }
+  if (!name) return fail("%s needs a server NAME", verbs[action]);
   cleanup_free char *path = target_file(project);
-  edit_op op = {argv[0], NULL, action};
+  edit_op op = {name, NULL, action, false};
   zerr err = ZERR_INIT;
-  if (zmcp_config_edit(path, apply_edit, &op, &err) < 0)
+  if (zmcp_config_edit(path, apply_edit, &op, &err) < 0) {
+    /* As the Go zero: removing what is not there is no error. */
+    if (err.kind == ZE_NOT_FOUND && action == 1) {
+      printf("No MCP server named \"%s\" is configured in %s\n", name, path);
+      return ZEXIT_SUCCESS;
+    }
     return err.kind == ZE_NOT_FOUND ? fail("%s: %s", path, err.msg) : fail("%s", err.msg);
+  }
   static const char *const done[] = {"Added", "Removed", "Enabled", "Disabled"};
-  printf("%s MCP server \"%s\" in %s\n", done[action], argv[0], path);
+  printf("%s MCP server \"%s\" in %s\n", done[action], name, path);
   return ZEXIT_SUCCESS;
 }
 
@@ -274,57 +379,76 @@ static void print_progress(void *ud, const char *server, double progress, double
             message ? message : "");
 }
 
-static int connect_one(const char *name, zmcp_config *cfg, zmcp_client **out) {
-  cleanup_free char *ws = workspace_dir();
+/* One server being talked to: its config, the client, and the sandbox it
+ * runs in (the run assembly's, so it is confined as in `zero exec`). */
+typedef struct one_server {
+  zmcp_config cfg;
+  zrun_setup rs;
+  zmcp_client *c;
+} one_server;
+
+static void disconnect(one_server *o) {
+  if (o->c) {
+    zmcp_client_close(o->c);
+    zmcp_client_free(o->c);
+  }
+  zmcp_config_release(&o->cfg);
+  zrun_setup_release(&o->rs);
+}
+
+static int connect_one(const char *name, one_server *o) {
+  *o = (one_server){.rs = ZRUN_SETUP_INIT};
   zerr err = ZERR_INIT;
-  if (zmcp_config_load(cfg, ws, &err) < 0) return fail("%s", err.msg);
-  const zmcp_server_cfg *s = zmcp_config_find(cfg, name);
+  zmcp_start_opts so;
+  /* Workspace and sandbox as a run makes them: a stdio server started here
+   * gets the same confinement as one started by `zero exec`. */
+  if (zrun_setup_mcp_outside_run(&o->rs, NULL, NULL, 0, ZPERM_AUTO, &so, &err) < 0) {
+    zrun_setup_release(&o->rs);
+    fprintf(stderr, "zero mcp: %s\n", err.msg);
+    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+  }
+  if (zmcp_config_load(&o->cfg, so.workspace, &err) < 0) {
+    zrun_setup_release(&o->rs);
+    return fail("%s", err.msg);
+  }
+  const zmcp_server_cfg *s = zmcp_config_find(&o->cfg, name);
   if (!s) {
-    for (char **p = cfg->skipped_untrusted; p && *p; p++) {
-      if (strcmp(*p, name) != 0) continue;
-      int rc = fail("MCP server \"%s\" comes from %s, and this workspace is not trusted; run "
-                    "`zero mcp trust` to trust it", name, cfg->project_path);
-      zmcp_config_release(cfg);
-      return rc;
-    }
-    zmcp_config_release(cfg);
-    return fail("no MCP server named \"%s\"; see zero mcp list", name);
+    int rc = -1;
+    for (char **p = o->cfg.skipped_untrusted; p && *p && rc < 0; p++)
+      if (!strcmp(*p, name))
+        rc = fail("MCP server \"%s\" comes from %s, and this workspace is not trusted; run "
+                  "`zero mcp trust` to trust it", name, o->cfg.project_path);
+    if (rc < 0) rc = fail("no MCP server named \"%s\"; see zero mcp list", name);
+    disconnect(o);
+    return rc;
   }
   zcancel_install();
   if (s->type != ZMCP_STDIO) {
     zhttp_global_init();
     if (zcurl_load(&err) < 0) {
-      zmcp_config_release(cfg);
+      disconnect(o);
       fprintf(stderr, "zero mcp: %s\n", err.msg);
       return ZEXIT_PROVIDER;
     }
   }
-  zmcp_client_opts o = {.workspace = ws, .on_progress = print_progress};
-  zmcp_client *c = zmcp_client_new(s, &o);
-  if (zmcp_client_connect(c, &err) < 0) {
-    fprintf(stderr, "zero mcp: %s\n", c->failure ? c->failure : err.msg);
-    zmcp_client_close(c);
-    zmcp_client_free(c);
-    zmcp_config_release(cfg);
+  zmcp_client_opts co = {.workspace = so.workspace, .roots = so.roots, .n_roots = so.n_roots,
+                         .spawner = so.spawner, .on_progress = print_progress};
+  o->c = zmcp_client_new(s, &co);
+  if (zmcp_client_connect(o->c, &err) < 0) {
+    fprintf(stderr, "zero mcp: %s\n", o->c->failure ? o->c->failure : err.msg);
+    disconnect(o);
     return err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED : ZEXIT_PROVIDER;
   }
-  *out = c;
   return ZEXIT_SUCCESS;
-}
-
-static void disconnect(zmcp_client *c, zmcp_config *cfg) {
-  zmcp_client_close(c);
-  zmcp_client_free(c);
-  zmcp_config_release(cfg);
 }
 
 static int tools_cmd(int argc, char **argv) {
   if (argc < 1) return fail("tools needs a server NAME");
   bool json = argc > 1 && !strcmp(argv[1], "--json");
-  zmcp_config cfg;
-  zmcp_client *c = NULL;
-  int rc = connect_one(argv[0], &cfg, &c);
+  one_server srv;
+  int rc = connect_one(argv[0], &srv);
   if (rc) return rc;
+  zmcp_client *c = srv.c;
   if (json) {
     json_t *arr = json_array();
     for (size_t i = 0; i < c->n_tools; i++) {
@@ -346,7 +470,7 @@ static int tools_cmd(int argc, char **argv) {
       printf("  %s - %s\n", c->tools[i].name, c->tools[i].description);
     if (!c->n_tools) printf("  (none)\n");
   }
-  disconnect(c, &cfg);
+  disconnect(&srv);
   return ZEXIT_SUCCESS;
 }
 
@@ -370,18 +494,18 @@ static int call_cmd(int argc, char **argv) {
                   perr.msg[0] ? perr.msg : "not an object");
     }
   }
-  zmcp_config cfg;
-  zmcp_client *c = NULL;
-  int rc = connect_one(pos[0], &cfg, &c);
+  one_server srv;
+  int rc = connect_one(pos[0], &srv);
   if (rc) {
     json_decref(args);
     return rc;
   }
+  zmcp_client *c = srv.c;
   if (!zmcp_find_tool(c, pos[1])) {
     fprintf(stderr, "zero mcp: server \"%s\" has no tool \"%s\"; see zero mcp tools %s\n",
             pos[0], pos[1], pos[0]);
     json_decref(args);
-    disconnect(c, &cfg);
+    disconnect(&srv);
     return ZEXIT_USAGE;
   }
   zerr err = ZERR_INIT;
@@ -403,7 +527,7 @@ static int call_cmd(int argc, char **argv) {
   }
   json_decref(r);
   json_decref(args);
-  disconnect(c, &cfg);
+  disconnect(&srv);
   return rc;
 }
 

@@ -92,6 +92,7 @@ typedef struct qmsg {
   json_t *meta;
   /* Q_ASK */
   char *tool, *args, *reason, *code, *grant_value;
+  char *mcp_grants_file;  /* an MCP tool: where its always grant goes; else NULL */
   zside_effect side;
   bool escalate_network, escalate_unsandboxed, can_remember;
   int grant_kind;
@@ -198,6 +199,7 @@ static void qmsg_free(qmsg *m) {
   free(m->reason);
   free(m->code);
   free(m->grant_value);
+  free(m->mcp_grants_file);
   free(m);
 }
 
@@ -226,6 +228,8 @@ static zapproval approve(void *ud, const zapproval_request *req) {
   m->can_remember = req->can_remember && req->grant_tool;
   m->grant_kind = req->grant_kind;
   m->grant_value = xstrdup(req->grant_value ? req->grant_value : "");
+  /* Not a built-in: an MCP tool, whose grants live in mcp-permissions.json. */
+  if (!ztool_find(call->name)) m->mcp_grants_file = zmcp_grants_path();
   post(c, m);
 
   pthread_mutex_lock(&c->mu);
@@ -568,7 +572,9 @@ static void drain(ctl *c) {
                    .escalate_network = m->escalate_network,
                    .escalate_unsandboxed = m->escalate_unsandboxed,
                    .can_remember = m->can_remember, .grant_kind = m->grant_kind,
-                   .grant_value = m->grant_value, .grants_file = c->rs.grants.path};
+                   .grant_value = m->grant_value,
+                   .grants_file = m->mcp_grants_file ? m->mcp_grants_file : c->rs.grants.path,
+                   .mcp_grant = m->mcp_grants_file != NULL};
       tui_app_ask(&c->app, &q);
     }
     else turn_done(c);

@@ -88,6 +88,8 @@ int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr 
   free(s->add_dirs);
   s->add_dirs = dirs;
   s->n_add_dirs++;
+  /* MCP servers learn the new root (roots/list). */
+  zmcp_manager_set_roots(&s->mcp, (const char *const *)s->add_dirs, s->n_add_dirs);
   *added = real;
   return 0;
 }
@@ -416,11 +418,32 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
 
 int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void *warn_ud,
                    zerr *err) {
-  if (zmcp_manager_start(&s->mcp, s->workspace, s->tools.spawner, s->mode, warn, warn_ud, err) <
-      0) {
+  zmcp_start_opts o = {.workspace = s->workspace,
+                       .roots = (const char *const *)s->add_dirs,
+                       .n_roots = s->n_add_dirs,
+                       .spawner = s->tools.spawner,
+                       .mode = s->mode,
+                       .warn = warn,
+                       .warn_ud = warn_ud};
+  if (zmcp_manager_start(&s->mcp, &o, err) < 0) {
     err->kind = ZE_PROVIDER;
     return -1;
   }
+  return 0;
+}
+
+int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const *add_dirs,
+                               size_t n, zperm_mode mode, zmcp_start_opts *o, zerr *err) {
+  if (zrun_setup_workspace(s, cwd, add_dirs, n, err) < 0 || zrun_setup_sandbox(s, err) < 0)
+    return -1;
+  s->mode = mode;
+  /* The same rule as zrun_setup_tools: unsafe mode means no confinement. */
+  bool confined = mode != ZPERM_UNSAFE && s->have_spawner;
+  *o = (zmcp_start_opts){.workspace = s->workspace,
+                         .roots = (const char *const *)s->add_dirs,
+                         .n_roots = s->n_add_dirs,
+                         .spawner = confined ? &s->spawner.base : NULL,
+                         .mode = mode};
   return 0;
 }
 

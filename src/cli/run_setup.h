@@ -134,6 +134,13 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy);
  * spawner); a server that fails is reported through warn and skipped. */
 int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void *warn_ud,
                    zerr *err);
+/* For commands that start MCP servers outside an agent run (`zero mcp
+ * tools|call`, `zero exec --list-tools`): the workspace and sandbox steps,
+ * then o filled to start the servers as confined as a run in `mode` would
+ * (the run's spawner unless the mode is unsafe; roots = --add-dir). o
+ * borrows from s. */
+int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const *add_dirs,
+                               size_t n, zperm_mode mode, zmcp_start_opts *o, zerr *err);
 /* The compactor (a cheaper summarizer when one is chosen); notices go to
  * diag (may be NULL). */
 void zrun_setup_compaction(zrun_setup *s, FILE *diag);

@@ -107,6 +107,7 @@ static int on_message(void *ud, zrpc_msg *m) {
   switch (m->kind) {
     case ZRPC_RESPONSE:
     case ZRPC_ERROR: {
+      c->t->responses++;
       msg_vec *in = inbox(c);
       if (in->len >= INBOX_MAX) {
         zrpc_msg_release(&in->items[0]);
@@ -362,6 +363,9 @@ zmcp_client *zmcp_client_new(const zmcp_server_cfg *cfg, const zmcp_client_opts 
   /* The roots answer may be asked for at any time: keep our own copy. */
   c->workspace_copy = c->opts.workspace ? xstrdup(c->opts.workspace) : NULL;
   c->opts.workspace = c->workspace_copy;
+  c->roots_copy = xcalloc(c->opts.n_roots + 1, sizeof *c->roots_copy);
+  for (size_t i = 0; i < c->opts.n_roots; i++) c->roots_copy[i] = xstrdup(c->opts.roots[i]);
+  c->opts.roots = (const char *const *)c->roots_copy;
   c->inbox = xcalloc(1, sizeof(msg_vec));
   c->outbox = xcalloc(1, sizeof(str_vec));
   c->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : ZMCP_DEFAULT_TIMEOUT_MS;
@@ -442,10 +446,12 @@ static int finish_tool_list(zmcp_client *c, json_t *first, zerr *err) {
 void zmcp_client_poll(zmcp_client *c) {
   if (!c->ready || c->failure) return;
   zerr err = ZERR_INIT;
-  /* Streamable HTTP: what a tool call changed (tools/list_changed) comes on
-   * the event stream, a connection of its own that may lag the call's
-   * answer by a moment: give it that moment once after a call. */
-  int wait_ms = c->call_ended && c->cfg->type == ZMCP_HTTP ? 50 : 0;
+  /* What a tool call changed (tools/list_changed) may come just after the
+   * call's answer: on Streamable HTTP on the event stream, a connection of
+   * its own that may lag by a moment; over stdio in a write of its own,
+   * which a busy machine may schedule a little later. Give it that moment
+   * once after a call (it is over as soon as anything arrives). */
+  int wait_ms = !c->call_ended ? 0 : c->cfg->type == ZMCP_HTTP ? 50 : 20;
   c->call_ended = false;
   /* A bounded number of rounds: a server that never stops talking cannot
    * keep the caller here. */
@@ -478,7 +484,7 @@ int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
 
 static json_t *initialize_params(const char *version) {
   return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version,
-                   "capabilities", "roots", "listChanged", 0, "clientInfo", "name", "zero",
+                   "capabilities", "roots", "listChanged", 1, "clientInfo", "name", "zero",
                    "version", ZERO_VERSION);
 }
 
@@ -717,6 +723,20 @@ void zmcp_close_all(zmcp_client **cs, size_t n) {
 
 void zmcp_client_close(zmcp_client *c) { zmcp_close_all(&c, 1); }
 
+void zmcp_client_set_roots(zmcp_client *c, const char *const *roots, size_t n) {
+  for (size_t i = 0; i < c->opts.n_roots; i++) free(c->roots_copy[i]);
+  free(c->roots_copy);
+  c->roots_copy = xcalloc(n + 1, sizeof *c->roots_copy);
+  for (size_t i = 0; i < n; i++) c->roots_copy[i] = xstrdup(roots[i]);
+  c->opts.roots = (const char *const *)c->roots_copy;
+  c->opts.n_roots = n;
+  if (!c->ready || c->failure) return;
+  /* Best effort: a server that misses it still gets the new list when it
+   * asks roots/list again. */
+  zerr ignore = ZERR_INIT;
+  send_notification(c, "notifications/roots/list_changed", NULL, &ignore);
+}
+
 void zmcp_client_free(zmcp_client *c) {
   if (!c) return;
   if (c->t) c->t->ops->destroy(c->t);
@@ -737,5 +757,7 @@ void zmcp_client_free(zmcp_client *c) {
   json_decref(c->init_error);
   free(c->failure);
   free(c->workspace_copy);
+  for (size_t i = 0; i < c->opts.n_roots; i++) free(c->roots_copy[i]);
+  free(c->roots_copy);
   free(c);
 }

@@ -1,6 +1,6 @@
 /* client.h — an MCP client: one connection to one MCP server.
  *
- * JSON-RPC done as MCP 2025-06-18 asks: ids matched to requests; responses
+ * JSON-RPC done as MCP 2025-11-25 asks: ids matched to requests; responses
  * for abandoned requests dropped; notifications handled
  * (notifications/tools/list_changed marks the tool list stale — also when it
  * arrives before the initialize result — notifications/progress goes to the
@@ -24,7 +24,7 @@
 #include "base/err.h"
 #include "mcp/config.h"
 
-#define ZMCP_PROTOCOL_VERSION "2025-06-18"
+#define ZMCP_PROTOCOL_VERSION "2025-11-25"
 #define ZMCP_DEFAULT_TIMEOUT_MS 60000          /* one request */
 #define ZMCP_DEFAULT_STARTUP_TIMEOUT_MS 30000  /* start + initialize + tools/list */
 #define ZMCP_CALL_TIMEOUT_MS 600000            /* tools/call when timeoutMs is not set */
@@ -46,7 +46,7 @@ typedef void (*zmcp_progress_fn)(void *ud, const char *server, double progress, 
 
 typedef struct zmcp_client_opts {
   const char *workspace;          /* absolute; the first root and the default cwd (copied) */
-  const char *const *roots;       /* more roots (absolute dirs), may be NULL */
+  const char *const *roots;       /* more roots (absolute dirs), may be NULL (copied) */
   size_t n_roots;
   struct zspawner *spawner;       /* confines stdio servers; NULL = none */
   zmcp_progress_fn on_progress;
@@ -58,6 +58,7 @@ typedef struct zmcp_client {
   struct zmcp_transport *t;
   zmcp_client_opts opts;          /* opts.workspace points at workspace_copy */
   char *workspace_copy;           /* owned */
+  char **roots_copy;              /* owned; opts.roots points at it */
   int64_t next_id;
   void *inbox;                    /* responses not yet claimed (internal) */
   void *outbox;                   /* replies to server requests, not yet sent (internal) */
@@ -94,6 +95,9 @@ int zmcp_request(zmcp_client *c, const char *method, json_t *params, int timeout
  * (notifications such as tools/list_changed that came after an answer, or on
  * the Streamable HTTP event stream) and answers its requests. */
 void zmcp_client_poll(zmcp_client *c);
+/* Replaces the roots after the workspace (copied) and, once connected,
+ * tells the server with notifications/roots/list_changed. */
+void zmcp_client_set_roots(zmcp_client *c, const char *const *roots, size_t n);
 /* Refreshes c->tools from tools/list (all pages). */
 int zmcp_refresh_tools(zmcp_client *c, zerr *err);
 /* tools/call with a progress token; *result is the CallToolResult. */

@@ -9,7 +9,9 @@
  * Mcp-Session-Id the server gives on the initialize answer is sent on every
  * later request, with MCP-Protocol-Version; DELETE ends the session. After
  * initialization a GET opens a stream for server-initiated messages (405
- * means the server offers none).
+ * means the server offers none); when the server closes it or the
+ * connection drops it is opened again, with Last-Event-ID, after a pause
+ * that doubles per empty attempt (bounded: see stream_main).
  *
  * HTTP+SSE: a GET opens the SSE stream; its first "endpoint" event names the
  * URL (relative to the stream's) to POST messages to; every answer arrives
@@ -26,6 +28,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -41,6 +44,12 @@
 #include "net/sse.h"
 
 typedef ZVEC(char *) str_vec;
+
+/* Reopening the Streamable HTTP event stream: first pause, its cap, and how
+ * many attempts in a row may bring nothing before zero gives up on it. */
+#define ZMCP_STREAM_FIRST_DELAY_MS 500
+#define ZMCP_STREAM_MAX_DELAY_MS 30000
+#define ZMCP_STREAM_RETRIES 5
 
 typedef struct http_t {
   zmcp_transport base;
@@ -86,8 +95,10 @@ static bool header_is(const char *line, size_t n, const char *name, const char *
   return true;
 }
 
-/* The request headers: ours, then the configured ones. Caller frees with free_headers. */
-static char **build_headers(http_t *h, bool post, bool sse_only) {
+/* The request headers: ours, then the configured ones; last_event_id (may be
+ * NULL) resumes an event stream. Caller frees with free_headers. */
+static char **build_headers_resume(http_t *h, bool post, bool sse_only,
+                                   const char *last_event_id) {
   str_vec v = ZVEC_INIT;
   zbuf b = ZBUF_INIT;
   if (post) zvec_push(&v, xstrdup("Content-Type: application/json"));
@@ -107,9 +118,17 @@ static char **build_headers(http_t *h, bool post, bool sse_only) {
     zvec_push(&v, zbuf_detach(&b, NULL));
   }
   pthread_mutex_unlock(&h->mu);
+  if (last_event_id && *last_event_id) {
+    zbuf_addf(&b, "Last-Event-ID: %s", last_event_id);
+    zvec_push(&v, zbuf_detach(&b, NULL));
+  }
   for (char **p = h->cfg->headers; p && *p; p++) zvec_push(&v, xstrdup(*p));
   zvec_push(&v, NULL);
   return v.items;
+}
+
+static char **build_headers(http_t *h, bool post, bool sse_only) {
+  return build_headers_resume(h, post, sse_only, NULL);
 }
 
 static void free_headers(char **v) {
@@ -205,39 +224,147 @@ static int stream_on_body(void *ud, const char *data, size_t len) {
   return 0;
 }
 
-static void *stream_main(void *arg) {
-  http_t *h = arg;
+/* Why one GET of the event stream ended, as the reconnect logic sees it. */
+typedef enum stream_end {
+  STREAM_STOPPED,   /* we stopped it (shutdown, new session, Ctrl-C) */
+  STREAM_FINAL,     /* no point trying again (405, 4xx/5xx, bad events, legacy) */
+  STREAM_RETRY,     /* closed by the server or the connection dropped */
+} stream_end;
+
+/* One GET of the stream; last_id (thread-owned) is sent as Last-Event-ID and
+ * updated from the events received. *events: how many arrived. */
+static stream_end stream_once(http_t *h, char **last_id, size_t *events, long *retry_ms,
+                              char **why) {
   stream_ctx sc = {.h = h};
   zsse_init(&sc.sse, stream_on_event, &sc, ZRPC_MAX_MESSAGE);
-  char **headers = build_headers(h, false, true);
+  char **headers = build_headers_resume(h, false, true, h->legacy ? NULL : *last_id);
   zhttp_request req = {.method = "GET", .url = h->cfg->url,
                        .headers = (const char *const *)headers,
                        .idle_timeout_ms = 24L * 3600 * 1000, .stop_fd = h->stop[0]};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zerr err = ZERR_INIT;
   int rc = zhttp_perform(&req, &resp, stream_on_body, &sc, &err);
-  pthread_mutex_lock(&h->mu);
-  h->stream_done = true;
-  if (!h->stream_error) {
-    if (rc < 0 && err.kind != ZE_CANCELLED)
-      h->stream_error = xstrdup(err.msg);
-    else if (rc == 0 && resp.status >= 400 && resp.status != 405)
-      h->stream_error = xstrdup(resp.status == 401 || resp.status == 403
-                                    ? (own_authorization(h->cfg) || h->cfg->auth == ZMCP_AUTH_NONE
-                                           ? "the server requires authorization for its event "
-                                             "stream; check the \"Authorization\" header in the "
-                                             "config"
-                                           : "the server requires authorization for its event "
-                                             "stream; run `zero mcp login` for it")
-                                    : "the server refused to open its event stream");
-    else if (rc == 0 && h->legacy)
-      h->stream_error = xstrdup("the server closed its event stream");
+  *events = sc.sse.events;
+  if (sc.sse.retry_ms >= 0) *retry_ms = sc.sse.retry_ms;
+  /* The spec's last event id: kept across events (and a cut-off one). */
+  if (sc.sse.last_id.len) {
+    free(*last_id);
+    *last_id = xstrndup(sc.sse.last_id.data, sc.sse.last_id.len);
   }
+  stream_end end = STREAM_RETRY;
+  pthread_mutex_lock(&h->mu);
+  bool bad_events = h->stream_error != NULL;
   pthread_mutex_unlock(&h->mu);
-  wake_client(h);
+  if (bad_events) {
+    end = STREAM_FINAL;
+  } else if (rc < 0 && err.kind == ZE_CANCELLED) {
+    end = STREAM_STOPPED;
+  } else if (rc < 0) {
+    *why = xstrdup(err.msg);
+    end = h->legacy ? STREAM_FINAL : STREAM_RETRY;
+  } else if (resp.status == 405) {
+    end = STREAM_FINAL; /* the server offers no event stream */
+  } else if (resp.status >= 500 && !h->legacy) {
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "the server answered HTTP %ld to the request for its event stream", resp.status);
+    *why = zbuf_detach(&b, NULL);
+    end = STREAM_RETRY; /* overloaded or restarting: worth another try */
+  } else if (resp.status >= 400) {
+    *why = xstrdup(resp.status == 401 || resp.status == 403
+                       ? (own_authorization(h->cfg) || h->cfg->auth == ZMCP_AUTH_NONE
+                              ? "the server requires authorization for its event stream; check "
+                                "the \"Authorization\" header in the config"
+                              : "the server requires authorization for its event stream; run "
+                                "`zero mcp login` for it")
+                       : "the server refused to open its event stream");
+    end = STREAM_FINAL;
+  } else if (h->legacy) {
+    /* HTTP+SSE: the stream carries the answers; a new one would be a new
+     * endpoint, i.e. a new session. */
+    *why = xstrdup("the server closed its event stream");
+    end = STREAM_FINAL;
+  } else {
+    *why = xstrdup("the server closed its event stream");
+  }
   zhttp_response_release(&resp);
   zsse_release(&sc.sse);
   free_headers(headers);
+  return end;
+}
+
+/* Waits ms unless fd (and cancel_fd, when >= 0) becomes readable first;
+ * true when it did. */
+static bool pause_unless(int fd, int cancel_fd, int ms) {
+  struct pollfd p[2] = {{fd, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+  nfds_t n = cancel_fd >= 0 ? 2 : 1;
+  int64_t until = ztime_mono_ms() + ms;
+  for (;;) {
+    int64_t left = until - ztime_mono_ms();
+    if (left <= 0) return false;
+    int r = poll(p, n, (int)left);
+    if (r > 0) return true;  /* left readable: whoever owns it drains it */
+    if (r < 0 && errno != EINTR) return false;
+  }
+}
+
+/* The first pause before reopening a stream: the server's "retry:" when it
+ * gave one, else ZMCP_STREAM_FIRST_DELAY_MS (ZERO_MCP_STREAM_RETRY_MS in
+ * tests). */
+static int first_pause(long server_retry_ms) {
+  if (server_retry_ms >= 0)
+    return server_retry_ms > ZMCP_STREAM_MAX_DELAY_MS ? ZMCP_STREAM_MAX_DELAY_MS
+                                                      : (int)server_retry_ms;
+  const char *env = getenv("ZERO_MCP_STREAM_RETRY_MS");
+  int ms = env && *env ? atoi(env) : 0;
+  return ms > 0 ? ms : ZMCP_STREAM_FIRST_DELAY_MS;
+}
+
+static int next_pause(int delay) {
+  return delay >= ZMCP_STREAM_MAX_DELAY_MS / 2 ? ZMCP_STREAM_MAX_DELAY_MS : delay * 2;
+}
+
+/* Streamable HTTP: a stream the server closes (servers may close it at any
+ * time, expecting the client to come back) or a dropped connection is opened
+ * again with Last-Event-ID, so the server can replay what was missed, after
+ * the server's "retry:" time (else 500 ms), doubled per attempt that brings
+ * nothing (at most 30 s). A connection that brought events resets the count;
+ * ZMCP_STREAM_RETRIES attempts in a row without any end it. */
+static void *stream_main(void *arg) {
+  http_t *h = arg;
+  char *last_id = NULL, *why = NULL;
+  long server_retry = -1;
+  int failures = 0, delay = first_pause(-1);
+  for (;;) {
+    size_t events = 0;
+    free(why);
+    why = NULL;
+    stream_end end = stream_once(h, &last_id, &events, &server_retry, &why);
+    if (end != STREAM_RETRY) break;
+    if (events) {
+      failures = 0;
+      delay = first_pause(server_retry);
+    } else if (++failures > ZMCP_STREAM_RETRIES) {
+      zbuf msg = ZBUF_INIT;
+      zbuf_addf(&msg, "%s; %d attempts to reopen it failed", why ? why : "the event stream ended",
+                ZMCP_STREAM_RETRIES);
+      free(why);
+      why = zbuf_detach(&msg, NULL);
+      break;
+    }
+    if (pause_unless(h->stop[0], -1, delay)) {
+      free(why);
+      why = NULL;
+      break;
+    }
+    if (!events) delay = next_pause(delay);
+  }
+  pthread_mutex_lock(&h->mu);
+  h->stream_done = true;
+  if (!h->stream_error && why) h->stream_error = why;
+  else free(why);
+  pthread_mutex_unlock(&h->mu);
+  wake_client(h);
+  free(last_id);
   return NULL;
 }
 
@@ -385,12 +512,74 @@ static int nested_send(http_t *h, const char *msg, size_t len, zerr *err) {
 
 static void end_stream(http_t *h);
 
+/* The server ended its SSE reply to a request before the answer, after
+ * giving its events ids: it expects the client to resume that stream (MCP
+ * 2025-11-25: a server may close a reply early, e.g. to have clients poll,
+ * and the client reconnects with GET and Last-Event-ID). GETs with the last
+ * id until the answer comes, pausing as stream_main does; the events go
+ * through post_on_event like the reply's own. Returns 0 when the answer (or
+ * an invalid message the caller reports) came. */
+static int resume_reply(http_t *h, char **last_id, unsigned before, int timeout_ms, long retry,
+                        zerr *err) {
+  int failures = 0, delay = 0; /* the first attempt goes at once */
+  for (;;) {
+    if (delay && pause_unless(zcancel_fd() >= 0 ? zcancel_fd() : h->stop[0], h->stop[0], delay))
+      return zerr_set(err, ZE_CANCELLED, "cancelled");
+    char **headers = build_headers_resume(h, false, true, *last_id);
+    zhttp_request req = {.method = "GET", .url = h->post_url,
+                         .headers = (const char *const *)headers,
+                         .idle_timeout_ms = timeout_ms > 0 ? timeout_ms : 300000,
+                         .on_header = post_on_header, .header_ud = h};
+    zhttp_response resp = ZHTTP_RESPONSE_INIT;
+    free(h->resp_type);
+    h->resp_type = NULL;
+    h->sse_init = false;
+    int rc = zhttp_perform(&req, &resp, post_on_body, h, err);
+    size_t events = 0;
+    if (h->sse_init) {
+      zsse_finish(&h->sse);
+      events = h->sse.events;
+      if (h->sse.retry_ms >= 0) retry = h->sse.retry_ms;
+      if (h->sse.last_id.len) {
+        free(*last_id);
+        *last_id = xstrndup(h->sse.last_id.data, h->sse.last_id.len);
+      }
+      zsse_release(&h->sse);
+      h->sse_init = false;
+    }
+    free_headers(headers);
+    long status = resp.status;
+    zhttp_response_release(&resp);
+    if (h->base.responses != before || h->deliver_rc || h->body_too_large) return 0;
+    if (rc < 0 && err->kind == ZE_CANCELLED) return -1;
+    if (rc == 0 && status >= 400 && status < 500)
+      return zerr_set(err, ZE_PROVIDER,
+                      "MCP server \"%s\" (%s) closed its reply before the answer and refused "
+                      "to resume it (HTTP %ld to a GET with Last-Event-ID)",
+                      h->cfg->name, h->cfg->url, status);
+    if (events) {
+      failures = 0;
+      delay = first_pause(retry);
+    } else if (++failures > ZMCP_STREAM_RETRIES) {
+      return zerr_set(err, ZE_PROVIDER,
+                      "MCP server \"%s\" (%s) closed its reply before the answer, and %d "
+                      "attempts to resume it with Last-Event-ID brought nothing",
+                      h->cfg->name, h->cfg->url, ZMCP_STREAM_RETRIES);
+    } else {
+      delay = delay ? next_pause(delay) : first_pause(retry);
+    }
+  }
+}
+
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
   if (h->in_post) return nested_send(h, msg, len, err);
   bool is_init_notice = strstr(msg, "\"notifications/initialized\"") != NULL;
   /* Sent after the user cancelled: it must go out all the same, quickly. */
   bool farewell = strstr(msg, "\"notifications/cancelled\"") != NULL;
+  /* A request (not a notification or an answer): its reply may be resumed. */
+  bool is_request = strstr(msg, "\"method\"") && strstr(msg, "\"id\"");
+  unsigned responses_before = h->base.responses;
   if (bearer_due(h, err) < 0) return -1;
   char **headers = build_headers(h, true, false);
   zhttp_request req = {.method = "POST", .url = h->post_url, .headers = (const char *const *)headers,
@@ -405,12 +594,24 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
   h->sse_init = false;
   h->in_post = true;
   int rc = zhttp_perform(&req, &resp, post_on_body, h, err);
-  h->in_post = false;
+  char *resume_from = NULL;
+  long retry = -1;
   if (h->sse_init) {
     zsse_finish(&h->sse);
+    if (rc == 0 && resp.status < 300 && !h->legacy && is_request && !farewell &&
+        !h->deliver_rc && !h->body_too_large && h->base.responses == responses_before &&
+        h->sse.last_id.len) {
+      resume_from = xstrndup(h->sse.last_id.data, h->sse.last_id.len);
+      retry = h->sse.retry_ms;
+    }
     zsse_release(&h->sse);
     h->sse_init = false;
   }
+  if (resume_from) {
+    rc = resume_reply(h, &resume_from, responses_before, timeout_ms, retry, err);
+    free(resume_from);
+  }
+  h->in_post = false;
   free_headers(headers);
   if (h->body_too_large) {
     rc = zerr_set(err, ZE_TOO_LARGE,

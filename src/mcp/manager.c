@@ -13,6 +13,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "mcp/mcp.h"
+#include "sandbox/grants.h"
 #include "tools/output.h"
 
 #define NAME_MAX_LEN 64
@@ -169,14 +170,8 @@ bool zmcp_granted(const json_t *grants, const char *server, const char *tool) {
   return false;
 }
 
-int zmcp_grant_set(const char *server, const char *tool, bool grant, zerr *err) {
-  cleanup_free char *path = zmcp_grants_path();
-  json_t *g = zfs_exists(path) ? zjson_load_file(path, err) : json_object();
-  if (!g) return -1;
-  if (!json_is_object(g)) {
-    json_decref(g);
-    return zerr_set(err, ZE_USAGE, "%s must hold a JSON object; fix or delete it", path);
-  }
+/* Adds (or with grant false removes) a grant in a grants document. */
+static void grant_in(json_t *g, const char *server, const char *tool, bool grant) {
   json_t *servers = json_object_get(g, "servers");
   if (!json_is_object(servers)) {
     servers = json_object();
@@ -203,6 +198,17 @@ int zmcp_grant_set(const char *server, const char *tool, bool grant, zerr *err) 
     if (grant) json_array_append_new(tools, json_string(tool));
   }
   if (json_object_size(s) == 0) json_object_del(servers, server);
+}
+
+int zmcp_grant_set(const char *server, const char *tool, bool grant, zerr *err) {
+  cleanup_free char *path = zmcp_grants_path();
+  json_t *g = zfs_exists(path) ? zjson_load_file(path, err) : json_object();
+  if (!g) return -1;
+  if (!json_is_object(g)) {
+    json_decref(g);
+    return zerr_set(err, ZE_USAGE, "%s must hold a JSON object; fix or delete it", path);
+  }
+  grant_in(g, server, tool, grant);
   char *text = json_dumps(g, JSON_INDENT(2));
   json_decref(g);
   cleanup_free char *dir = zpath_config_dir();
@@ -488,6 +494,33 @@ static void run_meta(zmcp_manager *m, const char *name, const json_t *args, ztoo
   json_decref(r);
 }
 
+/* An approver's "allow for this session" / "always allow" of an MCP tool: a
+ * grant in this run's grants, and for always in mcp-permissions.json too.
+ * Returns the grant for the decision event, or NULL (once, or a denial). */
+static json_t *remember_mcp_answer(zmcp_manager *m, zagent *a, const char *server,
+                                   const char *tool, const char *model_name,
+                                   const zapproval *ans) {
+  if (ans->action != ZPERM_ALLOW || (ans->scope != ZGRANT_SESSION && ans->scope != ZGRANT_ALWAYS))
+    return NULL;
+  if (!m->grants) m->grants = json_object();
+  grant_in(m->grants, server, tool, true);
+  if (ans->scope == ZGRANT_ALWAYS) {
+    zerr err = ZERR_INIT;
+    if (zmcp_grant_set(server, tool, true, &err) < 0) {
+      char msg[900];
+      snprintf(msg, sizeof msg,
+               "the grant was kept for this session only: %s. Check that ~/.config/zero is "
+               "writable, or add it later with zero mcp grant %s %s",
+               err.msg, server, tool);
+      zagent_event w = {.kind = ZAEV_WARNING, .text = msg, .code = "grant_not_saved"};
+      zagent_emit(a, &w);
+    }
+  }
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "tool", model_name, "kind", "tool",
+                   "action", "allow", "scope", ans->scope == ZGRANT_ALWAYS ? "always" : "session",
+                   "source", "user", "server", server, "serverTool", tool);
+}
+
 static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result *res) {
   zmcp_manager *m = ud;
   json_error_t je;
@@ -520,15 +553,16 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
       if (a->approve) {
         ztool shown = {.name = call->name, .description = t->description,
                        .parameters_json = "{}", .side_effect = ZSIDE_NETWORK};
-        /* MCP permissions live in the MCP grant store (zero mcp grant), which
-         * the approver cannot write yet: only "once" answers here. */
+        /* An allow for the session or always becomes an MCP grant of this
+         * tool (mcp-permissions.json, as `zero mcp grant` writes it), not a
+         * sandbox grant; a denial is for this call only. */
         zapproval_request req = {.tool = &shown, .call = call, .code = d.code,
-                                 .reason = d.reason, .can_remember = false,
-                                 .grant_tool = call->name,
+                                 .reason = d.reason, .can_remember = true,
+                                 .grant_kind = ZGRANT_TOOL, .grant_tool = call->name,
                                  .grant_value = ""};
         zapproval ans = a->approve(a->approve_ud, &req);
         d.action = ans.action == ZPERM_ALLOW ? ZPERM_ALLOW : ZPERM_DENY;
-        grant = zagent_remember_answer(a, a->perm ? a->perm->grants : NULL, &req, &ans);
+        grant = remember_mcp_answer(m, a, c->cfg->name, t->name, call->name, &ans);
         snprintf(d.reason, sizeof d.reason, "%s",
                  d.action == ZPERM_ALLOW ? "approved by the user"
                  : ans.note && ans.note[0] ? ans.note
@@ -592,9 +626,12 @@ static void on_progress(void *ud, const char *server, double progress, double to
   zagent_emit(m->running_agent, &ev);
 }
 
-int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *spawner,
-                       zperm_mode mode, zmcp_warn_fn warn, void *warn_ud, zerr *err) {
+int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   memset(m, 0, sizeof *m);
+  const char *workspace = so->workspace;
+  zperm_mode mode = so->mode;
+  zmcp_warn_fn warn = so->warn;
+  void *warn_ud = so->warn_ud;
   m->mode = mode;
   m->activated = json_object();
   m->grants = zmcp_grants_load();
@@ -613,8 +650,8 @@ int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *
     zbuf_release(&w);
   }
   m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients);
-  zmcp_client_opts o = {.workspace = workspace, .spawner = spawner, .on_progress = on_progress,
-                        .progress_ud = m};
+  zmcp_client_opts o = {.workspace = workspace, .roots = so->roots, .n_roots = so->n_roots,
+                        .spawner = so->spawner, .on_progress = on_progress, .progress_ud = m};
   for (size_t i = 0; i < m->cfg.n; i++)
     if (!m->cfg.servers[i].disabled) m->clients[m->n++] = zmcp_client_new(&m->cfg.servers[i], &o);
   if (!m->n) return 0;
@@ -631,6 +668,10 @@ int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *
   return 0;
 }
 
+void zmcp_manager_set_roots(zmcp_manager *m, const char *const *roots, size_t n) {
+  for (size_t i = 0; i < m->n; i++) zmcp_client_set_roots(m->clients[i], roots, n);
+}
+
 void zmcp_manager_stop(zmcp_manager *m) {
   if (m->n) zmcp_close_all(m->clients, m->n);
   for (size_t i = 0; i < m->n; i++) zmcp_client_free(m->clients[i]);
@@ -641,10 +682,10 @@ void zmcp_manager_stop(zmcp_manager *m) {
   memset(m, 0, sizeof *m);
 }
 
-json_t *zmcp_list_tools(const char *workspace, zperm_mode mode, zmcp_warn_fn warn, void *warn_ud,
-                        zerr *err) {
+json_t *zmcp_list_tools(const zmcp_start_opts *o, zerr *err) {
   zmcp_manager m;
-  if (zmcp_manager_start(&m, workspace, NULL, mode, warn, warn_ud, err) < 0) {
+  zperm_mode mode = o->mode;
+  if (zmcp_manager_start(&m, o, err) < 0) {
     zmcp_manager_stop(&m);
     return NULL;
   }

@@ -53,22 +53,36 @@ typedef struct zmcp_manager {
 
 typedef void (*zmcp_warn_fn)(void *ud, const char *msg);
 
-/* Loads the config for workspace, starts every enabled server in parallel
- * and lists their tools. A server that fails is reported through warn (its
- * stderr included) and left out; the run continues. Fails only for a
+/* What the servers of a run are started with. */
+typedef struct zmcp_start_opts {
+  const char *workspace;          /* absolute; config lookup, first root, default cwd */
+  const char *const *roots;       /* the other roots (--add-dir), absolute; may be NULL */
+  size_t n_roots;
+  struct zspawner *spawner;       /* confines stdio servers (the run's sandbox); NULL = none */
+  zperm_mode mode;
+  zmcp_warn_fn warn;              /* may be NULL */
+  void *warn_ud;
+} zmcp_start_opts;
+
+/* Loads the config for o->workspace, starts every enabled server in
+ * parallel (through o->spawner) and lists their tools. roots/list answers
+ * the workspace and o->roots. A server that fails is reported through warn
+ * (its stderr included) and left out; the run continues. Fails only for a
  * malformed config. */
-int zmcp_manager_start(zmcp_manager *m, const char *workspace, struct zspawner *spawner,
-                       zperm_mode mode, zmcp_warn_fn warn, void *warn_ud, zerr *err);
+int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *o, zerr *err);
+/* New roots after the workspace (the TUI's /add-dir): every server is told
+ * (notifications/roots/list_changed) and answers roots/list with them. */
+void zmcp_manager_set_roots(zmcp_manager *m, const char *const *roots, size_t n);
 /* Shuts every server down (in parallel) and frees everything. */
 void zmcp_manager_stop(zmcp_manager *m);
 
-/* For `zero exec --list-tools`: starts the configured servers of workspace,
- * lists every tool the model could be given ({name, description,
- * side_effect, permission, parameters, server, deferred}), and stops them.
- * Servers that fail are reported through warn. Returns a new array, or NULL
- * with err for a malformed config. */
-json_t *zmcp_list_tools(const char *workspace, zperm_mode mode, zmcp_warn_fn warn, void *warn_ud,
-                        zerr *err);
+/* For `zero exec --list-tools`: starts the configured servers as
+ * zmcp_manager_start does (same spawner, so as confined as in a run), lists
+ * every tool the model could be given ({name, description, side_effect,
+ * permission, parameters, server, deferred}), and stops them. Servers that
+ * fail are reported through warn. Returns a new array, or NULL with err for a
+ * malformed config. */
+json_t *zmcp_list_tools(const zmcp_start_opts *o, zerr *err);
 
 /* The model-facing name for a server's tool. Caller frees. */
 char *zmcp_tool_name(const char *server, const char *tool);

@@ -53,6 +53,9 @@ struct zmcp_transport {
   char *protocol_version; /* negotiated; HTTP sends it as MCP-Protocol-Version */
   bool session_lost;      /* HTTP: the server forgot the session (404); the client must
                            * initialize again (the transport already dropped the id) */
+  unsigned responses;     /* responses (results and errors) delivered so far; the
+                           * client counts them, HTTP uses it to see whether a
+                           * reply stream brought its answer */
 };
 
 zmcp_transport *zmcp_stdio_new(const zmcp_server_cfg *cfg, const char *workspace,

@@ -30,6 +30,7 @@ void zsse_init(zsse_parser *p, zsse_event_fn fn, void *ud, size_t max_event_byte
   /* Keep the slack arithmetic below free of overflow. */
   if (max_event_bytes > SIZE_MAX / 4) max_event_bytes = SIZE_MAX / 4;
   p->max_event_bytes = max_event_bytes;
+  p->retry_ms = -1;
   zbuf_init(&p->line);
   zbuf_init(&p->data);
   zbuf_init(&p->event_type);
@@ -125,6 +126,13 @@ static int sse_line(zsse_parser *p, const char *line, size_t n, zerr *err) {
       if (memcmp(line, "event", 5) == 0) {
         zbuf_reset(&p->event_type);
         zbuf_add(&p->event_type, val, vlen);
+      } else if (memcmp(line, "retry", 5) == 0 && vlen) {
+        /* Only ASCII digits count (spec); anything else is ignored. */
+        long ms = 0;
+        size_t i = 0;
+        for (; i < vlen && val[i] >= '0' && val[i] <= '9'; i++)
+          if (ms < 1000000000L) ms = ms * 10 + (val[i] - '0');
+        if (i == vlen) p->retry_ms = ms > 1000000000L ? 1000000000L : ms;
       }
       break;
     case 2:
@@ -135,7 +143,7 @@ static int sse_line(zsse_parser *p, const char *line, size_t n, zerr *err) {
       }
       break;
     default:
-      break; /* "retry" and unknown fields: nothing to do for a one-shot stream */
+      break; /* unknown fields are ignored */
   }
   return 0;
 }

@@ -9,8 +9,9 @@
  *    field was seen since the last dispatch (the spec's "data buffer is not
  *    empty": a bare "data:" dispatches an event with empty data; "event:" and
  *    "id:" alone do not dispatch);
- *  - "id:" sets the last event id unless its value contains NUL; "retry:" and
- *    unknown fields are ignored;
+ *  - "id:" sets the last event id unless its value contains NUL; "retry:"
+ *    with only ASCII digits sets retry_ms (the reconnection time a client
+ *    that reopens the stream should wait); unknown fields are ignored;
  *  - lines starting with ':' are comments (keep-alives) and are ignored, but
  *    are counted in zsse_parser.comments;
  *  - a leading UTF-8 BOM on the stream is skipped;
@@ -59,6 +60,7 @@ typedef struct zsse_parser {
   bool failed;      /* an error was reported; feeding again fails */
   size_t comments;  /* comment lines seen (keep-alives) */
   size_t events;    /* events dispatched */
+  long retry_ms;    /* the last valid "retry:" value, -1 when none came */
 } zsse_parser;
 
 /* Prepares p (any previous content is ignored, not freed). max_event_bytes 0

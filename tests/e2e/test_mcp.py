@@ -184,6 +184,80 @@ class RealServers(McpTest):
         self.assertIn("Long running operation completed", outs[1])
         self.assertIn("[image: image/png", outs[2])
 
+    SDK_RESUMABLE_SERVER = """
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import { McpServer } from "%(sdk)s/dist/esm/server/mcp.js";
+import { StreamableHTTPServerTransport } from "%(sdk)s/dist/esm/server/streamableHttp.js";
+import { InMemoryEventStore } from "%(sdk)s/dist/esm/examples/shared/inMemoryEventStore.js";
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+const transports = {};
+function makeServer() {
+  const server = new McpServer({ name: "sdk-resumable", version: "1.0.0" });
+  server.registerTool("polled", { description: "closes its reply stream, then answers" },
+    async (extra) => {
+      if (!extra.closeSSEStream) throw new Error("no closeSSEStream: no event store?");
+      extra.closeSSEStream();
+      await sleep(300);
+      return { content: [{ type: "text", text: "answered after the reply stream was closed" }] };
+    });
+  server.registerTool("kick", { description: "closes the GET stream, then adds a tool" },
+    async (extra) => {
+      extra.closeStandaloneSSEStream?.();
+      await sleep(600);
+      server.registerTool("late", { description: "added after the stream was closed" },
+        async () => ({ content: [{ type: "text", text: "late ran" }] }));
+      await sleep(400);
+      return { content: [{ type: "text", text: "kicked" }] };
+    });
+  return server;
+}
+http.createServer(async (req, res) => {
+  const sid = req.headers["mcp-session-id"];
+  let t = sid && transports[sid];
+  if (!t) {
+    t = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(), eventStore: new InMemoryEventStore(),
+      retryInterval: 100, onsessioninitialized: id => { transports[id] = t; } });
+    await makeServer().connect(t);
+  }
+  await t.handleRequest(req, res);
+}).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
+"""
+
+    def test_official_sdk_server_closing_its_streams_early(self):
+        # The official SDK server with an event store: "polled" closes its
+        # reply stream before the answer (the client must resume it with
+        # Last-Event-ID); "kick" closes the GET stream, then announces a new
+        # tool there (the client must reopen it to hear about it).
+        script = os.path.join(self.tmp, "resumable.mjs")
+        with open(script, "w") as f:
+            f.write(self.SDK_RESUMABLE_SERVER % {"sdk": os.path.join(self.nm,
+                                                                     "@modelcontextprotocol/sdk")})
+        port = free_port()
+        p = subprocess.Popen(["node", script], env=dict(self.env, PORT=str(port)),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: (p.terminate(), p.wait(5), p.stdout.close(), p.stderr.close()))
+        if p.stdout.readline().strip() != "ready":
+            self.fail("the SDK server did not start: " + p.stderr.read())
+        self.env["ZERO_MCP_STREAM_RETRY_MS"] = "50"
+        self.write_config({"s": {"type": "http", "url": "http://127.0.0.1:%d/mcp" % port,
+                                 "timeoutMs": 20000}})
+        r = self.zero("mcp", "call", "s", "polled", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        self.assertIn("answered after the reply stream was closed", r.stdout)
+        self.zero("mcp", "grant", "s")
+        model = self.serve([{"tool_calls": [{"name": "mcp_s_kick", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_s_late", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [[t["function"]["name"] for t in b["tools"]] for b in model.bodies()]
+        self.assertNotIn("mcp_s_late", names[0])
+        self.assertIn("mcp_s_late", names[1])
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual([e["output"] for e in results], ["kicked", "late ran"])
+
     def test_legacy_sse_everything_and_mcp_call_command(self):
         port = self.start_node_server("sse")
         self.write_config({"evs": {"type": "sse", "url": "http://127.0.0.1:%d/sse" % port}})
@@ -244,7 +318,8 @@ class Faults(McpTest):
 
     def test_initialize_that_times_out_is_not_cancelled(self):
         # The spec: "The initialize request MUST NOT be cancelled by clients".
-        log = os.path.join(self.tmp, "silent.log")
+        # in the workspace: `zero mcp` starts the server in the sandbox too
+        log = os.path.join(self.work, "silent.log")
         self.write_config({"bad": {"command": sys.executable, "args": [FAKE_MCP, "silent", log],
                                    "startupTimeoutMs": 700}})
         r = self.zero("mcp", "tools", "bad", timeout=60)
@@ -258,7 +333,7 @@ class Faults(McpTest):
         # Issue 8: "Protocol version negotiated (current revision, falling back
         # to older ones the server supports)"; a server may refuse initialize
         # with the spec's error listing what it supports.
-        log = os.path.join(self.tmp, "older.log")
+        log = os.path.join(self.work, "older.log")
         self.write_config({"old": {"command": sys.executable,
                                    "args": [FAKE_MCP, "olderonly", log]}})
         r = self.zero("mcp", "tools", "old", timeout=60)
@@ -268,7 +343,7 @@ class Faults(McpTest):
         with open(log) as f:
             sent = [json.loads(l) for l in f if l.strip()]
         inits = [m["params"]["protocolVersion"] for m in sent if m.get("method") == "initialize"]
-        self.assertEqual(inits, ["2025-06-18", "2024-11-05"])
+        self.assertEqual(inits, ["2025-11-25", "2024-11-05"])
         self.assertEqual(sum(m.get("method") == "notifications/initialized" for m in sent), 1)
 
     def test_malformed_json_is_a_clear_error(self):
@@ -280,7 +355,7 @@ class Faults(McpTest):
     def test_timeout_ms_applies_to_tool_calls(self):
         # "timeoutMs" is the per-request timeout; tool calls used to wait the
         # 10-minute default whatever the config said.
-        log = os.path.join(self.tmp, "hang.log")
+        log = os.path.join(self.work, "hang.log")
         self.write_config({"h": {"command": sys.executable, "args": [FAKE_MCP, "hang", log],
                                  "timeoutMs": 800}})
         started = time.time()
@@ -436,6 +511,132 @@ class Sandboxed(McpTest):
         finally:
             shutil.rmtree(srv_dir, ignore_errors=True)
             shutil.rmtree(secret_dir, ignore_errors=True)
+
+    def test_servers_started_by_mcp_commands_and_list_tools_are_confined(self):
+        """`zero mcp call`, `zero mcp tools` and `zero exec --list-tools` start
+        servers through the run's sandbox too (they started them bare): the
+        server can neither see nor write outside the workspace."""
+        srv_dir = tempfile.mkdtemp(prefix="zero-mcp-srv-", dir="/tmp")
+        secret_dir = tempfile.mkdtemp(prefix="zero-mcp-secret-", dir="/tmp")
+        try:
+            script = os.path.join(srv_dir, "server.py")
+            shutil.copy(FAKE_MCP, script)
+            secret = os.path.join(secret_dir, "secret.txt")
+            with open(secret, "w") as f:
+                f.write("host secret")
+            self.write_config({"probe": {"command": sys.executable, "args": [script, "probe"],
+                                         "env": {"PROBE_PATH": secret}}})
+            planted_start = os.path.join(secret_dir, "planted-at-start.txt")
+            r = self.zero("mcp", "call", "probe", "probe", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            seen = json.loads(json.loads(r.stdout)["content"][0]["text"])
+            self.assertTrue(seen["started"])
+            self.assertFalse(seen["wrote_outside"], "mcp call: server wrote outside the workspace")
+            if sandbox_is_full():
+                self.assertFalse(seen["secret_visible"])
+            self.assertFalse(os.path.exists(os.path.join(secret_dir, "planted.txt")))
+            self.assertFalse(os.path.exists(planted_start))
+            r = self.zero("mcp", "tools", "probe")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("probe", r.stdout)
+            self.assertFalse(os.path.exists(planted_start), "mcp tools: server wrote outside")
+            self.serve([{"text": "unused"}])
+            r = self.zero("exec", "--list-tools")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("mcp_probe_probe", r.stdout)
+            self.assertFalse(os.path.exists(planted_start), "--list-tools: server wrote outside")
+        finally:
+            shutil.rmtree(srv_dir, ignore_errors=True)
+            shutil.rmtree(secret_dir, ignore_errors=True)
+
+
+class Roots(McpTest):
+    def test_roots_list_answers_the_workspace_and_every_add_dir(self):
+        extra = os.path.join(self.tmp, "extra dir")
+        os.makedirs(extra)
+        self.write_config({"r": {"command": sys.executable, "args": [FAKE_MCP, "roots"]}})
+        self.zero("mcp", "grant", "r")
+        r, events, model = self.run_tool("mcp_r_roots", {}, extra=("--add-dir", extra))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = json.loads(self.tool_messages(model.bodies()[1])[0]["content"])
+        uris = [x["uri"] for x in got["roots"]]
+        self.assertEqual(uris, ["file://" + os.path.realpath(self.work),
+                                "file://" + os.path.realpath(extra).replace(" ", "%20")])
+        # zero mcp call: the workspace alone
+        r = self.zero("mcp", "call", "r", "roots", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = json.loads(json.loads(r.stdout)["content"][0]["text"])
+        self.assertEqual([x["uri"] for x in got["roots"]], ["file://" + os.path.realpath(self.work)])
+
+
+class AddCommand(McpTest):
+    def config(self):
+        with open(os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json")) as f:
+            return json.load(f)["mcp"]["servers"]
+
+    def test_adding_a_name_again_updates_it_and_says_so(self):
+        # It replaced the earlier server without a word (Go prints "Updated").
+        r = self.zero("mcp", "add", "a", "--", "echo", "one")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Added", r.stdout)
+        r = self.zero("mcp", "add", "a", "--", "echo", "two")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Updated", r.stdout)
+        self.assertIn("replaced", r.stdout)
+        self.assertEqual(self.config()["a"]["args"], ["two"])
+        r = self.zero("mcp", "add", "a", "--json", "--url", "http://127.0.0.1:9/mcp")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertTrue(doc["updated"])
+        self.assertEqual(doc["serverName"], "a")
+        self.assertEqual(doc["server"]["url"], "http://127.0.0.1:9/mcp")
+
+    def test_options_of_the_other_kind_of_server_are_refused(self):
+        # --env with --url was accepted and silently dropped.
+        for args, word in ((["--url", "http://127.0.0.1:9/mcp", "--env", "K=V"], "--env"),
+                           (["--url=http://127.0.0.1:9/mcp", "--env=K=V"], "--env"),
+                           (["--url", "http://127.0.0.1:9/mcp", "--cwd", "/"], "--cwd"),
+                           (["--header", "X-A: b", "--", "echo"], "--header"),
+                           (["--url", "http://127.0.0.1:9/mcp", "--", "echo"], "not both"),
+                           (["--url"], "needs a value")):
+            r = self.zero("mcp", "add", "b", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+            self.assertIn(word, r.stderr, args)
+        self.assertFalse(os.path.exists(os.path.join(self.env["XDG_CONFIG_HOME"], "zero",
+                                                     "config.json")))
+
+    def test_command_without_double_dash_secrets_stay_out_of_json(self):
+        r = self.zero("mcp", "add", "c", "--env", "TOKEN=s3cret", "--json", "node", "srv.js",
+                      "--port", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("s3cret", r.stdout)
+        c = self.config()["c"]
+        self.assertEqual((c["command"], c["args"], c["env"]),
+                         ("node", ["srv.js", "--port", "1"], {"TOKEN": "s3cret"}))
+        r = self.zero("mcp", "add", "d", "--disabled", "--", "echo")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.config()["d"]["disabled"])
+
+    def test_remove_enable_disable(self):
+        self.assertEqual(self.zero("mcp", "add", "a", "--", "echo").returncode, 0)
+        r = self.zero("mcp", "disable", "a")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.config()["a"]["disabled"])
+        r = self.zero("mcp", "enable", "a")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("disabled", self.config()["a"])
+        r = self.zero("mcp", "enable", "nope")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no MCP server named", r.stderr)
+        r = self.zero("mcp", "remove", "a")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("a", self.config())
+        # as the Go zero: removing what is not there is reported, not an error
+        r = self.zero("mcp", "remove", "a")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("No MCP server named", r.stdout)
+        r = self.zero("mcp", "remove", "--bogus", "a")
+        self.assertEqual(r.returncode, 2)
 
 
 def sandbox_is_full():

@@ -175,6 +175,59 @@ class HttpMcp(harness.ZeroTest):
         results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
         self.assertEqual(results[1]["output"], "grown ran")
 
+    def test_event_stream_closed_by_the_server_is_reopened_with_last_event_id(self):
+        # The server closes its GET stream after one event (id ev-1); zero
+        # used to leave it closed, so list_changed sent later was never seen.
+        self.start_fake()
+        self.env["ZERO_MCP_STREAM_RETRY_MS"] = "50"
+        self.write_config({"a": {"type": "http", "url": self.base + "/resume"}})
+        self.zero("mcp", "grant", "a")
+        model = self.serve([{"tool_calls": [{"name": "mcp_a_nap", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_a_grow", "arguments": {}}]},
+                            {"tool_calls": [{"name": "mcp_a_grown", "arguments": {}}]},
+                            {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        streams = self.entries("stream")
+        self.assertGreaterEqual(len(streams), 2, "the closed event stream was not reopened")
+        self.assertIsNone(streams[0]["lastEventId"])
+        self.assertEqual(streams[1]["lastEventId"], "ev-1")
+        names = [[t["function"]["name"] for t in b["tools"]] for b in model.bodies()]
+        self.assertIn("mcp_a_grown", names[2])
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual(results[2]["output"], "grown ran")
+
+    def test_reopening_a_dead_event_stream_is_bounded(self):
+        # A server whose stream always closes at once, empty: zero tries a
+        # few times with growing pauses, then gives up; the run goes on.
+        self.start_fake()
+        self.env["ZERO_MCP_STREAM_RETRY_MS"] = "20"
+        self.write_config({"a": {"type": "http", "url": self.base + "/dead"}})
+        self.zero("mcp", "grant", "a")
+        self.serve([{"tool_calls": [{"name": "mcp_a_nap", "arguments": {}}]},
+                    {"tool_calls": [{"name": "mcp_a_nap", "arguments": {}}]},
+                    {"text": "done"}])
+        started = time.monotonic()
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertGreater(time.monotonic() - started, 2.5)
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual([e["output"] for e in results], ["rested", "rested"])
+        # 1 + 5 attempts (pauses 20, 40, 80, 160, 320 ms: done well within the run)
+        self.assertEqual(len(self.entries("stream")), 6)
+
+    def test_reply_closed_before_the_answer_is_resumed_with_last_event_id(self):
+        # MCP 2025-11-25: a server may end a request's SSE reply early (after
+        # events with ids) and send the answer on a GET with Last-Event-ID.
+        # zero waited for the timeout, then dropped the server.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/poll"}})
+        r = self.zero("mcp", "call", "a", "polled", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("polled done", r.stdout)
+        resumed = [e for e in self.entries("stream") if e["lastEventId"]]
+        self.assertEqual([e["lastEventId"] for e in resumed], ["p-2"])
+
     def test_forgotten_session_is_started_again(self):
         # The spec: a 404 to a request carrying Mcp-Session-Id means the
         # session is gone and the client MUST start a new one. zero used to

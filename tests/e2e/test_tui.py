@@ -181,6 +181,41 @@ class Tui(ZeroTest):
         self.assertEqual(decisions[0]["action"], "allow", decisions)
         self.assertIn("first again", model.bodies()[-1]["messages"][-1]["content"])
 
+    def test_always_allow_of_an_mcp_tool_saves_an_mcp_grant(self):
+        # MCP tools were offered "once" only; "always" now writes
+        # mcp-permissions.json, as `zero mcp grant SERVER TOOL` does.
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp",
+                            "fake_mcp_server.py")
+        cfg = os.path.join(self.home, ".config", "zero")
+        os.makedirs(cfg, exist_ok=True)
+        with open(os.path.join(cfg, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"g": {"command": "python3",
+                                                 "args": [fake, "grows"]}}}}, f)
+        self.serve([
+            {"tool_calls": [{"name": "mcp_g_grow", "arguments": {}}]},
+            {"text": "Grew once."},
+            {"tool_calls": [{"name": "mcp_g_grow", "arguments": {}}]},
+            {"text": "Grew again."}])
+        self.start()
+        self.type("grow it")
+        self.keys("Enter")
+        s = self.wait_for("Permission needed")
+        self.assertIn("Always allow (saved): every mcp_g_grow call (p)", s)
+        self.keys("p")
+        self.wait_for("Grew once.")
+        with open(os.path.join(cfg, "mcp-permissions.json")) as f:
+            self.assertEqual(json.load(f), {"servers": {"g": {"tools": ["grow"]}}})
+        sandbox_grants = os.path.join(cfg, "sandbox-grants.json")
+        if os.path.exists(sandbox_grants):
+            with open(sandbox_grants) as f:
+                self.assertNotIn("mcp_g_grow", f.read())
+        # the same run does not ask again (a prompt would hold the turn)
+        self.type("grow again")
+        self.keys("Enter")
+        s = self.wait_for("Grew again.")
+        self.assertNotIn("Permission needed", s)
+        self.quit_and_check_terminal()
+
     def test_fork_continues_in_a_copy_and_leaves_the_original(self):
         self.serve([{"text": "Original answer."}, {"text": "Answer in the fork."}])
         self.start()
@@ -790,6 +825,35 @@ class Tui(ZeroTest):
         self.keys("Enter")
         self.wait_for("✗ /add-dir: nowhere is not an existing directory")
         self.quit_and_check_terminal()
+
+    def test_add_dir_tells_mcp_servers_the_new_root(self):
+        # roots/list kept answering the roots zero started with
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp",
+                            "fake_mcp_server.py")
+        cfg = os.path.join(self.home, ".config", "zero")
+        os.makedirs(cfg, exist_ok=True)
+        with open(os.path.join(cfg, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"r": {"command": "python3",
+                                                 "args": [fake, "roots"]}}}}, f)
+        with open(os.path.join(cfg, "mcp-permissions.json"), "w") as f:
+            json.dump({"servers": {"r": {"all": True}}}, f)
+        extra = os.path.join(self.tmp, "extra")
+        os.makedirs(extra)
+        model = self.serve([{"tool_calls": [{"name": "mcp_r_roots", "arguments": {}}]},
+                            {"text": "Listed the roots."}])
+        self.start()
+        self.type("/add-dir ../extra")
+        self.keys("Enter")
+        self.wait_for("Tools may now also write in " + extra)
+        time.sleep(0.3)  # the server asks roots/list again on the notification
+        self.type("list roots")
+        self.keys("Enter")
+        self.wait_for("Listed the roots.")
+        self.quit_and_check_terminal()
+        tool_msgs = [m for m in model.bodies()[1]["messages"] if m.get("role") == "tool"]
+        uris = [r["uri"] for r in json.loads(tool_msgs[0]["content"])["roots"]]
+        self.assertEqual(uris, ["file://" + os.path.realpath(self.work),
+                                "file://" + os.path.realpath(extra)])
 
     def test_permission_prompt_in_a_narrow_terminal_leaves_no_rows_behind(self):
         self.serve([

@@ -335,6 +335,34 @@ static void truncated_event_is_reported_by_finish(void **state) {
   zsse_release(&p);
 }
 
+static void retry_field_sets_the_reconnection_time(void **state) {
+  (void)state;
+  recorder r = {ZBUF_INIT, 0, 0};
+  zsse_parser p;
+  zerr err = ZERR_INIT;
+  zsse_init(&p, on_event, &r, 0);
+  assert_int_equal(p.retry_ms, -1); /* none given yet */
+  /* MCP 2025-11-25 priming event: an id, a retry, empty data. */
+  const char *s = "id: p-1\nretry: 1500\ndata: \n\n";
+  assert_int_equal(zsse_feed(&p, s, strlen(s), &err), 0);
+  assert_int_equal(p.retry_ms, 1500);
+  assert_int_equal(r.seen, 1);
+  /* only ASCII digits count; anything else leaves the last good value */
+  s = "retry: 12x\nretry: -5\nretry:\nretry: 1e3\n\n";
+  assert_int_equal(zsse_feed(&p, s, strlen(s), &err), 0);
+  assert_int_equal(p.retry_ms, 1500);
+  s = "retry:250\n\n";
+  assert_int_equal(zsse_feed(&p, s, strlen(s), &err), 0);
+  assert_int_equal(p.retry_ms, 250);
+  /* a huge value is capped, not wrapped */
+  s = "retry: 99999999999999999999999\n\n";
+  assert_int_equal(zsse_feed(&p, s, strlen(s), &err), 0);
+  assert_int_equal(p.retry_ms, 1000000000L);
+  assert_int_equal(r.seen, 1); /* retry alone dispatches nothing */
+  zsse_release(&p);
+  zbuf_release(&r.out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(required_fixtures_parse_identically_at_every_split),
@@ -347,6 +375,7 @@ int main(void) {
       cmocka_unit_test(callback_can_stop_parsing),
       cmocka_unit_test(cr_at_end_of_feed_then_lf_is_one_line_ending),
       cmocka_unit_test(truncated_event_is_reported_by_finish),
+      cmocka_unit_test(retry_field_sets_the_reconnection_time),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -541,6 +541,7 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
   a->perm_grant_label = NULL;
   free(a->perm_grants_file);
   a->perm_grants_file = q->grants_file ? xstrdup(q->grants_file) : NULL;
+  a->perm_mcp_grant = q->mcp_grant;
   if (q->can_remember) {
     zbuf g = ZBUF_INIT;
     const char *v = q->grant_value ? q->grant_value : "";
@@ -740,8 +741,10 @@ static void perm_lines(tui_app *a, tw_lines *out, size_t *diff_at, size_t *diff_
   } else {
     if (a->perm_opts[a->perm_choice] == TUI_OPT_ALWAYS) {
       zbuf l = ZBUF_INIT;
-      zbuf_addf(&l, "  %sSaved to %s; zero sandbox grants lists and removes saved grants.%s",
-                a->th.muted, a->perm_grants_file ? a->perm_grants_file : "the grants file",
+      zbuf_addf(&l, "  %sSaved to %s; %s.%s", a->th.muted,
+                a->perm_grants_file ? a->perm_grants_file : "the grants file",
+                a->perm_mcp_grant ? "zero mcp revoke takes it back"
+                                  : "zero sandbox grants lists and removes saved grants",
                 a->th.reset);
       tw_wrap(out, l.data, l.len, a->width - 1, "", "    ");
       zbuf_release(&l);

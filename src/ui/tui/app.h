@@ -55,6 +55,7 @@ typedef struct tui_ask {
   int grant_kind;            /* zgrant_kind */
   const char *grant_value;   /* command prefix or path; "" for a tool grant */
   const char *grants_file;   /* where an always grant is saved (shown), or NULL */
+  bool mcp_grant;            /* an MCP tool: the grant goes to mcp-permissions.json */
 } tui_ask;
 
 /* The choices of a prompt, in display order. */
@@ -113,6 +114,7 @@ typedef struct tui_app {
   tui_perm_scope perm_scope;
   char *perm_grant_label; /* what a session / always answer remembers, in words */
   char *perm_grants_file; /* where an always grant is saved */
+  bool perm_mcp_grant;    /* ... and it is an MCP grant (zero mcp revoke) */
   /* composer and completion */
   tui_composer comp;
   int sel;               /* selected suggestion */

@@ -23,6 +23,16 @@ Paths under /mute never answer initialize (the POST hangs for 30 s).
 Paths under /live also offer the GET event stream (others answer GET with
 405); there "grow" adds the tool "grown" and announces it with
 notifications/tools/list_changed on that stream, then answers the call.
+Paths under /resume offer the event stream like /live, except that the first
+GET (one without Last-Event-ID) gets one event with id "ev-1" and is closed
+by the server, as servers may do; later GETs are held open.
+  {"event": "stream", "path": p, "lastEventId": header or null}  per GET
+Paths under /dead answer every GET with an SSE stream that closes at once,
+without events. The tool "nap" answers after 1.5 s.
+Paths under /poll close the SSE reply to tool "polled" after a priming event
+(id p-1, retry 50, empty data) and a progress event (id p-2), before the
+answer; a GET with Last-Event-ID p-2 gets the answer (id p-3). Other GETs
+there get 405.
 """
 import json
 import sys
@@ -68,13 +78,32 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        if not self.path.startswith("/live"):
+        last = self.headers.get("Last-Event-ID")
+        if self.path.startswith("/poll"):
+            log({"event": "stream", "path": self.path, "lastEventId": last})
+            if last != "p-2":
+                return self.plain(405)
+            self.start_sse()
+            with lock:
+                mid = answers.get((self.path, "polled"))
+            self.wfile.write(b"id: p-3\n" + sse({"jsonrpc": "2.0", "id": mid, "result": {
+                "content": [{"type": "text", "text": "polled done"}]}}))
+            self.wfile.flush()
+            return
+        if not self.path.startswith(("/live", "/resume", "/dead")):
             return self.plain(405)
         self.start_sse()
         self.wfile.flush()
+        log({"event": "stream", "path": self.path, "lastEventId": last})
+        if self.path.startswith("/dead"):
+            return
+        if self.path.startswith("/resume") and last is None:
+            self.wfile.write(b"id: ev-1\n" + sse({"jsonrpc": "2.0", "method": "notifications/message",
+                                                 "params": {"level": "info", "data": "hello"}}))
+            self.wfile.flush()
+            return  # closed by the server: the client is expected to come back
         with lock:
             streams[self.path] = self.wfile
-        log({"event": "stream", "path": self.path})
         time.sleep(30)  # held open; zero closes it when it is done
 
     def do_DELETE(self):
@@ -146,6 +175,10 @@ class Handler(BaseHTTPRequestHandler):
                      {"name": "grow", "description": "adds a tool",
                       "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "forget", "description": "forgets the session",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "nap", "description": "answers after 1.5 s",
+                      "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "polled", "description": "closes its reply before the answer",
                       "inputSchema": {"type": "object", "properties": {}}}]
             if path in grown:
                 tools.append({"name": "grown", "description": "added by grow",
@@ -166,6 +199,22 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
                 self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
                     "content": [{"type": "text", "text": "all 3 steps done"}]}}))
+                self.wfile.flush()
+                return
+            if tool == "polled":
+                with lock:
+                    answers[(path, "polled")] = mid
+                self.wfile.write(b"id: p-1\nretry: 50\ndata: \n\n")
+                self.wfile.write(b"id: p-2\n" + sse({"jsonrpc": "2.0",
+                                                    "method": "notifications/progress",
+                                                    "params": {"progressToken": token,
+                                                               "progress": 1}}))
+                self.wfile.flush()
+                return  # closed before the answer: the client must resume
+            if tool == "nap":
+                time.sleep(1.5)
+                self.wfile.write(sse({"jsonrpc": "2.0", "id": mid, "result": {
+                    "content": [{"type": "text", "text": "rested"}]}}))
                 self.wfile.flush()
                 return
             if tool == "forget":

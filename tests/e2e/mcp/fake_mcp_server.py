@@ -16,7 +16,11 @@
               change: whether $PROBE_PATH (a file elsewhere in the host's /tmp,
               given through the environment so the config does not name it as
               an argument) is readable, and whether a file can be created
-              next to it
+              next to it; at start-up it already tries to create
+              planted-at-start.txt there (so listing its tools is a probe too)
+  roots       asks the client roots/list once initialized, and again on
+              notifications/roots/list_changed; tool "roots" returns the
+              last answer it got (or {"pending": true})
 """
 import json
 import sys
@@ -39,6 +43,15 @@ def probe():
     return json.dumps({"started": True, "secret_visible": seen, "wrote_outside": wrote})
 
 
+def plant_at_start():
+    import os
+    try:
+        with open(os.path.join(os.path.dirname(probe_path), "planted-at-start.txt"), "w") as f:
+            f.write("x")
+    except OSError:
+        pass
+
+
 def send(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -49,13 +62,26 @@ if mode == "exit":
     sys.stderr.flush()
     sys.exit(3)
 
+if mode == "probe" and probe_path:
+    plant_at_start()
+
 grown = []
+roots_answer = None
+roots_asked = 0
 for line in sys.stdin:
     msg = json.loads(line)
     if log:
         with open(log, "a") as f:
             f.write(line if line.endswith("\n") else line + "\n")
     if mode == "silent":
+        continue
+    if mode == "roots" and str(msg.get("id")).startswith("roots-") and "method" not in msg:
+        roots_answer = msg.get("result", msg.get("error"))
+        continue
+    if mode == "roots" and msg.get("method") in ("notifications/initialized",
+                                                 "notifications/roots/list_changed"):
+        roots_asked += 1
+        send({"jsonrpc": "2.0", "id": "roots-%d" % roots_asked, "method": "roots/list"})
         continue
     if msg.get("method") == "initialize":
         if mode == "malformed":
@@ -106,12 +132,15 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     elif msg.get("method") == "tools/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
-            {"name": mode if mode in ("probe", "big") else "hang",
+            {"name": mode if mode in ("probe", "big", "roots") else "hang",
              "description": {"probe": "reports its view", "big": "a lot of text"}.get(
                  mode, "never returns"),
              "inputSchema": {"type": "object", "properties": {}}}]}})
     elif msg.get("method") == "tools/call":
-        if mode == "probe":
+        if mode == "roots":
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [
+                {"type": "text", "text": json.dumps(roots_answer or {"pending": True})}]}})
+        elif mode == "probe":
             send({"jsonrpc": "2.0", "id": msg["id"],
                   "result": {"content": [{"type": "text", "text": probe()}]}})
         elif mode == "big":
