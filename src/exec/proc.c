@@ -34,6 +34,7 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/time.h"
+#include "exec/reaper.h"
 
 #define DRAIN_GRACE_MS 300
 #define READ_CHUNK 65536
@@ -49,8 +50,9 @@ static void child_fail(int errfd, int e) {
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
 static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *slave_name,
-                       int in_fd, int out_fd, int errfd) {
+                       int in_fd, int out_fd, int errfd, int reaper_fd) {
   setsid();
+  zreaper_child_register(reaper_fd); /* killed with zero, however zero ends */
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
@@ -135,6 +137,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
     goto done;
   }
 
+  int reaper_fd = zreaper_fd();
   pid_t pid = fork();
   if (pid < 0) {
     zerr_errno(err, ZE_IO, "cannot start a process");
@@ -142,7 +145,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   }
   if (pid == 0) {
     close(err_pipe[0]);
-    child_exec(cmd, o, slave_name, in_pipe[0], out_pipe[1], err_pipe[1]);
+    child_exec(cmd, o, slave_name, in_pipe[0], out_pipe[1], err_pipe[1], reaper_fd);
   }
   close(err_pipe[1]);
   err_pipe[1] = -1;
@@ -152,6 +155,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   }
   if (n == (ssize_t)sizeof child_errno) {
     /* exec failed: the child already exited; reap it (nothing else ran). */
+    zreaper_forget(pid);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
     }
     errno = child_errno;
@@ -472,6 +476,7 @@ static void proc_finish(zexec_proc *p, int grace_ms) {
   /* A command that exited by itself and whose output ended may leave
    * background jobs that redirected their output: those were meant to stay. */
   if (!p->exited || p->out_fd >= 0) zexec_proc_kill(p, grace_ms);
+  zreaper_forget(p->pid);
   while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {
   }
   proc_free(p);
@@ -579,6 +584,7 @@ void zexec_table_shutdown(zexec_table *t) {
   for (size_t i = 0; i < n; i++) {
     signal_group(ps[i], SIGKILL);
     observe_exit(ps[i], true);
+    zreaper_forget(ps[i]->pid);
     while (waitpid(ps[i]->pid, NULL, 0) < 0 && errno == EINTR) {
     }
     proc_free(ps[i]);

@@ -1,0 +1,139 @@
+"""Nothing zero started outlives zero, even when zero is killed with SIGKILL
+(no chance to clean up): a command from exec_command with the background job
+it started, a terminal (tty) command, and an MCP stdio server with a child of
+its own — unconfined (unsafe mode) and sandboxed. The assertions look at
+/proc for the real processes, not at exit codes."""
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import main  # noqa: E402
+
+FAKE_MCP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_mcp_server.py")
+
+
+def live_pids_with_arg(token):
+    """PIDs of live (not zombie) processes with `token` as an argument."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                args = f.read().split(b"\0")
+            if token.encode() not in args:
+                continue
+            with open("/proc/%s/stat" % d) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in ("Z", "X"):
+            found.append(int(d))
+    return found
+
+
+class ChildLifetime(harness.ZeroTest):
+    def tokens(self, n):
+        """Unique `sleep` durations: a process is found by its argument."""
+        base = random.randint(100000, 899999)
+        return ["%d.%d" % (base, i) for i in range(n)]
+
+    def wait_running(self, tokens, timeout=15):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if all(live_pids_with_arg(t) for t in tokens):
+                return
+            time.sleep(0.05)
+        self.fail("not all of %s started: %s" % (tokens, [live_pids_with_arg(t) for t in tokens]))
+
+    def assert_gone_within(self, tokens, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            left = {t: live_pids_with_arg(t) for t in tokens}
+            if not any(left.values()):
+                return
+            time.sleep(0.02)
+        left = {t: live_pids_with_arg(t) for t in tokens}
+        for pids in left.values():  # do not leave them behind for other tests
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        self.fail("still running %.1f s after zero was killed: %s" % (seconds, left))
+
+    def kill_zero_mid_command(self, mode_args, tty=False, with_mcp=False):
+        t = self.tokens(3)
+        cmd = "sleep %s & sleep %s; wait" % (t[0], t[1])
+        if with_mcp:
+            d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "config.json"), "w") as f:
+                json.dump({"mcp": {"servers": {"kid": {
+                    "command": "sh",
+                    "args": ["-c", 'sleep %s & exec "$0" "$1" hang /dev/null' % t[2],
+                             sys.executable, FAKE_MCP]}}}}, f)
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": cmd, "tty": tty, "yield_time_ms": 30000}}]}, {"text": "never"}])
+        p = self.spawn("exec", *mode_args, "-o", "stream-json", "run it")
+        try:
+            self.wait_running(t if with_mcp else t[:2])
+            p.send_signal(signal.SIGKILL)
+            p.wait(10)
+            self.assert_gone_within(t, 1.0)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.communicate(timeout=10)
+
+    def test_unsafe_command_and_its_background_job_die_with_zero(self):
+        self.kill_zero_mid_command(["--permission-mode", "unsafe"])
+
+    def test_unsafe_tty_command_dies_with_zero(self):
+        self.kill_zero_mid_command(["--auto", "high"], tty=True)
+
+    def test_unsafe_mcp_server_and_its_child_die_with_zero(self):
+        self.kill_zero_mid_command(["--permission-mode", "unsafe"], with_mcp=True)
+
+    def test_sandboxed_command_dies_with_zero(self):
+        if not shutil.which("bwrap"):
+            self.skipTest("needs bwrap")
+        self.kill_zero_mid_command(["--permission-mode", "auto"])
+
+    def test_sandboxed_tty_command_and_mcp_server_die_with_zero(self):
+        if not shutil.which("bwrap"):
+            self.skipTest("needs bwrap")
+        self.kill_zero_mid_command(["--permission-mode", "auto"], tty=True, with_mcp=True)
+
+    def test_normal_exit_leaves_no_watchdog_behind(self):
+        """The watchdog that does the killing ends with zero too."""
+        t = self.tokens(1)
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "sleep %s" % t[0], "yield_time_ms": 300}}]}, {"text": "done"}])
+        p = self.spawn("exec", "--permission-mode", "unsafe", "-o", "stream-json", "run it")
+        self.wait_running(t)
+        kids = []
+        with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+            kids = [int(x) for x in f.read().split()]
+        out, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 0, err)
+        self.assert_gone_within(t, 1.0)
+        end = time.monotonic() + 2
+        while time.monotonic() < end and any(os.path.exists("/proc/%d/stat" % k) for k in kids):
+            time.sleep(0.02)
+        for k in kids:
+            try:
+                with open("/proc/%d/comm" % k) as f:
+                    self.assertNotEqual(f.read().strip(), "zero-reaper")
+            except OSError:
+                pass
+
+
+if __name__ == "__main__":
+    main()
