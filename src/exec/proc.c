@@ -84,6 +84,18 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
   child_fail(keep, errno);
 }
 
+typedef struct child_args {
+  const zspawn_cmd *cmd;
+  const zexec_opts *o;
+  const char *slave_name;
+  int in_fd, out_fd, errfd, reaper_fd;
+} child_args;
+
+static void child_start(void *arg) {
+  const child_args *a = arg;
+  child_exec(a->cmd, a->o, a->slave_name, a->in_fd, a->out_fd, a->errfd, a->reaper_fd);
+}
+
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out,
@@ -137,15 +149,13 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
     goto done;
   }
 
-  int reaper_fd = zreaper_fd();
-  pid_t pid = fork();
+  /* Forked on zero's lasting thread: see zreaper_fork. The read end of
+   * err_pipe is close-on-exec, so the child needs no close before exec. */
+  child_args ca = {cmd, o, slave_name, in_pipe[0], out_pipe[1], err_pipe[1], zreaper_fd()};
+  pid_t pid = zreaper_fork(child_start, &ca);
   if (pid < 0) {
     zerr_errno(err, ZE_IO, "cannot start a process");
     goto done;
-  }
-  if (pid == 0) {
-    close(err_pipe[0]);
-    child_exec(cmd, o, slave_name, in_pipe[0], out_pipe[1], err_pipe[1], reaper_fd);
   }
   close(err_pipe[1]);
   err_pipe[1] = -1;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -125,4 +126,78 @@ void zreaper_child_register(int fd) { send_msg(fd, (int32_t)getpid()); }
 
 void zreaper_forget(pid_t pgid) {
   if (pgid > 0) send_msg(reaper_wfd, -(int32_t)pgid);
+}
+
+/* ---- the lasting fork thread --------------------------------------------------- */
+
+typedef struct fork_req {
+  void (*child)(void *);
+  void *arg;
+  pid_t pid;
+  int err;
+  bool done;
+} fork_req;
+
+static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;  /* guards fork_cur */
+static pthread_cond_t fork_cv = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t fork_call_mu = PTHREAD_MUTEX_INITIALIZER; /* one request at a time */
+static fork_req *fork_cur;
+static bool fork_thread_ok;
+
+static void *fork_thread(void *unused) {
+  (void)unused;
+  pthread_mutex_lock(&fork_mu);
+  for (;;) {
+    while (!fork_cur || fork_cur->done) pthread_cond_wait(&fork_cv, &fork_mu);
+    fork_req *r = fork_cur;
+    pid_t pid = fork();
+    if (pid == 0) {
+      r->child(r->arg);
+      _exit(127);
+    }
+    r->err = pid < 0 ? errno : 0;
+    r->pid = pid;
+    r->done = true;
+    pthread_cond_broadcast(&fork_cv);
+  }
+  return NULL;
+}
+
+static void start_fork_thread(void) {
+  /* Signals stay with the threads that handle them (^C, SIGTERM). */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&at, 256u << 10);
+  pthread_t th;
+  fork_thread_ok = pthread_create(&th, &at, fork_thread, NULL) == 0;
+  pthread_attr_destroy(&at);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+pid_t zreaper_fork(void (*child)(void *arg), void *arg) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, start_fork_thread);
+  if (!fork_thread_ok) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      child(arg);
+      _exit(127);
+    }
+    return pid;
+  }
+  fork_req r = {.child = child, .arg = arg};
+  pthread_mutex_lock(&fork_call_mu);
+  pthread_mutex_lock(&fork_mu);
+  fork_cur = &r;
+  pthread_cond_broadcast(&fork_cv);
+  while (!r.done) pthread_cond_wait(&fork_cv, &fork_mu);
+  fork_cur = NULL;
+  pthread_mutex_unlock(&fork_mu);
+  pthread_mutex_unlock(&fork_call_mu);
+  if (r.pid < 0) errno = r.err;
+  return r.pid;
 }

@@ -16,6 +16,14 @@
  * dies — the watchdog reads end-of-file and SIGKILLs every group still
  * registered, then exits. While zero lives, it does nothing.
  */
+/* Forks are made on one thread that lives as long as zero. A sandboxed
+ * command's bwrap dies with its parent (--die-with-parent, PR_SET_PDEATHSIG),
+ * and the kernel takes "parent" to mean the thread that forked: forked from
+ * a TUI turn's worker thread, a command left running as a session was killed
+ * when that turn ended. zreaper_fork runs fork() on the lasting thread; the
+ * child calls child(arg) (which must exec or _exit, with only
+ * async-signal-safe calls; arg may point into the caller's stack) and the
+ * parent gets the pid, or -1 with errno set. */
 #ifndef ZERO_EXEC_REAPER_H
 #define ZERO_EXEC_REAPER_H
 
@@ -31,5 +39,6 @@ void zreaper_child_register(int fd);
 /* In zero, before reaping a registered group's leader (its group id may be
  * reused after that): the watchdog forgets the group. */
 void zreaper_forget(pid_t pgid);
+pid_t zreaper_fork(void (*child)(void *arg), void *arg);
 
 #endif

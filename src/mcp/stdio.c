@@ -148,6 +148,16 @@ static void child_exec(const zspawn_cmd *cmd, int in_fd, int out_fd, int err_fd,
   _exit(127);
 }
 
+typedef struct stdio_child {
+  const zspawn_cmd *cmd;
+  int in_fd, out_fd, err_fd, report_fd, reaper_fd;
+} stdio_child;
+
+static void child_start(void *arg) {
+  const stdio_child *a = arg;
+  child_exec(a->cmd, a->in_fd, a->out_fd, a->err_fd, a->report_fd, a->reaper_fd);
+}
+
 static int stdio_start(zmcp_transport *t, zerr *err) {
   stdio_t *s = (stdio_t *)t;
   const zmcp_server_cfg *cfg = s->cfg;
@@ -178,9 +188,10 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
     errno = e;
     return zerr_errno(err, ZE_IO, "MCP server \"%s\": cannot create pipes", cfg->name);
   }
-  int reaper_fd = zreaper_fd();
-  pid_t pid = fork();
-  if (pid == 0) child_exec(&cmd, in[0], out[1], er[1], rep[1], reaper_fd);
+  /* Forked on zero's lasting thread (zreaper_fork): a sandboxed server's
+   * bwrap dies with the thread that forked it. */
+  stdio_child ca = {&cmd, in[0], out[1], er[1], rep[1], zreaper_fd()};
+  pid_t pid = zreaper_fork(child_start, &ca);
   int fork_errno = errno;
   close(in[0]);
   close(out[1]);

@@ -6,10 +6,13 @@ its own — unconfined (unsafe mode) and sandboxed. The assertions look at
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
+import subprocess
 import sys
 import time
+import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -133,6 +136,57 @@ class ChildLifetime(harness.ZeroTest):
                     self.assertNotEqual(f.read().strip(), "zero-reaper")
             except OSError:
                 pass
+
+    @unittest.skipUnless(shutil.which("tmux"), "needs tmux (scripts/install-deps.sh installs it)")
+    @unittest.skipUnless(shutil.which("bwrap"), "needs bwrap")
+    def test_tui_command_outlives_its_turn_but_not_zero(self):
+        """The TUI runs each turn on a worker thread that ends with the turn,
+        and its commands run sandboxed (it maps unsafe to auto): bwrap's
+        --die-with-parent follows the thread that forked, so a command left
+        running as a session was killed when its turn ended. It must survive
+        that, and still die when zero is killed."""
+        t = self.tokens(2)
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "sleep %s & sleep %s; wait" % (t[0], t[1]), "yield_time_ms": 300}}]},
+            {"text": "Left it running."}])
+        sock = os.path.join(self.tmp, "tmux.sock")
+        script = os.path.join(self.tmp, "run.sh")
+        with open(script, "w") as f:
+            for k, v in self.env.items():
+                f.write("export %s=%s\n" % (k, shlex.quote(v)))
+            f.write("cd %s\n" % shlex.quote(self.work))
+            f.write("exec %s --permission-mode unsafe\n" % shlex.quote(harness.ZERO_BIN))
+        tmux = [shutil.which("tmux"), "-S", sock]
+        env = dict(self.env, TERM="xterm-256color")
+        r = subprocess.run(tmux + ["-f", "/dev/null", "new-session", "-d", "-x", "100", "-y",
+                                   "30", "-s", "t", "sh " + script],
+                           env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        try:
+            def screen():
+                return subprocess.run(tmux + ["capture-pane", "-p", "-t", "t"], env=env,
+                                      capture_output=True, text=True).stdout
+
+            def wait_for(text):
+                end = time.monotonic() + 15
+                while time.monotonic() < end:
+                    if text in screen():
+                        return
+                    time.sleep(0.05)
+                self.fail("%r did not appear:\n%s" % (text, screen()))
+
+            wait_for("Ask anything")
+            zero_pid = int(subprocess.run(tmux + ["display", "-p", "-t", "t", "#{pane_pid}"],
+                                          env=env, capture_output=True, text=True).stdout)
+            subprocess.run(tmux + ["send-keys", "-t", "t", "-l", "start it"], env=env)
+            subprocess.run(tmux + ["send-keys", "-t", "t", "Enter"], env=env)
+            wait_for("Left it running.")
+            time.sleep(0.5)  # the turn's thread has ended
+            self.wait_running(t, timeout=2)
+            os.kill(zero_pid, signal.SIGKILL)
+            self.assert_gone_within(t, 1.0)
+        finally:
+            subprocess.run(tmux + ["kill-server"], env=env, capture_output=True)
 
 
 if __name__ == "__main__":
