@@ -155,7 +155,7 @@ class ChildLifetime(harness.ZeroTest):
             for k, v in self.env.items():
                 f.write("export %s=%s\n" % (k, shlex.quote(v)))
             f.write("cd %s\n" % shlex.quote(self.work))
-            f.write("exec %s --permission-mode unsafe\n" % shlex.quote(harness.ZERO_BIN))
+            f.write("exec %s --permission-mode auto\n" % shlex.quote(harness.ZERO_BIN))
         tmux = [shutil.which("tmux"), "-S", sock]
         env = dict(self.env, TERM="xterm-256color")
         r = subprocess.run(tmux + ["-f", "/dev/null", "new-session", "-d", "-x", "100", "-y",
