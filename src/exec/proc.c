@@ -108,6 +108,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   out->out_fd = out->in_fd = -1;
   out->on_exit = NULL;
   out->on_exit_ud = NULL;
+  out->group_inside = false;
 
   if (!cmd->argv || !cmd->argv[0]) {
     zerr_set(err, ZE_INTERNAL, "no command to run");
@@ -115,6 +116,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   }
   cmd->tty = o->tty;
   cmd->tty_taken_inside = false;
+  cmd->group_inside = false;
   if (spawner && spawner->wrap && spawner->wrap(spawner, cmd, err) < 0) goto done;
 
   if (o->tty) {
@@ -188,6 +190,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   set_nonblock(out->out_fd);
   out->on_exit = cmd->on_exit;
   out->on_exit_ud = cmd->on_exit_ud;
+  out->group_inside = cmd->group_inside;
   cmd->on_exit = NULL;
   rc = 0;
 done:
@@ -210,6 +213,7 @@ struct zexec_proc {
   int pidfd;          /* -1 without pidfd_open (then waitid is polled) */
   int out_fd, in_fd;
   bool tty;
+  bool group_inside;  /* interrupts go to the group of the leader's child */
   bool exited;        /* exit observed (WNOWAIT): a zombie, not reaped */
   int status_code, status_sig;
   char *label;
@@ -405,11 +409,53 @@ zexec_wait_end zexec_proc_wait(zexec_proc *p, int64_t deadline_ms, bool *lingeri
   }
 }
 
+/* The process group the leader's first child leads, or 0. */
+static pid_t inner_group(pid_t leader) {
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)leader, (int)leader);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  long child = strtol(buf, NULL, 10);
+  if (child <= 0) return 0;
+  /* Only a group it leads: its pgid is its pid (field 5 of stat, after the
+   * command name in parentheses, which may itself hold spaces). */
+  snprintf(path, sizeof path, "/proc/%ld/stat", child);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *rp = strrchr(buf, ')');
+  int ppid = 0, pgrp = 0;
+  char state = 0;
+  if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) return 0;
+  return ppid == leader && pgrp == child ? (pid_t)child : 0;
+}
+
+/* ^C without a terminal: SIGINT to the command's process group. Under bwrap
+ * that is not the leader's group (bwrap's own process would die of it and
+ * take the sandbox along) but the session bwrap made inside, whose leader —
+ * the pid namespace's init — ignores it; the command gets it. The inner
+ * group is found while the leader is alive and unreaped, and its leader is
+ * the only process that can end the namespace, so it is still that group. */
+static void interrupt(zexec_proc *p) {
+  if (p->group_inside) {
+    pid_t g = inner_group(p->pid);
+    if (g > 0 && kill(-g, SIGINT) == 0) return;
+  }
+  signal_group(p, SIGINT);
+}
+
 int zexec_proc_write(zexec_proc *p, const char *chars, size_t n, zerr *err) {
   p->last_used_ms = ztime_mono_ms();
   if (n == 0) return 0;
   if (!p->tty && n == 1 && chars[0] == '\x03') {
-    if (!p->exited) signal_group(p, SIGINT);
+    if (!p->exited) interrupt(p);
     return 0;
   }
   if (p->in_fd < 0)
@@ -527,6 +573,7 @@ zexec_proc *zexec_table_add(zexec_table *t, zexec_child *c, bool tty, const char
   p->out_fd = c->out_fd;
   p->in_fd = c->in_fd;
   p->tty = tty;
+  p->group_inside = c->group_inside;
   p->pidfd = -1;
   p->on_exit = c->on_exit;
   p->on_exit_ud = c->on_exit_ud;

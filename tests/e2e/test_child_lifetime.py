@@ -189,5 +189,71 @@ class ChildLifetime(harness.ZeroTest):
             subprocess.run(tmux + ["kill-server"], env=env, capture_output=True)
 
 
+class CtrlC(harness.ZeroTest):
+    """write_stdin "\\u0003" to a command started without a terminal sends
+    SIGINT to the command, sandboxed or not, and the command lives on to
+    handle it."""
+    PROG = ("import signal, time\n"
+            "caught = []\n"
+            "def on_int(*a):\n"
+            "    caught.append(1)\n"
+            "    print('caught SIGINT', flush=True)\n"
+            "signal.signal(signal.SIGINT, on_int)\n"
+            "print('ready', flush=True)\n"
+            "end = time.monotonic() + 20\n"
+            "while not caught and time.monotonic() < end:\n"
+            "    time.sleep(0.02)\n"
+            "print('after the interrupt', flush=True)\n")
+
+    def tool_messages(self, body):
+        return [m for m in body["messages"] if m.get("role") == "tool"]
+
+    def interrupt(self, mode):
+        with open(os.path.join(self.work, "prog.py"), "w") as f:
+            f.write(self.PROG)
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "exec python3 prog.py", "yield_time_ms": 1500}}]},
+            {"tool_calls": [{"name": "write_stdin", "arguments": {
+                "session_id": 1000, "chars": "\u0003", "yield_time_ms": 5000}}]},
+            {"text": "Done."},
+        ])
+        r = self.zero("exec", "--permission-mode", mode, "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bodies = m.bodies()
+        self.assertIn("ready", self.tool_messages(bodies[1])[-1]["content"])
+        after = self.tool_messages(bodies[2])[-1]["content"]
+        self.assertIn("caught SIGINT", after)
+        self.assertIn("after the interrupt", after)  # handled, not killed
+        self.assertNotIn("killed by signal", after)
+        self.assertIn("exit code: 0", after)
+
+    def test_unconfined(self):
+        self.interrupt("unsafe")
+
+    def test_sandboxed_command_without_a_handler_stops(self):
+        if not shutil.which("bwrap"):
+            self.skipTest("needs bwrap")
+        m = self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "sleep 30; echo not interrupted", "yield_time_ms": 1000}}]},
+            {"tool_calls": [{"name": "write_stdin", "arguments": {
+                "session_id": 1000, "chars": "\u0003", "yield_time_ms": 10000}}]},
+            {"text": "Done."},
+        ])
+        t0 = time.monotonic()
+        r = self.zero("exec", "--permission-mode", "auto", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(time.monotonic() - t0, 9)
+        after = self.tool_messages(m.bodies()[2])[-1]["content"]
+        self.assertNotIn("still running", after)
+        self.assertNotIn("not interrupted", after)
+
+    def test_sandboxed(self):
+        if not shutil.which("bwrap"):
+            self.skipTest("needs bwrap")
+        self.interrupt("auto")
+
+
 if __name__ == "__main__":
     main()
