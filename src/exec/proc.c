@@ -347,8 +347,52 @@ static void signal_group(zexec_proc *p, int sig) {
   if (kill(-p->pid, sig) < 0 && errno == ESRCH && !p->exited) kill(p->pid, sig);
 }
 
+/* The process group the leader's first child leads, or 0. */
+static pid_t inner_group(pid_t leader) {
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)leader, (int)leader);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  long child = strtol(buf, NULL, 10);
+  if (child <= 0) return 0;
+  /* Only a group it leads: its pgid is its pid (field 5 of stat, after the
+   * command name in parentheses, which may itself hold spaces). */
+  snprintf(path, sizeof path, "/proc/%ld/stat", child);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *rp = strrchr(buf, ')');
+  int ppid = 0, pgrp = 0;
+  char state = 0;
+  if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) return 0;
+  return ppid == leader && pgrp == child ? (pid_t)child : 0;
+}
+
+/* A signal meant for the command (SIGINT for ^C without a terminal, the
+ * SIGTERM that opens a stop): to its process group. Under bwrap that is not
+ * the leader's group (bwrap's own process would die of it and take the
+ * sandbox along, so the command would only ever see the SIGKILL) but the
+ * session bwrap made inside, whose leader — the pid namespace's init —
+ * ignores it; the command gets it. The inner group is found while the leader
+ * is alive and unreaped, and its leader is the only process that can end the
+ * namespace, so it is still that group. */
+static void signal_command(zexec_proc *p, int sig) {
+  if (p->group_inside && !p->exited) {
+    pid_t g = inner_group(p->pid);
+    if (g > 0 && kill(-g, sig) == 0) return;
+  }
+  signal_group(p, sig);
+}
+
 void zexec_proc_kill(zexec_proc *p, int grace_ms) {
-  signal_group(p, SIGTERM);
+  signal_command(p, SIGTERM);
   int64_t end = ztime_mono_ms() + grace_ms;
   for (;;) {
     drain(p);
@@ -409,53 +453,11 @@ zexec_wait_end zexec_proc_wait(zexec_proc *p, int64_t deadline_ms, bool *lingeri
   }
 }
 
-/* The process group the leader's first child leads, or 0. */
-static pid_t inner_group(pid_t leader) {
-  char path[64], buf[256];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)leader, (int)leader);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
-  long child = strtol(buf, NULL, 10);
-  if (child <= 0) return 0;
-  /* Only a group it leads: its pgid is its pid (field 5 of stat, after the
-   * command name in parentheses, which may itself hold spaces). */
-  snprintf(path, sizeof path, "/proc/%ld/stat", child);
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
-  char *rp = strrchr(buf, ')');
-  int ppid = 0, pgrp = 0;
-  char state = 0;
-  if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) return 0;
-  return ppid == leader && pgrp == child ? (pid_t)child : 0;
-}
-
-/* ^C without a terminal: SIGINT to the command's process group. Under bwrap
- * that is not the leader's group (bwrap's own process would die of it and
- * take the sandbox along) but the session bwrap made inside, whose leader —
- * the pid namespace's init — ignores it; the command gets it. The inner
- * group is found while the leader is alive and unreaped, and its leader is
- * the only process that can end the namespace, so it is still that group. */
-static void interrupt(zexec_proc *p) {
-  if (p->group_inside) {
-    pid_t g = inner_group(p->pid);
-    if (g > 0 && kill(-g, SIGINT) == 0) return;
-  }
-  signal_group(p, SIGINT);
-}
-
 int zexec_proc_write(zexec_proc *p, const char *chars, size_t n, zerr *err) {
   p->last_used_ms = ztime_mono_ms();
   if (n == 0) return 0;
   if (!p->tty && n == 1 && chars[0] == '\x03') {
-    if (!p->exited) interrupt(p);
+    if (!p->exited) signal_command(p, SIGINT);
     return 0;
   }
   if (p->in_fd < 0)
@@ -626,7 +628,7 @@ void zexec_table_shutdown(zexec_table *t) {
   /* One shared grace for all: SIGTERM everyone, wait, SIGKILL the rest. */
   for (size_t i = 0; i < n; i++) {
     observe_exit(ps[i], false);
-    signal_group(ps[i], SIGTERM);
+    signal_command(ps[i], SIGTERM);
   }
   int64_t end = ztime_mono_ms() + 500;
   for (;;) {

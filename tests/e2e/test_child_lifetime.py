@@ -255,6 +255,29 @@ class CtrlC(harness.ZeroTest):
         self.interrupt("auto")
 
 
+class GracefulStop(harness.ZeroTest):
+    """Stopping a command is SIGTERM, a grace period, then SIGKILL — for a
+    sandboxed command too (the SIGTERM went to bwrap, whose death SIGKILLed
+    the sandbox: the command never saw the SIGTERM)."""
+
+    def stop_at_timeout(self, mode):
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "trap 'echo cleaned > cleaned.txt; exit 0' TERM; echo started; "
+                   "sleep 30 & wait", "timeout_ms": 1500}}]}, {"text": "Done."}])
+        r = self.zero("exec", "--permission-mode", mode, "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        path = os.path.join(self.work, "cleaned.txt")
+        self.assertTrue(os.path.exists(path), "the command did not get SIGTERM:\n" + r.stdout)
+
+    def test_unconfined(self):
+        self.stop_at_timeout("unsafe")
+
+    def test_sandboxed(self):
+        if not shutil.which("bwrap"):
+            self.skipTest("needs bwrap")
+        self.stop_at_timeout("auto")
+
+
 class ManyRoots(harness.ZeroTest):
     """Any number of --add-dir roots works, with either inner stage (the
     small helper, or zero itself when the helper lies in a writable root:
