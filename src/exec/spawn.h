@@ -36,7 +36,8 @@ typedef struct zspawn_cmd {
   /* Out: the command does not run in the started process's group but in
    * the group of that process's first child, which leads a session of its
    * own (bwrap --new-session; bwrap's own process would die of a SIGINT
-   * meant for the command). An interrupt goes there. */
+   * meant for the command). An interrupt, and the SIGTERM that opens a stop,
+   * go there. */
   bool group_inside;
   /* Set by the spawner when the wrapped command holds something that must
    * be let go of once it has ended (the sandbox's placeholders): called once,
