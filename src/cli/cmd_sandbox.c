@@ -29,15 +29,23 @@ static const char SANDBOX_USAGE[] =
     "See docs/sandbox.md.\n";
 
 typedef struct sb_args {
-  const char *add_dirs[64];
+  const char **add_dirs; /* any number (argc + 1 slots); freed by sb_args_release */
   size_t n_add_dirs;
   const char *cwd;
   bool network, json, effective;
   int rest; /* index after "--" (exec) */
 } sb_args;
 
+static void sb_args_release(sb_args *a) {
+  free(a->add_dirs);
+  a->add_dirs = NULL;
+}
+
+#define cleanup_sb_args __attribute__((cleanup(sb_args_release)))
+
 static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
   memset(a, 0, sizeof *a);
+  a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
   a->rest = -1;
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
@@ -51,19 +59,11 @@ static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
     else if ((!strcmp(s, "--add-dir") || !strcmp(s, "-C") || !strcmp(s, "--cwd")) &&
              i + 1 < argc) {
       if (s[2] == 'a') {
-        if (a->n_add_dirs == ZARRAY_LEN(a->add_dirs)) {
-          fprintf(stderr, "zero sandbox: too many --add-dir (at most 64)\n");
-          return -1;
-        }
         a->add_dirs[a->n_add_dirs++] = argv[++i];
       } else {
         a->cwd = argv[++i];
       }
     } else if (!strncmp(s, "--add-dir=", 10)) {
-      if (a->n_add_dirs == ZARRAY_LEN(a->add_dirs)) {
-        fprintf(stderr, "zero sandbox: too many --add-dir (at most 64)\n");
-        return -1;
-      }
       a->add_dirs[a->n_add_dirs++] = s + 10;
     } else if (!strcmp(s, "--add-dir") || !strcmp(s, "-C") || !strcmp(s, "--cwd")) {
       fprintf(stderr, "zero sandbox: %s needs a directory\n\n%s", s, SANDBOX_USAGE);
@@ -92,7 +92,7 @@ static int build_policy(const sb_args *a, zsb_policy *p) {
 }
 
 static int sandbox_exec(int argc, char **argv) {
-  sb_args a;
+  cleanup_sb_args sb_args a = {0};
   if (parse_common(argc, argv, &a, true) < 0) return ZEXIT_USAGE;
   if (a.rest < 0 || a.rest >= argc) {
     fprintf(stderr, "zero sandbox exec: no command given. Usage: zero sandbox exec [--network] "
@@ -120,7 +120,7 @@ static void print_list(const char *title, const zsb_strv *s) {
 }
 
 static int sandbox_policy(int argc, char **argv) {
-  sb_args a;
+  cleanup_sb_args sb_args a = {0};
   if (parse_common(argc, argv, &a, false) < 0) return ZEXIT_USAGE;
   zsb_policy p;
   int rc = build_policy(&a, &p);
@@ -217,7 +217,7 @@ static bool probe_run(const zsb_policy *p, const char *script) {
 }
 
 static int sandbox_check(int argc, char **argv) {
-  sb_args a;
+  cleanup_sb_args sb_args a = {0};
   if (parse_common(argc, argv, &a, false) < 0) return ZEXIT_USAGE;
   const zsb_probe *pr = zsb_probe_get();
   int bad = 0;

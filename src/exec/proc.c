@@ -34,6 +34,7 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/time.h"
+#include "exec/reaper.h"
 
 #define DRAIN_GRACE_MS 300
 #define READ_CHUNK 65536
@@ -49,8 +50,9 @@ static void child_fail(int errfd, int e) {
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
 static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *slave_name,
-                       int in_fd, int out_fd, int errfd) {
+                       int in_fd, int out_fd, int errfd, int reaper_fd) {
   setsid();
+  zreaper_child_register(reaper_fd); /* killed with zero, however zero ends */
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
@@ -82,6 +84,18 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
   child_fail(keep, errno);
 }
 
+typedef struct child_args {
+  const zspawn_cmd *cmd;
+  const zexec_opts *o;
+  const char *slave_name;
+  int in_fd, out_fd, errfd, reaper_fd;
+} child_args;
+
+static void child_start(void *arg) {
+  const child_args *a = arg;
+  child_exec(a->cmd, a->o, a->slave_name, a->in_fd, a->out_fd, a->errfd, a->reaper_fd);
+}
+
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out,
@@ -94,6 +108,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   out->out_fd = out->in_fd = -1;
   out->on_exit = NULL;
   out->on_exit_ud = NULL;
+  out->group_inside = false;
 
   if (!cmd->argv || !cmd->argv[0]) {
     zerr_set(err, ZE_INTERNAL, "no command to run");
@@ -101,6 +116,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   }
   cmd->tty = o->tty;
   cmd->tty_taken_inside = false;
+  cmd->group_inside = false;
   if (spawner && spawner->wrap && spawner->wrap(spawner, cmd, err) < 0) goto done;
 
   if (o->tty) {
@@ -135,14 +151,13 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
     goto done;
   }
 
-  pid_t pid = fork();
+  /* Forked on zero's lasting thread: see zreaper_fork. The read end of
+   * err_pipe is close-on-exec, so the child needs no close before exec. */
+  child_args ca = {cmd, o, slave_name, in_pipe[0], out_pipe[1], err_pipe[1], zreaper_fd()};
+  pid_t pid = zreaper_fork(child_start, &ca);
   if (pid < 0) {
     zerr_errno(err, ZE_IO, "cannot start a process");
     goto done;
-  }
-  if (pid == 0) {
-    close(err_pipe[0]);
-    child_exec(cmd, o, slave_name, in_pipe[0], out_pipe[1], err_pipe[1]);
   }
   close(err_pipe[1]);
   err_pipe[1] = -1;
@@ -152,6 +167,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   }
   if (n == (ssize_t)sizeof child_errno) {
     /* exec failed: the child already exited; reap it (nothing else ran). */
+    zreaper_forget(pid);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
     }
     errno = child_errno;
@@ -174,6 +190,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   set_nonblock(out->out_fd);
   out->on_exit = cmd->on_exit;
   out->on_exit_ud = cmd->on_exit_ud;
+  out->group_inside = cmd->group_inside;
   cmd->on_exit = NULL;
   rc = 0;
 done:
@@ -196,6 +213,7 @@ struct zexec_proc {
   int pidfd;          /* -1 without pidfd_open (then waitid is polled) */
   int out_fd, in_fd;
   bool tty;
+  bool group_inside;  /* interrupts go to the group of the leader's child */
   bool exited;        /* exit observed (WNOWAIT): a zombie, not reaped */
   int status_code, status_sig;
   char *label;
@@ -329,8 +347,52 @@ static void signal_group(zexec_proc *p, int sig) {
   if (kill(-p->pid, sig) < 0 && errno == ESRCH && !p->exited) kill(p->pid, sig);
 }
 
+/* The process group the leader's first child leads, or 0. */
+static pid_t inner_group(pid_t leader) {
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)leader, (int)leader);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  long child = strtol(buf, NULL, 10);
+  if (child <= 0) return 0;
+  /* Only a group it leads: its pgid is its pid (field 5 of stat, after the
+   * command name in parentheses, which may itself hold spaces). */
+  snprintf(path, sizeof path, "/proc/%ld/stat", child);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *rp = strrchr(buf, ')');
+  int ppid = 0, pgrp = 0;
+  char state = 0;
+  if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) return 0;
+  return ppid == leader && pgrp == child ? (pid_t)child : 0;
+}
+
+/* A signal meant for the command (SIGINT for ^C without a terminal, the
+ * SIGTERM that opens a stop): to its process group. Under bwrap that is not
+ * the leader's group (bwrap's own process would die of it and take the
+ * sandbox along, so the command would only ever see the SIGKILL) but the
+ * session bwrap made inside, whose leader — the pid namespace's init —
+ * ignores it; the command gets it. The inner group is found while the leader
+ * is alive and unreaped, and its leader is the only process that can end the
+ * namespace, so it is still that group. */
+static void signal_command(zexec_proc *p, int sig) {
+  if (p->group_inside && !p->exited) {
+    pid_t g = inner_group(p->pid);
+    if (g > 0 && kill(-g, sig) == 0) return;
+  }
+  signal_group(p, sig);
+}
+
 void zexec_proc_kill(zexec_proc *p, int grace_ms) {
-  signal_group(p, SIGTERM);
+  signal_command(p, SIGTERM);
   int64_t end = ztime_mono_ms() + grace_ms;
   for (;;) {
     drain(p);
@@ -395,7 +457,7 @@ int zexec_proc_write(zexec_proc *p, const char *chars, size_t n, zerr *err) {
   p->last_used_ms = ztime_mono_ms();
   if (n == 0) return 0;
   if (!p->tty && n == 1 && chars[0] == '\x03') {
-    if (!p->exited) signal_group(p, SIGINT);
+    if (!p->exited) signal_command(p, SIGINT);
     return 0;
   }
   if (p->in_fd < 0)
@@ -472,6 +534,7 @@ static void proc_finish(zexec_proc *p, int grace_ms) {
   /* A command that exited by itself and whose output ended may leave
    * background jobs that redirected their output: those were meant to stay. */
   if (!p->exited || p->out_fd >= 0) zexec_proc_kill(p, grace_ms);
+  zreaper_forget(p->pid);
   while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {
   }
   proc_free(p);
@@ -512,6 +575,7 @@ zexec_proc *zexec_table_add(zexec_table *t, zexec_child *c, bool tty, const char
   p->out_fd = c->out_fd;
   p->in_fd = c->in_fd;
   p->tty = tty;
+  p->group_inside = c->group_inside;
   p->pidfd = -1;
   p->on_exit = c->on_exit;
   p->on_exit_ud = c->on_exit_ud;
@@ -564,7 +628,7 @@ void zexec_table_shutdown(zexec_table *t) {
   /* One shared grace for all: SIGTERM everyone, wait, SIGKILL the rest. */
   for (size_t i = 0; i < n; i++) {
     observe_exit(ps[i], false);
-    signal_group(ps[i], SIGTERM);
+    signal_command(ps[i], SIGTERM);
   }
   int64_t end = ztime_mono_ms() + 500;
   for (;;) {
@@ -579,6 +643,7 @@ void zexec_table_shutdown(zexec_table *t) {
   for (size_t i = 0; i < n; i++) {
     signal_group(ps[i], SIGKILL);
     observe_exit(ps[i], true);
+    zreaper_forget(ps[i]->pid);
     while (waitpid(ps[i]->pid, NULL, 0) < 0 && errno == EINTR) {
     }
     proc_free(ps[i]);

@@ -40,6 +40,7 @@ typedef struct zexec_child {
   pid_t pid;         /* leader of its own session and process group */
   int out_fd;        /* read end (PTY master or pipe), non-blocking, CLOEXEC */
   int in_fd;         /* write end for stdin (PTY master dup or pipe); -1 = none */
+  bool group_inside; /* the command's group is its first child's (zspawn_cmd) */
   /* The wrapped command's on_exit hook (zspawn_cmd), moved here: run once the
    * child's exit is observed (zexec_table_add takes it over). */
   void (*on_exit)(void *ud);

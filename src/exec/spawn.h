@@ -33,6 +33,12 @@ typedef struct zspawn_cmd {
    * and ^C typed into it would kill the sandbox, not interrupt the command. */
   bool tty;
   bool tty_taken_inside;
+  /* Out: the command does not run in the started process's group but in
+   * the group of that process's first child, which leads a session of its
+   * own (bwrap --new-session; bwrap's own process would die of a SIGINT
+   * meant for the command). An interrupt, and the SIGTERM that opens a stop,
+   * go there. */
+  bool group_inside;
   /* Set by the spawner when the wrapped command holds something that must
    * be let go of once it has ended (the sandbox's placeholders): called once,
    * after the child has exited (or when it could not be started), by

@@ -28,6 +28,7 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/time.h"
+#include "exec/reaper.h"
 #include "exec/spawn.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/transport.h"
@@ -122,8 +123,10 @@ static void tail_add(stdio_t *s, const char *data, size_t n) {
 }
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
-static void child_exec(const zspawn_cmd *cmd, int in_fd, int out_fd, int err_fd, int report_fd) {
+static void child_exec(const zspawn_cmd *cmd, int in_fd, int out_fd, int err_fd, int report_fd,
+                       int reaper_fd) {
   setsid();
+  zreaper_child_register(reaper_fd); /* killed with zero, however zero ends */
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
@@ -143,6 +146,16 @@ static void child_exec(const zspawn_cmd *cmd, int in_fd, int out_fd, int err_fd,
   ssize_t w = write(report_fd, &e, sizeof e);
   (void)w;
   _exit(127);
+}
+
+typedef struct stdio_child {
+  const zspawn_cmd *cmd;
+  int in_fd, out_fd, err_fd, report_fd, reaper_fd;
+} stdio_child;
+
+static void child_start(void *arg) {
+  const stdio_child *a = arg;
+  child_exec(a->cmd, a->in_fd, a->out_fd, a->err_fd, a->report_fd, a->reaper_fd);
 }
 
 static int stdio_start(zmcp_transport *t, zerr *err) {
@@ -175,8 +188,10 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
     errno = e;
     return zerr_errno(err, ZE_IO, "MCP server \"%s\": cannot create pipes", cfg->name);
   }
-  pid_t pid = fork();
-  if (pid == 0) child_exec(&cmd, in[0], out[1], er[1], rep[1]);
+  /* Forked on zero's lasting thread (zreaper_fork): a sandboxed server's
+   * bwrap dies with the thread that forked it. */
+  stdio_child ca = {&cmd, in[0], out[1], er[1], rep[1], zreaper_fd()};
+  pid_t pid = zreaper_fork(child_start, &ca);
   int fork_errno = errno;
   close(in[0]);
   close(out[1]);
@@ -202,6 +217,7 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
   while (r < 0 && errno == EINTR);
   close(rep[0]);
   if (r == (ssize_t)sizeof child_errno) {
+    zreaper_forget(pid);
     waitpid(pid, &s->status, 0);
     s->reaped = true;
     zerr_set(err, ZE_CONFIG,
@@ -223,6 +239,14 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
 
 static void reap(stdio_t *s, bool block) {
   if (s->reaped || s->pid <= 0) return;
+  /* Look before reaping: the watchdog must forget the group while its id
+   * still cannot be reused. */
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  int w;
+  do w = waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
+  while (w < 0 && errno == EINTR);
+  if (w == 0 && si.si_pid == s->pid) zreaper_forget(s->pid);
   pid_t r;
   do r = waitpid(s->pid, &s->status, block ? 0 : WNOHANG);
   while (r < 0 && errno == EINTR);

@@ -78,7 +78,9 @@ int zsb_confine_self(const zsb_confine *c, zerr *err) {
 }
 
 int zsb_inner_main(int argc, char **argv) {
-  const char *roots[64];
+  /* Any number of roots (every --add-dir is one): at most one per argument.
+   * Freed where this returns; kept across exec. */
+  const char **roots = xcalloc((size_t)argc + 1, sizeof *roots);
   size_t nroots = 0;
   zsb_confine c = {.write_roots = roots};
   bool take_tty = false;
@@ -88,19 +90,21 @@ int zsb_inner_main(int argc, char **argv) {
       i++;
       break;
     }
-    if (!strcmp(argv[i], "--write") && i + 1 < argc && nroots < ZARRAY_LEN(roots) - 1)
+    if (!strcmp(argv[i], "--write") && i + 1 < argc)
       roots[nroots++] = argv[++i];
     else if (!strcmp(argv[i], "--block-unix")) c.block_unix_sockets = true;
     else if (!strcmp(argv[i], "--deny-ip")) c.deny_ip_sockets = true;
     else if (!strcmp(argv[i], "--take-tty")) take_tty = true;
     else {
       fprintf(stderr, "zero: __sandbox-inner is internal; unexpected argument %s\n", argv[i]);
+      free(roots);
       return 126;
     }
   }
   roots[nroots] = NULL;
   if (i >= argc) {
     fprintf(stderr, "zero: __sandbox-inner: no command after --\n");
+    free(roots);
     return 126;
   }
   /* A session of our own whose controlling terminal is the one on stdin
@@ -112,6 +116,7 @@ int zsb_inner_main(int argc, char **argv) {
   zerr err = ZERR_INIT;
   if (zsb_confine_self(&c, &err) < 0) {
     fprintf(stderr, "zero sandbox: %s; the command was not run\n", err.msg);
+    free(roots);
     return 126;
   }
   execvp(argv[i], argv + i);

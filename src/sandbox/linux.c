@@ -855,6 +855,7 @@ static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   zsb_strv_release(&reads);
   if (rc < 0) return -1;
   cmd->tty_taken_inside = take_tty;
+  cmd->group_inside = b == ZSB_BWRAP;
   strv_free(cmd->argv);
   strv_free(cmd->envp);
   cmd->argv = l.argv;

@@ -7,8 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/cancel.h"
 #include "base/json.h"
@@ -292,7 +295,119 @@ static void exec_of_a_missing_program_says_so(void **state) {
   assert_non_null(strstr(err.msg, "cannot run /nonexistent/prog: No such file or directory"));
 }
 
-int main(void) {
+/* ---- children outlive the thread that started them, not zero -------------- */
+
+static char *self_exe;
+
+typedef struct thread_spawn {
+  const char *script;
+  zexec_table *t;
+  zexec_proc *p;
+  bool armed;
+} thread_spawn;
+
+/* Starts the command and ends only once the child has armed its
+ * parent-death signal (so the arming refers to this thread). */
+static void *spawn_on_thread(void *arg) {
+  thread_spawn *ts = arg;
+  ts->p = spawn_into(ts->t, ts->script, NULL);
+  zbuf out = ZBUF_INIT;
+  int64_t end = ztime_mono_ms() + 10000;
+  while (ztime_mono_ms() < end && !strstr(out.data ? out.data : "", "armed")) {
+    if (zexec_proc_wait(ts->p, ztime_mono_ms() + 50, NULL) == ZEXEC_EXITED) break;
+    zexec_proc_take_output(ts->p, &out, NULL);
+  }
+  zexec_proc_take_output(ts->p, &out, NULL);
+  ts->armed = strstr(out.data ? out.data : "", "armed") != NULL;
+  zbuf_release(&out);
+  return NULL;
+}
+
+/* A child whose parent-death signal is armed (as bwrap --die-with-parent
+ * arms it) survives the end of the thread that asked for it: the fork is made
+ * on a thread that lasts. The TUI starts commands on turn threads. */
+static void a_child_survives_the_thread_that_spawned_it(void **state) {
+  (void)state;
+  zexec_table *t = zexec_table_new();
+  thread_spawn ts = {
+      .script = "exec python3 -c 'import ctypes, time; "
+                "ctypes.CDLL(None).prctl(1, 9, 0, 0, 0); print(\"armed\", flush=True); "
+                "time.sleep(60)'",
+      .t = t};
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, spawn_on_thread, &ts), 0);
+  pthread_join(th, NULL);
+  assert_non_null(ts.p);
+  assert_true(ts.armed);
+  ztime_sleep_ms(300, NULL); /* the thread has ended: a signal would have come */
+  zexec_proc_wait(ts.p, ztime_mono_ms() + 50, NULL);
+  assert_false(zexec_proc_exited(ts.p, NULL, NULL));
+  char st = proc_state(zexec_proc_pid(ts.p));
+  assert_true(st != 0 && st != 'Z' && st != 'X');
+  zexec_table_free(t);
+}
+
+/* The helper process of the next test: starts a command (a group with a
+ * background job), writes both pids, then dies by SIGKILL. */
+static int spawn_and_die(const char *dir) {
+  char script[1024];
+  snprintf(script, sizeof script,
+           "sleep 1000 & echo $! > %s/job.pid; echo $$ > %s/leader.pid; exec sleep 1000", dir,
+           dir);
+  zexec_table *t = zexec_table_new();
+  zexec_proc *p = spawn_into(t, script, NULL);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/job.pid", dir);
+  for (int i = 0; i < 500 && access(path, F_OK) != 0; i++) ztime_sleep_ms(10, NULL);
+  (void)p;
+  ztime_sleep_ms(100, NULL);
+  raise(SIGKILL);
+  return 1;
+}
+
+static pid_t read_pid(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *fp = fopen(path, "r");
+  if (!fp) return -1;
+  int v = -1;
+  if (fscanf(fp, "%d", &v) != 1) v = -1;
+  fclose(fp);
+  return (pid_t)v;
+}
+
+/* zero killed with SIGKILL cannot stop its children; its watchdog does. */
+static void children_die_when_zero_is_killed(void **state) {
+  (void)state;
+  char dir[] = "/tmp/zero-reaper-test-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  pid_t helper = fork();
+  assert_true(helper >= 0);
+  if (helper == 0) {
+    execl(self_exe, self_exe, "--spawn-and-die", dir, (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(helper, &status, 0), helper);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  pid_t job = read_pid(dir, "job.pid"), leader = read_pid(dir, "leader.pid");
+  assert_true(job > 1 && leader > 1);
+  bool job_dead = dead_soon(job), leader_dead = dead_soon(leader);
+  if (!job_dead) kill(job, SIGKILL);
+  if (!leader_dead) kill(leader, SIGKILL);
+  assert_true(job_dead);
+  assert_true(leader_dead);
+  char path[1100];
+  snprintf(path, sizeof path, "%s/job.pid", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/leader.pid", dir);
+  unlink(path);
+  rmdir(dir);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--spawn-and-die")) return spawn_and_die(argv[2]);
+  self_exe = argv[0];
   zcancel_install();
   const struct CMUnitTest tests[] = {
       TFX_TEST(endless_output_yields_on_time_in_bounded_memory),
@@ -305,6 +420,8 @@ int main(void) {
       TFX_TEST(every_child_goes_through_the_spawner),
       TFX_TEST(changed_files_are_reported),
       cmocka_unit_test(exec_of_a_missing_program_says_so),
+      cmocka_unit_test(a_child_survives_the_thread_that_spawned_it),
+      cmocka_unit_test(children_die_when_zero_is_killed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

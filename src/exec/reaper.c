@@ -1,0 +1,203 @@
+/* reaper.c — the watchdog that stops zero's children when zero is killed;
+ * see reaper.h. */
+#include "exec/reaper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Live groups the watchdog tracks; zero keeps at most 64 commands plus its
+ * MCP servers, so this is far beyond what a run registers at once. */
+#define MAX_GROUPS 4096
+
+static int reaper_wfd = -1;
+
+/* The watchdog: only async-signal-safe calls (zero may have had threads
+ * when it forked), no allocation. */
+static void watchdog_main(int rfd) {
+  setsid();
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < 32; s++)
+    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
+  struct sigaction ign = dfl;
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ign, NULL);
+  sigaction(SIGHUP, &ign, NULL);
+  sigaction(SIGPIPE, &ign, NULL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  /* Hold nothing of zero's: no terminal, no output pipe a caller waits on
+   * for end-of-file, no working directory that keeps a mount busy. */
+  if (rfd != 3) {
+    dup2(rfd, 3);
+    rfd = 3;
+  }
+  for (int fd = 0; fd < 3; fd++) close(fd);
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
+#endif
+    for (int fd = 4; fd < 1024; fd++) close(fd);
+  int nul = open("/dev/null", O_RDWR);
+  if (nul >= 0) {
+    dup2(nul, 0);
+    dup2(nul, 1);
+    dup2(nul, 2);
+    if (nul > 2) close(nul);
+  }
+  if (chdir("/") < 0) {
+    /* stays where it is; harmless */
+  }
+  prctl(PR_SET_NAME, "zero-reaper", 0, 0, 0);
+
+  static pid_t groups[MAX_GROUPS];
+  size_t n = 0;
+  int32_t msg[256];
+  size_t have = 0; /* bytes of a partial message carried over */
+  for (;;) {
+    ssize_t r = read(rfd, (char *)msg + have, sizeof msg - have);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break; /* zero is gone (end-of-file) */
+    have += (size_t)r;
+    size_t k = have / sizeof *msg;
+    for (size_t i = 0; i < k; i++) {
+      int32_t v = msg[i];
+      if (v > 0) {
+        if (n < MAX_GROUPS) groups[n++] = (pid_t)v;
+      } else if (v < 0) {
+        for (size_t j = n; j-- > 0;)
+          if (groups[j] == (pid_t)-v) {
+            groups[j] = groups[--n];
+            break;
+          }
+      }
+    }
+    have -= k * sizeof *msg;
+    if (have) memmove(msg, (char *)msg + k * sizeof *msg, have);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (kill(-groups[i], SIGKILL) < 0 && errno == ESRCH) kill(groups[i], SIGKILL);
+  _exit(0);
+}
+
+static void start_watchdog(void) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) < 0) return;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(p[0]);
+    close(p[1]);
+    return;
+  }
+  if (pid == 0) {
+    close(p[1]);
+    watchdog_main(p[0]);
+  }
+  close(p[0]);
+  /* A stopped watchdog must never block a spawn: a full pipe drops the
+   * message instead (it holds 16k of them). */
+  fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK);
+  reaper_wfd = p[1];
+}
+
+int zreaper_fd(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, start_watchdog);
+  return reaper_wfd;
+}
+
+static void send_msg(int fd, int32_t v) {
+  if (fd < 0) return;
+  ssize_t w;
+  do w = write(fd, &v, sizeof v);
+  while (w < 0 && errno == EINTR);
+}
+
+void zreaper_child_register(int fd) { send_msg(fd, (int32_t)getpid()); }
+
+void zreaper_forget(pid_t pgid) {
+  if (pgid > 0) send_msg(reaper_wfd, -(int32_t)pgid);
+}
+
+/* ---- the lasting fork thread --------------------------------------------------- */
+
+typedef struct fork_req {
+  void (*child)(void *);
+  void *arg;
+  pid_t pid;
+  int err;
+  bool done;
+} fork_req;
+
+static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;  /* guards fork_cur */
+static pthread_cond_t fork_cv = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t fork_call_mu = PTHREAD_MUTEX_INITIALIZER; /* one request at a time */
+static fork_req *fork_cur;
+static bool fork_thread_ok;
+
+static void *fork_thread(void *unused) {
+  (void)unused;
+  pthread_mutex_lock(&fork_mu);
+  for (;;) {
+    while (!fork_cur || fork_cur->done) pthread_cond_wait(&fork_cv, &fork_mu);
+    fork_req *r = fork_cur;
+    pid_t pid = fork();
+    if (pid == 0) {
+      r->child(r->arg);
+      _exit(127);
+    }
+    r->err = pid < 0 ? errno : 0;
+    r->pid = pid;
+    r->done = true;
+    pthread_cond_broadcast(&fork_cv);
+  }
+  return NULL;
+}
+
+static void start_fork_thread(void) {
+  /* Signals stay with the threads that handle them (^C, SIGTERM). */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&at, 256u << 10);
+  pthread_t th;
+  fork_thread_ok = pthread_create(&th, &at, fork_thread, NULL) == 0;
+  pthread_attr_destroy(&at);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+pid_t zreaper_fork(void (*child)(void *arg), void *arg) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, start_fork_thread);
+  if (!fork_thread_ok) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      child(arg);
+      _exit(127);
+    }
+    return pid;
+  }
+  fork_req r = {.child = child, .arg = arg};
+  pthread_mutex_lock(&fork_call_mu);
+  pthread_mutex_lock(&fork_mu);
+  fork_cur = &r;
+  pthread_cond_broadcast(&fork_cv);
+  while (!r.done) pthread_cond_wait(&fork_cv, &fork_mu);
+  fork_cur = NULL;
+  pthread_mutex_unlock(&fork_mu);
+  pthread_mutex_unlock(&fork_call_mu);
+  if (r.pid < 0) errno = r.err;
+  return r.pid;
+}

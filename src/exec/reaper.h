@@ -1,0 +1,44 @@
+/* reaper.h — nothing zero started outlives zero, even when zero is killed.
+ *
+ * zero stops its children itself when it exits (exit, SIGINT, SIGTERM), but
+ * a SIGKILL or a crash leaves no chance to. A sandboxed command dies anyway
+ * (bwrap --die-with-parent, and its pid namespace with it); an unconfined
+ * one would keep running. PR_SET_PDEATHSIG cannot cover it: it follows the
+ * *thread* that forked (the TUI runs turns on worker threads that end) and
+ * reaches only the direct child, not the rest of its process group.
+ *
+ * So the first spawn starts a watchdog: a process forked from zero that
+ * leaves zero's session and process group (a ^C or a kill of zero's group
+ * does not reach it), keeps only the read end of a pipe, and waits. Each
+ * child writes its own process group id into the pipe before it execs, and
+ * zero writes "forget it" before it reaps that child's leader. The write end
+ * is close-on-exec and held only by zero, so when zero dies — however it
+ * dies — the watchdog reads end-of-file and SIGKILLs every group still
+ * registered, then exits. While zero lives, it does nothing.
+ */
+/* Forks are made on one thread that lives as long as zero. A sandboxed
+ * command's bwrap dies with its parent (--die-with-parent, PR_SET_PDEATHSIG),
+ * and the kernel takes "parent" to mean the thread that forked: forked from
+ * a TUI turn's worker thread, a command left running as a session was killed
+ * when that turn ended. zreaper_fork runs fork() on the lasting thread; the
+ * child calls child(arg) (which must exec or _exit, with only
+ * async-signal-safe calls; arg may point into the caller's stack) and the
+ * parent gets the pid, or -1 with errno set. */
+#ifndef ZERO_EXEC_REAPER_H
+#define ZERO_EXEC_REAPER_H
+
+#include <sys/types.h>
+
+/* Starts the watchdog on first use; returns the pipe's write end (for
+ * zreaper_child_register in a forked child), or -1 when no watchdog could
+ * be started (then children are only stopped by zero itself). */
+int zreaper_fd(void);
+/* In a forked child, after setsid() and before exec: registers the child's
+ * process group. Async-signal-safe. fd is zreaper_fd()'s value. */
+void zreaper_child_register(int fd);
+/* In zero, before reaping a registered group's leader (its group id may be
+ * reused after that): the watchdog forgets the group. */
+void zreaper_forget(pid_t pgid);
+pid_t zreaper_fork(void (*child)(void *arg), void *arg);
+
+#endif
