@@ -13,6 +13,7 @@
 #include "base/path.h"
 #include "cli/provider_opts.h"
 #include "config/models.h"
+#include "exec/reaper.h"
 #include "tools/tracker.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -48,6 +49,9 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   if (s->offline) s->policy.network = false; /* --offline wins over sandbox.network */
   if (zsb_spawner_init(&s->spawner, &s->policy, err) < 0) goto fail;
   s->have_spawner = true;
+  /* The watchdog of zero's children runs as the small helper when there is
+   * one (src/exec/reaper.h). */
+  zreaper_set_program(zsb_inner_helper());
   if (zgrants_load(&s->grants, getenv("ZERO_GRANTS_FILE"), err) < 0) goto fail;
   return 0;
 fail:

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -18,6 +19,38 @@
 #define MAX_GROUPS 4096
 
 static int reaper_wfd = -1;
+static const char *reaper_program; /* zreaper_set_program; NULL = fork zero */
+
+void zreaper_set_program(const char *path) { reaper_program = path; }
+
+/* Starts reaper_program --reap with the pipe's read end as descriptor 3, in
+ * a session of its own, at /, with /dev/null for the standard streams, the
+ * default signal dispositions and none blocked. */
+static bool spawn_program(int rfd) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&at);
+  posix_spawn_file_actions_adddup2(&fa, rfd, 3); /* clears close-on-exec, even when rfd is 3 */
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDWR, 0);
+  posix_spawn_file_actions_adddup2(&fa, 0, 1);
+  posix_spawn_file_actions_adddup2(&fa, 0, 2);
+  posix_spawn_file_actions_addchdir_np(&fa, "/");
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &all);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+                                    POSIX_SPAWN_SETSIGDEF);
+  char *argv[] = {(char *)"zero-sandbox-inner", (char *)"--reap", NULL};
+  char *envp[] = {NULL};
+  pid_t pid;
+  int e = posix_spawn(&pid, reaper_program, &fa, &at, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  return e == 0;
+}
 
 /* The watchdog: only async-signal-safe calls (zero may have had threads
  * when it forked), no allocation. */
@@ -92,15 +125,17 @@ static void watchdog_main(int rfd) {
 static void start_watchdog(void) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) < 0) return;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(p[0]);
-    close(p[1]);
-    return;
-  }
-  if (pid == 0) {
-    close(p[1]);
-    watchdog_main(p[0]);
+  if (!reaper_program || !spawn_program(p[0])) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      close(p[0]);
+      close(p[1]);
+      return;
+    }
+    if (pid == 0) {
+      close(p[1]);
+      watchdog_main(p[0]);
+    }
   }
   close(p[0]);
   /* A stopped watchdog must never block a spawn: a full pipe drops the

@@ -7,9 +7,12 @@
  * *thread* that forked (the TUI runs turns on worker threads that end) and
  * reaches only the direct child, not the rest of its process group.
  *
- * So the first spawn starts a watchdog: a process forked from zero that
- * leaves zero's session and process group (a ^C or a kill of zero's group
- * does not reach it), keeps only the read end of a pipe, and waits. Each
+ * So the first spawn starts a watchdog: a process that leaves zero's session
+ * and process group (a ^C or a kill of zero's group does not reach it),
+ * keeps only the read end of a pipe, and waits. It is zero's 13 KB static
+ * helper run as `zero-sandbox-inner --reap` when zreaper_set_program named
+ * it (posix_spawn: no copy of zero's page tables, and ~0.1 MiB resident
+ * where a fork of zero — the fallback — kept ~3 MiB of zero's memory). Each
  * child writes its own process group id into the pipe before it execs, and
  * zero writes "forget it" before it reaps that child's leader. The write end
  * is close-on-exec and held only by zero, so when zero dies — however it
@@ -33,6 +36,10 @@
  * zreaper_child_register in a forked child), or -1 when no watchdog could
  * be started (then children are only stopped by zero itself). */
 int zreaper_fd(void);
+/* The program that runs the watchdog (zero-sandbox-inner, which takes
+ * --reap), or NULL to fork zero itself. Set before the first spawn; the
+ * string must outlive the process. */
+void zreaper_set_program(const char *path);
 /* In a forked child, after setsid() and before exec: registers the child's
  * process group. Async-signal-safe. fd is zreaper_fd()'s value. */
 void zreaper_child_register(int fd);

@@ -10,6 +10,7 @@
  * same arguments, so either can be started:
  *
  *   zero-sandbox-inner [--write PATH]... [--block-unix] [--deny-ip] [--take-tty] -- CMD ARGS...
+ *   zero-sandbox-inner --reap      (zero's watchdog: src/exec/reaper.h)
  *
  * One linear story, every step checked, any failure fatal for the command
  * (status 126, never run with less confinement than asked): no_new_privs;
@@ -247,6 +248,45 @@ __attribute__((noreturn)) static void run(char **argv, char **envp) {
   fail("cannot run ", name, last, last == ENOENT ? 127 : 126);
 }
 
+/* ---- the watchdog ------------------------------------------------------------- */
+
+/* zero's watchdog (src/exec/reaper.c, which starts it in a session of its
+ * own with the pipe on descriptor 3): reads int32 messages — a process group
+ * id to remember, its negation to forget — until end-of-file, which means
+ * zero is gone however it died; then SIGKILLs every group still
+ * remembered. The same protocol as reaper.c's fork fallback. */
+#define REAP_MAX 4096
+__attribute__((noreturn)) static void reap(void) {
+  sys3(SYS_close_range, 4, ~0u, 0);
+  static int groups[REAP_MAX];
+  static int msg[256];
+  long n = 0, have = 0;
+  for (;;) {
+    long r = sys3(SYS_read, 3, (char *)msg + have, sizeof msg - (unsigned long)have);
+    if (r == -EINTR) continue;
+    if (r <= 0) break;
+    have += r;
+    long k = have / (long)sizeof *msg;
+    for (long i = 0; i < k; i++) {
+      int v = msg[i];
+      if (v > 0) {
+        if (n < REAP_MAX) groups[n++] = v;
+      } else if (v < 0) {
+        for (long j = n; j-- > 0;)
+          if (groups[j] == -v) {
+            groups[j] = groups[--n];
+            break;
+          }
+      }
+    }
+    have -= k * (long)sizeof *msg;
+    if (have) memcpy(msg, (char *)msg + k * (long)sizeof *msg, (size_t)have);
+  }
+  for (long i = 0; i < n; i++)
+    if (sys3(SYS_kill, -groups[i], 9, 0) == -ESRCH) sys3(SYS_kill, groups[i], 9, 0);
+  die(0);
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 __attribute__((used, noreturn)) void helper_main(long *sp);
@@ -254,6 +294,7 @@ __attribute__((used, noreturn)) void helper_main(long *sp) {
   int argc = (int)sp[0];
   char **argv = (char **)(sp + 1);
   char **envp = argv + argc + 1;
+  if (argc == 2 && seq(argv[1], "--reap")) reap();
   int block_unix = 0, deny_ip = 0, take_tty = 0, cmd = 0;
   for (int i = 1; i < argc; i++) {
     if (seq(argv[i], "--")) {
