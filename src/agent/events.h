@@ -23,8 +23,10 @@ typedef enum zagent_event_kind {
   ZAEV_PERMISSION_REQUEST,  /* id, name, side_effect, action, reason, mode */
   ZAEV_PERMISSION_DECISION, /* id, name, side_effect, action (allow|deny), reason, mode,
                              * code (the engine's decision code), block (denials),
-                             * grant (when a grant decided or the user's answer made one) */
-  ZAEV_TOOL_RESULT,         /* id, name, ok, text (output), truncated, meta */
+                             * grant (when a grant decided or the user's answer made one);
+                             * both permission kinds also: permission, autonomy,
+                             * decision_reason, risk, grant_matched */
+  ZAEV_TOOL_RESULT,         /* id, name, ok, text (output), truncated, meta, changed_files */
   ZAEV_USAGE,               /* usage, model */
   ZAEV_FINAL,               /* text */
   ZAEV_WARNING,             /* text; code and meta when machine-readable (e.g.
@@ -34,6 +36,9 @@ typedef enum zagent_event_kind {
   ZAEV_PROGRESS,            /* id, name (the running tool call), progress, total (< 0:
                                unknown), text (message, may be NULL) */
   ZAEV_COMPACTION,          /* name (method), reason, tokens_before, tokens_after */
+  ZAEV_CHECKPOINT,          /* sequence (the session event's), name (the tool), files (JSON
+                             * array of the paths saved): a snapshot taken just before a
+                             * tool changed files (the session already holds the record) */
 } zagent_event_kind;
 
 typedef struct zagent_event {
@@ -69,6 +74,21 @@ typedef struct zagent_event {
    * saved grant decided the call or the user's answer created one. */
   const json_t *block;
   const json_t *grant;
+  /* Permission events, as Go zero reports them: permission (the tool's
+   * default action, as --list-tools shows it), autonomy (low|medium|high),
+   * decision_reason (the engine's rule, the decision code), risk ({level,
+   * categories, reason}, zperm_risk_json), grant_matched (a saved grant
+   * decided). */
+  const char *permission;
+  const char *autonomy;
+  const char *decision_reason;
+  const json_t *risk;
+  bool grant_matched;
+  /* ZAEV_TOOL_RESULT: the files the call changed (JSON array of paths), NULL
+   * when none. ZAEV_CHECKPOINT: files, sequence. */
+  const json_t *changed_files;
+  const json_t *files;
+  int64_t sequence;
   zusage usage;
   double progress, total;
   int64_t tokens_before, tokens_after; /* ZAEV_COMPACTION: estimated request tokens */

@@ -216,11 +216,31 @@ json_t *zagent_remember_answer(const zagent *a, struct zgrants *grants,
   return g;
 }
 
+void zagent_checkpoint_taken(void *agent, int64_t sequence, const char *tool,
+                             const char *abs_path) {
+  zagent *a = agent;
+  if (!a || !abs_path) return;
+  json_t *files = json_array();
+  json_array_append_new(files, json_string(abs_path));
+  zagent_event ev = {.kind = ZAEV_CHECKPOINT, .sequence = sequence, .name = tool,
+                     .files = files};
+  zagent_emit(a, &ev);
+  json_decref(files);
+  if (!a->changed_files) a->changed_files = json_array();
+  size_t i;
+  json_t *v;
+  json_array_foreach(a->changed_files, i, v) {
+    if (!strcmp(json_string_value(v), abs_path)) return; /* apply_patch: a file once */
+  }
+  json_array_append_new(a->changed_files, json_string(abs_path));
+}
+
 /* Announces one built-in tool call and decides whether it may run (the
  * permission engine; the approver when the decision is prompt, whose answer
  * may be remembered as a grant). A denial fills res with the reason and the
  * block object. */
 static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *res) {
+  if (a->changed_files) json_array_clear(a->changed_files);
   const ztool *tool = ztool_find(call->name);
   const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
   zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
@@ -235,8 +255,15 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
                             NULL);
   const json_t *argobj = json_is_object(args) ? args : NULL;
   zperm_decision d = zperm_decide(eng, tool, argobj);
+  /* Go zero's permission fields: the tool's default action (as --list-tools
+   * shows it), the autonomy level, the rule that decided, the call's risk */
+  zperm_decision dflt = zperm_decide(eng, tool, NULL);
+  json_t *risk = zperm_risk_json(eng, tool, argobj, &d);
   zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                      .reason = d.reason, .mode = zperm_mode_name(a->mode), .code = d.code};
+                      .reason = d.reason, .mode = zperm_mode_name(a->mode), .code = d.code,
+                      .permission = zperm_action_name(dflt.action),
+                      .autonomy = zautonomy_name(eng->autonomy), .decision_reason = d.code,
+                      .risk = risk, .grant_matched = d.grant_matched};
   json_t *grant = zperm_grant_json(&d);
   if (d.action == ZPERM_PROMPT) {
     pev.kind = ZAEV_PERMISSION_REQUEST;
@@ -286,8 +313,11 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   pev.code = d.code;
   pev.block = block;
   pev.grant = grant;
+  pev.decision_reason = d.code;
+  pev.grant_matched = d.grant_matched;
   zagent_emit(a, &pev);
   json_decref(grant);
+  json_decref(risk);
   if (d.action == ZPERM_DENY) {
     bool hint = d.allow_hint && d.allow_hint[0] && !strstr(d.reason, d.allow_hint);
     ztool_fail(res, "permission denied for %s [%s]: %s.%s%s", call->name, d.code, d.reason,
@@ -312,7 +342,11 @@ static void report_tool_call(zagent *a, zconv *conv, const ztool_call *call, zto
   zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
                       .ok = !res->is_error, .text = res->output.data, .len = res->output.len,
                       .truncated = res->truncated, .meta = res->meta};
+  /* what the call changed (checkpoints taken while it ran); a failed call
+   * reports none */
+  if (!res->is_error && json_array_size(a->changed_files)) rev.changed_files = a->changed_files;
   zagent_emit(a, &rev);
+  if (a->changed_files) json_array_clear(a->changed_files);
   zmsg *tm = zconv_add_tool_result(conv, call->id, call->name, res->output.data, res->is_error);
   attach_result_image(tm, res->meta);
   ztool_result_release(res);
@@ -510,4 +544,8 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
   return status;
 }
 
-void zagent_release(zagent *a) { a->final_text = NULL; }
+void zagent_release(zagent *a) {
+  a->final_text = NULL;
+  json_decref(a->changed_files);
+  a->changed_files = NULL;
+}

@@ -107,6 +107,9 @@ typedef struct zagent {
                            * (valid while it is unchanged); NULL if none */
   int turns;            /* model requests made */
   zusage usage;         /* summed over the run */
+  /* Files the running built-in call has changed so far (paths the
+   * checkpointer saved), reported as the result's changedFiles. Internal. */
+  json_t *changed_files;
 } zagent;
 
 /* Emits ev to every sink. */
@@ -119,6 +122,12 @@ void zagent_emit(const zagent *a, const zagent_event *ev);
  * new reference), or NULL for a once answer. */
 json_t *zagent_remember_answer(const zagent *a, struct zgrants *grants,
                                const zapproval_request *req, const zapproval *ans);
+
+/* The checkpointer's notify hook (zcheckpointer_set_notify, ud = the
+ * zagent): emits a ZAEV_CHECKPOINT and remembers the path for the running
+ * call's tool_result changedFiles. */
+void zagent_checkpoint_taken(void *agent, int64_t sequence, const char *tool,
+                             const char *abs_path);
 
 /* Runs until done. conv must already end with the new user message; the loop
  * appends assistant messages and tool results to it. */

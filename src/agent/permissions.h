@@ -104,6 +104,16 @@ json_t *zperm_block_json(const zperm_decision *d);
  * stream-json: the grant d matched (source "saved"), NULL when none. */
 json_t *zperm_grant_json(const zperm_decision *d);
 
+/* How risky the call is, as Go zero's permission events carry it: {level
+ * (low|medium|high|critical), categories (sorted: read, write, shell,
+ * network, destructive, interactive, unparseable_command, absolute_path,
+ * path_escape, out_of_workspace, symlink_traversal, protected_path), reason
+ * ("<level> risk: <categories>")}. From the tool's side effect, the shell
+ * analyzer's verdict on the command, the path argument and d's code (d may
+ * be NULL). Informational only: decisions never read it. New reference. */
+json_t *zperm_risk_json(const zperm_engine *e, const ztool *tool, const json_t *args,
+                        const zperm_decision *d);
+
 /* What a "session" or "always" answer to a prompt for this call should
  * remember: shell tools a command prefix (the model's prefix_rule when it
  * covers every command of the line; else the single command line; else the

@@ -415,9 +415,11 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
     s->checkpoints = zcheckpointer_new(s->session, stderr);
     s->checkpoints_for = xstrdup(s->session->id);
   }
-  if (s->checkpoints)
+  if (s->checkpoints) {
     s->tools.write_hook =
         (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = s->checkpoints};
+    if (s->agent) zcheckpointer_set_notify(s->checkpoints, zagent_checkpoint_taken, s->agent);
+  }
 }
 
 int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void *warn_ud,
@@ -470,6 +472,9 @@ void zrun_setup_compaction(zrun_setup *s, FILE *diag) {
 }
 
 void zrun_setup_agent(zrun_setup *s, zagent *agent) {
+  /* stream-json "checkpoint" events and tool_result changedFiles */
+  s->agent = agent;
+  if (s->checkpoints) zcheckpointer_set_notify(s->checkpoints, zagent_checkpoint_taken, agent);
   agent->provider = s->provider;
   agent->system_prompt = s->system_prompt;
   agent->tools = &s->tools;

@@ -75,6 +75,7 @@ typedef struct zrun_setup {
   zperm_engine perm;
   zcheckpointer *checkpoints;
   char *checkpoints_for;    /* id of the session the checkpointer writes to */
+  struct zagent *agent;     /* told of every checkpoint (zrun_setup_agent), or NULL */
   struct ztool_files *files; /* what the model has read this run (tools/tracker.h) */
   json_t *seen_files;       /* stamps loaded with a resumed/forked session, until seeded */
   /* MCP */

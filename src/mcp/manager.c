@@ -542,8 +542,14 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     resolve(m, call->name, &c, &t);
     const char *side = t->read_only ? "read" : "unknown";
     zperm_decision d = zmcp_decide(m->mode, m->grants, c->cfg->name, t->name);
+    /* Go zero's permission fields: a read-only MCP tool is a read, any other
+     * one reaches its server (risk as for a network tool) */
+    ztool risk_as = {.name = call->name, .side_effect = t->read_only ? ZSIDE_READ : ZSIDE_NETWORK};
+    json_t *risk = zperm_risk_json(a->perm, &risk_as, NULL, &d);
     zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                        .reason = d.reason, .mode = zperm_mode_name(m->mode)};
+                        .reason = d.reason, .mode = zperm_mode_name(m->mode),
+                        .autonomy = a->perm ? zautonomy_name(a->perm->autonomy) : NULL,
+                        .decision_reason = d.code, .risk = risk};
     zbuf why = ZBUF_INIT;
     json_t *grant = NULL;
     if (d.action == ZPERM_PROMPT) {
@@ -582,8 +588,10 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     pev.reason = d.reason;
     pev.code = d.code;
     pev.grant = grant;
+    pev.decision_reason = d.code;
     zagent_emit(a, &pev);
     json_decref(grant);
+    json_decref(risk);
     if (d.action != ZPERM_ALLOW) {
       ztool_fail(res, "permission denied for %s: %s", call->name, d.reason);
     } else {

@@ -20,6 +20,8 @@ struct zcheckpointer {
   zsession *s;
   FILE *diag;
   int64_t count;
+  zcheckpoint_notify_fn notify;
+  void *notify_ud;
 };
 
 zcheckpointer *zcheckpointer_new(zsession *s, FILE *diag) {
@@ -30,6 +32,12 @@ zcheckpointer *zcheckpointer_new(zsession *s, FILE *diag) {
 }
 
 void zcheckpointer_free(zcheckpointer *c) { free(c); }
+
+void zcheckpointer_set_notify(zcheckpointer *c, zcheckpoint_notify_fn fn, void *ud) {
+  if (!c) return;
+  c->notify = fn;
+  c->notify_ud = ud;
+}
 
 void zcheckpoint_sha256(const void *data, size_t len, char out[65]) {
   unsigned char md[32];
@@ -104,8 +112,11 @@ int zcheckpoint_before_write(void *ud, const char *tool, const char *abs_path, c
   json_t *files = json_array();
   json_array_append_new(files, file);
   json_object_set_new(p, "files", files);
-  if (zsession_append(c->s, "session_checkpoint", p, &err) < 0 && c->diag)
-    fprintf(c->diag, "[zero] WARNING: could not record a checkpoint: %s\n", err.msg);
+  if (zsession_append(c->s, "session_checkpoint", p, &err) < 0) {
+    if (c->diag) fprintf(c->diag, "[zero] WARNING: could not record a checkpoint: %s\n", err.msg);
+  } else if (c->notify) {
+    c->notify(c->notify_ud, c->s->sequence, tool ? tool : "", abs_path);
+  }
   json_decref(p);
   return 0;
 }

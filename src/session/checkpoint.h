@@ -32,6 +32,13 @@ typedef struct zcheckpointer zcheckpointer;
 zcheckpointer *zcheckpointer_new(zsession *s, FILE *diag);
 void zcheckpointer_free(zcheckpointer *c);
 
+/* Called after each snapshot is recorded, with the session event's sequence,
+ * the tool and the file's path (stream-json "checkpoint", tool_result
+ * changedFiles). fn NULL = nobody is told. */
+typedef void (*zcheckpoint_notify_fn)(void *ud, int64_t sequence, const char *tool,
+                                      const char *abs_path);
+void zcheckpointer_set_notify(zcheckpointer *c, zcheckpoint_notify_fn fn, void *ud);
+
 /* The ztool_write_hook.before_write function (ud = the checkpointer). Saves
  * abs_path's current content; refuses the write (returns -1, *message set,
  * caller frees) only when the snapshot cannot be stored, since a write that

@@ -14,6 +14,7 @@ typedef struct sj_sink {
   zsink base;
   FILE *out;
   char run_id[40];
+  char *session_id; /* from run_start: permission events carry it, as in Go zero */
   bool failed;
 } sj_sink;
 
@@ -63,6 +64,7 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
     case ZAEV_RUN_START:
       o = envelope(s, "run_start");
       set_str(o, "sessionId", ev->session_id);
+      if (ev->session_id && !s->session_id) s->session_id = xstrdup(ev->session_id);
       set_str(o, "cwd", ev->cwd);
       set_str(o, "provider", ev->provider);
       set_str(o, "model", ev->model);
@@ -85,20 +87,40 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
     case ZAEV_PERMISSION_DECISION:
       o = envelope(s, ev->kind == ZAEV_PERMISSION_REQUEST ? "permission_request"
                                                           : "permission_decision");
+      set_str(o, "sessionId", s->session_id);
       set_str(o, "id", ev->id);
       set_str(o, "name", ev->name);
       set_str(o, "action", ev->action);
+      set_str(o, "permission", ev->permission);
       json_object_set_new(o, "permissionGranted",
                           json_boolean(ev->action && !strcmp(ev->action, "allow")));
       set_str(o, "permissionMode", ev->mode);
+      set_str(o, "autonomy", ev->autonomy);
       set_str(o, "sideEffect", ev->side_effect);
       set_str(o, "reason", ev->reason);
+      set_str(o, "decisionReason", ev->decision_reason ? ev->decision_reason : ev->code);
+      /* always an object (Go zero): {level, categories, reason} */
+      if (json_is_object(ev->risk)) json_object_set(o, "risk", (json_t *)ev->risk);
+      else
+        json_object_set_new(o, "risk", json_pack("{s:s, s:[], s:s}", "level", "low",
+                                                 "categories", "reason", "low"));
+      if (ev->grant_matched) json_object_set_new(o, "grantMatched", json_true());
       if (ev->kind == ZAEV_PERMISSION_DECISION) {
         set_str(o, "code", ev->code);
         if (ev->block) json_object_set(o, "block", (json_t *)ev->block);
         if (ev->grant) json_object_set(o, "grant", (json_t *)ev->grant);
       }
       break;
+    case ZAEV_CHECKPOINT: {
+      o = envelope(s, "checkpoint");
+      json_t *cp = json_object();
+      json_object_set_new(cp, "sequence", json_integer(ev->sequence));
+      json_object_set_new(cp, "tool", json_string(ev->name ? ev->name : ""));
+      json_object_set_new(cp, "files", json_is_array(ev->files) ? json_copy((json_t *)ev->files)
+                                                                : json_array());
+      json_object_set_new(o, "checkpoint", cp);
+      break;
+    }
     case ZAEV_TOOL_RESULT: {
       o = envelope(s, "tool_result");
       set_str(o, "id", ev->id);
@@ -113,6 +135,8 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       set_strn(o, "output", shown.data, shown.len);
       zbuf_release(&shown);
       json_object_set_new(o, "truncated", json_boolean(cut || ev->truncated));
+      if (json_array_size(ev->changed_files))
+        json_object_set_new(o, "changedFiles", json_copy((json_t *)ev->changed_files));
       /* a call the permission engine refused: the same block the model got */
       json_t *blk = ev->meta ? json_object_get(ev->meta, "block") : NULL;
       if (json_is_object(blk)) json_object_set(o, "block", blk);
@@ -175,7 +199,10 @@ static int sj_finish(zsink *base) {
   return s->failed ? -1 : 0;
 }
 
-static void sj_destroy(zsink *base) { free(base); }
+static void sj_destroy(zsink *base) {
+  free(((sj_sink *)base)->session_id);
+  free(base);
+}
 
 zsink *zout_stream_json_new(FILE *out, const char *run_id) {
   sj_sink *s = xcalloc(1, sizeof *s);

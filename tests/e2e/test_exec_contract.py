@@ -13,13 +13,159 @@ from harness import ZERO_BIN, ZeroTest, main
 RUN_ID = re.compile(r"^run_\d{14}_[0-9a-f]{6}$")
 
 
+PERMISSION_TYPES = ("permission_request", "permission_decision", "permission")
+
+
 class ExecContract(ZeroTest):
     def stream(self, r):
         evs = self.lines(r.stdout)
         self.assert_stream_json_valid(evs)
         for ev in evs:
             self.assertRegex(ev["runId"], RUN_ID)
+            self.check_go_fields(ev)
         return evs
+
+    def check_go_fields(self, ev):
+        """The fields Go zero's schema v2 always sends for a type, with their
+        JSON types (a client written against Go zero reads them)."""
+        t = ev["type"]
+        if t == "tool_result":
+            self.assertIsInstance(ev.get("truncated"), bool, ev)
+            self.assertIn(ev.get("status"), ("ok", "error"), ev)
+            if "changedFiles" in ev:
+                self.assertIsInstance(ev["changedFiles"], list, ev)
+                self.assertTrue(ev["changedFiles"], ev)
+                for f in ev["changedFiles"]:
+                    self.assertIsInstance(f, str, ev)
+        elif t in PERMISSION_TYPES:
+            self.assertIsInstance(ev.get("permissionGranted"), bool, ev)
+            for key in ("id", "name", "action", "permissionMode", "sideEffect", "reason"):
+                self.assertIsInstance(ev.get(key), str, (key, ev))
+            for key in ("sessionId", "permission", "autonomy", "decisionReason"):
+                if key in ev:
+                    self.assertIsInstance(ev[key], str, (key, ev))
+            risk = ev.get("risk")
+            self.assertIsInstance(risk, dict, ev)
+            self.assertIn(risk.get("level"), ("low", "medium", "high", "critical"), ev)
+            self.assertIsInstance(risk.get("categories"), list, ev)
+            self.assertIsInstance(risk.get("reason"), str, ev)
+            if "grantMatched" in ev:
+                self.assertIs(ev["grantMatched"], True, ev)
+            for key in ("block", "grant"):
+                if key in ev:
+                    self.assertIsInstance(ev[key], dict, (key, ev))
+            if t == "permission_request":
+                self.assertEqual(ev["action"], "prompt", ev)
+            if t == "permission_decision":
+                self.assertIn(ev["action"], ("allow", "deny", "cancel"), ev)
+        elif t == "checkpoint":
+            cp = ev.get("checkpoint")
+            self.assertIsInstance(cp, dict, ev)
+            self.assertIsInstance(cp.get("sequence"), int, ev)
+            self.assertGreater(cp["sequence"], 0, ev)
+            self.assertIsInstance(cp.get("tool"), str, ev)
+            self.assertIsInstance(cp.get("files"), list, ev)
+            for f in cp["files"]:
+                self.assertIsInstance(f, str, ev)
+
+    def test_checkpoint_and_changed_files_as_go_zero_sends_them(self):
+        # A write: tool_call, permission_decision, checkpoint (the snapshot
+        # taken just before the file changes), tool_result with changedFiles.
+        with open(os.path.join(self.work, "old.txt"), "w") as f:
+            f.write("before\n")
+        self.serve([
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "old.txt"}}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {
+                "path": "old.txt", "content": "after\n", "overwrite": True}}]},
+            {"tool_calls": [{"name": "apply_patch", "arguments": {"patch":
+                "*** Begin Patch\n*** Add File: new1.txt\n+one\n*** Add File: new2.txt\n+two\n"
+                "*** End Patch\n"}}]},
+            {"text": "Done."},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "change it")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        evs = self.stream(r)
+        sid = evs[0]["sessionId"]
+        types = [e["type"] for e in evs]
+        i = [k for k, e in enumerate(evs)
+             if e["type"] == "tool_call" and e["name"] == "write_file"][0]
+        self.assertEqual(types[i:i + 4],
+                         ["tool_call", "permission_decision", "checkpoint", "tool_result"], types)
+        cp = evs[i + 2]["checkpoint"]
+        old = os.path.realpath(os.path.join(self.work, "old.txt"))
+        self.assertEqual(cp["tool"], "write_file")
+        self.assertEqual(cp["files"], [old])
+        res = evs[i + 3]
+        self.assertEqual(res["status"], "ok", res)
+        self.assertEqual(res["changedFiles"], [old])
+        self.assertIs(res["truncated"], False)
+        # the sequence is the session's own event (what rewind takes)
+        with open(os.path.join(self.sessions_dir(), sid, "events.jsonl")) as f:
+            recs = [json.loads(l) for l in f if l.strip()]
+        by_seq = {rec["sequence"]: rec for rec in recs}
+        self.assertEqual(by_seq[cp["sequence"]]["type"], "session_checkpoint")
+        self.assertEqual(by_seq[cp["sequence"]]["payload"]["files"][0]["path"], old)
+        # apply_patch: one checkpoint per file, both files in changedFiles
+        cps = [e for e in evs if e["type"] == "checkpoint"]
+        self.assertEqual([c["checkpoint"]["tool"] for c in cps],
+                         ["write_file", "apply_patch", "apply_patch"])
+        patched = [e for e in evs if e["type"] == "tool_result" and e["name"] == "apply_patch"][0]
+        self.assertEqual(sorted(patched["changedFiles"]),
+                         sorted(os.path.realpath(os.path.join(self.work, n))
+                                for n in ("new1.txt", "new2.txt")))
+        self.assertLess(cps[0]["checkpoint"]["sequence"], cps[1]["checkpoint"]["sequence"])
+        # a read changes nothing: no changedFiles, still truncated
+        read = [e for e in evs if e["type"] == "tool_result" and e["name"] == "read_file"][0]
+        self.assertNotIn("changedFiles", read)
+        self.assertIs(read["truncated"], False)
+        # permission events carry Go zero's fields
+        perms = [e for e in evs if e["type"] == "permission_decision"]
+        self.assertEqual([p["name"] for p in perms], ["read_file", "write_file", "apply_patch"])
+        for p in perms:
+            self.assertEqual(p["sessionId"], sid)
+            self.assertEqual(p["autonomy"], "low")
+            self.assertEqual(p["permission"], "allow")
+            self.assertEqual(p["decisionReason"], "allowed")
+            self.assertIs(p["permissionGranted"], True)
+        self.assertEqual(perms[1]["risk"]["level"], "medium")
+        self.assertEqual(perms[1]["risk"]["categories"], ["write"])
+        self.assertEqual(perms[1]["risk"]["reason"], "medium risk: write")
+        self.assertEqual(perms[0]["risk"], {"level": "low", "categories": ["read"],
+                                            "reason": "low risk: read"})
+
+    def test_failed_write_reports_no_changed_files(self):
+        self.serve([
+            {"tool_calls": [{"name": "edit_file", "arguments": {
+                "path": "missing.txt", "old_string": "a", "new_string": "b"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "edit")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        evs = self.stream(r)
+        res = [e for e in evs if e["type"] == "tool_result"][0]
+        self.assertEqual(res["status"], "error", res)
+        self.assertNotIn("changedFiles", res)
+
+    def test_denied_command_permission_fields(self):
+        # A destructive command headless: denied, with risk critical and the
+        # autonomy the run was given.
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "rm -rf build"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "--auto", "medium", "clean")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        evs = self.stream(r)
+        d = [e for e in evs if e["type"] == "permission_decision"][0]
+        self.assertEqual(d["action"], "deny", d)
+        self.assertIs(d["permissionGranted"], False)
+        self.assertEqual(d["autonomy"], "medium")
+        self.assertEqual(d["risk"]["level"], "critical", d)
+        self.assertIn("destructive", d["risk"]["categories"])
+        self.assertIn("shell", d["risk"]["categories"])
+        self.assertIn("block", d)
+        self.assertEqual(d["decisionReason"], d["code"])
+        self.assertNotIn("checkpoint", [e["type"] for e in evs])
 
     def test_list_tools_stream_json_is_a_whole_run(self):
         # Every stream-json output ends with run_end, --list-tools included

@@ -278,6 +278,12 @@ http.createServer(async (req, res) => {
         self.assertIn("--skip-permissions-unsafe", out)
         decisions = [e for e in events if e["type"] == "permission_decision"]
         self.assertEqual(decisions[0]["action"], "deny")
+        # Go zero's permission fields, for an MCP tool too
+        self.assertIs(decisions[0]["permissionGranted"], False)
+        self.assertEqual(decisions[0]["autonomy"], "low")
+        self.assertIsInstance(decisions[0]["decisionReason"], str)
+        self.assertIn(decisions[0]["risk"]["level"], ("low", "medium", "high", "critical"))
+        self.assertIsInstance(decisions[0]["risk"]["categories"], list)
         # --skip-permissions-unsafe allows it.
         r, events, model = self.run_tool("mcp_ev_echo", {"message": "x"}, ("--skip-permissions-unsafe",))
         self.assertIn("Echo: x", self.tool_messages(model.bodies()[1])[0]["content"])

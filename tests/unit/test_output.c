@@ -215,6 +215,84 @@ static json_t *one_tool_result(const char *text, size_t len, bool truncated) {
   return o;
 }
 
+/* Go zero's schema v2 fields: checkpoint events, tool_result changedFiles
+ * (only when files changed) and truncated (always), the permission fields
+ * (sessionId from run_start, permission, autonomy, decisionReason, risk
+ * always an object, grantMatched only when true). */
+static void test_stream_json_go_zero_fields(void **state) {
+  (void)state;
+  mem m;
+  mem_open(&m);
+  zsink *s = zout_stream_json_new(m.f, RUN_ID);
+  emit(s, (zagent_event){.kind = ZAEV_RUN_START, .session_id = "zero_s9", .cwd = "/w"});
+  json_t *risk = json_pack("{s:s, s:[s], s:s}", "level", "medium", "categories", "write",
+                           "reason", "medium risk: write");
+  json_t *grant = json_pack("{s:s, s:s, s:s, s:s, s:s}", "tool", "write_file", "kind", "tool",
+                            "action", "allow", "scope", "always", "source", "saved");
+  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .id = "c1", .name = "write_file",
+                         .side_effect = "write", .action = "allow", .reason = "grant",
+                         .mode = "auto", .code = "allowed", .permission = "allow",
+                         .autonomy = "medium", .decision_reason = "allowed", .risk = risk,
+                         .grant_matched = true, .grant = grant});
+  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_REQUEST, .id = "c2", .name = "exec_command",
+                         .side_effect = "shell", .action = "prompt", .reason = "ask",
+                         .mode = "ask"});
+  json_t *files = json_pack("[s]", "/w/a.txt");
+  emit(s, (zagent_event){.kind = ZAEV_CHECKPOINT, .sequence = 7, .name = "write_file",
+                         .files = files});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "write_file", .ok = true,
+                         .text = "wrote", .len = 5, .changed_files = files});
+  json_t *none = json_array();
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c3", .name = "read_file", .ok = true,
+                         .text = "x", .len = 1, .changed_files = none});
+  json_decref(none);
+  json_decref(files);
+  json_decref(risk);
+  json_decref(grant);
+  assert_int_equal(s->finish(s), 0);
+
+  json_t *lines = parse_lines(mem_text(&m));
+  json_t *o = line_of_type(lines, "permission_decision", 0);
+  assert_string_equal(zjson_str_or(o, "sessionId", ""), "zero_s9");
+  assert_string_equal(zjson_str_or(o, "permission", ""), "allow");
+  assert_string_equal(zjson_str_or(o, "autonomy", ""), "medium");
+  assert_string_equal(zjson_str_or(o, "decisionReason", ""), "allowed");
+  assert_true(json_is_true(json_object_get(o, "permissionGranted")));
+  assert_true(json_is_true(json_object_get(o, "grantMatched")));
+  assert_string_equal(zjson_str_or(json_object_get(o, "risk"), "level", ""), "medium");
+  assert_string_equal(zjson_str_or(json_object_get(o, "grant"), "source", ""), "saved");
+  assert_string_equal(zjson_str_or(o, "code", ""), "allowed"); /* kept */
+
+  o = line_of_type(lines, "permission_request", 0);
+  assert_true(json_is_false(json_object_get(o, "permissionGranted")));
+  assert_null(json_object_get(o, "grantMatched"));
+  json_t *r = json_object_get(o, "risk"); /* a producer without risk: still an object */
+  assert_true(json_is_object(r));
+  assert_string_equal(zjson_str_or(r, "level", ""), "low");
+  assert_true(json_is_array(json_object_get(r, "categories")));
+
+  o = line_of_type(lines, "checkpoint", 0);
+  json_t *cp = json_object_get(o, "checkpoint");
+  assert_int_equal(zjson_int_or(cp, "sequence", 0), 7);
+  assert_string_equal(zjson_str_or(cp, "tool", ""), "write_file");
+  assert_int_equal(json_array_size(json_object_get(cp, "files")), 1);
+  assert_string_equal(json_string_value(json_array_get(json_object_get(cp, "files"), 0)),
+                      "/w/a.txt");
+
+  o = line_of_type(lines, "tool_result", 0);
+  assert_true(json_is_false(json_object_get(o, "truncated")));
+  json_t *ch = json_object_get(o, "changedFiles");
+  assert_int_equal(json_array_size(ch), 1);
+  assert_string_equal(json_string_value(json_array_get(ch, 0)), "/w/a.txt");
+  o = line_of_type(lines, "tool_result", 1);
+  assert_null(json_object_get(o, "changedFiles"));
+  assert_true(json_is_false(json_object_get(o, "truncated")));
+
+  json_decref(lines);
+  s->destroy(s);
+  mem_close(&m);
+}
+
 static void test_stream_json_tool_output_capped_on_utf8_boundary(void **state) {
   (void)state;
   /* 10239 ASCII bytes then "€" (3 bytes) straddling the 10 KiB cap, then more. */
@@ -520,6 +598,7 @@ static void test_run_id_format(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stream_json_full_run),
+      cmocka_unit_test(test_stream_json_go_zero_fields),
       cmocka_unit_test(test_stream_json_tool_output_capped_on_utf8_boundary),
       cmocka_unit_test(test_stream_json_reports_lost_output),
       cmocka_unit_test(test_json_writes_one_object_at_run_end),

@@ -9,6 +9,7 @@
 
 #include "agent/permissions.h"
 #include "base/common.h"
+#include "base/json.h"
 #include "sandbox/grants.h"
 #include "sandbox/policy.h"
 #include <stdio.h>
@@ -207,6 +208,51 @@ static void test_saved_grant_does_not_answer_running_unsandboxed(void **state) {
   json_decref(net);
   json_decref(plain);
   zgrants_release(&g);
+}
+
+/* The risk object of permission events: Go zero's {level, categories,
+ * reason}, from the side effect, the shell analyzer and the decision. */
+static void check_risk(const ztool *t, const char *args_json, const zperm_decision *d,
+                       const char *level, const char *reason) {
+  zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true};
+  json_t *args = args_json ? json_loads(args_json, 0, NULL) : NULL;
+  json_t *r = zperm_risk_json(&e, t, args, d);
+  assert_true(json_is_object(r));
+  assert_string_equal(zjson_str_or(r, "level", ""), level);
+  assert_string_equal(zjson_str_or(r, "reason", ""), reason);
+  assert_true(json_is_array(json_object_get(r, "categories")));
+  json_decref(r);
+  json_decref(args);
+}
+
+static void test_risk_object(void **state) {
+  (void)state;
+  const ztool *ex = ztool_find("exec_command");
+  const ztool *rd = ztool_find("read_file");
+  const ztool *wr = ztool_find("write_file");
+  const ztool *plan = ztool_find("update_plan");
+  check_risk(rd, "{\"path\":\"a.txt\"}", NULL, "low", "low risk: read");
+  check_risk(wr, "{\"path\":\"a.txt\",\"content\":\"x\"}", NULL, "medium",
+             "medium risk: write");
+  check_risk(wr, "{\"path\":\"/etc/x\"}", NULL, "medium", "medium risk: absolute_path, write");
+  check_risk(wr, "{\"path\":\"../x\"}", NULL, "critical", "critical risk: path_escape, write");
+  check_risk(ex, "{\"cmd\":\"ls -l\"}", NULL, "high", "high risk: shell");
+  check_risk(ex, "{\"cmd\":\"rm -rf build\"}", NULL, "critical",
+             "critical risk: destructive, shell");
+  check_risk(ex, "{\"command\":\"curl https://example.com\"}", NULL, "critical",
+             "critical risk: network, shell");
+  check_risk(plan, "{}", NULL, "low", "low");
+  /* no arguments (unknown) and no tool still give an object */
+  check_risk(ex, NULL, NULL, "high", "high risk: shell");
+  check_risk(NULL, NULL, NULL, "low", "low");
+  /* what the engine found about the path is part of it */
+  zperm_decision d;
+  memset(&d, 0, sizeof d);
+  d.code = "outside_write_roots";
+  check_risk(wr, "{\"path\":\"x\"}", &d, "critical", "critical risk: out_of_workspace, write");
+  d.code = "symlink_escape";
+  check_risk(wr, "{\"path\":\"x\"}", &d, "critical",
+             "critical risk: symlink_traversal, write");
 }
 
 static void test_disabled_tool_is_denied_first(void **state) {
@@ -595,6 +641,7 @@ int main(void) {
       cmocka_unit_test(test_shell_analysis_and_escalations),
       cmocka_unit_test(test_grants_order_and_escalation_hook),
       cmocka_unit_test(test_disabled_tool_is_denied_first),
+      cmocka_unit_test(test_risk_object),
       cmocka_unit_test(test_saved_grant_does_not_answer_running_unsandboxed),
       cmocka_unit_test(test_path_scope_outside_symlink_protected),
       cmocka_unit_test(test_home_workspace_keeps_credentials_and_zero_config),

@@ -419,6 +419,47 @@ static void test_checkpoint_then_rewind_restores_bytes(void **state) {
   free(id);
 }
 
+/* The notify hook (stream-json "checkpoint", changedFiles) hears each
+ * recorded snapshot with the session event's own sequence. */
+typedef struct heard {
+  int n;
+  int64_t seq;
+  char tool[32];
+  char path[512];
+} heard;
+
+static void on_checkpoint(void *ud, int64_t seq, const char *tool, const char *path) {
+  heard *h = ud;
+  h->n++;
+  h->seq = seq;
+  snprintf(h->tool, sizeof h->tool, "%s", tool);
+  snprintf(h->path, sizeof h->path, "%s", path);
+}
+
+static void test_checkpoint_notify_gets_the_event_sequence(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  zsession *s = zsession_create(f->root, NULL, NULL, NULL, NULL, &err);
+  append_msg(s, "user", "go");
+  append_msg(s, "assistant", "ok");
+  char *file = zpath_join(f->tmp, "n.txt");
+  zcheckpointer *ck = zcheckpointer_new(s, stderr);
+  heard h = {0};
+  char *msg = NULL;
+  assert_int_equal(zcheckpoint_before_write(ck, "edit_file", file, &msg), 0);
+  assert_int_equal(h.n, 0); /* nobody asked */
+  zcheckpointer_set_notify(ck, on_checkpoint, &h);
+  assert_int_equal(zcheckpoint_before_write(ck, "edit_file", file, &msg), 0);
+  assert_int_equal(h.n, 1);
+  assert_int_equal(h.seq, s->sequence);
+  assert_true(h.seq >= 4);
+  assert_string_equal(h.tool, "edit_file");
+  assert_string_equal(h.path, file);
+  zcheckpointer_free(ck);
+  zsession_close(s);
+  free(file);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_second_open_is_refused_with_the_holder_pid, setup,
@@ -428,6 +469,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fork_copies_events_without_usage_up_to_a_point, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_replay_starts_at_the_last_compaction, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_checkpoint_notify_gets_the_event_sequence, setup,
+                                      teardown),
       cmocka_unit_test(test_plan_status_words_are_normalised),
       cmocka_unit_test(test_objective_is_cut_on_a_utf8_boundary_and_kept),
       cmocka_unit_test(test_search_query_becomes_quoted_terms_or_a_phrase),
