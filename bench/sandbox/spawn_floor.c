@@ -6,7 +6,8 @@
  * process written against libc pays), and, on x86_64, freestanding with raw
  * system calls (what a process costs with no libc at all). Run in front of
  * the same bwrap + inner-stage command line zero starts, their distance to
- * bare bwrap is what no `zero sandbox exec` can go below.
+ * bare bwrap is what no `zero sandbox exec` can go below. The command is
+ * given by absolute path (no PATH search in either build).
  */
 #ifdef SPAWN_FLOOR_NOLIBC
 static long sc(long n, long a, long b, long c, long d) {
