@@ -47,6 +47,21 @@ static seen_file *find(ztool_files *t, const char *abs) {
   return NULL;
 }
 
+/* abs's entry (added when missing) with no line ranges read: the caller is
+ * about to give it a new stamp. Call with t->mu held. */
+static seen_file *find_or_add_fresh(ztool_files *t, const char *abs) {
+  seen_file *f = find(t, abs);
+  if (!f) {
+    seen_file nf;
+    memset(&nf, 0, sizeof nf);
+    nf.path = xstrdup(abs);
+    zvec_push(&t->files, nf);
+    f = &t->files.items[t->files.len - 1];
+  }
+  f->ranges.len = 0;
+  return f;
+}
+
 static bool same(const seen_file *f, const struct stat *st) {
   return f->mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec &&
          f->size == (int64_t)st->st_size && f->ino == (uint64_t)st->st_ino;
@@ -101,15 +116,7 @@ void ztool_files_note_write(ztool_files *t, const char *abs) {
   struct stat st;
   if (stat(abs, &st) < 0) return;
   pthread_mutex_lock(&t->mu);
-  seen_file *f = find(t, abs);
-  if (!f) {
-    seen_file nf;
-    memset(&nf, 0, sizeof nf);
-    nf.path = xstrdup(abs);
-    zvec_push(&t->files, nf);
-    f = &t->files.items[t->files.len - 1];
-  }
-  f->ranges.len = 0;
+  seen_file *f = find_or_add_fresh(t, abs);
   set_stat(f, &st);
   pthread_mutex_unlock(&t->mu);
 }
@@ -130,15 +137,7 @@ void ztool_files_seed(ztool_files *t, const json_t *stamp) {
       !json_is_integer(ino))
     return;
   pthread_mutex_lock(&t->mu);
-  seen_file *f = find(t, path);
-  if (!f) {
-    seen_file nf;
-    memset(&nf, 0, sizeof nf);
-    nf.path = xstrdup(path);
-    zvec_push(&t->files, nf);
-    f = &t->files.items[t->files.len - 1];
-  }
-  f->ranges.len = 0;
+  seen_file *f = find_or_add_fresh(t, path);
   f->mtime_ns = (int64_t)json_integer_value(m);
   f->size = (int64_t)json_integer_value(sz);
   f->ino = (uint64_t)json_integer_value(ino);

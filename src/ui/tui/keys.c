@@ -190,6 +190,17 @@ static size_t parse(tui_keys *k, const char *s, size_t n, tui_key *key, bool flu
   return m + 1;
 }
 
+/* Ends the paste collected in k->paste: it becomes the TK_PASTE key. */
+static int paste_done(tui_keys *k, tui_key *key) {
+  k->in_paste = false;
+  k->paste_idle = 0;
+  memset(key, 0, sizeof *key);
+  key->type = TK_PASTE;
+  key->paste = k->paste.data;
+  key->paste_len = k->paste.len;
+  return 1;
+}
+
 int tui_keys_next(tui_keys *k, tui_key *key, bool flush) {
   for (;;) {
     if (k->in_paste) {
@@ -198,13 +209,7 @@ int tui_keys_next(tui_keys *k, tui_key *key, bool flush) {
         /* the end marker is not coming: deliver what there is */
         zbuf_add(&k->paste, k->pending.data, k->pending.len);
         zbuf_reset(&k->pending);
-        k->in_paste = false;
-        k->paste_idle = 0;
-        memset(key, 0, sizeof *key);
-        key->type = TK_PASTE;
-        key->paste = k->paste.data;
-        key->paste_len = k->paste.len;
-        return 1;
+        return paste_done(k, key);
       }
       if (!end) {
         /* Keep a tail that may be the start of the end marker. */
@@ -219,13 +224,7 @@ int tui_keys_next(tui_keys *k, tui_key *key, bool flush) {
       size_t take = (size_t)(end - k->pending.data);
       zbuf_add(&k->paste, k->pending.data, take);
       zbuf_consume(&k->pending, take + sizeof PASTE_END - 1);
-      k->in_paste = false;
-      k->paste_idle = 0;
-      memset(key, 0, sizeof *key);
-      key->type = TK_PASTE;
-      key->paste = k->paste.data;
-      key->paste_len = k->paste.len;
-      return 1;
+      return paste_done(k, key);
     }
     if (!k->pending.len) return 0;
     size_t used = parse(k, k->pending.data, k->pending.len, key, flush);
