@@ -333,14 +333,27 @@ static int not_found(const char *id) {
   return ZEXIT_USAGE;
 }
 
-static int run_lineage(const char *id, bool json) {
-  cleanup_free char *root = zsession_root();
-  json_t *all = load_all(root);
-  if (!all) return ZEXIT_INTERNAL;
-  if (!find_meta(all, id)) {
-    json_decref(all);
+/* Every saved session's metadata into *all (caller decrefs), provided id
+ * is among them (*meta = its entry, when meta is non-NULL). 0, or the exit
+ * status to return: internal error, or "not found" said on stderr. */
+static int load_with(const char *root, const char *id, json_t **all, const json_t **meta) {
+  *all = load_all(root);
+  if (!*all) return ZEXIT_INTERNAL;
+  const json_t *m = find_meta(*all, id);
+  if (!m) {
+    json_decref(*all);
+    *all = NULL;
     return not_found(id);
   }
+  if (meta) *meta = m;
+  return 0;
+}
+
+static int run_lineage(const char *id, bool json) {
+  cleanup_free char *root = zsession_root();
+  json_t *all;
+  int rc = load_with(root, id, &all, NULL);
+  if (rc) return rc;
   json_t *chain = json_array();
   const char *cur = id;
   /* Walk parents; the bound guards against a cycle in edited metadata. */
@@ -366,12 +379,9 @@ static int run_lineage(const char *id, bool json) {
  * recently updated first, in the list's format (Go zero's `children`). */
 static int run_children(const char *id, bool json) {
   cleanup_free char *root = zsession_root();
-  json_t *all = load_all(root);
-  if (!all) return ZEXIT_INTERNAL;
-  if (!find_meta(all, id)) {
-    json_decref(all);
-    return not_found(id);
-  }
+  json_t *all;
+  int rc = load_with(root, id, &all, NULL);
+  if (rc) return rc;
   json_t *kids = json_array();
   size_t i;
   json_t *m;
@@ -422,13 +432,10 @@ static void print_tree(const json_t *node, int depth) {
 
 static int run_tree(const char *id, bool json) {
   cleanup_free char *root = zsession_root();
-  json_t *all = load_all(root);
-  if (!all) return ZEXIT_INTERNAL;
-  const json_t *m = find_meta(all, id);
-  if (!m) {
-    json_decref(all);
-    return not_found(id);
-  }
+  json_t *all;
+  const json_t *m;
+  int rc = load_with(root, id, &all, &m);
+  if (rc) return rc;
   /* The tree of the whole family: from the root session down. */
   const char *top = zjson_str(m, "rootSessionId");
   if (!top || !find_meta(all, top)) top = id;
