@@ -1,7 +1,6 @@
 /* loop.c — the agent loop; see loop.h. */
 #include "agent/loop.h"
 
-#include "sandbox/grants.h"
 
 #include "agent/compaction.h"
 
@@ -187,33 +186,14 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
   return !zcancel_requested();
 }
 
-json_t *zagent_remember_answer(const zagent *a, struct zgrants *grants,
-                               const zapproval_request *req, const zapproval *ans) {
-  int scope = ans->scope;
-  if (scope != ZGRANT_SESSION && scope != ZGRANT_ALWAYS) return NULL;
-  if (!req->can_remember || !grants || !req->grant_tool) return NULL; /* treated as once */
-  bool allow = ans->action == ZPERM_ALLOW;
-  const char *value = req->grant_kind == ZGRANT_TOOL ? NULL : req->grant_value;
-  zgrants_add(grants, req->grant_tool, (zgrant_kind)req->grant_kind, value, allow,
-              (zgrant_scope)scope);
-  if (scope == ZGRANT_ALWAYS) {
-    zerr err = ZERR_INIT;
-    if (zgrants_save(grants, &err) < 0) {
-      char msg[700];
-      snprintf(msg, sizeof msg,
-               "the grant was kept for this session only: %s. Check that ~/.config/zero is "
-               "writable, or add it later with zero sandbox grants %s",
-               err.msg, allow ? "allow" : "deny");
-      zagent_event w = {.kind = ZAEV_WARNING, .text = msg, .code = "grant_not_saved"};
-      zagent_emit(a, &w);
-    }
-  }
-  json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s}", "tool", req->grant_tool, "kind",
-                        zgrant_kind_name((zgrant_kind)req->grant_kind), "action",
-                        allow ? "allow" : "deny", "scope", zgrant_scope_name((zgrant_scope)scope),
-                        "source", "user");
-  if (value && value[0]) json_object_set_new(g, "value", json_string(value));
-  return g;
+static void face_warn(void *ud, const char *code, const char *msg) {
+  zagent_event w = {.kind = ZAEV_WARNING, .text = msg, .code = code};
+  zagent_emit(ud, &w);
+}
+
+zperm_face zagent_face(const zagent *a) {
+  return (zperm_face){.approve = a->approve, .approve_ud = a->approve_ud, .name = "zero exec",
+                      .warn = face_warn, .warn_ud = (void *)a};
 }
 
 void zagent_checkpoint_taken(void *agent, int64_t sequence, const char *tool,
@@ -236,10 +216,12 @@ void zagent_checkpoint_taken(void *agent, int64_t sequence, const char *tool,
 }
 
 /* Announces one built-in tool call and decides whether it may run (the
- * permission engine; the approver when the decision is prompt, whose answer
- * may be remembered as a grant). A denial fills res with the reason and the
- * block object. */
-static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *res) {
+ * permission engine; the prompt flow when the decision is prompt, whose
+ * answer may be remembered as a grant). A denial fills res with the reason
+ * and the block object. *esc gets what the decision allows this one call
+ * beyond the sandbox (nothing when it is denied). */
+static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *res,
+                             ztool_escalation *esc) {
   if (a->changed_files) json_array_clear(a->changed_files);
   const ztool *tool = ztool_find(call->name);
   const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
@@ -247,6 +229,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
                      .arguments = call->arguments, .side_effect = side,
                      .signature = call->signature};
   zagent_emit(a, &ev);
+  *esc = (ztool_escalation){false, false};
   if (!tool) return true; /* ztool_invoke explains the unknown name */
 
   zperm_engine fallback = {.mode = a->mode};
@@ -269,43 +252,18 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
     pev.kind = ZAEV_PERMISSION_REQUEST;
     pev.action = "prompt";
     zagent_emit(a, &pev);
+    char gvalue[256];
+    zapproval_request req = {.call = call};
+    zperm_prompt_request(eng, tool, argobj, &d, &req, gvalue, sizeof gvalue);
+    zperm_face face = zagent_face(a);
+    json_t *answered = zperm_prompt_resolve(&face, eng->grants, &req, &d);
     if (a->approve) {
-      char gvalue[256];
-      int gkind = 0;
-      bool can = zperm_suggest_grant(eng, tool, argobj, &gkind, gvalue, sizeof gvalue);
-      zapproval_request req = {.tool = tool, .call = call, .code = d.code, .reason = d.reason,
-                               .escalate_network = d.escalate_network,
-                               .escalate_unsandboxed = d.escalate_unsandboxed,
-                               .can_remember = can, .grant_kind = gkind,
-                               .grant_tool = tool->name, .grant_value = can ? gvalue : ""};
-      zapproval ans = a->approve(a->approve_ud, &req);
-      d.action = ans.action == ZPERM_ALLOW ? ZPERM_ALLOW : ZPERM_DENY;
       json_decref(grant);
-      grant = zagent_remember_answer(a, eng->grants, &req, &ans);
-      snprintf(d.reason, sizeof d.reason, "%s",
-               d.action == ZPERM_ALLOW ? "approved by the user"
-               : ans.note && ans.note[0] ? ans.note
-                                         : "denied by the user");
-      if (d.action == ZPERM_DENY) {
-        d.code = "user_denied";
-        d.allow_hint = "";
-        d.recoverable = true;
-      }
-    } else {
-      /* Headless: nobody can answer, so the prompt is a denial. */
-      d.action = ZPERM_DENY;
-      size_t l = strlen(d.reason);
-      snprintf(d.reason + l, sizeof d.reason - l,
-               "; this call needs approval and zero exec has no interactive approver%s%s",
-               d.allow_hint && d.allow_hint[0] ? " (" : "", d.allow_hint ? d.allow_hint : "");
-      if (d.allow_hint && d.allow_hint[0]) {
-        l = strlen(d.reason);
-        snprintf(d.reason + l, sizeof d.reason - l, ")");
-      }
+      grant = answered;
     }
   }
   json_decref(args);
-  if (d.action == ZPERM_ALLOW) zperm_apply_escalation(eng, &d);
+  *esc = zperm_escalation(&d);
   json_t *block = d.action == ZPERM_DENY ? zperm_block_json(&d) : NULL;
   pev.kind = ZAEV_PERMISSION_DECISION;
   pev.action = zperm_action_name(d.action);
@@ -365,12 +323,13 @@ typedef struct par_job {
   zagent *agent;
   const ztool_call *call;
   bool allowed;
+  ztool_escalation esc; /* this call's own (read-only calls never have one) */
   ztool_result res;
 } par_job;
 
 static void *par_run(void *arg) {
   par_job *j = arg;
-  ztool_invoke(j->agent->tools, j->call->name, j->call->arguments, &j->res);
+  ztool_invoke_escalated(j->agent->tools, j->call->name, j->call->arguments, j->esc, &j->res);
   return NULL;
 }
 
@@ -384,8 +343,8 @@ static void run_parallel(zagent *a, zconv *conv, const ztool_call *calls, size_t
   bool started[MAX_PARALLEL_TOOLS];
   for (size_t i = 0; i < n; i++) {
     ztool_result init = ZTOOL_RESULT_INIT;
-    jobs[i] = (par_job){a, &calls[i], false, init};
-    jobs[i].allowed = decide_tool_call(a, &calls[i], &jobs[i].res);
+    jobs[i] = (par_job){a, &calls[i], false, {false, false}, init};
+    jobs[i].allowed = decide_tool_call(a, &calls[i], &jobs[i].res, &jobs[i].esc);
   }
   for (size_t i = 0; i < n; i++) {
     started[i] = false;
@@ -405,7 +364,9 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
   const ztool_source *src = source_for(a, call->name); /* MCP and other sources */
   if (src) return run_source_call(a, conv, src, call);
   ztool_result res = ZTOOL_RESULT_INIT;
-  if (decide_tool_call(a, call, &res)) ztool_invoke(a->tools, call->name, call->arguments, &res);
+  ztool_escalation esc;
+  if (decide_tool_call(a, call, &res, &esc))
+    ztool_invoke_escalated(a->tools, call->name, call->arguments, esc, &res);
   report_tool_call(a, conv, call, &res);
   return !zcancel_requested();
 }

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "agent/compaction.h"
-#include "agent/permissions.h"
+#include "perm/engine.h"
 #include "agent/prompt.h"
 #include "base/buf.h"
 #include "base/common.h"

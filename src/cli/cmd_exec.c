@@ -27,7 +27,7 @@
 #include "net/curl_loader.h"
 #include "net/http.h"
 #include "provider/provider.h"
-#include "sandbox/grants.h"
+#include "perm/grants.h"
 #include "sandbox/sandbox.h"
 #include "session/checkpoint.h"
 #include "session/store.h"

@@ -78,14 +78,15 @@ static int list_cmd(int argc, char **argv) {
     fprintf(stderr, "zero mcp: %s\n", err.msg);
     return ZEXIT_USAGE;
   }
-  json_t *grants = zmcp_grants_load();
+  zgrants grants;
+  zgrants_load_mcp(&grants, NULL);
   if (json) {
     json_t *arr = json_array();
     for (size_t i = 0; i < cfg.n; i++) {
       zmcp_server_cfg *s = &cfg.servers[i];
       json_t *o = json_pack("{s:s, s:s, s:b, s:s, s:b}", "name", s->name, "type",
                             zmcp_type_name(s->type), "disabled", s->disabled, "origin",
-                            s->origin, "granted", zmcp_granted(grants, s->name, NULL));
+                            s->origin, "granted", zgrants_mcp_granted(&grants, s->name, NULL));
       if (s->url) json_object_set_new(o, "url", json_string(s->url));
       if (s->argv) {
         json_t *cmd = json_array();
@@ -105,7 +106,7 @@ static int list_cmd(int argc, char **argv) {
     for (size_t i = 0; i < cfg.n; i++) {
       zmcp_server_cfg *s = &cfg.servers[i];
       printf("  %s [%s%s%s] ", s->name, zmcp_type_name(s->type), s->disabled ? ", disabled" : "",
-             zmcp_granted(grants, s->name, NULL) ? ", granted" : "");
+             zgrants_mcp_granted(&grants, s->name, NULL) ? ", granted" : "");
       if (s->argv)
         for (char **p = s->argv; *p; p++) printf("%s%s", p == s->argv ? "" : " ", *p);
       else
@@ -116,7 +117,7 @@ static int list_cmd(int argc, char **argv) {
   for (char **p = cfg.skipped_untrusted; p && *p; p++)
     fprintf(stderr, "zero mcp: %s defines server \"%s\", ignored because this workspace is not "
                     "trusted (run `zero mcp trust`)\n", cfg.project_path, *p);
-  json_decref(grants);
+  zgrants_release(&grants);
   zmcp_config_release(&cfg);
   return ZEXIT_SUCCESS;
 }
@@ -534,8 +535,9 @@ static int call_cmd(int argc, char **argv) {
 static int grant_cmd(bool grant, int argc, char **argv) {
   if (argc < 1) return fail("%s needs a server NAME [TOOL]", grant ? "grant" : "revoke");
   zerr err = ZERR_INIT;
-  if (zmcp_grant_set(argv[0], argc > 1 ? argv[1] : NULL, grant, &err) < 0) return fail("%s", err.msg);
-  cleanup_free char *path = zmcp_grants_path();
+  if (zgrants_mcp_file_set(NULL, argv[0], argc > 1 ? argv[1] : NULL, grant, &err) < 0)
+    return fail("%s", err.msg);
+  cleanup_free char *path = zgrants_mcp_default_path();
   if (argc > 1)
     printf("%s tool \"%s\" of MCP server \"%s\" (%s)\n", grant ? "Granted" : "Revoked", argv[1],
            argv[0], path);

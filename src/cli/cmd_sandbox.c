@@ -3,14 +3,17 @@
  * saved permission grants. See docs/sandbox.md. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/common.h"
 #include "base/json.h"
 #include "cli/cli.h"
-#include "sandbox/grants.h"
+#include "perm/grants.h"
+#include "sandbox/policy.h"
 #include "sandbox/sandbox.h"
+#include "tools/tool.h"
 
 static const char SANDBOX_USAGE[] =
     "Usage: zero sandbox <command>\n"
@@ -278,6 +281,118 @@ static int sandbox_check(int argc, char **argv) {
 #undef ROW
 }
 
+/* ---- grants ------------------------------------------------------------------ */
+
+static const char GRANTS_USAGE[] =
+    "Usage: zero sandbox grants list [--json]\n"
+    "       zero sandbox grants allow|deny TOOL [--prefix \"git status\" | --path DIR]\n"
+    "       zero sandbox grants revoke N      (N from list)\n"
+    "       zero sandbox grants clear\n";
+
+static int grants_list(const zgrants *g, bool json) {
+  if (json) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < g->n; i++)
+      json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:s?, s:s}", "index", (int)i + 1,
+                                           "tool", g->v[i].tool, "kind",
+                                           zgrant_kind_name(g->v[i].kind), "value",
+                                           g->v[i].value, "action",
+                                           g->v[i].allow ? "allow" : "deny"));
+    char *s = json_dumps(arr, JSON_INDENT(2));
+    printf("%s\n", s);
+    free(s);
+    json_decref(arr);
+  } else if (!g->n) {
+    printf("No saved grants (%s).\n", g->path);
+  } else {
+    printf("Saved grants (%s):\n", g->path);
+    for (size_t i = 0; i < g->n; i++)
+      printf("  %zu. %s %s %s%s%s\n", i + 1, g->v[i].allow ? "allow" : "deny", g->v[i].tool,
+             zgrant_kind_name(g->v[i].kind), g->v[i].value ? " " : "",
+             g->v[i].value ? g->v[i].value : "");
+  }
+  for (char **w = g->ignored; w && *w; w++) fprintf(stderr, "warning: %s\n", *w);
+  return ZEXIT_SUCCESS;
+}
+
+/* `grants allow|deny TOOL [--prefix P | --path DIR]`: one locked add. */
+static int grants_add(const char *path, int argc, char **argv) {
+  zgrant_kind k = ZGRANT_TOOL;
+  const char *value = NULL;
+  cleanup_free char *resolved = NULL;
+  if (argc == 4 && !strcmp(argv[2], "--prefix")) {
+    k = ZGRANT_PREFIX;
+    value = argv[3];
+  } else if (argc == 4 && !strcmp(argv[2], "--path")) {
+    k = ZGRANT_PATH;
+    if (!argv[3][0]) {
+      fputs("zero sandbox grants: --path needs a directory or file; an empty path would "
+            "cover the whole workspace\n", stderr);
+      return ZEXIT_USAGE;
+    }
+    resolved = zsb_resolve_path(argv[3], NULL);
+    value = resolved;
+  } else if (argc != 2) {
+    fputs(GRANTS_USAGE, stderr);
+    return ZEXIT_USAGE;
+  }
+  bool allow = !strcmp(argv[0], "allow");
+  zerr err = ZERR_INIT;
+  if (zgrants_file_add(path, argv[1], k, value, allow, &err) < 0) {
+    fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
+    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+  }
+  printf("Saved: %s %s%s%s\n", argv[0], argv[1], value ? " " : "", value ? value : "");
+  if (!ztool_find(argv[1]))
+    fprintf(stderr, "note: %s is not a built-in tool; the grant applies only to an MCP "
+                    "tool of exactly that name (zero tools list shows the names)\n",
+            argv[1]);
+  return ZEXIT_SUCCESS;
+}
+
+/* `zero sandbox grants …`: every change is one locked update of the file
+ * (perm/grants.h), so concurrent runs never lose a grant. */
+static int sandbox_grants(int argc, char **argv) {
+  if (argc < 1) {
+    fputs(GRANTS_USAGE, stderr);
+    return ZEXIT_USAGE;
+  }
+  const char *env = getenv("ZERO_GRANTS_FILE");
+  cleanup_free char *path = env && *env ? xstrdup(env) : zgrants_default_path();
+  const char *sub = argv[0];
+  zerr err = ZERR_INIT;
+  if (!strcmp(sub, "list") && (argc == 1 || (argc == 2 && !strcmp(argv[1], "--json")))) {
+    zgrants g;
+    int rc = zgrants_load(&g, path, NULL, &err) < 0 ? -1 : grants_list(&g, argc == 2);
+    zgrants_release(&g);
+    if (rc < 0) fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
+    return rc < 0 ? ZEXIT_PROVIDER : rc;
+  }
+  if ((!strcmp(sub, "allow") || !strcmp(sub, "deny")) && argc >= 2)
+    return grants_add(path, argc, argv);
+  if (!strcmp(sub, "revoke") && argc == 2) {
+    char *end;
+    long i = strtol(argv[1], &end, 10);
+    if (*end || i < 1 || zgrants_file_revoke(path, (size_t)i, &err) < 0) {
+      fprintf(stderr, "zero sandbox grants: %s\n",
+              err.msg[0] ? err.msg : "no such grant; see zero sandbox grants list");
+      return err.kind == ZE_USAGE || !err.msg[0] ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+    }
+    printf("Revoked grant %ld.\n", i);
+    return ZEXIT_SUCCESS;
+  }
+  if (!strcmp(sub, "clear") && argc == 1) {
+    if (zgrants_file_clear(path, &err) < 0) {
+      fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
+      return ZEXIT_INTERNAL;
+    }
+    printf("All grants cleared.\n");
+    return ZEXIT_SUCCESS;
+  }
+  fputs(GRANTS_USAGE, stderr);
+  return ZEXIT_USAGE;
+}
+
 int cmd_sandbox(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
       !strcmp(argv[0], "help")) {
@@ -287,7 +402,7 @@ int cmd_sandbox(int argc, char **argv) {
   if (!strcmp(argv[0], "exec")) return sandbox_exec(argc - 1, argv + 1);
   if (!strcmp(argv[0], "policy")) return sandbox_policy(argc - 1, argv + 1);
   if (!strcmp(argv[0], "check")) return sandbox_check(argc - 1, argv + 1);
-  if (!strcmp(argv[0], "grants")) return zgrants_cli(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "grants")) return sandbox_grants(argc - 1, argv + 1);
   fprintf(stderr, "zero sandbox: unknown command \"%s\"\n\n%s", argv[0], SANDBOX_USAGE);
   return ZEXIT_USAGE;
 }

@@ -10,12 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/permissions.h"
+#include "perm/engine.h"
 #include "base/buf.h"
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/json.h"
 #include "cli/cli.h"
+#include "perm/prompt.h"
 #include "cli/run_setup.h"
 #include "tools/tool.h"
 
@@ -168,14 +169,15 @@ static int run(const tools_args *a, zperm_mode mode) {
   zperm_decision d = zperm_decide(&rs.perm, t, json_is_object(parsed) ? parsed : NULL);
   json_decref(parsed);
   if (d.action == ZPERM_PROMPT) {
-    d.action = ZPERM_DENY;
-    snprintf(d.reason, sizeof d.reason, "%s",
-             "this call needs approval and zero tools has no interactive approver; rerun with "
-             "--permission-mode auto (file changes) or --skip-permissions-unsafe");
+    /* No one to ask: the one prompt flow's headless answer, a denial that
+     * says what would allow the call. */
+    d.allow_hint = "rerun with --permission-mode auto (file changes) or "
+                   "--skip-permissions-unsafe";
+    zperm_face face = {.name = "zero tools"};
+    zperm_prompt_resolve(&face, NULL, NULL, &d);
   }
-  if (d.action == ZPERM_ALLOW) zperm_apply_escalation(&rs.perm, &d);
   if (d.action == ZPERM_DENY) ztool_fail(&res, "permission denied for %s: %s", name, d.reason);
-  else ztool_invoke(&rs.tools, name, args, &res);
+  else ztool_invoke_escalated(&rs.tools, name, args, zperm_escalation(&d), &res);
 
   if (a->json) {
     json_t *o = json_pack("{s:s, s:b, s:s%, s:b, s:{s:s, s:s}}", "tool", name, "ok",

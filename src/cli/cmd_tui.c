@@ -49,7 +49,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/run_setup.h"
-#include "sandbox/grants.h"
+#include "perm/grants.h"
 #include "cli/tui_setup.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -203,7 +203,7 @@ static void qmsg_free(qmsg *m) {
   free(m);
 }
 
-/* The approver (agent/loop.h zagent.approve), called on the worker thread:
+/* The approver (perm/prompt.h, the approver seam), called on the worker thread:
  * posts the prompt to the UI thread and waits for the answer. "Allow for this
  * session" and "always allow" pass the scope on; the engine remembers the
  * grant the request names (the command prefix, the path or the tool) and
@@ -229,7 +229,7 @@ static zapproval approve(void *ud, const zapproval_request *req) {
   m->grant_kind = req->grant_kind;
   m->grant_value = xstrdup(req->grant_value ? req->grant_value : "");
   /* Not a built-in: an MCP tool, whose grants live in mcp-permissions.json. */
-  if (!ztool_find(call->name)) m->mcp_grants_file = zmcp_grants_path();
+  if (req->mcp_server) m->mcp_grants_file = zgrants_mcp_default_path();
   post(c, m);
 
   pthread_mutex_lock(&c->mu);

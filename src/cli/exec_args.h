@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "agent/permissions.h"
+#include "perm/engine.h"
 #include "base/buf.h"
 #include "base/err.h"
 

@@ -52,7 +52,11 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   /* The watchdog of zero's children runs as the small helper when there is
    * one (src/exec/reaper.h). */
   zreaper_set_program(zsb_inner_helper());
-  if (zgrants_load(&s->grants, getenv("ZERO_GRANTS_FILE"), err) < 0) goto fail;
+  const char *grants_file = getenv("ZERO_GRANTS_FILE");
+  if (zgrants_load(&s->grants, grants_file && *grants_file ? grants_file : NULL, NULL, err) < 0)
+    goto fail;
+  /* Saved grants too broad to honour are ignored, and said so. */
+  for (char **w = s->grants.ignored; w && *w; w++) fprintf(stderr, "[zero] WARNING: %s\n", *w);
   return 0;
 fail:
   if (err->kind != ZE_USAGE) err->kind = ZE_CONFIG;
@@ -400,8 +404,7 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
   s->perm = (zperm_engine){.mode = mode, .autonomy = autonomy, .tools = &s->tools,
                            .policy = &s->policy, .sandbox_active = zsb_active(&s->policy),
                            .grants = &s->grants, .offline = s->offline,
-                           .disabled_tools = s->disabled_tools,
-                           .escalate = zsb_spawner_escalate, .escalate_ud = &s->spawner};
+                           .disabled_tools = s->disabled_tools};
   /* Checkpoints: every file a tool is about to change is saved first, into
    * the current session (the TUI may have switched sessions since). */
   if (s->checkpoints && (!s->session || !s->checkpoints_for ||
@@ -429,6 +432,7 @@ int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void 
                        .n_roots = s->n_add_dirs,
                        .spawner = s->tools.spawner,
                        .mode = s->mode,
+                       .grants = &s->grants,
                        .warn = warn,
                        .warn_ud = warn_ud};
   if (zmcp_manager_start(&s->mcp, &o, err) < 0) {
@@ -449,7 +453,8 @@ int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const
                          .roots = (const char *const *)s->add_dirs,
                          .n_roots = s->n_add_dirs,
                          .spawner = confined ? &s->spawner.base : NULL,
-                         .mode = mode};
+                         .mode = mode,
+                         .grants = &s->grants};
   return 0;
 }
 

@@ -19,6 +19,7 @@ void zspawn_cmd_release(zspawn_cmd *cmd) {
   cmd->read_paths = NULL;
   cmd->cwd = NULL;
   cmd->network = false;
+  cmd->unsandboxed = false;
 }
 
 void zspawn_cmd_finish(zspawn_cmd *cmd) {

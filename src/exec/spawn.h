@@ -19,7 +19,11 @@ typedef struct zspawn_cmd {
   char **argv;   /* NULL-terminated; owned (strings and array, malloc'd) */
   char **envp;   /* NULL-terminated; owned; NULL = inherit the environment */
   char *cwd;     /* owned; NULL = the current directory */
-  bool network;  /* the command asked for network access */
+  /* Per request, never state of the spawner: what this one command was
+   * allowed beyond the sandbox policy (an approved escalation of its own
+   * call). A request that is never wrapped takes them with it. */
+  bool network;     /* run this command with the network */
+  bool unsandboxed; /* run this command outside the sandbox (the user approved it) */
   /* Paths the caller vouches for as the command's own files (an MCP server's
    * script named in the user's config): the sandbox keeps them readable even
    * where it hides the host's copy (its private /tmp). Owned, NULL-terminated;

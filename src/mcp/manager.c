@@ -13,7 +13,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "mcp/mcp.h"
-#include "sandbox/grants.h"
+#include "perm/grants.h"
 #include "tools/output.h"
 
 #define NAME_MAX_LEN 64
@@ -139,112 +139,6 @@ static json_t *result_image(const json_t *result) {
                          "bytes", (json_int_t)b64_bytes(data));
   }
   return NULL;
-}
-
-/* ---- approvals ------------------------------------------------------------------ */
-
-char *zmcp_grants_path(void) {
-  cleanup_free char *dir = zpath_config_dir();
-  return zpath_join(dir, "mcp-permissions.json");
-}
-
-json_t *zmcp_grants_load(void) {
-  cleanup_free char *path = zmcp_grants_path();
-  json_t *g = zjson_load_file(path, NULL);
-  if (!json_is_object(g)) {
-    json_decref(g);
-    g = json_object();
-  }
-  return g;
-}
-
-bool zmcp_granted(const json_t *grants, const char *server, const char *tool) {
-  json_t *s = json_object_get(json_object_get(grants, "servers"), server);
-  if (!json_is_object(s)) return false;
-  if (json_is_true(json_object_get(s, "all"))) return true;
-  size_t i;
-  json_t *v;
-  json_array_foreach(json_object_get(s, "tools"), i, v) {
-    if (json_is_string(v) && tool && !strcmp(json_string_value(v), tool)) return true;
-  }
-  return false;
-}
-
-/* Adds (or with grant false removes) a grant in a grants document. */
-static void grant_in(json_t *g, const char *server, const char *tool, bool grant) {
-  json_t *servers = json_object_get(g, "servers");
-  if (!json_is_object(servers)) {
-    servers = json_object();
-    json_object_set_new(g, "servers", servers);
-  }
-  json_t *s = json_object_get(servers, server);
-  if (!json_is_object(s)) {
-    s = json_object();
-    json_object_set_new(servers, server, s);
-  }
-  if (!tool) {
-    if (grant) json_object_set_new(s, "all", json_true());
-    else json_object_clear(s);
-  } else {
-    json_t *tools = json_object_get(s, "tools");
-    if (!json_is_array(tools)) {
-      tools = json_array();
-      json_object_set_new(s, "tools", tools);
-    }
-    for (size_t i = json_array_size(tools); i-- > 0;) {
-      json_t *v = json_array_get(tools, i);
-      if (json_is_string(v) && !strcmp(json_string_value(v), tool)) json_array_remove(tools, i);
-    }
-    if (grant) json_array_append_new(tools, json_string(tool));
-  }
-  if (json_object_size(s) == 0) json_object_del(servers, server);
-}
-
-int zmcp_grant_set(const char *server, const char *tool, bool grant, zerr *err) {
-  cleanup_free char *path = zmcp_grants_path();
-  json_t *g = zfs_exists(path) ? zjson_load_file(path, err) : json_object();
-  if (!g) return -1;
-  if (!json_is_object(g)) {
-    json_decref(g);
-    return zerr_set(err, ZE_USAGE, "%s must hold a JSON object; fix or delete it", path);
-  }
-  grant_in(g, server, tool, grant);
-  char *text = json_dumps(g, JSON_INDENT(2));
-  json_decref(g);
-  cleanup_free char *dir = zpath_config_dir();
-  int rc = zfs_mkdir_p(dir, 0700, err);
-  if (rc == 0) {
-    zbuf b = ZBUF_INIT;
-    zbuf_addf(&b, "%s\n", text);
-    rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
-    zbuf_release(&b);
-  }
-  free(text);
-  return rc;
-}
-
-/* A decision in the permission engine's shape (agent/permissions.h). */
-static zperm_decision mcp_decision(zperm_action action, const char *code, const char *reason,
-                                   const char *hint) {
-  zperm_decision d = {.action = action, .code = code, .allow_hint = hint ? hint : "",
-                      .recoverable = action != ZPERM_ALLOW};
-  snprintf(d.reason, sizeof d.reason, "%s", reason);
-  return d;
-}
-
-zperm_decision zmcp_decide(zperm_mode mode, const json_t *grants, const char *server,
-                           const char *tool) {
-  if (mode == ZPERM_UNSAFE)
-    return mcp_decision(ZPERM_ALLOW, "allowed", "unsafe permissions allow every tool", NULL);
-  if (mode == ZPERM_PLAN)
-    return mcp_decision(ZPERM_DENY, "plan_mode",
-                        "plan mode is read-only and MCP tools may change things; leave plan "
-                        "mode to use them",
-                        "--permission-mode auto");
-  if (zmcp_granted(grants, server, tool))
-    return mcp_decision(ZPERM_ALLOW, "allowed", "granted in mcp-permissions.json", NULL);
-  return mcp_decision(ZPERM_PROMPT, "needs_approval", "MCP tools need approval",
-                      "zero mcp grant <server> <tool>");
 }
 
 /* ---- the tool source --------------------------------------------------------- */
@@ -494,31 +388,14 @@ static void run_meta(zmcp_manager *m, const char *name, const json_t *args, ztoo
   json_decref(r);
 }
 
-/* An approver's "allow for this session" / "always allow" of an MCP tool: a
- * grant in this run's grants, and for always in mcp-permissions.json too.
- * Returns the grant for the decision event, or NULL (once, or a denial). */
-static json_t *remember_mcp_answer(zmcp_manager *m, zagent *a, const char *server,
-                                   const char *tool, const char *model_name,
-                                   const zapproval *ans) {
-  if (ans->action != ZPERM_ALLOW || (ans->scope != ZGRANT_SESSION && ans->scope != ZGRANT_ALWAYS))
-    return NULL;
-  if (!m->grants) m->grants = json_object();
-  grant_in(m->grants, server, tool, true);
-  if (ans->scope == ZGRANT_ALWAYS) {
-    zerr err = ZERR_INIT;
-    if (zmcp_grant_set(server, tool, true, &err) < 0) {
-      char msg[900];
-      snprintf(msg, sizeof msg,
-               "the grant was kept for this session only: %s. Check that ~/.config/zero is "
-               "writable, or add it later with zero mcp grant %s %s",
-               err.msg, server, tool);
-      zagent_event w = {.kind = ZAEV_WARNING, .text = msg, .code = "grant_not_saved"};
-      zagent_emit(a, &w);
-    }
-  }
-  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "tool", model_name, "kind", "tool",
-                   "action", "allow", "scope", ans->scope == ZGRANT_ALWAYS ? "always" : "session",
-                   "source", "user", "server", server, "serverTool", tool);
+/* The engine an MCP call is decided with: the run's (its grant store holds
+ * the MCP grants too), in the manager's mode; without one, the mode alone
+ * and the grants the manager loaded. */
+static zperm_engine mcp_engine(const zmcp_manager *m, const zagent *a) {
+  zperm_engine e = a && a->perm ? *a->perm : (zperm_engine){0};
+  e.mode = m->mode;
+  if (!e.grants) e.grants = m->grants;
+  return e;
 }
 
 static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result *res) {
@@ -541,47 +418,35 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     const zmcp_tool *t = NULL;
     resolve(m, call->name, &c, &t);
     const char *side = t->read_only ? "read" : "unknown";
-    zperm_decision d = zmcp_decide(m->mode, m->grants, c->cfg->name, t->name);
     /* Go zero's permission fields: a read-only MCP tool is a read, any other
      * one reaches its server (risk as for a network tool) */
-    ztool risk_as = {.name = call->name, .side_effect = t->read_only ? ZSIDE_READ : ZSIDE_NETWORK};
-    json_t *risk = zperm_risk_json(a->perm, &risk_as, NULL, &d);
+    ztool shown = {.name = call->name, .description = t->description, .parameters_json = "{}",
+                   .side_effect = t->read_only ? ZSIDE_READ : ZSIDE_NETWORK,
+                   .read_only = t->read_only};
+    zperm_engine eng = mcp_engine(m, a);
+    zperm_call pc = {.tool = &shown, .mcp_server = c->cfg->name, .mcp_tool = t->name};
+    zperm_decision d = zperm_decide_call(&eng, &pc);
+    json_t *risk = zperm_risk_json(a->perm, &shown, NULL, &d);
     zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
                         .reason = d.reason, .mode = zperm_mode_name(m->mode),
                         .autonomy = a->perm ? zautonomy_name(a->perm->autonomy) : NULL,
                         .decision_reason = d.code, .risk = risk};
-    zbuf why = ZBUF_INIT;
     json_t *grant = NULL;
     if (d.action == ZPERM_PROMPT) {
       pev.kind = ZAEV_PERMISSION_REQUEST;
       pev.action = "prompt";
       zagent_emit(a, &pev);
-      if (a->approve) {
-        ztool shown = {.name = call->name, .description = t->description,
-                       .parameters_json = "{}", .side_effect = ZSIDE_NETWORK};
-        /* An allow for the session or always becomes an MCP grant of this
-         * tool (mcp-permissions.json, as `zero mcp grant` writes it), not a
-         * sandbox grant; a denial is for this call only. */
-        zapproval_request req = {.tool = &shown, .call = call, .code = d.code,
-                                 .reason = d.reason, .can_remember = true,
-                                 .grant_kind = ZGRANT_TOOL, .grant_tool = call->name,
-                                 .grant_value = ""};
-        zapproval ans = a->approve(a->approve_ud, &req);
-        d.action = ans.action == ZPERM_ALLOW ? ZPERM_ALLOW : ZPERM_DENY;
-        grant = remember_mcp_answer(m, a, c->cfg->name, t->name, call->name, &ans);
-        snprintf(d.reason, sizeof d.reason, "%s",
-                 d.action == ZPERM_ALLOW ? "approved by the user"
-                 : ans.note && ans.note[0] ? ans.note
-                                           : "denied by the user");
-      } else {
-        d.action = ZPERM_DENY;
-        zbuf_addf(&why,
-                  "MCP tool %s of server \"%s\" needs approval and this run has no interactive "
-                  "approver; the user can grant it with `zero mcp grant %s %s` (or `zero mcp "
-                  "grant %s` for all its tools), or rerun with --skip-permissions-unsafe",
-                  t->name, c->cfg->name, c->cfg->name, t->name, c->cfg->name);
-        snprintf(d.reason, sizeof d.reason, "%s", why.data);
-      }
+      /* An allow for the session or always becomes an MCP grant of this
+       * tool (mcp-permissions.json, as `zero mcp grant` writes it), not a
+       * sandbox grant; a denial is for this call only. */
+      shown.side_effect = ZSIDE_NETWORK;
+      zapproval_request req = {.tool = &shown, .call = call, .code = d.code,
+                               .reason = d.reason, .can_remember = true,
+                               .grant_kind = ZGRANT_TOOL, .grant_tool = call->name,
+                               .grant_value = "", .mcp_server = c->cfg->name,
+                               .mcp_tool = t->name};
+      zperm_face face = zagent_face(a);
+      grant = zperm_prompt_resolve(&face, eng.grants, &req, &d);
     }
     pev.kind = ZAEV_PERMISSION_DECISION;
     pev.action = zperm_action_name(d.action);
@@ -614,7 +479,6 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
         json_decref(r);
       }
     }
-    zbuf_release(&why);
   }
   json_decref(args);
   /* The same redaction, budget and cap as a built-in tool's result. */
@@ -642,7 +506,12 @@ int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   void *warn_ud = so->warn_ud;
   m->mode = mode;
   m->activated = json_object();
-  m->grants = zmcp_grants_load();
+  m->grants = so->grants;
+  if (!m->grants) {
+    /* No run store (zero exec --list-tools): the saved MCP grants. */
+    zgrants_load_mcp(&m->own_grants, NULL);
+    m->grants = &m->own_grants;
+  }
   const char *th = getenv("ZERO_MCP_DEFER_THRESHOLD");
   m->defer_threshold = th && th[0] ? (size_t)strtoul(th, NULL, 10) : ZMCP_DEFER_THRESHOLD;
   m->source = (ztool_source){src_schemas, src_has, src_side_effect, src_invoke, m};
@@ -685,7 +554,7 @@ void zmcp_manager_stop(zmcp_manager *m) {
   for (size_t i = 0; i < m->n; i++) zmcp_client_free(m->clients[i]);
   free(m->clients);
   zmcp_config_release(&m->cfg);
-  json_decref(m->grants);
+  zgrants_release(&m->own_grants);
   json_decref(m->activated);
   memset(m, 0, sizeof *m);
 }
@@ -705,7 +574,10 @@ json_t *zmcp_list_tools(const zmcp_start_opts *o, zerr *err) {
     for (size_t j = 0; j < c->n_tools; j++) {
       const zmcp_tool *t = &c->tools[j];
       cleanup_free char *name = zmcp_tool_name(c->cfg->name, t->name);
-      zperm_decision d = zmcp_decide(mode, m.grants, c->cfg->name, t->name);
+      ztool shown = {.name = name, .side_effect = t->read_only ? ZSIDE_READ : ZSIDE_NETWORK};
+      zperm_engine eng = {.mode = mode, .grants = m.grants};
+      zperm_call pc = {.tool = &shown, .mcp_server = c->cfg->name, .mcp_tool = t->name};
+      zperm_decision d = zperm_decide_call(&eng, &pc);
       json_t *params = json_deep_copy(t->input_schema);
       if (!json_object_get(params, "type")) json_object_set_new(params, "type", json_string("object"));
       json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b}", "name", name,

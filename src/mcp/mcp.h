@@ -10,7 +10,8 @@
  * isError makes an error result. The output is capped like a built-in tool's
  * (ZTOOL_OUTPUT_CAP) with a notice; redaction happens in the output writers,
  * as for every tool.
- * Approval (docs/mcp.md): unsafe mode allows; plan mode denies; a grant in
+ * Approval (docs/mcp.md), decided by the permission module (src/perm/):
+ * unsafe mode allows; plan mode denies; a grant in
  * $XDG_CONFIG_HOME/zero/mcp-permissions.json for the server (all its tools)
  * or the tool allows; otherwise the call needs approval: the interactive
  * approver is asked, and headless runs deny with the command that grants it.
@@ -30,7 +31,8 @@
 #include <stdbool.h>
 
 #include "agent/loop.h"
-#include "agent/permissions.h"
+#include "perm/engine.h"
+#include "perm/grants.h"
 #include "mcp/client.h"
 #include "mcp/config.h"
 
@@ -41,7 +43,9 @@ typedef struct zmcp_manager {
   zmcp_client **clients;   /* enabled servers, started */
   size_t n;
   zperm_mode mode;
-  json_t *grants;          /* mcp-permissions.json content */
+  struct zgrants *grants;  /* the run's grant store (MCP grants included); borrowed, or
+                            * &own_grants */
+  struct zgrants own_grants;
   size_t output_cap;
   size_t defer_threshold;
   json_t *activated;       /* deferred mode: names tool_search loaded (object used as a set) */
@@ -60,6 +64,7 @@ typedef struct zmcp_start_opts {
   size_t n_roots;
   struct zspawner *spawner;       /* confines stdio servers (the run's sandbox); NULL = none */
   zperm_mode mode;
+  struct zgrants *grants;         /* the run's grant store; NULL = load the saved MCP grants */
   zmcp_warn_fn warn;              /* may be NULL */
   void *warn_ud;
 } zmcp_start_opts;
@@ -90,14 +95,8 @@ char *zmcp_tool_name(const char *server, const char *tool);
 /* Renders a CallToolResult as tool output; returns true when it is an error. */
 bool zmcp_render_result(const json_t *result, zbuf *out);
 
-/* ---- approvals (mcp-permissions.json) ---- */
-/* {"servers": {"<server>": {"all": true, "tools": ["<tool>", …]}}} */
-json_t *zmcp_grants_load(void);
-bool zmcp_granted(const json_t *grants, const char *server, const char *tool);
-/* tool NULL = every tool of the server. revoke removes the grant. */
-int zmcp_grant_set(const char *server, const char *tool, bool grant, zerr *err);
-char *zmcp_grants_path(void);
-zperm_decision zmcp_decide(zperm_mode mode, const json_t *grants, const char *server,
-                           const char *tool);
+/* Approvals: the permission module decides (perm/engine.h zperm_decide_call
+ * with mcp_server), the grant store keeps mcp-permissions.json
+ * (perm/grants.h zgrants_mcp_*), the prompt flow asks (perm/prompt.h). */
 
 #endif

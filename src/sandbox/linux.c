@@ -832,9 +832,10 @@ static void holds_free(void *ud) {
 
 static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   zsb_spawner *s = (zsb_spawner *)base;
-  bool net = cmd->network || s->once_network, unsandboxed = s->once_unsandboxed;
-  s->once_network = s->once_unsandboxed = false;
-  if (unsandboxed) return 0; /* approved by the user for this one command */
+  /* The escalation is the request's own (its call's decision): nothing
+   * about it is kept here for the next command. */
+  bool net = cmd->network;
+  if (cmd->unsandboxed) return 0; /* approved for this one command */
   const zsb_policy *p = s->policy;
   zsb_backend b = p->enabled ? zsb_probe_get()->backend : ZSB_NONE;
   if (!s->runtime_ready) {
@@ -878,12 +879,6 @@ int zsb_spawner_init(zsb_spawner *s, const zsb_policy *p, zerr *err) {
   s->base.wrap = spawner_wrap;
   s->base.ud = s;
   return 0;
-}
-
-void zsb_spawner_escalate(void *ud, bool network, bool unsandboxed) {
-  zsb_spawner *s = ud;
-  s->once_network = network;
-  s->once_unsandboxed = unsandboxed;
 }
 
 void zsb_spawner_release(zsb_spawner *s) { memset(s, 0, sizeof *s); }

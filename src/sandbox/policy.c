@@ -261,6 +261,8 @@ static int apply_user(zsb_policy *p, json_t *sb, const char *file, zerr *err) {
   }
   if ((v = json_object_get(sb, "blockUnixSockets")) && json_is_true(v))
     p->block_unix_sockets = true;
+  if ((v = json_object_get(sb, "enforceToolNetwork")) && json_is_boolean(v))
+    p->enforce_tool_network = json_is_true(v);
   const char *home = zpath_home();
   if (add_paths(&p->write_roots, json_object_get(sb, "additionalWriteRoots"), home, file,
                 "additionalWriteRoots", err) < 0 ||
@@ -291,6 +293,11 @@ static int apply_project(zsb_policy *p, json_t *sb, const char *file, zerr *err)
     p->block_unix_sockets = true;
   if ((v = json_object_get(sb, "enabled")) && json_is_false(v))
     zsb_strv_add(&p->notes, "project config asks to disable the sandbox; ignored");
+  if ((v = json_object_get(sb, "enforceToolNetwork")) && json_is_true(v))
+    p->enforce_tool_network = true;
+  else if (v && json_is_false(v))
+    zsb_strv_add(&p->notes, "project config sets sandbox.enforceToolNetwork false; ignored "
+                            "(only the user config may exempt network tools)");
   static const char *const loosen[] = {"additionalWriteRoots", "allowWrite", "allowRead"};
   for (size_t i = 0; i < ZARRAY_LEN(loosen); i++)
     if (json_object_get(sb, loosen[i])) {
@@ -323,6 +330,7 @@ static char *runtime_base(void) {
 int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
   memset(p, 0, sizeof *p);
   p->enabled = true;
+  p->enforce_tool_network = true;
   p->network = o->network;
   cleanup_free char *cwd = getcwd(NULL, 0);
   const char *ws = o->workspace ? o->workspace : cwd;

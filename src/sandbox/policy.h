@@ -49,6 +49,11 @@ typedef struct zsb_policy {
   zsb_strv allow_write;   /* extra writable paths (user config only) */
   bool network;           /* true = network allowed */
   bool block_unix_sockets;
+  /* sandbox.enforceToolNetwork (default true; only the user config may set
+   * it false): tools that reach the network from zero's own process
+   * (web_fetch) are held to network deny by the permission engine, since the
+   * OS sandbox cannot confine them. Not serialized: the engine's alone. */
+  bool enforce_tool_network;
   bool enabled;           /* sandbox.enabled (default true) */
   char *runtime_dir;      /* ~/.cache/zero/runtime/v1/<hash>, 0700, outside the workspace */
   char *home;             /* the real home of the user running zero */

@@ -80,12 +80,9 @@ typedef struct zsb_spawner {
   zspawner base;
   const zsb_policy *policy;
   bool runtime_ready;     /* the runtime dir was prepared for this run */
-  bool once_network;      /* approved escalation for the next command only */
-  bool once_unsandboxed;
 } zsb_spawner;
-/* zperm_engine.escalate hook (ud = the zsb_spawner): the next wrapped command
- * gets the network and/or runs unsandboxed. */
-void zsb_spawner_escalate(void *ud, bool network, bool unsandboxed);
+/* An escalation is never the spawner's: it travels in the request
+ * (zspawn_cmd.network / .unsandboxed), set from that call's decision. */
 int zsb_spawner_init(zsb_spawner *s, const zsb_policy *p, zerr *err);
 void zsb_spawner_release(zsb_spawner *s);
 

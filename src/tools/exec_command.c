@@ -54,8 +54,8 @@ static const char exec_command_schema[] =
 
     /* Escalation requests (Go zero's names). The tool itself ignores them:
      * the permission engine reads them from the call's arguments before the
-     * tool runs (docs/sandbox.md, step 7) and, once the user approves, the
-     * sandbox spawner runs this one command with the network or unsandboxed. */
+     * tool runs (docs/sandbox.md, step 7) and, once approved, the decision's
+     * escalation reaches this call's spawn request only (ztool_ctx.escalation). */
     "\"sandbox_permissions\":{\"type\":\"string\",\"enum\":[\"use_default\","
     "\"with_additional_permissions\",\"require_escalated\"],\"description\":\"use_default "
     "(the default): run in the sandbox (workspace writes, no network). "
@@ -231,8 +231,11 @@ static int run_exec_command(const ztool_ctx *ctx, const json_t *args, ztool_resu
     s->workspace = xstrdup(ctx->workspace);
     s->before = zsnap_take(ctx->workspace);
   }
+  /* The call's own escalation (approved for this call alone) goes into its
+   * own spawn request; the spawner keeps nothing between commands. */
   zspawn_cmd sc = {.argv = strv3("/bin/sh", "-c", cmd), .envp = NULL, .cwd = xstrdup(workdir),
-                   .network = false};
+                   .network = ctx->escalation.network,
+                   .unsandboxed = ctx->escalation.unsandboxed};
   zexec_opts opts = {.tty = tty, .stdin_open = false};
   zexec_child child;
   zerr err = ZERR_INIT;

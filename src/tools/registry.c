@@ -664,6 +664,13 @@ void ztool_finish_output(const ztool_ctx *ctx, const char *tool, ztool_result *r
   res->truncated = true;
 }
 
+int ztool_invoke_escalated(const ztool_ctx *ctx, const char *name, const char *args_text,
+                           ztool_escalation esc, ztool_result *res) {
+  ztool_ctx call = *ctx; /* this call's own copy: the escalation dies with it */
+  call.escalation = esc;
+  return ztool_invoke(&call, name, args_text, res);
+}
+
 int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
                  ztool_result *res) {
   const ztool *t = ztool_find(name);

@@ -48,6 +48,16 @@ typedef struct ztool_read_guard {
   void *ud;
 } ztool_read_guard;
 
+/* What one call's permission decision allows beyond the run's sandbox (an
+ * approved escalation). It belongs to that call alone: ztool_invoke_escalated
+ * puts it on the call's own copy of the context, and exec_command into the
+ * call's own spawn request (zspawn_cmd). The run's shared context never
+ * carries one. */
+typedef struct ztool_escalation {
+  bool network;     /* run this command with the network */
+  bool unsandboxed; /* run this command outside the sandbox */
+} ztool_escalation;
+
 /* The state a run shares with its tools. Owned by the agent loop. */
 typedef struct ztool_ctx {
   const char *workspace;          /* absolute, normalised workspace root (the cwd) */
@@ -62,6 +72,9 @@ typedef struct ztool_ctx {
   struct ztool_files *files;      /* what the model has read (tools/tracker.h); NULL = no
                                      tracking: write_file then overwrites unread files */
   bool images_unsupported;        /* the model takes no image input: view_image refuses */
+  /* This call's approved escalation: set only on the per-call copy
+   * ztool_invoke_escalated makes, never on a run's shared context. */
+  ztool_escalation escalation;
 } ztool_ctx;
 
 #define ZTOOL_OUTPUT_CAP (256u * 1024u) /* what a single result may hand the model */
@@ -120,6 +133,12 @@ json_t *ztool_load_args(const char *name, const char *arguments);
  * never a crash. Output is capped at ctx->output_cap with a notice. */
 int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
                  ztool_result *res);
+/* ztool_invoke for one call that its permission decision allowed with esc
+ * (perm/engine.h zperm_escalation): the tool runs with a copy of ctx that
+ * carries esc, so the escalation reaches this call's spawn request and
+ * nothing else. */
+int ztool_invoke_escalated(const ztool_ctx *ctx, const char *name, const char *args_text,
+                           ztool_escalation esc, ztool_result *res);
 
 /* Resolves a tool path argument against the workspace (absolute, normalised).
  * Caller frees. */

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "agent/loop.h"
-#include "sandbox/grants.h"
+#include "exec/spawn.h"
+#include "perm/grants.h"
 #include "base/buf.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -821,7 +822,7 @@ static void test_always_answer_saves_the_grant(void **state) {
   snprintf(path, sizeof path, "%s/grants.json", f->root);
   zgrants grants = {0};
   zerr err = ZERR_INIT;
-  assert_int_equal(zgrants_load(&grants, path, &err), 0);
+  assert_int_equal(zgrants_load(&grants, path, "/nonexistent/mcp-permissions.json", &err), 0);
   zperm_engine eng = {.mode = ZPERM_ASK, .tools = &f->ctx, .grants = &grants};
   f->agent.perm = &eng;
   approver_log log = {.answer = ZPERM_DENY, .scope = ZGRANT_ALWAYS, .note = "not that file"};
@@ -843,7 +844,7 @@ static void test_always_answer_saves_the_grant(void **state) {
   zgrants_release(&grants);
   /* the file now holds the deny grant; a new run is refused without asking */
   zgrants again = {0};
-  assert_int_equal(zgrants_load(&again, path, &err), 0);
+  assert_int_equal(zgrants_load(&again, path, "/nonexistent/mcp-permissions.json", &err), 0);
   assert_int_equal(again.n, 1);
   assert_false(again.v[0].allow);
   eng.grants = &again;
@@ -995,6 +996,62 @@ static void test_retry_without_text_still_says_what_failed(void **state) {
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
+/* Hole 2: an approved escalation belongs to its call. The spawner records
+ * what each request it wraps asks for (and refuses it, so nothing runs):
+ * an approved require_escalated call that fails before it spawns (its
+ * workdir does not exist) leaves nothing behind, so the plain command after
+ * it is an ordinary sandboxed request; the next approved escalation reaches
+ * its own request only. */
+typedef struct wrap_log {
+  zspawner base;
+  int n;
+  bool network[8], unsandboxed[8];
+} wrap_log;
+
+static int recording_wrap(zspawner *s, zspawn_cmd *cmd, zerr *err) {
+  wrap_log *w = (wrap_log *)s;
+  if (w->n < 8) {
+    w->network[w->n] = cmd->network;
+    w->unsandboxed[w->n] = cmd->unsandboxed;
+  }
+  w->n++;
+  return zerr_set(err, ZE_IO, "recorded, not run");
+}
+
+static void test_escalation_travels_with_its_call_only(void **state) {
+  fx *f = *state;
+  wrap_log w = {.base = {.wrap = recording_wrap}};
+  f->ctx.spawner = &w.base;
+  zperm_engine eng = {.mode = ZPERM_AUTO, .tools = &f->ctx, .sandbox_active = true};
+  f->agent.mode = ZPERM_AUTO;
+  f->agent.perm = &eng;
+  approver_log log = {.answer = ZPERM_ALLOW, .scope = ZGRANT_ONCE};
+  f->agent.approve = scripted_approver;
+  f->agent.approve_ud = &log;
+  fake_turn turns[] = {
+      {.evs = {CALL("e1", "exec_command",
+                    "{\"cmd\":\"touch /tmp/x\",\"workdir\":\"no-such-dir\","
+                    "\"sandbox_permissions\":\"require_escalated\"}")}},
+      {.evs = {CALL("e2", "exec_command", "{\"cmd\":\"touch marker\"}")}},
+      {.evs = {CALL("e3", "exec_command",
+                    "{\"cmd\":\"echo hi\",\"sandbox_permissions\":"
+                    "\"with_additional_permissions\"}")}},
+      {.evs = {CALL("e4", "exec_command", "{\"cmd\":\"echo plain\"}")}},
+      {.evs = {TEXT("ok")}},
+  };
+  script(f, turns, 5);
+  assert_int_equal(run(f), ZRUN_SUCCESS);
+  assert_int_equal(log.calls, 2); /* the two escalations were asked */
+  assert_int_equal(w.n, 3);       /* e1 never reached the spawner */
+  assert_false(w.unsandboxed[0]); /* e2: plain, in the sandbox */
+  assert_false(w.network[0]);
+  assert_true(w.network[1]);      /* e3: its own network */
+  assert_false(w.unsandboxed[1]);
+  assert_false(w.network[2]);     /* e4: plain again */
+  assert_false(w.unsandboxed[2]);
+  f->ctx.spawner = NULL;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       T(test_plain_answer_succeeds_and_appends_assistant),
@@ -1005,6 +1062,7 @@ int main(void) {
       T(test_consecutive_read_only_calls_run_in_parallel_in_order),
       T(test_unknown_tool_is_an_error_result_without_permission_events),
       T(test_session_answer_remembers_a_grant_for_the_run),
+      T(test_escalation_travels_with_its_call_only),
       T(test_always_answer_saves_the_grant),
       T(test_headless_denial_carries_the_block),
       T(test_max_turns_reached_is_incomplete),

@@ -164,17 +164,28 @@ static void test_server_parse_types_and_errors(void **state) {
 
 /* ---- approvals, names, results ---- */
 
+/* MCP calls go through the one decision function (perm/engine.h) with the
+ * MCP grants of the one grant store. */
+static zperm_action mcp_decide(zperm_mode mode, zgrants *g, const char *server,
+                               const char *tool) {
+  ztool shown = {.name = "mcp_x", .side_effect = ZSIDE_NETWORK};
+  zperm_engine e = {.mode = mode, .grants = g};
+  zperm_call c = {.tool = &shown, .mcp_server = server, .mcp_tool = tool};
+  return zperm_decide_call(&e, &c).action;
+}
+
 static void test_decide_modes_and_grants(void **state) {
   (void)state;
-  json_t *g = json_pack("{s:{s:{s:b}, s:{s:[s]}}}", "servers", "all", "all", 1, "some", "tools",
-                        "read");
-  assert_int_equal(zmcp_decide(ZPERM_AUTO, g, "all", "anything").action, ZPERM_ALLOW);
-  assert_int_equal(zmcp_decide(ZPERM_AUTO, g, "some", "read").action, ZPERM_ALLOW);
-  assert_int_equal(zmcp_decide(ZPERM_AUTO, g, "some", "write").action, ZPERM_PROMPT);
-  assert_int_equal(zmcp_decide(ZPERM_ASK, g, "other", "x").action, ZPERM_PROMPT);
-  assert_int_equal(zmcp_decide(ZPERM_PLAN, g, "all", "x").action, ZPERM_DENY);
-  assert_int_equal(zmcp_decide(ZPERM_UNSAFE, g, "other", "x").action, ZPERM_ALLOW);
-  json_decref(g);
+  zgrants g = {0};
+  g.mcp = json_pack("{s:{s:{s:b}, s:{s:[s]}}}", "servers", "all", "all", 1, "some", "tools",
+                    "read");
+  assert_int_equal(mcp_decide(ZPERM_AUTO, &g, "all", "anything"), ZPERM_ALLOW);
+  assert_int_equal(mcp_decide(ZPERM_AUTO, &g, "some", "read"), ZPERM_ALLOW);
+  assert_int_equal(mcp_decide(ZPERM_AUTO, &g, "some", "write"), ZPERM_PROMPT);
+  assert_int_equal(mcp_decide(ZPERM_ASK, &g, "other", "x"), ZPERM_PROMPT);
+  assert_int_equal(mcp_decide(ZPERM_PLAN, &g, "all", "x"), ZPERM_DENY);
+  assert_int_equal(mcp_decide(ZPERM_UNSAFE, &g, "other", "x"), ZPERM_ALLOW);
+  zgrants_release(&g);
 }
 
 static void test_tool_names_are_model_safe(void **state) {

@@ -7,10 +7,10 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "agent/permissions.h"
+#include "perm/engine.h"
 #include "base/common.h"
 #include "base/json.h"
-#include "sandbox/grants.h"
+#include "perm/grants.h"
 #include "sandbox/policy.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +29,11 @@ static const zperm_action expected[2][4][5] = {
      [ZPERM_AUTO] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT},
      [ZPERM_UNSAFE] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
      [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY}},
-    /* sandbox active */
+    /* sandbox active (a network tool runs in zero's own process, which the
+     * sandbox does not confine: with no policy saying the network is
+     * allowed, it asks) */
     {[ZPERM_ASK] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT, ZPERM_PROMPT},
-     [ZPERM_AUTO] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
+     [ZPERM_AUTO] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT},
      [ZPERM_UNSAFE] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
      [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY}},
 };
@@ -135,23 +137,15 @@ static void test_command_aliases_are_analysed(void **state) {
   }
 }
 
-static int escalations_seen;
-static bool esc_net;
-static void on_escalate(void *ud, bool net, bool unsandboxed) {
-  (void)ud;
-  (void)unsandboxed;
-  escalations_seen++;
-  esc_net = net;
-}
-
-static void test_grants_order_and_escalation_hook(void **state) {
+/* The escalation of an allowed decision is that call's own: it is read off
+ * the decision (zperm_escalation), never left on the engine. */
+static void test_grants_order_and_escalation_of_the_call(void **state) {
   (void)state;
   const ztool *ex = ztool_find("exec_command");
   zgrants g = {0};
   zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "curl", true, ZGRANT_SESSION);
   zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "git push", false, ZGRANT_SESSION);
-  zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true, .grants = &g,
-                    .escalate = on_escalate};
+  zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true, .grants = &g};
   json_t *a1 = json_loads("{\"cmd\":\"curl http://x\"}", 0, NULL);
   json_t *a2 = json_loads("{\"cmd\":\"ls && git push origin\"}", 0, NULL);
   json_t *a3 = json_loads("{\"cmd\":\"curl x && wget y\"}", 0, NULL);
@@ -160,9 +154,9 @@ static void test_grants_order_and_escalation_hook(void **state) {
   assert_int_equal(d.action, ZPERM_ALLOW);
   assert_true(d.grant_matched);
   assert_true(d.escalate_network);
-  zperm_apply_escalation(&e, &d);
-  assert_int_equal(escalations_seen, 1);
-  assert_true(esc_net);
+  ztool_escalation esc = zperm_escalation(&d);
+  assert_true(esc.network);
+  assert_false(esc.unsandboxed);
   /* A deny grant wins, even for one command of many. */
   d = zperm_decide(&e, ex, a2);
   assert_int_equal(d.action, ZPERM_DENY);
@@ -199,11 +193,20 @@ static void test_saved_grant_does_not_answer_running_unsandboxed(void **state) {
   assert_true(d.escalate_network);
   d = zperm_decide(&e, ex, plain);
   assert_int_equal(d.action, ZPERM_ALLOW);
-  /* the user's answer in this run (session) does answer it */
+  /* a session grant given for the command in the sandbox, or with the
+   * network, does not answer it either */
   zgrants_add(&g, "exec_command", ZGRANT_PREFIX, "npm test", true, ZGRANT_SESSION);
+  d = zperm_decide(&e, ex, unsb);
+  assert_int_equal(d.action, ZPERM_PROMPT);
+  /* the user's answer in this run to running it unsandboxed does */
+  zerr err = ZERR_INIT;
+  assert_int_equal(zgrants_remember(&g, "exec_command", ZGRANT_PREFIX, "npm test", true,
+                                    ZGRANT_SESSION, true, &err), 0);
   d = zperm_decide(&e, ex, unsb);
   assert_int_equal(d.action, ZPERM_ALLOW);
   assert_true(d.escalate_unsandboxed);
+  ztool_escalation esc = zperm_escalation(&d);
+  assert_true(esc.unsandboxed);
   json_decref(unsb);
   json_decref(net);
   json_decref(plain);
@@ -421,8 +424,12 @@ static void test_visibility_hides_only_non_read_only_tools_in_plan_mode(void **s
         fail_msg("%s in %s mode: visible=%d", all[i]->name, zperm_mode_name(modes[m]), vis);
     }
     if (!zperm_tool_visible(ZPERM_PLAN, all[i])) hidden++;
-    if (zperm_tool_visible(ZPERM_PLAN, all[i]))
-      assert_int_equal(decide(ZPERM_PLAN, true, all[i]).action, ZPERM_ALLOW);
+    if (zperm_tool_visible(ZPERM_PLAN, all[i])) {
+      /* under a policy that allows the network (network tools otherwise ask) */
+      zsb_policy open = {.network = true, .enforce_tool_network = true};
+      zperm_engine e = {.mode = ZPERM_PLAN, .sandbox_active = true, .policy = &open};
+      assert_int_equal(zperm_decide(&e, all[i], NULL).action, ZPERM_ALLOW);
+    }
   }
   assert_true(hidden >= 3);
   assert_false(zperm_tool_visible(ZPERM_PLAN, ztool_find("write_file")));
@@ -533,7 +540,10 @@ static void test_suggested_grants_are_narrow(void **state) {
       /* a prefix_rule must be whole words */
       {"{\"cmd\":\"gitk --all\",\"prefix_rule\":[\"git\"]}", true, "gitk --all"},
       {"{\"cmd\":\"make && make test\"}", true, "make"},
-      {"{\"cmd\":\"git status; git diff HEAD\"}", true, "git"},
+      /* `git` alone would allow any git command (aliases, hooks, -c): once only */
+      {"{\"cmd\":\"git status; git diff HEAD\"}", false, ""},
+      {"{\"cmd\":\"git diff; git diff HEAD\"}", true, "git diff"},
+      {"{\"cmd\":\"bash -c 'make'\",\"prefix_rule\":[\"bash\"]}", false, ""},
       {"{\"cmd\":\"make && git push\",\"prefix_rule\":[\"git\",\"push\"]}", false, ""},
       {"{\"cmd\":\"cat a | grep b\"}", false, ""},
       {"{}", false, ""},
@@ -631,15 +641,130 @@ static void test_disabled_tools_filter_and_visibility(void **state) {
   assert_int_equal(err.kind, ZE_USAGE);
 }
 
+/* Hole 3: a tool that reaches the network itself (web_fetch: side effect
+ * network, a tool property) is refused by --offline in every mode, asks under
+ * sandbox.network deny unless a grant or sandbox.enforceToolNetwork false
+ * says otherwise, and never claims the OS sandbox confines it. */
+static void test_network_tools_follow_the_network_policy(void **state) {
+  (void)state;
+  const ztool *wf = ztool_find("web_fetch");
+  assert_non_null(wf);
+  assert_int_equal(wf->side_effect, ZSIDE_NETWORK);
+  json_t *args = json_pack("{s:s}", "url", "http://127.0.0.1:1/");
+  zsb_policy deny = {.network = false, .enforce_tool_network = true};
+  /* --offline: denied in every mode, unsafe and plan included */
+  for (size_t m = 0; m < ZARRAY_LEN(modes); m++) {
+    zperm_engine e = {.mode = modes[m], .sandbox_active = true, .policy = &deny, .offline = true};
+    zperm_decision d = zperm_decide(&e, wf, args);
+    assert_int_equal(d.action, ZPERM_DENY);
+    assert_string_equal(d.code, "offline");
+  }
+  /* network deny: auto and plan ask, with a true reason */
+  zperm_mode asking[] = {ZPERM_AUTO, ZPERM_PLAN, ZPERM_ASK};
+  for (size_t m = 0; m < ZARRAY_LEN(asking); m++) {
+    zperm_engine e = {.mode = asking[m], .sandbox_active = true, .policy = &deny};
+    zperm_decision d = zperm_decide(&e, wf, args);
+    assert_int_equal(d.action, ZPERM_PROMPT);
+    assert_string_equal(d.code, "network");
+    assert_null(strstr(d.reason, "runs in the OS sandbox"));
+    assert_non_null(strstr(d.reason, "does not confine"));
+    assert_non_null(strstr(d.allow_hint, "enforceToolNetwork"));
+  }
+  /* a grant of the tool answers it */
+  zgrants g = {0};
+  zgrants_add(&g, "web_fetch", ZGRANT_TOOL, NULL, true, ZGRANT_ALWAYS);
+  zperm_engine eg = {.mode = ZPERM_AUTO, .sandbox_active = true, .policy = &deny, .grants = &g};
+  zperm_decision d = zperm_decide(&eg, wf, args);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  assert_true(d.grant_matched);
+  zgrants_release(&g);
+  /* enforceToolNetwork false, or the network allowed: allowed in auto, and
+   * the reason says why (never the OS sandbox) */
+  zsb_policy exempt = {.network = false, .enforce_tool_network = false};
+  zsb_policy open = {.network = true, .enforce_tool_network = true};
+  const zsb_policy *lets[] = {&exempt, &open};
+  for (size_t i = 0; i < ZARRAY_LEN(lets); i++) {
+    zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true, .policy = lets[i]};
+    d = zperm_decide(&e, wf, args);
+    assert_int_equal(d.action, ZPERM_ALLOW);
+    assert_null(strstr(d.reason, "OS sandbox"));
+    assert_non_null(strstr(d.reason, "zero's own process"));
+  }
+  json_decref(args);
+}
+
+/* Hole 6: grants that allow far more than their words say are refused. */
+static void test_too_broad_grants_are_refused(void **state) {
+  (void)state;
+  char why[400];
+  static const char *const broad[] = {
+      "sh", "bash -c", "zsh", "env", "sudo", "doas", "nice", "timeout 5", "xargs",
+      "find", "find . -delete", "git", "git -c core.pager=x", "python3", "python3.11 -m",
+      "/usr/bin/env", "node", "perl", "ruby", "FOO=1 bash", "stdbuf --output L", "  ",
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(broad); i++) {
+    why[0] = '\0';
+    if (!zgrant_too_broad(ZGRANT_PREFIX, broad[i], true, why, sizeof why))
+      fail_msg("prefix \"%s\" was accepted", broad[i]);
+    assert_true(why[0] != '\0');
+  }
+  static const char *const narrow[] = {"git status", "npm test", "make", "ls -la",
+                                       "cargo build", "gitk"};
+  for (size_t i = 0; i < ZARRAY_LEN(narrow); i++)
+    if (zgrant_too_broad(ZGRANT_PREFIX, narrow[i], true, why, sizeof why))
+      fail_msg("prefix \"%s\" was refused: %s", narrow[i], why);
+  /* a deny grant on a runner is fine; an empty path is never a grant */
+  assert_false(zgrant_too_broad(ZGRANT_PREFIX, "bash", false, why, sizeof why));
+  assert_true(zgrant_too_broad(ZGRANT_PATH, "", true, why, sizeof why));
+  assert_true(zgrant_too_broad(ZGRANT_PATH, "", false, why, sizeof why));
+  /* the engine never suggests one: only "once" is offered */
+  zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true};
+  json_t *args = json_pack("{s:s}", "cmd", "python3 -c 'print(1)'");
+  int kind;
+  char value[256];
+  assert_false(zperm_suggest_grant(&e, ztool_find("exec_command"), args, &kind, value,
+                                   sizeof value));
+  json_decref(args);
+  /* a saved one in the file is ignored with a warning, the rest is kept */
+  char dir[] = "/tmp/zero-grants-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/g.json", dir);
+  FILE *f = fopen(path, "w");
+  fputs("{\"version\":1,\"grants\":[{\"tool\":\"exec_command\",\"kind\":\"prefix\","
+        "\"value\":\"bash\",\"action\":\"allow\"},{\"tool\":\"exec_command\",\"kind\":"
+        "\"prefix\",\"value\":\"npm test\",\"action\":\"allow\"}]}", f);
+  fclose(f);
+  zgrants g;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zgrants_load(&g, path, "/nonexistent/mcp.json", &err), 0);
+  assert_int_equal(g.n, 1);
+  assert_string_equal(g.v[0].value, "npm test");
+  assert_non_null(g.ignored);
+  assert_non_null(strstr(g.ignored[0], "runs other commands"));
+  /* and the file API refuses to add one */
+  assert_int_equal(zgrants_file_add(path, "exec_command", ZGRANT_PREFIX, "xargs", true, &err), -1);
+  assert_int_equal(err.kind, ZE_USAGE);
+  assert_int_equal(zgrants_file_add(path, "read_file", ZGRANT_PATH, "", true, &err), -1);
+  zgrants_release(&g);
+  unlink(path);
+  char lock[140];
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  unlink(lock);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decision_table_covers_every_mode_and_side_effect),
       cmocka_unit_test(test_suggested_grants_are_narrow),
       cmocka_unit_test(test_command_aliases_are_analysed),
       cmocka_unit_test(test_offline_denies_network_and_escalations),
+      cmocka_unit_test(test_network_tools_follow_the_network_policy),
+      cmocka_unit_test(test_too_broad_grants_are_refused),
       cmocka_unit_test(test_disabled_tools_filter_and_visibility),
       cmocka_unit_test(test_shell_analysis_and_escalations),
-      cmocka_unit_test(test_grants_order_and_escalation_hook),
+      cmocka_unit_test(test_grants_order_and_escalation_of_the_call),
       cmocka_unit_test(test_disabled_tool_is_denied_first),
       cmocka_unit_test(test_risk_object),
       cmocka_unit_test(test_saved_grant_does_not_answer_running_unsandboxed),

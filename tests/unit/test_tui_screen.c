@@ -12,7 +12,7 @@
 #include <vterm.h>
 
 #include "base/common.h"
-#include "sandbox/grants.h"
+#include "perm/grants.h"
 #include "ui/tui/app.h"
 #include "ui/tui/width.h"
 

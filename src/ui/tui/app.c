@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/json.h"
-#include "sandbox/grants.h"
+#include "perm/grants.h"
 #include "sandbox/shell.h"
 #include "tools/patch.h"
 #include "tools/tool.h"

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "agent/events.h"
-#include "agent/permissions.h"
+#include "perm/engine.h"
 #include "base/common.h"
 #include "ui/tui/composer.h"
 #include "ui/tui/keys.h"

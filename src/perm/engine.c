@@ -1,5 +1,5 @@
 /* permissions.c — allow / prompt / deny per tool call; see permissions.h. */
-#include "agent/permissions.h"
+#include "perm/engine.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/path.h"
-#include "sandbox/grants.h"
+#include "perm/grants.h"
 #include "sandbox/policy.h"
 #include "sandbox/shell.h"
 #include "tools/patch.h"
@@ -182,23 +182,76 @@ static bool path_scope(const zperm_engine *e, const char *p, zperm_decision *d,
   return false;
 }
 
+/* true when a tool that reaches the network itself (side effect network,
+ * not a command: the OS sandbox cannot confine zero's own process) is held
+ * to a sandbox.network deny: always, unless the user config turned
+ * sandbox.enforceToolNetwork off. No policy at all counts as deny. */
+static bool tool_network_gated(const zperm_engine *e, const ztool *tool) {
+  if (tool->side_effect != ZSIDE_NETWORK) return false;
+  if (!e->policy) return true;
+  return !e->policy->network && e->policy->enforce_tool_network;
+}
+
+/* An MCP server's tool: the rules of docs/mcp.md ("Approval"). */
+static zperm_decision decide_mcp(const zperm_engine *e, const zperm_call *c) {
+  if (!zperm_tool_enabled(e, c->tool->name))
+    return make(ZPERM_DENY, "tool_denied", true, "the user can re-enable the tool",
+                "%s is disabled for this run", c->tool->name);
+  if (e->mode == ZPERM_UNSAFE)
+    return make(ZPERM_ALLOW, "allowed", false, NULL, "unsafe permissions allow every tool");
+  if (e->mode == ZPERM_PLAN)
+    return make(ZPERM_DENY, "plan_mode", true, "--permission-mode auto",
+                "plan mode is read-only and MCP tools may change things; leave plan mode to "
+                "use them");
+  if (zgrants_mcp_granted(e->grants, c->mcp_server, c->mcp_tool))
+    return make(ZPERM_ALLOW, "allowed", false, NULL, "granted in mcp-permissions.json");
+  return make(ZPERM_PROMPT, "needs_approval", true,
+              "the user can grant it with `zero mcp grant <server> <tool>` (or `zero mcp grant "
+              "<server>` for all its tools), or rerun with --skip-permissions-unsafe",
+              "MCP tool %s of server \"%s\" needs approval; `zero mcp grant %s %s` grants it "
+              "(`zero mcp grant %s` all its tools)",
+              c->mcp_tool, c->mcp_server, c->mcp_server, c->mcp_tool, c->mcp_server);
+}
+
+static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
+                                     const json_t *args);
+
+zperm_decision zperm_decide_call(const zperm_engine *e, const zperm_call *c) {
+  if (c->mcp_server) return decide_mcp(e, c);
+  return decide_builtin(e, c->tool, c->args);
+}
+
 zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json_t *args) {
+  zperm_call c = {.tool = tool, .args = args};
+  return zperm_decide_call(e, &c);
+}
+
+static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
+                                     const json_t *args) {
   /* 1. tool denied */
   for (const char *const *t = e->disabled_tools; t && *t; t++)
     if (!strcmp(*t, tool->name))
       return make(ZPERM_DENY, "tool_denied", true, "the user can re-enable the tool",
                   "%s is disabled for this run", tool->name);
+  /* 1b. --offline refuses every tool that reaches the network itself,
+   * whatever the mode: the user said no network for this run. */
+  if (tool->side_effect == ZSIDE_NETWORK && e->offline)
+    return make(ZPERM_DENY, "offline", true,
+                "work from local files, or the user can rerun without --offline",
+                "this run is offline (--offline) and %s reaches the network", tool->name);
   /* 2. unsafe */
   if (e->mode == ZPERM_UNSAFE)
     return make(ZPERM_ALLOW, "allowed", true, NULL, "unsafe mode: every tool is allowed");
   /* 3. plan */
+  bool net_gated = tool_network_gated(e, tool);
   if (e->mode == ZPERM_PLAN) {
-    if (tool->read_only)
+    if (tool->read_only && !net_gated)
       return make(ZPERM_ALLOW, "allowed", true, NULL, "read-only tool allowed in plan mode");
-    return make(ZPERM_DENY, "plan_mode", true,
-                "the user can rerun with --permission-mode auto to apply changes",
-                "plan mode is read-only: only tools that do not change anything may run. "
-                "Describe the change instead");
+    if (!tool->read_only)
+      return make(ZPERM_DENY, "plan_mode", true,
+                  "the user can rerun with --permission-mode auto to apply changes",
+                  "plan mode is read-only: only tools that do not change anything may run. "
+                  "Describe the change instead");
   }
   /* Judge the arguments the tool will run with (aliases renamed). */
   json_t *norm = args ? json_deep_copy(args) : NULL;
@@ -236,9 +289,10 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   /* 4. saved deny grant */
   zgrant *gm = NULL;
   if (!decided && e->grants) {
-    gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, false);
+    gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines, false,
+                       false);
     for (size_t i = 0; !gm && ntargets > 1 && i < ntargets; i++)
-      gm = zgrants_match(e->grants, tool->name, resolved[i], NULL, 0, false);
+      gm = zgrants_match(e->grants, tool->name, resolved[i], NULL, 0, false, false);
   }
   if (gm) {
     d = make(ZPERM_DENY, "grant_denied", true, "the user can revoke it: zero sandbox grants list",
@@ -253,6 +307,18 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
   }
   targets_free(targets, ntargets);
   targets_free(resolved, ntargets);
+  /* 6a. a network tool under sandbox.network deny: it runs in zero's own
+   * process, which the OS sandbox does not confine, so the policy is held
+   * here (a grant answers it at step 8). */
+  if (!decided && net_gated) {
+    d = make(ZPERM_PROMPT, "network", true,
+             "the user can approve it, save a grant (zero sandbox grants allow <tool>), set "
+             "sandbox.network to \"allow\", or set sandbox.enforceToolNetwork to false in "
+             "~/.config/zero/config.json",
+             "%s reaches the network from zero's own process (the OS sandbox does not confine "
+             "it) and sandbox.network is deny", tool->name);
+    decided = true;
+  }
   /* 6. shell analysis */
   /* With tty: true the command gets a terminal the model types into
    * (write_stdin): an interactive program (a REPL) is what it asked for. */
@@ -322,13 +388,13 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
     }
   }
   /* 8. saved allow grants (they also answer steps 6 and 7's prompts). A
-   * request to leave the sandbox is answered only by this run's answers
-   * (once / session): a saved grant was given for running the command, in
-   * the sandbox, not for running it unconfined. */
+   * request to leave the sandbox is answered only by this run's answer to
+   * exactly that (once / session): a saved grant was given for running the
+   * command in the sandbox, and a network grant for giving it the network,
+   * never for running it unconfined. */
   if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
-      (gm = zgrants_match_scoped(e->grants, tool->name, target, (const char *const *)lines,
-                                 nlines, true,
-                                 d.escalate_unsandboxed ? ZGRANT_SESSION : ZGRANT_ALWAYS))) {
+      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
+                          true, d.escalate_unsandboxed))) {
     zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by a saved grant");
     note_grant(&g, tool, gm);
     g.escalate_network = d.escalate_network;
@@ -351,8 +417,18 @@ zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json
           d = make(ZPERM_ALLOW, "allowed", true, NULL,
                    "file change inside the workspace allowed in auto mode");
         break;
-      case ZSIDE_SHELL:
-      case ZSIDE_NETWORK: /* 10. / 11. */
+      case ZSIDE_NETWORK: /* 9b. not under network deny (6a), so the policy allows it */
+        if (e->mode == ZPERM_ASK)
+          d = make(ZPERM_PROMPT, "needs_approval", true,
+                   "the user can approve it, or rerun with --permission-mode auto",
+                   "network tools need approval in ask mode");
+        else
+          d = make(ZPERM_ALLOW, "allowed", true, NULL,
+                   "network tool allowed: it runs in zero's own process and %s",
+                   e->policy && e->policy->network ? "sandbox.network is allow"
+                                                   : "sandbox.enforceToolNetwork is false");
+        break;
+      case ZSIDE_SHELL: /* 10. / 11. */
         if (!e->sandbox_active)
           d = make(ZPERM_PROMPT, "sandbox_unavailable", true,
                    "install bubblewrap or enable user namespaces (zero sandbox check says how), "
@@ -553,6 +629,13 @@ static bool suggest_grant(const zperm_engine *e, const ztool *tool, const json_t
     if (lines) zsh_lines_free(lines, n);
     zsh_analysis_release(&an);
     *kind = ZGRANT_PREFIX;
+    /* Never suggest what the store would refuse (a prefix on sh, env, find,
+     * an interpreter, `git` alone …): only "once" is offered then. */
+    char why[400];
+    if (ok && zgrant_too_broad(ZGRANT_PREFIX, value, true, why, sizeof why)) {
+      value[0] = '\0';
+      ok = false;
+    }
     return ok;
   }
   if (tool->side_effect == ZSIDE_WRITE) {
@@ -569,9 +652,13 @@ static bool suggest_grant(const zperm_engine *e, const ztool *tool, const json_t
   return true;
 }
 
-void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d) {
-  if (e->escalate && (d->escalate_network || d->escalate_unsandboxed))
-    e->escalate(e->escalate_ud, d->escalate_network, d->escalate_unsandboxed);
+ztool_escalation zperm_escalation(const zperm_decision *d) {
+  ztool_escalation esc = {false, false};
+  if (d->action == ZPERM_ALLOW) {
+    esc.network = d->escalate_network;
+    esc.unsandboxed = d->escalate_unsandboxed;
+  }
+  return esc;
 }
 
 /* Splits a comma/space list and checks every name is a built-in tool.

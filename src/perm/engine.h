@@ -1,26 +1,43 @@
-/* permissions.h — the permission engine: for every tool call, allow, prompt
- * or deny, from the mode, the call's arguments, the sandbox and saved grants.
+/* engine.h — the permission engine (src/perm/, the one permission module):
+ * for every tool call, allow, prompt or deny, from the mode, the call's
+ * arguments, the sandbox and the grant store (perm/grants.h). The module's
+ * other parts: perm/risk.c (the one risk model), perm/prompt.h (the one
+ * prompt flow every face uses to answer a prompt), perm/grants.h (the one
+ * grant store).
  *
  * Fixed order (docs/sandbox.md, "Permission engine"):
  *   1. tool denied (disabled for the run)              → deny
+ *      --offline and a tool that reaches the network    → deny
  *   2. unsafe mode                                       → allow
  *   3. plan mode: read-only tools allowed, others        → deny
+ *      (a network tool under network deny goes on to 6a)
  *   4. saved deny grant                                  → deny
  *   5. path scope: a write outside the write roots, via
  *      a symlink leading outside, or to a protected name → deny
+ *  6a. a network tool (web_fetch) under sandbox.network
+ *      deny, unless sandbox.enforceToolNetwork is false  → prompt
  *   6. shell analysis: destructive / network / too complex → prompt;
  *      interactive → deny (stdin is empty)
  *   7. escalation requests (sandbox_permissions)         → prompt
  *   8. saved allow grant                                 → allow
- *      (a require_escalated request: only once / session grants)
+ *      (a require_escalated request: only this run's answer to exactly
+ *      that; never a saved grant, never a network grant)
  *   9. read tools, and file tools inside the workspace   → allow (ask mode: prompt writes)
+ *      network tools the policy lets through             → allow (ask mode: prompt)
  *  10. shell commands while the OS sandbox is active     → allow (ask mode: prompt)
  *  11. otherwise                                         → prompt
- * zero exec has no interactive approver, so a prompt becomes a denial whose
- * block says what would allow the call.
+ * A prompt is answered by the face's approver through perm/prompt.h; a face
+ * without one (zero exec) turns it into a denial whose block says what would
+ * allow the call.
+ *
+ * Escalation is part of the one call's decision: an allowed decision's
+ * escalate_* flags travel with that call (zperm_escalation → ztool_invoke's
+ * per-call context → the call's zspawn_cmd). Nothing about an escalation is
+ * stored on the engine, the spawner or any other shared object, so a call
+ * that fails before it spawns leaves nothing behind.
  */
-#ifndef ZERO_AGENT_PERMISSIONS_H
-#define ZERO_AGENT_PERMISSIONS_H
+#ifndef ZERO_PERM_ENGINE_H
+#define ZERO_PERM_ENGINE_H
 
 #include <stdbool.h>
 
@@ -49,11 +66,6 @@ typedef struct zperm_engine {
                                       * from caches); network commands and escalations are
                                       * denied, never prompted */
   const char *const *disabled_tools; /* NULL-terminated */
-  /* Called when a call is allowed with more than the default sandbox (an
-   * approved escalation): the next command runs with the network and/or
-   * unsandboxed. */
-  void (*escalate)(void *ud, bool network, bool unsandboxed);
-  void *escalate_ud;
 } zperm_engine;
 
 typedef struct zperm_decision {
@@ -92,8 +104,23 @@ const char *zperm_action_name(zperm_action a);
 zperm_mode zperm_effective_mode(bool mode_given, zperm_mode mode, zautonomy autonomy,
                                 bool skip_unsafe);
 
-/* Decides one call. args is the parsed argument object (NULL = unknown, e.g.
- * for --list-tools). */
+/* What is decided: a built-in tool's call, or a call of an MCP server's
+ * tool (hook and plugin commands are the next origins to come here). */
+typedef struct zperm_call {
+  const ztool *tool;      /* the built-in tool; for MCP a stand-in with the model-facing
+                           * name (side effect read for a read-only tool, else network) */
+  const json_t *args;     /* the parsed argument object; NULL = unknown (--list-tools) */
+  const char *mcp_server; /* non-NULL: an MCP tool of this server, */
+  const char *mcp_tool;   /*   named so by the server */
+} zperm_call;
+
+/* The one decision function. Built-in tools follow the order above. MCP
+ * tools: disabled → deny; unsafe → allow; plan → deny (they may change
+ * things); an MCP grant of the tool or its server → allow; otherwise
+ * prompt (the headless hint names `zero mcp grant`). */
+zperm_decision zperm_decide_call(const zperm_engine *e, const zperm_call *c);
+
+/* zperm_decide_call for a built-in tool's call. */
 zperm_decision zperm_decide(const zperm_engine *e, const ztool *tool, const json_t *args);
 
 /* The structured block handed to the model and stream-json for a denial:
@@ -124,10 +151,10 @@ json_t *zperm_risk_json(const zperm_engine *e, const ztool *tool, const json_t *
 bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
                          int *kind /* zgrant_kind */, char *value, size_t cap);
 
-/* Tells the engine's escalate hook that d was approved (by the user or by a
- * grant), so its escalation applies to the next command. */
-void zperm_apply_escalation(const zperm_engine *e, const zperm_decision *d);
-
+/* What an allowed decision lets its one call do beyond the run's sandbox
+ * (nothing for a prompt or a denial): hand it to ztool_invoke_escalated for
+ * that call only. */
+ztool_escalation zperm_escalation(const zperm_decision *d);
 /* The run's disabled built-in tools from --enabled-tools / --disabled-tools
  * (each a comma- or space-separated list; NULL or "" = not given; repeated
  * flags arrive joined by commas): with an enabled list every built-in tool
