@@ -19,6 +19,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/path.h"
 #include "cli/cli.h"
 #include "cli/userconfig.h"
 #include "config/config.h"
@@ -132,13 +133,21 @@ static int do_list(bool json) {
 
 /* ---- edits --------------------------------------------------------------- */
 
-static int edit_done(const char *path, json_t *doc, const char *what) {
+/* Runs one locked edit of the user config (cli/userconfig.h) and says what
+ * it did (what, filled by the edit). */
+static int edit_config(zucfg_edit_fn fn, void *ud, const zbuf *what) {
   zerr err = ZERR_INIT;
-  int rc = zucfg_save(path, doc, &err);
-  json_decref(doc);
-  if (rc < 0) return fail(ZEXIT_INTERNAL, "%s", err.msg);
-  printf("%s (%s)\n", what, path);
-  return ZEXIT_SUCCESS;
+  char *path = NULL;
+  int rc = zucfg_update(fn, ud, &path, &err);
+  if (rc < 0) {
+    rc = fail(err.kind == ZE_IO || err.kind == ZE_INTERNAL ? ZEXIT_INTERNAL : ZEXIT_USAGE, "%s",
+              err.msg);
+  } else {
+    printf("%s (%s)\n", what->data ? what->data : "", path);
+    rc = ZEXIT_SUCCESS;
+  }
+  free(path);
+  return rc;
 }
 
 static bool valid_name(const char *n) {
@@ -148,6 +157,28 @@ static bool valid_name(const char *n) {
           (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
       return false;
   return true;
+}
+
+typedef struct provider_add {
+  const char *name;
+  json_t *profile; /* borrowed; copied into the document */
+  bool make_active;
+  const char *next; /* what to do next, appended to the message */
+  zbuf what;
+} provider_add;
+
+static int add_profile(json_t *doc, void *ud, zerr *err) {
+  (void)err;
+  provider_add *a = ud;
+  json_t *provs = zucfg_providers(doc);
+  long at = zucfg_find(provs, a->name);
+  if (at >= 0) json_array_set_new(provs, (size_t)at, json_deep_copy(a->profile));
+  else json_array_append_new(provs, json_deep_copy(a->profile));
+  if (a->make_active) json_object_set_new(doc, "activeProvider", json_string(a->name));
+  zbuf_reset(&a->what); /* a retry inside the lock starts over */
+  zbuf_addf(&a->what, "%s provider \"%s\"%s%s", at >= 0 ? "Replaced" : "Added", a->name,
+            a->make_active ? " and made it active" : "", a->next);
+  return 0;
 }
 
 /* Shared with setup: adds or replaces profile `name`. */
@@ -198,14 +229,6 @@ int zcli_providers_add(int argc, char **argv, bool make_active) {
     return fail(ZEXIT_USAGE, "--wire-api must be chat or responses");
   if (url && strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
     return fail(ZEXIT_USAGE, "--base-url must start with http:// or https://");
-  zerr err = ZERR_INIT;
-  char *path = NULL;
-  json_t *doc = zucfg_load(&path, &err);
-  if (!doc) {
-    free(path);
-    return fail(ZEXIT_USAGE, "%s", err.msg);
-  }
-  json_t *provs = zucfg_providers(doc);
   json_t *p = json_pack("{s:s}", "name", name);
   if (ps) json_object_set_new(p, "preset", json_string(ps->name));
   if (kind) json_object_set_new(p, "provider_kind", json_string(kind));
@@ -213,22 +236,64 @@ int zcli_providers_add(int argc, char **argv, bool make_active) {
   if (model) json_object_set_new(p, "model", json_string(model));
   if (keyenv) json_object_set_new(p, "apiKeyEnv", json_string(keyenv));
   if (wire) json_object_set_new(p, "wireApi", json_string(wire));
-  long at = zucfg_find(provs, name);
-  if (at >= 0) json_array_set_new(provs, (size_t)at, p);
-  else json_array_append_new(provs, p);
-  if (make_active) json_object_set_new(doc, "activeProvider", json_string(name));
-  zbuf what = ZBUF_INIT;
-  zbuf_addf(&what, "%s provider \"%s\"%s", at >= 0 ? "Replaced" : "Added", name,
-            make_active ? " and made it active" : "");
+  zbuf next = ZBUF_INIT;
   const char *need = keyenv ? keyenv : ps ? ps->key_env : NULL;
   if (need && !getenv(need))
-    zbuf_addf(&what, "; next: export %s=<your key>", need);
+    zbuf_addf(&next, "; next: export %s=<your key>", need);
   else if (!make_active)
-    zbuf_addf(&what, "; next: zero providers use %s", name);
-  int rc = edit_done(path, doc, what.data);
-  zbuf_release(&what);
-  free(path);
+    zbuf_addf(&next, "; next: zero providers use %s", name);
+  provider_add add = {.name = name, .profile = p, .make_active = make_active,
+                      .next = next.data ? next.data : ""};
+  int rc = edit_config(add_profile, &add, &add.what);
+  json_decref(p);
+  zbuf_release(&add.what);
+  zbuf_release(&next);
   return rc;
+}
+
+typedef struct provider_op {
+  const char *op; /* "use", "remove", "rename" */
+  char **argv;
+  const char *path;
+  zbuf what;
+} provider_op;
+
+/* `providers use|remove|rename` on the document as it is under the lock. */
+static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
+  provider_op *o = ud;
+  char **argv = o->argv;
+  json_t *provs = zucfg_providers(doc);
+  long at = zucfg_find(provs, argv[0]);
+  const char *active = zjson_str(doc, "activeProvider");
+  bool was_active = active && !strcmp(active, argv[0]);
+  zbuf_reset(&o->what);
+  if (!strcmp(o->op, "use")) {
+    if (at < 0 && !zpreset_find(argv[0]))
+      return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list; "
+                                     "add one with zero providers add)", argv[0], o->path);
+    json_object_set_new(doc, "activeProvider", json_string(argv[0]));
+    zbuf_addf(&o->what, "Active provider: %s", argv[0]);
+    return 0;
+  }
+  if (at < 0)
+    return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list)",
+                    argv[0], o->path);
+  if (!strcmp(o->op, "remove")) {
+    json_array_remove(provs, (size_t)at);
+    if (was_active) json_object_del(doc, "activeProvider");
+    zbuf_addf(&o->what, "Removed provider \"%s\"%s", argv[0],
+              was_active ? "; no provider is active now: zero providers use NAME" : "");
+    return 0;
+  }
+  if (!valid_name(argv[1]))
+    return zerr_set(err, ZE_USAGE, "\"%s\" is not a valid name (letters, digits, - _ .)",
+                    argv[1]);
+  if (zucfg_find(provs, argv[1]) >= 0)
+    return zerr_set(err, ZE_USAGE, "a provider named \"%s\" already exists", argv[1]);
+  json_object_set_new(json_array_get(provs, (size_t)at), "name", json_string(argv[1]));
+  if (was_active) json_object_set_new(doc, "activeProvider", json_string(argv[1]));
+  zbuf_addf(&o->what, "Renamed provider \"%s\" to \"%s\"", argv[0], argv[1]);
+  return 0;
 }
 
 static int do_use_remove_rename(const char *op, int argc, char **argv) {
@@ -236,57 +301,11 @@ static int do_use_remove_rename(const char *op, int argc, char **argv) {
   if ((size_t)argc != want)
     return fail(ZEXIT_USAGE, "usage: zero providers %s %s", op,
                 want == 2 ? "OLD NEW" : "NAME");
-  zerr err = ZERR_INIT;
-  char *path = NULL;
-  json_t *doc = zucfg_load(&path, &err);
-  if (!doc) {
-    free(path);
-    return fail(ZEXIT_USAGE, "%s", err.msg);
-  }
-  json_t *provs = zucfg_providers(doc);
-  long at = zucfg_find(provs, argv[0]);
-  const char *active = zjson_str(doc, "activeProvider");
-  bool was_active = active && !strcmp(active, argv[0]);
-  zbuf what = ZBUF_INIT;
-  int rc;
-  if (!strcmp(op, "use")) {
-    if (at < 0 && !zpreset_find(argv[0])) {
-      rc = fail(ZEXIT_USAGE, "no provider named \"%s\" in %s (see zero providers list; add one "
-                             "with zero providers add)", argv[0], path);
-      json_decref(doc);
-      goto out;
-    }
-    json_object_set_new(doc, "activeProvider", json_string(argv[0]));
-    zbuf_addf(&what, "Active provider: %s", argv[0]);
-  } else if (at < 0) {
-    rc = fail(ZEXIT_USAGE, "no provider named \"%s\" in %s (see zero providers list)", argv[0],
-              path);
-    json_decref(doc);
-    goto out;
-  } else if (!strcmp(op, "remove")) {
-    json_array_remove(provs, (size_t)at);
-    if (was_active) json_object_del(doc, "activeProvider");
-    zbuf_addf(&what, "Removed provider \"%s\"%s", argv[0],
-              was_active ? "; no provider is active now: zero providers use NAME" : "");
-  } else {
-    if (!valid_name(argv[1])) {
-      rc = fail(ZEXIT_USAGE, "\"%s\" is not a valid name (letters, digits, - _ .)", argv[1]);
-      json_decref(doc);
-      goto out;
-    }
-    if (zucfg_find(provs, argv[1]) >= 0) {
-      rc = fail(ZEXIT_USAGE, "a provider named \"%s\" already exists", argv[1]);
-      json_decref(doc);
-      goto out;
-    }
-    json_object_set_new(json_array_get(provs, (size_t)at), "name", json_string(argv[1]));
-    if (was_active) json_object_set_new(doc, "activeProvider", json_string(argv[1]));
-    zbuf_addf(&what, "Renamed provider \"%s\" to \"%s\"", argv[0], argv[1]);
-  }
-  rc = edit_done(path, doc, what.data);
-out:
-  zbuf_release(&what);
-  free(path);
+  cleanup_free char *dir = zpath_config_dir();
+  cleanup_free char *path = zpath_join(dir, "config.json");
+  provider_op o = {.op = op, .argv = argv, .path = path};
+  int rc = edit_config(apply_provider_op, &o, &o.what);
+  zbuf_release(&o.what);
   return rc;
 }
 

@@ -144,20 +144,20 @@ char **tui_endpoint_models(const char *url, const char *key, size_t max, long ti
   return all;
 }
 
-static int save(const char *path, const char *name, const char *kind, const char *url,
-                const char *key, const char *key_env, const char *model, zerr *err) {
-  json_t *root = NULL;
-  if (zfs_exists(path)) {
-    json_error_t je;
-    root = json_load_file(path, 0, &je);
-    if (!json_is_object(root)) {
-      json_decref(root);
-      return zerr_set(err, ZE_USAGE, "%s:%d:%d: %s — fix or move the file, then run zero again",
-                      path, je.line, je.column, je.text);
-    }
-  } else {
-    root = json_object();
-  }
+typedef struct setup_profile {
+  const char *path;
+  json_t *profile; /* borrowed; copied into the document */
+} setup_profile;
+
+/* Replaces the profile of that name and makes it active, on the document as
+ * it is under the file's lock. */
+static int put_profile(json_t **doc, void *ud, zerr *err) {
+  const setup_profile *sp = ud;
+  json_t *root = *doc;
+  if (!json_is_object(root))
+    return zerr_set(err, ZE_USAGE, "%s must hold a JSON object — fix or move the file, then run "
+                                   "zero again", sp->path);
+  const char *name = zjson_str(sp->profile, "name");
   json_t *providers = json_object_get(root, "providers");
   if (!json_is_array(providers)) {
     providers = json_array();
@@ -167,28 +167,23 @@ static int save(const char *path, const char *name, const char *kind, const char
     const char *n = zjson_str(json_array_get(providers, i), "name");
     if (n && !strcmp(n, name)) json_array_remove(providers, i);
   }
+  json_array_append_new(providers, json_deep_copy(sp->profile));
+  json_object_set_new(root, "activeProvider", json_string(name));
+  return 0;
+}
+
+/* One locked read-modify-write of the user config (zjson_update_file), so a
+ * concurrent `zero providers …` keeps its change. */
+static int save(const char *path, const char *name, const char *kind, const char *url,
+                const char *key, const char *key_env, const char *model, zerr *err) {
   json_t *prof = json_pack("{s:s, s:s, s:s, s:s}", "name", name, "provider_kind", kind, "baseURL",
                            url, "model", model);
   if (key) json_object_set_new(prof, "apiKey", json_string(key));
   if (key_env) json_object_set_new(prof, "apiKeyEnv", json_string(key_env));
-  json_array_append_new(providers, prof);
-  json_object_set_new(root, "activeProvider", json_string(name));
-  char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  json_decref(root);
-  char *dir = xstrdup(path);
-  char *slash = strrchr(dir, '/');
-  int rc = 0;
-  if (slash) {
-    *slash = 0;
-    rc = zfs_mkdir_p(dir, 0700, err);
-  }
-  zbuf body = ZBUF_INIT;
-  zbuf_addf(&body, "%s\n", text);
-  if (rc == 0) rc = zfs_write_atomic(path, body.data, body.len, 0600, err);
-  zbuf_release(&body);
-  free(dir);
-  free(text);
-  return rc;
+  setup_profile sp = {path, prof};
+  int rc = zjson_update_file(path, JSON_PRESERVE_ORDER, 0600, put_profile, &sp, err);
+  json_decref(prof);
+  return rc < 0 ? -1 : 0;
 }
 
 int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {

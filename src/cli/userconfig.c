@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "base/buf.h"
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -23,19 +22,25 @@ json_t *zucfg_load(char **path, zerr *err) {
   return doc;
 }
 
-int zucfg_save(const char *path, const json_t *doc, zerr *err) {
-  cleanup_free char *dir = xstrdup(path);
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-  if (zfs_mkdir_p(dir, 0700, err) < 0) return -1;
-  char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  zbuf b = ZBUF_INIT;
-  zbuf_addstr(&b, s);
-  zbuf_addch(&b, '\n');
-  free(s);
-  int rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
-  zbuf_release(&b);
-  return rc;
+typedef struct ucfg_edit {
+  zucfg_edit_fn fn;
+  void *ud;
+  const char *path;
+} ucfg_edit;
+
+static int edit_object(json_t **doc, void *ud, zerr *err) {
+  const ucfg_edit *e = ud;
+  if (!json_is_object(*doc))
+    return zerr_set(err, ZE_USAGE, "%s: the config must be a JSON object; fix or move it",
+                    e->path);
+  return e->fn(*doc, e->ud, err);
+}
+
+int zucfg_update(zucfg_edit_fn fn, void *ud, char **path, zerr *err) {
+  cleanup_free char *dir = zpath_config_dir();
+  *path = zpath_join(dir, "config.json");
+  ucfg_edit e = {fn, ud, *path};
+  return zjson_update_file(*path, JSON_PRESERVE_ORDER, 0600, edit_object, &e, err);
 }
 
 json_t *zucfg_providers(json_t *doc) {

@@ -444,9 +444,15 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
   return 0;
 }
 
+/* The token file's new content: the whole document is this login's. */
+static int replace_tokens(json_t **doc, void *ud, zerr *err) {
+  (void)err;
+  json_decref(*doc);
+  *doc = json_incref(ud);
+  return 0;
+}
+
 int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err) {
-  cleanup_free char *dir = token_dir();
-  if (zfs_mkdir_p(dir, 0700, err) < 0) return -1;
   json_t *doc = json_object();
   const char *keys[] = {"server_url", "resource", "token_endpoint", "client_id", "client_secret",
                         "token_type", "access_token", "refresh_token", "scope"};
@@ -457,19 +463,32 @@ int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err) {
     if (vals[i]) json_object_set_new(doc, keys[i], json_string(vals[i]));
   if (t->expires_at) json_object_set_new(doc, "expires_at", json_integer(t->expires_at));
   if (t->obtained_at) json_object_set_new(doc, "obtained_at", json_integer(t->obtained_at));
-  char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  json_decref(doc);
-  zbuf b = ZBUF_INIT;
-  zbuf_addf(&b, "%s\n", text);
-  free(text);
   cleanup_free char *path = zoauth_token_path(server);
-  int rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
-  zbuf_release(&b);
-  return rc;
+  /* Under the file's lock (zjson_update_file), like every shared file: a
+   * refresh and a login at once write one after the other, never a mix. */
+  int rc = zjson_update_file(path, JSON_PRESERVE_ORDER, 0600, replace_tokens, doc, err);
+  if (rc < 0 && err && err->kind == ZE_INVALID) {
+    /* A corrupt token file is replaced by a new login, as before: under
+     * the lock, without reading it. */
+    cleanup_fd int lock = zfs_lock_path(path, err);
+    rc = lock < 0 ? -1 : 0;
+    if (rc == 0) {
+      json_t *again = json_object();
+      replace_tokens(&again, doc, err);
+      rc = zjson_save_file(path, again, JSON_PRESERVE_ORDER, 0600, err);
+      json_decref(again);
+    }
+  }
+  json_decref(doc);
+  return rc < 0 ? -1 : 0;
 }
 
 int zoauth_tokens_delete(const char *server, zerr *err) {
   cleanup_free char *path = zoauth_token_path(server);
+  cleanup_free char *dir = token_dir();
+  if (!zfs_is_dir(dir)) return 0;
+  cleanup_fd int lock = zfs_lock_path(path, err); /* not while a save is under way */
+  if (lock < 0) return -1;
   if (unlink(path) == 0) return 1;
   if (errno == ENOENT) return 0;
   return zerr_errno(err, ZE_IO, "cannot remove %s", path);
