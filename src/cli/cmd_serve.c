@@ -70,7 +70,12 @@ int cmd_serve(int argc, char **argv) {
   if (unsafe && zsb_downgrade_note(&rs.policy, note, sizeof note))
     fprintf(stderr, "zero serve: %s\n", note);
   signal(SIGPIPE, SIG_IGN);
-  if (zmcp_serve(STDIN_FILENO, stdout, &rs.tools, unsafe, &err) < 0) {
+  /* The permission module decides every call. With --allow-unsafe-tools the
+   * client asked for every tool to run (confined by the sandbox, as
+   * before): unsafe mode; else auto, where a network tool under
+   * sandbox.network deny is refused (nobody here can approve it). */
+  rs.perm.mode = unsafe ? ZPERM_UNSAFE : ZPERM_AUTO;
+  if (zmcp_serve(STDIN_FILENO, stdout, &rs.tools, &rs.perm, unsafe, &err) < 0) {
     fprintf(stderr, "zero serve: %s\n", err.msg);
     rc = ZEXIT_INTERNAL;
   }

@@ -10,9 +10,11 @@
 #include "base/json.h"
 #include "mcp/client.h"
 #include "mcp/jsonrpc.h"
+#include "perm/prompt.h"
 
 typedef struct serve_state {
   const ztool_ctx *ctx;
+  const zperm_engine *perm; /* decides every call (the one permission module) */
   bool all_tools;
   FILE *out;
   bool write_failed;
@@ -61,7 +63,17 @@ static void handle_call(serve_state *s, const zrpc_msg *m, zbuf *out) {
   }
   char *text = args ? zjson_dumps(args) : xstrdup("{}");
   ztool_result res = ZTOOL_RESULT_INIT;
-  ztool_invoke(s->ctx, name, text, &res);
+  /* The same decision as every face; nobody here can answer a prompt, so the
+   * prompt flow's headless answer applies (a denial saying what allows it). */
+  zperm_decision d = zperm_decide(s->perm, t, args);
+  if (d.action == ZPERM_PROMPT) {
+    zperm_face face = {.name = "zero serve --mcp"};
+    zperm_prompt_resolve(&face, NULL, NULL, &d);
+  }
+  if (d.action == ZPERM_DENY)
+    ztool_fail(&res, "permission denied for %s [%s]: %s", name, d.code, d.reason);
+  else
+    ztool_invoke_escalated(s->ctx, name, text, zperm_escalation(&d), &res);
   free(text);
   json_t *result = json_pack("{s:[{s:s, s:s#}], s:b}", "content", "type", "text", "text",
                              res.output.data, (int)res.output.len, "isError", res.is_error);
@@ -130,8 +142,9 @@ static int on_line(void *ud, const char *line, size_t len) {
   return s->write_failed ? -1 : 0;
 }
 
-int zmcp_serve(int in_fd, FILE *out, const ztool_ctx *ctx, bool all_tools, zerr *err) {
-  serve_state s = {.ctx = ctx, .all_tools = all_tools, .out = out};
+int zmcp_serve(int in_fd, FILE *out, const ztool_ctx *ctx, const zperm_engine *perm,
+               bool all_tools, zerr *err) {
+  serve_state s = {.ctx = ctx, .perm = perm, .all_tools = all_tools, .out = out};
   zrpc_framer f = ZRPC_FRAMER_INIT;
   char buf[65536];
   int rc = 0;
