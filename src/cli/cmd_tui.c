@@ -50,6 +50,7 @@
 #include "cli/cli.h"
 #include "cli/run_setup.h"
 #include "perm/grants.h"
+#include "cli/tui_prompt.h"
 #include "cli/tui_setup.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -90,12 +91,7 @@ typedef struct qmsg {
   zagent_event ev;   /* Q_EVENT: strings owned by the message */
   char *strs[16];
   json_t *meta;
-  /* Q_ASK */
-  char *tool, *args, *reason, *code, *grant_value;
-  char *mcp_grants_file;  /* an MCP tool: where its always grant goes; else NULL */
-  zside_effect side;
-  bool escalate_network, escalate_unsandboxed, can_remember;
-  int grant_kind;
+  tui_pending_ask *ask; /* Q_ASK */
 } qmsg;
 
 typedef struct tui_args {
@@ -134,14 +130,10 @@ typedef struct ctl {
   ZVEC(zimage) images;
   pthread_t worker;
   bool running;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
+  pthread_mutex_t mu;     /* guards q */
   ZVEC(qmsg *) q;        /* guarded by mu */
   int wake[2];
-  bool perm_waiting, perm_answered; /* guarded by mu */
-  zperm_action perm_action;
-  int perm_scope;        /* zgrant_scope of the answer */
-  char *perm_note;
+  tui_approver approver; /* the permission exchange (cli/tui_prompt.h) */
   bool quit;
   bool terminated;       /* SIGTERM / SIGHUP */
 } ctl;
@@ -161,6 +153,15 @@ static void post(ctl *c, qmsg *m) {
 }
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+/* tui_approver's post: a permission request joins the event queue, so it
+ * reaches the UI after the events the worker emitted before it. */
+static void post_ask(void *ud, tui_pending_ask *ask) {
+  qmsg *m = xcalloc(1, sizeof *m);
+  m->kind = Q_ASK;
+  m->ask = ask;
+  post(ud, m);
+}
 
 /* The UI sink, on the worker thread: copy and hand over. */
 static void ui_emit(zsink *s, const zagent_event *ev) {
@@ -194,52 +195,8 @@ static void ui_destroy(zsink *s) { (void)s; }
 static void qmsg_free(qmsg *m) {
   for (size_t i = 0; i < 16; i++) free(m->strs[i]);
   json_decref(m->meta);
-  free(m->tool);
-  free(m->args);
-  free(m->reason);
-  free(m->code);
-  free(m->grant_value);
-  free(m->mcp_grants_file);
+  tui_pending_ask_free(m->ask);
   free(m);
-}
-
-/* The approver (perm/prompt.h, the approver seam), called on the worker thread:
- * posts the prompt to the UI thread and waits for the answer. "Allow for this
- * session" and "always allow" pass the scope on; the engine remembers the
- * grant the request names (the command prefix, the path or the tool) and
- * saves an always grant to the grants file. */
-static zapproval approve(void *ud, const zapproval_request *req) {
-  ctl *c = ud;
-  const ztool_call *call = req->call;
-  pthread_mutex_lock(&c->mu);
-  c->perm_waiting = true;
-  c->perm_answered = false;
-  pthread_mutex_unlock(&c->mu);
-
-  qmsg *m = xcalloc(1, sizeof *m);
-  m->kind = Q_ASK;
-  m->tool = xstrdup(call->name);
-  m->args = xstrdup(call->arguments ? call->arguments : "");
-  m->reason = xstrdup(req->reason ? req->reason : "");
-  m->code = dup_or_null(req->code);
-  m->side = req->tool->side_effect;
-  m->escalate_network = req->escalate_network;
-  m->escalate_unsandboxed = req->escalate_unsandboxed;
-  m->can_remember = req->can_remember && req->grant_tool;
-  m->grant_kind = req->grant_kind;
-  m->grant_value = xstrdup(req->grant_value ? req->grant_value : "");
-  /* Not a built-in: an MCP tool, whose grants live in mcp-permissions.json. */
-  if (req->mcp_server) m->mcp_grants_file = zgrants_mcp_default_path();
-  post(c, m);
-
-  pthread_mutex_lock(&c->mu);
-  while (!c->perm_answered && !zcancel_requested()) pthread_cond_wait(&c->cv, &c->mu);
-  zapproval ans = {.action = c->perm_answered ? c->perm_action : ZPERM_DENY,
-                   .note = c->perm_note};
-  if (ans.action == ZPERM_ALLOW && c->perm_answered && req->can_remember) ans.scope = c->perm_scope;
-  c->perm_waiting = false;
-  pthread_mutex_unlock(&c->mu);
-  return ans;
 }
 
 /* The end of every worker job: the session's log and metadata reach the disk
@@ -448,8 +405,8 @@ static void start_turn(ctl *c, const char *text) {
   c->agent.system_prompt = c->system_prompt;
   c->agent.sinks = sinks;
   c->agent.nsinks = c->recorder && !side ? 2 : 1;
-  c->agent.approve = approve;
-  c->agent.approve_ud = c;
+  c->agent.approve = tui_approver_approve;
+  c->agent.approve_ud = &c->approver;
   /* A side question neither compacts nor writes checkpoints of the main
    * session's history. */
   if (side) c->agent.compactor = NULL;
@@ -542,10 +499,8 @@ static void turn_done(ctl *c) {
 static void cancel_turn(ctl *c) {
   if (!c->running) return;
   zcancel_request();
-  pthread_mutex_lock(&c->mu);
-  pthread_cond_broadcast(&c->cv);
-  pthread_mutex_unlock(&c->mu);
-  c->app.perm_active = false;
+  tui_approver_cancel(&c->approver);
+  c->app.prompt.active = false;
   free(c->app.notice);
   c->app.notice = xstrdup("Cancelling…");
 }
@@ -567,14 +522,7 @@ static void drain(ctl *c) {
     c->app.now = now_s();
     if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev);
     else if (m->kind == Q_ASK) {
-      tui_ask q = {.tool = m->tool, .arguments = m->args, .reason = m->reason,
-                   .workspace = c->rs.workspace, .side = m->side, .code = m->code,
-                   .escalate_network = m->escalate_network,
-                   .escalate_unsandboxed = m->escalate_unsandboxed,
-                   .can_remember = m->can_remember, .grant_kind = m->grant_kind,
-                   .grant_value = m->grant_value,
-                   .grants_file = m->mcp_grants_file ? m->mcp_grants_file : c->rs.grants.path,
-                   .mcp_grant = m->mcp_grants_file != NULL};
+      tui_ask q = tui_pending_ask_view(m->ask, c->rs.workspace, c->rs.grants.path);
       tui_app_ask(&c->app, &q);
     }
     else turn_done(c);
@@ -737,23 +685,14 @@ static void cmd_resume(ctl *c, const char *arg) {
 /* The grants the engine holds: saved ("always", from the grants file) and
  * this run's ("session"). The worker adds grants while a turn runs, so the
  * list is read between turns only. */
+static void say_line(void *ud, const char *line) { tui_app_print(&((ctl *)ud)->app, "", line); }
+
 static void slash_grants(ctl *c) {
   if (c->running) {
     say(c, "Grants are listed when the running turn ends.");
     return;
   }
-  size_t shown = 0;
-  for (size_t i = 0; i < c->rs.grants.n; i++) {
-    const zgrant *g = &c->rs.grants.v[i];
-    if (g->scope == ZGRANT_ONCE) continue;
-    say(c, "  %s %-7s %-16s %s%s%s", g->allow ? "✓ allow" : "✗ deny ", zgrant_scope_name(g->scope),
-        g->tool, zgrant_kind_name(g->kind), g->value ? " " : "", g->value ? g->value : "");
-    shown++;
-  }
-  if (!shown)
-    say(c, "No grants yet (a prompt's \"allow for this session\" or \"always allow\" adds one).");
-  if (c->rs.grants.path)
-    say(c, "Saved grants: %s (zero sandbox grants lists and removes them).", c->rs.grants.path);
+  tui_prompt_list_grants(&c->rs.grants, say_line, c);
 }
 
 static void slash_tools(ctl *c) {
@@ -1479,19 +1418,7 @@ static void run_command(ctl *c, const char *line) {
 
 /* --- keys ---------------------------------------------------------------- */
 
-static void answer_permission(ctl *c) {
-  pthread_mutex_lock(&c->mu);
-  free(c->perm_note);
-  c->perm_note = c->app.perm_note.len ? xstrdup(c->app.perm_note.data) : NULL;
-  c->perm_action = c->app.perm_answer;
-  c->perm_scope = c->app.perm_scope == TUI_PERM_ALWAYS    ? ZGRANT_ALWAYS
-                  : c->app.perm_scope == TUI_PERM_SESSION ? ZGRANT_SESSION
-                                                          : ZGRANT_ONCE;
-  c->perm_answered = true;
-  pthread_cond_broadcast(&c->cv);
-  pthread_mutex_unlock(&c->mu);
-  zbuf_reset(&c->app.perm_note);
-}
+static void answer_permission(ctl *c) { tui_approver_answer(&c->approver, &c->app.prompt); }
 
 /* Ctrl+Z or SIGTSTP: clear the live region, restore the terminal, stop;
  * on fg, raw mode again and a full redraw. */
@@ -1670,7 +1597,7 @@ int cmd_tui(int argc, char **argv) {
   c->rec_diag = open_memstream(&c->rec_diag_buf, &c->rec_diag_len);
   c->sink = (zsink){.emit = ui_emit, .finish = ui_finish, .destroy = ui_destroy};
   pthread_mutex_init(&c->mu, NULL);
-  pthread_cond_init(&c->cv, NULL);
+  tui_approver_init(&c->approver, post_ask, c);
   if (pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
       tui_term_enter(STDIN_FILENO, STDOUT_FILENO, &err) < 0) {
     fprintf(stderr, "zero: %s\n", err.msg[0] ? err.msg : "cannot set up the terminal");
@@ -1783,14 +1710,13 @@ int cmd_tui(int argc, char **argv) {
   close(c->wake[0]);
   close(c->wake[1]);
   pthread_mutex_destroy(&c->mu);
-  pthread_cond_destroy(&c->cv);
+  tui_approver_release(&c->approver);
 out_early:
   if (c->recorder) c->recorder->destroy(c->recorder);
   if (c->rec_diag) fclose(c->rec_diag);
   free(c->rec_diag_buf);
   zagent_release(&c->agent);
   free(c->system_prompt);
-  free(c->perm_note);
   json_decref(c->plan);
   zconv_release(&c->conv);
   zconv_release(&c->side);

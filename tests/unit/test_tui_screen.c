@@ -271,7 +271,7 @@ static void permission_prompt_defaults_to_deny_and_answers(void **state) {
   tui_key k = {.type = TK_ENTER};
   char *text = NULL;
   assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
-  assert_int_equal(a.perm_answer, ZPERM_DENY);
+  assert_int_equal(a.prompt.answer, ZPERM_DENY);
   /* a second prompt: Down, Down selects "allow for this session" */
   tui_app_ask(&a, &q);
   tui_key down = {.type = TK_DOWN};
@@ -282,14 +282,14 @@ static void permission_prompt_defaults_to_deny_and_answers(void **state) {
   assert_non_null(strstr(all, "› 3. Allow for this session: edit_file on /work/src/a.c"));
   free(all);
   assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
-  assert_int_equal(a.perm_answer, ZPERM_ALLOW);
-  assert_int_equal(a.perm_scope, TUI_PERM_SESSION);
+  assert_int_equal(a.prompt.answer, ZPERM_ALLOW);
+  assert_int_equal(a.prompt.scope, TUI_PERM_SESSION);
   /* "p": always, remembered and saved */
   tui_app_ask(&a, &q);
   tui_key pk = {.type = TK_CHAR, .ch = 'p', .utf8 = "p"};
   assert_int_equal(tui_app_key(&a, &pk, &text), TUI_ACT_PERMISSION);
-  assert_int_equal(a.perm_answer, ZPERM_ALLOW);
-  assert_int_equal(a.perm_scope, TUI_PERM_ALWAYS);
+  assert_int_equal(a.prompt.answer, ZPERM_ALLOW);
+  assert_int_equal(a.prompt.scope, TUI_PERM_ALWAYS);
   /* deny with a note: the fifth choice */
   tui_app_ask(&a, &q);
   tui_key d = {.type = TK_CHAR, .ch = 'd', .utf8 = "d"};
@@ -300,8 +300,8 @@ static void permission_prompt_defaults_to_deny_and_answers(void **state) {
     tui_app_key(&a, &ch, &text);
   }
   assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
-  assert_int_equal(a.perm_answer, ZPERM_DENY);
-  assert_string_equal(a.perm_note.data, "use x=3");
+  assert_int_equal(a.prompt.answer, ZPERM_DENY);
+  assert_string_equal(a.prompt.note.data, "use x=3");
   tui_app_release(&a);
   vt_close(&t);
 }
@@ -340,8 +340,8 @@ static void permission_prompt_names_the_always_grant_for_a_command(void **state)
   free(all);
   tui_key enter = {.type = TK_ENTER};
   assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_PERMISSION);
-  assert_int_equal(a.perm_scope, TUI_PERM_ALWAYS);
-  assert_int_equal(a.perm_answer, ZPERM_ALLOW);
+  assert_int_equal(a.prompt.scope, TUI_PERM_ALWAYS);
+  assert_int_equal(a.prompt.answer, ZPERM_ALLOW);
 
   /* a destructive command the engine cannot narrow: only once is offered */
   const char *args2 = "{\"cmd\":\"rm -rf build | tee x\"}";
@@ -362,7 +362,7 @@ static void permission_prompt_names_the_always_grant_for_a_command(void **state)
   assert_int_equal(tui_app_key(&a, &p, &text), TUI_ACT_NONE);
   tui_key esc = {.type = TK_ESC};
   assert_int_equal(tui_app_key(&a, &esc, &text), TUI_ACT_PERMISSION);
-  assert_int_equal(a.perm_answer, ZPERM_DENY);
+  assert_int_equal(a.prompt.answer, ZPERM_DENY);
   tui_app_release(&a);
   vt_close(&t);
 }

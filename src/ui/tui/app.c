@@ -8,8 +8,6 @@
 #include <sys/stat.h>
 
 #include "base/json.h"
-#include "perm/grants.h"
-#include "sandbox/shell.h"
 #include "tools/patch.h"
 #include "tools/tool.h"
 #include "ui/tui/diff.h"
@@ -50,7 +48,7 @@ void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_dept
   tui_screen_init(&a->scr, width, height);
   tui_md_stream_init(&a->md, width, &a->th);
   zbuf_init(&a->reasoning);
-  zbuf_init(&a->perm_note);
+  tui_prompt_init(&a->prompt);
   zbuf_init(&a->picker_filter);
   tui_composer_init(&a->comp);
   a->mode = ZPERM_ASK;
@@ -76,11 +74,7 @@ void tui_app_release(tui_app *a) {
   zvec_free(&a->queue);
   for (size_t i = 0; i < a->attachments.len; i++) free(a->attachments.items[i]);
   zvec_free(&a->attachments);
-  free(a->perm_title);
-  tw_lines_free(&a->perm_detail);
-  zbuf_release(&a->perm_note);
-  free(a->perm_grant_label);
-  free(a->perm_grants_file);
+  tui_prompt_release(&a->prompt);
   tui_composer_release(&a->comp);
   for (size_t i = 0; i < a->nfiles; i++) free(a->files[i]);
   free(a->files);
@@ -462,298 +456,10 @@ void tui_app_turn_end(tui_app *a, const char *outcome_line) {
 
 /* --- permission prompt --------------------------------------------------- */
 
-static const char *side_verb(zside_effect side) {
-  return side == ZSIDE_WRITE     ? "write"
-         : side == ZSIDE_SHELL   ? "run"
-         : side == ZSIDE_NETWORK ? "reach the network for"
-                                 : "use";
-}
-
-char *tui_risk_line(const tui_ask *q) {
-  zbuf r = ZBUF_INIT;
-  int level = 0; /* 0 low, 1 medium, 2 high */
-  zbuf why = ZBUF_INIT;
-  bool shell = q->side == ZSIDE_SHELL || q->side == ZSIDE_NETWORK;
-  json_t *args = ztool_load_args(q->tool, q->arguments);
-  const char *cmd = json_is_object(args) ? zjson_str(args, "cmd") : NULL;
-  if (!cmd && json_is_object(args)) cmd = zjson_str(args, "command");
-  if (shell && cmd) {
-    /* the same analyzer the permission engine decided with */
-    zsh_analysis an;
-    memset(&an, 0, sizeof an);
-    zsh_analyze(cmd, false, &an);
-    if (an.flags & ZSH_DESTRUCTIVE) level = 2;
-    else if (an.flags & (ZSH_NETWORK | ZSH_TOO_COMPLEX | ZSH_INTERACTIVE)) level = 1;
-    if (an.why[0]) zbuf_addstr(&why, an.why);
-    else if (an.flags & ZSH_TOO_COMPLEX) zbuf_addstr(&why, "the analyzer cannot follow this command line");
-    else
-      zbuf_addf(&why, "%zu command%s, none destructive or networked", an.ncmds,
-                an.ncmds == 1 ? "" : "s");
-    zsh_analysis_release(&an);
-  } else if (q->side == ZSIDE_WRITE) {
-    level = 1;
-    zbuf_addstr(&why, "changes a file on disk (the workspace or an --add-dir root)");
-  } else if (shell) {
-    level = 1;
-    zbuf_addstr(&why, "runs a process with your user's rights");
-  } else {
-    level = 1;
-    zbuf_addstr(&why, "side effects outside the workspace");
-  }
-  json_decref(args);
-  if (shell) {
-    if (q->escalate_unsandboxed) {
-      level = 2;
-      zbuf_addstr(&why, "; runs OUTSIDE the sandbox (it asked for more than the sandbox allows)");
-    } else if (q->code && !strcmp(q->code, "sandbox_unavailable")) {
-      level = 2;
-      zbuf_addstr(&why, "; no OS sandbox is active here, so it runs unconfined");
-    } else {
-      zbuf_addstr(&why, "; sandboxed: writes only in the workspace roots");
-    }
-    if (q->escalate_network) {
-      if (level < 1) level = 1;
-      zbuf_addstr(&why, ", with network access");
-    } else if (!q->escalate_unsandboxed && !(q->code && !strcmp(q->code, "sandbox_unavailable"))) {
-      zbuf_addstr(&why, ", no network");
-    }
-  }
-  static const char *names[] = {"low", "medium", "high"};
-  zbuf_addf(&r, "%s — %s", names[level], why.data);
-  zbuf_release(&why);
-  return zbuf_detach(&r, NULL);
-}
-
 void tui_app_ask(tui_app *a, const tui_ask *q) {
   finish_text(a);
   finish_reasoning(a);
-  free(a->perm_title);
-  tw_lines_free(&a->perm_detail);
-  const char *tool = q->tool;
-  char *summary = tui_tool_summary(tool, q->arguments);
-  zbuf t = ZBUF_INIT;
-  zbuf_addf(&t, "%s%s⚠ Permission needed:%s %s%s%s wants to %s %s", a->th.warn, a->th.bold,
-            a->th.reset, a->th.bold, tool, a->th.reset, side_verb(q->side), summary);
-  a->perm_title = zbuf_detach(&t, NULL);
-
-  /* What a session / always answer remembers, exactly. */
-  free(a->perm_grant_label);
-  a->perm_grant_label = NULL;
-  free(a->perm_grants_file);
-  a->perm_grants_file = q->grants_file ? xstrdup(q->grants_file) : NULL;
-  a->perm_mcp_grant = q->mcp_grant;
-  if (q->can_remember) {
-    zbuf g = ZBUF_INIT;
-    const char *v = q->grant_value ? q->grant_value : "";
-    if (q->grant_kind == ZGRANT_PREFIX) zbuf_addstr(&g, "commands starting with `");
-    else if (q->grant_kind == ZGRANT_PATH) zbuf_addf(&g, "%s on ", tool);
-    else zbuf_addf(&g, "every %s call", tool);
-    if (q->grant_kind != ZGRANT_TOOL) tw_sanitize(&g, v, strlen(v));
-    if (q->grant_kind == ZGRANT_PREFIX) zbuf_addch(&g, '`');
-    a->perm_grant_label = zbuf_detach(&g, NULL);
-  }
-  a->perm_nopts = 0;
-  a->perm_opts[a->perm_nopts++] = TUI_OPT_DENY;
-  a->perm_opts[a->perm_nopts++] = TUI_OPT_ONCE;
-  if (q->can_remember) {
-    a->perm_opts[a->perm_nopts++] = TUI_OPT_SESSION;
-    a->perm_opts[a->perm_nopts++] = TUI_OPT_ALWAYS;
-  }
-  a->perm_opts[a->perm_nopts++] = TUI_OPT_NOTE;
-
-  zbuf r = ZBUF_INIT;
-  zbuf_addf(&r, "%scwd:%s %s", a->th.muted, a->th.reset, q->workspace ? q->workspace : "");
-  tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
-  zbuf_reset(&r);
-  zbuf_addf(&r, "%swhy asking:%s %s", a->th.muted, a->th.reset, q->reason ? q->reason : "");
-  tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
-  zbuf_reset(&r);
-  char *risk = tui_risk_line(q);
-  zbuf_addf(&r, "%srisk:%s %s", a->th.muted, a->th.reset, risk);
-  free(risk);
-  tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
-  zbuf_reset(&r);
-  if (!q->can_remember) {
-    zbuf_addf(&r, "%sno command prefix or path covers this call, so it can only be allowed once%s",
-              a->th.muted, a->th.reset);
-    tw_wrap(&a->perm_detail, r.data, r.len, a->width, "  ", "    ");
-  }
-  zbuf_release(&r);
-  a->perm_fixed = a->perm_detail.len;
-  json_t *args = ztool_load_args(q->tool, q->arguments);
-  if (!strcmp(tool, "edit_file") && json_is_object(args)) {
-    size_t add, del;
-    const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
-    tui_diff_render(o ? o : "", n ? n : "", 1, a->width, &a->th, 12, &a->perm_detail, &add, &del);
-  } else if (!strcmp(tool, "write_file") && json_is_object(args)) {
-    size_t add, del;
-    const char *c = zjson_str(args, "content");
-    tui_diff_render("", c ? c : "", 1, a->width, &a->th, 8, &a->perm_detail, &add, &del);
-  } else if (!strcmp(tool, "apply_patch") && json_is_object(args) && zjson_str(args, "input")) {
-    /* the patch itself, colored: what will change in which file */
-    const char *p = zjson_str(args, "input");
-    size_t shown = 0, total = 0;
-    while (*p) {
-      const char *e = strchr(p, '\n');
-      size_t n = e ? (size_t)(e - p) : strlen(p);
-      bool frame = (n >= 15 && !strncmp(p, "*** Begin Patch", 15)) || (n >= 13 && !strncmp(p, "*** End Patch", 13));
-      if (!frame) {
-        total++;
-        if (shown < 20) {
-          const char *col = p[0] == '+' ? a->th.add : p[0] == '-' ? a->th.del
-                            : p[0] == '@' ? a->th.hunk : !strncmp(p, "***", 3) ? a->th.bold : "";
-          zbuf l = ZBUF_INIT;
-          zbuf_addf(&l, "    %s", col);
-          tw_sanitize(&l, p, n);
-          zbuf_addstr(&l, a->th.reset);
-          tw_lines_push(&a->perm_detail, tw_truncate(l.data, a->width - 1));
-          zbuf_release(&l);
-          shown++;
-        }
-      }
-      p += n + (e ? 1 : 0);
-    }
-    if (total > shown)
-      tw_lines_pushf(&a->perm_detail, "    %s… %zu more lines%s", a->th.muted, total - shown, a->th.reset);
-  }
-  json_decref(args);
-  free(summary);
-  a->perm_active = true;
-  a->perm_choice = 0; /* the safe choice */
-  a->perm_note_mode = false;
-  zbuf_reset(&a->perm_note);
-}
-
-static tui_action perm_key(tui_app *a, const tui_key *k) {
-  if (a->perm_note_mode) {
-    if (k->type == TK_ENTER) {
-      a->perm_answer = ZPERM_DENY;
-      a->perm_scope = TUI_PERM_ONCE;
-      a->perm_active = false;
-      return TUI_ACT_PERMISSION;
-    }
-    if (k->type == TK_ESC) {
-      a->perm_note_mode = false;
-      zbuf_reset(&a->perm_note);
-    } else if (k->type == TK_BACKSPACE) {
-      size_t p = 0, last = 0;
-      while (p < a->perm_note.len) {
-        int w;
-        last = p;
-        p += tw_next(a->perm_note.data + p, a->perm_note.len - p, &w);
-      }
-      zbuf_setlen(&a->perm_note, last);
-    } else if (k->type == TK_CHAR && !(k->mods & (TK_CTRL | TK_ALT))) {
-      zbuf_addstr(&a->perm_note, k->utf8);
-    } else if (k->type == TK_PASTE) {
-      for (size_t i = 0; i < k->paste_len; i++)
-        zbuf_addch(&a->perm_note, k->paste[i] == '\n' ? ' ' : k->paste[i]);
-    }
-    return TUI_ACT_NONE;
-  }
-  int n = a->perm_nopts;
-  int choice = -1; /* an index into perm_opts */
-  tui_perm_opt want = TUI_OPT_DENY;
-  bool by_letter = false;
-  switch (k->type) {
-    case TK_UP:
-    case TK_LEFT:
-    case TK_BACKTAB: a->perm_choice = (a->perm_choice + n - 1) % n; return TUI_ACT_NONE;
-    case TK_DOWN:
-    case TK_RIGHT:
-    case TK_TAB: a->perm_choice = (a->perm_choice + 1) % n; return TUI_ACT_NONE;
-    case TK_ENTER: choice = a->perm_choice; break;
-    case TK_ESC: choice = 0; break;
-    case TK_CHAR:
-      if (k->mods & TK_CTRL) {
-        if (k->ch == 'c') choice = 0;
-        break;
-      }
-      if (k->ch >= '1' && k->ch < (uint32_t)('1' + n)) choice = (int)(k->ch - '1');
-      else {
-        by_letter = true;
-        if (k->ch == 'n') want = TUI_OPT_DENY;
-        else if (k->ch == 'y') want = TUI_OPT_ONCE;
-        else if (k->ch == 'a') want = TUI_OPT_SESSION;
-        else if (k->ch == 'p') want = TUI_OPT_ALWAYS;
-        else if (k->ch == 'd') want = TUI_OPT_NOTE;
-        else by_letter = false;
-      }
-      break;
-    default: break;
-  }
-  if (by_letter)
-    for (int i = 0; i < n; i++)
-      if (a->perm_opts[i] == want) choice = i;
-  if (choice < 0) return TUI_ACT_NONE;
-  tui_perm_opt opt = a->perm_opts[choice];
-  if (opt == TUI_OPT_NOTE) {
-    a->perm_choice = choice;
-    a->perm_note_mode = true;
-    return TUI_ACT_NONE;
-  }
-  a->perm_answer = opt == TUI_OPT_DENY ? ZPERM_DENY : ZPERM_ALLOW;
-  a->perm_scope = opt == TUI_OPT_SESSION  ? TUI_PERM_SESSION
-                  : opt == TUI_OPT_ALWAYS ? TUI_PERM_ALWAYS
-                                          : TUI_PERM_ONCE;
-  a->perm_active = false;
-  zbuf_reset(&a->perm_note);
-  return TUI_ACT_PERMISSION;
-}
-
-/* The prompt's rows; *diff_at / *diff_rows: where its diff (or patch) rows
- * are in out, the part that gives way when the terminal is too short. */
-static void perm_lines(tui_app *a, tw_lines *out, size_t *diff_at, size_t *diff_rows) {
-  tw_lines_push(out, xstrdup(""));
-  tw_wrap(out, a->perm_title, strlen(a->perm_title), a->width, "", "  ");
-  *diff_at = out->len + a->perm_fixed;
-  *diff_rows = a->perm_detail.len - a->perm_fixed;
-  for (size_t i = 0; i < a->perm_detail.len; i++) tw_lines_push(out, xstrdup(a->perm_detail.items[i]));
-  for (int i = 0; i < a->perm_nopts; i++) {
-    zbuf o = ZBUF_INIT;
-    switch (a->perm_opts[i]) {
-      case TUI_OPT_DENY: zbuf_addstr(&o, "Deny (n)"); break;
-      case TUI_OPT_ONCE: zbuf_addstr(&o, "Allow once (y)"); break;
-      case TUI_OPT_SESSION:
-        zbuf_addf(&o, "Allow for this session: %s (a)", a->perm_grant_label);
-        break;
-      case TUI_OPT_ALWAYS:
-        zbuf_addf(&o, "Always allow (saved): %s (p)", a->perm_grant_label);
-        break;
-      case TUI_OPT_NOTE: zbuf_addstr(&o, "Deny and tell the model why (d)"); break;
-    }
-    zbuf l = ZBUF_INIT;
-    if (i == a->perm_choice)
-      zbuf_addf(&l, "%s%s› %d. %s%s", a->th.bold, a->th.accent, i + 1, o.data, a->th.reset);
-    else zbuf_addf(&l, "  %d. %s", i + 1, o.data);
-    /* a long prefix or path wraps rather than being cut: the user must see
-     * exactly what is remembered */
-    tw_wrap(out, l.data, l.len, a->width - 1, "  ", "       ");
-    zbuf_release(&l);
-    zbuf_release(&o);
-  }
-  if (a->perm_note_mode) {
-    zbuf l = ZBUF_INIT;
-    zbuf_addf(&l, "  %sNote for the model (Enter sends, Esc goes back):%s ", a->th.muted, a->th.reset);
-    tw_sanitize(&l, a->perm_note.data, a->perm_note.len);
-    tw_wrap(out, l.data, l.len, a->width - 1, "", "    ");
-    zbuf_release(&l);
-  } else {
-    if (a->perm_opts[a->perm_choice] == TUI_OPT_ALWAYS) {
-      zbuf l = ZBUF_INIT;
-      zbuf_addf(&l, "  %sSaved to %s; %s.%s", a->th.muted,
-                a->perm_grants_file ? a->perm_grants_file : "the grants file",
-                a->perm_mcp_grant ? "zero mcp revoke takes it back"
-                                  : "zero sandbox grants lists and removes saved grants",
-                a->th.reset);
-      tw_wrap(out, l.data, l.len, a->width - 1, "", "    ");
-      zbuf_release(&l);
-    }
-    zbuf l = ZBUF_INIT;
-    zbuf_addf(&l, "%s↑/↓ choose · Enter confirm · Esc deny%s", a->th.muted, a->th.reset);
-    tw_wrap(out, l.data, l.len, a->width - 1, "  ", "  ");
-    zbuf_release(&l);
-  }
+  tui_prompt_open(&a->prompt, q, &a->th, a->width);
 }
 
 /* --- picker -------------------------------------------------------------- */
@@ -1048,7 +754,7 @@ static void set_notice(tui_app *a, const char *s) {
 
 tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   *text = NULL;
-  if (a->perm_active) return perm_key(a, k);
+  if (a->prompt.active) return tui_prompt_key(&a->prompt, k) ? TUI_ACT_PERMISSION : TUI_ACT_NONE;
   if (a->picker_active) return picker_key(a, k, text);
   bool was_armed = a->ctrl_c_armed;
   a->ctrl_c_armed = false;
@@ -1202,7 +908,7 @@ static void status_line(tui_app *a, tw_lines *live) {
      * 4 bytes a token of what has streamed */
     fmt_tokens(tok, sizeof tok, a->turn_tokens + (int64_t)((a->stream_bytes + 3) / 4));
     zbuf_addf(&l, "%s%s%s %s %.1fs · %s tokens · Esc to cancel%s", a->th.accent, SPIN[frame],
-              a->th.reset, a->perm_active ? "Waiting for you" : "Working", a->now - a->turn_started,
+              a->th.reset, a->prompt.active ? "Waiting for you" : "Working", a->now - a->turn_started,
               tok, a->th.muted);
     if (a->queue.len) zbuf_addf(&l, " · %zu queued", a->queue.len);
     zbuf_addstr(&l, a->th.reset);
@@ -1284,7 +990,7 @@ void tui_app_render(tui_app *a) {
     plan_lines(a, &live);
   }
   size_t perm_at = live.len, diff_at = 0, diff_rows = 0;
-  if (a->perm_active) perm_lines(a, &live, &diff_at, &diff_rows);
+  if (a->prompt.active) tui_prompt_lines(&a->prompt, &a->th, a->width, &live, &diff_at, &diff_rows);
   else if (a->picker_active) picker_lines(a, &live);
   for (size_t i = 0; i < a->queue.len; i++) {
     zbuf l = ZBUF_INIT;
@@ -1310,7 +1016,7 @@ void tui_app_render(tui_app *a) {
   char prompt[64];
   snprintf(prompt, sizeof prompt, "%s%s›%s ", a->th.accent, a->th.bold, a->th.reset);
   tui_composer_layout(&a->comp, a->width, prompt, 2, "", "", &live, &crow, &ccol);
-  if (!a->comp.text.len && !a->perm_active) {
+  if (!a->comp.text.len && !a->prompt.active) {
     /* placeholder */
     free(live.items[live.len - 1]);
     zbuf l = ZBUF_INIT;
@@ -1322,10 +1028,10 @@ void tui_app_render(tui_app *a) {
     /* the prompt has one space already: keep the cursor after "› " */
     ccol = 2;
   }
-  int cursor_row = (a->perm_active && !a->perm_note_mode) || a->picker_active ? -1 : (int)comp_top + crow;
+  int cursor_row = (a->prompt.active && !a->prompt.note_mode) || a->picker_active ? -1 : (int)comp_top + crow;
   /* suggestions */
   sugg s[SUGG_MAX];
-  size_t n = a->perm_active || a->picker_active ? 0 : suggestions(a, s, SUGG_MAX);
+  size_t n = a->prompt.active || a->picker_active ? 0 : suggestions(a, s, SUGG_MAX);
   if (a->sel >= (int)n) a->sel = 0;
   /* a window of SUGG_ROWS rows that follows the selection */
   size_t first = a->sel >= SUGG_ROWS ? (size_t)a->sel - (SUGG_ROWS - 1) : 0;
@@ -1342,12 +1048,12 @@ void tui_app_render(tui_app *a) {
   }
   if (stop < n) tw_lines_pushf(&live, "  %s↓ %zu more%s", a->th.muted, n - stop, a->th.reset);
   status_line(a, &live);
-  if (a->perm_active && a->perm_note_mode) cursor_row = -1;
+  if (a->prompt.active && a->prompt.note_mode) cursor_row = -1;
   /* A prompt taller than the terminal: its diff gives way (the renderer
    * keeps the bottom rows), so the title, what it acts on, why and the risk
    * stay in view with the choices. */
   size_t cap = a->height > 1 ? (size_t)a->height - 1 : 1;
-  if (a->perm_active && diff_rows && live.len - perm_at > cap) {
+  if (a->prompt.active && diff_rows && live.len - perm_at > cap) {
     size_t drop = live.len - perm_at - cap + 1; /* +1: the marker row */
     if (drop > diff_rows) drop = diff_rows;
     size_t from = diff_at + diff_rows - drop;

@@ -22,6 +22,7 @@
 #include "agent/events.h"
 #include "perm/engine.h"
 #include "base/common.h"
+#include "cli/tui_prompt.h"
 #include "ui/tui/composer.h"
 #include "ui/tui/keys.h"
 #include "ui/tui/markdown.h"
@@ -34,34 +35,12 @@ typedef enum tui_action {
   TUI_ACT_SUBMIT,      /* *text: a message for the agent (or the queue when busy) */
   TUI_ACT_COMMAND,     /* *text: a slash command line ("/model gpt-4.1") */
   TUI_ACT_CANCEL,      /* cancel the running turn */
-  TUI_ACT_PERMISSION,  /* the prompt was answered: see perm_answer / perm_scope / perm_note */
+  TUI_ACT_PERMISSION,  /* the prompt was answered: see prompt.answer / .scope / .note */
   TUI_ACT_QUIT,
   TUI_ACT_SUSPEND,     /* Ctrl+Z */
   TUI_ACT_MODE,        /* Shift+Tab changed app->mode */
   TUI_ACT_LEAVE_SIDE,  /* Ctrl+C in an idle /btw side conversation: back to the main one */
 } tui_action;
-
-typedef enum tui_perm_scope { TUI_PERM_ONCE, TUI_PERM_SESSION, TUI_PERM_ALWAYS } tui_perm_scope;
-
-/* One permission prompt: the call, and what the engine would remember for a
- * session / always answer (agent/loop.h zapproval_request). */
-typedef struct tui_ask {
-  const char *tool, *arguments, *reason, *workspace;
-  zside_effect side;
-  const char *code;          /* the engine's reason code ("destructive", "network", …) or NULL */
-  bool escalate_network;     /* allowing runs the command with the network */
-  bool escalate_unsandboxed; /* allowing runs the command outside the sandbox */
-  bool can_remember;         /* session / always can be offered */
-  int grant_kind;            /* zgrant_kind */
-  const char *grant_value;   /* command prefix or path; "" for a tool grant */
-  const char *grants_file;   /* where an always grant is saved (shown), or NULL */
-  bool mcp_grant;            /* an MCP tool: the grant goes to mcp-permissions.json */
-} tui_ask;
-
-/* The choices of a prompt, in display order. */
-typedef enum tui_perm_opt {
-  TUI_OPT_DENY, TUI_OPT_ONCE, TUI_OPT_SESSION, TUI_OPT_ALWAYS, TUI_OPT_NOTE
-} tui_perm_opt;
 
 typedef struct tui_card {
   char *id, *name, *summary, *arguments;
@@ -100,21 +79,8 @@ typedef struct tui_app {
   char *expandable;      /* last collapsed text (Ctrl+O shows it), or NULL */
   ZVEC(char *) queue;    /* messages typed while busy */
   ZVEC(char *) attachments; /* images for the next message (/image), as shown */
-  /* permission prompt */
-  bool perm_active;
-  char *perm_title;
-  tw_lines perm_detail;
-  size_t perm_fixed;       /* rows of perm_detail before the diff / patch lines */
-  int perm_choice;       /* index into perm_opts */
-  tui_perm_opt perm_opts[5];
-  int perm_nopts;        /* 5, or 3 when nothing narrow enough can be remembered */
-  bool perm_note_mode;
-  zbuf perm_note;
-  zperm_action perm_answer;
-  tui_perm_scope perm_scope;
-  char *perm_grant_label; /* what a session / always answer remembers, in words */
-  char *perm_grants_file; /* where an always grant is saved */
-  bool perm_mcp_grant;    /* ... and it is an MCP grant (zero mcp revoke) */
+  /* permission prompt (cli/tui_prompt.h) */
+  tui_prompt prompt;
   /* composer and completion */
   tui_composer comp;
   int sel;               /* selected suggestion */
@@ -159,13 +125,9 @@ void tui_app_resize(tui_app *a, int width, int height);
 void tui_app_turn_start(tui_app *a, double now);
 void tui_app_turn_end(tui_app *a, const char *outcome_line);
 /* Shows a permission prompt for a tool call; the answer comes back as
- * TUI_ACT_PERMISSION (perm_answer, perm_scope, perm_note). The focus starts
- * on Deny. */
+ * TUI_ACT_PERMISSION (prompt.answer, prompt.scope, prompt.note). The focus
+ * starts on Deny. */
 void tui_app_ask(tui_app *a, const tui_ask *q);
-/* The risk of a call in one line ("high — rm -rf: deletes recursively"),
- * from the shell analyzer for commands and the side effect otherwise.
- * Caller frees. */
-char *tui_risk_line(const tui_ask *q);
 /* Opens a picker over labels / values (n of each, copied); choosing one
  * returns TUI_ACT_COMMAND with "<cmd> <value>". */
 void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *const *labels,

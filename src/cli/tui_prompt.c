@@ -1,0 +1,438 @@
+/* tui_prompt.c — the TUI's permission prompt; see tui_prompt.h. */
+#include "cli/tui_prompt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cancel.h"
+#include "base/json.h"
+#include "mcp/mcp.h"
+#include "sandbox/shell.h"
+#include "ui/tui/app.h"
+#include "ui/tui/diff.h"
+
+void tui_prompt_init(tui_prompt *p) {
+  memset(p, 0, sizeof *p);
+  zbuf_init(&p->note);
+}
+
+void tui_prompt_release(tui_prompt *p) {
+  free(p->title);
+  tw_lines_free(&p->detail);
+  zbuf_release(&p->note);
+  free(p->grant_label);
+  free(p->grants_file);
+}
+
+/* --- risk ---------------------------------------------------------------- */
+
+static const char *side_verb(zside_effect side) {
+  return side == ZSIDE_WRITE     ? "write"
+         : side == ZSIDE_SHELL   ? "run"
+         : side == ZSIDE_NETWORK ? "reach the network for"
+                                 : "use";
+}
+
+char *tui_risk_line(const tui_ask *q) {
+  zbuf r = ZBUF_INIT;
+  int level = 0; /* 0 low, 1 medium, 2 high */
+  zbuf why = ZBUF_INIT;
+  bool shell = q->side == ZSIDE_SHELL || q->side == ZSIDE_NETWORK;
+  json_t *args = ztool_load_args(q->tool, q->arguments);
+  const char *cmd = json_is_object(args) ? zjson_str(args, "cmd") : NULL;
+  if (!cmd && json_is_object(args)) cmd = zjson_str(args, "command");
+  if (shell && cmd) {
+    /* the same analyzer the permission engine decided with */
+    zsh_analysis an;
+    memset(&an, 0, sizeof an);
+    zsh_analyze(cmd, false, &an);
+    if (an.flags & ZSH_DESTRUCTIVE) level = 2;
+    else if (an.flags & (ZSH_NETWORK | ZSH_TOO_COMPLEX | ZSH_INTERACTIVE)) level = 1;
+    if (an.why[0]) zbuf_addstr(&why, an.why);
+    else if (an.flags & ZSH_TOO_COMPLEX) zbuf_addstr(&why, "the analyzer cannot follow this command line");
+    else
+      zbuf_addf(&why, "%zu command%s, none destructive or networked", an.ncmds,
+                an.ncmds == 1 ? "" : "s");
+    zsh_analysis_release(&an);
+  } else if (q->side == ZSIDE_WRITE) {
+    level = 1;
+    zbuf_addstr(&why, "changes a file on disk (the workspace or an --add-dir root)");
+  } else if (shell) {
+    level = 1;
+    zbuf_addstr(&why, "runs a process with your user's rights");
+  } else {
+    level = 1;
+    zbuf_addstr(&why, "side effects outside the workspace");
+  }
+  json_decref(args);
+  if (shell) {
+    if (q->escalate_unsandboxed) {
+      level = 2;
+      zbuf_addstr(&why, "; runs OUTSIDE the sandbox (it asked for more than the sandbox allows)");
+    } else if (q->code && !strcmp(q->code, "sandbox_unavailable")) {
+      level = 2;
+      zbuf_addstr(&why, "; no OS sandbox is active here, so it runs unconfined");
+    } else {
+      zbuf_addstr(&why, "; sandboxed: writes only in the workspace roots");
+    }
+    if (q->escalate_network) {
+      if (level < 1) level = 1;
+      zbuf_addstr(&why, ", with network access");
+    } else if (!q->escalate_unsandboxed && !(q->code && !strcmp(q->code, "sandbox_unavailable"))) {
+      zbuf_addstr(&why, ", no network");
+    }
+  }
+  static const char *names[] = {"low", "medium", "high"};
+  zbuf_addf(&r, "%s — %s", names[level], why.data);
+  zbuf_release(&why);
+  return zbuf_detach(&r, NULL);
+}
+
+/* --- the prompt on screen ----------------------------------------------- */
+
+void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int width) {
+  free(pr->title);
+  tw_lines_free(&pr->detail);
+  const char *tool = q->tool;
+  char *summary = tui_tool_summary(tool, q->arguments);
+  zbuf t = ZBUF_INIT;
+  zbuf_addf(&t, "%s%s⚠ Permission needed:%s %s%s%s wants to %s %s", th->warn, th->bold,
+            th->reset, th->bold, tool, th->reset, side_verb(q->side), summary);
+  pr->title = zbuf_detach(&t, NULL);
+
+  /* What a session / always answer remembers, exactly. */
+  free(pr->grant_label);
+  pr->grant_label = NULL;
+  free(pr->grants_file);
+  pr->grants_file = q->grants_file ? xstrdup(q->grants_file) : NULL;
+  pr->mcp_grant = q->mcp_grant;
+  if (q->can_remember) {
+    zbuf g = ZBUF_INIT;
+    const char *v = q->grant_value ? q->grant_value : "";
+    if (q->grant_kind == ZGRANT_PREFIX) zbuf_addstr(&g, "commands starting with `");
+    else if (q->grant_kind == ZGRANT_PATH) zbuf_addf(&g, "%s on ", tool);
+    else zbuf_addf(&g, "every %s call", tool);
+    if (q->grant_kind != ZGRANT_TOOL) tw_sanitize(&g, v, strlen(v));
+    if (q->grant_kind == ZGRANT_PREFIX) zbuf_addch(&g, '`');
+    pr->grant_label = zbuf_detach(&g, NULL);
+  }
+  pr->nopts = 0;
+  pr->opts[pr->nopts++] = TUI_OPT_DENY;
+  pr->opts[pr->nopts++] = TUI_OPT_ONCE;
+  if (q->can_remember) {
+    pr->opts[pr->nopts++] = TUI_OPT_SESSION;
+    pr->opts[pr->nopts++] = TUI_OPT_ALWAYS;
+  }
+  pr->opts[pr->nopts++] = TUI_OPT_NOTE;
+
+  zbuf r = ZBUF_INIT;
+  zbuf_addf(&r, "%scwd:%s %s", th->muted, th->reset, q->workspace ? q->workspace : "");
+  tw_wrap(&pr->detail, r.data, r.len, width, "  ", "    ");
+  zbuf_reset(&r);
+  zbuf_addf(&r, "%swhy asking:%s %s", th->muted, th->reset, q->reason ? q->reason : "");
+  tw_wrap(&pr->detail, r.data, r.len, width, "  ", "    ");
+  zbuf_reset(&r);
+  char *risk = tui_risk_line(q);
+  zbuf_addf(&r, "%srisk:%s %s", th->muted, th->reset, risk);
+  free(risk);
+  tw_wrap(&pr->detail, r.data, r.len, width, "  ", "    ");
+  zbuf_reset(&r);
+  if (!q->can_remember) {
+    zbuf_addf(&r, "%sno command prefix or path covers this call, so it can only be allowed once%s",
+              th->muted, th->reset);
+    tw_wrap(&pr->detail, r.data, r.len, width, "  ", "    ");
+  }
+  zbuf_release(&r);
+  pr->fixed = pr->detail.len;
+  json_t *args = ztool_load_args(q->tool, q->arguments);
+  if (!strcmp(tool, "edit_file") && json_is_object(args)) {
+    size_t add, del;
+    const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
+    tui_diff_render(o ? o : "", n ? n : "", 1, width, th, 12, &pr->detail, &add, &del);
+  } else if (!strcmp(tool, "write_file") && json_is_object(args)) {
+    size_t add, del;
+    const char *c = zjson_str(args, "content");
+    tui_diff_render("", c ? c : "", 1, width, th, 8, &pr->detail, &add, &del);
+  } else if (!strcmp(tool, "apply_patch") && json_is_object(args) && zjson_str(args, "input")) {
+    /* the patch itself, colored: what will change in which file */
+    const char *p = zjson_str(args, "input");
+    size_t shown = 0, total = 0;
+    while (*p) {
+      const char *e = strchr(p, '\n');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      bool frame = (n >= 15 && !strncmp(p, "*** Begin Patch", 15)) || (n >= 13 && !strncmp(p, "*** End Patch", 13));
+      if (!frame) {
+        total++;
+        if (shown < 20) {
+          const char *col = p[0] == '+' ? th->add : p[0] == '-' ? th->del
+                            : p[0] == '@' ? th->hunk : !strncmp(p, "***", 3) ? th->bold : "";
+          zbuf l = ZBUF_INIT;
+          zbuf_addf(&l, "    %s", col);
+          tw_sanitize(&l, p, n);
+          zbuf_addstr(&l, th->reset);
+          tw_lines_push(&pr->detail, tw_truncate(l.data, width - 1));
+          zbuf_release(&l);
+          shown++;
+        }
+      }
+      p += n + (e ? 1 : 0);
+    }
+    if (total > shown)
+      tw_lines_pushf(&pr->detail, "    %s… %zu more lines%s", th->muted, total - shown, th->reset);
+  }
+  json_decref(args);
+  free(summary);
+  pr->active = true;
+  pr->choice = 0; /* the safe choice */
+  pr->note_mode = false;
+  zbuf_reset(&pr->note);
+}
+
+bool tui_prompt_key(tui_prompt *pr, const tui_key *k) {
+  if (pr->note_mode) {
+    if (k->type == TK_ENTER) {
+      pr->answer = ZPERM_DENY;
+      pr->scope = TUI_PERM_ONCE;
+      pr->active = false;
+      return true;
+    }
+    if (k->type == TK_ESC) {
+      pr->note_mode = false;
+      zbuf_reset(&pr->note);
+    } else if (k->type == TK_BACKSPACE) {
+      size_t p = 0, last = 0;
+      while (p < pr->note.len) {
+        int w;
+        last = p;
+        p += tw_next(pr->note.data + p, pr->note.len - p, &w);
+      }
+      zbuf_setlen(&pr->note, last);
+    } else if (k->type == TK_CHAR && !(k->mods & (TK_CTRL | TK_ALT))) {
+      zbuf_addstr(&pr->note, k->utf8);
+    } else if (k->type == TK_PASTE) {
+      for (size_t i = 0; i < k->paste_len; i++)
+        zbuf_addch(&pr->note, k->paste[i] == '\n' ? ' ' : k->paste[i]);
+    }
+    return false;
+  }
+  int n = pr->nopts;
+  int choice = -1; /* an index into perm_opts */
+  tui_perm_opt want = TUI_OPT_DENY;
+  bool by_letter = false;
+  switch (k->type) {
+    case TK_UP:
+    case TK_LEFT:
+    case TK_BACKTAB: pr->choice = (pr->choice + n - 1) % n; return false;
+    case TK_DOWN:
+    case TK_RIGHT:
+    case TK_TAB: pr->choice = (pr->choice + 1) % n; return false;
+    case TK_ENTER: choice = pr->choice; break;
+    case TK_ESC: choice = 0; break;
+    case TK_CHAR:
+      if (k->mods & TK_CTRL) {
+        if (k->ch == 'c') choice = 0;
+        break;
+      }
+      if (k->ch >= '1' && k->ch < (uint32_t)('1' + n)) choice = (int)(k->ch - '1');
+      else {
+        by_letter = true;
+        if (k->ch == 'n') want = TUI_OPT_DENY;
+        else if (k->ch == 'y') want = TUI_OPT_ONCE;
+        else if (k->ch == 'a') want = TUI_OPT_SESSION;
+        else if (k->ch == 'p') want = TUI_OPT_ALWAYS;
+        else if (k->ch == 'd') want = TUI_OPT_NOTE;
+        else by_letter = false;
+      }
+      break;
+    default: break;
+  }
+  if (by_letter)
+    for (int i = 0; i < n; i++)
+      if (pr->opts[i] == want) choice = i;
+  if (choice < 0) return false;
+  tui_perm_opt opt = pr->opts[choice];
+  if (opt == TUI_OPT_NOTE) {
+    pr->choice = choice;
+    pr->note_mode = true;
+    return false;
+  }
+  pr->answer = opt == TUI_OPT_DENY ? ZPERM_DENY : ZPERM_ALLOW;
+  pr->scope = opt == TUI_OPT_SESSION  ? TUI_PERM_SESSION
+                  : opt == TUI_OPT_ALWAYS ? TUI_PERM_ALWAYS
+                                          : TUI_PERM_ONCE;
+  pr->active = false;
+  zbuf_reset(&pr->note);
+  return true;
+}
+
+void tui_prompt_lines(const tui_prompt *pr, const tui_theme *th, int width, tw_lines *out,
+                      size_t *diff_at, size_t *diff_rows) {
+  tw_lines_push(out, xstrdup(""));
+  tw_wrap(out, pr->title, strlen(pr->title), width, "", "  ");
+  *diff_at = out->len + pr->fixed;
+  *diff_rows = pr->detail.len - pr->fixed;
+  for (size_t i = 0; i < pr->detail.len; i++) tw_lines_push(out, xstrdup(pr->detail.items[i]));
+  for (int i = 0; i < pr->nopts; i++) {
+    zbuf o = ZBUF_INIT;
+    switch (pr->opts[i]) {
+      case TUI_OPT_DENY: zbuf_addstr(&o, "Deny (n)"); break;
+      case TUI_OPT_ONCE: zbuf_addstr(&o, "Allow once (y)"); break;
+      case TUI_OPT_SESSION:
+        zbuf_addf(&o, "Allow for this session: %s (a)", pr->grant_label);
+        break;
+      case TUI_OPT_ALWAYS:
+        zbuf_addf(&o, "Always allow (saved): %s (p)", pr->grant_label);
+        break;
+      case TUI_OPT_NOTE: zbuf_addstr(&o, "Deny and tell the model why (d)"); break;
+    }
+    zbuf l = ZBUF_INIT;
+    if (i == pr->choice)
+      zbuf_addf(&l, "%s%s› %d. %s%s", th->bold, th->accent, i + 1, o.data, th->reset);
+    else zbuf_addf(&l, "  %d. %s", i + 1, o.data);
+    /* a long prefix or path wraps rather than being cut: the user must see
+     * exactly what is remembered */
+    tw_wrap(out, l.data, l.len, width - 1, "  ", "       ");
+    zbuf_release(&l);
+    zbuf_release(&o);
+  }
+  if (pr->note_mode) {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "  %sNote for the model (Enter sends, Esc goes back):%s ", th->muted, th->reset);
+    tw_sanitize(&l, pr->note.data, pr->note.len);
+    tw_wrap(out, l.data, l.len, width - 1, "", "    ");
+    zbuf_release(&l);
+  } else {
+    if (pr->opts[pr->choice] == TUI_OPT_ALWAYS) {
+      zbuf l = ZBUF_INIT;
+      zbuf_addf(&l, "  %sSaved to %s; %s.%s", th->muted,
+                pr->grants_file ? pr->grants_file : "the grants file",
+                pr->mcp_grant ? "zero mcp revoke takes it back"
+                                  : "zero sandbox grants lists and removes saved grants",
+                th->reset);
+      tw_wrap(out, l.data, l.len, width - 1, "", "    ");
+      zbuf_release(&l);
+    }
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "%s↑/↓ choose · Enter confirm · Esc deny%s", th->muted, th->reset);
+    tw_wrap(out, l.data, l.len, width - 1, "  ", "  ");
+    zbuf_release(&l);
+  }
+}
+
+void tui_prompt_list_grants(const zgrants *gs, void (*say)(void *ud, const char *line), void *ud) {
+  size_t shown = 0;
+  for (size_t i = 0; i < gs->n; i++) {
+    const zgrant *g = &gs->v[i];
+    if (g->scope == ZGRANT_ONCE) continue;
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "  %s %-7s %-16s %s%s%s", g->allow ? "✓ allow" : "✗ deny ",
+              zgrant_scope_name(g->scope), g->tool, zgrant_kind_name(g->kind), g->value ? " " : "",
+              g->value ? g->value : "");
+    say(ud, l.data);
+    zbuf_release(&l);
+    shown++;
+  }
+  if (!shown)
+    say(ud, "No grants yet (a prompt's \"allow for this session\" or \"always allow\" adds one).");
+  if (gs->path) {
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "Saved grants: %s (zero sandbox grants lists and removes them).", gs->path);
+    say(ud, l.data);
+    zbuf_release(&l);
+  }
+}
+
+/* --- the exchange between the worker and the UI thread ------------------ */
+
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+tui_ask tui_pending_ask_view(const tui_pending_ask *m, const char *workspace,
+                             const char *grants_path) {
+  return (tui_ask){.tool = m->tool, .arguments = m->args, .reason = m->reason,
+                   .workspace = workspace, .side = m->side, .code = m->code,
+                   .escalate_network = m->escalate_network,
+                   .escalate_unsandboxed = m->escalate_unsandboxed,
+                   .can_remember = m->can_remember, .grant_kind = m->grant_kind,
+                   .grant_value = m->grant_value,
+                   .grants_file = m->mcp_grants_file ? m->mcp_grants_file : grants_path,
+                   .mcp_grant = m->mcp_grants_file != NULL};
+}
+
+void tui_pending_ask_free(tui_pending_ask *m) {
+  if (!m) return;
+  free(m->tool);
+  free(m->args);
+  free(m->reason);
+  free(m->code);
+  free(m->grant_value);
+  free(m->mcp_grants_file);
+  free(m);
+}
+
+void tui_approver_init(tui_approver *x, void (*post)(void *ud, tui_pending_ask *ask),
+                       void *post_ud) {
+  memset(x, 0, sizeof *x);
+  pthread_mutex_init(&x->mu, NULL);
+  pthread_cond_init(&x->cv, NULL);
+  x->post = post;
+  x->post_ud = post_ud;
+}
+
+void tui_approver_release(tui_approver *x) {
+  pthread_mutex_destroy(&x->mu);
+  pthread_cond_destroy(&x->cv);
+  free(x->note);
+  x->note = NULL;
+}
+
+zapproval tui_approver_approve(void *ud, const zapproval_request *req) {
+  tui_approver *x = ud;
+  const ztool_call *call = req->call;
+  pthread_mutex_lock(&x->mu);
+  x->waiting = true;
+  x->answered = false;
+  pthread_mutex_unlock(&x->mu);
+
+  tui_pending_ask *m = xcalloc(1, sizeof *m);
+  m->tool = xstrdup(call->name);
+  m->args = xstrdup(call->arguments ? call->arguments : "");
+  m->reason = xstrdup(req->reason ? req->reason : "");
+  m->code = dup_or_null(req->code);
+  m->side = req->tool->side_effect;
+  m->escalate_network = req->escalate_network;
+  m->escalate_unsandboxed = req->escalate_unsandboxed;
+  m->can_remember = req->can_remember && req->grant_tool;
+  m->grant_kind = req->grant_kind;
+  m->grant_value = xstrdup(req->grant_value ? req->grant_value : "");
+  /* Not a built-in: an MCP tool, whose grants live in mcp-permissions.json. */
+  if (req->mcp_server) m->mcp_grants_file = zgrants_mcp_default_path();
+  x->post(x->post_ud, m);
+
+  pthread_mutex_lock(&x->mu);
+  while (!x->answered && !zcancel_requested()) pthread_cond_wait(&x->cv, &x->mu);
+  zapproval ans = {.action = x->answered ? x->action : ZPERM_DENY, .note = x->note};
+  if (ans.action == ZPERM_ALLOW && x->answered && req->can_remember) ans.scope = x->scope;
+  x->waiting = false;
+  pthread_mutex_unlock(&x->mu);
+  return ans;
+}
+
+void tui_approver_answer(tui_approver *x, tui_prompt *p) {
+  pthread_mutex_lock(&x->mu);
+  free(x->note);
+  x->note = p->note.len ? xstrdup(p->note.data) : NULL;
+  x->action = p->answer;
+  x->scope = p->scope == TUI_PERM_ALWAYS    ? ZGRANT_ALWAYS
+             : p->scope == TUI_PERM_SESSION ? ZGRANT_SESSION
+                                            : ZGRANT_ONCE;
+  x->answered = true;
+  pthread_cond_broadcast(&x->cv);
+  pthread_mutex_unlock(&x->mu);
+  zbuf_reset(&p->note);
+}
+
+void tui_approver_cancel(tui_approver *x) {
+  pthread_mutex_lock(&x->mu);
+  pthread_cond_broadcast(&x->cv);
+  pthread_mutex_unlock(&x->mu);
+}
