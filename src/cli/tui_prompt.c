@@ -7,7 +7,7 @@
 #include "base/cancel.h"
 #include "base/json.h"
 #include "mcp/mcp.h"
-#include "sandbox/shell.h"
+#include "base/common.h"
 #include "ui/tui/app.h"
 #include "ui/tui/diff.h"
 
@@ -34,58 +34,10 @@ static const char *side_verb(zside_effect side) {
 }
 
 char *tui_risk_line(const tui_ask *q) {
-  zbuf r = ZBUF_INIT;
-  int level = 0; /* 0 low, 1 medium, 2 high */
-  zbuf why = ZBUF_INIT;
-  bool shell = q->side == ZSIDE_SHELL || q->side == ZSIDE_NETWORK;
-  json_t *args = ztool_load_args(q->tool, q->arguments);
-  const char *cmd = json_is_object(args) ? zjson_str(args, "cmd") : NULL;
-  if (!cmd && json_is_object(args)) cmd = zjson_str(args, "command");
-  if (shell && cmd) {
-    /* the same analyzer the permission engine decided with */
-    zsh_analysis an;
-    memset(&an, 0, sizeof an);
-    zsh_analyze(cmd, false, &an);
-    if (an.flags & ZSH_DESTRUCTIVE) level = 2;
-    else if (an.flags & (ZSH_NETWORK | ZSH_TOO_COMPLEX | ZSH_INTERACTIVE)) level = 1;
-    if (an.why[0]) zbuf_addstr(&why, an.why);
-    else if (an.flags & ZSH_TOO_COMPLEX) zbuf_addstr(&why, "the analyzer cannot follow this command line");
-    else
-      zbuf_addf(&why, "%zu command%s, none destructive or networked", an.ncmds,
-                an.ncmds == 1 ? "" : "s");
-    zsh_analysis_release(&an);
-  } else if (q->side == ZSIDE_WRITE) {
-    level = 1;
-    zbuf_addstr(&why, "changes a file on disk (the workspace or an --add-dir root)");
-  } else if (shell) {
-    level = 1;
-    zbuf_addstr(&why, "runs a process with your user's rights");
-  } else {
-    level = 1;
-    zbuf_addstr(&why, "side effects outside the workspace");
-  }
-  json_decref(args);
-  if (shell) {
-    if (q->escalate_unsandboxed) {
-      level = 2;
-      zbuf_addstr(&why, "; runs OUTSIDE the sandbox (it asked for more than the sandbox allows)");
-    } else if (q->code && !strcmp(q->code, "sandbox_unavailable")) {
-      level = 2;
-      zbuf_addstr(&why, "; no OS sandbox is active here, so it runs unconfined");
-    } else {
-      zbuf_addstr(&why, "; sandboxed: writes only in the workspace roots");
-    }
-    if (q->escalate_network) {
-      if (level < 1) level = 1;
-      zbuf_addstr(&why, ", with network access");
-    } else if (!q->escalate_unsandboxed && !(q->code && !strcmp(q->code, "sandbox_unavailable"))) {
-      zbuf_addstr(&why, ", no network");
-    }
-  }
-  static const char *names[] = {"low", "medium", "high"};
-  zbuf_addf(&r, "%s — %s", names[level], why.data);
-  zbuf_release(&why);
-  return zbuf_detach(&r, NULL);
+  zperm_risk_subject s = {.tool = q->tool, .arguments = q->arguments, .side = q->side,
+                          .code = q->code, .escalate_network = q->escalate_network,
+                          .escalate_unsandboxed = q->escalate_unsandboxed};
+  return zperm_risk_line(&s);
 }
 
 /* --- the prompt on screen ----------------------------------------------- */
@@ -107,13 +59,10 @@ void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int 
   pr->grants_file = q->grants_file ? xstrdup(q->grants_file) : NULL;
   pr->mcp_grant = q->mcp_grant;
   if (q->can_remember) {
+    /* the grant store's own words for the grant, made safe for the terminal */
+    cleanup_free char *words = zgrant_describe((zgrant_kind)q->grant_kind, tool, q->grant_value);
     zbuf g = ZBUF_INIT;
-    const char *v = q->grant_value ? q->grant_value : "";
-    if (q->grant_kind == ZGRANT_PREFIX) zbuf_addstr(&g, "commands starting with `");
-    else if (q->grant_kind == ZGRANT_PATH) zbuf_addf(&g, "%s on ", tool);
-    else zbuf_addf(&g, "every %s call", tool);
-    if (q->grant_kind != ZGRANT_TOOL) tw_sanitize(&g, v, strlen(v));
-    if (q->grant_kind == ZGRANT_PREFIX) zbuf_addch(&g, '`');
+    tw_sanitize(&g, words, strlen(words));
     pr->grant_label = zbuf_detach(&g, NULL);
   }
   pr->nopts = 0;

@@ -141,6 +141,20 @@ json_t *zperm_grant_json(const zperm_decision *d);
 json_t *zperm_risk_json(const zperm_engine *e, const ztool *tool, const json_t *args,
                         const zperm_decision *d);
 
+/* A call as a prompt shows it, for zperm_risk_line. */
+typedef struct zperm_risk_subject {
+  const char *tool, *arguments; /* name and raw argument text */
+  zside_effect side;
+  const char *code;             /* the engine's reason code, or NULL */
+  bool escalate_network, escalate_unsandboxed;
+} zperm_risk_subject;
+
+/* The prompt's risk line, "<low|medium|high> — <why>": the shell analyzer's
+ * verdict on a command (or what a file change or other tool does), then
+ * where it runs (sandboxed or not, with or without the network). Caller
+ * frees. (perm/risk.c, with zperm_risk_json.) */
+char *zperm_risk_line(const zperm_risk_subject *s);
+
 /* What a "session" or "always" answer to a prompt for this call should
  * remember: shell tools a command prefix (the model's prefix_rule when it
  * covers every command of the line; else the single command line; else the

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/buf.h"
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -45,6 +46,15 @@ static void now_rfc3339(char out[32]) {
   struct tm tm;
   gmtime_r(&t, &tm);
   strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+char *zgrant_describe(zgrant_kind kind, const char *tool, const char *value) {
+  const char *v = value ? value : "";
+  zbuf b = ZBUF_INIT;
+  if (kind == ZGRANT_PREFIX) zbuf_addf(&b, "commands starting with `%s`", v);
+  else if (kind == ZGRANT_PATH) zbuf_addf(&b, "%s on %s", tool, v);
+  else zbuf_addf(&b, "every %s call", tool);
+  return zbuf_detach(&b, NULL);
 }
 
 /* ---- too broad ------------------------------------------------------------ */

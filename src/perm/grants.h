@@ -117,6 +117,12 @@ zgrant *zgrants_match(zgrants *g, const char *tool, const char *path,
  * an empty path or prefix. Deny grants are never too broad. */
 bool zgrant_too_broad(zgrant_kind kind, const char *value, bool allow, char *why, size_t cap);
 
+/* What a grant covers, in words for a prompt's "allow for this session" /
+ * "always allow" choice: "commands starting with `git push`", "edit_file on
+ * /src/a.c", "every web_fetch call". Not sanitized for a terminal. Caller
+ * frees. */
+char *zgrant_describe(zgrant_kind kind, const char *tool, const char *value);
+
 const char *zgrant_kind_name(zgrant_kind k);
 const char *zgrant_scope_name(zgrant_scope s);
 /* Parses "tool" / "path" / "prefix"; false for anything else. */
