@@ -267,6 +267,27 @@ class GrantsAreKeptAndNarrow(PermCase):
         self.assertEqual([g["value"] for g in deny], ["make target7"])
         self.assertEqual(os.stat(self.grants).st_mode & 0o777, 0o600)
 
+    def run_concurrently(self, argvs):
+        zero = os.environ.get("ZERO_BIN") or os.path.join(HERE, "..", "..", "build", "zero")
+        procs = [subprocess.Popen([zero] + a, cwd=self.work, env=self.env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for a in argvs]
+        for p in procs:
+            _, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+
+    def test_concurrent_mcp_grants_and_provider_edits_are_all_kept(self):
+        # the same class: mcp-permissions.json and the user config
+        self.run_concurrently([["mcp", "grant", "srv", "tool%d" % i] for i in range(20)] +
+                              [["providers", "add", "p%d" % i, "--kind", "openai", "--base-url",
+                                "http://127.0.0.1:9/v1"] for i in range(20)])
+        cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        with open(os.path.join(cfg, "mcp-permissions.json")) as f:
+            tools = json.load(f)["servers"]["srv"]["tools"]
+        self.assertEqual(sorted(tools), sorted("tool%d" % i for i in range(20)))
+        with open(os.path.join(cfg, "config.json")) as f:
+            names = [p["name"] for p in json.load(f)["providers"]]
+        self.assertEqual(sorted(names), sorted("p%d" % i for i in range(20)))
+
     def test_grants_on_commands_that_run_commands_are_refused(self):
         for prefix in ("bash", "sh -c", "env", "sudo", "xargs", "find", "find . -delete", "git",
                        "python3", "node", "timeout 5", "nice"):
