@@ -293,7 +293,8 @@ static int grants_list(const zgrants *g, bool json) {
   if (json) {
     json_t *arr = json_array();
     for (size_t i = 0; i < g->n; i++)
-      json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:s?, s:s}", "index", (int)i + 1,
+      json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:s?, s:s}", "index",
+                                           (int)g->v[i].file_index,
                                            "tool", g->v[i].tool, "kind",
                                            zgrant_kind_name(g->v[i].kind), "value",
                                            g->v[i].value, "action",
@@ -307,7 +308,7 @@ static int grants_list(const zgrants *g, bool json) {
   } else {
     printf("Saved grants (%s):\n", g->path);
     for (size_t i = 0; i < g->n; i++)
-      printf("  %zu. %s %s %s%s%s\n", i + 1, g->v[i].allow ? "allow" : "deny", g->v[i].tool,
+      printf("  %zu. %s %s %s%s%s\n", g->v[i].file_index, g->v[i].allow ? "allow" : "deny", g->v[i].tool,
              zgrant_kind_name(g->v[i].kind), g->v[i].value ? " " : "",
              g->v[i].value ? g->v[i].value : "");
   }

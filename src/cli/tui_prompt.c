@@ -87,7 +87,7 @@ void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int 
   tw_wrap(&pr->detail, r.data, r.len, width, "  ", "    ");
   zbuf_reset(&r);
   if (!q->can_remember) {
-    zbuf_addf(&r, "%sno command prefix or path narrow enough to grant covers this call, so it can only be allowed once%s",
+    zbuf_addf(&r, "%sno narrow grant covers this call, so it can only be allowed once%s",
               th->muted, th->reset);
     tw_wrap(&pr->detail, r.data, r.len, width, "  ", "    ");
   }

@@ -38,7 +38,7 @@
 typedef enum tui_perm_scope { TUI_PERM_ONCE, TUI_PERM_SESSION, TUI_PERM_ALWAYS } tui_perm_scope;
 
 /* One permission prompt: the call, and what the engine would remember for a
- * session / always answer (agent/loop.h zapproval_request). */
+ * session / always answer (perm/prompt.h zapproval_request). */
 typedef struct tui_ask {
   const char *tool, *arguments, *reason, *workspace;
   zside_effect side;

@@ -152,7 +152,7 @@ void zgrants_add(zgrants *g, const char *tool, zgrant_kind kind, const char *val
   char ts[32];
   now_rfc3339(ts);
   g->v[g->n++] = (zgrant){xstrdup(tool), kind, value ? xstrdup(value) : NULL, allow, scope,
-                          xstrdup(ts), false, false};
+                          xstrdup(ts), false, false, 0};
 }
 
 static void grant_free(zgrant *x) {
@@ -239,6 +239,7 @@ static int load_sandbox_grants(zgrants *g, zerr *err) {
       continue;
     }
     zgrants_add(g, tool, k, value, allow, ZGRANT_ALWAYS);
+    g->v[g->n - 1].file_index = i + 1;
     const char *ts = zjson_str(o, "createdAt");
     if (ts) {
       free(g->v[g->n - 1].created_at);

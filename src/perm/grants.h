@@ -50,6 +50,7 @@ typedef struct zgrant {
    * a grant given for running in the sandbox, or with the network, never
    * does. */
   bool unsandboxed;
+  size_t file_index;  /* 1-based position in the saved file (what revoke takes); 0 = not saved */
 } zgrant;
 
 typedef struct zgrants {

@@ -740,6 +740,7 @@ static void test_too_broad_grants_are_refused(void **state) {
   assert_int_equal(zgrants_load(&g, path, "/nonexistent/mcp.json", &err), 0);
   assert_int_equal(g.n, 1);
   assert_string_equal(g.v[0].value, "npm test");
+  assert_int_equal(g.v[0].file_index, 2); /* `grants list` numbers as revoke counts */
   assert_non_null(g.ignored);
   assert_non_null(strstr(g.ignored[0], "runs other commands"));
   /* and the file API refuses to add one */
