@@ -59,8 +59,7 @@ size_t zopt_edit_distance(const char *a, const char *b) {
   return d[la][lb] + extra;
 }
 
-/* How many edits a name of n letters may carry and still be a likely typo. */
-static size_t typo_budget(size_t n) { return n <= 4 ? 1 : n <= 8 ? 2 : 3; }
+size_t zopt_typo_budget(size_t len) { return len <= 4 ? 1 : len <= 8 ? 2 : 3; }
 
 const zopt *zopt_suggest(const zopt_spec *spec, const char *word) {
   while (*word == '-') word++;
@@ -76,7 +75,7 @@ const zopt *zopt_suggest(const zopt_spec *spec, const char *word) {
     const zopt *o = &spec->opts[i];
     if (!o->name || (o->flags & ZOPT_HIDDEN)) continue;
     size_t d = zopt_edit_distance(typed, o->name);
-    if (d <= typo_budget(strlen(o->name)) && d < best_d) {
+    if (d <= zopt_typo_budget(strlen(o->name)) && d < best_d) {
       best = o;
       best_d = d;
     }

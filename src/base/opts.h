@@ -128,6 +128,10 @@ int zopt_index(const zopt_parser *p);
  * the word is a prefix of exactly one long name. */
 const zopt *zopt_suggest(const zopt_spec *spec, const char *word);
 
+/* How many edits a name of len letters may carry and still be a likely
+ * typo of it: 1 up to 4 letters, 2 up to 8, 3 beyond. */
+size_t zopt_typo_budget(size_t len);
+
 /* Optimal string alignment distance between a and b (each at most 64 bytes
  * compared; longer tails count as differences). */
 size_t zopt_edit_distance(const char *a, const char *b);
