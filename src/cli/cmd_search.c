@@ -93,7 +93,7 @@ int cmd_search(int argc, char **argv) {
       fprintf(stderr, "[zero] %s; delete %s to rebuild the index\n", err.msg, index);
     }
     zbuf_release(&q);
-    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+    return zexit_for_error(err.kind);
   }
   if (json) {
     char *s = json_dumps(res, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

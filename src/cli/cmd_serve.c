@@ -86,7 +86,7 @@ int cmd_serve(int argc, char **argv) {
   int rc = ZEXIT_SUCCESS;
   if (zrun_setup_workspace(&rs, cwd, add, nadd, &err) < 0 || zrun_setup_sandbox(&rs, &err) < 0) {
     fprintf(stderr, "zero serve: %s\n", err.msg);
-    rc = err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+    rc = zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
     goto out;
   }
   zrun_setup_tools(&rs, ZPERM_AUTO, ZAUTO_LOW);

@@ -168,7 +168,7 @@ static int run(const tools_args *a, zperm_mode mode) {
       zrun_setup_sandbox(&rs, &err) < 0) {
     fprintf(stderr, "zero tools: %s\n", err.msg);
     zrun_setup_release(&rs);
-    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+    return zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
   }
   zrun_setup_tools(&rs, mode, a->autonomy);
   /* One call is the whole "session": nothing can have been read before it,
