@@ -16,16 +16,16 @@ static void command_line(const char *synopsis, const char *summary) {
 }
 
 int cmd_help(int argc, char **argv) {
-  if (argc > 0) {
-    const zcli_command *c = zcli_command_find(argv[0]);
-    if (c && strcmp(c->name, "help")) {
-      char help_flag[] = "--help";
-      char *words[] = {help_flag, NULL};
-      return c->run(1, words);
-    }
+  const zcli_command *named = argc > 0 ? zcli_command_find(argv[0]) : NULL;
+  if (argc > 0 && !named) {
     fprintf(stderr, "zero help: unknown command \"%s\"\nRun zero --help for the list.\n",
             argv[0]);
     return ZEXIT_USAGE;
+  }
+  if (named && strcmp(named->name, "help")) { /* "zero help help" is this help */
+    char help_flag[] = "--help";
+    char *words[] = {help_flag, NULL};
+    return named->run(1, words);
   }
   printf("zero — a terminal coding agent you own.\n"
          "\n"

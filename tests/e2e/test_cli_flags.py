@@ -72,6 +72,10 @@ class CliFlags(ZeroTest):
         self.assertIn("--output-format", a.stdout)
         r = self.zero("help", "frobnicate")
         self.assertEqual(r.returncode, 2)
+        for words in (["help", "--help"], ["--help", "help"], ["help", "help"]):
+            r = self.zero(*words)
+            self.assertEqual(r.returncode, 0, words)
+            self.assertIn("zero exec", r.stdout)
 
     def test_help_and_completion_list_the_same_commands(self):
         usage = self.zero("--help").stdout
