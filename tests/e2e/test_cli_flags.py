@@ -124,6 +124,15 @@ class CliFlags(ZeroTest):
                 c = subprocess.run(check, input=r.stdout, capture_output=True, text=True,
                                    timeout=30)
                 self.assertEqual(c.returncode, 0, c.stderr)
+        if shutil.which("zsh"):
+            # compadd stands in for zsh's completion system: it prints what it is given
+            prog = ('compdef() {}; compadd() { shift; print -l -- "$@" }; '
+                    'source <("$ZERO" completions zsh); '
+                    'words=(zero exec -m x --max); CURRENT=5; _zero')
+            r = subprocess.run(["zsh", "-c", prog], env=dict(self.env, ZERO=ZERO_BIN),
+                               capture_output=True, text=True, timeout=30)
+            self.assertIn("--max-turns", r.stdout.split(), r.stderr)
+            self.assertNotIn("exec", r.stdout.split())
         if shutil.which("fish"):
             path = os.path.join(self.tmp, "zero.fish")
             with open(path, "w") as f:
