@@ -132,7 +132,7 @@ int cmd_context(int argc, char **argv) {
   }
   if (sid && zsession_load_conv(root, sid, &conv, NULL, NULL, &err) < 0) {
     fprintf(stderr, "zero context: %s\n", err.msg);
-    rc = err.kind == ZE_USAGE || err.kind == ZE_NOT_FOUND ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+    rc = err.kind == ZE_NOT_FOUND ? ZEXIT_USAGE : zexit_for_error(err.kind);
     goto out;
   }
 

@@ -465,7 +465,7 @@ static int connect_one(const char *name, one_server *o) {
   if (zrun_setup_mcp_outside_run(&o->rs, NULL, NULL, 0, ZPERM_AUTO, &so, &err) < 0) {
     zrun_setup_release(&o->rs);
     fprintf(stderr, "zero mcp: %s\n", err.msg);
-    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+    return zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
   }
   if (zmcp_config_load(&o->cfg, so.workspace, &err) < 0) {
     zrun_setup_release(&o->rs);
@@ -716,9 +716,7 @@ static int login_cmd(int argc, char **argv) {
   zerr err = ZERR_INIT;
   if (zoauth_login(s, &o, &err) < 0) {
     fprintf(stderr, "zero mcp: login to MCP server \"%s\" failed: %s\n", name, err.msg);
-    rc = err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED
-         : err.kind == ZE_USAGE   ? ZEXIT_USAGE
-                                  : ZEXIT_PROVIDER;
+    rc = zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
   } else {
     cleanup_free char *path = zoauth_token_path(name);
     printf("Logged in to MCP server \"%s\"; tokens saved in %s\n", name, path);

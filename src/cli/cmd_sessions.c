@@ -466,10 +466,11 @@ static int run_tree(const char *id, bool json) {
 
 /* ---- delete / fork / rewind --------------------------------------------- */
 
+/* The shared map, where an unknown or malformed session is the user's
+ * mistake (a usage error), not an internal one. */
 static int code_for_err(const zerr *err) {
-  return err->kind == ZE_USAGE || err->kind == ZE_NOT_FOUND || err->kind == ZE_INVALID
-             ? ZEXIT_USAGE
-             : ZEXIT_INTERNAL;
+  return err->kind == ZE_NOT_FOUND || err->kind == ZE_INVALID ? ZEXIT_USAGE
+                                                               : zexit_for_error(err->kind);
 }
 
 static int run_delete(const char *id, bool json) {
