@@ -5,9 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/common.h"
+#include "base/err.h"
+#include "base/fs.h"
 #include "sandbox/shell.h"
 
 #define D ZSH_DESTRUCTIVE
@@ -367,12 +372,47 @@ static void test_deep_nesting_is_too_complex_not_a_crash(void **state) {
   zsh_analysis_release(&a);
 }
 
+/* The fuzz corpus (tests/fixtures/shell) as a regression: each seed
+ * analyzes the same way twice, every flag has a reason, and the attack
+ * seeds (all but seed1/seed2, which hold mixed clean lines) are never clean. */
+static void test_fuzz_corpus_seeds(void **state) {
+  (void)state;
+  DIR *d = opendir(FIXTURES_DIR "/shell");
+  assert_non_null(d);
+  size_t seen = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", FIXTURES_DIR "/shell", e->d_name);
+    zbuf src = ZBUF_INIT;
+    zerr err = {0};
+    assert_int_equal(zfs_read_file(path, &src, 1 << 16, &err), 0);
+    zsh_analysis a, b;
+    zsh_analyze(src.data, false, &a);
+    zsh_analyze(src.data, false, &b);
+    assert_int_equal(a.flags, b.flags);
+    assert_int_equal(a.ncmds, b.ncmds);
+    if (a.flags) assert_true(a.why[0]);
+    if (strcmp(e->d_name, "seed1.sh") && strcmp(e->d_name, "seed2.sh")) {
+      if (!a.flags) print_error("%s analyzed clean\n", e->d_name);
+      assert_true(a.flags);
+    }
+    zsh_analysis_release(&a);
+    zsh_analysis_release(&b);
+    zbuf_release(&src);
+    seen++;
+  }
+  closedir(d);
+  assert_true(seen >= 10);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_analyzer_table),
       cmocka_unit_test(test_offline_turns_installs_clean),
       cmocka_unit_test(test_command_lines_for_grant_prefixes),
       cmocka_unit_test(test_deep_nesting_is_too_complex_not_a_crash),
+      cmocka_unit_test(test_fuzz_corpus_seeds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
