@@ -18,6 +18,12 @@ void zagent_emit(const zagent *a, const zagent_event *ev) {
   for (size_t i = 0; i < a->nsinks; i++) a->sinks[i]->emit(a->sinks[i], ev);
 }
 
+int zagent_check_sinks(const zagent *a, zerr *err) {
+  for (size_t i = 0; i < a->nsinks; i++)
+    if (a->sinks[i]->check && a->sinks[i]->check(a->sinks[i], err) < 0) return -1;
+  return 0;
+}
+
 static void emit_simple(const zagent *a, zagent_event_kind kind, const char *text) {
   zagent_event ev = {.kind = kind, .text = text, .len = text ? strlen(text) : 0};
   zagent_emit(a, &ev);
@@ -455,6 +461,12 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
       status = ZRUN_INTERRUPTED;
       break;
     }
+    /* Nothing is sent that the session could not record (the user's
+     * message included): a full disk stops the run here, resumable. */
+    if (zagent_check_sinks(a, err) < 0) {
+      status = ZRUN_ERROR;
+      break;
+    }
     if (a->turns >= a->max_turns) {
       zerr_set(err, ZE_INTERNAL,
                "maxTurns (%d) reached while the model still had work to do; continue with "
@@ -509,8 +521,13 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
 
     /* conv may grow (realloc) while results are appended: index, not pointer. */
     size_t idx = conv->len - 1;
-    bool cancelled = false;
+    bool cancelled = false, lost = false;
     for (size_t i = 0; i < ncalls;) {
+      /* No tool runs whose call the session could not record. */
+      if (zagent_check_sinks(a, err) < 0) {
+        lost = true;
+        break;
+      }
       /* Two or more consecutive read-only calls run in parallel. */
       size_t run = 0;
       while (i + run < ncalls && run < MAX_PARALLEL_TOOLS &&
@@ -536,6 +553,10 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     }
     if (cancelled) {
       status = ZRUN_INTERRUPTED;
+      break;
+    }
+    if (lost) {
+      status = ZRUN_ERROR;
       break;
     }
   }
