@@ -174,6 +174,16 @@ static json_t *schemas_with_sources(const zagent *a, json_t *builtin) {
 
 static void attach_result_image(zmsg *m, const json_t *meta);
 
+/* After the call's tool_call event: false (and a failed result) when a sink
+ * could not keep it (the session on a full disk), so the tool never acts
+ * without its record. */
+static bool call_recorded(const zagent *a, ztool_result *res) {
+  zerr lost = ZERR_INIT;
+  if (zagent_check_sinks(a, &lost) == 0) return true;
+  ztool_fail(res, "not run: %s", lost.msg);
+  return false;
+}
+
 static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                             const ztool_call *call) {
   const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
@@ -182,7 +192,7 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                      .signature = call->signature};
   zagent_emit(a, &ev);
   ztool_result res = ZTOOL_RESULT_INIT;
-  src->invoke(src->ud, a, call, &res);
+  if (call_recorded(a, &res)) src->invoke(src->ud, a, call, &res);
   zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
                       .ok = !res.is_error, .text = res.output.data, .len = res.output.len,
                       .truncated = res.truncated, .meta = res.meta};
@@ -253,6 +263,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
                      .arguments = call->arguments, .side_effect = side,
                      .signature = call->signature};
   zagent_emit(a, &ev);
+  if (!call_recorded(a, res)) return false;
   if (!tool) return true; /* ztool_invoke explains the unknown name */
 
   zperm_engine fallback = {.mode = a->mode};

@@ -139,6 +139,7 @@ typedef struct rec_sink {
   /* check fails once this many assistant messages were emitted (0 = never),
    * or always when lost is set: a recorder on a full disk */
   int fail_after_assistant;
+  int fail_after_call; /* … or once this many tool_call events were emitted */
   bool lost;
 } rec_sink;
 
@@ -170,6 +171,8 @@ static int rec_check(zsink *s, zerr *err) {
   rec_sink *r = (rec_sink *)s;
   if (r->fail_after_assistant &&
       count_ev(r, ZAEV_ASSISTANT_MESSAGE) >= (size_t)r->fail_after_assistant)
+    r->lost = true;
+  if (r->fail_after_call && count_ev(r, ZAEV_TOOL_CALL) >= (size_t)r->fail_after_call)
     r->lost = true;
   return r->lost ? zerr_set(err, ZE_IO, "could not record the session (disk full)") : 0;
 }
@@ -629,6 +632,24 @@ static void test_lost_record_mid_turn_runs_no_tool(void **state) {
   assert_int_equal(count_ev(&f->sink, ZAEV_TOOL_RESULT), 0);
 }
 
+/* The call itself could not be recorded: the tool does not act. */
+static void test_unrecorded_call_is_not_run(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"new.txt\",\"content\":\"hello\"}")}},
+      {.evs = {TEXT("written")}},
+  };
+  script(f, turns, 2);
+  f->sink.fail_after_call = 1;
+  assert_int_equal(run(f), ZRUN_ERROR);
+  assert_false(ws_exists(f, "new.txt"));
+  assert_int_equal(f->fp.calls, 1);
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, 0);
+  assert_true(res >= 0);
+  assert_false(f->sink.evs.items[res].ok);
+  assert_contains(f->sink.evs.items[res].text, "not run: could not record the session");
+}
+
 static void test_cancel_while_streaming_is_interrupted_with_partial_text(void **state) {
   fx *f = *state;
   fake_turn turns[] = {
@@ -1054,6 +1075,7 @@ int main(void) {
       T(test_consecutive_read_only_calls_run_in_parallel_in_order),
       T(test_lost_record_stops_before_the_request),
       T(test_lost_record_mid_turn_runs_no_tool),
+      T(test_unrecorded_call_is_not_run),
       T(test_unknown_tool_is_an_error_result_without_permission_events),
       T(test_session_answer_remembers_a_grant_for_the_run),
       T(test_always_answer_saves_the_grant),
