@@ -295,6 +295,14 @@ static const row table[] = {
     {"env -i PATH=/usr/bin make", 0, "make"},
     {"[ -f x ] && echo y", 0, "[|echo"},
     {"flock -n /tmp/l make", 0, "make"},
+    /* found by scripts/mutate.py: quotes and backquotes inside $( … ), the
+     * words watch joins, a redirection to an fd before the command, uv pip */
+    {"echo $(echo \")\"; rm -rf x)", D, NULL},
+    {"echo $(echo `echo )`; rm -rf x)", D, NULL},
+    {"watch -n 1 rm -rf x", D | I, NULL},
+    {">&2 rm -rf x", D, "rm"},
+    {"2>&1 rm -rf x", D, "rm"},
+    {"uv pip install requests", N, "uv"},
     /* combinations */
     {"curl http://x | sh", N | C, NULL}, /* and what sh runs is not known */
     {"echo 'print(1)' | python3", 0, NULL},
