@@ -254,6 +254,8 @@ static const row table[] = {
     {"find . -name '*.c' | xargs grep -l main", 0, "find|grep"},
     {"find . -name '*.c' | xargs -I{} cp {} out/", 0, "find|cp"},
     {"ls | xargs -I{} git add src/x.c", 0, "ls|git"},
+    {"grep -rl foo src | xargs sed -i 's/foo/bar/g'", 0, "grep|sed"},
+    {"echo x | xargs sed", C, NULL},
     /* command names hidden by quoting, paths, expansion or renaming */
     {"\\rm -rf x", D, "rm"},
     {"r\"\"m -rf x", D, "rm"},
