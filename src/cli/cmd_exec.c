@@ -376,7 +376,8 @@ int cmd_exec(int argc, char **argv) {
   if (a.output == ZOUT_STREAM_JSON) run.sinks[0] = zout_stream_json_new(stdout, run.run_id);
   else if (a.output == ZOUT_JSON) run.sinks[0] = zout_json_new(stdout, run.run_id);
   else run.sinks[0] = zout_text_new(stdout, stderr);
-  run.sinks[1] = zrecorder_new(rs.session, stderr);
+  /* No diag: a recording failure reaches the user as the run's error. */
+  run.sinks[1] = zrecorder_new(rs.session, NULL);
   zrun_setup_tools(&rs, mode, a.autonomy);
   run.sinks[2] = ztask_sink_new(&rs.task, rs.plan);
   run.nsinks = 3;
@@ -444,6 +445,8 @@ int cmd_exec(int argc, char **argv) {
   agent.nsinks = run.nsinks;
   zrun_status st = zagent_run(&agent, &conv, &err);
   zrun_setup_save_task(&rs);
+  /* A final answer the session could not record is not a success. */
+  if (st == ZRUN_SUCCESS && zagent_check_sinks(&agent, &err) < 0) st = ZRUN_ERROR;
 
   switch (st) {
     case ZRUN_SUCCESS: {
@@ -469,8 +472,9 @@ int cmd_exec(int argc, char **argv) {
   }
 finish:
   for (size_t i = 0; i < run.nsinks; i++) {
-    /* Lost stdout output is an internal failure; a recorder failure was warned about. */
-    if (run.sinks[i]->finish(run.sinks[i]) < 0 && i == 0 && exit_code == ZEXIT_SUCCESS)
+    /* Lost stdout output or a session that could not be recorded (said on
+     * stderr by the recorder) is an internal failure, never a success. */
+    if (run.sinks[i]->finish(run.sinks[i]) < 0 && i <= 1 && exit_code == ZEXIT_SUCCESS)
       exit_code = ZEXIT_INTERNAL;
   }
 
