@@ -76,6 +76,12 @@ void zagent_emit(const zagent *a, const zagent_event *ev);
 /* The agent's face for the prompt flow (perm/prompt.h): its approver (or
  * none: headless, named "zero exec"), warnings emitted as ZAEV_WARNING. */
 zperm_face zagent_face(const zagent *a);
+
+/* 0 when every sink can go on; -1 with err from the first whose check fails
+ * (zsink.check: the session could not be recorded). The loop calls it before
+ * each request and each tool call; a face calls it before reporting success. */
+int zagent_check_sinks(const zagent *a, zerr *err);
+
 /* The checkpointer's notify hook (zcheckpointer_set_notify, ud = the
  * zagent): emits a ZAEV_CHECKPOINT and remembers the path for the running
  * call's tool_result changedFiles. */
