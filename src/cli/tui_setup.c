@@ -173,21 +173,8 @@ static int save(const char *path, const char *name, const char *kind, const char
   if (key_env) json_object_set_new(prof, "apiKeyEnv", json_string(key_env));
   json_array_append_new(providers, prof);
   json_object_set_new(root, "activeProvider", json_string(name));
-  char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  int rc = zjson_save_file(path, root, JSON_PRESERVE_ORDER, 0600, err);
   json_decref(root);
-  char *dir = xstrdup(path);
-  char *slash = strrchr(dir, '/');
-  int rc = 0;
-  if (slash) {
-    *slash = 0;
-    rc = zfs_mkdir_p(dir, 0700, err);
-  }
-  zbuf body = ZBUF_INIT;
-  zbuf_addf(&body, "%s\n", text);
-  if (rc == 0) rc = zfs_write_atomic(path, body.data, body.len, 0600, err);
-  zbuf_release(&body);
-  free(dir);
-  free(text);
   return rc;
 }
 

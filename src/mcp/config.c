@@ -356,36 +356,32 @@ bool zmcp_workspace_trusted(const char *workspace) {
   return ok;
 }
 
-int zmcp_trust_workspace(const char *workspace, zerr *err) {
-  cleanup_free char *path = trust_path();
-  json_t *doc = zfs_exists(path) ? zjson_load_file(path, err) : json_object();
-  if (!doc) return -1;
-  if (!json_is_object(doc)) {
-    json_decref(doc);
-    return zerr_set(err, ZE_USAGE, "%s must hold a JSON object; fix or delete it", path);
-  }
-  json_t *list = json_object_get(doc, "workspaces");
+typedef struct trust_add {
+  const char *path;
+  const char *workspace;
+} trust_add;
+
+/* Adds the workspace to the trust file's "workspaces" list (under its lock). */
+static int add_trusted(json_t **doc, void *ud, zerr *err) {
+  const trust_add *t = ud;
+  if (!json_is_object(*doc))
+    return zerr_set(err, ZE_USAGE, "%s must hold a JSON object; fix or delete it", t->path);
+  json_t *list = json_object_get(*doc, "workspaces");
   if (!json_is_array(list)) {
     list = json_array();
-    json_object_set_new(doc, "workspaces", list);
+    json_object_set_new(*doc, "workspaces", list);
   }
   size_t i;
   json_t *v;
-  bool present = false;
-  json_array_foreach(list, i, v) present = present || (json_is_string(v) && !strcmp(json_string_value(v), workspace));
-  if (!present) json_array_append_new(list, json_string(workspace));
-  char *text = json_dumps(doc, JSON_INDENT(2));
-  json_decref(doc);
-  cleanup_free char *dir = zpath_config_dir();
-  int rc = zfs_mkdir_p(dir, 0700, err);
-  if (rc == 0) {
-    zbuf b = ZBUF_INIT;
-    zbuf_addf(&b, "%s\n", text);
-    rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
-    zbuf_release(&b);
-  }
-  free(text);
-  return rc;
+  json_array_foreach(list, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), t->workspace)) return 0;
+  json_array_append_new(list, json_string(t->workspace));
+  return 0;
+}
+
+int zmcp_trust_workspace(const char *workspace, zerr *err) {
+  cleanup_free char *path = trust_path();
+  trust_add t = {path, workspace};
+  return zjson_update_file(path, 0, 0600, add_trusted, &t, err) < 0 ? -1 : 0;
 }
 
 /* ---- editing ---------------------------------------------------------------- */
@@ -419,20 +415,7 @@ int zmcp_config_edit(const char *path, int (*fn)(void *ud, json_t *servers, zerr
     json_object_del(doc, aliases[i]);
   }
   int rc = fn(ud, servers, err);
-  if (rc == 0) {
-    char *text = json_dumps(doc, JSON_INDENT(2));
-    cleanup_free char *dir = xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    rc = slash ? zfs_mkdir_p(dir, 0700, err) : 0;
-    if (rc == 0) {
-      zbuf b = ZBUF_INIT;
-      zbuf_addf(&b, "%s\n", text);
-      rc = zfs_write_atomic(path, b.data, b.len, 0600, err);
-      zbuf_release(&b);
-    }
-    free(text);
-  }
+  if (rc == 0) rc = zjson_save_file(path, doc, 0, 0600, err);
   json_decref(doc);
   return rc;
 }
