@@ -3,11 +3,9 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -18,6 +16,7 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/ids.h"
 #include "base/json.h"
 #include "base/path.h"
@@ -27,39 +26,6 @@
 
 #define MD_MAX_BYTES (256 * 1024) /* metadata / token answers */
 #define HTTP_TIMEOUT_MS 30000
-
-/* ---- libcrypto, loaded on first use ------------------------------------------ */
-
-/* Only SHA-256 is needed, for PKCE; linking libcrypto would cost every
- * start-up of zero its relocation time, so it is loaded like libcurl (which
- * pulls it in anyway). Prototypes as in <openssl/evp.h>, OpenSSL 3. */
-typedef struct evp_md_st EVP_MD;
-typedef struct engine_st ENGINE;
-static struct {
-  pthread_once_t once;
-  int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
-  const EVP_MD *(*sha256)(void);
-} crypto = {.once = PTHREAD_ONCE_INIT};
-
-static void crypto_load(void) {
-  void *h = dlopen("libcrypto.so.3", RTLD_LAZY | RTLD_LOCAL);
-  if (!h) return;
-  *(void **)&crypto.digest = dlsym(h, "EVP_Digest");
-  *(void **)&crypto.sha256 = dlsym(h, "EVP_sha256");
-  if (!crypto.digest || !crypto.sha256) crypto.digest = NULL;
-}
-
-int zoauth_sha256(const void *data, size_t len, unsigned char out[32], zerr *err) {
-  pthread_once(&crypto.once, crypto_load);
-  if (!crypto.digest)
-    return zerr_set(err, ZE_CONFIG,
-                    "cannot load libcrypto.so.3 (OpenSSL) for OAuth; install the libssl3 "
-                    "package");
-  unsigned int n = 0;
-  if (crypto.digest(data, len, out, &n, crypto.sha256(), NULL) != 1 || n != 32)
-    return zerr_set(err, ZE_INTERNAL, "SHA-256 failed in libcrypto");
-  return 0;
-}
 
 static const char B64URL[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 static const char B64STD[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -93,7 +59,7 @@ char *zoauth_random_string(size_t nbytes) {
 
 int zoauth_pkce_challenge(const char *verifier, char out[ZOAUTH_CHALLENGE_LEN + 1], zerr *err) {
   unsigned char d[32];
-  if (zoauth_sha256(verifier, strlen(verifier), d, err) < 0) return -1;
+  if (zsha256(verifier, strlen(verifier), d, err) < 0) return -1;
   cleanup_free char *s = zoauth_base64url(d, sizeof d);
   snprintf(out, ZOAUTH_CHALLENGE_LEN + 1, "%s", s);
   return 0;

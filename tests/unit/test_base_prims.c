@@ -7,9 +7,14 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/common.h"
+#include "base/dlib.h"
+#include "base/fs.h"
+#include "base/hash.h"
 #include "base/strvec.h"
 
 /* ---- strvec ----------------------------------------------------------------- */
@@ -93,12 +98,158 @@ static void strvec_attaches_and_duplicates_arrays(void **state) {
   strvec_free_array(none);
 }
 
+/* ---- dlib --------------------------------------------------------------------- */
+
+typedef struct libm_fns {
+  double (*cos_)(double);
+  double (*sqrt_)(double);
+  void (*absent)(void);
+} libm_fns;
+
+static libm_fns M;
+static int describe_calls;
+static int after_calls;
+
+static const zdlib_sym libm_syms[] = {
+    ZDLIB_SYM(libm_fns, cos_, "cos"),
+    ZDLIB_SYM(libm_fns, sqrt_, "sqrt"),
+    ZDLIB_SYM_OPT(libm_fns, absent, "zero_no_such_function"),
+};
+
+static void libm_after(void *handle) {
+  assert_non_null(handle);
+  __atomic_add_fetch(&after_calls, 1, __ATOMIC_RELAXED);
+}
+
+/* The first soname does not exist: the next one of the list is opened. */
+static void describe_libm(zdlib_spec *s) {
+  __atomic_add_fetch(&describe_calls, 1, __ATOMIC_RELAXED);
+  s->sonames = "libzero-no-such.so.9:libm.so.6";
+  s->what = "libm";
+  s->purpose = "for tests";
+  s->package = "libc6";
+  s->syms = libm_syms;
+  s->nsyms = ZARRAY_LEN(libm_syms);
+  s->table = &M;
+  s->after_load = libm_after;
+}
+
+static zdlib libm_lib = ZDLIB_INIT;
+
+static void *load_libm(void *arg) {
+  (void)arg;
+  return zdlib_load(&libm_lib, describe_libm) ? (void *)1 : NULL;
+}
+
+/* Eight threads race for the first load: the library is described, opened
+ * and set up exactly once, every thread sees the resolved table, a missing
+ * optional symbol is NULL. */
+static void dlib_loads_once_across_threads(void **state) {
+  (void)state;
+  assert_false(zdlib_loaded(&libm_lib));
+  pthread_t t[8];
+  for (size_t i = 0; i < ZARRAY_LEN(t); i++)
+    assert_int_equal(pthread_create(&t[i], NULL, load_libm, NULL), 0);
+  for (size_t i = 0; i < ZARRAY_LEN(t); i++) {
+    void *ok = NULL;
+    assert_int_equal(pthread_join(t[i], &ok), 0);
+    assert_non_null(ok);
+  }
+  assert_true(zdlib_loaded(&libm_lib));
+  assert_int_equal(describe_calls, 1);
+  assert_int_equal(after_calls, 1);
+  assert_true(M.sqrt_(16.0) == 4.0);
+  assert_true(M.cos_(0.0) == 1.0);
+  assert_null(M.absent);
+  assert_string_equal(zdlib_error(&libm_lib), "");
+}
+
+static void describe_missing_lib(zdlib_spec *s) {
+  s->sonames = "libzero-no-such.so.9";
+  s->what = "libnosuch";
+  s->purpose = "for the frobnicator";
+  s->package = "libnosuch9";
+  s->syms = libm_syms;
+  s->nsyms = ZARRAY_LEN(libm_syms);
+  s->table = &M;
+}
+
+static libm_fns N;
+static const zdlib_sym needs_absent[] = {ZDLIB_SYM(libm_fns, absent, "zero_no_such_function")};
+
+static void describe_missing_sym(zdlib_spec *s) {
+  s->sonames = "libm.so.6";
+  s->what = "libm";
+  s->purpose = "for tests";
+  s->package = "libc6";
+  s->min_version = "libm 9.9";
+  s->syms = needs_absent;
+  s->nsyms = ZARRAY_LEN(needs_absent);
+  s->table = &N;
+}
+
+/* A library that is not there, or lacks a required symbol, fails with a
+ * message naming the library, what zero needs it for and the package to
+ * install (or the symbol and the version); the outcome sticks. */
+static void dlib_failure_names_library_and_package(void **state) {
+  (void)state;
+  zdlib missing = ZDLIB_INIT;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zdlib_require(&missing, describe_missing_lib, &err), -1);
+  assert_non_null(strstr(err.msg, "cannot load libzero-no-such.so.9"));
+  assert_non_null(strstr(err.msg, "zero needs libnosuch for the frobnicator"));
+  assert_non_null(strstr(err.msg, "apt-get install libnosuch9"));
+  assert_false(zdlib_load(&missing, describe_missing_lib));
+  assert_false(zdlib_loaded(&missing));
+  assert_string_equal(zdlib_error(&missing), err.msg);
+
+  zdlib nosym = ZDLIB_INIT;
+  assert_int_equal(zdlib_require(&nosym, describe_missing_sym, &err), -1);
+  assert_string_equal(err.msg,
+                      "libm.so.6 has no zero_no_such_function; zero needs libm 9.9 or newer");
+}
+
+/* ---- hash --------------------------------------------------------------------- */
+
+/* FIPS 180-2 vectors, of a buffer and of a file; a missing file fails as
+ * zfs_read_file does. */
+static void sha256_hex_of_buffer_and_file(void **state) {
+  (void)state;
+  char hex[ZSHA256_HEX_SIZE];
+  zerr err = ZERR_INIT;
+  assert_int_equal(zsha256_hex("abc", 3, hex, &err), 0);
+  assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  assert_int_equal(zsha256_hex(two, strlen(two), hex, &err), 0);
+  assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  unsigned char raw[ZSHA256_LEN];
+  assert_int_equal(zsha256("", 0, raw, &err), 0);
+  assert_int_equal(raw[0], 0xe3);
+  assert_int_equal(raw[31], 0x55);
+
+  char path[] = "/tmp/zero-hash-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(zfs_write_all(fd, "abc", 3), 0);
+  close(fd);
+  assert_int_equal(zsha256_file_hex(path, 0, hex, &err), 0);
+  assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  assert_int_equal(zsha256_file_hex(path, 2, hex, &err), -1);
+  assert_int_equal(err.kind, ZE_TOO_LARGE);
+  unlink(path);
+  assert_int_equal(zsha256_file_hex(path, 0, hex, &err), -1);
+  assert_int_equal(err.kind, ZE_NOT_FOUND);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strvec_starts_empty_and_terminated),
       cmocka_unit_test(strvec_pushes_copies_and_keeps_null_last),
       cmocka_unit_test(strvec_grows_past_many_pushes_and_detaches),
       cmocka_unit_test(strvec_attaches_and_duplicates_arrays),
+      cmocka_unit_test(dlib_loads_once_across_threads),
+      cmocka_unit_test(dlib_failure_names_library_and_package),
+      cmocka_unit_test(sha256_hex_of_buffer_and_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
