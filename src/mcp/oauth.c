@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base64.h"
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/fs.h"
@@ -27,26 +28,9 @@
 #define MD_MAX_BYTES (256 * 1024) /* metadata / token answers */
 #define HTTP_TIMEOUT_MS 30000
 
-static const char B64URL[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-static const char B64STD[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void base64_to(zbuf *b, const unsigned char *d, size_t n, const char *alpha, bool pad) {
-  for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = (uint32_t)d[i] << 16;
-    if (i + 1 < n) v |= (uint32_t)d[i + 1] << 8;
-    if (i + 2 < n) v |= d[i + 2];
-    zbuf_addch(b, alpha[(v >> 18) & 63]);
-    zbuf_addch(b, alpha[(v >> 12) & 63]);
-    if (i + 1 < n) zbuf_addch(b, alpha[(v >> 6) & 63]);
-    else if (pad) zbuf_addch(b, '=');
-    if (i + 2 < n) zbuf_addch(b, alpha[v & 63]);
-    else if (pad) zbuf_addch(b, '=');
-  }
-}
-
 char *zoauth_base64url(const unsigned char *data, size_t len) {
   zbuf b = ZBUF_INIT;
-  base64_to(&b, data, len, B64URL, false);
+  zbase64url_add(&b, data, len);
   return zbuf_detach(&b, NULL);
 }
 
@@ -526,7 +510,7 @@ static int token_request(const char *endpoint, const char *form, const char *cli
     zbuf_addch(&pair, ':');
     zoauth_urlencode(&pair, client_secret);
     zbuf_addstr(&auth, "Authorization: Basic ");
-    base64_to(&auth, (const unsigned char *)pair.data, pair.len, B64STD, true);
+    zbase64_add(&auth, pair.data, pair.len);
     zbuf_release(&pair);
     headers[2] = auth.data;
   }

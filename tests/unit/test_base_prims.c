@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/base64.h"
+#include "base/buf.h"
 #include "base/common.h"
 #include "base/dlib.h"
 #include "base/fs.h"
@@ -241,6 +243,41 @@ static void sha256_hex_of_buffer_and_file(void **state) {
   assert_int_equal(err.kind, ZE_NOT_FOUND);
 }
 
+/* ---- base64 ------------------------------------------------------------------- */
+
+/* RFC 4648 §10 vectors, standard (padded) and url (unpadded), and bytes that
+ * differ between the alphabets; the length check accepts what the encoder
+ * writes and refuses what is not base64. */
+static void base64_matches_rfc4648(void **state) {
+  (void)state;
+  const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+  const char *std[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+  const char *url[] = {"", "Zg", "Zm8", "Zm9v", "Zm9vYg", "Zm9vYmE", "Zm9vYmFy"};
+  for (size_t i = 0; i < ZARRAY_LEN(in); i++) {
+    zbuf b = ZBUF_INIT;
+    zbase64_add(&b, in[i], strlen(in[i]));
+    assert_string_equal(b.data, std[i]);
+    assert_int_equal(zbase64_decoded_len(b.data, b.len), (long long)strlen(in[i]));
+    zbuf_reset(&b);
+    zbase64url_add(&b, in[i], strlen(in[i]));
+    assert_string_equal(b.data, url[i]);
+    zbuf_release(&b);
+  }
+  const unsigned char hi[] = {0xfb, 0xff, 0xbf};
+  zbuf b = ZBUF_INIT;
+  zbase64_add(&b, hi, sizeof hi);
+  assert_string_equal(b.data, "+/+/");
+  zbuf_reset(&b);
+  zbase64url_add(&b, hi, sizeof hi);
+  assert_string_equal(b.data, "-_-_");
+  zbuf_release(&b);
+  assert_int_equal(zbase64_decoded_len("Zm9vYg", 6), 4); /* padding optional */
+  assert_int_equal(zbase64_decoded_len("-_-_", 4), -1);
+  assert_int_equal(zbase64_decoded_len("Zm9vY", 5), -1);
+  assert_int_equal(zbase64_decoded_len("Zg=", 3), -1);
+  assert_int_equal(zbase64_decoded_len("Zm 9v", 5), -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strvec_starts_empty_and_terminated),
@@ -250,6 +287,7 @@ int main(void) {
       cmocka_unit_test(dlib_loads_once_across_threads),
       cmocka_unit_test(dlib_failure_names_library_and_package),
       cmocka_unit_test(sha256_hex_of_buffer_and_file),
+      cmocka_unit_test(base64_matches_rfc4648),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
