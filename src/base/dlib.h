@@ -60,6 +60,22 @@ typedef struct zdlib_spec {
   void (*after_load)(void *handle);
 } zdlib_spec;
 
+/* Fills spec s field by field, in code: a static spec would hold pointers,
+ * each a relocation paid at every start. syms_ must be an array. */
+#define ZDLIB_DESCRIBE(s, sonames_, what_, purpose_, package_, min_version_, syms_, table_, \
+                       after_load_)                                                       \
+  do {                                                                                    \
+    (s)->sonames = (sonames_);                                                            \
+    (s)->what = (what_);                                                                  \
+    (s)->purpose = (purpose_);                                                            \
+    (s)->package = (package_);                                                            \
+    (s)->min_version = (min_version_);                                                    \
+    (s)->syms = (syms_);                                                                  \
+    (s)->nsyms = sizeof(syms_) / sizeof((syms_)[0]);                                      \
+    (s)->table = (table_);                                                                \
+    (s)->after_load = (after_load_);                                                      \
+  } while (0)
+
 struct zdlib {
   pthread_mutex_t mu;
   int state;    /* 0 not tried, 1 loaded, -1 failed (atomic) */

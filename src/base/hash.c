@@ -4,7 +4,6 @@
 #include <openssl/evp.h>
 
 #include "base/buf.h"
-#include "base/common.h"
 #include "base/dlib.h"
 #include "base/fs.h"
 
@@ -33,15 +32,8 @@ static void fetch_sha256(void *handle) {
 }
 
 static void describe(zdlib_spec *s) {
-  s->sonames = "libcrypto.so.3";
-  s->what = "OpenSSL's libcrypto";
-  s->purpose = "for SHA-256";
-  s->package = "libssl3";
-  s->min_version = "OpenSSL 3";
-  s->syms = crypto_syms;
-  s->nsyms = ZARRAY_LEN(crypto_syms);
-  s->table = &K;
-  s->after_load = fetch_sha256;
+  ZDLIB_DESCRIBE(s, "libcrypto.so.3", "OpenSSL's libcrypto", "for SHA-256", "libssl3",
+                 "OpenSSL 3", crypto_syms, &K, fetch_sha256);
 }
 
 static zdlib libcrypto = ZDLIB_INIT; /* one libcrypto per process */

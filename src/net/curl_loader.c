@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "base/common.h"
 #include "base/dlib.h"
 
 /* The table of real functions, filled once. A singleton by nature: there is
@@ -96,15 +95,8 @@ static void skip_openssl_atexit(void *handle) {
 }
 
 static void describe(zdlib_spec *s) {
-  s->sonames = "libcurl.so.4";
-  s->what = "libcurl";
-  s->purpose = "for network access";
-  s->package = "libcurl4";
-  s->min_version = "libcurl 7.68";
-  s->syms = curl_syms;
-  s->nsyms = ZARRAY_LEN(curl_syms);
-  s->table = &C;
-  s->after_load = skip_openssl_atexit;
+  ZDLIB_DESCRIBE(s, "libcurl.so.4", "libcurl", "for network access", "libcurl4", "libcurl 7.68",
+                 curl_syms, &C, skip_openssl_atexit);
 }
 
 static zdlib libcurl = ZDLIB_INIT;

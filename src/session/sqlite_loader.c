@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "base/common.h"
 #include "base/dlib.h"
 
 /* One SQLite per process: a singleton by nature. */
@@ -88,15 +87,8 @@ static void no_memstatus(void *handle) {
 }
 
 static void describe(zdlib_spec *s) {
-  s->sonames = "libsqlite3.so.0";
-  s->what = "SQLite";
-  s->purpose = "for the session search index";
-  s->package = "libsqlite3-0";
-  s->min_version = "SQLite 3.33";
-  s->syms = sqlite_syms;
-  s->nsyms = ZARRAY_LEN(sqlite_syms);
-  s->table = &S;
-  s->after_load = no_memstatus;
+  ZDLIB_DESCRIBE(s, "libsqlite3.so.0", "SQLite", "for the session search index", "libsqlite3-0",
+                 "SQLite 3.33", sqlite_syms, &S, no_memstatus);
 }
 
 static zdlib libsqlite = ZDLIB_INIT;

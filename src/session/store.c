@@ -381,19 +381,9 @@ static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, int64_t *
 }
 
 zsession *zsession_open(const char *root, const char *id, zerr *err) {
-  if (!zsession_id_valid(id)) {
-    zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see saved "
-             "sessions", id ? id : "");
-    return NULL;
-  }
+  cleanup_free char *dir = zsession_existing_dir(root, id, err);
+  if (!dir) return NULL;
   zsession *s = session_new(root, id);
-  struct stat st;
-  if (lstat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-    zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to see "
-             "saved sessions", id, root);
-    zsession_close(s);
-    return NULL;
-  }
   /* The lock first: nothing below may race another writer's repair. */
   if ((s->lock_fd = zsession_lock_dir(s->dir, id, err)) < 0) {
     zsession_close(s);

@@ -126,14 +126,8 @@ static void libm_after(void *handle) {
 /* The first soname does not exist: the next one of the list is opened. */
 static void describe_libm(zdlib_spec *s) {
   __atomic_add_fetch(&describe_calls, 1, __ATOMIC_RELAXED);
-  s->sonames = "libzero-no-such.so.9:libm.so.6";
-  s->what = "libm";
-  s->purpose = "for tests";
-  s->package = "libc6";
-  s->syms = libm_syms;
-  s->nsyms = ZARRAY_LEN(libm_syms);
-  s->table = &M;
-  s->after_load = libm_after;
+  ZDLIB_DESCRIBE(s, "libzero-no-such.so.9:libm.so.6", "libm", "for tests", "libc6", NULL,
+                 libm_syms, &M, libm_after);
 }
 
 static zdlib libm_lib = ZDLIB_INIT;
@@ -167,27 +161,16 @@ static void dlib_loads_once_across_threads(void **state) {
 }
 
 static void describe_missing_lib(zdlib_spec *s) {
-  s->sonames = "libzero-no-such.so.9";
-  s->what = "libnosuch";
-  s->purpose = "for the frobnicator";
-  s->package = "libnosuch9";
-  s->syms = libm_syms;
-  s->nsyms = ZARRAY_LEN(libm_syms);
-  s->table = &M;
+  ZDLIB_DESCRIBE(s, "libzero-no-such.so.9", "libnosuch", "for the frobnicator", "libnosuch9",
+                 NULL, libm_syms, &M, NULL);
 }
 
 static libm_fns N;
 static const zdlib_sym needs_absent[] = {ZDLIB_SYM(libm_fns, absent, "zero_no_such_function")};
 
 static void describe_missing_sym(zdlib_spec *s) {
-  s->sonames = "libm.so.6";
-  s->what = "libm";
-  s->purpose = "for tests";
-  s->package = "libc6";
-  s->min_version = "libm 9.9";
-  s->syms = needs_absent;
-  s->nsyms = ZARRAY_LEN(needs_absent);
-  s->table = &N;
+  ZDLIB_DESCRIBE(s, "libm.so.6", "libm", "for tests", "libc6", "libm 9.9", needs_absent, &N,
+                 NULL);
 }
 
 /* A library that is not there, or lacks a required symbol, fails with a

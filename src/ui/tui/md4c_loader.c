@@ -13,7 +13,6 @@
 
 #include <string.h>
 
-#include "base/common.h"
 #include "base/dlib.h"
 
 typedef struct md4c_fns {
@@ -24,13 +23,8 @@ static md4c_fns M; /* singleton: one libmd4c per process */
 static const zdlib_sym md4c_syms[] = {ZDLIB_SYM(md4c_fns, parse, "md_parse")};
 
 static void describe(zdlib_spec *s) {
-  s->sonames = "libmd4c.so.0";
-  s->what = "md4c";
-  s->purpose = "to render markdown";
-  s->package = "libmd4c0";
-  s->syms = md4c_syms;
-  s->nsyms = ZARRAY_LEN(md4c_syms);
-  s->table = &M;
+  ZDLIB_DESCRIBE(s, "libmd4c.so.0", "md4c", "to render markdown", "libmd4c0", NULL, md4c_syms,
+                 &M, NULL);
 }
 
 static zdlib libmd4c = ZDLIB_INIT;
