@@ -438,6 +438,19 @@ static json_t *event_envelope(const zsession *s, int64_t seq, const char *type,
   return ev;
 }
 
+/* Records that event seq (of type, written at now) is in events.jsonl: the
+ * next sequence, the fsync still owed, and the metadata it changes (saved
+ * later, meta_dirty). Returns 0. */
+static int appended(zsession *s, int64_t seq, const char *type, const char *now) {
+  s->sequence = seq;
+  s->unsynced = true;
+  json_object_set_new(s->meta, "updatedAt", json_string(now));
+  json_object_set_new(s->meta, "eventCount", json_integer(seq));
+  json_object_set_new(s->meta, "lastEventType", json_string(type));
+  s->meta_dirty = true;
+  return 0;
+}
+
 int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err) {
   if (!s || s->events_fd < 0) return zerr_set(err, ZE_INTERNAL, "session is not open");
   if (!type || !type[0]) return zerr_set(err, ZE_INTERNAL, "session event needs a type");
@@ -469,14 +482,7 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
     return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
   }
   zbuf_release(&line);
-  s->sequence = seq;
-  s->unsynced = true;
-
-  json_object_set_new(s->meta, "updatedAt", json_string(now));
-  json_object_set_new(s->meta, "eventCount", json_integer(seq));
-  json_object_set_new(s->meta, "lastEventType", json_string(type));
-  s->meta_dirty = true;
-  return 0;
+  return appended(s, seq, type, now);
 }
 
 /* ---- streamed append of one long text member (zsession_append_text) ---- */
@@ -586,13 +592,7 @@ int zsession_append_text(zsession *s, const char *type, const json_t *payload, c
     errno = saved;
     return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
   }
-  s->sequence = seq;
-  s->unsynced = true;
-  json_object_set_new(s->meta, "updatedAt", json_string(now));
-  json_object_set_new(s->meta, "eventCount", json_integer(seq));
-  json_object_set_new(s->meta, "lastEventType", json_string(type));
-  s->meta_dirty = true;
-  return 0;
+  return appended(s, seq, type, now);
 }
 
 int zsession_truncate(zsession *s, int64_t keep, zerr *err) {
