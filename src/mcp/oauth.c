@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/time.h"
+#include "base/url.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 
@@ -246,13 +247,13 @@ void zoauth_as_md_release(zoauth_as_md *md) {
   memset(md, 0, sizeof *md);
 }
 
-/* Splits an http(s) URL into origin ("scheme://authority") and path (no
- * query / fragment, no trailing '/'). */
+/* Splits an http(s) URL into origin ("scheme://authority", as written) and
+ * path (no query / fragment, no trailing '/'). false when zurl_parse
+ * refuses the URL. */
 static bool split_url(const char *url, char **origin, char **path) {
-  if (!is_http_url(url)) return false;
-  const char *a = strstr(url, "://") + 3;
-  const char *e = a + strcspn(a, "/?#");
-  if (e == a) return false;
+  zurl u;
+  if (!is_http_url(url) || !zurl_parse(url, &u)) return false;
+  const char *e = url + u.path_at;
   const char *pe = e + strcspn(e, "?#");
   *origin = xstrndup(url, (size_t)(e - url));
   while (pe > e && pe[-1] == '/') pe--;

@@ -18,6 +18,7 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/strvec.h"
+#include "base/url.h"
 
 /* ---- strvec ----------------------------------------------------------------- */
 
@@ -261,6 +262,38 @@ static void base64_matches_rfc4648(void **state) {
   assert_int_equal(zbase64_decoded_len("Zm 9v", 5), -1);
 }
 
+/* ---- url ---------------------------------------------------------------------- */
+
+/* The parts as curl reads them: userinfo ends at the last '@', default
+ * ports, IPv6 in brackets, lowercased host; path_at marks where the
+ * authority ends; anything but plain http(s) is refused. */
+static void url_parse_reads_authority_like_curl(void **state) {
+  (void)state;
+  zurl u;
+  const char *a = "HTTPS://User:pw@api.openai.com@Evil.Example.:8443/v1?x#y";
+  assert_true(zurl_parse(a, &u));
+  assert_string_equal(u.scheme, "https");
+  assert_string_equal(u.host, "evil.example");
+  assert_int_equal(u.port, 8443);
+  assert_string_equal(a + u.path_at, "/v1?x#y");
+  assert_true(zurl_parse("http://[::1]/", &u));
+  assert_true(u.ipv6);
+  assert_string_equal(u.host, "::1");
+  assert_int_equal(u.port, 80);
+  assert_true(zurl_parse("http://h?q", &u));
+  assert_int_equal(u.path_at, strlen("http://h"));
+  assert_false(zurl_parse("ftp://h/", &u));
+  assert_false(zurl_parse("http:///p", &u));
+  assert_false(zurl_parse("http://h:0/", &u));
+  assert_false(zurl_parse("http://h:70000/", &u));
+  assert_false(zurl_parse("http://a b/", &u));
+  char *o = zurl_origin(a);
+  assert_string_equal(o, "https://evil.example:8443");
+  free(o);
+  assert_true(zurl_is_loopback("http://127.0.0.2:9/"));
+  assert_false(zurl_is_loopback("http://localhost.evil.example/"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strvec_starts_empty_and_terminated),
@@ -271,6 +304,7 @@ int main(void) {
       cmocka_unit_test(dlib_failure_names_library_and_package),
       cmocka_unit_test(sha256_hex_of_buffer_and_file),
       cmocka_unit_test(base64_matches_rfc4648),
+      cmocka_unit_test(url_parse_reads_authority_like_curl),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
