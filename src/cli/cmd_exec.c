@@ -13,6 +13,7 @@
 #include "agent/prompt.h"
 #include "agent/recorder.h"
 #include "agent/task_state.h"
+#include "base/base64.h"
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/fs.h"
@@ -284,7 +285,7 @@ static int read_images(const zexec_args *a, json_t *images, zerr *err) {
                       a->images[i]);
     }
     zbuf b64 = ZBUF_INIT;
-    zimage_base64((const unsigned char *)raw.data, raw.len, &b64);
+    zbase64_add(&b64, raw.data, raw.len);
     json_array_append_new(images, json_pack("{s:s, s:s%}", "media_type", mt, "data",
                                             b64.data ? b64.data : "", b64.len));
     zbuf_release(&b64);

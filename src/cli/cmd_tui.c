@@ -42,6 +42,7 @@
 #include "config/models.h"
 #include "config/presets.h"
 #include "agent/recorder.h"
+#include "base/base64.h"
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/fs.h"
@@ -1093,7 +1094,7 @@ static void cmd_image(ctl *c, const char *arg) {
     if (!type) say(c, "✗ %s is not a PNG, JPEG, GIF or WebP image.", arg);
     else {
       zbuf b64 = ZBUF_INIT;
-      zimage_base64((const unsigned char *)data.data, data.len, &b64);
+      zbase64_add(&b64, data.data, data.len);
       zimage im = {.media_type = xstrdup(type), .data = zbuf_detach(&b64, NULL)};
       zvec_push(&c->images, im);
       zbuf l = ZBUF_INIT;

@@ -27,7 +27,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/path.h"
-#include "config/endpoint.h"
+#include "base/url.h"
 #include "config/internal.h"
 #include "config/presets.h"
 

@@ -61,7 +61,7 @@ typedef struct zprofile {
   json_t *headers;     /* extra headers object, or NULL */
   char *origin;        /* file path or "environment" the profile came from (for errors) */
   char *key_host;      /* host credentials were configured for (security check), as
-                        * an origin "scheme://host:port" (see config/endpoint.h);
+                        * an origin "scheme://host:port" (see base/url.h);
                         * NULL when the profile holds no credentials */
   char *trusted_host;  /* origin of the endpoint as the user file / environment set
                         * it; NULL for profiles only the project file defines */

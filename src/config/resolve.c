@@ -5,8 +5,8 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/url.h"
 #include "config/config.h"
-#include "config/endpoint.h"
 #include "config/internal.h"
 
 #define DEFAULT_OPENAI_MODEL "gpt-5-mini"

@@ -3,16 +3,12 @@
 
 #include <stdlib.h>
 
-static void free_strv(char **v) {
-  if (!v) return;
-  for (char **p = v; *p; p++) free(*p);
-  free(v);
-}
+#include "base/strvec.h"
 
 void zspawn_cmd_release(zspawn_cmd *cmd) {
-  free_strv(cmd->argv);
-  free_strv(cmd->envp);
-  free_strv(cmd->read_paths);
+  strvec_free_array(cmd->argv);
+  strvec_free_array(cmd->envp);
+  strvec_free_array(cmd->read_paths);
   free(cmd->cwd);
   cmd->argv = NULL;
   cmd->envp = NULL;

@@ -12,6 +12,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/strvec.h"
 
 const char *zmcp_type_name(zmcp_type t) {
   switch (t) {
@@ -22,22 +23,17 @@ const char *zmcp_type_name(zmcp_type t) {
   return "stdio";
 }
 
-static void strv_free(char **v) {
-  for (char **p = v; p && *p; p++) free(*p);
-  free(v);
-}
-
 void zmcp_server_cfg_release(zmcp_server_cfg *s) {
   free(s->name);
-  strv_free(s->argv);
-  strv_free(s->env);
+  strvec_free_array(s->argv);
+  strvec_free_array(s->env);
   free(s->cwd);
   free(s->url);
-  strv_free(s->headers);
+  strvec_free_array(s->headers);
   free(s->origin);
   free(s->oauth.client_id);
   free(s->oauth.client_secret);
-  strv_free(s->oauth.scopes);
+  strvec_free_array(s->oauth.scopes);
   free(s->oauth.authorization_endpoint);
   free(s->oauth.token_endpoint);
   free(s->oauth.registration_endpoint);
@@ -57,20 +53,17 @@ static int string_map(const json_t *obj, const char *sep, char ***out, const cha
   char what[128];
   snprintf(what, sizeof what, "\"%s\" must be an object of strings", key);
   if (!json_is_object(obj)) return bad(err, origin, name, what);
-  char **v = xcalloc(json_object_size(obj) + 1, sizeof *v);
-  size_t n = 0;
+  strvec v = STRVEC_INIT;
   const char *k;
   json_t *val;
   json_object_foreach((json_t *)obj, k, val) {
     if (!json_is_string(val)) {
-      strv_free(v);
+      strvec_clear(&v);
       return bad(err, origin, name, what);
     }
-    zbuf b = ZBUF_INIT;
-    zbuf_addf(&b, "%s%s%s", k, sep, json_string_value(val));
-    v[n++] = zbuf_detach(&b, NULL);
+    strvec_pushf(&v, "%s%s%s", k, sep, json_string_value(val));
   }
-  *out = v;
+  *out = strvec_detach(&v);
   return 0;
 }
 
@@ -171,17 +164,19 @@ int zmcp_server_parse(const char *name, const json_t *obj, const char *origin,
   out->name = xstrdup(name);
   out->origin = xstrdup(origin ? origin : "");
   if (command) {
-    size_t n = args ? json_array_size(args) : 0;
-    out->argv = xcalloc(n + 2, sizeof *out->argv);
-    out->argv[0] = xstrdup(command);
-    for (size_t i = 0; i < n; i++) {
-      json_t *a = json_array_get(args, i);
+    strvec argv = STRVEC_INIT;
+    strvec_push(&argv, command);
+    size_t i;
+    json_t *a;
+    json_array_foreach(args, i, a) {
       if (!json_is_string(a)) {
+        strvec_clear(&argv);
         zmcp_server_cfg_release(out);
         return bad(err, origin, name, "\"args\" must be an array of strings");
       }
-      out->argv[i + 1] = xstrdup(json_string_value(a));
+      strvec_push(&argv, json_string_value(a));
     }
+    out->argv = strvec_detach(&argv);
   }
   if (url) out->url = xstrdup(url);
   if (cwd) out->cwd = xstrdup(cwd);
@@ -328,7 +323,7 @@ void zmcp_config_release(zmcp_config *cfg) {
   free(cfg->servers);
   free(cfg->user_path);
   free(cfg->project_path);
-  strv_free(cfg->skipped_untrusted);
+  strvec_free_array(cfg->skipped_untrusted);
   memset(cfg, 0, sizeof *cfg);
 }
 

@@ -36,6 +36,7 @@
 
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/strvec.h"
 #include "base/time.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/oauth.h"
@@ -96,44 +97,26 @@ static bool header_is(const char *line, size_t n, const char *name, const char *
 }
 
 /* The request headers: ours, then the configured ones; last_event_id (may be
- * NULL) resumes an event stream. Caller frees with free_headers. */
+ * NULL) resumes an event stream. Caller frees with strvec_free_array. */
 static char **build_headers_resume(http_t *h, bool post, bool sse_only,
                                    const char *last_event_id) {
-  str_vec v = ZVEC_INIT;
-  zbuf b = ZBUF_INIT;
-  if (post) zvec_push(&v, xstrdup("Content-Type: application/json"));
-  zvec_push(&v, xstrdup(sse_only ? "Accept: text/event-stream"
-                                 : "Accept: application/json, text/event-stream"));
-  if (h->base.protocol_version && !h->legacy) {
-    zbuf_addf(&b, "MCP-Protocol-Version: %s", h->base.protocol_version);
-    zvec_push(&v, zbuf_detach(&b, NULL));
-  }
+  strvec v = STRVEC_INIT;
+  if (post) strvec_push(&v, "Content-Type: application/json");
+  strvec_push(&v, sse_only ? "Accept: text/event-stream"
+                           : "Accept: application/json, text/event-stream");
+  if (h->base.protocol_version && !h->legacy)
+    strvec_pushf(&v, "MCP-Protocol-Version: %s", h->base.protocol_version);
   pthread_mutex_lock(&h->mu);
-  if (h->session_id) {
-    zbuf_addf(&b, "Mcp-Session-Id: %s", h->session_id);
-    zvec_push(&v, zbuf_detach(&b, NULL));
-  }
-  if (h->bearer) {
-    zbuf_addf(&b, "Authorization: Bearer %s", h->bearer);
-    zvec_push(&v, zbuf_detach(&b, NULL));
-  }
+  if (h->session_id) strvec_pushf(&v, "Mcp-Session-Id: %s", h->session_id);
+  if (h->bearer) strvec_pushf(&v, "Authorization: Bearer %s", h->bearer);
   pthread_mutex_unlock(&h->mu);
-  if (last_event_id && *last_event_id) {
-    zbuf_addf(&b, "Last-Event-ID: %s", last_event_id);
-    zvec_push(&v, zbuf_detach(&b, NULL));
-  }
-  for (char **p = h->cfg->headers; p && *p; p++) zvec_push(&v, xstrdup(*p));
-  zvec_push(&v, NULL);
-  return v.items;
+  if (last_event_id && *last_event_id) strvec_pushf(&v, "Last-Event-ID: %s", last_event_id);
+  strvec_pushv(&v, h->cfg->headers);
+  return strvec_detach(&v);
 }
 
 static char **build_headers(http_t *h, bool post, bool sse_only) {
   return build_headers_resume(h, post, sse_only, NULL);
-}
-
-static void free_headers(char **v) {
-  for (char **p = v; p && *p; p++) free(*p);
-  free(v);
 }
 
 /* true when the config sets an Authorization header itself. */
@@ -288,7 +271,7 @@ static stream_end stream_once(http_t *h, char **last_id, size_t *events, long *r
   }
   zhttp_response_release(&resp);
   zsse_release(&sc.sse);
-  free_headers(headers);
+  strvec_free_array(headers);
   return end;
 }
 
@@ -506,7 +489,7 @@ static int nested_send(http_t *h, const char *msg, size_t len, zerr *err) {
                   h->cfg->name, h->cfg->url, resp.status,
                   resp.error_body.len ? resp.error_body.data : "(no body)");
   zhttp_response_release(&resp);
-  free_headers(headers);
+  strvec_free_array(headers);
   return rc;
 }
 
@@ -547,7 +530,7 @@ static int resume_reply(http_t *h, char **last_id, unsigned before, int timeout_
       zsse_release(&h->sse);
       h->sse_init = false;
     }
-    free_headers(headers);
+    strvec_free_array(headers);
     long status = resp.status;
     zhttp_response_release(&resp);
     if (h->base.responses != before || h->deliver_rc || h->body_too_large) return 0;
@@ -612,7 +595,7 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
     free(resume_from);
   }
   h->in_post = false;
-  free_headers(headers);
+  strvec_free_array(headers);
   if (h->body_too_large) {
     rc = zerr_set(err, ZE_TOO_LARGE,
                   "MCP server \"%s\" sent a message larger than the %u-byte limit", h->cfg->name,
@@ -750,7 +733,7 @@ static void http_begin_shutdown(zmcp_transport *t) {
     zerr ignore = ZERR_INIT;
     zhttp_perform(&req, &resp, NULL, NULL, &ignore); /* 405: the server keeps sessions itself */
     zhttp_response_release(&resp);
-    free_headers(headers);
+    strvec_free_array(headers);
     pthread_mutex_lock(&h->mu);
     free(h->session_id);
     h->session_id = NULL;

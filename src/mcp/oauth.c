@@ -3,11 +3,9 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -15,72 +13,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base64.h"
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/ids.h"
 #include "base/json.h"
 #include "base/path.h"
 #include "base/time.h"
+#include "base/url.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 
 #define MD_MAX_BYTES (256 * 1024) /* metadata / token answers */
 #define HTTP_TIMEOUT_MS 30000
 
-/* ---- libcrypto, loaded on first use ------------------------------------------ */
-
-/* Only SHA-256 is needed, for PKCE; linking libcrypto would cost every
- * start-up of zero its relocation time, so it is loaded like libcurl (which
- * pulls it in anyway). Prototypes as in <openssl/evp.h>, OpenSSL 3. */
-typedef struct evp_md_st EVP_MD;
-typedef struct engine_st ENGINE;
-static struct {
-  pthread_once_t once;
-  int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *, ENGINE *);
-  const EVP_MD *(*sha256)(void);
-} crypto = {.once = PTHREAD_ONCE_INIT};
-
-static void crypto_load(void) {
-  void *h = dlopen("libcrypto.so.3", RTLD_LAZY | RTLD_LOCAL);
-  if (!h) return;
-  *(void **)&crypto.digest = dlsym(h, "EVP_Digest");
-  *(void **)&crypto.sha256 = dlsym(h, "EVP_sha256");
-  if (!crypto.digest || !crypto.sha256) crypto.digest = NULL;
-}
-
-int zoauth_sha256(const void *data, size_t len, unsigned char out[32], zerr *err) {
-  pthread_once(&crypto.once, crypto_load);
-  if (!crypto.digest)
-    return zerr_set(err, ZE_CONFIG,
-                    "cannot load libcrypto.so.3 (OpenSSL) for OAuth; install the libssl3 "
-                    "package");
-  unsigned int n = 0;
-  if (crypto.digest(data, len, out, &n, crypto.sha256(), NULL) != 1 || n != 32)
-    return zerr_set(err, ZE_INTERNAL, "SHA-256 failed in libcrypto");
-  return 0;
-}
-
-static const char B64URL[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-static const char B64STD[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void base64_to(zbuf *b, const unsigned char *d, size_t n, const char *alpha, bool pad) {
-  for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = (uint32_t)d[i] << 16;
-    if (i + 1 < n) v |= (uint32_t)d[i + 1] << 8;
-    if (i + 2 < n) v |= d[i + 2];
-    zbuf_addch(b, alpha[(v >> 18) & 63]);
-    zbuf_addch(b, alpha[(v >> 12) & 63]);
-    if (i + 1 < n) zbuf_addch(b, alpha[(v >> 6) & 63]);
-    else if (pad) zbuf_addch(b, '=');
-    if (i + 2 < n) zbuf_addch(b, alpha[v & 63]);
-    else if (pad) zbuf_addch(b, '=');
-  }
-}
-
 char *zoauth_base64url(const unsigned char *data, size_t len) {
   zbuf b = ZBUF_INIT;
-  base64_to(&b, data, len, B64URL, false);
+  zbase64url_add(&b, data, len);
   return zbuf_detach(&b, NULL);
 }
 
@@ -93,7 +44,7 @@ char *zoauth_random_string(size_t nbytes) {
 
 int zoauth_pkce_challenge(const char *verifier, char out[ZOAUTH_CHALLENGE_LEN + 1], zerr *err) {
   unsigned char d[32];
-  if (zoauth_sha256(verifier, strlen(verifier), d, err) < 0) return -1;
+  if (zsha256(verifier, strlen(verifier), d, err) < 0) return -1;
   cleanup_free char *s = zoauth_base64url(d, sizeof d);
   snprintf(out, ZOAUTH_CHALLENGE_LEN + 1, "%s", s);
   return 0;
@@ -296,13 +247,13 @@ void zoauth_as_md_release(zoauth_as_md *md) {
   memset(md, 0, sizeof *md);
 }
 
-/* Splits an http(s) URL into origin ("scheme://authority") and path (no
- * query / fragment, no trailing '/'). */
+/* Splits an http(s) URL into origin ("scheme://authority", as written) and
+ * path (no query / fragment, no trailing '/'). false when zurl_parse
+ * refuses the URL. */
 static bool split_url(const char *url, char **origin, char **path) {
-  if (!is_http_url(url)) return false;
-  const char *a = strstr(url, "://") + 3;
-  const char *e = a + strcspn(a, "/?#");
-  if (e == a) return false;
+  zurl u;
+  if (!is_http_url(url) || !zurl_parse(url, &u)) return false;
+  const char *e = url + u.path_at;
   const char *pe = e + strcspn(e, "?#");
   *origin = xstrndup(url, (size_t)(e - url));
   while (pe > e && pe[-1] == '/') pe--;
@@ -579,7 +530,7 @@ static int token_request(const char *endpoint, const char *form, const char *cli
     zbuf_addch(&pair, ':');
     zoauth_urlencode(&pair, client_secret);
     zbuf_addstr(&auth, "Authorization: Basic ");
-    base64_to(&auth, (const unsigned char *)pair.data, pair.len, B64STD, true);
+    zbase64_add(&auth, pair.data, pair.len);
     zbuf_release(&pair);
     headers[2] = auth.data;
   }

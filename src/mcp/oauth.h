@@ -50,8 +50,6 @@
 
 /* ---- PKCE and encodings ---------------------------------------------------- */
 
-/* SHA-256 through libcrypto. Fails when libcrypto cannot be loaded. */
-int zoauth_sha256(const void *data, size_t len, unsigned char out[32], zerr *err);
 /* base64url without padding (RFC 4648 §5). Caller frees. */
 char *zoauth_base64url(const unsigned char *data, size_t len);
 /* A random string of n bytes' entropy, base64url. Caller frees. */

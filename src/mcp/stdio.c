@@ -27,6 +27,7 @@
 
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/strvec.h"
 #include "base/time.h"
 #include "exec/reaper.h"
 #include "exec/spawn.h"
@@ -53,44 +54,34 @@ typedef struct stdio_t {
   int deliver_rc;
 } stdio_t;
 
-static char **strv_dup(char *const *v) {
-  size_t n = 0;
-  while (v && v[n]) n++;
-  char **out = xcalloc(n + 1, sizeof *out);
-  for (size_t i = 0; i < n; i++) out[i] = xstrdup(v[i]);
-  return out;
-}
-
 /* The absolute paths the user's config names for this server (its command,
  * arguments and cwd): the sandbox keeps them readable (exec/spawn.h). */
 static char **config_paths(const zmcp_server_cfg *cfg) {
-  size_t n = 0;
-  while (cfg->argv && cfg->argv[n]) n++;
-  char **out = xcalloc(n + 2, sizeof *out);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (cfg->argv[i][0] == '/') out[k++] = xstrdup(cfg->argv[i]);
-  if (cfg->cwd && cfg->cwd[0] == '/') out[k++] = xstrdup(cfg->cwd);
-  return out;
+  strvec out = STRVEC_INIT;
+  for (char **a = cfg->argv; a && *a; a++)
+    if ((*a)[0] == '/') strvec_push(&out, *a);
+  if (cfg->cwd && cfg->cwd[0] == '/') strvec_push(&out, cfg->cwd);
+  return strvec_detach(&out);
+}
+
+/* true when env (NULL-terminated "K=V" strings) sets the variable named by
+ * the first nl bytes of name. */
+static bool env_sets(char *const *env, const char *name, size_t nl) {
+  for (; env && *env; env++)
+    if (!strncmp(*env, name, nl) && (*env)[nl] == '=') return true;
+  return false;
 }
 
 /* environ with cfg->env layered on top (same names replaced). */
 static char **build_env(const zmcp_server_cfg *cfg) {
-  size_t n = 0, extra = 0;
-  while (environ[n]) n++;
-  while (cfg->env && cfg->env[extra]) extra++;
-  char **out = xcalloc(n + extra + 1, sizeof *out);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    const char *eq = strchr(environ[i], '=');
-    size_t nl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
-    bool overridden = false;
-    for (size_t j = 0; j < extra && !overridden; j++)
-      overridden = !strncmp(cfg->env[j], environ[i], nl) && cfg->env[j][nl] == '=';
-    if (!overridden) out[k++] = xstrdup(environ[i]);
+  strvec out = STRVEC_INIT;
+  for (char **kv = environ; *kv; kv++) {
+    const char *eq = strchr(*kv, '=');
+    size_t nl = eq ? (size_t)(eq - *kv) : strlen(*kv);
+    if (!env_sets(cfg->env, *kv, nl)) strvec_push(&out, *kv);
   }
-  for (size_t j = 0; j < extra; j++) out[k++] = xstrdup(cfg->env[j]);
-  return out;
+  strvec_pushv(&out, cfg->env);
+  return strvec_detach(&out);
 }
 
 /* The sandbox scrubs secret-looking variables (…_TOKEN, …_KEY) from a
@@ -101,20 +92,14 @@ static char **build_env(const zmcp_server_cfg *cfg) {
  * set itself (HOME, TMPDIR, …) are left as it set them. */
 static void restore_config_env(zspawn_cmd *cmd, const zmcp_server_cfg *cfg) {
   if (!cmd->envp) return;
-  size_t n = 0;
-  while (cmd->envp[n]) n++;
+  strvec env = STRVEC_INIT;
+  strvec_attach(&env, cmd->envp);
   for (char **kv = cfg->env; kv && *kv; kv++) {
     const char *eq = strchr(*kv, '=');
     if (!eq) continue;
-    size_t nl = (size_t)(eq - *kv);
-    bool present = false;
-    for (size_t i = 0; i < n && !present; i++)
-      present = !strncmp(cmd->envp[i], *kv, nl + 1);
-    if (present) continue;
-    cmd->envp = xrealloc(cmd->envp, (n + 2) * sizeof *cmd->envp);
-    cmd->envp[n++] = xstrdup(*kv);
-    cmd->envp[n] = NULL;
+    if (!env_sets(env.v, *kv, (size_t)(eq - *kv))) strvec_push(&env, *kv);
   }
+  cmd->envp = strvec_detach(&env);
 }
 
 static void tail_add(stdio_t *s, const char *data, size_t n) {
@@ -164,7 +149,7 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
   if (!cfg->argv || !cfg->argv[0] || !cfg->argv[0][0])
     return zerr_set(err, ZE_CONFIG, "MCP server \"%s\" has no \"command\"; set it in %s",
                     cfg->name, cfg->origin ? cfg->origin : "the config");
-  zspawn_cmd cmd = {.argv = strv_dup(cfg->argv), .envp = build_env(cfg),
+  zspawn_cmd cmd = {.argv = strvec_dup_array(cfg->argv), .envp = build_env(cfg),
                     .cwd = xstrdup(cfg->cwd ? cfg->cwd : s->workspace ? s->workspace : "."),
                     .network = true, .read_paths = config_paths(cfg)};
   if (s->spawner && s->spawner->wrap(s->spawner, &cmd, err) < 0) {

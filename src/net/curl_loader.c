@@ -12,18 +12,15 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#define LIBCURL_SONAME "libcurl.so.4"
+#include "base/dlib.h"
 
 /* The table of real functions, filled once. A singleton by nature: there is
  * one libcurl per process. */
-static struct {
-  bool tried, ok;
-  char error[512];
+typedef struct curl_fns {
   CURLcode (*global_init)(long);
   void (*global_cleanup)(void);
   char *(*version)(void);
@@ -50,86 +47,65 @@ static struct {
   void (*url_cleanup)(CURLU *);
   CURLUcode (*url_get)(CURLU *, CURLUPart, char **, unsigned int);
   CURLUcode (*url_set)(CURLU *, CURLUPart, const char *, unsigned int);
-} C;
+} curl_fns;
+static curl_fns C;
 
-/* OPENSSL_INIT_NO_ATEXIT of <openssl/crypto.h> (OpenSSL 1.1.1 and 3). */
+static const zdlib_sym curl_syms[] = {
+    ZDLIB_SYM(curl_fns, global_init, "curl_global_init"),
+    ZDLIB_SYM(curl_fns, global_cleanup, "curl_global_cleanup"),
+    ZDLIB_SYM(curl_fns, version, "curl_version"),
+    ZDLIB_SYM(curl_fns, version_info, "curl_version_info"),
+    ZDLIB_SYM(curl_fns, easy_init, "curl_easy_init"),
+    ZDLIB_SYM(curl_fns, easy_setopt, "curl_easy_setopt"),
+    ZDLIB_SYM(curl_fns, easy_getinfo, "curl_easy_getinfo"),
+    ZDLIB_SYM(curl_fns, easy_cleanup, "curl_easy_cleanup"),
+    ZDLIB_SYM(curl_fns, easy_strerror, "curl_easy_strerror"),
+    ZDLIB_SYM(curl_fns, free_, "curl_free"),
+    ZDLIB_SYM(curl_fns, getdate, "curl_getdate"),
+    ZDLIB_SYM(curl_fns, slist_append, "curl_slist_append"),
+    ZDLIB_SYM(curl_fns, slist_free_all, "curl_slist_free_all"),
+    ZDLIB_SYM(curl_fns, multi_init, "curl_multi_init"),
+    ZDLIB_SYM(curl_fns, multi_add_handle, "curl_multi_add_handle"),
+    ZDLIB_SYM(curl_fns, multi_remove_handle, "curl_multi_remove_handle"),
+    ZDLIB_SYM(curl_fns, multi_poll, "curl_multi_poll"),
+    ZDLIB_SYM(curl_fns, multi_wakeup, "curl_multi_wakeup"),
+    ZDLIB_SYM(curl_fns, multi_perform, "curl_multi_perform"),
+    ZDLIB_SYM(curl_fns, multi_cleanup, "curl_multi_cleanup"),
+    ZDLIB_SYM(curl_fns, multi_info_read, "curl_multi_info_read"),
+    ZDLIB_SYM(curl_fns, multi_strerror, "curl_multi_strerror"),
+    ZDLIB_SYM(curl_fns, url, "curl_url"),
+    ZDLIB_SYM(curl_fns, url_cleanup, "curl_url_cleanup"),
+    ZDLIB_SYM(curl_fns, url_get, "curl_url_get"),
+    ZDLIB_SYM(curl_fns, url_set, "curl_url_set"),
+};
+
+/* OPENSSL_init_crypto's OPENSSL_INIT_NO_ATEXIT (OpenSSL 1.1.1 and 3). */
 #define ZERO_OSSL_INIT_NO_ATEXIT 0x00080000UL
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-
-static void load(void) {
-  C.tried = true;
-  /* RTLD_LOCAL: libcurl's own calls bind to libcurl, never to these wrappers.
-   * RTLD_LAZY: only the symbols a run really calls get resolved. */
-  void *h = dlopen(LIBCURL_SONAME, RTLD_LAZY | RTLD_LOCAL);
-  if (!h) {
-    snprintf(C.error, sizeof C.error,
-             "cannot load %s (%s); zero needs libcurl for network access: install it with "
-             "`apt-get install libcurl4`",
-             LIBCURL_SONAME, dlerror());
-    return;
-  }
-  bool ok = true;
-#define SYM(field, name)                                               \
-  do {                                                                 \
-    *(void **)(&C.field) = dlsym(h, name);                             \
-    if (!C.field && ok) {                                              \
-      ok = false;                                                      \
-      snprintf(C.error, sizeof C.error,                                \
-               "%s has no %s; zero needs libcurl 7.68 or newer", LIBCURL_SONAME, name); \
-    }                                                                  \
-  } while (0)
-  SYM(global_init, "curl_global_init");
-  SYM(global_cleanup, "curl_global_cleanup");
-  SYM(version, "curl_version");
-  SYM(version_info, "curl_version_info");
-  SYM(easy_init, "curl_easy_init");
-  SYM(easy_setopt, "curl_easy_setopt");
-  SYM(easy_getinfo, "curl_easy_getinfo");
-  SYM(easy_cleanup, "curl_easy_cleanup");
-  SYM(easy_strerror, "curl_easy_strerror");
-  SYM(free_, "curl_free");
-  SYM(getdate, "curl_getdate");
-  SYM(slist_append, "curl_slist_append");
-  SYM(slist_free_all, "curl_slist_free_all");
-  SYM(multi_init, "curl_multi_init");
-  SYM(multi_add_handle, "curl_multi_add_handle");
-  SYM(multi_remove_handle, "curl_multi_remove_handle");
-  SYM(multi_poll, "curl_multi_poll");
-  SYM(multi_wakeup, "curl_multi_wakeup");
-  SYM(multi_perform, "curl_multi_perform");
-  SYM(multi_cleanup, "curl_multi_cleanup");
-  SYM(multi_info_read, "curl_multi_info_read");
-  SYM(multi_strerror, "curl_multi_strerror");
-  SYM(url, "curl_url");
-  SYM(url_cleanup, "curl_url_cleanup");
-  SYM(url_get, "curl_url_get");
-  SYM(url_set, "curl_url_set");
-#undef SYM
-  C.ok = ok;
-  /* libcurl's TLS library here is OpenSSL, which frees all its state from an
-   * atexit handler: 0.5 M instructions at every exit for memory the kernel
-   * takes back anyway. Initialising it first with OPENSSL_INIT_NO_ATEXIT
-   * leaves that handler out; curl_global_init then initialises OpenSSL
-   * exactly as before (configuration, TLS). With another TLS library the
-   * symbol is absent and nothing changes. */
+/* libcurl's TLS library here is OpenSSL, which frees all its state from an
+ * atexit handler: 0.5 M instructions at every exit for memory the kernel
+ * takes back anyway. Initialising it first with OPENSSL_INIT_NO_ATEXIT
+ * leaves that handler out; curl_global_init then initialises OpenSSL
+ * exactly as before (configuration, TLS). With another TLS library the
+ * symbol is absent and nothing changes. */
+static void skip_openssl_atexit(void *handle) {
   int (*ossl_init)(uint64_t, const void *);
-  *(void **)(&ossl_init) = dlsym(h, "OPENSSL_init_crypto");
-  if (ok && ossl_init) ossl_init(ZERO_OSSL_INIT_NO_ATEXIT, NULL);
-  /* The handle stays open for the life of the process, like a linked library. */
+  *(void **)(&ossl_init) = dlsym(handle, "OPENSSL_init_crypto");
+  if (ossl_init) ossl_init(ZERO_OSSL_INIT_NO_ATEXIT, NULL);
 }
 
-static bool ready(void) {
-  pthread_once(&load_once, load);
-  return C.ok;
+static void describe(zdlib_spec *s) {
+  ZDLIB_DESCRIBE(s, "libcurl.so.4", "libcurl", "for network access", "libcurl4", "libcurl 7.68",
+                 curl_syms, &C, skip_openssl_atexit);
 }
 
-int zcurl_load(zerr *err) {
-  if (ready()) return 0;
-  return zerr_set(err, ZE_INTERNAL, "%s", C.error);
-}
+static zdlib libcurl = ZDLIB_INIT;
 
-bool zcurl_loaded(void) { return C.tried && C.ok; }
+static bool ready(void) { return zdlib_load(&libcurl, describe); }
+
+int zcurl_load(zerr *err) { return zdlib_require(&libcurl, describe, err); }
+
+bool zcurl_loaded(void) { return zdlib_loaded(&libcurl); }
 
 /* ---- the wrappers ------------------------------------------------------ */
 

@@ -486,14 +486,9 @@ static const zwire_parser_ops anth_ops = {
     .is_keepalive = op_keepalive,
 };
 
-typedef struct anth_provider {
-  zprovider base;
-  char *url;
-} anth_provider;
-
 static int anth_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
                        zerr *err) {
-  anth_provider *p = (anth_provider *)base;
+  zwire_provider *p = (zwire_provider *)base;
   const zprov_opts *o = &base->opts;
   json_t *body_json = zanth_render(o, req);
   cleanup_free char *body = zjson_dumps(body_json);
@@ -506,24 +501,15 @@ static int anth_stream(zprovider *base, const zprov_request *req, zprov_event_fn
   return rc;
 }
 
-static void anth_destroy(zprovider *base) {
-  anth_provider *p = (anth_provider *)base;
-  free(p->url);
-  free(p);
-}
-
 static const zprovider_vtbl anth_vtbl = {
     .wire = "anthropic",
     .stream = anth_stream,
-    .destroy = anth_destroy,
+    .destroy = zwire_provider_destroy,
 };
 
 zprovider *zprovider_anthropic_new(const zprov_opts *opts, zerr *err) {
-  if (zwire_check_opts(opts, err) < 0) return NULL;
-  zhttp_global_init();
-  anth_provider *p = xcalloc(1, sizeof *p);
-  p->base.vt = &anth_vtbl;
-  p->base.opts = *opts;
+  zwire_provider *p = zwire_provider_new(&anth_vtbl, opts, err);
+  if (!p) return NULL;
   p->url = zanth_url(opts->base_url);
   return &p->base;
 }

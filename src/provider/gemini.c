@@ -502,14 +502,9 @@ static const zwire_parser_ops gem_ops = {
     .feed_json = op_feed_json,
 };
 
-typedef struct gem_provider {
-  zprovider base;
-  char *url;
-} gem_provider;
-
 static int gem_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
                       zerr *err) {
-  gem_provider *p = (gem_provider *)base;
+  zwire_provider *p = (zwire_provider *)base;
   const zprov_opts *o = &base->opts;
   json_t *body_json = zgem_render(o, req);
   cleanup_free char *body = zjson_dumps(body_json);
@@ -522,24 +517,15 @@ static int gem_stream(zprovider *base, const zprov_request *req, zprov_event_fn 
   return rc;
 }
 
-static void gem_destroy(zprovider *base) {
-  gem_provider *p = (gem_provider *)base;
-  free(p->url);
-  free(p);
-}
-
 static const zprovider_vtbl gem_vtbl = {
     .wire = "gemini",
     .stream = gem_stream,
-    .destroy = gem_destroy,
+    .destroy = zwire_provider_destroy,
 };
 
 zprovider *zprovider_gemini_new(const zprov_opts *opts, zerr *err) {
-  if (zwire_check_opts(opts, err) < 0) return NULL;
-  zhttp_global_init();
-  gem_provider *p = xcalloc(1, sizeof *p);
-  p->base.vt = &gem_vtbl;
-  p->base.opts = *opts;
+  zwire_provider *p = zwire_provider_new(&gem_vtbl, opts, err);
+  if (!p) return NULL;
   p->url = zgem_url(opts->base_url, opts->model);
   return &p->base;
 }

@@ -14,6 +14,7 @@
 #include "net/sse.h"
 #include "provider/jscan.h"
 #include "provider/retry.h"
+#include "provider/turn.h"
 #include "provider/wire.h"
 #include "provider/wirejson.h"
 
@@ -487,13 +488,7 @@ bool zoai_chat_parser_complete(const zoai_chat_parser *p) {
 
 int zoai_chat_parser_finish(zoai_chat_parser *p, zerr *err) {
   if (p->finished) return 0;
-  if (!zoai_chat_parser_complete(p)) {
-    zerr_set(err, ZE_PROVIDER,
-             "the stream from %s ended early (connection closed mid-answer); the session is "
-             "saved, retry with --resume", p->provider_name);
-    if (err) err->retryable = !p->emitted;
-    return -1;
-  }
+  if (!zoai_chat_parser_complete(p)) return zturn_ended_early(p->provider_name, p->emitted, err);
   /* Calls are reported in index order, whatever order they started in. */
   size_t n = p->ncalls;
   cleanup_free zoai_tool_acc **order = xcalloc(n ? n : 1, sizeof *order);
@@ -844,15 +839,9 @@ static const zwire_parser_ops chat_ops = {
     .is_keepalive = NULL,
 };
 
-typedef struct oai_provider {
-  zprovider base; /* first: zprovider* and oai_provider* convert */
-  char *url;
-  zjw_tools tools; /* rendered tool schemas */
-} oai_provider;
-
 static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
                       zerr *err) {
-  oai_provider *p = (oai_provider *)base;
+  zwire_provider *p = (zwire_provider *)base;
   const zprov_opts *o = &base->opts;
   zbuf bodyb = ZBUF_INIT;
   zoai_chat_render_text(o, req, &p->tools, &bodyb);
@@ -866,25 +855,15 @@ static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn 
   return rc;
 }
 
-static void oai_destroy(zprovider *base) {
-  oai_provider *p = (oai_provider *)base;
-  free(p->url);
-  zjw_tools_release(&p->tools);
-  free(p);
-}
-
 static const zprovider_vtbl oai_vtbl = {
     .wire = "openai-chat",
     .stream = oai_stream,
-    .destroy = oai_destroy,
+    .destroy = zwire_provider_destroy,
 };
 
 zprovider *zprovider_openai_chat_new(const zprov_opts *opts, zerr *err) {
-  if (zwire_check_opts(opts, err) < 0) return NULL;
-  zhttp_global_init();
-  oai_provider *p = xcalloc(1, sizeof *p);
-  p->base.vt = &oai_vtbl;
-  p->base.opts = *opts;
+  zwire_provider *p = zwire_provider_new(&oai_vtbl, opts, err);
+  if (!p) return NULL;
   p->url = zoai_chat_url(opts->base_url);
   return &p->base;
 }

@@ -635,15 +635,9 @@ static const zwire_parser_ops resp_ops = {
     .emitted = op_emitted,
 };
 
-typedef struct resp_provider {
-  zprovider base;
-  char *url;
-  zjw_tools tools; /* rendered tool schemas */
-} resp_provider;
-
 static int resp_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
                        zerr *err) {
-  resp_provider *p = (resp_provider *)base;
+  zwire_provider *p = (zwire_provider *)base;
   const zprov_opts *o = &base->opts;
   zbuf bodyb = ZBUF_INIT;
   zresp_render_text(o, req, &p->tools, &bodyb);
@@ -657,25 +651,15 @@ static int resp_stream(zprovider *base, const zprov_request *req, zprov_event_fn
   return rc;
 }
 
-static void resp_destroy(zprovider *base) {
-  resp_provider *p = (resp_provider *)base;
-  free(p->url);
-  zjw_tools_release(&p->tools);
-  free(p);
-}
-
 static const zprovider_vtbl resp_vtbl = {
     .wire = "openai-responses",
     .stream = resp_stream,
-    .destroy = resp_destroy,
+    .destroy = zwire_provider_destroy,
 };
 
 zprovider *zprovider_openai_responses_new(const zprov_opts *opts, zerr *err) {
-  if (zwire_check_opts(opts, err) < 0) return NULL;
-  zhttp_global_init();
-  resp_provider *p = xcalloc(1, sizeof *p);
-  p->base.vt = &resp_vtbl;
-  p->base.opts = *opts;
+  zwire_provider *p = zwire_provider_new(&resp_vtbl, opts, err);
+  if (!p) return NULL;
   p->url = zresp_url(opts->base_url);
   return &p->base;
 }

@@ -136,15 +136,17 @@ int zturn_fail(zturn *t, const char *type, const char *message, bool retryable_k
   return -1;
 }
 
+int zturn_ended_early(const char *provider_name, bool emitted, zerr *err) {
+  zerr_set(err, ZE_PROVIDER,
+           "the stream from %s ended early (connection closed mid-answer); the session is "
+           "saved, retry with --resume", provider_name);
+  if (err) err->retryable = !emitted;
+  return -1;
+}
+
 int zturn_finish(zturn *t, zerr *err) {
   if (t->finished) return 0;
-  if (!t->complete) {
-    zerr_set(err, ZE_PROVIDER,
-             "the stream from %s ended early (connection closed mid-answer); the session is "
-             "saved, retry with --resume", t->provider_name);
-    if (err) err->retryable = !t->emitted;
-    return -1;
-  }
+  if (!t->complete) return zturn_ended_early(t->provider_name, t->emitted, err);
   size_t n = t->ncalls;
   cleanup_free zturn_call **order = xcalloc(n ? n : 1, sizeof *order);
   for (size_t i = 0; i < n; i++) {

@@ -70,5 +70,9 @@ int zturn_fail(zturn *t, const char *type, const char *message, bool retryable_k
  * "tool_calls" with calls, else "stop"); or, when !complete, the "ended
  * early" error (retryable when nothing was emitted). */
 int zturn_finish(zturn *t, zerr *err);
+/* The error of a stream that closed before the answer was complete: ZE_PROVIDER
+ * naming provider_name, retryable only when nothing was emitted yet (a retry
+ * would repeat what the user saw). Returns -1. */
+int zturn_ended_early(const char *provider_name, bool emitted, zerr *err);
 
 #endif

@@ -106,6 +106,22 @@ char *zwire_url(const char *base, const char *suffix) {
   return zbuf_detach(&b, NULL);
 }
 
+zwire_provider *zwire_provider_new(const zprovider_vtbl *vt, const zprov_opts *opts, zerr *err) {
+  if (zwire_check_opts(opts, err) < 0) return NULL;
+  zhttp_global_init();
+  zwire_provider *p = xcalloc(1, sizeof *p);
+  p->base.vt = vt;
+  p->base.opts = *opts;
+  return p;
+}
+
+void zwire_provider_destroy(zprovider *base) {
+  zwire_provider *p = (zwire_provider *)base;
+  free(p->url);
+  zjw_tools_release(&p->tools);
+  free(p);
+}
+
 int zwire_check_opts(const zprov_opts *opts, zerr *err) {
   const char *name = opts->name && *opts->name ? opts->name : "the provider";
   if (!opts->base_url || !*opts->base_url)

@@ -21,6 +21,7 @@
 #include "base/err.h"
 #include "net/sse.h"
 #include "provider/provider.h"
+#include "provider/wirejson.h"
 
 /* What a protocol parser offers the transport. `p` is the protocol's parser
  * object; its event callback was set at its own init. */
@@ -89,6 +90,22 @@ char *zwire_url(const char *base, const char *suffix);
 /* Common checks for a new provider: http(s) base URL and a model; ZE_CONFIG
  * with what to fix. */
 int zwire_check_opts(const zprov_opts *opts, zerr *err);
+
+/* The state every wire protocol's provider holds: the vtable and options,
+ * the endpoint URL and the cache of rendered tool schemas (left empty by
+ * the protocols that render tools as JSON values). */
+typedef struct zwire_provider {
+  zprovider base; /* first: zprovider* and zwire_provider* convert */
+  char *url;      /* owned */
+  zjw_tools tools;
+} zwire_provider;
+
+/* The start of every zprovider_<wire>_new: checks opts (zwire_check_opts),
+ * initialises HTTP once, allocates a provider with vtable vt and a copy of
+ * opts; the caller then sets url. NULL with err set when opts are wrong. */
+zwire_provider *zwire_provider_new(const zprovider_vtbl *vt, const zprov_opts *opts, zerr *err);
+/* The vtable's destroy for a zwire_provider: frees url, tools and p. */
+void zwire_provider_destroy(zprovider *base);
 
 /* Idle limit in ms for opts: opts->idle_timeout_ms, else
  * ZERO_STREAM_IDLE_TIMEOUT (seconds, or with a unit: 500ms, 30s, 5m), else

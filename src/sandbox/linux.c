@@ -18,6 +18,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/strvec.h"
 #include "sandbox/landlock_compat.h"
 #include "sandbox/placeholder.h"
 #include "sandbox/sandbox.h"
@@ -161,20 +162,11 @@ static bool is_set_name(const char *kv) {
   return false;
 }
 
-typedef struct envv {
-  char **v;
-  size_t n;
-} envv;
-
-static void env_add(envv *e, const char *name, const char *value) {
-  e->v = xrealloc(e->v, (e->n + 2) * sizeof *e->v);
-  zbuf b = ZBUF_INIT;
-  zbuf_addf(&b, "%s=%s", name, value);
-  e->v[e->n++] = zbuf_detach(&b, NULL);
-  e->v[e->n] = NULL;
+static void env_add(strvec *e, const char *name, const char *value) {
+  strvec_pushf(e, "%s=%s", name, value);
 }
 
-static void env_add_rt(envv *e, const char *name, const char *rt, const char *sub) {
+static void env_add_rt(strvec *e, const char *name, const char *rt, const char *sub) {
   cleanup_free char *p = zpath_join(rt, sub);
   env_add(e, name, p);
 }
@@ -182,16 +174,14 @@ static void env_add_rt(envv *e, const char *name, const char *rt, const char *su
 /* base: the command's own environment (NULL = zero's). */
 static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, bool network,
                         char *const *base) {
-  envv e = {xcalloc(1, sizeof(char *)), 0};
+  strvec e = STRVEC_INIT;
   /* Tool homes that live under the real HOME and are found through it: keep
    * them reachable (read-only) when HOME moves to the runtime dir. */
   static const char *const keep_home[][2] = {
       {"PYENV_ROOT", ".pyenv"}, {"RUSTUP_HOME", ".rustup"}, {"NVM_DIR", ".nvm"}};
   for (char *const *kv = base ? base : environ; *kv; kv++) {
     if (secret_name(*kv) || is_set_name(*kv)) continue;
-    e.v = xrealloc(e.v, (e.n + 2) * sizeof *e.v);
-    e.v[e.n++] = xstrdup(*kv);
-    e.v[e.n] = NULL;
+    strvec_push(&e, *kv);
   }
   for (size_t i = 0; i < ZARRAY_LEN(keep_home); i++) {
     if (getenv(keep_home[i][0])) continue;
@@ -220,29 +210,19 @@ static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, 
   env_add(&e, "ZERO_SANDBOXED", "1");
   env_add(&e, "ZERO_SANDBOX_BACKEND", zsb_backend_name(b));
   env_add(&e, "ZERO_SANDBOX_NETWORK", network ? "allow" : "deny");
-  return e.v;
+  return strvec_detach(&e);
 }
 
 /* ---- bwrap argv ------------------------------------------------------------ */
 
-typedef struct argvb {
-  char **v;
-  size_t n;
-} argvb;
+typedef strvec argvb;
 
-static void av(argvb *a, const char *s) {
-  a->v = xrealloc(a->v, (a->n + 2) * sizeof *a->v);
-  a->v[a->n++] = xstrdup(s);
-  a->v[a->n] = NULL;
-}
+static void av(argvb *a, const char *s) { strvec_push(a, s); }
 static void av2(argvb *a, const char *opt, const char *x) { av(a, opt); av(a, x); }
 static void av3(argvb *a, const char *opt, const char *x, const char *y) {
   av(a, opt); av(a, x); av(a, y);
 }
-static void argv_free(argvb *a) {
-  for (size_t i = 0; i < a->n; i++) free(a->v[i]);
-  free(a->v);
-}
+static void argv_free(argvb *a) { strvec_clear(a); }
 
 static int depth(const char *p) {
   int d = 0;
@@ -682,15 +662,9 @@ typedef struct zsb_launch {
   zsb_backend backend;
 } zsb_launch;
 
-static void strv_free(char **v) {
-  if (!v) return;
-  for (char **x = v; *x; x++) free(*x);
-  free(v);
-}
-
 static void launch_release(zsb_launch *l) {
-  strv_free(l->argv);
-  strv_free(l->envp);
+  strvec_free_array(l->argv);
+  strvec_free_array(l->envp);
   zsb_ph_release(&l->holds);
   memset(l, 0, sizeof *l);
 }
@@ -731,7 +705,7 @@ static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[],
   const char *self = b == ZSB_NONE ? "" : cached_self();
   if (!self) return zerr_set(err, ZE_INTERNAL, "cannot find zero's own binary (/proc/self/exe)");
   cleanup_free char *rt_tmp = zpath_join(p->runtime_dir, "tmp");
-  argvb a = {0};
+  argvb a = STRVEC_INIT;
   if (b == ZSB_BWRAP) {
     if (build_bwrap(p, zsb_probe_get(), self, dir, cmd, network, take_tty, reads, &a, &l->holds,
                     err) < 0) {
@@ -744,7 +718,7 @@ static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[],
   } else {
     for (char *const *c = cmd; *c; c++) av(&a, *c);
   }
-  l->argv = a.v;
+  l->argv = strvec_detach(&a);
   l->envp = build_env(p, b, b == ZSB_BWRAP ? "/tmp" : rt_tmp, network, base_env);
   return 0;
 }
@@ -857,8 +831,8 @@ static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   if (rc < 0) return -1;
   cmd->tty_taken_inside = take_tty;
   cmd->group_inside = b == ZSB_BWRAP;
-  strv_free(cmd->argv);
-  strv_free(cmd->envp);
+  strvec_free_array(cmd->argv);
+  strvec_free_array(cmd->envp);
   cmd->argv = l.argv;
   cmd->envp = l.envp;
   if (l.holds.n) {

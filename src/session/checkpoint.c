@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/json.h"
 #include "base/path.h"
 #include "tools/tool.h"
@@ -37,14 +37,6 @@ void zcheckpointer_set_notify(zcheckpointer *c, zcheckpoint_notify_fn fn, void *
   if (!c) return;
   c->notify = fn;
   c->notify_ud = ud;
-}
-
-void zcheckpoint_sha256(const void *data, size_t len, char out[65]) {
-  unsigned char md[32];
-  unsigned int n = 0;
-  EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-  for (unsigned i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
-  out[64] = '\0';
 }
 
 static char *blobs_dir(const char *session_dir) {
@@ -87,9 +79,10 @@ int zcheckpoint_before_write(void *ud, const char *tool, const char *abs_path, c
       if (zfs_read_file(abs_path, &data, ZCHECKPOINT_MAX_FILE, &err) < 0) {
         rc = -1;
       } else {
-        char sha[65];
-        zcheckpoint_sha256(data.data, data.len, sha);
-        if (store_blob(c->s->dir, sha, &data, &err) < 0) rc = -1;
+        char sha[ZSHA256_HEX_SIZE];
+        if (zsha256_hex(data.data, data.len, sha, &err) < 0 ||
+            store_blob(c->s->dir, sha, &data, &err) < 0)
+          rc = -1;
         else json_object_set_new(file, "sha256", json_string(sha));
       }
       zbuf_release(&data);
@@ -197,8 +190,11 @@ static int restore_file(const char *session_dir, const json_t *f, zerr *err) {
     zbuf_release(&data);
     return -1;
   }
-  char got[65];
-  zcheckpoint_sha256(data.data, data.len, got);
+  char got[ZSHA256_HEX_SIZE];
+  if (zsha256_hex(data.data, data.len, got, err) < 0) {
+    zbuf_release(&data);
+    return -1;
+  }
   if (strcmp(got, sha) != 0) {
     zbuf_release(&data);
     return zerr_set(err, ZE_INVALID, "checkpoint blob %s is corrupt (its hash is %s); %s was "

@@ -45,9 +45,6 @@ void zcheckpointer_set_notify(zcheckpointer *c, zcheckpoint_notify_fn fn, void *
  * could not be undone must not happen silently. */
 int zcheckpoint_before_write(void *ud, const char *tool, const char *abs_path, char **message);
 
-/* Lowercase hex SHA-256 of data into out[65]. */
-void zcheckpoint_sha256(const void *data, size_t len, char out[65]);
-
 /* Plans (dry_run) or performs a rewind of session id to event `to`
  * (sequence). *plan_out receives {toSequence, lastSequence, removedEvents,
  * restore:[{path, action: restore|delete|unchanged, mode?}], notRestorable:

@@ -50,14 +50,8 @@ int zsession_for_each_event(const char *root, const char *id, zsession_event_fn 
 int zsession_for_each_event_from(const char *root, const char *id, int64_t from,
                                  zsession_event_fn fn, void *ud,
                                  void (*warn)(void *ud, const char *msg), zerr *err) {
-  if (!zsession_id_valid(id))
-    return zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see "
-                    "saved sessions", id ? id : "");
-  cleanup_free char *dir = zpath_join(root, id);
-  struct stat st;
-  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-    return zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to "
-                    "see saved sessions", id, root);
+  cleanup_free char *dir = zsession_existing_dir(root, id, err);
+  if (!dir) return -1;
   cleanup_free char *path = zpath_join(dir, "events.jsonl");
   cleanup_fd int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {

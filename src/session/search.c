@@ -19,6 +19,7 @@
 #include "base/json.h"
 #include "base/mathx.h"
 #include "base/path.h"
+#include "base/strvec.h"
 #include "session/jsonl.h"
 #include "session/search_tok.h"
 #include "session/store.h"
@@ -453,7 +454,6 @@ static int index_session(indexer *ix, const char *root, const char *sid, int64_t
   return rc;
 }
 
-typedef ZVEC(char *) strvec;
 
 /* The sessions whose logs differ from what the index says (inode, size,
  * mtime), and those that are gone. Opens no log. */
@@ -485,12 +485,12 @@ static int changed_sessions(const char *root, int shard, frows *files, strvec *o
         if (f->ino == (int64_t)st.st_ino && f->size == st.st_size && f->mtime == mtime_ns(&st))
           continue;
       }
-      zvec_push(out, xstrdup(de->d_name));
+      strvec_push(out, de->d_name);
     }
     closedir(d);
   }
   for (size_t i = 0; i < files->len; i++)
-    if (!files->items[i].seen) zvec_push(out, xstrdup(files->items[i].sid));
+    if (!files->items[i].seen) strvec_push(out, files->items[i].sid);
   return 0;
 }
 
@@ -525,7 +525,7 @@ static int update_pending(sqlite3 *db, const char *root, strvec *pending, zsearc
     goto out;
   }
   size_t i = 0;
-  while (i < pending->len && !ix.need_rebuild) {
+  while (i < pending->nr && !ix.need_rebuild) {
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
       db_fail(db, err, "cannot start an update");
       goto out;
@@ -533,9 +533,9 @@ static int update_pending(sqlite3 *db, const char *root, strvec *pending, zsearc
     ix.next_fileno = meta_get(db, "next_fileno", 1);
     ix.dead = meta_get(db, "dead", 0);
     int64_t batch = 0;
-    while (i < pending->len && batch < BATCH_BYTES && !ix.need_rebuild) {
+    while (i < pending->nr && batch < BATCH_BYTES && !ix.need_rebuild) {
       int64_t n = 0;
-      if (index_session(&ix, root, pending->items[i++], &n, err) < 0) {
+      if (index_session(&ix, root, pending->v[i++], &n, err) < 0) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         goto out;
       }
@@ -570,13 +570,12 @@ static int update_db(sqlite3 *db, const char *root, int shard, frows *files,
                      zsearch_stats *stats, zerr *err) {
   for (int round = 0; round < 2; round++) {
     if (load_files(db, files, err) < 0) return -1;
-    strvec pending = ZVEC_INIT;
+    strvec pending = STRVEC_INIT;
     int rc = changed_sessions(root, shard, files, &pending, err);
     bool rebuild = false;
-    if (rc == 0 && pending.len) rc = update_pending(db, root, &pending, stats, &rebuild, err);
-    bool changed = pending.len > 0;
-    for (size_t i = 0; i < pending.len; i++) free(pending.items[i]);
-    zvec_free(&pending);
+    if (rc == 0 && pending.nr) rc = update_pending(db, root, &pending, stats, &rebuild, err);
+    bool changed = pending.nr > 0;
+    strvec_clear(&pending);
     if (rc < 0) return -1;
     if (!changed) return 0;
     if (!rebuild || round == 1) return load_files(db, files, err);
@@ -821,7 +820,7 @@ static void split_phrases(const char *expr, strvec *out) {
       else p++;
     }
     if (*p == '"') p++;
-    zvec_push(out, xstrndup(start, (size_t)(p - start)));
+    strvec_push_nodup(out, xstrndup(start, (size_t)(p - start)));
   }
 }
 
@@ -863,7 +862,7 @@ static int cand_cmp(const void *a, const void *b) {
 /* The candidate query with one IDF per phrase, from the matches of each
  * phrase counted over every shard (capped) and the rows of all of them. */
 static char *rank_sql(shard *sh, const char *expr) {
-  strvec phrases = ZVEC_INIT;
+  strvec phrases = STRVEC_INIT;
   split_phrases(expr, &phrases);
   int64_t n_total = 0;
   for (int k = 0; k < ZSEARCH_SHARDS; k++)
@@ -871,18 +870,17 @@ static char *rank_sql(shard *sh, const char *expr) {
   zbuf sql = ZBUF_INIT;
   zbuf_addstr(&sql, "SELECT rowid, zrank(docs");
   /* One phrase: its IDF scales every score alike, so it is not counted. */
-  for (size_t i = 0; phrases.len > 1 && i < phrases.len; i++) {
+  for (size_t i = 0; phrases.nr > 1 && i < phrases.nr; i++) {
     double n = 0;
     for (int k = 0; k < ZSEARCH_SHARDS; k++)
-      n += (double)count_capped(sh[k].db, phrases.items[i], IDF_COUNT_CAP);
+      n += (double)count_capped(sh[k].db, phrases.v[i], IDF_COUNT_CAP);
     double idf = zmath_ln(((double)n_total - n + 0.5) / (n + 0.5));
     if (!(idf > 1e-6)) idf = 1e-6;
     zbuf_addf(&sql, ", %.17g", idf);
   }
   zbuf_addf(&sql, ") FROM docs WHERE docs MATCH ?1 ORDER BY rowid DESC LIMIT %d",
             RANK_CANDIDATES);
-  for (size_t i = 0; i < phrases.len; i++) free(phrases.items[i]);
-  zvec_free(&phrases);
+  strvec_clear(&phrases);
   return zbuf_detach(&sql, NULL);
 }
 

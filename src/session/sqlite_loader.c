@@ -12,17 +12,14 @@
  * fails with SQLITE_CANTOPEN and sqlite3_errmsg says which package to install.
  */
 #include <dlfcn.h>
-#include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#define SQLITE_SONAME "libsqlite3.so.0"
+#include "base/dlib.h"
 
 /* One SQLite per process: a singleton by nature. */
-static struct {
-  bool ok;
-  char error[512];
+typedef struct sqlite_fns {
   int (*bind_int)(sqlite3_stmt *, int, int);
   int (*bind_int64)(sqlite3_stmt *, int, sqlite3_int64);
   int (*bind_null)(sqlite3_stmt *, int);
@@ -48,70 +45,55 @@ static struct {
   void (*result_double)(sqlite3_context *, double);
   void (*result_error)(sqlite3_context *, const char *, int);
   double (*value_double)(sqlite3_value *);
-} S;
+} sqlite_fns;
+static sqlite_fns S;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static const zdlib_sym sqlite_syms[] = {
+    ZDLIB_SYM(sqlite_fns, bind_int, "sqlite3_bind_int"),
+    ZDLIB_SYM(sqlite_fns, bind_int64, "sqlite3_bind_int64"),
+    ZDLIB_SYM(sqlite_fns, bind_null, "sqlite3_bind_null"),
+    ZDLIB_SYM(sqlite_fns, bind_text, "sqlite3_bind_text"),
+    ZDLIB_SYM(sqlite_fns, busy_timeout, "sqlite3_busy_timeout"),
+    ZDLIB_SYM(sqlite_fns, close, "sqlite3_close"),
+    ZDLIB_SYM(sqlite_fns, column_double, "sqlite3_column_double"),
+    ZDLIB_SYM(sqlite_fns, column_int64, "sqlite3_column_int64"),
+    ZDLIB_SYM(sqlite_fns, column_text, "sqlite3_column_text"),
+    ZDLIB_SYM(sqlite_fns, errmsg, "sqlite3_errmsg"),
+    ZDLIB_SYM(sqlite_fns, exec, "sqlite3_exec"),
+    ZDLIB_SYM(sqlite_fns, finalize, "sqlite3_finalize"),
+    ZDLIB_SYM(sqlite_fns, free_, "sqlite3_free"),
+    ZDLIB_SYM(sqlite_fns, open_v2, "sqlite3_open_v2"),
+    ZDLIB_SYM(sqlite_fns, prepare_v2, "sqlite3_prepare_v2"),
+    ZDLIB_SYM(sqlite_fns, reset, "sqlite3_reset"),
+    ZDLIB_SYM(sqlite_fns, step, "sqlite3_step"),
+    ZDLIB_SYM(sqlite_fns, bind_blob, "sqlite3_bind_blob"),
+    ZDLIB_SYM(sqlite_fns, bind_pointer, "sqlite3_bind_pointer"),
+    ZDLIB_SYM(sqlite_fns, column_blob, "sqlite3_column_blob"),
+    ZDLIB_SYM(sqlite_fns, column_bytes, "sqlite3_column_bytes"),
+    ZDLIB_SYM(sqlite_fns, errcode, "sqlite3_errcode"),
+    ZDLIB_SYM(sqlite_fns, result_double, "sqlite3_result_double"),
+    ZDLIB_SYM(sqlite_fns, result_error, "sqlite3_result_error"),
+    ZDLIB_SYM(sqlite_fns, value_double, "sqlite3_value_double"),
+};
 
-static void load(void) {
-  void *h = dlopen(SQLITE_SONAME, RTLD_LAZY | RTLD_LOCAL);
-  if (!h) {
-    snprintf(S.error, sizeof S.error,
-             "cannot load %s (%s); zero needs SQLite for the session search index: install it "
-             "with `apt-get install libsqlite3-0`",
-             SQLITE_SONAME, dlerror());
-    return;
-  }
-  bool ok = true;
-#define SYM(field, name)                                                                   \
-  do {                                                                                     \
-    *(void **)(&S.field) = dlsym(h, name);                                                 \
-    if (!S.field && ok) {                                                                  \
-      ok = false;                                                                          \
-      snprintf(S.error, sizeof S.error, "%s has no %s; zero needs SQLite 3.33 or newer", \
-               SQLITE_SONAME, name);                                                       \
-    }                                                                                      \
-  } while (0)
-  SYM(bind_int, "sqlite3_bind_int");
-  SYM(bind_int64, "sqlite3_bind_int64");
-  SYM(bind_null, "sqlite3_bind_null");
-  SYM(bind_text, "sqlite3_bind_text");
-  SYM(busy_timeout, "sqlite3_busy_timeout");
-  SYM(close, "sqlite3_close");
-  SYM(column_double, "sqlite3_column_double");
-  SYM(column_int64, "sqlite3_column_int64");
-  SYM(column_text, "sqlite3_column_text");
-  SYM(errmsg, "sqlite3_errmsg");
-  SYM(exec, "sqlite3_exec");
-  SYM(finalize, "sqlite3_finalize");
-  SYM(free_, "sqlite3_free");
-  SYM(open_v2, "sqlite3_open_v2");
-  SYM(prepare_v2, "sqlite3_prepare_v2");
-  SYM(reset, "sqlite3_reset");
-  SYM(step, "sqlite3_step");
-  SYM(bind_blob, "sqlite3_bind_blob");
-  SYM(bind_pointer, "sqlite3_bind_pointer");
-  SYM(column_blob, "sqlite3_column_blob");
-  SYM(column_bytes, "sqlite3_column_bytes");
-  SYM(errcode, "sqlite3_errcode");
-  SYM(result_double, "sqlite3_result_double");
-  SYM(result_error, "sqlite3_result_error");
-  SYM(value_double, "sqlite3_value_double");
-#undef SYM
-  /* Before the first open initializes SQLite: no memory statistics. With
-   * them on, every allocation takes one global mutex, and the search index's
-   * two indexing threads (one per shard, each allocating for every word)
-   * spent much of their time waiting for each other on it. */
+/* Before the first open initializes SQLite: no memory statistics. With them
+ * on, every allocation takes one global mutex, and the search index's two
+ * indexing threads (one per shard, each allocating for every word) spent
+ * much of their time waiting for each other on it. */
+static void no_memstatus(void *handle) {
   int (*config)(int, ...);
-  *(void **)(&config) = dlsym(h, "sqlite3_config");
-  if (ok && config) config(SQLITE_CONFIG_MEMSTATUS, 0);
-  S.ok = ok;
-  /* The handle stays open for the life of the process, like a linked library. */
+  *(void **)(&config) = dlsym(handle, "sqlite3_config");
+  if (config) config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-static bool ready(void) {
-  pthread_once(&load_once, load);
-  return S.ok;
+static void describe(zdlib_spec *s) {
+  ZDLIB_DESCRIBE(s, "libsqlite3.so.0", "SQLite", "for the session search index", "libsqlite3-0",
+                 "SQLite 3.33", sqlite_syms, &S, no_memstatus);
 }
+
+static zdlib libsqlite = ZDLIB_INIT;
+
+static bool ready(void) { return zdlib_load(&libsqlite, describe); }
 
 /* Every other function needs a handle that only a successful open yields, so
  * only sqlite3_open_v2, sqlite3_errmsg and sqlite3_free check for the load. */
@@ -122,7 +104,7 @@ int sqlite3_open_v2(const char *filename, sqlite3 **db, int flags, const char *v
   }
   return S.open_v2(filename, db, flags, vfs);
 }
-const char *sqlite3_errmsg(sqlite3 *db) { return ready() ? S.errmsg(db) : S.error; }
+const char *sqlite3_errmsg(sqlite3 *db) { return ready() ? S.errmsg(db) : zdlib_error(&libsqlite); }
 void sqlite3_free(void *p) {
   if (p && ready()) S.free_(p);
 }

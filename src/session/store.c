@@ -385,19 +385,9 @@ static int scan_and_repair(int fd, const char *dir, int64_t *last_seq, int64_t *
 }
 
 zsession *zsession_open(const char *root, const char *id, zerr *err) {
-  if (!zsession_id_valid(id)) {
-    zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see saved "
-             "sessions", id ? id : "");
-    return NULL;
-  }
+  cleanup_free char *dir = zsession_existing_dir(root, id, err);
+  if (!dir) return NULL;
   zsession *s = session_new(root, id);
-  struct stat st;
-  if (lstat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-    zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to see "
-             "saved sessions", id, root);
-    zsession_close(s);
-    return NULL;
-  }
   /* The lock first: nothing below may race another writer's repair. */
   if ((s->lock_fd = zsession_lock_dir(s->dir, id, err)) < 0) {
     zsession_close(s);
@@ -435,13 +425,11 @@ zsession *zsession_open(const char *root, const char *id, zerr *err) {
   return s;
 }
 
-int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err) {
-  if (!s || s->events_fd < 0) return zerr_set(err, ZE_INTERNAL, "session is not open");
-  if (!type || !type[0]) return zerr_set(err, ZE_INTERNAL, "session event needs a type");
-  int64_t seq = s->sequence + 1;
-  char now[ZTIME_RFC3339_LEN];
-  ztime_rfc3339_now(now);
-
+/* A new event's envelope without its payload, in the order every line of
+ * events.jsonl has: {id "<session>:<seq>", sessionId, sequence, type,
+ * createdAt}. */
+static json_t *event_envelope(const zsession *s, int64_t seq, const char *type,
+                              const char *now) {
   json_t *ev = json_object();
   zbuf idb = ZBUF_INIT;
   zbuf_addf(&idb, "%s:%lld", s->id, (long long)seq);
@@ -451,6 +439,29 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
   json_object_set_new(ev, "sequence", json_integer(seq));
   json_object_set_new(ev, "type", json_string(type));
   json_object_set_new(ev, "createdAt", json_string(now));
+  return ev;
+}
+
+/* Records that event seq (of type, written at now) is in events.jsonl: the
+ * next sequence, the fsync still owed, and the metadata it changes (saved
+ * later, meta_dirty). Returns 0. */
+static int appended(zsession *s, int64_t seq, const char *type, const char *now) {
+  s->sequence = seq;
+  s->unsynced = true;
+  json_object_set_new(s->meta, "updatedAt", json_string(now));
+  json_object_set_new(s->meta, "eventCount", json_integer(seq));
+  json_object_set_new(s->meta, "lastEventType", json_string(type));
+  s->meta_dirty = true;
+  return 0;
+}
+
+int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err) {
+  if (!s || s->events_fd < 0) return zerr_set(err, ZE_INTERNAL, "session is not open");
+  if (!type || !type[0]) return zerr_set(err, ZE_INTERNAL, "session event needs a type");
+  int64_t seq = s->sequence + 1;
+  char now[ZTIME_RFC3339_LEN];
+  ztime_rfc3339_now(now);
+  json_t *ev = event_envelope(s, seq, type, now);
   /* jansson has no const API; the payload is only read (its refcount aside). */
   if (payload) json_object_set(ev, "payload", (json_t *)payload);
 
@@ -475,14 +486,7 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
     return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
   }
   zbuf_release(&line);
-  s->sequence = seq;
-  s->unsynced = true;
-
-  json_object_set_new(s->meta, "updatedAt", json_string(now));
-  json_object_set_new(s->meta, "eventCount", json_integer(seq));
-  json_object_set_new(s->meta, "lastEventType", json_string(type));
-  s->meta_dirty = true;
-  return 0;
+  return appended(s, seq, type, now);
 }
 
 /* ---- streamed append of one long text member (zsession_append_text) ---- */
@@ -553,18 +557,10 @@ int zsession_append_text(zsession *s, const char *type, const json_t *payload, c
   int64_t seq = s->sequence + 1;
   char now[ZTIME_RFC3339_LEN];
   ztime_rfc3339_now(now);
-
   /* The envelope as zsession_append writes it; the payload comes last, so
    * its closing "}}" is cut off and the long member written in its place. */
-  json_t *ev = json_object();
+  json_t *ev = event_envelope(s, seq, type, now);
   zbuf line = ZBUF_INIT;
-  zbuf_addf(&line, "%s:%lld", s->id, (long long)seq);
-  json_object_set_new(ev, "id", json_string(line.data));
-  zbuf_reset(&line);
-  json_object_set_new(ev, "sessionId", json_string(s->id));
-  json_object_set_new(ev, "sequence", json_integer(seq));
-  json_object_set_new(ev, "type", json_string(type));
-  json_object_set_new(ev, "createdAt", json_string(now));
   json_t *pl = json_is_object(payload) ? json_copy((json_t *)payload) : json_object();
   json_object_del(pl, key);
   bool members = json_object_size(pl) > 0;
@@ -600,13 +596,7 @@ int zsession_append_text(zsession *s, const char *type, const json_t *payload, c
     errno = saved;
     return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
   }
-  s->sequence = seq;
-  s->unsynced = true;
-  json_object_set_new(s->meta, "updatedAt", json_string(now));
-  json_object_set_new(s->meta, "eventCount", json_integer(seq));
-  json_object_set_new(s->meta, "lastEventType", json_string(type));
-  s->meta_dirty = true;
-  return 0;
+  return appended(s, seq, type, now);
 }
 
 int zsession_truncate(zsession *s, int64_t keep, zerr *err) {
@@ -861,15 +851,26 @@ int zsession_remove_dir(const char *dir) {
   return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-int zsession_delete(const char *root, const char *id, zerr *err) {
-  if (!zsession_id_valid(id))
-    return zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see "
-                    "saved sessions", id ? id : "");
-  cleanup_free char *dir = zpath_join(root, id);
+char *zsession_existing_dir(const char *root, const char *id, zerr *err) {
+  if (!zsession_id_valid(id)) {
+    zerr_set(err, ZE_USAGE, "invalid session id \"%s\"; run `zero sessions list` to see saved "
+             "sessions", id ? id : "");
+    return NULL;
+  }
+  char *dir = zpath_join(root, id);
   struct stat st;
-  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-    return zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to "
-                    "see saved sessions", id, root);
+  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    zerr_set(err, ZE_NOT_FOUND, "session %s not found in %s; run `zero sessions list` to see "
+             "saved sessions", id, root);
+    free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
+int zsession_delete(const char *root, const char *id, zerr *err) {
+  cleanup_free char *dir = zsession_existing_dir(root, id, err);
+  if (!dir) return -1;
   /* Never delete a session another process is writing. */
   cleanup_fd int lock = zsession_lock_dir(dir, id, err);
   if (lock < 0) return -1;

@@ -56,6 +56,11 @@ char *zsession_root(void);
  * which a path is ever built (no "..", no "/", no leading "-" or "_"). */
 bool zsession_id_valid(const char *id);
 
+/* The directory of saved session id under root (caller frees), or NULL with
+ * err: ZE_USAGE for an invalid id, ZE_NOT_FOUND when there is no such
+ * session (no directory, or a symlink); both say how to list sessions. */
+char *zsession_existing_dir(const char *root, const char *id, zerr *err);
+
 /* A fresh id zero_<UTC YYYYMMDDhhmmss>_<unix nanoseconds>_<n>, n being a
  * process-wide counter starting at 1. Caller frees. */
 char *zsession_new_id(void);

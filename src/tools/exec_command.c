@@ -23,6 +23,7 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "base/strvec.h"
 #include "base/time.h"
 #include "exec/proc.h"
 #include "exec/snapshot.h"
@@ -193,14 +194,6 @@ int zt_exec_wait_and_report(const ztool_ctx *ctx, const char *tool, zexec_proc *
   return res->is_error ? -1 : 0;
 }
 
-static char **strv3(const char *a, const char *b, const char *c) {
-  char **v = xcalloc(4, sizeof *v);
-  v[0] = xstrdup(a);
-  v[1] = xstrdup(b);
-  v[2] = xstrdup(c);
-  return v;
-}
-
 static int run_exec_command(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
   const char *cmd = zjson_str(args, "cmd");
   const char *workdir_arg = zjson_str(args, "workdir");
@@ -233,7 +226,9 @@ static int run_exec_command(const ztool_ctx *ctx, const json_t *args, ztool_resu
   }
   /* The call's own escalation (approved for this call alone) goes into its
    * own spawn request; the spawner keeps nothing between commands. */
-  zspawn_cmd sc = {.argv = strv3("/bin/sh", "-c", cmd), .envp = NULL, .cwd = xstrdup(workdir),
+  strvec shell = STRVEC_INIT;
+  strvec_pushl(&shell, "/bin/sh", "-c", cmd, NULL);
+  zspawn_cmd sc = {.argv = strvec_detach(&shell), .envp = NULL, .cwd = xstrdup(workdir),
                    .network = ctx->escalation.network,
                    .unsandboxed = ctx->escalation.unsandboxed};
   zexec_opts opts = {.tty = tty, .stdin_open = false};

@@ -14,7 +14,5 @@
  * bytes of p, with the pixel size when the header has it (else 0), or NULL
  * when p is none of these. */
 const char *zimage_sniff(const unsigned char *p, size_t n, unsigned *w, unsigned *h);
-/* Appends the standard base64 of p (with padding) to out. */
-void zimage_base64(const unsigned char *p, size_t n, zbuf *out);
 
 #endif

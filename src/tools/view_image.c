@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/base64.h"
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -75,22 +76,6 @@ const char *zimage_sniff(const unsigned char *p, size_t n, unsigned *w, unsigned
   return NULL;
 }
 
-void zimage_base64(const unsigned char *p, size_t n, zbuf *out) {
-  static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  zbuf_grow(out, (n + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < n; i += 3) {
-    uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-    char q[4] = {tbl[v >> 18], tbl[(v >> 12) & 63], tbl[(v >> 6) & 63], tbl[v & 63]};
-    zbuf_add(out, q, 4);
-  }
-  if (i < n) {
-    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
-    char q[4] = {tbl[v >> 18], tbl[(v >> 12) & 63], i + 1 < n ? tbl[(v >> 6) & 63] : '=', '='};
-    zbuf_add(out, q, 4);
-  }
-}
-
 static int run_view_image(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
   const char *path = zjson_str(args, "path");
   cleanup_free char *abs = ztool_resolve_path(ctx, path);
@@ -122,7 +107,7 @@ static int run_view_image(const ztool_ctx *ctx, const json_t *args, ztool_result
     return ztool_fail(res, "view_image: %s is not a PNG, JPEG, GIF or WebP image.", display);
   }
   zbuf b64 = ZBUF_INIT;
-  zimage_base64((const unsigned char *)data.data, data.len, &b64);
+  zbase64_add(&b64, data.data, data.len);
   zbuf_addf(&res->output, "Image %s (%s", display, type + 6);
   if (w && h) zbuf_addf(&res->output, ", %ux%u", w, h);
   zbuf_addf(&res->output, ", %zu bytes) is attached for you to view.", data.len);

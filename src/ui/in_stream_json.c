@@ -1,6 +1,7 @@
 /* in_stream_json.c — stream-json input; see input.h. */
 #include <string.h>
 
+#include "base/base64.h"
 #include "base/json.h"
 #include "ui/input.h"
 
@@ -16,24 +17,6 @@ int zin_read_all(FILE *f, zbuf *out, zerr *err) {
   }
   if (ferror(f)) return zerr_errno(err, ZE_IO, "cannot read standard input");
   return 0;
-}
-
-/* The decoded size of standard base64 text (padding optional, no
- * whitespace), or -1 when it is not base64. */
-static long long base64_decoded_len(const char *s, size_t n) {
-  size_t pad = 0;
-  while (n && s[n - 1] == '=' && pad < 2) {
-    n--;
-    pad++;
-  }
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-          c == '+' || c == '/'))
-      return -1;
-  }
-  if (n % 4 == 1 || (pad && (n + pad) % 4)) return -1;
-  return (long long)(n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0));
 }
 
 /* Checks a message's "images" and appends them to images. */
@@ -65,7 +48,7 @@ static int take_images(const json_t *arr, size_t lineno, json_t *images, zerr *e
                       "Invalid stream-json input at line %zu: image %zu has an unsupported image "
                       "media type \"%s\" (use image/png, image/jpeg, image/gif or image/webp).",
                       lineno, i + 1, mt ? mt : "");
-    long long n = data ? base64_decoded_len(data, strlen(data)) : -1;
+    long long n = data ? zbase64_decoded_len(data, strlen(data)) : -1;
     if (n <= 0)
       return zerr_set(err, ZE_USAGE,
                       "Invalid stream-json input at line %zu: image %zu data is not valid base64 "

@@ -15,8 +15,8 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/url.h"
 #include "config/config.h"
-#include "config/endpoint.h"
 
 #define SECRET "sk-test-SECRET-0123456789abcdef"
 

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/path.h"
 #include "mcp/client.h"
 #include "mcp/config.h"
 #include "mcp/jsonrpc.h"
@@ -315,6 +317,59 @@ static void test_stdio_client_handles_server_messages(void **state) {
   rmdir(dir);
 }
 
+/* ---- workspace trust ---- */
+
+/* 20 zero processes trust 20 workspaces at once: the trust file ends with
+ * every one (the add is a locked read-modify-write, zjson_update_file;
+ * without the lock, concurrent adds lose each other's entry). A trust file
+ * that is not an object is an error naming it, and is left as it is. */
+static void test_trust_workspace_keeps_concurrent_adds(void **state) {
+  (void)state;
+  char dir[] = "/tmp/zero-test-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  setenv("XDG_CONFIG_HOME", dir, 1);
+  enum { WRITERS = 20 };
+  pid_t pids[WRITERS];
+  for (int i = 0; i < WRITERS; i++) {
+    pids[i] = fork();
+    assert_true(pids[i] >= 0);
+    if (pids[i] == 0) {
+      char ws[64];
+      snprintf(ws, sizeof ws, "/work/ws%d", i);
+      zerr err = ZERR_INIT;
+      _exit(zmcp_trust_workspace(ws, &err) == 0 ? 0 : 1);
+    }
+  }
+  for (int i = 0; i < WRITERS; i++) {
+    int st = 0;
+    assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  for (int i = 0; i < WRITERS; i++) {
+    char ws[64];
+    snprintf(ws, sizeof ws, "/work/ws%d", i);
+    assert_true(zmcp_workspace_trusted(ws));
+  }
+  zerr err = ZERR_INIT;
+  assert_int_equal(zmcp_trust_workspace("/work/ws0", &err), 0); /* present: no duplicate */
+  char *file = zpath_join(dir, "zero/trusted-workspaces.json");
+  json_t *doc = zjson_load_file(file, &err);
+  assert_non_null(doc);
+  assert_int_equal(json_array_size(json_object_get(doc, "workspaces")), WRITERS);
+  json_decref(doc);
+  FILE *f = fopen(file, "w");
+  assert_non_null(f);
+  fputs("[1]\n", f);
+  fclose(f);
+  assert_int_equal(zmcp_trust_workspace("/work/other", &err), -1);
+  assert_non_null(strstr(err.msg, "trusted-workspaces.json"));
+  free(file);
+  unsetenv("XDG_CONFIG_HOME");
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_framer_same_lines_for_every_split),
@@ -327,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_tool_names_are_model_safe),
       cmocka_unit_test(test_render_result_content_kinds),
       cmocka_unit_test(test_stdio_client_handles_server_messages),
+      cmocka_unit_test(test_trust_workspace_keeps_concurrent_adds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,22 +11,23 @@
  */
 #include "ui/tui/md4c_loader.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <string.h>
 
-#define LIBMD4C_SONAME "libmd4c.so.0"
+#include "base/dlib.h"
 
-typedef int (*md_parse_fn)(const MD_CHAR *, MD_SIZE, const MD_PARSER *, void *);
+typedef struct md4c_fns {
+  int (*parse)(const MD_CHAR *, MD_SIZE, const MD_PARSER *, void *);
+} md4c_fns;
+static md4c_fns M; /* singleton: one libmd4c per process */
 
-static md_parse_fn g_real; /* singleton: one libmd4c per process */
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static const zdlib_sym md4c_syms[] = {ZDLIB_SYM(md4c_fns, parse, "md_parse")};
 
-static void load(void) {
-  void *h = dlopen(LIBMD4C_SONAME, RTLD_LAZY | RTLD_LOCAL);
-  if (!h) return;
-  *(void **)(&g_real) = dlsym(h, "md_parse");
+static void describe(zdlib_spec *s) {
+  ZDLIB_DESCRIBE(s, "libmd4c.so.0", "md4c", "to render markdown", "libmd4c0", NULL, md4c_syms,
+                 &M, NULL);
 }
+
+static zdlib libmd4c = ZDLIB_INIT;
 
 int zmd_parse_plain(const MD_CHAR *text, MD_SIZE size, const MD_PARSER *p, void *ud) {
   int rc = 0;
@@ -47,7 +48,6 @@ int zmd_parse_plain(const MD_CHAR *text, MD_SIZE size, const MD_PARSER *p, void 
 }
 
 int md_parse(const MD_CHAR *text, MD_SIZE size, const MD_PARSER *parser, void *userdata) {
-  pthread_once(&g_once, load);
-  if (g_real) return g_real(text, size, parser, userdata);
+  if (zdlib_load(&libmd4c, describe)) return M.parse(text, size, parser, userdata);
   return zmd_parse_plain(text, size, parser, userdata);
 }

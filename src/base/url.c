@@ -1,5 +1,5 @@
-/* endpoint.c — URL origin / host / loopback; see endpoint.h. */
-#include "config/endpoint.h"
+/* url.c — the http(s) URL parser: origin / host / loopback; see url.h. */
+#include "base/url.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -11,27 +11,20 @@
 #include "base/buf.h"
 #include "base/common.h"
 
-typedef struct url_parts {
-  char scheme[8];
-  char host[256];
-  int port;
-  bool ipv6;
-} url_parts;
-
 static bool host_char_ok(char c) {
   return isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_';
 }
 
-static bool parse(const char *url, url_parts *out) {
+bool zurl_parse(const char *url, zurl *out) {
   if (!url) return false;
   const char *sep = strstr(url, "://");
   if (!sep) return false;
   size_t slen = (size_t)(sep - url);
   if (slen == 4 && !strncasecmp(url, "http", 4)) {
-    strcpy(out->scheme, "http");
+    snprintf(out->scheme, sizeof out->scheme, "http");
     out->port = 80;
   } else if (slen == 5 && !strncasecmp(url, "https", 5)) {
-    strcpy(out->scheme, "https");
+    snprintf(out->scheme, sizeof out->scheme, "https");
     out->port = 443;
   } else {
     return false;
@@ -45,6 +38,7 @@ static bool parse(const char *url, url_parts *out) {
     if (a[i] == '@') at = a + i;
   const char *h = at ? at + 1 : a;
   const char *end = a + alen;
+  out->path_at = (size_t)(end - url);
   const char *hend;
   out->ipv6 = false;
   if (h < end && *h == '[') {
@@ -88,16 +82,16 @@ static bool parse(const char *url, url_parts *out) {
 }
 
 char *zurl_origin(const char *url) {
-  url_parts u;
-  if (!parse(url, &u)) return NULL;
+  zurl u;
+  if (!zurl_parse(url, &u)) return NULL;
   zbuf b = ZBUF_INIT;
   zbuf_addf(&b, u.ipv6 ? "%s://[%s]:%d" : "%s://%s:%d", u.scheme, u.host, u.port);
   return zbuf_detach(&b, NULL);
 }
 
 char *zurl_host(const char *url) {
-  url_parts u;
-  return parse(url, &u) ? xstrdup(u.host) : NULL;
+  zurl u;
+  return zurl_parse(url, &u) ? xstrdup(u.host) : NULL;
 }
 
 bool zurl_host_is_loopback(const char *host) {
@@ -114,6 +108,6 @@ bool zurl_host_is_loopback(const char *host) {
 }
 
 bool zurl_is_loopback(const char *url) {
-  url_parts u;
-  return parse(url, &u) && zurl_host_is_loopback(u.host);
+  zurl u;
+  return zurl_parse(url, &u) && zurl_host_is_loopback(u.host);
 }
