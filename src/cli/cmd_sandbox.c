@@ -9,6 +9,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "cli/cli.h"
+#include "cli/run_setup.h"
 #include "sandbox/grants.h"
 #include "sandbox/sandbox.h"
 
@@ -88,6 +89,7 @@ static int build_policy(const sb_args *a, zsb_policy *p) {
     zsb_policy_release(p);
     return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
   }
+  zrun_collect_secrets(p->workspace); /* the command never sees them */
   return 0;
 }
 

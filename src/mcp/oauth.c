@@ -21,6 +21,7 @@
 #include "base/ids.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/secrets.h"
 #include "base/time.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -379,6 +380,8 @@ int zoauth_parse_token_response(const char *json, size_t len, int64_t now, zoaut
     return -1;
   }
   set_str(&t->access_token, access);
+  zsecret_add_value(access); /* never printed from now on (base/secrets.h) */
+  zsecret_add_value(zjson_str(doc, "refresh_token"));
   t->obtained_at = now;
   set_str(&t->token_type, "Bearer");
   set_str(&t->refresh_token, zjson_str(doc, "refresh_token"));
@@ -441,6 +444,9 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
   t->expires_at = zjson_int_or(doc, "expires_at", 0);
   t->obtained_at = zjson_int_or(doc, "obtained_at", 0);
   json_decref(doc);
+  zsecret_add_value(t->access_token); /* never printed (base/secrets.h) */
+  zsecret_add_value(t->refresh_token);
+  zsecret_add_value(t->client_secret);
   return 0;
 }
 

@@ -27,6 +27,7 @@
 
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/secrets.h"
 #include "base/time.h"
 #include "exec/reaper.h"
 #include "exec/spawn.h"
@@ -74,21 +75,26 @@ static char **config_paths(const zmcp_server_cfg *cfg) {
   return out;
 }
 
-/* environ with cfg->env layered on top (same names replaced). */
+/* zero's environment without its credentials (base/secrets.h), with
+ * cfg->env — this server's own configured variables, secrets included —
+ * layered on top (same names replaced). */
 static char **build_env(const zmcp_server_cfg *cfg) {
+  char **clean = zsecret_scrub_env(environ);
   size_t n = 0, extra = 0;
-  while (environ[n]) n++;
+  while (clean[n]) n++;
   while (cfg->env && cfg->env[extra]) extra++;
   char **out = xcalloc(n + extra + 1, sizeof *out);
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
-    const char *eq = strchr(environ[i], '=');
-    size_t nl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+    const char *eq = strchr(clean[i], '=');
+    size_t nl = eq ? (size_t)(eq - clean[i]) : strlen(clean[i]);
     bool overridden = false;
     for (size_t j = 0; j < extra && !overridden; j++)
-      overridden = !strncmp(cfg->env[j], environ[i], nl) && cfg->env[j][nl] == '=';
-    if (!overridden) out[k++] = xstrdup(environ[i]);
+      overridden = !strncmp(cfg->env[j], clean[i], nl) && cfg->env[j][nl] == '=';
+    if (overridden) free(clean[i]);
+    else out[k++] = clean[i];
   }
+  free(clean);
   for (size_t j = 0; j < extra; j++) out[k++] = xstrdup(cfg->env[j]);
   return out;
 }
