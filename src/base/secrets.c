@@ -171,7 +171,7 @@ size_t zsecret_redact_values(zbuf *text) {
     while (hit) {
       size_t at = (size_t)(hit - text->data);
       zbuf_add(&out, text->data + pos, at - pos);
-      zbuf_addstr(&out, "[REDACTED:configured-secret]");
+      zbuf_addstr(&out, "[REDACTED]");
       count++;
       pos = at + vl;
       hit = memmem(text->data + pos, text->len - pos, val, vl);

@@ -68,7 +68,7 @@ bool zsecret_env_entry_is_secret(const char *kv);
 char **zsecret_scrub_env(char *const *env);
 
 /* Replaces every occurrence of a known secret value in text with
- * "[REDACTED:configured-secret]". Returns the number replaced. */
+ * "[REDACTED]" (the mark the providers use for a key they scrub). Returns the number replaced. */
 size_t zsecret_redact_values(zbuf *text);
 
 /* Forgets every declaration (tests only). */

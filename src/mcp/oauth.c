@@ -21,6 +21,7 @@
 #include "base/ids.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/redact.h"
 #include "base/secrets.h"
 #include "base/time.h"
 #include "net/curl_loader.h"
@@ -481,6 +482,66 @@ int zoauth_tokens_delete(const char *server, zerr *err) {
   return zerr_errno(err, ZE_IO, "cannot remove %s", path);
 }
 
+/* ---- transport security ------------------------------------------------------------- */
+
+/* The host of an http(s) URL (no userinfo, port or IPv6 brackets), or false
+ * when url is not one. */
+static bool url_host(const char *url, char *host, size_t cap) {
+  const char *p;
+  if (!strncasecmp(url, "https://", 8)) p = url + 8;
+  else if (!strncasecmp(url, "http://", 7)) p = url + 7;
+  else return false;
+  size_t alen = strcspn(p, "/?#");
+  const char *at = NULL;
+  for (const char *q = p; q < p + alen; q++)
+    if (*q == '@') at = q;
+  if (at) {
+    alen -= (size_t)(at + 1 - p);
+    p = at + 1;
+  }
+  size_t hlen;
+  if (*p == '[') {
+    const char *close = memchr(p, ']', alen);
+    if (!close) return false;
+    p++;
+    hlen = (size_t)(close - p);
+  } else {
+    const char *colon = memchr(p, ':', alen);
+    hlen = colon ? (size_t)(colon - p) : alen;
+  }
+  if (hlen == 0 || hlen >= cap) return false;
+  memcpy(host, p, hlen);
+  host[hlen] = '\0';
+  return true;
+}
+
+bool zoauth_url_is_loopback(const char *url) {
+  char host[256];
+  if (!url || !url_host(url, host, sizeof host)) return false;
+  if (!strcasecmp(host, "localhost") || !strcasecmp(host, "localhost.")) return true;
+  struct in_addr a4;
+  if (inet_pton(AF_INET, host, &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
+  struct in6_addr a6;
+  return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+int zoauth_check_credential_url(const char *what, const char *url, const char *server,
+                                zerr *err) {
+  if (url && !strncasecmp(url, "https://", 8)) {
+    char host[256];
+    if (url_host(url, host, sizeof host)) return 0;
+  }
+  if (url && !strncasecmp(url, "http://", 7) && zoauth_url_is_loopback(url)) return 0;
+  return zerr_set(err, ZE_CONFIG,
+                  "refusing the OAuth %s of MCP server \"%s\": %.300s is not https, and "
+                  "credentials (codes, PKCE verifiers, tokens, client secrets) would cross the "
+                  "network in clear text. Use an https:// URL (plain http is allowed only to "
+                  "localhost / 127.0.0.1 / [::1]); if discovery found it, the server's OAuth "
+                  "metadata is wrong: set \"oauth.authorizationEndpoint\" and "
+                  "\"oauth.tokenEndpoint\" (https) in the config",
+                  what, server ? server : "?", url && *url ? url : "(none)");
+}
+
 /* ---- HTTP ------------------------------------------------------------------------- */
 
 typedef struct fetch {
@@ -546,10 +607,18 @@ static long do_http(const char *method, const char *url, const char *const *head
 static void oauth_error_text(const fetch *f, char *out, size_t n) {
   json_t *doc = json_loadb(f->body.data ? f->body.data : "", f->body.len, 0, NULL);
   const char *e = zjson_str(doc, "error"), *d = zjson_str(doc, "error_description");
-  if (e)
+  if (e) {
     snprintf(out, n, "%s%s%s", e, d ? ": " : "", d ? d : "");
-  else
-    snprintf(out, n, "%.200s", f->body.len ? f->body.data : "(no body)");
+  } else if (!f->body.len) {
+    snprintf(out, n, "(no body)");
+  } else {
+    /* No OAuth error object: the body may be anything, tokens included
+     * (an endpoint echoing the request, a form-encoded answer), so it is
+     * described, never echoed. */
+    snprintf(out, n, "an answer of %zu bytes without an OAuth \"error\" member (not shown: it "
+             "may hold credentials)", f->body.len);
+  }
+  zredact_inplace(out, n);
   json_decref(doc);
 }
 
@@ -599,6 +668,9 @@ static int token_request(const char *endpoint, const char *form, const char *cli
 /* ---- bearer (refresh) ------------------------------------------------------------ */
 
 static int refresh(const char *server, zoauth_tokens *t, zerr *err) {
+  /* The stored endpoint is checked again: the token file may be older than
+   * this rule, or edited. */
+  if (zoauth_check_credential_url("token endpoint", t->token_endpoint, server, err) < 0) return -1;
   zbuf form = ZBUF_INIT;
   form_add(&form, "grant_type", "refresh_token");
   form_add(&form, "refresh_token", t->refresh_token);
@@ -639,6 +711,11 @@ int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *refresh_at,
   if (!t.server_url || !cfg->url || strcmp(t.server_url, cfg->url) != 0) {
     zoauth_tokens_release(&t); /* issued for another URL: never sent here */
     return 0;
+  }
+  if (zoauth_check_credential_url("server URL (where its token is sent)", cfg->url, cfg->name,
+                                  err) < 0) {
+    zoauth_tokens_release(&t);
+    return -1;
   }
   int64_t now = (int64_t)time(NULL);
   if (t.expires_at && zoauth_refresh_at(&t) <= now) {
@@ -722,11 +799,10 @@ static int discover_resource(login *l, zerr *err) {
   char **urls = zoauth_resource_md_urls(l->cfg->url);
   if (!urls) return zerr_set(err, ZE_CONFIG, "MCP server \"%s\" has no http(s) url", l->cfg->name);
   if (named) {
-    /* A server may only point at metadata on http(s). */
-    if (!is_http_url(named)) {
+    /* Metadata decides where credentials go: https only (loopback excepted). */
+    if (zoauth_check_credential_url("resource metadata", named, l->cfg->name, err) < 0) {
       zoauth_strv_free(urls);
-      return zerr_set(err, ZE_INVALID, "MCP server \"%s\" names resource metadata at a "
-                      "non-http(s) URL (%.200s)", l->cfg->name, named);
+      return -1;
     }
     size_t n = 0;
     while (urls[n]) n++;
@@ -756,6 +832,10 @@ static int discover_resource(login *l, zerr *err) {
 static int discover_issuer(login *l, zerr *err) {
   const zmcp_oauth_cfg *oc = &l->cfg->oauth;
   if (oc->authorization_endpoint && oc->token_endpoint) {
+    if (zoauth_check_credential_url("authorization endpoint", oc->authorization_endpoint,
+                                    l->cfg->name, err) < 0 ||
+        zoauth_check_credential_url("token endpoint", oc->token_endpoint, l->cfg->name, err) < 0)
+      return -1;
     l->as.authorization_endpoint = xstrdup(oc->authorization_endpoint);
     l->as.token_endpoint = xstrdup(oc->token_endpoint);
     l->as.registration_endpoint = oc->registration_endpoint ? xstrdup(oc->registration_endpoint)
@@ -768,6 +848,7 @@ static int discover_issuer(login *l, zerr *err) {
   const char *issuer = oc->issuer_url;
   if (!issuer && l->have_prm) issuer = l->prm.authorization_servers[0];
   if (!issuer) issuer = fallback_issuer = zoauth_origin(l->cfg->url);
+  if (zoauth_check_credential_url("issuer", issuer, l->cfg->name, err) < 0) return -1;
   char **urls = zoauth_as_md_urls(issuer);
   if (!urls)
     return zerr_set(err, ZE_CONFIG, "the authorization server %s is not an http(s) URL", issuer);
@@ -846,6 +927,9 @@ static int register_client(login *l, zerr *err) {
                     "registration; register zero there (redirect URI http://127.0.0.1/callback, "
                     "any port) and set \"oauth.clientID\" in the config",
                     l->cfg->name);
+  if (zoauth_check_credential_url("registration endpoint", l->as.registration_endpoint,
+                                  l->cfg->name, err) < 0)
+    return -1;
   json_t *req = json_pack("{s:s, s:[s], s:[s,s], s:[s], s:s}", "client_name", "zero",
                           "redirect_uris", l->redirect_uri, "grant_types", "authorization_code",
                           "refresh_token", "response_types", "code",
@@ -1044,6 +1128,11 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
   char challenge[ZOAUTH_CHALLENGE_LEN + 1];
 
   if (!(cfg->oauth.authorization_endpoint && cfg->oauth.token_endpoint)) {
+    /* Discovery starts at the server: what it says decides where the
+     * credentials go, so it is trusted only over https (or loopback). */
+    if (zoauth_check_credential_url("server URL (discovery starts there)", cfg->url, cfg->name,
+                                    err) < 0)
+      goto out;
     probe(&l);
     if (discover_resource(&l, err) < 0) goto out;
     if (!l.have_prm && l.probe_status >= 200 && l.probe_status < 300 && !cfg->oauth.issuer_url) {
@@ -1055,6 +1144,11 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
     }
   }
   if (discover_issuer(&l, err) < 0 || pick_resource(&l, err) < 0) goto out;
+  /* Again after discovery: the metadata may point anywhere. */
+  if (zoauth_check_credential_url("authorization endpoint", l.as.authorization_endpoint,
+                                  cfg->name, err) < 0 ||
+      zoauth_check_credential_url("token endpoint", l.as.token_endpoint, cfg->name, err) < 0)
+    goto out;
   int port = 0;
   if ((lfd = listen_loopback(&port, err)) < 0) goto out;
   zbuf_addf(&url, "http://127.0.0.1:%d/callback", port);
