@@ -24,6 +24,7 @@
 #include "base/redact.h"
 #include "base/secrets.h"
 #include "base/time.h"
+#include "config/endpoint.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 
@@ -484,54 +485,13 @@ int zoauth_tokens_delete(const char *server, zerr *err) {
 
 /* ---- transport security ------------------------------------------------------------- */
 
-/* The host of an http(s) URL (no userinfo, port or IPv6 brackets), or false
- * when url is not one. */
-static bool url_host(const char *url, char *host, size_t cap) {
-  const char *p;
-  if (!strncasecmp(url, "https://", 8)) p = url + 8;
-  else if (!strncasecmp(url, "http://", 7)) p = url + 7;
-  else return false;
-  size_t alen = strcspn(p, "/?#");
-  const char *at = NULL;
-  for (const char *q = p; q < p + alen; q++)
-    if (*q == '@') at = q;
-  if (at) {
-    alen -= (size_t)(at + 1 - p);
-    p = at + 1;
-  }
-  size_t hlen;
-  if (*p == '[') {
-    const char *close = memchr(p, ']', alen);
-    if (!close) return false;
-    p++;
-    hlen = (size_t)(close - p);
-  } else {
-    const char *colon = memchr(p, ':', alen);
-    hlen = colon ? (size_t)(colon - p) : alen;
-  }
-  if (hlen == 0 || hlen >= cap) return false;
-  memcpy(host, p, hlen);
-  host[hlen] = '\0';
-  return true;
-}
-
-bool zoauth_url_is_loopback(const char *url) {
-  char host[256];
-  if (!url || !url_host(url, host, sizeof host)) return false;
-  if (!strcasecmp(host, "localhost") || !strcasecmp(host, "localhost.")) return true;
-  struct in_addr a4;
-  if (inet_pton(AF_INET, host, &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
-  struct in6_addr a6;
-  return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
-}
-
 int zoauth_check_credential_url(const char *what, const char *url, const char *server,
                                 zerr *err) {
-  if (url && !strncasecmp(url, "https://", 8)) {
-    char host[256];
-    if (url_host(url, host, sizeof host)) return 0;
-  }
-  if (url && !strncasecmp(url, "http://", 7) && zoauth_url_is_loopback(url)) return 0;
+  /* config/endpoint.h reads the host as curl does (userinfo up to the last
+   * '@', strict host characters). */
+  cleanup_free char *origin = zurl_origin(url);
+  if (origin && !strncmp(origin, "https://", 8)) return 0;
+  if (origin && zurl_is_loopback(url)) return 0;
   return zerr_set(err, ZE_CONFIG,
                   "refusing the OAuth %s of MCP server \"%s\": %.300s is not https, and "
                   "credentials (codes, PKCE verifiers, tokens, client secrets) would cross the "

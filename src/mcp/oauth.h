@@ -103,14 +103,10 @@ void zoauth_strv_free(char **v);
 /* "scheme://host[:port]" of an http(s) URL, or NULL. Caller frees. */
 char *zoauth_origin(const char *url);
 
-/* true when url (http or https) names a loopback host: localhost,
- * 127.0.0.0/8 in dotted form, or [::1]. */
-bool zoauth_url_is_loopback(const char *url);
-
 /* Every URL that carries or yields a credential — the MCP server a token is
  * sent to, the issuer and its metadata, the authorization, token and
  * registration endpoints — must be https; plain http only to a loopback
- * host (zoauth_url_is_loopback), where nothing crosses a network. 0 when
+ * host (config/endpoint.h zurl_is_loopback), where nothing crosses a network. 0 when
  * url qualifies, else -1 with err saying which endpoint (what) of which
  * server is refused and how to fix it. Checked before each request, and
  * again for what discovery returns. */

@@ -15,6 +15,7 @@
 #include "base/redact.h"
 #include "base/secrets.h"
 #include "config/config.h"
+#include "config/endpoint.h"
 #include "mcp/config.h"
 #include "mcp/oauth.h"
 
@@ -184,8 +185,8 @@ static void oauth_endpoints_must_be_https_or_loopback(void **state) {
     assert_non_null(strstr(err.msg, "token endpoint"));
     assert_non_null(strstr(err.msg, "https://"));
   }
-  assert_true(zoauth_url_is_loopback("http://user:pw@127.0.0.1:1/x"));
-  assert_false(zoauth_url_is_loopback("http://127.0.0.1:1@evil.com/x"));
+  assert_true(zurl_is_loopback("http://user:pw@127.0.0.1:1/x"));
+  assert_false(zurl_is_loopback("http://127.0.0.1:1@evil.com/x"));
 }
 
 int main(void) {
