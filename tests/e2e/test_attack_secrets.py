@@ -161,6 +161,19 @@ class SecretsAttacks(harness.ZeroTest):
             self.assertIn("mcp.example.com", shown)  # still useful
             self.assertIn("REDACTED", shown)
 
+    def test_providers_listing_never_prints_url_credentials(self):
+        self.write_config({"providers": [{
+            "name": "gw", "provider_kind": "openai-compatible",
+            "baseURL": "https://bob:%s@gw.example.com/v1?api_key=%s" % (HEADER_TOKEN, URL_TOKEN),
+            "apiKeyEnv": "WORKPROV", "model": "m"}]})
+        self.env["WORKPROV"] = PROVIDER_KEY
+        for args in (("providers", "list"), ("providers", "list", "--json")):
+            r = self.zero(*args)
+            shown = r.stdout + r.stderr
+            self.assertIn("gw.example.com", shown)
+            for secret in (URL_TOKEN, HEADER_TOKEN, PROVIDER_KEY):
+                self.assertNotIn(secret, shown)
+
     # ---- hole 7: OAuth in clear --------------------------------------------------------
 
     def test_configured_http_token_endpoint_is_refused_before_any_request(self):
