@@ -99,12 +99,14 @@ static char **build_env(const zmcp_server_cfg *cfg) {
   return out;
 }
 
-/* The sandbox scrubs secret-looking variables (…_TOKEN, …_KEY) from a
- * child's environment: zero's own environment must not leak to what the
- * model runs. A variable the user's config sets for this server ("env") is
- * meant for it, though (an API token is what most servers need), so every
- * such name the wrapped environment lacks is put back. Names the sandbox
- * set itself (HOME, TMPDIR, …) are left as it set them. */
+/* The sandbox withholds every credential (base/secrets.h: names that look
+ * secret, names the configuration declares — this server's own "env"
+ * entries among them — and known secret values) from a child's
+ * environment: zero's own environment must not leak to what the model runs.
+ * A variable the user's config sets for this server ("env") is meant for
+ * it, though (an API token is what most servers need), so every such name
+ * the wrapped environment lacks is put back — for this server only. Names
+ * the sandbox set itself (HOME, TMPDIR, …) are left as it set them. */
 static void restore_config_env(zspawn_cmd *cmd, const zmcp_server_cfg *cfg) {
   if (!cmd->envp) return;
   size_t n = 0;
