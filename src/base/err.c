@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/redact.h"
+
 int zerr_set(zerr *err, zerr_kind kind, const char *fmt, ...) {
   if (!err) return -1;
   err->kind = kind;
@@ -15,6 +17,7 @@ int zerr_set(zerr *err, zerr_kind kind, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err->msg, sizeof err->msg, fmt, ap);
   va_end(ap);
+  zredact_inplace(err->msg, sizeof err->msg); /* every message may be printed */
   return -1;
 }
 
@@ -30,6 +33,7 @@ int zerr_errno(zerr *err, zerr_kind kind, const char *fmt, ...) {
   va_end(ap);
   if (n >= 0 && (size_t)n < sizeof err->msg)
     snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", strerror(saved));
+  zredact_inplace(err->msg, sizeof err->msg);
   errno = saved;
   return -1;
 }
@@ -44,6 +48,7 @@ void zerr_prefix(zerr *err, const char *fmt, ...) {
   char old[sizeof err->msg];
   memcpy(old, err->msg, sizeof old);
   snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+  zredact_inplace(err->msg, sizeof err->msg);
 }
 
 void zerr_clear(zerr *err) {

@@ -3,7 +3,9 @@
  * Functions that can fail take a `zerr *err` (may be NULL when the caller does
  * not care) and return a status (-1 / NULL on failure). The message says what
  * happened and, where it can, what to do. `kind` classifies the failure so the
- * CLI can map it to a documented exit code without parsing text.
+ * CLI can map it to a documented exit code without parsing text. Every
+ * message is redacted as it is made (base/redact.h): a URL, header or body
+ * quoted in it never carries a credential to wherever it is printed.
  */
 #ifndef ZERO_BASE_ERR_H
 #define ZERO_BASE_ERR_H

@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "base/url.h"
+#include "base/redact.h"
 #include "cli/cli.h"
 #include "sandbox/sandbox.h"
 #include "cli/provider_opts.h"
@@ -34,8 +35,12 @@ typedef struct doctor {
   bool json;
 } doctor;
 
-static void row(doctor *d, const char *check, const char *status, const char *detail,
-                const char *next) {
+/* One check's result; detail and next are redacted first (they quote base
+ * URLs and server answers). */
+static void row(doctor *d, const char *check, const char *status, const char *raw_detail,
+                const char *raw_next) {
+  cleanup_free char *detail = zredact_str(raw_detail);
+  cleanup_free char *next = zredact_str(raw_next);
   json_array_append_new(d->rows, json_pack("{s:s, s:s, s:s, s:s?}", "check", check, "status",
                                            status, "detail", detail, "next", next));
   if (!strcmp(status, "fail")) d->failed = true;

@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/opts.h"
+#include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/run_setup.h"
 #include "mcp/mcp.h"
@@ -138,6 +139,8 @@ static int mcp_words(int argc, char **argv, unsigned allowed, const char **words
   return rc < 0 ? fail("%s", err.msg) : 0;
 }
 
+/* The listing is built whole and printed through the redactor: a URL with
+ * ?token=…, a command with --api-key …, never reach the terminal. */
 static int list_cmd(int argc, char **argv) {
   unsigned given;
   int n;
@@ -153,8 +156,10 @@ static int list_cmd(int argc, char **argv) {
     fprintf(stderr, "zero mcp: %s\n", err.msg);
     return ZEXIT_USAGE;
   }
+  zrun_collect_secrets(ws);
   zgrants grants;
   zgrants_load_mcp(&grants, NULL);
+  zbuf out = ZBUF_INIT;
   if (json) {
     json_t *arr = json_array();
     for (size_t i = 0; i < cfg.n; i++) {
@@ -171,24 +176,28 @@ static int list_cmd(int argc, char **argv) {
       json_array_append_new(arr, o);
     }
     char *s = json_dumps(arr, JSON_INDENT(2));
-    printf("%s\n", s);
+    zbuf_addf(&out, "%s\n", s);
     free(s);
     json_decref(arr);
   } else if (!cfg.n) {
-    printf("No MCP servers configured. Add one with: zero mcp add NAME -- COMMAND [ARGS…]\n");
+    zbuf_addstr(&out, "No MCP servers configured. Add one with: zero mcp add NAME -- COMMAND "
+                      "[ARGS…]\n");
   } else {
-    printf("MCP servers (%zu):\n", cfg.n);
+    zbuf_addf(&out, "MCP servers (%zu):\n", cfg.n);
     for (size_t i = 0; i < cfg.n; i++) {
       zmcp_server_cfg *s = &cfg.servers[i];
-      printf("  %s [%s%s%s] ", s->name, zmcp_type_name(s->type), s->disabled ? ", disabled" : "",
-             zgrants_mcp_granted(&grants, s->name, NULL) ? ", granted" : "");
+      zbuf_addf(&out, "  %s [%s%s%s] ", s->name, zmcp_type_name(s->type),
+                s->disabled ? ", disabled" : "",
+                zgrants_mcp_granted(&grants, s->name, NULL) ? ", granted" : "");
       if (s->argv)
-        for (char **p = s->argv; *p; p++) printf("%s%s", p == s->argv ? "" : " ", *p);
+        for (char **p = s->argv; *p; p++) zbuf_addf(&out, "%s%s", p == s->argv ? "" : " ", *p);
       else
-        printf("%s", s->url);
-      printf("%s\n", s->project ? "  (project)" : "");
+        zbuf_addstr(&out, s->url);
+      zbuf_addf(&out, "%s\n", s->project ? "  (project)" : "");
     }
   }
+  zredact_fputs(out.data, stdout);
+  zbuf_release(&out);
   for (char **p = cfg.skipped_untrusted; p && *p; p++)
     fprintf(stderr, "zero mcp: %s defines server \"%s\", ignored because this workspace is not "
                     "trusted (run `zero mcp trust`)\n", cfg.project_path, *p);
@@ -496,7 +505,9 @@ static int connect_one(const char *name, one_server *o) {
                          .spawner = so.spawner, .on_progress = print_progress};
   o->c = zmcp_client_new(s, &co);
   if (zmcp_client_connect(o->c, &err) < 0) {
-    fprintf(stderr, "zero mcp: %s\n", o->c->failure ? o->c->failure : err.msg);
+    fputs("zero mcp: ", stderr);
+    zredact_fputs(o->c->failure ? o->c->failure : err.msg, stderr);
+    fputc('\n', stderr);
     disconnect(o);
     return err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED : ZEXIT_PROVIDER;
   }
@@ -517,6 +528,7 @@ static int tools_cmd(int argc, char **argv) {
   rc = connect_one(name, &srv);
   if (rc) return rc;
   zmcp_client *c = srv.c;
+  zbuf out = ZBUF_INIT;
   if (json) {
     json_t *arr = json_array();
     for (size_t i = 0; i < c->n_tools; i++) {
@@ -528,16 +540,18 @@ static int tools_cmd(int argc, char **argv) {
                                            c->tools[i].read_only));
     }
     char *s = json_dumps(arr, JSON_INDENT(2));
-    printf("%s\n", s);
+    zbuf_addf(&out, "%s\n", s);
     free(s);
     json_decref(arr);
   } else {
-    printf("Tools of MCP server \"%s\" (%s %s, protocol %s):\n", c->cfg->name, c->server_name,
-           c->server_version, c->protocol_version);
+    zbuf_addf(&out, "Tools of MCP server \"%s\" (%s %s, protocol %s):\n", c->cfg->name,
+              c->server_name, c->server_version, c->protocol_version);
     for (size_t i = 0; i < c->n_tools; i++)
-      printf("  %s - %s\n", c->tools[i].name, c->tools[i].description);
-    if (!c->n_tools) printf("  (none)\n");
+      zbuf_addf(&out, "  %s - %s\n", c->tools[i].name, c->tools[i].description);
+    if (!c->n_tools) zbuf_addstr(&out, "  (none)\n");
   }
+  zredact_fputs(out.data, stdout); /* the server's words */
+  zbuf_release(&out);
   disconnect(&srv);
   return ZEXIT_SUCCESS;
 }
@@ -583,13 +597,15 @@ static int call_cmd(int argc, char **argv) {
     rc = err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED : ZEXIT_PROVIDER;
   } else if (json) {
     char *s = zjson_dumps(r);
-    printf("%s\n", s);
+    zredact_fputs(s, stdout); /* the server's answer */
+    putchar('\n');
     free(s);
     rc = json_is_true(json_object_get(r, "isError")) ? ZEXIT_INTERNAL : ZEXIT_SUCCESS;
   } else {
     zbuf out = ZBUF_INIT;
     bool is_error = zmcp_render_result(r, &out);
-    printf("%s\n", out.data);
+    zredact_fputs(out.data, stdout);
+    putchar('\n');
     zbuf_release(&out);
     rc = is_error ? ZEXIT_INTERNAL : ZEXIT_SUCCESS;
   }

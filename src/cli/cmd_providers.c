@@ -21,6 +21,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "base/path.h"
+#include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/userconfig.h"
 #include "config/config.h"
@@ -101,9 +102,11 @@ static int fail(int code, const char *fmt, ...) {
   return code;
 }
 
+/* Through the redactor: a base URL may carry ?key=… or user:password@. */
 static void print_json(json_t *v) {
   char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  printf("%s\n", s);
+  zredact_fputs(s, stdout);
+  putchar('\n');
   free(s);
 }
 
@@ -145,10 +148,13 @@ static int do_list(bool json) {
     size_t i;
     json_t *o;
     json_array_foreach(arr, i, o) {
-      printf("%s %-14s %-21s %-40s model=%s key=%s\n",
-             json_is_true(json_object_get(o, "active")) ? "*" : " ", zjson_str(o, "name"),
-             zjson_str(o, "kind"), zjson_str_or(o, "baseURL", "-"), zjson_str_or(o, "model", "-"),
-             zjson_str(o, "key"));
+      zbuf line = ZBUF_INIT;
+      zbuf_addf(&line, "%s %-14s %-21s %-40s model=%s key=%s\n",
+                json_is_true(json_object_get(o, "active")) ? "*" : " ", zjson_str(o, "name"),
+                zjson_str(o, "kind"), zjson_str_or(o, "baseURL", "-"),
+                zjson_str_or(o, "model", "-"), zjson_str(o, "key"));
+      zredact_fputs(line.data, stdout);
+      zbuf_release(&line);
     }
     if (!cfg.active_provider)
       printf("No active provider: zero providers use NAME (or set ZERO_PROVIDER).\n");

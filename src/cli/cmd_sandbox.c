@@ -11,6 +11,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/run_setup.h"
 #include "perm/grants.h"
 #include "sandbox/policy.h"
 #include "sandbox/sandbox.h"
@@ -112,6 +113,7 @@ static int build_policy(const sb_args *a, zsb_policy *p) {
     zsb_policy_release(p);
     return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
   }
+  zrun_collect_secrets(p->workspace); /* the command never sees them */
   return 0;
 }
 

@@ -14,6 +14,8 @@
 #include "cli/provider_opts.h"
 #include "config/models.h"
 #include "exec/reaper.h"
+#include "mcp/config.h"
+#include "mcp/oauth.h"
 #include "tools/tracker.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -41,7 +43,26 @@ int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_
   return 0;
 }
 
+void zrun_collect_secrets(const char *workspace) {
+  zconfig cfg;
+  memset(&cfg, 0, sizeof cfg);
+  zerr ignore = ZERR_INIT;
+  bool loaded = zconfig_load(&cfg, workspace, NULL, &ignore) == 0;
+  zconfig_declare_secrets(loaded ? &cfg : NULL);
+  if (loaded) zconfig_release(&cfg);
+  zmcp_config mcp;
+  if (zmcp_config_load(&mcp, workspace, &ignore) < 0) return;
+  zmcp_config_declare_secrets(&mcp);
+  for (size_t i = 0; i < mcp.n; i++) {
+    zoauth_tokens t;
+    if (mcp.servers[i].type != ZMCP_STDIO && zoauth_tokens_load(mcp.servers[i].name, &t, &ignore) == 0)
+      zoauth_tokens_release(&t); /* loading declares them */
+  }
+  zmcp_config_release(&mcp);
+}
+
 int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
+  zrun_collect_secrets(s->workspace);
   zsb_policy_opts so = {.workspace = s->workspace,
                         .add_dirs = (const char *const *)s->add_dirs,
                         .n_add_dirs = s->n_add_dirs};

@@ -92,6 +92,15 @@ typedef struct zrun_setup {
  * real paths of the extra writable directories. */
 int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
                          zerr *err);
+/* Declares every credential the configuration of workspace names to
+ * base/secrets.h, before any child starts or any output is written: the
+ * provider profiles' key variables, keys and headers (config layers that do
+ * not load are skipped: their errors are the provider setup's to report),
+ * every preset's key variable, the MCP servers' credential env entries and
+ * headers, and their stored OAuth tokens. zrun_setup_sandbox calls it;
+ * commands without a run (zero sandbox exec, zero mcp …) call it
+ * themselves. */
+void zrun_collect_secrets(const char *workspace);
 /* The sandbox policy (workspace, --add-dir, config), the spawner that confines
  * every child of the run, and the saved grants. */
 int zrun_setup_sandbox(zrun_setup *s, zerr *err);

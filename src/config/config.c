@@ -27,6 +27,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/secrets.h"
 #include "base/url.h"
 #include "config/internal.h"
 #include "config/presets.h"
@@ -109,6 +110,24 @@ const zfamily *zconfig_family(const char *kind) {
     if (!strcmp(kind, families[i].kind) || !strcmp(kind, families[i].compat_kind))
       return &families[i];
   return NULL;
+}
+
+/* ---- secrets ------------------------------------------------------------- */
+
+void zconfig_declare_secrets(const zconfig *cfg) {
+  for (size_t i = 0; i < ZARRAY_LEN(families); i++) zsecret_add_name(families[i].key_env);
+  zsecret_add_name("GOOGLE_API_KEY");
+  size_t n = 0;
+  const zpreset *ps = zpreset_all(&n);
+  for (size_t i = 0; i < n; i++) zsecret_add_name(ps[i].key_env);
+  for (size_t i = 0; cfg && i < cfg->n_providers; i++) {
+    const zprofile *p = &cfg->providers[i];
+    zsecret_add_name(p->api_key_env);
+    zsecret_add_value(p->api_key);
+    const char *k;
+    json_t *v;
+    json_object_foreach(p->headers, k, v) zsecret_add_header(k, json_string_value(v));
+  }
 }
 
 const char *zconfig_default_base_url(const char *kind) {

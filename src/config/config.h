@@ -97,6 +97,12 @@ typedef struct zconfig {
 int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr *err);
 void zconfig_release(zconfig *cfg);
 
+/* Declares cfg's credentials to base/secrets.h: every profile's apiKeyEnv,
+ * apiKey and header values, the key variables of every preset and provider
+ * family (OPENAI_API_KEY, GOOGLE_API_KEY, DEEPSEEK_API_KEY, …), whether or not
+ * a profile uses them. cfg may be NULL (only the built-in names then). */
+void zconfig_declare_secrets(const zconfig *cfg);
+
 /* The resolved active provider, ready for zprovider_new. */
 typedef struct zresolved_provider {
   char *name;

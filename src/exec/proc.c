@@ -33,8 +33,11 @@
 
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/secrets.h"
 #include "base/time.h"
 #include "exec/reaper.h"
+
+extern char **environ;
 
 #define DRAIN_GRACE_MS 300
 #define READ_CHUNK 65536
@@ -118,6 +121,12 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   cmd->tty_taken_inside = false;
   cmd->group_inside = false;
   if (spawner && spawner->wrap && spawner->wrap(spawner, cmd, err) < 0) goto done;
+  /* Whatever the spawner decided (confined, or run outside the sandbox
+   * after an approval), no credential of zero's reaches the child. */
+  char **clean = zsecret_scrub_env(cmd->envp ? cmd->envp : environ);
+  for (char **e = cmd->envp; e && *e; e++) free(*e);
+  free(cmd->envp);
+  cmd->envp = clean;
 
   if (o->tty) {
     master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);

@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/strvec.h"
+#include "base/secrets.h"
 
 const char *zmcp_type_name(zmcp_type t) {
   switch (t) {
@@ -316,6 +317,27 @@ int zmcp_config_load(zmcp_config *cfg, const char *workspace, zerr *err) {
 fail:
   zmcp_config_release(cfg);
   return -1;
+}
+
+void zmcp_config_declare_secrets(const zmcp_config *cfg) {
+  for (size_t i = 0; i < cfg->n; i++) {
+    const zmcp_server_cfg *s = &cfg->servers[i];
+    for (char **kv = s->env; kv && *kv; kv++) {
+      const char *eq = strchr(*kv, '=');
+      if (!eq) continue;
+      cleanup_free char *name = xstrndup(*kv, (size_t)(eq - *kv));
+      zsecret_add_env_setting(name, eq + 1);
+    }
+    for (char **h = s->headers; h && *h; h++) {
+      const char *colon = strchr(*h, ':');
+      if (!colon) continue;
+      cleanup_free char *name = xstrndup(*h, (size_t)(colon - *h));
+      const char *v = colon + 1;
+      while (*v == ' ' || *v == '\t') v++;
+      zsecret_add_header(name, v);
+    }
+    zsecret_add_value(s->oauth.client_secret);
+  }
 }
 
 void zmcp_config_release(zmcp_config *cfg) {

@@ -90,6 +90,11 @@ int zmcp_server_parse(const char *name, const json_t *obj, const char *origin,
                       zmcp_server_cfg *out, zerr *err);
 void zmcp_server_cfg_release(zmcp_server_cfg *s);
 
+/* Declares the credentials cfg configures to base/secrets.h: the "env"
+ * entries that look like credentials (their names are kept from every
+ * other child), credential headers, OAuth client secrets. */
+void zmcp_config_declare_secrets(const zmcp_config *cfg);
+
 /* Trust list: whether workspace (absolute) is trusted; trusting adds it. */
 bool zmcp_workspace_trusted(const char *workspace);
 int zmcp_trust_workspace(const char *workspace, zerr *err);

@@ -21,6 +21,8 @@
 #include "base/ids.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/redact.h"
+#include "base/secrets.h"
 #include "base/time.h"
 #include "base/url.h"
 #include "net/curl_loader.h"
@@ -330,6 +332,8 @@ int zoauth_parse_token_response(const char *json, size_t len, int64_t now, zoaut
     return -1;
   }
   set_str(&t->access_token, access);
+  zsecret_add_value(access); /* never printed from now on (base/secrets.h) */
+  zsecret_add_value(zjson_str(doc, "refresh_token"));
   t->obtained_at = now;
   set_str(&t->token_type, "Bearer");
   set_str(&t->refresh_token, zjson_str(doc, "refresh_token"));
@@ -392,6 +396,9 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
   t->expires_at = zjson_int_or(doc, "expires_at", 0);
   t->obtained_at = zjson_int_or(doc, "obtained_at", 0);
   json_decref(doc);
+  zsecret_add_value(t->access_token); /* never printed (base/secrets.h) */
+  zsecret_add_value(t->refresh_token);
+  zsecret_add_value(t->client_secret);
   return 0;
 }
 
@@ -443,6 +450,25 @@ int zoauth_tokens_delete(const char *server, zerr *err) {
   if (unlink(path) == 0) return 1;
   if (errno == ENOENT) return 0;
   return zerr_errno(err, ZE_IO, "cannot remove %s", path);
+}
+
+/* ---- transport security ------------------------------------------------------------- */
+
+int zoauth_check_credential_url(const char *what, const char *url, const char *server,
+                                zerr *err) {
+  /* base/url.h reads the host as curl does (userinfo up to the last
+   * '@', strict host characters). */
+  cleanup_free char *origin = zurl_origin(url);
+  if (origin && !strncmp(origin, "https://", 8)) return 0;
+  if (origin && zurl_is_loopback(url)) return 0;
+  return zerr_set(err, ZE_CONFIG,
+                  "refusing the OAuth %s of MCP server \"%s\": %.300s is not https, and "
+                  "credentials (codes, PKCE verifiers, tokens, client secrets) would cross the "
+                  "network in clear text. Use an https:// URL (plain http is allowed only to "
+                  "localhost / 127.0.0.1 / [::1]); if discovery found it, the server's OAuth "
+                  "metadata is wrong: set \"oauth.authorizationEndpoint\" and "
+                  "\"oauth.tokenEndpoint\" (https) in the config",
+                  what, server ? server : "?", url && *url ? url : "(none)");
 }
 
 /* ---- HTTP ------------------------------------------------------------------------- */
@@ -510,10 +536,18 @@ static long do_http(const char *method, const char *url, const char *const *head
 static void oauth_error_text(const fetch *f, char *out, size_t n) {
   json_t *doc = json_loadb(f->body.data ? f->body.data : "", f->body.len, 0, NULL);
   const char *e = zjson_str(doc, "error"), *d = zjson_str(doc, "error_description");
-  if (e)
+  if (e) {
     snprintf(out, n, "%s%s%s", e, d ? ": " : "", d ? d : "");
-  else
-    snprintf(out, n, "%.200s", f->body.len ? f->body.data : "(no body)");
+  } else if (!f->body.len) {
+    snprintf(out, n, "(no body)");
+  } else {
+    /* No OAuth error object: the body may be anything, tokens included
+     * (an endpoint echoing the request, a form-encoded answer), so it is
+     * described, never echoed. */
+    snprintf(out, n, "an answer of %zu bytes without an OAuth \"error\" member (not shown: it "
+             "may hold credentials)", f->body.len);
+  }
+  zredact_inplace(out, n);
   json_decref(doc);
 }
 
@@ -563,6 +597,9 @@ static int token_request(const char *endpoint, const char *form, const char *cli
 /* ---- bearer (refresh) ------------------------------------------------------------ */
 
 static int refresh(const char *server, zoauth_tokens *t, zerr *err) {
+  /* The stored endpoint is checked again: the token file may be older than
+   * this rule, or edited. */
+  if (zoauth_check_credential_url("token endpoint", t->token_endpoint, server, err) < 0) return -1;
   zbuf form = ZBUF_INIT;
   form_add(&form, "grant_type", "refresh_token");
   form_add(&form, "refresh_token", t->refresh_token);
@@ -603,6 +640,11 @@ int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *refresh_at,
   if (!t.server_url || !cfg->url || strcmp(t.server_url, cfg->url) != 0) {
     zoauth_tokens_release(&t); /* issued for another URL: never sent here */
     return 0;
+  }
+  if (zoauth_check_credential_url("server URL (where its token is sent)", cfg->url, cfg->name,
+                                  err) < 0) {
+    zoauth_tokens_release(&t);
+    return -1;
   }
   int64_t now = (int64_t)time(NULL);
   if (t.expires_at && zoauth_refresh_at(&t) <= now) {
@@ -686,11 +728,10 @@ static int discover_resource(login *l, zerr *err) {
   char **urls = zoauth_resource_md_urls(l->cfg->url);
   if (!urls) return zerr_set(err, ZE_CONFIG, "MCP server \"%s\" has no http(s) url", l->cfg->name);
   if (named) {
-    /* A server may only point at metadata on http(s). */
-    if (!is_http_url(named)) {
+    /* Metadata decides where credentials go: https only (loopback excepted). */
+    if (zoauth_check_credential_url("resource metadata", named, l->cfg->name, err) < 0) {
       zoauth_strv_free(urls);
-      return zerr_set(err, ZE_INVALID, "MCP server \"%s\" names resource metadata at a "
-                      "non-http(s) URL (%.200s)", l->cfg->name, named);
+      return -1;
     }
     size_t n = 0;
     while (urls[n]) n++;
@@ -720,6 +761,10 @@ static int discover_resource(login *l, zerr *err) {
 static int discover_issuer(login *l, zerr *err) {
   const zmcp_oauth_cfg *oc = &l->cfg->oauth;
   if (oc->authorization_endpoint && oc->token_endpoint) {
+    if (zoauth_check_credential_url("authorization endpoint", oc->authorization_endpoint,
+                                    l->cfg->name, err) < 0 ||
+        zoauth_check_credential_url("token endpoint", oc->token_endpoint, l->cfg->name, err) < 0)
+      return -1;
     l->as.authorization_endpoint = xstrdup(oc->authorization_endpoint);
     l->as.token_endpoint = xstrdup(oc->token_endpoint);
     l->as.registration_endpoint = oc->registration_endpoint ? xstrdup(oc->registration_endpoint)
@@ -732,6 +777,7 @@ static int discover_issuer(login *l, zerr *err) {
   const char *issuer = oc->issuer_url;
   if (!issuer && l->have_prm) issuer = l->prm.authorization_servers[0];
   if (!issuer) issuer = fallback_issuer = zoauth_origin(l->cfg->url);
+  if (zoauth_check_credential_url("issuer", issuer, l->cfg->name, err) < 0) return -1;
   char **urls = zoauth_as_md_urls(issuer);
   if (!urls)
     return zerr_set(err, ZE_CONFIG, "the authorization server %s is not an http(s) URL", issuer);
@@ -810,6 +856,9 @@ static int register_client(login *l, zerr *err) {
                     "registration; register zero there (redirect URI http://127.0.0.1/callback, "
                     "any port) and set \"oauth.clientID\" in the config",
                     l->cfg->name);
+  if (zoauth_check_credential_url("registration endpoint", l->as.registration_endpoint,
+                                  l->cfg->name, err) < 0)
+    return -1;
   json_t *req = json_pack("{s:s, s:[s], s:[s,s], s:[s], s:s}", "client_name", "zero",
                           "redirect_uris", l->redirect_uri, "grant_types", "authorization_code",
                           "refresh_token", "response_types", "code",
@@ -1008,6 +1057,11 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
   char challenge[ZOAUTH_CHALLENGE_LEN + 1];
 
   if (!(cfg->oauth.authorization_endpoint && cfg->oauth.token_endpoint)) {
+    /* Discovery starts at the server: what it says decides where the
+     * credentials go, so it is trusted only over https (or loopback). */
+    if (zoauth_check_credential_url("server URL (discovery starts there)", cfg->url, cfg->name,
+                                    err) < 0)
+      goto out;
     probe(&l);
     if (discover_resource(&l, err) < 0) goto out;
     if (!l.have_prm && l.probe_status >= 200 && l.probe_status < 300 && !cfg->oauth.issuer_url) {
@@ -1019,6 +1073,11 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
     }
   }
   if (discover_issuer(&l, err) < 0 || pick_resource(&l, err) < 0) goto out;
+  /* Again after discovery: the metadata may point anywhere. */
+  if (zoauth_check_credential_url("authorization endpoint", l.as.authorization_endpoint,
+                                  cfg->name, err) < 0 ||
+      zoauth_check_credential_url("token endpoint", l.as.token_endpoint, cfg->name, err) < 0)
+    goto out;
   int port = 0;
   if ((lfd = listen_loopback(&port, err)) < 0) goto out;
   zbuf_addf(&url, "http://127.0.0.1:%d/callback", port);

@@ -30,6 +30,9 @@
  * server URL they were issued for: a changed URL means a new login.
  * Redirects are never followed on any OAuth request (a token endpoint that
  * redirects is refused: the code or refresh token would go elsewhere).
+ * Every endpoint is https, loopback excepted (zoauth_check_credential_url),
+ * the configured ones, the discovered ones and the stored one a refresh
+ * uses alike.
  * Random values come from getrandom(2); SHA-256 from libcrypto, loaded on
  * first use like libcurl (see net/curl_loader.h).
  */
@@ -97,6 +100,16 @@ char **zoauth_as_md_urls(const char *issuer);
 void zoauth_strv_free(char **v);
 /* "scheme://host[:port]" of an http(s) URL, or NULL. Caller frees. */
 char *zoauth_origin(const char *url);
+
+/* Every URL that carries or yields a credential — the MCP server a token is
+ * sent to, the issuer and its metadata, the authorization, token and
+ * registration endpoints — must be https; plain http only to a loopback
+ * host (base/url.h zurl_is_loopback), where nothing crosses a network. 0 when
+ * url qualifies, else -1 with err saying which endpoint (what) of which
+ * server is refused and how to fix it. Checked before each request, and
+ * again for what discovery returns. */
+int zoauth_check_credential_url(const char *what, const char *url, const char *server,
+                                zerr *err);
 
 /* ---- tokens ---------------------------------------------------------------- */
 

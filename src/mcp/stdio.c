@@ -28,6 +28,7 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/strvec.h"
+#include "base/secrets.h"
 #include "base/time.h"
 #include "exec/reaper.h"
 #include "exec/spawn.h"
@@ -72,24 +73,28 @@ static bool env_sets(char *const *env, const char *name, size_t nl) {
   return false;
 }
 
-/* environ with cfg->env layered on top (same names replaced). */
+/* zero's environment without its credentials (base/secrets.h), with
+ * cfg->env — this server's own configured variables, secrets included —
+ * layered on top (same names replaced). */
 static char **build_env(const zmcp_server_cfg *cfg) {
   strvec out = STRVEC_INIT;
   for (char **kv = environ; *kv; kv++) {
     const char *eq = strchr(*kv, '=');
     size_t nl = eq ? (size_t)(eq - *kv) : strlen(*kv);
-    if (!env_sets(cfg->env, *kv, nl)) strvec_push(&out, *kv);
+    if (!zsecret_env_entry_is_secret(*kv) && !env_sets(cfg->env, *kv, nl)) strvec_push(&out, *kv);
   }
   strvec_pushv(&out, cfg->env);
   return strvec_detach(&out);
 }
 
-/* The sandbox scrubs secret-looking variables (…_TOKEN, …_KEY) from a
- * child's environment: zero's own environment must not leak to what the
- * model runs. A variable the user's config sets for this server ("env") is
- * meant for it, though (an API token is what most servers need), so every
- * such name the wrapped environment lacks is put back. Names the sandbox
- * set itself (HOME, TMPDIR, …) are left as it set them. */
+/* The sandbox withholds every credential (base/secrets.h: names that look
+ * secret, names the configuration declares — this server's own "env"
+ * entries among them — and known secret values) from a child's
+ * environment: zero's own environment must not leak to what the model runs.
+ * A variable the user's config sets for this server ("env") is meant for
+ * it, though (an API token is what most servers need), so every such name
+ * the wrapped environment lacks is put back — for this server only. Names
+ * the sandbox set itself (HOME, TMPDIR, …) are left as it set them. */
 static void restore_config_env(zspawn_cmd *cmd, const zmcp_server_cfg *cfg) {
   if (!cmd->envp) return;
   strvec env = STRVEC_INIT;

@@ -221,6 +221,10 @@ static int http_configure(http_xfer *x, struct curl_slist **headers, zerr *err) 
   HTTP_SET(CURLOPT_USERAGENT, "zero/" ZERO_VERSION);
   HTTP_SET(CURLOPT_HTTPHEADER, *headers);
   HTTP_SET(CURLOPT_PROTOCOLS_STR, "http,https");
+  /* libcurl never follows a redirect for zero (a caller that follows one
+   * checks each hop itself); were it told to, no hop may drop to http. */
+  HTTP_SET(CURLOPT_FOLLOWLOCATION, 0L);
+  HTTP_SET(CURLOPT_REDIR_PROTOCOLS_STR, "https");
   HTTP_SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
   HTTP_SET(CURLOPT_TCP_KEEPALIVE, 1L);
   HTTP_SET(CURLOPT_CONNECTTIMEOUT_MS,

@@ -267,9 +267,13 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
     zbuf_addf(&m, "%s answered HTTP %ld", name, status);
   }
   if (smsg) zbuf_addf(&m, "; the server said: %s", smsg);
-  zerr_set(err, ZE_PROVIDER, "%s", m.data);
+  /* A server may echo the key: scrubbed before the message is made (which
+   * redacts what else looks like a credential, base/err.h). */
+  char msg[sizeof err->msg];
+  snprintf(msg, sizeof msg, "%s", m.data);
+  zprov_scrub_secrets(opts, msg, sizeof msg);
+  zerr_set(err, ZE_PROVIDER, "%s", msg);
   zbuf_release(&m);
-  if (err) zprov_scrub_secrets(opts, err->msg, sizeof err->msg); /* a server may echo the key */
   if (err) {
     err->http_status = (int)status;
     err->retryable = zretry_status_retryable(status) &&

@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/secrets.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
@@ -126,26 +127,17 @@ bool zsb_active(const zsb_policy *p) {
 
 /* ---- environment ---------------------------------------------------------- */
 
-/* Variables never handed to a command: provider keys and anything named like
- * a secret, agent sockets, and sandbox markers from outside (never trusted). */
-static bool secret_name(const char *kv) {
+/* Variables never handed to a command: credentials (base/secrets.h: named
+ * like one, declared by the configuration, or holding a known secret value),
+ * agent sockets, and sandbox markers from outside (never trusted). */
+static bool withheld_name(const char *kv) {
+  if (zsecret_env_entry_is_secret(kv)) return true;
   size_t n = strcspn(kv, "=");
-  char name[256];
-  if (n >= sizeof name) return true;
-  for (size_t i = 0; i < n; i++) name[i] = (char)((kv[i] >= 'a' && kv[i] <= 'z') ? kv[i] - 32 : kv[i]);
-  name[n] = '\0';
-  static const char *const parts[] = {"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD",
-                                      "PASSWD", "CREDENTIAL", "ACCESS_KEY", "PRIVATE_KEY",
-                                      "AUTH", NULL};
-  for (const char *const *p = parts; *p; p++)
-    if (strstr(name, *p)) return true;
-  /* a provider profile's apiKeyEnv may be any name; most end in _KEY */
-  if (n > 4 && !strcmp(name + n - 4, "_KEY")) return true;
   static const char *const exact[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
                                       NULL};
   for (const char *const *p = exact; *p; p++)
-    if (!strcmp(name, *p)) return true;
-  return !strncmp(name, "ZERO_SANDBOX", 12);
+    if (strlen(*p) == n && !strncmp(kv, *p, n)) return true;
+  return !strncmp(kv, "ZERO_SANDBOX", 12);
 }
 
 /* Names the sandbox sets itself (dropped from the inherited environment). */
@@ -180,7 +172,7 @@ static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, 
   static const char *const keep_home[][2] = {
       {"PYENV_ROOT", ".pyenv"}, {"RUSTUP_HOME", ".rustup"}, {"NVM_DIR", ".nvm"}};
   for (char *const *kv = base ? base : environ; *kv; kv++) {
-    if (secret_name(*kv) || is_set_name(*kv)) continue;
+    if (withheld_name(*kv) || is_set_name(*kv)) continue;
     strvec_push(&e, *kv);
   }
   for (size_t i = 0; i < ZARRAY_LEN(keep_home); i++) {

@@ -1,5 +1,5 @@
 /* output.h — what happens to every tool's output before the model sees it:
- * secrets redacted, a token budget per tool kind, and the full text spilled
+ * secrets redacted (base/redact.h), a token budget per tool kind, and the full text spilled
  * to a private file when it had to be cut.
  */
 #ifndef ZERO_TOOLS_OUTPUT_H
@@ -10,14 +10,6 @@
 
 #include "base/buf.h"
 #include "base/err.h"
-
-/* Replaces secrets in text with "[REDACTED:<kind>]": provider API keys
- * (OpenAI, Anthropic, Google, GitHub, Slack, Stripe, Hugging Face, Groq, xAI,
- * AWS access key ids), private key blocks, bearer tokens, and the values of
- * .env-style assignments and JSON members whose name says key / secret /
- * token / password. Overlapping matches resolve longest first, so a nested
- * match cannot corrupt a larger one. Returns the number of redactions. */
-size_t zt_redact(zbuf *text);
 
 /* The budget of a tool's output in tokens (about 4 bytes each). */
 size_t zt_budget_tokens(const char *tool);

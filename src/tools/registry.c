@@ -23,6 +23,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "tools/tool.h"
+#include "base/redact.h"
 #include "tools/output.h"
 #include "tools/tools_internal.h"
 #include "tools/tracker.h"
@@ -612,7 +613,7 @@ void ztool_finish_output(const ztool_ctx *ctx, const char *tool, ztool_result *r
     res->output = clean;
   }
   /* Secrets never reach the model (or the session log). */
-  size_t redacted = zt_redact(&res->output);
+  size_t redacted = zredact(&res->output);
   if (redacted) {
     if (!res->meta) res->meta = json_object();
     if (json_is_object(res->meta))

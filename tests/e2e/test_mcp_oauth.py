@@ -43,6 +43,12 @@ class OAuthTest(harness.ZeroTest):
         return [e for e in es if (server is None or e["server"] == server)
                 and (path is None or e["path"] == path)]
 
+    def last_call_auth(self):
+        """The Authorization header of the last tools/call the fake MCP server got."""
+        calls = [e for e in self.entries("mcp", "/mcp")
+                 if (e.get("json") or {}).get("method") == "tools/call"]
+        return calls[-1]["auth"] if calls else None
+
     def token_file(self):
         return os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "mcp-oauth", "prot.json")
 
@@ -109,7 +115,10 @@ class OAuthTest(harness.ZeroTest):
         # A tool call carries the bearer token.
         r = self.zero("mcp", "call", "prot", "whoami")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("hello, holder of " + saved["access_token"], r.stdout)
+        self.assertEqual(self.last_call_auth(), "Bearer " + saved["access_token"])
+        # The server echoes it; zero never prints its own token (redacted).
+        self.assertIn("hello, holder of [REDACTED]", r.stdout)
+        self.assertNotIn(saved["access_token"], r.stdout + r.stderr)
         # And through the agent: the model calls the tool, the result comes back.
         self.zero("mcp", "grant", "prot")
         model = self.serve([{"tool_calls": [{"name": "mcp_prot_whoami", "arguments": {}}]},
@@ -117,7 +126,8 @@ class OAuthTest(harness.ZeroTest):
         r = self.zero("exec", "-o", "stream-json", "who am i", timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
         tool_msgs = [m for m in model.bodies()[1]["messages"] if m.get("role") == "tool"]
-        self.assertIn("hello, holder of at-", tool_msgs[0]["content"])
+        self.assertIn("hello, holder of [REDACTED]", tool_msgs[0]["content"])
+        self.assertNotIn(saved["access_token"], json.dumps(model.bodies()))
         # Logout removes the tokens.
         r = self.zero("mcp", "logout", "prot")
         self.assertEqual(r.returncode, 0)
@@ -165,7 +175,8 @@ class OAuthTest(harness.ZeroTest):
         first = saved["access_token"]
         # A fresh 30 s token is used as is (refreshed at half its life, not every use).
         r = self.zero("mcp", "call", "prot", "whoami")
-        self.assertIn("hello, holder of " + first, r.stdout)
+        self.assertEqual(self.last_call_auth(), "Bearer " + first)
+        self.assertNotIn(first, r.stdout)
         # Time passes: 25 s later, 5 s are left, less than half its life — refreshed first.
         saved["obtained_at"] = int(time.time()) - 25
         saved["expires_at"] = int(time.time()) + 5
@@ -177,7 +188,8 @@ class OAuthTest(harness.ZeroTest):
         self.assertEqual(grants, ["authorization_code", "refresh_token"])
         second = self.read_tokens()["access_token"]
         self.assertNotEqual(first, second)
-        self.assertIn("hello, holder of " + second, r.stdout)
+        self.assertEqual(self.last_call_auth(), "Bearer " + second)
+        self.assertNotIn(second, r.stdout)
         self.assertEqual(stat.S_IMODE(os.stat(self.token_file()).st_mode), 0o600)
 
     def test_token_endpoint_redirect_is_refused(self):

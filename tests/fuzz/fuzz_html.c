@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/redact.h"
 #include "tools/output.h"
 #include "tools/webutil.h"
 
@@ -21,10 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!memchr(s, '\0', size) && memchr(md.data, '\0', md.len)) __builtin_trap();
   zbuf once = ZBUF_INIT;
   zbuf_add(&once, s, size);
-  zt_redact(&once);
+  zredact(&once);
   zbuf twice = ZBUF_INIT;
   zbuf_add(&twice, once.data, once.len);
-  if (zt_redact(&twice) != 0 || twice.len != once.len) __builtin_trap();
+  if (zredact(&twice) != 0 || twice.len != once.len) __builtin_trap();
   zbuf_release(&md);
   zbuf_release(&once);
   zbuf_release(&twice);

@@ -9,13 +9,14 @@
 #include <time.h>
 
 #include "base/json.h"
+#include "base/redact.h"
 #include "tools/output.h"
 #include "test_tools_util.h"
 
 static char *redacted(const char *in, size_t *count) {
   zbuf b = ZBUF_INIT;
   zbuf_addstr(&b, in);
-  size_t n = zt_redact(&b);
+  size_t n = zredact(&b);
   if (count) *count = n;
   return zbuf_detach(&b, NULL);
 }

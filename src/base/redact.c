@@ -1,0 +1,185 @@
+/* redact.c — the redactor; see redact.h. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "base/redact.h"
+
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/secrets.h"
+
+/* ---- patterns --------------------------------------------------------------- */
+
+/* A pattern; when it has a capture group, only group 1 is the secret. */
+typedef struct secret_rule {
+  const char *kind;
+  const char *pattern;
+} secret_rule;
+
+static const secret_rule rules[] = {
+    {"private-key", "-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\\s\\S]*?"
+                    "(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\\z)"},
+    {"anthropic-key", "\\bsk-ant-[A-Za-z0-9_-]{20,}"},
+    {"openai-key", "\\bsk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_-]{20,}"},
+    {"github-token", "\\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"},
+    {"google-key", "\\bAIza[0-9A-Za-z_-]{35}"},
+    {"slack-token", "\\bxox[abposr]-[A-Za-z0-9-]{10,}"},
+    {"stripe-key", "\\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}"},
+    {"huggingface-token", "\\bhf_[A-Za-z0-9]{30,}"},
+    {"groq-key", "\\bgsk_[A-Za-z0-9]{30,}"},
+    {"xai-key", "\\bxai-[A-Za-z0-9]{30,}"},
+    {"aws-access-key", "\\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\\b"},
+    {"bearer-token", "(?i)\\bbearer\\s+(?!\\[REDACTED)([A-Za-z0-9._~+/=-]{16,})"},
+    /* URLs: "scheme://user:password@host", a long user part alone (a token
+     * used as the user name), and credential query parameters. */
+    {"url-userinfo", "(?i)\\b[a-z][a-z0-9+.-]*://(?!\\[REDACTED)"
+                     "([^/\\s@:\"'<>]*:[^/\\s@\"'<>]+|[^/\\s@:\"'<>]{16,})@"},
+    {"url-secret", "(?i)[?&](?:access_token|refresh_token|id_token|token|auth|auth_token|"
+                   "api[_-]?key|apikey|key|sig|signature|x-amz-signature|x-amz-security-token|"
+                   "x-goog-signature|password|passwd|pwd|secret|client_secret|code_verifier)"
+                   "=(?!\\[REDACTED)([^&#\\s\"'<>]+)"},
+    /* Header values (as printed, logged or configured): the scheme word of
+     * an Authorization value stays readable. */
+    {"auth-header", "(?im)\\b(?:proxy-)?authorization\"?[ \\t]*+:[ \\t]*+[\"']?+"
+                    "(?:(?:bearer|basic|token|digest|negotiate)[ \\t]++)?+(?!\\[REDACTED)"
+                    "(?![A-Za-z_][A-Za-z0-9_.]*[(\\[])([^\\s\"'`$,;{}]{4,})"},
+    {"secret-header", "(?im)\\b(?:x-api-key|api-key|x-auth-token|x-access-token|private-token|"
+                      "set-cookie|cookie)\"?[ \\t]*+:[ \\t]*+[\"']?+(?!\\[REDACTED)"
+                      "([^\\s\"'`$,;{}][^\\r\\n\"']{3,})"},
+    /* NAME=value at the start of a line, also behind the line prefixes of
+     * read_file ("  12 | ") and grep ("path:12:", context "path-12-"), so a
+     * .env read or searched is redacted as when a command prints it. Values
+     * that are code (a call or an index, a null/boolean literal) are not
+     * secrets: "token = load_token(path)" stays readable. (A dotted value
+     * is kept as a secret: JWTs look like "eyJ….eyJ….sig".) */
+    {"env-secret", "(?im)^(?:[ \\t]*\\d+ \\| |[^\\s:]+:\\d+:|\\S+-\\d+-)?"
+                   "[ \\t]*(?:export[ \\t]+)?[A-Za-z0-9_]*(?:KEY|SECRET|TOKEN|PASSW(?:OR)?D|"
+                   "CREDENTIALS?|PRIVATE)[A-Za-z0-9_]*[ \\t]*[=:][ \\t]*[\"']?(?!\\[REDACTED)"
+                   "(?![A-Za-z_][A-Za-z0-9_.]*[(\\[])(?!(?:None|null|nil|true|false|undefined)\\b)"
+                   "([^\\s\"'#]{4,})"},
+    {"json-secret", "(?i)\"[A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|credential|"
+                    "authorization)\"\\s*:\\s*"
+                    "\"(?!\\[REDACTED)([^\"\\\\]{4,})\""},
+};
+
+static pcre2_code *compiled[ZARRAY_LEN(rules)];
+static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
+
+static void compile_rules(void) {
+  for (size_t i = 0; i < ZARRAY_LEN(rules); i++) {
+    int ec;
+    PCRE2_SIZE eo;
+    compiled[i] = pcre2_compile((PCRE2_SPTR)rules[i].pattern, PCRE2_ZERO_TERMINATED, 0, &ec, &eo,
+                                NULL);
+    if (compiled[i]) pcre2_jit_compile(compiled[i], PCRE2_JIT_COMPLETE);
+  }
+}
+
+typedef struct hit {
+  size_t start, end;
+  size_t rule;     /* index in rules: earlier rules are more specific */
+  const char *kind;
+} hit;
+
+static int cmp_hit(const void *a, const void *b) {
+  const hit *x = a, *y = b;
+  size_t lx = x->end - x->start, ly = y->end - y->start;
+  if (lx != ly) return lx > ly ? -1 : 1; /* longest first */
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return x->rule < y->rule ? -1 : x->rule > y->rule; /* the same span: the specific kind */
+}
+
+static int cmp_start(const void *a, const void *b) {
+  const hit *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static size_t redact_patterns(zbuf *text) {
+  if (text->len == 0) return 0;
+  pthread_once(&compile_once, compile_rules);
+  ZVEC(hit) hits = ZVEC_INIT;
+  pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+  for (size_t r = 0; r < ZARRAY_LEN(rules); r++) {
+    if (!compiled[r]) continue;
+    PCRE2_SIZE off = 0;
+    while (off <= text->len) {
+      int rc = pcre2_match(compiled[r], (PCRE2_SPTR)text->data, text->len, off, 0, md, NULL);
+      if (rc <= 0) break;
+      PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+      size_t s = ov[0], e = ov[1];
+      if (rc >= 2 && ov[2] != PCRE2_UNSET && strcmp(rules[r].kind, "private-key") != 0) {
+        s = ov[2];
+        e = ov[3];
+      }
+      if (e > s) {
+        hit h = {s, e, r, rules[r].kind};
+        zvec_push(&hits, h);
+      }
+      off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+    }
+  }
+  pcre2_match_data_free(md);
+  if (hits.len == 0) {
+    zvec_free(&hits);
+    return 0;
+  }
+  /* Longest first: a match inside one already taken is dropped. */
+  qsort(hits.items, hits.len, sizeof(hit), cmp_hit);
+  size_t kept = 0;
+  for (size_t i = 0; i < hits.len; i++) {
+    bool clash = false;
+    for (size_t k = 0; k < kept && !clash; k++)
+      clash = hits.items[i].start < hits.items[k].end && hits.items[k].start < hits.items[i].end;
+    if (!clash) hits.items[kept++] = hits.items[i];
+  }
+  qsort(hits.items, kept, sizeof(hit), cmp_start);
+  zbuf out = ZBUF_INIT;
+  size_t pos = 0;
+  for (size_t i = 0; i < kept; i++) {
+    zbuf_add(&out, text->data + pos, hits.items[i].start - pos);
+    zbuf_addf(&out, "[REDACTED:%s]", hits.items[i].kind);
+    pos = hits.items[i].end;
+  }
+  zbuf_add(&out, text->data + pos, text->len - pos);
+  zbuf_release(text);
+  *text = out;
+  zvec_free(&hits);
+  return kept;
+}
+
+size_t zredact(zbuf *text) {
+  /* Known values first: a configured key is caught whatever its shape. */
+  size_t n = zsecret_redact_values(text);
+  return n + redact_patterns(text);
+}
+
+char *zredact_str(const char *s) {
+  if (!s) return NULL;
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, s);
+  zredact(&b);
+  return zbuf_detach(&b, NULL);
+}
+
+void zredact_inplace(char *buf, size_t cap) {
+  if (!cap || !buf[0]) return;
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, buf);
+  if (zredact(&b)) {
+    size_t n = b.len < cap ? b.len : cap - 1;
+    while (n > 0 && n < b.len && ((unsigned char)b.data[n] & 0xC0) == 0x80) n--;
+    memcpy(buf, b.data, n);
+    buf[n] = '\0';
+  }
+  zbuf_release(&b);
+}
+
+void zredact_fputs(const char *s, FILE *f) {
+  if (!s) return;
+  char *clean = zredact_str(s);
+  fputs(clean, f);
+  free(clean);
+}

@@ -1,0 +1,250 @@
+"""Attack tests: zero's credentials never reach a child, never get printed,
+and never cross the network in clear (issue 14, holes 4, 7 and 8).
+
+Each test asserts the effect on the host: what the child's `env` wrote to a
+file, what `zero mcp list` printed, which requests a local server received.
+Run as root, then again as uid 65534 (setpriv), like test_sandbox_attacks.py.
+"""
+import http.server
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
+PY = "/usr/bin/python3"
+FAKE_MCP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_mcp_server.py")
+
+PROVIDER_KEY = "prov-9f8e7d6c5b4a39281706"        # under a name no pattern catches
+MCP_SECRET = "mcpsrv-0a1b2c3d4e5f60718293"         # an MCP server's env value
+URL_TOKEN = "urltok-55aa66bb77cc88dd"
+HEADER_TOKEN = "hdrtok-11ee22ff33aa44bb"
+
+
+def local_non_loopback_ip():
+    """An address of this machine that is not loopback (no packet is sent),
+    or None."""
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.connect(("10.255.255.255", 1))
+        ip = s.getsockname()[0]
+        s.close()
+        return None if ip.startswith("127.") else ip
+    except OSError:
+        return None
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """A local OAuth / MCP server that records every request it gets."""
+    routes = {}
+    seen = []
+
+    def log_message(self, *a):
+        pass
+
+    def answer(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n).decode() if n else ""
+        self.seen.append({"method": self.command, "path": self.path,
+                          "host": self.headers.get("Host"), "body": body})
+        status, headers, payload = self.routes.get(self.path.split("?")[0], (404, {}, {}))
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = answer
+
+
+class SecretsAttacks(harness.ZeroTest):
+    def setUp(self):
+        super().setUp()
+        self.cfg_dir = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(self.cfg_dir)
+
+    def write_config(self, doc):
+        with open(os.path.join(self.cfg_dir, "config.json"), "w") as f:
+            json.dump(doc, f)
+
+    def start_recorder(self, bind="0.0.0.0"):
+        handler = type("R", (Recorder,), {"routes": {}, "seen": []})
+        srv = http.server.ThreadingHTTPServer((bind, 0), handler)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        self.addCleanup(lambda: (srv.shutdown(), srv.server_close()))
+        return srv.server_address[1], handler
+
+    def env_of(self, path):
+        with open(path) as f:
+            return f.read()
+
+    # ---- hole 4: keys reach sandboxed commands ----------------------------------------
+
+    def test_declared_key_never_reaches_a_sandboxed_command(self):
+        self.write_config({
+            "providers": [{"name": "work", "provider_kind": "openai-compatible",
+                           "baseURL": "http://127.0.0.1:9/v1", "apiKeyEnv": "WORKPROV",
+                           "model": "m"}],
+            "mcp": {"servers": {"slack": {"command": "true", "env": {"SLACKBOT": MCP_SECRET}}}}})
+        self.env.update({"WORKPROV": PROVIDER_KEY, "SLACKBOT": MCP_SECRET,
+                         "ALIAS_OF_KEY": PROVIDER_KEY, "DB_PASS": "dbpass-value-1234",
+                         "SMTP_PASSWORD": "smtp-value-1234", "APP_PRIVATE": "private-value-1234",
+                         "GOOGLE_APPLICATION_CREDENTIALS": "/creds.json",
+                         "GIT_AUTHOR_NAME": "Ann Author", "GOPRIVATE": "corp.example/*"})
+        out = os.path.join(self.work, "child-env.txt")
+        r = self.zero("sandbox", "exec", "--", "sh", "-c", "env > %s" % out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        seen = self.env_of(out)
+        for value in (PROVIDER_KEY, MCP_SECRET, "dbpass-value", "smtp-value", "private-value",
+                      "/creds.json"):
+            self.assertNotIn(value, seen)
+        # What ordinary tools need is still there.
+        self.assertIn("GIT_AUTHOR_NAME=Ann Author", seen)
+        self.assertIn("GOPRIVATE=corp.example/*", seen)
+        self.assertIn("PATH=", seen)
+
+    def test_exec_command_child_of_the_agent_sees_no_key(self):
+        self.write_config({"providers": [{"name": "work", "provider_kind": "openai-compatible",
+                                          "apiKeyEnv": "WORKPROV", "model": "m"}]})
+        self.env["WORKPROV"] = PROVIDER_KEY
+        out = os.path.join(self.work, "agent-child-env.txt")
+        model = self.serve([{"tool_calls": [{"name": "exec_command",
+                                             "arguments": {"cmd": "env > %s" % out}}]},
+                            {"text": "done"}])
+        # The fake model is reached through the OPENAI_* variables: the
+        # provider profile only declares WORKPROV.
+        self.env["OPENAI_API_KEY"] = PROVIDER_KEY
+        r = self.zero("exec", "--permission-mode", "auto", "-o", "json", "run env", timeout=90)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        self.assertTrue(os.path.exists(out), r.stdout)
+        self.assertNotIn(PROVIDER_KEY, self.env_of(out))
+        self.assertNotIn(PROVIDER_KEY, json.dumps(model.bodies()[1:]))
+
+    def test_mcp_server_gets_its_own_env_and_no_other_server_does(self):
+        a_env = os.path.join(self.work, "a-env.txt")
+        b_env = os.path.join(self.work, "b-env.txt")
+        wrap = "env > %s; exec " + PY + " " + FAKE_MCP + " hang /dev/null"
+        self.write_config({"mcp": {"servers": {
+            "a": {"command": "sh", "args": ["-c", wrap % a_env], "env": {"SLACKBOT": MCP_SECRET}},
+            "b": {"command": "sh", "args": ["-c", wrap % b_env]}}}})
+        self.env["SLACKBOT"] = MCP_SECRET  # also in zero's own environment
+        for name in ("a", "b"):
+            r = self.zero("mcp", "tools", name, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("SLACKBOT=" + MCP_SECRET, self.env_of(a_env))
+        self.assertNotIn(MCP_SECRET, self.env_of(b_env))
+
+    # ---- hole 8: secrets printed ----------------------------------------------------------
+
+    def test_mcp_list_never_prints_url_tokens_headers_or_userinfo(self):
+        self.write_config({"mcp": {"servers": {
+            "remote": {"type": "http", "url": "https://mcp.example.com/sse?token=" + URL_TOKEN,
+                       "headers": {"Authorization": "Bearer " + HEADER_TOKEN}},
+            "basic": {"type": "http", "url": "https://bob:%s@mcp.example.com/" % HEADER_TOKEN},
+            "local": {"command": "server", "args": ["--api-key", HEADER_TOKEN]}}}})
+        for args in (("mcp", "list"), ("mcp", "list", "--json")):
+            r = self.zero(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shown = r.stdout + r.stderr
+            self.assertNotIn(URL_TOKEN, shown)
+            self.assertNotIn(HEADER_TOKEN, shown)
+            self.assertIn("mcp.example.com", shown)  # still useful
+            self.assertIn("REDACTED", shown)
+
+    def test_providers_listing_never_prints_url_credentials(self):
+        self.write_config({"providers": [{
+            "name": "gw", "provider_kind": "openai-compatible",
+            "baseURL": "https://bob:%s@gw.example.com/v1?api_key=%s" % (HEADER_TOKEN, URL_TOKEN),
+            "apiKeyEnv": "WORKPROV", "model": "m"}]})
+        self.env["WORKPROV"] = PROVIDER_KEY
+        for args in (("providers", "list"), ("providers", "list", "--json")):
+            r = self.zero(*args)
+            shown = r.stdout + r.stderr
+            self.assertIn("gw.example.com", shown)
+            for secret in (URL_TOKEN, HEADER_TOKEN, PROVIDER_KEY):
+                self.assertNotIn(secret, shown)
+
+    # ---- hole 7: OAuth in clear --------------------------------------------------------
+
+    def test_configured_http_token_endpoint_is_refused_before_any_request(self):
+        ip = local_non_loopback_ip()
+        if not ip:
+            self.skipTest("no non-loopback address on this machine")
+        port, rec = self.start_recorder()
+        self.write_config({"mcp": {"servers": {"s": {
+            "type": "http", "url": "http://127.0.0.1:%d/mcp" % port,
+            "oauth": {"clientID": "zero-test", "clientSecret": "client-secret-abcdef",
+                      "authorizationEndpoint": "https://auth.example.com/authorize",
+                      "tokenEndpoint": "http://%s:%d/token" % (ip, port)}}}}})
+        r = self.zero("mcp", "login", "s", "--timeout", "5")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("token endpoint", r.stderr)
+        self.assertIn("not https", r.stderr)
+        self.assertEqual(rec.seen, [])
+        self.assertNotIn("client-secret-abcdef", r.stdout + r.stderr)
+
+    def test_discovered_http_endpoints_are_refused_before_credentials_are_sent(self):
+        ip = local_non_loopback_ip()
+        if not ip:
+            self.skipTest("no non-loopback address on this machine")
+        port, rec = self.start_recorder()
+        loop = "http://127.0.0.1:%d" % port
+        far = "http://%s:%d" % (ip, port)
+        rec.routes.update({
+            "/mcp": (401, {"WWW-Authenticate": 'Bearer resource_metadata="%s/prm"' % loop},
+                     {"error": "unauthorized"}),
+            "/prm": (200, {}, {"resource": loop + "/mcp", "authorization_servers": [loop]}),
+            "/.well-known/oauth-authorization-server": (200, {}, {
+                "issuer": loop, "authorization_endpoint": far + "/authorize",
+                "token_endpoint": far + "/token", "registration_endpoint": far + "/register",
+                "code_challenge_methods_supported": ["S256"]}),
+        })
+        self.write_config({"mcp": {"servers": {"s": {"type": "http", "url": loop + "/mcp"}}}})
+        r = self.zero("mcp", "login", "s", "--timeout", "5")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not https", r.stderr)
+        paths = [e["path"] for e in rec.seen]
+        for p in ("/token", "/register", "/authorize"):
+            self.assertNotIn(p, paths)
+        self.assertNotIn(ip, " ".join(e["host"] or "" for e in rec.seen))
+
+    def test_http_server_url_is_refused_for_login(self):
+        ip = local_non_loopback_ip()
+        if not ip:
+            self.skipTest("no non-loopback address on this machine")
+        port, rec = self.start_recorder()
+        self.write_config({"mcp": {"servers": {"s": {"type": "http",
+                                                     "url": "http://%s:%d/mcp" % (ip, port)}}}})
+        r = self.zero("mcp", "login", "s", "--timeout", "5")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not https", r.stderr)
+        self.assertEqual(rec.seen, [])
+
+
+def main():
+    if os.geteuid() == 0 and not UNPRIV and shutil.which("setpriv"):
+        # Root pass here; the unprivileged pass in a child as uid 65534.
+        env = dict(os.environ, ZERO_E2E_UNPRIV="1", HOME="/tmp",
+                   PATH="/usr/local/bin:/usr/bin:/bin")
+        child = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                PY, os.path.abspath(__file__)], env=env)
+        prog = unittest.main(exit=False, verbosity=1)
+        ok = prog.result.wasSuccessful() and child.returncode == 0
+        if child.returncode != 0:
+            print("unprivileged pass FAILED (exit %d)" % child.returncode, file=sys.stderr)
+        sys.exit(0 if ok else 1)
+    unittest.main(verbosity=1)
+
+
+if __name__ == "__main__":
+    main()
