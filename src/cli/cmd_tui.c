@@ -265,23 +265,23 @@ static int add_usage(void *ud, const json_t *ev) {
   tui_app *a = ud;
   if (strcmp(zjson_str_or(ev, "type", ""), "provider_usage")) return 0;
   const json_t *p = json_object_get(ev, "payload");
-  a->prompt_sum += zjson_int_or(p, "promptTokens", 0);
-  a->cached_sum += zjson_int_or(p, "cachedInputTokens", 0);
-  a->completion_sum += zjson_int_or(p, "completionTokens", 0);
-  a->total_tokens += zjson_int_or(p, "totalTokens", 0);
-  if (zjson_int_or(p, "promptTokens", 0)) a->context_tokens = zjson_int_or(p, "promptTokens", 0);
+  a->usage.prompt_sum += zjson_int_or(p, "promptTokens", 0);
+  a->usage.cached_sum += zjson_int_or(p, "cachedInputTokens", 0);
+  a->usage.completion_sum += zjson_int_or(p, "completionTokens", 0);
+  a->usage.total_tokens += zjson_int_or(p, "totalTokens", 0);
+  if (zjson_int_or(p, "promptTokens", 0)) a->usage.context_tokens = zjson_int_or(p, "promptTokens", 0);
   return 0;
 }
 
 static void attach_session(ctl *c) {
-  c->app.prompt_sum = c->app.cached_sum = c->app.completion_sum = c->app.total_tokens = 0;
-  c->app.context_tokens = 0;
+  c->app.usage.prompt_sum = c->app.usage.cached_sum = c->app.usage.completion_sum = c->app.usage.total_tokens = 0;
+  c->app.usage.context_tokens = 0;
   if (c->rs.session)
     zsession_for_each_event(c->rs.session_root, c->rs.session->id, add_usage, &c->app, NULL, NULL);
   if (c->recorder) c->recorder->destroy(c->recorder);
   c->recorder = c->rs.session ? zrecorder_new(c->rs.session, c->rec_diag) : NULL;
-  free(c->app.session_id);
-  c->app.session_id = c->rs.session ? xstrdup(c->rs.session->id) : NULL;
+  free(c->app.status.session_id);
+  c->app.status.session_id = c->rs.session ? xstrdup(c->rs.session->id) : NULL;
 }
 
 /* Files named with @path are attached to the message the model sees. */
@@ -326,7 +326,7 @@ static void prepare_compactor(ctl *c) {
   if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
   else /* /model or /provider may have changed the window */
     c->rs.compactor.window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
-  c->app.context_window = c->rs.compactor.window;
+  c->app.usage.context_window = c->rs.compactor.window;
   c->rs.compactor.main = c->rs.provider;
   c->rs.compactor.main_model = c->rs.rp.model;
   c->rs.compactor.session = c->rs.session;
@@ -335,7 +335,7 @@ static void prepare_compactor(ctl *c) {
 }
 
 static void start_turn(ctl *c, const char *text) {
-  bool side = c->app.side_chat;
+  bool side = c->app.status.side_chat;
   if (side) {
     blank_line(c);
     zbuf l = ZBUF_INIT;
@@ -363,7 +363,7 @@ static void start_turn(ctl *c, const char *text) {
   }
   /* A side question runs read-only (plan mode): it must not change what the
    * main conversation is about. */
-  zperm_mode mode = side ? ZPERM_PLAN : c->app.mode;
+  zperm_mode mode = side ? ZPERM_PLAN : c->app.status.mode;
   if (!c->system_prompt || c->prompt_mode != mode) {
     free(c->system_prompt);
     c->system_prompt = xstrdup(zrun_setup_system_prompt(&c->rs, mode));
@@ -440,7 +440,7 @@ static void conv_copy(zconv *dst, const zconv *src) {
 static void leave_side(ctl *c) {
   zconv_release(&c->side);
   c->side = (zconv)ZCONV_INIT;
-  c->app.side_chat = false;
+  c->app.status.side_chat = false;
   blank_line(c);
   tui_app_print(&c->app, c->app.th.muted, "↩ Back to the main conversation (the side conversation was not saved).");
 }
@@ -468,13 +468,13 @@ static void turn_done(ctl *c) {
   pthread_join(c->worker, NULL);
   c->running = false;
   /* "Cancelling…" and "Mode changes from the next turn" are over */
-  free(c->app.notice);
-  c->app.notice = NULL;
+  free(c->app.status.notice);
+  c->app.status.notice = NULL;
   const char *line = NULL;
   if (c->job == JOB_COMPACT) compact_done(c);
   else {
     if (c->status == ZRUN_INTERRUPTED) line = "⊘ Cancelled. The conversation is kept; type to continue.";
-    else if (c->status == ZRUN_SUCCESS && !c->app.turn_shown)
+    else if (c->status == ZRUN_SUCCESS && !c->app.turn.shown)
       line = "The model sent an empty answer (no text, no tool call). Ask again, or try another "
              "model with /model.";
     tui_app_turn_end(&c->app, line);
@@ -501,8 +501,8 @@ static void cancel_turn(ctl *c) {
   zcancel_request();
   tui_approver_cancel(&c->approver);
   c->app.prompt.active = false;
-  free(c->app.notice);
-  c->app.notice = xstrdup("Cancelling…");
+  free(c->app.status.notice);
+  c->app.status.notice = xstrdup("Cancelling…");
 }
 
 static void drain(ctl *c) {
@@ -581,10 +581,10 @@ static int reopen_session(ctl *c, const char *id, zerr *err) {
 }
 
 static void new_session(ctl *c) {
-  if (c->app.side_chat) {
+  if (c->app.status.side_chat) {
     zconv_release(&c->side);
     c->side = (zconv)ZCONV_INIT;
-    c->app.side_chat = false;
+    c->app.status.side_chat = false;
   }
   release_session(c);
   ztask_release(&c->rs.task);
@@ -595,7 +595,7 @@ static void new_session(ctl *c) {
   c->plan = json_array();
   json_decref(c->app.plan);
   c->app.plan = NULL;
-  c->app.context_tokens = 0;
+  c->app.usage.context_tokens = 0;
   attach_session(c);
 }
 
@@ -699,11 +699,11 @@ static void slash_tools(ctl *c) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   say(c, "Tools in %s mode (name, side effect, what the permission engine does):",
-      zperm_mode_name(c->app.mode));
+      zperm_mode_name(c->app.status.mode));
   /* The engine for this mode; the worker owns it while a turn runs. */
-  if (!c->running) zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
+  if (!c->running) zrun_setup_tools(&c->rs, c->app.status.mode, ZAUTO_LOW);
   for (size_t i = 0; i < n; i++) {
-    if (!zperm_tool_visible(c->app.mode, tools[i])) continue;
+    if (!zperm_tool_visible(c->app.status.mode, tools[i])) continue;
     zperm_decision d = zperm_decide(&c->rs.perm, tools[i], NULL);
     /* one row each: the first sentence of the description, cut to the width */
     const char *desc = tools[i]->description ? tools[i]->description : "";
@@ -1044,12 +1044,12 @@ static void cmd_compact(ctl *c) {
     say(c, "Nothing to compact yet.");
     return;
   }
-  if (!c->system_prompt || c->prompt_mode != c->app.mode) {
+  if (!c->system_prompt || c->prompt_mode != c->app.status.mode) {
     free(c->system_prompt);
-    c->system_prompt = xstrdup(zrun_setup_system_prompt(&c->rs, c->app.mode));
-    c->prompt_mode = c->app.mode;
+    c->system_prompt = xstrdup(zrun_setup_system_prompt(&c->rs, c->app.status.mode));
+    c->prompt_mode = c->app.status.mode;
   }
-  zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
+  zrun_setup_tools(&c->rs, c->app.status.mode, ZAUTO_LOW);
   prepare_compactor(c);
   zerr_clear(&c->err);
   zcancel_reset();
@@ -1145,9 +1145,9 @@ static void cmd_image(ctl *c, const char *arg) {
 /* The current model and its context window, for the status line and the
  * side panel. */
 static void show_model(ctl *c) {
-  free(c->app.model);
-  c->app.model = xstrdup(c->rs.rp.model);
-  c->app.context_window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+  free(c->app.status.model);
+  c->app.status.model = xstrdup(c->rs.rp.model);
+  c->app.usage.context_window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
 }
 
 static const char *ctx_words(int64_t t) {
@@ -1286,7 +1286,7 @@ static void run_command(ctl *c, const char *line) {
     say(c, "%s waits until the running turn ends (Esc cancels it).", name);
     return;
   }
-  if (always_idle && c->app.side_chat) {
+  if (always_idle && c->app.status.side_chat) {
     say(c, "%s works on the main conversation; Ctrl+C leaves the side conversation first.", name);
     return;
   }
@@ -1319,9 +1319,9 @@ static void run_command(ctl *c, const char *line) {
     if (c->running) say(c, "/btw waits until the running turn ends (Esc cancels it).");
     else if (!*arg) say(c, "Ask something: /btw QUESTION. It runs in a copy of this conversation.");
     else {
-      if (!c->app.side_chat) {
+      if (!c->app.status.side_chat) {
         conv_copy(&c->side, &c->conv);
-        c->app.side_chat = true;
+        c->app.status.side_chat = true;
       }
       start_turn(c, arg);
     }
@@ -1349,14 +1349,14 @@ static void run_command(ctl *c, const char *line) {
     int64_t window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
     say(c, "Context window of %s: %s tokens; compaction starts at %d%%.", c->rs.rp.model,
         ctx_words(window), (int)(ZCOMPACT_THRESHOLD * 100));
-    if (c->app.context_tokens)
-      say(c, "Last request: %lld tokens (%.1f%% of the window).", (long long)c->app.context_tokens,
-          window ? 100.0 * (double)c->app.context_tokens / (double)window : 0.0);
+    if (c->app.usage.context_tokens)
+      say(c, "Last request: %lld tokens (%.1f%% of the window).", (long long)c->app.usage.context_tokens,
+          window ? 100.0 * (double)c->app.usage.context_tokens / (double)window : 0.0);
     if (c->running) {
       /* the worker is extending the conversation: not ours to read now */
       say(c, "The conversation's size is shown when the running turn ends.");
     } else {
-      zconv *cv = c->app.side_chat ? &c->side : &c->conv;
+      zconv *cv = c->app.status.side_chat ? &c->side : &c->conv;
       int64_t est = zcompact_estimate_raw(cv, c->system_prompt, NULL);
       say(c, "Conversation: %zu messages, ~%lld tokens estimated (system prompt included, tool "
              "schemas not). /compact summarizes it now.", cv->len, (long long)est);
@@ -1365,20 +1365,20 @@ static void run_command(ctl *c, const char *line) {
     zmodel_info mi;
     zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
     say(c, "Tokens this session: %lld in (%lld from cache) · %lld out · %lld total.",
-        (long long)c->app.prompt_sum, (long long)c->app.cached_sum,
-        (long long)c->app.completion_sum, (long long)c->app.total_tokens);
+        (long long)c->app.usage.prompt_sum, (long long)c->app.usage.cached_sum,
+        (long long)c->app.usage.completion_sum, (long long)c->app.usage.total_tokens);
     if (mi.priced)
       say(c, "Estimated cost at %s prices: $%.4f (registry prices; a model switched mid-session "
              "is priced as the current one).", c->rs.rp.model,
-          zmodel_cost(&mi, c->app.prompt_sum, c->app.cached_sum, c->app.completion_sum));
+          zmodel_cost(&mi, c->app.usage.prompt_sum, c->app.usage.cached_sum, c->app.usage.completion_sum));
     else
       say(c, "No price is known for %s (zero models lists the priced ones).", c->rs.rp.model);
   } else if (!strcmp(name, "/permissions")) {
-    say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).", zperm_mode_name(c->app.mode));
+    say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).", zperm_mode_name(c->app.status.mode));
     slash_grants(c);
   } else if (!strcmp(name, "/plan")) {
-    if (c->app.mode != ZPERM_PLAN) {
-      c->app.mode = ZPERM_PLAN;
+    if (c->app.status.mode != ZPERM_PLAN) {
+      c->app.status.mode = ZPERM_PLAN;
       say(c, "Plan mode: read-only tools only, from the next turn. Shift+Tab leaves it.");
     } else if (c->app.plan) {
       c->app.plan_changed = true;
@@ -1443,8 +1443,8 @@ static void handle_key(ctl *c, const tui_key *k) {
     case TUI_ACT_QUIT: c->quit = true; break;
     case TUI_ACT_SUSPEND: suspend(c); break;
     case TUI_ACT_MODE:
-      free(c->app.notice);
-      c->app.notice = c->running ? xstrdup("Mode changes from the next turn") : NULL;
+      free(c->app.status.notice);
+      c->app.status.notice = c->running ? xstrdup("Mode changes from the next turn") : NULL;
       break;
     case TUI_ACT_LEAVE_SIDE: leave_side(c); break;
     case TUI_ACT_NONE: break;
@@ -1607,9 +1607,9 @@ int cmd_tui(int argc, char **argv) {
   tui_term_size(&w, &h);
   tui_app_init(&c->app, w, h, theme && *theme ? theme : "dark", tui_depth_detect());
   c->app.scr.reflow = tui_term_reflows();
-  c->app.mode = c->args.mode == ZPERM_UNSAFE ? ZPERM_AUTO : c->args.mode;
+  c->app.status.mode = c->args.mode == ZPERM_UNSAFE ? ZPERM_AUTO : c->args.mode;
   show_model(c);
-  c->app.workspace = c->rs.workspace;
+  c->app.completion.workspace = c->rs.workspace;
   tui_keys_init(&c->keys);
   char *hp = history_path(c->rs.workspace);
   tui_composer_history_open(&c->app.comp, hp);
@@ -1626,7 +1626,7 @@ int cmd_tui(int argc, char **argv) {
   }
   /* MCP servers start once, in parallel, through the sandbox spawner; one
    * that fails is a warning line and the session goes on without it. */
-  zrun_setup_tools(&c->rs, c->app.mode, ZAUTO_LOW);
+  zrun_setup_tools(&c->rs, c->app.status.mode, ZAUTO_LOW);
   if (zrun_setup_mcp(&c->rs, warn_cb, c, &err) < 0) warn_cb(c, err.msg);
 
   /* Frames follow events one for one, except while the unfinished block of
@@ -1638,7 +1638,7 @@ int cmd_tui(int argc, char **argv) {
   bool key_seen = true;
   while (!c->quit) {
     double t = now_s();
-    bool heavy = c->app.md_active && c->app.md.src.len > 16384;
+    bool heavy = c->app.turn.md_active && c->app.turn.md.src.len > 16384;
     if (key_seen || !heavy || t - last_frame >= TUI_SLOW_FRAME_S) {
       render(c);
       last_frame = t;
@@ -1648,8 +1648,8 @@ int cmd_tui(int argc, char **argv) {
                           {.fd = c->wake[0], .events = POLLIN},
                           {.fd = tui_term_signal_fd(), .events = POLLIN}};
     /* Idle: sleep until something happens. Busy: tick the spinner. */
-    int timeout = tui_keys_pending(&c->keys) ? 30 : (c->running || c->app.busy) ? 100 : -1;
-    if (c->app.md_active && c->app.md.src.len > 16384) timeout = 40;
+    int timeout = tui_keys_pending(&c->keys) ? 30 : (c->running || c->app.turn.busy) ? 100 : -1;
+    if (c->app.turn.md_active && c->app.turn.md.src.len > 16384) timeout = 40;
     int n = poll(p, 3, timeout);
     if (n < 0) {
       if (errno == EINTR) continue;
