@@ -23,7 +23,7 @@
 #include "ui/tui/term.h"
 #include "ui/tui/width.h"
 
-static void cmd_help_text(tui_controller *c) {
+static void cmd_help(tui_controller *c, const char *arg) {
   tui_say(c, "Commands:");
   for (size_t i = 0; i < tui_ncommands; i++)
     tui_say(c, "  %-13s %-13s %s", tui_commands[i].name, tui_commands[i].args, tui_commands[i].help);
@@ -38,7 +38,7 @@ static void cmd_help_text(tui_controller *c) {
  * list is read between turns only. */
 static void say_line(void *ud, const char *line) { tui_app_print(&((tui_controller *)ud)->app, "", line); }
 
-static void slash_grants(tui_controller *c) {
+static void list_grants(tui_controller *c) {
   if (c->worker.running) {
     tui_say(c, "Grants are listed when the running turn ends.");
     return;
@@ -46,7 +46,7 @@ static void slash_grants(tui_controller *c) {
   tui_prompt_list_grants(&c->rs.grants, say_line, c);
 }
 
-static void slash_tools(tui_controller *c) {
+static void cmd_tools(tui_controller *c, const char *arg) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   tui_say(c, "Tools in %s mode (name, side effect, what the permission engine does):",
@@ -111,7 +111,7 @@ static int git_in(tui_controller *c, const char *args, zbuf *out) {
  * against its content before the first change (the session's checkpoints),
  * as a diff — and, in a git repository, the uncommitted changes git sees
  * (those include what shell commands changed, which checkpoints cannot). */
-static void cmd_diff(tui_controller *c) {
+static void cmd_diff(tui_controller *c, const char *arg) {
   size_t shown = 0;
   if (c->rs.session) {
     zerr err = ZERR_INIT;
@@ -180,7 +180,7 @@ static void cmd_diff(tui_controller *c) {
   zbuf_release(&out);
 }
 
-static void slash_doctor(tui_controller *c) {
+static void cmd_doctor(tui_controller *c, const char *arg) {
   const char *term = getenv("TERM");
   static const char *depths[] = {"none (NO_COLOR or dumb)", "16 colors", "256 colors", "truecolor"};
   tui_say(c, "terminal   TERM=%s · %dx%d · %s · %s on resize", term ? term : "(unset)", c->app.width,
@@ -387,143 +387,207 @@ static void provider_picker(tui_controller *c) {
   zvec_free(&values);
 }
 
+/* --- commands that fit in a few lines --------------------------------------- */
+
+static void cmd_quit(tui_controller *c, const char *arg) { c->quit = true; }
+
+static void cmd_model(tui_controller *c, const char *arg) {
+  zerr err = ZERR_INIT;
+  if (!*arg) model_picker(c);
+  else if (tui_switch_model(c, arg, &err) < 0) {
+    tui_say(c, "✗ %s", err.msg);
+  } else {
+    zmodel_info mi;
+    zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+    if (mi.known)
+      tui_say(c, "Model is now %s (%s context%s).", c->rs.rp.model, ctx_words(mi.context_window),
+              mi.images ? ", reads images" : "");
+    else
+      tui_say(c, "Model is now %s. It is not in the model registry, so a %s context window is "
+                 "assumed (preferences.contextWindow sets it).", c->rs.rp.model,
+              ctx_words(ZMODEL_DEFAULT_CONTEXT));
+  }
+}
+
+static void cmd_provider(tui_controller *c, const char *arg) {
+  zerr err = ZERR_INIT;
+  if (!*arg) provider_picker(c);
+  else if (tui_switch_provider(c, arg, &err) < 0) tui_say(c, "✗ %s", err.msg);
+  else
+    tui_say(c, "Provider is now %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind,
+            c->rs.rp.base_url, c->rs.rp.model);
+}
+
+static void cmd_btw(tui_controller *c, const char *arg) {
+  if (!*arg) {
+    tui_say(c, "Ask something: /btw QUESTION. It runs in a copy of this conversation.");
+    return;
+  }
+  tui_side_enter(c);
+  tui_turn_start(c, arg);
+}
+
+static void cmd_new(tui_controller *c, const char *arg) {
+  tui_session_new(c);
+  tui_say(c, "New session: it is created with your next message.");
+}
+
+static void cmd_resume(tui_controller *c, const char *arg) { tui_session_resume(c, arg); }
+static void cmd_fork(tui_controller *c, const char *arg) { tui_session_fork(c); }
+static void cmd_rewind(tui_controller *c, const char *arg) { tui_session_rewind(c, arg); }
+static void cmd_compact(tui_controller *c, const char *arg) { tui_compact_start(c); }
+
+static void cmd_context(tui_controller *c, const char *arg) {
+  int64_t window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+  tui_say(c, "Context window of %s: %s tokens; compaction starts at %d%%.", c->rs.rp.model,
+          ctx_words(window), (int)(ZCOMPACT_THRESHOLD * 100));
+  if (c->app.usage.context_tokens)
+    tui_say(c, "Last request: %lld tokens (%.1f%% of the window).",
+            (long long)c->app.usage.context_tokens,
+            window ? 100.0 * (double)c->app.usage.context_tokens / (double)window : 0.0);
+  if (c->worker.running) {
+    /* the worker is extending the conversation: not ours to read now */
+    tui_say(c, "The conversation's size is shown when the running turn ends.");
+  } else {
+    zconv *cv = c->app.status.side_chat ? &c->side : &c->conv;
+    int64_t est = zcompact_estimate_raw(cv, c->system_prompt, NULL);
+    tui_say(c, "Conversation: %zu messages, ~%lld tokens estimated (system prompt included, tool "
+               "schemas not). /compact summarizes it now.", cv->len, (long long)est);
+  }
+}
+
+static void cmd_usage(tui_controller *c, const char *arg) {
+  zmodel_info mi;
+  zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+  tui_say(c, "Tokens this session: %lld in (%lld from cache) · %lld out · %lld total.",
+          (long long)c->app.usage.prompt_sum, (long long)c->app.usage.cached_sum,
+          (long long)c->app.usage.completion_sum, (long long)c->app.usage.total_tokens);
+  if (mi.priced)
+    tui_say(c, "Estimated cost at %s prices: $%.4f (registry prices; a model switched mid-session "
+               "is priced as the current one).", c->rs.rp.model,
+            zmodel_cost(&mi, c->app.usage.prompt_sum, c->app.usage.cached_sum,
+                        c->app.usage.completion_sum));
+  else
+    tui_say(c, "No price is known for %s (zero models lists the priced ones).", c->rs.rp.model);
+}
+
+static void cmd_permissions(tui_controller *c, const char *arg) {
+  tui_say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).",
+          zperm_mode_name(c->app.status.mode));
+  list_grants(c);
+}
+
+static void cmd_plan(tui_controller *c, const char *arg) {
+  if (c->app.status.mode != ZPERM_PLAN) {
+    c->app.status.mode = ZPERM_PLAN;
+    tui_say(c, "Plan mode: read-only tools only, from the next turn. Shift+Tab leaves it.");
+  } else if (c->app.plan) {
+    c->app.plan_changed = true;
+    tui_app_turn_end(&c->app, NULL);
+  } else {
+    tui_say(c, "Already in plan mode; no plan yet.");
+  }
+}
+
+static void cmd_add_dir(tui_controller *c, const char *arg) {
+  zerr err = ZERR_INIT;
+  const char *added = NULL;
+  if (!*arg)
+    tui_say(c, "Name the directory: /add-dir DIR (relative to %s or absolute).", c->rs.workspace);
+  else if (zrun_setup_add_dir(&c->rs, arg, &added, &err) < 0)
+    tui_say(c, "✗ /add-dir: %s", err.msg);
+  else
+    tui_say(c, "Tools may now also write in %s.", added);
+}
+
+static void cmd_theme(tui_controller *c, const char *arg) {
+  const char *t = *arg ? arg : (!strcmp(c->app.th.name, "dark") ? "light" : "dark");
+  if (tui_theme_init(&c->app.th, t, c->app.th.depth) < 0) {
+    tui_say(c, "✗ Unknown theme %s; use dark or light.", t);
+  } else {
+    tui_screen_invalidate(&c->app.scr);
+    tui_say(c, "Theme: %s.", c->app.th.name);
+  }
+}
+
+static void cmd_config(tui_controller *c, const char *arg) {
+  tui_say(c, "User config:    %s", c->rs.cfg.user_path ? c->rs.cfg.user_path : "(none)");
+  tui_say(c, "Project config: %s", c->rs.cfg.project_path ? c->rs.cfg.project_path : "(none)");
+  tui_say(c, "Active provider %s (%s), %s, model %s, maxTurns %d", c->rs.rp.name, c->rs.rp.kind,
+          c->rs.rp.base_url, c->rs.rp.model, c->rs.cfg.max_turns);
+}
+
+/* --- the table --------------------------------------------------------------- */
+
+/* In the order the `/` menu and /help show them. */
+const tui_command tui_commands[] = {
+    {"/help", "", "keys and commands", cmd_help, 0, NULL},
+    {"/model", "[name]", "pick or switch the model (the model registry)", cmd_model,
+     TUI_CMD_IDLE_WITH_ARG, NULL},
+    {"/provider", "[name]", "pick or switch the provider", cmd_provider, TUI_CMD_IDLE_WITH_ARG,
+     NULL},
+    {"/new", "", "start a new session", cmd_new, TUI_CMD_IDLE, NULL},
+    {"/resume", "[id|search]", "list sessions of this workspace, or resume one", cmd_resume,
+     TUI_CMD_IDLE, NULL},
+    {"/fork", "", "continue in a copy of this session (the original stays)", cmd_fork,
+     TUI_CMD_IDLE | TUI_CMD_MAIN, NULL},
+    {"/rewind", "", "go back to before one of your messages; files restored", cmd_rewind,
+     TUI_CMD_IDLE | TUI_CMD_MAIN, NULL},
+    {"/btw", "QUESTION", "side question in an isolated fork (Ctrl+C returns)", cmd_btw,
+     TUI_CMD_IDLE, NULL},
+    {"/compact", "", "summarize the conversation now to free context", cmd_compact,
+     TUI_CMD_IDLE | TUI_CMD_MAIN, NULL},
+    {"/image", "PATH", "attach an image to the next message", cmd_image, 0, NULL},
+    {"/context", "", "context window use", cmd_context, 0, NULL},
+    {"/usage", "", "tokens used in this session", cmd_usage, 0, NULL},
+    {"/permissions", "", "permission mode and the grants in force", cmd_permissions, 0, NULL},
+    {"/plan", "", "switch to plan mode (read-only) or show the plan", cmd_plan, 0, NULL},
+    {"/tools", "", "tools the model can use", cmd_tools, 0, NULL},
+    {"/add-dir", "DIR", "let tools write another directory", cmd_add_dir, TUI_CMD_IDLE_WITH_ARG,
+     NULL},
+    {"/diff", "", "files the tools changed this session, as diffs", cmd_diff, 0, NULL},
+    {"/theme", "[dark|light]", "color theme", cmd_theme, 0, NULL},
+    {"/config", "", "config files and the active provider", cmd_config, 0, NULL},
+    {"/doctor", "", "check terminal, config and provider", cmd_doctor, 0, NULL},
+    {"/quit", "", "exit", cmd_quit, 0, "/exit"},
+};
+const size_t tui_ncommands = sizeof tui_commands / sizeof tui_commands[0];
+
+const tui_command *tui_command_find(const char *name) {
+  for (size_t i = 0; i < tui_ncommands; i++)
+    if (!strcmp(name, tui_commands[i].name) ||
+        (tui_commands[i].alias && !strcmp(name, tui_commands[i].alias)))
+      return &tui_commands[i];
+  return NULL;
+}
+
 void tui_command_run(tui_controller *c, const char *line) {
   char name[32];
   size_t n = strcspn(line, " \n");
   snprintf(name, sizeof name, "%.*s", (int)n, line);
   const char *arg = line + n;
   while (*arg == ' ') arg++;
-  tw_lines_push(&c->app.commit, xstrdup(""));
-  {
-    zbuf l = ZBUF_INIT;
-    zbuf_addf(&l, "%s› %s%s", c->app.th.muted, line, c->app.th.reset);
-    tw_lines_push(&c->app.commit, tw_truncate(l.data, c->app.width));
-    zbuf_release(&l);
+  tui_blank_line(c);
+  zbuf l = ZBUF_INIT;
+  zbuf_addf(&l, "%s› %s%s", c->app.th.muted, line, c->app.th.reset);
+  tw_lines_push(&c->app.commit, tw_truncate(l.data, c->app.width));
+  zbuf_release(&l);
+  const tui_command *cmd = tui_command_find(name);
+  if (!cmd) {
+    tui_say(c, "Unknown command %s. /help lists the commands.", name);
+    return;
   }
-  bool needs_idle = !strcmp(name, "/model") || !strcmp(name, "/new") || !strcmp(name, "/resume") ||
-                    !strcmp(name, "/add-dir");
-  bool always_idle = !strcmp(name, "/fork") || !strcmp(name, "/rewind") || !strcmp(name, "/compact");
-  if (always_idle && c->worker.running) {
+  /* What the worker owns while a turn runs (the conversation, the session,
+   * the provider) is changed between turns only. */
+  bool waits = (cmd->flags & TUI_CMD_IDLE) || ((cmd->flags & TUI_CMD_IDLE_WITH_ARG) && *arg);
+  if (waits && c->worker.running) {
     tui_say(c, "%s waits until the running turn ends (Esc cancels it).", name);
     return;
   }
-  if (always_idle && c->app.status.side_chat) {
-    tui_say(c, "%s works on the main conversation; Ctrl+C leaves the side conversation first.", name);
+  if ((cmd->flags & TUI_CMD_MAIN) && c->app.status.side_chat) {
+    tui_say(c, "%s works on the main conversation; Ctrl+C leaves the side conversation first.",
+            name);
     return;
   }
-  if (needs_idle && c->worker.running && *arg) {
-    tui_say(c, "%s waits until the running turn ends (Esc cancels it).", name);
-    return;
-  }
-  zerr err = ZERR_INIT;
-  if (!strcmp(name, "/help")) cmd_help_text(c);
-  else if (!strcmp(name, "/quit") || !strcmp(name, "/exit")) c->quit = true;
-  else if (!strcmp(name, "/model")) {
-    if (!*arg) model_picker(c);
-    else if (tui_switch_model(c, arg, &err) < 0) {
-      tui_say(c, "✗ %s", err.msg);
-    } else {
-      zmodel_info mi;
-      zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
-      if (mi.known)
-        tui_say(c, "Model is now %s (%s context%s).", c->rs.rp.model, ctx_words(mi.context_window),
-            mi.images ? ", reads images" : "");
-      else
-        tui_say(c, "Model is now %s. It is not in the model registry, so a %s context window is "
-               "assumed (preferences.contextWindow sets it).", c->rs.rp.model,
-            ctx_words(ZMODEL_DEFAULT_CONTEXT));
-    }
-  } else if (!strcmp(name, "/btw")) {
-    if (c->worker.running) tui_say(c, "/btw waits until the running turn ends (Esc cancels it).");
-    else if (!*arg) tui_say(c, "Ask something: /btw QUESTION. It runs in a copy of this conversation.");
-    else {
-      tui_side_enter(c);
-      tui_turn_start(c, arg);
-    }
-  } else if (!strcmp(name, "/provider")) {
-    if (!*arg) provider_picker(c);
-    else if (c->worker.running) tui_say(c, "/provider waits until the running turn ends (Esc cancels it).");
-    else if (tui_switch_provider(c, arg, &err) < 0) tui_say(c, "✗ %s", err.msg);
-    else {
-      tui_say(c, "Provider is now %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind,
-          c->rs.rp.base_url, c->rs.rp.model);
-    }
-  } else if (!strcmp(name, "/new")) {
-    if (c->worker.running) tui_say(c, "/new waits until the running turn ends (Esc cancels it).");
-    else {
-      tui_session_new(c);
-      tui_say(c, "New session: it is created with your next message.");
-    }
-  } else if (!strcmp(name, "/resume")) {
-    if (c->worker.running) tui_say(c, "/resume waits until the running turn ends (Esc cancels it).");
-    else tui_session_resume(c, arg);
-  } else if (!strcmp(name, "/context")) {
-    int64_t window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
-    tui_say(c, "Context window of %s: %s tokens; compaction starts at %d%%.", c->rs.rp.model,
-        ctx_words(window), (int)(ZCOMPACT_THRESHOLD * 100));
-    if (c->app.usage.context_tokens)
-      tui_say(c, "Last request: %lld tokens (%.1f%% of the window).", (long long)c->app.usage.context_tokens,
-          window ? 100.0 * (double)c->app.usage.context_tokens / (double)window : 0.0);
-    if (c->worker.running) {
-      /* the worker is extending the conversation: not ours to read now */
-      tui_say(c, "The conversation's size is shown when the running turn ends.");
-    } else {
-      zconv *cv = c->app.status.side_chat ? &c->side : &c->conv;
-      int64_t est = zcompact_estimate_raw(cv, c->system_prompt, NULL);
-      tui_say(c, "Conversation: %zu messages, ~%lld tokens estimated (system prompt included, tool "
-             "schemas not). /compact summarizes it now.", cv->len, (long long)est);
-    }
-  } else if (!strcmp(name, "/usage")) {
-    zmodel_info mi;
-    zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
-    tui_say(c, "Tokens this session: %lld in (%lld from cache) · %lld out · %lld total.",
-        (long long)c->app.usage.prompt_sum, (long long)c->app.usage.cached_sum,
-        (long long)c->app.usage.completion_sum, (long long)c->app.usage.total_tokens);
-    if (mi.priced)
-      tui_say(c, "Estimated cost at %s prices: $%.4f (registry prices; a model switched mid-session "
-             "is priced as the current one).", c->rs.rp.model,
-          zmodel_cost(&mi, c->app.usage.prompt_sum, c->app.usage.cached_sum, c->app.usage.completion_sum));
-    else
-      tui_say(c, "No price is known for %s (zero models lists the priced ones).", c->rs.rp.model);
-  } else if (!strcmp(name, "/permissions")) {
-    tui_say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).", zperm_mode_name(c->app.status.mode));
-    slash_grants(c);
-  } else if (!strcmp(name, "/plan")) {
-    if (c->app.status.mode != ZPERM_PLAN) {
-      c->app.status.mode = ZPERM_PLAN;
-      tui_say(c, "Plan mode: read-only tools only, from the next turn. Shift+Tab leaves it.");
-    } else if (c->app.plan) {
-      c->app.plan_changed = true;
-      tui_app_turn_end(&c->app, NULL);
-    } else {
-      tui_say(c, "Already in plan mode; no plan yet.");
-    }
-  } else if (!strcmp(name, "/fork")) tui_session_fork(c);
-  else if (!strcmp(name, "/rewind")) tui_session_rewind(c, arg);
-  else if (!strcmp(name, "/compact")) tui_compact_start(c);
-  else if (!strcmp(name, "/image")) cmd_image(c, arg);
-  else if (!strcmp(name, "/tools")) slash_tools(c);
-  else if (!strcmp(name, "/add-dir")) {
-    if (!*arg) tui_say(c, "Name the directory: /add-dir DIR (relative to %s or absolute).", c->rs.workspace);
-    else if (c->worker.running) tui_say(c, "/add-dir waits until the running turn ends (Esc cancels it).");
-    else {
-      const char *added = NULL;
-      if (zrun_setup_add_dir(&c->rs, arg, &added, &err) < 0) tui_say(c, "✗ /add-dir: %s", err.msg);
-      else tui_say(c, "Tools may now also write in %s.", added);
-    }
-  } else if (!strcmp(name, "/diff")) cmd_diff(c);
-  else if (!strcmp(name, "/theme")) {
-    const char *t = *arg ? arg : (!strcmp(c->app.th.name, "dark") ? "light" : "dark");
-    if (tui_theme_init(&c->app.th, t, c->app.th.depth) < 0) tui_say(c, "✗ Unknown theme %s; use dark or light.", t);
-    else {
-      tui_screen_invalidate(&c->app.scr);
-      tui_say(c, "Theme: %s.", c->app.th.name);
-    }
-  } else if (!strcmp(name, "/config")) {
-    tui_say(c, "User config:    %s", c->rs.cfg.user_path ? c->rs.cfg.user_path : "(none)");
-    tui_say(c, "Project config: %s", c->rs.cfg.project_path ? c->rs.cfg.project_path : "(none)");
-    tui_say(c, "Active provider %s (%s), %s, model %s, maxTurns %d", c->rs.rp.name, c->rs.rp.kind,
-        c->rs.rp.base_url, c->rs.rp.model, c->rs.cfg.max_turns);
-  } else if (!strcmp(name, "/doctor")) slash_doctor(c);
-  else tui_say(c, "Unknown command %s. /help lists the commands.", name);
+  cmd->run(c, arg);
 }

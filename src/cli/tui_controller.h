@@ -46,6 +46,7 @@
 #include "agent/permissions.h"
 #include "base/err.h"
 #include "cli/run_setup.h"
+#include "cli/tui_commands.h"
 #include "cli/tui_prompt.h"
 #include "tools/image.h"
 #include "ui/tui/app.h"
@@ -160,10 +161,5 @@ void tui_show_model(tui_controller *c);
  * next turn). On failure nothing changes and err says why. */
 int tui_switch_model(tui_controller *c, const char *model, zerr *err);
 int tui_switch_provider(tui_controller *c, const char *name, zerr *err);
-
-/* --- tui_commands.c ------------------------------------------------------- */
-
-/* Runs one slash command line ("/model gpt-4.1"), echoed first. */
-void tui_command_run(tui_controller *c, const char *line);
 
 #endif

@@ -8,35 +8,11 @@
 #include <sys/stat.h>
 
 #include "base/json.h"
+#include "cli/tui_commands.h"
 #include "tools/patch.h"
 #include "tools/tool.h"
 #include "ui/tui/diff.h"
 #include "ui/tui/width.h"
-
-const tui_command_info tui_commands[] = {
-    {"/help", "", "keys and commands"},
-    {"/model", "[name]", "pick or switch the model (the model registry)"},
-    {"/provider", "[name]", "pick or switch the provider"},
-    {"/new", "", "start a new session"},
-    {"/resume", "[id|search]", "list sessions of this workspace, or resume one"},
-    {"/fork", "", "continue in a copy of this session (the original stays)"},
-    {"/rewind", "", "go back to before one of your messages; files restored"},
-    {"/btw", "QUESTION", "side question in an isolated fork (Ctrl+C returns)"},
-    {"/compact", "", "summarize the conversation now to free context"},
-    {"/image", "PATH", "attach an image to the next message"},
-    {"/context", "", "context window use"},
-    {"/usage", "", "tokens used in this session"},
-    {"/permissions", "", "permission mode and the grants in force"},
-    {"/plan", "", "switch to plan mode (read-only) or show the plan"},
-    {"/tools", "", "tools the model can use"},
-    {"/add-dir", "DIR", "let tools write another directory"},
-    {"/diff", "", "files the tools changed this session, as diffs"},
-    {"/theme", "[dark|light]", "color theme"},
-    {"/config", "", "config files and the active provider"},
-    {"/doctor", "", "check terminal, config and provider"},
-    {"/quit", "", "exit"},
-};
-const size_t tui_ncommands = sizeof tui_commands / sizeof tui_commands[0];
 
 static const char *SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
 
@@ -813,10 +789,7 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
         return TUI_ACT_NONE;
       }
       if (nsugg && a->comp.text.data[0] == '/') {
-        bool exact = false;
-        for (size_t i = 0; i < tui_ncommands; i++)
-          if (!strcmp(a->comp.text.data, tui_commands[i].name)) exact = true;
-        if (!exact) complete(a);
+        if (!tui_command_find(a->comp.text.data)) complete(a);
       }
       zbuf_rtrim(&a->comp.text);
       if (a->comp.cur > a->comp.text.len) a->comp.cur = a->comp.text.len;

@@ -48,12 +48,6 @@ typedef struct tui_card {
   bool denied;
 } tui_card;
 
-typedef struct tui_command_info {
-  const char *name;   /* "/model" */
-  const char *args;   /* "[name]" */
-  const char *help;
-} tui_command_info;
-
 /* The turn on screen: what streams in until tui_app_turn_end. */
 typedef struct tui_turn_view {
   bool busy;               /* a turn (or /compact) runs */
@@ -130,9 +124,6 @@ typedef struct tui_app {
   bool ctrl_c_armed;     /* a second Ctrl+C on an empty composer exits */
   tui_status status;
 } tui_app;
-
-extern const tui_command_info tui_commands[];
-extern const size_t tui_ncommands;
 
 void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_depth depth);
 void tui_app_release(tui_app *a);
