@@ -86,7 +86,7 @@ typedef struct zagent {
   zprovider *provider;
   const char *system_prompt;
   ztool_ctx *tools;
-  zperm_mode mode;
+  zperm_mode mode;          /* without an engine only; with one, the engine's mode rules */
   const zperm_engine *perm; /* the permission engine; NULL = mode alone, no sandbox */
   int max_turns;        /* model requests allowed in this run */
   zsink **sinks;
@@ -114,6 +114,11 @@ typedef struct zagent {
 
 /* Emits ev to every sink. */
 void zagent_emit(const zagent *a, const zagent_event *ev);
+
+/* The permission mode the run decides with: its engine's (the one place a
+ * face sets it, cli/run_setup.h zrun_setup_tools), or a->mode without an
+ * engine. Tool sources (MCP) read it here too. */
+zperm_mode zagent_mode(const zagent *a);
 
 /* Applies an approver's answer: remembers the grant a session / always answer
  * asks for in grants (may be NULL: nothing is remembered) and saves it for

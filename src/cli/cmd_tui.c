@@ -96,10 +96,7 @@ static void handle_key(tui_controller *c, const tui_key *k) {
     case TUI_ACT_PERMISSION: tui_approver_answer(&c->approver, &c->app.prompt); break;
     case TUI_ACT_QUIT: c->quit = true; break;
     case TUI_ACT_SUSPEND: suspend(c); break;
-    case TUI_ACT_MODE:
-      free(c->app.status.notice);
-      c->app.status.notice = c->worker.running ? xstrdup("Mode changes from the next turn") : NULL;
-      break;
+    case TUI_ACT_MODE: tui_mode_cycle(c); break;
     case TUI_ACT_LEAVE_SIDE: tui_side_leave(c); break;
     case TUI_ACT_NONE: break;
   }
@@ -241,7 +238,8 @@ static void open_view(tui_controller *c, const tui_args *args, const char *theme
   tui_term_size(&w, &h);
   tui_app_init(&c->app, w, h, theme && *theme ? theme : "dark", tui_depth_detect());
   c->app.scr.reflow = tui_term_reflows();
-  c->app.status.mode = args->mode == ZPERM_UNSAFE ? ZPERM_AUTO : args->mode;
+  c->mode = args->mode == ZPERM_UNSAFE ? ZPERM_AUTO : args->mode;
+  c->app.status.mode = &c->mode;
   tui_show_model(c);
   c->app.completion.workspace = c->rs.workspace;
   tui_keys_init(&c->keys);
@@ -259,7 +257,7 @@ static void open_view(tui_controller *c, const tui_args *args, const char *theme
   /* MCP servers start once, in parallel, through the sandbox spawner; one
    * that fails is a warning line and the session goes on without it. */
   zerr err = ZERR_INIT;
-  zrun_setup_tools(&c->rs, c->app.status.mode, ZAUTO_LOW);
+  zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
   if (zrun_setup_mcp(&c->rs, tui_warn, c, &err) < 0) tui_warn(c, err.msg);
 }
 

@@ -50,11 +50,11 @@ static void cmd_tools(tui_controller *c, const char *arg) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
   tui_say(c, "Tools in %s mode (name, side effect, what the permission engine does):",
-      zperm_mode_name(c->app.status.mode));
+      zperm_mode_name(c->mode));
   /* The engine for this mode; the worker owns it while a turn runs. */
-  if (!c->worker.running) zrun_setup_tools(&c->rs, c->app.status.mode, ZAUTO_LOW);
+  if (!c->worker.running) zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
   for (size_t i = 0; i < n; i++) {
-    if (!zperm_tool_visible(c->app.status.mode, tools[i])) continue;
+    if (!zperm_tool_visible(c->mode, tools[i])) continue;
     zperm_decision d = zperm_decide(&c->rs.perm, tools[i], NULL);
     /* one row each: the first sentence of the description, cut to the width */
     const char *desc = tools[i]->description ? tools[i]->description : "";
@@ -473,13 +473,13 @@ static void cmd_usage(tui_controller *c, const char *arg) {
 
 static void cmd_permissions(tui_controller *c, const char *arg) {
   tui_say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).",
-          zperm_mode_name(c->app.status.mode));
+          zperm_mode_name(c->mode));
   list_grants(c);
 }
 
 static void cmd_plan(tui_controller *c, const char *arg) {
-  if (c->app.status.mode != ZPERM_PLAN) {
-    c->app.status.mode = ZPERM_PLAN;
+  if (c->mode != ZPERM_PLAN) {
+    tui_mode_set(c, ZPERM_PLAN);
     tui_say(c, "Plan mode: read-only tools only, from the next turn. Shift+Tab leaves it.");
   } else if (c->app.plan) {
     c->app.plan_changed = true;

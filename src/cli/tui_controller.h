@@ -82,6 +82,13 @@ typedef struct tui_controller {
   zsink sink;             /* first: the UI sink handed to the agent */
   tui_app app;            /* the view */
   zrun_setup rs;          /* the run: workspace, sandbox, provider, session, engine, MCP */
+  /* The permission mode of this run: --permission-mode, then Shift+Tab and
+   * /plan (tui_mode_set). The one place it is held: the status line and the
+   * side panel point at it, /permissions and /tools read it, and each turn
+   * builds the engine from it (rs.perm.mode, which the agent and the MCP
+   * manager read through zagent_mode) — so a change reaches the engine at
+   * the next turn, never in the middle of one. */
+  zperm_mode mode;
   /* the conversation */
   zconv conv;
   zconv side;             /* the /btw fork: a copy of conv, never recorded */
@@ -155,6 +162,11 @@ void tui_session_rewind(tui_controller *c, const char *arg);
 void tui_side_enter(tui_controller *c);
 /* Ctrl+C in an idle side conversation: back to the main one. */
 void tui_side_leave(tui_controller *c);
+/* Sets the permission mode; the engine takes it at the next turn. */
+void tui_mode_set(tui_controller *c, zperm_mode mode);
+/* Shift+Tab: ask → auto → plan → ask (a notice says "from the next turn"
+ * while one runs). */
+void tui_mode_cycle(tui_controller *c);
 /* The current model and its context window, for the status line. */
 void tui_show_model(tui_controller *c);
 /* /model NAME, /provider NAME: switches (the system prompt is rebuilt at the

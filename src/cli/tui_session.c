@@ -424,6 +424,16 @@ void tui_side_leave(tui_controller *c) {
   tui_app_print(&c->app, c->app.th.muted, "↩ Back to the main conversation (the side conversation was not saved).");
 }
 
+/* --- the permission mode ------------------------------------------------- */
+
+void tui_mode_set(tui_controller *c, zperm_mode mode) { c->mode = mode; }
+
+void tui_mode_cycle(tui_controller *c) {
+  tui_mode_set(c, c->mode == ZPERM_ASK ? ZPERM_AUTO : c->mode == ZPERM_AUTO ? ZPERM_PLAN : ZPERM_ASK);
+  free(c->app.status.notice);
+  c->app.status.notice = c->worker.running ? xstrdup("Mode changes from the next turn") : NULL;
+}
+
 /* --- model and provider -------------------------------------------------- */
 
 /* The current model and its context window, for the status line and the

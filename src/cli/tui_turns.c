@@ -236,7 +236,7 @@ void tui_turn_start(tui_controller *c, const char *text) {
   }
   /* A side question runs read-only (plan mode): it must not change what the
    * main conversation is about. */
-  zperm_mode mode = side ? ZPERM_PLAN : c->app.status.mode;
+  zperm_mode mode = side ? ZPERM_PLAN : c->mode;
   ensure_system_prompt(c, mode);
   c->turn_conv = side ? &c->side : &c->conv;
   zbuf full = ZBUF_INIT;
@@ -380,8 +380,8 @@ void tui_compact_start(tui_controller *c) {
     tui_say(c, "Nothing to compact yet.");
     return;
   }
-  ensure_system_prompt(c, c->app.status.mode);
-  zrun_setup_tools(&c->rs, c->app.status.mode, ZAUTO_LOW);
+  ensure_system_prompt(c, c->mode);
+  zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
   prepare_compactor(c);
   zerr_clear(&c->worker.err);
   zcancel_reset();

@@ -541,13 +541,14 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     const zmcp_tool *t = NULL;
     resolve(m, call->name, &c, &t);
     const char *side = t->read_only ? "read" : "unknown";
-    zperm_decision d = zmcp_decide(m->mode, m->grants, c->cfg->name, t->name);
+    /* the running agent's mode: the TUI's Shift+Tab reaches MCP calls too */
+    zperm_decision d = zmcp_decide(zagent_mode(a), m->grants, c->cfg->name, t->name);
     /* Go zero's permission fields: a read-only MCP tool is a read, any other
      * one reaches its server (risk as for a network tool) */
     ztool risk_as = {.name = call->name, .side_effect = t->read_only ? ZSIDE_READ : ZSIDE_NETWORK};
     json_t *risk = zperm_risk_json(a->perm, &risk_as, NULL, &d);
     zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                        .reason = d.reason, .mode = zperm_mode_name(m->mode),
+                        .reason = d.reason, .mode = zperm_mode_name(zagent_mode(a)),
                         .autonomy = a->perm ? zautonomy_name(a->perm->autonomy) : NULL,
                         .decision_reason = d.code, .risk = risk};
     zbuf why = ZBUF_INIT;
@@ -637,10 +638,8 @@ static void on_progress(void *ud, const char *server, double progress, double to
 int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   memset(m, 0, sizeof *m);
   const char *workspace = so->workspace;
-  zperm_mode mode = so->mode;
   zmcp_warn_fn warn = so->warn;
   void *warn_ud = so->warn_ud;
-  m->mode = mode;
   m->activated = json_object();
   m->grants = zmcp_grants_load();
   const char *th = getenv("ZERO_MCP_DEFER_THRESHOLD");

@@ -40,7 +40,6 @@ typedef struct zmcp_manager {
   zmcp_config cfg;
   zmcp_client **clients;   /* enabled servers, started */
   size_t n;
-  zperm_mode mode;
   json_t *grants;          /* mcp-permissions.json content */
   size_t output_cap;
   size_t defer_threshold;
@@ -59,7 +58,8 @@ typedef struct zmcp_start_opts {
   const char *const *roots;       /* the other roots (--add-dir), absolute; may be NULL */
   size_t n_roots;
   struct zspawner *spawner;       /* confines stdio servers (the run's sandbox); NULL = none */
-  zperm_mode mode;
+  zperm_mode mode;                /* zmcp_list_tools: the mode its permission column is for; a
+                                   * run's calls are decided in the running agent's mode */
   zmcp_warn_fn warn;              /* may be NULL */
   void *warn_ud;
 } zmcp_start_opts;

@@ -27,7 +27,8 @@ void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_dept
   tui_prompt_init(&a->prompt);
   zbuf_init(&a->picker.filter);
   tui_composer_init(&a->comp);
-  a->status.mode = ZPERM_ASK;
+  static const zperm_mode shown_until_set = ZPERM_ASK;
+  a->status.mode = &shown_until_set;
 }
 
 static void card_free(tui_card *c) {
@@ -806,7 +807,6 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
       complete(a);
       return TUI_ACT_NONE;
     case TK_BACKTAB:
-      a->status.mode = a->status.mode == ZPERM_ASK ? ZPERM_AUTO : a->status.mode == ZPERM_AUTO ? ZPERM_PLAN : ZPERM_ASK;
       return TUI_ACT_MODE;
     case TK_BACKSPACE:
       if (k->mods & TK_ALT) tui_composer_kill_word(&a->comp);
@@ -891,7 +891,7 @@ static void status_line(tui_app *a, tw_lines *live) {
   } else {
     fmt_tokens(tok, sizeof tok, a->usage.context_tokens);
     zbuf_addf(&l, "%s%s mode · %s · context %s · Shift+Tab mode · /help%s", a->th.muted,
-              zperm_mode_name(a->status.mode), a->status.model ? a->status.model : "no model", tok, a->th.reset);
+              zperm_mode_name(*a->status.mode), a->status.model ? a->status.model : "no model", tok, a->th.reset);
   }
   tw_lines_push(live, tw_truncate(l.data, a->width - 1));
   zbuf_release(&l);
@@ -904,7 +904,7 @@ static void side_panel(tui_app *a, tw_lines *live) {
   tw_lines_pushf(live, "%s┌ session%s", a->th.muted, a->th.reset);
   tw_lines_pushf(live, "%s│%s id       %s", a->th.muted, a->th.reset, a->status.session_id ? a->status.session_id : "(new)");
   tw_lines_pushf(live, "%s│%s model    %s", a->th.muted, a->th.reset, a->status.model ? a->status.model : "");
-  tw_lines_pushf(live, "%s│%s mode     %s", a->th.muted, a->th.reset, zperm_mode_name(a->status.mode));
+  tw_lines_pushf(live, "%s│%s mode     %s", a->th.muted, a->th.reset, zperm_mode_name(*a->status.mode));
   if (a->usage.context_window > 0) {
     char win[32];
     fmt_tokens(win, sizeof win, a->usage.context_window);

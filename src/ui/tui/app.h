@@ -38,7 +38,7 @@ typedef enum tui_action {
   TUI_ACT_PERMISSION,  /* the prompt was answered: see prompt.answer / .scope / .note */
   TUI_ACT_QUIT,
   TUI_ACT_SUSPEND,     /* Ctrl+Z */
-  TUI_ACT_MODE,        /* Shift+Tab changed status.mode */
+  TUI_ACT_MODE,        /* Shift+Tab: the controller cycles the permission mode */
   TUI_ACT_LEAVE_SIDE,  /* Ctrl+C in an idle /btw side conversation: back to the main one */
 } tui_action;
 
@@ -93,7 +93,10 @@ typedef struct tui_picker {
 
 /* What the status line and the side panel show besides the turn. */
 typedef struct tui_status {
-  zperm_mode mode;
+  /* The run's permission mode, owned by the controller (tui_controller.mode,
+   * the one place it is held); the view only shows it. Points at a constant
+   * ask until the controller points it at its own. */
+  const zperm_mode *mode;
   char *model;
   char *session_id;
   bool side_panel;       /* Ctrl+B */
