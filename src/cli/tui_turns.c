@@ -48,9 +48,7 @@ typedef enum qkind { Q_EVENT, Q_ASK, Q_DONE } qkind;
 
 typedef struct tui_msg {
   qkind kind;
-  zagent_event ev;   /* Q_EVENT: strings owned by the message */
-  char *strs[16];
-  json_t *meta;
+  zagent_event_copy *ev; /* Q_EVENT */
   tui_pending_ask *ask; /* Q_ASK */
 } qmsg;
 
@@ -67,8 +65,6 @@ static void post(tui_controller *c, qmsg *m) {
   ssize_t w = write(c->mail.wake[1], "x", 1);
   (void)w;
 }
-
-static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
 /* tui_approver's post: a permission request joins the event queue, so it
  * reaches the UI after the events the worker emitted before it. */
@@ -87,21 +83,7 @@ static void ui_emit(zsink *s, const zagent_event *ev) {
     return;
   qmsg *m = xcalloc(1, sizeof *m);
   m->kind = Q_EVENT;
-  m->ev = *ev;
-  int n = 0;
-#define COPY(f) m->ev.f = m->strs[n++] = dup_or_null(ev->f)
-  COPY(reasoning); COPY(id); COPY(name); COPY(arguments); COPY(side_effect); COPY(action);
-  COPY(reason); COPY(mode); COPY(code); COPY(model);
-#undef COPY
-  /* len counts the bytes of streamed deltas; other events (errors, warnings)
-   * may leave it 0 and carry a NUL-terminated text. */
-  m->ev.text = m->strs[n++] = !ev->text ? NULL
-                              : ev->len  ? xstrndup(ev->text, ev->len)
-                                         : xstrdup(ev->text);
-  m->ev.len = m->ev.text ? strlen(m->ev.text) : 0;
-  m->ev.session_id = m->ev.cwd = m->ev.provider = m->ev.api_model = m->ev.status = NULL;
-  m->meta = ev->meta ? json_deep_copy(ev->meta) : NULL;
-  m->ev.meta = m->meta;
+  m->ev = zagent_event_copy_new(ev);
   post(c, m);
 }
 
@@ -110,8 +92,7 @@ static int ui_finish(zsink *s) { (void)s; return 0; }
 static void ui_destroy(zsink *s) { (void)s; }
 
 static void qmsg_free(qmsg *m) {
-  for (size_t i = 0; i < 16; i++) free(m->strs[i]);
-  json_decref(m->meta);
+  zagent_event_copy_free(m->ev);
   tui_pending_ask_free(m->ask);
   free(m);
 }
@@ -364,7 +345,7 @@ void tui_turns_drain(tui_controller *c) {
     pthread_mutex_unlock(&c->mail.mu);
     if (!m) break;
     c->app.now = tui_now();
-    if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev);
+    if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev->ev);
     else if (m->kind == Q_ASK) {
       tui_ask q = tui_pending_ask_view(m->ask, c->rs.workspace, c->rs.grants.path);
       tui_app_ask(&c->app, &q);
