@@ -25,7 +25,7 @@ void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_dept
   tui_md_stream_init(&a->turn.md, width, &a->th);
   zbuf_init(&a->turn.reasoning);
   tui_prompt_init(&a->prompt);
-  zbuf_init(&a->picker.filter);
+  tui_picker_init(&a->picker);
   tui_composer_init(&a->comp);
   static const zperm_mode shown_until_set = ZPERM_ASK;
   a->status.mode = &shown_until_set;
@@ -58,13 +58,7 @@ void tui_app_release(tui_app *a) {
   free(a->status.model);
   free(a->status.session_id);
   free(a->status.notice);
-  free(a->picker.cmd);
-  free(a->picker.title);
-  for (size_t i = 0; i < a->picker.labels.len; i++) free(a->picker.labels.items[i]);
-  for (size_t i = 0; i < a->picker.values.len; i++) free(a->picker.values.items[i]);
-  zvec_free(&a->picker.labels);
-  zvec_free(&a->picker.values);
-  zbuf_release(&a->picker.filter);
+  tui_picker_release(&a->picker);
 }
 
 /* --- scrollback helpers -------------------------------------------------- */
@@ -439,164 +433,13 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
   tui_prompt_open(&a->prompt, q, &a->th, a->width);
 }
 
-/* --- picker -------------------------------------------------------------- */
-
-static void picker_close(tui_app *a) {
-  a->picker.active = false;
-  for (size_t i = 0; i < a->picker.labels.len; i++) free(a->picker.labels.items[i]);
-  for (size_t i = 0; i < a->picker.values.len; i++) free(a->picker.values.items[i]);
-  a->picker.labels.len = a->picker.values.len = 0;
-  zbuf_reset(&a->picker.filter);
-}
-
 void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *const *labels,
                     const char *const *values, size_t n) {
-  picker_close(a);
-  free(a->picker.cmd);
-  free(a->picker.title);
-  a->picker.cmd = xstrdup(cmd);
-  a->picker.title = xstrdup(title);
-  for (size_t i = 0; i < n; i++) {
-    zvec_push(&a->picker.labels, xstrdup(labels[i]));
-    zvec_push(&a->picker.values, xstrdup(values[i]));
-  }
-  a->picker.sel = 0;
-  a->picker.active = true;
-}
-
-typedef struct pick_score {
-  size_t idx;
-  int score;
-} pick_score;
-
-static int cmp_pick(const void *x, const void *y) {
-  const pick_score *p = x, *q = y;
-  if (p->score != q->score) return q->score > p->score ? 1 : -1;
-  return p->idx < q->idx ? -1 : p->idx > q->idx; /* ties keep the given order */
-}
-
-/* Indexes of the items matching the filter, best first (at most max). */
-static size_t picker_matches(const tui_app *a, size_t *out, size_t max) {
-  size_t total = a->picker.labels.len, n = 0;
-  pick_score *v = xmalloc((total + 1) * sizeof *v);
-  for (size_t i = 0; i < total; i++) {
-    int sc = a->picker.filter.len
-                 ? tui_fuzzy(a->picker.filter.data, a->picker.filter.len, a->picker.labels.items[i])
-                 : 0;
-    if (sc >= 0) v[n++] = (pick_score){i, sc};
-  }
-  qsort(v, n, sizeof *v, cmp_pick);
-  if (n > max) n = max;
-  for (size_t i = 0; i < n; i++) out[i] = v[i].idx;
-  free(v);
-  return n;
-}
-
-#define PICKER_ROWS 10
-
-static tui_action picker_key_in(tui_app *a, const tui_key *k, char **text, const size_t *idx,
-                                size_t n);
-
-static tui_action picker_key(tui_app *a, const tui_key *k, char **text) {
-  size_t *idx = xmalloc((a->picker.labels.len + 1) * sizeof *idx);
-  size_t n = picker_matches(a, idx, a->picker.labels.len);
-  tui_action act = picker_key_in(a, k, text, idx, n);
-  free(idx);
-  return act;
-}
-
-static void picker_lines(tui_app *a, tw_lines *out) {
-  tw_lines_push(out, xstrdup(""));
-  tw_lines_pushf(out, "%s%s%s%s %s(type to search · ↑/↓ · Enter choose · Esc close)%s",
-                 a->th.bold, a->th.accent, a->picker.title, a->th.reset, a->th.muted, a->th.reset);
-  zbuf f = ZBUF_INIT;
-  zbuf_addf(&f, "  %sSearch:%s ", a->th.muted, a->th.reset);
-  tw_sanitize(&f, a->picker.filter.data, a->picker.filter.len);
-  tw_lines_push(out, tw_truncate(f.data, a->width - 1));
-  zbuf_release(&f);
-  size_t *idx = xmalloc((a->picker.labels.len + 1) * sizeof *idx);
-  size_t n = picker_matches(a, idx, a->picker.labels.len);
-  if (!n) tw_lines_pushf(out, "  %s(no match)%s", a->th.muted, a->th.reset);
-  /* a window of PICKER_ROWS rows that follows the selection */
-  size_t sel = a->picker.sel >= 0 && (size_t)a->picker.sel < n ? (size_t)a->picker.sel : 0;
-  size_t first = sel >= PICKER_ROWS ? sel - PICKER_ROWS + 1 : 0;
-  if (first) tw_lines_pushf(out, "  %s↑ %zu more%s", a->th.muted, first, a->th.reset);
-  for (size_t i = first; i < n && i < first + PICKER_ROWS; i++) {
-    zbuf l = ZBUF_INIT;
-    bool on = i == sel;
-    zbuf_addf(&l, "%s%s ", on ? a->th.reverse : "", on ? "›" : " ");
-    tw_sanitize(&l, a->picker.labels.items[idx[i]], strlen(a->picker.labels.items[idx[i]]));
-    if (on) zbuf_addstr(&l, a->th.reset);
-    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
-    zbuf_release(&l);
-  }
-  if (n > first + PICKER_ROWS)
-    tw_lines_pushf(out, "  %s↓ %zu more (type to filter)%s", a->th.muted, n - first - PICKER_ROWS,
-                   a->th.reset);
-  free(idx);
-}
-
-static tui_action picker_key_in(tui_app *a, const tui_key *k, char **text, const size_t *idx,
-                                size_t n) {
-  switch (k->type) {
-    case TK_ESC: picker_close(a); return TUI_ACT_NONE;
-    case TK_UP: if (n) a->picker.sel = (a->picker.sel + (int)n - 1) % (int)n; return TUI_ACT_NONE;
-    case TK_DOWN:
-    case TK_TAB: if (n) a->picker.sel = (a->picker.sel + 1) % (int)n; return TUI_ACT_NONE;
-    case TK_BACKSPACE:
-      if (a->picker.filter.len) {
-        size_t p = 0, last = 0;
-        while (p < a->picker.filter.len) {
-          int w;
-          last = p;
-          p += tw_next(a->picker.filter.data + p, a->picker.filter.len - p, &w);
-        }
-        zbuf_setlen(&a->picker.filter, last);
-      }
-      a->picker.sel = 0;
-      return TUI_ACT_NONE;
-    case TK_ENTER: {
-      if (!n) return TUI_ACT_NONE;
-      zbuf cmd = ZBUF_INIT;
-      zbuf_addf(&cmd, "%s %s", a->picker.cmd, a->picker.values.items[idx[a->picker.sel < (int)n ? a->picker.sel : 0]]);
-      picker_close(a);
-      *text = zbuf_detach(&cmd, NULL);
-      return TUI_ACT_COMMAND;
-    }
-    case TK_CHAR:
-      if (k->mods & TK_CTRL) {
-        if (k->ch == 'c') picker_close(a);
-        return TUI_ACT_NONE;
-      }
-      zbuf_addstr(&a->picker.filter, k->utf8);
-      a->picker.sel = 0;
-      return TUI_ACT_NONE;
-    default: return TUI_ACT_NONE;
-  }
+  tui_picker_open(&a->picker, cmd, title, labels, values, n);
 }
 
 /* --- completion ---------------------------------------------------------- */
 
-int tui_fuzzy(const char *pattern, size_t plen, const char *text) {
-  int score = 0, run = 0;
-  size_t i = 0;
-  for (const char *t = text; *t && i < plen; t++) {
-    char pc = pattern[i], tc = *t;
-    if (pc >= 'A' && pc <= 'Z') pc += 32;
-    if (tc >= 'A' && tc <= 'Z') tc += 32;
-    if (pc == tc) {
-      i++;
-      run++;
-      score += 1 + run * 2 + (t == text ? 5 : 0);
-    } else {
-      run = 0;
-    }
-  }
-  if (i < plen) return -1;
-  /* shorter texts first among equal matches; a match is never negative */
-  size_t len = strlen(text);
-  return score * 100 + (len < 99 ? 99 - (int)len : 0);
-}
 
 static void walk(tui_app *a, const char *root, const char *rel, int depth) {
   if (depth > 12 || a->completion.nfiles >= 20000) return;
@@ -732,7 +575,7 @@ static void set_notice(tui_app *a, const char *s) {
 tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   *text = NULL;
   if (a->prompt.active) return tui_prompt_key(&a->prompt, k) ? TUI_ACT_PERMISSION : TUI_ACT_NONE;
-  if (a->picker.active) return picker_key(a, k, text);
+  if (a->picker.active) return tui_picker_key(&a->picker, k, text) ? TUI_ACT_COMMAND : TUI_ACT_NONE;
   bool was_armed = a->ctrl_c_armed;
   a->ctrl_c_armed = false;
   set_notice(a, NULL);
@@ -964,7 +807,7 @@ void tui_app_render(tui_app *a) {
   }
   size_t perm_at = live.len, diff_at = 0, diff_rows = 0;
   if (a->prompt.active) tui_prompt_lines(&a->prompt, &a->th, a->width, &live, &diff_at, &diff_rows);
-  else if (a->picker.active) picker_lines(a, &live);
+  else if (a->picker.active) tui_picker_lines(&a->picker, &a->th, a->width, &live);
   for (size_t i = 0; i < a->queue.len; i++) {
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "%s⏎ queued: ", a->th.muted);

@@ -26,6 +26,7 @@
 #include "ui/tui/composer.h"
 #include "ui/tui/keys.h"
 #include "ui/tui/markdown.h"
+#include "ui/tui/picker.h"
 #include "ui/tui/screen.h"
 #include "ui/tui/theme.h"
 
@@ -79,17 +80,6 @@ typedef struct tui_completion {
   bool files_loaded;
   const char *workspace; /* borrowed from the controller */
 } tui_completion;
-
-/* A picker (/resume, /model, /provider, /rewind): type to filter, Enter
- * runs "<command> <value>", Esc closes. */
-typedef struct tui_picker {
-  bool active;
-  char *cmd, *title;
-  ZVEC(char *) labels;
-  ZVEC(char *) values;
-  zbuf filter;
-  int sel;
-} tui_picker;
 
 /* What the status line and the side panel show besides the turn. */
 typedef struct tui_status {
@@ -156,7 +146,5 @@ void tui_app_print_user(tui_app *a, const char *text);
 /* Short description of a tool call from its arguments ("ls -la", "src/a.c").
  * Caller frees. */
 char *tui_tool_summary(const char *name, const char *arguments);
-/* Fuzzy subsequence match score (higher is better), -1 when no match. */
-int tui_fuzzy(const char *pattern, size_t plen, const char *text);
 
 #endif
