@@ -19,7 +19,8 @@
  *   tui_prompt.c    the permission prompt: a request from the worker, the
  *                   prompt on screen, the answer back
  *   ui/tui/app.c    the view: agent events and keys in, frames out; no
- *                   threads, no session (the screen tests drive it alone)
+ *                   threads, no session (the screen tests drive it alone);
+ *                   ui/tui/picker.c the lists /resume, /model … open
  *
  * How a turn flows: Enter → tui_app_key returns TUI_ACT_SUBMIT (cmd_tui.c
  * handle_key) → tui_turn_start adds the message to the conversation, builds
