@@ -20,40 +20,13 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "cli/cli.h"
+#include "cli/tui_args.h"
 #include "cli/tui_controller.h"
 #include "cli/tui_setup.h"
 #include "net/http.h"
 #include "session/store.h"
 #include "ui/tui/term.h"
 #include "ui/tui/width.h"
-
-static const char TUI_USAGE[] =
-    "Usage: zero [flags]\n"
-    "\n"
-    "Starts the interactive terminal UI (stdin and stdout must be a terminal;\n"
-    "for scripts use zero exec).\n"
-    "\n"
-    "  -m, --model NAME            model to use\n"
-    "      --provider NAME         provider profile\n"
-    "  -C, --cwd DIR               workspace directory (default: current directory)\n"
-    "      --add-dir DIR           another directory the tools may write (repeatable)\n"
-    "      --resume [ID]           continue a session (default: the latest here)\n"
-    "      --permission-mode MODE  ask (default) | auto | plan\n"
-    "      --theme NAME            dark (default) | light (also ZERO_THEME)\n"
-    "  -h, --help                  this help\n"
-    "\n"
-    "Examples:\n"
-    "  zero\n"
-    "  zero --resume\n"
-    "  zero -m gpt-4.1 --theme light\n";
-
-typedef struct tui_args {
-  const char *model, *provider, *cwd, *theme, *resume_id;
-  bool resume, help;
-  zperm_mode mode;
-  const char **add_dirs;
-  size_t n_add_dirs;
-} tui_args;
 
 /* --- the terminal ---------------------------------------------------------- */
 
@@ -116,38 +89,7 @@ static void read_input(tui_controller *c) {
   while (!c->quit && tui_keys_next(&c->keys, &k, false)) handle_key(c, &k);
 }
 
-/* --- arguments ----------------------------------------------------------- */
-
-static int parse_args(int argc, char **argv, tui_args *a, zerr *err) {
-  memset(a, 0, sizeof *a);
-  a->mode = ZPERM_ASK;
-  a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define VALUE(name)                                                              \
-  if (!v) return zerr_set(err, ZE_USAGE, "%s needs a value", name);              \
-  i++;
-    if (!strcmp(s, "-h") || !strcmp(s, "--help")) a->help = true;
-    else if (!strcmp(s, "-m") || !strcmp(s, "--model")) { VALUE(s); a->model = v; }
-    else if (!strcmp(s, "--provider")) { VALUE(s); a->provider = v; }
-    else if (!strcmp(s, "-C") || !strcmp(s, "--cwd")) { VALUE(s); a->cwd = v; }
-    else if (!strcmp(s, "--theme")) { VALUE(s); a->theme = v; }
-    else if (!strcmp(s, "--add-dir")) { VALUE(s); a->add_dirs[a->n_add_dirs++] = v; }
-    else if (!strcmp(s, "--permission-mode")) {
-      VALUE(s);
-      if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
-    } else if (!strcmp(s, "--resume")) {
-      a->resume = true;
-      if (v && v[0] != '-') { a->resume_id = v; i++; }
-    } else if (!strncmp(s, "--resume=", 9)) {
-      a->resume = true;
-      if (s[9]) a->resume_id = s + 9;
-    } else return zerr_set(err, ZE_USAGE, "unknown flag %s", s);
-#undef VALUE
-  }
-  return 0;
-}
+/* --- the composer's history file ------------------------------------------ */
 
 static char *history_path(const char *workspace) {
   /* $XDG_DATA_HOME/zero/history/<fnv1a64(workspace)>.jsonl */
@@ -174,7 +116,7 @@ static char *history_path(const char *workspace) {
  * theme. Returns -1 to go on, else the exit code (after printing why). */
 static int preflight(const tui_args *args, const char *theme) {
   if (args->help) {
-    fputs(TUI_USAGE, stdout);
+    tui_args_usage(stdout);
     return ZEXIT_SUCCESS;
   }
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -225,7 +167,7 @@ static int assemble(tui_controller *c, const tui_args *args, zerr *err) {
     fprintf(stderr, "zero: %s\n", err->msg);
     if (err->kind == ZE_CONFIG)
       fprintf(stderr, "Configure a provider first (see docs/config.md), then run zero again.\n");
-    return err->kind == ZE_USAGE ? ZEXIT_USAGE : err->kind == ZE_INTERNAL ? ZEXIT_INTERNAL : ZEXIT_PROVIDER;
+    return zexit_for_error(err->kind); /* the map zero exec uses: a cancel is 130 */
   }
   if (!c->rs.session_root) c->rs.session_root = zsession_root();
   return -1;
@@ -344,15 +286,16 @@ int cmd_tui(int argc, char **argv) {
   tui_args args;
   zerr err = ZERR_INIT;
   int rc = ZEXIT_SUCCESS;
-  if (parse_args(argc, argv, &args, &err) < 0) {
-    fprintf(stderr, "zero: %s\n\n%s", err.msg, TUI_USAGE);
-    free(args.add_dirs);
+  if (tui_args_parse(argc, argv, &args, &err) < 0) {
+    fprintf(stderr, "zero: %s\n\n", err.msg);
+    tui_args_usage(stderr);
+    tui_args_release(&args);
     free(c);
     return ZEXIT_USAGE;
   }
   const char *theme = args.theme ? args.theme : getenv("ZERO_THEME");
   if ((rc = preflight(&args, theme)) >= 0) {
-    free(args.add_dirs);
+    tui_args_release(&args);
     free(c);
     return rc;
   }
@@ -390,7 +333,7 @@ out:
   zconv_release(&c->conv);
   zconv_release(&c->side);
   zrun_setup_release(&c->rs);
-  free(args.add_dirs);
+  tui_args_release(&args);
   free(c);
   return rc;
 }
