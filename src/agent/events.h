@@ -94,6 +94,22 @@ typedef struct zagent_event {
   int64_t tokens_before, tokens_after; /* ZAEV_COMPACTION: estimated request tokens */
 } zagent_event;
 
+/* A copy of an event that outlives the emit call (a sink that hands events
+ * to another thread, as the TUI does): ev points into strings and JSON
+ * values the copy owns. */
+typedef struct zagent_event_copy {
+  zagent_event ev;
+  char *strs[21];
+  json_t *json[6];
+} zagent_event_copy;
+
+/* Copies ev deeply: every string and JSON value. A streamed delta's text
+ * (len bytes, not NUL-terminated) becomes a NUL-terminated string and len
+ * its strlen; a text with len 0 is copied up to its NUL. Free with
+ * zagent_event_copy_free. */
+zagent_event_copy *zagent_event_copy_new(const zagent_event *ev);
+void zagent_event_copy_free(zagent_event_copy *c);
+
 typedef struct zsink zsink;
 struct zsink {
   /* Handles one event. Sinks never fail the run: write errors are remembered

@@ -140,11 +140,13 @@ static zmsg *commit_assistant(zagent *a, zconv *conv, turn_state *t) {
   return m;
 }
 
+zperm_mode zagent_mode(const zagent *a) { return a->perm ? a->perm->mode : a->mode; }
+
 /* Offered to the model: allowed in the mode and not disabled for the run
  * (--enabled-tools / --disabled-tools). */
 static bool tool_visible(const ztool *t, void *ud) {
   const zagent *a = ud;
-  return zperm_tool_visible(a->mode, t) && zperm_tool_enabled(a->perm, t->name);
+  return zperm_tool_visible(zagent_mode(a), t) && zperm_tool_enabled(a->perm, t->name);
 }
 
 /* ---- extra tool sources (MCP; see ztool_source in loop.h) ----------------
@@ -249,7 +251,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   if (!call_recorded(a, res)) return false;
   if (!tool) return true; /* ztool_invoke explains the unknown name */
 
-  zperm_engine fallback = {.mode = a->mode};
+  zperm_engine fallback = {.mode = zagent_mode(a)};
   const zperm_engine *eng = a->perm ? a->perm : &fallback;
   json_t *args = json_loads(call->arguments && *call->arguments ? call->arguments : "{}", 0,
                             NULL);
@@ -260,7 +262,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   zperm_decision dflt = zperm_decide(eng, tool, NULL);
   json_t *risk = zperm_risk_json(eng, tool, argobj, &d);
   zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                      .reason = d.reason, .mode = zperm_mode_name(a->mode), .code = d.code,
+                      .reason = d.reason, .mode = zperm_mode_name(zagent_mode(a)), .code = d.code,
                       .permission = zperm_action_name(dflt.action),
                       .autonomy = zautonomy_name(eng->autonomy), .decision_reason = d.code,
                       .risk = risk, .grant_matched = d.grant_matched};

@@ -44,7 +44,7 @@ typedef struct zagent {
   zprovider *provider;
   const char *system_prompt;
   ztool_ctx *tools;
-  zperm_mode mode;
+  zperm_mode mode;          /* without an engine only; with one, the engine's mode rules */
   const zperm_engine *perm; /* the permission engine; NULL = mode alone, no sandbox */
   int max_turns;        /* model requests allowed in this run */
   zsink **sinks;
@@ -76,6 +76,11 @@ void zagent_emit(const zagent *a, const zagent_event *ev);
 /* The agent's face for the prompt flow (perm/prompt.h): its approver (or
  * none: headless, named "zero exec"), warnings emitted as ZAEV_WARNING. */
 zperm_face zagent_face(const zagent *a);
+
+/* The permission mode the run decides with: its engine's (the one place a
+ * face sets it, cli/run_setup.h zrun_setup_tools), or a->mode without an
+ * engine. Tool sources (MCP) read it here too. */
+zperm_mode zagent_mode(const zagent *a);
 
 /* 0 when every sink can go on; -1 with err from the first whose check fails
  * (zsink.check: the session could not be recorded). The loop calls it before

@@ -391,7 +391,6 @@ static bool read_denied_below(void *ud, const char *abs_dir) {
 
 void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
   ensure_task(s);
-  s->mode = mode;
   if (!s->plan) s->plan = json_array();
   /* Unsafe mode means no confinement at all: commands run as the user. */
   bool confined = mode != ZPERM_UNSAFE && s->have_spawner;
@@ -452,7 +451,6 @@ int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void 
                        .roots = (const char *const *)s->add_dirs,
                        .n_roots = s->n_add_dirs,
                        .spawner = s->tools.spawner,
-                       .mode = s->mode,
                        .grants = &s->grants,
                        .warn = warn,
                        .warn_ud = warn_ud};
@@ -467,7 +465,6 @@ int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const
                                size_t n, zperm_mode mode, zmcp_start_opts *o, zerr *err) {
   if (zrun_setup_workspace(s, cwd, add_dirs, n, err) < 0 || zrun_setup_sandbox(s, err) < 0)
     return -1;
-  s->mode = mode;
   /* The same rule as zrun_setup_tools: unsafe mode means no confinement. */
   bool confined = mode != ZPERM_UNSAFE && s->have_spawner;
   *o = (zmcp_start_opts){.workspace = s->workspace,
@@ -504,7 +501,6 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   agent->provider = s->provider;
   agent->system_prompt = s->system_prompt;
   agent->tools = &s->tools;
-  agent->mode = s->mode;
   agent->perm = &s->perm;
   agent->max_turns = s->cfg.max_turns;
   agent->model = s->rp.model;

@@ -69,10 +69,10 @@ typedef struct zrun_setup {
   char *system_prompt;
   json_t *instruction_sources; /* instruction files included, in order */
   /* tools */
-  zperm_mode mode;
   json_t *plan;             /* update_plan's plan */
   ztool_ctx tools;
-  zperm_engine perm;
+  zperm_engine perm;        /* perm.mode: the run's permission mode, the one copy the
+                             * agent and the MCP manager read (zagent_mode) */
   zcheckpointer *checkpoints;
   char *checkpoints_for;    /* id of the session the checkpointer writes to */
   struct zagent *agent;     /* told of every checkpoint (zrun_setup_agent), or NULL */

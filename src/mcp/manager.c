@@ -389,11 +389,12 @@ static void run_meta(zmcp_manager *m, const char *name, const json_t *args, ztoo
 }
 
 /* The engine an MCP call is decided with: the run's (its grant store holds
- * the MCP grants too), in the manager's mode; without one, the mode alone
- * and the grants the manager loaded. */
+ * the MCP grants too), in the running agent's mode (the TUI's Shift+Tab
+ * reaches MCP calls too); without an engine, ask mode and the grants the
+ * manager loaded. */
 static zperm_engine mcp_engine(const zmcp_manager *m, const zagent *a) {
   zperm_engine e = a && a->perm ? *a->perm : (zperm_engine){0};
-  e.mode = m->mode;
+  if (a) e.mode = zagent_mode(a);
   if (!e.grants) e.grants = m->grants;
   return e;
 }
@@ -428,7 +429,7 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     zperm_decision d = zperm_decide_call(&eng, &pc);
     json_t *risk = zperm_risk_json(a->perm, &shown, NULL, &d);
     zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                        .reason = d.reason, .mode = zperm_mode_name(m->mode),
+                        .reason = d.reason, .mode = zperm_mode_name(zagent_mode(a)),
                         .autonomy = a->perm ? zautonomy_name(a->perm->autonomy) : NULL,
                         .decision_reason = d.code, .risk = risk};
     json_t *grant = NULL;
@@ -501,10 +502,8 @@ static void on_progress(void *ud, const char *server, double progress, double to
 int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   memset(m, 0, sizeof *m);
   const char *workspace = so->workspace;
-  zperm_mode mode = so->mode;
   zmcp_warn_fn warn = so->warn;
   void *warn_ud = so->warn_ud;
-  m->mode = mode;
   m->activated = json_object();
   m->grants = so->grants;
   if (!m->grants) {

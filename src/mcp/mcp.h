@@ -42,7 +42,6 @@ typedef struct zmcp_manager {
   zmcp_config cfg;
   zmcp_client **clients;   /* enabled servers, started */
   size_t n;
-  zperm_mode mode;
   struct zgrants *grants;  /* the run's grant store (MCP grants included); borrowed, or
                             * &own_grants */
   struct zgrants own_grants;
@@ -63,7 +62,8 @@ typedef struct zmcp_start_opts {
   const char *const *roots;       /* the other roots (--add-dir), absolute; may be NULL */
   size_t n_roots;
   struct zspawner *spawner;       /* confines stdio servers (the run's sandbox); NULL = none */
-  zperm_mode mode;
+  zperm_mode mode;                /* zmcp_list_tools: the mode its permission column is for; a
+                                   * run's calls are decided in the running agent's mode */
   struct zgrants *grants;         /* the run's grant store; NULL = load the saved MCP grants */
   zmcp_warn_fn warn;              /* may be NULL */
   void *warn_ud;

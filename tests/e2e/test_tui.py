@@ -7,12 +7,14 @@ import shlex
 import signal
 import shutil
 import subprocess
+import sys
 import time
 import unittest
 
 from harness import ZERO_BIN, ZeroTest, main
 
 TMUX = shutil.which("tmux")
+FAKE_MCP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_mcp_server.py")
 
 
 @unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
@@ -466,6 +468,50 @@ class Tui(ZeroTest):
         self.keys("Enter")
         s = self.wait_for("Estimated cost at gpt-4.1 prices")
         self.assertRegex(s, r"Tokens this session: [1-9]\d* in \(\d+ from cache\) · \d+ out")
+        self.quit_and_check_terminal()
+
+    def test_shift_tab_mode_is_what_the_engine_and_mcp_decide_with(self):
+        # The permission mode is held in one place (the controller's): the
+        # status line shows it, /permissions says it, and each turn's engine
+        # decides with it -- built-in tools and MCP tools alike (regression:
+        # the MCP manager kept the mode zero started with, so a granted MCP
+        # tool still ran after Shift+Tab into read-only plan mode).
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {"fk": {"command": sys.executable,
+                                                  "args": [FAKE_MCP, "grows"]}}}}, f)
+        self.assertEqual(self.zero("mcp", "grant", "fk").returncode, 0)
+        model = self.serve([
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": "auto.txt", "content": "written\n"}}]},
+            {"text": "Wrote it without asking."},
+            {"tool_calls": [{"name": "mcp_fk_grow", "arguments": {}}]},
+            {"text": "Plan turn over."}])
+        self.start()
+        self.wait_for("ask mode ·")
+        # ask -> auto: a workspace write runs without a prompt
+        self.keys("BTab")
+        self.wait_for("auto mode ·")
+        self.type("write the file")
+        self.keys("Enter")
+        s = self.wait_for("Wrote it without asking.")
+        self.assertNotIn("Permission needed", s)
+        with open(os.path.join(self.work, "auto.txt")) as f:
+            self.assertEqual(f.read(), "written\n")
+        # auto -> plan: the granted MCP tool is refused, it does not run
+        self.keys("BTab")
+        self.wait_for("plan mode ·")
+        self.type("/permissions")
+        self.keys("Enter")
+        self.wait_for("Permission mode: plan")
+        self.type("grow it")
+        self.keys("Enter")
+        s = self.wait_for("Plan turn over.")
+        self.assertNotIn("Permission needed", s)
+        tool_msgs = [m for m in model.bodies()[3]["messages"] if m.get("role") == "tool"]
+        self.assertIn("plan mode is read-only", tool_msgs[-1]["content"])
+        self.assertNotIn("grow ran", tool_msgs[-1]["content"])
         self.quit_and_check_terminal()
 
     def test_shift_tab_side_panel_and_file_mentions(self):

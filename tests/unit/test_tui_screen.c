@@ -586,7 +586,7 @@ static void picker_filters_and_returns_the_command(void **state) {
   assert_int_equal(tui_app_key(&a, &enter, &text), TUI_ACT_COMMAND);
   assert_string_equal(text, "/resume id_b");
   free(text);
-  assert_false(a.picker_active);
+  assert_false(a.picker.active);
   tui_app_release(&a);
   vt_close(&t);
 }

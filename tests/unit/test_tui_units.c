@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "cli/tui_commands.h"
 #include "ui/tui/app.h"
 #include "ui/tui/composer.h"
 #include "ui/tui/diff.h"
@@ -424,6 +425,43 @@ static void keys_paste_without_an_end_gives_up(void **state) {
   tui_keys_release(&k);
 }
 
+/* The slash commands are one table: every row is well formed and named
+ * once, an alias finds its command without being listed, and the `/` menu
+ * offers exactly the table's commands, in its order. */
+static void slash_command_table_drives_the_menu(void **state) {
+  (void)state;
+  assert_true(tui_ncommands > 10);
+  for (size_t i = 0; i < tui_ncommands; i++) {
+    const tui_command *c = &tui_commands[i];
+    assert_int_equal(c->name[0], '/');
+    assert_non_null(c->run);
+    assert_non_null(c->args);
+    assert_true(strlen(c->help) > 0);
+    assert_ptr_equal(tui_command_find(c->name), c);
+    for (size_t k = i + 1; k < tui_ncommands; k++) assert_string_not_equal(c->name, tui_commands[k].name);
+  }
+  const tui_command *quit = tui_command_find("/exit");
+  assert_non_null(quit);
+  assert_string_equal(quit->name, "/quit");
+  assert_null(tui_command_find("/nosuch"));
+  assert_null(tui_command_find("/model gpt-4.1")); /* a name, not a line */
+  /* Tab after "/" completes the first command; Down then Tab each next one */
+  for (size_t i = 0; i < tui_ncommands; i++) {
+    tui_app a;
+    tui_app_init(&a, 80, 24, "dark", TUI_DEPTH_16);
+    char *text = NULL;
+    tui_key slash = {.type = TK_CHAR, .ch = '/', .utf8 = "/"};
+    tui_app_key(&a, &slash, &text);
+    tui_key down = {.type = TK_DOWN}, tab = {.type = TK_TAB};
+    for (size_t k = 0; k < i; k++) tui_app_key(&a, &down, &text);
+    tui_app_key(&a, &tab, &text);
+    char want[64];
+    snprintf(want, sizeof want, "%s ", tui_commands[i].name);
+    assert_string_equal(a.comp.text.data, want);
+    tui_app_release(&a);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keys_decode_control_and_modified_keys),
@@ -444,6 +482,7 @@ int main(void) {
       cmocka_unit_test(columns_cut_and_pad_by_display_width),
       cmocka_unit_test(markdown_table_cells_wrap_and_align),
       cmocka_unit_test(keys_paste_without_an_end_gives_up),
+      cmocka_unit_test(slash_command_table_drives_the_menu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,35 +8,11 @@
 #include <sys/stat.h>
 
 #include "base/json.h"
+#include "cli/tui_commands.h"
 #include "tools/patch.h"
 #include "tools/tool.h"
 #include "ui/tui/diff.h"
 #include "ui/tui/width.h"
-
-const tui_command_info tui_commands[] = {
-    {"/help", "", "keys and commands"},
-    {"/model", "[name]", "pick or switch the model (the model registry)"},
-    {"/provider", "[name]", "pick or switch the provider"},
-    {"/new", "", "start a new session"},
-    {"/resume", "[id|search]", "list sessions of this workspace, or resume one"},
-    {"/fork", "", "continue in a copy of this session (the original stays)"},
-    {"/rewind", "", "go back to before one of your messages; files restored"},
-    {"/btw", "QUESTION", "side question in an isolated fork (Ctrl+C returns)"},
-    {"/compact", "", "summarize the conversation now to free context"},
-    {"/image", "PATH", "attach an image to the next message"},
-    {"/context", "", "context window use"},
-    {"/usage", "", "tokens used in this session"},
-    {"/permissions", "", "permission mode and the grants in force"},
-    {"/plan", "", "switch to plan mode (read-only) or show the plan"},
-    {"/tools", "", "tools the model can use"},
-    {"/add-dir", "DIR", "let tools write another directory"},
-    {"/diff", "", "files the tools changed this session, as diffs"},
-    {"/theme", "[dark|light]", "color theme"},
-    {"/config", "", "config files and the active provider"},
-    {"/doctor", "", "check terminal, config and provider"},
-    {"/quit", "", "exit"},
-};
-const size_t tui_ncommands = sizeof tui_commands / sizeof tui_commands[0];
 
 static const char *SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
 
@@ -46,12 +22,13 @@ void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_dept
   a->width = width;
   a->height = height;
   tui_screen_init(&a->scr, width, height);
-  tui_md_stream_init(&a->md, width, &a->th);
-  zbuf_init(&a->reasoning);
+  tui_md_stream_init(&a->turn.md, width, &a->th);
+  zbuf_init(&a->turn.reasoning);
   tui_prompt_init(&a->prompt);
-  zbuf_init(&a->picker_filter);
+  tui_picker_init(&a->picker);
   tui_composer_init(&a->comp);
-  a->mode = ZPERM_ASK;
+  static const zperm_mode shown_until_set = ZPERM_ASK;
+  a->status.mode = &shown_until_set;
 }
 
 static void card_free(tui_card *c) {
@@ -64,10 +41,10 @@ static void card_free(tui_card *c) {
 void tui_app_release(tui_app *a) {
   tui_screen_release(&a->scr);
   tw_lines_free(&a->commit);
-  tui_md_stream_release(&a->md);
-  zbuf_release(&a->reasoning);
-  for (size_t i = 0; i < a->cards.len; i++) card_free(&a->cards.items[i]);
-  zvec_free(&a->cards);
+  tui_md_stream_release(&a->turn.md);
+  zbuf_release(&a->turn.reasoning);
+  for (size_t i = 0; i < a->turn.cards.len; i++) card_free(&a->turn.cards.items[i]);
+  zvec_free(&a->turn.cards);
   json_decref(a->plan);
   free(a->expandable);
   for (size_t i = 0; i < a->queue.len; i++) free(a->queue.items[i]);
@@ -76,18 +53,12 @@ void tui_app_release(tui_app *a) {
   zvec_free(&a->attachments);
   tui_prompt_release(&a->prompt);
   tui_composer_release(&a->comp);
-  for (size_t i = 0; i < a->nfiles; i++) free(a->files[i]);
-  free(a->files);
-  free(a->model);
-  free(a->session_id);
-  free(a->notice);
-  free(a->picker_cmd);
-  free(a->picker_title);
-  for (size_t i = 0; i < a->picker_labels.len; i++) free(a->picker_labels.items[i]);
-  for (size_t i = 0; i < a->picker_values.len; i++) free(a->picker_values.items[i]);
-  zvec_free(&a->picker_labels);
-  zvec_free(&a->picker_values);
-  zbuf_release(&a->picker_filter);
+  for (size_t i = 0; i < a->completion.nfiles; i++) free(a->completion.files[i]);
+  free(a->completion.files);
+  free(a->status.model);
+  free(a->status.session_id);
+  free(a->status.notice);
+  tui_picker_release(&a->picker);
 }
 
 /* --- scrollback helpers -------------------------------------------------- */
@@ -139,23 +110,23 @@ static void set_expandable(tui_app *a, const char *text, size_t len) {
 
 /* Ends the streamed answer: what is left becomes final. */
 static void finish_text(tui_app *a) {
-  if (!a->md_active) return;
-  tui_md_stream_finish(&a->md, &a->commit);
-  a->md_active = false;
+  if (!a->turn.md_active) return;
+  tui_md_stream_finish(&a->turn.md, &a->commit);
+  a->turn.md_active = false;
 }
 
 static void finish_reasoning(tui_app *a) {
-  if (!a->reasoning.len) return;
+  if (!a->turn.reasoning.len) return;
   size_t lines = 1;
-  for (size_t i = 0; i < a->reasoning.len; i++) lines += a->reasoning.data[i] == '\n';
+  for (size_t i = 0; i < a->turn.reasoning.len; i++) lines += a->turn.reasoning.data[i] == '\n';
   blank(a);
   zbuf l = ZBUF_INIT;
   zbuf_addf(&l, "%s∴ Thought for %.1fs · %zu line%s (Ctrl+O shows it)%s", a->th.dim,
-            a->now - a->reasoning_started, lines, lines == 1 ? "" : "s", a->th.reset);
+            a->now - a->turn.reasoning_started, lines, lines == 1 ? "" : "s", a->th.reset);
   tw_lines_push(&a->commit, tw_truncate(l.data, a->width));
   zbuf_release(&l);
-  set_expandable(a, a->reasoning.data, a->reasoning.len);
-  zbuf_reset(&a->reasoning);
+  set_expandable(a, a->turn.reasoning.data, a->turn.reasoning.len);
+  zbuf_reset(&a->turn.reasoning);
 }
 
 /* --- tool cards ---------------------------------------------------------- */
@@ -216,8 +187,8 @@ char *tui_tool_summary(const char *name, const char *arguments) {
 }
 
 static tui_card *find_card(tui_app *a, const char *id) {
-  for (size_t i = 0; i < a->cards.len; i++)
-    if (!strcmp(a->cards.items[i].id, id ? id : "")) return &a->cards.items[i];
+  for (size_t i = 0; i < a->turn.cards.len; i++)
+    if (!strcmp(a->turn.cards.items[i].id, id ? id : "")) return &a->turn.cards.items[i];
   return NULL;
 }
 
@@ -323,23 +294,23 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
 void tui_app_event(tui_app *a, const zagent_event *ev) {
   if (((ev->kind == ZAEV_TEXT || ev->kind == ZAEV_REASONING) && ev->len) ||
       ev->kind == ZAEV_TOOL_CALL || ev->kind == ZAEV_ERROR || ev->kind == ZAEV_WARNING)
-    a->turn_shown = true;
+    a->turn.shown = true;
   switch (ev->kind) {
     case ZAEV_REASONING:
-      if (!a->reasoning.len) a->reasoning_started = a->now;
-      zbuf_add(&a->reasoning, ev->text, ev->len);
-      a->stream_bytes += ev->len;
+      if (!a->turn.reasoning.len) a->turn.reasoning_started = a->now;
+      zbuf_add(&a->turn.reasoning, ev->text, ev->len);
+      a->turn.stream_bytes += ev->len;
       break;
     case ZAEV_TEXT:
       finish_reasoning(a);
-      if (!a->md_active) {
+      if (!a->turn.md_active) {
         blank(a);
-        tui_md_stream_release(&a->md);
-        tui_md_stream_init(&a->md, a->width, &a->th);
-        a->md_active = true;
+        tui_md_stream_release(&a->turn.md);
+        tui_md_stream_init(&a->turn.md, a->width, &a->th);
+        a->turn.md_active = true;
       }
-      tui_md_stream_add(&a->md, ev->text, ev->len, &a->commit);
-      a->stream_bytes += ev->len;
+      tui_md_stream_add(&a->turn.md, ev->text, ev->len, &a->commit);
+      a->turn.stream_bytes += ev->len;
       break;
     case ZAEV_ASSISTANT_MESSAGE:
       finish_reasoning(a);
@@ -352,7 +323,7 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
                     .summary = tui_tool_summary(ev->name ? ev->name : "", ev->arguments),
                     .arguments = xstrdup(ev->arguments ? ev->arguments : ""),
                     .started = a->now};
-      zvec_push(&a->cards, c);
+      zvec_push(&a->turn.cards, c);
       if (ev->name && !strcmp(ev->name, "update_plan") && ev->arguments) {
         json_t *args = json_loads(ev->arguments, 0, NULL);
         json_t *plan = json_object_get(args, "plan");
@@ -374,21 +345,21 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
       tui_card *c = find_card(a, ev->id);
       if (!c) break;
       commit_card(a, c, ev);
-      size_t idx = (size_t)(c - a->cards.items);
+      size_t idx = (size_t)(c - a->turn.cards.items);
       card_free(c);
-      memmove(a->cards.items + idx, a->cards.items + idx + 1,
-              (a->cards.len - idx - 1) * sizeof *a->cards.items);
-      a->cards.len--;
+      memmove(a->turn.cards.items + idx, a->turn.cards.items + idx + 1,
+              (a->turn.cards.len - idx - 1) * sizeof *a->turn.cards.items);
+      a->turn.cards.len--;
       break;
     }
     case ZAEV_USAGE:
-      a->turn_tokens += ev->usage.completion_tokens;
-      a->stream_bytes = 0; /* the estimate gives way to the count */
-      a->total_tokens += ev->usage.total_tokens;
-      a->prompt_sum += ev->usage.prompt_tokens;
-      a->completion_sum += ev->usage.completion_tokens;
-      a->cached_sum += ev->usage.cached_tokens;
-      if (ev->usage.prompt_tokens) a->context_tokens = ev->usage.prompt_tokens;
+      a->turn.tokens += ev->usage.completion_tokens;
+      a->turn.stream_bytes = 0; /* the estimate gives way to the count */
+      a->usage.total_tokens += ev->usage.total_tokens;
+      a->usage.prompt_sum += ev->usage.prompt_tokens;
+      a->usage.completion_sum += ev->usage.completion_tokens;
+      a->usage.cached_sum += ev->usage.cached_tokens;
+      if (ev->usage.prompt_tokens) a->usage.context_tokens = ev->usage.prompt_tokens;
       break;
     case ZAEV_COMPACTION: {
       /* the loop compacted before a request: say what it reclaimed */
@@ -425,23 +396,23 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
 }
 
 void tui_app_turn_start(tui_app *a, double now) {
-  a->busy = true;
-  a->turn_started = now;
-  a->turn_tokens = 0;
-  a->stream_bytes = 0;
-  a->turn_shown = false;
+  a->turn.busy = true;
+  a->turn.started = now;
+  a->turn.tokens = 0;
+  a->turn.stream_bytes = 0;
+  a->turn.shown = false;
 }
 
 void tui_app_turn_end(tui_app *a, const char *outcome_line) {
   finish_reasoning(a);
   finish_text(a);
   /* Cards left running (cancelled mid-tool) are closed as such. */
-  for (size_t i = 0; i < a->cards.len; i++) {
-    tw_lines_pushf(&a->commit, "%s⊘ %s %s · cancelled%s", a->th.warn, a->cards.items[i].name,
-                   a->cards.items[i].summary, a->th.reset);
-    card_free(&a->cards.items[i]);
+  for (size_t i = 0; i < a->turn.cards.len; i++) {
+    tw_lines_pushf(&a->commit, "%s⊘ %s %s · cancelled%s", a->th.warn, a->turn.cards.items[i].name,
+                   a->turn.cards.items[i].summary, a->th.reset);
+    card_free(&a->turn.cards.items[i]);
   }
-  a->cards.len = 0;
+  a->turn.cards.len = 0;
   if (a->plan_changed) {
     blank(a);
     plan_lines(a, &a->commit);
@@ -451,7 +422,7 @@ void tui_app_turn_end(tui_app *a, const char *outcome_line) {
     blank(a);
     tui_app_print(a, a->th.warn, outcome_line);
   }
-  a->busy = false;
+  a->turn.busy = false;
 }
 
 /* --- permission prompt --------------------------------------------------- */
@@ -462,173 +433,22 @@ void tui_app_ask(tui_app *a, const tui_ask *q) {
   tui_prompt_open(&a->prompt, q, &a->th, a->width);
 }
 
-/* --- picker -------------------------------------------------------------- */
-
-static void picker_close(tui_app *a) {
-  a->picker_active = false;
-  for (size_t i = 0; i < a->picker_labels.len; i++) free(a->picker_labels.items[i]);
-  for (size_t i = 0; i < a->picker_values.len; i++) free(a->picker_values.items[i]);
-  a->picker_labels.len = a->picker_values.len = 0;
-  zbuf_reset(&a->picker_filter);
-}
-
 void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *const *labels,
                     const char *const *values, size_t n) {
-  picker_close(a);
-  free(a->picker_cmd);
-  free(a->picker_title);
-  a->picker_cmd = xstrdup(cmd);
-  a->picker_title = xstrdup(title);
-  for (size_t i = 0; i < n; i++) {
-    zvec_push(&a->picker_labels, xstrdup(labels[i]));
-    zvec_push(&a->picker_values, xstrdup(values[i]));
-  }
-  a->picker_sel = 0;
-  a->picker_active = true;
-}
-
-typedef struct pick_score {
-  size_t idx;
-  int score;
-} pick_score;
-
-static int cmp_pick(const void *x, const void *y) {
-  const pick_score *p = x, *q = y;
-  if (p->score != q->score) return q->score > p->score ? 1 : -1;
-  return p->idx < q->idx ? -1 : p->idx > q->idx; /* ties keep the given order */
-}
-
-/* Indexes of the items matching the filter, best first (at most max). */
-static size_t picker_matches(const tui_app *a, size_t *out, size_t max) {
-  size_t total = a->picker_labels.len, n = 0;
-  pick_score *v = xmalloc((total + 1) * sizeof *v);
-  for (size_t i = 0; i < total; i++) {
-    int sc = a->picker_filter.len
-                 ? tui_fuzzy(a->picker_filter.data, a->picker_filter.len, a->picker_labels.items[i])
-                 : 0;
-    if (sc >= 0) v[n++] = (pick_score){i, sc};
-  }
-  qsort(v, n, sizeof *v, cmp_pick);
-  if (n > max) n = max;
-  for (size_t i = 0; i < n; i++) out[i] = v[i].idx;
-  free(v);
-  return n;
-}
-
-#define PICKER_ROWS 10
-
-static tui_action picker_key_in(tui_app *a, const tui_key *k, char **text, const size_t *idx,
-                                size_t n);
-
-static tui_action picker_key(tui_app *a, const tui_key *k, char **text) {
-  size_t *idx = xmalloc((a->picker_labels.len + 1) * sizeof *idx);
-  size_t n = picker_matches(a, idx, a->picker_labels.len);
-  tui_action act = picker_key_in(a, k, text, idx, n);
-  free(idx);
-  return act;
-}
-
-static void picker_lines(tui_app *a, tw_lines *out) {
-  tw_lines_push(out, xstrdup(""));
-  tw_lines_pushf(out, "%s%s%s%s %s(type to search · ↑/↓ · Enter choose · Esc close)%s",
-                 a->th.bold, a->th.accent, a->picker_title, a->th.reset, a->th.muted, a->th.reset);
-  zbuf f = ZBUF_INIT;
-  zbuf_addf(&f, "  %sSearch:%s ", a->th.muted, a->th.reset);
-  tw_sanitize(&f, a->picker_filter.data, a->picker_filter.len);
-  tw_lines_push(out, tw_truncate(f.data, a->width - 1));
-  zbuf_release(&f);
-  size_t *idx = xmalloc((a->picker_labels.len + 1) * sizeof *idx);
-  size_t n = picker_matches(a, idx, a->picker_labels.len);
-  if (!n) tw_lines_pushf(out, "  %s(no match)%s", a->th.muted, a->th.reset);
-  /* a window of PICKER_ROWS rows that follows the selection */
-  size_t sel = a->picker_sel >= 0 && (size_t)a->picker_sel < n ? (size_t)a->picker_sel : 0;
-  size_t first = sel >= PICKER_ROWS ? sel - PICKER_ROWS + 1 : 0;
-  if (first) tw_lines_pushf(out, "  %s↑ %zu more%s", a->th.muted, first, a->th.reset);
-  for (size_t i = first; i < n && i < first + PICKER_ROWS; i++) {
-    zbuf l = ZBUF_INIT;
-    bool on = i == sel;
-    zbuf_addf(&l, "%s%s ", on ? a->th.reverse : "", on ? "›" : " ");
-    tw_sanitize(&l, a->picker_labels.items[idx[i]], strlen(a->picker_labels.items[idx[i]]));
-    if (on) zbuf_addstr(&l, a->th.reset);
-    tw_lines_push(out, tw_truncate(l.data, a->width - 1));
-    zbuf_release(&l);
-  }
-  if (n > first + PICKER_ROWS)
-    tw_lines_pushf(out, "  %s↓ %zu more (type to filter)%s", a->th.muted, n - first - PICKER_ROWS,
-                   a->th.reset);
-  free(idx);
-}
-
-static tui_action picker_key_in(tui_app *a, const tui_key *k, char **text, const size_t *idx,
-                                size_t n) {
-  switch (k->type) {
-    case TK_ESC: picker_close(a); return TUI_ACT_NONE;
-    case TK_UP: if (n) a->picker_sel = (a->picker_sel + (int)n - 1) % (int)n; return TUI_ACT_NONE;
-    case TK_DOWN:
-    case TK_TAB: if (n) a->picker_sel = (a->picker_sel + 1) % (int)n; return TUI_ACT_NONE;
-    case TK_BACKSPACE:
-      if (a->picker_filter.len) {
-        size_t p = 0, last = 0;
-        while (p < a->picker_filter.len) {
-          int w;
-          last = p;
-          p += tw_next(a->picker_filter.data + p, a->picker_filter.len - p, &w);
-        }
-        zbuf_setlen(&a->picker_filter, last);
-      }
-      a->picker_sel = 0;
-      return TUI_ACT_NONE;
-    case TK_ENTER: {
-      if (!n) return TUI_ACT_NONE;
-      zbuf cmd = ZBUF_INIT;
-      zbuf_addf(&cmd, "%s %s", a->picker_cmd, a->picker_values.items[idx[a->picker_sel < (int)n ? a->picker_sel : 0]]);
-      picker_close(a);
-      *text = zbuf_detach(&cmd, NULL);
-      return TUI_ACT_COMMAND;
-    }
-    case TK_CHAR:
-      if (k->mods & TK_CTRL) {
-        if (k->ch == 'c') picker_close(a);
-        return TUI_ACT_NONE;
-      }
-      zbuf_addstr(&a->picker_filter, k->utf8);
-      a->picker_sel = 0;
-      return TUI_ACT_NONE;
-    default: return TUI_ACT_NONE;
-  }
+  tui_picker_open(&a->picker, cmd, title, labels, values, n);
 }
 
 /* --- completion ---------------------------------------------------------- */
 
-int tui_fuzzy(const char *pattern, size_t plen, const char *text) {
-  int score = 0, run = 0;
-  size_t i = 0;
-  for (const char *t = text; *t && i < plen; t++) {
-    char pc = pattern[i], tc = *t;
-    if (pc >= 'A' && pc <= 'Z') pc += 32;
-    if (tc >= 'A' && tc <= 'Z') tc += 32;
-    if (pc == tc) {
-      i++;
-      run++;
-      score += 1 + run * 2 + (t == text ? 5 : 0);
-    } else {
-      run = 0;
-    }
-  }
-  if (i < plen) return -1;
-  /* shorter texts first among equal matches; a match is never negative */
-  size_t len = strlen(text);
-  return score * 100 + (len < 99 ? 99 - (int)len : 0);
-}
 
 static void walk(tui_app *a, const char *root, const char *rel, int depth) {
-  if (depth > 12 || a->nfiles >= 20000) return;
+  if (depth > 12 || a->completion.nfiles >= 20000) return;
   char path[4096];
   snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
   DIR *d = opendir(path);
   if (!d) return;
   struct dirent *e;
-  while ((e = readdir(d)) && a->nfiles < 20000) {
+  while ((e = readdir(d)) && a->completion.nfiles < 20000) {
     const char *n = e->d_name;
     if (n[0] == '.' && (!n[1] || !strcmp(n, "..") || !strcmp(n, ".git"))) continue;
     if (!strcmp(n, "node_modules") || !strcmp(n, "target") || !strcmp(n, "__pycache__")) continue;
@@ -643,8 +463,8 @@ static void walk(tui_app *a, const char *root, const char *rel, int depth) {
     }
     if (dir) walk(a, root, sub, depth + 1);
     else {
-      a->files = xrealloc(a->files, (a->nfiles + 1) * sizeof *a->files);
-      a->files[a->nfiles++] = xstrdup(sub);
+      a->completion.files = xrealloc(a->completion.files, (a->completion.nfiles + 1) * sizeof *a->completion.files);
+      a->completion.files[a->completion.nfiles++] = xstrdup(sub);
     }
   }
   closedir(d);
@@ -703,15 +523,15 @@ static size_t suggestions(tui_app *a, sugg *out, size_t max) {
       if (n < max) out[n++] = (sugg){tui_commands[i].name, tui_commands[i].help, sc, i};
     }
   } else {
-    if (!a->files_loaded && a->workspace) {
-      walk(a, a->workspace, "", 0);
-      a->files_loaded = true;
+    if (!a->completion.files_loaded && a->completion.workspace) {
+      walk(a, a->completion.workspace, "", 0);
+      a->completion.files_loaded = true;
     }
-    sugg *all = xmalloc((a->nfiles + 1) * sizeof *all);
+    sugg *all = xmalloc((a->completion.nfiles + 1) * sizeof *all);
     size_t m = 0;
-    for (size_t i = 0; i < a->nfiles; i++) {
-      int sc = tui_fuzzy(tok, tlen, a->files[i]);
-      if (sc >= 0) all[m++] = (sugg){a->files[i], "", sc, i};
+    for (size_t i = 0; i < a->completion.nfiles; i++) {
+      int sc = tui_fuzzy(tok, tlen, a->completion.files[i]);
+      if (sc >= 0) all[m++] = (sugg){a->completion.files[i], "", sc, i};
     }
     qsort(all, m, sizeof *all, cmp_sugg);
     for (size_t i = 0; i < m && n < max; i++) out[n++] = all[i];
@@ -729,7 +549,7 @@ static bool complete(tui_app *a) {
   size_t start;
   bool is_cmd;
   current_token(a, &start, &is_cmd);
-  const char *pick = s[a->sel < (int)n ? a->sel : 0].text;
+  const char *pick = s[a->completion.sel < (int)n ? a->completion.sel : 0].text;
   zbuf t = ZBUF_INIT;
   zbuf_add(&t, a->comp.text.data, start);
   zbuf_addstr(&t, is_cmd ? "" : "@");
@@ -741,21 +561,21 @@ static bool complete(tui_app *a) {
   tui_composer_set(&a->comp, t.data);
   a->comp.cur = cur;
   zbuf_release(&t);
-  a->sel = 0;
+  a->completion.sel = 0;
   return true;
 }
 
 /* --- keys ---------------------------------------------------------------- */
 
 static void set_notice(tui_app *a, const char *s) {
-  free(a->notice);
-  a->notice = s ? xstrdup(s) : NULL;
+  free(a->status.notice);
+  a->status.notice = s ? xstrdup(s) : NULL;
 }
 
 tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   *text = NULL;
   if (a->prompt.active) return tui_prompt_key(&a->prompt, k) ? TUI_ACT_PERMISSION : TUI_ACT_NONE;
-  if (a->picker_active) return picker_key(a, k, text);
+  if (a->picker.active) return tui_picker_key(&a->picker, k, text) ? TUI_ACT_COMMAND : TUI_ACT_NONE;
   bool was_armed = a->ctrl_c_armed;
   a->ctrl_c_armed = false;
   set_notice(a, NULL);
@@ -764,12 +584,12 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   if (k->type == TK_CHAR && (k->mods & TK_CTRL)) {
     switch (k->ch) {
       case 'c':
-        if (a->busy) return TUI_ACT_CANCEL;
+        if (a->turn.busy) return TUI_ACT_CANCEL;
         if (a->comp.text.len) {
           tui_composer_clear(&a->comp);
           return TUI_ACT_NONE;
         }
-        if (a->side_chat) return TUI_ACT_LEAVE_SIDE;
+        if (a->status.side_chat) return TUI_ACT_LEAVE_SIDE;
         if (was_armed) return TUI_ACT_QUIT;
         a->ctrl_c_armed = true;
         set_notice(a, "Press Ctrl+C again to exit");
@@ -784,7 +604,7 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
       case 'u': tui_composer_kill_start(&a->comp); return TUI_ACT_NONE;
       case 'w': tui_composer_kill_word(&a->comp); return TUI_ACT_NONE;
       case 'y': tui_composer_yank(&a->comp); return TUI_ACT_NONE;
-      case 'b': a->side_panel = !a->side_panel; return TUI_ACT_NONE;
+      case 'b': a->status.side_panel = !a->status.side_panel; return TUI_ACT_NONE;
       case 'l': tui_screen_invalidate(&a->scr); return TUI_ACT_NONE;
       case 'z': return TUI_ACT_SUSPEND;
       case 'f': tui_composer_right(&a->comp); return TUI_ACT_NONE;
@@ -813,32 +633,28 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
         return TUI_ACT_NONE;
       }
       if (nsugg && a->comp.text.data[0] == '/') {
-        bool exact = false;
-        for (size_t i = 0; i < tui_ncommands; i++)
-          if (!strcmp(a->comp.text.data, tui_commands[i].name)) exact = true;
-        if (!exact) complete(a);
+        if (!tui_command_find(a->comp.text.data)) complete(a);
       }
       zbuf_rtrim(&a->comp.text);
       if (a->comp.cur > a->comp.text.len) a->comp.cur = a->comp.text.len;
       if (!a->comp.text.len) return TUI_ACT_NONE;
       bool cmd = a->comp.text.data[0] == '/';
       *text = tui_composer_take(&a->comp);
-      a->sel = 0;
+      a->completion.sel = 0;
       return cmd ? TUI_ACT_COMMAND : TUI_ACT_SUBMIT;
     }
     case TK_ESC:
-      if (a->busy) return TUI_ACT_CANCEL;
+      if (a->turn.busy) return TUI_ACT_CANCEL;
       return TUI_ACT_NONE;
     case TK_TAB:
       complete(a);
       return TUI_ACT_NONE;
     case TK_BACKTAB:
-      a->mode = a->mode == ZPERM_ASK ? ZPERM_AUTO : a->mode == ZPERM_AUTO ? ZPERM_PLAN : ZPERM_ASK;
       return TUI_ACT_MODE;
     case TK_BACKSPACE:
       if (k->mods & TK_ALT) tui_composer_kill_word(&a->comp);
       else tui_composer_backspace(&a->comp);
-      a->sel = 0;
+      a->completion.sel = 0;
       return TUI_ACT_NONE;
     case TK_DELETE: tui_composer_delete(&a->comp); return TUI_ACT_NONE;
     case TK_LEFT:
@@ -855,14 +671,14 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
       /* the suggestions take Up/Down, except while walking the history (a
        * recalled "/command" must not stop the walk) */
       if (nsugg && !tui_composer_browsing(&a->comp)) {
-        a->sel = (a->sel + (int)nsugg - 1) % (int)nsugg;
+        a->completion.sel = (a->completion.sel + (int)nsugg - 1) % (int)nsugg;
         return TUI_ACT_NONE;
       }
       if (!tui_composer_up(&a->comp)) tui_composer_history_prev(&a->comp);
       return TUI_ACT_NONE;
     case TK_DOWN:
       if (nsugg && !tui_composer_browsing(&a->comp)) {
-        a->sel = (a->sel + 1) % (int)nsugg;
+        a->completion.sel = (a->completion.sel + 1) % (int)nsugg;
         return TUI_ACT_NONE;
       }
       if (!tui_composer_down(&a->comp)) tui_composer_history_next(&a->comp);
@@ -882,7 +698,7 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
         return TUI_ACT_NONE;
       }
       tui_composer_insert(&a->comp, k->utf8, strlen(k->utf8));
-      a->sel = 0;
+      a->completion.sel = 0;
       return TUI_ACT_NONE;
     default: return TUI_ACT_NONE;
   }
@@ -899,26 +715,26 @@ static void fmt_tokens(char *out, size_t n, int64_t t) {
 static void status_line(tui_app *a, tw_lines *live) {
   zbuf l = ZBUF_INIT;
   char tok[32];
-  if (a->notice) {
-    zbuf_addf(&l, "%s%s%s", a->th.warn, a->notice, a->th.reset);
-  } else if (a->busy) {
-    int frame = (int)((a->now - a->turn_started) * 10.0) % 10;
+  if (a->status.notice) {
+    zbuf_addf(&l, "%s%s%s", a->th.warn, a->status.notice, a->th.reset);
+  } else if (a->turn.busy) {
+    int frame = (int)((a->now - a->turn.started) * 10.0) % 10;
     if (frame < 0) frame = 0;
     /* counted by the provider at the end of each request; until then about
      * 4 bytes a token of what has streamed */
-    fmt_tokens(tok, sizeof tok, a->turn_tokens + (int64_t)((a->stream_bytes + 3) / 4));
+    fmt_tokens(tok, sizeof tok, a->turn.tokens + (int64_t)((a->turn.stream_bytes + 3) / 4));
     zbuf_addf(&l, "%s%s%s %s %.1fs · %s tokens · Esc to cancel%s", a->th.accent, SPIN[frame],
-              a->th.reset, a->prompt.active ? "Waiting for you" : "Working", a->now - a->turn_started,
+              a->th.reset, a->prompt.active ? "Waiting for you" : "Working", a->now - a->turn.started,
               tok, a->th.muted);
     if (a->queue.len) zbuf_addf(&l, " · %zu queued", a->queue.len);
     zbuf_addstr(&l, a->th.reset);
-  } else if (a->side_chat) {
+  } else if (a->status.side_chat) {
     zbuf_addf(&l, "%s%s↳ btw%s %s· side conversation, not saved · Ctrl+C returns to the main one%s",
               a->th.accent, a->th.bold, a->th.reset, a->th.muted, a->th.reset);
   } else {
-    fmt_tokens(tok, sizeof tok, a->context_tokens);
+    fmt_tokens(tok, sizeof tok, a->usage.context_tokens);
     zbuf_addf(&l, "%s%s mode · %s · context %s · Shift+Tab mode · /help%s", a->th.muted,
-              zperm_mode_name(a->mode), a->model ? a->model : "no model", tok, a->th.reset);
+              zperm_mode_name(*a->status.mode), a->status.model ? a->status.model : "no model", tok, a->th.reset);
   }
   tw_lines_push(live, tw_truncate(l.data, a->width - 1));
   zbuf_release(&l);
@@ -926,16 +742,16 @@ static void status_line(tui_app *a, tw_lines *live) {
 
 static void side_panel(tui_app *a, tw_lines *live) {
   char tok[32], tot[32];
-  fmt_tokens(tok, sizeof tok, a->context_tokens);
-  fmt_tokens(tot, sizeof tot, a->total_tokens);
+  fmt_tokens(tok, sizeof tok, a->usage.context_tokens);
+  fmt_tokens(tot, sizeof tot, a->usage.total_tokens);
   tw_lines_pushf(live, "%s┌ session%s", a->th.muted, a->th.reset);
-  tw_lines_pushf(live, "%s│%s id       %s", a->th.muted, a->th.reset, a->session_id ? a->session_id : "(new)");
-  tw_lines_pushf(live, "%s│%s model    %s", a->th.muted, a->th.reset, a->model ? a->model : "");
-  tw_lines_pushf(live, "%s│%s mode     %s", a->th.muted, a->th.reset, zperm_mode_name(a->mode));
-  if (a->context_window > 0) {
+  tw_lines_pushf(live, "%s│%s id       %s", a->th.muted, a->th.reset, a->status.session_id ? a->status.session_id : "(new)");
+  tw_lines_pushf(live, "%s│%s model    %s", a->th.muted, a->th.reset, a->status.model ? a->status.model : "");
+  tw_lines_pushf(live, "%s│%s mode     %s", a->th.muted, a->th.reset, zperm_mode_name(*a->status.mode));
+  if (a->usage.context_window > 0) {
     char win[32];
-    fmt_tokens(win, sizeof win, a->context_window);
-    int pct = (int)(100 * a->context_tokens / a->context_window);
+    fmt_tokens(win, sizeof win, a->usage.context_window);
+    int pct = (int)(100 * a->usage.context_tokens / a->usage.context_window);
     /* a bar, with the number: the share is never carried by the bar alone */
     char bar[64] = "";
     size_t bl = 0;
@@ -960,8 +776,8 @@ static void side_panel(tui_app *a, tw_lines *live) {
 void tui_app_render(tui_app *a) {
   tw_lines live = {0};
   /* streaming content */
-  if (a->reasoning.len) {
-    const char *s = a->reasoning.data, *e = s + a->reasoning.len;
+  if (a->turn.reasoning.len) {
+    const char *s = a->turn.reasoning.data, *e = s + a->turn.reasoning.len;
     while (e > s && e[-1] == '\n') e--;
     const char *ls = e;
     while (ls > s && ls[-1] != '\n') ls--;
@@ -973,9 +789,9 @@ void tui_app_render(tui_app *a) {
     tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
     zbuf_release(&l);
   }
-  if (a->md_active) tui_md_stream_tail(&a->md, &live);
-  for (size_t i = 0; i < a->cards.len; i++) {
-    tui_card *c = &a->cards.items[i];
+  if (a->turn.md_active) tui_md_stream_tail(&a->turn.md, &live);
+  for (size_t i = 0; i < a->turn.cards.len; i++) {
+    tui_card *c = &a->turn.cards.items[i];
     int frame = (int)((a->now - c->started) * 10.0) % 10;
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "%s%s%s %s%s%s %s %s· %.1fs%s", a->th.accent, frame >= 0 ? SPIN[frame] : SPIN[0],
@@ -985,13 +801,13 @@ void tui_app_render(tui_app *a) {
     tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
     zbuf_release(&l);
   }
-  if (a->busy && a->plan_changed && !a->side_panel) {
+  if (a->turn.busy && a->plan_changed && !a->status.side_panel) {
     tw_lines_push(&live, xstrdup(""));
     plan_lines(a, &live);
   }
   size_t perm_at = live.len, diff_at = 0, diff_rows = 0;
   if (a->prompt.active) tui_prompt_lines(&a->prompt, &a->th, a->width, &live, &diff_at, &diff_rows);
-  else if (a->picker_active) picker_lines(a, &live);
+  else if (a->picker.active) tui_picker_lines(&a->picker, &a->th, a->width, &live);
   for (size_t i = 0; i < a->queue.len; i++) {
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "%s⏎ queued: ", a->th.muted);
@@ -1008,7 +824,7 @@ void tui_app_render(tui_app *a) {
     tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
     zbuf_release(&l);
   }
-  if (a->side_panel) side_panel(a, &live);
+  if (a->status.side_panel) side_panel(a, &live);
   tw_lines_push(&live, xstrdup(""));
   /* composer */
   int crow = 0, ccol = 0;
@@ -1021,25 +837,25 @@ void tui_app_render(tui_app *a) {
     free(live.items[live.len - 1]);
     zbuf l = ZBUF_INIT;
     zbuf_addf(&l, "%s %s%s", prompt, a->th.muted,
-              a->busy ? "Type to queue a message" : "Ask anything · / for commands · @ for files");
+              a->turn.busy ? "Type to queue a message" : "Ask anything · / for commands · @ for files");
     zbuf_addstr(&l, a->th.reset);
     live.items[live.len - 1] = tw_truncate(l.data, a->width - 1);
     zbuf_release(&l);
     /* the prompt has one space already: keep the cursor after "› " */
     ccol = 2;
   }
-  int cursor_row = (a->prompt.active && !a->prompt.note_mode) || a->picker_active ? -1 : (int)comp_top + crow;
+  int cursor_row = (a->prompt.active && !a->prompt.note_mode) || a->picker.active ? -1 : (int)comp_top + crow;
   /* suggestions */
   sugg s[SUGG_MAX];
-  size_t n = a->prompt.active || a->picker_active ? 0 : suggestions(a, s, SUGG_MAX);
-  if (a->sel >= (int)n) a->sel = 0;
+  size_t n = a->prompt.active || a->picker.active ? 0 : suggestions(a, s, SUGG_MAX);
+  if (a->completion.sel >= (int)n) a->completion.sel = 0;
   /* a window of SUGG_ROWS rows that follows the selection */
-  size_t first = a->sel >= SUGG_ROWS ? (size_t)a->sel - (SUGG_ROWS - 1) : 0;
+  size_t first = a->completion.sel >= SUGG_ROWS ? (size_t)a->completion.sel - (SUGG_ROWS - 1) : 0;
   size_t stop = n < first + SUGG_ROWS ? n : first + SUGG_ROWS;
   if (first > 0) tw_lines_pushf(&live, "  %s↑ %zu more%s", a->th.muted, first, a->th.reset);
   for (size_t i = first; i < stop; i++) {
     zbuf l = ZBUF_INIT;
-    bool sel = (int)i == a->sel;
+    bool sel = (int)i == a->completion.sel;
     zbuf_addf(&l, "%s%s %s%s", sel ? a->th.reverse : "", sel ? "›" : " ", s[i].text,
               sel ? a->th.reset : "");
     if (*s[i].help) zbuf_addf(&l, "  %s%s%s", a->th.muted, s[i].help, a->th.reset);
@@ -1074,6 +890,6 @@ void tui_app_render(tui_app *a) {
 void tui_app_resize(tui_app *a, int width, int height) {
   a->width = width;
   a->height = height;
-  a->md.width = width;
+  a->turn.md.width = width;
   tui_screen_resize(&a->scr, width, height);
 }

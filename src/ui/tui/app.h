@@ -26,6 +26,7 @@
 #include "ui/tui/composer.h"
 #include "ui/tui/keys.h"
 #include "ui/tui/markdown.h"
+#include "ui/tui/picker.h"
 #include "ui/tui/screen.h"
 #include "ui/tui/theme.h"
 
@@ -38,7 +39,7 @@ typedef enum tui_action {
   TUI_ACT_PERMISSION,  /* the prompt was answered: see prompt.answer / .scope / .note */
   TUI_ACT_QUIT,
   TUI_ACT_SUSPEND,     /* Ctrl+Z */
-  TUI_ACT_MODE,        /* Shift+Tab changed app->mode */
+  TUI_ACT_MODE,        /* Shift+Tab: the controller cycles the permission mode */
   TUI_ACT_LEAVE_SIDE,  /* Ctrl+C in an idle /btw side conversation: back to the main one */
 } tui_action;
 
@@ -48,67 +49,74 @@ typedef struct tui_card {
   bool denied;
 } tui_card;
 
-typedef struct tui_command_info {
-  const char *name;   /* "/model" */
-  const char *args;   /* "[name]" */
-  const char *help;
-} tui_command_info;
-
-typedef struct tui_app {
-  tui_theme th;
-  tui_screen scr;
-  int width, height;
-  tw_lines commit;       /* lines for the scrollback at the next frame */
-  /* the turn */
-  bool busy;
-  double turn_started;
-  int64_t turn_tokens;
+/* The turn on screen: what streams in until tui_app_turn_end. */
+typedef struct tui_turn_view {
+  bool busy;               /* a turn (or /compact) runs */
+  double started;          /* monotonic seconds */
+  int64_t tokens;          /* completion tokens counted so far */
   size_t stream_bytes;     /* text and reasoning streamed since the last usage report */
-  bool turn_shown;         /* the turn showed something: text, reasoning, a tool, an error */
+  bool shown;              /* the turn showed something: text, reasoning, a tool, an error */
+  tui_md_stream md;        /* the answer's markdown, block by block */
+  bool md_active;
+  zbuf reasoning;          /* reasoning while it streams */
+  double reasoning_started;
+  ZVEC(tui_card) cards;    /* running tool calls */
+} tui_turn_view;
+
+/* Token counts of the session: the status line, the side panel, /usage,
+ * /context. */
+typedef struct tui_usage_view {
   int64_t context_tokens; /* prompt tokens of the last request */
   int64_t context_window; /* of the current model (0 = unknown), set by the controller */
   int64_t total_tokens;   /* the session */
   int64_t prompt_sum, completion_sum, cached_sum; /* the session, for /usage */
-  tui_md_stream md;
-  bool md_active;
-  zbuf reasoning;
-  double reasoning_started;
-  ZVEC(tui_card) cards;
+} tui_usage_view;
+
+/* Completion of /commands and @files under the composer. */
+typedef struct tui_completion {
+  int sel;               /* selected suggestion */
+  char **files;          /* workspace files for @ completion (lazy) */
+  size_t nfiles;
+  bool files_loaded;
+  const char *workspace; /* borrowed from the controller */
+} tui_completion;
+
+/* What the status line and the side panel show besides the turn. */
+typedef struct tui_status {
+  /* The run's permission mode, owned by the controller (tui_controller.mode,
+   * the one place it is held); the view only shows it. Points at a constant
+   * ask until the controller points it at its own. */
+  const zperm_mode *mode;
+  char *model;
+  char *session_id;
+  bool side_panel;       /* Ctrl+B */
+  bool side_chat;        /* a /btw side conversation is active */
+  char *notice;          /* one-line notice in the status line until the next key */
+} tui_status;
+
+typedef struct tui_app {
+  /* the screen */
+  tui_theme th;
+  tui_screen scr;
+  int width, height;
+  tw_lines commit;       /* lines for the scrollback at the next frame */
+  double now;            /* monotonic seconds, set by the controller */
+  /* what the live region shows */
+  tui_turn_view turn;
+  tui_usage_view usage;
   json_t *plan;          /* array of {step, status}, or NULL */
   bool plan_changed;
   char *expandable;      /* last collapsed text (Ctrl+O shows it), or NULL */
   ZVEC(char *) queue;    /* messages typed while busy */
   ZVEC(char *) attachments; /* images for the next message (/image), as shown */
-  /* permission prompt (cli/tui_prompt.h) */
-  tui_prompt prompt;
-  /* composer and completion */
+  tui_prompt prompt;     /* a permission prompt (cli/tui_prompt.h) */
+  tui_picker picker;
+  /* input */
   tui_composer comp;
-  int sel;               /* selected suggestion */
-  char **files;          /* workspace files for @ completion (lazy) */
-  size_t nfiles;
-  bool files_loaded;
-  const char *workspace;
-  /* status */
-  zperm_mode mode;
-  char *model;
-  char *session_id;
-  bool side_panel;
-  bool side_chat;        /* a /btw side conversation is active */
-  /* a picker (/resume, /model, /provider, /theme): type to filter, Enter
-   * runs "<command> <value>", Esc closes */
-  bool picker_active;
-  char *picker_cmd, *picker_title;
-  ZVEC(char *) picker_labels;
-  ZVEC(char *) picker_values;
-  zbuf picker_filter;
-  int picker_sel;
+  tui_completion completion;
   bool ctrl_c_armed;     /* a second Ctrl+C on an empty composer exits */
-  char *notice;          /* one-line notice in the status line until the next key */
-  double now;            /* monotonic seconds, set by the controller */
+  tui_status status;
 } tui_app;
-
-extern const tui_command_info tui_commands[];
-extern const size_t tui_ncommands;
 
 void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_depth depth);
 void tui_app_release(tui_app *a);
@@ -138,7 +146,5 @@ void tui_app_print_user(tui_app *a, const char *text);
 /* Short description of a tool call from its arguments ("ls -la", "src/a.c").
  * Caller frees. */
 char *tui_tool_summary(const char *name, const char *arguments);
-/* Fuzzy subsequence match score (higher is better), -1 when no match. */
-int tui_fuzzy(const char *pattern, size_t plen, const char *text);
 
 #endif

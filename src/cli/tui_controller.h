@@ -1,0 +1,178 @@
+/* tui_controller.h — the interactive UI's controller: one per `zero` run,
+ * shared by the files that make up the TUI. Start here.
+ *
+ * Who owns what:
+ *   cmd_tui.c       `zero` itself: flags, start-up (the run assembly of
+ *                   cli/run_setup.h), the UI thread's loop (it owns the
+ *                   terminal: polls stdin, the worker's wake pipe and the
+ *                   signal pipe, draws a frame per batch) and the dispatch
+ *                   of what a key asks for (ui/tui/app.h tui_action)
+ *   tui_turns.c     the turns: the worker thread, the mailbox that carries
+ *                   its events to the UI thread, start / done / cancel,
+ *                   /compact (a job on the same worker)
+ *   tui_session.c   the session around the turns: the permission mode, the
+ *                   model and provider, new / resume / fork / rewind, the
+ *                   /btw side conversation, lines for the scrollback
+ *   tui_commands.c  the slash commands: one table (name, argument hint,
+ *                   description, handler) that the `/` menu, completion and
+ *                   /help read, and the handlers
+ *   tui_prompt.c    the permission prompt: a request from the worker, the
+ *                   prompt on screen, the answer back
+ *   ui/tui/app.c    the view: agent events and keys in, frames out; no
+ *                   threads, no session (the screen tests drive it alone);
+ *                   ui/tui/picker.c the lists /resume, /model … open
+ *
+ * How a turn flows: Enter → tui_app_key returns TUI_ACT_SUBMIT (cmd_tui.c
+ * handle_key) → tui_turn_start adds the message to the conversation, builds
+ * the agent from the run setup and starts the worker → the worker runs
+ * zagent_run; every event is copied into the mailbox (a byte on the wake
+ * pipe wakes the UI thread) → tui_turns_drain hands each to tui_app_event,
+ * a permission request to tui_app_ask (tui_prompt.c) → the worker's last
+ * message ends the turn: joined, the outcome line shown, the next queued
+ * message started. A "/..." line goes to tui_command_run instead.
+ *
+ * Threads: while a job runs, the worker alone touches the conversation,
+ * provider, session, engine and tools (c->rs, c->conv, c->side); the UI
+ * thread touches them only between jobs, after the join in
+ * tui_turns_drain. Only the mailbox and the permission exchange are shared.
+ */
+#ifndef ZERO_CLI_TUI_CONTROLLER_H
+#define ZERO_CLI_TUI_CONTROLLER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "agent/loop.h"
+#include "perm/engine.h"
+#include "base/err.h"
+#include "cli/run_setup.h"
+#include "cli/tui_commands.h"
+#include "cli/tui_prompt.h"
+#include "tools/image.h"
+#include "ui/tui/app.h"
+#include "ui/tui/keys.h"
+
+/* What the worker runs. */
+typedef enum tui_job { TUI_JOB_TURN, TUI_JOB_COMPACT } tui_job;
+
+/* The worker thread and the one job it runs (tui_turns.c). */
+typedef struct tui_worker {
+  pthread_t thread;
+  bool running;           /* started and not joined yet */
+  tui_job job;
+  zagent agent;           /* rebuilt for every turn */
+  zsink *sinks[2];        /* the agent's: the UI sink, then the recorder */
+  zerr err;
+  zrun_status status;
+  int compact_rc;         /* TUI_JOB_COMPACT: zcompact_now's result */
+  size_t compact_summarized;
+} tui_worker;
+
+struct tui_msg;
+
+/* Worker → UI thread: messages in order, and a byte on the wake pipe for
+ * each so the UI thread's poll() returns (tui_turns.c). */
+typedef struct tui_mailbox {
+  pthread_mutex_t mu;     /* guards q */
+  ZVEC(struct tui_msg *) q;
+  int wake[2];
+} tui_mailbox;
+
+typedef struct tui_controller {
+  zsink sink;             /* first: the UI sink handed to the agent */
+  tui_app app;            /* the view */
+  zrun_setup rs;          /* the run: workspace, sandbox, provider, session, engine, MCP */
+  /* The permission mode of this run: --permission-mode, then Shift+Tab and
+   * /plan (tui_mode_set). The one place it is held: the status line and the
+   * side panel point at it, /permissions and /tools read it, and each turn
+   * builds the engine from it (rs.perm.mode, which the agent and the MCP
+   * manager read through zagent_mode) — so a change reaches the engine at
+   * the next turn, never in the middle of one. */
+  zperm_mode mode;
+  /* the conversation */
+  zconv conv;
+  zconv side;             /* the /btw fork: a copy of conv, never recorded */
+  zconv *turn_conv;       /* the conversation the running turn extends */
+  char *system_prompt;
+  zperm_mode prompt_mode; /* the mode system_prompt was built for */
+  ZVEC(zimage) images;    /* for the next message (/image): media type and base64 */
+  /* the session's log */
+  zsink *recorder;
+  FILE *rec_diag;         /* what the recorder reports, shown after the turn */
+  char *rec_diag_buf;
+  size_t rec_diag_len;
+  /* the worker and what it shares with the UI thread */
+  tui_worker worker;
+  tui_mailbox mail;
+  tui_approver approver;  /* the permission exchange (tui_prompt.h) */
+  /* the UI thread */
+  tui_keys keys;
+  bool quit;
+  bool terminated;        /* SIGTERM / SIGHUP */
+} tui_controller;
+
+/* --- tui_turns.c ---------------------------------------------------------- */
+
+/* Monotonic seconds. */
+double tui_now(void);
+/* The UI sink, the mailbox and the permission exchange. Returns -1 with
+ * errno set when the wake pipe cannot be made. */
+int tui_turns_init(tui_controller *c);
+/* Frees what tui_turns_init made; no worker may run. */
+void tui_turns_release(tui_controller *c);
+/* Starts a turn with the user's text (the /btw side conversation when one is
+ * active). Needs an idle worker; the caller queues otherwise. */
+void tui_turn_start(tui_controller *c, const char *text);
+/* Asks the running job to stop (cancel, and a waiting prompt denies). */
+void tui_turn_cancel(tui_controller *c);
+/* On the wake pipe: shows what the worker posted, in order; the worker's
+ * last message joins it and ends the turn (and starts a queued message). */
+void tui_turns_drain(tui_controller *c);
+/* Leaving: cancels and joins a running job, shows what it left. */
+void tui_turns_stop(tui_controller *c);
+/* /compact: summarizes the conversation now, on the worker. */
+void tui_compact_start(tui_controller *c);
+/* Drops the images attached to the next message. */
+void tui_clear_images(tui_controller *c);
+
+/* --- tui_session.c -------------------------------------------------------- */
+
+/* One line (or several, split at '\n') for the scrollback, formatted. */
+void tui_say(tui_controller *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An empty line in the scrollback. */
+void tui_blank_line(tui_controller *c);
+/* A warning line (run_setup's warn callbacks; ud: the controller). */
+void tui_warn(void *ud, const char *msg);
+/* The view and the recorder follow the current session (c->rs.session, or
+ * none yet): its token counts, its id; a new recorder for it. */
+void tui_session_attach(tui_controller *c);
+/* Closes the current session (flushed, unlocked). */
+void tui_session_release(tui_controller *c);
+/* /new: an empty conversation; the session is created with the next message. */
+void tui_session_new(tui_controller *c);
+/* The last exchange of a resumed conversation, for orientation. */
+void tui_session_show_tail(tui_controller *c);
+/* /resume [N|ID|words]: a picker, or the session named. Idle worker only. */
+void tui_session_resume(tui_controller *c, const char *arg);
+/* /fork: continue in a copy of the session. Idle worker only. */
+void tui_session_fork(tui_controller *c);
+/* /rewind [SEQ | apply SEQ | cancel]. Idle worker only. */
+void tui_session_rewind(tui_controller *c, const char *arg);
+/* /btw: enters the side conversation (a copy of conv) unless in it. */
+void tui_side_enter(tui_controller *c);
+/* Ctrl+C in an idle side conversation: back to the main one. */
+void tui_side_leave(tui_controller *c);
+/* Sets the permission mode; the engine takes it at the next turn. */
+void tui_mode_set(tui_controller *c, zperm_mode mode);
+/* Shift+Tab: ask → auto → plan → ask (a notice says "from the next turn"
+ * while one runs). */
+void tui_mode_cycle(tui_controller *c);
+/* The current model and its context window, for the status line. */
+void tui_show_model(tui_controller *c);
+/* /model NAME, /provider NAME: switches (the system prompt is rebuilt at the
+ * next turn). On failure nothing changes and err says why. */
+int tui_switch_model(tui_controller *c, const char *model, zerr *err);
+int tui_switch_provider(tui_controller *c, const char *name, zerr *err);
+
+#endif
