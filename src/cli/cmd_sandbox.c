@@ -151,12 +151,12 @@ static int sandbox_policy(int argc, char **argv) {
       json_object_set_new(j, "hidden", hidden);
       json_t *prot = json_array();
       for (size_t i = 0; i < p.write_roots.n; i++) {
-        zsb_protected pp[8];
-        size_t n = zsb_protected_paths(p.write_roots.v[i], pp, 8);
+        zsb_protected pp[ZSB_PROTECTED_MAX];
+        size_t n = zsb_protected_paths(p.write_roots.v[i], pp, ZSB_PROTECTED_MAX);
         for (size_t k = 0; k < n; k++) {
           json_array_append_new(prot, json_pack("{s:s,s:s}", "path", pp[k].path, "mode",
                                                 pp[k].kind == 'g'   ? "own-mount"
-                                                : pp[k].kind == 'p' ? "blocked"
+                                                : pp[k].kind == 'p' || pp[k].kind == 'd' ? "blocked"
                                                                     : "read-only"));
           free(pp[k].path);
         }
@@ -171,8 +171,9 @@ static int sandbox_policy(int argc, char **argv) {
     printf("workspace: %s\n", p.workspace);
     print_list("write roots", &p.write_roots);
     printf("  + private /tmp, runtime dir %s\n", p.runtime_dir);
-    printf("protected in each write root: .zero, .agents (read-only, cannot be created), "
-           ".git/config, .git/hooks, .git/commondir (read-only), .git (cannot be renamed or "
+    printf("protected in each write root: .zero, .agents, .git, .vscode, .idea (read-only, "
+           "cannot be created), .git/config, .git/hooks, .git/commondir and those of "
+           "submodules and linked worktrees (read-only), .git (cannot be renamed or "
            "replaced)\n");
     print_list("denyRead", &p.deny_read);
     print_list("denyWrite", &p.deny_write);
