@@ -264,6 +264,17 @@ static int sandbox_check(int argc, char **argv) {
             "bwrap --unshare-net must work here");
     }
   }
+  /* denyRead / hidden files with other names: what a sandboxed command can
+   * still read (docs/sandbox.md, "Hard links") */
+  zsb_policy_prepare_read_guard(&p, true);
+  for (size_t i = 0; i < p.n_linked; i++) {
+    char what[1200], fix[1200];
+    zsb_linked_describe(&p.linked[i], what, sizeof what);
+    snprintf(fix, sizeof fix, "find the other names with: find / -xdev -samefile '%s', and "
+             "remove them (or move the secret to a new file)", p.linked[i].path);
+    printf("FAIL %s\n     fix: %s\n", what, fix);
+    bad++;
+  }
   char desc[600];
   zsb_probe_describe(pr, desc, sizeof desc);
   printf("backend: %s\n", desc);

@@ -185,6 +185,14 @@ size_t zsb_policy_find_linked(zsb_policy *p) {
   return p->n_linked;
 }
 
+void zsb_linked_describe(const zsb_linked_file *l, char *out, size_t cap) {
+  snprintf(out, cap,
+           "denied file %s has %lu names (hard links): zero's file tools refuse every one, but "
+           "a sandboxed command can read it through a name outside the denied paths, which no "
+           "path rule hides",
+           l->path, l->nlink);
+}
+
 /* true when abs names (through symlinks) a file of p->linked. One stat, and
  * only when some denied file has other names. */
 static bool is_linked_denied(const zsb_policy *p, const char *abs) {

@@ -112,6 +112,10 @@ void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials);
 #define ZSB_LINKED_SCAN 4096
 size_t zsb_policy_find_linked(zsb_policy *p);
 
+/* One line for `zero sandbox check` and `zero doctor` about a denied file
+ * with other names: what it means and how to find and remove them. */
+void zsb_linked_describe(const zsb_linked_file *l, char *out, size_t cap);
+
 /* true when abs may not be read under p->read_denied: it lies under a denied
  * path and no allowRead path strictly below that denied path covers it
  * (deny wins on equal paths), or it is (through symlinks) the same inode as
