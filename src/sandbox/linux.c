@@ -426,13 +426,37 @@ static void protect_linked_worktrees(argvb *a, const char *root) {
   closedir(d);
 }
 
+/* config, hooks and commondir of the git dir gd (and config.worktree),
+ * when gd lies in a write root (roots NULL: known to): read-only, a missing
+ * one blocked as for <root>/.git — a missing commondir reads as common_src
+ * (".": the git dir itself), since git refuses an empty one. */
+static int protect_git_dir_files(argvb *a, const char *gd, const zsb_strv *roots,
+                                 const char *common_src, zsb_holds *holds, zerr *err) {
+  bool covered = !roots;
+  for (size_t i = 0; roots && i < roots->n && !covered; i++)
+    covered = zpath_is_within(roots->v[i], gd);
+  struct stat st;
+  if (!covered || lstat(gd, &st) < 0 || !S_ISDIR(st.st_mode)) return 0;
+  static const char *const names[] = {"config", "hooks", "commondir"};
+  for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
+    cleanup_free char *path = zpath_join(gd, names[i]);
+    const char *over = !strcmp(names[i], "commondir") ? common_src : "/dev/null";
+    if (protect_name(a, path, lstat(path, &st) == 0 ? 'r' : 'p', over, holds, err) < 0)
+      return -1;
+  }
+  cleanup_free char *wtcfg = zpath_join(gd, "config.worktree");
+  if (lstat(wtcfg, &st) == 0) av3(a, "--ro-bind", wtcfg, wtcfg);
+  return 0;
+}
+
 /* A submodule's git dir (<root>/.git/modules/<name>, names may nest):
  * its config and hooks run code when the user's git status on the host
  * enters the submodule, so they are protected as the root's own are
- * (read-only; a missing hooks dir or commondir cannot be created). Module
- * dirs nest (a submodule's submodules) up to depth levels. -1 with err. */
-static int protect_git_modules(argvb *a, const char *dir, int depth_left, zsb_holds *holds,
-                               zerr *err) {
+ * (read-only; a missing hooks dir or commondir cannot be created; a missing
+ * commondir reads as common_src, "."). Module dirs nest (a submodule's
+ * submodules) up to depth levels. -1 with err. */
+static int protect_git_modules(argvb *a, const char *dir, int depth_left, const char *common_src,
+                               zsb_holds *holds, zerr *err) {
   DIR *d = depth_left > 0 ? opendir(dir) : NULL;
   if (!d) return 0;
   int rc = 0;
@@ -444,18 +468,12 @@ static int protect_git_modules(argvb *a, const char *dir, int depth_left, zsb_ho
     if (lstat(sub, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
     cleanup_free char *head = zpath_join(sub, "HEAD");
     if (access(head, F_OK) != 0) { /* a name with slashes: look deeper */
-      rc = protect_git_modules(a, sub, depth_left - 1, holds, err);
+      rc = protect_git_modules(a, sub, depth_left - 1, common_src, holds, err);
       continue;
     }
-    static const char *const names[] = {"config", "hooks", "commondir"};
-    for (size_t i = 0; i < ZARRAY_LEN(names) && rc == 0; i++) {
-      cleanup_free char *path = zpath_join(sub, names[i]);
-      rc = protect_name(a, path, lstat(path, &st) == 0 ? 'r' : 'p', "/dev/null", holds, err);
-    }
-    cleanup_free char *wtcfg = zpath_join(sub, "config.worktree");
-    if (rc == 0 && lstat(wtcfg, &st) == 0) av3(a, "--ro-bind", wtcfg, wtcfg);
+    rc = protect_git_dir_files(a, sub, NULL, common_src, holds, err);
     cleanup_free char *nested = zpath_join(sub, "modules");
-    if (rc == 0) rc = protect_git_modules(a, nested, depth_left - 1, holds, err);
+    if (rc == 0) rc = protect_git_modules(a, nested, depth_left - 1, common_src, holds, err);
   }
   closedir(d);
   return rc;
@@ -479,41 +497,22 @@ static char *git_pointer(const char *file, const char *prefix, const char *dir) 
   return out;
 }
 
-/* config, hooks and commondir of the git dir gd, when gd lies in a write
- * root: read-only, a missing one blocked (as for <root>/.git). */
-static int protect_git_dir_files(argvb *a, const char *gd, const zsb_strv *roots,
-                                 zsb_holds *holds, zerr *err) {
-  bool covered = false;
-  for (size_t i = 0; i < roots->n && !covered; i++) covered = zpath_is_within(roots->v[i], gd);
-  struct stat st;
-  if (!covered || lstat(gd, &st) < 0 || !S_ISDIR(st.st_mode)) return 0;
-  static const char *const names[] = {"config", "hooks", "commondir"};
-  for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
-    cleanup_free char *path = zpath_join(gd, names[i]);
-    if (protect_name(a, path, lstat(path, &st) == 0 ? 'r' : 'p', "/dev/null", holds, err) < 0)
-      return -1;
-  }
-  cleanup_free char *wtcfg = zpath_join(gd, "config.worktree");
-  if (lstat(wtcfg, &st) == 0) av3(a, "--ro-bind", wtcfg, wtcfg);
-  return 0;
-}
-
 /* A .git *file* in a write root (a linked worktree, a submodule's work
  * tree) names the git dir whose config and hooks git on the host uses
  * there; a worktree's git dir names the main one in its commondir. Each of
  * them that lies in a write root is protected like <root>/.git, so a
  * command cannot plant a core.fsmonitor there either. -1 with err. */
 static int protect_gitfile_targets(argvb *a, const char *gitfile, const zsb_strv *roots,
-                                   zsb_holds *holds, zerr *err) {
+                                   const char *common_src, zsb_holds *holds, zerr *err) {
   cleanup_free char *dir = xstrdup(gitfile);
   *strrchr(dir, '/') = '\0';
   cleanup_free char *gd = git_pointer(gitfile, "gitdir: ", dir);
   if (!gd) return 0;
-  if (protect_git_dir_files(a, gd, roots, holds, err) < 0) return -1;
+  if (protect_git_dir_files(a, gd, roots, common_src, holds, err) < 0) return -1;
   cleanup_free char *common_file = zpath_join(gd, "commondir");
   cleanup_free char *common = git_pointer(common_file, "", gd);
   if (!common || !strcmp(common, gd)) return 0;
-  return protect_git_dir_files(a, common, roots, holds, err);
+  return protect_git_dir_files(a, common, roots, common_src, holds, err);
 }
 
 /* A missing .git in a write root: the directory placeholder (placeholder.h)
@@ -688,11 +687,12 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
       if (prot[k].kind == 'g') av3(a, "--bind", prot[k].path, prot[k].path); /* own mount: not renamable */
       else if (prot[k].kind == 'd') rc = rc ? rc : block_missing_git(a, prot[k].path, holds, err);
       else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, over, holds, err) < 0) rc = -1;
-      if (gitfile && rc == 0) rc = protect_gitfile_targets(a, prot[k].path, &roots, holds, err);
+      if (gitfile && rc == 0)
+        rc = protect_gitfile_targets(a, prot[k].path, &roots, commondir, holds, err);
       if (prot[k].kind == 'g') {
         protect_linked_worktrees(a, p->write_roots.v[i]);
         cleanup_free char *modules = zpath_join(prot[k].path, "modules");
-        if (rc == 0) rc = protect_git_modules(a, modules, 4, holds, err);
+        if (rc == 0) rc = protect_git_modules(a, modules, 4, commondir, holds, err);
       }
       free(prot[k].path);
     }

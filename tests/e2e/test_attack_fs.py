@@ -226,6 +226,10 @@ class ExistingGit(FsCase):
         self.host_git("status")
         self.assertFalse(os.path.exists(os.path.join(self.ws, ".repo", "hooks", "post-checkout")))
         self.assert_never_ran()
+        with open(os.path.join(self.ws, "f.txt"), "w") as f:
+            f.write("x\n")
+        r = self.sx("git status --short >/dev/null && git add f.txt && echo GIT-OK")
+        self.assertIn("GIT-OK", r.stdout, r.stderr)  # git still works inside
 
     def test_submodule_git_dir_is_protected(self):
         self.host_git("init", "-q", self.ws)
@@ -244,6 +248,9 @@ class ExistingGit(FsCase):
         self.host_git("status", cwd=sub)
         self.host_git("status")
         self.assert_never_ran()
+        r = self.sx("cd sub && git status --short >/dev/null && git -c user.name=t -c "
+                    "user.email=t@e commit -q --allow-empty -m t && echo GIT-OK")
+        self.assertIn("GIT-OK", r.stdout, r.stderr)  # git still works inside the submodule
 
 
 @unittest.skipUnless(have_bwrap(), "bubblewrap not installed")
