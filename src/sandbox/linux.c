@@ -762,7 +762,8 @@ bool zsb_downgrade_note(const zsb_policy *p, char *out, size_t cap) {
   else if (b == ZSB_LANDLOCK)
     snprintf(out, cap, "no usable bubblewrap/user namespaces (%s); Landlock + seccomp only: "
                        "writes are confined, but credentials stay readable, .git/config, "
-                       ".git/hooks and .zero stay writable, /tmp is shared and %s",
+                       ".git/hooks, .zero, .vscode and .idea stay writable, a missing .git "
+                       "can be created, /tmp is shared and %s",
              pr->userns_fix[0] ? pr->userns_fix : "install bubblewrap: apt install bubblewrap",
              p->network ? "the network is open" : "the network is cut by a socket filter "
                                                   "(loopback servers do not work either)");

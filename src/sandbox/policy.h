@@ -6,8 +6,9 @@
  *   - write: only below the write roots — the workspace, --add-dir roots,
  *     sandbox.additionalWriteRoots from the *user* config, a private /tmp and
  *     the per-workspace runtime dir (HOME and package caches) — and never the
- *     protected names inside them: `.zero`, `.agents` and `.git` (a missing
- *     one cannot be created), `.git/config`, `.git/hooks`, `.git/commondir`
+ *     protected names inside them: `.zero`, `.agents`, `.vscode`, `.idea`
+ *     and `.git` (a missing one cannot be created), `.git/config`,
+ *     `.git/hooks`, `.git/commondir`
  *     and the same files of submodules and linked worktrees (read-only),
  *     `.git` itself (cannot be renamed or replaced), and
  *     zero's own config dir (zsb_zero_config_dirs);
