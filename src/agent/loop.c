@@ -253,8 +253,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
 
   zperm_engine fallback = {.mode = zagent_mode(a)};
   const zperm_engine *eng = a->perm ? a->perm : &fallback;
-  json_t *args = json_loads(call->arguments && *call->arguments ? call->arguments : "{}", 0,
-                            NULL);
+  json_t *args = ztool_call_args(tool, call->arguments); /* what the tool will run with */
   const json_t *argobj = json_is_object(args) ? args : NULL;
   zperm_decision d = zperm_decide(eng, tool, argobj);
   /* Go zero's permission fields: the tool's default action (as --list-tools

@@ -52,6 +52,28 @@ static void row(doctor *d, const char *check, const char *status, const char *ra
   }
 }
 
+/* A denied (denyRead or hidden) file with other names is readable by a
+ * sandboxed command through them: one warning row per file. The policy is
+ * the current directory's, as a run there would build it. */
+static void report_linked_denied_files(doctor *d) {
+  zsb_policy p;
+  zsb_policy_opts o = {0};
+  zerr err = ZERR_INIT;
+  if (zsb_policy_build(&p, &o, &err) < 0) {
+    zsb_policy_release(&p);
+    return;
+  }
+  zsb_policy_prepare_read_guard(&p, true);
+  for (size_t i = 0; i < p.n_linked; i++) {
+    char what[1200], fix[1200];
+    zsb_linked_describe(&p.linked[i], what, sizeof what);
+    snprintf(fix, sizeof fix, "find / -xdev -samefile '%s' lists them; remove the extra links",
+             p.linked[i].path);
+    row(d, "denyRead", "warn", what, fix);
+  }
+  zsb_policy_release(&p);
+}
+
 static int sink(void *ud, const char *data, size_t len) {
   zbuf *b = ud;
   if (b->len < 65536) zbuf_add(b, data, len);
@@ -229,6 +251,7 @@ int cmd_doctor(int argc, char **argv) {
         pr->userns_fix[0] ? pr->userns_fix
         : pr->bwrap_path[0] ? "see docs/sandbox.md"
                             : "install bubblewrap (apt-get install bubblewrap) for full confinement");
+  report_linked_denied_files(&d);
   if (d.json) {
     json_t *o = json_pack("{s:b, s:O}", "ok", !d.failed, "checks", d.rows);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -177,12 +177,12 @@ static int sandbox_policy(int argc, char **argv) {
       json_object_set_new(j, "hidden", hidden);
       json_t *prot = json_array();
       for (size_t i = 0; i < p.write_roots.n; i++) {
-        zsb_protected pp[8];
-        size_t n = zsb_protected_paths(p.write_roots.v[i], pp, 8);
+        zsb_protected pp[ZSB_PROTECTED_MAX];
+        size_t n = zsb_protected_paths(p.write_roots.v[i], pp, ZSB_PROTECTED_MAX);
         for (size_t k = 0; k < n; k++) {
           json_array_append_new(prot, json_pack("{s:s,s:s}", "path", pp[k].path, "mode",
                                                 pp[k].kind == 'g'   ? "own-mount"
-                                                : pp[k].kind == 'p' ? "blocked"
+                                                : pp[k].kind == 'p' || pp[k].kind == 'd' ? "blocked"
                                                                     : "read-only"));
           free(pp[k].path);
         }
@@ -197,8 +197,9 @@ static int sandbox_policy(int argc, char **argv) {
     printf("workspace: %s\n", p.workspace);
     print_list("write roots", &p.write_roots);
     printf("  + private /tmp, runtime dir %s\n", p.runtime_dir);
-    printf("protected in each write root: .zero, .agents (read-only, cannot be created), "
-           ".git/config, .git/hooks, .git/commondir (read-only), .git (cannot be renamed or "
+    printf("protected in each write root: .zero, .agents, .git, .vscode, .idea (read-only, "
+           "cannot be created), .git/config, .git/hooks, .git/commondir and those of "
+           "submodules and linked worktrees (read-only), .git (cannot be renamed or "
            "replaced)\n");
     print_list("denyRead", &p.deny_read);
     print_list("denyWrite", &p.deny_write);
@@ -288,6 +289,17 @@ static int sandbox_check(int argc, char **argv) {
         ROW(probe_run(&p, "! (exec 3<>/dev/tcp/1.1.1.1/53) 2>/dev/null"), "network is cut",
             "bwrap --unshare-net must work here");
     }
+  }
+  /* denyRead / hidden files with other names: what a sandboxed command can
+   * still read (docs/sandbox.md, "Hard links") */
+  zsb_policy_prepare_read_guard(&p, true);
+  for (size_t i = 0; i < p.n_linked; i++) {
+    char what[1200], fix[1200];
+    zsb_linked_describe(&p.linked[i], what, sizeof what);
+    snprintf(fix, sizeof fix, "find the other names with: find / -xdev -samefile '%s', and "
+             "remove them (or move the secret to a new file)", p.linked[i].path);
+    printf("FAIL %s\n     fix: %s\n", what, fix);
+    bad++;
   }
   char desc[600];
   zsb_probe_describe(pr, desc, sizeof desc);

@@ -178,7 +178,7 @@ static int run(const tools_args *a, zperm_mode mode) {
   zcancel_install();
 
   ztool_result res = ZTOOL_RESULT_INIT;
-  json_t *parsed = json_loads(args && *args ? args : "{}", 0, NULL);
+  json_t *parsed = ztool_call_args(t, args); /* judged as the tool will run it */
   zperm_decision d = zperm_decide(&rs.perm, t, json_is_object(parsed) ? parsed : NULL);
   json_decref(parsed);
   if (d.action == ZPERM_PROMPT) {

@@ -398,6 +398,108 @@ static void protect_linked_worktrees(argvb *a, const char *root) {
   closedir(d);
 }
 
+/* config, hooks and commondir of the git dir gd (and config.worktree),
+ * when gd lies in a write root (roots NULL: known to): read-only, a missing
+ * one blocked as for <root>/.git — a missing commondir reads as common_src
+ * (".": the git dir itself), since git refuses an empty one. */
+static int protect_git_dir_files(argvb *a, const char *gd, const zsb_strv *roots,
+                                 const char *common_src, zsb_holds *holds, zerr *err) {
+  bool covered = !roots;
+  for (size_t i = 0; roots && i < roots->n && !covered; i++)
+    covered = zpath_is_within(roots->v[i], gd);
+  struct stat st;
+  if (!covered || lstat(gd, &st) < 0 || !S_ISDIR(st.st_mode)) return 0;
+  static const char *const names[] = {"config", "hooks", "commondir"};
+  for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
+    cleanup_free char *path = zpath_join(gd, names[i]);
+    const char *over = !strcmp(names[i], "commondir") ? common_src : "/dev/null";
+    if (protect_name(a, path, lstat(path, &st) == 0 ? 'r' : 'p', over, holds, err) < 0)
+      return -1;
+  }
+  cleanup_free char *wtcfg = zpath_join(gd, "config.worktree");
+  if (lstat(wtcfg, &st) == 0) av3(a, "--ro-bind", wtcfg, wtcfg);
+  return 0;
+}
+
+/* A submodule's git dir (<root>/.git/modules/<name>, names may nest):
+ * its config and hooks run code when the user's git status on the host
+ * enters the submodule, so they are protected as the root's own are
+ * (read-only; a missing hooks dir or commondir cannot be created; a missing
+ * commondir reads as common_src, "."). Module dirs nest (a submodule's
+ * submodules) up to depth levels. -1 with err. */
+static int protect_git_modules(argvb *a, const char *dir, int depth_left, const char *common_src,
+                               zsb_holds *holds, zerr *err) {
+  DIR *d = depth_left > 0 ? opendir(dir) : NULL;
+  if (!d) return 0;
+  int rc = 0;
+  struct dirent *e;
+  while (rc == 0 && (e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    cleanup_free char *sub = zpath_join(dir, e->d_name);
+    struct stat st;
+    if (lstat(sub, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
+    cleanup_free char *head = zpath_join(sub, "HEAD");
+    if (access(head, F_OK) != 0) { /* a name with slashes: look deeper */
+      rc = protect_git_modules(a, sub, depth_left - 1, common_src, holds, err);
+      continue;
+    }
+    rc = protect_git_dir_files(a, sub, NULL, common_src, holds, err);
+    cleanup_free char *nested = zpath_join(sub, "modules");
+    if (rc == 0) rc = protect_git_modules(a, nested, depth_left - 1, common_src, holds, err);
+  }
+  closedir(d);
+  return rc;
+}
+
+/* The path a pointer file (a .git file's "gitdir: X", a git dir's
+ * commondir) names, resolved against dir; NULL when the file is not such a
+ * pointer. prefix: "gitdir: " or "". Caller frees. */
+static char *git_pointer(const char *file, const char *prefix, const char *dir) {
+  zbuf b = ZBUF_INIT;
+  zerr e = ZERR_INIT;
+  char *out = NULL;
+  struct stat st;
+  if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && zfs_read_file(file, &b, 4096, &e) == 0 &&
+      b.len > strlen(prefix) && !strncmp(b.data, prefix, strlen(prefix))) {
+    char *v = b.data + strlen(prefix);
+    v[strcspn(v, "\r\n")] = '\0';
+    if (*v) out = zsb_resolve_path(v, dir);
+  }
+  zbuf_release(&b);
+  return out;
+}
+
+/* A .git *file* in a write root (a linked worktree, a submodule's work
+ * tree) names the git dir whose config and hooks git on the host uses
+ * there; a worktree's git dir names the main one in its commondir. Each of
+ * them that lies in a write root is protected like <root>/.git, so a
+ * command cannot plant a core.fsmonitor there either. -1 with err. */
+static int protect_gitfile_targets(argvb *a, const char *gitfile, const zsb_strv *roots,
+                                   const char *common_src, zsb_holds *holds, zerr *err) {
+  cleanup_free char *dir = xstrdup(gitfile);
+  *strrchr(dir, '/') = '\0';
+  cleanup_free char *gd = git_pointer(gitfile, "gitdir: ", dir);
+  if (!gd) return 0;
+  if (protect_git_dir_files(a, gd, roots, common_src, holds, err) < 0) return -1;
+  cleanup_free char *common_file = zpath_join(gd, "commondir");
+  cleanup_free char *common = git_pointer(common_file, "", gd);
+  if (!common || !strcmp(common, gd)) return 0;
+  return protect_git_dir_files(a, common, roots, common_src, holds, err);
+}
+
+/* A missing .git in a write root: the directory placeholder (placeholder.h)
+ * bound read-only over itself, so `git init` and anything else that would
+ * make a repository there fails. Another user's placeholder, or a real .git
+ * made meanwhile, is bound read-only as it is. -1 with err. */
+static int block_missing_git(argvb *a, const char *path, zsb_holds *holds, zerr *err) {
+  int h = zsb_ph_acquire_dir(holds, path);
+  if (h < 0 && errno != EACCES)
+    return zerr_errno(err, ZE_IO, "cannot protect %s in the sandbox (check that the directory "
+                                  "is writable by you)", path);
+  av3(a, "--ro-bind", path, path);
+  return 0;
+}
+
 /* Binds each directory strictly between root and path onto itself: as
  * mount points they cannot be renamed, so path cannot be moved away and a
  * forged one put in its place. */
@@ -548,14 +650,22 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
   }
   int rc = 0;
   for (size_t i = 0; i < p->write_roots.n; i++) {
-    zsb_protected prot[8];
+    zsb_protected prot[ZSB_PROTECTED_MAX];
     size_t n = zsb_protected_paths(p->write_roots.v[i], prot, ZARRAY_LEN(prot));
     for (size_t k = 0; k < n; k++) {
       const char *name = strrchr(prot[k].path, '/');
       const char *over = name && !strcmp(name, "/commondir") ? commondir : "/dev/null";
+      bool gitfile = prot[k].kind == 'r' && name && !strcmp(name, "/.git");
       if (prot[k].kind == 'g') av3(a, "--bind", prot[k].path, prot[k].path); /* own mount: not renamable */
+      else if (prot[k].kind == 'd') rc = rc ? rc : block_missing_git(a, prot[k].path, holds, err);
       else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, over, holds, err) < 0) rc = -1;
-      if (prot[k].kind == 'g') protect_linked_worktrees(a, p->write_roots.v[i]);
+      if (gitfile && rc == 0)
+        rc = protect_gitfile_targets(a, prot[k].path, &roots, commondir, holds, err);
+      if (prot[k].kind == 'g') {
+        protect_linked_worktrees(a, p->write_roots.v[i]);
+        cleanup_free char *modules = zpath_join(prot[k].path, "modules");
+        if (rc == 0) rc = protect_git_modules(a, modules, 4, commondir, holds, err);
+      }
       free(prot[k].path);
     }
   }
@@ -624,7 +734,8 @@ bool zsb_downgrade_note(const zsb_policy *p, char *out, size_t cap) {
   else if (b == ZSB_LANDLOCK)
     snprintf(out, cap, "no usable bubblewrap/user namespaces (%s); Landlock + seccomp only: "
                        "writes are confined, but credentials stay readable, .git/config, "
-                       ".git/hooks and .zero stay writable, /tmp is shared and %s",
+                       ".git/hooks, .zero, .vscode and .idea stay writable, a missing .git "
+                       "can be created, /tmp is shared and %s",
              pr->userns_fix[0] ? pr->userns_fix : "install bubblewrap: apt install bubblewrap",
              p->network ? "the network is open" : "the network is cut by a socket filter "
                                                   "(loopback servers do not work either)");

@@ -15,10 +15,15 @@ bool zsb_ph_is_placeholder(const struct stat *st) {
   return S_ISREG(st->st_mode) && st->st_size == 0 && (st->st_mode & 07777) == ZSB_PH_MODE;
 }
 
-static void hold_add(zsb_holds *h, const char *path, int fd) {
+bool zsb_ph_is_dir_placeholder(const struct stat *st) {
+  return S_ISDIR(st->st_mode) && (st->st_mode & 07777) == ZSB_PH_DIR_MODE;
+}
+
+static void hold_add(zsb_holds *h, const char *path, int fd, bool dir) {
   h->v = xrealloc(h->v, (h->n + 1) * sizeof *h->v);
   h->v[h->n].path = xstrdup(path);
   h->v[h->n].fd = fd;
+  h->v[h->n].dir = dir;
   h->n++;
 }
 
@@ -57,7 +62,7 @@ static int stash_take(zsb_holds *h, const char *path) {
     struct stat st, fst;
     if (flock(fd, LOCK_SH) == 0 && lstat(path, &st) == 0 && fstat(fd, &fst) == 0 &&
         st.st_ino == fst.st_ino && st.st_dev == fst.st_dev && fst.st_nlink == 1) {
-      hold_add(h, path, fd);
+      hold_add(h, path, fd, false);
       return 1;
     }
     close(fd);
@@ -97,7 +102,7 @@ int zsb_ph_acquire(zsb_holds *h, const char *path) {
         errno = e;
         return -1;
       }
-      hold_add(h, path, fd);
+      hold_add(h, path, fd, false);
       return 1;
     }
     if (errno != EEXIST) return -1;
@@ -124,8 +129,63 @@ int zsb_ph_acquire(zsb_holds *h, const char *path) {
       close(fd); /* removed (or replaced) before we held it: start over */
       continue;
     }
-    hold_add(h, path, fd);
+    hold_add(h, path, fd, false);
     return 1;
+  }
+  errno = EAGAIN;
+  return -1;
+}
+
+/* Holds the directory placeholder open as fd: a shared lock, then a check
+ * that path is still that directory, still marked and not removed (a
+ * releasing holder may have removed it between our open and our lock).
+ * 1 when held; 0 when the caller must start over (fd closed). */
+static int hold_dir(zsb_holds *h, const char *path, int fd) {
+  while (flock(fd, LOCK_SH) < 0)
+    if (errno != EINTR) {
+      close(fd);
+      return 0;
+    }
+  struct stat st, fst;
+  if (fstat(fd, &fst) < 0 || fst.st_nlink == 0 || !zsb_ph_is_dir_placeholder(&fst) ||
+      lstat(path, &st) < 0 || st.st_ino != fst.st_ino || st.st_dev != fst.st_dev) {
+    close(fd);
+    return 0;
+  }
+  hold_add(h, path, fd, true);
+  return 1;
+}
+
+int zsb_ph_acquire_dir(zsb_holds *h, const char *path) {
+  for (int attempt = 0; attempt < 8; attempt++) {
+    /* Made with the mark at once (umask leaves 01500 alone in practice; the
+     * fchmod below makes it exact), so a concurrent zero adopts it. */
+    bool made = mkdir(path, ZSB_PH_DIR_MODE) == 0;
+    if (!made && errno != EEXIST) return -1;
+    struct stat st;
+    if (!made) {
+      if (lstat(path, &st) < 0) {
+        if (errno == ENOENT) continue; /* removed meanwhile: make it again */
+        return -1;
+      }
+      if (!zsb_ph_is_dir_placeholder(&st)) return 0; /* a real .git: protected as it is */
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;
+      int e = errno;
+      if (made) rmdir(path);
+      errno = e;
+      return -1;
+    }
+    if (made && fchmod(fd, ZSB_PH_DIR_MODE) < 0) {
+      int e = errno;
+      close(fd);
+      rmdir(path);
+      errno = e;
+      return -1;
+    }
+    if (hold_dir(h, path, fd)) return 1;
   }
   errno = EAGAIN;
   return -1;
@@ -138,8 +198,11 @@ void zsb_ph_release(zsb_holds *h) {
     /* Converting the shared lock fails while anyone else holds one. */
     if (flock(x->fd, LOCK_EX | LOCK_NB) == 0) {
       struct stat st, fst;
-      if (fstat(x->fd, &fst) == 0 && lstat(x->path, &st) == 0 && st.st_ino == fst.st_ino &&
-          st.st_dev == fst.st_dev && zsb_ph_is_placeholder(&st) && !stash_put(h, x->path, x->fd))
+      bool same = fstat(x->fd, &fst) == 0 && lstat(x->path, &st) == 0 &&
+                  st.st_ino == fst.st_ino && st.st_dev == fst.st_dev;
+      if (same && x->dir && zsb_ph_is_dir_placeholder(&st))
+        rmdir(x->path); /* fails, and keeps it, when something was put in it */
+      else if (same && !x->dir && zsb_ph_is_placeholder(&st) && !stash_put(h, x->path, x->fd))
         unlink(x->path);
     }
     close(x->fd);

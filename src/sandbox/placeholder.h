@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #define ZSB_PH_MODE 01400
+#define ZSB_PH_DIR_MODE 01500 /* the mark of a directory placeholder (a missing .git) */
 #define ZSB_PH_STASH_SLOTS 8 /* entries kept in the stash: <stash>/0 … /7 */
 
 /* The placeholders one sandboxed command holds. */
@@ -43,6 +44,7 @@ typedef struct zsb_holds {
   struct zsb_hold {
     char *path;
     int fd;        /* shared flock held on the placeholder */
+    bool dir;      /* a directory placeholder: removed with rmdir, never stashed */
   } *v;
 } zsb_holds;
 
@@ -50,6 +52,16 @@ typedef struct zsb_holds {
  * placeholder is held, 0 when path is a real file or directory (the caller
  * protects it read-only instead), -1 when it could not be made (errno). */
 int zsb_ph_acquire(zsb_holds *h, const char *path);
+/* The same for a missing .git: an empty directory with the mark (mode
+ * 01500), not a file. Git on the host, which may run while the command
+ * does, treats an empty .git directory as "no repository here" and goes on
+ * to the parent directory, while an empty .git *file* is a broken gitfile it
+ * stops at ("invalid gitfile format"). The sandbox binds the directory
+ * read-only over itself: nothing can be created in it, and as a mount point
+ * it cannot be removed or renamed. Never stashed (made with mkdir, removed
+ * with rmdir, which also keeps whatever the user put in it meanwhile).
+ * Returns as zsb_ph_acquire. */
+int zsb_ph_acquire_dir(zsb_holds *h, const char *path);
 /* Lets go of every hold; removes each placeholder nobody else holds. Safe to
  * call on an empty set; leaves h empty. Only after every process that saw the
  * placeholders as mounts has exited. */
@@ -57,5 +69,8 @@ void zsb_ph_release(zsb_holds *h);
 /* true when st describes a placeholder (empty regular file with the mark). */
 struct stat;
 bool zsb_ph_is_placeholder(const struct stat *st);
+/* true when st describes a directory placeholder (a directory with the mark;
+ * its emptiness is checked by rmdir when it is removed). */
+bool zsb_ph_is_dir_placeholder(const struct stat *st);
 
 #endif

@@ -18,6 +18,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "sandbox/placeholder.h"
 
 #define RUNTIME_GC_SECONDS (30L * 24 * 3600)
 #define RUNTIME_GC_INTERVAL (24L * 3600) /* at most one scan a day */
@@ -98,20 +99,29 @@ static bool under_any(const zsb_strv *s, const char *abs) {
 }
 
 static bool is_protected_rel(const char *rel) {
-  /* rel is relative to a write root, no leading "./" */
-  static const char *const exact_or_below[] = {".zero", ".agents", ".git/config", ".git/hooks",
-                                               ".git/commondir", NULL};
+  /* rel is relative to a write root, no leading "./". All of .git, not only
+   * its config and hooks: a file tool that may create .git/HEAD where no
+   * repository exists makes one, and what git stores is changed by git (a
+   * command, confined or approved), never by write_file or apply_patch. */
+  static const char *const exact_or_below[] = {".zero", ".agents", ".git", ".vscode", ".idea",
+                                               NULL};
   for (const char *const *p = exact_or_below; *p; p++) {
     size_t n = strlen(*p);
     if (!strncmp(rel, *p, n) && (rel[n] == '\0' || rel[n] == '/')) return true;
   }
-  return !strcmp(rel, ".git");
+  return false;
 }
+
+static void add_hidden_to_read_guard(zsb_policy *p);
 
 void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials) {
   zsb_strv_release(&p->read_denied);
   for (size_t i = 0; i < p->deny_read.n; i++) zsb_strv_add(&p->read_denied, p->deny_read.v[i]);
-  if (!hide_credentials) return;
+  if (hide_credentials) add_hidden_to_read_guard(p);
+  zsb_policy_find_linked(p);
+}
+
+static void add_hidden_to_read_guard(zsb_policy *p) {
   const char *home = p->home ? p->home : zpath_home();
   for (const char *const *c = zsb_credential_names; *c; c++) {
     cleanup_free char *lex = zpath_join(home, *c);
@@ -127,6 +137,75 @@ void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials) {
   }
 }
 
+/* Adds the regular files at or below name (relative to dirfd; not
+ * following symlinks) that have more than one link to p->linked. *budget
+ * counts the entries still to look at. */
+static void scan_linked(zsb_policy *p, int at, const char *name, const char *path,
+                        size_t *budget) {
+  struct stat st;
+  if (*budget == 0 || fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return;
+  (*budget)--;
+  if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+    for (size_t i = 0; i < p->n_linked; i++)
+      if (p->linked[i].dev == (unsigned long long)st.st_dev &&
+          p->linked[i].ino == (unsigned long long)st.st_ino)
+        return; /* the same file under two denied paths */
+    p->linked = xrealloc(p->linked, (p->n_linked + 1) * sizeof *p->linked);
+    p->linked[p->n_linked++] = (zsb_linked_file){xstrdup(path), (unsigned long long)st.st_dev,
+                                                 (unsigned long long)st.st_ino,
+                                                 (unsigned long)st.st_nlink};
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) return;
+  int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return;
+  }
+  struct dirent *e;
+  while (*budget && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    cleanup_free char *child = zpath_join(path, e->d_name);
+    scan_linked(p, dirfd(d), e->d_name, child, budget);
+  }
+  closedir(d);
+}
+
+size_t zsb_policy_find_linked(zsb_policy *p) {
+  for (size_t i = 0; i < p->n_linked; i++) free(p->linked[i].path);
+  free(p->linked);
+  p->linked = NULL;
+  p->n_linked = 0;
+  for (size_t i = 0; i < p->read_denied.n; i++) {
+    size_t budget = ZSB_LINKED_SCAN;
+    scan_linked(p, AT_FDCWD, p->read_denied.v[i], p->read_denied.v[i], &budget);
+  }
+  return p->n_linked;
+}
+
+void zsb_linked_describe(const zsb_linked_file *l, char *out, size_t cap) {
+  snprintf(out, cap,
+           "denied file %s has %lu names (hard links): zero's file tools refuse every one, but "
+           "a sandboxed command can read it through a name outside the denied paths, which no "
+           "path rule hides",
+           l->path, l->nlink);
+}
+
+/* true when abs names (through symlinks) a file of p->linked. One stat, and
+ * only when some denied file has other names. */
+static bool is_linked_denied(const zsb_policy *p, const char *abs) {
+  struct stat st;
+  if (!p->n_linked || stat(abs, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
+    return false;
+  for (size_t i = 0; i < p->n_linked; i++)
+    if (p->linked[i].dev == (unsigned long long)st.st_dev &&
+        p->linked[i].ino == (unsigned long long)st.st_ino)
+      return true;
+  return false;
+}
+
 bool zsb_policy_read_denied(const zsb_policy *p, const char *abs) {
   for (size_t i = 0; i < p->read_denied.n; i++) {
     const char *d = p->read_denied.v[i];
@@ -138,10 +217,11 @@ bool zsb_policy_read_denied(const zsb_policy *p, const char *abs) {
     }
     if (!again) return true;
   }
-  return false;
+  return is_linked_denied(p, abs);
 }
 
 bool zsb_policy_read_denied_below(const zsb_policy *p, const char *dir) {
+  if (p->n_linked) return true;
   for (size_t i = 0; i < p->read_denied.n; i++)
     if (strcmp(p->read_denied.v[i], dir) != 0 && zpath_is_within(dir, p->read_denied.v[i]))
       return true;
@@ -184,13 +264,22 @@ size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max) {
       n++;                                              \
     }                                                   \
   } while (0)
-  static const char *const names[] = {".zero", ".agents"};
+  /* zero's and the agents' config, and the editors' workspace settings,
+   * which name programs the editor runs when the user opens the folder
+   * (VS Code tasks run on folderOpen, interpreter and tool paths; JetBrains
+   * startup tasks and run configurations) */
+  static const char *const names[] = {".zero", ".agents", ".vscode", ".idea"};
   for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
     cleanup_free char *p = zpath_join(root, names[i]);
     ADD(names[i], lstat(p, &st) == 0 ? 'r' : 'p');
   }
   cleanup_free char *git = zpath_join(root, ".git");
-  if (lstat(git, &st) == 0) {
+  if (lstat(git, &st) < 0 || zsb_ph_is_dir_placeholder(&st)) {
+    /* No repository yet: one made inside would be the command's, with a
+     * config that names commands (core.fsmonitor) which the user's next
+     * git status on the host runs. A directory placeholder blocks it. */
+    ADD(".git", 'd');
+  } else {
     if (S_ISDIR(st.st_mode)) {
       ADD(".git", 'g');
       cleanup_free char *cfg = zpath_join(git, "config");
@@ -321,10 +410,29 @@ static uint64_t fnv1a(const char *s) {
   return h;
 }
 
-static char *runtime_base(void) {
+#define RUNTIME_REL "zero/runtime/v1" /* below the cache dir */
+
+/* The cache dir the runtime base lives in: $XDG_CACHE_HOME, or ~/.cache
+ * when XDG_CACHE_HOME is unset or lies inside a write root of p (a cache
+ * dir inside the workspace would put every sandbox's HOME and caches, the
+ * placeholder stash and the other workspaces' runtime dirs into the
+ * workspace, where zero's own file tools write freely). When ~/.cache is
+ * inside a write root too (a workspace of $HOME), it stays there:
+ * protect_runtime_base (linux.c) makes it read-only in the sandbox. p may be
+ * NULL (no write roots known). Caller frees. */
+static char *runtime_cache_dir(const zsb_policy *p) {
   const char *xdg = getenv("XDG_CACHE_HOME");
-  cleanup_free char *cache = xdg && xdg[0] == '/' ? xstrdup(xdg) : zpath_join(zpath_home(), ".cache");
-  return zpath_join(cache, "zero/runtime/v1");
+  if (xdg && xdg[0] == '/') {
+    char *real = zsb_resolve_path(xdg, NULL);
+    if (!p || !under_any(&p->write_roots, real)) return real;
+    free(real);
+  }
+  return zpath_join(p && p->home ? p->home : zpath_home(), ".cache");
+}
+
+static char *runtime_base(const zsb_policy *p) {
+  cleanup_free char *cache = runtime_cache_dir(p);
+  return zpath_join(cache, RUNTIME_REL);
 }
 
 int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
@@ -368,7 +476,7 @@ int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
     json_decref(doc);
     if (rc < 0) return -1;
   }
-  cleanup_free char *base = runtime_base();
+  cleanup_free char *base = runtime_base(p);
   char hash[17];
   snprintf(hash, sizeof hash, "%016llx", (unsigned long long)fnv1a(p->workspace));
   p->runtime_dir = zpath_join(base, hash);
@@ -387,6 +495,8 @@ void zsb_policy_release(zsb_policy *p) {
   zsb_strv_release(&p->notes);
   zsb_strv_release(&p->command_reads);
   zsb_strv_release(&p->read_denied);
+  for (size_t i = 0; i < p->n_linked; i++) free(p->linked[i].path);
+  free(p->linked);
   memset(p, 0, sizeof *p);
 }
 
@@ -488,24 +598,72 @@ static void gc_runtime(const char *base, const char *keep) {
   closedir(d);
 }
 
-int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
-  static const char *const subdirs[] = {"home", "tmp", "cache", "config", "data", "state"};
-  if (zfs_mkdir_p(p->runtime_dir, 0700, err) < 0) return -1;
-  /* Never a symlink or someone else's dir: it is bound read-write into
-   * every sandbox of this workspace. */
-  struct stat rst;
-  if (lstat(p->runtime_dir, &rst) < 0 || !S_ISDIR(rst.st_mode) || rst.st_uid != geteuid())
-    return zerr_set(err, ZE_CONFIG,
-                    "the sandbox runtime dir %s is not a directory of yours (a symlink?); "
-                    "remove it and run again", p->runtime_dir);
-  chmod(p->runtime_dir, 0700);
-  for (size_t i = 0; i < ZARRAY_LEN(subdirs); i++) {
-    cleanup_free char *d = zpath_join(p->runtime_dir, subdirs[i]);
-    if (mkdir(d, 0700) < 0 && errno != EEXIST)
-      return zerr_errno(err, ZE_IO, "cannot create the sandbox runtime dir %s", d);
+/* Opens the directory name below dirfd, making it (0700) when missing,
+ * without following a symlink: it must be a directory of ours that nobody
+ * else may write. path is name's full path, for the message. Returns the
+ * descriptor, or -1 with err. */
+static int open_private_dir(int at, const char *name, const char *path, zerr *err) {
+  if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+    return zerr_errno(err, ZE_IO, "cannot create the sandbox runtime dir %s", path);
+  int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & 022))
+    return fd;
+  if (fd >= 0) close(fd);
+  return zerr_set(err, ZE_CONFIG,
+                  "the sandbox runtime dir %s is not a directory of yours that only you can "
+                  "write (a symlink?); zero binds it into every sandbox and does not follow "
+                  "it. Remove it (rm -rf '%s') and run again", path, path);
+}
+
+/* Makes the runtime dir's chain below the cache dir (zero/runtime/v1/<hash>)
+ * one component at a time, dirfd-relative, never through a symlink. The
+ * cache dir itself is the user's (it may be a symlink they made). */
+static int make_runtime_chain(const zsb_policy *p, zerr *err) {
+  /* runtime_dir is <cache>/zero/runtime/v1/<hash> (zsb_policy_build) */
+  cleanup_free char *cache = xstrdup(p->runtime_dir);
+  for (int up = 0; up < 4; up++) {
+    char *slash = strrchr(cache, '/');
+    if (!slash || slash == cache)
+      return zerr_set(err, ZE_INTERNAL, "sandbox runtime dir %s is too short", p->runtime_dir);
+    *slash = '\0';
   }
-  utimensat(AT_FDCWD, p->runtime_dir, NULL, 0); /* marks it used, for the 30-day GC */
-  cleanup_free char *base = runtime_base();
+  if (zfs_mkdir_p(cache, 0700, err) < 0) return -1;
+  int fd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return zerr_errno(err, ZE_IO, "cannot open the cache dir %s", cache);
+  cleanup_free char *rel = zpath_relative(cache, p->runtime_dir);
+  zbuf shown = ZBUF_INIT;
+  zbuf_addstr(&shown, cache);
+  int rc = 0;
+  for (char *name = rel, *next; rc == 0 && name && *name; name = next) {
+    next = strchr(name, '/');
+    if (next) *next++ = '\0';
+    zbuf_addf(&shown, "/%s", name);
+    int sub = open_private_dir(fd, name, shown.data, err);
+    close(fd);
+    fd = sub;
+    if (fd < 0) rc = -1;
+  }
+  if (fd >= 0) {
+    fchmod(fd, 0700);
+    static const char *const subdirs[] = {"home", "tmp", "cache", "config", "data", "state"};
+    for (size_t i = 0; rc == 0 && i < ZARRAY_LEN(subdirs); i++)
+      if (mkdirat(fd, subdirs[i], 0700) < 0 && errno != EEXIST)
+        rc = zerr_errno(err, ZE_IO, "cannot create the sandbox runtime dir %s/%s",
+                        p->runtime_dir, subdirs[i]);
+    futimens(fd, NULL); /* marks it used, for the 30-day GC */
+    close(fd);
+  }
+  zbuf_release(&shown);
+  return rc;
+}
+
+int zsb_runtime_prepare(const zsb_policy *p, zerr *err) {
+  /* Never through a symlink or into someone else's dir: it is bound
+   * read-write into every sandbox of this workspace. */
+  if (make_runtime_chain(p, err) < 0) return -1;
+  const char *slash = strrchr(p->runtime_dir, '/');
+  cleanup_free char *base = xstrndup(p->runtime_dir, (size_t)(slash - p->runtime_dir));
   /* The placeholder stash (sandbox/placeholder.h); the GC skips dot names.
    * Without it placeholders are made and deleted each time, so a failure
    * here is not an error. */

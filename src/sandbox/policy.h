@@ -6,9 +6,11 @@
  *   - write: only below the write roots — the workspace, --add-dir roots,
  *     sandbox.additionalWriteRoots from the *user* config, a private /tmp and
  *     the per-workspace runtime dir (HOME and package caches) — and never the
- *     protected names inside them: `.zero` and `.agents` (read-only, and a
- *     missing one cannot be created), `.git/config` and `.git/hooks`
- *     (read-only), `.git` itself (cannot be renamed or replaced), and
+ *     protected names inside them: `.zero`, `.agents`, `.vscode`, `.idea`
+ *     and `.git` (a missing one cannot be created), `.git/config`,
+ *     `.git/hooks`, `.git/commondir`
+ *     and the same files of submodules and linked worktrees (read-only),
+ *     `.git` itself (cannot be renamed or replaced), and
  *     zero's own config dir (zsb_zero_config_dirs);
  *   - network: none (default; loopback inside the sandbox still works) or all;
  *   - Unix sockets: optionally none (blockUnixSockets).
@@ -39,6 +41,16 @@ void zsb_strv_add(zsb_strv *s, const char *p);     /* copies; skips duplicates *
 bool zsb_strv_has(const zsb_strv *s, const char *p);
 void zsb_strv_release(zsb_strv *s);
 
+/* A file under a denied path that has other names (hard links). Its other
+ * names may lie in a readable tree, where no path rule sees them: zero's
+ * file tools refuse it by inode, `zero sandbox check` and `zero doctor`
+ * report it (a sandboxed command can read it through another name). */
+typedef struct zsb_linked_file {
+  char *path;                 /* the denied name */
+  unsigned long long dev, ino;
+  unsigned long nlink;
+} zsb_linked_file;
+
 typedef struct zsb_policy {
   char *workspace;        /* absolute, real path */
   zsb_strv write_roots;   /* absolute, real; workspace first, then add-dirs, config roots */
@@ -60,6 +72,8 @@ typedef struct zsb_policy {
   zsb_strv notes;         /* what layering ignored, for `zero sandbox policy` */
   zsb_strv command_reads; /* per command, not serialized: zspawn_cmd.read_paths */
   zsb_strv read_denied;   /* per run, not serialized: zsb_policy_prepare_read_guard */
+  zsb_linked_file *linked; /* per run, not serialized: zsb_policy_prepare_read_guard */
+  size_t n_linked;
 } zsb_policy;
 
 /* Options from the command line. */
@@ -93,26 +107,43 @@ bool zsb_policy_may_write(const zsb_policy *p, const char *abs);
 /* Fills p->read_denied for zero's own file tools (read_file, grep, …),
  * which run outside the sandbox: the denyRead paths and, with
  * hide_credentials, the credential locations and zero's config dirs, each
- * as written and resolved — what a sandboxed command cannot read either. */
+ * as written and resolved — what a sandboxed command cannot read either.
+ * Also fills p->linked with the denied files that have more than one link
+ * (zsb_policy_find_linked). */
 void zsb_policy_prepare_read_guard(zsb_policy *p, bool hide_credentials);
+
+/* Fills p->linked from p->read_denied: every regular file at or below a
+ * denied path (not following symlinks, at most ZSB_LINKED_SCAN entries per
+ * path) whose link count is above one. Returns p->n_linked. */
+#define ZSB_LINKED_SCAN 4096
+size_t zsb_policy_find_linked(zsb_policy *p);
+
+/* One line for `zero sandbox check` and `zero doctor` about a denied file
+ * with other names: what it means and how to find and remove them. */
+void zsb_linked_describe(const zsb_linked_file *l, char *out, size_t cap);
 
 /* true when abs may not be read under p->read_denied: it lies under a denied
  * path and no allowRead path strictly below that denied path covers it
- * (deny wins on equal paths). */
+ * (deny wins on equal paths), or it is (through symlinks) the same inode as
+ * a file of p->linked — another name of a denied file. */
 bool zsb_policy_read_denied(const zsb_policy *p, const char *abs);
-/* true when some path of p->read_denied lies strictly below dir: a walk of
- * dir that answers false needs no per-entry zsb_policy_read_denied. */
+/* true when a walk of dir must ask zsb_policy_read_denied for each entry:
+ * some path of p->read_denied lies strictly below dir, or a denied file has
+ * other names (p->linked), which may lie anywhere. */
 bool zsb_policy_read_denied_below(const zsb_policy *p, const char *dir);
 
 /* Protected paths below one write root that exist or must be blocked.
  * kind: 'r' read-only bind of an existing path, 'p' placeholder for a missing
- * name (blocks its creation), 'g' the .git directory itself (own mount).
+ * name (blocks its creation), 'g' the .git directory itself (own mount), 'd'
+ * a directory placeholder for a missing .git (placeholder.h: blocks `git
+ * init`, while git inside and outside still finds a parent repository).
  * A missing .git/commondir is blocked with a file holding "." bound over the
  * placeholder, so git inside the sandbox still works. */
 typedef struct zsb_protected {
   char *path;
   char kind;
 } zsb_protected;
+#define ZSB_PROTECTED_MAX 12 /* what zsb_protected_paths returns at most */
 size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max);
 
 /* Credential locations hidden from commands (absolute, under home), whether

@@ -672,6 +672,26 @@ int ztool_invoke_escalated(const ztool_ctx *ctx, const char *name, const char *a
   return ztool_invoke(&call, name, args_text, res);
 }
 
+/* A freeform tool's arguments from its raw text: {freeform_param: text},
+ * or the object the text holds when it is one. New reference. */
+static json_t *freeform_args(const ztool *t, const char *args_text) {
+  json_t *args = json_loads(args_text, JSON_DECODE_ANY, NULL);
+  if (json_is_object(args)) return args;
+  /* A freeform call whose raw text happens to be valid JSON (e.g. a
+   * string): the text itself is the input. */
+  json_decref(args);
+  return json_pack("{ss}", t->freeform_param, args_text);
+}
+
+json_t *ztool_call_args(const ztool *t, const char *args_text) {
+  if (!args_text || blank(args_text)) return json_object();
+  if (t && t->freeform_param) return freeform_args(t, args_text);
+  json_t *args = json_loads(args_text, 0, NULL);
+  if (json_is_object(args)) return args;
+  json_decref(args);
+  return NULL;
+}
+
 int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
                  ztool_result *res) {
   const ztool *t = ztool_find(name);
@@ -685,16 +705,8 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
   json_t *args = NULL;
   if (!args_text || blank(args_text)) {
     args = json_object();
-  } else if (t->freeform_param && (args = json_loads(args_text, JSON_DECODE_ANY, NULL)) &&
-             !json_is_object(args)) {
-    /* A freeform call whose raw text happens to be valid JSON (e.g. a
-     * string): the text itself is the input. */
-    json_decref(args);
-    args = json_pack("{ss}", t->freeform_param, args_text);
-  } else if (t->freeform_param && !args) {
-    args = json_pack("{ss}", t->freeform_param, args_text);
-  } else if (args) {
-    /* parsed above */
+  } else if (t->freeform_param) {
+    args = freeform_args(t, args_text);
   } else {
     json_error_t je;
     /* Most arguments are plain ASCII JSON: the fast path gives jansson's

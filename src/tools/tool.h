@@ -122,6 +122,13 @@ json_t *ztool_schemas(bool (*filter)(const ztool *t, void *ud), void *ud);
  * that conflicts with it is left for the check to report. ztool_invoke and
  * the permission engine both call it, so they judge the same arguments. */
 void ztool_normalize_args(const ztool *t, json_t *args);
+/* The arguments object a call's text stands for, as ztool_invoke runs tool
+ * t with it: blank text is {}, a freeform tool's raw text (apply_patch sent
+ * as a custom tool) is {freeform_param: text}, any other text the JSON
+ * object it holds. The permission engine must judge exactly this — a raw
+ * patch judged as "no arguments" would have no targets to check. New
+ * reference (not normalized), or NULL when the text is not an object. */
+json_t *ztool_call_args(const ztool *t, const char *args_text);
 /* Parses a call's argument text and normalizes it for tool `name` (for
  * displays that show a call: the TUI's cards and prompts). New reference,
  * or NULL when the text is not a JSON object. */

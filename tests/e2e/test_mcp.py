@@ -326,8 +326,10 @@ class Faults(McpTest):
         # The spec: "The initialize request MUST NOT be cancelled by clients".
         # in the workspace: `zero mcp` starts the server in the sandbox too
         log = os.path.join(self.work, "silent.log")
+        # Long enough for python to start and log the request under load (a
+        # 700 ms timeout killed it before it had read anything at load 17).
         self.write_config({"bad": {"command": sys.executable, "args": [FAKE_MCP, "silent", log],
-                                   "startupTimeoutMs": 700}})
+                                   "startupTimeoutMs": 6000}})
         r = self.zero("mcp", "tools", "bad", timeout=60)
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("did not answer initialize", r.stderr)

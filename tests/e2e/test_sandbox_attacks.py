@@ -4,7 +4,9 @@ Every attack asserts the real effect on the host (the file outside does not
 exist, the host process is alive, the listener saw no connection), not only
 an exit code. The whole module runs twice when started as root: once as root
 (CI, containers) and once as an unprivileged user (uid 65534, via setpriv,
-with /usr/bin/python3 since root's pyenv is not readable by that user).
+with /usr/bin/python3 since root's pyenv is not readable by that user), from
+a readable copy of the tests and the binary (unpriv.py), so the checkout may
+lie anywhere.
 """
 import ctypes  # noqa: F401  (used inside sandboxed scripts via python3 -c)
 import os
@@ -18,6 +20,8 @@ import tempfile
 import threading
 import time
 import unittest
+
+import unpriv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZERO_BIN = os.path.abspath(os.environ.get("ZERO_BIN") or os.path.join(HERE, "..", "..", "build", "zero"))
@@ -793,19 +797,5 @@ class BuiltinInnerStage(SandboxCase):
     del name
 
 
-def main():
-    if os.geteuid() == 0 and not UNPRIV and shutil.which("setpriv"):
-        # Root pass here; the unprivileged pass in a child as uid 65534.
-        env = dict(os.environ, ZERO_E2E_UNPRIV="1", HOME="/tmp", PATH="/usr/local/bin:/usr/bin:/bin")
-        child = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                PY, os.path.abspath(__file__)], env=env)
-        prog = unittest.main(exit=False, verbosity=1)
-        ok = prog.result.wasSuccessful() and child.returncode == 0
-        if child.returncode != 0:
-            print("unprivileged pass FAILED (exit %d)" % child.returncode, file=sys.stderr)
-        sys.exit(0 if ok else 1)
-    unittest.main(verbosity=1)
-
-
 if __name__ == "__main__":
-    main()
+    unpriv.main(__file__)  # root pass here; the uid 65534 pass from a readable copy

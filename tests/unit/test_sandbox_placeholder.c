@@ -229,6 +229,45 @@ static void a_stash_entry_that_is_not_a_placeholder_is_not_used(void **state) {
   assert_false(exists());
 }
 
+/* A missing .git gets a directory placeholder (an empty .git file would
+ * stop git on the host with "invalid gitfile format" while the command
+ * runs): marked, shared by concurrent holders, removed by the last, kept
+ * when something was put in it, and a real directory is never taken. */
+static void a_directory_placeholder_for_a_missing_git(void **state) {
+  (void)state;
+  zsb_holds a = {0}, b = {0};
+  assert_int_equal(zsb_ph_acquire_dir(&a, path), 1);
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(st.st_mode & 07777, ZSB_PH_DIR_MODE);
+  assert_true(zsb_ph_is_dir_placeholder(&st));
+  assert_false(zsb_ph_is_placeholder(&st));
+  assert_int_equal(zsb_ph_acquire_dir(&b, path), 1); /* adopted */
+  zsb_ph_release(&a);
+  assert_true(exists()); /* b's mount would still be there */
+  zsb_ph_release(&b);
+  assert_false(exists());
+  /* a leaked one (its maker was killed) is adopted and removed */
+  assert_int_equal(mkdir(path, 0700), 0);
+  assert_int_equal(chmod(path, ZSB_PH_DIR_MODE), 0);
+  assert_int_equal(zsb_ph_acquire_dir(&a, path), 1);
+  /* the user ran git init meanwhile (as root, past the mode): kept */
+  char inner[200];
+  snprintf(inner, sizeof inner, "%s/HEAD", path);
+  int fd = open(inner, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd >= 0) close(fd);
+  zsb_ph_release(&a);
+  assert_int_equal(exists(), fd >= 0);
+  unlink(inner);
+  rmdir(path);
+  /* a real directory (a user's empty .git) is left alone */
+  assert_int_equal(mkdir(path, 0755), 0);
+  assert_int_equal(zsb_ph_acquire_dir(&a, path), 0);
+  assert_int_equal(a.n, 0);
+  assert_true(exists());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(made_with_the_mark_and_removed_by_its_holder, setup, teardown),
@@ -243,6 +282,7 @@ int main(void) {
                                       setup_stash, teardown_stash),
       cmocka_unit_test_setup_teardown(a_placeholder_replaced_while_held_is_not_removed, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(a_directory_placeholder_for_a_missing_git, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -182,7 +182,11 @@ static int setup(void **state) {
   strcpy(f->root, "/tmp/zero-rt-XXXXXX");
   assert_non_null(mkdtemp(f->root));
   setenv("XDG_CACHE_HOME", f->root, 1);
-  zsb_policy_opts o = {.workspace = f->root, .skip_config = true};
+  /* the workspace beside the cache dir: a cache dir inside the workspace
+   * is not used (runtime_cache_dir_inside_the_workspace_is_not_used) */
+  cleanup_free char *ws = zpath_join(f->root, "ws");
+  assert_int_equal(mkdir(ws, 0700), 0);
+  zsb_policy_opts o = {.workspace = ws, .skip_config = true};
   zerr err = ZERR_INIT;
   assert_int_equal(zsb_policy_build(&f->p, &o, &err), 0);
   f->base = zpath_join(f->root, "zero/runtime/v1");
@@ -282,6 +286,101 @@ static void runtime_dir_symlink_is_refused(void **state) {
   assert_int_equal(st.st_mode & 0777, 0755); /* not chmod-ed through the link */
 }
 
+/* Not only the runtime dir: a symlink at any component zero makes below
+ * the cache dir (zero/runtime/v1 here) is refused, and nothing is made or
+ * chmod-ed through it. */
+static void runtime_base_symlink_is_refused(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  cleanup_free char *target = zpath_join(f->root, "elsewhere");
+  assert_int_equal(mkdir(target, 0755), 0);
+  cleanup_free char *zero = zpath_join(f->root, "zero");
+  cleanup_free char *runtime = zpath_join(zero, "runtime");
+  assert_int_equal(mkdir(zero, 0700), 0);
+  assert_int_equal(mkdir(runtime, 0700), 0);
+  assert_int_equal(symlink(target, f->base), 0);
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), -1);
+  assert_non_null(strstr(err.msg, f->base));
+  assert_non_null(strstr(err.msg, "not a directory of yours"));
+  assert_int_equal(rmdir(target), 0); /* still empty: no runtime dir made in it */
+  /* a component others may write is refused as well */
+  assert_int_equal(unlink(f->base), 0);
+  assert_int_equal(chmod(runtime, 0777), 0);
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(zsb_runtime_prepare(&f->p, &err), -1);
+  assert_non_null(strstr(err.msg, runtime));
+}
+
+/* A cache dir inside the workspace (or an --add-dir root) does not put the
+ * runtime dir there: ~/.cache is used instead. */
+static void runtime_cache_dir_inside_the_workspace_is_not_used(void **state) {
+  fx *f = *state;
+  cleanup_free char *ws = zpath_join(f->root, "ws");
+  cleanup_free char *cache = zpath_join(ws, ".cache");
+  cleanup_free char *home = zpath_join(f->root, "home");
+  assert_int_equal(mkdir(home, 0700), 0);
+  const char *old_home = getenv("HOME");
+  cleanup_free char *saved_home = old_home ? strdup(old_home) : NULL;
+  setenv("HOME", home, 1);
+  setenv("XDG_CACHE_HOME", cache, 1);
+  zsb_policy_opts o = {.workspace = ws, .skip_config = true};
+  zsb_policy p;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zsb_policy_build(&p, &o, &err), 0);
+  assert_false(zpath_is_within(ws, p.runtime_dir));
+  cleanup_free char *want = zpath_join(home, ".cache/zero/runtime/v1");
+  assert_true(zpath_is_within(want, p.runtime_dir));
+  zsb_policy_release(&p);
+  /* the same through an --add-dir root */
+  cleanup_free char *other = zpath_join(f->root, "other");
+  assert_int_equal(mkdir(other, 0700), 0);
+  const char *dirs[] = {ws};
+  zsb_policy_opts o2 = {.workspace = other, .add_dirs = dirs, .n_add_dirs = 1,
+                        .skip_config = true};
+  assert_int_equal(zsb_policy_build(&p, &o2, &err), 0);
+  assert_false(zpath_is_within(ws, p.runtime_dir));
+  assert_true(zpath_is_within(want, p.runtime_dir));
+  zsb_policy_release(&p);
+  if (saved_home) setenv("HOME", saved_home, 1);
+  setenv("XDG_CACHE_HOME", f->root, 1);
+}
+
+/* Hole: a denied file with a second name (a hard link made before zero
+ * ran) in a readable tree. The file tools' guard refuses it by inode, and
+ * a walk asks entry by entry once such a file exists. */
+static void a_hard_link_of_a_denied_file_is_denied_by_inode(void **state) {
+  fx *f = *state;
+  cleanup_free char *secrets = zpath_join(f->root, "secrets");
+  cleanup_free char *key = zpath_join(secrets, "key");
+  cleanup_free char *alias = zpath_join(f->root, "ws/notes.txt");
+  cleanup_free char *plain = zpath_join(f->root, "ws/plain.txt");
+  assert_int_equal(mkdir(secrets, 0700), 0);
+  FILE *fp = fopen(key, "w");
+  assert_non_null(fp);
+  fputs("s3cret", fp);
+  fclose(fp);
+  fp = fopen(plain, "w");
+  assert_non_null(fp);
+  fclose(fp);
+  zsb_strv_add(&f->p.deny_read, secrets);
+  zsb_policy_prepare_read_guard(&f->p, false);
+  assert_int_equal(f->p.n_linked, 0);
+  cleanup_free char *ws = zpath_join(f->root, "ws");
+  assert_false(zsb_policy_read_denied_below(&f->p, ws));
+  assert_int_equal(link(key, alias), 0);
+  zsb_policy_prepare_read_guard(&f->p, false);
+  assert_int_equal(f->p.n_linked, 1);
+  assert_string_equal(f->p.linked[0].path, key);
+  assert_int_equal(f->p.linked[0].nlink, 2);
+  assert_true(zsb_policy_read_denied(&f->p, alias));
+  assert_false(zsb_policy_read_denied(&f->p, plain));
+  assert_true(zsb_policy_read_denied_below(&f->p, ws));
+  /* through a symlink too */
+  cleanup_free char *sym = zpath_join(f->root, "ws/sym");
+  assert_int_equal(symlink(alias, sym), 0);
+  assert_true(zsb_policy_read_denied(&f->p, sym));
+}
+
 /* The walk prefilter: a directory with no read-denied path strictly below it
  * needs no per-entry check; one with a denied path below, or the denied path
  * itself as the root of nothing below, answers as written. */
@@ -307,6 +406,11 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(gc_removes_only_runtime_dirs, setup, teardown),
       cmocka_unit_test_setup_teardown(runtime_dir_symlink_is_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(runtime_base_symlink_is_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(runtime_cache_dir_inside_the_workspace_is_not_used, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(a_hard_link_of_a_denied_file_is_denied_by_inode, setup,
+                                      teardown),
       cmocka_unit_test(seccomp_programs_deny_the_dangerous_calls_in_every_variant),
       cmocka_unit_test(seccomp_socket_rules_follow_the_variant),
       cmocka_unit_test(read_denied_below_finds_only_paths_under_the_dir),
