@@ -624,7 +624,13 @@ static int login_cmd(int argc, char **argv) {
   int timeout_s = 0;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--no-browser")) no_browser = true;
-    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout_s = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+      char *end = NULL;
+      long v = strtol(argv[++i], &end, 10);
+      if (end == argv[i] || *end || v < 0 || v > 86400)
+        return fail("--timeout takes a number of seconds (0-86400), not \"%s\"", argv[i]);
+      timeout_s = (int)v;
+    }
     else if (argv[i][0] != '-' && !name) name = argv[i];
     else return fail("login takes NAME [--no-browser] [--timeout SECONDS]; unexpected \"%s\"", argv[i]);
   }

@@ -28,10 +28,10 @@ static bool parse(const char *url, url_parts *out) {
   if (!sep) return false;
   size_t slen = (size_t)(sep - url);
   if (slen == 4 && !strncasecmp(url, "http", 4)) {
-    strcpy(out->scheme, "http");
+    snprintf(out->scheme, sizeof out->scheme, "%s", "http");
     out->port = 80;
   } else if (slen == 5 && !strncasecmp(url, "https", 5)) {
-    strcpy(out->scheme, "https");
+    snprintf(out->scheme, sizeof out->scheme, "%s", "https");
     out->port = 443;
   } else {
     return false;

@@ -355,6 +355,16 @@ char **zoauth_as_md_urls(const char *issuer) {
 
 /* ---- tokens ---------------------------------------------------------------------- */
 
+/* The absolute expiry for an "expires_in" a server sent as a string of
+ * seconds ("3600"); 0 (unknown) when it is not a positive number. */
+static int64_t expiry_from_string(int64_t now, const char *s) {
+  char *end = NULL;
+  errno = 0;
+  long long secs = strtoll(s, &end, 10);
+  if (end == s || *end || errno || secs <= 0) return 0;
+  return now + (int64_t)secs;
+}
+
 static void set_str(char **dst, const char *v) {
   if (!v) return;
   free(*dst);
@@ -386,10 +396,8 @@ int zoauth_parse_token_response(const char *json, size_t len, int64_t now, zoaut
   json_t *exp = json_object_get(doc, "expires_in");
   if (json_is_number(exp) && json_number_value(exp) > 0)
     t->expires_at = now + (int64_t)json_number_value(exp);
-  else if (json_is_string(exp) && atol(json_string_value(exp)) > 0)
-    t->expires_at = now + atol(json_string_value(exp));
   else
-    t->expires_at = 0;
+    t->expires_at = json_is_string(exp) ? expiry_from_string(now, json_string_value(exp)) : 0;
   json_decref(doc);
   return 0;
 }

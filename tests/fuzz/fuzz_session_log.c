@@ -32,7 +32,7 @@ static char root[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!root[0]) {
-    strcpy(root, "/tmp/zero-fuzz-session-XXXXXX");
+    snprintf(root, sizeof root, "%s", "/tmp/zero-fuzz-session-XXXXXX");
     if (!mkdtemp(root)) __builtin_trap();
   }
   char *dir = zpath_join(root, "s1");

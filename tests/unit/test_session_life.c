@@ -30,7 +30,7 @@ typedef struct fx {
 
 static int setup(void **state) {
   fx *f = calloc(1, sizeof *f);
-  strcpy(f->tmp, "/tmp/zero-test-life-XXXXXX");
+  snprintf(f->tmp, sizeof f->tmp, "%s", "/tmp/zero-test-life-XXXXXX");
   assert_non_null(mkdtemp(f->tmp));
   f->root = zpath_join(f->tmp, "sessions");
   *state = f;
