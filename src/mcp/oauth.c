@@ -918,7 +918,9 @@ static void respond(int fd, int status, const char *title, const char *text) {
             "Cache-Control: no-store\r\nConnection: close\r\n\r\n%s",
             status, status == 200 ? "OK" : status == 404 ? "Not Found" : "Bad Request", page.len,
             page.data);
-  zfs_write_all(fd, r.data, r.len);
+  if (zfs_write_all(fd, r.data, r.len) < 0) {
+    /* the browser closed the connection: the login goes on without its page */
+  }
   zbuf_release(&page);
   zbuf_release(&r);
 }

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *events = zpath_join(dir, "events.jsonl");
   zsession_remove_dir(dir);
   mkdir(dir, 0700);
-  zfs_write_atomic_ex(events, data, size, 0600, false, NULL);
+  if (zfs_write_atomic_ex(events, data, size, 0600, false, NULL) != 0) __builtin_trap();
 
   zconv conv = ZCONV_INIT;
   zerr err = ZERR_INIT;
