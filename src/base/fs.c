@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,4 +138,20 @@ bool zfs_exists(const char *path) {
 bool zfs_is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int zfs_lock_path(const char *path, zerr *err) {
+  size_t n = strlen(path);
+  cleanup_free char *lock = xmalloc(n + sizeof ".lock");
+  memcpy(lock, path, n);
+  memcpy(lock + n, ".lock", sizeof ".lock");
+  int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return zerr_errno(err, ZE_IO, "cannot open the lock file %s", lock);
+  while (flock(fd, LOCK_EX) < 0) {
+    if (errno == EINTR) continue;
+    zerr_errno(err, ZE_IO, "cannot lock %s", lock);
+    close(fd);
+    return -1;
+  }
+  return fd;
 }

@@ -37,6 +37,15 @@ ZERO_WARN_UNUSED int zfs_write_all(int fd, const void *buf, size_t len);
 /* fsyncs the directory containing path (for durable create / rename). */
 int zfs_fsync_parent(const char *path);
 
+/* Takes an exclusive advisory lock that guards path's read-modify-write:
+ * flock(LOCK_EX) on "<path>.lock" (created 0600 beside path, never through a
+ * symlink; path's directory must exist). Blocks until the lock is free.
+ * Returns the lock's fd (closing it releases the lock) or -1 with err set.
+ * Every writer of a shared file (grants, tokens, user config) holds it while
+ * it re-reads the file, changes it and writes it back, so two zero processes
+ * never lose each other's change (last-writer-wins without it). */
+int zfs_lock_path(const char *path, zerr *err);
+
 bool zfs_exists(const char *path);
 bool zfs_is_dir(const char *path);
 

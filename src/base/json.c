@@ -408,3 +408,38 @@ json_t *zjson_parse_plain(const char *text, size_t len) {
   zbuf_release(&pp.scratch);
   return v;
 }
+
+/* The directory part of path ("." when it has none); caller frees. */
+static char *parent_dir(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return xstrdup(".");
+  return xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+int zjson_save_file(const char *path, const json_t *doc, size_t flags, mode_t mode, zerr *err) {
+  cleanup_free char *dir = parent_dir(path);
+  if (zfs_mkdir_p(dir, 0700, err) < 0) return -1;
+  char *text = json_dumps(doc, JSON_INDENT(2) | flags);
+  if (!text) return zerr_set(err, ZE_INTERNAL, "cannot serialize %s", path);
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, text);
+  zbuf_addch(&b, '\n');
+  free(text);
+  int rc = zfs_write_atomic(path, b.data, b.len, mode, err);
+  zbuf_release(&b);
+  return rc;
+}
+
+int zjson_update_file(const char *path, size_t flags, mode_t mode, zjson_update_fn fn, void *ud,
+                      zerr *err) {
+  cleanup_free char *dir = parent_dir(path);
+  if (zfs_mkdir_p(dir, 0700, err) < 0) return -1;
+  cleanup_fd int lock = zfs_lock_path(path, err);
+  if (lock < 0) return -1;
+  json_t *doc = zfs_exists(path) ? zjson_load_file(path, err) : json_object();
+  if (!doc) return -1;
+  int rc = fn(&doc, ud, err);
+  if (rc == 0 && zjson_save_file(path, doc, flags, mode, err) < 0) rc = -1;
+  json_decref(doc);
+  return rc;
+}

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -26,6 +27,26 @@ bool zjson_bool_or(const json_t *obj, const char *key, bool def);
 json_t *zjson_parse(const char *text, size_t len, const char *what, zerr *err);
 /* Reads and parses a file; errors name the file, line and column. */
 json_t *zjson_load_file(const char *path, zerr *err);
+
+/* Writes doc to path as indented JSON plus a newline, atomically
+ * (zfs_write_atomic) with the given mode (0600 for anything that may hold a
+ * secret), creating the parent directories 0700. flags are jansson dump
+ * flags added to JSON_INDENT(2). The one way zero saves a JSON file. */
+int zjson_save_file(const char *path, const json_t *doc, size_t flags, mode_t mode, zerr *err);
+
+/* A change made to a JSON file under its lock: gets the current document
+ * (an empty object when the file does not exist; may replace *doc, freeing
+ * the old one). Returns 0 to save, 1 to leave the file as it is, -1 with err
+ * set to abort. */
+typedef int (*zjson_update_fn)(json_t **doc, void *ud, zerr *err);
+
+/* Locked read-modify-write of a JSON file: creates path's directory (0700),
+ * takes zfs_lock_path, re-reads the file inside the lock, calls fn, and
+ * saves with zjson_save_file(flags, mode) when fn returns 0. Returns fn's
+ * result (0 saved, 1 unchanged) or -1 with err set (a file that is not valid
+ * JSON is an error naming it, never overwritten). */
+int zjson_update_file(const char *path, size_t flags, mode_t mode, zjson_update_fn fn, void *ud,
+                      zerr *err);
 
 /* Appends the compact serialization (no newlines, key order kept) to out. */
 /* Appends s (n bytes) JSON-escaped as jansson's dump escapes it, without

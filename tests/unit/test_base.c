@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -151,6 +152,66 @@ static void atomic_write_replaces_with_mode(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* Adds the key named by ud to the document (a locked update's change). */
+static int add_key(json_t **doc, void *ud, zerr *err) {
+  (void)err;
+  json_object_set_new(*doc, (const char *)ud, json_true());
+  return 0;
+}
+
+static int leave_alone(json_t **doc, void *ud, zerr *err) {
+  (void)doc, (void)ud, (void)err;
+  return 1;
+}
+
+/* 30 processes each add their own key at once: the file ends with all 30
+ * (without the lock and the re-read inside it, concurrent read-modify-write
+ * keeps only a few). A file that is not JSON is an error, never replaced. */
+static void locked_update_loses_no_concurrent_change(void **state) {
+  (void)state;
+  char dir[] = "/tmp/zero-test-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char *file = zpath_join(dir, "sub/grants.json");
+  enum { WRITERS = 30 };
+  pid_t pids[WRITERS];
+  for (int i = 0; i < WRITERS; i++) {
+    pids[i] = fork();
+    assert_true(pids[i] >= 0);
+    if (pids[i] == 0) {
+      char key[16];
+      snprintf(key, sizeof key, "k%d", i);
+      zerr err = ZERR_INIT;
+      _exit(zjson_update_file(file, 0, 0600, add_key, key, &err) == 0 ? 0 : 1);
+    }
+  }
+  for (int i = 0; i < WRITERS; i++) {
+    int st = 0;
+    assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  zerr err = ZERR_INIT;
+  json_t *doc = zjson_load_file(file, &err);
+  assert_non_null(doc);
+  assert_int_equal(json_object_size(doc), WRITERS);
+  json_decref(doc);
+  struct stat st;
+  assert_int_equal(stat(file, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+
+  assert_int_equal(zjson_update_file(file, 0, 0600, leave_alone, NULL, &err), 1);
+  assert_int_equal(zfs_write_atomic(file, "{broken", 7, 0600, &err), 0);
+  assert_int_equal(zjson_update_file(file, 0, 0600, add_key, "x", &err), -1);
+  assert_non_null(strstr(err.msg, "grants.json"));
+  zbuf b = ZBUF_INIT;
+  assert_int_equal(zfs_read_file(file, &b, 0, &err), 0);
+  assert_string_equal(b.data, "{broken");
+  zbuf_release(&b);
+  free(file);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* zmath_ln against libm's log: exact enough (a few ulps) over the whole
  * range, including subnormals, exact powers of two and values next to 1;
  * 0 for what has no logarithm. */
@@ -187,6 +248,7 @@ int main(void) {
       cmocka_unit_test(json_parse_error_names_line_and_column),
       cmocka_unit_test(ids_are_uuid_shaped_and_safe),
       cmocka_unit_test(atomic_write_replaces_with_mode),
+      cmocka_unit_test(locked_update_loses_no_concurrent_change),
       cmocka_unit_test(ln_matches_libm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
