@@ -82,15 +82,16 @@ zsession *zsession_open(const char *root, const char *id, zerr *err);
  * in-memory metadata (updatedAt, eventCount, lastEventType). The line goes out
  * in one write(), so a killed process never loses it; a failed write is cut
  * off again. It reaches the disk itself on zsession_sync / flush / close. */
-ZERO_WARN_UNUSED int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err);
+ZERO_WARN_UNUSED int zsession_append(zsession *s, const char *type, const json_t *payload,
+                                     zerr *err);
 /* Like zsession_append with payload + {key: text} (text: len bytes of UTF-8,
  * key: a plain ASCII name), but the text is escaped and written in 64 KiB
  * pieces instead of being copied into a JSON tree and dumped whole, so
  * recording a long answer costs no extra copy of it. The member comes last
  * in the payload. Invalid UTF-8 bytes are written as U+FFFD. A failed or
  * short write is cut off again like zsession_append's. */
-ZERO_WARN_UNUSED int zsession_append_text(zsession *s, const char *type, const json_t *payload, const char *key,
-                         const char *text, size_t len, zerr *err);
+ZERO_WARN_UNUSED int zsession_append_text(zsession *s, const char *type, const json_t *payload,
+                                          const char *key, const char *text, size_t len, zerr *err);
 /* fdatasyncs the events written since the last sync (none: no-op). */
 int zsession_sync(zsession *s, zerr *err);
 /* Syncs the events and rewrites metadata.json if it changed. */
