@@ -165,6 +165,7 @@ static const char *flag_value(int argc, char **argv, int *i, const char *const *
   const char *a = argv[*i];
   for (const char *const *n = names; *n; n++) {
     size_t l = strlen(*n);
+    /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): argv[*i < argc] is set */
     if (strncmp(a, *n, l) != 0) continue;
     if (a[l] == '=') return a + l + 1;
     if (a[l]) continue;

@@ -769,6 +769,7 @@ static int discover_issuer(login *l, zerr *err) {
   cleanup_free char *fallback_issuer = NULL;
   const char *issuer = oc->issuer_url;
   if (!issuer && l->have_prm) issuer = l->prm.authorization_servers[0];
+  /* NOLINTNEXTLINE(clang-analyzer-deadcode.DeadStores): cleanup_free reads it */
   if (!issuer) issuer = fallback_issuer = zoauth_origin(l->cfg->url);
   char **urls = zoauth_as_md_urls(issuer);
   if (!urls)
