@@ -102,6 +102,10 @@ struct zsink {
   /* Flushes; returns 0 or -1 when output could not be written. */
   int (*finish)(zsink *s);
   void (*destroy)(zsink *s);
+  /* Optional (NULL = never): -1 with err once the sink lost an event the run
+   * must not go on without (the session recorder on a full disk); the loop
+   * then stops before sending or running anything more. */
+  int (*check)(zsink *s, zerr *err);
 };
 
 #endif

@@ -18,6 +18,12 @@ void zagent_emit(const zagent *a, const zagent_event *ev) {
   for (size_t i = 0; i < a->nsinks; i++) a->sinks[i]->emit(a->sinks[i], ev);
 }
 
+int zagent_check_sinks(const zagent *a, zerr *err) {
+  for (size_t i = 0; i < a->nsinks; i++)
+    if (a->sinks[i]->check && a->sinks[i]->check(a->sinks[i], err) < 0) return -1;
+  return 0;
+}
+
 static void emit_simple(const zagent *a, zagent_event_kind kind, const char *text) {
   zagent_event ev = {.kind = kind, .text = text, .len = text ? strlen(text) : 0};
   zagent_emit(a, &ev);
@@ -168,6 +174,16 @@ static json_t *schemas_with_sources(const zagent *a, json_t *builtin) {
 
 static void attach_result_image(zmsg *m, const json_t *meta);
 
+/* After the call's tool_call event: false (and a failed result) when a sink
+ * could not keep it (the session on a full disk), so the tool never acts
+ * without its record. */
+static bool call_recorded(const zagent *a, ztool_result *res) {
+  zerr lost = ZERR_INIT;
+  if (zagent_check_sinks(a, &lost) == 0) return true;
+  ztool_fail(res, "not run: %s", lost.msg);
+  return false;
+}
+
 static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                             const ztool_call *call) {
   const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
@@ -176,7 +192,7 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                      .signature = call->signature};
   zagent_emit(a, &ev);
   ztool_result res = ZTOOL_RESULT_INIT;
-  src->invoke(src->ud, a, call, &res);
+  if (call_recorded(a, &res)) src->invoke(src->ud, a, call, &res);
   zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
                       .ok = !res.is_error, .text = res.output.data, .len = res.output.len,
                       .truncated = res.truncated, .meta = res.meta};
@@ -247,6 +263,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
                      .arguments = call->arguments, .side_effect = side,
                      .signature = call->signature};
   zagent_emit(a, &ev);
+  if (!call_recorded(a, res)) return false;
   if (!tool) return true; /* ztool_invoke explains the unknown name */
 
   zperm_engine fallback = {.mode = a->mode};
@@ -455,6 +472,12 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
       status = ZRUN_INTERRUPTED;
       break;
     }
+    /* Nothing is sent that the session could not record (the user's
+     * message included): a full disk stops the run here, resumable. */
+    if (zagent_check_sinks(a, err) < 0) {
+      status = ZRUN_ERROR;
+      break;
+    }
     if (a->turns >= a->max_turns) {
       zerr_set(err, ZE_INTERNAL,
                "maxTurns (%d) reached while the model still had work to do; continue with "
@@ -509,8 +532,13 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
 
     /* conv may grow (realloc) while results are appended: index, not pointer. */
     size_t idx = conv->len - 1;
-    bool cancelled = false;
+    bool cancelled = false, lost = false;
     for (size_t i = 0; i < ncalls;) {
+      /* No tool runs whose call the session could not record. */
+      if (zagent_check_sinks(a, err) < 0) {
+        lost = true;
+        break;
+      }
       /* Two or more consecutive read-only calls run in parallel. */
       size_t run = 0;
       while (i + run < ncalls && run < MAX_PARALLEL_TOOLS &&
@@ -536,6 +564,10 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     }
     if (cancelled) {
       status = ZRUN_INTERRUPTED;
+      break;
+    }
+    if (lost) {
+      status = ZRUN_ERROR;
       break;
     }
   }

@@ -115,6 +115,11 @@ typedef struct zagent {
 /* Emits ev to every sink. */
 void zagent_emit(const zagent *a, const zagent_event *ev);
 
+/* 0 when every sink can go on; -1 with err from the first whose check fails
+ * (zsink.check: the session could not be recorded). The loop calls it before
+ * each request and each tool call; a face calls it before reporting success. */
+int zagent_check_sinks(const zagent *a, zerr *err);
+
 /* Applies an approver's answer: remembers the grant a session / always answer
  * asks for in grants (may be NULL: nothing is remembered) and saves it for
  * always (a save failure is emitted as a warning). Returns the grant as JSON

@@ -2,6 +2,7 @@
 #include "agent/recorder.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,27 +14,30 @@ typedef struct recorder {
   zsession *session;
   FILE *diag;
   bool failed;
+  char why[512]; /* the first failure, for check */
 } recorder;
+
+/* Remembers the first failure (the run stops at the loop's next check) and
+ * says it once on diag. */
+static void fail(recorder *r, const char *what) {
+  if (r->failed) return;
+  r->failed = true;
+  snprintf(r->why, sizeof r->why,
+           "could not record the session (%s), so the run stops here: free disk space or fix "
+           "the permissions of %s, then continue with zero exec --resume %s",
+           what, r->session->dir, r->session->id);
+  if (r->diag) fprintf(r->diag, "[zero] ERROR: %s\n", r->why);
+}
 
 static void record(recorder *r, const char *type, json_t *payload) {
   zerr err = ZERR_INIT;
-  if (zsession_append(r->session, type, payload, &err) < 0 && !r->failed) {
-    r->failed = true;
-    fprintf(r->diag,
-            "[zero] WARNING: could not record the session (%s); the run continues but may not "
-            "be resumable. Free disk space or check permissions of %s.\n",
-            err.msg, r->session->dir);
-  }
+  if (!r->failed && zsession_append(r->session, type, payload, &err) < 0) fail(r, err.msg);
   json_decref(payload);
 }
 
 static void sync_to_disk(recorder *r) {
   zerr err = ZERR_INIT;
-  if (zsession_sync(r->session, &err) < 0 && !r->failed) {
-    r->failed = true;
-    fprintf(r->diag, "[zero] WARNING: %s; the session may not survive a power failure.\n",
-            err.msg);
-  }
+  if (!r->failed && zsession_sync(r->session, &err) < 0) fail(r, err.msg);
 }
 
 static void rec_emit(zsink *base, const zagent_event *ev) {
@@ -47,6 +51,9 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
       if (ev->meta && json_is_array(json_object_get(ev->meta, "images")))
         json_object_set(p, "images", json_object_get(ev->meta, "images"));
       record(r, "message", p);
+      /* The prompt is on disk before it is sent: a run never goes on with
+       * a user message the session lost. */
+      sync_to_disk(r);
       break;
     case ZAEV_ASSISTANT_MESSAGE: {
       p = json_pack("{s:s}", "role", "assistant");
@@ -59,14 +66,10 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
       /* The content, possibly a long answer, is streamed to the log rather
        * than copied into the JSON tree. */
       zerr err = ZERR_INIT;
-      if (zsession_append_text(r->session, "message", p, "content", ev->text ? ev->text : "",
-                               ev->text ? ev->len : 0, &err) < 0 && !r->failed) {
-        r->failed = true;
-        fprintf(r->diag,
-                "[zero] WARNING: could not record the session (%s); the run continues but may "
-                "not be resumable. Free disk space or check permissions of %s.\n",
-                err.msg, r->session->dir);
-      }
+      if (!r->failed && zsession_append_text(r->session, "message", p, "content",
+                                             ev->text ? ev->text : "", ev->text ? ev->len : 0,
+                                             &err) < 0)
+        fail(r, err.msg);
       json_decref(p);
       /* A model turn is complete: make it survive a power failure before any
        * tool acts on it. */
@@ -137,6 +140,11 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
 }
 
 static int rec_finish(zsink *base) { return ((recorder *)base)->failed ? -1 : 0; }
+
+static int rec_check(zsink *base, zerr *err) {
+  recorder *r = (recorder *)base;
+  return r->failed ? zerr_set(err, ZE_IO, "%s", r->why) : 0;
+}
 static void rec_destroy(zsink *base) { free(base); }
 
 zsink *zrecorder_new(zsession *session, FILE *diag) {
@@ -144,6 +152,7 @@ zsink *zrecorder_new(zsession *session, FILE *diag) {
   r->base.emit = rec_emit;
   r->base.finish = rec_finish;
   r->base.destroy = rec_destroy;
+  r->base.check = rec_check;
   r->session = session;
   r->diag = diag;
   return &r->base;

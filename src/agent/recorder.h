@@ -10,9 +10,13 @@
 #include "agent/events.h"
 #include "session/store.h"
 
-/* The recorder borrows the session. A failed append (disk full, I/O error) is
- * reported once on diag with what to do, and the run goes on; finish then
- * returns -1. */
+/* The recorder borrows the session. A user message is made durable
+ * (fdatasync) before the loop sends it, and so is each completed model turn.
+ * A failed append or sync (disk full, I/O error) is reported once on diag
+ * with what to do (diag may be NULL when the face reports the loop's error
+ * itself); from then on check (zsink.check) fails with that error, so
+ * the loop stops before sending or running anything the session would not
+ * hold, and finish returns -1. */
 zsink *zrecorder_new(zsession *session, FILE *diag);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "sandbox/shell_wrappers.h"
 
 #define MAX_DEPTH 8
 
@@ -326,133 +327,260 @@ static void classify(scanner *sc, char **argv, size_t argc) {
   }
 }
 
+/* Copies argv[0..argc) into the analysis as one command found. */
+static void record(scanner *sc, char **argv, size_t argc) {
+  zsh_cmd c = {xcalloc(argc + 1, sizeof(char *)), argc};
+  for (size_t k = 0; k < argc; k++) c.argv[k] = xstrdup(argv[k]);
+  sc->out->cmds = xrealloc(sc->out->cmds, (sc->out->ncmds + 1) * sizeof *sc->out->cmds);
+  sc->out->cmds[sc->out->ncmds++] = c;
+}
+
+static bool is_assignment(const char *w) {
+  const char *eq = strchr(w, '=');
+  if (!eq || eq == w || !(isalpha((unsigned char)w[0]) || w[0] == '_')) return false;
+  for (const char *p = w; p < eq; p++)
+    if (!isalnum((unsigned char)*p) && *p != '_') return false;
+  return true;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix) {
+  size_t k = strlen(suffix);
+  return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+/* NAME=VALUE before a command (or after env/sudo): variables that name a
+ * program the command runs through a shell (GIT_EDITOR, PAGER, *_COMMAND)
+ * have their value analyzed as a command line; variables that make any
+ * program load code (LD_PRELOAD, BASH_ENV, GIT_CONFIG_*) are too complex. */
+static void check_assignment(scanner *sc, const char *w) {
+  static const char *const loaders[] = {"LD_PRELOAD", "LD_AUDIT", "BASH_ENV", "ENV",
+                                        "NODE_OPTIONS", "PERL5OPT", "RUBYOPT", "PROMPT_COMMAND",
+                                        "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+                                        "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
+                                        "GIT_CONFIG_SYSTEM", NULL};
+  static const char *const runners[] = {"EDITOR", "VISUAL", "PAGER", "MANPAGER", "GIT_SSH",
+                                        "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS",
+                                        "SUDO_ASKPASS", NULL};
+  const char *eq = strchr(w, '=');
+  size_t n = (size_t)(eq - w);
+  char name[64];
+  if (n >= sizeof name) return;
+  memcpy(name, w, n);
+  name[n] = '\0';
+  char why[200];
+  if (in(name, loaders) || !strncmp(name, "GIT_CONFIG_KEY_", 15) ||
+      !strncmp(name, "GIT_CONFIG_VALUE_", 17)) {
+    snprintf(why, sizeof why, "%s makes the command load or run other code", name);
+    too_complex(sc, why);
+  } else if (in(name, runners) || ends_with(name, n, "_COMMAND") || ends_with(name, n, "_EDITOR") ||
+             ends_with(name, n, "_PAGER")) {
+    sub_analyze(sc, eq + 1, strlen(eq + 1)); /* the program runs `sh -c "$VALUE …"` */
+  }
+}
+
+/* A command word the shell expands before running it: a substitution, a
+ * glob (`/bin/r?`) or a brace list (`{rm,-rf,x}`); what runs is only known
+ * when it runs. */
+static bool name_is_expanded(const char *w) {
+  if (strchr(w, '$') || strchr(w, '`')) return true;
+  if (!strcmp(w, "[") || !strcmp(w, "[[")) return false;
+  if (strpbrk(w, "*?[")) return true;
+  const char *brace = strchr(w, '{');
+  return brace && (strchr(brace, ',') || strstr(brace, ".."));
+}
+
+static bool is_shell_name(const char *name) {
+  static const char *const shells[] = {"bash", "sh", "dash", "zsh", "ksh", "ash", "fish",
+                                       "mksh", "yash", "posh", "tcsh", "csh", NULL};
+  return in(name, shells);
+}
+
+/* A shell with no script: interactive, unless a pipe or here-document feeds
+ * it commands (which are not checked) or it reads a file. */
+static void bare_shell(scanner *sc, const char *name) {
+  char why[200];
+  if (sc->piped_in || sc->heredoc_in) {
+    snprintf(why, sizeof why, "%s reads its commands from %s, which are not checked", name,
+             sc->piped_in ? "a pipe" : "a here-document");
+    too_complex(sc, why);
+  } else if (!sc->file_in) {
+    snprintf(why, sizeof why, "%s without a script starts an interactive shell", name);
+    flag(sc->out, ZSH_INTERACTIVE, why);
+  }
+}
+
+/* `bash|sh|… [options] [-c SCRIPT | FILE]`: the script is analyzed. */
+static void shell_command(scanner *sc, char **argv, size_t argc) {
+  const char *name = base_name(argv[0]);
+  size_t j = 1;
+  bool dash_c = false;
+  while (j < argc && (argv[j][0] == '-' || argv[j][0] == '+')) {
+    const char *x = argv[j];
+    if (!strcmp(x, "--")) { j++; break; }
+    if (!strcmp(x, "-o") || !strcmp(x, "+o") || !strcmp(x, "-O") || !strcmp(x, "+O") ||
+        !strcmp(x, "--rcfile") || !strcmp(x, "--init-file")) { j += 2; continue; }
+    if (x[0] == '-' && x[1] != '-' && strchr(x, 'c')) dash_c = true;
+    j++;
+  }
+  if (dash_c && j < argc) sub_analyze(sc, argv[j], strlen(argv[j]));
+  if (!dash_c && j >= argc) bare_shell(sc, name);
+  record(sc, argv, argc);
+}
+
+/* `trap [-lp] [--] ACTION SIGNAL…`: the action runs as a command line. */
+static void trap_command(scanner *sc, char **argv, size_t argc) {
+  size_t j = 1;
+  while (j < argc && argv[j][0] == '-' && argv[j][1]) {
+    if (!strcmp(argv[j++], "--")) break;
+  }
+  if (j + 1 < argc && strcmp(argv[j], "-")) sub_analyze(sc, argv[j], strlen(argv[j]));
+  record(sc, argv, argc);
+}
+
+/* Under xargs the command gets words from stdin (appended, or in place of
+ * the -I string): only commands that cannot run code or delete trees with
+ * any arguments stay clean; rm is destructive; the rest is too complex. */
+static void check_input_args(scanner *sc, char **argv, size_t argc, const char *replace) {
+  static const char *const safe[] = {"echo", "printf", "cat", "head", "tail", "wc", "grep",
+                                     "egrep", "fgrep", "rg", "ls", "stat", "file", "sort",
+                                     "uniq", "du", "md5sum", "sha1sum", "sha256sum", "basename",
+                                     "dirname", "realpath", "readlink", "diff", "cmp", "cp",
+                                     "mv", "mkdir", "touch", "ln", "chmod", "test", "[", NULL};
+  const char *name = base_name(argv[0]);
+  bool fed = !replace;
+  for (size_t k = 0; replace && k < argc; k++)
+    if (strstr(argv[k], replace)) fed = true;
+  if (!fed) return;
+  /* `… | xargs sed -i 's/a/b/'`: the script is on the line, input only adds
+   * the files (sed alone is not judged either) */
+  if (!strcmp(name, "sed") && argc >= 2 && !replace) return;
+  char why[200];
+  if (replace && strstr(argv[0], replace)) {
+    snprintf(why, sizeof why, "xargs: the command name %.100s comes from input", argv[0]);
+    too_complex(sc, why);
+  } else if (!strcmp(name, "rm")) {
+    flag(sc->out, ZSH_DESTRUCTIVE, "xargs rm: deletes whatever its input names");
+  } else if (!in(name, safe)) {
+    snprintf(why, sizeof why, "xargs gives its input to %.100s as arguments, which are not checked",
+             name);
+    too_complex(sc, why);
+  }
+}
+
+/* Runs a wrapper's own command strings (su -c, flock -c, watch 'cmd') and
+ * flags what the wrapper itself does; returns true when nothing more runs
+ * after it (the caller stops), false when argv[wr->cmd] is the next command. */
+static bool wrapper_effects(scanner *sc, char **argv, size_t argc, const zsh_wrapped *wr,
+                            bool input_args) {
+  const char *name = base_name(argv[0]);
+  char why[200];
+  if (wr->why[0]) {
+    too_complex(sc, wr->why);
+    record(sc, argv, argc);
+    return true;
+  }
+  for (size_t k = 1; k < wr->cmd && k < argc; k++)
+    if (is_assignment(argv[k])) check_assignment(sc, argv[k]);
+  if (wr->script) sub_analyze(sc, wr->script, strlen(wr->script));
+  if (wr->opens_editor) {
+    snprintf(why, sizeof why, "%s opens an editor: stdin is empty, so it would wait or fail", name);
+    flag(sc->out, ZSH_INTERACTIVE, why);
+  }
+  if (wr->takes_terminal) {
+    snprintf(why, sizeof why, "%s is interactive: stdin is empty, so it would wait or fail", name);
+    flag(sc->out, ZSH_INTERACTIVE, why);
+  }
+  if (wr->runs_nothing) return true;
+  if (wr->cmd < argc && wr->joins_args) {
+    zbuf line = ZBUF_INIT; /* watch/sg run their words joined, through sh -c */
+    for (size_t k = wr->cmd; k < argc; k++) {
+      if (k > wr->cmd) zbuf_addch(&line, ' ');
+      zbuf_addstr(&line, argv[k]);
+    }
+    sub_analyze(sc, line.data, line.len);
+    zbuf_release(&line);
+    record(sc, argv, argc);
+    return true;
+  }
+  if (wr->cmd >= argc) {
+    if (input_args && !wr->input_args) {
+      snprintf(why, sizeof why, "xargs %s: the command it runs comes from input", name);
+      too_complex(sc, why);
+    }
+    if (wr->bare_shell) bare_shell(sc, name);
+    if (!wr->input_args) record(sc, argv, argc); /* plain `env` prints the environment */
+    return true;
+  }
+  return false;
+}
+
 /* Unwraps wrappers and records the command(s) a simple command runs. */
 static void finish_command(scanner *sc, char **argv, size_t argc) {
   size_t i = 0;
   /* Leading assignments: NAME=value (values were already scanned). */
-  while (i < argc) {
-    const char *w = argv[i];
-    const char *eq = strchr(w, '=');
-    bool assign = eq && eq != w && (isalpha((unsigned char)w[0]) || w[0] == '_');
-    for (const char *p = w; assign && p < eq; p++)
-      if (!isalnum((unsigned char)*p) && *p != '_') assign = false;
-    if (!assign) break;
-    i++;
-  }
+  while (i < argc && is_assignment(argv[i])) check_assignment(sc, argv[i++]);
   static const char *const skip_reserved[] = {"if", "then", "else", "elif", "fi", "do", "done",
-                                              "while", "until", "!", "{", "}", "time", NULL};
+                                              "while", "until", "!", "{", "}", NULL};
+  /* Builtins that change what a later command name runs. */
+  static const char *const renamers[] = {"alias", "hash", "enable", "coproc", NULL};
+  bool input_args = false; /* under xargs: the command gets words from stdin */
+  const char *replace = NULL;
   for (int guard = 0; i < argc && guard < 32; guard++) {
     const char *w = argv[i];
     const char *name = base_name(w);
+    char why[200];
     if (in(w, skip_reserved)) {
       i++;
-      if (!strcmp(w, "time") && i < argc && !strcmp(argv[i], "-p")) i++;
       continue;
     }
-    if (!strcmp(w, "for") || !strcmp(w, "select") || !strcmp(w, "in") || !strcmp(w, "esac") ||
-        !strcmp(w, "function"))
+    if (!strcmp(w, "for") || !strcmp(w, "select") || !strcmp(w, "in") || !strcmp(w, "esac"))
       return; /* a loop header or the end of a compound: no command here */
-    if (!strcmp(w, "case")) {
-      too_complex(sc, "case statements are not analyzed");
+    if (!strcmp(w, "case") || !strcmp(w, "function")) {
+      too_complex(sc, !strcmp(w, "case") ? "case statements are not analyzed"
+                                         : "function definitions are not analyzed");
       return;
     }
     if (!strcmp(name, "eval")) {
       too_complex(sc, "eval runs text as code");
       return;
     }
-    if (!strcmp(name, "sudo") || !strcmp(name, "doas")) {
-      static const char *const v[] = {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", NULL};
-      i = first_operand(argv, argc, i + 1, v);
-      continue;
-    }
-    if (!strcmp(name, "env")) {
-      size_t j = i + 1;
-      while (j < argc) {
-        const char *x = argv[j];
-        if (!strcmp(x, "-u") || !strcmp(x, "-C") || !strcmp(x, "--unset") || !strcmp(x, "--chdir")) j += 2;
-        else if (!strcmp(x, "-S") || !strncmp(x, "--split-string", 14)) {
-          too_complex(sc, "env -S splits a string into a command");
-          return;
-        } else if (x[0] == '-' || strchr(x, '=')) j++;
-        else break;
-      }
-      if (j >= argc) break; /* plain `env`: prints the environment */
-      i = j;
-      continue;
-    }
-    if (!strcmp(name, "nice") || !strcmp(name, "ionice") || !strcmp(name, "stdbuf") ||
-        !strcmp(name, "nohup") || !strcmp(name, "command") || !strcmp(name, "exec") ||
-        !strcmp(name, "chrt") || !strcmp(name, "setsid") || !strcmp(name, "unbuffer")) {
-      if (!strcmp(name, "command") && i + 1 < argc &&
-          (!strcmp(argv[i + 1], "-v") || !strcmp(argv[i + 1], "-V")))
-        return; /* only looks a name up */
-      static const char *const v[] = {"-n", "-c", "-t", "-i", "-o", "-e", "-a", NULL};
-      i = first_operand(argv, argc, i + 1, v);
-      if (!strcmp(name, "chrt") && i < argc) i++; /* priority */
-      continue;
-    }
-    if (!strcmp(name, "timeout")) {
-      static const char *const v[] = {"-s", "-k", "--signal", "--kill-after", NULL};
-      i = first_operand(argv, argc, i + 1, v);
-      if (i < argc) i++; /* the duration */
-      continue;
-    }
-    if (!strcmp(name, "busybox") && i + 1 < argc && argv[i + 1][0] != '-') {
-      i++; /* busybox APPLET ARGS: the applet is the command */
-      continue;
-    }
-    if (!strcmp(name, "xargs")) {
-      static const char *const v[] = {"-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "-i", NULL};
-      size_t j = first_operand(argv, argc, i + 1, v);
-      if (j >= argc) return; /* xargs echo */
-      i = j;
-      continue;
-    }
-    if (!strcmp(name, "bash") || !strcmp(name, "sh") || !strcmp(name, "dash") ||
-        !strcmp(name, "zsh") || !strcmp(name, "ksh") || !strcmp(name, "ash") ||
-        !strcmp(name, "fish")) {
-      size_t j = i + 1;
-      bool dash_c = false;
-      while (j < argc && (argv[j][0] == '-' || argv[j][0] == '+')) {
-        const char *x = argv[j];
-        if (!strcmp(x, "--")) { j++; break; }
-        if (!strcmp(x, "-o") || !strcmp(x, "+o") || !strcmp(x, "-O") || !strcmp(x, "+O") ||
-            !strcmp(x, "--rcfile") || !strcmp(x, "--init-file")) { j += 2; continue; }
-        if (x[0] == '-' && x[1] != '-' && strchr(x, 'c')) dash_c = true;
-        j++;
-      }
-      if (dash_c && j < argc) sub_analyze(sc, argv[j], strlen(argv[j]));
-      if (!dash_c && j >= argc && (sc->piped_in || sc->heredoc_in)) {
-        /* the script is whatever the pipe or here-document holds */
-        char why[160];
-        snprintf(why, sizeof why, "%s reads its commands from %s, which are not checked", name,
-                 sc->piped_in ? "a pipe" : "a here-document");
-        too_complex(sc, why);
-      } else if (!dash_c && j >= argc && !sc->file_in) {
-        char why[160];
-        snprintf(why, sizeof why, "%s without a script starts an interactive shell", name);
-        flag(sc->out, ZSH_INTERACTIVE, why);
-      }
-      zsh_cmd c = {xcalloc(argc - i + 1, sizeof(char *)), argc - i};
-      for (size_t k = i; k < argc; k++) c.argv[k - i] = xstrdup(argv[k]);
-      sc->out->cmds = xrealloc(sc->out->cmds, (sc->out->ncmds + 1) * sizeof *sc->out->cmds);
-      sc->out->cmds[sc->out->ncmds++] = c;
+    if (in(name, renamers)) {
+      snprintf(why, sizeof why, "%s changes what a command name runs", name);
+      too_complex(sc, why);
       return;
     }
-    break;
+    if (!strcmp(name, "trap")) {
+      trap_command(sc, argv + i, argc - i);
+      return;
+    }
+    if (is_shell_name(name)) {
+      if (input_args) {
+        snprintf(why, sizeof why, "xargs feeds its input to %s, which is not checked", name);
+        too_complex(sc, why);
+      }
+      shell_command(sc, argv + i, argc - i);
+      return;
+    }
+    zsh_wrapped wr;
+    if (!zsh_unwrap(argv + i, argc - i, &wr)) break;
+    if (wrapper_effects(sc, argv + i, argc - i, &wr, input_args)) return;
+    if (wr.input_args) {
+      input_args = true;
+      replace = wr.replace;
+    }
+    i += wr.cmd;
   }
   if (i >= argc) return;
-  if (strchr(argv[i], '$') || strchr(argv[i], '`')) {
-    /* $CMD, $(…), "$(which rm)": what runs is only known when it runs */
+  if (name_is_expanded(argv[i])) {
+    /* $CMD, $(…), "$(which rm)", /bin/r?, {rm,-rf,x}: known only when it runs */
     char why[200];
     snprintf(why, sizeof why, "the command name %.120s comes from an expansion", argv[i]);
     too_complex(sc, why);
   }
-  zsh_cmd c = {xcalloc(argc - i + 1, sizeof(char *)), argc - i};
-  for (size_t k = i; k < argc; k++) c.argv[k - i] = xstrdup(argv[k]);
-  sc->out->cmds = xrealloc(sc->out->cmds, (sc->out->ncmds + 1) * sizeof *sc->out->cmds);
-  sc->out->cmds[sc->out->ncmds++] = c;
-  classify(sc, c.argv, c.argc);
+  record(sc, argv + i, argc - i);
+  zsh_cmd *c = &sc->out->cmds[sc->out->ncmds - 1];
+  classify(sc, c->argv, c->argc);
+  if (input_args) check_input_args(sc, argv + i, argc - i, replace);
 }
 
 /* ---- the scanner -------------------------------------------------------------- */
@@ -556,6 +684,8 @@ static void analyze_into(const char *src, size_t len, int depth, bool offline, z
         else END_WORD();
         size_t j = sc.i + 1;
         bool heredoc = c == '<' && j < sc.n && src[j] == '<' && !(j + 1 < sc.n && src[j + 1] == '<');
+        /* <<< WORD: a here-string; the word is the command's input */
+        bool here_string = c == '<' && j + 1 < sc.n && src[j] == '<' && src[j + 1] == '<';
         while (j < sc.n && (src[j] == '<' || src[j] == '>' || src[j] == '&' || src[j] == '|' || src[j] == '-')) j++;
         /* >&2 and similar: the fd is the target */
         sc.i = j;
@@ -581,7 +711,8 @@ static void analyze_into(const char *src, size_t len, int depth, bool offline, z
           continue;
         }
         redirect_target = true;
-        if (c == '<') sc.file_in = true;
+        if (here_string) sc.heredoc_in = true;
+        else if (c == '<') sc.file_in = true;
         /* a target like &1 or &- was eaten above; if the next is a word, it is the target */
         if (j > 0 && src[j - 1] == '&' && j < sc.n && (isdigit((unsigned char)src[j]) || src[j] == '-')) {
           while (sc.i < sc.n && (isdigit((unsigned char)src[sc.i]) || src[sc.i] == '-')) sc.i++;

@@ -6,9 +6,10 @@
  * contents are analyzed as commands too), ${…}, pipelines, ;, &, &&, ||,
  * subshells ( … ), groups { … }, redirections (targets are not commands),
  * here-documents, leading assignments and the reserved words. Wrappers are
- * unwrapped to the command they run: sudo, env, nice, timeout, nohup, time,
- * command, exec, stdbuf, xargs, and `bash|sh|dash|zsh -c SCRIPT` (the script
- * is analyzed). Text inside quotes or in argument position never counts, so
+ * unwrapped to the command they run, their options read from a table per
+ * wrapper (sandbox/shell_wrappers.h: sudo, env, nice, timeout, stdbuf, xargs,
+ * flock, su, unshare, …), and `bash|sh|dash|zsh -c SCRIPT` (the script is
+ * analyzed); an option a wrapper's row does not know is "too complex". Text inside quotes or in argument position never counts, so
  * `git commit -m "rm -rf /"` is clean. Anything the scanner cannot follow
  * (eval, case, unterminated quotes, nesting too deep) is "too complex".
  */

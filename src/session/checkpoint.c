@@ -112,12 +112,21 @@ int zcheckpoint_before_write(void *ud, const char *tool, const char *abs_path, c
   json_t *files = json_array();
   json_array_append_new(files, file);
   json_object_set_new(p, "files", files);
-  if (zsession_append(c->s, "session_checkpoint", p, &err) < 0) {
-    if (c->diag) fprintf(c->diag, "[zero] WARNING: could not record a checkpoint: %s\n", err.msg);
-  } else if (c->notify) {
-    c->notify(c->notify_ud, c->s->sequence, tool ? tool : "", abs_path);
-  }
+  int rc_append = zsession_append(c->s, "session_checkpoint", p, &err);
   json_decref(p);
+  if (rc_append < 0) {
+    /* The snapshot is stored but the session does not point at it: the write
+     * could not be rewound, so it is refused like a failed snapshot. */
+    if (message) {
+      zbuf m = ZBUF_INIT;
+      zbuf_addf(&m, "%s: cannot record a checkpoint of %s before changing it (%s); the file was "
+                "not changed. Free disk space in the session directory, then try again.",
+                tool ? tool : "write", abs_path, err.msg);
+      *message = zbuf_detach(&m, NULL);
+    }
+    return -1;
+  }
+  if (c->notify) c->notify(c->notify_ud, c->s->sequence, tool ? tool : "", abs_path);
   return 0;
 }
 

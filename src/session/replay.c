@@ -347,6 +347,24 @@ static void replay_warn(void *ud, const char *msg) {
   if (rp->warn) rp->warn(rp->warn_ud, msg);
 }
 
+/* A history must start with a user message: a session whose first user
+ * message was never recorded (a full disk) would otherwise send one starting
+ * with the assistant, which providers reject or misread. The messages before
+ * the first user message are dropped with a warning naming why. */
+static void drop_before_first_user(replay *rp, const char *id) {
+  zconv *c = rp->conv;
+  size_t k = 0;
+  while (k < c->len && c->items[k].role != ZROLE_USER) k++;
+  if (k == 0) return;
+  for (size_t i = 0; i < k; i++) zmsg_release(&c->items[i]);
+  memmove(c->items, c->items + k, (c->len - k) * sizeof *c->items);
+  c->len -= k;
+  warnf(rp->warn, rp->warn_ud,
+        "session %s: its first user message was never recorded (was the disk full?); the %zu "
+        "message%s before the first recorded user message %s left out of the history",
+        id, k, k == 1 ? "" : "s", k == 1 ? "is" : "are");
+}
+
 int zsession_load_conv(const char *root, const char *id, zconv *out,
                        void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err) {
   return zsession_load_conv_seen(root, id, out, NULL, warn, warn_ud, err);
@@ -360,9 +378,10 @@ int zsession_load_conv_seen(const char *root, const char *id, zconv *out, json_t
   int64_t from = zsession_find_last(root, id, "session_compaction");
   int rc = zsession_for_each_event_from(root, id, from > 0 ? from : 0, replay_event, &rp,
                                         replay_warn, err);
-  if (rc == 0)
+  if (rc == 0) {
     flush_pending(&rp);
-  else
+    drop_before_first_user(&rp, id);
+  } else
     clear_pending(&rp);
   zvec_free(&rp.pending);
   return rc;

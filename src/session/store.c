@@ -233,6 +233,7 @@ zsession *zsession_create_with_id(const char *root, const char *id, const char *
   zsession *s = session_new(root, chosen);
   if ((s->lock_fd = zsession_lock_dir(s->dir, chosen, err)) < 0) {
     zsession_close(s);
+    zsession_remove_dir(dir); /* ours alone: the mkdir above claimed it */
     return NULL;
   }
   s->meta = json_object();
@@ -247,7 +248,10 @@ zsession *zsession_create_with_id(const char *root, const char *id, const char *
 
   s->events_fd = open_events(s->dir, O_CREAT | O_EXCL, err);
   if (s->events_fd < 0 || write_meta(s->dir, s->meta, true, err) < 0) {
+    /* A half-made session (a full disk) would be listed and resumed as an
+     * empty one: nothing of it stays. */
     zsession_close(s);
+    zsession_remove_dir(dir);
     return NULL;
   }
   return s;

@@ -173,7 +173,10 @@ int zsession_for_each_event_from(const char *root, const char *id, int64_t from,
  * so the history stays valid for every provider. A session_compaction event
  * replaces everything before it with its summary message and the messages
  * it kept, so loading starts at the last one (found from the end of the
- * file) and memory is bounded by the context, not by the history. */
+ * file) and memory is bounded by the context, not by the history. A history
+ * must start with a user message: messages recorded before the first user
+ * message (whose record was lost, e.g. to a full disk) are left out, with a
+ * warning through warn. */
 int zsession_load_conv(const char *root, const char *id, zconv *out,
                        void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err);
 /* zsession_load_conv, also appending to the array `seen` (when not NULL) the

@@ -136,6 +136,11 @@ typedef struct rec_event {
 typedef struct rec_sink {
   zsink base;
   ZVEC(rec_event) evs;
+  /* check fails once this many assistant messages were emitted (0 = never),
+   * or always when lost is set: a recorder on a full disk */
+  int fail_after_assistant;
+  int fail_after_call; /* … or once this many tool_call events were emitted */
+  bool lost;
 } rec_sink;
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
@@ -159,6 +164,18 @@ static void rec_emit(zsink *s, const zagent_event *ev) {
 }
 
 static int rec_finish(zsink *s) { (void)s; return 0; }
+
+static size_t count_ev(const rec_sink *r, zagent_event_kind kind);
+
+static int rec_check(zsink *s, zerr *err) {
+  rec_sink *r = (rec_sink *)s;
+  if (r->fail_after_assistant &&
+      count_ev(r, ZAEV_ASSISTANT_MESSAGE) >= (size_t)r->fail_after_assistant)
+    r->lost = true;
+  if (r->fail_after_call && count_ev(r, ZAEV_TOOL_CALL) >= (size_t)r->fail_after_call)
+    r->lost = true;
+  return r->lost ? zerr_set(err, ZE_IO, "could not record the session (disk full)") : 0;
+}
 static void rec_destroy(zsink *s) { (void)s; }
 
 /* Index of the first event of kind at or after from, or -1. */
@@ -201,6 +218,7 @@ static int setup(void **state) {
   f->sink.base.emit = rec_emit;
   f->sink.base.finish = rec_finish;
   f->sink.base.destroy = rec_destroy;
+  f->sink.base.check = rec_check;
   f->sinks[0] = &f->sink.base;
   f->agent.provider = &f->fp.base;
   f->agent.system_prompt = "you are a test";
@@ -443,7 +461,8 @@ static void test_malformed_arguments_give_error_result_and_loop_continues(void *
 }
 
 /* Read-only calls in a row run at once: each waits (up to 2 s) in the read
- * guard until another call is inside it too. */
+ * guard until another call is inside it too; rdv_max is the most calls
+ * inside the guard at one moment. */
 static pthread_mutex_t rdv_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t rdv_cv = PTHREAD_COND_INITIALIZER;
 static int rdv_inside, rdv_max;
@@ -460,6 +479,9 @@ static bool rendezvous(void *ud, const char *abs) {
   until.tv_sec += 2;
   while (rdv_max < 2 && pthread_cond_timedwait(&rdv_cv, &rdv_mu, &until) == 0) {
   }
+  /* Leaving: rdv_max counts calls inside at the same moment, so calls run
+   * one after another never reach 2. */
+  rdv_inside--;
   pthread_mutex_unlock(&rdv_mu);
   return false;
 }
@@ -579,6 +601,54 @@ static void test_cancel_before_run_is_interrupted_without_request(void **state) 
   assert_int_equal(f->err.kind, ZE_CANCELLED);
   assert_int_equal(f->fp.calls, 0);
   assert_int_equal(f->conv.len, 1);
+}
+
+/* The session lost the user's message (a full disk): nothing is sent. */
+static void test_lost_record_stops_before_the_request(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {{.evs = {TEXT("never")}}};
+  script(f, turns, 1);
+  f->sink.lost = true;
+  assert_int_equal(run(f), ZRUN_ERROR);
+  assert_int_equal(f->err.kind, ZE_IO);
+  assert_contains(f->err.msg, "could not record the session");
+  assert_int_equal(f->fp.calls, 0);
+  assert_int_equal(f->conv.len, 1);
+}
+
+/* The model's turn with a write could not be recorded: the write never runs
+ * and no further request is made. */
+static void test_lost_record_mid_turn_runs_no_tool(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"new.txt\",\"content\":\"hello\"}")}},
+      {.evs = {TEXT("written")}},
+  };
+  script(f, turns, 2);
+  f->sink.fail_after_assistant = 1;
+  assert_int_equal(run(f), ZRUN_ERROR);
+  assert_int_equal(f->err.kind, ZE_IO);
+  assert_false(ws_exists(f, "new.txt"));
+  assert_int_equal(f->fp.calls, 1);
+  assert_int_equal(count_ev(&f->sink, ZAEV_TOOL_RESULT), 0);
+}
+
+/* The call itself could not be recorded: the tool does not act. */
+static void test_unrecorded_call_is_not_run(void **state) {
+  fx *f = *state;
+  fake_turn turns[] = {
+      {.evs = {CALL("w1", "write_file", "{\"path\":\"new.txt\",\"content\":\"hello\"}")}},
+      {.evs = {TEXT("written")}},
+  };
+  script(f, turns, 2);
+  f->sink.fail_after_call = 1;
+  assert_int_equal(run(f), ZRUN_ERROR);
+  assert_false(ws_exists(f, "new.txt"));
+  assert_int_equal(f->fp.calls, 1);
+  long res = find_ev(&f->sink, ZAEV_TOOL_RESULT, 0);
+  assert_true(res >= 0);
+  assert_false(f->sink.evs.items[res].ok);
+  assert_contains(f->sink.evs.items[res].text, "not run: could not record the session");
 }
 
 static void test_cancel_while_streaming_is_interrupted_with_partial_text(void **state) {
@@ -1004,6 +1074,9 @@ int main(void) {
       T(test_two_calls_in_one_turn_each_get_a_result),
       T(test_malformed_arguments_give_error_result_and_loop_continues),
       T(test_consecutive_read_only_calls_run_in_parallel_in_order),
+      T(test_lost_record_stops_before_the_request),
+      T(test_lost_record_mid_turn_runs_no_tool),
+      T(test_unrecorded_call_is_not_run),
       T(test_unknown_tool_is_an_error_result_without_permission_events),
       T(test_session_answer_remembers_a_grant_for_the_run),
       T(test_always_answer_saves_the_grant),

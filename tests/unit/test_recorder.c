@@ -361,6 +361,34 @@ static void test_failed_append_is_reported_once(void **state) {
   assert_non_null(strstr(buf, f->session->dir));
 }
 
+/* A full disk (/dev/full: every write is ENOSPC) loses the user's message:
+ * check then fails with a clear error so the loop stops before sending it,
+ * and nothing later is appended once the disk has room again, so the
+ * session never holds an answer without the message it answers. */
+static void test_lost_user_message_stops_the_run_and_nothing_follows_it(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  assert_non_null(f->rec->check);
+  assert_int_equal(f->rec->check(f->rec, &err), 0);
+  int saved = f->session->events_fd;
+  f->session->events_fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+  assert_true(f->session->events_fd >= 0);
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "my prompt", .len = 9});
+  close(f->session->events_fd);
+  f->session->events_fd = saved; /* the disk has room again */
+  assert_int_equal(f->rec->check(f->rec, &err), -1);
+  assert_int_equal(err.kind, ZE_IO);
+  assert_non_null(strstr(err.msg, "No space left on device"));
+  assert_non_null(strstr(err.msg, "the run stops"));
+  assert_non_null(strstr(err.msg, f->session->id));
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "answer", .len = 6});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file", .arguments = "{}"});
+  assert_int_equal(f->rec->finish(f->rec), -1);
+  json_t *evs = recorded(f);
+  assert_int_equal(json_array_size(evs), 0);
+  json_decref(evs);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void) {
@@ -369,6 +397,7 @@ int main(void) {
       T(test_output_with_embedded_nul_keeps_its_length),
       T(test_recorded_run_replays_to_the_same_conversation),
       T(test_failed_append_is_reported_once),
+      T(test_lost_user_message_stops_the_run_and_nothing_follows_it),
       T(test_long_answer_is_streamed_into_one_line),
       T(test_thinking_and_signatures_survive_replay),
       T(test_user_images_survive_replay_and_compaction),

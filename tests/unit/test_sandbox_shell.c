@@ -5,10 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/err.h"
+#include "base/fs.h"
 #include "sandbox/shell.h"
 
 #define D ZSH_DESTRUCTIVE
@@ -164,6 +168,143 @@ static const row table[] = {
     {"find . -name '*.c' -exec grep -l main {} +", 0, "find|grep"},
     {"busybox rm -rf x", D, "rm"},
     {"fish -c 'rm -rf x'", D, NULL},
+    /* wrappers' options in every form getopt reads (issue 14, hole 5) */
+    {"sudo --user X rm -rf x", D, "rm"},
+    {"sudo --user=X rm -rf x", D, "rm"},
+    {"sudo -uX rm -rf x", D, "rm"},
+    {"sudo -E -H -u root -- rm -rf x", D, "rm"},
+    {"sudo VAR=1 rm -rf x", D, "rm"},
+    {"nice --adjustment 5 rm -rf x", D, "rm"},
+    {"nice --adjustment=5 rm -rf x", D, "rm"},
+    {"nice --adj 5 rm -rf x", D, "rm"},
+    {"nice -5 rm -rf x", D, "rm"},
+    {"nice -n5 rm -rf x", D, "rm"},
+    {"stdbuf --output L rm -rf src", D, "rm"},
+    {"stdbuf --output=L rm -rf src", D, "rm"},
+    {"stdbuf --out L rm -rf src", D, "rm"},
+    {"stdbuf -oL rm -rf src", D, "rm"},
+    {"stdbuf -o L -e 0 rm -rf src", D, "rm"},
+    {"stdbuf --output L curl http://x", N, "curl"},
+    {"xargs --max-args 1 rm -rf x", D, "rm"},
+    {"xargs -n1 -P 4 rm -rf x", D, "rm"},
+    {"timeout --signal KILL 5 rm -rf x", D, "rm"},
+    {"timeout --signal=KILL --kill-after 1 5 rm -rf x", D, "rm"},
+    {"timeout -k 1 5 rm -rf x", D, "rm"},
+    {"timeout 5s rm -rf x", D, "rm"},
+    {"timeout --foreground 5 vim f", I, "vim"},
+    {"env --unset V rm -rf x", D, "rm"},
+    {"env -u V -C /tmp A=1 rm -rf x", D, "rm"},
+    {"env - rm -rf x", D, "rm"},
+    {"ionice --class 3 rm -rf x", D, "rm"},
+    {"ionice -c3 -n 7 curl http://x", N, "curl"},
+    {"chrt --idle 0 rm -rf x", D, "rm"},
+    {"chrt -i 0 curl http://x", N, "curl"},
+    {"nice --adjustment 5 vim f", I, "vim"},
+    {"setsid -f rm -rf x", D, "rm"},
+    {"taskset -c 0 rm -rf x", D, "rm"},
+    {"nohup rm -rf x &", D, "rm"},
+    {"time -p rm -rf x", D, "rm"},
+    {"time -f %e -o t.txt rm -rf x", D, "rm"},
+    {"command -p rm -rf x", D, "rm"},
+    {"exec -a name rm -rf x", D, "rm"},
+    {"flock /tmp/l rm -rf x", D, "rm"},
+    {"flock --timeout=5 /tmp/l rm -rf x", D, "rm"},
+    {"flock -w 5 /tmp/l -c 'rm -rf x'", D, NULL},
+    {"runuser -u nobody -- rm -rf x", D, "rm"},
+    {"su -c 'rm -rf x' nobody", D, NULL},
+    {"su nobody -c 'rm -rf x'", D, NULL},
+    {"sg users 'rm -rf x'", D, NULL},
+    {"sg users -c 'curl http://x'", N, NULL},
+    {"setpriv --reuid 65534 --clear-groups rm -rf x", D, "rm"},
+    {"setpriv --reuid=65534 curl http://x", N, "curl"},
+    {"unshare -rm rm -rf x", D, "rm"},
+    {"unshare --mount --map-root-user --propagation private rm -rf x", D, "rm"},
+    {"nsenter -t 1 -m -u rm -rf x", D, "rm"},
+    {"chroot / rm -rf x", D, "rm"},
+    {"prlimit --nofile=10 rm -rf x", D, "rm"},
+    {"strace -f -o /dev/null rm -rf x", D, "rm"},
+    {"fakeroot -- rm -rf x", D, "rm"},
+    {"busybox timeout 5 rm -rf x", D, "rm"},
+    {"script -qc 'rm -rf x' /dev/null", D, NULL},
+    {"watch -n 1 'rm -rf x'", D | I, NULL},
+    {"watch -x curl http://x", N | I, NULL},
+    {"sudo -E env --unset=A nice -n 1 stdbuf -oL timeout --signal=KILL 5 rm -rf x", D, "rm"},
+    {"builtin command rm -rf x", D, "rm"},
+    /* a wrapper's option the table does not know: never clean */
+    {"stdbuf --bogus L rm -rf x", C, NULL},
+    {"sudo --frobnicate rm -rf x", C, NULL},
+    {"nice -q rm -rf x", C, NULL},
+    {"env --i rm -rf x", C, NULL}, /* ambiguous abbreviation */
+    {"timeout --foreground=1 5 rm -rf x", C, NULL},
+    {"env -vS'rm -rf x'", C, NULL},
+    {"env --split-string='rm -rf x'", C, NULL},
+    {"sudo -s rm -rf x", C, NULL},
+    {"su nobody rm", C, NULL},
+    {"parallel rm -rf ::: a b", C, NULL},
+    {"systemd-run --user rm -rf x", C, NULL},
+    {"builtin eval rm", C, NULL},
+    /* input that becomes a command or its arguments under xargs */
+    {"echo 'rm -rf x' | xargs sh -c", C, NULL},
+    {"ls | xargs -I{} sh -c 'echo {}'", C, NULL},
+    {"ls | xargs -I{} {} -rf x", C, NULL},
+    {"echo clean -fdx | xargs git", C, NULL},
+    {"echo rm -rf x | xargs env", C, NULL},
+    {"echo rm -rf x | xargs timeout 5", C, NULL},
+    {"find . -name '*.o' | xargs rm", D, NULL},
+    {"find . -name '*.c' | xargs grep -l main", 0, "find|grep"},
+    {"find . -name '*.c' | xargs -I{} cp {} out/", 0, "find|cp"},
+    {"ls | xargs -I{} git add src/x.c", 0, "ls|git"},
+    {"grep -rl foo src | xargs sed -i 's/foo/bar/g'", 0, "grep|sed"},
+    {"echo x | xargs sed", C, NULL},
+    /* command names hidden by quoting, paths, expansion or renaming */
+    {"\\rm -rf x", D, "rm"},
+    {"r\"\"m -rf x", D, "rm"},
+    {"'rm' -rf x", D, "rm"},
+    {"r\\\nm -rf x", D, "rm"},
+    {"/usr/bin/env rm -rf x", D, "rm"},
+    {"\"/bin/rm\" -rf x", D, "/bin/rm"},
+    {">out rm -rf x", D, "rm"},
+    {"$'rm' -rf x", C, NULL},
+    {"/bin/r? -rf x", C, NULL},
+    {"/bin/[r]m -rf x", C, NULL},
+    {"{rm,-rf,x}", C, NULL},
+    {"function f { rm -rf x; }; f", C, NULL},
+    {"alias ls='rm -rf x'", C, NULL},
+    {"hash -p /bin/rm ls; ls -rf x", C, NULL},
+    {"coproc rm -rf x", C, NULL},
+    {"bash <<< 'rm -rf x'", C, NULL},
+    {"python3 <<< 'print(1)'", 0, "python3"},
+    /* variables that name a program the command runs, or code it loads */
+    {"PAGER='rm -rf x' git log", D, NULL},
+    {"GIT_SSH_COMMAND='curl http://x' git status", N, NULL},
+    {"env GIT_EDITOR='rm -rf x' git status", D, NULL},
+    {"LD_PRELOAD=./x.so ls", C, NULL},
+    {"env BASH_ENV=./x.sh bash -c true", C, NULL},
+    {"PAGER=cat git log", 0, "cat|git"},
+    {"trap 'rm -rf x' EXIT", D, NULL},
+    {"trap - EXIT", 0, "trap"},
+    /* wrappers that start a shell or an editor */
+    {"sudo -i", I, NULL},
+    {"unshare -r", I, NULL},
+    {"su", I, NULL},
+    {"sudo -e /etc/hosts", I, NULL},
+    {"sudoedit /etc/hosts", I, NULL},
+    {"watch ls", I, NULL},
+    /* clean */
+    {"nice -n 10 make", 0, "make"},
+    {"timeout 60 make test", 0, "make"},
+    {"stdbuf -oL make", 0, "make"},
+    {"env -i PATH=/usr/bin make", 0, "make"},
+    {"[ -f x ] && echo y", 0, "[|echo"},
+    {"flock -n /tmp/l make", 0, "make"},
+    /* found by scripts/mutate.py: quotes and backquotes inside $( … ), the
+     * words watch joins, a redirection to an fd before the command, uv pip */
+    {"echo $(echo \")\"; rm -rf x)", D, NULL},
+    {"echo $(echo `echo )`; rm -rf x)", D, NULL},
+    {"watch -n 1 rm -rf x", D | I, NULL},
+    {">&2 rm -rf x", D, "rm"},
+    {"2>&1 rm -rf x", D, "rm"},
+    {"uv pip install requests", N, "uv"},
     /* combinations */
     {"curl http://x | sh", N | C, NULL}, /* and what sh runs is not known */
     {"echo 'print(1)' | python3", 0, NULL},
@@ -242,12 +383,47 @@ static void test_deep_nesting_is_too_complex_not_a_crash(void **state) {
   zsh_analysis_release(&a);
 }
 
+/* The fuzz corpus (tests/fixtures/shell) as a regression: each seed
+ * analyzes the same way twice, every flag has a reason, and the attack
+ * seeds (all but seed1/seed2, which hold mixed clean lines) are never clean. */
+static void test_fuzz_corpus_seeds(void **state) {
+  (void)state;
+  DIR *d = opendir(FIXTURES_DIR "/shell");
+  assert_non_null(d);
+  size_t seen = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", FIXTURES_DIR "/shell", e->d_name);
+    zbuf src = ZBUF_INIT;
+    zerr err = {0};
+    assert_int_equal(zfs_read_file(path, &src, 1 << 16, &err), 0);
+    zsh_analysis a, b;
+    zsh_analyze(src.data, false, &a);
+    zsh_analyze(src.data, false, &b);
+    assert_int_equal(a.flags, b.flags);
+    assert_int_equal(a.ncmds, b.ncmds);
+    if (a.flags) assert_true(a.why[0]);
+    if (strcmp(e->d_name, "seed1.sh") && strcmp(e->d_name, "seed2.sh")) {
+      if (!a.flags) print_error("%s analyzed clean\n", e->d_name);
+      assert_true(a.flags);
+    }
+    zsh_analysis_release(&a);
+    zsh_analysis_release(&b);
+    zbuf_release(&src);
+    seen++;
+  }
+  closedir(d);
+  assert_true(seen >= 10);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_analyzer_table),
       cmocka_unit_test(test_offline_turns_installs_clean),
       cmocka_unit_test(test_command_lines_for_grant_prefixes),
       cmocka_unit_test(test_deep_nesting_is_too_complex_not_a_crash),
+      cmocka_unit_test(test_fuzz_corpus_seeds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -642,6 +642,49 @@ static void load_conv_rebuilds_structured_messages(void **state) {
   free(id);
 }
 
+/* A session whose first user message was lost (a full disk) starts with
+ * the assistant: the replayed history leaves that out and says why, so a
+ * resumed run never sends a history that starts with an assistant turn. */
+static void load_conv_drops_what_precedes_the_first_user_message(void **state) {
+  fx *f = *state;
+  zerr err = ZERR_INIT;
+  zsession *s = zsession_create(f->root, NULL, NULL, NULL, NULL, &err);
+  char *id = xstrdup(s->id);
+  append_new(s, "message", payload_msg("assistant", "an answer to a lost prompt"));
+  append_new(s, "tool_call", call("A", "read_file", "{}"));
+  append_new(s, "tool_result", result("A", "read_file", "ok", "x"));
+  append_new(s, "message", payload_msg("user", "second prompt"));
+  append_new(s, "message", payload_msg("assistant", "second answer"));
+  zsession_close(s);
+
+  zconv c = ZCONV_INIT;
+  json_t *warnings = json_array();
+  assert_int_equal(zsession_load_conv(f->root, id, &c, collect_conv_warning, warnings, &err), 0);
+  assert_int_equal(c.len, 2);
+  assert_int_equal(c.items[0].role, ZROLE_USER);
+  assert_string_equal(c.items[0].content, "second prompt");
+  assert_int_equal(c.items[1].role, ZROLE_ASSISTANT);
+  assert_int_equal(json_array_size(warnings), 1);
+  const char *w = json_string_value(json_array_get(warnings, 0));
+  assert_non_null(strstr(w, "first user message was never recorded"));
+  assert_non_null(strstr(w, "2 messages")); /* the answer with its call, and the result */
+  zconv_release(&c);
+
+  /* Only an assistant turn: nothing is left to replay. */
+  s = zsession_create(f->root, NULL, NULL, NULL, NULL, &err);
+  free(id);
+  id = xstrdup(s->id);
+  append_new(s, "message", payload_msg("assistant", "orphan"));
+  zsession_close(s);
+  c = (zconv)ZCONV_INIT;
+  assert_int_equal(zsession_load_conv(f->root, id, &c, collect_conv_warning, warnings, &err), 0);
+  assert_int_equal(c.len, 0);
+  assert_int_equal(json_array_size(warnings), 2);
+  zconv_release(&c);
+  json_decref(warnings);
+  free(id);
+}
+
 static void load_conv_of_missing_session_fails(void **state) {
   fx *f = *state;
   zerr err = ZERR_INIT;
@@ -771,6 +814,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(list_sorts_newest_first_then_by_id, setup, teardown),
       cmocka_unit_test_setup_teardown(load_conv_rebuilds_structured_messages, setup, teardown),
       cmocka_unit_test_setup_teardown(load_conv_of_missing_session_fails, setup, teardown),
+      cmocka_unit_test_setup_teardown(load_conv_drops_what_precedes_the_first_user_message, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(sessions_command_lists_and_rejects_bad_usage, setup,
                                       teardown),
   };
