@@ -4,10 +4,11 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 BUILD   ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 CMAKE_FLAGS ?=
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps configure build run test test-fast test-asan install clean bench bench-quick bench-guard
+.PHONY: all deps configure build run test test-fast test-asan test-tsan fuzz-smoke lint install clean bench bench-quick bench-guard
 
 all: build
 
@@ -37,6 +38,26 @@ test-asan: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
+# The tests that run threads (the parallel walker and the tools over it, the
+# agent loop's parallel tool calls, MCP over HTTP, the search index's shards,
+# the HTTP client) under ThreadSanitizer. Only these are built: the rest are
+# single-threaded, and a TSan build is slow. A race fails the run
+# (halt_on_error); tests/tsan.supp lists verified false positives only.
+TSAN_TESTS ?= test_walk test_tools_search test_agent_loop test_mcp test_search test_http
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DZERO_TSAN=ON $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target zero $(TSAN_TESTS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  ctest --output-on-failure -j $(JOBS) -R '^unit/($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
+
+# Every fuzz target for a bounded time with clang (scripts/fuzz-smoke.sh).
+fuzz-smoke:
+	scripts/fuzz-smoke.sh
+
+# clang-tidy over the tree and clang-format over changed lines (scripts/lint.sh).
+lint:
+	scripts/lint.sh
+
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
@@ -52,4 +73,4 @@ bench-guard: deps
 	bench/lab/run --guard
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) build-fuzz build-lint

@@ -9,6 +9,8 @@ PACKAGES=(
   libcmocka-dev python3 libsqlite3-dev libpcre2-dev
   libseccomp-dev bubblewrap
   libutf8proc-dev libmd4c-dev libvterm-dev tmux
+  # The CI gates: libFuzzer (clang's runtime), clang-tidy, clang-format.
+  clang libclang-rt-14-dev clang-tidy clang-format
 )
 # Wanted by the benchmarks (ripgrep also by the search comparison tests,
 # gnuplot by the performance lab's charts); installed with the rest so one

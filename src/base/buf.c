@@ -1,6 +1,7 @@
 /* buf.c — growable byte string; see buf.h for the contract. */
 #include "base/buf.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,6 +34,7 @@ char *zbuf_detach(zbuf *b, size_t *len_out) {
 }
 
 void zbuf_grow(zbuf *b, size_t n) {
+  assert(b->len <= SIZE_MAX - 1 - n); /* catch size_t overflow of len + n + 1 */
   size_t need = b->len + n + 1;
   if (need <= b->cap) return;
   size_t nc = b->cap ? b->cap : 64;
@@ -53,12 +55,14 @@ void zbuf_setlen(zbuf *b, size_t len) {
     if (len == 0) return;
     zbuf_grow(b, len);
   }
+  assert(len < b->cap); /* setlen shortens, or grows within zbuf_grow's room */
   b->len = len;
   b->data[len] = '\0';
 }
 
 void zbuf_add(zbuf *b, const void *data, size_t n) {
   if (n == 0) return;
+  assert(data != NULL);
   zbuf_grow(b, n);
   memcpy(b->data + b->len, data, n);
   b->len += n;

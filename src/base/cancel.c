@@ -4,11 +4,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t cancel_flag;
-static volatile sig_atomic_t cancel_signo;
+/* Written by the signal handler and by any thread (zcancel_request: the TUI's
+ * UI thread cancels its worker's turn), read by all: lock-free atomics, which
+ * C11 allows in a signal handler, where volatile sig_atomic_t is safe against
+ * the handler only, a data race between threads (found by make test-tsan). */
+static atomic_int cancel_flag;
+static atomic_int cancel_signo;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs lock-free atomics");
 static int cancel_pipe[2] = {-1, -1};
 
 static void wake_pipe(void) {
@@ -21,8 +27,8 @@ static void wake_pipe(void) {
 }
 
 static void on_signal(int sig) {
-  cancel_signo = sig;
-  cancel_flag = 1;
+  atomic_store(&cancel_signo, sig);
+  atomic_store(&cancel_flag, 1);
   wake_pipe();
 }
 
@@ -41,18 +47,18 @@ int zcancel_install(void) {
   return 0;
 }
 
-bool zcancel_requested(void) { return cancel_flag != 0; }
-int zcancel_signal(void) { return cancel_signo; }
+bool zcancel_requested(void) { return atomic_load(&cancel_flag) != 0; }
+int zcancel_signal(void) { return atomic_load(&cancel_signo); }
 int zcancel_fd(void) { return cancel_pipe[0]; }
 
 void zcancel_request(void) {
-  cancel_flag = 1;
+  atomic_store(&cancel_flag, 1);
   wake_pipe();
 }
 
 void zcancel_reset(void) {
-  cancel_flag = 0;
-  cancel_signo = 0;
+  atomic_store(&cancel_flag, 0);
+  atomic_store(&cancel_signo, 0);
   if (cancel_pipe[0] >= 0) {
     char b[64];
     while (read(cancel_pipe[0], b, sizeof b) > 0) {

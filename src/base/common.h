@@ -12,6 +12,13 @@
 #include <unistd.h>
 
 #define ZARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* On a declaration whose result the caller must look at (a write that can
+ * fail, a lock that may not be taken, an append that makes data durable):
+ * ignoring the result is a warning, an error under -Werror. A caller that
+ * really has nothing to do on failure says why in a comment and tests it.
+ * (curl's WARN_UNUSED_RESULT.) */
+#define ZERO_WARN_UNUSED __attribute__((warn_unused_result))
 #define ZUNUSED(x) ((void)(x))
 
 static inline void zcleanup_freep(void *p) { free(*(void **)p); }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/common.h"
 #include "base/buf.h"
 #include "base/err.h"
 
@@ -19,19 +20,19 @@
 int zfs_read_file(const char *path, zbuf *out, size_t max_bytes, zerr *err);
 
 /* Atomically replaces path with data, created with `mode` (e.g. 0600). */
-int zfs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
-                     zerr *err);
+ZERO_WARN_UNUSED int zfs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                                      zerr *err);
 /* The same rename-based replace; with durable false it skips both fsyncs, for
  * derived data that can be rebuilt (readers see the old or the new file, but
  * after a power failure the new one may be lost or empty). */
-int zfs_write_atomic_ex(const char *path, const void *data, size_t len, mode_t mode,
-                        bool durable, zerr *err);
+ZERO_WARN_UNUSED int zfs_write_atomic_ex(const char *path, const void *data, size_t len,
+                                         mode_t mode, bool durable, zerr *err);
 
 /* mkdir -p with the given mode for every created component. */
 int zfs_mkdir_p(const char *path, mode_t mode, zerr *err);
 
 /* Writes all of buf to fd, retrying on EINTR and short writes. */
-int zfs_write_all(int fd, const void *buf, size_t len);
+ZERO_WARN_UNUSED int zfs_write_all(int fd, const void *buf, size_t len);
 
 /* fsyncs the directory containing path (for durable create / rename). */
 int zfs_fsync_parent(const char *path);
@@ -43,7 +44,7 @@ int zfs_fsync_parent(const char *path);
  * Every writer of a shared file (grants, tokens, user config) holds it while
  * it re-reads the file, changes it and writes it back, so two zero processes
  * never lose each other's change (last-writer-wins without it). */
-int zfs_lock_path(const char *path, zerr *err);
+ZERO_WARN_UNUSED int zfs_lock_path(const char *path, zerr *err);
 
 bool zfs_exists(const char *path);
 bool zfs_is_dir(const char *path);

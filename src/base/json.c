@@ -1,6 +1,7 @@
 /* json.c — helpers over jansson; see json.h. */
 #include "base/json.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "base/common.h"
@@ -173,6 +174,7 @@ static bool dump_fast(const json_t *v, zbuf *out, int depth) {
 }
 
 void zjson_dump_to(const json_t *v, zbuf *out) {
+  assert(out != NULL);
   size_t mark = out->len;
   if (v && dump_fast(v, out, 0)) return;
   zbuf_setlen(out, mark);
@@ -243,6 +245,7 @@ size_t zutf8_sanitize(zbuf *b) {
 }
 
 size_t zutf8_boundary(const char *s, size_t len) {
+  assert(s != NULL || len == 0);
   const unsigned char *p = (const unsigned char *)s;
   size_t i = len;
   /* Walk back over at most 3 continuation bytes to the lead byte. */

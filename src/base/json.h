@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "base/buf.h"
+#include "base/common.h"
 #include "base/err.h"
 
 /* Borrowed string member or NULL when absent / not a string. */
@@ -32,7 +33,8 @@ json_t *zjson_load_file(const char *path, zerr *err);
  * (zfs_write_atomic) with the given mode (0600 for anything that may hold a
  * secret), creating the parent directories 0700. flags are jansson dump
  * flags added to JSON_INDENT(2). The one way zero saves a JSON file. */
-int zjson_save_file(const char *path, const json_t *doc, size_t flags, mode_t mode, zerr *err);
+ZERO_WARN_UNUSED int zjson_save_file(const char *path, const json_t *doc, size_t flags, mode_t mode,
+                                     zerr *err);
 
 /* A change made to a JSON file under its lock: gets the current document
  * (an empty object when the file does not exist; may replace *doc, freeing
@@ -45,8 +47,8 @@ typedef int (*zjson_update_fn)(json_t **doc, void *ud, zerr *err);
  * saves with zjson_save_file(flags, mode) when fn returns 0. Returns fn's
  * result (0 saved, 1 unchanged) or -1 with err set (a file that is not valid
  * JSON is an error naming it, never overwritten). */
-int zjson_update_file(const char *path, size_t flags, mode_t mode, zjson_update_fn fn, void *ud,
-                      zerr *err);
+ZERO_WARN_UNUSED int zjson_update_file(const char *path, size_t flags, mode_t mode,
+                                       zjson_update_fn fn, void *ud, zerr *err);
 
 /* Appends the compact serialization (no newlines, key order kept) to out. */
 /* Appends s (n bytes) JSON-escaped as jansson's dump escapes it, without

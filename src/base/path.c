@@ -1,6 +1,7 @@
 /* path.c — lexical path helpers; see path.h. */
 #include "base/path.h"
 
+#include <assert.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "base/common.h"
 
 char *zpath_join(const char *a, const char *b) {
+  assert(a != NULL && b != NULL);
   if (b[0] == '/') return xstrdup(b);
   zbuf out = ZBUF_INIT;
   zbuf_addstr(&out, a);
@@ -57,6 +59,7 @@ char *zpath_absolute(const char *p, const char *base) {
 }
 
 bool zpath_is_within(const char *root, const char *path) {
+  assert(root[0] != '\0'); /* "" would contain every path that starts with "/" */
   size_t n = strlen(root);
   if (n == 1 && root[0] == '/') return path[0] == '/';
   if (strncmp(root, path, n) != 0) return false;

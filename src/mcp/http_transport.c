@@ -298,8 +298,11 @@ static int first_pause(long server_retry_ms) {
     return server_retry_ms > ZMCP_STREAM_MAX_DELAY_MS ? ZMCP_STREAM_MAX_DELAY_MS
                                                       : (int)server_retry_ms;
   const char *env = getenv("ZERO_MCP_STREAM_RETRY_MS");
-  int ms = env && *env ? atoi(env) : 0;
-  return ms > 0 ? ms : ZMCP_STREAM_FIRST_DELAY_MS;
+  char *end = NULL;
+  long ms = env && *env ? strtol(env, &end, 10) : 0;
+  if (end && *end) ms = 0;  /* not a number: the default */
+  if (ms > ZMCP_STREAM_MAX_DELAY_MS) ms = ZMCP_STREAM_MAX_DELAY_MS;
+  return ms > 0 ? (int)ms : ZMCP_STREAM_FIRST_DELAY_MS;
 }
 
 static int next_pause(int delay) {

@@ -308,6 +308,16 @@ char **zoauth_as_md_urls(const char *issuer) {
 
 /* ---- tokens ---------------------------------------------------------------------- */
 
+/* The absolute expiry for an "expires_in" a server sent as a string of
+ * seconds ("3600"); 0 (unknown) when it is not a positive number. */
+static int64_t expiry_from_string(int64_t now, const char *s) {
+  char *end = NULL;
+  errno = 0;
+  long long secs = strtoll(s, &end, 10);
+  if (end == s || *end || errno || secs <= 0) return 0;
+  return now + (int64_t)secs;
+}
+
 static void set_str(char **dst, const char *v) {
   if (!v) return;
   free(*dst);
@@ -341,10 +351,8 @@ int zoauth_parse_token_response(const char *json, size_t len, int64_t now, zoaut
   json_t *exp = json_object_get(doc, "expires_in");
   if (json_is_number(exp) && json_number_value(exp) > 0)
     t->expires_at = now + (int64_t)json_number_value(exp);
-  else if (json_is_string(exp) && atol(json_string_value(exp)) > 0)
-    t->expires_at = now + atol(json_string_value(exp));
   else
-    t->expires_at = 0;
+    t->expires_at = json_is_string(exp) ? expiry_from_string(now, json_string_value(exp)) : 0;
   json_decref(doc);
   return 0;
 }
@@ -776,6 +784,7 @@ static int discover_issuer(login *l, zerr *err) {
   cleanup_free char *fallback_issuer = NULL;
   const char *issuer = oc->issuer_url;
   if (!issuer && l->have_prm) issuer = l->prm.authorization_servers[0];
+  /* NOLINTNEXTLINE(clang-analyzer-deadcode.DeadStores): cleanup_free reads it */
   if (!issuer) issuer = fallback_issuer = zoauth_origin(l->cfg->url);
   if (zoauth_check_credential_url("issuer", issuer, l->cfg->name, err) < 0) return -1;
   char **urls = zoauth_as_md_urls(issuer);
@@ -929,7 +938,9 @@ static void respond(int fd, int status, const char *title, const char *text) {
             "Cache-Control: no-store\r\nConnection: close\r\n\r\n%s",
             status, status == 200 ? "OK" : status == 404 ? "Not Found" : "Bad Request", page.len,
             page.data);
-  zfs_write_all(fd, r.data, r.len);
+  if (zfs_write_all(fd, r.data, r.len) < 0) {
+    /* the browser closed the connection: the login goes on without its page */
+  }
   zbuf_release(&page);
   zbuf_release(&r);
 }

@@ -338,6 +338,16 @@ static int64_t line_sequence(const zbuf *line) {
   return n;
 }
 
+/* Cuts the bytes of a failed append back off the log (before: the length
+ * before it; < 0 when unknown). Best effort: when even that fails, the torn
+ * last line stays, and the next open() repairs it (scan_full). */
+static void cut_failed_append(int fd, off_t before) {
+  if (before < 0) return;
+  if (ftruncate(fd, before) < 0) {
+    /* nothing better to do: the caller is already reporting the failure */
+  }
+}
+
 /* Finds the last sequence and repairs a torn tail (see scan_full) reading
  * only the end of the file: resuming a 200 MB log must not read 200 MB.
  * Appends are whole lines in sequence order, so the last whole line holds
@@ -480,7 +490,7 @@ int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *
   } while (n < 0 && errno == EINTR);
   if (n != (ssize_t)line.len) {
     int saved = n < 0 ? errno : ENOSPC;
-    if (before >= 0) (void)ftruncate(s->events_fd, before);
+    cut_failed_append(s->events_fd, before);
     zbuf_release(&line);
     errno = saved;
     return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
@@ -592,7 +602,7 @@ int zsession_append_text(zsession *s, const char *type, const json_t *payload, c
   zbuf_release(&line);
   if (!ok) {
     int saved = errno ? errno : ENOSPC;
-    if (before >= 0) (void)ftruncate(s->events_fd, before);
+    cut_failed_append(s->events_fd, before);
     errno = saved;
     return zerr_errno(err, ZE_IO, "cannot append to session %s", s->id);
   }

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/common.h"
 #include "base/err.h"
 #include "provider/message.h"
 
@@ -86,15 +87,16 @@ zsession *zsession_open(const char *root, const char *id, zerr *err);
  * in-memory metadata (updatedAt, eventCount, lastEventType). The line goes out
  * in one write(), so a killed process never loses it; a failed write is cut
  * off again. It reaches the disk itself on zsession_sync / flush / close. */
-int zsession_append(zsession *s, const char *type, const json_t *payload, zerr *err);
+ZERO_WARN_UNUSED int zsession_append(zsession *s, const char *type, const json_t *payload,
+                                     zerr *err);
 /* Like zsession_append with payload + {key: text} (text: len bytes of UTF-8,
  * key: a plain ASCII name), but the text is escaped and written in 64 KiB
  * pieces instead of being copied into a JSON tree and dumped whole, so
  * recording a long answer costs no extra copy of it. The member comes last
  * in the payload. Invalid UTF-8 bytes are written as U+FFFD. A failed or
  * short write is cut off again like zsession_append's. */
-int zsession_append_text(zsession *s, const char *type, const json_t *payload, const char *key,
-                         const char *text, size_t len, zerr *err);
+ZERO_WARN_UNUSED int zsession_append_text(zsession *s, const char *type, const json_t *payload,
+                                          const char *key, const char *text, size_t len, zerr *err);
 /* fdatasyncs the events written since the last sync (none: no-op). */
 int zsession_sync(zsession *s, zerr *err);
 /* Syncs the events and rewrites metadata.json if it changed. */
@@ -104,7 +106,7 @@ int zsession_flush(zsession *s, zerr *err);
  * state such as the task state, also kept in compaction events). */
 int zsession_set_meta_deferred(zsession *s, const char *key, json_t *value, zerr *err);
 /* Sets a metadata field (value stolen) and rewrites metadata.json now. */
-int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err);
+ZERO_WARN_UNUSED int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err);
 /* Flushes the metadata (best effort) and frees the session. */
 void zsession_close(zsession *s);
 
@@ -118,7 +120,7 @@ char *zsession_latest(const char *root, const char *cwd, zerr *err);
  * the lock fd, or -1 with err: ZE_INVALID "in use by pid N" when another
  * process holds it, ZE_IO when the lock file is unsafe (symlink, hard link,
  * not a regular file). */
-int zsession_lock_dir(const char *dir, const char *id, zerr *err);
+ZERO_WARN_UNUSED int zsession_lock_dir(const char *dir, const char *id, zerr *err);
 
 /* Session kinds (metadata sessionKind): "" regular, "fork", "side", "child". */
 bool zsession_kind_resumable(const char *kind);

@@ -298,7 +298,14 @@ static char *global_excludes_path(void) {
   char *found = NULL;
   if (zfs_read_file(cfg, &text, 1u << 20, NULL) == 0) {
     bool in_core = false;
-    for (char *line = strtok(text.data, "\n"); line; line = strtok(NULL, "\n")) {
+    /* Split in place, line by line: walks run on several threads at once
+     * (parallel grep/glob/list calls), so no strtok and its hidden state. */
+    char *next = text.data;
+    while (next && *next) {
+      char *line = next;
+      char *nl = strchr(line, '\n');
+      if (nl) *nl = '\0';
+      next = nl ? nl + 1 : NULL;
       while (isspace((unsigned char)*line)) line++;
       if (*line == '[') {
         in_core = strncasecmp(line, "[core]", 6) == 0;
@@ -489,10 +496,10 @@ int zwalk(const char *root, const zwalk_opts *o, zwalk_fn fn, void *ud, zerr *er
   size_t rl = strlen(ignore_root);
   w.prefix = xstrdup(strlen(root) > rl ? root + rl + 1 : "");
   if (w.prefix[0]) {
-    char *p = xmalloc(strlen(w.prefix) + 2);
-    sprintf(p, "%s/", w.prefix);
+    zbuf p = ZBUF_INIT;
+    zbuf_addf(&p, "%s/", w.prefix);
     free(w.prefix);
-    w.prefix = p;
+    w.prefix = zbuf_detach(&p, NULL);
   }
   if (!o->no_ignore) {
     top = xcalloc(1, sizeof *top);

@@ -32,14 +32,14 @@ static char root[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!root[0]) {
-    strcpy(root, "/tmp/zero-fuzz-session-XXXXXX");
+    snprintf(root, sizeof root, "%s", "/tmp/zero-fuzz-session-XXXXXX");
     if (!mkdtemp(root)) __builtin_trap();
   }
   char *dir = zpath_join(root, "s1");
   char *events = zpath_join(dir, "events.jsonl");
   zsession_remove_dir(dir);
   mkdir(dir, 0700);
-  zfs_write_atomic_ex(events, data, size, 0600, false, NULL);
+  if (zfs_write_atomic_ex(events, data, size, 0600, false, NULL) != 0) __builtin_trap();
 
   zconv conv = ZCONV_INIT;
   zerr err = ZERR_INIT;

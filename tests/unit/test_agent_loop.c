@@ -274,8 +274,9 @@ static void script(fx *f, const fake_turn *turns, size_t n) {
 static zrun_status run(fx *f) { return zagent_run(&f->agent, &f->conv, &f->err); }
 
 static char *ws_path(fx *f, const char *rel) {
-  char *p = xmalloc(strlen(f->ws) + strlen(rel) + 2);
-  sprintf(p, "%s/%s", f->ws, rel);
+  size_t n = strlen(f->ws) + strlen(rel) + 2;
+  char *p = xmalloc(n);
+  snprintf(p, n, "%s/%s", f->ws, rel);
   return p;
 }
 

@@ -35,7 +35,7 @@ static const char *const env_vars[] = {
 
 static int setup(void **state) {
   fx *f = calloc(1, sizeof *f);
-  strcpy(f->tmp, "/tmp/zero-test-config-XXXXXX");
+  snprintf(f->tmp, sizeof f->tmp, "%s", "/tmp/zero-test-config-XXXXXX");
   assert_non_null(mkdtemp(f->tmp));
   for (size_t i = 0; i < ZARRAY_LEN(env_vars); i++) unsetenv(env_vars[i]);
   setenv("HOME", f->tmp, 1);

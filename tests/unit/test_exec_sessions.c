@@ -158,7 +158,7 @@ static void a_session_is_killed_as_a_group_with_its_grandchildren(void **state) 
   pid_t leader = zexec_proc_pid(p);
   char *t = tfx_read(f, "gc.pid");
   assert_non_null(t);
-  pid_t gc = (pid_t)atoi(t);
+  pid_t gc = (pid_t)strtol(t, NULL, 10);
   free(t);
   assert_true(gc > 1);
   assert_int_equal(getpgid(gc), leader); /* same group */

@@ -30,7 +30,7 @@ typedef struct fx {
 
 static int setup(void **state) {
   fx *f = xcalloc(1, sizeof *f);
-  strcpy(f->tmp, "/tmp/zero-test-recorder-XXXXXX");
+  snprintf(f->tmp, sizeof f->tmp, "%s", "/tmp/zero-test-recorder-XXXXXX");
   if (!mkdtemp(f->tmp)) return -1;
   setenv("HOME", f->tmp, 1);
   char *data = zpath_join(f->tmp, "data");

@@ -179,7 +179,7 @@ static char *make_dir(const char *base, const char *name, long age) {
 
 static int setup(void **state) {
   fx *f = calloc(1, sizeof *f);
-  strcpy(f->root, "/tmp/zero-rt-XXXXXX");
+  snprintf(f->root, sizeof f->root, "%s", "/tmp/zero-rt-XXXXXX");
   assert_non_null(mkdtemp(f->root));
   setenv("XDG_CACHE_HOME", f->root, 1);
   /* the workspace beside the cache dir: a cache dir inside the workspace

@@ -373,11 +373,12 @@ static void test_command_lines_for_grant_prefixes(void **state) {
 
 static void test_deep_nesting_is_too_complex_not_a_crash(void **state) {
   (void)state;
-  char buf[4096] = "";
-  for (int i = 0; i < 40; i++) strcat(buf, "$(echo ");
-  for (int i = 0; i < 40; i++) strcat(buf, ")");
+  zbuf buf = ZBUF_INIT;
+  for (int i = 0; i < 40; i++) zbuf_addstr(&buf, "$(echo ");
+  for (int i = 0; i < 40; i++) zbuf_addstr(&buf, ")");
   zsh_analysis a;
-  zsh_analyze(buf, false, &a);
+  zsh_analyze(buf.data, false, &a);
+  zbuf_release(&buf);
   assert_true(a.flags & ZSH_TOO_COMPLEX);
   zsh_analysis_release(&a);
 }

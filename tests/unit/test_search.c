@@ -115,7 +115,7 @@ typedef struct fx {
 
 static int setup(void **state) {
   fx *f = calloc(1, sizeof *f);
-  strcpy(f->tmp, "/tmp/zero-test-search-XXXXXX");
+  snprintf(f->tmp, sizeof f->tmp, "%s", "/tmp/zero-test-search-XXXXXX");
   assert_non_null(mkdtemp(f->tmp));
   f->root = zpath_join(f->tmp, "sessions");
   f->index = zpath_join(f->tmp, "index.sqlite");

@@ -34,7 +34,7 @@ typedef struct fx {
 
 static int setup(void **state) {
   fx *f = calloc(1, sizeof *f);
-  strcpy(f->tmp, "/tmp/zero-test-session-XXXXXX");
+  snprintf(f->tmp, sizeof f->tmp, "%s", "/tmp/zero-test-session-XXXXXX");
   assert_non_null(mkdtemp(f->tmp));
   setenv("HOME", f->tmp, 1);
   char *data = zpath_join(f->tmp, "data");

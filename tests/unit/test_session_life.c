@@ -30,7 +30,7 @@ typedef struct fx {
 
 static int setup(void **state) {
   fx *f = calloc(1, sizeof *f);
-  strcpy(f->tmp, "/tmp/zero-test-life-XXXXXX");
+  snprintf(f->tmp, sizeof f->tmp, "%s", "/tmp/zero-test-life-XXXXXX");
   assert_non_null(mkdtemp(f->tmp));
   f->root = zpath_join(f->tmp, "sessions");
   *state = f;
@@ -112,7 +112,7 @@ static void test_fork_copies_events_without_usage_up_to_a_point(void **state) {
   zsession *s = zsession_create(f->root, "/w", "openai", "m", "t", &err);
   append_msg(s, "user", "one");
   json_t *u = json_pack("{s:i}", "promptTokens", 5);
-  zsession_append(s, "provider_usage", u, &err);
+  assert_int_equal(zsession_append(s, "provider_usage", u, &err), 0);
   json_decref(u);
   append_msg(s, "assistant", "two");
   append_msg(s, "user", "three");
@@ -152,7 +152,7 @@ static void test_replay_starts_at_the_last_compaction(void **state) {
   zmsg_add_call(a, "c1", "read_file", "{}");
   zconv_add_tool_result(&kept, "c1", "read_file", "contents", 0);
   json_t *p = json_pack("{s:s, s:o}", "summary", "SUMMARY", "kept", zconv_to_json(&kept, 0));
-  zsession_append(s, "session_compaction", p, &err);
+  assert_int_equal(zsession_append(s, "session_compaction", p, &err), 0);
   json_decref(p);
   zconv_release(&kept);
   append_msg(s, "user", "new question");

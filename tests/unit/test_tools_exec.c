@@ -126,7 +126,7 @@ static void exec_timeout_kills_the_whole_group(void **state) {
   assert_true(zjson_bool_or(f->res.meta, "timed_out", false));
   char *pidtxt = tfx_read(f, "bg.pid");
   assert_non_null(pidtxt);
-  pid_t bg = (pid_t)atoi(pidtxt);
+  pid_t bg = (pid_t)strtol(pidtxt, NULL, 10);
   free(pidtxt);
   assert_true(bg > 1);
   bool dead = false;
@@ -179,7 +179,7 @@ static void exec_stops_background_jobs_holding_the_pipe(void **state) {
   assert_true(ztime_mono_ms() - t0 < 1500);
   assert_output_lacks(f, "background processes");
   char *pidtxt = tfx_read(f, "bg.pid");
-  pid_t bg = (pid_t)atoi(pidtxt);
+  pid_t bg = (pid_t)strtol(pidtxt, NULL, 10);
   free(pidtxt);
   assert_false(process_dead(bg));
   kill(bg, SIGKILL);

@@ -149,7 +149,7 @@ static void run_case(tfx *f, const char *dir, const char *name, zbuf *failures) 
     zbuf_rtrim(&want);
     if (getenv("ZERO_PATCH_BLESS")) {
       zbuf_addch(&f->res.output, '\n');
-      zfs_write_atomic(errp, f->res.output.data, f->res.output.len, 0644, NULL);
+      assert_int_equal(zfs_write_atomic(errp, f->res.output.data, f->res.output.len, 0644, NULL), 0);
     } else if (rc == 0) {
       zbuf_addf(&why, "succeeded but should fail with:\n%s\n", want.data);
     } else if (strcmp(want.data, f->res.output.data)) {

@@ -145,7 +145,8 @@ static void grep_and_glob_agree_with_ripgrep(void **state) {
     zbuf want = ZBUF_INIT;
     bool slash = strchr(globs[i], '/') != NULL;
     char *copy = xstrdup(all);
-    for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+    char *pos = NULL;
+    for (char *line = strtok_r(copy, "\n", &pos); line; line = strtok_r(NULL, "\n", &pos)) {
       const char *base = strrchr(line, '/') ? strrchr(line, '/') + 1 : line;
       if (zglob_match(globs[i], slash ? line : base, false)) zbuf_addf(&want, "%s\n", line);
     }

@@ -44,8 +44,8 @@ static int tfx_setup(void **state) {
   char *real = realpath(f->root, NULL);
   f->ws = xmalloc(strlen(real) + 4);
   f->out = xmalloc(strlen(real) + 5);
-  sprintf(f->ws, "%s/ws", real);
-  sprintf(f->out, "%s/out", real);
+  snprintf(f->ws, strlen(real) + 4, "%s/ws", real);
+  snprintf(f->out, strlen(real) + 5, "%s/out", real);
   free(real);
   mkdir(f->ws, 0755);
   mkdir(f->out, 0755);
@@ -89,8 +89,9 @@ __attribute__((unused))
 static void tfx_write(tfx *f, const char *rel, const void *data, size_t len) {
   char *p = rel[0] == '/' ? xstrdup(rel) : NULL;
   if (!p) {
-    p = xmalloc(strlen(f->ws) + strlen(rel) + 2);
-    sprintf(p, "%s/%s", f->ws, rel);
+    size_t n = strlen(f->ws) + strlen(rel) + 2;
+    p = xmalloc(n);
+    snprintf(p, n, "%s/%s", f->ws, rel);
   }
   char *dir = xstrdup(p);
   *strrchr(dir, '/') = '\0';
@@ -111,8 +112,9 @@ __attribute__((unused))
 static char *tfx_read(tfx *f, const char *rel) {
   char *p = rel[0] == '/' ? xstrdup(rel) : NULL;
   if (!p) {
-    p = xmalloc(strlen(f->ws) + strlen(rel) + 2);
-    sprintf(p, "%s/%s", f->ws, rel);
+    size_t n = strlen(f->ws) + strlen(rel) + 2;
+    p = xmalloc(n);
+    snprintf(p, n, "%s/%s", f->ws, rel);
   }
   zbuf b = ZBUF_INIT;
   int rc = zfs_read_file(p, &b, 0, NULL);
@@ -127,8 +129,9 @@ static char *tfx_read(tfx *f, const char *rel) {
 /* Path under ws; caller frees. */
 __attribute__((unused))
 static char *tfx_path(tfx *f, const char *rel) {
-  char *p = xmalloc(strlen(f->ws) + strlen(rel) + 2);
-  sprintf(p, "%s/%s", f->ws, rel);
+  size_t n = strlen(f->ws) + strlen(rel) + 2;
+  char *p = xmalloc(n);
+  snprintf(p, n, "%s/%s", f->ws, rel);
   return p;
 }
 

@@ -44,13 +44,13 @@ int tui_theme_init(tui_theme *t, const char *name, tui_depth depth) {
   memset(t, 0, sizeof *t);
   t->name = light ? "light" : "dark";
   t->depth = depth;
-  strcpy(t->reset, "\x1b[0m");
-  strcpy(t->bold, "\x1b[1m");
-  strcpy(t->dim, "\x1b[2m");
-  strcpy(t->italic, "\x1b[3m");
-  strcpy(t->underline, "\x1b[4m");
-  strcpy(t->reverse, "\x1b[7m");
-  strcpy(t->strike, "\x1b[9m");
+  snprintf(t->reset, sizeof t->reset, "%s", "\x1b[0m");
+  snprintf(t->bold, sizeof t->bold, "%s", "\x1b[1m");
+  snprintf(t->dim, sizeof t->dim, "%s", "\x1b[2m");
+  snprintf(t->italic, sizeof t->italic, "%s", "\x1b[3m");
+  snprintf(t->underline, sizeof t->underline, "%s", "\x1b[4m");
+  snprintf(t->reverse, sizeof t->reverse, "%s", "\x1b[7m");
+  snprintf(t->strike, sizeof t->strike, "%s", "\x1b[9m");
   /* dark palette / light palette */
   struct { char *dst; color3 dark, light; } roles[] = {
       {t->accent, {6, 44, 0x56b6c2}, {4, 25, 0x0b5cad}},
