@@ -3,15 +3,11 @@
 #ifndef ZERO_CLI_CLI_H
 #define ZERO_CLI_CLI_H
 
-/* Exit codes (Go zero compatible; documented in docs/exit-codes.md). */
-enum {
-  ZEXIT_SUCCESS = 0,
-  ZEXIT_INTERNAL = 1,
-  ZEXIT_USAGE = 2,
-  ZEXIT_PROVIDER = 3,   /* provider or configuration error */
-  ZEXIT_INCOMPLETE = 4, /* maxTurns reached / work unfinished */
-  ZEXIT_INTERRUPTED = 130,
-};
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/opts.h"
+#include "cli/exit_codes.h"
 
 int cmd_exec(int argc, char **argv);
 int cmd_sessions(int argc, char **argv);
@@ -32,5 +28,28 @@ int cmd_doctor(int argc, char **argv);
 int cmd_usage(int argc, char **argv);
 /* `zero` with no command (or only flags): the interactive UI (cmd_tui.c). */
 int cmd_tui(int argc, char **argv);
+/* `zero completions bash|zsh|fish` (cli/completion.c). */
+int cmd_completions(int argc, char **argv);
+
+/* `zero providers add` and `zero setup` (which makes the profile active);
+ * `help` prints that command's --help. */
+int zcli_providers_add(int argc, char **argv, bool make_active, void (*help)(FILE *out));
+
+/* Each command's flags (the table its parser, --help and shell completion
+ * read); exec's is zexec_opts in cli/exec_args.h. */
+extern const zopt_spec zcli_context_opts;
+extern const zopt_spec zcli_doctor_opts;
+extern const zopt_spec zcli_mcp_opts;
+extern const zopt_spec zcli_models_opts;
+extern const zopt_spec zcli_provider_add_opts;
+extern const zopt_spec zcli_providers_opts;
+extern const zopt_spec zcli_sandbox_opts;
+extern const zopt_spec zcli_search_opts;
+extern const zopt_spec zcli_serve_opts;
+extern const zopt_spec zcli_sessions_opts;
+extern const zopt_spec zcli_tools_opts;
+extern const zopt_spec zcli_tui_opts;
+extern const zopt_spec zcli_usage_opts;
+extern const zopt_spec zcli_version_opts;
 
 #endif

@@ -15,10 +15,26 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "config/config.h"
 #include "session/store.h"
 #include "tools/tool.h"
+
+enum { C_HELP = 1, C_JSON, C_SESSION, C_MODE };
+
+static const zopt CONTEXT_OPTS[] = {
+    {C_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print the breakdown as a JSON object", "Flags"},
+    {C_SESSION, "session", 0, ZOPT_VALUE, 0, "ID",
+     "the session to inspect instead of the latest one here", NULL},
+    {C_MODE, "mode", 0, ZOPT_VALUE, 0, "MODE",
+     "permission mode whose tools to count (ask|auto|plan|unsafe;\ndefault: auto)", NULL},
+    {C_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_context_opts = {.command = "context", .opts = CONTEXT_OPTS,
+                                     .n_opts = ZARRAY_LEN(CONTEXT_OPTS),
+                                     .unknown = "unexpected argument"};
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -29,13 +45,8 @@ static void usage(FILE *out) {
           "tool outputs, and what is left of the model's context window. The messages are\n"
           "those of the session `zero exec --resume` would continue here (or --session ID);\n"
           "with none, a new run's. Compaction starts at 70%% of the window.\n"
-          "\n"
-          "Flags:\n"
-          "  --json          print the breakdown as a JSON object\n"
-          "  --session ID    the session to inspect instead of the latest one here\n"
-          "  --mode MODE     permission mode whose tools to count (ask|auto|plan|unsafe;\n"
-          "                  default: auto)\n"
-          "  -h, --help      show this help\n");
+          "\n");
+  zopt_print_flags(out, &zcli_context_opts);
 }
 
 static bool visible(const ztool *t, void *ud) { return zperm_tool_visible(*(zperm_mode *)ud, t); }
@@ -70,34 +81,30 @@ int cmd_context(int argc, char **argv) {
   bool json = false;
   const char *sid = NULL;
   zperm_mode mode = ZPERM_AUTO;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_context_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    if (hit.id == C_HELP) {
       usage(stdout);
       return ZEXIT_SUCCESS;
-    } else if (!strcmp(a, "--json")) {
+    } else if (hit.id == C_JSON) {
       json = true;
-    } else if (!strcmp(a, "--session") || !strcmp(a, "--mode")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "zero context: %s needs a value\n\n", a);
-        usage(stderr);
-        return ZEXIT_USAGE;
-      }
-      if (!strcmp(a, "--session")) {
-        sid = argv[++i];
-      } else {
-        zerr e = ZERR_INIT;
-        if (zperm_mode_parse(argv[++i], &mode, &e) < 0) {
-          fprintf(stderr, "zero context: %s\n\n", e.msg);
-          usage(stderr);
-          return ZEXIT_USAGE;
-        }
-      }
+    } else if (hit.id == C_SESSION) {
+      sid = hit.value;
+    } else if (hit.id == C_MODE) {
+      if (zperm_mode_parse(hit.value, &mode, &perr) < 0) break;
     } else {
-      fprintf(stderr, "zero context: unexpected argument \"%s\"\n\n", a);
-      usage(stderr);
-      return ZEXIT_USAGE;
+      zerr_set(&perr, ZE_USAGE, "unexpected argument \"%s\"", hit.value);
+      break;
     }
+  }
+  if (perr.kind != ZE_OK) {
+    fprintf(stderr, "zero context: %s\n\n", perr.msg);
+    usage(stderr);
+    return ZEXIT_USAGE;
   }
 
   cleanup_free char *cwd = getcwd(NULL, 0);
@@ -125,7 +132,7 @@ int cmd_context(int argc, char **argv) {
   }
   if (sid && zsession_load_conv(root, sid, &conv, NULL, NULL, &err) < 0) {
     fprintf(stderr, "zero context: %s\n", err.msg);
-    rc = err.kind == ZE_USAGE || err.kind == ZE_NOT_FOUND ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+    rc = err.kind == ZE_NOT_FOUND ? ZEXIT_USAGE : zexit_for_error(err.kind);
     goto out;
   }
 

@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "sandbox/sandbox.h"
 #include "cli/provider_opts.h"
@@ -108,31 +109,60 @@ static void check_endpoint(doctor *d, const zresolved_provider *rp, const zprov_
   zbuf_release(&auth);
 }
 
+enum { D_HELP = 1, D_JSON, D_CONNECTIVITY };
+
+static const zopt DOCTOR_OPTS[] = {
+    {D_CONNECTIVITY, "connectivity", 0, ZOPT_FLAG, 0, NULL,
+     "also send one cheap request to the endpoint", "Flags"},
+    {D_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print {ok, checks:[{check, status, detail, next}]}",
+     NULL},
+    {D_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_doctor_opts = {.command = "doctor", .opts = DOCTOR_OPTS,
+                                    .n_opts = ZARRAY_LEN(DOCTOR_OPTS),
+                                    .unknown = "unknown argument",
+                                    .see = " (see zero doctor --help)"};
+
+static void doctor_usage(FILE *out) {
+  fputs("Usage: zero doctor [--connectivity] [--json]\n\n"
+        "Checks the config files, the active provider, its key and model, and with\n"
+        "--connectivity the endpoint itself (one cheap authenticated request).\n"
+        "Exit status 3 when a check fails.\n\n",
+        out);
+  zopt_print_flags(out, &zcli_doctor_opts);
+  fputs("\nExamples:\n"
+        "  zero doctor\n"
+        "  zero doctor --connectivity --json\n",
+        out);
+}
+
 int cmd_doctor(int argc, char **argv) {
   doctor d = {json_array(), false, false};
   bool connectivity = false;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) d.json = true;
-    else if (!strcmp(argv[i], "--connectivity")) connectivity = true;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      printf("Usage: zero doctor [--connectivity] [--json]\n\n"
-             "Checks the config files, the active provider, its key and model, and with\n"
-             "--connectivity the endpoint itself (one cheap authenticated request).\n"
-             "Exit status 3 when a check fails.\n\n"
-             "Flags:\n"
-             "  --connectivity   also send one cheap request to the endpoint\n"
-             "  --json           print {ok, checks:[{check, status, detail, next}]}\n"
-             "  -h, --help       show this help\n\n"
-             "Examples:\n"
-             "  zero doctor\n"
-             "  zero doctor --connectivity --json\n");
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_doctor_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    if (hit.id == D_JSON) {
+      d.json = true;
+    } else if (hit.id == D_CONNECTIVITY) {
+      connectivity = true;
+    } else if (hit.id == D_HELP) {
+      doctor_usage(stdout);
       json_decref(d.rows);
       return ZEXIT_SUCCESS;
     } else {
-      fprintf(stderr, "zero doctor: unknown argument \"%s\" (see zero doctor --help)\n", argv[i]);
-      json_decref(d.rows);
-      return ZEXIT_USAGE;
+      zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\" (see zero doctor --help)", hit.value);
+      break;
     }
+  }
+  if (perr.kind != ZE_OK) {
+    fprintf(stderr, "zero doctor: %s\n", perr.msg);
+    json_decref(d.rows);
+    return ZEXIT_USAGE;
   }
   zerr err = ZERR_INIT;
   zconfig cfg;

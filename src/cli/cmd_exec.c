@@ -37,54 +37,26 @@
 #include "ui/input.h"
 #include "ui/output.h"
 
-static const char EXEC_USAGE[] =
-    "Usage: zero exec [flags] [prompt words…]\n"
-    "\n"
-    "Runs one task without the interactive UI and exits with a code meant for CI.\n"
-    "\n"
-    "Input and output:\n"
-    "  -p, --prompt TEXT           prompt text (also: positional words, or piped stdin)\n"
-    "  -f, --file PATH             read the prompt from a file (appended after the words)\n"
-    "  -i, --input-format FMT      text (default) | stream-json (JSON lines on stdin)\n"
-    "  -o, --output-format FMT     text (default) | json | stream-json\n"
-    "      --image PATH            attach a PNG/JPEG/GIF/WebP image to the prompt (repeatable)\n"
-    "      --list-tools            list the tools the model would see, then exit\n"
-    "Model:\n"
-    "  -m, --model NAME            model to use (overrides config and OPENAI_MODEL)\n"
-    "      --provider NAME         provider profile (overrides ZERO_PROVIDER)\n"
-    "      --max-turns N           model requests allowed (default maxTurns, 80)\n"
-    "  -r, --reasoning-effort L    minimal | low | medium | high (the model's levels)\n"
-    "Sessions:\n"
-    "      --resume [ID]           continue a session (default: the latest in this directory)\n"
-    "      --resume-latest         continue the latest session in this directory\n"
-    "      --fork ID               continue a copy of session ID (the original is untouched)\n"
-    "      --session-title TEXT    title stored with a new session\n"
-    "      --init-session-id ID    id of the new session (letters, digits, _ and -)\n"
-    "Workspace and permissions:\n"
-    "  -C, --cwd DIR               workspace directory (default: current directory)\n"
-    "      --add-dir DIR           another directory the tools may write (repeatable)\n"
-    "      --permission-mode MODE  ask | auto (default) | unsafe | plan (read-only)\n"
-    "      --plan                  the same as --permission-mode plan\n"
-    "      --auto LEVEL            low (default) | medium (network commands get the network)\n"
-    "                              | high (= unsafe: no checks, no sandbox)\n"
-    "      --skip-permissions-unsafe  allow every tool call without checks\n"
-    "      --offline               no network: package installs run from caches; network\n"
-    "                              commands and escalations are denied\n"
-    "      --enabled-tools LIST    only these built-in tools (comma or space separated)\n"
-    "      --disabled-tools LIST   turn these built-in tools off\n"
-    "      --no-notify, --no-completion-gate, --profile P\n"
-    "                              Go zero's flags, accepted for its scripts (no effect)\n"
-    "  -h, --help                  this help\n"
-    "\n"
-    "Exit codes: 0 success, 1 internal error, 2 usage error, 3 provider or config error,\n"
-    "4 incomplete (maxTurns reached), 130 interrupted.\n"
-    "\n"
-    "Examples:\n"
-    "  zero exec \"explain what src/main.c does\"\n"
-    "  zero exec -o stream-json \"add a --verbose flag to the CLI\"\n"
-    "  zero exec --resume \"now add a test for it\"\n"
-    "  echo '{\"schemaVersion\":2,\"type\":\"prompt\",\"content\":\"list the files\"}' | \\\n"
-    "    zero exec -i stream-json -o json\n";
+/* `zero exec --help`: the flags come from the parser's table (exec_args.c). */
+static void exec_usage(FILE *out) {
+  fputs("Usage: zero exec [flags] [prompt words…]\n"
+        "\n"
+        "Runs one task without the interactive UI and exits with a code meant for CI.\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zexec_opts);
+  fputs("\n"
+        "Exit codes: 0 success, 1 internal error, 2 usage error, 3 provider or config error,\n"
+        "4 incomplete (maxTurns reached), 130 interrupted.\n"
+        "\n"
+        "Examples:\n"
+        "  zero exec \"explain what src/main.c does\"\n"
+        "  zero exec -o stream-json \"add a --verbose flag to the CLI\"\n"
+        "  zero exec --resume \"now add a test for it\"\n"
+        "  echo '{\"schemaVersion\":2,\"type\":\"prompt\",\"content\":\"list the files\"}' | \\\n"
+        "    zero exec -i stream-json -o json\n",
+        out);
+}
 
 static char *g_session_root; /* for the --resume id check during parsing */
 static char g_prompt_note[200]; /* a warning about the prompt, said after run_start */
@@ -106,17 +78,6 @@ typedef struct exec_run {
 
 static void emit(exec_run *r, const zagent_event *ev) {
   for (size_t i = 0; i < r->nsinks; i++) r->sinks[i]->emit(r->sinks[i], ev);
-}
-
-static int code_for(zerr_kind kind) {
-  switch (kind) {
-    case ZE_USAGE: return ZEXIT_USAGE;
-    case ZE_CONFIG:
-    case ZE_PROVIDER:
-    case ZE_TIMEOUT: return ZEXIT_PROVIDER;
-    case ZE_CANCELLED: return ZEXIT_INTERRUPTED;
-    default: return ZEXIT_INTERNAL;
-  }
 }
 
 static const char *error_code_name(int exit_code) {
@@ -344,14 +305,17 @@ int cmd_exec(int argc, char **argv) {
   g_session_root = zsession_root();
   int parsed = zexec_args_parse(argc, argv, &a, session_exists, &err);
   if (parsed < 0) {
-    if (a.output == ZOUT_TEXT) fprintf(stderr, "[zero] %s\n\n%s", err.msg, EXEC_USAGE);
+    if (a.output == ZOUT_TEXT) {
+      fprintf(stderr, "[zero] %s\n\n", err.msg);
+      exec_usage(stderr);
+    }
     int rc = a.output == ZOUT_TEXT ? ZEXIT_USAGE : early_error(a.output, ZEXIT_USAGE, err.msg);
     zexec_args_release(&a);
     free(g_session_root);
     return rc;
   }
   if (a.help) {
-    fputs(EXEC_USAGE, stdout);
+    exec_usage(stdout);
     zexec_args_release(&a);
     free(g_session_root);
     return ZEXIT_SUCCESS;
@@ -383,12 +347,12 @@ int cmd_exec(int argc, char **argv) {
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
       zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
       read_images(&a, images, &err) < 0) {
-    exit_code = early_error(a.output, code_for(err.kind), err.msg);
+    exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
   zconfig_flags flags = {.provider = a.provider, .model = a.model, .max_turns = a.max_turns};
   if (zrun_setup_provider(&rs, &flags, &err) < 0) {
-    exit_code = early_error(a.output, code_for(err.kind), err.msg);
+    exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
 
@@ -403,7 +367,7 @@ int cmd_exec(int argc, char **argv) {
                              &conv, warn_to_stderr, NULL, &err);
   }
   if (srv < 0) {
-    exit_code = early_error(a.output, code_for(err.kind), err.msg);
+    exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
 
@@ -503,7 +467,7 @@ int cmd_exec(int argc, char **argv) {
       exit_code = finish_with_error(&run, ZEXIT_INTERRUPTED, "run cancelled by signal", true);
       break;
     case ZRUN_ERROR:
-      exit_code = finish_with_error(&run, code_for(err.kind), err.msg, err.retryable);
+      exit_code = finish_with_error(&run, zexit_for_error(err.kind), err.msg, err.retryable);
       break;
   }
 finish:

@@ -1,40 +1,60 @@
-/* cmd_help.c — `zero --help` and first-run guidance. */
+/* cmd_help.c — `zero --help` (the command table's summaries) and first-run
+ * guidance; `zero help <command>` is `zero <command> --help`. */
 #include <stdio.h>
+#include <string.h>
 
+#include "base/buf.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
+
+/* One line of the command list: the synopsis, and the summary at column 36
+ * (on a line of its own when the synopsis is longer). */
+static void command_line(const char *synopsis, const char *summary) {
+  enum { COL = 36 };
+  if (strlen(synopsis) + 3 > COL) printf("  %s\n%*s%s\n", synopsis, COL, "", summary);
+  else printf("  %-*s%s\n", COL - 2, synopsis, summary);
+}
 
 int cmd_help(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  printf(
-      "zero — a terminal coding agent you own.\n"
-      "\n"
-      "Usage:\n"
-      "  zero [flags]                      the interactive terminal UI (see zero -h)\n"
-      "  zero exec [flags] \"prompt\"       run one task headless (text, json, stream-json)\n"
-      "  zero sessions [list|show|tree|lineage] [--json]\n"
-      "                                    saved sessions and their forks\n"
-      "  zero search|find <words> [--json] search every saved session\n"
-      "  zero context [--json]             what the next request holds, against the window\n"
-      "  zero models list [--json]         the models zero knows: limits, reasoning, prices\n"
-      "  zero providers list|add|use|remove|rename|detect\n"
-      "                                    provider profiles; detect finds local runtimes\n"
-      "  zero setup --provider P [flags]   write a provider profile non-interactively\n"
-      "  zero doctor [--connectivity]      check config, provider, key, endpoint, sandbox\n"
-      "  zero usage [--session ID] [--json]\n"
-      "                                    tokens and estimated cost per session/model/day\n"
-      "  zero mcp list|add|remove|…        MCP servers whose tools the agent may use\n"
-      "  zero serve --mcp                  serve zero's tools to an MCP client over stdio\n"
-      "  zero sandbox exec -- CMD          run a command confined like the agent's commands\n"
-      "  zero tools list|run               the model's tools from the command line\n"
-      "  zero version (--version)          version, commit and linked libraries\n"
-      "  zero <command> --help             flags and examples for a command\n"
-      "\n"
-      "First run:\n"
-      "  export OPENAI_API_KEY=sk-...                     # OpenAI\n"
-      "  export OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=qwen3  # Ollama / LM Studio / llama.cpp\n"
-      "  zero exec \"explain what src/main.c does\"\n"
-      "\n"
-      "Config: ~/.config/zero/config.json and <workspace>/.zero/config.json (see docs/config.md).\n");
+  const zcli_command *named = argc > 0 ? zcli_command_find(argv[0]) : NULL;
+  if (argc > 0 && !named) {
+    fprintf(stderr, "zero help: unknown command \"%s\"\nRun zero --help for the list.\n",
+            argv[0]);
+    return ZEXIT_USAGE;
+  }
+  if (named && strcmp(named->name, "help")) { /* "zero help help" is this help */
+    char help_flag[] = "--help";
+    char *words[] = {help_flag, NULL};
+    return named->run(1, words);
+  }
+  printf("zero — a terminal coding agent you own.\n"
+         "\n"
+         "Usage:\n");
+  command_line("zero [flags]", "the interactive terminal UI (see zero -h)");
+  size_t n;
+  const zcli_command *cmds = zcli_commands(&n);
+  for (size_t i = 0; i < n; i++) {
+    const zcli_command *c = &cmds[i];
+    if (c->setup & ZCMD_HIDDEN) continue;
+    zbuf l = ZBUF_INIT;
+    zbuf_addf(&l, "zero %s", c->name);
+    /* word aliases only ("find"); flag spellings appear in the synopsis */
+    if (c->aliases && c->aliases[0] != '-') zbuf_addf(&l, "|%s", c->aliases);
+    if (c->synopsis && *c->synopsis) zbuf_addf(&l, " %s", c->synopsis);
+    command_line(l.data, c->summary);
+    zbuf_release(&l);
+  }
+  command_line("zero <command> --help", "flags and examples for a command");
+  printf("\n"
+         "First run:\n"
+         "  export OPENAI_API_KEY=sk-...                     # OpenAI\n"
+         "  export OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=qwen3  # Ollama / LM "
+         "Studio / llama.cpp\n"
+         "  zero exec \"explain what src/main.c does\"\n"
+         "\n"
+         "Exit codes: 0 success, 1 internal error, 2 usage error, 3 provider or config error,\n"
+         "4 incomplete, 130 interrupted (docs/cli.md).\n"
+         "Config: ~/.config/zero/config.json and <workspace>/.zero/config.json (see "
+         "docs/config.md).\n");
   return ZEXIT_SUCCESS;
 }

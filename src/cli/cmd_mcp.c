@@ -14,6 +14,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "cli/run_setup.h"
 #include "mcp/mcp.h"
@@ -69,8 +70,82 @@ static int fail(const char *fmt, ...) {
   return ZEXIT_USAGE;
 }
 
+enum {
+  MC_HELP = 1, MC_JSON, MC_PROJECT, MC_DISABLED, MC_URL, MC_TRANSPORT, MC_CWD, MC_ENV,
+  MC_HEADER, MC_NO_BROWSER, MC_TIMEOUT,
+};
+
+static const zopt MCP_OPTS[] = {
+    {MC_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list, add, tools, call: print JSON", "Flags"},
+    {MC_PROJECT, "project", 0, ZOPT_FLAG, 0, NULL,
+     "add, remove, enable, disable: this workspace's .zero/config.json", NULL},
+    {MC_DISABLED, "disabled", 0, ZOPT_FLAG, 0, NULL, "add: configured but not started", NULL},
+    {MC_URL, "url", 0, ZOPT_VALUE, 0, "URL", "add: a remote server", NULL},
+    {MC_TRANSPORT, "transport", 't', ZOPT_VALUE, ZOPT_SHORT_EQ, "http|sse",
+     "add: the remote transport (default http)", NULL},
+    {MC_TRANSPORT, "type", 0, ZOPT_VALUE, ZOPT_HIDDEN, "http|sse", "the same as --transport", NULL},
+    {MC_CWD, "cwd", 0, ZOPT_VALUE, 0, "DIR", "add: the stdio server's directory", NULL},
+    {MC_ENV, "env", 'e', ZOPT_VALUE, ZOPT_SHORT_EQ | ZOPT_REPEAT, "KEY=VALUE",
+     "add: a variable for the stdio server", NULL},
+    {MC_HEADER, "header", 'H', ZOPT_VALUE, ZOPT_SHORT_EQ | ZOPT_REPEAT, "'Name: value'",
+     "add: a header for the remote server", NULL},
+    {MC_NO_BROWSER, "no-browser", 0, ZOPT_FLAG, 0, NULL, "login: only print the URL", NULL},
+    {MC_TIMEOUT, "timeout", 0, ZOPT_VALUE, 0, "SECONDS", "login: how long to wait", NULL},
+    {MC_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_mcp_opts = {.command = "mcp", .opts = MCP_OPTS,
+                                 .n_opts = ZARRAY_LEN(MCP_OPTS),
+                                 .unknown = "unknown or incomplete option"};
+
+static void mcp_usage(FILE *out) {
+  fputs(MCP_USAGE, out);
+  fputc('\n', out);
+  zopt_print_flags(out, &zcli_mcp_opts);
+}
+
+/* The flags and words after a subcommand that takes only `allowed` flags
+ * (a bit per MC_* id) and at most max_words words; `takes` says what it
+ * takes, for the error ("remove takes NAME [--project]"). The flags given
+ * are bits in *given. Returns 0, ZEXIT_SUCCESS after printing --help (1 in
+ * *helped), or ZEXIT_USAGE after printing the error. */
+static int mcp_words(int argc, char **argv, unsigned allowed, const char **words, int max_words,
+                     int *n_words, unsigned *given, const char **timeout, const char *takes,
+                     bool *helped) {
+  zopt_parser pp;
+  zopt_hit hit;
+  zerr err = ZERR_INIT;
+  int rc;
+  *n_words = 0;
+  *given = 0;
+  *helped = false;
+  zopt_init(&pp, &zcli_mcp_opts, argc, argv);
+  while ((rc = zopt_next(&pp, &hit, &err)) > 0) {
+    if (hit.id == MC_HELP) {
+      mcp_usage(stdout);
+      *helped = true;
+      return ZEXIT_SUCCESS;
+    }
+    if (hit.id == ZOPT_ARG && *n_words < max_words) {
+      words[(*n_words)++] = hit.value;
+    } else if (hit.id != ZOPT_ARG && (allowed & (1u << hit.id))) {
+      *given |= 1u << hit.id;
+      if (hit.id == MC_TIMEOUT) *timeout = hit.value;
+    } else {
+      return fail("%s; unexpected \"%s\"", takes, hit.word);
+    }
+  }
+  return rc < 0 ? fail("%s", err.msg) : 0;
+}
+
 static int list_cmd(int argc, char **argv) {
-  bool json = argc > 0 && !strcmp(argv[0], "--json");
+  unsigned given;
+  int n;
+  bool helped;
+  int rc = mcp_words(argc, argv, 1u << MC_JSON, NULL, 0, &n, &given, NULL, "list takes [--json]",
+                     &helped);
+  if (rc || helped) return rc;
+  bool json = given & (1u << MC_JSON);
   cleanup_free char *ws = workspace_dir();
   zmcp_config cfg;
   zerr err = ZERR_INIT;
@@ -157,26 +232,6 @@ static char *target_file(bool project) {
   return zpath_join(dir, "config.json");
 }
 
-/* "--flag VALUE" or "--flag=VALUE" for one of names (NULL-terminated).
- * Returns the value (advancing *i past it) or NULL; *missing is set when the
- * flag is there without a value. */
-static const char *flag_value(int argc, char **argv, int *i, const char *const *names,
-                              bool *missing) {
-  const char *a = argv[*i];
-  for (const char *const *n = names; *n; n++) {
-    size_t l = strlen(*n);
-    if (strncmp(a, *n, l) != 0) continue;
-    if (a[l] == '=') return a + l + 1;
-    if (a[l]) continue;
-    if (*i + 1 >= argc) {
-      *missing = true;
-      return NULL;
-    }
-    return argv[++*i];
-  }
-  return NULL;
-}
-
 static int add_cmd(int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') return fail("add needs a server NAME\n\n%s", MCP_USAGE);
   const char *name = argv[0];
@@ -186,69 +241,72 @@ static int add_cmd(int argc, char **argv) {
   json_t *env = json_object(), *headers = json_object(), *args = json_array();
   const char *command = NULL;
   int rc = ZEXIT_SUCCESS;
-  static const char *const url_f[] = {"--url", NULL};
-  static const char *const type_f[] = {"--transport", "-t", "--type", NULL};
-  static const char *const cwd_f[] = {"--cwd", NULL};
-  static const char *const env_f[] = {"--env", "-e", NULL};
-  static const char *const header_f[] = {"--header", "-H", NULL};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool missing = false;
-    const char *v;
-    if (!strcmp(a, "--")) {
-      if (i + 1 >= argc) {
-        rc = fail("nothing after --: give the server's command");
-        goto out;
+  zopt_parser pp;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc = 0;
+  zopt_init(&pp, &zcli_mcp_opts, argc - 1, argv + 1);
+  while (!command && (prc = zopt_next(&pp, &hit, &perr)) > 0) {
+    const char *v = hit.value;
+    switch (hit.id) {
+      case MC_HELP: mcp_usage(stdout); goto out;
+      case MC_PROJECT: project = true; break;
+      case MC_DISABLED: disabled = true; break;
+      case MC_JSON: json = true; break;
+      case MC_URL: url = v; break;
+      case MC_TRANSPORT: transport = v; break;
+      case MC_CWD: cwd = v; break;
+      case MC_ENV: {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) {
+          rc = fail("--env wants KEY=VALUE, got \"%s\"", v);
+          goto out;
+        }
+        cleanup_free char *k = xstrndup(v, (size_t)(eq - v));
+        json_object_set_new(env, k, json_string(eq + 1));
+        env_flag = hit.word;
+        break;
       }
-      command = argv[i + 1];
-      for (int j = i + 2; j < argc; j++) json_array_append_new(args, json_string(argv[j]));
-      break;
-    } else if (!strcmp(a, "--project")) {
-      project = true;
-    } else if (!strcmp(a, "--disabled")) {
-      disabled = true;
-    } else if (!strcmp(a, "--json")) {
-      json = true;
-    } else if ((v = flag_value(argc, argv, &i, url_f, &missing))) {
-      url = v;
-    } else if ((v = flag_value(argc, argv, &i, type_f, &missing))) {
-      transport = v;
-    } else if ((v = flag_value(argc, argv, &i, cwd_f, &missing))) {
-      cwd = v;
-    } else if ((v = flag_value(argc, argv, &i, env_f, &missing))) {
-      const char *eq = strchr(v, '=');
-      if (!eq || eq == v) {
-        rc = fail("--env wants KEY=VALUE, got \"%s\"", v);
-        goto out;
+      case MC_HEADER: {
+        const char *colon = strchr(v, ':');
+        if (!colon || colon == v) {
+          rc = fail("--header wants 'Name: value', got \"%s\"", v);
+          goto out;
+        }
+        cleanup_free char *k = xstrndup(v, (size_t)(colon - v));
+        const char *val = colon + 1;
+        while (*val == ' ') val++;
+        json_object_set_new(headers, k, json_string(val));
+        header_flag = hit.word;
+        break;
       }
-      cleanup_free char *k = xstrndup(v, (size_t)(eq - v));
-      json_object_set_new(env, k, json_string(eq + 1));
-      env_flag = a;
-    } else if ((v = flag_value(argc, argv, &i, header_f, &missing))) {
-      const char *colon = strchr(v, ':');
-      if (!colon || colon == v) {
-        rc = fail("--header wants 'Name: value', got \"%s\"", v);
+      case ZOPT_ARG:
+        if (!hit.after_dashdash && !url && (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8))) {
+          url = v;
+        } else if (hit.after_dashdash || !url) {
+          /* The server's command: after "--", or the first word (flags for the
+           * server then need the "--"). */
+          command = v;
+          for (int j = 1 + zopt_index(&pp); j < argc; j++)
+            json_array_append_new(args, json_string(argv[j]));
+        } else {
+          rc = fail("unknown or incomplete option \"%s\"\n\n%s", v, MCP_USAGE);
+          goto out;
+        }
+        break;
+      default:
+        rc = fail("unknown or incomplete option \"%s\"\n\n%s", hit.word, MCP_USAGE);
         goto out;
-      }
-      cleanup_free char *k = xstrndup(v, (size_t)(colon - v));
-      const char *val = colon + 1;
-      while (*val == ' ') val++;
-      json_object_set_new(headers, k, json_string(val));
-      header_flag = a;
-    } else if (missing) {
-      rc = fail("%s needs a value\n\n%s", a, MCP_USAGE);
-      goto out;
-    } else if (!url && !command && (!strncmp(a, "http://", 7) || !strncmp(a, "https://", 8))) {
-      url = a;
-    } else if (a[0] != '-' && !url) {
-      /* A command without "--" (flags for the server then need the "--"). */
-      command = a;
-      for (int j = i + 1; j < argc; j++) json_array_append_new(args, json_string(argv[j]));
-      break;
-    } else {
-      rc = fail("unknown or incomplete option \"%s\"\n\n%s", a, MCP_USAGE);
-      goto out;
     }
+  }
+  if (!command && prc < 0) {
+    if (hit.opt && !hit.value) rc = fail("%s needs a value\n\n%s", hit.word, MCP_USAGE);
+    else rc = fail("%s\n\n%s", perr.msg, MCP_USAGE);
+    goto out;
+  }
+  if (!command && pp.saw_dashdash) {
+    rc = fail("nothing after --: give the server's command");
+    goto out;
   }
   if (!command && !url) {
     rc = fail("add %s needs a command (after --) or --url", name);
@@ -343,12 +401,14 @@ out:
 static int edit_cmd(int action, int argc, char **argv) {
   static const char *const verbs[] = {"add", "remove", "enable", "disable"};
   const char *name = NULL;
-  bool project = false;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--project")) project = true;
-    else if (argv[i][0] != '-' && !name) name = argv[i];
-    else return fail("%s takes NAME [--project]; unexpected \"%s\"", verbs[action], argv[i]);
-  }
+  unsigned given;
+  int n;
+  bool helped;
+  char takes[64];
+  snprintf(takes, sizeof takes, "%s takes NAME [--project]", verbs[action]);
+  int rc = mcp_words(argc, argv, 1u << MC_PROJECT, &name, 1, &n, &given, NULL, takes, &helped);
+  if (rc || helped) return rc;
+  bool project = given & (1u << MC_PROJECT);
   if (!name) return fail("%s needs a server NAME", verbs[action]);
   cleanup_free char *path = target_file(project);
   edit_op op = {name, NULL, action, false};
@@ -405,7 +465,7 @@ static int connect_one(const char *name, one_server *o) {
   if (zrun_setup_mcp_outside_run(&o->rs, NULL, NULL, 0, ZPERM_AUTO, &so, &err) < 0) {
     zrun_setup_release(&o->rs);
     fprintf(stderr, "zero mcp: %s\n", err.msg);
-    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+    return zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
   }
   if (zmcp_config_load(&o->cfg, so.workspace, &err) < 0) {
     zrun_setup_release(&o->rs);
@@ -443,10 +503,17 @@ static int connect_one(const char *name, one_server *o) {
 }
 
 static int tools_cmd(int argc, char **argv) {
-  if (argc < 1) return fail("tools needs a server NAME");
-  bool json = argc > 1 && !strcmp(argv[1], "--json");
+  const char *name = NULL;
+  unsigned given;
+  int n;
+  bool helped;
+  int rc = mcp_words(argc, argv, 1u << MC_JSON, &name, 1, &n, &given, NULL,
+                     "tools takes NAME [--json]", &helped);
+  if (rc || helped) return rc;
+  if (!name) return fail("tools needs a server NAME");
+  bool json = given & (1u << MC_JSON);
   one_server srv;
-  int rc = connect_one(argv[0], &srv);
+  rc = connect_one(name, &srv);
   if (rc) return rc;
   zmcp_client *c = srv.c;
   if (json) {
@@ -475,14 +542,14 @@ static int tools_cmd(int argc, char **argv) {
 }
 
 static int call_cmd(int argc, char **argv) {
-  bool json = false;
   const char *pos[3] = {0};
-  int np = 0;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) json = true;
-    else if (np < 3) pos[np++] = argv[i];
-    else return fail("call takes NAME TOOL [JSON]; unexpected \"%s\"", argv[i]);
-  }
+  int np;
+  unsigned given;
+  bool helped;
+  int wrc = mcp_words(argc, argv, 1u << MC_JSON, pos, 3, &np, &given, NULL,
+                      "call takes NAME TOOL [JSON]", &helped);
+  if (wrc || helped) return wrc;
+  bool json = given & (1u << MC_JSON);
   if (np < 2) return fail("call needs a server NAME and a TOOL");
   json_t *args = NULL;
   if (pos[2]) {
@@ -619,14 +686,21 @@ static const zmcp_server_cfg *find_remote(const char *name, zmcp_config *cfg, in
 }
 
 static int login_cmd(int argc, char **argv) {
-  const char *name = NULL;
-  bool no_browser = false;
+  const char *name = NULL, *timeout = NULL;
+  unsigned given;
+  int n;
+  bool helped;
+  int wrc = mcp_words(argc, argv, (1u << MC_NO_BROWSER) | (1u << MC_TIMEOUT), &name, 1, &n,
+                      &given, &timeout, "login takes NAME [--no-browser] [--timeout SECONDS]",
+                      &helped);
+  if (wrc || helped) return wrc;
+  bool no_browser = given & (1u << MC_NO_BROWSER);
   int timeout_s = 0;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--no-browser")) no_browser = true;
-    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout_s = atoi(argv[++i]);
-    else if (argv[i][0] != '-' && !name) name = argv[i];
-    else return fail("login takes NAME [--no-browser] [--timeout SECONDS]; unexpected \"%s\"", argv[i]);
+  if (timeout) {
+    char *end;
+    long t = strtol(timeout, &end, 10);
+    if (*end || t < 1 || t > 86400) return fail("--timeout wants whole seconds, not \"%s\"", timeout);
+    timeout_s = (int)t;
   }
   if (!name) return fail("login needs a server NAME");
   zmcp_config cfg;
@@ -642,9 +716,7 @@ static int login_cmd(int argc, char **argv) {
   zerr err = ZERR_INIT;
   if (zoauth_login(s, &o, &err) < 0) {
     fprintf(stderr, "zero mcp: login to MCP server \"%s\" failed: %s\n", name, err.msg);
-    rc = err.kind == ZE_CANCELLED ? ZEXIT_INTERRUPTED
-         : err.kind == ZE_USAGE   ? ZEXIT_USAGE
-                                  : ZEXIT_PROVIDER;
+    rc = zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
   } else {
     cleanup_free char *path = zoauth_token_path(name);
     printf("Logged in to MCP server \"%s\"; tokens saved in %s\n", name, path);
@@ -668,7 +740,7 @@ static int logout_cmd(int argc, char **argv) {
 
 int cmd_mcp(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
-    fputs(MCP_USAGE, argc < 1 ? stderr : stdout);
+    mcp_usage(argc < 1 ? stderr : stdout);
     return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
   }
   const char *sub = argv[0];

@@ -5,28 +5,39 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "config/config.h"
 #include "config/models.h"
 
+enum { M_HELP = 1, M_JSON, M_PROVIDER };
+
+static const zopt MODELS_OPTS[] = {
+    {M_PROVIDER, "provider", 0, ZOPT_VALUE, 0, "P", "only the models of family or kind P", "Flags"},
+    {M_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print a JSON array of model objects", NULL},
+    {M_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_models_opts = {.command = "models", .opts = MODELS_OPTS,
+                                    .n_opts = ZARRAY_LEN(MODELS_OPTS),
+                                    .unknown = "unknown argument"};
+
 static void usage(FILE *out) {
-  fprintf(out,
-          "Usage: zero models list [--provider P] [--json]\n"
-          "\n"
-          "Lists the models zero knows: context window, output limit, tool and image\n"
-          "support, reasoning-effort levels and price per million tokens (input /\n"
-          "cached input / output, USD). Add or override entries under \"models\" in\n"
-          "~/.config/zero/config.json. P is a family (openai, anthropic, google,\n"
-          "deepseek, xai, mistral, groq, local) or a provider kind.\n"
-          "\n"
-          "Flags:\n"
-          "  --provider P   only the models of family or kind P\n"
-          "  --json         print a JSON array of model objects\n"
-          "  -h, --help     show this help\n"
-          "\n"
-          "Examples:\n"
-          "  zero models list\n"
-          "  zero models list --provider anthropic --json\n");
+  fputs("Usage: zero models list [--provider P] [--json]\n"
+        "\n"
+        "Lists the models zero knows: context window, output limit, tool and image\n"
+        "support, reasoning-effort levels and price per million tokens (input /\n"
+        "cached input / output, USD). Add or override entries under \"models\" in\n"
+        "~/.config/zero/config.json. P is a family (openai, anthropic, google,\n"
+        "deepseek, xai, mistral, groq, local) or a provider kind.\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zcli_models_opts);
+  fputs("\n"
+        "Examples:\n"
+        "  zero models list\n"
+        "  zero models list --provider anthropic --json\n",
+        out);
 }
 
 typedef struct list_ctx {
@@ -73,23 +84,30 @@ static void on_model(void *ud, const zmodel_info *m) {
 int cmd_models(int argc, char **argv) {
   const char *provider = NULL;
   bool json = false;
-  int i = 0;
-  if (i < argc && !strcmp(argv[i], "list")) i++;
-  for (; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) json = true;
-    else if (!strcmp(argv[i], "--provider") && i + 1 < argc) provider = argv[++i];
-    else if (!strncmp(argv[i], "--provider=", 11)) provider = argv[i] + 11;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc, npos = 0;
+  zopt_init(&op, &zcli_models_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    if (hit.id == M_JSON) {
+      json = true;
+    } else if (hit.id == M_PROVIDER) {
+      provider = hit.value;
+    } else if (hit.id == M_HELP) {
       usage(stdout);
       return ZEXIT_SUCCESS;
+    } else if (npos++ == 0 && !strcmp(hit.value, "list")) {
+      /* the one subcommand, and the default */
     } else {
-      fprintf(stderr,
-              !strcmp(argv[i], "--provider") ? "zero models: %s needs a value\n\n"
-                                          : "zero models: unknown argument \"%s\"\n\n",
-              argv[i]);
-      usage(stderr);
-      return ZEXIT_USAGE;
+      zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\"", hit.value);
+      break;
     }
+  }
+  if (perr.kind != ZE_OK) {
+    fprintf(stderr, "zero models: %s\n\n", perr.msg);
+    usage(stderr);
+    return ZEXIT_USAGE;
   }
   zerr err = ZERR_INIT;
   zconfig cfg;

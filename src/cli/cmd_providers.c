@@ -19,6 +19,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "cli/userconfig.h"
 #include "config/config.h"
@@ -26,29 +27,55 @@
 #include "net/curl_loader.h"
 #include "net/http.h"
 
+enum { P_HELP = 1, P_JSON, P_PRESET, P_KIND, P_URL, P_MODEL, P_KEYENV, P_WIRE, P_NAME };
+
+static const zopt PROVIDERS_OPTS[] = {
+    {P_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list, detect: print JSON", "Flags"},
+    {P_HELP, "help", 'h', ZOPT_FLAG, ZOPT_HIDDEN, NULL, "show this help", NULL}, /* listed below */
+};
+
+/* `zero providers list|detect|use|remove|rename`. */
+const zopt_spec zcli_providers_opts = {.command = "providers", .opts = PROVIDERS_OPTS,
+                                       .n_opts = ZARRAY_LEN(PROVIDERS_OPTS),
+                                       .unknown = "unknown argument"};
+
+static const zopt ADD_OPTS[] = {
+    {P_PRESET, "preset", 0, ZOPT_VALUE, 0, "P",
+     "add: base URL, key variable and model from a preset", "Flags of add (and zero setup)"},
+    {P_PRESET, "provider", 0, ZOPT_VALUE, 0, "P", "the same as --preset", NULL},
+    {P_KIND, "kind", 0, ZOPT_VALUE, 0, "K", "the provider kind (with --base-url)", NULL},
+    {P_NAME, "name", 0, ZOPT_VALUE, 0, "N", "the profile's name (default: the preset's)", NULL},
+    {P_URL, "base-url", 0, ZOPT_VALUE, 0, "URL", "the endpoint", NULL},
+    {P_MODEL, "model", 0, ZOPT_VALUE, 0, "M", "the model", NULL},
+    {P_KEYENV, "api-key-env", 0, ZOPT_VALUE, 0, "VAR", "the variable that holds the key", NULL},
+    {P_WIRE, "wire-api", 0, ZOPT_VALUE, 0, "W", "chat or responses (OpenAI-compatible endpoints)",
+     NULL},
+    {P_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+/* `zero providers add` and `zero setup`. */
+const zopt_spec zcli_provider_add_opts = {.command = "providers add", .opts = ADD_OPTS,
+                                          .n_opts = ZARRAY_LEN(ADD_OPTS),
+                                          .unknown = "unknown argument",
+                                          .see = " (see zero providers --help)"};
+
 static void usage(FILE *out) {
+  fputs("Usage: zero providers list [--json]\n"
+        "       zero providers add NAME [--preset P] [--kind K] [--base-url URL] [--model M]\n"
+        "                          [--api-key-env VAR] [--wire-api chat|responses]\n"
+        "       zero providers use NAME\n"
+        "       zero providers remove NAME\n"
+        "       zero providers rename OLD NEW\n"
+        "       zero providers detect [--json]\n"
+        "\n"
+        "Lists, adds and switches the provider profiles in ~/.config/zero/config.json;\n"
+        "detect asks the local runtimes on loopback (Ollama 11434, LM Studio 1234,\n"
+        "llama.cpp 8080) which models they serve.\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zcli_providers_opts);
+  zopt_print_flags(out, &zcli_provider_add_opts);
   fprintf(out,
-          "Usage: zero providers list [--json]\n"
-          "       zero providers add NAME [--preset P] [--kind K] [--base-url URL] [--model M]\n"
-          "                          [--api-key-env VAR] [--wire-api chat|responses]\n"
-          "       zero providers use NAME\n"
-          "       zero providers remove NAME\n"
-          "       zero providers rename OLD NEW\n"
-          "       zero providers detect [--json]\n"
-          "\n"
-          "Lists, adds and switches the provider profiles in ~/.config/zero/config.json;\n"
-          "detect asks the local runtimes on loopback (Ollama 11434, LM Studio 1234,\n"
-          "llama.cpp 8080) which models they serve.\n"
-          "\n"
-          "Flags:\n"
-          "  --json              list, detect: print JSON\n"
-          "  --preset P          add: base URL, key variable and model from a preset\n"
-          "  --kind K            add: the provider kind (with --base-url)\n"
-          "  --base-url URL      add: the endpoint\n"
-          "  --model M           add: the model\n"
-          "  --api-key-env VAR   add: the variable that holds the key\n"
-          "  --wire-api W        add: chat or responses (OpenAI-compatible endpoints)\n"
-          "  -h, --help          show this help\n"
           "\n"
           "Presets: %s.\n"
           "Kinds: openai, openai-compatible, anthropic, anthropic-compatible, google.\n"
@@ -150,29 +177,34 @@ static bool valid_name(const char *n) {
   return true;
 }
 
-/* Shared with setup: adds or replaces profile `name`. */
-int zcli_providers_add(int argc, char **argv, bool make_active);
-int zcli_providers_add(int argc, char **argv, bool make_active) {
+int zcli_providers_add(int argc, char **argv, bool make_active, void (*help)(FILE *out)) {
   const char *name = NULL, *preset = NULL, *kind = NULL, *url = NULL, *model = NULL,
              *keyenv = NULL, *wire = NULL;
-  for (int i = 0; i < argc; i++) {
-    const char **dst = NULL;
-    const char *a = argv[i];
-    if (!strcmp(a, "--preset") || !strcmp(a, "--provider")) dst = &preset;
-    else if (!strcmp(a, "--kind")) dst = &kind;
-    else if (!strcmp(a, "--base-url")) dst = &url;
-    else if (!strcmp(a, "--model")) dst = &model;
-    else if (!strcmp(a, "--api-key-env")) dst = &keyenv;
-    else if (!strcmp(a, "--wire-api")) dst = &wire;
-    else if (!strcmp(a, "--name")) dst = &name;
-    else if (a[0] != '-' && !name) {
-      name = a;
-      continue;
-    } else {
-      return fail(ZEXIT_USAGE, "unknown argument \"%s\" (see zero providers --help)", a);
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_provider_add_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    switch (hit.id) {
+      case P_HELP: help(stdout); return ZEXIT_SUCCESS;
+      case P_PRESET: preset = hit.value; break;
+      case P_KIND: kind = hit.value; break;
+      case P_URL: url = hit.value; break;
+      case P_MODEL: model = hit.value; break;
+      case P_KEYENV: keyenv = hit.value; break;
+      case P_WIRE: wire = hit.value; break;
+      case P_NAME: name = hit.value; break;
+      default:
+        if (name)
+          return fail(ZEXIT_USAGE, "unknown argument \"%s\" (see zero providers --help)",
+                      hit.value);
+        name = hit.value;
     }
-    if (i + 1 >= argc) return fail(ZEXIT_USAGE, "%s needs a value", a);
-    *dst = argv[++i];
+  }
+  if (prc < 0) {
+    if (hit.opt && !hit.value) return fail(ZEXIT_USAGE, "%s needs a value", hit.word);
+    return fail(ZEXIT_USAGE, "%s", perr.msg);
   }
   const zpreset *ps = NULL;
   if (preset) {
@@ -399,29 +431,42 @@ static int do_detect(bool json) {
 }
 
 int cmd_providers(int argc, char **argv) {
-  const char *sub = argc > 0 ? argv[0] : "list";
+  /* "zero providers [--json]" is the list. */
+  const char *sub = argc > 0 && argv[0][0] != '-' ? argv[0] : "list";
+  int first = argc > 0 && argv[0][0] != '-' ? 1 : 0;
+  if (!strcmp(sub, "help")) {
+    usage(stdout);
+    return ZEXIT_SUCCESS;
+  }
+  if (!strcmp(sub, "add")) return zcli_providers_add(argc - 1, argv + 1, false, usage);
   bool json = false;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) json = true;
-    /* --help after any subcommand too ("zero providers add --help"). */
-    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || (i == 0 && !strcmp(sub, "help"))) {
+  const char *words[3];
+  int nwords = 0;
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_providers_opts, argc - first, argv + first);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    if (hit.id == P_HELP) {
       usage(stdout);
       return ZEXIT_SUCCESS;
     }
+    if (hit.id == P_JSON) json = true;
+    else if (nwords < 3) words[nwords++] = hit.value;
+    else nwords++;
   }
-  if (!strcmp(sub, "list") || !strcmp(sub, "--json") || !strcmp(sub, "detect")) {
-    for (int i = !strcmp(sub, "--json") ? 0 : 1; i < argc; i++)
-      if (strcmp(argv[i], "--json")) {
-        fprintf(stderr, "zero providers %s: unknown argument \"%s\"\n\n",
-                strcmp(sub, "detect") ? "list" : "detect", argv[i]);
-        usage(stderr);
-        return ZEXIT_USAGE;
-      }
-    return !strcmp(sub, "detect") ? do_detect(json) : do_list(json);
+  bool listing = !strcmp(sub, "list") || !strcmp(sub, "detect");
+  if (listing && prc >= 0 && nwords > 0)
+    zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\"", words[0]);
+  if (perr.kind != ZE_OK) {
+    fprintf(stderr, "zero providers %s: %s\n\n", sub, perr.msg);
+    usage(stderr);
+    return ZEXIT_USAGE;
   }
-  if (!strcmp(sub, "add")) return zcli_providers_add(argc - 1, argv + 1, false);
+  if (listing) return !strcmp(sub, "detect") ? do_detect(json) : do_list(json);
   if (!strcmp(sub, "use") || !strcmp(sub, "remove") || !strcmp(sub, "rename"))
-    return do_use_remove_rename(sub, argc - 1, argv + 1);
+    return do_use_remove_rename(sub, nwords, (char **)words);
   fprintf(stderr, "zero providers: unknown subcommand \"%s\"\n\n", sub);
   usage(stderr);
   return ZEXIT_USAGE;

@@ -8,6 +8,7 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "sandbox/grants.h"
 #include "sandbox/sandbox.h"
@@ -43,40 +44,60 @@ static void sb_args_release(sb_args *a) {
 
 #define cleanup_sb_args __attribute__((cleanup(sb_args_release)))
 
+enum { SB_NETWORK = 1, SB_JSON, SB_EFFECTIVE, SB_ADD_DIR, SB_CWD };
+
+static const zopt SANDBOX_OPTS[] = {
+    {SB_NETWORK, "network", 0, ZOPT_FLAG, 0, NULL, "exec: give the command the network", NULL},
+    {SB_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR", "another writable directory", NULL},
+    {SB_CWD, "cwd", 'C', ZOPT_VALUE, 0, "DIR", "the workspace (default: the current directory)",
+     NULL},
+    {SB_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "policy: print JSON", NULL},
+    {SB_EFFECTIVE, "effective", 0, ZOPT_FLAG, 0, NULL, "policy: as rendered on this machine", NULL},
+};
+
+/* The flags of `zero sandbox exec|policy|check` (one set for the three). */
+const zopt_spec zcli_sandbox_opts = {.command = "sandbox", .opts = SANDBOX_OPTS,
+                                     .n_opts = ZARRAY_LEN(SANDBOX_OPTS)};
+
+/* want_cmd: the first word that is no flag (or what follows "--") starts the
+ * command to run (a->rest). */
 static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
   memset(a, 0, sizeof *a);
   a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
   a->rest = -1;
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    if (!strcmp(s, "--")) {
-      a->rest = i + 1;
-      return 0;
+  zopt_spec spec = zcli_sandbox_opts;
+  spec.flags |= ZOPTS_STOP_AT_POSITIONAL;
+  zopt_parser op;
+  zopt_hit hit;
+  zerr err = ZERR_INIT;
+  int rc;
+  zopt_init(&op, &spec, argc, argv);
+  while ((rc = zopt_next(&op, &hit, &err)) > 0) {
+    switch (hit.id) {
+      case SB_NETWORK: a->network = true; break;
+      case SB_JSON: a->json = true; break;
+      case SB_EFFECTIVE: a->effective = true; break;
+      case SB_ADD_DIR: a->add_dirs[a->n_add_dirs++] = hit.value; break;
+      case SB_CWD: a->cwd = hit.value; break;
+      default:
+        if (hit.after_dashdash || want_cmd) {
+          a->rest = zopt_index(&op) - 1; /* the command starts here */
+          return 0;
+        }
+        zerr_set(&err, ZE_USAGE, "unknown flag \"%s\"", hit.value);
+        rc = -1;
     }
-    if (!strcmp(s, "--network")) a->network = true;
-    else if (!strcmp(s, "--json")) a->json = true;
-    else if (!strcmp(s, "--effective")) a->effective = true;
-    else if ((!strcmp(s, "--add-dir") || !strcmp(s, "-C") || !strcmp(s, "--cwd")) &&
-             i + 1 < argc) {
-      if (s[2] == 'a') {
-        a->add_dirs[a->n_add_dirs++] = argv[++i];
-      } else {
-        a->cwd = argv[++i];
-      }
-    } else if (!strncmp(s, "--add-dir=", 10)) {
-      a->add_dirs[a->n_add_dirs++] = s + 10;
-    } else if (!strcmp(s, "--add-dir") || !strcmp(s, "-C") || !strcmp(s, "--cwd")) {
-      fprintf(stderr, "zero sandbox: %s needs a directory\n\n%s", s, SANDBOX_USAGE);
-      return -1;
-    } else if (want_cmd && s[0] != '-') {
-      a->rest = i; /* the command starts here (no "--") */
-      return 0;
-    } else {
-      fprintf(stderr, "zero sandbox: unknown flag \"%s\"\n\n%s", s, SANDBOX_USAGE);
-      return -1;
-    }
+    if (rc < 0) break;
   }
-  return 0;
+  if (rc == 0) {
+    if (op.saw_dashdash) a->rest = argc; /* "--" with nothing after it */
+    return 0;
+  }
+  if (hit.opt && hit.opt->kind == ZOPT_VALUE && !hit.value)
+    fprintf(stderr, "zero sandbox: %s needs a directory\n\n%s", hit.word, SANDBOX_USAGE);
+  else
+    fprintf(stderr, "zero sandbox: %s\n\n%s", err.msg, SANDBOX_USAGE);
+  return -1;
 }
 
 static int build_policy(const sb_args *a, zsb_policy *p) {

@@ -8,65 +8,78 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "session/search.h"
 #include "session/store.h"
 
+enum { S_HELP = 1, S_JSON, S_LIMIT };
+
+static const zopt SEARCH_OPTS[] = {
+    {S_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print a JSON array of results", "Flags"},
+    {S_LIMIT, "limit", 0, ZOPT_VALUE, 0, "N", "at most N results (default 20)", NULL},
+    {S_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_search_opts = {.command = "search", .opts = SEARCH_OPTS,
+                                    .n_opts = ZARRAY_LEN(SEARCH_OPTS),
+                                    .flags = ZOPTS_DASH_WORDS};
+
 static void usage(FILE *out) {
-  fprintf(out,
-          "Usage: zero search <query…> [--json] [--limit N]\n"
-          "       zero find <query…> [--json] [--limit N]\n"
-          "\n"
-          "Searches every saved session's messages, tool calls and tool outputs. All words\n"
-          "must match; put the query in double quotes to find an exact phrase. Results are\n"
-          "ranked best first, with the session, event, time and a snippet ([match]).\n"
-          "A query matching more than 1,000 events ranks the 1,000 most recent of them.\n"
-          "The index lives in $XDG_DATA_HOME/zero/index.sqlite (and index-1.sqlite) and\n"
-          "is updated from the session logs before each search; deleting it loses nothing.\n"
-          "\n"
-          "Flags:\n"
-          "  --json       print a JSON array of results\n"
-          "  --limit N    at most N results (default 20)\n"
-          "  -h, --help   show this help\n"
-          "\n"
-          "Examples:\n"
-          "  zero search flaky test\n"
-          "  zero search '\"connection refused\"' --json\n");
+  fputs("Usage: zero search <query…> [--json] [--limit N]\n"
+        "       zero find <query…> [--json] [--limit N]\n"
+        "\n"
+        "Searches every saved session's messages, tool calls and tool outputs. All words\n"
+        "must match; put the query in double quotes to find an exact phrase. Results are\n"
+        "ranked best first, with the session, event, time and a snippet ([match]).\n"
+        "A query matching more than 1,000 events ranks the 1,000 most recent of them.\n"
+        "The index lives in $XDG_DATA_HOME/zero/index.sqlite (and index-1.sqlite) and\n"
+        "is updated from the session logs before each search; deleting it loses nothing.\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zcli_search_opts);
+  fputs("\n"
+        "Examples:\n"
+        "  zero search flaky test\n"
+        "  zero search '\"connection refused\"' --json\n",
+        out);
 }
 
 int cmd_search(int argc, char **argv) {
   bool json = false;
   int limit = 20;
   zbuf q = ZBUF_INIT;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_search_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    if (hit.id == S_HELP) {
       usage(stdout);
       zbuf_release(&q);
       return ZEXIT_SUCCESS;
     }
-    if (!strcmp(a, "--json")) {
+    if (hit.id == S_JSON) {
       json = true;
-    } else if (!strcmp(a, "--limit") || !strncmp(a, "--limit=", 8)) {
-      const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+    } else if (hit.id == S_LIMIT) {
       char *end = NULL;
-      long n = v ? strtol(v, &end, 10) : 0;
-      if (!v || *end || n < 1 || n > 10000) {
-        fprintf(stderr, "zero search: --limit needs a number from 1 to 10000\n\n");
-        usage(stderr);
-        zbuf_release(&q);
-        return ZEXIT_USAGE;
+      long n = strtol(hit.value, &end, 10);
+      if (*end || n < 1 || n > 10000) {
+        zerr_set(&perr, ZE_USAGE, "--limit needs a number from 1 to 10000");
+        break;
       }
       limit = (int)n;
-    } else if (a[0] == '-' && a[1] == '-' && a[2] != '\0') {
-      fprintf(stderr, "zero search: unknown flag \"%s\"\n\n", a);
-      usage(stderr);
-      zbuf_release(&q);
-      return ZEXIT_USAGE;
     } else {
       if (q.len) zbuf_addch(&q, ' ');
-      zbuf_addstr(&q, a);
+      zbuf_addstr(&q, hit.value);
     }
+  }
+  if (perr.kind != ZE_OK) {
+    fprintf(stderr, "zero search: %s\n\n", perr.msg);
+    usage(stderr);
+    zbuf_release(&q);
+    return ZEXIT_USAGE;
   }
   cleanup_free char *index = zsearch_index_path();
   cleanup_free char *root = zsession_root();
@@ -80,7 +93,7 @@ int cmd_search(int argc, char **argv) {
       fprintf(stderr, "[zero] %s; delete %s to rebuild the index\n", err.msg, index);
     }
     zbuf_release(&q);
-    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+    return zexit_for_error(err.kind);
   }
   if (json) {
     char *s = json_dumps(res, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

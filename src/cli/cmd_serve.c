@@ -8,45 +8,71 @@
 
 #include "base/common.h"
 #include "base/fs.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "cli/run_setup.h"
 #include "mcp/server.h"
 #include "sandbox/sandbox.h"
 
-static const char SERVE_USAGE[] =
-    "Usage: zero serve --mcp [-C DIR] [--add-dir DIR]… [--allow-unsafe-tools]\n"
-    "\n"
-    "Serves zero's tools to an MCP client over stdio (newline-delimited JSON-RPC).\n"
-    "  --mcp                 speak the Model Context Protocol (the only mode)\n"
-    "  -C, --cwd DIR         workspace the tools work in (default: current directory)\n"
-    "      --add-dir DIR     another directory the write tools may change (repeatable)\n"
-    "      --allow-unsafe-tools  expose every tool (write, edit, run commands), not only\n"
-    "                        the read-only ones\n"
-    "Example client config: {\"command\": \"zero\", \"args\": [\"serve\", \"--mcp\"]}\n";
+enum { SV_HELP = 1, SV_MCP, SV_CWD, SV_ADD_DIR, SV_UNSAFE };
+
+static const zopt SERVE_OPTS[] = {
+    {SV_MCP, "mcp", 0, ZOPT_FLAG, 0, NULL, "speak the Model Context Protocol (the only mode)", NULL},
+    {SV_CWD, "cwd", 'C', ZOPT_VALUE, 0, "DIR",
+     "workspace the tools work in (default: current directory)", NULL},
+    {SV_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
+     "another directory the write tools may change (repeatable)", NULL},
+    {SV_UNSAFE, "allow-unsafe-tools", 0, ZOPT_FLAG, 0, NULL,
+     "expose every tool (write, edit, run commands), not only\nthe read-only ones", NULL},
+    {SV_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_serve_opts = {.command = "serve", .opts = SERVE_OPTS,
+                                   .n_opts = ZARRAY_LEN(SERVE_OPTS),
+                                   .unknown = "unknown or incomplete option"};
+
+static void serve_usage(FILE *out) {
+  fputs("Usage: zero serve --mcp [-C DIR] [--add-dir DIR]… [--allow-unsafe-tools]\n"
+        "\n"
+        "Serves zero's tools to an MCP client over stdio (newline-delimited JSON-RPC).\n",
+        out);
+  zopt_print_flags(out, &zcli_serve_opts);
+  fputs("Example client config: {\"command\": \"zero\", \"args\": [\"serve\", \"--mcp\"]}\n", out);
+}
 
 int cmd_serve(int argc, char **argv) {
   bool mcp = false, unsafe = false;
   const char *cwd = NULL;
   const char **add = xcalloc((size_t)argc + 1, sizeof *add);
   size_t nadd = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--mcp")) mcp = true;
-    else if (!strcmp(a, "--allow-unsafe-tools")) unsafe = true;
-    else if ((!strcmp(a, "-C") || !strcmp(a, "--cwd")) && i + 1 < argc) cwd = argv[++i];
-    else if (!strcmp(a, "--add-dir") && i + 1 < argc) add[nadd++] = argv[++i];
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      fputs(SERVE_USAGE, stdout);
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_serve_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    if (hit.id == SV_MCP) mcp = true;
+    else if (hit.id == SV_UNSAFE) unsafe = true;
+    else if (hit.id == SV_CWD) cwd = hit.value;
+    else if (hit.id == SV_ADD_DIR) add[nadd++] = hit.value;
+    else if (hit.id == SV_HELP) {
+      serve_usage(stdout);
       free(add);
       return ZEXIT_SUCCESS;
     } else {
-      fprintf(stderr, "zero serve: unknown or incomplete option \"%s\"\n\n%s", a, SERVE_USAGE);
-      free(add);
-      return ZEXIT_USAGE;
+      zerr_set(&perr, ZE_USAGE, "unknown or incomplete option \"%s\"", hit.value);
+      break;
     }
   }
+  if (perr.kind != ZE_OK) {
+    fprintf(stderr, "zero serve: %s\n\n", perr.msg);
+    serve_usage(stderr);
+    free(add);
+    return ZEXIT_USAGE;
+  }
   if (!mcp) {
-    fprintf(stderr, "zero serve: say which protocol to serve: --mcp\n\n%s", SERVE_USAGE);
+    fprintf(stderr, "zero serve: say which protocol to serve: --mcp\n\n");
+    serve_usage(stderr);
     free(add);
     return ZEXIT_USAGE;
   }
@@ -60,7 +86,7 @@ int cmd_serve(int argc, char **argv) {
   int rc = ZEXIT_SUCCESS;
   if (zrun_setup_workspace(&rs, cwd, add, nadd, &err) < 0 || zrun_setup_sandbox(&rs, &err) < 0) {
     fprintf(stderr, "zero serve: %s\n", err.msg);
-    rc = err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+    rc = zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
     goto out;
   }
   zrun_setup_tools(&rs, ZPERM_AUTO, ZAUTO_LOW);

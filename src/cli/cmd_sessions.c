@@ -14,44 +14,57 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
 
 #define EXCERPT_MAX 60
 
+enum { SS_HELP = 1, SS_JSON, SS_KIND, SS_AT, SS_TO, SS_DRY_RUN };
+
+static const zopt SESSIONS_OPTS[] = {
+    {SS_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
+     "print JSON (list, children: an array of metadata objects)", "Flags"},
+    {SS_KIND, "kind", 0, ZOPT_VALUE, 0, "KIND",
+     "list: only sessions of KIND (regular, fork, side, child)", NULL},
+    {SS_AT, "at", 0, ZOPT_VALUE, 0, "SEQ", "fork: copy events up to SEQ (default: all)", NULL},
+    {SS_TO, "to", 0, ZOPT_VALUE, 0, "SEQ", "rewind: keep events up to SEQ", NULL},
+    {SS_DRY_RUN, "dry-run", 0, ZOPT_FLAG, 0, NULL, "rewind: show the plan, change nothing", NULL},
+    {SS_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_sessions_opts = {.command = "sessions", .opts = SESSIONS_OPTS,
+                                      .n_opts = ZARRAY_LEN(SESSIONS_OPTS),
+                                      .unknown = "unknown sessions flag"};
+
 static void usage(FILE *out) {
-  fprintf(out,
-          "Usage: zero sessions [list] [--json] [--kind KIND]\n"
-          "       zero sessions show <id> [--json]\n"
-          "       zero sessions children <id> [--json]\n"
-          "       zero sessions tree <id> [--json]\n"
-          "       zero sessions lineage <id> [--json]\n"
-          "       zero sessions delete <id> [--json]\n"
-          "       zero sessions fork <id> [--at SEQ] [--kind fork|side] [--json]\n"
-          "       zero sessions rewind <id> --to SEQ [--dry-run] [--json]\n"
-          "\n"
-          "Lists saved sessions, most recently updated first; shows one session's\n"
-          "metadata, task state and a count of its events by type; prints a session's\n"
-          "fork tree, its direct children or its lineage (root -> … -> id); deletes a\n"
-          "session; forks one (a copy of its events up to SEQ that continues\n"
-          "independently); rewinds one to event SEQ (restores the files tools changed\n"
-          "after it and cuts the conversation there; the plan is printed first).\n"
-          "Sessions are stored in $XDG_DATA_HOME/zero/sessions (default\n"
-          "~/.local/share/zero/sessions).\n"
-          "\n"
-          "Flags:\n"
-          "  --json       print JSON (list, children: an array of metadata objects)\n"
-          "  --kind KIND  list: only sessions of KIND (regular, fork, side, child)\n"
-          "  --at SEQ     fork: copy events up to SEQ (default: all)\n"
-          "  --to SEQ     rewind: keep events up to SEQ\n"
-          "  --dry-run    rewind: show the plan, change nothing\n"
-          "  -h, --help   show this help\n"
-          "\n"
-          "Examples:\n"
-          "  zero sessions\n"
-          "  zero sessions list --json\n"
-          "  zero sessions show zero_20260101120000_1767268800000000000_1\n");
+  fputs("Usage: zero sessions [list] [--json] [--kind KIND]\n"
+        "       zero sessions show <id> [--json]\n"
+        "       zero sessions children <id> [--json]\n"
+        "       zero sessions tree <id> [--json]\n"
+        "       zero sessions lineage <id> [--json]\n"
+        "       zero sessions delete <id> [--json]\n"
+        "       zero sessions fork <id> [--at SEQ] [--kind fork|side] [--json]\n"
+        "       zero sessions rewind <id> --to SEQ [--dry-run] [--json]\n"
+        "\n"
+        "Lists saved sessions, most recently updated first; shows one session's\n"
+        "metadata, task state and a count of its events by type; prints a session's\n"
+        "fork tree, its direct children or its lineage (root -> … -> id); deletes a\n"
+        "session; forks one (a copy of its events up to SEQ that continues\n"
+        "independently); rewinds one to event SEQ (restores the files tools changed\n"
+        "after it and cuts the conversation there; the plan is printed first).\n"
+        "Sessions are stored in $XDG_DATA_HOME/zero/sessions (default\n"
+        "~/.local/share/zero/sessions).\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zcli_sessions_opts);
+  fputs("\n"
+        "Examples:\n"
+        "  zero sessions\n"
+        "  zero sessions list --json\n"
+        "  zero sessions show zero_20260101120000_1767268800000000000_1\n",
+        out);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -453,10 +466,11 @@ static int run_tree(const char *id, bool json) {
 
 /* ---- delete / fork / rewind --------------------------------------------- */
 
+/* The shared map, where an unknown or malformed session is the user's
+ * mistake (a usage error), not an internal one. */
 static int code_for_err(const zerr *err) {
-  return err->kind == ZE_USAGE || err->kind == ZE_NOT_FOUND || err->kind == ZE_INVALID
-             ? ZEXIT_USAGE
-             : ZEXIT_INTERNAL;
+  return err->kind == ZE_NOT_FOUND || err->kind == ZE_INVALID ? ZEXIT_USAGE
+                                                               : zexit_for_error(err->kind);
 }
 
 static int run_delete(const char *id, bool json) {
@@ -575,34 +589,25 @@ int cmd_sessions(int argc, char **argv) {
   const char *kind = NULL, *at = NULL, *to = NULL;
   const char *positional[3] = {NULL, NULL, NULL};
   int npos = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return ZEXIT_SUCCESS;
-    }
-    if (!strcmp(a, "--json")) {
-      json = true;
-    } else if (!strcmp(a, "--dry-run")) {
-      dry_run = true;
-    } else if (!strcmp(a, "--kind") || !strcmp(a, "--at") || !strcmp(a, "--to")) {
-      if (i + 1 >= argc) return usage_error("flag %s needs a value", a);
-      const char **dst = !strcmp(a, "--kind") ? &kind : !strcmp(a, "--at") ? &at : &to;
-      *dst = argv[++i];
-    } else if (!strncmp(a, "--kind=", 7)) {
-      kind = a + 7;
-    } else if (!strncmp(a, "--at=", 5)) {
-      at = a + 5;
-    } else if (!strncmp(a, "--to=", 5)) {
-      to = a + 5;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      return usage_error("unknown sessions flag \"%s\"", a);
-    } else if (npos < 3) {
-      positional[npos++] = a;
-    } else {
-      return usage_error("unexpected argument \"%s\"", a);
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_sessions_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    switch (hit.id) {
+      case SS_HELP: usage(stdout); return ZEXIT_SUCCESS;
+      case SS_JSON: json = true; break;
+      case SS_DRY_RUN: dry_run = true; break;
+      case SS_KIND: kind = hit.value; break;
+      case SS_AT: at = hit.value; break;
+      case SS_TO: to = hit.value; break;
+      default:
+        if (npos == 3) return usage_error("unexpected argument \"%s\"", hit.value);
+        positional[npos++] = hit.value;
     }
   }
+  if (prc < 0) return usage_error("%s", perr.msg);
   const char *sub = npos ? positional[0] : "list";
   if (!strcmp(sub, "help")) {
     usage(stdout);

@@ -15,33 +15,52 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "cli/run_setup.h"
 #include "tools/tool.h"
 
-static const char tools_usage[] =
-    "Usage: zero tools list [--json] [MODE]\n"
-    "       zero tools run NAME ARGS [--json] [MODE] [-C DIR] [--add-dir DIR]...\n"
-    "\n"
-    "Runs the model's tools directly. ARGS is the JSON argument object (or raw text for\n"
-    "apply_patch); \"-\" reads it from stdin. The result goes to stdout; the exit code is\n"
-    "0 when the tool succeeded, 1 when it failed or was denied, 2 for usage errors.\n"
-    "\n"
-    "MODE (as for zero exec; default ask, which denies calls that need approval):\n"
-    "  --permission-mode ask|auto|unsafe|plan   --auto low|medium|high\n"
-    "  --skip-permissions-unsafe\n"
-    "Options:\n"
-    "  --json            print a JSON object (tool, ok, output, truncated, meta, permission)\n"
-    "  -C, --cwd DIR     workspace directory (default: the current directory)\n"
-    "  --add-dir DIR     another directory the write tools may change (repeatable)\n"
-    "\n"
-    "Examples:\n"
-    "  zero tools run read_file '{\"path\":\"README.md\"}'\n"
-    "  zero tools run grep '{\"pattern\":\"TODO\",\"output_mode\":\"count\"}' --json\n"
-    "  zero tools run apply_patch - --permission-mode auto < change.patch\n";
+enum { T_HELP = 1, T_JSON, T_MODE, T_AUTO, T_SKIP, T_CWD, T_ADD_DIR };
+
+static const zopt TOOLS_OPTS[] = {
+    {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "ask|auto|unsafe|plan",
+     "as for zero exec (default ask: calls that need approval are\ndenied)",
+     "MODE (as for zero exec)"},
+    {T_AUTO, "auto", 0, ZOPT_VALUE, 0, "low|medium|high", "autonomy, as for zero exec", NULL},
+    {T_SKIP, "skip-permissions-unsafe", 0, ZOPT_FLAG, 0, NULL, "allow every call", NULL},
+    {T_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
+     "print a JSON object (tool, ok, output, truncated, meta,\npermission)", "Options"},
+    {T_CWD, "cwd", 'C', ZOPT_VALUE, 0, "DIR",
+     "workspace directory (default: the current directory)", NULL},
+    {T_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
+     "another directory the write tools may change (repeatable)", NULL},
+    {T_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_tools_opts = {.command = "tools", .opts = TOOLS_OPTS,
+                                   .n_opts = ZARRAY_LEN(TOOLS_OPTS),
+                                   .unknown = "unknown option"};
+
+static void tools_usage(FILE *out) {
+  fputs("Usage: zero tools list [--json] [MODE]\n"
+        "       zero tools run NAME ARGS [--json] [MODE] [-C DIR] [--add-dir DIR]...\n"
+        "\n"
+        "Runs the model's tools directly. ARGS is the JSON argument object (or raw text for\n"
+        "apply_patch); \"-\" reads it from stdin. The result goes to stdout; the exit code is\n"
+        "0 when the tool succeeded, 1 when it failed or was denied, 2 for usage errors.\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zcli_tools_opts);
+  fputs("\n"
+        "Examples:\n"
+        "  zero tools run read_file '{\"path\":\"README.md\"}'\n"
+        "  zero tools run grep '{\"pattern\":\"TODO\",\"output_mode\":\"count\"}' --json\n"
+        "  zero tools run apply_patch - --permission-mode auto < change.patch\n",
+        out);
+}
 
 typedef struct tools_args {
-  bool json;
+  bool json, help;
   bool mode_given, autonomy_given, skip_unsafe;
   zperm_mode mode;
   zautonomy autonomy;
@@ -61,36 +80,30 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 }
 
 static int parse(int argc, char **argv, tools_args *a) {
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-    zerr err = ZERR_INIT;
-    if (!strcmp(s, "--json")) {
-      a->json = true;
-    } else if (!strcmp(s, "--skip-permissions-unsafe")) {
-      a->skip_unsafe = true;
-    } else if (!strcmp(s, "--permission-mode") || !strcmp(s, "--auto") || !strcmp(s, "-C") ||
-               !strcmp(s, "--cwd") || !strcmp(s, "--add-dir")) {
-      if (!val) return usage_error("%s needs a value", s);
-      i++;
-      if (!strcmp(s, "--permission-mode")) {
-        if (zperm_mode_parse(val, &a->mode, &err) < 0) return usage_error("%s", err.msg);
+  zopt_parser op;
+  zopt_hit hit;
+  zerr err = ZERR_INIT;
+  int rc;
+  zopt_init(&op, &zcli_tools_opts, argc, argv);
+  while ((rc = zopt_next(&op, &hit, &err)) > 0) {
+    switch (hit.id) {
+      case T_JSON: a->json = true; break;
+      case T_SKIP: a->skip_unsafe = true; break;
+      case T_MODE:
+        if (zperm_mode_parse(hit.value, &a->mode, &err) < 0) return usage_error("%s", err.msg);
         a->mode_given = true;
-      } else if (!strcmp(s, "--auto")) {
-        if (zautonomy_parse(val, &a->autonomy, &err) < 0) return usage_error("%s", err.msg);
+        break;
+      case T_AUTO:
+        if (zautonomy_parse(hit.value, &a->autonomy, &err) < 0) return usage_error("%s", err.msg);
         a->autonomy_given = true;
-      } else if (!strcmp(s, "--add-dir")) {
-        zvec_push(&a->add_dirs, val);
-      } else {
-        a->cwd = val;
-      }
-    } else if (s[0] == '-' && s[1] && strcmp(s, "-") != 0) {
-      return usage_error("unknown option %s", s);
-    } else {
-      zvec_push(&a->positional, s);
+        break;
+      case T_ADD_DIR: zvec_push(&a->add_dirs, hit.value); break;
+      case T_CWD: a->cwd = hit.value; break;
+      case T_HELP: a->help = true; break;
+      default: zvec_push(&a->positional, hit.value);
     }
   }
-  return 0;
+  return rc < 0 ? usage_error("%s", err.msg) : 0;
 }
 
 static int list(const tools_args *a, zperm_mode mode) {
@@ -155,7 +168,7 @@ static int run(const tools_args *a, zperm_mode mode) {
       zrun_setup_sandbox(&rs, &err) < 0) {
     fprintf(stderr, "zero tools: %s\n", err.msg);
     zrun_setup_release(&rs);
-    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+    return zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
   }
   zrun_setup_tools(&rs, mode, a->autonomy);
   /* One call is the whole "session": nothing can have been read before it,
@@ -201,7 +214,7 @@ static int run(const tools_args *a, zperm_mode mode) {
 int cmd_tools(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
       !strcmp(argv[0], "help")) {
-    fputs(tools_usage, argc < 1 ? stderr : stdout);
+    tools_usage(argc < 1 ? stderr : stdout);
     return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
   }
   tools_args a;
@@ -209,7 +222,9 @@ int cmd_tools(int argc, char **argv) {
   a.mode = ZPERM_ASK;
   a.autonomy = ZAUTO_LOW;
   int rc = parse(argc - 1, argv + 1, &a);
-  if (rc == 0) {
+  if (rc == 0 && a.help) {
+    tools_usage(stdout); /* "zero tools run --help" */
+  } else if (rc == 0) {
     /* Without a mode flag: ask (documented), not exec's auto: nobody can
      * approve here, so a call that needs approval is denied. */
     bool any_mode = a.mode_given || a.autonomy_given || a.skip_unsafe;

@@ -48,6 +48,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "cli/tui_args.h"
 #include "cli/run_setup.h"
 #include "sandbox/grants.h"
 #include "cli/tui_setup.h"
@@ -60,26 +61,6 @@
 #include "ui/tui/app.h"
 #include "ui/tui/diff.h"
 #include "ui/tui/term.h"
-
-static const char TUI_USAGE[] =
-    "Usage: zero [flags]\n"
-    "\n"
-    "Starts the interactive terminal UI (stdin and stdout must be a terminal;\n"
-    "for scripts use zero exec).\n"
-    "\n"
-    "  -m, --model NAME            model to use\n"
-    "      --provider NAME         provider profile\n"
-    "  -C, --cwd DIR               workspace directory (default: current directory)\n"
-    "      --add-dir DIR           another directory the tools may write (repeatable)\n"
-    "      --resume [ID]           continue a session (default: the latest here)\n"
-    "      --permission-mode MODE  ask (default) | auto | plan\n"
-    "      --theme NAME            dark (default) | light (also ZERO_THEME)\n"
-    "  -h, --help                  this help\n"
-    "\n"
-    "Examples:\n"
-    "  zero\n"
-    "  zero --resume\n"
-    "  zero -m gpt-4.1 --theme light\n";
 
 /* --- messages from the worker -------------------------------------------- */
 
@@ -97,14 +78,6 @@ typedef struct qmsg {
   bool escalate_network, escalate_unsandboxed, can_remember;
   int grant_kind;
 } qmsg;
-
-typedef struct tui_args {
-  const char *model, *provider, *cwd, *theme, *resume_id;
-  bool resume, help;
-  zperm_mode mode;
-  const char **add_dirs;
-  size_t n_add_dirs;
-} tui_args;
 
 typedef struct ctl {
   zsink sink;            /* first: the UI sink handed to the agent */
@@ -1540,37 +1513,6 @@ static void read_input(ctl *c) {
 
 /* --- arguments ----------------------------------------------------------- */
 
-static int parse_args(int argc, char **argv, tui_args *a, zerr *err) {
-  memset(a, 0, sizeof *a);
-  a->mode = ZPERM_ASK;
-  a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define VALUE(name)                                                              \
-  if (!v) return zerr_set(err, ZE_USAGE, "%s needs a value", name);              \
-  i++;
-    if (!strcmp(s, "-h") || !strcmp(s, "--help")) a->help = true;
-    else if (!strcmp(s, "-m") || !strcmp(s, "--model")) { VALUE(s); a->model = v; }
-    else if (!strcmp(s, "--provider")) { VALUE(s); a->provider = v; }
-    else if (!strcmp(s, "-C") || !strcmp(s, "--cwd")) { VALUE(s); a->cwd = v; }
-    else if (!strcmp(s, "--theme")) { VALUE(s); a->theme = v; }
-    else if (!strcmp(s, "--add-dir")) { VALUE(s); a->add_dirs[a->n_add_dirs++] = v; }
-    else if (!strcmp(s, "--permission-mode")) {
-      VALUE(s);
-      if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
-    } else if (!strcmp(s, "--resume")) {
-      a->resume = true;
-      if (v && v[0] != '-') { a->resume_id = v; i++; }
-    } else if (!strncmp(s, "--resume=", 9)) {
-      a->resume = true;
-      if (s[9]) a->resume_id = s + 9;
-    } else return zerr_set(err, ZE_USAGE, "unknown flag %s", s);
-#undef VALUE
-  }
-  return 0;
-}
-
 static char *history_path(const char *workspace) {
   /* $XDG_DATA_HOME/zero/history/<fnv1a64(workspace)>.jsonl */
   uint64_t h = 1469598103934665603ULL;
@@ -1594,14 +1536,15 @@ int cmd_tui(int argc, char **argv) {
   ctl *c = xcalloc(1, sizeof *c);
   zerr err = ZERR_INIT;
   int rc = ZEXIT_SUCCESS;
-  if (parse_args(argc, argv, &c->args, &err) < 0) {
-    fprintf(stderr, "zero: %s\n\n%s", err.msg, TUI_USAGE);
+  if (tui_args_parse(argc, argv, &c->args, &err) < 0) {
+    fprintf(stderr, "zero: %s\n\n", err.msg);
+    tui_args_usage(stderr);
     free(c->args.add_dirs);
     free(c);
     return ZEXIT_USAGE;
   }
   if (c->args.help) {
-    fputs(TUI_USAGE, stdout);
+    tui_args_usage(stdout);
     free(c->args.add_dirs);
     free(c);
     return ZEXIT_SUCCESS;
@@ -1661,7 +1604,7 @@ int cmd_tui(int argc, char **argv) {
     fprintf(stderr, "zero: %s\n", err.msg);
     if (err.kind == ZE_CONFIG)
       fprintf(stderr, "Configure a provider first (see docs/config.md), then run zero again.\n");
-    rc = err.kind == ZE_USAGE ? ZEXIT_USAGE : err.kind == ZE_INTERNAL ? ZEXIT_INTERNAL : ZEXIT_PROVIDER;
+    rc = zexit_for_error(err.kind); /* the map zero exec uses: a cancel is 130 */
     goto out_early;
   }
 

@@ -11,27 +11,39 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "config/config.h"
 #include "config/models.h"
 #include "session/store.h"
 
+enum { U_HELP = 1, U_JSON, U_SESSION };
+
+static const zopt USAGE_OPTS[] = {
+    {U_SESSION, "session", 0, ZOPT_VALUE, 0, "ID", "only this session", "Flags"},
+    {U_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
+     "print one JSON object {total, sessions, models, days}", NULL},
+    {U_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_usage_opts = {.command = "usage", .opts = USAGE_OPTS,
+                                   .n_opts = ZARRAY_LEN(USAGE_OPTS),
+                                   .unknown = "unknown argument"};
+
 static void usage(FILE *out) {
-  fprintf(out,
-          "Usage: zero usage [--session ID] [--json]\n"
-          "\n"
-          "Totals the tokens every model reported (prompt, cached prompt, completion,\n"
-          "reasoning) and their estimated cost, per session, per model and per day,\n"
-          "from the saved sessions. Prices: zero models list.\n"
-          "\n"
-          "Flags:\n"
-          "  --session ID   only this session\n"
-          "  --json         print one JSON object {total, sessions, models, days}\n"
-          "  -h, --help     show this help\n"
-          "\n"
-          "Examples:\n"
-          "  zero usage\n"
-          "  zero usage --session zero_20260101120000_1767268800000000000_1 --json\n");
+  fputs("Usage: zero usage [--session ID] [--json]\n"
+        "\n"
+        "Totals the tokens every model reported (prompt, cached prompt, completion,\n"
+        "reasoning) and their estimated cost, per session, per model and per day,\n"
+        "from the saved sessions. Prices: zero models list.\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zcli_usage_opts);
+  fputs("\n"
+        "Examples:\n"
+        "  zero usage\n"
+        "  zero usage --session zero_20260101120000_1767268800000000000_1 --json\n",
+        out);
 }
 
 typedef struct totals {
@@ -135,21 +147,28 @@ static void section(const char *title, const rows *r, json_t *out_json, const ch
 int cmd_usage(int argc, char **argv) {
   const char *only = NULL;
   bool as_json = false;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) as_json = true;
-    else if (!strcmp(argv[i], "--session") && i + 1 < argc) only = argv[++i];
-    else if (!strncmp(argv[i], "--session=", 10)) only = argv[i] + 10;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_usage_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    if (hit.id == U_JSON) {
+      as_json = true;
+    } else if (hit.id == U_SESSION) {
+      only = hit.value;
+    } else if (hit.id == U_HELP) {
       usage(stdout);
       return ZEXIT_SUCCESS;
     } else {
-      fprintf(stderr,
-              !strcmp(argv[i], "--session") ? "zero usage: %s needs a value\n\n"
-                                          : "zero usage: unknown argument \"%s\"\n\n",
-              argv[i]);
-      usage(stderr);
-      return ZEXIT_USAGE;
+      zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\"", hit.value);
+      break;
     }
+  }
+  if (perr.kind != ZE_OK) {
+    fprintf(stderr, "zero usage: %s\n\n", perr.msg);
+    usage(stderr);
+    return ZEXIT_USAGE;
   }
   zerr err = ZERR_INIT;
   zconfig cfg;

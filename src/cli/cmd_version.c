@@ -9,27 +9,51 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/common.h"
+#include "base/opts.h"
 #include "cli/cli.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 
+enum { V_HELP = 1, V_VERBOSE };
+
+static const zopt VERSION_OPTS[] = {
+    {V_VERBOSE, "verbose", 'V', ZOPT_FLAG, 0, NULL,
+     "also load libcurl and print its runtime version", "Flags"},
+    {V_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_version_opts = {.command = "version", .opts = VERSION_OPTS,
+                                     .n_opts = ZARRAY_LEN(VERSION_OPTS),
+                                     .see = " (see zero version --help)"};
+
 int cmd_version(int argc, char **argv) {
   bool verbose = false;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int prc;
+  zopt_init(&op, &zcli_version_opts, argc, argv);
+  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+    if (hit.id == V_HELP) {
       printf("Usage: zero --version [--verbose]\n\n"
              "Prints the version, the commit it was built from and the versions of the\n"
              "libraries it uses. --verbose also loads libcurl and prints its runtime\n"
-             "version with its TLS, HTTP/2 and compression libraries.\n\n"
-             "Example:\n  zero --version\n  zero version --verbose\n");
+             "version with its TLS, HTTP/2 and compression libraries.\n\n");
+      zopt_print_flags(stdout, &zcli_version_opts);
+      printf("\nExample:\n  zero --version\n  zero version --verbose\n");
       return ZEXIT_SUCCESS;
     }
-    if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-V")) {
+    if (hit.id == V_VERBOSE) {
       verbose = true;
     } else {
-      fprintf(stderr, "zero version: unknown flag \"%s\" (see zero version --help)\n", argv[i]);
-      return ZEXIT_USAGE;
+      zerr_set(&perr, ZE_USAGE, "unknown flag \"%s\" (see zero version --help)", hit.value);
+      break;
     }
+  }
+  if (perr.kind != ZE_OK) {
+    fprintf(stderr, "zero version: %s\n", perr.msg);
+    return ZEXIT_USAGE;
   }
   printf("zero %s\n", ZERO_VERSION);
   printf("commit: %s\n", ZERO_COMMIT);

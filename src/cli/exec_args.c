@@ -8,32 +8,77 @@
 
 #include "base/common.h"
 #include "base/ids.h"
+#include "base/opts.h"
 
-/* Matches "--name" or "--name=value" (value returned in *inline_val). */
-static bool flag_is(const char *arg, const char *name, const char **inline_val) {
-  size_t n = strlen(name);
-  if (strncmp(arg, name, n) != 0) return false;
-  if (arg[n] == '\0') {
-    *inline_val = NULL;
-    return true;
-  }
-  if (arg[n] == '=' && name[1] == '-') {
-    *inline_val = arg + n + 1;
-    return true;
-  }
-  return false;
-}
+/* The flags of `zero exec`, as Go zero spells them. */
+enum {
+  O_HELP = 1, O_OUTPUT, O_INPUT, O_PROMPT, O_FILE, O_MODEL, O_EFFORT, O_PROVIDER, O_CWD,
+  O_TITLE, O_MAX_TURNS, O_RESUME, O_RESUME_LATEST, O_INIT_ID, O_NO_NOTIFY, O_NO_GATE,
+  O_PROFILE, O_PLAN, O_FORK, O_MODE, O_AUTO, O_SKIP, O_ADD_DIR, O_IMAGE, O_LIST_TOOLS,
+  O_OFFLINE, O_ENABLED, O_DISABLED,
+};
 
-/* Takes the flag's value from "=value" or the next word. */
-static const char *take_value(int argc, char **argv, int *i, const char *flag,
-                              const char *inline_val, zerr *err) {
-  if (inline_val) return inline_val;
-  if (*i + 1 >= argc) {
-    zerr_set(err, ZE_USAGE, "flag %s needs a value", flag);
-    return NULL;
-  }
-  return argv[++*i];
-}
+static const zopt EXEC_OPTS[] = {
+    {O_PROMPT, "prompt", 'p', ZOPT_VALUE, ZOPT_SHORT_EQ | ZOPT_REPEAT, "TEXT",
+     "prompt text (also: positional words, or piped stdin)", "Input and output"},
+    {O_FILE, "file", 'f', ZOPT_VALUE, 0, "PATH",
+     "read the prompt from a file (appended after the words)", NULL},
+    {O_INPUT, "input-format", 'i', ZOPT_VALUE, 0, "FMT",
+     "text (default) | stream-json (JSON lines on stdin)", NULL},
+    {O_OUTPUT, "output-format", 'o', ZOPT_VALUE, 0, "FMT", "text (default) | json | stream-json",
+     NULL},
+    {O_IMAGE, "image", 0, ZOPT_VALUE, ZOPT_REPEAT, "PATH",
+     "attach a PNG/JPEG/GIF/WebP image to the prompt (repeatable)", NULL},
+    {O_LIST_TOOLS, "list-tools", 0, ZOPT_FLAG, 0, NULL,
+     "list the tools the model would see, then exit", NULL},
+    {O_MODEL, "model", 'm', ZOPT_VALUE, 0, "NAME",
+     "model to use (overrides config and OPENAI_MODEL)", "Model"},
+    {O_PROVIDER, "provider", 0, ZOPT_VALUE, 0, "NAME",
+     "provider profile (overrides ZERO_PROVIDER)", NULL},
+    {O_MAX_TURNS, "max-turns", 0, ZOPT_VALUE, 0, "N",
+     "model requests allowed (default maxTurns, 80)", NULL},
+    {O_EFFORT, "reasoning-effort", 'r', ZOPT_VALUE, 0, "L",
+     "minimal | low | medium | high (the model's levels)", NULL},
+    {O_RESUME, "resume", 0, ZOPT_OPTIONAL, 0, "ID",
+     "continue a session (default: the latest in this directory)", "Sessions"},
+    {O_RESUME_LATEST, "resume-latest", 0, ZOPT_FLAG, 0, NULL,
+     "continue the latest resumable session here", NULL},
+    {O_FORK, "fork", 0, ZOPT_VALUE, 0, "ID",
+     "continue a copy of session ID (the original is untouched)", NULL},
+    {O_TITLE, "session-title", 0, ZOPT_VALUE, 0, "TEXT", "title stored with a new session", NULL},
+    {O_INIT_ID, "init-session-id", 0, ZOPT_VALUE, 0, "ID",
+     "id of the new session (letters, digits, _ and -)", NULL},
+    {O_CWD, "cwd", 'C', ZOPT_VALUE, 0, "DIR", "workspace directory (default: current directory)",
+     "Workspace and permissions"},
+    {O_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
+     "another directory the tools may write (repeatable)", NULL},
+    {O_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
+     "ask | auto (default) | unsafe | plan (read-only)", NULL},
+    {O_PLAN, "plan", 0, ZOPT_FLAG, 0, NULL, "the same as --permission-mode plan", NULL},
+    {O_AUTO, "auto", 0, ZOPT_VALUE, 0, "LEVEL",
+     "low (default) | medium (network commands get the network)\n"
+     "| high (= unsafe: no checks, no sandbox)", NULL},
+    {O_SKIP, "skip-permissions-unsafe", 0, ZOPT_FLAG, 0, NULL,
+     "allow every tool call without checks", NULL},
+    {O_OFFLINE, "offline", 0, ZOPT_FLAG, 0, NULL,
+     "no network: package installs run from caches; network\n"
+     "commands and escalations are denied", NULL},
+    {O_ENABLED, "enabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
+     "only these built-in tools (comma or space separated)", NULL},
+    {O_DISABLED, "disabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
+     "turn these built-in tools off", NULL},
+    {O_NO_NOTIFY, "no-notify", 0, ZOPT_FLAG, 0, NULL,
+     "Go zero's flag, accepted for its scripts (no effect)", NULL},
+    {O_NO_GATE, "no-completion-gate", 0, ZOPT_FLAG, 0, NULL,
+     "Go zero's flag, accepted for its scripts (no effect)", NULL},
+    {O_PROFILE, "profile", 0, ZOPT_VALUE, 0, "P",
+     "Go zero's legacy flag, accepted and ignored", NULL},
+    {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
+};
+
+const zopt_spec zexec_opts = {
+    .command = "exec", .opts = EXEC_OPTS, .n_opts = ZARRAY_LEN(EXEC_OPTS),
+    .unknown = "unknown exec flag", .see = " (see zero exec --help)"};
 
 static int parse_output(const char *v, zexec_args *a, zerr *err) {
   if (!strcmp(v, "text")) a->output = ZOUT_TEXT;
@@ -45,19 +90,16 @@ static int parse_output(const char *v, zexec_args *a, zerr *err) {
   return 0;
 }
 
-/* Pre-pass: find -o so that errors in other flags are reported in it. */
+/* Pre-pass: find -o so that errors in other flags are reported in it. The
+ * same parser, deaf to errors (each bad word is skipped). */
 static void scan_output(int argc, char **argv, zexec_args *a) {
-  for (int i = 0; i < argc; i++) {
-    const char *v = NULL;
-    if (!strcmp(argv[i], "--")) return;
-    if (!strcmp(argv[i], "-o") || flag_is(argv[i], "--output-format", &v)) {
-      if (!v && i + 1 < argc) v = argv[i + 1];
-      if (v) {
-        zerr ignored;
-        parse_output(v, a, &ignored);
-      }
-    }
-  }
+  zopt_parser op;
+  zopt_hit hit;
+  zerr ignored;
+  zopt_init(&op, &zexec_opts, argc, argv);
+  int rc;
+  while ((rc = zopt_next(&op, &hit, &ignored)) != 0)
+    if (rc > 0 && hit.id == O_OUTPUT) parse_output(hit.value, a, &ignored);
 }
 
 /* The shape of a generated session id, zero_<YYYYMMDDhhmmss>_<ns>_<n>: no
@@ -76,6 +118,99 @@ static bool generated_session_id(const char *s) {
   return *s == '\0';
 }
 
+static void add_prompt_word(zexec_args *a, const char *w) {
+  if (a->prompt.len) zbuf_addch(&a->prompt, ' ');
+  zbuf_addstr(&a->prompt, w);
+}
+
+/* One option or prompt word into *a. */
+static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
+                 bool (*is_session)(const char *id), zerr *err) {
+  const char *v = h->value;
+  switch (h->id) {
+    case ZOPT_ARG: add_prompt_word(a, v); break;
+    case O_HELP: a->help = true; break;
+    case O_OUTPUT: return parse_output(v, a, err);
+    case O_INPUT:
+      if (!strcmp(v, "text")) a->input = ZIN_TEXT;
+      else if (!strcmp(v, "stream-json")) a->input = ZIN_STREAM_JSON;
+      else
+        return zerr_set(err, ZE_USAGE,
+                        "Invalid input format \"%s\". Expected text or stream-json.", v);
+      break;
+    case O_PROMPT: add_prompt_word(a, v); break;
+    case O_FILE: a->prompt_file = v; break;
+    case O_MODEL: a->model = v; break;
+    case O_EFFORT:
+      if (strcmp(v, "minimal") && strcmp(v, "low") && strcmp(v, "medium") && strcmp(v, "high"))
+        return zerr_set(err, ZE_USAGE,
+                        "Invalid reasoning effort \"%s\". Expected minimal, low, medium, or high.",
+                        v);
+      a->reasoning_effort = v;
+      break;
+    case O_PROVIDER: a->provider = v; break;
+    case O_CWD: a->cwd = v; break;
+    case O_TITLE: a->session_title = v; break;
+    case O_MAX_TURNS: {
+      char *end;
+      errno = 0;
+      long n = strtol(v, &end, 10);
+      if (errno || *end || n <= 0 || n > 10000)
+        return zerr_set(err, ZE_USAGE, "--max-turns must be a whole number from 1 to 10000, not \"%s\"",
+                        v);
+      a->max_turns = (int)n;
+      break;
+    }
+    case O_RESUME: {
+      a->resume = true;
+      const char *next = zopt_peek(p);
+      if (v && v[0]) {
+        a->resume_id = v; /* "--resume=" alone means the latest, like "--resume" */
+      } else if (next && zid_is_safe(next) &&
+                 ((is_session && is_session(next)) || generated_session_id(next))) {
+        a->resume_id = next;
+        zopt_skip(p);
+      }
+      break;
+    }
+    case O_RESUME_LATEST:
+      a->resume = true;
+      a->resume_id = NULL;
+      break;
+    case O_INIT_ID: a->init_session_id = v; break;
+    case O_NO_NOTIFY:
+    case O_NO_GATE:
+    case O_PROFILE:
+      /* Go zero's flags, accepted so its CI scripts run unchanged: zero exec
+       * sends no notifications and has no completion gate to turn off;
+       * --profile is legacy in Go zero too (ignored there). */
+      break;
+    case O_PLAN:
+      a->mode = ZPERM_PLAN; /* Go zero: the same as --permission-mode plan */
+      a->mode_given = true;
+      break;
+    case O_FORK: a->fork_id = v; break;
+    case O_MODE:
+      if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
+      a->mode_given = true;
+      break;
+    case O_AUTO: return zautonomy_parse(v, &a->autonomy, err);
+    case O_SKIP: a->skip_permissions_unsafe = true; break;
+    case O_ADD_DIR: a->add_dirs[a->n_add_dirs++] = v; break;
+    case O_IMAGE: a->images[a->n_images++] = v; break;
+    case O_LIST_TOOLS: a->list_tools = true; break;
+    case O_OFFLINE: a->offline = true; break;
+    case O_ENABLED:
+    case O_DISABLED: {
+      zbuf *list = h->id == O_ENABLED ? &a->enabled_tools : &a->disabled_tools;
+      zbuf_addf(list, "%s%s", list->len ? "," : "", v);
+      break;
+    }
+    default: return zerr_set(err, ZE_INTERNAL, "exec option %s not handled", h->word);
+  }
+  return 0;
+}
+
 int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(const char *id),
                      zerr *err) {
   memset(a, 0, sizeof *a);
@@ -88,112 +223,13 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
   a->images = xcalloc((size_t)argc + 1, sizeof *a->images);
   scan_output(argc, argv, a);
 
-  for (int i = 0; i < argc; i++) {
-    const char *arg = argv[i], *iv = NULL, *v;
-    if (!strcmp(arg, "--")) {
-      for (i++; i < argc; i++) {
-        if (a->prompt.len) zbuf_addch(&a->prompt, ' ');
-        zbuf_addstr(&a->prompt, argv[i]);
-      }
-      break;
-    }
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      a->help = true;
-    } else if (!strcmp(arg, "-o") || flag_is(arg, "--output-format", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      if (parse_output(v, a, err) < 0) return -1;
-    } else if (!strcmp(arg, "-i") || flag_is(arg, "--input-format", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      if (!strcmp(v, "text")) a->input = ZIN_TEXT;
-      else if (!strcmp(v, "stream-json")) a->input = ZIN_STREAM_JSON;
-      else
-        return zerr_set(err, ZE_USAGE,
-                        "Invalid input format \"%s\". Expected text or stream-json.", v);
-    } else if (!strcmp(arg, "-p") || !strncmp(arg, "-p=", 3) || flag_is(arg, "--prompt", &iv)) {
-      if (!strncmp(arg, "-p=", 3)) iv = arg + 3; /* Go zero accepts "-p=TEXT" (only -p) */
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      if (a->prompt.len) zbuf_addch(&a->prompt, ' ');
-      zbuf_addstr(&a->prompt, v);
-    } else if (!strcmp(arg, "-f") || flag_is(arg, "--file", &iv)) {
-      if (!(a->prompt_file = take_value(argc, argv, &i, arg, iv, err))) return -1;
-    } else if (!strcmp(arg, "-m") || flag_is(arg, "--model", &iv)) {
-      if (!(a->model = take_value(argc, argv, &i, arg, iv, err))) return -1;
-    } else if (!strcmp(arg, "-r") || flag_is(arg, "--reasoning-effort", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      if (strcmp(v, "minimal") && strcmp(v, "low") && strcmp(v, "medium") && strcmp(v, "high"))
-        return zerr_set(err, ZE_USAGE,
-                        "Invalid reasoning effort \"%s\". Expected minimal, low, medium, or high.",
-                        v);
-      a->reasoning_effort = v;
-    } else if (flag_is(arg, "--provider", &iv)) {
-      if (!(a->provider = take_value(argc, argv, &i, arg, iv, err))) return -1;
-    } else if (!strcmp(arg, "-C") || flag_is(arg, "--cwd", &iv)) {
-      if (!(a->cwd = take_value(argc, argv, &i, arg, iv, err))) return -1;
-    } else if (flag_is(arg, "--session-title", &iv)) {
-      if (!(a->session_title = take_value(argc, argv, &i, arg, iv, err))) return -1;
-    } else if (flag_is(arg, "--max-turns", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      char *end;
-      errno = 0;
-      long n = strtol(v, &end, 10);
-      if (errno || *end || n <= 0 || n > 10000)
-        return zerr_set(err, ZE_USAGE, "--max-turns must be a whole number from 1 to 10000, not \"%s\"",
-                        v);
-      a->max_turns = (int)n;
-    } else if (flag_is(arg, "--resume", &iv)) {
-      a->resume = true;
-      if (iv && iv[0]) {
-        a->resume_id = iv; /* "--resume=" alone means the latest, like "--resume" */
-      } else if (i + 1 < argc && zid_is_safe(argv[i + 1]) &&
-                 ((is_session && is_session(argv[i + 1])) || generated_session_id(argv[i + 1]))) {
-        a->resume_id = argv[++i];
-      }
-    } else if (!strcmp(arg, "--resume-latest")) {
-      a->resume = true;
-      a->resume_id = NULL;
-    } else if (flag_is(arg, "--init-session-id", &iv)) {
-      if (!(a->init_session_id = take_value(argc, argv, &i, arg, iv, err))) return -1;
-    } else if (!strcmp(arg, "--no-notify") || !strcmp(arg, "--no-completion-gate")) {
-      /* Go zero's flags, accepted so its CI scripts run unchanged: zero exec
-       * sends no notifications and has no completion gate to turn off. */
-    } else if (flag_is(arg, "--profile", &iv)) {
-      /* Legacy in Go zero too (ignored there): accepted and ignored. */
-      if (!take_value(argc, argv, &i, arg, iv, err)) return -1;
-    } else if (!strcmp(arg, "--plan")) {
-      a->mode = ZPERM_PLAN; /* Go zero: the same as --permission-mode plan */
-      a->mode_given = true;
-    } else if (flag_is(arg, "--fork", &iv)) {
-      if (!(a->fork_id = take_value(argc, argv, &i, arg, iv, err))) return -1;
-    } else if (flag_is(arg, "--permission-mode", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
-      a->mode_given = true;
-    } else if (flag_is(arg, "--auto", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      if (zautonomy_parse(v, &a->autonomy, err) < 0) return -1;
-    } else if (!strcmp(arg, "--skip-permissions-unsafe")) {
-      a->skip_permissions_unsafe = true;
-    } else if (flag_is(arg, "--add-dir", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      a->add_dirs[a->n_add_dirs++] = v;
-    } else if (flag_is(arg, "--image", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      a->images[a->n_images++] = v;
-    } else if (!strcmp(arg, "--list-tools")) {
-      a->list_tools = true;
-    } else if (!strcmp(arg, "--offline")) {
-      a->offline = true;
-    } else if (flag_is(arg, "--enabled-tools", &iv) || flag_is(arg, "--disabled-tools", &iv)) {
-      if (!(v = take_value(argc, argv, &i, arg, iv, err))) return -1;
-      zbuf *list = !strncmp(arg, "--enabled", 9) ? &a->enabled_tools : &a->disabled_tools;
-      zbuf_addf(list, "%s%s", list->len ? "," : "", v);
-    } else if (arg[0] == '-' && arg[1] != '\0') {
-      return zerr_set(err, ZE_USAGE, "unknown exec flag \"%s\" (see zero exec --help)", arg);
-    } else {
-      if (a->prompt.len) zbuf_addch(&a->prompt, ' ');
-      zbuf_addstr(&a->prompt, arg);
-    }
-  }
+  zopt_parser op;
+  zopt_hit hit;
+  zopt_init(&op, &zexec_opts, argc, argv);
+  int rc;
+  while ((rc = zopt_next(&op, &hit, err)) > 0)
+    if (apply(&op, &hit, a, is_session, err) < 0) return -1;
+  if (rc < 0) return -1;
   if (a->enabled_tools.len || a->disabled_tools.len) {
     err->msg[0] = '\0'; /* NULL below is an error only with a message */
     a->tools_off = zperm_tool_filter(a->enabled_tools.len ? a->enabled_tools.data : NULL,

@@ -8,6 +8,7 @@
 #include "agent/permissions.h"
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/opts.h"
 
 typedef enum zout_format { ZOUT_TEXT, ZOUT_JSON, ZOUT_STREAM_JSON } zout_format;
 typedef enum zin_format { ZIN_TEXT, ZIN_STREAM_JSON } zin_format;
@@ -43,6 +44,9 @@ typedef struct zexec_args {
   bool help;
   const char *session_title;
 } zexec_args;
+
+/* The flags of `zero exec`: its parser, --help and shell completion read it. */
+extern const zopt_spec zexec_opts;
 
 /* Parses argv (the words after "exec"). `is_session` tells whether a word is
  * an existing session id, to disambiguate `--resume <id>` from

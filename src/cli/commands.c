@@ -1,0 +1,87 @@
+/* commands.c — the command table; see commands.h. */
+#include "cli/commands.h"
+
+#include <string.h>
+
+#include "base/common.h"
+#include "cli/cli.h"
+#include "cli/exec_args.h"
+
+static const zcli_command COMMANDS[] = {
+    {"exec", NULL, cmd_exec, ZCMD_LEADING_ADD_DIR, "[flags] \"prompt\"",
+     "run one task headless (text, json, stream-json)", &zexec_opts, NULL},
+    {"sessions", NULL, cmd_sessions, 0, "[list|show|tree|lineage] [--json]",
+     "saved sessions and their forks", &zcli_sessions_opts,
+     "list show children tree lineage delete fork rewind"},
+    {"search", "find", cmd_search, 0, "<words> [--json]", "search every saved session",
+     &zcli_search_opts, NULL},
+    {"context", NULL, cmd_context, 0, "[--json]",
+     "what the next request holds, against the window", &zcli_context_opts, NULL},
+    {"models", NULL, cmd_models, 0, "list [--json]",
+     "the models zero knows: limits, reasoning, prices", &zcli_models_opts, "list"},
+    {"providers", NULL, cmd_providers, 0, "list|add|use|remove|rename|detect",
+     "provider profiles; detect finds local runtimes", &zcli_providers_opts,
+     "list add use remove rename detect"},
+    {"setup", NULL, cmd_setup, 0, "--provider P [flags]",
+     "write a provider profile non-interactively", &zcli_provider_add_opts, NULL},
+    {"doctor", NULL, cmd_doctor, 0, "[--connectivity]",
+     "check config, provider, key, endpoint, sandbox", &zcli_doctor_opts, NULL},
+    {"usage", NULL, cmd_usage, 0, "[--session ID] [--json]",
+     "tokens and estimated cost per session/model/day", &zcli_usage_opts, NULL},
+    {"mcp", NULL, cmd_mcp, 0, "list|add|remove|...",
+     "MCP servers whose tools the agent may use", &zcli_mcp_opts,
+     "list add remove rm enable disable tools call grant revoke trust login logout"},
+    {"serve", NULL, cmd_serve, 0, "--mcp", "serve zero's tools to an MCP client over stdio",
+     &zcli_serve_opts, NULL},
+    {"sandbox", NULL, cmd_sandbox, 0, "exec -- CMD",
+     "run a command confined like the agent's commands", &zcli_sandbox_opts,
+     "exec policy check grants"},
+    {"tools", NULL, cmd_tools, 0, "list|run", "the model's tools from the command line",
+     &zcli_tools_opts, "list run"},
+    {"completions", "completion", cmd_completions, 0, "bash|zsh|fish",
+     "a shell completion script", NULL, "bash zsh fish"},
+    {"version", "--version -v", cmd_version, 0, "(--version)",
+     "version, commit and linked libraries", &zcli_version_opts, NULL},
+    {"help", "--help -h", cmd_help, 0, "[command]", "this help, or a command's", NULL, NULL},
+    {"__sandbox-inner", NULL, cmd_sandbox_inner, ZCMD_HIDDEN, "", "the sandbox's inner stage",
+     NULL, NULL},
+};
+
+const zcli_command *zcli_commands(size_t *n) {
+  *n = ZARRAY_LEN(COMMANDS);
+  return COMMANDS;
+}
+
+/* Whether `word` is one of the space-separated words of list. */
+static bool in_words(const char *list, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = list; p && *p;) {
+    size_t len = strcspn(p, " ");
+    if (len == n && !strncmp(p, word, n)) return true;
+    p += len;
+    p += strspn(p, " ");
+  }
+  return false;
+}
+
+const zcli_command *zcli_command_find(const char *word) {
+  for (size_t i = 0; i < ZARRAY_LEN(COMMANDS); i++)
+    if (!strcmp(COMMANDS[i].name, word) || in_words(COMMANDS[i].aliases, word))
+      return &COMMANDS[i];
+  return NULL;
+}
+
+const zcli_command *zcli_command_suggest(const char *word) {
+  const zcli_command *best = NULL;
+  size_t best_d = (size_t)-1;
+  for (size_t i = 0; i < ZARRAY_LEN(COMMANDS); i++) {
+    const zcli_command *c = &COMMANDS[i];
+    if (c->setup & ZCMD_HIDDEN) continue;
+    size_t d = zopt_edit_distance(word, c->name);
+    if (d <= zopt_typo_budget(strlen(c->name)) && d < best_d) {
+      best = c;
+      best_d = d;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,249 @@
+/* completion.c — `zero completions bash|zsh|fish` (alias `completion`): a
+ * completion script generated from the command table (cli/commands.c) and
+ * each command's option table, so a new command or flag completes without
+ * touching a script. Go zero's command has the same name and prints the same
+ * kind of static script (a context from the words typed so far, then a word
+ * list per context).
+ *
+ * The context is the first word that is no flag (the command) and the one
+ * after it (its subcommand); a value flag's value is skipped. At the top
+ * the candidates are the command names and the interactive UI's flags; after
+ * a command, its subcommands (until one is typed) and its flags. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/opts.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+
+static const char COMPLETIONS_USAGE[] =
+    "Usage: zero completions <shell>\n"
+    "\n"
+    "Prints a completion script for bash, zsh or fish, made from zero's own command\n"
+    "and flag tables.\n"
+    "\n"
+    "Examples:\n"
+    "  source <(zero completions bash)            # in ~/.bashrc\n"
+    "  source <(zero completions zsh)             # in ~/.zshrc, after compinit\n"
+    "  zero completions fish > ~/.config/fish/completions/zero.fish\n";
+
+/* " --json --kind -h --help": every visible spelling of spec's options. */
+static void add_flags(zbuf *out, const zopt_spec *spec) {
+  for (size_t i = 0; spec && i < spec->n_opts; i++) {
+    const zopt *o = &spec->opts[i];
+    if (o->flags & ZOPT_HIDDEN) continue;
+    if (o->short_name) zbuf_addf(out, " -%c", o->short_name);
+    if (o->name) zbuf_addf(out, " --%s", o->name);
+  }
+}
+
+/* Each name of c a user may type: its name and its word alias (the table
+ * gives a command at most one, see commands.h). */
+static size_t command_names(const zcli_command *c, const char **names, size_t max) {
+  size_t n = 0;
+  names[n++] = c->name;
+  if (c->aliases && c->aliases[0] != '-' && n < max) names[n++] = c->aliases;
+  return n;
+}
+
+/* The top-level candidates: command names, word aliases, the UI's flags. */
+static void top_words(zbuf *out) {
+  size_t n;
+  const zcli_command *cmds = zcli_commands(&n);
+  for (size_t i = 0; i < n; i++) {
+    if (cmds[i].setup & ZCMD_HIDDEN) continue;
+    zbuf_addf(out, "%s%s", out->len ? " " : "", cmds[i].name);
+    if (cmds[i].aliases && cmds[i].aliases[0] != '-') zbuf_addf(out, " %s", cmds[i].aliases);
+  }
+  zbuf_addstr(out, " --version");
+  add_flags(out, &zcli_tui_opts);
+}
+
+/* `"ctx|--model"|"ctx|-m"|…` for every value option of spec (sh case
+ * patterns; fish's switch takes the same quoted words separated by spaces). */
+static void value_patterns(zbuf *out, const char *ctx, const zopt_spec *spec, const char *sep) {
+  for (size_t i = 0; spec && i < spec->n_opts; i++) {
+    const zopt *o = &spec->opts[i];
+    if (o->kind != ZOPT_VALUE) continue;
+    if (o->name) zbuf_addf(out, "%s'%s|--%s'", out->len ? sep : "", ctx, o->name);
+    if (o->short_name) zbuf_addf(out, "%s'%s|-%c'", out->len ? sep : "", ctx, o->short_name);
+  }
+}
+
+/* Every value flag of every context, so the word after it is skipped. */
+static void all_value_patterns(zbuf *out, const char *sep) {
+  value_patterns(out, "", &zcli_tui_opts, sep);
+  size_t n;
+  const zcli_command *cmds = zcli_commands(&n);
+  for (size_t i = 0; i < n; i++) {
+    const char *names[2];
+    size_t nn = command_names(&cmds[i], names, 2);
+    for (size_t k = 0; k < nn; k++) value_patterns(out, names[k], cmds[i].opts, sep);
+  }
+}
+
+/* bash and zsh share the context loop; `word` is how each names the i-th
+ * typed word, `first` the index of the word after "zero". */
+static void posix_context_loop(zbuf *s, const char *first, const char *last, const char *word) {
+  zbuf pats = ZBUF_INIT;
+  all_value_patterns(&pats, "|");
+  zbuf_addf(s,
+            "  local cmd='' sub='' w i\n"
+            "  for ((i = %s; i < %s; i++)); do\n"
+            "    w=\"%s\"\n"
+            "    case \"$cmd|$w\" in\n"
+            "      %s) i=$((i + 1)); continue ;;\n"
+            "      *'|-'*) continue ;;\n"
+            "    esac\n"
+            "    if [[ -z $cmd ]]; then cmd=$w; elif [[ -z $sub ]]; then sub=$w; fi\n"
+            "  done\n",
+            first, last, word, pats.len ? pats.data : "'|--'");
+  zbuf_release(&pats);
+}
+
+/* `case "$cmd" in … esac` setting `var` to each context's words, between
+ * assign_open and assign_close ("…" for a bash string, (…) for a zsh array). */
+static void posix_candidates(zbuf *s, const char *var, const char *assign_open,
+                             const char *assign_close) {
+  zbuf top = ZBUF_INIT;
+  top_words(&top);
+  zbuf_addf(s, "  case \"$cmd\" in\n    '') %s=%s%s%s ;;\n", var, assign_open, top.data,
+            assign_close);
+  zbuf_release(&top);
+  size_t n;
+  const zcli_command *cmds = zcli_commands(&n);
+  for (size_t i = 0; i < n; i++) {
+    const zcli_command *c = &cmds[i];
+    if (c->setup & ZCMD_HIDDEN) continue;
+    const char *names[2];
+    size_t nn = command_names(c, names, 2);
+    zbuf flags = ZBUF_INIT;
+    add_flags(&flags, c->opts);
+    zbuf_addf(s, "    %s%s%s)", names[0], nn > 1 ? "|" : "", nn > 1 ? names[1] : "");
+    if (c->subcommands)
+      zbuf_addf(s, " if [[ -z $sub ]]; then %s=%s%s%s%s; else %s=%s%s%s; fi ;;\n", var,
+                assign_open, c->subcommands, flags.data, assign_close, var, assign_open,
+                flags.len ? flags.data + 1 : "", assign_close);
+    else
+      zbuf_addf(s, " %s=%s%s%s ;;\n", var, assign_open, flags.len ? flags.data + 1 : "",
+                assign_close);
+    zbuf_release(&flags);
+  }
+  zbuf_addstr(s, "  esac\n");
+}
+
+static void bash_script(zbuf *s) {
+  zbuf_addstr(s,
+              "# bash completion for zero, generated by `zero completions bash` from its\n"
+              "# command and flag tables. Load it with: source <(zero completions bash)\n"
+              "_zero() {\n"
+              "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" words=''\n");
+  posix_context_loop(s, "1", "COMP_CWORD", "${COMP_WORDS[i]}");
+  posix_candidates(s, "words", "\"", "\"");
+  zbuf_addstr(s,
+              "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+              "}\n"
+              "complete -F _zero zero\n");
+}
+
+static void zsh_script(zbuf *s) {
+  zbuf_addstr(s,
+              "#compdef zero\n"
+              "# zsh completion for zero, generated by `zero completions zsh` from its\n"
+              "# command and flag tables. Load it (after compinit) with:\n"
+              "#   source <(zero completions zsh)\n"
+              "_zero() {\n"
+              "  local -a cands\n");
+  posix_context_loop(s, "2", "CURRENT", "${words[i]}");
+  posix_candidates(s, "cands", "(", ")");
+  zbuf_addstr(s,
+              "  compadd -- \"${cands[@]}\"\n"
+              "}\n"
+              "compdef _zero zero\n");
+}
+
+static void fish_script(zbuf *s) {
+  zbuf pats = ZBUF_INIT;
+  all_value_patterns(&pats, " ");
+  zbuf_addf(s,
+            "# fish completion for zero, generated by `zero completions fish` from its\n"
+            "# command and flag tables. Install it with:\n"
+            "#   zero completions fish > ~/.config/fish/completions/zero.fish\n"
+            "function __zero_context\n"
+            "    set -l cmd ''\n"
+            "    set -l sub ''\n"
+            "    set -l skip 0\n"
+            "    for w in (commandline -opc)[2..-1]\n"
+            "        if test $skip = 1\n"
+            "            set skip 0\n"
+            "            continue\n"
+            "        end\n"
+            "        switch \"$cmd|$w\"\n"
+            "            case %s\n"
+            "                set skip 1\n"
+            "                continue\n"
+            "            case '*|-*'\n"
+            "                continue\n"
+            "        end\n"
+            "        if test -z \"$cmd\"\n"
+            "            set cmd $w\n"
+            "        else if test -z \"$sub\"\n"
+            "            set sub $w\n"
+            "        end\n"
+            "    end\n"
+            "    echo \"$cmd|$sub\"\n"
+            "end\n"
+            "complete -c zero -f\n",
+            pats.len ? pats.data : "'|--'");
+  zbuf_release(&pats);
+  zbuf top = ZBUF_INIT;
+  top_words(&top);
+  zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"|\"' -a '%s'\n", top.data);
+  zbuf_release(&top);
+  size_t n;
+  const zcli_command *cmds = zcli_commands(&n);
+  for (size_t i = 0; i < n; i++) {
+    const zcli_command *c = &cmds[i];
+    if (c->setup & ZCMD_HIDDEN) continue;
+    const char *names[2];
+    size_t nn = command_names(c, names, 2);
+    zbuf flags = ZBUF_INIT;
+    add_flags(&flags, c->opts);
+    for (size_t k = 0; k < nn; k++) {
+      if (c->subcommands)
+        zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"%s|\"' -a '%s'\n", names[k],
+                  c->subcommands);
+      if (flags.len)
+        zbuf_addf(s, "complete -c zero -n 'string match -q -- \"%s|*\" (__zero_context)' -a '%s'\n",
+                  names[k], flags.data + 1);
+    }
+    zbuf_release(&flags);
+  }
+}
+
+int cmd_completions(int argc, char **argv) {
+  if (argc == 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
+                    !strcmp(argv[0], "help"))) {
+    fputs(COMPLETIONS_USAGE, stdout);
+    return ZEXIT_SUCCESS;
+  }
+  if (argc != 1) {
+    fprintf(stderr, "zero completions: %s\n\n%s",
+            argc ? "give one shell" : "shell required: bash, zsh or fish", COMPLETIONS_USAGE);
+    return ZEXIT_USAGE;
+  }
+  zbuf s = ZBUF_INIT;
+  if (!strcmp(argv[0], "bash")) bash_script(&s);
+  else if (!strcmp(argv[0], "zsh")) zsh_script(&s);
+  else if (!strcmp(argv[0], "fish")) fish_script(&s);
+  else {
+    fprintf(stderr, "zero completions: unsupported shell \"%s\"; expected bash, zsh or fish\n",
+            argv[0]);
+    zbuf_release(&s);
+    return ZEXIT_USAGE;
+  }
+  fputs(s.data, stdout);
+  zbuf_release(&s);
+  return fflush(stdout) == 0 ? ZEXIT_SUCCESS : ZEXIT_INTERNAL;
+}

@@ -1,0 +1,28 @@
+/* exit_codes.h — the one exit-code map of every face (zero exec, the
+ * terminal UI, every other command): Go zero's documented codes, and the
+ * one mapping from an error's kind to a code. docs/cli.md has the table. */
+#ifndef ZERO_CLI_EXIT_CODES_H
+#define ZERO_CLI_EXIT_CODES_H
+
+#include "base/err.h"
+
+enum {
+  ZEXIT_SUCCESS = 0,
+  ZEXIT_INTERNAL = 1,     /* a bug, an I/O failure, output that could not be written */
+  ZEXIT_USAGE = 2,        /* bad flags or arguments, malformed config, unknown session */
+  ZEXIT_PROVIDER = 3,     /* provider or configuration error */
+  ZEXIT_INCOMPLETE = 4,   /* maxTurns reached / work unfinished */
+  ZEXIT_INTERRUPTED = 130, /* cancelled by SIGINT / SIGTERM (128 + SIGINT, as Go zero) */
+};
+
+/* The exit code for a failure of `kind`: usage 2; config, provider and
+ * timeout 3; cancelled 130; anything else (internal, I/O, not found,
+ * invalid data, too large) 1. Commands whose failures have a more specific
+ * meaning decide before calling this (a run's unfinished work is 4). */
+int zexit_for_error(zerr_kind kind);
+
+/* zexit_for_error, except that kinds it would map to ZEXIT_INTERNAL give
+ * `other` (e.g. ZEXIT_PROVIDER where every other failure is the server's). */
+int zexit_for_error_or(zerr_kind kind, int other);
+
+#endif

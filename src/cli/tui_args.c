@@ -1,0 +1,87 @@
+/* tui_args.c — the flags of `zero` (the interactive UI); see tui_args.h. */
+#include "cli/tui_args.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/opts.h"
+#include "cli/cli.h"
+
+enum { T_HELP = 1, T_MODEL, T_PROVIDER, T_CWD, T_ADD_DIR, T_RESUME, T_MODE, T_THEME };
+
+static const zopt TUI_OPTS[] = {
+    {T_MODEL, "model", 'm', ZOPT_VALUE, 0, "NAME", "model to use", NULL},
+    {T_PROVIDER, "provider", 0, ZOPT_VALUE, 0, "NAME", "provider profile", NULL},
+    {T_CWD, "cwd", 'C', ZOPT_VALUE, 0, "DIR", "workspace directory (default: current directory)",
+     NULL},
+    {T_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
+     "another directory the tools may write (repeatable)", NULL},
+    {T_RESUME, "resume", 0, ZOPT_OPTIONAL, 0, "ID",
+     "continue a session (default: the latest here)", NULL},
+    {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE", "ask (default) | auto | plan", NULL},
+    {T_THEME, "theme", 0, ZOPT_VALUE, 0, "NAME", "dark (default) | light (also ZERO_THEME)",
+     NULL},
+    {T_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
+};
+
+const zopt_spec zcli_tui_opts = {.command = "zero", .opts = TUI_OPTS,
+                                 .n_opts = ZARRAY_LEN(TUI_OPTS)};
+
+void tui_args_usage(FILE *out) {
+  fputs("Usage: zero [flags]\n"
+        "\n"
+        "Starts the interactive terminal UI (stdin and stdout must be a terminal;\n"
+        "for scripts use zero exec).\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zcli_tui_opts);
+  fputs("\n"
+        "Examples:\n"
+        "  zero\n"
+        "  zero --resume\n"
+        "  zero -m gpt-4.1 --theme light\n",
+        out);
+}
+
+int tui_args_parse(int argc, char **argv, tui_args *a, zerr *err) {
+  memset(a, 0, sizeof *a);
+  a->mode = ZPERM_ASK;
+  a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
+  zopt_parser op;
+  zopt_hit hit;
+  int rc;
+  zopt_init(&op, &zcli_tui_opts, argc, argv);
+  while ((rc = zopt_next(&op, &hit, err)) > 0) {
+    const char *v = hit.value;
+    switch (hit.id) {
+      case T_HELP: a->help = true; break;
+      case T_MODEL: a->model = v; break;
+      case T_PROVIDER: a->provider = v; break;
+      case T_CWD: a->cwd = v; break;
+      case T_THEME: a->theme = v; break;
+      case T_ADD_DIR: a->add_dirs[a->n_add_dirs++] = v; break;
+      case T_MODE:
+        if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
+        break;
+      case T_RESUME: {
+        a->resume = true;
+        const char *next = zopt_peek(&op);
+        if (v) {
+          if (v[0]) a->resume_id = v; /* "--resume=" alone: the latest */
+        } else if (next && next[0] != '-') {
+          a->resume_id = next;
+          zopt_skip(&op);
+        }
+        break;
+      }
+      default: return zerr_set(err, ZE_USAGE, "unknown flag %s", hit.value);
+    }
+  }
+  return rc;
+}
+
+void tui_args_release(tui_args *a) {
+  free(a->add_dirs);
+  a->add_dirs = NULL;
+}

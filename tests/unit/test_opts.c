@@ -1,0 +1,331 @@
+/* test_opts.c — the option parser (base/opts.h), the command table and the
+ * exit-code map every command shares. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/opts.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/exec_args.h"
+
+enum { X_JSON = 1, X_MODEL, X_CWD, X_VERBOSE, X_ALL, X_RESUME, X_PROMPT, X_HELP };
+
+static const zopt OPTS[] = {
+    {X_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print JSON", "Output"},
+    {X_MODEL, "model", 'm', ZOPT_VALUE, 0, "NAME", "the model", NULL},
+    {X_CWD, "cwd", 'C', ZOPT_VALUE, ZOPT_REPEAT, "DIR", "workspace\nsecond line", "Place"},
+    {X_VERBOSE, "verbose", 'v', ZOPT_FLAG, 0, NULL, "say more", NULL},
+    {X_ALL, NULL, 'a', ZOPT_FLAG, 0, NULL, "everything", NULL},
+    {X_RESUME, "resume", 0, ZOPT_OPTIONAL, 0, "ID", "continue", NULL},
+    {X_PROMPT, "prompt", 'p', ZOPT_VALUE, ZOPT_SHORT_EQ, "TEXT", "the prompt", NULL},
+    {X_HELP, "help", 'h', ZOPT_FLAG, ZOPT_HIDDEN, NULL, "help", NULL},
+};
+
+static const zopt_spec SPEC = {.command = "demo", .opts = OPTS, .n_opts = ZARRAY_LEN(OPTS),
+                               .unknown = "unknown demo flag", .see = " (see zero demo --help)"};
+
+/* Parses words with spec; the hits as "id=value" lines into out (caller
+ * frees), the status of the last zopt_next into *rc, any error into err. */
+static char *hits(const zopt_spec *spec, zerr *err, int *rc, const char **words) {
+  int argc = 0;
+  while (words[argc]) argc++;
+  zopt_parser p;
+  zopt_hit h;
+  zopt_init(&p, spec, argc, (char **)words);
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  while ((*rc = zopt_next(&p, &h, err)) > 0)
+    fprintf(f, "%d=%s%s;", h.id, h.value ? h.value : "(null)", h.after_dashdash ? "!" : "");
+  fclose(f);
+  return out;
+}
+
+#define HITS(spec, err, rc, ...) hits((spec), (err), (rc), (const char *[]){__VA_ARGS__, NULL})
+
+static void test_every_form_of_a_value(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  int rc;
+  char *s = HITS(&SPEC, &err, &rc, "--model", "a", "--model=b", "-m", "c", "--model=", "word",
+                 "-", "--json");
+  assert_int_equal(rc, 0);
+  assert_string_equal(s, "2=a;2=b;2=c;2=;0=word;0=-;1=(null);");
+  free(s);
+  /* A value option takes the next word whatever it looks like. */
+  s = HITS(&SPEC, &err, &rc, "-m", "--json");
+  assert_string_equal(s, "2=--json;");
+  free(s);
+}
+
+static void test_double_dash_ends_the_flags(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  int rc;
+  char *s = HITS(&SPEC, &err, &rc, "x", "--", "--json", "-m", "--");
+  assert_int_equal(rc, 0);
+  assert_string_equal(s, "0=x;0=--json!;0=-m!;0=--!;");
+  free(s);
+}
+
+static void test_short_forms_are_go_zeros_unless_a_spec_opts_in(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  int rc;
+  /* Go zero's parsers take neither -mVALUE nor -abc: both are unknown flags. */
+  char *s = HITS(&SPEC, &err, &rc, "-mgpt");
+  assert_int_equal(rc, -1);
+  assert_non_null(strstr(err.msg, "unknown demo flag \"-mgpt\""));
+  free(s);
+  err = (zerr)ZERR_INIT;
+  s = HITS(&SPEC, &err, &rc, "-va");
+  assert_int_equal(rc, -1);
+  free(s);
+  /* "-m=x" is no value either, except for a ZOPT_SHORT_EQ option (-p=TEXT). */
+  err = (zerr)ZERR_INIT;
+  s = HITS(&SPEC, &err, &rc, "-m=x");
+  assert_int_equal(rc, -1);
+  free(s);
+  err = (zerr)ZERR_INIT;
+  s = HITS(&SPEC, &err, &rc, "-p=hello world", "-p=");
+  assert_int_equal(rc, 0);
+  assert_string_equal(s, "7=hello world;7=;");
+  free(s);
+
+  zopt_spec open = SPEC;
+  open.flags = ZOPTS_SHORT_ATTACHED | ZOPTS_SHORT_CLUSTER;
+  err = (zerr)ZERR_INIT;
+  s = HITS(&open, &err, &rc, "-mgpt", "-va", "-vam", "x", "-vamy", "-C/d");
+  assert_int_equal(rc, 0);
+  assert_string_equal(s, "2=gpt;4=(null);5=(null);4=(null);5=(null);2=x;4=(null);5=(null);2=y;"
+                         "3=/d;");
+  free(s);
+  /* An unknown letter inside a cluster is named on its own. */
+  err = (zerr)ZERR_INIT;
+  s = HITS(&open, &err, &rc, "-vz");
+  assert_int_equal(rc, -1);
+  assert_non_null(strstr(err.msg, "\"-z\""));
+  free(s);
+}
+
+static void test_errors_say_what_is_wrong(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  int rc;
+  char *s = HITS(&SPEC, &err, &rc, "--cwd");
+  assert_int_equal(rc, -1);
+  assert_int_equal(err.kind, ZE_USAGE);
+  assert_string_equal(err.msg, "flag --cwd needs a value");
+  free(s);
+  err = (zerr)ZERR_INIT;
+  s = HITS(&SPEC, &err, &rc, "-C");
+  assert_string_equal(err.msg, "flag -C needs a value");
+  free(s);
+  err = (zerr)ZERR_INIT;
+  s = HITS(&SPEC, &err, &rc, "--json=yes");
+  assert_string_equal(err.msg, "flag --json=yes takes no value");
+  free(s);
+  /* No near name: the message alone, as the command words it. */
+  err = (zerr)ZERR_INIT;
+  s = HITS(&SPEC, &err, &rc, "--frobnicate");
+  assert_string_equal(err.msg, "unknown demo flag \"--frobnicate\" (see zero demo --help)");
+  free(s);
+  /* A flag that merely starts like a known one is not it. */
+  err = (zerr)ZERR_INIT;
+  s = HITS(&SPEC, &err, &rc, "--jsonx");
+  assert_int_equal(rc, -1);
+  free(s);
+}
+
+static void test_after_an_error_the_parser_can_go_on(void **state) {
+  (void)state;
+  zopt_parser p;
+  zopt_hit h;
+  zerr err = ZERR_INIT;
+  const char *words[] = {"--bogus", "-m", "x"};
+  zopt_init(&p, &SPEC, 3, (char **)words);
+  assert_int_equal(zopt_next(&p, &h, &err), -1);
+  assert_int_equal(zopt_next(&p, &h, &err), 1);
+  assert_int_equal(h.id, X_MODEL);
+  assert_string_equal(h.value, "x");
+  assert_int_equal(zopt_next(&p, &h, &err), 0);
+}
+
+static void test_did_you_mean(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  int rc;
+  static const char *typos[][2] = {
+      {"--modle", "--model"},  /* two letters swapped */
+      {"--mdel", "--model"},   /* one left out */
+      {"--verbos", "--verbose"},
+      {"--jsn", "--json"},
+      {"--resme=x", "--resume"}, /* the value does not count */
+      {"-model", "--model"},   /* one dash too few */
+      {"--verb", "--verbose"}, /* a prefix of one name only */
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(typos); i++) {
+    err = (zerr)ZERR_INIT;
+    char *s = HITS(&SPEC, &err, &rc, typos[i][0]);
+    assert_int_equal(rc, -1);
+    char want[96];
+    snprintf(want, sizeof want, "unknown demo flag \"%s\"; did you mean %s? (see zero demo --help)",
+             typos[i][0], typos[i][1]);
+    assert_string_equal(err.msg, want);
+    free(s);
+  }
+  /* Hidden options are never suggested; far names are not either. */
+  assert_null(zopt_suggest(&SPEC, "--hlep"));
+  assert_null(zopt_suggest(&SPEC, "--colour"));
+  assert_null(zopt_suggest(&SPEC, "-x"));
+  assert_int_equal(zopt_edit_distance("model", "modle"), 1);
+  assert_int_equal(zopt_edit_distance("", "abc"), 3);
+  assert_int_equal(zopt_edit_distance("kitten", "sitting"), 3);
+}
+
+static void test_optional_value_and_peek(void **state) {
+  (void)state;
+  zopt_parser p;
+  zopt_hit h;
+  zerr err = ZERR_INIT;
+  const char *words[] = {"--resume", "abc", "--resume=", "--resume=id2"};
+  zopt_init(&p, &SPEC, 4, (char **)words);
+  assert_int_equal(zopt_next(&p, &h, &err), 1);
+  assert_int_equal(h.id, X_RESUME);
+  assert_null(h.value);
+  assert_string_equal(zopt_peek(&p), "abc"); /* the caller decides */
+  zopt_skip(&p);
+  assert_int_equal(zopt_next(&p, &h, &err), 1);
+  assert_string_equal(h.value, "");
+  assert_int_equal(zopt_next(&p, &h, &err), 1);
+  assert_string_equal(h.value, "id2");
+  assert_null(zopt_peek(&p));
+  assert_int_equal(zopt_next(&p, &h, &err), 0);
+}
+
+static void test_stop_at_positional_and_dash_words(void **state) {
+  (void)state;
+  zopt_spec stop = SPEC;
+  stop.flags = ZOPTS_STOP_AT_POSITIONAL;
+  zopt_parser p;
+  zopt_hit h;
+  zerr err = ZERR_INIT;
+  const char *words[] = {"--json", "ls", "-la", "--json"};
+  zopt_init(&p, &stop, 4, (char **)words);
+  assert_int_equal(zopt_next(&p, &h, &err), 1);
+  assert_int_equal(zopt_next(&p, &h, &err), 1);
+  assert_string_equal(h.value, "ls");
+  assert_int_equal(zopt_index(&p), 2); /* the command's own words start here */
+  assert_int_equal(zopt_next(&p, &h, &err), 1);
+  assert_int_equal(h.id, ZOPT_ARG);
+  assert_string_equal(h.value, "-la");
+
+  zopt_spec dash = SPEC;
+  dash.flags = ZOPTS_DASH_WORDS;
+  int rc;
+  char *s = HITS(&dash, &err, &rc, "-x", "--json", "-v");
+  assert_int_equal(rc, 0);
+  assert_string_equal(s, "0=-x;1=(null);4=(null);");
+  free(s);
+}
+
+static void test_help_comes_from_the_table(void **state) {
+  (void)state;
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  zopt_print_flags(f, &SPEC);
+  fclose(f);
+  assert_string_equal(out,
+                      "Output:\n"
+                      "      --json                  print JSON\n"
+                      "  -m, --model NAME            the model\n"
+                      "Place:\n"
+                      "  -C, --cwd DIR               workspace\n"
+                      "                              second line (repeatable)\n"
+                      "  -v, --verbose               say more\n"
+                      "  -a                          everything\n"
+                      "      --resume [ID]           continue\n"
+                      "  -p, --prompt TEXT           the prompt\n");
+  free(out);
+}
+
+/* Every option table of every command: ids and spellings unique, so no flag
+ * shadows another and completion offers each once. */
+static void check_spec(const zopt_spec *s) {
+  for (size_t i = 0; i < s->n_opts; i++) {
+    const zopt *a = &s->opts[i];
+    assert_true(a->id > 0);
+    assert_true(a->name || a->short_name);
+    for (size_t j = i + 1; j < s->n_opts; j++) {
+      const zopt *b = &s->opts[j];
+      if (a->name && b->name && !strcmp(a->name, b->name))
+        fail_msg("%s: --%s twice", s->command, a->name);
+      if (a->short_name && a->short_name == b->short_name)
+        fail_msg("%s: -%c twice", s->command, a->short_name);
+    }
+  }
+}
+
+static void test_command_table(void **state) {
+  (void)state;
+  size_t n;
+  const zcli_command *cmds = zcli_commands(&n);
+  assert_true(n > 10);
+  for (size_t i = 0; i < n; i++) {
+    assert_ptr_equal(zcli_command_find(cmds[i].name), &cmds[i]);
+    assert_non_null(cmds[i].run);
+    assert_non_null(cmds[i].summary);
+    if (cmds[i].opts) check_spec(cmds[i].opts);
+  }
+  check_spec(&zcli_tui_opts);
+  check_spec(&zexec_opts);
+  assert_string_equal(zcli_command_find("find")->name, "search");
+  assert_string_equal(zcli_command_find("--version")->name, "version");
+  assert_string_equal(zcli_command_find("completion")->name, "completions");
+  assert_null(zcli_command_find("frobnicate"));
+  assert_string_equal(zcli_command_suggest("sesions")->name, "sessions");
+  assert_string_equal(zcli_command_suggest("exce")->name, "exec");
+  assert_null(zcli_command_suggest("frobnicate"));
+  assert_null(zcli_command_suggest("__sandbox-iner")); /* hidden stages are not offered */
+}
+
+static void test_one_exit_code_map(void **state) {
+  (void)state;
+  assert_int_equal(zexit_for_error(ZE_OK), 0);
+  assert_int_equal(zexit_for_error(ZE_USAGE), 2);
+  assert_int_equal(zexit_for_error(ZE_CONFIG), 3);
+  assert_int_equal(zexit_for_error(ZE_PROVIDER), 3);
+  assert_int_equal(zexit_for_error(ZE_TIMEOUT), 3);
+  /* A cancel is 130 in every face (the TUI's setup said 3). */
+  assert_int_equal(zexit_for_error(ZE_CANCELLED), 130);
+  assert_int_equal(zexit_for_error(ZE_IO), 1);
+  assert_int_equal(zexit_for_error(ZE_INTERNAL), 1);
+  assert_int_equal(zexit_for_error_or(ZE_IO, ZEXIT_PROVIDER), 3);
+  assert_int_equal(zexit_for_error_or(ZE_CANCELLED, ZEXIT_PROVIDER), 130);
+  assert_int_equal(zexit_for_error_or(ZE_USAGE, ZEXIT_PROVIDER), 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_form_of_a_value),
+      cmocka_unit_test(test_double_dash_ends_the_flags),
+      cmocka_unit_test(test_short_forms_are_go_zeros_unless_a_spec_opts_in),
+      cmocka_unit_test(test_errors_say_what_is_wrong),
+      cmocka_unit_test(test_after_an_error_the_parser_can_go_on),
+      cmocka_unit_test(test_did_you_mean),
+      cmocka_unit_test(test_optional_value_and_peek),
+      cmocka_unit_test(test_stop_at_positional_and_dash_words),
+      cmocka_unit_test(test_help_comes_from_the_table),
+      cmocka_unit_test(test_command_table),
+      cmocka_unit_test(test_one_exit_code_map),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
