@@ -97,7 +97,7 @@ class FullDataDirectory(ZeroTest):
         target = os.path.join(self.work, "written.txt")
         m = self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {
-                "path": "written.txt", "content": "y" * 40960}}]},
+                "path": "written.txt", "content": "y" * 40960}}], "args_fragment": 8192},
             {"text": "done"},
         ])
         r = self.zero("exec", "-o", "stream-json", "write the file")
