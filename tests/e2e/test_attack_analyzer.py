@@ -16,6 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import ZeroTest  # noqa: E402
+import unpriv  # noqa: E402
 
 UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
 PY = "/usr/bin/python3"
@@ -94,19 +95,5 @@ class WrappedDestructiveCommands(ZeroTest):
         self.assertTrue(os.path.exists(os.path.join(self.work, "made")), r.stdout + r.stderr)
 
 
-def main():
-    if os.geteuid() == 0 and not UNPRIV and shutil.which("setpriv"):
-        # Root pass here; the unprivileged pass in a child as uid 65534.
-        env = dict(os.environ, ZERO_E2E_UNPRIV="1", HOME="/tmp", PATH="/usr/local/bin:/usr/bin:/bin")
-        child = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                PY, os.path.abspath(__file__)], env=env)
-        prog = unittest.main(exit=False, verbosity=1)
-        ok = prog.result.wasSuccessful() and child.returncode == 0
-        if child.returncode != 0:
-            print("unprivileged pass FAILED (exit %d)" % child.returncode, file=sys.stderr)
-        sys.exit(0 if ok else 1)
-    unittest.main(verbosity=1)
-
-
 if __name__ == "__main__":
-    main()
+    unpriv.main(__file__)

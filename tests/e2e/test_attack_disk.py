@@ -21,6 +21,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import ZeroTest  # noqa: E402
+import unpriv  # noqa: E402
 
 UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
 IN_NS = os.environ.get("ZERO_DISK_NS") == "1"
@@ -135,12 +136,10 @@ def main():
         return
     code = 0
     if os.geteuid() == 0 and not UNPRIV and shutil.which("setpriv"):
-        # The unprivileged pass in a child as uid 65534.
-        env = dict(os.environ, ZERO_E2E_UNPRIV="1", HOME="/tmp", PATH="/usr/local/bin:/usr/bin:/bin")
-        child = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                PY, os.path.abspath(__file__)], env=env)
-        if child.returncode != 0:
-            print("unprivileged pass FAILED (exit %d)" % child.returncode, file=sys.stderr)
+        # The unprivileged pass in a child as uid 65534, from a readable copy.
+        child = unpriv.run_unprivileged(__file__)
+        if child != 0:
+            print("unprivileged pass FAILED (exit %d)" % child, file=sys.stderr)
             code = 1
     if run_in_mount_namespace() != 0:
         code = 1

@@ -20,6 +20,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from harness import ZeroTest  # noqa: E402
+import unpriv  # noqa: E402
 
 UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
 PY = "/usr/bin/python3"
@@ -323,32 +324,5 @@ class GrantsAreKeptAndNarrow(PermCase):
         self.assertFalse(os.path.exists(marker))
 
 
-def main():
-    if os.geteuid() == 0 and not UNPRIV and shutil.which("setpriv"):
-        # The unprivileged pass runs from a copy readable by uid 65534.
-        copy = tempfile.mkdtemp(prefix="zero-e2e-unpriv-")
-        os.chmod(copy, 0o755)
-        for name in os.listdir(HERE):
-            if name.endswith(".py"):
-                shutil.copy(os.path.join(HERE, name), copy)
-                os.chmod(os.path.join(copy, name), 0o644)
-        zero_bin = os.path.abspath(os.environ.get("ZERO_BIN") or
-                                   os.path.join(HERE, "..", "..", "build", "zero"))
-        env = dict(os.environ, ZERO_E2E_UNPRIV="1", HOME="/tmp", ZERO_BIN=zero_bin,
-                   PATH="/usr/local/bin:/usr/bin:/bin")
-        try:
-            child = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                    PY, os.path.join(copy, os.path.basename(__file__))],
-                                   env=env, cwd=copy)
-        finally:
-            shutil.rmtree(copy, ignore_errors=True)
-        prog = unittest.main(exit=False, verbosity=1)
-        ok = prog.result.wasSuccessful() and child.returncode == 0
-        if child.returncode != 0:
-            print("unprivileged pass FAILED (exit %d)" % child.returncode, file=sys.stderr)
-        sys.exit(0 if ok else 1)
-    unittest.main(verbosity=1)
-
-
 if __name__ == "__main__":
-    main()
+    unpriv.main(__file__)
