@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from harness import ZeroTest  # noqa: E402
 import unpriv  # noqa: E402
+from test_sandbox_attacks import Listener  # noqa: E402  (a host listener counting connections)
 
 UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
 PY = "/usr/bin/python3"
@@ -32,35 +33,6 @@ BASE = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
 
 def have_bwrap():
     return shutil.which("bwrap") is not None
-
-
-class Listener:
-    """A TCP listener on the host counting accepted connections."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.accepted = 0
-        self.stop = False
-        self.t = threading.Thread(target=self.loop, daemon=True)
-        self.t.start()
-
-    def loop(self):
-        while not self.stop:
-            try:
-                c, _ = self.sock.accept()
-                self.accepted += 1
-                c.close()
-            except OSError:
-                pass
-
-    def close(self):
-        self.stop = True
-        self.t.join()
-        self.sock.close()
 
 
 class Recorder(http.server.BaseHTTPRequestHandler):
