@@ -134,7 +134,11 @@ class SecretsAttacks(harness.ZeroTest):
     def test_mcp_server_gets_its_own_env_and_no_other_server_does(self):
         a_env = os.path.join(self.work, "a-env.txt")
         b_env = os.path.join(self.work, "b-env.txt")
-        wrap = "env > %s; exec " + PY + " " + FAKE_MCP + " hang /dev/null"
+        # The servers run in the sandbox, where /tmp is private: a checkout
+        # under /tmp is not there, the workspace is.
+        server = os.path.join(self.work, "fake_mcp_server.py")
+        shutil.copy(FAKE_MCP, server)
+        wrap = "env > %s; exec " + PY + " " + server + " hang /dev/null"
         self.write_config({"mcp": {"servers": {
             "a": {"command": "sh", "args": ["-c", wrap % a_env], "env": {"SLACKBOT": MCP_SECRET}},
             "b": {"command": "sh", "args": ["-c", wrap % b_env]}}}})
