@@ -97,8 +97,34 @@ static int cmp_start(const void *a, const void *b) {
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Words at least one of which every rule above needs (case-insensitive),
+ * besides the long token runs checked in may_hold_secret. */
+static const char *const trigger_words[] = {"key", "secret", "token", "passw", "credential",
+                                            "private", "bearer", "authorization", "cookie",
+                                            "://", "=", "\""};
+
+/* false only when no rule could match text: no trigger word and no run of 10
+ * or more [A-Za-z0-9_-] (every key and token shape above is one such run of
+ * at least 14). Most error messages ("cannot open PATH: No such file …") fail
+ * it, so they never pay for compiling the rules (~2.5 M instructions, once
+ * per process). */
+static bool may_hold_secret(const zbuf *text) {
+  if (memchr(text->data, '\0', text->len)) return true; /* strcasestr would stop there */
+  for (size_t i = 0; i < ZARRAY_LEN(trigger_words); i++)
+    if (strcasestr(text->data, trigger_words[i])) return true;
+  size_t run = 0;
+  for (size_t i = 0; i < text->len; i++) {
+    unsigned char c = (unsigned char)text->data[i];
+    bool tok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-';
+    run = tok ? run + 1 : 0;
+    if (run >= 10) return true;
+  }
+  return false;
+}
+
 static size_t redact_patterns(zbuf *text) {
-  if (text->len == 0) return 0;
+  if (text->len == 0 || !may_hold_secret(text)) return 0;
   pthread_once(&compile_once, compile_rules);
   ZVEC(hit) hits = ZVEC_INIT;
   pcre2_match_data *md = pcre2_match_data_create(4, NULL);
