@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/json.h"
 
 #define SUMMARY_HEADER \
@@ -28,7 +29,8 @@
 /* ---- settings ---------------------------------------------------------- */
 
 static void read_prefs(zcompact_settings *s, const char *path, FILE *diag) {
-  if (!path) return;
+  /* An absent file is the common case, not an error worth building. */
+  if (!path || !zfs_exists(path)) return;
   zerr err = ZERR_INIT;
   json_t *root = zjson_load_file(path, &err);
   if (!root) return; /* absent or malformed: config loading reports the latter */
