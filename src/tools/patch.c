@@ -602,7 +602,8 @@ int zpatch_apply_hunks(const zpatch_file *f, const char *display, const char *co
   }
 
   if (rc == 0) {
-    if (ps.len > 1) qsort(ps.items, ps.len, sizeof *ps.items, cmp_placed); /* items is NULL with no hunk */
+    /* items is NULL when the file section has no hunk */
+    if (ps.len > 1) qsort(ps.items, ps.len, sizeof *ps.items, cmp_placed);
     const char *eol = crlf ? "\r\n" : "\n";
     size_t eol_n = crlf ? 2 : 1;
     size_t pos = 0, emitted = 0;
