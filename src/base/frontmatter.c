@@ -45,7 +45,9 @@ static void fm_skip(fm_parser *p) {
   while (p->i < p->n && fm_ignorable(&p->lines[p->i])) p->i++;
 }
 
-static bool fm_is_dash(const char *s, size_t len) { return len >= 1 && s[0] == '-' && (len == 1 || s[1] == ' '); }
+static bool fm_is_dash(const char *s, size_t len) {
+  return len >= 1 && s[0] == '-' && (len == 1 || s[1] == ' ');
+}
 
 /* The offset of the colon that ends a mapping key in s (a colon followed by a
  * space or the end of the line, outside quotes), or -1. */
@@ -122,7 +124,8 @@ static json_t *fm_plain(const char *s, size_t len) {
     } else {
       errno = 0;
       double d = strtod(t, &end);
-      bool numeric = errno == 0 && end != t && *end == '\0' && (isdigit((unsigned char)t[0]) || t[0] == '-' || t[0] == '.');
+      bool numeric = errno == 0 && end != t && *end == '\0' &&
+                     (isdigit((unsigned char)t[0]) || t[0] == '-' || t[0] == '.');
       v = numeric && strpbrk(t, "xXnN") == NULL ? json_real(d) : json_string(t);
     }
   }
@@ -146,7 +149,9 @@ static json_t *fm_scalar(fm_parser *p, int lineno, const char *s, size_t len) {
     return v;
   }
   if (len > 0 && strchr("&*!{%@`", s[0]))
-    return fm_fail(p, lineno, "anchors, aliases, tags and flow mappings are not supported in front matter"), NULL;
+    return fm_fail(p, lineno,
+                   "anchors, aliases, tags and flow mappings are not supported in front matter"),
+           NULL;
   fm_strip_comment(s, &len);
   return fm_plain(s, len);
 }
@@ -154,7 +159,8 @@ static json_t *fm_scalar(fm_parser *p, int lineno, const char *s, size_t len) {
 /* `[a, "b", c]` on one line. */
 static json_t *fm_flow_seq(fm_parser *p, int lineno, const char *s, size_t len) {
   fm_strip_comment(s, &len);
-  if (len < 2 || s[len - 1] != ']') return fm_fail(p, lineno, "a flow sequence must close with ] on its line"), NULL;
+  if (len < 2 || s[len - 1] != ']')
+    return fm_fail(p, lineno, "a flow sequence must close with ] on its line"), NULL;
   json_t *arr = json_array();
   size_t i = 1, end = len - 1;
   while (i < end) {
@@ -220,27 +226,11 @@ static json_t *fm_block_scalar(fm_parser *p, int parent_indent, const char *hdr,
   return v;
 }
 
-static json_t *fm_node(fm_parser *p, int indent);
-static json_t *fm_seq(fm_parser *p, int indent);
-
-/* The value after `key:` (or after `- `) whose text on the line is rest; the
- * node's own lines follow at indentations deeper than parent_indent. */
-static json_t *fm_value(fm_parser *p, int parent_indent, int lineno, const char *rest, size_t rlen, bool in_map) {
-  fm_trim(&rest, &rlen);
-  size_t clen = rlen;
-  fm_strip_comment(rest, &clen);
-  if (clen == 0) {
-    fm_skip(p);
-    if (p->i >= p->n) return json_null();
-    const fm_line *next = &p->lines[p->i];
-    if (next->indent > parent_indent) return fm_node(p, next->indent);
-    /* YAML lets a key's sequence sit at the key's own indentation. */
-    if (in_map && next->indent == parent_indent && fm_is_dash(next->s, next->len)) return fm_seq(p, parent_indent);
-    return json_null();
-  }
-  if (rest[0] == '|' || rest[0] == '>') return fm_block_scalar(p, parent_indent, rest, clen);
-  if (rest[0] == '[') return fm_flow_seq(p, lineno, rest, rlen);
-  /* A scalar may continue on deeper-indented lines (folded with spaces). */
+/* A scalar whose text on its line is rest and which may continue on lines
+ * indented deeper than parent_indent (joined with spaces; a blank line
+ * between them is a newline). */
+static json_t *fm_plain_continued(fm_parser *p, int parent_indent, int lineno, const char *rest,
+                                  size_t rlen) {
   zbuf b = ZBUF_INIT;
   zbuf_add(&b, rest, rlen);
   while (p->i < p->n) {
@@ -264,6 +254,31 @@ static json_t *fm_value(fm_parser *p, int parent_indent, int lineno, const char 
   return v;
 }
 
+static json_t *fm_node(fm_parser *p, int indent);
+static json_t *fm_seq(fm_parser *p, int indent);
+
+/* The value after `key:` (or after `- `) whose text on the line is rest; the
+ * node's own lines follow at indentations deeper than parent_indent. */
+static json_t *fm_value(fm_parser *p, int parent_indent, int lineno, const char *rest, size_t rlen,
+                        bool in_map) {
+  fm_trim(&rest, &rlen);
+  size_t clen = rlen;
+  fm_strip_comment(rest, &clen);
+  if (clen == 0) {
+    fm_skip(p);
+    if (p->i >= p->n) return json_null();
+    const fm_line *next = &p->lines[p->i];
+    if (next->indent > parent_indent) return fm_node(p, next->indent);
+    /* YAML lets a key's sequence sit at the key's own indentation. */
+    if (in_map && next->indent == parent_indent && fm_is_dash(next->s, next->len))
+      return fm_seq(p, parent_indent);
+    return json_null();
+  }
+  if (rest[0] == '|' || rest[0] == '>') return fm_block_scalar(p, parent_indent, rest, clen);
+  if (rest[0] == '[') return fm_flow_seq(p, lineno, rest, rlen);
+  return fm_plain_continued(p, parent_indent, lineno, rest, rlen);
+}
+
 static json_t *fm_map(fm_parser *p, int indent) {
   json_t *obj = json_object();
   for (;;) {
@@ -271,7 +286,8 @@ static json_t *fm_map(fm_parser *p, int indent) {
     if (p->i >= p->n) break;
     fm_line *l = &p->lines[p->i];
     if (l->indent < indent) break;
-    if (l->indent > indent) return json_decref(obj), fm_fail(p, l->lineno, "unexpected indentation"), NULL;
+    if (l->indent > indent)
+      return json_decref(obj), fm_fail(p, l->lineno, "unexpected indentation"), NULL;
     if (fm_is_dash(l->s, l->len)) break; /* a sequence at a key's indent ends the map */
     ptrdiff_t colon = fm_key_colon(l->s, l->len);
     if (colon < 0) return json_decref(obj), fm_fail(p, l->lineno, "expected \"key: value\""), NULL;
@@ -311,7 +327,8 @@ static json_t *fm_seq(fm_parser *p, int indent) {
     if (p->i >= p->n) break;
     fm_line *l = &p->lines[p->i];
     if (l->indent < indent || !fm_is_dash(l->s, l->len)) break;
-    if (l->indent > indent) return json_decref(arr), fm_fail(p, l->lineno, "unexpected indentation"), NULL;
+    if (l->indent > indent)
+      return json_decref(arr), fm_fail(p, l->lineno, "unexpected indentation"), NULL;
     size_t off = 1;
     while (off < l->len && l->s[off] == ' ') off++;
     const char *item = l->s + off;
@@ -324,7 +341,8 @@ static json_t *fm_seq(fm_parser *p, int indent) {
       l->s = item;
       l->len = ilen;
       p->depth++;
-      v = p->depth > FM_MAX_DEPTH ? (fm_fail(p, l->lineno, "nesting is too deep"), NULL) : fm_map(p, l->indent);
+      v = p->depth > FM_MAX_DEPTH ? (fm_fail(p, l->lineno, "nesting is too deep"), NULL)
+                                  : fm_map(p, l->indent);
       p->depth--;
     } else {
       p->i++;
@@ -355,23 +373,61 @@ static bool fm_delim(const char *s, size_t len, bool closing) {
 
 /* Splits [text, end) into lines; returns 0, or -1 for a line indented with a
  * tab or not valid UTF-8 (every string made from the lines is then valid). */
+/* Adds the line [s, stop) numbered lineno; -1 for tab indentation or
+ * invalid UTF-8. */
+static int fm_add_line(fm_parser *p, const char *s, const char *stop, int lineno) {
+  const char *t = s;
+  while (t < stop && *t == ' ') t++;
+  if (t < stop && *t == '\t') return fm_fail(p, lineno, "tabs cannot indent YAML; use spaces");
+  if (!zutf8_valid(s, (size_t)(stop - s))) return fm_fail(p, lineno, "not valid UTF-8");
+  size_t len = (size_t)(stop - t);
+  while (len > 0 && isspace((unsigned char)t[len - 1])) len--;
+  fm_line line = {t, len, (int)(t - s), lineno};
+  zvec_push(&p->all, line);
+  return 0;
+}
+
 static int fm_split(fm_parser *p, const char *text, const char *end, int first_lineno) {
   int lineno = first_lineno;
   for (const char *s = text; s < end; lineno++) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
-    const char *stop = nl ? nl : end;
-    const char *t = s;
-    while (t < stop && *t == ' ') t++;
-    if (t < stop && *t == '\t') return fm_fail(p, lineno, "tabs cannot indent YAML; use spaces");
-    if (!zutf8_valid(s, (size_t)(stop - s))) return fm_fail(p, lineno, "not valid UTF-8");
-    size_t len = (size_t)(stop - t);
-    while (len > 0 && isspace((unsigned char)t[len - 1])) len--;
-    zvec_push(&p->all, ((fm_line){t, len, (int)(t - s), lineno}));
+    if (fm_add_line(p, s, nl ? nl : end, lineno) < 0) return -1;
     s = nl ? nl + 1 : end;
   }
   p->lines = p->all.items;
   p->n = p->all.len;
   return 0;
+}
+
+/* The line closing a block that starts at block (NULL when none); *after is
+ * set past it. */
+static const char *fm_find_close(const char *block, const char *end, const char **after) {
+  for (const char *q = block; q < end;) {
+    const char *e = memchr(q, '\n', (size_t)(end - q));
+    if (fm_delim(q, (size_t)((e ? e : end) - q), true)) {
+      *after = e ? e + 1 : end;
+      return q;
+    }
+    q = e ? e + 1 : end;
+  }
+  return NULL;
+}
+
+/* The whole block: one mapping whose keys start at column 1. */
+static json_t *fm_block(fm_parser *p) {
+  fm_skip(p);
+  if (p->i >= p->n) return json_object();
+  const fm_line *l = &p->lines[p->i];
+  if (l->indent != 0 || fm_is_dash(l->s, l->len))
+    return fm_fail(p, l->lineno, "front matter must be a mapping of keys at column 1"), NULL;
+  json_t *obj = fm_map(p, 0);
+  fm_skip(p);
+  if (obj && p->i < p->n) {
+    fm_fail(p, p->lines[p->i].lineno, "unexpected indentation");
+    json_decref(obj);
+    return NULL;
+  }
+  return obj;
 }
 
 int zfrontmatter_parse(const char *text, size_t len, json_t **meta, char **body, zerr *err) {
@@ -385,36 +441,12 @@ int zfrontmatter_parse(const char *text, size_t len, json_t **meta, char **body,
     *body = xstrndup(s, (size_t)(end - s));
     return 0;
   }
-  /* Find the closing delimiter. */
-  const char *block = nl ? nl + 1 : end, *close = NULL, *after = end;
-  for (const char *q = block; q < end;) {
-    const char *e = memchr(q, '\n', (size_t)(end - q));
-    if (fm_delim(q, (size_t)((e ? e : end) - q), true)) {
-      close = q;
-      after = e ? e + 1 : end;
-      break;
-    }
-    q = e ? e + 1 : end;
-  }
-  if (!close) return zerr_set(err, ZE_INVALID, "line 1: the front matter opened by --- is never closed");
+  const char *block = nl ? nl + 1 : end, *after = end;
+  const char *close = fm_find_close(block, end, &after);
+  if (!close)
+    return zerr_set(err, ZE_INVALID, "line 1: the front matter opened by --- is never closed");
   fm_parser p = {.err = err};
-  json_t *obj = NULL;
-  if (fm_split(&p, block, close, 2) == 0) {
-    fm_skip(&p);
-    if (p.i >= p.n) {
-      obj = json_object();
-    } else if (p.lines[p.i].indent != 0 || fm_is_dash(p.lines[p.i].s, p.lines[p.i].len)) {
-      fm_fail(&p, p.lines[p.i].lineno, "front matter must be a mapping of keys at column 1");
-    } else {
-      obj = fm_map(&p, 0);
-      fm_skip(&p);
-      if (obj && p.i < p.n) {
-        fm_fail(&p, p.lines[p.i].lineno, "unexpected indentation");
-        json_decref(obj);
-        obj = NULL;
-      }
-    }
-  }
+  json_t *obj = fm_split(&p, block, close, 2) == 0 ? fm_block(&p) : NULL;
   free(p.all.items);
   if (!obj) return -1;
   *meta = obj;
@@ -424,6 +456,25 @@ int zfrontmatter_parse(const char *text, size_t len, json_t **meta, char **body,
 
 const char *zfrontmatter_str(const json_t *meta, const char *key) {
   return json_string_value(json_object_get(meta, key));
+}
+
+/* Appends to out the items of s separated by commas or spaces outside
+ * parentheses. */
+static void fm_split_items(const char *s, json_t *out) {
+  const char *start = s;
+  int parens = 0;
+  for (const char *c = s;; c++) {
+    bool sep = *c == '\0' || (parens == 0 && (*c == ',' || *c == ' '));
+    if (*c == '(') parens++;
+    if (*c == ')' && parens > 0) parens--;
+    if (!sep) continue;
+    const char *item = start;
+    size_t ilen = (size_t)(c - start);
+    fm_trim(&item, &ilen);
+    if (ilen > 0) json_array_append_new(out, json_stringn(item, ilen));
+    if (*c == '\0') break;
+    start = c + 1;
+  }
 }
 
 json_t *zfrontmatter_strlist(const json_t *meta, const char *key, zerr *err) {
@@ -448,20 +499,6 @@ json_t *zfrontmatter_strlist(const json_t *meta, const char *key, zerr *err) {
     zerr_set(err, ZE_INVALID, "%s: expected a list or a comma-separated string", key);
     return NULL;
   }
-  const char *s = json_string_value(v);
-  const char *start = s;
-  int parens = 0;
-  for (const char *c = s;; c++) {
-    bool sep = *c == '\0' || (parens == 0 && (*c == ',' || *c == ' '));
-    if (*c == '(') parens++;
-    if (*c == ')' && parens > 0) parens--;
-    if (!sep) continue;
-    const char *item = start;
-    size_t ilen = (size_t)(c - start);
-    fm_trim(&item, &ilen);
-    if (ilen > 0) json_array_append_new(out, json_stringn(item, ilen));
-    if (*c == '\0') break;
-    start = c + 1;
-  }
+  fm_split_items(json_string_value(v), out);
   return out;
 }

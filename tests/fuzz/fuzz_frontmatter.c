@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc2 = zfrontmatter_parse((const char *)data, size, &again, &body2, NULL);
   if (rc != rc2) __builtin_trap();
   if (rc == 0) {
-    if (!json_is_object(meta) || !body || !json_equal(meta, again) || strcmp(body, body2) != 0) __builtin_trap();
+    if (!json_is_object(meta) || !body || !json_equal(meta, again) || strcmp(body, body2) != 0)
+      __builtin_trap();
     zerr lerr = ZERR_INIT;
     json_decref(zfrontmatter_strlist(meta, "tools", &lerr));
   } else if (meta || body || strncmp(err.msg, "line ", 5) != 0) {

@@ -125,8 +125,10 @@ static void block_scalars_keep_or_fold_lines(void **state) {
                           "---\n"
                           "b\n",
                           &body);
-  assert_json(meta, "{\"literal\":\"line one\\n  indented\\n\\nafter blank\\n\","
-                    "\"folded\":\"joined words\\nnew para\",\"plain\":\"starts here and goes on\",\"end\":1}");
+  assert_json(
+      meta,
+      "{\"literal\":\"line one\\n  indented\\n\\nafter blank\\n\","
+      "\"folded\":\"joined words\\nnew para\",\"plain\":\"starts here and goes on\",\"end\":1}");
   json_decref(meta);
   free(body);
 }
