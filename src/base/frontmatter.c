@@ -80,6 +80,17 @@ static void fm_strip_comment(const char *s, size_t *len) {
   fm_trim(&s, len);
 }
 
+/* The character a double-quoted string's backslash escape \e stands for. */
+static char fm_unescape(char e) {
+  switch (e) {
+    case 'n': return '\n';
+    case 't': return '\t';
+    case 'r': return '\r';
+    case '0': return '\0';
+    default: return e;
+  }
+}
+
 /* A quoted scalar starting at s[0] (its quote). Sets *used to the bytes
  * consumed, closing quote included. NULL when it never closes. */
 static char *fm_unquote(const char *s, size_t len, size_t *used) {
@@ -94,8 +105,7 @@ static char *fm_unquote(const char *s, size_t len, size_t *used) {
       *used = i + 1;
       return zbuf_detach(&b, NULL);
     } else if (q == '"' && c == '\\' && i + 1 < len) {
-      char e = s[++i];
-      zbuf_addch(&b, e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == '0' ? '\0' : e);
+      zbuf_addch(&b, fm_unescape(s[++i]));
     } else {
       zbuf_addch(&b, c);
     }
