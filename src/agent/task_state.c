@@ -244,12 +244,18 @@ typedef struct task_sink {
 static void ts_emit(zsink *base, const zagent_event *ev) {
   task_sink *s = (task_sink *)base;
   if (ev->kind == ZAEV_USER_MESSAGE) {
-    cleanup_free char *text = ev->text ? xstrndup(ev->text, ev->len) : NULL;
+    cleanup_free char *text =
+        ev->user_message.text ? xstrndup(ev->user_message.text, ev->user_message.len) : NULL;
     ztask_note_prompt(s->t, text);
   } else if (ev->kind == ZAEV_TOOL_RESULT) {
-    cleanup_free char *out = ev->text ? xstrndup(ev->text, ev->len < 400 ? ev->len : 400) : NULL;
-    ztask_note_tool(s->t, ev->name, ev->ok, ev->meta, out);
-    if (ev->ok && ev->name && !strcmp(ev->name, "update_plan") && s->plan)
+    cleanup_free char *out =
+        ev->tool_result.output
+            ? xstrndup(ev->tool_result.output,
+                       ev->tool_result.output_len < 400 ? ev->tool_result.output_len : 400)
+            : NULL;
+    ztask_note_tool(s->t, ev->tool_result.name, ev->tool_result.ok, ev->tool_result.meta, out);
+    if (ev->tool_result.ok && ev->tool_result.name &&
+        !strcmp(ev->tool_result.name, "update_plan") && s->plan)
       ztask_set_plan(s->t, s->plan);
   }
 }
