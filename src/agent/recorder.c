@@ -92,25 +92,24 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
       record(r, "tool_call", p);
       break;
     case ZAEV_PERMISSION_REQUEST:
-    case ZAEV_PERMISSION_DECISION:
-      p = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "toolCallId",
-                    ev->permission.id ? ev->permission.id : "", "name",
-                    ev->permission.name ? ev->permission.name : "", "action",
-                    ev->permission.action ? ev->permission.action : "", "permissionMode",
-                    ev->permission.mode ? ev->permission.mode : "", "sideEffect",
-                    ev->permission.side_effect ? ev->permission.side_effect : "", "reason",
-                    ev->permission.reason ? ev->permission.reason : "");
+    case ZAEV_PERMISSION_DECISION: {
+      const zev_permission *pm = &ev->permission;
+      p = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "toolCallId", pm->id ? pm->id : "", "name",
+                    pm->name ? pm->name : "", "action", pm->action ? pm->action : "",
+                    "permissionMode", pm->mode ? pm->mode : "", "sideEffect",
+                    pm->side_effect ? pm->side_effect : "", "reason", pm->reason ? pm->reason : "");
       /* Denials keep their block and grants their origin, so a session shows
        * why a call was refused and what was allowed on whose word. */
-      if (ev->kind == ZAEV_PERMISSION_DECISION && ev->permission.code && ev->permission.code[0])
-        json_object_set_new(p, "code", json_string(ev->permission.code));
-      if (ev->kind == ZAEV_PERMISSION_DECISION && ev->permission.block)
-        json_object_set(p, "block", (json_t *)ev->permission.block);
-      if (ev->kind == ZAEV_PERMISSION_DECISION && ev->permission.grant)
-        json_object_set(p, "grant", (json_t *)ev->permission.grant);
+      if (ev->kind == ZAEV_PERMISSION_DECISION && pm->code && pm->code[0])
+        json_object_set_new(p, "code", json_string(pm->code));
+      if (ev->kind == ZAEV_PERMISSION_DECISION && pm->block)
+        json_object_set(p, "block", (json_t *)pm->block);
+      if (ev->kind == ZAEV_PERMISSION_DECISION && pm->grant)
+        json_object_set(p, "grant", (json_t *)pm->grant);
       record(r, ev->kind == ZAEV_PERMISSION_REQUEST ? "permission_request" : "permission_decision",
              p);
       break;
+    }
     case ZAEV_WARNING:
       /* Only machine-readable warnings (a code) are session events: a
        * sandbox degradation is part of what a run was allowed to do. */
@@ -121,17 +120,16 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
         record(r, "warning", p);
       }
       break;
-    case ZAEV_TOOL_RESULT:
-      p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId",
-                    ev->tool_result.id ? ev->tool_result.id : "", "name",
-                    ev->tool_result.name ? ev->tool_result.name : "", "status",
-                    ev->tool_result.ok ? "ok" : "error", "output",
-                    ev->tool_result.output ? ev->tool_result.output : "",
-                    ev->tool_result.output_len);
-      if (ev->tool_result.truncated) json_object_set_new(p, "truncated", json_true());
-      if (ev->tool_result.meta) json_object_set(p, "meta", (json_t *)ev->tool_result.meta);
+    case ZAEV_TOOL_RESULT: {
+      const zev_tool_result *tr = &ev->tool_result;
+      p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId", tr->id ? tr->id : "", "name",
+                    tr->name ? tr->name : "", "status", tr->ok ? "ok" : "error", "output",
+                    tr->output ? tr->output : "", tr->output_len);
+      if (tr->truncated) json_object_set_new(p, "truncated", json_true());
+      if (tr->meta) json_object_set(p, "meta", (json_t *)tr->meta);
       record(r, "tool_result", p);
       break;
+    }
     case ZAEV_USAGE:
       p = json_pack("{s:I, s:I, s:I}", "promptTokens", (json_int_t)ev->usage.tokens.prompt_tokens,
                     "completionTokens", (json_int_t)ev->usage.tokens.completion_tokens,

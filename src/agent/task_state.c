@@ -248,14 +248,11 @@ static void ts_emit(zsink *base, const zagent_event *ev) {
         ev->user_message.text ? xstrndup(ev->user_message.text, ev->user_message.len) : NULL;
     ztask_note_prompt(s->t, text);
   } else if (ev->kind == ZAEV_TOOL_RESULT) {
+    const zev_tool_result *tr = &ev->tool_result;
     cleanup_free char *out =
-        ev->tool_result.output
-            ? xstrndup(ev->tool_result.output,
-                       ev->tool_result.output_len < 400 ? ev->tool_result.output_len : 400)
-            : NULL;
-    ztask_note_tool(s->t, ev->tool_result.name, ev->tool_result.ok, ev->tool_result.meta, out);
-    if (ev->tool_result.ok && ev->tool_result.name &&
-        !strcmp(ev->tool_result.name, "update_plan") && s->plan)
+        tr->output ? xstrndup(tr->output, tr->output_len < 400 ? tr->output_len : 400) : NULL;
+    ztask_note_tool(s->t, tr->name, tr->ok, tr->meta, out);
+    if (tr->ok && tr->name && !strcmp(tr->name, "update_plan") && s->plan)
       ztask_set_plan(s->t, s->plan);
   }
 }

@@ -60,7 +60,7 @@ double tui_now(void) {
 
 static void post(tui_controller *c, qmsg *m) {
   pthread_mutex_lock(&c->mail.mu);
-  zvec_push(&c->mail.q, m);
+  zvec_push(&c->mail.q, m); // NOLINT(bugprone-sizeof-expression): a vector of pointers
   pthread_mutex_unlock(&c->mail.mu);
   ssize_t w = write(c->mail.wake[1], "x", 1);
   (void)w;
@@ -340,7 +340,9 @@ void tui_turns_drain(tui_controller *c) {
     qmsg *m = NULL;
     if (c->mail.q.len) {
       m = c->mail.q.items[0];
-      memmove(c->mail.q.items, c->mail.q.items + 1, (c->mail.q.len - 1) * sizeof *c->mail.q.items);
+      /* a vector of pointers: each element is one */
+      memmove(c->mail.q.items, c->mail.q.items + 1,
+              (c->mail.q.len - 1) * sizeof *c->mail.q.items); // NOLINT(bugprone-sizeof-expression)
       c->mail.q.len--;
     }
     pthread_mutex_unlock(&c->mail.mu);

@@ -417,7 +417,12 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
   } else {
     zmcp_client *c = NULL;
     const zmcp_tool *t = NULL;
-    resolve(m, call->name, &c, &t);
+    if (!resolve(m, call->name, &c, &t)) {
+      /* src_has vouched for the name; a server gone since then leaves none */
+      ztool_fail(res, "unknown tool %s", call->name);
+      json_decref(args);
+      return;
+    }
     const char *side = t->read_only ? "read" : "unknown";
     /* Go zero's permission fields: a read-only MCP tool is a read, any other
      * one reaches its server (risk as for a network tool) */
@@ -534,7 +539,8 @@ int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
     warn(warn_ud, w.data);
     zbuf_release(&w);
   }
-  m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients);
+  /* an array of client pointers, sized by its element */
+  m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients); // NOLINT(bugprone-sizeof-expression)
   zmcp_client_opts o = {.workspace = workspace, .roots = so->roots, .n_roots = so->n_roots,
                         .spawner = so->spawner, .on_progress = on_progress, .progress_ud = m};
   for (size_t i = 0; i < m->cfg.n; i++)

@@ -85,37 +85,35 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       set_str(o, "sideEffect", ev->tool_call.side_effect);
       break;
     case ZAEV_PERMISSION_REQUEST:
-    case ZAEV_PERMISSION_DECISION:
+    case ZAEV_PERMISSION_DECISION: {
+      const zev_permission *pm = &ev->permission;
       o = envelope(s, ev->kind == ZAEV_PERMISSION_REQUEST ? "permission_request"
                                                           : "permission_decision");
       set_str(o, "sessionId", s->session_id);
-      set_str(o, "id", ev->permission.id);
-      set_str(o, "name", ev->permission.name);
-      set_str(o, "action", ev->permission.action);
-      set_str(o, "permission", ev->permission.permission);
+      set_str(o, "id", pm->id);
+      set_str(o, "name", pm->name);
+      set_str(o, "action", pm->action);
+      set_str(o, "permission", pm->permission);
       json_object_set_new(o, "permissionGranted",
-                          json_boolean(ev->permission.action &&
-                                       !strcmp(ev->permission.action, "allow")));
-      set_str(o, "permissionMode", ev->permission.mode);
-      set_str(o, "autonomy", ev->permission.autonomy);
-      set_str(o, "sideEffect", ev->permission.side_effect);
-      set_str(o, "reason", ev->permission.reason);
-      set_str(o, "decisionReason",
-              ev->permission.decision_reason ? ev->permission.decision_reason
-                                             : ev->permission.code);
+                          json_boolean(pm->action && !strcmp(pm->action, "allow")));
+      set_str(o, "permissionMode", pm->mode);
+      set_str(o, "autonomy", pm->autonomy);
+      set_str(o, "sideEffect", pm->side_effect);
+      set_str(o, "reason", pm->reason);
+      set_str(o, "decisionReason", pm->decision_reason ? pm->decision_reason : pm->code);
       /* always an object (Go zero): {level, categories, reason} */
-      if (json_is_object(ev->permission.risk))
-        json_object_set(o, "risk", (json_t *)ev->permission.risk);
+      if (json_is_object(pm->risk)) json_object_set(o, "risk", (json_t *)pm->risk);
       else
         json_object_set_new(o, "risk", json_pack("{s:s, s:[], s:s}", "level", "low",
                                                  "categories", "reason", "low"));
-      if (ev->permission.grant_matched) json_object_set_new(o, "grantMatched", json_true());
+      if (pm->grant_matched) json_object_set_new(o, "grantMatched", json_true());
       if (ev->kind == ZAEV_PERMISSION_DECISION) {
-        set_str(o, "code", ev->permission.code);
-        if (ev->permission.block) json_object_set(o, "block", (json_t *)ev->permission.block);
-        if (ev->permission.grant) json_object_set(o, "grant", (json_t *)ev->permission.grant);
+        set_str(o, "code", pm->code);
+        if (pm->block) json_object_set(o, "block", (json_t *)pm->block);
+        if (pm->grant) json_object_set(o, "grant", (json_t *)pm->grant);
       }
       break;
+    }
     case ZAEV_CHECKPOINT: {
       o = envelope(s, "checkpoint");
       json_t *cp = json_object();
@@ -129,23 +127,24 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       break;
     }
     case ZAEV_TOOL_RESULT: {
+      const zev_tool_result *tr = &ev->tool_result;
       o = envelope(s, "tool_result");
-      set_str(o, "id", ev->tool_result.id);
-      set_str(o, "name", ev->tool_result.name);
-      json_object_set_new(o, "status", json_string(ev->tool_result.ok ? "ok" : "error"));
-      size_t n = ev->tool_result.output_len;
+      set_str(o, "id", tr->id);
+      set_str(o, "name", tr->name);
+      json_object_set_new(o, "status", json_string(tr->ok ? "ok" : "error"));
+      size_t n = tr->output_len;
       bool cut = n > ZOUT_TOOL_OUTPUT_SHOWN;
-      if (cut) n = zutf8_boundary(ev->tool_result.output, ZOUT_TOOL_OUTPUT_SHOWN);
+      if (cut) n = zutf8_boundary(tr->output, ZOUT_TOOL_OUTPUT_SHOWN);
       zbuf shown = ZBUF_INIT;
-      zbuf_add(&shown, ev->tool_result.output ? ev->tool_result.output : "", n);
+      zbuf_add(&shown, tr->output ? tr->output : "", n);
       if (cut) zbuf_addstr(&shown, "\n[truncated]");
       set_strn(o, "output", shown.data, shown.len);
       zbuf_release(&shown);
-      json_object_set_new(o, "truncated", json_boolean(cut || ev->tool_result.truncated));
-      if (json_array_size(ev->tool_result.changed_files))
-        json_object_set_new(o, "changedFiles", json_copy((json_t *)ev->tool_result.changed_files));
+      json_object_set_new(o, "truncated", json_boolean(cut || tr->truncated));
+      if (json_array_size(tr->changed_files))
+        json_object_set_new(o, "changedFiles", json_copy((json_t *)tr->changed_files));
       /* a call the permission engine refused: the same block the model got */
-      json_t *blk = ev->tool_result.meta ? json_object_get(ev->tool_result.meta, "block") : NULL;
+      json_t *blk = tr->meta ? json_object_get(tr->meta, "block") : NULL;
       if (json_is_object(blk)) json_object_set(o, "block", blk);
       break;
     }

@@ -216,7 +216,8 @@ static void plan_lines(tui_app *a, tw_lines *out) {
   }
 }
 
-static void commit_card(tui_app *a, tui_card *c, const zev_tool_result *res) {
+static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
+  const zev_tool_result *res = &ev->tool_result;
   blank(a);
   const char *glyph, *style, *word;
   if (c->denied) glyph = "⊘", style = a->th.warn, word = "denied";
@@ -347,7 +348,7 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     case ZAEV_TOOL_RESULT: {
       tui_card *c = find_card(a, ev->tool_result.id);
       if (!c) break;
-      commit_card(a, c, &ev->tool_result);
+      commit_card(a, c, ev);
       size_t idx = (size_t)(c - a->turn.cards.items);
       card_free(c);
       memmove(a->turn.cards.items + idx, a->turn.cards.items + idx + 1,
