@@ -302,8 +302,18 @@ static void warn_event(void *ud, const char *msg) {
   emit(ud, &w);
 }
 
+/* The notice for a model request that has had no answer for a while
+ * (net/http.h): on stderr, so it never mixes with stdout's output. */
+static void wait_notice(const char *origin, long waited_ms) {
+  fprintf(stderr,
+          "[zero] waiting for %s: no response after %ld s (ZERO_FIRST_BYTE_TIMEOUT gives up "
+          "sooner or later; default 60 s)\n",
+          origin, (waited_ms + 500) / 1000);
+}
+
 int cmd_exec(int argc, char **argv) {
   zerr err = ZERR_INIT;
+  zhttp_set_wait_notifier(wait_notice);
   zexec_args a;
   g_session_root = zsession_root();
   int parsed = zexec_args_parse(argc, argv, &a, session_exists, &err);

@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -850,16 +849,7 @@ char *zsession_latest(const char *root, const char *cwd, zerr *err) {
 
 /* ---- delete ------------------------------------------------------------ */
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)ftw;
-  return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-int zsession_remove_dir(const char *dir) {
-  /* FTW_PHYS: a symlink inside is removed, never followed. */
-  return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+int zsession_remove_dir(const char *dir) { return zfs_remove_tree(dir); }
 
 char *zsession_existing_dir(const char *root, const char *id, zerr *err) {
   if (!zsession_id_valid(id)) {
