@@ -410,14 +410,16 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     json_decref(args);
     return;
   }
+  zmcp_client *c = NULL;
+  const zmcp_tool *t = NULL;
   if (!strcmp(call->name, "tool_search")) {
     run_tool_search(m, args, res);
-  } else if (strncmp(call->name, "mcp_", 4) == 0 && !resolve(m, call->name, &(zmcp_client *){0}, &(const zmcp_tool *){0})) {
-    run_meta(m, call->name, args, res);
+  } else if (!resolve(m, call->name, &c, &t)) {
+    /* src_has accepted the name, so it is a meta tool (mcp_list_resources
+     * …) unless a server's tool was asked for without src_has. */
+    if (!strncmp(call->name, "mcp_", 4)) run_meta(m, call->name, args, res);
+    else ztool_fail(res, "%s is not a tool of a running MCP server", call->name);
   } else {
-    zmcp_client *c = NULL;
-    const zmcp_tool *t = NULL;
-    resolve(m, call->name, &c, &t);
     const char *side = t->read_only ? "read" : "unknown";
     /* Go zero's permission fields: a read-only MCP tool is a read, any other
      * one reaches its server (risk as for a network tool) */

@@ -12,6 +12,7 @@
 #include "tools/patch.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -259,6 +260,20 @@ static zpatch_line diff_name(zpatch_line l) {
   return l;
 }
 
+/* The old start line of a unified hunk header "@@ -A,B +C,D @@" (read
+ * within the line only), or 0 when it names none. */
+static long hunk_hint(zpatch_line l) {
+  size_t i = 2; /* past "@@" */
+  while (i < l.n && (l.s[i] == ' ' || l.s[i] == '\t')) i++;
+  if (i >= l.n || l.s[i] != '-') return 0;
+  long a = 0;
+  for (i++; i < l.n && l.s[i] >= '0' && l.s[i] <= '9'; i++) {
+    if (a > (LONG_MAX - 9) / 10) return 0; /* absurd: no hint */
+    a = a * 10 + (l.s[i] - '0');
+  }
+  return a;
+}
+
 static int parse_unified(zpatch *p, const line_vec *lines, size_t i, size_t end, zbuf *err) {
   zpatch_file *f = NULL;
   zpatch_hunk *h = NULL;
@@ -286,8 +301,7 @@ static int parse_unified(zpatch *p, const line_vec *lines, size_t i, size_t end,
     if (line_starts(l, "@@")) {
       if (!f) return perr(err, lineno, "a hunk (@@) before any ---/+++ file header");
       if (f->op == ZPATCH_DELETE) { i++; h = NULL; continue; }
-      long a = 0;
-      if (sscanf(l->s, "@@ -%ld", &a) != 1) a = 0;
+      long a = hunk_hint(*l);
       h = f->op == ZPATCH_UPDATE ? add_hunk(f, lineno) : NULL;
       if (h) h->hint = a;
       i++;

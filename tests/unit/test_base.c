@@ -106,6 +106,30 @@ static void json_parse_error_names_line_and_column(void **state) {
   json_decref(v);
 }
 
+/* The --json output of the CLI commands: jansson's rendering plus a newline;
+ * nothing at all when jansson refuses the value. */
+static void json_print_renders_then_ends_the_line(void **state) {
+  (void)state;
+  json_t *v = json_pack("{s:i, s:[s]}", "b", 1, "a", "x");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_int_equal(zjson_print(f, v, JSON_INDENT(2) | JSON_PRESERVE_ORDER), 0);
+  json_t *scalar = json_integer(3);
+  assert_int_equal(zjson_print(f, scalar, JSON_INDENT(2)), -1); /* no JSON_ENCODE_ANY */
+  fclose(f);
+  assert_string_equal(text, "{\n  \"b\": 1,\n  \"a\": [\n    \"x\"\n  ]\n}\n");
+  free(text);
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, "> ");
+  assert_int_equal(zjson_print_to(&b, v, 0), 0);
+  assert_int_equal(zjson_print_to(&b, scalar, 0), -1);
+  assert_string_equal(b.data, "> {\"b\": 1, \"a\": [\"x\"]}\n");
+  zbuf_release(&b);
+  json_decref(scalar);
+  json_decref(v);
+}
+
 static void ids_are_uuid_shaped_and_safe(void **state) {
   (void)state;
   char a[ZID_UUID_LEN], b[ZID_UUID_LEN];
@@ -246,6 +270,7 @@ int main(void) {
       cmocka_unit_test(path_normalises_lexically),
       cmocka_unit_test(utf8_validation_and_boundaries),
       cmocka_unit_test(json_parse_error_names_line_and_column),
+      cmocka_unit_test(json_print_renders_then_ends_the_line),
       cmocka_unit_test(ids_are_uuid_shaped_and_safe),
       cmocka_unit_test(atomic_write_replaces_with_mode),
       cmocka_unit_test(locked_update_loses_no_concurrent_change),
