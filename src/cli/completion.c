@@ -48,11 +48,6 @@ static size_t command_names(const zcli_command *c, const char **names, size_t ma
   return n;
 }
 
-/* c's subcommand words into out from its table; false when it has none. */
-static bool sub_words(const zcli_command *c, zbuf *out) {
-  if (c->subs) zcli_subcommand_words(c->subs, out);
-  return out->len > 0;
-}
 
 /* The top-level candidates: command names, word aliases, the UI's flags. */
 static void top_words(zbuf *out) {
@@ -111,6 +106,57 @@ static void posix_context_loop(zbuf *s, const char *first, const char *last, con
 
 /* `case "$cmd" in … esac` setting `var` to each context's words, between
  * assign_open and assign_close ("…" for a bash string, (…) for a zsh array). */
+/* What a completion script says about one visible command. */
+typedef struct command_words {
+  const char *names[2]; /* its name and its word alias */
+  size_t nn;
+  zbuf flags; /* " --json -h …" (a leading space) */
+  zbuf subs;  /* its subcommand words; empty when it has none */
+} command_words;
+
+/* Calls emit for every visible command of the table, in its order. */
+static void each_command(zbuf *s, void (*emit)(zbuf *s, const command_words *w, const void *ud),
+                         const void *ud) {
+  size_t n;
+  const zcli_command *cmds = zcli_commands(&n);
+  for (size_t i = 0; i < n; i++) {
+    const zcli_command *c = &cmds[i];
+    if (c->setup & ZCMD_HIDDEN) continue;
+    command_words w = {.flags = ZBUF_INIT, .subs = ZBUF_INIT};
+    w.nn = command_names(c, w.names, 2);
+    add_flags(&w.flags, c->opts);
+    if (c->subs) zcli_subcommand_words(c->subs, &w.subs);
+    emit(s, &w, ud);
+    zbuf_release(&w.flags);
+    zbuf_release(&w.subs);
+  }
+}
+
+/* One `case` branch; ud: {var, assign_open, assign_close}. */
+static void posix_case(zbuf *s, const command_words *w, const void *ud) {
+  const char *const *how = ud;
+  const char *var = how[0], *open = how[1], *close = how[2];
+  const char *flags = w->flags.len ? w->flags.data + 1 : "";
+  zbuf_addf(s, "    %s%s%s)", w->names[0], w->nn > 1 ? "|" : "", w->nn > 1 ? w->names[1] : "");
+  if (w->subs.len)
+    zbuf_addf(s, " if [[ -z $sub ]]; then %s=%s%s%s%s; else %s=%s%s%s; fi ;;\n", var, open,
+              w->subs.data, w->flags.data, close, var, open, flags, close);
+  else
+    zbuf_addf(s, " %s=%s%s%s ;;\n", var, open, flags, close);
+}
+
+/* fish's `complete` lines for one command. */
+static void fish_command(zbuf *s, const command_words *w, const void *ud) {
+  for (size_t k = 0; k < w->nn; k++) {
+    if (w->subs.len)
+      zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"%s|\"' -a '%s'\n",
+                w->names[k], w->subs.data);
+    if (w->flags.len)
+      zbuf_addf(s, "complete -c zero -n 'string match -q -- \"%s|*\" (__zero_context)' -a '%s'\n",
+                w->names[k], w->flags.data + 1);
+  }
+}
+
 static void posix_candidates(zbuf *s, const char *var, const char *assign_open,
                              const char *assign_close) {
   zbuf top = ZBUF_INIT;
@@ -118,26 +164,8 @@ static void posix_candidates(zbuf *s, const char *var, const char *assign_open,
   zbuf_addf(s, "  case \"$cmd\" in\n    '') %s=%s%s%s ;;\n", var, assign_open, top.data,
             assign_close);
   zbuf_release(&top);
-  size_t n;
-  const zcli_command *cmds = zcli_commands(&n);
-  for (size_t i = 0; i < n; i++) {
-    const zcli_command *c = &cmds[i];
-    if (c->setup & ZCMD_HIDDEN) continue;
-    const char *names[2];
-    size_t nn = command_names(c, names, 2);
-    zbuf flags = ZBUF_INIT, subs = ZBUF_INIT;
-    add_flags(&flags, c->opts);
-    zbuf_addf(s, "    %s%s%s)", names[0], nn > 1 ? "|" : "", nn > 1 ? names[1] : "");
-    if (sub_words(c, &subs))
-      zbuf_addf(s, " if [[ -z $sub ]]; then %s=%s%s%s%s; else %s=%s%s%s; fi ;;\n", var,
-                assign_open, subs.data, flags.data, assign_close, var, assign_open,
-                flags.len ? flags.data + 1 : "", assign_close);
-    else
-      zbuf_addf(s, " %s=%s%s%s ;;\n", var, assign_open, flags.len ? flags.data + 1 : "",
-                assign_close);
-    zbuf_release(&flags);
-    zbuf_release(&subs);
-  }
+  const char *const how[3] = {var, assign_open, assign_close};
+  each_command(s, posix_case, how);
   zbuf_addstr(s, "  esac\n");
 }
 
@@ -219,27 +247,7 @@ static void fish_script(zbuf *s) {
   top_words(&top);
   zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"|\"' -a '%s'\n", top.data);
   zbuf_release(&top);
-  size_t n;
-  const zcli_command *cmds = zcli_commands(&n);
-  for (size_t i = 0; i < n; i++) {
-    const zcli_command *c = &cmds[i];
-    if (c->setup & ZCMD_HIDDEN) continue;
-    const char *names[2];
-    size_t nn = command_names(c, names, 2);
-    zbuf flags = ZBUF_INIT, subs = ZBUF_INIT;
-    add_flags(&flags, c->opts);
-    bool has_subs = sub_words(c, &subs);
-    for (size_t k = 0; k < nn; k++) {
-      if (has_subs)
-        zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"%s|\"' -a '%s'\n", names[k],
-                  subs.data);
-      if (flags.len)
-        zbuf_addf(s, "complete -c zero -n 'string match -q -- \"%s|*\" (__zero_context)' -a '%s'\n",
-                  names[k], flags.data + 1);
-    }
-    zbuf_release(&flags);
-    zbuf_release(&subs);
-  }
+  each_command(s, fish_command, NULL);
 }
 
 /* Each shell's script, appended to the zbuf ctx. */
