@@ -18,6 +18,7 @@
 #include "base/ids.h"
 #include "base/json.h"
 #include "base/mathx.h"
+#include "base/num.h"
 #include "base/path.h"
 
 static void buf_grows_and_stays_terminated(void **state) {
@@ -128,6 +129,34 @@ static void json_print_renders_then_ends_the_line(void **state) {
   zbuf_release(&b);
   json_decref(scalar);
   json_decref(v);
+}
+
+/* The checked number readers that replace sscanf: each field is read with
+ * its errors seen, and the cursor steps past it. */
+static void num_readers_see_every_error(void **state) {
+  (void)state;
+  const char *s = " 12 -3x";
+  long v = 0;
+  assert_true(znum_long(&s, 0, 100, &v));
+  assert_int_equal(v, 12);
+  assert_true(znum_long(&s, -5, 5, &v));
+  assert_int_equal(v, -3);
+  assert_string_equal(s, "x");
+  assert_false(znum_long(&s, 0, 100, &v)); /* no digit: cursor stays */
+  assert_string_equal(s, "x");
+  const char *big = "99999999999999999999999";
+  assert_false(znum_long(&big, 0, 100, &v)); /* overflow is an error, not LONG_MAX */
+  const char *out_of_range = "101";
+  assert_false(znum_long(&out_of_range, 0, 100, &v));
+  const char *t = "2026-12";
+  int y = 0, mo = 0;
+  assert_true(znum_digits(&t, 4, &y));
+  assert_int_equal(y, 2026);
+  assert_int_equal(*t++, '-');
+  assert_true(znum_digits(&t, 2, &mo));
+  assert_int_equal(mo, 12);
+  const char *sign = "+5";
+  assert_false(znum_digits(&sign, 2, &mo)); /* digits only */
 }
 
 static void ids_are_uuid_shaped_and_safe(void **state) {
@@ -271,6 +300,7 @@ int main(void) {
       cmocka_unit_test(utf8_validation_and_boundaries),
       cmocka_unit_test(json_parse_error_names_line_and_column),
       cmocka_unit_test(json_print_renders_then_ends_the_line),
+      cmocka_unit_test(num_readers_see_every_error),
       cmocka_unit_test(ids_are_uuid_shaped_and_safe),
       cmocka_unit_test(atomic_write_replaces_with_mode),
       cmocka_unit_test(locked_update_loses_no_concurrent_change),
