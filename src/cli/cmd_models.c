@@ -95,9 +95,9 @@ int cmd_models(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc, npos = 0;
+  int npos = 0;
   zopt_init(&op, &zcli_models_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == M_JSON) {
       json = true;
     } else if (hit.id == M_PROVIDER) {

@@ -595,52 +595,52 @@ static int show_cmd(void *ctx, int argc, char **argv) {
   return run_show(argv[0], a->json);
 }
 
-/* The one session id the subcommands below take, checked: 0 and *id set,
- * else the exit code of the message printed. */
-static int one_id(const char *sub, int argc, char **argv, const char **id) {
-  if (argc < 1) return usage_error("%s needs a session id", sub);
-  if (argc > 1) return usage_error("unexpected argument \"%s\"", argv[1]);
-  if (!zsession_id_valid(argv[0])) return not_found(argv[0]);
-  *id = argv[0];
-  return 0;
+/* The one session id the subcommands below take, checked; NULL, with *rc
+ * the exit code of the message printed, when there is none. */
+static const char *one_id(const char *sub, int argc, char **argv, int *rc) {
+  if (argc < 1) *rc = usage_error("%s needs a session id", sub);
+  else if (argc > 1) *rc = usage_error("unexpected argument \"%s\"", argv[1]);
+  else if (!zsession_id_valid(argv[0])) *rc = not_found(argv[0]);
+  else return argv[0];
+  return NULL;
 }
 
 static int children_cmd(void *ctx, int argc, char **argv) {
-  const char *id = NULL;
-  int rc = one_id("children", argc, argv, &id);
-  return rc ? rc : run_children(id, ((const sessions_args *)ctx)->json);
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("children", argc, argv, &rc);
+  return id ? run_children(id, ((const sessions_args *)ctx)->json) : rc;
 }
 
 static int tree_cmd(void *ctx, int argc, char **argv) {
-  const char *id = NULL;
-  int rc = one_id("tree", argc, argv, &id);
-  return rc ? rc : run_tree(id, ((const sessions_args *)ctx)->json);
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("tree", argc, argv, &rc);
+  return id ? run_tree(id, ((const sessions_args *)ctx)->json) : rc;
 }
 
 static int lineage_cmd(void *ctx, int argc, char **argv) {
-  const char *id = NULL;
-  int rc = one_id("lineage", argc, argv, &id);
-  return rc ? rc : run_lineage(id, ((const sessions_args *)ctx)->json);
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("lineage", argc, argv, &rc);
+  return id ? run_lineage(id, ((const sessions_args *)ctx)->json) : rc;
 }
 
 static int delete_cmd(void *ctx, int argc, char **argv) {
-  const char *id = NULL;
-  int rc = one_id("delete", argc, argv, &id);
-  return rc ? rc : run_delete(id, ((const sessions_args *)ctx)->json);
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("delete", argc, argv, &rc);
+  return id ? run_delete(id, ((const sessions_args *)ctx)->json) : rc;
 }
 
 static int fork_cmd(void *ctx, int argc, char **argv) {
   const sessions_args *a = ctx;
-  const char *id = NULL;
-  int rc = one_id("fork", argc, argv, &id);
-  return rc ? rc : run_fork(id, a->at, a->kind, a->json);
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("fork", argc, argv, &rc);
+  return id ? run_fork(id, a->at, a->kind, a->json) : rc;
 }
 
 static int rewind_cmd(void *ctx, int argc, char **argv) {
   const sessions_args *a = ctx;
-  const char *id = NULL;
-  int rc = one_id("rewind", argc, argv, &id);
-  return rc ? rc : run_rewind(id, a->to, a->dry_run, a->json);
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("rewind", argc, argv, &rc);
+  return id ? run_rewind(id, a->to, a->dry_run, a->json) : rc;
 }
 
 /* The usage lines (usage()) and completion come from this table. */
