@@ -170,9 +170,8 @@ int cmd_doctor(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_doctor_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == D_JSON) {
       d.json = true;
     } else if (hit.id == D_CONNECTIVITY) {
@@ -254,9 +253,7 @@ int cmd_doctor(int argc, char **argv) {
   report_linked_denied_files(&d);
   if (d.json) {
     json_t *o = json_pack("{s:b, s:O}", "ok", !d.failed, "checks", d.rows);
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    printf("%s\n", s);
-    free(s);
+    zjson_print(stdout, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
   }
   json_decref(d.rows);

@@ -11,7 +11,9 @@
  */
 #include "tools/patch.h"
 
+#include <assert.h>
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -259,6 +261,20 @@ static zpatch_line diff_name(zpatch_line l) {
   return l;
 }
 
+/* The old start line of a unified hunk header "@@ -A,B +C,D @@" (read
+ * within the line only), or 0 when it names none. */
+static long hunk_hint(zpatch_line l) {
+  size_t i = 2; /* past "@@" */
+  while (i < l.n && (l.s[i] == ' ' || l.s[i] == '\t')) i++;
+  if (i >= l.n || l.s[i] != '-') return 0;
+  long a = 0;
+  for (i++; i < l.n && l.s[i] >= '0' && l.s[i] <= '9'; i++) {
+    if (a > (LONG_MAX - 9) / 10) return 0; /* absurd: no hint */
+    a = a * 10 + (l.s[i] - '0');
+  }
+  return a;
+}
+
 static int parse_unified(zpatch *p, const line_vec *lines, size_t i, size_t end, zbuf *err) {
   zpatch_file *f = NULL;
   zpatch_hunk *h = NULL;
@@ -286,8 +302,7 @@ static int parse_unified(zpatch *p, const line_vec *lines, size_t i, size_t end,
     if (line_starts(l, "@@")) {
       if (!f) return perr(err, lineno, "a hunk (@@) before any ---/+++ file header");
       if (f->op == ZPATCH_DELETE) { i++; h = NULL; continue; }
-      long a = 0;
-      if (sscanf(l->s, "@@ -%ld", &a) != 1) a = 0;
+      long a = hunk_hint(*l);
       h = f->op == ZPATCH_UPDATE ? add_hunk(f, lineno) : NULL;
       if (h) h->hint = a;
       i++;
@@ -426,6 +441,7 @@ static bool line_eq(matcher *m, int pass, zpatch_line a, zpatch_line b) {
 static bool window_eq(matcher *m, int pass, const line_vec *file, size_t at,
                       const zpatch_line *want, size_t n) {
   if (at + n > file->len) return false;
+  assert(n == 0 || file->items); /* n lines of the file exist */
   for (size_t k = 0; k < n; k++)
     if (!line_eq(m, pass, file->items[at + k], want[k])) return false;
   return true;
@@ -610,18 +626,22 @@ int zpatch_apply_hunks(const zpatch_file *f, const char *display, const char *co
     zbuf_grow(out, len + len / 8 + 64);
     for (size_t i = 0; i <= ps.len; i++) {
       size_t stop = i < ps.len ? ps.items[i].at : file.len;
+      assert(pos >= stop || file.items); /* hunks are placed inside the file */
       for (; pos < stop; pos++, emitted++) {
         zbuf_add(out, file.items[pos].s, file.items[pos].n);
         zbuf_add(out, eol, eol_n);
       }
       if (i == ps.len) break;
+      assert(ps.items != NULL); /* i < ps.len */
       for (size_t k = 0; k < ps.items[i].n_new; k++, emitted++) {
         /* A context line keeps the file's own text (a loose match must not
          * rewrite its whitespace or punctuation). */
         long ci = ps.items[i].h->new_ctx.items[k];
-        const zpatch_line *nl = ci >= 0 && (size_t)ci < ps.items[i].n_old
-                                    ? &file.items[ps.items[i].at + (size_t)ci]
-                                    : &ps.items[i].h->new_lines.items[k];
+        const zpatch_line *nl = &ps.items[i].h->new_lines.items[k];
+        if (ci >= 0 && (size_t)ci < ps.items[i].n_old) {
+          assert(file.items != NULL); /* the hunk was placed on n_old > 0 of its lines */
+          nl = &file.items[ps.items[i].at + (size_t)ci];
+        }
         zbuf_add(out, nl->s, nl->n);
         zbuf_add(out, eol, eol_n);
       }
