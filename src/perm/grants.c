@@ -12,6 +12,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "perm/grants_go.h"
 
 #define GRANTS_VERSION 1
 
@@ -177,6 +178,7 @@ void zgrants_release(zgrants *g) {
   json_decref(g->mcp);
   for (char **w = g->ignored; w && *w; w++) free(*w);
   free(g->ignored);
+  free(g->notice);
   memset(g, 0, sizeof *g);
 }
 
@@ -211,6 +213,13 @@ static json_t *grants_array(const json_t *doc, const char *path, zerr *err) {
 
 static int load_sandbox_grants(zgrants *g, zerr *err) {
   if (!zfs_exists(g->path)) return 0;
+  zgrants_go_migration m;
+  if (zgrants_go_migrate(g->path, &m, err) < 0) {
+    if (err) err->kind = ZE_CONFIG;
+    return -1;
+  }
+  if (m.from_schema) g->notice = zgrants_go_notice(&m);
+  free(m.backup);
   json_t *doc = zjson_load_file(g->path, err);
   if (!doc) {
     if (err) err->kind = ZE_CONFIG;
@@ -318,6 +327,10 @@ int zgrants_file_add(const char *path, const char *tool, zgrant_kind kind, const
   if (zgrant_too_broad(kind, value, allow, why, sizeof why))
     return zerr_set(err, ZE_USAGE, "refused: %s", why);
   file_add a = {tool, value, kind, allow, path};
+  /* A file still in Go zero's layout becomes ours first (with its backup). */
+  zgrants_go_migration m;
+  if (zgrants_go_migrate(path, &m, err) < 0) return -1;
+  free(m.backup);
   return zjson_update_file(path, 0, 0600, add_in_file, &a, err) < 0 ? -1 : 0;
 }
 

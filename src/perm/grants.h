@@ -62,13 +62,18 @@ typedef struct zgrants {
   /* Warnings about grants in the file that the engine ignores (too broad to
    * allow); the run shows them. NULL-terminated, or NULL when none. */
   char **ignored;
+  /* Set when loading migrated Go zero's layout of the file (perm/grants_go.h):
+   * the one-time "sandbox grants updated …" notice the run shows. */
+  char *notice;
 } zgrants;
 
 /* Loads path (NULL = default location; a missing file is empty) and the MCP
  * grants (mcp_path NULL = default location; an unreadable or malformed MCP
- * file counts as empty, as before). A sandbox-grants file with an unknown
- * version or bad shape fails with ZE_CONFIG naming the file. A saved allow
- * grant that is too broad is left out and explained in g->ignored. */
+ * file counts as empty, as before). A file in Go zero's layout
+ * (schemaVersion 1-3) is first migrated to ours, with a backup and
+ * g->notice. A sandbox-grants file with an unknown version or bad shape
+ * fails with ZE_CONFIG naming the file. A saved allow grant that is too
+ * broad is left out and explained in g->ignored. */
 int zgrants_load(zgrants *g, const char *path, const char *mcp_path, zerr *err);
 /* Only the MCP grants (g->path stays NULL: no built-in grants, none saved). */
 void zgrants_load_mcp(zgrants *g, const char *mcp_path);
