@@ -1,0 +1,191 @@
+/* test_go_parity.c — Go zero's headless contract (issue 18, part B): the
+ * pure pieces, one table per point: Go's grants layouts converted, --auto
+ * member, network approvals reused per capability. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/json.h"
+#include "perm/engine.h"
+#include "perm/grants.h"
+#include "perm/grants_go.h"
+#include "tools/tool.h"
+
+/* ---- sandbox-grants.json in Go zero's layouts ------------------------------ */
+
+typedef struct go_row {
+  const char *doc;
+  bool is_go;
+  size_t migrated, dropped;
+  const char *first; /* "tool kind value action" of the first grant, or NULL */
+} go_row;
+
+static const go_row go_rows[] = {
+    /* ours is not Go's */
+    {"{\"version\":1,\"grants\":[]}", false, 0, 0, NULL},
+    {"{\"schemaVersion\":4,\"grants\":{}}", false, 0, 0, NULL},
+    /* v1: one tool-wide grant per tool */
+    {"{\"schemaVersion\":1,\"grants\":{\"write_file\":{\"toolName\":\"write_file\","
+     "\"decision\":\"allow\",\"approvedAt\":\"t\"}}}",
+     true, 1, 0, "write_file tool - allow"},
+    /* v2: a dir scope with maxAutonomy */
+    {"{\"schemaVersion\":2,\"grants\":{\"edit_file\":[{\"toolName\":\"edit_file\",\"scope\":"
+     "\"/w\",\"scopeKind\":\"dir\",\"decision\":\"DENY\",\"maxAutonomy\":\"high\","
+     "\"approvedAt\":\"t\"}]}}",
+     true, 1, 0, "edit_file path /w deny"},
+    /* v3: a global prefix of Go's shell tool */
+    {"{\"schemaVersion\":3,\"policyVersion\":2,\"grants\":{},\"commandPrefixes\":{\"bash\":[{"
+     "\"toolName\":\"bash\",\"prefix\":[\"npm\",\"test\"],\"approvedAt\":\"t\"}]}}",
+     true, 1, 0, "exec_command prefix npm test allow"},
+    /* never widened: project prefix, host scope, session grant, tool-wide shell allow */
+    {"{\"schemaVersion\":3,\"policyVersion\":2,\"grants\":{\"web_fetch\":[{\"toolName\":"
+     "\"web_fetch\",\"scope\":\"a.com\",\"scopeKind\":\"host\",\"decision\":\"allow\"}],"
+     "\"write_file\":[{\"toolName\":\"write_file\",\"decision\":\"allow\",\"session\":true}],"
+     "\"bash\":[{\"toolName\":\"bash\",\"decision\":\"allow\"}]},\"commandPrefixes\":{\"bash\":"
+     "[{\"toolName\":\"bash\",\"prefix\":[\"make\"],\"project\":\"/p\"}]}}",
+     true, 0, 4, NULL},
+    /* a tool-wide shell deny is kept (it only narrows) */
+    {"{\"schemaVersion\":3,\"grants\":{\"bash\":[{\"toolName\":\"bash\",\"decision\":"
+     "\"deny\"}]}}",
+     true, 1, 0, "exec_command tool - deny"},
+    /* malformed entries are dropped, not fatal */
+    {"{\"schemaVersion\":3,\"grants\":{\"x\":[{\"decision\":\"maybe\"}, 7]},"
+     "\"commandPrefixes\":{\"bash\":[{\"prefix\":[]}]}}",
+     true, 0, 3, NULL},
+};
+
+static void test_go_grants_layouts_convert_without_widening(void **state) {
+  (void)state;
+  for (size_t i = 0; i < ZARRAY_LEN(go_rows); i++) {
+    const go_row *r = &go_rows[i];
+    json_t *doc = json_loads(r->doc, 0, NULL);
+    assert_non_null(doc);
+    if (zgrants_go_is(doc) != r->is_go) fail_msg("row %zu: is_go", i);
+    if (!r->is_go) {
+      json_decref(doc);
+      continue;
+    }
+    size_t migrated, dropped;
+    json_t *ours = zgrants_go_convert(doc, &migrated, &dropped);
+    if (migrated != r->migrated || dropped != r->dropped)
+      fail_msg("row %zu: migrated %zu dropped %zu", i, migrated, dropped);
+    assert_int_equal(json_integer_value(json_object_get(ours, "version")), 1);
+    json_t *g = json_array_get(json_object_get(ours, "grants"), 0);
+    if (r->first) {
+      char got[256];
+      snprintf(got, sizeof got, "%s %s %s %s", zjson_str_or(g, "tool", "?"),
+               zjson_str_or(g, "kind", "?"), zjson_str_or(g, "value", "-"),
+               zjson_str_or(g, "action", "?"));
+      if (strcmp(got, r->first)) fail_msg("row %zu: got \"%s\", want \"%s\"", i, got, r->first);
+    } else {
+      assert_null(g);
+    }
+    json_decref(ours);
+    json_decref(doc);
+  }
+}
+
+/* ---- --auto member ------------------------------------------------------------ */
+
+typedef struct member_row {
+  zautonomy autonomy;
+  const char *args;
+  zperm_action want;
+  const char *code;
+} member_row;
+
+static const member_row member_rows[] = {
+    {ZAUTO_MEMBER, "{\"cmd\":\"make test\"}", ZPERM_ALLOW, "allowed"},
+    {ZAUTO_MEMBER, "{\"cmd\":\"curl http://x\"}", ZPERM_DENY, "network"},
+    {ZAUTO_MEMBER, "{\"cmd\":\"ls\",\"sandbox_permissions\":\"require_escalated\"}", ZPERM_DENY,
+     "escalation"},
+    {ZAUTO_MEMBER, "{\"cmd\":\"ls\",\"sandbox_permissions\":\"with_additional_permissions\"}",
+     ZPERM_DENY, "escalation"},
+    {ZAUTO_MEMBER, "{\"cmd\":\"rm -rf build\"}", ZPERM_PROMPT, "destructive"},
+    /* low asks where member refuses */
+    {ZAUTO_LOW, "{\"cmd\":\"curl http://x\"}", ZPERM_PROMPT, "network"},
+    {ZAUTO_LOW, "{\"cmd\":\"ls\",\"sandbox_permissions\":\"require_escalated\"}", ZPERM_PROMPT,
+     "escalation"},
+};
+
+static void test_auto_member_denies_network_and_leaving_the_sandbox(void **state) {
+  (void)state;
+  zautonomy a;
+  assert_int_equal(zautonomy_parse("member", &a, NULL), 0);
+  assert_int_equal(a, ZAUTO_MEMBER);
+  assert_string_equal(zautonomy_name(ZAUTO_MEMBER), "member");
+  const ztool *ex = ztool_find("exec_command");
+  const ztool *wr = ztool_find("write_file");
+  assert_non_null(ex);
+  for (size_t i = 0; i < ZARRAY_LEN(member_rows); i++) {
+    const member_row *r = &member_rows[i];
+    json_t *args = json_loads(r->args, 0, NULL);
+    zperm_engine e = {.mode = ZPERM_AUTO, .autonomy = r->autonomy, .sandbox_active = true};
+    zperm_decision d = zperm_decide(&e, ex, args);
+    json_decref(args);
+    if (d.action != r->want || strcmp(d.code, r->code))
+      fail_msg("row %zu %s: got %s/%s", i, r->args, zperm_action_name(d.action), d.code);
+  }
+  /* write tools run */
+  json_t *args = json_loads("{\"path\":\"a.txt\",\"content\":\"x\"}", 0, NULL);
+  zperm_engine e = {.mode = ZPERM_AUTO, .autonomy = ZAUTO_MEMBER, .sandbox_active = true};
+  assert_int_equal(zperm_decide(&e, wr, args).action, ZPERM_ALLOW);
+  json_decref(args);
+}
+
+/* ---- grants per capability ---------------------------------------------------- */
+
+static void test_network_approval_covers_equivalent_commands(void **state) {
+  (void)state;
+  const ztool *ex = ztool_find("exec_command");
+  zgrants g = {0};
+  zperm_engine e = {.mode = ZPERM_AUTO, .sandbox_active = true, .grants = &g};
+  static const struct {
+    const char *args;
+    zperm_action before, after;
+  } rows[] = {
+      {"{\"cmd\":\"curl https://a.example\"}", ZPERM_PROMPT, ZPERM_ALLOW},
+      {"{\"cmd\":\"git fetch origin\"}", ZPERM_PROMPT, ZPERM_ALLOW},
+      {"{\"cmd\":\"ls\",\"sandbox_permissions\":\"with_additional_permissions\"}", ZPERM_PROMPT,
+       ZPERM_ALLOW},
+      /* never: leaving the sandbox, or a destructive command */
+      {"{\"cmd\":\"ls\",\"sandbox_permissions\":\"require_escalated\"}", ZPERM_PROMPT,
+       ZPERM_PROMPT},
+      {"{\"cmd\":\"rm -rf build\"}", ZPERM_PROMPT, ZPERM_PROMPT},
+  };
+  for (int phase = 0; phase < 2; phase++) {
+    if (phase == 1) /* what the prompt flow remembers for a network approval */
+      zgrants_add(&g, "exec_command", ZGRANT_CAPABILITY, "network", true, ZGRANT_SESSION);
+    for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+      json_t *args = json_loads(rows[i].args, 0, NULL);
+      zperm_decision d = zperm_decide(&e, ex, args);
+      json_decref(args);
+      zperm_action want = phase ? rows[i].after : rows[i].before;
+      if (d.action != want)
+        fail_msg("phase %d %s: got %s (%s)", phase, rows[i].args,
+                 zperm_action_name(d.action), d.code);
+      if (phase && want == ZPERM_ALLOW) assert_true(d.escalate_network);
+    }
+  }
+  /* another tool's capability is not this one's; the value is checked */
+  assert_null(zgrants_match_capability(&g, "write_stdin", "network"));
+  char why[200];
+  assert_true(zgrant_too_broad(ZGRANT_CAPABILITY, "everything", true, why, sizeof why));
+  assert_false(zgrant_too_broad(ZGRANT_CAPABILITY, "network", true, why, sizeof why));
+  zgrants_release(&g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_go_grants_layouts_convert_without_widening),
+      cmocka_unit_test(test_auto_member_denies_network_and_leaving_the_sandbox),
+      cmocka_unit_test(test_network_approval_covers_equivalent_commands),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
