@@ -15,7 +15,9 @@
 #include "perm/engine.h"
 #include "perm/grants.h"
 #include "perm/grants_go.h"
+#include "tools/patch.h"
 #include "tools/tool.h"
+#include "test_tools_util.h"
 
 /* ---- sandbox-grants.json in Go zero's layouts ------------------------------ */
 
@@ -181,11 +183,98 @@ static void test_network_approval_covers_equivalent_commands(void **state) {
   zgrants_release(&g);
 }
 
+/* ---- update_plan in Go zero's item shape ---------------------------------------- */
+
+typedef struct plan_row {
+  const char *args;
+  int rc;
+  const char *stored; /* "step/status[/notes]" of item 0, or an output fragment on failure */
+} plan_row;
+
+static const plan_row plan_rows[] = {
+    {"{\"plan\":[{\"step\":\"a\",\"status\":\"pending\"}]}", 0, "a/pending"},
+    {"{\"plan\":[{\"content\":\"Read code\",\"status\":\"in_progress\"}]}", 0,
+     "Read code/in_progress"},
+    {"{\"plan\":[{\"content\":\"b\",\"status\":\"done\"}]}", 0, "b/completed"},
+    {"{\"plan\":[{\"content\":\"c\",\"status\":\"completed\",\"notes\":\"ran make\"}]}", 0,
+     "c/completed/ran make"},
+    {"{\"plan\":[{\"id\":\"1\",\"content\":\"d\"}]}", 0, "d/pending"}, /* status defaults */
+    {"{\"plan\":[{\"status\":\"done\"}]}", -1, "plan[0].step\" (or \"content\")"},
+    {"{\"plan\":[{\"content\":\"\"}]}", -1, "plan[0].content"},
+    {"{\"plan\":[{\"content\":\"e\",\"status\":\"failed\"}]}", -1, "status"},
+    {"{\"plan\":[{\"content\":\"x\",\"status\":\"in_progress\"},{\"step\":\"y\","
+     "\"status\":\"in_progress\"}]}",
+     -1, "only one step may be in_progress"},
+};
+
+static void test_update_plan_takes_go_items(void **state) {
+  tfx *f = *state;
+  for (size_t i = 0; i < ZARRAY_LEN(plan_rows); i++) {
+    const plan_row *r = &plan_rows[i];
+    int rc = tfx_run(f, "update_plan", "%s", r->args);
+    if (rc != r->rc) fail_msg("row %zu: rc %d: %s", i, rc, f->res.output.data);
+    if (rc < 0) {
+      if (!strstr(f->res.output.data, r->stored))
+        fail_msg("row %zu: \"%s\" lacks \"%s\"", i, f->res.output.data, r->stored);
+      continue;
+    }
+    const json_t *item = json_array_get(f->ctx.plan, 0);
+    char got[200];
+    snprintf(got, sizeof got, "%s/%s%s%s", zjson_str_or(item, "step", "?"),
+             zjson_str_or(item, "status", "?"), zjson_str(item, "notes") ? "/" : "",
+             zjson_str_or(item, "notes", ""));
+    if (strcmp(got, r->stored)) fail_msg("row %zu: stored %s, want %s", i, got, r->stored);
+  }
+}
+
+/* ---- apply_patch: markers padded with spaces --------------------------------------- */
+
+typedef struct patch_row {
+  const char *patch;
+  size_t files;
+  const char *first_path;
+} patch_row;
+
+static const patch_row patch_rows[] = {
+    {"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n", 1, "a.txt"},
+    {"*** Begin Patch\n*** Add File: a.txt\n+x\n *** End Patch\n", 1, "a.txt"},
+    {"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch \n", 1, "a.txt"},
+    {" *** Begin Patch \n  *** Update File: x\n@@\n-a\n+b\n *** End Patch\n", 1, "x"},
+    {"*** Begin Patch\n*** Update File: x\n-a\n+b\n  *** Delete File: y \n*** End Patch\n", 2,
+     "x"},
+    {"*** Begin Patch\n*** Update File: x\n   *** Move to: z\n-a\n+b\n *** End of File\n"
+     "*** End Patch\n",
+     1, "x"},
+    /* a context line is still a context line */
+    {"*** Begin Patch\n*** Update File: x\n context ***\n-a\n+b\n*** End Patch\n", 1, "x"},
+};
+
+static void test_apply_patch_tolerates_padded_markers(void **state) {
+  (void)state;
+  for (size_t i = 0; i < ZARRAY_LEN(patch_rows); i++) {
+    zpatch p = ZPATCH_INIT;
+    zbuf err = ZBUF_INIT;
+    int rc = zpatch_parse(patch_rows[i].patch, strlen(patch_rows[i].patch), &p, &err);
+    if (rc != 0) fail_msg("row %zu: %s", i, err.data);
+    if (p.files.len != patch_rows[i].files) fail_msg("row %zu: %zu files", i, p.files.len);
+    assert_string_equal(p.files.items[0].path, patch_rows[i].first_path);
+    if (i == 5) {
+      assert_string_equal(p.files.items[0].move_to, "z");
+      assert_true(p.files.items[0].hunks.items[0].eof);
+    }
+    if (i == 6) assert_int_equal(p.files.items[0].hunks.items[0].old_lines.len, 2);
+    zpatch_release(&p);
+    zbuf_release(&err);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_go_grants_layouts_convert_without_widening),
       cmocka_unit_test(test_auto_member_denies_network_and_leaving_the_sandbox),
       cmocka_unit_test(test_network_approval_covers_equivalent_commands),
+      TFX_TEST(test_update_plan_takes_go_items),
+      cmocka_unit_test(test_apply_patch_tolerates_padded_markers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
