@@ -135,5 +135,137 @@ class GoGrantsFile(ZeroTest):
                     self.assertEqual(f.read(), content)  # never overwritten
 
 
+# ---- a stream-json consumer written against Go zero's schema --------------------------
+
+# Go zero's internal/streamjson Event: every field a consumer decodes, with the
+# JSON type Go's decoder demands (a field of another type fails the whole line).
+STR, INT, BOOL, NUM, LIST, OBJ, ANY = "str", "int", "bool", "num", "list", "obj", "any"
+GO_EVENT_FIELDS = {
+    "schemaVersion": INT, "type": STR, "runId": STR, "sessionId": STR, "cwd": STR,
+    "provider": STR, "model": STR, "apiModel": STR, "delta": STR, "id": STR, "name": STR,
+    "args": ANY, "action": STR, "permission": STR, "permissionGranted": BOOL,
+    "permissionMode": STR, "autonomy": STR, "sideEffect": STR, "reason": STR,
+    "decisionReason": STR, "risk": OBJ, "violation": OBJ, "grantMatched": BOOL, "grant": OBJ,
+    "status": STR, "output": STR, "truncated": BOOL, "redacted": BOOL, "changedFiles": LIST,
+    "display": OBJ, "checkpoint": OBJ, "meta": OBJ, "promptTokens": INT,
+    "completionTokens": INT, "totalTokens": INT, "costUsd": NUM, "text": STR, "message": STR,
+    "code": STR, "recoverable": BOOL, "exitCode": INT,
+}
+# Nested objects Go decodes into structs: their typed fields.
+GO_NESTED = {
+    "risk": {"level": STR, "categories": LIST, "reason": STR},
+    "grant": {"toolName": STR, "scope": STR, "scopeKind": STR, "decision": STR,
+              "approvedAt": STR, "reason": STR, "session": BOOL},
+    "display": {"summary": STR, "kind": STR},
+    "checkpoint": {"sequence": INT, "tool": STR, "files": LIST, "filesRestored": INT,
+                   "filesDeleted": INT, "skipped": LIST},
+}
+# What Go zero's writer always sends per event type: a consumer reads these
+# without checking.
+GO_REQUIRED = {
+    "run_start": ["runId", "cwd", "provider", "model"],
+    "text": ["delta"],
+    "tool_call": ["id", "name", "sideEffect"],
+    "permission_request": ["id", "name", "action", "permissionGranted", "permissionMode",
+                           "sideEffect", "reason", "risk"],
+    "permission_decision": ["id", "name", "action", "permissionGranted", "permissionMode",
+                            "sideEffect", "reason", "risk"],
+    "permission": ["id", "name", "action", "permissionGranted"],
+    "tool_result": ["id", "name", "status", "truncated"],
+    "checkpoint": ["checkpoint"],
+    "usage": ["promptTokens", "completionTokens", "totalTokens"],
+    "final": [],
+    "warning": ["message"],
+    "error": ["code", "message", "recoverable"],
+    "run_end": ["status", "exitCode"],
+}
+GO_ERROR_CODES = {"usage_error", "provider_error", "max_turns", "interrupted", "sandbox_error",
+                  "mcp_error", "guardrail_halt", "internal_error"}
+
+
+def go_type_ok(kind, v):
+    if kind == STR:
+        return isinstance(v, str)
+    if kind == INT:
+        return isinstance(v, int) and not isinstance(v, bool)
+    if kind == BOOL:
+        return isinstance(v, bool)
+    if kind == NUM:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if kind == LIST:
+        return isinstance(v, list)
+    if kind == OBJ:
+        return isinstance(v, dict)
+    return True
+
+
+class GoStreamJsonConsumer(ZeroTest):
+    """Point: a consumer written against Go zero's documented schema v2 parses
+    a run of ours: every line decodes into Go's Event, every field it reads
+    is there with its type, and the error codes are Go's."""
+
+    def consume(self, stdout):
+        """Go's consumer: decode each line; unknown keys and event types are
+        ignored (as encoding/json and a type switch's default do)."""
+        seen = []
+        for line in stdout.splitlines():
+            ev = json.loads(line)
+            self.assertEqual(ev["schemaVersion"], 2, ev)
+            for key, v in ev.items():
+                kind = GO_EVENT_FIELDS.get(key)
+                if kind:
+                    self.assertTrue(go_type_ok(kind, v), (key, v, ev))
+                if key in GO_NESTED and isinstance(v, dict):
+                    for nk, nv in v.items():
+                        nkind = GO_NESTED[key].get(nk)
+                        if nkind:
+                            self.assertTrue(go_type_ok(nkind, nv), (key, nk, nv))
+                if key == "meta":  # map[string]string
+                    for mv in v.values():
+                        self.assertIsInstance(mv, str, ev)
+            for key in GO_REQUIRED.get(ev["type"], []):
+                self.assertIn(key, ev, ev)
+            if ev["type"] == "error":
+                self.assertIn(ev["code"], GO_ERROR_CODES, ev)
+            seen.append(ev["type"])
+        return seen
+
+    def test_a_tool_run_parses_as_go_zeros_stream(self):
+        with open(os.path.join(self.work, "notes.txt"), "w") as f:
+            f.write("one\n")
+        self.serve([
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {
+                "path": "notes.txt", "content": "two\n", "overwrite": True}}]},
+            {"tool_calls": [{"name": "update_plan", "arguments": {"plan": [
+                {"content": "write notes", "status": "done"}]}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "rm -rf notes.txt"}}]},
+            {"text": "done", "usage": {"prompt_tokens": 10, "completion_tokens": 2}},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "edit notes")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        seen = self.consume(r.stdout)
+        for t in ("run_start", "tool_call", "permission_decision", "tool_result", "checkpoint",
+                  "usage", "final", "run_end"):
+            self.assertIn(t, seen)
+
+    def test_max_turns_is_go_zeros_code_and_exit_4(self):
+        self.serve([{"tool_calls": [{"name": "list_directory", "arguments": {}}]}] * 3)
+        r = self.zero("exec", "--max-turns", "1", "-o", "stream-json", "loop")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.consume(r.stdout)
+        evs = self.lines(r.stdout)
+        err = [e for e in evs if e["type"] == "error"]
+        self.assertEqual(err[0]["code"], "max_turns")
+        self.assertEqual(evs[-1]["status"], "incomplete")
+        self.assertEqual(evs[-1]["exitCode"], 4)
+
+    def test_usage_error_code(self):
+        r = self.zero("exec", "-o", "stream-json", "--max-turns", "zero", "x")
+        self.assertEqual(r.returncode, 2)
+        self.consume(r.stdout)
+        self.assertEqual(self.lines(r.stdout)[0]["code"], "usage_error")
+
+
 if __name__ == "__main__":
     main()

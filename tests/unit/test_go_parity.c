@@ -12,6 +12,7 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "cli/exit_codes.h"
 #include "perm/engine.h"
 #include "perm/grants.h"
 #include "perm/grants_go.h"
@@ -268,6 +269,35 @@ static void test_apply_patch_tolerates_padded_markers(void **state) {
   }
 }
 
+/* ---- error codes and exit codes -------------------------------------------------- */
+
+static void test_error_codes_are_go_zeros(void **state) {
+  (void)state;
+  static const struct {
+    int exit_code;
+    zexit_origin origin;
+    const char *code, *status;
+  } rows[] = {
+      {ZEXIT_USAGE, ZORIGIN_RUN, "usage_error", "error"},
+      {ZEXIT_USAGE, ZORIGIN_SANDBOX, "usage_error", "error"}, /* a malformed sandbox config */
+      {ZEXIT_PROVIDER, ZORIGIN_RUN, "provider_error", "error"},
+      {ZEXIT_INCOMPLETE, ZORIGIN_RUN, "max_turns", "incomplete"},
+      {ZEXIT_INTERRUPTED, ZORIGIN_MCP, "interrupted", "interrupted"},
+      {ZEXIT_PROVIDER, ZORIGIN_SANDBOX, "sandbox_error", "error"},
+      {ZEXIT_INTERNAL, ZORIGIN_SANDBOX, "sandbox_error", "error"},
+      {ZEXIT_PROVIDER, ZORIGIN_MCP, "mcp_error", "error"},
+      {ZEXIT_INTERNAL, ZORIGIN_GUARDRAIL, "guardrail_halt", "error"},
+      {ZEXIT_INTERNAL, ZORIGIN_RUN, "internal_error", "error"},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    assert_string_equal(zexit_error_code(rows[i].exit_code, rows[i].origin), rows[i].code);
+    assert_string_equal(zexit_status_name(rows[i].exit_code), rows[i].status);
+  }
+  assert_int_equal(ZEXIT_INCOMPLETE, 4);
+  assert_int_equal(ZEXIT_INTERRUPTED, 130);
+  assert_int_equal(zexit_for_error(ZE_CANCELLED), 130);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_go_grants_layouts_convert_without_widening),
@@ -275,6 +305,7 @@ int main(void) {
       cmocka_unit_test(test_network_approval_covers_equivalent_commands),
       TFX_TEST(test_update_plan_takes_go_items),
       cmocka_unit_test(test_apply_patch_tolerates_padded_markers),
+      cmocka_unit_test(test_error_codes_are_go_zeros),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
