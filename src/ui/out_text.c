@@ -89,7 +89,7 @@ static void text_emit(zsink *base, const zagent_event *ev) {
       break;
     case ZAEV_ERROR:
       end_text_line(s);
-      if (ev->code && !strcmp(ev->code, "incomplete"))
+      if (ev->code && (!strcmp(ev->code, "max_turns") || !strcmp(ev->code, "incomplete")))
         fprintf(s->diag, "Run incomplete (not reported as success): %s\n", ev->text);
       else if (ev->code && !strcmp(ev->code, "interrupted"))
         fprintf(s->diag, "Interrupted.\n");
