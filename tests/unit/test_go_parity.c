@@ -13,7 +13,9 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "cli/exit_codes.h"
+#include "agent/compaction.h"
 #include "perm/engine.h"
+#include "provider/think.h"
 #include "perm/grants.h"
 #include "perm/grants_go.h"
 #include "tools/patch.h"
@@ -298,6 +300,89 @@ static void test_error_codes_are_go_zeros(void **state) {
   assert_int_equal(zexit_for_error(ZE_CANCELLED), 130);
 }
 
+/* ---- think tags and summarizers ------------------------------------------------- */
+
+typedef struct think_out {
+  zbuf text, reasoning;
+} think_out;
+
+static int think_rec(void *ud, const zprov_event *ev) {
+  think_out *o = ud;
+  if (ev->kind == ZPEV_TEXT) zbuf_add(&o->text, ev->text, ev->len);
+  if (ev->kind == ZPEV_REASONING) zbuf_add(&o->reasoning, ev->text, ev->len);
+  return 0;
+}
+
+static void test_think_tags_any_case_any_split(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *text, *reasoning;
+  } rows[] = {
+      {"<think>plan</think>\nanswer", "answer", "plan"},
+      {"<THINK>plan</THINK>answer", "answer", "plan"},
+      {"<Think>a</think>b", "b", "a"},
+      {"x <thinker> y", "x <thinker> y", ""},
+      {"1 < 2 <tHiNk>r</ThInK>ok", "1 < 2 ok", "r"},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    size_t n = strlen(rows[i].in);
+    for (size_t k = 0; k <= n; k++) { /* every split point */
+      think_out o = {ZBUF_INIT, ZBUF_INIT};
+      zthink_filter f;
+      zthink_init(&f, think_rec, &o);
+      zprov_event ev = {.kind = ZPEV_TEXT, .text = rows[i].in, .len = k};
+      zthink_on_event(&f, &ev);
+      ev.text = rows[i].in + k;
+      ev.len = n - k;
+      zthink_on_event(&f, &ev);
+      zthink_flush(&f);
+      zthink_release(&f);
+      if (strcmp(o.text.len ? o.text.data : "", rows[i].text) ||
+          strcmp(o.reasoning.len ? o.reasoning.data : "", rows[i].reasoning))
+        fail_msg("row %zu split %zu: text \"%s\" reasoning \"%s\"", i, k,
+                 o.text.len ? o.text.data : "", o.reasoning.len ? o.reasoning.data : "");
+      zbuf_release(&o.text);
+      zbuf_release(&o.reasoning);
+    }
+  }
+  static const struct {
+    const char *model;
+    bool on;
+  } families[] = {
+      {"deepseek-r1:14b", true},      {"DeepSeek-R1-Distill-Qwen-7B", true},
+      {"qwen/QwQ-32B", true},         {"Qwen3-Coder-30B", true},
+      {"openai/gpt-oss-120b", true},  {"zai-org/GLM-4.6", true},
+      {"MiniMax-M2", true},           {"moonshotai/Kimi-K2-Thinking", true},
+      {"magistral-small", true},      {"gpt-4.1", false},
+      {"claude-sonnet-4-5", false},   {"llama3.3", false},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(families); i++)
+    if (zthink_model_default(families[i].model) != families[i].on)
+      fail_msg("%s: think tags %d", families[i].model, families[i].on);
+}
+
+static void test_cheap_summarizer_per_provider(void **state) {
+  (void)state;
+  static const struct {
+    const char *kind, *base_url, *main_model, *want;
+  } rows[] = {
+      {"openai", NULL, "gpt-5", "gpt-4.1-mini"},
+      {"anthropic", NULL, "claude-sonnet-4-5", "claude-haiku-4-5"},
+      {"anthropic", "https://api.anthropic.com/v1", "claude-opus-4-1", "claude-haiku-4-5"},
+      {"gemini", NULL, "gemini-2.5-pro", "gemini-2.5-flash-lite"},
+      {"gemini", "https://generativelanguage.googleapis.com/v1beta", "gemini-2.5-pro",
+       "gemini-2.5-flash-lite"},
+      {"gemini", NULL, "gemini-2.5-flash-lite", NULL}, /* already the cheap one */
+      {"gemini", "http://127.0.0.1:9/v1beta", "gemini-2.5-pro", NULL}, /* a proxy: unknown catalog */
+      {"openai", "http://localhost:11434/v1", "qwen3", NULL},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    const char *m = zcompact_pick_model(NULL, rows[i].kind, rows[i].base_url, rows[i].main_model);
+    if ((m == NULL) != (rows[i].want == NULL) || (m && strcmp(m, rows[i].want)))
+      fail_msg("row %zu: got %s", i, m ? m : "(main)");
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_go_grants_layouts_convert_without_widening),
@@ -306,6 +391,8 @@ int main(void) {
       TFX_TEST(test_update_plan_takes_go_items),
       cmocka_unit_test(test_apply_patch_tolerates_padded_markers),
       cmocka_unit_test(test_error_codes_are_go_zeros),
+      cmocka_unit_test(test_think_tags_any_case_any_split),
+      cmocka_unit_test(test_cheap_summarizer_per_provider),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
