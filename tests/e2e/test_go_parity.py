@@ -135,6 +135,115 @@ class GoGrantsFile(ZeroTest):
                     self.assertEqual(f.read(), content)  # never overwritten
 
 
+class GoConfigCommand(ZeroTest):
+    """Points: `zero config [get KEY|list] [--json]` with sources and secrets
+    redacted; unknown keys reported by `zero config` and `zero doctor` with
+    "did you mean"; doctor failing on a blank / unknown / other provider's
+    model; models.json overrides."""
+
+    def write_user_config(self, doc):
+        d = os.path.join(self.home, ".config", "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(doc, f)
+        return os.path.join(d, "config.json")
+
+    def test_config_lists_sources_and_redacts_secrets(self):
+        user = self.write_user_config({
+            "activeProvider": "main", "maxTurns": 50,
+            "providers": [{"name": "main", "provider_kind": "openai", "model": "gpt-5",
+                           "apiKey": "sk-live-abcdefghijklmnopqrstuvwxyz0123",
+                           "customHeaders": {"X-Api-Token": "tok-123456"}}]})
+        os.makedirs(os.path.join(self.work, ".zero"))
+        project = os.path.join(self.work, ".zero", "config.json")
+        with open(project, "w") as f:
+            json.dump({"maxTurns": 20}, f)
+        self.env["ZERO_COMPACTION_MODEL"] = "main"
+        r = self.zero("config", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("sk-live", r.stdout)
+        self.assertNotIn("tok-123456", r.stdout)
+        got = {s["key"]: (s["value"], s["source"]) for s in json.loads(r.stdout)["settings"]}
+        self.assertEqual(got["maxTurns"], (20, project))  # the project file wins
+        self.assertEqual(got["activeProvider"], ("main", user))
+        self.assertEqual(got["providers.main.model"], ("gpt-5", user))
+        self.assertEqual(got["providers.main.apiKey"][0], "[REDACTED]")
+        self.assertEqual(got["providers.main.customHeaders.X-Api-Token"][0], "[REDACTED]")
+        self.assertEqual(got["preferences.compactionModel"],
+                         ("main", "environment (ZERO_COMPACTION_MODEL)"))
+        for args, want in ((("config", "get", "maxTurns"), "20\n"),
+                           (("config", "list"), "maxTurns = 20")):
+            r = self.zero(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(want, r.stdout)
+        r = self.zero("config", "get", "providers.main.model", "--json")
+        self.assertEqual(json.loads(r.stdout),
+                         {"key": "providers.main.model", "value": "gpt-5", "source": user})
+        self.assertEqual(self.zero("config", "get", "nothing.here").returncode, 1)
+        self.assertEqual(self.zero("config", "frob").returncode, 2)
+
+    def test_unknown_keys_are_reported_with_did_you_mean(self):
+        self.write_user_config({
+            "modle": "gpt-5", "maxTurn": 3,
+            "providers": [{"name": "p", "provider_kind": "openai", "modle": "gpt-5",
+                           "apiKeyEnv": "OPENAI_API_KEY"}],
+            "preferences": {"compactionModle": "main"}, "someFutureKey": 1})
+        self.env["OPENAI_API_KEY"] = "sk-test-aaaaaaaaaaaaaaaaaaaa"
+        rows = [
+            ('"maxTurn"', '"maxTurns"'),
+            ('"providers[0].modle"', '"model"'),
+            ('"preferences.compactionModle"', '"compactionModel"'),
+        ]
+        r = self.zero("config")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for key, near in rows:
+            self.assertIn("unknown key %s (did you mean %s?)" % (key, near), r.stderr)
+        self.assertIn('unknown key "someFutureKey" (zero does not read it)', r.stderr)
+        j = json.loads(self.zero("config", "--json").stdout)
+        self.assertEqual(len(j["unknownKeys"]), 5, j["unknownKeys"])
+        d = self.zero("doctor", "--json")
+        checks = json.loads(d.stdout)["checks"]
+        warned = [c for c in checks if c["check"] == "config" and c["status"] == "warn"]
+        self.assertEqual(len(warned), 5, checks)
+        self.assertTrue(any("did you mean \"model\"" in str(c) for c in warned), warned)
+
+    def test_doctor_fails_on_blank_unknown_or_foreign_model(self):
+        self.env["OPENAI_API_KEY"] = "sk-test-aaaaaaaaaaaaaaaaaaaa"
+        rows = [("gpt-5", 0, "ok"), ("gemini-2.5-pro", 3, "a google model"),
+                ("gpt-9-ultra", 3, "not among the openai models"), (" ", 3, "blank model")]
+        for model, code, text in rows:
+            with self.subTest(model=model):
+                self.write_user_config({"providers": [
+                    {"name": "openai", "provider_kind": "openai", "model": model,
+                     "apiKeyEnv": "OPENAI_API_KEY"}]})
+                r = self.zero("doctor", "--json")
+                self.assertEqual(r.returncode, code, r.stdout)
+                row = [c for c in json.loads(r.stdout)["checks"] if c["check"] == "model"][0]
+                self.assertIn(text, json.dumps(row))
+
+    def test_models_json_describes_newer_models(self):
+        d = os.path.join(self.home, ".config", "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "models.json"), "w") as f:
+            json.dump({"gpt-7": {"provider": "openai", "contextWindow": 2000000,
+                                 "maxOutputTokens": 200000, "inputPrice": 3,
+                                 "outputPrice": 30}}, f)
+        r = self.zero("models", "list", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        models = {m["id"]: m for m in json.loads(r.stdout)}
+        self.assertEqual(models["gpt-7"]["contextWindow"], 2000000)
+        # the registry is current, newest first per vendor
+        ids = [m["id"] for m in json.loads(r.stdout)]
+        for newer, older in (("gpt-5.1", "gpt-5"), ("claude-opus-4-5", "claude-opus-4-1"),
+                             ("gemini-3-pro-preview", "gemini-2.5-pro")):
+            self.assertLess(ids.index(newer), ids.index(older))
+        self.assertEqual(models["claude-opus-4-5"]["inputPrice"], 5.0)
+        # doctor accepts a model models.json describes
+        self.env["OPENAI_API_KEY"] = "sk-test-aaaaaaaaaaaaaaaaaaaa"
+        self.env["OPENAI_MODEL"] = "gpt-7"
+        self.assertEqual(self.zero("doctor").returncode, 0)
+
+
 # ---- a stream-json consumer written against Go zero's schema --------------------------
 
 # Go zero's internal/streamjson Event: every field a consumer decodes, with the
