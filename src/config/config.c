@@ -629,6 +629,12 @@ fail:
   return -1;
 }
 
+const char *zprofile_env_key_var(const zprofile *p) {
+  if (!p || !p->origin || strcmp(p->origin, "environment")) return NULL;
+  const zfamily *f = zconfig_family(p->kind);
+  return f ? f->key_env : NULL;
+}
+
 void zconfig_release(zconfig *cfg) {
   if (!cfg) return;
   for (size_t i = 0; i < cfg->n_providers; i++) profile_release(&cfg->providers[i]);

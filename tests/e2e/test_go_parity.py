@@ -244,6 +244,41 @@ class GoConfigCommand(ZeroTest):
         self.assertEqual(self.zero("doctor").returncode, 0)
 
 
+class GoProvidersJson(ZeroTest):
+    """Point: `providers use|remove|rename --json`; a provider defined only by
+    environment variables is named as such in errors."""
+
+    def test_use_rename_remove_answer_json(self):
+        self.assertEqual(self.zero("providers", "add", "local", "--preset", "ollama").returncode, 0)
+        rows = [
+            (("use", "local"), 0, {"ok": True, "action": "use", "provider": "local"}),
+            (("rename", "local", "loc"), 0, {"ok": True, "action": "rename", "provider": "loc"}),
+            (("remove", "nope"), 2, {"ok": False, "action": "remove"}),
+            (("remove", "loc"), 0, {"ok": True, "action": "remove", "provider": "loc"}),
+        ]
+        for args, code, want in rows:
+            with self.subTest(args=args):
+                r = self.zero("providers", *args, "--json")
+                self.assertEqual(r.returncode, code, r.stderr)
+                got = json.loads(r.stdout)
+                for k, v in want.items():
+                    self.assertEqual(got[k], v, got)
+                if not got["ok"]:
+                    self.assertEqual(got["error"]["code"], "usage_error")
+
+    def test_environment_only_provider_is_named_as_such(self):
+        self.env["OPENAI_API_KEY"] = "sk-test-aaaaaaaaaaaaaaaaaaaa"
+        for op in (("remove", "openai"), ("rename", "openai", "o2")):
+            with self.subTest(op=op):
+                r = self.zero("providers", *op)
+                self.assertEqual(r.returncode, 2)
+                self.assertIn("defined only by environment variables (OPENAI_API_KEY", r.stderr)
+                self.assertNotIn("no provider named", r.stderr)
+        r = self.zero("providers", "use", "openai", "--json")  # a valid choice
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(json.loads(r.stdout)["ok"])
+
+
 # ---- a stream-json consumer written against Go zero's schema --------------------------
 
 # Go zero's internal/streamjson Event: every field a consumer decodes, with the
