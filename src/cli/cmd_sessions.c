@@ -16,12 +16,14 @@
 #include "base/path.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "config/keys.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
 
 #define EXCERPT_MAX 60
 
-enum { SS_HELP = 1, SS_JSON, SS_KIND, SS_AT, SS_TO, SS_DRY_RUN };
+enum { SS_HELP = 1, SS_JSON, SS_KIND, SS_AT, SS_TO, SS_DRY_RUN, SS_SEQUENCE, SS_EVENT,
+       SS_EXCLUDE_TARGET };
 
 static const zopt SESSIONS_OPTS[] = {
     {SS_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
@@ -31,6 +33,12 @@ static const zopt SESSIONS_OPTS[] = {
     {SS_AT, "at", 0, ZOPT_VALUE, 0, "SEQ", "fork: copy events up to SEQ (default: all)", NULL},
     {SS_TO, "to", 0, ZOPT_VALUE, 0, "SEQ", "rewind: keep events up to SEQ", NULL},
     {SS_DRY_RUN, "dry-run", 0, ZOPT_FLAG, 0, NULL, "rewind: show the plan, change nothing", NULL},
+    {SS_SEQUENCE, "sequence", 0, ZOPT_VALUE, 0, "SEQ", "rewind, rewind-plan: the same as --to",
+     NULL},
+    {SS_EVENT, "event", 0, ZOPT_VALUE, 0, "ID",
+     "rewind, rewind-plan: the target by event id (<session>:<seq>)", NULL},
+    {SS_EXCLUDE_TARGET, "exclude-target", 0, ZOPT_FLAG, 0, NULL,
+     "rewind, rewind-plan: drop the target event too (keep events before it)", NULL},
     {SS_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -47,6 +55,9 @@ static void usage(FILE *out) {
         "       zero sessions delete <id> [--json]\n"
         "       zero sessions fork <id> [--at SEQ] [--kind fork|side] [--json]\n"
         "       zero sessions rewind <id> --to SEQ [--dry-run] [--json]\n"
+        "       zero sessions rewind-plan <id> --to SEQ [--json]   (= rewind --dry-run)\n"
+        "         (--sequence SEQ or --event ID for --to; --exclude-target keeps only the\n"
+        "          events before the target)\n"
         "\n"
         "Lists saved sessions, most recently updated first; shows one session's\n"
         "metadata, task state and a count of its events by type; prints a session's\n"
@@ -534,10 +545,50 @@ static void refresh_task_state(const char *root, const char *id) {
   if (s) zsession_close(s);
 }
 
-static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
+/* The kinds a session can have (metadata sessionKind; "regular" = none). */
+static const char *const SESSION_KINDS[] = {"regular", "fork", "side", "child", "spec", NULL};
+
+/* --kind checked: for list any session kind, for fork the kinds a fork can
+ * take. An unknown kind is a usage error naming the choices (it used to
+ * list nothing). 0 when fine. */
+static int check_kind(const char *sub, const char *kind) {
+  if (!kind) return 0;
+  bool fork = !strcmp(sub, "fork");
+  for (const char *const *k = SESSION_KINDS; *k; k++)
+    if (!strcmp(*k, kind) && (!fork || !strcmp(kind, "fork") || !strcmp(kind, "side"))) return 0;
+  const char *near = zconfig_nearest_key(kind, SESSION_KINDS);
+  return usage_error("invalid --kind \"%s\"%s%s%s; expected %s", kind,
+                     near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "",
+                     fork ? "fork or side" : "regular, fork, side, child or spec");
+}
+
+/* The rewind target of --to / --sequence / --event (at most one), moved
+ * one event back by --exclude-target. NULL target: usage error written. */
+typedef struct rewind_target {
+  const char *to, *sequence, *event;
+  bool exclude_target;
+} rewind_target;
+
+static int rewind_seq(const char *id, const rewind_target *t, int64_t *seq) {
+  const char *v = t->to ? t->to : t->sequence ? t->sequence : t->event;
+  int given = !!t->to + !!t->sequence + !!t->event;
+  if (given > 1) return usage_error("give one of --to, --sequence and --event");
+  if (!v) return usage_error("rewind needs --to SEQ (or --sequence SEQ, --event ID; see "
+                             "`zero sessions show %s`)", id);
+  if (!parse_seq(v, seq))
+    return usage_error("%s needs an event sequence number, not \"%s\"",
+                       t->event ? "--event" : t->sequence ? "--sequence" : "--to", v);
+  if (t->exclude_target) {
+    if (*seq < 1) return usage_error("--exclude-target needs a target after the first event");
+    (*seq)--;
+  }
+  return 0;
+}
+
+static int run_rewind(const char *id, const rewind_target *t, bool dry_run, bool json) {
   int64_t seq = 0;
-  if (!to) return usage_error("rewind needs --to SEQ (see `zero sessions show %s`)", id);
-  if (!parse_seq(to, &seq)) return usage_error("--to needs an event sequence number, not \"%s\"", to);
+  int urc = rewind_seq(id, t, &seq);
+  if (urc) return urc;
   cleanup_free char *root = zsession_root();
   zerr err = ZERR_INIT;
   json_t *plan = NULL;
@@ -586,7 +637,8 @@ static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
 
 int cmd_sessions(int argc, char **argv) {
   bool json = false, dry_run = false;
-  const char *kind = NULL, *at = NULL, *to = NULL;
+  const char *kind = NULL, *at = NULL;
+  rewind_target target = {0};
   const char *positional[3] = {NULL, NULL, NULL};
   int npos = 0;
   zopt_parser op;
@@ -601,7 +653,10 @@ int cmd_sessions(int argc, char **argv) {
       case SS_DRY_RUN: dry_run = true; break;
       case SS_KIND: kind = hit.value; break;
       case SS_AT: at = hit.value; break;
-      case SS_TO: to = hit.value; break;
+      case SS_TO: target.to = hit.value; break;
+      case SS_SEQUENCE: target.sequence = hit.value; break;
+      case SS_EVENT: target.event = hit.value; break;
+      case SS_EXCLUDE_TARGET: target.exclude_target = true; break;
       default:
         if (npos == 3) return usage_error("unexpected argument \"%s\"", hit.value);
         positional[npos++] = hit.value;
@@ -613,13 +668,16 @@ int cmd_sessions(int argc, char **argv) {
     usage(stdout);
     return ZEXIT_SUCCESS;
   }
+  int krc = check_kind(sub, kind);
+  if (krc) return krc;
   if (!strcmp(sub, "list")) {
     if (npos > 1) return usage_error("unexpected argument \"%s\"", positional[1]);
     return run_list(json, kind);
   }
   const char *id = npos > 1 ? positional[1] : NULL;
   if (!strcmp(sub, "tree") || !strcmp(sub, "lineage") || !strcmp(sub, "delete") ||
-      !strcmp(sub, "fork") || !strcmp(sub, "rewind") || !strcmp(sub, "children")) {
+      !strcmp(sub, "fork") || !strcmp(sub, "rewind") || !strcmp(sub, "children") ||
+      !strcmp(sub, "rewind-plan")) {
     if (!id) return usage_error("%s needs a session id", sub);
     if (npos > 2) return usage_error("unexpected argument \"%s\"", positional[2]);
     if (!zsession_id_valid(id)) return not_found(id);
@@ -628,7 +686,7 @@ int cmd_sessions(int argc, char **argv) {
     if (!strcmp(sub, "children")) return run_children(id, json);
     if (!strcmp(sub, "delete")) return run_delete(id, json);
     if (!strcmp(sub, "fork")) return run_fork(id, at, kind, json);
-    return run_rewind(id, to, dry_run, json);
+    return run_rewind(id, &target, dry_run || !strcmp(sub, "rewind-plan"), json);
   }
   if (!strcmp(sub, "show")) {
     if (npos < 2) return usage_error("show needs a session id");

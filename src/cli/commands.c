@@ -12,7 +12,7 @@ static const zcli_command COMMANDS[] = {
      "run one task headless (text, json, stream-json)", &zexec_opts, NULL},
     {"sessions", NULL, cmd_sessions, 0, "[list|show|tree|lineage] [--json]",
      "saved sessions and their forks", &zcli_sessions_opts,
-     "list show children tree lineage delete fork rewind"},
+     "list show children tree lineage delete fork rewind rewind-plan"},
     {"search", "find", cmd_search, 0, "<words> [--json]", "search every saved session",
      &zcli_search_opts, NULL},
     {"context", NULL, cmd_context, 0, "[--json]",

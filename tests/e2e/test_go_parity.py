@@ -279,6 +279,70 @@ class GoProvidersJson(ZeroTest):
         self.assertTrue(json.loads(r.stdout)["ok"])
 
 
+class GoSessionsRewind(ZeroTest):
+    """Point: `zero sessions rewind-plan`, rewind's --sequence, --event and
+    --exclude-target; an invalid --kind is an error."""
+
+    def make_session(self):
+        turns = [
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt",
+                                                                 "content": "one\n"}}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "b.txt",
+                                                                 "content": "two\n"}}]},
+            {"text": "done"},
+        ]
+        self.serve(turns)
+        r = self.zero("exec", "-o", "json", "write files")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sid = self.session_ids()[0]
+        evs = self.session_events(sid)
+        # the model's call that wrote b.txt (its checkpoint follows it)
+        b_call = [e for e in evs if e["type"] == "tool_call"][1]["sequence"]
+        return sid, evs, b_call
+
+    def plan_paths(self, r):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        plan = json.loads(r.stdout)
+        return sorted(os.path.basename(x["path"]) for x in plan["restore"])
+
+    def test_rewind_plan_and_target_flags(self):
+        sid, evs, b_cp = self.make_session()
+        # the same target spelled four ways, each a plan that changes nothing
+        for args in (("--to", str(b_cp)), ("--sequence", str(b_cp)),
+                     ("--event", "%s:%d" % (sid, b_cp))):
+            with self.subTest(args=args):
+                r = self.zero("sessions", "rewind-plan", sid, *args, "--json")
+                self.assertEqual(self.plan_paths(r), ["b.txt"])
+                r = self.zero("sessions", "rewind", sid, *args, "--dry-run", "--json")
+                self.assertEqual(self.plan_paths(r), ["b.txt"])
+        self.assertEqual(self.session_events(sid), evs)  # nothing changed
+        # --exclude-target: the target event goes too
+        r = self.zero("sessions", "rewind-plan", sid, "--sequence", str(b_cp),
+                      "--exclude-target", "--json")
+        self.assertEqual(json.loads(r.stdout)["removedEvents"], len(evs) - b_cp + 1)
+        r = self.zero("sessions", "rewind-plan", sid, "--sequence", str(b_cp), "--json")
+        self.assertEqual(json.loads(r.stdout)["removedEvents"], len(evs) - b_cp)
+        r = self.zero("sessions", "rewind", sid, "--sequence", str(b_cp), "--exclude-target")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "b.txt")))
+        self.assertTrue(os.path.exists(os.path.join(self.work, "a.txt")))
+        # two targets, or none, are usage errors
+        self.assertEqual(self.zero("sessions", "rewind-plan", sid, "--to", "1",
+                                   "--sequence", "1").returncode, 2)
+        self.assertEqual(self.zero("sessions", "rewind-plan", sid).returncode, 2)
+
+    def test_invalid_kind_is_an_error(self):
+        rows = [(("list", "--kind", "fork"), 0, ""),
+                (("list", "--kind", "spec"), 0, ""),
+                (("list", "--kind", "forks"), 2, 'did you mean "fork"'),
+                (("list", "--kind", "banana"), 2, "expected regular, fork, side, child or spec")]
+        for args, code, text in rows:
+            with self.subTest(args=args):
+                r = self.zero("sessions", *args)
+                self.assertEqual(r.returncode, code, r.stderr)
+                self.assertIn(text, r.stderr)
+
+
 # ---- a stream-json consumer written against Go zero's schema --------------------------
 
 # Go zero's internal/streamjson Event: every field a consumer decodes, with the
