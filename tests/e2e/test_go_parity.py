@@ -135,6 +135,36 @@ class GoGrantsFile(ZeroTest):
                     self.assertEqual(f.read(), content)  # never overwritten
 
 
+class GoAutoMember(ZeroTest):
+    """Point: `--auto member` beside low|medium|high: write tools and the
+    sandboxed shell run; the network and leaving the sandbox are denied."""
+
+    def test_member_writes_but_gets_no_network(self):
+        self.serve([
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "m.txt",
+                                                                 "content": "x\n"}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "curl https://example.com"}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "ls", "sandbox_permissions": "require_escalated",
+                "justification": "needs it"}}]},
+            {"text": "done"},
+        ])
+        r = self.zero("exec", "--auto", "member", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        evs = self.lines(r.stdout)
+        dec = [e for e in evs if e["type"] == "permission_decision"]
+        self.assertEqual([(e["name"], e["action"], e["code"]) for e in dec], [
+            ("write_file", "allow", "allowed"),
+            ("exec_command", "deny", "network"),
+            ("exec_command", "deny", "escalation")])
+        self.assertEqual(dec[0]["autonomy"], "member")
+        self.assertTrue(os.path.exists(os.path.join(self.work, "m.txt")))
+        bad = self.zero("exec", "--auto", "members", "x")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("member", bad.stderr)
+
+
 class GoConfigCommand(ZeroTest):
     """Points: `zero config [get KEY|list] [--json]` with sources and secrets
     redacted; unknown keys reported by `zero config` and `zero doctor` with

@@ -13,6 +13,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "cli/exit_codes.h"
+#include "config/keys.h"
 #include "agent/compaction.h"
 #include "perm/engine.h"
 #include "provider/think.h"
@@ -383,6 +384,51 @@ static void test_cheap_summarizer_per_provider(void **state) {
   }
 }
 
+/* ---- unknown config keys ------------------------------------------------------- */
+
+static void collect_msg(void *ud, const char *msg) {
+  zbuf *b = ud;
+  zbuf_addf(b, "%s\n", msg);
+}
+
+static void test_unknown_config_keys_with_did_you_mean(void **state) {
+  (void)state;
+  static const struct {
+    const char *doc;
+    size_t count;
+    const char *says; /* a fragment of the report, or "" */
+  } rows[] = {
+      {"{\"activeProvider\":\"a\",\"maxTurns\":3,\"providers\":[{\"name\":\"a\","
+       "\"model\":\"m\"}],\"sandbox\":{\"network\":\"deny\"}}",
+       0, ""},
+      {"{\"modle\":1}", 1, "unknown key \"modle\" (did you mean \"models\"?)"},
+      {"{\"maxTurn\":1}", 1, "(did you mean \"maxTurns\"?)"},
+      {"{\"providers\":[{\"name\":\"a\"},{\"modle\":\"x\"}]}", 1,
+       "\"providers[1].modle\" (did you mean \"model\"?)"},
+      {"{\"preferences\":{\"compactionModle\":\"main\"}}", 1,
+       "\"preferences.compactionModle\" (did you mean \"compactionModel\"?)"},
+      {"{\"sandbox\":{\"netwrok\":\"allow\"}}", 1, "(did you mean \"network\"?)"},
+      {"{\"models\":{\"my-ft\":{\"contextWindw\":9}}}", 1,
+       "\"models.my-ft.contextWindw\" (did you mean \"contextWindow\"?)"},
+      {"{\"mcp\":{\"servers\":{\"s\":{\"comand\":\"x\",\"env\":{\"ANY\":\"1\"}}}}}", 1,
+       "(did you mean \"command\"?)"},
+      {"{\"somethingElse\":true}", 1, "(zero does not read it)"},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    json_t *doc = json_loads(rows[i].doc, 0, NULL);
+    assert_non_null(doc);
+    zbuf b = ZBUF_INIT;
+    size_t n = zconfig_unknown_keys(doc, "cfg.json", collect_msg, &b);
+    if (n != rows[i].count || (rows[i].says[0] && !strstr(b.data, rows[i].says)))
+      fail_msg("row %zu: %zu: %s", i, n, b.len ? b.data : "(none)");
+    zbuf_release(&b);
+    json_decref(doc);
+  }
+  static const char *const names[] = {"fork", "side", "regular", NULL};
+  assert_string_equal(zconfig_nearest_key("forks", names), "fork");
+  assert_null(zconfig_nearest_key("banana", names));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_go_grants_layouts_convert_without_widening),
@@ -393,6 +439,7 @@ int main(void) {
       cmocka_unit_test(test_error_codes_are_go_zeros),
       cmocka_unit_test(test_think_tags_any_case_any_split),
       cmocka_unit_test(test_cheap_summarizer_per_provider),
+      cmocka_unit_test(test_unknown_config_keys_with_did_you_mean),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
