@@ -30,7 +30,8 @@ static const zopt CONFIG_OPTS[] = {
     {C_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
-const zopt_spec zcli_config_opts = {.command = "config", .opts = CONFIG_OPTS,
+const zopt_spec zcli_config_opts = {.command = "config",
+                                    .opts = CONFIG_OPTS,
                                     .n_opts = ZARRAY_LEN(CONFIG_OPTS),
                                     .unknown = "unknown argument"};
 
@@ -74,9 +75,9 @@ static bool secret_key(const char *key) {
   for (const char *p = last; *p && n + 1 < sizeof norm; p++)
     if (*p != '_' && *p != '-') norm[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
   norm[n] = '\0';
-  static const char *const words[] = {"apikey", "token", "secret", "password", "passwd",
-                                      "authorization", "credential", "privatekey",
-                                      "clientsecret", "accesstoken", "refreshtoken"};
+  static const char *const words[] = {"apikey",       "token",         "secret",      "password",
+                                      "passwd",       "authorization", "credential",  "privatekey",
+                                      "clientsecret", "accesstoken",   "refreshtoken"};
   for (size_t i = 0; i < ZARRAY_LEN(words); i++)
     if (strstr(norm, words[i])) return true;
   return false;
@@ -141,7 +142,8 @@ static void add_resolved(settings *s, const zprofile *p, const char *field, cons
   if (have && !strcmp(have, value)) return;
   const char *src = p->origin && strcmp(p->origin, "environment") && strcmp(p->origin, "preset")
                         ? "environment"
-                        : p->origin ? p->origin : "environment";
+                    : p->origin ? p->origin
+                                : "environment";
   if (p->preset && !have && strcmp(field, "model") && strcmp(field, "provider_kind"))
     src = "preset";
   put(s, key, json_string(value), src);
@@ -151,8 +153,8 @@ static void redact_all(settings *s) {
   const char *k;
   json_t *v;
   json_object_foreach(s->values, k, v) {
-    if (secret_key(k) || under_secret_map(k)) json_object_set_new(s->values, k,
-                                                                  json_string("[REDACTED]"));
+    if (secret_key(k) || under_secret_map(k))
+      json_object_set_new(s->values, k, json_string("[REDACTED]"));
   }
 }
 
@@ -276,8 +278,8 @@ int cmd_config(int argc, char **argv) {
   const char *sub = pos[0] ? pos[0] : "list";
   bool ok_shape = (!strcmp(sub, "list") && npos <= 1) || (!strcmp(sub, "get") && npos == 2);
   if (perr.kind == ZE_OK && !ok_shape)
-    zerr_set(&perr, ZE_USAGE, !strcmp(sub, "get") ? "get needs one KEY"
-                                                  : "unknown config subcommand \"%s\"", sub);
+    zerr_set(&perr, ZE_USAGE,
+             !strcmp(sub, "get") ? "get needs one KEY" : "unknown config subcommand \"%s\"", sub);
   if (perr.kind != ZE_OK) {
     fprintf(stderr, "zero config: %s\n\n", perr.msg);
     usage(stderr);

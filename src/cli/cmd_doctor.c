@@ -81,7 +81,7 @@ static void report_unknown_keys(doctor *d, const zconfig *cfg) {
   size_t i;
   json_t *m;
   json_array_foreach(unknown, i, m)
-    row(d, "config", "warn", json_string_value(m), "rename or remove the key");
+      row(d, "config", "warn", json_string_value(m), "rename or remove the key");
   json_decref(unknown);
 }
 

@@ -84,10 +84,13 @@ static void emit(exec_run *r, const zagent_event *ev) {
 /* Reports a failure and the run's end through the sinks; returns exit_code. */
 static int finish_from(exec_run *r, int exit_code, zexit_origin origin, const char *message,
                        bool recoverable) {
-  zagent_event ev = {.kind = ZAEV_ERROR, .code = zexit_error_code(exit_code, origin),
-                     .text = message, .recoverable = recoverable};
+  zagent_event ev = {.kind = ZAEV_ERROR,
+                     .code = zexit_error_code(exit_code, origin),
+                     .text = message,
+                     .recoverable = recoverable};
   emit(r, &ev);
-  zagent_event end = {.kind = ZAEV_RUN_END, .status = zexit_status_name(exit_code),
+  zagent_event end = {.kind = ZAEV_RUN_END,
+                      .status = zexit_status_name(exit_code),
                       .exit_code = exit_code};
   emit(r, &end);
   return exit_code;

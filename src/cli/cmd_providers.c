@@ -32,7 +32,8 @@
 enum { P_HELP = 1, P_JSON, P_PRESET, P_KIND, P_URL, P_MODEL, P_KEYENV, P_WIRE, P_NAME };
 
 static const zopt PROVIDERS_OPTS[] = {
-    {P_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print JSON (list, detect, use, remove, rename)", "Flags"},
+    {P_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print JSON (list, detect, use, remove, rename)",
+     "Flags"},
     {P_HELP, "help", 'h', ZOPT_FLAG, ZOPT_HIDDEN, NULL, "show this help", NULL}, /* listed below */
 };
 
@@ -369,16 +370,14 @@ static int edit_config_json(provider_op *o) {
   zerr err = ZERR_INIT;
   char *path = NULL;
   int rc = zucfg_update(apply_provider_op, o, &path, &err);
-  int code = rc < 0 ? (err.kind == ZE_IO || err.kind == ZE_INTERNAL ? ZEXIT_INTERNAL
-                                                                    : ZEXIT_USAGE)
+  int code = rc < 0 ? (err.kind == ZE_IO || err.kind == ZE_INTERNAL ? ZEXIT_INTERNAL : ZEXIT_USAGE)
                     : ZEXIT_SUCCESS;
   json_t *out = rc < 0
                     ? json_pack("{s:b, s:s, s:{s:s, s:s}}", "ok", false, "action", o->op, "error",
                                 "code", zexit_error_code(code, ZORIGIN_RUN), "message", err.msg)
                     : json_pack("{s:b, s:s, s:s, s:s, s:s}", "ok", true, "action", o->op,
-                                "provider", o->argv[!strcmp(o->op, "rename") ? 1 : 0],
-                                "message", o->what.data ? o->what.data : "", "path",
-                                path ? path : "");
+                                "provider", o->argv[!strcmp(o->op, "rename") ? 1 : 0], "message",
+                                o->what.data ? o->what.data : "", "path", path ? path : "");
   print_json(out);
   json_decref(out);
   free(path);
@@ -388,12 +387,11 @@ static int edit_config_json(provider_op *o) {
 static int do_use_remove_rename(const char *op, int argc, char **argv, bool json) {
   size_t want = !strcmp(op, "rename") ? 2 : 1;
   if ((size_t)argc != want)
-    return fail(ZEXIT_USAGE, "usage: zero providers %s %s%s", op,
-                want == 2 ? "OLD NEW" : "NAME", " [--json]");
+    return fail(ZEXIT_USAGE, "usage: zero providers %s %s%s", op, want == 2 ? "OLD NEW" : "NAME",
+                " [--json]");
   cleanup_free char *dir = zpath_config_dir();
   cleanup_free char *path = zpath_join(dir, "config.json");
-  provider_op o = {.op = op, .argv = argv, .path = path,
-                   .env_only_var = env_only_key_var(argv[0])};
+  provider_op o = {.op = op, .argv = argv, .path = path, .env_only_var = env_only_key_var(argv[0])};
   int rc = json ? edit_config_json(&o) : edit_config(apply_provider_op, &o, &o.what);
   zbuf_release(&o.what);
   return rc;

@@ -22,8 +22,17 @@
 
 #define EXCERPT_MAX 60
 
-enum { SS_HELP = 1, SS_JSON, SS_KIND, SS_AT, SS_TO, SS_DRY_RUN, SS_SEQUENCE, SS_EVENT,
-       SS_EXCLUDE_TARGET };
+enum {
+  SS_HELP = 1,
+  SS_JSON,
+  SS_KIND,
+  SS_AT,
+  SS_TO,
+  SS_DRY_RUN,
+  SS_SEQUENCE,
+  SS_EVENT,
+  SS_EXCLUDE_TARGET
+};
 
 static const zopt SESSIONS_OPTS[] = {
     {SS_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
@@ -573,11 +582,16 @@ static int rewind_seq(const char *id, const rewind_target *t, int64_t *seq) {
   const char *v = t->to ? t->to : t->sequence ? t->sequence : t->event;
   int given = !!t->to + !!t->sequence + !!t->event;
   if (given > 1) return usage_error("give one of --to, --sequence and --event");
-  if (!v) return usage_error("rewind needs --to SEQ (or --sequence SEQ, --event ID; see "
-                             "`zero sessions show %s`)", id);
+  if (!v)
+    return usage_error("rewind needs --to SEQ (or --sequence SEQ, --event ID; see "
+                       "`zero sessions show %s`)",
+                       id);
   if (!parse_seq(v, seq))
     return usage_error("%s needs an event sequence number, not \"%s\"",
-                       t->event ? "--event" : t->sequence ? "--sequence" : "--to", v);
+                       t->event      ? "--event"
+                       : t->sequence ? "--sequence"
+                                     : "--to",
+                       v);
   if (t->exclude_target) {
     if (*seq < 1) return usage_error("--exclude-target needs a target after the first event");
     (*seq)--;

@@ -126,7 +126,8 @@ static void *worker_main(void *ud) {
                                                                          ZEXIT_PROVIDER),
                                                       ZORIGIN_RUN)
                                    : zexit_error_code(ZEXIT_INCOMPLETE, ZORIGIN_RUN),
-                       .text = c->worker.err.msg, .recoverable = true};
+                       .text = c->worker.err.msg,
+                       .recoverable = true};
     zagent_emit(&c->worker.agent, &ev);
   }
   return finish_job(c);

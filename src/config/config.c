@@ -364,9 +364,9 @@ static int apply_models_file(zconfig *cfg, const char *dir, zerr *err) {
   int rc = 0;
   const char *id;
   json_t *m;
-  if (!json_is_object(models)) rc = zerr_set(err, ZE_USAGE, "%s: must be a JSON object of "
-                                                            "models by id", path);
-  else json_object_foreach(models, id, m) {
+  if (!json_is_object(models))
+    rc = zerr_set(err, ZE_USAGE, "%s: must be a JSON object of models by id", path);
+  json_object_foreach(models, id, m) { /* nothing when it is not an object */
     if (!json_is_object(m)) {
       rc = zerr_set(err, ZE_USAGE, "%s: %s must be an object", path, id);
       break;

@@ -17,34 +17,78 @@ typedef struct key_child {
   const key_schema *schema;
 } key_child;
 struct key_schema {
-  const char *const *names; /* NULL-terminated */
+  const char *const *names;  /* NULL-terminated */
   const key_child *children; /* NULL-terminated by key NULL; may be NULL */
 };
 
-static const char *const PROFILE_KEYS[] = {
-    "name", "provider_kind", "providerKind", "provider", "baseURL", "base_url", "baseUrl",
-    "apiKey", "api_key", "apiKeyEnv", "api_key_env", "model", "model_id", "modelId",
-    "customHeaders", "custom_headers", "headers", "wireApi", "wire_api", "apiFormat",
-    "api_format", "parseThinkTags", "parse_think_tags", "reasoningEffort", "reasoning_effort",
-    "preset", "description", NULL};
-static const char *const MODEL_KEYS[] = {"provider", "contextWindow", "maxOutputTokens", "tools",
-                                         "images", "reasoningEfforts", "inputPrice",
-                                         "cachedInputPrice", "outputPrice", NULL};
-static const char *const SANDBOX_KEYS[] = {
-    "enabled", "network", "allowRead", "allowWrite", "denyRead", "denyWrite",
-    "additionalWriteRoots", "blockUnixSockets", "enforceToolNetwork", NULL};
+static const char *const PROFILE_KEYS[] = {"name",
+                                           "provider_kind",
+                                           "providerKind",
+                                           "provider",
+                                           "baseURL",
+                                           "base_url",
+                                           "baseUrl",
+                                           "apiKey",
+                                           "api_key",
+                                           "apiKeyEnv",
+                                           "api_key_env",
+                                           "model",
+                                           "model_id",
+                                           "modelId",
+                                           "customHeaders",
+                                           "custom_headers",
+                                           "headers",
+                                           "wireApi",
+                                           "wire_api",
+                                           "apiFormat",
+                                           "api_format",
+                                           "parseThinkTags",
+                                           "parse_think_tags",
+                                           "reasoningEffort",
+                                           "reasoning_effort",
+                                           "preset",
+                                           "description",
+                                           NULL};
+static const char *const MODEL_KEYS[] = {"provider",   "contextWindow",    "maxOutputTokens",
+                                         "tools",      "images",           "reasoningEfforts",
+                                         "inputPrice", "cachedInputPrice", "outputPrice",
+                                         NULL};
+static const char *const SANDBOX_KEYS[] = {"enabled",
+                                           "network",
+                                           "allowRead",
+                                           "allowWrite",
+                                           "denyRead",
+                                           "denyWrite",
+                                           "additionalWriteRoots",
+                                           "blockUnixSockets",
+                                           "enforceToolNetwork",
+                                           NULL};
 static const char *const PREFERENCE_KEYS[] = {"compactionModel", "contextWindow", NULL};
 static const char *const MCP_KEYS[] = {"servers", NULL};
-static const char *const SERVER_KEYS[] = {
-    "type", "command", "args", "env", "cwd", "url", "headers", "disabled", "enabled",
-    "timeoutMs", "startupTimeoutMs", "auth", "oauth", "description", NULL};
+static const char *const SERVER_KEYS[] = {"type",
+                                          "command",
+                                          "args",
+                                          "env",
+                                          "cwd",
+                                          "url",
+                                          "headers",
+                                          "disabled",
+                                          "enabled",
+                                          "timeoutMs",
+                                          "startupTimeoutMs",
+                                          "auth",
+                                          "oauth",
+                                          "description",
+                                          NULL};
 /* Execution profiles (`--profile NAME`, issue 18 part A) */
-static const char *const EXEC_PROFILE_KEYS[] = {"model", "provider", "reasoningEffort",
-                                                "maxTurns", "autonomy", "tools",
+static const char *const EXEC_PROFILE_KEYS[] = {"model",          "provider",    "reasoningEffort",
+                                                "maxTurns",       "autonomy",    "tools",
                                                 "permissionMode", "description", NULL};
-static const char *const TOP_KEYS[] = {
-    "$schema", "activeProvider", "maxTurns", "providers", "models", "mcp", "mcpServers",
-    "mcp_servers", "sandbox", "preferences", "profiles", "maxAutonomy", NULL};
+static const char *const TOP_KEYS[] = {"$schema",     "activeProvider", "maxTurns",
+                                       "providers",   "models",         "mcp",
+                                       "mcpServers",  "mcp_servers",    "sandbox",
+                                       "preferences", "profiles",       "maxAutonomy",
+                                       NULL};
 
 static const key_schema PROFILE = {PROFILE_KEYS, NULL};
 static const key_schema MODEL = {MODEL_KEYS, NULL};
@@ -54,12 +98,15 @@ static const key_schema SERVER = {SERVER_KEYS, NULL};
 static const key_child MCP_CHILDREN[] = {{"servers", V_EACH_MEMBER, &SERVER}, {NULL, 0, NULL}};
 static const key_schema MCP = {MCP_KEYS, MCP_CHILDREN};
 static const key_schema EXEC_PROFILE = {EXEC_PROFILE_KEYS, NULL};
-static const key_child TOP_CHILDREN[] = {
-    {"providers", V_EACH_ELEMENT, &PROFILE}, {"models", V_EACH_MEMBER, &MODEL},
-    {"sandbox", V_OBJECT, &SANDBOX},         {"preferences", V_OBJECT, &PREFERENCES},
-    {"mcp", V_OBJECT, &MCP},                 {"mcpServers", V_EACH_MEMBER, &SERVER},
-    {"mcp_servers", V_EACH_MEMBER, &SERVER}, {"profiles", V_EACH_MEMBER, &EXEC_PROFILE},
-    {NULL, 0, NULL}};
+static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE},
+                                         {"models", V_EACH_MEMBER, &MODEL},
+                                         {"sandbox", V_OBJECT, &SANDBOX},
+                                         {"preferences", V_OBJECT, &PREFERENCES},
+                                         {"mcp", V_OBJECT, &MCP},
+                                         {"mcpServers", V_EACH_MEMBER, &SERVER},
+                                         {"mcp_servers", V_EACH_MEMBER, &SERVER},
+                                         {"profiles", V_EACH_MEMBER, &EXEC_PROFILE},
+                                         {NULL, 0, NULL}};
 static const key_schema TOP = {TOP_KEYS, TOP_CHILDREN};
 
 const char *zconfig_nearest_key(const char *word, const char *const *names) {
@@ -94,9 +141,7 @@ static void check_child(walk *w, const json_t *v, const key_child *c, const char
   const char *k;
   json_t *item;
   switch (c->shape) {
-    case V_OBJECT:
-      check_object(w, v, c->schema, where);
-      break;
+    case V_OBJECT: check_object(w, v, c->schema, where); break;
     case V_EACH_MEMBER:
       json_object_foreach((json_t *)v, k, item) {
         snprintf(sub, sizeof sub, "%s.%s", where, k);
@@ -110,8 +155,7 @@ static void check_child(walk *w, const json_t *v, const key_child *c, const char
       }
       break;
     case V_LEAF:
-    default:
-      break;
+    default: break;
   }
 }
 

@@ -415,8 +415,8 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
     g.escalate_network = true;
     d = g;
   } else if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
-      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
-                          true, d.escalate_unsandboxed))) {
+             (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
+                                 true, d.escalate_unsandboxed))) {
     zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by a saved grant");
     note_grant(&g, tool, gm);
     g.escalate_network = d.escalate_network;

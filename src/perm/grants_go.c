@@ -48,7 +48,7 @@ static bool convert_scoped(json_t *out, const char *key, const json_t *g) {
       zjson_bool_or(g, "session", false))
     return false;
   const char *created = zjson_str(g, "approvedAt");
-  if (!*kind || !*scope) { /* tool-wide */
+  if (!*kind || !*scope) {                          /* tool-wide */
     if (allow && is_shell_tool(tool)) return false; /* would allow every command */
     add_grant(out, tool, "tool", NULL, allow ? "allow" : "deny", created);
     return true;
@@ -76,8 +76,8 @@ static bool convert_prefix(json_t *out, const char *key, const json_t *g) {
     }
     zbuf_addf(&b, "%s%s", i ? " " : "", s);
   }
-  add_grant(out, our_tool(zjson_str_or(g, "toolName", key)), "prefix", b.data,
-            "allow", zjson_str(g, "approvedAt"));
+  add_grant(out, our_tool(zjson_str_or(g, "toolName", key)), "prefix", b.data, "allow",
+            zjson_str(g, "approvedAt"));
   zbuf_release(&b);
   return true;
 }

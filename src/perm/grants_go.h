@@ -41,9 +41,9 @@ json_t *zgrants_go_convert(const json_t *doc, size_t *migrated, size_t *dropped)
 
 /* What a migration did, for the one-time notice. */
 typedef struct zgrants_go_migration {
-  int from_schema;  /* Go's schemaVersion; 0 = the file was not Go's (nothing done) */
+  int from_schema; /* Go's schemaVersion; 0 = the file was not Go's (nothing done) */
   size_t migrated, dropped;
-  char *backup;     /* the old file's copy; caller frees */
+  char *backup; /* the old file's copy; caller frees */
 } zgrants_go_migration;
 
 /* Under the file's lock: when path holds a Go zero document, copies it

@@ -104,11 +104,30 @@ int zthink_on_event(void *filter, const zprov_event *ev) {
 bool zthink_model_default(const char *model) {
   if (!model) return false;
   /* Matched anywhere in the lowercased name (org/model:tag, any case). */
-  static const char *const families[] = {
-      "deepseek-r1", "deepseek-reasoner", "r1-distill", "qwq", "qwen3", "gpt-oss", "magistral",
-      "phi4-reasoning", "phi-4-reasoning", "exaone-deep", "cogito", "glm-4.5", "glm-4.6",
-      "glm-z1", "minimax-m1", "minimax-m2", "kimi-k2-thinking", "nemotron", "hunyuan",
-      "skywork-or1", "openthinker", "olmo-3-think", "seed-oss", NULL};
+  static const char *const families[] = {"deepseek-r1",
+                                         "deepseek-reasoner",
+                                         "r1-distill",
+                                         "qwq",
+                                         "qwen3",
+                                         "gpt-oss",
+                                         "magistral",
+                                         "phi4-reasoning",
+                                         "phi-4-reasoning",
+                                         "exaone-deep",
+                                         "cogito",
+                                         "glm-4.5",
+                                         "glm-4.6",
+                                         "glm-z1",
+                                         "minimax-m1",
+                                         "minimax-m2",
+                                         "kimi-k2-thinking",
+                                         "nemotron",
+                                         "hunyuan",
+                                         "skywork-or1",
+                                         "openthinker",
+                                         "olmo-3-think",
+                                         "seed-oss",
+                                         NULL};
   /* Lowercased copy of the model's last path element (org/model:tag). */
   char low[256];
   size_t n = 0;

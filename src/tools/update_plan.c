@@ -125,7 +125,8 @@ const ztool ztool_def_update_plan = {
     .name = "update_plan",
     .description =
         "Record your plan for the task as a list of steps, each pending, in_progress or "
-        "completed (optional notes per step). Send the whole plan every time (it replaces the previous one) and keep "
+        "completed (optional notes per step). Send the whole plan every time (it replaces the "
+        "previous one) and keep "
         "at most one step in_progress. Use it for multi-step work so the user can follow "
         "along; skip it for simple one-step requests.",
     .parameters_json = update_plan_schema,

@@ -174,8 +174,8 @@ static void test_network_approval_covers_equivalent_commands(void **state) {
       json_decref(args);
       zperm_action want = phase ? rows[i].after : rows[i].before;
       if (d.action != want)
-        fail_msg("phase %d %s: got %s (%s)", phase, rows[i].args,
-                 zperm_action_name(d.action), d.code);
+        fail_msg("phase %d %s: got %s (%s)", phase, rows[i].args, zperm_action_name(d.action),
+                 d.code);
       if (phase && want == ZPERM_ALLOW) assert_true(d.escalate_network);
     }
   }
@@ -244,8 +244,7 @@ static const patch_row patch_rows[] = {
     {"*** Begin Patch\n*** Add File: a.txt\n+x\n *** End Patch\n", 1, "a.txt"},
     {"*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch \n", 1, "a.txt"},
     {" *** Begin Patch \n  *** Update File: x\n@@\n-a\n+b\n *** End Patch\n", 1, "x"},
-    {"*** Begin Patch\n*** Update File: x\n-a\n+b\n  *** Delete File: y \n*** End Patch\n", 2,
-     "x"},
+    {"*** Begin Patch\n*** Update File: x\n-a\n+b\n  *** Delete File: y \n*** End Patch\n", 2, "x"},
     {"*** Begin Patch\n*** Update File: x\n   *** Move to: z\n-a\n+b\n *** End of File\n"
      "*** End Patch\n",
      1, "x"},
@@ -350,12 +349,10 @@ static void test_think_tags_any_case_any_split(void **state) {
     const char *model;
     bool on;
   } families[] = {
-      {"deepseek-r1:14b", true},      {"DeepSeek-R1-Distill-Qwen-7B", true},
-      {"qwen/QwQ-32B", true},         {"Qwen3-Coder-30B", true},
-      {"openai/gpt-oss-120b", true},  {"zai-org/GLM-4.6", true},
-      {"MiniMax-M2", true},           {"moonshotai/Kimi-K2-Thinking", true},
-      {"magistral-small", true},      {"gpt-4.1", false},
-      {"claude-sonnet-4-5", false},   {"llama3.3", false},
+      {"deepseek-r1:14b", true}, {"DeepSeek-R1-Distill-Qwen-7B", true}, {"qwen/QwQ-32B", true},
+      {"Qwen3-Coder-30B", true}, {"openai/gpt-oss-120b", true},         {"zai-org/GLM-4.6", true},
+      {"MiniMax-M2", true},      {"moonshotai/Kimi-K2-Thinking", true}, {"magistral-small", true},
+      {"gpt-4.1", false},        {"claude-sonnet-4-5", false},          {"llama3.3", false},
   };
   for (size_t i = 0; i < ZARRAY_LEN(families); i++)
     if (zthink_model_default(families[i].model) != families[i].on)
@@ -374,7 +371,8 @@ static void test_cheap_summarizer_per_provider(void **state) {
       {"gemini", "https://generativelanguage.googleapis.com/v1beta", "gemini-2.5-pro",
        "gemini-2.5-flash-lite"},
       {"gemini", NULL, "gemini-2.5-flash-lite", NULL}, /* already the cheap one */
-      {"gemini", "http://127.0.0.1:9/v1beta", "gemini-2.5-pro", NULL}, /* a proxy: unknown catalog */
+      {"gemini", "http://127.0.0.1:9/v1beta", "gemini-2.5-pro",
+       NULL}, /* a proxy: unknown catalog */
       {"openai", "http://localhost:11434/v1", "qwen3", NULL},
   };
   for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
