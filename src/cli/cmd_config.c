@@ -267,10 +267,9 @@ int cmd_config(int argc, char **argv) {
   int npos = 0;
   zopt_parser op;
   zopt_hit hit;
-  zerr perr = ZERR_INIT;
-  int prc;
+  zerr perr = ZERR_INIT; /* a parse error stops the loop and is set here */
   zopt_init(&op, &zcli_config_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == C_JSON) json = true;
     else if (hit.id == C_HELP) return usage(stdout), ZEXIT_SUCCESS;
     else if (npos < 3) pos[npos++] = hit.value;

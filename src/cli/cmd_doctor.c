@@ -211,9 +211,8 @@ int cmd_doctor(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_doctor_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) { /* a parse error is left in perr */
     if (hit.id == D_JSON) {
       d.json = true;
     } else if (hit.id == D_CONNECTIVITY) {

@@ -125,10 +125,9 @@ static int do_list(bool json) {
     const zprofile *p = &cfg.providers[i];
     const char *kind = p->kind ? p->kind : p->base_url ? "openai-compatible" : "openai";
     const char *url = p->base_url ? p->base_url : zconfig_default_base_url(kind);
+    const char *key_value = p->api_key_env ? getenv(p->api_key_env) : NULL;
     const char *key = p->api_key ? "apiKey in config"
-                      : p->api_key_env ? (getenv(p->api_key_env) && *getenv(p->api_key_env)
-                                              ? p->api_key_env
-                                              : "missing")
+                      : p->api_key_env ? (key_value && *key_value ? p->api_key_env : "missing")
                                        : "none";
     bool active = cfg.active_provider && !strcmp(cfg.active_provider, p->name);
     json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:b, s:s}", "name", p->name, "kind", kind,

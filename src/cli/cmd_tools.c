@@ -160,7 +160,8 @@ static int run(const tools_args *a, zperm_mode mode) {
   if (!t) return usage_error("unknown tool \"%s\"; zero tools list shows them", name);
   cleanup_free char *stdin_text = NULL;
   const char *args = a->positional.items[1];
-  if (!strcmp(args, "-")) args = stdin_text = read_stdin();
+  /* stdin_text owns the text (cleanup_free); args borrows it */
+  if (!strcmp(args, "-")) args = stdin_text = read_stdin(); // NOLINT(clang-analyzer-deadcode.DeadStores)
 
   /* The same assembly as a model's call: the workspace, the sandbox that
    * confines commands, the permission engine and the output processing. */
