@@ -81,51 +81,42 @@ static void emit(exec_run *r, const zagent_event *ev) {
   for (size_t i = 0; i < r->nsinks; i++) r->sinks[i]->emit(r->sinks[i], ev);
 }
 
-static const char *error_code_name(int exit_code) {
-  switch (exit_code) {
-    case ZEXIT_USAGE: return "usage_error";
-    case ZEXIT_PROVIDER: return "provider_error";
-    case ZEXIT_INCOMPLETE: return "incomplete";
-    case ZEXIT_INTERRUPTED: return "interrupted";
-    default: return "internal_error";
-  }
-}
-
-static const char *status_name(int exit_code) {
-  switch (exit_code) {
-    case ZEXIT_SUCCESS: return "success";
-    case ZEXIT_INCOMPLETE: return "incomplete";
-    case ZEXIT_INTERRUPTED: return "interrupted";
-    default: return "error";
-  }
-}
-
 /* Reports a failure and the run's end through the sinks; returns exit_code. */
-static int finish_with_error(exec_run *r, int exit_code, const char *message, bool recoverable) {
+static int finish_from(exec_run *r, int exit_code, zexit_origin origin, const char *message,
+                       bool recoverable) {
   zagent_event ev = {.kind = ZAEV_ERROR,
-                     .error = {.code = error_code_name(exit_code),
+                     .error = {.code = zexit_error_code(exit_code, origin),
                                .message = message,
                                .recoverable = recoverable}};
   emit(r, &ev);
   zagent_event end = {.kind = ZAEV_RUN_END,
-                      .run_end = {.status = status_name(exit_code), .exit_code = exit_code}};
+                      .run_end = {.status = zexit_status_name(exit_code), .exit_code = exit_code}};
   emit(r, &end);
   return exit_code;
 }
 
+static int finish_with_error(exec_run *r, int exit_code, const char *message, bool recoverable) {
+  return finish_from(r, exit_code, ZORIGIN_RUN, message, recoverable);
+}
+
 /* Usage / setup errors before any sink exists: stream-json and json still
- * get their error + run_end lines. */
-static int early_error(zout_format fmt, int exit_code, const char *message) {
+ * get their error + run_end lines, the code naming the part that failed. */
+static int early_error_from(zout_format fmt, int exit_code, zexit_origin origin,
+                            const char *message) {
   exec_run r = {.nsinks = 1};
   zout_new_run_id(r.run_id);
   if (fmt == ZOUT_STREAM_JSON) r.sinks[0] = zout_stream_json_new(stdout, r.run_id);
   else if (fmt == ZOUT_JSON) r.sinks[0] = zout_json_new(stdout, r.run_id);
   else r.sinks[0] = zout_text_new(stdout, stderr);
-  finish_with_error(&r, exit_code, message, false);
+  finish_from(&r, exit_code, origin, message, false);
   if (fmt != ZOUT_TEXT && exit_code == ZEXIT_USAGE) fprintf(stderr, "[zero] %s\n", message);
   r.sinks[0]->finish(r.sinks[0]);
   r.sinks[0]->destroy(r.sinks[0]);
   return exit_code;
+}
+
+static int early_error(zout_format fmt, int exit_code, const char *message) {
+  return early_error_from(fmt, exit_code, ZORIGIN_RUN, message);
 }
 
 static void warn_to_stderr(void *ud, const char *msg) {
@@ -357,8 +348,12 @@ int cmd_exec(int argc, char **argv) {
   rs.opts.init_session_id = a.init_session_id;
   rs.opts.reasoning_effort = a.reasoning_effort;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;
-  if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
-      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
+  if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) == 0 &&
+      zrun_setup_sandbox(&rs, &err) < 0) {
+    exit_code = early_error_from(a.output, zexit_for_error(err.kind), ZORIGIN_SANDBOX, err.msg);
+    goto out;
+  }
+  if (err.kind != ZE_OK || read_prompt(&a, &prompt, images, &err) < 0 ||
       read_images(&a, images, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
@@ -453,7 +448,7 @@ int cmd_exec(int argc, char **argv) {
   /* MCP servers start in parallel, through the same spawner as every other
    * child; one that fails is a warning, the run goes on. */
   if (zrun_setup_mcp(&rs, warn_event, &run, &err) < 0) {
-    exit_code = finish_with_error(&run, ZEXIT_PROVIDER, err.msg, false);
+    exit_code = finish_from(&run, ZEXIT_PROVIDER, ZORIGIN_MCP, err.msg, false);
     goto finish;
   }
   zrun_setup_compaction(&rs, a.output == ZOUT_TEXT ? stderr : NULL);

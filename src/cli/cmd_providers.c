@@ -33,7 +33,8 @@
 enum { P_HELP = 1, P_JSON, P_PRESET, P_KIND, P_URL, P_MODEL, P_KEYENV, P_WIRE, P_NAME };
 
 static const zopt PROVIDERS_OPTS[] = {
-    {P_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list, detect: print JSON", "Flags"},
+    {P_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print JSON (list, detect, use, remove, rename)",
+     "Flags"},
     {P_HELP, "help", 'h', ZOPT_FLAG, ZOPT_HIDDEN, NULL, "show this help", NULL}, /* listed below */
 };
 
@@ -288,7 +289,22 @@ typedef struct provider_op {
   char **argv;
   const char *path;
   zbuf what;
+  /* argv[0] is a profile only the environment defines: the key variable */
+  const char *env_only_var;
 } provider_op;
+
+/* The error for a name the file does not hold: a profile the environment
+ * alone defines is named as such (a file edit cannot remove or rename it). */
+static int not_in_file(const provider_op *o, zerr *err) {
+  if (o->env_only_var)
+    return zerr_set(err, ZE_USAGE,
+                    "the provider \"%s\" is defined only by environment variables (%s and "
+                    "its family's base URL / model variables), not in %s: unset them to drop it, "
+                    "or save it to the file with zero providers add %s",
+                    o->argv[0], o->env_only_var, o->path, o->argv[0]);
+  return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list)",
+                  o->argv[0], o->path);
+}
 
 /* `providers use|remove|rename` on the document as it is under the lock. */
 static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
@@ -300,16 +316,15 @@ static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
   bool was_active = active && !strcmp(active, argv[0]);
   zbuf_reset(&o->what);
   if (!strcmp(o->op, "use")) {
-    if (at < 0 && !zpreset_find(argv[0]))
+    /* a profile the environment defines is a valid choice too */
+    if (at < 0 && !zpreset_find(argv[0]) && !o->env_only_var)
       return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list; "
                                      "add one with zero providers add)", argv[0], o->path);
     json_object_set_new(doc, "activeProvider", json_string(argv[0]));
     zbuf_addf(&o->what, "Active provider: %s", argv[0]);
     return 0;
   }
-  if (at < 0)
-    return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list)",
-                    argv[0], o->path);
+  if (at < 0) return not_in_file(o, err);
   if (!strcmp(o->op, "remove")) {
     json_array_remove(provs, (size_t)at);
     if (was_active) json_object_del(doc, "activeProvider");
@@ -328,15 +343,50 @@ static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
   return 0;
 }
 
-static int do_use_remove_rename(const char *op, int argc, char **argv) {
+/* The key variable when name is a profile only the environment defines
+ * (the file is read as a run would read it), else NULL. Static string. */
+static const char *env_only_key_var(const char *name) {
+  zconfig cfg;
+  char *cwd = getcwd(NULL, 0);
+  const char *var = NULL;
+  if (zconfig_load(&cfg, cwd ? cwd : ".", NULL, NULL) == 0) {
+    var = zprofile_env_key_var(zconfig_find_profile(&cfg, name));
+    zconfig_release(&cfg);
+  }
+  free(cwd);
+  return var;
+}
+
+/* --json: {"ok", "action", "provider", "message", "path"} on success;
+ * {"ok": false, "error": {"code", "message"}} on failure (stdout, the
+ * exit code as without --json). */
+static int edit_config_json(provider_op *o) {
+  zerr err = ZERR_INIT;
+  char *path = NULL;
+  int rc = zucfg_update(apply_provider_op, o, &path, &err);
+  int code = rc < 0 ? (err.kind == ZE_IO || err.kind == ZE_INTERNAL ? ZEXIT_INTERNAL : ZEXIT_USAGE)
+                    : ZEXIT_SUCCESS;
+  json_t *out = rc < 0
+                    ? json_pack("{s:b, s:s, s:{s:s, s:s}}", "ok", false, "action", o->op, "error",
+                                "code", zexit_error_code(code, ZORIGIN_RUN), "message", err.msg)
+                    : json_pack("{s:b, s:s, s:s, s:s, s:s}", "ok", true, "action", o->op,
+                                "provider", o->argv[!strcmp(o->op, "rename") ? 1 : 0], "message",
+                                o->what.data ? o->what.data : "", "path", path ? path : "");
+  print_json(out);
+  json_decref(out);
+  free(path);
+  return code;
+}
+
+static int do_use_remove_rename(const char *op, int argc, char **argv, bool json) {
   size_t want = !strcmp(op, "rename") ? 2 : 1;
   if ((size_t)argc != want)
-    return fail(ZEXIT_USAGE, "usage: zero providers %s %s", op,
-                want == 2 ? "OLD NEW" : "NAME");
+    return fail(ZEXIT_USAGE, "usage: zero providers %s %s%s", op, want == 2 ? "OLD NEW" : "NAME",
+                " [--json]");
   cleanup_free char *dir = zpath_config_dir();
   cleanup_free char *path = zpath_join(dir, "config.json");
-  provider_op o = {.op = op, .argv = argv, .path = path};
-  int rc = edit_config(apply_provider_op, &o, &o.what);
+  provider_op o = {.op = op, .argv = argv, .path = path, .env_only_var = env_only_key_var(argv[0])};
+  int rc = json ? edit_config_json(&o) : edit_config(apply_provider_op, &o, &o.what);
   zbuf_release(&o.what);
   return rc;
 }
@@ -507,7 +557,7 @@ static int edit_cmd(const char *sub, int argc, char **argv) {
   providers_args pa;
   int rc;
   if (parse_rest(sub, false, argc, argv, &pa, &rc)) return rc;
-  return do_use_remove_rename(sub, pa.nwords, (char **)pa.words);
+  return do_use_remove_rename(sub, pa.nwords, (char **)pa.words, pa.json);
 }
 
 static int use_cmd(void *ctx, int argc, char **argv) { return edit_cmd("use", argc, argv); }

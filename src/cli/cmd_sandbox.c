@@ -345,6 +345,7 @@ static int grants_list(const zgrants *g, bool json) {
              g->v[i].value ? g->v[i].value : "");
   }
   for (char **w = g->ignored; w && *w; w++) fprintf(stderr, "warning: %s\n", *w);
+  if (g->notice) fprintf(stderr, "[zero] %s\n", g->notice);
   return ZEXIT_SUCCESS;
 }
 

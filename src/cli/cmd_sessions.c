@@ -17,12 +17,23 @@
 #include "base/opts.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "config/keys.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
 
 #define EXCERPT_MAX 60
 
-enum { SS_HELP = 1, SS_JSON, SS_KIND, SS_AT, SS_TO, SS_DRY_RUN };
+enum {
+  SS_HELP = 1,
+  SS_JSON,
+  SS_KIND,
+  SS_AT,
+  SS_TO,
+  SS_DRY_RUN,
+  SS_SEQUENCE,
+  SS_EVENT,
+  SS_EXCLUDE_TARGET
+};
 
 static const zopt SESSIONS_OPTS[] = {
     {SS_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
@@ -32,6 +43,12 @@ static const zopt SESSIONS_OPTS[] = {
     {SS_AT, "at", 0, ZOPT_VALUE, 0, "SEQ", "fork: copy events up to SEQ (default: all)", NULL},
     {SS_TO, "to", 0, ZOPT_VALUE, 0, "SEQ", "rewind: keep events up to SEQ", NULL},
     {SS_DRY_RUN, "dry-run", 0, ZOPT_FLAG, 0, NULL, "rewind: show the plan, change nothing", NULL},
+    {SS_SEQUENCE, "sequence", 0, ZOPT_VALUE, 0, "SEQ", "rewind, rewind-plan: the same as --to",
+     NULL},
+    {SS_EVENT, "event", 0, ZOPT_VALUE, 0, "ID",
+     "rewind, rewind-plan: the target by event id (<session>:<seq>)", NULL},
+    {SS_EXCLUDE_TARGET, "exclude-target", 0, ZOPT_FLAG, 0, NULL,
+     "rewind, rewind-plan: drop the target event too (keep events before it)", NULL},
     {SS_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -41,7 +58,9 @@ const zopt_spec zcli_sessions_opts = {.command = "sessions", .opts = SESSIONS_OP
 
 static void usage(FILE *out) {
   zcli_subcommand_usage(out, "zero sessions", &zcli_sessions_subs);
-  fputs("\n"
+  fputs("         (--sequence SEQ or --event ID for --to; --exclude-target keeps only the\n"
+        "          events before the target)\n"
+        "\n"
         "Lists saved sessions, most recently updated first; shows one session's\n"
         "metadata, task state and a count of its events by type; prints a session's\n"
         "fork tree, its direct children or its lineage (root -> … -> id); deletes a\n"
@@ -526,10 +545,55 @@ static void refresh_task_state(const char *root, const char *id) {
   if (s) zsession_close(s);
 }
 
-static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
+/* The kinds a session can have (metadata sessionKind; "regular" = none). */
+static const char *const SESSION_KINDS[] = {"regular", "fork", "side", "child", "spec", NULL};
+
+/* --kind checked: for list any session kind, for fork the kinds a fork can
+ * take. An unknown kind is a usage error naming the choices (it used to
+ * list nothing). 0 when fine. */
+static int check_kind(const char *sub, const char *kind) {
+  if (!kind) return 0;
+  bool fork = !strcmp(sub, "fork");
+  for (const char *const *k = SESSION_KINDS; *k; k++)
+    if (!strcmp(*k, kind) && (!fork || !strcmp(kind, "fork") || !strcmp(kind, "side"))) return 0;
+  const char *near = zconfig_nearest_key(kind, SESSION_KINDS);
+  return usage_error("invalid --kind \"%s\"%s%s%s; expected %s", kind,
+                     near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "",
+                     fork ? "fork or side" : "regular, fork, side, child or spec");
+}
+
+/* The rewind target of --to / --sequence / --event (at most one), moved
+ * one event back by --exclude-target. NULL target: usage error written. */
+typedef struct rewind_target {
+  const char *to, *sequence, *event;
+  bool exclude_target;
+} rewind_target;
+
+static int rewind_seq(const char *id, const rewind_target *t, int64_t *seq) {
+  const char *v = t->to ? t->to : t->sequence ? t->sequence : t->event;
+  int given = !!t->to + !!t->sequence + !!t->event;
+  if (given > 1) return usage_error("give one of --to, --sequence and --event");
+  if (!v)
+    return usage_error("rewind needs --to SEQ (or --sequence SEQ, --event ID; see "
+                       "`zero sessions show %s`)",
+                       id);
+  if (!parse_seq(v, seq))
+    return usage_error("%s needs an event sequence number, not \"%s\"",
+                       t->event      ? "--event"
+                       : t->sequence ? "--sequence"
+                                     : "--to",
+                       v);
+  if (t->exclude_target) {
+    if (*seq < 1) return usage_error("--exclude-target needs a target after the first event");
+    (*seq)--;
+  }
+  return 0;
+}
+
+static int run_rewind(const char *id, const rewind_target *t, bool dry_run, bool json) {
   int64_t seq = 0;
-  if (!to) return usage_error("rewind needs --to SEQ (see `zero sessions show %s`)", id);
-  if (!parse_seq(to, &seq)) return usage_error("--to needs an event sequence number, not \"%s\"", to);
+  int urc = rewind_seq(id, t, &seq);
+  if (urc) return urc;
   cleanup_free char *root = zsession_root();
   zerr err = ZERR_INIT;
   json_t *plan = NULL;
@@ -579,7 +643,8 @@ static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
 /* What cmd_sessions parsed: the flags every subcommand reads. */
 typedef struct sessions_args {
   bool json, dry_run;
-  const char *kind, *at, *to;
+  const char *kind, *at;
+  rewind_target target; /* --to / --sequence / --event, --exclude-target */
 } sessions_args;
 
 static int list_cmd(void *ctx, int argc, char **argv) {
@@ -640,7 +705,15 @@ static int rewind_cmd(void *ctx, int argc, char **argv) {
   const sessions_args *a = ctx;
   int rc = ZEXIT_USAGE;
   const char *id = one_id("rewind", argc, argv, &rc);
-  return id ? run_rewind(id, a->to, a->dry_run, a->json) : rc;
+  return id ? run_rewind(id, &a->target, a->dry_run, a->json) : rc;
+}
+
+/* Go zero's `rewind-plan`: rewind --dry-run. */
+static int rewind_plan_cmd(void *ctx, int argc, char **argv) {
+  const sessions_args *a = ctx;
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("rewind-plan", argc, argv, &rc);
+  return id ? run_rewind(id, &a->target, true, a->json) : rc;
 }
 
 /* The usage lines (usage()) and completion come from this table. */
@@ -653,6 +726,7 @@ static const zcli_subcommand SESSIONS_SUBS[] = {
     {"delete", NULL, delete_cmd, "delete <id> [--json]"},
     {"fork", NULL, fork_cmd, "fork <id> [--at SEQ] [--kind fork|side] [--json]"},
     {"rewind", NULL, rewind_cmd, "rewind <id> --to SEQ [--dry-run] [--json]"},
+    {"rewind-plan", NULL, rewind_plan_cmd, "rewind-plan <id> --to SEQ [--json]   (= rewind --dry-run)"},
 };
 
 const zcli_subcommands zcli_sessions_subs = {SESSIONS_SUBS, ZARRAY_LEN(SESSIONS_SUBS)};
@@ -673,7 +747,10 @@ int cmd_sessions(int argc, char **argv) {
       case SS_DRY_RUN: a.dry_run = true; break;
       case SS_KIND: a.kind = hit.value; break;
       case SS_AT: a.at = hit.value; break;
-      case SS_TO: a.to = hit.value; break;
+      case SS_TO: a.target.to = hit.value; break;
+      case SS_SEQUENCE: a.target.sequence = hit.value; break;
+      case SS_EVENT: a.target.event = hit.value; break;
+      case SS_EXCLUDE_TARGET: a.target.exclude_target = true; break;
       default:
         if (npos == 3) return usage_error("unexpected argument \"%s\"", hit.value);
         positional[npos++] = (char *)hit.value; /* a word of argv itself */
@@ -685,6 +762,8 @@ int cmd_sessions(int argc, char **argv) {
     usage(stdout);
     return ZEXIT_SUCCESS;
   }
+  int krc = check_kind(name, a.kind);
+  if (krc) return krc;
   const zcli_subcommand *sub = zcli_subcommand_find(&zcli_sessions_subs, name);
   if (!sub) return usage_error("unknown sessions subcommand \"%s\"", name);
   return sub->run(&a, npos > 0 ? npos - 1 : 0, positional + (npos > 0));

@@ -28,7 +28,9 @@ static const zopt TOOLS_OPTS[] = {
     {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "ask|auto|unsafe|plan",
      "as for zero exec (default ask: calls that need approval are\ndenied)",
      "MODE (as for zero exec)"},
-    {T_AUTO, "auto", 0, ZOPT_VALUE, 0, "low|medium|high", "autonomy, as for zero exec", NULL},
+    // clang-format off
+    {T_AUTO, "auto", 0, ZOPT_VALUE, 0, "low|member|medium|high", "autonomy, as for zero exec", NULL},
+    // clang-format on
     {T_SKIP, "skip-permissions-unsafe", 0, ZOPT_FLAG, 0, NULL, "allow every call", NULL},
     {T_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
      "print a JSON object (tool, ok, output, truncated, meta,\npermission)", "Options"},

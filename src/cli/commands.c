@@ -44,6 +44,11 @@ static const zcli_command COMMANDS[] = {
      "a shell completion script", NULL, &zcli_completions_subs, NULL},
     {"version", "--version -v", cmd_version, 0, "(--version)",
      "version, commit and linked libraries", &zcli_version_opts, NULL, NULL},
+    // clang-format off
+    {"config", NULL, cmd_config, 0, "[list|get KEY] [--json]",
+     "the resolved configuration and where each setting came from", &zcli_config_opts,
+     &zcli_config_subs, NULL},
+    // clang-format on
     {"help", "--help -h", cmd_help, 0, "[command]", "this help, or a command's", NULL, NULL, NULL},
     {"__sandbox-inner", NULL, cmd_sandbox_inner, ZCMD_HIDDEN, "", "the sandbox's inner stage",
      NULL, NULL, NULL},

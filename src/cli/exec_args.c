@@ -55,9 +55,12 @@ static const zopt EXEC_OPTS[] = {
     {O_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
      "ask | auto (default) | unsafe | plan (read-only)", NULL},
     {O_PLAN, "plan", 0, ZOPT_FLAG, 0, NULL, "the same as --permission-mode plan", NULL},
+    // clang-format off
     {O_AUTO, "auto", 0, ZOPT_VALUE, 0, "LEVEL",
-     "low (default) | medium (network commands get the network)\n"
+     "low (default) | member (no network, never unsandboxed)\n"
+     "| medium (network commands get the network)\n"
      "| high (= unsafe: no checks, no sandbox)", NULL},
+    // clang-format on
     {O_SKIP, "skip-permissions-unsafe", 0, ZOPT_FLAG, 0, NULL,
      "allow every tool call without checks", NULL},
     {O_OFFLINE, "offline", 0, ZOPT_FLAG, 0, NULL,

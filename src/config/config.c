@@ -347,6 +347,37 @@ out:
   return rc;
 }
 
+/* ~/.config/zero/models.json: registry entries for models newer than this
+ * build, by id ({"<id>": {…}}, or the same under "models"), below both
+ * config files' "models". Absent is fine; malformed is the usual error. */
+static bool file_exists(const char *path);
+static int apply_models_file(zconfig *cfg, const char *dir, zerr *err) {
+  cleanup_free char *path = zpath_join(dir, "models.json");
+  if (!file_exists(path)) return 0;
+  json_t *doc = zjson_load_file(path, err);
+  if (!doc) {
+    if (err) err->kind = ZE_USAGE;
+    return -1;
+  }
+  json_t *models = json_object_get(doc, "models");
+  if (!json_is_object(models)) models = doc;
+  int rc = 0;
+  const char *id;
+  json_t *m;
+  if (!json_is_object(models))
+    rc = zerr_set(err, ZE_USAGE, "%s: must be a JSON object of models by id", path);
+  json_object_foreach(models, id, m) { /* nothing when it is not an object */
+    if (!json_is_object(m)) {
+      rc = zerr_set(err, ZE_USAGE, "%s: %s must be an object", path, id);
+      break;
+    }
+    if (!cfg->models) cfg->models = json_object();
+    json_object_set_new(cfg->models, id, json_deep_copy(m));
+  }
+  json_decref(doc);
+  return rc;
+}
+
 /* After the user layer: what the user file defined is the trusted baseline. */
 static void record_trusted(zconfig *cfg) {
   for (size_t i = 0; i < cfg->n_providers; i++) {
@@ -545,6 +576,7 @@ int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr
   cfg->user_path = zpath_join(cdir, "config.json");
   cfg->project_path = project_path(cwd ? cwd : ".");
 
+  if (apply_models_file(cfg, cdir, err) < 0) goto fail;
   if (apply_file(cfg, cfg->user_path, false, err) < 0) goto fail;
   apply_presets(cfg); /* before: a preset's endpoint is what the user trusted */
   record_trusted(cfg);
@@ -595,6 +627,12 @@ int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr
 fail:
   zconfig_release(cfg);
   return -1;
+}
+
+const char *zprofile_env_key_var(const zprofile *p) {
+  if (!p || !p->origin || strcmp(p->origin, "environment")) return NULL;
+  const zfamily *f = zconfig_family(p->kind);
+  return f ? f->key_env : NULL;
 }
 
 void zconfig_release(zconfig *cfg) {

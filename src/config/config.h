@@ -139,6 +139,11 @@ int zconfig_resolve_provider_probe(const zconfig *cfg, zresolved_provider *out,
                                    zmodel_probe_fn probe, void *ud, char **note, zerr *err);
 void zresolved_provider_release(zresolved_provider *rp);
 
+/* For a profile only the environment defined (no file names it): the
+ * variable its key comes from ("OPENAI_API_KEY", "GEMINI_API_KEY"), for
+ * errors that must say so; NULL for a profile a file or preset defines. */
+const char *zprofile_env_key_var(const zprofile *p);
+
 /* The profile named `name`, or NULL. Borrowed. */
 const zprofile *zconfig_find_profile(const zconfig *cfg, const char *name);
 

@@ -138,7 +138,19 @@ static bool hunk_body_line(zpatch_hunk *h, const zpatch_line *l) {
   return true;
 }
 
-static bool is_patch_header(const zpatch_line *l) {
+/* A marker line as models trained on the V4A format write it: patch markers
+ * and file headers padded with spaces (" *** End Patch", "*** End Patch ",
+ * "  *** Update File: x") mean what the bare marker means, as Codex's own
+ * parser takes them. A line that is no marker is returned as it is (a hunk's
+ * leading space is its context mark). */
+static zpatch_line marker_line(const zpatch_line *l) {
+  zpatch_line t = trim(*l);
+  return line_starts(&t, "***") ? t : *l;
+}
+
+static bool is_patch_header(const zpatch_line *raw) {
+  zpatch_line m = marker_line(raw);
+  const zpatch_line *l = &m;
   return line_starts(l, "*** Add File:") || line_starts(l, "*** Update File:") ||
          line_starts(l, "*** Delete File:") || line_is(l, "*** End Patch");
 }
@@ -146,7 +158,8 @@ static bool is_patch_header(const zpatch_line *l) {
 static int parse_codex(zpatch *p, const line_vec *lines, size_t i, size_t end, zbuf *err) {
   i++; /* "*** Begin Patch" */
   while (i < end) {
-    const zpatch_line *l = &lines->items[i];
+    zpatch_line marker = marker_line(&lines->items[i]);
+    const zpatch_line *l = &marker;
     size_t lineno = i + 1;
     if (line_is(l, "*** End Patch")) return 0;
     if (blank_line(l)) { i++; continue; }
@@ -182,8 +195,9 @@ static int parse_codex(zpatch *p, const line_vec *lines, size_t i, size_t end, z
       if (trim(path).n == 0) return perr(err, lineno, "\"*** Update File:\" needs a path");
       zpatch_file *f = add_file(p, ZPATCH_UPDATE, path, lineno);
       i++;
-      if (i < end && line_starts(&lines->items[i], "*** Move to:")) {
-        zpatch_line to = {lines->items[i].s + 12, lines->items[i].n - 12};
+      zpatch_line move = i < end ? marker_line(&lines->items[i]) : (zpatch_line){"", 0};
+      if (line_starts(&move, "*** Move to:")) {
+        zpatch_line to = {move.s + 12, move.n - 12};
         if (trim(to).n == 0) return perr(err, i + 1, "\"*** Move to:\" needs a path");
         f->move_to = line_dup(trim(to));
         i++;
@@ -198,7 +212,8 @@ static int parse_codex(zpatch *p, const line_vec *lines, size_t i, size_t end, z
           if (anchor.n) zvec_push(&h->anchors, anchor);
           continue;
         }
-        if (line_is(c, "*** End of File")) {
+        zpatch_line cm = marker_line(c);
+        if (line_is(&cm, "*** End of File")) {
           if (!h) return perr(err, i + 1, "\"*** End of File\" before any hunk lines");
           h->eof = true;
           h = NULL;
