@@ -50,6 +50,9 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
        * [{media_type, data}], so a resumed conversation sends them again. */
       if (ev->meta && json_is_array(json_object_get(ev->meta, "images")))
         json_object_set(p, "images", json_object_get(ev->meta, "images"));
+      /* A completion-gate nudge (agent/judge.c) says so: it is not a prompt. */
+      if (json_is_string(json_object_get(ev->meta, "nudge")))
+        json_object_set(p, "nudge", json_object_get(ev->meta, "nudge"));
       record(r, "message", p);
       /* The prompt is on disk before it is sent: a run never goes on with
        * a user message the session lost. */

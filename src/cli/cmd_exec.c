@@ -13,6 +13,7 @@
 #include "agent/prompt.h"
 #include "agent/recorder.h"
 #include "agent/task_state.h"
+#include "agent/trace.h"
 #include "base/base64.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -21,6 +22,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/exec_args.h"
+#include "cli/exec_posture.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
 #include "config/config.h"
@@ -109,6 +111,16 @@ static int finish_with_error(exec_run *r, int exit_code, const char *message, bo
                       .exit_code = exit_code};
   emit(r, &end);
   return exit_code;
+}
+
+/* A guardrail stopped the run (agent/guardrails.h): Go zero's code, exit 1. */
+static int finish_halted(exec_run *r, const char *message) {
+  zagent_event ev = {.kind = ZAEV_ERROR, .code = "guardrail_halt", .text = message,
+                     .recoverable = true};
+  emit(r, &ev);
+  zagent_event end = {.kind = ZAEV_RUN_END, .status = "error", .exit_code = ZEXIT_INTERNAL};
+  emit(r, &end);
+  return ZEXIT_INTERNAL;
 }
 
 /* Usage / setup errors before any sink exists: stream-json and json still
@@ -337,10 +349,22 @@ int cmd_exec(int argc, char **argv) {
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
   zagent agent = {0};
+  zexec_profile profile = {0};
+  char **profile_tools_off = NULL;
+  ztrace *trace = NULL;
+  zexec_escalation escalation;
+  ztool_source sources[2];
+  char cap_note[512] = "";
 
   zcancel_install();
   zhttp_global_init();
 
+  /* The trace file is opened before -C moves the process: FILE is relative
+   * to where zero was started. */
+  if (a.trace_path && !(trace = ztrace_open(a.trace_path, &err))) {
+    exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
+    goto out;
+  }
   rs.offline = a.offline;
   rs.init_session_id = a.init_session_id;
   rs.reasoning_effort = a.reasoning_effort;
@@ -352,10 +376,14 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   zconfig_flags flags = {.provider = a.provider, .model = a.model, .max_turns = a.max_turns};
-  if (zrun_setup_provider(&rs, &flags, &err) < 0) {
+  if (zrun_setup_provider(&rs, &flags, &err) < 0 ||
+      zexec_apply_profile(&rs, &a, &profile, &profile_tools_off, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
+  if (profile_tools_off) rs.disabled_tools = (const char *const *)profile_tools_off;
+  zexec_cap_autonomy(&rs.cfg, &a, cap_note, sizeof cap_note);
+  mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy, a.skip_permissions_unsafe);
 
   /* Session: fork, resume or create. */
   int srv;
@@ -393,6 +421,10 @@ int cmd_exec(int argc, char **argv) {
   }
   if (g_prompt_note[0]) {
     zagent_event w = {.kind = ZAEV_WARNING, .text = g_prompt_note};
+    emit(&run, &w);
+  }
+  if (cap_note[0]) {
+    zagent_event w = {.kind = ZAEV_WARNING, .text = cap_note, .code = "autonomy_capped"};
     emit(&run, &w);
   }
   if (mode == ZPERM_UNSAFE) {
@@ -444,6 +476,20 @@ int cmd_exec(int argc, char **argv) {
   zrun_setup_agent(&rs, &agent);
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
+  /* The loop's judgement (agent/judge.h). */
+  agent.completion_gate = !a.no_completion_gate;
+  agent.verify_edits = profile.verify;
+  agent.objective = rs.task.objective;
+  agent.trace = trace;
+  ztrace_set_run(trace, rs.session->id, run.run_id, a.profile);
+  if (a.allow_escalation) {
+    zexec_escalation_init(&escalation, &rs, a.escalation_model);
+    size_t n = 0;
+    if (agent.nsources) sources[n++] = agent.sources[0];
+    sources[n++] = escalation.source;
+    agent.sources = sources;
+    agent.nsources = n;
+  }
   zrun_status st = zagent_run(&agent, &conv, &err);
   zrun_setup_save_task(&rs);
   /* A final answer the session could not record is not a success. */
@@ -470,7 +516,12 @@ int cmd_exec(int argc, char **argv) {
     case ZRUN_ERROR:
       exit_code = finish_with_error(&run, zexit_for_error(err.kind), err.msg, err.retryable);
       break;
+    case ZRUN_HALTED:
+      exit_code = finish_halted(&run, err.msg);
+      break;
   }
+  zerr terr = ZERR_INIT;
+  if (ztrace_finish(trace, &terr) < 0) fprintf(stderr, "[zero] WARNING: --trace: %s\n", terr.msg);
 finish:
   for (size_t i = 0; i < run.nsinks; i++) {
     /* Lost stdout output or a session that could not be recorded (said on
@@ -488,6 +539,9 @@ out:
   zrun_setup_release(&rs);
   zbuf_release(&prompt);
   json_decref(images);
+  ztrace_free(trace);
+  zexec_profile_release(&profile);
+  zperm_tool_list_free(profile_tools_off);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;

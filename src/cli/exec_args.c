@@ -16,6 +16,8 @@ enum {
   O_TITLE, O_MAX_TURNS, O_RESUME, O_RESUME_LATEST, O_INIT_ID, O_NO_NOTIFY, O_NO_GATE,
   O_PROFILE, O_PLAN, O_FORK, O_MODE, O_AUTO, O_SKIP, O_ADD_DIR, O_IMAGE, O_LIST_TOOLS,
   O_OFFLINE, O_ENABLED, O_DISABLED,
+  /* the loop's judgement */
+  O_TRACE, O_ESCALATION,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -70,9 +72,16 @@ static const zopt EXEC_OPTS[] = {
     {O_NO_NOTIFY, "no-notify", 0, ZOPT_FLAG, 0, NULL,
      "Go zero's flag, accepted for its scripts (no effect)", NULL},
     {O_NO_GATE, "no-completion-gate", 0, ZOPT_FLAG, 0, NULL,
-     "Go zero's flag, accepted for its scripts (no effect)", NULL},
-    {O_PROFILE, "profile", 0, ZOPT_VALUE, 0, "P",
-     "Go zero's legacy flag, accepted and ignored", NULL},
+     "accept a final answer even with plan items open or\n"
+     "sessions running (no continuation nudges)", "Judgement"},
+    {O_PROFILE, "profile", 0, ZOPT_VALUE, 0, "NAME",
+     "execution profile: profiles.NAME in the config, or\n"
+     "balanced | fast | thorough", NULL},
+    {O_TRACE, "trace", 0, ZOPT_VALUE, 0, "FILE",
+     "write an NDJSON trace of the run to FILE (- = stderr)", NULL},
+    {O_ESCALATION, "allow-escalation", 0, ZOPT_OPTIONAL, 0, "MODEL",
+     "offer the escalate_model tool: the model may switch\n"
+     "the rest of the run to MODEL", NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -116,6 +125,17 @@ static bool generated_session_id(const char *s) {
     while (isdigit((unsigned char)*s)) s++;
   }
   return *s == '\0';
+}
+
+/* After --allow-escalation, a word that names a model rather than starting
+ * the prompt: one word with a model's punctuation ("gpt-5", "claude-opus-4",
+ * "qwen2.5:72b", "openai/gpt-5"). "--allow-escalation=MODEL" is never
+ * ambiguous. */
+static bool looks_like_model(const char *w) {
+  if (!w[0] || w[0] == '-') return false;
+  for (const char *c = w; *c; c++)
+    if (isspace((unsigned char)*c)) return false;
+  return strpbrk(w, "-.:/") != NULL;
 }
 
 static void add_prompt_word(zexec_args *a, const char *w) {
@@ -179,12 +199,23 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
       break;
     case O_INIT_ID: a->init_session_id = v; break;
     case O_NO_NOTIFY:
-    case O_NO_GATE:
-    case O_PROFILE:
-      /* Go zero's flags, accepted so its CI scripts run unchanged: zero exec
-       * sends no notifications and has no completion gate to turn off;
-       * --profile is legacy in Go zero too (ignored there). */
+      /* Go zero's flag, accepted so its CI scripts run unchanged: zero exec
+       * sends no notifications. */
       break;
+    case O_NO_GATE: a->no_completion_gate = true; break;
+    case O_PROFILE: a->profile = v; break;
+    case O_TRACE: a->trace_path = v; break;
+    case O_ESCALATION: {
+      a->allow_escalation = true;
+      const char *next = zopt_peek(p);
+      if (v && v[0]) {
+        a->escalation_model = v;
+      } else if (next && looks_like_model(next)) {
+        a->escalation_model = next;
+        zopt_skip(p);
+      }
+      break;
+    }
     case O_PLAN:
       a->mode = ZPERM_PLAN; /* Go zero: the same as --permission-mode plan */
       a->mode_given = true;
@@ -194,7 +225,9 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
       if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
       a->mode_given = true;
       break;
-    case O_AUTO: return zautonomy_parse(v, &a->autonomy, err);
+    case O_AUTO:
+      a->autonomy_given = true;
+      return zautonomy_parse(v, &a->autonomy, err);
     case O_SKIP: a->skip_permissions_unsafe = true; break;
     case O_ADD_DIR: a->add_dirs[a->n_add_dirs++] = v; break;
     case O_IMAGE: a->images[a->n_images++] = v; break;

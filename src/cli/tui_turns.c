@@ -118,9 +118,12 @@ static void *worker_main(void *ud) {
     return finish_job(c);
   }
   c->worker.status = zagent_run(&c->worker.agent, c->turn_conv, &c->worker.err);
-  if (c->worker.status == ZRUN_ERROR || c->worker.status == ZRUN_INCOMPLETE) {
+  if (c->worker.status == ZRUN_ERROR || c->worker.status == ZRUN_INCOMPLETE ||
+      c->worker.status == ZRUN_HALTED) {
     zagent_event ev = {.kind = ZAEV_ERROR,
-                       .code = c->worker.status == ZRUN_ERROR ? "provider_error" : "incomplete",
+                       .code = c->worker.status == ZRUN_ERROR       ? "provider_error"
+                               : c->worker.status == ZRUN_HALTED ? "guardrail_halt"
+                                                                  : "incomplete",
                        .text = c->worker.err.msg, .recoverable = true};
     zagent_emit(&c->worker.agent, &ev);
   }
