@@ -17,7 +17,7 @@ enum {
   O_PROFILE, O_PLAN, O_FORK, O_MODE, O_AUTO, O_SKIP, O_ADD_DIR, O_IMAGE, O_LIST_TOOLS,
   O_OFFLINE, O_ENABLED, O_DISABLED,
   /* the loop's judgement */
-  O_TRACE, O_ESCALATION,
+  O_TRACE, O_ESCALATION, O_USE_SPEC, O_SPEC_APPROVE,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -55,7 +55,8 @@ static const zopt EXEC_OPTS[] = {
     {O_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
      "another directory the tools may write (repeatable)", NULL},
     {O_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
-     "ask | auto (default) | unsafe | plan (read-only)", NULL},
+     "ask | auto (default) | unsafe | plan (read-only)\n"
+     "| spec-draft (= --use-spec)", NULL},
     {O_PLAN, "plan", 0, ZOPT_FLAG, 0, NULL, "the same as --permission-mode plan", NULL},
     {O_AUTO, "auto", 0, ZOPT_VALUE, 0, "LEVEL",
      "low (default) | medium (network commands get the network)\n"
@@ -82,6 +83,11 @@ static const zopt EXEC_OPTS[] = {
     {O_ESCALATION, "allow-escalation", 0, ZOPT_OPTIONAL, 0, "MODEL",
      "offer the escalate_model tool: the model may switch\n"
      "the rest of the run to MODEL", NULL},
+    {O_USE_SPEC, "use-spec", 0, ZOPT_FLAG, 0, NULL,
+     "draft a spec first (read-only tools + write_spec into\n"
+     ".zero/specs/), then stop with its path", NULL},
+    {O_SPEC_APPROVE, "spec-approve", 0, ZOPT_FLAG, 0, NULL,
+     "with --use-spec: build the drafted spec in the same run", NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -205,6 +211,8 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
     case O_NO_GATE: a->no_completion_gate = true; break;
     case O_PROFILE: a->profile = v; break;
     case O_TRACE: a->trace_path = v; break;
+    case O_USE_SPEC: a->use_spec = true; break;
+    case O_SPEC_APPROVE: a->spec_approve = true; break;
     case O_ESCALATION: {
       a->allow_escalation = true;
       const char *next = zopt_peek(p);
@@ -222,6 +230,10 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
       break;
     case O_FORK: a->fork_id = v; break;
     case O_MODE:
+      if (!strcmp(v, "spec-draft")) { /* Go zero's mode for --use-spec's draft */
+        a->use_spec = true;
+        break;
+      }
       if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
       a->mode_given = true;
       break;
@@ -272,6 +284,9 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
   if (a->init_session_id && (a->resume || a->fork_id))
     return zerr_set(err, ZE_USAGE, "--init-session-id names a new session; it cannot be combined "
                     "with --resume or --fork");
+  if (a->spec_approve && !a->use_spec)
+    return zerr_set(err, ZE_USAGE, "--spec-approve builds a drafted spec: give it with "
+                    "--use-spec (or --permission-mode spec-draft)");
   if (a->fork_id && a->resume)
     return zerr_set(err, ZE_USAGE, "--fork and --resume cannot be combined: --fork ID already "
                     "continues (a copy of) session ID");

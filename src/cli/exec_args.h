@@ -50,6 +50,8 @@ typedef struct zexec_args {
   const char *trace_path;   /* --trace FILE ("-" = stderr) */
   bool allow_escalation;    /* --allow-escalation [MODEL] */
   const char *escalation_model; /* its MODEL, or NULL */
+  bool use_spec;            /* --use-spec / --permission-mode spec-draft */
+  bool spec_approve;        /* --spec-approve: build the spec in the same run */
 } zexec_args;
 
 /* The flags of `zero exec`: its parser, --help and shell completion read it. */
