@@ -17,16 +17,16 @@ static int apply_profile_model(zrun_setup *rs, const zexec_args *a, const zexec_
   bool new_effort = p->reasoning_effort && !a->reasoning_effort;
   const char *model = p->model && !a->model ? p->model : NULL;
   if (!model && !new_effort) return 0;
-  if (!model) model = rs->rp.model;
+  if (!model) model = rs->model.rp.model;
   if (new_effort) {
-    if (zcli_check_effort(&rs->cfg, model, p->reasoning_effort, err) < 0) {
+    if (zcli_check_effort(&rs->model.cfg, model, p->reasoning_effort, err) < 0) {
       zerr_prefix(err, "--profile %s", p->name);
       err->kind = ZE_USAGE;
       return -1;
     }
-    rs->reasoning_effort = p->reasoning_effort;
+    rs->opts.reasoning_effort = p->reasoning_effort;
   }
-  cleanup_free char *want = xstrdup(model); /* rs->rp.model is replaced */
+  cleanup_free char *want = xstrdup(model); /* rs->model.rp.model is replaced */
   return zrun_setup_switch_model(rs, want, err);
 }
 
@@ -34,9 +34,9 @@ int zexec_apply_profile(zrun_setup *rs, zexec_args *a, zexec_profile *prof, char
                         zerr *err) {
   *tools_off = NULL;
   if (!a->profile) return 0;
-  if (zexec_profile_resolve(&rs->cfg, a->profile, prof, err) < 0) return -1;
+  if (zexec_profile_resolve(&rs->model.cfg, a->profile, prof, err) < 0) return -1;
   if (apply_profile_model(rs, a, prof, err) < 0) return -1;
-  if (prof->max_turns && !a->max_turns) rs->cfg.max_turns = prof->max_turns;
+  if (prof->max_turns && !a->max_turns) rs->model.cfg.max_turns = prof->max_turns;
   if (prof->autonomy && !a->autonomy_given &&
       zautonomy_parse(prof->autonomy, &a->autonomy, err) < 0)
     return -1;
@@ -131,17 +131,17 @@ static void esc_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     zbuf_addf(&res->output, "Already using %s; no escalation performed.", e->model);
   } else {
     cleanup_free char *from = xstrdup(a->model ? a->model : "");
-    zprovider *old = e->rs->provider;
+    zprovider *old = e->rs->model.provider;
     zerr err = ZERR_INIT;
     if (zrun_setup_switch_model(e->rs, e->model, &err) < 0) {
       ztool_fail(res, "escalate_model: could not switch to %s: %s", e->model, err.msg);
     } else {
       e->done = true;
-      a->provider = e->rs->provider;
-      a->model = e->rs->rp.model;
-      if (e->rs->compactor.main == old) {
-        e->rs->compactor.main = e->rs->provider;
-        e->rs->compactor.main_model = e->rs->rp.model;
+      a->provider = e->rs->model.provider;
+      a->model = e->rs->model.rp.model;
+      if (e->rs->compaction.compactor.main == old) {
+        e->rs->compaction.compactor.main = e->rs->model.provider;
+        e->rs->compaction.compactor.main_model = e->rs->model.rp.model;
       }
       announce(a, from, e->model, reason);
       ztrace_count(a->trace, ZTC_MODEL_SWITCHES, 1);
