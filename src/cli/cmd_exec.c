@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "cli/exec_args.h"
 #include "cli/exec_posture.h"
+#include "cli/exec_spec.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
 #include "config/config.h"
@@ -355,6 +356,7 @@ int cmd_exec(int argc, char **argv) {
   zexec_escalation escalation;
   ztool_source sources[2];
   char cap_note[512] = "";
+  zexec_spec spec = {0};
 
   zcancel_install();
   zhttp_global_init();
@@ -400,6 +402,13 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
 
+  /* Spec mode drafts read-only (plan mode) and builds in `mode`. */
+  zperm_mode first_mode = a.use_spec ? ZPERM_PLAN : mode;
+  if (a.use_spec && zexec_spec_begin(&spec, &rs, &err) < 0) {
+    exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
+    goto out;
+  }
+
   /* Output writer + recorder + task state. */
   zout_new_run_id(run.run_id);
   if (a.output == ZOUT_STREAM_JSON) run.sinks[0] = zout_stream_json_new(stdout, run.run_id);
@@ -407,7 +416,7 @@ int cmd_exec(int argc, char **argv) {
   else run.sinks[0] = zout_text_new(stdout, stderr);
   /* No diag: a recording failure reaches the user as the run's error. */
   run.sinks[1] = zrecorder_new(rs.store.session, NULL);
-  zrun_setup_tools(&rs, mode, a.autonomy);
+  zrun_setup_tools(&rs, first_mode, a.autonomy);
   run.sinks[2] = ztask_sink_new(&rs.store.task, rs.plan);
   run.nsinks = 3;
 
@@ -453,7 +462,7 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
     json_decref(state);
   }
-  zrun_setup_system_prompt(&rs, mode);
+  zrun_setup_system_prompt(&rs, first_mode);
   zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
   /* Images from stream-json input travel with the message and are recorded
    * with it (as the TUI's /image), so --resume sends them again. */
@@ -493,7 +502,9 @@ int cmd_exec(int argc, char **argv) {
     agent.sources = sources;
     agent.nsources = n;
   }
-  zrun_status st = zagent_run(&agent, &conv, &err);
+  zrun_status st = a.use_spec ? zexec_spec_run(&spec, &agent, &conv, &rs, mode, a.autonomy,
+                                                a.spec_approve, &err)
+                               : zagent_run(&agent, &conv, &err);
   zrun_setup_save_task(&rs);
   /* A final answer the session could not record is not a success. */
   if (st == ZRUN_SUCCESS && zagent_check_sinks(&agent, &err) < 0) st = ZRUN_ERROR;
@@ -543,6 +554,7 @@ out:
   zbuf_release(&prompt);
   json_decref(images);
   ztrace_free(trace);
+  zexec_spec_release(&spec);
   zexec_profile_release(&profile);
   zperm_tool_list_free(profile_tools_off);
   zexec_args_release(&a);

@@ -272,5 +272,55 @@ class TraceProfileEscalation(ZeroTest):
                          {t["function"]["name"] for t in m.bodies()[0].get("tools", [])})
 
 
+class SpecMode(ZeroTest):
+    SPEC = "# Spec\n\n- add greet() to hello.py\n- verify: python3 hello.py\n"
+
+    def tool_names(self, body):
+        return {t["function"]["name"] for t in body.get("tools", [])}
+
+    def test_use_spec_drafts_read_only_and_stops_with_the_path(self):
+        m = self.serve([{"tool_calls": [{"name": "write_spec",
+                                         "arguments": {"content": self.SPEC}}]},
+                        {"text": "Spec drafted."}])
+        r = self.zero("exec", "--use-spec", "-o", "stream-json", "add a greeting")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        events = self.lines(r.stdout)
+        sid = events[0]["sessionId"]
+        path = os.path.join(os.path.realpath(self.work), ".zero", "specs", sid + ".md")
+        with open(path) as f:
+            self.assertEqual(f.read(), self.SPEC)
+        final = [e["text"] for e in events if e["type"] == "final"][-1]
+        self.assertIn("Spec: " + path, final)
+        names = self.tool_names(m.bodies()[0])
+        self.assertIn("write_spec", names)
+        self.assertNotIn("write_file", names)
+        self.assertIn("Spec mode", m.bodies()[0]["messages"][0]["content"])
+        r = self.zero("sessions", "list", "--kind", "spec", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(sid, r.stdout)
+
+    def test_spec_draft_mode_with_approve_builds_the_spec(self):
+        m = self.serve([{"tool_calls": [{"name": "write_spec",
+                                         "arguments": {"content": self.SPEC}}]},
+                        {"text": "Spec drafted."},
+                        {"tool_calls": [{"name": "write_file", "arguments": {
+                            "path": "hello.py", "content": "print('hi')\n"}}]},
+                        {"text": "Built."}])
+        r = self.zero("exec", "--permission-mode", "spec-draft", "--spec-approve",
+                      "--skip-permissions-unsafe", "-o", "json", "add a greeting")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        bodies = m.bodies()
+        self.assertEqual(len(bodies), 4)
+        build = last_user(bodies[2])
+        self.assertIn("is approved", build)
+        self.assertIn("add greet() to hello.py", build)
+        self.assertIn("write_file", self.tool_names(bodies[2]))
+        self.assertTrue(os.path.exists(os.path.join(self.work, "hello.py")))
+
+    def test_spec_approve_needs_use_spec(self):
+        r = self.zero("exec", "--spec-approve", "hi")
+        self.assertEqual(r.returncode, 2)
+
+
 if __name__ == "__main__":
     main()
