@@ -104,6 +104,16 @@ static const struct {
     {"thorough", 160, "high", true},
 };
 
+/* true (and *at set) when name is a built-in profile. */
+static bool builtin_index(const char *name, size_t *at) {
+  for (size_t i = 0; i < ZARRAY_LEN(builtin); i++)
+    if (!strcmp(name, builtin[i].name)) {
+      if (at) *at = i;
+      return true;
+    }
+  return false;
+}
+
 /* A tool list: an array of names or a comma / space separated string,
  * joined with commas (owned by *slot). */
 static const char *tool_list(const json_t *v, char **slot) {
@@ -122,13 +132,12 @@ static const char *tool_list(const json_t *v, char **slot) {
 int zexec_profile_resolve(const zconfig *cfg, const char *name, zexec_profile *out, zerr *err) {
   memset(out, 0, sizeof *out);
   out->name = name;
-  bool known = false;
-  for (size_t i = 0; i < ZARRAY_LEN(builtin); i++) {
-    if (strcmp(name, builtin[i].name) != 0) continue;
-    known = true;
-    out->max_turns = builtin[i].max_turns;
-    out->reasoning_effort = builtin[i].effort;
-    out->verify = builtin[i].verify;
+  size_t b;
+  bool known = builtin_index(name, &b);
+  if (known) {
+    out->max_turns = builtin[b].max_turns;
+    out->reasoning_effort = builtin[b].effort;
+    out->verify = builtin[b].verify;
   }
   const json_t *p = cfg ? json_object_get(cfg->profiles, name) : NULL;
   if (!p && !known) {
@@ -137,7 +146,7 @@ int zexec_profile_resolve(const zconfig *cfg, const char *name, zexec_profile *o
     const char *k;
     const json_t *unused;
     json_object_foreach((json_t *)(cfg ? cfg->profiles : NULL), k, unused) {
-      zbuf_addf(&names, "%s ", k);
+      if (!builtin_index(k, NULL)) zbuf_addf(&names, "%s ", k);
     }
     zbuf_rtrim(&names);
     zerr_set(err, ZE_USAGE,
