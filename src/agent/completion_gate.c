@@ -23,8 +23,7 @@ void zgate_note_tool(zgate *g, const char *name, bool ok, bool changed_files) {
     g->checked_since_edit = false;
     return;
   }
-  if (ok && g->edited && name &&
-      (!strcmp(name, "exec_command") || !strcmp(name, "write_stdin")))
+  if (ok && g->edited && name && (!strcmp(name, "exec_command") || !strcmp(name, "write_stdin")))
     g->checked_since_edit = true;
 }
 
@@ -54,13 +53,12 @@ static void continue_nudge(const zgate_work *w, zbuf *out) {
 /* The objective is quoted as the task state keeps it (at most
  * ZTASK_OBJECTIVE_MAX bytes), so the model re-reads what was asked. */
 static void verification_nudge(const char *objective, zbuf *out) {
-  zbuf_addstr(out,
-              "Before this task can be marked complete, verify your work against the task's "
-              "stated success criterion: not the shape of your output, and not that "
-              "pre-existing tests pass. Re-read the task, then run a concrete check that "
-              "exercises the requirement (run the tests or the program, or probe the thing "
-              "you changed). If the check passes, reply PASS and cite the evidence; if it "
-              "does not, or you cannot run one, say so plainly and keep working.");
+  zbuf_addstr(out, "Before this task can be marked complete, verify your work against the task's "
+                   "stated success criterion: not the shape of your output, and not that "
+                   "pre-existing tests pass. Re-read the task, then run a concrete check that "
+                   "exercises the requirement (run the tests or the program, or probe the thing "
+                   "you changed). If the check passes, reply PASS and cite the evidence; if it "
+                   "does not, or you cannot run one, say so plainly and keep working.");
   if (objective && objective[0])
     zbuf_addf(out, "\n\nTask objective: %s; verify the result, e.g. run the tests.", objective);
 }

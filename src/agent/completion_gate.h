@@ -33,19 +33,19 @@ typedef enum zgate_action {
 } zgate_action;
 
 typedef struct zgate {
-  bool enabled;           /* zero exec without --no-completion-gate */
-  bool verify;            /* the profile asks for the verification nudge */
-  int continue_nudges;    /* continuation nudges sent so far */
+  bool enabled;        /* zero exec without --no-completion-gate */
+  bool verify;         /* the profile asks for the verification nudge */
+  int continue_nudges; /* continuation nudges sent so far */
   bool verify_sent;
-  bool edited;            /* a tool changed files in this run */
+  bool edited;             /* a tool changed files in this run */
   bool checked_since_edit; /* a command succeeded after the last change */
 } zgate;
 
 /* The work a final answer leaves behind. */
 typedef struct zgate_work {
-  size_t open_plan_items;    /* pending or in_progress */
-  const char *first_open;    /* the first open step (borrowed), or NULL */
-  size_t running_sessions;   /* exec_command sessions not yet reported finished */
+  size_t open_plan_items;  /* pending or in_progress */
+  const char *first_open;  /* the first open step (borrowed), or NULL */
+  size_t running_sessions; /* exec_command sessions not yet reported finished */
 } zgate_work;
 
 /* Counts the open items (pending / in_progress after normalisation) of an

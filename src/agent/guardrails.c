@@ -51,8 +51,7 @@ static zguard_failure *add_failure(zguard *g, zbuf *key) {
   return f;
 }
 
-bool zguard_note_result(zguard *g, const char *name, const char *arguments, bool ok,
-                        zbuf *why) {
+bool zguard_note_result(zguard *g, const char *name, const char *arguments, bool ok, zbuf *why) {
   cleanup_zbuf zbuf key = ZBUF_INIT;
   call_key(name, arguments, &key);
   zguard_failure *f = find_failure(g, &key);

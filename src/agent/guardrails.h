@@ -34,12 +34,12 @@ typedef struct zguard_failure {
 } zguard_failure;
 
 typedef struct zguard {
-  int max_consecutive;       /* 0 = ZGUARD_CONSECUTIVE_FAILURES */
+  int max_consecutive; /* 0 = ZGUARD_CONSECUTIVE_FAILURES */
   int consecutive_failures;
   zguard_failure failures[ZGUARD_TRACKED_CALLS];
   size_t n_failures;
-  size_t next_evict;         /* round robin once the table is full */
-  char *last_turn;           /* text NUL calls of the previous turn */
+  size_t next_evict; /* round robin once the table is full */
+  char *last_turn;   /* text NUL calls of the previous turn */
   size_t last_turn_len;
   int identical_turns;
 } zguard;
@@ -49,8 +49,7 @@ void zguard_release(zguard *g);
 
 /* Notes one finished call. true when the run must halt; why then holds the
  * message for the user (the error event's text). */
-bool zguard_note_result(zguard *g, const char *name, const char *arguments, bool ok,
-                        zbuf *why);
+bool zguard_note_result(zguard *g, const char *name, const char *arguments, bool ok, zbuf *why);
 
 /* Notes a model turn that asked for tools (m: the assistant message with its
  * calls). true when it is the ZGUARD_IDENTICAL_TURNS-th identical one in a

@@ -534,8 +534,10 @@ static bool judge_final(zagent *a, zconv *conv, zrun_status *status, zerr *err) 
                                           [ZGATE_CONTINUE] = "uncertain",
                                           [ZGATE_VERIFY] = "uncertain",
                                           [ZGATE_INCOMPLETE] = "incomplete"};
-  trace_turn(a, act == ZGATE_ACCEPT ? "complete" : act == ZGATE_INCOMPLETE ? "incomplete"
-                                                                             : "running",
+  trace_turn(a,
+             act == ZGATE_ACCEPT       ? "complete"
+             : act == ZGATE_INCOMPLETE ? "incomplete"
+                                       : "running",
              decisions[act]);
   if (act == ZGATE_CONTINUE || act == ZGATE_VERIFY) return true;
   if (act == ZGATE_INCOMPLETE) {

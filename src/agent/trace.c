@@ -15,7 +15,7 @@
 #include "base/time.h"
 
 typedef struct trace_span {
-  const char *name; /* one of the loop's literals */
+  const char *name;         /* one of the loop's literals */
   int64_t start_ns, end_ns; /* monotonic */
 } trace_span;
 
@@ -24,10 +24,10 @@ struct ztrace {
   bool own_file;
   char *session_id, *run_id, *profile;
   struct timespec wall_start; /* realtime at open */
-  int64_t mono_start;          /* monotonic ns at open */
+  int64_t mono_start;         /* monotonic ns at open */
   ZVEC(trace_span) spans;
   int64_t counters[ZTC_COUNT_];
-  json_t *lines;               /* prefix_hash and task_state lines, in order */
+  json_t *lines; /* prefix_hash and task_state lines, in order */
   char last_prefix[ZSHA256_HEX_SIZE];
   int64_t tools_ok, tools_failed, changed;
 };
@@ -149,13 +149,12 @@ void ztrace_task_state(ztrace *t, int revision, const json_t *plan, const char *
     else failed++; /* blocked, cancelled */
   }
   json_array_append_new(
-      t->lines,
-      json_pack("{s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:s}", "type", "task_state",
-                "revision", revision, "status", status, "plan_pending", pending,
-                "plan_in_progress", active, "plan_completed", done, "plan_failed", failed,
-                "tools_succeeded", (json_int_t)t->tools_ok, "tools_failed",
-                (json_int_t)t->tools_failed, "changed_file_count", (json_int_t)t->changed,
-                "completion_decision", decision ? decision : ""));
+      t->lines, json_pack("{s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:s}", "type",
+                          "task_state", "revision", revision, "status", status, "plan_pending",
+                          pending, "plan_in_progress", active, "plan_completed", done,
+                          "plan_failed", failed, "tools_succeeded", (json_int_t)t->tools_ok,
+                          "tools_failed", (json_int_t)t->tools_failed, "changed_file_count",
+                          (json_int_t)t->changed, "completion_decision", decision ? decision : ""));
 }
 
 static double ms(int64_t ns) { return (double)(ns / 1000) / 1000.0; }
@@ -199,11 +198,11 @@ static void put_summary(ztrace *t, int64_t end) {
   stamp(t, t->mono_start, started);
   stamp(t, end, completed);
   put_line(t, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f}", "type", "trace",
-                        "name", "run", "session_id", t->session_id ? t->session_id : "",
-                        "run_id", t->run_id ? t->run_id : "", "profile",
-                        t->profile ? t->profile : "", "started_at", started, "completed_at",
-                        completed, "wall_ms", ms(wall), "attributed_ms", ms(attributed),
-                        "coverage", coverage > 1 ? 1.0 : (double)(int64_t)(coverage * 1000) / 1000));
+                        "name", "run", "session_id", t->session_id ? t->session_id : "", "run_id",
+                        t->run_id ? t->run_id : "", "profile", t->profile ? t->profile : "",
+                        "started_at", started, "completed_at", completed, "wall_ms", ms(wall),
+                        "attributed_ms", ms(attributed), "coverage",
+                        coverage > 1 ? 1.0 : (double)(int64_t)(coverage * 1000) / 1000));
 }
 
 int ztrace_finish(ztrace *t, zerr *err) {
@@ -230,8 +229,8 @@ int ztrace_finish(ztrace *t, zerr *err) {
   for (int k = 0; k < ZTC_COUNT_; k++) {
     int c = order[k];
     if (t->counters[c] || c == ZTC_MODEL_REQUESTS)
-      put_line(t, json_pack("{s:s, s:s, s:I}", "type", "counter", "name", counter_names[c],
-                            "value", (json_int_t)t->counters[c]));
+      put_line(t, json_pack("{s:s, s:s, s:I}", "type", "counter", "name", counter_names[c], "value",
+                            (json_int_t)t->counters[c]));
   }
   size_t i;
   json_t *line;

@@ -116,7 +116,9 @@ static int finish_with_error(exec_run *r, int exit_code, const char *message, bo
 
 /* A guardrail stopped the run (agent/guardrails.h): Go zero's code, exit 1. */
 static int finish_halted(exec_run *r, const char *message) {
-  zagent_event ev = {.kind = ZAEV_ERROR, .code = "guardrail_halt", .text = message,
+  zagent_event ev = {.kind = ZAEV_ERROR,
+                     .code = "guardrail_halt",
+                     .text = message,
                      .recoverable = true};
   emit(r, &ev);
   zagent_event end = {.kind = ZAEV_RUN_END, .status = "error", .exit_code = ZEXIT_INTERNAL};
@@ -502,9 +504,9 @@ int cmd_exec(int argc, char **argv) {
     agent.sources = sources;
     agent.nsources = n;
   }
-  zrun_status st = a.use_spec ? zexec_spec_run(&spec, &agent, &conv, &rs, mode, a.autonomy,
-                                                a.spec_approve, &err)
-                               : zagent_run(&agent, &conv, &err);
+  zrun_status st =
+      a.use_spec ? zexec_spec_run(&spec, &agent, &conv, &rs, mode, a.autonomy, a.spec_approve, &err)
+                 : zagent_run(&agent, &conv, &err);
   zrun_setup_save_task(&rs);
   /* A final answer the session could not record is not a success. */
   if (st == ZRUN_SUCCESS && zagent_check_sinks(&agent, &err) < 0) st = ZRUN_ERROR;
@@ -530,9 +532,7 @@ int cmd_exec(int argc, char **argv) {
     case ZRUN_ERROR:
       exit_code = finish_with_error(&run, zexit_for_error(err.kind), err.msg, err.retryable);
       break;
-    case ZRUN_HALTED:
-      exit_code = finish_halted(&run, err.msg);
-      break;
+    case ZRUN_HALTED: exit_code = finish_halted(&run, err.msg); break;
   }
   zerr terr = ZERR_INIT;
   if (ztrace_finish(trace, &terr) < 0) fprintf(stderr, "[zero] WARNING: --trace: %s\n", terr.msg);

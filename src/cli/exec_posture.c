@@ -111,9 +111,11 @@ static void announce(zagent *a, const char *from, const char *to, const char *re
   cleanup_zbuf zbuf msg = ZBUF_INIT;
   zbuf_addf(&msg, "model escalated from %s to %s for the rest of the run", from, to);
   if (reason && reason[0]) zbuf_addf(&msg, ": %s", reason);
-  json_t *meta = json_pack("{s:s, s:s, s:s}", "from", from, "to", to, "reason",
-                           reason ? reason : "");
-  zagent_event w = {.kind = ZAEV_WARNING, .text = msg.data, .code = "model_escalated",
+  json_t *meta =
+      json_pack("{s:s, s:s, s:s}", "from", from, "to", to, "reason", reason ? reason : "");
+  zagent_event w = {.kind = ZAEV_WARNING,
+                    .text = msg.data,
+                    .code = "model_escalated",
                     .meta = meta};
   zagent_emit(a, &w);
   json_decref(meta);
@@ -121,8 +123,8 @@ static void announce(zagent *a, const char *from, const char *to, const char *re
 
 static void esc_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result *res) {
   zexec_escalation *e = ud;
-  json_t *args = json_loads(call->arguments && call->arguments[0] ? call->arguments : "{}", 0,
-                            NULL);
+  json_t *args =
+      json_loads(call->arguments && call->arguments[0] ? call->arguments : "{}", 0, NULL);
   const char *reason = zjson_str(args, "reason");
   if (!e->model) {
     zbuf_addstr(&res->output, "No escalation model is set for this run (zero exec "
@@ -145,8 +147,7 @@ static void esc_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
       }
       announce(a, from, e->model, reason);
       ztrace_count(a->trace, ZTC_MODEL_SWITCHES, 1);
-      zbuf_addf(&res->output, "Escalated from %s to %s for the rest of this run.", from,
-                e->model);
+      zbuf_addf(&res->output, "Escalated from %s to %s for the rest of this run.", from, e->model);
     }
   }
   json_decref(args);
@@ -156,6 +157,9 @@ void zexec_escalation_init(zexec_escalation *e, zrun_setup *rs, const char *mode
   memset(e, 0, sizeof *e);
   e->rs = rs;
   e->model = model;
-  e->source = (ztool_source){.schemas = esc_schemas, .has = esc_has,
-                             .side_effect = esc_side_effect, .invoke = esc_invoke, .ud = e};
+  e->source = (ztool_source){.schemas = esc_schemas,
+                             .has = esc_has,
+                             .side_effect = esc_side_effect,
+                             .invoke = esc_invoke,
+                             .ud = e};
 }

@@ -34,7 +34,7 @@ void zexec_cap_autonomy(const zconfig *cfg, zexec_args *a, char *note, size_t no
  * stream-json; later usage events carry the new model). */
 typedef struct zexec_escalation {
   zrun_setup *rs;
-  const char *model;     /* the target, or NULL (the tool then says none is set) */
+  const char *model; /* the target, or NULL (the tool then says none is set) */
   bool done;
   ztool_source source;
 } zexec_escalation;

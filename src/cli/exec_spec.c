@@ -56,8 +56,8 @@ static void spec_invoke(void *ud, zagent *a, const ztool_call *call, ztool_resul
     ztool_fail(res, "write_spec: give the whole spec as content (Markdown)");
   } else if (json_string_length(content) > SPEC_MAX_BYTES) {
     ztool_fail(res, "write_spec: the spec is over 1 MiB; make it shorter");
-  } else if (write_spec_file(sp, json_string_value(content), json_string_length(content),
-                             &err) < 0) {
+  } else if (write_spec_file(sp, json_string_value(content), json_string_length(content), &err) <
+             0) {
     ztool_fail(res, "write_spec: %s", err.msg);
   } else {
     sp->written = true;
@@ -74,27 +74,28 @@ int zexec_spec_begin(zexec_spec *sp, zrun_setup *rs, zerr *err) {
   cleanup_zbuf zbuf rel = ZBUF_INIT;
   zbuf_addf(&rel, ".zero/specs/%s.md", s->id);
   sp->path = zpath_join(rs->workspace, rel.data);
-  sp->source = (ztool_source){.schemas = spec_schemas, .has = spec_has,
-                              .side_effect = spec_side_effect, .invoke = spec_invoke, .ud = sp};
+  sp->source = (ztool_source){.schemas = spec_schemas,
+                              .has = spec_has,
+                              .side_effect = spec_side_effect,
+                              .invoke = spec_invoke,
+                              .ud = sp};
   return zsession_set_meta(s, "sessionKind", json_string("spec"), err);
 }
 
 const char *zexec_spec_draft_prompt(zexec_spec *sp, const char *base) {
   zbuf b = ZBUF_INIT;
   zbuf_addstr(&b, base ? base : "");
-  zbuf_addstr(&b,
-              "\n\n# Spec mode\n\nThis run drafts a spec; nothing is changed yet. Read what "
-              "you need with the read-only tools, then call write_spec once with the whole "
-              "spec in Markdown: the goal, the changes file by file, the risks, and how the "
-              "result will be verified. The user reviews the spec before it is built. Finish "
-              "with a short summary of the spec.");
+  zbuf_addstr(&b, "\n\n# Spec mode\n\nThis run drafts a spec; nothing is changed yet. Read what "
+                  "you need with the read-only tools, then call write_spec once with the whole "
+                  "spec in Markdown: the goal, the changes file by file, the risks, and how the "
+                  "result will be verified. The user reviews the spec before it is built. Finish "
+                  "with a short summary of the spec.");
   free(sp->draft_prompt);
   sp->draft_prompt = zbuf_detach(&b, NULL);
   return sp->draft_prompt;
 }
 
-int zexec_spec_drafted(zexec_spec *sp, const char *final_text, const char *session_id,
-                       zerr *err) {
+int zexec_spec_drafted(zexec_spec *sp, const char *final_text, const char *session_id, zerr *err) {
   if (!sp->written) {
     const char *text = final_text ? final_text : "";
     if (!text[0])
@@ -166,8 +167,7 @@ zrun_status zexec_spec_run(zexec_spec *sp, zagent *agent, zconv *conv, zrun_setu
   agent->completion_gate = gate;
   agent->system_prompt = base;
   if (st != ZRUN_SUCCESS) return st;
-  if (zexec_spec_drafted(sp, agent->final_text, rs->store.session->id, err) < 0)
-    return ZRUN_ERROR;
+  if (zexec_spec_drafted(sp, agent->final_text, rs->store.session->id, err) < 0) return ZRUN_ERROR;
   if (!approve) {
     agent->final_text = sp->final.data;
     return ZRUN_SUCCESS;

@@ -37,8 +37,7 @@ const char *zexec_spec_draft_prompt(zexec_spec *sp, const char *base);
 /* After the draft: a model that answered without write_spec has its answer
  * written as the spec. The draft-only final answer (the model's, then the
  * path and how to build) is left in sp->final. */
-int zexec_spec_drafted(zexec_spec *sp, const char *final_text, const char *session_id,
-                       zerr *err);
+int zexec_spec_drafted(zexec_spec *sp, const char *final_text, const char *session_id, zerr *err);
 /* The build phase's user message: the approval and the spec (caller frees). */
 char *zexec_spec_build_message(const zexec_spec *sp, zerr *err);
 /* Runs both phases on agent (filled by zrun_setup_agent, sinks set): the

@@ -60,6 +60,7 @@ double tui_now(void) {
 
 static void post(tui_controller *c, qmsg *m) {
   pthread_mutex_lock(&c->mail.mu);
+  /* NOLINTNEXTLINE(bugprone-sizeof-expression): the queue holds pointers */
   zvec_push(&c->mail.q, m);
   pthread_mutex_unlock(&c->mail.mu);
   ssize_t w = write(c->mail.wake[1], "x", 1);
@@ -121,10 +122,11 @@ static void *worker_main(void *ud) {
   if (c->worker.status == ZRUN_ERROR || c->worker.status == ZRUN_INCOMPLETE ||
       c->worker.status == ZRUN_HALTED) {
     zagent_event ev = {.kind = ZAEV_ERROR,
-                       .code = c->worker.status == ZRUN_ERROR       ? "provider_error"
+                       .code = c->worker.status == ZRUN_ERROR    ? "provider_error"
                                : c->worker.status == ZRUN_HALTED ? "guardrail_halt"
-                                                                  : "incomplete",
-                       .text = c->worker.err.msg, .recoverable = true};
+                                                                 : "incomplete",
+                       .text = c->worker.err.msg,
+                       .recoverable = true};
     zagent_emit(&c->worker.agent, &ev);
   }
   return finish_job(c);
@@ -343,6 +345,7 @@ void tui_turns_drain(tui_controller *c) {
     qmsg *m = NULL;
     if (c->mail.q.len) {
       m = c->mail.q.items[0];
+      /* NOLINTNEXTLINE(bugprone-sizeof-expression): the queue holds pointers */
       memmove(c->mail.q.items, c->mail.q.items + 1, (c->mail.q.len - 1) * sizeof *c->mail.q.items);
       c->mail.q.len--;
     }

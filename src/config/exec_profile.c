@@ -21,11 +21,9 @@ static int apply_max_autonomy(zconfig *cfg, const json_t *v, const char *path, b
                               zerr *err) {
   const char *s = json_string_value(v);
   if (autonomy_rank(s) < 0)
-    return zerr_set(err, ZE_USAGE, "%s: maxAutonomy must be \"low\", \"medium\" or \"high\"",
-                    path);
+    return zerr_set(err, ZE_USAGE, "%s: maxAutonomy must be \"low\", \"medium\" or \"high\"", path);
   /* A project file may only lower the cap the user set. */
-  if (project && cfg->max_autonomy && autonomy_rank(s) > autonomy_rank(cfg->max_autonomy))
-    return 0;
+  if (project && cfg->max_autonomy && autonomy_rank(s) > autonomy_rank(cfg->max_autonomy)) return 0;
   free(cfg->max_autonomy);
   cfg->max_autonomy = xstrdup(s);
   return 0;
@@ -36,8 +34,9 @@ static const struct {
   const char *key;
   json_type type;
 } profile_keys[] = {
-    {"model", JSON_STRING},        {"reasoningEffort", JSON_STRING}, {"maxTurns", JSON_INTEGER},
-    {"autonomy", JSON_STRING},     {"verify", JSON_TRUE},
+    {"model", JSON_STRING},     {"reasoningEffort", JSON_STRING},
+    {"maxTurns", JSON_INTEGER}, {"autonomy", JSON_STRING},
+    {"verify", JSON_TRUE},
 };
 
 static int check_profile(const char *name, const json_t *p, const char *path, bool project,
@@ -54,8 +53,8 @@ static int check_profile(const char *name, const json_t *p, const char *path, bo
                       profile_keys[i].key);
   }
   const json_t *turns = json_object_get(p, "maxTurns");
-  if (turns && (json_integer_value(turns) < 0 ||
-                json_integer_value(turns) > ZCONFIG_MAX_TURNS_CEILING))
+  if (turns &&
+      (json_integer_value(turns) < 0 || json_integer_value(turns) > ZCONFIG_MAX_TURNS_CEILING))
     return zerr_set(err, ZE_USAGE, "%s: profiles.%s.maxTurns must be from 1 to %d", path, name,
                     ZCONFIG_MAX_TURNS_CEILING);
   const json_t *aut = json_object_get(p, "autonomy");

@@ -28,15 +28,15 @@
 #include "config/config.h"
 
 typedef struct zexec_profile {
-  const char *name;             /* borrowed from the caller */
-  const char *model;            /* NULL = not set; strings borrowed from cfg */
+  const char *name;  /* borrowed from the caller */
+  const char *model; /* NULL = not set; strings borrowed from cfg */
   const char *reasoning_effort;
-  int max_turns;                /* 0 = not set */
-  const char *autonomy;         /* low | medium | high, or NULL */
-  const char *enabled_tools;    /* comma list, or NULL (owned: see release) */
+  int max_turns;             /* 0 = not set */
+  const char *autonomy;      /* low | medium | high, or NULL */
+  const char *enabled_tools; /* comma list, or NULL (owned: see release) */
   const char *disabled_tools;
   bool verify;
-  char *owned[2];               /* the joined tool lists */
+  char *owned[2]; /* the joined tool lists */
 } zexec_profile;
 
 /* Applies the "profiles" and "maxAutonomy" keys of one config file (doc) to

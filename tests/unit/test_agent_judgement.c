@@ -81,8 +81,8 @@ static void guard_same_failing_call_three_times(void **state) {
   /* The same arguments in another key order and spacing are the same call. */
   assert_false(zguard_note_result(&g, "read_file", "{\"path\":\"x\",\"limit\":5}", false, &why));
   assert_false(zguard_note_result(&g, "list_directory", "{}", true, &why));
-  assert_false(zguard_note_result(&g, "read_file", "{ \"limit\": 5, \"path\": \"x\" }", false,
-                                  &why));
+  assert_false(
+      zguard_note_result(&g, "read_file", "{ \"limit\": 5, \"path\": \"x\" }", false, &why));
   assert_false(zguard_note_result(&g, "read_file", "{\"path\":\"y\"}", false, &why));
   assert_true(zguard_note_result(&g, "read_file", "{\"path\":\"x\",\"limit\":5}", false, &why));
   assert_non_null(strstr(why.data, "same read_file call (same arguments) failed 3 times"));
@@ -153,8 +153,8 @@ static void profiles_builtin_config_and_project_rules(void **state) {
   assert_int_equal(zconfig_apply_exec_keys(&cfg, user, "user.json", false, &err), 0);
   zexec_profile p;
   assert_int_equal(zexec_profile_resolve(&cfg, "fast", &p, &err), 0);
-  assert_int_equal(p.max_turns, 12);                  /* the config's over the built-in */
-  assert_string_equal(p.reasoning_effort, "low");     /* the built-in's, kept */
+  assert_int_equal(p.max_turns, 12);              /* the config's over the built-in */
+  assert_string_equal(p.reasoning_effort, "low"); /* the built-in's, kept */
   assert_string_equal(p.disabled_tools, "web_fetch,grep");
   zexec_profile_release(&p);
   assert_int_equal(zexec_profile_resolve(&cfg, "thorough", &p, &err), 0);
