@@ -39,10 +39,11 @@ void zjudge_turn(zjudge *j, const zmsg *m) {
  * shown to scripts as a warning with a code. */
 static void emit_nudge(const zagent *a, const char *code, const char *text) {
   json_t *meta = json_pack("{s:s}", "nudge", code);
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = text, .len = strlen(text), .meta = meta};
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE,
+                     .user_message = {.text = text, .len = strlen(text), .meta = meta}};
   zagent_emit(a, &um);
   json_decref(meta);
-  zagent_event w = {.kind = ZAEV_WARNING, .text = text, .code = code};
+  zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = text, .code = code}};
   zagent_emit(a, &w);
 }
 

@@ -114,9 +114,7 @@ static void announce(zagent *a, const char *from, const char *to, const char *re
   json_t *meta =
       json_pack("{s:s, s:s, s:s}", "from", from, "to", to, "reason", reason ? reason : "");
   zagent_event w = {.kind = ZAEV_WARNING,
-                    .text = msg.data,
-                    .code = "model_escalated",
-                    .meta = meta};
+                    .warning = {.message = msg.data, .code = "model_escalated", .meta = meta}};
   zagent_emit(a, &w);
   json_decref(meta);
 }

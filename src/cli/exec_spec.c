@@ -140,7 +140,7 @@ static zrun_status build_spec(zexec_spec *sp, zagent *agent, zconv *conv, zrun_s
   zrun_setup_tools(rs, mode, autonomy);
   agent->system_prompt = zrun_setup_system_prompt(rs, mode);
   zconv_add_user(conv, msg);
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = msg, .len = strlen(msg)};
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .user_message = {.text = msg, .len = strlen(msg)}};
   zagent_emit(agent, &um);
   return zagent_run(agent, conv, err);
 }
