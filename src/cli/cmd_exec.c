@@ -13,6 +13,7 @@
 #include "agent/prompt.h"
 #include "agent/recorder.h"
 #include "agent/task_state.h"
+#include "agent/trace.h"
 #include "base/base64.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -21,6 +22,8 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/exec_args.h"
+#include "cli/exec_posture.h"
+#include "cli/exec_spec.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
 #include "config/config.h"
@@ -97,6 +100,11 @@ static int finish_from(exec_run *r, int exit_code, zexit_origin origin, const ch
 
 static int finish_with_error(exec_run *r, int exit_code, const char *message, bool recoverable) {
   return finish_from(r, exit_code, ZORIGIN_RUN, message, recoverable);
+}
+
+/* A guardrail stopped the run (agent/guardrails.h): Go zero's code, exit 1. */
+static int finish_halted(exec_run *r, const char *message) {
+  return finish_from(r, ZEXIT_INTERNAL, ZORIGIN_GUARDRAIL, message, true);
 }
 
 /* Usage / setup errors before any sink exists: stream-json and json still
@@ -340,10 +348,23 @@ int cmd_exec(int argc, char **argv) {
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
   zagent agent = {0};
+  zexec_profile profile = {0};
+  char **profile_tools_off = NULL;
+  ztrace *trace = NULL;
+  zexec_escalation escalation;
+  ztool_source sources[2];
+  char cap_note[512] = "";
+  zexec_spec spec = {0};
 
   zcancel_install();
   zhttp_global_init();
 
+  /* The trace file is opened before -C moves the process: FILE is relative
+   * to where zero was started. */
+  if (a.trace_path && !(trace = ztrace_open(a.trace_path, &err))) {
+    exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
+    goto out;
+  }
   rs.opts.offline = a.offline;
   rs.opts.init_session_id = a.init_session_id;
   rs.opts.reasoning_effort = a.reasoning_effort;
@@ -359,10 +380,14 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   zconfig_flags flags = {.provider = a.provider, .model = a.model, .max_turns = a.max_turns};
-  if (zrun_setup_provider(&rs, &flags, &err) < 0) {
+  if (zrun_setup_provider(&rs, &flags, &err) < 0 ||
+      zexec_apply_profile(&rs, &a, &profile, &profile_tools_off, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
+  if (profile_tools_off) rs.opts.disabled_tools = (const char *const *)profile_tools_off;
+  zexec_cap_autonomy(&rs.model.cfg, &a, cap_note, sizeof cap_note);
+  mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy, a.skip_permissions_unsafe);
 
   /* Session: fork, resume or create. */
   int srv;
@@ -379,6 +404,13 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
 
+  /* Spec mode drafts read-only (plan mode) and builds in `mode`. */
+  zperm_mode first_mode = a.use_spec ? ZPERM_PLAN : mode;
+  if (a.use_spec && zexec_spec_begin(&spec, &rs, &err) < 0) {
+    exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
+    goto out;
+  }
+
   /* Output writer + recorder + task state. */
   zout_new_run_id(run.run_id);
   if (a.output == ZOUT_STREAM_JSON) run.sinks[0] = zout_stream_json_new(stdout, run.run_id);
@@ -386,7 +418,7 @@ int cmd_exec(int argc, char **argv) {
   else run.sinks[0] = zout_text_new(stdout, stderr);
   /* No diag: a recording failure reaches the user as the run's error. */
   run.sinks[1] = zrecorder_new(rs.store.session, NULL);
-  zrun_setup_tools(&rs, mode, a.autonomy);
+  zrun_setup_tools(&rs, first_mode, a.autonomy);
   run.sinks[2] = ztask_sink_new(&rs.store.task, rs.plan);
   run.nsinks = 3;
 
@@ -403,6 +435,11 @@ int cmd_exec(int argc, char **argv) {
   }
   if (g_prompt_note[0]) {
     zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = g_prompt_note}};
+    emit(&run, &w);
+  }
+  if (cap_note[0]) {
+    zagent_event w = {.kind = ZAEV_WARNING,
+                      .warning = {.message = cap_note, .code = "autonomy_capped"}};
     emit(&run, &w);
   }
   if (mode == ZPERM_UNSAFE) {
@@ -427,7 +464,7 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
     json_decref(state);
   }
-  zrun_setup_system_prompt(&rs, mode);
+  zrun_setup_system_prompt(&rs, first_mode);
   zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
   /* Images from stream-json input travel with the message and are recorded
    * with it (as the TUI's /image), so --resume sends them again. */
@@ -455,7 +492,23 @@ int cmd_exec(int argc, char **argv) {
   zrun_setup_agent(&rs, &agent);
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
-  zrun_status st = zagent_run(&agent, &conv, &err);
+  /* The loop's judgement (agent/judge.h). */
+  agent.completion_gate = !a.no_completion_gate;
+  agent.verify_edits = profile.verify;
+  agent.objective = rs.store.task.objective;
+  agent.trace = trace;
+  ztrace_set_run(trace, rs.store.session->id, run.run_id, a.profile);
+  if (a.allow_escalation) {
+    zexec_escalation_init(&escalation, &rs, a.escalation_model);
+    size_t n = 0;
+    if (agent.nsources) sources[n++] = agent.sources[0];
+    sources[n++] = escalation.source;
+    agent.sources = sources;
+    agent.nsources = n;
+  }
+  zrun_status st =
+      a.use_spec ? zexec_spec_run(&spec, &agent, &conv, &rs, mode, a.autonomy, a.spec_approve, &err)
+                 : zagent_run(&agent, &conv, &err);
   zrun_setup_save_task(&rs);
   /* A final answer the session could not record is not a success. */
   if (st == ZRUN_SUCCESS && zagent_check_sinks(&agent, &err) < 0) st = ZRUN_ERROR;
@@ -483,7 +536,10 @@ int cmd_exec(int argc, char **argv) {
     case ZRUN_ERROR:
       exit_code = finish_with_error(&run, zexit_for_error(err.kind), err.msg, err.retryable);
       break;
+    case ZRUN_HALTED: exit_code = finish_halted(&run, err.msg); break;
   }
+  zerr terr = ZERR_INIT;
+  if (ztrace_finish(trace, &terr) < 0) fprintf(stderr, "[zero] WARNING: --trace: %s\n", terr.msg);
 finish:
   for (size_t i = 0; i < run.nsinks; i++) {
     /* Lost stdout output or a session that could not be recorded (said on
@@ -501,6 +557,10 @@ out:
   zrun_setup_release(&rs);
   zbuf_release(&prompt);
   json_decref(images);
+  ztrace_free(trace);
+  zexec_spec_release(&spec);
+  zexec_profile_release(&profile);
+  zperm_tool_list_free(profile_tools_off);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;

@@ -29,6 +29,7 @@
 #include "base/path.h"
 #include "base/secrets.h"
 #include "base/url.h"
+#include "config/exec_profile.h"
 #include "config/internal.h"
 #include "config/presets.h"
 
@@ -340,6 +341,7 @@ static int apply_file(zconfig *cfg, const char *path, bool project, zerr *err) {
       else json_object_set_new(cfg->models, mk, json_deep_copy(mv));
     }
   }
+  if (zconfig_apply_exec_keys(cfg, doc, path, project, err) < 0) goto out;
   /* Unknown top-level keys are left for newer versions (forward compatible). */
   rc = 0;
 out:
@@ -643,5 +645,7 @@ void zconfig_release(zconfig *cfg) {
   free(cfg->user_path);
   free(cfg->project_path);
   json_decref(cfg->models);
+  json_decref(cfg->profiles);
+  free(cfg->max_autonomy);
   memset(cfg, 0, sizeof *cfg);
 }

@@ -88,6 +88,9 @@ typedef struct zconfig {
   char *user_path;         /* resolved path of the user file (may not exist) */
   char *project_path;      /* resolved path of the project file (may not exist) */
   json_t *models;          /* "models" overrides of the registry {id: {…}}, or NULL */
+  json_t *profiles;        /* "profiles" {name: {…}} merged over the files, or NULL
+                            * (config/exec_profile.h) */
+  char *max_autonomy;      /* "maxAutonomy": low | medium | high, or NULL */
 } zconfig;
 
 /* Loads all layers for workspace `cwd`. A malformed file fails with ZE_USAGE
