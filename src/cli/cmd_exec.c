@@ -342,6 +342,8 @@ int cmd_exec(int argc, char **argv) {
   zhttp_global_init();
 
   rs.offline = a.offline;
+  rs.allow_domains = a.allow_domains;
+  rs.n_allow_domains = a.n_allow_domains;
   rs.init_session_id = a.init_session_id;
   rs.reasoning_effort = a.reasoning_effort;
   rs.disabled_tools = (const char *const *)a.tools_off;

@@ -41,6 +41,8 @@
 typedef struct zrun_setup {
   /* set by the caller before the steps */
   bool offline;                        /* --offline: no network for commands */
+  const char *const *allow_domains;    /* --allow-domain (borrowed): sandbox.allowedDomains */
+  size_t n_allow_domains;              /* for this run (network "scoped") */
   const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
   const char *const *disabled_tools;   /* --disabled-tools (NULL-terminated), borrowed */
   const char *reasoning_effort;        /* -r: checked against the registry, over config */

@@ -35,6 +35,7 @@ bool zeg_host_normalize(const char *host, char *out, size_t cap) {
     out[i] = (char)tolower(c);
   }
   out[n] = '\0';
+  if (label == 0) return false; /* "a.b.." ends in an empty label */
   if (v6) {
     struct in6_addr a;
     return inet_pton(AF_INET6, out, &a) == 1; /* no zone ids, no junk with colons */
