@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define RELAY_CHUNK (1 << 16)
+#define RELAY_CHUNK (1 << 16) /* the default pipe size: kernel memory stays 2 x 64 KiB a connection */
 
 /* One direction: src -> pipe -> dst. pending: bytes in the pipe. */
 typedef struct relay_dir {
@@ -96,6 +98,11 @@ int zeg_relay(int a, int b, int stop_fd, uint64_t *a_to_b, uint64_t *b_to_a) {
     goto out;
   set_nonblock(a);
   set_nonblock(b);
+  /* A relay must not add Nagle's wait to what it passes on: each side
+   * already decided when to send (no-op on a Unix socket). */
+  int one = 1;
+  setsockopt(a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt(b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   while ((rc = relay_step(d, stop_fd)) > 0) {
   }
 out:
