@@ -213,9 +213,19 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-  return system(cmd) == 0 ? 0 : -1;
+  /* what build() wrote: the two config files and the workspace */
+  static const char *const made[] = {"user.json", "ws/.zero/config.json", NULL};
+  static const char *const dirs[] = {"ws/.zero", "ws", "", NULL};
+  char path[600];
+  for (const char *const *m = made; *m; m++) {
+    snprintf(path, sizeof path, "%s/%s", g_dir, *m);
+    unlink(path);
+  }
+  for (const char *const *d = dirs; *d; d++) {
+    snprintf(path, sizeof path, "%s/%s", g_dir, *d);
+    if (rmdir(path) < 0) return -1;
+  }
+  return 0;
 }
 
 static void policy_layers_scoped_lists(void **state) {
