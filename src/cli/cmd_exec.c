@@ -366,6 +366,8 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   rs.opts.offline = a.offline;
+  rs.opts.allow_domains = a.allow_domains;
+  rs.opts.n_allow_domains = a.n_allow_domains;
   rs.opts.init_session_id = a.init_session_id;
   rs.opts.reasoning_effort = a.reasoning_effort;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;

@@ -34,6 +34,8 @@ typedef struct zexec_args {
   bool skip_permissions_unsafe;
   const char **add_dirs;    /* borrowed from argv */
   size_t n_add_dirs;
+  const char **allow_domains; /* --allow-domain, borrowed from argv (argc + 1 slots) */
+  size_t n_allow_domains;
   const char **images;      /* --image PATH (repeatable), borrowed from argv */
   size_t n_images;
   bool list_tools;

@@ -83,9 +83,14 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   zrun_collect_secrets(s->workspace);
   zsb_policy_opts so = {.workspace = s->workspace,
                         .add_dirs = (const char *const *)s->add_dirs,
-                        .n_add_dirs = s->n_add_dirs};
+                        .n_add_dirs = s->n_add_dirs,
+                        .allow_domains = s->opts.allow_domains,
+                        .n_allow_domains = s->opts.n_allow_domains};
   if (zsb_policy_build(&s->sandbox.policy, &so, err) < 0) goto fail;
-  if (s->opts.offline) s->sandbox.policy.network = false; /* --offline wins over sandbox.network */
+  if (s->opts.offline) { /* --offline wins over sandbox.network */
+    s->sandbox.policy.network = false;
+    s->sandbox.policy.scoped = false;
+  }
   if (zsb_spawner_init(&s->sandbox.spawner, &s->sandbox.policy, err) < 0) goto fail;
   s->sandbox.have_spawner = true;
   /* The watchdog of zero's children runs as the small helper when there is
@@ -125,14 +130,19 @@ int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr 
   dirs[s->n_add_dirs] = real;
   zsb_policy_opts so = {.workspace = s->workspace,
                         .add_dirs = (const char *const *)dirs,
-                        .n_add_dirs = s->n_add_dirs + 1};
+                        .n_add_dirs = s->n_add_dirs + 1,
+                        .allow_domains = s->opts.allow_domains,
+                        .n_allow_domains = s->opts.n_allow_domains};
   zsb_policy fresh = {0};
   if (zsb_policy_build(&fresh, &so, err) < 0) {
     free(dirs);
     free(real);
     return -1;
   }
-  if (s->opts.offline) fresh.network = false;
+  if (s->opts.offline) {
+    fresh.network = false;
+    fresh.scoped = false;
+  }
   zsb_policy_release(&s->sandbox.policy);
   s->sandbox.policy = fresh; /* in place: the spawner and the engine point at it */
   free(s->add_dirs);

@@ -42,6 +42,8 @@
  * leaves them zero). */
 typedef struct zrun_opts {
   bool offline;                /* --offline: no network for commands */
+  const char *const *allow_domains; /* --allow-domain (borrowed): sandbox.allowedDomains */
+  size_t n_allow_domains;           /* for this run (network "scoped") */
   const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
   const char *const *disabled_tools; /* --disabled-tools (NULL-terminated), borrowed */
   const char *reasoning_effort;      /* -r: checked against the registry, over config */
