@@ -39,6 +39,8 @@ typedef enum zagent_event_kind {
   ZAEV_CHECKPOINT,          /* sequence (the session event's), name (the tool), files (JSON
                              * array of the paths saved): a snapshot taken just before a
                              * tool changed files (the session already holds the record) */
+  ZAEV_HOOK,                /* meta: one hook run {event, hookId, exitCode, durationMs,
+                             * decision, reason?, tool?} (ext/ext.h zext_emit_record) */
 } zagent_event_kind;
 
 typedef struct zagent_event {

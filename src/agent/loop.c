@@ -185,6 +185,16 @@ static bool call_recorded(const zagent *a, ztool_result *res) {
   return false;
 }
 
+/* The gate's before_tool (hooks' veto), after the permission engine allowed
+ * the call: false with res filled when a hook blocks it. */
+static bool gate_allows(zagent *a, const ztool_call *call, ztool_result *res) {
+  return !a->gate || !a->gate->before_tool || a->gate->before_tool(a->gate->ud, a, call, res);
+}
+
+static void gate_after(zagent *a, const ztool_call *call, const ztool_result *res) {
+  if (a->gate && a->gate->after_tool) a->gate->after_tool(a->gate->ud, a, call, res);
+}
+
 static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                             const ztool_call *call) {
   const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
@@ -193,7 +203,10 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                      .signature = call->signature};
   zagent_emit(a, &ev);
   ztool_result res = ZTOOL_RESULT_INIT;
-  if (call_recorded(a, &res)) src->invoke(src->ud, a, call, &res);
+  if (call_recorded(a, &res) && gate_allows(a, call, &res)) {
+    src->invoke(src->ud, a, call, &res);
+    gate_after(a, call, &res);
+  }
   zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
                       .ok = !res.is_error, .text = res.output.data, .len = res.output.len,
                       .truncated = res.truncated, .meta = res.meta};
@@ -301,7 +314,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
     res->meta = json_pack("{s:o}", "block", block); /* steals our reference */
     return false;
   }
-  return true;
+  return gate_allows(a, call, res);
 }
 
 /* A tool that returned an image (view_image: meta.image {media_type, data})
@@ -372,6 +385,7 @@ static void run_parallel(zagent *a, zconv *conv, const ztool_call *calls, size_t
   }
   for (size_t i = 0; i < n; i++) {
     if (started[i]) pthread_join(tids[i], NULL);
+    if (jobs[i].allowed) gate_after(a, &calls[i], &jobs[i].res);
     report_tool_call(a, conv, &calls[i], &jobs[i].res);
   }
 }
@@ -383,8 +397,10 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
   if (src) return run_source_call(a, conv, src, call);
   ztool_result res = ZTOOL_RESULT_INIT;
   ztool_escalation esc;
-  if (decide_tool_call(a, call, &res, &esc))
+  if (decide_tool_call(a, call, &res, &esc)) {
     ztool_invoke_escalated(a->tools, call->name, call->arguments, esc, &res);
+    gate_after(a, call, &res);
+  }
   report_tool_call(a, conv, call, &res);
   return !zcancel_requested();
 }
@@ -490,7 +506,16 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     }
     size_t ncalls = m->ncalls;
     turn_release(&t);
-    if (ncalls == 0) break; /* a final answer */
+    if (ncalls == 0) {
+      /* A final answer; a stop hook may ask for more (bounded by the gate). */
+      char *more = a->gate && a->gate->on_stop ? a->gate->on_stop(a->gate->ud, a) : NULL;
+      if (!more) break;
+      zconv_add_user(conv, more);
+      zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = more, .len = strlen(more)};
+      zagent_emit(a, &um);
+      free(more);
+      continue;
+    }
 
     /* conv may grow (realloc) while results are appended: index, not pointer. */
     size_t idx = conv->len - 1;

@@ -110,6 +110,9 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
         record(r, "warning", p);
       }
       break;
+    case ZAEV_HOOK:
+      if (json_is_object(ev->meta)) record(r, "hook", json_copy((json_t *)ev->meta));
+      break;
     case ZAEV_TOOL_RESULT:
       p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId", ev->id ? ev->id : "", "name",
                     ev->name ? ev->name : "", "status", ev->ok ? "ok" : "error", "output",

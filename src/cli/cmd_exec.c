@@ -21,6 +21,7 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/exec_args.h"
+#include "cli/exec_ext.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
 #include "config/config.h"
@@ -345,9 +346,10 @@ int cmd_exec(int argc, char **argv) {
   rs.init_session_id = a.init_session_id;
   rs.reasoning_effort = a.reasoning_effort;
   rs.disabled_tools = (const char *const *)a.tools_off;
+  rs.trust_workspace = a.trust_workspace;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
       zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
-      read_images(&a, images, &err) < 0) {
+      read_images(&a, images, &err) < 0 || zexec_ext_setup(&rs, &prompt, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
@@ -418,6 +420,12 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
     json_decref(state);
   }
+  /* Hooks: sessionStart, then userPromptSubmit (which may block the prompt). */
+  zexec_ext_start(&rs, run.sinks, run.nsinks, &prompt);
+  if (zexec_ext_submit(&rs, run.sinks, run.nsinks, &prompt, &err) < 0) {
+    exit_code = finish_with_error(&run, ZEXIT_USAGE, err.msg, false);
+    goto finish;
+  }
   zrun_setup_system_prompt(&rs, mode);
   zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
   /* Images from stream-json input travel with the message and are recorded
@@ -445,6 +453,7 @@ int cmd_exec(int argc, char **argv) {
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
   zrun_status st = zagent_run(&agent, &conv, &err);
+  zexec_ext_end(&rs, run.sinks, run.nsinks, st == ZRUN_SUCCESS ? "success" : "error");
   zrun_setup_save_task(&rs);
   /* A final answer the session could not record is not a success. */
   if (st == ZRUN_SUCCESS && zagent_check_sinks(&agent, &err) < 0) st = ZRUN_ERROR;

@@ -16,6 +16,7 @@ enum {
   O_TITLE, O_MAX_TURNS, O_RESUME, O_RESUME_LATEST, O_INIT_ID, O_NO_NOTIFY, O_NO_GATE,
   O_PROFILE, O_PLAN, O_FORK, O_MODE, O_AUTO, O_SKIP, O_ADD_DIR, O_IMAGE, O_LIST_TOOLS,
   O_OFFLINE, O_ENABLED, O_DISABLED,
+  O_TRUST_WORKSPACE,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -63,6 +64,9 @@ static const zopt EXEC_OPTS[] = {
     {O_OFFLINE, "offline", 0, ZOPT_FLAG, 0, NULL,
      "no network: package installs run from caches; network\n"
      "commands and escalations are denied", NULL},
+    {O_TRUST_WORKSPACE, "trust-workspace", 0, ZOPT_FLAG, 0, NULL,
+     "trust this workspace's hooks, commands and plugins\n"
+     "(saved until those files change)", NULL},
     {O_ENABLED, "enabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
      "only these built-in tools (comma or space separated)", NULL},
     {O_DISABLED, "disabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
@@ -200,6 +204,7 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
     case O_IMAGE: a->images[a->n_images++] = v; break;
     case O_LIST_TOOLS: a->list_tools = true; break;
     case O_OFFLINE: a->offline = true; break;
+    case O_TRUST_WORKSPACE: a->trust_workspace = true; break;
     case O_ENABLED:
     case O_DISABLED: {
       zbuf *list = h->id == O_ENABLED ? &a->enabled_tools : &a->disabled_tools;

@@ -14,6 +14,7 @@
 #include "cli/provider_opts.h"
 #include "config/models.h"
 #include "exec/reaper.h"
+#include "ext/trust.h"
 #include "mcp/config.h"
 #include "mcp/oauth.h"
 #include "tools/tracker.h"
@@ -375,6 +376,16 @@ const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode) {
   json_decref(s->instruction_sources);
   s->instruction_sources = NULL;
   s->system_prompt = zprompt_build(&po, &s->instruction_sources);
+  if (s->have_ext && s->ext.skills.n) {
+    /* Only names and descriptions: the model loads a body with the skill tool. */
+    char *index = zext_skills_prompt(&s->ext);
+    zbuf b = ZBUF_INIT;
+    zbuf_addstr(&b, s->system_prompt);
+    zbuf_addstr(&b, index);
+    free(index);
+    free(s->system_prompt);
+    s->system_prompt = zbuf_detach(&b, NULL);
+  }
   return s->system_prompt;
 }
 
@@ -438,6 +449,9 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
     s->checkpoints = zcheckpointer_new(s->session, stderr);
     s->checkpoints_for = xstrdup(s->session->id);
   }
+  /* Hooks and plugin tools run confined exactly like tool commands. */
+  if (s->have_ext) s->ext.spawner = s->tools.spawner;
+  if (s->have_ext && s->session) s->ext.session_id = s->session->id;
   if (s->checkpoints) {
     s->tools.write_hook =
         (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = s->checkpoints};
@@ -476,6 +490,15 @@ int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const
   return 0;
 }
 
+void zrun_setup_extensions(zrun_setup *s) {
+  if (s->have_ext) zext_release(&s->ext);
+  zerr terr = ZERR_INIT;
+  if (s->trust_workspace && ztrust_save(s->workspace, &terr) < 0)
+    fprintf(stderr, "[zero] WARNING: cannot save the workspace's trust: %s\n", terr.msg);
+  zext_load(&s->ext, s->workspace, s->trust_workspace);
+  s->have_ext = true;
+}
+
 void zrun_setup_compaction(zrun_setup *s, FILE *diag) {
   ensure_task(s);
   zcompact_settings_load(&s->compact_settings, s->cfg.user_path, s->cfg.project_path, stderr);
@@ -505,8 +528,14 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   agent->max_turns = s->cfg.max_turns;
   agent->model = s->rp.model;
   agent->compactor = s->compactor.main ? &s->compactor : NULL;
-  agent->sources = s->mcp.n ? &s->mcp.source : NULL;
-  agent->nsources = s->mcp.n ? 1 : 0;
+  size_t n = 0;
+  if (s->mcp.n) s->agent_sources[n++] = s->mcp.source;
+  if (s->have_ext) {
+    s->agent_sources[n++] = s->ext.source;
+    if (s->ext.hooks.n) agent->gate = &s->ext.gate; /* no hooks: no per-call cost */
+  }
+  agent->sources = n ? s->agent_sources : NULL;
+  agent->nsources = n;
 }
 
 void zrun_setup_save_task(zrun_setup *s) {
@@ -519,6 +548,7 @@ void zrun_setup_save_task(zrun_setup *s) {
 
 void zrun_setup_release(zrun_setup *s) {
   zmcp_manager_stop(&s->mcp);
+  if (s->have_ext) zext_release(&s->ext);
   zcheckpointer_free(s->checkpoints);
   free(s->checkpoints_for);
   ztool_files_free(s->files);

@@ -29,6 +29,7 @@
 #include "agent/task_state.h"
 #include "base/err.h"
 #include "config/config.h"
+#include "ext/ext.h"
 #include "mcp/mcp.h"
 #include "provider/message.h"
 #include "provider/provider.h"
@@ -80,6 +81,11 @@ typedef struct zrun_setup {
   json_t *seen_files;       /* stamps loaded with a resumed/forked session, until seeded */
   /* MCP */
   zmcp_manager mcp;
+  /* extensions (ext/ext.h): hooks, skills, commands, plugins */
+  bool trust_workspace;     /* set by the caller: --trust-workspace (saves trust) */
+  zext ext;
+  bool have_ext;
+  ztool_source agent_sources[2]; /* MCP and the extensions' tools, as handed to the agent */
   /* compaction */
   zcompact_settings compact_settings;
   zprovider *cheap_provider;
@@ -151,6 +157,12 @@ int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void 
  * borrows from s. */
 int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const *add_dirs,
                                size_t n, zperm_mode mode, zmcp_start_opts *o, zerr *err);
+/* Loads the extensions of the workspace (hooks, skills, custom commands,
+ * plugins): the workspace's own hooks, commands and plugins only when it is
+ * trusted (saved trust, or s->trust_workspace, which saves it). Problems and
+ * untrusted files are in s->ext (the face reports them). Call after the
+ * sandbox step and before the system prompt (it lists the skills). */
+void zrun_setup_extensions(zrun_setup *s);
 /* The compactor (a cheaper summarizer when one is chosen); notices go to
  * diag (may be NULL). */
 void zrun_setup_compaction(zrun_setup *s, FILE *diag);
