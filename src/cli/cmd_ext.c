@@ -90,13 +90,13 @@ static int parse(const char *cmd, int argc, char **argv, ext_args *a) {
 /* The workspace and sandbox of a run, then its extensions. */
 static int setup(zrun_setup *rs, const ext_args *a, const char *cmd) {
   zerr err = ZERR_INIT;
-  rs->trust_workspace = a->trust;
+  rs->opts.trust_workspace = a->trust;
   if (zrun_setup_workspace(rs, a->cwd, NULL, 0, &err) < 0 || zrun_setup_sandbox(rs, &err) < 0) {
     fprintf(stderr, "zero %s: %s\n", cmd, err.msg);
     return zexit_for_error_or(err.kind, ZEXIT_USAGE);
   }
   zrun_setup_extensions(rs);
-  rs->ext.spawner = &rs->spawner.base;
+  rs->ext.spawner = &rs->sandbox.spawner.base;
   return 0;
 }
 

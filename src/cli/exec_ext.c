@@ -13,7 +13,7 @@ static zagent sink_view(zsink **sinks, size_t n) {
 }
 
 static void warn(const zagent *a, const char *code, const char *msg) {
-  zagent_event w = {.kind = ZAEV_WARNING, .text = msg, .code = code};
+  zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = msg, .code = code}};
   zagent_emit(a, &w);
 }
 

@@ -69,9 +69,9 @@ void tui_ext_trust(tui_controller *c, const char *arg) {
                "(or it has none).");
     return;
   }
-  c->rs.trust_workspace = true;
+  c->rs.opts.trust_workspace = true;
   tui_ext_load(c);
-  c->rs.trust_workspace = false;
+  c->rs.opts.trust_workspace = false;
   zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
   tui_say(c, "Trusted: %zu hooks, %zu commands, %zu plugins loaded.", c->rs.ext.hooks.n,
           c->rs.ext.commands.n, c->rs.ext.plugins.n);

@@ -48,7 +48,7 @@ typedef enum qkind { Q_EVENT, Q_ASK, Q_DONE } qkind;
 
 typedef struct tui_msg {
   qkind kind;
-  zagent_event_copy *ev; /* Q_EVENT */
+  zagent_event *ev;     /* Q_EVENT: an owned copy */
   tui_pending_ask *ask; /* Q_ASK */
 } qmsg;
 
@@ -60,7 +60,7 @@ double tui_now(void) {
 
 static void post(tui_controller *c, qmsg *m) {
   pthread_mutex_lock(&c->mail.mu);
-  zvec_push(&c->mail.q, m);
+  zvec_push(&c->mail.q, m); // NOLINT(bugprone-sizeof-expression): a vector of pointers
   pthread_mutex_unlock(&c->mail.mu);
   ssize_t w = write(c->mail.wake[1], "x", 1);
   (void)w;
@@ -83,7 +83,7 @@ static void ui_emit(zsink *s, const zagent_event *ev) {
     return;
   qmsg *m = xcalloc(1, sizeof *m);
   m->kind = Q_EVENT;
-  m->ev = zagent_event_copy_new(ev);
+  m->ev = zagent_event_copy(ev);
   post(c, m);
 }
 
@@ -92,7 +92,7 @@ static int ui_finish(zsink *s) { (void)s; return 0; }
 static void ui_destroy(zsink *s) { (void)s; }
 
 static void qmsg_free(qmsg *m) {
-  zagent_event_copy_free(m->ev);
+  zagent_event_free(m->ev);
   tui_pending_ask_free(m->ask);
   free(m);
 }
@@ -102,7 +102,7 @@ static void qmsg_free(qmsg *m) {
  * thread is told the worker is idle again. */
 static void *finish_job(tui_controller *c) {
   zerr e2 = ZERR_INIT;
-  if (c->rs.session) zsession_flush(c->rs.session, &e2);
+  if (c->rs.store.session) zsession_flush(c->rs.store.session, &e2);
   qmsg *m = xcalloc(1, sizeof *m);
   m->kind = Q_DONE;
   post(c, m);
@@ -112,16 +112,16 @@ static void *finish_job(tui_controller *c) {
 static void *worker_main(void *ud) {
   tui_controller *c = ud;
   if (c->worker.job == TUI_JOB_COMPACT) {
-    c->worker.compact_rc = zcompact_now(&c->rs.compactor, &c->conv, c->system_prompt, NULL,
-                                 &c->worker.compact_summarized, &c->worker.err);
+    c->worker.compact_rc = zcompact_now(&c->rs.compaction.compactor, &c->conv, c->system_prompt,
+                                        NULL, &c->worker.compact_summarized, &c->worker.err);
     c->worker.status = zcancel_requested() ? ZRUN_INTERRUPTED : ZRUN_SUCCESS;
     return finish_job(c);
   }
   c->worker.status = zagent_run(&c->worker.agent, c->turn_conv, &c->worker.err);
   if (c->worker.status == ZRUN_ERROR || c->worker.status == ZRUN_INCOMPLETE) {
+    const char *code = c->worker.status == ZRUN_ERROR ? "provider_error" : "incomplete";
     zagent_event ev = {.kind = ZAEV_ERROR,
-                       .code = c->worker.status == ZRUN_ERROR ? "provider_error" : "incomplete",
-                       .text = c->worker.err.msg, .recoverable = true};
+                       .error = {.code = code, .message = c->worker.err.msg, .recoverable = true}};
     zagent_emit(&c->worker.agent, &ev);
   }
   return finish_job(c);
@@ -177,15 +177,16 @@ static void ensure_system_prompt(tui_controller *c, zperm_mode mode) {
 
 /* The compactor follows the current provider, model and session. */
 static void prepare_compactor(tui_controller *c) {
-  if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
+  if (!c->rs.compaction.compactor.window) zrun_setup_compaction(&c->rs, NULL);
   else /* /model or /provider may have changed the window */
-    c->rs.compactor.window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
-  c->app.usage.context_window = c->rs.compactor.window;
-  c->rs.compactor.main = c->rs.provider;
-  c->rs.compactor.main_model = c->rs.rp.model;
-  c->rs.compactor.session = c->rs.session;
-  c->rs.compactor.task = &c->rs.task;
-  c->rs.compactor.instructions = c->rs.instruction_sources;
+    c->rs.compaction.compactor.window =
+        zcompact_context_window(&c->rs.compaction.settings, &c->rs.model.cfg, c->rs.model.rp.model);
+  c->app.usage.context_window = c->rs.compaction.compactor.window;
+  c->rs.compaction.compactor.main = c->rs.model.provider;
+  c->rs.compaction.compactor.main_model = c->rs.model.rp.model;
+  c->rs.compaction.compactor.session = c->rs.store.session;
+  c->rs.compaction.compactor.task = &c->rs.store.task;
+  c->rs.compaction.compactor.instructions = c->rs.prompt.instruction_sources;
 }
 
 void tui_turn_start(tui_controller *c, const char *text) {
@@ -203,7 +204,7 @@ void tui_turn_start(tui_controller *c, const char *text) {
     tui_app_print_user(&c->app, text);
   }
   zerr err = ZERR_INIT;
-  if (!side && !c->rs.session) {
+  if (!side && !c->rs.store.session) {
     char title[81];
     zrun_title_from_prompt(text, strlen(text), title);
     if (zrun_setup_session(&c->rs, false, NULL, title, &c->conv, tui_warn, c, &err) < 0) {
@@ -236,7 +237,8 @@ void tui_turn_start(tui_controller *c, const char *text) {
     um_meta = json_pack("{s:o}", "images", arr);
     tui_clear_images(c);
   }
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = full.data, .len = full.len, .meta = um_meta};
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE,
+                     .user_message = {.text = full.data, .len = full.len, .meta = um_meta}};
   if (c->recorder && !side) c->recorder->emit(c->recorder, &um);
   json_decref(um_meta);
   zbuf_release(&full);
@@ -271,7 +273,7 @@ void tui_turn_start(tui_controller *c, const char *text) {
 }
 
 static void compact_done(tui_controller *c) {
-  zcompactor *k = &c->rs.compactor;
+  zcompactor *k = &c->rs.compaction.compactor;
   zbuf l = ZBUF_INIT;
   if (c->worker.status == ZRUN_INTERRUPTED)
     zbuf_addstr(&l, "⊘ Compaction cancelled; the conversation is unchanged.");
@@ -339,15 +341,17 @@ void tui_turns_drain(tui_controller *c) {
     qmsg *m = NULL;
     if (c->mail.q.len) {
       m = c->mail.q.items[0];
-      memmove(c->mail.q.items, c->mail.q.items + 1, (c->mail.q.len - 1) * sizeof *c->mail.q.items);
+      /* a vector of pointers: each element is one */
+      memmove(c->mail.q.items, c->mail.q.items + 1,
+              (c->mail.q.len - 1) * sizeof *c->mail.q.items); // NOLINT(bugprone-sizeof-expression)
       c->mail.q.len--;
     }
     pthread_mutex_unlock(&c->mail.mu);
     if (!m) break;
     c->app.now = tui_now();
-    if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev->ev);
+    if (m->kind == Q_EVENT) tui_app_event(&c->app, m->ev);
     else if (m->kind == Q_ASK) {
-      tui_ask q = tui_pending_ask_view(m->ask, c->rs.workspace, c->rs.grants.path);
+      tui_ask q = tui_pending_ask_view(m->ask, c->rs.workspace, c->rs.sandbox.grants.path);
       tui_app_ask(&c->app, &q);
     }
     else turn_done(c);

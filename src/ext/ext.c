@@ -125,13 +125,13 @@ void zext_verdict_release(zext_verdict *v) {
 
 void zext_emit_record(const zagent *a, const json_t *record) {
   if (!a) return;
-  zagent_event ev = {.kind = ZAEV_HOOK, .meta = record};
+  zagent_event ev = {.kind = ZAEV_HOOK, .hook = {.record = record}};
   zagent_emit(a, &ev);
 }
 
 static void emit_warning(const zagent *a, const char *msg) {
   if (!a) return;
-  zagent_event w = {.kind = ZAEV_WARNING, .text = msg, .code = "hook_failed"};
+  zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = msg, .code = "hook_failed"}};
   zagent_emit(a, &w);
 }
 
@@ -191,7 +191,7 @@ static bool settle(zext *x, const zagent *a, const zhook *h, const char *tool,
     zbuf_addf(&b, "hook %s printed text that is not a JSON object; it was ignored (print "
                   "{\"decision\": …} or nothing)", h->id);
     if (a) {
-      zagent_event w = {.kind = ZAEV_WARNING, .text = b.data, .code = "hook_output"};
+      zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = b.data, .code = "hook_output"}};
       zagent_emit(a, &w);
     }
     zbuf_release(&b);
