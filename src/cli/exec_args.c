@@ -46,6 +46,7 @@ enum {
   O_USE_SPEC,
   O_SPEC_APPROVE,
   O_ALLOW_DOMAIN,
+  O_TRUST_WORKSPACE,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -101,6 +102,9 @@ static const zopt EXEC_OPTS[] = {
     {O_ALLOW_DOMAIN, "allow-domain", 0, ZOPT_VALUE, ZOPT_REPEAT, "HOST",
      "commands may reach HOST (or *.example.com) through the\n"
      "sandbox's egress proxy for this run (network \"scoped\")", NULL},
+    {O_TRUST_WORKSPACE, "trust-workspace", 0, ZOPT_FLAG, 0, NULL,
+     "trust this workspace's hooks, commands and plugins\n"
+     "(saved until those files change)", NULL},
     {O_ENABLED, "enabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
      "only these built-in tools (comma or space separated)", NULL},
     {O_DISABLED, "disabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
@@ -283,6 +287,7 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
     case O_IMAGE: a->images[a->n_images++] = v; break;
     case O_LIST_TOOLS: a->list_tools = true; break;
     case O_OFFLINE: a->offline = true; break;
+    case O_TRUST_WORKSPACE: a->trust_workspace = true; break;
     case O_ENABLED:
     case O_DISABLED: {
       zbuf *list = h->id == O_ENABLED ? &a->enabled_tools : &a->disabled_tools;

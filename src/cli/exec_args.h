@@ -40,6 +40,7 @@ typedef struct zexec_args {
   size_t n_images;
   bool list_tools;
   bool offline;             /* --offline */
+  bool trust_workspace;     /* --trust-workspace */
   zbuf enabled_tools;       /* --enabled-tools (repeats joined by commas) */
   zbuf disabled_tools;      /* --disabled-tools (repeats joined by commas) */
   char **tools_off;         /* both resolved (zperm_tool_filter): the built-in tools

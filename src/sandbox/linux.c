@@ -566,6 +566,25 @@ static int protect_config_dirs(argvb *a, const zsb_policy *p, const zsb_strv *ro
   return rc;
 }
 
+/* The command's own files (zspawn_cmd.read_paths, which its caller vouches
+ * for: a plugin's folder under ~/.config/zero/plugins) that lie strictly
+ * below a hidden zero config dir: bound back read-only over the tmpfs, and
+ * nothing else of that dir. */
+static void rebind_own_config_files(argvb *a, const zsb_policy *p, const zsb_strv *reads) {
+  char *cfg[2];
+  size_t n = zsb_zero_config_dirs(p, cfg);
+  for (size_t i = 0; reads && i < reads->n; i++) {
+    char *real = realpath(reads->v[i], NULL);
+    for (size_t k = 0; real && k < n; k++)
+      if (strcmp(cfg[k], real) != 0 && zpath_is_within(cfg[k], real)) {
+        av3(a, "--ro-bind", real, real);
+        break;
+      }
+    free(real);
+  }
+  for (size_t k = 0; k < n; k++) free(cfg[k]);
+}
+
 /* Builds the bwrap command line. The placeholders made for missing protected
  * names are held in holds (the caller releases them after bwrap exited).
  * take_tty: the command runs on a pseudo-terminal left without a session,
@@ -714,6 +733,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
     if (below && access(ar, F_OK) == 0) av3(a, "--ro-bind", ar, ar);
   }
   zsb_strv_release(&hidden);
+  rebind_own_config_files(a, p, reads);
   hide_service_sockets(a, p, &roots);
   /* The egress proxy's socket, last so no other mount covers it; read-only
    * (connecting needs no write access to the mount). */
