@@ -119,6 +119,7 @@ static int on_message(void *ud, zrpc_msg *m) {
     }
     case ZRPC_NOTIFICATION: on_notification(c, m); break;
     case ZRPC_REQUEST: on_server_request(c, m); break;
+    case ZRPC_ORPHAN: break; /* nothing waits for it (e.g. a "reply" to a notification) */
   }
   zrpc_msg_release(m);
   return 0;

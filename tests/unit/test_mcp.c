@@ -72,7 +72,7 @@ typedef struct kinds {
 
 static int record_kind(void *ud, zrpc_msg *m) {
   kinds *k = ud;
-  static const char *const names[] = {"req", "note", "resp", "err"};
+  static const char *const names[] = {"req", "note", "resp", "err", "orphan"};
   zbuf_addf(&k->out, "%s%s%s,", names[m->kind], m->method ? ":" : "", m->method ? m->method : "");
   zrpc_msg_release(m);
   return 0;
@@ -86,9 +86,13 @@ static void test_classify_kinds_and_batches(void **state) {
       "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}},"
       "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}},"
-      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\"}}]";
+      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\"}},"
+      /* A reply with no id at all (a server answering a notification): kept
+       * apart so receivers can drop it rather than fail the whole session. */
+      "{\"jsonrpc\":\"2.0\",\"result\":{}},"
+      "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":1,\"message\":\"m\"}}]";
   assert_int_equal(zrpc_parse(batch, strlen(batch), record_kind, &k, &err), 0);
-  assert_string_equal(k.out.data, "req:ping,note:notifications/progress,resp,err,");
+  assert_string_equal(k.out.data, "req:ping,note:notifications/progress,resp,err,orphan,orphan,");
   zbuf_release(&k.out);
 }
 
@@ -251,7 +255,9 @@ static void test_render_result_content_kinds(void **state) {
 /* ---- the stdio client against a scripted server ---- */
 
 /* A server written in sh: it sends list_changed and a ping request before
- * answering initialize, answers tools/list twice (the second time with a new
+ * answering initialize, "answers" notifications/initialized with an id-less
+ * result (the conformance suite's initialize scenario does; the client must
+ * drop it, not die), answers tools/list twice (the second time with a new
  * tool), echoes a tools/call, and records what zero sends. */
 static const char *SCRIPT =
     "read init; echo \"$init\" >> \"$LOG\";"
@@ -263,6 +269,7 @@ static const char *SCRIPT =
     "\"version\":\"1\"}}}';"
     "n=0; while read line; do echo \"$line\" >> \"$LOG\"; n=$((n+1));"
     " case \"$line\" in"
+    "  *'notifications/initialized'*) echo '{\"jsonrpc\":\"2.0\",\"result\":{}}';;"
     "  *'\"tools/list\"'*) id=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/');"
     "    echo \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"tools\\\":[{\\\"name\\\":\\\"t$n\\\",\\\"inputSchema\\\":{\\\"type\\\":\\\"object\\\"}}]}}\";;"
     "  *'\"tools/call\"'*) id=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/');"
