@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -22,8 +23,11 @@ ZERO = os.environ.get("ZERO_BIN") or os.path.join(HERE, "..", "..", "build", "ze
 NAME = "conf"
 
 
+T0 = time.monotonic()
+
+
 def log(*a):
-    print("zero_client:", *a, file=sys.stderr, flush=True)
+    print("zero_client: %6.2fs" % (time.monotonic() - T0), *a, file=sys.stderr, flush=True)
 
 
 class Client:
@@ -144,5 +148,17 @@ def main():
         c.close()
 
 
+def record_status(rc):
+    """Leaves the exit status where the e2e test reads it (the suite records
+    only the checks, not whether the client itself succeeded)."""
+    d = os.environ.get("ZERO_CONFORMANCE_STATUS_DIR")
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "unknown")
+    if d:
+        with open(os.path.join(d, scenario.replace("/", "_") + ".exit"), "w") as f:
+            f.write("%d\n" % rc)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    record_status(code)
+    sys.exit(code)
