@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "cli/run_setup.h"
 #include "mcp/mcp.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 

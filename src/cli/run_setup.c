@@ -15,7 +15,7 @@
 #include "config/models.h"
 #include "exec/reaper.h"
 #include "mcp/config.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 #include "tools/tracker.h"
 #include "net/curl_loader.h"
 #include "net/http.h"

@@ -14,7 +14,7 @@
  *           "auth": "oauth" | "none" (default: OAuth when the server asks for it),
  *           "oauth": { "clientID", "clientSecret", "scopes": [..],
  *                      "authorizationEndpoint", "tokenEndpoint",
- *                      "registrationEndpoint", "issuerURL" } }   (see mcp/oauth.h)
+ *                      "registrationEndpoint", "issuerURL" } }   (see oauth/oauth.h)
  * A project file runs commands from a repository someone else wrote, so its
  * servers are loaded only when the user trusted the workspace
  * (`zero mcp trust`, stored in $XDG_CONFIG_HOME/zero/trusted-workspaces.json).

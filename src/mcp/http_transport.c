@@ -39,7 +39,7 @@
 #include "base/strvec.h"
 #include "base/time.h"
 #include "mcp/jsonrpc.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 #include "mcp/transport.h"
 #include "net/http.h"
 #include "net/sse.h"

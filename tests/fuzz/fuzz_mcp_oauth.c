@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/common.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *s = xstrndup((const char *)data, size);

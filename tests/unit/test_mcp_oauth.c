@@ -16,7 +16,7 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "mcp/config.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 
 static void test_pkce_rfc7636_appendix_b(void **state) {
   (void)state;

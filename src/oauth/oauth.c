@@ -1,5 +1,5 @@
 /* oauth.c — OAuth 2.1 for remote MCP servers; see oauth.h. */
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

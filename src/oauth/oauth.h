@@ -36,8 +36,8 @@
  * Random values come from getrandom(2); SHA-256 from libcrypto, loaded on
  * first use like libcurl (see net/curl_loader.h).
  */
-#ifndef ZERO_MCP_OAUTH_H
-#define ZERO_MCP_OAUTH_H
+#ifndef ZERO_OAUTH_OAUTH_H
+#define ZERO_OAUTH_OAUTH_H
 
 #include <stdbool.h>
 #include <stddef.h>
