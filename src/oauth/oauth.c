@@ -209,6 +209,7 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
   const char *token = zjson_str(doc, "token_endpoint");
   const char *reg = zjson_str(doc, "registration_endpoint");
   json_t *methods = json_object_get(doc, "code_challenge_methods_supported");
+  json_t *auth_methods = json_object_get(doc, "token_endpoint_auth_methods_supported");
   int rc = 0;
   if (!is_http_url(authz) || !is_http_url(token)) {
     rc = zerr_set(err, ZE_INVALID,
@@ -236,9 +237,29 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
     out->authorization_endpoint = xstrdup(authz);
     out->token_endpoint = xstrdup(token);
     out->registration_endpoint = is_http_url(reg) ? xstrdup(reg) : NULL;
+    size_t i;
+    json_t *m;
+    json_array_foreach(auth_methods, i, m) {
+      const char *name = json_string_value(m);
+      if (!name) continue;
+      if (!strcmp(name, "client_secret_basic")) out->token_auth_methods |= ZOAUTH_AUTH_BASIC;
+      else if (!strcmp(name, "client_secret_post")) out->token_auth_methods |= ZOAUTH_AUTH_POST;
+      else if (!strcmp(name, "none")) out->token_auth_methods |= ZOAUTH_AUTH_NONE;
+    }
   }
   json_decref(doc);
   return rc;
+}
+
+const char *zoauth_token_auth_method(const char *registered, unsigned supported,
+                                     bool has_secret) {
+  static const char *const known[] = {"client_secret_basic", "client_secret_post", "none"};
+  if (!has_secret) return "none";
+  for (size_t i = 0; registered && i < ZARRAY_LEN(known); i++)
+    if (!strcmp(registered, known[i])) return known[i];
+  if (supported & ZOAUTH_AUTH_BASIC) return "client_secret_basic";
+  if (supported & ZOAUTH_AUTH_POST) return "client_secret_post";
+  return supported == ZOAUTH_AUTH_NONE ? "none" : "client_secret_basic";
 }
 
 void zoauth_as_md_release(zoauth_as_md *md) {
@@ -364,6 +385,7 @@ void zoauth_tokens_release(zoauth_tokens *t) {
   free(t->scope);
   free(t->client_id);
   free(t->client_secret);
+  free(t->token_auth_method);
   free(t->token_endpoint);
   free(t->resource);
   free(t->server_url);
@@ -397,9 +419,11 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
                     path, server);
   }
   const char *keys[] = {"access_token", "refresh_token", "token_type", "scope", "client_id",
-                        "client_secret", "token_endpoint", "resource", "server_url"};
+                        "client_secret", "token_endpoint", "resource", "server_url",
+                        "token_endpoint_auth_method"};
   char **dst[] = {&t->access_token, &t->refresh_token, &t->token_type, &t->scope, &t->client_id,
-                  &t->client_secret, &t->token_endpoint, &t->resource, &t->server_url};
+                  &t->client_secret, &t->token_endpoint, &t->resource, &t->server_url,
+                  &t->token_auth_method};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++) set_str(dst[i], zjson_str(doc, keys[i]));
   t->expires_at = zjson_int_or(doc, "expires_at", 0);
   t->obtained_at = zjson_int_or(doc, "obtained_at", 0);
@@ -421,10 +445,11 @@ static int replace_tokens(json_t **doc, void *ud, zerr *err) {
 int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err) {
   json_t *doc = json_object();
   const char *keys[] = {"server_url", "resource", "token_endpoint", "client_id", "client_secret",
-                        "token_type", "access_token", "refresh_token", "scope"};
+                        "token_endpoint_auth_method", "token_type", "access_token",
+                        "refresh_token", "scope"};
   const char *vals[] = {t->server_url, t->resource, t->token_endpoint, t->client_id,
-                        t->client_secret, t->token_type, t->access_token, t->refresh_token,
-                        t->scope};
+                        t->client_secret, t->token_auth_method, t->token_type, t->access_token,
+                        t->refresh_token, t->scope};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++)
     if (vals[i]) json_object_set_new(doc, keys[i], json_string(vals[i]));
   if (t->expires_at) json_object_set_new(doc, "expires_at", json_integer(t->expires_at));
@@ -559,13 +584,22 @@ static void oauth_error_text(const fetch *f, char *out, size_t n) {
   json_decref(doc);
 }
 
-/* POSTs a form to the token endpoint and reads the answer into t. */
-static int token_request(const char *endpoint, const char *form, const char *client_id,
-                         const char *client_secret, zoauth_tokens *t, zerr *err) {
-  zbuf auth = ZBUF_INIT;
+/* POSTs a form to the token endpoint and reads the answer into t. The
+ * client authenticates with auth_method (zoauth_token_auth_method's names;
+ * NULL chooses as it does with nothing listed): the secret in an HTTP Basic
+ * header, or appended to the form for client_secret_post. */
+static int token_request(const char *endpoint, const char *form_in, const char *client_id,
+                         const char *client_secret, const char *auth_method, zoauth_tokens *t,
+                         zerr *err) {
+  zbuf auth = ZBUF_INIT, form = ZBUF_INIT;
   const char *headers[4] = {"Content-Type: application/x-www-form-urlencoded",
                             "Accept: application/json", NULL, NULL};
-  if (client_secret) {
+  const char *method = auth_method ? auth_method
+                                   : zoauth_token_auth_method(NULL, 0, client_secret != NULL);
+  zbuf_addstr(&form, form_in);
+  if (client_secret && !strcmp(method, "client_secret_post")) {
+    form_add(&form, "client_secret", client_secret);
+  } else if (client_secret && !strcmp(method, "client_secret_basic")) {
     /* client_secret_basic (RFC 6749 §2.3.1): both parts form-encoded first. */
     zbuf pair = ZBUF_INIT;
     zoauth_urlencode(&pair, client_id);
@@ -577,8 +611,9 @@ static int token_request(const char *endpoint, const char *form, const char *cli
     headers[2] = auth.data;
   }
   fetch f;
-  long st = do_http("POST", endpoint, headers, form, &f, err);
+  long st = do_http("POST", endpoint, headers, form.data, &f, err);
   zbuf_release(&auth);
+  zbuf_release(&form);
   int rc = 0;
   if (st < 0) {
     zerr_prefix(err, "token endpoint %s", endpoint);
@@ -613,7 +648,8 @@ static int refresh(const char *server, zoauth_tokens *t, zerr *err) {
   form_add(&form, "refresh_token", t->refresh_token);
   form_add(&form, "client_id", t->client_id);
   form_add(&form, "resource", t->resource);
-  int rc = token_request(t->token_endpoint, form.data, t->client_id, t->client_secret, t, err);
+  int rc = token_request(t->token_endpoint, form.data, t->client_id, t->client_secret,
+                         t->token_auth_method, t, err);
   zbuf_release(&form);
   if (rc < 0) {
     zerr_prefix(err, "refreshing the OAuth token of MCP server \"%s\" failed", server);
@@ -687,6 +723,7 @@ typedef struct login {
   char *resource;
   char *scope;
   char *client_id, *client_secret;
+  char *registered_auth_method; /* token_endpoint_auth_method of the registration answer */
   char *redirect_uri;
 } login;
 
@@ -901,6 +938,8 @@ static int register_client(login *l, zerr *err) {
       l->client_id = xstrdup(id);
       const char *sec = zjson_str(doc, "client_secret");
       l->client_secret = sec && sec[0] ? xstrdup(sec) : NULL;
+      const char *method = zjson_str(doc, "token_endpoint_auth_method");
+      l->registered_auth_method = method ? xstrdup(method) : NULL;
       note(l, "Registered as OAuth client %s", id);
     }
     json_decref(doc);
@@ -1048,6 +1087,7 @@ static void login_release(login *l) {
   free(l->scope);
   free(l->client_id);
   free(l->client_secret);
+  free(l->registered_auth_method);
   free(l->redirect_uri);
 }
 
@@ -1125,7 +1165,10 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
   form_add(&form, "client_id", l.client_id);
   form_add(&form, "code_verifier", verifier);
   form_add(&form, "resource", l.resource);
-  if (token_request(l.as.token_endpoint, form.data, l.client_id, l.client_secret, &t, err) < 0)
+  t.token_auth_method = xstrdup(zoauth_token_auth_method(
+      l.registered_auth_method, l.as.token_auth_methods, l.client_secret != NULL));
+  if (token_request(l.as.token_endpoint, form.data, l.client_id, l.client_secret,
+                    t.token_auth_method, &t, err) < 0)
     goto out;
   t.client_id = steal_pointer(&l.client_id);
   t.client_secret = steal_pointer(&l.client_secret);

@@ -85,7 +85,24 @@ typedef struct zoauth_as_md {
   char *registration_endpoint;   /* NULL when dynamic registration is not offered */
   bool s256;                     /* code_challenge_methods_supported lists S256 (or is absent) */
   bool methods_listed;           /* code_challenge_methods_supported was present */
+  unsigned token_auth_methods;   /* token_endpoint_auth_methods_supported as ZOAUTH_AUTH_*
+                                  * bits; 0 when absent (or naming none zero knows) */
 } zoauth_as_md;
+
+/* Token endpoint client authentication methods (RFC 7591 §2 names). */
+#define ZOAUTH_AUTH_BASIC 1u /* client_secret_basic: HTTP Basic with id and secret */
+#define ZOAUTH_AUTH_POST 2u  /* client_secret_post: both in the form body */
+#define ZOAUTH_AUTH_NONE 4u  /* none: a public client, client_id in the form only */
+
+/* The method to authenticate to the token endpoint with: "none" without a
+ * secret; else the one the registration answer named (registered, may be
+ * NULL) when zero knows it; else, from what the issuer lists (supported,
+ * ZOAUTH_AUTH_* bits), client_secret_basic when listed or nothing is listed
+ * (RFC 8414's default), client_secret_post when that is and Basic is not,
+ * none when only none is. Returns one of
+ * "client_secret_basic", "client_secret_post", "none" (static strings). */
+const char *zoauth_token_auth_method(const char *registered, unsigned supported,
+                                     bool has_secret);
 /* Fails when the document is not an object, lacks either endpoint, names an
  * issuer other than expected_issuer (when given), or lists PKCE methods
  * without S256. */
@@ -122,6 +139,8 @@ typedef struct zoauth_tokens {
   int64_t obtained_at;   /* when the access token was issued (unix seconds) */
   char *client_id;
   char *client_secret;   /* may be NULL */
+  char *token_auth_method; /* how the token endpoint is told who we are; NULL = choose as
+                            * zoauth_token_auth_method does with nothing listed */
   char *token_endpoint;
   char *resource;        /* the RFC 8707 resource the tokens are for */
   char *server_url;      /* the MCP server URL they were obtained for */

@@ -118,6 +118,33 @@ static void test_as_metadata(void **state) {
   zoauth_as_md_release(&md);
   const char *noep = "{\"authorization_endpoint\":\"https://a/x\"}";
   assert_int_equal(zoauth_parse_as_md(noep, strlen(noep), NULL, &md, &e2), -1);
+  /* token_endpoint_auth_methods_supported: the names zero knows, as bits. */
+  const char *post = "{\"authorization_endpoint\":\"https://a/x\",\"token_endpoint\":"
+                     "\"https://a/y\",\"token_endpoint_auth_methods_supported\":"
+                     "[\"private_key_jwt\",\"client_secret_post\",7]}";
+  assert_int_equal(zoauth_parse_as_md(post, strlen(post), NULL, &md, &err), 0);
+  assert_int_equal(md.token_auth_methods, ZOAUTH_AUTH_POST);
+  zoauth_as_md_release(&md);
+}
+
+/* How zero authenticates to the token endpoint: no secret, no
+ * authentication; what registration named wins; else what the issuer lists,
+ * Basic when it lists it or nothing (RFC 8414's default). */
+static void test_token_endpoint_auth_method(void **state) {
+  (void)state;
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_BASIC, false), "none");
+  assert_string_equal(zoauth_token_auth_method("client_secret_post", 0, false), "none");
+  assert_string_equal(zoauth_token_auth_method("client_secret_post", ZOAUTH_AUTH_BASIC, true),
+                      "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method("none", ZOAUTH_AUTH_BASIC, true), "none");
+  assert_string_equal(zoauth_token_auth_method("private_key_jwt", ZOAUTH_AUTH_POST, true),
+                      "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method(NULL, 0, true), "client_secret_basic");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST, true),
+                      "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST | ZOAUTH_AUTH_BASIC, true),
+                      "client_secret_basic");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_NONE, true), "none");
 }
 
 static void test_well_known_urls(void **state) {
@@ -256,6 +283,7 @@ int main(void) {
       cmocka_unit_test(test_challenge_params),
       cmocka_unit_test(test_resource_metadata),
       cmocka_unit_test(test_as_metadata),
+      cmocka_unit_test(test_token_endpoint_auth_method),
       cmocka_unit_test(test_well_known_urls),
       cmocka_unit_test(test_token_response_and_refresh_time),
       cmocka_unit_test(test_token_store_is_private_and_bound_to_the_url),
