@@ -827,12 +827,19 @@ static int discover_issuer(login *l, zerr *err) {
   char **urls = zoauth_as_md_urls(issuer);
   if (!urls)
     return zerr_set(err, ZE_CONFIG, "the authorization server %s is not an http(s) URL", issuer);
+  /* An issuer someone named (the config, the resource metadata) must be the
+   * one the metadata names (RFC 8414 §3.3, against mix-ups). The server's
+   * own origin, used when nothing names one (revision 2025-03-26), is only
+   * where to look: the metadata it serves names the issuer, with the same
+   * trust as the server itself (its endpoints are checked below all the same). */
+  const char *expected_issuer = fallback_issuer ? NULL : issuer;
   int rc = 1;
   for (char **u = urls; *u && rc == 1; u++) {
     fetch f;
     zerr e = ZERR_INIT;
     if (get_json(*u, &f, &e) < 0) continue;
-    rc = zoauth_parse_as_md(f.body.data ? f.body.data : "", f.body.len, issuer, &l->as, err);
+    rc = zoauth_parse_as_md(f.body.data ? f.body.data : "", f.body.len, expected_issuer, &l->as,
+                            err);
     fetch_release(&f);
     if (rc < 0) zerr_prefix(err, "%s", *u);
     else note(l, "Authorization-server metadata: %s", *u);
