@@ -634,6 +634,18 @@ static int resume_reply(http_t *h, char **last_id, unsigned before, int timeout_
   }
 }
 
+/* The last reply was a 403 whose challenge says error="insufficient_scope"
+ * (MCP scope step-up): the scopes it names are remembered for the next
+ * login (oauth/oauth.h zoauth_remember_step_up). */
+static bool step_up_needed(http_t *h) {
+  cleanup_free char *error = zoauth_challenge_param(h->www_auth, "error");
+  if (!error || strcmp(error, "insufficient_scope") != 0) return false;
+  cleanup_free char *scope = zoauth_challenge_param(h->www_auth, "scope");
+  zerr ignore = ZERR_INIT;
+  if (scope) (void)zoauth_remember_step_up(h->cfg->name, scope, &ignore);
+  return true;
+}
+
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
   if (h->in_post) return nested_send(h, msg, len, err);
@@ -652,6 +664,8 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
                        .on_header = post_on_header, .header_ud = h};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zbuf_reset(&h->body);
+  free(h->www_auth); /* this reply's challenge, not an older one */
+  h->www_auth = NULL;
   h->body_too_large = false;
   h->deliver_rc = 0;
   h->sse_init = false;
@@ -684,6 +698,12 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
     rc = zerr_set(err, ZE_INVALID, "MCP server \"%s\" sent an invalid message", h->cfg->name);
   } else if (rc < 0) {
     zerr_prefix(err, "MCP server \"%s\"", h->cfg->name);
+  } else if (resp.status == 403 && !own_authorization(h->cfg) &&
+             h->cfg->auth != ZMCP_AUTH_NONE && step_up_needed(h)) {
+    rc = zerr_set(err, ZE_PROVIDER,
+                  "MCP server \"%s\" (%s) needs more OAuth scope than its token has (HTTP 403 "
+                  "insufficient_scope); run `zero mcp login %s` to grant it, then rerun",
+                  h->cfg->name, h->cfg->url, h->cfg->name);
   } else if ((resp.status == 401 || resp.status == 403) && !own_authorization(h->cfg) &&
              h->cfg->auth != ZMCP_AUTH_NONE) {
     rc = zerr_set(err, ZE_PROVIDER,

@@ -389,6 +389,7 @@ void zoauth_tokens_release(zoauth_tokens *t) {
   free(t->token_endpoint);
   free(t->resource);
   free(t->server_url);
+  free(t->step_up_scope);
   memset(t, 0, sizeof *t);
 }
 
@@ -420,10 +421,10 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
   }
   const char *keys[] = {"access_token", "refresh_token", "token_type", "scope", "client_id",
                         "client_secret", "token_endpoint", "resource", "server_url",
-                        "token_endpoint_auth_method"};
+                        "token_endpoint_auth_method", "step_up_scope"};
   char **dst[] = {&t->access_token, &t->refresh_token, &t->token_type, &t->scope, &t->client_id,
                   &t->client_secret, &t->token_endpoint, &t->resource, &t->server_url,
-                  &t->token_auth_method};
+                  &t->token_auth_method, &t->step_up_scope};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++) set_str(dst[i], zjson_str(doc, keys[i]));
   t->expires_at = zjson_int_or(doc, "expires_at", 0);
   t->obtained_at = zjson_int_or(doc, "obtained_at", 0);
@@ -432,6 +433,45 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
   zsecret_add_value(t->refresh_token);
   zsecret_add_value(t->client_secret);
   return 0;
+}
+
+char *zoauth_scope_union(const char *a, const char *b) {
+  zbuf out = ZBUF_INIT;
+  const char *parts[] = {a, b};
+  for (size_t i = 0; i < ZARRAY_LEN(parts); i++) {
+    for (const char *p = parts[i]; p && *p;) {
+      while (*p == ' ') p++;
+      size_t n = strcspn(p, " ");
+      if (!n) break;
+      bool seen = false;
+      for (const char *q = out.data; q && *q && !seen;) {
+        size_t m = strcspn(q, " ");
+        seen = m == n && !memcmp(q, p, n);
+        q += m + (q[m] == ' ');
+      }
+      if (!seen) {
+        if (out.len) zbuf_addch(&out, ' ');
+        zbuf_add(&out, p, n);
+      }
+      p += n;
+    }
+  }
+  return out.len ? zbuf_detach(&out, NULL) : (zbuf_release(&out), NULL);
+}
+
+/* Adds the scopes ud to the token file's "step_up_scope". */
+static int add_step_up(json_t **doc, void *ud, zerr *err) {
+  if (!json_is_object(*doc) || !zjson_str(*doc, "access_token"))
+    return zerr_set(err, ZE_NOT_FOUND, "no OAuth tokens to widen");
+  cleanup_free char *merged = zoauth_scope_union(zjson_str(*doc, "step_up_scope"), ud);
+  if (merged) json_object_set_new(*doc, "step_up_scope", json_string(merged));
+  return 0;
+}
+
+int zoauth_remember_step_up(const char *server, const char *scope, zerr *err) {
+  cleanup_free char *path = zoauth_token_path(server);
+  if (!zfs_exists(path)) return zerr_set(err, ZE_NOT_FOUND, "no OAuth tokens for \"%s\"", server);
+  return zjson_update_file(path, JSON_PRESERVE_ORDER, 0600, add_step_up, (void *)scope, err);
 }
 
 /* The token file's new content: the whole document is this login's. */
@@ -446,10 +486,10 @@ int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err) {
   json_t *doc = json_object();
   const char *keys[] = {"server_url", "resource", "token_endpoint", "client_id", "client_secret",
                         "token_endpoint_auth_method", "token_type", "access_token",
-                        "refresh_token", "scope"};
+                        "refresh_token", "scope", "step_up_scope"};
   const char *vals[] = {t->server_url, t->resource, t->token_endpoint, t->client_id,
                         t->client_secret, t->token_auth_method, t->token_type, t->access_token,
-                        t->refresh_token, t->scope};
+                        t->refresh_token, t->scope, t->step_up_scope};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++)
     if (vals[i]) json_object_set_new(doc, keys[i], json_string(vals[i]));
   if (t->expires_at) json_object_set_new(doc, "expires_at", json_integer(t->expires_at));
@@ -894,6 +934,18 @@ static int pick_resource(login *l, zerr *err) {
   }
   l->scope = s.len ? zbuf_detach(&s, NULL) : NULL;
   zbuf_release(&s);
+  /* Step-up: what a 403 insufficient_scope asked for since the last login
+   * (kept in the token file for this URL) is asked for too. */
+  zoauth_tokens old;
+  zerr ignore = ZERR_INIT;
+  if (zoauth_tokens_load(l->cfg->name, &old, &ignore) == 0) {
+    if (old.step_up_scope && old.server_url && !strcmp(old.server_url, l->cfg->url)) {
+      cleanup_free char *had = zoauth_scope_union(l->scope, old.scope);
+      free(l->scope);
+      l->scope = zoauth_scope_union(had, old.step_up_scope);
+    }
+    zoauth_tokens_release(&old);
+  }
   return 0;
 }
 

@@ -144,6 +144,8 @@ typedef struct zoauth_tokens {
   char *token_endpoint;
   char *resource;        /* the RFC 8707 resource the tokens are for */
   char *server_url;      /* the MCP server URL they were obtained for */
+  char *step_up_scope;   /* scopes a 403 insufficient_scope asked for (may be NULL): the
+                          * next login asks for them too (zoauth_remember_step_up) */
 } zoauth_tokens;
 
 /* Reads a token endpoint answer into t (access_token, token_type Bearer,
@@ -162,6 +164,17 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err);
 int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err);
 /* Returns 1 when a file was removed, 0 when there was none. */
 int zoauth_tokens_delete(const char *server, zerr *err);
+
+/* The space-separated scopes of a, then those of b not in a (either may be
+ * NULL); NULL when both are empty. Caller frees. */
+char *zoauth_scope_union(const char *a, const char *b);
+
+/* A server answered 403 with WWW-Authenticate error="insufficient_scope",
+ * scope="…" (MCP scope step-up): records those scopes in the server's token
+ * file (a locked update; the tokens stay), so that the next `zero mcp
+ * login` asks for them together with the ones it has. -1 with err when the
+ * server has no token file. */
+int zoauth_remember_step_up(const char *server, const char *scope, zerr *err);
 
 /* When t should be refreshed: ZOAUTH_REFRESH_MARGIN_S before expiry, or
  * half its lifetime before for short-lived tokens (so they are not refreshed

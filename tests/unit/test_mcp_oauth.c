@@ -200,6 +200,46 @@ static void test_token_response_and_refresh_time(void **state) {
   zoauth_tokens_release(&t);
 }
 
+/* Scope step-up: unions keep order and drop repeats; a 403's scopes are
+ * remembered in the token file (which keeps its tokens and its mode). */
+static void test_scope_union_and_step_up(void **state) {
+  (void)state;
+  cleanup_free char *u1 = zoauth_scope_union("a b", " b  c a d");
+  assert_string_equal(u1, "a b c d");
+  cleanup_free char *u2 = zoauth_scope_union(NULL, "x");
+  assert_string_equal(u2, "x");
+  assert_null(zoauth_scope_union(NULL, "  "));
+  char dir[] = "/tmp/zero-oauth-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  setenv("XDG_CONFIG_HOME", dir, 1);
+  zerr err = ZERR_INIT;
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:write", &err), -1); /* no tokens yet */
+  zoauth_tokens t = {.access_token = "tok", .token_type = "Bearer", .scope = "mcp:basic",
+                     .server_url = "http://127.0.0.1:9/mcp"};
+  assert_int_equal(zoauth_tokens_save("s", &t, &err), 0);
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:basic mcp:write", &err), 0);
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:admin", &err), 0);
+  zoauth_tokens got;
+  assert_int_equal(zoauth_tokens_load("s", &got, &err), 0);
+  assert_string_equal(got.access_token, "tok");
+  assert_string_equal(got.step_up_scope, "mcp:basic mcp:write mcp:admin");
+  zoauth_tokens_release(&got);
+  cleanup_free char *path = zoauth_token_path("s");
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(zoauth_tokens_delete("s", &err), 1);
+  char lock[PATH_MAX];
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  unlink(lock);
+  cleanup_free char *sub = xstrdup(path);
+  *strrchr(sub, '/') = '\0';
+  rmdir(sub);
+  *strrchr(sub, '/') = '\0';
+  rmdir(sub);
+  rmdir(dir);
+}
+
 static void test_token_store_is_private_and_bound_to_the_url(void **state) {
   (void)state;
   char dir[] = "/tmp/zero-oauth-XXXXXX";
@@ -284,6 +324,7 @@ int main(void) {
       cmocka_unit_test(test_resource_metadata),
       cmocka_unit_test(test_as_metadata),
       cmocka_unit_test(test_token_endpoint_auth_method),
+      cmocka_unit_test(test_scope_union_and_step_up),
       cmocka_unit_test(test_well_known_urls),
       cmocka_unit_test(test_token_response_and_refresh_time),
       cmocka_unit_test(test_token_store_is_private_and_bound_to_the_url),
