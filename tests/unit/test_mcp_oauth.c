@@ -229,7 +229,7 @@ static void test_scope_union_and_step_up(void **state) {
   assert_int_equal(stat(path, &st), 0);
   assert_int_equal(st.st_mode & 0777, 0600);
   assert_int_equal(zoauth_tokens_delete("s", &err), 1);
-  char lock[PATH_MAX];
+  char lock[4096];
   snprintf(lock, sizeof lock, "%s.lock", path);
   unlink(lock);
   cleanup_free char *sub = xstrdup(path);
