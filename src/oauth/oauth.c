@@ -237,6 +237,7 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
     out->authorization_endpoint = xstrdup(authz);
     out->token_endpoint = xstrdup(token);
     out->registration_endpoint = is_http_url(reg) ? xstrdup(reg) : NULL;
+    out->cimd = json_is_true(json_object_get(doc, "client_id_metadata_document_supported"));
     size_t i;
     json_t *m;
     json_array_foreach(auth_methods, i, m) {
@@ -953,6 +954,19 @@ static int register_client(login *l, zerr *err) {
   if (l->cfg->oauth.client_id) {
     l->client_id = xstrdup(l->cfg->oauth.client_id);
     l->client_secret = l->cfg->oauth.client_secret ? xstrdup(l->cfg->oauth.client_secret) : NULL;
+    return 0;
+  }
+  const char *cimd = l->cfg->oauth.client_metadata_url;
+  if (cimd && l->as.cimd) {
+    /* The document's URL is the client id (draft-ietf-oauth-client-id-metadata-document):
+     * the issuer fetches it, so it must be https with a path. */
+    if (strncmp(cimd, "https://", 8) != 0 || !strchr(cimd + 8, '/'))
+      return zerr_set(err, ZE_CONFIG,
+                      "\"oauth.clientMetadataURL\" of MCP server \"%s\" must be an https URL "
+                      "with a path (the issuer fetches the client's metadata there): %s",
+                      l->cfg->name, cimd);
+    l->client_id = xstrdup(cimd);
+    note(l, "Client id: the metadata document %s", cimd);
     return 0;
   }
   if (!l->as.registration_endpoint)

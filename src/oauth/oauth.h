@@ -13,9 +13,11 @@
  *      (revision 2025-03-26), and an issuer without metadata to
  *      /authorize, /token, /register there. Endpoints set in the config's
  *      "oauth" object skip discovery.
- *   2. Registration. With no configured clientID, the client registers
- *      itself where the issuer offers dynamic registration (RFC 7591) as a
- *      public client (token_endpoint_auth_method "none").
+ *   2. Registration. With no configured clientID: where the issuer supports
+ *      Client ID Metadata Documents and oauth.clientMetadataURL is set, that
+ *      https URL is the client_id (no registration); else the client
+ *      registers itself where the issuer offers dynamic registration (RFC
+ *      7591) as a public client (token_endpoint_auth_method "none").
  *   3. Authorization code with PKCE (RFC 7636, S256 only; an issuer whose
  *      metadata lists methods without S256 is refused), a random state
  *      checked on return, the RFC 8707 "resource" parameter, and the
@@ -85,6 +87,8 @@ typedef struct zoauth_as_md {
   char *registration_endpoint;   /* NULL when dynamic registration is not offered */
   bool s256;                     /* code_challenge_methods_supported lists S256 (or is absent) */
   bool methods_listed;           /* code_challenge_methods_supported was present */
+  bool cimd;                     /* client_id_metadata_document_supported: a client_id may
+                                  * be the https URL of the client's metadata document */
   unsigned token_auth_methods;   /* token_endpoint_auth_methods_supported as ZOAUTH_AUTH_*
                                   * bits; 0 when absent (or naming none zero knows) */
 } zoauth_as_md;

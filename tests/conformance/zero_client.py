@@ -21,6 +21,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZERO = os.environ.get("ZERO_BIN") or os.path.join(HERE, "..", "..", "build", "zero")
 NAME = "conf"
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
 
 
 T0 = time.monotonic()
@@ -62,7 +63,10 @@ class Client:
         r = self.zero("mcp", "add", NAME, "--url", self.url)
         if r.returncode != 0:
             return False
-        oauth = {}
+        # The Client ID Metadata Document the suite's issuers accept (the
+        # suite's own clients use this URL); zero uses it where an issuer
+        # advertises client_id_metadata_document_supported.
+        oauth = {"clientMetadataURL": CIMD_URL}
         if context.get("client_id"):
             oauth["clientID"] = context["client_id"]
         if context.get("client_secret"):

@@ -124,6 +124,12 @@ static void test_as_metadata(void **state) {
                      "[\"private_key_jwt\",\"client_secret_post\",7]}";
   assert_int_equal(zoauth_parse_as_md(post, strlen(post), NULL, &md, &err), 0);
   assert_int_equal(md.token_auth_methods, ZOAUTH_AUTH_POST);
+  assert_false(md.cimd);
+  zoauth_as_md_release(&md);
+  const char *cimd = "{\"authorization_endpoint\":\"https://a/x\",\"token_endpoint\":"
+                     "\"https://a/y\",\"client_id_metadata_document_supported\":true}";
+  assert_int_equal(zoauth_parse_as_md(cimd, strlen(cimd), NULL, &md, &err), 0);
+  assert_true(md.cimd);
   zoauth_as_md_release(&md);
 }
 
@@ -289,7 +295,8 @@ static void test_config_auth_and_oauth_keys(void **state) {
   json_t *o = json_loads("{\"url\":\"https://x/mcp\",\"auth\":\"oauth\",\"oauth\":{\"clientID\":"
                          "\"cid\",\"clientSecret\":\"sec\",\"scopes\":[\"a\",\"b\"],"
                          "\"authorizationEndpoint\":\"https://x/authorize\",\"tokenEndpoint\":"
-                         "\"https://x/token\",\"issuerURL\":\"https://x\"}}",
+                         "\"https://x/token\",\"issuerURL\":\"https://x\",\"clientMetadataURL\":"
+                         "\"https://zero.example/client.json\"}}",
                          0, &je);
   zmcp_server_cfg s;
   zerr err = ZERR_INIT;
@@ -301,6 +308,7 @@ static void test_config_auth_and_oauth_keys(void **state) {
   assert_null(s.oauth.scopes[2]);
   assert_string_equal(s.oauth.token_endpoint, "https://x/token");
   assert_null(s.oauth.registration_endpoint);
+  assert_string_equal(s.oauth.client_metadata_url, "https://zero.example/client.json");
   zmcp_server_cfg_release(&s);
   json_decref(o);
   const char *bad[] = {"{\"url\":\"https://x\",\"auth\":\"kerberos\"}",
