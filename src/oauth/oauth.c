@@ -238,6 +238,15 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
     out->token_endpoint = xstrdup(token);
     out->registration_endpoint = is_http_url(reg) ? xstrdup(reg) : NULL;
     out->cimd = json_is_true(json_object_get(doc, "client_id_metadata_document_supported"));
+    bool code = false, cc = false;
+    size_t g;
+    json_t *grant;
+    json_array_foreach(json_object_get(doc, "grant_types_supported"), g, grant) {
+      const char *name = json_string_value(grant);
+      code = code || (name && !strcmp(name, "authorization_code"));
+      cc = cc || (name && !strcmp(name, "client_credentials"));
+    }
+    out->client_credentials_only = cc && !code;
     size_t i;
     json_t *m;
     json_array_foreach(auth_methods, i, m) {
@@ -391,6 +400,7 @@ void zoauth_tokens_release(zoauth_tokens *t) {
   free(t->resource);
   free(t->server_url);
   free(t->step_up_scope);
+  free(t->grant_type);
   memset(t, 0, sizeof *t);
 }
 
@@ -422,10 +432,10 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
   }
   const char *keys[] = {"access_token", "refresh_token", "token_type", "scope", "client_id",
                         "client_secret", "token_endpoint", "resource", "server_url",
-                        "token_endpoint_auth_method", "step_up_scope"};
+                        "token_endpoint_auth_method", "step_up_scope", "grant_type"};
   char **dst[] = {&t->access_token, &t->refresh_token, &t->token_type, &t->scope, &t->client_id,
                   &t->client_secret, &t->token_endpoint, &t->resource, &t->server_url,
-                  &t->token_auth_method, &t->step_up_scope};
+                  &t->token_auth_method, &t->step_up_scope, &t->grant_type};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++) set_str(dst[i], zjson_str(doc, keys[i]));
   t->expires_at = zjson_int_or(doc, "expires_at", 0);
   t->obtained_at = zjson_int_or(doc, "obtained_at", 0);
@@ -487,10 +497,10 @@ int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err) {
   json_t *doc = json_object();
   const char *keys[] = {"server_url", "resource", "token_endpoint", "client_id", "client_secret",
                         "token_endpoint_auth_method", "token_type", "access_token",
-                        "refresh_token", "scope", "step_up_scope"};
+                        "refresh_token", "scope", "step_up_scope", "grant_type"};
   const char *vals[] = {t->server_url, t->resource, t->token_endpoint, t->client_id,
                         t->client_secret, t->token_auth_method, t->token_type, t->access_token,
-                        t->refresh_token, t->scope, t->step_up_scope};
+                        t->refresh_token, t->scope, t->step_up_scope, t->grant_type};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++)
     if (vals[i]) json_object_set_new(doc, keys[i], json_string(vals[i]));
   if (t->expires_at) json_object_set_new(doc, "expires_at", json_integer(t->expires_at));
@@ -680,13 +690,23 @@ static int token_request(const char *endpoint, const char *form_in, const char *
 
 /* ---- bearer (refresh) ------------------------------------------------------------ */
 
+static bool is_client_credentials(const zoauth_tokens *t) {
+  return t->grant_type && !strcmp(t->grant_type, "client_credentials") && t->client_secret;
+}
+
 static int refresh(const char *server, zoauth_tokens *t, zerr *err) {
   /* The stored endpoint is checked again: the token file may be older than
    * this rule, or edited. */
   if (zoauth_check_credential_url("token endpoint", t->token_endpoint, server, err) < 0) return -1;
   zbuf form = ZBUF_INIT;
-  form_add(&form, "grant_type", "refresh_token");
-  form_add(&form, "refresh_token", t->refresh_token);
+  if (is_client_credentials(t)) {
+    /* No user took part: the same grant again gives a new token. */
+    form_add(&form, "grant_type", "client_credentials");
+    form_add(&form, "scope", t->scope);
+  } else {
+    form_add(&form, "grant_type", "refresh_token");
+    form_add(&form, "refresh_token", t->refresh_token);
+  }
   form_add(&form, "client_id", t->client_id);
   form_add(&form, "resource", t->resource);
   int rc = token_request(t->token_endpoint, form.data, t->client_id, t->client_secret,
@@ -733,7 +753,7 @@ int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *refresh_at,
   }
   int64_t now = (int64_t)time(NULL);
   if (t.expires_at && zoauth_refresh_at(&t) <= now) {
-    if (!t.refresh_token || !t.token_endpoint) {
+    if ((!t.refresh_token && !is_client_credentials(&t)) || !t.token_endpoint) {
       zoauth_tokens_release(&t);
       return zerr_set(err, ZE_PROVIDER,
                       "the OAuth token of MCP server \"%s\" has expired and cannot be "
@@ -1164,6 +1184,35 @@ static void login_release(login *l) {
   free(l->redirect_uri);
 }
 
+/* The client-credentials grant (RFC 6749 §4.4; MCP SEP-1046): the
+ * configured client asks for a token itself, no browser, and the tokens are
+ * saved marked so that they are renewed the same way. */
+static int client_credentials_login(login *l, zerr *err) {
+  const zmcp_server_cfg *cfg = l->cfg;
+  zoauth_tokens t = {0};
+  zbuf form = ZBUF_INIT;
+  form_add(&form, "grant_type", "client_credentials");
+  form_add(&form, "scope", l->scope);
+  form_add(&form, "resource", l->resource);
+  t.token_auth_method = xstrdup(zoauth_token_auth_method(NULL, l->as.token_auth_methods, true));
+  int rc = token_request(l->as.token_endpoint, form.data, cfg->oauth.client_id,
+                         cfg->oauth.client_secret, t.token_auth_method, &t, err);
+  zbuf_release(&form);
+  if (rc == 0) {
+    note(l, "Client-credentials grant: no browser needed");
+    t.grant_type = xstrdup("client_credentials");
+    t.client_id = xstrdup(cfg->oauth.client_id);
+    t.client_secret = xstrdup(cfg->oauth.client_secret);
+    t.token_endpoint = xstrdup(l->as.token_endpoint);
+    t.resource = xstrdup(l->resource);
+    t.server_url = xstrdup(cfg->url);
+    if (!t.scope && l->scope) t.scope = xstrdup(l->scope);
+    rc = zoauth_tokens_save(cfg->name, &t, err);
+  }
+  zoauth_tokens_release(&t);
+  return rc;
+}
+
 int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *err) {
   if (cfg->type == ZMCP_STDIO || !cfg->url)
     return zerr_set(err, ZE_USAGE,
@@ -1202,6 +1251,10 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
                                   cfg->name, err) < 0 ||
       zoauth_check_credential_url("token endpoint", l.as.token_endpoint, cfg->name, err) < 0)
     goto out;
+  if (l.as.client_credentials_only && cfg->oauth.client_id && cfg->oauth.client_secret) {
+    rc = client_credentials_login(&l, err);
+    goto out;
+  }
   int port = 0;
   if ((lfd = listen_loopback(&port, err)) < 0) goto out;
   zbuf_addf(&url, "http://127.0.0.1:%d/callback", port);

@@ -18,6 +18,9 @@
  *      https URL is the client_id (no registration); else the client
  *      registers itself where the issuer offers dynamic registration (RFC
  *      7591) as a public client (token_endpoint_auth_method "none").
+ *      An issuer that offers only the client-credentials grant (machine to
+ *      machine, SEP-1046) with a configured clientID and clientSecret gets
+ *      that grant instead of steps 3 and 4's code exchange: no browser.
  *   3. Authorization code with PKCE (RFC 7636, S256 only; an issuer whose
  *      metadata lists methods without S256 is refused), a random state
  *      checked on return, the RFC 8707 "resource" parameter, and the
@@ -87,6 +90,8 @@ typedef struct zoauth_as_md {
   char *registration_endpoint;   /* NULL when dynamic registration is not offered */
   bool s256;                     /* code_challenge_methods_supported lists S256 (or is absent) */
   bool methods_listed;           /* code_challenge_methods_supported was present */
+  bool client_credentials_only;  /* grant_types_supported lists client_credentials and not
+                                  * authorization_code: a machine-to-machine issuer */
   bool cimd;                     /* client_id_metadata_document_supported: a client_id may
                                   * be the https URL of the client's metadata document */
   unsigned token_auth_methods;   /* token_endpoint_auth_methods_supported as ZOAUTH_AUTH_*
@@ -148,6 +153,8 @@ typedef struct zoauth_tokens {
   char *token_endpoint;
   char *resource;        /* the RFC 8707 resource the tokens are for */
   char *server_url;      /* the MCP server URL they were obtained for */
+  char *grant_type;      /* "client_credentials" when no user took part: such tokens are
+                          * renewed with that grant, not a refresh token; else NULL */
   char *step_up_scope;   /* scopes a 403 insufficient_scope asked for (may be NULL): the
                           * next login asks for them too (zoauth_remember_step_up) */
 } zoauth_tokens;

@@ -29,7 +29,6 @@ import harness  # noqa: E402
 EXPECTED_FAILURES = {
     "elicitation-sep1034-client-defaults": "elicitation requests are not answered yet",
     "auth/client-credentials-jwt": "no client-credentials grant (private_key_jwt)",
-    "auth/client-credentials-basic": "no client-credentials grant",
     "auth/cross-app-access-complete-flow": "no cross-app access (token exchange, jwt-bearer)",
 }
 

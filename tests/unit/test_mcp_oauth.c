@@ -125,11 +125,14 @@ static void test_as_metadata(void **state) {
   assert_int_equal(zoauth_parse_as_md(post, strlen(post), NULL, &md, &err), 0);
   assert_int_equal(md.token_auth_methods, ZOAUTH_AUTH_POST);
   assert_false(md.cimd);
+  assert_false(md.client_credentials_only);
   zoauth_as_md_release(&md);
   const char *cimd = "{\"authorization_endpoint\":\"https://a/x\",\"token_endpoint\":"
-                     "\"https://a/y\",\"client_id_metadata_document_supported\":true}";
+                     "\"https://a/y\",\"client_id_metadata_document_supported\":true,"
+                     "\"grant_types_supported\":[\"client_credentials\"]}";
   assert_int_equal(zoauth_parse_as_md(cimd, strlen(cimd), NULL, &md, &err), 0);
   assert_true(md.cimd);
+  assert_true(md.client_credentials_only); /* a machine-to-machine issuer */
   zoauth_as_md_release(&md);
 }
 
