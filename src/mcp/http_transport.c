@@ -646,6 +646,15 @@ static bool step_up_needed(http_t *h) {
   return true;
 }
 
+/* While a request waits for its reply, what the event stream brings is
+ * taken in: a server may ask something there (elicitation, sampling, …) and
+ * answer the request only once it has our answer. */
+static void post_on_wake(void *ud) {
+  http_t *h = ud;
+  zerr ignore = ZERR_INIT;
+  if (drain_queue(h, &ignore) < 0 && !h->deliver_rc) h->deliver_rc = -1;
+}
+
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
   http_t *h = (http_t *)t;
   if (h->in_post) return nested_send(h, msg, len, err);
@@ -661,7 +670,9 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
                        .body = msg, .body_len = len,
                        .idle_timeout_ms = timeout_ms > 0 ? timeout_ms : 300000,
                        .total_timeout_ms = farewell ? 2000 : 0, .ignore_cancel = farewell,
-                       .on_header = post_on_header, .header_ud = h};
+                       .on_header = post_on_header, .header_ud = h,
+                       .wake_fd = h->thread_started ? h->wake[0] : -1,
+                       .on_wake = post_on_wake, .wake_ud = h};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zbuf_reset(&h->body);
   free(h->www_auth); /* this reply's challenge, not an older one */

@@ -145,10 +145,10 @@ def main():
         for t in tools:
             name = t.get("name")
             args = json.dumps(sample_arguments(t.get("inputSchema")))
-            r = c.zero("mcp", "call", NAME, name, args, timeout=120)
+            r = c.zero("mcp", "call", NAME, name, args, "--accept-defaults", timeout=120)
             if r.returncode == 3 and "zero mcp login" in r.stderr and c.login():
                 # As a user does when told to log in again (a wider scope).
-                r = c.zero("mcp", "call", NAME, name, args, timeout=120)
+                r = c.zero("mcp", "call", NAME, name, args, "--accept-defaults", timeout=120)
             ok = ok and r.returncode in (0, 1)
         return 0 if ok else 1
     finally:

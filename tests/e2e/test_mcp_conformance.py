@@ -27,7 +27,6 @@ import harness  # noqa: E402
 
 # Client scenarios zero does not pass yet, with what is missing (issue 20).
 EXPECTED_FAILURES = {
-    "elicitation-sep1034-client-defaults": "elicitation requests are not answered yet",
     "auth/client-credentials-jwt": "no client-credentials grant (private_key_jwt)",
     "auth/cross-app-access-complete-flow": "no cross-app access (token exchange, jwt-bearer)",
 }

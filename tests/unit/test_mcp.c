@@ -324,6 +324,30 @@ static void test_stdio_client_handles_server_messages(void **state) {
   rmdir(dir);
 }
 
+/* ---- elicitation ---- */
+
+/* SEP-1034: every property's default is taken; a required property without
+ * one makes the answer a decline (nobody is there to give it). */
+static void test_elicit_accept_defaults(void **state) {
+  (void)state;
+  json_error_t je;
+  json_t *p = json_loads("{\"message\":\"m\",\"requestedSchema\":{\"type\":\"object\","
+                         "\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"J\"},"
+                         "\"age\":{\"type\":\"integer\",\"default\":30},\"x\":{\"type\":"
+                         "\"string\"}},\"required\":[\"name\"]}}", 0, &je);
+  assert_non_null(p);
+  json_t *r = zmcp_elicit_accept_defaults(p);
+  cleanup_free char *s = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+  assert_string_equal(s, "{\"action\":\"accept\",\"content\":{\"age\":30,\"name\":\"J\"}}");
+  json_decref(r);
+  json_array_append_new(json_object_get(json_object_get(p, "requestedSchema"), "required"),
+                        json_string("x"));
+  r = zmcp_elicit_accept_defaults(p);
+  assert_string_equal(json_string_value(json_object_get(r, "action")), "decline");
+  json_decref(r);
+  json_decref(p);
+}
+
 /* ---- workspace trust ---- */
 
 /* 20 zero processes trust 20 workspaces at once: the trust file ends with
@@ -389,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_tool_names_are_model_safe),
       cmocka_unit_test(test_render_result_content_kinds),
       cmocka_unit_test(test_stdio_client_handles_server_messages),
+      cmocka_unit_test(test_elicit_accept_defaults),
       cmocka_unit_test(test_trust_workspace_keeps_concurrent_adds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
