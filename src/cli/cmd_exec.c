@@ -138,7 +138,7 @@ static json_t *list_mcp_tools(const zexec_args *a, zperm_mode mode) {
   zhttp_global_init();
   zerr err = ZERR_INIT;
   zrun_setup rs = ZRUN_SETUP_INIT;
-  rs.offline = a->offline;
+  rs.opts.offline = a->offline;
   zmcp_start_opts o;
   json_t *arr = NULL;
   if (zrun_setup_mcp_outside_run(&rs, a->cwd, a->add_dirs, a->n_add_dirs, mode, &o, &err) == 0) {
@@ -341,10 +341,10 @@ int cmd_exec(int argc, char **argv) {
   zcancel_install();
   zhttp_global_init();
 
-  rs.offline = a.offline;
-  rs.init_session_id = a.init_session_id;
-  rs.reasoning_effort = a.reasoning_effort;
-  rs.disabled_tools = (const char *const *)a.tools_off;
+  rs.opts.offline = a.offline;
+  rs.opts.init_session_id = a.init_session_id;
+  rs.opts.reasoning_effort = a.reasoning_effort;
+  rs.opts.disabled_tools = (const char *const *)a.tools_off;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
       zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
       read_images(&a, images, &err) < 0) {
@@ -378,17 +378,20 @@ int cmd_exec(int argc, char **argv) {
   else if (a.output == ZOUT_JSON) run.sinks[0] = zout_json_new(stdout, run.run_id);
   else run.sinks[0] = zout_text_new(stdout, stderr);
   /* No diag: a recording failure reaches the user as the run's error. */
-  run.sinks[1] = zrecorder_new(rs.session, NULL);
+  run.sinks[1] = zrecorder_new(rs.store.session, NULL);
   zrun_setup_tools(&rs, mode, a.autonomy);
-  run.sinks[2] = ztask_sink_new(&rs.task, rs.plan);
+  run.sinks[2] = ztask_sink_new(&rs.store.task, rs.plan);
   run.nsinks = 3;
 
-  zagent_event start = {.kind = ZAEV_RUN_START, .session_id = rs.session->id,
-                        .cwd = rs.workspace, .provider = rs.rp.name, .model = rs.rp.model,
-                        .api_model = rs.rp.model};
+  zagent_event start = {.kind = ZAEV_RUN_START,
+                        .session_id = rs.store.session->id,
+                        .cwd = rs.workspace,
+                        .provider = rs.model.rp.name,
+                        .model = rs.model.rp.model,
+                        .api_model = rs.model.rp.model};
   emit(&run, &start);
-  if (rs.model_warning) {
-    zagent_event w = {.kind = ZAEV_WARNING, .text = rs.model_warning};
+  if (rs.model.model_warning) {
+    zagent_event w = {.kind = ZAEV_WARNING, .text = rs.model.model_warning};
     emit(&run, &w);
   }
   if (g_prompt_note[0]) {
@@ -411,8 +414,8 @@ int cmd_exec(int argc, char **argv) {
 
   /* A sandbox below full enforcement is said, and recorded in the session. */
   char sb_note[1024];
-  if (mode != ZPERM_UNSAFE && zsb_downgrade_note(&rs.policy, sb_note, sizeof sb_note)) {
-    json_t *state = zsb_state_json(&rs.policy);
+  if (mode != ZPERM_UNSAFE && zsb_downgrade_note(&rs.sandbox.policy, sb_note, sizeof sb_note)) {
+    json_t *state = zsb_state_json(&rs.sandbox.policy);
     zagent_event w = {.kind = ZAEV_WARNING, .text = sb_note, .code = "sandbox_degraded",
                       .meta = state};
     emit(&run, &w);

@@ -93,7 +93,7 @@ int cmd_serve(int argc, char **argv) {
   /* No read-before-overwrite tracking: the client reads files its own way. */
   rs.tools.files = NULL;
   char note[512];
-  if (unsafe && zsb_downgrade_note(&rs.policy, note, sizeof note))
+  if (unsafe && zsb_downgrade_note(&rs.sandbox.policy, note, sizeof note))
     fprintf(stderr, "zero serve: %s\n", note);
   signal(SIGPIPE, SIG_IGN);
   /* The permission module decides every call. With --allow-unsafe-tools the

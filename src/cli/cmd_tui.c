@@ -147,29 +147,30 @@ static int assemble(tui_controller *c, const tui_args *args, zerr *err) {
     return ZEXIT_USAGE;
   }
   if (zrun_setup_provider(&c->rs, &flags, err) < 0 && err->kind == ZE_CONFIG &&
-      c->rs.cfg.n_providers == 0 && !args->provider) {
+      c->rs.model.cfg.n_providers == 0 && !args->provider) {
     /* First run: nothing configured. */
-    char *path = c->rs.cfg.user_path ? xstrdup(c->rs.cfg.user_path) : NULL;
+    char *path = c->rs.model.cfg.user_path ? xstrdup(c->rs.model.cfg.user_path) : NULL;
     int w = path ? tui_setup_wizard(stdin, stdout, path, err) : -1;
     free(path);
     if (w != 0) {
       if (w < 0) fprintf(stderr, "zero: %s\n", err->msg[0] ? err->msg : "setup failed");
       return w < 0 ? ZEXIT_PROVIDER : ZEXIT_SUCCESS;
     }
-    zresolved_provider_release(&c->rs.rp);
-    zconfig_release(&c->rs.cfg);
-    memset(&c->rs.cfg, 0, sizeof c->rs.cfg);
-    memset(&c->rs.rp, 0, sizeof c->rs.rp);
+    zresolved_provider_release(&c->rs.model.rp);
+    zconfig_release(&c->rs.model.cfg);
+    memset(&c->rs.model.cfg, 0, sizeof c->rs.model.cfg);
+    memset(&c->rs.model.rp, 0, sizeof c->rs.model.rp);
     zerr_clear(err);
   }
-  if ((!c->rs.provider && zrun_setup_provider(&c->rs, &flags, err) < 0) ||
-      (args->resume && zrun_setup_session(&c->rs, true, args->resume_id, NULL, &c->conv, NULL, NULL, err) < 0)) {
+  if ((!c->rs.model.provider && zrun_setup_provider(&c->rs, &flags, err) < 0) ||
+      (args->resume &&
+       zrun_setup_session(&c->rs, true, args->resume_id, NULL, &c->conv, NULL, NULL, err) < 0)) {
     fprintf(stderr, "zero: %s\n", err->msg);
     if (err->kind == ZE_CONFIG)
       fprintf(stderr, "Configure a provider first (see docs/config.md), then run zero again.\n");
     return zexit_for_error(err->kind); /* the map zero exec uses: a cancel is 130 */
   }
-  if (!c->rs.session_root) c->rs.session_root = zsession_root();
+  if (!c->rs.store.root) c->rs.store.root = zsession_root();
   return -1;
 }
 
@@ -191,11 +192,11 @@ static void open_view(tui_controller *c, const tui_args *args, const char *theme
   tui_session_attach(c);
   zbuf l = ZBUF_INIT;
   zbuf_addf(&l, "%s%szero%s %s%s · %s · %s%s", c->app.th.accent, c->app.th.bold, c->app.th.reset,
-            c->app.th.muted, c->rs.rp.model, c->rs.workspace,
-            c->rs.session ? "resumed" : "new session", c->app.th.reset);
+            c->app.th.muted, c->rs.model.rp.model, c->rs.workspace,
+            c->rs.store.session ? "resumed" : "new session", c->app.th.reset);
   tw_lines_push(&c->app.commit, tw_truncate(l.data, c->app.width));
   zbuf_release(&l);
-  if (c->rs.session) tui_session_show_tail(c);
+  if (c->rs.store.session) tui_session_show_tail(c);
   /* MCP servers start once, in parallel, through the sandbox spawner; one
    * that fails is a warning line and the session goes on without it. */
   zerr err = ZERR_INIT;
@@ -272,9 +273,9 @@ static void close_view(tui_controller *c) {
     render(c);
   }
   tui_screen_erase_live(&c->app.scr);
-  if (c->rs.session)
+  if (c->rs.store.session)
     zbuf_addf(&c->app.scr.out, "Session %s saved. Continue it with: zero --resume %s\r\n",
-              c->rs.session->id, c->rs.session->id);
+              c->rs.store.session->id, c->rs.store.session->id);
   flush_out(c);
   tui_term_leave();
   tui_app_release(&c->app);

@@ -66,18 +66,20 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   zsb_policy_opts so = {.workspace = s->workspace,
                         .add_dirs = (const char *const *)s->add_dirs,
                         .n_add_dirs = s->n_add_dirs};
-  if (zsb_policy_build(&s->policy, &so, err) < 0) goto fail;
-  if (s->offline) s->policy.network = false; /* --offline wins over sandbox.network */
-  if (zsb_spawner_init(&s->spawner, &s->policy, err) < 0) goto fail;
-  s->have_spawner = true;
+  if (zsb_policy_build(&s->sandbox.policy, &so, err) < 0) goto fail;
+  if (s->opts.offline) s->sandbox.policy.network = false; /* --offline wins over sandbox.network */
+  if (zsb_spawner_init(&s->sandbox.spawner, &s->sandbox.policy, err) < 0) goto fail;
+  s->sandbox.have_spawner = true;
   /* The watchdog of zero's children runs as the small helper when there is
    * one (src/exec/reaper.h). */
   zreaper_set_program(zsb_inner_helper());
   const char *grants_file = getenv("ZERO_GRANTS_FILE");
-  if (zgrants_load(&s->grants, grants_file && *grants_file ? grants_file : NULL, NULL, err) < 0)
+  if (zgrants_load(&s->sandbox.grants, grants_file && *grants_file ? grants_file : NULL, NULL,
+                   err) < 0)
     goto fail;
   /* Saved grants too broad to honour are ignored, and said so. */
-  for (char **w = s->grants.ignored; w && *w; w++) fprintf(stderr, "[zero] WARNING: %s\n", *w);
+  for (char **w = s->sandbox.grants.ignored; w && *w; w++)
+    fprintf(stderr, "[zero] WARNING: %s\n", *w);
   return 0;
 fail:
   if (err->kind != ZE_USAGE) err->kind = ZE_CONFIG;
@@ -111,9 +113,9 @@ int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr 
     free(real);
     return -1;
   }
-  if (s->offline) fresh.network = false;
-  zsb_policy_release(&s->policy);
-  s->policy = fresh; /* in place: the spawner and the engine point at it */
+  if (s->opts.offline) fresh.network = false;
+  zsb_policy_release(&s->sandbox.policy);
+  s->sandbox.policy = fresh; /* in place: the spawner and the engine point at it */
   free(s->add_dirs);
   s->add_dirs = dirs;
   s->n_add_dirs++;
@@ -170,62 +172,65 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
     return zerr_set(err, ZE_USAGE,
                     "ZERO_STREAM_IDLE_TIMEOUT must be a duration such as 300 (seconds), 90s, 5m "
                     "or 500ms, up to 24h (got \"%s\"); fix or unset it", idle);
-  if (zconfig_load(&s->cfg, s->workspace, flags, err) < 0 ||
-      zconfig_resolve_provider_probe(&s->cfg, &s->rp, zrun_probe_local_model, NULL, &note, err) < 0)
+  if (zconfig_load(&s->model.cfg, s->workspace, flags, err) < 0 ||
+      zconfig_resolve_provider_probe(&s->model.cfg, &s->model.rp, zrun_probe_local_model, NULL,
+                                     &note, err) < 0)
     return -1;
-  free(s->model_warning);
-  s->model_warning = NULL;
-  zcli_provider_opts(&s->cfg, &s->rp, &s->popts, &s->model_warning);
+  free(s->model.model_warning);
+  s->model.model_warning = NULL;
+  zcli_provider_opts(&s->model.cfg, &s->model.rp, &s->model.popts, &s->model.model_warning);
   if (note) {
-    if (s->model_warning) {
+    if (s->model.model_warning) {
       zbuf b = ZBUF_INIT;
-      zbuf_addf(&b, "%s; %s", note, s->model_warning);
-      free(s->model_warning);
-      s->model_warning = zbuf_detach(&b, NULL);
+      zbuf_addf(&b, "%s; %s", note, s->model.model_warning);
+      free(s->model.model_warning);
+      s->model.model_warning = zbuf_detach(&b, NULL);
     } else {
-      s->model_warning = note;
+      s->model.model_warning = note;
       note = NULL;
     }
   }
-  if (zcli_check_effort(&s->cfg, s->rp.model, s->reasoning_effort, err) < 0) {
+  if (zcli_check_effort(&s->model.cfg, s->model.rp.model, s->opts.reasoning_effort, err) < 0) {
     err->kind = ZE_USAGE;
     return -1;
   }
-  if (s->reasoning_effort) s->popts.reasoning_effort = s->reasoning_effort; /* -r over config */
+  if (s->opts.reasoning_effort)
+    s->model.popts.reasoning_effort = s->opts.reasoning_effort; /* -r over config */
   /* An effort from ZERO_REASONING_EFFORT or the profile is a standing
    * preference: for a model the registry says cannot take it, it is left
    * out (with a warning) rather than sent to be refused on every request. */
   zerr eff = ZERR_INIT;
-  if (!s->reasoning_effort && s->popts.reasoning_effort &&
-      zcli_check_effort(&s->cfg, s->rp.model, s->popts.reasoning_effort, &eff) < 0) {
+  if (!s->opts.reasoning_effort && s->model.popts.reasoning_effort &&
+      zcli_check_effort(&s->model.cfg, s->model.rp.model, s->model.popts.reasoning_effort, &eff) <
+          0) {
     zmodel_info mi;
-    zmodel_lookup(&s->cfg, s->rp.model, &mi);
+    zmodel_lookup(&s->model.cfg, s->model.rp.model, &mi);
     const char *env_effort = getenv("ZERO_REASONING_EFFORT");
     zbuf b = ZBUF_INIT;
     zbuf_addf(&b, "reasoning effort \"%s\" (%s) is not used with model %s: ",
-              s->popts.reasoning_effort,
+              s->model.popts.reasoning_effort,
               env_effort && *env_effort ? "ZERO_REASONING_EFFORT" : "the profile's reasoningEffort",
-              s->rp.model);
+              s->model.rp.model);
     if (mi.efforts && *mi.efforts)
       zbuf_addf(&b, "its levels are %s", mi.efforts);
     else
       zbuf_addstr(&b, "it has no reasoning-effort control");
-    if (s->model_warning) zbuf_addf(&b, "; %s", s->model_warning);
-    free(s->model_warning);
-    s->model_warning = zbuf_detach(&b, NULL);
-    s->popts.reasoning_effort = NULL;
+    if (s->model.model_warning) zbuf_addf(&b, "; %s", s->model.model_warning);
+    free(s->model.model_warning);
+    s->model.model_warning = zbuf_detach(&b, NULL);
+    s->model.popts.reasoning_effort = NULL;
   }
-  return make_provider(&s->popts, &s->provider, err);
+  return make_provider(&s->model.popts, &s->model.provider, err);
 }
 
 int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err) {
   if (!model || !*model) return zerr_set(err, ZE_USAGE, "name a model, e.g. /model gpt-4.1");
-  zresolved_provider rp = s->rp;
+  zresolved_provider rp = s->model.rp;
   rp.model = xstrdup(model);
   zprov_opts popts;
   char *warning = NULL;
-  zcli_provider_opts(&s->cfg, &rp, &popts, &warning);
-  if (s->reasoning_effort) popts.reasoning_effort = s->reasoning_effort;
+  zcli_provider_opts(&s->model.cfg, &rp, &popts, &warning);
+  if (s->opts.reasoning_effort) popts.reasoning_effort = s->opts.reasoning_effort;
   zprovider *p = NULL;
   if (make_provider(&popts, &p, err) < 0) {
     free(rp.model);
@@ -233,15 +238,15 @@ int zrun_setup_switch_model(zrun_setup *s, const char *model, zerr *err) {
     return -1;
   }
   /* The provider borrows the model string: swap both together. */
-  if (s->provider) zprovider_free(s->provider);
-  free(s->rp.model);
-  s->rp.model = rp.model;
-  s->popts = popts;
-  s->popts.model = s->rp.model;
-  s->provider = p;
-  free(s->model_warning);
-  s->model_warning = warning;
-  if (s->session) zprovider_set_cache_key(s->provider, s->session->id);
+  if (s->model.provider) zprovider_free(s->model.provider);
+  free(s->model.rp.model);
+  s->model.rp.model = rp.model;
+  s->model.popts = popts;
+  s->model.popts.model = s->model.rp.model;
+  s->model.provider = p;
+  free(s->model.model_warning);
+  s->model.model_warning = warning;
+  if (s->store.session) zprovider_set_cache_key(s->model.provider, s->store.session->id);
   return 0;
 }
 
@@ -265,19 +270,19 @@ int zrun_setup_switch_provider(zrun_setup *s, const char *name, zerr *err) {
     zconfig_release(&cfg);
     return -1;
   }
-  if (s->provider) zprovider_free(s->provider);
-  zresolved_provider_release(&s->rp);
-  zconfig_release(&s->cfg);
-  free(s->model_warning);
-  s->cfg = cfg;
-  s->rp = rp;
-  s->provider = p;
-  s->model_warning = warning;
+  if (s->model.provider) zprovider_free(s->model.provider);
+  zresolved_provider_release(&s->model.rp);
+  zconfig_release(&s->model.cfg);
+  free(s->model.model_warning);
+  s->model.cfg = cfg;
+  s->model.rp = rp;
+  s->model.provider = p;
+  s->model.model_warning = warning;
   /* popts borrows from rp: rebuild it against the moved copy. */
   char *again = NULL;
-  zcli_provider_opts(&s->cfg, &s->rp, &s->popts, &again);
+  zcli_provider_opts(&s->model.cfg, &s->model.rp, &s->model.popts, &again);
   free(again);
-  if (s->session) zprovider_set_cache_key(s->provider, s->session->id);
+  if (s->store.session) zprovider_set_cache_key(s->model.provider, s->store.session->id);
   return 0;
 }
 
@@ -288,20 +293,20 @@ void zrun_title_from_prompt(const char *prompt, size_t len, char out[81]) {
 }
 
 static void ensure_task(zrun_setup *s) {
-  if (s->task_ready) return;
-  ztask_init(&s->task);
-  s->task_ready = true;
+  if (s->store.task_ready) return;
+  ztask_init(&s->store.task);
+  s->store.task_ready = true;
 }
 
 int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const char *title,
                        zconv *conv, void (*warn)(void *ud, const char *msg), void *warn_ud,
                        zerr *err) {
-  if (!s->session_root) s->session_root = zsession_root();
+  if (!s->store.root) s->store.root = zsession_root();
   ensure_task(s);
   if (resume) {
-    s->resumed_id = resume_id ? xstrdup(resume_id)
-                              : zsession_latest(s->session_root, s->workspace, err);
-    if (!s->resumed_id) {
+    s->store.resumed_id =
+        resume_id ? xstrdup(resume_id) : zsession_latest(s->store.root, s->workspace, err);
+    if (!s->store.resumed_id) {
       if (!err->msg[0])
         zerr_set(err, ZE_USAGE,
                  "no session to resume in this directory; start one with zero exec \"prompt\" "
@@ -310,32 +315,32 @@ int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const 
       return -1;
     }
     /* Lock first, then read: nobody appends while the history loads. */
-    if (!s->seen_files) s->seen_files = json_array();
-    if (!(s->session = zsession_open(s->session_root, s->resumed_id, err)) ||
-        zsession_load_conv_seen(s->session_root, s->resumed_id, conv, s->seen_files, warn,
+    if (!s->store.seen_files) s->store.seen_files = json_array();
+    if (!(s->store.session = zsession_open(s->store.root, s->store.resumed_id, err)) ||
+        zsession_load_conv_seen(s->store.root, s->store.resumed_id, conv, s->store.seen_files, warn,
                                 warn_ud, err) < 0) {
       err->kind = ZE_USAGE;
       return -1;
     }
-    if (s->session->torn_cut > 0 && warn) {
+    if (s->store.session->torn_cut > 0 && warn) {
       char msg[256];
       snprintf(msg, sizeof msg,
                "session %s: cut a torn last line of %lld bytes (the previous run was stopped "
                "while writing it)",
-               s->session->id, (long long)s->session->torn_cut);
+               s->store.session->id, (long long)s->store.session->torn_cut);
       warn(warn_ud, msg);
     }
-    if (!zsession_kind_resumable(zjson_str(s->session->meta, "sessionKind")))
+    if (!zsession_kind_resumable(zjson_str(s->store.session->meta, "sessionKind")))
       return zerr_set(err, ZE_USAGE,
                       "this is a side session, which cannot be resumed; fork it with zero exec "
                       "--fork ID, or resume its parent");
-    ztask_from_json(&s->task, json_object_get(s->session->meta, "taskState"));
+    ztask_from_json(&s->store.task, json_object_get(s->store.session->meta, "taskState"));
   } else {
-    s->session = zsession_create_with_id(s->session_root, s->init_session_id, s->workspace,
-                                         s->rp.name, s->rp.model, title, err);
-    if (!s->session) {
+    s->store.session = zsession_create_with_id(s->store.root, s->opts.init_session_id, s->workspace,
+                                               s->model.rp.name, s->model.rp.model, title, err);
+    if (!s->store.session) {
       /* A chosen id that is malformed or taken is the caller's to fix. */
-      if (s->init_session_id && (err->kind == ZE_USAGE || err->kind == ZE_INVALID)) {
+      if (s->opts.init_session_id && (err->kind == ZE_USAGE || err->kind == ZE_INVALID)) {
         err->kind = ZE_USAGE;
         return -1;
       }
@@ -343,39 +348,42 @@ int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const 
       snprintf(msg, sizeof msg,
                "cannot create a session in %s (%s); sessions live in $XDG_DATA_HOME/zero/"
                "sessions (default ~/.local/share/zero/sessions): make it writable or point "
-               "XDG_DATA_HOME elsewhere", s->session_root, err->msg);
+               "XDG_DATA_HOME elsewhere",
+               s->store.root, err->msg);
       zerr_set(err, ZE_INTERNAL, "%s", msg);
       return -1;
     }
   }
-  if (s->provider) zprovider_set_cache_key(s->provider, s->session->id);
+  if (s->model.provider) zprovider_set_cache_key(s->model.provider, s->store.session->id);
   return 0;
 }
 
 int zrun_setup_fork(zrun_setup *s, const char *fork_id, zconv *conv,
                     void (*warn)(void *ud, const char *msg), void *warn_ud, zerr *err) {
-  if (!s->session_root) s->session_root = zsession_root();
+  if (!s->store.root) s->store.root = zsession_root();
   ensure_task(s);
-  s->session = zsession_fork(s->session_root, fork_id, 0, "fork", err);
-  if (!s->seen_files) s->seen_files = json_array();
-  if (!s->session || zsession_load_conv_seen(s->session_root, s->session->id, conv,
-                                             s->seen_files, warn, warn_ud, err) < 0) {
+  s->store.session = zsession_fork(s->store.root, fork_id, 0, "fork", err);
+  if (!s->store.seen_files) s->store.seen_files = json_array();
+  if (!s->store.session || zsession_load_conv_seen(s->store.root, s->store.session->id, conv,
+                                                   s->store.seen_files, warn, warn_ud, err) < 0) {
     err->kind = ZE_USAGE;
     return -1;
   }
-  ztask_from_json(&s->task, json_object_get(s->session->meta, "taskState"));
-  if (s->provider) zprovider_set_cache_key(s->provider, s->session->id);
+  ztask_from_json(&s->store.task, json_object_get(s->store.session->meta, "taskState"));
+  if (s->model.provider) zprovider_set_cache_key(s->model.provider, s->store.session->id);
   return 0;
 }
 
 const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode) {
-  zprompt_opts po = {.cwd = s->workspace, .provider = s->rp.name, .model = s->rp.model,
+  zprompt_opts po = {.cwd = s->workspace,
+                     .provider = s->model.rp.name,
+                     .model = s->model.rp.model,
                      .permission_mode = zperm_mode_name(mode)};
-  free(s->system_prompt);
-  json_decref(s->instruction_sources);
-  s->instruction_sources = NULL;
-  s->system_prompt = zprompt_build(&po, &s->instruction_sources);
-  return s->system_prompt;
+  free(s->prompt.system_prompt);
+  json_decref(s->prompt.instruction_sources);
+  s->prompt.instruction_sources = NULL;
+  s->prompt.system_prompt = zprompt_build(&po, &s->prompt.instruction_sources);
+  return s->prompt.system_prompt;
 }
 
 /* The read guard for search tools: a path under a sandbox.denyRead entry
@@ -393,50 +401,55 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
   ensure_task(s);
   if (!s->plan) s->plan = json_array();
   /* Unsafe mode means no confinement at all: commands run as the user. */
-  bool confined = mode != ZPERM_UNSAFE && s->have_spawner;
+  bool confined = mode != ZPERM_UNSAFE && s->sandbox.have_spawner;
   s->tools = (ztool_ctx){.workspace = s->workspace,
                          .add_dirs = (const char *const *)s->add_dirs,
                          .n_add_dirs = s->n_add_dirs,
                          .plan = s->plan,
-                         .spawner = confined ? &s->spawner.base : NULL};
+                         .spawner = confined ? &s->sandbox.spawner.base : NULL};
   if (!s->files) s->files = ztool_files_new();
   s->tools.files = s->files;
   /* A resumed session's earlier reads count: the model has them in its
    * history (each as the file was then; a change since still shows). */
   size_t i;
   json_t *stamp;
-  json_array_foreach(s->seen_files, i, stamp) ztool_files_seed(s->files, stamp);
-  json_decref(s->seen_files);
-  s->seen_files = NULL;
+  json_array_foreach(s->store.seen_files, i, stamp) ztool_files_seed(s->files, stamp);
+  json_decref(s->store.seen_files);
+  s->store.seen_files = NULL;
   /* What a sandboxed command cannot read, the file tools (which run in
    * zero itself) do not read either: denyRead, and unless the mode is unsafe
    * the hidden credentials and zero's config dirs. */
-  zsb_policy_prepare_read_guard(&s->policy, mode != ZPERM_UNSAFE);
-  if (s->policy.read_denied.n)
-    s->tools.read_guard = (ztool_read_guard){
-        .denied = read_denied, .denied_below = read_denied_below, .ud = &s->policy};
-  if (s->rp.model) {
+  zsb_policy_prepare_read_guard(&s->sandbox.policy, mode != ZPERM_UNSAFE);
+  if (s->sandbox.policy.read_denied.n)
+    s->tools.read_guard = (ztool_read_guard){.denied = read_denied,
+                                             .denied_below = read_denied_below,
+                                             .ud = &s->sandbox.policy};
+  if (s->model.rp.model) {
     zmodel_info mi;
-    zmodel_lookup(&s->cfg, s->rp.model, &mi);
+    zmodel_lookup(&s->model.cfg, s->model.rp.model, &mi);
     /* Only a model known to lack vision refuses images; unknown ones may try. */
     s->tools.images_unsupported = mi.known && !mi.images;
   }
-  s->perm = (zperm_engine){.mode = mode, .autonomy = autonomy, .tools = &s->tools,
-                           .policy = &s->policy, .sandbox_active = zsb_active(&s->policy),
-                           .grants = &s->grants, .offline = s->offline,
-                           .disabled_tools = s->disabled_tools};
+  s->perm = (zperm_engine){.mode = mode,
+                           .autonomy = autonomy,
+                           .tools = &s->tools,
+                           .policy = &s->sandbox.policy,
+                           .sandbox_active = zsb_active(&s->sandbox.policy),
+                           .grants = &s->sandbox.grants,
+                           .offline = s->opts.offline,
+                           .disabled_tools = s->opts.disabled_tools};
   /* Checkpoints: every file a tool is about to change is saved first, into
    * the current session (the TUI may have switched sessions since). */
-  if (s->checkpoints && (!s->session || !s->checkpoints_for ||
-                         strcmp(s->checkpoints_for, s->session->id) != 0)) {
+  if (s->checkpoints && (!s->store.session || !s->checkpoints_for ||
+                         strcmp(s->checkpoints_for, s->store.session->id) != 0)) {
     zcheckpointer_free(s->checkpoints);
     s->checkpoints = NULL;
     free(s->checkpoints_for);
     s->checkpoints_for = NULL;
   }
-  if (s->session && !s->checkpoints) {
-    s->checkpoints = zcheckpointer_new(s->session, stderr);
-    s->checkpoints_for = xstrdup(s->session->id);
+  if (s->store.session && !s->checkpoints) {
+    s->checkpoints = zcheckpointer_new(s->store.session, stderr);
+    s->checkpoints_for = xstrdup(s->store.session->id);
   }
   if (s->checkpoints) {
     s->tools.write_hook =
@@ -451,7 +464,7 @@ int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void 
                        .roots = (const char *const *)s->add_dirs,
                        .n_roots = s->n_add_dirs,
                        .spawner = s->tools.spawner,
-                       .grants = &s->grants,
+                       .grants = &s->sandbox.grants,
                        .warn = warn,
                        .warn_ud = warn_ud};
   if (zmcp_manager_start(&s->mcp, &o, err) < 0) {
@@ -466,55 +479,63 @@ int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const
   if (zrun_setup_workspace(s, cwd, add_dirs, n, err) < 0 || zrun_setup_sandbox(s, err) < 0)
     return -1;
   /* The same rule as zrun_setup_tools: unsafe mode means no confinement. */
-  bool confined = mode != ZPERM_UNSAFE && s->have_spawner;
+  bool confined = mode != ZPERM_UNSAFE && s->sandbox.have_spawner;
   *o = (zmcp_start_opts){.workspace = s->workspace,
                          .roots = (const char *const *)s->add_dirs,
                          .n_roots = s->n_add_dirs,
-                         .spawner = confined ? &s->spawner.base : NULL,
+                         .spawner = confined ? &s->sandbox.spawner.base : NULL,
                          .mode = mode,
-                         .grants = &s->grants};
+                         .grants = &s->sandbox.grants};
   return 0;
 }
 
 void zrun_setup_compaction(zrun_setup *s, FILE *diag) {
   ensure_task(s);
-  zcompact_settings_load(&s->compact_settings, s->cfg.user_path, s->cfg.project_path, stderr);
-  const char *cheap_model =
-      zcompact_pick_model(&s->compact_settings, s->rp.kind, s->rp.base_url, s->rp.model);
-  if (cheap_model && !s->cheap_provider) {
-    zprov_opts copts = s->popts;
+  zcompact_settings_load(&s->compaction.settings, s->model.cfg.user_path, s->model.cfg.project_path,
+                         stderr);
+  const char *cheap_model = zcompact_pick_model(&s->compaction.settings, s->model.rp.kind,
+                                                s->model.rp.base_url, s->model.rp.model);
+  if (cheap_model && !s->compaction.cheap_provider) {
+    zprov_opts copts = s->model.popts;
     copts.model = cheap_model;
     zerr cerr = ZERR_INIT;
-    s->cheap_provider = zprovider_new(&copts, &cerr); /* NULL: the main model summarizes */
+    s->compaction.cheap_provider =
+        zprovider_new(&copts, &cerr); /* NULL: the main model summarizes */
   }
-  s->compactor = (zcompactor){
-      .window = zcompact_context_window(&s->compact_settings, &s->cfg, s->rp.model),
-      .main = s->provider, .cheap = s->cheap_provider, .main_model = s->rp.model,
-      .cheap_model = s->cheap_provider ? cheap_model : NULL, .task = &s->task,
-      .instructions = s->instruction_sources, .session = s->session, .diag = diag};
+  s->compaction.compactor =
+      (zcompactor){.window = zcompact_context_window(&s->compaction.settings, &s->model.cfg,
+                                                     s->model.rp.model),
+                   .main = s->model.provider,
+                   .cheap = s->compaction.cheap_provider,
+                   .main_model = s->model.rp.model,
+                   .cheap_model = s->compaction.cheap_provider ? cheap_model : NULL,
+                   .task = &s->store.task,
+                   .instructions = s->prompt.instruction_sources,
+                   .session = s->store.session,
+                   .diag = diag};
 }
 
 void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   /* stream-json "checkpoint" events and tool_result changedFiles */
   s->agent = agent;
   if (s->checkpoints) zcheckpointer_set_notify(s->checkpoints, zagent_checkpoint_taken, agent);
-  agent->provider = s->provider;
-  agent->system_prompt = s->system_prompt;
+  agent->provider = s->model.provider;
+  agent->system_prompt = s->prompt.system_prompt;
   agent->tools = &s->tools;
   agent->perm = &s->perm;
-  agent->max_turns = s->cfg.max_turns;
-  agent->model = s->rp.model;
-  agent->compactor = s->compactor.main ? &s->compactor : NULL;
+  agent->max_turns = s->model.cfg.max_turns;
+  agent->model = s->model.rp.model;
+  agent->compactor = s->compaction.compactor.main ? &s->compaction.compactor : NULL;
   agent->sources = s->mcp.n ? &s->mcp.source : NULL;
   agent->nsources = s->mcp.n ? 1 : 0;
 }
 
 void zrun_setup_save_task(zrun_setup *s) {
-  if (!s->session || !s->task_ready) return;
+  if (!s->store.session || !s->store.task_ready) return;
   zerr terr = ZERR_INIT;
   /* Written with the session's close, without a sync: two fsyncs per run
    * bought nothing the compaction events do not already keep. */
-  zsession_set_meta_deferred(s->session, "taskState", ztask_to_json(&s->task), &terr);
+  zsession_set_meta_deferred(s->store.session, "taskState", ztask_to_json(&s->store.task), &terr);
 }
 
 void zrun_setup_release(zrun_setup *s) {
@@ -522,27 +543,27 @@ void zrun_setup_release(zrun_setup *s) {
   zcheckpointer_free(s->checkpoints);
   free(s->checkpoints_for);
   ztool_files_free(s->files);
-  json_decref(s->seen_files);
-  if (s->cheap_provider) zprovider_free(s->cheap_provider);
-  zcompact_settings_release(&s->compact_settings);
-  if (s->task_ready) ztask_release(&s->task);
-  json_decref(s->instruction_sources);
-  free(s->system_prompt);
+  json_decref(s->store.seen_files);
+  if (s->compaction.cheap_provider) zprovider_free(s->compaction.cheap_provider);
+  zcompact_settings_release(&s->compaction.settings);
+  if (s->store.task_ready) ztask_release(&s->store.task);
+  json_decref(s->prompt.instruction_sources);
+  free(s->prompt.system_prompt);
   json_decref(s->plan);
-  if (s->session) zsession_close(s->session);
-  if (s->provider) zprovider_free(s->provider);
-  free(s->model_warning);
-  zresolved_provider_release(&s->rp);
-  zconfig_release(&s->cfg);
-  if (s->have_spawner) zsb_spawner_release(&s->spawner);
-  zsb_policy_release(&s->policy);
-  zgrants_release(&s->grants);
+  if (s->store.session) zsession_close(s->store.session);
+  if (s->model.provider) zprovider_free(s->model.provider);
+  free(s->model.model_warning);
+  zresolved_provider_release(&s->model.rp);
+  zconfig_release(&s->model.cfg);
+  if (s->sandbox.have_spawner) zsb_spawner_release(&s->sandbox.spawner);
+  zsb_policy_release(&s->sandbox.policy);
+  zgrants_release(&s->sandbox.grants);
   if (s->add_dirs) {
     for (size_t i = 0; i < s->n_add_dirs; i++) free(s->add_dirs[i]);
     free(s->add_dirs);
   }
   free(s->workspace);
-  free(s->session_root);
-  free(s->resumed_id);
+  free(s->store.root);
+  free(s->store.resumed_id);
   memset(s, 0, sizeof *s);
 }

@@ -38,36 +38,66 @@
 #include "session/store.h"
 #include "tools/tool.h"
 
-typedef struct zrun_setup {
-  /* set by the caller before the steps */
-  bool offline;                        /* --offline: no network for commands */
+/* What the face chooses before the steps run (zero exec's flags; the TUI
+ * leaves them zero). */
+typedef struct zrun_opts {
+  bool offline;                /* --offline: no network for commands */
   const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
-  const char *const *disabled_tools;   /* --disabled-tools (NULL-terminated), borrowed */
-  const char *reasoning_effort;        /* -r: checked against the registry, over config */
-  /* workspace */
-  char *workspace;          /* real path of the workspace (the cwd after -C) */
-  char **add_dirs;          /* real paths, n_add_dirs of them, NULL-terminated */
-  size_t n_add_dirs;
-  /* sandbox */
+  const char *const *disabled_tools; /* --disabled-tools (NULL-terminated), borrowed */
+  const char *reasoning_effort;      /* -r: checked against the registry, over config */
+} zrun_opts;
+
+/* The sandbox step: what confines every child of the run. */
+typedef struct zrun_sandbox {
   zsb_policy policy;
   zsb_spawner spawner;
   bool have_spawner;
-  zgrants grants;
-  /* provider */
+  zgrants grants; /* saved permission grants */
+} zrun_sandbox;
+
+/* The provider step: the resolved configuration and the model client. */
+typedef struct zrun_model {
   zconfig cfg;
   zresolved_provider rp;
-  zprov_opts popts;         /* strings borrowed from rp */
+  zprov_opts popts; /* strings borrowed from rp */
   zprovider *provider;
-  char *model_warning;      /* unknown model on an official endpoint, or NULL */
-  /* session */
-  char *session_root;       /* zsession_root() */
+  char *model_warning; /* unknown model on an official endpoint, or NULL */
+} zrun_model;
+
+/* The session step: where the conversation is recorded and its task state. */
+typedef struct zrun_store {
+  char *root; /* zsession_root() */
   zsession *session;
-  char *resumed_id;         /* id of the resumed session, or NULL */
+  char *resumed_id; /* id of the resumed session, or NULL */
   ztask_state task;
   bool task_ready;
-  /* system prompt */
+  json_t *seen_files; /* stamps loaded with a resumed/forked session, until seeded */
+} zrun_store;
+
+/* The system prompt step. */
+typedef struct zrun_prompt {
   char *system_prompt;
   json_t *instruction_sources; /* instruction files included, in order */
+} zrun_prompt;
+
+/* The compaction step. */
+typedef struct zrun_compaction {
+  zcompact_settings settings;
+  zprovider *cheap_provider; /* the summarizer when cheaper than the run's model, or NULL */
+  zcompactor compactor;
+} zrun_compaction;
+
+/* One agent run's assembly: a part per step, in the order the steps run. */
+typedef struct zrun_setup {
+  zrun_opts opts; /* set by the caller before the steps */
+  /* workspace */
+  char *workspace; /* real path of the workspace (the cwd after -C) */
+  char **add_dirs; /* real paths, n_add_dirs of them, NULL-terminated */
+  size_t n_add_dirs;
+  zrun_sandbox sandbox;
+  zrun_model model;
+  zrun_store store;
+  zrun_prompt prompt;
   /* tools */
   json_t *plan;             /* update_plan's plan */
   ztool_ctx tools;
@@ -77,16 +107,12 @@ typedef struct zrun_setup {
   char *checkpoints_for;    /* id of the session the checkpointer writes to */
   struct zagent *agent;     /* told of every checkpoint (zrun_setup_agent), or NULL */
   struct ztool_files *files; /* what the model has read this run (tools/tracker.h) */
-  json_t *seen_files;       /* stamps loaded with a resumed/forked session, until seeded */
-  /* MCP */
   zmcp_manager mcp;
-  /* compaction */
-  zcompact_settings compact_settings;
-  zprovider *cheap_provider;
-  zcompactor compactor;
+  zrun_compaction compaction;
 } zrun_setup;
 
-#define ZRUN_SETUP_INIT { 0 }
+#define ZRUN_SETUP_INIT \
+  { .workspace = NULL }
 
 /* Enters cwd (when non-NULL) and records the real workspace path and the
  * real paths of the extra writable directories. */

@@ -44,7 +44,7 @@ static void list_grants(tui_controller *c) {
     tui_say(c, "Grants are listed when the running turn ends.");
     return;
   }
-  tui_prompt_list_grants(&c->rs.grants, say_line, c);
+  tui_prompt_list_grants(&c->rs.sandbox.grants, say_line, c);
 }
 
 static void cmd_tools(tui_controller *c, const char *arg) {
@@ -114,15 +114,15 @@ static int git_in(tui_controller *c, const char *args, zbuf *out) {
  * (those include what shell commands changed, which checkpoints cannot). */
 static void cmd_diff(tui_controller *c, const char *arg) {
   size_t shown = 0;
-  if (c->rs.session) {
+  if (c->rs.store.session) {
     zerr err = ZERR_INIT;
     /* while a turn runs the worker owns the session (its events are whole
      * lines in the file either way) */
-    if (!c->worker.running) zsession_flush(c->rs.session, &err);
+    if (!c->worker.running) zsession_flush(c->rs.store.session, &err);
     json_t *first = json_object();
-    zsession_for_each_event(c->rs.session_root, c->rs.session->id, collect_snapshots, first, NULL,
-                            &err);
-    char *blobs = zpath_join(c->rs.session->dir, "checkpoints/blobs");
+    zsession_for_each_event(c->rs.store.root, c->rs.store.session->id, collect_snapshots, first,
+                            NULL, &err);
+    char *blobs = zpath_join(c->rs.store.session->dir, "checkpoints/blobs");
     const char *path;
     json_t *f;
     json_object_foreach(first, path, f) {
@@ -186,13 +186,15 @@ static void cmd_doctor(tui_controller *c, const char *arg) {
   static const char *depths[] = {"none (NO_COLOR or dumb)", "16 colors", "256 colors", "truecolor"};
   tui_say(c, "terminal   TERM=%s · %dx%d · %s · %s on resize", term ? term : "(unset)", c->app.width,
       c->app.height, depths[c->app.th.depth], tui_term_reflows() ? "reflows" : "no reflow");
-  tui_say(c, "config     user %s%s", c->rs.cfg.user_path ? c->rs.cfg.user_path : "(none)",
-      c->rs.cfg.user_path && zfs_exists(c->rs.cfg.user_path) ? "" : " (not present)");
-  tui_say(c, "provider   %s (%s) at %s · model %s · key %s", c->rs.rp.name, c->rs.rp.kind,
-      c->rs.rp.base_url, c->rs.rp.model,
-      c->rs.rp.api_key && *c->rs.rp.api_key ? "set" : "none (keyless endpoint)");
-  tui_say(c, "sessions   %s%s", c->rs.session_root,
-      zfs_is_dir(c->rs.session_root) ? "" : " (created on the first message)");
+  tui_say(c, "config     user %s%s",
+          c->rs.model.cfg.user_path ? c->rs.model.cfg.user_path : "(none)",
+          c->rs.model.cfg.user_path && zfs_exists(c->rs.model.cfg.user_path) ? ""
+                                                                             : " (not present)");
+  tui_say(c, "provider   %s (%s) at %s · model %s · key %s", c->rs.model.rp.name,
+          c->rs.model.rp.kind, c->rs.model.rp.base_url, c->rs.model.rp.model,
+          c->rs.model.rp.api_key && *c->rs.model.rp.api_key ? "set" : "none (keyless endpoint)");
+  tui_say(c, "sessions   %s%s", c->rs.store.root,
+          zfs_is_dir(c->rs.store.root) ? "" : " (created on the first message)");
   tui_say(c, "workspace  %s", c->rs.workspace);
 }
 
@@ -224,10 +226,12 @@ static void cmd_image(tui_controller *c, const char *arg) {
     return;
   }
   zmodel_info mi;
-  zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+  zmodel_lookup(&c->rs.model.cfg, c->rs.model.rp.model, &mi);
   if (mi.known && !mi.images) {
-    tui_say(c, "✗ The model %s does not accept images. Switch to a vision model first (/model lists "
-           "them), then attach the image again.", c->rs.rp.model);
+    tui_say(c,
+            "✗ The model %s does not accept images. Switch to a vision model first (/model lists "
+            "them), then attach the image again.",
+            c->rs.model.rp.model);
     return;
   }
   char *given = unquote_path(arg);
@@ -263,8 +267,10 @@ static void cmd_image(tui_controller *c, const char *arg) {
       tui_say(c, "Attached %s to your next message.", l.data);
       zvec_push(&c->app.attachments, zbuf_detach(&l, NULL));
       if (!mi.known)
-        tui_say(c, "  (the model registry does not know %s; if it cannot read images the provider "
-               "will say so)", c->rs.rp.model);
+        tui_say(c,
+                "  (the model registry does not know %s; if it cannot read images the provider "
+                "will say so)",
+                c->rs.model.rp.model);
     }
   }
   zbuf_release(&data);
@@ -290,7 +296,7 @@ static void model_row(model_rows *r, const char *id, const zmodel_info *m) {
   for (size_t i = 0; i < r->values.len; i++)
     if (!strcmp(r->values.items[i], id)) return;
   zbuf l = ZBUF_INIT;
-  bool cur = r->c->rs.rp.model && !strcmp(id, r->c->rs.rp.model);
+  bool cur = r->c->rs.model.rp.model && !strcmp(id, r->c->rs.model.rp.model);
   zbuf_addf(&l, "%s %-30s", cur ? "●" : " ", id);
   if (m && m->known) {
     zbuf_addf(&l, " %5s ctx", ctx_words(m->context_window));
@@ -312,32 +318,34 @@ static void model_each_cb(void *ud, const zmodel_info *m) { model_row(ud, m->id,
 static void model_picker(tui_controller *c) {
   model_rows r = {.c = c};
   zmodel_info mi;
-  zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
-  model_row(&r, c->rs.rp.model, &mi);
-  const char *family = zmodel_family_for_kind(c->rs.rp.kind);
+  zmodel_lookup(&c->rs.model.cfg, c->rs.model.rp.model, &mi);
+  model_row(&r, c->rs.model.rp.model, &mi);
+  const char *family = zmodel_family_for_kind(c->rs.model.rp.kind);
   /* A compatible endpoint (a local runtime, a gateway) says what it serves:
    * those first; then the registry (the whole of it when the family is not
    * known). */
   size_t ne = 0;
   char **served = NULL;
-  if (c->rs.rp.kind && strstr(c->rs.rp.kind, "compatible"))
-    served = tui_endpoint_models(c->rs.rp.base_url, c->rs.rp.api_key, 200, 2000, &ne);
+  if (c->rs.model.rp.kind && strstr(c->rs.model.rp.kind, "compatible"))
+    served = tui_endpoint_models(c->rs.model.rp.base_url, c->rs.model.rp.api_key, 200, 2000, &ne);
   for (size_t i = 0; i < ne; i++) {
-    zmodel_lookup(&c->rs.cfg, served[i], &mi);
+    zmodel_lookup(&c->rs.model.cfg, served[i], &mi);
     model_row(&r, served[i], &mi);
     free(served[i]);
   }
   free(served);
-  zmodel_each(&c->rs.cfg, family, model_each_cb, &r);
-  for (size_t i = 0; i < c->rs.cfg.n_providers; i++) {
-    const char *m = c->rs.cfg.providers[i].model;
+  zmodel_each(&c->rs.model.cfg, family, model_each_cb, &r);
+  for (size_t i = 0; i < c->rs.model.cfg.n_providers; i++) {
+    const char *m = c->rs.model.cfg.providers[i].model;
     if (!m) continue;
-    zmodel_lookup(&c->rs.cfg, m, &mi);
+    zmodel_lookup(&c->rs.model.cfg, m, &mi);
     model_row(&r, m, &mi);
   }
-  tui_say(c, "Model: %s (provider %s%s%s). Pick one, or /model NAME for any name the provider "
-         "serves.", c->rs.rp.model, c->rs.rp.name, ne ? "; the endpoint lists " : "",
-      ne ? "the first ones" : "");
+  tui_say(c,
+          "Model: %s (provider %s%s%s). Pick one, or /model NAME for any name the provider "
+          "serves.",
+          c->rs.model.rp.model, c->rs.model.rp.name, ne ? "; the endpoint lists " : "",
+          ne ? "the first ones" : "");
   tui_app_picker(&c->app, "/model", "Switch model", (const char *const *)r.labels.items,
                  (const char *const *)r.values.items, r.values.len);
   for (size_t i = 0; i < r.values.len; i++) free(r.labels.items[i]), free(r.values.items[i]);
@@ -351,11 +359,12 @@ static void model_picker(tui_controller *c) {
 static void provider_picker(tui_controller *c) {
   ZVEC(char *) labels = {0};
   ZVEC(char *) values = {0};
-  for (size_t i = 0; i < c->rs.cfg.n_providers; i++) {
-    const zprofile *p = &c->rs.cfg.providers[i];
+  for (size_t i = 0; i < c->rs.model.cfg.n_providers; i++) {
+    const zprofile *p = &c->rs.model.cfg.providers[i];
     zbuf l = ZBUF_INIT;
-    zbuf_addf(&l, "%s %-16s %-18s %-24s %s", !strcmp(p->name, c->rs.rp.name) ? "●" : " ", p->name,
-              p->kind ? p->kind : "", p->model ? p->model : "", p->base_url ? p->base_url : "");
+    zbuf_addf(&l, "%s %-16s %-18s %-24s %s", !strcmp(p->name, c->rs.model.rp.name) ? "●" : " ",
+              p->name, p->kind ? p->kind : "", p->model ? p->model : "",
+              p->base_url ? p->base_url : "");
     zvec_push(&labels, zbuf_detach(&l, NULL));
     zvec_push(&values, xstrdup(p->name));
   }
@@ -368,18 +377,19 @@ static void provider_picker(tui_controller *c) {
     bool usable = ps[i].local || (key && *key);
     if (dup || !usable || !ps[i].model) continue;
     zbuf l = ZBUF_INIT;
-    zbuf_addf(&l, "%s %-16s %-18s %-24s %s (preset; %s)", !strcmp(ps[i].name, c->rs.rp.name) ? "●" : " ",
-              ps[i].name, ps[i].kind, ps[i].model, ps[i].base_url,
-              ps[i].local ? "local, no key" : ps[i].key_env);
+    zbuf_addf(&l, "%s %-16s %-18s %-24s %s (preset; %s)",
+              !strcmp(ps[i].name, c->rs.model.rp.name) ? "●" : " ", ps[i].name, ps[i].kind,
+              ps[i].model, ps[i].base_url, ps[i].local ? "local, no key" : ps[i].key_env);
     zvec_push(&labels, zbuf_detach(&l, NULL));
     zvec_push(&values, xstrdup(ps[i].name));
   }
-  tui_say(c, "Provider: %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind, c->rs.rp.base_url,
-      c->rs.rp.model);
+  tui_say(c, "Provider: %s (%s at %s), model %s.", c->rs.model.rp.name, c->rs.model.rp.kind,
+          c->rs.model.rp.base_url, c->rs.model.rp.model);
   if (!values.len)
-    tui_say(c, "No provider profiles are configured; add one to %s (docs/config.md) or set a "
-           "preset's key variable (zero providers list shows them).",
-        c->rs.cfg.user_path ? c->rs.cfg.user_path : "~/.config/zero/config.json");
+    tui_say(c,
+            "No provider profiles are configured; add one to %s (docs/config.md) or set a "
+            "preset's key variable (zero providers list shows them).",
+            c->rs.model.cfg.user_path ? c->rs.model.cfg.user_path : "~/.config/zero/config.json");
   else
     tui_app_picker(&c->app, "/provider", "Switch provider",
                    (const char *const *)labels.items, (const char *const *)values.items, values.len);
@@ -399,14 +409,15 @@ static void cmd_model(tui_controller *c, const char *arg) {
     tui_say(c, "✗ %s", err.msg);
   } else {
     zmodel_info mi;
-    zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+    zmodel_lookup(&c->rs.model.cfg, c->rs.model.rp.model, &mi);
     if (mi.known)
-      tui_say(c, "Model is now %s (%s context%s).", c->rs.rp.model, ctx_words(mi.context_window),
-              mi.images ? ", reads images" : "");
+      tui_say(c, "Model is now %s (%s context%s).", c->rs.model.rp.model,
+              ctx_words(mi.context_window), mi.images ? ", reads images" : "");
     else
-      tui_say(c, "Model is now %s. It is not in the model registry, so a %s context window is "
-                 "assumed (preferences.contextWindow sets it).", c->rs.rp.model,
-              ctx_words(ZMODEL_DEFAULT_CONTEXT));
+      tui_say(c,
+              "Model is now %s. It is not in the model registry, so a %s context window is "
+              "assumed (preferences.contextWindow sets it).",
+              c->rs.model.rp.model, ctx_words(ZMODEL_DEFAULT_CONTEXT));
   }
 }
 
@@ -415,8 +426,8 @@ static void cmd_provider(tui_controller *c, const char *arg) {
   if (!*arg) provider_picker(c);
   else if (tui_switch_provider(c, arg, &err) < 0) tui_say(c, "✗ %s", err.msg);
   else
-    tui_say(c, "Provider is now %s (%s at %s), model %s.", c->rs.rp.name, c->rs.rp.kind,
-            c->rs.rp.base_url, c->rs.rp.model);
+    tui_say(c, "Provider is now %s (%s at %s), model %s.", c->rs.model.rp.name, c->rs.model.rp.kind,
+            c->rs.model.rp.base_url, c->rs.model.rp.model);
 }
 
 static void cmd_btw(tui_controller *c, const char *arg) {
@@ -439,8 +450,9 @@ static void cmd_rewind(tui_controller *c, const char *arg) { tui_session_rewind(
 static void cmd_compact(tui_controller *c, const char *arg) { tui_compact_start(c); }
 
 static void cmd_context(tui_controller *c, const char *arg) {
-  int64_t window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
-  tui_say(c, "Context window of %s: %s tokens; compaction starts at %d%%.", c->rs.rp.model,
+  int64_t window =
+      zcompact_context_window(&c->rs.compaction.settings, &c->rs.model.cfg, c->rs.model.rp.model);
+  tui_say(c, "Context window of %s: %s tokens; compaction starts at %d%%.", c->rs.model.rp.model,
           ctx_words(window), (int)(ZCOMPACT_THRESHOLD * 100));
   if (c->app.usage.context_tokens)
     tui_say(c, "Last request: %lld tokens (%.1f%% of the window).",
@@ -459,17 +471,20 @@ static void cmd_context(tui_controller *c, const char *arg) {
 
 static void cmd_usage(tui_controller *c, const char *arg) {
   zmodel_info mi;
-  zmodel_lookup(&c->rs.cfg, c->rs.rp.model, &mi);
+  zmodel_lookup(&c->rs.model.cfg, c->rs.model.rp.model, &mi);
   tui_say(c, "Tokens this session: %lld in (%lld from cache) · %lld out · %lld total.",
           (long long)c->app.usage.prompt_sum, (long long)c->app.usage.cached_sum,
           (long long)c->app.usage.completion_sum, (long long)c->app.usage.total_tokens);
   if (mi.priced)
-    tui_say(c, "Estimated cost at %s prices: $%.4f (registry prices; a model switched mid-session "
-               "is priced as the current one).", c->rs.rp.model,
+    tui_say(c,
+            "Estimated cost at %s prices: $%.4f (registry prices; a model switched mid-session "
+            "is priced as the current one).",
+            c->rs.model.rp.model,
             zmodel_cost(&mi, c->app.usage.prompt_sum, c->app.usage.cached_sum,
                         c->app.usage.completion_sum));
   else
-    tui_say(c, "No price is known for %s (zero models lists the priced ones).", c->rs.rp.model);
+    tui_say(c, "No price is known for %s (zero models lists the priced ones).",
+            c->rs.model.rp.model);
 }
 
 static void cmd_permissions(tui_controller *c, const char *arg) {
@@ -512,10 +527,13 @@ static void cmd_theme(tui_controller *c, const char *arg) {
 }
 
 static void cmd_config(tui_controller *c, const char *arg) {
-  tui_say(c, "User config:    %s", c->rs.cfg.user_path ? c->rs.cfg.user_path : "(none)");
-  tui_say(c, "Project config: %s", c->rs.cfg.project_path ? c->rs.cfg.project_path : "(none)");
-  tui_say(c, "Active provider %s (%s), %s, model %s, maxTurns %d", c->rs.rp.name, c->rs.rp.kind,
-          c->rs.rp.base_url, c->rs.rp.model, c->rs.cfg.max_turns);
+  tui_say(c, "User config:    %s",
+          c->rs.model.cfg.user_path ? c->rs.model.cfg.user_path : "(none)");
+  tui_say(c, "Project config: %s",
+          c->rs.model.cfg.project_path ? c->rs.model.cfg.project_path : "(none)");
+  tui_say(c, "Active provider %s (%s), %s, model %s, maxTurns %d", c->rs.model.rp.name,
+          c->rs.model.rp.kind, c->rs.model.rp.base_url, c->rs.model.rp.model,
+          c->rs.model.cfg.max_turns);
 }
 
 /* --- the table --------------------------------------------------------------- */

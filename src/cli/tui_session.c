@@ -63,12 +63,13 @@ static int add_usage(void *ud, const json_t *ev) {
 void tui_session_attach(tui_controller *c) {
   c->app.usage.prompt_sum = c->app.usage.cached_sum = c->app.usage.completion_sum = c->app.usage.total_tokens = 0;
   c->app.usage.context_tokens = 0;
-  if (c->rs.session)
-    zsession_for_each_event(c->rs.session_root, c->rs.session->id, add_usage, &c->app, NULL, NULL);
+  if (c->rs.store.session)
+    zsession_for_each_event(c->rs.store.root, c->rs.store.session->id, add_usage, &c->app, NULL,
+                            NULL);
   if (c->recorder) c->recorder->destroy(c->recorder);
-  c->recorder = c->rs.session ? zrecorder_new(c->rs.session, c->rec_diag) : NULL;
+  c->recorder = c->rs.store.session ? zrecorder_new(c->rs.store.session, c->rec_diag) : NULL;
   free(c->app.status.session_id);
-  c->app.status.session_id = c->rs.session ? xstrdup(c->rs.session->id) : NULL;
+  c->app.status.session_id = c->rs.store.session ? xstrdup(c->rs.store.session->id) : NULL;
 }
 
 /* Closes the current session (flushed, unlocked). The checkpointer and the
@@ -81,20 +82,20 @@ void tui_session_release(tui_controller *c) {
   c->rs.checkpoints = NULL;
   free(c->rs.checkpoints_for);
   c->rs.checkpoints_for = NULL;
-  c->rs.compactor.session = NULL;
-  if (c->rs.session) {
+  c->rs.compaction.compactor.session = NULL;
+  if (c->rs.store.session) {
     zerr e = ZERR_INIT;
-    zsession_flush(c->rs.session, &e);
-    zsession_close(c->rs.session);
+    zsession_flush(c->rs.store.session, &e);
+    zsession_close(c->rs.store.session);
   }
-  c->rs.session = NULL;
+  c->rs.store.session = NULL;
 }
 
 /* Resumes session id into c->conv (zrun_setup_session; the id of an
  * earlier resume is let go first). */
 static int reopen_session(tui_controller *c, const char *id, zerr *err) {
-  free(c->rs.resumed_id);
-  c->rs.resumed_id = NULL;
+  free(c->rs.store.resumed_id);
+  c->rs.store.resumed_id = NULL;
   return zrun_setup_session(&c->rs, true, id, NULL, &c->conv, tui_warn, c, err);
 }
 
@@ -105,8 +106,8 @@ void tui_session_new(tui_controller *c) {
     c->app.status.side_chat = false;
   }
   tui_session_release(c);
-  ztask_release(&c->rs.task);
-  ztask_init(&c->rs.task);
+  ztask_release(&c->rs.store.task);
+  ztask_init(&c->rs.store.task);
   zconv_release(&c->conv);
   c->conv = (zconv)ZCONV_INIT;
   json_decref(c->app.plan);
@@ -130,7 +131,7 @@ void tui_session_show_tail(tui_controller *c) {
 
 void tui_session_resume(tui_controller *c, const char *arg) {
   zerr err = ZERR_INIT;
-  json_t *all = zsession_list(c->rs.session_root, NULL, &err);
+  json_t *all = zsession_list(c->rs.store.root, NULL, &err);
   if (!all) {
     tui_say(c, "✗ Cannot list sessions: %s", err.msg);
     return;
@@ -204,11 +205,11 @@ void tui_session_resume(tui_controller *c, const char *arg) {
  * fork and zero exec --fork) and the conversation continues in the copy;
  * the original is left as it was. */
 void tui_session_fork(tui_controller *c) {
-  if (!c->rs.session) {
+  if (!c->rs.store.session) {
     tui_say(c, "Nothing to fork yet: the session is created with your first message.");
     return;
   }
-  char *parent = xstrdup(c->rs.session->id);
+  char *parent = xstrdup(c->rs.store.session->id);
   zerr err = ZERR_INIT;
   tui_session_release(c);
   zconv_release(&c->conv);
@@ -218,14 +219,16 @@ void tui_session_fork(tui_controller *c) {
     /* stay in the original */
     zconv_release(&c->conv);
     c->conv = (zconv)ZCONV_INIT;
-    if (c->rs.session) zsession_close(c->rs.session);
-    c->rs.session = NULL;
+    if (c->rs.store.session) zsession_close(c->rs.store.session);
+    c->rs.store.session = NULL;
     zerr e2 = ZERR_INIT;
     if (reopen_session(c, parent, &e2) < 0)
       tui_say(c, "✗ Cannot reopen %s either: %s. /resume picks a session.", parent, e2.msg);
   } else {
-    tui_say(c, "Forked %s into %s (%zu messages). You are in the fork now; the original is "
-        "unchanged (zero --resume %s).", parent, c->rs.session->id, c->conv.len, parent);
+    tui_say(c,
+            "Forked %s into %s (%zu messages). You are in the fork now; the original is "
+            "unchanged (zero --resume %s).",
+            parent, c->rs.store.session->id, c->conv.len, parent);
   }
   tui_session_attach(c);
   free(parent);
@@ -283,7 +286,7 @@ static void rewind_plan_lines(tui_controller *c, const json_t *plan) {
  * /rewind apply SEQ  does it: files restored, the log cut, the message put
  *                  back into the composer to edit and send again */
 void tui_session_rewind(tui_controller *c, const char *arg) {
-  if (!c->rs.session) {
+  if (!c->rs.store.session) {
     tui_say(c, "Nothing to rewind: this session has no messages yet.");
     return;
   }
@@ -294,11 +297,11 @@ void tui_session_rewind(tui_controller *c, const char *arg) {
   bool apply = !strncmp(arg, "apply ", 6);
   const char *num = apply ? arg + 6 : arg;
   zerr err = ZERR_INIT;
-  char *id = xstrdup(c->rs.session->id);
+  char *id = xstrdup(c->rs.store.session->id);
   zerr fe = ZERR_INIT;
-  zsession_flush(c->rs.session, &fe);
+  zsession_flush(c->rs.store.session, &fe);
   user_msgs u = {.list = json_array()};
-  if (zsession_for_each_event(c->rs.session_root, id, collect_user, &u, NULL, &err) < 0) {
+  if (zsession_for_each_event(c->rs.store.root, id, collect_user, &u, NULL, &err) < 0) {
     tui_say(c, "✗ Cannot read the session: %s", err.msg);
     goto out;
   }
@@ -347,7 +350,7 @@ void tui_session_rewind(tui_controller *c, const char *arg) {
   /* zsession_rewind takes the session lock: let go of it around the call. */
   tui_session_release(c);
   json_t *plan = NULL;
-  int rc = zsession_rewind(c->rs.session_root, id, seq - 1, !apply, &plan, &err);
+  int rc = zsession_rewind(c->rs.store.root, id, seq - 1, !apply, &plan, &err);
   if (rc < 0) tui_say(c, "✗ Cannot rewind: %s", err.msg);
   else if (!apply) {
     tui_say(c, "Rewind to before your message #%zu (removes %lld events):", idx_of(u.list, msg) + 1,
@@ -368,14 +371,15 @@ void tui_session_rewind(tui_controller *c, const char *arg) {
   zerr e2 = ZERR_INIT;
   if (reopen_session(c, id, &e2) < 0) {
     tui_say(c, "✗ Cannot reopen the session %s: %s. /resume picks a session.", id, e2.msg);
-    if (c->rs.session) zsession_close(c->rs.session);
-    c->rs.session = NULL;
+    if (c->rs.store.session) zsession_close(c->rs.store.session);
+    c->rs.store.session = NULL;
   } else if (apply && rc == 0) {
     /* The task state is rebuilt from what is left of the log. */
-    ztask_release(&c->rs.task);
-    ztask_init(&c->rs.task);
-    if (ztask_replay(&c->rs.task, c->rs.session_root, id, &e2) < 0 ||
-        zsession_set_meta(c->rs.session, "taskState", ztask_to_json(&c->rs.task), &e2) < 0)
+    ztask_release(&c->rs.store.task);
+    ztask_init(&c->rs.store.task);
+    if (ztask_replay(&c->rs.store.task, c->rs.store.root, id, &e2) < 0 ||
+        zsession_set_meta(c->rs.store.session, "taskState", ztask_to_json(&c->rs.store.task), &e2) <
+            0)
       tui_say(c, "⚠ The session's task state was not updated: %s", e2.msg);
     json_decref(c->app.plan);
     c->app.plan = NULL;
@@ -440,8 +444,9 @@ void tui_mode_cycle(tui_controller *c) {
  * side panel. */
 void tui_show_model(tui_controller *c) {
   free(c->app.status.model);
-  c->app.status.model = xstrdup(c->rs.rp.model);
-  c->app.usage.context_window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
+  c->app.status.model = xstrdup(c->rs.model.rp.model);
+  c->app.usage.context_window =
+      zcompact_context_window(&c->rs.compaction.settings, &c->rs.model.cfg, c->rs.model.rp.model);
 }
 
 int tui_switch_model(tui_controller *c, const char *model, zerr *err) {

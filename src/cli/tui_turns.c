@@ -102,7 +102,7 @@ static void qmsg_free(qmsg *m) {
  * thread is told the worker is idle again. */
 static void *finish_job(tui_controller *c) {
   zerr e2 = ZERR_INIT;
-  if (c->rs.session) zsession_flush(c->rs.session, &e2);
+  if (c->rs.store.session) zsession_flush(c->rs.store.session, &e2);
   qmsg *m = xcalloc(1, sizeof *m);
   m->kind = Q_DONE;
   post(c, m);
@@ -112,8 +112,8 @@ static void *finish_job(tui_controller *c) {
 static void *worker_main(void *ud) {
   tui_controller *c = ud;
   if (c->worker.job == TUI_JOB_COMPACT) {
-    c->worker.compact_rc = zcompact_now(&c->rs.compactor, &c->conv, c->system_prompt, NULL,
-                                 &c->worker.compact_summarized, &c->worker.err);
+    c->worker.compact_rc = zcompact_now(&c->rs.compaction.compactor, &c->conv, c->system_prompt,
+                                        NULL, &c->worker.compact_summarized, &c->worker.err);
     c->worker.status = zcancel_requested() ? ZRUN_INTERRUPTED : ZRUN_SUCCESS;
     return finish_job(c);
   }
@@ -177,15 +177,16 @@ static void ensure_system_prompt(tui_controller *c, zperm_mode mode) {
 
 /* The compactor follows the current provider, model and session. */
 static void prepare_compactor(tui_controller *c) {
-  if (!c->rs.compactor.window) zrun_setup_compaction(&c->rs, NULL);
+  if (!c->rs.compaction.compactor.window) zrun_setup_compaction(&c->rs, NULL);
   else /* /model or /provider may have changed the window */
-    c->rs.compactor.window = zcompact_context_window(&c->rs.compact_settings, &c->rs.cfg, c->rs.rp.model);
-  c->app.usage.context_window = c->rs.compactor.window;
-  c->rs.compactor.main = c->rs.provider;
-  c->rs.compactor.main_model = c->rs.rp.model;
-  c->rs.compactor.session = c->rs.session;
-  c->rs.compactor.task = &c->rs.task;
-  c->rs.compactor.instructions = c->rs.instruction_sources;
+    c->rs.compaction.compactor.window =
+        zcompact_context_window(&c->rs.compaction.settings, &c->rs.model.cfg, c->rs.model.rp.model);
+  c->app.usage.context_window = c->rs.compaction.compactor.window;
+  c->rs.compaction.compactor.main = c->rs.model.provider;
+  c->rs.compaction.compactor.main_model = c->rs.model.rp.model;
+  c->rs.compaction.compactor.session = c->rs.store.session;
+  c->rs.compaction.compactor.task = &c->rs.store.task;
+  c->rs.compaction.compactor.instructions = c->rs.prompt.instruction_sources;
 }
 
 void tui_turn_start(tui_controller *c, const char *text) {
@@ -203,7 +204,7 @@ void tui_turn_start(tui_controller *c, const char *text) {
     tui_app_print_user(&c->app, text);
   }
   zerr err = ZERR_INIT;
-  if (!side && !c->rs.session) {
+  if (!side && !c->rs.store.session) {
     char title[81];
     zrun_title_from_prompt(text, strlen(text), title);
     if (zrun_setup_session(&c->rs, false, NULL, title, &c->conv, tui_warn, c, &err) < 0) {
@@ -271,7 +272,7 @@ void tui_turn_start(tui_controller *c, const char *text) {
 }
 
 static void compact_done(tui_controller *c) {
-  zcompactor *k = &c->rs.compactor;
+  zcompactor *k = &c->rs.compaction.compactor;
   zbuf l = ZBUF_INIT;
   if (c->worker.status == ZRUN_INTERRUPTED)
     zbuf_addstr(&l, "⊘ Compaction cancelled; the conversation is unchanged.");
@@ -347,7 +348,7 @@ void tui_turns_drain(tui_controller *c) {
     c->app.now = tui_now();
     if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev->ev);
     else if (m->kind == Q_ASK) {
-      tui_ask q = tui_pending_ask_view(m->ask, c->rs.workspace, c->rs.grants.path);
+      tui_ask q = tui_pending_ask_view(m->ask, c->rs.workspace, c->rs.sandbox.grants.path);
       tui_app_ask(&c->app, &q);
     }
     else turn_done(c);

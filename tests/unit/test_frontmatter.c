@@ -1,0 +1,209 @@
+/* test_frontmatter.c — Markdown front matter (base/frontmatter.h): the YAML
+ * subset skills, commands and agent files use, and its errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/frontmatter.h"
+
+/* Parses text, asserting success; returns meta, sets *body. */
+static json_t *parse_ok(const char *text, char **body) {
+  json_t *meta = NULL;
+  zerr err = ZERR_INIT;
+  int rc = zfrontmatter_parse(text, strlen(text), &meta, body, &err);
+  if (rc != 0) fail_msg("parse failed: %s", err.msg);
+  assert_non_null(meta);
+  return meta;
+}
+
+/* Asserts text fails with a message containing want. */
+static void parse_fails(const char *text, const char *want) {
+  json_t *meta = (json_t *)1;
+  char *body = (char *)1;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zfrontmatter_parse(text, strlen(text), &meta, &body, &err), -1);
+  assert_null(meta);
+  assert_null(body);
+  assert_int_equal(err.kind, ZE_INVALID);
+  if (!strstr(err.msg, want)) fail_msg("error \"%s\" lacks \"%s\"", err.msg, want);
+}
+
+/* Asserts meta serialises (compact, keys in file order) to want. */
+static void assert_json(const json_t *meta, const char *want) {
+  char *got = json_dumps(meta, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  if (strcmp(got, want) != 0) fail_msg("got  %s\nwant %s", got, want);
+  free(got);
+}
+
+static void text_without_front_matter_is_all_body(void **state) {
+  (void)state;
+  char *body = NULL;
+  json_t *meta = parse_ok("# Title\n---\nnot front matter\n", &body);
+  assert_json(meta, "{}");
+  assert_string_equal(body, "# Title\n---\nnot front matter\n");
+  json_decref(meta);
+  free(body);
+}
+
+static void scalars_quotes_and_flow_lists(void **state) {
+  (void)state;
+  char *body = NULL;
+  json_t *meta = parse_ok("---\n"
+                          "name: review   # the id\n"
+                          "description: \"Reviews a diff: \\\"carefully\\\"\"\n"
+                          "note: 'it''s # not a comment'\n"
+                          "tools: [read_file, \"grep\", 'glob']\n"
+                          "hidden: true\n"
+                          "max: 12\n"
+                          "ratio: 0.5\n"
+                          "model: ~\n"
+                          "version: 1.2.3\n"
+                          "url: http://x.test/a#frag\n"
+                          "---\n"
+                          "Body line.\n",
+                          &body);
+  assert_json(meta, "{\"name\":\"review\",\"description\":\"Reviews a diff: \\\"carefully\\\"\","
+                    "\"note\":\"it's # not a comment\",\"tools\":[\"read_file\",\"grep\",\"glob\"],"
+                    "\"hidden\":true,\"max\":12,\"ratio\":0.5,\"model\":null,\"version\":\"1.2.3\","
+                    "\"url\":\"http://x.test/a#frag\"}");
+  assert_string_equal(body, "Body line.\n");
+  assert_string_equal(zfrontmatter_str(meta, "name"), "review");
+  assert_null(zfrontmatter_str(meta, "max"));
+  json_decref(meta);
+  free(body);
+}
+
+static void nested_maps_and_sequences(void **state) {
+  (void)state;
+  char *body = NULL;
+  json_t *meta = parse_ok("---\n"
+                          "metadata:\n"
+                          "  author: team\n"
+                          "  tags:\n"
+                          "    - a\n"
+                          "    - b\n"
+                          "hooks:\n"
+                          "- matcher: Bash\n"
+                          "  command: ./check.sh\n"
+                          "  timeout: 5\n"
+                          "-   matcher: Edit\n"
+                          "    command: fmt\n"
+                          "empty:\n"
+                          "last: x\n"
+                          "---\n",
+                          &body);
+  assert_json(meta, "{\"metadata\":{\"author\":\"team\",\"tags\":[\"a\",\"b\"]},"
+                    "\"hooks\":[{\"matcher\":\"Bash\",\"command\":\"./check.sh\",\"timeout\":5},"
+                    "{\"matcher\":\"Edit\",\"command\":\"fmt\"}],\"empty\":null,\"last\":\"x\"}");
+  assert_string_equal(body, "");
+  json_decref(meta);
+  free(body);
+}
+
+static void block_scalars_keep_or_fold_lines(void **state) {
+  (void)state;
+  char *body = NULL;
+  json_t *meta = parse_ok("---\n"
+                          "literal: |\n"
+                          "  line one\n"
+                          "    indented\n"
+                          "\n"
+                          "  after blank\n"
+                          "folded: >-\n"
+                          "  joined\n"
+                          "  words\n"
+                          "\n"
+                          "  new para\n"
+                          "plain: starts here\n"
+                          "  and goes on\n"
+                          "end: 1\n"
+                          "---\n"
+                          "b\n",
+                          &body);
+  assert_json(
+      meta,
+      "{\"literal\":\"line one\\n  indented\\n\\nafter blank\\n\","
+      "\"folded\":\"joined words\\nnew para\",\"plain\":\"starts here and goes on\",\"end\":1}");
+  json_decref(meta);
+  free(body);
+}
+
+static void crlf_bom_and_closing_dots(void **state) {
+  (void)state;
+  char *body = NULL;
+  json_t *meta = parse_ok("\xEF\xBB\xBF---\r\nname: x\r\n...\r\nbody\r\n", &body);
+  assert_json(meta, "{\"name\":\"x\"}");
+  assert_string_equal(body, "body\r\n");
+  json_decref(meta);
+  free(body);
+}
+
+static void malformed_front_matter_names_the_line(void **state) {
+  (void)state;
+  parse_fails("---\nname: x\nbody without close\n", "never closed");
+  parse_fails("---\nname: x\n\tbad: tab\n---\n", "line 3: tabs");
+  parse_fails("---\nname: &a x\n---\n", "line 2: anchors");
+  parse_fails("---\nname:\n  a: 1\n b: 2\n---\n", "line 4: unexpected indentation");
+  parse_fails("---\n- a\n---\n", "line 2: front matter must be a mapping");
+  parse_fails("---\njust text\n---\n", "line 2: expected \"key: value\"");
+  parse_fails("---\ns: \"open\n---\n", "line 2: a quoted string is never closed");
+  parse_fails("---\nl: [a, b\n---\n", "line 2: a flow sequence");
+  parse_fails("---\nok: 1\ntools: [read_fil\xff, grep]\n---\n", "line 3: not valid UTF-8");
+}
+
+static void deep_nesting_is_refused_not_overflowed(void **state) {
+  (void)state;
+  char text[16384];
+  size_t off = (size_t)snprintf(text, sizeof text, "---\nk:\n");
+  for (int d = 1; d <= 100; d++) {
+    for (int k = 0; k < d; k++) text[off++] = ' ';
+    memcpy(text + off, "-\n", 2);
+    off += 2;
+  }
+  snprintf(text + off, sizeof text - off, "---\n");
+  parse_fails(text, "nesting is too deep");
+}
+
+static void string_lists_from_sequences_or_commas(void **state) {
+  (void)state;
+  char *body = NULL;
+  json_t *meta = parse_ok("---\n"
+                          "a: [x, y]\n"
+                          "b: Read, Grep Bash(git add:*, git commit:*)\n"
+                          "c: 3\n"
+                          "---\n",
+                          &body);
+  zerr err = ZERR_INIT;
+  json_t *l = zfrontmatter_strlist(meta, "a", &err);
+  assert_json(l, "[\"x\",\"y\"]");
+  json_decref(l);
+  l = zfrontmatter_strlist(meta, "b", &err);
+  assert_json(l, "[\"Read\",\"Grep\",\"Bash(git add:*, git commit:*)\"]");
+  json_decref(l);
+  l = zfrontmatter_strlist(meta, "missing", &err);
+  assert_json(l, "[]");
+  json_decref(l);
+  assert_null(zfrontmatter_strlist(meta, "c", &err));
+  assert_int_equal(err.kind, ZE_INVALID);
+  json_decref(meta);
+  free(body);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(text_without_front_matter_is_all_body),
+      cmocka_unit_test(scalars_quotes_and_flow_lists),
+      cmocka_unit_test(nested_maps_and_sequences),
+      cmocka_unit_test(block_scalars_keep_or_fold_lines),
+      cmocka_unit_test(crlf_bom_and_closing_dots),
+      cmocka_unit_test(malformed_front_matter_names_the_line),
+      cmocka_unit_test(deep_nesting_is_refused_not_overflowed),
+      cmocka_unit_test(string_lists_from_sequences_or_commas),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
