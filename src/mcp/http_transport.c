@@ -376,10 +376,11 @@ static void *stream_main(void *arg) {
 
 /* How long the first request after initialization waits for the event
  * stream's GET to be answered. */
-#define ZMCP_STREAM_OPEN_WAIT_MS 1000
+#define ZMCP_STREAM_OPEN_WAIT_MS 5000
 
-/* Waits (at most ZMCP_STREAM_OPEN_WAIT_MS) until the server has answered the
- * event stream's first GET. Requests sent before that would race it: a
+/* Waits (at most ZMCP_STREAM_OPEN_WAIT_MS; servers send the headers of an
+ * event stream at once, so this is one round trip) until the server has
+ * answered the event stream's first GET. Requests sent before that would race it: a
  * server routing an answer to "the GET stream" (the conformance suite's
  * sse-retry scenario does) would see the GET arrive in the middle of the
  * exchange and take it for a reconnection. The TypeScript SDK issues the GET

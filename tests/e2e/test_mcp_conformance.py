@@ -27,7 +27,7 @@ import harness  # noqa: E402
 
 # Client scenarios zero does not pass yet, with what is missing (issue 20).
 EXPECTED_FAILURES = {
-    "auth/client-credentials-jwt": "no client-credentials grant (private_key_jwt)",
+    "auth/client-credentials-jwt": "no private_key_jwt client authentication (a signed JWT assertion)",
     "auth/cross-app-access-complete-flow": "no cross-app access (token exchange, jwt-bearer)",
 }
 
@@ -83,6 +83,25 @@ class ConformanceTest(unittest.TestCase):
         print("conformance client suite: %.0f s" % (time.monotonic() - t0), file=sys.stderr)
         results = scenario_results(out_dir, status_dir)
         self.assertGreaterEqual(len(results), 20, r.stdout[-3000:] + r.stderr[-3000:])
+        # The suite starts every scenario at once; a scenario that checks
+        # timing (sse-retry wants the reconnection within 450-1000 ms) can
+        # miss under that load. One that failed unexpectedly runs once more
+        # alone; a real fault fails both times.
+        for scenario, (passed, _) in sorted(results.items()):
+            if passed or scenario in EXPECTED_FAILURES:
+                continue
+            again = os.path.join(tmp, "again")
+            shutil.rmtree(again, ignore_errors=True)
+            subprocess.run(["node", "--import", os.path.join(CONF, "shim", "register.mjs"),
+                            install.cli_path(), "client", "--scenario", scenario,
+                            "--command", client, "--timeout", "90000", "-o", again],
+                           cwd=tmp, env=env, capture_output=True, text=True, timeout=150)
+            retried = scenario_results(again, status_dir).get(scenario)
+            if retried:
+                print("  %s failed in the parallel run (%s); alone: %s"
+                      % (scenario, results[scenario][1], "pass" if retried[0] else retried[1]),
+                      file=sys.stderr)
+                results[scenario] = retried
         for scenario, (passed, why) in sorted(results.items()):
             print("  %-48s %s" % (scenario, "pass" if passed else "FAIL: " + why), file=sys.stderr)
         for scenario, (passed, why) in sorted(results.items()):
