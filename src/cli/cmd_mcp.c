@@ -73,8 +73,17 @@ static int fail(const char *fmt, ...) {
 }
 
 enum {
-  MC_HELP = 1, MC_JSON, MC_PROJECT, MC_DISABLED, MC_URL, MC_TRANSPORT, MC_CWD, MC_ENV,
-  MC_HEADER, MC_NO_BROWSER, MC_TIMEOUT,
+  MC_HELP = 1,
+  MC_JSON,
+  MC_PROJECT,
+  MC_DISABLED,
+  MC_URL,
+  MC_TRANSPORT,
+  MC_CWD,
+  MC_ENV,
+  MC_HEADER,
+  MC_NO_BROWSER,
+  MC_TIMEOUT,
   MC_ACCEPT_DEFAULTS,
 };
 
@@ -475,8 +484,10 @@ static void disconnect(one_server *o) {
  * stderr says which. */
 static json_t *elicit_decline(void *ud, const char *server, const json_t *params) {
   (void)ud;
-  fprintf(stderr, "zero mcp: MCP server \"%s\" asked a question; declined (nobody to ask; "
-          "--accept-defaults takes its defaults)\n", server);
+  fprintf(stderr,
+          "zero mcp: MCP server \"%s\" asked a question; declined (nobody to ask; "
+          "--accept-defaults takes its defaults)\n",
+          server);
   (void)params;
   return json_pack("{s:s}", "action", "decline");
 }
@@ -531,8 +542,11 @@ static int connect_one_elicit(const char *name, one_server *o, zmcp_elicit_fn el
       return ZEXIT_PROVIDER;
     }
   }
-  zmcp_client_opts co = {.workspace = so.workspace, .roots = so.roots, .n_roots = so.n_roots,
-                         .spawner = so.spawner, .on_progress = print_progress,
+  zmcp_client_opts co = {.workspace = so.workspace,
+                         .roots = so.roots,
+                         .n_roots = so.n_roots,
+                         .spawner = so.spawner,
+                         .on_progress = print_progress,
                          .on_elicit = elicit};
   o->c = zmcp_client_new(s, &co);
   if (zmcp_client_connect(o->c, &err) < 0) {
@@ -608,8 +622,9 @@ static int call_cmd(int argc, char **argv) {
     }
   }
   one_server srv;
-  int rc = connect_one_elicit(pos[0], &srv,
-                              given & (1u << MC_ACCEPT_DEFAULTS) ? elicit_defaults : elicit_decline);
+  int rc =
+      connect_one_elicit(pos[0], &srv,
+                         given & (1u << MC_ACCEPT_DEFAULTS) ? elicit_defaults : elicit_decline);
   if (rc) {
     json_decref(args);
     return rc;

@@ -488,9 +488,9 @@ int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
 }
 
 static json_t *initialize_params(const zmcp_client *c, const char *version) {
-  json_t *p = json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version,
-                        "capabilities", "roots", "listChanged", 1, "clientInfo", "name", "zero",
-                        "version", ZERO_VERSION);
+  json_t *p =
+      json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version, "capabilities",
+                "roots", "listChanged", 1, "clientInfo", "name", "zero", "version", ZERO_VERSION);
   if (c->opts.on_elicit)
     json_object_set_new(json_object_get(p, "capabilities"), "elicitation", json_object());
   return p;
@@ -545,8 +545,8 @@ static int continue_connect(zmcp_client *c, int64_t deadline, zerr *err) {
     json_decref(c->init_error);
     c->init_error = NULL;
     zerr_clear(err);
-    c->pending_init = send_request(c, "initialize", initialize_params(c, older), left_ms(deadline),
-                                   err);
+    c->pending_init =
+        send_request(c, "initialize", initialize_params(c, older), left_ms(deadline), err);
     if (c->pending_init < 0) return -1;
     arc = await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err);
   }

@@ -63,7 +63,7 @@ typedef struct zmcp_client_opts {
   struct zspawner *spawner;       /* confines stdio servers; NULL = none */
   zmcp_progress_fn on_progress;
   void *progress_ud;
-  zmcp_elicit_fn on_elicit;       /* NULL: elicitation is not offered */
+  zmcp_elicit_fn on_elicit; /* NULL: elicitation is not offered */
   void *elicit_ud;
 } zmcp_client_opts;
 

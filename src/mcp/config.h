@@ -48,8 +48,8 @@ typedef struct zmcp_oauth_cfg {
   char *token_endpoint;
   char *registration_endpoint;
   char *issuer_url;
-  char *client_metadata_url;     /* an https URL serving zero's Client ID Metadata Document,
-                                  * used as client_id where the issuer supports that */
+  char *client_metadata_url; /* an https URL serving zero's Client ID Metadata Document,
+                              * used as client_id where the issuer supports that */
 } zmcp_oauth_cfg;
 
 typedef struct zmcp_server_cfg {

@@ -239,10 +239,13 @@ static stream_end stream_once(http_t *h, char **last_id, size_t *events, long *r
   stream_ctx sc = {.h = h};
   zsse_init(&sc.sse, stream_on_event, &sc, ZRPC_MAX_MESSAGE);
   char **headers = build_headers_resume(h, false, true, h->legacy ? NULL : *last_id);
-  zhttp_request req = {.method = "GET", .url = h->cfg->url,
+  zhttp_request req = {.method = "GET",
+                       .url = h->cfg->url,
                        .headers = (const char *const *)headers,
-                       .idle_timeout_ms = 24L * 3600 * 1000, .stop_fd = h->stop[0],
-                       .on_header = stream_on_header, .header_ud = &sc};
+                       .idle_timeout_ms = 24L * 3600 * 1000,
+                       .stop_fd = h->stop[0],
+                       .on_header = stream_on_header,
+                       .header_ud = &sc};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zerr err = ZERR_INIT;
   int rc = zhttp_perform(&req, &resp, stream_on_body, &sc, &err);
@@ -553,7 +556,8 @@ static int pause_for_answer(http_t *h, unsigned before, int ms, zerr *err) {
     if (h->base.responses != before) return 1;
     int64_t left = until - ztime_mono_ms();
     if (left <= 0) return 0;
-    struct pollfd p[3] = {{h->wake[0], POLLIN, 0}, {h->stop[0], POLLIN, 0},
+    struct pollfd p[3] = {{h->wake[0], POLLIN, 0},
+                          {h->stop[0], POLLIN, 0},
                           {zcancel_fd(), POLLIN, 0}};
     nfds_t n = zcancel_fd() >= 0 ? 3 : 2;
     int r = poll(p, n, (int)left);
@@ -667,13 +671,19 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
   unsigned responses_before = h->base.responses;
   if (bearer_due(h, err) < 0) return -1;
   char **headers = build_headers(h, true, false);
-  zhttp_request req = {.method = "POST", .url = h->post_url, .headers = (const char *const *)headers,
-                       .body = msg, .body_len = len,
+  zhttp_request req = {.method = "POST",
+                       .url = h->post_url,
+                       .headers = (const char *const *)headers,
+                       .body = msg,
+                       .body_len = len,
                        .idle_timeout_ms = timeout_ms > 0 ? timeout_ms : 300000,
-                       .total_timeout_ms = farewell ? 2000 : 0, .ignore_cancel = farewell,
-                       .on_header = post_on_header, .header_ud = h,
+                       .total_timeout_ms = farewell ? 2000 : 0,
+                       .ignore_cancel = farewell,
+                       .on_header = post_on_header,
+                       .header_ud = h,
                        .wake_fd = h->thread_started ? h->wake[0] : -1,
-                       .on_wake = post_on_wake, .wake_ud = h};
+                       .on_wake = post_on_wake,
+                       .wake_ud = h};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zbuf_reset(&h->body);
   free(h->www_auth); /* this reply's challenge, not an older one */
@@ -710,8 +720,8 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
     rc = zerr_set(err, ZE_INVALID, "MCP server \"%s\" sent an invalid message", h->cfg->name);
   } else if (rc < 0) {
     zerr_prefix(err, "MCP server \"%s\"", h->cfg->name);
-  } else if (resp.status == 403 && !own_authorization(h->cfg) &&
-             h->cfg->auth != ZMCP_AUTH_NONE && step_up_needed(h)) {
+  } else if (resp.status == 403 && !own_authorization(h->cfg) && h->cfg->auth != ZMCP_AUTH_NONE &&
+             step_up_needed(h)) {
     rc = zerr_set(err, ZE_PROVIDER,
                   "MCP server \"%s\" (%s) needs more OAuth scope than its token has (HTTP 403 "
                   "insufficient_scope); run `zero mcp login %s` to grant it, then rerun",

@@ -271,9 +271,13 @@ static const char *SCRIPT =
     " case \"$line\" in"
     "  *'notifications/initialized'*) echo '{\"jsonrpc\":\"2.0\",\"result\":{}}';;"
     "  *'\"tools/list\"'*) id=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/');"
-    "    echo \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"tools\\\":[{\\\"name\\\":\\\"t$n\\\",\\\"inputSchema\\\":{\\\"type\\\":\\\"object\\\"}}]}}\";;"
+    "    echo "
+    "\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"tools\\\":[{\\\"name\\\":"
+    "\\\"t$n\\\",\\\"inputSchema\\\":{\\\"type\\\":\\\"object\\\"}}]}}\";;"
     "  *'\"tools/call\"'*) id=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/');"
-    "    echo \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"content\\\":[{\\\"type\\\":\\\"text\\\",\\\"text\\\":\\\"called\\\"}]}}\";;"
+    "    echo "
+    "\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"content\\\":[{\\\"type\\\":"
+    "\\\"text\\\",\\\"text\\\":\\\"called\\\"}]}}\";;"
     " esac; done";
 
 static void test_stdio_client_handles_server_messages(void **state) {
@@ -334,7 +338,8 @@ static void test_elicit_accept_defaults(void **state) {
   json_t *p = json_loads("{\"message\":\"m\",\"requestedSchema\":{\"type\":\"object\","
                          "\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"J\"},"
                          "\"age\":{\"type\":\"integer\",\"default\":30},\"x\":{\"type\":"
-                         "\"string\"}},\"required\":[\"name\"]}}", 0, &je);
+                         "\"string\"}},\"required\":[\"name\"]}}",
+                         0, &je);
   assert_non_null(p);
   json_t *r = zmcp_elicit_accept_defaults(p);
   cleanup_free char *s = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);

@@ -149,8 +149,7 @@ static void test_token_endpoint_auth_method(void **state) {
   assert_string_equal(zoauth_token_auth_method("private_key_jwt", ZOAUTH_AUTH_POST, true),
                       "client_secret_post");
   assert_string_equal(zoauth_token_auth_method(NULL, 0, true), "client_secret_basic");
-  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST, true),
-                      "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST, true), "client_secret_post");
   assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST | ZOAUTH_AUTH_BASIC, true),
                       "client_secret_basic");
   assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_NONE, true), "none");
@@ -223,7 +222,9 @@ static void test_scope_union_and_step_up(void **state) {
   setenv("XDG_CONFIG_HOME", dir, 1);
   zerr err = ZERR_INIT;
   assert_int_equal(zoauth_remember_step_up("s", "mcp:write", &err), -1); /* no tokens yet */
-  zoauth_tokens t = {.access_token = "tok", .token_type = "Bearer", .scope = "mcp:basic",
+  zoauth_tokens t = {.access_token = "tok",
+                     .token_type = "Bearer",
+                     .scope = "mcp:basic",
                      .server_url = "http://127.0.0.1:9/mcp"};
   assert_int_equal(zoauth_tokens_save("s", &t, &err), 0);
   assert_int_equal(zoauth_remember_step_up("s", "mcp:basic mcp:write", &err), 0);
