@@ -45,7 +45,7 @@ def scenario_results(out_dir, status_dir):
     results = {}
     for path in glob.glob(os.path.join(out_dir, "**", "checks.json"), recursive=True):
         rel = os.path.relpath(os.path.dirname(path), out_dir)
-        scenario = rel.rsplit("-20", 1)[0]  # the suite appends -<timestamp>
+        scenario = re.sub(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z?$", "", rel)  # the suite appends -<timestamp>
         with open(path) as f:
             checks = json.load(f)
         bad = ["%s %s%s" % (c["id"], c["status"],
