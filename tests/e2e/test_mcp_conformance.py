@@ -11,6 +11,7 @@ import glob
 import shutil
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
