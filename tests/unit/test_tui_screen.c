@@ -721,7 +721,7 @@ static void slash_alone_lists_the_commands_and_the_list_scrolls(void **state) {
   all = vt_all(&t);
   assert_non_null(strstr(all, "› /quit"));
   assert_null(strstr(all, "keys and commands")); /* /help scrolled out */
-  assert_non_null(strstr(all, "↑ 13 more"));
+  assert_non_null(strstr(all, "↑ 15 more"));
   free(all);
   tui_key tab = {.type = TK_TAB};
   tui_app_key(&a, &tab, &text);
