@@ -26,6 +26,8 @@ int cmd_providers(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_usage(int argc, char **argv);
+/* subagents (src/subagent/) */
+int cmd_agents(int argc, char **argv);
 /* `zero` with no command (or only flags): the interactive UI (cmd_tui.c). */
 int cmd_tui(int argc, char **argv);
 /* `zero completions bash|zsh|fish` (cli/completion.c). */
@@ -50,6 +52,7 @@ extern const zopt_spec zcli_sessions_opts;
 extern const zopt_spec zcli_tools_opts;
 extern const zopt_spec zcli_tui_opts;
 extern const zopt_spec zcli_usage_opts;
+extern const zopt_spec zcli_agents_opts;
 extern const zopt_spec zcli_version_opts;
 
 #endif

@@ -38,6 +38,9 @@ static const zcli_command COMMANDS[] = {
      "exec policy check grants"},
     {"tools", NULL, cmd_tools, 0, "list|run", "the model's tools from the command line",
      &zcli_tools_opts, "list run"},
+    /* subagents (docs/subagents.md) */
+    {"agents", NULL, cmd_agents, 0, "list [--json]",
+     "the specialists the task tool delegates to", &zcli_agents_opts, "list"},
     {"completions", "completion", cmd_completions, 0, "bash|zsh|fish",
      "a shell completion script", NULL, "bash zsh fish"},
     {"version", "--version -v", cmd_version, 0, "(--version)",
