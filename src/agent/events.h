@@ -39,6 +39,11 @@ typedef enum zagent_event_kind {
   ZAEV_CHECKPOINT,          /* sequence (the session event's), name (the tool), files (JSON
                              * array of the paths saved): a snapshot taken just before a
                              * tool changed files (the session already holds the record) */
+  /* Sub-agents (subagent/task.c), each carrying the child's session_id and
+   * the parent's call id: */
+  ZAEV_SUBAGENT_START,      /* id, name (the definition), session_id, text (description) */
+  ZAEV_SUBAGENT_EVENT,      /* id, name, session_id, meta (the child's stream-json event) */
+  ZAEV_SUBAGENT_END,        /* id, name, session_id, status, exit_code, usage, text (error) */
 } zagent_event_kind;
 
 typedef struct zagent_event {

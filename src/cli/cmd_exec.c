@@ -20,6 +20,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "cli/exec_agent.h"
 #include "cli/exec_args.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
@@ -337,6 +338,7 @@ int cmd_exec(int argc, char **argv) {
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
   zagent agent = {0};
+  zexec_agent specialist = {0};
 
   zcancel_install();
   zhttp_global_init();
@@ -344,9 +346,13 @@ int cmd_exec(int argc, char **argv) {
   rs.opts.offline = a.offline;
   rs.opts.init_session_id = a.init_session_id;
   rs.opts.reasoning_effort = a.reasoning_effort;
+  rs.opts.parent_session = a.parent_session;
+  /* --agent narrows the tools, model and mode before anything uses them. */
+  bool ws_ok = zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) == 0 &&
+               zexec_agent_apply(&a, rs.workspace, &mode, &specialist, &err) == 0;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;
-  if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
-      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
+  rs.opts.reasoning_effort = a.reasoning_effort;
+  if (!ws_ok || zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
       read_images(&a, images, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
@@ -422,6 +428,11 @@ int cmd_exec(int argc, char **argv) {
     json_decref(state);
   }
   zrun_setup_system_prompt(&rs, mode);
+  char *role_prompt = zexec_agent_prompt(&specialist, rs.prompt.system_prompt);
+  if (role_prompt) {
+    free(rs.prompt.system_prompt);
+    rs.prompt.system_prompt = role_prompt;
+  }
   zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
   /* Images from stream-json input travel with the message and are recorded
    * with it (as the TUI's /image), so --resume sends them again. */
@@ -439,11 +450,13 @@ int cmd_exec(int argc, char **argv) {
 
   /* MCP servers start in parallel, through the same spawner as every other
    * child; one that fails is a warning, the run goes on. */
-  if (zrun_setup_mcp(&rs, warn_event, &run, &err) < 0) {
+  if (specialist.needs_mcp && zrun_setup_mcp(&rs, warn_event, &run, &err) < 0) {
     exit_code = finish_with_error(&run, ZEXIT_PROVIDER, err.msg, false);
     goto finish;
   }
   zrun_setup_compaction(&rs, a.output == ZOUT_TEXT ? stderr : NULL);
+  zrun_setup_subagents(&rs, (const char *const *)specialist.sub_tools,
+                       specialist.def && specialist.def->tools);
   zrun_setup_agent(&rs, &agent);
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
@@ -489,6 +502,7 @@ out:
   zagent_release(&agent);
   zconv_release(&conv);
   zrun_setup_release(&rs);
+  zexec_agent_release(&specialist);
   zbuf_release(&prompt);
   json_decref(images);
   zexec_args_release(&a);

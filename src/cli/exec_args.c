@@ -16,6 +16,8 @@ enum {
   O_TITLE, O_MAX_TURNS, O_RESUME, O_RESUME_LATEST, O_INIT_ID, O_NO_NOTIFY, O_NO_GATE,
   O_PROFILE, O_PLAN, O_FORK, O_MODE, O_AUTO, O_SKIP, O_ADD_DIR, O_IMAGE, O_LIST_TOOLS,
   O_OFFLINE, O_ENABLED, O_DISABLED,
+  /* subagents (docs/subagents.md) */
+  O_AGENT, O_PARENT_SESSION,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -73,6 +75,12 @@ static const zopt EXEC_OPTS[] = {
      "Go zero's flag, accepted for its scripts (no effect)", NULL},
     {O_PROFILE, "profile", 0, ZOPT_VALUE, 0, "P",
      "Go zero's legacy flag, accepted and ignored", NULL},
+    /* subagents (docs/subagents.md) */
+    {O_AGENT, "agent", 0, ZOPT_VALUE, 0, "NAME",
+     "run as the specialist NAME (zero agents list): its tools,\n"
+     "prompt, model and permission mode (never above the run's)", "Sub-agents"},
+    {O_PARENT_SESSION, "parent-session", 0, ZOPT_VALUE, 0, "ID",
+     "record the new session as a child of session ID (set by the task tool)", NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -199,6 +207,12 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
     case O_ADD_DIR: a->add_dirs[a->n_add_dirs++] = v; break;
     case O_IMAGE: a->images[a->n_images++] = v; break;
     case O_LIST_TOOLS: a->list_tools = true; break;
+    case O_AGENT: a->agent = v; break;
+    case O_PARENT_SESSION:
+      if (!zid_is_safe(v))
+        return zerr_set(err, ZE_USAGE, "--parent-session takes a session id, not \"%s\"", v);
+      a->parent_session = v;
+      break;
     case O_OFFLINE: a->offline = true; break;
     case O_ENABLED:
     case O_DISABLED: {
@@ -239,6 +253,8 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
   if (a->init_session_id && (a->resume || a->fork_id))
     return zerr_set(err, ZE_USAGE, "--init-session-id names a new session; it cannot be combined "
                     "with --resume or --fork");
+  if (a->parent_session && a->fork_id)
+    return zerr_set(err, ZE_USAGE, "--parent-session cannot be combined with --fork");
   if (a->fork_id && a->resume)
     return zerr_set(err, ZE_USAGE, "--fork and --resume cannot be combined: --fork ID already "
                     "continues (a copy of) session ID");

@@ -43,6 +43,9 @@ typedef struct zexec_args {
                              * disabled for the run, NULL-terminated; NULL = none */
   bool help;
   const char *session_title;
+  /* subagents */
+  const char *agent;          /* --agent NAME: run as that specialist */
+  const char *parent_session; /* --parent-session ID: the new session is its child */
 } zexec_args;
 
 /* The flags of `zero exec`: its parser, --help and shell completion read it. */

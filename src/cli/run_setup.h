@@ -45,6 +45,7 @@ typedef struct zrun_opts {
   const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
   const char *const *disabled_tools; /* --disabled-tools (NULL-terminated), borrowed */
   const char *reasoning_effort;      /* -r: checked against the registry, over config */
+  const char *parent_session;        /* --parent-session: a new session is its child */
 } zrun_opts;
 
 /* The sandbox step: what confines every child of the run. */
@@ -109,6 +110,9 @@ typedef struct zrun_setup {
   struct ztool_files *files; /* what the model has read this run (tools/tracker.h) */
   zmcp_manager mcp;
   zrun_compaction compaction;
+  /* sub-agents (subagent/task.h): the task tools, or NULL */
+  struct zsub_runtime *subagents;
+  ztool_source sources[2]; /* what zrun_setup_agent hands the agent: MCP, sub-agents */
 } zrun_setup;
 
 #define ZRUN_SETUP_INIT \
@@ -184,6 +188,12 @@ void zrun_setup_compaction(zrun_setup *s, FILE *diag);
  * compactor, MCP tool source, maxTurns. Sinks and the approver are the
  * face's to set. */
 void zrun_setup_agent(zrun_setup *s, zagent *agent);
+/* The sub-agent tools (task, task_output, task_stop) for this run, after
+ * the session step: children inherit the workspace, roots, --offline,
+ * provider and model, and are recorded as children of this session. With
+ * restricted set only the tools named in allowed (a specialist's
+ * allow-list) are offered. Call before zrun_setup_agent. */
+void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted);
 /* Saves the task state into the session's metadata (end of a run). */
 void zrun_setup_save_task(zrun_setup *s);
 

@@ -57,6 +57,30 @@ static void write_line(sj_sink *s, json_t *o) {
   json_decref(o);
 }
 
+static json_t *usage_json(const zusage *u) {
+  return json_pack("{s:I, s:I, s:I}", "promptTokens", (json_int_t)u->prompt_tokens,
+                   "completionTokens", (json_int_t)u->completion_tokens, "totalTokens",
+                   (json_int_t)u->total_tokens);
+}
+
+/* subagent_start / subagent_event / subagent_end (docs/subagents.md). */
+static json_t *subagent_line(sj_sink *s, const zagent_event *ev) {
+  static const char *const type[] = {"subagent_start", "subagent_event", "subagent_end"};
+  json_t *o = envelope(s, type[ev->kind - ZAEV_SUBAGENT_START]);
+  set_str(o, "id", ev->id);
+  set_str(o, "agent", ev->name);
+  set_str(o, "childSessionId", ev->session_id);
+  if (ev->kind == ZAEV_SUBAGENT_START) set_str(o, "description", ev->text);
+  if (ev->kind == ZAEV_SUBAGENT_EVENT && ev->meta) json_object_set(o, "event", (json_t *)ev->meta);
+  if (ev->kind == ZAEV_SUBAGENT_END) {
+    set_str(o, "status", ev->status);
+    json_object_set_new(o, "exitCode", json_integer(ev->exit_code));
+    json_object_set_new(o, "usage", usage_json(&ev->usage));
+    set_str(o, "message", ev->text);
+  }
+  return o;
+}
+
 static void sj_emit(zsink *base, const zagent_event *ev) {
   sj_sink *s = (sj_sink *)base;
   json_t *o = NULL;
@@ -182,6 +206,9 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       if (ev->total >= 0) json_object_set_new(o, "total", number(ev->total));
       if (ev->text) set_str(o, "message", ev->text);
       break;
+    case ZAEV_SUBAGENT_START:
+    case ZAEV_SUBAGENT_EVENT:
+    case ZAEV_SUBAGENT_END: o = subagent_line(s, ev); break;
     case ZAEV_RUN_END:
       o = envelope(s, "run_end");
       set_str(o, "status", ev->status);
