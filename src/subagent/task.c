@@ -29,6 +29,7 @@ typedef struct bg_task {
   char id[48];
   char *agent;
   char *description;
+  char *call_id;      /* the task call that started it: its events carry this id */
   zsub_child child;
   zsub_outcome outcome; /* guarded by mu */
   pthread_t reader;
@@ -55,6 +56,7 @@ struct zsub_runtime {
   int depth, max_depth, idle_ms;
   bg_task *bg[MAX_BACKGROUND];
   size_t nbg;
+  int bg_started; /* background ids are bg-1, bg-2, … in a run */
 };
 
 /* ---- depth ------------------------------------------------------------------ */
@@ -447,10 +449,11 @@ static void task_background(zsub_runtime *r, zagent *a, const ztool_call *call, 
     free(t);
     return;
   }
-  snprintf(t->id, sizeof t->id, "%s", q->resume ? q->resume : q->child_id);
+  snprintf(t->id, sizeof t->id, "bg-%d", ++r->bg_started);
   t->agent = xstrdup(q->def->name);
   t->description = xstrdup(q->description);
-  t->outcome.session_id = xstrdup(t->id);
+  t->call_id = xstrdup(call->id ? call->id : "");
+  t->outcome.session_id = xstrdup(q->resume ? q->resume : q->child_id);
   t->idle_ms = r->idle_ms;
   pthread_mutex_init(&t->mu, NULL);
   pthread_cond_init(&t->cv, NULL);
@@ -463,13 +466,13 @@ static void task_background(zsub_runtime *r, zagent *a, const ztool_call *call, 
     return;
   }
   r->bg[r->nbg++] = t;
-  emit_start(a, call->id, t->agent, t->id, t->description);
+  emit_start(a, call->id, t->agent, t->outcome.session_id, t->description);
   zbuf_addf(&res->output,
-            "Started background task %s (agent %s). Poll it with task_output {\"task_id\": "
-            "\"%s\"}; stop it with task_stop.",
-            t->id, t->agent, t->id);
-  res->meta = json_pack("{s:s, s:s, s:s}", "taskId", t->id, "agent", t->agent, "status",
-                        "running");
+            "Started background task %s (agent %s, session %s). Poll it with task_output "
+            "{\"task_id\": \"%s\"}; stop it with task_stop.",
+            t->id, t->agent, t->outcome.session_id, t->id);
+  res->meta = json_pack("{s:s, s:s, s:s, s:s}", "taskId", t->id, "agent", t->agent, "sessionId",
+                        t->outcome.session_id, "status", "running");
 }
 
 static void bg_free(bg_task *t) {
@@ -480,6 +483,7 @@ static void bg_free(bg_task *t) {
   pthread_cond_destroy(&t->cv);
   free(t->agent);
   free(t->description);
+  free(t->call_id);
   free(t);
 }
 
@@ -500,7 +504,7 @@ static void bg_wait_locked(bg_task *t, int64_t wait_ms) {
 
 /* The report of a task: progress while it runs; the final answer (and the
  * one subagent_end) once done. Called with t->mu held. */
-static void bg_report_locked(zagent *a, const char *call_id, bg_task *t, ztool_result *res) {
+static void bg_report_locked(zagent *a, bg_task *t, ztool_result *res) {
   if (!t->done) {
     zbuf_addf(&res->output, "Task %s (agent %s) is still running: %d tool call%s so far%s%s.",
               t->id, t->agent, t->outcome.tool_calls, t->outcome.tool_calls == 1 ? "" : "s",
@@ -514,7 +518,8 @@ static void bg_report_locked(zagent *a, const char *call_id, bg_task *t, ztool_r
   json_object_set_new(res->meta, "taskId", json_string(t->id));
   if (!t->end_reported) { /* a poll racing the exit reports it once */
     t->end_reported = true;
-    emit_end(a, call_id, t->agent, &t->outcome, status, res->is_error ? res->output.data : NULL);
+    emit_end(a, t->call_id, t->agent, &t->outcome, status,
+             res->is_error ? res->output.data : NULL);
   }
 }
 
@@ -529,7 +534,7 @@ static void task_output(zsub_runtime *r, zagent *a, const ztool_call *call, cons
   if (wait > MAX_WAIT_MS) wait = MAX_WAIT_MS;
   pthread_mutex_lock(&t->mu);
   bg_wait_locked(t, wait);
-  bg_report_locked(a, call->id, t, res);
+  bg_report_locked(a, t, res);
   pthread_mutex_unlock(&t->mu);
 }
 
@@ -555,7 +560,7 @@ static void task_stop(zsub_runtime *r, zagent *a, const ztool_call *call, const 
   pthread_mutex_unlock(&t->mu);
   if (!was_done) bg_stop(t);
   pthread_mutex_lock(&t->mu);
-  bg_report_locked(a, call->id, t, res);
+  bg_report_locked(a, t, res);
   pthread_mutex_unlock(&t->mu);
   if (was_done) return;
   ztool_result_release(res);

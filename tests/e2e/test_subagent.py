@@ -152,5 +152,117 @@ class Delegation(ZeroTest):
         self.assertIn("writes tests", t.stdout)
 
 
+def ps_lines(needle):
+    """Processes whose command line holds needle (checked with ps)."""
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [l for l in out.splitlines() if needle in l and "ps -eo" not in l]
+
+
+# Parallel request streams: parent turns match the parent's prompt, child
+# turns the child's role line (see "match" in tests/e2e/README.md).
+PARENT = "PARENT-PROMPT-7Q"
+CHILD = "the explore sub-agent"
+
+
+class Background(ZeroTest):
+    def test_started_polled_and_stopped_leaves_no_process(self):
+        m = self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
+                "description": "slow", "prompt": "take your time", "agent": "explore",
+                "background": True}}]},
+            {"match": CHILD, "text": "too late", "delay_before_ms": 20000},
+            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
+                "task_id": "bg-1"}}]},
+            {"match": PARENT, "tool_calls": [{"name": "task_stop", "arguments": {
+                "task_id": "bg-1"}}]},
+            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
+                "task_id": "bg-1"}}]},
+            {"match": PARENT, "text": "stopped it"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", PARENT, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        evs = self.lines(r.stdout)
+        results = [e for e in evs if e["type"] == "tool_result"]
+        self.assertIn("Started background task bg-1", results[0]["output"])
+        self.assertIn("still running", results[1]["output"])
+        self.assertIn("Stopped task bg-1", results[2]["output"])
+        self.assertIn("(stopped)", results[3]["output"])
+        child = [e for e in evs if e["type"] == "subagent_start"][0]["childSessionId"]
+        ends = [e for e in evs if e["type"] == "subagent_end"]
+        self.assertEqual(len(ends), 1, ends)  # recorded once, though polled after the stop
+        self.assertEqual(ends[0]["status"], "stopped")
+        self.assertEqual(ps_lines(child), [])
+
+    def test_poll_waits_for_the_answer_and_reports_the_end_once(self):
+        self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
+                "description": "quick", "prompt": "answer", "agent": "explore",
+                "background": True}}]},
+            {"match": CHILD, "text": "BG ANSWER"},
+            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
+                "task_id": "bg-1", "wait_ms": 30000}}]},
+            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
+                "task_id": "bg-1"}}]},
+            {"match": PARENT, "text": "got it"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", PARENT, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        evs = self.lines(r.stdout)
+        results = [e for e in evs if e["type"] == "tool_result"]
+        self.assertEqual(results[1]["output"], "BG ANSWER")
+        self.assertEqual(results[2]["output"], "BG ANSWER")
+        ends = [e for e in evs if e["type"] == "subagent_end"]
+        self.assertEqual(len(ends), 1)
+        self.assertEqual(ends[0]["status"], "success")
+
+    def test_run_end_stops_a_background_task_still_running(self):
+        self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
+                "description": "slow", "prompt": "p", "agent": "explore",
+                "background": True}}]},
+            {"match": CHILD, "text": "late", "delay_before_ms": 20000},
+            {"match": PARENT, "text": "leaving"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", PARENT, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        child = [e for e in self.lines(r.stdout) if e["type"] == "subagent_start"][0]
+        self.assertEqual(ps_lines(child["childSessionId"]), [])
+
+
+class BadChildren(ZeroTest):
+    def test_child_that_crashes_is_a_tool_error_and_its_session_stays(self):
+        m = self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "p", "agent": "explore"}}]},
+            {"status": 401},
+            {"text": "handled"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = tool_messages(m.bodies()[2])[0]["content"]
+        self.assertIn('sub-agent "explore" did not finish', res)
+        self.assertIn("zero sessions show", res)
+        child = [e for e in self.lines(r.stdout) if e["type"] == "subagent_start"][0]
+        s = self.zero("sessions", "show", child["childSessionId"])
+        self.assertEqual(s.returncode, 0, s.stderr)
+
+    def test_hung_child_is_stopped_after_the_idle_timeout(self):
+        self.env["ZERO_SUBAGENT_IDLE_MS"] = "1500"
+        m = self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "p", "agent": "explore"}}]},
+            {"match": CHILD, "text": "never", "delay_before_ms": 30000},
+            {"match": PARENT, "text": "handled"},
+        ])
+        t0 = time.time()
+        r = self.zero("exec", "-o", "stream-json", PARENT, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertLess(time.time() - t0, 25)
+        res = tool_messages(m.bodies()[-1])[0]["content"]
+        self.assertIn("(timeout)", res)
+        child = [e for e in self.lines(r.stdout) if e["type"] == "subagent_start"][0]
+        self.assertEqual(ps_lines(child["childSessionId"]), [])
+
+
 if __name__ == "__main__":
     main()
