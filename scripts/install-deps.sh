@@ -1,24 +1,37 @@
 #!/usr/bin/env bash
-# Installs the Debian packages zero needs to build and test, if any are missing.
+# Installs the Debian packages zero needs, if any are missing:
+#   install-deps.sh        what building and installing zero needs (make run, make install)
+#   install-deps.sh --dev  that, plus what the tests, the CI gates and the benchmarks need
+#                          (make deps-dev; make test runs it)
 # Uses sudo when not root. Safe to run repeatedly: it does nothing when all is present.
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git python3
   libcurl4-openssl-dev libjansson-dev libssl-dev
-  libcmocka-dev python3 libsqlite3-dev libpcre2-dev
+  libsqlite3-dev libpcre2-dev
   libseccomp-dev bubblewrap
-  libutf8proc-dev libmd4c-dev libvterm-dev tmux
-  # The CI gates: libFuzzer (clang's runtime), clang-tidy, clang-format.
-  clang libclang-rt-14-dev clang-tidy clang-format
+  libutf8proc-dev libmd4c-dev
 )
-# Wanted by the benchmarks (ripgrep also by the search comparison tests,
-# gnuplot by the performance lab's charts); installed with the rest so one
-# command prepares a machine.
-OPTIONAL=(hyperfine valgrind ripgrep gnuplot-nox)
+OPTIONAL=()
+if [ "${1:-}" = "--dev" ]; then
+  PACKAGES+=(
+    libcmocka-dev libvterm-dev tmux
+    # The CI gates: libFuzzer (clang's runtime), clang-tidy, clang-format; man
+    # reads the generated pages in their test.
+    clang libclang-rt-14-dev clang-tidy clang-format man-db
+  )
+  # Wanted by the benchmarks (ripgrep also by the search comparison tests,
+  # gnuplot by the performance lab's charts); installed with the rest so one
+  # command prepares a machine.
+  OPTIONAL=(hyperfine valgrind ripgrep gnuplot-nox)
+elif [ -n "${1:-}" ]; then
+  echo "usage: install-deps.sh [--dev]" >&2
+  exit 2
+fi
 
 missing=()
-for p in "${PACKAGES[@]}" "${OPTIONAL[@]}"; do
+for p in "${PACKAGES[@]}" ${OPTIONAL[@]+"${OPTIONAL[@]}"}; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

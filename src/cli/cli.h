@@ -32,6 +32,9 @@ int cmd_agents(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
 /* `zero completions bash|zsh|fish` (cli/completion.c). */
 int cmd_completions(int argc, char **argv);
+/* `zero __manpages DIR`: the manual pages from the command and option tables
+ * (cli/manpage.c); the build runs it. */
+int cmd_manpages(int argc, char **argv);
 
 /* `zero providers add` and `zero setup` (which makes the profile active);
  * `help` prints that command's --help. */

@@ -26,6 +26,9 @@ typedef struct zcli_command {
   const char *summary;  /* one line for zero --help */
   const zopt_spec *opts; /* its flags (completion), or NULL */
   const char *subcommands; /* space-separated, for completion, or NULL */
+  /* Option tables of subcommands that parse their own flags (`providers
+   * add`), NULL-terminated, or NULL: help, man and completion list them too. */
+  const zopt_spec *const *sub_opts;
 } zcli_command;
 
 /* The table, in the order zero --help lists it; *n gets its length. */

@@ -38,6 +38,12 @@ static void add_flags(zbuf *out, const zopt_spec *spec) {
   }
 }
 
+/* Every flag of command c: its own table's and its subcommands' tables'. */
+static void add_command_flags(zbuf *out, const zcli_command *c) {
+  add_flags(out, c->opts);
+  for (const zopt_spec *const *sub = c->sub_opts; sub && *sub; sub++) add_flags(out, *sub);
+}
+
 /* Each name of c a user may type: its name and its word alias (the table
  * gives a command at most one, see commands.h). */
 static size_t command_names(const zcli_command *c, const char **names, size_t max) {
@@ -79,7 +85,11 @@ static void all_value_patterns(zbuf *out, const char *sep) {
   for (size_t i = 0; i < n; i++) {
     const char *names[2];
     size_t nn = command_names(&cmds[i], names, 2);
-    for (size_t k = 0; k < nn; k++) value_patterns(out, names[k], cmds[i].opts, sep);
+    for (size_t k = 0; k < nn; k++) {
+      value_patterns(out, names[k], cmds[i].opts, sep);
+      for (const zopt_spec *const *sub = cmds[i].sub_opts; sub && *sub; sub++)
+        value_patterns(out, names[k], *sub, sep);
+    }
   }
 }
 
@@ -119,7 +129,7 @@ static void posix_candidates(zbuf *s, const char *var, const char *assign_open,
     const char *names[2];
     size_t nn = command_names(c, names, 2);
     zbuf flags = ZBUF_INIT;
-    add_flags(&flags, c->opts);
+    add_command_flags(&flags, c);
     zbuf_addf(s, "    %s%s%s)", names[0], nn > 1 ? "|" : "", nn > 1 ? names[1] : "");
     if (c->subcommands)
       zbuf_addf(s, " if [[ -z $sub ]]; then %s=%s%s%s%s; else %s=%s%s%s; fi ;;\n", var,
@@ -209,7 +219,7 @@ static void fish_script(zbuf *s) {
     const char *names[2];
     size_t nn = command_names(c, names, 2);
     zbuf flags = ZBUF_INIT;
-    add_flags(&flags, c->opts);
+    add_command_flags(&flags, c);
     for (size_t k = 0; k < nn; k++) {
       if (c->subcommands)
         zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"%s|\"' -a '%s'\n", names[k],
