@@ -44,6 +44,8 @@ typedef enum zagent_event_kind {
   ZAEV_SUBAGENT_START,      /* id, name (the definition), session_id, text (description) */
   ZAEV_SUBAGENT_EVENT,      /* id, name, session_id, meta (the child's stream-json event) */
   ZAEV_SUBAGENT_END,        /* id, name, session_id, status, exit_code, usage, text (error) */
+  ZAEV_QUESTION,            /* id (the ask_user call), text (the question), meta (choices
+                             * array or NULL): the model asks the user */
 } zagent_event_kind;
 
 typedef struct zagent_event {

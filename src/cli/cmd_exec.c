@@ -224,7 +224,8 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
 
 /* Collects the prompt from words, --file and stdin; images given on
  * stream-json input go to `images` ({"media_type","data"} objects). */
-static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, zerr *err) {
+static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, json_t *answers,
+                       zerr *err) {
   if (a->input == ZIN_STREAM_JSON) {
     if (a->prompt.len)
       return zerr_set(err, ZE_USAGE,
@@ -233,6 +234,7 @@ static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, zerr *err) {
     zbuf raw = ZBUF_INIT;
     int rc = a->prompt_file ? zfs_read_file(a->prompt_file, &raw, 64u << 20, err)
                             : zin_read_all(stdin, &raw, err);
+    if (rc == 0) rc = zin_stream_json_take_answers(&raw, answers, err);
     if (rc == 0) rc = zin_stream_json_parse_ex(raw.data, raw.len, prompt, images, err);
     else if (err->kind != ZE_USAGE) err->kind = ZE_USAGE;
     zbuf_release(&raw);
@@ -295,6 +297,18 @@ static int read_images(const zexec_args *a, json_t *images, zerr *err) {
   return 0;
 }
 
+/* ask_user in zero exec: the next answer line of the stream-json input,
+ * or none (no user is available). */
+static char *next_answer(void *ud, const char *question, const json_t *choices) {
+  (void)question;
+  (void)choices;
+  json_t *answers = ud;
+  if (!json_array_size(answers)) return NULL;
+  char *a = xstrdup(json_string_value(json_array_get(answers, 0)));
+  json_array_remove(answers, 0);
+  return a;
+}
+
 /* MCP start-up problems become warning events of the run. */
 static void warn_event(void *ud, const char *msg) {
   zagent_event w = {.kind = ZAEV_WARNING, .text = msg};
@@ -334,6 +348,7 @@ int cmd_exec(int argc, char **argv) {
   int exit_code = ZEXIT_SUCCESS;
   zbuf prompt = ZBUF_INIT;
   json_t *images = json_array();
+  json_t *answers = json_array(); /* ask_user's, from -i stream-json input */
   zrun_setup rs = ZRUN_SETUP_INIT;
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
@@ -352,7 +367,7 @@ int cmd_exec(int argc, char **argv) {
                zexec_agent_apply(&a, rs.workspace, &mode, &specialist, &err) == 0;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;
   rs.opts.reasoning_effort = a.reasoning_effort;
-  if (!ws_ok || zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
+  if (!ws_ok || zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, answers, &err) < 0 ||
       read_images(&a, images, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
@@ -455,8 +470,9 @@ int cmd_exec(int argc, char **argv) {
     goto finish;
   }
   zrun_setup_compaction(&rs, a.output == ZOUT_TEXT ? stderr : NULL);
+  zsub_runtime_opts ask = {.ask = next_answer, .ask_ud = answers};
   zrun_setup_subagents(&rs, (const char *const *)specialist.sub_tools,
-                       specialist.def && specialist.def->tools);
+                       specialist.def && specialist.def->tools, &ask);
   zrun_setup_agent(&rs, &agent);
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
@@ -505,6 +521,7 @@ out:
   zexec_agent_release(&specialist);
   zbuf_release(&prompt);
   json_decref(images);
+  json_decref(answers);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;

@@ -560,18 +560,25 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   agent->nsources = n;
 }
 
-void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted) {
+void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted,
+                          const zsub_runtime_opts *ask) {
+  const char *sid = s->store.session ? s->store.session->id : NULL;
+  if (s->subagents) {
+    zsub_runtime_set_session(s->subagents, sid);
+    return;
+  }
   zsub_runtime_opts o = {.workspace = s->workspace,
                          .add_dirs = (const char *const *)s->add_dirs,
                          .n_add_dirs = s->n_add_dirs,
                          .offline = s->opts.offline,
-                         .session_id = s->store.session ? s->store.session->id : NULL,
+                         .session_id = sid,
                          .provider = s->model.rp.name,
                          .model = s->model.rp.model,
                          .reasoning_effort = s->opts.reasoning_effort,
                          .allowed = allowed,
-                         .restricted = restricted};
-  zsub_runtime_free(s->subagents);
+                         .restricted = restricted,
+                         .ask = ask ? ask->ask : NULL,
+                         .ask_ud = ask ? ask->ask_ud : NULL};
   s->subagents = zsub_runtime_new(&o);
 }
 

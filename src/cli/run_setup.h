@@ -36,6 +36,7 @@
 #include "sandbox/sandbox.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
+#include "subagent/task.h"
 #include "tools/tool.h"
 
 /* What the face chooses before the steps run (zero exec's flags; the TUI
@@ -192,8 +193,12 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent);
  * the session step: children inherit the workspace, roots, --offline,
  * provider and model, and are recorded as children of this session. With
  * restricted set only the tools named in allowed (a specialist's
- * allow-list) are offered. Call before zrun_setup_agent. */
-void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted);
+ * allow-list) are offered; ask (may be NULL) supplies ask_user's answers
+ * (its ask / ask_ud fields). Called again (the TUI, per turn) it keeps the
+ * running background tasks and follows the current session. Call before
+ * zrun_setup_agent. */
+void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted,
+                          const zsub_runtime_opts *ask);
 /* Saves the task state into the session's metadata (end of a run). */
 void zrun_setup_save_task(zrun_setup *s);
 

@@ -57,6 +57,8 @@ struct zsub_runtime {
   bg_task *bg[MAX_BACKGROUND];
   size_t nbg;
   int bg_started; /* background ids are bg-1, bg-2, … in a run */
+  char *(*ask)(void *ud, const char *question, const json_t *choices);
+  void *ask_ud;
 };
 
 /* ---- depth ------------------------------------------------------------------ */
@@ -98,12 +100,20 @@ static const char STOP_SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{\"task_id\":{\"type\":\"string\"}},"
     "\"required\":[\"task_id\"],\"additionalProperties\":false}";
 
+static const char ASK_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"question\":{\"type\":\"string\"},"
+    "\"choices\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"optional answers to pick from\"}},"
+    "\"required\":[\"question\"],\"additionalProperties\":false}";
+
 static const struct {
   const char *name, *schema;
 } TOOLS[] = {
     {"task", TASK_SCHEMA},
     {"task_output", OUTPUT_SCHEMA},
     {"task_stop", STOP_SCHEMA},
+    {"ask_user", ASK_SCHEMA},
 };
 
 static bool tool_allowed(const zsub_runtime *r, const char *name) {
@@ -131,6 +141,10 @@ static const char *tool_description(const zsub_runtime *r, const char *name, cha
   if (!strcmp(name, "task")) return *owned = task_description(r);
   if (!strcmp(name, "task_output"))
     return "The progress or final answer of a background task (task with background: true).";
+  if (!strcmp(name, "ask_user"))
+    return "Ask the user a question (optionally with choices) when you cannot proceed without "
+           "their decision. Without a user the answer says so: then proceed on your best "
+           "judgement.";
   return "Stop a background task and everything it started.";
 }
 
@@ -157,7 +171,7 @@ static bool src_has(void *ud, const char *name) {
 
 static const char *src_side_effect(void *ud, const char *name) {
   (void)ud;
-  return !strcmp(name, "task") ? "shell" : "none";
+  return !strcmp(name, "task") ? "shell" : "none"; /* a child runs; the rest only report */
 }
 
 /* ---- events to the parent's sinks ------------------------------------------ */
@@ -570,6 +584,31 @@ static void task_stop(zsub_runtime *r, zagent *a, const ztool_call *call, const 
   res->meta = json_pack("{s:s, s:s}", "taskId", t->id, "status", "stopped");
 }
 
+/* ---- ask_user ------------------------------------------------------------------ */
+
+static void ask_user(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
+                     ztool_result *res) {
+  const char *q = zjson_str(args, "question");
+  if (!q || !q[0]) {
+    ztool_fail(res, "ask_user needs a question");
+    return;
+  }
+  const json_t *choices = json_object_get(args, "choices");
+  zagent_event ev = {.kind = ZAEV_QUESTION, .id = call->id, .text = q,
+                     .meta = json_is_array(choices) ? choices : NULL};
+  zagent_emit(a, &ev);
+  char *answer = r->ask ? r->ask(r->ask_ud, q, ev.meta) : NULL;
+  if (!answer) {
+    zbuf_addstr(&res->output, "No user is available to answer (a headless run). Proceed on your "
+                              "best judgement and say what you assumed.");
+    res->meta = json_pack("{s:b}", "answered", 0);
+    return;
+  }
+  zbuf_addstr(&res->output, answer);
+  res->meta = json_pack("{s:b}", "answered", 1);
+  free(answer);
+}
+
 /* ---- the source --------------------------------------------------------------- */
 
 static void task_run(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
@@ -595,6 +634,7 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
   }
   if (!strcmp(c->name, "task")) task_run(r, a, c, args, res);
   else if (!strcmp(c->name, "task_output")) task_output(r, a, c, args, res);
+  else if (!strcmp(c->name, "ask_user")) ask_user(r, a, c, args, res);
   else task_stop(r, a, c, args, res);
   json_decref(args);
 }
@@ -618,6 +658,8 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   r->allowed = strvec_dup_array((char *const *)o->allowed);
   r->depth = zsub_depth();
   r->max_depth = zsub_max_depth();
+  r->ask = o->ask;
+  r->ask_ud = o->ask_ud;
   r->idle_ms = env_int("ZERO_SUBAGENT_IDLE_MS", 1, MAX_WAIT_MS * 6, IDLE_TIMEOUT_MS);
   r->source = (ztool_source){.schemas = src_schemas, .has = src_has,
                              .side_effect = src_side_effect, .invoke = src_invoke, .ud = r};
@@ -625,6 +667,11 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
 }
 
 const ztool_source *zsub_runtime_source(zsub_runtime *r) { return &r->source; }
+
+void zsub_runtime_set_session(zsub_runtime *r, const char *session_id) {
+  free(r->session_id);
+  r->session_id = dup_or_null(session_id);
+}
 
 void zsub_runtime_free(zsub_runtime *r) {
   if (!r) return;

@@ -39,6 +39,10 @@ typedef struct zsub_runtime_opts {
    * user); a specialist's run gets those its allow-list names. */
   const char *const *allowed;
   bool restricted; /* allowed applies (even when empty) */
+  /* ask_user's answer: the user's reply (caller frees), or NULL when no
+   * user is available (headless). NULL = never a user. */
+  char *(*ask)(void *ud, const char *question, const json_t *choices);
+  void *ask_ud;
 } zsub_runtime_opts;
 
 typedef struct zsub_runtime zsub_runtime;
@@ -47,6 +51,8 @@ typedef struct zsub_runtime zsub_runtime;
 zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o);
 /* The tool source to put in zagent.sources (points into r). */
 const ztool_source *zsub_runtime_source(zsub_runtime *r);
+/* The session the next children are children of (the TUI's /new, resume). */
+void zsub_runtime_set_session(zsub_runtime *r, const char *session_id);
 /* Stops every background child still running, reaps it, frees r. NULL ok. */
 void zsub_runtime_free(zsub_runtime *r);
 

@@ -209,6 +209,12 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
     case ZAEV_SUBAGENT_START:
     case ZAEV_SUBAGENT_EVENT:
     case ZAEV_SUBAGENT_END: o = subagent_line(s, ev); break;
+    case ZAEV_QUESTION:
+      o = envelope(s, "question");
+      set_str(o, "id", ev->id);
+      set_str(o, "question", ev->text);
+      json_object_set_new(o, "choices", ev->meta ? json_copy((json_t *)ev->meta) : json_array());
+      break;
     case ZAEV_RUN_END:
       o = envelope(s, "run_end");
       set_str(o, "status", ev->status);

@@ -264,5 +264,39 @@ class BadChildren(ZeroTest):
         self.assertEqual(ps_lines(child["childSessionId"]), [])
 
 
+class AskUser(ZeroTest):
+    def test_question_event_and_answer_from_stream_json_input(self):
+        m = self.serve([
+            {"tool_calls": [{"name": "ask_user", "arguments": {
+                "question": "Which color?", "choices": ["red", "blue"]}}]},
+            {"tool_calls": [{"name": "ask_user", "arguments": {"question": "Anything else?"}}]},
+            {"text": "painted blue"},
+        ])
+        stdin = "\n".join(json.dumps(x) for x in [
+            {"schemaVersion": 2, "type": "prompt", "content": "paint it"},
+            {"schemaVersion": 2, "type": "answer", "content": "blue"},
+        ]) + "\n"
+        r = self.zero("exec", "-i", "stream-json", "-o", "stream-json", input=stdin)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        evs = self.lines(r.stdout)
+        qs = [e for e in evs if e["type"] == "question"]
+        self.assertEqual(len(qs), 2)
+        self.assertEqual(qs[0]["question"], "Which color?")
+        self.assertEqual(qs[0]["choices"], ["red", "blue"])
+        bodies = m.bodies()
+        self.assertEqual(bodies[0]["messages"][-1]["content"], "paint it")
+        self.assertEqual(tool_messages(bodies[1])[0]["content"], "blue")
+        self.assertIn("No user is available", tool_messages(bodies[2])[1]["content"])
+
+    def test_headless_without_input_proceeds(self):
+        m = self.serve([
+            {"tool_calls": [{"name": "ask_user", "arguments": {"question": "Sure?"}}]},
+            {"text": "assumed yes"},
+        ])
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("No user is available", tool_messages(m.bodies()[1])[0]["content"])
+
+
 if __name__ == "__main__":
     main()
