@@ -1,121 +1,221 @@
 /* events.h — what the agent loop reports while it runs.
  *
  * The loop emits one zagent_event per step to every sink (output writer,
- * session recorder). Field use per kind mirrors stream-json schema v2
- * (docs/stream-json.md): only the fields listed for a kind are meaningful.
- * Strings are borrowed for the duration of the call.
+ * session recorder, TUI). An event is its kind plus that kind's payload, one
+ * struct per kind in a tagged union: ev->kind says which member is live
+ * (ZAEV_TOOL_CALL: ev->tool_call, ...). The payloads mirror stream-json
+ * schema v2 (docs/stream-json.md). Strings and JSON values are borrowed for
+ * the duration of the emit call; zagent_event_copy makes an owned copy.
  */
 #ifndef ZERO_AGENT_EVENTS_H
 #define ZERO_AGENT_EVENTS_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "provider/provider.h"
 
 typedef enum zagent_event_kind {
-  ZAEV_RUN_START,           /* session_id, cwd, provider, model, api_model */
-  ZAEV_USER_MESSAGE,        /* text (recorded, not shown by stream-json) */
-  ZAEV_REASONING,           /* text / len */
-  ZAEV_TEXT,                /* text / len */
-  ZAEV_ASSISTANT_MESSAGE,   /* text, reasoning: the whole assistant turn (record) */
-  ZAEV_TOOL_CALL,           /* id, name, arguments, side_effect */
-  ZAEV_PERMISSION_REQUEST,  /* id, name, side_effect, action, reason, mode */
-  ZAEV_PERMISSION_DECISION, /* id, name, side_effect, action (allow|deny), reason, mode,
-                             * code (the engine's decision code), block (denials),
-                             * grant (when a grant decided or the user's answer made one);
-                             * both permission kinds also: permission, autonomy,
-                             * decision_reason, risk, grant_matched */
-  ZAEV_TOOL_RESULT,         /* id, name, ok, text (output), truncated, meta, changed_files */
-  ZAEV_USAGE,               /* usage, model */
-  ZAEV_FINAL,               /* text */
-  ZAEV_WARNING,             /* text; code and meta when machine-readable (e.g.
-                             * "sandbox_degraded" with {backend, enforcement, network}) */
-  ZAEV_ERROR,               /* code, text, recoverable */
-  ZAEV_RUN_END,             /* status, exit_code */
-  ZAEV_PROGRESS,            /* id, name (the running tool call), progress, total (< 0:
-                               unknown), text (message, may be NULL) */
-  ZAEV_COMPACTION,          /* name (method), reason, tokens_before, tokens_after */
-  ZAEV_CHECKPOINT,          /* sequence (the session event's), name (the tool), files (JSON
-                             * array of the paths saved): a snapshot taken just before a
-                             * tool changed files (the session already holds the record) */
-  /* Sub-agents (subagent/task.c), each carrying the child's session_id and
-   * the parent's call id: */
-  ZAEV_SUBAGENT_START,      /* id, name (the definition), session_id, text (description) */
-  ZAEV_SUBAGENT_EVENT,      /* id, name, session_id, meta (the child's stream-json event) */
-  ZAEV_SUBAGENT_END,        /* id, name, session_id, status, exit_code, usage, text (error) */
-  ZAEV_QUESTION,            /* id (the ask_user call), text (the question), meta (choices
-                             * array or NULL): the model asks the user */
+  ZAEV_RUN_START,           /* .run_start */
+  ZAEV_USER_MESSAGE,        /* .user_message (recorded, not shown by stream-json) */
+  ZAEV_REASONING,           /* .delta */
+  ZAEV_TEXT,                /* .delta */
+  ZAEV_ASSISTANT_MESSAGE,   /* .assistant_message: the whole assistant turn (record) */
+  ZAEV_TOOL_CALL,           /* .tool_call */
+  ZAEV_PERMISSION_REQUEST,  /* .permission */
+  ZAEV_PERMISSION_DECISION, /* .permission */
+  ZAEV_TOOL_RESULT,         /* .tool_result */
+  ZAEV_USAGE,               /* .usage */
+  ZAEV_FINAL,               /* .final */
+  ZAEV_WARNING,             /* .warning */
+  ZAEV_ERROR,               /* .error */
+  ZAEV_RUN_END,             /* .run_end */
+  ZAEV_PROGRESS,            /* .progress */
+  ZAEV_COMPACTION,          /* .compaction */
+  ZAEV_CHECKPOINT,          /* .checkpoint */
+  /* Sub-agents (subagent/task.c) */
+  ZAEV_SUBAGENT_START,      /* .subagent: a child run began */
+  ZAEV_SUBAGENT_EVENT,      /* .subagent: one event of the child's stream */
+  ZAEV_SUBAGENT_END,        /* .subagent: the child ended */
+  ZAEV_QUESTION,            /* .question: ask_user asks the user */
 } zagent_event_kind;
 
-typedef struct zagent_event {
-  zagent_event_kind kind;
+/* ZAEV_RUN_START: where and with what the run talks to the model. */
+typedef struct zev_run_start {
+  const char *session_id, *cwd, *provider, *model, *api_model;
+} zev_run_start;
+
+/* ZAEV_USER_MESSAGE: the prompt as sent (text, len bytes). meta: {images:
+ * [{media_type, data}]} when images travel with it, else NULL. */
+typedef struct zev_user_message {
+  const char *text;
+  size_t len;
+  const json_t *meta;
+} zev_user_message;
+
+/* ZAEV_TEXT and ZAEV_REASONING: one streamed piece, len bytes (not
+ * NUL-terminated; len may be 0). */
+typedef struct zev_delta {
+  const char *text;
+  size_t len;
+} zev_delta;
+
+/* ZAEV_ASSISTANT_MESSAGE: the turn's answer (text, len bytes), its reasoning
+ * (may be NULL) and thinking (JSON array of thinking blocks to replay,
+ * zmsg.thinking, may be NULL). */
+typedef struct zev_assistant_message {
   const char *text;
   size_t len;
   const char *reasoning;
-  const char *thinking;  /* ASSISTANT_MESSAGE: JSON array of thinking blocks to
-                          * replay (zmsg.thinking), may be NULL */
-  const char *signature; /* TOOL_CALL: thought signature (Gemini), may be NULL */
-  const char *session_id;
-  const char *cwd;
-  const char *provider;
-  const char *model;
-  const char *api_model;
-  const char *id;
-  const char *name;
-  const char *arguments;
-  const char *side_effect;
-  const char *action;
-  const char *reason;
-  const char *mode;
-  const char *code;
-  const char *status;
-  bool ok;
-  bool truncated;
-  bool recoverable;
-  int exit_code;
-  const json_t *meta;
-  /* Permission decisions. block: the structured denial handed to the model,
-   * {code, reason, recoverable, allow} (zperm_block_json); NULL unless denied.
-   * grant: {tool, kind, value?, action, scope, source: "saved"|"user"} when a
-   * saved grant decided the call or the user's answer created one. */
-  const json_t *block;
-  const json_t *grant;
-  /* Permission events, as Go zero reports them: permission (the tool's
-   * default action, as --list-tools shows it), autonomy (low|medium|high),
-   * decision_reason (the engine's rule, the decision code), risk ({level,
-   * categories, reason}, zperm_risk_json), grant_matched (a saved grant
-   * decided). */
-  const char *permission;
-  const char *autonomy;
-  const char *decision_reason;
-  const json_t *risk;
+  const char *thinking;
+} zev_assistant_message;
+
+/* ZAEV_TOOL_CALL: a call the model asked for. signature: Gemini's thought
+ * signature, may be NULL. */
+typedef struct zev_tool_call {
+  const char *id, *name, *arguments, *side_effect, *signature;
+} zev_tool_call;
+
+/* ZAEV_PERMISSION_REQUEST (action "prompt") and ZAEV_PERMISSION_DECISION
+ * (action allow|deny), as Go zero reports them. code: the engine's decision
+ * code. permission: the tool's default action (as --list-tools shows it);
+ * autonomy: low|medium|high; decision_reason: the engine's rule; risk:
+ * {level, categories, reason} (zperm_risk_json); grant_matched: a saved
+ * grant decided. Decisions only: block, the structured denial handed to the
+ * model, {code, reason, recoverable, allow} (zperm_block_json), NULL unless
+ * denied; grant, {tool, kind, value?, action, scope, source: "saved"|"user"}
+ * when a saved grant decided or the user's answer made one. */
+typedef struct zev_permission {
+  const char *id, *name, *side_effect, *action, *reason, *mode, *code;
+  const char *permission, *autonomy, *decision_reason;
+  const json_t *risk, *block, *grant;
   bool grant_matched;
-  /* ZAEV_TOOL_RESULT: the files the call changed (JSON array of paths), NULL
-   * when none. ZAEV_CHECKPOINT: files, sequence. */
+} zev_permission;
+
+/* ZAEV_TOOL_RESULT: a finished call. output: output_len bytes; truncated:
+ * the tool cut it; meta: the tool's structured result (exit_code, block,
+ * image, ...), may be NULL; changed_files: JSON array of the paths the call
+ * changed, NULL when none. */
+typedef struct zev_tool_result {
+  const char *id, *name;
+  bool ok;
+  const char *output;
+  size_t output_len;
+  bool truncated;
+  const json_t *meta;
   const json_t *changed_files;
-  const json_t *files;
-  int64_t sequence;
-  zusage usage;
+} zev_tool_result;
+
+/* ZAEV_USAGE: one request's token counts and the model that spent them. */
+typedef struct zev_usage {
+  zusage tokens;
+  const char *model;
+} zev_usage;
+
+/* ZAEV_FINAL: the run's answer. */
+typedef struct zev_final {
+  const char *text;
+} zev_final;
+
+/* ZAEV_WARNING: code and meta when machine-readable (e.g.
+ * "sandbox_degraded" with {backend, enforcement, network}), else NULL. */
+typedef struct zev_warning {
+  const char *message, *code;
+  const json_t *meta;
+} zev_warning;
+
+/* ZAEV_ERROR: why the run failed; recoverable: a retry may succeed. */
+typedef struct zev_error {
+  const char *code, *message;
+  bool recoverable;
+} zev_error;
+
+/* ZAEV_RUN_END: the run's status name and exit code. */
+typedef struct zev_run_end {
+  const char *status;
+  int exit_code;
+} zev_run_end;
+
+/* ZAEV_PROGRESS: the running tool call (id, name) reports progress of total
+ * (< 0: unknown); message may be NULL. */
+typedef struct zev_progress {
+  const char *id, *name;
   double progress, total;
-  int64_t tokens_before, tokens_after; /* ZAEV_COMPACTION: estimated request tokens */
+  const char *message;
+} zev_progress;
+
+/* ZAEV_COMPACTION: the conversation was compacted before a request (method,
+ * reason); estimated request tokens before and after. */
+typedef struct zev_compaction {
+  const char *method, *reason;
+  int64_t tokens_before, tokens_after;
+} zev_compaction;
+
+/* ZAEV_CHECKPOINT: a snapshot taken just before a tool changed files (the
+ * session already holds the record): sequence is the session event's, tool
+ * the tool's name, files a JSON array of the paths saved. */
+typedef struct zev_checkpoint {
+  int64_t sequence;
+  const char *tool;
+  const json_t *files;
+} zev_checkpoint;
+
+/* ZAEV_SUBAGENT_START / _EVENT / _END: a sub-agent started by the task call
+ * call_id, running definition agent in session child_session_id. START:
+ * description. EVENT: event, the child's stream-json event. END: status
+ * (success, error, crashed, timeout, malformed, stopped), exit_code, usage
+ * (the child's tokens), message (why it failed, or NULL). */
+typedef struct zev_subagent {
+  const char *call_id, *agent, *child_session_id;
+  const char *description;
+  const json_t *event;
+  const char *status, *message;
+  int exit_code;
+  zusage usage;
+} zev_subagent;
+
+/* ZAEV_QUESTION: the ask_user call id asks question; choices: a JSON array
+ * of strings, or NULL. */
+typedef struct zev_question {
+  const char *id, *question;
+  const json_t *choices;
+} zev_question;
+
+typedef struct zagent_event {
+  zagent_event_kind kind;
+  union { /* the member kind names; the others are not meaningful */
+    zev_run_start run_start;
+    zev_user_message user_message;
+    zev_delta delta;
+    zev_assistant_message assistant_message;
+    zev_tool_call tool_call;
+    zev_permission permission;
+    zev_tool_result tool_result;
+    zev_usage usage;
+    zev_final final;
+    zev_warning warning;
+    zev_error error;
+    zev_run_end run_end;
+    zev_progress progress;
+    zev_compaction compaction;
+    zev_checkpoint checkpoint;
+    zev_subagent subagent;
+    zev_question question;
+  };
 } zagent_event;
 
-/* A copy of an event that outlives the emit call (a sink that hands events
- * to another thread, as the TUI does): ev points into strings and JSON
- * values the copy owns. */
-typedef struct zagent_event_copy {
-  zagent_event ev;
-  char *strs[21];
-  json_t *json[6];
-} zagent_event_copy;
+/* A copy of ev that outlives the emit call (a sink that hands events to
+ * another thread, as the TUI does): every string and JSON value of its kind's
+ * payload is copied deeply and owned by the copy. A length-counted text (a
+ * delta, a message, a tool's output) becomes NUL-terminated and its length
+ * its strlen; a length of 0 copies up to the NUL. Free with
+ * zagent_event_free. */
+zagent_event *zagent_event_copy(const zagent_event *ev);
 
-/* Copies ev deeply: every string and JSON value. A streamed delta's text
- * (len bytes, not NUL-terminated) becomes a NUL-terminated string and len
- * its strlen; a text with len 0 is copied up to its NUL. Free with
- * zagent_event_copy_free. */
-zagent_event_copy *zagent_event_copy_new(const zagent_event *ev);
-void zagent_event_copy_free(zagent_event_copy *c);
+/* Frees a copy made by zagent_event_copy and everything it owns; NULL is a
+ * no-op. Never pass an emitted (borrowed) event. */
+void zagent_event_free(zagent_event *ev);
 
 typedef struct zsink zsink;
 struct zsink {

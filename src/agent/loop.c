@@ -23,8 +23,8 @@ int zagent_check_sinks(const zagent *a, zerr *err) {
   return 0;
 }
 
-static void emit_simple(const zagent *a, zagent_event_kind kind, const char *text) {
-  zagent_event ev = {.kind = kind, .text = text, .len = text ? strlen(text) : 0};
+static void emit_warning(const zagent *a, const char *message) {
+  zagent_event ev = {.kind = ZAEV_WARNING, .warning = {.message = message}};
   zagent_emit(a, &ev);
 }
 
@@ -64,22 +64,19 @@ static void turn_release(turn_state *t) {
 static int on_provider_event(void *ud, const zprov_event *pe) {
   turn_state *t = ud;
   zagent *a = t->agent;
-  zagent_event ev = {0};
   switch (pe->kind) {
-    case ZPEV_TEXT:
+    case ZPEV_TEXT: {
       zbuf_add(&t->text, pe->text, pe->len);
-      ev.kind = ZAEV_TEXT;
-      ev.text = pe->text;
-      ev.len = pe->len;
+      zagent_event ev = {.kind = ZAEV_TEXT, .delta = {pe->text, pe->len}};
       zagent_emit(a, &ev);
       break;
-    case ZPEV_REASONING:
+    }
+    case ZPEV_REASONING: {
       zbuf_add(&t->reasoning, pe->text, pe->len);
-      ev.kind = ZAEV_REASONING;
-      ev.text = pe->text;
-      ev.len = pe->len;
+      zagent_event ev = {.kind = ZAEV_REASONING, .delta = {pe->text, pe->len}};
       zagent_emit(a, &ev);
       break;
+    }
     case ZPEV_TOOL_START:
     case ZPEV_TOOL_ARGS:
       break; /* the whole call arrives with ZPEV_TOOL_END */
@@ -90,18 +87,17 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
       zvec_push(&t->calls, pc);
       break;
     }
-    case ZPEV_USAGE:
+    case ZPEV_USAGE: {
       a->usage.prompt_tokens += pe->usage.prompt_tokens;
       a->usage.completion_tokens += pe->usage.completion_tokens;
       a->usage.total_tokens += pe->usage.total_tokens;
       a->usage.cached_tokens += pe->usage.cached_tokens;
       a->usage.reasoning_tokens += pe->usage.reasoning_tokens;
       zcompact_observe_usage(a->compactor, pe->usage.prompt_tokens);
-      ev.kind = ZAEV_USAGE;
-      ev.usage = pe->usage;
-      ev.model = a->model;
+      zagent_event ev = {.kind = ZAEV_USAGE, .usage = {.tokens = pe->usage, .model = a->model}};
       zagent_emit(a, &ev);
       break;
+    }
     case ZPEV_RETRY: {
       /* The fallback needs its own length: pe->len is 0 when text is NULL. */
       const char *why = pe->text && pe->len ? pe->text : "provider request failed";
@@ -109,7 +105,7 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
       zbuf msg = ZBUF_INIT;
       zbuf_addf(&msg, "%.*s; retrying (attempt %d) in %.1f s", why_len, why, pe->attempt,
                 (double)pe->delay_ms / 1000.0);
-      emit_simple(a, ZAEV_WARNING, msg.data);
+      emit_warning(a, msg.data);
       zbuf_release(&msg);
       break;
     }
@@ -133,8 +129,11 @@ static zmsg *commit_assistant(zagent *a, zconv *conv, turn_state *t) {
   size_t len = t->text.len;
   zmsg *m = zconv_add_assistant_owned(conv, zbuf_detach(&t->text, NULL), reasoning);
   m->thinking = steal_pointer(&t->thinking.thinking);
-  zagent_event ev = {.kind = ZAEV_ASSISTANT_MESSAGE, .text = m->content, .len = len,
-                     .reasoning = reasoning, .thinking = m->thinking};
+  zagent_event ev = {.kind = ZAEV_ASSISTANT_MESSAGE,
+                     .assistant_message = {.text = m->content,
+                                           .len = len,
+                                           .reasoning = reasoning,
+                                           .thinking = m->thinking}};
   zagent_emit(a, &ev);
   a->final_text = m->content;
   return m;
@@ -188,15 +187,23 @@ static bool call_recorded(const zagent *a, ztool_result *res) {
 static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                             const ztool_call *call) {
   const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
-  zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
-                     .arguments = call->arguments, .side_effect = side ? side : "unknown",
-                     .signature = call->signature};
+  zagent_event ev = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = call->id,
+                                   .name = call->name,
+                                   .arguments = call->arguments,
+                                   .side_effect = side ? side : "unknown",
+                                   .signature = call->signature}};
   zagent_emit(a, &ev);
   ztool_result res = ZTOOL_RESULT_INIT;
   if (call_recorded(a, &res)) src->invoke(src->ud, a, call, &res);
-  zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
-                      .ok = !res.is_error, .text = res.output.data, .len = res.output.len,
-                      .truncated = res.truncated, .meta = res.meta};
+  zagent_event rev = {.kind = ZAEV_TOOL_RESULT,
+                      .tool_result = {.id = call->id,
+                                      .name = call->name,
+                                      .ok = !res.is_error,
+                                      .output = res.output.data,
+                                      .output_len = res.output.len,
+                                      .truncated = res.truncated,
+                                      .meta = res.meta}};
   zagent_emit(a, &rev);
   zmsg *tm = zconv_add_tool_result(conv, call->id, call->name, res.output.data, res.is_error);
   attach_result_image(tm, res.meta); /* an MCP tool's image, like view_image's */
@@ -205,7 +212,7 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
 }
 
 static void face_warn(void *ud, const char *code, const char *msg) {
-  zagent_event w = {.kind = ZAEV_WARNING, .text = msg, .code = code};
+  zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = msg, .code = code}};
   zagent_emit(ud, &w);
 }
 
@@ -220,8 +227,8 @@ void zagent_checkpoint_taken(void *agent, int64_t sequence, const char *tool,
   if (!a || !abs_path) return;
   json_t *files = json_array();
   json_array_append_new(files, json_string(abs_path));
-  zagent_event ev = {.kind = ZAEV_CHECKPOINT, .sequence = sequence, .name = tool,
-                     .files = files};
+  zagent_event ev = {.kind = ZAEV_CHECKPOINT,
+                     .checkpoint = {.sequence = sequence, .tool = tool, .files = files}};
   zagent_emit(a, &ev);
   json_decref(files);
   if (!a->changed_files) a->changed_files = json_array();
@@ -243,9 +250,12 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   if (a->changed_files) json_array_clear(a->changed_files);
   const ztool *tool = ztool_find(call->name);
   const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
-  zagent_event ev = {.kind = ZAEV_TOOL_CALL, .id = call->id, .name = call->name,
-                     .arguments = call->arguments, .side_effect = side,
-                     .signature = call->signature};
+  zagent_event ev = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = call->id,
+                                   .name = call->name,
+                                   .arguments = call->arguments,
+                                   .side_effect = side,
+                                   .signature = call->signature}};
   zagent_emit(a, &ev);
   *esc = (ztool_escalation){false, false};
   if (!call_recorded(a, res)) return false;
@@ -260,15 +270,21 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
    * shows it), the autonomy level, the rule that decided, the call's risk */
   zperm_decision dflt = zperm_decide(eng, tool, NULL);
   json_t *risk = zperm_risk_json(eng, tool, argobj, &d);
-  zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                      .reason = d.reason, .mode = zperm_mode_name(zagent_mode(a)), .code = d.code,
-                      .permission = zperm_action_name(dflt.action),
-                      .autonomy = zautonomy_name(eng->autonomy), .decision_reason = d.code,
-                      .risk = risk, .grant_matched = d.grant_matched};
+  zagent_event pev = {.permission = {.id = call->id,
+                                     .name = call->name,
+                                     .side_effect = side,
+                                     .reason = d.reason,
+                                     .mode = zperm_mode_name(zagent_mode(a)),
+                                     .code = d.code,
+                                     .permission = zperm_action_name(dflt.action),
+                                     .autonomy = zautonomy_name(eng->autonomy),
+                                     .decision_reason = d.code,
+                                     .risk = risk,
+                                     .grant_matched = d.grant_matched}};
   json_t *grant = zperm_grant_json(&d);
   if (d.action == ZPERM_PROMPT) {
     pev.kind = ZAEV_PERMISSION_REQUEST;
-    pev.action = "prompt";
+    pev.permission.action = "prompt";
     zagent_emit(a, &pev);
     char gvalue[256];
     zapproval_request req = {.call = call};
@@ -284,13 +300,13 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   *esc = zperm_escalation(&d);
   json_t *block = d.action == ZPERM_DENY ? zperm_block_json(&d) : NULL;
   pev.kind = ZAEV_PERMISSION_DECISION;
-  pev.action = zperm_action_name(d.action);
-  pev.reason = d.reason;
-  pev.code = d.code;
-  pev.block = block;
-  pev.grant = grant;
-  pev.decision_reason = d.code;
-  pev.grant_matched = d.grant_matched;
+  pev.permission.action = zperm_action_name(d.action);
+  pev.permission.reason = d.reason;
+  pev.permission.code = d.code;
+  pev.permission.block = block;
+  pev.permission.grant = grant;
+  pev.permission.decision_reason = d.code;
+  pev.permission.grant_matched = d.grant_matched;
   zagent_emit(a, &pev);
   json_decref(grant);
   json_decref(risk);
@@ -315,12 +331,18 @@ static void attach_result_image(zmsg *m, const json_t *meta) {
 
 /* Reports a finished call and appends its result to conv. */
 static void report_tool_call(zagent *a, zconv *conv, const ztool_call *call, ztool_result *res) {
-  zagent_event rev = {.kind = ZAEV_TOOL_RESULT, .id = call->id, .name = call->name,
-                      .ok = !res->is_error, .text = res->output.data, .len = res->output.len,
-                      .truncated = res->truncated, .meta = res->meta};
+  zagent_event rev = {.kind = ZAEV_TOOL_RESULT,
+                      .tool_result = {.id = call->id,
+                                      .name = call->name,
+                                      .ok = !res->is_error,
+                                      .output = res->output.data,
+                                      .output_len = res->output.len,
+                                      .truncated = res->truncated,
+                                      .meta = res->meta}};
   /* what the call changed (checkpoints taken while it ran); a failed call
    * reports none */
-  if (!res->is_error && json_array_size(a->changed_files)) rev.changed_files = a->changed_files;
+  if (!res->is_error && json_array_size(a->changed_files))
+    rev.tool_result.changed_files = a->changed_files;
   zagent_emit(a, &rev);
   if (a->changed_files) json_array_clear(a->changed_files);
   zmsg *tm = zconv_add_tool_result(conv, call->id, call->name, res->output.data, res->is_error);
@@ -401,10 +423,9 @@ static void warn_abnormal_finish(const zagent *a, const char *reason) {
                                          "image_safety", "malformed_function_call"};
   if (!reason) return;
   if (!strcmp(reason, "length")) {
-    emit_simple(a, ZAEV_WARNING,
-                "the answer was cut off: the model reached its output token limit (finish "
-                "reason \"length\"); ask it to continue with zero exec --resume, or raise the "
-                "model's maxOutputTokens");
+    emit_warning(a, "the answer was cut off: the model reached its output token limit (finish "
+                    "reason \"length\"); ask it to continue with zero exec --resume, or raise the "
+                    "model's maxOutputTokens");
     return;
   }
   for (size_t i = 0; i < sizeof filtered / sizeof filtered[0]; i++) {
@@ -413,15 +434,18 @@ static void warn_abnormal_finish(const zagent *a, const char *reason) {
     snprintf(msg, sizeof msg,
              "the provider stopped the answer early (finish reason \"%s\"); it may be empty "
              "or incomplete", reason);
-    emit_simple(a, ZAEV_WARNING, msg);
+    emit_warning(a, msg);
     return;
   }
 }
 
 static void emit_compaction(const zagent *a) {
   const zcompactor *c = a->compactor;
-  zagent_event ev = {.kind = ZAEV_COMPACTION, .name = c->last_method, .reason = c->last_reason,
-                     .tokens_before = c->last_before, .tokens_after = c->last_after};
+  zagent_event ev = {.kind = ZAEV_COMPACTION,
+                     .compaction = {.method = c->last_method,
+                                    .reason = c->last_reason,
+                                    .tokens_before = c->last_before,
+                                    .tokens_after = c->last_after}};
   zagent_emit(a, &ev);
 }
 
@@ -456,7 +480,7 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
     if (a->compactor) {
       zerr cerr = ZERR_INIT;
       int crc = zcompact_before_request(a->compactor, conv, a->system_prompt, turn_tools, &cerr);
-      if (crc < 0 && !zcancel_requested()) emit_simple(a, ZAEV_WARNING, cerr.msg);
+      if (crc < 0 && !zcancel_requested()) emit_warning(a, cerr.msg);
       if (crc > 0) emit_compaction(a);
     }
     turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};

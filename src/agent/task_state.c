@@ -244,12 +244,15 @@ typedef struct task_sink {
 static void ts_emit(zsink *base, const zagent_event *ev) {
   task_sink *s = (task_sink *)base;
   if (ev->kind == ZAEV_USER_MESSAGE) {
-    cleanup_free char *text = ev->text ? xstrndup(ev->text, ev->len) : NULL;
+    cleanup_free char *text =
+        ev->user_message.text ? xstrndup(ev->user_message.text, ev->user_message.len) : NULL;
     ztask_note_prompt(s->t, text);
   } else if (ev->kind == ZAEV_TOOL_RESULT) {
-    cleanup_free char *out = ev->text ? xstrndup(ev->text, ev->len < 400 ? ev->len : 400) : NULL;
-    ztask_note_tool(s->t, ev->name, ev->ok, ev->meta, out);
-    if (ev->ok && ev->name && !strcmp(ev->name, "update_plan") && s->plan)
+    const zev_tool_result *tr = &ev->tool_result;
+    cleanup_free char *out =
+        tr->output ? xstrndup(tr->output, tr->output_len < 400 ? tr->output_len : 400) : NULL;
+    ztask_note_tool(s->t, tr->name, tr->ok, tr->meta, out);
+    if (tr->ok && tr->name && !strcmp(tr->name, "update_plan") && s->plan)
       ztask_set_plan(s->t, s->plan);
   }
 }

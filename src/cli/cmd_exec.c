@@ -103,11 +103,13 @@ static const char *status_name(int exit_code) {
 
 /* Reports a failure and the run's end through the sinks; returns exit_code. */
 static int finish_with_error(exec_run *r, int exit_code, const char *message, bool recoverable) {
-  zagent_event ev = {.kind = ZAEV_ERROR, .code = error_code_name(exit_code), .text = message,
-                     .recoverable = recoverable};
+  zagent_event ev = {.kind = ZAEV_ERROR,
+                     .error = {.code = error_code_name(exit_code),
+                               .message = message,
+                               .recoverable = recoverable}};
   emit(r, &ev);
-  zagent_event end = {.kind = ZAEV_RUN_END, .status = status_name(exit_code),
-                      .exit_code = exit_code};
+  zagent_event end = {.kind = ZAEV_RUN_END,
+                      .run_end = {.status = status_name(exit_code), .exit_code = exit_code}};
   emit(r, &end);
   return exit_code;
 }
@@ -206,12 +208,12 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
       zout_new_run_id(r.run_id);
       r.sinks[0] = zout_stream_json_new(stdout, r.run_id);
       char *ws = realpath(a->cwd ? a->cwd : ".", NULL);
-      zagent_event start = {.kind = ZAEV_RUN_START, .cwd = ws};
+      zagent_event start = {.kind = ZAEV_RUN_START, .run_start = {.cwd = ws}};
       emit(&r, &start);
       free(ws);
-      zagent_event fin = {.kind = ZAEV_FINAL, .text = text.data};
+      zagent_event fin = {.kind = ZAEV_FINAL, .final = {.text = text.data}};
       emit(&r, &fin);
-      zagent_event end = {.kind = ZAEV_RUN_END, .status = "success", .exit_code = 0};
+      zagent_event end = {.kind = ZAEV_RUN_END, .run_end = {.status = "success", .exit_code = 0}};
       emit(&r, &end);
       if (r.sinks[0]->finish(r.sinks[0]) < 0) rc = ZEXIT_INTERNAL;
       r.sinks[0]->destroy(r.sinks[0]);
@@ -311,7 +313,7 @@ static char *next_answer(void *ud, const char *question, const json_t *choices) 
 
 /* MCP start-up problems become warning events of the run. */
 static void warn_event(void *ud, const char *msg) {
-  zagent_event w = {.kind = ZAEV_WARNING, .text = msg};
+  zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = msg}};
   emit(ud, &w);
 }
 
@@ -405,31 +407,30 @@ int cmd_exec(int argc, char **argv) {
   run.nsinks = 3;
 
   zagent_event start = {.kind = ZAEV_RUN_START,
-                        .session_id = rs.store.session->id,
-                        .cwd = rs.workspace,
-                        .provider = rs.model.rp.name,
-                        .model = rs.model.rp.model,
-                        .api_model = rs.model.rp.model};
+                        .run_start = {.session_id = rs.store.session->id,
+                                      .cwd = rs.workspace,
+                                      .provider = rs.model.rp.name,
+                                      .model = rs.model.rp.model,
+                                      .api_model = rs.model.rp.model}};
   emit(&run, &start);
   if (rs.model.model_warning) {
-    zagent_event w = {.kind = ZAEV_WARNING, .text = rs.model.model_warning};
+    zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = rs.model.model_warning}};
     emit(&run, &w);
   }
   if (g_prompt_note[0]) {
-    zagent_event w = {.kind = ZAEV_WARNING, .text = g_prompt_note};
+    zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = g_prompt_note}};
     emit(&run, &w);
   }
   if (mode == ZPERM_UNSAFE) {
-    zagent_event w = {.kind = ZAEV_WARNING,
-                      .text = a.skip_permissions_unsafe
-                                  ? "Unsafe permissions are active for this run because "
-                                    "--skip-permissions-unsafe was passed."
-                              : a.mode_given
-                                  ? "Unsafe permissions are active for this run because "
-                                    "--permission-mode unsafe was passed; commands run without "
-                                    "a sandbox."
-                                  : "Unsafe permissions are active for this run because --auto "
-                                    "high was passed; commands run without a sandbox."};
+    const char *why = "Unsafe permissions are active for this run because --auto high was "
+                      "passed; commands run without a sandbox.";
+    if (a.skip_permissions_unsafe)
+      why = "Unsafe permissions are active for this run because --skip-permissions-unsafe was "
+            "passed.";
+    else if (a.mode_given)
+      why = "Unsafe permissions are active for this run because --permission-mode unsafe was "
+            "passed; commands run without a sandbox.";
+    zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = why}};
     emit(&run, &w);
   }
 
@@ -437,8 +438,8 @@ int cmd_exec(int argc, char **argv) {
   char sb_note[1024];
   if (mode != ZPERM_UNSAFE && zsb_downgrade_note(&rs.sandbox.policy, sb_note, sizeof sb_note)) {
     json_t *state = zsb_state_json(&rs.sandbox.policy);
-    zagent_event w = {.kind = ZAEV_WARNING, .text = sb_note, .code = "sandbox_degraded",
-                      .meta = state};
+    zagent_event w = {.kind = ZAEV_WARNING,
+                      .warning = {.message = sb_note, .code = "sandbox_degraded", .meta = state}};
     emit(&run, &w);
     json_decref(state);
   }
@@ -458,8 +459,10 @@ int cmd_exec(int argc, char **argv) {
     zmsg_add_image(um_msg, zjson_str(im, "media_type"), zjson_str(im, "data"));
   }
   if (json_array_size(images)) um_meta = json_pack("{s:O}", "images", images);
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = prompt.data ? prompt.data : "",
-                     .len = prompt.len, .meta = um_meta};
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE,
+                     .user_message = {.text = prompt.data ? prompt.data : "",
+                                      .len = prompt.len,
+                                      .meta = um_meta}};
   emit(&run, &um);
   json_decref(um_meta);
 
@@ -483,15 +486,17 @@ int cmd_exec(int argc, char **argv) {
 
   switch (st) {
     case ZRUN_SUCCESS: {
-      zagent_event fin = {.kind = ZAEV_FINAL, .text = agent.final_text ? agent.final_text : ""};
+      zagent_event fin = {.kind = ZAEV_FINAL,
+                          .final = {.text = agent.final_text ? agent.final_text : ""}};
       emit(&run, &fin);
-      zagent_event end = {.kind = ZAEV_RUN_END, .status = "success", .exit_code = 0};
+      zagent_event end = {.kind = ZAEV_RUN_END, .run_end = {.status = "success", .exit_code = 0}};
       emit(&run, &end);
       exit_code = ZEXIT_SUCCESS;
       break;
     }
     case ZRUN_INCOMPLETE: {
-      zagent_event fin = {.kind = ZAEV_FINAL, .text = agent.final_text ? agent.final_text : ""};
+      zagent_event fin = {.kind = ZAEV_FINAL,
+                          .final = {.text = agent.final_text ? agent.final_text : ""}};
       emit(&run, &fin);
       exit_code = finish_with_error(&run, ZEXIT_INCOMPLETE, err.msg, true);
       break;

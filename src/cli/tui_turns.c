@@ -48,7 +48,7 @@ typedef enum qkind { Q_EVENT, Q_ASK, Q_DONE } qkind;
 
 typedef struct tui_msg {
   qkind kind;
-  zagent_event_copy *ev; /* Q_EVENT */
+  zagent_event *ev;     /* Q_EVENT: an owned copy */
   tui_pending_ask *ask; /* Q_ASK */
 } qmsg;
 
@@ -60,7 +60,7 @@ double tui_now(void) {
 
 static void post(tui_controller *c, qmsg *m) {
   pthread_mutex_lock(&c->mail.mu);
-  zvec_push(&c->mail.q, m);
+  zvec_push(&c->mail.q, m); // NOLINT(bugprone-sizeof-expression): a vector of pointers
   pthread_mutex_unlock(&c->mail.mu);
   ssize_t w = write(c->mail.wake[1], "x", 1);
   (void)w;
@@ -83,7 +83,7 @@ static void ui_emit(zsink *s, const zagent_event *ev) {
     return;
   qmsg *m = xcalloc(1, sizeof *m);
   m->kind = Q_EVENT;
-  m->ev = zagent_event_copy_new(ev);
+  m->ev = zagent_event_copy(ev);
   post(c, m);
 }
 
@@ -92,7 +92,7 @@ static int ui_finish(zsink *s) { (void)s; return 0; }
 static void ui_destroy(zsink *s) { (void)s; }
 
 static void qmsg_free(qmsg *m) {
-  zagent_event_copy_free(m->ev);
+  zagent_event_free(m->ev);
   tui_pending_ask_free(m->ask);
   free(m);
 }
@@ -119,9 +119,9 @@ static void *worker_main(void *ud) {
   }
   c->worker.status = zagent_run(&c->worker.agent, c->turn_conv, &c->worker.err);
   if (c->worker.status == ZRUN_ERROR || c->worker.status == ZRUN_INCOMPLETE) {
+    const char *code = c->worker.status == ZRUN_ERROR ? "provider_error" : "incomplete";
     zagent_event ev = {.kind = ZAEV_ERROR,
-                       .code = c->worker.status == ZRUN_ERROR ? "provider_error" : "incomplete",
-                       .text = c->worker.err.msg, .recoverable = true};
+                       .error = {.code = code, .message = c->worker.err.msg, .recoverable = true}};
     zagent_emit(&c->worker.agent, &ev);
   }
   return finish_job(c);
@@ -237,7 +237,8 @@ void tui_turn_start(tui_controller *c, const char *text) {
     um_meta = json_pack("{s:o}", "images", arr);
     tui_clear_images(c);
   }
-  zagent_event um = {.kind = ZAEV_USER_MESSAGE, .text = full.data, .len = full.len, .meta = um_meta};
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE,
+                     .user_message = {.text = full.data, .len = full.len, .meta = um_meta}};
   if (c->recorder && !side) c->recorder->emit(c->recorder, &um);
   json_decref(um_meta);
   zbuf_release(&full);
@@ -341,13 +342,15 @@ void tui_turns_drain(tui_controller *c) {
     qmsg *m = NULL;
     if (c->mail.q.len) {
       m = c->mail.q.items[0];
-      memmove(c->mail.q.items, c->mail.q.items + 1, (c->mail.q.len - 1) * sizeof *c->mail.q.items);
+      /* a vector of pointers: each element is one */
+      memmove(c->mail.q.items, c->mail.q.items + 1,
+              (c->mail.q.len - 1) * sizeof *c->mail.q.items); // NOLINT(bugprone-sizeof-expression)
       c->mail.q.len--;
     }
     pthread_mutex_unlock(&c->mail.mu);
     if (!m) break;
     c->app.now = tui_now();
-    if (m->kind == Q_EVENT) tui_app_event(&c->app, &m->ev->ev);
+    if (m->kind == Q_EVENT) tui_app_event(&c->app, m->ev);
     else if (m->kind == Q_ASK) {
       tui_ask q = tui_pending_ask_view(m->ask, c->rs.workspace, c->rs.sandbox.grants.path);
       tui_app_ask(&c->app, &q);

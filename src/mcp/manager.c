@@ -417,7 +417,12 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
   } else {
     zmcp_client *c = NULL;
     const zmcp_tool *t = NULL;
-    resolve(m, call->name, &c, &t);
+    if (!resolve(m, call->name, &c, &t)) {
+      /* src_has vouched for the name; a server gone since then leaves none */
+      ztool_fail(res, "unknown tool %s", call->name);
+      json_decref(args);
+      return;
+    }
     const char *side = t->read_only ? "read" : "unknown";
     /* Go zero's permission fields: a read-only MCP tool is a read, any other
      * one reaches its server (risk as for a network tool) */
@@ -428,14 +433,19 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     zperm_call pc = {.tool = &shown, .mcp_server = c->cfg->name, .mcp_tool = t->name};
     zperm_decision d = zperm_decide_call(&eng, &pc);
     json_t *risk = zperm_risk_json(a->perm, &shown, NULL, &d);
-    zagent_event pev = {.id = call->id, .name = call->name, .side_effect = side,
-                        .reason = d.reason, .mode = zperm_mode_name(zagent_mode(a)),
-                        .autonomy = a->perm ? zautonomy_name(a->perm->autonomy) : NULL,
-                        .decision_reason = d.code, .risk = risk};
+    zagent_event pev = {
+        .permission = {.id = call->id,
+                       .name = call->name,
+                       .side_effect = side,
+                       .reason = d.reason,
+                       .mode = zperm_mode_name(zagent_mode(a)),
+                       .autonomy = a->perm ? zautonomy_name(a->perm->autonomy) : NULL,
+                       .decision_reason = d.code,
+                       .risk = risk}};
     json_t *grant = NULL;
     if (d.action == ZPERM_PROMPT) {
       pev.kind = ZAEV_PERMISSION_REQUEST;
-      pev.action = "prompt";
+      pev.permission.action = "prompt";
       zagent_emit(a, &pev);
       /* An allow for the session or always becomes an MCP grant of this
        * tool (mcp-permissions.json, as `zero mcp grant` writes it), not a
@@ -450,11 +460,11 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
       grant = zperm_prompt_resolve(&face, eng.grants, &req, &d);
     }
     pev.kind = ZAEV_PERMISSION_DECISION;
-    pev.action = zperm_action_name(d.action);
-    pev.reason = d.reason;
-    pev.code = d.code;
-    pev.grant = grant;
-    pev.decision_reason = d.code;
+    pev.permission.action = zperm_action_name(d.action);
+    pev.permission.reason = d.reason;
+    pev.permission.code = d.code;
+    pev.permission.grant = grant;
+    pev.permission.decision_reason = d.code;
     zagent_emit(a, &pev);
     json_decref(grant);
     json_decref(risk);
@@ -494,8 +504,12 @@ static void on_progress(void *ud, const char *server, double progress, double to
   zmcp_manager *m = ud;
   (void)server;
   if (!m->running_agent) return; /* not during a tool call (start-up, meta tools) */
-  zagent_event ev = {.kind = ZAEV_PROGRESS, .id = m->running_id, .name = m->running_name,
-                     .progress = progress, .total = total, .text = message};
+  zagent_event ev = {.kind = ZAEV_PROGRESS,
+                     .progress = {.id = m->running_id,
+                                  .name = m->running_name,
+                                  .progress = progress,
+                                  .total = total,
+                                  .message = message}};
   zagent_emit(m->running_agent, &ev);
 }
 
@@ -525,7 +539,8 @@ int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
     warn(warn_ud, w.data);
     zbuf_release(&w);
   }
-  m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients);
+  /* an array of client pointers, sized by its element */
+  m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients); // NOLINT(bugprone-sizeof-expression)
   zmcp_client_opts o = {.workspace = workspace, .roots = so->roots, .n_roots = so->n_roots,
                         .spawner = so->spawner, .on_progress = on_progress, .progress_ud = m};
   for (size_t i = 0; i < m->cfg.n; i++)

@@ -178,23 +178,27 @@ static const char *src_side_effect(void *ud, const char *name) {
 
 static void emit_start(zagent *a, const char *call_id, const char *agent, const char *child_id,
                        const char *description) {
-  zagent_event ev = {.kind = ZAEV_SUBAGENT_START, .id = call_id, .name = agent,
-                     .session_id = child_id, .text = description};
+  zagent_event ev = {.kind = ZAEV_SUBAGENT_START,
+                     .subagent = {.call_id = call_id, .agent = agent,
+                                  .child_session_id = child_id, .description = description}};
   zagent_emit(a, &ev);
 }
 
 static void emit_child_event(zagent *a, const char *call_id, const char *agent,
                              const char *child_id, const json_t *child_ev) {
-  zagent_event ev = {.kind = ZAEV_SUBAGENT_EVENT, .id = call_id, .name = agent,
-                     .session_id = child_id, .meta = child_ev};
+  zagent_event ev = {.kind = ZAEV_SUBAGENT_EVENT,
+                     .subagent = {.call_id = call_id, .agent = agent,
+                                  .child_session_id = child_id, .event = child_ev}};
   zagent_emit(a, &ev);
 }
 
 static void emit_end(zagent *a, const char *call_id, const char *agent, const zsub_outcome *o,
                      const char *status, const char *message) {
-  zagent_event ev = {.kind = ZAEV_SUBAGENT_END, .id = call_id, .name = agent,
-                     .session_id = o->session_id, .status = status, .exit_code = o->exit_code,
-                     .usage = o->usage, .text = message};
+  zagent_event ev = {.kind = ZAEV_SUBAGENT_END,
+                     .subagent = {.call_id = call_id, .agent = agent,
+                                  .child_session_id = o->session_id, .status = status,
+                                  .message = message, .exit_code = o->exit_code,
+                                  .usage = o->usage}};
   zagent_emit(a, &ev);
   /* HOOK(subagentStop): the hooks module (issue 16) fires its subagentStop
    * event here, with agent, o->session_id, status and the final answer. */
@@ -594,10 +598,11 @@ static void ask_user(zsub_runtime *r, zagent *a, const ztool_call *call, const j
     return;
   }
   const json_t *choices = json_object_get(args, "choices");
-  zagent_event ev = {.kind = ZAEV_QUESTION, .id = call->id, .text = q,
-                     .meta = json_is_array(choices) ? choices : NULL};
+  zagent_event ev = {.kind = ZAEV_QUESTION,
+                     .question = {.id = call->id, .question = q,
+                                  .choices = json_is_array(choices) ? choices : NULL}};
   zagent_emit(a, &ev);
-  char *answer = r->ask ? r->ask(r->ask_ud, q, ev.meta) : NULL;
+  char *answer = r->ask ? r->ask(r->ask_ud, q, ev.question.choices) : NULL;
   if (!answer) {
     zbuf_addstr(&res->output, "No user is available to answer (a headless run). Proceed on your "
                               "best judgement and say what you assumed.");

@@ -28,14 +28,16 @@ static void js_emit(zsink *base, const zagent_event *ev) {
   json_t *r = s->result;
   switch (ev->kind) {
     case ZAEV_RUN_START:
-      if (ev->session_id) json_object_set_new(r, "sessionId", json_string(ev->session_id));
-      if (ev->cwd) json_object_set_new(r, "cwd", json_string(ev->cwd));
-      if (ev->provider) json_object_set_new(r, "provider", json_string(ev->provider));
-      if (ev->model) json_object_set_new(r, "model", json_string(ev->model));
+      if (ev->run_start.session_id)
+        json_object_set_new(r, "sessionId", json_string(ev->run_start.session_id));
+      if (ev->run_start.cwd) json_object_set_new(r, "cwd", json_string(ev->run_start.cwd));
+      if (ev->run_start.provider)
+        json_object_set_new(r, "provider", json_string(ev->run_start.provider));
+      if (ev->run_start.model) json_object_set_new(r, "model", json_string(ev->run_start.model));
       break;
     case ZAEV_TOOL_CALL: {
-      json_t *c = json_pack("{s:s, s:s}", "id", ev->id ? ev->id : "", "name",
-                            ev->name ? ev->name : "");
+      json_t *c = json_pack("{s:s, s:s}", "id", ev->tool_call.id ? ev->tool_call.id : "", "name",
+                            ev->tool_call.name ? ev->tool_call.name : "");
       json_array_append_new(s->tool_calls, c);
       break;
     }
@@ -43,8 +45,8 @@ static void js_emit(zsink *base, const zagent_event *ev) {
       /* Attach the status to the matching call (the most recent with that id). */
       for (size_t i = json_array_size(s->tool_calls); i-- > 0;) {
         json_t *c = json_array_get(s->tool_calls, i);
-        if (!strcmp(zjson_str_or(c, "id", ""), ev->id ? ev->id : "")) {
-          json_object_set_new(c, "status", json_string(ev->ok ? "ok" : "error"));
+        if (!strcmp(zjson_str_or(c, "id", ""), ev->tool_result.id ? ev->tool_result.id : "")) {
+          json_object_set_new(c, "status", json_string(ev->tool_result.ok ? "ok" : "error"));
           break;
         }
       }
@@ -53,28 +55,33 @@ static void js_emit(zsink *base, const zagent_event *ev) {
     case ZAEV_USAGE: {
       json_t *u = json_object_get(r, "usage");
       json_object_set_new(u, "promptTokens",
-                          json_integer(zjson_int_or(u, "promptTokens", 0) + ev->usage.prompt_tokens));
+                          json_integer(zjson_int_or(u, "promptTokens", 0) +
+                                       ev->usage.tokens.prompt_tokens));
       json_object_set_new(u, "completionTokens",
                           json_integer(zjson_int_or(u, "completionTokens", 0) +
-                                       ev->usage.completion_tokens));
+                                       ev->usage.tokens.completion_tokens));
       json_object_set_new(u, "totalTokens",
-                          json_integer(zjson_int_or(u, "totalTokens", 0) + ev->usage.total_tokens));
+                          json_integer(zjson_int_or(u, "totalTokens", 0) +
+                                       ev->usage.tokens.total_tokens));
       break;
     }
     case ZAEV_FINAL:
-      json_object_set_new(r, "text", json_string(ev->text ? ev->text : ""));
+      json_object_set_new(r, "text", json_string(ev->final.text ? ev->final.text : ""));
       break;
     case ZAEV_WARNING:
-      json_array_append_new(s->warnings, json_string(ev->text ? ev->text : ""));
+      json_array_append_new(s->warnings,
+                            json_string(ev->warning.message ? ev->warning.message : ""));
       break;
     case ZAEV_ERROR:
-      json_object_set_new(r, "error", json_pack("{s:s, s:s, s:b}", "code", ev->code ? ev->code : "",
-                                                "message", ev->text ? ev->text : "",
-                                                "recoverable", ev->recoverable));
+      json_object_set_new(r, "error",
+                          json_pack("{s:s, s:s, s:b}", "code", ev->error.code ? ev->error.code : "",
+                                    "message", ev->error.message ? ev->error.message : "",
+                                    "recoverable", ev->error.recoverable));
       break;
     case ZAEV_RUN_END: {
-      json_object_set_new(r, "status", json_string(ev->status ? ev->status : "error"));
-      json_object_set_new(r, "exitCode", json_integer(ev->exit_code));
+      json_object_set_new(r, "status",
+                          json_string(ev->run_end.status ? ev->run_end.status : "error"));
+      json_object_set_new(r, "exitCode", json_integer(ev->run_end.exit_code));
       if (!json_object_get(r, "text")) json_object_set_new(r, "text", json_string(""));
       json_object_set(r, "toolCalls", s->tool_calls);
       json_object_set(r, "warnings", s->warnings);

@@ -66,17 +66,19 @@ static json_t *usage_json(const zusage *u) {
 /* subagent_start / subagent_event / subagent_end (docs/subagents.md). */
 static json_t *subagent_line(sj_sink *s, const zagent_event *ev) {
   static const char *const type[] = {"subagent_start", "subagent_event", "subagent_end"};
+  const zev_subagent *sa = &ev->subagent;
   json_t *o = envelope(s, type[ev->kind - ZAEV_SUBAGENT_START]);
-  set_str(o, "id", ev->id);
-  set_str(o, "agent", ev->name);
-  set_str(o, "childSessionId", ev->session_id);
-  if (ev->kind == ZAEV_SUBAGENT_START) set_str(o, "description", ev->text);
-  if (ev->kind == ZAEV_SUBAGENT_EVENT && ev->meta) json_object_set(o, "event", (json_t *)ev->meta);
+  set_str(o, "id", sa->call_id);
+  set_str(o, "agent", sa->agent);
+  set_str(o, "childSessionId", sa->child_session_id);
+  if (ev->kind == ZAEV_SUBAGENT_START) set_str(o, "description", sa->description);
+  if (ev->kind == ZAEV_SUBAGENT_EVENT && sa->event)
+    json_object_set(o, "event", (json_t *)sa->event);
   if (ev->kind == ZAEV_SUBAGENT_END) {
-    set_str(o, "status", ev->status);
-    json_object_set_new(o, "exitCode", json_integer(ev->exit_code));
-    json_object_set_new(o, "usage", usage_json(&ev->usage));
-    set_str(o, "message", ev->text);
+    set_str(o, "status", sa->status);
+    json_object_set_new(o, "exitCode", json_integer(sa->exit_code));
+    json_object_set_new(o, "usage", usage_json(&sa->usage));
+    set_str(o, "message", sa->message);
   }
   return o;
 }
@@ -87,138 +89,146 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
   switch (ev->kind) {
     case ZAEV_RUN_START:
       o = envelope(s, "run_start");
-      set_str(o, "sessionId", ev->session_id);
-      if (ev->session_id && !s->session_id) s->session_id = xstrdup(ev->session_id);
-      set_str(o, "cwd", ev->cwd);
-      set_str(o, "provider", ev->provider);
-      set_str(o, "model", ev->model);
-      set_str(o, "apiModel", ev->api_model);
+      set_str(o, "sessionId", ev->run_start.session_id);
+      if (ev->run_start.session_id && !s->session_id)
+        s->session_id = xstrdup(ev->run_start.session_id);
+      set_str(o, "cwd", ev->run_start.cwd);
+      set_str(o, "provider", ev->run_start.provider);
+      set_str(o, "model", ev->run_start.model);
+      set_str(o, "apiModel", ev->run_start.api_model);
       break;
     case ZAEV_TEXT:
     case ZAEV_REASONING:
-      if (!ev->len) return;
+      if (!ev->delta.len) return;
       o = envelope(s, ev->kind == ZAEV_TEXT ? "text" : "reasoning");
-      set_strn(o, "delta", ev->text, ev->len);
+      set_strn(o, "delta", ev->delta.text, ev->delta.len);
       break;
     case ZAEV_TOOL_CALL:
       o = envelope(s, "tool_call");
-      set_str(o, "id", ev->id);
-      set_str(o, "name", ev->name);
-      set_args(o, ev->arguments);
-      set_str(o, "sideEffect", ev->side_effect);
+      set_str(o, "id", ev->tool_call.id);
+      set_str(o, "name", ev->tool_call.name);
+      set_args(o, ev->tool_call.arguments);
+      set_str(o, "sideEffect", ev->tool_call.side_effect);
       break;
     case ZAEV_PERMISSION_REQUEST:
-    case ZAEV_PERMISSION_DECISION:
+    case ZAEV_PERMISSION_DECISION: {
+      const zev_permission *pm = &ev->permission;
       o = envelope(s, ev->kind == ZAEV_PERMISSION_REQUEST ? "permission_request"
                                                           : "permission_decision");
       set_str(o, "sessionId", s->session_id);
-      set_str(o, "id", ev->id);
-      set_str(o, "name", ev->name);
-      set_str(o, "action", ev->action);
-      set_str(o, "permission", ev->permission);
+      set_str(o, "id", pm->id);
+      set_str(o, "name", pm->name);
+      set_str(o, "action", pm->action);
+      set_str(o, "permission", pm->permission);
       json_object_set_new(o, "permissionGranted",
-                          json_boolean(ev->action && !strcmp(ev->action, "allow")));
-      set_str(o, "permissionMode", ev->mode);
-      set_str(o, "autonomy", ev->autonomy);
-      set_str(o, "sideEffect", ev->side_effect);
-      set_str(o, "reason", ev->reason);
-      set_str(o, "decisionReason", ev->decision_reason ? ev->decision_reason : ev->code);
+                          json_boolean(pm->action && !strcmp(pm->action, "allow")));
+      set_str(o, "permissionMode", pm->mode);
+      set_str(o, "autonomy", pm->autonomy);
+      set_str(o, "sideEffect", pm->side_effect);
+      set_str(o, "reason", pm->reason);
+      set_str(o, "decisionReason", pm->decision_reason ? pm->decision_reason : pm->code);
       /* always an object (Go zero): {level, categories, reason} */
-      if (json_is_object(ev->risk)) json_object_set(o, "risk", (json_t *)ev->risk);
+      if (json_is_object(pm->risk)) json_object_set(o, "risk", (json_t *)pm->risk);
       else
         json_object_set_new(o, "risk", json_pack("{s:s, s:[], s:s}", "level", "low",
                                                  "categories", "reason", "low"));
-      if (ev->grant_matched) json_object_set_new(o, "grantMatched", json_true());
+      if (pm->grant_matched) json_object_set_new(o, "grantMatched", json_true());
       if (ev->kind == ZAEV_PERMISSION_DECISION) {
-        set_str(o, "code", ev->code);
-        if (ev->block) json_object_set(o, "block", (json_t *)ev->block);
-        if (ev->grant) json_object_set(o, "grant", (json_t *)ev->grant);
+        set_str(o, "code", pm->code);
+        if (pm->block) json_object_set(o, "block", (json_t *)pm->block);
+        if (pm->grant) json_object_set(o, "grant", (json_t *)pm->grant);
       }
       break;
+    }
     case ZAEV_CHECKPOINT: {
       o = envelope(s, "checkpoint");
       json_t *cp = json_object();
-      json_object_set_new(cp, "sequence", json_integer(ev->sequence));
-      json_object_set_new(cp, "tool", json_string(ev->name ? ev->name : ""));
-      json_object_set_new(cp, "files", json_is_array(ev->files) ? json_copy((json_t *)ev->files)
-                                                                : json_array());
+      json_object_set_new(cp, "sequence", json_integer(ev->checkpoint.sequence));
+      json_object_set_new(cp, "tool", json_string(ev->checkpoint.tool ? ev->checkpoint.tool : ""));
+      json_object_set_new(cp, "files",
+                          json_is_array(ev->checkpoint.files)
+                              ? json_copy((json_t *)ev->checkpoint.files)
+                              : json_array());
       json_object_set_new(o, "checkpoint", cp);
       break;
     }
     case ZAEV_TOOL_RESULT: {
+      const zev_tool_result *tr = &ev->tool_result;
       o = envelope(s, "tool_result");
-      set_str(o, "id", ev->id);
-      set_str(o, "name", ev->name);
-      json_object_set_new(o, "status", json_string(ev->ok ? "ok" : "error"));
-      size_t n = ev->len;
+      set_str(o, "id", tr->id);
+      set_str(o, "name", tr->name);
+      json_object_set_new(o, "status", json_string(tr->ok ? "ok" : "error"));
+      size_t n = tr->output_len;
       bool cut = n > ZOUT_TOOL_OUTPUT_SHOWN;
-      if (cut) n = zutf8_boundary(ev->text, ZOUT_TOOL_OUTPUT_SHOWN);
+      if (cut) n = zutf8_boundary(tr->output, ZOUT_TOOL_OUTPUT_SHOWN);
       zbuf shown = ZBUF_INIT;
-      zbuf_add(&shown, ev->text ? ev->text : "", n);
+      zbuf_add(&shown, tr->output ? tr->output : "", n);
       if (cut) zbuf_addstr(&shown, "\n[truncated]");
       set_strn(o, "output", shown.data, shown.len);
       zbuf_release(&shown);
-      json_object_set_new(o, "truncated", json_boolean(cut || ev->truncated));
-      if (json_array_size(ev->changed_files))
-        json_object_set_new(o, "changedFiles", json_copy((json_t *)ev->changed_files));
+      json_object_set_new(o, "truncated", json_boolean(cut || tr->truncated));
+      if (json_array_size(tr->changed_files))
+        json_object_set_new(o, "changedFiles", json_copy((json_t *)tr->changed_files));
       /* a call the permission engine refused: the same block the model got */
-      json_t *blk = ev->meta ? json_object_get(ev->meta, "block") : NULL;
+      json_t *blk = tr->meta ? json_object_get(tr->meta, "block") : NULL;
       if (json_is_object(blk)) json_object_set(o, "block", blk);
       break;
     }
     case ZAEV_USAGE:
       o = envelope(s, "usage");
-      json_object_set_new(o, "promptTokens", json_integer(ev->usage.prompt_tokens));
-      json_object_set_new(o, "completionTokens", json_integer(ev->usage.completion_tokens));
-      json_object_set_new(o, "totalTokens", json_integer(ev->usage.total_tokens));
-      if (ev->usage.cached_tokens)
-        json_object_set_new(o, "cachedInputTokens", json_integer(ev->usage.cached_tokens));
-      if (ev->usage.reasoning_tokens)
-        json_object_set_new(o, "reasoningTokens", json_integer(ev->usage.reasoning_tokens));
+      json_object_set_new(o, "promptTokens", json_integer(ev->usage.tokens.prompt_tokens));
+      json_object_set_new(o, "completionTokens", json_integer(ev->usage.tokens.completion_tokens));
+      json_object_set_new(o, "totalTokens", json_integer(ev->usage.tokens.total_tokens));
+      if (ev->usage.tokens.cached_tokens)
+        json_object_set_new(o, "cachedInputTokens", json_integer(ev->usage.tokens.cached_tokens));
+      if (ev->usage.tokens.reasoning_tokens)
+        json_object_set_new(o, "reasoningTokens", json_integer(ev->usage.tokens.reasoning_tokens));
       break;
     case ZAEV_FINAL:
       o = envelope(s, "final");
-      json_object_set_new(o, "text", json_string(ev->text ? ev->text : ""));
+      json_object_set_new(o, "text", json_string(ev->final.text ? ev->final.text : ""));
       break;
     case ZAEV_COMPACTION:
       o = envelope(s, "compaction");
-      set_str(o, "method", ev->name);
-      set_str(o, "reason", ev->reason);
-      json_object_set_new(o, "tokensBefore", json_integer(ev->tokens_before));
-      json_object_set_new(o, "tokensAfter", json_integer(ev->tokens_after));
+      set_str(o, "method", ev->compaction.method);
+      set_str(o, "reason", ev->compaction.reason);
+      json_object_set_new(o, "tokensBefore", json_integer(ev->compaction.tokens_before));
+      json_object_set_new(o, "tokensAfter", json_integer(ev->compaction.tokens_after));
       break;
     case ZAEV_WARNING:
       o = envelope(s, "warning");
-      set_str(o, "message", ev->text);
-      set_str(o, "code", ev->code);
+      set_str(o, "message", ev->warning.message);
+      set_str(o, "code", ev->warning.code);
       break;
     case ZAEV_ERROR:
       o = envelope(s, "error");
-      set_str(o, "code", ev->code);
-      set_str(o, "message", ev->text);
-      json_object_set_new(o, "recoverable", json_boolean(ev->recoverable));
+      set_str(o, "code", ev->error.code);
+      set_str(o, "message", ev->error.message);
+      json_object_set_new(o, "recoverable", json_boolean(ev->error.recoverable));
       break;
     case ZAEV_PROGRESS:
       o = envelope(s, "progress");
-      set_str(o, "id", ev->id);
-      set_str(o, "name", ev->name);
-      json_object_set_new(o, "progress", number(ev->progress));
-      if (ev->total >= 0) json_object_set_new(o, "total", number(ev->total));
-      if (ev->text) set_str(o, "message", ev->text);
+      set_str(o, "id", ev->progress.id);
+      set_str(o, "name", ev->progress.name);
+      json_object_set_new(o, "progress", number(ev->progress.progress));
+      if (ev->progress.total >= 0) json_object_set_new(o, "total", number(ev->progress.total));
+      if (ev->progress.message) set_str(o, "message", ev->progress.message);
       break;
     case ZAEV_SUBAGENT_START:
     case ZAEV_SUBAGENT_EVENT:
     case ZAEV_SUBAGENT_END: o = subagent_line(s, ev); break;
     case ZAEV_QUESTION:
       o = envelope(s, "question");
-      set_str(o, "id", ev->id);
-      set_str(o, "question", ev->text);
-      json_object_set_new(o, "choices", ev->meta ? json_copy((json_t *)ev->meta) : json_array());
+      set_str(o, "id", ev->question.id);
+      set_str(o, "question", ev->question.question);
+      json_object_set_new(o, "choices", ev->question.choices
+                                            ? json_copy((json_t *)ev->question.choices)
+                                            : json_array());
       break;
     case ZAEV_RUN_END:
       o = envelope(s, "run_end");
-      set_str(o, "status", ev->status);
-      json_object_set_new(o, "exitCode", json_integer(ev->exit_code));
+      set_str(o, "status", ev->run_end.status);
+      json_object_set_new(o, "exitCode", json_integer(ev->run_end.exit_code));
       break;
     default:
       return; /* user / assistant message records are for the session only */

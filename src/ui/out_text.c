@@ -51,50 +51,50 @@ static void text_emit(zsink *base, const zagent_event *ev) {
   text_sink *s = (text_sink *)base;
   switch (ev->kind) {
     case ZAEV_TEXT:
-      put(s, s->out, ev->text, ev->len);
-      if (ev->len) {
+      put(s, s->out, ev->delta.text, ev->delta.len);
+      if (ev->delta.len) {
         s->streamed_text = s->any_text = true;
-        s->ends_in_newline = ev->text[ev->len - 1] == '\n';
+        s->ends_in_newline = ev->delta.text[ev->delta.len - 1] == '\n';
         fflush(s->out);
       }
       break;
     case ZAEV_TOOL_CALL:
       end_text_line(s);
-      fprintf(s->diag, "[tool] %s\n", ev->name);
+      fprintf(s->diag, "[tool] %s\n", ev->tool_call.name);
       break;
     case ZAEV_PERMISSION_REQUEST:
     case ZAEV_PERMISSION_DECISION:
-      if (ev->action && strcmp(ev->action, "allow") != 0)
-        fprintf(s->diag, "[permission] %s %s: %s\n", ev->name, ev->action, ev->reason);
+      if (ev->permission.action && strcmp(ev->permission.action, "allow") != 0)
+        fprintf(s->diag, "[permission] %s %s: %s\n", ev->permission.name, ev->permission.action,
+                ev->permission.reason);
       break;
     case ZAEV_TOOL_RESULT: {
       zbuf b = ZBUF_INIT;
-      summary(&b, ev->text ? ev->text : "", ev->len);
-      fprintf(s->diag, "[result] %s%s\n", ev->ok ? "" : "(error) ", b.data);
+      summary(&b, ev->tool_result.output ? ev->tool_result.output : "", ev->tool_result.output_len);
+      fprintf(s->diag, "[result] %s%s\n", ev->tool_result.ok ? "" : "(error) ", b.data);
       zbuf_release(&b);
       break;
     }
     case ZAEV_WARNING:
       end_text_line(s);
-      fprintf(s->diag, "[zero] WARNING: %s\n", ev->text);
+      fprintf(s->diag, "[zero] WARNING: %s\n", ev->warning.message);
       break;
     case ZAEV_FINAL:
       /* Streamed text already holds the answer; print it only if nothing streamed. */
-      if (!s->any_text && ev->text && ev->text[0]) {
-        put(s, s->out, ev->text, strlen(ev->text));
+      if (!s->any_text && ev->final.text && ev->final.text[0]) {
+        put(s, s->out, ev->final.text, strlen(ev->final.text));
         s->streamed_text = true;
-        s->ends_in_newline = ev->text[strlen(ev->text) - 1] == '\n';
+        s->ends_in_newline = ev->final.text[strlen(ev->final.text) - 1] == '\n';
       }
       end_text_line(s);
       break;
     case ZAEV_ERROR:
       end_text_line(s);
-      if (ev->code && !strcmp(ev->code, "incomplete"))
-        fprintf(s->diag, "Run incomplete (not reported as success): %s\n", ev->text);
-      else if (ev->code && !strcmp(ev->code, "interrupted"))
+      if (ev->error.code && !strcmp(ev->error.code, "incomplete"))
+        fprintf(s->diag, "Run incomplete (not reported as success): %s\n", ev->error.message);
+      else if (ev->error.code && !strcmp(ev->error.code, "interrupted"))
         fprintf(s->diag, "Interrupted.\n");
-      else
-        fprintf(s->diag, "[zero] %s\n", ev->text);
+      else fprintf(s->diag, "[zero] %s\n", ev->error.message);
       break;
     case ZAEV_RUN_END:
       end_text_line(s);

@@ -146,21 +146,68 @@ typedef struct rec_sink {
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
+/* Flattens the fields the tests read from each kind's payload. */
+static void rec_flatten(rec_event *e, const zagent_event *ev) {
+  switch (ev->kind) {
+    case ZAEV_TEXT:
+    case ZAEV_REASONING:
+      e->text =
+          ev->delta.len ? xstrndup(ev->delta.text, ev->delta.len) : dup_or_null(ev->delta.text);
+      break;
+    case ZAEV_ASSISTANT_MESSAGE: {
+      const zev_assistant_message *m = &ev->assistant_message;
+      e->text = m->text && m->len ? xstrndup(m->text, m->len) : dup_or_null(m->text);
+      break;
+    }
+    case ZAEV_TOOL_CALL:
+      e->id = dup_or_null(ev->tool_call.id);
+      e->name = dup_or_null(ev->tool_call.name);
+      e->arguments = dup_or_null(ev->tool_call.arguments);
+      e->side_effect = dup_or_null(ev->tool_call.side_effect);
+      break;
+    case ZAEV_PERMISSION_REQUEST:
+    case ZAEV_PERMISSION_DECISION: {
+      const zev_permission *p = &ev->permission;
+      e->id = dup_or_null(p->id);
+      e->name = dup_or_null(p->name);
+      e->side_effect = dup_or_null(p->side_effect);
+      e->action = dup_or_null(p->action);
+      e->reason = dup_or_null(p->reason);
+      e->mode = dup_or_null(p->mode);
+      e->code = dup_or_null(p->code);
+      if (p->block) e->block = json_dumps(p->block, JSON_COMPACT | JSON_SORT_KEYS);
+      if (p->grant) e->grant = json_dumps(p->grant, JSON_COMPACT | JSON_SORT_KEYS);
+      break;
+    }
+    case ZAEV_TOOL_RESULT: {
+      const zev_tool_result *t = &ev->tool_result;
+      e->id = dup_or_null(t->id);
+      e->name = dup_or_null(t->name);
+      e->ok = t->ok;
+      e->text =
+          t->output && t->output_len ? xstrndup(t->output, t->output_len) : dup_or_null(t->output);
+      break;
+    }
+    case ZAEV_USAGE:
+      e->usage = ev->usage.tokens;
+      e->model = dup_or_null(ev->usage.model);
+      break;
+    case ZAEV_WARNING:
+      e->text = dup_or_null(ev->warning.message);
+      e->code = dup_or_null(ev->warning.code);
+      break;
+    case ZAEV_ERROR:
+      e->text = dup_or_null(ev->error.message);
+      e->code = dup_or_null(ev->error.code);
+      break;
+    default: break;
+  }
+}
+
 static void rec_emit(zsink *s, const zagent_event *ev) {
   rec_sink *r = (rec_sink *)s;
-  rec_event e = {.kind = ev->kind, .ok = ev->ok, .usage = ev->usage};
-  if (ev->text) e.text = ev->len ? xstrndup(ev->text, ev->len) : xstrdup(ev->text);
-  e.id = dup_or_null(ev->id);
-  e.name = dup_or_null(ev->name);
-  e.arguments = dup_or_null(ev->arguments);
-  e.side_effect = dup_or_null(ev->side_effect);
-  e.action = dup_or_null(ev->action);
-  e.reason = dup_or_null(ev->reason);
-  e.mode = dup_or_null(ev->mode);
-  e.model = dup_or_null(ev->model);
-  e.code = dup_or_null(ev->code);
-  if (ev->block) e.block = json_dumps(ev->block, JSON_COMPACT | JSON_SORT_KEYS);
-  if (ev->grant) e.grant = json_dumps(ev->grant, JSON_COMPACT | JSON_SORT_KEYS);
+  rec_event e = {.kind = ev->kind};
+  rec_flatten(&e, ev);
   zvec_push(&r->evs, e);
 }
 

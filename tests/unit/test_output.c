@@ -51,7 +51,10 @@ static json_t *parse_lines(const char *text) {
   size_t lineno = 0;
   while (*p) {
     const char *nl = strchr(p, '\n');
-    if (!nl) fail_msg("line %zu is not newline-terminated: %s", lineno + 1, p);
+    if (!nl) {
+      fail_msg("line %zu is not newline-terminated: %s", lineno + 1, p);
+      break; /* not reached: fail_msg ends the test */
+    }
     lineno++;
     json_error_t je;
     json_t *o = json_loadb(p, (size_t)(nl - p), 0, &je);
@@ -84,39 +87,76 @@ static void test_stream_json_full_run(void **state) {
   mem m;
   mem_open(&m);
   zsink *s = zout_stream_json_new(m.f, RUN_ID);
-  emit(s, (zagent_event){.kind = ZAEV_RUN_START, .session_id = "zero_s1", .cwd = "/w",
-                         .provider = "openai", .model = "gpt-x", .api_model = "gpt-x-2"});
-  emit(s, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "hi", .len = 2});
-  emit(s, (zagent_event){.kind = ZAEV_REASONING, .text = "hmm", .len = 3});
-  emit(s, (zagent_event){.kind = ZAEV_TEXT, .text = "Hel", .len = 3});
-  emit(s, (zagent_event){.kind = ZAEV_TEXT, .text = "", .len = 0});
-  emit(s, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "Hel", .len = 3});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file",
-                         .arguments = "{\"path\":\"a.txt\"}", .side_effect = "read"});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c2", .name = "read_file",
-                         .arguments = "{\"path\": ", .side_effect = "read"});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c3", .name = "list_directory",
-                         .arguments = " \n", .side_effect = "read"});
-  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_REQUEST, .id = "c4", .name = "write_file",
-                         .side_effect = "write", .action = "prompt", .reason = "needs ok",
-                         .mode = "ask"});
-  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .id = "c4", .name = "write_file",
-                         .side_effect = "write", .action = "deny", .reason = "no approver",
-                         .mode = "ask"});
-  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .id = "c1", .name = "read_file",
-                         .side_effect = "read", .action = "allow", .reason = "read-only",
-                         .mode = "ask"});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "read_file", .ok = true,
-                         .text = "1\tx\n", .len = 4});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c2", .name = "read_file", .ok = false,
-                         .text = "invalid arguments", .len = 17});
-  emit(s, (zagent_event){.kind = ZAEV_USAGE, .usage = {100, 20, 120, 0, 0}, .model = "gpt-x"});
-  emit(s, (zagent_event){.kind = ZAEV_USAGE, .usage = {5, 6, 11, 3, 2}, .model = "gpt-x"});
-  emit(s, (zagent_event){.kind = ZAEV_WARNING, .text = "retrying"});
-  emit(s, (zagent_event){.kind = ZAEV_ERROR, .code = "provider_error", .text = "HTTP 500",
-                         .recoverable = true});
-  emit(s, (zagent_event){.kind = ZAEV_FINAL, .text = "Hel"});
-  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .status = "error", .exit_code = 3});
+  emit(s, (zagent_event){.kind = ZAEV_RUN_START,
+                         .run_start = {.session_id = "zero_s1",
+                                       .cwd = "/w",
+                                       .provider = "openai",
+                                       .model = "gpt-x",
+                                       .api_model = "gpt-x-2"}});
+  emit(s, (zagent_event){.kind = ZAEV_USER_MESSAGE, .user_message = {.text = "hi", .len = 2}});
+  emit(s, (zagent_event){.kind = ZAEV_REASONING, .delta = {.text = "hmm", .len = 3}});
+  emit(s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "Hel", .len = 3}});
+  emit(s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "", .len = 0}});
+  emit(s, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE,
+                         .assistant_message = {.text = "Hel", .len = 3}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                         .tool_call = {.id = "c1",
+                                       .name = "read_file",
+                                       .arguments = "{\"path\":\"a.txt\"}",
+                                       .side_effect = "read"}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                         .tool_call = {.id = "c2",
+                                       .name = "read_file",
+                                       .arguments = "{\"path\": ",
+                                       .side_effect = "read"}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                         .tool_call = {.id = "c3",
+                                       .name = "list_directory",
+                                       .arguments = " \n",
+                                       .side_effect = "read"}});
+  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_REQUEST,
+                         .permission = {.id = "c4",
+                                        .name = "write_file",
+                                        .side_effect = "write",
+                                        .action = "prompt",
+                                        .reason = "needs ok",
+                                        .mode = "ask"}});
+  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION,
+                         .permission = {.id = "c4",
+                                        .name = "write_file",
+                                        .side_effect = "write",
+                                        .action = "deny",
+                                        .reason = "no approver",
+                                        .mode = "ask"}});
+  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION,
+                         .permission = {.id = "c1",
+                                        .name = "read_file",
+                                        .side_effect = "read",
+                                        .action = "allow",
+                                        .reason = "read-only",
+                                        .mode = "ask"}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c1",
+                                         .name = "read_file",
+                                         .ok = true,
+                                         .output = "1\tx\n",
+                                         .output_len = 4}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c2",
+                                         .name = "read_file",
+                                         .ok = false,
+                                         .output = "invalid arguments",
+                                         .output_len = 17}});
+  emit(s, (zagent_event){.kind = ZAEV_USAGE,
+                         .usage = {.tokens = {100, 20, 120, 0, 0}, .model = "gpt-x"}});
+  emit(s,
+       (zagent_event){.kind = ZAEV_USAGE, .usage = {.tokens = {5, 6, 11, 3, 2}, .model = "gpt-x"}});
+  emit(s, (zagent_event){.kind = ZAEV_WARNING, .warning = {.message = "retrying"}});
+  emit(s, (zagent_event){
+              .kind = ZAEV_ERROR,
+              .error = {.code = "provider_error", .message = "HTTP 500", .recoverable = true}});
+  emit(s, (zagent_event){.kind = ZAEV_FINAL, .final = {.text = "Hel"}});
+  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "error", .exit_code = 3}});
   assert_int_equal(s->finish(s), 0);
 
   json_t *lines = parse_lines(mem_text(&m));
@@ -203,8 +243,13 @@ static json_t *one_tool_result(const char *text, size_t len, bool truncated) {
   mem m;
   mem_open(&m);
   zsink *s = zout_stream_json_new(m.f, RUN_ID);
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c", .name = "exec_command",
-                         .ok = true, .text = text, .len = len, .truncated = truncated});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c",
+                                         .name = "exec_command",
+                                         .ok = true,
+                                         .output = text,
+                                         .output_len = len,
+                                         .truncated = truncated}});
   assert_int_equal(s->finish(s), 0);
   json_t *lines = parse_lines(mem_text(&m));
   assert_int_equal(json_array_size(lines), 1);
@@ -224,27 +269,51 @@ static void test_stream_json_go_zero_fields(void **state) {
   mem m;
   mem_open(&m);
   zsink *s = zout_stream_json_new(m.f, RUN_ID);
-  emit(s, (zagent_event){.kind = ZAEV_RUN_START, .session_id = "zero_s9", .cwd = "/w"});
+  emit(s,
+       (zagent_event){.kind = ZAEV_RUN_START, .run_start = {.session_id = "zero_s9", .cwd = "/w"}});
   json_t *risk = json_pack("{s:s, s:[s], s:s}", "level", "medium", "categories", "write",
                            "reason", "medium risk: write");
   json_t *grant = json_pack("{s:s, s:s, s:s, s:s, s:s}", "tool", "write_file", "kind", "tool",
                             "action", "allow", "scope", "always", "source", "saved");
-  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .id = "c1", .name = "write_file",
-                         .side_effect = "write", .action = "allow", .reason = "grant",
-                         .mode = "auto", .code = "allowed", .permission = "allow",
-                         .autonomy = "medium", .decision_reason = "allowed", .risk = risk,
-                         .grant_matched = true, .grant = grant});
-  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_REQUEST, .id = "c2", .name = "exec_command",
-                         .side_effect = "shell", .action = "prompt", .reason = "ask",
-                         .mode = "ask"});
+  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION,
+                         .permission = {.id = "c1",
+                                        .name = "write_file",
+                                        .side_effect = "write",
+                                        .action = "allow",
+                                        .reason = "grant",
+                                        .mode = "auto",
+                                        .code = "allowed",
+                                        .permission = "allow",
+                                        .autonomy = "medium",
+                                        .decision_reason = "allowed",
+                                        .risk = risk,
+                                        .grant_matched = true,
+                                        .grant = grant}});
+  emit(s, (zagent_event){.kind = ZAEV_PERMISSION_REQUEST,
+                         .permission = {.id = "c2",
+                                        .name = "exec_command",
+                                        .side_effect = "shell",
+                                        .action = "prompt",
+                                        .reason = "ask",
+                                        .mode = "ask"}});
   json_t *files = json_pack("[s]", "/w/a.txt");
-  emit(s, (zagent_event){.kind = ZAEV_CHECKPOINT, .sequence = 7, .name = "write_file",
-                         .files = files});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "write_file", .ok = true,
-                         .text = "wrote", .len = 5, .changed_files = files});
+  emit(s, (zagent_event){.kind = ZAEV_CHECKPOINT,
+                         .checkpoint = {.sequence = 7, .tool = "write_file", .files = files}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c1",
+                                         .name = "write_file",
+                                         .ok = true,
+                                         .output = "wrote",
+                                         .output_len = 5,
+                                         .changed_files = files}});
   json_t *none = json_array();
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c3", .name = "read_file", .ok = true,
-                         .text = "x", .len = 1, .changed_files = none});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c3",
+                                         .name = "read_file",
+                                         .ok = true,
+                                         .output = "x",
+                                         .output_len = 1,
+                                         .changed_files = none}});
   json_decref(none);
   json_decref(files);
   json_decref(risk);
@@ -336,7 +405,7 @@ static void test_stream_json_reports_lost_output(void **state) {
   FILE *full = fopen("/dev/full", "w");
   if (!full) skip();
   zsink *s = zout_stream_json_new(full, RUN_ID);
-  emit(s, (zagent_event){.kind = ZAEV_TEXT, .text = "x", .len = 1});
+  emit(s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "x", .len = 1}});
   assert_int_equal(s->finish(s), -1);
   s->destroy(s);
   fclose(full);
@@ -349,24 +418,28 @@ static void test_json_writes_one_object_at_run_end(void **state) {
   mem m;
   mem_open(&m);
   zsink *s = zout_json_new(m.f, RUN_ID);
-  emit(s, (zagent_event){.kind = ZAEV_RUN_START, .session_id = "zero_s1", .cwd = "/w",
-                         .provider = "openai", .model = "gpt-x"});
-  emit(s, (zagent_event){.kind = ZAEV_TEXT, .text = "Hi", .len = 2});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file",
-                         .arguments = "{}"});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c2", .name = "write_file",
-                         .arguments = "{}"});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c2", .ok = false, .text = "denied",
-                         .len = 6});
-  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .ok = true, .text = "ok",
-                         .len = 2});
-  emit(s, (zagent_event){.kind = ZAEV_USAGE, .usage = {10, 2, 12, 0, 0}});
-  emit(s, (zagent_event){.kind = ZAEV_USAGE, .usage = {30, 4, 34, 0, 0}});
-  emit(s, (zagent_event){.kind = ZAEV_WARNING, .text = "careful"});
-  emit(s, (zagent_event){.kind = ZAEV_FINAL, .text = "the answer"});
+  emit(s, (zagent_event){.kind = ZAEV_RUN_START,
+                         .run_start = {.session_id = "zero_s1",
+                                       .cwd = "/w",
+                                       .provider = "openai",
+                                       .model = "gpt-x"}});
+  emit(s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "Hi", .len = 2}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                         .tool_call = {.id = "c1", .name = "read_file", .arguments = "{}"}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                         .tool_call = {.id = "c2", .name = "write_file", .arguments = "{}"}});
+  emit(s, (zagent_event){
+              .kind = ZAEV_TOOL_RESULT,
+              .tool_result = {.id = "c2", .ok = false, .output = "denied", .output_len = 6}});
+  emit(s, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c1", .ok = true, .output = "ok", .output_len = 2}});
+  emit(s, (zagent_event){.kind = ZAEV_USAGE, .usage = {.tokens = {10, 2, 12, 0, 0}}});
+  emit(s, (zagent_event){.kind = ZAEV_USAGE, .usage = {.tokens = {30, 4, 34, 0, 0}}});
+  emit(s, (zagent_event){.kind = ZAEV_WARNING, .warning = {.message = "careful"}});
+  emit(s, (zagent_event){.kind = ZAEV_FINAL, .final = {.text = "the answer"}});
   /* Nothing is written before the run ends. */
   assert_string_equal(mem_text(&m), "");
-  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .status = "success", .exit_code = 0});
+  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "success", .exit_code = 0}});
   assert_int_equal(s->finish(s), 0);
 
   const char *text = mem_text(&m);
@@ -409,9 +482,12 @@ static void test_json_error_run_has_error_and_empty_text(void **state) {
   mem m;
   mem_open(&m);
   zsink *s = zout_json_new(m.f, RUN_ID);
-  emit(s, (zagent_event){.kind = ZAEV_ERROR, .code = "incomplete",
-                         .text = "maxTurns (3) reached", .recoverable = true});
-  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .status = "incomplete", .exit_code = 4});
+  emit(s, (zagent_event){.kind = ZAEV_ERROR,
+                         .error = {.code = "incomplete",
+                                   .message = "maxTurns (3) reached",
+                                   .recoverable = true}});
+  emit(s,
+       (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "incomplete", .exit_code = 4}});
   assert_int_equal(s->finish(s), 0);
   json_t *o = json_loads(mem_text(&m), 0, NULL);
   assert_true(json_is_object(o));
@@ -434,7 +510,7 @@ static void test_json_reports_lost_output(void **state) {
   FILE *full = fopen("/dev/full", "w");
   if (!full) skip();
   zsink *s = zout_json_new(full, RUN_ID);
-  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .status = "success"});
+  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "success"}});
   assert_int_equal(s->finish(s), -1);
   s->destroy(s);
   fclose(full);
@@ -463,22 +539,31 @@ static void test_text_streams_answer_and_tool_activity(void **state) {
   (void)state;
   text_fx t;
   text_open(&t);
-  emit(t.s, (zagent_event){.kind = ZAEV_RUN_START, .session_id = "zero_s1"});
-  emit(t.s, (zagent_event){.kind = ZAEV_TEXT, .text = "Looking", .len = 7});
-  emit(t.s, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file",
-                           .arguments = "{}"});
-  emit(t.s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .name = "read_file",
-                           .action = "allow", .reason = "read-only"});
-  emit(t.s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .ok = true,
-                           .text = "  line one\n\n  line two  ", .len = 24});
-  emit(t.s, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c2", .name = "write_file"});
-  emit(t.s, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .name = "write_file",
-                           .action = "deny", .reason = "plan mode"});
-  emit(t.s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c2", .ok = false,
-                           .text = "permission denied", .len = 17});
-  emit(t.s, (zagent_event){.kind = ZAEV_TEXT, .text = "Done", .len = 4});
-  emit(t.s, (zagent_event){.kind = ZAEV_FINAL, .text = "LookingDone"});
-  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .status = "success"});
+  emit(t.s, (zagent_event){.kind = ZAEV_RUN_START, .run_start = {.session_id = "zero_s1"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "Looking", .len = 7}});
+  emit(t.s, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                           .tool_call = {.id = "c1", .name = "read_file", .arguments = "{}"}});
+  emit(t.s, (zagent_event){
+                .kind = ZAEV_PERMISSION_DECISION,
+                .permission = {.name = "read_file", .action = "allow", .reason = "read-only"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                           .tool_result = {.id = "c1",
+                                           .ok = true,
+                                           .output = "  line one\n\n  line two  ",
+                                           .output_len = 24}});
+  emit(t.s,
+       (zagent_event){.kind = ZAEV_TOOL_CALL, .tool_call = {.id = "c2", .name = "write_file"}});
+  emit(t.s, (zagent_event){
+                .kind = ZAEV_PERMISSION_DECISION,
+                .permission = {.name = "write_file", .action = "deny", .reason = "plan mode"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                           .tool_result = {.id = "c2",
+                                           .ok = false,
+                                           .output = "permission denied",
+                                           .output_len = 17}});
+  emit(t.s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "Done", .len = 4}});
+  emit(t.s, (zagent_event){.kind = ZAEV_FINAL, .final = {.text = "LookingDone"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "success"}});
   assert_int_equal(t.s->finish(t.s), 0);
 
   /* The streamed text is the answer; FINAL is not printed again; the line
@@ -497,24 +582,24 @@ static void test_text_prints_final_only_when_nothing_streamed(void **state) {
   (void)state;
   text_fx t;
   text_open(&t);
-  emit(t.s, (zagent_event){.kind = ZAEV_FINAL, .text = "only final"});
-  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .status = "success"});
+  emit(t.s, (zagent_event){.kind = ZAEV_FINAL, .final = {.text = "only final"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "success"}});
   assert_string_equal(mem_text(&t.out), "only final\n");
   assert_string_equal(mem_text(&t.diag), "");
   text_close(&t);
 
   /* A final that already ends in a newline gets no second one. */
   text_open(&t);
-  emit(t.s, (zagent_event){.kind = ZAEV_FINAL, .text = "with newline\n"});
-  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .status = "success"});
+  emit(t.s, (zagent_event){.kind = ZAEV_FINAL, .final = {.text = "with newline\n"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "success"}});
   assert_string_equal(mem_text(&t.out), "with newline\n");
   text_close(&t);
 
   /* Streamed text ending in a newline: nothing is added. */
   text_open(&t);
-  emit(t.s, (zagent_event){.kind = ZAEV_TEXT, .text = "streamed\n", .len = 9});
-  emit(t.s, (zagent_event){.kind = ZAEV_FINAL, .text = "streamed\n"});
-  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .status = "success"});
+  emit(t.s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "streamed\n", .len = 9}});
+  emit(t.s, (zagent_event){.kind = ZAEV_FINAL, .final = {.text = "streamed\n"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "success"}});
   assert_string_equal(mem_text(&t.out), "streamed\n");
   text_close(&t);
 }
@@ -523,11 +608,12 @@ static void test_text_incomplete_interrupted_and_errors(void **state) {
   (void)state;
   text_fx t;
   text_open(&t);
-  emit(t.s, (zagent_event){.kind = ZAEV_TEXT, .text = "partial", .len = 7});
-  emit(t.s, (zagent_event){.kind = ZAEV_WARNING, .text = "slow provider"});
-  emit(t.s, (zagent_event){.kind = ZAEV_ERROR, .code = "incomplete",
-                           .text = "maxTurns (2) reached"});
-  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .status = "incomplete", .exit_code = 4});
+  emit(t.s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "partial", .len = 7}});
+  emit(t.s, (zagent_event){.kind = ZAEV_WARNING, .warning = {.message = "slow provider"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_ERROR,
+                           .error = {.code = "incomplete", .message = "maxTurns (2) reached"}});
+  emit(t.s,
+       (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "incomplete", .exit_code = 4}});
   assert_string_equal(mem_text(&t.out), "partial\n");
   assert_string_equal(mem_text(&t.diag),
                       "[zero] WARNING: slow provider\n"
@@ -535,9 +621,11 @@ static void test_text_incomplete_interrupted_and_errors(void **state) {
   text_close(&t);
 
   text_open(&t);
-  emit(t.s, (zagent_event){.kind = ZAEV_ERROR, .code = "interrupted", .text = "cancelled"});
-  emit(t.s, (zagent_event){.kind = ZAEV_ERROR, .code = "provider_error", .text = "HTTP 401"});
-  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .status = "error"});
+  emit(t.s, (zagent_event){.kind = ZAEV_ERROR,
+                           .error = {.code = "interrupted", .message = "cancelled"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_ERROR,
+                           .error = {.code = "provider_error", .message = "HTTP 401"}});
+  emit(t.s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "error"}});
   assert_string_equal(mem_text(&t.out), "");
   assert_string_equal(mem_text(&t.diag), "Interrupted.\n[zero] HTTP 401\n");
   text_close(&t);
@@ -549,8 +637,9 @@ static void test_text_result_summary_is_capped(void **state) {
   text_open(&t);
   char long_text[600];
   memset(long_text, 'z', sizeof long_text);
-  emit(t.s, (zagent_event){.kind = ZAEV_TOOL_RESULT, .ok = true, .text = long_text,
-                           .len = sizeof long_text});
+  emit(t.s, (zagent_event){
+                .kind = ZAEV_TOOL_RESULT,
+                .tool_result = {.ok = true, .output = long_text, .output_len = sizeof long_text}});
   const char *d = mem_text(&t.diag);
   assert_int_equal(strlen(d), strlen("[result] ") + 200 + 3 + 1);
   assert_non_null(strstr(d, "zzz...\n"));
@@ -564,8 +653,8 @@ static void test_text_reports_lost_output(void **state) {
   mem diag;
   mem_open(&diag);
   zsink *s = zout_text_new(full, diag.f);
-  emit(s, (zagent_event){.kind = ZAEV_TEXT, .text = "answer", .len = 6});
-  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .status = "success"});
+  emit(s, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "answer", .len = 6}});
+  emit(s, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "success"}});
   assert_int_equal(s->finish(s), -1);
   s->destroy(s);
   fclose(full);

@@ -91,26 +91,45 @@ static const json_t *payload(const json_t *events, size_t i, const char *type) {
 static void test_each_event_kind_becomes_its_line(void **state) {
   fx *f = *state;
   json_t *meta = json_pack("{s:i}", "exitCode", 0);
-  emit(f, (zagent_event){.kind = ZAEV_RUN_START, .session_id = f->session->id});
-  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "read it", .len = 7});
-  emit(f, (zagent_event){.kind = ZAEV_TEXT, .text = "Ok", .len = 2});
-  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "Ok", .len = 2,
-                         .reasoning = "think"});
-  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file",
-                         .arguments = "{\"path\":\"a\"}", .side_effect = "read"});
-  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_REQUEST, .id = "c1", .name = "read_file",
-                         .action = "prompt", .mode = "ask", .side_effect = "read",
-                         .reason = "why"});
-  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .id = "c1", .name = "read_file",
-                         .action = "allow", .mode = "ask", .side_effect = "read",
-                         .reason = "read-only tool"});
-  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "read_file", .ok = true,
-                         .text = "1\tA", .len = 3, .truncated = true, .meta = meta});
-  emit(f, (zagent_event){.kind = ZAEV_USAGE, .usage = {10, 3, 13, 4, 0}, .model = "fake-model"});
-  emit(f, (zagent_event){.kind = ZAEV_WARNING, .text = "not recorded"});
-  emit(f, (zagent_event){.kind = ZAEV_ERROR, .code = "provider_error", .text = "HTTP 500"});
-  emit(f, (zagent_event){.kind = ZAEV_FINAL, .text = "Ok"});
-  emit(f, (zagent_event){.kind = ZAEV_RUN_END, .status = "error", .exit_code = 3});
+  emit(f, (zagent_event){.kind = ZAEV_RUN_START, .run_start = {.session_id = f->session->id}});
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .user_message = {.text = "read it", .len = 7}});
+  emit(f, (zagent_event){.kind = ZAEV_TEXT, .delta = {.text = "Ok", .len = 2}});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE,
+                         .assistant_message = {.text = "Ok", .len = 2, .reasoning = "think"}});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                         .tool_call = {.id = "c1",
+                                       .name = "read_file",
+                                       .arguments = "{\"path\":\"a\"}",
+                                       .side_effect = "read"}});
+  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_REQUEST,
+                         .permission = {.id = "c1",
+                                        .name = "read_file",
+                                        .action = "prompt",
+                                        .mode = "ask",
+                                        .side_effect = "read",
+                                        .reason = "why"}});
+  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_DECISION,
+                         .permission = {.id = "c1",
+                                        .name = "read_file",
+                                        .action = "allow",
+                                        .mode = "ask",
+                                        .side_effect = "read",
+                                        .reason = "read-only tool"}});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c1",
+                                         .name = "read_file",
+                                         .ok = true,
+                                         .output = "1\tA",
+                                         .output_len = 3,
+                                         .truncated = true,
+                                         .meta = meta}});
+  emit(f, (zagent_event){.kind = ZAEV_USAGE,
+                         .usage = {.tokens = {10, 3, 13, 4, 0}, .model = "fake-model"}});
+  emit(f, (zagent_event){.kind = ZAEV_WARNING, .warning = {.message = "not recorded"}});
+  emit(f, (zagent_event){.kind = ZAEV_ERROR,
+                         .error = {.code = "provider_error", .message = "HTTP 500"}});
+  emit(f, (zagent_event){.kind = ZAEV_FINAL, .final = {.text = "Ok"}});
+  emit(f, (zagent_event){.kind = ZAEV_RUN_END, .run_end = {.status = "error", .exit_code = 3}});
   assert_int_equal(f->rec->finish(f->rec), 0);
   json_decref(meta);
 
@@ -162,8 +181,12 @@ static void test_each_event_kind_becomes_its_line(void **state) {
 
 static void test_output_with_embedded_nul_keeps_its_length(void **state) {
   fx *f = *state;
-  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c", .name = "read_file", .ok = false,
-                         .text = "ab\0cd", .len = 5});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c",
+                                         .name = "read_file",
+                                         .ok = false,
+                                         .output = "ab\0cd",
+                                         .output_len = 5}});
   json_t *evs = recorded(f);
   const json_t *p = payload(evs, 0, "tool_result");
   assert_int_equal(json_string_length(json_object_get(p, "output")), 5);
@@ -176,13 +199,22 @@ static void test_output_with_embedded_nul_keeps_its_length(void **state) {
  * message first, then per call TOOL_CALL, PERMISSION_DECISION, TOOL_RESULT. */
 static void emit_call(fx *f, const char *id, const char *name, const char *args, bool ok,
                       const char *output) {
-  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = id, .name = name, .arguments = args,
-                         .side_effect = "read"});
-  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_DECISION, .id = id, .name = name,
-                         .action = ok ? "allow" : "deny", .mode = "auto", .side_effect = "read",
-                         .reason = "r"});
-  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = id, .name = name, .ok = ok,
-                         .text = output, .len = strlen(output)});
+  emit(f, (zagent_event){
+              .kind = ZAEV_TOOL_CALL,
+              .tool_call = {.id = id, .name = name, .arguments = args, .side_effect = "read"}});
+  emit(f, (zagent_event){.kind = ZAEV_PERMISSION_DECISION,
+                         .permission = {.id = id,
+                                        .name = name,
+                                        .action = ok ? "allow" : "deny",
+                                        .mode = "auto",
+                                        .side_effect = "read",
+                                        .reason = "r"}});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = id,
+                                         .name = name,
+                                         .ok = ok,
+                                         .output = output,
+                                         .output_len = strlen(output)}});
 }
 
 static void test_recorded_run_replays_to_the_same_conversation(void **state) {
@@ -201,16 +233,20 @@ static void test_recorded_run_replays_to_the_same_conversation(void **state) {
   zconv_add_assistant(&want, "a says A; b is missing.", NULL);
 
   /* ... and the events it emitted while building it. */
-  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "look at a and b", .len = 15});
-  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "Reading both.", .len = 13,
-                         .reasoning = "plan first"});
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE,
+                         .user_message = {.text = "look at a and b", .len = 15}});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE,
+                         .assistant_message = {.text = "Reading both.",
+                                               .len = 13,
+                                               .reasoning = "plan first"}});
   emit_call(f, "c1", "read_file", "{\"path\":\"a\"}", true, "1\tA");
   emit_call(f, "c2", "read_file", "{\"path\":\"b\"}", false, "no such file: b");
-  emit(f, (zagent_event){.kind = ZAEV_USAGE, .usage = {1, 1, 2, 0, 0}});
-  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "", .len = 0});
+  emit(f, (zagent_event){.kind = ZAEV_USAGE, .usage = {.tokens = {1, 1, 2, 0, 0}}});
+  emit(f,
+       (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .assistant_message = {.text = "", .len = 0}});
   emit_call(f, "c3", "list_directory", "{}", true, "a\n");
-  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "a says A; b is missing.",
-                         .len = 23});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE,
+                         .assistant_message = {.text = "a says A; b is missing.", .len = 23}});
   assert_int_equal(f->rec->finish(f->rec), 0);
 
   zconv got = ZCONV_INIT;
@@ -256,8 +292,9 @@ static void test_long_answer_is_streamed_into_one_line(void **state) {
   zbuf_add(&want, text.data, text.len);
   zbuf_addstr(&text, "bad\xff!");
   zbuf_addstr(&want, "bad\xef\xbf\xbd!");
-  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = text.data, .len = text.len,
-                         .reasoning = "r"});
+  emit(f,
+       (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE,
+                      .assistant_message = {.text = text.data, .len = text.len, .reasoning = "r"}});
   assert_int_equal(f->rec->finish(f->rec), 0);
   json_t *evs = recorded(f);
   const json_t *p = payload(evs, 0, "message");
@@ -277,13 +314,20 @@ static void test_long_answer_is_streamed_into_one_line(void **state) {
 static void test_thinking_and_signatures_survive_replay(void **state) {
   fx *f = *state;
   const char *thinking = "[{\"thinking\":\"plan\",\"signature\":\"sig-A\"},{\"redacted\":\"data-B\"}]";
-  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "go", .len = 2});
-  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "", .len = 0,
-                         .thinking = thinking});
-  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file",
-                         .arguments = "{}", .signature = "thought-sig-1"});
-  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "read_file", .ok = true,
-                         .text = "x", .len = 1});
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .user_message = {.text = "go", .len = 2}});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE,
+                         .assistant_message = {.text = "", .len = 0, .thinking = thinking}});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                         .tool_call = {.id = "c1",
+                                       .name = "read_file",
+                                       .arguments = "{}",
+                                       .signature = "thought-sig-1"}});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_RESULT,
+                         .tool_result = {.id = "c1",
+                                         .name = "read_file",
+                                         .ok = true,
+                                         .output = "x",
+                                         .output_len = 1}});
   assert_int_equal(f->rec->finish(f->rec), 0);
   zconv got = ZCONV_INIT;
   zerr err = ZERR_INIT;
@@ -315,9 +359,11 @@ static void test_thinking_and_signatures_survive_replay(void **state) {
 static void test_user_images_survive_replay_and_compaction(void **state) {
   fx *f = *state;
   json_t *meta = json_pack("{s:[{s:s, s:s}]}", "images", "media_type", "image/png", "data", "iVBORw0K");
-  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "look", .len = 4, .meta = meta});
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE,
+                         .user_message = {.text = "look", .len = 4, .meta = meta}});
   json_decref(meta);
-  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "a cat", .len = 5});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE,
+                         .assistant_message = {.text = "a cat", .len = 5}});
   assert_int_equal(f->rec->finish(f->rec), 0);
   zconv got = ZCONV_INIT;
   zerr err = ZERR_INIT;
@@ -344,8 +390,8 @@ static void test_failed_append_is_reported_once(void **state) {
   int saved = f->session->events_fd;
   f->session->events_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   assert_true(f->session->events_fd >= 0);
-  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "x", .len = 1});
-  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "y", .len = 1});
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .user_message = {.text = "x", .len = 1}});
+  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .user_message = {.text = "y", .len = 1}});
   assert_int_equal(f->rec->finish(f->rec), -1);
   close(f->session->events_fd);
   f->session->events_fd = saved;
@@ -373,7 +419,8 @@ static void test_lost_user_message_stops_the_run_and_nothing_follows_it(void **s
   int saved = f->session->events_fd;
   f->session->events_fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
   assert_true(f->session->events_fd >= 0);
-  emit(f, (zagent_event){.kind = ZAEV_USER_MESSAGE, .text = "my prompt", .len = 9});
+  emit(f,
+       (zagent_event){.kind = ZAEV_USER_MESSAGE, .user_message = {.text = "my prompt", .len = 9}});
   close(f->session->events_fd);
   f->session->events_fd = saved; /* the disk has room again */
   assert_int_equal(f->rec->check(f->rec, &err), -1);
@@ -381,8 +428,10 @@ static void test_lost_user_message_stops_the_run_and_nothing_follows_it(void **s
   assert_non_null(strstr(err.msg, "No space left on device"));
   assert_non_null(strstr(err.msg, "the run stops"));
   assert_non_null(strstr(err.msg, f->session->id));
-  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE, .text = "answer", .len = 6});
-  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "read_file", .arguments = "{}"});
+  emit(f, (zagent_event){.kind = ZAEV_ASSISTANT_MESSAGE,
+                         .assistant_message = {.text = "answer", .len = 6}});
+  emit(f, (zagent_event){.kind = ZAEV_TOOL_CALL,
+                         .tool_call = {.id = "c1", .name = "read_file", .arguments = "{}"}});
   assert_int_equal(f->rec->finish(f->rec), -1);
   json_t *evs = recorded(f);
   assert_int_equal(json_array_size(evs), 0);

@@ -112,7 +112,7 @@ static void frame(tui_app *a, vt *t) {
 }
 
 static void text_event(tui_app *a, const char *s, size_t n) {
-  zagent_event ev = {.kind = ZAEV_TEXT, .text = s, .len = n};
+  zagent_event ev = {.kind = ZAEV_TEXT, .delta = {.text = s, .len = n}};
   tui_app_event(a, &ev);
 }
 
@@ -135,7 +135,8 @@ static void streaming_markdown_lands_in_scrollback_without_garbage(void **state)
     text_event(&a, DOC + i, 1);
     frame(&a, &t);
   }
-  zagent_event am = {.kind = ZAEV_ASSISTANT_MESSAGE, .text = DOC, .len = sizeof DOC - 1};
+  zagent_event am = {.kind = ZAEV_ASSISTANT_MESSAGE,
+                     .assistant_message = {.text = DOC, .len = sizeof DOC - 1}};
   tui_app_event(&a, &am);
   tui_app_turn_end(&a, NULL);
   frame(&a, &t);
@@ -245,13 +246,22 @@ static void permission_prompt_defaults_to_deny_and_answers(void **state) {
   tui_app a;
   tui_app_init(&a, 80, 24, "dark", TUI_DEPTH_TRUE);
   tui_app_turn_start(&a, 0);
-  zagent_event tc = {.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "edit_file",
-                     .arguments = "{\"path\":\"src/a.c\",\"old_string\":\"int x = 1;\",\"new_string\":\"int x = 2;\"}"};
+  zagent_event tc = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = "c1",
+                                   .name = "edit_file",
+                                   .arguments = "{\"path\":\"src/a.c\",\"old_string\":\"int x = "
+                                                "1;\",\"new_string\":\"int x = 2;\"}"}};
   tui_app_event(&a, &tc);
-  tui_ask q = {.tool = "edit_file", .side = ZSIDE_WRITE, .arguments = tc.arguments,
-               .reason = "file changes need approval in ask mode", .workspace = "/work",
-               .code = "needs_approval", .can_remember = true, .grant_kind = ZGRANT_PATH,
-               .grant_value = "/work/src/a.c", .grants_file = "/home/u/.config/zero/sandbox-grants.json"};
+  tui_ask q = {.tool = "edit_file",
+               .side = ZSIDE_WRITE,
+               .arguments = tc.tool_call.arguments,
+               .reason = "file changes need approval in ask mode",
+               .workspace = "/work",
+               .code = "needs_approval",
+               .can_remember = true,
+               .grant_kind = ZGRANT_PATH,
+               .grant_value = "/work/src/a.c",
+               .grants_file = "/home/u/.config/zero/sandbox-grants.json"};
   tui_app_ask(&a, &q);
   frame(&a, &t);
   char *all = vt_all(&t);
@@ -374,8 +384,11 @@ static void compaction_event_says_what_it_reclaimed(void **state) {
   tui_app a;
   tui_app_init(&a, 80, 10, "dark", TUI_DEPTH_TRUE);
   tui_app_turn_start(&a, 0);
-  zagent_event ev = {.kind = ZAEV_COMPACTION, .name = "summary", .reason = "threshold",
-                     .tokens_before = 91000, .tokens_after = 12000};
+  zagent_event ev = {.kind = ZAEV_COMPACTION,
+                     .compaction = {.method = "summary",
+                                    .reason = "threshold",
+                                    .tokens_before = 91000,
+                                    .tokens_after = 12000}};
   tui_app_event(&a, &ev);
   frame(&a, &t);
   char *all = vt_all(&t);
@@ -604,7 +617,8 @@ static void permission_prompt_fits_a_narrow_terminal_and_leaves_nothing(void **s
   tui_app_init(&a, 30, 40, "dark", TUI_DEPTH_TRUE);
   tui_app_turn_start(&a, 0);
   const char *args = "{\"cmd\":\"echo one && ls -la\"}";
-  zagent_event tc = {.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "exec_command", .arguments = args};
+  zagent_event tc = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = "c1", .name = "exec_command", .arguments = args}};
   tui_app_event(&a, &tc);
   tui_ask q = {.tool = "exec_command", .side = ZSIDE_SHELL, .arguments = args,
                .reason = "commands need approval in ask mode",
@@ -627,8 +641,12 @@ static void permission_prompt_fits_a_narrow_terminal_and_leaves_nothing(void **s
   tui_key k = {.type = TK_ENTER};
   char *text = NULL;
   assert_int_equal(tui_app_key(&a, &k, &text), TUI_ACT_PERMISSION);
-  zagent_event res = {.kind = ZAEV_TOOL_RESULT, .id = "c1", .name = "exec_command", .ok = false,
-                      .text = "permission denied", .len = 17};
+  zagent_event res = {.kind = ZAEV_TOOL_RESULT,
+                      .tool_result = {.id = "c1",
+                                      .name = "exec_command",
+                                      .ok = false,
+                                      .output = "permission denied",
+                                      .output_len = 17}};
   tui_app_event(&a, &res);
   tui_app_turn_end(&a, NULL);
   frame(&a, &t);
@@ -753,8 +771,9 @@ static void status_line_counts_tokens_while_streaming(void **state) {
   char *all = vt_all(&t);
   assert_non_null(strstr(all, "· 10 tokens · Esc to cancel"));
   free(all);
-  zagent_event u = {.kind = ZAEV_USAGE, .usage = {.prompt_tokens = 100, .completion_tokens = 7,
-                                                  .total_tokens = 107}};
+  zagent_event u = {
+      .kind = ZAEV_USAGE,
+      .usage = {.tokens = {.prompt_tokens = 100, .completion_tokens = 7, .total_tokens = 107}}};
   tui_app_event(&a, &u);
   frame(&a, &t);
   all = vt_all(&t);
@@ -776,7 +795,8 @@ static void permission_prompt_in_a_short_terminal_keeps_its_title(void **state) 
   tui_app_init(&a, 80, 15, "dark", TUI_DEPTH_16);
   tui_app_turn_start(&a, 0);
   const char *args = "{\"path\":\"notes.txt\",\"content\":\"1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n\"}";
-  zagent_event tc = {.kind = ZAEV_TOOL_CALL, .id = "c1", .name = "write_file", .arguments = args};
+  zagent_event tc = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = "c1", .name = "write_file", .arguments = args}};
   tui_app_event(&a, &tc);
   tui_ask q = {.tool = "write_file", .side = ZSIDE_WRITE, .arguments = args,
                .reason = "file changes need approval in ask mode", .workspace = "/work",

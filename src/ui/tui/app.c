@@ -217,17 +217,18 @@ static void plan_lines(tui_app *a, tw_lines *out) {
 }
 
 static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
+  const zev_tool_result *res = &ev->tool_result;
   blank(a);
   const char *glyph, *style, *word;
   if (c->denied) glyph = "⊘", style = a->th.warn, word = "denied";
-  else if (ev->ok) glyph = "✓", style = a->th.ok, word = NULL;
+  else if (res->ok) glyph = "✓", style = a->th.ok, word = NULL;
   else glyph = "✗", style = a->th.err, word = "failed";
   zbuf head = ZBUF_INIT;
   zbuf_addf(&head, "%s%s%s %s%s%s %s", style, glyph, a->th.reset, a->th.bold, c->name,
             a->th.reset, c->summary);
   zbuf_addf(&head, " %s· %.1fs", a->th.muted, a->now - c->started);
   if (word) zbuf_addf(&head, " · %s", word);
-  json_t *meta = (json_t *)ev->meta;
+  json_t *meta = (json_t *)res->meta;
   if (meta && json_object_get(meta, "exit_code"))
     zbuf_addf(&head, " · exit %d", (int)json_integer_value(json_object_get(meta, "exit_code")));
   zbuf_addstr(&head, a->th.reset);
@@ -235,7 +236,7 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
   zbuf_release(&head);
 
   json_t *args = ztool_load_args(c->name, c->arguments);
-  if (ev->ok && !strcmp(c->name, "edit_file") && json_is_object(args)) {
+  if (res->ok && !strcmp(c->name, "edit_file") && json_is_object(args)) {
     const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
     long first = meta ? (long)json_integer_value(json_object_get(meta, "first_line")) : 1;
     size_t add, del;
@@ -245,7 +246,7 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
     tw_lines_pushf(&a->commit, "  %s+%zu -%zu lines%s", a->th.muted, add, del, a->th.reset);
     for (size_t i = 0; i < d.len; i++) tw_lines_push(&a->commit, steal_pointer(&d.items[i]));
     tw_lines_free(&d);
-  } else if (ev->ok && !strcmp(c->name, "write_file") && json_is_object(args)) {
+  } else if (res->ok && !strcmp(c->name, "write_file") && json_is_object(args)) {
     const char *content = zjson_str(args, "content");
     size_t add, del;
     tw_lines d = {0};
@@ -253,12 +254,12 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
     tw_lines_pushf(&a->commit, "  %s+%zu lines%s", a->th.muted, add, a->th.reset);
     for (size_t i = 0; i < d.len; i++) tw_lines_push(&a->commit, steal_pointer(&d.items[i]));
     tw_lines_free(&d);
-  } else if (!strcmp(c->name, "update_plan") && ev->ok) {
+  } else if (!strcmp(c->name, "update_plan") && res->ok) {
     plan_lines(a, &a->commit);
     a->plan_changed = false;
-  } else if (ev->text && ev->len && strcmp(c->name, "read_file")) {
+  } else if (res->output && res->output_len && strcmp(c->name, "read_file")) {
     /* An excerpt of the output; Ctrl+O shows all of it. */
-    const char *s = ev->text, *end = ev->text + ev->len;
+    const char *s = res->output, *end = res->output + res->output_len;
     size_t total = 1;
     for (const char *p = s; p < end; p++) total += *p == '\n';
     if (end > s && end[-1] == '\n') total--;
@@ -278,13 +279,13 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
     if (total > shown)
       tw_lines_pushf(&a->commit, "  %s… %zu more lines (Ctrl+O shows all)%s", a->th.muted,
                      total - shown, a->th.reset);
-    set_expandable(a, ev->text, ev->len);
-  } else if (ev->text && ev->len) {
+    set_expandable(a, res->output, res->output_len);
+  } else if (res->output && res->output_len) {
     size_t lines = 1;
-    for (size_t i = 0; i < ev->len; i++) lines += ev->text[i] == '\n';
+    for (size_t i = 0; i < res->output_len; i++) lines += res->output[i] == '\n';
     tw_lines_pushf(&a->commit, "  %sread %zu lines (Ctrl+O shows them)%s", a->th.muted, lines,
                    a->th.reset);
-    set_expandable(a, ev->text, ev->len);
+    set_expandable(a, res->output, res->output_len);
   }
   json_decref(args);
 }
@@ -292,14 +293,14 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
 /* --- events -------------------------------------------------------------- */
 
 void tui_app_event(tui_app *a, const zagent_event *ev) {
-  if (((ev->kind == ZAEV_TEXT || ev->kind == ZAEV_REASONING) && ev->len) ||
+  if (((ev->kind == ZAEV_TEXT || ev->kind == ZAEV_REASONING) && ev->delta.len) ||
       ev->kind == ZAEV_TOOL_CALL || ev->kind == ZAEV_ERROR || ev->kind == ZAEV_WARNING)
     a->turn.shown = true;
   switch (ev->kind) {
     case ZAEV_REASONING:
       if (!a->turn.reasoning.len) a->turn.reasoning_started = a->now;
-      zbuf_add(&a->turn.reasoning, ev->text, ev->len);
-      a->turn.stream_bytes += ev->len;
+      zbuf_add(&a->turn.reasoning, ev->delta.text, ev->delta.len);
+      a->turn.stream_bytes += ev->delta.len;
       break;
     case ZAEV_TEXT:
       finish_reasoning(a);
@@ -309,8 +310,8 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
         tui_md_stream_init(&a->turn.md, a->width, &a->th);
         a->turn.md_active = true;
       }
-      tui_md_stream_add(&a->turn.md, ev->text, ev->len, &a->commit);
-      a->turn.stream_bytes += ev->len;
+      tui_md_stream_add(&a->turn.md, ev->delta.text, ev->delta.len, &a->commit);
+      a->turn.stream_bytes += ev->delta.len;
       break;
     case ZAEV_ASSISTANT_MESSAGE:
       finish_reasoning(a);
@@ -319,13 +320,16 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     case ZAEV_TOOL_CALL: {
       finish_reasoning(a);
       finish_text(a);
-      tui_card c = {.id = xstrdup(ev->id ? ev->id : ""), .name = xstrdup(ev->name ? ev->name : ""),
-                    .summary = tui_tool_summary(ev->name ? ev->name : "", ev->arguments),
-                    .arguments = xstrdup(ev->arguments ? ev->arguments : ""),
+      tui_card c = {.id = xstrdup(ev->tool_call.id ? ev->tool_call.id : ""),
+                    .name = xstrdup(ev->tool_call.name ? ev->tool_call.name : ""),
+                    .summary = tui_tool_summary(ev->tool_call.name ? ev->tool_call.name : "",
+                                                ev->tool_call.arguments),
+                    .arguments = xstrdup(ev->tool_call.arguments ? ev->tool_call.arguments : ""),
                     .started = a->now};
       zvec_push(&a->turn.cards, c);
-      if (ev->name && !strcmp(ev->name, "update_plan") && ev->arguments) {
-        json_t *args = json_loads(ev->arguments, 0, NULL);
+      if (ev->tool_call.name && !strcmp(ev->tool_call.name, "update_plan") &&
+          ev->tool_call.arguments) {
+        json_t *args = json_loads(ev->tool_call.arguments, 0, NULL);
         json_t *plan = json_object_get(args, "plan");
         if (json_is_array(plan)) {
           json_decref(a->plan);
@@ -337,12 +341,12 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
       break;
     }
     case ZAEV_PERMISSION_DECISION: {
-      tui_card *c = find_card(a, ev->id);
-      if (c && ev->action && !strcmp(ev->action, "deny")) c->denied = true;
+      tui_card *c = find_card(a, ev->permission.id);
+      if (c && ev->permission.action && !strcmp(ev->permission.action, "deny")) c->denied = true;
       break;
     }
     case ZAEV_TOOL_RESULT: {
-      tui_card *c = find_card(a, ev->id);
+      tui_card *c = find_card(a, ev->tool_result.id);
       if (!c) break;
       commit_card(a, c, ev);
       size_t idx = (size_t)(c - a->turn.cards.items);
@@ -353,21 +357,22 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
       break;
     }
     case ZAEV_USAGE:
-      a->turn.tokens += ev->usage.completion_tokens;
+      a->turn.tokens += ev->usage.tokens.completion_tokens;
       a->turn.stream_bytes = 0; /* the estimate gives way to the count */
-      a->usage.total_tokens += ev->usage.total_tokens;
-      a->usage.prompt_sum += ev->usage.prompt_tokens;
-      a->usage.completion_sum += ev->usage.completion_tokens;
-      a->usage.cached_sum += ev->usage.cached_tokens;
-      if (ev->usage.prompt_tokens) a->usage.context_tokens = ev->usage.prompt_tokens;
+      a->usage.total_tokens += ev->usage.tokens.total_tokens;
+      a->usage.prompt_sum += ev->usage.tokens.prompt_tokens;
+      a->usage.completion_sum += ev->usage.tokens.completion_tokens;
+      a->usage.cached_sum += ev->usage.tokens.cached_tokens;
+      if (ev->usage.tokens.prompt_tokens) a->usage.context_tokens = ev->usage.tokens.prompt_tokens;
       break;
     case ZAEV_COMPACTION: {
       /* the loop compacted before a request: say what it reclaimed */
       finish_text(a);
       zbuf l = ZBUF_INIT;
       zbuf_addf(&l, "↻ Context compacted (%s, %s): ~%lld → ~%lld tokens",
-                ev->name ? ev->name : "summary", ev->reason ? ev->reason : "threshold",
-                (long long)ev->tokens_before, (long long)ev->tokens_after);
+                ev->compaction.method ? ev->compaction.method : "summary",
+                ev->compaction.reason ? ev->compaction.reason : "threshold",
+                (long long)ev->compaction.tokens_before, (long long)ev->compaction.tokens_after);
       blank(a);
       tui_app_print(a, a->th.muted, l.data);
       zbuf_release(&l);
@@ -376,17 +381,17 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     case ZAEV_WARNING: {
       finish_text(a);
       zbuf l = ZBUF_INIT;
-      zbuf_addf(&l, "⚠ %s", ev->text ? ev->text : "");
+      zbuf_addf(&l, "⚠ %s", ev->warning.message ? ev->warning.message : "");
       tui_app_print(a, a->th.warn, l.data);
       zbuf_release(&l);
       break;
     }
     case ZAEV_ERROR: {
       finish_text(a);
-      if (ev->code && !strcmp(ev->code, "interrupted")) break; /* shown by turn_end */
+      if (ev->error.code && !strcmp(ev->error.code, "interrupted")) break; /* shown by turn_end */
       blank(a);
       zbuf l = ZBUF_INIT;
-      zbuf_addf(&l, "✗ Error: %s", ev->text ? ev->text : "");
+      zbuf_addf(&l, "✗ Error: %s", ev->error.message ? ev->error.message : "");
       tui_app_print(a, a->th.err, l.data);
       zbuf_release(&l);
       break;
