@@ -20,7 +20,8 @@ static const zopt AGENTS_OPTS[] = {
     {A_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
-const zopt_spec zcli_agents_opts = {.command = "agents", .opts = AGENTS_OPTS,
+const zopt_spec zcli_agents_opts = {.command = "agents",
+                                    .opts = AGENTS_OPTS,
                                     .n_opts = ZARRAY_LEN(AGENTS_OPTS),
                                     .unknown = "unknown argument"};
 
@@ -54,9 +55,9 @@ int cmd_agents(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc, npos = 0;
+  int npos = 0;
   zopt_init(&op, &zcli_agents_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == A_JSON) {
       json = true;
     } else if (hit.id == A_CWD) {

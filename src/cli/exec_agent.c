@@ -17,7 +17,8 @@ static int narrow_tools(zexec_args *a, const zsub_def *d, zerr *err) {
   size_t n;
   const ztool *const *all = ztool_all(&n);
   for (size_t i = 0; i < n; i++)
-    if (!zsub_def_allows(d, all[i]->name)) zbuf_addf(&off, "%s%s", off.len ? "," : "", all[i]->name);
+    if (!zsub_def_allows(d, all[i]->name))
+      zbuf_addf(&off, "%s%s", off.len ? "," : "", all[i]->name);
   for (char **t = a->tools_off; t && *t; t++) zbuf_addf(&off, "%s%s", off.len ? "," : "", *t);
   int rc = 0;
   if (off.len) {
@@ -40,8 +41,7 @@ int zexec_agent_apply(zexec_args *a, const char *workspace, zperm_mode *mode, ze
   if (!a->agent) return 0;
   zsub_defs_load(&out->defs, workspace);
   const zsub_def *d = zsub_defs_find(&out->defs, a->agent);
-  if (!d)
-    return zerr_set(err, ZE_USAGE, "unknown agent \"%s\"; see zero agents list", a->agent);
+  if (!d) return zerr_set(err, ZE_USAGE, "unknown agent \"%s\"; see zero agents list", a->agent);
   if (d->error)
     return zerr_set(err, ZE_USAGE, "agent \"%s\" (%s) cannot be used: %s", d->name, d->source,
                     d->error);

@@ -11,9 +11,9 @@
 
 typedef struct zexec_agent {
   zsub_defs defs;
-  const zsub_def *def;    /* NULL without --agent */
-  char **sub_tools;       /* the sub-agent tools its allow-list names */
-  bool needs_mcp;         /* its allow-list names an MCP tool (or it has none) */
+  const zsub_def *def; /* NULL without --agent */
+  char **sub_tools;    /* the sub-agent tools its allow-list names */
+  bool needs_mcp;      /* its allow-list names an MCP tool (or it has none) */
 } zexec_agent;
 
 /* Resolves a->agent in workspace and narrows the run to the definition:

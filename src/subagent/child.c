@@ -44,8 +44,7 @@ zperm_mode zsub_child_mode(zperm_mode parent, const char *def_mode) {
 
 char **zsub_child_argv(const zsub_launch *l) {
   strvec v = STRVEC_INIT;
-  strvec_pushl(&v, l->self_exe, "exec", "--output-format", "stream-json", "-C", l->workspace,
-               NULL);
+  strvec_pushl(&v, l->self_exe, "exec", "--output-format", "stream-json", "-C", l->workspace, NULL);
   for (size_t i = 0; i < l->n_add_dirs; i++) strvec_pushl(&v, "--add-dir", l->add_dirs[i], NULL);
   if (l->resume_id) strvec_pushl(&v, "--resume", l->resume_id, NULL);
   else if (l->session_id) strvec_pushl(&v, "--init-session-id", l->session_id, NULL);

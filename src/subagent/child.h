@@ -33,26 +33,26 @@ typedef struct zsub_launch {
   const char *workspace;       /* -C */
   const char *const *add_dirs; /* --add-dir, n_add_dirs of them */
   size_t n_add_dirs;
-  const char *agent;           /* --agent: the definition */
-  const char *session_id;      /* --init-session-id (a new child session) */
-  const char *resume_id;       /* or --resume ID (continue an earlier child) */
-  const char *parent_session;  /* --parent-session */
-  const char *provider;        /* --provider; NULL = config */
-  const char *model;           /* --model; NULL = config */
+  const char *agent;          /* --agent: the definition */
+  const char *session_id;     /* --init-session-id (a new child session) */
+  const char *resume_id;      /* or --resume ID (continue an earlier child) */
+  const char *parent_session; /* --parent-session */
+  const char *provider;       /* --provider; NULL = config */
+  const char *model;          /* --model; NULL = config */
   const char *reasoning_effort;
-  zperm_mode mode;             /* already clamped to the parent's (zsub_child_mode) */
+  zperm_mode mode; /* already clamped to the parent's (zsub_child_mode) */
   zautonomy autonomy;
   bool offline;
-  int depth;                   /* the child's depth (ZERO_SUBAGENT_DEPTH) */
-  const char *prompt;          /* written to its stdin */
+  int depth;          /* the child's depth (ZERO_SUBAGENT_DEPTH) */
+  const char *prompt; /* written to its stdin */
 } zsub_launch;
 
 typedef struct zsub_child {
-  pid_t pid;     /* leader of its own process group; -1 = none */
-  int out_fd;    /* stdout + stderr, non-blocking */
+  pid_t pid;  /* leader of its own process group; -1 = none */
+  int out_fd; /* stdout + stderr, non-blocking */
   bool reaped;
-  int status;    /* waitpid status once reaped */
-  zbuf line;     /* the partial line read so far */
+  int status; /* waitpid status once reaped */
+  zbuf line;  /* the partial line read so far */
 } zsub_child;
 
 /* The mode a child runs in: the definition's when it names one no wider than
@@ -89,17 +89,17 @@ void zsub_child_release(zsub_child *c);
 
 /* The child's run, folded from its stream-json events. */
 typedef struct zsub_outcome {
-  char *session_id;   /* run_start's */
-  char *final_text;   /* final's */
-  zusage usage;       /* summed usage events */
-  char *error;        /* the last error event's message */
-  char *status;       /* run_end's */
+  char *session_id; /* run_start's */
+  char *final_text; /* final's */
+  zusage usage;     /* summed usage events */
+  char *error;      /* the last error event's message */
+  char *status;     /* run_end's */
   int exit_code;
-  bool ended;         /* run_end seen */
-  bool malformed;     /* a line that starts like JSON but is not */
-  char *step;         /* the current step: "tool_call read_file" … */
+  bool ended;     /* run_end seen */
+  bool malformed; /* a line that starts like JSON but is not */
+  char *step;     /* the current step: "tool_call read_file" … */
   int tool_calls;
-  zbuf diag;          /* lines that are not JSON (the child's stderr), the last 4 KiB */
+  zbuf diag; /* lines that are not JSON (the child's stderr), the last 4 KiB */
 } zsub_outcome;
 
 /* Folds one line of the child's output into o. Returns the parsed event

@@ -30,13 +30,13 @@
 typedef struct zsub_def {
   char *name;
   char *description;
-  char **tools;            /* allow-list, NULL-terminated; NULL = all the parent's tools */
-  char *model;             /* NULL = inherit the parent's */
-  char *reasoning_effort;  /* NULL = inherit */
-  char *permission_mode;   /* NULL = the parent's; else at most the parent's */
-  char *prompt;            /* the body: appended to the child's system prompt */
-  char *source;            /* the file it came from, or "built-in" */
-  char *error;             /* why it cannot be used, or NULL */
+  char **tools;           /* allow-list, NULL-terminated; NULL = all the parent's tools */
+  char *model;            /* NULL = inherit the parent's */
+  char *reasoning_effort; /* NULL = inherit */
+  char *permission_mode;  /* NULL = the parent's; else at most the parent's */
+  char *prompt;           /* the body: appended to the child's system prompt */
+  char *source;           /* the file it came from, or "built-in" */
+  char *error;            /* why it cannot be used, or NULL */
 } zsub_def;
 
 typedef struct zsub_defs {

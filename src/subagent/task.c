@@ -29,17 +29,17 @@ typedef struct bg_task {
   char id[48];
   char *agent;
   char *description;
-  char *call_id;      /* the task call that started it: its events carry this id */
+  char *call_id; /* the task call that started it: its events carry this id */
   zsub_child child;
   zsub_outcome outcome; /* guarded by mu */
   pthread_t reader;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  bool done;          /* output ended and the leader was reaped */
-  bool stop_asked;    /* task_stop or the run's end */
+  bool done;       /* output ended and the leader was reaped */
+  bool stop_asked; /* task_stop or the run's end */
   bool idle_killed;
-  bool end_reported;  /* subagent_end emitted (exactly once) */
-  bool joined;        /* the reader thread was joined */
+  bool end_reported; /* subagent_end emitted (exactly once) */
+  bool joined;       /* the reader thread was joined */
   int idle_ms;
 } bg_task;
 
@@ -100,12 +100,11 @@ static const char STOP_SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{\"task_id\":{\"type\":\"string\"}},"
     "\"required\":[\"task_id\"],\"additionalProperties\":false}";
 
-static const char ASK_SCHEMA[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"question\":{\"type\":\"string\"},"
-    "\"choices\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
-    "\"description\":\"optional answers to pick from\"}},"
-    "\"required\":[\"question\"],\"additionalProperties\":false}";
+static const char ASK_SCHEMA[] = "{\"type\":\"object\",\"properties\":{"
+                                 "\"question\":{\"type\":\"string\"},"
+                                 "\"choices\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+                                 "\"description\":\"optional answers to pick from\"}},"
+                                 "\"required\":[\"question\"],\"additionalProperties\":false}";
 
 static const struct {
   const char *name, *schema;
@@ -156,8 +155,7 @@ static json_t *src_schemas(void *ud) {
     char *owned = NULL;
     const char *desc = tool_description(r, TOOLS[i].name, &owned);
     json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", TOOLS[i].name, "description",
-                                         desc, "parameters",
-                                         json_loads(TOOLS[i].schema, 0, NULL)));
+                                         desc, "parameters", json_loads(TOOLS[i].schema, 0, NULL)));
     free(owned);
   }
   return arr;
@@ -179,25 +177,32 @@ static const char *src_side_effect(void *ud, const char *name) {
 static void emit_start(zagent *a, const char *call_id, const char *agent, const char *child_id,
                        const char *description) {
   zagent_event ev = {.kind = ZAEV_SUBAGENT_START,
-                     .subagent = {.call_id = call_id, .agent = agent,
-                                  .child_session_id = child_id, .description = description}};
+                     .subagent = {.call_id = call_id,
+                                  .agent = agent,
+                                  .child_session_id = child_id,
+                                  .description = description}};
   zagent_emit(a, &ev);
 }
 
 static void emit_child_event(zagent *a, const char *call_id, const char *agent,
                              const char *child_id, const json_t *child_ev) {
   zagent_event ev = {.kind = ZAEV_SUBAGENT_EVENT,
-                     .subagent = {.call_id = call_id, .agent = agent,
-                                  .child_session_id = child_id, .event = child_ev}};
+                     .subagent = {.call_id = call_id,
+                                  .agent = agent,
+                                  .child_session_id = child_id,
+                                  .event = child_ev}};
   zagent_emit(a, &ev);
 }
 
 static void emit_end(zagent *a, const char *call_id, const char *agent, const zsub_outcome *o,
                      const char *status, const char *message) {
   zagent_event ev = {.kind = ZAEV_SUBAGENT_END,
-                     .subagent = {.call_id = call_id, .agent = agent,
-                                  .child_session_id = o->session_id, .status = status,
-                                  .message = message, .exit_code = o->exit_code,
+                     .subagent = {.call_id = call_id,
+                                  .agent = agent,
+                                  .child_session_id = o->session_id,
+                                  .status = status,
+                                  .message = message,
+                                  .exit_code = o->exit_code,
                                   .usage = o->usage}};
   zagent_emit(a, &ev);
   /* HOOK(subagentStop): the hooks module (issue 16) fires its subagentStop
@@ -209,9 +214,8 @@ static void emit_end(zagent *a, const char *call_id, const char *agent, const zs
 static json_t *usage_meta(const zusage *u) {
   return json_pack("{s:I, s:I, s:I, s:I, s:I}", "promptTokens", (json_int_t)u->prompt_tokens,
                    "completionTokens", (json_int_t)u->completion_tokens, "totalTokens",
-                   (json_int_t)u->total_tokens, "cachedInputTokens",
-                   (json_int_t)u->cached_tokens, "reasoningTokens",
-                   (json_int_t)u->reasoning_tokens);
+                   (json_int_t)u->total_tokens, "cachedInputTokens", (json_int_t)u->cached_tokens,
+                   "reasoningTokens", (json_int_t)u->reasoning_tokens);
 }
 
 /* The status a finished child is reported with. */
@@ -230,9 +234,8 @@ static const char *outcome_status(const zsub_outcome *o, const zsub_child *c, bo
  * says what happened and where its session is. */
 static void outcome_result(const char *agent, const zsub_outcome *o, const zsub_child *c,
                            const char *status, ztool_result *res) {
-  res->meta = json_pack("{s:s, s:s, s:s?, s:o, s:i}", "agent", agent, "status", status,
-                        "sessionId", o->session_id, "usage", usage_meta(&o->usage), "toolCalls",
-                        o->tool_calls);
+  res->meta = json_pack("{s:s, s:s, s:s?, s:o, s:i}", "agent", agent, "status", status, "sessionId",
+                        o->session_id, "usage", usage_meta(&o->usage), "toolCalls", o->tool_calls);
   if (!strcmp(status, "success")) {
     zbuf_addstr(&res->output, o->final_text);
     return;
@@ -324,16 +327,23 @@ static int task_parse(const zsub_runtime *r, const json_t *args, task_req *q, zt
 static int task_start(const zsub_runtime *r, const zagent *a, const task_req *q, zsub_child *c,
                       ztool_result *res) {
   const zsub_def *d = q->def;
-  zsub_launch l = {
-      .self_exe = r->self_exe, .workspace = r->workspace,
-      .add_dirs = (const char *const *)r->add_dirs, .n_add_dirs = r->n_add_dirs,
-      .agent = d->name, .session_id = q->resume ? NULL : q->child_id, .resume_id = q->resume,
-      .parent_session = q->resume ? NULL : r->session_id, .provider = r->provider,
-      .model = d->model ? d->model : r->model,
-      .reasoning_effort = d->reasoning_effort ? d->reasoning_effort : r->reasoning_effort,
-      .mode = zsub_child_mode(zagent_mode(a), d->permission_mode),
-      .autonomy = a->perm ? a->perm->autonomy : ZAUTO_LOW, .offline = r->offline,
-      .depth = r->depth + 1, .prompt = q->prompt};
+  zsub_launch l = {.self_exe = r->self_exe,
+                   .workspace = r->workspace,
+                   .add_dirs = (const char *const *)r->add_dirs,
+                   .n_add_dirs = r->n_add_dirs,
+                   .agent = d->name,
+                   .session_id = q->resume ? NULL : q->child_id,
+                   .resume_id = q->resume,
+                   .parent_session = q->resume ? NULL : r->session_id,
+                   .provider = r->provider,
+                   .model = d->model ? d->model : r->model,
+                   .reasoning_effort =
+                       d->reasoning_effort ? d->reasoning_effort : r->reasoning_effort,
+                   .mode = zsub_child_mode(zagent_mode(a), d->permission_mode),
+                   .autonomy = a->perm ? a->perm->autonomy : ZAUTO_LOW,
+                   .offline = r->offline,
+                   .depth = r->depth + 1,
+                   .prompt = q->prompt};
   zerr err = ZERR_INIT;
   if (zsub_child_start(&l, c, &err) < 0)
     return ztool_fail(res, "cannot start the sub-agent: %s", err.msg);
@@ -536,8 +546,7 @@ static void bg_report_locked(zagent *a, bg_task *t, ztool_result *res) {
   json_object_set_new(res->meta, "taskId", json_string(t->id));
   if (!t->end_reported) { /* a poll racing the exit reports it once */
     t->end_reported = true;
-    emit_end(a, t->call_id, t->agent, &t->outcome, status,
-             res->is_error ? res->output.data : NULL);
+    emit_end(a, t->call_id, t->agent, &t->outcome, status, res->is_error ? res->output.data : NULL);
   }
 }
 
@@ -599,7 +608,8 @@ static void ask_user(zsub_runtime *r, zagent *a, const ztool_call *call, const j
   }
   const json_t *choices = json_object_get(args, "choices");
   zagent_event ev = {.kind = ZAEV_QUESTION,
-                     .question = {.id = call->id, .question = q,
+                     .question = {.id = call->id,
+                                  .question = q,
                                   .choices = json_is_array(choices) ? choices : NULL}};
   zagent_emit(a, &ev);
   char *answer = r->ask ? r->ask(r->ask_ud, q, ev.question.choices) : NULL;
@@ -666,8 +676,11 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   r->ask = o->ask;
   r->ask_ud = o->ask_ud;
   r->idle_ms = env_int("ZERO_SUBAGENT_IDLE_MS", 1, MAX_WAIT_MS * 6, IDLE_TIMEOUT_MS);
-  r->source = (ztool_source){.schemas = src_schemas, .has = src_has,
-                             .side_effect = src_side_effect, .invoke = src_invoke, .ud = r};
+  r->source = (ztool_source){.schemas = src_schemas,
+                             .has = src_has,
+                             .side_effect = src_side_effect,
+                             .invoke = src_invoke,
+                             .ud = r};
   return r;
 }
 
