@@ -99,6 +99,7 @@ static void each_owned_field(zagent_event *ev, const field_ops *op) {
       op->str(&ev->question.question, NULL);
       op->json(&ev->question.choices);
       break;
+    case ZAEV_HOOK: op->json(&ev->hook.record); break;
   }
 }
 

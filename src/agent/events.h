@@ -39,6 +39,7 @@ typedef enum zagent_event_kind {
   ZAEV_SUBAGENT_EVENT,      /* .subagent: one event of the child's stream */
   ZAEV_SUBAGENT_END,        /* .subagent: the child ended */
   ZAEV_QUESTION,            /* .question: ask_user asks the user */
+  ZAEV_HOOK,                /* .hook */
 } zagent_event_kind;
 
 /* ZAEV_RUN_START: where and with what the run talks to the model. */
@@ -181,6 +182,12 @@ typedef struct zev_question {
   const char *id, *question;
   const json_t *choices;
 } zev_question;
+/* ZAEV_HOOK: one hook run (ext/ext.h zext_emit_record), recorded in the
+ * session and emitted in stream-json as it is: {event, hookId, exitCode,
+ * durationMs, decision, timedOut, reason?, tool?}. */
+typedef struct zev_hook {
+  const json_t *record;
+} zev_hook;
 
 typedef struct zagent_event {
   zagent_event_kind kind;
@@ -202,6 +209,7 @@ typedef struct zagent_event {
     zev_checkpoint checkpoint;
     zev_subagent subagent;
     zev_question question;
+    zev_hook hook;
   };
 } zagent_event;
 

@@ -19,6 +19,7 @@ typedef enum zrun_status {
   ZRUN_ERROR,       /* provider or internal failure (err set) */
   ZRUN_INCOMPLETE,  /* maxTurns reached while the model still wanted tools */
   ZRUN_INTERRUPTED, /* SIGINT / SIGTERM */
+  ZRUN_HALTED,      /* a guardrail stopped a looping run (err says why); agent/guardrails.h */
 } zrun_status;
 
 struct zagent;
@@ -36,6 +37,21 @@ typedef struct ztool_source {
   void *ud;
 } ztool_source;
 struct zcompactor;
+
+/* The extensions' seam (ext/ext.h, hooks): called around each tool call the
+ * permission engine allowed, and when the model gives a final answer. NULL
+ * members are skipped. */
+typedef struct zagent_gate {
+  /* false blocks the call: res is filled with the reason the model sees. */
+  bool (*before_tool)(void *ud, struct zagent *a, const ztool_call *call, ztool_result *res);
+  void (*after_tool)(void *ud, struct zagent *a, const ztool_call *call, const ztool_result *res);
+  /* A final answer: a message to continue the run with (caller frees), or
+   * NULL to end it. The gate bounds how often it continues. */
+  char *(*on_stop)(void *ud, struct zagent *a);
+  void *ud;
+} zagent_gate;
+struct ztrace;
+struct zjudge;
 
 /* The approver seam (zapproval_request, zapproval) and the prompt flow are
  * the permission module's: perm/prompt.h. */
@@ -60,6 +76,17 @@ typedef struct zagent {
   /* Keeps requests inside the context window (agent/compaction.h); NULL =
    * no compaction. Borrowed. */
   struct zcompactor *compactor;
+  /* Judgement (agent/judge.h). completion_gate: zero exec's completion gate
+   * (agent/completion_gate.h); verify_edits: its verification nudge after
+   * edits (the profile's "verify"); objective: the task objective that nudge
+   * quotes (borrowed, may be NULL); max_consecutive_failures: 0 = the
+   * guardrail's default. trace: --trace (agent/trace.h), NULL = off. */
+  bool completion_gate;
+  bool verify_edits;
+  const char *objective;
+  int max_consecutive_failures;
+  struct ztrace *trace;
+  const zagent_gate *gate; /* hooks (ext/ext.h); NULL = none. Borrowed. */
   /* Results of the run. */
   const char *final_text; /* last assistant text, borrowed from the conversation
                            * (valid while it is unchanged); NULL if none */
@@ -68,6 +95,7 @@ typedef struct zagent {
   /* Files the running built-in call has changed so far (paths the
    * checkpointer saved), reported as the result's changedFiles. Internal. */
   json_t *changed_files;
+  struct zjudge *judge; /* the running zagent_run's judge. Internal. */
 } zagent;
 
 /* Emits ev to every sink. */

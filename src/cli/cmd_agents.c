@@ -9,6 +9,7 @@
 #include "base/common.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "subagent/defs.h"
 
 enum { A_HELP = 1, A_JSON, A_CWD };
@@ -98,3 +99,8 @@ int cmd_agents(int argc, char **argv) {
   zsub_defs_release(&d);
   return fflush(stdout) == 0 ? ZEXIT_SUCCESS : ZEXIT_INTERNAL;
 }
+
+/* Its words, for completion and the manual (cmd_agents reads them). */
+static const zcli_subcommand AGENTS_SUBS[] = {{"list", NULL, NULL, "list [--json]"}};
+
+const zcli_subcommands zcli_agents_subs = {AGENTS_SUBS, ZARRAY_LEN(AGENTS_SUBS)};

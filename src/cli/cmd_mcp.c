@@ -17,9 +17,10 @@
 #include "base/opts.h"
 #include "base/redact.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/run_setup.h"
 #include "mcp/mcp.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 
@@ -38,7 +39,8 @@ static const char MCP_USAGE[] =
     "  remove NAME [--project]             delete a server\n"
     "  enable NAME | disable NAME [--project]\n"
     "  tools NAME [--json]                 start the server and list its tools\n"
-    "  call NAME TOOL [JSON] [--json]      call one tool (JSON: its arguments object)\n"
+    "  call NAME TOOL [JSON] [--json] [--accept-defaults]\n"
+    "                                      call one tool (JSON: its arguments object)\n"
     "  grant NAME [TOOL]                   allow the agent to call TOOL (or every tool)\n"
     "                                      of NAME without asking\n"
     "  revoke NAME [TOOL]                  take a grant back\n"
@@ -72,8 +74,18 @@ static int fail(const char *fmt, ...) {
 }
 
 enum {
-  MC_HELP = 1, MC_JSON, MC_PROJECT, MC_DISABLED, MC_URL, MC_TRANSPORT, MC_CWD, MC_ENV,
-  MC_HEADER, MC_NO_BROWSER, MC_TIMEOUT,
+  MC_HELP = 1,
+  MC_JSON,
+  MC_PROJECT,
+  MC_DISABLED,
+  MC_URL,
+  MC_TRANSPORT,
+  MC_CWD,
+  MC_ENV,
+  MC_HEADER,
+  MC_NO_BROWSER,
+  MC_TIMEOUT,
+  MC_ACCEPT_DEFAULTS,
 };
 
 static const zopt MCP_OPTS[] = {
@@ -92,6 +104,8 @@ static const zopt MCP_OPTS[] = {
      "add: a header for the remote server", NULL},
     {MC_NO_BROWSER, "no-browser", 0, ZOPT_FLAG, 0, NULL, "login: only print the URL", NULL},
     {MC_TIMEOUT, "timeout", 0, ZOPT_VALUE, 0, "SECONDS", "login: how long to wait", NULL},
+    {MC_ACCEPT_DEFAULTS, "accept-defaults", 0, ZOPT_FLAG, 0, NULL,
+     "call: answer the server's questions (elicitation) with their defaults", NULL},
     {MC_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -141,7 +155,7 @@ static int mcp_words(int argc, char **argv, unsigned allowed, const char **words
 
 /* The listing is built whole and printed through the redactor: a URL with
  * ?token=…, a command with --api-key …, never reach the terminal. */
-static int list_cmd(int argc, char **argv) {
+static int list_cmd(void *ctx, int argc, char **argv) {
   unsigned given;
   int n;
   bool helped;
@@ -175,9 +189,7 @@ static int list_cmd(int argc, char **argv) {
       }
       json_array_append_new(arr, o);
     }
-    char *s = json_dumps(arr, JSON_INDENT(2));
-    zbuf_addf(&out, "%s\n", s);
-    free(s);
+    zjson_print_to(&out, arr, JSON_INDENT(2));
     json_decref(arr);
   } else if (!cfg.n) {
     zbuf_addstr(&out, "No MCP servers configured. Add one with: zero mcp add NAME -- COMMAND "
@@ -242,7 +254,7 @@ static char *target_file(bool project) {
   return zpath_join(dir, "config.json");
 }
 
-static int add_cmd(int argc, char **argv) {
+static int add_cmd(void *ctx, int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') return fail("add needs a server NAME\n\n%s", MCP_USAGE);
   const char *name = argv[0];
   const char *url = NULL, *transport = NULL, *cwd = NULL;
@@ -388,9 +400,7 @@ static int add_cmd(int argc, char **argv) {
     json_object_foreach(o, k, val) json_object_set_new(o, k, json_string("[REDACTED]"));
     json_t *doc = json_pack("{s:s, s:b, s:s, s:O}", "serverName", name, "updated", op.existed,
                             "configPath", path, "server", shown);
-    char *txt = json_dumps(doc, JSON_INDENT(2));
-    printf("%s\n", txt);
-    free(txt);
+    zjson_print(stdout, doc, JSON_INDENT(2));
     json_decref(doc);
   } else if (op.existed) {
     printf("Updated MCP server \"%s\" in %s (its earlier definition is replaced)\n", name, path);
@@ -466,7 +476,35 @@ static void disconnect(one_server *o) {
   zrun_setup_release(&o->rs);
 }
 
+/* `zero mcp call` has nobody to ask: a server's question (elicitation) is
+ * declined, or with --accept-defaults answered with the schema's defaults;
+ * stderr says which. */
+static json_t *elicit_decline(void *ud, const char *server, const json_t *params) {
+  (void)ud;
+  fprintf(stderr,
+          "zero mcp: MCP server \"%s\" asked a question; declined (nobody to ask; "
+          "--accept-defaults takes its defaults)\n",
+          server);
+  (void)params;
+  return json_pack("{s:s}", "action", "decline");
+}
+
+static json_t *elicit_defaults(void *ud, const char *server, const json_t *params) {
+  (void)ud;
+  json_t *r = zmcp_elicit_accept_defaults(params);
+  fprintf(stderr, "zero mcp: MCP server \"%s\" asked a question; %s\n", server,
+          strcmp(zjson_str(r, "action"), "accept") ? "declined (a required answer has no default)"
+                                                   : "answered with its defaults");
+  return r;
+}
+
+static int connect_one_elicit(const char *name, one_server *o, zmcp_elicit_fn elicit);
+
 static int connect_one(const char *name, one_server *o) {
+  return connect_one_elicit(name, o, NULL);
+}
+
+static int connect_one_elicit(const char *name, one_server *o, zmcp_elicit_fn elicit) {
   *o = (one_server){.rs = ZRUN_SETUP_INIT};
   zerr err = ZERR_INIT;
   zmcp_start_opts so;
@@ -501,8 +539,12 @@ static int connect_one(const char *name, one_server *o) {
       return ZEXIT_PROVIDER;
     }
   }
-  zmcp_client_opts co = {.workspace = so.workspace, .roots = so.roots, .n_roots = so.n_roots,
-                         .spawner = so.spawner, .on_progress = print_progress};
+  zmcp_client_opts co = {.workspace = so.workspace,
+                         .roots = so.roots,
+                         .n_roots = so.n_roots,
+                         .spawner = so.spawner,
+                         .on_progress = print_progress,
+                         .on_elicit = elicit};
   o->c = zmcp_client_new(s, &co);
   if (zmcp_client_connect(o->c, &err) < 0) {
     fputs("zero mcp: ", stderr);
@@ -514,7 +556,7 @@ static int connect_one(const char *name, one_server *o) {
   return ZEXIT_SUCCESS;
 }
 
-static int tools_cmd(int argc, char **argv) {
+static int tools_cmd(void *ctx, int argc, char **argv) {
   const char *name = NULL;
   unsigned given;
   int n;
@@ -539,9 +581,7 @@ static int tools_cmd(int argc, char **argv) {
                                            c->tools[i].input_schema, "readOnly",
                                            c->tools[i].read_only));
     }
-    char *s = json_dumps(arr, JSON_INDENT(2));
-    zbuf_addf(&out, "%s\n", s);
-    free(s);
+    zjson_print_to(&out, arr, JSON_INDENT(2));
     json_decref(arr);
   } else {
     zbuf_addf(&out, "Tools of MCP server \"%s\" (%s %s, protocol %s):\n", c->cfg->name,
@@ -556,13 +596,13 @@ static int tools_cmd(int argc, char **argv) {
   return ZEXIT_SUCCESS;
 }
 
-static int call_cmd(int argc, char **argv) {
+static int call_cmd(void *ctx, int argc, char **argv) {
   const char *pos[3] = {0};
   int np;
   unsigned given;
   bool helped;
-  int wrc = mcp_words(argc, argv, 1u << MC_JSON, pos, 3, &np, &given, NULL,
-                      "call takes NAME TOOL [JSON]", &helped);
+  int wrc = mcp_words(argc, argv, 1u << MC_JSON | 1u << MC_ACCEPT_DEFAULTS, pos, 3, &np, &given,
+                      NULL, "call takes NAME TOOL [JSON] [--accept-defaults]", &helped);
   if (wrc || helped) return wrc;
   bool json = given & (1u << MC_JSON);
   if (np < 2) return fail("call needs a server NAME and a TOOL");
@@ -577,7 +617,9 @@ static int call_cmd(int argc, char **argv) {
     }
   }
   one_server srv;
-  int rc = connect_one(pos[0], &srv);
+  int rc =
+      connect_one_elicit(pos[0], &srv,
+                         given & (1u << MC_ACCEPT_DEFAULTS) ? elicit_defaults : elicit_decline);
   if (rc) {
     json_decref(args);
     return rc;
@@ -630,7 +672,7 @@ static int grant_cmd(bool grant, int argc, char **argv) {
   return ZEXIT_SUCCESS;
 }
 
-static int trust_cmd(int argc, char **argv) {
+static int trust_cmd(void *ctx, int argc, char **argv) {
   char *dir = argc > 0 ? realpath(argv[0], NULL) : workspace_dir();
   if (!dir) return fail("cannot resolve %s: is it an existing directory?", argv[0]);
   zerr err = ZERR_INIT;
@@ -703,7 +745,7 @@ static const zmcp_server_cfg *find_remote(const char *name, zmcp_config *cfg, in
   return s;
 }
 
-static int login_cmd(int argc, char **argv) {
+static int login_cmd(void *ctx, int argc, char **argv) {
   const char *name = NULL, *timeout = NULL;
   unsigned given;
   int n;
@@ -745,7 +787,7 @@ static int login_cmd(int argc, char **argv) {
   return rc;
 }
 
-static int logout_cmd(int argc, char **argv) {
+static int logout_cmd(void *ctx, int argc, char **argv) {
   if (argc != 1) return fail("logout takes one server NAME");
   zerr err = ZERR_INIT;
   int r = zoauth_tokens_delete(argv[0], &err);
@@ -756,25 +798,44 @@ static int logout_cmd(int argc, char **argv) {
   return ZEXIT_SUCCESS;
 }
 
+static int remove_cmd(void *ctx, int argc, char **argv) {
+  return edit_cmd(1, argc, argv);
+}
+
+static int enable_cmd(void *ctx, int argc, char **argv) {
+  return edit_cmd(2, argc, argv);
+}
+
+static int disable_cmd(void *ctx, int argc, char **argv) {
+  return edit_cmd(3, argc, argv);
+}
+
+static int grant_add_cmd(void *ctx, int argc, char **argv) {
+  return grant_cmd(true, argc, argv);
+}
+
+static int revoke_cmd(void *ctx, int argc, char **argv) {
+  return grant_cmd(false, argc, argv);
+}
+
+/* In the order completion lists them; MCP_USAGE describes each. */
+static const zcli_subcommand MCP_SUBS[] = {
+    {"list", NULL, list_cmd, NULL},       {"add", NULL, add_cmd, NULL},
+    {"remove", "rm", remove_cmd, NULL},   {"enable", NULL, enable_cmd, NULL},
+    {"disable", NULL, disable_cmd, NULL}, {"tools", NULL, tools_cmd, NULL},
+    {"call", NULL, call_cmd, NULL},       {"grant", NULL, grant_add_cmd, NULL},
+    {"revoke", NULL, revoke_cmd, NULL},   {"trust", NULL, trust_cmd, NULL},
+    {"login", NULL, login_cmd, NULL},     {"logout", NULL, logout_cmd, NULL},
+};
+
+const zcli_subcommands zcli_mcp_subs = {MCP_SUBS, ZARRAY_LEN(MCP_SUBS)};
+
 int cmd_mcp(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
     mcp_usage(argc < 1 ? stderr : stdout);
     return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
   }
-  const char *sub = argv[0];
-  argc--;
-  argv++;
-  if (!strcmp(sub, "list")) return list_cmd(argc, argv);
-  if (!strcmp(sub, "add")) return add_cmd(argc, argv);
-  if (!strcmp(sub, "remove") || !strcmp(sub, "rm")) return edit_cmd(1, argc, argv);
-  if (!strcmp(sub, "enable")) return edit_cmd(2, argc, argv);
-  if (!strcmp(sub, "disable")) return edit_cmd(3, argc, argv);
-  if (!strcmp(sub, "tools")) return tools_cmd(argc, argv);
-  if (!strcmp(sub, "call")) return call_cmd(argc, argv);
-  if (!strcmp(sub, "grant")) return grant_cmd(true, argc, argv);
-  if (!strcmp(sub, "revoke")) return grant_cmd(false, argc, argv);
-  if (!strcmp(sub, "trust")) return trust_cmd(argc, argv);
-  if (!strcmp(sub, "login")) return login_cmd(argc, argv);
-  if (!strcmp(sub, "logout")) return logout_cmd(argc, argv);
-  return fail("unknown command \"%s\"\n\n%s", sub, MCP_USAGE);
+  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_mcp_subs, argv[0]);
+  if (!sub) return fail("unknown command \"%s\"\n\n%s", argv[0], MCP_USAGE);
+  return sub->run(NULL, argc - 1, argv + 1);
 }

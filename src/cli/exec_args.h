@@ -30,13 +30,17 @@ typedef struct zexec_args {
   bool mode_given;
   zperm_mode mode;
   zautonomy autonomy;
+  bool autonomy_given; /* --auto was on the command line */
   bool skip_permissions_unsafe;
   const char **add_dirs;    /* borrowed from argv */
   size_t n_add_dirs;
+  const char **allow_domains; /* --allow-domain, borrowed from argv (argc + 1 slots) */
+  size_t n_allow_domains;
   const char **images;      /* --image PATH (repeatable), borrowed from argv */
   size_t n_images;
   bool list_tools;
   bool offline;             /* --offline */
+  bool trust_workspace;     /* --trust-workspace */
   zbuf enabled_tools;       /* --enabled-tools (repeats joined by commas) */
   zbuf disabled_tools;      /* --disabled-tools (repeats joined by commas) */
   char **tools_off;         /* both resolved (zperm_tool_filter): the built-in tools
@@ -46,6 +50,14 @@ typedef struct zexec_args {
   /* subagents */
   const char *agent;          /* --agent NAME: run as that specialist */
   const char *parent_session; /* --parent-session ID: the new session is its child */
+  /* The loop's judgement (docs/cli.md "Completion gate, guardrails"). */
+  bool no_completion_gate;      /* --no-completion-gate */
+  const char *profile;          /* --profile NAME: profiles.<NAME> / a built-in profile */
+  const char *trace_path;       /* --trace FILE ("-" = stderr) */
+  bool allow_escalation;        /* --allow-escalation [MODEL] */
+  const char *escalation_model; /* its MODEL, or NULL */
+  bool use_spec;                /* --use-spec / --permission-mode spec-draft */
+  bool spec_approve;            /* --spec-approve: build the spec in the same run */
 } zexec_args;
 
 /* The flags of `zero exec`: its parser, --help and shell completion read it. */

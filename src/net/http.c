@@ -80,6 +80,8 @@ typedef struct http_xfer {
   void *ud;
   CURL *easy;
   bool connected;          /* PREREQ ran: the request is on its way */
+  bool responded;          /* a response byte arrived after the request was sent */
+  bool announced;          /* the wait notifier was called for this transfer */
   bool status_known;       /* resp->status holds the final answer's status */
   bool body_aborted;       /* on_body asked to stop */
   int64_t last_activity;   /* monotonic ms of the last byte moved */
@@ -104,6 +106,8 @@ static size_t http_on_header(char *line, size_t size, size_t nitems, void *ud) {
   http_xfer *x = ud;
   size_t n = size * nitems;
   x->last_activity = ztime_mono_ms();
+  /* A proxy's answer to CONNECT comes before the request is sent. */
+  if (x->connected) x->responded = true;
   if (x->req->on_header) x->req->on_header(x->req->header_ud, line, n);
   if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
     /* A new response (after a 1xx or a proxy CONNECT): its headers replace
@@ -192,6 +196,25 @@ static void http_origin(const char *url, char *out, size_t outlen) {
 
 static void http_slist_cleanup(struct curl_slist **l) { curl_slist_free_all(*l); }
 
+/* zero's own traffic behind a corporate network (issue 19, part 6): the CA
+ * bundle and directory of SSL_CERT_FILE / CURL_CA_BUNDLE and SSL_CERT_DIR,
+ * which Debian's libcurl does not read by itself, and the upper-case
+ * HTTP_PROXY for http:// URLs, which libcurl ignores (it reads the others —
+ * https_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY — in both cases itself).
+ * A value of "" counts as unset. */
+static CURLcode http_configure_env(CURL *e, const char *url) {
+  CURLcode c = CURLE_OK;
+  const char *ca = getenv("SSL_CERT_FILE");
+  if (!ca || !*ca) ca = getenv("CURL_CA_BUNDLE");
+  if (ca && *ca) c = curl_easy_setopt(e, CURLOPT_CAINFO, ca);
+  const char *dir = getenv("SSL_CERT_DIR");
+  if (c == CURLE_OK && dir && *dir) c = curl_easy_setopt(e, CURLOPT_CAPATH, dir);
+  const char *lower = getenv("http_proxy"), *upper = getenv("HTTP_PROXY");
+  if (c == CURLE_OK && !strncasecmp(url, "http://", 7) && (!lower || !*lower) && upper && *upper)
+    c = curl_easy_setopt(e, CURLOPT_PROXY, upper); /* NO_PROXY still applies */
+  return c;
+}
+
 /* Applies method, body, headers and callbacks. Returns 0 or -1 with err. */
 static int http_configure(http_xfer *x, struct curl_slist **headers, zerr *err) {
   const zhttp_request *req = x->req;
@@ -239,6 +262,7 @@ static int http_configure(http_xfer *x, struct curl_slist **headers, zerr *err) 
   HTTP_SET(CURLOPT_XFERINFOFUNCTION, http_on_progress);
   HTTP_SET(CURLOPT_XFERINFODATA, x);
   HTTP_SET(CURLOPT_NOPROGRESS, 0L);
+  if (c == CURLE_OK) c = http_configure_env(e, req->url);
   if (req->body || strcmp(method, "POST") == 0) {
     HTTP_SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(req->body ? req->body_len : 0));
     HTTP_SET(CURLOPT_POSTFIELDS, req->body ? req->body : "");
@@ -265,6 +289,22 @@ static int http_classify(http_xfer *x, CURLcode rc, zerr *err) {
   zhttp_response *resp = x->resp;
   int ret;
 
+  long proxy_code = 0;
+  if (rc != CURLE_OK &&
+      curl_easy_getinfo(x->easy, CURLINFO_HTTP_CONNECTCODE, &proxy_code) == CURLE_OK &&
+      proxy_code >= 400) {
+    /* The proxy answered the tunnel request, not the server: never a
+     * rejected API key. */
+    ret = zerr_set(err, ZE_PROVIDER,
+                   "the proxy refused the connection to %s (HTTP %ld from the proxy%s); check "
+                   "HTTPS_PROXY / NO_PROXY, or ask the proxy's administrators to allow the host",
+                   origin, proxy_code,
+                   proxy_code == 407 ? ": it wants credentials, give them in the proxy URL, "
+                                       "http://user:password@proxy:port"
+                                     : "");
+    if (err) err->retryable = false;
+    return ret;
+  }
   switch (rc) {
     case CURLE_COULDNT_RESOLVE_HOST:
       ret = zerr_set(err, ZE_PROVIDER,
@@ -306,7 +346,8 @@ static int http_classify(http_xfer *x, CURLcode rc, zerr *err) {
     case CURLE_SSL_INVALIDCERTSTATUS:
       ret = zerr_set(err, ZE_PROVIDER,
                      "the TLS handshake with %s failed (%s); check the system clock, the CA "
-                     "certificates (SSL_CERT_FILE) and any intercepting proxy",
+                     "certificates (SSL_CERT_FILE or CURL_CA_BUNDLE for a bundle, "
+                     "SSL_CERT_DIR for a directory) and any intercepting proxy",
                      origin, detail);
       break;
     case CURLE_PARTIAL_FILE:
@@ -370,6 +411,54 @@ static void http_multi_put(CURLM *m, bool shared) {
     curl_multi_cleanup(m);
 }
 
+static void (*g_wait_notifier)(const char *origin, long waited_ms);
+
+void zhttp_set_wait_notifier(void (*fn)(const char *origin, long waited_ms)) {
+  g_wait_notifier = fn;
+}
+
+/* The silence checks of a sent request at time now: no response byte within
+ * the first-byte timeout, or no byte within the idle timeout once the
+ * response began. Time counts from the last byte moved (the end of the
+ * upload at first); before the connection is ready curl's connect timeout is
+ * in charge. Lowers *wait to the next deadline; -1 with ZE_TIMEOUT when one
+ * passed. Calls the wait notifier once when the request asks for it. */
+static int http_check_silence(http_xfer *x, int64_t now, long idle_ms, long *wait, zerr *err) {
+  const zhttp_request *req = x->req;
+  char origin[512];
+  bool silent = !x->responded && req->first_byte_timeout_ms > 0;
+  long limit = silent ? req->first_byte_timeout_ms : idle_ms;
+  int64_t quiet = now - x->last_activity;
+  if (!x->responded && req->announce_wait && !x->announced && g_wait_notifier) {
+    /* Halfway to a shorter first-byte timeout, so the notice comes first. */
+    int64_t notice_at =
+        silent && limit / 2 < ZHTTP_WAIT_NOTICE_MS ? limit / 2 : ZHTTP_WAIT_NOTICE_MS;
+    if (quiet >= notice_at) {
+      x->announced = true;
+      http_origin(req->url, origin, sizeof origin);
+      g_wait_notifier(origin, (long)quiet);
+    } else if (notice_at - quiet < *wait) {
+      *wait = (long)(notice_at - quiet);
+    }
+  }
+  int64_t left = limit - quiet;
+  if (left <= 0) {
+    http_origin(req->url, origin, sizeof origin);
+    if (silent)
+      return zerr_set(err, ZE_TIMEOUT,
+                      "%s accepted the connection but sent no response for %ld ms (first-byte "
+                      "timeout); the server or a proxy in between is stuck — retry, or raise "
+                      "ZERO_FIRST_BYTE_TIMEOUT",
+                      origin, limit);
+    return zerr_set(err, ZE_TIMEOUT,
+                    "%s sent no data for %ld ms (idle timeout) after %zu bytes of body; "
+                    "the server may be overloaded — retry, or raise the idle timeout",
+                    origin, idle_ms, x->resp->body_bytes);
+  }
+  if (left < *wait) *wait = (long)left;
+  return 0;
+}
+
 /* The transfer loop. Returns the finished transfer's CURLcode in *result, or
  * -1 with err set when the loop itself ended it (cancel, our timeouts, curl
  * multi failure). */
@@ -413,21 +502,9 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
       }
       if (left < wait) wait = (long)left;
     }
-    if (x->connected) {
-      /* Idle time counts from the moment the connection was ready; before
-       * that the connect timeout (curl's) is in charge. */
-      int64_t left = idle_ms - (now - x->last_activity);
-      if (left <= 0) {
-        http_origin(req->url, origin, sizeof origin);
-        return zerr_set(err, ZE_TIMEOUT,
-                        "%s sent no data for %ld ms (idle timeout) after %zu bytes of body; "
-                        "the server may be overloaded — retry, or raise the idle timeout",
-                        origin, idle_ms, x->resp->body_bytes);
-      }
-      if (left < wait) wait = (long)left;
-    }
+    if (x->connected && http_check_silence(x, now, idle_ms, &wait, err) < 0) return -1;
 
-    struct curl_waitfd extra[2];
+    struct curl_waitfd extra[3];
     unsigned nextra = 0;
     if (cancellable && zcancel_fd() >= 0)
       extra[nextra++] = (struct curl_waitfd){zcancel_fd(), CURL_WAIT_POLLIN, 0};
@@ -437,12 +514,18 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
       stop_idx = (int)nextra;
       extra[nextra++] = (struct curl_waitfd){req->stop_fd, CURL_WAIT_POLLIN, 0};
     }
+    int wake_idx = -1;
+    if (req->wake_fd > 0 && req->on_wake) {
+      wake_idx = (int)nextra;
+      extra[nextra++] = (struct curl_waitfd){req->wake_fd, CURL_WAIT_POLLIN, 0};
+    }
     mc = curl_multi_poll(multi, nextra ? extra : NULL, nextra, (int)wait, NULL);
     if (mc != CURLM_OK)
       return zerr_set(err, ZE_INTERNAL, "waiting for HTTP data failed: %s",
                       curl_multi_strerror(mc));
     if (stop_idx >= 0 && extra[stop_idx].revents)
       return zerr_set(err, ZE_CANCELLED, "the request was stopped");
+    if (wake_idx >= 0 && extra[wake_idx].revents) req->on_wake(req->wake_ud);
     /* A readable pipe shows up as zcancel_requested() at the top. */
   }
 }

@@ -24,6 +24,14 @@ typedef struct zhttp_request {
   size_t body_len;
   long connect_timeout_ms;        /* 0 = 30 s */
   long idle_timeout_ms;           /* no byte received for this long = timeout; 0 = 300 s */
+  /* Once the request is sent, no response byte at all for this long =
+   * timeout (a server that accepted the connection and says nothing), told
+   * apart from a stream gone quiet; 0 = idle_timeout_ms applies. */
+  long first_byte_timeout_ms;
+  /* With no response byte after ZHTTP_WAIT_NOTICE_MS (or halfway to a
+   * shorter first-byte timeout), call the process's wait notifier once (zhttp_set_wait_notifier): a
+   * model request a person is waiting on. */
+  bool announce_wait;
   long total_timeout_ms;          /* 0 = none */
   /* Optional: every response header line ("Name: value\r\n"), e.g. for
    * Mcp-Session-Id / WWW-Authenticate. */
@@ -32,11 +40,26 @@ typedef struct zhttp_request {
   /* Optional, > 0: the transfer ends with ZE_CANCELLED once this descriptor
    * is readable (stops a long-lived stream running on another thread). */
   int stop_fd;
+  /* Optional, > 0: whenever this descriptor is readable during the transfer,
+   * on_wake(wake_ud) runs (between curl's steps, never inside one of its
+   * callbacks) and must drain it. MCP uses it to answer what a server asks
+   * on another stream while this request waits for its reply. */
+  int wake_fd;
+  void (*on_wake)(void *ud);
+  void *wake_ud;
   /* Performs the request even after cancellation was requested (base/
    * cancel.h): a short farewell such as MCP's notifications/cancelled. Set a
    * total_timeout_ms with it. */
   bool ignore_cancel;
 } zhttp_request;
+
+enum { ZHTTP_WAIT_NOTICE_MS = 10000 };
+
+/* Installs fn as the notifier of requests marked announce_wait: called once
+ * per such request, on the transfer's thread, with the request's origin
+ * ("scheme://host:port", never a path) and how long it has waited. NULL
+ * removes it. `zero exec` prints a notice to stderr with it. */
+void zhttp_set_wait_notifier(void (*fn)(const char *origin, long waited_ms));
 
 typedef struct zhttp_response {
   long status;                    /* 0 when no response arrived */

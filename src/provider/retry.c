@@ -32,7 +32,10 @@ void zretry_policy_init(zretry_policy *pol, int max_retries) {
 }
 
 bool zretry_status_retryable(long status) {
-  return status == 429 || status == 502 || status == 503 || status == 504 || status == 529;
+  /* 500 too, as the OpenAI and Anthropic SDKs retry it: a transient fault
+   * more often than a request the server will always refuse. */
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504 ||
+         status == 529;
 }
 
 int64_t zretry_delay_ms(const zretry_policy *pol, int retry, const char *retry_after,
@@ -243,7 +246,10 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
                                                                 : "OPENAI_API_KEY";
   cleanup_free char *smsg = zprov_error_message(body, body_len);
   zbuf m = ZBUF_INIT;
-  if (status == 401 || status == 403) {
+  if (status == 407) {
+    zbuf_addf(&m, "a proxy between zero and %s wants credentials (HTTP 407): give them in the "
+              "proxy URL (HTTPS_PROXY=http://user:password@proxy:port)", name);
+  } else if (status == 401 || status == 403) {
     if (opts->api_key && *opts->api_key)
       zbuf_addf(&m, "%s rejected the API key (HTTP %ld): check %s (or the profile's apiKeyEnv)",
                 name, status, keyenv);

@@ -16,7 +16,6 @@ import socket
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
@@ -102,13 +101,7 @@ def sleeping_child_of(pid):
 
 class SandboxCase(unittest.TestCase):
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="zero-sbx-", dir=BASE)
-        os.chmod(self.root, 0o755)
-        self.home = os.path.join(self.root, "home")
-        self.ws = os.path.join(self.root, "ws")
-        self.outside = os.path.join(self.root, "outside")
-        for d in (self.home, self.ws, self.outside):
-            os.makedirs(d)
+        unpriv.attack_root(self, "zero-sbx-", BASE)
         self.env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin" if UNPRIV else os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": self.home,
@@ -769,7 +762,7 @@ class Fallbacks(SandboxCase):
         r = self.sx("echo ran")
         self.assertEqual(r.returncode, 2)
         self.assertNotIn("ran", r.stdout)
-        self.assertIn('sandbox.network must be "allow" or "deny"', r.stderr)
+        self.assertIn('sandbox.network must be "allow", "scoped" or "deny"', r.stderr)
 
     def test_project_config_cannot_loosen(self):
         os.makedirs(os.path.join(self.ws, ".zero"))

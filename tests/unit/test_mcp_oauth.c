@@ -15,8 +15,9 @@
 
 #include "base/common.h"
 #include "base/fs.h"
+#include "base/strvec.h"
 #include "mcp/config.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 
 static void test_pkce_rfc7636_appendix_b(void **state) {
   (void)state;
@@ -118,6 +119,41 @@ static void test_as_metadata(void **state) {
   zoauth_as_md_release(&md);
   const char *noep = "{\"authorization_endpoint\":\"https://a/x\"}";
   assert_int_equal(zoauth_parse_as_md(noep, strlen(noep), NULL, &md, &e2), -1);
+  /* token_endpoint_auth_methods_supported: the names zero knows, as bits. */
+  const char *post = "{\"authorization_endpoint\":\"https://a/x\",\"token_endpoint\":"
+                     "\"https://a/y\",\"token_endpoint_auth_methods_supported\":"
+                     "[\"private_key_jwt\",\"client_secret_post\",7]}";
+  assert_int_equal(zoauth_parse_as_md(post, strlen(post), NULL, &md, &err), 0);
+  assert_int_equal(md.token_auth_methods, ZOAUTH_AUTH_POST);
+  assert_false(md.cimd);
+  assert_false(md.client_credentials_only);
+  zoauth_as_md_release(&md);
+  const char *cimd = "{\"authorization_endpoint\":\"https://a/x\",\"token_endpoint\":"
+                     "\"https://a/y\",\"client_id_metadata_document_supported\":true,"
+                     "\"grant_types_supported\":[\"client_credentials\"]}";
+  assert_int_equal(zoauth_parse_as_md(cimd, strlen(cimd), NULL, &md, &err), 0);
+  assert_true(md.cimd);
+  assert_true(md.client_credentials_only); /* a machine-to-machine issuer */
+  zoauth_as_md_release(&md);
+}
+
+/* How zero authenticates to the token endpoint: no secret, no
+ * authentication; what registration named wins; else what the issuer lists,
+ * Basic when it lists it or nothing (RFC 8414's default). */
+static void test_token_endpoint_auth_method(void **state) {
+  (void)state;
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_BASIC, false), "none");
+  assert_string_equal(zoauth_token_auth_method("client_secret_post", 0, false), "none");
+  assert_string_equal(zoauth_token_auth_method("client_secret_post", ZOAUTH_AUTH_BASIC, true),
+                      "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method("none", ZOAUTH_AUTH_BASIC, true), "none");
+  assert_string_equal(zoauth_token_auth_method("private_key_jwt", ZOAUTH_AUTH_POST, true),
+                      "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method(NULL, 0, true), "client_secret_basic");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST, true), "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST | ZOAUTH_AUTH_BASIC, true),
+                      "client_secret_basic");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_NONE, true), "none");
 }
 
 static void test_well_known_urls(void **state) {
@@ -126,22 +162,22 @@ static void test_well_known_urls(void **state) {
   assert_string_equal(r[0], "https://mcp.example.com/.well-known/oauth-protected-resource/v1/mcp");
   assert_string_equal(r[1], "https://mcp.example.com/.well-known/oauth-protected-resource");
   assert_null(r[2]);
-  zoauth_strv_free(r);
+  strvec_free_array(r);
   r = zoauth_resource_md_urls("http://127.0.0.1:8080");
   assert_string_equal(r[0], "http://127.0.0.1:8080/.well-known/oauth-protected-resource");
   assert_null(r[1]);
-  zoauth_strv_free(r);
+  strvec_free_array(r);
   char **a = zoauth_as_md_urls("https://auth.example.com/tenant1");
   assert_string_equal(a[0], "https://auth.example.com/.well-known/oauth-authorization-server/tenant1");
   assert_string_equal(a[1], "https://auth.example.com/.well-known/openid-configuration/tenant1");
   assert_string_equal(a[2], "https://auth.example.com/tenant1/.well-known/openid-configuration");
   assert_null(a[3]);
-  zoauth_strv_free(a);
+  strvec_free_array(a);
   a = zoauth_as_md_urls("https://auth.example.com/");
   assert_string_equal(a[0], "https://auth.example.com/.well-known/oauth-authorization-server");
   assert_string_equal(a[1], "https://auth.example.com/.well-known/openid-configuration");
   assert_null(a[2]);
-  zoauth_strv_free(a);
+  strvec_free_array(a);
   assert_null(zoauth_as_md_urls("file:///etc/passwd"));
   assert_null(zoauth_resource_md_urls("https://"));
   cleanup_free char *o = zoauth_origin("https://h.example:8443/a/b");
@@ -171,6 +207,48 @@ static void test_token_response_and_refresh_time(void **state) {
   assert_int_equal(zoauth_parse_token_response(none, strlen(none), 0, &t, &err), -1);
   assert_string_equal(t.access_token, "A2");
   zoauth_tokens_release(&t);
+}
+
+/* Scope step-up: unions keep order and drop repeats; a 403's scopes are
+ * remembered in the token file (which keeps its tokens and its mode). */
+static void test_scope_union_and_step_up(void **state) {
+  (void)state;
+  cleanup_free char *u1 = zoauth_scope_union("a b", " b  c a d");
+  assert_string_equal(u1, "a b c d");
+  cleanup_free char *u2 = zoauth_scope_union(NULL, "x");
+  assert_string_equal(u2, "x");
+  assert_null(zoauth_scope_union(NULL, "  "));
+  char dir[] = "/tmp/zero-oauth-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  setenv("XDG_CONFIG_HOME", dir, 1);
+  zerr err = ZERR_INIT;
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:write", &err), -1); /* no tokens yet */
+  zoauth_tokens t = {.access_token = "tok",
+                     .token_type = "Bearer",
+                     .scope = "mcp:basic",
+                     .server_url = "http://127.0.0.1:9/mcp"};
+  assert_int_equal(zoauth_tokens_save("s", &t, &err), 0);
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:basic mcp:write", &err), 0);
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:admin", &err), 0);
+  zoauth_tokens got;
+  assert_int_equal(zoauth_tokens_load("s", &got, &err), 0);
+  assert_string_equal(got.access_token, "tok");
+  assert_string_equal(got.step_up_scope, "mcp:basic mcp:write mcp:admin");
+  zoauth_tokens_release(&got);
+  cleanup_free char *path = zoauth_token_path("s");
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(zoauth_tokens_delete("s", &err), 1);
+  char lock[4096];
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  unlink(lock);
+  cleanup_free char *sub = xstrdup(path);
+  *strrchr(sub, '/') = '\0';
+  rmdir(sub);
+  *strrchr(sub, '/') = '\0';
+  rmdir(sub);
+  rmdir(dir);
 }
 
 static void test_token_store_is_private_and_bound_to_the_url(void **state) {
@@ -222,7 +300,8 @@ static void test_config_auth_and_oauth_keys(void **state) {
   json_t *o = json_loads("{\"url\":\"https://x/mcp\",\"auth\":\"oauth\",\"oauth\":{\"clientID\":"
                          "\"cid\",\"clientSecret\":\"sec\",\"scopes\":[\"a\",\"b\"],"
                          "\"authorizationEndpoint\":\"https://x/authorize\",\"tokenEndpoint\":"
-                         "\"https://x/token\",\"issuerURL\":\"https://x\"}}",
+                         "\"https://x/token\",\"issuerURL\":\"https://x\",\"clientMetadataURL\":"
+                         "\"https://zero.example/client.json\"}}",
                          0, &je);
   zmcp_server_cfg s;
   zerr err = ZERR_INIT;
@@ -234,6 +313,7 @@ static void test_config_auth_and_oauth_keys(void **state) {
   assert_null(s.oauth.scopes[2]);
   assert_string_equal(s.oauth.token_endpoint, "https://x/token");
   assert_null(s.oauth.registration_endpoint);
+  assert_string_equal(s.oauth.client_metadata_url, "https://zero.example/client.json");
   zmcp_server_cfg_release(&s);
   json_decref(o);
   const char *bad[] = {"{\"url\":\"https://x\",\"auth\":\"kerberos\"}",
@@ -256,6 +336,8 @@ int main(void) {
       cmocka_unit_test(test_challenge_params),
       cmocka_unit_test(test_resource_metadata),
       cmocka_unit_test(test_as_metadata),
+      cmocka_unit_test(test_token_endpoint_auth_method),
+      cmocka_unit_test(test_scope_union_and_step_up),
       cmocka_unit_test(test_well_known_urls),
       cmocka_unit_test(test_token_response_and_refresh_time),
       cmocka_unit_test(test_token_store_is_private_and_bound_to_the_url),
