@@ -84,6 +84,21 @@ static void each_owned_field(zagent_event *ev, const field_ops *op) {
       op->str(&ev->checkpoint.tool, NULL);
       op->json(&ev->checkpoint.files);
       break;
+    case ZAEV_SUBAGENT_START:
+    case ZAEV_SUBAGENT_EVENT:
+    case ZAEV_SUBAGENT_END: {
+      zev_subagent *p = &ev->subagent;
+      const char **strs[] = {&p->call_id, &p->agent,  &p->child_session_id,
+                             &p->description, &p->status, &p->message};
+      for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) op->str(strs[i], NULL);
+      op->json(&p->event);
+      break;
+    }
+    case ZAEV_QUESTION:
+      op->str(&ev->question.id, NULL);
+      op->str(&ev->question.question, NULL);
+      op->json(&ev->question.choices);
+      break;
     case ZAEV_HOOK: op->json(&ev->hook.record); break;
   }
 }

@@ -34,6 +34,11 @@ typedef enum zagent_event_kind {
   ZAEV_PROGRESS,            /* .progress */
   ZAEV_COMPACTION,          /* .compaction */
   ZAEV_CHECKPOINT,          /* .checkpoint */
+  /* Sub-agents (subagent/task.c) */
+  ZAEV_SUBAGENT_START,      /* .subagent: a child run began */
+  ZAEV_SUBAGENT_EVENT,      /* .subagent: one event of the child's stream */
+  ZAEV_SUBAGENT_END,        /* .subagent: the child ended */
+  ZAEV_QUESTION,            /* .question: ask_user asks the user */
   ZAEV_HOOK,                /* .hook */
 } zagent_event_kind;
 
@@ -157,6 +162,26 @@ typedef struct zev_checkpoint {
   const json_t *files;
 } zev_checkpoint;
 
+/* ZAEV_SUBAGENT_START / _EVENT / _END: a sub-agent started by the task call
+ * call_id, running definition agent in session child_session_id. START:
+ * description. EVENT: event, the child's stream-json event. END: status
+ * (success, error, crashed, timeout, malformed, stopped), exit_code, usage
+ * (the child's tokens), message (why it failed, or NULL). */
+typedef struct zev_subagent {
+  const char *call_id, *agent, *child_session_id;
+  const char *description;
+  const json_t *event;
+  const char *status, *message;
+  int exit_code;
+  zusage usage;
+} zev_subagent;
+
+/* ZAEV_QUESTION: the ask_user call id asks question; choices: a JSON array
+ * of strings, or NULL. */
+typedef struct zev_question {
+  const char *id, *question;
+  const json_t *choices;
+} zev_question;
 /* ZAEV_HOOK: one hook run (ext/ext.h zext_emit_record), recorded in the
  * session and emitted in stream-json as it is: {event, hookId, exitCode,
  * durationMs, decision, timedOut, reason?, tool?}. */
@@ -182,6 +207,8 @@ typedef struct zagent_event {
     zev_progress progress;
     zev_compaction compaction;
     zev_checkpoint checkpoint;
+    zev_subagent subagent;
+    zev_question question;
     zev_hook hook;
   };
 } zagent_event;

@@ -21,6 +21,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "cli/exec_agent.h"
 #include "cli/exec_args.h"
 #include "cli/exec_posture.h"
 #include "cli/exec_spec.h"
@@ -37,6 +38,7 @@
 #include "session/checkpoint.h"
 #include "session/store.h"
 #include "tools/image.h"
+#include "subagent/child.h"
 #include "tools/tool.h"
 #include "tools/tracker.h"
 #include "ui/input.h"
@@ -225,7 +227,8 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
 
 /* Collects the prompt from words, --file and stdin; images given on
  * stream-json input go to `images` ({"media_type","data"} objects). */
-static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, zerr *err) {
+static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, json_t *answers,
+                       zerr *err) {
   if (a->input == ZIN_STREAM_JSON) {
     if (a->prompt.len)
       return zerr_set(err, ZE_USAGE,
@@ -234,6 +237,7 @@ static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, zerr *err) {
     zbuf raw = ZBUF_INIT;
     int rc = a->prompt_file ? zfs_read_file(a->prompt_file, &raw, 64u << 20, err)
                             : zin_read_all(stdin, &raw, err);
+    if (rc == 0) rc = zin_stream_json_take_answers(&raw, answers, err);
     if (rc == 0) rc = zin_stream_json_parse_ex(raw.data, raw.len, prompt, images, err);
     else if (err->kind != ZE_USAGE) err->kind = ZE_USAGE;
     zbuf_release(&raw);
@@ -296,6 +300,18 @@ static int read_images(const zexec_args *a, json_t *images, zerr *err) {
   return 0;
 }
 
+/* ask_user in zero exec: the next answer line of the stream-json input,
+ * or none (no user is available). */
+static char *next_answer(void *ud, const char *question, const json_t *choices) {
+  (void)question;
+  (void)choices;
+  json_t *answers = ud;
+  if (!json_array_size(answers)) return NULL;
+  char *a = xstrdup(json_string_value(json_array_get(answers, 0)));
+  json_array_remove(answers, 0);
+  return a;
+}
+
 /* MCP start-up problems become warning events of the run. */
 static void warn_event(void *ud, const char *msg) {
   zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = msg}};
@@ -345,10 +361,12 @@ int cmd_exec(int argc, char **argv) {
   int exit_code = ZEXIT_SUCCESS;
   zbuf prompt = ZBUF_INIT;
   json_t *images = json_array();
+  json_t *answers = json_array(); /* ask_user's, from -i stream-json input */
   zrun_setup rs = ZRUN_SETUP_INIT;
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
   zagent agent = {0};
+  zexec_agent specialist = {0};
   zexec_profile profile = {0};
   char **profile_tools_off = NULL;
   ztrace *trace = NULL;
@@ -371,14 +389,17 @@ int cmd_exec(int argc, char **argv) {
   rs.opts.n_allow_domains = a.n_allow_domains;
   rs.opts.init_session_id = a.init_session_id;
   rs.opts.reasoning_effort = a.reasoning_effort;
+  rs.opts.parent_session = a.parent_session;
+  /* --agent narrows the tools, model and mode before anything uses them. */
+  bool ws_ok = zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) == 0 &&
+               zexec_agent_apply(&a, rs.workspace, &mode, &specialist, &err) == 0;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;
   rs.opts.trust_workspace = a.trust_workspace;
-  if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) == 0 &&
-      zrun_setup_sandbox(&rs, &err) < 0) {
+  if (ws_ok && zrun_setup_sandbox(&rs, &err) < 0) {
     exit_code = early_error_from(a.output, zexit_for_error(err.kind), ZORIGIN_SANDBOX, err.msg);
     goto out;
   }
-  if (err.kind != ZE_OK || read_prompt(&a, &prompt, images, &err) < 0 ||
+  if (!ws_ok || read_prompt(&a, &prompt, images, answers, &err) < 0 ||
       read_images(&a, images, &err) < 0 || zexec_ext_setup(&rs, &prompt, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
@@ -392,6 +413,8 @@ int cmd_exec(int argc, char **argv) {
   if (profile_tools_off) rs.opts.disabled_tools = (const char *const *)profile_tools_off;
   zexec_cap_autonomy(&rs.model.cfg, &a, cap_note, sizeof cap_note);
   mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy, a.skip_permissions_unsafe);
+  /* --agent's definition may only lower the mode (subagent/child.h). */
+  if (specialist.def) mode = zsub_child_mode(mode, specialist.def->permission_mode);
 
   /* Session: fork, resume or create. */
   int srv;
@@ -475,6 +498,11 @@ int cmd_exec(int argc, char **argv) {
     goto finish;
   }
   zrun_setup_system_prompt(&rs, first_mode);
+  char *role_prompt = zexec_agent_prompt(&specialist, rs.prompt.system_prompt);
+  if (role_prompt) {
+    free(rs.prompt.system_prompt);
+    rs.prompt.system_prompt = role_prompt;
+  }
   zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
   /* Images from stream-json input travel with the message and are recorded
    * with it (as the TUI's /image), so --resume sends them again. */
@@ -494,11 +522,14 @@ int cmd_exec(int argc, char **argv) {
 
   /* MCP servers start in parallel, through the same spawner as every other
    * child; one that fails is a warning, the run goes on. */
-  if (zrun_setup_mcp(&rs, warn_event, &run, &err) < 0) {
+  if (specialist.needs_mcp && zrun_setup_mcp(&rs, warn_event, &run, &err) < 0) {
     exit_code = finish_from(&run, ZEXIT_PROVIDER, ZORIGIN_MCP, err.msg, false);
     goto finish;
   }
   zrun_setup_compaction(&rs, a.output == ZOUT_TEXT ? stderr : NULL);
+  zsub_runtime_opts ask = {.ask = next_answer, .ask_ud = answers};
+  zrun_setup_subagents(&rs, (const char *const *)specialist.sub_tools,
+                       specialist.def && specialist.def->tools, &ask);
   zrun_setup_agent(&rs, &agent);
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
@@ -567,8 +598,10 @@ out:
   zagent_release(&agent);
   zconv_release(&conv);
   zrun_setup_release(&rs);
+  zexec_agent_release(&specialist);
   zbuf_release(&prompt);
   json_decref(images);
+  json_decref(answers);
   ztrace_free(trace);
   zexec_spec_release(&spec);
   zexec_profile_release(&profile);

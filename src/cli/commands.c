@@ -40,6 +40,9 @@ static const zcli_command COMMANDS[] = {
      &zcli_sandbox_subs, NULL},
     {"tools", NULL, cmd_tools, 0, "list|run", "the model's tools from the command line",
      &zcli_tools_opts, &zcli_tools_subs, NULL},
+    /* subagents (docs/subagents.md) */
+    {"agents", NULL, cmd_agents, 0, "list [--json]",
+     "the specialists the task tool delegates to", &zcli_agents_opts, &zcli_agents_subs, NULL},
     /* extensions (docs/extensions.md) */
     {"hooks", NULL, cmd_hooks, 0, "list|test EVENT [--payload FILE] [--json]",
      "hooks that run on agent events", &zcli_ext_opts, &zcli_hooks_subs, NULL},

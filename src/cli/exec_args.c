@@ -47,6 +47,9 @@ enum {
   O_SPEC_APPROVE,
   O_ALLOW_DOMAIN,
   O_TRUST_WORKSPACE,
+  /* subagents (docs/subagents.md) */
+  O_AGENT,
+  O_PARENT_SESSION,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -131,6 +134,12 @@ static const zopt EXEC_OPTS[] = {
      NULL},
     {O_SPEC_APPROVE, "spec-approve", 0, ZOPT_FLAG, 0, NULL,
      "with --use-spec: build the drafted spec in the same run", NULL},
+    /* subagents (docs/subagents.md) */
+    {O_AGENT, "agent", 0, ZOPT_VALUE, 0, "NAME",
+     "run as the specialist NAME (zero agents list): its tools,\n"
+     "prompt, model and permission mode (never above the run's)", "Sub-agents"},
+    {O_PARENT_SESSION, "parent-session", 0, ZOPT_VALUE, 0, "ID",
+     "record the new session as a child of session ID (set by the task tool)", NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -286,6 +295,12 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
     case O_ALLOW_DOMAIN: a->allow_domains[a->n_allow_domains++] = v; break;
     case O_IMAGE: a->images[a->n_images++] = v; break;
     case O_LIST_TOOLS: a->list_tools = true; break;
+    case O_AGENT: a->agent = v; break;
+    case O_PARENT_SESSION:
+      if (!zid_is_safe(v))
+        return zerr_set(err, ZE_USAGE, "--parent-session takes a session id, not \"%s\"", v);
+      a->parent_session = v;
+      break;
     case O_OFFLINE: a->offline = true; break;
     case O_TRUST_WORKSPACE: a->trust_workspace = true; break;
     case O_ENABLED:
@@ -328,6 +343,8 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
   if (a->init_session_id && (a->resume || a->fork_id))
     return zerr_set(err, ZE_USAGE, "--init-session-id names a new session; it cannot be combined "
                     "with --resume or --fork");
+  if (a->parent_session && a->fork_id)
+    return zerr_set(err, ZE_USAGE, "--parent-session cannot be combined with --fork");
   if (a->spec_approve && !a->use_spec)
     return zerr_set(err, ZE_USAGE,
                     "--spec-approve builds a drafted spec: give it with "

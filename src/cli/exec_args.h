@@ -47,6 +47,9 @@ typedef struct zexec_args {
                              * disabled for the run, NULL-terminated; NULL = none */
   bool help;
   const char *session_title;
+  /* subagents */
+  const char *agent;          /* --agent NAME: run as that specialist */
+  const char *parent_session; /* --parent-session ID: the new session is its child */
   /* The loop's judgement (docs/cli.md "Completion gate, guardrails"). */
   bool no_completion_gate;      /* --no-completion-gate */
   const char *profile;          /* --profile NAME: profiles.<NAME> / a built-in profile */

@@ -17,6 +17,7 @@
 #include "ext/trust.h"
 #include "mcp/config.h"
 #include "oauth/oauth.h"
+#include "subagent/task.h"
 #include "tools/tracker.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -328,6 +329,31 @@ static void ensure_task(zrun_setup *s) {
   s->store.task_ready = true;
 }
 
+/* A sub-agent's session (--parent-session): a "child" in the session tree,
+ * under its parent's root, one level deeper. */
+static int mark_child_session(zrun_setup *s, zerr *err) {
+  char *dir = zpath_join(s->store.root, s->opts.parent_session);
+  char *file = zpath_join(dir, "metadata.json");
+  zerr ignored = ZERR_INIT;
+  json_t *pm = zjson_load_file(file, &ignored); /* a parent we cannot read: still a child */
+  free(file);
+  free(dir);
+  const char *root = pm ? zjson_str(pm, "rootSessionId") : NULL;
+  json_int_t depth = pm ? zjson_int_or(pm, "depth", 0) : 0;
+  zsession *ses = s->store.session;
+  int rc = zsession_set_meta_deferred(ses, "sessionKind", json_string("child"), err) < 0 ||
+                   zsession_set_meta_deferred(ses, "parentSessionId",
+                                              json_string(s->opts.parent_session), err) < 0 ||
+                   zsession_set_meta_deferred(ses, "rootSessionId",
+                                              json_string(root ? root : s->opts.parent_session),
+                                              err) < 0 ||
+                   zsession_set_meta(ses, "depth", json_integer(depth + 1), err) < 0
+               ? -1
+               : 0;
+  json_decref(pm);
+  return rc;
+}
+
 int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const char *title,
                        zconv *conv, void (*warn)(void *ud, const char *msg), void *warn_ud,
                        zerr *err) {
@@ -383,6 +409,7 @@ int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const 
       zerr_set(err, ZE_INTERNAL, "%s", msg);
       return -1;
     }
+    if (s->opts.parent_session && mark_child_session(s, err) < 0) return -1;
   }
   if (s->model.provider) zprovider_set_cache_key(s->model.provider, s->store.session->id);
   return 0;
@@ -584,8 +611,31 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
     s->agent_sources[n++] = s->ext.source;
     if (s->ext.hooks.n) agent->gate = &s->ext.gate; /* no hooks: no per-call cost */
   }
+  if (s->subagents) s->agent_sources[n++] = *zsub_runtime_source(s->subagents);
   agent->sources = n ? s->agent_sources : NULL;
   agent->nsources = n;
+}
+
+void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted,
+                          const zsub_runtime_opts *ask) {
+  const char *sid = s->store.session ? s->store.session->id : NULL;
+  if (s->subagents) {
+    zsub_runtime_set_session(s->subagents, sid);
+    return;
+  }
+  zsub_runtime_opts o = {.workspace = s->workspace,
+                         .add_dirs = (const char *const *)s->add_dirs,
+                         .n_add_dirs = s->n_add_dirs,
+                         .offline = s->opts.offline,
+                         .session_id = sid,
+                         .provider = s->model.rp.name,
+                         .model = s->model.rp.model,
+                         .reasoning_effort = s->opts.reasoning_effort,
+                         .allowed = allowed,
+                         .restricted = restricted,
+                         .ask = ask ? ask->ask : NULL,
+                         .ask_ud = ask ? ask->ask_ud : NULL};
+  s->subagents = zsub_runtime_new(&o);
 }
 
 void zrun_setup_save_task(zrun_setup *s) {
@@ -597,6 +647,8 @@ void zrun_setup_save_task(zrun_setup *s) {
 }
 
 void zrun_setup_release(zrun_setup *s) {
+  zsub_runtime_free(s->subagents); /* background children end with the run */
+  s->subagents = NULL;
   zmcp_manager_stop(&s->mcp);
   if (s->have_ext) zext_release(&s->ext);
   zcheckpointer_free(s->checkpoints);

@@ -37,6 +37,7 @@
 #include "sandbox/sandbox.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
+#include "subagent/task.h"
 #include "tools/tool.h"
 
 /* What the face chooses before the steps run (zero exec's flags; the TUI
@@ -48,6 +49,7 @@ typedef struct zrun_opts {
   const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
   const char *const *disabled_tools; /* --disabled-tools (NULL-terminated), borrowed */
   const char *reasoning_effort;      /* -r: checked against the registry, over config */
+  const char *parent_session;        /* --parent-session: a new session is its child */
   bool trust_workspace; /* --trust-workspace: trust (and save trust for) the workspace's
                          * hooks, commands and plugins */
 } zrun_opts;
@@ -116,8 +118,11 @@ typedef struct zrun_setup {
   /* extensions (ext/ext.h): hooks, skills, commands, plugins */
   zext ext;
   bool have_ext;
-  ztool_source agent_sources[2]; /* MCP and the extensions' tools, as handed to the agent */
+  ztool_source agent_sources[3]; /* MCP, the extensions' and the sub-agents' tools, as
+                                  * zrun_setup_agent hands them to the agent */
   zrun_compaction compaction;
+  /* sub-agents (subagent/task.h): the task tools, or NULL */
+  struct zsub_runtime *subagents;
 } zrun_setup;
 
 #define ZRUN_SETUP_INIT \
@@ -199,6 +204,16 @@ void zrun_setup_compaction(zrun_setup *s, FILE *diag);
  * compactor, MCP tool source, maxTurns. Sinks and the approver are the
  * face's to set. */
 void zrun_setup_agent(zrun_setup *s, zagent *agent);
+/* The sub-agent tools (task, task_output, task_stop) for this run, after
+ * the session step: children inherit the workspace, roots, --offline,
+ * provider and model, and are recorded as children of this session. With
+ * restricted set only the tools named in allowed (a specialist's
+ * allow-list) are offered; ask (may be NULL) supplies ask_user's answers
+ * (its ask / ask_ud fields). Called again (the TUI, per turn) it keeps the
+ * running background tasks and follows the current session. Call before
+ * zrun_setup_agent. */
+void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted,
+                          const zsub_runtime_opts *ask);
 /* Saves the task state into the session's metadata (end of a run). */
 void zrun_setup_save_task(zrun_setup *s);
 

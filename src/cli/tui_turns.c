@@ -258,6 +258,7 @@ void tui_turn_start(tui_controller *c, const char *text) {
   prepare_compactor(c);
   zagent_release(&c->worker.agent);
   c->worker.agent = (zagent){0};
+  zrun_setup_subagents(&c->rs, NULL, false, NULL); /* task tools; ask_user: not inline yet */
   zrun_setup_agent(&c->rs, &c->worker.agent);
   c->worker.agent.system_prompt = c->system_prompt;
   c->worker.agent.sinks = c->worker.sinks;

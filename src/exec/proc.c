@@ -125,10 +125,12 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   if (spawner && spawner->wrap && spawner->wrap(spawner, cmd, err) < 0) goto done;
   /* Whatever the spawner decided (confined, or run outside the sandbox
    * after an approval), no credential of zero's reaches the child. */
-  char **clean = zsecret_scrub_env(cmd->envp ? cmd->envp : environ);
-  for (char **e = cmd->envp; e && *e; e++) free(*e);
-  free(cmd->envp);
-  cmd->envp = clean;
+  if (!o->zero_child) {
+    char **clean = zsecret_scrub_env(cmd->envp ? cmd->envp : environ);
+    for (char **e = cmd->envp; e && *e; e++) free(*e);
+    free(cmd->envp);
+    cmd->envp = clean;
+  }
 
   if (o->tty) {
     master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);

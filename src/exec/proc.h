@@ -33,6 +33,10 @@
 typedef struct zexec_opts {
   bool tty;          /* a PTY (controlling terminal) instead of pipes */
   bool stdin_open;   /* pipes: keep a stdin pipe (false: /dev/null) */
+  /* The child is zero itself running a sub-agent (subagent/child.c): it
+   * keeps the environment's credentials, since it calls the same provider
+   * as the parent. Never set for a command from model input. */
+  bool zero_child;
 } zexec_opts;
 
 /* A started child. */

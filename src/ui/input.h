@@ -29,6 +29,14 @@ int zin_stream_json_parse(const char *text, size_t len, zbuf *out, zerr *err);
 int zin_stream_json_parse_ex(const char *text, size_t len, zbuf *out, json_t *images,
                              zerr *err);
 
+/* Takes the answer lines out of raw (stream-json input read whole), in
+ * order, into the array answers (strings):
+ *   {"schemaVersion":2,"type":"answer","content":"…"}
+ * each becomes a blank line, so the prompt parser never sees it. The
+ * ask_user tool hands them out one per question. Returns 0, or -1 with a
+ * ZE_USAGE error for a malformed answer line. */
+int zin_stream_json_take_answers(zbuf *raw, json_t *answers, zerr *err);
+
 /* Reads all of f (up to 64 MiB) into out; -1 with err on failure. */
 int zin_read_all(FILE *f, zbuf *out, zerr *err);
 

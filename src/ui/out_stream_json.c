@@ -57,6 +57,32 @@ static void write_line(sj_sink *s, json_t *o) {
   json_decref(o);
 }
 
+static json_t *usage_json(const zusage *u) {
+  return json_pack("{s:I, s:I, s:I}", "promptTokens", (json_int_t)u->prompt_tokens,
+                   "completionTokens", (json_int_t)u->completion_tokens, "totalTokens",
+                   (json_int_t)u->total_tokens);
+}
+
+/* subagent_start / subagent_event / subagent_end (docs/subagents.md). */
+static json_t *subagent_line(sj_sink *s, const zagent_event *ev) {
+  static const char *const type[] = {"subagent_start", "subagent_event", "subagent_end"};
+  const zev_subagent *sa = &ev->subagent;
+  json_t *o = envelope(s, type[ev->kind - ZAEV_SUBAGENT_START]);
+  set_str(o, "id", sa->call_id);
+  set_str(o, "agent", sa->agent);
+  set_str(o, "childSessionId", sa->child_session_id);
+  if (ev->kind == ZAEV_SUBAGENT_START) set_str(o, "description", sa->description);
+  if (ev->kind == ZAEV_SUBAGENT_EVENT && sa->event)
+    json_object_set(o, "event", (json_t *)sa->event);
+  if (ev->kind == ZAEV_SUBAGENT_END) {
+    set_str(o, "status", sa->status);
+    json_object_set_new(o, "exitCode", json_integer(sa->exit_code));
+    json_object_set_new(o, "usage", usage_json(&sa->usage));
+    set_str(o, "message", sa->message);
+  }
+  return o;
+}
+
 static void sj_emit(zsink *base, const zagent_event *ev) {
   sj_sink *s = (sj_sink *)base;
   json_t *o = NULL;
@@ -191,6 +217,17 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       json_object_set_new(o, "progress", number(ev->progress.progress));
       if (ev->progress.total >= 0) json_object_set_new(o, "total", number(ev->progress.total));
       if (ev->progress.message) set_str(o, "message", ev->progress.message);
+      break;
+    case ZAEV_SUBAGENT_START:
+    case ZAEV_SUBAGENT_EVENT:
+    case ZAEV_SUBAGENT_END: o = subagent_line(s, ev); break;
+    case ZAEV_QUESTION:
+      o = envelope(s, "question");
+      set_str(o, "id", ev->question.id);
+      set_str(o, "question", ev->question.question);
+      json_object_set_new(o, "choices", ev->question.choices
+                                            ? json_copy((json_t *)ev->question.choices)
+                                            : json_array());
       break;
     case ZAEV_RUN_END:
       o = envelope(s, "run_end");

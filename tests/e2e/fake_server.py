@@ -65,13 +65,24 @@ class Script:
         self.log_lock = threading.Lock()
         self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None
 
-    def take(self):
+    def take(self, raw=b""):
+        """The first unused turn this request may take: one without a
+        "match" key, or whose "match" string occurs in the request body
+        (several request streams at once: a parent and its sub-agents)."""
         with self.lock:
-            if self.next >= len(self.turns):
-                return None, self.next
-            turn = self.turns[self.next]
-            self.next += 1
-            return turn, self.next - 1
+            if not hasattr(self, "used"):
+                self.used = set()
+            for i in range(self.next, len(self.turns)):
+                if i in self.used:
+                    continue
+                want = self.turns[i].get("match") if isinstance(self.turns[i], dict) else None
+                if want is not None and want.encode("utf-8") not in raw:
+                    continue
+                self.used.add(i)
+                while self.next in self.used:
+                    self.next += 1
+                return self.turns[i], i
+            return None, len(self.turns)
 
     def log(self, record):
         if not self.log_file:
@@ -388,7 +399,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.record(raw, None)
                 self.stream({"text": self.server.auto_summary}, -1, body or {})
                 return
-        turn, index = self.server.script.take()
+        turn, index = self.server.script.take(raw)
         request = self.record(raw, index if turn is not None else None)
         if turn is None:
             self.send_json(500, {"error": {"message": "fake server: no scripted turn left",

@@ -1,0 +1,709 @@
+/* task.c — the sub-agent tools; see task.h. */
+#include "subagent/task.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/common.h"
+#include "base/ids.h"
+#include "base/json.h"
+#include "base/strvec.h"
+#include "base/time.h"
+#include "base/path.h"
+#include "session/store.h"
+#include "subagent/child.h"
+#include "subagent/defs.h"
+
+#define STOP_GRACE_MS 1000
+#define IDLE_TIMEOUT_MS (10 * 60 * 1000) /* a child silent this long is hung */
+#define MAX_BACKGROUND 16                /* background tasks a run keeps */
+#define MAX_WAIT_MS (10 * 60 * 1000)
+
+/* A background task: the child, read by its own thread into outcome. */
+typedef struct bg_task {
+  char id[48];
+  char *agent;
+  char *description;
+  char *call_id; /* the task call that started it: its events carry this id */
+  zsub_child child;
+  zsub_outcome outcome; /* guarded by mu */
+  pthread_t reader;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done;       /* output ended and the leader was reaped */
+  bool stop_asked; /* task_stop or the run's end */
+  bool idle_killed;
+  bool end_reported; /* subagent_end emitted (exactly once) */
+  bool joined;       /* the reader thread was joined */
+  int idle_ms;
+} bg_task;
+
+struct zsub_runtime {
+  ztool_source source;
+  char *self_exe;
+  char *workspace;
+  char **add_dirs;
+  size_t n_add_dirs;
+  bool offline;
+  char *session_id, *provider, *model, *reasoning_effort;
+  char **allowed;
+  bool restricted;
+  int depth, max_depth, idle_ms;
+  bg_task *bg[MAX_BACKGROUND];
+  size_t nbg;
+  int bg_started; /* background ids are bg-1, bg-2, … in a run */
+  char *(*ask)(void *ud, const char *question, const json_t *choices);
+  void *ask_ud;
+};
+
+/* ---- depth ------------------------------------------------------------------ */
+
+static int env_int(const char *name, int lo, int hi, int def) {
+  const char *v = getenv(name);
+  if (!v || !*v) return def;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  return errno || *end || n < lo || n > hi ? def : (int)n;
+}
+
+int zsub_depth(void) { return env_int("ZERO_SUBAGENT_DEPTH", 0, 64, 0); }
+int zsub_max_depth(void) { return env_int("ZERO_SUBAGENT_MAX_DEPTH", 1, 8, 2); }
+
+/* ---- schemas ---------------------------------------------------------------- */
+
+static const char TASK_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"description\":{\"type\":\"string\",\"description\":\"a short (3-5 word) label\"},"
+    "\"prompt\":{\"type\":\"string\",\"description\":\"the whole task: the sub-agent sees "
+    "nothing else of this conversation\"},"
+    "\"agent\":{\"type\":\"string\",\"description\":\"the specialist (default general)\"},"
+    "\"background\":{\"type\":\"boolean\",\"description\":\"return a task id at once; poll "
+    "with task_output\"},"
+    "\"resume\":{\"type\":\"string\",\"description\":\"continue the sub-agent session with "
+    "this id\"}},"
+    "\"required\":[\"description\",\"prompt\"],\"additionalProperties\":false}";
+
+static const char OUTPUT_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"task_id\":{\"type\":\"string\"},"
+    "\"wait_ms\":{\"type\":\"integer\",\"description\":\"wait up to this long for the end "
+    "(default 0: report at once)\"}},"
+    "\"required\":[\"task_id\"],\"additionalProperties\":false}";
+
+static const char STOP_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{\"task_id\":{\"type\":\"string\"}},"
+    "\"required\":[\"task_id\"],\"additionalProperties\":false}";
+
+static const char ASK_SCHEMA[] = "{\"type\":\"object\",\"properties\":{"
+                                 "\"question\":{\"type\":\"string\"},"
+                                 "\"choices\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+                                 "\"description\":\"optional answers to pick from\"}},"
+                                 "\"required\":[\"question\"],\"additionalProperties\":false}";
+
+static const struct {
+  const char *name, *schema;
+} TOOLS[] = {
+    {"task", TASK_SCHEMA},
+    {"task_output", OUTPUT_SCHEMA},
+    {"task_stop", STOP_SCHEMA},
+    {"ask_user", ASK_SCHEMA},
+};
+
+static bool tool_allowed(const zsub_runtime *r, const char *name) {
+  if (!r->restricted) return true;
+  for (char **a = r->allowed; a && *a; a++)
+    if (!strcmp(*a, name)) return true;
+  return false;
+}
+
+/* The description of task: the specialists, so the model knows whom to ask. */
+static char *task_description(const zsub_runtime *r) {
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, "Delegate a focused job to a sub-agent with its own context and tools; you "
+                  "get back only its final answer. Specialists:\n");
+  zsub_defs d;
+  zsub_defs_load(&d, r->workspace);
+  for (size_t i = 0; i < d.n; i++)
+    if (!d.v[i].error)
+      zbuf_addf(&b, "- %s: %s\n", d.v[i].name, d.v[i].description ? d.v[i].description : "");
+  zsub_defs_release(&d);
+  return zbuf_detach(&b, NULL);
+}
+
+static const char *tool_description(const zsub_runtime *r, const char *name, char **owned) {
+  if (!strcmp(name, "task")) return *owned = task_description(r);
+  if (!strcmp(name, "task_output"))
+    return "The progress or final answer of a background task (task with background: true).";
+  if (!strcmp(name, "ask_user"))
+    return "Ask the user a question (optionally with choices) when you cannot proceed without "
+           "their decision. Without a user the answer says so: then proceed on your best "
+           "judgement.";
+  return "Stop a background task and everything it started.";
+}
+
+static json_t *src_schemas(void *ud) {
+  zsub_runtime *r = ud;
+  json_t *arr = json_array();
+  for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++) {
+    if (!tool_allowed(r, TOOLS[i].name)) continue;
+    char *owned = NULL;
+    const char *desc = tool_description(r, TOOLS[i].name, &owned);
+    json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", TOOLS[i].name, "description",
+                                         desc, "parameters", json_loads(TOOLS[i].schema, 0, NULL)));
+    free(owned);
+  }
+  return arr;
+}
+
+static bool src_has(void *ud, const char *name) {
+  for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++)
+    if (!strcmp(TOOLS[i].name, name)) return tool_allowed(ud, name);
+  return false;
+}
+
+static const char *src_side_effect(void *ud, const char *name) {
+  (void)ud;
+  return !strcmp(name, "task") ? "shell" : "none"; /* a child runs; the rest only report */
+}
+
+/* ---- events to the parent's sinks ------------------------------------------ */
+
+static void emit_start(zagent *a, const char *call_id, const char *agent, const char *child_id,
+                       const char *description) {
+  zagent_event ev = {.kind = ZAEV_SUBAGENT_START,
+                     .subagent = {.call_id = call_id,
+                                  .agent = agent,
+                                  .child_session_id = child_id,
+                                  .description = description}};
+  zagent_emit(a, &ev);
+}
+
+static void emit_child_event(zagent *a, const char *call_id, const char *agent,
+                             const char *child_id, const json_t *child_ev) {
+  zagent_event ev = {.kind = ZAEV_SUBAGENT_EVENT,
+                     .subagent = {.call_id = call_id,
+                                  .agent = agent,
+                                  .child_session_id = child_id,
+                                  .event = child_ev}};
+  zagent_emit(a, &ev);
+}
+
+static void emit_end(zagent *a, const char *call_id, const char *agent, const zsub_outcome *o,
+                     const char *status, const char *message) {
+  zagent_event ev = {.kind = ZAEV_SUBAGENT_END,
+                     .subagent = {.call_id = call_id,
+                                  .agent = agent,
+                                  .child_session_id = o->session_id,
+                                  .status = status,
+                                  .message = message,
+                                  .exit_code = o->exit_code,
+                                  .usage = o->usage}};
+  zagent_emit(a, &ev);
+  /* HOOK(subagentStop): the hooks module (issue 16) fires its subagentStop
+   * event here, with agent, o->session_id, status and the final answer. */
+}
+
+/* ---- the result --------------------------------------------------------------- */
+
+static json_t *usage_meta(const zusage *u) {
+  return json_pack("{s:I, s:I, s:I, s:I, s:I}", "promptTokens", (json_int_t)u->prompt_tokens,
+                   "completionTokens", (json_int_t)u->completion_tokens, "totalTokens",
+                   (json_int_t)u->total_tokens, "cachedInputTokens", (json_int_t)u->cached_tokens,
+                   "reasoningTokens", (json_int_t)u->reasoning_tokens);
+}
+
+/* The status a finished child is reported with. */
+static const char *outcome_status(const zsub_outcome *o, const zsub_child *c, bool stopped,
+                                  bool idle) {
+  if (stopped) return "stopped";
+  if (idle) return "timeout";
+  if (o->malformed) return "malformed";
+  if (!o->ended) return "crashed";
+  if (o->exit_code == 0 && o->final_text) return "success";
+  (void)c;
+  return o->status ? o->status : "error";
+}
+
+/* Fills res from a finished child: its final answer alone, or an error that
+ * says what happened and where its session is. */
+static void outcome_result(const char *agent, const zsub_outcome *o, const zsub_child *c,
+                           const char *status, ztool_result *res) {
+  res->meta = json_pack("{s:s, s:s, s:s?, s:o, s:i}", "agent", agent, "status", status, "sessionId",
+                        o->session_id, "usage", usage_meta(&o->usage), "toolCalls", o->tool_calls);
+  if (!strcmp(status, "success")) {
+    zbuf_addstr(&res->output, o->final_text);
+    return;
+  }
+  res->is_error = true;
+  zbuf_addf(&res->output, "sub-agent \"%s\" did not finish (%s): ", agent, status);
+  if (!strcmp(status, "stopped")) zbuf_addstr(&res->output, "it was stopped");
+  else if (!strcmp(status, "timeout"))
+    zbuf_addstr(&res->output, "it printed nothing for too long and was stopped");
+  else if (!strcmp(status, "malformed"))
+    zbuf_addstr(&res->output, "its output was not stream-json; it was stopped");
+  else if (o->error) zbuf_addstr(&res->output, o->error);
+  else {
+    zbuf_addstr(&res->output, "the child process ");
+    zsub_child_describe_exit(c, &res->output);
+  }
+  if (o->diag.len && !o->ended) zbuf_addf(&res->output, "\nits last output:\n%s", o->diag.data);
+  if (o->session_id)
+    zbuf_addf(&res->output, "\nIts session %s stays readable (zero sessions show %s).",
+              o->session_id, o->session_id);
+}
+
+/* ---- starting a child ------------------------------------------------------- */
+
+/* What one task call asks for, checked. */
+typedef struct task_req {
+  const char *description, *prompt, *agent, *resume;
+  bool background;
+  zsub_defs defs;
+  const zsub_def *def;
+  char child_id[64];
+} task_req;
+
+/* A session the parent may resume: one of its own children. */
+static int check_resume(const zsub_runtime *r, const char *id, ztool_result *res) {
+  if (!zid_is_safe(id)) return ztool_fail(res, "resume: \"%s\" is not a session id", id);
+  char *root = zsession_root();
+  char *dir = zpath_join(root, id);
+  char *file = zpath_join(dir, "metadata.json");
+  zerr err = ZERR_INIT;
+  json_t *m = zjson_load_file(file, &err);
+  free(file);
+  free(dir);
+  free(root);
+  const char *parent = m ? zjson_str(m, "parentSessionId") : NULL;
+  bool mine = parent && r->session_id && !strcmp(parent, r->session_id);
+  json_decref(m);
+  if (!mine)
+    return ztool_fail(res,
+                      "resume: session %s is not a sub-agent session of this run (resume only "
+                      "the sessionId a task of this session returned)",
+                      id);
+  return 0;
+}
+
+static int task_parse(const zsub_runtime *r, const json_t *args, task_req *q, ztool_result *res) {
+  q->description = zjson_str_or(args, "description", "");
+  q->prompt = zjson_str(args, "prompt");
+  q->agent = zjson_str_or(args, "agent", "general");
+  q->resume = zjson_str(args, "resume");
+  q->background = zjson_bool_or(args, "background", false);
+  if (!q->prompt || !q->prompt[0]) return ztool_fail(res, "task needs a prompt: the whole job");
+  if (r->depth >= r->max_depth)
+    return ztool_fail(res,
+                      "task refused: this run is a sub-agent at depth %d and the limit is %d, "
+                      "so it cannot delegate further; do the work yourself",
+                      r->depth, r->max_depth);
+  zsub_defs_load(&q->defs, r->workspace);
+  q->def = zsub_defs_find(&q->defs, q->agent);
+  if (!q->def) {
+    zbuf names = ZBUF_INIT;
+    for (size_t i = 0; i < q->defs.n; i++)
+      zbuf_addf(&names, "%s%s", i ? ", " : "", q->defs.v[i].name);
+    ztool_fail(res, "unknown agent \"%s\"; the specialists are: %s (zero agents list)", q->agent,
+               names.data ? names.data : "");
+    zbuf_release(&names);
+    return -1;
+  }
+  if (q->def->error)
+    return ztool_fail(res, "agent \"%s\" (%s) cannot be used: %s", q->def->name, q->def->source,
+                      q->def->error);
+  if (q->resume && check_resume(r, q->resume, res) < 0) return -1;
+  char uuid[ZID_UUID_LEN];
+  zid_uuid7(uuid);
+  snprintf(q->child_id, sizeof q->child_id, "sub-%s", uuid);
+  return 0;
+}
+
+static int task_start(const zsub_runtime *r, const zagent *a, const task_req *q, zsub_child *c,
+                      ztool_result *res) {
+  const zsub_def *d = q->def;
+  zsub_launch l = {.self_exe = r->self_exe,
+                   .workspace = r->workspace,
+                   .add_dirs = (const char *const *)r->add_dirs,
+                   .n_add_dirs = r->n_add_dirs,
+                   .agent = d->name,
+                   .session_id = q->resume ? NULL : q->child_id,
+                   .resume_id = q->resume,
+                   .parent_session = q->resume ? NULL : r->session_id,
+                   .provider = r->provider,
+                   .model = d->model ? d->model : r->model,
+                   .reasoning_effort =
+                       d->reasoning_effort ? d->reasoning_effort : r->reasoning_effort,
+                   .mode = zsub_child_mode(zagent_mode(a), d->permission_mode),
+                   .autonomy = a->perm ? a->perm->autonomy : ZAUTO_LOW,
+                   .offline = r->offline,
+                   .depth = r->depth + 1,
+                   .prompt = q->prompt};
+  zerr err = ZERR_INIT;
+  if (zsub_child_start(&l, c, &err) < 0)
+    return ztool_fail(res, "cannot start the sub-agent: %s", err.msg);
+  return 0;
+}
+
+/* ---- a task the call waits for ------------------------------------------------ */
+
+typedef struct sync_run {
+  zagent *a;
+  const char *call_id;
+  const char *agent;
+  zsub_outcome o;
+} sync_run;
+
+static void sync_line(void *ud, const char *line, size_t len) {
+  sync_run *s = ud;
+  json_t *ev = zsub_outcome_line(&s->o, line, len);
+  if (!ev) return;
+  const char *type = zjson_str_or(ev, "type", "");
+  /* Text deltas stay in the child's session: the card shows steps. */
+  if (strcmp(type, "text") && strcmp(type, "reasoning"))
+    emit_child_event(s->a, s->call_id, s->agent, s->o.session_id, ev);
+  json_decref(ev);
+}
+
+static void task_wait(zsub_runtime *r, zagent *a, const ztool_call *call, task_req *q,
+                      ztool_result *res) {
+  zsub_child c;
+  if (task_start(r, a, q, &c, res) < 0) return;
+  sync_run s = {.a = a, .call_id = call->id, .agent = q->def->name};
+  s.o.session_id = xstrdup(q->resume ? q->resume : q->child_id);
+  emit_start(a, call->id, q->def->name, s.o.session_id, q->description);
+  bool stopped = false, idle = false;
+  int64_t last = ztime_mono_ms();
+  for (;;) {
+    zsub_pump_end e = zsub_child_pump(&c, 1000, true, sync_line, &s);
+    if (e == ZSUB_EOF) break;
+    if (e == ZSUB_MORE) last = ztime_mono_ms();
+    bool hung = ztime_mono_ms() - last >= r->idle_ms;
+    if (e == ZSUB_CANCELLED || hung || s.o.malformed) {
+      stopped = e == ZSUB_CANCELLED;
+      idle = hung;
+      zsub_child_stop(&c, STOP_GRACE_MS);
+      break;
+    }
+  }
+  zsub_child_reap(&c, true);
+  const char *status = outcome_status(&s.o, &c, stopped, idle);
+  outcome_result(q->def->name, &s.o, &c, status, res);
+  emit_end(a, call->id, q->def->name, &s.o, status, res->is_error ? res->output.data : NULL);
+  zsub_child_release(&c);
+  zsub_outcome_release(&s.o);
+}
+
+/* ---- background tasks ----------------------------------------------------------- */
+
+static void bg_line(void *ud, const char *line, size_t len) {
+  bg_task *t = ud;
+  pthread_mutex_lock(&t->mu);
+  json_decref(zsub_outcome_line(&t->outcome, line, len));
+  pthread_mutex_unlock(&t->mu);
+}
+
+/* The reader: folds the child's stream until it ends (or hangs, or prints
+ * garbage), then reaps it. The only thread that reads the child's output. */
+static void *bg_reader(void *arg) {
+  bg_task *t = arg;
+  int idle_ms = t->idle_ms;
+  int64_t last = ztime_mono_ms();
+  for (;;) {
+    zsub_pump_end e = zsub_child_pump(&t->child, 1000, false, bg_line, t);
+    if (e == ZSUB_EOF) break;
+    if (e == ZSUB_MORE) last = ztime_mono_ms();
+    pthread_mutex_lock(&t->mu);
+    bool bad = t->outcome.malformed, stop = t->stop_asked;
+    pthread_mutex_unlock(&t->mu);
+    if (stop) break;
+    if (bad || ztime_mono_ms() - last >= idle_ms) {
+      pthread_mutex_lock(&t->mu);
+      t->idle_killed = !bad;
+      pthread_mutex_unlock(&t->mu);
+      zsub_child_stop(&t->child, STOP_GRACE_MS);
+      break;
+    }
+  }
+  pthread_mutex_lock(&t->mu);
+  bool stop = t->stop_asked;
+  pthread_mutex_unlock(&t->mu);
+  if (stop) zsub_child_stop(&t->child, STOP_GRACE_MS);
+  zsub_child_reap(&t->child, true); /* this thread alone reaps: no pid is reused under us */
+  pthread_mutex_lock(&t->mu);
+  t->done = true;
+  pthread_cond_broadcast(&t->cv);
+  pthread_mutex_unlock(&t->mu);
+  return NULL;
+}
+
+static bg_task *bg_find(zsub_runtime *r, const char *id) {
+  for (size_t i = 0; id && i < r->nbg; i++)
+    if (!strcmp(r->bg[i]->id, id)) return r->bg[i];
+  return NULL;
+}
+
+/* Removes the oldest finished task to make room; false when all run. */
+static void bg_free(bg_task *t);
+static bool bg_make_room(zsub_runtime *r) {
+  if (r->nbg < MAX_BACKGROUND) return true;
+  for (size_t i = 0; i < r->nbg; i++) {
+    pthread_mutex_lock(&r->bg[i]->mu);
+    bool done = r->bg[i]->done;
+    pthread_mutex_unlock(&r->bg[i]->mu);
+    if (!done) continue;
+    bg_free(r->bg[i]);
+    memmove(&r->bg[i], &r->bg[i + 1], (r->nbg - i - 1) * sizeof r->bg[0]);
+    r->nbg--;
+    return true;
+  }
+  return false;
+}
+
+static void task_background(zsub_runtime *r, zagent *a, const ztool_call *call, task_req *q,
+                            ztool_result *res) {
+  if (!bg_make_room(r)) {
+    ztool_fail(res, "%d background tasks are running; stop one with task_stop first",
+               MAX_BACKGROUND);
+    return;
+  }
+  bg_task *t = xcalloc(1, sizeof *t);
+  if (task_start(r, a, q, &t->child, res) < 0) {
+    free(t);
+    return;
+  }
+  snprintf(t->id, sizeof t->id, "bg-%d", ++r->bg_started);
+  t->agent = xstrdup(q->def->name);
+  t->description = xstrdup(q->description);
+  t->call_id = xstrdup(call->id ? call->id : "");
+  t->outcome.session_id = xstrdup(q->resume ? q->resume : q->child_id);
+  t->idle_ms = r->idle_ms;
+  pthread_mutex_init(&t->mu, NULL);
+  pthread_cond_init(&t->cv, NULL);
+  if (pthread_create(&t->reader, NULL, bg_reader, t) != 0) {
+    zsub_child_stop(&t->child, 0);
+    zsub_child_reap(&t->child, true);
+    t->joined = true;
+    bg_free(t);
+    ztool_fail(res, "cannot start a reader thread for the background task");
+    return;
+  }
+  r->bg[r->nbg++] = t;
+  emit_start(a, call->id, t->agent, t->outcome.session_id, t->description);
+  zbuf_addf(&res->output,
+            "Started background task %s (agent %s, session %s). Poll it with task_output "
+            "{\"task_id\": \"%s\"}; stop it with task_stop.",
+            t->id, t->agent, t->outcome.session_id, t->id);
+  res->meta = json_pack("{s:s, s:s, s:s, s:s}", "taskId", t->id, "agent", t->agent, "sessionId",
+                        t->outcome.session_id, "status", "running");
+}
+
+static void bg_free(bg_task *t) {
+  if (!t->joined) pthread_join(t->reader, NULL);
+  zsub_child_release(&t->child);
+  zsub_outcome_release(&t->outcome);
+  pthread_mutex_destroy(&t->mu);
+  pthread_cond_destroy(&t->cv);
+  free(t->agent);
+  free(t->description);
+  free(t->call_id);
+  free(t);
+}
+
+/* Waits until t is done or wait_ms passed. Called with t->mu held. */
+static void bg_wait_locked(bg_task *t, int64_t wait_ms) {
+  if (wait_ms <= 0) return;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += (time_t)(wait_ms / 1000);
+  until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  while (!t->done)
+    if (pthread_cond_timedwait(&t->cv, &t->mu, &until) == ETIMEDOUT) break;
+}
+
+/* The report of a task: progress while it runs; the final answer (and the
+ * one subagent_end) once done. Called with t->mu held. */
+static void bg_report_locked(zagent *a, bg_task *t, ztool_result *res) {
+  if (!t->done) {
+    zbuf_addf(&res->output, "Task %s (agent %s) is still running: %d tool call%s so far%s%s.",
+              t->id, t->agent, t->outcome.tool_calls, t->outcome.tool_calls == 1 ? "" : "s",
+              t->outcome.step ? ", now " : "", t->outcome.step ? t->outcome.step : "");
+    res->meta = json_pack("{s:s, s:s, s:s, s:i}", "taskId", t->id, "agent", t->agent, "status",
+                          "running", "toolCalls", t->outcome.tool_calls);
+    return;
+  }
+  const char *status = outcome_status(&t->outcome, &t->child, t->stop_asked, t->idle_killed);
+  outcome_result(t->agent, &t->outcome, &t->child, status, res);
+  json_object_set_new(res->meta, "taskId", json_string(t->id));
+  if (!t->end_reported) { /* a poll racing the exit reports it once */
+    t->end_reported = true;
+    emit_end(a, t->call_id, t->agent, &t->outcome, status, res->is_error ? res->output.data : NULL);
+  }
+}
+
+static void task_output(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
+                        ztool_result *res) {
+  bg_task *t = bg_find(r, zjson_str(args, "task_id"));
+  if (!t) {
+    ztool_fail(res, "no background task \"%s\" in this run", zjson_str_or(args, "task_id", ""));
+    return;
+  }
+  int64_t wait = zjson_int_or(args, "wait_ms", 0);
+  if (wait > MAX_WAIT_MS) wait = MAX_WAIT_MS;
+  pthread_mutex_lock(&t->mu);
+  bg_wait_locked(t, wait);
+  bg_report_locked(a, t, res);
+  pthread_mutex_unlock(&t->mu);
+}
+
+/* Asks the reader to stop the child and waits for it to be reaped. */
+static void bg_stop(bg_task *t) {
+  pthread_mutex_lock(&t->mu);
+  t->stop_asked = !t->done || t->stop_asked;
+  pthread_mutex_unlock(&t->mu);
+  if (!t->joined) pthread_join(t->reader, NULL);
+  t->joined = true;
+}
+
+static void task_stop(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
+                      ztool_result *res) {
+  bg_task *t = bg_find(r, zjson_str(args, "task_id"));
+  if (!t) {
+    ztool_fail(res, "no background task \"%s\" in this run", zjson_str_or(args, "task_id", ""));
+    return;
+  }
+  bool was_done;
+  pthread_mutex_lock(&t->mu);
+  was_done = t->done;
+  pthread_mutex_unlock(&t->mu);
+  if (!was_done) bg_stop(t);
+  pthread_mutex_lock(&t->mu);
+  bg_report_locked(a, t, res);
+  pthread_mutex_unlock(&t->mu);
+  if (was_done) return;
+  ztool_result_release(res);
+  *res = (ztool_result)ZTOOL_RESULT_INIT;
+  zbuf_addf(&res->output, "Stopped task %s (agent %s) and every process it started.", t->id,
+            t->agent);
+  res->meta = json_pack("{s:s, s:s}", "taskId", t->id, "status", "stopped");
+}
+
+/* ---- ask_user ------------------------------------------------------------------ */
+
+static void ask_user(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
+                     ztool_result *res) {
+  const char *q = zjson_str(args, "question");
+  if (!q || !q[0]) {
+    ztool_fail(res, "ask_user needs a question");
+    return;
+  }
+  const json_t *choices = json_object_get(args, "choices");
+  zagent_event ev = {.kind = ZAEV_QUESTION,
+                     .question = {.id = call->id,
+                                  .question = q,
+                                  .choices = json_is_array(choices) ? choices : NULL}};
+  zagent_emit(a, &ev);
+  char *answer = r->ask ? r->ask(r->ask_ud, q, ev.question.choices) : NULL;
+  if (!answer) {
+    zbuf_addstr(&res->output, "No user is available to answer (a headless run). Proceed on your "
+                              "best judgement and say what you assumed.");
+    res->meta = json_pack("{s:b}", "answered", 0);
+    return;
+  }
+  zbuf_addstr(&res->output, answer);
+  res->meta = json_pack("{s:b}", "answered", 1);
+  free(answer);
+}
+
+/* ---- the source --------------------------------------------------------------- */
+
+static void task_run(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
+                     ztool_result *res) {
+  task_req q = {0};
+  if (task_parse(r, args, &q, res) == 0) {
+    if (q.background) task_background(r, a, call, &q, res);
+    else task_wait(r, a, call, &q, res);
+  }
+  zsub_defs_release(&q.defs);
+}
+
+static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result *res) {
+  zsub_runtime *r = ud;
+  const ztool_call *c = call;
+  json_error_t jerr;
+  const char *text = c->arguments && c->arguments[0] ? c->arguments : "{}";
+  json_t *args = json_loads(text, 0, &jerr);
+  if (!json_is_object(args)) {
+    json_decref(args);
+    ztool_fail(res, "%s: the arguments are not a JSON object (%s)", c->name, jerr.text);
+    return;
+  }
+  if (!strcmp(c->name, "task")) task_run(r, a, c, args, res);
+  else if (!strcmp(c->name, "task_output")) task_output(r, a, c, args, res);
+  else if (!strcmp(c->name, "ask_user")) ask_user(r, a, c, args, res);
+  else task_stop(r, a, c, args, res);
+  json_decref(args);
+}
+
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
+  zsub_runtime *r = xcalloc(1, sizeof *r);
+  r->self_exe = realpath("/proc/self/exe", NULL);
+  if (!r->self_exe) r->self_exe = xstrdup("zero");
+  r->workspace = xstrdup(o->workspace);
+  r->add_dirs = xcalloc(o->n_add_dirs + 1, sizeof *r->add_dirs);
+  for (size_t i = 0; i < o->n_add_dirs; i++) r->add_dirs[i] = xstrdup(o->add_dirs[i]);
+  r->n_add_dirs = o->n_add_dirs;
+  r->offline = o->offline;
+  r->session_id = dup_or_null(o->session_id);
+  r->provider = dup_or_null(o->provider);
+  r->model = dup_or_null(o->model);
+  r->reasoning_effort = dup_or_null(o->reasoning_effort);
+  r->restricted = o->restricted;
+  r->allowed = strvec_dup_array((char *const *)o->allowed);
+  r->depth = zsub_depth();
+  r->max_depth = zsub_max_depth();
+  r->ask = o->ask;
+  r->ask_ud = o->ask_ud;
+  r->idle_ms = env_int("ZERO_SUBAGENT_IDLE_MS", 1, MAX_WAIT_MS * 6, IDLE_TIMEOUT_MS);
+  r->source = (ztool_source){.schemas = src_schemas,
+                             .has = src_has,
+                             .side_effect = src_side_effect,
+                             .invoke = src_invoke,
+                             .ud = r};
+  return r;
+}
+
+const ztool_source *zsub_runtime_source(zsub_runtime *r) { return &r->source; }
+
+void zsub_runtime_set_session(zsub_runtime *r, const char *session_id) {
+  free(r->session_id);
+  r->session_id = dup_or_null(session_id);
+}
+
+void zsub_runtime_free(zsub_runtime *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->nbg; i++) {
+    bg_stop(r->bg[i]);
+    bg_free(r->bg[i]);
+  }
+  free(r->self_exe);
+  free(r->workspace);
+  strvec_free_array(r->add_dirs);
+  free(r->session_id);
+  free(r->provider);
+  free(r->model);
+  free(r->reasoning_effort);
+  strvec_free_array(r->allowed);
+  free(r);
+}

@@ -1,0 +1,66 @@
+/* task.h — the sub-agent tools of a run: task, task_output, task_stop (and
+ * ask_user), offered to the agent loop as one tool source (agent/loop.h
+ * ztool_source), the way MCP tools are.
+ *
+ * `task` starts a child zero run (subagent/child.h) for a specialist
+ * (subagent/defs.h) and, unless `background` is set, waits for it while
+ * forwarding its progress to the parent's sinks (subagent_start, one
+ * subagent_event per child event except text deltas, subagent_end); the
+ * tool result is the child's final answer alone, its usage and session id
+ * in the result's meta. With `background: true` it returns a task id at
+ * once; task_output polls (or waits for) the child and task_stop ends it.
+ *
+ * Depth: a run knows its own depth from ZERO_SUBAGENT_DEPTH (0 for a run a
+ * user started); a `task` in a run at the limit (default 2) is refused.
+ *
+ * Life cycle: zsub_runtime_new after the run's session exists, hand
+ * zsub_runtime_source to the agent, zsub_runtime_free at the end of the run:
+ * it stops every background child that still runs (whole process groups)
+ * and joins their reader threads.
+ */
+#ifndef ZERO_SUBAGENT_TASK_H
+#define ZERO_SUBAGENT_TASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent/loop.h"
+
+typedef struct zsub_runtime_opts {
+  const char *workspace;
+  const char *const *add_dirs;
+  size_t n_add_dirs;
+  bool offline;
+  const char *session_id; /* the parent's session: the children's parent */
+  const char *provider;   /* the parent's profile and model: what "inherit" means */
+  const char *model;
+  const char *reasoning_effort;
+  /* The sub-agent tools this run may use: NULL = all (a run started by a
+   * user); a specialist's run gets those its allow-list names. */
+  const char *const *allowed;
+  bool restricted; /* allowed applies (even when empty) */
+  /* ask_user's answer: the user's reply (caller frees), or NULL when no
+   * user is available (headless). NULL = never a user. */
+  char *(*ask)(void *ud, const char *question, const json_t *choices);
+  void *ask_ud;
+} zsub_runtime_opts;
+
+typedef struct zsub_runtime zsub_runtime;
+
+/* Copies what it needs from o. */
+zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o);
+/* The tool source to put in zagent.sources (points into r). */
+const ztool_source *zsub_runtime_source(zsub_runtime *r);
+/* The session the next children are children of (the TUI's /new, resume). */
+void zsub_runtime_set_session(zsub_runtime *r, const char *session_id);
+/* Stops every background child still running, reaps it, frees r. NULL ok. */
+void zsub_runtime_free(zsub_runtime *r);
+
+/* This process's depth in a delegation chain (ZERO_SUBAGENT_DEPTH, 0 when
+ * unset or malformed). */
+int zsub_depth(void);
+/* The deepest a child may be: ZERO_SUBAGENT_MAX_DEPTH when set (1..8),
+ * else 2. */
+int zsub_max_depth(void);
+
+#endif

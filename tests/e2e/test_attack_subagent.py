@@ -1,0 +1,176 @@
+"""Attack tests for sub-agents (issue 17): a child never gets more authority
+than its parent, and no child outlives zero.
+
+Each test asserts the real effect on the host: a marker outside the
+workspace never created, no process left (checked with ps) after the parent
+was SIGKILLed. Runs as root and as uid 65534 (unpriv.main).
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from harness import ZeroTest  # noqa: E402
+import unpriv  # noqa: E402
+
+# Outside the workspace and outside /tmp (the sandbox's /tmp is private, so
+# a marker aimed there would pass vacuously).
+BASE = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
+PARENT = "PARENT-PROMPT-7Q"
+
+
+def have_bwrap():
+    return shutil.which("bwrap") is not None
+
+
+def ps_lines(needle):
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [l for l in out.splitlines() if needle in l and "ps -eo" not in l]
+
+
+class SubagentCase(ZeroTest):
+    def setUp(self):
+        super().setUp()
+        os.chmod(self.tmp, 0o755)
+        self.outside = tempfile.mkdtemp(prefix="zero-sub-out-", dir=BASE)
+        os.chmod(self.outside, 0o777)
+        self.env["ZERO_GRANTS_FILE"] = os.path.join(self.tmp, "grants.json")
+
+    def tearDown(self):
+        shutil.rmtree(self.outside, ignore_errors=True)
+        super().tearDown()
+
+    def zero(self, *args, **kw):
+        kw.setdefault("timeout", 90)
+        return subprocess.run([unpriv.zero_bin()] + list(args), cwd=self.work, env=self.env,
+                              capture_output=True, text=True, timeout=kw["timeout"])
+
+    def child_events(self, stdout, type_):
+        return [e["event"] for e in self.lines(stdout)
+                if e["type"] == "subagent_event" and e["event"]["type"] == type_]
+
+    def write(self, rel, text):
+        path = os.path.join(self.work, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+
+@unittest.skipUnless(have_bwrap() and BASE, "bubblewrap or /var/tmp missing")
+class AuthorityNeverWidens(SubagentCase):
+    def test_child_of_an_ask_parent_cannot_run_unsandboxed(self):
+        marker = os.path.join(self.outside, "escaped")
+        self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "run it", "agent": "general"}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "touch %s" % marker, "sandbox_permissions": "require_escalated",
+                "justification": "needs it"}},
+                {"name": "exec_command", "arguments": {"cmd": "touch %s" % marker}}]},
+            {"text": "child done"},
+            {"text": "parent done"},
+        ])
+        r = self.zero("exec", "--permission-mode", "ask", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertFalse(os.path.exists(marker), "the child wrote outside the sandbox")
+        decisions = self.child_events(r.stdout, "permission_decision")
+        self.assertEqual(len(decisions), 2, decisions)
+        for d in decisions:
+            self.assertEqual(d["permissionMode"], "ask")
+            self.assertEqual(d["action"], "deny")  # headless: nobody to approve
+
+    def test_definition_cannot_raise_the_mode_above_the_parent(self):
+        marker = os.path.join(self.outside, "escaped")
+        self.write(".zero/agents/greedy.md",
+                   "---\nname: greedy\ntools: [exec_command]\npermissionMode: unsafe\n---\n"
+                   "Do as you like.\n")
+        self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "run it", "agent": "greedy"}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "touch %s" % marker}}]},
+            {"text": "child done"},
+            {"text": "parent done"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "go")  # auto: sandboxed commands
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertFalse(os.path.exists(marker), "the child left the sandbox")
+        decisions = self.child_events(r.stdout, "permission_decision")
+        self.assertTrue(decisions)
+        self.assertEqual(decisions[0]["permissionMode"], "auto")
+
+    def test_plan_parent_makes_a_read_only_child(self):
+        marker = os.path.join(self.work, "written")
+        self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "write", "agent": "general"}}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {
+                "path": "written", "content": "x"}}]},
+            {"text": "child done"},
+            {"text": "parent done"},
+        ])
+        r = self.zero("exec", "--plan", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertFalse(os.path.exists(marker))
+
+    def test_resume_refuses_a_session_that_is_not_this_runs_child(self):
+        # An unrelated session (not a child of the parent) named by the model.
+        self.serve([{"text": "other"}])
+        other = self.zero("exec", "-o", "stream-json", "unrelated")
+        sid = self.lines(other.stdout)[0]["sessionId"]
+        m = self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "p", "agent": "general", "resume": sid}}]},
+            {"text": "parent done"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][0]["content"]
+        self.assertIn("not a sub-agent session of this run", res)
+        self.assertEqual(len(m.bodies()), 2)
+
+
+class NoOrphans(SubagentCase):
+    def test_sigkill_of_the_parent_kills_its_background_child(self):
+        self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
+                "description": "slow", "prompt": "p", "agent": "explore",
+                "background": True}}]},
+            {"match": "the explore sub-agent", "text": "late", "delay_before_ms": 60000},
+            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
+                "task_id": "bg-1", "wait_ms": 60000}}]},
+        ])
+        p = subprocess.Popen([unpriv.zero_bin(), "exec", "-o", "stream-json", PARENT],
+                             cwd=self.work, env=self.env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        child = None
+        try:
+            for line in p.stdout:
+                ev = json.loads(line)
+                if ev["type"] == "subagent_start":
+                    child = ev["childSessionId"]
+                if ev["type"] == "tool_call" and ev["name"] == "task_output":
+                    break
+            self.assertIsNotNone(child)
+            self.assertTrue(ps_lines(child), "the child is not running")
+            p.kill()  # SIGKILL: zero has no chance to stop it itself
+            p.wait(10)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.stdout.close()
+        deadline = time.time() + 10
+        while ps_lines(child) and time.time() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(ps_lines(child), [], "the child outlived its parent")
+
+
+if __name__ == "__main__":
+    unpriv.main(__file__)
