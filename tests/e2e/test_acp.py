@@ -97,5 +97,74 @@ class AcpSession(ZeroTest):
         self.assertIn("file://%s/notes.txt" % work, json.dumps(bodies[0]["messages"]))
 
 
+class AcpWire(ZeroTest):
+    """The same server spoken to line by line (no SDK needed)."""
+
+    def talk(self, messages):
+        """Sends each request and reads until its response (stdin stays open:
+        its end cancels a running prompt); returns every message read."""
+        p = subprocess.Popen([ZERO_BIN, "acp"], cwd=self.work, env=self.env, text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+        out = []
+        try:
+            for msg in messages:
+                p.stdin.write(json.dumps(msg) + "\n")
+                p.stdin.flush()
+                while True:
+                    line = p.stdout.readline()
+                    self.assertTrue(line, "zero acp closed its output")
+                    out.append(json.loads(line))
+                    if out[-1].get("id") == msg["id"] and "method" not in out[-1]:
+                        break
+            p.stdin.close()
+            self.assertEqual(p.wait(timeout=30), 0)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        return out
+
+    def test_no_provider_key_is_authentication_required(self):
+        for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+            self.env.pop(k, None)
+        out = self.talk([
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+            {"jsonrpc": "2.0", "id": 2, "method": "session/new",
+             "params": {"cwd": os.path.realpath(self.work), "mcpServers": []}},
+        ])
+        self.assertEqual(out[0]["result"]["authMethods"][0]["id"], "zero-provider")
+        self.assertEqual(out[1]["id"], 2)
+        self.assertEqual(out[1]["error"]["code"], -32000, out[1])
+
+    def test_an_image_in_the_prompt_reaches_the_model(self):
+        png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9"
+               "awAAAABJRU5ErkJggg==")
+        m = self.serve([{"text": "A dot."}])
+        work = os.path.realpath(self.work)
+        out = self.talk([
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+            {"jsonrpc": "2.0", "id": 2, "method": "session/new",
+             "params": {"cwd": work, "mcpServers": []}},
+        ])
+        sid = out[1]["result"]["sessionId"]
+        out = self.talk([
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+            {"jsonrpc": "2.0", "id": 2, "method": "session/load",
+             "params": {"sessionId": sid, "cwd": work, "mcpServers": []}},
+            {"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+                "sessionId": sid, "prompt": [
+                    {"type": "text", "text": "What is this?"},
+                    {"type": "image", "mimeType": "image/png", "data": png},
+                    {"type": "resource", "resource": {"uri": "file:///x.txt", "text": "xyz"}}]}},
+        ])
+        done = [o for o in out if o.get("id") == 3]
+        self.assertEqual(done[0]["result"], {"stopReason": "end_turn"})
+        user = m.bodies()[0]["messages"][-1]
+        self.assertIn(png, json.dumps(user))
+        self.assertIn("xyz", json.dumps(user))
+        self.assertIn("What is this?", json.dumps(user))
+
+
 if __name__ == "__main__":
     main()
