@@ -62,9 +62,9 @@ static const struct {
 static json_t *modes_json(zperm_mode current) {
   json_t *avail = json_array();
   for (size_t i = 0; i < ZARRAY_LEN(MODES); i++)
-    json_array_append_new(avail, json_pack("{s:s, s:s, s:s}", "id", zperm_mode_name(MODES[i].mode),
-                                           "name", MODES[i].name, "description",
-                                           MODES[i].description));
+    json_array_append_new(avail,
+                          json_pack("{s:s, s:s, s:s}", "id", zperm_mode_name(MODES[i].mode), "name",
+                                    MODES[i].name, "description", MODES[i].description));
   return json_pack("{s:s, s:o}", "currentModeId", zperm_mode_name(current), "availableModes",
                    avail);
 }
@@ -95,9 +95,7 @@ static void sink_emit(zsink *s, const zagent_event *ev) {
   send_updates(as->srv, zacp_updates_for_event(ev, as->srv->sess->rs.workspace));
 }
 
-static int sink_finish(zsink *s) {
-  return ((acp_sink *)s)->srv->conn.write_failed ? -1 : 0;
-}
+static int sink_finish(zsink *s) { return ((acp_sink *)s)->srv->conn.write_failed ? -1 : 0; }
 
 static void sink_destroy(zsink *s) { (void)s; }
 
@@ -227,8 +225,8 @@ static void handle_open(acp_server *srv, const json_t *id, const json_t *params,
   zerr err = ZERR_INIT;
   acp_session *s = session_open(srv, cwd, sid, &err);
   if (!s) {
-    zacp_respond_error(&srv->conn, id, load && err.kind == ZE_USAGE ? ZACP_NOT_FOUND
-                                                                     : setup_error_code(&err),
+    zacp_respond_error(&srv->conn, id,
+                       load && err.kind == ZE_USAGE ? ZACP_NOT_FOUND : setup_error_code(&err),
                        err.msg);
     return;
   }
@@ -354,8 +352,9 @@ static void handle_prompt(acp_server *srv, const json_t *id, const json_t *param
   acp_session *s = srv->sess;
   const char *sid = zjson_str(params, "sessionId");
   if (!s || !sid || strcmp(sid, s->rs.store.session->id) != 0) {
-    zacp_respond_error(&srv->conn, id, ZACP_NOT_FOUND, "no such session open: session/new or "
-                                                       "session/load it first");
+    zacp_respond_error(&srv->conn, id, ZACP_NOT_FOUND,
+                       "no such session open: session/new or "
+                       "session/load it first");
     return;
   }
   if (is_busy(srv)) {
@@ -410,9 +409,9 @@ static void handle_cancel(acp_server *srv) {
 }
 
 static void handle_initialize(acp_server *srv, const json_t *id) {
-  json_t *caps = json_pack(
-      "{s:b, s:{s:b, s:b, s:b}, s:{s:b, s:b}}", "loadSession", 1, "promptCapabilities", "image", 1,
-      "audio", 0, "embeddedContext", 1, "mcpCapabilities", "http", 0, "sse", 0);
+  json_t *caps = json_pack("{s:b, s:{s:b, s:b, s:b}, s:{s:b, s:b}}", "loadSession", 1,
+                           "promptCapabilities", "image", 1, "audio", 0, "embeddedContext", 1,
+                           "mcpCapabilities", "http", 0, "sse", 0);
   json_t *auth = json_pack(
       "[{s:s, s:s, s:s}]", "id", "zero-provider", "name", "Configure a model provider",
       "description",
@@ -449,8 +448,7 @@ int zacp_serve(int in_fd, FILE *out, zperm_mode mode) {
   zacp_conn_init(&srv.conn, out);
   pthread_mutex_init(&srv.mu, NULL);
   srv.default_mode = mode_offered(mode) ? mode : ZPERM_ASK;
-  srv.sink = (acp_sink){.base = {.emit = sink_emit, .finish = sink_finish,
-                                 .destroy = sink_destroy},
+  srv.sink = (acp_sink){.base = {.emit = sink_emit, .finish = sink_finish, .destroy = sink_destroy},
                         .srv = &srv};
   zcancel_install();
   zhttp_global_init();

@@ -13,10 +13,10 @@ const char *zacp_tool_kind(const char *tool_name) {
   static const struct {
     const char *tool, *kind;
   } KINDS[] = {
-      {"read_file", "read"},      {"view_image", "read"},       {"list_directory", "read"},
-      {"edit_file", "edit"},      {"write_file", "edit"},       {"apply_patch", "edit"},
-      {"grep", "search"},         {"glob", "search"},           {"exec_command", "execute"},
-      {"write_stdin", "execute"}, {"web_fetch", "fetch"},       {"web_search", "fetch"},
+      {"read_file", "read"},      {"view_image", "read"}, {"list_directory", "read"},
+      {"edit_file", "edit"},      {"write_file", "edit"}, {"apply_patch", "edit"},
+      {"grep", "search"},         {"glob", "search"},     {"exec_command", "execute"},
+      {"write_stdin", "execute"}, {"web_fetch", "fetch"}, {"web_search", "fetch"},
       {"update_plan", "think"},
   };
   for (size_t i = 0; tool_name && i < sizeof KINDS / sizeof KINDS[0]; i++)
@@ -41,8 +41,7 @@ static char *abs_arg(const json_t *args, const char *key, const char *workspace)
 
 /* The files an apply_patch input names ("*** Update File: p", Add, Delete). */
 static void patch_locations(const char *patch, const char *workspace, json_t *locations) {
-  static const char *const HEADS[] = {"*** Update File: ", "*** Add File: ",
-                                      "*** Delete File: "};
+  static const char *const HEADS[] = {"*** Update File: ", "*** Add File: ", "*** Delete File: "};
   for (const char *line = patch; line && *line;) {
     const char *end = strchr(line, '\n');
     size_t len = end ? (size_t)(end - line) : strlen(line);
@@ -133,9 +132,8 @@ static json_t *plan_update(const char *arguments) {
 static json_t *result_update(const char *id, bool ok, const char *output, size_t len) {
   json_t *content = json_array();
   if (output && len)
-    json_array_append_new(content,
-                          json_pack("{s:s, s:o}", "type", "content", "content",
-                                    text_block(output, len)));
+    json_array_append_new(content, json_pack("{s:s, s:o}", "type", "content", "content",
+                                             text_block(output, len)));
   return json_pack("{s:s, s:s, s:s, s:o}", "sessionUpdate", "tool_call_update", "toolCallId",
                    id ? id : "", "status", ok ? "completed" : "failed", "content", content);
 }
@@ -155,12 +153,12 @@ json_t *zacp_updates_for_event(const zagent_event *ev, const char *workspace) {
   json_t *out = json_array();
   switch (ev->kind) {
     case ZAEV_TEXT:
-      if (ev->delta.len) json_array_append_new(out, chunk("agent_message_chunk", ev->delta.text,
-                                                          ev->delta.len));
+      if (ev->delta.len)
+        json_array_append_new(out, chunk("agent_message_chunk", ev->delta.text, ev->delta.len));
       break;
     case ZAEV_REASONING:
-      if (ev->delta.len) json_array_append_new(out, chunk("agent_thought_chunk", ev->delta.text,
-                                                          ev->delta.len));
+      if (ev->delta.len)
+        json_array_append_new(out, chunk("agent_thought_chunk", ev->delta.text, ev->delta.len));
       break;
     case ZAEV_TOOL_CALL:
       add_tool_call(out, ev->tool_call.id, ev->tool_call.name ? ev->tool_call.name : "",
@@ -168,11 +166,9 @@ json_t *zacp_updates_for_event(const zagent_event *ev, const char *workspace) {
       break;
     case ZAEV_TOOL_RESULT:
       json_array_append_new(out, result_update(ev->tool_result.id, ev->tool_result.ok,
-                                               ev->tool_result.output,
-                                               ev->tool_result.output_len));
+                                               ev->tool_result.output, ev->tool_result.output_len));
       break;
-    default:
-      break;
+    default: break;
   }
   return out;
 }
@@ -186,14 +182,13 @@ json_t *zacp_updates_for_history(const zconv *conv, const char *workspace) {
       json_array_append_new(out, chunk("user_message_chunk", text, strlen(text)));
     } else if (m->role == ZROLE_ASSISTANT) {
       if (m->reasoning && m->reasoning[0])
-        json_array_append_new(out, chunk("agent_thought_chunk", m->reasoning,
-                                         strlen(m->reasoning)));
+        json_array_append_new(out,
+                              chunk("agent_thought_chunk", m->reasoning, strlen(m->reasoning)));
       if (text[0]) json_array_append_new(out, chunk("agent_message_chunk", text, strlen(text)));
       for (size_t k = 0; k < m->ncalls; k++)
         add_tool_call(out, m->calls[k].id, m->calls[k].name, m->calls[k].arguments, workspace);
     } else if (m->role == ZROLE_TOOL) {
-      json_array_append_new(out, result_update(m->tool_call_id, !m->is_error, text,
-                                               strlen(text)));
+      json_array_append_new(out, result_update(m->tool_call_id, !m->is_error, text, strlen(text)));
     }
   }
   return out;

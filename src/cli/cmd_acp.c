@@ -15,11 +15,14 @@ enum { ACP_HELP = 1, ACP_MODE };
 static const zopt ACP_OPTS[] = {
     {ACP_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
      "mode of new sessions: ask (default), auto or plan;\nthe editor can switch with "
-     "session/set_mode", NULL},
+     "session/set_mode",
+     NULL},
     {ACP_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
-const zopt_spec zcli_acp_opts = {.command = "acp", .opts = ACP_OPTS, .n_opts = ZARRAY_LEN(ACP_OPTS),
+const zopt_spec zcli_acp_opts = {.command = "acp",
+                                 .opts = ACP_OPTS,
+                                 .n_opts = ZARRAY_LEN(ACP_OPTS),
                                  .unknown = "unknown or incomplete option"};
 
 static void acp_usage(FILE *out) {
@@ -40,9 +43,8 @@ int cmd_acp(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr err = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_acp_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &err)) > 0) {
+  while (zopt_next(&op, &hit, &err) > 0) {
     if (hit.id == ACP_HELP) {
       acp_usage(stdout);
       return ZEXIT_SUCCESS;
@@ -50,8 +52,9 @@ int cmd_acp(int argc, char **argv) {
     if (hit.id == ACP_MODE) {
       if (zperm_mode_parse(hit.value, &mode, &err) < 0) break;
       if (mode == ZPERM_UNSAFE) {
-        zerr_set(&err, ZE_USAGE, "zero acp offers ask, auto and plan: the editor answers the "
-                                 "permission questions");
+        zerr_set(&err, ZE_USAGE,
+                 "zero acp offers ask, auto and plan: the editor answers the "
+                 "permission questions");
         break;
       }
     } else {

@@ -24,8 +24,8 @@ static void text_and_reasoning_become_chunks(void **state) {
   json_t *u = zacp_updates_for_event(&ev, "/w");
   assert_string_equal(json_string_value(json_object_get(only(u), "sessionUpdate")),
                       "agent_message_chunk");
-  assert_string_equal(json_string_value(json_object_get(json_object_get(only(u), "content"),
-                                                        "text")),
+  assert_string_equal(json_string_value(
+                          json_object_get(json_object_get(only(u), "content"), "text")),
                       "hello");
   json_decref(u);
   ev.kind = ZAEV_REASONING;
@@ -42,7 +42,8 @@ static void text_and_reasoning_become_chunks(void **state) {
 static void a_write_is_a_diff_at_an_absolute_path(void **state) {
   (void)state;
   zagent_event ev = {.kind = ZAEV_TOOL_CALL,
-                     .tool_call = {.id = "c1", .name = "write_file",
+                     .tool_call = {.id = "c1",
+                                   .name = "write_file",
                                    .arguments = "{\"file_path\":\"src/a.c\",\"content\":\"x\"}"}};
   json_t *u = zacp_updates_for_event(&ev, "/w");
   json_t *tc = only(u);
@@ -60,9 +61,11 @@ static void a_patch_locates_every_file_it_names(void **state) {
   (void)state;
   zagent_event ev = {
       .kind = ZAEV_TOOL_CALL,
-      .tool_call = {.id = "c2", .name = "apply_patch",
-                    .arguments = "{\"patch\":\"*** Begin Patch\\n*** Update File: a.txt\\n-x\\n+y\\n"
-                                 "*** Add File: /abs/b.txt\\n+z\\n*** End Patch\\n\"}"}};
+      .tool_call = {.id = "c2",
+                    .name = "apply_patch",
+                    .arguments =
+                        "{\"patch\":\"*** Begin Patch\\n*** Update File: a.txt\\n-x\\n+y\\n"
+                        "*** Add File: /abs/b.txt\\n+z\\n*** End Patch\\n\"}"}};
   json_t *u = zacp_updates_for_event(&ev, "/w");
   json_t *loc = json_object_get(only(u), "locations");
   assert_int_equal(json_array_size(loc), 2);
@@ -76,7 +79,8 @@ static void a_patch_locates_every_file_it_names(void **state) {
 static void update_plan_also_sends_the_plan(void **state) {
   (void)state;
   zagent_event ev = {.kind = ZAEV_TOOL_CALL,
-                     .tool_call = {.id = "c3", .name = "update_plan",
+                     .tool_call = {.id = "c3",
+                                   .name = "update_plan",
                                    .arguments = "{\"plan\":[{\"step\":\"read\",\"status\":"
                                                 "\"completed\"},{\"step\":\"fix\",\"status\":"
                                                 "\"in_progress\"}]}"}};
@@ -93,15 +97,18 @@ static void update_plan_also_sends_the_plan(void **state) {
 static void a_failed_result_is_a_failed_update(void **state) {
   (void)state;
   zagent_event ev = {.kind = ZAEV_TOOL_RESULT,
-                     .tool_result = {.id = "c4", .name = "exec_command", .ok = false,
-                                     .output = "boom", .output_len = 4}};
+                     .tool_result = {.id = "c4",
+                                     .name = "exec_command",
+                                     .ok = false,
+                                     .output = "boom",
+                                     .output_len = 4}};
   json_t *u = zacp_updates_for_event(&ev, "/w");
   json_t *r = only(u);
   assert_string_equal(json_string_value(json_object_get(r, "sessionUpdate")), "tool_call_update");
   assert_string_equal(json_string_value(json_object_get(r, "status")), "failed");
   json_t *c = json_array_get(json_object_get(r, "content"), 0);
-  assert_string_equal(
-      json_string_value(json_object_get(json_object_get(c, "content"), "text")), "boom");
+  assert_string_equal(json_string_value(json_object_get(json_object_get(c, "content"), "text")),
+                      "boom");
   json_decref(u);
 }
 
@@ -115,11 +122,11 @@ static void history_replays_in_order(void **state) {
   zconv_add_assistant(&conv, "done", NULL);
   json_t *u = zacp_updates_for_history(&conv, "/w");
   const char *want[] = {"user_message_chunk", "agent_thought_chunk", "agent_message_chunk",
-                        "tool_call", "tool_call_update", "agent_message_chunk"};
+                        "tool_call",          "tool_call_update",    "agent_message_chunk"};
   assert_int_equal(json_array_size(u), 6);
   for (size_t i = 0; i < 6; i++)
-    assert_string_equal(
-        json_string_value(json_object_get(json_array_get(u, i), "sessionUpdate")), want[i]);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(u, i), "sessionUpdate")),
+                        want[i]);
   json_decref(u);
   zconv_release(&conv);
 }
@@ -162,8 +169,8 @@ static void a_call_gets_its_own_response(void **state) {
   wait_written(&c);
   json_t *other = json_loads("{\"id\":7,\"result\":{\"x\":1}}", 0, NULL);
   zacp_conn_deliver(&c, other); /* not ours: ignored */
-  json_t *mine = json_loads("{\"id\":1,\"result\":{\"outcome\":{\"outcome\":\"cancelled\"}}}", 0,
-                            NULL);
+  json_t *mine =
+      json_loads("{\"id\":1,\"result\":{\"outcome\":{\"outcome\":\"cancelled\"}}}", 0, NULL);
   zacp_conn_deliver(&c, mine);
   pthread_join(t, NULL);
   assert_false(a.aborted);
