@@ -98,8 +98,12 @@ const char *zcompact_pick_model(const zcompact_settings *s, const char *kind,
                            (!base_url || strstr(base_url, "://api.openai.com"));
     bool official_anthropic = kind && !strcmp(kind, "anthropic") &&
                               (!base_url || strstr(base_url, "://api.anthropic.com"));
+    bool official_google = kind && !strcmp(kind, "gemini") &&
+                           (!base_url || strstr(base_url, "://generativelanguage.googleapis.com"));
+    /* Go zero's cheap summarizers per provider. */
     if (official_openai) m = "gpt-4.1-mini";
-    else if (official_anthropic) m = "claude-3-5-haiku-latest";
+    else if (official_anthropic) m = "claude-haiku-4-5";
+    else if (official_google) m = "gemini-2.5-flash-lite";
   }
   if (!m || !strcmp(m, "main") || (main_model && !strcmp(m, main_model))) return NULL;
   return m;

@@ -75,8 +75,9 @@ int64_t zcompact_context_window(const zcompact_settings *s, const zconfig *cfg,
                                 const char *model);
 
 /* The summarizer model: the setting (env over config), else a curated
- * default for official endpoints (openai: gpt-4.1-mini, anthropic:
- * claude-3-5-haiku-latest), else NULL (= the main model). "main" gives NULL.
+ * default for official endpoints (Go zero's: openai gpt-4.1-mini, anthropic
+ * claude-haiku-4-5, gemini gemini-2.5-flash-lite), else NULL (= the main
+ * model). "main", or the main model itself, gives NULL.
  * Borrowed / static. */
 const char *zcompact_pick_model(const zcompact_settings *s, const char *kind,
                                 const char *base_url, const char *main_model);

@@ -3,6 +3,8 @@
 
 
 #include "agent/compaction.h"
+#include "agent/judge.h"
+#include "agent/trace.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -94,6 +96,9 @@ static int on_provider_event(void *ud, const zprov_event *pe) {
       a->usage.cached_tokens += pe->usage.cached_tokens;
       a->usage.reasoning_tokens += pe->usage.reasoning_tokens;
       zcompact_observe_usage(a->compactor, pe->usage.prompt_tokens);
+      ztrace_count(a->trace, ZTC_INPUT_TOKENS, pe->usage.prompt_tokens);
+      ztrace_count(a->trace, ZTC_CACHED_INPUT_TOKENS, pe->usage.cached_tokens);
+      ztrace_count(a->trace, ZTC_OUTPUT_TOKENS, pe->usage.completion_tokens);
       zagent_event ev = {.kind = ZAEV_USAGE, .usage = {.tokens = pe->usage, .model = a->model}};
       zagent_emit(a, &ev);
       break;
@@ -205,6 +210,7 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                                       .truncated = res.truncated,
                                       .meta = res.meta}};
   zagent_emit(a, &rev);
+  if (a->judge) zjudge_tool(a->judge, call, !res.is_error, false);
   zmsg *tm = zconv_add_tool_result(conv, call->id, call->name, res.output.data, res.is_error);
   attach_result_image(tm, res.meta); /* an MCP tool's image, like view_image's */
   ztool_result_release(&res);
@@ -344,6 +350,7 @@ static void report_tool_call(zagent *a, zconv *conv, const ztool_call *call, zto
   if (!res->is_error && json_array_size(a->changed_files))
     rev.tool_result.changed_files = a->changed_files;
   zagent_emit(a, &rev);
+  if (a->judge) zjudge_tool(a->judge, call, !res->is_error, rev.tool_result.changed_files != NULL);
   if (a->changed_files) json_array_clear(a->changed_files);
   zmsg *tm = zconv_add_tool_result(conv, call->id, call->name, res->output.data, res->is_error);
   attach_result_image(tm, res->meta);
@@ -449,115 +456,194 @@ static void emit_compaction(const zagent *a) {
   zagent_emit(a, &ev);
 }
 
-zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
-  json_t *schemas = ztool_schemas(tool_visible, a);
-  zrun_status status = ZRUN_SUCCESS;
-
-  for (;;) {
-    if (zcancel_requested()) {
-      status = ZRUN_INTERRUPTED;
-      break;
-    }
-    /* Nothing is sent that the session could not record (the user's
-     * message included): a full disk stops the run here, resumable. */
+/* Runs the tool calls of the assistant message at conv->items[idx]:
+ * consecutive read-only calls in parallel, the others one by one. Returns
+ * ZRUN_SUCCESS when every call ran, ZRUN_INTERRUPTED when the run was
+ * cancelled, ZRUN_ERROR (err set) when the session could not record a call,
+ * ZRUN_HALTED when a guardrail fired. */
+static zrun_status run_tool_calls(zagent *a, zconv *conv, size_t idx, zerr *err) {
+  size_t ncalls = conv->items[idx].ncalls;
+  int64_t began = ztrace_begin(a->trace);
+  ztrace_count(a->trace, ZTC_TOOL_CALLS, (int64_t)ncalls);
+  zrun_status st = ZRUN_SUCCESS;
+  for (size_t i = 0; i < ncalls && st == ZRUN_SUCCESS;) {
+    /* No tool runs whose call the session could not record. */
     if (zagent_check_sinks(a, err) < 0) {
-      status = ZRUN_ERROR;
+      st = ZRUN_ERROR;
       break;
     }
-    if (a->turns >= a->max_turns) {
-      zerr_set(err, ZE_INTERNAL,
-               "maxTurns (%d) reached while the model still had work to do; continue with "
-               "zero exec --resume, or raise --max-turns / maxTurns",
-               a->max_turns);
-      status = ZRUN_INCOMPLETE;
-      break;
-    }
-    a->turns++;
-    /* Per turn: a source's tool list may change (MCP list_changed). */
-    json_t *turn_tools = schemas_with_sources(a, schemas);
-    /* Compaction may rewrite the messages final_text borrows from. */
-    a->final_text = NULL;
-    if (a->compactor) {
-      zerr cerr = ZERR_INIT;
-      int crc = zcompact_before_request(a->compactor, conv, a->system_prompt, turn_tools, &cerr);
-      if (crc < 0 && !zcancel_requested()) emit_warning(a, cerr.msg);
-      if (crc > 0) emit_compaction(a);
-    }
-    turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};
-    zprov_request req = {.system = a->system_prompt, .conv = conv, .tools = turn_tools};
-    int rc = zprovider_stream(a->provider, &req, on_provider_event, &t, err);
-    if (rc < 0 && a->compactor && !t.text.len && !t.calls.len && zcompact_is_context_error(err) &&
-        zcompact_recover(a->compactor, conv, a->system_prompt, turn_tools) > 0) {
-      /* The context was reclaimed: the same turn again, not counted twice. */
-      emit_compaction(a);
-      turn_release(&t);
-      json_decref(turn_tools);
-      a->turns--;
-      zerr_clear(err);
-      continue;
-    }
-    json_decref(turn_tools);
-    if (rc < 0) {
-      /* Keep whatever the model said before the failure. */
-      if (t.text.len || t.reasoning.len) commit_assistant(a, conv, &t);
-      status = (err && err->kind == ZE_CANCELLED) || zcancel_requested() ? ZRUN_INTERRUPTED
-                                                                         : ZRUN_ERROR;
-      turn_release(&t);
-      break;
-    }
-    if (!t.calls.len) warn_abnormal_finish(a, t.finish_reason);
-    zmsg *m = commit_assistant(a, conv, &t);
-    for (size_t i = 0; i < t.calls.len; i++)
-    {
-      zmsg_add_call(m, t.calls.items[i].id, t.calls.items[i].name, t.calls.items[i].arguments);
-      zmsg_set_last_call_signature(m, t.calls.items[i].signature);
-    }
-    size_t ncalls = m->ncalls;
-    turn_release(&t);
-    if (ncalls == 0) break; /* a final answer */
-
-    /* conv may grow (realloc) while results are appended: index, not pointer. */
-    size_t idx = conv->len - 1;
-    bool cancelled = false, lost = false;
-    for (size_t i = 0; i < ncalls;) {
-      /* No tool runs whose call the session could not record. */
-      if (zagent_check_sinks(a, err) < 0) {
-        lost = true;
-        break;
-      }
-      /* Two or more consecutive read-only calls run in parallel. */
-      size_t run = 0;
-      while (i + run < ncalls && run < MAX_PARALLEL_TOOLS &&
-             parallel_safe(a, &conv->items[idx].calls[i + run]))
-        run++;
-      if (run >= 2) {
-        ztool_call batch[MAX_PARALLEL_TOOLS];
-        memcpy(batch, conv->items[idx].calls + i, run * sizeof *batch);
-        run_parallel(a, conv, batch, run);
-        i += run;
-        if (zcancel_requested()) {
-          cancelled = true;
-          break;
-        }
-        continue;
-      }
+    /* Two or more consecutive read-only calls run in parallel. */
+    size_t run = 0;
+    while (i + run < ncalls && run < MAX_PARALLEL_TOOLS &&
+           parallel_safe(a, &conv->items[idx].calls[i + run]))
+      run++;
+    if (run >= 2) {
+      ztool_call batch[MAX_PARALLEL_TOOLS];
+      memcpy(batch, conv->items[idx].calls + i, run * sizeof *batch);
+      run_parallel(a, conv, batch, run);
+      i += run;
+      if (zcancel_requested()) st = ZRUN_INTERRUPTED;
+    } else {
       ztool_call call = conv->items[idx].calls[i];
-      if (!run_tool_call(a, conv, &call)) {
-        cancelled = true;
-        break;
-      }
+      if (!run_tool_call(a, conv, &call)) st = ZRUN_INTERRUPTED;
       i++;
     }
-    if (cancelled) {
-      status = ZRUN_INTERRUPTED;
-      break;
-    }
-    if (lost) {
-      status = ZRUN_ERROR;
-      break;
-    }
+    if (st == ZRUN_SUCCESS && a->judge->halted) st = ZRUN_HALTED;
+  }
+  ztrace_end(a->trace, "tool_execution", began);
+  return st;
+}
+
+/* Compaction before a request, when the compactor is on. */
+static void compact_before_request(zagent *a, zconv *conv, json_t *turn_tools) {
+  if (!a->compactor) return;
+  int64_t began = ztrace_begin(a->trace);
+  zerr cerr = ZERR_INIT;
+  int crc = zcompact_before_request(a->compactor, conv, a->system_prompt, turn_tools, &cerr);
+  if (crc < 0 && !zcancel_requested()) emit_warning(a, cerr.msg);
+  if (crc > 0) {
+    emit_compaction(a);
+    ztrace_end(a->trace, "compaction", began);
+    ztrace_count(a->trace, ZTC_COMPACTION_COUNT, 1);
+  }
+}
+
+/* The conditions that end a run before its next request: a signal, a lost
+ * session record, maxTurns. ZRUN_SUCCESS = go on. */
+static zrun_status before_request(zagent *a, zerr *err) {
+  if (zcancel_requested()) return ZRUN_INTERRUPTED;
+  /* Nothing is sent that the session could not record (the user's message
+   * included): a full disk stops the run here, resumable. */
+  if (zagent_check_sinks(a, err) < 0) return ZRUN_ERROR;
+  if (a->turns >= a->max_turns) {
+    zerr_set(err, ZE_INTERNAL,
+             "maxTurns (%d) reached while the model still had work to do; continue with "
+             "zero exec --resume, or raise --max-turns / maxTurns",
+             a->max_turns);
+    return ZRUN_INCOMPLETE;
+  }
+  return ZRUN_SUCCESS;
+}
+
+/* One streamed request into t. Returns the provider's rc; a request the
+ * compactor recovered from a context-length error returns 1 (the same turn
+ * again, not counted twice). */
+static int stream_turn(zagent *a, zconv *conv, json_t *turn_tools, turn_state *t, zerr *err) {
+  ztrace_prefix(a->trace, a->turns, a->system_prompt, turn_tools);
+  int64_t began = ztrace_begin(a->trace);
+  zprov_request req = {.system = a->system_prompt, .conv = conv, .tools = turn_tools};
+  int rc = zprovider_stream(a->provider, &req, on_provider_event, t, err);
+  ztrace_end(a->trace, "generation", began);
+  ztrace_count(a->trace, ZTC_MODEL_REQUESTS, 1);
+  if (rc < 0 && a->compactor && !t->text.len && !t->calls.len && zcompact_is_context_error(err) &&
+      zcompact_recover(a->compactor, conv, a->system_prompt, turn_tools) > 0) {
+    emit_compaction(a);
+    ztrace_count(a->trace, ZTC_COMPACTION_COUNT, 1);
+    zerr_clear(err);
+    return 1;
+  }
+  return rc;
+}
+
+/* The trace's task state after a turn (nothing when tracing is off). */
+static void trace_turn(const zagent *a, const char *status, const char *decision) {
+  ztrace_task_state(a->trace, a->turns, a->tools ? a->tools->plan : NULL, status, decision);
+}
+
+/* A final answer: the completion gate decides whether the run ends.
+ * Returns true to run another turn (a nudge was sent). */
+static bool judge_final(zagent *a, zconv *conv, zrun_status *status, zerr *err) {
+  zgate_action act = zjudge_final(a->judge, conv);
+  static const char *const decisions[] = {[ZGATE_ACCEPT] = "complete",
+                                          [ZGATE_CONTINUE] = "uncertain",
+                                          [ZGATE_VERIFY] = "uncertain",
+                                          [ZGATE_INCOMPLETE] = "incomplete"};
+  trace_turn(a,
+             act == ZGATE_ACCEPT       ? "complete"
+             : act == ZGATE_INCOMPLETE ? "incomplete"
+                                       : "running",
+             decisions[act]);
+  if (act == ZGATE_CONTINUE || act == ZGATE_VERIFY) return true;
+  if (act == ZGATE_INCOMPLETE) {
+    zerr_set(err, ZE_INTERNAL, "%s", a->judge->why.data);
+    *status = ZRUN_INCOMPLETE;
+  }
+  return false;
+}
+
+/* Records the assistant turn with its calls; returns how many calls it
+ * asked for. */
+static size_t commit_turn(zagent *a, zconv *conv, turn_state *t) {
+  zmsg *m = commit_assistant(a, conv, t);
+  for (size_t i = 0; i < t->calls.len; i++) {
+    zmsg_add_call(m, t->calls.items[i].id, t->calls.items[i].name, t->calls.items[i].arguments);
+    zmsg_set_last_call_signature(m, t->calls.items[i].signature);
+  }
+  if (m->ncalls) zjudge_turn(a->judge, m);
+  return m->ncalls;
+}
+
+/* One turn: request, stream, commit, tools. ZRUN_SUCCESS with *more = true
+ * to go on. */
+static zrun_status run_turn(zagent *a, zconv *conv, json_t *schemas, bool *more, zerr *err) {
+  *more = false;
+  /* Per turn: a source's tool list may change (MCP list_changed). */
+  json_t *turn_tools = schemas_with_sources(a, schemas);
+  /* Compaction may rewrite the messages final_text borrows from. */
+  a->final_text = NULL;
+  compact_before_request(a, conv, turn_tools);
+  turn_state t = {.agent = a, .text = ZBUF_INIT, .reasoning = ZBUF_INIT};
+  int rc = stream_turn(a, conv, turn_tools, &t, err);
+  json_decref(turn_tools);
+  if (rc > 0) {
+    turn_release(&t);
+    a->turns--;
+    *more = true;
+    return ZRUN_SUCCESS;
+  }
+  if (rc < 0) {
+    /* Keep whatever the model said before the failure. */
+    if (t.text.len || t.reasoning.len) commit_assistant(a, conv, &t);
+    turn_release(&t);
+    return (err && err->kind == ZE_CANCELLED) || zcancel_requested() ? ZRUN_INTERRUPTED
+                                                                     : ZRUN_ERROR;
+  }
+  if (!t.calls.len) warn_abnormal_finish(a, t.finish_reason);
+  size_t ncalls = commit_turn(a, conv, &t);
+  turn_release(&t);
+  zrun_status st = ZRUN_SUCCESS;
+  if (ncalls == 0) {
+    *more = judge_final(a, conv, &st, err);
+    return st;
+  }
+  if (a->judge->halted) {
+    st = ZRUN_HALTED;
+  } else {
+    /* conv may grow (realloc) while results are appended: index, not pointer. */
+    st = run_tool_calls(a, conv, conv->len - 1, err);
+  }
+  trace_turn(a, st == ZRUN_HALTED ? "halted" : "running", "");
+  *more = st == ZRUN_SUCCESS;
+  return st;
+}
+
+zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
+  json_t *schemas = ztool_schemas(tool_visible, a);
+  zjudge judge;
+  zjudge_init(&judge, a);
+  a->judge = &judge;
+  zrun_status status = ZRUN_SUCCESS;
+  bool more = true;
+  while (more) {
+    status = before_request(a, err);
+    if (status != ZRUN_SUCCESS) break;
+    a->turns++;
+    status = run_turn(a, conv, schemas, &more, err);
   }
   if (status == ZRUN_INTERRUPTED) zerr_set(err, ZE_CANCELLED, "run cancelled by signal");
+  if (status == ZRUN_HALTED) zerr_set(err, ZE_INTERNAL, "%s", judge.why.data);
+  a->judge = NULL;
+  zjudge_release(&judge);
   json_decref(schemas);
   return status;
 }

@@ -19,6 +19,7 @@ typedef enum zrun_status {
   ZRUN_ERROR,       /* provider or internal failure (err set) */
   ZRUN_INCOMPLETE,  /* maxTurns reached while the model still wanted tools */
   ZRUN_INTERRUPTED, /* SIGINT / SIGTERM */
+  ZRUN_HALTED,      /* a guardrail stopped a looping run (err says why); agent/guardrails.h */
 } zrun_status;
 
 struct zagent;
@@ -36,6 +37,8 @@ typedef struct ztool_source {
   void *ud;
 } ztool_source;
 struct zcompactor;
+struct ztrace;
+struct zjudge;
 
 /* The approver seam (zapproval_request, zapproval) and the prompt flow are
  * the permission module's: perm/prompt.h. */
@@ -60,6 +63,16 @@ typedef struct zagent {
   /* Keeps requests inside the context window (agent/compaction.h); NULL =
    * no compaction. Borrowed. */
   struct zcompactor *compactor;
+  /* Judgement (agent/judge.h). completion_gate: zero exec's completion gate
+   * (agent/completion_gate.h); verify_edits: its verification nudge after
+   * edits (the profile's "verify"); objective: the task objective that nudge
+   * quotes (borrowed, may be NULL); max_consecutive_failures: 0 = the
+   * guardrail's default. trace: --trace (agent/trace.h), NULL = off. */
+  bool completion_gate;
+  bool verify_edits;
+  const char *objective;
+  int max_consecutive_failures;
+  struct ztrace *trace;
   /* Results of the run. */
   const char *final_text; /* last assistant text, borrowed from the conversation
                            * (valid while it is unchanged); NULL if none */
@@ -68,6 +81,7 @@ typedef struct zagent {
   /* Files the running built-in call has changed so far (paths the
    * checkpointer saved), reported as the result's changedFiles. Internal. */
   json_t *changed_files;
+  struct zjudge *judge; /* the running zagent_run's judge. Internal. */
 } zagent;
 
 /* Emits ev to every sink. */

@@ -51,6 +51,9 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
        * [{media_type, data}], so a resumed conversation sends them again. */
       if (ev->user_message.meta && json_is_array(json_object_get(ev->user_message.meta, "images")))
         json_object_set(p, "images", json_object_get(ev->user_message.meta, "images"));
+      /* A completion-gate nudge (agent/judge.c) says so: it is not a prompt. */
+      if (json_is_string(json_object_get(ev->user_message.meta, "nudge")))
+        json_object_set(p, "nudge", json_object_get(ev->user_message.meta, "nudge"));
       record(r, "message", p);
       /* The prompt is on disk before it is sent: a run never goes on with
        * a user message the session lost. */

@@ -198,7 +198,8 @@ static int replay_event(void *ud, const json_t *ev) {
   const json_t *p = json_object_get(ev, "payload");
   if (!strcmp(type, "message")) {
     const json_t *content = json_object_get(p, "content");
-    if (!strcmp(zjson_str_or(p, "role", ""), "user") && json_is_string(content))
+    if (!strcmp(zjson_str_or(p, "role", ""), "user") && json_is_string(content) &&
+        !json_object_get(p, "nudge"))
       ztask_note_prompt(r->t, json_string_value(content));
   } else if (!strcmp(type, "tool_call")) {
     const char *id = zjson_str(p, "id");
@@ -244,6 +245,8 @@ typedef struct task_sink {
 static void ts_emit(zsink *base, const zagent_event *ev) {
   task_sink *s = (task_sink *)base;
   if (ev->kind == ZAEV_USER_MESSAGE) {
+    /* The completion gate's nudges (agent/judge.c) are not the user's. */
+    if (json_object_get(ev->user_message.meta, "nudge")) return;
     cleanup_free char *text =
         ev->user_message.text ? xstrndup(ev->user_message.text, ev->user_message.len) : NULL;
     ztask_note_prompt(s->t, text);

@@ -42,5 +42,6 @@ long long zbase64_decoded_len(const char *s, size_t n) {
       return -1;
   }
   if (n % 4 == 1 || (pad && (n + pad) % 4)) return -1;
-  return (long long)(n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0));
+  size_t decoded = n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0);
+  return (long long)decoded;
 }

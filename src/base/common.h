@@ -7,6 +7,7 @@
 #ifndef ZERO_BASE_COMMON_H
 #define ZERO_BASE_COMMON_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -41,11 +42,14 @@ static inline int steal_fd(int *fdp) { int fd = *fdp; *fdp = -1; return fd; }
 
 /* Allocation that never returns NULL: on exhaustion prints and aborts, since
  * no caller could do better (same contract as git's xmalloc). */
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
+/* returns_nonnull says so to the compiler and to clang's analyzer, which
+ * otherwise follows a NULL that cannot come back. */
+#define ZERO_NONNULL_ALLOC __attribute__((returns_nonnull, warn_unused_result))
+void *xmalloc(size_t n) ZERO_NONNULL_ALLOC;
+void *xcalloc(size_t n, size_t size) ZERO_NONNULL_ALLOC;
+void *xrealloc(void *p, size_t n) ZERO_NONNULL_ALLOC;
+char *xstrdup(const char *s) ZERO_NONNULL_ALLOC;
+char *xstrndup(const char *s, size_t n) ZERO_NONNULL_ALLOC;
 
 /* Growable array of T. Declare with ZVEC(T) name = ZVEC_INIT; */
 #define ZVEC(T) struct { T *items; size_t len, cap; }
@@ -57,7 +61,10 @@ char *xstrndup(const char *s, size_t n);
       (v)->items = xrealloc((v)->items, zv_nc * sizeof(*(v)->items)); \
       (v)->cap = zv_nc; \
     } } while (0)
-#define zvec_push(v, x) do { zvec_reserve(v, 1); (v)->items[(v)->len++] = (x); } while (0)
+/* Invariant: items is not NULL once cap > 0 (the assert says so to the
+ * analyzer, which cannot tie cap to items). */
+#define zvec_push(v, x) do { zvec_reserve(v, 1); assert((v)->items != NULL); \
+    (v)->items[(v)->len++] = (x); } while (0)
 #define zvec_free(v) do { free((v)->items); (v)->items = NULL; (v)->len = (v)->cap = 0; } while (0)
 
 #endif

@@ -2,6 +2,7 @@
 #include "base/fs.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,3 +156,11 @@ int zfs_lock_path(const char *path, zerr *err) {
   }
   return fd;
 }
+
+static int remove_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  (void)ftw;
+  return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+int zfs_remove_tree(const char *path) { return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }

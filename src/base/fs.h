@@ -48,5 +48,8 @@ ZERO_WARN_UNUSED int zfs_lock_path(const char *path, zerr *err);
 
 bool zfs_exists(const char *path);
 bool zfs_is_dir(const char *path);
+/* Removes path and everything under it; a symlink inside is removed, never
+ * followed. Returns 0, or -1 with errno from the first failure. */
+int zfs_remove_tree(const char *path);
 
 #endif

@@ -187,6 +187,24 @@ char *zjson_dumps(const json_t *v) {
   return zbuf_detach(&b, NULL);
 }
 
+int zjson_print(FILE *out, const json_t *v, size_t flags) {
+  char *s = json_dumps(v, flags);
+  if (!s) return -1;
+  fputs(s, out);
+  fputc('\n', out);
+  free(s);
+  return 0;
+}
+
+int zjson_print_to(zbuf *b, const json_t *v, size_t flags) {
+  char *s = json_dumps(v, flags);
+  if (!s) return -1;
+  zbuf_addstr(b, s);
+  zbuf_addch(b, '\n');
+  free(s);
+  return 0;
+}
+
 void zjson_set_new_opt(json_t *obj, const char *key, json_t *v) {
   if (v) json_object_set_new(obj, key, v);
 }

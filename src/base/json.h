@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "base/buf.h"
@@ -63,6 +64,14 @@ bool zjson_str_body_to(zbuf *b, const char *s, size_t n);
 void zjson_dump_to(const json_t *v, zbuf *out);
 /* Compact serialization; caller frees. */
 char *zjson_dumps(const json_t *v);
+/* Writes v to out as jansson renders it with flags (JSON_INDENT(2) |
+ * JSON_PRESERVE_ORDER …), then a newline: the `--json` output of every CLI
+ * command. Returns 0; -1, writing nothing, when jansson cannot render v (a
+ * bare scalar without JSON_ENCODE_ANY, or out of memory). */
+int zjson_print(FILE *out, const json_t *v, size_t flags);
+/* The same rendering appended to b (with the newline); -1, b untouched,
+ * when jansson cannot render v. */
+int zjson_print_to(zbuf *b, const json_t *v, size_t flags);
 
 /* Steals `v` (like json_object_set_new) unless v is NULL, then does nothing. */
 void zjson_set_new_opt(json_t *obj, const char *key, json_t *v);

@@ -26,6 +26,14 @@ int cmd_providers(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_usage(int argc, char **argv);
+/* `zero config [list|get KEY] [--json]` (cmd_config.c). */
+int cmd_config(int argc, char **argv);
+/* The unknown keys of cfg's user and project files, as "did you mean"
+ * messages (config/keys.h), for `zero config` and `zero doctor`. New
+ * reference (array of strings). */
+struct zconfig;
+struct json_t;
+struct json_t *zcli_config_unknown_keys(const struct zconfig *cfg);
 /* `zero` with no command (or only flags): the interactive UI (cmd_tui.c). */
 int cmd_tui(int argc, char **argv);
 /* `zero completions bash|zsh|fish` (cli/completion.c). */
@@ -43,6 +51,7 @@ int zcli_providers_add(int argc, char **argv, bool make_active, void (*help)(FIL
 
 /* Each command's flags (the table its parser, --help and shell completion
  * read); exec's is zexec_opts in cli/exec_args.h. */
+extern const zopt_spec zcli_config_opts;
 extern const zopt_spec zcli_context_opts;
 extern const zopt_spec zcli_doctor_opts;
 extern const zopt_spec zcli_mcp_opts;

@@ -84,9 +84,8 @@ int cmd_context(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_context_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == C_HELP) {
       usage(stdout);
       return ZEXIT_SUCCESS;
@@ -152,9 +151,7 @@ int cmd_context(int argc, char **argv) {
   json_object_set_new(b, "instructionFiles", sources ? sources : json_array());
 
   if (json) {
-    char *s = json_dumps(b, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    printf("%s\n", s);
-    free(s);
+    zjson_print(stdout, b, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   } else {
     int64_t window = zjson_int_or(b, "window", 0);
     printf("Context of the next request (estimated tokens; model %s, window %lld, compaction "

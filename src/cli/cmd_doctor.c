@@ -74,6 +74,47 @@ static void report_linked_denied_files(doctor *d) {
   zsb_policy_release(&p);
 }
 
+/* Keys of the config files that zero does not read (a typo does nothing
+ * silently otherwise): one warning row each, with "did you mean". */
+static void report_unknown_keys(doctor *d, const zconfig *cfg) {
+  json_t *unknown = zcli_config_unknown_keys(cfg);
+  size_t i;
+  json_t *m;
+  json_array_foreach(unknown, i, m)
+      row(d, "config", "warn", json_string_value(m), "rename or remove the key");
+  json_decref(unknown);
+}
+
+/* Go zero's model checks, each a failure: a blank model; on a built-in
+ * provider (openai, anthropic, google at their own endpoints: their catalogs
+ * are known), a model the registry does not know, or another provider's
+ * model (openai + gemini-2.5-pro). true when a row was written. */
+static bool check_model_fits(doctor *d, const zresolved_provider *rp, const zmodel_info *mi) {
+  const char *m = rp->model ? rp->model : "";
+  while (*m == ' ' || *m == '\t') m++;
+  zbuf msg = ZBUF_INIT;
+  const char *fix = NULL;
+  bool builtin = rp->kind && (!strcmp(rp->kind, "openai") || !strcmp(rp->kind, "anthropic") ||
+                              !strcmp(rp->kind, "google") || !strcmp(rp->kind, "gemini"));
+  const char *family = builtin ? zmodel_family_for_kind(rp->kind) : NULL;
+  if (!*m) {
+    zbuf_addf(&msg, "the profile %s has a blank model", rp->name ? rp->name : "");
+    fix = "set \"model\" in the profile (zero models list shows the choices)";
+  } else if (family && !mi->known) {
+    zbuf_addf(&msg, "%s is not among the %s models zero knows", m, family);
+    fix = "pick one from zero models list --provider <family>, or describe it in "
+          "~/.config/zero/models.json";
+  } else if (family && strcmp(mi->provider, family)) {
+    zbuf_addf(&msg, "%s is a %s model, but the provider %s is %s", m, mi->provider,
+              rp->name ? rp->name : "", rp->kind);
+    fix = "use a model of this provider (zero models list), or switch provider (zero "
+          "providers use NAME)";
+  }
+  if (fix) row(d, "model", "fail", msg.data, fix);
+  zbuf_release(&msg);
+  return fix != NULL;
+}
+
 static int sink(void *ud, const char *data, size_t len) {
   zbuf *b = ud;
   if (b->len < 65536) zbuf_add(b, data, len);
@@ -170,9 +211,8 @@ int cmd_doctor(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_doctor_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == D_JSON) {
       d.json = true;
     } else if (hit.id == D_CONNECTIVITY) {
@@ -205,6 +245,7 @@ int cmd_doctor(int argc, char **argv) {
     zbuf_addf(&m, "user %s, project %s", cfg.user_path, cfg.project_path);
     row(&d, "config", "ok", m.data, NULL);
     zbuf_release(&m);
+    report_unknown_keys(&d, &cfg);
     cleanup_free char *model_note = NULL; /* the model a local server named (as zero exec) */
     if (zconfig_resolve_provider_probe(&cfg, &rp, zrun_probe_local_model, NULL, &model_note,
                                        &err) < 0) {
@@ -225,7 +266,9 @@ int cmd_doctor(int argc, char **argv) {
       zbuf_reset(&m2);
       zmodel_info mi;
       zmodel_lookup(&cfg, rp.model, &mi);
-      if (model_note) {
+      if (check_model_fits(&d, &rp, &mi)) {
+        /* a failing row was written */
+      } else if (model_note) {
         row(&d, "model", "warn", model_note, "set the model you want in the profile");
       } else if (mi.known) {
         zbuf_addf(&m2, "%s: %lld-token context, %lld output", rp.model,
@@ -254,9 +297,7 @@ int cmd_doctor(int argc, char **argv) {
   report_linked_denied_files(&d);
   if (d.json) {
     json_t *o = json_pack("{s:b, s:O}", "ok", !d.failed, "checks", d.rows);
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    printf("%s\n", s);
-    free(s);
+    zjson_print(stdout, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
   }
   json_decref(d.rows);

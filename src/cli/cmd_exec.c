@@ -13,6 +13,7 @@
 #include "agent/prompt.h"
 #include "agent/recorder.h"
 #include "agent/task_state.h"
+#include "agent/trace.h"
 #include "base/base64.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -21,6 +22,8 @@
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/exec_args.h"
+#include "cli/exec_posture.h"
+#include "cli/exec_spec.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
 #include "config/config.h"
@@ -81,51 +84,47 @@ static void emit(exec_run *r, const zagent_event *ev) {
   for (size_t i = 0; i < r->nsinks; i++) r->sinks[i]->emit(r->sinks[i], ev);
 }
 
-static const char *error_code_name(int exit_code) {
-  switch (exit_code) {
-    case ZEXIT_USAGE: return "usage_error";
-    case ZEXIT_PROVIDER: return "provider_error";
-    case ZEXIT_INCOMPLETE: return "incomplete";
-    case ZEXIT_INTERRUPTED: return "interrupted";
-    default: return "internal_error";
-  }
-}
-
-static const char *status_name(int exit_code) {
-  switch (exit_code) {
-    case ZEXIT_SUCCESS: return "success";
-    case ZEXIT_INCOMPLETE: return "incomplete";
-    case ZEXIT_INTERRUPTED: return "interrupted";
-    default: return "error";
-  }
-}
-
 /* Reports a failure and the run's end through the sinks; returns exit_code. */
-static int finish_with_error(exec_run *r, int exit_code, const char *message, bool recoverable) {
+static int finish_from(exec_run *r, int exit_code, zexit_origin origin, const char *message,
+                       bool recoverable) {
   zagent_event ev = {.kind = ZAEV_ERROR,
-                     .error = {.code = error_code_name(exit_code),
+                     .error = {.code = zexit_error_code(exit_code, origin),
                                .message = message,
                                .recoverable = recoverable}};
   emit(r, &ev);
   zagent_event end = {.kind = ZAEV_RUN_END,
-                      .run_end = {.status = status_name(exit_code), .exit_code = exit_code}};
+                      .run_end = {.status = zexit_status_name(exit_code), .exit_code = exit_code}};
   emit(r, &end);
   return exit_code;
 }
 
+static int finish_with_error(exec_run *r, int exit_code, const char *message, bool recoverable) {
+  return finish_from(r, exit_code, ZORIGIN_RUN, message, recoverable);
+}
+
+/* A guardrail stopped the run (agent/guardrails.h): Go zero's code, exit 1. */
+static int finish_halted(exec_run *r, const char *message) {
+  return finish_from(r, ZEXIT_INTERNAL, ZORIGIN_GUARDRAIL, message, true);
+}
+
 /* Usage / setup errors before any sink exists: stream-json and json still
- * get their error + run_end lines. */
-static int early_error(zout_format fmt, int exit_code, const char *message) {
+ * get their error + run_end lines, the code naming the part that failed. */
+static int early_error_from(zout_format fmt, int exit_code, zexit_origin origin,
+                            const char *message) {
   exec_run r = {.nsinks = 1};
   zout_new_run_id(r.run_id);
   if (fmt == ZOUT_STREAM_JSON) r.sinks[0] = zout_stream_json_new(stdout, r.run_id);
   else if (fmt == ZOUT_JSON) r.sinks[0] = zout_json_new(stdout, r.run_id);
   else r.sinks[0] = zout_text_new(stdout, stderr);
-  finish_with_error(&r, exit_code, message, false);
+  finish_from(&r, exit_code, origin, message, false);
   if (fmt != ZOUT_TEXT && exit_code == ZEXIT_USAGE) fprintf(stderr, "[zero] %s\n", message);
   r.sinks[0]->finish(r.sinks[0]);
   r.sinks[0]->destroy(r.sinks[0]);
   return exit_code;
+}
+
+static int early_error(zout_format fmt, int exit_code, const char *message) {
+  return early_error_from(fmt, exit_code, ZORIGIN_RUN, message);
 }
 
 static void warn_to_stderr(void *ud, const char *msg) {
@@ -302,8 +301,18 @@ static void warn_event(void *ud, const char *msg) {
   emit(ud, &w);
 }
 
+/* The notice for a model request that has had no answer for a while
+ * (net/http.h): on stderr, so it never mixes with stdout's output. */
+static void wait_notice(const char *origin, long waited_ms) {
+  fprintf(stderr,
+          "[zero] waiting for %s: no response after %ld s (ZERO_FIRST_BYTE_TIMEOUT gives up "
+          "sooner or later; default 60 s)\n",
+          origin, (waited_ms + 500) / 1000);
+}
+
 int cmd_exec(int argc, char **argv) {
   zerr err = ZERR_INIT;
+  zhttp_set_wait_notifier(wait_notice);
   zexec_args a;
   g_session_root = zsession_root();
   int parsed = zexec_args_parse(argc, argv, &a, session_exists, &err);
@@ -339,25 +348,46 @@ int cmd_exec(int argc, char **argv) {
   zconv conv = ZCONV_INIT;
   exec_run run = {0};
   zagent agent = {0};
+  zexec_profile profile = {0};
+  char **profile_tools_off = NULL;
+  ztrace *trace = NULL;
+  zexec_escalation escalation;
+  ztool_source sources[2];
+  char cap_note[512] = "";
+  zexec_spec spec = {0};
 
   zcancel_install();
   zhttp_global_init();
 
+  /* The trace file is opened before -C moves the process: FILE is relative
+   * to where zero was started. */
+  if (a.trace_path && !(trace = ztrace_open(a.trace_path, &err))) {
+    exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
+    goto out;
+  }
   rs.opts.offline = a.offline;
   rs.opts.init_session_id = a.init_session_id;
   rs.opts.reasoning_effort = a.reasoning_effort;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;
-  if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) < 0 ||
-      zrun_setup_sandbox(&rs, &err) < 0 || read_prompt(&a, &prompt, images, &err) < 0 ||
+  if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) == 0 &&
+      zrun_setup_sandbox(&rs, &err) < 0) {
+    exit_code = early_error_from(a.output, zexit_for_error(err.kind), ZORIGIN_SANDBOX, err.msg);
+    goto out;
+  }
+  if (err.kind != ZE_OK || read_prompt(&a, &prompt, images, &err) < 0 ||
       read_images(&a, images, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
   zconfig_flags flags = {.provider = a.provider, .model = a.model, .max_turns = a.max_turns};
-  if (zrun_setup_provider(&rs, &flags, &err) < 0) {
+  if (zrun_setup_provider(&rs, &flags, &err) < 0 ||
+      zexec_apply_profile(&rs, &a, &profile, &profile_tools_off, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
+  if (profile_tools_off) rs.opts.disabled_tools = (const char *const *)profile_tools_off;
+  zexec_cap_autonomy(&rs.model.cfg, &a, cap_note, sizeof cap_note);
+  mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy, a.skip_permissions_unsafe);
 
   /* Session: fork, resume or create. */
   int srv;
@@ -374,6 +404,13 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
 
+  /* Spec mode drafts read-only (plan mode) and builds in `mode`. */
+  zperm_mode first_mode = a.use_spec ? ZPERM_PLAN : mode;
+  if (a.use_spec && zexec_spec_begin(&spec, &rs, &err) < 0) {
+    exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
+    goto out;
+  }
+
   /* Output writer + recorder + task state. */
   zout_new_run_id(run.run_id);
   if (a.output == ZOUT_STREAM_JSON) run.sinks[0] = zout_stream_json_new(stdout, run.run_id);
@@ -381,7 +418,7 @@ int cmd_exec(int argc, char **argv) {
   else run.sinks[0] = zout_text_new(stdout, stderr);
   /* No diag: a recording failure reaches the user as the run's error. */
   run.sinks[1] = zrecorder_new(rs.store.session, NULL);
-  zrun_setup_tools(&rs, mode, a.autonomy);
+  zrun_setup_tools(&rs, first_mode, a.autonomy);
   run.sinks[2] = ztask_sink_new(&rs.store.task, rs.plan);
   run.nsinks = 3;
 
@@ -398,6 +435,11 @@ int cmd_exec(int argc, char **argv) {
   }
   if (g_prompt_note[0]) {
     zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = g_prompt_note}};
+    emit(&run, &w);
+  }
+  if (cap_note[0]) {
+    zagent_event w = {.kind = ZAEV_WARNING,
+                      .warning = {.message = cap_note, .code = "autonomy_capped"}};
     emit(&run, &w);
   }
   if (mode == ZPERM_UNSAFE) {
@@ -422,7 +464,7 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
     json_decref(state);
   }
-  zrun_setup_system_prompt(&rs, mode);
+  zrun_setup_system_prompt(&rs, first_mode);
   zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
   /* Images from stream-json input travel with the message and are recorded
    * with it (as the TUI's /image), so --resume sends them again. */
@@ -443,14 +485,30 @@ int cmd_exec(int argc, char **argv) {
   /* MCP servers start in parallel, through the same spawner as every other
    * child; one that fails is a warning, the run goes on. */
   if (zrun_setup_mcp(&rs, warn_event, &run, &err) < 0) {
-    exit_code = finish_with_error(&run, ZEXIT_PROVIDER, err.msg, false);
+    exit_code = finish_from(&run, ZEXIT_PROVIDER, ZORIGIN_MCP, err.msg, false);
     goto finish;
   }
   zrun_setup_compaction(&rs, a.output == ZOUT_TEXT ? stderr : NULL);
   zrun_setup_agent(&rs, &agent);
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
-  zrun_status st = zagent_run(&agent, &conv, &err);
+  /* The loop's judgement (agent/judge.h). */
+  agent.completion_gate = !a.no_completion_gate;
+  agent.verify_edits = profile.verify;
+  agent.objective = rs.store.task.objective;
+  agent.trace = trace;
+  ztrace_set_run(trace, rs.store.session->id, run.run_id, a.profile);
+  if (a.allow_escalation) {
+    zexec_escalation_init(&escalation, &rs, a.escalation_model);
+    size_t n = 0;
+    if (agent.nsources) sources[n++] = agent.sources[0];
+    sources[n++] = escalation.source;
+    agent.sources = sources;
+    agent.nsources = n;
+  }
+  zrun_status st =
+      a.use_spec ? zexec_spec_run(&spec, &agent, &conv, &rs, mode, a.autonomy, a.spec_approve, &err)
+                 : zagent_run(&agent, &conv, &err);
   zrun_setup_save_task(&rs);
   /* A final answer the session could not record is not a success. */
   if (st == ZRUN_SUCCESS && zagent_check_sinks(&agent, &err) < 0) st = ZRUN_ERROR;
@@ -478,7 +536,10 @@ int cmd_exec(int argc, char **argv) {
     case ZRUN_ERROR:
       exit_code = finish_with_error(&run, zexit_for_error(err.kind), err.msg, err.retryable);
       break;
+    case ZRUN_HALTED: exit_code = finish_halted(&run, err.msg); break;
   }
+  zerr terr = ZERR_INIT;
+  if (ztrace_finish(trace, &terr) < 0) fprintf(stderr, "[zero] WARNING: --trace: %s\n", terr.msg);
 finish:
   for (size_t i = 0; i < run.nsinks; i++) {
     /* Lost stdout output or a session that could not be recorded (said on
@@ -496,6 +557,10 @@ out:
   zrun_setup_release(&rs);
   zbuf_release(&prompt);
   json_decref(images);
+  ztrace_free(trace);
+  zexec_spec_release(&spec);
+  zexec_profile_release(&profile);
+  zperm_tool_list_free(profile_tools_off);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;

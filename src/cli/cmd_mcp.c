@@ -17,6 +17,7 @@
 #include "base/opts.h"
 #include "base/redact.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/run_setup.h"
 #include "mcp/mcp.h"
 #include "mcp/oauth.h"
@@ -141,7 +142,7 @@ static int mcp_words(int argc, char **argv, unsigned allowed, const char **words
 
 /* The listing is built whole and printed through the redactor: a URL with
  * ?token=…, a command with --api-key …, never reach the terminal. */
-static int list_cmd(int argc, char **argv) {
+static int list_cmd(void *ctx, int argc, char **argv) {
   unsigned given;
   int n;
   bool helped;
@@ -175,9 +176,7 @@ static int list_cmd(int argc, char **argv) {
       }
       json_array_append_new(arr, o);
     }
-    char *s = json_dumps(arr, JSON_INDENT(2));
-    zbuf_addf(&out, "%s\n", s);
-    free(s);
+    zjson_print_to(&out, arr, JSON_INDENT(2));
     json_decref(arr);
   } else if (!cfg.n) {
     zbuf_addstr(&out, "No MCP servers configured. Add one with: zero mcp add NAME -- COMMAND "
@@ -242,7 +241,7 @@ static char *target_file(bool project) {
   return zpath_join(dir, "config.json");
 }
 
-static int add_cmd(int argc, char **argv) {
+static int add_cmd(void *ctx, int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') return fail("add needs a server NAME\n\n%s", MCP_USAGE);
   const char *name = argv[0];
   const char *url = NULL, *transport = NULL, *cwd = NULL;
@@ -388,9 +387,7 @@ static int add_cmd(int argc, char **argv) {
     json_object_foreach(o, k, val) json_object_set_new(o, k, json_string("[REDACTED]"));
     json_t *doc = json_pack("{s:s, s:b, s:s, s:O}", "serverName", name, "updated", op.existed,
                             "configPath", path, "server", shown);
-    char *txt = json_dumps(doc, JSON_INDENT(2));
-    printf("%s\n", txt);
-    free(txt);
+    zjson_print(stdout, doc, JSON_INDENT(2));
     json_decref(doc);
   } else if (op.existed) {
     printf("Updated MCP server \"%s\" in %s (its earlier definition is replaced)\n", name, path);
@@ -514,7 +511,7 @@ static int connect_one(const char *name, one_server *o) {
   return ZEXIT_SUCCESS;
 }
 
-static int tools_cmd(int argc, char **argv) {
+static int tools_cmd(void *ctx, int argc, char **argv) {
   const char *name = NULL;
   unsigned given;
   int n;
@@ -539,9 +536,7 @@ static int tools_cmd(int argc, char **argv) {
                                            c->tools[i].input_schema, "readOnly",
                                            c->tools[i].read_only));
     }
-    char *s = json_dumps(arr, JSON_INDENT(2));
-    zbuf_addf(&out, "%s\n", s);
-    free(s);
+    zjson_print_to(&out, arr, JSON_INDENT(2));
     json_decref(arr);
   } else {
     zbuf_addf(&out, "Tools of MCP server \"%s\" (%s %s, protocol %s):\n", c->cfg->name,
@@ -556,7 +551,7 @@ static int tools_cmd(int argc, char **argv) {
   return ZEXIT_SUCCESS;
 }
 
-static int call_cmd(int argc, char **argv) {
+static int call_cmd(void *ctx, int argc, char **argv) {
   const char *pos[3] = {0};
   int np;
   unsigned given;
@@ -630,7 +625,7 @@ static int grant_cmd(bool grant, int argc, char **argv) {
   return ZEXIT_SUCCESS;
 }
 
-static int trust_cmd(int argc, char **argv) {
+static int trust_cmd(void *ctx, int argc, char **argv) {
   char *dir = argc > 0 ? realpath(argv[0], NULL) : workspace_dir();
   if (!dir) return fail("cannot resolve %s: is it an existing directory?", argv[0]);
   zerr err = ZERR_INIT;
@@ -703,7 +698,7 @@ static const zmcp_server_cfg *find_remote(const char *name, zmcp_config *cfg, in
   return s;
 }
 
-static int login_cmd(int argc, char **argv) {
+static int login_cmd(void *ctx, int argc, char **argv) {
   const char *name = NULL, *timeout = NULL;
   unsigned given;
   int n;
@@ -745,7 +740,7 @@ static int login_cmd(int argc, char **argv) {
   return rc;
 }
 
-static int logout_cmd(int argc, char **argv) {
+static int logout_cmd(void *ctx, int argc, char **argv) {
   if (argc != 1) return fail("logout takes one server NAME");
   zerr err = ZERR_INIT;
   int r = zoauth_tokens_delete(argv[0], &err);
@@ -756,25 +751,44 @@ static int logout_cmd(int argc, char **argv) {
   return ZEXIT_SUCCESS;
 }
 
+static int remove_cmd(void *ctx, int argc, char **argv) {
+  return edit_cmd(1, argc, argv);
+}
+
+static int enable_cmd(void *ctx, int argc, char **argv) {
+  return edit_cmd(2, argc, argv);
+}
+
+static int disable_cmd(void *ctx, int argc, char **argv) {
+  return edit_cmd(3, argc, argv);
+}
+
+static int grant_add_cmd(void *ctx, int argc, char **argv) {
+  return grant_cmd(true, argc, argv);
+}
+
+static int revoke_cmd(void *ctx, int argc, char **argv) {
+  return grant_cmd(false, argc, argv);
+}
+
+/* In the order completion lists them; MCP_USAGE describes each. */
+static const zcli_subcommand MCP_SUBS[] = {
+    {"list", NULL, list_cmd, NULL},       {"add", NULL, add_cmd, NULL},
+    {"remove", "rm", remove_cmd, NULL},   {"enable", NULL, enable_cmd, NULL},
+    {"disable", NULL, disable_cmd, NULL}, {"tools", NULL, tools_cmd, NULL},
+    {"call", NULL, call_cmd, NULL},       {"grant", NULL, grant_add_cmd, NULL},
+    {"revoke", NULL, revoke_cmd, NULL},   {"trust", NULL, trust_cmd, NULL},
+    {"login", NULL, login_cmd, NULL},     {"logout", NULL, logout_cmd, NULL},
+};
+
+const zcli_subcommands zcli_mcp_subs = {MCP_SUBS, ZARRAY_LEN(MCP_SUBS)};
+
 int cmd_mcp(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
     mcp_usage(argc < 1 ? stderr : stdout);
     return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
   }
-  const char *sub = argv[0];
-  argc--;
-  argv++;
-  if (!strcmp(sub, "list")) return list_cmd(argc, argv);
-  if (!strcmp(sub, "add")) return add_cmd(argc, argv);
-  if (!strcmp(sub, "remove") || !strcmp(sub, "rm")) return edit_cmd(1, argc, argv);
-  if (!strcmp(sub, "enable")) return edit_cmd(2, argc, argv);
-  if (!strcmp(sub, "disable")) return edit_cmd(3, argc, argv);
-  if (!strcmp(sub, "tools")) return tools_cmd(argc, argv);
-  if (!strcmp(sub, "call")) return call_cmd(argc, argv);
-  if (!strcmp(sub, "grant")) return grant_cmd(true, argc, argv);
-  if (!strcmp(sub, "revoke")) return grant_cmd(false, argc, argv);
-  if (!strcmp(sub, "trust")) return trust_cmd(argc, argv);
-  if (!strcmp(sub, "login")) return login_cmd(argc, argv);
-  if (!strcmp(sub, "logout")) return logout_cmd(argc, argv);
-  return fail("unknown command \"%s\"\n\n%s", sub, MCP_USAGE);
+  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_mcp_subs, argv[0]);
+  if (!sub) return fail("unknown command \"%s\"\n\n%s", argv[0], MCP_USAGE);
+  return sub->run(NULL, argc - 1, argv + 1);
 }

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "config/config.h"
 #include "config/models.h"
 
@@ -81,15 +83,21 @@ static void on_model(void *ud, const zmodel_info *m) {
          m->efforts && *m->efforts ? m->efforts : "-", price);
 }
 
+/* For completion: the parser below takes `list` itself (the one
+ * subcommand, and the default). */
+static const zcli_subcommand MODELS_SUBS[] = {{"list", NULL, NULL, NULL}};
+
+const zcli_subcommands zcli_models_subs = {MODELS_SUBS, ZARRAY_LEN(MODELS_SUBS)};
+
 int cmd_models(int argc, char **argv) {
   const char *provider = NULL;
   bool json = false;
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc, npos = 0;
+  int npos = 0;
   zopt_init(&op, &zcli_models_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == M_JSON) {
       json = true;
     } else if (hit.id == M_PROVIDER) {
@@ -121,9 +129,7 @@ int cmd_models(int argc, char **argv) {
            "OUTPUT", "TOOLS", "IMAGES", "REASONING", "PRICE/1M in / cached / out");
   zmodel_each(have ? &cfg : NULL, provider, on_model, &c);
   if (json) {
-    char *s = json_dumps(c.arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    printf("%s\n", s);
-    free(s);
+    zjson_print(stdout, c.arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(c.arr);
   } else if (c.n == 0) {
     printf("No models for provider \"%s\". Try zero models list without --provider.\n",

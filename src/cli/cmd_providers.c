@@ -23,6 +23,7 @@
 #include "base/path.h"
 #include "base/redact.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/userconfig.h"
 #include "config/config.h"
 #include "config/presets.h"
@@ -32,7 +33,8 @@
 enum { P_HELP = 1, P_JSON, P_PRESET, P_KIND, P_URL, P_MODEL, P_KEYENV, P_WIRE, P_NAME };
 
 static const zopt PROVIDERS_OPTS[] = {
-    {P_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list, detect: print JSON", "Flags"},
+    {P_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print JSON (list, detect, use, remove, rename)",
+     "Flags"},
     {P_HELP, "help", 'h', ZOPT_FLAG, ZOPT_HIDDEN, NULL, "show this help", NULL}, /* listed below */
 };
 
@@ -62,14 +64,8 @@ const zopt_spec zcli_provider_add_opts = {.command = "providers add", .opts = AD
                                           .see = " (see zero providers --help)"};
 
 static void usage(FILE *out) {
-  fputs("Usage: zero providers list [--json]\n"
-        "       zero providers add NAME [--preset P] [--kind K] [--base-url URL] [--model M]\n"
-        "                          [--api-key-env VAR] [--wire-api chat|responses]\n"
-        "       zero providers use NAME\n"
-        "       zero providers remove NAME\n"
-        "       zero providers rename OLD NEW\n"
-        "       zero providers detect [--json]\n"
-        "\n"
+  zcli_subcommand_usage(out, "zero providers", &zcli_providers_subs);
+  fputs("\n"
         "Lists, adds and switches the provider profiles in ~/.config/zero/config.json;\n"
         "detect asks the local runtimes on loopback (Ollama 11434, LM Studio 1234,\n"
         "llama.cpp 8080) which models they serve.\n"
@@ -124,10 +120,9 @@ static int do_list(bool json) {
     const zprofile *p = &cfg.providers[i];
     const char *kind = p->kind ? p->kind : p->base_url ? "openai-compatible" : "openai";
     const char *url = p->base_url ? p->base_url : zconfig_default_base_url(kind);
-    const char *key = p->api_key ? "apiKey in config"
-                      : p->api_key_env ? (getenv(p->api_key_env) && *getenv(p->api_key_env)
-                                              ? p->api_key_env
-                                              : "missing")
+    const char *env = p->api_key_env ? getenv(p->api_key_env) : NULL;
+    const char *key = p->api_key       ? "apiKey in config"
+                      : p->api_key_env ? (env && *env ? p->api_key_env : "missing")
                                        : "none";
     bool active = cfg.active_provider && !strcmp(cfg.active_provider, p->name);
     json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:b, s:s}", "name", p->name, "kind", kind,
@@ -294,7 +289,22 @@ typedef struct provider_op {
   char **argv;
   const char *path;
   zbuf what;
+  /* argv[0] is a profile only the environment defines: the key variable */
+  const char *env_only_var;
 } provider_op;
+
+/* The error for a name the file does not hold: a profile the environment
+ * alone defines is named as such (a file edit cannot remove or rename it). */
+static int not_in_file(const provider_op *o, zerr *err) {
+  if (o->env_only_var)
+    return zerr_set(err, ZE_USAGE,
+                    "the provider \"%s\" is defined only by environment variables (%s and "
+                    "its family's base URL / model variables), not in %s: unset them to drop it, "
+                    "or save it to the file with zero providers add %s",
+                    o->argv[0], o->env_only_var, o->path, o->argv[0]);
+  return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list)",
+                  o->argv[0], o->path);
+}
 
 /* `providers use|remove|rename` on the document as it is under the lock. */
 static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
@@ -306,16 +316,15 @@ static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
   bool was_active = active && !strcmp(active, argv[0]);
   zbuf_reset(&o->what);
   if (!strcmp(o->op, "use")) {
-    if (at < 0 && !zpreset_find(argv[0]))
+    /* a profile the environment defines is a valid choice too */
+    if (at < 0 && !zpreset_find(argv[0]) && !o->env_only_var)
       return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list; "
                                      "add one with zero providers add)", argv[0], o->path);
     json_object_set_new(doc, "activeProvider", json_string(argv[0]));
     zbuf_addf(&o->what, "Active provider: %s", argv[0]);
     return 0;
   }
-  if (at < 0)
-    return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list)",
-                    argv[0], o->path);
+  if (at < 0) return not_in_file(o, err);
   if (!strcmp(o->op, "remove")) {
     json_array_remove(provs, (size_t)at);
     if (was_active) json_object_del(doc, "activeProvider");
@@ -334,15 +343,50 @@ static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
   return 0;
 }
 
-static int do_use_remove_rename(const char *op, int argc, char **argv) {
+/* The key variable when name is a profile only the environment defines
+ * (the file is read as a run would read it), else NULL. Static string. */
+static const char *env_only_key_var(const char *name) {
+  zconfig cfg;
+  char *cwd = getcwd(NULL, 0);
+  const char *var = NULL;
+  if (zconfig_load(&cfg, cwd ? cwd : ".", NULL, NULL) == 0) {
+    var = zprofile_env_key_var(zconfig_find_profile(&cfg, name));
+    zconfig_release(&cfg);
+  }
+  free(cwd);
+  return var;
+}
+
+/* --json: {"ok", "action", "provider", "message", "path"} on success;
+ * {"ok": false, "error": {"code", "message"}} on failure (stdout, the
+ * exit code as without --json). */
+static int edit_config_json(provider_op *o) {
+  zerr err = ZERR_INIT;
+  char *path = NULL;
+  int rc = zucfg_update(apply_provider_op, o, &path, &err);
+  int code = rc < 0 ? (err.kind == ZE_IO || err.kind == ZE_INTERNAL ? ZEXIT_INTERNAL : ZEXIT_USAGE)
+                    : ZEXIT_SUCCESS;
+  json_t *out = rc < 0
+                    ? json_pack("{s:b, s:s, s:{s:s, s:s}}", "ok", false, "action", o->op, "error",
+                                "code", zexit_error_code(code, ZORIGIN_RUN), "message", err.msg)
+                    : json_pack("{s:b, s:s, s:s, s:s, s:s}", "ok", true, "action", o->op,
+                                "provider", o->argv[!strcmp(o->op, "rename") ? 1 : 0], "message",
+                                o->what.data ? o->what.data : "", "path", path ? path : "");
+  print_json(out);
+  json_decref(out);
+  free(path);
+  return code;
+}
+
+static int do_use_remove_rename(const char *op, int argc, char **argv, bool json) {
   size_t want = !strcmp(op, "rename") ? 2 : 1;
   if ((size_t)argc != want)
-    return fail(ZEXIT_USAGE, "usage: zero providers %s %s", op,
-                want == 2 ? "OLD NEW" : "NAME");
+    return fail(ZEXIT_USAGE, "usage: zero providers %s %s%s", op, want == 2 ? "OLD NEW" : "NAME",
+                " [--json]");
   cleanup_free char *dir = zpath_config_dir();
   cleanup_free char *path = zpath_join(dir, "config.json");
-  provider_op o = {.op = op, .argv = argv, .path = path};
-  int rc = edit_config(apply_provider_op, &o, &o.what);
+  provider_op o = {.op = op, .argv = argv, .path = path, .env_only_var = env_only_key_var(argv[0])};
+  int rc = json ? edit_config_json(&o) : edit_config(apply_provider_op, &o, &o.what);
   zbuf_release(&o.what);
   return rc;
 }
@@ -455,44 +499,102 @@ static int do_detect(bool json) {
   return ZEXIT_SUCCESS;
 }
 
-int cmd_providers(int argc, char **argv) {
-  /* "zero providers [--json]" is the list. */
-  const char *sub = argc > 0 && argv[0][0] != '-' ? argv[0] : "list";
-  int first = argc > 0 && argv[0][0] != '-' ? 1 : 0;
-  if (!strcmp(sub, "help")) {
-    usage(stdout);
-    return ZEXIT_SUCCESS;
-  }
-  if (!strcmp(sub, "add")) return zcli_providers_add(argc - 1, argv + 1, false, usage);
-  bool json = false;
+/* The words and flags after a subcommand other than add. */
+typedef struct providers_args {
+  bool json;
   const char *words[3];
-  int nwords = 0;
+  int nwords; /* may exceed 3: only the first three are kept */
+} providers_args;
+
+/* Parses what follows subcommand `sub` into pa. true when the command ends
+ * here with *rc (its --help, or a usage error, printed); listing: the
+ * subcommand takes no words. */
+static bool parse_rest(const char *sub, bool listing, int argc, char **argv, providers_args *pa,
+                       int *rc) {
+  memset(pa, 0, sizeof *pa);
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
   int prc;
-  zopt_init(&op, &zcli_providers_opts, argc - first, argv + first);
+  zopt_init(&op, &zcli_providers_opts, argc, argv);
   while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
     if (hit.id == P_HELP) {
       usage(stdout);
-      return ZEXIT_SUCCESS;
+      *rc = ZEXIT_SUCCESS;
+      return true;
     }
-    if (hit.id == P_JSON) json = true;
-    else if (nwords < 3) words[nwords++] = hit.value;
-    else nwords++;
+    if (hit.id == P_JSON) pa->json = true;
+    else if (pa->nwords < 3) pa->words[pa->nwords++] = hit.value;
+    else pa->nwords++;
   }
-  bool listing = !strcmp(sub, "list") || !strcmp(sub, "detect");
-  if (listing && prc >= 0 && nwords > 0)
-    zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\"", words[0]);
-  if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero providers %s: %s\n\n", sub, perr.msg);
-    usage(stderr);
-    return ZEXIT_USAGE;
+  if (listing && prc >= 0 && pa->nwords > 0)
+    zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\"", pa->words[0]);
+  if (perr.kind == ZE_OK) return false;
+  fprintf(stderr, "zero providers %s: %s\n\n", sub, perr.msg);
+  usage(stderr);
+  *rc = ZEXIT_USAGE;
+  return true;
+}
+
+static int list_cmd(void *ctx, int argc, char **argv) {
+  providers_args pa;
+  int rc;
+  return parse_rest("list", true, argc, argv, &pa, &rc) ? rc : do_list(pa.json);
+}
+
+static int detect_cmd(void *ctx, int argc, char **argv) {
+  providers_args pa;
+  int rc;
+  return parse_rest("detect", true, argc, argv, &pa, &rc) ? rc : do_detect(pa.json);
+}
+
+static int add_cmd(void *ctx, int argc, char **argv) {
+  return zcli_providers_add(argc, argv, false, usage);
+}
+
+/* use NAME, remove NAME, rename OLD NEW: one edit of the config file. */
+static int edit_cmd(const char *sub, int argc, char **argv) {
+  providers_args pa;
+  int rc;
+  if (parse_rest(sub, false, argc, argv, &pa, &rc)) return rc;
+  return do_use_remove_rename(sub, pa.nwords, (char **)pa.words, pa.json);
+}
+
+static int use_cmd(void *ctx, int argc, char **argv) { return edit_cmd("use", argc, argv); }
+
+static int remove_cmd(void *ctx, int argc, char **argv) { return edit_cmd("remove", argc, argv); }
+
+static int rename_cmd(void *ctx, int argc, char **argv) { return edit_cmd("rename", argc, argv); }
+
+/* The usage lines (usage()) and completion come from this table. */
+static const zcli_subcommand PROVIDERS_SUBS[] = {
+    {"list", NULL, list_cmd, "list [--json]"},
+    {"add", NULL, add_cmd,
+     "add NAME [--preset P] [--kind K] [--base-url URL] [--model M]\n"
+     "                          [--api-key-env VAR] [--wire-api chat|responses]"},
+    {"use", NULL, use_cmd, "use NAME"},
+    {"remove", NULL, remove_cmd, "remove NAME"},
+    {"rename", NULL, rename_cmd, "rename OLD NEW"},
+    {"detect", NULL, detect_cmd, "detect [--json]"},
+};
+
+const zcli_subcommands zcli_providers_subs = {PROVIDERS_SUBS, ZARRAY_LEN(PROVIDERS_SUBS)};
+
+int cmd_providers(int argc, char **argv) {
+  /* "zero providers [--json]" is the list. */
+  const char *name = argc > 0 && argv[0][0] != '-' ? argv[0] : "list";
+  int first = argc > 0 && argv[0][0] != '-' ? 1 : 0;
+  if (!strcmp(name, "help")) {
+    usage(stdout);
+    return ZEXIT_SUCCESS;
   }
-  if (listing) return !strcmp(sub, "detect") ? do_detect(json) : do_list(json);
-  if (!strcmp(sub, "use") || !strcmp(sub, "remove") || !strcmp(sub, "rename"))
-    return do_use_remove_rename(sub, nwords, (char **)words);
-  fprintf(stderr, "zero providers: unknown subcommand \"%s\"\n\n", sub);
+  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_providers_subs, name);
+  if (sub) return sub->run(NULL, argc - first, argv + first);
+  /* An unknown subcommand: its flags are still checked first. */
+  providers_args pa;
+  int rc;
+  if (parse_rest(name, false, argc - first, argv + first, &pa, &rc)) return rc;
+  fprintf(stderr, "zero providers: unknown subcommand \"%s\"\n\n", name);
   usage(stderr);
   return ZEXIT_USAGE;
 }

@@ -11,6 +11,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/run_setup.h"
 #include "perm/grants.h"
 #include "sandbox/policy.h"
@@ -117,7 +118,7 @@ static int build_policy(const sb_args *a, zsb_policy *p) {
   return 0;
 }
 
-static int sandbox_exec(int argc, char **argv) {
+static int sandbox_exec(void *ctx, int argc, char **argv) {
   cleanup_sb_args sb_args a = {0};
   if (parse_common(argc, argv, &a, true) < 0) return ZEXIT_USAGE;
   if (a.rest < 0 || a.rest >= argc) {
@@ -145,7 +146,7 @@ static void print_list(const char *title, const zsb_strv *s) {
   for (size_t i = 0; i < s->n; i++) printf("  %s\n", s->v[i]);
 }
 
-static int sandbox_policy(int argc, char **argv) {
+static int sandbox_policy(void *ctx, int argc, char **argv) {
   cleanup_sb_args sb_args a = {0};
   if (parse_common(argc, argv, &a, false) < 0) return ZEXIT_USAGE;
   zsb_policy p;
@@ -189,9 +190,7 @@ static int sandbox_policy(int argc, char **argv) {
       }
       json_object_set_new(j, "protected", prot);
     }
-    char *s = json_dumps(j, JSON_INDENT(2));
-    printf("%s\n", s);
-    free(s);
+    zjson_print(stdout, j, JSON_INDENT(2));
     json_decref(j);
   } else {
     printf("workspace: %s\n", p.workspace);
@@ -243,7 +242,7 @@ static bool probe_run(const zsb_policy *p, const char *script) {
   return rc == 0;
 }
 
-static int sandbox_check(int argc, char **argv) {
+static int sandbox_check(void *ctx, int argc, char **argv) {
   cleanup_sb_args sb_args a = {0};
   if (parse_common(argc, argv, &a, false) < 0) return ZEXIT_USAGE;
   const zsb_probe *pr = zsb_probe_get();
@@ -334,9 +333,7 @@ static int grants_list(const zgrants *g, bool json) {
                                            zgrant_kind_name(g->v[i].kind), "value",
                                            g->v[i].value, "action",
                                            g->v[i].allow ? "allow" : "deny"));
-    char *s = json_dumps(arr, JSON_INDENT(2));
-    printf("%s\n", s);
-    free(s);
+    zjson_print(stdout, arr, JSON_INDENT(2));
     json_decref(arr);
   } else if (!g->n) {
     printf("No saved grants (%s).\n", g->path);
@@ -348,86 +345,121 @@ static int grants_list(const zgrants *g, bool json) {
              g->v[i].value ? g->v[i].value : "");
   }
   for (char **w = g->ignored; w && *w; w++) fprintf(stderr, "warning: %s\n", *w);
+  if (g->notice) fprintf(stderr, "[zero] %s\n", g->notice);
   return ZEXIT_SUCCESS;
 }
 
+static int grants_usage(void) {
+  fputs(GRANTS_USAGE, stderr);
+  return ZEXIT_USAGE;
+}
+
+/* `grants list [--json]`. */
+static int grants_list_cmd(void *path, int argc, char **argv) {
+  if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json"))) return grants_usage();
+  zgrants g;
+  zerr err = ZERR_INIT;
+  int rc = zgrants_load(&g, path, NULL, &err) < 0 ? -1 : grants_list(&g, argc == 1);
+  zgrants_release(&g);
+  if (rc < 0) fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
+  return rc < 0 ? ZEXIT_PROVIDER : rc;
+}
+
 /* `grants allow|deny TOOL [--prefix P | --path DIR]`: one locked add. */
-static int grants_add(const char *path, int argc, char **argv) {
+static int grants_add(const char *path, bool allow, int argc, char **argv) {
+  if (argc < 1) return grants_usage();
   zgrant_kind k = ZGRANT_TOOL;
   const char *value = NULL;
   cleanup_free char *resolved = NULL;
-  if (argc == 4 && !strcmp(argv[2], "--prefix")) {
+  if (argc == 3 && !strcmp(argv[1], "--prefix")) {
     k = ZGRANT_PREFIX;
-    value = argv[3];
-  } else if (argc == 4 && !strcmp(argv[2], "--path")) {
+    value = argv[2];
+  } else if (argc == 3 && !strcmp(argv[1], "--path")) {
     k = ZGRANT_PATH;
-    if (!argv[3][0]) {
+    if (!argv[2][0]) {
       fputs("zero sandbox grants: --path needs a directory or file; an empty path would "
             "cover the whole workspace\n", stderr);
       return ZEXIT_USAGE;
     }
-    resolved = zsb_resolve_path(argv[3], NULL);
+    resolved = zsb_resolve_path(argv[2], NULL);
     value = resolved;
-  } else if (argc != 2) {
-    fputs(GRANTS_USAGE, stderr);
-    return ZEXIT_USAGE;
+  } else if (argc != 1) {
+    return grants_usage();
   }
-  bool allow = !strcmp(argv[0], "allow");
   zerr err = ZERR_INIT;
-  if (zgrants_file_add(path, argv[1], k, value, allow, &err) < 0) {
+  if (zgrants_file_add(path, argv[0], k, value, allow, &err) < 0) {
     fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
     return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
   }
-  printf("Saved: %s %s%s%s\n", argv[0], argv[1], value ? " " : "", value ? value : "");
-  if (!ztool_find(argv[1]))
+  printf("Saved: %s %s%s%s\n", allow ? "allow" : "deny", argv[0], value ? " " : "",
+         value ? value : "");
+  if (!ztool_find(argv[0]))
     fprintf(stderr, "note: %s is not a built-in tool; the grant applies only to an MCP "
                     "tool of exactly that name (zero tools list shows the names)\n",
-            argv[1]);
+            argv[0]);
   return ZEXIT_SUCCESS;
 }
 
+static int grants_allow_cmd(void *path, int argc, char **argv) {
+  return grants_add(path, true, argc, argv);
+}
+
+static int grants_deny_cmd(void *path, int argc, char **argv) {
+  return grants_add(path, false, argc, argv);
+}
+
+/* `grants revoke N` (N as list numbers them). */
+static int grants_revoke_cmd(void *path, int argc, char **argv) {
+  if (argc != 1) return grants_usage();
+  zerr err = ZERR_INIT;
+  char *end;
+  long i = strtol(argv[0], &end, 10);
+  if (*end || i < 1 || zgrants_file_revoke(path, (size_t)i, &err) < 0) {
+    fprintf(stderr, "zero sandbox grants: %s\n",
+            err.msg[0] ? err.msg : "no such grant; see zero sandbox grants list");
+    return err.kind == ZE_USAGE || !err.msg[0] ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+  }
+  printf("Revoked grant %ld.\n", i);
+  return ZEXIT_SUCCESS;
+}
+
+static int grants_clear_cmd(void *path, int argc, char **argv) {
+  if (argc != 0) return grants_usage();
+  zerr err = ZERR_INIT;
+  if (zgrants_file_clear(path, &err) < 0) {
+    fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
+    return ZEXIT_INTERNAL;
+  }
+  printf("All grants cleared.\n");
+  return ZEXIT_SUCCESS;
+}
+
+static const zcli_subcommand GRANTS_SUBS[] = {
+    {"list", NULL, grants_list_cmd, NULL},     {"allow", NULL, grants_allow_cmd, NULL},
+    {"deny", NULL, grants_deny_cmd, NULL},     {"revoke", NULL, grants_revoke_cmd, NULL},
+    {"clear", NULL, grants_clear_cmd, NULL},
+};
+static const zcli_subcommands grants_subs = {GRANTS_SUBS, ZARRAY_LEN(GRANTS_SUBS)};
+
 /* `zero sandbox grants …`: every change is one locked update of the file
  * (perm/grants.h), so concurrent runs never lose a grant. */
-static int sandbox_grants(int argc, char **argv) {
-  if (argc < 1) {
-    fputs(GRANTS_USAGE, stderr);
-    return ZEXIT_USAGE;
-  }
+static int sandbox_grants(void *ctx, int argc, char **argv) {
+  if (argc < 1) return grants_usage();
+  const zcli_subcommand *sub = zcli_subcommand_find(&grants_subs, argv[0]);
+  if (!sub) return grants_usage();
   const char *env = getenv("ZERO_GRANTS_FILE");
   cleanup_free char *path = env && *env ? xstrdup(env) : zgrants_default_path();
-  const char *sub = argv[0];
-  zerr err = ZERR_INIT;
-  if (!strcmp(sub, "list") && (argc == 1 || (argc == 2 && !strcmp(argv[1], "--json")))) {
-    zgrants g;
-    int rc = zgrants_load(&g, path, NULL, &err) < 0 ? -1 : grants_list(&g, argc == 2);
-    zgrants_release(&g);
-    if (rc < 0) fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
-    return rc < 0 ? ZEXIT_PROVIDER : rc;
-  }
-  if ((!strcmp(sub, "allow") || !strcmp(sub, "deny")) && argc >= 2)
-    return grants_add(path, argc, argv);
-  if (!strcmp(sub, "revoke") && argc == 2) {
-    char *end;
-    long i = strtol(argv[1], &end, 10);
-    if (*end || i < 1 || zgrants_file_revoke(path, (size_t)i, &err) < 0) {
-      fprintf(stderr, "zero sandbox grants: %s\n",
-              err.msg[0] ? err.msg : "no such grant; see zero sandbox grants list");
-      return err.kind == ZE_USAGE || !err.msg[0] ? ZEXIT_USAGE : ZEXIT_INTERNAL;
-    }
-    printf("Revoked grant %ld.\n", i);
-    return ZEXIT_SUCCESS;
-  }
-  if (!strcmp(sub, "clear") && argc == 1) {
-    if (zgrants_file_clear(path, &err) < 0) {
-      fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
-      return ZEXIT_INTERNAL;
-    }
-    printf("All grants cleared.\n");
-    return ZEXIT_SUCCESS;
-  }
-  fputs(GRANTS_USAGE, stderr);
-  return ZEXIT_USAGE;
+  return sub->run(path, argc - 1, argv + 1);
 }
+
+static const zcli_subcommand SANDBOX_SUBS[] = {
+    {"exec", NULL, sandbox_exec, NULL},
+    {"policy", NULL, sandbox_policy, NULL},
+    {"check", NULL, sandbox_check, NULL},
+    {"grants", NULL, sandbox_grants, NULL},
+};
+
+const zcli_subcommands zcli_sandbox_subs = {SANDBOX_SUBS, ZARRAY_LEN(SANDBOX_SUBS)};
 
 int cmd_sandbox(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
@@ -435,12 +467,12 @@ int cmd_sandbox(int argc, char **argv) {
     fputs(SANDBOX_USAGE, argc < 1 ? stderr : stdout);
     return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
   }
-  if (!strcmp(argv[0], "exec")) return sandbox_exec(argc - 1, argv + 1);
-  if (!strcmp(argv[0], "policy")) return sandbox_policy(argc - 1, argv + 1);
-  if (!strcmp(argv[0], "check")) return sandbox_check(argc - 1, argv + 1);
-  if (!strcmp(argv[0], "grants")) return sandbox_grants(argc - 1, argv + 1);
-  fprintf(stderr, "zero sandbox: unknown command \"%s\"\n\n%s", argv[0], SANDBOX_USAGE);
-  return ZEXIT_USAGE;
+  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_sandbox_subs, argv[0]);
+  if (!sub) {
+    fprintf(stderr, "zero sandbox: unknown command \"%s\"\n\n%s", argv[0], SANDBOX_USAGE);
+    return ZEXIT_USAGE;
+  }
+  return sub->run(NULL, argc - 1, argv + 1);
 }
 
 int cmd_sandbox_inner(int argc, char **argv) { return zsb_inner_main(argc, argv); }

@@ -52,9 +52,8 @@ int cmd_search(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_search_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == S_HELP) {
       usage(stdout);
       zbuf_release(&q);
@@ -96,9 +95,7 @@ int cmd_search(int argc, char **argv) {
     return zexit_for_error(err.kind);
   }
   if (json) {
-    char *s = json_dumps(res, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    printf("%s\n", s ? s : "[]");
-    free(s);
+    if (zjson_print(stdout, res, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) puts("[]");
   } else if (!json_array_size(res)) {
     printf("No matches for %s.\n", q.data);
   } else {

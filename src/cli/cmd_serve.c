@@ -48,9 +48,8 @@ int cmd_serve(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_serve_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == SV_MCP) mcp = true;
     else if (hit.id == SV_UNSAFE) unsafe = true;
     else if (hit.id == SV_CWD) cwd = hit.value;

@@ -16,12 +16,24 @@
 #include "base/path.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
+#include "config/keys.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
 
 #define EXCERPT_MAX 60
 
-enum { SS_HELP = 1, SS_JSON, SS_KIND, SS_AT, SS_TO, SS_DRY_RUN };
+enum {
+  SS_HELP = 1,
+  SS_JSON,
+  SS_KIND,
+  SS_AT,
+  SS_TO,
+  SS_DRY_RUN,
+  SS_SEQUENCE,
+  SS_EVENT,
+  SS_EXCLUDE_TARGET
+};
 
 static const zopt SESSIONS_OPTS[] = {
     {SS_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
@@ -31,6 +43,12 @@ static const zopt SESSIONS_OPTS[] = {
     {SS_AT, "at", 0, ZOPT_VALUE, 0, "SEQ", "fork: copy events up to SEQ (default: all)", NULL},
     {SS_TO, "to", 0, ZOPT_VALUE, 0, "SEQ", "rewind: keep events up to SEQ", NULL},
     {SS_DRY_RUN, "dry-run", 0, ZOPT_FLAG, 0, NULL, "rewind: show the plan, change nothing", NULL},
+    {SS_SEQUENCE, "sequence", 0, ZOPT_VALUE, 0, "SEQ", "rewind, rewind-plan: the same as --to",
+     NULL},
+    {SS_EVENT, "event", 0, ZOPT_VALUE, 0, "ID",
+     "rewind, rewind-plan: the target by event id (<session>:<seq>)", NULL},
+    {SS_EXCLUDE_TARGET, "exclude-target", 0, ZOPT_FLAG, 0, NULL,
+     "rewind, rewind-plan: drop the target event too (keep events before it)", NULL},
     {SS_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -39,14 +57,9 @@ const zopt_spec zcli_sessions_opts = {.command = "sessions", .opts = SESSIONS_OP
                                       .unknown = "unknown sessions flag"};
 
 static void usage(FILE *out) {
-  fputs("Usage: zero sessions [list] [--json] [--kind KIND]\n"
-        "       zero sessions show <id> [--json]\n"
-        "       zero sessions children <id> [--json]\n"
-        "       zero sessions tree <id> [--json]\n"
-        "       zero sessions lineage <id> [--json]\n"
-        "       zero sessions delete <id> [--json]\n"
-        "       zero sessions fork <id> [--at SEQ] [--kind fork|side] [--json]\n"
-        "       zero sessions rewind <id> --to SEQ [--dry-run] [--json]\n"
+  zcli_subcommand_usage(out, "zero sessions", &zcli_sessions_subs);
+  fputs("         (--sequence SEQ or --event ID for --to; --exclude-target keeps only the\n"
+        "          events before the target)\n"
         "\n"
         "Lists saved sessions, most recently updated first; shows one session's\n"
         "metadata, task state and a count of its events by type; prints a session's\n"
@@ -80,9 +93,7 @@ static int usage_error(const char *fmt, ...) {
 }
 
 static void print_json(const json_t *v) {
-  char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
-  if (s) printf("%s\n", s);
-  free(s);
+  zjson_print(stdout, v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 }
 
 static void print_warnings(const json_t *warnings) {
@@ -534,10 +545,55 @@ static void refresh_task_state(const char *root, const char *id) {
   if (s) zsession_close(s);
 }
 
-static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
+/* The kinds a session can have (metadata sessionKind; "regular" = none). */
+static const char *const SESSION_KINDS[] = {"regular", "fork", "side", "child", "spec", NULL};
+
+/* --kind checked: for list any session kind, for fork the kinds a fork can
+ * take. An unknown kind is a usage error naming the choices (it used to
+ * list nothing). 0 when fine. */
+static int check_kind(const char *sub, const char *kind) {
+  if (!kind) return 0;
+  bool fork = !strcmp(sub, "fork");
+  for (const char *const *k = SESSION_KINDS; *k; k++)
+    if (!strcmp(*k, kind) && (!fork || !strcmp(kind, "fork") || !strcmp(kind, "side"))) return 0;
+  const char *near = zconfig_nearest_key(kind, SESSION_KINDS);
+  return usage_error("invalid --kind \"%s\"%s%s%s; expected %s", kind,
+                     near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "",
+                     fork ? "fork or side" : "regular, fork, side, child or spec");
+}
+
+/* The rewind target of --to / --sequence / --event (at most one), moved
+ * one event back by --exclude-target. NULL target: usage error written. */
+typedef struct rewind_target {
+  const char *to, *sequence, *event;
+  bool exclude_target;
+} rewind_target;
+
+static int rewind_seq(const char *id, const rewind_target *t, int64_t *seq) {
+  const char *v = t->to ? t->to : t->sequence ? t->sequence : t->event;
+  int given = !!t->to + !!t->sequence + !!t->event;
+  if (given > 1) return usage_error("give one of --to, --sequence and --event");
+  if (!v)
+    return usage_error("rewind needs --to SEQ (or --sequence SEQ, --event ID; see "
+                       "`zero sessions show %s`)",
+                       id);
+  if (!parse_seq(v, seq))
+    return usage_error("%s needs an event sequence number, not \"%s\"",
+                       t->event      ? "--event"
+                       : t->sequence ? "--sequence"
+                                     : "--to",
+                       v);
+  if (t->exclude_target) {
+    if (*seq < 1) return usage_error("--exclude-target needs a target after the first event");
+    (*seq)--;
+  }
+  return 0;
+}
+
+static int run_rewind(const char *id, const rewind_target *t, bool dry_run, bool json) {
   int64_t seq = 0;
-  if (!to) return usage_error("rewind needs --to SEQ (see `zero sessions show %s`)", id);
-  if (!parse_seq(to, &seq)) return usage_error("--to needs an event sequence number, not \"%s\"", to);
+  int urc = rewind_seq(id, t, &seq);
+  if (urc) return urc;
   cleanup_free char *root = zsession_root();
   zerr err = ZERR_INIT;
   json_t *plan = NULL;
@@ -584,10 +640,100 @@ static int run_rewind(const char *id, const char *to, bool dry_run, bool json) {
   return ZEXIT_SUCCESS;
 }
 
+/* What cmd_sessions parsed: the flags every subcommand reads. */
+typedef struct sessions_args {
+  bool json, dry_run;
+  const char *kind, *at;
+  rewind_target target; /* --to / --sequence / --event, --exclude-target */
+} sessions_args;
+
+static int list_cmd(void *ctx, int argc, char **argv) {
+  const sessions_args *a = ctx;
+  if (argc > 0) return usage_error("unexpected argument \"%s\"", argv[0]);
+  return run_list(a->json, a->kind);
+}
+
+static int show_cmd(void *ctx, int argc, char **argv) {
+  const sessions_args *a = ctx;
+  if (argc < 1) return usage_error("show needs a session id");
+  if (argc > 1) return usage_error("unexpected argument \"%s\"", argv[1]);
+  return run_show(argv[0], a->json);
+}
+
+/* The one session id the subcommands below take, checked; NULL, with *rc
+ * the exit code of the message printed, when there is none. */
+static const char *one_id(const char *sub, int argc, char **argv, int *rc) {
+  if (argc < 1) *rc = usage_error("%s needs a session id", sub);
+  else if (argc > 1) *rc = usage_error("unexpected argument \"%s\"", argv[1]);
+  else if (!zsession_id_valid(argv[0])) *rc = not_found(argv[0]);
+  else return argv[0];
+  return NULL;
+}
+
+static int children_cmd(void *ctx, int argc, char **argv) {
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("children", argc, argv, &rc);
+  return id ? run_children(id, ((const sessions_args *)ctx)->json) : rc;
+}
+
+static int tree_cmd(void *ctx, int argc, char **argv) {
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("tree", argc, argv, &rc);
+  return id ? run_tree(id, ((const sessions_args *)ctx)->json) : rc;
+}
+
+static int lineage_cmd(void *ctx, int argc, char **argv) {
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("lineage", argc, argv, &rc);
+  return id ? run_lineage(id, ((const sessions_args *)ctx)->json) : rc;
+}
+
+static int delete_cmd(void *ctx, int argc, char **argv) {
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("delete", argc, argv, &rc);
+  return id ? run_delete(id, ((const sessions_args *)ctx)->json) : rc;
+}
+
+static int fork_cmd(void *ctx, int argc, char **argv) {
+  const sessions_args *a = ctx;
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("fork", argc, argv, &rc);
+  return id ? run_fork(id, a->at, a->kind, a->json) : rc;
+}
+
+static int rewind_cmd(void *ctx, int argc, char **argv) {
+  const sessions_args *a = ctx;
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("rewind", argc, argv, &rc);
+  return id ? run_rewind(id, &a->target, a->dry_run, a->json) : rc;
+}
+
+/* Go zero's `rewind-plan`: rewind --dry-run. */
+static int rewind_plan_cmd(void *ctx, int argc, char **argv) {
+  const sessions_args *a = ctx;
+  int rc = ZEXIT_USAGE;
+  const char *id = one_id("rewind-plan", argc, argv, &rc);
+  return id ? run_rewind(id, &a->target, true, a->json) : rc;
+}
+
+/* The usage lines (usage()) and completion come from this table. */
+static const zcli_subcommand SESSIONS_SUBS[] = {
+    {"list", NULL, list_cmd, "[list] [--json] [--kind KIND]"},
+    {"show", NULL, show_cmd, "show <id> [--json]"},
+    {"children", NULL, children_cmd, "children <id> [--json]"},
+    {"tree", NULL, tree_cmd, "tree <id> [--json]"},
+    {"lineage", NULL, lineage_cmd, "lineage <id> [--json]"},
+    {"delete", NULL, delete_cmd, "delete <id> [--json]"},
+    {"fork", NULL, fork_cmd, "fork <id> [--at SEQ] [--kind fork|side] [--json]"},
+    {"rewind", NULL, rewind_cmd, "rewind <id> --to SEQ [--dry-run] [--json]"},
+    {"rewind-plan", NULL, rewind_plan_cmd, "rewind-plan <id> --to SEQ [--json]   (= rewind --dry-run)"},
+};
+
+const zcli_subcommands zcli_sessions_subs = {SESSIONS_SUBS, ZARRAY_LEN(SESSIONS_SUBS)};
+
 int cmd_sessions(int argc, char **argv) {
-  bool json = false, dry_run = false;
-  const char *kind = NULL, *at = NULL, *to = NULL;
-  const char *positional[3] = {NULL, NULL, NULL};
+  sessions_args a = {0};
+  char *positional[3] = {NULL, NULL, NULL};
   int npos = 0;
   zopt_parser op;
   zopt_hit hit;
@@ -597,43 +743,28 @@ int cmd_sessions(int argc, char **argv) {
   while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
     switch (hit.id) {
       case SS_HELP: usage(stdout); return ZEXIT_SUCCESS;
-      case SS_JSON: json = true; break;
-      case SS_DRY_RUN: dry_run = true; break;
-      case SS_KIND: kind = hit.value; break;
-      case SS_AT: at = hit.value; break;
-      case SS_TO: to = hit.value; break;
+      case SS_JSON: a.json = true; break;
+      case SS_DRY_RUN: a.dry_run = true; break;
+      case SS_KIND: a.kind = hit.value; break;
+      case SS_AT: a.at = hit.value; break;
+      case SS_TO: a.target.to = hit.value; break;
+      case SS_SEQUENCE: a.target.sequence = hit.value; break;
+      case SS_EVENT: a.target.event = hit.value; break;
+      case SS_EXCLUDE_TARGET: a.target.exclude_target = true; break;
       default:
         if (npos == 3) return usage_error("unexpected argument \"%s\"", hit.value);
-        positional[npos++] = hit.value;
+        positional[npos++] = (char *)hit.value; /* a word of argv itself */
     }
   }
   if (prc < 0) return usage_error("%s", perr.msg);
-  const char *sub = npos ? positional[0] : "list";
-  if (!strcmp(sub, "help")) {
+  const char *name = npos ? positional[0] : "list";
+  if (!strcmp(name, "help")) {
     usage(stdout);
     return ZEXIT_SUCCESS;
   }
-  if (!strcmp(sub, "list")) {
-    if (npos > 1) return usage_error("unexpected argument \"%s\"", positional[1]);
-    return run_list(json, kind);
-  }
-  const char *id = npos > 1 ? positional[1] : NULL;
-  if (!strcmp(sub, "tree") || !strcmp(sub, "lineage") || !strcmp(sub, "delete") ||
-      !strcmp(sub, "fork") || !strcmp(sub, "rewind") || !strcmp(sub, "children")) {
-    if (!id) return usage_error("%s needs a session id", sub);
-    if (npos > 2) return usage_error("unexpected argument \"%s\"", positional[2]);
-    if (!zsession_id_valid(id)) return not_found(id);
-    if (!strcmp(sub, "tree")) return run_tree(id, json);
-    if (!strcmp(sub, "lineage")) return run_lineage(id, json);
-    if (!strcmp(sub, "children")) return run_children(id, json);
-    if (!strcmp(sub, "delete")) return run_delete(id, json);
-    if (!strcmp(sub, "fork")) return run_fork(id, at, kind, json);
-    return run_rewind(id, to, dry_run, json);
-  }
-  if (!strcmp(sub, "show")) {
-    if (npos < 2) return usage_error("show needs a session id");
-    if (npos > 2) return usage_error("unexpected argument \"%s\"", positional[2]);
-    return run_show(positional[1], json);
-  }
-  return usage_error("unknown sessions subcommand \"%s\"", sub);
+  int krc = check_kind(name, a.kind);
+  if (krc) return krc;
+  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_sessions_subs, name);
+  if (!sub) return usage_error("unknown sessions subcommand \"%s\"", name);
+  return sub->run(&a, npos > 0 ? npos - 1 : 0, positional + (npos > 0));
 }

@@ -17,6 +17,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "perm/prompt.h"
 #include "cli/run_setup.h"
 #include "tools/tool.h"
@@ -27,7 +28,9 @@ static const zopt TOOLS_OPTS[] = {
     {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "ask|auto|unsafe|plan",
      "as for zero exec (default ask: calls that need approval are\ndenied)",
      "MODE (as for zero exec)"},
-    {T_AUTO, "auto", 0, ZOPT_VALUE, 0, "low|medium|high", "autonomy, as for zero exec", NULL},
+    // clang-format off
+    {T_AUTO, "auto", 0, ZOPT_VALUE, 0, "low|member|medium|high", "autonomy, as for zero exec", NULL},
+    // clang-format on
     {T_SKIP, "skip-permissions-unsafe", 0, ZOPT_FLAG, 0, NULL, "allow every call", NULL},
     {T_JSON, "json", 0, ZOPT_FLAG, 0, NULL,
      "print a JSON object (tool, ok, output, truncated, meta,\npermission)", "Options"},
@@ -43,9 +46,8 @@ const zopt_spec zcli_tools_opts = {.command = "tools", .opts = TOOLS_OPTS,
                                    .unknown = "unknown option"};
 
 static void tools_usage(FILE *out) {
-  fputs("Usage: zero tools list [--json] [MODE]\n"
-        "       zero tools run NAME ARGS [--json] [MODE] [-C DIR] [--add-dir DIR]...\n"
-        "\n"
+  zcli_subcommand_usage(out, "zero tools", &zcli_tools_subs);
+  fputs("\n"
         "Runs the model's tools directly. ARGS is the JSON argument object (or raw text for\n"
         "apply_patch); \"-\" reads it from stdin. The result goes to stdout; the exit code is\n"
         "0 when the tool succeeded, 1 when it failed or was denied, 2 for usage errors.\n"
@@ -107,6 +109,12 @@ static int parse(int argc, char **argv, tools_args *a) {
   return rc < 0 ? usage_error("%s", err.msg) : 0;
 }
 
+/* What cmd_tools hands its subcommands: the parsed words and the mode. */
+typedef struct tools_ctx {
+  const tools_args *a;
+  zperm_mode mode;
+} tools_ctx;
+
 static int list(const tools_args *a, zperm_mode mode) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
@@ -158,7 +166,10 @@ static int run(const tools_args *a, zperm_mode mode) {
   if (!t) return usage_error("unknown tool \"%s\"; zero tools list shows them", name);
   cleanup_free char *stdin_text = NULL;
   const char *args = a->positional.items[1];
-  if (!strcmp(args, "-")) args = stdin_text = read_stdin();
+  if (!strcmp(args, "-")) {
+    stdin_text = read_stdin();
+    args = stdin_text;
+  }
 
   /* The same assembly as a model's call: the workspace, the sandbox that
    * confines commands, the permission engine and the output processing. */
@@ -213,6 +224,25 @@ static int run(const tools_args *a, zperm_mode mode) {
   return rc;
 }
 
+/* The subcommands read the parsed words from ctx (a tools_ctx). */
+static int list_cmd(void *ctx, int argc, char **argv) {
+  const tools_ctx *c = ctx;
+  return list(c->a, c->mode);
+}
+
+static int run_cmd(void *ctx, int argc, char **argv) {
+  const tools_ctx *c = ctx;
+  return run(c->a, c->mode);
+}
+
+/* The usage lines (tools_usage) and completion come from this table. */
+static const zcli_subcommand TOOLS_SUBS[] = {
+    {"list", NULL, list_cmd, "list [--json] [MODE]"},
+    {"run", NULL, run_cmd, "run NAME ARGS [--json] [MODE] [-C DIR] [--add-dir DIR]..."},
+};
+
+const zcli_subcommands zcli_tools_subs = {TOOLS_SUBS, ZARRAY_LEN(TOOLS_SUBS)};
+
 int cmd_tools(int argc, char **argv) {
   if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
       !strcmp(argv[0], "help")) {
@@ -233,8 +263,9 @@ int cmd_tools(int argc, char **argv) {
     zperm_mode mode = any_mode ? zperm_effective_mode(a.mode_given, a.mode, a.autonomy,
                                                       a.skip_unsafe)
                                : ZPERM_ASK;
-    if (!strcmp(argv[0], "list")) rc = list(&a, mode);
-    else if (!strcmp(argv[0], "run")) rc = run(&a, mode);
+    const zcli_subcommand *sub = zcli_subcommand_find(&zcli_tools_subs, argv[0]);
+    tools_ctx ctx = {&a, mode};
+    if (sub) rc = sub->run(&ctx, argc - 1, argv + 1);
     else rc = usage_error("unknown subcommand \"%s\"; use list or run", argv[0]);
   }
   zvec_free(&a.add_dirs);

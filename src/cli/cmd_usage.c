@@ -150,9 +150,8 @@ int cmd_usage(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_usage_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == U_JSON) {
       as_json = true;
     } else if (hit.id == U_SESSION) {
@@ -210,9 +209,7 @@ int cmd_usage(int argc, char **argv) {
     section(NULL, &c.sessions, o, "sessions");
     section(NULL, &c.models, o, "models");
     section(NULL, &c.days, o, "days");
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    printf("%s\n", s);
-    free(s);
+    zjson_print(stdout, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
     json_decref(o);
   } else if (c.all.requests == 0) {
     printf("No usage recorded yet%s. Run zero exec to start a session.\n",

@@ -32,9 +32,8 @@ int cmd_version(int argc, char **argv) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
-  int prc;
   zopt_init(&op, &zcli_version_opts, argc, argv);
-  while ((prc = zopt_next(&op, &hit, &perr)) > 0) {
+  while (zopt_next(&op, &hit, &perr) > 0) {
     if (hit.id == V_HELP) {
       printf("Usage: zero --version [--verbose]\n\n"
              "Prints the version, the commit it was built from and the versions of the\n"

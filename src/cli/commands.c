@@ -14,43 +14,48 @@ static const zcli_command COMMANDS[] = {
      "run one task headless (text, json, stream-json)", &zexec_opts, NULL, NULL},
     {"sessions", NULL, cmd_sessions, 0, "[list|show|tree|lineage] [--json]",
      "saved sessions and their forks", &zcli_sessions_opts,
-     "list show children tree lineage delete fork rewind", NULL},
+     &zcli_sessions_subs, NULL},
     {"search", "find", cmd_search, 0, "<words> [--json]", "search every saved session",
      &zcli_search_opts, NULL, NULL},
-    {"context", NULL, cmd_context, 0, "[--json]", "what the next request holds, against the window",
-     &zcli_context_opts, NULL, NULL},
+    {"context", NULL, cmd_context, 0, "[--json]",
+     "what the next request holds, against the window", &zcli_context_opts, NULL, NULL},
     {"models", NULL, cmd_models, 0, "list [--json]",
-     "the models zero knows: limits, reasoning, prices", &zcli_models_opts, "list", NULL},
+     "the models zero knows: limits, reasoning, prices", &zcli_models_opts, &zcli_models_subs, NULL},
     {"providers", NULL, cmd_providers, 0, "list|add|use|remove|rename|detect",
      "provider profiles; detect finds local runtimes", &zcli_providers_opts,
-     "list add use remove rename detect", PROVIDERS_SUB_OPTS},
+     &zcli_providers_subs, PROVIDERS_SUB_OPTS},
     {"setup", NULL, cmd_setup, 0, "--provider P [flags]",
      "write a provider profile non-interactively", &zcli_provider_add_opts, NULL, NULL},
     {"doctor", NULL, cmd_doctor, 0, "[--connectivity]",
      "check config, provider, key, endpoint, sandbox", &zcli_doctor_opts, NULL, NULL},
     {"usage", NULL, cmd_usage, 0, "[--session ID] [--json]",
      "tokens and estimated cost per session/model/day", &zcli_usage_opts, NULL, NULL},
-    {"mcp", NULL, cmd_mcp, 0, "list|add|remove|...", "MCP servers whose tools the agent may use",
-     &zcli_mcp_opts, "list add remove rm enable disable tools call grant revoke trust login logout",
-     NULL},
+    {"mcp", NULL, cmd_mcp, 0, "list|add|remove|...",
+     "MCP servers whose tools the agent may use", &zcli_mcp_opts,
+     &zcli_mcp_subs, NULL},
     {"serve", NULL, cmd_serve, 0, "--mcp", "serve zero's tools to an MCP client over stdio",
      &zcli_serve_opts, NULL, NULL},
     {"acp", NULL, cmd_acp, 0, "[--permission-mode MODE]",
      "be the agent of an ACP editor (Zed, ...) over stdio", &zcli_acp_opts, NULL, NULL},
     {"sandbox", NULL, cmd_sandbox, 0, "exec -- CMD",
      "run a command confined like the agent's commands", &zcli_sandbox_opts,
-     "exec policy check grants", NULL},
+     &zcli_sandbox_subs, NULL},
     {"tools", NULL, cmd_tools, 0, "list|run", "the model's tools from the command line",
-     &zcli_tools_opts, "list run", NULL},
-    {"completions", "completion", cmd_completions, 0, "bash|zsh|fish", "a shell completion script",
-     NULL, "bash zsh fish", NULL},
+     &zcli_tools_opts, &zcli_tools_subs, NULL},
+    {"completions", "completion", cmd_completions, 0, "bash|zsh|fish",
+     "a shell completion script", NULL, &zcli_completions_subs, NULL},
     {"version", "--version -v", cmd_version, 0, "(--version)",
      "version, commit and linked libraries", &zcli_version_opts, NULL, NULL},
+    // clang-format off
+    {"config", NULL, cmd_config, 0, "[list|get KEY] [--json]",
+     "the resolved configuration and where each setting came from", &zcli_config_opts,
+     &zcli_config_subs, NULL},
+    // clang-format on
     {"help", "--help -h", cmd_help, 0, "[command]", "this help, or a command's", NULL, NULL, NULL},
-    {"__sandbox-inner", NULL, cmd_sandbox_inner, ZCMD_HIDDEN, "", "the sandbox's inner stage", NULL,
-     NULL, NULL},
-    {"__manpages", NULL, cmd_manpages, ZCMD_HIDDEN, "DIR", "write the manual pages into DIR", NULL,
-     NULL, NULL},
+    {"__sandbox-inner", NULL, cmd_sandbox_inner, ZCMD_HIDDEN, "", "the sandbox's inner stage",
+     NULL, NULL, NULL},
+    {"__manpages", NULL, cmd_manpages, ZCMD_HIDDEN, "DIR", "write the manual pages into DIR",
+     NULL, NULL, NULL},
 };
 
 const zcli_command *zcli_commands(size_t *n) {
@@ -90,4 +95,28 @@ const zcli_command *zcli_command_suggest(const char *word) {
     }
   }
   return best;
+}
+
+/* ---- subcommand tables ------------------------------------------------------ */
+
+const zcli_subcommand *zcli_subcommand_find(const zcli_subcommands *t, const char *word) {
+  for (size_t i = 0; i < t->n; i++)
+    if (!strcmp(t->v[i].name, word) || in_words(t->v[i].aliases, word)) return &t->v[i];
+  return NULL;
+}
+
+void zcli_subcommand_usage(FILE *out, const char *command, const zcli_subcommands *t) {
+  bool first = true;
+  for (size_t i = 0; i < t->n; i++) {
+    if (!t->v[i].synopsis) continue;
+    fprintf(out, "%s%s %s\n", first ? "Usage: " : "       ", command, t->v[i].synopsis);
+    first = false;
+  }
+}
+
+void zcli_subcommand_words(const zcli_subcommands *t, zbuf *out) {
+  for (size_t i = 0; i < t->n; i++) {
+    zbuf_addf(out, "%s%s", out->len ? " " : "", t->v[i].name);
+    if (t->v[i].aliases) zbuf_addf(out, " %s", t->v[i].aliases);
+  }
 }

@@ -5,8 +5,53 @@
 #define ZERO_CLI_COMMANDS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
+#include "base/buf.h"
 #include "base/opts.h"
+
+/* One subcommand of a command with several (`zero mcp add`, `zero sessions
+ * show`): the same idea as the command table one level down. A command keeps
+ * its rows in one zcli_subcommands table, dispatches through
+ * zcli_subcommand_find, prints its usage lines with zcli_subcommand_usage and
+ * names the table in its zcli_command row, from which completion lists the
+ * subcommands. */
+typedef struct zcli_subcommand {
+  const char *name;
+  const char *aliases; /* other spellings, space-separated, or NULL */
+  /* The words after the subcommand's name; ctx is what the command parsed
+   * before dispatching (its flags), or NULL. Returns the exit code. NULL
+   * where the command's own parser takes the word (models' `list`). */
+  int (*run)(void *ctx, int argc, char **argv);
+  const char *synopsis; /* what follows "zero <command>" in the usage lines
+                         * (name included), or NULL to print none */
+} zcli_subcommand;
+
+typedef struct zcli_subcommands {
+  const zcli_subcommand *v;
+  size_t n;
+} zcli_subcommands;
+
+/* The tables of the commands that have subcommands, each defined next to
+ * its handlers (cli/cmd_<command>.c). */
+extern const zcli_subcommands zcli_completions_subs;
+extern const zcli_subcommands zcli_config_subs;
+extern const zcli_subcommands zcli_mcp_subs;
+extern const zcli_subcommands zcli_models_subs;
+extern const zcli_subcommands zcli_providers_subs;
+extern const zcli_subcommands zcli_sandbox_subs;
+extern const zcli_subcommands zcli_sessions_subs;
+extern const zcli_subcommands zcli_tools_subs;
+
+/* The subcommand named or aliased `word` in t, or NULL. */
+const zcli_subcommand *zcli_subcommand_find(const zcli_subcommands *t, const char *word);
+
+/* The usage lines "Usage: zero <command> <synopsis>" then "       zero
+ * <command> <synopsis>" for each row of t with a synopsis, in table order. */
+void zcli_subcommand_usage(FILE *out, const char *command, const zcli_subcommands *t);
+
+/* Appends every name and alias of t, space-separated, to out (completion). */
+void zcli_subcommand_words(const zcli_subcommands *t, zbuf *out);
 
 /* What a command needs from main before it runs (zcli_command.setup). Only
  * main acts on these; what a command loads itself (its config, with its own
@@ -25,7 +70,7 @@ typedef struct zcli_command {
   const char *synopsis; /* what follows "zero <name>" in zero --help */
   const char *summary;  /* one line for zero --help */
   const zopt_spec *opts; /* its flags (completion), or NULL */
-  const char *subcommands; /* space-separated, for completion, or NULL */
+  const zcli_subcommands *subs; /* its subcommands (completion), or NULL */
   /* Option tables of subcommands that parse their own flags (`providers
    * add`), NULL-terminated, or NULL: help, man and completion list them too. */
   const zopt_spec *const *sub_opts;

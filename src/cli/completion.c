@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/common.h"
 #include "base/opts.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -38,12 +39,6 @@ static void add_flags(zbuf *out, const zopt_spec *spec) {
   }
 }
 
-/* Every flag of command c: its own table's and its subcommands' tables'. */
-static void add_command_flags(zbuf *out, const zcli_command *c) {
-  add_flags(out, c->opts);
-  for (const zopt_spec *const *sub = c->sub_opts; sub && *sub; sub++) add_flags(out, *sub);
-}
-
 /* Each name of c a user may type: its name and its word alias (the table
  * gives a command at most one, see commands.h). */
 static size_t command_names(const zcli_command *c, const char **names, size_t max) {
@@ -52,6 +47,7 @@ static size_t command_names(const zcli_command *c, const char **names, size_t ma
   if (c->aliases && c->aliases[0] != '-' && n < max) names[n++] = c->aliases;
   return n;
 }
+
 
 /* The top-level candidates: command names, word aliases, the UI's flags. */
 static void top_words(zbuf *out) {
@@ -114,6 +110,58 @@ static void posix_context_loop(zbuf *s, const char *first, const char *last, con
 
 /* `case "$cmd" in … esac` setting `var` to each context's words, between
  * assign_open and assign_close ("…" for a bash string, (…) for a zsh array). */
+/* What a completion script says about one visible command. */
+typedef struct command_words {
+  const char *names[2]; /* its name and its word alias */
+  size_t nn;
+  zbuf flags; /* " --json -h …" (a leading space) */
+  zbuf subs;  /* its subcommand words; empty when it has none */
+} command_words;
+
+/* Calls emit for every visible command of the table, in its order. */
+static void each_command(zbuf *s, void (*emit)(zbuf *s, const command_words *w, const void *ud),
+                         const void *ud) {
+  size_t n;
+  const zcli_command *cmds = zcli_commands(&n);
+  for (size_t i = 0; i < n; i++) {
+    const zcli_command *c = &cmds[i];
+    if (c->setup & ZCMD_HIDDEN) continue;
+    command_words w = {.flags = ZBUF_INIT, .subs = ZBUF_INIT};
+    w.nn = command_names(c, w.names, 2);
+    add_flags(&w.flags, c->opts);
+    for (const zopt_spec *const *sub = c->sub_opts; sub && *sub; sub++) add_flags(&w.flags, *sub);
+    if (c->subs) zcli_subcommand_words(c->subs, &w.subs);
+    emit(s, &w, ud);
+    zbuf_release(&w.flags);
+    zbuf_release(&w.subs);
+  }
+}
+
+/* One `case` branch; ud: {var, assign_open, assign_close}. */
+static void posix_case(zbuf *s, const command_words *w, const void *ud) {
+  const char *const *how = ud;
+  const char *var = how[0], *open = how[1], *close = how[2];
+  const char *flags = w->flags.len ? w->flags.data + 1 : "";
+  zbuf_addf(s, "    %s%s%s)", w->names[0], w->nn > 1 ? "|" : "", w->nn > 1 ? w->names[1] : "");
+  if (w->subs.len)
+    zbuf_addf(s, " if [[ -z $sub ]]; then %s=%s%s%s%s; else %s=%s%s%s; fi ;;\n", var, open,
+              w->subs.data, w->flags.data, close, var, open, flags, close);
+  else
+    zbuf_addf(s, " %s=%s%s%s ;;\n", var, open, flags, close);
+}
+
+/* fish's `complete` lines for one command. */
+static void fish_command(zbuf *s, const command_words *w, const void *ud) {
+  for (size_t k = 0; k < w->nn; k++) {
+    if (w->subs.len)
+      zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"%s|\"' -a '%s'\n",
+                w->names[k], w->subs.data);
+    if (w->flags.len)
+      zbuf_addf(s, "complete -c zero -n 'string match -q -- \"%s|*\" (__zero_context)' -a '%s'\n",
+                w->names[k], w->flags.data + 1);
+  }
+}
+
 static void posix_candidates(zbuf *s, const char *var, const char *assign_open,
                              const char *assign_close) {
   zbuf top = ZBUF_INIT;
@@ -121,56 +169,49 @@ static void posix_candidates(zbuf *s, const char *var, const char *assign_open,
   zbuf_addf(s, "  case \"$cmd\" in\n    '') %s=%s%s%s ;;\n", var, assign_open, top.data,
             assign_close);
   zbuf_release(&top);
-  size_t n;
-  const zcli_command *cmds = zcli_commands(&n);
-  for (size_t i = 0; i < n; i++) {
-    const zcli_command *c = &cmds[i];
-    if (c->setup & ZCMD_HIDDEN) continue;
-    const char *names[2];
-    size_t nn = command_names(c, names, 2);
-    zbuf flags = ZBUF_INIT;
-    add_command_flags(&flags, c);
-    zbuf_addf(s, "    %s%s%s)", names[0], nn > 1 ? "|" : "", nn > 1 ? names[1] : "");
-    if (c->subcommands)
-      zbuf_addf(s, " if [[ -z $sub ]]; then %s=%s%s%s%s; else %s=%s%s%s; fi ;;\n", var,
-                assign_open, c->subcommands, flags.data, assign_close, var, assign_open,
-                flags.len ? flags.data + 1 : "", assign_close);
-    else
-      zbuf_addf(s, " %s=%s%s%s ;;\n", var, assign_open, flags.len ? flags.data + 1 : "",
-                assign_close);
-    zbuf_release(&flags);
-  }
+  const char *const how[3] = {var, assign_open, assign_close};
+  each_command(s, posix_case, how);
   zbuf_addstr(s, "  esac\n");
 }
 
-static void bash_script(zbuf *s) {
-  zbuf_addstr(s,
-              "# bash completion for zero, generated by `zero completions bash` from its\n"
-              "# command and flag tables. Load it with: source <(zero completions bash)\n"
-              "_zero() {\n"
-              "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" words=''\n");
-  posix_context_loop(s, "1", "COMP_CWORD", "${COMP_WORDS[i]}");
-  posix_candidates(s, "words", "\"", "\"");
-  zbuf_addstr(s,
-              "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
-              "}\n"
-              "complete -F _zero zero\n");
-}
+/* What tells bash's script from zsh's: the same context loop and candidate
+ * table (posix_context_loop, posix_candidates) between a shell's own head
+ * and tail. */
+typedef struct posix_shell {
+  const char *head;        /* comment lines and the function's opening */
+  const char *first, *last; /* posix_context_loop's word range */
+  const char *word;         /* how the shell names the i-th typed word */
+  const char *var, *assign_open, *assign_close; /* posix_candidates' variable */
+  const char *tail;         /* hands the candidates to the shell */
+} posix_shell;
 
-static void zsh_script(zbuf *s) {
-  zbuf_addstr(s,
-              "#compdef zero\n"
-              "# zsh completion for zero, generated by `zero completions zsh` from its\n"
-              "# command and flag tables. Load it (after compinit) with:\n"
-              "#   source <(zero completions zsh)\n"
-              "_zero() {\n"
-              "  local -a cands\n");
-  posix_context_loop(s, "2", "CURRENT", "${words[i]}");
-  posix_candidates(s, "cands", "(", ")");
-  zbuf_addstr(s,
-              "  compadd -- \"${cands[@]}\"\n"
-              "}\n"
-              "compdef _zero zero\n");
+static const posix_shell BASH = {
+    "# bash completion for zero, generated by `zero completions bash` from its\n"
+    "# command and flag tables. Load it with: source <(zero completions bash)\n"
+    "_zero() {\n"
+    "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" words=''\n",
+    "1", "COMP_CWORD", "${COMP_WORDS[i]}", "words", "\"", "\"",
+    "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+    "}\n"
+    "complete -F _zero zero\n"};
+
+static const posix_shell ZSH = {
+    "#compdef zero\n"
+    "# zsh completion for zero, generated by `zero completions zsh` from its\n"
+    "# command and flag tables. Load it (after compinit) with:\n"
+    "#   source <(zero completions zsh)\n"
+    "_zero() {\n"
+    "  local -a cands\n",
+    "2", "CURRENT", "${words[i]}", "cands", "(", ")",
+    "  compadd -- \"${cands[@]}\"\n"
+    "}\n"
+    "compdef _zero zero\n"};
+
+static void posix_script(zbuf *s, const posix_shell *sh) {
+  zbuf_addstr(s, sh->head);
+  posix_context_loop(s, sh->first, sh->last, sh->word);
+  posix_candidates(s, sh->var, sh->assign_open, sh->assign_close);
+  zbuf_addstr(s, sh->tail);
 }
 
 static void fish_script(zbuf *s) {
@@ -211,26 +252,32 @@ static void fish_script(zbuf *s) {
   top_words(&top);
   zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"|\"' -a '%s'\n", top.data);
   zbuf_release(&top);
-  size_t n;
-  const zcli_command *cmds = zcli_commands(&n);
-  for (size_t i = 0; i < n; i++) {
-    const zcli_command *c = &cmds[i];
-    if (c->setup & ZCMD_HIDDEN) continue;
-    const char *names[2];
-    size_t nn = command_names(c, names, 2);
-    zbuf flags = ZBUF_INIT;
-    add_command_flags(&flags, c);
-    for (size_t k = 0; k < nn; k++) {
-      if (c->subcommands)
-        zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"%s|\"' -a '%s'\n", names[k],
-                  c->subcommands);
-      if (flags.len)
-        zbuf_addf(s, "complete -c zero -n 'string match -q -- \"%s|*\" (__zero_context)' -a '%s'\n",
-                  names[k], flags.data + 1);
-    }
-    zbuf_release(&flags);
-  }
+  each_command(s, fish_command, NULL);
 }
+
+/* Each shell's script, appended to the zbuf ctx. */
+static int bash_cmd(void *s, int argc, char **argv) {
+  posix_script(s, &BASH);
+  return ZEXIT_SUCCESS;
+}
+
+static int zsh_cmd(void *s, int argc, char **argv) {
+  posix_script(s, &ZSH);
+  return ZEXIT_SUCCESS;
+}
+
+static int fish_cmd(void *s, int argc, char **argv) {
+  fish_script(s);
+  return ZEXIT_SUCCESS;
+}
+
+static const zcli_subcommand COMPLETIONS_SUBS[] = {
+    {"bash", NULL, bash_cmd, NULL},
+    {"zsh", NULL, zsh_cmd, NULL},
+    {"fish", NULL, fish_cmd, NULL},
+};
+
+const zcli_subcommands zcli_completions_subs = {COMPLETIONS_SUBS, ZARRAY_LEN(COMPLETIONS_SUBS)};
 
 int cmd_completions(int argc, char **argv) {
   if (argc == 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
@@ -243,16 +290,14 @@ int cmd_completions(int argc, char **argv) {
             argc ? "give one shell" : "shell required: bash, zsh or fish", COMPLETIONS_USAGE);
     return ZEXIT_USAGE;
   }
-  zbuf s = ZBUF_INIT;
-  if (!strcmp(argv[0], "bash")) bash_script(&s);
-  else if (!strcmp(argv[0], "zsh")) zsh_script(&s);
-  else if (!strcmp(argv[0], "fish")) fish_script(&s);
-  else {
+  const zcli_subcommand *shell = zcli_subcommand_find(&zcli_completions_subs, argv[0]);
+  if (!shell) {
     fprintf(stderr, "zero completions: unsupported shell \"%s\"; expected bash, zsh or fish\n",
             argv[0]);
-    zbuf_release(&s);
     return ZEXIT_USAGE;
   }
+  zbuf s = ZBUF_INIT;
+  shell->run(&s, 0, NULL);
   fputs(s.data, stdout);
   zbuf_release(&s);
   return fflush(stdout) == 0 ? ZEXIT_SUCCESS : ZEXIT_INTERNAL;

@@ -12,10 +12,39 @@
 
 /* The flags of `zero exec`, as Go zero spells them. */
 enum {
-  O_HELP = 1, O_OUTPUT, O_INPUT, O_PROMPT, O_FILE, O_MODEL, O_EFFORT, O_PROVIDER, O_CWD,
-  O_TITLE, O_MAX_TURNS, O_RESUME, O_RESUME_LATEST, O_INIT_ID, O_NO_NOTIFY, O_NO_GATE,
-  O_PROFILE, O_PLAN, O_FORK, O_MODE, O_AUTO, O_SKIP, O_ADD_DIR, O_IMAGE, O_LIST_TOOLS,
-  O_OFFLINE, O_ENABLED, O_DISABLED,
+  O_HELP = 1,
+  O_OUTPUT,
+  O_INPUT,
+  O_PROMPT,
+  O_FILE,
+  O_MODEL,
+  O_EFFORT,
+  O_PROVIDER,
+  O_CWD,
+  O_TITLE,
+  O_MAX_TURNS,
+  O_RESUME,
+  O_RESUME_LATEST,
+  O_INIT_ID,
+  O_NO_NOTIFY,
+  O_NO_GATE,
+  O_PROFILE,
+  O_PLAN,
+  O_FORK,
+  O_MODE,
+  O_AUTO,
+  O_SKIP,
+  O_ADD_DIR,
+  O_IMAGE,
+  O_LIST_TOOLS,
+  O_OFFLINE,
+  O_ENABLED,
+  O_DISABLED,
+  /* the loop's judgement */
+  O_TRACE,
+  O_ESCALATION,
+  O_USE_SPEC,
+  O_SPEC_APPROVE,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -33,8 +62,8 @@ static const zopt EXEC_OPTS[] = {
      "list the tools the model would see, then exit", NULL},
     {O_MODEL, "model", 'm', ZOPT_VALUE, 0, "NAME",
      "model to use (overrides config and OPENAI_MODEL)", "Model"},
-    {O_PROVIDER, "provider", 0, ZOPT_VALUE, 0, "NAME",
-     "provider profile (overrides ZERO_PROVIDER)", NULL},
+    {O_PROVIDER, "provider", 0, ZOPT_VALUE, 0, "NAME", "provider profile (overrides ZERO_PROVIDER)",
+     NULL},
     {O_MAX_TURNS, "max-turns", 0, ZOPT_VALUE, 0, "N",
      "model requests allowed (default maxTurns, 80)", NULL},
     {O_EFFORT, "reasoning-effort", 'r', ZOPT_VALUE, 0, "L",
@@ -53,16 +82,22 @@ static const zopt EXEC_OPTS[] = {
     {O_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
      "another directory the tools may write (repeatable)", NULL},
     {O_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
-     "ask | auto (default) | unsafe | plan (read-only)", NULL},
+     "ask | auto (default) | unsafe | plan (read-only)\n"
+     "| spec-draft (= --use-spec)",
+     NULL},
     {O_PLAN, "plan", 0, ZOPT_FLAG, 0, NULL, "the same as --permission-mode plan", NULL},
+    // clang-format off
     {O_AUTO, "auto", 0, ZOPT_VALUE, 0, "LEVEL",
-     "low (default) | medium (network commands get the network)\n"
+     "low (default) | member (no network, never unsandboxed)\n"
+     "| medium (network commands get the network)\n"
      "| high (= unsafe: no checks, no sandbox)", NULL},
+    // clang-format on
     {O_SKIP, "skip-permissions-unsafe", 0, ZOPT_FLAG, 0, NULL,
      "allow every tool call without checks", NULL},
     {O_OFFLINE, "offline", 0, ZOPT_FLAG, 0, NULL,
      "no network: package installs run from caches; network\n"
-     "commands and escalations are denied", NULL},
+     "commands and escalations are denied",
+     NULL},
     {O_ENABLED, "enabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
      "only these built-in tools (comma or space separated)", NULL},
     {O_DISABLED, "disabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
@@ -70,9 +105,25 @@ static const zopt EXEC_OPTS[] = {
     {O_NO_NOTIFY, "no-notify", 0, ZOPT_FLAG, 0, NULL,
      "Go zero's flag, accepted for its scripts (no effect)", NULL},
     {O_NO_GATE, "no-completion-gate", 0, ZOPT_FLAG, 0, NULL,
-     "Go zero's flag, accepted for its scripts (no effect)", NULL},
-    {O_PROFILE, "profile", 0, ZOPT_VALUE, 0, "P",
-     "Go zero's legacy flag, accepted and ignored", NULL},
+     "accept a final answer even with plan items open or\n"
+     "sessions running (no continuation nudges)",
+     "Judgement"},
+    {O_PROFILE, "profile", 0, ZOPT_VALUE, 0, "NAME",
+     "execution profile: profiles.NAME in the config, or\n"
+     "balanced | fast | thorough",
+     NULL},
+    {O_TRACE, "trace", 0, ZOPT_VALUE, 0, "FILE",
+     "write an NDJSON trace of the run to FILE (- = stderr)", NULL},
+    {O_ESCALATION, "allow-escalation", 0, ZOPT_OPTIONAL, 0, "MODEL",
+     "offer the escalate_model tool: the model may switch\n"
+     "the rest of the run to MODEL",
+     NULL},
+    {O_USE_SPEC, "use-spec", 0, ZOPT_FLAG, 0, NULL,
+     "draft a spec first (read-only tools + write_spec into\n"
+     ".zero/specs/), then stop with its path",
+     NULL},
+    {O_SPEC_APPROVE, "spec-approve", 0, ZOPT_FLAG, 0, NULL,
+     "with --use-spec: build the drafted spec in the same run", NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -116,6 +167,17 @@ static bool generated_session_id(const char *s) {
     while (isdigit((unsigned char)*s)) s++;
   }
   return *s == '\0';
+}
+
+/* After --allow-escalation, a word that names a model rather than starting
+ * the prompt: one word with a model's punctuation ("gpt-5", "claude-opus-4",
+ * "qwen2.5:72b", "openai/gpt-5"). "--allow-escalation=MODEL" is never
+ * ambiguous. */
+static bool looks_like_model(const char *w) {
+  if (!w[0] || w[0] == '-') return false;
+  for (const char *c = w; *c; c++)
+    if (isspace((unsigned char)*c)) return false;
+  return strpbrk(w, "-.:/") != NULL;
 }
 
 static void add_prompt_word(zexec_args *a, const char *w) {
@@ -179,22 +241,39 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
       break;
     case O_INIT_ID: a->init_session_id = v; break;
     case O_NO_NOTIFY:
-    case O_NO_GATE:
-    case O_PROFILE:
-      /* Go zero's flags, accepted so its CI scripts run unchanged: zero exec
-       * sends no notifications and has no completion gate to turn off;
-       * --profile is legacy in Go zero too (ignored there). */
+      /* Go zero's flag, accepted so its CI scripts run unchanged: zero exec
+       * sends no notifications. */
       break;
+    case O_NO_GATE: a->no_completion_gate = true; break;
+    case O_PROFILE: a->profile = v; break;
+    case O_TRACE: a->trace_path = v; break;
+    case O_USE_SPEC: a->use_spec = true; break;
+    case O_SPEC_APPROVE: a->spec_approve = true; break;
+    case O_ESCALATION: {
+      a->allow_escalation = true;
+      const char *next = zopt_peek(p);
+      if (v && v[0]) {
+        a->escalation_model = v;
+      } else if (next && looks_like_model(next)) {
+        a->escalation_model = next;
+        zopt_skip(p);
+      }
+      break;
+    }
     case O_PLAN:
       a->mode = ZPERM_PLAN; /* Go zero: the same as --permission-mode plan */
       a->mode_given = true;
       break;
     case O_FORK: a->fork_id = v; break;
     case O_MODE:
+      if (!strcmp(v, "spec-draft")) { /* Go zero's mode for --use-spec's draft */
+        a->use_spec = true;
+        break;
+      }
       if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
       a->mode_given = true;
       break;
-    case O_AUTO: return zautonomy_parse(v, &a->autonomy, err);
+    case O_AUTO: a->autonomy_given = true; return zautonomy_parse(v, &a->autonomy, err);
     case O_SKIP: a->skip_permissions_unsafe = true; break;
     case O_ADD_DIR: a->add_dirs[a->n_add_dirs++] = v; break;
     case O_IMAGE: a->images[a->n_images++] = v; break;
@@ -239,6 +318,10 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
   if (a->init_session_id && (a->resume || a->fork_id))
     return zerr_set(err, ZE_USAGE, "--init-session-id names a new session; it cannot be combined "
                     "with --resume or --fork");
+  if (a->spec_approve && !a->use_spec)
+    return zerr_set(err, ZE_USAGE,
+                    "--spec-approve builds a drafted spec: give it with "
+                    "--use-spec (or --permission-mode spec-draft)");
   if (a->fork_id && a->resume)
     return zerr_set(err, ZE_USAGE, "--fork and --resume cannot be combined: --fork ID already "
                     "continues (a copy of) session ID");

@@ -30,6 +30,7 @@ typedef struct zexec_args {
   bool mode_given;
   zperm_mode mode;
   zautonomy autonomy;
+  bool autonomy_given; /* --auto was on the command line */
   bool skip_permissions_unsafe;
   const char **add_dirs;    /* borrowed from argv */
   size_t n_add_dirs;
@@ -43,6 +44,14 @@ typedef struct zexec_args {
                              * disabled for the run, NULL-terminated; NULL = none */
   bool help;
   const char *session_title;
+  /* The loop's judgement (docs/cli.md "Completion gate, guardrails"). */
+  bool no_completion_gate;      /* --no-completion-gate */
+  const char *profile;          /* --profile NAME: profiles.<NAME> / a built-in profile */
+  const char *trace_path;       /* --trace FILE ("-" = stderr) */
+  bool allow_escalation;        /* --allow-escalation [MODEL] */
+  const char *escalation_model; /* its MODEL, or NULL */
+  bool use_spec;                /* --use-spec / --permission-mode spec-draft */
+  bool spec_approve;            /* --spec-approve: build the spec in the same run */
 } zexec_args;
 
 /* The flags of `zero exec`: its parser, --help and shell completion read it. */

@@ -25,4 +25,24 @@ int zexit_for_error(zerr_kind kind);
  * `other` (e.g. ZEXIT_PROVIDER where every other failure is the server's). */
 int zexit_for_error_or(zerr_kind kind, int other);
 
+/* The part of a run a failure came from, where Go zero's error codes name
+ * it. ZORIGIN_GUARDRAIL is the loop's repeated-failure halt. */
+typedef enum zexit_origin {
+  ZORIGIN_RUN,       /* the provider, the session, anything else */
+  ZORIGIN_SANDBOX,   /* the sandbox could not be set up */
+  ZORIGIN_MCP,       /* the MCP servers could not be set up */
+  ZORIGIN_GUARDRAIL, /* the run was halted by a guardrail */
+} zexit_origin;
+
+/* The error code (Go zero's) of a failure ending a run with exit_code, for
+ * stream-json / json `error` events in every face: exit 2 usage_error,
+ * exit 4 max_turns, exit 130 interrupted; otherwise by origin sandbox_error,
+ * mcp_error, guardrail_halt; else exit 3 provider_error and anything else
+ * internal_error. docs/stream-json.md has the table. */
+const char *zexit_error_code(int exit_code, zexit_origin origin);
+
+/* The run_end status for exit_code: success, incomplete (4), interrupted
+ * (130) or error. */
+const char *zexit_status_name(int exit_code);
+
 #endif

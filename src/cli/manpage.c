@@ -190,9 +190,12 @@ static void write_command_page(FILE *out, const zcli_command *c) {
   fputc('\n', out);
   if (c->aliases && c->aliases[0] != '-')
     fprintf(out, ".PP\nAlso spelled \\fBzero %s\\fR.\n", c->aliases);
-  if (c->subcommands) {
+  if (c->subs) {
+    zbuf words = ZBUF_INIT;
+    zcli_subcommand_words(c->subs, &words);
     fputs(".SH SUBCOMMANDS\n", out);
-    roff_text(out, c->subcommands);
+    roff_text(out, words.data);
+    zbuf_release(&words);
     fprintf(out, "\n.PP\n\\fBzero %s \\-\\-help\\fR describes each.\n", c->name);
   }
   roff_options(out, c->opts, c->sub_opts);

@@ -61,6 +61,24 @@ void zrun_collect_secrets(const char *workspace) {
   zmcp_config_release(&mcp);
 }
 
+/* A grants file that cannot be read or understood is reported and ignored
+ * for the run (as Go zero does not, it used to stop every run): the run
+ * starts with no saved grants, so it asks (or, headless, denies) where a
+ * grant would have allowed. The file is left as it is: a grant the user
+ * saves during the run fails to save (the update re-reads and refuses the
+ * broken file) rather than replacing it. */
+static void ignore_broken_grants(zgrants *g, zerr *err) {
+  char *path = g->path ? xstrdup(g->path) : zgrants_default_path();
+  fprintf(stderr,
+          "[zero] WARNING: %s; saved sandbox grants are ignored for this run (fix the file, "
+          "or move it aside or run `zero sandbox grants clear` to start over)\n",
+          err->msg);
+  zgrants_release(g);
+  zgrants_load_mcp(g, NULL);
+  g->path = path;
+  zerr_clear(err);
+}
+
 int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   zrun_collect_secrets(s->workspace);
   zsb_policy_opts so = {.workspace = s->workspace,
@@ -76,7 +94,8 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   const char *grants_file = getenv("ZERO_GRANTS_FILE");
   if (zgrants_load(&s->sandbox.grants, grants_file && *grants_file ? grants_file : NULL, NULL,
                    err) < 0)
-    goto fail;
+    ignore_broken_grants(&s->sandbox.grants, err);
+  if (s->sandbox.grants.notice) fprintf(stderr, "[zero] %s\n", s->sandbox.grants.notice);
   /* Saved grants too broad to honour are ignored, and said so. */
   for (char **w = s->sandbox.grants.ignored; w && *w; w++)
     fprintf(stderr, "[zero] WARNING: %s\n", *w);

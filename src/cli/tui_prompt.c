@@ -149,13 +149,7 @@ bool tui_prompt_key(tui_prompt *pr, const tui_key *k) {
       pr->note_mode = false;
       zbuf_reset(&pr->note);
     } else if (k->type == TK_BACKSPACE) {
-      size_t p = 0, last = 0;
-      while (p < pr->note.len) {
-        int w;
-        last = p;
-        p += tw_next(pr->note.data + p, pr->note.len - p, &w);
-      }
-      zbuf_setlen(&pr->note, last);
+      zbuf_setlen(&pr->note, tw_prev(pr->note.data, pr->note.len, pr->note.len));
     } else if (k->type == TK_CHAR && !(k->mods & (TK_CTRL | TK_ALT))) {
       zbuf_addstr(&pr->note, k->utf8);
     } else if (k->type == TK_PASTE) {

@@ -1,6 +1,7 @@
 /* tui_setup.c — see tui_setup.h. */
 #include "cli/tui_setup.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -251,6 +252,7 @@ int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {
       model = xstrdup(models[pick - 1]);
     }
   }
+  assert(models || nm == 0); /* tui_endpoint_models: NULL means no list */
   for (size_t i = 0; i < nm; i++) free(models[i]);
   free(models);
   if (!model || !strcmp(model, "q") || !*model) goto out;

@@ -38,6 +38,7 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "cli/exit_codes.h"
 #include "cli/tui_controller.h"
 #include "session/store.h"
 #include "ui/tui/width.h"
@@ -118,8 +119,13 @@ static void *worker_main(void *ud) {
     return finish_job(c);
   }
   c->worker.status = zagent_run(&c->worker.agent, c->turn_conv, &c->worker.err);
-  if (c->worker.status == ZRUN_ERROR || c->worker.status == ZRUN_INCOMPLETE) {
-    const char *code = c->worker.status == ZRUN_ERROR ? "provider_error" : "incomplete";
+  if (c->worker.status == ZRUN_ERROR || c->worker.status == ZRUN_INCOMPLETE ||
+      c->worker.status == ZRUN_HALTED) {
+    const char *code =
+        c->worker.status == ZRUN_ERROR
+            ? zexit_error_code(zexit_for_error_or(c->worker.err.kind, ZEXIT_PROVIDER), ZORIGIN_RUN)
+        : c->worker.status == ZRUN_HALTED ? zexit_error_code(ZEXIT_INTERNAL, ZORIGIN_GUARDRAIL)
+                                          : zexit_error_code(ZEXIT_INCOMPLETE, ZORIGIN_RUN);
     zagent_event ev = {.kind = ZAEV_ERROR,
                        .error = {.code = code, .message = c->worker.err.msg, .recoverable = true}};
     zagent_emit(&c->worker.agent, &ev);

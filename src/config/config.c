@@ -29,6 +29,7 @@
 #include "base/path.h"
 #include "base/secrets.h"
 #include "base/url.h"
+#include "config/exec_profile.h"
 #include "config/internal.h"
 #include "config/presets.h"
 
@@ -340,9 +341,41 @@ static int apply_file(zconfig *cfg, const char *path, bool project, zerr *err) {
       else json_object_set_new(cfg->models, mk, json_deep_copy(mv));
     }
   }
+  if (zconfig_apply_exec_keys(cfg, doc, path, project, err) < 0) goto out;
   /* Unknown top-level keys are left for newer versions (forward compatible). */
   rc = 0;
 out:
+  json_decref(doc);
+  return rc;
+}
+
+/* ~/.config/zero/models.json: registry entries for models newer than this
+ * build, by id ({"<id>": {…}}, or the same under "models"), below both
+ * config files' "models". Absent is fine; malformed is the usual error. */
+static bool file_exists(const char *path);
+static int apply_models_file(zconfig *cfg, const char *dir, zerr *err) {
+  cleanup_free char *path = zpath_join(dir, "models.json");
+  if (!file_exists(path)) return 0;
+  json_t *doc = zjson_load_file(path, err);
+  if (!doc) {
+    if (err) err->kind = ZE_USAGE;
+    return -1;
+  }
+  json_t *models = json_object_get(doc, "models");
+  if (!json_is_object(models)) models = doc;
+  int rc = 0;
+  const char *id;
+  json_t *m;
+  if (!json_is_object(models))
+    rc = zerr_set(err, ZE_USAGE, "%s: must be a JSON object of models by id", path);
+  json_object_foreach(models, id, m) { /* nothing when it is not an object */
+    if (!json_is_object(m)) {
+      rc = zerr_set(err, ZE_USAGE, "%s: %s must be an object", path, id);
+      break;
+    }
+    if (!cfg->models) cfg->models = json_object();
+    json_object_set_new(cfg->models, id, json_deep_copy(m));
+  }
   json_decref(doc);
   return rc;
 }
@@ -545,6 +578,7 @@ int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr
   cfg->user_path = zpath_join(cdir, "config.json");
   cfg->project_path = project_path(cwd ? cwd : ".");
 
+  if (apply_models_file(cfg, cdir, err) < 0) goto fail;
   if (apply_file(cfg, cfg->user_path, false, err) < 0) goto fail;
   apply_presets(cfg); /* before: a preset's endpoint is what the user trusted */
   record_trusted(cfg);
@@ -597,6 +631,12 @@ fail:
   return -1;
 }
 
+const char *zprofile_env_key_var(const zprofile *p) {
+  if (!p || !p->origin || strcmp(p->origin, "environment")) return NULL;
+  const zfamily *f = zconfig_family(p->kind);
+  return f ? f->key_env : NULL;
+}
+
 void zconfig_release(zconfig *cfg) {
   if (!cfg) return;
   for (size_t i = 0; i < cfg->n_providers; i++) profile_release(&cfg->providers[i]);
@@ -605,5 +645,7 @@ void zconfig_release(zconfig *cfg) {
   free(cfg->user_path);
   free(cfg->project_path);
   json_decref(cfg->models);
+  json_decref(cfg->profiles);
+  free(cfg->max_autonomy);
   memset(cfg, 0, sizeof *cfg);
 }

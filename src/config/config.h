@@ -88,6 +88,9 @@ typedef struct zconfig {
   char *user_path;         /* resolved path of the user file (may not exist) */
   char *project_path;      /* resolved path of the project file (may not exist) */
   json_t *models;          /* "models" overrides of the registry {id: {…}}, or NULL */
+  json_t *profiles;        /* "profiles" {name: {…}} merged over the files, or NULL
+                            * (config/exec_profile.h) */
+  char *max_autonomy;      /* "maxAutonomy": low | medium | high, or NULL */
 } zconfig;
 
 /* Loads all layers for workspace `cwd`. A malformed file fails with ZE_USAGE
@@ -138,6 +141,11 @@ typedef char *(*zmodel_probe_fn)(const char *base_url, void *ud);
 int zconfig_resolve_provider_probe(const zconfig *cfg, zresolved_provider *out,
                                    zmodel_probe_fn probe, void *ud, char **note, zerr *err);
 void zresolved_provider_release(zresolved_provider *rp);
+
+/* For a profile only the environment defined (no file names it): the
+ * variable its key comes from ("OPENAI_API_KEY", "GEMINI_API_KEY"), for
+ * errors that must say so; NULL for a profile a file or preset defines. */
+const char *zprofile_env_key_var(const zprofile *p);
 
 /* The profile named `name`, or NULL. Borrowed. */
 const zprofile *zconfig_find_profile(const zconfig *cfg, const char *name);

@@ -22,7 +22,11 @@ typedef struct entry {
 #define LMH "low,medium,high"
 
 static const entry registry[] = {
-    /* OpenAI */
+    /* Newest first within each vendor. OpenAI */
+    {"gpt-5.1", "openai", 400000, 128000, true, true, LMH, 1.25, 0.125, 10.00},
+    {"gpt-5.1-codex", "openai", 400000, 128000, true, true, LMH, 1.25, 0.125, 10.00},
+    {"gpt-5.1-codex-mini", "openai", 400000, 128000, true, true, LMH, 0.25, 0.025, 2.00},
+    {"gpt-5-pro", "openai", 400000, 272000, true, true, "high", 15.00, 15.00, 120.00},
     {"gpt-5", "openai", 400000, 128000, true, true, ALL, 1.25, 0.125, 10.00},
     {"gpt-5-mini", "openai", 400000, 128000, true, true, ALL, 0.25, 0.025, 2.00},
     {"gpt-5-nano", "openai", 400000, 128000, true, true, ALL, 0.05, 0.005, 0.40},
@@ -37,14 +41,16 @@ static const entry registry[] = {
     {"gpt-oss-120b", "openai", 131072, 32768, true, false, LMH, 0.15, 0.15, 0.60},
     {"gpt-oss-20b", "openai", 131072, 32768, true, false, LMH, 0.05, 0.05, 0.20},
     /* Anthropic (cached = cache read price) */
+    {"claude-opus-4-5", "anthropic", 200000, 64000, true, true, ALL, 5.00, 0.50, 25.00},
+    {"claude-haiku-4-5", "anthropic", 200000, 64000, true, true, ALL, 1.00, 0.10, 5.00},
+    {"claude-sonnet-4-5", "anthropic", 200000, 64000, true, true, ALL, 3.00, 0.30, 15.00},
     {"claude-opus-4-1", "anthropic", 200000, 32000, true, true, ALL, 15.00, 1.50, 75.00},
     {"claude-opus-4", "anthropic", 200000, 32000, true, true, ALL, 15.00, 1.50, 75.00},
-    {"claude-sonnet-4-5", "anthropic", 200000, 64000, true, true, ALL, 3.00, 0.30, 15.00},
     {"claude-sonnet-4", "anthropic", 200000, 64000, true, true, ALL, 3.00, 0.30, 15.00},
-    {"claude-haiku-4-5", "anthropic", 200000, 64000, true, true, ALL, 1.00, 0.10, 5.00},
     {"claude-3-7-sonnet", "anthropic", 200000, 64000, true, true, ALL, 3.00, 0.30, 15.00},
     {"claude-3-5-haiku", "anthropic", 200000, 8192, true, true, "", 0.80, 0.08, 4.00},
     /* Google */
+    {"gemini-3-pro-preview", "google", 1048576, 65536, true, true, "low,high", 2.00, 0.20, 12.00},
     {"gemini-2.5-pro", "google", 1048576, 65536, true, true, ALL, 1.25, 0.31, 10.00},
     {"gemini-2.5-flash", "google", 1048576, 65536, true, true, ALL, 0.30, 0.075, 2.50},
     {"gemini-2.5-flash-lite", "google", 1048576, 65536, true, true, ALL, 0.10, 0.025, 0.40},

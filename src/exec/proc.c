@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -33,6 +34,7 @@
 
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/num.h"
 #include "base/secrets.h"
 #include "base/time.h"
 #include "exec/reaper.h"
@@ -377,10 +379,15 @@ static pid_t inner_group(pid_t leader) {
   close(fd);
   if (n <= 0) return 0;
   buf[n] = 0;
-  char *rp = strrchr(buf, ')');
-  int ppid = 0, pgrp = 0;
-  char state = 0;
-  if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) return 0;
+  const char *rp = strrchr(buf, ')');
+  if (!rp) return 0;
+  /* " S ppid pgrp": the state letter, then the two numbers. */
+  rp++;
+  while (*rp == ' ') rp++;
+  if (!*rp) return 0;
+  rp++;
+  long ppid, pgrp;
+  if (!znum_long(&rp, 0, INT_MAX, &ppid) || !znum_long(&rp, 0, INT_MAX, &pgrp)) return 0;
   return ppid == leader && pgrp == child ? (pid_t)child : 0;
 }
 

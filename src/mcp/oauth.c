@@ -23,6 +23,7 @@
 #include "base/path.h"
 #include "base/redact.h"
 #include "base/secrets.h"
+#include "base/strvec.h"
 #include "base/time.h"
 #include "base/url.h"
 #include "net/curl_loader.h"
@@ -95,11 +96,6 @@ static void urldecode(char *s) {
 
 /* ---- metadata ------------------------------------------------------------------ */
 
-void zoauth_strv_free(char **v) {
-  for (char **p = v; p && *p; p++) free(*p);
-  free(v);
-}
-
 char *zoauth_challenge_param(const char *header, const char *name) {
   if (!header) return NULL;
   const char *p = header;
@@ -150,14 +146,15 @@ static json_t *parse_object(const char *json, size_t len, const char *what, zerr
   return doc;
 }
 
+/* The non-empty strings of a JSON array (NULL when arr is no array). */
 static char **string_array(const json_t *arr) {
   if (!json_is_array(arr)) return NULL;
-  char **v = xcalloc(json_array_size(arr) + 1, sizeof *v);
-  size_t n = 0, i;
+  strvec v = STRVEC_INIT;
+  size_t i;
   json_t *s;
-  json_array_foreach(arr, i, s) if (json_is_string(s) && json_string_length(s)) v[n++] =
-      xstrdup(json_string_value(s));
-  return v;
+  json_array_foreach(arr, i, s) if (json_is_string(s) && json_string_length(s))
+      strvec_push(&v, json_string_value(s));
+  return strvec_detach(&v);
 }
 
 static bool is_http_url(const char *s) {
@@ -186,8 +183,8 @@ int zoauth_parse_resource_md(const char *json, size_t len, zoauth_resource_md *o
 
 void zoauth_resource_md_release(zoauth_resource_md *md) {
   free(md->resource);
-  zoauth_strv_free(md->authorization_servers);
-  zoauth_strv_free(md->scopes_supported);
+  strvec_free_array(md->authorization_servers);
+  strvec_free_array(md->scopes_supported);
   memset(md, 0, sizeof *md);
 }
 
@@ -275,16 +272,10 @@ char **zoauth_resource_md_urls(const char *server_url) {
   if (!split_url(server_url, &origin, &path)) return NULL;
   /* RFC 9728 §3.1: the well-known segment goes between host and path; the
    * root document is tried after the path-specific one. */
-  char **v = xcalloc(3, sizeof *v);
-  size_t k = 0;
-  zbuf b = ZBUF_INIT;
-  if (path[0]) {
-    zbuf_addf(&b, "%s/.well-known/oauth-protected-resource%s", origin, path);
-    v[k++] = zbuf_detach(&b, NULL);
-  }
-  zbuf_addf(&b, "%s/.well-known/oauth-protected-resource", origin);
-  v[k++] = zbuf_detach(&b, NULL);
-  return v;
+  strvec v = STRVEC_INIT;
+  if (path[0]) strvec_pushf(&v, "%s/.well-known/oauth-protected-resource%s", origin, path);
+  strvec_pushf(&v, "%s/.well-known/oauth-protected-resource", origin);
+  return strvec_detach(&v);
 }
 
 char **zoauth_as_md_urls(const char *issuer) {
@@ -292,18 +283,11 @@ char **zoauth_as_md_urls(const char *issuer) {
   if (!split_url(issuer, &origin, &path)) return NULL;
   /* RFC 8414 §3.1 (inserted), then OpenID Connect Discovery: inserted, and
    * appended to the issuer path as OIDC Discovery 1.0 §4 defines it. */
-  char **v = xcalloc(5, sizeof *v);
-  size_t k = 0;
-  zbuf b = ZBUF_INIT;
-  zbuf_addf(&b, "%s/.well-known/oauth-authorization-server%s", origin, path);
-  v[k++] = zbuf_detach(&b, NULL);
-  zbuf_addf(&b, "%s/.well-known/openid-configuration%s", origin, path);
-  v[k++] = zbuf_detach(&b, NULL);
-  if (path[0]) {
-    zbuf_addf(&b, "%s%s/.well-known/openid-configuration", origin, path);
-    v[k++] = zbuf_detach(&b, NULL);
-  }
-  return v;
+  strvec v = STRVEC_INIT;
+  strvec_pushf(&v, "%s/.well-known/oauth-authorization-server%s", origin, path);
+  strvec_pushf(&v, "%s/.well-known/openid-configuration%s", origin, path);
+  if (path[0]) strvec_pushf(&v, "%s%s/.well-known/openid-configuration", origin, path);
+  return strvec_detach(&v);
 }
 
 /* ---- tokens ---------------------------------------------------------------------- */
@@ -733,22 +717,21 @@ static int get_json(const char *url, fetch *f, zerr *err) {
 
 static int discover_resource(login *l, zerr *err) {
   cleanup_free char *named = zoauth_challenge_param(l->www_auth, "resource_metadata");
-  char **urls = zoauth_resource_md_urls(l->cfg->url);
-  if (!urls) return zerr_set(err, ZE_CONFIG, "MCP server \"%s\" has no http(s) url", l->cfg->name);
+  char **wellknown = zoauth_resource_md_urls(l->cfg->url);
+  if (!wellknown)
+    return zerr_set(err, ZE_CONFIG, "MCP server \"%s\" has no http(s) url", l->cfg->name);
+  cleanup_strvec strvec urls = STRVEC_INIT;
   if (named) {
     /* Metadata decides where credentials go: https only (loopback excepted). */
     if (zoauth_check_credential_url("resource metadata", named, l->cfg->name, err) < 0) {
-      zoauth_strv_free(urls);
+      strvec_free_array(wellknown);
       return -1;
     }
-    size_t n = 0;
-    while (urls[n]) n++;
-    urls = xrealloc(urls, (n + 2) * sizeof *urls);
-    memmove(urls + 1, urls, (n + 1) * sizeof *urls);
-    urls[0] = xstrdup(named);
+    strvec_push(&urls, named);
   }
+  strvec_attach(&urls, wellknown);
   int rc = 0;
-  for (char **u = urls; *u; u++) {
+  for (char **u = urls.v; *u; u++) {
     fetch f;
     zerr e = ZERR_INIT;
     if (get_json(*u, &f, &e) < 0) continue;
@@ -762,7 +745,6 @@ static int discover_resource(login *l, zerr *err) {
     note(l, "Protected-resource metadata: %s", *u);
     break;
   }
-  zoauth_strv_free(urls);
   return rc;
 }
 
@@ -800,7 +782,7 @@ static int discover_issuer(login *l, zerr *err) {
     if (rc < 0) zerr_prefix(err, "%s", *u);
     else note(l, "Authorization-server metadata: %s", *u);
   }
-  zoauth_strv_free(urls);
+  strvec_free_array(urls);
   if (rc < 0) return -1;
   if (rc == 1) {
     if (l->have_prm)

@@ -94,10 +94,9 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
 void zoauth_as_md_release(zoauth_as_md *md);
 
 /* Where to look for metadata, in order (NULL-terminated, caller frees with
- * zoauth_strv_free). NULL when url is not an absolute http(s) URL. */
+ * strvec_free_array from base/strvec.h). NULL when url is not an absolute http(s) URL. */
 char **zoauth_resource_md_urls(const char *server_url);
 char **zoauth_as_md_urls(const char *issuer);
-void zoauth_strv_free(char **v);
 /* "scheme://host[:port]" of an http(s) URL, or NULL. Caller frees. */
 char *zoauth_origin(const char *url);
 

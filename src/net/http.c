@@ -80,6 +80,8 @@ typedef struct http_xfer {
   void *ud;
   CURL *easy;
   bool connected;          /* PREREQ ran: the request is on its way */
+  bool responded;          /* a response byte arrived after the request was sent */
+  bool announced;          /* the wait notifier was called for this transfer */
   bool status_known;       /* resp->status holds the final answer's status */
   bool body_aborted;       /* on_body asked to stop */
   int64_t last_activity;   /* monotonic ms of the last byte moved */
@@ -104,6 +106,8 @@ static size_t http_on_header(char *line, size_t size, size_t nitems, void *ud) {
   http_xfer *x = ud;
   size_t n = size * nitems;
   x->last_activity = ztime_mono_ms();
+  /* A proxy's answer to CONNECT comes before the request is sent. */
+  if (x->connected) x->responded = true;
   if (x->req->on_header) x->req->on_header(x->req->header_ud, line, n);
   if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
     /* A new response (after a 1xx or a proxy CONNECT): its headers replace
@@ -370,6 +374,54 @@ static void http_multi_put(CURLM *m, bool shared) {
     curl_multi_cleanup(m);
 }
 
+static void (*g_wait_notifier)(const char *origin, long waited_ms);
+
+void zhttp_set_wait_notifier(void (*fn)(const char *origin, long waited_ms)) {
+  g_wait_notifier = fn;
+}
+
+/* The silence checks of a sent request at time now: no response byte within
+ * the first-byte timeout, or no byte within the idle timeout once the
+ * response began. Time counts from the last byte moved (the end of the
+ * upload at first); before the connection is ready curl's connect timeout is
+ * in charge. Lowers *wait to the next deadline; -1 with ZE_TIMEOUT when one
+ * passed. Calls the wait notifier once when the request asks for it. */
+static int http_check_silence(http_xfer *x, int64_t now, long idle_ms, long *wait, zerr *err) {
+  const zhttp_request *req = x->req;
+  char origin[512];
+  bool silent = !x->responded && req->first_byte_timeout_ms > 0;
+  long limit = silent ? req->first_byte_timeout_ms : idle_ms;
+  int64_t quiet = now - x->last_activity;
+  if (!x->responded && req->announce_wait && !x->announced && g_wait_notifier) {
+    /* Halfway to a shorter first-byte timeout, so the notice comes first. */
+    int64_t notice_at =
+        silent && limit / 2 < ZHTTP_WAIT_NOTICE_MS ? limit / 2 : ZHTTP_WAIT_NOTICE_MS;
+    if (quiet >= notice_at) {
+      x->announced = true;
+      http_origin(req->url, origin, sizeof origin);
+      g_wait_notifier(origin, (long)quiet);
+    } else if (notice_at - quiet < *wait) {
+      *wait = (long)(notice_at - quiet);
+    }
+  }
+  int64_t left = limit - quiet;
+  if (left <= 0) {
+    http_origin(req->url, origin, sizeof origin);
+    if (silent)
+      return zerr_set(err, ZE_TIMEOUT,
+                      "%s accepted the connection but sent no response for %ld ms (first-byte "
+                      "timeout); the server or a proxy in between is stuck — retry, or raise "
+                      "ZERO_FIRST_BYTE_TIMEOUT",
+                      origin, limit);
+    return zerr_set(err, ZE_TIMEOUT,
+                    "%s sent no data for %ld ms (idle timeout) after %zu bytes of body; "
+                    "the server may be overloaded — retry, or raise the idle timeout",
+                    origin, idle_ms, x->resp->body_bytes);
+  }
+  if (left < *wait) *wait = (long)left;
+  return 0;
+}
+
 /* The transfer loop. Returns the finished transfer's CURLcode in *result, or
  * -1 with err set when the loop itself ended it (cancel, our timeouts, curl
  * multi failure). */
@@ -413,19 +465,7 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
       }
       if (left < wait) wait = (long)left;
     }
-    if (x->connected) {
-      /* Idle time counts from the moment the connection was ready; before
-       * that the connect timeout (curl's) is in charge. */
-      int64_t left = idle_ms - (now - x->last_activity);
-      if (left <= 0) {
-        http_origin(req->url, origin, sizeof origin);
-        return zerr_set(err, ZE_TIMEOUT,
-                        "%s sent no data for %ld ms (idle timeout) after %zu bytes of body; "
-                        "the server may be overloaded — retry, or raise the idle timeout",
-                        origin, idle_ms, x->resp->body_bytes);
-      }
-      if (left < wait) wait = (long)left;
-    }
+    if (x->connected && http_check_silence(x, now, idle_ms, &wait, err) < 0) return -1;
 
     struct curl_waitfd extra[2];
     unsigned nextra = 0;

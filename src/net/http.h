@@ -24,6 +24,14 @@ typedef struct zhttp_request {
   size_t body_len;
   long connect_timeout_ms;        /* 0 = 30 s */
   long idle_timeout_ms;           /* no byte received for this long = timeout; 0 = 300 s */
+  /* Once the request is sent, no response byte at all for this long =
+   * timeout (a server that accepted the connection and says nothing), told
+   * apart from a stream gone quiet; 0 = idle_timeout_ms applies. */
+  long first_byte_timeout_ms;
+  /* With no response byte after ZHTTP_WAIT_NOTICE_MS (or halfway to a
+   * shorter first-byte timeout), call the process's wait notifier once (zhttp_set_wait_notifier): a
+   * model request a person is waiting on. */
+  bool announce_wait;
   long total_timeout_ms;          /* 0 = none */
   /* Optional: every response header line ("Name: value\r\n"), e.g. for
    * Mcp-Session-Id / WWW-Authenticate. */
@@ -37,6 +45,14 @@ typedef struct zhttp_request {
    * total_timeout_ms with it. */
   bool ignore_cancel;
 } zhttp_request;
+
+enum { ZHTTP_WAIT_NOTICE_MS = 10000 };
+
+/* Installs fn as the notifier of requests marked announce_wait: called once
+ * per such request, on the transfer's thread, with the request's origin
+ * ("scheme://host:port", never a path) and how long it has waited. NULL
+ * removes it. `zero exec` prints a notice to stderr with it. */
+void zhttp_set_wait_notifier(void (*fn)(const char *origin, long waited_ms));
 
 typedef struct zhttp_response {
   long status;                    /* 0 when no response arrived */

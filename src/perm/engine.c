@@ -31,11 +31,12 @@ int zperm_mode_parse(const char *s, zperm_mode *out, zerr *err) {
 
 int zautonomy_parse(const char *s, zautonomy *out, zerr *err) {
   if (!strcmp(s, "low")) *out = ZAUTO_LOW;
+  else if (!strcmp(s, "member")) *out = ZAUTO_MEMBER;
   else if (!strcmp(s, "medium")) *out = ZAUTO_MEDIUM;
   else if (!strcmp(s, "high")) *out = ZAUTO_HIGH;
   else
     return zerr_set(err, ZE_USAGE,
-                    "Invalid autonomy level \"%s\". Expected low, medium, or high.", s);
+                    "Invalid autonomy level \"%s\". Expected low, medium, or high (or member).", s);
   return 0;
 }
 
@@ -52,6 +53,7 @@ const char *zperm_mode_name(zperm_mode m) {
 const char *zautonomy_name(zautonomy a) {
   switch (a) {
     case ZAUTO_LOW: return "low";
+    case ZAUTO_MEMBER: return "member";
     case ZAUTO_MEDIUM: return "medium";
     case ZAUTO_HIGH: return "high";
   }
@@ -345,6 +347,12 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
         d = make(ZPERM_DENY, "offline", true,
                  "work from local files and caches, or the user can rerun without --offline",
                  "this run is offline (--offline) and the command needs the network: %s", an.why);
+      } else if (e->autonomy == ZAUTO_MEMBER && e->mode == ZPERM_AUTO) {
+        d = make(ZPERM_DENY, "network", true,
+                 "work from local files and caches; --auto medium gives network commands the "
+                 "network",
+                 "--auto member runs commands without the network, and this one needs it: %s",
+                 an.why);
       } else if (e->autonomy >= ZAUTO_MEDIUM && e->mode == ZPERM_AUTO) {
         d = make(ZPERM_ALLOW, "allowed", true, NULL,
                  "network command allowed with the network at --auto medium (%s)", an.why);
@@ -371,6 +379,12 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
                "this run is offline (--offline): commands cannot get the network or leave the "
                "sandbox");
       decided = true;
+    } else if (escalates && e->autonomy == ZAUTO_MEMBER && e->mode == ZPERM_AUTO) {
+      d = make(ZPERM_DENY, "escalation", true,
+               "run it inside the sandbox, without the network; --auto medium or higher lets "
+               "the user approve more",
+               "--auto member never runs a command outside the sandbox or with the network");
+      decided = true;
     } else if (sp && !strcmp(sp, "require_escalated")) {
       d = make(ZPERM_PROMPT, "escalation", true, "the user can approve running it unsandboxed",
                "the command asks to run outside the sandbox%s%s",
@@ -392,9 +406,17 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
    * exactly that (once / session): a saved grant was given for running the
    * command in the sandbox, and a network grant for giving it the network,
    * never for running it unconfined. */
-  if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
-      (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
-                          true, d.escalate_unsandboxed))) {
+  if (decided && d.action == ZPERM_PROMPT && d.escalate_network && !d.escalate_unsandboxed &&
+      (gm = zgrants_match_capability(e->grants, tool->name, "network"))) {
+    /* the network was given to this tool's commands earlier in the run */
+    zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL,
+                            "allowed with the network: approved earlier in this session");
+    note_grant(&g, tool, gm);
+    g.escalate_network = true;
+    d = g;
+  } else if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
+             (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
+                                 true, d.escalate_unsandboxed))) {
     zperm_decision g = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by a saved grant");
     note_grant(&g, tool, gm);
     g.escalate_network = d.escalate_network;

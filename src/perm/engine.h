@@ -47,7 +47,11 @@
 #include "tools/tool.h"
 
 typedef enum zperm_mode { ZPERM_ASK, ZPERM_AUTO, ZPERM_UNSAFE, ZPERM_PLAN } zperm_mode;
-typedef enum zautonomy { ZAUTO_LOW, ZAUTO_MEDIUM, ZAUTO_HIGH } zautonomy;
+/* --auto: low (auto mode); member (Go zero's: write tools and the sandboxed
+ * shell, never the network, never leaving the sandbox: those calls are
+ * denied, not asked); medium (network commands get the network); high
+ * (unsafe). Ordered: a comparison says "at least". */
+typedef enum zautonomy { ZAUTO_LOW, ZAUTO_MEMBER, ZAUTO_MEDIUM, ZAUTO_HIGH } zautonomy;
 
 typedef enum zperm_action { ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_DENY } zperm_action;
 

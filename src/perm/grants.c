@@ -12,11 +12,18 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "perm/grants_go.h"
 
 #define GRANTS_VERSION 1
 
 const char *zgrant_kind_name(zgrant_kind k) {
-  return k == ZGRANT_TOOL ? "tool" : k == ZGRANT_PATH ? "path" : "prefix";
+  switch (k) {
+    case ZGRANT_TOOL: return "tool";
+    case ZGRANT_PATH: return "path";
+    case ZGRANT_PREFIX: return "prefix";
+    case ZGRANT_CAPABILITY: return "capability";
+  }
+  return "tool";
 }
 const char *zgrant_scope_name(zgrant_scope s) {
   return s == ZGRANT_ONCE ? "once" : s == ZGRANT_SESSION ? "session" : "always";
@@ -27,6 +34,7 @@ bool zgrant_kind_parse(const char *s, zgrant_kind *out) {
   if (!strcmp(s, "tool")) *out = ZGRANT_TOOL;
   else if (!strcmp(s, "path")) *out = ZGRANT_PATH;
   else if (!strcmp(s, "prefix")) *out = ZGRANT_PREFIX;
+  else if (!strcmp(s, "capability")) *out = ZGRANT_CAPABILITY;
   else return false;
   return true;
 }
@@ -52,6 +60,7 @@ char *zgrant_describe(zgrant_kind kind, const char *tool, const char *value) {
   const char *v = value ? value : "";
   zbuf b = ZBUF_INIT;
   if (kind == ZGRANT_PREFIX) zbuf_addf(&b, "commands starting with `%s`", v);
+  else if (kind == ZGRANT_CAPABILITY) zbuf_addf(&b, "every %s call that needs the %s", tool, v);
   else if (kind == ZGRANT_PATH) zbuf_addf(&b, "%s on %s", tool, v);
   else zbuf_addf(&b, "every %s call", tool);
   return zbuf_detach(&b, NULL);
@@ -101,6 +110,11 @@ static bool is_runner(const char *name) {
 
 bool zgrant_too_broad(zgrant_kind kind, const char *value, bool allow, char *why, size_t cap) {
   if (kind == ZGRANT_TOOL) return false;
+  if (kind == ZGRANT_CAPABILITY) {
+    bool known = value && !strcmp(value, "network");
+    if (!known) snprintf(why, cap, "the only capability a grant gives is \"network\"");
+    return !known;
+  }
   const char *v = value ? value : "";
   while (*v == ' ' || *v == '\t') v++;
   if (!*v) {
@@ -177,6 +191,7 @@ void zgrants_release(zgrants *g) {
   json_decref(g->mcp);
   for (char **w = g->ignored; w && *w; w++) free(*w);
   free(g->ignored);
+  free(g->notice);
   memset(g, 0, sizeof *g);
 }
 
@@ -211,6 +226,13 @@ static json_t *grants_array(const json_t *doc, const char *path, zerr *err) {
 
 static int load_sandbox_grants(zgrants *g, zerr *err) {
   if (!zfs_exists(g->path)) return 0;
+  zgrants_go_migration m;
+  if (zgrants_go_migrate(g->path, &m, err) < 0) {
+    if (err) err->kind = ZE_CONFIG;
+    return -1;
+  }
+  if (m.from_schema) g->notice = zgrants_go_notice(&m);
+  free(m.backup);
   json_t *doc = zjson_load_file(g->path, err);
   if (!doc) {
     if (err) err->kind = ZE_CONFIG;
@@ -318,6 +340,10 @@ int zgrants_file_add(const char *path, const char *tool, zgrant_kind kind, const
   if (zgrant_too_broad(kind, value, allow, why, sizeof why))
     return zerr_set(err, ZE_USAGE, "refused: %s", why);
   file_add a = {tool, value, kind, allow, path};
+  /* A file still in Go zero's layout becomes ours first (with its backup). */
+  zgrants_go_migration m;
+  if (zgrants_go_migrate(path, &m, err) < 0) return -1;
+  free(m.backup);
   return zjson_update_file(path, 0, 0600, add_in_file, &a, err) < 0 ? -1 : 0;
 }
 
@@ -382,6 +408,7 @@ static bool grant_covers(const zgrant *x, const char *path, const char *cmd) {
     case ZGRANT_TOOL: return true;
     case ZGRANT_PATH: return path && x->value && x->value[0] && zpath_is_within(x->value, path);
     case ZGRANT_PREFIX: return cmd && prefix_words(x->value, cmd);
+    case ZGRANT_CAPABILITY: return false; /* zgrants_match_capability */
   }
   return false;
 }
@@ -411,6 +438,18 @@ zgrant *zgrants_match(zgrants *g, const char *tool, const char *path,
       if (x->scope == ZGRANT_ONCE) x->used = true;
       return x;
     }
+  }
+  return NULL;
+}
+
+zgrant *zgrants_match_capability(zgrants *g, const char *tool, const char *capability) {
+  for (size_t i = 0; g && i < g->n; i++) {
+    zgrant *x = &g->v[i];
+    if (x->kind != ZGRANT_CAPABILITY || !x->allow || x->used || x->unsandboxed ||
+        strcmp(x->tool, tool) || !x->value || strcmp(x->value, capability))
+      continue;
+    if (x->scope == ZGRANT_ONCE) x->used = true;
+    return x;
   }
   return NULL;
 }

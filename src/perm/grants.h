@@ -34,7 +34,12 @@
 
 #include "base/err.h"
 
-typedef enum zgrant_kind { ZGRANT_TOOL, ZGRANT_PATH, ZGRANT_PREFIX } zgrant_kind;
+/* ZGRANT_CAPABILITY: a capability the user gave the tool's calls, not one
+ * call (value "network": a command approved to run with the network lets
+ * every later command that needs the network have it, as Go zero reuses a
+ * network approval for equivalent commands). Never matched by
+ * zgrants_match: see zgrants_match_capability. */
+typedef enum zgrant_kind { ZGRANT_TOOL, ZGRANT_PATH, ZGRANT_PREFIX, ZGRANT_CAPABILITY } zgrant_kind;
 typedef enum zgrant_scope { ZGRANT_ONCE, ZGRANT_SESSION, ZGRANT_ALWAYS } zgrant_scope;
 
 typedef struct zgrant {
@@ -62,13 +67,18 @@ typedef struct zgrants {
   /* Warnings about grants in the file that the engine ignores (too broad to
    * allow); the run shows them. NULL-terminated, or NULL when none. */
   char **ignored;
+  /* Set when loading migrated Go zero's layout of the file (perm/grants_go.h):
+   * the one-time "sandbox grants updated …" notice the run shows. */
+  char *notice;
 } zgrants;
 
 /* Loads path (NULL = default location; a missing file is empty) and the MCP
  * grants (mcp_path NULL = default location; an unreadable or malformed MCP
- * file counts as empty, as before). A sandbox-grants file with an unknown
- * version or bad shape fails with ZE_CONFIG naming the file. A saved allow
- * grant that is too broad is left out and explained in g->ignored. */
+ * file counts as empty, as before). A file in Go zero's layout
+ * (schemaVersion 1-3) is first migrated to ours, with a backup and
+ * g->notice. A sandbox-grants file with an unknown version or bad shape
+ * fails with ZE_CONFIG naming the file. A saved allow grant that is too
+ * broad is left out and explained in g->ignored. */
 int zgrants_load(zgrants *g, const char *path, const char *mcp_path, zerr *err);
 /* Only the MCP grants (g->path stays NULL: no built-in grants, none saved). */
 void zgrants_load_mcp(zgrants *g, const char *mcp_path);
@@ -111,6 +121,10 @@ zgrant *zgrants_match(zgrants *g, const char *tool, const char *path,
                       const char *const *commands, size_t ncommands, bool allow,
                       bool unsandboxed);
 
+/* The allow grant of kind capability with this value ("network") for tool,
+ * or NULL. A once-grant matched is marked used. */
+zgrant *zgrants_match_capability(zgrants *g, const char *tool, const char *capability);
+
 /* true (with why, cap bytes, saying so and what to grant instead) when an
  * allow grant of this kind and value would allow far more than its words
  * say: a prefix whose command runs other commands or deletes (sh, bash,
@@ -126,7 +140,7 @@ char *zgrant_describe(zgrant_kind kind, const char *tool, const char *value);
 
 const char *zgrant_kind_name(zgrant_kind k);
 const char *zgrant_scope_name(zgrant_scope s);
-/* Parses "tool" / "path" / "prefix"; false for anything else. */
+/* Parses "tool" / "path" / "prefix" / "capability"; false for anything else. */
 bool zgrant_kind_parse(const char *s, zgrant_kind *out);
 
 /* ---- MCP tools (mcp-permissions.json) ---------------------------------- */

@@ -57,6 +57,10 @@ static json_t *remember_builtin(const zperm_face *face, zgrants *grants,
   zerr err = ZERR_INIT;
   int rc = zgrants_remember(grants, req->grant_tool, kind, value, allow,
                             (zgrant_scope)ans->scope, allow && req->escalate_unsandboxed, &err);
+  /* A command approved to run with the network: the capability is the
+   * user's answer too (as Go zero reuses the approval), for this session. */
+  if (allow && req->escalate_network && !req->escalate_unsandboxed)
+    zgrants_add(grants, req->grant_tool, ZGRANT_CAPABILITY, "network", true, ZGRANT_SESSION);
   if (rc < 0 && err.kind == ZE_USAGE) {
     warn(face, "grant_too_broad", err.msg);
     return NULL; /* answered for this call only */

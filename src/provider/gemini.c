@@ -63,7 +63,7 @@ static int one_response(zgem_parser *p, const json_t *o, zerr *err) {
     json_t *code = json_object_get(e, "code");
     long status = json_is_integer(code) ? (long)json_integer_value(code) : 0;
     const char *st = zjson_str(e, "status");
-    bool retry = zretry_status_retryable(status) || status == 500;
+    bool retry = zretry_status_retryable(status);
     zturn_fail(&p->turn, st, zjson_str(e, "message"), retry, err);
     if (err) err->http_status = (int)status;
     return -1;

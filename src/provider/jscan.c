@@ -208,12 +208,11 @@ static bool scan_number(zjscan *s, bool *is_int, int64_t *v) {
   }
   if (p >= end || *p < '0' || *p > '9') return fail(s);
   int64_t acc = 0;
-  int digits = 0;
   if (*p == '0') {
     p++;
-    digits = 1;
     if (p < end && *p >= '0' && *p <= '9') return fail(s); /* leading zero */
   } else {
+    int digits = 0;
     while (p < end && *p >= '0' && *p <= '9') {
       /* More than 18 digits may overflow jansson's integer (an error there)
        * or its double (likewise): leave those to it. */

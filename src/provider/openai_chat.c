@@ -54,6 +54,8 @@ static int emit(zoai_chat_parser *p, const zprov_event *ev, zerr *err) {
   return 0;
 }
 
+static int emit_cb(void *p, const zprov_event *ev, zerr *err) { return emit(p, ev, err); }
+
 static int emit_delta(zoai_chat_parser *p, zprov_event_kind kind, const json_t *s, zerr *err) {
   if (!json_is_string(s) || json_string_length(s) == 0) return 0;
   zprov_event ev;
@@ -491,38 +493,19 @@ int zoai_chat_parser_finish(zoai_chat_parser *p, zerr *err) {
   if (!zoai_chat_parser_complete(p)) return zturn_ended_early(p->provider_name, p->emitted, err);
   /* Calls are reported in index order, whatever order they started in. */
   size_t n = p->ncalls;
-  cleanup_free zoai_tool_acc **order = xcalloc(n ? n : 1, sizeof *order);
+  cleanup_free zprov_event *ends = xcalloc(n ? n : 1, sizeof *ends);
   for (size_t i = 0; i < n; i++) {
-    size_t j = i;
-    while (j > 0 && order[j - 1]->index > p->calls[i].index) {
-      order[j] = order[j - 1];
-      j--;
-    }
-    order[j] = &p->calls[i];
-  }
-  for (size_t i = 0; i < n; i++) {
-    zprov_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ZPEV_TOOL_END;
-    ev.index = order[i]->index;
-    ev.id = order[i]->id;
-    ev.name = order[i]->name;
+    const zoai_tool_acc *c = &p->calls[i];
+    ends[i].kind = ZPEV_TOOL_END;
+    ends[i].index = c->index;
+    ends[i].id = c->id;
+    ends[i].name = c->name;
     /* A call without arguments is an empty object, never "". */
-    ev.arguments = order[i]->args.len ? order[i]->args.data : "{}";
-    if (emit(p, &ev, err) < 0) return -1;
+    ends[i].arguments = c->args.len ? c->args.data : "{}";
   }
-  if (p->have_usage) {
-    zprov_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ZPEV_USAGE;
-    ev.usage = p->usage;
-    if (emit(p, &ev, err) < 0) return -1;
-  }
-  zprov_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.kind = ZPEV_DONE;
-  ev.finish_reason = p->finish_reason ? p->finish_reason : n ? "tool_calls" : "stop";
-  if (emit(p, &ev, err) < 0) return -1;
+  if (zturn_close(ends, n, p->have_usage ? &p->usage : NULL, p->finish_reason, emit_cb, p,
+                  err) < 0)
+    return -1;
   p->finished = true;
   return 0;
 }

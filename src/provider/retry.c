@@ -32,7 +32,10 @@ void zretry_policy_init(zretry_policy *pol, int max_retries) {
 }
 
 bool zretry_status_retryable(long status) {
-  return status == 429 || status == 502 || status == 503 || status == 504 || status == 529;
+  /* 500 too, as the OpenAI and Anthropic SDKs retry it: a transient fault
+   * more often than a request the server will always refuse. */
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504 ||
+         status == 529;
 }
 
 int64_t zretry_delay_ms(const zretry_policy *pol, int retry, const char *retry_after,

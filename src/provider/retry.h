@@ -42,7 +42,7 @@ typedef struct zretry_policy {
  * ZERO_RETRY_BASE_MS when it holds a non-negative integer, else 500 ms. */
 void zretry_policy_init(zretry_policy *pol, int max_retries);
 
-/* true for the statuses worth another try (429, 502, 503, 504, 529). */
+/* true for the statuses worth another try (429, 500, 502, 503, 504, 529). */
 bool zretry_status_retryable(long status);
 
 /* The wait before retry number `retry` (1 = the first retry). When

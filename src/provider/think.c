@@ -27,13 +27,27 @@ static int out(zthink_filter *f, bool reasoning, const char *s, size_t n) {
   return f->fn ? f->fn(f->ud, &ev) : 0;
 }
 
+/* Tags match case-insensitively (<THINK>, <Think>: some chat templates and
+ * fine-tunes write them so), as Go zero matches them. */
+
 /* Length of the longest suffix of s[0..n) that is a proper prefix of tag. */
 static size_t partial_tag(const char *s, size_t n, const char *tag) {
   size_t tl = strlen(tag);
   size_t max = n < tl - 1 ? n : tl - 1;
   for (size_t k = max; k > 0; k--)
-    if (memcmp(s + n - k, tag, k) == 0) return k;
+    if (strncasecmp(s + n - k, tag, k) == 0) return k;
   return 0;
+}
+
+/* The first occurrence of tag (ASCII, tl bytes) in s[0..n), any case. */
+static const char *find_tag(const char *s, size_t n, const char *tag, size_t tl) {
+  for (size_t i = 0; i + tl <= n; i++) {
+    const char *lt = memchr(s + i, '<', n - i - tl + 1);
+    if (!lt) return NULL;
+    if (strncasecmp(lt, tag, tl) == 0) return lt;
+    i = (size_t)(lt - s);
+  }
+  return NULL;
 }
 
 /* Scans s (held bytes + the new chunk, contiguous). */
@@ -46,7 +60,7 @@ static int scan(zthink_filter *f, const char *s, size_t n) {
     }
     const char *tag = f->in_think ? CLOSE : OPEN;
     size_t tl = strlen(tag);
-    const char *hit = memmem(s, n, tag, tl);
+    const char *hit = find_tag(s, n, tag, tl);
     if (hit) {
       if (out(f, f->in_think, s, (size_t)(hit - s))) return 1;
       n -= (size_t)(hit - s) + tl;
@@ -89,9 +103,31 @@ int zthink_on_event(void *filter, const zprov_event *ev) {
 
 bool zthink_model_default(const char *model) {
   if (!model) return false;
-  static const char *const families[] = {"deepseek-r1", "deepseek-reasoner", "qwq", "qwen3",
-                                         "gpt-oss", "r1-distill", "magistral", "phi4-reasoning",
-                                         "exaone-deep", "cogito", NULL};
+  /* Matched anywhere in the lowercased name (org/model:tag, any case). */
+  static const char *const families[] = {"deepseek-r1",
+                                         "deepseek-reasoner",
+                                         "r1-distill",
+                                         "qwq",
+                                         "qwen3",
+                                         "gpt-oss",
+                                         "magistral",
+                                         "phi4-reasoning",
+                                         "phi-4-reasoning",
+                                         "exaone-deep",
+                                         "cogito",
+                                         "glm-4.5",
+                                         "glm-4.6",
+                                         "glm-z1",
+                                         "minimax-m1",
+                                         "minimax-m2",
+                                         "kimi-k2-thinking",
+                                         "nemotron",
+                                         "hunyuan",
+                                         "skywork-or1",
+                                         "openthinker",
+                                         "olmo-3-think",
+                                         "seed-oss",
+                                         NULL};
   /* Lowercased copy of the model's last path element (org/model:tag). */
   char low[256];
   size_t n = 0;

@@ -144,42 +144,50 @@ int zturn_ended_early(const char *provider_name, bool emitted, zerr *err) {
   return -1;
 }
 
+static int turn_emit(void *t, const zprov_event *ev, zerr *err) { return zturn_emit(t, ev, err); }
+
 int zturn_finish(zturn *t, zerr *err) {
   if (t->finished) return 0;
   if (!t->complete) return zturn_ended_early(t->provider_name, t->emitted, err);
   size_t n = t->ncalls;
-  cleanup_free zturn_call **order = xcalloc(n ? n : 1, sizeof *order);
+  cleanup_free zprov_event *ends = xcalloc(n ? n : 1, sizeof *ends);
   for (size_t i = 0; i < n; i++) {
-    size_t j = i;
-    while (j > 0 && order[j - 1]->index > t->calls[i].index) {
-      order[j] = order[j - 1];
-      j--;
-    }
-    order[j] = &t->calls[i];
+    const zturn_call *c = &t->calls[i];
+    ends[i].kind = ZPEV_TOOL_END;
+    ends[i].index = c->index;
+    ends[i].id = c->id;
+    ends[i].name = c->name;
+    /* A call without arguments is an empty object, never "". */
+    ends[i].arguments = c->args.len ? c->args.data : "{}";
+    ends[i].signature = c->signature;
   }
-  for (size_t i = 0; i < n; i++) {
-    zprov_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ZPEV_TOOL_END;
-    ev.index = order[i]->index;
-    ev.id = order[i]->id;
-    ev.name = order[i]->name;
-    ev.arguments = order[i]->args.len ? order[i]->args.data : "{}";
-    ev.signature = order[i]->signature;
-    if (zturn_emit(t, &ev, err) < 0) return -1;
-  }
-  if (t->have_usage) {
-    zprov_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ZPEV_USAGE;
-    ev.usage = t->usage;
-    if (zturn_emit(t, &ev, err) < 0) return -1;
-  }
-  zprov_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.kind = ZPEV_DONE;
-  ev.finish_reason = t->finish_reason ? t->finish_reason : n ? "tool_calls" : "stop";
-  if (zturn_emit(t, &ev, err) < 0) return -1;
+  if (zturn_close(ends, n, t->have_usage ? &t->usage : NULL, t->finish_reason, turn_emit, t,
+                  err) < 0)
+    return -1;
   t->finished = true;
   return 0;
+}
+
+int zturn_close(zprov_event *ends, size_t n, const zusage *usage, const char *finish_reason,
+                zturn_emit_fn emit, void *ud, zerr *err) {
+  /* Insertion sort: stable, and n is a handful of calls. */
+  for (size_t i = 1; i < n; i++) {
+    zprov_event ev = ends[i];
+    size_t j = i;
+    for (; j > 0 && ends[j - 1].index > ev.index; j--) ends[j] = ends[j - 1];
+    ends[j] = ev;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (emit(ud, &ends[i], err) < 0) return -1;
+  zprov_event ev;
+  if (usage) {
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ZPEV_USAGE;
+    ev.usage = *usage;
+    if (emit(ud, &ev, err) < 0) return -1;
+  }
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ZPEV_DONE;
+  ev.finish_reason = finish_reason ? finish_reason : n ? "tool_calls" : "stop";
+  return emit(ud, &ev, err);
 }

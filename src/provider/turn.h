@@ -70,6 +70,15 @@ int zturn_fail(zturn *t, const char *type, const char *message, bool retryable_k
  * "tool_calls" with calls, else "stop"); or, when !complete, the "ended
  * early" error (retryable when nothing was emitted). */
 int zturn_finish(zturn *t, zerr *err);
+/* How zturn_close hands an event to its parser (zturn_emit's contract). */
+typedef int (*zturn_emit_fn)(void *ud, const zprov_event *ev, zerr *err);
+/* The closing sequence every parser ends a turn with, written once: sorts
+ * the n TOOL_END events of ends by index (stable; calls may start in any
+ * order) and emits them, then USAGE when usage is not NULL, then DONE with
+ * finish_reason (NULL: "tool_calls" when n > 0, else "stop"). Stops at the
+ * first emit that fails and returns -1; 0 when all went out. */
+int zturn_close(zprov_event *ends, size_t n, const zusage *usage, const char *finish_reason,
+                zturn_emit_fn emit, void *ud, zerr *err);
 /* The error of a stream that closed before the answer was complete: ZE_PROVIDER
  * naming provider_name, retryable only when nothing was emitted yet (a retry
  * would repeat what the user saw). Returns -1. */

@@ -15,6 +15,9 @@
 
 #define RAW_KEEP_MAX (4u << 20) /* a non-streamed JSON answer larger than this is refused */
 #define DEFAULT_IDLE_MS 300000L
+/* A server that accepted the connection and sent nothing for this long is
+ * reported, instead of waiting out the stream's idle timeout. */
+#define DEFAULT_FIRST_BYTE_MS 60000L
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -161,6 +164,13 @@ long zwire_idle_ms(const zprov_opts *opts) {
   return env > 0 ? env : DEFAULT_IDLE_MS;
 }
 
+long zwire_first_byte_ms(const zprov_opts *opts) {
+  long env = zwire_parse_duration_ms(getenv("ZERO_FIRST_BYTE_TIMEOUT"));
+  long first = env > 0 ? env : DEFAULT_FIRST_BYTE_MS;
+  long idle = zwire_idle_ms(opts);
+  return first < idle ? first : idle;
+}
+
 int zwire_emit(zprov_event_fn fn, void *ud, const zprov_event *ev, bool *emitted,
                const char *provider_name, zerr *err) {
   if ((ev->kind == ZPEV_TEXT || ev->kind == ZPEV_REASONING || ev->kind == ZPEV_TOOL_ARGS) &&
@@ -277,6 +287,8 @@ static int attempt_once(void *ud, int n, zretry_info *info, zerr *err) {
       .body_len = c->body_len,
       .connect_timeout_ms = o->connect_timeout_ms,
       .idle_timeout_ms = a->idle_ms,
+      .first_byte_timeout_ms = zwire_first_byte_ms(o),
+      .announce_wait = true,
       .total_timeout_ms = 0,
   };
   zhttp_response resp = ZHTTP_RESPONSE_INIT;

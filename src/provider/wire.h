@@ -111,6 +111,10 @@ void zwire_provider_destroy(zprovider *base);
  * ZERO_STREAM_IDLE_TIMEOUT (seconds, or with a unit: 500ms, 30s, 5m), else
  * 300000. */
 long zwire_idle_ms(const zprov_opts *opts);
+/* How long a sent request may wait for the first byte of its response:
+ * ZERO_FIRST_BYTE_TIMEOUT (a duration as ZERO_STREAM_IDLE_TIMEOUT takes it),
+ * default 60 s, never longer than zwire_idle_ms. */
+long zwire_first_byte_ms(const zprov_opts *opts);
 
 /* Parses a ZERO_STREAM_IDLE_TIMEOUT value; -1 when invalid. */
 long zwire_parse_duration_ms(const char *s);

@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/num.h"
 #include "base/path.h"
 #include "base/time.h"
 #include "session/jsonl.h"
@@ -705,10 +705,12 @@ void zsession_close(zsession *s) {
  * time, not by byte. Returns false when s is not a timestamp. */
 static bool parse_rfc3339(const char *s, int64_t *sec, long *nsec) {
   struct tm tm = {0};
-  int y, mo, d, h, mi, se, used = 0;
-  if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &used) != 6)
+  int y, mo, d, h, mi, se;
+  const char *p = s;
+  if (!s || !znum_digits(&p, 4, &y) || *p++ != '-' || !znum_digits(&p, 2, &mo) || *p++ != '-' ||
+      !znum_digits(&p, 2, &d) || *p++ != 'T' || !znum_digits(&p, 2, &h) || *p++ != ':' ||
+      !znum_digits(&p, 2, &mi) || *p++ != ':' || !znum_digits(&p, 2, &se))
     return false;
-  const char *p = s + used;
   long ns = 0;
   if (*p == '.') {
     long scale = 100000000;
@@ -720,7 +722,8 @@ static bool parse_rfc3339(const char *s, int64_t *sec, long *nsec) {
   int64_t off = 0;
   if (*p == '+' || *p == '-') {
     int oh, om;
-    if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2) return false;
+    const char *q = p + 1;
+    if (!znum_digits(&q, 2, &oh) || *q++ != ':' || !znum_digits(&q, 2, &om)) return false;
     off = (int64_t)(oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
   } else if (*p != 'Z' && *p != 'z') {
     return false;
@@ -850,16 +853,7 @@ char *zsession_latest(const char *root, const char *cwd, zerr *err) {
 
 /* ---- delete ------------------------------------------------------------ */
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)ftw;
-  return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-int zsession_remove_dir(const char *dir) {
-  /* FTW_PHYS: a symlink inside is removed, never followed. */
-  return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+int zsession_remove_dir(const char *dir) { return zfs_remove_tree(dir); }
 
 char *zsession_existing_dir(const char *root, const char *id, zerr *err) {
   if (!zsession_id_valid(id)) {

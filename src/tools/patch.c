@@ -11,7 +11,9 @@
  */
 #include "tools/patch.h"
 
+#include <assert.h>
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -136,7 +138,19 @@ static bool hunk_body_line(zpatch_hunk *h, const zpatch_line *l) {
   return true;
 }
 
-static bool is_patch_header(const zpatch_line *l) {
+/* A marker line as models trained on the V4A format write it: patch markers
+ * and file headers padded with spaces (" *** End Patch", "*** End Patch ",
+ * "  *** Update File: x") mean what the bare marker means, as Codex's own
+ * parser takes them. A line that is no marker is returned as it is (a hunk's
+ * leading space is its context mark). */
+static zpatch_line marker_line(const zpatch_line *l) {
+  zpatch_line t = trim(*l);
+  return line_starts(&t, "***") ? t : *l;
+}
+
+static bool is_patch_header(const zpatch_line *raw) {
+  zpatch_line m = marker_line(raw);
+  const zpatch_line *l = &m;
   return line_starts(l, "*** Add File:") || line_starts(l, "*** Update File:") ||
          line_starts(l, "*** Delete File:") || line_is(l, "*** End Patch");
 }
@@ -144,7 +158,8 @@ static bool is_patch_header(const zpatch_line *l) {
 static int parse_codex(zpatch *p, const line_vec *lines, size_t i, size_t end, zbuf *err) {
   i++; /* "*** Begin Patch" */
   while (i < end) {
-    const zpatch_line *l = &lines->items[i];
+    zpatch_line marker = marker_line(&lines->items[i]);
+    const zpatch_line *l = &marker;
     size_t lineno = i + 1;
     if (line_is(l, "*** End Patch")) return 0;
     if (blank_line(l)) { i++; continue; }
@@ -180,8 +195,9 @@ static int parse_codex(zpatch *p, const line_vec *lines, size_t i, size_t end, z
       if (trim(path).n == 0) return perr(err, lineno, "\"*** Update File:\" needs a path");
       zpatch_file *f = add_file(p, ZPATCH_UPDATE, path, lineno);
       i++;
-      if (i < end && line_starts(&lines->items[i], "*** Move to:")) {
-        zpatch_line to = {lines->items[i].s + 12, lines->items[i].n - 12};
+      zpatch_line move = i < end ? marker_line(&lines->items[i]) : (zpatch_line){"", 0};
+      if (line_starts(&move, "*** Move to:")) {
+        zpatch_line to = {move.s + 12, move.n - 12};
         if (trim(to).n == 0) return perr(err, i + 1, "\"*** Move to:\" needs a path");
         f->move_to = line_dup(trim(to));
         i++;
@@ -196,7 +212,8 @@ static int parse_codex(zpatch *p, const line_vec *lines, size_t i, size_t end, z
           if (anchor.n) zvec_push(&h->anchors, anchor);
           continue;
         }
-        if (line_is(c, "*** End of File")) {
+        zpatch_line cm = marker_line(c);
+        if (line_is(&cm, "*** End of File")) {
           if (!h) return perr(err, i + 1, "\"*** End of File\" before any hunk lines");
           h->eof = true;
           h = NULL;
@@ -259,6 +276,20 @@ static zpatch_line diff_name(zpatch_line l) {
   return l;
 }
 
+/* The old start line of a unified hunk header "@@ -A,B +C,D @@" (read
+ * within the line only), or 0 when it names none. */
+static long hunk_hint(zpatch_line l) {
+  size_t i = 2; /* past "@@" */
+  while (i < l.n && (l.s[i] == ' ' || l.s[i] == '\t')) i++;
+  if (i >= l.n || l.s[i] != '-') return 0;
+  long a = 0;
+  for (i++; i < l.n && l.s[i] >= '0' && l.s[i] <= '9'; i++) {
+    if (a > (LONG_MAX - 9) / 10) return 0; /* absurd: no hint */
+    a = a * 10 + (l.s[i] - '0');
+  }
+  return a;
+}
+
 static int parse_unified(zpatch *p, const line_vec *lines, size_t i, size_t end, zbuf *err) {
   zpatch_file *f = NULL;
   zpatch_hunk *h = NULL;
@@ -286,8 +317,7 @@ static int parse_unified(zpatch *p, const line_vec *lines, size_t i, size_t end,
     if (line_starts(l, "@@")) {
       if (!f) return perr(err, lineno, "a hunk (@@) before any ---/+++ file header");
       if (f->op == ZPATCH_DELETE) { i++; h = NULL; continue; }
-      long a = 0;
-      if (sscanf(l->s, "@@ -%ld", &a) != 1) a = 0;
+      long a = hunk_hint(*l);
       h = f->op == ZPATCH_UPDATE ? add_hunk(f, lineno) : NULL;
       if (h) h->hint = a;
       i++;
@@ -426,6 +456,7 @@ static bool line_eq(matcher *m, int pass, zpatch_line a, zpatch_line b) {
 static bool window_eq(matcher *m, int pass, const line_vec *file, size_t at,
                       const zpatch_line *want, size_t n) {
   if (at + n > file->len) return false;
+  assert(n == 0 || file->items); /* n lines of the file exist */
   for (size_t k = 0; k < n; k++)
     if (!line_eq(m, pass, file->items[at + k], want[k])) return false;
   return true;
@@ -610,18 +641,22 @@ int zpatch_apply_hunks(const zpatch_file *f, const char *display, const char *co
     zbuf_grow(out, len + len / 8 + 64);
     for (size_t i = 0; i <= ps.len; i++) {
       size_t stop = i < ps.len ? ps.items[i].at : file.len;
+      assert(pos >= stop || file.items); /* hunks are placed inside the file */
       for (; pos < stop; pos++, emitted++) {
         zbuf_add(out, file.items[pos].s, file.items[pos].n);
         zbuf_add(out, eol, eol_n);
       }
       if (i == ps.len) break;
+      assert(ps.items != NULL); /* i < ps.len */
       for (size_t k = 0; k < ps.items[i].n_new; k++, emitted++) {
         /* A context line keeps the file's own text (a loose match must not
          * rewrite its whitespace or punctuation). */
         long ci = ps.items[i].h->new_ctx.items[k];
-        const zpatch_line *nl = ci >= 0 && (size_t)ci < ps.items[i].n_old
-                                    ? &file.items[ps.items[i].at + (size_t)ci]
-                                    : &ps.items[i].h->new_lines.items[k];
+        const zpatch_line *nl = &ps.items[i].h->new_lines.items[k];
+        if (ci >= 0 && (size_t)ci < ps.items[i].n_old) {
+          assert(file.items != NULL); /* the hunk was placed on n_old > 0 of its lines */
+          nl = &file.items[ps.items[i].at + (size_t)ci];
+        }
         zbuf_add(out, nl->s, nl->n);
         zbuf_add(out, eol, eol_n);
       }

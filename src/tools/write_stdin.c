@@ -62,12 +62,13 @@ static int run_write_stdin(const ztool_ctx *ctx, const json_t *args, ztool_resul
     n = 1;
   }
   zexec_proc *p = zexec_table_get(zexec_table_default(), id);
+  /* One text whatever the id: the answer must not tell which ids exist
+   * (no probing oracle for other runs' sessions). */
   if (!p)
     return ztool_fail(res,
-                      "write_stdin: there is no running session %d; it has finished (its exit "
-                      "status was reported) or was never started. Start the command again "
-                      "with exec_command.",
-                      id);
+                      "write_stdin: there is no running session with that session_id; it has "
+                      "finished (its exit status was reported) or was never started. Start the "
+                      "command again with exec_command.");
   zerr err = ZERR_INIT;
   if (zexec_proc_write(p, chars, n, &err) < 0) return ztool_fail(res, "write_stdin: %s", err.msg);
   return zt_exec_wait_and_report(ctx, "write_stdin", p, ztime_mono_ms() + yield, max_bytes, res);

@@ -90,7 +90,8 @@ static void text_emit(zsink *base, const zagent_event *ev) {
       break;
     case ZAEV_ERROR:
       end_text_line(s);
-      if (ev->error.code && !strcmp(ev->error.code, "incomplete"))
+      if (ev->error.code &&
+          (!strcmp(ev->error.code, "max_turns") || !strcmp(ev->error.code, "incomplete")))
         fprintf(s->diag, "Run incomplete (not reported as success): %s\n", ev->error.message);
       else if (ev->error.code && !strcmp(ev->error.code, "interrupted"))
         fprintf(s->diag, "Interrupted.\n");

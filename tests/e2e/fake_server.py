@@ -396,6 +396,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if turn.get("delay_before_ms"):
             time.sleep(turn["delay_before_ms"] / 1000.0)
+        if turn.get("silent"):  # accepts the request, never answers
+            self.hang()
+            return
         problems = fake_protocols.gemini_schema_problems(request) if protocol == "gemini" else []
         if problems:
             # As the real API: the request is refused before any answer.

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 import unittest
 
@@ -29,13 +28,7 @@ def have_bwrap():
 
 class FsCase(unittest.TestCase):
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="zero-afs-", dir=BASE)
-        os.chmod(self.root, 0o755)
-        self.home = os.path.join(self.root, "home")
-        self.ws = os.path.join(self.root, "ws")
-        self.outside = os.path.join(self.root, "outside")
-        for d in (self.home, self.ws, self.outside):
-            os.makedirs(d)
+        unpriv.attack_root(self, "zero-afs-", BASE)
         self.marker = os.path.join(self.outside, "MARK")
         self.env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",

@@ -119,7 +119,10 @@ class ChildLifetime(harness.ZeroTest):
         t = self.tokens(1)
         self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
             "cmd": "sleep %s" % t[0], "yield_time_ms": 300}}]}, {"text": "done"}])
-        p = self.spawn("exec", "--permission-mode", "unsafe", "-o", "stream-json", "run it")
+        # The session is left running on purpose: the completion gate would
+        # nudge the model about it, so it is off for this run.
+        p = self.spawn("exec", "--permission-mode", "unsafe", "--no-completion-gate", "-o",
+                       "stream-json", "run it")
         self.wait_running(t)
         kids = []
         with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:

@@ -100,7 +100,7 @@ class CliFlags(ZeroTest):
 
     def test_bash_completion_completes_commands_and_flags(self):
         self.assertEqual(self.complete("sess"), ["sessions"])
-        self.assertEqual(sorted(self.complete("co")), ["completion", "completions", "context"])
+        self.assertEqual(sorted(self.complete("co")), ["completion", "completions", "config", "context"])
         self.assertEqual(self.complete("exec", "--max"), ["--max-turns"])
         self.assertEqual(self.complete("exec", "--output-f"), ["--output-format"])
         # a value flag's value is not taken for the command

@@ -16,7 +16,6 @@ import socket
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
@@ -102,13 +101,7 @@ def sleeping_child_of(pid):
 
 class SandboxCase(unittest.TestCase):
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="zero-sbx-", dir=BASE)
-        os.chmod(self.root, 0o755)
-        self.home = os.path.join(self.root, "home")
-        self.ws = os.path.join(self.root, "ws")
-        self.outside = os.path.join(self.root, "outside")
-        for d in (self.home, self.ws, self.outside):
-            os.makedirs(d)
+        unpriv.attack_root(self, "zero-sbx-", BASE)
         self.env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin" if UNPRIV else os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": self.home,

@@ -48,6 +48,20 @@ def _readable_base():
     return None
 
 
+def attack_root(case, prefix, base):
+    """Gives an attack test case its own tree under base (outside /tmp,
+    which is private inside the sandbox): case.root (0755, so the
+    unprivileged pass can enter it) holding the directories case.home,
+    case.ws (the workspace) and case.outside (where an escape would write)."""
+    case.root = tempfile.mkdtemp(prefix=prefix, dir=base)
+    os.chmod(case.root, 0o755)
+    case.home = os.path.join(case.root, "home")
+    case.ws = os.path.join(case.root, "ws")
+    case.outside = os.path.join(case.root, "outside")
+    for d in (case.home, case.ws, case.outside):
+        os.makedirs(d)
+
+
 def make_readable_copy(test_file):
     """Copies what the unprivileged pass needs to a fresh directory every
     user may read; returns (copy root, path of the copied test file,

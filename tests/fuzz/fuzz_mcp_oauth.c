@@ -10,14 +10,15 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/strvec.h"
 #include "mcp/oauth.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *s = xstrndup((const char *)data, size);
   free(zoauth_challenge_param(s, "resource_metadata"));
   free(zoauth_challenge_param(s, "scope"));
-  zoauth_strv_free(zoauth_resource_md_urls(s));
-  zoauth_strv_free(zoauth_as_md_urls(s));
+  strvec_free_array(zoauth_resource_md_urls(s));
+  strvec_free_array(zoauth_as_md_urls(s));
   free(zoauth_origin(s));
   zerr err = ZERR_INIT;
   zoauth_resource_md rm;

@@ -18,6 +18,7 @@
 #include "base/ids.h"
 #include "base/json.h"
 #include "base/mathx.h"
+#include "base/num.h"
 #include "base/path.h"
 
 static void buf_grows_and_stays_terminated(void **state) {
@@ -104,6 +105,58 @@ static void json_parse_error_names_line_and_column(void **state) {
   assert_string_equal(d, "{\"a\":\"x\",\"n\":3}");
   free(d);
   json_decref(v);
+}
+
+/* The --json output of the CLI commands: jansson's rendering plus a newline;
+ * nothing at all when jansson refuses the value. */
+static void json_print_renders_then_ends_the_line(void **state) {
+  (void)state;
+  json_t *v = json_pack("{s:i, s:[s]}", "b", 1, "a", "x");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_int_equal(zjson_print(f, v, JSON_INDENT(2) | JSON_PRESERVE_ORDER), 0);
+  json_t *scalar = json_integer(3);
+  assert_int_equal(zjson_print(f, scalar, JSON_INDENT(2)), -1); /* no JSON_ENCODE_ANY */
+  fclose(f);
+  assert_string_equal(text, "{\n  \"b\": 1,\n  \"a\": [\n    \"x\"\n  ]\n}\n");
+  free(text);
+  zbuf b = ZBUF_INIT;
+  zbuf_addstr(&b, "> ");
+  assert_int_equal(zjson_print_to(&b, v, 0), 0);
+  assert_int_equal(zjson_print_to(&b, scalar, 0), -1);
+  assert_string_equal(b.data, "> {\"b\": 1, \"a\": [\"x\"]}\n");
+  zbuf_release(&b);
+  json_decref(scalar);
+  json_decref(v);
+}
+
+/* The checked number readers that replace sscanf: each field is read with
+ * its errors seen, and the cursor steps past it. */
+static void num_readers_see_every_error(void **state) {
+  (void)state;
+  const char *s = " 12 -3x";
+  long v = 0;
+  assert_true(znum_long(&s, 0, 100, &v));
+  assert_int_equal(v, 12);
+  assert_true(znum_long(&s, -5, 5, &v));
+  assert_int_equal(v, -3);
+  assert_string_equal(s, "x");
+  assert_false(znum_long(&s, 0, 100, &v)); /* no digit: cursor stays */
+  assert_string_equal(s, "x");
+  const char *big = "99999999999999999999999";
+  assert_false(znum_long(&big, 0, 100, &v)); /* overflow is an error, not LONG_MAX */
+  const char *out_of_range = "101";
+  assert_false(znum_long(&out_of_range, 0, 100, &v));
+  const char *t = "2026-12";
+  int y = 0, mo = 0;
+  assert_true(znum_digits(&t, 4, &y));
+  assert_int_equal(y, 2026);
+  assert_int_equal(*t++, '-');
+  assert_true(znum_digits(&t, 2, &mo));
+  assert_int_equal(mo, 12);
+  const char *sign = "+5";
+  assert_false(znum_digits(&sign, 2, &mo)); /* digits only */
 }
 
 static void ids_are_uuid_shaped_and_safe(void **state) {
@@ -246,6 +299,8 @@ int main(void) {
       cmocka_unit_test(path_normalises_lexically),
       cmocka_unit_test(utf8_validation_and_boundaries),
       cmocka_unit_test(json_parse_error_names_line_and_column),
+      cmocka_unit_test(json_print_renders_then_ends_the_line),
+      cmocka_unit_test(num_readers_see_every_error),
       cmocka_unit_test(ids_are_uuid_shaped_and_safe),
       cmocka_unit_test(atomic_write_replaces_with_mode),
       cmocka_unit_test(locked_update_loses_no_concurrent_change),

@@ -15,6 +15,7 @@
 
 #include "base/common.h"
 #include "base/fs.h"
+#include "base/strvec.h"
 #include "mcp/config.h"
 #include "mcp/oauth.h"
 
@@ -126,22 +127,22 @@ static void test_well_known_urls(void **state) {
   assert_string_equal(r[0], "https://mcp.example.com/.well-known/oauth-protected-resource/v1/mcp");
   assert_string_equal(r[1], "https://mcp.example.com/.well-known/oauth-protected-resource");
   assert_null(r[2]);
-  zoauth_strv_free(r);
+  strvec_free_array(r);
   r = zoauth_resource_md_urls("http://127.0.0.1:8080");
   assert_string_equal(r[0], "http://127.0.0.1:8080/.well-known/oauth-protected-resource");
   assert_null(r[1]);
-  zoauth_strv_free(r);
+  strvec_free_array(r);
   char **a = zoauth_as_md_urls("https://auth.example.com/tenant1");
   assert_string_equal(a[0], "https://auth.example.com/.well-known/oauth-authorization-server/tenant1");
   assert_string_equal(a[1], "https://auth.example.com/.well-known/openid-configuration/tenant1");
   assert_string_equal(a[2], "https://auth.example.com/tenant1/.well-known/openid-configuration");
   assert_null(a[3]);
-  zoauth_strv_free(a);
+  strvec_free_array(a);
   a = zoauth_as_md_urls("https://auth.example.com/");
   assert_string_equal(a[0], "https://auth.example.com/.well-known/oauth-authorization-server");
   assert_string_equal(a[1], "https://auth.example.com/.well-known/openid-configuration");
   assert_null(a[2]);
-  zoauth_strv_free(a);
+  strvec_free_array(a);
   assert_null(zoauth_as_md_urls("file:///etc/passwd"));
   assert_null(zoauth_resource_md_urls("https://"));
   cleanup_free char *o = zoauth_origin("https://h.example:8443/a/b");

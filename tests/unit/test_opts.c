@@ -297,6 +297,40 @@ static void test_command_table(void **state) {
   assert_null(zcli_command_suggest("__sandbox-iner")); /* hidden stages are not offered */
 }
 
+/* The subcommand tables: lookup by name and alias, usage lines in table
+ * order, and the words completion offers (names then aliases). */
+static void test_subcommand_tables(void **state) {
+  (void)state;
+  const zcli_subcommand *rm = zcli_subcommand_find(&zcli_mcp_subs, "rm");
+  assert_non_null(rm);
+  assert_string_equal(rm->name, "remove");
+  assert_ptr_equal(zcli_subcommand_find(&zcli_mcp_subs, "remove"), rm);
+  assert_null(zcli_subcommand_find(&zcli_mcp_subs, "r"));
+  assert_null(zcli_subcommand_find(&zcli_mcp_subs, "rm "));
+  assert_string_equal(zcli_subcommand_find(&zcli_sessions_subs, "rewind")->name, "rewind");
+
+  zbuf w = ZBUF_INIT;
+  zcli_subcommand_words(&zcli_mcp_subs, &w);
+  assert_string_equal(w.data, "list add remove rm enable disable tools call grant revoke trust "
+                              "login logout");
+  zbuf_release(&w);
+  /* Each command row names its table, so completion follows it. */
+  assert_ptr_equal(zcli_command_find("sandbox")->subs, &zcli_sandbox_subs);
+  assert_null(zcli_command_find("exec")->subs);
+
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  static const zcli_subcommand rows[] = {
+      {"a", NULL, NULL, "a X"}, {"b", NULL, NULL, NULL}, {"c", "see", NULL, "c [Y]"}};
+  const zcli_subcommands t = {rows, ZARRAY_LEN(rows)};
+  zcli_subcommand_usage(f, "zero demo", &t);
+  fclose(f);
+  assert_string_equal(text, "Usage: zero demo a X\n       zero demo c [Y]\n");
+  free(text);
+  assert_string_equal(zcli_subcommand_find(&t, "see")->name, "c");
+}
+
 static void test_one_exit_code_map(void **state) {
   (void)state;
   assert_int_equal(zexit_for_error(ZE_OK), 0);
@@ -325,6 +359,7 @@ int main(void) {
       cmocka_unit_test(test_stop_at_positional_and_dash_words),
       cmocka_unit_test(test_help_comes_from_the_table),
       cmocka_unit_test(test_command_table),
+      cmocka_unit_test(test_subcommand_tables),
       cmocka_unit_test(test_one_exit_code_map),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -114,6 +114,18 @@ static void widths_count_wide_combining_and_emoji(void **state) {
   assert_int_equal(tw_strwidth("\x1b[1mbold\x1b[0m"), 4); /* SGR takes no columns */
 }
 
+/* Backspace lands on the start of the grapheme cluster before pos, whole. */
+static void prev_steps_back_one_grapheme(void **state) {
+  (void)state;
+  const char *s = "ae\xCC\x81\xE6\x97\xA5"; /* a, e + combining acute, 日 */
+  size_t n = strlen(s);
+  assert_int_equal(tw_prev(s, n, n), 4);     /* before 日 */
+  assert_int_equal(tw_prev(s, n, 4), 1);     /* before e + accent, not the accent */
+  assert_int_equal(tw_prev(s, n, 1), 0);
+  assert_int_equal(tw_prev(s, n, 0), 0);
+  assert_int_equal(tw_prev("", 0, 0), 0);
+}
+
 static void wrap_breaks_at_words_and_carries_style(void **state) {
   (void)state;
   tw_lines l = {0};
@@ -468,6 +480,7 @@ int main(void) {
       cmocka_unit_test(keys_wait_for_split_sequences_and_flush_a_lone_escape),
       cmocka_unit_test(keys_bracketed_paste_arrives_whole),
       cmocka_unit_test(widths_count_wide_combining_and_emoji),
+      cmocka_unit_test(prev_steps_back_one_grapheme),
       cmocka_unit_test(wrap_breaks_at_words_and_carries_style),
       cmocka_unit_test(sanitize_neutralises_escapes),
       cmocka_unit_test(markdown_boundary_respects_fences),

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/num.h"
 
 void tui_composer_init(tui_composer *c) {
   memset(c, 0, sizeof *c);
@@ -85,13 +87,7 @@ void tui_composer_newline(tui_composer *c) { tui_composer_insert(c, "\n", 1); }
 
 /* Start of the grapheme before / after the cursor. */
 static size_t prev_g(const tui_composer *c, size_t pos) {
-  size_t p = 0, last = 0;
-  while (p < pos) {
-    int w;
-    last = p;
-    p += tw_next(c->text.data + p, c->text.len - p, &w);
-  }
-  return last;
+  return tw_prev(c->text.data, c->text.len, pos);
 }
 
 static size_t next_g(const tui_composer *c, size_t pos) {
@@ -258,16 +254,28 @@ static void hist_add(tui_composer *c, const char *s, bool save) {
   }
 }
 
+/* The paste number N of a "[Pasted text #N, L lines]" placeholder at s
+ * (*len: its length), or 0 when s starts no placeholder. */
+static long placeholder_at(const char *s, size_t *len) {
+  if (strncmp(s, "[Pasted text #", 14) != 0) return 0;
+  const char *p = s + 14;
+  long n, lines;
+  if (!znum_long(&p, 1, LONG_MAX, &n) || *p++ != ',' || !znum_long(&p, 0, LONG_MAX, &lines) ||
+      strncmp(p, " lines]", 7) != 0)
+    return 0;
+  *len = (size_t)(p + 7 - s);
+  return n;
+}
+
 char *tui_composer_take(tui_composer *c) {
   zbuf out = ZBUF_INIT;
   const char *s = c->text.data;
   while (*s) {
-    unsigned n;
-    int used = 0;
-    if (!strncmp(s, "[Pasted text #", 14) && sscanf(s + 14, "%u,%*u lines]%n", &n, &used) >= 1 &&
-        used > 0 && n >= 1 && n <= c->npastes) {
+    size_t used = 0;
+    long n = placeholder_at(s, &used);
+    if (n >= 1 && (size_t)n <= c->npastes) {
       zbuf_addstr(&out, c->pastes[n - 1]);
-      s += 14 + used;
+      s += used;
       continue;
     }
     zbuf_addch(&out, *s++);

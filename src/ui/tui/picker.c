@@ -123,15 +123,7 @@ static bool picker_key_in(tui_picker *p, const tui_key *k, char **text, const si
     case TK_DOWN:
     case TK_TAB: if (n) p->sel = (p->sel + 1) % (int)n; return false;
     case TK_BACKSPACE:
-      if (p->filter.len) {
-        size_t at = 0, last = 0;
-        while (at < p->filter.len) {
-          int w;
-          last = at;
-          at += tw_next(p->filter.data + at, p->filter.len - at, &w);
-        }
-        zbuf_setlen(&p->filter, last);
-      }
+      zbuf_setlen(&p->filter, tw_prev(p->filter.data, p->filter.len, p->filter.len));
       p->sel = 0;
       return false;
     case TK_ENTER: {

@@ -110,6 +110,16 @@ void tw_sanitize(zbuf *out, const char *s, size_t len) {
   }
 }
 
+size_t tw_prev(const char *s, size_t len, size_t pos) {
+  size_t p = 0, last = 0;
+  while (p < pos && p < len) {
+    int w;
+    last = p;
+    p += tw_next(s + p, len - p, &w);
+  }
+  return last;
+}
+
 void tw_lines_push(tw_lines *l, char *line) {
   if (l->len == l->cap) {
     l->cap = l->cap ? l->cap * 2 : 16;

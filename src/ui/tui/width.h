@@ -20,6 +20,9 @@ static inline size_t tw_strwidth(const char *s);
 /* Length in bytes of the next grapheme cluster (or SGR escape, width 0) at s,
  * and its width in *w. len > 0. */
 size_t tw_next(const char *s, size_t len, int *w);
+/* Start of the grapheme cluster that ends at or spans byte pos of s[0..len)
+ * (pos <= len): where a backspace at pos lands. 0 when pos is 0. */
+size_t tw_prev(const char *s, size_t len, size_t pos);
 /* Appends s to out made safe to print: tabs become spaces (to the next
  * multiple of 4 columns), C0 controls and DEL become caret forms ("^[" for
  * ESC), C1 controls and invalid UTF-8 become U+FFFD. Nothing that could move
