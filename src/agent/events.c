@@ -84,6 +84,7 @@ static void each_owned_field(zagent_event *ev, const field_ops *op) {
       op->str(&ev->checkpoint.tool, NULL);
       op->json(&ev->checkpoint.files);
       break;
+    case ZAEV_HOOK: op->json(&ev->hook.record); break;
   }
 }
 

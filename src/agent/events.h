@@ -34,6 +34,7 @@ typedef enum zagent_event_kind {
   ZAEV_PROGRESS,            /* .progress */
   ZAEV_COMPACTION,          /* .compaction */
   ZAEV_CHECKPOINT,          /* .checkpoint */
+  ZAEV_HOOK,                /* .hook */
 } zagent_event_kind;
 
 /* ZAEV_RUN_START: where and with what the run talks to the model. */
@@ -156,6 +157,13 @@ typedef struct zev_checkpoint {
   const json_t *files;
 } zev_checkpoint;
 
+/* ZAEV_HOOK: one hook run (ext/ext.h zext_emit_record), recorded in the
+ * session and emitted in stream-json as it is: {event, hookId, exitCode,
+ * durationMs, decision, timedOut, reason?, tool?}. */
+typedef struct zev_hook {
+  const json_t *record;
+} zev_hook;
+
 typedef struct zagent_event {
   zagent_event_kind kind;
   union { /* the member kind names; the others are not meaningful */
@@ -174,6 +182,7 @@ typedef struct zagent_event {
     zev_progress progress;
     zev_compaction compaction;
     zev_checkpoint checkpoint;
+    zev_hook hook;
   };
 } zagent_event;
 

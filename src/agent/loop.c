@@ -189,6 +189,16 @@ static bool call_recorded(const zagent *a, ztool_result *res) {
   return false;
 }
 
+/* The gate's before_tool (hooks' veto), after the permission engine allowed
+ * the call: false with res filled when a hook blocks it. */
+static bool gate_allows(zagent *a, const ztool_call *call, ztool_result *res) {
+  return !a->gate || !a->gate->before_tool || a->gate->before_tool(a->gate->ud, a, call, res);
+}
+
+static void gate_after(zagent *a, const ztool_call *call, const ztool_result *res) {
+  if (a->gate && a->gate->after_tool) a->gate->after_tool(a->gate->ud, a, call, res);
+}
+
 static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                             const ztool_call *call) {
   const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
@@ -200,7 +210,10 @@ static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                                    .signature = call->signature}};
   zagent_emit(a, &ev);
   ztool_result res = ZTOOL_RESULT_INIT;
-  if (call_recorded(a, &res)) src->invoke(src->ud, a, call, &res);
+  if (call_recorded(a, &res) && gate_allows(a, call, &res)) {
+    src->invoke(src->ud, a, call, &res);
+    gate_after(a, call, &res);
+  }
   zagent_event rev = {.kind = ZAEV_TOOL_RESULT,
                       .tool_result = {.id = call->id,
                                       .name = call->name,
@@ -323,7 +336,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
     res->meta = json_pack("{s:o}", "block", block); /* steals our reference */
     return false;
   }
-  return true;
+  return gate_allows(a, call, res);
 }
 
 /* A tool that returned an image (view_image: meta.image {media_type, data})
@@ -401,6 +414,7 @@ static void run_parallel(zagent *a, zconv *conv, const ztool_call *calls, size_t
   }
   for (size_t i = 0; i < n; i++) {
     if (started[i]) pthread_join(tids[i], NULL);
+    if (jobs[i].allowed) gate_after(a, &calls[i], &jobs[i].res);
     report_tool_call(a, conv, &calls[i], &jobs[i].res);
   }
 }
@@ -412,8 +426,10 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
   if (src) return run_source_call(a, conv, src, call);
   ztool_result res = ZTOOL_RESULT_INIT;
   ztool_escalation esc;
-  if (decide_tool_call(a, call, &res, &esc))
+  if (decide_tool_call(a, call, &res, &esc)) {
     ztool_invoke_escalated(a->tools, call->name, call->arguments, esc, &res);
+    gate_after(a, call, &res);
+  }
   report_tool_call(a, conv, call, &res);
   return !zcancel_requested();
 }
@@ -571,6 +587,21 @@ static bool judge_final(zagent *a, zconv *conv, zrun_status *status, zerr *err) 
   return false;
 }
 
+/* A final answer the completion gate accepted: a stop hook (the gate of
+ * ext/ext.h) may ask for more, bounded by that gate. Returns true after
+ * adding its message as the next user turn. */
+static bool stop_hook_continues(zagent *a, zconv *conv, zrun_status st) {
+  if (st != ZRUN_SUCCESS || !a->gate || !a->gate->on_stop) return false;
+  char *more = a->gate->on_stop(a->gate->ud, a);
+  if (!more) return false;
+  zconv_add_user(conv, more);
+  zagent_event um = {.kind = ZAEV_USER_MESSAGE,
+                     .user_message = {.text = more, .len = strlen(more)}};
+  zagent_emit(a, &um);
+  free(more);
+  return true;
+}
+
 /* Records the assistant turn with its calls; returns how many calls it
  * asked for. */
 static size_t commit_turn(zagent *a, zconv *conv, turn_state *t) {
@@ -613,7 +644,7 @@ static zrun_status run_turn(zagent *a, zconv *conv, json_t *schemas, bool *more,
   turn_release(&t);
   zrun_status st = ZRUN_SUCCESS;
   if (ncalls == 0) {
-    *more = judge_final(a, conv, &st, err);
+    *more = judge_final(a, conv, &st, err) || stop_hook_continues(a, conv, st);
     return st;
   }
   if (a->judge->halted) {

@@ -37,6 +37,19 @@ typedef struct ztool_source {
   void *ud;
 } ztool_source;
 struct zcompactor;
+
+/* The extensions' seam (ext/ext.h, hooks): called around each tool call the
+ * permission engine allowed, and when the model gives a final answer. NULL
+ * members are skipped. */
+typedef struct zagent_gate {
+  /* false blocks the call: res is filled with the reason the model sees. */
+  bool (*before_tool)(void *ud, struct zagent *a, const ztool_call *call, ztool_result *res);
+  void (*after_tool)(void *ud, struct zagent *a, const ztool_call *call, const ztool_result *res);
+  /* A final answer: a message to continue the run with (caller frees), or
+   * NULL to end it. The gate bounds how often it continues. */
+  char *(*on_stop)(void *ud, struct zagent *a);
+  void *ud;
+} zagent_gate;
 struct ztrace;
 struct zjudge;
 
@@ -73,6 +86,7 @@ typedef struct zagent {
   const char *objective;
   int max_consecutive_failures;
   struct ztrace *trace;
+  const zagent_gate *gate; /* hooks (ext/ext.h); NULL = none. Borrowed. */
   /* Results of the run. */
   const char *final_text; /* last assistant text, borrowed from the conversation
                            * (valid while it is unchanged); NULL if none */

@@ -123,6 +123,9 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
         record(r, "warning", p);
       }
       break;
+    case ZAEV_HOOK:
+      if (json_is_object(ev->hook.record)) record(r, "hook", json_copy((json_t *)ev->hook.record));
+      break;
     case ZAEV_TOOL_RESULT: {
       const zev_tool_result *tr = &ev->tool_result;
       p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId", tr->id ? tr->id : "", "name",

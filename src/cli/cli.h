@@ -4,6 +4,7 @@
 #define ZERO_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "base/opts.h"
@@ -25,6 +26,17 @@ int cmd_models(int argc, char **argv);
 int cmd_providers(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+/* Extensions (cmd_ext.c): hooks, skills, plugins, backends (which lists the
+ * custom commands too). */
+int cmd_hooks(int argc, char **argv);
+int cmd_skills(int argc, char **argv);
+int cmd_plugins(int argc, char **argv);
+int cmd_backends(int argc, char **argv);
+/* The `zero backends` report for workspace (nothing started, no hook run);
+ * *broken is increased by what is configured but broken. `zero doctor`
+ * includes its summary. New reference. */
+struct json_t;
+struct json_t *zcli_backends_report(const char *workspace, size_t *broken);
 int cmd_usage(int argc, char **argv);
 /* `zero config [list|get KEY] [--json]` (cmd_config.c). */
 int cmd_config(int argc, char **argv);
@@ -53,6 +65,7 @@ int zcli_providers_add(int argc, char **argv, bool make_active, void (*help)(FIL
  * read); exec's is zexec_opts in cli/exec_args.h. */
 extern const zopt_spec zcli_config_opts;
 extern const zopt_spec zcli_context_opts;
+extern const zopt_spec zcli_ext_opts;
 extern const zopt_spec zcli_doctor_opts;
 extern const zopt_spec zcli_mcp_opts;
 extern const zopt_spec zcli_models_opts;

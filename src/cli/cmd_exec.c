@@ -24,6 +24,7 @@
 #include "cli/exec_args.h"
 #include "cli/exec_posture.h"
 #include "cli/exec_spec.h"
+#include "cli/exec_ext.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
 #include "config/config.h"
@@ -352,7 +353,7 @@ int cmd_exec(int argc, char **argv) {
   char **profile_tools_off = NULL;
   ztrace *trace = NULL;
   zexec_escalation escalation;
-  ztool_source sources[2];
+  ztool_source sources[8]; /* the run's sources (run_setup.h) and the escalation tool */
   char cap_note[512] = "";
   zexec_spec spec = {0};
 
@@ -366,16 +367,19 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   rs.opts.offline = a.offline;
+  rs.opts.allow_domains = a.allow_domains;
+  rs.opts.n_allow_domains = a.n_allow_domains;
   rs.opts.init_session_id = a.init_session_id;
   rs.opts.reasoning_effort = a.reasoning_effort;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;
+  rs.opts.trust_workspace = a.trust_workspace;
   if (zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) == 0 &&
       zrun_setup_sandbox(&rs, &err) < 0) {
     exit_code = early_error_from(a.output, zexit_for_error(err.kind), ZORIGIN_SANDBOX, err.msg);
     goto out;
   }
   if (err.kind != ZE_OK || read_prompt(&a, &prompt, images, &err) < 0 ||
-      read_images(&a, images, &err) < 0) {
+      read_images(&a, images, &err) < 0 || zexec_ext_setup(&rs, &prompt, &err) < 0) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
@@ -464,6 +468,12 @@ int cmd_exec(int argc, char **argv) {
     emit(&run, &w);
     json_decref(state);
   }
+  /* Hooks: sessionStart, then userPromptSubmit (which may block the prompt). */
+  zexec_ext_start(&rs, run.sinks, run.nsinks, &prompt);
+  if (zexec_ext_submit(&rs, run.sinks, run.nsinks, &prompt, &err) < 0) {
+    exit_code = finish_with_error(&run, ZEXIT_USAGE, err.msg, false);
+    goto finish;
+  }
   zrun_setup_system_prompt(&rs, first_mode);
   zmsg *um_msg = zconv_add_user(&conv, prompt.data ? prompt.data : "");
   /* Images from stream-json input travel with the message and are recorded
@@ -501,7 +511,8 @@ int cmd_exec(int argc, char **argv) {
   if (a.allow_escalation) {
     zexec_escalation_init(&escalation, &rs, a.escalation_model);
     size_t n = 0;
-    if (agent.nsources) sources[n++] = agent.sources[0];
+    for (size_t i = 0; i < agent.nsources && n + 1 < ZARRAY_LEN(sources); i++)
+      sources[n++] = agent.sources[i];
     sources[n++] = escalation.source;
     agent.sources = sources;
     agent.nsources = n;
@@ -509,6 +520,7 @@ int cmd_exec(int argc, char **argv) {
   zrun_status st =
       a.use_spec ? zexec_spec_run(&spec, &agent, &conv, &rs, mode, a.autonomy, a.spec_approve, &err)
                  : zagent_run(&agent, &conv, &err);
+  zexec_ext_end(&rs, run.sinks, run.nsinks, st == ZRUN_SUCCESS ? "success" : "error");
   zrun_setup_save_task(&rs);
   /* A final answer the session could not record is not a success. */
   if (st == ZRUN_SUCCESS && zagent_check_sinks(&agent, &err) < 0) st = ZRUN_ERROR;

@@ -21,7 +21,7 @@
 static const char SANDBOX_USAGE[] =
     "Usage: zero sandbox <command>\n"
     "\n"
-    "  exec [--network] [--add-dir DIR]… [-C DIR] -- CMD [ARGS…]\n"
+    "  exec [--network] [--allow-domain HOST]… [--add-dir DIR]… [-C DIR] -- CMD [ARGS…]\n"
     "                     run CMD confined exactly as the agent's commands are; the exit\n"
     "                     status is CMD's (128+N when killed by signal N)\n"
     "  policy [--json] [--effective] [--add-dir DIR]…\n"
@@ -39,23 +39,29 @@ typedef struct sb_args {
   size_t n_add_dirs;
   const char *cwd;
   bool network, json, effective;
+  const char **allow_domains; /* --allow-domain (argc + 1 slots) */
+  size_t n_allow_domains;
   int rest; /* index after "--" (exec) */
 } sb_args;
 
 static void sb_args_release(sb_args *a) {
   free(a->add_dirs);
   a->add_dirs = NULL;
+  free(a->allow_domains);
+  a->allow_domains = NULL;
 }
 
 #define cleanup_sb_args __attribute__((cleanup(sb_args_release)))
 
-enum { SB_NETWORK = 1, SB_JSON, SB_EFFECTIVE, SB_ADD_DIR, SB_CWD };
+enum { SB_NETWORK = 1, SB_JSON, SB_EFFECTIVE, SB_ADD_DIR, SB_CWD, SB_ALLOW_DOMAIN };
 
 static const zopt SANDBOX_OPTS[] = {
     {SB_NETWORK, "network", 0, ZOPT_FLAG, 0, NULL, "exec: give the command the network", NULL},
     {SB_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR", "another writable directory", NULL},
     {SB_CWD, "cwd", 'C', ZOPT_VALUE, 0, "DIR", "the workspace (default: the current directory)",
      NULL},
+    {SB_ALLOW_DOMAIN, "allow-domain", 0, ZOPT_VALUE, ZOPT_REPEAT, "HOST",
+     "exec: the command may reach HOST through the egress proxy", NULL},
     {SB_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "policy: print JSON", NULL},
     {SB_EFFECTIVE, "effective", 0, ZOPT_FLAG, 0, NULL, "policy: as rendered on this machine", NULL},
 };
@@ -69,6 +75,7 @@ const zopt_spec zcli_sandbox_opts = {.command = "sandbox", .opts = SANDBOX_OPTS,
 static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
   memset(a, 0, sizeof *a);
   a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
+  a->allow_domains = xcalloc((size_t)argc + 1, sizeof *a->allow_domains);
   a->rest = -1;
   zopt_spec spec = zcli_sandbox_opts;
   spec.flags |= ZOPTS_STOP_AT_POSITIONAL;
@@ -84,6 +91,7 @@ static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
       case SB_EFFECTIVE: a->effective = true; break;
       case SB_ADD_DIR: a->add_dirs[a->n_add_dirs++] = hit.value; break;
       case SB_CWD: a->cwd = hit.value; break;
+      case SB_ALLOW_DOMAIN: a->allow_domains[a->n_allow_domains++] = hit.value; break;
       default:
         if (hit.after_dashdash || want_cmd) {
           a->rest = zopt_index(&op) - 1; /* the command starts here */
@@ -108,7 +116,8 @@ static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
 static int build_policy(const sb_args *a, zsb_policy *p) {
   zerr err = ZERR_INIT;
   zsb_policy_opts o = {.workspace = a->cwd, .add_dirs = a->add_dirs, .n_add_dirs = a->n_add_dirs,
-                       .network = a->network};
+                       .network = a->network, .allow_domains = a->allow_domains,
+                       .n_allow_domains = a->n_allow_domains};
   if (zsb_policy_build(p, &o, &err) < 0) {
     fprintf(stderr, "zero sandbox: %s\n", err.msg);
     zsb_policy_release(p);
@@ -204,8 +213,13 @@ static int sandbox_policy(void *ctx, int argc, char **argv) {
     print_list("denyWrite", &p.deny_write);
     print_list("allowRead", &p.allow_read);
     print_list("allowWrite", &p.allow_write);
-    printf("network: %s\nblockUnixSockets: %s\n", p.network ? "allow" : "deny",
+    printf("network: %s\nblockUnixSockets: %s\n", zsb_network_name(&p),
            p.block_unix_sockets ? "true" : "false");
+    if (p.scoped) {
+      print_list("allowedDomains", &p.allowed_domains);
+      print_list("deniedDomains", &p.denied_domains);
+      if (p.project_narrows) print_list("project allowedDomains (narrowing)", &p.project_domains);
+    }
     printf("hidden credentials:");
     for (const char *const *c = zsb_credential_names; *c; c++) printf(" ~/%s", *c);
     printf("\n");

@@ -200,6 +200,7 @@ static void open_view(tui_controller *c, const tui_args *args, const char *theme
   /* MCP servers start once, in parallel, through the sandbox spawner; one
    * that fails is a warning line and the session goes on without it. */
   zerr err = ZERR_INIT;
+  tui_ext_load(c); /* hooks, skills, custom commands, plugins */
   zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
   if (zrun_setup_mcp(&c->rs, tui_warn, c, &err) < 0) tui_warn(c, err.msg);
 }
@@ -333,6 +334,7 @@ out:
   free(c->system_prompt);
   zconv_release(&c->conv);
   zconv_release(&c->side);
+  tui_ext_release(c);
   zrun_setup_release(&c->rs);
   tui_args_release(&args);
   free(c);

@@ -36,6 +36,10 @@ typedef struct zcli_subcommands {
  * its handlers (cli/cmd_<command>.c). */
 extern const zcli_subcommands zcli_completions_subs;
 extern const zcli_subcommands zcli_config_subs;
+extern const zcli_subcommands zcli_hooks_subs;
+extern const zcli_subcommands zcli_skills_subs;
+extern const zcli_subcommands zcli_plugins_subs;
+extern const zcli_subcommands zcli_backends_subs;
 extern const zcli_subcommands zcli_mcp_subs;
 extern const zcli_subcommands zcli_models_subs;
 extern const zcli_subcommands zcli_providers_subs;

@@ -45,6 +45,8 @@ enum {
   O_ESCALATION,
   O_USE_SPEC,
   O_SPEC_APPROVE,
+  O_ALLOW_DOMAIN,
+  O_TRUST_WORKSPACE,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -96,8 +98,13 @@ static const zopt EXEC_OPTS[] = {
      "allow every tool call without checks", NULL},
     {O_OFFLINE, "offline", 0, ZOPT_FLAG, 0, NULL,
      "no network: package installs run from caches; network\n"
-     "commands and escalations are denied",
-     NULL},
+     "commands and escalations are denied", NULL},
+    {O_ALLOW_DOMAIN, "allow-domain", 0, ZOPT_VALUE, ZOPT_REPEAT, "HOST",
+     "commands may reach HOST (or *.example.com) through the\n"
+     "sandbox's egress proxy for this run (network \"scoped\")", NULL},
+    {O_TRUST_WORKSPACE, "trust-workspace", 0, ZOPT_FLAG, 0, NULL,
+     "trust this workspace's hooks, commands and plugins\n"
+     "(saved until those files change)", NULL},
     {O_ENABLED, "enabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
      "only these built-in tools (comma or space separated)", NULL},
     {O_DISABLED, "disabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
@@ -276,9 +283,11 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
     case O_AUTO: a->autonomy_given = true; return zautonomy_parse(v, &a->autonomy, err);
     case O_SKIP: a->skip_permissions_unsafe = true; break;
     case O_ADD_DIR: a->add_dirs[a->n_add_dirs++] = v; break;
+    case O_ALLOW_DOMAIN: a->allow_domains[a->n_allow_domains++] = v; break;
     case O_IMAGE: a->images[a->n_images++] = v; break;
     case O_LIST_TOOLS: a->list_tools = true; break;
     case O_OFFLINE: a->offline = true; break;
+    case O_TRUST_WORKSPACE: a->trust_workspace = true; break;
     case O_ENABLED:
     case O_DISABLED: {
       zbuf *list = h->id == O_ENABLED ? &a->enabled_tools : &a->disabled_tools;
@@ -299,6 +308,7 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
   a->mode = ZPERM_AUTO;
   a->autonomy = ZAUTO_LOW;
   a->add_dirs = xcalloc((size_t)argc + 1, sizeof *a->add_dirs);
+  a->allow_domains = xcalloc((size_t)argc + 1, sizeof *a->allow_domains);
   a->images = xcalloc((size_t)argc + 1, sizeof *a->images);
   scan_output(argc, argv, a);
 
@@ -336,6 +346,8 @@ void zexec_args_release(zexec_args *a) {
   a->tools_off = NULL;
   free(a->add_dirs);
   a->add_dirs = NULL;
+  free(a->allow_domains);
+  a->allow_domains = NULL;
   free(a->images);
   a->images = NULL;
 }

@@ -34,10 +34,13 @@ typedef struct zexec_args {
   bool skip_permissions_unsafe;
   const char **add_dirs;    /* borrowed from argv */
   size_t n_add_dirs;
+  const char **allow_domains; /* --allow-domain, borrowed from argv (argc + 1 slots) */
+  size_t n_allow_domains;
   const char **images;      /* --image PATH (repeatable), borrowed from argv */
   size_t n_images;
   bool list_tools;
   bool offline;             /* --offline */
+  bool trust_workspace;     /* --trust-workspace */
   zbuf enabled_tools;       /* --enabled-tools (repeats joined by commas) */
   zbuf disabled_tools;      /* --disabled-tools (repeats joined by commas) */
   char **tools_off;         /* both resolved (zperm_tool_filter): the built-in tools

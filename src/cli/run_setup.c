@@ -14,6 +14,7 @@
 #include "cli/provider_opts.h"
 #include "config/models.h"
 #include "exec/reaper.h"
+#include "ext/trust.h"
 #include "mcp/config.h"
 #include "mcp/oauth.h"
 #include "tools/tracker.h"
@@ -83,9 +84,14 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   zrun_collect_secrets(s->workspace);
   zsb_policy_opts so = {.workspace = s->workspace,
                         .add_dirs = (const char *const *)s->add_dirs,
-                        .n_add_dirs = s->n_add_dirs};
+                        .n_add_dirs = s->n_add_dirs,
+                        .allow_domains = s->opts.allow_domains,
+                        .n_allow_domains = s->opts.n_allow_domains};
   if (zsb_policy_build(&s->sandbox.policy, &so, err) < 0) goto fail;
-  if (s->opts.offline) s->sandbox.policy.network = false; /* --offline wins over sandbox.network */
+  if (s->opts.offline) { /* --offline wins over sandbox.network */
+    s->sandbox.policy.network = false;
+    s->sandbox.policy.scoped = false;
+  }
   if (zsb_spawner_init(&s->sandbox.spawner, &s->sandbox.policy, err) < 0) goto fail;
   s->sandbox.have_spawner = true;
   /* The watchdog of zero's children runs as the small helper when there is
@@ -125,14 +131,19 @@ int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr 
   dirs[s->n_add_dirs] = real;
   zsb_policy_opts so = {.workspace = s->workspace,
                         .add_dirs = (const char *const *)dirs,
-                        .n_add_dirs = s->n_add_dirs + 1};
+                        .n_add_dirs = s->n_add_dirs + 1,
+                        .allow_domains = s->opts.allow_domains,
+                        .n_allow_domains = s->opts.n_allow_domains};
   zsb_policy fresh = {0};
   if (zsb_policy_build(&fresh, &so, err) < 0) {
     free(dirs);
     free(real);
     return -1;
   }
-  if (s->opts.offline) fresh.network = false;
+  if (s->opts.offline) {
+    fresh.network = false;
+    fresh.scoped = false;
+  }
   zsb_policy_release(&s->sandbox.policy);
   s->sandbox.policy = fresh; /* in place: the spawner and the engine point at it */
   free(s->add_dirs);
@@ -402,6 +413,16 @@ const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode) {
   json_decref(s->prompt.instruction_sources);
   s->prompt.instruction_sources = NULL;
   s->prompt.system_prompt = zprompt_build(&po, &s->prompt.instruction_sources);
+  if (s->have_ext && s->ext.skills.n) {
+    /* Only names and descriptions: the model loads a body with the skill tool. */
+    char *index = zext_skills_prompt(&s->ext);
+    zbuf b = ZBUF_INIT;
+    zbuf_addstr(&b, s->prompt.system_prompt);
+    zbuf_addstr(&b, index);
+    free(index);
+    free(s->prompt.system_prompt);
+    s->prompt.system_prompt = zbuf_detach(&b, NULL);
+  }
   return s->prompt.system_prompt;
 }
 
@@ -470,6 +491,9 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
     s->checkpoints = zcheckpointer_new(s->store.session, stderr);
     s->checkpoints_for = xstrdup(s->store.session->id);
   }
+  /* Hooks and plugin tools run confined exactly like tool commands. */
+  if (s->have_ext) s->ext.spawner = s->tools.spawner;
+  if (s->have_ext && s->store.session) s->ext.session_id = s->store.session->id;
   if (s->checkpoints) {
     s->tools.write_hook =
         (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = s->checkpoints};
@@ -506,6 +530,15 @@ int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const
                          .mode = mode,
                          .grants = &s->sandbox.grants};
   return 0;
+}
+
+void zrun_setup_extensions(zrun_setup *s) {
+  if (s->have_ext) zext_release(&s->ext);
+  zerr terr = ZERR_INIT;
+  if (s->opts.trust_workspace && ztrust_save(s->workspace, &terr) < 0)
+    fprintf(stderr, "[zero] WARNING: cannot save the workspace's trust: %s\n", terr.msg);
+  zext_load(&s->ext, s->workspace, s->opts.trust_workspace);
+  s->have_ext = true;
 }
 
 void zrun_setup_compaction(zrun_setup *s, FILE *diag) {
@@ -545,8 +578,14 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   agent->max_turns = s->model.cfg.max_turns;
   agent->model = s->model.rp.model;
   agent->compactor = s->compaction.compactor.main ? &s->compaction.compactor : NULL;
-  agent->sources = s->mcp.n ? &s->mcp.source : NULL;
-  agent->nsources = s->mcp.n ? 1 : 0;
+  size_t n = 0;
+  if (s->mcp.n) s->agent_sources[n++] = s->mcp.source;
+  if (s->have_ext) {
+    s->agent_sources[n++] = s->ext.source;
+    if (s->ext.hooks.n) agent->gate = &s->ext.gate; /* no hooks: no per-call cost */
+  }
+  agent->sources = n ? s->agent_sources : NULL;
+  agent->nsources = n;
 }
 
 void zrun_setup_save_task(zrun_setup *s) {
@@ -559,6 +598,7 @@ void zrun_setup_save_task(zrun_setup *s) {
 
 void zrun_setup_release(zrun_setup *s) {
   zmcp_manager_stop(&s->mcp);
+  if (s->have_ext) zext_release(&s->ext);
   zcheckpointer_free(s->checkpoints);
   free(s->checkpoints_for);
   ztool_files_free(s->files);

@@ -29,6 +29,7 @@
 #include "agent/task_state.h"
 #include "base/err.h"
 #include "config/config.h"
+#include "ext/ext.h"
 #include "mcp/mcp.h"
 #include "provider/message.h"
 #include "provider/provider.h"
@@ -42,9 +43,13 @@
  * leaves them zero). */
 typedef struct zrun_opts {
   bool offline;                /* --offline: no network for commands */
+  const char *const *allow_domains; /* --allow-domain (borrowed): sandbox.allowedDomains */
+  size_t n_allow_domains;           /* for this run (network "scoped") */
   const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
   const char *const *disabled_tools; /* --disabled-tools (NULL-terminated), borrowed */
   const char *reasoning_effort;      /* -r: checked against the registry, over config */
+  bool trust_workspace; /* --trust-workspace: trust (and save trust for) the workspace's
+                         * hooks, commands and plugins */
 } zrun_opts;
 
 /* The sandbox step: what confines every child of the run. */
@@ -108,6 +113,10 @@ typedef struct zrun_setup {
   struct zagent *agent;     /* told of every checkpoint (zrun_setup_agent), or NULL */
   struct ztool_files *files; /* what the model has read this run (tools/tracker.h) */
   zmcp_manager mcp;
+  /* extensions (ext/ext.h): hooks, skills, commands, plugins */
+  zext ext;
+  bool have_ext;
+  ztool_source agent_sources[2]; /* MCP and the extensions' tools, as handed to the agent */
   zrun_compaction compaction;
 } zrun_setup;
 
@@ -177,6 +186,12 @@ int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void 
  * borrows from s. */
 int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const *add_dirs,
                                size_t n, zperm_mode mode, zmcp_start_opts *o, zerr *err);
+/* Loads the extensions of the workspace (hooks, skills, custom commands,
+ * plugins): the workspace's own hooks, commands and plugins only when it is
+ * trusted (saved trust, or s->opts.trust_workspace, which saves it). Problems and
+ * untrusted files are in s->ext (the face reports them). Call after the
+ * sandbox step and before the system prompt (it lists the skills). */
+void zrun_setup_extensions(zrun_setup *s);
 /* The compactor (a cheaper summarizer when one is chosen); notices go to
  * diag (may be NULL). */
 void zrun_setup_compaction(zrun_setup *s, FILE *diag);

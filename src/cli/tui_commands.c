@@ -570,6 +570,10 @@ const tui_command tui_commands[] = {
     {"/theme", "[dark|light]", "color theme", cmd_theme, 0, NULL},
     {"/config", "", "config files and the active provider", cmd_config, 0, NULL},
     {"/doctor", "", "check terminal, config and provider", cmd_doctor, 0, NULL},
+    /* extensions (tui_ext.c) */
+    {"/skills", "", "skills the model can load", tui_ext_skills, 0, NULL},
+    {"/trust", "", "trust this workspace's hooks, commands and plugins", tui_ext_trust,
+     TUI_CMD_IDLE, NULL},
     {"/quit", "", "exit", cmd_quit, 0, "/exit"},
 };
 const size_t tui_ncommands = sizeof tui_commands / sizeof tui_commands[0];
@@ -583,7 +587,7 @@ const tui_command *tui_command_find(const char *name) {
 }
 
 void tui_command_run(tui_controller *c, const char *line) {
-  char name[32];
+  char name[128];
   size_t n = strcspn(line, " \n");
   snprintf(name, sizeof name, "%.*s", (int)n, line);
   const char *arg = line + n;
@@ -594,6 +598,7 @@ void tui_command_run(tui_controller *c, const char *line) {
   tw_lines_push(&c->app.commit, tw_truncate(l.data, c->app.width));
   zbuf_release(&l);
   const tui_command *cmd = tui_command_find(name);
+  if (!cmd && tui_ext_run_command(c, name + 1, arg)) return; /* a custom command */
   if (!cmd) {
     tui_say(c, "Unknown command %s. /help lists the commands.", name);
     return;

@@ -46,6 +46,7 @@
 #include "agent/loop.h"
 #include "perm/engine.h"
 #include "base/err.h"
+#include "base/strvec.h"
 #include "cli/run_setup.h"
 #include "cli/tui_commands.h"
 #include "cli/tui_prompt.h"
@@ -110,7 +111,25 @@ typedef struct tui_controller {
   tui_keys keys;
   bool quit;
   bool terminated;        /* SIGTERM / SIGHUP */
+  /* the custom slash commands shown in the / menu (tui_ext.c) */
+  strvec custom_names, custom_help;
 } tui_controller;
+
+/* --- tui_ext.c -------------------------------------------------------------- */
+
+/* Loads the run's extensions (zrun_setup_extensions), lists the custom
+ * commands in the / menu, and says what did not load and, for an untrusted
+ * workspace with hooks/commands/plugins, which files and that /trust trusts
+ * them (asked once per change of those files). */
+void tui_ext_load(tui_controller *c);
+/* Runs the custom command `name` (without its slash) with arg as a prompt;
+ * false when there is none of that name. */
+bool tui_ext_run_command(tui_controller *c, const char *name, const char *arg);
+/* /trust: trusts the workspace's hooks, commands and plugins, and reloads. */
+void tui_ext_trust(tui_controller *c, const char *arg);
+/* /skills: the skills the model may load. */
+void tui_ext_skills(tui_controller *c, const char *arg);
+void tui_ext_release(tui_controller *c);
 
 /* --- tui_turns.c ---------------------------------------------------------- */
 

@@ -196,6 +196,25 @@ static void http_origin(const char *url, char *out, size_t outlen) {
 
 static void http_slist_cleanup(struct curl_slist **l) { curl_slist_free_all(*l); }
 
+/* zero's own traffic behind a corporate network (issue 19, part 6): the CA
+ * bundle and directory of SSL_CERT_FILE / CURL_CA_BUNDLE and SSL_CERT_DIR,
+ * which Debian's libcurl does not read by itself, and the upper-case
+ * HTTP_PROXY for http:// URLs, which libcurl ignores (it reads the others —
+ * https_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY — in both cases itself).
+ * A value of "" counts as unset. */
+static CURLcode http_configure_env(CURL *e, const char *url) {
+  CURLcode c = CURLE_OK;
+  const char *ca = getenv("SSL_CERT_FILE");
+  if (!ca || !*ca) ca = getenv("CURL_CA_BUNDLE");
+  if (ca && *ca) c = curl_easy_setopt(e, CURLOPT_CAINFO, ca);
+  const char *dir = getenv("SSL_CERT_DIR");
+  if (c == CURLE_OK && dir && *dir) c = curl_easy_setopt(e, CURLOPT_CAPATH, dir);
+  const char *lower = getenv("http_proxy"), *upper = getenv("HTTP_PROXY");
+  if (c == CURLE_OK && !strncasecmp(url, "http://", 7) && (!lower || !*lower) && upper && *upper)
+    c = curl_easy_setopt(e, CURLOPT_PROXY, upper); /* NO_PROXY still applies */
+  return c;
+}
+
 /* Applies method, body, headers and callbacks. Returns 0 or -1 with err. */
 static int http_configure(http_xfer *x, struct curl_slist **headers, zerr *err) {
   const zhttp_request *req = x->req;
@@ -243,6 +262,7 @@ static int http_configure(http_xfer *x, struct curl_slist **headers, zerr *err) 
   HTTP_SET(CURLOPT_XFERINFOFUNCTION, http_on_progress);
   HTTP_SET(CURLOPT_XFERINFODATA, x);
   HTTP_SET(CURLOPT_NOPROGRESS, 0L);
+  if (c == CURLE_OK) c = http_configure_env(e, req->url);
   if (req->body || strcmp(method, "POST") == 0) {
     HTTP_SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(req->body ? req->body_len : 0));
     HTTP_SET(CURLOPT_POSTFIELDS, req->body ? req->body : "");
@@ -269,6 +289,22 @@ static int http_classify(http_xfer *x, CURLcode rc, zerr *err) {
   zhttp_response *resp = x->resp;
   int ret;
 
+  long proxy_code = 0;
+  if (rc != CURLE_OK &&
+      curl_easy_getinfo(x->easy, CURLINFO_HTTP_CONNECTCODE, &proxy_code) == CURLE_OK &&
+      proxy_code >= 400) {
+    /* The proxy answered the tunnel request, not the server: never a
+     * rejected API key. */
+    ret = zerr_set(err, ZE_PROVIDER,
+                   "the proxy refused the connection to %s (HTTP %ld from the proxy%s); check "
+                   "HTTPS_PROXY / NO_PROXY, or ask the proxy's administrators to allow the host",
+                   origin, proxy_code,
+                   proxy_code == 407 ? ": it wants credentials, give them in the proxy URL, "
+                                       "http://user:password@proxy:port"
+                                     : "");
+    if (err) err->retryable = false;
+    return ret;
+  }
   switch (rc) {
     case CURLE_COULDNT_RESOLVE_HOST:
       ret = zerr_set(err, ZE_PROVIDER,
@@ -310,7 +346,8 @@ static int http_classify(http_xfer *x, CURLcode rc, zerr *err) {
     case CURLE_SSL_INVALIDCERTSTATUS:
       ret = zerr_set(err, ZE_PROVIDER,
                      "the TLS handshake with %s failed (%s); check the system clock, the CA "
-                     "certificates (SSL_CERT_FILE) and any intercepting proxy",
+                     "certificates (SSL_CERT_FILE or CURL_CA_BUNDLE for a bundle, "
+                     "SSL_CERT_DIR for a directory) and any intercepting proxy",
                      origin, detail);
       break;
     case CURLE_PARTIAL_FILE:

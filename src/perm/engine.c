@@ -342,7 +342,8 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
                "%s%s", destructive ? "destructive command: " : "command too complex to check: ",
                an.why);
       decided = true;
-    } else if ((an.flags & ZSH_NETWORK) && !(e->policy && e->policy->network)) {
+    } else if ((an.flags & ZSH_NETWORK) && !(e->policy && e->policy->network) &&
+               !(e->policy && e->policy->scoped)) { /* scoped: the egress proxy decides */
       if (e->offline) {
         d = make(ZPERM_DENY, "offline", true,
                  "work from local files and caches, or the user can rerun without --offline",

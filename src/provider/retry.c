@@ -246,7 +246,10 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
                                                                 : "OPENAI_API_KEY";
   cleanup_free char *smsg = zprov_error_message(body, body_len);
   zbuf m = ZBUF_INIT;
-  if (status == 401 || status == 403) {
+  if (status == 407) {
+    zbuf_addf(&m, "a proxy between zero and %s wants credentials (HTTP 407): give them in the "
+              "proxy URL (HTTPS_PROXY=http://user:password@proxy:port)", name);
+  } else if (status == 401 || status == 403) {
     if (opts->api_key && *opts->api_key)
       zbuf_addf(&m, "%s rejected the API key (HTTP %ld): check %s (or the profile's apiKeyEnv)",
                 name, status, keyenv);

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "net/egress/forward.h"
+#include "net/egress/proxy.h"
 #include "sandbox/landlock_compat.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp_bpf.h" /* generated at build time */
@@ -77,6 +79,27 @@ int zsb_confine_self(const zsb_confine *c, zerr *err) {
   return load_seccomp(c, err);
 }
 
+/* The forwarder's own confinement: the command's, except that it must open
+ * Unix sockets (to reach the proxy) even under blockUnixSockets. */
+static int confine_forwarder(void *ud) {
+  zsb_confine c = *(const zsb_confine *)ud;
+  c.block_unix_sockets = false;
+  zerr err = ZERR_INIT;
+  return zsb_confine_self(&c, &err);
+}
+
+/* Network "scoped": 127.0.0.1:ZEG_SANDBOX_PORT inside this network
+ * namespace, served by a forwarder to the proxy's socket (forward.h). It
+ * listens before the command starts, so the command's first connection
+ * finds it. -1 with err. */
+static int start_forwarder(const char *sock, const zsb_confine *c, zerr *err) {
+  int lfd = zeg_forward_listen(ZEG_SANDBOX_PORT, err);
+  if (lfd < 0) return -1;
+  int rc = zeg_forward_spawn(lfd, sock, confine_forwarder, (void *)c, err);
+  close(lfd);
+  return rc;
+}
+
 int zsb_inner_main(int argc, char **argv) {
   /* Any number of roots (every --add-dir is one): at most one per argument.
    * Freed where this returns; kept across exec. */
@@ -84,6 +107,7 @@ int zsb_inner_main(int argc, char **argv) {
   size_t nroots = 0;
   zsb_confine c = {.write_roots = roots};
   bool take_tty = false;
+  const char *egress_sock = NULL;
   int i = 0;
   for (; i < argc; i++) {
     if (!strcmp(argv[i], "--")) {
@@ -95,6 +119,7 @@ int zsb_inner_main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--block-unix")) c.block_unix_sockets = true;
     else if (!strcmp(argv[i], "--deny-ip")) c.deny_ip_sockets = true;
     else if (!strcmp(argv[i], "--take-tty")) take_tty = true;
+    else if (!strcmp(argv[i], "--egress-socket") && i + 1 < argc) egress_sock = argv[++i];
     else {
       fprintf(stderr, "zero: __sandbox-inner is internal; unexpected argument %s\n", argv[i]);
       free(roots);
@@ -114,6 +139,11 @@ int zsb_inner_main(int argc, char **argv) {
     ioctl(0, TIOCSCTTY, 0);
   }
   zerr err = ZERR_INIT;
+  if (egress_sock && start_forwarder(egress_sock, &c, &err) < 0) {
+    fprintf(stderr, "zero sandbox: %s; the command was not run\n", err.msg);
+    free(roots);
+    return 126;
+  }
   if (zsb_confine_self(&c, &err) < 0) {
     fprintf(stderr, "zero sandbox: %s; the command was not run\n", err.msg);
     free(roots);

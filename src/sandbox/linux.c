@@ -20,6 +20,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/strvec.h"
+#include "sandbox/egress.h"
 #include "sandbox/landlock_compat.h"
 #include "sandbox/placeholder.h"
 #include "sandbox/sandbox.h"
@@ -163,9 +164,10 @@ static void env_add_rt(strvec *e, const char *name, const char *rt, const char *
   env_add(e, name, p);
 }
 
-/* base: the command's own environment (NULL = zero's). */
+/* base: the command's own environment (NULL = zero's). egress: the
+ * command reaches the network through zero's proxy (network "scoped"). */
 static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, bool network,
-                        char *const *base) {
+                        bool egress, char *const *base) {
   strvec e = STRVEC_INIT;
   /* Tool homes that live under the real HOME and are found through it: keep
    * them reachable (read-only) when HOME moves to the runtime dir. */
@@ -173,6 +175,7 @@ static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, 
       {"PYENV_ROOT", ".pyenv"}, {"RUSTUP_HOME", ".rustup"}, {"NVM_DIR", ".nvm"}};
   for (char *const *kv = base ? base : environ; *kv; kv++) {
     if (withheld_name(*kv) || is_set_name(*kv)) continue;
+    if (egress && zsb_egress_env_name(*kv)) continue;
     strvec_push(&e, *kv);
   }
   for (size_t i = 0; i < ZARRAY_LEN(keep_home); i++) {
@@ -201,7 +204,8 @@ static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, 
   env_add_rt(&e, "COREPACK_HOME", rt, "cache/corepack");
   env_add(&e, "ZERO_SANDBOXED", "1");
   env_add(&e, "ZERO_SANDBOX_BACKEND", zsb_backend_name(b));
-  env_add(&e, "ZERO_SANDBOX_NETWORK", network ? "allow" : "deny");
+  env_add(&e, "ZERO_SANDBOX_NETWORK", network ? "allow" : egress ? "scoped" : "deny");
+  if (egress) zsb_egress_env(&e);
   return strvec_detach(&e);
 }
 
@@ -278,9 +282,10 @@ const char *zsb_inner_helper_for(const zsb_policy *p) {
 }
 
 /* The inner stage for a command under p (argv[0..] appended): the small
- * helper, or zero itself. */
-static void add_inner_stage(argvb *a, const zsb_policy *p, const char *self) {
-  const char *h = zsb_inner_helper_for(p);
+ * helper, or zero itself — always zero itself when builtin (the egress
+ * forwarder is zero's alone). */
+static void add_inner_stage(argvb *a, const zsb_policy *p, const char *self, bool builtin) {
+  const char *h = builtin ? NULL : zsb_inner_helper_for(p);
   if (h) {
     av(a, h);
   } else {
@@ -561,6 +566,25 @@ static int protect_config_dirs(argvb *a, const zsb_policy *p, const zsb_strv *ro
   return rc;
 }
 
+/* The command's own files (zspawn_cmd.read_paths, which its caller vouches
+ * for: a plugin's folder under ~/.config/zero/plugins) that lie strictly
+ * below a hidden zero config dir: bound back read-only over the tmpfs, and
+ * nothing else of that dir. */
+static void rebind_own_config_files(argvb *a, const zsb_policy *p, const zsb_strv *reads) {
+  char *cfg[2];
+  size_t n = zsb_zero_config_dirs(p, cfg);
+  for (size_t i = 0; reads && i < reads->n; i++) {
+    char *real = realpath(reads->v[i], NULL);
+    for (size_t k = 0; real && k < n; k++)
+      if (strcmp(cfg[k], real) != 0 && zpath_is_within(cfg[k], real)) {
+        av3(a, "--ro-bind", real, real);
+        break;
+      }
+    free(real);
+  }
+  for (size_t k = 0; k < n; k++) free(cfg[k]);
+}
+
 /* Builds the bwrap command line. The placeholders made for missing protected
  * names are held in holds (the caller releases them after bwrap exited).
  * take_tty: the command runs on a pseudo-terminal left without a session,
@@ -568,8 +592,9 @@ static int protect_config_dirs(argvb *a, const zsb_policy *p, const zsb_strv *ro
  * own inside the sandbox, so ^C typed into it interrupts the command instead
  * of killing the sandbox. -1 with err. */
 static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *self,
-                       const char *cwd, char *const cmd[], bool network, bool take_tty,
-                       const zsb_strv *reads, argvb *a, zsb_holds *holds, zerr *err) {
+                       const char *cwd, char *const cmd[], bool network, const char *egress_sock,
+                       bool take_tty, const zsb_strv *reads, argvb *a, zsb_holds *holds,
+                       zerr *err) {
   av(a, pr->bwrap_path);
   av(a, "--new-session");
   av(a, "--die-with-parent");
@@ -708,14 +733,19 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
     if (below && access(ar, F_OK) == 0) av3(a, "--ro-bind", ar, ar);
   }
   zsb_strv_release(&hidden);
+  rebind_own_config_files(a, p, reads);
   hide_service_sockets(a, p, &roots);
+  /* The egress proxy's socket, last so no other mount covers it; read-only
+   * (connecting needs no write access to the mount). */
+  if (egress_sock) av3(a, "--ro-bind", egress_sock, egress_sock);
   av2(a, "--chdir", cwd);
   av(a, "--");
-  add_inner_stage(a, p, self);
+  add_inner_stage(a, p, self, egress_sock != NULL);
   zsb_strv inner = {0};
   inner_roots(p, &inner, true);
   for (size_t i = 0; i < inner.n; i++) av2(a, "--write", inner.v[i]);
   zsb_strv_release(&inner);
+  if (egress_sock) av2(a, "--egress-socket", egress_sock);
   if (p->block_unix_sockets) av(a, "--block-unix");
   if (take_tty) av(a, "--take-tty");
   av(a, "--");
@@ -737,8 +767,11 @@ bool zsb_downgrade_note(const zsb_policy *p, char *out, size_t cap) {
                        ".git/hooks, .zero, .vscode and .idea stay writable, a missing .git "
                        "can be created, /tmp is shared and %s",
              pr->userns_fix[0] ? pr->userns_fix : "install bubblewrap: apt install bubblewrap",
-             p->network ? "the network is open" : "the network is cut by a socket filter "
-                                                  "(loopback servers do not work either)");
+             p->network  ? "the network is open"
+             : p->scoped ? "the network is cut by a socket filter (network \"scoped\" needs "
+                           "bubblewrap's network namespace; loopback servers do not work either)"
+                         : "the network is cut by a socket filter (loopback servers do not work "
+                           "either)");
   else if (b == ZSB_NONE)
     snprintf(out, cap, "no sandbox mechanism works here (no bubblewrap/user namespaces, no "
                        "Landlock); commands run unconfined. Run zero sandbox check for the fix");
@@ -748,7 +781,7 @@ bool zsb_downgrade_note(const zsb_policy *p, char *out, size_t cap) {
 json_t *zsb_state_json(const zsb_policy *p) {
   zsb_backend b = p->enabled ? zsb_probe_get()->backend : ZSB_NONE;
   return json_pack("{s:s, s:s, s:s}", "backend", zsb_backend_name(b), "enforcement",
-                   zsb_enforcement(b), "network", p->network ? "allow" : "deny");
+                   zsb_enforcement(b), "network", zsb_network_name(p));
 }
 
 /* ---- running ---------------------------------------------------------------- */
@@ -775,7 +808,7 @@ static void launch_release(zsb_launch *l) {
 /* The inner stage alone (landlock backend): zero __sandbox-inner. */
 static void build_inner_only(const zsb_policy *p, const char *self, const char *rt_tmp,
                              char *const cmd[], bool network, argvb *a) {
-  add_inner_stage(a, p, self);
+  add_inner_stage(a, p, self, false);
   zsb_strv roots = {0};
   inner_roots(p, &roots, false);
   zsb_strv_add(&roots, rt_tmp);
@@ -788,12 +821,14 @@ static void build_inner_only(const zsb_policy *p, const char *self, const char *
 }
 
 /* Makes cmd ready to run under p in dir: backend b, network as given,
- * base_env the command's environment (NULL = zero's), reads the command's own
- * files (may be NULL), take_tty as for build_bwrap (bwrap backend only).
- * -1 with err (nothing held then). */
+ * egress_sock the run's egress proxy (network "scoped", bwrap backend; NULL
+ * otherwise), base_env the command's environment (NULL = zero's), reads the
+ * command's own files (may be NULL), take_tty as for build_bwrap (bwrap
+ * backend only). -1 with err (nothing held then). */
 static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[], const char *dir,
-                          bool network, bool take_tty, const zsb_strv *reads,
-                          char *const *base_env, zsb_launch *l, zerr *err) {
+                          bool network, const char *egress_sock, bool take_tty,
+                          const zsb_strv *reads, char *const *base_env, zsb_launch *l,
+                          zerr *err) {
   memset(l, 0, sizeof *l);
   l->backend = b;
   if (b != ZSB_BWRAP && (p->deny_read.n || p->deny_write.n))
@@ -810,8 +845,8 @@ static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[],
   cleanup_free char *rt_tmp = zpath_join(p->runtime_dir, "tmp");
   argvb a = STRVEC_INIT;
   if (b == ZSB_BWRAP) {
-    if (build_bwrap(p, zsb_probe_get(), self, dir, cmd, network, take_tty, reads, &a, &l->holds,
-                    err) < 0) {
+    if (build_bwrap(p, zsb_probe_get(), self, dir, cmd, network, egress_sock, take_tty, reads, &a,
+                    &l->holds, err) < 0) {
       argv_free(&a);
       zsb_ph_release(&l->holds);
       return -1;
@@ -822,8 +857,17 @@ static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[],
     for (char *const *c = cmd; *c; c++) av(&a, *c);
   }
   l->argv = strvec_detach(&a);
-  l->envp = build_env(p, b, b == ZSB_BWRAP ? "/tmp" : rt_tmp, network, base_env);
+  l->envp = build_env(p, b, b == ZSB_BWRAP ? "/tmp" : rt_tmp, network,
+                      b == ZSB_BWRAP && egress_sock, base_env);
   return 0;
+}
+
+/* true when a command under p on backend b with the network as given gets
+ * the egress proxy: network "scoped" under bwrap. Elsewhere a scoped
+ * network is a denied one (the landlock backend's socket filter; the
+ * downgrade note says so). */
+static bool egress_wanted(const zsb_policy *p, zsb_backend b, bool network) {
+  return p->scoped && !network && b == ZSB_BWRAP;
 }
 
 static volatile sig_atomic_t g_child_pid; /* for forwarding signals while we wait */
@@ -840,19 +884,24 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
   const char *dir = cwd ? cwd : here ? here : p->workspace;
   if (b != ZSB_BWRAP && (p->deny_read.n || p->deny_write.n)) {
     zsb_launch l;
-    return launch_prepare(p, b, argv, dir, p->network, false, NULL, NULL, &l, err);
+    return launch_prepare(p, b, argv, dir, p->network, NULL, false, NULL, NULL, &l, err);
   }
   if (zsb_runtime_prepare(p, err) < 0) return -1;
   if (banner) {
     fprintf(banner, "sandbox: backend=%s enforcement=%s workspace=%s network=%s\n",
-            zsb_backend_name(b), zsb_enforcement(b), p->workspace, p->network ? "allow" : "deny");
+            zsb_backend_name(b), zsb_enforcement(b), p->workspace, zsb_network_name(p));
     char note[1024];
     if (zsb_downgrade_note(p, note, sizeof note)) fprintf(banner, "DOWNGRADED: %s\n", note);
     fflush(banner);
   }
+  zsb_egress eg = {0};
+  if (egress_wanted(p, b, p->network) && zsb_egress_start(&eg, p, NULL, NULL, err) < 0) return -1;
   zsb_launch l;
-  if (launch_prepare(p, b, argv, dir, p->network, false, &p->command_reads, NULL, &l, err) < 0)
+  if (launch_prepare(p, b, argv, dir, p->network, eg.socket_path, false, &p->command_reads, NULL,
+                     &l, err) < 0) {
+    zsb_egress_stop(&eg);
     return -1;
+  }
   fflush(NULL);
   /* posix_spawn (vfork-style in glibc) skips copying zero's page tables. */
   posix_spawnattr_t at;
@@ -896,6 +945,7 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
     rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   launch_release(&l); /* bwrap has exited: its mounts are gone, the placeholders can go */
+  zsb_egress_stop(&eg);
   return rc;
 }
 
@@ -928,8 +978,20 @@ static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   /* A terminal command under bwrap takes its terminal inside the sandbox's
    * session; the starter leaves it without one. */
   bool take_tty = cmd->tty && b == ZSB_BWRAP;
-  int rc = launch_prepare(p, b, cmd->argv, dir, p->network || net, take_tty, &reads, cmd->envp,
-                          &l, err);
+  bool network = p->network || net;
+  if (egress_wanted(p, b, network) && !s->egress) {
+    /* Once per run, at the first scoped command: one proxy serves them all. */
+    s->egress = xcalloc(1, sizeof *s->egress);
+    if (zsb_egress_start(s->egress, p, s->on_egress_event, s->egress_ud, err) < 0) {
+      free(s->egress);
+      s->egress = NULL;
+      zsb_strv_release(&reads);
+      return -1;
+    }
+  }
+  const char *sock = egress_wanted(p, b, network) ? s->egress->socket_path : NULL;
+  int rc = launch_prepare(p, b, cmd->argv, dir, network, sock, take_tty, &reads, cmd->envp, &l,
+                          err);
   zsb_strv_release(&reads);
   if (rc < 0) return -1;
   cmd->tty_taken_inside = take_tty;
@@ -958,4 +1020,10 @@ int zsb_spawner_init(zsb_spawner *s, const zsb_policy *p, zerr *err) {
   return 0;
 }
 
-void zsb_spawner_release(zsb_spawner *s) { memset(s, 0, sizeof *s); }
+void zsb_spawner_release(zsb_spawner *s) {
+  if (s->egress) {
+    zsb_egress_stop(s->egress);
+    free(s->egress);
+  }
+  memset(s, 0, sizeof *s);
+}

@@ -18,6 +18,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "net/egress/rules.h"
 #include "sandbox/placeholder.h"
 
 #define RUNTIME_GC_SECONDS (30L * 24 * 3600)
@@ -321,6 +322,27 @@ static int add_paths(zsb_strv *dst, json_t *arr, const char *base, const char *f
   return 0;
 }
 
+/* Egress patterns (net/egress/rules.h), each checked: a malformed one is an
+ * error naming the file, the key and the entry. */
+static int add_domains(zsb_strv *dst, json_t *arr, const char *file, const char *key,
+                       zerr *err) {
+  if (!arr) return 0;
+  if (!json_is_array(arr))
+    return zerr_set(err, ZE_USAGE, "%s: sandbox.%s must be an array of host patterns", file, key);
+  size_t i;
+  json_t *v;
+  json_array_foreach(arr, i, v) {
+    zeg_pattern pat;
+    zerr e = ZERR_INIT;
+    if (!json_is_string(v))
+      return zerr_set(err, ZE_USAGE, "%s: sandbox.%s[%zu] must be a string", file, key, i);
+    if (zeg_pattern_parse(json_string_value(v), &pat, &e) < 0)
+      return zerr_set(err, ZE_USAGE, "%s: sandbox.%s[%zu]: %s", file, key, i, e.msg);
+    zsb_strv_add(dst, json_string_value(v));
+  }
+  return 0;
+}
+
 static json_t *load_sandbox_obj(const char *path, json_t **doc_out, zerr *err) {
   *doc_out = NULL;
   if (!zfs_exists(path)) return NULL;
@@ -344,10 +366,17 @@ static int apply_user(zsb_policy *p, json_t *sb, const char *file, zerr *err) {
   if ((v = json_object_get(sb, "enabled")) && json_is_boolean(v)) p->enabled = json_is_true(v);
   if ((v = json_object_get(sb, "network"))) {
     const char *s = json_string_value(v);
-    if (!s || (strcmp(s, "allow") && strcmp(s, "deny")))
-      return zerr_set(err, ZE_USAGE, "%s: sandbox.network must be \"allow\" or \"deny\"", file);
+    if (!s || (strcmp(s, "allow") && strcmp(s, "deny") && strcmp(s, "scoped")))
+      return zerr_set(err, ZE_USAGE,
+                      "%s: sandbox.network must be \"allow\", \"scoped\" or \"deny\"", file);
     if (!strcmp(s, "allow")) p->network = true;
+    if (!strcmp(s, "scoped")) p->scoped = true;
   }
+  if (add_domains(&p->allowed_domains, json_object_get(sb, "allowedDomains"), file,
+                  "allowedDomains", err) < 0 ||
+      add_domains(&p->denied_domains, json_object_get(sb, "deniedDomains"), file,
+                  "deniedDomains", err) < 0)
+    return -1;
   if ((v = json_object_get(sb, "blockUnixSockets")) && json_is_true(v))
     p->block_unix_sockets = true;
   if ((v = json_object_get(sb, "enforceToolNetwork")) && json_is_boolean(v))
@@ -371,13 +400,32 @@ static int apply_project(zsb_policy *p, json_t *sb, const char *file, zerr *err)
   json_t *v;
   if ((v = json_object_get(sb, "network"))) {
     const char *s = json_string_value(v);
-    if (!s || (strcmp(s, "allow") && strcmp(s, "deny")))
-      return zerr_set(err, ZE_USAGE, "%s: sandbox.network must be \"allow\" or \"deny\"", file);
-    if (!strcmp(s, "deny")) p->network = false;
-    else if (s && !strcmp(s, "allow") && !p->network)
+    if (!s || (strcmp(s, "allow") && strcmp(s, "deny") && strcmp(s, "scoped")))
+      return zerr_set(err, ZE_USAGE,
+                      "%s: sandbox.network must be \"allow\", \"scoped\" or \"deny\"", file);
+    if (!strcmp(s, "deny")) {
+      p->network = false;
+      p->scoped = false;
+    } else if (!strcmp(s, "scoped") && p->network) {
+      /* "allow" narrowed: every name the user allowed, as far as the
+       * project's own list lets through. */
+      p->network = false;
+      p->scoped = true;
+      zsb_strv_add(&p->allowed_domains, "*");
+    } else if (!strcmp(s, "scoped") && !p->scoped) {
+      zsb_strv_add(&p->notes, "project config asks for network \"scoped\"; ignored (the user "
+                              "config denies the network)");
+    } else if (!strcmp(s, "allow") && !p->network) {
       zsb_strv_add(&p->notes, "project config asks for network \"allow\"; ignored (only the "
                               "user config or --network can allow the network)");
+    }
   }
+  json_t *pa = json_object_get(sb, "allowedDomains");
+  if (add_domains(&p->project_domains, pa, file, "allowedDomains", err) < 0 ||
+      add_domains(&p->denied_domains, json_object_get(sb, "deniedDomains"), file,
+                  "deniedDomains", err) < 0)
+    return -1;
+  if (pa) p->project_narrows = true;
   if ((v = json_object_get(sb, "blockUnixSockets")) && json_is_true(v))
     p->block_unix_sockets = true;
   if ((v = json_object_get(sb, "enabled")) && json_is_false(v))
@@ -435,6 +483,25 @@ static char *runtime_base(const zsb_policy *p) {
   return zpath_join(cache, RUNTIME_REL);
 }
 
+/* --allow-domain: the user's own, for this run; a denied network becomes
+ * scoped (the project config, applied after, may still deny). */
+static int add_flag_domains(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
+  for (size_t i = 0; i < o->n_allow_domains; i++) {
+    zeg_pattern pat;
+    if (zeg_pattern_parse(o->allow_domains[i], &pat, err) < 0) {
+      zerr_prefix(err, "--allow-domain");
+      return -1;
+    }
+    zsb_strv_add(&p->allowed_domains, o->allow_domains[i]);
+  }
+  if (o->n_allow_domains && !p->network) p->scoped = true;
+  return 0;
+}
+
+const char *zsb_network_name(const zsb_policy *p) {
+  return p->network ? "allow" : p->scoped ? "scoped" : "deny";
+}
+
 int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
   memset(p, 0, sizeof *p);
   p->enabled = true;
@@ -469,6 +536,7 @@ int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
     else if (sb) rc = apply_user(p, sb, user, err);
     json_decref(doc);
     if (rc < 0) return -1;
+    if (add_flag_domains(p, o, err) < 0) return -1;
     cleanup_free char *proj = zpath_join(p->workspace, ".zero/config.json");
     sb = load_sandbox_obj(proj, &doc, err);
     if (sb == (json_t *)-1) rc = -1;
@@ -476,6 +544,7 @@ int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
     json_decref(doc);
     if (rc < 0) return -1;
   }
+  if (o->skip_config && add_flag_domains(p, o, err) < 0) return -1;
   cleanup_free char *base = runtime_base(p);
   char hash[17];
   snprintf(hash, sizeof hash, "%016llx", (unsigned long long)fnv1a(p->workspace));
@@ -493,6 +562,9 @@ void zsb_policy_release(zsb_policy *p) {
   zsb_strv_release(&p->allow_read);
   zsb_strv_release(&p->allow_write);
   zsb_strv_release(&p->notes);
+  zsb_strv_release(&p->allowed_domains);
+  zsb_strv_release(&p->denied_domains);
+  zsb_strv_release(&p->project_domains);
   zsb_strv_release(&p->command_reads);
   zsb_strv_release(&p->read_denied);
   for (size_t i = 0; i < p->n_linked; i++) free(p->linked[i].path);
@@ -507,13 +579,31 @@ static json_t *strv_json(const zsb_strv *s) {
 }
 
 json_t *zsb_policy_to_json(const zsb_policy *p) {
-  return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:s, s:s, s:o}", "workspace",
-                   p->workspace, "writeRoots", strv_json(&p->write_roots), "denyRead",
-                   strv_json(&p->deny_read), "denyWrite", strv_json(&p->deny_write),
-                   "allowRead", strv_json(&p->allow_read), "allowWrite",
-                   strv_json(&p->allow_write), "network", p->network ? "allow" : "deny",
-                   "blockUnixSockets", p->block_unix_sockets, "enabled", p->enabled,
-                   "runtimeDir", p->runtime_dir, "home", p->home, "notes", strv_json(&p->notes));
+  json_t *j = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:s, s:s, s:o}",
+                        "workspace", p->workspace, "writeRoots", strv_json(&p->write_roots),
+                        "denyRead", strv_json(&p->deny_read), "denyWrite",
+                        strv_json(&p->deny_write), "allowRead", strv_json(&p->allow_read),
+                        "allowWrite", strv_json(&p->allow_write), "network",
+                        zsb_network_name(p), "blockUnixSockets", p->block_unix_sockets,
+                        "enabled", p->enabled, "runtimeDir", p->runtime_dir, "home", p->home,
+                        "notes", strv_json(&p->notes));
+  json_object_set_new(j, "allowedDomains", strv_json(&p->allowed_domains));
+  json_object_set_new(j, "deniedDomains", strv_json(&p->denied_domains));
+  if (p->project_narrows)
+    json_object_set_new(j, "projectAllowedDomains", strv_json(&p->project_domains));
+  return j;
+}
+
+/* The domain lists of the JSON form (absent: empty). */
+static void domains_from(zsb_strv *s, const json_t *j, const char *key) {
+  json_t *a = json_object_get(j, key);
+  size_t i;
+  json_t *v;
+  json_array_foreach(a, i, v) {
+    zeg_pattern pat;
+    if (json_is_string(v) && zeg_pattern_parse(json_string_value(v), &pat, NULL) == 0)
+      zsb_strv_add(s, json_string_value(v));
+  }
 }
 
 static int strv_from(zsb_strv *s, const json_t *j, const char *key, zerr *err) {
@@ -540,6 +630,11 @@ int zsb_policy_from_json(zsb_policy *p, const json_t *j, zerr *err) {
   p->runtime_dir = xstrdup(rt);
   p->home = xstrdup(home);
   p->network = !strcmp(net, "allow");
+  p->scoped = !strcmp(net, "scoped");
+  domains_from(&p->allowed_domains, j, "allowedDomains");
+  domains_from(&p->denied_domains, j, "deniedDomains");
+  p->project_narrows = json_object_get(j, "projectAllowedDomains") != NULL;
+  domains_from(&p->project_domains, j, "projectAllowedDomains");
   p->block_unix_sockets = zjson_bool_or(j, "blockUnixSockets", false);
   p->enabled = zjson_bool_or(j, "enabled", true);
   if (strv_from(&p->write_roots, j, "writeRoots", err) < 0 ||

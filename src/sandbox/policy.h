@@ -12,7 +12,9 @@
  *     and the same files of submodules and linked worktrees (read-only),
  *     `.git` itself (cannot be renamed or replaced), and
  *     zero's own config dir (zsb_zero_config_dirs);
- *   - network: none (default; loopback inside the sandbox still works) or all;
+ *   - network: none (default; loopback inside the sandbox still works), all,
+ *     or "scoped": only the hosts of sandbox.allowedDomains (minus
+ *     deniedDomains), through zero's egress proxy (src/net/egress/);
  *   - Unix sockets: optionally none (blockUnixSockets).
  * Lists (deny wins over allow): denyRead, denyWrite, allowRead, allowWrite.
  * Paths are absolute, `~` expanded, symlinks of the existing part resolved.
@@ -20,7 +22,9 @@
  * Layering: the user config (~/.config/zero/config.json) may loosen (network
  * "allow", additionalWriteRoots, allowWrite); the project config
  * (<workspace>/.zero/config.json) can only tighten: its denyRead/denyWrite
- * and blockUnixSockets:true and network "deny" apply, anything that would
+ * and blockUnixSockets:true and network "deny" apply, network "scoped"
+ * narrows "allow", its allowedDomains narrow the user's list (a host must be
+ * on both) and its deniedDomains add to the user's; anything that would
  * loosen is ignored with a note in zsb_policy.notes.
  */
 #ifndef ZERO_SANDBOX_POLICY_H
@@ -60,6 +64,13 @@ typedef struct zsb_policy {
                            * (deny wins on equal paths) */
   zsb_strv allow_write;   /* extra writable paths (user config only) */
   bool network;           /* true = network allowed */
+  /* network "scoped" (only when network is false): commands reach only the
+   * hosts the egress rules allow, through zero's proxy (net/egress/proxy.h). */
+  bool scoped;
+  zsb_strv allowed_domains; /* user config and --allow-domain (net/egress/rules.h patterns) */
+  zsb_strv denied_domains;  /* user and project config */
+  zsb_strv project_domains; /* the project's allowedDomains: a host must be on it too */
+  bool project_narrows;     /* the project gave allowedDomains (even an empty list) */
   bool block_unix_sockets;
   /* sandbox.enforceToolNetwork (default true; only the user config may set
    * it false): tools that reach the network from zero's own process
@@ -82,6 +93,8 @@ typedef struct zsb_policy_opts {
   const char *const *add_dirs;
   size_t n_add_dirs;
   bool network;                   /* --network */
+  const char *const *allow_domains; /* --allow-domain: added to allowedDomains; turns a */
+  size_t n_allow_domains;           /* "deny" into "scoped" (a project's deny still wins) */
   const char *user_config;        /* NULL = default user config path */
   bool skip_config;               /* do not read config files (tests) */
 } zsb_policy_opts;
@@ -91,6 +104,9 @@ typedef struct zsb_policy_opts {
  * is malformed. */
 int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err);
 void zsb_policy_release(zsb_policy *p);
+
+/* "allow", "scoped" or "deny": the network as commands get it. */
+const char *zsb_network_name(const zsb_policy *p);
 
 /* JSON form (also the wire format between zero and its sandbox stages). */
 json_t *zsb_policy_to_json(const zsb_policy *p);

@@ -76,10 +76,19 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
  * for missing protected names are held by the wrapped command and let go of
  * through its on_exit hook, which the process that started it runs once the
  * command has exited: no zero process sits between the agent and bwrap. */
+struct zsb_egress;
+struct zeg_event;
 typedef struct zsb_spawner {
   zspawner base;
   const zsb_policy *policy;
   bool runtime_ready;     /* the runtime dir was prepared for this run */
+  /* network "scoped": the run's egress proxy (sandbox/egress.h), started
+   * with the first command that needs it, stopped by zsb_spawner_release. */
+  struct zsb_egress *egress;
+  /* The proxy's decisions (NULL: refusals on stderr); set before the
+   * first command. Called from the proxy's threads. */
+  void (*on_egress_event)(void *ud, const struct zeg_event *e);
+  void *egress_ud;
 } zsb_spawner;
 /* An escalation is never the spawner's: it travels in the request
  * (zspawn_cmd.network / .unsandboxed), set from that call's decision. */

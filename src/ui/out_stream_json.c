@@ -169,6 +169,10 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       json_object_set_new(o, "tokensBefore", json_integer(ev->compaction.tokens_before));
       json_object_set_new(o, "tokensAfter", json_integer(ev->compaction.tokens_after));
       break;
+    case ZAEV_HOOK:
+      o = envelope(s, "hook");
+      if (json_is_object(ev->hook.record)) json_object_update(o, (json_t *)ev->hook.record);
+      break;
     case ZAEV_WARNING:
       o = envelope(s, "warning");
       set_str(o, "message", ev->warning.message);

@@ -762,7 +762,7 @@ class Fallbacks(SandboxCase):
         r = self.sx("echo ran")
         self.assertEqual(r.returncode, 2)
         self.assertNotIn("ran", r.stdout)
-        self.assertIn('sandbox.network must be "allow" or "deny"', r.stderr)
+        self.assertIn('sandbox.network must be "allow", "scoped" or "deny"', r.stderr)
 
     def test_project_config_cannot_loosen(self):
         os.makedirs(os.path.join(self.ws, ".zero"))

@@ -527,6 +527,12 @@ static size_t suggestions(tui_app *a, sugg *out, size_t max) {
       if (sc < 0) continue;
       if (n < max) out[n++] = (sugg){tui_commands[i].name, tui_commands[i].help, sc, i};
     }
+    for (size_t i = 0; i < a->completion.ncustom; i++) {
+      const char *name = a->completion.custom_names[i];
+      int sc = tlen ? tui_fuzzy(tok, tlen, name + 1) : 0;
+      if (sc >= 0 && n < max)
+        out[n++] = (sugg){name, a->completion.custom_help[i], sc, tui_ncommands + i};
+    }
   } else {
     if (!a->completion.files_loaded && a->completion.workspace) {
       walk(a, a->completion.workspace, "", 0);

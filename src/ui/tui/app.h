@@ -79,6 +79,12 @@ typedef struct tui_completion {
   size_t nfiles;
   bool files_loaded;
   const char *workspace; /* borrowed from the controller */
+  /* Custom slash commands (ext/commands.h) listed after the built-ins:
+   * names with their slash, and their descriptions; borrowed from the
+   * controller, which refreshes them when the extensions reload. */
+  const char *const *custom_names;
+  const char *const *custom_help;
+  size_t ncustom;
 } tui_completion;
 
 /* What the status line and the side panel show besides the turn. */

@@ -1,0 +1,96 @@
+/* tui_ext.c — the interactive UI and the run's extensions: custom slash
+ * commands in the / menu and run as prompts, /skills, and /trust (the TUI's
+ * one question about a workspace's own hooks, commands and plugins); see
+ * tui_controller.h. Tool hooks run in the agent loop (zrun_setup_agent). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "cli/tui_controller.h"
+#include "ext/trust.h"
+
+static void refresh_menu(tui_controller *c) {
+  strvec_clear(&c->custom_names);
+  strvec_clear(&c->custom_help);
+  const zcmds *cs = &c->rs.ext.commands;
+  for (size_t i = 0; i < cs->n; i++) {
+    strvec_pushf(&c->custom_names, "/%s", cs->v[i].name);
+    strvec_pushf(&c->custom_help, "%s%s%s", cs->v[i].description,
+                 cs->v[i].argument_hint ? " " : "",
+                 cs->v[i].argument_hint ? cs->v[i].argument_hint : "");
+  }
+  c->app.completion.custom_names = (const char *const *)c->custom_names.v;
+  c->app.completion.custom_help = (const char *const *)c->custom_help.v;
+  c->app.completion.ncustom = c->custom_names.nr;
+}
+
+void tui_ext_load(tui_controller *c) {
+  if (!c->custom_names.v) { /* a zeroed controller: first load */
+    strvec_init(&c->custom_names);
+    strvec_init(&c->custom_help);
+  }
+  zrun_setup_extensions(&c->rs);
+  refresh_menu(c);
+  for (size_t i = 0; i < c->rs.ext.problems.nr; i++) tui_warn(c, c->rs.ext.problems.v[i]);
+  if (c->rs.ext.untrusted.nr) {
+    zbuf b = ZBUF_INIT;
+    zbuf_addstr(&b, "Trust this workspace's hooks/plugins/commands? They run code the "
+                    "repository chose and were not loaded:");
+    for (size_t i = 0; i < c->rs.ext.untrusted.nr; i++)
+      zbuf_addf(&b, " %s", c->rs.ext.untrusted.v[i]);
+    zbuf_addstr(&b, ". Review them, then type /trust (asked again when they change).");
+    tui_say(c, "%s", b.data);
+    zbuf_release(&b);
+  }
+}
+
+bool tui_ext_run_command(tui_controller *c, const char *name, const char *arg) {
+  const zcmd *cmd = c->rs.have_ext ? zcmds_find(&c->rs.ext.commands, name) : NULL;
+  if (!cmd) return false;
+  zerr err = ZERR_INIT;
+  char *prompt = zcmd_expand(cmd, arg, &err);
+  if (!prompt) {
+    tui_say(c, "/%s: %s", name, err.msg);
+    return true;
+  }
+  if (c->worker.running) zvec_push(&c->app.queue, prompt);
+  else {
+    tui_turn_start(c, prompt);
+    free(prompt);
+  }
+  return true;
+}
+
+void tui_ext_trust(tui_controller *c, const char *arg) {
+  (void)arg;
+  if (!c->rs.have_ext || !c->rs.ext.untrusted.nr) {
+    tui_say(c, "Nothing to trust: this workspace's hooks, commands and plugins are loaded "
+               "(or it has none).");
+    return;
+  }
+  c->rs.opts.trust_workspace = true;
+  tui_ext_load(c);
+  c->rs.opts.trust_workspace = false;
+  zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
+  tui_say(c, "Trusted: %zu hooks, %zu commands, %zu plugins loaded.", c->rs.ext.hooks.n,
+          c->rs.ext.commands.n, c->rs.ext.plugins.n);
+}
+
+void tui_ext_skills(tui_controller *c, const char *arg) {
+  (void)arg;
+  const zskills *ss = &c->rs.ext.skills;
+  if (!c->rs.have_ext || !ss->n) {
+    tui_say(c, "No skills. Add a folder with a SKILL.md under .zero/skills/ or "
+               "~/.config/zero/skills/ (docs/extensions.md).");
+    return;
+  }
+  tui_say(c, "Skills the model can load (skill tool):");
+  for (size_t i = 0; i < ss->n; i++) tui_say(c, "  %s — %s", ss->v[i].name, ss->v[i].description);
+}
+
+void tui_ext_release(tui_controller *c) {
+  if (!c->custom_names.v) return;
+  strvec_clear(&c->custom_names);
+  strvec_clear(&c->custom_help);
+}

@@ -1,0 +1,91 @@
+/* ext.h — a run's extensions: hooks, skills, custom slash commands and
+ * plugins (docs/extensions.md), assembled once per run by cli/run_setup.c.
+ *
+ * Life cycle:
+ *   1. zext_load(x, workspace, trusted): reads every root (user, workspace,
+ *      enabled plugins). Project hooks, commands and plugins load only when
+ *      the workspace is trusted (ext/trust.h); otherwise x->untrusted lists
+ *      their files. Problems (malformed files, unknown events, a tampered
+ *      plugin executable) are in x->problems, never fatal.
+ *   2. the run sets x->spawner (the run's sandbox spawner), x->session_id,
+ *      and hands zext_gate(x) / zext_source(x) to the agent.
+ *   3. events fire through zext_fire (the loop's gate for tool events, the
+ *      faces for sessionStart / userPromptSubmit / sessionEnd, the subagent
+ *      code for subagentStop).
+ *   4. zext_release.
+ */
+#ifndef ZERO_EXT_EXT_H
+#define ZERO_EXT_EXT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "agent/loop.h"
+#include "base/strvec.h"
+#include "ext/commands.h"
+#include "ext/hooks.h"
+#include "ext/plugins.h"
+#include "ext/skills.h"
+
+#define ZEXT_MAX_STOP_CONTINUES 3 /* a stop hook may continue a run this many times */
+
+typedef struct zext {
+  char *workspace;
+  struct zspawner *spawner; /* borrowed; NULL = hooks run unconfined (unsafe mode) */
+  const char *session_id;   /* borrowed; may be NULL */
+  zhooks hooks;             /* the hooks that run */
+  zskills skills;
+  zcmds commands;
+  zplugins plugins;
+  bool trusted;             /* the workspace's own hooks/commands/plugins are trusted */
+  strvec untrusted;         /* workspace files not loaded for want of trust */
+  strvec problems;          /* what did not load, and why */
+  int stop_continues;       /* continuations granted to stop hooks this run */
+  zagent_gate gate;         /* the loop's seam (zext_gate) */
+  ztool_source source;      /* skill + plugin tools (zext_source) */
+} zext;
+
+/* Loads everything for workspace (see the life cycle). trusted: the caller
+ * has established trust (saved, or --trust-workspace); project files are
+ * loaded only then. */
+void zext_load(zext *x, const char *workspace, bool trusted);
+void zext_release(zext *x);
+
+/* The verdict of the hooks of one event. */
+typedef struct zext_verdict {
+  bool block;        /* a gating event: stop what it guards */
+  char *reason;      /* why (owned), or NULL */
+  char *context;     /* userPromptSubmit / sessionStart: text for the model (owned) */
+  bool continue_run; /* stop: a hook asked the agent to go on (reason says why) */
+  int ran;           /* hooks run */
+} zext_verdict;
+
+void zext_verdict_release(zext_verdict *v);
+
+/* Runs the hooks of `event` that match `tool` (NULL for events without a
+ * tool), one after another, each with {event, sessionId, cwd, ...payload}
+ * on stdin. Every run is emitted to a's sinks (a may be NULL) as a hook
+ * record. On a gating event the first block (or failure: fail closed) stops
+ * the rest. payload is borrowed (may be NULL). The subagent code calls it
+ * with "subagentStop" when a child run ends. Returns the number of hooks run. */
+int zext_fire(zext *x, const zagent *a, const char *event, const char *tool,
+              const json_t *payload, zext_verdict *v);
+
+/* The prompt text for the skills index ("" when there are none); owned. */
+char *zext_skills_prompt(const zext *x);
+
+/* A headless "/name args" prompt: when prompt names a custom command, *out
+ * gets the expanded prompt (owned) and 1 is returned; 0 when it names none
+ * (a built-in or plain text); -1 with err when it names an untrusted or
+ * unknown-but-slash command that cannot run. */
+int zext_expand_command(const zext *x, const char *prompt, char **out, zerr *err);
+
+/* {hooks, skills, commands, plugins, problems, trusted, untrusted}: the
+ * report of `zero backends` (nothing started). New reference. */
+json_t *zext_report_json(const zext *x);
+
+/* Emits a hook record through a's sinks (stream-json "hook", session
+ * "hook"). */
+void zext_emit_record(const zagent *a, const json_t *record);
+
+#endif

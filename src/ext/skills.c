@@ -1,0 +1,130 @@
+/* skills.c — the skill loader; see skills.h. */
+#include "ext/skills.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/common.h"
+#include "base/frontmatter.h"
+#include "base/fs.h"
+#include "base/path.h"
+
+#define SKILL_FILE_MAX (1u << 20)
+
+/* Reads path's front matter and body. Returns 0 or -1 with a problem added. */
+static int read_md(const char *path, json_t **meta, char **body, strvec *problems) {
+  zbuf text = ZBUF_INIT;
+  zerr err = ZERR_INIT;
+  if (zfs_read_file(path, &text, SKILL_FILE_MAX, &err) < 0 ||
+      zfrontmatter_parse(text.data ? text.data : "", text.len, meta, body, &err) < 0) {
+    strvec_pushf(problems, "%s: %s; fix the front matter (the file was skipped)", path, err.msg);
+    zbuf_release(&text);
+    return -1;
+  }
+  zbuf_release(&text);
+  return 0;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sorted names of dir's entries (no dot files). Caller frees. */
+static char **sorted_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return NULL;
+  strvec v = STRVEC_INIT;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    strvec_push(&v, e->d_name);
+  }
+  closedir(d);
+  qsort(v.v, v.nr, sizeof *v.v, by_name);
+  return strvec_detach(&v);
+}
+
+static void add_skill(zskills *ss, const char *dir, const char *path, strvec *problems) {
+  json_t *meta = NULL;
+  char *body = NULL;
+  if (read_md(path, &meta, &body, problems) < 0) return;
+  free(body);
+  const char *name = zfrontmatter_str(meta, "name");
+  const char *desc = zfrontmatter_str(meta, "description");
+  zerr err = ZERR_INIT;
+  json_t *tools = zfrontmatter_strlist(meta, "allowed-tools", &err);
+  if (!name || !*name || !desc || !*desc || !tools) {
+    strvec_pushf(problems, "%s: %s; a SKILL.md needs `name:` and `description:` in its front "
+                           "matter (the skill was skipped)",
+                 path, !tools ? err.msg : "missing name or description");
+    json_decref(tools);
+    json_decref(meta);
+    return;
+  }
+  if (zskills_find(ss, name)) {
+    strvec_pushf(problems, "%s: a skill named \"%s\" was already loaded from an earlier root; "
+                           "this one was skipped (rename it)", path, name);
+    json_decref(tools);
+    json_decref(meta);
+    return;
+  }
+  if (ss->n == ss->cap) {
+    ss->cap = ss->cap ? ss->cap * 2 : 16;
+    ss->v = xrealloc(ss->v, ss->cap * sizeof *ss->v);
+  }
+  ss->v[ss->n++] = (zskill){.name = xstrdup(name), .description = xstrdup(desc),
+                            .dir = xstrdup(dir), .path = xstrdup(path), .allowed_tools = tools};
+  json_decref(meta);
+}
+
+void zskills_load_root(zskills *ss, const char *root, strvec *problems) {
+  char **names = sorted_entries(root);
+  for (char **n = names; n && *n; n++) {
+    char *dir = zpath_join(root, *n);
+    char *path = zpath_join(dir, "SKILL.md");
+    if (zfs_is_dir(dir) && zfs_exists(path)) add_skill(ss, dir, path, problems);
+    free(path);
+    free(dir);
+  }
+  strvec_free_array(names);
+}
+
+const zskill *zskills_find(const zskills *ss, const char *name) {
+  for (size_t i = 0; name && i < ss->n; i++)
+    if (!strcmp(ss->v[i].name, name)) return &ss->v[i];
+  return NULL;
+}
+
+char *zskill_body(const zskill *s, zerr *err) {
+  zbuf text = ZBUF_INIT;
+  json_t *meta = NULL;
+  char *body = NULL;
+  if (zfs_read_file(s->path, &text, SKILL_FILE_MAX, err) < 0 ||
+      zfrontmatter_parse(text.data ? text.data : "", text.len, &meta, &body, err) < 0) {
+    zbuf_release(&text);
+    return NULL;
+  }
+  zbuf_release(&text);
+  json_decref(meta);
+  return body;
+}
+
+json_t *zskill_json(const zskill *s) {
+  return json_pack("{s:s, s:s, s:s, s:O}", "name", s->name, "description", s->description,
+                   "path", s->path, "allowedTools", s->allowed_tools);
+}
+
+void zskills_release(zskills *ss) {
+  for (size_t i = 0; i < ss->n; i++) {
+    free(ss->v[i].name);
+    free(ss->v[i].description);
+    free(ss->v[i].dir);
+    free(ss->v[i].path);
+    json_decref(ss->v[i].allowed_tools);
+  }
+  free(ss->v);
+  memset(ss, 0, sizeof *ss);
+}

@@ -1,0 +1,115 @@
+/* relay.c — splice-based two-way relay; see relay.h. */
+#include "net/egress/relay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define RELAY_CHUNK (1 << 16) /* the default pipe size: kernel memory stays 2 x 64 KiB a connection */
+
+/* One direction: src -> pipe -> dst. pending: bytes in the pipe. */
+typedef struct relay_dir {
+  int src, dst;
+  int pipe[2];
+  size_t pending;
+  bool eof;      /* src has ended */
+  bool done;     /* eof and the pipe drained: dst's writing half is shut */
+  uint64_t moved;
+} relay_dir;
+
+/* Pulls what src has into the pipe. -1 on an error. */
+static int dir_in(relay_dir *d) {
+  ssize_t n = splice(d->src, NULL, d->pipe[1], NULL, RELAY_CHUNK,
+                     SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  if (n > 0) d->pending += (size_t)n;
+  else if (n == 0) d->eof = true;
+  else if (errno != EAGAIN && errno != EINTR) return -1;
+  return 0;
+}
+
+/* Pushes the pipe's bytes to dst; shuts dst's writing half once src has
+ * ended and everything went out. -1 on an error. */
+static int dir_out(relay_dir *d) {
+  if (d->pending) {
+    ssize_t n = splice(d->pipe[0], NULL, d->dst, NULL, d->pending,
+                       SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      d->pending -= (size_t)n;
+      d->moved += (uint64_t)n;
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      return -1;
+    }
+  }
+  if (d->eof && !d->pending && !d->done) {
+    shutdown(d->dst, SHUT_WR);
+    d->done = true;
+  }
+  return 0;
+}
+
+static void set_nonblock(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Waits for the next event of both directions and moves bytes once. 1 to
+ * go on, 0 when both ended, -1 on an error or stop. */
+static int relay_step(relay_dir d[2], int stop_fd) {
+  struct pollfd pf[5];
+  int n = 0, idx[4] = {-1, -1, -1, -1};
+  for (int i = 0; i < 2; i++) {
+    if (d[i].done) continue;
+    if (!d[i].eof && !d[i].pending) {
+      idx[i] = n;
+      pf[n++] = (struct pollfd){.fd = d[i].src, .events = POLLIN};
+    }
+    if (d[i].pending) {
+      idx[2 + i] = n;
+      pf[n++] = (struct pollfd){.fd = d[i].dst, .events = POLLOUT};
+    }
+  }
+  if (d[0].done && d[1].done) return 0;
+  int stop = -1;
+  if (stop_fd >= 0) {
+    stop = n;
+    pf[n++] = (struct pollfd){.fd = stop_fd, .events = POLLIN};
+  }
+  if (poll(pf, (nfds_t)n, -1) < 0) return errno == EINTR ? 1 : -1;
+  if (stop >= 0 && pf[stop].revents) return -1;
+  for (int i = 0; i < 2; i++) {
+    if (idx[i] >= 0 && pf[idx[i]].revents && dir_in(&d[i]) < 0) return -1;
+    if (idx[2 + i] >= 0 && (pf[idx[2 + i]].revents & (POLLERR | POLLHUP)) &&
+        !(pf[idx[2 + i]].revents & POLLOUT))
+      return -1; /* the receiver is gone: the bytes can go nowhere */
+    if (dir_out(&d[i]) < 0) return -1;
+  }
+  return 1;
+}
+
+int zeg_relay(int a, int b, int stop_fd, uint64_t *a_to_b, uint64_t *b_to_a) {
+  relay_dir d[2] = {{.src = a, .dst = b, .pipe = {-1, -1}}, {.src = b, .dst = a, .pipe = {-1, -1}}};
+  int rc = -1;
+  if (pipe2(d[0].pipe, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(d[1].pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+    goto out;
+  set_nonblock(a);
+  set_nonblock(b);
+  /* A relay must not add Nagle's wait to what it passes on: each side
+   * already decided when to send (no-op on a Unix socket). */
+  int one = 1;
+  setsockopt(a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt(b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  while ((rc = relay_step(d, stop_fd)) > 0) {
+  }
+out:
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; k < 2; k++)
+      if (d[i].pipe[k] >= 0) close(d[i].pipe[k]);
+  if (a_to_b) *a_to_b = d[0].moved;
+  if (b_to_a) *b_to_a = d[1].moved;
+  return rc;
+}

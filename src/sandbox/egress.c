@@ -1,0 +1,126 @@
+/* egress.c — rules, proxy and environment for network "scoped"; see
+ * egress.h. */
+#include "sandbox/egress.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/common.h"
+#include "base/path.h"
+
+static int fill(zeg_list *l, const zsb_strv *s, zerr *err) {
+  for (size_t i = 0; i < s->n; i++)
+    if (zeg_list_add(l, s->v[i], err) < 0) return -1;
+  return 0;
+}
+
+int zsb_egress_rules(const zsb_policy *p, zeg_rules *out, zerr *err) {
+  memset(out, 0, sizeof *out);
+  out->narrowed = p->project_narrows;
+  if (fill(&out->allow, &p->allowed_domains, err) < 0 ||
+      fill(&out->deny, &p->denied_domains, err) < 0 ||
+      fill(&out->narrow, &p->project_domains, err) < 0) {
+    zeg_rules_release(out);
+    return -1;
+  }
+  return 0;
+}
+
+/* The default report of a refusal: one line on zero's stderr, which says
+ * how to allow the host. Allowed connections are silent. */
+static void report_denial(void *ud, const zeg_event *e) {
+  (void)ud;
+  if (e->allowed || strcmp(e->kind, "network_decision") != 0) return;
+  char text[1024];
+  zeg_denial_text(e->host[0] ? e->host : "?", e->port, e->reason, text, sizeof text);
+  fprintf(stderr, "[zero] %s", text);
+}
+
+/* <runtime base>/.egress, made 0700 when missing; NULL with err when it is
+ * not a directory of ours. Caller frees. */
+static char *socket_dir(const zsb_policy *p, zerr *err) {
+  const char *slash = strrchr(p->runtime_dir, '/');
+  if (!slash || slash == p->runtime_dir) {
+    zerr_set(err, ZE_INTERNAL, "runtime dir %s has no parent", p->runtime_dir);
+    return NULL;
+  }
+  cleanup_free char *base = xstrndup(p->runtime_dir, (size_t)(slash - p->runtime_dir));
+  char *dir = zpath_join(base, ".egress");
+  struct stat st;
+  if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+    zerr_errno(err, ZE_IO, "cannot create %s for the egress proxy (is the directory writable?)",
+               dir);
+    free(dir);
+    return NULL;
+  }
+  if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 077)) {
+    zerr_set(err, ZE_IO, "%s is not a private directory of yours; remove it and retry", dir);
+    free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
+int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, zeg_event_fn on_event, void *ud,
+                     zerr *err) {
+  if (eg->proxy) return 0;
+  zeg_rules rules;
+  if (zsb_egress_rules(p, &rules, err) < 0) return -1;
+  cleanup_free char *dir = socket_dir(p, err);
+  if (!dir) {
+    zeg_rules_release(&rules);
+    return -1;
+  }
+  static unsigned counter; /* several proxies of one process (tests) get distinct sockets */
+  char name[64];
+  snprintf(name, sizeof name, "%ld-%u.sock", (long)getpid(), __atomic_add_fetch(&counter, 1,
+                                                                                 __ATOMIC_RELAXED));
+  char *path = zpath_join(dir, name);
+  const char *hosts = getenv("ZERO_EGRESS_HOSTS");
+  zeg_proxy_opts o = {.rules = &rules, .socket_path = path, .hosts_file = hosts,
+                      .on_event = on_event ? on_event : report_denial, .ud = ud};
+  eg->proxy = zeg_proxy_start(&o, err);
+  zeg_rules_release(&rules);
+  if (!eg->proxy) {
+    free(path);
+    zerr_prefix(err, "network \"scoped\" needs zero's egress proxy, which cannot start; the "
+                     "command was not run");
+    return -1;
+  }
+  eg->socket_path = path;
+  return 0;
+}
+
+void zsb_egress_stop(zsb_egress *eg) {
+  zeg_proxy_stop(eg->proxy);
+  free(eg->socket_path);
+  memset(eg, 0, sizeof *eg);
+}
+
+static const char *const proxy_names[] = {"HTTP_PROXY", "http_proxy", "HTTPS_PROXY",
+                                          "https_proxy", "ALL_PROXY", "all_proxy",
+                                          "NO_PROXY", "no_proxy", NULL};
+
+bool zsb_egress_env_name(const char *kv) {
+  size_t n = strcspn(kv, "=");
+  for (const char *const *p = proxy_names; *p; p++)
+    if (strlen(*p) == n && !strncmp(kv, *p, n)) return true;
+  return false;
+}
+
+void zsb_egress_env(strvec *e) {
+  char http[64], socks[64];
+  snprintf(http, sizeof http, "http://127.0.0.1:%d", ZEG_SANDBOX_PORT);
+  snprintf(socks, sizeof socks, "socks5h://127.0.0.1:%d", ZEG_SANDBOX_PORT);
+  for (const char *const *p = proxy_names; *p; p++) {
+    const char *v = strstr(*p, "NO_") || strstr(*p, "no_") ? "localhost,127.0.0.1,::1"
+                    : strstr(*p, "ALL") || strstr(*p, "all") ? socks
+                                                             : http;
+    strvec_pushf(e, "%s=%s", *p, v);
+  }
+}

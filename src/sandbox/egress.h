@@ -1,0 +1,49 @@
+/* egress.h — the sandbox's side of network "scoped": the rules from the
+ * policy, the run's proxy, and what a command gets to reach it.
+ *
+ * Design (docs/sandbox.md, "Network"): a scoped command runs exactly like a
+ * denied one — bwrap's own network namespace, loopback only — plus one
+ * read-only bind of the proxy's Unix socket and the forwarder that the inner
+ * stage starts inside (net/egress/forward.h). Nothing else is reachable:
+ * a program that ignores the proxy variables finds no route out, and the
+ * proxy decides every connection by name and by resolved address.
+ */
+#ifndef ZERO_SANDBOX_EGRESS_H
+#define ZERO_SANDBOX_EGRESS_H
+
+#include <stdbool.h>
+
+#include "base/err.h"
+#include "base/strvec.h"
+#include "net/egress/proxy.h"
+#include "net/egress/rules.h"
+#include "sandbox/policy.h"
+
+/* The egress rules of p: its allowed domains (with the user's IP entries),
+ * denied domains and the project's narrowing list. -1 with err (a pattern
+ * that no longer parses). The caller releases out. */
+int zsb_egress_rules(const zsb_policy *p, zeg_rules *out, zerr *err);
+
+/* The run's proxy: started for the first scoped command, stopped with the
+ * run. */
+typedef struct zsb_egress {
+  zeg_proxy *proxy;
+  char *socket_path;  /* owned */
+} zsb_egress;
+
+/* Starts the proxy for p: its socket in <runtime base>/.egress/ (0700),
+ * ZERO_EGRESS_HOSTS (a hosts file, for tests) as its resolver override.
+ * on_event NULL: denials are reported on stderr. -1 with err: the command
+ * must then not run (fail closed). */
+int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, zeg_event_fn on_event, void *ud,
+                     zerr *err);
+void zsb_egress_stop(zsb_egress *eg);
+
+/* true for an inherited variable a scoped command gets from zero instead
+ * (the proxy variables in both cases). */
+bool zsb_egress_env_name(const char *kv);
+/* Adds HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (socks5h), NO_PROXY, in both
+ * cases, pointing at the forwarder. */
+void zsb_egress_env(strvec *e);
+
+#endif

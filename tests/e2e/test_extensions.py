@@ -1,0 +1,289 @@
+"""Extensions through the real binary and the fake model server (issue 16):
+hooks (veto, afterTool formatter, hang, records), skills (listed, loaded by
+the tool), custom slash commands (zero exec "/name args"), plugins (a tool
+called by the model, a tampered executable refused), workspace trust and the
+CLI (zero hooks|skills|commands|plugins|backends)."""
+import json
+import os
+import stat
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from harness import ZeroTest  # noqa: E402
+
+
+def tool_messages(body):
+    return [x for x in body["messages"] if x["role"] == "tool"]
+
+
+class ExtCase(ZeroTest):
+    def config_dir(self):
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        return d
+
+    def write(self, path, text, mode=None):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        if mode:
+            os.chmod(path, mode)
+
+    def user_hooks(self, hooks):
+        self.write(os.path.join(self.config_dir(), "hooks.json"),
+                   json.dumps({"enabled": True, "hooks": hooks}))
+
+    def script(self, name, body):
+        """An executable shell script in the workspace."""
+        path = os.path.join(self.work, name)
+        self.write(path, "#!/bin/sh\n" + body, 0o755)
+        return path
+
+
+class HookTests(ExtCase):
+    def test_before_tool_hook_vetoes_a_write_and_the_model_sees_the_reason(self):
+        veto = self.script("veto.sh", "cat > /dev/null\n"
+                           "echo '{\"decision\":\"block\",\"reason\":\"no writes on Fridays\"}'\n")
+        self.user_hooks([{"id": "guard", "event": "beforeTool", "command": veto,
+                          "args": [], "matcher": "write_file"}])
+        m = self.serve([
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt",
+                                                                  "content": "hi"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "write it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "x.txt")))
+        self.assertIn("no writes on Fridays", tool_messages(m.bodies()[1])[-1]["content"])
+        events = self.lines(r.stdout)
+        hooks = [e for e in events if e["type"] == "hook"]
+        self.assertEqual(len(hooks), 1, events)
+        self.assertEqual(hooks[0]["hookId"], "guard")
+        self.assertEqual(hooks[0]["decision"], "block")
+        self.assertEqual(hooks[0]["event"], "beforeTool")
+        sid = self.session_ids()[0]
+        recs = [e for e in self.session_events(sid) if e.get("type") == "hook"]
+        self.assertEqual(len(recs), 1)
+
+    def test_claude_code_shape_and_exit_2_block(self):
+        veto = self.script("veto2.sh", "echo 'denied by policy' >&2\nexit 2\n")
+        self.write(os.path.join(self.config_dir(), "hooks.json"), json.dumps(
+            {"hooks": {"PreToolUse": [{"matcher": "write_file|edit_file",
+                                       "hooks": [{"type": "command", "command": veto}]}]}}))
+        m = self.serve([
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "y.txt",
+                                                                  "content": "hi"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "write it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "y.txt")))
+        self.assertIn("denied by policy", tool_messages(m.bodies()[1])[-1]["content"])
+
+    def test_after_tool_formatter_hook_edits_the_file(self):
+        fmt = self.script("fmt.sh", "cat > /dev/null\ntr a-z A-Z < f.txt > f.tmp && mv f.tmp f.txt\n")
+        self.user_hooks([{"id": "fmt", "event": "afterTool", "command": fmt, "args": [],
+                          "matcher": "write_file"}])
+        self.serve([
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "f.txt",
+                                                                  "content": "hello\n"}}]},
+            {"text": "ok"},
+        ])
+        r = self.zero("exec", "write it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "f.txt")) as f:
+            self.assertEqual(f.read(), "HELLO\n")
+
+    def test_hanging_hook_is_killed_and_fails_closed(self):
+        hang = self.script("hang.sh", "sleep 60\n")
+        self.user_hooks([{"id": "slow", "event": "beforeTool", "command": hang, "args": [],
+                          "timeoutMs": 500}])
+        m = self.serve([
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "z.txt",
+                                                                  "content": "hi"}}]},
+            {"text": "ok"},
+        ])
+        t0 = time.monotonic()
+        r = self.zero("exec", "-o", "stream-json", "write it")
+        self.assertLess(time.monotonic() - t0, 30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "z.txt")))
+        self.assertIn("timed out", tool_messages(m.bodies()[1])[-1]["content"])
+        hooks = [e for e in self.lines(r.stdout) if e["type"] == "hook"]
+        self.assertEqual(hooks[0]["decision"], "failed_closed")
+        self.assertTrue(hooks[0]["timedOut"])
+
+    def test_user_prompt_submit_adds_context_and_stop_is_bounded(self):
+        ctx = self.script("ctx.sh", "cat > /dev/null\n"
+                          "echo '{\"additionalContext\":\"ticket ABC-42\"}'\n")
+        more = self.script("more.sh", "cat > /dev/null\n"
+                           "echo '{\"decision\":\"block\",\"reason\":\"keep going\"}'\n")
+        self.user_hooks([{"id": "ctx", "event": "UserPromptSubmit", "command": ctx, "args": []},
+                         {"id": "more", "event": "stop", "command": more, "args": []}])
+        m = self.serve([{"text": "a"}, {"text": "b"}, {"text": "c"}, {"text": "d"},
+                        {"text": "e"}])
+        r = self.zero("exec", "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bodies = m.bodies()
+        self.assertIn("ticket ABC-42", json.dumps(bodies[0]["messages"]))
+        self.assertEqual(len(bodies), 4)  # the answer, then three continuations at most
+        self.assertIn("keep going", json.dumps(bodies[1]["messages"]))
+
+    def test_unknown_event_and_malformed_file_are_reported_not_fatal(self):
+        self.write(os.path.join(self.config_dir(), "hooks.json"), json.dumps(
+            {"hooks": [{"id": "bad", "event": "beforeLunch", "command": "true"},
+                       {"id": "good", "event": "afterTool", "command": "true"}]}))
+        r = self.zero("hooks", "list", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)
+        self.assertEqual([h["id"] for h in out["hooks"]], ["good"])
+        self.assertIn("beforeLunch", out["problems"][0])
+        self.assertIn("hooks.json", out["problems"][0])
+        self.write(os.path.join(self.config_dir(), "hooks.json"), "{not json")
+        r = self.zero("hooks", "list", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("hooks.json", json.loads(r.stdout)["problems"][0])
+
+    def test_hooks_test_runs_the_matching_hooks(self):
+        echo = self.script("echo.sh", "cat\n")
+        self.user_hooks([{"id": "e", "event": "beforeTool", "command": echo, "args": []}])
+        payload = os.path.join(self.tmp, "p.json")
+        self.write(payload, json.dumps({"toolName": "exec_command", "toolInput": {"cmd": "ls"}}))
+        r = self.zero("hooks", "test", "PreToolUse", "--payload", payload, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)
+        self.assertEqual(out["runs"][0]["hookId"], "e")
+        self.assertEqual(out["runs"][0]["answer"]["toolName"], "exec_command")
+
+
+class TrustTests(ExtCase):
+    def test_untrusted_workspace_hooks_do_not_run_until_trusted(self):
+        marker = os.path.join(self.work, "ran.txt")
+        self.write(os.path.join(self.work, ".zero", "hooks.json"), json.dumps(
+            {"hooks": [{"id": "m", "event": "sessionStart", "command": "/bin/sh",
+                        "args": ["-c", "cat > /dev/null; echo ran > ran.txt"]}]}))
+        self.serve([{"text": "ok"}, {"text": "ok"}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(marker))
+        warns = [e for e in self.lines(r.stdout) if e.get("code") == "workspace_untrusted"]
+        self.assertEqual(len(warns), 1)
+        self.assertIn(".zero/hooks.json", warns[0]["message"])
+        self.assertIn("--trust-workspace", warns[0]["message"])
+        r = self.zero("exec", "--trust-workspace", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(marker))
+
+
+class SkillCommandTests(ExtCase):
+    def test_skill_listed_loaded_by_the_tool_and_body_reaches_the_request(self):
+        self.write(os.path.join(self.work, ".zero", "skills", "deploy", "SKILL.md"),
+                   "---\nname: deploy\ndescription: Ship the service to staging\n---\n"
+                   "Run make deploy-staging, then check the health page.\n")
+        self.write(os.path.join(self.work, ".agents", "skills", "broken", "SKILL.md"),
+                   "---\nname: [unclosed\n---\nbody\n")
+        m = self.serve([
+            {"tool_calls": [{"name": "skill", "arguments": {"name": "deploy"}}]},
+            {"text": "done"},
+        ])
+        r = self.zero("exec", "deploy please")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bodies = m.bodies()
+        system = bodies[0]["messages"][0]["content"]
+        self.assertIn("deploy: Ship the service to staging", system)
+        self.assertNotIn("make deploy-staging", system)
+        self.assertIn("skill", [t["function"]["name"] for t in bodies[0]["tools"]])
+        self.assertIn("make deploy-staging", tool_messages(bodies[1])[-1]["content"])
+        r = self.zero("skills", "list", "--json")
+        out = json.loads(r.stdout)
+        self.assertEqual([s["name"] for s in out["skills"]], ["deploy"])
+        self.assertIn("broken/SKILL.md", out["problems"][0])
+        self.assertIn("line", out["problems"][0])
+
+    def test_exec_runs_a_custom_command_with_arguments(self):
+        self.write(os.path.join(self.config_dir(), "commands", "git", "pr.md"),
+                   "---\ndescription: Open a PR\nargument-hint: BRANCH TITLE\n---\n"
+                   "Open a pull request from $1 titled \"$2\" (all: $ARGUMENTS).\n")
+        m = self.serve([{"text": "ok"}])
+        r = self.zero("exec", "/git:pr feature-x Hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        user = m.bodies()[0]["messages"][-1]["content"]
+        self.assertIn('Open a pull request from feature-x titled "Hello" '
+                      '(all: feature-x Hello).', json.dumps(user) if not isinstance(user, str)
+                      else user)
+        r = self.zero("backends", "--json")
+        self.assertEqual(json.loads(r.stdout)["commands"][0]["name"], "git:pr")
+
+    def test_a_command_never_shadows_a_built_in(self):
+        self.write(os.path.join(self.config_dir(), "commands", "help.md"), "mine\n")
+        r = self.zero("backends", "--json")
+        out = json.loads(r.stdout)
+        self.assertEqual(out["commands"], [])
+        self.assertIn("built-in", out["problems"][0])
+
+    def test_untrusted_workspace_command_is_refused_with_the_fix(self):
+        self.write(os.path.join(self.work, ".zero", "commands", "ship.md"), "Ship it\n")
+        self.serve([{"text": "ok"}])
+        r = self.zero("exec", "/ship now")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--trust-workspace", r.stderr)
+
+
+class PluginTests(ExtCase):
+    def make_plugin(self):
+        d = os.path.join(self.config_dir(), "plugins", "shout")
+        self.write(os.path.join(d, "upper.sh"), "#!/bin/sh\ntr a-z A-Z\n", 0o755)
+        self.write(os.path.join(d, "plugin.json"), json.dumps({
+            "schemaVersion": 1, "id": "shout", "name": "Shout", "version": "1.0.0",
+            "tools": [{"name": "upper", "description": "upper-cases its input",
+                       "inputSchema": {"type": "object",
+                                       "properties": {"text": {"type": "string"}}},
+                       "command": "./upper.sh", "args": [], "timeoutMs": 5000}]}))
+        return d
+
+    def test_plugin_tool_called_by_the_model_returns_its_result(self):
+        self.make_plugin()
+        r = self.zero("plugins", "enable", "shout")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = self.serve([
+            {"tool_calls": [{"name": "plugin_shout_upper", "arguments": {"text": "quiet"}}]},
+            {"text": "done"},
+        ])
+        r = self.zero("exec", "shout")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('{"TEXT":"QUIET"}', tool_messages(m.bodies()[1])[-1]["content"])
+
+    def test_disabled_plugin_contributes_nothing(self):
+        self.make_plugin()
+        m = self.serve([{"text": "done"}])
+        r = self.zero("exec", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [t["function"]["name"] for t in m.bodies()[0].get("tools", [])]
+        self.assertNotIn("plugin_shout_upper", names)
+
+    def test_unknown_schema_version_is_reported(self):
+        d = os.path.join(self.config_dir(), "plugins", "future")
+        self.write(os.path.join(d, "plugin.json"), json.dumps({"schemaVersion": 9, "id": "f"}))
+        r = self.zero("plugins", "list", "--json")
+        out = json.loads(r.stdout)
+        self.assertEqual(out["plugins"], [])
+        self.assertIn("schemaVersion", out["problems"][0])
+
+
+class BackendsTests(ExtCase):
+    def test_backends_doctor_flags_an_mcp_server_without_url(self):
+        self.write(os.path.join(self.config_dir(), "config.json"),
+                   json.dumps({"mcpServers": {"web": {"type": "http"}}}))
+        r = self.zero("backends", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)
+        self.assertIn("mcpServers", out)
+        r = self.zero("backends", "doctor")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
