@@ -20,7 +20,7 @@
 #include "cli/commands.h"
 #include "cli/run_setup.h"
 #include "mcp/mcp.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 
@@ -39,7 +39,8 @@ static const char MCP_USAGE[] =
     "  remove NAME [--project]             delete a server\n"
     "  enable NAME | disable NAME [--project]\n"
     "  tools NAME [--json]                 start the server and list its tools\n"
-    "  call NAME TOOL [JSON] [--json]      call one tool (JSON: its arguments object)\n"
+    "  call NAME TOOL [JSON] [--json] [--accept-defaults]\n"
+    "                                      call one tool (JSON: its arguments object)\n"
     "  grant NAME [TOOL]                   allow the agent to call TOOL (or every tool)\n"
     "                                      of NAME without asking\n"
     "  revoke NAME [TOOL]                  take a grant back\n"
@@ -73,8 +74,18 @@ static int fail(const char *fmt, ...) {
 }
 
 enum {
-  MC_HELP = 1, MC_JSON, MC_PROJECT, MC_DISABLED, MC_URL, MC_TRANSPORT, MC_CWD, MC_ENV,
-  MC_HEADER, MC_NO_BROWSER, MC_TIMEOUT,
+  MC_HELP = 1,
+  MC_JSON,
+  MC_PROJECT,
+  MC_DISABLED,
+  MC_URL,
+  MC_TRANSPORT,
+  MC_CWD,
+  MC_ENV,
+  MC_HEADER,
+  MC_NO_BROWSER,
+  MC_TIMEOUT,
+  MC_ACCEPT_DEFAULTS,
 };
 
 static const zopt MCP_OPTS[] = {
@@ -93,6 +104,8 @@ static const zopt MCP_OPTS[] = {
      "add: a header for the remote server", NULL},
     {MC_NO_BROWSER, "no-browser", 0, ZOPT_FLAG, 0, NULL, "login: only print the URL", NULL},
     {MC_TIMEOUT, "timeout", 0, ZOPT_VALUE, 0, "SECONDS", "login: how long to wait", NULL},
+    {MC_ACCEPT_DEFAULTS, "accept-defaults", 0, ZOPT_FLAG, 0, NULL,
+     "call: answer the server's questions (elicitation) with their defaults", NULL},
     {MC_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -463,7 +476,35 @@ static void disconnect(one_server *o) {
   zrun_setup_release(&o->rs);
 }
 
+/* `zero mcp call` has nobody to ask: a server's question (elicitation) is
+ * declined, or with --accept-defaults answered with the schema's defaults;
+ * stderr says which. */
+static json_t *elicit_decline(void *ud, const char *server, const json_t *params) {
+  (void)ud;
+  fprintf(stderr,
+          "zero mcp: MCP server \"%s\" asked a question; declined (nobody to ask; "
+          "--accept-defaults takes its defaults)\n",
+          server);
+  (void)params;
+  return json_pack("{s:s}", "action", "decline");
+}
+
+static json_t *elicit_defaults(void *ud, const char *server, const json_t *params) {
+  (void)ud;
+  json_t *r = zmcp_elicit_accept_defaults(params);
+  fprintf(stderr, "zero mcp: MCP server \"%s\" asked a question; %s\n", server,
+          strcmp(zjson_str(r, "action"), "accept") ? "declined (a required answer has no default)"
+                                                   : "answered with its defaults");
+  return r;
+}
+
+static int connect_one_elicit(const char *name, one_server *o, zmcp_elicit_fn elicit);
+
 static int connect_one(const char *name, one_server *o) {
+  return connect_one_elicit(name, o, NULL);
+}
+
+static int connect_one_elicit(const char *name, one_server *o, zmcp_elicit_fn elicit) {
   *o = (one_server){.rs = ZRUN_SETUP_INIT};
   zerr err = ZERR_INIT;
   zmcp_start_opts so;
@@ -498,8 +539,12 @@ static int connect_one(const char *name, one_server *o) {
       return ZEXIT_PROVIDER;
     }
   }
-  zmcp_client_opts co = {.workspace = so.workspace, .roots = so.roots, .n_roots = so.n_roots,
-                         .spawner = so.spawner, .on_progress = print_progress};
+  zmcp_client_opts co = {.workspace = so.workspace,
+                         .roots = so.roots,
+                         .n_roots = so.n_roots,
+                         .spawner = so.spawner,
+                         .on_progress = print_progress,
+                         .on_elicit = elicit};
   o->c = zmcp_client_new(s, &co);
   if (zmcp_client_connect(o->c, &err) < 0) {
     fputs("zero mcp: ", stderr);
@@ -556,8 +601,8 @@ static int call_cmd(void *ctx, int argc, char **argv) {
   int np;
   unsigned given;
   bool helped;
-  int wrc = mcp_words(argc, argv, 1u << MC_JSON, pos, 3, &np, &given, NULL,
-                      "call takes NAME TOOL [JSON]", &helped);
+  int wrc = mcp_words(argc, argv, 1u << MC_JSON | 1u << MC_ACCEPT_DEFAULTS, pos, 3, &np, &given,
+                      NULL, "call takes NAME TOOL [JSON] [--accept-defaults]", &helped);
   if (wrc || helped) return wrc;
   bool json = given & (1u << MC_JSON);
   if (np < 2) return fail("call needs a server NAME and a TOOL");
@@ -572,7 +617,9 @@ static int call_cmd(void *ctx, int argc, char **argv) {
     }
   }
   one_server srv;
-  int rc = connect_one(pos[0], &srv);
+  int rc =
+      connect_one_elicit(pos[0], &srv,
+                         given & (1u << MC_ACCEPT_DEFAULTS) ? elicit_defaults : elicit_decline);
   if (rc) {
     json_decref(args);
     return rc;

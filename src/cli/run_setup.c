@@ -16,7 +16,7 @@
 #include "exec/reaper.h"
 #include "ext/trust.h"
 #include "mcp/config.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 #include "tools/tracker.h"
 #include "net/curl_loader.h"
 #include "net/http.h"

@@ -83,6 +83,10 @@ static void on_server_request(zmcp_client *c, zrpc_msg *m) {
     json_t *r = roots_result(c);
     zrpc_build_result(&out, m->id, r);
     json_decref(r);
+  } else if (!strcmp(m->method, "elicitation/create") && c->opts.on_elicit) {
+    json_t *r = c->opts.on_elicit(c->opts.elicit_ud, c->cfg->name, m->params);
+    zrpc_build_result(&out, m->id, r);
+    json_decref(r);
   } else {
     char msg[256];
     snprintf(msg, sizeof msg, "zero does not support the request \"%.120s\"", m->method);
@@ -119,6 +123,7 @@ static int on_message(void *ud, zrpc_msg *m) {
     }
     case ZRPC_NOTIFICATION: on_notification(c, m); break;
     case ZRPC_REQUEST: on_server_request(c, m); break;
+    case ZRPC_ORPHAN: break; /* nothing waits for it (e.g. a "reply" to a notification) */
   }
   zrpc_msg_release(m);
   return 0;
@@ -482,10 +487,13 @@ int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
   return rc;
 }
 
-static json_t *initialize_params(const char *version) {
-  return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version,
-                   "capabilities", "roots", "listChanged", 1, "clientInfo", "name", "zero",
-                   "version", ZERO_VERSION);
+static json_t *initialize_params(const zmcp_client *c, const char *version) {
+  json_t *p =
+      json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version, "capabilities",
+                "roots", "listChanged", 1, "clientInfo", "name", "zero", "version", ZERO_VERSION);
+  if (c->opts.on_elicit)
+    json_object_set_new(json_object_get(p, "capabilities"), "elicitation", json_object());
+  return p;
 }
 
 static int startup_ms(const zmcp_client *c) {
@@ -503,7 +511,7 @@ static int left_ms(int64_t deadline) {
 /* Phase one: start the transport and send initialize. */
 static int begin_connect(zmcp_client *c, zerr *err) {
   if (c->t->ops->start(c->t, err) < 0) return die(c, err);
-  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION),
+  c->pending_init = send_request(c, "initialize", initialize_params(c, ZMCP_PROTOCOL_VERSION),
                                  startup_ms(c), err);
   return c->pending_init < 0 ? -1 : 0;
 }
@@ -537,8 +545,8 @@ static int continue_connect(zmcp_client *c, int64_t deadline, zerr *err) {
     json_decref(c->init_error);
     c->init_error = NULL;
     zerr_clear(err);
-    c->pending_init = send_request(c, "initialize", initialize_params(older), left_ms(deadline),
-                                   err);
+    c->pending_init =
+        send_request(c, "initialize", initialize_params(c, older), left_ms(deadline), err);
     if (c->pending_init < 0) return -1;
     arc = await_answer(c, c->pending_init, "initialize", 0, deadline, &r, err);
   }
@@ -606,7 +614,7 @@ static int reinitialize(zmcp_client *c, zerr *err) {
   c->ready = false;
   zerr_clear(err);
   int64_t deadline = startup_deadline(c);
-  c->pending_init = send_request(c, "initialize", initialize_params(ZMCP_PROTOCOL_VERSION),
+  c->pending_init = send_request(c, "initialize", initialize_params(c, ZMCP_PROTOCOL_VERSION),
                                  startup_ms(c), err);
   if (c->pending_init < 0 || continue_connect(c, deadline, err) < 0 ||
       finish_connect(c, deadline, err) < 0)

@@ -44,6 +44,18 @@ typedef struct zmcp_tool {
 typedef void (*zmcp_progress_fn)(void *ud, const char *server, double progress, double total,
                                  const char *message);
 
+/* Answers a server's elicitation/create request (params: "message",
+ * "requestedSchema"; MCP 2025-06-18): returns the result object
+ * ({"action": "accept"|"decline"|"cancel", "content"?}), which the client
+ * takes. A client with no such function declares no elicitation capability
+ * and answers "method not found". */
+typedef json_t *(*zmcp_elicit_fn)(void *ud, const char *server, const json_t *params);
+
+/* The elicitation answer that accepts the requested schema's defaults
+ * (SEP-1034: every property with a "default" gets it), or declines when a
+ * required property has none. Caller owns the result. */
+json_t *zmcp_elicit_accept_defaults(const json_t *params);
+
 typedef struct zmcp_client_opts {
   const char *workspace;          /* absolute; the first root and the default cwd (copied) */
   const char *const *roots;       /* more roots (absolute dirs), may be NULL (copied) */
@@ -51,6 +63,8 @@ typedef struct zmcp_client_opts {
   struct zspawner *spawner;       /* confines stdio servers; NULL = none */
   zmcp_progress_fn on_progress;
   void *progress_ud;
+  zmcp_elicit_fn on_elicit; /* NULL: elicitation is not offered */
+  void *elicit_ud;
 } zmcp_client_opts;
 
 typedef struct zmcp_client {

@@ -39,6 +39,7 @@ void zmcp_server_cfg_release(zmcp_server_cfg *s) {
   free(s->oauth.token_endpoint);
   free(s->oauth.registration_endpoint);
   free(s->oauth.issuer_url);
+  free(s->oauth.client_metadata_url);
   memset(s, 0, sizeof *s);
 }
 
@@ -100,11 +101,16 @@ static int parse_auth(const json_t *obj, const char *origin, const char *name,
   json_t *o = json_object_get(obj, "oauth");
   if (!o || json_is_null(o)) return 0;
   if (!json_is_object(o)) return bad(err, origin, name, "\"oauth\" must be an object");
-  const char *keys[] = {"clientID", "clientSecret", "authorizationEndpoint", "tokenEndpoint",
-                        "registrationEndpoint", "issuerURL"};
-  char **dst[] = {&out->oauth.client_id, &out->oauth.client_secret,
-                  &out->oauth.authorization_endpoint, &out->oauth.token_endpoint,
-                  &out->oauth.registration_endpoint, &out->oauth.issuer_url};
+  const char *keys[] = {"clientID",         "clientSecret",         "authorizationEndpoint",
+                        "tokenEndpoint",    "registrationEndpoint", "issuerURL",
+                        "clientMetadataURL"};
+  char **dst[] = {&out->oauth.client_id,
+                  &out->oauth.client_secret,
+                  &out->oauth.authorization_endpoint,
+                  &out->oauth.token_endpoint,
+                  &out->oauth.registration_endpoint,
+                  &out->oauth.issuer_url,
+                  &out->oauth.client_metadata_url};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++) {
     const char *v;
     if (opt_string(o, keys[i], &v, origin, name, err) < 0) return -1;

@@ -14,7 +14,8 @@
  *           "auth": "oauth" | "none" (default: OAuth when the server asks for it),
  *           "oauth": { "clientID", "clientSecret", "scopes": [..],
  *                      "authorizationEndpoint", "tokenEndpoint",
- *                      "registrationEndpoint", "issuerURL" } }   (see mcp/oauth.h)
+ *                      "registrationEndpoint", "issuerURL", "clientMetadataURL" } }
+ *           (see oauth/oauth.h)
  * A project file runs commands from a repository someone else wrote, so its
  * servers are loaded only when the user trusted the workspace
  * (`zero mcp trust`, stored in $XDG_CONFIG_HOME/zero/trusted-workspaces.json).
@@ -47,6 +48,8 @@ typedef struct zmcp_oauth_cfg {
   char *token_endpoint;
   char *registration_endpoint;
   char *issuer_url;
+  char *client_metadata_url; /* an https URL serving zero's Client ID Metadata Document,
+                              * used as client_id where the issuer supports that */
 } zmcp_oauth_cfg;
 
 typedef struct zmcp_server_cfg {

@@ -39,7 +39,7 @@
 #include "base/strvec.h"
 #include "base/time.h"
 #include "mcp/jsonrpc.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 #include "mcp/transport.h"
 #include "net/http.h"
 #include "net/sse.h"
@@ -68,6 +68,8 @@ typedef struct http_t {
   str_vec queue;            /* message texts from the stream (mu) */
   char *endpoint;           /* legacy: from the "endpoint" event (mu) */
   bool stream_done;         /* the stream ended (mu) */
+  bool stream_answered;     /* the first GET of the stream got its status line or ended (mu) */
+  pthread_cond_t answered_cv; /* signalled when stream_answered becomes true */
   char *stream_error;       /* why (mu) */
   char *bearer;             /* OAuth access token (mu), NULL = none */
   int64_t bearer_refresh;   /* when to refresh it, unix seconds; 0 = never */
@@ -80,6 +82,8 @@ typedef struct http_t {
   bool sse_init;
   int deliver_rc;
   bool in_post;             /* a POST's reply is being read (send() may nest) */
+  bool resuming;            /* a GET resumes a reply: end it once an answer is in */
+  unsigned resume_before;   /* base.responses when that request went out */
 } http_t;
 
 /* ---- shared helpers ------------------------------------------------------- */
@@ -214,6 +218,20 @@ typedef enum stream_end {
   STREAM_RETRY,     /* closed by the server or the connection dropped */
 } stream_end;
 
+/* Marks the stream as answered: the server has seen the GET (see
+ * wait_stream_answered). */
+static void mark_stream_answered(http_t *h) {
+  pthread_mutex_lock(&h->mu);
+  h->stream_answered = true;
+  pthread_cond_broadcast(&h->answered_cv);
+  pthread_mutex_unlock(&h->mu);
+}
+
+static void stream_on_header(void *ud, const char *line, size_t n) {
+  stream_ctx *sc = ud;
+  if (n >= 5 && !memcmp(line, "HTTP/", 5)) mark_stream_answered(sc->h);
+}
+
 /* One GET of the stream; last_id (thread-owned) is sent as Last-Event-ID and
  * updated from the events received. *events: how many arrived. */
 static stream_end stream_once(http_t *h, char **last_id, size_t *events, long *retry_ms,
@@ -221,12 +239,17 @@ static stream_end stream_once(http_t *h, char **last_id, size_t *events, long *r
   stream_ctx sc = {.h = h};
   zsse_init(&sc.sse, stream_on_event, &sc, ZRPC_MAX_MESSAGE);
   char **headers = build_headers_resume(h, false, true, h->legacy ? NULL : *last_id);
-  zhttp_request req = {.method = "GET", .url = h->cfg->url,
+  zhttp_request req = {.method = "GET",
+                       .url = h->cfg->url,
                        .headers = (const char *const *)headers,
-                       .idle_timeout_ms = 24L * 3600 * 1000, .stop_fd = h->stop[0]};
+                       .idle_timeout_ms = 24L * 3600 * 1000,
+                       .stop_fd = h->stop[0],
+                       .on_header = stream_on_header,
+                       .header_ud = &sc};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zerr err = ZERR_INIT;
   int rc = zhttp_perform(&req, &resp, stream_on_body, &sc, &err);
+  mark_stream_answered(h); /* also when it failed before any status line */
   *events = sc.sse.events;
   if (sc.sse.retry_ms >= 0) *retry_ms = sc.sse.retry_ms;
   /* The spec's last event id: kept across events (and a cut-off one). */
@@ -354,6 +377,27 @@ static void *stream_main(void *arg) {
   return NULL;
 }
 
+/* How long the first request after initialization waits for the event
+ * stream's GET to be answered. */
+#define ZMCP_STREAM_OPEN_WAIT_MS 5000
+
+/* Waits (at most ZMCP_STREAM_OPEN_WAIT_MS; servers send the headers of an
+ * event stream at once, so this is one round trip) until the server has
+ * answered the event stream's first GET. Requests sent before that would race it: a
+ * server routing an answer to "the GET stream" (the conformance suite's
+ * sse-retry scenario does) would see the GET arrive in the middle of the
+ * exchange and take it for a reconnection. The TypeScript SDK issues the GET
+ * before any later request too. */
+static void wait_stream_answered(http_t *h) {
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_sec += ZMCP_STREAM_OPEN_WAIT_MS / 1000;
+  pthread_mutex_lock(&h->mu);
+  while (!h->stream_answered && !h->stream_done)
+    if (pthread_cond_timedwait(&h->answered_cv, &h->mu, &until) != 0) break;
+  pthread_mutex_unlock(&h->mu);
+}
+
 static int start_stream(http_t *h, zerr *err) {
   if (h->thread_started) return 0;
   if (pthread_create(&h->thread, NULL, stream_main, h) != 0)
@@ -463,6 +507,7 @@ static int post_on_body(void *ud, const char *data, size_t len) {
       h->body_too_large = err.kind == ZE_TOO_LARGE;
       if (!h->deliver_rc) h->deliver_rc = -1;
     }
+    if (h->resuming && h->base.responses != h->resume_before) return 1;
     return rc ? 1 : 0;
   }
   if (h->body.len + len > ZRPC_MAX_MESSAGE) {
@@ -498,19 +543,50 @@ static int nested_send(http_t *h, const char *msg, size_t len, zerr *err) {
 
 static void end_stream(http_t *h);
 
+static int drain_queue(http_t *h, zerr *err);
+
+/* Waits ms before a resumption GET, taking in what the event-stream thread
+ * queued meanwhile: the answer may come there rather than on the resumed
+ * reply (a server routes it to whichever stream it likes). Returns 1 when
+ * the answer (or an invalid message) arrived, 0 when the pause ran out, -1
+ * with err when the user cancelled or the transport is stopping. */
+static int pause_for_answer(http_t *h, unsigned before, int ms, zerr *err) {
+  int64_t until = ztime_mono_ms() + ms;
+  for (;;) {
+    if (h->base.responses != before) return 1;
+    int64_t left = until - ztime_mono_ms();
+    if (left <= 0) return 0;
+    struct pollfd p[3] = {{h->wake[0], POLLIN, 0},
+                          {h->stop[0], POLLIN, 0},
+                          {zcancel_fd(), POLLIN, 0}};
+    nfds_t n = zcancel_fd() >= 0 ? 3 : 2;
+    int r = poll(p, n, (int)left);
+    if (r < 0 && errno != EINTR) return 0;
+    if (r <= 0) continue;
+    if (p[1].revents || (n == 3 && p[2].revents && zcancel_requested()))
+      return zerr_set(err, ZE_CANCELLED, "cancelled");
+    if (p[0].revents && drain_queue(h, err) < 0) return 1; /* invalid: the caller reports it */
+  }
+}
+
 /* The server ended its SSE reply to a request before the answer, after
  * giving its events ids: it expects the client to resume that stream (MCP
- * 2025-11-25: a server may close a reply early, e.g. to have clients poll,
- * and the client reconnects with GET and Last-Event-ID). GETs with the last
- * id until the answer comes, pausing as stream_main does; the events go
- * through post_on_event like the reply's own. Returns 0 when the answer (or
- * an invalid message the caller reports) came. */
+ * 2025-11-25, SEP-1699: a server may close a reply early, e.g. to have
+ * clients poll, and the client reconnects with GET and Last-Event-ID after
+ * the stream's "retry:" time). GETs with the last id until the answer comes,
+ * pausing as stream_main does (the first pause too: reconnecting sooner than
+ * the server asked is what the spec forbids); the events go through
+ * post_on_event like the reply's own, and a GET ends as soon as the answer
+ * is in (the server may keep that stream open for later messages). An answer
+ * the event-stream thread receives meanwhile counts as well. Returns 0 when
+ * the answer (or an invalid message the caller reports) came. */
 static int resume_reply(http_t *h, char **last_id, unsigned before, int timeout_ms, long retry,
                         zerr *err) {
-  int failures = 0, delay = 0; /* the first attempt goes at once */
+  int failures = 0, delay = first_pause(retry);
   for (;;) {
-    if (delay && pause_unless(zcancel_fd() >= 0 ? zcancel_fd() : h->stop[0], h->stop[0], delay))
-      return zerr_set(err, ZE_CANCELLED, "cancelled");
+    int waited = pause_for_answer(h, before, delay, err);
+    if (waited < 0) return -1;
+    if (waited > 0 || h->deliver_rc) return 0;
     char **headers = build_headers_resume(h, false, true, *last_id);
     zhttp_request req = {.method = "GET", .url = h->post_url,
                          .headers = (const char *const *)headers,
@@ -520,7 +596,10 @@ static int resume_reply(http_t *h, char **last_id, unsigned before, int timeout_
     free(h->resp_type);
     h->resp_type = NULL;
     h->sse_init = false;
+    h->resume_before = before;
+    h->resuming = true;
     int rc = zhttp_perform(&req, &resp, post_on_body, h, err);
+    h->resuming = false;
     size_t events = 0;
     if (h->sse_init) {
       zsse_finish(&h->sse);
@@ -536,7 +615,10 @@ static int resume_reply(http_t *h, char **last_id, unsigned before, int timeout_
     strvec_free_array(headers);
     long status = resp.status;
     zhttp_response_release(&resp);
-    if (h->base.responses != before || h->deliver_rc || h->body_too_large) return 0;
+    if (h->base.responses != before || h->deliver_rc || h->body_too_large) {
+      *err = (zerr)ZERR_INIT; /* a GET we ended ourselves once the answer was in */
+      return 0;
+    }
     if (rc < 0 && err->kind == ZE_CANCELLED) return -1;
     if (rc == 0 && status >= 400 && status < 500)
       return zerr_set(err, ZE_PROVIDER,
@@ -552,9 +634,30 @@ static int resume_reply(http_t *h, char **last_id, unsigned before, int timeout_
                       "attempts to resume it with Last-Event-ID brought nothing",
                       h->cfg->name, h->cfg->url, ZMCP_STREAM_RETRIES);
     } else {
-      delay = delay ? next_pause(delay) : first_pause(retry);
+      delay = next_pause(delay);
     }
   }
+}
+
+/* The last reply was a 403 whose challenge says error="insufficient_scope"
+ * (MCP scope step-up): the scopes it names are remembered for the next
+ * login (oauth/oauth.h zoauth_remember_step_up). */
+static bool step_up_needed(http_t *h) {
+  cleanup_free char *error = zoauth_challenge_param(h->www_auth, "error");
+  if (!error || strcmp(error, "insufficient_scope") != 0) return false;
+  cleanup_free char *scope = zoauth_challenge_param(h->www_auth, "scope");
+  zerr ignore = ZERR_INIT;
+  if (scope) (void)zoauth_remember_step_up(h->cfg->name, scope, &ignore);
+  return true;
+}
+
+/* While a request waits for its reply, what the event stream brings is
+ * taken in: a server may ask something there (elicitation, sampling, …) and
+ * answer the request only once it has our answer. */
+static void post_on_wake(void *ud) {
+  http_t *h = ud;
+  zerr ignore = ZERR_INIT;
+  if (drain_queue(h, &ignore) < 0 && !h->deliver_rc) h->deliver_rc = -1;
 }
 
 static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout_ms, zerr *err) {
@@ -568,13 +671,23 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
   unsigned responses_before = h->base.responses;
   if (bearer_due(h, err) < 0) return -1;
   char **headers = build_headers(h, true, false);
-  zhttp_request req = {.method = "POST", .url = h->post_url, .headers = (const char *const *)headers,
-                       .body = msg, .body_len = len,
+  zhttp_request req = {.method = "POST",
+                       .url = h->post_url,
+                       .headers = (const char *const *)headers,
+                       .body = msg,
+                       .body_len = len,
                        .idle_timeout_ms = timeout_ms > 0 ? timeout_ms : 300000,
-                       .total_timeout_ms = farewell ? 2000 : 0, .ignore_cancel = farewell,
-                       .on_header = post_on_header, .header_ud = h};
+                       .total_timeout_ms = farewell ? 2000 : 0,
+                       .ignore_cancel = farewell,
+                       .on_header = post_on_header,
+                       .header_ud = h,
+                       .wake_fd = h->thread_started ? h->wake[0] : -1,
+                       .on_wake = post_on_wake,
+                       .wake_ud = h};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   zbuf_reset(&h->body);
+  free(h->www_auth); /* this reply's challenge, not an older one */
+  h->www_auth = NULL;
   h->body_too_large = false;
   h->deliver_rc = 0;
   h->sse_init = false;
@@ -607,6 +720,12 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
     rc = zerr_set(err, ZE_INVALID, "MCP server \"%s\" sent an invalid message", h->cfg->name);
   } else if (rc < 0) {
     zerr_prefix(err, "MCP server \"%s\"", h->cfg->name);
+  } else if (resp.status == 403 && !own_authorization(h->cfg) && h->cfg->auth != ZMCP_AUTH_NONE &&
+             step_up_needed(h)) {
+    rc = zerr_set(err, ZE_PROVIDER,
+                  "MCP server \"%s\" (%s) needs more OAuth scope than its token has (HTTP 403 "
+                  "insufficient_scope); run `zero mcp login %s` to grant it, then rerun",
+                  h->cfg->name, h->cfg->url, h->cfg->name);
   } else if ((resp.status == 401 || resp.status == 403) && !own_authorization(h->cfg) &&
              h->cfg->auth != ZMCP_AUTH_NONE) {
     rc = zerr_set(err, ZE_PROVIDER,
@@ -647,7 +766,7 @@ static int http_send(zmcp_transport *t, const char *msg, size_t len, int timeout
   if (rc == 0 && is_init_notice && !h->legacy && !h->initialized_sent) {
     h->initialized_sent = true;
     zerr ignore = ZERR_INIT;
-    start_stream(h, &ignore);
+    if (start_stream(h, &ignore) == 0) wait_stream_answered(h);
   }
   return rc;
 }
@@ -719,6 +838,7 @@ static void end_stream(http_t *h) {
   }
   pthread_mutex_lock(&h->mu);
   h->stream_done = false;
+  h->stream_answered = false;
   free(h->stream_error);
   h->stream_error = NULL;
   pthread_mutex_unlock(&h->mu);
@@ -763,6 +883,7 @@ static void http_destroy(zmcp_transport *t) {
   for (size_t i = 0; i < ZARRAY_LEN(fds); i++)
     if (fds[i] >= 0) close(fds[i]);
   pthread_mutex_destroy(&h->mu);
+  pthread_cond_destroy(&h->answered_cv);
   free(h->session_id);
   free(h->post_url);
   free(h->endpoint);
@@ -792,6 +913,11 @@ zmcp_transport *zmcp_http_new(const zmcp_server_cfg *cfg, bool legacy_sse) {
   h->legacy = legacy_sse;
   h->wake[0] = h->wake[1] = h->stop[0] = h->stop[1] = -1;
   pthread_mutex_init(&h->mu, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the wait's deadline ignores clock steps */
+  pthread_cond_init(&h->answered_cv, &ca);
+  pthread_condattr_destroy(&ca);
   zbuf_init(&h->body);
   return &h->base;
 }

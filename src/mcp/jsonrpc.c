@@ -30,8 +30,11 @@ int zrpc_classify(json_t *root, zrpc_msg *out, zerr *err) {
   } else {
     json_t *result = json_object_get(root, "result");
     json_t *error = json_object_get(root, "error");
-    if (!id) return zerr_set(err, ZE_INVALID, "a response must carry an id");
-    if (result && !error) {
+    if (!id && (result || error)) {
+      out->kind = ZRPC_ORPHAN;
+    } else if (!id) {
+      return zerr_set(err, ZE_INVALID, "a response must carry an id");
+    } else if (result && !error) {
       if (json_is_null(id)) return zerr_set(err, ZE_INVALID, "a result must carry a non-null id");
       out->kind = ZRPC_RESPONSE;
       out->result = result;

@@ -39,6 +39,9 @@ typedef enum zrpc_kind {
   ZRPC_NOTIFICATION, /* method, no id */
   ZRPC_RESPONSE,     /* id + result */
   ZRPC_ERROR,        /* id (may be null) + error object */
+  ZRPC_ORPHAN,       /* result or error with no "id" member at all: no request can own
+                      * it, so receivers drop it (as the TypeScript SDK does) instead of
+                      * ending the session over a peer's slip */
 } zrpc_kind;
 
 /* One classified message. Every pointer is borrowed from root. */

@@ -504,7 +504,7 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
     }
     if (x->connected && http_check_silence(x, now, idle_ms, &wait, err) < 0) return -1;
 
-    struct curl_waitfd extra[2];
+    struct curl_waitfd extra[3];
     unsigned nextra = 0;
     if (cancellable && zcancel_fd() >= 0)
       extra[nextra++] = (struct curl_waitfd){zcancel_fd(), CURL_WAIT_POLLIN, 0};
@@ -514,12 +514,18 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
       stop_idx = (int)nextra;
       extra[nextra++] = (struct curl_waitfd){req->stop_fd, CURL_WAIT_POLLIN, 0};
     }
+    int wake_idx = -1;
+    if (req->wake_fd > 0 && req->on_wake) {
+      wake_idx = (int)nextra;
+      extra[nextra++] = (struct curl_waitfd){req->wake_fd, CURL_WAIT_POLLIN, 0};
+    }
     mc = curl_multi_poll(multi, nextra ? extra : NULL, nextra, (int)wait, NULL);
     if (mc != CURLM_OK)
       return zerr_set(err, ZE_INTERNAL, "waiting for HTTP data failed: %s",
                       curl_multi_strerror(mc));
     if (stop_idx >= 0 && extra[stop_idx].revents)
       return zerr_set(err, ZE_CANCELLED, "the request was stopped");
+    if (wake_idx >= 0 && extra[wake_idx].revents) req->on_wake(req->wake_ud);
     /* A readable pipe shows up as zcancel_requested() at the top. */
   }
 }

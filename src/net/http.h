@@ -40,6 +40,13 @@ typedef struct zhttp_request {
   /* Optional, > 0: the transfer ends with ZE_CANCELLED once this descriptor
    * is readable (stops a long-lived stream running on another thread). */
   int stop_fd;
+  /* Optional, > 0: whenever this descriptor is readable during the transfer,
+   * on_wake(wake_ud) runs (between curl's steps, never inside one of its
+   * callbacks) and must drain it. MCP uses it to answer what a server asks
+   * on another stream while this request waits for its reply. */
+  int wake_fd;
+  void (*on_wake)(void *ud);
+  void *wake_ud;
   /* Performs the request even after cancellation was requested (base/
    * cancel.h): a short farewell such as MCP's notifications/cancelled. Set a
    * total_timeout_ms with it. */

@@ -11,7 +11,7 @@
 
 #include "base/common.h"
 #include "base/strvec.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *s = xstrndup((const char *)data, size);

@@ -72,7 +72,7 @@ typedef struct kinds {
 
 static int record_kind(void *ud, zrpc_msg *m) {
   kinds *k = ud;
-  static const char *const names[] = {"req", "note", "resp", "err"};
+  static const char *const names[] = {"req", "note", "resp", "err", "orphan"};
   zbuf_addf(&k->out, "%s%s%s,", names[m->kind], m->method ? ":" : "", m->method ? m->method : "");
   zrpc_msg_release(m);
   return 0;
@@ -86,9 +86,13 @@ static void test_classify_kinds_and_batches(void **state) {
       "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}},"
       "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}},"
-      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\"}}]";
+      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\"}},"
+      /* A reply with no id at all (a server answering a notification): kept
+       * apart so receivers can drop it rather than fail the whole session. */
+      "{\"jsonrpc\":\"2.0\",\"result\":{}},"
+      "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":1,\"message\":\"m\"}}]";
   assert_int_equal(zrpc_parse(batch, strlen(batch), record_kind, &k, &err), 0);
-  assert_string_equal(k.out.data, "req:ping,note:notifications/progress,resp,err,");
+  assert_string_equal(k.out.data, "req:ping,note:notifications/progress,resp,err,orphan,orphan,");
   zbuf_release(&k.out);
 }
 
@@ -251,7 +255,9 @@ static void test_render_result_content_kinds(void **state) {
 /* ---- the stdio client against a scripted server ---- */
 
 /* A server written in sh: it sends list_changed and a ping request before
- * answering initialize, answers tools/list twice (the second time with a new
+ * answering initialize, "answers" notifications/initialized with an id-less
+ * result (the conformance suite's initialize scenario does; the client must
+ * drop it, not die), answers tools/list twice (the second time with a new
  * tool), echoes a tools/call, and records what zero sends. */
 static const char *SCRIPT =
     "read init; echo \"$init\" >> \"$LOG\";"
@@ -263,10 +269,15 @@ static const char *SCRIPT =
     "\"version\":\"1\"}}}';"
     "n=0; while read line; do echo \"$line\" >> \"$LOG\"; n=$((n+1));"
     " case \"$line\" in"
+    "  *'notifications/initialized'*) echo '{\"jsonrpc\":\"2.0\",\"result\":{}}';;"
     "  *'\"tools/list\"'*) id=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/');"
-    "    echo \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"tools\\\":[{\\\"name\\\":\\\"t$n\\\",\\\"inputSchema\\\":{\\\"type\\\":\\\"object\\\"}}]}}\";;"
+    "    echo "
+    "\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"tools\\\":[{\\\"name\\\":"
+    "\\\"t$n\\\",\\\"inputSchema\\\":{\\\"type\\\":\\\"object\\\"}}]}}\";;"
     "  *'\"tools/call\"'*) id=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/');"
-    "    echo \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"content\\\":[{\\\"type\\\":\\\"text\\\",\\\"text\\\":\\\"called\\\"}]}}\";;"
+    "    echo "
+    "\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"content\\\":[{\\\"type\\\":"
+    "\\\"text\\\",\\\"text\\\":\\\"called\\\"}]}}\";;"
     " esac; done";
 
 static void test_stdio_client_handles_server_messages(void **state) {
@@ -315,6 +326,31 @@ static void test_stdio_client_handles_server_messages(void **state) {
   zbuf_release(&seen);
   unlink(log);
   rmdir(dir);
+}
+
+/* ---- elicitation ---- */
+
+/* SEP-1034: every property's default is taken; a required property without
+ * one makes the answer a decline (nobody is there to give it). */
+static void test_elicit_accept_defaults(void **state) {
+  (void)state;
+  json_error_t je;
+  json_t *p = json_loads("{\"message\":\"m\",\"requestedSchema\":{\"type\":\"object\","
+                         "\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"J\"},"
+                         "\"age\":{\"type\":\"integer\",\"default\":30},\"x\":{\"type\":"
+                         "\"string\"}},\"required\":[\"name\"]}}",
+                         0, &je);
+  assert_non_null(p);
+  json_t *r = zmcp_elicit_accept_defaults(p);
+  cleanup_free char *s = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+  assert_string_equal(s, "{\"action\":\"accept\",\"content\":{\"age\":30,\"name\":\"J\"}}");
+  json_decref(r);
+  json_array_append_new(json_object_get(json_object_get(p, "requestedSchema"), "required"),
+                        json_string("x"));
+  r = zmcp_elicit_accept_defaults(p);
+  assert_string_equal(json_string_value(json_object_get(r, "action")), "decline");
+  json_decref(r);
+  json_decref(p);
 }
 
 /* ---- workspace trust ---- */
@@ -382,6 +418,7 @@ int main(void) {
       cmocka_unit_test(test_tool_names_are_model_safe),
       cmocka_unit_test(test_render_result_content_kinds),
       cmocka_unit_test(test_stdio_client_handles_server_messages),
+      cmocka_unit_test(test_elicit_accept_defaults),
       cmocka_unit_test(test_trust_workspace_keeps_concurrent_adds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@
 #include "base/fs.h"
 #include "base/strvec.h"
 #include "mcp/config.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 
 static void test_pkce_rfc7636_appendix_b(void **state) {
   (void)state;
@@ -119,6 +119,41 @@ static void test_as_metadata(void **state) {
   zoauth_as_md_release(&md);
   const char *noep = "{\"authorization_endpoint\":\"https://a/x\"}";
   assert_int_equal(zoauth_parse_as_md(noep, strlen(noep), NULL, &md, &e2), -1);
+  /* token_endpoint_auth_methods_supported: the names zero knows, as bits. */
+  const char *post = "{\"authorization_endpoint\":\"https://a/x\",\"token_endpoint\":"
+                     "\"https://a/y\",\"token_endpoint_auth_methods_supported\":"
+                     "[\"private_key_jwt\",\"client_secret_post\",7]}";
+  assert_int_equal(zoauth_parse_as_md(post, strlen(post), NULL, &md, &err), 0);
+  assert_int_equal(md.token_auth_methods, ZOAUTH_AUTH_POST);
+  assert_false(md.cimd);
+  assert_false(md.client_credentials_only);
+  zoauth_as_md_release(&md);
+  const char *cimd = "{\"authorization_endpoint\":\"https://a/x\",\"token_endpoint\":"
+                     "\"https://a/y\",\"client_id_metadata_document_supported\":true,"
+                     "\"grant_types_supported\":[\"client_credentials\"]}";
+  assert_int_equal(zoauth_parse_as_md(cimd, strlen(cimd), NULL, &md, &err), 0);
+  assert_true(md.cimd);
+  assert_true(md.client_credentials_only); /* a machine-to-machine issuer */
+  zoauth_as_md_release(&md);
+}
+
+/* How zero authenticates to the token endpoint: no secret, no
+ * authentication; what registration named wins; else what the issuer lists,
+ * Basic when it lists it or nothing (RFC 8414's default). */
+static void test_token_endpoint_auth_method(void **state) {
+  (void)state;
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_BASIC, false), "none");
+  assert_string_equal(zoauth_token_auth_method("client_secret_post", 0, false), "none");
+  assert_string_equal(zoauth_token_auth_method("client_secret_post", ZOAUTH_AUTH_BASIC, true),
+                      "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method("none", ZOAUTH_AUTH_BASIC, true), "none");
+  assert_string_equal(zoauth_token_auth_method("private_key_jwt", ZOAUTH_AUTH_POST, true),
+                      "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method(NULL, 0, true), "client_secret_basic");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST, true), "client_secret_post");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_POST | ZOAUTH_AUTH_BASIC, true),
+                      "client_secret_basic");
+  assert_string_equal(zoauth_token_auth_method(NULL, ZOAUTH_AUTH_NONE, true), "none");
 }
 
 static void test_well_known_urls(void **state) {
@@ -174,6 +209,48 @@ static void test_token_response_and_refresh_time(void **state) {
   zoauth_tokens_release(&t);
 }
 
+/* Scope step-up: unions keep order and drop repeats; a 403's scopes are
+ * remembered in the token file (which keeps its tokens and its mode). */
+static void test_scope_union_and_step_up(void **state) {
+  (void)state;
+  cleanup_free char *u1 = zoauth_scope_union("a b", " b  c a d");
+  assert_string_equal(u1, "a b c d");
+  cleanup_free char *u2 = zoauth_scope_union(NULL, "x");
+  assert_string_equal(u2, "x");
+  assert_null(zoauth_scope_union(NULL, "  "));
+  char dir[] = "/tmp/zero-oauth-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  setenv("XDG_CONFIG_HOME", dir, 1);
+  zerr err = ZERR_INIT;
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:write", &err), -1); /* no tokens yet */
+  zoauth_tokens t = {.access_token = "tok",
+                     .token_type = "Bearer",
+                     .scope = "mcp:basic",
+                     .server_url = "http://127.0.0.1:9/mcp"};
+  assert_int_equal(zoauth_tokens_save("s", &t, &err), 0);
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:basic mcp:write", &err), 0);
+  assert_int_equal(zoauth_remember_step_up("s", "mcp:admin", &err), 0);
+  zoauth_tokens got;
+  assert_int_equal(zoauth_tokens_load("s", &got, &err), 0);
+  assert_string_equal(got.access_token, "tok");
+  assert_string_equal(got.step_up_scope, "mcp:basic mcp:write mcp:admin");
+  zoauth_tokens_release(&got);
+  cleanup_free char *path = zoauth_token_path("s");
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(zoauth_tokens_delete("s", &err), 1);
+  char lock[4096];
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  unlink(lock);
+  cleanup_free char *sub = xstrdup(path);
+  *strrchr(sub, '/') = '\0';
+  rmdir(sub);
+  *strrchr(sub, '/') = '\0';
+  rmdir(sub);
+  rmdir(dir);
+}
+
 static void test_token_store_is_private_and_bound_to_the_url(void **state) {
   (void)state;
   char dir[] = "/tmp/zero-oauth-XXXXXX";
@@ -223,7 +300,8 @@ static void test_config_auth_and_oauth_keys(void **state) {
   json_t *o = json_loads("{\"url\":\"https://x/mcp\",\"auth\":\"oauth\",\"oauth\":{\"clientID\":"
                          "\"cid\",\"clientSecret\":\"sec\",\"scopes\":[\"a\",\"b\"],"
                          "\"authorizationEndpoint\":\"https://x/authorize\",\"tokenEndpoint\":"
-                         "\"https://x/token\",\"issuerURL\":\"https://x\"}}",
+                         "\"https://x/token\",\"issuerURL\":\"https://x\",\"clientMetadataURL\":"
+                         "\"https://zero.example/client.json\"}}",
                          0, &je);
   zmcp_server_cfg s;
   zerr err = ZERR_INIT;
@@ -235,6 +313,7 @@ static void test_config_auth_and_oauth_keys(void **state) {
   assert_null(s.oauth.scopes[2]);
   assert_string_equal(s.oauth.token_endpoint, "https://x/token");
   assert_null(s.oauth.registration_endpoint);
+  assert_string_equal(s.oauth.client_metadata_url, "https://zero.example/client.json");
   zmcp_server_cfg_release(&s);
   json_decref(o);
   const char *bad[] = {"{\"url\":\"https://x\",\"auth\":\"kerberos\"}",
@@ -257,6 +336,8 @@ int main(void) {
       cmocka_unit_test(test_challenge_params),
       cmocka_unit_test(test_resource_metadata),
       cmocka_unit_test(test_as_metadata),
+      cmocka_unit_test(test_token_endpoint_auth_method),
+      cmocka_unit_test(test_scope_union_and_step_up),
       cmocka_unit_test(test_well_known_urls),
       cmocka_unit_test(test_token_response_and_refresh_time),
       cmocka_unit_test(test_token_store_is_private_and_bound_to_the_url),

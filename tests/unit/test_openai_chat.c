@@ -481,9 +481,12 @@ static void http_404_400_429_503_messages(void **s) {
   assert_non_null(strstr(err.msg, "ollama had a server error (HTTP 503)"));
   assert_non_null(strstr(err.msg, "<html> <body> Bad gateway </body></html>"));
 
+  /* 500 is retried, as the OpenAI and Anthropic SDKs do; 501 is not. */
   zprov_http_error(&o, "u", 500, NULL, 0, &err);
-  assert_false(err.retryable);
+  assert_true(err.retryable);
   assert_null(strstr(err.msg, "server said"));
+  zprov_http_error(&o, "u", 501, NULL, 0, &err);
+  assert_false(err.retryable);
 }
 
 /* A server that echoes the rejected key does not get it shown or recorded. */
@@ -1031,6 +1034,8 @@ static void live_in_stream_error_is_reported(void **s) {
                                   "overloaded"));
 }
 
+/* A 500 is retried (max_retries 2 here), then explained with the server's
+ * message. */
 static void live_unscripted_turn_gets_500(void **s) {
   if (!have_python()) skip();
   fake *f = *s;
@@ -1039,7 +1044,11 @@ static void live_unscripted_turn_gets_500(void **s) {
   cleanup_free char *got = live_turn(f, "openai", "k", 0, &err);
   assert_int_equal(err.http_status, 500);
   assert_non_null(strstr(err.msg, "fake server: no scripted turn left"));
-  assert_lacks(got, "RETRY");
+  assert_non_null(strstr(err.msg, "gave up after 3 attempts"));
+  assert_has(got, "RETRY attempt=2");
+  json_t *reqs = fake_requests(f);
+  assert_int_equal(json_array_size(reqs), 3);
+  json_decref(reqs);
 }
 
 static void live_connection_refused_is_retried_then_explained(void **s) {

@@ -1,7 +1,7 @@
 /* test_secrets.c — the run's credentials (base/secrets.h): which variables a
  * child never sees, which values no output shows; the redactor's URL, header
  * and known-value rules (base/redact.h); error messages redacted as they are
- * made; the https-only rule of OAuth endpoints (mcp/oauth.h). */
+ * made; the https-only rule of OAuth endpoints (oauth/oauth.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +17,7 @@
 #include "config/config.h"
 #include "base/url.h"
 #include "mcp/config.h"
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 
 static int reset(void **state) {
   (void)state;

@@ -1,5 +1,5 @@
 /* oauth.c — OAuth 2.1 for remote MCP servers; see oauth.h. */
-#include "mcp/oauth.h"
+#include "oauth/oauth.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -206,6 +206,7 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
   const char *token = zjson_str(doc, "token_endpoint");
   const char *reg = zjson_str(doc, "registration_endpoint");
   json_t *methods = json_object_get(doc, "code_challenge_methods_supported");
+  json_t *auth_methods = json_object_get(doc, "token_endpoint_auth_methods_supported");
   int rc = 0;
   if (!is_http_url(authz) || !is_http_url(token)) {
     rc = zerr_set(err, ZE_INVALID,
@@ -233,9 +234,39 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
     out->authorization_endpoint = xstrdup(authz);
     out->token_endpoint = xstrdup(token);
     out->registration_endpoint = is_http_url(reg) ? xstrdup(reg) : NULL;
+    out->cimd = json_is_true(json_object_get(doc, "client_id_metadata_document_supported"));
+    bool code = false, cc = false;
+    size_t g;
+    json_t *grant;
+    json_array_foreach(json_object_get(doc, "grant_types_supported"), g, grant) {
+      const char *name = json_string_value(grant);
+      code = code || (name && !strcmp(name, "authorization_code"));
+      cc = cc || (name && !strcmp(name, "client_credentials"));
+    }
+    out->client_credentials_only = cc && !code;
+    size_t i;
+    json_t *m;
+    json_array_foreach(auth_methods, i, m) {
+      const char *name = json_string_value(m);
+      if (!name) continue;
+      if (!strcmp(name, "client_secret_basic")) out->token_auth_methods |= ZOAUTH_AUTH_BASIC;
+      else if (!strcmp(name, "client_secret_post")) out->token_auth_methods |= ZOAUTH_AUTH_POST;
+      else if (!strcmp(name, "none")) out->token_auth_methods |= ZOAUTH_AUTH_NONE;
+    }
   }
   json_decref(doc);
   return rc;
+}
+
+const char *zoauth_token_auth_method(const char *registered, unsigned supported,
+                                     bool has_secret) {
+  static const char *const known[] = {"client_secret_basic", "client_secret_post", "none"};
+  if (!has_secret) return "none";
+  for (size_t i = 0; registered && i < ZARRAY_LEN(known); i++)
+    if (!strcmp(registered, known[i])) return known[i];
+  if (supported & ZOAUTH_AUTH_BASIC) return "client_secret_basic";
+  if (supported & ZOAUTH_AUTH_POST) return "client_secret_post";
+  return supported == ZOAUTH_AUTH_NONE ? "none" : "client_secret_basic";
 }
 
 void zoauth_as_md_release(zoauth_as_md *md) {
@@ -348,9 +379,12 @@ void zoauth_tokens_release(zoauth_tokens *t) {
   free(t->scope);
   free(t->client_id);
   free(t->client_secret);
+  free(t->token_auth_method);
   free(t->token_endpoint);
   free(t->resource);
   free(t->server_url);
+  free(t->step_up_scope);
+  free(t->grant_type);
   memset(t, 0, sizeof *t);
 }
 
@@ -381,9 +415,11 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
                     path, server);
   }
   const char *keys[] = {"access_token", "refresh_token", "token_type", "scope", "client_id",
-                        "client_secret", "token_endpoint", "resource", "server_url"};
+                        "client_secret", "token_endpoint", "resource", "server_url",
+                        "token_endpoint_auth_method", "step_up_scope", "grant_type"};
   char **dst[] = {&t->access_token, &t->refresh_token, &t->token_type, &t->scope, &t->client_id,
-                  &t->client_secret, &t->token_endpoint, &t->resource, &t->server_url};
+                  &t->client_secret, &t->token_endpoint, &t->resource, &t->server_url,
+                  &t->token_auth_method, &t->step_up_scope, &t->grant_type};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++) set_str(dst[i], zjson_str(doc, keys[i]));
   t->expires_at = zjson_int_or(doc, "expires_at", 0);
   t->obtained_at = zjson_int_or(doc, "obtained_at", 0);
@@ -392,6 +428,45 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
   zsecret_add_value(t->refresh_token);
   zsecret_add_value(t->client_secret);
   return 0;
+}
+
+char *zoauth_scope_union(const char *a, const char *b) {
+  zbuf out = ZBUF_INIT;
+  const char *parts[] = {a, b};
+  for (size_t i = 0; i < ZARRAY_LEN(parts); i++) {
+    for (const char *p = parts[i]; p && *p;) {
+      while (*p == ' ') p++;
+      size_t n = strcspn(p, " ");
+      if (!n) break;
+      bool seen = false;
+      for (const char *q = out.data; q && *q && !seen;) {
+        size_t m = strcspn(q, " ");
+        seen = m == n && !memcmp(q, p, n);
+        q += m + (q[m] == ' ');
+      }
+      if (!seen) {
+        if (out.len) zbuf_addch(&out, ' ');
+        zbuf_add(&out, p, n);
+      }
+      p += n;
+    }
+  }
+  return out.len ? zbuf_detach(&out, NULL) : (zbuf_release(&out), NULL);
+}
+
+/* Adds the scopes ud to the token file's "step_up_scope". */
+static int add_step_up(json_t **doc, void *ud, zerr *err) {
+  if (!json_is_object(*doc) || !zjson_str(*doc, "access_token"))
+    return zerr_set(err, ZE_NOT_FOUND, "no OAuth tokens to widen");
+  cleanup_free char *merged = zoauth_scope_union(zjson_str(*doc, "step_up_scope"), ud);
+  if (merged) json_object_set_new(*doc, "step_up_scope", json_string(merged));
+  return 0;
+}
+
+int zoauth_remember_step_up(const char *server, const char *scope, zerr *err) {
+  cleanup_free char *path = zoauth_token_path(server);
+  if (!zfs_exists(path)) return zerr_set(err, ZE_NOT_FOUND, "no OAuth tokens for \"%s\"", server);
+  return zjson_update_file(path, JSON_PRESERVE_ORDER, 0600, add_step_up, (void *)scope, err);
 }
 
 /* The token file's new content: the whole document is this login's. */
@@ -405,10 +480,11 @@ static int replace_tokens(json_t **doc, void *ud, zerr *err) {
 int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err) {
   json_t *doc = json_object();
   const char *keys[] = {"server_url", "resource", "token_endpoint", "client_id", "client_secret",
-                        "token_type", "access_token", "refresh_token", "scope"};
+                        "token_endpoint_auth_method", "token_type", "access_token",
+                        "refresh_token", "scope", "step_up_scope", "grant_type"};
   const char *vals[] = {t->server_url, t->resource, t->token_endpoint, t->client_id,
-                        t->client_secret, t->token_type, t->access_token, t->refresh_token,
-                        t->scope};
+                        t->client_secret, t->token_auth_method, t->token_type, t->access_token,
+                        t->refresh_token, t->scope, t->step_up_scope, t->grant_type};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++)
     if (vals[i]) json_object_set_new(doc, keys[i], json_string(vals[i]));
   if (t->expires_at) json_object_set_new(doc, "expires_at", json_integer(t->expires_at));
@@ -543,13 +619,22 @@ static void oauth_error_text(const fetch *f, char *out, size_t n) {
   json_decref(doc);
 }
 
-/* POSTs a form to the token endpoint and reads the answer into t. */
-static int token_request(const char *endpoint, const char *form, const char *client_id,
-                         const char *client_secret, zoauth_tokens *t, zerr *err) {
-  zbuf auth = ZBUF_INIT;
+/* POSTs a form to the token endpoint and reads the answer into t. The
+ * client authenticates with auth_method (zoauth_token_auth_method's names;
+ * NULL chooses as it does with nothing listed): the secret in an HTTP Basic
+ * header, or appended to the form for client_secret_post. */
+static int token_request(const char *endpoint, const char *form_in, const char *client_id,
+                         const char *client_secret, const char *auth_method, zoauth_tokens *t,
+                         zerr *err) {
+  zbuf auth = ZBUF_INIT, form = ZBUF_INIT;
   const char *headers[4] = {"Content-Type: application/x-www-form-urlencoded",
                             "Accept: application/json", NULL, NULL};
-  if (client_secret) {
+  const char *method = auth_method ? auth_method
+                                   : zoauth_token_auth_method(NULL, 0, client_secret != NULL);
+  zbuf_addstr(&form, form_in);
+  if (client_secret && !strcmp(method, "client_secret_post")) {
+    form_add(&form, "client_secret", client_secret);
+  } else if (client_secret && !strcmp(method, "client_secret_basic")) {
     /* client_secret_basic (RFC 6749 §2.3.1): both parts form-encoded first. */
     zbuf pair = ZBUF_INIT;
     zoauth_urlencode(&pair, client_id);
@@ -561,8 +646,9 @@ static int token_request(const char *endpoint, const char *form, const char *cli
     headers[2] = auth.data;
   }
   fetch f;
-  long st = do_http("POST", endpoint, headers, form, &f, err);
+  long st = do_http("POST", endpoint, headers, form.data, &f, err);
   zbuf_release(&auth);
+  zbuf_release(&form);
   int rc = 0;
   if (st < 0) {
     zerr_prefix(err, "token endpoint %s", endpoint);
@@ -588,16 +674,27 @@ static int token_request(const char *endpoint, const char *form, const char *cli
 
 /* ---- bearer (refresh) ------------------------------------------------------------ */
 
+static bool is_client_credentials(const zoauth_tokens *t) {
+  return t->grant_type && !strcmp(t->grant_type, "client_credentials") && t->client_secret;
+}
+
 static int refresh(const char *server, zoauth_tokens *t, zerr *err) {
   /* The stored endpoint is checked again: the token file may be older than
    * this rule, or edited. */
   if (zoauth_check_credential_url("token endpoint", t->token_endpoint, server, err) < 0) return -1;
   zbuf form = ZBUF_INIT;
-  form_add(&form, "grant_type", "refresh_token");
-  form_add(&form, "refresh_token", t->refresh_token);
+  if (is_client_credentials(t)) {
+    /* No user took part: the same grant again gives a new token. */
+    form_add(&form, "grant_type", "client_credentials");
+    form_add(&form, "scope", t->scope);
+  } else {
+    form_add(&form, "grant_type", "refresh_token");
+    form_add(&form, "refresh_token", t->refresh_token);
+  }
   form_add(&form, "client_id", t->client_id);
   form_add(&form, "resource", t->resource);
-  int rc = token_request(t->token_endpoint, form.data, t->client_id, t->client_secret, t, err);
+  int rc = token_request(t->token_endpoint, form.data, t->client_id, t->client_secret,
+                         t->token_auth_method, t, err);
   zbuf_release(&form);
   if (rc < 0) {
     zerr_prefix(err, "refreshing the OAuth token of MCP server \"%s\" failed", server);
@@ -640,7 +737,7 @@ int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *refresh_at,
   }
   int64_t now = (int64_t)time(NULL);
   if (t.expires_at && zoauth_refresh_at(&t) <= now) {
-    if (!t.refresh_token || !t.token_endpoint) {
+    if ((!t.refresh_token && !is_client_credentials(&t)) || !t.token_endpoint) {
       zoauth_tokens_release(&t);
       return zerr_set(err, ZE_PROVIDER,
                       "the OAuth token of MCP server \"%s\" has expired and cannot be "
@@ -671,6 +768,7 @@ typedef struct login {
   char *resource;
   char *scope;
   char *client_id, *client_secret;
+  char *registered_auth_method; /* token_endpoint_auth_method of the registration answer */
   char *redirect_uri;
 } login;
 
@@ -772,12 +870,19 @@ static int discover_issuer(login *l, zerr *err) {
   char **urls = zoauth_as_md_urls(issuer);
   if (!urls)
     return zerr_set(err, ZE_CONFIG, "the authorization server %s is not an http(s) URL", issuer);
+  /* An issuer someone named (the config, the resource metadata) must be the
+   * one the metadata names (RFC 8414 §3.3, against mix-ups). The server's
+   * own origin, used when nothing names one (revision 2025-03-26), is only
+   * where to look: the metadata it serves names the issuer, with the same
+   * trust as the server itself (its endpoints are checked below all the same). */
+  const char *expected_issuer = fallback_issuer ? NULL : issuer;
   int rc = 1;
   for (char **u = urls; *u && rc == 1; u++) {
     fetch f;
     zerr e = ZERR_INIT;
     if (get_json(*u, &f, &e) < 0) continue;
-    rc = zoauth_parse_as_md(f.body.data ? f.body.data : "", f.body.len, issuer, &l->as, err);
+    rc = zoauth_parse_as_md(f.body.data ? f.body.data : "", f.body.len, expected_issuer, &l->as,
+                            err);
     fetch_release(&f);
     if (rc < 0) zerr_prefix(err, "%s", *u);
     else note(l, "Authorization-server metadata: %s", *u);
@@ -832,6 +937,18 @@ static int pick_resource(login *l, zerr *err) {
   }
   l->scope = s.len ? zbuf_detach(&s, NULL) : NULL;
   zbuf_release(&s);
+  /* Step-up: what a 403 insufficient_scope asked for since the last login
+   * (kept in the token file for this URL) is asked for too. */
+  zoauth_tokens old;
+  zerr ignore = ZERR_INIT;
+  if (zoauth_tokens_load(l->cfg->name, &old, &ignore) == 0) {
+    if (old.step_up_scope && old.server_url && !strcmp(old.server_url, l->cfg->url)) {
+      cleanup_free char *had = zoauth_scope_union(l->scope, old.scope);
+      free(l->scope);
+      l->scope = zoauth_scope_union(had, old.step_up_scope);
+    }
+    zoauth_tokens_release(&old);
+  }
   return 0;
 }
 
@@ -839,6 +956,19 @@ static int register_client(login *l, zerr *err) {
   if (l->cfg->oauth.client_id) {
     l->client_id = xstrdup(l->cfg->oauth.client_id);
     l->client_secret = l->cfg->oauth.client_secret ? xstrdup(l->cfg->oauth.client_secret) : NULL;
+    return 0;
+  }
+  const char *cimd = l->cfg->oauth.client_metadata_url;
+  if (cimd && l->as.cimd) {
+    /* The document's URL is the client id (draft-ietf-oauth-client-id-metadata-document):
+     * the issuer fetches it, so it must be https with a path. */
+    if (strncmp(cimd, "https://", 8) != 0 || !strchr(cimd + 8, '/'))
+      return zerr_set(err, ZE_CONFIG,
+                      "\"oauth.clientMetadataURL\" of MCP server \"%s\" must be an https URL "
+                      "with a path (the issuer fetches the client's metadata there): %s",
+                      l->cfg->name, cimd);
+    l->client_id = xstrdup(cimd);
+    note(l, "Client id: the metadata document %s", cimd);
     return 0;
   }
   if (!l->as.registration_endpoint)
@@ -883,6 +1013,8 @@ static int register_client(login *l, zerr *err) {
       l->client_id = xstrdup(id);
       const char *sec = zjson_str(doc, "client_secret");
       l->client_secret = sec && sec[0] ? xstrdup(sec) : NULL;
+      const char *method = zjson_str(doc, "token_endpoint_auth_method");
+      l->registered_auth_method = method ? xstrdup(method) : NULL;
       note(l, "Registered as OAuth client %s", id);
     }
     json_decref(doc);
@@ -1030,7 +1162,37 @@ static void login_release(login *l) {
   free(l->scope);
   free(l->client_id);
   free(l->client_secret);
+  free(l->registered_auth_method);
   free(l->redirect_uri);
+}
+
+/* The client-credentials grant (RFC 6749 §4.4; MCP SEP-1046): the
+ * configured client asks for a token itself, no browser, and the tokens are
+ * saved marked so that they are renewed the same way. */
+static int client_credentials_login(login *l, zerr *err) {
+  const zmcp_server_cfg *cfg = l->cfg;
+  zoauth_tokens t = {0};
+  zbuf form = ZBUF_INIT;
+  form_add(&form, "grant_type", "client_credentials");
+  form_add(&form, "scope", l->scope);
+  form_add(&form, "resource", l->resource);
+  t.token_auth_method = xstrdup(zoauth_token_auth_method(NULL, l->as.token_auth_methods, true));
+  int rc = token_request(l->as.token_endpoint, form.data, cfg->oauth.client_id,
+                         cfg->oauth.client_secret, t.token_auth_method, &t, err);
+  zbuf_release(&form);
+  if (rc == 0) {
+    note(l, "Client-credentials grant: no browser needed");
+    t.grant_type = xstrdup("client_credentials");
+    t.client_id = xstrdup(cfg->oauth.client_id);
+    t.client_secret = xstrdup(cfg->oauth.client_secret);
+    t.token_endpoint = xstrdup(l->as.token_endpoint);
+    t.resource = xstrdup(l->resource);
+    t.server_url = xstrdup(cfg->url);
+    if (!t.scope && l->scope) t.scope = xstrdup(l->scope);
+    rc = zoauth_tokens_save(cfg->name, &t, err);
+  }
+  zoauth_tokens_release(&t);
+  return rc;
 }
 
 int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *err) {
@@ -1071,6 +1233,10 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
                                   cfg->name, err) < 0 ||
       zoauth_check_credential_url("token endpoint", l.as.token_endpoint, cfg->name, err) < 0)
     goto out;
+  if (l.as.client_credentials_only && cfg->oauth.client_id && cfg->oauth.client_secret) {
+    rc = client_credentials_login(&l, err);
+    goto out;
+  }
   int port = 0;
   if ((lfd = listen_loopback(&port, err)) < 0) goto out;
   zbuf_addf(&url, "http://127.0.0.1:%d/callback", port);
@@ -1107,7 +1273,10 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
   form_add(&form, "client_id", l.client_id);
   form_add(&form, "code_verifier", verifier);
   form_add(&form, "resource", l.resource);
-  if (token_request(l.as.token_endpoint, form.data, l.client_id, l.client_secret, &t, err) < 0)
+  t.token_auth_method = xstrdup(zoauth_token_auth_method(
+      l.registered_auth_method, l.as.token_auth_methods, l.client_secret != NULL));
+  if (token_request(l.as.token_endpoint, form.data, l.client_id, l.client_secret,
+                    t.token_auth_method, &t, err) < 0)
     goto out;
   t.client_id = steal_pointer(&l.client_id);
   t.client_secret = steal_pointer(&l.client_secret);

@@ -13,9 +13,14 @@
  *      (revision 2025-03-26), and an issuer without metadata to
  *      /authorize, /token, /register there. Endpoints set in the config's
  *      "oauth" object skip discovery.
- *   2. Registration. With no configured clientID, the client registers
- *      itself where the issuer offers dynamic registration (RFC 7591) as a
- *      public client (token_endpoint_auth_method "none").
+ *   2. Registration. With no configured clientID: where the issuer supports
+ *      Client ID Metadata Documents and oauth.clientMetadataURL is set, that
+ *      https URL is the client_id (no registration); else the client
+ *      registers itself where the issuer offers dynamic registration (RFC
+ *      7591) as a public client (token_endpoint_auth_method "none").
+ *      An issuer that offers only the client-credentials grant (machine to
+ *      machine, SEP-1046) with a configured clientID and clientSecret gets
+ *      that grant instead of steps 3 and 4's code exchange: no browser.
  *   3. Authorization code with PKCE (RFC 7636, S256 only; an issuer whose
  *      metadata lists methods without S256 is refused), a random state
  *      checked on return, the RFC 8707 "resource" parameter, and the
@@ -36,8 +41,8 @@
  * Random values come from getrandom(2); SHA-256 from libcrypto, loaded on
  * first use like libcurl (see net/curl_loader.h).
  */
-#ifndef ZERO_MCP_OAUTH_H
-#define ZERO_MCP_OAUTH_H
+#ifndef ZERO_OAUTH_OAUTH_H
+#define ZERO_OAUTH_OAUTH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,7 +90,28 @@ typedef struct zoauth_as_md {
   char *registration_endpoint;   /* NULL when dynamic registration is not offered */
   bool s256;                     /* code_challenge_methods_supported lists S256 (or is absent) */
   bool methods_listed;           /* code_challenge_methods_supported was present */
+  bool client_credentials_only;  /* grant_types_supported lists client_credentials and not
+                                  * authorization_code: a machine-to-machine issuer */
+  bool cimd;                     /* client_id_metadata_document_supported: a client_id may
+                                  * be the https URL of the client's metadata document */
+  unsigned token_auth_methods;   /* token_endpoint_auth_methods_supported as ZOAUTH_AUTH_*
+                                  * bits; 0 when absent (or naming none zero knows) */
 } zoauth_as_md;
+
+/* Token endpoint client authentication methods (RFC 7591 §2 names). */
+#define ZOAUTH_AUTH_BASIC 1u /* client_secret_basic: HTTP Basic with id and secret */
+#define ZOAUTH_AUTH_POST 2u  /* client_secret_post: both in the form body */
+#define ZOAUTH_AUTH_NONE 4u  /* none: a public client, client_id in the form only */
+
+/* The method to authenticate to the token endpoint with: "none" without a
+ * secret; else the one the registration answer named (registered, may be
+ * NULL) when zero knows it; else, from what the issuer lists (supported,
+ * ZOAUTH_AUTH_* bits), client_secret_basic when listed or nothing is listed
+ * (RFC 8414's default), client_secret_post when that is and Basic is not,
+ * none when only none is. Returns one of
+ * "client_secret_basic", "client_secret_post", "none" (static strings). */
+const char *zoauth_token_auth_method(const char *registered, unsigned supported,
+                                     bool has_secret);
 /* Fails when the document is not an object, lacks either endpoint, names an
  * issuer other than expected_issuer (when given), or lists PKCE methods
  * without S256. */
@@ -121,9 +147,15 @@ typedef struct zoauth_tokens {
   int64_t obtained_at;   /* when the access token was issued (unix seconds) */
   char *client_id;
   char *client_secret;   /* may be NULL */
+  char *token_auth_method; /* how the token endpoint is told who we are; NULL = choose as
+                            * zoauth_token_auth_method does with nothing listed */
   char *token_endpoint;
   char *resource;        /* the RFC 8707 resource the tokens are for */
   char *server_url;      /* the MCP server URL they were obtained for */
+  char *grant_type;      /* "client_credentials" when no user took part: such tokens are
+                          * renewed with that grant, not a refresh token; else NULL */
+  char *step_up_scope;   /* scopes a 403 insufficient_scope asked for (may be NULL): the
+                          * next login asks for them too (zoauth_remember_step_up) */
 } zoauth_tokens;
 
 /* Reads a token endpoint answer into t (access_token, token_type Bearer,
@@ -142,6 +174,17 @@ int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err);
 int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err);
 /* Returns 1 when a file was removed, 0 when there was none. */
 int zoauth_tokens_delete(const char *server, zerr *err);
+
+/* The space-separated scopes of a, then those of b not in a (either may be
+ * NULL); NULL when both are empty. Caller frees. */
+char *zoauth_scope_union(const char *a, const char *b);
+
+/* A server answered 403 with WWW-Authenticate error="insufficient_scope",
+ * scope="…" (MCP scope step-up): records those scopes in the server's token
+ * file (a locked update; the tokens stay), so that the next `zero mcp
+ * login` asks for them together with the ones it has. -1 with err when the
+ * server has no token file. */
+int zoauth_remember_step_up(const char *server, const char *scope, zerr *err);
 
 /* When t should be refreshed: ZOAUTH_REFRESH_MARGIN_S before expiry, or
  * half its lifetime before for short-lived tokens (so they are not refreshed
