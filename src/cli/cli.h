@@ -55,6 +55,9 @@ int cmd_completions(int argc, char **argv);
 /* `zero __manpages DIR`: the manual pages from the command and option tables
  * (cli/manpage.c); the build runs it. */
 int cmd_manpages(int argc, char **argv);
+/* `zero acp`: the Agent Client Protocol on stdio (cmd_acp.c, src/acp/). */
+int cmd_acp(int argc, char **argv);
+extern const zopt_spec zcli_acp_opts;
 
 /* `zero providers add` and `zero setup` (which makes the profile active);
  * `help` prints that command's --help. */

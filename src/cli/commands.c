@@ -35,6 +35,8 @@ static const zcli_command COMMANDS[] = {
      &zcli_mcp_subs, NULL},
     {"serve", NULL, cmd_serve, 0, "--mcp", "serve zero's tools to an MCP client over stdio",
      &zcli_serve_opts, NULL, NULL},
+    {"acp", NULL, cmd_acp, 0, "[--permission-mode MODE]",
+     "be the agent of an ACP editor (Zed, ...) over stdio", &zcli_acp_opts, NULL, NULL},
     {"sandbox", NULL, cmd_sandbox, 0, "exec -- CMD",
      "run a command confined like the agent's commands", &zcli_sandbox_opts,
      &zcli_sandbox_subs, NULL},

@@ -1,0 +1,41 @@
+/* updates.h — how the agent loop's events look to an ACP client: the
+ * `session/update` payloads for a zagent_event, and the permission
+ * request's options. Pure mappings (no I/O), so the unit tests check them.
+ *
+ *   ZAEV_TEXT        → agent_message_chunk
+ *   ZAEV_REASONING   → agent_thought_chunk
+ *   ZAEV_TOOL_CALL   → tool_call (kind, title, locations; a diff for
+ *                      edit_file / write_file), and a plan for update_plan
+ *   ZAEV_TOOL_RESULT → tool_call_update (completed / failed, the output)
+ *   everything else  → nothing (the session recorder keeps it)
+ */
+#ifndef ZERO_ACP_UPDATES_H
+#define ZERO_ACP_UPDATES_H
+
+#include <jansson.h>
+
+#include "agent/events.h"
+#include "provider/message.h"
+
+/* The ACP tool kind of a zero tool ("read", "edit", "search", "execute",
+ * "fetch", "think", "other"). */
+const char *zacp_tool_kind(const char *tool_name);
+
+/* The `update` objects (each with "sessionUpdate") ev stands for, in order:
+ * a new JSON array, empty when the client has nothing to see. workspace
+ * resolves the relative paths of a call's arguments (ACP paths are
+ * absolute). */
+json_t *zacp_updates_for_event(const zagent_event *ev, const char *workspace);
+
+/* The tool_call object (without "sessionUpdate") for a call with raw
+ * arguments: toolCallId, title, kind, status "pending", rawInput, locations,
+ * content (the diff of an edit). New reference. */
+json_t *zacp_tool_call_json(const char *id, const char *name, const char *arguments,
+                            const char *workspace);
+
+/* The updates a saved conversation replays on session/load: user text as
+ * user_message_chunk, assistant text and thoughts, each tool call and its
+ * result. New JSON array. */
+json_t *zacp_updates_for_history(const zconv *conv, const char *workspace);
+
+#endif

@@ -1,0 +1,170 @@
+"""`zero acp` driven by the official Agent Client Protocol client library
+(@agentclientprotocol/sdk from npm; tests/acp/client.mjs), with the fake model
+server behind zero: a whole session — initialize, session/new, a prompt whose
+edit asks session/request_permission and shows as a diff, the final answer,
+session/set_mode, a second prompt cancelled mid-stream, and session/load of
+the session in a new process. Skipped, saying why, only when the npm package
+cannot be installed."""
+import json
+import os
+import subprocess
+
+from harness import ZeroTest, main, ZERO_BIN
+from acp_npm import require_acp_sdk
+
+
+class AcpSession(ZeroTest):
+    def run_client(self):
+        client_dir = require_acp_sdk(self)
+        r = subprocess.run(["node", os.path.join(client_dir, "client.mjs"), ZERO_BIN,
+                            os.path.realpath(self.work)], env=self.env, capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout.strip().splitlines()[-1])
+
+    def test_whole_session_against_the_sdk_client(self):
+        notes = os.path.join(self.work, "notes.txt")
+        with open(notes, "w") as f:
+            f.write("alpha\n")
+        m = self.serve([
+            {"reasoning": "Let me look.", "tool_calls": [
+                {"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+            {"tool_calls": [{"name": "edit_file", "arguments": {
+                "path": "notes.txt", "old_string": "alpha", "new_string": "beta"}}]},
+            {"text": "Done editing."},
+            {"text": " ".join("word%d" % i for i in range(400)), "hang_after_bytes": 1500},
+        ])
+        out = self.run_client()
+        work = os.path.realpath(self.work)
+
+        # initialize: the version and what zero can do.
+        self.assertEqual(out["init"]["protocolVersion"], 1)
+        caps = out["init"]["agentCapabilities"]
+        self.assertTrue(caps["loadSession"])
+        self.assertTrue(caps["promptCapabilities"]["image"])
+        sid = out["newSession"]["sessionId"]
+        self.assertEqual(out["newSession"]["modes"]["currentModeId"], "ask")
+
+        # Prompt 1: thought, a read, the edit asked for and shown as a diff, the answer.
+        self.assertEqual(out["prompt1"], {"stopReason": "end_turn"})
+        ups = [u["update"] for u in out["updates1"] if "update" in u]
+        first = ups[:[i for i, u in enumerate(out["updates1"]) if u.get("marker")][0]]
+        kinds = [u["sessionUpdate"] for u in first]
+        self.assertIn("agent_thought_chunk", kinds)
+        calls = [u for u in first if u["sessionUpdate"] == "tool_call"]
+        self.assertEqual([c["kind"] for c in calls], ["read", "edit"])
+        edit = calls[1]
+        self.assertEqual(edit["locations"], [{"path": os.path.join(work, "notes.txt")}])
+        self.assertEqual(edit["content"], [{"type": "diff", "path": os.path.join(work, "notes.txt"),
+                                            "oldText": "alpha", "newText": "beta"}])
+        done = [u for u in first if u["sessionUpdate"] == "tool_call_update"
+                and u["toolCallId"] == edit["toolCallId"]]
+        self.assertEqual(done[-1]["status"], "completed")
+        answer = "".join(u["content"]["text"] for u in first
+                         if u["sessionUpdate"] == "agent_message_chunk")
+        self.assertEqual(answer, "Done editing.")
+        with open(notes) as f:
+            self.assertEqual(f.read(), "beta\n")
+
+        # The permission question: the edit's call, allow once / always / reject.
+        self.assertEqual(len(out["permissions"]), 1)
+        perm = out["permissions"][0]
+        self.assertEqual(perm["sessionId"], sid)
+        self.assertEqual(perm["toolCall"]["toolCallId"], edit["toolCallId"])
+        self.assertEqual({o["kind"] for o in perm["options"]} - {"allow_always"},
+                         {"allow_once", "reject_once"})
+
+        # set_mode, then prompt 2 cancelled mid-stream.
+        self.assertEqual(out["setMode"], {})
+        self.assertEqual(out["prompt2"], {"stopReason": "cancelled"})
+        self.assertEqual(out["exit1"], 0)
+
+        # session/load in a new process replays the history.
+        self.assertEqual(out["exit2"], 0)
+        self.assertEqual(out["load"]["modes"]["currentModeId"], "ask")
+        replay = [u["update"] for u in out["updates2"]]
+        self.assertTrue(all(u["sessionId"] == sid for u in out["updates2"]))
+        users = [u["content"]["text"] for u in replay if u["sessionUpdate"] == "user_message_chunk"]
+        self.assertIn("Change alpha to beta in notes.txt", users[0])
+        self.assertIn("[notes.txt](file://%s/notes.txt)" % work, users[0])
+        self.assertIn("Now write a long essay", users[1])
+        self.assertEqual([u["kind"] for u in replay if u["sessionUpdate"] == "tool_call"],
+                         ["read", "edit"])
+        self.assertIn("Done editing.", [u["content"]["text"] for u in replay
+                                        if u["sessionUpdate"] == "agent_message_chunk"])
+        # The model saw the resource link and the edit's result.
+        bodies = m.bodies()
+        self.assertIn("file://%s/notes.txt" % work, json.dumps(bodies[0]["messages"]))
+
+
+class AcpWire(ZeroTest):
+    """The same server spoken to line by line (no SDK needed)."""
+
+    def talk(self, messages):
+        """Sends each request and reads until its response (stdin stays open:
+        its end cancels a running prompt); returns every message read."""
+        p = subprocess.Popen([ZERO_BIN, "acp"], cwd=self.work, env=self.env, text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+        out = []
+        try:
+            for msg in messages:
+                p.stdin.write(json.dumps(msg) + "\n")
+                p.stdin.flush()
+                while True:
+                    line = p.stdout.readline()
+                    self.assertTrue(line, "zero acp closed its output")
+                    out.append(json.loads(line))
+                    if out[-1].get("id") == msg["id"] and "method" not in out[-1]:
+                        break
+            p.stdin.close()
+            self.assertEqual(p.wait(timeout=30), 0)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        return out
+
+    def test_no_provider_key_is_authentication_required(self):
+        for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+            self.env.pop(k, None)
+        out = self.talk([
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+            {"jsonrpc": "2.0", "id": 2, "method": "session/new",
+             "params": {"cwd": os.path.realpath(self.work), "mcpServers": []}},
+        ])
+        self.assertEqual(out[0]["result"]["authMethods"][0]["id"], "zero-provider")
+        self.assertEqual(out[1]["id"], 2)
+        self.assertEqual(out[1]["error"]["code"], -32000, out[1])
+
+    def test_an_image_in_the_prompt_reaches_the_model(self):
+        png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9"
+               "awAAAABJRU5ErkJggg==")
+        m = self.serve([{"text": "A dot."}])
+        work = os.path.realpath(self.work)
+        out = self.talk([
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+            {"jsonrpc": "2.0", "id": 2, "method": "session/new",
+             "params": {"cwd": work, "mcpServers": []}},
+        ])
+        sid = out[1]["result"]["sessionId"]
+        out = self.talk([
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+            {"jsonrpc": "2.0", "id": 2, "method": "session/load",
+             "params": {"sessionId": sid, "cwd": work, "mcpServers": []}},
+            {"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+                "sessionId": sid, "prompt": [
+                    {"type": "text", "text": "What is this?"},
+                    {"type": "image", "mimeType": "image/png", "data": png},
+                    {"type": "resource", "resource": {"uri": "file:///x.txt", "text": "xyz"}}]}},
+        ])
+        done = [o for o in out if o.get("id") == 3]
+        self.assertEqual(done[0]["result"], {"stopReason": "end_turn"})
+        user = m.bodies()[0]["messages"][-1]
+        self.assertIn(png, json.dumps(user))
+        self.assertIn("xyz", json.dumps(user))
+        self.assertIn("What is this?", json.dumps(user))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+/* test_acp.c — the ACP mappings (src/acp/updates.h) and the JSON-RPC
+ * connection's call / deliver / abort (src/acp/rpc.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include <cmocka.h>
+
+#include "acp/rpc.h"
+#include "acp/updates.h"
+
+static json_t *only(json_t *arr) {
+  assert_int_equal(json_array_size(arr), 1);
+  return json_array_get(arr, 0);
+}
+
+static void text_and_reasoning_become_chunks(void **state) {
+  (void)state;
+  zagent_event ev = {.kind = ZAEV_TEXT, .delta = {.text = "hello there", .len = 5}};
+  json_t *u = zacp_updates_for_event(&ev, "/w");
+  assert_string_equal(json_string_value(json_object_get(only(u), "sessionUpdate")),
+                      "agent_message_chunk");
+  assert_string_equal(json_string_value(
+                          json_object_get(json_object_get(only(u), "content"), "text")),
+                      "hello");
+  json_decref(u);
+  ev.kind = ZAEV_REASONING;
+  u = zacp_updates_for_event(&ev, "/w");
+  assert_string_equal(json_string_value(json_object_get(only(u), "sessionUpdate")),
+                      "agent_thought_chunk");
+  json_decref(u);
+  zagent_event usage = {.kind = ZAEV_USAGE};
+  u = zacp_updates_for_event(&usage, "/w");
+  assert_int_equal(json_array_size(u), 0);
+  json_decref(u);
+}
+
+static void a_write_is_a_diff_at_an_absolute_path(void **state) {
+  (void)state;
+  zagent_event ev = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = "c1",
+                                   .name = "write_file",
+                                   .arguments = "{\"file_path\":\"src/a.c\",\"content\":\"x\"}"}};
+  json_t *u = zacp_updates_for_event(&ev, "/w");
+  json_t *tc = only(u);
+  assert_string_equal(json_string_value(json_object_get(tc, "kind")), "edit");
+  assert_string_equal(json_string_value(json_object_get(tc, "status")), "pending");
+  json_t *diff = json_array_get(json_object_get(tc, "content"), 0);
+  assert_string_equal(json_string_value(json_object_get(diff, "type")), "diff");
+  assert_string_equal(json_string_value(json_object_get(diff, "path")), "/w/src/a.c");
+  assert_string_equal(json_string_value(json_object_get(diff, "newText")), "x");
+  assert_true(json_is_null(json_object_get(diff, "oldText")));
+  json_decref(u);
+}
+
+static void a_patch_locates_every_file_it_names(void **state) {
+  (void)state;
+  zagent_event ev = {
+      .kind = ZAEV_TOOL_CALL,
+      .tool_call = {.id = "c2",
+                    .name = "apply_patch",
+                    .arguments =
+                        "{\"patch\":\"*** Begin Patch\\n*** Update File: a.txt\\n-x\\n+y\\n"
+                        "*** Add File: /abs/b.txt\\n+z\\n*** End Patch\\n\"}"}};
+  json_t *u = zacp_updates_for_event(&ev, "/w");
+  json_t *loc = json_object_get(only(u), "locations");
+  assert_int_equal(json_array_size(loc), 2);
+  assert_string_equal(json_string_value(json_object_get(json_array_get(loc, 0), "path")),
+                      "/w/a.txt");
+  assert_string_equal(json_string_value(json_object_get(json_array_get(loc, 1), "path")),
+                      "/abs/b.txt");
+  json_decref(u);
+}
+
+static void update_plan_also_sends_the_plan(void **state) {
+  (void)state;
+  zagent_event ev = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = "c3",
+                                   .name = "update_plan",
+                                   .arguments = "{\"plan\":[{\"step\":\"read\",\"status\":"
+                                                "\"completed\"},{\"step\":\"fix\",\"status\":"
+                                                "\"in_progress\"}]}"}};
+  json_t *u = zacp_updates_for_event(&ev, "/w");
+  assert_int_equal(json_array_size(u), 2);
+  json_t *plan = json_array_get(u, 1);
+  assert_string_equal(json_string_value(json_object_get(plan, "sessionUpdate")), "plan");
+  json_t *e1 = json_array_get(json_object_get(plan, "entries"), 1);
+  assert_string_equal(json_string_value(json_object_get(e1, "content")), "fix");
+  assert_string_equal(json_string_value(json_object_get(e1, "status")), "in_progress");
+  json_decref(u);
+}
+
+static void a_failed_result_is_a_failed_update(void **state) {
+  (void)state;
+  zagent_event ev = {.kind = ZAEV_TOOL_RESULT,
+                     .tool_result = {.id = "c4",
+                                     .name = "exec_command",
+                                     .ok = false,
+                                     .output = "boom",
+                                     .output_len = 4}};
+  json_t *u = zacp_updates_for_event(&ev, "/w");
+  json_t *r = only(u);
+  assert_string_equal(json_string_value(json_object_get(r, "sessionUpdate")), "tool_call_update");
+  assert_string_equal(json_string_value(json_object_get(r, "status")), "failed");
+  json_t *c = json_array_get(json_object_get(r, "content"), 0);
+  assert_string_equal(json_string_value(json_object_get(json_object_get(c, "content"), "text")),
+                      "boom");
+  json_decref(u);
+}
+
+static void history_replays_in_order(void **state) {
+  (void)state;
+  zconv conv = ZCONV_INIT;
+  zconv_add_user(&conv, "hi");
+  zmsg *a = zconv_add_assistant(&conv, "looking", "hmm");
+  zmsg_add_call(a, "k1", "read_file", "{\"path\":\"x\"}");
+  zconv_add_tool_result(&conv, "k1", "read_file", "1 | x", 0);
+  zconv_add_assistant(&conv, "done", NULL);
+  json_t *u = zacp_updates_for_history(&conv, "/w");
+  const char *want[] = {"user_message_chunk", "agent_thought_chunk", "agent_message_chunk",
+                        "tool_call",          "tool_call_update",    "agent_message_chunk"};
+  assert_int_equal(json_array_size(u), 6);
+  for (size_t i = 0; i < 6; i++)
+    assert_string_equal(json_string_value(json_object_get(json_array_get(u, i), "sessionUpdate")),
+                        want[i]);
+  json_decref(u);
+  zconv_release(&conv);
+}
+
+/* ---- rpc ---- */
+
+typedef struct {
+  zacp_conn *c;
+  json_t *result;
+  bool aborted;
+} call_arg;
+
+static void *do_call(void *ud) {
+  call_arg *a = ud;
+  a->result = zacp_call(a->c, "session/request_permission", json_object(), &a->aborted);
+  return NULL;
+}
+
+/* Waits until the call's request has been written (its id is 1). */
+static void wait_written(zacp_conn *c) {
+  for (;;) {
+    pthread_mutex_lock(&c->mu);
+    bool w = c->waiting_id == 1;
+    pthread_mutex_unlock(&c->mu);
+    if (w) return;
+    sched_yield();
+  }
+}
+
+static void a_call_gets_its_own_response(void **state) {
+  (void)state;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  zacp_conn c;
+  zacp_conn_init(&c, out);
+  call_arg a = {.c = &c};
+  pthread_t t;
+  pthread_create(&t, NULL, do_call, &a);
+  wait_written(&c);
+  json_t *other = json_loads("{\"id\":7,\"result\":{\"x\":1}}", 0, NULL);
+  zacp_conn_deliver(&c, other); /* not ours: ignored */
+  json_t *mine =
+      json_loads("{\"id\":1,\"result\":{\"outcome\":{\"outcome\":\"cancelled\"}}}", 0, NULL);
+  zacp_conn_deliver(&c, mine);
+  pthread_join(t, NULL);
+  assert_false(a.aborted);
+  assert_non_null(json_object_get(a.result, "outcome"));
+  json_decref(a.result);
+  json_decref(other);
+  json_decref(mine);
+  fclose(out);
+  assert_non_null(strstr(buf, "\"method\":\"session/request_permission\""));
+  assert_non_null(strstr(buf, "\"jsonrpc\":\"2.0\""));
+  free(buf);
+  zacp_conn_release(&c);
+}
+
+static void an_aborted_call_returns_null(void **state) {
+  (void)state;
+  FILE *out = fopen("/dev/null", "w");
+  zacp_conn c;
+  zacp_conn_init(&c, out);
+  call_arg a = {.c = &c};
+  pthread_t t;
+  pthread_create(&t, NULL, do_call, &a);
+  wait_written(&c);
+  zacp_conn_abort_calls(&c);
+  pthread_join(t, NULL);
+  assert_true(a.aborted);
+  assert_null(a.result);
+  zacp_conn_close(&c);
+  assert_null(zacp_call(&c, "x", NULL, &a.aborted)); /* closed: no reply will come */
+  fclose(out);
+  zacp_conn_release(&c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(text_and_reasoning_become_chunks),
+      cmocka_unit_test(a_write_is_a_diff_at_an_absolute_path),
+      cmocka_unit_test(a_patch_locates_every_file_it_names),
+      cmocka_unit_test(update_plan_also_sends_the_plan),
+      cmocka_unit_test(a_failed_result_is_a_failed_update),
+      cmocka_unit_test(history_replays_in_order),
+      cmocka_unit_test(a_call_gets_its_own_response),
+      cmocka_unit_test(an_aborted_call_returns_null),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
