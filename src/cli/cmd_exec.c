@@ -570,7 +570,9 @@ int cmd_exec(int argc, char **argv) {
       zagent_event fin = {.kind = ZAEV_FINAL,
                           .final = {.text = agent.final_text ? agent.final_text : ""}};
       emit(&run, &fin);
-      exit_code = finish_with_error(&run, ZEXIT_INCOMPLETE, err.msg, true);
+      /* The turn limit, or the completion gate with work still open. */
+      zexit_origin why = agent.turns >= agent.max_turns ? ZORIGIN_RUN : ZORIGIN_GATE;
+      exit_code = finish_from(&run, ZEXIT_INCOMPLETE, why, err.msg, true);
       break;
     }
     case ZRUN_INTERRUPTED:

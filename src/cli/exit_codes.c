@@ -26,7 +26,7 @@ int zexit_for_error_or(zerr_kind kind, int other) {
 const char *zexit_error_code(int exit_code, zexit_origin origin) {
   switch (exit_code) {
     case ZEXIT_USAGE: return "usage_error";
-    case ZEXIT_INCOMPLETE: return "max_turns";
+    case ZEXIT_INCOMPLETE: return origin == ZORIGIN_GATE ? "incomplete" : "max_turns";
     case ZEXIT_INTERRUPTED: return "interrupted";
     default: break;
   }

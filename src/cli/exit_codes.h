@@ -32,11 +32,13 @@ typedef enum zexit_origin {
   ZORIGIN_SANDBOX,   /* the sandbox could not be set up */
   ZORIGIN_MCP,       /* the MCP servers could not be set up */
   ZORIGIN_GUARDRAIL, /* the run was halted by a guardrail */
+  ZORIGIN_GATE,      /* the completion gate's nudges were spent with work open */
 } zexit_origin;
 
 /* The error code (Go zero's) of a failure ending a run with exit_code, for
  * stream-json / json `error` events in every face: exit 2 usage_error,
- * exit 4 max_turns, exit 130 interrupted; otherwise by origin sandbox_error,
+ * exit 4 max_turns (incomplete when ZORIGIN_GATE), exit 130 interrupted;
+ * otherwise by origin sandbox_error,
  * mcp_error, guardrail_halt; else exit 3 provider_error and anything else
  * internal_error. docs/stream-json.md has the table. */
 const char *zexit_error_code(int exit_code, zexit_origin origin);
