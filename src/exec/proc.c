@@ -559,7 +559,9 @@ static void proc_finish(zexec_proc *p, int grace_ms) {
 }
 
 static void unlink_at(zexec_table *t, size_t i) {
+  /* a vector of pointers: the element size is a pointer's */
   memmove(&t->procs.items[i], &t->procs.items[i + 1],
+          // NOLINTNEXTLINE(bugprone-sizeof-expression)
           (t->procs.len - i - 1) * sizeof *t->procs.items);
   t->procs.len--;
 }
@@ -603,6 +605,7 @@ zexec_proc *zexec_table_add(zexec_table *t, zexec_child *c, bool tty, const char
 #endif
   p->label = xstrdup(label ? label : "");
   p->started_ms = p->last_used_ms = ztime_mono_ms();
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
   zvec_push(&t->procs, p);
   pthread_mutex_unlock(&t->mu);
   if (victim) proc_finish(victim, ZEXEC_KILL_GRACE_MS);
