@@ -59,6 +59,9 @@ struct zsub_runtime {
   int bg_started; /* background ids are bg-1, bg-2, … in a run */
   char *(*ask)(void *ud, const char *question, const json_t *choices);
   void *ask_ud;
+  /* The tools' schemas, made on the first request and handed out by
+   * reference: the specialists are read from disk once a run, not a turn. */
+  json_t *schemas;
 };
 
 /* ---- depth ------------------------------------------------------------------ */
@@ -149,6 +152,7 @@ static const char *tool_description(const zsub_runtime *r, const char *name, cha
 
 static json_t *src_schemas(void *ud) {
   zsub_runtime *r = ud;
+  if (r->schemas) return json_incref(r->schemas);
   json_t *arr = json_array();
   for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++) {
     if (!tool_allowed(r, TOOLS[i].name)) continue;
@@ -158,7 +162,8 @@ static json_t *src_schemas(void *ud) {
                                          desc, "parameters", json_loads(TOOLS[i].schema, 0, NULL)));
     free(owned);
   }
-  return arr;
+  r->schemas = arr;
+  return json_incref(arr);
 }
 
 static bool src_has(void *ud, const char *name) {
@@ -705,5 +710,6 @@ void zsub_runtime_free(zsub_runtime *r) {
   free(r->model);
   free(r->reasoning_effort);
   strvec_free_array(r->allowed);
+  json_decref(r->schemas);
   free(r);
 }
