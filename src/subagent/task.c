@@ -1,6 +1,7 @@
 /* task.c — the sub-agent tools; see task.h. */
 #include "subagent/task.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -332,6 +333,7 @@ static int task_parse(const zsub_runtime *r, const json_t *args, task_req *q, zt
 static int task_start(const zsub_runtime *r, const zagent *a, const task_req *q, zsub_child *c,
                       ztool_result *res) {
   const zsub_def *d = q->def;
+  assert(d); /* task_prepare found it, or the call ended there */
   zsub_launch l = {.self_exe = r->self_exe,
                    .workspace = r->workspace,
                    .add_dirs = (const char *const *)r->add_dirs,
@@ -463,6 +465,7 @@ static bool bg_make_room(zsub_runtime *r) {
     pthread_mutex_unlock(&r->bg[i]->mu);
     if (!done) continue;
     bg_free(r->bg[i]);
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     memmove(&r->bg[i], &r->bg[i + 1], (r->nbg - i - 1) * sizeof r->bg[0]);
     r->nbg--;
     return true;
