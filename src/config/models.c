@@ -20,9 +20,27 @@ typedef struct entry {
 
 #define ALL "minimal,low,medium,high"
 #define LMH "low,medium,high"
+#define M1 1000000     /* Anthropic's "1M tokens" */
+#define O1 1050000     /* OpenAI's GPT-6 window (922,000 of it input at most) */
 
+/* Each vendor block names the page its figures come from and when they were
+ * checked. A row whose page was not found is kept as it was and says so.
+ * Effort levels are the model's own among the four names zero takes
+ * (minimal, low, medium, high); vendors' further levels (none, xhigh, max)
+ * cannot be asked for yet. Where a price depends on the prompt's size the
+ * row holds the base band, named in the comment. */
 static const entry registry[] = {
-    /* Newest first within each vendor. OpenAI */
+    /* OpenAI — developers.openai.com/api/docs/models/<id> (checked
+     * 2026-12-02). GPT-6.x: requests over 272K input tokens pay 2x input
+     * and cache, 1.5x output (not modelled). gpt-6.2-astra, gpt-6-astra,
+     * gpt-6.1-sol, gpt-6-sol and the gpt-5.5 / 5.4 families are served but
+     * their official pages were not found: not listed (add them in
+     * models.json). gpt-5-nano is marked Deprecated and gpt-5-codex Shut
+     * down there; kept so older sessions' costs still add up. The other
+     * rows below were not re-checked: kept as they were. */
+    {"gpt-6.2-sol", "openai", O1, 128000, true, true, LMH, 2.00, 0.10, 10.00},
+    {"gpt-6.1-terra", "openai", O1, 128000, true, true, LMH, 1.00, 0.05, 5.00},
+    {"gpt-6-luna", "openai", O1, 128000, true, true, LMH, 0.10, 0.01, 0.50},
     {"gpt-5.1", "openai", 400000, 128000, true, true, LMH, 1.25, 0.125, 10.00},
     {"gpt-5.1-codex", "openai", 400000, 128000, true, true, LMH, 1.25, 0.125, 10.00},
     {"gpt-5.1-codex-mini", "openai", 400000, 128000, true, true, LMH, 0.25, 0.025, 2.00},
@@ -40,7 +58,29 @@ static const entry registry[] = {
     {"o4-mini", "openai", 200000, 100000, true, true, LMH, 1.10, 0.275, 4.40},
     {"gpt-oss-120b", "openai", 131072, 32768, true, false, LMH, 0.15, 0.15, 0.60},
     {"gpt-oss-20b", "openai", 131072, 32768, true, false, LMH, 0.05, 0.05, 0.20},
-    /* Anthropic (cached = cache read price) */
+    /* Anthropic — platform.claude.com/docs/en/about-claude/pricing and
+     * /docs/en/models/<model>/overview (checked 2026-12-02); cached = the
+     * cache-hit price. Fable, Opus 4.7 and later, Sonnet 5 and later and
+     * Haiku 5.5 think adaptively (effort low…max); the older rows take a
+     * thinking budget, which zero derives from all four levels.
+     * Haiku 5.5 is priced by prompt size: the row is the band up to 100,000
+     * prompt tokens ($0.50 / $2.50, cache hit $0.05 above it). The official
+     * Sonnet 5.5 page gives a $0.20 cache hit; others report $0.10 since
+     * 2026-10-07, unconfirmed by an official page. Claude Opus 4.1 and 4 are
+     * retired on the Claude API (still on Bedrock / Google Cloud); the
+     * Sonnet 4 / 3.7 / Haiku 3.5 rows were not re-checked: kept as they were
+     * so older sessions' costs still add up. */
+    {"claude-fable-5-1", "anthropic", M1, 128000, true, true, LMH, 10.00, 0.25, 50.00},
+    {"claude-fable-5", "anthropic", M1, 128000, true, true, LMH, 10.00, 1.00, 50.00},
+    {"claude-opus-5-5", "anthropic", M1, 128000, true, true, LMH, 4.00, 0.20, 20.00},
+    {"claude-opus-5", "anthropic", M1, 128000, true, true, LMH, 5.00, 0.50, 25.00},
+    {"claude-sonnet-5-5", "anthropic", M1, 128000, true, true, LMH, 2.00, 0.20, 10.00},
+    {"claude-sonnet-5", "anthropic", M1, 128000, true, true, LMH, 2.00, 0.20, 10.00},
+    {"claude-haiku-5-5", "anthropic", M1, 128000, true, true, LMH, 0.10, 0.01, 0.50},
+    {"claude-opus-4-8", "anthropic", M1, 128000, true, true, LMH, 5.00, 0.50, 25.00},
+    {"claude-opus-4-7", "anthropic", M1, 128000, true, true, LMH, 5.00, 0.50, 25.00},
+    {"claude-opus-4-6", "anthropic", M1, 128000, true, true, ALL, 5.00, 0.50, 25.00},
+    {"claude-sonnet-4-6", "anthropic", M1, 128000, true, true, ALL, 3.00, 0.30, 15.00},
     {"claude-opus-4-5", "anthropic", 200000, 64000, true, true, ALL, 5.00, 0.50, 25.00},
     {"claude-haiku-4-5", "anthropic", 200000, 64000, true, true, ALL, 1.00, 0.10, 5.00},
     {"claude-sonnet-4-5", "anthropic", 200000, 64000, true, true, ALL, 3.00, 0.30, 15.00},
@@ -49,23 +89,34 @@ static const entry registry[] = {
     {"claude-sonnet-4", "anthropic", 200000, 64000, true, true, ALL, 3.00, 0.30, 15.00},
     {"claude-3-7-sonnet", "anthropic", 200000, 64000, true, true, ALL, 3.00, 0.30, 15.00},
     {"claude-3-5-haiku", "anthropic", 200000, 8192, true, true, "", 0.80, 0.08, 4.00},
-    /* Google */
+    /* Google — the official pricing page (ai.google.dev/gemini-api/docs/
+     * pricing) was not found on 2026-12-02: rows kept as they were. Gemini
+     * 2.5 Pro's row is the band up to 200K prompt tokens. */
     {"gemini-3-pro-preview", "google", 1048576, 65536, true, true, "low,high", 2.00, 0.20, 12.00},
     {"gemini-2.5-pro", "google", 1048576, 65536, true, true, ALL, 1.25, 0.31, 10.00},
     {"gemini-2.5-flash", "google", 1048576, 65536, true, true, ALL, 0.30, 0.075, 2.50},
     {"gemini-2.5-flash-lite", "google", 1048576, 65536, true, true, ALL, 0.10, 0.025, 0.40},
     {"gemini-2.0-flash", "google", 1048576, 8192, true, true, "", 0.10, 0.025, 0.40},
-    /* DeepSeek (cached = cache hit price) */
+    /* DeepSeek — api-docs.deepseek.com/quick_start/pricing-details-usd
+     * (checked 2026-12-02; cached = the cache-hit price): the prices match;
+     * the page found gives 64K context and 8K output, an older snapshot than
+     * the 128K the rows hold: kept as they were. */
     {"deepseek-chat", "deepseek", 128000, 8192, true, false, "", 0.27, 0.07, 1.10},
     {"deepseek-reasoner", "deepseek", 128000, 65536, true, false, "", 0.55, 0.14, 2.19},
-    /* xAI */
+    /* xAI — docs.x.ai/developers/grok-4-7 and /grok-4-6 (checked
+     * 2026-12-02): no separate output limit (the window), no cache price on
+     * the page (cached = input). grok-4 / grok-code-fast-1: page not found,
+     * kept as they were. */
+    {"grok-4.7", "xai", 500000, 500000, true, true, LMH, 2.00, 2.00, 6.00},
+    {"grok-4.6", "xai", 500000, 500000, true, true, LMH, 2.00, 2.00, 6.00},
     {"grok-4", "xai", 256000, 64000, true, true, "", 3.00, 0.75, 15.00},
     {"grok-code-fast-1", "xai", 256000, 10000, true, false, "", 0.20, 0.02, 1.50},
-    /* Mistral */
+    /* Mistral — docs.mistral.ai not found on 2026-12-02: kept as they were. */
     {"mistral-large-latest", "mistral", 128000, 8192, true, false, "", 2.00, 2.00, 6.00},
     {"devstral-medium-latest", "mistral", 128000, 8192, true, false, "", 0.40, 0.40, 2.00},
     {"codestral-latest", "mistral", 256000, 8192, true, false, "", 0.30, 0.30, 0.90},
-    /* Groq / Together / Fireworks host open models: */
+    /* Groq / Together / Fireworks host open models — console.groq.com not
+     * found on 2026-12-02: kept as they were. */
     {"llama-3.3-70b-versatile", "groq", 131072, 32768, true, false, "", 0.59, 0.59, 0.79},
     {"moonshotai/kimi-k2-instruct", "groq", 131072, 16384, true, false, "", 1.00, 0.50, 3.00},
     /* Open-weight models usually run locally (unpriced) */
@@ -130,15 +181,34 @@ static void apply_override(const json_t *o, zmodel_info *out) {
   out->known = true;
 }
 
+/* Whether rest (what follows a registry id inside a longer name) names
+ * another version of the model rather than a variant or snapshot of it: a
+ * separator and one or two digits, then the end or another separator
+ * ("gpt-5" + ".5", "claude-opus-4" + "-8-20260528"). A zero ("-0", Anthropic's
+ * claude-opus-4-0 alias), a date or size ("-20251101", "-0709", "-001",
+ * "-235b") and a tag (":8b", "@20251001") stay the same model. */
+static bool other_version(const char *rest) {
+  if (!strchr("-._", rest[0])) return false;
+  size_t d = 0;
+  bool zero = true;
+  while (rest[1 + d] >= '0' && rest[1 + d] <= '9') {
+    if (rest[1 + d] != '0') zero = false;
+    d++;
+  }
+  if (d == 0 || d > 2 || zero) return false;
+  char c = rest[1 + d];
+  return c == '\0' || strchr("-._:@", c) != NULL;
+}
+
 /* The registry entry for name: exact, else the longest id prefixing it at a
- * separator ('-', '.', ':', '@'). */
+ * separator ('-', '.', '_', ':', '@') that is not another version of it. */
 static const entry *find_entry(const char *name, size_t len) {
   const entry *best = NULL;
   size_t best_len = 0;
   for (size_t i = 0; i < ZARRAY_LEN(registry); i++) {
     size_t n = strlen(registry[i].id);
     if (n > len || strncmp(registry[i].id, name, n) != 0) continue;
-    if (n < len && !strchr("-.:@_", name[n])) continue;
+    if (n < len && (!strchr("-.:@_", name[n]) || other_version(name + n))) continue;
     if (n > best_len) {
       best = &registry[i];
       best_len = n;
@@ -147,17 +217,27 @@ static const entry *find_entry(const char *name, size_t len) {
   return best;
 }
 
+/* find_entry with the gateways' spellings: a routing prefix dropped
+ * ("openai/gpt-5", "anthropic/claude-opus-4-5") and dotted Claude versions
+ * ("claude-sonnet-4.5", as OpenRouter writes them) read with dashes. */
+static const entry *find_spelled(const char *model) {
+  const entry *e = find_entry(model, strlen(model));
+  const char *slash = strrchr(model, '/');
+  const char *name = slash ? slash + 1 : model;
+  if (!e && slash) e = find_entry(name, strlen(name));
+  char dashed[128];
+  size_t len = strlen(name);
+  if (e || strncmp(name, "claude-", 7) != 0 || !strchr(name, '.') || len >= sizeof dashed)
+    return e;
+  for (size_t i = 0; i <= len; i++) dashed[i] = name[i] == '.' ? '-' : name[i];
+  return find_entry(dashed, len);
+}
+
 void zmodel_lookup(const zconfig *cfg, const char *model, zmodel_info *out) {
   defaults(model, out);
   if (!model || !*model) return;
   json_t *ov = cfg && cfg->models ? json_object_get(cfg->models, model) : NULL;
-  const char *name = model;
-  const char *slash = strrchr(name, '/');
-  const entry *e = find_entry(name, strlen(name));
-  if (!e && slash) {
-    name = slash + 1;
-    e = find_entry(name, strlen(name));
-  }
+  const entry *e = find_spelled(model);
   if (e) from_entry(e, out);
   if (json_is_object(ov)) apply_override(ov, out);
 }

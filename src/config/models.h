@@ -9,9 +9,12 @@
  * Prices are US dollars per million tokens.
  *
  * Lookup: the exact id, else the longest registry id that prefixes the model
- * (dated snapshots: claude-sonnet-4-5-20250929, gpt-4o-mini-2024-07-18),
- * also after dropping a gateway prefix ("openai/", "anthropic/") and a tag
- * (":latest"). Unknown models get conservative defaults and known = false.
+ * (dated snapshots: claude-sonnet-4-5-20250929, gpt-4o-mini-2024-07-18,
+ * claude-haiku-4-5@20251001; tags: qwen3:8b), also after dropping a gateway
+ * prefix ("openai/", "anthropic/") and with a dotted Claude version read as
+ * dashed (claude-sonnet-4.5). A prefix followed by another version number is
+ * not the model: gpt-5.5 is not gpt-5, claude-opus-4-8 is not claude-opus-4.
+ * Unknown models get conservative defaults and known = false.
  */
 #ifndef ZERO_CONFIG_MODELS_H
 #define ZERO_CONFIG_MODELS_H

@@ -104,6 +104,83 @@ static void registry_prefix_and_gateway(void **s) {
   assert_int_equal(m.context_window, ZMODEL_DEFAULT_CONTEXT);
 }
 
+/* Looks name up and checks the registry row it resolves to (NULL: unknown). */
+static void resolves(const char *name, const char *want) {
+  zmodel_info m;
+  zmodel_lookup(NULL, name, &m);
+  if (!want) {
+    if (m.known) fail_msg("%s resolved to %s, want unknown", name, m.id);
+    return;
+  }
+  if (!m.known || strcmp(m.id, want) != 0)
+    fail_msg("%s resolved to %s, want %s", name, m.known ? m.id : "(unknown)", want);
+}
+
+/* A newer version must not inherit an older row's prices through the prefix
+ * match, while snapshots, dates, sizes and tags still find their row. */
+static void registry_versions_not_shadowed(void **s) {
+  (void)s;
+  resolves("claude-opus-5", "claude-opus-5");
+  resolves("claude-opus-5-5", "claude-opus-5-5");
+  resolves("claude-opus-5-5-20261001", "claude-opus-5-5");
+  resolves("claude-opus-5-20260724", "claude-opus-5");
+  resolves("claude-opus-4-5-20251101", "claude-opus-4-5");
+  resolves("claude-opus-4-1-20250805", "claude-opus-4-1");
+  resolves("claude-opus-4-0", "claude-opus-4");
+  resolves("claude-sonnet-4-20250514", "claude-sonnet-4");
+  resolves("claude-haiku-4-5@20251001", "claude-haiku-4-5");
+  resolves("claude-sonnet-5-5", "claude-sonnet-5-5");
+  resolves("anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"); /* OpenRouter's dots */
+  resolves("claude-opus-4-9", NULL); /* not claude-opus-4's $15/$75 */
+  resolves("claude-opus-5-7", NULL);
+  resolves("gpt-5.5", NULL); /* not gpt-5's prices */
+  resolves("gpt-5.2-2025-12-11", NULL);
+  resolves("gpt-5-2025-08-07", "gpt-5");
+  resolves("gpt-4.1-2025-04-14", "gpt-4.1");
+  resolves("gpt-6.2-sol", "gpt-6.2-sol");
+  resolves("openai/gpt-6-luna", "gpt-6-luna");
+  resolves("grok-4-0709", "grok-4");
+  resolves("grok-4.1-fast", NULL); /* not grok-4's $3/$15 */
+  resolves("grok-4.7", "grok-4.7");
+  resolves("gemini-2.0-flash-001", "gemini-2.0-flash");
+  resolves("gemini-2.5-flash-preview-05-20", "gemini-2.5-flash");
+  resolves("qwen3-235b-a22b", "qwen3");
+  resolves("qwen3.5", NULL);
+  resolves("llama3.1:70b", "llama3.1");
+}
+
+/* The rows checked against the vendors' pages on 2026-12-02. */
+static void registry_current_rows(void **s) {
+  (void)s;
+  zmodel_info m;
+  zmodel_lookup(NULL, "claude-opus-5-5", &m);
+  assert_int_equal(m.context_window, 1000000);
+  assert_int_equal(m.max_output, 128000);
+  assert_string_equal(m.provider, "anthropic");
+  assert_true(m.input_price == 4.00 && m.cached_price == 0.20 && m.output_price == 20.00);
+  zmodel_lookup(NULL, "claude-fable-5-1", &m);
+  assert_true(m.input_price == 10.00 && m.cached_price == 0.25 && m.output_price == 50.00);
+  /* Haiku 5.5: the band up to 100K prompt tokens. */
+  zmodel_lookup(NULL, "claude-haiku-5-5", &m);
+  assert_true(m.input_price == 0.10 && m.output_price == 0.50);
+  assert_int_equal(m.context_window, 1000000);
+  /* Adaptive-only models take low/medium/high, not minimal. */
+  assert_string_equal(m.efforts, "low,medium,high");
+  zmodel_lookup(NULL, "claude-opus-4-8", &m);
+  assert_true(m.input_price == 5.00 && m.output_price == 25.00);
+  zmodel_lookup(NULL, "gpt-6.2-sol", &m);
+  assert_int_equal(m.context_window, 1050000);
+  assert_true(m.input_price == 2.00 && m.cached_price == 0.10 && m.output_price == 10.00);
+  assert_string_equal(m.efforts, "low,medium,high");
+  zmodel_lookup(NULL, "gpt-6-luna", &m);
+  assert_true(m.input_price == 0.10 && m.cached_price == 0.01 && m.output_price == 0.50);
+  zmodel_lookup(NULL, "gpt-6.1-terra", &m);
+  assert_true(m.input_price == 1.00 && m.cached_price == 0.05 && m.output_price == 5.00);
+  zmodel_lookup(NULL, "grok-4.7", &m);
+  assert_int_equal(m.context_window, 500000);
+  assert_true(m.input_price == 2.00 && m.output_price == 6.00);
+}
+
 static void registry_override_and_cost(void **s) {
   (void)s;
   zconfig cfg;
@@ -149,6 +226,8 @@ int main(void) {
       cmocka_unit_test(think_held_bytes_flushed_before_done),
       cmocka_unit_test(think_default_families),
       cmocka_unit_test(registry_prefix_and_gateway),
+      cmocka_unit_test(registry_versions_not_shadowed),
+      cmocka_unit_test(registry_current_rows),
       cmocka_unit_test(registry_override_and_cost),
       cmocka_unit_test(presets_known),
       cmocka_unit_test(idle_timeout_values),
