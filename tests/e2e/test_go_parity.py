@@ -265,7 +265,9 @@ class GoConfigCommand(ZeroTest):
         # the registry is current, newest first per vendor
         ids = [m["id"] for m in json.loads(r.stdout)]
         for newer, older in (("gpt-5.1", "gpt-5"), ("claude-opus-4-5", "claude-opus-4-1"),
-                             ("gemini-3-pro-preview", "gemini-2.5-pro")):
+                             ("gemini-3-pro-preview", "gemini-2.5-pro"),
+                             ("gpt-6.2-sol", "gpt-5.1"), ("claude-opus-5-5", "claude-opus-5"),
+                             ("claude-fable-5-1", "claude-opus-4-5")):
             self.assertLess(ids.index(newer), ids.index(older))
         self.assertEqual(models["claude-opus-4-5"]["inputPrice"], 5.0)
         # doctor accepts a model models.json describes
