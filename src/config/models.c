@@ -20,8 +20,8 @@ typedef struct entry {
 
 #define ALL "minimal,low,medium,high"
 #define LMH "low,medium,high"
-#define M1 1000000     /* Anthropic's "1M tokens" */
-#define O1 1050000     /* OpenAI's GPT-6 window (922,000 of it input at most) */
+#define M1 1000000 /* Anthropic's "1M tokens" */
+#define O1 1050000 /* OpenAI's GPT-6 window (922,000 of it input at most) */
 
 /* Each vendor block names the page its figures come from and when they were
  * checked. A row whose page was not found is kept as it was and says so.
@@ -227,8 +227,7 @@ static const entry *find_spelled(const char *model) {
   if (!e && slash) e = find_entry(name, strlen(name));
   char dashed[128];
   size_t len = strlen(name);
-  if (e || strncmp(name, "claude-", 7) != 0 || !strchr(name, '.') || len >= sizeof dashed)
-    return e;
+  if (e || strncmp(name, "claude-", 7) != 0 || !strchr(name, '.') || len >= sizeof dashed) return e;
   for (size_t i = 0; i <= len; i++) dashed[i] = name[i] == '.' ? '-' : name[i];
   return find_entry(dashed, len);
 }

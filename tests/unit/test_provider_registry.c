@@ -130,17 +130,19 @@ static void registry_versions_not_shadowed(void **s) {
   resolves("claude-sonnet-4-20250514", "claude-sonnet-4");
   resolves("claude-haiku-4-5@20251001", "claude-haiku-4-5");
   resolves("claude-sonnet-5-5", "claude-sonnet-5-5");
-  resolves("anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"); /* OpenRouter's dots */
-  resolves("claude-opus-4-9", NULL); /* not claude-opus-4's $15/$75 */
+  /* OpenRouter writes Claude versions with dots. */
+  resolves("anthropic/claude-sonnet-4.5", "claude-sonnet-4-5");
+  /* Not claude-opus-4's $15/$75, gpt-5's or grok-4's prices: unknown. */
+  resolves("claude-opus-4-9", NULL);
   resolves("claude-opus-5-7", NULL);
-  resolves("gpt-5.5", NULL); /* not gpt-5's prices */
+  resolves("gpt-5.5", NULL);
   resolves("gpt-5.2-2025-12-11", NULL);
   resolves("gpt-5-2025-08-07", "gpt-5");
   resolves("gpt-4.1-2025-04-14", "gpt-4.1");
   resolves("gpt-6.2-sol", "gpt-6.2-sol");
   resolves("openai/gpt-6-luna", "gpt-6-luna");
   resolves("grok-4-0709", "grok-4");
-  resolves("grok-4.1-fast", NULL); /* not grok-4's $3/$15 */
+  resolves("grok-4.1-fast", NULL);
   resolves("grok-4.7", "grok-4.7");
   resolves("gemini-2.0-flash-001", "gemini-2.0-flash");
   resolves("gemini-2.5-flash-preview-05-20", "gemini-2.5-flash");
