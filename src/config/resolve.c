@@ -9,8 +9,12 @@
 #include "config/config.h"
 #include "config/internal.h"
 
+/* Claude Sonnet 4.5 retired on 2026-11-30 (platform.claude.com model page);
+ * Sonnet 4.6 is the newest Sonnet that still takes a thinking budget, which
+ * is how zero's Anthropic provider asks for reasoning (5.x take adaptive
+ * thinking only). The preset in presets.c names the same model. */
 #define DEFAULT_OPENAI_MODEL "gpt-5-mini"
-#define DEFAULT_ANTHROPIC_MODEL "claude-sonnet-4-5"
+#define DEFAULT_ANTHROPIC_MODEL "claude-sonnet-4-6"
 #define DEFAULT_GEMINI_MODEL "gemini-2.5-flash"
 
 static const char *const known_kinds[] = {"openai", "openai-compatible", "anthropic",

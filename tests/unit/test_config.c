@@ -319,6 +319,21 @@ static void invalid_zero_max_turns_names_the_variable(void **state) {
 
 /* ---- environment ------------------------------------------------------------- */
 
+/* ANTHROPIC_API_KEY alone runs a Claude model that is still served: the old
+ * default, claude-sonnet-4-5, retired on 2026-11-30. */
+static void env_alone_anthropic_default_is_served(void **state) {
+  fx *f = *state;
+  setenv("ANTHROPIC_API_KEY", SECRET, 1);
+  zconfig cfg;
+  load_ok(f, &cfg, NULL);
+  zresolved_provider rp;
+  resolve_ok(&cfg, &rp);
+  assert_string_equal(rp.kind, "anthropic");
+  assert_string_equal(rp.model, "claude-sonnet-4-6");
+  zresolved_provider_release(&rp);
+  zconfig_release(&cfg);
+}
+
 static void env_alone_creates_an_openai_profile(void **state) {
   fx *f = *state;
   setenv("OPENAI_API_KEY", SECRET, 1);
@@ -697,6 +712,7 @@ int main(void) {
       T(malformed_json_names_file_line_and_column),
       T(wrong_types_name_the_key_and_file),
       T(invalid_zero_max_turns_names_the_variable),
+      T(env_alone_anthropic_default_is_served),
       T(env_alone_creates_an_openai_profile),
       T(non_official_base_url_makes_it_compatible),
       T(local_server_without_a_model_uses_the_one_it_lists),

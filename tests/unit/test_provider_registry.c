@@ -211,6 +211,23 @@ static void presets_known(void **s) {
   assert_null(zpreset_find("nonesuch"));
 }
 
+/* Every hosted preset's default model is one the registry knows (a default
+ * it does not know would run with a guessed window and no prices), and the
+ * Anthropic default is not the retired Claude Sonnet 4.5. */
+static void preset_defaults_known(void **s) {
+  (void)s;
+  size_t n;
+  const zpreset *all = zpreset_all(&n);
+  for (size_t i = 0; i < n; i++) {
+    if (all[i].local || !all[i].model) continue;
+    zmodel_info m;
+    zmodel_lookup(NULL, all[i].model, &m);
+    if (!m.known)
+      fail_msg("preset %s: default %s is not in the registry", all[i].name, all[i].model);
+  }
+  assert_string_equal(zpreset_find("anthropic")->model, "claude-sonnet-4-6");
+}
+
 static void idle_timeout_values(void **s) {
   (void)s;
   assert_int_equal(zwire_parse_duration_ms("300"), 300000);
@@ -232,6 +249,7 @@ int main(void) {
       cmocka_unit_test(registry_current_rows),
       cmocka_unit_test(registry_override_and_cost),
       cmocka_unit_test(presets_known),
+      cmocka_unit_test(preset_defaults_known),
       cmocka_unit_test(idle_timeout_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
