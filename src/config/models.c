@@ -66,10 +66,10 @@ static const entry registry[] = {
      * Haiku 5.5 is priced by prompt size: the row is the band up to 100,000
      * prompt tokens ($0.50 / $2.50, cache hit $0.05 above it). The official
      * Sonnet 5.5 page gives a $0.20 cache hit; others report $0.10 since
-     * 2026-10-07, unconfirmed by an official page. Claude Opus 4.1 and 4 are
-     * retired on the Claude API (still on Bedrock / Google Cloud); the
-     * Sonnet 4 / 3.7 / Haiku 3.5 rows were not re-checked: kept as they were
-     * so older sessions' costs still add up. */
+     * 2026-10-07, unconfirmed by an official page. Claude Sonnet 4.5 retired
+     * on 2026-11-30; Opus 4.1 and 4 are retired on the Claude API (still on
+     * Bedrock / Google Cloud); the Sonnet 4 / 3.7 / Haiku 3.5 rows were not
+     * re-checked. All kept so older sessions' costs still add up. */
     {"claude-fable-5-1", "anthropic", M1, 128000, true, true, LMH, 10.00, 0.25, 50.00},
     {"claude-fable-5", "anthropic", M1, 128000, true, true, LMH, 10.00, 1.00, 50.00},
     {"claude-opus-5-5", "anthropic", M1, 128000, true, true, LMH, 4.00, 0.20, 20.00},
