@@ -8,14 +8,21 @@
 
 #include "base/redact.h"
 
-int zerr_set(zerr *err, zerr_kind kind, const char *fmt, ...) {
-  if (!err) return -1;
+/* Resets err to kind with the formatted message; vsnprintf's result. */
+static int vset(zerr *err, zerr_kind kind, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static int vset(zerr *err, zerr_kind kind, const char *fmt, va_list ap) {
   err->kind = kind;
   err->http_status = 0;
   err->retryable = false;
+  return vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
+int zerr_set(zerr *err, zerr_kind kind, const char *fmt, ...) {
+  if (!err) return -1;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  vset(err, kind, fmt, ap);
   va_end(ap);
   zredact_inplace(err->msg, sizeof err->msg); /* every message may be printed */
   return -1;
@@ -24,12 +31,9 @@ int zerr_set(zerr *err, zerr_kind kind, const char *fmt, ...) {
 int zerr_errno(zerr *err, zerr_kind kind, const char *fmt, ...) {
   int saved = errno;
   if (!err) return -1;
-  err->kind = kind;
-  err->http_status = 0;
-  err->retryable = false;
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  int n = vset(err, kind, fmt, ap);
   va_end(ap);
   if (n >= 0 && (size_t)n < sizeof err->msg)
     snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", strerror(saved));

@@ -1,6 +1,7 @@
 /* fs.c — safe file I/O; see fs.h. */
 #include "base/fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <fcntl.h>
@@ -164,3 +165,18 @@ static int remove_entry(const char *p, const struct stat *sb, int flag, struct F
 }
 
 int zfs_remove_tree(const char *path) { return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+int zfs_list_dir(const char *dir, strvec *names) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  strvec found = STRVEC_INIT;
+  const struct dirent *e;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.') strvec_push(&found, e->d_name);
+  closedir(d);
+  strvec_sort(&found);
+  int n = (int)found.nr;
+  char **v = strvec_detach(&found);
+  strvec_attach(names, v);
+  return n;
+}

@@ -14,6 +14,7 @@
 #include "base/common.h"
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/strvec.h"
 
 /* Reads the whole file into out (appending). Fails with ZE_TOO_LARGE when the
  * file exceeds max_bytes (0 = no limit), ZE_NOT_FOUND when absent. */
@@ -45,6 +46,12 @@ int zfs_fsync_parent(const char *path);
  * it re-reads the file, changes it and writes it back, so two zero processes
  * never lose each other's change (last-writer-wins without it). */
 ZERO_WARN_UNUSED int zfs_lock_path(const char *path, zerr *err);
+
+/* Appends to names the entries of dir whose names do not start with '.'
+ * (no ".", "..", nor hidden files), sorted with strvec_sort so that what
+ * is loaded from a folder does not depend on readdir's order. Returns how
+ * many it appended, or -1 with errno set when dir cannot be read. */
+int zfs_list_dir(const char *dir, strvec *names);
 
 bool zfs_exists(const char *path);
 bool zfs_is_dir(const char *path);

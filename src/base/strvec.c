@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "base/common.h"
@@ -88,4 +89,12 @@ char **strvec_dup_array(char *const *v) {
   strvec sv = STRVEC_INIT;
   strvec_pushv(&sv, v);
   return strvec_detach(&sv);
+}
+
+int strvec_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strvec_sort(strvec *sv) {
+  if (sv->nr > 1) qsort(sv->v, sv->nr, sizeof *sv->v, strvec_cmp);
 }

@@ -54,6 +54,13 @@ void strvec_free_array(char **v);
  * frees it with strvec_free_array. */
 char **strvec_dup_array(char *const *v);
 
+/* The qsort/bsearch comparator of an array of strings (char *), in byte
+ * order (strcmp). */
+int strvec_cmp(const void *a, const void *b);
+/* Sorts sv's strings with strvec_cmp: listings that must not depend on the
+ * order readdir or a hash table returned them in. */
+void strvec_sort(strvec *sv);
+
 static inline void strvec_cleanup(strvec *sv) { strvec_clear(sv); }
 #define cleanup_strvec __attribute__((cleanup(strvec_cleanup)))
 

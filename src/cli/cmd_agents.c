@@ -10,6 +10,7 @@
 #include "base/opts.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/list_args.h"
 #include "subagent/defs.h"
 
 enum { A_HELP = 1, A_JSON, A_CWD };
@@ -51,33 +52,12 @@ static void print_text(const zsub_defs *d) {
 }
 
 int cmd_agents(int argc, char **argv) {
-  bool json = false;
-  const char *cwd = NULL;
-  zopt_parser op;
-  zopt_hit hit;
-  zerr perr = ZERR_INIT;
-  int npos = 0;
-  zopt_init(&op, &zcli_agents_opts, argc, argv);
-  while (zopt_next(&op, &hit, &perr) > 0) {
-    if (hit.id == A_JSON) {
-      json = true;
-    } else if (hit.id == A_CWD) {
-      cwd = hit.value;
-    } else if (hit.id == A_HELP) {
-      usage(stdout);
-      return ZEXIT_SUCCESS;
-    } else if (npos++ == 0 && !strcmp(hit.value, "list")) {
-      /* the one subcommand, and the default */
-    } else {
-      zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\"", hit.value);
-      break;
-    }
-  }
-  if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero agents: %s\n\n", perr.msg);
-    usage(stderr);
-    return ZEXIT_USAGE;
-  }
+  static const zcli_list_spec spec = {&zcli_agents_opts, A_HELP, A_JSON, A_CWD, usage};
+  zcli_list_args la;
+  int rc = zcli_list_parse(&spec, argc, argv, &la);
+  if (rc >= 0) return rc;
+  bool json = la.json;
+  const char *cwd = la.value;
   char *ws = realpath(cwd ? cwd : ".", NULL);
   if (!ws) {
     fprintf(stderr, "zero agents: cannot open workspace %s\n", cwd ? cwd : ".");

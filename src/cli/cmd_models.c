@@ -9,6 +9,7 @@
 #include "base/opts.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/list_args.h"
 #include "config/config.h"
 #include "config/models.h"
 
@@ -90,33 +91,12 @@ static const zcli_subcommand MODELS_SUBS[] = {{"list", NULL, NULL, NULL}};
 const zcli_subcommands zcli_models_subs = {MODELS_SUBS, ZARRAY_LEN(MODELS_SUBS)};
 
 int cmd_models(int argc, char **argv) {
-  const char *provider = NULL;
-  bool json = false;
-  zopt_parser op;
-  zopt_hit hit;
-  zerr perr = ZERR_INIT;
-  int npos = 0;
-  zopt_init(&op, &zcli_models_opts, argc, argv);
-  while (zopt_next(&op, &hit, &perr) > 0) {
-    if (hit.id == M_JSON) {
-      json = true;
-    } else if (hit.id == M_PROVIDER) {
-      provider = hit.value;
-    } else if (hit.id == M_HELP) {
-      usage(stdout);
-      return ZEXIT_SUCCESS;
-    } else if (npos++ == 0 && !strcmp(hit.value, "list")) {
-      /* the one subcommand, and the default */
-    } else {
-      zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\"", hit.value);
-      break;
-    }
-  }
-  if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero models: %s\n\n", perr.msg);
-    usage(stderr);
-    return ZEXIT_USAGE;
-  }
+  static const zcli_list_spec spec = {&zcli_models_opts, M_HELP, M_JSON, M_PROVIDER, usage};
+  zcli_list_args la;
+  int rc = zcli_list_parse(&spec, argc, argv, &la);
+  if (rc >= 0) return rc;
+  bool json = la.json;
+  const char *provider = la.value;
   zerr err = ZERR_INIT;
   zconfig cfg;
   char *cwd = getcwd(NULL, 0);

@@ -87,25 +87,6 @@ static const char escalate_schema[] =
     "\"A short note on why a stronger model is needed (recorded with the switch).\"}},"
     "\"additionalProperties\":false}";
 
-static json_t *esc_schemas(void *ud) {
-  (void)ud;
-  return json_pack("[{s:s, s:s, s:o}]", "name", "escalate_model", "description",
-                   "Switch the rest of this run to a stronger model. Use it when the task is "
-                   "harder than expected (repeated failures, a subtle bug). Say why in reason.",
-                   "parameters", json_loads(escalate_schema, 0, NULL));
-}
-
-static bool esc_has(void *ud, const char *name) {
-  (void)ud;
-  return !strcmp(name, "escalate_model");
-}
-
-static const char *esc_side_effect(void *ud, const char *name) {
-  (void)ud;
-  (void)name;
-  return "none";
-}
-
 /* The switch, said where scripts and the session see it. */
 static void announce(zagent *a, const char *from, const char *to, const char *reason) {
   cleanup_zbuf zbuf msg = ZBUF_INIT;
@@ -151,13 +132,19 @@ static void esc_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
   json_decref(args);
 }
 
+static const ztool_def ESC_TOOLS[] = {
+    {"escalate_model",
+     "Switch the rest of this run to a stronger model. Use it when the task is harder than "
+     "expected (repeated failures, a subtle bug). Say why in reason.",
+     escalate_schema, "none"},
+};
+
+/* Made for every request (nothing is kept), so the escalation needs no release. */
+static const ztool_table_spec ESC_TABLE = {ESC_TOOLS, ZARRAY_LEN(ESC_TOOLS), .invoke = esc_invoke};
+
 void zexec_escalation_init(zexec_escalation *e, zrun_setup *rs, const char *model) {
   memset(e, 0, sizeof *e);
   e->rs = rs;
   e->model = model;
-  e->source = (ztool_source){.schemas = esc_schemas,
-                             .has = esc_has,
-                             .side_effect = esc_side_effect,
-                             .invoke = esc_invoke,
-                             .ud = e};
+  e->source = ztool_table_init(&e->tools, &ESC_TABLE, e);
 }

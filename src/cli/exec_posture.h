@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "agent/loop.h"
+#include "agent/tool_table.h"
 #include "base/err.h"
 #include "cli/exec_args.h"
 #include "cli/run_setup.h"
@@ -36,7 +37,8 @@ typedef struct zexec_escalation {
   zrun_setup *rs;
   const char *model; /* the target, or NULL (the tool then says none is set) */
   bool done;
-  ztool_source source;
+  ztool_table tools;
+  ztool_source source; /* over tools */
 } zexec_escalation;
 
 void zexec_escalation_init(zexec_escalation *e, zrun_setup *rs, const char *model);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/tool_table.h"
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -15,26 +16,6 @@ static const char write_spec_schema[] =
     "{\"type\":\"object\",\"properties\":{\"content\":{\"type\":\"string\",\"description\":"
     "\"The whole spec as Markdown: goal, the changes file by file, risks, how to verify.\"}},"
     "\"required\":[\"content\"],\"additionalProperties\":false}";
-
-static json_t *spec_schemas(void *ud) {
-  (void)ud;
-  return json_pack("[{s:s, s:s, s:o}]", "name", "write_spec", "description",
-                   "Write the spec (the plan to review before any change is made) to the "
-                   "session's spec file. Call it once the plan is complete; calling it again "
-                   "replaces the spec.",
-                   "parameters", json_loads(write_spec_schema, 0, NULL));
-}
-
-static bool spec_has(void *ud, const char *name) {
-  (void)ud;
-  return !strcmp(name, "write_spec");
-}
-
-static const char *spec_side_effect(void *ud, const char *name) {
-  (void)ud;
-  (void)name;
-  return "write";
-}
 
 static int write_spec_file(const zexec_spec *sp, const char *content, size_t len, zerr *err) {
   cleanup_free char *dir = xstrdup(sp->path);
@@ -67,6 +48,16 @@ static void spec_invoke(void *ud, zagent *a, const ztool_call *call, ztool_resul
   json_decref(args);
 }
 
+static const ztool_def SPEC_TOOLS[] = {
+    {"write_spec",
+     "Write the spec (the plan to review before any change is made) to the session's spec file. "
+     "Call it once the plan is complete; calling it again replaces the spec.",
+     write_spec_schema, "write"},
+};
+
+static const ztool_table_spec SPEC_TABLE = {SPEC_TOOLS, ZARRAY_LEN(SPEC_TOOLS),
+                                            .invoke = spec_invoke};
+
 int zexec_spec_begin(zexec_spec *sp, zrun_setup *rs, zerr *err) {
   memset(sp, 0, sizeof *sp);
   zbuf_init(&sp->final);
@@ -74,11 +65,7 @@ int zexec_spec_begin(zexec_spec *sp, zrun_setup *rs, zerr *err) {
   cleanup_zbuf zbuf rel = ZBUF_INIT;
   zbuf_addf(&rel, ".zero/specs/%s.md", s->id);
   sp->path = zpath_join(rs->workspace, rel.data);
-  sp->source = (ztool_source){.schemas = spec_schemas,
-                              .has = spec_has,
-                              .side_effect = spec_side_effect,
-                              .invoke = spec_invoke,
-                              .ud = sp};
+  sp->source = ztool_table_init(&sp->tools, &SPEC_TABLE, sp);
   return zsession_set_meta(s, "sessionKind", json_string("spec"), err);
 }
 
@@ -179,5 +166,6 @@ void zexec_spec_release(zexec_spec *sp) {
   free(sp->path);
   free(sp->draft_prompt);
   zbuf_release(&sp->final);
+  ztool_table_release(&sp->tools);
   memset(sp, 0, sizeof *sp);
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "agent/loop.h"
+#include "agent/tool_table.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "cli/run_setup.h"
@@ -25,7 +26,8 @@ typedef struct zexec_spec {
   bool written;        /* write_spec wrote it */
   char *draft_prompt;  /* the draft phase's system prompt */
   zbuf final;          /* the draft-only run's final answer */
-  ztool_source source; /* write_spec */
+  ztool_table tools;   /* write_spec */
+  ztool_source source; /* over tools */
 } zexec_spec;
 
 /* The spec's path for rs's session, the session marked kind "spec", the

@@ -11,6 +11,7 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/strvec.h"
 #include "config/models.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
@@ -77,10 +78,6 @@ static int on_list_body(void *ud, const char *data, size_t len) {
   return 0;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 char **tui_endpoint_models(const char *url, const char *key, size_t max, long timeout_ms,
                            size_t *n) {
   *n = 0;
@@ -125,7 +122,7 @@ char **tui_endpoint_models(const char *url, const char *key, size_t max, long ti
     free(all);
     return NULL;
   }
-  qsort(all, k, sizeof *all, cmp_str);
+  qsort(all, k, sizeof *all, strvec_cmp);
   if (k > max) {
     /* registry models first (stable within each group) */
     char **kept = xcalloc(k, sizeof *kept);

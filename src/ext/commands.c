@@ -1,7 +1,6 @@
 /* commands.c — custom slash commands; see commands.h. */
 #include "ext/commands.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,20 +51,10 @@ static void add_cmd(zcmds *cs, const char *name, const char *path, bool project,
   json_decref(meta);
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void load_dir(zcmds *cs, const char *dir, const char *ns, int depth, bool project,
                      bool (*is_builtin)(const char *name), strvec *problems) {
-  DIR *d = opendir(dir);
-  if (!d) return;
   strvec names = STRVEC_INIT;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (e->d_name[0] != '.') strvec_push(&names, e->d_name);
-  closedir(d);
-  qsort(names.v, names.nr, sizeof *names.v, by_name);
+  if (zfs_list_dir(dir, &names) < 0) return;
   for (size_t i = 0; i < names.nr; i++) {
     const char *n = names.v[i];
     char *path = zpath_join(dir, n);

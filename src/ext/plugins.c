@@ -2,7 +2,6 @@
  * plugins.h. */
 #include "ext/plugins.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,13 +175,8 @@ static void load_plugin(zplugins *ps, const char *dir, bool project, const json_
 
 void zplugins_load_root(zplugins *ps, const char *root, bool project, const json_t *state,
                         strvec *problems) {
-  DIR *d = opendir(root);
-  if (!d) return;
   strvec names = STRVEC_INIT;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (e->d_name[0] != '.') strvec_push(&names, e->d_name);
-  closedir(d);
+  if (zfs_list_dir(root, &names) < 0) return;
   for (size_t i = 0; i < names.nr; i++) {
     char *dir = zpath_join(root, names.v[i]);
     char *real = realpath(dir, NULL);

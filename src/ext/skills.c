@@ -1,7 +1,6 @@
 /* skills.c — the skill loader; see skills.h. */
 #include "ext/skills.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,25 +25,6 @@ static int read_md(const char *path, json_t **meta, char **body, strvec *problem
   }
   zbuf_release(&text);
   return 0;
-}
-
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The sorted names of dir's entries (no dot files). Caller frees. */
-static char **sorted_entries(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return NULL;
-  strvec v = STRVEC_INIT;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
-    strvec_push(&v, e->d_name);
-  }
-  closedir(d);
-  qsort(v.v, v.nr, sizeof *v.v, by_name);
-  return strvec_detach(&v);
 }
 
 static void add_skill(zskills *ss, const char *dir, const char *path, strvec *problems) {
@@ -81,15 +61,16 @@ static void add_skill(zskills *ss, const char *dir, const char *path, strvec *pr
 }
 
 void zskills_load_root(zskills *ss, const char *root, strvec *problems) {
-  char **names = sorted_entries(root);
-  for (char **n = names; n && *n; n++) {
-    char *dir = zpath_join(root, *n);
+  strvec names = STRVEC_INIT;
+  if (zfs_list_dir(root, &names) < 0) return;
+  for (size_t i = 0; i < names.nr; i++) {
+    char *dir = zpath_join(root, names.v[i]);
     char *path = zpath_join(dir, "SKILL.md");
     if (zfs_is_dir(dir) && zfs_exists(path)) add_skill(ss, dir, path, problems);
     free(path);
     free(dir);
   }
-  strvec_free_array(names);
+  strvec_clear(&names);
 }
 
 const zskill *zskills_find(const zskills *ss, const char *name) {

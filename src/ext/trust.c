@@ -40,10 +40,6 @@ static void walk(const char *dir, int depth, strvec *out) {
   closedir(d);
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void ztrust_fingerprint(const char *workspace, strvec *files, char hex[65]) {
   hex[0] = 0;
   char *zdir = zpath_join(workspace, ".zero");
@@ -58,7 +54,7 @@ void ztrust_fingerprint(const char *workspace, strvec *files, char hex[65]) {
   free(plugins);
   free(zdir);
   if (!files->nr) return;
-  qsort(files->v, files->nr, sizeof *files->v, by_name);
+  strvec_sort(files);
   zbuf all = ZBUF_INIT;
   for (size_t i = 0; i < files->nr; i++) {
     zbuf_addstr(&all, files->v[i]);

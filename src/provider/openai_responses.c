@@ -369,17 +369,22 @@ static json_t *data_url(const zimage *im) {
   return s;
 }
 
+/* A user message onto input: content (taken) and then m's images. */
+static void append_user_images(json_t *input, json_t *content, const zmsg *m) {
+  for (size_t i = 0; i < m->nimages; i++)
+    json_array_append_new(content, json_pack("{s:s, s:o}", "type", "input_image", "image_url",
+                                             data_url(&m->images[i])));
+  json_array_append_new(input, json_pack("{s:s, s:s, s:o}", "type", "message", "role", "user",
+                                         "content", content));
+}
+
 static void render_message(json_t *input, const zmsg *m) {
   switch (m->role) {
     case ZROLE_USER: {
       json_t *content = json_array();
       json_array_append_new(content, json_pack("{s:s, s:s}", "type", "input_text", "text",
                                                m->content ? m->content : ""));
-      for (size_t i = 0; i < m->nimages; i++)
-        json_array_append_new(content, json_pack("{s:s, s:o}", "type", "input_image",
-                                                 "image_url", data_url(&m->images[i])));
-      json_array_append_new(input, json_pack("{s:s, s:s, s:o}", "type", "message", "role",
-                                             "user", "content", content));
+      append_user_images(input, content, m);
       break;
     }
     case ZROLE_ASSISTANT:
@@ -401,14 +406,7 @@ static void render_message(json_t *input, const zmsg *m) {
                            m->tool_call_id ? m->tool_call_id : "", "output",
                            m->content ? m->content : ""));
       /* Images a tool produced (view_image) follow as a user message. */
-      if (m->nimages) {
-        json_t *content = json_array();
-        for (size_t i = 0; i < m->nimages; i++)
-          json_array_append_new(content, json_pack("{s:s, s:o}", "type", "input_image",
-                                                   "image_url", data_url(&m->images[i])));
-        json_array_append_new(input, json_pack("{s:s, s:s, s:o}", "type", "message", "role",
-                                               "user", "content", content));
-      }
+      if (m->nimages) append_user_images(input, json_array(), m);
       break;
   }
 }

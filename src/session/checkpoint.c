@@ -54,6 +54,18 @@ static int store_blob(const char *session_dir, const char *sha, const zbuf *data
   return zfs_write_atomic(path, data->data, data->len, 0600, err);
 }
 
+/* The write is refused: why, into *message (when asked for). Returns -1. */
+static int refuse(char **message, const char *verb, const char *tool, const char *abs_path,
+                  const char *why) {
+  if (!message) return -1;
+  zbuf m = ZBUF_INIT;
+  zbuf_addf(&m, "%s: cannot %s a checkpoint of %s before changing it (%s); the file was not "
+            "changed. Free disk space in the session directory, then try again.",
+            tool ? tool : "write", verb, abs_path, why);
+  *message = zbuf_detach(&m, NULL);
+  return -1;
+}
+
 int zcheckpoint_before_write(void *ud, const char *tool, const char *abs_path, char **message) {
   zcheckpointer *c = ud;
   if (!c || !c->s || !abs_path) return 0;
@@ -90,14 +102,7 @@ int zcheckpoint_before_write(void *ud, const char *tool, const char *abs_path, c
   }
   if (rc < 0) {
     json_decref(file);
-    if (message) {
-      zbuf m = ZBUF_INIT;
-      zbuf_addf(&m, "%s: cannot save a checkpoint of %s before changing it (%s); the file was "
-                "not changed. Free disk space in the session directory, then try again.",
-                tool ? tool : "write", abs_path, err.msg);
-      *message = zbuf_detach(&m, NULL);
-    }
-    return -1;
+    return refuse(message, "save", tool, abs_path, err.msg);
   }
   json_t *p = json_object();
   json_object_set_new(p, "sequence", json_integer(++c->count));
@@ -110,14 +115,7 @@ int zcheckpoint_before_write(void *ud, const char *tool, const char *abs_path, c
   if (rc_append < 0) {
     /* The snapshot is stored but the session does not point at it: the write
      * could not be rewound, so it is refused like a failed snapshot. */
-    if (message) {
-      zbuf m = ZBUF_INIT;
-      zbuf_addf(&m, "%s: cannot record a checkpoint of %s before changing it (%s); the file was "
-                "not changed. Free disk space in the session directory, then try again.",
-                tool ? tool : "write", abs_path, err.msg);
-      *message = zbuf_detach(&m, NULL);
-    }
-    return -1;
+    return refuse(message, "record", tool, abs_path, err.msg);
   }
   if (c->notify) c->notify(c->notify_ud, c->s->sequence, tool ? tool : "", abs_path);
   return 0;

@@ -1,7 +1,6 @@
 /* defs.c — specialist definitions; see defs.h. */
 #include "subagent/defs.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,24 +175,13 @@ static void def_from_file(zsub_def *x, const char *path, const char *stem) {
   json_decref(meta);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The *.md files of dir, sorted (a stable order for equal names). */
 static void def_load_dir(zsub_defs *d, const char *dir) {
-  DIR *dh = opendir(dir);
-  if (!dh) return;
   strvec names = STRVEC_INIT;
-  struct dirent *e;
-  while ((e = readdir(dh))) {
-    size_t len = strlen(e->d_name);
-    if (e->d_name[0] != '.' && len > 3 && !strcmp(e->d_name + len - 3, ".md"))
-      strvec_push(&names, e->d_name);
-  }
-  closedir(dh);
-  qsort(names.v, names.nr, sizeof *names.v, cmp_str);
+  if (zfs_list_dir(dir, &names) < 0) return;
   for (size_t i = 0; i < names.nr; i++) {
+    size_t len = strlen(names.v[i]);
+    if (len <= 3 || strcmp(names.v[i] + len - 3, ".md")) continue;
     char *path = zpath_join(dir, names.v[i]);
     char stem[256];
     snprintf(stem, sizeof stem, "%.*s", (int)(strlen(names.v[i]) - 3), names.v[i]);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/tool_table.h"
 #include "base/common.h"
 #include "base/ids.h"
 #include "base/json.h"
@@ -60,9 +61,9 @@ struct zsub_runtime {
   int bg_started; /* background ids are bg-1, bg-2, … in a run */
   char *(*ask)(void *ud, const char *question, const json_t *choices);
   void *ask_ud;
-  /* The tools' schemas, made on the first request and handed out by
-   * reference: the specialists are read from disk once a run, not a turn. */
-  json_t *schemas;
+  /* The task tools (TABLE): their schemas are made on the first request
+   * and kept, so the specialists are read from disk once a run, not a turn. */
+  ztool_table tools;
 };
 
 /* ---- depth ------------------------------------------------------------------ */
@@ -110,16 +111,21 @@ static const char ASK_SCHEMA[] = "{\"type\":\"object\",\"properties\":{"
                                  "\"description\":\"optional answers to pick from\"}},"
                                  "\"required\":[\"question\"],\"additionalProperties\":false}";
 
-static const struct {
-  const char *name, *schema;
-} TOOLS[] = {
-    {"task", TASK_SCHEMA},
-    {"task_output", OUTPUT_SCHEMA},
-    {"task_stop", STOP_SCHEMA},
-    {"ask_user", ASK_SCHEMA},
+/* task runs a child; the rest only report. */
+static const ztool_def TOOLS[] = {
+    {"task", NULL, TASK_SCHEMA, "shell"},
+    {"task_output",
+     "The progress or final answer of a background task (task with background: true).",
+     OUTPUT_SCHEMA, "none"},
+    {"task_stop", "Stop a background task and everything it started.", STOP_SCHEMA, "none"},
+    {"ask_user",
+     "Ask the user a question (optionally with choices) when you cannot proceed without their "
+     "decision. Without a user the answer says so: then proceed on your best judgement.",
+     ASK_SCHEMA, "none"},
 };
 
-static bool tool_allowed(const zsub_runtime *r, const char *name) {
+static bool tool_allowed(void *ud, const char *name) {
+  const zsub_runtime *r = ud;
   if (!r->restricted) return true;
   for (char **a = r->allowed; a && *a; a++)
     if (!strcmp(*a, name)) return true;
@@ -140,42 +146,10 @@ static char *task_description(const zsub_runtime *r) {
   return zbuf_detach(&b, NULL);
 }
 
-static const char *tool_description(const zsub_runtime *r, const char *name, char **owned) {
-  if (!strcmp(name, "task")) return *owned = task_description(r);
-  if (!strcmp(name, "task_output"))
-    return "The progress or final answer of a background task (task with background: true).";
-  if (!strcmp(name, "ask_user"))
-    return "Ask the user a question (optionally with choices) when you cannot proceed without "
-           "their decision. Without a user the answer says so: then proceed on your best "
-           "judgement.";
-  return "Stop a background task and everything it started.";
-}
-
-static json_t *src_schemas(void *ud) {
-  zsub_runtime *r = ud;
-  if (r->schemas) return json_incref(r->schemas);
-  json_t *arr = json_array();
-  for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++) {
-    if (!tool_allowed(r, TOOLS[i].name)) continue;
-    char *owned = NULL;
-    const char *desc = tool_description(r, TOOLS[i].name, &owned);
-    json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", TOOLS[i].name, "description",
-                                         desc, "parameters", json_loads(TOOLS[i].schema, 0, NULL)));
-    free(owned);
-  }
-  r->schemas = arr;
-  return json_incref(arr);
-}
-
-static bool src_has(void *ud, const char *name) {
-  for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++)
-    if (!strcmp(TOOLS[i].name, name)) return tool_allowed(ud, name);
-  return false;
-}
-
-static const char *src_side_effect(void *ud, const char *name) {
-  (void)ud;
-  return !strcmp(name, "task") ? "shell" : "none"; /* a child runs; the rest only report */
+/* The one description TOOLS leaves open: task's. */
+static const char *tool_description(void *ud, const ztool_def *d, char **owned) {
+  (void)d;
+  return *owned = task_description(ud);
 }
 
 /* ---- events to the parent's sinks ------------------------------------------ */
@@ -684,11 +658,9 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   r->ask = o->ask;
   r->ask_ud = o->ask_ud;
   r->idle_ms = env_int("ZERO_SUBAGENT_IDLE_MS", 1, MAX_WAIT_MS * 6, IDLE_TIMEOUT_MS);
-  r->source = (ztool_source){.schemas = src_schemas,
-                             .has = src_has,
-                             .side_effect = src_side_effect,
-                             .invoke = src_invoke,
-                             .ud = r};
+  static const ztool_table_spec table = {TOOLS, ZARRAY_LEN(TOOLS), tool_allowed,
+                                         tool_description, src_invoke, .once = true};
+  r->source = ztool_table_init(&r->tools, &table, r);
   return r;
 }
 
@@ -713,6 +685,6 @@ void zsub_runtime_free(zsub_runtime *r) {
   free(r->model);
   free(r->reasoning_effort);
   strvec_free_array(r->allowed);
-  json_decref(r->schemas);
+  ztool_table_release(&r->tools);
   free(r);
 }

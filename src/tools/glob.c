@@ -7,6 +7,7 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/strvec.h"
 #include "tools/tools_internal.h"
 #include "tools/walk.h"
 
@@ -40,10 +41,6 @@ static int on_entry(void *ud, const zwalk_entry *e) {
   zvec_push(&g->hits, p);
   pthread_mutex_unlock(&g->mu);
   return 0;
-}
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static bool read_denied(void *ud, const char *abs) {
@@ -80,7 +77,7 @@ static int run_glob(const ztool_ctx *ctx, const json_t *args, ztool_result *res)
   zerr err = ZERR_INIT;
   zwalk(root, &o, on_entry, &g, &err);
   pthread_mutex_destroy(&g.mu);
-  if (g.hits.len) qsort(g.hits.items, g.hits.len, sizeof(char *), cmp_str);
+  if (g.hits.len) qsort(g.hits.items, g.hits.len, sizeof(char *), strvec_cmp);
 
   zbuf *out = &res->output;
   for (size_t i = 0; i < g.hits.len; i++) {

@@ -15,6 +15,7 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "base/strvec.h"
 #include "base/path.h"
 #include "tools/tools_internal.h"
 #include "tools/walk.h"
@@ -55,10 +56,6 @@ typedef struct list_state {
   const kept_set *kept; /* NULL: the walk failed, list everything */
 } list_state;
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int collect_kept(void *ud, const zwalk_entry *e) {
   kept_set *k = ud;
   pthread_mutex_lock(&k->mu);
@@ -73,7 +70,7 @@ static bool is_kept(const list_state *ls, const char *child_abs) {
   if (!ls->kept->paths.len) return false;
   cleanup_free char *rel = zpath_relative(ls->root_abs, child_abs);
   const char *key = rel;
-  return bsearch(&key, ls->kept->paths.items, ls->kept->paths.len, sizeof(char *), cmp_str) != NULL;
+  return bsearch(&key, ls->kept->paths.items, ls->kept->paths.len, sizeof(char *), strvec_cmp) != NULL;
 }
 
 static int entry_cmp(const void *a, const void *b) {
@@ -227,7 +224,7 @@ static int run_list_directory(const ztool_ctx *ctx, const json_t *args, ztool_re
   zerr werr = ZERR_INIT;
   bool walked = zwalk(abs, &wo, collect_kept, &kept, &werr) == 0;
   if (walked && kept.paths.len)
-    qsort(kept.paths.items, kept.paths.len, sizeof(char *), cmp_str);
+    qsort(kept.paths.items, kept.paths.len, sizeof(char *), strvec_cmp);
 
   zbuf body = ZBUF_INIT;
   list_state ls = {ctx, abs, &body, max_depth, 0, false, abs, walked ? &kept : NULL};

@@ -47,10 +47,11 @@ static seen_file *find(ztool_files *t, const char *abs) {
   return NULL;
 }
 
-/* abs's entry (added when missing) with no line ranges read: the caller is
- * about to give it a new stamp. Call with t->mu held. */
-static seen_file *find_or_add_fresh(ztool_files *t, const char *abs) {
+/* abs's entry, added (with no stamp and no ranges) when missing; *added
+ * says which. Call with t->mu held. */
+static seen_file *find_or_add(ztool_files *t, const char *abs, bool *added) {
   seen_file *f = find(t, abs);
+  *added = !f;
   if (!f) {
     seen_file nf;
     memset(&nf, 0, sizeof nf);
@@ -58,6 +59,14 @@ static seen_file *find_or_add_fresh(ztool_files *t, const char *abs) {
     zvec_push(&t->files, nf);
     f = &t->files.items[t->files.len - 1];
   }
+  return f;
+}
+
+/* abs's entry (added when missing) with no line ranges read: the caller is
+ * about to give it a new stamp. Call with t->mu held. */
+static seen_file *find_or_add_fresh(ztool_files *t, const char *abs) {
+  bool added;
+  seen_file *f = find_or_add(t, abs, &added);
   f->ranges.len = 0;
   return f;
 }
@@ -77,13 +86,9 @@ bool ztool_files_note_read(ztool_files *t, const char *abs, const struct stat *s
                            size_t last, bool bytes) {
   if (!t) return false;
   pthread_mutex_lock(&t->mu);
-  seen_file *f = find(t, abs);
-  if (!f) {
-    seen_file nf;
-    memset(&nf, 0, sizeof nf);
-    nf.path = xstrdup(abs);
-    zvec_push(&t->files, nf);
-    f = &t->files.items[t->files.len - 1];
+  bool added;
+  seen_file *f = find_or_add(t, abs, &added);
+  if (added) {
     set_stat(f, st);
   } else if (!same(f, st)) {
     f->ranges.len = 0;

@@ -164,19 +164,25 @@ PARENT = "PARENT-PROMPT-7Q"
 CHILD = "the explore sub-agent"
 
 
+def child_session(evs):
+    """The session id of the first sub-agent the events say was started."""
+    return [e for e in evs if e["type"] == "subagent_start"][0]["childSessionId"]
+
+
+def parent_calls(name, **arguments):
+    """The parent's turn that calls one tool."""
+    return {"match": PARENT, "tool_calls": [{"name": name, "arguments": arguments}]}
+
+
 class Background(ZeroTest):
     def test_started_polled_and_stopped_leaves_no_process(self):
         m = self.serve([
-            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
-                "description": "slow", "prompt": "take your time", "agent": "explore",
-                "background": True}}]},
+            parent_calls("task", description="slow", prompt="take your time", agent="explore",
+                         background=True),
             {"match": CHILD, "text": "too late", "delay_before_ms": 20000},
-            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
-                "task_id": "bg-1"}}]},
-            {"match": PARENT, "tool_calls": [{"name": "task_stop", "arguments": {
-                "task_id": "bg-1"}}]},
-            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
-                "task_id": "bg-1"}}]},
+            parent_calls("task_output", task_id="bg-1"),
+            parent_calls("task_stop", task_id="bg-1"),
+            parent_calls("task_output", task_id="bg-1"),
             {"match": PARENT, "text": "stopped it"},
         ])
         r = self.zero("exec", "-o", "stream-json", PARENT, timeout=60)
@@ -187,7 +193,7 @@ class Background(ZeroTest):
         self.assertIn("still running", results[1]["output"])
         self.assertIn("Stopped task bg-1", results[2]["output"])
         self.assertIn("(stopped)", results[3]["output"])
-        child = [e for e in evs if e["type"] == "subagent_start"][0]["childSessionId"]
+        child = child_session(evs)
         ends = [e for e in evs if e["type"] == "subagent_end"]
         self.assertEqual(len(ends), 1, ends)  # recorded once, though polled after the stop
         self.assertEqual(ends[0]["status"], "stopped")
@@ -195,14 +201,11 @@ class Background(ZeroTest):
 
     def test_poll_waits_for_the_answer_and_reports_the_end_once(self):
         self.serve([
-            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
-                "description": "quick", "prompt": "answer", "agent": "explore",
-                "background": True}}]},
+            parent_calls("task", description="quick", prompt="answer", agent="explore",
+                         background=True),
             {"match": CHILD, "text": "BG ANSWER"},
-            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
-                "task_id": "bg-1", "wait_ms": 30000}}]},
-            {"match": PARENT, "tool_calls": [{"name": "task_output", "arguments": {
-                "task_id": "bg-1"}}]},
+            parent_calls("task_output", task_id="bg-1", wait_ms=30000),
+            parent_calls("task_output", task_id="bg-1"),
             {"match": PARENT, "text": "got it"},
         ])
         r = self.zero("exec", "-o", "stream-json", PARENT, timeout=60)
@@ -217,16 +220,13 @@ class Background(ZeroTest):
 
     def test_run_end_stops_a_background_task_still_running(self):
         self.serve([
-            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
-                "description": "slow", "prompt": "p", "agent": "explore",
-                "background": True}}]},
+            parent_calls("task", description="slow", prompt="p", agent="explore", background=True),
             {"match": CHILD, "text": "late", "delay_before_ms": 20000},
             {"match": PARENT, "text": "leaving"},
         ])
         r = self.zero("exec", "-o", "stream-json", PARENT, timeout=60)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        child = [e for e in self.lines(r.stdout) if e["type"] == "subagent_start"][0]
-        self.assertEqual(ps_lines(child["childSessionId"]), [])
+        self.assertEqual(ps_lines(child_session(self.lines(r.stdout))), [])
 
 
 class BadChildren(ZeroTest):
@@ -242,15 +242,13 @@ class BadChildren(ZeroTest):
         res = tool_messages(m.bodies()[2])[0]["content"]
         self.assertIn('sub-agent "explore" did not finish', res)
         self.assertIn("zero sessions show", res)
-        child = [e for e in self.lines(r.stdout) if e["type"] == "subagent_start"][0]
-        s = self.zero("sessions", "show", child["childSessionId"])
+        s = self.zero("sessions", "show", child_session(self.lines(r.stdout)))
         self.assertEqual(s.returncode, 0, s.stderr)
 
     def test_hung_child_is_stopped_after_the_idle_timeout(self):
         self.env["ZERO_SUBAGENT_IDLE_MS"] = "1500"
         m = self.serve([
-            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
-                "description": "x", "prompt": "p", "agent": "explore"}}]},
+            parent_calls("task", description="x", prompt="p", agent="explore"),
             {"match": CHILD, "text": "never", "delay_before_ms": 30000},
             {"match": PARENT, "text": "handled"},
         ])
@@ -260,8 +258,7 @@ class BadChildren(ZeroTest):
         self.assertLess(time.time() - t0, 25)
         res = tool_messages(m.bodies()[-1])[0]["content"]
         self.assertIn("(timeout)", res)
-        child = [e for e in self.lines(r.stdout) if e["type"] == "subagent_start"][0]
-        self.assertEqual(ps_lines(child["childSessionId"]), [])
+        self.assertEqual(ps_lines(child_session(self.lines(r.stdout))), [])
 
 
 class AskUser(ZeroTest):

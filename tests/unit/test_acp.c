@@ -18,6 +18,13 @@ static json_t *only(json_t *arr) {
   return json_array_get(arr, 0);
 }
 
+/* The updates for a tool call (workspace /w); caller decrefs. */
+static json_t *call_updates(const char *id, const char *name, const char *arguments) {
+  zagent_event ev = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = id, .name = name, .arguments = arguments}};
+  return zacp_updates_for_event(&ev, "/w");
+}
+
 static void text_and_reasoning_become_chunks(void **state) {
   (void)state;
   zagent_event ev = {.kind = ZAEV_TEXT, .delta = {.text = "hello there", .len = 5}};
@@ -41,11 +48,7 @@ static void text_and_reasoning_become_chunks(void **state) {
 
 static void a_write_is_a_diff_at_an_absolute_path(void **state) {
   (void)state;
-  zagent_event ev = {.kind = ZAEV_TOOL_CALL,
-                     .tool_call = {.id = "c1",
-                                   .name = "write_file",
-                                   .arguments = "{\"file_path\":\"src/a.c\",\"content\":\"x\"}"}};
-  json_t *u = zacp_updates_for_event(&ev, "/w");
+  json_t *u = call_updates("c1", "write_file", "{\"file_path\":\"src/a.c\",\"content\":\"x\"}");
   json_t *tc = only(u);
   assert_string_equal(json_string_value(json_object_get(tc, "kind")), "edit");
   assert_string_equal(json_string_value(json_object_get(tc, "status")), "pending");
@@ -59,14 +62,9 @@ static void a_write_is_a_diff_at_an_absolute_path(void **state) {
 
 static void a_patch_locates_every_file_it_names(void **state) {
   (void)state;
-  zagent_event ev = {
-      .kind = ZAEV_TOOL_CALL,
-      .tool_call = {.id = "c2",
-                    .name = "apply_patch",
-                    .arguments =
-                        "{\"patch\":\"*** Begin Patch\\n*** Update File: a.txt\\n-x\\n+y\\n"
-                        "*** Add File: /abs/b.txt\\n+z\\n*** End Patch\\n\"}"}};
-  json_t *u = zacp_updates_for_event(&ev, "/w");
+  json_t *u = call_updates("c2", "apply_patch",
+                           "{\"patch\":\"*** Begin Patch\\n*** Update File: a.txt\\n-x\\n+y\\n"
+                           "*** Add File: /abs/b.txt\\n+z\\n*** End Patch\\n\"}");
   json_t *loc = json_object_get(only(u), "locations");
   assert_int_equal(json_array_size(loc), 2);
   assert_string_equal(json_string_value(json_object_get(json_array_get(loc, 0), "path")),
@@ -78,13 +76,10 @@ static void a_patch_locates_every_file_it_names(void **state) {
 
 static void update_plan_also_sends_the_plan(void **state) {
   (void)state;
-  zagent_event ev = {.kind = ZAEV_TOOL_CALL,
-                     .tool_call = {.id = "c3",
-                                   .name = "update_plan",
-                                   .arguments = "{\"plan\":[{\"step\":\"read\",\"status\":"
-                                                "\"completed\"},{\"step\":\"fix\",\"status\":"
-                                                "\"in_progress\"}]}"}};
-  json_t *u = zacp_updates_for_event(&ev, "/w");
+  json_t *u = call_updates("c3", "update_plan",
+                           "{\"plan\":[{\"step\":\"read\",\"status\":"
+                           "\"completed\"},{\"step\":\"fix\",\"status\":"
+                           "\"in_progress\"}]}");
   assert_int_equal(json_array_size(u), 2);
   json_t *plan = json_array_get(u, 1);
   assert_string_equal(json_string_value(json_object_get(plan, "sessionUpdate")), "plan");
@@ -156,17 +151,23 @@ static void wait_written(zacp_conn *c) {
   }
 }
 
+/* A connection writing to out, and a thread blocked in a call on it (its
+ * request written). */
+static void start_call(zacp_conn *c, FILE *out, call_arg *a, pthread_t *t) {
+  zacp_conn_init(c, out);
+  pthread_create(t, NULL, do_call, a);
+  wait_written(c);
+}
+
 static void a_call_gets_its_own_response(void **state) {
   (void)state;
   char *buf = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&buf, &len);
   zacp_conn c;
-  zacp_conn_init(&c, out);
   call_arg a = {.c = &c};
   pthread_t t;
-  pthread_create(&t, NULL, do_call, &a);
-  wait_written(&c);
+  start_call(&c, out, &a, &t);
   json_t *other = json_loads("{\"id\":7,\"result\":{\"x\":1}}", 0, NULL);
   zacp_conn_deliver(&c, other); /* not ours: ignored */
   json_t *mine =
@@ -189,11 +190,9 @@ static void an_aborted_call_returns_null(void **state) {
   (void)state;
   FILE *out = fopen("/dev/null", "w");
   zacp_conn c;
-  zacp_conn_init(&c, out);
   call_arg a = {.c = &c};
   pthread_t t;
-  pthread_create(&t, NULL, do_call, &a);
-  wait_written(&c);
+  start_call(&c, out, &a, &t);
   zacp_conn_abort_calls(&c);
   pthread_join(t, NULL);
   assert_true(a.aborted);

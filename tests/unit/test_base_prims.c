@@ -17,6 +17,7 @@
 #include "base/dlib.h"
 #include "base/fs.h"
 #include "base/hash.h"
+#include "base/path.h"
 #include "base/strvec.h"
 #include "base/url.h"
 
@@ -195,6 +196,36 @@ static void dlib_failure_names_library_and_package(void **state) {
                       "libm.so.6 has no zero_no_such_function; zero needs libm 9.9 or newer");
 }
 
+/* A folder's listing is sorted and leaves out dot entries, whatever order
+ * readdir gives; it appends after what the vector holds; a missing folder
+ * is -1. */
+static void list_dir_is_sorted_without_dot_entries(void **state) {
+  (void)state;
+  char dir[] = "/tmp/zero-listdir-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const char *names[] = {"b.md", ".hidden", "a", "C", "a.md"};
+  zerr err = ZERR_INIT;
+  for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
+    char *p = zpath_join(dir, names[i]);
+    assert_int_equal(zfs_write_atomic(p, "x", 1, 0600, &err), 0);
+    free(p);
+  }
+  strvec v = STRVEC_INIT;
+  strvec_push(&v, "kept");
+  assert_int_equal(zfs_list_dir(dir, &v), 4);
+  assert_int_equal(v.nr, 5);
+  const char *want[] = {"kept", "C", "a", "a.md", "b.md"};
+  for (size_t i = 0; i < ZARRAY_LEN(want); i++) assert_string_equal(v.v[i], want[i]);
+  assert_null(v.v[5]);
+  strvec_sort(&v);
+  assert_string_equal(v.v[0], "C");
+  assert_string_equal(v.v[4], "kept");
+  strvec_clear(&v);
+  assert_int_equal(zfs_remove_tree(dir), 0);
+  assert_int_equal(zfs_list_dir(dir, &v), -1);
+  assert_int_equal(v.nr, 0);
+}
+
 /* ---- hash --------------------------------------------------------------------- */
 
 /* FIPS 180-2 vectors, of a buffer and of a file; a missing file fails as
@@ -300,6 +331,7 @@ int main(void) {
       cmocka_unit_test(strvec_pushes_copies_and_keeps_null_last),
       cmocka_unit_test(strvec_grows_past_many_pushes_and_detaches),
       cmocka_unit_test(strvec_attaches_and_duplicates_arrays),
+      cmocka_unit_test(list_dir_is_sorted_without_dot_entries),
       cmocka_unit_test(dlib_loads_once_across_threads),
       cmocka_unit_test(dlib_failure_names_library_and_package),
       cmocka_unit_test(sha256_hex_of_buffer_and_file),

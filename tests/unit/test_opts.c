@@ -14,6 +14,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/exec_args.h"
+#include "cli/exit_codes.h"
+#include "cli/list_args.h"
 
 enum { X_JSON = 1, X_MODEL, X_CWD, X_VERBOSE, X_ALL, X_RESUME, X_PROMPT, X_HELP };
 
@@ -347,6 +349,41 @@ static void test_one_exit_code_map(void **state) {
   assert_int_equal(zexit_for_error_or(ZE_USAGE, ZEXIT_PROVIDER), 2);
 }
 
+/* ---- a `list` command's words (cli/list_args.h) ---- */
+
+static FILE *list_usage_to;
+static void list_usage(FILE *out) { list_usage_to = out; }
+
+static int list_parse(zcli_list_args *la, const char **words) {
+  static const zcli_list_spec spec = {&SPEC, X_HELP, X_JSON, X_MODEL, list_usage};
+  int argc = 0;
+  while (words[argc]) argc++;
+  list_usage_to = NULL;
+  return zcli_list_parse(&spec, argc, (char **)words, la);
+}
+
+static void test_list_command_words(void **state) {
+  (void)state;
+  zcli_list_args la;
+  /* No words, and `list` with its flags, go on to list. */
+  assert_int_equal(list_parse(&la, (const char *[]){NULL}), -1);
+  assert_false(la.json);
+  assert_null(la.value);
+  assert_int_equal(list_parse(&la, (const char *[]){"list", "--json", "-m", "x", NULL}), -1);
+  assert_true(la.json);
+  assert_string_equal(la.value, "x");
+  assert_null(list_usage_to);
+  /* --help prints the usage on stdout and ends with success. */
+  assert_int_equal(list_parse(&la, (const char *[]){"--help", NULL}), ZEXIT_SUCCESS);
+  assert_ptr_equal(list_usage_to, stdout);
+  /* A second `list`, another word, or an unknown flag: usage on stderr, 2. */
+  const char *bad[][3] = {{"list", "list", NULL}, {"show", NULL, NULL}, {"--bogus", NULL, NULL}};
+  for (size_t i = 0; i < ZARRAY_LEN(bad); i++) {
+    assert_int_equal(list_parse(&la, bad[i]), ZEXIT_USAGE);
+    assert_ptr_equal(list_usage_to, stderr);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_form_of_a_value),
@@ -361,6 +398,7 @@ int main(void) {
       cmocka_unit_test(test_command_table),
       cmocka_unit_test(test_subcommand_tables),
       cmocka_unit_test(test_one_exit_code_map),
+      cmocka_unit_test(test_list_command_words),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
