@@ -35,7 +35,15 @@ static char **config_paths(const zlsp_server_cfg *cfg) {
   return strvec_detach(&out);
 }
 
+#define STDERR_HEAD 300     /* bytes of the start of stderr kept */
+
 static void tail_add(zlsp_client *c, const char *data, size_t n) {
+  if (c->err_head.len < STDERR_HEAD) {
+    size_t take = STDERR_HEAD - c->err_head.len < n ? STDERR_HEAD - c->err_head.len : n;
+    zbuf_add(&c->err_head, data, take);
+    data += take;
+    n -= take;
+  }
   zbuf_add(&c->err_tail, data, n);
   if (c->err_tail.len > STDERR_TAIL) zbuf_consume(&c->err_tail, c->err_tail.len - STDERR_TAIL);
 }
@@ -58,13 +66,23 @@ static void drain_stderr(zlsp_client *c) {
   }
 }
 
+/* Appends b's bytes from `from` on, newlines as spaces, trailing blanks cut. */
+static void add_flat(zbuf *out, const zbuf *b, size_t from) {
+  size_t n = b->len;
+  while (n > from && (b->data[n - 1] == '\n' || b->data[n - 1] == '\r' || b->data[n - 1] == ' '))
+    n--;
+  for (size_t i = from; i < n; i++)
+    zbuf_addch(out, b->data[i] == '\n' || b->data[i] == '\r' ? ' ' : b->data[i]);
+}
+
 char *zlsp_client_stderr_tail(const zlsp_client *c) {
   zbuf out = ZBUF_INIT;
-  const char *s = c->err_tail.data ? c->err_tail.data : "";
-  size_t n = c->err_tail.len;
-  while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ')) n--;
-  size_t from = n > 600 ? n - 600 : 0;
-  for (size_t i = from; i < n; i++) zbuf_addch(&out, s[i] == '\n' || s[i] == '\r' ? ' ' : s[i]);
+  zbuf_addstr(&out, "");
+  add_flat(&out, &c->err_head, 0);
+  if (c->err_tail.len) {
+    zbuf_addstr(&out, " … ");
+    add_flat(&out, &c->err_tail, c->err_tail.len > 200 ? c->err_tail.len - 200 : 0);
+  }
   return zbuf_detach(&out, NULL);
 }
 
@@ -299,8 +317,11 @@ static json_t *initialize_params(const zlsp_client *c) {
       "synchronization", "didSave", false, "definition", "linkSupport", false, "references",
       "dynamicRegistration", false, "hover", "dynamicRegistration", false, "workspace",
       "configuration", true, "workspaceFolders", true, "general", "positionEncodings", "utf-16");
-  json_t *p = json_pack("{s:i, s:{s:s}, s:s, s:s, s:o, s:[{s:s, s:s}]}", "processId",
-                        (int)getpid(), "clientInfo", "name", "zero", "rootPath", c->root, "rootUri",
+  /* processId null: a server that watches its client's pid (pyright does)
+   * would look for zero's pid in the sandbox's own pid namespace, find none
+   * and exit. zero's watchdog (exec/reaper.h) ends servers with zero. */
+  json_t *p = json_pack("{s:n, s:{s:s}, s:s, s:s, s:o, s:[{s:s, s:s}]}", "processId",
+                        "clientInfo", "name", "zero", "rootPath", c->root, "rootUri",
                         uri, "capabilities", caps, "workspaceFolders", "uri", uri, "name",
                         base && base[1] ? base + 1 : c->root);
   free(uri);
@@ -381,6 +402,7 @@ void zlsp_client_stop(zlsp_client *c) {
   json_decref(c->response);
   json_decref(c->diags);
   zbuf_release(&c->err_tail);
+  zbuf_release(&c->err_head);
   free(c->root);
   free(c->server_name);
   const zlsp_server_cfg *cfg = c->cfg;

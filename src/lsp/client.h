@@ -48,6 +48,7 @@ typedef struct zlsp_client {
   int64_t awaited_id;
   json_t *diags;              /* {uri: {"version": n|null, "items": [..], "seq": n}} */
   int64_t publish_seq;        /* publishDiagnostics received so far */
+  zbuf err_head;              /* the first stderr bytes (a startup error says why there) */
   zbuf err_tail;              /* the newest stderr bytes */
   bool dead;
   char *server_name;          /* serverInfo.name, or NULL */
@@ -91,7 +92,8 @@ int zlsp_client_request(zlsp_client *c, const char *method, json_t *params, int 
  * resources; c may be started again. Safe on a client never started. */
 void zlsp_client_stop(zlsp_client *c);
 
-/* The newest stderr lines (at most ~600 bytes, one line), for messages.
+/* The first and the newest stderr lines (at most ~700 bytes, one line),
+ * for messages.
  * Caller frees; "" when there were none. */
 char *zlsp_client_stderr_tail(const zlsp_client *c);
 

@@ -20,6 +20,7 @@ typedef struct server {
   char *root;
   zlsp_client client;
   srv_state state;
+  bool ever_started; /* initialize was answered once */
   int restarts, timeouts;
   char *error; /* why it crashed or failed */
 } server;
@@ -213,6 +214,7 @@ static server *server_for(zlsp *l, const zlsp_server_cfg *cfg, const char *root,
     return NULL;
   }
   sv->state = SRV_RUNNING;
+  sv->ever_started = true;
   sv->timeouts = 0;
   return sv;
 }
@@ -286,8 +288,10 @@ static json_t *sync_text(zlsp *l, doc *d, server *sv, const char *text, size_t l
   d->text = xmalloc(len + 1);
   memcpy(d->text, text, len);
   d->text[len] = '\0';
-  const json_t *items =
-      zlsp_client_wait_diagnostics(c, d->uri, d->version, seq, l->cfg.diag_timeout_ms, err);
+  /* A server that has not published yet is still warming up (pyright reads
+   * its type stubs: seconds): its first answer may take the startup bound. */
+  int bound = seq ? l->cfg.diag_timeout_ms : l->cfg.startup_timeout_ms;
+  const json_t *items = zlsp_client_wait_diagnostics(c, d->uri, d->version, seq, bound, err);
   if (!items) return NULL;
   sv->timeouts = 0;
   return json_incref((json_t *)items);
@@ -530,7 +534,7 @@ static const char *state_of(zlsp *l, size_t i, char *why, size_t cap) {
     server *sv = l->servers[k];
     if (sv->cfg != s) continue;
     if (sv->state == SRV_RUNNING && zlsp_client_alive(&sv->client)) return "running";
-    state = sv->state == SRV_FAILED ? "failed" : "stopped";
+    state = sv->state == SRV_FAILED || !sv->ever_started ? "failed" : "stopped";
     if (sv->error) snprintf(why, cap, "%s", sv->error);
   }
   if (state) return state;
