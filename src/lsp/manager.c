@@ -21,6 +21,7 @@ typedef struct server {
   zlsp_client client;
   srv_state state;
   bool ever_started; /* initialize was answered once */
+  bool warm;         /* it has been waited on once since it started */
   int restarts, timeouts;
   char *error; /* why it crashed or failed */
 } server;
@@ -215,6 +216,7 @@ static server *server_for(zlsp *l, const zlsp_server_cfg *cfg, const char *root,
   }
   sv->state = SRV_RUNNING;
   sv->ever_started = true;
+  sv->warm = false;
   sv->timeouts = 0;
   return sv;
 }
@@ -288,9 +290,11 @@ static json_t *sync_text(zlsp *l, doc *d, server *sv, const char *text, size_t l
   d->text = xmalloc(len + 1);
   memcpy(d->text, text, len);
   d->text[len] = '\0';
-  /* A server that has not published yet is still warming up (pyright reads
-   * its type stubs: seconds): its first answer may take the startup bound. */
-  int bound = seq ? l->cfg.diag_timeout_ms : l->cfg.startup_timeout_ms;
+  /* A server just started is still warming up (pyright reads its type
+   * stubs: seconds on a busy machine): its first answer may take the
+   * startup bound, later ones the diagnostics bound. */
+  int bound = sv->warm ? l->cfg.diag_timeout_ms : l->cfg.startup_timeout_ms;
+  sv->warm = true;
   const json_t *items = zlsp_client_wait_diagnostics(c, d->uri, d->version, seq, bound, err);
   if (!items) return NULL;
   sv->timeouts = 0;
