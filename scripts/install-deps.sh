@@ -20,6 +20,9 @@ if [ "${1:-}" = "--dev" ]; then
     # The CI gates: libFuzzer (clang's runtime), clang-tidy, clang-format; man
     # reads the generated pages in their test.
     clang libclang-rt-14-dev clang-tidy clang-format man-db
+    # e2e/test_lsp and bench/lsp run zero against a real language server
+    # (pyright comes from npm on demand: tests/lsp/package.json).
+    clangd
   )
   # Wanted by the benchmarks (ripgrep also by the search comparison tests,
   # gnuplot by the performance lab's charts); installed with the rest so one

@@ -2,6 +2,7 @@
 #include "agent/judge.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/loop.h"
@@ -56,6 +57,17 @@ zgate_action zjudge_final(zjudge *j, zconv *conv) {
   }
   cleanup_zbuf zbuf nudge = ZBUF_INIT;
   zgate_action act = zgate_judge(&j->gate, &work, a->objective, &nudge);
+  /* A last diagnostics check over the touched files (lsp/lsp.h) before an
+   * answer after edits is accepted. */
+  char *broken = act == ZGATE_ACCEPT && j->gate.edited && a->checks && a->checks->before_final
+                     ? a->checks->before_final(a->checks->ud)
+                     : NULL;
+  if (broken) {
+    zconv_add_user(conv, broken);
+    emit_nudge(a, "diagnostics_nudge", broken);
+    free(broken);
+    return ZGATE_CONTINUE;
+  }
   if (act == ZGATE_CONTINUE || act == ZGATE_VERIFY) {
     zconv_add_user(conv, nudge.data);
     emit_nudge(a, act == ZGATE_CONTINUE ? "completion_nudge" : "verification_nudge", nudge.data);

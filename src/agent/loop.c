@@ -350,6 +350,9 @@ static void attach_result_image(zmsg *m, const json_t *meta) {
 
 /* Reports a finished call and appends its result to conv. */
 static void report_tool_call(zagent *a, zconv *conv, const ztool_call *call, ztool_result *res) {
+  /* what the edit broke, while the model can still fix it (lsp/lsp.h) */
+  if (a->checks && a->checks->after_edit && !res->is_error && json_array_size(a->changed_files))
+    a->checks->after_edit(a->checks->ud, a->changed_files, res);
   zagent_event rev = {.kind = ZAEV_TOOL_RESULT,
                       .tool_result = {.id = call->id,
                                       .name = call->name,

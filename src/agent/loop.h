@@ -50,6 +50,17 @@ typedef struct zagent_gate {
   char *(*on_stop)(void *ud, struct zagent *a);
   void *ud;
 } zagent_gate;
+/* Checks of what edits did (lsp/lsp.h: language-server diagnostics).
+ * after_edit: a built-in call changed files (absolute paths); it may append
+ * to res->output before the result is reported. before_final: a final
+ * answer the completion gate accepted; a message to continue the run with
+ * (caller frees; the checker bounds how often), or NULL. NULL members are
+ * skipped. */
+typedef struct zagent_checks {
+  void (*after_edit)(void *ud, const json_t *files, ztool_result *res);
+  char *(*before_final)(void *ud);
+  void *ud;
+} zagent_checks;
 struct ztrace;
 struct zjudge;
 
@@ -87,6 +98,7 @@ typedef struct zagent {
   int max_consecutive_failures;
   struct ztrace *trace;
   const zagent_gate *gate; /* hooks (ext/ext.h); NULL = none. Borrowed. */
+  const zagent_checks *checks; /* after edits (lsp/lsp.h); NULL = none. Borrowed. */
   /* Results of the run. */
   const char *final_text; /* last assistant text, borrowed from the conversation
                            * (valid while it is unchanged); NULL if none */

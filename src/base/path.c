@@ -92,3 +92,21 @@ static char *xdg_dir(const char *env, const char *fallback) {
 
 char *zpath_config_dir(void) { return xdg_dir("XDG_CONFIG_HOME", ".config"); }
 char *zpath_data_dir(void) { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
+
+char *zpath_which(const char *name) {
+  if (!name || !*name || strchr(name, '/')) return NULL;
+  const char *path = getenv("PATH");
+  if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+  for (const char *p = path; *p;) {
+    size_t len = strcspn(p, ":");
+    if (len) { /* an empty entry would mean the cwd: never searched */
+      zbuf cand = ZBUF_INIT;
+      zbuf_addf(&cand, "%.*s/%s", (int)len, p, name);
+      if (access(cand.data, X_OK) == 0) return zbuf_detach(&cand, NULL);
+      zbuf_release(&cand);
+    }
+    p += len;
+    if (*p == ':') p++;
+  }
+  return NULL;
+}

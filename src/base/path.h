@@ -20,5 +20,10 @@ const char *zpath_home(void);
 char *zpath_config_dir(void);
 /* $XDG_DATA_HOME/zero or ~/.local/share/zero. Caller frees. */
 char *zpath_data_dir(void);
+/* The executable a command name without a slash runs: the first
+ * <dir>/<name> of $PATH (default /usr/local/bin:/usr/bin:/bin) that is
+ * executable (access X_OK; filesystem access). NULL when none is. Caller
+ * frees. */
+char *zpath_which(const char *name);
 
 #endif

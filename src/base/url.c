@@ -111,3 +111,44 @@ bool zurl_is_loopback(const char *url) {
   zurl u;
   return zurl_parse(url, &u) && zurl_host_is_loopback(u.host);
 }
+
+char *zurl_from_path(const char *abs_path) {
+  zbuf uri = ZBUF_INIT;
+  zbuf_addstr(&uri, "file://");
+  /* Percent-encode what a URI path may not hold raw. */
+  for (const unsigned char *p = (const unsigned char *)abs_path; *p; p++) {
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+        strchr("/-._~!$&'()*+,;=:@", *p))
+      zbuf_addch(&uri, (char)*p);
+    else
+      zbuf_addf(&uri, "%%%02X", *p);
+  }
+  return zbuf_detach(&uri, NULL);
+}
+
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c = (char)tolower((unsigned char)c);
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+char *zurl_to_path(const char *uri) {
+  if (!uri || strncasecmp(uri, "file://", 7) != 0) return NULL;
+  const char *p = uri + 7;
+  if (!strncasecmp(p, "localhost/", 10)) p += 9;
+  if (*p != '/') return NULL;
+  zbuf out = ZBUF_INIT;
+  for (; *p && *p != '?' && *p != '#'; p++) {
+    int hi, lo;
+    if (*p != '%') {
+      zbuf_addch(&out, *p);
+    } else if ((hi = hex_digit(p[1])) >= 0 && (lo = hex_digit(p[2])) >= 0 && (hi | lo)) {
+      zbuf_addch(&out, (char)(hi * 16 + lo));
+      p += 2;
+    } else {
+      zbuf_release(&out);
+      return NULL;
+    }
+  }
+  return zbuf_detach(&out, NULL);
+}

@@ -43,4 +43,13 @@ bool zurl_host_is_loopback(const char *host);
 /* true when url parses and its host is loopback. */
 bool zurl_is_loopback(const char *url);
 
+/* file:// URIs (RFC 8089) for absolute local paths, as LSP and MCP roots use
+ * them: "file://" + the path with every byte outside the unreserved and
+ * path sub-delimiter set percent-encoded. Caller frees. */
+char *zurl_from_path(const char *abs_path);
+/* The absolute path of a "file://" URI (an empty or "localhost" authority;
+ * percent escapes decoded), or NULL for anything else, including an escape
+ * that decodes to NUL. Caller frees. */
+char *zurl_to_path(const char *uri);
+
 #endif

@@ -40,6 +40,8 @@ struct json_t *zcli_backends_report(const char *workspace, size_t *broken);
 int cmd_usage(int argc, char **argv);
 /* subagents (src/subagent/) */
 int cmd_agents(int argc, char **argv);
+/* language servers (src/lsp/) */
+int cmd_lsp(int argc, char **argv);
 /* `zero config [list|get KEY] [--json]` (cmd_config.c). */
 int cmd_config(int argc, char **argv);
 /* The unknown keys of cfg's user and project files, as "did you mean"
@@ -81,6 +83,7 @@ extern const zopt_spec zcli_tools_opts;
 extern const zopt_spec zcli_tui_opts;
 extern const zopt_spec zcli_usage_opts;
 extern const zopt_spec zcli_agents_opts;
+extern const zopt_spec zcli_lsp_opts;
 extern const zopt_spec zcli_version_opts;
 
 #endif

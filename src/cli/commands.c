@@ -45,6 +45,9 @@ static const zcli_command COMMANDS[] = {
     /* subagents (docs/subagents.md) */
     {"agents", NULL, cmd_agents, 0, "list [--json]",
      "the specialists the task tool delegates to", &zcli_agents_opts, &zcli_agents_subs, NULL},
+    /* language servers (docs/lsp.md) */
+    {"lsp", NULL, cmd_lsp, 0, "status [--check]",
+     "language servers for diagnostics after edits", &zcli_lsp_opts, &zcli_lsp_subs, NULL},
     /* extensions (docs/extensions.md) */
     {"hooks", NULL, cmd_hooks, 0, "list|test EVENT [--payload FILE] [--json]",
      "hooks that run on agent events", &zcli_ext_opts, &zcli_hooks_subs, NULL},

@@ -15,6 +15,7 @@
 #include "config/models.h"
 #include "exec/reaper.h"
 #include "ext/trust.h"
+#include "lsp/lsp.h"
 #include "mcp/config.h"
 #include "oauth/oauth.h"
 #include "subagent/task.h"
@@ -464,6 +465,25 @@ static bool read_denied_below(void *ud, const char *abs_dir) {
   return zsb_policy_read_denied_below(ud, abs_dir);
 }
 
+/* The language servers (lsp/lsp.h): the config is read once a run (no
+ * server starts until an edit needs one); servers started from now on run
+ * confined like tool commands, and the write hook keeps covered files'
+ * pre-edit text before the checkpointer's hook runs. */
+static void setup_lsp(zrun_setup *s) {
+  if (!s->lsp_loaded) {
+    s->lsp_loaded = true;
+    char *warning = NULL;
+    s->lsp = zlsp_for_run(s->workspace, s->model.cfg.user_path, s->model.cfg.project_path,
+                          &warning);
+    if (warning) fprintf(stderr, "[zero] WARNING: %s\n", warning);
+    free(warning);
+    if (s->lsp) zlsp_agent_init(&s->lsp_agent, s->lsp);
+  }
+  if (!s->lsp) return;
+  zlsp_set_spawner(s->lsp, s->tools.spawner);
+  s->tools.write_hook = zlsp_write_hook(s->lsp, s->tools.write_hook);
+}
+
 void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
   ensure_task(s);
   if (!s->plan) s->plan = json_array();
@@ -526,6 +546,7 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
         (ztool_write_hook){.before_write = zcheckpoint_before_write, .ud = s->checkpoints};
     if (s->agent) zcheckpointer_set_notify(s->checkpoints, zagent_checkpoint_taken, s->agent);
   }
+  setup_lsp(s);
 }
 
 int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void *warn_ud,
@@ -612,6 +633,10 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
     if (s->ext.hooks.n) agent->gate = &s->ext.gate; /* no hooks: no per-call cost */
   }
   if (s->subagents) s->agent_sources[n++] = *zsub_runtime_source(s->subagents);
+  if (s->lsp) {
+    s->agent_sources[n++] = s->lsp_agent.source;
+    agent->checks = &s->lsp_agent.checks;
+  }
   agent->sources = n ? s->agent_sources : NULL;
   agent->nsources = n;
 }
@@ -650,6 +675,7 @@ void zrun_setup_release(zrun_setup *s) {
   zsub_runtime_free(s->subagents); /* background children end with the run */
   s->subagents = NULL;
   zmcp_manager_stop(&s->mcp);
+  zlsp_free(s->lsp); /* the language servers stop with the run */
   if (s->have_ext) zext_release(&s->ext);
   zcheckpointer_free(s->checkpoints);
   free(s->checkpoints_for);

@@ -30,6 +30,7 @@
 #include "base/err.h"
 #include "config/config.h"
 #include "ext/ext.h"
+#include "lsp/agent.h"
 #include "mcp/mcp.h"
 #include "provider/message.h"
 #include "provider/provider.h"
@@ -118,11 +119,15 @@ typedef struct zrun_setup {
   /* extensions (ext/ext.h): hooks, skills, commands, plugins */
   zext ext;
   bool have_ext;
-  ztool_source agent_sources[3]; /* MCP, the extensions' and the sub-agents' tools, as
-                                  * zrun_setup_agent hands them to the agent */
+  ztool_source agent_sources[4]; /* MCP, the extensions', the sub-agents' and the language
+                                  * servers' tools, as zrun_setup_agent hands them to the agent */
   zrun_compaction compaction;
   /* sub-agents (subagent/task.h): the task tools, or NULL */
   struct zsub_runtime *subagents;
+  /* language servers (lsp/lsp.h), made by zrun_setup_tools: NULL when off */
+  struct zlsp *lsp;
+  bool lsp_loaded;
+  zlsp_agent lsp_agent; /* the diagnostics tool and the after-edit checks */
 } zrun_setup;
 
 #define ZRUN_SETUP_INIT \
@@ -176,7 +181,8 @@ int zrun_setup_fork(zrun_setup *s, const char *fork_id, zconv *conv,
  * s->system_prompt (replacing an earlier one) and returns it (borrowed). */
 const char *zrun_setup_system_prompt(zrun_setup *s, zperm_mode mode);
 /* The tool context (sandbox spawner unless unsafe, checkpoints before every
- * file change) and the permission engine for `mode`. Call again whenever the
+ * file change, the language servers' write hook) and the permission engine
+ * for `mode`. Call again whenever the
  * mode or the session changes (the TUI does, per turn): the checkpointer
  * follows the current session. */
 void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy);

@@ -81,6 +81,11 @@ static const char *const SERVER_KEYS[] = {"type",
                                           "description",
                                           NULL};
 /* Execution profiles (`--profile NAME`, issue 18 part A) */
+static const char *const LSP_KEYS[] = {"enabled", "diagnosticsTimeoutMs", "startupTimeoutMs",
+                                       "servers", NULL};
+static const char *const LSP_SERVER_KEYS[] = {"command",     "args",       "filePatterns",
+                                              "rootMarkers", "languageId", "disabled",
+                                              NULL};
 static const char *const EXEC_PROFILE_KEYS[] = {"model",          "provider",    "reasoningEffort",
                                                 "maxTurns",       "autonomy",    "tools",
                                                 "permissionMode", "description", NULL};
@@ -88,7 +93,7 @@ static const char *const TOP_KEYS[] = {"$schema",     "activeProvider", "maxTurn
                                        "providers",   "models",         "mcp",
                                        "mcpServers",  "mcp_servers",    "sandbox",
                                        "preferences", "profiles",       "maxAutonomy",
-                                       NULL};
+                                       "lsp",         NULL};
 
 static const key_schema PROFILE = {PROFILE_KEYS, NULL};
 static const key_schema MODEL = {MODEL_KEYS, NULL};
@@ -98,6 +103,10 @@ static const key_schema SERVER = {SERVER_KEYS, NULL};
 static const key_child MCP_CHILDREN[] = {{"servers", V_EACH_MEMBER, &SERVER}, {NULL, 0, NULL}};
 static const key_schema MCP = {MCP_KEYS, MCP_CHILDREN};
 static const key_schema EXEC_PROFILE = {EXEC_PROFILE_KEYS, NULL};
+static const key_schema LSP_SERVER = {LSP_SERVER_KEYS, NULL};
+static const key_child LSP_CHILDREN[] = {{"servers", V_EACH_MEMBER, &LSP_SERVER},
+                                         {NULL, 0, NULL}};
+static const key_schema LSP = {LSP_KEYS, LSP_CHILDREN};
 static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE},
                                          {"models", V_EACH_MEMBER, &MODEL},
                                          {"sandbox", V_OBJECT, &SANDBOX},
@@ -106,6 +115,7 @@ static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE}
                                          {"mcpServers", V_EACH_MEMBER, &SERVER},
                                          {"mcp_servers", V_EACH_MEMBER, &SERVER},
                                          {"profiles", V_EACH_MEMBER, &EXEC_PROFILE},
+                                         {"lsp", V_OBJECT, &LSP},
                                          {NULL, 0, NULL}};
 static const key_schema TOP = {TOP_KEYS, TOP_CHILDREN};
 

@@ -55,7 +55,7 @@ static void child_fail(int errfd, int e) {
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
 static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *slave_name,
-                       int in_fd, int out_fd, int errfd, int reaper_fd) {
+                       int in_fd, int out_fd, int stderr_fd, int errfd, int reaper_fd) {
   setsid();
   zreaper_child_register(reaper_fd); /* killed with zero, however zero ends */
   struct sigaction dfl;
@@ -72,7 +72,9 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
     if (!cmd->tty_taken_inside && ioctl(slave, TIOCSCTTY, 0) < 0) child_fail(errfd, errno);
     in_fd = out_fd = slave;
   }
-  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0) child_fail(errfd, errno);
+  if (stderr_fd < 0) stderr_fd = out_fd;
+  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(stderr_fd, 2) < 0)
+    child_fail(errfd, errno);
   /* Keep errfd (CLOEXEC) open above 2; close everything else. */
   int keep = errfd;
   if (keep != 3) {
@@ -93,12 +95,13 @@ typedef struct child_args {
   const zspawn_cmd *cmd;
   const zexec_opts *o;
   const char *slave_name;
-  int in_fd, out_fd, errfd, reaper_fd;
+  int in_fd, out_fd, stderr_fd, errfd, reaper_fd;
 } child_args;
 
 static void child_start(void *arg) {
   const child_args *a = arg;
-  child_exec(a->cmd, a->o, a->slave_name, a->in_fd, a->out_fd, a->errfd, a->reaper_fd);
+  child_exec(a->cmd, a->o, a->slave_name, a->in_fd, a->out_fd, a->stderr_fd, a->errfd,
+             a->reaper_fd);
 }
 
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -107,10 +110,11 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
                 zerr *err) {
   int rc = -1;
   int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  int stderr_pipe[2] = {-1, -1};
   int master = -1;
   char slave_name[128] = "";
   out->pid = -1;
-  out->out_fd = out->in_fd = -1;
+  out->out_fd = out->in_fd = out->err_fd = -1;
   out->on_exit = NULL;
   out->on_exit_ud = NULL;
   out->group_inside = false;
@@ -158,6 +162,10 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
         goto done;
       }
     }
+    if (o->own_stderr && pipe2(stderr_pipe, O_CLOEXEC) < 0) {
+      zerr_errno(err, ZE_IO, "cannot create a pipe");
+      goto done;
+    }
   }
   if (pipe2(err_pipe, O_CLOEXEC) < 0) {
     zerr_errno(err, ZE_IO, "cannot create a pipe");
@@ -166,7 +174,8 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
 
   /* Forked on zero's lasting thread: see zreaper_fork. The read end of
    * err_pipe is close-on-exec, so the child needs no close before exec. */
-  child_args ca = {cmd, o, slave_name, in_pipe[0], out_pipe[1], err_pipe[1], zreaper_fd()};
+  child_args ca = {cmd,         o,           slave_name,  in_pipe[0],
+                   out_pipe[1], stderr_pipe[1], err_pipe[1], zreaper_fd()};
   pid_t pid = zreaper_fork(child_start, &ca);
   if (pid < 0) {
     zerr_errno(err, ZE_IO, "cannot start a process");
@@ -201,6 +210,11 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
     }
   }
   set_nonblock(out->out_fd);
+  if (stderr_pipe[0] >= 0) {
+    out->err_fd = stderr_pipe[0];
+    stderr_pipe[0] = -1;
+    set_nonblock(out->err_fd);
+  }
   out->on_exit = cmd->on_exit;
   out->on_exit_ud = cmd->on_exit_ud;
   out->group_inside = cmd->group_inside;
@@ -211,6 +225,7 @@ done:
     if (in_pipe[i] >= 0) close(in_pipe[i]);
     if (out_pipe[i] >= 0) close(out_pipe[i]);
     if (err_pipe[i] >= 0) close(err_pipe[i]);
+    if (stderr_pipe[i] >= 0) close(stderr_pipe[i]);
   }
   if (master >= 0) close(master);
   zspawn_cmd_finish(cmd); /* not started: nothing is left to hold */

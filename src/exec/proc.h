@@ -37,6 +37,10 @@ typedef struct zexec_opts {
    * keeps the environment's credentials, since it calls the same provider
    * as the parent. Never set for a command from model input. */
   bool zero_child;
+  /* pipes only: stderr gets a pipe of its own (zexec_child.err_fd) instead
+   * of sharing stdout's. For protocol peers (language servers) whose stdout
+   * carries framed messages a log line must not corrupt. */
+  bool own_stderr;
 } zexec_opts;
 
 /* A started child. */
@@ -44,6 +48,7 @@ typedef struct zexec_child {
   pid_t pid;         /* leader of its own session and process group */
   int out_fd;        /* read end (PTY master or pipe), non-blocking, CLOEXEC */
   int in_fd;         /* write end for stdin (PTY master dup or pipe); -1 = none */
+  int err_fd;        /* read end of stderr with own_stderr (non-blocking, CLOEXEC); else -1 */
   bool group_inside; /* the command's group is its first child's (zspawn_cmd) */
   /* The wrapped command's on_exit hook (zspawn_cmd), moved here: run once the
    * child's exit is observed (zexec_table_add takes it over). */

@@ -33,17 +33,7 @@ static char *resolve_exe(const char *dir, const char *command) {
     free(p);
     return real;
   }
-  const char *path = getenv("PATH");
-  for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-    size_t len = strcspn(p, ":");
-    zbuf cand = ZBUF_INIT;
-    zbuf_addf(&cand, "%.*s/%s", (int)len, p, command);
-    if (access(cand.data, X_OK) == 0) return zbuf_detach(&cand, NULL);
-    zbuf_release(&cand);
-    p += len;
-    if (*p == ':') p++;
-  }
-  return NULL;
+  return zpath_which(command);
 }
 
 static const char *recorded_sha(const json_t *state, const char *dir, const char *tool) {

@@ -9,6 +9,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/time.h"
+#include "base/url.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/transport.h"
 
@@ -38,20 +39,11 @@ static json_t *roots_result(zmcp_client *c) {
   for (size_t i = 0; i <= c->opts.n_roots; i++) {
     const char *dir = i == 0 ? ws : c->opts.roots[i - 1];
     if (!dir) continue;
-    zbuf uri = ZBUF_INIT;
-    zbuf_addstr(&uri, "file://");
-    /* Percent-encode what a URI path may not hold raw. */
-    for (const unsigned char *p = (const unsigned char *)dir; *p; p++) {
-      if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-          strchr("/-._~!$&'()*+,;=:@", *p))
-        zbuf_addch(&uri, (char)*p);
-      else
-        zbuf_addf(&uri, "%%%02X", *p);
-    }
+    char *uri = zurl_from_path(dir);
     const char *base = strrchr(dir, '/');
-    json_array_append_new(roots, json_pack("{s:s, s:s}", "uri", uri.data, "name",
+    json_array_append_new(roots, json_pack("{s:s, s:s}", "uri", uri, "name",
                                            base && base[1] ? base + 1 : dir));
-    zbuf_release(&uri);
+    free(uri);
   }
   return json_pack("{s:o}", "roots", roots);
 }

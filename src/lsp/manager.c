@@ -1,0 +1,586 @@
+/* manager.c — see lsp.h. */
+#include "lsp/lsp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "base/url.h"
+#include "lsp/client.h"
+#include "mcp/config.h"
+
+typedef enum srv_state { SRV_RUNNING, SRV_CRASHED, SRV_FAILED } srv_state;
+
+/* One started server: a (config, root) pair. */
+typedef struct server {
+  const zlsp_server_cfg *cfg;
+  char *root;
+  zlsp_client client;
+  srv_state state;
+  bool ever_started; /* initialize was answered once */
+  bool warm;         /* it has been waited on once since it started */
+  int restarts, timeouts;
+  char *error; /* why it crashed or failed */
+} server;
+
+/* A file the run has synced to a server. */
+typedef struct doc {
+  char *path, *uri;
+  server *srv;       /* the server it is open on, NULL when closed */
+  int version;
+  char *text;        /* the text last sent */
+  char *pre;         /* the text before the run's first edit (write hook) */
+  bool have_pre;
+  json_t *orig;      /* diagnostics before the run's first edit, or NULL */
+  json_t *last;      /* diagnostics of the text last sent, or NULL */
+  bool touched;      /* edited in this run */
+  bool reported;     /* the last after-edit report listed errors */
+} doc;
+
+struct zlsp {
+  zlsp_config cfg;
+  char *workspace;
+  struct zspawner *spawner;
+  int *avail;        /* per cfg.servers: -1 unknown, 0 missing, 1 found */
+  server **servers;
+  size_t nservers;
+  doc **docs;
+  size_t ndocs;
+  ztool_write_hook inner;
+  bool final_asked;
+};
+
+zlsp *zlsp_new(zlsp_config *cfg, const char *workspace) {
+  zlsp *l = xcalloc(1, sizeof *l);
+  l->cfg = *cfg;
+  memset(cfg, 0, sizeof *cfg);
+  l->workspace = xstrdup(workspace);
+  l->avail = xcalloc(l->cfg.n ? l->cfg.n : 1, sizeof *l->avail);
+  for (size_t i = 0; i < l->cfg.n; i++) l->avail[i] = -1;
+  return l;
+}
+
+zlsp *zlsp_for_run(const char *workspace, const char *user_path, const char *project_path,
+                   char **warning) {
+  *warning = NULL;
+  zlsp_config cfg;
+  zerr err = ZERR_INIT;
+  if (zlsp_config_load(&cfg, user_path, project_path, zmcp_workspace_trusted(workspace), &err) <
+      0) {
+    zbuf w = ZBUF_INIT;
+    zbuf_addf(&w, "language servers are off for this run: %s", err.msg);
+    *warning = zbuf_detach(&w, NULL);
+    return NULL;
+  }
+  if (!cfg.enabled) {
+    zlsp_config_release(&cfg);
+    return NULL;
+  }
+  return zlsp_new(&cfg, workspace);
+}
+
+static void doc_free(doc *d) {
+  free(d->path);
+  free(d->uri);
+  free(d->text);
+  free(d->pre);
+  json_decref(d->orig);
+  json_decref(d->last);
+  free(d);
+}
+
+void zlsp_free(zlsp *l) {
+  if (!l) return;
+  for (size_t i = 0; i < l->nservers; i++) {
+    zlsp_client_stop(&l->servers[i]->client);
+    free(l->servers[i]->root);
+    free(l->servers[i]->error);
+    free(l->servers[i]);
+  }
+  free(l->servers);
+  for (size_t i = 0; i < l->ndocs; i++) doc_free(l->docs[i]);
+  free(l->docs);
+  free(l->avail);
+  zlsp_config_release(&l->cfg);
+  free(l->workspace);
+  free(l);
+}
+
+void zlsp_set_spawner(zlsp *l, struct zspawner *spawner) {
+  if (l) l->spawner = spawner;
+}
+
+/* ---- which server ----------------------------------------------------------- */
+
+/* Whether server i can run: a user-configured command is always tried (a
+ * missing one is reported); a default only when found on PATH. */
+static bool available(zlsp *l, size_t i) {
+  const zlsp_server_cfg *s = &l->cfg.servers[i];
+  if (s->disabled) return false;
+  if (!s->builtin) return true;
+  if (l->avail[i] < 0) {
+    char *found = zpath_which(s->argv[0]);
+    l->avail[i] = found != NULL;
+    free(found);
+  }
+  return l->avail[i] == 1;
+}
+
+/* The server config for path: the first whose patterns match and that can
+ * run. */
+static const zlsp_server_cfg *match(zlsp *l, const char *path) {
+  if (!l || !l->cfg.enabled) return NULL;
+  for (size_t i = 0; i < l->cfg.n; i++)
+    if (!l->cfg.servers[i].disabled && zlsp_server_matches(&l->cfg.servers[i], path) &&
+        available(l, i))
+      return &l->cfg.servers[i];
+  return NULL;
+}
+
+/* The nearest directory from path's up to the workspace that holds one of
+ * the root markers; the workspace when none does (or the file's own
+ * directory for a file outside it). Caller frees. */
+static char *find_root(const zlsp *l, const zlsp_server_cfg *s, const char *path) {
+  char *dir = xstrdup(path);
+  char *slash = strrchr(dir, '/');
+  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
+  bool inside = zpath_is_within(l->workspace, dir);
+  for (;;) {
+    for (char **m = s->root_markers; m && *m; m++) {
+      char *cand = zpath_join(dir, *m);
+      bool hit = zfs_exists(cand);
+      free(cand);
+      if (hit) return dir;
+    }
+    if (!inside || !strcmp(dir, l->workspace)) break;
+    char *up = strrchr(dir, '/');
+    if (!up || up == dir) break;
+    *up = '\0';
+  }
+  if (inside) {
+    free(dir);
+    return xstrdup(l->workspace);
+  }
+  return dir;
+}
+
+static void set_error(server *sv, const char *msg) {
+  free(sv->error);
+  sv->error = xstrdup(msg);
+}
+
+/* The running server for (cfg, root): started, or restarted after a crash,
+ * here. NULL with err when it cannot run. */
+static server *server_for(zlsp *l, const zlsp_server_cfg *cfg, const char *root, zerr *err) {
+  server *sv = NULL;
+  for (size_t i = 0; i < l->nservers && !sv; i++)
+    if (l->servers[i]->cfg == cfg && !strcmp(l->servers[i]->root, root)) sv = l->servers[i];
+  if (!sv) {
+    sv = xcalloc(1, sizeof *sv);
+    sv->cfg = cfg;
+    sv->root = xstrdup(root);
+    sv->state = SRV_CRASHED; /* i.e. to be started */
+    sv->restarts = -1;       /* the first start is not a restart */
+    sv->client.pid = -1;
+    l->servers = xrealloc(l->servers, (l->nservers + 1) * sizeof *l->servers);
+    l->servers[l->nservers++] = sv;
+  }
+  if (sv->state == SRV_RUNNING && zlsp_client_alive(&sv->client)) return sv;
+  if (sv->state == SRV_FAILED) {
+    zerr_set(err, ZE_IO, "%s", sv->error ? sv->error : "the language server failed");
+    return NULL;
+  }
+  zlsp_client_stop(&sv->client);
+  /* Its documents are closed with it. */
+  for (size_t i = 0; i < l->ndocs; i++)
+    if (l->docs[i]->srv == sv) l->docs[i]->srv = NULL;
+  if (++sv->restarts > ZLSP_MAX_RESTARTS) {
+    sv->state = SRV_FAILED;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "language server %s stopped %d times; not restarted again this run%s%s",
+             cfg->name, ZLSP_MAX_RESTARTS + 1, sv->error ? " (last: " : "",
+             sv->error ? sv->error : "");
+    if (sv->error) snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ")");
+    set_error(sv, msg);
+    zerr_set(err, ZE_IO, "%s", msg);
+    return NULL;
+  }
+  if (zlsp_client_start(&sv->client, cfg, root, l->spawner, l->cfg.startup_timeout_ms, err) < 0) {
+    /* A command that is not there will not appear later in the run. */
+    sv->state = err->kind == ZE_NOT_FOUND ? SRV_FAILED : SRV_CRASHED;
+    set_error(sv, err->msg);
+    return NULL;
+  }
+  sv->state = SRV_RUNNING;
+  sv->ever_started = true;
+  sv->warm = false;
+  sv->timeouts = 0;
+  return sv;
+}
+
+/* Notes a failure of sv while in use: a dead server is stopped (and
+ * restarted on next use); timeouts count toward a restart. */
+static void server_trouble(zlsp *l, server *sv, const zerr *err) {
+  set_error(sv, err->msg);
+  bool dead = !zlsp_client_alive(&sv->client);
+  if (!dead && err->kind == ZE_TIMEOUT && ++sv->timeouts < ZLSP_MAX_TIMEOUTS) return;
+  if (err->kind == ZE_CANCELLED) return;
+  zlsp_client_stop(&sv->client);
+  sv->state = SRV_CRASHED;
+  for (size_t i = 0; i < l->ndocs; i++)
+    if (l->docs[i]->srv == sv) l->docs[i]->srv = NULL;
+}
+
+/* ---- documents ------------------------------------------------------------------ */
+
+static doc *doc_get(zlsp *l, const char *path, bool create) {
+  for (size_t i = 0; i < l->ndocs; i++)
+    if (!strcmp(l->docs[i]->path, path)) return l->docs[i];
+  if (!create) return NULL;
+  doc *d = xcalloc(1, sizeof *d);
+  d->path = xstrdup(path);
+  d->uri = zurl_from_path(path);
+  l->docs = xrealloc(l->docs, (l->ndocs + 1) * sizeof *l->docs);
+  l->docs[l->ndocs++] = d;
+  return d;
+}
+
+static int before_write(void *ud, const char *tool, const char *abs_path, char **message) {
+  zlsp *l = ud;
+  if (match(l, abs_path)) {
+    doc *d = doc_get(l, abs_path, true);
+    if (!d->have_pre && !d->srv && !d->last) {
+      zbuf text = ZBUF_INIT;
+      zerr ignore = ZERR_INIT;
+      d->have_pre = true;
+      if (zfs_read_file(abs_path, &text, ZLSP_MAX_FILE, &ignore) == 0)
+        d->pre = zbuf_detach(&text, NULL);
+      zbuf_release(&text);
+    }
+  }
+  return l->inner.before_write ? l->inner.before_write(l->inner.ud, tool, abs_path, message) : 0;
+}
+
+ztool_write_hook zlsp_write_hook(zlsp *l, ztool_write_hook inner) {
+  if (!l) return inner;
+  l->inner = inner;
+  return (ztool_write_hook){.before_write = before_write, .ud = l};
+}
+
+/* Sends text as d's next version (didOpen when it is not open) and waits
+ * for its diagnostics: a new reference, or NULL with err. */
+static json_t *sync_text(zlsp *l, doc *d, server *sv, const char *text, size_t len, zerr *err) {
+  zlsp_client *c = &sv->client;
+  int64_t seq = zlsp_client_seq(c);
+  int rc;
+  if (d->srv != sv) {
+    d->version = 1;
+    rc = zlsp_client_open(c, d->uri, zlsp_language_id(sv->cfg, d->path), d->version, text, len,
+                          err);
+    if (rc == 0) d->srv = sv;
+  } else {
+    d->version++;
+    rc = zlsp_client_change(c, d->uri, d->version, text, len, err);
+  }
+  if (rc < 0) return NULL;
+  free(d->text);
+  d->text = xmalloc(len + 1);
+  memcpy(d->text, text, len);
+  d->text[len] = '\0';
+  /* A server just started is still warming up (pyright reads its type
+   * stubs: seconds on a busy machine): its first answer may take the
+   * startup bound, later ones the diagnostics bound. */
+  int bound = sv->warm ? l->cfg.diag_timeout_ms : l->cfg.startup_timeout_ms;
+  sv->warm = true;
+  const json_t *items = zlsp_client_wait_diagnostics(c, d->uri, d->version, seq, bound, err);
+  if (!items) return NULL;
+  sv->timeouts = 0;
+  return json_incref((json_t *)items);
+}
+
+static bool is_error(const json_t *diag) { return zjson_int_or(diag, "severity", 1) == 1; }
+
+/* The errors of now not matched (by message) by one of before's: new
+ * reference. Lines are not compared: an edit above moves them. */
+static json_t *new_errors(const json_t *now, const json_t *before) {
+  json_t *out = json_array();
+  size_t nb = json_array_size(before);
+  bool *used = xcalloc(nb ? nb : 1, sizeof *used);
+  size_t i;
+  const json_t *d;
+  json_array_foreach(now, i, d) {
+    if (!is_error(d)) continue;
+    const char *msg = zjson_str_or(d, "message", "");
+    bool seen = false;
+    for (size_t j = 0; j < nb && !seen; j++) {
+      const json_t *b = json_array_get(before, j);
+      if (!used[j] && is_error(b) && !strcmp(msg, zjson_str_or(b, "message", "")))
+        seen = used[j] = true;
+    }
+    if (!seen) json_array_append((json_t *)out, (json_t *)d);
+  }
+  free(used);
+  return out;
+}
+
+static const char *severity_name(const json_t *d) {
+  switch (zjson_int_or(d, "severity", 1)) {
+  case 2: return "warning";
+  case 3: return "info";
+  case 4: return "hint";
+  default: return "error";
+  }
+}
+
+/* "path:line:col: severity: message [source code]" per diagnostic, at most
+ * ZLSP_MAX_LISTED. */
+static void list_diags(const zlsp *l, const char *path, const json_t *items, zbuf *out) {
+  cleanup_free char *rel = zpath_relative(l->workspace, path);
+  size_t i, n = json_array_size(items);
+  const json_t *d;
+  json_array_foreach(items, i, d) {
+    if (i == ZLSP_MAX_LISTED) {
+      zbuf_addf(out, "… and %zu more\n", n - i);
+      break;
+    }
+    const json_t *start = json_object_get(json_object_get(d, "range"), "start");
+    zbuf_addf(out, "%s:%lld:%lld: %s: ", rel, (long long)zjson_int_or(start, "line", 0) + 1,
+              (long long)zjson_int_or(start, "character", 0) + 1, severity_name(d));
+    const char *msg = zjson_str_or(d, "message", "");
+    for (const char *p = msg; *p; p++) zbuf_addch(out, *p == '\n' ? ' ' : *p);
+    const char *src = zjson_str(d, "source");
+    const json_t *code = json_object_get(d, "code");
+    if (src || json_is_string(code) || json_is_integer(code)) {
+      zbuf_addstr(out, " [");
+      if (src) zbuf_addstr(out, src);
+      if (json_is_string(code)) zbuf_addf(out, "%s%s", src ? " " : "", json_string_value(code));
+      else if (json_is_integer(code))
+        zbuf_addf(out, "%s%lld", src ? " " : "", (long long)json_integer_value(code));
+      zbuf_addch(out, ']');
+    }
+    zbuf_addch(out, '\n');
+  }
+}
+
+static void unavailable(const zlsp *l, const char *path, const zerr *err, zbuf *out) {
+  cleanup_free char *rel = zpath_relative(l->workspace, path);
+  zbuf_addf(out, "\n\n[diagnostics unavailable for %s: %s]", rel, err->msg);
+}
+
+/* Brings d up to the text on disk on sv: the pre-edit text first when this
+ * is its first sync and the write hook kept one (that is the baseline).
+ * *baseline gets the diagnostics before this sync (new ref, may be an empty
+ * array). Returns the diagnostics now (new ref) or NULL with err. */
+static json_t *sync_edit(zlsp *l, doc *d, server *sv, const zbuf *text, json_t **baseline,
+                         zerr *err) {
+  *baseline = NULL;
+  if (d->srv != sv && !d->last && d->have_pre && d->pre) {
+    *baseline = sync_text(l, d, sv, d->pre, strlen(d->pre), err);
+    if (!*baseline) return NULL;
+  } else {
+    *baseline = d->last ? json_incref(d->last) : json_array();
+  }
+  return sync_text(l, d, sv, text->data ? text->data : "", text->len, err);
+}
+
+static void after_edit_one(zlsp *l, const char *path, zbuf *out) {
+  const zlsp_server_cfg *cfg = match(l, path);
+  if (!cfg) return;
+  doc *d = doc_get(l, path, true);
+  cleanup_zbuf zbuf text = ZBUF_INIT;
+  zerr err = ZERR_INIT;
+  if (zfs_read_file(path, &text, ZLSP_MAX_FILE, &err) < 0) {
+    if (d->srv) zlsp_client_close_doc(&d->srv->client, d->uri, &err);
+    d->srv = NULL; /* deleted (or unreadable): nothing to check */
+    return;
+  }
+  cleanup_free char *root = find_root(l, cfg, path);
+  server *sv = server_for(l, cfg, root, &err);
+  if (!sv) {
+    unavailable(l, path, &err, out);
+    return;
+  }
+  json_t *baseline = NULL;
+  json_t *now = sync_edit(l, d, sv, &text, &baseline, &err);
+  if (!d->touched && baseline) {
+    d->orig = json_incref(baseline);
+  }
+  d->touched = d->touched || baseline;
+  if (!now) {
+    json_decref(baseline);
+    server_trouble(l, sv, &err);
+    unavailable(l, path, &err, out);
+    return;
+  }
+  json_decref(d->last);
+  d->last = now;
+  json_t *fresh = new_errors(now, baseline);
+  cleanup_free char *rel = zpath_relative(l->workspace, path);
+  size_t n = json_array_size(fresh);
+  if (n) {
+    zbuf_addf(out, "\n\nLanguage server %s reports %zu new error%s in %s after this edit:\n",
+              cfg->name, n, n == 1 ? "" : "s", rel);
+    list_diags(l, path, fresh, out);
+    zbuf_addstr(out, "Fix them before you finish.");
+    d->reported = true;
+  }
+  size_t errors_now = 0;
+  for (size_t i = 0; i < json_array_size(now); i++) errors_now += is_error(json_array_get(now, i));
+  if (!n && d->reported && errors_now == 0) {
+    zbuf_addf(out, "\n\nLanguage server %s: no errors remain in %s.", cfg->name, rel);
+    d->reported = false;
+  }
+  json_decref(fresh);
+  json_decref(baseline);
+}
+
+void zlsp_after_edit(zlsp *l, const json_t *files, zbuf *out) {
+  if (!l || !l->cfg.enabled) return;
+  size_t i;
+  const json_t *f;
+  json_array_foreach(files, i, f) {
+    if (json_is_string(f)) after_edit_one(l, json_string_value(f), out);
+  }
+}
+
+/* Re-syncs d when its file changed on disk since it was last sent (a
+ * command edited it), so a check sees what is there now. Returns 0, or -1
+ * with err. */
+static int refresh(zlsp *l, doc *d, zerr *err) {
+  const zlsp_server_cfg *cfg = match(l, d->path);
+  if (!cfg) return zerr_set(err, ZE_NOT_FOUND, "no language server covers %s", d->path);
+  cleanup_zbuf zbuf text = ZBUF_INIT;
+  if (zfs_read_file(d->path, &text, ZLSP_MAX_FILE, err) < 0) return -1;
+  cleanup_free char *root = find_root(l, cfg, d->path);
+  server *sv = server_for(l, cfg, root, err);
+  if (!sv) return -1;
+  if (d->srv == sv && d->last && d->text && strlen(d->text) == text.len &&
+      !memcmp(d->text, text.data ? text.data : "", text.len))
+    return 0;
+  json_t *now = sync_text(l, d, sv, text.data ? text.data : "", text.len, err);
+  if (!now) {
+    server_trouble(l, sv, err);
+    return -1;
+  }
+  json_decref(d->last);
+  d->last = now;
+  return 0;
+}
+
+char *zlsp_final_check(zlsp *l) {
+  if (!l || l->final_asked) return NULL;
+  zbuf report = ZBUF_INIT;
+  size_t total = 0;
+  for (size_t i = 0; i < l->ndocs; i++) {
+    doc *d = l->docs[i];
+    zerr err = ZERR_INIT;
+    if (!d->touched || refresh(l, d, &err) < 0) continue;
+    json_t *left = new_errors(d->last, d->orig);
+    if (json_array_size(left)) {
+      list_diags(l, d->path, left, &report);
+      total += json_array_size(left);
+    }
+    json_decref(left);
+  }
+  if (!total) {
+    zbuf_release(&report);
+    return NULL;
+  }
+  l->final_asked = true;
+  zbuf msg = ZBUF_INIT;
+  zbuf_addf(&msg,
+            "Before you finish: the language server still reports %zu error%s this run "
+            "introduced in the files you changed:\n%s"
+            "Fix them, or explain why they are expected.",
+            total, total == 1 ? "" : "s", report.data);
+  zbuf_release(&report);
+  return zbuf_detach(&msg, NULL);
+}
+
+int zlsp_file_diagnostics(zlsp *l, const char *abs_path, zbuf *out, zerr *err) {
+  const zlsp_server_cfg *cfg = match(l, abs_path);
+  cleanup_free char *rel = zpath_relative(l ? l->workspace : "/", abs_path);
+  if (!cfg)
+    return zerr_set(err, ZE_NOT_FOUND,
+                    "no language server covers %s (see `zero lsp status` and lsp.servers in "
+                    "docs/lsp.md)",
+                    rel);
+  if (!zfs_exists(abs_path)) return zerr_set(err, ZE_NOT_FOUND, "%s does not exist", rel);
+  doc *d = doc_get(l, abs_path, true);
+  if (refresh(l, d, err) < 0) return -1;
+  size_t n = json_array_size(d->last);
+  if (!n) {
+    zbuf_addf(out, "No problems reported by %s in %s.\n", cfg->name, rel);
+    return 0;
+  }
+  zbuf_addf(out, "%s reports %zu problem%s in %s:\n", cfg->name, n, n == 1 ? "" : "s", rel);
+  list_diags(l, abs_path, d->last, out);
+  return 0;
+}
+
+bool zlsp_any_available(zlsp *l) {
+  if (!l || !l->cfg.enabled) return false;
+  for (size_t i = 0; i < l->cfg.n; i++)
+    if (available(l, i)) return true;
+  return false;
+}
+
+static const char *state_of(zlsp *l, size_t i, char *why, size_t cap) {
+  const zlsp_server_cfg *s = &l->cfg.servers[i];
+  why[0] = '\0';
+  if (!l->cfg.enabled) return "off";
+  if (s->disabled) return "disabled";
+  const char *state = NULL;
+  for (size_t k = 0; k < l->nservers; k++) {
+    server *sv = l->servers[k];
+    if (sv->cfg != s) continue;
+    if (sv->state == SRV_RUNNING && zlsp_client_alive(&sv->client)) return "running";
+    state = sv->state == SRV_FAILED || !sv->ever_started ? "failed" : "stopped";
+    if (sv->error) snprintf(why, cap, "%s", sv->error);
+  }
+  if (state) return state;
+  if (!available(l, i)) return "missing";
+  return "not started";
+}
+
+void zlsp_status(zlsp *l, bool check, zbuf *out) {
+  if (!l) {
+    zbuf_addstr(out, "Language servers are off (lsp.enabled is false).\n");
+    return;
+  }
+  zbuf_addf(out, "%-16s %-12s %-40s %s\n", "NAME", "STATE", "COMMAND", "FILES");
+  for (size_t i = 0; i < l->cfg.n; i++) {
+    const zlsp_server_cfg *s = &l->cfg.servers[i];
+    char why[1024];
+    if (check && available(l, i) && !s->disabled && l->cfg.enabled) {
+      zerr err = ZERR_INIT;
+      server *sv = server_for(l, s, l->workspace, &err);
+      if (sv)
+        snprintf(why, sizeof why, "initialize answered in %lld ms%s%s",
+                 (long long)sv->client.init_ms, sv->client.server_name ? " by " : "",
+                 sv->client.server_name ? sv->client.server_name : "");
+      else
+        snprintf(why, sizeof why, "%s", err.msg);
+    }
+    char note[1024];
+    const char *state = state_of(l, i, note, sizeof note);
+    zbuf cmd = ZBUF_INIT, pats = ZBUF_INIT;
+    for (char **a = s->argv; a && *a; a++) zbuf_addf(&cmd, "%s%s", a == s->argv ? "" : " ", *a);
+    for (char **p = s->patterns; p && *p; p++)
+      zbuf_addf(&pats, "%s%s", p == s->patterns ? "" : " ", *p);
+    zbuf_addf(out, "%-16s %-12s %-40s %s\n", s->name, state, cmd.data, pats.data);
+    if (check && available(l, i) && !s->disabled && l->cfg.enabled) zbuf_addf(out, "  %s\n", why);
+    else if (note[0]) zbuf_addf(out, "  %s\n", note);
+    if (!strcmp(state, "missing"))
+      zbuf_addf(out, "  %s is not on PATH (install it to get %s diagnostics)\n", s->argv[0],
+                s->name);
+    zbuf_release(&cmd);
+    zbuf_release(&pats);
+  }
+  for (char **n = l->cfg.skipped_untrusted; n && *n; n++)
+    zbuf_addf(out, "%-16s %-12s the project's server; trust the workspace (zero mcp trust) to use it\n",
+              *n, "untrusted");
+}
