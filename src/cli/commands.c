@@ -42,6 +42,10 @@ static const zcli_command COMMANDS[] = {
      &zcli_sandbox_subs, NULL},
     {"tools", NULL, cmd_tools, 0, "list|run", "the model's tools from the command line",
      &zcli_tools_opts, &zcli_tools_subs, NULL},
+    /* the daemon (docs/daemon.md) */
+    {"daemon", NULL, cmd_daemon, 0, "start|stop|status|run|attach",
+     "a background zero running sessions on a pool of workers", &zcli_daemon_opts,
+     &zcli_daemon_subs, NULL},
     /* subagents (docs/subagents.md) */
     {"agents", NULL, cmd_agents, 0, "list [--json]",
      "the specialists the task tool delegates to", &zcli_agents_opts, &zcli_agents_subs, NULL},

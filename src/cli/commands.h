@@ -37,6 +37,7 @@ typedef struct zcli_subcommands {
 extern const zcli_subcommands zcli_agents_subs;
 extern const zcli_subcommands zcli_completions_subs;
 extern const zcli_subcommands zcli_config_subs;
+extern const zcli_subcommands zcli_daemon_subs;
 extern const zcli_subcommands zcli_hooks_subs;
 extern const zcli_subcommands zcli_skills_subs;
 extern const zcli_subcommands zcli_plugins_subs;

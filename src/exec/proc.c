@@ -72,7 +72,8 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
     if (!cmd->tty_taken_inside && ioctl(slave, TIOCSCTTY, 0) < 0) child_fail(errfd, errno);
     in_fd = out_fd = slave;
   }
-  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0) child_fail(errfd, errno);
+  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || (!o->keep_stderr && dup2(out_fd, 2) < 0))
+    child_fail(errfd, errno);
   /* Keep errfd (CLOEXEC) open above 2; close everything else. */
   int keep = errfd;
   if (keep != 3) {

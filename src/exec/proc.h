@@ -37,6 +37,9 @@ typedef struct zexec_opts {
    * keeps the environment's credentials, since it calls the same provider
    * as the parent. Never set for a command from model input. */
   bool zero_child;
+  /* Pipes: the child's stderr stays zero's own (the daemon's log) instead of
+   * joining its output, which must stay one clean stream. */
+  bool keep_stderr;
 } zexec_opts;
 
 /* A started child. */
