@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/opts.h"
 #include "base/strvec.h"
@@ -144,6 +145,21 @@ static long status_pid(const zdmn_paths *p) {
   return pid;
 }
 
+/* Whether pid runs (a zombie does not: it only waits to be reaped). */
+static bool process_alive(pid_t pid) {
+  if (kill(pid, 0) < 0 && errno == ESRCH) return false;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+  zbuf b = ZBUF_INIT;
+  bool alive = true;
+  if (zfs_read_file(path, &b, 4096, NULL) == 0) {
+    const char *paren = strrchr(b.data, ')');
+    alive = !(paren && paren[1] == ' ' && paren[2] == 'Z');
+  }
+  zbuf_release(&b);
+  return alive;
+}
+
 static bool reachable(const zdmn_paths *p) {
   int fd = zdmn_client_connect(p, NULL);
   if (fd < 0) return false;
@@ -236,6 +252,7 @@ static int sub_stop(void *ctx, int argc, char **argv) {
     return ZEXIT_SUCCESS;
   }
   if (fd < 0) return fail(&err);
+  long pid = status_pid(p);
   json_t *m = json_pack("{s:s}", "type", "shutdown");
   int w = zdmn_write_ctrl(fd, m, &err);
   json_decref(m);
@@ -253,6 +270,10 @@ static int sub_stop(void *ctx, int argc, char **argv) {
     fprintf(stderr, "zero daemon: the daemon did not stop within %d s\n", STOP_WAIT_MS / 1000);
     return ZEXIT_INTERNAL;
   }
+  /* The connection closes just before the process ends: wait for that too,
+   * so a start right after this cannot meet the old daemon's lock. */
+  int64_t until = ztime_mono_ms() + STOP_WAIT_MS;
+  while (pid > 0 && process_alive((pid_t)pid) && ztime_mono_ms() < until) ztime_sleep_ms(10, NULL);
   puts("zero daemon stopped");
   return ZEXIT_SUCCESS;
 }

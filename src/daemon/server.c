@@ -611,7 +611,6 @@ static void flush_clients(srv *s) {
     if (!pending || ztime_mono_ms() >= until) break;
     zev_run_once(&s->loop, 50);
   }
-  while (s->nconns) conn_close(s->conns[s->nconns - 1]);
 }
 
 int zdmn_serve(const zdmn_paths *p, const zdmn_server_opts *o, zerr *err) {
@@ -645,14 +644,16 @@ int zdmn_serve(const zdmn_paths *p, const zdmn_server_opts *o, zerr *err) {
   if (s.listen_fd >= 0) close(s.listen_fd);
   unlink(p->socket);
   unlink(p->status);
-  zdmn_sessions_release(&s.sessions);
-  free(s.conns);
-  zev_release(&s.loop);
   logf_("stopped");
   /* The lock file stays (removing it would let a racing start lock a new
    * inode while another holds the old one); emptied, it names no daemon. */
   if (ftruncate(lock_fd, 0) < 0) { /* harmless: the next daemon rewrites it */
   }
+  /* Last: a `zero daemon stop` waiting on its connection learns we are gone. */
+  while (s.nconns) conn_close(s.conns[s.nconns - 1]);
+  zdmn_sessions_release(&s.sessions);
+  free(s.conns);
+  zev_release(&s.loop);
   close(lock_fd);
   return 0;
 }

@@ -444,14 +444,14 @@ class Drain(DaemonCase):
     def test_stop_drains_finishing_workers_and_kills_stragglers_after_5s(self):
         pid = self.start(ZERO_DAEMON_WORKERS="2")
         slow = self.spawn_session("slow", {"report": True, "child_sleep": 120, "sleep": 120})
+        self.wait_for(lambda: (self.session("slow") or {}).get("state") == "running", what="slow")
+        report = json.loads(slow.stdout.readline())
         quick = self.spawn_session("quick", {"sleep": 3})  # ends inside the 5 s grace
+        self.wait_for(lambda: (self.session("quick") or {}).get("state") == "running",
+                      what="quick")
         queued = self.spawn_session("queued", {})
         self.wait_for(lambda: (self.session("queued") or {}).get("state") == "queued",
                       what="a queued session")
-        self.wait_for(lambda: (self.session("slow") or {}).get("state") == "running", what="slow")
-        report = json.loads(slow.stdout.readline())
-        self.wait_for(lambda: (self.session("quick") or {}).get("state") == "running",
-                      what="quick")
         t0 = time.time()
         r = self.zero("daemon", "stop", timeout=60)
         took = time.time() - t0
