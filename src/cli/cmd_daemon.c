@@ -354,8 +354,8 @@ static int stream(const zdmn_paths *p, json_t *cmd) {
   json_decref(cmd);
   int code = -1;
   zbuf msg = ZBUF_INIT;
-  zdmn_stream_end end = w < 0 ? ZDMN_STREAM_BROKEN
-                              : zdmn_client_stream(fd, print_line, NULL, &code, &msg, &err);
+  zdmn_stream_end end =
+      w < 0 ? ZDMN_STREAM_BROKEN : zdmn_client_stream(fd, print_line, NULL, &code, &msg, &err);
   close(fd);
   int rc = ZEXIT_SUCCESS;
   if (end == ZDMN_STREAM_BROKEN) {
@@ -375,6 +375,7 @@ static int stream(const zdmn_paths *p, json_t *cmd) {
 static const char *flag_value(int argc, char **argv, int *i, const char *lng, char shrt,
                               bool *missing) {
   const char *a = argv[*i];
+  if (!a) return NULL;
   size_t n = strlen(lng);
   if (a[0] == '-' && a[1] == '-' && !strncmp(a + 2, lng, n) && a[2 + n] == '=') return a + 3 + n;
   bool match = (a[0] == '-' && a[1] == '-' && !strcmp(a + 2, lng)) ||
@@ -387,56 +388,73 @@ static const char *flag_value(int argc, char **argv, int *i, const char *lng, ch
   return argv[++*i];
 }
 
-static int sub_run(void *ctx, int argc, char **argv) {
-  const char *session = NULL, *cwd = NULL, *prompt = NULL;
-  strvec fwd = STRVEC_INIT;
+typedef struct run_args {
+  const char *session, *cwd, *prompt;
+  strvec fwd; /* exec flags, forwarded as given */
+} run_args;
+
+/* Splits run's words into its own flags and the exec flags it forwards.
+ * Returns 0, -1 after printing help, or a usage exit code. */
+static int parse_run(int argc, char **argv, run_args *r) {
   for (int i = 0; i < argc; i++) {
     bool missing = false;
     const char *v;
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      strvec_clear(&fwd);
       usage(stdout);
-      return ZEXIT_SUCCESS;
+      return -1;
     }
-    if ((v = flag_value(argc, argv, &i, "session", 0, &missing))) session = v;
-    else if ((v = flag_value(argc, argv, &i, "cwd", 0, &missing))) cwd = v;
-    else if ((v = flag_value(argc, argv, &i, "prompt", 'p', &missing))) prompt = v;
-    else if (!missing && (!strncmp(a, "--remote", 8) || !strncmp(a, "--token", 7) ||
-                          !strncmp(a, "--ca-cert", 9) || !strncmp(a, "--server-name", 13))) {
-      strvec_clear(&fwd);
-      return usage_error("the remote bridge (--remote) is not available in this zero yet");
-    } else if (!missing) strvec_push(&fwd, a); /* an exec flag, forwarded as given */
-    if (missing) {
-      strvec_clear(&fwd);
+    if ((v = flag_value(argc, argv, &i, "session", 0, &missing))) r->session = v;
+    else if ((v = flag_value(argc, argv, &i, "cwd", 0, &missing))) r->cwd = v;
+    else if ((v = flag_value(argc, argv, &i, "prompt", 'p', &missing))) r->prompt = v;
+    else if (missing) {
       char m[64];
       snprintf(m, sizeof m, "%s requires a value", a);
       return usage_error(m);
+    } else if (!strncmp(a, "--remote", 8) || !strncmp(a, "--token", 7) ||
+               !strncmp(a, "--ca-cert", 9) || !strncmp(a, "--server-name", 13)) {
+      return usage_error("the remote bridge (--remote) is not available in this zero yet");
+    } else {
+      strvec_push(&r->fwd, a);
     }
   }
-  if (!session || !*session) {
-    strvec_clear(&fwd);
-    return usage_error("daemon run requires --session <id>");
+  return 0;
+}
+
+/* The run message of ra, or NULL after printing why not (*rc: exit code). */
+static json_t *run_message(const run_args *ra, int *rc) {
+  *rc = ZEXIT_USAGE;
+  if (!ra->session || !*ra->session) {
+    usage_error("daemon run requires --session <id>");
+    return NULL;
   }
-  if ((!prompt || !*prompt) && fwd.nr == 0) {
-    strvec_clear(&fwd);
-    return usage_error("daemon run requires --prompt <text> or exec flags");
+  bool has_prompt = ra->prompt && *ra->prompt;
+  if (!has_prompt && ra->fwd.nr == 0) {
+    usage_error("daemon run requires --prompt <text> or exec flags");
+    return NULL;
   }
   /* The worker runs where the user is, not where the daemon was started. */
-  char *dir = realpath(cwd ? cwd : ".", NULL);
+  char *dir = realpath(ra->cwd ? ra->cwd : ".", NULL);
   if (!dir) {
-    fprintf(stderr, "zero daemon: cannot open directory %s: %s\n", cwd ? cwd : ".",
+    fprintf(stderr, "zero daemon: cannot open directory %s: %s\n", ra->cwd ? ra->cwd : ".",
             strerror(errno));
-    strvec_clear(&fwd);
-    return ZEXIT_USAGE;
+    return NULL;
   }
   json_t *args = json_array();
-  for (size_t k = 0; k < fwd.nr; k++) json_array_append_new(args, json_string(fwd.v[k]));
-  strvec_clear(&fwd);
-  json_t *cmd = json_pack("{s:s, s:s, s:s, s:o}", "type", "run", "session", session, "cwd", dir,
+  for (size_t k = 0; k < ra->fwd.nr; k++) json_array_append_new(args, json_string(ra->fwd.v[k]));
+  json_t *cmd = json_pack("{s:s, s:s, s:s, s:o}", "type", "run", "session", ra->session, "cwd", dir,
                           "args", args);
-  if (prompt && *prompt) json_object_set_new(cmd, "prompt", json_string(prompt));
+  if (has_prompt) json_object_set_new(cmd, "prompt", json_string(ra->prompt));
   free(dir);
+  return cmd;
+}
+
+static int sub_run(void *ctx, int argc, char **argv) {
+  run_args ra = {NULL, NULL, NULL, STRVEC_INIT};
+  int rc = parse_run(argc, argv, &ra);
+  json_t *cmd = rc ? NULL : run_message(&ra, &rc);
+  strvec_clear(&ra.fwd);
+  if (!cmd) return rc < 0 ? ZEXIT_SUCCESS : rc;
   return stream(ctx, cmd);
 }
 

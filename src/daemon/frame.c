@@ -124,8 +124,7 @@ json_t *zdmn_read_ctrl(int fd, int timeout_ms, zerr *err) {
     zerr_errno(err, errno == ETIMEDOUT ? ZE_TIMEOUT : ZE_IO, "cannot read from the daemon");
   else if ((size_t)r < n)
     zerr_set(err, ZE_INVALID, "truncated frame: %zd of %u payload bytes before the end", r, n);
-  else
-    msg = zdmn_ctrl_decode(h[4], body, n, err);
+  else msg = zdmn_ctrl_decode(h[4], body, n, err);
   free(body);
   return msg;
 }

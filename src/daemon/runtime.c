@@ -68,7 +68,8 @@ int zdmn_runtime_secure(const zdmn_paths *p, zerr *err) {
 
 int zdmn_socket_check(const zdmn_paths *p, zerr *err) {
   struct stat st;
-  if (lstat(p->dir, &st) < 0) return zerr_set(err, ZE_NOT_FOUND, "no daemon (%s is missing)", p->dir);
+  if (lstat(p->dir, &st) < 0)
+    return zerr_set(err, ZE_NOT_FOUND, "no daemon (%s is missing)", p->dir);
   uid_t me = geteuid();
   if (!S_ISDIR(st.st_mode) || st.st_uid != me || (st.st_mode & 0022))
     return zerr_set(err, ZE_CONFIG,

@@ -233,8 +233,8 @@ static void start_worker(srv *s, zdmn_session *sess) {
   }
   zerr err = ZERR_INIT;
   sess->retry.attempts++;
-  if (zdmn_worker_start(&sess->worker, s->o.worker_exe, sess->args, sess->prompt, sess->cwd,
-                        &err) < 0) {
+  if (zdmn_worker_start(&sess->worker, s->o.worker_exe, sess->args, sess->prompt, sess->cwd, &err) <
+      0) {
     logf_("session %s: %s", sess->id, err.msg);
     sess->has_worker = false;
     sess->exit_code = 127; /* as a shell reports a command that cannot run */
@@ -245,7 +245,8 @@ static void start_worker(srv *s, zdmn_session *sess) {
   logf_("session %s: worker pid %ld (attempt %d)", sess->id, (long)sess->worker.pid,
         sess->retry.attempts);
   zev_watch(&s->loop, sess->worker.out_fd, POLLIN, on_worker_out, sess);
-  if (sess->worker.pidfd >= 0) zev_watch(&s->loop, sess->worker.pidfd, POLLIN, on_worker_exit, sess);
+  if (sess->worker.pidfd >= 0)
+    zev_watch(&s->loop, sess->worker.pidfd, POLLIN, on_worker_exit, sess);
   else zev_timer_at(&s->loop, now_ms(s) + EXIT_POLL_MS, on_exit_poll, sess);
 }
 
@@ -328,7 +329,8 @@ static void begin_drain(srv *s, const char *why) {
     }
   }
   if (s->busy == 0) s->stop = true;
-  else s->drain_timer = zev_timer_at(&s->loop, now_ms(s) + ZDMN_DRAIN_GRACE_MS, on_drain_timeout, s);
+  else
+    s->drain_timer = zev_timer_at(&s->loop, now_ms(s) + ZDMN_DRAIN_GRACE_MS, on_drain_timeout, s);
 }
 
 static void on_cancel(zev_loop *l, int fd, short revents, void *ud) {
@@ -439,9 +441,8 @@ static json_t *status_report(const srv *s) {
     const zdmn_session *x = s->sessions.v[i];
     if (x->state == ZDMN_QUEUED) queued++;
     if (x->has_worker)
-      json_array_append_new(workers, json_pack("{s:I, s:s, s:s}", "pid",
-                                               (json_int_t)x->worker.pid, "state", "busy",
-                                               "session", x->id));
+      json_array_append_new(workers, json_pack("{s:I, s:s, s:s}", "pid", (json_int_t)x->worker.pid,
+                                               "state", "busy", "session", x->id));
   }
   return json_pack("{s:I, s:i, s:s, s:s, s:s, s:i, s:o, s:o, s:i, s:b}", "pid",
                    (json_int_t)getpid(), "version", ZDMN_PROTO_VERSION, "zeroVersion",
@@ -491,8 +492,8 @@ static bool conn_frames(srv *s, zdmn_conn *c) {
     uint32_t plen;
     size_t used;
     zerr err = ZERR_INIT;
-    int r = zdmn_frame_parse((const uint8_t *)c->in.data, c->in.len, &kind, &payload, &plen,
-                             &used, &err);
+    int r = zdmn_frame_parse((const uint8_t *)c->in.data, c->in.len, &kind, &payload, &plen, &used,
+                             &err);
     if (r == 0) return true;
     json_t *msg = r > 0 ? zdmn_ctrl_decode(kind, payload, plen, &err) : NULL;
     if (!msg) {
@@ -559,8 +560,8 @@ static void on_accept(zev_loop *l, int fd, short revents, void *ud) {
   int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (cfd < 0) return;
   if (s->nconns >= ZDMN_CONNS_MAX || !peer_allowed(cfd)) {
-    logf_("connection refused (%s)", s->nconns >= ZDMN_CONNS_MAX ? "too many clients"
-                                                                   : "another user");
+    logf_("connection refused (%s)",
+          s->nconns >= ZDMN_CONNS_MAX ? "too many clients" : "another user");
     close(cfd);
     return;
   }
@@ -571,6 +572,7 @@ static void on_accept(zev_loop *l, int fd, short revents, void *ud) {
   zbuf_init(&c->out);
   if (s->nconns == s->capconns) {
     s->capconns = s->capconns ? s->capconns * 2 : 16;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
     s->conns = xrealloc(s->conns, s->capconns * sizeof *s->conns);
   }
   s->conns[s->nconns++] = c;
@@ -588,7 +590,7 @@ static int bind_socket(const zdmn_paths *p, zerr *err) {
   memcpy(sa.sun_path, p->socket, n + 1);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return zerr_errno(err, ZE_IO, "cannot create the control socket");
-  unlink(p->socket); /* a dead daemon's: we hold the lock */
+  unlink(p->socket);        /* a dead daemon's: we hold the lock */
   mode_t old = umask(0077); /* 0600 from the first instant, not after a chmod */
   int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
   umask(old);

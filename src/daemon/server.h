@@ -36,7 +36,7 @@ typedef struct zdmn_server_opts {
   int slots;              /* workers at once (ZDMN_SLOTS_DEFAULT) */
   const char *worker_exe; /* the program a worker runs: zero itself */
   zdmn_clock clock;
-  const char *version;    /* zero's, for the log and the status report */
+  const char *version; /* zero's, for the log and the status report */
 } zdmn_server_opts;
 
 /* Runs the daemon in this process until it is stopped. Returns 0 after a

@@ -44,6 +44,7 @@ static bool drop_oldest_finished(zdmn_sessions *t) {
   }
   if (best == t->n) return false;
   session_free(t->v[best]);
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
   memmove(&t->v[best], &t->v[best + 1], (t->n - best - 1) * sizeof *t->v);
   t->n--;
   return true;
@@ -62,6 +63,7 @@ zdmn_session *zdmn_sessions_add(zdmn_sessions *t, const char *id, const char *cw
   }
   if (t->n == t->cap) {
     t->cap = t->cap ? t->cap * 2 : 16;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
     t->v = xrealloc(t->v, t->cap * sizeof *t->v);
   }
   zdmn_session *s = xcalloc(1, sizeof *s);
@@ -86,6 +88,7 @@ void zdmn_session_finish(zdmn_sessions *t, zdmn_session *s, zdmn_state st, const
 void zdmn_session_subscribe(zdmn_session *s, struct zdmn_conn *c) {
   if (s->nsubs == s->capsubs) {
     s->capsubs = s->capsubs ? s->capsubs * 2 : 4;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
     s->subs = xrealloc(s->subs, s->capsubs * sizeof *s->subs);
   }
   s->subs[s->nsubs++] = c;
@@ -100,8 +103,8 @@ void zdmn_session_unsubscribe(zdmn_session *s, struct zdmn_conn *c) {
 }
 
 json_t *zdmn_session_status(const zdmn_session *s) {
-  json_t *o = json_pack("{s:s, s:s, s:I}", "id", s->id, "state", zdmn_state_name(s->state),
-                        "lines", (json_int_t)s->replay.total);
+  json_t *o = json_pack("{s:s, s:s, s:I}", "id", s->id, "state", zdmn_state_name(s->state), "lines",
+                        (json_int_t)s->replay.total);
   if (s->retry.attempts) json_object_set_new(o, "attempts", json_integer(s->retry.attempts));
   if (s->state == ZDMN_DONE || s->state == ZDMN_FAILED)
     json_object_set_new(o, "exitCode", json_integer(s->exit_code));
@@ -114,8 +117,11 @@ static int by_id(const void *a, const void *b) {
 }
 
 json_t *zdmn_sessions_status(const zdmn_sessions *t) {
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
   zdmn_session **sorted = xmalloc((t->n ? t->n : 1) * sizeof *sorted);
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
   if (t->n) memcpy(sorted, t->v, t->n * sizeof *sorted);
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
   qsort(sorted, t->n, sizeof *sorted, by_id);
   json_t *arr = json_array();
   for (size_t i = 0; i < t->n; i++) json_array_append_new(arr, zdmn_session_status(sorted[i]));

@@ -32,16 +32,16 @@ typedef struct zdmn_session {
   char *id, *cwd, *prompt; /* owned; cwd and prompt may be NULL */
   char **args;             /* exec flags, owned (strvec_free_array) */
   zdmn_state state;
-  uint64_t seq;           /* creation order */
-  uint64_t finished_seq;  /* order of finishing, 0 while not finished */
+  uint64_t seq;          /* creation order */
+  uint64_t finished_seq; /* order of finishing, 0 while not finished */
   zdmn_replay replay;
   zdmn_retry retry;
-  bool has_worker;        /* worker holds a started process */
+  bool has_worker; /* worker holds a started process */
   zdmn_worker worker;
-  uint64_t retry_timer;   /* pending restart, or 0 */
-  int exit_code;          /* the last worker's */
-  char *reason;           /* why it failed; owned */
-  void *owner;            /* the server (borrowed): callbacks get the session */
+  uint64_t retry_timer;    /* pending restart, or 0 */
+  int exit_code;           /* the last worker's */
+  char *reason;            /* why it failed; owned */
+  void *owner;             /* the server (borrowed): callbacks get the session */
   struct zdmn_conn **subs; /* attached clients (borrowed) */
   size_t nsubs, capsubs;
 } zdmn_session;

@@ -102,7 +102,7 @@ bool zdmn_worker_check_exit(zdmn_worker *w) {
   do r = waitpid(w->pid, &status, 0);
   while (r < 0 && errno == EINTR);
   w->exited = true;
-  w->exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
+  w->exit_code = WIFEXITED(status)     ? WEXITSTATUS(status)
                  : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                                        : 1;
   if (w->pidfd >= 0) close(w->pidfd);

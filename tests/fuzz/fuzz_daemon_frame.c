@@ -17,6 +17,24 @@
 #include "base/buf.h"
 #include "daemon/frame.h"
 
+/* One accepted control message re-encodes to a frame that decodes to an
+ * equal message. */
+static void check_reencode(const json_t *m) {
+  zbuf again = ZBUF_INIT;
+  if (zdmn_frame_encode_ctrl(&again, m, NULL) == 0) {
+    uint8_t k2;
+    const uint8_t *p2;
+    uint32_t l2;
+    size_t u2;
+    if (zdmn_frame_parse((const uint8_t *)again.data, again.len, &k2, &p2, &l2, &u2, NULL) != 1)
+      __builtin_trap();
+    json_t *m2 = zdmn_ctrl_decode(k2, p2, l2, NULL);
+    if (!m2 || !json_equal(m, m2)) __builtin_trap();
+    json_decref(m2);
+  }
+  zbuf_release(&again);
+}
+
 /* Walks the stream; returns the number of frames, or -1 at a refusal.
  * sum gets a checksum of the frames' kinds and lengths. */
 static long walk(const uint8_t *data, size_t size, uint64_t *sum) {
@@ -41,19 +59,7 @@ static long walk(const uint8_t *data, size_t size, uint64_t *sum) {
     *sum = *sum * 31 + kind * 1000003u + plen;
     json_t *m = zdmn_ctrl_decode(kind, payload, plen, NULL);
     if (m) {
-      zbuf again = ZBUF_INIT;
-      if (zdmn_frame_encode_ctrl(&again, m, NULL) == 0) {
-        uint8_t k2;
-        const uint8_t *p2;
-        uint32_t l2;
-        size_t u2;
-        if (zdmn_frame_parse((const uint8_t *)again.data, again.len, &k2, &p2, &l2, &u2, NULL) != 1)
-          __builtin_trap();
-        json_t *m2 = zdmn_ctrl_decode(k2, p2, l2, NULL);
-        if (!m2 || !json_equal(m, m2)) __builtin_trap();
-        json_decref(m2);
-      }
-      zbuf_release(&again);
+      check_reencode(m);
       (void)zdmn_negotiate_version(m);
       json_decref(m);
     }
@@ -62,54 +68,41 @@ static long walk(const uint8_t *data, size_t size, uint64_t *sum) {
   }
 }
 
+/* Takes every complete frame off the front of in, as the daemon does after
+ * each read. Returns how many, or -1 at a refusal. */
+static long drain(zbuf *in, uint64_t *sum) {
+  long n = 0;
+  for (;;) {
+    uint8_t kind;
+    const uint8_t *payload;
+    uint32_t plen;
+    size_t used;
+    int r =
+        zdmn_frame_parse((const uint8_t *)in->data, in->len, &kind, &payload, &plen, &used, NULL);
+    if (r < 0) return -1;
+    if (r == 0) return n;
+    *sum = *sum * 31 + kind * 1000003u + plen;
+    n++;
+    zbuf_consume(in, used);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > (1u << 16)) return 0;
   uint64_t s1 = 0, s2 = 0;
   long whole = walk(data, size, &s1);
-  /* The same bytes arriving as the daemon buffers them: a growing prefix
-   * parsed again each time must never see a frame the whole stream lacks. */
+  /* The same bytes arriving in pieces (byte by byte, then 97 at a time), each
+   * parsed as it comes: the same frames, or the same refusal. */
   zbuf in = ZBUF_INIT;
   long pieces = 0;
   size_t off = 0;
-  for (size_t cut = 0; cut <= size && pieces >= 0; cut += (cut < 8 ? 1 : 97)) {
-    size_t to = cut > size ? size : cut;
+  while (off < size && pieces >= 0) {
+    size_t step = off < 8 ? 1 : 97;
+    size_t to = size - off < step ? size : off + step;
     zbuf_add(&in, data + off, to - off);
     off = to;
-    for (;;) {
-      uint8_t kind;
-      const uint8_t *payload;
-      uint32_t plen;
-      size_t used;
-      int r = zdmn_frame_parse((const uint8_t *)in.data, in.len, &kind, &payload, &plen, &used,
-                               NULL);
-      if (r < 0) {
-        pieces = -1;
-        break;
-      }
-      if (r == 0) break;
-      s2 = s2 * 31 + kind * 1000003u + plen;
-      pieces++;
-      zbuf_consume(&in, used);
-    }
-  }
-  if (pieces >= 0 && off < size) {
-    zbuf_add(&in, data + off, size - off);
-    for (;;) {
-      uint8_t kind;
-      const uint8_t *payload;
-      uint32_t plen;
-      size_t used;
-      int r = zdmn_frame_parse((const uint8_t *)in.data, in.len, &kind, &payload, &plen, &used,
-                               NULL);
-      if (r < 0) {
-        pieces = -1;
-        break;
-      }
-      if (r == 0) break;
-      s2 = s2 * 31 + kind * 1000003u + plen;
-      pieces++;
-      zbuf_consume(&in, used);
-    }
+    long n = drain(&in, &s2);
+    pieces = n < 0 ? -1 : pieces + n;
   }
   zbuf_release(&in);
   if (whole != pieces || (whole >= 0 && s1 != s2)) __builtin_trap();

@@ -63,8 +63,9 @@ static void frame_round_trip(void **state) {
                                       NULL),
                      0);
   zbuf_add(&b, "\x00\x00", 2); /* the start of a next frame stays */
-  assert_int_equal(
-      zdmn_frame_parse((const uint8_t *)b.data, b.len, &kind, &payload, &plen, &used, NULL), 1);
+  assert_int_equal(zdmn_frame_parse((const uint8_t *)b.data, b.len, &kind, &payload, &plen, &used,
+                                    NULL),
+                   1);
   assert_int_equal(kind, ZDMN_KIND_CTRL);
   assert_int_equal(used, 5 + strlen(body));
   json_t *back = zdmn_ctrl_decode(kind, payload, plen, NULL);
@@ -141,8 +142,8 @@ static void negotiate_versions(void **state) {
     const char *hello;
     int want;
   } cases[] = {
-      {"{\"type\":\"hello\",\"version\":1}", 1},  {"{\"type\":\"hello\",\"version\":7}", 1},
-      {"{\"type\":\"hello\",\"version\":0}", 0},  {"{\"type\":\"hello\",\"version\":-3}", 0},
+      {"{\"type\":\"hello\",\"version\":1}", 1},     {"{\"type\":\"hello\",\"version\":7}", 1},
+      {"{\"type\":\"hello\",\"version\":0}", 0},     {"{\"type\":\"hello\",\"version\":-3}", 0},
       {"{\"type\":\"hello\",\"version\":\"1\"}", 0}, {"{\"type\":\"hello\"}", 0},
       {"{\"type\":\"hello\",\"version\":1.0}", 0},
   };
@@ -200,7 +201,7 @@ static void backoff_table(void **state) {
   fake_clock f = {0, 0.0};
   zdmn_clock c = clock_of(&f, 1000);
   /* min(1 s * 2^n, 5 min) x jitter: jitter 0.5 at rand 0, 1.0 at rand 0.5 */
-  static const int64_t nominal[] = {1000,  2000,   4000,   8000,   16000, 32000,
+  static const int64_t nominal[] = {1000,  2000,   4000,   8000,   16000,  32000,
                                     64000, 128000, 256000, 300000, 300000, 300000};
   for (int n = 0; n < (int)ZARRAY_LEN(nominal); n++) {
     f.r = 0.5;
@@ -230,8 +231,8 @@ static void retry_schedule_on_an_injected_clock(void **state) {
     zdmn_verdict v;
     int64_t delay;
   } steps[] = {
-      {1, ZDMN_V_RETRY, 1000},  {139, ZDMN_V_RETRY, 2000}, {75, ZDMN_V_RETRY, 30000},
-      {1, ZDMN_V_RETRY, 4000},  {2, ZDMN_V_FAIL, 0},
+      {1, ZDMN_V_RETRY, 1000}, {139, ZDMN_V_RETRY, 2000}, {75, ZDMN_V_RETRY, 30000},
+      {1, ZDMN_V_RETRY, 4000}, {2, ZDMN_V_FAIL, 0},
   };
   for (size_t i = 0; i < ZARRAY_LEN(steps); i++) {
     r.attempts++; /* the daemon counts a start before the worker runs */
@@ -367,7 +368,7 @@ static void evloop_timers_and_fds(void **state) {
   ev_log g = {ZBUF_INIT, &l, 0};
   zev_timer_at(&l, 150, on_timer, &g);
   uint64_t late = zev_timer_at(&l, 900, on_timer, &g);
-  g.cancel_me = late; /* the first timer cancels the second */
+  g.cancel_me = late;                       /* the first timer cancels the second */
   assert_int_equal(zev_run_once(&l, 0), 0); /* nothing due at 100 */
   f.now = 200;
   assert_int_equal(zev_run_once(&l, 0), 1);
@@ -391,8 +392,12 @@ static void evloop_timers_and_fds(void **state) {
 
 static void worker_env_drops_only_the_sandbox_markers(void **state) {
   (void)state;
-  char *const env[] = {"PATH=/bin", "ZERO_SANDBOXED=1", "ZERO_SANDBOX_BACKEND=none",
-                       "ZERO_SANDBOX_NETWORK=deny", "ZERO_SANDBOXEDX=keep", "OPENAI_API_KEY=k",
+  char *const env[] = {"PATH=/bin",
+                       "ZERO_SANDBOXED=1",
+                       "ZERO_SANDBOX_BACKEND=none",
+                       "ZERO_SANDBOX_NETWORK=deny",
+                       "ZERO_SANDBOXEDX=keep",
+                       "OPENAI_API_KEY=k",
                        NULL};
   char **out = zdmn_worker_env(env);
   const char *want[] = {"PATH=/bin", "ZERO_SANDBOX_NETWORK=deny", "ZERO_SANDBOXEDX=keep",
