@@ -15,7 +15,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import unittest
 
@@ -24,39 +23,10 @@ sys.path.insert(0, HERE)
 from harness import ZeroTest  # noqa: E402
 import unpriv  # noqa: E402
 from test_daemon import WORKER, alive, frame, read_frame  # noqa: E402
+from test_sandbox_attacks import Listener  # noqa: E402
 
 NOBODY = 65534
 BASE = "/var/tmp" if os.access("/var/tmp", os.W_OK) else "/tmp"
-
-
-class FakeDaemon:
-    """A listener on a socket path that records whether any client connected
-    (the attacker's socket a client must refuse to talk to)."""
-
-    def __init__(self, path):
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(path)
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.connected = False
-        self.stop = False
-        self.t = threading.Thread(target=self.loop, daemon=True)
-        self.t.start()
-
-    def loop(self):
-        while not self.stop:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connected = True
-            c.close()
-
-    def close(self):
-        self.stop = True
-        self.t.join(2)
-        self.sock.close()
 
 
 class DaemonAttacks(ZeroTest):
@@ -118,18 +88,26 @@ class DaemonAttacks(ZeroTest):
         os.chmod(self.zdir, 0o700)
         self.assertEqual(self.sessions(), [])
 
-    def test_a_planted_socket_with_wide_modes_gets_no_prompt(self):
+    def assert_planted_socket_gets_no_prompt(self, mode, owner, reason):
+        """An attacker's listener at the socket path (mode, owner): the
+        client refuses it and never connects, so no prompt leaks to it."""
         os.makedirs(self.zdir, mode=0o700)
-        fake = FakeDaemon(self.sock_path)
+        fake = Listener(self.sock_path)
         try:
-            os.chmod(self.sock_path, 0o777)
+            os.chmod(self.sock_path, mode)
+            if owner is not None:
+                os.chown(self.sock_path, owner, owner)
             r = self.zero("daemon", "run", "--session", "x", "--prompt", "secret task")
             self.assertEqual(r.returncode, 1)
             self.assertIn("refusing the daemon socket", r.stderr)
+            self.assertIn(reason, r.stderr)
             time.sleep(0.3)
-            self.assertFalse(fake.connected)
+            self.assertEqual(fake.accepted, 0)
         finally:
             fake.close()
+
+    def test_a_planted_socket_with_wide_modes_gets_no_prompt(self):
+        self.assert_planted_socket_gets_no_prompt(0o777, None, "mode 0777")
 
     @unittest.skipIf(unpriv.UNPRIV or os.geteuid() != 0, "needs root to act as another user")
     def test_another_user_cannot_connect(self):
@@ -184,18 +162,7 @@ class DaemonAttacks(ZeroTest):
 
     @unittest.skipIf(unpriv.UNPRIV or os.geteuid() != 0, "needs root to chown")
     def test_a_socket_owned_by_another_user_is_refused(self):
-        os.makedirs(self.zdir, mode=0o700)
-        fake = FakeDaemon(self.sock_path)
-        try:
-            os.chmod(self.sock_path, 0o600)
-            os.chown(self.sock_path, NOBODY, NOBODY)
-            r = self.zero("daemon", "run", "--session", "x", "--prompt", "secret task")
-            self.assertEqual(r.returncode, 1)
-            self.assertIn("owner uid 65534", r.stderr)
-            time.sleep(0.3)
-            self.assertFalse(fake.connected)
-        finally:
-            fake.close()
+        self.assert_planted_socket_gets_no_prompt(0o600, NOBODY, "owner uid 65534")
 
     @unittest.skipIf(unpriv.UNPRIV or os.geteuid() != 0, "needs root to chown")
     def test_the_daemon_will_not_run_in_another_users_directory(self):
