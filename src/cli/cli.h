@@ -38,6 +38,9 @@ int cmd_backends(int argc, char **argv);
 struct json_t;
 struct json_t *zcli_backends_report(const char *workspace, size_t *broken);
 int cmd_usage(int argc, char **argv);
+/* `zero daemon …` (cmd_daemon.c, src/daemon/). */
+int cmd_daemon(int argc, char **argv);
+extern const zopt_spec zcli_daemon_opts;
 /* subagents (src/subagent/) */
 int cmd_agents(int argc, char **argv);
 /* language servers (src/lsp/) */

@@ -73,7 +73,7 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
     in_fd = out_fd = slave;
   }
   if (stderr_fd < 0) stderr_fd = out_fd;
-  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(stderr_fd, 2) < 0)
+  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || (!o->keep_stderr && dup2(stderr_fd, 2) < 0))
     child_fail(errfd, errno);
   /* Keep errfd (CLOEXEC) open above 2; close everything else. */
   int keep = errfd;

@@ -41,6 +41,9 @@ typedef struct zexec_opts {
    * of sharing stdout's. For protocol peers (language servers) whose stdout
    * carries framed messages a log line must not corrupt. */
   bool own_stderr;
+  /* Pipes: the child's stderr stays zero's own (the daemon's log) instead of
+   * joining its output, which must stay one clean stream. */
+  bool keep_stderr;
 } zexec_opts;
 
 /* A started child. */
