@@ -568,6 +568,7 @@ static void handle_get(server *srv, conn *c, const zhttpd_req *r) {
   if (standalone) {
     st = stream_new(hs);
     hs->standalone_open = true;
+    st->sink = c;
     stream_prime(st, hs);
   } else {
     for (size_t i = 0; i < st->events.len; i++)

@@ -112,8 +112,8 @@ class ConformanceServerTest(harness.ZeroTest):
         cfg = tempfile.mkdtemp(prefix="zero-conf-cfg-")
         self.addCleanup(shutil.rmtree, cfg, True)
         os.makedirs(os.path.join(cfg, "zero", "commands"))
-        with open(os.path.join(cfg, "zero", "commands", "review.md"), "w") as f:
-            f.write("---\ndescription: Review a file\n---\nReview $ARGUMENTS.\n")
+        with open(os.path.join(cfg, "zero", "commands", "explain.md"), "w") as f:
+            f.write("---\ndescription: Explain a file\n---\nExplain $ARGUMENTS.\n")
         env = dict(os.environ, XDG_CONFIG_HOME=cfg)
         _, url = self.start([harness.ZERO_BIN, "serve", "--mcp", "--http", "0"], env=env, cwd=ws)
         results, r = self.run_suite(url)
