@@ -1,150 +1,317 @@
-/* server.c — zero's tools over MCP (stdio); see server.h. */
+/* server.c — the MCP server's protocol core and its stdio transport; see
+ * server.h. */
 #include "mcp/server.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
 #include "mcp/client.h"
-#include "mcp/jsonrpc.h"
-#include "perm/prompt.h"
 
-typedef struct serve_state {
-  const ztool_ctx *ctx;
-  const zperm_engine *perm; /* decides every call (the one permission module) */
-  bool all_tools;
-  FILE *out;
-  bool write_failed;
-} serve_state;
+static const char *const LEVELS[] = {"debug", "info",     "notice", "warning",
+                                     "error", "critical", "alert",  "emergency"};
 
-static void send_line(serve_state *s, zbuf *msg) {
-  zbuf_addch(msg, '\n');
-  if (fwrite(msg->data, 1, msg->len, s->out) != msg->len || fflush(s->out) != 0)
-    s->write_failed = true;
+/* A server->client request waiting for its answer. */
+typedef struct ask {
+  int64_t id;
+  json_t *result, *error; /* set when answered */
+  bool done;
+  struct ask *next;
+} ask;
+
+struct zmcp_session {
+  const zmcp_catalog *cat;
+  pthread_mutex_t mu; /* guards everything below */
+  pthread_cond_t answered;
+  char protocol[16];
+  json_t *client_caps; /* initialize's capabilities */
+  int min_level;       /* index in LEVELS; 0 until logging/setLevel */
+  int64_t next_ask_id;
+  ask *asks;
+  bool closed;
+};
+
+struct zmcp_call {
+  zmcp_session *s;
+  const zmcp_reply_ops *ops;
+  void *ud;
+  json_t *progress_token; /* borrowed from the request */
+};
+
+zmcp_session *zmcp_session_new(const zmcp_catalog *cat) {
+  zmcp_session *s = xcalloc(1, sizeof *s);
+  s->cat = cat;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->answered, NULL);
+  s->next_ask_id = 1;
+  return s;
+}
+
+void zmcp_session_close(zmcp_session *s) {
+  pthread_mutex_lock(&s->mu);
+  s->closed = true;
+  pthread_cond_broadcast(&s->answered);
+  pthread_mutex_unlock(&s->mu);
+}
+
+void zmcp_session_free(zmcp_session *s) {
+  if (!s) return;
+  assert(!s->asks); /* every ask unlinks itself before its call returns */
+  json_decref(s->client_caps);
+  pthread_cond_destroy(&s->answered);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+const char *zmcp_session_protocol(const zmcp_session *s) {
+  return s->protocol[0] ? s->protocol : NULL;
+}
+
+static int level_index(const char *name) {
+  for (size_t i = 0; name && i < ZARRAY_LEN(LEVELS); i++)
+    if (!strcmp(name, LEVELS[i])) return (int)i;
+  return -1;
+}
+
+static void send_msg(zmcp_call *c, zbuf *msg) {
+  if (c->ops && c->ops->send) (void)c->ops->send(c->ud, msg->data, msg->len);
   zbuf_release(msg);
 }
 
-static bool exposed(const serve_state *s, const ztool *t) { return s->all_tools || t->read_only; }
-
-static json_t *tools_list(const serve_state *s) {
-  size_t n;
-  const ztool *const *all = ztool_all(&n);
-  json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) {
-    if (!exposed(s, all[i])) continue;
-    json_t *schema = json_loads(all[i]->parameters_json, 0, NULL);
-    if (!schema) schema = json_pack("{s:s}", "type", "object");
-    json_array_append_new(
-        arr, json_pack("{s:s, s:s, s:o, s:{s:b, s:b}}", "name", all[i]->name, "description",
-                       all[i]->description, "inputSchema", schema, "annotations",
-                       "readOnlyHint", all[i]->read_only, "destructiveHint",
-                       all[i]->side_effect == ZSIDE_WRITE || all[i]->side_effect == ZSIDE_SHELL));
-  }
-  return json_pack("{s:o}", "tools", arr);
+void zmcp_call_log(zmcp_call *c, const char *level, const char *logger, json_t *data) {
+  int li = level_index(level);
+  assert(li >= 0);
+  pthread_mutex_lock(&c->s->mu);
+  bool wanted = li >= c->s->min_level;
+  pthread_mutex_unlock(&c->s->mu);
+  if (!wanted) return;
+  json_t *p = json_pack("{s:s, s:O}", "level", level, "data", data ? data : json_null());
+  if (logger) json_object_set_new(p, "logger", json_string(logger));
+  zbuf msg = ZBUF_INIT;
+  zrpc_build_notification(&msg, "notifications/message", p);
+  json_decref(p);
+  send_msg(c, &msg);
 }
 
-static void handle_call(serve_state *s, const zrpc_msg *m, zbuf *out) {
-  const char *name = zjson_str(m->params, "name");
-  const ztool *t = name ? ztool_find(name) : NULL;
-  if (!t || !exposed(s, t)) {
-    char msg[300];
-    snprintf(msg, sizeof msg, "unknown tool \"%.200s\"%s", name ? name : "",
-             t ? " (not exposed; start zero serve --mcp --allow-unsafe-tools to expose it)" : "");
-    zrpc_build_error(out, m->id, ZRPC_INVALID_PARAMS, msg);
-    return;
-  }
-  json_t *args = json_object_get(m->params, "arguments");
-  if (args && !json_is_object(args)) {
-    zrpc_build_error(out, m->id, ZRPC_INVALID_PARAMS, "\"arguments\" must be an object");
-    return;
-  }
-  char *text = args ? zjson_dumps(args) : xstrdup("{}");
-  ztool_result res = ZTOOL_RESULT_INIT;
-  /* The same decision as every face; nobody here can answer a prompt, so the
-   * prompt flow's headless answer applies (a denial saying what allows it). */
-  zperm_decision d = zperm_decide(s->perm, t, args);
-  if (d.action == ZPERM_PROMPT) {
-    zperm_face face = {.name = "zero serve --mcp"};
-    zperm_prompt_resolve(&face, NULL, NULL, &d);
-  }
-  if (d.action == ZPERM_DENY)
-    ztool_fail(&res, "permission denied for %s [%s]: %s", name, d.code, d.reason);
-  else
-    ztool_invoke_escalated(s->ctx, name, text, zperm_escalation(&d), &res);
-  free(text);
-  json_t *result = json_pack("{s:[{s:s, s:s#}], s:b}", "content", "type", "text", "text",
-                             res.output.data, (int)res.output.len, "isError", res.is_error);
-  /* view_image's picture (meta.image) goes to the client as MCP image
-   * content, which its model can see, rather than as base64 in the
-   * structured result. */
-  json_t *img = json_object_get(res.meta, "image");
-  const char *mime = zjson_str(img, "media_type"), *data = zjson_str(img, "data");
-  if (mime && data) {
-    json_array_append_new(json_object_get(result, "content"),
-                          json_pack("{s:s, s:s, s:s}", "type", "image", "data", data, "mimeType",
-                                    mime));
-    json_object_del(res.meta, "image");
-  }
-  if (json_is_object(res.meta) && json_object_size(res.meta))
-    json_object_set(result, "structuredContent", res.meta);
-  zrpc_build_result(out, m->id, result);
-  json_decref(result);
-  ztool_result_release(&res);
+void zmcp_call_progress(zmcp_call *c, double progress, double total, const char *message) {
+  if (!c->progress_token) return;
+  json_t *p = json_pack("{s:O, s:f}", "progressToken", c->progress_token, "progress", progress);
+  if (total > 0) json_object_set_new(p, "total", json_real(total));
+  if (message) json_object_set_new(p, "message", json_string(message));
+  zbuf msg = ZBUF_INIT;
+  zrpc_build_notification(&msg, "notifications/progress", p);
+  json_decref(p);
+  send_msg(c, &msg);
 }
 
-static int on_msg(void *ud, zrpc_msg *m) {
-  serve_state *s = ud;
-  zbuf out = ZBUF_INIT;
-  if (m->kind == ZRPC_REQUEST) {
-    if (!strcmp(m->method, "initialize")) {
-      const char *v = zjson_str(m->params, "protocolVersion");
-      json_t *r = json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}", "protocolVersion",
-                            zmcp_protocol_supported(v) ? v : ZMCP_PROTOCOL_VERSION,
-                            "capabilities", "tools", "listChanged", 0, "serverInfo", "name",
-                            "zero", "version", ZERO_VERSION, "instructions",
-                            "zero's coding tools: read files, list directories"
-                            " (and, when allowed, write and edit files and run commands) in "
-                            "the workspace.");
-      zrpc_build_result(&out, m->id, r);
-      json_decref(r);
-    } else if (!strcmp(m->method, "ping")) {
-      zrpc_build_result(&out, m->id, NULL);
-    } else if (!strcmp(m->method, "tools/list")) {
-      json_t *r = tools_list(s);
-      zrpc_build_result(&out, m->id, r);
-      json_decref(r);
-    } else if (!strcmp(m->method, "tools/call")) {
-      handle_call(s, m, &out);
-    } else {
-      char msg[200];
-      snprintf(msg, sizeof msg, "method \"%.100s\" is not supported by zero", m->method);
-      zrpc_build_error(&out, m->id, ZRPC_METHOD_NOT_FOUND, msg);
+bool zmcp_call_client_has(const zmcp_call *c, const char *capability) {
+  pthread_mutex_lock(&c->s->mu);
+  bool has = json_object_get(c->s->client_caps, capability) != NULL;
+  pthread_mutex_unlock(&c->s->mu);
+  return has;
+}
+
+static void unlink_ask(zmcp_session *s, ask *a) {
+  for (ask **pp = &s->asks; *pp; pp = &(*pp)->next)
+    if (*pp == a) {
+      *pp = a->next;
+      return;
     }
+}
+
+json_t *zmcp_call_ask(zmcp_call *c, const char *method, json_t *params, int timeout_ms,
+                      zerr *err) {
+  if (!c->ops || !c->ops->can_ask) {
+    zerr_set(err, ZE_INVALID, "the client cannot answer requests over this transport");
+    return NULL;
   }
-  /* Notifications and responses need no answer. */
-  if (out.len) send_line(s, &out);
+  zmcp_session *s = c->s;
+  ask a = {0};
+  pthread_mutex_lock(&s->mu);
+  if (s->closed) {
+    pthread_mutex_unlock(&s->mu);
+    zerr_set(err, ZE_CANCELLED, "the MCP session ended");
+    return NULL;
+  }
+  a.id = s->next_ask_id++;
+  a.next = s->asks;
+  s->asks = &a;
+  pthread_mutex_unlock(&s->mu);
+
+  zbuf msg = ZBUF_INIT;
+  zrpc_build_request(&msg, a.id, method, params);
+  bool sent = c->ops->send(c->ud, msg.data, msg.len) == 0;
+  zbuf_release(&msg);
+
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += timeout_ms / 1000;
+  until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+  pthread_mutex_lock(&s->mu);
+  int rc = 0;
+  while (sent && !a.done && !s->closed && rc != ETIMEDOUT)
+    rc = pthread_cond_timedwait(&s->answered, &s->mu, &until);
+  unlink_ask(s, &a);
+  bool closed = s->closed;
+  pthread_mutex_unlock(&s->mu);
+  if (!sent) zerr_set(err, ZE_IO, "the client could not be reached");
+  else if (!a.done && closed) zerr_set(err, ZE_CANCELLED, "the MCP session ended");
+  else if (!a.done) zerr_set(err, ZE_TIMEOUT, "the client did not answer %s in %d ms", method, timeout_ms);
+  else if (a.error) {
+    char *t = zrpc_error_text(a.error);
+    zerr_set(err, ZE_PROVIDER, "the client refused %s: %s", method, t);
+    free(t);
+  }
+  json_decref(a.error);
+  if (!a.done || a.error) {
+    json_decref(a.result);
+    return NULL;
+  }
+  return a.result;
+}
+
+bool zmcp_call_detach(zmcp_call *c, int retry_ms) {
+  if (!c->ops || !c->ops->detach) return false;
+  c->ops->detach(c->ud, retry_ms);
+  return true;
+}
+
+/* A response from the client: hand it to the ask waiting for its id. */
+static void deliver(zmcp_session *s, const zrpc_msg *m) {
+  if (!json_is_integer(m->id)) return;
+  pthread_mutex_lock(&s->mu);
+  for (ask *a = s->asks; a; a = a->next)
+    if (a->id == json_integer_value(m->id) && !a->done) {
+      a->result = m->result ? json_incref(m->result) : NULL;
+      a->error = m->error ? json_incref(m->error) : NULL;
+      a->done = true;
+      pthread_cond_broadcast(&s->answered);
+      break;
+    }
+  pthread_mutex_unlock(&s->mu);
+}
+
+static json_t *initialize(zmcp_session *s, const json_t *params) {
+  const char *v = zjson_str(params, "protocolVersion");
+  const char *chosen = zmcp_protocol_supported(v) ? v : ZMCP_PROTOCOL_VERSION;
+  json_t *caps = s->cat->capabilities ? s->cat->capabilities(s->cat->ud) : json_object();
+  json_object_set_new(caps, "logging", json_object());
+  pthread_mutex_lock(&s->mu);
+  snprintf(s->protocol, sizeof s->protocol, "%s", chosen);
+  json_decref(s->client_caps);
+  json_t *cc = json_object_get(params, "capabilities");
+  s->client_caps = json_is_object(cc) ? json_incref(cc) : json_object();
+  pthread_mutex_unlock(&s->mu);
+  json_t *r = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion", chosen, "capabilities",
+                        caps, "serverInfo", "name", s->cat->name, "version", s->cat->version);
+  if (s->cat->instructions)
+    json_object_set_new(r, "instructions", json_string(s->cat->instructions));
+  return r;
+}
+
+static void handle_request(zmcp_session *s, const zrpc_msg *m, const zmcp_reply_ops *ops,
+                           void *ud, zbuf *out) {
+  json_t *params = json_is_object(m->params) ? m->params : NULL;
+  if (!strcmp(m->method, "initialize")) {
+    json_t *r = initialize(s, params);
+    zrpc_build_result(out, m->id, r);
+    json_decref(r);
+    return;
+  }
+  if (!strcmp(m->method, "ping")) {
+    zrpc_build_result(out, m->id, NULL);
+    return;
+  }
+  if (!strcmp(m->method, "logging/setLevel")) {
+    int li = level_index(zjson_str(params, "level"));
+    if (li < 0) {
+      zrpc_build_error(out, m->id, ZRPC_INVALID_PARAMS,
+                       "\"level\" must be one of debug, info, notice, warning, error, "
+                       "critical, alert, emergency");
+      return;
+    }
+    pthread_mutex_lock(&s->mu);
+    s->min_level = li;
+    pthread_mutex_unlock(&s->mu);
+    zrpc_build_result(out, m->id, NULL);
+    return;
+  }
+  zmcp_call c = {.s = s, .ops = ops, .ud = ud,
+                 .progress_token = json_object_get(json_object_get(params, "_meta"),
+                                                   "progressToken")};
+  int code = 0;
+  char msg[512] = "";
+  json_t *r = s->cat->request(s->cat->ud, &c, m->method, params, &code, msg, sizeof msg);
+  if (code) {
+    if (!msg[0])
+      snprintf(msg, sizeof msg, "method \"%.100s\" is not supported by %s", m->method,
+               s->cat->name);
+    zrpc_build_error(out, m->id, code, msg);
+  } else {
+    zrpc_build_result(out, m->id, r);
+  }
+  json_decref(r);
+}
+
+void zmcp_session_handle(zmcp_session *s, zrpc_msg *m, const zmcp_reply_ops *ops, void *ud,
+                         zbuf *out) {
+  if (m->kind == ZRPC_REQUEST) handle_request(s, m, ops, ud, out);
+  else if (m->kind == ZRPC_RESPONSE || m->kind == ZRPC_ERROR) deliver(s, m);
+  /* Notifications (initialized, cancelled, roots changes) need no answer;
+   * an orphan reply is dropped. */
   zrpc_msg_release(m);
+}
+
+/* ---- stdio ------------------------------------------------------------------ */
+
+typedef struct stdio_state {
+  zmcp_session *s;
+  FILE *out;
+  bool write_failed;
+} stdio_state;
+
+static int stdio_write(stdio_state *st, const char *json, size_t len) {
+  if (fwrite(json, 1, len, st->out) != len || fputc('\n', st->out) == EOF ||
+      fflush(st->out) != 0)
+    st->write_failed = true;
+  return st->write_failed ? -1 : 0;
+}
+
+static int stdio_send(void *ud, const char *json, size_t len) { return stdio_write(ud, json, len); }
+
+/* One reader thread answers requests in order, so nothing can answer an ask
+ * while a request runs: asks are refused over stdio (can_ask false). */
+static const zmcp_reply_ops STDIO_OPS = {.send = stdio_send, .detach = NULL, .can_ask = false};
+
+static int stdio_on_msg(void *ud, zrpc_msg *m) {
+  stdio_state *st = ud;
+  zbuf out = ZBUF_INIT;
+  zmcp_session_handle(st->s, m, &STDIO_OPS, st, &out);
+  if (out.len) (void)stdio_write(st, out.data, out.len);
+  zbuf_release(&out);
   return 0;
 }
 
-static int on_line(void *ud, const char *line, size_t len) {
-  serve_state *s = ud;
+static int stdio_on_line(void *ud, const char *line, size_t len) {
+  stdio_state *st = ud;
   zerr err = ZERR_INIT;
-  if (zrpc_parse(line, len, on_msg, s, &err) < 0) {
+  if (zrpc_parse(line, len, stdio_on_msg, st, &err) < 0) {
     zbuf out = ZBUF_INIT;
     zrpc_build_error(&out, NULL, err.kind == ZE_INVALID && strstr(err.msg, "malformed")
                                      ? ZRPC_PARSE_ERROR : ZRPC_INVALID_REQUEST, err.msg);
-    send_line(s, &out);
+    (void)stdio_write(st, out.data, out.len);
+    zbuf_release(&out);
   }
-  return s->write_failed ? -1 : 0;
+  return st->write_failed ? -1 : 0;
 }
 
-int zmcp_serve(int in_fd, FILE *out, const ztool_ctx *ctx, const zperm_engine *perm,
-               bool all_tools, zerr *err) {
-  serve_state s = {.ctx = ctx, .perm = perm, .all_tools = all_tools, .out = out};
+int zmcp_serve_stdio(int in_fd, FILE *out, const zmcp_catalog *cat, zerr *err) {
+  stdio_state st = {.s = zmcp_session_new(cat), .out = out};
   zrpc_framer f = ZRPC_FRAMER_INIT;
   char buf[65536];
   int rc = 0;
@@ -156,8 +323,8 @@ int zmcp_serve(int in_fd, FILE *out, const ztool_ctx *ctx, const zperm_engine *p
       break;
     }
     if (r == 0) break; /* the client closed stdin: clean shutdown */
-    int fr = zrpc_framer_feed(&f, buf, (size_t)r, on_line, &s, err);
-    if (fr < 0 && s.write_failed) {
+    int fr = zrpc_framer_feed(&f, buf, (size_t)r, stdio_on_line, &st, err);
+    if (fr < 0 && st.write_failed) {
       rc = zerr_set(err, ZE_IO, "writing to the MCP client failed (stdout closed)");
       break;
     }
@@ -165,11 +332,14 @@ int zmcp_serve(int in_fd, FILE *out, const ztool_ctx *ctx, const zperm_engine *p
       /* Oversized message: answer once, then stop (the stream is out of step). */
       zbuf o = ZBUF_INIT;
       zrpc_build_error(&o, NULL, ZRPC_INVALID_REQUEST, err->msg);
-      send_line(&s, &o);
+      (void)stdio_write(&st, o.data, o.len);
+      zbuf_release(&o);
       rc = -1;
       break;
     }
   }
   zrpc_framer_release(&f);
+  zmcp_session_close(st.s);
+  zmcp_session_free(st.s);
   return rc;
 }
