@@ -17,6 +17,7 @@
 
 void zagent_emit(const zagent *a, const zagent_event *ev) {
   for (size_t i = 0; i < a->nsinks; i++) a->sinks[i]->emit(a->sinks[i], ev);
+  if (a->gate && a->gate->observe) a->gate->observe(a->gate->ud, a, ev);
 }
 
 int zagent_check_sinks(const zagent *a, zerr *err) {
@@ -507,6 +508,8 @@ static zrun_status run_tool_calls(zagent *a, zconv *conv, size_t idx, zerr *err)
     if (st == ZRUN_SUCCESS && a->judge->halted) st = ZRUN_HALTED;
   }
   ztrace_end(a->trace, "tool_execution", began);
+  if (st != ZRUN_ERROR && a->gate && a->gate->after_batch)
+    a->gate->after_batch(a->gate->ud, a, conv, idx);
   return st;
 }
 

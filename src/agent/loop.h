@@ -48,6 +48,12 @@ typedef struct zagent_gate {
   /* A final answer: a message to continue the run with (caller frees), or
    * NULL to end it. The gate bounds how often it continues. */
   char *(*on_stop)(void *ud, struct zagent *a);
+  /* Every call of one assistant message has run (or been refused): the
+   * message is conv->items[idx], its results follow it. */
+  void (*after_batch)(void *ud, struct zagent *a, const zconv *conv, size_t idx);
+  /* Sees every event zagent_emit sends (permission prompts, sub-agent ends:
+   * the hooks' notification and subagentStop); may emit events itself. */
+  void (*observe)(void *ud, const struct zagent *a, const zagent_event *ev);
   void *ud;
 } zagent_gate;
 struct ztrace;

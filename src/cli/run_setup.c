@@ -609,7 +609,12 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   if (s->mcp.n) s->agent_sources[n++] = s->mcp.source;
   if (s->have_ext) {
     s->agent_sources[n++] = s->ext.source;
-    if (s->ext.hooks.n) agent->gate = &s->ext.gate; /* no hooks: no per-call cost */
+    if (s->ext.hooks.n) { /* no hooks: no per-call cost */
+      agent->gate = &s->ext.gate;
+      s->ext.agent = agent;
+      s->compaction.compactor.observe = zext_compaction_observe;
+      s->compaction.compactor.observe_ud = &s->ext;
+    }
   }
   if (s->subagents) s->agent_sources[n++] = *zsub_runtime_source(s->subagents);
   agent->sources = n ? s->agent_sources : NULL;

@@ -294,9 +294,85 @@ static char *gate_stop(void *ud, zagent *a) {
   return more;
 }
 
+/* afterToolBatch: every call of one assistant message, with how it ended. */
+static void gate_after_batch(void *ud, zagent *a, const zconv *conv, size_t idx) {
+  zext *x = ud;
+  const zmsg *m = &conv->items[idx];
+  json_t *calls = json_array();
+  for (size_t i = 0; i < m->ncalls; i++) {
+    const ztool_call *c = &m->calls[i];
+    json_t *one = tool_payload(c);
+    json_object_set_new(one, "id", json_string(c->id ? c->id : ""));
+    bool ran = false, ok = false;
+    for (size_t j = idx + 1; j < conv->len && !ran; j++) {
+      const zmsg *r = &conv->items[j];
+      if (r->role == ZROLE_TOOL && r->tool_call_id && c->id && !strcmp(r->tool_call_id, c->id)) {
+        ran = true;
+        ok = !r->is_error;
+      }
+    }
+    json_object_set_new(one, "ok", json_boolean(ran && ok));
+    json_array_append_new(calls, one);
+  }
+  json_t *p = json_pack("{s:o}", "toolCalls", calls);
+  zext_verdict v;
+  zext_fire(x, a, "afterToolBatch", NULL, p, &v);
+  zext_verdict_release(&v);
+  json_decref(p);
+}
+
+static void fire_observed(zext *x, const zagent *a, const char *event, json_t *payload) {
+  zext_verdict v;
+  zext_fire(x, a, event, NULL, payload, &v);
+  zext_verdict_release(&v);
+  json_decref(payload);
+}
+
+/* The events the loop reports but does not gate: a permission prompt or a
+ * question for the user (notification), a sub-agent's end (subagentStop).
+ * Called for every event: anything else returns at once. */
+static void gate_observe(void *ud, const zagent *a, const zagent_event *ev) {
+  zext *x = ud;
+  zbuf msg = ZBUF_INIT;
+  switch (ev->kind) {
+    case ZAEV_PERMISSION_REQUEST:
+      zbuf_addf(&msg, "zero needs your permission to use %s", ev->permission.name);
+      fire_observed(x, a, "notification",
+                    json_pack("{s:s, s:s, s:s, s:s}", "notificationType", "permission_prompt",
+                              "message", msg.data, "toolName", ev->permission.name, "reason",
+                              ev->permission.reason ? ev->permission.reason : ""));
+      break;
+    case ZAEV_QUESTION:
+      fire_observed(x, a, "notification",
+                    json_pack("{s:s, s:s}", "notificationType", "question", "message",
+                              ev->question.question ? ev->question.question : ""));
+      break;
+    case ZAEV_SUBAGENT_END: {
+      const zev_subagent *s = &ev->subagent;
+      fire_observed(x, a, "subagentStop",
+                    json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?}", "agent", s->agent ? s->agent : "",
+                              "subagentSessionId", s->child_session_id ? s->child_session_id : "",
+                              "callId", s->call_id ? s->call_id : "", "status",
+                              s->status ? s->status : "", "exitCode", s->exit_code, "message",
+                              s->message));
+      break;
+    }
+    default: break;
+  }
+  zbuf_release(&msg);
+}
+
+void zext_compaction_observe(void *ud, const char *event, const json_t *payload) {
+  zext *x = ud;
+  zext_verdict v;
+  zext_fire(x, x->agent, event, NULL, payload, &v);
+  zext_verdict_release(&v);
+}
+
 void zext_gate_init(zext *x) {
   x->gate = (zagent_gate){.before_tool = gate_before, .after_tool = gate_after,
-                          .on_stop = gate_stop, .ud = x};
+                          .on_stop = gate_stop, .after_batch = gate_after_batch,
+                          .observe = gate_observe, .ud = x};
 }
 
 /* ---- prompts, commands, report ---------------------------------------------- */

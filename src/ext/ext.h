@@ -33,6 +33,8 @@ typedef struct zext {
   char *workspace;
   struct zspawner *spawner; /* borrowed; NULL = hooks run unconfined (unsafe mode) */
   const char *session_id;   /* borrowed; may be NULL */
+  const zagent *agent;      /* the run's agent, for hook records of events fired outside
+                             * its gate (compaction); borrowed, may be NULL */
   zhooks hooks;             /* the hooks that run */
   zskills skills;
   zcmds commands;
@@ -70,6 +72,10 @@ void zext_verdict_release(zext_verdict *v);
  * with "subagentStop" when a child run ends. Returns the number of hooks run. */
 int zext_fire(zext *x, const zagent *a, const char *event, const char *tool,
               const json_t *payload, zext_verdict *v);
+
+/* The compactor's observer (zcompactor.observe, ud = the zext): fires
+ * beforeCompact / afterCompact with the compactor's payload. */
+void zext_compaction_observe(void *ud, const char *event, const json_t *payload);
 
 /* The prompt text for the skills index ("" when there are none); owned. */
 char *zext_skills_prompt(const zext *x);
