@@ -283,6 +283,32 @@ class BackendsTests(ExtCase):
         self.assertIn("mcpServers", out)
         r = self.zero("backends", "doctor")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        # zero doctor says so too (it used to say all was well)
+        self.serve([{"text": "unused"}])
+        r = self.zero("doctor", "--json")
+        row = [c for c in json.loads(r.stdout)["checks"] if c["check"] == "backends"][0]
+        self.assertEqual(row["status"], "fail", row)
+        self.assertIn("needs \"url\"", row["detail"])
+        self.assertNotEqual(r.returncode, 0)
+
+    def test_doctor_counts_the_extensions_and_warns_on_a_problem(self):
+        self.user_hook_file = os.path.join(self.config_dir(), "hooks.json")
+        self.write(self.user_hook_file, json.dumps(
+            {"hooks": [{"id": "a", "event": "afterTool", "command": "true"},
+                       {"id": "b", "event": "beforeLunch", "command": "true"}]}))
+        self.write(os.path.join(self.config_dir(), "skills", "s1", "SKILL.md"),
+                   "---\nname: s1\ndescription: one\n---\nbody\n")
+        self.write(os.path.join(self.config_dir(), "commands", "c1.md"), "do it\n")
+        self.serve([{"text": "unused"}])
+        r = self.zero("doctor", "--json")
+        row = [c for c in json.loads(r.stdout)["checks"] if c["check"] == "backends"][0]
+        self.assertEqual(row["status"], "warn", row)
+        self.assertIn("0 MCP servers, 1 hooks, 1 skills, 1 commands, 0 plugins", row["detail"])
+        self.assertIn("beforeLunch", row["detail"])
+        self.assertIn("zero backends doctor", row["next"])
+        os.unlink(self.user_hook_file)
+        r = self.zero("doctor")
+        self.assertRegex(r.stdout, r"ok +backends +0 MCP servers, 0 hooks, 1 skills")
 
 
 if __name__ == "__main__":
