@@ -111,6 +111,7 @@ void zext_release(zext *x) {
   zskills_release(&x->skills);
   zcmds_release(&x->commands);
   zplugins_release(&x->plugins);
+  json_decref(x->schemas);
   strvec_clear(&x->untrusted);
   strvec_clear(&x->problems);
   free(x->workspace);

@@ -45,6 +45,7 @@ typedef struct zext {
   int stop_continues;       /* continuations granted to stop hooks this run */
   zagent_gate gate;         /* the loop's seam (zext_gate) */
   ztool_source source;      /* skill + plugin tools (zext_source) */
+  json_t *schemas;          /* the source's schemas, made once a run (owned) */
 } zext;
 
 /* Loads everything for workspace (see the life cycle). trusted: the caller

@@ -23,8 +23,12 @@ static json_t *skill_schema(void) {
                    "additionalProperties", false);
 }
 
+/* Made on the first request and handed out by reference after: the skills
+ * and plugins do not change during a run, and re-packing every plugin's
+ * schema each turn was work for nothing. */
 static json_t *src_schemas(void *ud) {
   zext *x = ud;
+  if (x->schemas) return json_incref(x->schemas);
   json_t *all = json_array();
   if (x->skills.n) json_array_append_new(all, skill_schema());
   for (size_t i = 0; i < x->plugins.n; i++) {
@@ -34,7 +38,8 @@ static json_t *src_schemas(void *ud) {
                                            "description", p->tools[j].description,
                                            "parameters", p->tools[j].schema));
   }
-  return all;
+  x->schemas = all;
+  return json_incref(all);
 }
 
 static const zplugin_tool *find_plugin_tool(const zext *x, const char *name) {
