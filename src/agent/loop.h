@@ -35,6 +35,10 @@ typedef struct ztool_source {
   const char *(*side_effect)(void *ud, const char *name); /* for events; NULL = "unknown" */
   void (*invoke)(void *ud, struct zagent *a, const ztool_call *call, ztool_result *res);
   void *ud;
+  /* Optional: the stand-in the permission engine decides the call as (the
+   * built-in path's decision, events and prompt flow; the call's arguments
+   * are not judged), or NULL to let invoke decide itself (MCP). */
+  const ztool *(*perm_tool)(void *ud, const char *name);
 } ztool_source;
 struct zcompactor;
 

@@ -21,6 +21,7 @@
 
 #include "base/err.h"
 #include "base/strvec.h"
+#include "tools/tool.h"
 
 typedef struct zplugin_tool {
   char *name;          /* as offered to the model: plugin_<id>_<tool> */
@@ -31,6 +32,8 @@ typedef struct zplugin_tool {
   int timeout_ms;
   const char *dir;     /* the plugin's folder (borrowed from zplugin) */
   char *refused;       /* why it may not run (changed executable, background…), or NULL */
+  ztool perm;          /* the permission engine's stand-in: a sandboxed command (shell
+                        * side effect, never read-only) named as offered */
 } zplugin_tool;
 
 typedef struct zplugin {
