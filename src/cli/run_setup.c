@@ -519,7 +519,7 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
     s->checkpoints_for = xstrdup(s->store.session->id);
   }
   /* Hooks and plugin tools run confined exactly like tool commands. */
-  if (s->have_ext) s->ext.spawner = s->tools.spawner;
+  if (s->have_ext) zext_set_spawner(&s->ext, s->tools.spawner);
   if (s->have_ext && s->store.session) s->ext.session_id = s->store.session->id;
   if (s->checkpoints) {
     s->tools.write_hook =

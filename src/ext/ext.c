@@ -106,7 +106,42 @@ void zext_load(zext *x, const char *workspace, bool trusted) {
   zext_tools_init(x);
 }
 
+/* Whether anything of the run runs commands: hooks, or enabled plugin tools. */
+static bool runs_commands(const zext *x) {
+  if (x->hooks.n) return true;
+  for (size_t i = 0; i < x->plugins.n; i++)
+    if (x->plugins.v[i].enabled && x->plugins.v[i].ntools) return true;
+  return false;
+}
+
+void zext_set_spawner(zext *x, struct zspawner *spawner) {
+  if (x->runner_on) zhook_runner_stop(&x->runner);
+  x->runner_on = false;
+  x->spawner = spawner;
+  /* ZERO_HOOK_RUNNER=off: a sandbox per command, as before the runner (for
+   * the bench's side-by-side and as an escape hatch; equally confined). */
+  const char *knob = getenv("ZERO_HOOK_RUNNER");
+  if (!spawner || !runs_commands(x) || (knob && !strcmp(knob, "off"))) return;
+  /* Everything a command of the run may need to read where the sandbox
+   * hides it: the hooks' own read paths, the enabled plugins' folders. */
+  strvec rp = STRVEC_INIT;
+  for (size_t i = 0; i < x->hooks.n; i++)
+    for (const char *const *p = x->hooks.v[i].read_paths; p && *p; p++)
+      strvec_push(&rp, *p);
+  for (size_t i = 0; i < x->plugins.n; i++)
+    if (x->plugins.v[i].enabled) strvec_push(&rp, x->plugins.v[i].dir);
+  zhook_runner_start(&x->runner, spawner, (const char *const *)rp.v);
+  x->runner_on = true;
+  strvec_clear(&rp);
+}
+
+void zext_run_confined(zext *x, const zhook *h, const char *stdin_json, zhook_outcome *out) {
+  zhook_runner *r = x->runner_on && x->spawner ? &x->runner : NULL;
+  zhook_run_in(h, r, x->spawner, x->workspace, stdin_json, out);
+}
+
 void zext_release(zext *x) {
+  if (x->runner_on) zhook_runner_stop(&x->runner);
   zhooks_release(&x->hooks);
   zskills_release(&x->skills);
   zcmds_release(&x->commands);
@@ -231,7 +266,7 @@ int zext_fire(zext *x, const zagent *a, const char *event, const char *tool,
       json_decref(in);
     }
     zhook_outcome o;
-    zhook_run(h, x->spawner, x->workspace, stdin_json, &o);
+    zext_run_confined(x, h, stdin_json, &o);
     bool go_on = settle(x, a, h, tool, &o, v);
     zhook_outcome_release(&o);
     if (!go_on) break;

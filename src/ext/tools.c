@@ -95,7 +95,7 @@ static void run_plugin_tool(zext *x, zagent *a, const zplugin_tool *t, const zto
              .source = t->name, .read_paths = own};
   zhook_outcome o;
   const char *in = call->arguments && *call->arguments ? call->arguments : "{}";
-  zhook_run(&h, a->tools ? a->tools->spawner : x->spawner, x->workspace, in, &o);
+  zext_run_confined(x, &h, in, &o);
   zbuf_addstr(&res->output, o.output);
   if (o.failed) {
     res->is_error = true;

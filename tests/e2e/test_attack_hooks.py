@@ -100,6 +100,24 @@ class HookAttacks(ZeroTest):
         time.sleep(3)
         self.assertFalse(os.path.exists(os.path.join(self.work, "late")))
 
+    def test_what_a_hook_leaves_behind_is_killed_when_it_ends(self):
+        # A stray that leaves the hook's process group (setsid) would outlive
+        # the hook in the run's one sandbox: the runner kills it when the
+        # hook ends. The second hook keeps the run alive past the stray's
+        # moment.
+        stray = ("cat >/dev/null; setsid sh -c 'touch stray-ran; sleep 1; touch late' "
+                 "</dev/null >/dev/null 2>&1 & sleep 0.3; touch inside-ran")
+        self.hooks([self.sh_hook("sessionStart", stray),
+                    self.sh_hook("beforeTool", "cat >/dev/null; sleep 2.5")])
+        self.serve(self.write_turns())
+        r = self.zero("exec", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.work, "inside-ran")))
+        self.assertTrue(os.path.exists(os.path.join(self.work, "stray-ran")))  # it got going
+        self.assertTrue(os.path.exists(os.path.join(self.work, "t.txt")))  # the run went on
+        time.sleep(0.5)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "late")))
+
     def test_tampered_plugin_executable_is_refused(self):
         d = os.path.join(self.cfg(), "plugins", "p")
         os.makedirs(d)
@@ -144,6 +162,16 @@ class HookAttacks(ZeroTest):
         self.assertIn("keep it", stdin)  # the hook got the prompt…
         self.assertNotIn(SECRET, stdin)  # …without the credential
         self.assertNotIn(SECRET, env)
+
+
+@unittest.skipUnless(have_bwrap() and BASE, "bubblewrap or /var/tmp missing")
+class HookAttacksSandboxPerCall(HookAttacks):
+    """The same attacks with a sandbox per hook (ZERO_HOOK_RUNNER=off, the
+    fallback when the run's hook runner cannot start)."""
+
+    def setUp(self):
+        super().setUp()
+        self.env["ZERO_HOOK_RUNNER"] = "off"
 
 
 @unittest.skipUnless(have_bwrap() and BASE, "bubblewrap or /var/tmp missing")

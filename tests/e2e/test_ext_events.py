@@ -16,7 +16,7 @@ from test_compaction import LIMIT, WINDOW, big_file, read_turn
 RECORDER = "cat >> hook-events.jsonl; echo >> hook-events.jsonl"
 
 
-class HookEvents(ZeroTest):
+class HookBase(ZeroTest):
     def record(self, *events):
         d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
         os.makedirs(d, exist_ok=True)
@@ -37,6 +37,8 @@ class HookEvents(ZeroTest):
         self.assertEqual(p["hook_event_name"], p["event"])
         self.assertTrue(p["sessionId"])
 
+
+class HookEvents(HookBase):
     def test_after_tool_batch_fires_once_per_message_with_every_call(self):
         with open(os.path.join(self.work, "a.txt"), "w") as f:
             f.write("alpha\n")
@@ -137,6 +139,57 @@ class HookEvents(ZeroTest):
         end = [e for e in self.lines(r.stdout) if e["type"] == "subagent_end"]
         self.assertEqual(stops[0]["subagentSessionId"], end[0]["childSessionId"])
         self.assertNotEqual(stops[0]["subagentSessionId"], stops[0]["sessionId"])
+
+
+class HookRunner(HookBase):
+    def test_a_run_starts_one_sandbox_for_all_its_hooks(self):
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        probe = ("cat >/dev/null; echo \"$PPID $(tr '\\0' ' ' < /proc/$PPID/cmdline)\" "
+                 ">> parents.txt")
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"event": e, "command": "/bin/sh", "args": ["-c", probe]}
+                                 for e in ("sessionStart", "beforeTool", "afterTool")]}, f)
+        self.serve([{"tool_calls": [{"name": "read_file", "arguments": {"path": "p.txt"}}]},
+                    {"text": "done"}])
+        with open(os.path.join(self.work, "p.txt"), "w") as f:
+            f.write("x\n")
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "parents.txt")) as f:
+            parents = [l.split(" ", 1) for l in f.read().splitlines()]
+        self.assertEqual(len(parents), 3, parents)
+        self.assertEqual(len({p[0] for p in parents}), 1, parents)  # one runner
+        self.assertIn("__hook-runner", parents[0][1])
+        # without it (the fallback), each hook has a sandbox of its own
+        os.unlink(os.path.join(self.work, "parents.txt"))
+        self.env["ZERO_HOOK_RUNNER"] = "off"
+        self.serve([{"tool_calls": [{"name": "read_file", "arguments": {"path": "p.txt"}}]},
+                    {"text": "done"}])
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "parents.txt")) as f:
+            parents = [l.split(" ", 1) for l in f.read().splitlines()]
+        self.assertEqual(len(parents), 3, parents)
+        self.assertNotIn("__hook-runner", " ".join(p[1] for p in parents))
+
+    def test_a_missing_hook_command_fails_closed_in_the_runner(self):
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"id": "gone", "event": "beforeTool",
+                                  "command": "/nonexistent/guard", "args": []}]}, f)
+        m = self.serve([{"tool_calls": [{"name": "write_file", "arguments": {
+            "path": "w.txt", "content": "x"}}]}, {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "w.txt")))
+        hook = [e for e in self.lines(r.stdout) if e["type"] == "hook"][0]
+        self.assertEqual(hook["decision"], "failed_closed")
+        self.assertIn("could not start", hook["reason"])
+        self.assertIn("/nonexistent/guard", hook["reason"])
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("could not start", tool["content"])
 
 
 if __name__ == "__main__":
