@@ -50,7 +50,7 @@ static const zcli_command COMMANDS[] = {
      "hooks that run on agent events", &zcli_ext_opts, &zcli_hooks_subs, NULL},
     {"skills", NULL, cmd_skills, 0, "list [--json]", "skills the agent can load",
      &zcli_ext_opts, &zcli_skills_subs, NULL},
-    {"plugins", NULL, cmd_plugins, 0, "list|enable|disable [ID] [--json]",
+    {"plugins", NULL, cmd_plugins, 0, "list|enable|disable|install|remove [ID|SOURCE] [--json]",
      "plugins: tools, hooks, skills and commands bundled", &zcli_ext_opts,
      &zcli_plugins_subs, NULL},
     {"backends", NULL, cmd_backends, 0, "[doctor] [--json]",

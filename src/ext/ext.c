@@ -52,7 +52,9 @@ static void load_plugin_parts(zext *x) {
     if (!p->enabled) continue; /* a disabled plugin contributes nothing */
     zbuf src = ZBUF_INIT;
     zbuf_addf(&src, "%s/plugin.json", p->dir);
+    size_t first = x->hooks.n;
     zhooks_load_json(&x->hooks, p->hooks, src.data, p->project);
+    for (size_t k = first; k < x->hooks.n; k++) x->hooks.v[k].read_paths = p->read_paths;
     zbuf_release(&src);
     for (size_t r = 0; r < p->skill_roots.nr; r++)
       zskills_load_root(&x->skills, p->skill_roots.v[r], &x->problems);
