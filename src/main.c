@@ -6,6 +6,7 @@
 #include "base/common.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "ext/hook_runner.h"
 
 /* How many words from argv[1] on are Go zero's leading `--add-dir D` /
  * `--add-dir=D` flags (`zero --add-dir D exec …`). */
@@ -30,6 +31,8 @@ static int run_with_leading_flags(const zcli_command *c, int argc, char **argv, 
 
 int main(int argc, char **argv) {
   if (argc < 2) return cmd_tui(0, NULL);
+  /* zero as a run's hook runner, inside its sandbox (ext/hook_runner.h) */
+  if (argc == 2 && !strcmp(argv[1], ZHOOK_RUNNER_ARG)) return zhook_runner_main();
   const zcli_command *c = zcli_command_find(argv[1]);
   if (c) return c->run(argc - 2, argv + 2);
   int lead = leading_add_dirs(argc, argv);

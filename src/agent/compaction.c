@@ -514,12 +514,33 @@ static int summarize_at(zcompactor *c, zconv *conv, const char *system, const js
 
 /* ---- entry points ------------------------------------------------------ */
 
+static const char *trigger_of(const char *reason) {
+  return !strcmp(reason, "manual") ? "manual" : "auto";
+}
+
+/* A compaction for reason starts: the observer hears it first. */
+static void tell_before(const zcompactor *c, const char *reason, int64_t estimate) {
+  if (!c->observe) return;
+  json_t *p = json_pack("{s:s, s:s, s:I, s:I}", "trigger", trigger_of(reason), "reason", reason,
+                        "tokensEstimate", (json_int_t)estimate, "contextWindow",
+                        (json_int_t)c->window);
+  c->observe(c->observe_ud, "beforeCompact", p);
+  json_decref(p);
+}
+
+/* Records what the compaction that changed conv did, and tells the observer. */
 static void note(zcompactor *c, const char *method, const char *reason, int64_t before,
                  int64_t after) {
   c->last_method = method;
   c->last_reason = reason;
   c->last_before = before;
   c->last_after = after;
+  if (!c->observe) return;
+  json_t *p = json_pack("{s:s, s:s, s:s, s:I, s:I}", "trigger", trigger_of(reason), "reason",
+                        reason, "method", method, "tokensBefore", (json_int_t)before,
+                        "tokensAfter", (json_int_t)after);
+  c->observe(c->observe_ud, "afterCompact", p);
+  json_decref(p);
 }
 
 int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, const json_t *tools,
@@ -530,6 +551,7 @@ int zcompact_before_request(zcompactor *c, zconv *conv, const char *system, cons
   int64_t before = zcompact_estimate(c, conv, system, tools);
   const char *method = NULL;
   if (before > limit) {
+    tell_before(c, "threshold", before);
     if (dedupe(conv) > 0) {
       c->prunes++;
       result = 1;
@@ -572,6 +594,7 @@ int zcompact_now(zcompactor *c, zconv *conv, const char *system, const json_t *t
   if (summarized) *summarized = 0;
   if (!c) return zerr_set(err, ZE_INVALID, "compaction is not set up for this run");
   int64_t before = zcompact_estimate(c, conv, system, tools);
+  tell_before(c, "manual", before);
   if (dedupe(conv) > 0) c->prunes++;
   /* Keep the last exchange verbatim: the tail starts at the last user
    * message (or, with a single one, at the last assistant message). */
@@ -610,6 +633,7 @@ int zcompact_recover(zcompactor *c, zconv *conv, const char *system, const json_
     c->ratio = (double)c->window / (double)raw * 1.05;
   }
   int64_t before = zcompact_estimate(c, conv, system, tools);
+  tell_before(c, "context_length_error", before);
   int changed = dedupe(conv);
   if (prune(conv, true, true) > 0) changed++;
   if (changed) {

@@ -116,6 +116,12 @@ typedef struct zcompactor {
   const char *last_method;
   const char *last_reason;
   int64_t last_before, last_after;
+  /* Told "beforeCompact" {trigger (auto|manual), reason, tokensEstimate,
+   * contextWindow} when a compaction starts and "afterCompact" {trigger,
+   * reason, method, tokensBefore, tokensAfter} when it changed the
+   * conversation (the hooks of ext/ext.h); NULL = nobody. */
+  void (*observe)(void *ud, const char *event, const json_t *payload);
+  void *observe_ud;
 } zcompactor;
 
 /* Raw estimate (bytes / 4 plus per-message overheads) of a request. */

@@ -17,6 +17,7 @@
 
 void zagent_emit(const zagent *a, const zagent_event *ev) {
   for (size_t i = 0; i < a->nsinks; i++) a->sinks[i]->emit(a->sinks[i], ev);
+  if (a->gate && a->gate->observe) a->gate->observe(a->gate->ud, a, ev);
 }
 
 int zagent_check_sinks(const zagent *a, zerr *err) {
@@ -199,8 +200,23 @@ static void gate_after(zagent *a, const ztool_call *call, const ztool_result *re
   if (a->gate && a->gate->after_tool) a->gate->after_tool(a->gate->ud, a, call, res);
 }
 
+static bool decide_call_as(zagent *a, const ztool_call *call, const ztool *tool, bool judge_args,
+                           ztool_result *res, ztool_escalation *esc);
+static void report_tool_call(zagent *a, zconv *conv, const ztool_call *call, ztool_result *res);
+
 static bool run_source_call(zagent *a, zconv *conv, const ztool_source *src,
                             const ztool_call *call) {
+  const ztool *stand_in = src->perm_tool ? src->perm_tool(src->ud, call->name) : NULL;
+  if (stand_in) { /* decided like a built-in: the engine, its events, the prompt flow */
+    ztool_result res = ZTOOL_RESULT_INIT;
+    ztool_escalation esc;
+    if (decide_call_as(a, call, stand_in, false, &res, &esc)) {
+      src->invoke(src->ud, a, call, &res);
+      gate_after(a, call, &res);
+    }
+    report_tool_call(a, conv, call, &res);
+    return !zcancel_requested();
+  }
   const char *side = src->side_effect ? src->side_effect(src->ud, call->name) : NULL;
   zagent_event ev = {.kind = ZAEV_TOOL_CALL,
                      .tool_call = {.id = call->id,
@@ -266,8 +282,15 @@ void zagent_checkpoint_taken(void *agent, int64_t sequence, const char *tool,
  * beyond the sandbox (nothing when it is denied). */
 static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *res,
                              ztool_escalation *esc) {
+  return decide_call_as(a, call, ztool_find(call->name), true, res, esc);
+}
+
+/* decide_tool_call for tool (NULL: unknown), which may be a tool source's
+ * stand-in; judge_args: the engine sees the call's arguments (a stand-in's
+ * mean nothing to it). */
+static bool decide_call_as(zagent *a, const ztool_call *call, const ztool *tool, bool judge_args,
+                           ztool_result *res, ztool_escalation *esc) {
   if (a->changed_files) json_array_clear(a->changed_files);
-  const ztool *tool = ztool_find(call->name);
   const char *side = tool ? zside_effect_name(tool->side_effect) : "unknown";
   zagent_event ev = {.kind = ZAEV_TOOL_CALL,
                      .tool_call = {.id = call->id,
@@ -283,7 +306,7 @@ static bool decide_tool_call(zagent *a, const ztool_call *call, ztool_result *re
   zperm_engine fallback = {.mode = zagent_mode(a)};
   const zperm_engine *eng = a->perm ? a->perm : &fallback;
   json_t *args = ztool_call_args(tool, call->arguments); /* what the tool will run with */
-  const json_t *argobj = json_is_object(args) ? args : NULL;
+  const json_t *argobj = judge_args && json_is_object(args) ? args : NULL;
   zperm_decision d = zperm_decide(eng, tool, argobj);
   /* Go zero's permission fields: the tool's default action (as --list-tools
    * shows it), the autonomy level, the rule that decided, the call's risk */
@@ -510,6 +533,8 @@ static zrun_status run_tool_calls(zagent *a, zconv *conv, size_t idx, zerr *err)
     if (st == ZRUN_SUCCESS && a->judge->halted) st = ZRUN_HALTED;
   }
   ztrace_end(a->trace, "tool_execution", began);
+  if (st != ZRUN_ERROR && a->gate && a->gate->after_batch)
+    a->gate->after_batch(a->gate->ud, a, conv, idx);
   return st;
 }
 

@@ -35,6 +35,10 @@ typedef struct ztool_source {
   const char *(*side_effect)(void *ud, const char *name); /* for events; NULL = "unknown" */
   void (*invoke)(void *ud, struct zagent *a, const ztool_call *call, ztool_result *res);
   void *ud;
+  /* Optional: the stand-in the permission engine decides the call as (the
+   * built-in path's decision, events and prompt flow; the call's arguments
+   * are not judged), or NULL to let invoke decide itself (MCP). */
+  const ztool *(*perm_tool)(void *ud, const char *name);
 } ztool_source;
 struct zcompactor;
 
@@ -48,6 +52,12 @@ typedef struct zagent_gate {
   /* A final answer: a message to continue the run with (caller frees), or
    * NULL to end it. The gate bounds how often it continues. */
   char *(*on_stop)(void *ud, struct zagent *a);
+  /* Every call of one assistant message has run (or been refused): the
+   * message is conv->items[idx], its results follow it. */
+  void (*after_batch)(void *ud, struct zagent *a, const zconv *conv, size_t idx);
+  /* Sees every event zagent_emit sends (permission prompts, sub-agent ends:
+   * the hooks' notification and subagentStop); may emit events itself. */
+  void (*observe)(void *ud, const struct zagent *a, const zagent_event *ev);
   void *ud;
 } zagent_gate;
 /* Checks of what edits did (lsp/lsp.h: language-server diagnostics).

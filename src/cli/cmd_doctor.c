@@ -4,7 +4,8 @@
  * Rows: config (files parse), provider (the active profile resolves), key
  * (present, or not needed on loopback), model (known to the registry),
  * endpoint (--connectivity: one cheap authenticated GET of the model list),
- * sandbox (the backend the sandbox module finds on this machine).
+ * sandbox (the backend the sandbox module finds on this machine), backends
+ * (MCP servers and extensions: counts and what is broken; zero backends).
  * Exit status 0 when nothing failed, 3 otherwise.
  */
 #include <stdio.h>
@@ -72,6 +73,48 @@ static void report_linked_denied_files(doctor *d) {
     row(d, "denyRead", "warn", what, fix);
   }
   zsb_policy_release(&p);
+}
+
+/* The MCP servers and extensions (zero backends' report: nothing is started,
+ * no hook runs): one row of counts. An MCP server that cannot start fails
+ * (every zero exec would fail on it); an extension that did not load warns
+ * (the run goes on without it). */
+static void report_backends(doctor *d) {
+  cleanup_free char *cwd = getcwd(NULL, 0);
+  size_t broken = 0;
+  json_t *r = zcli_backends_report(cwd ? cwd : ".", &broken);
+  size_t mcp_broken = 0, enabled = 0;
+  size_t i;
+  json_t *it;
+  json_array_foreach(json_object_get(r, "mcpServers"), i, it) {
+    if (!zjson_bool_or(it, "valid", true) && zjson_bool_or(it, "enabled", true)) mcp_broken++;
+  }
+  json_array_foreach(json_object_get(r, "plugins"), i, it) {
+    if (zjson_bool_or(it, "enabled", false)) enabled++;
+  }
+  size_t untrusted = json_array_size(json_object_get(r, "untrusted"));
+  zbuf m = ZBUF_INIT;
+  zbuf_addf(&m, "%zu MCP servers, %zu hooks, %zu skills, %zu commands, %zu plugins (%zu enabled)",
+            json_array_size(json_object_get(r, "mcpServers")),
+            json_array_size(json_object_get(r, "hooks")),
+            json_array_size(json_object_get(r, "skills")),
+            json_array_size(json_object_get(r, "commands")),
+            json_array_size(json_object_get(r, "plugins")), enabled);
+  if (broken) zbuf_addf(&m, "; %zu broken", broken);
+  if (untrusted) zbuf_addf(&m, "; %zu workspace files untrusted", untrusted);
+  json_array_foreach(json_object_get(r, "mcpServers"), i, it) {
+    const char *problem = zjson_str(it, "problem");
+    if (problem) zbuf_addf(&m, "; MCP %s: %s", zjson_str_or(it, "name", "?"), problem);
+  }
+  json_array_foreach(json_object_get(r, "problems"), i, it) {
+    zbuf_addf(&m, "; %s", json_string_value(it));
+  }
+  row(d, "backends", mcp_broken ? "fail" : broken || untrusted ? "warn" : "ok", m.data,
+      broken ? "zero backends doctor shows each problem and its fix"
+      : untrusted ? "review them, then zero exec --trust-workspace"
+                  : NULL);
+  zbuf_release(&m);
+  json_decref(r);
 }
 
 /* Keys of the config files that zero does not read (a typo does nothing
@@ -295,6 +338,7 @@ int cmd_doctor(int argc, char **argv) {
         : pr->bwrap_path[0] ? "see docs/sandbox.md"
                             : "install bubblewrap (apt-get install bubblewrap) for full confinement");
   report_linked_denied_files(&d);
+  report_backends(&d);
   if (d.json) {
     json_t *o = json_pack("{s:b, s:O}", "ok", !d.failed, "checks", d.rows);
     zjson_print(stdout, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -23,6 +23,7 @@
 #include "cli/run_setup.h"
 #include "ext/ext.h"
 #include "ext/hook_run.h"
+#include "ext/plugin_install.h"
 #include "mcp/config.h"
 
 enum { E_JSON = 1, E_PAYLOAD, E_CWD, E_TRUST, E_HELP };
@@ -79,7 +80,7 @@ static int parse(const char *cmd, int argc, char **argv, ext_args *a) {
   if (a->help) {
     printf("Usage: zero hooks list|test EVENT [--payload FILE]\n"
            "       zero skills list\n"
-           "       zero plugins list|enable ID|disable ID\n"
+           "       zero plugins list|enable ID|disable ID|install DIR|GIT-URL|remove ID\n"
            "       zero backends [doctor]\n\n"
            "Hooks, skills, custom slash commands and plugins (docs/extensions.md).\n\n");
     zopt_print_flags(stdout, &zcli_ext_opts);
@@ -256,20 +257,60 @@ static int plugins_toggle(zrun_setup *rs, const char *id, bool enable) {
   return 0;
 }
 
+static int plugins_install(const char *source) {
+  if (!source) {
+    fprintf(stderr, "zero plugins install: name a folder or a git URL\n");
+    return ZEXIT_USAGE;
+  }
+  char *dir = NULL, *id = NULL;
+  zerr err = ZERR_INIT;
+  if (zplugin_install(source, &dir, &id, &err) < 0) {
+    fprintf(stderr, "zero plugins install: %s\n", err.msg);
+    return zexit_for_error_or(err.kind, ZEXIT_USAGE);
+  }
+  printf("installed plugin %s at %s\nIt contributes nothing until enabled: review it, then run "
+         "zero plugins enable %s\n", id, dir, id);
+  free(dir);
+  free(id);
+  return 0;
+}
+
+static int plugins_remove(zrun_setup *rs, const char *id) {
+  const zplugin *p = zplugins_find(&rs->ext.plugins, id);
+  if (!p) {
+    fprintf(stderr, "zero plugins: no plugin \"%s\" (zero plugins list shows them)\n",
+            id ? id : "");
+    return ZEXIT_USAGE;
+  }
+  zerr err = ZERR_INIT;
+  if (zplugin_remove(p, &err) < 0) {
+    fprintf(stderr, "zero plugins remove: %s\n", err.msg);
+    return zexit_for_error_or(err.kind, ZEXIT_USAGE);
+  }
+  printf("removed plugin %s (%s)\n", p->id, p->dir);
+  return 0;
+}
+
 int cmd_plugins(int argc, char **argv) {
   ext_args a;
   int pr = parse("plugins", argc, argv, &a);
   if (pr != 0) return pr < 0 ? ZEXIT_USAGE : 0;
   const char *sub = a.nwords ? a.words[0] : "list";
+  const char *arg = a.nwords > 1 ? a.words[1] : NULL;
   bool list = !strcmp(sub, "list"), en = !strcmp(sub, "enable"), dis = !strcmp(sub, "disable");
-  if (!list && !en && !dis) {
-    fprintf(stderr, "zero plugins: unknown subcommand %s (list, enable, disable)\n", sub);
+  bool rm = !strcmp(sub, "remove");
+  if (!strcmp(sub, "install")) return plugins_install(arg);
+  if (!list && !en && !dis && !rm) {
+    fprintf(stderr, "zero plugins: unknown subcommand %s (list, enable, disable, install, "
+                    "remove)\n", sub);
     return ZEXIT_USAGE;
   }
   zrun_setup rs = ZRUN_SETUP_INIT;
   int rc = setup(&rs, &a, "plugins");
   if (rc == 0 && (en || dis)) {
-    rc = plugins_toggle(&rs, a.nwords > 1 ? a.words[1] : NULL, en);
+    rc = plugins_toggle(&rs, arg, en);
+  } else if (rc == 0 && rm) {
+    rc = plugins_remove(&rs, arg);
   } else if (rc == 0) {
     json_t *r = zext_report_json(&rs.ext);
     json_t *items = json_object_get(r, "plugins");
@@ -395,6 +436,8 @@ static const zcli_subcommand PLUGINS_SUBS[] = {
     {"list", NULL, NULL, "list [--json]"},
     {"enable", NULL, NULL, "enable ID"},
     {"disable", NULL, NULL, "disable ID"},
+    {"install", NULL, NULL, "install DIR|GIT-URL"},
+    {"remove", NULL, NULL, "remove ID"},
 };
 static const zcli_subcommand BACKENDS_SUBS[] = {{"doctor", NULL, NULL, "doctor [--json]"}};
 

@@ -46,17 +46,17 @@ static const zcli_command COMMANDS[] = {
      "a background zero running sessions on a pool of workers", &zcli_daemon_opts,
      &zcli_daemon_subs, NULL},
     /* subagents (docs/subagents.md) */
-    {"agents", NULL, cmd_agents, 0, "list [--json]",
-     "the specialists the task tool delegates to", &zcli_agents_opts, &zcli_agents_subs, NULL},
+    {"agents", NULL, cmd_agents, 0, "list [--json]", "the specialists the task tool delegates to",
+     &zcli_agents_opts, &zcli_agents_subs, NULL},
     /* language servers (docs/lsp.md) */
-    {"lsp", NULL, cmd_lsp, 0, "status [--check]",
-     "language servers for diagnostics after edits", &zcli_lsp_opts, &zcli_lsp_subs, NULL},
+    {"lsp", NULL, cmd_lsp, 0, "status [--check]", "language servers for diagnostics after edits",
+     &zcli_lsp_opts, &zcli_lsp_subs, NULL},
     /* extensions (docs/extensions.md) */
     {"hooks", NULL, cmd_hooks, 0, "list|test EVENT [--payload FILE] [--json]",
      "hooks that run on agent events", &zcli_ext_opts, &zcli_hooks_subs, NULL},
     {"skills", NULL, cmd_skills, 0, "list [--json]", "skills the agent can load", &zcli_ext_opts,
      &zcli_skills_subs, NULL},
-    {"plugins", NULL, cmd_plugins, 0, "list|enable|disable [ID] [--json]",
+    {"plugins", NULL, cmd_plugins, 0, "list|enable|disable|install|remove [ID|SOURCE] [--json]",
      "plugins: tools, hooks, skills and commands bundled", &zcli_ext_opts, &zcli_plugins_subs,
      NULL},
     {"backends", NULL, cmd_backends, 0, "[doctor] [--json]",

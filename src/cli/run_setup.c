@@ -539,7 +539,7 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
     s->checkpoints_for = xstrdup(s->store.session->id);
   }
   /* Hooks and plugin tools run confined exactly like tool commands. */
-  if (s->have_ext) s->ext.spawner = s->tools.spawner;
+  if (s->have_ext) zext_set_spawner(&s->ext, s->tools.spawner);
   if (s->have_ext && s->store.session) s->ext.session_id = s->store.session->id;
   if (s->checkpoints) {
     s->tools.write_hook =
@@ -630,7 +630,12 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   if (s->mcp.n) s->agent_sources[n++] = s->mcp.source;
   if (s->have_ext) {
     s->agent_sources[n++] = s->ext.source;
-    if (s->ext.hooks.n) agent->gate = &s->ext.gate; /* no hooks: no per-call cost */
+    if (s->ext.hooks.n) { /* no hooks: no per-call cost */
+      agent->gate = &s->ext.gate;
+      s->ext.agent = agent;
+      s->compaction.compactor.observe = zext_compaction_observe;
+      s->compaction.compactor.observe_ud = &s->ext;
+    }
   }
   if (s->subagents) s->agent_sources[n++] = *zsub_runtime_source(s->subagents);
   if (s->lsp) {

@@ -52,7 +52,9 @@ static void load_plugin_parts(zext *x) {
     if (!p->enabled) continue; /* a disabled plugin contributes nothing */
     zbuf src = ZBUF_INIT;
     zbuf_addf(&src, "%s/plugin.json", p->dir);
+    size_t first = x->hooks.n;
     zhooks_load_json(&x->hooks, p->hooks, src.data, p->project);
+    for (size_t k = first; k < x->hooks.n; k++) x->hooks.v[k].read_paths = p->read_paths;
     zbuf_release(&src);
     for (size_t r = 0; r < p->skill_roots.nr; r++)
       zskills_load_root(&x->skills, p->skill_roots.v[r], &x->problems);
@@ -106,11 +108,47 @@ void zext_load(zext *x, const char *workspace, bool trusted) {
   zext_tools_init(x);
 }
 
+/* Whether anything of the run runs commands: hooks, or enabled plugin tools. */
+static bool runs_commands(const zext *x) {
+  if (x->hooks.n) return true;
+  for (size_t i = 0; i < x->plugins.n; i++)
+    if (x->plugins.v[i].enabled && x->plugins.v[i].ntools) return true;
+  return false;
+}
+
+void zext_set_spawner(zext *x, struct zspawner *spawner) {
+  if (x->runner_on) zhook_runner_stop(&x->runner);
+  x->runner_on = false;
+  x->spawner = spawner;
+  /* ZERO_HOOK_RUNNER=off: a sandbox per command, as before the runner (for
+   * the bench's side-by-side and as an escape hatch; equally confined). */
+  const char *knob = getenv("ZERO_HOOK_RUNNER");
+  if (!spawner || !runs_commands(x) || (knob && !strcmp(knob, "off"))) return;
+  /* Everything a command of the run may need to read where the sandbox
+   * hides it: the hooks' own read paths, the enabled plugins' folders. */
+  strvec rp = STRVEC_INIT;
+  for (size_t i = 0; i < x->hooks.n; i++)
+    for (const char *const *p = x->hooks.v[i].read_paths; p && *p; p++)
+      strvec_push(&rp, *p);
+  for (size_t i = 0; i < x->plugins.n; i++)
+    if (x->plugins.v[i].enabled) strvec_push(&rp, x->plugins.v[i].dir);
+  zhook_runner_start(&x->runner, spawner, (const char *const *)rp.v);
+  x->runner_on = true;
+  strvec_clear(&rp);
+}
+
+void zext_run_confined(zext *x, const zhook *h, const char *stdin_json, zhook_outcome *out) {
+  zhook_runner *r = x->runner_on && x->spawner ? &x->runner : NULL;
+  zhook_run_in(h, r, x->spawner, x->workspace, stdin_json, out);
+}
+
 void zext_release(zext *x) {
+  if (x->runner_on) zhook_runner_stop(&x->runner);
   zhooks_release(&x->hooks);
   zskills_release(&x->skills);
   zcmds_release(&x->commands);
   zplugins_release(&x->plugins);
+  json_decref(x->schemas);
   strvec_clear(&x->untrusted);
   strvec_clear(&x->problems);
   free(x->workspace);
@@ -230,7 +268,7 @@ int zext_fire(zext *x, const zagent *a, const char *event, const char *tool,
       json_decref(in);
     }
     zhook_outcome o;
-    zhook_run(h, x->spawner, x->workspace, stdin_json, &o);
+    zext_run_confined(x, h, stdin_json, &o);
     bool go_on = settle(x, a, h, tool, &o, v);
     zhook_outcome_release(&o);
     if (!go_on) break;
@@ -294,9 +332,85 @@ static char *gate_stop(void *ud, zagent *a) {
   return more;
 }
 
+/* afterToolBatch: every call of one assistant message, with how it ended. */
+static void gate_after_batch(void *ud, zagent *a, const zconv *conv, size_t idx) {
+  zext *x = ud;
+  const zmsg *m = &conv->items[idx];
+  json_t *calls = json_array();
+  for (size_t i = 0; i < m->ncalls; i++) {
+    const ztool_call *c = &m->calls[i];
+    json_t *one = tool_payload(c);
+    json_object_set_new(one, "id", json_string(c->id ? c->id : ""));
+    bool ran = false, ok = false;
+    for (size_t j = idx + 1; j < conv->len && !ran; j++) {
+      const zmsg *r = &conv->items[j];
+      if (r->role == ZROLE_TOOL && r->tool_call_id && c->id && !strcmp(r->tool_call_id, c->id)) {
+        ran = true;
+        ok = !r->is_error;
+      }
+    }
+    json_object_set_new(one, "ok", json_boolean(ran && ok));
+    json_array_append_new(calls, one);
+  }
+  json_t *p = json_pack("{s:o}", "toolCalls", calls);
+  zext_verdict v;
+  zext_fire(x, a, "afterToolBatch", NULL, p, &v);
+  zext_verdict_release(&v);
+  json_decref(p);
+}
+
+static void fire_observed(zext *x, const zagent *a, const char *event, json_t *payload) {
+  zext_verdict v;
+  zext_fire(x, a, event, NULL, payload, &v);
+  zext_verdict_release(&v);
+  json_decref(payload);
+}
+
+/* The events the loop reports but does not gate: a permission prompt or a
+ * question for the user (notification), a sub-agent's end (subagentStop).
+ * Called for every event: anything else returns at once. */
+static void gate_observe(void *ud, const zagent *a, const zagent_event *ev) {
+  zext *x = ud;
+  zbuf msg = ZBUF_INIT;
+  switch (ev->kind) {
+    case ZAEV_PERMISSION_REQUEST:
+      zbuf_addf(&msg, "zero needs your permission to use %s", ev->permission.name);
+      fire_observed(x, a, "notification",
+                    json_pack("{s:s, s:s, s:s, s:s}", "notificationType", "permission_prompt",
+                              "message", msg.data, "toolName", ev->permission.name, "reason",
+                              ev->permission.reason ? ev->permission.reason : ""));
+      break;
+    case ZAEV_QUESTION:
+      fire_observed(x, a, "notification",
+                    json_pack("{s:s, s:s}", "notificationType", "question", "message",
+                              ev->question.question ? ev->question.question : ""));
+      break;
+    case ZAEV_SUBAGENT_END: {
+      const zev_subagent *s = &ev->subagent;
+      fire_observed(x, a, "subagentStop",
+                    json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?}", "agent", s->agent ? s->agent : "",
+                              "subagentSessionId", s->child_session_id ? s->child_session_id : "",
+                              "callId", s->call_id ? s->call_id : "", "status",
+                              s->status ? s->status : "", "exitCode", s->exit_code, "message",
+                              s->message));
+      break;
+    }
+    default: break;
+  }
+  zbuf_release(&msg);
+}
+
+void zext_compaction_observe(void *ud, const char *event, const json_t *payload) {
+  zext *x = ud;
+  zext_verdict v;
+  zext_fire(x, x->agent, event, NULL, payload, &v);
+  zext_verdict_release(&v);
+}
+
 void zext_gate_init(zext *x) {
   x->gate = (zagent_gate){.before_tool = gate_before, .after_tool = gate_after,
-                          .on_stop = gate_stop, .ud = x};
+                          .on_stop = gate_stop, .after_batch = gate_after_batch,
+                          .observe = gate_observe, .ud = x};
 }
 
 /* ---- prompts, commands, report ---------------------------------------------- */

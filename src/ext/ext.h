@@ -7,7 +7,7 @@
  *      the workspace is trusted (ext/trust.h); otherwise x->untrusted lists
  *      their files. Problems (malformed files, unknown events, a tampered
  *      plugin executable) are in x->problems, never fatal.
- *   2. the run sets x->spawner (the run's sandbox spawner), x->session_id,
+ *   2. the run sets the spawner (zext_set_spawner: the run's sandbox), x->session_id,
  *      and hands zext_gate(x) / zext_source(x) to the agent.
  *   3. events fire through zext_fire (the loop's gate for tool events, the
  *      faces for sessionStart / userPromptSubmit / sessionEnd, the subagent
@@ -23,6 +23,7 @@
 #include "agent/loop.h"
 #include "base/strvec.h"
 #include "ext/commands.h"
+#include "ext/hook_runner.h"
 #include "ext/hooks.h"
 #include "ext/plugins.h"
 #include "ext/skills.h"
@@ -33,6 +34,8 @@ typedef struct zext {
   char *workspace;
   struct zspawner *spawner; /* borrowed; NULL = hooks run unconfined (unsafe mode) */
   const char *session_id;   /* borrowed; may be NULL */
+  const zagent *agent;      /* the run's agent, for hook records of events fired outside
+                             * its gate (compaction); borrowed, may be NULL */
   zhooks hooks;             /* the hooks that run */
   zskills skills;
   zcmds commands;
@@ -43,6 +46,9 @@ typedef struct zext {
   int stop_continues;       /* continuations granted to stop hooks this run */
   zagent_gate gate;         /* the loop's seam (zext_gate) */
   ztool_source source;      /* skill + plugin tools (zext_source) */
+  json_t *schemas;          /* the source's schemas, made once a run (owned) */
+  zhook_runner runner;      /* the run's one sandbox for hooks and plugin tools */
+  bool runner_on;           /* runner was started (it may have broken since) */
 } zext;
 
 /* Loads everything for workspace (see the life cycle). trusted: the caller
@@ -70,6 +76,20 @@ void zext_verdict_release(zext_verdict *v);
  * with "subagentStop" when a child run ends. Returns the number of hooks run. */
 int zext_fire(zext *x, const zagent *a, const char *event, const char *tool,
               const json_t *payload, zext_verdict *v);
+
+/* Sets the spawner hooks and plugin tools are confined by (NULL: unsafe
+ * mode, unconfined) and, when the run has any, starts their runner in it
+ * (ext/hook_runner.h; a runner of an earlier spawner is stopped first, so a
+ * changed policy is never missed). The sandbox builds in the background. */
+void zext_set_spawner(zext *x, struct zspawner *spawner);
+
+/* Runs h (a hook, or a plugin tool dressed as one) confined: in the runner
+ * when it is usable, else in a sandbox of its own. */
+void zext_run_confined(zext *x, const zhook *h, const char *stdin_json, zhook_outcome *out);
+
+/* The compactor's observer (zcompactor.observe, ud = the zext): fires
+ * beforeCompact / afterCompact with the compactor's payload. */
+void zext_compaction_observe(void *ud, const char *event, const json_t *payload);
 
 /* The prompt text for the skills index ("" when there are none); owned. */
 char *zext_skills_prompt(const zext *x);

@@ -27,6 +27,7 @@
 #include "base/secrets.h"
 #include "base/time.h"
 #include "exec/proc.h"
+#include "ext/hook_runner.h"
 
 #define HOOK_OUTPUT_MAX (64u << 10) /* what is kept of a hook's output */
 
@@ -112,8 +113,18 @@ static void finish_outcome(zhook_outcome *o, const zhook *h) {
   read_decision(o);
 }
 
-void zhook_run(const zhook *h, struct zspawner *spawner, const char *cwd, const char *stdin_json,
-               zhook_outcome *out) {
+/* h did not start, for why: it fails (closed, on a gating event). */
+static void not_started(zhook_outcome *o, const zhook *h, const char *why) {
+  o->failed = o->block = true;
+  zbuf b = ZBUF_INIT;
+  zbuf_addf(&b, "hook %s could not start: %s (fix \"command\" in %s)", h->id, why, h->source);
+  o->reason = zbuf_detach(&b, NULL);
+  if (!o->output) o->output = xstrdup("");
+}
+
+/* Runs h in a sandbox of its own (the spawner's), payload on its stdin. */
+static void run_spawned(const zhook *h, struct zspawner *spawner, const char *cwd,
+                        const zbuf *payload, zhook_outcome *out) {
   memset(out, 0, sizeof *out);
   out->exit_code = -1;
   int64_t start = ztime_mono_ms();
@@ -125,22 +136,12 @@ void zhook_run(const zhook *h, struct zspawner *spawner, const char *cwd, const 
   zexec_child child;
   zerr err = ZERR_INIT;
   if (zexec_spawn(spawner, &cmd, &eo, &child, &err) < 0) {
-    out->failed = out->block = true;
-    zbuf b = ZBUF_INIT;
-    zbuf_addf(&b, "hook %s could not start: %s (fix \"command\" in %s)", h->id, err.msg,
-              h->source);
-    out->reason = zbuf_detach(&b, NULL);
-    out->output = xstrdup("");
+    not_started(out, h, err.msg);
     out->duration_ms = ztime_mono_ms() - start;
     return;
   }
   out->started = true;
-  zbuf payload = ZBUF_INIT;
-  zbuf_addstr(&payload, stdin_json ? stdin_json : "{}");
-  zbuf_addch(&payload, '\n');
-  zsecret_redact_values(&payload); /* a hook never sees zero's credentials */
-  (void)write_stdin(child.in_fd, payload.data, payload.len, deadline);
-  zbuf_release(&payload);
+  (void)write_stdin(child.in_fd, payload->data, payload->len, deadline);
   close(child.in_fd);
   child.in_fd = -1;
 
@@ -170,7 +171,31 @@ void zhook_run(const zhook *h, struct zspawner *spawner, const char *cwd, const 
   zexec_table_remove(t, p);
   zexec_table_free(t);
   out->duration_ms = ztime_mono_ms() - start;
-  finish_outcome(out, h);
+}
+
+void zhook_run_in(const zhook *h, zhook_runner *runner, struct zspawner *spawner,
+                  const char *cwd, const char *stdin_json, zhook_outcome *out) {
+  zbuf payload = ZBUF_INIT;
+  zbuf_addstr(&payload, stdin_json ? stdin_json : "{}");
+  zbuf_addch(&payload, '\n');
+  zsecret_redact_values(&payload); /* a hook never sees zero's credentials */
+  if (!runner ||
+      zhook_runner_run(runner, h->argv, cwd, h->timeout_ms, payload.data, out) < 0)
+    run_spawned(h, spawner, cwd, &payload, out);
+  zbuf_release(&payload);
+  if (!out->started && !out->reason) {
+    char *why = out->output;
+    out->output = NULL;
+    not_started(out, h, why && *why ? why : "no command");
+    free(why);
+    return;
+  }
+  if (out->started) finish_outcome(out, h);
+}
+
+void zhook_run(const zhook *h, struct zspawner *spawner, const char *cwd, const char *stdin_json,
+               zhook_outcome *out) {
+  zhook_run_in(h, NULL, spawner, cwd, stdin_json, out);
 }
 
 void zhook_outcome_release(zhook_outcome *o) {

@@ -44,4 +44,10 @@ void zhook_run(const zhook *h, struct zspawner *spawner, const char *cwd, const 
                zhook_outcome *out);
 void zhook_outcome_release(zhook_outcome *o);
 
+struct zhook_runner;
+/* zhook_run inside the run's hook runner (ext/hook_runner.h) when one is
+ * given and usable, else in a sandbox of its own through spawner. */
+void zhook_run_in(const zhook *h, struct zhook_runner *runner, struct zspawner *spawner,
+                  const char *cwd, const char *stdin_json, zhook_outcome *out);
+
 #endif

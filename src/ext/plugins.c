@@ -13,6 +13,7 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "ext/plugin_claude.h"
 
 #define PLUGIN_EXE_MAX (256u << 20) /* an executable larger than this is not hashed */
 
@@ -57,6 +58,11 @@ static void load_tool(zplugin *p, zplugin_tool *t, const json_t *e, const json_t
       *c = '_';
   t->name = zbuf_detach(&full, NULL);
   t->description = xstrdup(zjson_str_or(e, "description", ""));
+  /* Decided as what it is: a command in the sandbox (exec_command's rules:
+   * allowed in auto mode while the sandbox is active, asked in ask mode,
+   * denied in plan mode, grants by its own name). */
+  t->perm = (ztool){.name = t->name, .description = t->description, .parameters_json = "{}",
+                    .side_effect = ZSIDE_SHELL, .read_only = false};
   const json_t *schema = json_object_get(e, "inputSchema");
   t->schema = json_is_object(schema) ? json_deep_copy(schema)
                                      : json_pack("{s:s, s:{}}", "type", "object", "properties");
@@ -120,6 +126,11 @@ static void load_plugin(zplugins *ps, const char *dir, bool project, const json_
   char *path = zpath_join(dir, "plugin.json");
   zerr err = ZERR_INIT;
   json_t *m = zfs_exists(path) ? zjson_load_file(path, &err) : NULL;
+  if (!m && !err.msg[0]) { /* Claude Code's layout */
+    m = zplugin_claude_manifest(dir, problems);
+    free(path);
+    path = zpath_join(dir, ".claude-plugin/plugin.json");
+  }
   if (!m) {
     if (err.msg[0]) strvec_pushf(problems, "%s; fix the JSON (the plugin was skipped)", err.msg);
     free(path);
@@ -147,6 +158,7 @@ static void load_plugin(zplugins *ps, const char *dir, bool project, const json_
   p->name = xstrdup(zjson_str_or(m, "name", id));
   p->version = xstrdup(zjson_str_or(m, "version", ""));
   p->dir = xstrdup(dir);
+  p->read_paths[0] = p->dir;
   p->project = project;
   p->enabled =
       zjson_bool_or(json_object_get(json_object_get(state, "plugins"), dir), "enabled", false);
@@ -169,12 +181,17 @@ void zplugins_load_root(zplugins *ps, const char *root, bool project, const json
   if (zfs_list_dir(root, &names) < 0) return;
   for (size_t i = 0; i < names.nr; i++) {
     char *dir = zpath_join(root, names.v[i]);
-    char *real = realpath(dir, NULL);
-    if (real && zfs_is_dir(real)) load_plugin(ps, real, project, state, problems);
-    free(real);
+    zplugins_load_dir(ps, dir, project, state, problems);
     free(dir);
   }
   strvec_clear(&names);
+}
+
+void zplugins_load_dir(zplugins *ps, const char *dir, bool project, const json_t *state,
+                       strvec *problems) {
+  char *real = realpath(dir, NULL);
+  if (real && zfs_is_dir(real)) load_plugin(ps, real, project, state, problems);
+  free(real);
 }
 
 const zplugin *zplugins_find(const zplugins *ps, const char *id) {

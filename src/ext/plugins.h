@@ -7,7 +7,8 @@
  *    "hooks": [...], "skills": [roots], "commands": [roots], "mcpServers": {...}}
  *
  * Roots: <workspace>/.zero/plugins/<id>/ (project: needs trust) and
- * ~/.config/zero/plugins/<id>/. A plugin contributes only once enabled
+ * ~/.config/zero/plugins/<id>/. A folder holding Claude Code's
+ * .claude-plugin/plugin.json instead loads too (ext/plugin_claude.h). A plugin contributes only once enabled
  * (`zero plugins enable ID`), which records the sha256 of each tool's
  * executable in ~/.config/zero/plugins.json; every launch re-checks it and
  * refuses a tool whose file changed (strict identity, fail closed).
@@ -21,6 +22,7 @@
 
 #include "base/err.h"
 #include "base/strvec.h"
+#include "tools/tool.h"
 
 typedef struct zplugin_tool {
   char *name;          /* as offered to the model: plugin_<id>_<tool> */
@@ -31,6 +33,8 @@ typedef struct zplugin_tool {
   int timeout_ms;
   const char *dir;     /* the plugin's folder (borrowed from zplugin) */
   char *refused;       /* why it may not run (changed executable, background…), or NULL */
+  ztool perm;          /* the permission engine's stand-in: a sandboxed command (shell
+                        * side effect, never read-only) named as offered */
 } zplugin_tool;
 
 typedef struct zplugin {
@@ -45,6 +49,7 @@ typedef struct zplugin {
   strvec command_roots;
   json_t *mcp_servers; /* borrowed from manifest, may be NULL */
   json_t *manifest;
+  const char *read_paths[2]; /* {dir, NULL}: its hooks' own files (zhook.read_paths) */
 } zplugin;
 
 typedef struct zplugins {
@@ -59,6 +64,10 @@ char *zplugins_state_path(void);
  * problems naming the file and the fix. */
 void zplugins_load_root(zplugins *ps, const char *root, bool project, const json_t *state,
                         strvec *problems);
+/* Adds the one plugin in dir (as zplugins_load_root does for each folder
+ * of a root). */
+void zplugins_load_dir(zplugins *ps, const char *dir, bool project, const json_t *state,
+                       strvec *problems);
 const zplugin *zplugins_find(const zplugins *ps, const char *id);
 /* Enables (records each tool executable's sha256) or disables plugin p in
  * the state file. */

@@ -23,8 +23,12 @@ static json_t *skill_schema(void) {
                    "additionalProperties", false);
 }
 
+/* Made on the first request and handed out by reference after: the skills
+ * and plugins do not change during a run, and re-packing every plugin's
+ * schema each turn was work for nothing. */
 static json_t *src_schemas(void *ud) {
   zext *x = ud;
+  if (x->schemas) return json_incref(x->schemas);
   json_t *all = json_array();
   if (x->skills.n) json_array_append_new(all, skill_schema());
   for (size_t i = 0; i < x->plugins.n; i++) {
@@ -34,7 +38,8 @@ static json_t *src_schemas(void *ud) {
                                            "description", p->tools[j].description,
                                            "parameters", p->tools[j].schema));
   }
-  return all;
+  x->schemas = all;
+  return json_incref(all);
 }
 
 static const zplugin_tool *find_plugin_tool(const zext *x, const char *name) {
@@ -74,18 +79,13 @@ static void run_skill(zext *x, const ztool_call *call, ztool_result *res) {
   json_decref(args);
 }
 
-/* A plugin tool's permission: plan mode runs nothing that is not read-only;
- * otherwise the tool runs confined like any sandboxed command (the user
- * enabled the plugin and pinned its executable). */
+/* A plugin tool the permission engine allowed (as its stand-in, a sandboxed
+ * command: src_perm_tool) runs confined like any tool command, with the
+ * executable the user pinned at enable time. */
 static void run_plugin_tool(zext *x, zagent *a, const zplugin_tool *t, const ztool_call *call,
                             ztool_result *res) {
   if (t->refused) {
     ztool_fail(res, "%s refused: %s", t->name, t->refused);
-    return;
-  }
-  if (zagent_mode(a) == ZPERM_PLAN) {
-    ztool_fail(res, "permission denied for %s [plan_mode]: plugin tools do not run in plan mode",
-               t->name);
     return;
   }
   /* The plugin's own folder stays readable where the sandbox hides the
@@ -95,7 +95,7 @@ static void run_plugin_tool(zext *x, zagent *a, const zplugin_tool *t, const zto
              .source = t->name, .read_paths = own};
   zhook_outcome o;
   const char *in = call->arguments && *call->arguments ? call->arguments : "{}";
-  zhook_run(&h, a->tools ? a->tools->spawner : x->spawner, x->workspace, in, &o);
+  zext_run_confined(x, &h, in, &o);
   zbuf_addstr(&res->output, o.output);
   if (o.failed) {
     res->is_error = true;
@@ -116,8 +116,22 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
   else run_plugin_tool(x, a, t, call, res);
 }
 
+/* The skill tool reads a file zero already listed: a read. */
+static const ztool SKILL_PERM = {.name = SKILL_TOOL, .description = "load a skill",
+                                 .parameters_json = "{}", .side_effect = ZSIDE_READ,
+                                 .read_only = true};
+
+/* Every call of this source is decided by the permission engine (the one
+ * permission module), as the stand-in of its tool. */
+static const ztool *src_perm_tool(void *ud, const char *name) {
+  zext *x = ud;
+  if (!strcmp(name, SKILL_TOOL)) return &SKILL_PERM;
+  const zplugin_tool *t = find_plugin_tool(x, name);
+  return t ? &t->perm : NULL;
+}
+
 void zext_tools_init(zext *x) {
   x->source = (ztool_source){.schemas = src_schemas, .has = src_has, .side_effect = src_side,
-                             .invoke = src_invoke, .ud = x};
+                             .invoke = src_invoke, .perm_tool = src_perm_tool, .ud = x};
   zext_gate_init(x);
 }

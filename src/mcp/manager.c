@@ -527,7 +527,7 @@ int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   }
   const char *th = getenv("ZERO_MCP_DEFER_THRESHOLD");
   m->defer_threshold = th && th[0] ? (size_t)strtoul(th, NULL, 10) : ZMCP_DEFER_THRESHOLD;
-  m->source = (ztool_source){src_schemas, src_has, src_side_effect, src_invoke, m};
+  m->source = (ztool_source){src_schemas, src_has, src_side_effect, src_invoke, m, NULL};
   if (zmcp_config_load(&m->cfg, workspace, err) < 0) return -1;
   if (m->cfg.skipped_untrusted && warn) {
     zbuf w = ZBUF_INIT;

@@ -607,7 +607,8 @@ ztool_escalation zperm_escalation(const zperm_decision *d) {
   return esc;
 }
 
-/* Splits a comma/space list and checks every name is a built-in tool.
+/* Splits a comma/space list and checks every name is a built-in tool or a
+ * plugin's (plugin_<id>_<tool>: the plugins load later in the run).
  * Calls fn for each; -1 with err on an unknown name. */
 static int each_tool_name(const char *list, const char *flag, zerr *err,
                           void (*fn)(const char *name, void *ud), void *ud) {
@@ -619,14 +620,15 @@ static int each_tool_name(const char *list, const char *flag, zerr *err,
     if (!n) break;
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
-    if (!ztool_find(name)) {
+    if (!ztool_find(name) && strncmp(name, "plugin_", 7) != 0) {
       zbuf known = ZBUF_INIT;
       size_t cnt;
       const ztool *const *all = ztool_all(&cnt);
       for (size_t i = 0; i < cnt; i++) zbuf_addf(&known, "%s%s", i ? ", " : "", all[i]->name);
       zerr_set(err, ZE_USAGE,
-               "%s: no built-in tool named \"%s\"; the tools are: %s (MCP tools are turned "
-               "off per server in the MCP config)",
+               "%s: no built-in tool named \"%s\"; the tools are: %s (plugin tools are "
+               "named plugin_<id>_<tool>; MCP tools are turned off per server in the MCP "
+               "config)",
                flag, name, known.data ? known.data : "");
       zbuf_release(&known);
       return -1;

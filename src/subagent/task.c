@@ -185,8 +185,7 @@ static void emit_end(zagent *a, const char *call_id, const char *agent, const zs
                                   .exit_code = o->exit_code,
                                   .usage = o->usage}};
   zagent_emit(a, &ev);
-  /* HOOK(subagentStop): the hooks module (issue 16) fires its subagentStop
-   * event here, with agent, o->session_id, status and the final answer. */
+  /* The hooks' observer (ext/ext.c) fires subagentStop on this event. */
 }
 
 /* ---- the result --------------------------------------------------------------- */

@@ -273,6 +273,124 @@ class PluginTests(ExtCase):
         self.assertIn("schemaVersion", out["problems"][0])
 
 
+class PluginInstallTests(ExtCase):
+    def source(self, name="src"):
+        d = os.path.join(self.tmp, name)
+        self.write(os.path.join(d, "upper.sh"), "#!/bin/sh\ntr a-z A-Z\n", 0o755)
+        self.write(os.path.join(d, "plugin.json"), json.dumps({
+            "schemaVersion": 1, "id": "shout", "version": "2.0.0",
+            "tools": [{"name": "upper", "description": "upper-cases", "command": "./upper.sh"}]}))
+        return d
+
+    def installed(self):
+        return os.path.join(self.config_dir(), "plugins", "shout")
+
+    def leftovers(self):
+        root = os.path.join(self.config_dir(), "plugins")
+        return [n for n in os.listdir(root) if n.startswith(".install")] \
+            if os.path.isdir(root) else []
+
+    def test_install_from_a_folder_then_enable_and_use_then_remove(self):
+        r = self.zero("plugins", "install", self.source())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("zero plugins enable shout", r.stdout)
+        self.assertTrue(os.access(os.path.join(self.installed(), "upper.sh"), os.X_OK))
+        out = json.loads(self.zero("plugins", "list", "--json").stdout)
+        self.assertEqual([(p["id"], p["enabled"]) for p in out["plugins"]], [("shout", False)])
+        self.assertEqual(self.zero("plugins", "enable", "shout").returncode, 0)
+        m = self.serve([{"tool_calls": [{"name": "plugin_shout_upper",
+                                         "arguments": {"text": "hi"}}]}, {"text": "done"}])
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('{"TEXT":"HI"}', tool_messages(m.bodies()[1])[-1]["content"])
+        # installing it again is refused; removing it leaves nothing
+        r = self.zero("plugins", "install", self.source("src2"))
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("already installed", r.stderr)
+        r = self.zero("plugins", "remove", "shout")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(self.installed()))
+        with open(os.path.join(self.config_dir(), "plugins.json")) as f:
+            self.assertNotIn("shout", f.read())
+        self.assertEqual(self.leftovers(), [])
+
+    def test_install_from_a_git_url(self):
+        src = self.source()
+        env = dict(self.env, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@x", GIT_COMMITTER_NAME="t",
+                   GIT_COMMITTER_EMAIL="t@x")
+        import subprocess
+        for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "p"]):
+            subprocess.run(cmd, cwd=src, env=env, check=True)
+        r = self.zero("plugins", "install", "file://" + src)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.installed(), "plugin.json")))
+        r = self.zero("plugins", "install", "file://" + self.tmp + "/nothing-here.git")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("git clone", r.stderr)
+        self.assertEqual(self.leftovers(), [])
+
+    def test_bad_sources_are_refused_and_leave_nothing(self):
+        src = self.source()
+        os.symlink("/etc/passwd", os.path.join(src, "passwd"))
+        r = self.zero("plugins", "install", src)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("symbolic link", r.stderr)
+        os.unlink(os.path.join(src, "passwd"))
+        os.unlink(os.path.join(src, "plugin.json"))
+        r = self.zero("plugins", "install", src)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("holds no plugin", r.stderr)
+        self.write(os.path.join(src, "plugin.json"),
+                   json.dumps({"schemaVersion": 1, "id": "../escape"}))
+        r = self.zero("plugins", "install", src)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("cannot name a folder", r.stderr)
+        r = self.zero("plugins", "install", os.path.join(self.tmp, "absent"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(self.leftovers(), [])
+        self.assertFalse(os.path.exists(os.path.join(self.config_dir(), "escape")))
+
+    def test_a_workspace_plugin_is_not_removed(self):
+        d = os.path.join(self.work, ".zero", "plugins", "ws")
+        self.write(os.path.join(d, "plugin.json"), json.dumps({"schemaVersion": 1, "id": "ws"}))
+        r = self.zero("plugins", "remove", "ws", "--trust-workspace")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("did not install", r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(d, "plugin.json")))
+
+    def test_claude_code_plugin_layout(self):
+        src = os.path.join(self.tmp, "cc")
+        self.write(os.path.join(src, ".claude-plugin", "plugin.json"),
+                   json.dumps({"name": "cc", "version": "0.3.0", "description": "d"}))
+        self.write(os.path.join(src, "commands", "hello.md"),
+                   "---\ndescription: says hello\n---\nSay hello to $ARGUMENTS\n")
+        self.write(os.path.join(src, "skills", "greet", "SKILL.md"),
+                   "---\nname: greet\ndescription: greets people\n---\nWave.\n")
+        self.write(os.path.join(src, "guard.sh"), "#!/bin/sh\ncat >/dev/null\n"
+                   "echo 'no writes from cc' >&2\nexit 2\n", 0o755)
+        self.write(os.path.join(src, "hooks", "hooks.json"), json.dumps({"hooks": {
+            "PreToolUse": [{"matcher": "write_file", "hooks": [
+                {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/guard.sh"}]}]}}))
+        r = self.zero("plugins", "install", src)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.zero("plugins", "enable", "cc").returncode, 0)
+        out = json.loads(self.zero("backends", "--json").stdout)
+        self.assertEqual(out["problems"], [])
+        self.assertIn("greet", [x["name"] for x in out["skills"]])
+        self.assertIn("hello", [x["name"] for x in out["commands"]])
+        hook = out["hooks"][0]
+        self.assertEqual(hook["event"], "beforeTool")
+        self.assertIn(os.path.join(self.config_dir(), "plugins", "cc", "guard.sh"),
+                      json.dumps(hook["command"]))
+        m = self.serve([{"tool_calls": [{"name": "write_file", "arguments": {
+            "path": "w.txt", "content": "x"}}]}, {"text": "done"}])
+        r = self.zero("exec", "/hello world")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Say hello to world", json.dumps(m.bodies()[0]["messages"]))
+        self.assertFalse(os.path.exists(os.path.join(self.work, "w.txt")))
+        self.assertIn("no writes from cc", tool_messages(m.bodies()[1])[-1]["content"])
+
+
 class BackendsTests(ExtCase):
     def test_backends_doctor_flags_an_mcp_server_without_url(self):
         self.write(os.path.join(self.config_dir(), "config.json"),
@@ -283,6 +401,32 @@ class BackendsTests(ExtCase):
         self.assertIn("mcpServers", out)
         r = self.zero("backends", "doctor")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        # zero doctor says so too (it used to say all was well)
+        self.serve([{"text": "unused"}])
+        r = self.zero("doctor", "--json")
+        row = [c for c in json.loads(r.stdout)["checks"] if c["check"] == "backends"][0]
+        self.assertEqual(row["status"], "fail", row)
+        self.assertIn("needs \"url\"", row["detail"])
+        self.assertNotEqual(r.returncode, 0)
+
+    def test_doctor_counts_the_extensions_and_warns_on_a_problem(self):
+        self.user_hook_file = os.path.join(self.config_dir(), "hooks.json")
+        self.write(self.user_hook_file, json.dumps(
+            {"hooks": [{"id": "a", "event": "afterTool", "command": "true"},
+                       {"id": "b", "event": "beforeLunch", "command": "true"}]}))
+        self.write(os.path.join(self.config_dir(), "skills", "s1", "SKILL.md"),
+                   "---\nname: s1\ndescription: one\n---\nbody\n")
+        self.write(os.path.join(self.config_dir(), "commands", "c1.md"), "do it\n")
+        self.serve([{"text": "unused"}])
+        r = self.zero("doctor", "--json")
+        row = [c for c in json.loads(r.stdout)["checks"] if c["check"] == "backends"][0]
+        self.assertEqual(row["status"], "warn", row)
+        self.assertIn("0 MCP servers, 1 hooks, 1 skills, 1 commands, 0 plugins", row["detail"])
+        self.assertIn("beforeLunch", row["detail"])
+        self.assertIn("zero backends doctor", row["next"])
+        os.unlink(self.user_hook_file)
+        r = self.zero("doctor")
+        self.assertRegex(r.stdout, r"ok +backends +0 MCP servers, 0 hooks, 1 skills")
 
 
 if __name__ == "__main__":

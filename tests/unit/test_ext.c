@@ -15,6 +15,7 @@
 #include "base/common.h"
 #include "base/path.h"
 #include "ext/commands.h"
+#include "ext/ext.h"
 #include "ext/hooks.h"
 #include "ext/plugins.h"
 #include "ext/skills.h"
@@ -196,6 +197,30 @@ static void plugin_manifests(void **state) {
   rmtree(d);
 }
 
+/* The tool source's schemas are made once a run: the second request gets
+ * the same array, not a re-packed copy. */
+static void source_schemas_are_made_once(void **state) {
+  (void)state;
+  char *d = tmpdir();
+  put(d, "cfg/zero/skills/s/SKILL.md", "---\nname: s\ndescription: does s\n---\nBody\n");
+  put(d, "ws/.keep", "");
+  char *cfg = zpath_join(d, "cfg"), *ws = zpath_join(d, "ws");
+  setenv("XDG_CONFIG_HOME", cfg, 1);
+  zext x;
+  zext_load(&x, ws, false);
+  json_t *a = x.source.schemas(x.source.ud);
+  json_t *b = x.source.schemas(x.source.ud);
+  assert_ptr_equal(a, b);
+  assert_int_equal(json_array_size(a), 1); /* the skill tool */
+  json_decref(a);
+  json_decref(b);
+  zext_release(&x);
+  unsetenv("XDG_CONFIG_HOME");
+  free(cfg);
+  free(ws);
+  rmtree(d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(event_names_and_aliases),
@@ -205,6 +230,7 @@ int main(void) {
       cmocka_unit_test(commands_namespaces_substitution_and_clashes),
       cmocka_unit_test(skills_load_and_report_bad_files),
       cmocka_unit_test(plugin_manifests),
+      cmocka_unit_test(source_schemas_are_made_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,453 @@
+/* hook_runner.c — one sandbox per run for hooks and plugin tools; see
+ * hook_runner.h. The first half is the runner (inside the sandbox), the
+ * second the client (zero). */
+#include "ext/hook_runner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/cancel.h"
+#include "base/common.h"
+#include "base/json.h"
+#include "base/time.h"
+#include "exec/proc.h"
+
+#define RUNNER_OUTPUT_MAX (64u << 10) /* kept of a command's output (as zhook_run) */
+#define RUNNER_KILL_GRACE_MS 200      /* SIGTERM, then SIGKILL */
+#define RUNNER_START_MS 10000         /* the sandbox must be up by then */
+#define RUNNER_SLACK_MS 3000          /* past a command's timeout: the runner is stuck */
+#define RUNNER_REAP_ROUNDS 64         /* strays killed per generation, at most */
+
+/* ---- the runner (inside the sandbox) ---------------------------------------- */
+
+extern char **environ;
+
+/* Kills the direct children listed in /proc/self/task/<tid>/children (the
+ * runner has one thread). -1 when the kernel does not offer that file. */
+static int kill_listed_children(void) {
+  char path[64], buf[4096];
+  snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t len = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (len < 0) return -1;
+  buf[len] = 0;
+  int n = 0;
+  for (char *p = buf, *end; *p; p = end) {
+    long pid = strtol(p, &end, 10);
+    if (end == p) break;
+    if (pid > 1) {
+      kill((pid_t)-pid, SIGKILL); /* a group it leads */
+      kill((pid_t)pid, SIGKILL);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Kills the direct children of this process: from the children file, else
+ * a scan of /proc (every process's parent; slow where /proc shows the whole
+ * host). Returns how many were signalled. */
+static int kill_children(void) {
+  int listed = kill_listed_children();
+  if (listed >= 0) return listed;
+  DIR *d = opendir("/proc");
+  if (!d) return 0;
+  pid_t self = getpid();
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0) continue;
+    buf[len] = 0;
+    const char *rp = strrchr(buf, ')'); /* the name may hold spaces and parens */
+    int ppid = 0;
+    char state = 0;
+    if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2 || ppid != self) continue;
+    pid_t pid = (pid_t)strtol(e->d_name, NULL, 10); /* digits: checked above */
+    kill(-pid, SIGKILL); /* a group it leads */
+    kill(pid, SIGKILL);
+    n++;
+  }
+  closedir(d);
+  return n;
+}
+
+/* After a command: everything it left behind is killed. As a child
+ * subreaper the runner inherits every orphan (setsid or double fork
+ * included), so killing its children generation by generation until none
+ * is left ends them all. */
+static void reap_strays(void) {
+  for (int round = 0; round < RUNNER_REAP_ROUNDS; round++) {
+    int st;
+    while (waitpid(-1, &st, WNOHANG) > 0) {
+    }
+    if (kill_children() == 0) return;
+    while (waitpid(-1, &st, 0) > 0) { /* each exits on SIGKILL; orphans come to us */
+      if (kill_children() == 0) break;
+    }
+    if (errno == ECHILD) return;
+  }
+}
+
+/* Starts argv in cwd, leading a process group of its own, stdin from in_r,
+ * stdout and stderr to out_w. posix_spawn (vfork-like: no copy of the
+ * runner's pages) is the cheapest way to start a process, which is most of
+ * what a no-op hook costs. Returns the pid, or -1 with errno. */
+static pid_t start_command(char **argv, const char *cwd, int in_r, int out_w) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&at);
+  posix_spawn_file_actions_adddup2(&fa, in_r, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+  posix_spawn_file_actions_adddup2(&fa, out_w, 2);
+  if (cwd) posix_spawn_file_actions_addchdir_np(&fa, cwd);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &all); /* SIGPIPE ignored here, not there */
+  posix_spawnattr_setpgroup(&at, 0);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                    POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  if (rc != 0) {
+    errno = rc;
+    return -1;
+  }
+  return pid;
+}
+
+/* Runs one request's command: its stdin written, its output read, killed at
+ * the deadline. Fills the answer's fields. */
+static void serve_one(const json_t *req, json_t *ans) {
+  const json_t *jargv = json_object_get(req, "argv");
+  const char *cwd = zjson_str(req, "cwd"), *in = zjson_str_or(req, "stdin", "");
+  int64_t timeout = zjson_int_or(req, "timeoutMs", 30000);
+  size_t argc = json_array_size(jargv);
+  if (!argc) {
+    json_object_set_new(ans, "started", json_false());
+    json_object_set_new(ans, "output", json_string("no command"));
+    return;
+  }
+  char **argv = xcalloc(argc + 1, sizeof *argv);
+  for (size_t i = 0; i < argc; i++) argv[i] = (char *)json_string_value(json_array_get(jargv, i));
+  int inp[2], outp[2];
+  if (pipe2(inp, O_CLOEXEC) < 0 || pipe2(outp, O_CLOEXEC) < 0) {
+    free(argv);
+    json_object_set_new(ans, "started", json_false());
+    json_object_set_new(ans, "output", json_string(strerror(errno)));
+    return;
+  }
+  pid_t pid = start_command(argv, cwd, inp[0], outp[1]);
+  int start_errno = errno;
+  close(inp[0]);
+  close(outp[1]);
+  if (pid < 0) {
+    close(inp[1]);
+    close(outp[0]);
+    zbuf why = ZBUF_INIT;
+    zbuf_addf(&why, "cannot run %s in %s: %s", argv[0], cwd ? cwd : ".", strerror(start_errno));
+    free(argv);
+    json_object_set_new(ans, "started", json_false());
+    json_object_set_new(ans, "output", json_string(why.data));
+    zbuf_release(&why);
+    return;
+  }
+  free(argv);
+  fcntl(inp[1], F_SETFL, O_NONBLOCK);
+  fcntl(outp[0], F_SETFL, O_NONBLOCK);
+  int pidfd = -1;
+#ifdef SYS_pidfd_open
+  pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+  int64_t deadline = ztime_mono_ms() + timeout;
+  size_t in_len = strlen(in), in_off = 0;
+  int in_fd = inp[1], out_fd = outp[0];
+  if (!in_len) {
+    close(in_fd);
+    in_fd = -1;
+  }
+  zbuf out = ZBUF_INIT;
+  bool exited = false, timed_out = false, killed = false;
+  int status = 0;
+  int64_t kill_at = 0;
+  while (!exited || out_fd >= 0) {
+    if (exited && out_fd >= 0) { /* drain what is there; a lingering writer is a stray */
+      char b[4096];
+      ssize_t r = read(out_fd, b, sizeof b);
+      if (r > 0 && out.len < RUNNER_OUTPUT_MAX) zbuf_add(&out, b, (size_t)r);
+      if (r > 0) continue;
+      close(out_fd);
+      out_fd = -1;
+      break;
+    }
+    int64_t now = ztime_mono_ms();
+    if (!timed_out && now >= deadline) {
+      timed_out = true;
+      kill(-pid, SIGTERM);
+      kill_at = now + RUNNER_KILL_GRACE_MS;
+    }
+    if (timed_out && !killed && now >= kill_at) {
+      kill(-pid, SIGKILL);
+      killed = true;
+    }
+    struct pollfd pf[3];
+    int n = 0, i_out = -1, i_in = -1, i_pid = -1;
+    if (out_fd >= 0) { i_out = n; pf[n++] = (struct pollfd){out_fd, POLLIN, 0}; }
+    if (in_fd >= 0) { i_in = n; pf[n++] = (struct pollfd){in_fd, POLLOUT, 0}; }
+    if (pidfd >= 0) { i_pid = n; pf[n++] = (struct pollfd){pidfd, POLLIN, 0}; }
+    int64_t wait = (timed_out ? kill_at : deadline) - now;
+    if (killed || wait < 1) wait = 10;
+    /* No pidfd (an older kernel, or seccomp refuses it): the exit is polled,
+     * closely once the output has ended (the exit is then imminent). */
+    if (pidfd < 0 && wait > 10) wait = out_fd < 0 ? 1 : 10;
+    poll(pf, (nfds_t)n, (int)wait);
+    if (i_out >= 0 && pf[i_out].revents) {
+      char b[4096];
+      ssize_t r = read(out_fd, b, sizeof b);
+      if (r > 0 && out.len < RUNNER_OUTPUT_MAX) zbuf_add(&out, b, (size_t)r);
+      if (r == 0) {
+        close(out_fd);
+        out_fd = -1;
+      }
+    }
+    if (i_in >= 0 && pf[i_in].revents) {
+      ssize_t w = write(in_fd, in + in_off, in_len - in_off);
+      if (w > 0) in_off += (size_t)w;
+      if ((w < 0 && errno != EAGAIN && errno != EINTR) || in_off == in_len) {
+        close(in_fd); /* done, or it stopped reading: it may not want its stdin */
+        in_fd = -1;
+      }
+    }
+    if ((i_pid < 0 || pf[i_pid].revents) && waitpid(pid, &status, WNOHANG) == pid) exited = true;
+    (void)i_pid;
+  }
+  if (in_fd >= 0) close(in_fd);
+  if (out_fd >= 0) close(out_fd);
+  if (pidfd >= 0) close(pidfd);
+  kill(-pid, SIGKILL); /* the group: nothing it started lingers */
+  reap_strays();
+  if (out.len > RUNNER_OUTPUT_MAX) zbuf_setlen(&out, zutf8_boundary(out.data, RUNNER_OUTPUT_MAX));
+  zutf8_sanitize(&out);
+  json_object_set_new(ans, "started", json_true());
+  json_object_set_new(ans, "timedOut", json_boolean(timed_out));
+  json_object_set_new(ans, "exitCode", json_integer(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  json_object_set_new(ans, "signal", json_integer(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  json_object_set_new(ans, "output", json_stringn(out.data ? out.data : "", out.len));
+  zbuf_release(&out);
+}
+
+int zhook_runner_main(void) {
+  /* Orphans of the commands come here, to be killed (reap_strays). */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  signal(SIGPIPE, SIG_IGN);
+  int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (devnull >= 0) dup2(devnull, 2); /* stdout is the protocol's alone */
+  FILE *in = fdopen(0, "r");
+  if (!in) return 1;
+  printf("%s\n", ZHOOK_RUNNER_READY);
+  fflush(stdout);
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, in) > 0) {
+    json_t *req = json_loads(line, 0, NULL);
+    json_t *ans = json_object();
+    if (json_is_object(req)) serve_one(req, ans);
+    else json_object_set_new(ans, "started", json_false());
+    char *text = json_dumps(ans, JSON_COMPACT);
+    printf("%s\n", text);
+    fflush(stdout);
+    free(text);
+    json_decref(ans);
+    json_decref(req);
+  }
+  free(line);
+  return 0;
+}
+
+/* ---- the client (zero) ------------------------------------------------------- */
+
+static void runner_kill(zhook_runner *r) {
+  if (r->in_fd >= 0) close(r->in_fd);
+  if (r->out_fd >= 0) close(r->out_fd);
+  r->in_fd = r->out_fd = -1;
+  if (r->pid > 0) {
+    kill(-r->pid, SIGKILL); /* the spawner's wrapper: the sandbox goes with it */
+    kill(r->pid, SIGKILL);
+    waitpid(r->pid, NULL, 0);
+    if (r->on_exit) r->on_exit(r->on_exit_ud);
+  }
+  r->on_exit = NULL;
+  r->pid = 0;
+  r->ready = false;
+  free(r->pending);
+  r->pending = NULL;
+  r->pending_len = 0;
+}
+
+static void runner_fail(zhook_runner *r) {
+  runner_kill(r);
+  r->broken = true;
+}
+
+int zhook_runner_start(zhook_runner *r, struct zspawner *spawner, const char *const *read_paths) {
+  memset(r, 0, sizeof *r);
+  r->in_fd = r->out_fd = -1;
+  char *self = realpath("/proc/self/exe", NULL);
+  if (!spawner || !self) {
+    free(self);
+    r->broken = true;
+    return -1;
+  }
+  strvec rp = STRVEC_INIT;
+  strvec_push(&rp, self); /* the runner is zero itself */
+  for (const char *const *p = read_paths; p && *p; p++) strvec_push_nodup(&rp, xstrdup(*p));
+  strvec argv = STRVEC_INIT;
+  strvec_pushl(&argv, self, ZHOOK_RUNNER_ARG, NULL);
+  free(self);
+  zspawn_cmd cmd = {.argv = strvec_detach(&argv), .read_paths = strvec_detach(&rp)};
+  zexec_opts eo = {.tty = false, .stdin_open = true};
+  zexec_child child;
+  zerr err = ZERR_INIT;
+  if (zexec_spawn(spawner, &cmd, &eo, &child, &err) < 0) {
+    r->broken = true;
+    return -1;
+  }
+  r->pid = child.pid;
+  r->in_fd = child.in_fd;
+  r->out_fd = child.out_fd;
+  r->on_exit = child.on_exit;
+  r->on_exit_ud = child.on_exit_ud;
+  fcntl(r->in_fd, F_SETFL, fcntl(r->in_fd, F_GETFL) | O_NONBLOCK);
+  return 0;
+}
+
+/* Reads one line from the runner before deadline_ms (cancellation ends the
+ * wait too). Caller frees. NULL when it did not come. */
+static char *read_line(zhook_runner *r, int64_t deadline_ms) {
+  zbuf b = ZBUF_INIT;
+  if (r->pending_len) zbuf_add(&b, r->pending, r->pending_len);
+  free(r->pending);
+  r->pending = NULL;
+  r->pending_len = 0;
+  for (;;) {
+    char *nl = b.len ? memchr(b.data, '\n', b.len) : NULL;
+    if (nl) {
+      size_t used = (size_t)(nl - b.data) + 1;
+      if (used < b.len) {
+        r->pending_len = b.len - used;
+        r->pending = xstrndup(nl + 1, r->pending_len); /* JSON lines: no NUL */
+      }
+      zbuf_setlen(&b, used - 1);
+      return zbuf_detach(&b, NULL);
+    }
+    int64_t left = deadline_ms - ztime_mono_ms();
+    if (left <= 0 || zcancel_requested()) break;
+    struct pollfd pf = {r->out_fd, POLLIN, 0};
+    if (poll(&pf, 1, (int)(left > 100 ? 100 : left)) <= 0) continue;
+    char tmp[16384];
+    ssize_t n = read(r->out_fd, tmp, sizeof tmp);
+    if (n > 0) zbuf_add(&b, tmp, (size_t)n);
+    else if (n == 0 || (errno != EAGAIN && errno != EINTR)) break;
+  }
+  zbuf_release(&b);
+  return NULL;
+}
+
+/* Writes all of s before deadline_ms. */
+static bool write_all(int fd, const char *s, size_t len, int64_t deadline_ms) {
+  size_t off = 0;
+  while (off < len) {
+    ssize_t w = write(fd, s + off, len - off);
+    if (w > 0) {
+      off += (size_t)w;
+      continue;
+    }
+    if (w < 0 && errno != EAGAIN && errno != EINTR) return false;
+    int64_t left = deadline_ms - ztime_mono_ms();
+    if (left <= 0) return false;
+    struct pollfd pf = {fd, POLLOUT, 0};
+    poll(&pf, 1, (int)(left > 100 ? 100 : left));
+  }
+  return true;
+}
+
+int zhook_runner_run(zhook_runner *r, char *const *argv, const char *cwd, int timeout_ms,
+                     const char *stdin_json, zhook_outcome *out) {
+  if (r->broken || !r->pid) return -1;
+  int64_t start = ztime_mono_ms();
+  if (!r->ready) {
+    char *line = read_line(r, start + RUNNER_START_MS);
+    bool ok = line && !strcmp(line, ZHOOK_RUNNER_READY);
+    free(line);
+    if (!ok) {
+      runner_fail(r);
+      return -1;
+    }
+    r->ready = true;
+    start = ztime_mono_ms();
+  }
+  json_t *args = json_array();
+  for (char *const *a = argv; a && *a; a++) json_array_append_new(args, json_string(*a));
+  json_t *req = json_pack("{s:o, s:s, s:i, s:s}", "argv", args, "cwd", cwd ? cwd : ".",
+                          "timeoutMs", timeout_ms, "stdin", stdin_json ? stdin_json : "");
+  char *text = json_dumps(req, JSON_COMPACT);
+  json_decref(req);
+  zbuf line = ZBUF_INIT;
+  zbuf_addf(&line, "%s\n", text);
+  free(text);
+  int64_t deadline = start + timeout_ms + RUNNER_SLACK_MS;
+  bool sent = write_all(r->in_fd, line.data, line.len, deadline);
+  zbuf_release(&line);
+  char *answer = sent ? read_line(r, deadline) : NULL;
+  json_t *ans = answer ? json_loads(answer, 0, NULL) : NULL;
+  free(answer);
+  if (!json_is_object(ans)) {
+    /* Stuck, dead or cancelled: the sandbox goes, and whatever ran in it. */
+    json_decref(ans);
+    runner_fail(r);
+    return -1;
+  }
+  memset(out, 0, sizeof *out);
+  out->started = zjson_bool_or(ans, "started", false);
+  out->timed_out = zjson_bool_or(ans, "timedOut", false);
+  out->exit_code = (int)zjson_int_or(ans, "exitCode", -1);
+  out->signal = (int)zjson_int_or(ans, "signal", 0);
+  if (out->signal) out->exit_code = -1;
+  out->output = xstrdup(zjson_str_or(ans, "output", ""));
+  out->duration_ms = ztime_mono_ms() - start;
+  json_decref(ans);
+  return 0;
+}
+
+void zhook_runner_stop(zhook_runner *r) {
+  if (r->pid > 0 && r->in_fd >= 0) {
+    close(r->in_fd); /* EOF: it ends after the command it runs, if any */
+    r->in_fd = -1;
+  }
+  runner_kill(r);
+}

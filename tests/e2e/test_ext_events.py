@@ -1,0 +1,196 @@
+"""The hook events fired outside a tool call's gate (issue 16): afterToolBatch
+(once per assistant message, every call with how it ended), beforeCompact /
+afterCompact (around a compaction, with its trigger and token counts),
+notification (a permission prompt) and subagentStop (a `task` child's end).
+
+Each test registers a recorder hook (it appends its stdin to a file in the
+workspace: hooks run sandboxed, the workspace is writable) for the events it
+names only, runs zero exec against the fake model server and asserts the
+recorded payloads."""
+import json
+import os
+
+from harness import ZeroTest, main
+from test_compaction import LIMIT, WINDOW, big_file, read_turn
+
+RECORDER = "cat >> hook-events.jsonl; echo >> hook-events.jsonl"
+
+
+class HookBase(ZeroTest):
+    def record(self, *events):
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"id": "rec-" + e, "event": e, "command": "/bin/sh",
+                                  "args": ["-c", RECORDER]} for e in events]}, f)
+
+    def recorded(self, event=None):
+        path = os.path.join(self.work, "hook-events.jsonl")
+        if not os.path.exists(path):
+            return []
+        with open(path) as f:
+            evs = [json.loads(l) for l in f if l.strip()]
+        return [e for e in evs if event is None or e["event"] == event]
+
+    def assert_common(self, p):
+        self.assertEqual(p["cwd"], os.path.realpath(self.work))
+        self.assertEqual(p["hook_event_name"], p["event"])
+        self.assertTrue(p["sessionId"])
+
+
+class HookEvents(HookBase):
+    def test_after_tool_batch_fires_once_per_message_with_every_call(self):
+        with open(os.path.join(self.work, "a.txt"), "w") as f:
+            f.write("alpha\n")
+        self.record("afterToolBatch")
+        self.serve([
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}},
+                            {"name": "read_file", "arguments": {"path": "missing.txt"}},
+                            {"name": "write_file", "arguments": {"path": "b.txt",
+                                                                  "content": "b"}}]},
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "b.txt"}}]},
+            {"text": "done"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        batches = self.recorded("afterToolBatch")
+        self.assertEqual(len(batches), 2, batches)
+        self.assert_common(batches[0])
+        calls = batches[0]["toolCalls"]
+        self.assertEqual([c["toolName"] for c in calls], ["read_file", "read_file", "write_file"])
+        self.assertEqual([c["ok"] for c in calls], [True, False, True])
+        self.assertEqual(calls[0]["toolInput"], {"path": "a.txt"})
+        self.assertTrue(all(c["id"] for c in calls))
+        self.assertEqual(len(batches[1]["toolCalls"]), 1)
+        # the batch's hook ran after every call of it: b.txt existed by then
+        hooks = [e for e in self.lines(r.stdout) if e["type"] == "hook"]
+        self.assertEqual([h["event"] for h in hooks], ["afterToolBatch"] * 2)
+
+    def test_before_and_after_compact_fire_around_a_compaction(self):
+        for i in range(4):
+            with open(os.path.join(self.work, "f%d.txt" % i), "w") as f:
+                f.write(big_file(i))
+        self.env["ZERO_CONTEXT_WINDOW"] = str(WINDOW)
+        self.env["ZERO_COMPACTION_MODEL"] = "cheap-model"
+        self.record("beforeCompact", "afterCompact")
+        self.serve([read_turn(0), read_turn(1), read_turn(2),
+                    {"text": "summary one: read f0 to f2"},
+                    read_turn(3), {"text": "finished"}], model="main-model")
+        r = self.zero("exec", "-o", "stream-json", "read the files")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        before, after = self.recorded("beforeCompact"), self.recorded("afterCompact")
+        self.assertEqual(len(before), 1, self.recorded())
+        self.assertEqual(len(after), 1, self.recorded())
+        self.assert_common(before[0])
+        self.assertEqual(before[0]["trigger"], "auto")
+        self.assertEqual(before[0]["reason"], "threshold")
+        self.assertGreater(before[0]["tokensEstimate"], LIMIT)
+        self.assertEqual(before[0]["contextWindow"], WINDOW)
+        self.assertEqual(after[0]["method"], "summary")
+        self.assertEqual(after[0]["tokensBefore"], before[0]["tokensEstimate"])
+        self.assertLess(after[0]["tokensAfter"], LIMIT)
+        # order on the host: before, then after
+        self.assertEqual([e["event"] for e in self.recorded()], ["beforeCompact", "afterCompact"])
+
+    def test_notification_fires_on_a_permission_prompt(self):
+        self.record("notification")
+        self.serve([{"tool_calls": [{"name": "write_file", "arguments": {"path": "n.txt",
+                                                                          "content": "x"}}]},
+                    {"text": "done"}])
+        r = self.zero("exec", "--permission-mode", "ask", "write it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "n.txt")))  # headless: denied
+        notes = self.recorded("notification")
+        self.assertEqual(len(notes), 1, notes)
+        self.assert_common(notes[0])
+        self.assertEqual(notes[0]["notificationType"], "permission_prompt")
+        self.assertEqual(notes[0]["toolName"], "write_file")
+        self.assertIn("permission to use write_file", notes[0]["message"])
+
+    def test_no_notification_without_a_prompt(self):
+        self.record("notification")
+        self.serve([{"tool_calls": [{"name": "write_file", "arguments": {"path": "n.txt",
+                                                                          "content": "x"}}]},
+                    {"text": "done"}])
+        r = self.zero("exec", "write it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.work, "n.txt")))
+        self.assertEqual(self.recorded(), [])
+
+    def test_subagent_stop_fires_when_a_task_child_ends(self):
+        with open(os.path.join(self.work, "a.txt"), "w") as f:
+            f.write("hello world\n")
+        self.record("subagentStop")
+        self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "find a", "prompt": "What does a.txt say?", "agent": "explore"}}]},
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+            {"text": "CHILD ANSWER: hello world"},
+            {"text": "Parent done."},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "delegate it")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        stops = self.recorded("subagentStop")
+        self.assertEqual(len(stops), 1, stops)
+        self.assert_common(stops[0])
+        self.assertEqual(stops[0]["agent"], "explore")
+        self.assertEqual(stops[0]["status"], "success")
+        self.assertEqual(stops[0]["exitCode"], 0)
+        end = [e for e in self.lines(r.stdout) if e["type"] == "subagent_end"]
+        self.assertEqual(stops[0]["subagentSessionId"], end[0]["childSessionId"])
+        self.assertNotEqual(stops[0]["subagentSessionId"], stops[0]["sessionId"])
+
+
+class HookRunner(HookBase):
+    def test_a_run_starts_one_sandbox_for_all_its_hooks(self):
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        probe = ("cat >/dev/null; echo \"$PPID $(tr '\\0' ' ' < /proc/$PPID/cmdline)\" "
+                 ">> parents.txt")
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"event": e, "command": "/bin/sh", "args": ["-c", probe]}
+                                 for e in ("sessionStart", "beforeTool", "afterTool")]}, f)
+        self.serve([{"tool_calls": [{"name": "read_file", "arguments": {"path": "p.txt"}}]},
+                    {"text": "done"}])
+        with open(os.path.join(self.work, "p.txt"), "w") as f:
+            f.write("x\n")
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "parents.txt")) as f:
+            parents = [l.split(" ", 1) for l in f.read().splitlines()]
+        self.assertEqual(len(parents), 3, parents)
+        self.assertEqual(len({p[0] for p in parents}), 1, parents)  # one runner
+        self.assertIn("__hook-runner", parents[0][1])
+        # without it (the fallback), each hook has a sandbox of its own
+        os.unlink(os.path.join(self.work, "parents.txt"))
+        self.env["ZERO_HOOK_RUNNER"] = "off"
+        self.serve([{"tool_calls": [{"name": "read_file", "arguments": {"path": "p.txt"}}]},
+                    {"text": "done"}])
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "parents.txt")) as f:
+            parents = [l.split(" ", 1) for l in f.read().splitlines()]
+        self.assertEqual(len(parents), 3, parents)
+        self.assertNotIn("__hook-runner", " ".join(p[1] for p in parents))
+
+    def test_a_missing_hook_command_fails_closed_in_the_runner(self):
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"id": "gone", "event": "beforeTool",
+                                  "command": "/nonexistent/guard", "args": []}]}, f)
+        m = self.serve([{"tool_calls": [{"name": "write_file", "arguments": {
+            "path": "w.txt", "content": "x"}}]}, {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "w.txt")))
+        hook = [e for e in self.lines(r.stdout) if e["type"] == "hook"][0]
+        self.assertEqual(hook["decision"], "failed_closed")
+        self.assertIn("could not start", hook["reason"])
+        self.assertIn("/nonexistent/guard", hook["reason"])
+        tool = [x for x in m.bodies()[1]["messages"] if x["role"] == "tool"][-1]
+        self.assertIn("could not start", tool["content"])
+
+
+if __name__ == "__main__":
+    main()
