@@ -62,6 +62,19 @@ def alive(pid):
         return False
 
 
+def group_alive(pgid):
+    """Whether any live process is in process group pgid."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or not alive(int(d)):
+            continue
+        try:
+            if os.getpgid(int(d)) == pgid:
+                return True
+        except ProcessLookupError:
+            pass
+    return False
+
+
 class DaemonCase(ZeroTest):
     def setUp(self):
         super().setUp()
@@ -322,6 +335,9 @@ class Sessions(DaemonCase):
         self.assertEqual(rep["env"], {"ZERO_SANDBOX_NETWORK": "deny"})
         self.assertEqual(rep["pgid"], rep["pid"])
         self.assertEqual(rep["sid"], rep["pid"])
+        # stdin, stdout, stderr (and the fd listdir opened): none of the daemon's
+        self.assertLessEqual(len(rep["fds"]), 4, rep["fds"])
+        self.assertEqual(rep["fds"][:3], [0, 1, 2])
         self.assertNotEqual(rep["pgid"], os.getpgid(self.status_pid()))
 
     def test_a_duplicate_session_id_is_refused(self):
@@ -460,13 +476,7 @@ class Drain(DaemonCase):
         self.assertLess(took, 15)
         self.assertFalse(alive(pid))
         self.assertFalse(alive(report["pid"]))
-        # nothing of the straggler's process group is left
-        for d in os.listdir("/proc"):
-            if d.isdigit() and alive(int(d)):
-                try:
-                    self.assertNotEqual(os.getpgid(int(d)), report["pgid"], d)
-                except ProcessLookupError:
-                    pass
+        self.assertFalse(group_alive(report["pgid"]))  # nothing of the straggler's group
         _, err = slow.communicate(timeout=10)
         self.assertEqual(slow.returncode, 137)  # the worker's status: SIGKILL
         self.assertIn("the daemon stopped before the session finished", err)
@@ -477,6 +487,17 @@ class Drain(DaemonCase):
         self.assertIn("the daemon stopped before the session could run", qerr)
         self.assertEqual(qout, "")
         self.assertIn("still running after 5000 ms: killed", self.log())
+
+
+    def test_workers_die_with_a_killed_daemon(self):
+        pid = self.start()
+        p = self.spawn_session("orphan", {"report": True, "child_sleep": 120, "sleep": 120})
+        report = json.loads(p.stdout.readline())
+        os.kill(pid, signal.SIGKILL)
+        self.wait_for(lambda: not alive(report["pid"]), what="the worker to die with the daemon")
+        self.wait_for(lambda: not group_alive(report["pgid"]), what="the worker's group to die")
+        p.communicate(timeout=10)
+        self.assertEqual(p.returncode, 1)  # the connection broke
 
 
 class Protocol(DaemonCase):
