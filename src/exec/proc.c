@@ -37,6 +37,7 @@
 #include "base/common.h"
 #include "base/num.h"
 #include "base/secrets.h"
+#include "base/strvec.h"
 #include "base/time.h"
 #include "exec/reaper.h"
 
@@ -220,14 +221,32 @@ done:
   return rc;
 }
 
+/* The child's side of zexec_spawn_plain: its stdin, stdout, stderr and
+ * directory, nothing else of zero's open, a session of its own, default
+ * signal dispositions and an empty mask (as child_exec gives a forked one). */
+static void plain_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
+                        const zspawn_cmd *cmd, const zexec_opts *o, const int in_pipe[2],
+                        const int out_pipe[2]) {
+  if (o->stdin_open) posix_spawn_file_actions_adddup2(fa, in_pipe[0], 0);
+  else posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(fa, out_pipe[1], 1);
+  if (!o->keep_stderr) posix_spawn_file_actions_adddup2(fa, out_pipe[1], 2);
+  if (cmd->cwd) posix_spawn_file_actions_addchdir_np(fa, cmd->cwd);
+  posix_spawn_file_actions_addclosefrom_np(fa, 3);
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(at, &all);
+  posix_spawnattr_setsigmask(at, &none);
+  posix_spawnattr_setflags(at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+}
+
 int zexec_spawn_plain(zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out, zerr *err) {
   int rc = -1;
   int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1};
+  memset(out, 0, sizeof *out);
   out->pid = -1;
   out->out_fd = out->in_fd = -1;
-  out->on_exit = NULL;
-  out->on_exit_ud = NULL;
-  out->group_inside = false;
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
   posix_spawn_file_actions_init(&fa);
@@ -238,29 +257,14 @@ int zexec_spawn_plain(zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out, ze
   }
   if (!o->zero_child) {
     char **clean = zsecret_scrub_env(cmd->envp ? cmd->envp : environ);
-    for (char **e = cmd->envp; e && *e; e++) free(*e);
-    free(cmd->envp);
+    strvec_free_array(cmd->envp);
     cmd->envp = clean;
   }
   if (pipe2(out_pipe, O_CLOEXEC) < 0 || (o->stdin_open && pipe2(in_pipe, O_CLOEXEC) < 0)) {
     zerr_errno(err, ZE_IO, "cannot create a pipe");
     goto done;
   }
-  if (o->stdin_open) posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
-  else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-  if (!o->keep_stderr) posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 2);
-  if (cmd->cwd) posix_spawn_file_actions_addchdir_np(&fa, cmd->cwd);
-  posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* nothing of zero's leaks in */
-  /* The child starts with default signal dispositions and an empty mask, as
-   * child_exec gives a forked one. */
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&at, &all);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setflags(&at,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  plain_setup(&fa, &at, cmd, o, in_pipe, out_pipe);
   pid_t pid;
   int e = posix_spawnp(&pid, cmd->argv[0], &fa, &at, cmd->argv, cmd->envp ? cmd->envp : environ);
   if (e != 0) {
@@ -270,12 +274,8 @@ int zexec_spawn_plain(zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out, ze
   }
   zreaper_register(pid); /* killed with zero, however zero ends */
   out->pid = pid;
-  out->out_fd = out_pipe[0];
-  out_pipe[0] = -1;
-  if (o->stdin_open) {
-    out->in_fd = in_pipe[1];
-    in_pipe[1] = -1;
-  }
+  out->out_fd = steal_fd(&out_pipe[0]);
+  if (o->stdin_open) out->in_fd = steal_fd(&in_pipe[1]);
   set_nonblock(out->out_fd);
   rc = 0;
 done:
