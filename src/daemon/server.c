@@ -414,9 +414,11 @@ static void cmd_run(srv *s, zdmn_conn *c, const json_t *msg) {
   if (!sess) return conn_error(c, err.msg);
   sess->owner = s;
   logf_("session %s queued", id);
+  /* Scheduled before the ack: the session runs even if this client is gone
+   * by then (its output is read on a later turn of the loop, after the ack). */
+  schedule(s);
   if (!conn_send(c, json_pack("{s:s, s:s}", "type", "ack", "session", id))) return;
   stream_session(c, sess);
-  schedule(s);
 }
 
 static void cmd_attach(srv *s, zdmn_conn *c, const json_t *msg) {

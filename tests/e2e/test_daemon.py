@@ -548,6 +548,16 @@ class Protocol(DaemonCase):
         self.assertIsNone(read_frame(s))  # closed when the daemon is gone
         self.wait_for(lambda: not alive(pid), what="the daemon to exit")
 
+    def test_a_session_goes_on_when_its_client_goes_away(self):
+        self.start()
+        s, _ = self.hello(1)
+        s.sendall(frame({"type": "run", "session": "gone", "prompt": json.dumps({"sleep": 0.3})}))
+        s.close()  # before the ack
+        self.wait_for(lambda: (self.session("gone") or {}).get("state") == "done",
+                      what="the detached session to finish")
+        a = self.zero("daemon", "attach", "gone")
+        self.assertEqual((a.returncode, json.loads(a.stdout)["type"]), (0, "run_end"))
+
     def test_other_protocol_versions(self):
         self.start()
         s, reply = self.hello(99)  # a newer client: negotiated down
