@@ -558,6 +558,20 @@ class Protocol(DaemonCase):
         a = self.zero("daemon", "attach", "gone")
         self.assertEqual((a.returncode, json.loads(a.stdout)["type"]), (0, "run_end"))
 
+    def test_a_client_that_never_sends_a_command_is_closed(self):
+        self.start(ZERO_DAEMON_HANDSHAKE_MS="300")
+        s = self.connect()
+        t0 = time.time()
+        self.assertEqual(read_frame(s), {"type": "error", "message": "handshake timed out"})
+        self.assertIsNone(read_frame(s))
+        s.close()
+        s, ok = self.hello(1)  # hello alone does not hold the connection open either
+        self.assertEqual(ok["type"], "hello_ok")
+        self.assertEqual(read_frame(s)["message"], "handshake timed out")
+        s.close()
+        self.assertGreaterEqual(time.time() - t0, 0.25)
+        self.assertIn("sent no command within 300 ms", self.log())
+
     def test_other_protocol_versions(self):
         self.start()
         s, reply = self.hello(99)  # a newer client: negotiated down
