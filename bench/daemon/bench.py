@@ -15,7 +15,6 @@ import os
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -25,32 +24,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "e2e"))
 from harness import FakeModel  # noqa: E402
+from test_daemon import frame, read_frame  # noqa: E402  (the protocol's framing)
 
 ZERO = os.path.abspath(os.environ.get("ZERO_BIN", "build/zero"))
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def frame(obj):
-    p = json.dumps(obj).encode()
-    return struct.pack(">IB", len(p), 1) + p
-
-
-def recv_exact(s, n):
-    b = b""
-    while len(b) < n:
-        c = s.recv(n - len(b))
-        if not c:
-            return None
-        b += c
-    return b
-
-
-def read_frame(s):
-    h = recv_exact(s, 5)
-    if h is None:
-        return None
-    n, _ = struct.unpack(">IB", h)
-    return json.loads(recv_exact(s, n))
 
 
 def run_session(sock_path, sid, cwd):
