@@ -130,6 +130,7 @@ static int run_foreground(const zdmn_paths *p) {
       .worker_exe = worker && *worker ? worker : exe,
       .clock = zdmn_clock_real(),
       .version = ZERO_VERSION,
+      .handshake_ms = (int)zdmn_env_long("ZERO_DAEMON_HANDSHAKE_MS", 1, 600000, 0),
   };
   zerr err = ZERR_INIT;
   int rc = zdmn_serve(p, &o, &err);

@@ -13,15 +13,23 @@ void zdmn_replay_init(zdmn_replay *r, size_t cap) {
   r->cap = cap;
 }
 
+/* The slots grow by doubling up to cap, so a short session costs a few
+ * pointers, not 1,024 of them (256 kept sessions: 4 MiB otherwise). While
+ * they grow the ring has not wrapped (start is 0), so a plain realloc keeps
+ * the order. */
+static void grow(zdmn_replay *r) {
+  size_t want = r->alloc ? r->alloc * 2 : 16;
+  if (want > r->cap) want = r->cap;
+  r->v = xrealloc(r->v, want * sizeof *r->v);
+  r->lens = xrealloc(r->lens, want * sizeof *r->lens);
+  r->alloc = want;
+}
+
 void zdmn_replay_add(zdmn_replay *r, const char *line, size_t len) {
-  if (!r->v) {
-    r->v = xcalloc(r->cap, sizeof *r->v);
-    r->lens = xcalloc(r->cap, sizeof *r->lens);
-  }
   size_t slot;
   if (r->n < r->cap) {
-    slot = (r->start + r->n) % r->cap;
-    r->n++;
+    if (r->n == r->alloc) grow(r);
+    slot = r->n++; /* not wrapped yet: start is 0 */
   } else {
     slot = r->start; /* the oldest goes */
     free(r->v[slot]);
@@ -40,7 +48,7 @@ const char *zdmn_replay_get(const zdmn_replay *r, size_t i, size_t *len) {
 }
 
 void zdmn_replay_release(zdmn_replay *r) {
-  for (size_t i = 0; r->v && i < r->cap; i++) free(r->v[i]);
+  for (size_t i = 0; i < r->n; i++) free(r->v[i]);
   free(r->v);
   free(r->lens);
   memset(r, 0, sizeof *r);

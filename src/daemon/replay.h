@@ -10,8 +10,9 @@
 #define ZDMN_REPLAY_LINES 1024
 
 typedef struct zdmn_replay {
-  char **v; /* cap slots; NULL until first used */
+  char **v; /* alloc slots, grown up to cap; NULL until first used */
   size_t *lens;
+  size_t alloc;
   size_t cap;   /* fixed at init */
   size_t start; /* index of the oldest line */
   size_t n;     /* lines held */

@@ -414,9 +414,11 @@ static void cmd_run(srv *s, zdmn_conn *c, const json_t *msg) {
   if (!sess) return conn_error(c, err.msg);
   sess->owner = s;
   logf_("session %s queued", id);
+  /* Scheduled before the ack: the session runs even if this client is gone
+   * by then (its output is read on a later turn of the loop, after the ack). */
+  schedule(s);
   if (!conn_send(c, json_pack("{s:s, s:s}", "type", "ack", "session", id))) return;
   stream_session(c, sess);
-  schedule(s);
 }
 
 static void cmd_attach(srv *s, zdmn_conn *c, const json_t *msg) {
@@ -543,7 +545,7 @@ static void on_handshake_timeout(zev_loop *l, void *ud) {
   (void)l;
   zdmn_conn *c = ud;
   c->timer = 0;
-  logf_("client sent no command within %d ms: closed", ZDMN_HANDSHAKE_MS);
+  logf_("client sent no command within %d ms: closed", c->s->o.handshake_ms);
   conn_error(c, "handshake timed out");
 }
 
@@ -576,7 +578,7 @@ static void on_accept(zev_loop *l, int fd, short revents, void *ud) {
     s->conns = xrealloc(s->conns, s->capconns * sizeof *s->conns);
   }
   s->conns[s->nconns++] = c;
-  c->timer = zev_timer_at(l, now_ms(s) + ZDMN_HANDSHAKE_MS, on_handshake_timeout, c);
+  c->timer = zev_timer_at(l, now_ms(s) + s->o.handshake_ms, on_handshake_timeout, c);
   conn_want(c);
 }
 
@@ -621,6 +623,7 @@ int zdmn_serve(const zdmn_paths *p, const zdmn_server_opts *o, zerr *err) {
   if (lock_fd < 0) return -1;
   srv s = {.paths = p, .o = *o, .listen_fd = -1};
   if (s.o.slots <= 0) s.o.slots = ZDMN_SLOTS_DEFAULT;
+  if (s.o.handshake_ms <= 0) s.o.handshake_ms = ZDMN_HANDSHAKE_MS;
   s.listen_fd = bind_socket(p, err);
   if (s.listen_fd < 0) {
     close(lock_fd);

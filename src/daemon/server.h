@@ -37,6 +37,7 @@ typedef struct zdmn_server_opts {
   const char *worker_exe; /* the program a worker runs: zero itself */
   zdmn_clock clock;
   const char *version; /* zero's, for the log and the status report */
+  int handshake_ms;    /* hello + command deadline (ZDMN_HANDSHAKE_MS when 0) */
 } zdmn_server_opts;
 
 /* Runs the daemon in this process until it is stopped. Returns 0 after a

@@ -47,10 +47,11 @@ int zdmn_worker_start(zdmn_worker *w, const char *exe, char *const *args, const 
                     .envp = zdmn_worker_env(environ),
                     .cwd = cwd ? xstrdup(cwd) : NULL};
   /* Not wrapped by a spawner: the worker is zero, which confines its own
-   * tools; zero_child keeps the credentials it needs to call the provider. */
+   * tools; zero_child keeps the credentials it needs to call the provider.
+   * posix_spawn, not fork: see zexec_spawn_plain. */
   zexec_opts o = {.zero_child = true, .keep_stderr = true};
   zexec_child ch;
-  if (zexec_spawn(NULL, &cmd, &o, &ch, err) < 0) return -1;
+  if (zexec_spawn_plain(&cmd, &o, &ch, err) < 0) return -1;
   if (ch.in_fd >= 0) close(ch.in_fd);
   w->pid = ch.pid;
   w->out_fd = ch.out_fd;

@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include "base/common.h"
 #include "base/num.h"
 #include "base/secrets.h"
+#include "base/strvec.h"
 #include "base/time.h"
 #include "exec/reaper.h"
 
@@ -229,6 +231,75 @@ done:
   }
   if (master >= 0) close(master);
   zspawn_cmd_finish(cmd); /* not started: nothing is left to hold */
+  zspawn_cmd_release(cmd);
+  return rc;
+}
+
+/* The child's side of zexec_spawn_plain: its stdin, stdout, stderr and
+ * directory, nothing else of zero's open, a session of its own, default
+ * signal dispositions and an empty mask (as child_exec gives a forked one). */
+static void plain_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
+                        const zspawn_cmd *cmd, const zexec_opts *o, const int in_pipe[2],
+                        const int out_pipe[2]) {
+  if (o->stdin_open) posix_spawn_file_actions_adddup2(fa, in_pipe[0], 0);
+  else posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(fa, out_pipe[1], 1);
+  if (!o->keep_stderr) posix_spawn_file_actions_adddup2(fa, out_pipe[1], 2);
+  if (cmd->cwd) posix_spawn_file_actions_addchdir_np(fa, cmd->cwd);
+  posix_spawn_file_actions_addclosefrom_np(fa, 3);
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(at, &all);
+  posix_spawnattr_setsigmask(at, &none);
+  posix_spawnattr_setflags(at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+}
+
+int zexec_spawn_plain(zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out, zerr *err) {
+  int rc = -1;
+  int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1};
+  memset(out, 0, sizeof *out);
+  out->pid = -1;
+  out->out_fd = out->in_fd = -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&at);
+  if (!cmd->argv || !cmd->argv[0] || o->tty) {
+    zerr_set(err, ZE_INTERNAL, "zexec_spawn_plain: no command, or a terminal asked for");
+    goto done;
+  }
+  if (!o->zero_child) {
+    char **clean = zsecret_scrub_env(cmd->envp ? cmd->envp : environ);
+    strvec_free_array(cmd->envp);
+    cmd->envp = clean;
+  }
+  if (pipe2(out_pipe, O_CLOEXEC) < 0 || (o->stdin_open && pipe2(in_pipe, O_CLOEXEC) < 0)) {
+    zerr_errno(err, ZE_IO, "cannot create a pipe");
+    goto done;
+  }
+  plain_setup(&fa, &at, cmd, o, in_pipe, out_pipe);
+  pid_t pid;
+  int e = posix_spawnp(&pid, cmd->argv[0], &fa, &at, cmd->argv, cmd->envp ? cmd->envp : environ);
+  if (e != 0) {
+    errno = e;
+    zerr_errno(err, ZE_NOT_FOUND, "cannot run %s", cmd->argv[0]);
+    goto done;
+  }
+  zreaper_register(pid); /* killed with zero, however zero ends */
+  out->pid = pid;
+  out->out_fd = steal_fd(&out_pipe[0]);
+  if (o->stdin_open) out->in_fd = steal_fd(&in_pipe[1]);
+  set_nonblock(out->out_fd);
+  rc = 0;
+done:
+  for (int i = 0; i < 2; i++) {
+    if (in_pipe[i] >= 0) close(in_pipe[i]);
+    if (out_pipe[i] >= 0) close(out_pipe[i]);
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  zspawn_cmd_finish(cmd);
   zspawn_cmd_release(cmd);
   return rc;
 }

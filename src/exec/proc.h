@@ -65,6 +65,16 @@ typedef struct zexec_child {
 int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out,
                 zerr *err);
 
+/* zexec_spawn for a child that is never wrapped and needs no terminal (the
+ * daemon's workers: zero itself, which confines its own tools), started
+ * with posix_spawn (vfork-like) instead of fork: no copy of zero's page
+ * tables and no copy-on-write faults in zero afterwards, which made up most
+ * of a busy daemon's CPU. The child leads a session and group of its own
+ * (POSIX_SPAWN_SETSID), starts in cmd->cwd, gets pipes (stdin: a pipe with
+ * o->stdin_open, else /dev/null) and is registered with the watchdog.
+ * o->tty must be false. cmd is consumed. */
+int zexec_spawn_plain(zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out, zerr *err);
+
 /* ---- live processes -------------------------------------------------------- */
 
 typedef struct zexec_proc zexec_proc;

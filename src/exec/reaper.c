@@ -159,6 +159,10 @@ static void send_msg(int fd, int32_t v) {
 
 void zreaper_child_register(int fd) { send_msg(fd, (int32_t)getpid()); }
 
+void zreaper_register(pid_t pgid) {
+  if (pgid > 0) send_msg(zreaper_fd(), (int32_t)pgid);
+}
+
 void zreaper_forget(pid_t pgid) {
   if (pgid > 0) send_msg(reaper_wfd, -(int32_t)pgid);
 }

@@ -43,6 +43,10 @@ void zreaper_set_program(const char *path);
 /* In a forked child, after setsid() and before exec: registers the child's
  * process group. Async-signal-safe. fd is zreaper_fd()'s value. */
 void zreaper_child_register(int fd);
+/* In zero, right after starting a child that leads a process group of its
+ * own without forking (zexec_spawn_plain): registers that group. The child
+ * may outlive a zero killed in between; the window is one system call. */
+void zreaper_register(pid_t pgid);
 /* In zero, before reaping a registered group's leader (its group id may be
  * reused after that): the watchdog forgets the group. */
 void zreaper_forget(pid_t pgid);

@@ -35,8 +35,10 @@ def main():
             starts = sum(1 for l in f if l.startswith("start"))
     if spec.get("report"):
         env = {k: v for k, v in os.environ.items() if k.startswith("ZERO_SANDBOX")}
+        fds = sorted(int(f) for f in os.listdir("/proc/self/fd"))
         print(json.dumps({"type": "report", "argv": argv, "cwd": os.getcwd(), "pid": os.getpid(),
-                          "pgid": os.getpgid(0), "sid": os.getsid(0), "env": env}), flush=True)
+                          "pgid": os.getpgid(0), "sid": os.getsid(0), "env": env,
+                          "fds": fds}), flush=True)
     if spec.get("child_sleep"):
         subprocess.Popen(["sleep", str(spec["child_sleep"])])
     for line in spec.get("lines", []):

@@ -62,6 +62,19 @@ def alive(pid):
         return False
 
 
+def group_alive(pgid):
+    """Whether any live process is in process group pgid."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or not alive(int(d)):
+            continue
+        try:
+            if os.getpgid(int(d)) == pgid:
+                return True
+        except ProcessLookupError:
+            pass
+    return False
+
+
 class DaemonCase(ZeroTest):
     def setUp(self):
         super().setUp()
@@ -322,6 +335,9 @@ class Sessions(DaemonCase):
         self.assertEqual(rep["env"], {"ZERO_SANDBOX_NETWORK": "deny"})
         self.assertEqual(rep["pgid"], rep["pid"])
         self.assertEqual(rep["sid"], rep["pid"])
+        # stdin, stdout, stderr (and the fd listdir opened): none of the daemon's
+        self.assertLessEqual(len(rep["fds"]), 4, rep["fds"])
+        self.assertEqual(rep["fds"][:3], [0, 1, 2])
         self.assertNotEqual(rep["pgid"], os.getpgid(self.status_pid()))
 
     def test_a_duplicate_session_id_is_refused(self):
@@ -460,13 +476,7 @@ class Drain(DaemonCase):
         self.assertLess(took, 15)
         self.assertFalse(alive(pid))
         self.assertFalse(alive(report["pid"]))
-        # nothing of the straggler's process group is left
-        for d in os.listdir("/proc"):
-            if d.isdigit() and alive(int(d)):
-                try:
-                    self.assertNotEqual(os.getpgid(int(d)), report["pgid"], d)
-                except ProcessLookupError:
-                    pass
+        self.assertFalse(group_alive(report["pgid"]))  # nothing of the straggler's group
         _, err = slow.communicate(timeout=10)
         self.assertEqual(slow.returncode, 137)  # the worker's status: SIGKILL
         self.assertIn("the daemon stopped before the session finished", err)
@@ -477,6 +487,17 @@ class Drain(DaemonCase):
         self.assertIn("the daemon stopped before the session could run", qerr)
         self.assertEqual(qout, "")
         self.assertIn("still running after 5000 ms: killed", self.log())
+
+
+    def test_workers_die_with_a_killed_daemon(self):
+        pid = self.start()
+        p = self.spawn_session("orphan", {"report": True, "child_sleep": 120, "sleep": 120})
+        report = json.loads(p.stdout.readline())
+        os.kill(pid, signal.SIGKILL)
+        self.wait_for(lambda: not alive(report["pid"]), what="the worker to die with the daemon")
+        self.wait_for(lambda: not group_alive(report["pgid"]), what="the worker's group to die")
+        p.communicate(timeout=10)
+        self.assertEqual(p.returncode, 1)  # the connection broke
 
 
 class Protocol(DaemonCase):
@@ -526,6 +547,30 @@ class Protocol(DaemonCase):
         self.assertEqual(read_frame(s), {"type": "ack", "message": "shutting down"})
         self.assertIsNone(read_frame(s))  # closed when the daemon is gone
         self.wait_for(lambda: not alive(pid), what="the daemon to exit")
+
+    def test_a_session_goes_on_when_its_client_goes_away(self):
+        self.start()
+        s, _ = self.hello(1)
+        s.sendall(frame({"type": "run", "session": "gone", "prompt": json.dumps({"sleep": 0.3})}))
+        s.close()  # before the ack
+        self.wait_for(lambda: (self.session("gone") or {}).get("state") == "done",
+                      what="the detached session to finish")
+        a = self.zero("daemon", "attach", "gone")
+        self.assertEqual((a.returncode, json.loads(a.stdout)["type"]), (0, "run_end"))
+
+    def test_a_client_that_never_sends_a_command_is_closed(self):
+        self.start(ZERO_DAEMON_HANDSHAKE_MS="300")
+        s = self.connect()
+        t0 = time.time()
+        self.assertEqual(read_frame(s), {"type": "error", "message": "handshake timed out"})
+        self.assertIsNone(read_frame(s))
+        s.close()
+        s, ok = self.hello(1)  # hello alone does not hold the connection open either
+        self.assertEqual(ok["type"], "hello_ok")
+        self.assertEqual(read_frame(s)["message"], "handshake timed out")
+        s.close()
+        self.assertGreaterEqual(time.time() - t0, 0.25)
+        self.assertIn("sent no command within 300 ms", self.log())
 
     def test_other_protocol_versions(self):
         self.start()
