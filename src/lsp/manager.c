@@ -185,6 +185,7 @@ static server *server_for(zlsp *l, const zlsp_server_cfg *cfg, const char *root,
     sv->state = SRV_CRASHED; /* i.e. to be started */
     sv->restarts = -1;       /* the first start is not a restart */
     sv->client.pid = -1;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers (servers stay put)
     l->servers = xrealloc(l->servers, (l->nservers + 1) * sizeof *l->servers);
     l->servers[l->nservers++] = sv;
   }
@@ -243,6 +244,7 @@ static doc *doc_get(zlsp *l, const char *path, bool create) {
   doc *d = xcalloc(1, sizeof *d);
   d->path = xstrdup(path);
   d->uri = zurl_from_path(path);
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
   l->docs = xrealloc(l->docs, (l->ndocs + 1) * sizeof *l->docs);
   l->docs[l->ndocs++] = d;
   return d;
@@ -335,8 +337,22 @@ static const char *severity_name(const json_t *d) {
   }
 }
 
+/* " [source code]" of a diagnostic, when it names either. */
+static void add_source(zbuf *out, const json_t *d) {
+  const char *src = zjson_str(d, "source");
+  const json_t *code = json_object_get(d, "code");
+  bool has_code = json_is_string(code) || json_is_integer(code);
+  if (!src && !has_code) return;
+  zbuf_addstr(out, " [");
+  if (src) zbuf_addstr(out, src);
+  if (src && has_code) zbuf_addch(out, ' ');
+  if (json_is_string(code)) zbuf_addstr(out, json_string_value(code));
+  else if (has_code) zbuf_addf(out, "%lld", (long long)json_integer_value(code));
+  zbuf_addch(out, ']');
+}
+
 /* "path:line:col: severity: message [source code]" per diagnostic, at most
- * ZLSP_MAX_LISTED. */
+ * ZLSP_MAX_LISTED; a message's own line breaks become spaces. */
 static void list_diags(const zlsp *l, const char *path, const json_t *items, zbuf *out) {
   cleanup_free char *rel = zpath_relative(l->workspace, path);
   size_t i, n = json_array_size(items);
@@ -349,18 +365,9 @@ static void list_diags(const zlsp *l, const char *path, const json_t *items, zbu
     const json_t *start = json_object_get(json_object_get(d, "range"), "start");
     zbuf_addf(out, "%s:%lld:%lld: %s: ", rel, (long long)zjson_int_or(start, "line", 0) + 1,
               (long long)zjson_int_or(start, "character", 0) + 1, severity_name(d));
-    const char *msg = zjson_str_or(d, "message", "");
-    for (const char *p = msg; *p; p++) zbuf_addch(out, *p == '\n' ? ' ' : *p);
-    const char *src = zjson_str(d, "source");
-    const json_t *code = json_object_get(d, "code");
-    if (src || json_is_string(code) || json_is_integer(code)) {
-      zbuf_addstr(out, " [");
-      if (src) zbuf_addstr(out, src);
-      if (json_is_string(code)) zbuf_addf(out, "%s%s", src ? " " : "", json_string_value(code));
-      else if (json_is_integer(code))
-        zbuf_addf(out, "%s%lld", src ? " " : "", (long long)json_integer_value(code));
-      zbuf_addch(out, ']');
-    }
+    for (const char *p = zjson_str_or(d, "message", ""); *p; p++)
+      zbuf_addch(out, *p == '\n' ? ' ' : *p);
+    add_source(out, d);
     zbuf_addch(out, '\n');
   }
 }
@@ -546,41 +553,52 @@ static const char *state_of(zlsp *l, size_t i, char *why, size_t cap) {
   return "not started";
 }
 
+/* The note under a server's row with --check: start it and say how it
+ * answered. */
+static void check_server(zlsp *l, const zlsp_server_cfg *s, char *why, size_t cap) {
+  zerr err = ZERR_INIT;
+  server *sv = server_for(l, s, l->workspace, &err);
+  if (!sv) {
+    snprintf(why, cap, "%s", err.msg);
+    return;
+  }
+  const char *name = sv->client.server_name;
+  snprintf(why, cap, "initialize answered in %lld ms%s%s", (long long)sv->client.init_ms,
+           name ? " by " : "", name ? name : "");
+}
+
+static void join_words(zbuf *out, char *const *v) {
+  for (char *const *p = v; p && *p; p++) zbuf_addf(out, "%s%s", p == v ? "" : " ", *p);
+}
+
+static void status_row(zlsp *l, size_t i, bool check, zbuf *out) {
+  const zlsp_server_cfg *s = &l->cfg.servers[i];
+  char why[1024] = "";
+  bool checked = check && l->cfg.enabled && !s->disabled && available(l, i);
+  if (checked) check_server(l, s, why, sizeof why);
+  char note[1024];
+  const char *state = state_of(l, i, note, sizeof note);
+  cleanup_zbuf zbuf cmd = ZBUF_INIT;
+  cleanup_zbuf zbuf pats = ZBUF_INIT;
+  join_words(&cmd, s->argv);
+  join_words(&pats, s->patterns);
+  zbuf_addf(out, "%-16s %-12s %-40s %s\n", s->name, state, cmd.data ? cmd.data : "",
+            pats.data ? pats.data : "");
+  if (checked || note[0]) zbuf_addf(out, "  %s\n", checked ? why : note);
+  if (!strcmp(state, "missing") && s->argv && s->argv[0])
+    zbuf_addf(out, "  %s is not on PATH (install it to get %s diagnostics)\n", s->argv[0],
+              s->name);
+}
+
 void zlsp_status(zlsp *l, bool check, zbuf *out) {
   if (!l) {
     zbuf_addstr(out, "Language servers are off (lsp.enabled is false).\n");
     return;
   }
   zbuf_addf(out, "%-16s %-12s %-40s %s\n", "NAME", "STATE", "COMMAND", "FILES");
-  for (size_t i = 0; i < l->cfg.n; i++) {
-    const zlsp_server_cfg *s = &l->cfg.servers[i];
-    char why[1024];
-    if (check && available(l, i) && !s->disabled && l->cfg.enabled) {
-      zerr err = ZERR_INIT;
-      server *sv = server_for(l, s, l->workspace, &err);
-      if (sv)
-        snprintf(why, sizeof why, "initialize answered in %lld ms%s%s",
-                 (long long)sv->client.init_ms, sv->client.server_name ? " by " : "",
-                 sv->client.server_name ? sv->client.server_name : "");
-      else
-        snprintf(why, sizeof why, "%s", err.msg);
-    }
-    char note[1024];
-    const char *state = state_of(l, i, note, sizeof note);
-    zbuf cmd = ZBUF_INIT, pats = ZBUF_INIT;
-    for (char **a = s->argv; a && *a; a++) zbuf_addf(&cmd, "%s%s", a == s->argv ? "" : " ", *a);
-    for (char **p = s->patterns; p && *p; p++)
-      zbuf_addf(&pats, "%s%s", p == s->patterns ? "" : " ", *p);
-    zbuf_addf(out, "%-16s %-12s %-40s %s\n", s->name, state, cmd.data, pats.data);
-    if (check && available(l, i) && !s->disabled && l->cfg.enabled) zbuf_addf(out, "  %s\n", why);
-    else if (note[0]) zbuf_addf(out, "  %s\n", note);
-    if (!strcmp(state, "missing"))
-      zbuf_addf(out, "  %s is not on PATH (install it to get %s diagnostics)\n", s->argv[0],
-                s->name);
-    zbuf_release(&cmd);
-    zbuf_release(&pats);
-  }
+  for (size_t i = 0; i < l->cfg.n; i++) status_row(l, i, check, out);
   for (char **n = l->cfg.skipped_untrusted; n && *n; n++)
-    zbuf_addf(out, "%-16s %-12s the project's server; trust the workspace (zero mcp trust) to use it\n",
+    zbuf_addf(out,
+              "%-16s %-12s the project's server; trust the workspace (zero mcp trust) to use it\n",
               *n, "untrusted");
 }
