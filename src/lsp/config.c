@@ -106,8 +106,10 @@ static zlsp_server_cfg *find_server(zlsp_config *cfg, const char *name) {
 static int apply_flags(zlsp_server_cfg *s, const json_t *o, const char *origin, const char *where,
                        zerr *err) {
   const json_t *lang = json_object_get(o, "languageId"), *dis = json_object_get(o, "disabled");
-  if (lang && !json_is_string(lang)) return bad(err, origin, where, "\"languageId\" must be a string");
-  if (dis && !json_is_boolean(dis)) return bad(err, origin, where, "\"disabled\" must be true or false");
+  if (lang && !json_is_string(lang))
+    return bad(err, origin, where, "\"languageId\" must be a string");
+  if (dis && !json_is_boolean(dis))
+    return bad(err, origin, where, "\"disabled\" must be true or false");
   if (lang) {
     free(s->language_id);
     s->language_id = xstrdup(json_string_value(lang));
@@ -117,8 +119,8 @@ static int apply_flags(zlsp_server_cfg *s, const json_t *o, const char *origin, 
 }
 
 /* "command" and "args" over s->argv: each replaces its own part. */
-static int apply_command(zlsp_server_cfg *s, const json_t *o, const char *origin,
-                         const char *where, zerr *err) {
+static int apply_command(zlsp_server_cfg *s, const json_t *o, const char *origin, const char *where,
+                         zerr *err) {
   const json_t *cmd = json_object_get(o, "command"), *args = json_object_get(o, "args");
   if (cmd && (!json_is_string(cmd) || !json_string_length(cmd)))
     return bad(err, origin, where, "\"command\" must be a non-empty string");

@@ -28,7 +28,8 @@ static int parse_length(const char *v, const char *ve, size_t max, size_t *out, 
   if (v == ve) return zerr_set(err, ZE_INVALID, "LSP Content-Length is empty");
   size_t val = 0;
   for (const char *p = v; p < ve; p++) {
-    if (*p < '0' || *p > '9') return zerr_set(err, ZE_INVALID, "LSP Content-Length is not a number");
+    if (*p < '0' || *p > '9')
+      return zerr_set(err, ZE_INVALID, "LSP Content-Length is not a number");
     if (val > (max - (size_t)(*p - '0')) / 10)
       return zerr_set(err, ZE_TOO_LARGE, "LSP message larger than %zu bytes", max);
     val = val * 10 + (size_t)(*p - '0');

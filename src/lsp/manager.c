@@ -586,8 +586,7 @@ static void status_row(zlsp *l, size_t i, bool check, zbuf *out) {
             pats.data ? pats.data : "");
   if (checked || note[0]) zbuf_addf(out, "  %s\n", checked ? why : note);
   if (!strcmp(state, "missing") && s->argv && s->argv[0])
-    zbuf_addf(out, "  %s is not on PATH (install it to get %s diagnostics)\n", s->argv[0],
-              s->name);
+    zbuf_addf(out, "  %s is not on PATH (install it to get %s diagnostics)\n", s->argv[0], s->name);
 }
 
 void zlsp_status(zlsp *l, bool check, zbuf *out) {
