@@ -8,8 +8,7 @@ real zero binary and the fake model server, the model calling the tools:
 - pyright from npm (tests/lsp/package.json) on a small Python project;
 - a server that is missing, crashes (restarted on next use), hangs or sends
   garbage never fails the edit: the result says diagnostics were unavailable;
-- the server runs in the sandbox: it cannot write outside the workspace and
-  does not see zero's credentials (checked against an unsandboxed control);
+- (the sandbox around servers: test_attack_lsp.py);
 - `zero lsp status` lists the servers and starts them with --check;
 - a run whose config turns LSP off offers no diagnostics tool.
 Tests needing clangd or pyright skip, saying why, when they are missing."""
@@ -233,31 +232,6 @@ class Lsp(ZeroTest):
         self.assertIn("a.fk:1:1: error: bad token here", diag)
         self.assertIn("a.fk:2:6: warning: suspicious", diag)
         self.assertEqual(len(m.bodies()), 3, "no nudge for an error the run did not make")
-
-    # ---- the sandbox ------------------------------------------------------------
-
-    def probe_result(self, *mode_flags):
-        outside = os.path.join(self.home, "outside")
-        os.makedirs(outside, exist_ok=True)
-        self.fake_server("probe", outside)
-        self.write("a.fk", "one\n")
-        m = self.serve([{"tool_calls": [edit("a.fk", "one", "one BAD")]},
-                        {"tool_calls": [{"name": "diagnostics", "arguments": {"path": "a.fk"}}]},
-                        {"text": "Done."}, {"text": "Done."}])
-        r = self.zero("exec", *mode_flags, "-o", "stream-json", "go", timeout=120)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        return self.tool_results(m)[1], os.path.join(outside, "escaped")
-
-    def test_server_runs_in_the_sandbox(self):
-        res, escaped = self.probe_result("--permission-mode", "auto")
-        self.assertIn("probe:", res)
-        self.assertFalse(os.path.exists(escaped), "the language server wrote outside the workspace")
-        self.assertIn("key hidden", res)
-
-    def test_unsafe_mode_control_shows_the_probe_works(self):
-        res, escaped = self.probe_result("--skip-permissions-unsafe")
-        self.assertTrue(os.path.exists(escaped), res)
-        self.assertIn("key hidden", res)  # credentials are scrubbed even unconfined
 
     # ---- zero lsp status ------------------------------------------------------
 
