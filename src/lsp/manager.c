@@ -601,3 +601,128 @@ void zlsp_status(zlsp *l, bool check, zbuf *out) {
               "%-16s %-12s the project's server; trust the workspace (zero mcp trust) to use it\n",
               *n, "untrusted");
 }
+
+/* ---- code navigation (the lsp tool) ------------------------------------------ */
+
+static const char *const SYMBOL_KINDS[] = {
+    "",          "file",     "module",   "namespace", "package",  "class",     "method",
+    "property",  "field",    "constructor", "enum",   "interface", "function", "variable",
+    "constant",  "string",   "number",   "boolean",   "array",    "object",    "key",
+    "null",      "enum member", "struct", "event",    "operator", "type parameter"};
+
+static const char *symbol_kind(const json_t *s) {
+  json_int_t k = zjson_int_or(s, "kind", 0);
+  return k > 0 && k < (json_int_t)ZARRAY_LEN(SYMBOL_KINDS) ? SYMBOL_KINDS[k] : "symbol";
+}
+
+/* "rel:line:col: text of that line" for one Location or LocationLink. */
+static void add_location(const zlsp *l, const json_t *loc, zbuf *out) {
+  const char *uri = zjson_str(loc, "uri");
+  const json_t *range = json_object_get(loc, "range");
+  if (!uri) { /* a LocationLink */
+    uri = zjson_str(loc, "targetUri");
+    range = json_object_get(loc, "targetSelectionRange");
+  }
+  cleanup_free char *path = zurl_to_path(uri);
+  if (!path) return;
+  const json_t *start = json_object_get(range, "start");
+  json_int_t line = zjson_int_or(start, "line", 0), col = zjson_int_or(start, "character", 0);
+  cleanup_free char *rel = zpath_relative(l->workspace, path);
+  zbuf_addf(out, "%s:%lld:%lld", rel, (long long)line + 1, (long long)col + 1);
+  cleanup_zbuf zbuf text = ZBUF_INIT;
+  zerr ignore = ZERR_INIT;
+  if (zfs_read_file(path, &text, ZLSP_MAX_FILE, &ignore) == 0 && text.data) {
+    const char *p = text.data;
+    for (json_int_t i = 0; i < line && p; i++) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+    size_t n = p ? strcspn(p, "\n") : 0;
+    while (n && (*p == ' ' || *p == '\t')) p++, n--;
+    if (n) zbuf_addf(out, ": %.*s", (int)(n > 200 ? 200 : n), p);
+  }
+  zbuf_addch(out, '\n');
+}
+
+static void add_locations(const zlsp *l, const json_t *res, zbuf *out) {
+  if (json_is_object(res)) {
+    add_location(l, res, out);
+    return;
+  }
+  size_t i, n = json_array_size(res);
+  const json_t *loc;
+  json_array_foreach(res, i, loc) {
+    if (i == 50) {
+      zbuf_addf(out, "… and %zu more\n", n - i);
+      break;
+    }
+    add_location(l, loc, out);
+  }
+}
+
+/* Hover contents: MarkupContent, a MarkedString, or an array of them. */
+static void add_hover(const json_t *c, zbuf *out) {
+  if (json_is_string(c)) {
+    zbuf_addf(out, "%s\n", json_string_value(c));
+  } else if (json_is_array(c)) {
+    size_t i;
+    const json_t *e;
+    json_array_foreach(c, i, e) add_hover(e, out);
+  } else if (zjson_str(c, "value")) {
+    zbuf_addf(out, "%s\n", zjson_str(c, "value"));
+  }
+}
+
+/* DocumentSymbol trees (children indented) or flat SymbolInformation. */
+static void add_symbols(const json_t *syms, int depth, zbuf *out) {
+  size_t i;
+  const json_t *s;
+  json_array_foreach(syms, i, s) {
+    const json_t *range = json_object_get(s, "selectionRange");
+    if (!range) range = json_object_get(json_object_get(s, "location"), "range");
+    long long line = (long long)zjson_int_or(json_object_get(range, "start"), "line", 0) + 1;
+    zbuf_addf(out, "%*s%s %s (line %lld)\n", depth * 2, "", symbol_kind(s),
+              zjson_str_or(s, "name", "?"), line);
+    add_symbols(json_object_get(s, "children"), depth + 1, out);
+  }
+}
+
+static const char *query_method(const char *op) {
+  if (!strcmp(op, "definition")) return "textDocument/definition";
+  if (!strcmp(op, "references")) return "textDocument/references";
+  if (!strcmp(op, "hover")) return "textDocument/hover";
+  if (!strcmp(op, "symbols")) return "textDocument/documentSymbol";
+  return NULL;
+}
+
+int zlsp_query(zlsp *l, const char *op, const char *abs_path, int line, int column, zbuf *out,
+               zerr *err) {
+  const char *method = query_method(op);
+  if (!method)
+    return zerr_set(err, ZE_USAGE,
+                    "unknown operation \"%s\": use definition, references, hover or symbols", op);
+  bool positional = strcmp(op, "symbols") != 0;
+  if (positional && (line < 1 || column < 1))
+    return zerr_set(err, ZE_USAGE, "%s needs line and column (1-based)", op);
+  const zlsp_server_cfg *cfg = match(l, abs_path);
+  cleanup_free char *rel = zpath_relative(l ? l->workspace : "/", abs_path);
+  if (!cfg) return zerr_set(err, ZE_NOT_FOUND, "no language server covers %s", rel);
+  doc *d = doc_get(l, abs_path, true);
+  if (refresh(l, d, err) < 0) return -1;
+  json_t *params = json_pack("{s:{s:s}}", "textDocument", "uri", d->uri);
+  if (positional)
+    json_object_set_new(params, "position",
+                        json_pack("{s:i, s:i}", "line", line - 1, "character", column - 1));
+  if (!strcmp(op, "references"))
+    json_object_set_new(params, "context", json_pack("{s:b}", "includeDeclaration", true));
+  json_t *res = NULL;
+  if (zlsp_client_request(&d->srv->client, method, params, l->cfg.startup_timeout_ms, &res, err) <
+      0) {
+    server_trouble(l, d->srv, err);
+    return -1;
+  }
+  size_t before = out->len;
+  if (!strcmp(op, "hover")) add_hover(json_object_get(res, "contents"), out);
+  else if (!strcmp(op, "symbols")) add_symbols(res, 0, out);
+  else add_locations(l, res, out);
+  if (out->len == before) zbuf_addf(out, "%s found nothing for %s in %s.\n", cfg->name, op, rel);
+  json_decref(res);
+  return 0;
+}

@@ -3,7 +3,8 @@ real zero binary and the fake model server, the model calling the tools:
 
 - clangd (Debian's) on a small C project: an edit that breaks a call is
   reported with its line, the fix says the error is gone, the diagnostics
-  tool shows the file clean; errors already there before the edit are not
+  tool shows the file clean; the lsp tool finds a definition, references,
+  hover text and the file's symbols; errors already there before the edit are not
   blamed on it; an error left at the end brings one diagnostics nudge;
 - pyright from npm (tests/lsp/package.json) on a small Python project;
 - a server that is missing, crashes (restarted on next use), hangs or sends
@@ -93,6 +94,29 @@ class Lsp(ZeroTest):
         # the diagnostics reach the recorded tool result (stream-json) too
         results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
         self.assertIn("Too many arguments", json.dumps(results[0]))
+
+    def test_clangd_navigation(self):
+        self.require_clangd()
+        self.write("main.c", MAIN_C)
+        nav = lambda op, **pos: {"tool_calls": [{"name": "lsp", "arguments": dict(
+            operation=op, path="main.c", **pos)}]}
+        m = self.serve([
+            nav("definition", line=2, column=26),
+            nav("references", line=1, column=5),
+            nav("hover", line=2, column=26),
+            nav("symbols"),
+            nav("definition"),
+            {"text": "Done."},
+        ])
+        self.run_exec()
+        definition, refs, hover, symbols, bad = self.tool_results(m)
+        self.assertEqual(definition.strip(), "main.c:1:5: int add(int a, int b) { return a + b; }")
+        self.assertIn("main.c:1:5:", refs)
+        self.assertIn("main.c:2:25: int main(void) { return add(1, 2); }", refs)
+        self.assertIn("int add(int a, int b)", hover)
+        self.assertIn("function add (line 1)", symbols)
+        self.assertIn("function main (line 2)", symbols)
+        self.assertIn("definition needs line and column", bad)
 
     def test_existing_errors_are_not_blamed_on_an_edit(self):
         self.require_clangd()
