@@ -604,11 +604,13 @@ void zlsp_status(zlsp *l, bool check, zbuf *out) {
 
 /* ---- code navigation (the lsp tool) ------------------------------------------ */
 
-static const char *const SYMBOL_KINDS[] = {
-    "",          "file",     "module",   "namespace", "package",  "class",     "method",
-    "property",  "field",    "constructor", "enum",   "interface", "function", "variable",
-    "constant",  "string",   "number",   "boolean",   "array",    "object",    "key",
-    "null",      "enum member", "struct", "event",    "operator", "type parameter"};
+static const char *const SYMBOL_KINDS[] = {"",         "file",        "module",        "namespace",
+                                           "package",  "class",       "method",        "property",
+                                           "field",    "constructor", "enum",          "interface",
+                                           "function", "variable",    "constant",      "string",
+                                           "number",   "boolean",     "array",         "object",
+                                           "key",      "null",        "enum member",   "struct",
+                                           "event",    "operator",    "type parameter"};
 
 static const char *symbol_kind(const json_t *s) {
   json_int_t k = zjson_int_or(s, "kind", 0);

@@ -48,8 +48,7 @@ static json_t *diag_schemas(void *ud) {
 
 static bool diag_has(void *ud, const char *name) {
   zlsp_agent *g = ud;
-  return (!strcmp(name, ZLSP_TOOL) || !strcmp(name, ZLSP_NAV_TOOL)) &&
-         zlsp_any_available(g->lsp);
+  return (!strcmp(name, ZLSP_TOOL) || !strcmp(name, ZLSP_NAV_TOOL)) && zlsp_any_available(g->lsp);
 }
 
 static const char *diag_side_effect(void *ud, const char *name) {
