@@ -508,8 +508,9 @@ char *zlsp_final_check(zlsp *l) {
 }
 
 int zlsp_file_diagnostics(zlsp *l, const char *abs_path, zbuf *out, zerr *err) {
+  if (!l) return zerr_set(err, ZE_NOT_FOUND, "language servers are off (lsp.enabled)");
   const zlsp_server_cfg *cfg = match(l, abs_path);
-  cleanup_free char *rel = zpath_relative(l ? l->workspace : "/", abs_path);
+  cleanup_free char *rel = zpath_relative(l->workspace, abs_path);
   if (!cfg)
     return zerr_set(err, ZE_NOT_FOUND,
                     "no language server covers %s (see `zero lsp status` and lsp.servers in "
@@ -703,8 +704,9 @@ int zlsp_query(zlsp *l, const char *op, const char *abs_path, int line, int colu
   bool positional = strcmp(op, "symbols") != 0;
   if (positional && (line < 1 || column < 1))
     return zerr_set(err, ZE_USAGE, "%s needs line and column (1-based)", op);
+  if (!l) return zerr_set(err, ZE_NOT_FOUND, "language servers are off (lsp.enabled)");
   const zlsp_server_cfg *cfg = match(l, abs_path);
-  cleanup_free char *rel = zpath_relative(l ? l->workspace : "/", abs_path);
+  cleanup_free char *rel = zpath_relative(l->workspace, abs_path);
   if (!cfg) return zerr_set(err, ZE_NOT_FOUND, "no language server covers %s", rel);
   doc *d = doc_get(l, abs_path, true);
   if (refresh(l, d, err) < 0) return -1;
