@@ -1,8 +1,7 @@
 /* agent.h — the language servers (lsp.h) as the agent loop sees them: the
- * `diagnostics` tool as a tool source, and the after-edit and before-final
- * checks (agent/loop.h zagent_checks). Both borrow the zlsp; the run
- * assembly (cli/run_setup.c) owns it and hands &source and &checks to the
- * agent. */
+ * `diagnostics` and `lsp` (code navigation) tools as a tool source, and the after-edit and
+ * before-final checks (agent/loop.h zagent_checks). Both borrow the zlsp; the run assembly
+ * (cli/run_setup.c) owns it and hands &source and &checks to the agent. */
 #ifndef ZERO_LSP_AGENT_H
 #define ZERO_LSP_AGENT_H
 
@@ -10,6 +9,7 @@
 #include "lsp/lsp.h"
 
 #define ZLSP_TOOL "diagnostics"
+#define ZLSP_NAV_TOOL "lsp" /* definition, references, hover, symbols */
 
 typedef struct zlsp_agent {
   zlsp *lsp; /* borrowed */

@@ -188,6 +188,26 @@ static int on_body(void *ud, const char *body, size_t len) {
   return 0;
 }
 
+/* Reads and dispatches everything the server's stdout holds now. Returns
+ * 0, or -1 with err when it ended or sent a malformed frame. */
+static int read_available(zlsp_client *c, zerr *err) {
+  char buf[65536];
+  for (;;) {
+    ssize_t r = read(c->out_fd, buf, sizeof buf);
+    if (r > 0) {
+      if (zlsp_framer_feed(&c->framer, buf, (size_t)r, on_body, c, err) < 0) {
+        char what[300];
+        snprintf(what, sizeof what, "sent a malformed message (%s)", err->msg);
+        return died(c, what, err);
+      }
+      continue;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+    return died(c, exited(c) ? "exited" : "closed its output", err);
+  }
+}
+
 /* Reads what the server has written, waiting up to timeout_ms for the
  * first bytes. Returns 0, or -1 with err when the server died or zero was
  * cancelled. */
@@ -204,21 +224,7 @@ static int pump(zlsp_client *c, int timeout_ms, zerr *err) {
   if (pr < 0 && errno != EINTR) return zerr_errno(err, ZE_IO, "waiting for a language server");
   if (pr <= 0) return 0;
   drain_stderr(c);
-  char buf[65536];
-  for (;;) {
-    ssize_t r = read(c->out_fd, buf, sizeof buf);
-    if (r > 0) {
-      if (zlsp_framer_feed(&c->framer, buf, (size_t)r, on_body, c, err) < 0) {
-        char what[300];
-        snprintf(what, sizeof what, "sent a malformed message (%s)", err->msg);
-        return died(c, what, err);
-      }
-      continue;
-    }
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    return died(c, exited(c) ? "exited" : "closed its output", err);
-  }
+  if (read_available(c, err) < 0) return -1;
   if (zcancel_requested()) return zerr_set(err, ZE_CANCELLED, "cancelled");
   return 0;
 }

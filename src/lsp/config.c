@@ -102,38 +102,52 @@ static zlsp_server_cfg *find_server(zlsp_config *cfg, const char *name) {
   return NULL;
 }
 
+/* "languageId" and "disabled" over s. */
+static int apply_flags(zlsp_server_cfg *s, const json_t *o, const char *origin, const char *where,
+                       zerr *err) {
+  const json_t *lang = json_object_get(o, "languageId"), *dis = json_object_get(o, "disabled");
+  if (lang && !json_is_string(lang))
+    return bad(err, origin, where, "\"languageId\" must be a string");
+  if (dis && !json_is_boolean(dis))
+    return bad(err, origin, where, "\"disabled\" must be true or false");
+  if (lang) {
+    free(s->language_id);
+    s->language_id = xstrdup(json_string_value(lang));
+  }
+  if (dis) s->disabled = json_is_true(dis);
+  return 0;
+}
+
+/* "command" and "args" over s->argv: each replaces its own part. */
+static int apply_command(zlsp_server_cfg *s, const json_t *o, const char *origin, const char *where,
+                         zerr *err) {
+  const json_t *cmd = json_object_get(o, "command"), *args = json_object_get(o, "args");
+  if (cmd && (!json_is_string(cmd) || !json_string_length(cmd)))
+    return bad(err, origin, where, "\"command\" must be a non-empty string");
+  if (!cmd && !args) return 0;
+  char **a = NULL;
+  if (args && string_list(args, &a, origin, where, err) < 0) return -1;
+  const char *old0 = s->argv && s->argv[0] ? s->argv[0] : "";
+  strvec sv = STRVEC_INIT;
+  strvec_push(&sv, cmd ? json_string_value(cmd) : old0);
+  strvec_pushv(&sv, args ? a : s->argv && s->argv[0] ? s->argv + 1 : NULL);
+  strvec_free_array(a);
+  strvec_free_array(s->argv);
+  s->argv = strvec_detach(&sv);
+  return 0;
+}
+
 /* The fields one server entry gives, over s (a default, an earlier file's
  * entry, or a fresh one). */
 static int apply_server(zlsp_server_cfg *s, const json_t *o, const char *origin, zerr *err) {
   char where[300];
   snprintf(where, sizeof where, "servers.%s", s->name);
   if (!json_is_object(o)) return bad(err, origin, where, "must be an object");
-  const json_t *cmd = json_object_get(o, "command"), *args = json_object_get(o, "args");
-  if (cmd && (!json_is_string(cmd) || !json_string_length(cmd)))
-    return bad(err, origin, where, "\"command\" must be a non-empty string");
-  if (cmd || args) {
-    char **a = NULL;
-    if (args && string_list(args, &a, origin, where, err) < 0) return -1;
-    strvec sv = STRVEC_INIT;
-    strvec_push(&sv, cmd ? json_string_value(cmd) : s->argv ? s->argv[0] : "");
-    if (args) strvec_pushv(&sv, a);
-    else
-      for (char **p = s->argv && s->argv[0] ? s->argv + 1 : NULL; p && *p; p++) strvec_push(&sv, *p);
-    strvec_free_array(a);
-    strvec_free_array(s->argv);
-    s->argv = strvec_detach(&sv);
-  }
+  if (apply_command(s, o, origin, where, err) < 0) return -1;
   const json_t *pat = json_object_get(o, "filePatterns"), *roots = json_object_get(o, "rootMarkers");
   if (pat && string_list(pat, &s->patterns, origin, where, err) < 0) return -1;
   if (roots && string_list(roots, &s->root_markers, origin, where, err) < 0) return -1;
-  const json_t *lang = json_object_get(o, "languageId"), *dis = json_object_get(o, "disabled");
-  if (lang && !json_is_string(lang)) return bad(err, origin, where, "\"languageId\" must be a string");
-  if (lang) {
-    free(s->language_id);
-    s->language_id = xstrdup(json_string_value(lang));
-  }
-  if (dis && !json_is_boolean(dis)) return bad(err, origin, where, "\"disabled\" must be true or false");
-  if (dis) s->disabled = json_is_true(dis);
+  if (apply_flags(s, o, origin, where, err) < 0) return -1;
   if (!s->argv || !s->argv[0] || !s->argv[0][0])
     return bad(err, origin, where, "needs a \"command\"");
   if (!s->patterns || !s->patterns[0])

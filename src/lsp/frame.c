@@ -20,6 +20,24 @@ static size_t header_end(const char *b, size_t n) {
   return 0;
 }
 
+/* The decimal value in v[0..ve) (blanks around it allowed) into *out, at
+ * most max. Returns 0, or -1 with err. */
+static int parse_length(const char *v, const char *ve, size_t max, size_t *out, zerr *err) {
+  while (v < ve && (*v == ' ' || *v == '\t')) v++;
+  while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
+  if (v == ve) return zerr_set(err, ZE_INVALID, "LSP Content-Length is empty");
+  size_t val = 0;
+  for (const char *p = v; p < ve; p++) {
+    if (*p < '0' || *p > '9')
+      return zerr_set(err, ZE_INVALID, "LSP Content-Length is not a number");
+    if (val > (max - (size_t)(*p - '0')) / 10)
+      return zerr_set(err, ZE_TOO_LARGE, "LSP message larger than %zu bytes", max);
+    val = val * 10 + (size_t)(*p - '0');
+  }
+  *out = val;
+  return 0;
+}
+
 /* The value of Content-Length from the header part h[0..n) into *len.
  * Returns 0, or -1 with err. */
 static int parse_headers(const char *h, size_t n, size_t max, size_t *len, zerr *err) {
@@ -37,17 +55,8 @@ static int parse_headers(const char *h, size_t n, size_t max, size_t *len, zerr 
     if (!colon) return zerr_set(err, ZE_INVALID, "LSP header line without a colon");
     size_t name_len = (size_t)(colon - line);
     if (name_len != 14 || strncasecmp(line, "Content-Length", 14) != 0) continue;
-    const char *v = colon + 1, *ve = line + line_len;
-    while (v < ve && (*v == ' ' || *v == '\t')) v++;
-    while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
-    if (v == ve) return zerr_set(err, ZE_INVALID, "LSP Content-Length is empty");
     size_t val = 0;
-    for (const char *p = v; p < ve; p++) {
-      if (*p < '0' || *p > '9') return zerr_set(err, ZE_INVALID, "LSP Content-Length is not a number");
-      if (val > (max - (size_t)(*p - '0')) / 10)
-        return zerr_set(err, ZE_TOO_LARGE, "LSP message larger than %zu bytes", max);
-      val = val * 10 + (size_t)(*p - '0');
-    }
+    if (parse_length(colon + 1, line + line_len, max, &val, err) < 0) return -1;
     if (seen && val != *len) return zerr_set(err, ZE_INVALID, "LSP Content-Length given twice");
     *len = val;
     seen = true;

@@ -84,6 +84,15 @@ char *zlsp_final_check(zlsp *l);
  * or none could answer. */
 int zlsp_file_diagnostics(zlsp *l, const char *abs_path, zbuf *out, zerr *err);
 
+/* A code-navigation query to the server covering abs_path: op is
+ * "definition", "references" or "hover" at line:column (1-based; the column
+ * counts characters as the server does, UTF-16 units), or "symbols" (the
+ * file's outline). Locations come as "path:line:col: <that line>" (at most
+ * 50), hover as the server's text. Returns 0, or -1 with err (ZE_USAGE for a
+ * bad op or position, ZE_NOT_FOUND when no server covers the file). */
+int zlsp_query(zlsp *l, const char *op, const char *abs_path, int line, int column, zbuf *out,
+               zerr *err);
+
 /* One line per configured server: name, state (running / not started /
  * missing / disabled / failed …), command and patterns. check starts each
  * available server for the workspace and reports how long initialize took. */

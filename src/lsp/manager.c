@@ -185,6 +185,7 @@ static server *server_for(zlsp *l, const zlsp_server_cfg *cfg, const char *root,
     sv->state = SRV_CRASHED; /* i.e. to be started */
     sv->restarts = -1;       /* the first start is not a restart */
     sv->client.pid = -1;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers (servers stay put)
     l->servers = xrealloc(l->servers, (l->nservers + 1) * sizeof *l->servers);
     l->servers[l->nservers++] = sv;
   }
@@ -243,6 +244,7 @@ static doc *doc_get(zlsp *l, const char *path, bool create) {
   doc *d = xcalloc(1, sizeof *d);
   d->path = xstrdup(path);
   d->uri = zurl_from_path(path);
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
   l->docs = xrealloc(l->docs, (l->ndocs + 1) * sizeof *l->docs);
   l->docs[l->ndocs++] = d;
   return d;
@@ -335,8 +337,22 @@ static const char *severity_name(const json_t *d) {
   }
 }
 
+/* " [source code]" of a diagnostic, when it names either. */
+static void add_source(zbuf *out, const json_t *d) {
+  const char *src = zjson_str(d, "source");
+  const json_t *code = json_object_get(d, "code");
+  bool has_code = json_is_string(code) || json_is_integer(code);
+  if (!src && !has_code) return;
+  zbuf_addstr(out, " [");
+  if (src) zbuf_addstr(out, src);
+  if (src && has_code) zbuf_addch(out, ' ');
+  if (json_is_string(code)) zbuf_addstr(out, json_string_value(code));
+  else if (has_code) zbuf_addf(out, "%lld", (long long)json_integer_value(code));
+  zbuf_addch(out, ']');
+}
+
 /* "path:line:col: severity: message [source code]" per diagnostic, at most
- * ZLSP_MAX_LISTED. */
+ * ZLSP_MAX_LISTED; a message's own line breaks become spaces. */
 static void list_diags(const zlsp *l, const char *path, const json_t *items, zbuf *out) {
   cleanup_free char *rel = zpath_relative(l->workspace, path);
   size_t i, n = json_array_size(items);
@@ -349,18 +365,9 @@ static void list_diags(const zlsp *l, const char *path, const json_t *items, zbu
     const json_t *start = json_object_get(json_object_get(d, "range"), "start");
     zbuf_addf(out, "%s:%lld:%lld: %s: ", rel, (long long)zjson_int_or(start, "line", 0) + 1,
               (long long)zjson_int_or(start, "character", 0) + 1, severity_name(d));
-    const char *msg = zjson_str_or(d, "message", "");
-    for (const char *p = msg; *p; p++) zbuf_addch(out, *p == '\n' ? ' ' : *p);
-    const char *src = zjson_str(d, "source");
-    const json_t *code = json_object_get(d, "code");
-    if (src || json_is_string(code) || json_is_integer(code)) {
-      zbuf_addstr(out, " [");
-      if (src) zbuf_addstr(out, src);
-      if (json_is_string(code)) zbuf_addf(out, "%s%s", src ? " " : "", json_string_value(code));
-      else if (json_is_integer(code))
-        zbuf_addf(out, "%s%lld", src ? " " : "", (long long)json_integer_value(code));
-      zbuf_addch(out, ']');
-    }
+    for (const char *p = zjson_str_or(d, "message", ""); *p; p++)
+      zbuf_addch(out, *p == '\n' ? ' ' : *p);
+    add_source(out, d);
     zbuf_addch(out, '\n');
   }
 }
@@ -501,8 +508,9 @@ char *zlsp_final_check(zlsp *l) {
 }
 
 int zlsp_file_diagnostics(zlsp *l, const char *abs_path, zbuf *out, zerr *err) {
+  if (!l) return zerr_set(err, ZE_NOT_FOUND, "language servers are off (lsp.enabled)");
   const zlsp_server_cfg *cfg = match(l, abs_path);
-  cleanup_free char *rel = zpath_relative(l ? l->workspace : "/", abs_path);
+  cleanup_free char *rel = zpath_relative(l->workspace, abs_path);
   if (!cfg)
     return zerr_set(err, ZE_NOT_FOUND,
                     "no language server covers %s (see `zero lsp status` and lsp.servers in "
@@ -546,41 +554,179 @@ static const char *state_of(zlsp *l, size_t i, char *why, size_t cap) {
   return "not started";
 }
 
+/* The note under a server's row with --check: start it and say how it
+ * answered. */
+static void check_server(zlsp *l, const zlsp_server_cfg *s, char *why, size_t cap) {
+  zerr err = ZERR_INIT;
+  server *sv = server_for(l, s, l->workspace, &err);
+  if (!sv) {
+    snprintf(why, cap, "%s", err.msg);
+    return;
+  }
+  const char *name = sv->client.server_name;
+  snprintf(why, cap, "initialize answered in %lld ms%s%s", (long long)sv->client.init_ms,
+           name ? " by " : "", name ? name : "");
+}
+
+static void join_words(zbuf *out, char *const *v) {
+  for (char *const *p = v; p && *p; p++) zbuf_addf(out, "%s%s", p == v ? "" : " ", *p);
+}
+
+static void status_row(zlsp *l, size_t i, bool check, zbuf *out) {
+  const zlsp_server_cfg *s = &l->cfg.servers[i];
+  char why[1024] = "";
+  bool checked = check && l->cfg.enabled && !s->disabled && available(l, i);
+  if (checked) check_server(l, s, why, sizeof why);
+  char note[1024];
+  const char *state = state_of(l, i, note, sizeof note);
+  cleanup_zbuf zbuf cmd = ZBUF_INIT;
+  cleanup_zbuf zbuf pats = ZBUF_INIT;
+  join_words(&cmd, s->argv);
+  join_words(&pats, s->patterns);
+  zbuf_addf(out, "%-16s %-12s %-40s %s\n", s->name, state, cmd.data ? cmd.data : "",
+            pats.data ? pats.data : "");
+  if (checked || note[0]) zbuf_addf(out, "  %s\n", checked ? why : note);
+  if (!strcmp(state, "missing") && s->argv && s->argv[0])
+    zbuf_addf(out, "  %s is not on PATH (install it to get %s diagnostics)\n", s->argv[0], s->name);
+}
+
 void zlsp_status(zlsp *l, bool check, zbuf *out) {
   if (!l) {
     zbuf_addstr(out, "Language servers are off (lsp.enabled is false).\n");
     return;
   }
   zbuf_addf(out, "%-16s %-12s %-40s %s\n", "NAME", "STATE", "COMMAND", "FILES");
-  for (size_t i = 0; i < l->cfg.n; i++) {
-    const zlsp_server_cfg *s = &l->cfg.servers[i];
-    char why[1024];
-    if (check && available(l, i) && !s->disabled && l->cfg.enabled) {
-      zerr err = ZERR_INIT;
-      server *sv = server_for(l, s, l->workspace, &err);
-      if (sv)
-        snprintf(why, sizeof why, "initialize answered in %lld ms%s%s",
-                 (long long)sv->client.init_ms, sv->client.server_name ? " by " : "",
-                 sv->client.server_name ? sv->client.server_name : "");
-      else
-        snprintf(why, sizeof why, "%s", err.msg);
-    }
-    char note[1024];
-    const char *state = state_of(l, i, note, sizeof note);
-    zbuf cmd = ZBUF_INIT, pats = ZBUF_INIT;
-    for (char **a = s->argv; a && *a; a++) zbuf_addf(&cmd, "%s%s", a == s->argv ? "" : " ", *a);
-    for (char **p = s->patterns; p && *p; p++)
-      zbuf_addf(&pats, "%s%s", p == s->patterns ? "" : " ", *p);
-    zbuf_addf(out, "%-16s %-12s %-40s %s\n", s->name, state, cmd.data, pats.data);
-    if (check && available(l, i) && !s->disabled && l->cfg.enabled) zbuf_addf(out, "  %s\n", why);
-    else if (note[0]) zbuf_addf(out, "  %s\n", note);
-    if (!strcmp(state, "missing"))
-      zbuf_addf(out, "  %s is not on PATH (install it to get %s diagnostics)\n", s->argv[0],
-                s->name);
-    zbuf_release(&cmd);
-    zbuf_release(&pats);
-  }
+  for (size_t i = 0; i < l->cfg.n; i++) status_row(l, i, check, out);
   for (char **n = l->cfg.skipped_untrusted; n && *n; n++)
-    zbuf_addf(out, "%-16s %-12s the project's server; trust the workspace (zero mcp trust) to use it\n",
+    zbuf_addf(out,
+              "%-16s %-12s the project's server; trust the workspace (zero mcp trust) to use it\n",
               *n, "untrusted");
+}
+
+/* ---- code navigation (the lsp tool) ------------------------------------------ */
+
+static const char *const SYMBOL_KINDS[] = {"",         "file",        "module",        "namespace",
+                                           "package",  "class",       "method",        "property",
+                                           "field",    "constructor", "enum",          "interface",
+                                           "function", "variable",    "constant",      "string",
+                                           "number",   "boolean",     "array",         "object",
+                                           "key",      "null",        "enum member",   "struct",
+                                           "event",    "operator",    "type parameter"};
+
+static const char *symbol_kind(const json_t *s) {
+  json_int_t k = zjson_int_or(s, "kind", 0);
+  return k > 0 && k < (json_int_t)ZARRAY_LEN(SYMBOL_KINDS) ? SYMBOL_KINDS[k] : "symbol";
+}
+
+/* "rel:line:col: text of that line" for one Location or LocationLink. */
+static void add_location(const zlsp *l, const json_t *loc, zbuf *out) {
+  const char *uri = zjson_str(loc, "uri");
+  const json_t *range = json_object_get(loc, "range");
+  if (!uri) { /* a LocationLink */
+    uri = zjson_str(loc, "targetUri");
+    range = json_object_get(loc, "targetSelectionRange");
+  }
+  cleanup_free char *path = zurl_to_path(uri);
+  if (!path) return;
+  const json_t *start = json_object_get(range, "start");
+  json_int_t line = zjson_int_or(start, "line", 0), col = zjson_int_or(start, "character", 0);
+  cleanup_free char *rel = zpath_relative(l->workspace, path);
+  zbuf_addf(out, "%s:%lld:%lld", rel, (long long)line + 1, (long long)col + 1);
+  cleanup_zbuf zbuf text = ZBUF_INIT;
+  zerr ignore = ZERR_INIT;
+  if (zfs_read_file(path, &text, ZLSP_MAX_FILE, &ignore) == 0 && text.data) {
+    const char *p = text.data;
+    for (json_int_t i = 0; i < line && p; i++) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+    size_t n = p ? strcspn(p, "\n") : 0;
+    while (n && (*p == ' ' || *p == '\t')) p++, n--;
+    if (n) zbuf_addf(out, ": %.*s", (int)(n > 200 ? 200 : n), p);
+  }
+  zbuf_addch(out, '\n');
+}
+
+static void add_locations(const zlsp *l, const json_t *res, zbuf *out) {
+  if (json_is_object(res)) {
+    add_location(l, res, out);
+    return;
+  }
+  size_t i, n = json_array_size(res);
+  const json_t *loc;
+  json_array_foreach(res, i, loc) {
+    if (i == 50) {
+      zbuf_addf(out, "… and %zu more\n", n - i);
+      break;
+    }
+    add_location(l, loc, out);
+  }
+}
+
+/* Hover contents: MarkupContent, a MarkedString, or an array of them. */
+static void add_hover(const json_t *c, zbuf *out) {
+  if (json_is_string(c)) {
+    zbuf_addf(out, "%s\n", json_string_value(c));
+  } else if (json_is_array(c)) {
+    size_t i;
+    const json_t *e;
+    json_array_foreach(c, i, e) add_hover(e, out);
+  } else if (zjson_str(c, "value")) {
+    zbuf_addf(out, "%s\n", zjson_str(c, "value"));
+  }
+}
+
+/* DocumentSymbol trees (children indented) or flat SymbolInformation. */
+static void add_symbols(const json_t *syms, int depth, zbuf *out) {
+  size_t i;
+  const json_t *s;
+  json_array_foreach(syms, i, s) {
+    const json_t *range = json_object_get(s, "selectionRange");
+    if (!range) range = json_object_get(json_object_get(s, "location"), "range");
+    long long line = (long long)zjson_int_or(json_object_get(range, "start"), "line", 0) + 1;
+    zbuf_addf(out, "%*s%s %s (line %lld)\n", depth * 2, "", symbol_kind(s),
+              zjson_str_or(s, "name", "?"), line);
+    add_symbols(json_object_get(s, "children"), depth + 1, out);
+  }
+}
+
+static const char *query_method(const char *op) {
+  if (!strcmp(op, "definition")) return "textDocument/definition";
+  if (!strcmp(op, "references")) return "textDocument/references";
+  if (!strcmp(op, "hover")) return "textDocument/hover";
+  if (!strcmp(op, "symbols")) return "textDocument/documentSymbol";
+  return NULL;
+}
+
+int zlsp_query(zlsp *l, const char *op, const char *abs_path, int line, int column, zbuf *out,
+               zerr *err) {
+  const char *method = query_method(op);
+  if (!method)
+    return zerr_set(err, ZE_USAGE,
+                    "unknown operation \"%s\": use definition, references, hover or symbols", op);
+  bool positional = strcmp(op, "symbols") != 0;
+  if (positional && (line < 1 || column < 1))
+    return zerr_set(err, ZE_USAGE, "%s needs line and column (1-based)", op);
+  if (!l) return zerr_set(err, ZE_NOT_FOUND, "language servers are off (lsp.enabled)");
+  const zlsp_server_cfg *cfg = match(l, abs_path);
+  cleanup_free char *rel = zpath_relative(l->workspace, abs_path);
+  if (!cfg) return zerr_set(err, ZE_NOT_FOUND, "no language server covers %s", rel);
+  doc *d = doc_get(l, abs_path, true);
+  if (refresh(l, d, err) < 0) return -1;
+  json_t *params = json_pack("{s:{s:s}}", "textDocument", "uri", d->uri);
+  if (positional)
+    json_object_set_new(params, "position",
+                        json_pack("{s:i, s:i}", "line", line - 1, "character", column - 1));
+  if (!strcmp(op, "references"))
+    json_object_set_new(params, "context", json_pack("{s:b}", "includeDeclaration", true));
+  json_t *res = NULL;
+  if (zlsp_client_request(&d->srv->client, method, params, l->cfg.startup_timeout_ms, &res, err) <
+      0) {
+    server_trouble(l, d->srv, err);
+    return -1;
+  }
+  size_t before = out->len;
+  if (!strcmp(op, "hover")) add_hover(json_object_get(res, "contents"), out);
+  else if (!strcmp(op, "symbols")) add_symbols(res, 0, out);
+  else add_locations(l, res, out);
+  if (out->len == before) zbuf_addf(out, "%s found nothing for %s in %s.\n", cfg->name, op, rel);
+  json_decref(res);
+  return 0;
 }

@@ -1,5 +1,5 @@
 """A tiny language server for zero's LSP tests (stdlib only): LSP base
-protocol on stdin/stdout. Usage: fake_lsp.py MODE [STATE_DIR]
+protocol on stdin/stdout. Usage: fake_lsp.py MODE [STATE_DIR [PORT]]
 
 Diagnostics: every line holding "BAD" is an error ("bad token here"), every
 line holding "WARN" a warning, published (with the document's version) after
@@ -13,7 +13,8 @@ MODE
   garbage     answers initialize, then writes a malformed frame
   probe       normal, and each document's diagnostics carry one more error
               saying what the server could do: write STATE_DIR/escaped (a
-              directory outside the workspace), see OPENAI_API_KEY
+              directory outside the workspace), see OPENAI_API_KEY,
+              connect to 127.0.0.1:PORT
 """
 import json
 import os
@@ -55,6 +56,14 @@ def probe():
     except OSError as e:
         notes.append("write denied: %s" % e.strerror)
     notes.append("key visible" if os.environ.get("OPENAI_API_KEY") else "key hidden")
+    port = os.environ.get("FAKE_LSP_PORT") or (sys.argv[3] if len(sys.argv) > 3 else "")
+    if port:
+        import socket
+        try:
+            socket.create_connection(("127.0.0.1", int(port)), timeout=2).close()
+            notes.append("connected")
+        except OSError as e:
+            notes.append("connect denied: %s" % (e.strerror or e))
     return "; ".join(notes)
 
 
