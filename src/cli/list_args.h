@@ -13,8 +13,8 @@
 #include "base/opts.h"
 
 typedef struct zcli_list_spec {
-  const zopt_spec *opts;    /* its .command names the command in messages */
-  int help_id;              /* the ids of opts' --help, --json and value option */
+  const zopt_spec *opts; /* its .command names the command in messages */
+  int help_id;           /* the ids of opts' --help, --json and value option */
   int json_id;
   int value_id;             /* 0: the command has no value option */
   void (*usage)(FILE *out); /* the command's help text */

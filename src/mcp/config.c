@@ -259,11 +259,10 @@ static int add_servers(zmcp_config *cfg, const char *path, bool project, bool tr
   int rc = 0;
   json_object_foreach(servers, name, v) {
     if (project && !trusted) {
-      size_t n = 0;
-      while (cfg->skipped_untrusted && cfg->skipped_untrusted[n]) n++;
-      cfg->skipped_untrusted = xrealloc(cfg->skipped_untrusted, (n + 2) * sizeof(char *));
-      cfg->skipped_untrusted[n] = xstrdup(name);
-      cfg->skipped_untrusted[n + 1] = NULL;
+      strvec skipped = STRVEC_INIT;
+      strvec_attach(&skipped, cfg->skipped_untrusted);
+      strvec_push(&skipped, name);
+      cfg->skipped_untrusted = strvec_detach(&skipped);
       continue;
     }
     zmcp_server_cfg s;

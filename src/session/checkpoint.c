@@ -59,7 +59,8 @@ static int refuse(char **message, const char *verb, const char *tool, const char
                   const char *why) {
   if (!message) return -1;
   zbuf m = ZBUF_INIT;
-  zbuf_addf(&m, "%s: cannot %s a checkpoint of %s before changing it (%s); the file was not "
+  zbuf_addf(&m,
+            "%s: cannot %s a checkpoint of %s before changing it (%s); the file was not "
             "changed. Free disk space in the session directory, then try again.",
             tool ? tool : "write", verb, abs_path, why);
   *message = zbuf_detach(&m, NULL);

@@ -822,9 +822,13 @@ json_t *zsession_list(const char *root, json_t **warnings, zerr *err) {
     /* The directory name is the id that resume will use. */
     json_object_set_new(meta, "sessionId", json_string(name));
     freshen_updated_at(dir, meta);
+    /* metas is a vector of pointers: the element size is a pointer's (the
+     * check cannot tell that from sizeof(struct *) on clang-tidy 14). */
+    // NOLINTNEXTLINE(bugprone-sizeof-expression)
     zvec_push(&metas, meta);
   }
   closedir(d);
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers, as above
   if (metas.len > 1) qsort(metas.items, metas.len, sizeof *metas.items, cmp_meta);
   json_t *arr = json_array();
   for (size_t i = 0; i < metas.len; i++) json_array_append_new(arr, metas.items[i]);

@@ -657,8 +657,12 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   r->ask = o->ask;
   r->ask_ud = o->ask_ud;
   r->idle_ms = env_int("ZERO_SUBAGENT_IDLE_MS", 1, MAX_WAIT_MS * 6, IDLE_TIMEOUT_MS);
-  static const ztool_table_spec table = {TOOLS, ZARRAY_LEN(TOOLS), tool_allowed,
-                                         tool_description, src_invoke, .once = true};
+  static const ztool_table_spec table = {.defs = TOOLS,
+                                         .n = ZARRAY_LEN(TOOLS),
+                                         .offered = tool_allowed,
+                                         .describe = tool_description,
+                                         .invoke = src_invoke,
+                                         .once = true};
   r->source = ztool_table_init(&r->tools, &table, r);
   return r;
 }

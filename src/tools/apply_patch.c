@@ -182,7 +182,10 @@ static void roll_back(staged *ss, size_t n, zbuf *note) {
   for (size_t i = n; i-- > 0;) {
     staged *s = &ss[i];
     zerr err = ZERR_INIT;
-    if (s->dest_done && unlink(s->dest) < 0) zbuf_addf(note, " could not remove %s;", s->dest_display);
+    if (s->dest_done) {
+      assert(s->dest); /* dest_done is set only once a rename's copy at dest was written */
+      if (unlink(s->dest) < 0) zbuf_addf(note, " could not remove %s;", s->dest_display);
+    }
     if (!s->done) continue;
     if (s->op == 'A') {
       if (unlink(s->target) < 0) zbuf_addf(note, " could not remove %s;", s->display);

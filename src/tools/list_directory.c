@@ -70,7 +70,8 @@ static bool is_kept(const list_state *ls, const char *child_abs) {
   if (!ls->kept->paths.len) return false;
   cleanup_free char *rel = zpath_relative(ls->root_abs, child_abs);
   const char *key = rel;
-  return bsearch(&key, ls->kept->paths.items, ls->kept->paths.len, sizeof(char *), strvec_cmp) != NULL;
+  return bsearch(&key, ls->kept->paths.items, ls->kept->paths.len, sizeof(char *), strvec_cmp) !=
+         NULL;
 }
 
 static int entry_cmp(const void *a, const void *b) {
@@ -223,8 +224,7 @@ static int run_list_directory(const ztool_ctx *ctx, const json_t *args, ztool_re
                    .denied_ud = ctx->read_guard.ud};
   zerr werr = ZERR_INIT;
   bool walked = zwalk(abs, &wo, collect_kept, &kept, &werr) == 0;
-  if (walked && kept.paths.len)
-    qsort(kept.paths.items, kept.paths.len, sizeof(char *), strvec_cmp);
+  if (walked && kept.paths.len) qsort(kept.paths.items, kept.paths.len, sizeof(char *), strvec_cmp);
 
   zbuf body = ZBUF_INIT;
   list_state ls = {ctx, abs, &body, max_depth, 0, false, abs, walked ? &kept : NULL};

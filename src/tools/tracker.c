@@ -47,19 +47,20 @@ static seen_file *find(ztool_files *t, const char *abs) {
   return NULL;
 }
 
-/* abs's entry, added (with no stamp and no ranges) when missing; *added
- * says which. Call with t->mu held. */
+/* A new entry for abs, with no stamp and no ranges. Call with t->mu held. */
+static seen_file *add(ztool_files *t, const char *abs) {
+  seen_file nf;
+  memset(&nf, 0, sizeof nf);
+  nf.path = xstrdup(abs);
+  zvec_push(&t->files, nf);
+  return &t->files.items[t->files.len - 1];
+}
+
+/* abs's entry, added when missing; *added says which. Call with t->mu held. */
 static seen_file *find_or_add(ztool_files *t, const char *abs, bool *added) {
   seen_file *f = find(t, abs);
   *added = !f;
-  if (!f) {
-    seen_file nf;
-    memset(&nf, 0, sizeof nf);
-    nf.path = xstrdup(abs);
-    zvec_push(&t->files, nf);
-    f = &t->files.items[t->files.len - 1];
-  }
-  return f;
+  return f ? f : add(t, abs);
 }
 
 /* abs's entry (added when missing) with no line ranges read: the caller is

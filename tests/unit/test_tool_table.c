@@ -13,9 +13,9 @@
 #include "base/common.h"
 
 typedef struct owner {
-  bool hide_b;    /* offered() says no to "b" */
-  int described;  /* describe() calls */
-  char last[16];  /* the last call invoke() saw */
+  bool hide_b;   /* offered() says no to "b" */
+  int described; /* describe() calls */
+  char last[16]; /* the last call invoke() saw */
 } owner;
 
 static bool offered(void *ud, const char *name) {
@@ -44,7 +44,11 @@ static const ztool_def DEFS[] = {
 
 static void test_answers_from_the_table(void **state) {
   (void)state;
-  static const ztool_table_spec spec = {DEFS, ZARRAY_LEN(DEFS), offered, describe, invoke, .once = false};
+  static const ztool_table_spec spec = {.defs = DEFS,
+                                        .n = ZARRAY_LEN(DEFS),
+                                        .offered = offered,
+                                        .describe = describe,
+                                        .invoke = invoke};
   owner o = {0};
   ztool_table t;
   ztool_source src = ztool_table_init(&t, &spec, &o);
@@ -54,10 +58,8 @@ static void test_answers_from_the_table(void **state) {
                       "the a tool");
   assert_string_equal(json_string_value(json_object_get(json_array_get(s, 1), "description")),
                       "late b");
-  assert_non_null(json_object_get(json_object_get(json_object_get(json_array_get(s, 1),
-                                                                  "parameters"),
-                                                  "properties"),
-                                  "x"));
+  assert_non_null(json_object_get(
+      json_object_get(json_object_get(json_array_get(s, 1), "parameters"), "properties"), "x"));
   json_decref(s);
   assert_true(src.has(src.ud, "a"));
   assert_true(src.has(src.ud, "b"));
@@ -83,8 +85,8 @@ static void test_answers_from_the_table(void **state) {
 
 static void test_once_keeps_the_first_schemas(void **state) {
   (void)state;
-  static const ztool_table_spec spec = {DEFS, ZARRAY_LEN(DEFS), NULL, describe, invoke,
-                                        .once = true};
+  static const ztool_table_spec spec = {
+      .defs = DEFS, .n = ZARRAY_LEN(DEFS), .describe = describe, .invoke = invoke, .once = true};
   owner o = {0};
   ztool_table t;
   ztool_source src = ztool_table_init(&t, &spec, &o);
