@@ -9,6 +9,7 @@
 #include "base/common.h"
 #include "base/ids.h"
 #include "base/opts.h"
+#include "config/models.h"
 
 /* The flags of `zero exec`, as Go zero spells them. */
 enum {
@@ -220,10 +221,9 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
     case O_FILE: a->prompt_file = v; break;
     case O_MODEL: a->model = v; break;
     case O_EFFORT:
-      if (strcmp(v, "minimal") && strcmp(v, "low") && strcmp(v, "medium") && strcmp(v, "high"))
-        return zerr_set(err, ZE_USAGE,
-                        "Invalid reasoning effort \"%s\". Expected minimal, low, medium, or high.",
-                        v);
+      if (!zmodel_effort_known(v))
+        return zerr_set(err, ZE_USAGE, "Invalid reasoning effort \"%s\". Expected %s.", v,
+                        ZMODEL_EFFORT_NAMES);
       a->reasoning_effort = v;
       break;
     case O_PROVIDER: a->provider = v; break;
