@@ -73,7 +73,7 @@ static const zopt EXEC_OPTS[] = {
     {O_MAX_TURNS, "max-turns", 0, ZOPT_VALUE, 0, "N",
      "model requests allowed (default maxTurns, 80)", NULL},
     {O_EFFORT, "reasoning-effort", 'r', ZOPT_VALUE, 0, "L",
-     "minimal | low | medium | high (the model's levels)", NULL},
+     "none | minimal | low | medium | high | xhigh | max (the model's levels)", NULL},
     {O_RESUME, "resume", 0, ZOPT_OPTIONAL, 0, "ID",
      "continue a session (default: the latest in this directory)", "Sessions"},
     {O_RESUME_LATEST, "resume-latest", 0, ZOPT_FLAG, 0, NULL,
