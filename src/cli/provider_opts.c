@@ -49,7 +49,7 @@ void zcli_provider_opts(const zconfig *cfg, const zresolved_provider *rp, zprov_
   o->parse_think_tags = rp->parse_think_tags;
   zmodel_info mi;
   zmodel_lookup(cfg, rp->model, &mi);
-  o->thinking = mi.thinking == ZTHINK_NONE       ? ZPT_NONE
+  o->thinking = mi.thinking == ZTHINK_NONE          ? ZPT_NONE
                 : mi.thinking == ZTHINK_ADAPTIVE    ? ZPT_ADAPTIVE
                 : mi.thinking == ZTHINK_ADAPTIVE_ON ? ZPT_ADAPTIVE_ON
                                                     : ZPT_BUDGET;

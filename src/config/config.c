@@ -273,10 +273,9 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
   return 0;
 }
 
-/* Applies one config file; a missing file is an empty layer. */
 /* A "models" entry's checks (models.h), named "<path>: <prefix><id>". */
-static int check_model_entry(const char *path, const char *prefix, const char *id,
-                             const json_t *m, zerr *err) {
+static int check_model_entry(const char *path, const char *prefix, const char *id, const json_t *m,
+                             zerr *err) {
   zbuf where = ZBUF_INIT;
   zbuf_addf(&where, "%s: %s%s", path, prefix, id);
   int rc = zmodel_check_override(where.data, m, err);
@@ -284,6 +283,7 @@ static int check_model_entry(const char *path, const char *prefix, const char *i
   return rc;
 }
 
+/* Applies one config file; a missing file is an empty layer. */
 static int apply_file(zconfig *cfg, const char *path, bool project, zerr *err) {
   struct stat st;
   if (stat(path, &st) < 0) {

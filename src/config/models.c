@@ -273,7 +273,8 @@ int zmodel_check_override(const char *where, const json_t *o, zerr *err) {
     if (!strcmp(thinking_names[i], json_string_value(v))) return 0;
   return zerr_set(err, ZE_USAGE,
                   "%s.thinking must be \"none\", \"budget\", \"adaptive\" or \"adaptive-on\" "
-                  "(how an Anthropic Messages model is asked to think)", where);
+                  "(how an Anthropic Messages model is asked to think)",
+                  where);
 }
 
 /* Applies override fields from o. */
@@ -291,8 +292,8 @@ static void apply_override(const json_t *o, zmodel_info *out) {
   if ((v = json_object_get(o, "reasoningEfforts")) &&
       override_efforts(v, levels, sizeof levels, &bad))
     set_efforts(out, levels);
-  for (size_t i = 0; json_is_string(v = json_object_get(o, "thinking")) &&
-                     i < ZARRAY_LEN(thinking_names); i++)
+  for (size_t i = 0;
+       json_is_string(v = json_object_get(o, "thinking")) && i < ZARRAY_LEN(thinking_names); i++)
     if (!strcmp(thinking_names[i], json_string_value(v))) out->thinking = (zmodel_thinking)i;
   if ((v = json_object_get(o, "inputPrice")) && json_is_number(v)) {
     out->input_price = json_number_value(v);

@@ -67,7 +67,7 @@ typedef struct zmodel_info {
   int64_t max_output;
   bool tools;
   bool images;
-  char efforts[64];       /* "minimal,low,medium,high", "" = no reasoning control */
+  char efforts[64];         /* "minimal,low,medium,high", "" = no reasoning control */
   zmodel_thinking thinking; /* Anthropic Messages thinking shape (NONE elsewhere) */
   double input_price;     /* USD per 1M tokens */
   double cached_price;

@@ -451,8 +451,8 @@ static void mark_cache(json_t *msg) {
 /* The request's thinking and output_config members (zanth_thinking_plan). */
 static void render_thinking(json_t *root, const zanth_thinking *th) {
   if (th->budget)
-    json_object_set_new(root, "thinking", json_pack("{s:s, s:i}", "type", "enabled",
-                                                    "budget_tokens", th->budget));
+    json_object_set_new(root, "thinking",
+                        json_pack("{s:s, s:i}", "type", "enabled", "budget_tokens", th->budget));
   if (th->adaptive)
     json_object_set_new(root, "thinking",
                         json_pack("{s:s, s:s}", "type", "adaptive", "display", "summarized"));

@@ -229,9 +229,9 @@ static void registry_override_thinking(void **s) {
   (void)s;
   zconfig cfg;
   memset(&cfg, 0, sizeof cfg);
-  cfg.models = json_pack("{s:{s:[s,s], s:s}, s:{s:s}}", "claude-opus-6", "reasoningEfforts",
-                         "low", "max", "thinking", "adaptive-on", "gw-model",
-                         "reasoningEfforts", "none,high");
+  cfg.models =
+      json_pack("{s:{s:[s,s], s:s}, s:{s:s}}", "claude-opus-6", "reasoningEfforts", "low", "max",
+                "thinking", "adaptive-on", "gw-model", "reasoningEfforts", "none,high");
   zmodel_info m;
   zmodel_lookup(&cfg, "claude-opus-6", &m);
   assert_string_equal(m.efforts, "low,max");
