@@ -66,6 +66,8 @@ static void on_model(void *ud, const zmodel_info *m) {
       p += n + (p[n] == ',');
     }
     json_object_set_new(o, "reasoningEfforts", eff);
+    if (!strcmp(m->provider, "anthropic"))
+      json_object_set_new(o, "thinking", json_string(zmodel_thinking_name(m->thinking)));
     if (m->priced) {
       json_object_set_new(o, "inputPrice", json_real(m->input_price));
       json_object_set_new(o, "cachedInputPrice", json_real(m->cached_price));
@@ -80,8 +82,8 @@ static void on_model(void *ud, const zmodel_info *m) {
              m->output_price);
   printf("  %-28s %-9s %8lldk ctx %6lldk out  %-5s %-6s %-24s %s\n", m->id, m->provider,
          (long long)(m->context_window / 1000), (long long)(m->max_output / 1000),
-         m->tools ? "tools" : "-", m->images ? "images" : "-",
-         m->efforts && *m->efforts ? m->efforts : "-", price);
+         m->tools ? "tools" : "-", m->images ? "images" : "-", *m->efforts ? m->efforts : "-",
+         price);
 }
 
 /* For completion: the parser below takes `list` itself (the one

@@ -9,6 +9,7 @@
 #include "base/common.h"
 #include "base/ids.h"
 #include "base/opts.h"
+#include "config/models.h"
 
 /* The flags of `zero exec`, as Go zero spells them. */
 enum {
@@ -72,7 +73,7 @@ static const zopt EXEC_OPTS[] = {
     {O_MAX_TURNS, "max-turns", 0, ZOPT_VALUE, 0, "N",
      "model requests allowed (default maxTurns, 80)", NULL},
     {O_EFFORT, "reasoning-effort", 'r', ZOPT_VALUE, 0, "L",
-     "minimal | low | medium | high (the model's levels)", NULL},
+     "none | minimal | low | medium | high | xhigh | max (the model's levels)", NULL},
     {O_RESUME, "resume", 0, ZOPT_OPTIONAL, 0, "ID",
      "continue a session (default: the latest in this directory)", "Sessions"},
     {O_RESUME_LATEST, "resume-latest", 0, ZOPT_FLAG, 0, NULL,
@@ -101,13 +102,16 @@ static const zopt EXEC_OPTS[] = {
      "allow every tool call without checks", NULL},
     {O_OFFLINE, "offline", 0, ZOPT_FLAG, 0, NULL,
      "no network: package installs run from caches; network\n"
-     "commands and escalations are denied", NULL},
+     "commands and escalations are denied",
+     NULL},
     {O_ALLOW_DOMAIN, "allow-domain", 0, ZOPT_VALUE, ZOPT_REPEAT, "HOST",
      "commands may reach HOST (or *.example.com) through the\n"
-     "sandbox's egress proxy for this run (network \"scoped\")", NULL},
+     "sandbox's egress proxy for this run (network \"scoped\")",
+     NULL},
     {O_TRUST_WORKSPACE, "trust-workspace", 0, ZOPT_FLAG, 0, NULL,
      "trust this workspace's hooks, commands and plugins\n"
-     "(saved until those files change)", NULL},
+     "(saved until those files change)",
+     NULL},
     {O_ENABLED, "enabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
      "only these built-in tools (comma or space separated)", NULL},
     {O_DISABLED, "disabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
@@ -137,7 +141,8 @@ static const zopt EXEC_OPTS[] = {
     /* subagents (docs/subagents.md) */
     {O_AGENT, "agent", 0, ZOPT_VALUE, 0, "NAME",
      "run as the specialist NAME (zero agents list): its tools,\n"
-     "prompt, model and permission mode (never above the run's)", "Sub-agents"},
+     "prompt, model and permission mode (never above the run's)",
+     "Sub-agents"},
     {O_PARENT_SESSION, "parent-session", 0, ZOPT_VALUE, 0, "ID",
      "record the new session as a child of session ID (set by the task tool)", NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
@@ -220,10 +225,9 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
     case O_FILE: a->prompt_file = v; break;
     case O_MODEL: a->model = v; break;
     case O_EFFORT:
-      if (strcmp(v, "minimal") && strcmp(v, "low") && strcmp(v, "medium") && strcmp(v, "high"))
-        return zerr_set(err, ZE_USAGE,
-                        "Invalid reasoning effort \"%s\". Expected minimal, low, medium, or high.",
-                        v);
+      if (!zmodel_effort_known(v))
+        return zerr_set(err, ZE_USAGE, "Invalid reasoning effort \"%s\". Expected %s.", v,
+                        ZMODEL_EFFORT_NAMES);
       a->reasoning_effort = v;
       break;
     case O_PROVIDER: a->provider = v; break;

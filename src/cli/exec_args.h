@@ -20,7 +20,7 @@ typedef struct zexec_args {
   const char *prompt_file;  /* -f / --file */
   const char *model;
   const char *provider;
-  const char *reasoning_effort; /* -r / --reasoning-effort: minimal|low|medium|high */
+  const char *reasoning_effort; /* -r / --reasoning-effort: none … max (ZMODEL_EFFORT_NAMES) */
   const char *cwd;          /* -C / --cwd */
   int max_turns;            /* 0 = config */
   bool resume;

@@ -15,19 +15,13 @@ int zcli_check_effort(const zconfig *cfg, const char *model, const char *effort,
   zmodel_info mi;
   zmodel_lookup(cfg, model, &mi);
   if (!mi.known) return 0;
-  const char *levels = mi.efforts ? mi.efforts : "";
+  const char *levels = mi.efforts;
   if (!*levels)
     return zerr_set(err, ZE_USAGE,
                     "model %s has no reasoning-effort control, so --reasoning-effort %s cannot "
                     "apply; drop the flag or pick a reasoning model (see zero models list)",
                     model, effort);
-  size_t n = strlen(effort);
-  for (const char *p = levels; *p;) {
-    const char *comma = strchr(p, ',');
-    size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len == n && !strncmp(p, effort, n)) return 0;
-    p += len + (comma ? 1 : 0);
-  }
+  if (zmodel_effort_listed(levels, effort)) return 0;
   zbuf b = ZBUF_INIT;
   for (const char *p = levels; *p; p++) {
     if (*p == ',') zbuf_addstr(&b, ", ");
@@ -55,6 +49,10 @@ void zcli_provider_opts(const zconfig *cfg, const zresolved_provider *rp, zprov_
   o->parse_think_tags = rp->parse_think_tags;
   zmodel_info mi;
   zmodel_lookup(cfg, rp->model, &mi);
+  o->thinking = mi.thinking == ZTHINK_NONE          ? ZPT_NONE
+                : mi.thinking == ZTHINK_ADAPTIVE    ? ZPT_ADAPTIVE
+                : mi.thinking == ZTHINK_ADAPTIVE_ON ? ZPT_ADAPTIVE_ON
+                                                    : ZPT_BUDGET;
   if (rp->kind && strstr(rp->kind, "anthropic"))
     o->max_output_tokens = (int)(mi.max_output < ANTHROPIC_MAX_TOKENS_CAP ? mi.max_output
                                                                          : ANTHROPIC_MAX_TOKENS_CAP);

@@ -243,8 +243,7 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
               s->model.popts.reasoning_effort,
               env_effort && *env_effort ? "ZERO_REASONING_EFFORT" : "the profile's reasoningEffort",
               s->model.rp.model);
-    if (mi.efforts && *mi.efforts)
-      zbuf_addf(&b, "its levels are %s", mi.efforts);
+    if (*mi.efforts) zbuf_addf(&b, "its levels are %s", mi.efforts);
     else
       zbuf_addstr(&b, "it has no reasoning-effort control");
     if (s->model.model_warning) zbuf_addf(&b, "; %s", s->model.model_warning);

@@ -304,7 +304,7 @@ static void model_row(model_rows *r, const char *id, const zmodel_info *m) {
     zbuf_addf(&l, " %5s ctx", ctx_words(m->context_window));
     zbuf_addf(&l, " · %s", m->tools ? "tools" : "no tools");
     if (m->images) zbuf_addstr(&l, " · images");
-    if (m->efforts && m->efforts[0]) zbuf_addstr(&l, " · reasoning");
+    if (m->efforts[0]) zbuf_addstr(&l, " · reasoning");
     if (m->priced) zbuf_addf(&l, " · $%.2f/$%.2f per 1M", m->input_price, m->output_price);
   } else {
     zbuf_addstr(&l, " (not in the registry)");

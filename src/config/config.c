@@ -31,6 +31,7 @@
 #include "base/url.h"
 #include "config/exec_profile.h"
 #include "config/internal.h"
+#include "config/models.h"
 #include "config/presets.h"
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -230,11 +231,9 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
       strcmp(wire, "chat_completions") != 0)
     return zerr_set(err, ZE_USAGE, "%s: %swireApi must be \"chat\" or \"responses\" (got \"%s\")",
                     path, where, wire);
-  if (effort && effort[0] && strcmp(effort, "minimal") && strcmp(effort, "low") &&
-      strcmp(effort, "medium") && strcmp(effort, "high"))
-    return zerr_set(err, ZE_USAGE,
-                    "%s: %sreasoningEffort must be minimal, low, medium or high (got \"%s\")",
-                    path, where, effort);
+  if (effort && effort[0] && !zmodel_effort_known(effort))
+    return zerr_set(err, ZE_USAGE, "%s: %sreasoningEffort must be one of %s (got \"%s\")", path,
+                    where, ZMODEL_EFFORT_NAMES, effort);
   if (preset && preset[0] && !zpreset_find(preset))
     return zerr_set(err, ZE_USAGE, "%s: %spreset \"%s\" is not a known preset (%s)", path,
                     where, preset, zpreset_names());
@@ -272,6 +271,16 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
   if (desc && desc[0]) set_str(&p->description, desc);
   if (think && json_is_boolean(think)) p->parse_think_tags = json_is_true(think) ? 1 : -1;
   return 0;
+}
+
+/* A "models" entry's checks (models.h), named "<path>: <prefix><id>". */
+static int check_model_entry(const char *path, const char *prefix, const char *id, const json_t *m,
+                             zerr *err) {
+  zbuf where = ZBUF_INIT;
+  zbuf_addf(&where, "%s: %s%s", path, prefix, id);
+  int rc = zmodel_check_override(where.data, m, err);
+  zbuf_release(&where);
+  return rc;
 }
 
 /* Applies one config file; a missing file is an empty layer. */
@@ -336,6 +345,7 @@ static int apply_file(zconfig *cfg, const char *path, bool project, zerr *err) {
         zerr_set(err, ZE_USAGE, "%s: models.%s must be an object", path, mk);
         goto out;
       }
+      if (check_model_entry(path, "models.", mk, mv, err) < 0) goto out;
       json_t *cur = json_object_get(cfg->models, mk);
       if (cur) json_object_update(cur, mv);
       else json_object_set_new(cfg->models, mk, json_deep_copy(mv));
@@ -373,6 +383,7 @@ static int apply_models_file(zconfig *cfg, const char *dir, zerr *err) {
       rc = zerr_set(err, ZE_USAGE, "%s: %s must be an object", path, id);
       break;
     }
+    if ((rc = check_model_entry(path, "", id, m, err)) < 0) break;
     if (!cfg->models) cfg->models = json_object();
     json_object_set_new(cfg->models, id, json_deep_copy(m));
   }

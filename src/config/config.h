@@ -68,7 +68,7 @@ typedef struct zprofile {
   char *url_origin;    /* file or "environment" that last set base_url or kind */
   char *wire_api;      /* "chat" | "responses" | NULL (by kind) */
   int parse_think_tags;/* 1 true, -1 false, 0 unset (by model family) */
-  char *reasoning_effort; /* minimal | low | medium | high | NULL */
+  char *reasoning_effort; /* none … max (ZMODEL_EFFORT_NAMES) | NULL */
   char *preset;        /* built-in preset the profile starts from (config/presets.c) */
   char *description;
 } zprofile;

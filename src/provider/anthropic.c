@@ -299,7 +299,37 @@ int zanth_thinking_budget(const char *effort) {
   if (!strcmp(effort, "low")) return 4096;
   if (!strcmp(effort, "medium")) return 10000;
   if (!strcmp(effort, "high")) return 24000;
+  if (!strcmp(effort, "xhigh")) return 32000;
+  if (!strcmp(effort, "max")) return 48000;
   return 0;
+}
+
+const char *zanth_adaptive_effort(const char *effort) {
+  if (!effort || !*effort || !strcmp(effort, "none")) return NULL;
+  /* output_config.effort has no "minimal": the nearest level it has. */
+  if (!strcmp(effort, "minimal")) return "low";
+  return effort;
+}
+
+void zanth_thinking_plan(const zprov_opts *opts, zanth_thinking *out) {
+  memset(out, 0, sizeof *out);
+  switch (opts->thinking) {
+    case ZPT_NONE: break;
+    case ZPT_BUDGET:
+      out->budget = zanth_thinking_budget(opts->reasoning_effort);
+      out->replay = out->budget > 0;
+      break;
+    case ZPT_ADAPTIVE:
+    case ZPT_ADAPTIVE_ON:
+      out->effort = zanth_adaptive_effort(opts->reasoning_effort);
+      /* A model that thinks unasked is asked anyway, for its summarized
+       * thinking (these models default to display "omitted": a signature and
+       * no text). */
+      out->adaptive = out->effort || opts->thinking == ZPT_ADAPTIVE_ON;
+      out->replay = out->adaptive;
+      break;
+    default: break;
+  }
 }
 
 static json_t *image_block(const zimage *im) {
@@ -405,16 +435,36 @@ static json_t *render_tool(const json_t *t) {
   return o;
 }
 
+/* A cache breakpoint on msg's last block that may carry one: the API refuses
+ * cache_control on a thinking block (an assistant turn that only thought). */
 static void mark_cache(json_t *msg) {
   json_t *content = json_object_get(msg, "content");
-  json_t *last = json_array_get(content, json_array_size(content) - 1);
-  if (json_is_object(last))
-    json_object_set_new(last, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
+  for (size_t i = json_array_size(content); i-- > 0;) {
+    json_t *b = json_array_get(content, i);
+    const char *type = zjson_str_or(b, "type", "");
+    if (!strcmp(type, "thinking") || !strcmp(type, "redacted_thinking")) continue;
+    json_object_set_new(b, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
+    return;
+  }
+}
+
+/* The request's thinking and output_config members (zanth_thinking_plan). */
+static void render_thinking(json_t *root, const zanth_thinking *th) {
+  if (th->budget)
+    json_object_set_new(root, "thinking",
+                        json_pack("{s:s, s:i}", "type", "enabled", "budget_tokens", th->budget));
+  if (th->adaptive)
+    json_object_set_new(root, "thinking",
+                        json_pack("{s:s, s:s}", "type", "adaptive", "display", "summarized"));
+  if (th->effort)
+    json_object_set_new(root, "output_config", json_pack("{s:s}", "effort", th->effort));
 }
 
 json_t *zanth_render(const zprov_opts *opts, const zprov_request *req) {
   bool official = opts->kind && !strcmp(opts->kind, "anthropic");
-  int budget = zanth_thinking_budget(opts->reasoning_effort);
+  zanth_thinking th;
+  zanth_thinking_plan(opts, &th);
+  int budget = th.budget;
   json_t *root = json_object();
   json_object_set_new(root, "model", json_string(opts->model ? opts->model : ""));
   int max_tokens = req->max_output_tokens > 0 ? req->max_output_tokens
@@ -432,7 +482,7 @@ json_t *zanth_render(const zprov_opts *opts, const zprov_request *req) {
   }
   json_t *msgs = json_array();
   for (size_t i = 0; req->conv && i < req->conv->len; i++)
-    render_message(msgs, &req->conv->items[i], budget > 0);
+    render_message(msgs, &req->conv->items[i], th.replay);
   if (official) {
     /* Cache breakpoints on the newest message and the one before it: the
      * next request then reads everything up to there from the cache. */
@@ -450,9 +500,7 @@ json_t *zanth_render(const zprov_opts *opts, const zprov_request *req) {
     }
     json_object_set_new(root, "tools", tools);
   }
-  if (budget)
-    json_object_set_new(root, "thinking",
-                        json_pack("{s:s, s:i}", "type", "enabled", "budget_tokens", budget));
+  render_thinking(root, &th);
   json_object_set_new(root, "stream", json_true());
   return root;
 }

@@ -17,6 +17,18 @@
  *   error                   ZE_PROVIDER quoting error.message; overloaded_error,
  *                           api_error and rate_limit_error retry before output
  * Usage: prompt = input + cache read + cache creation tokens; cached = cache read.
+ *
+ * Thinking (opts->thinking, from the model registry; zanth_thinking_plan):
+ *   budget       "thinking": {"type": "enabled", "budget_tokens": N} when an
+ *                effort is set (N = zanth_thinking_budget), max_tokens raised
+ *                above N; nothing otherwise
+ *   adaptive     "thinking": {"type": "adaptive", "display": "summarized"},
+ *                "output_config": {"effort": E} when an effort is set
+ *   adaptive-on  the same, and the thinking object even without an effort
+ *                (the model thinks anyway; "summarized" makes its text show)
+ * Whenever thinking is on, the signed thinking / redacted_thinking blocks of
+ * earlier assistant turns go back first in those turns, unmodified: the API
+ * refuses a tool loop whose thinking was dropped or altered.
  */
 #ifndef ZERO_PROVIDER_ANTHROPIC_H
 #define ZERO_PROVIDER_ANTHROPIC_H
@@ -50,8 +62,24 @@ int zanth_parser_finish(zanth_parser *p, zerr *err);
 void zanth_parser_release(zanth_parser *p);
 
 /* Thinking budget for a reasoning effort: minimal 1024, low 4096, medium
- * 10000, high 24000; 0 for NULL / unknown (thinking off). */
+ * 10000, high 24000, xhigh 32000, max 48000; 0 for NULL / none / unknown
+ * (thinking off). */
 int zanth_thinking_budget(const char *effort);
+
+/* What one request asks of thinking. */
+typedef struct zanth_thinking {
+  int budget;         /* budget_tokens, 0 = no budget-style thinking */
+  bool adaptive;      /* send thinking {type: adaptive, display: summarized} */
+  const char *effort; /* output_config.effort (static), NULL = the model's default */
+  bool replay;        /* send earlier turns' signed thinking blocks back */
+} zanth_thinking;
+
+/* The plan for opts (thinking style + reasoning effort). */
+void zanth_thinking_plan(const zprov_opts *opts, zanth_thinking *out);
+
+/* output_config.effort for a zero effort name: minimal → low (the API has
+ * no minimal), none / NULL → NULL (no effort sent), others as they are. */
+const char *zanth_adaptive_effort(const char *effort);
 
 /* The request body; new reference. max_tokens: the request's, else
  * opts->max_output_tokens, else 8192, raised above the thinking budget. */

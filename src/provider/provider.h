@@ -67,6 +67,17 @@ typedef struct zprov_request {
 /* Everything a provider needs to reach its endpoint, already resolved from
  * config and environment (see config/config.h). Strings are owned by the
  * caller and must outlive the provider. */
+/* How a model on the Anthropic Messages API is asked to think (the
+ * registry's zmodel_thinking, config/models.h, which says which model takes
+ * which; the wire shapes are in anthropic.h). BUDGET, the zero value, is
+ * what every Anthropic-compatible server took first. */
+typedef enum zprov_thinking {
+  ZPT_BUDGET = 0,  /* thinking.type enabled + budget_tokens, when an effort is set */
+  ZPT_NONE,        /* no thinking control */
+  ZPT_ADAPTIVE,    /* thinking.type adaptive + output_config.effort, when set */
+  ZPT_ADAPTIVE_ON, /* adaptive; the model thinks even when not asked to */
+} zprov_thinking;
+
 typedef struct zprov_opts {
   const char *name;       /* profile name, for messages ("openai", "ollama") */
   const char *kind;       /* "openai", "openai-compatible", … */
@@ -80,11 +91,14 @@ typedef struct zprov_opts {
   long connect_timeout_ms;/* 0 = default (30000) */
   const char *wire_api;   /* "chat" | "responses" forces the OpenAI wire protocol;
                            * NULL = responses for kind openai, chat otherwise */
-  const char *reasoning_effort; /* minimal|low|medium|high, NULL = provider default */
+  const char *reasoning_effort; /* none|minimal|low|medium|high|xhigh|max, NULL = the
+                                 * provider's default; the model's levels are checked
+                                 * before (cli/provider_opts.c) */
   const char *cache_key;  /* prompt cache key (the session id); official OpenAI only */
   int parse_think_tags;   /* <think>…</think> in text becomes reasoning:
                            * 1 on, -1 off, 0 by model family (deepseek-r1, qwq, …) */
   int max_output_tokens;  /* default for requests that set none; 0 = registry / protocol */
+  zprov_thinking thinking; /* Anthropic Messages: how the model is asked to think */
 } zprov_opts;
 
 typedef struct zprovider zprovider;

@@ -11,6 +11,7 @@
 #include "base/ids.h"
 #include "base/path.h"
 #include "base/strvec.h"
+#include "config/models.h"
 #include "perm/engine.h"
 #include "tools/tool.h"
 
@@ -139,8 +140,8 @@ static void def_check_fields(zsub_def *x) {
   if (x->permission_mode && zperm_mode_parse(x->permission_mode, &m, &err) < 0)
     set_error(x, err.msg);
   const char *e = x->reasoning_effort;
-  if (e && strcmp(e, "minimal") && strcmp(e, "low") && strcmp(e, "medium") && strcmp(e, "high"))
-    set_error(x, "reasoningEffort must be minimal, low, medium or high");
+  if (e && !zmodel_effort_known(e))
+    set_error(x, "reasoningEffort must be one of " ZMODEL_EFFORT_NAMES);
   if (x->model && !strcmp(x->model, "inherit")) {
     free(x->model);
     x->model = NULL;

@@ -11,6 +11,8 @@ Python 3 standard library only.
 import json
 import time
 
+import fake_anthropic
+
 
 def _dumps(obj):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
@@ -168,7 +170,9 @@ def responses_events(turn, index, request):
 
 # --------------------------------------------------------------- Anthropic
 
-def anthropic_events(turn, index, request):
+def anthropic_events(turn, index, request, issued=None):
+    """issued (fake_anthropic.new_issued()) records the signatures and the
+    tool_use ids sent, for the checks of what comes back."""
     def ev(obj):
         return ("event: %s\ndata: %s\n\n" % (obj["type"], _dumps(obj))).encode("utf-8")
 
@@ -176,6 +180,12 @@ def anthropic_events(turn, index, request):
     text = turn.get("text", "")
     reasoning = turn.get("reasoning", "")
     calls = turn.get("tool_calls") or []
+    # A known model answers as the request's thinking asks: no thinking block
+    # when thinking is off, an empty text (a signature only) when omitted.
+    mode = fake_anthropic.thinking_mode(request)
+    if mode == "off":
+        reasoning = ""
+    shown = "" if mode == "omitted" else reasoning
     piece = turn.get("text_piece", 0)
     prompt, completion, cached, _r, _t = _counts(turn, request, text, reasoning, calls)
     cache_write = (turn.get("usage") or {}).get("cache_write_tokens", 0)
@@ -189,10 +199,14 @@ def anthropic_events(turn, index, request):
     if reasoning:
         out.append(ev({"type": "content_block_start", "index": bi,
                        "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
-        for r in _split(reasoning, piece):
+        for r in _split(shown, piece) if shown else []:
             out.append(ev({"type": "content_block_delta", "index": bi,
                            "delta": {"type": "thinking_delta", "thinking": r}}))
         sig = turn.get("signature", "EqQBCkYIBxgCKkBfakeSignature%d" % index)
+        if issued is not None:
+            issued["signatures"][sig] = shown
+            for i, call in enumerate(calls):
+                issued["thought_calls"].add(call.get("id", "toolu_fake%d_%d" % (index, i)))
         out.append(ev({"type": "content_block_delta", "index": bi,
                        "delta": {"type": "signature_delta", "signature": sig}}))
         out.append(ev({"type": "content_block_stop", "index": bi}))

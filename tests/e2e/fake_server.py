@@ -32,6 +32,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fake_anthropic  # noqa: E402
 import fake_protocols  # noqa: E402
 
 DEFAULT_ERRORS = {
@@ -189,13 +190,14 @@ def system_text(body):
     return ""
 
 
-def stream_events(turn, index, request, protocol="chat", path=""):
-    """The list of SSE event byte strings for a streaming turn."""
+def stream_events(turn, index, request, protocol="chat", path="", issued=None):
+    """The list of SSE event byte strings for a streaming turn (issued:
+    fake_anthropic.new_issued(), what an Anthropic answer sent)."""
     if protocol != "chat" and "raw_sse" not in turn and "raw_sse_file" not in turn:
         if protocol == "responses":
             return fake_protocols.responses_events(turn, index, request)
         if protocol == "anthropic":
-            return fake_protocols.anthropic_events(turn, index, request)
+            return fake_protocols.anthropic_events(turn, index, request, issued)
         model = path.split("/models/", 1)[-1].split(":", 1)[0]
         return fake_protocols.gemini_events(turn, index, request, model)
     if "raw_sse" in turn:
@@ -410,6 +412,15 @@ class Handler(BaseHTTPRequestHandler):
         if turn.get("silent"):  # accepts the request, never answers
             self.hang()
             return
+        if protocol == "anthropic":
+            bad = fake_anthropic.request_problem(
+                request, getattr(self.server, "anthropic_issued", None) or
+                fake_anthropic.new_issued())
+            if bad:  # the real API's refusal, before any answer
+                self.send_json(400, {"type": "error", "error": {
+                    "type": "invalid_request_error", "message": bad},
+                    "request_id": "req_fake%d" % index})
+                return
         problems = fake_protocols.gemini_schema_problems(request) if protocol == "gemini" else []
         if problems:
             # As the real API: the request is refused before any answer.
@@ -448,7 +459,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_json(status, {"error": err}, headers)
 
     def stream(self, turn, index, request, protocol="chat", path=""):
-        events = stream_events(turn, index, request, protocol, path)
+        events = stream_events(turn, index, request, protocol, path,
+                               getattr(self.server, "anthropic_issued", None))
         keepalive = turn.get("keepalive")
         ka = fake_protocols.keepalive_bytes(protocol)
         body = b""
@@ -618,6 +630,7 @@ def main(argv):
     httpd.models = [m for m in args.models.split(",") if m]
     httpd.auto_summary = args.auto_summary
     httpd.auto_answers = []
+    httpd.anthropic_issued = fake_anthropic.new_issued()
     for spec in args.auto_answer:
         prefix, sep, text = spec.partition("=")
         if not sep or not prefix:

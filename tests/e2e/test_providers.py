@@ -248,9 +248,12 @@ class Protocols(ZeroTest):
         r = self.zero("exec", "-m", "gpt-4o", "-r", "high", "q")
         self.assertEqual(r.returncode, 2)
         self.assertIn("gpt-4o has no reasoning-effort control", r.stderr)
-        r = self.zero("exec", "-r", "max", "q")
+        r = self.zero("exec", "-r", "max", "q")  # a vendor level o3 does not take
         self.assertEqual(r.returncode, 2)
-        self.assertIn("Expected minimal, low, medium, or high", r.stderr)
+        self.assertIn('o3 does not take reasoning effort "max"', r.stderr)
+        r = self.zero("exec", "-r", "ultra", "q")  # no vendor's level
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("Expected none, minimal, low, medium, high, xhigh, max", r.stderr)
         self.assertEqual(len(self.posts(m)), 1)  # refused before any request
 
     def test_think_tags_become_reasoning(self):

@@ -130,6 +130,108 @@ static void render_tool_results_cache_and_thinking_replay(void **s) {
   zconv_release(&c);
 }
 
+/* The adaptive shape (Opus 4.7+, Sonnet 5+, Fable): thinking adaptive with
+ * summarized display, the effort in output_config, never budget_tokens. */
+static void render_adaptive_thinking(void **s) {
+  (void)s;
+  zprov_opts o = opts("anthropic");
+  o.model = "claude-opus-4-8";
+  o.thinking = ZPT_ADAPTIVE;
+  o.reasoning_effort = "xhigh";
+  o.max_output_tokens = 8192;
+  zconv c = ZCONV_INIT;
+  zconv_add_user(&c, "hi");
+  zprov_request r = {.system = "sys", .conv = &c};
+  json_t *b = zanth_render(&o, &r);
+  cleanup_free char *th = zjson_dumps(json_object_get(b, "thinking"));
+  assert_string_equal(th, "{\"type\":\"adaptive\",\"display\":\"summarized\"}");
+  cleanup_free char *oc = zjson_dumps(json_object_get(b, "output_config"));
+  assert_string_equal(oc, "{\"effort\":\"xhigh\"}");
+  assert_int_equal(zjson_int_or(b, "max_tokens", 0), 8192); /* no budget to make room for */
+  json_decref(b);
+  /* minimal has no output_config level: the nearest, low. */
+  o.reasoning_effort = "minimal";
+  b = zanth_render(&o, &r);
+  assert_string_equal(zjson_str(json_object_get(b, "output_config"), "effort"), "low");
+  json_decref(b);
+  /* No effort: an adaptive model that thinks only when asked is not asked. */
+  o.reasoning_effort = NULL;
+  b = zanth_render(&o, &r);
+  assert_null(json_object_get(b, "thinking"));
+  assert_null(json_object_get(b, "output_config"));
+  json_decref(b);
+  /* A model that thinks unasked is asked for its summarized text, with its
+   * own default effort. */
+  o.thinking = ZPT_ADAPTIVE_ON;
+  o.model = "claude-fable-5-1";
+  b = zanth_render(&o, &r);
+  assert_string_equal(zjson_str(json_object_get(b, "thinking"), "type"), "adaptive");
+  assert_null(json_object_get(b, "output_config"));
+  json_decref(b);
+  o.reasoning_effort = "none"; /* nothing to turn off: the same */
+  b = zanth_render(&o, &r);
+  assert_null(json_object_get(b, "output_config"));
+  json_decref(b);
+  /* No thinking control at all: nothing, whatever the effort. */
+  o.thinking = ZPT_NONE;
+  o.reasoning_effort = "high";
+  b = zanth_render(&o, &r);
+  assert_null(json_object_get(b, "thinking"));
+  assert_null(json_object_get(b, "output_config"));
+  json_decref(b);
+  /* A budget model: xhigh / max are bigger budgets, none is off. */
+  o.thinking = ZPT_BUDGET;
+  o.reasoning_effort = "none";
+  b = zanth_render(&o, &r);
+  assert_null(json_object_get(b, "thinking"));
+  json_decref(b);
+  assert_int_equal(zanth_thinking_budget("xhigh"), 32000);
+  assert_int_equal(zanth_thinking_budget("max"), 48000);
+  assert_int_equal(zanth_thinking_budget("none"), 0);
+  zconv_release(&c);
+}
+
+/* A tool loop on an adaptive model: the assistant turn goes back with its
+ * signed blocks first, as received: an omitted-display block (empty text,
+ * signature only) and a redacted one, in their order; no cache_control on a
+ * thinking block. Without thinking on, none are sent. */
+static void render_adaptive_replay_exact(void **s) {
+  (void)s;
+  zprov_opts o = opts("anthropic");
+  o.model = "claude-opus-5-5";
+  o.thinking = ZPT_ADAPTIVE_ON;
+  zconv c = ZCONV_INIT;
+  zconv_add_user(&c, "look");
+  zmsg *a = zconv_add_assistant(&c, NULL, NULL);
+  zmsg_add_thinking(a, "", "SIG-omitted", 0);
+  zmsg_add_thinking(a, NULL, "REDACTED-DATA", 1);
+  zmsg_add_call(a, "toolu_1", "list_directory", "{}");
+  zconv_add_tool_result(&c, "toolu_1", "list_directory", "a.txt", 0);
+  zmsg *only = zconv_add_assistant(&c, NULL, NULL); /* a turn that only thought */
+  zmsg_add_thinking(only, "hm", "SIG-2", 0);
+  zconv_add_user(&c, "and?");
+  zprov_request r = {.system = "sys", .conv = &c};
+  json_t *b = zanth_render(&o, &r);
+  json_t *m1c = json_object_get(json_array_get(json_object_get(b, "messages"), 1), "content");
+  cleanup_free char *got = zjson_dumps(m1c);
+  assert_string_equal(got, "[{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":"
+                           "\"SIG-omitted\"},{\"type\":\"redacted_thinking\",\"data\":"
+                           "\"REDACTED-DATA\"},{\"type\":\"tool_use\",\"id\":\"toolu_1\","
+                           "\"name\":\"list_directory\",\"input\":{}}]");
+  cleanup_free char *all = zjson_dumps(json_object_get(b, "messages"));
+  json_t *m3c = json_object_get(json_array_get(json_object_get(b, "messages"), 3), "content");
+  assert_null(json_object_get(json_array_get(m3c, 0), "cache_control"));
+  json_decref(b);
+  o.thinking = ZPT_ADAPTIVE; /* no effort: thinking off, nothing replayed */
+  b = zanth_render(&o, &r);
+  cleanup_free char *off = zjson_dumps(json_object_get(b, "messages"));
+  assert_null(strstr(off, "SIG-omitted"));
+  assert_null(strstr(off, "REDACTED-DATA"));
+  json_decref(b);
+  zconv_release(&c);
+  (void)all;
+}
+
 static void url_forms(void **s) {
   (void)s;
   cleanup_free char *a = zanth_url("https://api.anthropic.com");
@@ -155,6 +257,8 @@ int main(void) {
       cmocka_unit_test(stream_cut_after_text_final),
       cmocka_unit_test(render_thinking_budget_by_effort),
       cmocka_unit_test(render_tool_results_cache_and_thinking_replay),
+      cmocka_unit_test(render_adaptive_thinking),
+      cmocka_unit_test(render_adaptive_replay_exact),
       cmocka_unit_test(url_forms),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

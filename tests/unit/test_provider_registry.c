@@ -166,21 +166,90 @@ static void registry_current_rows(void **s) {
   zmodel_lookup(NULL, "claude-haiku-5-5", &m);
   assert_true(m.input_price == 0.10 && m.output_price == 0.50);
   assert_int_equal(m.context_window, 1000000);
-  /* Adaptive-only models take low/medium/high, not minimal. */
-  assert_string_equal(m.efforts, "low,medium,high");
+  /* Adaptive-only models take output_config.effort's levels, not minimal. */
+  assert_string_equal(m.efforts, "low,medium,high,xhigh,max");
   zmodel_lookup(NULL, "claude-opus-4-8", &m);
   assert_true(m.input_price == 5.00 && m.output_price == 25.00);
   zmodel_lookup(NULL, "gpt-6.2-sol", &m);
   assert_int_equal(m.context_window, 1050000);
   assert_true(m.input_price == 2.00 && m.cached_price == 0.10 && m.output_price == 10.00);
-  assert_string_equal(m.efforts, "low,medium,high");
+  assert_string_equal(m.efforts, "low,medium,high,xhigh,max");
   zmodel_lookup(NULL, "gpt-6-luna", &m);
+  assert_string_equal(m.efforts, "none,low,medium,high,xhigh,max");
   assert_true(m.input_price == 0.10 && m.cached_price == 0.01 && m.output_price == 0.50);
   zmodel_lookup(NULL, "gpt-6.1-terra", &m);
   assert_true(m.input_price == 1.00 && m.cached_price == 0.05 && m.output_price == 5.00);
   zmodel_lookup(NULL, "grok-4.7", &m);
   assert_int_equal(m.context_window, 500000);
   assert_true(m.input_price == 2.00 && m.output_price == 6.00);
+}
+
+/* Which thinking shape each Anthropic generation takes; a wrong one is an
+ * HTTP 400 from the real API. */
+static void registry_thinking_styles(void **s) {
+  (void)s;
+  static const struct {
+    const char *id;
+    zmodel_thinking t;
+    const char *efforts;
+  } rows[] = {
+      {"claude-fable-5-1", ZTHINK_ADAPTIVE_ON, "low,medium,high,xhigh,max"},
+      {"claude-opus-5-5-20261001", ZTHINK_ADAPTIVE_ON, "low,medium,high,xhigh,max"},
+      {"claude-sonnet-5-5", ZTHINK_ADAPTIVE_ON, "low,medium,high,xhigh,max"},
+      {"claude-haiku-5-5", ZTHINK_ADAPTIVE_ON, "low,medium,high,xhigh,max"},
+      {"claude-opus-4-8", ZTHINK_ADAPTIVE, "low,medium,high,xhigh,max"},
+      {"anthropic/claude-opus-4.7", ZTHINK_ADAPTIVE, "low,medium,high,xhigh,max"},
+      {"claude-sonnet-4-6", ZTHINK_ADAPTIVE, "low,medium,high,max"},
+      {"claude-opus-4-5-20251101", ZTHINK_BUDGET, "minimal,low,medium,high"},
+      {"claude-sonnet-4-5", ZTHINK_BUDGET, "minimal,low,medium,high"},
+      {"claude-3-5-haiku", ZTHINK_NONE, ""},
+      {"gpt-6.2-sol", ZTHINK_NONE, "low,medium,high,xhigh,max"},
+      {"gpt-5.1", ZTHINK_NONE, "none,low,medium,high"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    zmodel_info m;
+    zmodel_lookup(NULL, rows[i].id, &m);
+    if (m.thinking != rows[i].t || strcmp(m.efforts, rows[i].efforts) != 0)
+      fail_msg("%s: thinking %d efforts %s", rows[i].id, (int)m.thinking, m.efforts);
+  }
+  zmodel_info m;
+  zmodel_lookup(NULL, "claude-next-9", &m); /* unknown: the classic budget shape */
+  assert_int_equal(m.thinking, ZTHINK_BUDGET);
+  assert_string_equal(m.efforts, "");
+  assert_true(zmodel_effort_known("xhigh") && zmodel_effort_known("none"));
+  assert_false(zmodel_effort_known("ultra") || zmodel_effort_known(NULL));
+  assert_true(zmodel_effort_listed("low,medium,high,xhigh,max", "max"));
+  assert_false(zmodel_effort_listed("low,medium,high,xhigh,max", "high,"));
+  assert_false(zmodel_effort_listed("low,medium,high", "hig"));
+}
+
+/* "reasoningEfforts" (array or comma string) and "thinking" in an override
+ * are read, and bad ones refused with the accepted values named. */
+static void registry_override_thinking(void **s) {
+  (void)s;
+  zconfig cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.models =
+      json_pack("{s:{s:[s,s], s:s}, s:{s:s}}", "claude-opus-6", "reasoningEfforts", "low", "max",
+                "thinking", "adaptive-on", "gw-model", "reasoningEfforts", "none,high");
+  zmodel_info m;
+  zmodel_lookup(&cfg, "claude-opus-6", &m);
+  assert_string_equal(m.efforts, "low,max");
+  assert_int_equal(m.thinking, ZTHINK_ADAPTIVE_ON);
+  zmodel_lookup(&cfg, "gw-model", &m);
+  assert_string_equal(m.efforts, "none,high");
+  assert_int_equal(zmodel_check_override("x", json_object_get(cfg.models, "gw-model"), NULL), 0);
+  json_t *bad = json_pack("{s:[s,s]}", "reasoningEfforts", "low", "ultra");
+  zerr e = ZERR_INIT;
+  assert_int_equal(zmodel_check_override("config.json: models.m", bad, &e), -1);
+  assert_non_null(strstr(e.msg, "\"ultra\""));
+  assert_non_null(strstr(e.msg, ZMODEL_EFFORT_NAMES));
+  json_decref(bad);
+  bad = json_pack("{s:s}", "thinking", "always");
+  assert_int_equal(zmodel_check_override("m", bad, &e), -1);
+  assert_non_null(strstr(e.msg, "adaptive-on"));
+  json_decref(bad);
+  json_decref(cfg.models);
 }
 
 static void registry_override_and_cost(void **s) {
@@ -247,6 +316,8 @@ int main(void) {
       cmocka_unit_test(registry_prefix_and_gateway),
       cmocka_unit_test(registry_versions_not_shadowed),
       cmocka_unit_test(registry_current_rows),
+      cmocka_unit_test(registry_thinking_styles),
+      cmocka_unit_test(registry_override_thinking),
       cmocka_unit_test(registry_override_and_cost),
       cmocka_unit_test(presets_known),
       cmocka_unit_test(preset_defaults_known),
