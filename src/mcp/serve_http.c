@@ -10,6 +10,8 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -167,23 +169,27 @@ static void stream_free(stream *st) {
   free(st);
 }
 
+/* Keeps the newest MAX_STREAMS: the oldest finished, unattached one goes. */
+static void streams_trim(hsession *hs) {
+  if (hs->streams.len < MAX_STREAMS) return;
+  for (size_t i = 0; i < hs->streams.len; i++) {
+    stream *old = hs->streams.items[i];
+    if (!old->finished || old->sink) continue;
+    stream_free(old);
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
+    memmove(&hs->streams.items[i], &hs->streams.items[i + 1],
+            (hs->streams.len - i - 1) * sizeof *hs->streams.items);
+    hs->streams.len--;
+    return;
+  }
+}
+
 static stream *stream_new(hsession *hs) {
-  /* Keep the newest MAX_STREAMS: the oldest finished, unattached one goes. */
-  if (hs->streams.len >= MAX_STREAMS)
-    for (size_t i = 0; i < hs->streams.len; i++) {
-      stream *old = hs->streams.items[i];
-      if (old->finished && !old->sink) {
-        stream_free(old);
-        memmove(&hs->streams.items[i], &hs->streams.items[i + 1],
-                (hs->streams.len - i - 1) * sizeof *hs->streams.items);
-        hs->streams.len--;
-        break;
-      }
-    }
+  streams_trim(hs);
   stream *st = xcalloc(1, sizeof *st);
   zbuf_init(&st->log);
   st->no = ++hs->next_stream;
-  zvec_push(&hs->streams, st);
+  zvec_push(&hs->streams, st); // NOLINT(bugprone-sizeof-expression): a vector of pointers
   return st;
 }
 
@@ -191,6 +197,18 @@ static stream *stream_find(hsession *hs, unsigned no) {
   for (size_t i = 0; i < hs->streams.len; i++)
     if (hs->streams.items[i]->no == no) return hs->streams.items[i];
   return NULL;
+}
+
+/* Keeps ev for replay while the log has room (after that the stream can no
+ * longer be resumed). */
+static void stream_log(stream *st, const zbuf *ev) {
+  if (st->log_full || st->log.len + ev->len > STREAM_LOG_MAX) {
+    st->log_full = true;
+    return;
+  }
+  sse_event e = {.seq = st->next_seq, .off = st->log.len, .len = ev->len};
+  zvec_push(&st->events, e);
+  zbuf_add(&st->log, ev->data, ev->len);
 }
 
 /* Appends an event (data may be "" for the priming event; retry_ms > 0 adds
@@ -202,13 +220,7 @@ static void stream_emit(stream *st, const char *data, size_t len, int retry_ms) 
   zbuf_addstr(&ev, "data: ");
   zbuf_add(&ev, data, len);
   zbuf_addstr(&ev, "\n\n");
-  if (!st->log_full && st->log.len + ev.len <= STREAM_LOG_MAX) {
-    sse_event e = {.seq = st->next_seq, .off = st->log.len, .len = ev.len};
-    zvec_push(&st->events, e);
-    zbuf_add(&st->log, ev.data, ev.len);
-  } else {
-    st->log_full = true;
-  }
+  stream_log(st, &ev);
   st->next_seq++;
   if (st->sink) {
     body_part(st->sink, ev.data, ev.len);
@@ -264,6 +276,21 @@ static void session_unlink(server *srv, size_t i) {
   pthread_cond_broadcast(&srv->changed);
 }
 
+/* Unlinks the longest idle session no thread uses and returns it (to be
+ * closed and freed by the caller), or NULL when all are busy. srv->mu held. */
+static hsession *session_evict(server *srv) {
+  size_t oldest = SIZE_MAX;
+  for (size_t i = 0; i < srv->sessions.len; i++) {
+    const hsession *s = srv->sessions.items[i];
+    if (s->refs) continue;
+    if (oldest == SIZE_MAX || s->last_used < srv->sessions.items[oldest]->last_used) oldest = i;
+  }
+  if (oldest == SIZE_MAX) return NULL;
+  hsession *hs = srv->sessions.items[oldest];
+  session_unlink(srv, oldest);
+  return hs;
+}
+
 /* A new session (ref taken), or NULL when the table is full of busy ones. */
 static hsession *session_open(server *srv) {
   hsession *hs = xcalloc(1, sizeof *hs), *evicted = NULL;
@@ -274,21 +301,9 @@ static hsession *session_open(server *srv) {
   hs->refs = 1;
   hs->last_used = time(NULL);
   pthread_mutex_lock(&srv->mu);
-  if (srv->sessions.len >= srv->max_sessions) {
-    size_t oldest = SIZE_MAX;
-    for (size_t i = 0; i < srv->sessions.len; i++) {
-      hsession *s = srv->sessions.items[i];
-      if (s->refs == 0 &&
-          (oldest == SIZE_MAX || s->last_used < srv->sessions.items[oldest]->last_used))
-        oldest = i;
-    }
-    if (oldest != SIZE_MAX) {
-      evicted = srv->sessions.items[oldest];
-      session_unlink(srv, oldest);
-    }
-  }
+  if (srv->sessions.len >= srv->max_sessions) evicted = session_evict(srv);
   bool room = srv->sessions.len < srv->max_sessions;
-  if (room) zvec_push(&srv->sessions, hs);
+  if (room) zvec_push(&srv->sessions, hs); // NOLINT(bugprone-sizeof-expression): pointers
   pthread_mutex_unlock(&srv->mu);
   if (evicted) {
     zmcp_session_close(evicted->mcp);
@@ -528,8 +543,33 @@ static void hold_stream(server *srv, hsession *hs, stream *st, conn *c) {
 
 /* "<stream>-<seq>" of Last-Event-ID; false when it is not one of ours. */
 static bool parse_event_id(const char *s, unsigned *no, unsigned *seq) {
-  char tail;
-  return sscanf(s, "%u-%u%c", no, seq, &tail) == 2;
+  char *end;
+  errno = 0;
+  unsigned long a = strtoul(s, &end, 10);
+  if (end == s || *end != '-' || *s == '-' || *s == '+') return false;
+  const char *b_at = end + 1;
+  unsigned long b = strtoul(b_at, &end, 10);
+  if (end == b_at || *end || *b_at == '-' || *b_at == '+' || errno || a > UINT_MAX ||
+      b > UINT_MAX)
+    return false;
+  *no = (unsigned)a;
+  *seq = (unsigned)b;
+  return true;
+}
+
+/* Why a GET cannot be served (with its status), or NULL: then *st is the
+ * stream Last-Event-ID resumes after event *seq, or NULL for the standalone
+ * stream. srv->mu held. */
+static const char *get_refusal(hsession *hs, const char *last_id, stream **st, unsigned *seq,
+                               int *status) {
+  unsigned no = 0;
+  *status = 409;
+  if (!last_id) return hs->standalone_open ? "the session's GET stream is already open" : NULL;
+  *st = parse_event_id(last_id, &no, seq) ? stream_find(hs, no) : NULL;
+  if (*st && (*st)->sink) return "that stream is already being received";
+  *status = 400;
+  if (!*st || (*st)->log_full) return "Last-Event-ID names no stream zero keeps";
+  return NULL;
 }
 
 static void handle_get(server *srv, conn *c, const zhttpd_req *r) {
@@ -545,18 +585,11 @@ static void handle_get(server *srv, conn *c, const zhttpd_req *r) {
     return;
   }
   const char *last_id = zhttpd_header_get(r, "last-event-id");
-  unsigned no = 0, seq = 0;
+  unsigned seq = 0;
   pthread_mutex_lock(&srv->mu);
   stream *st = NULL;
-  const char *refusal = NULL;
   int status = 0;
-  if (last_id) {
-    st = parse_event_id(last_id, &no, &seq) ? stream_find(hs, no) : NULL;
-    if (!st || st->log_full) status = 400, refusal = "Last-Event-ID names no stream zero keeps";
-    else if (st->sink) status = 409, refusal = "that stream is already being received";
-  } else if (hs->standalone_open) {
-    status = 409, refusal = "the session's GET stream is already open";
-  }
+  const char *refusal = get_refusal(hs, last_id, &st, &seq, &status);
   if (refusal) {
     pthread_mutex_unlock(&srv->mu);
     respond_error(c, status, ZRPC_INVALID_REQUEST, refusal, NULL);
@@ -786,6 +819,7 @@ static int listen_on(const zmcp_http_opts *o, char *url, size_t url_size, zerr *
   }
   freeaddrinfo(res);
   struct sockaddr_storage ss;
+  memset(&ss, 0, sizeof ss);
   socklen_t sl = sizeof ss;
   char addr[INET6_ADDRSTRLEN] = "?";
   int bound = o->port;
@@ -816,7 +850,7 @@ static void accept_one(server *srv, int lfd, pthread_attr_t *attr) {
   c->minor = 1;
   pthread_mutex_lock(&srv->mu);
   bool room = srv->conns.len < srv->max_conns;
-  if (room) zvec_push(&srv->conns, c);
+  if (room) zvec_push(&srv->conns, c); // NOLINT(bugprone-sizeof-expression): pointers
   pthread_mutex_unlock(&srv->mu);
   pthread_t t;
   if (room && pthread_create(&t, attr, conn_main, c) == 0) return;

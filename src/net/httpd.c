@@ -275,6 +275,32 @@ static void chunk_size_line(zhttpd_parser *p) {
   p->state = n ? ZHTTPD_CHUNK_DATA : ZHTTPD_TRAILERS;
 }
 
+/* The CRLF after a chunk's data. */
+static void chunk_end_line(zhttpd_parser *p) {
+  if (p->line.len) {
+    fail(p, 400, "chunk data longer than its size");
+    return;
+  }
+  p->state = ZHTTPD_CHUNK_SIZE;
+}
+
+/* A trailer line: dropped, the whole capped like the head; a blank one
+ * ends the request. */
+static size_t feed_trailer(zhttpd_parser *p, const char *data, size_t len) {
+  size_t used = 0;
+  bool whole = feed_line(p, data, len, &used);
+  p->trailer_bytes += used;
+  if (p->trailer_bytes > p->max_head) {
+    fail(p, 431, "trailer fields too large");
+    return used;
+  }
+  if (whole) {
+    if (!p->line.len) p->state = ZHTTPD_DONE;
+    zbuf_reset(&p->line);
+  }
+  return used;
+}
+
 static size_t feed_chunked(zhttpd_parser *p, const char *data, size_t len) {
   size_t used = 0;
   while (used < len && p->state != ZHTTPD_DONE && p->state != ZHTTPD_FAILED) {
@@ -287,25 +313,9 @@ static size_t feed_chunked(zhttpd_parser *p, const char *data, size_t len) {
       p->remaining -= n;
       if (!p->remaining) p->state = ZHTTPD_CHUNK_END;
     } else if (p->state == ZHTTPD_CHUNK_END) {
-      if (feed_line(p, data, len, &used)) {
-        if (p->line.len) {
-          fail(p, 400, "chunk data longer than its size");
-          break;
-        }
-        p->state = ZHTTPD_CHUNK_SIZE;
-      }
-    } else { /* TRAILERS: dropped, capped like the head */
-      size_t before = used;
-      bool whole = feed_line(p, data, len, &used);
-      p->trailer_bytes += used - before;
-      if (p->trailer_bytes > p->max_head) {
-        fail(p, 431, "trailer fields too large");
-        break;
-      }
-      if (whole) {
-        if (!p->line.len) p->state = ZHTTPD_DONE;
-        zbuf_reset(&p->line);
-      }
+      if (feed_line(p, data, len, &used)) chunk_end_line(p);
+    } else {
+      used += feed_trailer(p, data + used, len - used);
     }
   }
   return used;

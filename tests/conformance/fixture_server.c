@@ -104,8 +104,8 @@ static json_t *ask_and_report(zmcp_call *c, const char *method, json_t *params,
   return out;
 }
 
-static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code, char *msg,
-                         size_t n) {
+/* The tools that just return content; NULL for the others. */
+static json_t *content_tool(const char *name) {
   if (!strcmp(name, "test_simple_text"))
     return text_result("This is a simple text response for testing.", false);
   if (!strcmp(name, "test_image_content"))
@@ -124,6 +124,16 @@ static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code
                      "data", PNG, "mimeType", "image/png", "type", "resource", "resource", "uri",
                      "test://mixed-content-resource", "mimeType", "application/json", "text",
                      "{\"test\":\"data\",\"value\":123}");
+  if (!strcmp(name, "test_error_handling"))
+    return text_result("This tool intentionally returns an error for testing", true);
+  if (!strcmp(name, "json_schema_2020_12_tool")) return text_result("ok", false);
+  return NULL;
+}
+
+static json_t *elicitation_tool(zmcp_call *c, const char *name, json_t *args);
+
+/* The tools that talk to the client while they run; NULL for the others. */
+static json_t *interactive_tool(zmcp_call *c, const char *name, json_t *args) {
   if (!strcmp(name, "test_tool_with_logging")) {
     const char *steps[] = {"Tool execution started", "Tool processing data",
                            "Tool execution completed"};
@@ -135,14 +145,17 @@ static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code
     }
     return text_result("Tool with logging executed successfully", false);
   }
-  if (!strcmp(name, "test_error_handling"))
-    return text_result("This tool intentionally returns an error for testing", true);
   if (!strcmp(name, "test_tool_with_progress")) {
     for (int p = 0; p <= 100; p += 50) {
       if (p) sleep_ms(50);
       zmcp_call_progress(c, p, 100, NULL);
     }
     return text_result("Tool with progress executed successfully", false);
+  }
+  if (!strcmp(name, "test_reconnection")) {
+    zmcp_call_detach(c, 500);
+    sleep_ms(100);
+    return text_result("Reconnection test completed", false);
   }
   if (!strcmp(name, "test_sampling")) {
     if (!zmcp_call_client_has(c, "sampling"))
@@ -154,6 +167,10 @@ static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code
                                     "maxTokens", 100),
                           "LLM response: ");
   }
+  return elicitation_tool(c, name, args);
+}
+
+static json_t *elicitation_tool(zmcp_call *c, const char *name, json_t *args) {
   if (!strncmp(name, "test_elicitation", 16)) {
     if (!zmcp_call_client_has(c, "elicitation"))
       return text_result("the client does not support elicitation", true);
@@ -167,12 +184,14 @@ static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code
                                     "requestedSchema", json_loads(schema, 0, NULL)),
                           "Elicitation completed: ");
   }
-  if (!strcmp(name, "test_reconnection")) {
-    zmcp_call_detach(c, 500);
-    sleep_ms(100);
-    return text_result("Reconnection test completed", false);
-  }
-  if (!strcmp(name, "json_schema_2020_12_tool")) return text_result("ok", false);
+  return NULL;
+}
+
+static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code, char *msg,
+                         size_t n) {
+  json_t *r = content_tool(name);
+  if (!r) r = interactive_tool(c, name, args);
+  if (r) return r;
   char why[200];
   snprintf(why, sizeof why, "unknown tool \"%.100s\"", name);
   return fail(code, msg, n, ZRPC_INVALID_PARAMS, why);
