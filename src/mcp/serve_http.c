@@ -29,9 +29,9 @@
 #include "mcp/client.h"
 #include "net/httpd.h"
 
-#define MAX_STREAMS 16           /* streams a session keeps for resumption */
+#define MAX_STREAMS 16            /* streams a session keeps for resumption */
 #define STREAM_LOG_MAX (1u << 20) /* bytes of events kept per stream for replay */
-#define KEEPALIVE_S 25           /* a comment on idle standalone streams */
+#define KEEPALIVE_S 25            /* a comment on idle standalone streams */
 #define THREAD_STACK (1u << 20)
 
 typedef struct sse_event {
@@ -441,8 +441,7 @@ static void handle_initialize(server *srv, conn *c, zrpc_msg *m) {
   hsession *hs = session_open(srv);
   if (!hs) {
     zrpc_msg_release(m);
-    respond_error(c, 503, ZRPC_INTERNAL_ERROR, "too many MCP sessions: end one with DELETE",
-                  NULL);
+    respond_error(c, 503, ZRPC_INTERNAL_ERROR, "too many MCP sessions: end one with DELETE", NULL);
     return;
   }
   zbuf out = ZBUF_INIT;
@@ -492,8 +491,7 @@ static void handle_post(server *srv, conn *c, const zhttpd_req *r) {
   hsession *hs = sid ? session_get(srv, sid) : NULL;
   if (!hs) {
     zrpc_msg_release(&m);
-    if (sid)
-      respond_error(c, 404, ZRPC_INVALID_REQUEST, "unknown or ended MCP session", NULL);
+    if (sid) respond_error(c, 404, ZRPC_INVALID_REQUEST, "unknown or ended MCP session", NULL);
     else
       respond_error(c, 400, ZRPC_INVALID_REQUEST,
                     "missing Mcp-Session-Id header (send initialize first)", NULL);
@@ -549,8 +547,7 @@ static bool parse_event_id(const char *s, unsigned *no, unsigned *seq) {
   if (end == s || *end != '-' || *s == '-' || *s == '+') return false;
   const char *b_at = end + 1;
   unsigned long b = strtoul(b_at, &end, 10);
-  if (end == b_at || *end || *b_at == '-' || *b_at == '+' || errno || a > UINT_MAX ||
-      b > UINT_MAX)
+  if (end == b_at || *end || *b_at == '-' || *b_at == '+' || errno || a > UINT_MAX || b > UINT_MAX)
     return false;
   *no = (unsigned)a;
   *seq = (unsigned)b;
@@ -801,8 +798,10 @@ bool zmcp_http_parse_listen(const char *s, char *host, size_t host_size, int *po
 }
 
 static int listen_on(const zmcp_http_opts *o, char *url, size_t url_size, zerr *err) {
-  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                           .ai_flags = AI_PASSIVE}, *res = NULL;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                           .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_PASSIVE},
+                  *res = NULL;
   char port[8];
   snprintf(port, sizeof port, "%d", o->port);
   int gai = getaddrinfo(o->host, port, &hints, &res);
@@ -889,11 +888,14 @@ int zmcp_serve_http(const zmcp_catalog *cat, const zmcp_http_opts *o, zerr *err)
   if (!loopback && !o->token)
     return zerr_set(err, ZE_USAGE,
                     "serving on %s (not loopback) needs a bearer token: set ZERO_SERVE_TOKEN "
-                    "or --token-file", o->host);
+                    "or --token-file",
+                    o->host);
   char url[128];
   int lfd = listen_on(o, url, sizeof url, err);
   if (lfd < 0) return -1;
-  server srv = {.cat = cat, .o = o, .loopback = loopback,
+  server srv = {.cat = cat,
+                .o = o,
+                .loopback = loopback,
                 .max_sessions = o->max_sessions ? o->max_sessions : 256,
                 .max_conns = o->max_conns ? o->max_conns : 128};
   pthread_mutex_init(&srv.mu, NULL);

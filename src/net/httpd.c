@@ -235,7 +235,8 @@ static bool feed_line(zhttpd_parser *p, const char *data, size_t len, size_t *us
   while (*used < len) {
     char c = data[(*used)++];
     if (c == '\n') {
-      if (p->line.len && p->line.data[p->line.len - 1] == '\r') zbuf_setlen(&p->line, p->line.len - 1);
+      if (p->line.len && p->line.data[p->line.len - 1] == '\r')
+        zbuf_setlen(&p->line, p->line.len - 1);
       return true;
     }
     if (p->line.len >= LINE_MAX_BYTES) {
@@ -251,9 +252,10 @@ static void chunk_size_line(zhttpd_parser *p) {
   const char *s = p->line.data; /* zbuf keeps it NUL-terminated */
   size_t n = 0, digits = 0;
   for (; *s; s++, digits++) {
-    int v = (*s >= '0' && *s <= '9') ? *s - '0'
+    int v = (*s >= '0' && *s <= '9')   ? *s - '0'
             : (*s >= 'a' && *s <= 'f') ? *s - 'a' + 10
-            : (*s >= 'A' && *s <= 'F') ? *s - 'A' + 10 : -1;
+            : (*s >= 'A' && *s <= 'F') ? *s - 'A' + 10
+                                       : -1;
     if (v < 0) break;
     if (n > (p->max_body >> 4) + 1) {
       fail(p, 413, "request body too large");
@@ -361,25 +363,25 @@ bool zhttpd_list_has(const char *value, const char *token) {
 
 const char *zhttpd_reason(int status) {
   switch (status) {
-  case 100: return "Continue";
-  case 200: return "OK";
-  case 202: return "Accepted";
-  case 204: return "No Content";
-  case 400: return "Bad Request";
-  case 401: return "Unauthorized";
-  case 403: return "Forbidden";
-  case 404: return "Not Found";
-  case 405: return "Method Not Allowed";
-  case 406: return "Not Acceptable";
-  case 408: return "Request Timeout";
-  case 409: return "Conflict";
-  case 413: return "Content Too Large";
-  case 415: return "Unsupported Media Type";
-  case 431: return "Request Header Fields Too Large";
-  case 500: return "Internal Server Error";
-  case 501: return "Not Implemented";
-  case 503: return "Service Unavailable";
-  case 505: return "HTTP Version Not Supported";
-  default: return "Unknown";
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
   }
 }
