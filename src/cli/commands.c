@@ -33,7 +33,7 @@ static const zcli_command COMMANDS[] = {
     {"mcp", NULL, cmd_mcp, 0, "list|add|remove|...",
      "MCP servers whose tools the agent may use", &zcli_mcp_opts,
      &zcli_mcp_subs, NULL},
-    {"serve", NULL, cmd_serve, 0, "--mcp", "serve zero's tools to an MCP client over stdio",
+    {"serve", NULL, cmd_serve, 0, "--mcp", "serve zero's tools to an MCP client (stdio or HTTP)",
      &zcli_serve_opts, NULL, NULL},
     {"acp", NULL, cmd_acp, 0, "[--permission-mode MODE]",
      "be the agent of an ACP editor (Zed, ...) over stdio", &zcli_acp_opts, NULL, NULL},

@@ -176,9 +176,9 @@ static void streams_trim(hsession *hs) {
     stream *old = hs->streams.items[i];
     if (!old->finished || old->sink) continue;
     stream_free(old);
+    size_t tail = hs->streams.len - i - 1;
     // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
-    memmove(&hs->streams.items[i], &hs->streams.items[i + 1],
-            (hs->streams.len - i - 1) * sizeof *hs->streams.items);
+    memmove(&hs->streams.items[i], &hs->streams.items[i + 1], tail * sizeof(stream *));
     hs->streams.len--;
     return;
   }
@@ -427,7 +427,7 @@ static void post_finish(post_ctx *p, const zbuf *out) {
   if (p->st) {
     stream_emit(p->st, out->data, out->len, 0);
     p->st->finished = true;
-    if (p->st->sink == p->c) {
+    if (p->st->sink && p->st->sink == p->c) {
       body_end(p->c);
       p->st->sink = NULL;
     }
