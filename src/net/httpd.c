@@ -303,17 +303,23 @@ static size_t feed_trailer(zhttpd_parser *p, const char *data, size_t len) {
   return used;
 }
 
+/* Body bytes, up to the p->remaining of the body or chunk; at its end the
+ * parser moves to next. Returns the bytes used. */
+static size_t take_body(zhttpd_parser *p, const char *data, size_t len, zhttpd_state next) {
+  size_t n = len < p->remaining ? len : p->remaining;
+  zbuf_add(&p->req.body, data, n);
+  p->remaining -= n;
+  if (!p->remaining) p->state = next;
+  return n;
+}
+
 static size_t feed_chunked(zhttpd_parser *p, const char *data, size_t len) {
   size_t used = 0;
   while (used < len && p->state != ZHTTPD_DONE && p->state != ZHTTPD_FAILED) {
     if (p->state == ZHTTPD_CHUNK_SIZE) {
       if (feed_line(p, data, len, &used)) chunk_size_line(p);
     } else if (p->state == ZHTTPD_CHUNK_DATA) {
-      size_t n = len - used < p->remaining ? len - used : p->remaining;
-      zbuf_add(&p->req.body, data + used, n);
-      used += n;
-      p->remaining -= n;
-      if (!p->remaining) p->state = ZHTTPD_CHUNK_END;
+      used += take_body(p, data + used, len - used, ZHTTPD_CHUNK_END);
     } else if (p->state == ZHTTPD_CHUNK_END) {
       if (feed_line(p, data, len, &used)) chunk_end_line(p);
     } else {
@@ -329,11 +335,7 @@ size_t zhttpd_feed(zhttpd_parser *p, const char *data, size_t len) {
     if (p->state == ZHTTPD_HEAD) {
       used += feed_head(p, data + used, len - used);
     } else if (p->state == ZHTTPD_BODY) {
-      size_t n = len - used < p->remaining ? len - used : p->remaining;
-      zbuf_add(&p->req.body, data + used, n);
-      used += n;
-      p->remaining -= n;
-      if (!p->remaining) p->state = ZHTTPD_DONE;
+      used += take_body(p, data + used, len - used, ZHTTPD_DONE);
     } else {
       used += feed_chunked(p, data + used, len - used);
     }
