@@ -211,6 +211,13 @@ static void stream_log(stream *st, const zbuf *ev) {
   zbuf_add(&st->log, ev->data, ev->len);
 }
 
+/* Drops st's replay log (it can no longer be resumed). */
+static void stream_forget(stream *st) {
+  zbuf_release(&st->log);
+  zvec_free(&st->events);
+  st->log_full = true;
+}
+
 /* Appends an event (data may be "" for the priming event; retry_ms > 0 adds
  * a retry field) to the log and sends it to the sink. */
 static void stream_emit(stream *st, const char *data, size_t len, int retry_ms) {
@@ -427,6 +434,9 @@ static void post_finish(post_ctx *p, const zbuf *out) {
   if (p->st) {
     stream_emit(p->st, out->data, out->len, 0);
     p->st->finished = true;
+    /* The client has the response: nobody will resume this stream, so its
+     * replay log goes now rather than when MAX_STREAMS pushes it out. */
+    if (p->st->sink) stream_forget(p->st);
     if (p->st->sink && p->st->sink == p->c) {
       body_end(p->c);
       p->st->sink = NULL;
