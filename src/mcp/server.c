@@ -187,8 +187,11 @@ static void deliver(zmcp_session *s, const zrpc_msg *m) {
   pthread_mutex_lock(&s->mu);
   for (ask *a = s->asks; a; a = a->next)
     if (a->id == json_integer_value(m->id) && !a->done) {
-      a->result = m->result ? json_incref(m->result) : NULL;
-      a->error = m->error ? json_incref(m->error) : NULL;
+      /* Copies, not references: the asking thread owns its answer alone,
+       * and this message is freed here while that thread reads it (a
+       * shared jansson tree would hang on refcounts across threads). */
+      a->result = m->result ? json_deep_copy(m->result) : NULL;
+      a->error = m->error ? json_deep_copy(m->error) : NULL;
       a->done = true;
       pthread_cond_broadcast(&s->answered);
       break;
