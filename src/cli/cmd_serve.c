@@ -17,11 +17,21 @@
 #include "mcp/server.h"
 #include "sandbox/sandbox.h"
 
-enum { SV_HELP = 1, SV_MCP, SV_CWD, SV_ADD_DIR, SV_UNSAFE, SV_HTTP, SV_BIND, SV_TOKEN_FILE,
-       SV_ORIGIN };
+enum {
+  SV_HELP = 1,
+  SV_MCP,
+  SV_CWD,
+  SV_ADD_DIR,
+  SV_UNSAFE,
+  SV_HTTP,
+  SV_BIND,
+  SV_TOKEN_FILE,
+  SV_ORIGIN
+};
 
 static const zopt SERVE_OPTS[] = {
-    {SV_MCP, "mcp", 0, ZOPT_FLAG, 0, NULL, "speak the Model Context Protocol (the only mode)", NULL},
+    {SV_MCP, "mcp", 0, ZOPT_FLAG, 0, NULL, "speak the Model Context Protocol (the only mode)",
+     NULL},
     {SV_CWD, "cwd", 'C', ZOPT_VALUE, 0, "DIR",
      "workspace the tools work in (default: current directory)", NULL},
     {SV_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
@@ -30,7 +40,8 @@ static const zopt SERVE_OPTS[] = {
      "expose every tool (write, edit, run commands), not only\nthe read-only ones", NULL},
     {SV_HTTP, "http", 0, ZOPT_VALUE, 0, "[HOST:]PORT",
      "serve over Streamable HTTP at http://HOST:PORT/mcp instead\nof stdio (HOST defaults to "
-     "127.0.0.1; PORT 0 picks one)", NULL},
+     "127.0.0.1; PORT 0 picks one)",
+     NULL},
     {SV_BIND, "bind", 0, ZOPT_VALUE, 0, "HOST",
      "address to listen on with --http; a non-loopback one needs\na bearer token", NULL},
     {SV_TOKEN_FILE, "token-file", 0, ZOPT_VALUE, 0, "FILE",
@@ -112,8 +123,11 @@ static int serve_http(const zmcp_catalog *cat, const http_args *h, zerr *err) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  zmcp_http_opts o = {.host = host, .port = port, .token = token,
-                      .allowed_origins = h->origins, .on_listen = on_listen,
+  zmcp_http_opts o = {.host = host,
+                      .port = port,
+                      .token = token,
+                      .allowed_origins = h->origins,
+                      .on_listen = on_listen,
                       .stop = &serve_stop};
   return zmcp_serve_http(cat, &o, err);
 }
@@ -183,8 +197,7 @@ int cmd_serve(int argc, char **argv) {
    * sandbox.network deny is refused (nobody here can approve it). */
   rs.perm.mode = unsafe ? ZPERM_UNSAFE : ZPERM_AUTO;
   zmcp_zero_catalog cat;
-  zmcp_zero_catalog_init(&cat, &rs.tools, &rs.perm, unsafe,
-                         rs.have_ext ? &rs.ext.commands : NULL);
+  zmcp_zero_catalog_init(&cat, &rs.tools, &rs.perm, unsafe, rs.have_ext ? &rs.ext.commands : NULL);
   int sr = http.listen ? serve_http(&cat.cat, &http, &err)
                        : zmcp_serve_stdio(STDIN_FILENO, stdout, &cat.cat, &err);
   if (sr < 0) {

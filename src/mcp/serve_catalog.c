@@ -64,11 +64,12 @@ static json_t *tools_all(const zmcp_zero_catalog *z) {
     if (!exposed(z, all[i])) continue;
     json_t *schema = json_loads(all[i]->parameters_json, 0, NULL);
     if (!schema) schema = json_pack("{s:s}", "type", "object");
-    json_array_append_new(
-        arr, json_pack("{s:s, s:s, s:o, s:{s:b, s:b}}", "name", all[i]->name, "description",
-                       all[i]->description, "inputSchema", schema, "annotations",
-                       "readOnlyHint", all[i]->read_only, "destructiveHint",
-                       all[i]->side_effect == ZSIDE_WRITE || all[i]->side_effect == ZSIDE_SHELL));
+    json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:{s:b, s:b}}", "name", all[i]->name,
+                                         "description", all[i]->description, "inputSchema", schema,
+                                         "annotations", "readOnlyHint", all[i]->read_only,
+                                         "destructiveHint",
+                                         all[i]->side_effect == ZSIDE_WRITE ||
+                                             all[i]->side_effect == ZSIDE_SHELL));
   }
   return arr;
 }
@@ -141,14 +142,15 @@ static void uri_add_path(zbuf *out, const char *path) {
     if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
         strchr("-._~/", *c))
       zbuf_addch(out, (char)*c);
-    else
-      zbuf_addf(out, "%%%02X", *c);
+    else zbuf_addf(out, "%%%02X", *c);
   }
 }
 
 static int hexval(char c) {
-  return (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-         : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+  return (c >= '0' && c <= '9')   ? c - '0'
+         : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+         : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                  : -1;
 }
 
 /* The absolute path of a file:// URI (percent-decoded), or NULL when uri is
@@ -176,8 +178,8 @@ static char *uri_path(const char *uri) {
 
 static const char *mime_of(const char *name, bool text) {
   static const char *const map[][2] = {
-      {".png", "image/png"},   {".jpg", "image/jpeg"},       {".jpeg", "image/jpeg"},
-      {".gif", "image/gif"},   {".webp", "image/webp"},      {".pdf", "application/pdf"},
+      {".png", "image/png"},         {".jpg", "image/jpeg"},   {".jpeg", "image/jpeg"},
+      {".gif", "image/gif"},         {".webp", "image/webp"},  {".pdf", "application/pdf"},
       {".json", "application/json"}, {".md", "text/markdown"}, {".html", "text/html"},
   };
   const char *dot = strrchr(name, '.');
@@ -200,7 +202,9 @@ static int cmp_str(const void *a, const void *b) {
 
 /* The workspace's files (relative paths, sorted). */
 static void workspace_files(const zmcp_zero_catalog *z, strvec *files) {
-  zwalk_opts o = {.threads = 1, .skip_dirs = NULL, .denied = z->ctx->read_guard.denied,
+  zwalk_opts o = {.threads = 1,
+                  .skip_dirs = NULL,
+                  .denied = z->ctx->read_guard.denied,
                   .denied_ud = z->ctx->read_guard.ud};
   zerr err = ZERR_INIT;
   (void)zwalk(z->ctx->workspace, &o, collect_file, files, &err); /* a cut walk lists a prefix */
@@ -218,8 +222,8 @@ static json_t *resources_list(const zmcp_zero_catalog *z, long start) {
     zbuf_addf(&abs, "%s/%s", z->ctx->workspace, files.v[i]);
     uri_add_path(&uri, abs.data);
     const char *base = strrchr(files.v[i], '/');
-    json_array_append_new(all, json_pack("{s:s, s:s, s:s}", "uri", uri.data, "name",
-                                         files.v[i], "title", base ? base + 1 : files.v[i]));
+    json_array_append_new(all, json_pack("{s:s, s:s, s:s}", "uri", uri.data, "name", files.v[i],
+                                         "title", base ? base + 1 : files.v[i]));
   }
   zbuf_release(&uri);
   zbuf_release(&abs);
@@ -247,14 +251,16 @@ static bool denied(const zmcp_zero_catalog *z, const char *abs) {
   return z->ctx->read_guard.denied && z->ctx->read_guard.denied(z->ctx->read_guard.ud, abs);
 }
 
-static json_t *resource_read(const zmcp_zero_catalog *z, const json_t *params, int *code,
-                             char *msg, size_t msg_size) {
+static json_t *resource_read(const zmcp_zero_catalog *z, const json_t *params, int *code, char *msg,
+                             size_t msg_size) {
   const char *uri = zjson_str(params, "uri");
   cleanup_free char *path = uri ? uri_path(uri) : NULL;
   *code = RESOURCE_NOT_FOUND;
   if (!path) {
-    snprintf(msg, msg_size, "unknown resource \"%.300s\": zero serves file:// URIs of the "
-                            "workspace", uri ? uri : "");
+    snprintf(msg, msg_size,
+             "unknown resource \"%.300s\": zero serves file:// URIs of the "
+             "workspace",
+             uri ? uri : "");
     return NULL;
   }
   /* Confined after symlinks: a link in the workspace to ~/.ssh is denied
@@ -341,8 +347,8 @@ static json_t *prompts_all(const zmcp_zero_catalog *z) {
   return arr;
 }
 
-static json_t *prompt_get(const zmcp_zero_catalog *z, const json_t *params, int *code,
-                          char *msg, size_t msg_size) {
+static json_t *prompt_get(const zmcp_zero_catalog *z, const json_t *params, int *code, char *msg,
+                          size_t msg_size) {
   const char *name = zjson_str(params, "name");
   const zcmd *c = z->commands && name ? zcmds_find(z->commands, name) : NULL;
   if (!c) {
@@ -359,8 +365,8 @@ static json_t *prompt_get(const zmcp_zero_catalog *z, const json_t *params, int 
     return NULL;
   }
   json_t *r = json_pack("{s:s, s:[{s:s, s:{s:s, s:s}}]}", "description",
-                        c->description ? c->description : "", "messages", "role", "user",
-                        "content", "type", "text", "text", text);
+                        c->description ? c->description : "", "messages", "role", "user", "content",
+                        "type", "text", "text", text);
   free(text);
   return r;
 }
@@ -369,8 +375,8 @@ static json_t *prompt_get(const zmcp_zero_catalog *z, const json_t *params, int 
 
 static json_t *capabilities(void *ud) {
   zmcp_zero_catalog *z = ud;
-  json_t *caps = json_pack("{s:{s:b}, s:{s:b, s:b}, s:{}}", "tools", "listChanged", 0,
-                           "resources", "subscribe", 0, "listChanged", 0, "completions");
+  json_t *caps = json_pack("{s:{s:b}, s:{s:b, s:b}, s:{}}", "tools", "listChanged", 0, "resources",
+                           "subscribe", 0, "listChanged", 0, "completions");
   if (z->commands) json_object_set_new(caps, "prompts", json_pack("{s:b}", "listChanged", 0));
   return caps;
 }
@@ -401,8 +407,8 @@ static json_t *request(void *ud, zmcp_call *c, const char *method, json_t *param
   return NULL;
 }
 
-void zmcp_zero_catalog_init(zmcp_zero_catalog *z, const ztool_ctx *ctx,
-                            const zperm_engine *perm, bool all_tools, const zcmds *commands) {
+void zmcp_zero_catalog_init(zmcp_zero_catalog *z, const ztool_ctx *ctx, const zperm_engine *perm,
+                            bool all_tools, const zcmds *commands) {
   memset(z, 0, sizeof *z);
   z->ctx = ctx;
   z->perm = perm;

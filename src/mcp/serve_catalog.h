@@ -31,16 +31,16 @@
 #define ZMCP_SERVE_MAX_READ (8u << 20) /* largest file served as a resource */
 
 typedef struct zmcp_zero_catalog {
-  zmcp_catalog cat;          /* hand &cat to a transport */
-  const ztool_ctx *ctx;      /* borrowed */
-  const zperm_engine *perm;  /* borrowed; decides every call */
+  zmcp_catalog cat;         /* hand &cat to a transport */
+  const ztool_ctx *ctx;     /* borrowed */
+  const zperm_engine *perm; /* borrowed; decides every call */
   bool all_tools;
-  const zcmds *commands;     /* borrowed; NULL = no prompts */
+  const zcmds *commands;      /* borrowed; NULL = no prompts */
   pthread_mutex_t write_lock; /* tools that change things run one at a time */
 } zmcp_zero_catalog;
 
-void zmcp_zero_catalog_init(zmcp_zero_catalog *z, const ztool_ctx *ctx,
-                            const zperm_engine *perm, bool all_tools, const zcmds *commands);
+void zmcp_zero_catalog_init(zmcp_zero_catalog *z, const ztool_ctx *ctx, const zperm_engine *perm,
+                            bool all_tools, const zcmds *commands);
 void zmcp_zero_catalog_release(zmcp_zero_catalog *z);
 
 #endif

@@ -10,6 +10,8 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -27,9 +29,9 @@
 #include "mcp/client.h"
 #include "net/httpd.h"
 
-#define MAX_STREAMS 16           /* streams a session keeps for resumption */
+#define MAX_STREAMS 16            /* streams a session keeps for resumption */
 #define STREAM_LOG_MAX (1u << 20) /* bytes of events kept per stream for replay */
-#define KEEPALIVE_S 25           /* a comment on idle standalone streams */
+#define KEEPALIVE_S 25            /* a comment on idle standalone streams */
 #define THREAD_STACK (1u << 20)
 
 typedef struct sse_event {
@@ -167,23 +169,27 @@ static void stream_free(stream *st) {
   free(st);
 }
 
+/* Keeps the newest MAX_STREAMS: the oldest finished, unattached one goes. */
+static void streams_trim(hsession *hs) {
+  if (hs->streams.len < MAX_STREAMS) return;
+  for (size_t i = 0; i < hs->streams.len; i++) {
+    stream *old = hs->streams.items[i];
+    if (!old->finished || old->sink) continue;
+    stream_free(old);
+    size_t tail = hs->streams.len - i - 1;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
+    memmove(&hs->streams.items[i], &hs->streams.items[i + 1], tail * sizeof(stream *));
+    hs->streams.len--;
+    return;
+  }
+}
+
 static stream *stream_new(hsession *hs) {
-  /* Keep the newest MAX_STREAMS: the oldest finished, unattached one goes. */
-  if (hs->streams.len >= MAX_STREAMS)
-    for (size_t i = 0; i < hs->streams.len; i++) {
-      stream *old = hs->streams.items[i];
-      if (old->finished && !old->sink) {
-        stream_free(old);
-        memmove(&hs->streams.items[i], &hs->streams.items[i + 1],
-                (hs->streams.len - i - 1) * sizeof *hs->streams.items);
-        hs->streams.len--;
-        break;
-      }
-    }
+  streams_trim(hs);
   stream *st = xcalloc(1, sizeof *st);
   zbuf_init(&st->log);
   st->no = ++hs->next_stream;
-  zvec_push(&hs->streams, st);
+  zvec_push(&hs->streams, st); // NOLINT(bugprone-sizeof-expression): a vector of pointers
   return st;
 }
 
@@ -191,6 +197,25 @@ static stream *stream_find(hsession *hs, unsigned no) {
   for (size_t i = 0; i < hs->streams.len; i++)
     if (hs->streams.items[i]->no == no) return hs->streams.items[i];
   return NULL;
+}
+
+/* Keeps ev for replay while the log has room (after that the stream can no
+ * longer be resumed). */
+static void stream_log(stream *st, const zbuf *ev) {
+  if (st->log_full || st->log.len + ev->len > STREAM_LOG_MAX) {
+    st->log_full = true;
+    return;
+  }
+  sse_event e = {.seq = st->next_seq, .off = st->log.len, .len = ev->len};
+  zvec_push(&st->events, e);
+  zbuf_add(&st->log, ev->data, ev->len);
+}
+
+/* Drops st's replay log (it can no longer be resumed). */
+static void stream_forget(stream *st) {
+  zbuf_release(&st->log);
+  zvec_free(&st->events);
+  st->log_full = true;
 }
 
 /* Appends an event (data may be "" for the priming event; retry_ms > 0 adds
@@ -202,13 +227,7 @@ static void stream_emit(stream *st, const char *data, size_t len, int retry_ms) 
   zbuf_addstr(&ev, "data: ");
   zbuf_add(&ev, data, len);
   zbuf_addstr(&ev, "\n\n");
-  if (!st->log_full && st->log.len + ev.len <= STREAM_LOG_MAX) {
-    sse_event e = {.seq = st->next_seq, .off = st->log.len, .len = ev.len};
-    zvec_push(&st->events, e);
-    zbuf_add(&st->log, ev.data, ev.len);
-  } else {
-    st->log_full = true;
-  }
+  stream_log(st, &ev);
   st->next_seq++;
   if (st->sink) {
     body_part(st->sink, ev.data, ev.len);
@@ -264,6 +283,21 @@ static void session_unlink(server *srv, size_t i) {
   pthread_cond_broadcast(&srv->changed);
 }
 
+/* Unlinks the longest idle session no thread uses and returns it (to be
+ * closed and freed by the caller), or NULL when all are busy. srv->mu held. */
+static hsession *session_evict(server *srv) {
+  size_t oldest = SIZE_MAX;
+  for (size_t i = 0; i < srv->sessions.len; i++) {
+    const hsession *s = srv->sessions.items[i];
+    if (s->refs) continue;
+    if (oldest == SIZE_MAX || s->last_used < srv->sessions.items[oldest]->last_used) oldest = i;
+  }
+  if (oldest == SIZE_MAX) return NULL;
+  hsession *hs = srv->sessions.items[oldest];
+  session_unlink(srv, oldest);
+  return hs;
+}
+
 /* A new session (ref taken), or NULL when the table is full of busy ones. */
 static hsession *session_open(server *srv) {
   hsession *hs = xcalloc(1, sizeof *hs), *evicted = NULL;
@@ -274,21 +308,9 @@ static hsession *session_open(server *srv) {
   hs->refs = 1;
   hs->last_used = time(NULL);
   pthread_mutex_lock(&srv->mu);
-  if (srv->sessions.len >= srv->max_sessions) {
-    size_t oldest = SIZE_MAX;
-    for (size_t i = 0; i < srv->sessions.len; i++) {
-      hsession *s = srv->sessions.items[i];
-      if (s->refs == 0 &&
-          (oldest == SIZE_MAX || s->last_used < srv->sessions.items[oldest]->last_used))
-        oldest = i;
-    }
-    if (oldest != SIZE_MAX) {
-      evicted = srv->sessions.items[oldest];
-      session_unlink(srv, oldest);
-    }
-  }
+  if (srv->sessions.len >= srv->max_sessions) evicted = session_evict(srv);
   bool room = srv->sessions.len < srv->max_sessions;
-  if (room) zvec_push(&srv->sessions, hs);
+  if (room) zvec_push(&srv->sessions, hs); // NOLINT(bugprone-sizeof-expression): pointers
   pthread_mutex_unlock(&srv->mu);
   if (evicted) {
     zmcp_session_close(evicted->mcp);
@@ -412,7 +434,10 @@ static void post_finish(post_ctx *p, const zbuf *out) {
   if (p->st) {
     stream_emit(p->st, out->data, out->len, 0);
     p->st->finished = true;
-    if (p->st->sink == p->c) {
+    /* The client has the response: nobody will resume this stream, so its
+     * replay log goes now rather than when MAX_STREAMS pushes it out. */
+    if (p->st->sink) stream_forget(p->st);
+    if (p->st->sink && p->st->sink == p->c) {
       body_end(p->c);
       p->st->sink = NULL;
     }
@@ -426,8 +451,7 @@ static void handle_initialize(server *srv, conn *c, zrpc_msg *m) {
   hsession *hs = session_open(srv);
   if (!hs) {
     zrpc_msg_release(m);
-    respond_error(c, 503, ZRPC_INTERNAL_ERROR, "too many MCP sessions: end one with DELETE",
-                  NULL);
+    respond_error(c, 503, ZRPC_INTERNAL_ERROR, "too many MCP sessions: end one with DELETE", NULL);
     return;
   }
   zbuf out = ZBUF_INIT;
@@ -477,8 +501,7 @@ static void handle_post(server *srv, conn *c, const zhttpd_req *r) {
   hsession *hs = sid ? session_get(srv, sid) : NULL;
   if (!hs) {
     zrpc_msg_release(&m);
-    if (sid)
-      respond_error(c, 404, ZRPC_INVALID_REQUEST, "unknown or ended MCP session", NULL);
+    if (sid) respond_error(c, 404, ZRPC_INVALID_REQUEST, "unknown or ended MCP session", NULL);
     else
       respond_error(c, 400, ZRPC_INVALID_REQUEST,
                     "missing Mcp-Session-Id header (send initialize first)", NULL);
@@ -528,8 +551,32 @@ static void hold_stream(server *srv, hsession *hs, stream *st, conn *c) {
 
 /* "<stream>-<seq>" of Last-Event-ID; false when it is not one of ours. */
 static bool parse_event_id(const char *s, unsigned *no, unsigned *seq) {
-  char tail;
-  return sscanf(s, "%u-%u%c", no, seq, &tail) == 2;
+  char *end;
+  errno = 0;
+  unsigned long a = strtoul(s, &end, 10);
+  if (end == s || *end != '-' || *s == '-' || *s == '+') return false;
+  const char *b_at = end + 1;
+  unsigned long b = strtoul(b_at, &end, 10);
+  if (end == b_at || *end || *b_at == '-' || *b_at == '+' || errno || a > UINT_MAX || b > UINT_MAX)
+    return false;
+  *no = (unsigned)a;
+  *seq = (unsigned)b;
+  return true;
+}
+
+/* Why a GET cannot be served (with its status), or NULL: then *st is the
+ * stream Last-Event-ID resumes after event *seq, or NULL for the standalone
+ * stream. srv->mu held. */
+static const char *get_refusal(hsession *hs, const char *last_id, stream **st, unsigned *seq,
+                               int *status) {
+  unsigned no = 0;
+  *status = 409;
+  if (!last_id) return hs->standalone_open ? "the session's GET stream is already open" : NULL;
+  *st = parse_event_id(last_id, &no, seq) ? stream_find(hs, no) : NULL;
+  if (*st && (*st)->sink) return "that stream is already being received";
+  *status = 400;
+  if (!*st || (*st)->log_full) return "Last-Event-ID names no stream zero keeps";
+  return NULL;
 }
 
 static void handle_get(server *srv, conn *c, const zhttpd_req *r) {
@@ -545,18 +592,11 @@ static void handle_get(server *srv, conn *c, const zhttpd_req *r) {
     return;
   }
   const char *last_id = zhttpd_header_get(r, "last-event-id");
-  unsigned no = 0, seq = 0;
+  unsigned seq = 0;
   pthread_mutex_lock(&srv->mu);
   stream *st = NULL;
-  const char *refusal = NULL;
   int status = 0;
-  if (last_id) {
-    st = parse_event_id(last_id, &no, &seq) ? stream_find(hs, no) : NULL;
-    if (!st || st->log_full) status = 400, refusal = "Last-Event-ID names no stream zero keeps";
-    else if (st->sink) status = 409, refusal = "that stream is already being received";
-  } else if (hs->standalone_open) {
-    status = 409, refusal = "the session's GET stream is already open";
-  }
+  const char *refusal = get_refusal(hs, last_id, &st, &seq, &status);
   if (refusal) {
     pthread_mutex_unlock(&srv->mu);
     respond_error(c, status, ZRPC_INVALID_REQUEST, refusal, NULL);
@@ -768,8 +808,10 @@ bool zmcp_http_parse_listen(const char *s, char *host, size_t host_size, int *po
 }
 
 static int listen_on(const zmcp_http_opts *o, char *url, size_t url_size, zerr *err) {
-  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                           .ai_flags = AI_PASSIVE}, *res = NULL;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                           .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_PASSIVE},
+                  *res = NULL;
   char port[8];
   snprintf(port, sizeof port, "%d", o->port);
   int gai = getaddrinfo(o->host, port, &hints, &res);
@@ -786,6 +828,7 @@ static int listen_on(const zmcp_http_opts *o, char *url, size_t url_size, zerr *
   }
   freeaddrinfo(res);
   struct sockaddr_storage ss;
+  memset(&ss, 0, sizeof ss);
   socklen_t sl = sizeof ss;
   char addr[INET6_ADDRSTRLEN] = "?";
   int bound = o->port;
@@ -816,7 +859,7 @@ static void accept_one(server *srv, int lfd, pthread_attr_t *attr) {
   c->minor = 1;
   pthread_mutex_lock(&srv->mu);
   bool room = srv->conns.len < srv->max_conns;
-  if (room) zvec_push(&srv->conns, c);
+  if (room) zvec_push(&srv->conns, c); // NOLINT(bugprone-sizeof-expression): pointers
   pthread_mutex_unlock(&srv->mu);
   pthread_t t;
   if (room && pthread_create(&t, attr, conn_main, c) == 0) return;
@@ -855,11 +898,14 @@ int zmcp_serve_http(const zmcp_catalog *cat, const zmcp_http_opts *o, zerr *err)
   if (!loopback && !o->token)
     return zerr_set(err, ZE_USAGE,
                     "serving on %s (not loopback) needs a bearer token: set ZERO_SERVE_TOKEN "
-                    "or --token-file", o->host);
+                    "or --token-file",
+                    o->host);
   char url[128];
   int lfd = listen_on(o, url, sizeof url, err);
   if (lfd < 0) return -1;
-  server srv = {.cat = cat, .o = o, .loopback = loopback,
+  server srv = {.cat = cat,
+                .o = o,
+                .loopback = loopback,
                 .max_sessions = o->max_sessions ? o->max_sessions : 256,
                 .max_conns = o->max_conns ? o->max_conns : 128};
   pthread_mutex_init(&srv.mu, NULL);

@@ -51,13 +51,13 @@
 #define ZMCP_HTTP_MIN_TOKEN 16 /* bytes: a shorter bearer token is refused */
 
 typedef struct zmcp_http_opts {
-  const char *host;   /* address to bind ("127.0.0.1", "::1", "0.0.0.0", "localhost") */
-  int port;           /* 0 = a free port (on_listen says which) */
-  const char *token;  /* bearer token clients must send; NULL = none (loopback only) */
+  const char *host;  /* address to bind ("127.0.0.1", "::1", "0.0.0.0", "localhost") */
+  int port;          /* 0 = a free port (on_listen says which) */
+  const char *token; /* bearer token clients must send; NULL = none (loopback only) */
   const char *const *allowed_origins; /* exact Origins allowed besides loopback; NULL-terminated
                                        * or NULL */
-  size_t max_sessions; /* 0 = 256 */
-  size_t max_conns;    /* 0 = 128 */
+  size_t max_sessions;                /* 0 = 256 */
+  size_t max_conns;                   /* 0 = 128 */
   /* Called once listening, with the endpoint's URL ("http://127.0.0.1:8931/mcp"). */
   void (*on_listen)(void *ud, const char *url);
   void *ud;

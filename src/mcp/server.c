@@ -123,8 +123,7 @@ static void unlink_ask(zmcp_session *s, ask *a) {
     }
 }
 
-json_t *zmcp_call_ask(zmcp_call *c, const char *method, json_t *params, int timeout_ms,
-                      zerr *err) {
+json_t *zmcp_call_ask(zmcp_call *c, const char *method, json_t *params, int timeout_ms, zerr *err) {
   if (!c->ops || !c->ops->can_ask) {
     zerr_set(err, ZE_INVALID, "the client cannot answer requests over this transport");
     return NULL;
@@ -161,7 +160,8 @@ json_t *zmcp_call_ask(zmcp_call *c, const char *method, json_t *params, int time
   pthread_mutex_unlock(&s->mu);
   if (!sent) zerr_set(err, ZE_IO, "the client could not be reached");
   else if (!a.done && closed) zerr_set(err, ZE_CANCELLED, "the MCP session ended");
-  else if (!a.done) zerr_set(err, ZE_TIMEOUT, "the client did not answer %s in %d ms", method, timeout_ms);
+  else if (!a.done)
+    zerr_set(err, ZE_TIMEOUT, "the client did not answer %s in %d ms", method, timeout_ms);
   else if (a.error) {
     char *t = zrpc_error_text(a.error);
     zerr_set(err, ZE_PROVIDER, "the client refused %s: %s", method, t);
@@ -187,8 +187,11 @@ static void deliver(zmcp_session *s, const zrpc_msg *m) {
   pthread_mutex_lock(&s->mu);
   for (ask *a = s->asks; a; a = a->next)
     if (a->id == json_integer_value(m->id) && !a->done) {
-      a->result = m->result ? json_incref(m->result) : NULL;
-      a->error = m->error ? json_incref(m->error) : NULL;
+      /* Copies, not references: the asking thread owns its answer alone,
+       * and this message is freed here while that thread reads it (a
+       * shared jansson tree would hang on refcounts across threads). */
+      a->result = m->result ? json_deep_copy(m->result) : NULL;
+      a->error = m->error ? json_deep_copy(m->error) : NULL;
       a->done = true;
       pthread_cond_broadcast(&s->answered);
       break;
@@ -207,15 +210,15 @@ static json_t *initialize(zmcp_session *s, const json_t *params) {
   json_t *cc = json_object_get(params, "capabilities");
   s->client_caps = json_is_object(cc) ? json_incref(cc) : json_object();
   pthread_mutex_unlock(&s->mu);
-  json_t *r = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion", chosen, "capabilities",
-                        caps, "serverInfo", "name", s->cat->name, "version", s->cat->version);
+  json_t *r = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion", chosen, "capabilities", caps,
+                        "serverInfo", "name", s->cat->name, "version", s->cat->version);
   if (s->cat->instructions)
     json_object_set_new(r, "instructions", json_string(s->cat->instructions));
   return r;
 }
 
-static void handle_request(zmcp_session *s, const zrpc_msg *m, const zmcp_reply_ops *ops,
-                           void *ud, zbuf *out) {
+static void handle_request(zmcp_session *s, const zrpc_msg *m, const zmcp_reply_ops *ops, void *ud,
+                           zbuf *out) {
   json_t *params = json_is_object(m->params) ? m->params : NULL;
   if (!strcmp(m->method, "initialize")) {
     json_t *r = initialize(s, params);
@@ -241,9 +244,11 @@ static void handle_request(zmcp_session *s, const zrpc_msg *m, const zmcp_reply_
     zrpc_build_result(out, m->id, NULL);
     return;
   }
-  zmcp_call c = {.s = s, .ops = ops, .ud = ud,
-                 .progress_token = json_object_get(json_object_get(params, "_meta"),
-                                                   "progressToken")};
+  zmcp_call c = {.s = s,
+                 .ops = ops,
+                 .ud = ud,
+                 .progress_token =
+                     json_object_get(json_object_get(params, "_meta"), "progressToken")};
   int code = 0;
   char msg[512] = "";
   json_t *r = s->cat->request(s->cat->ud, &c, m->method, params, &code, msg, sizeof msg);
@@ -276,8 +281,7 @@ typedef struct stdio_state {
 } stdio_state;
 
 static int stdio_write(stdio_state *st, const char *json, size_t len) {
-  if (fwrite(json, 1, len, st->out) != len || fputc('\n', st->out) == EOF ||
-      fflush(st->out) != 0)
+  if (fwrite(json, 1, len, st->out) != len || fputc('\n', st->out) == EOF || fflush(st->out) != 0)
     st->write_failed = true;
   return st->write_failed ? -1 : 0;
 }

@@ -88,8 +88,7 @@ bool zmcp_call_client_has(const zmcp_call *c, const char *capability);
 /* Sends request method to the client and waits (up to timeout_ms) for its
  * answer: the result (new reference), or NULL with err (the client's error,
  * a timeout, the session ended, or a transport that cannot carry it). */
-json_t *zmcp_call_ask(zmcp_call *c, const char *method, json_t *params, int timeout_ms,
-                      zerr *err);
+json_t *zmcp_call_ask(zmcp_call *c, const char *method, json_t *params, int timeout_ms, zerr *err);
 /* Ends the request's stream now; the rest is resumable (HTTP). false when the
  * transport cannot. */
 bool zmcp_call_detach(zmcp_call *c, int retry_ms);

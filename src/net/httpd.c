@@ -235,7 +235,8 @@ static bool feed_line(zhttpd_parser *p, const char *data, size_t len, size_t *us
   while (*used < len) {
     char c = data[(*used)++];
     if (c == '\n') {
-      if (p->line.len && p->line.data[p->line.len - 1] == '\r') zbuf_setlen(&p->line, p->line.len - 1);
+      if (p->line.len && p->line.data[p->line.len - 1] == '\r')
+        zbuf_setlen(&p->line, p->line.len - 1);
       return true;
     }
     if (p->line.len >= LINE_MAX_BYTES) {
@@ -251,9 +252,10 @@ static void chunk_size_line(zhttpd_parser *p) {
   const char *s = p->line.data; /* zbuf keeps it NUL-terminated */
   size_t n = 0, digits = 0;
   for (; *s; s++, digits++) {
-    int v = (*s >= '0' && *s <= '9') ? *s - '0'
+    int v = (*s >= '0' && *s <= '9')   ? *s - '0'
             : (*s >= 'a' && *s <= 'f') ? *s - 'a' + 10
-            : (*s >= 'A' && *s <= 'F') ? *s - 'A' + 10 : -1;
+            : (*s >= 'A' && *s <= 'F') ? *s - 'A' + 10
+                                       : -1;
     if (v < 0) break;
     if (n > (p->max_body >> 4) + 1) {
       fail(p, 413, "request body too large");
@@ -275,37 +277,53 @@ static void chunk_size_line(zhttpd_parser *p) {
   p->state = n ? ZHTTPD_CHUNK_DATA : ZHTTPD_TRAILERS;
 }
 
+/* The CRLF after a chunk's data. */
+static void chunk_end_line(zhttpd_parser *p) {
+  if (p->line.len) {
+    fail(p, 400, "chunk data longer than its size");
+    return;
+  }
+  p->state = ZHTTPD_CHUNK_SIZE;
+}
+
+/* A trailer line: dropped, the whole capped like the head; a blank one
+ * ends the request. */
+static size_t feed_trailer(zhttpd_parser *p, const char *data, size_t len) {
+  size_t used = 0;
+  bool whole = feed_line(p, data, len, &used);
+  p->trailer_bytes += used;
+  if (p->trailer_bytes > p->max_head) {
+    fail(p, 431, "trailer fields too large");
+    return used;
+  }
+  if (whole) {
+    if (!p->line.len) p->state = ZHTTPD_DONE;
+    zbuf_reset(&p->line);
+  }
+  return used;
+}
+
+/* Body bytes, up to the p->remaining of the body or chunk; at its end the
+ * parser moves to next. Returns the bytes used. */
+static size_t take_body(zhttpd_parser *p, const char *data, size_t len, zhttpd_state next) {
+  size_t n = len < p->remaining ? len : p->remaining;
+  zbuf_add(&p->req.body, data, n);
+  p->remaining -= n;
+  if (!p->remaining) p->state = next;
+  return n;
+}
+
 static size_t feed_chunked(zhttpd_parser *p, const char *data, size_t len) {
   size_t used = 0;
   while (used < len && p->state != ZHTTPD_DONE && p->state != ZHTTPD_FAILED) {
     if (p->state == ZHTTPD_CHUNK_SIZE) {
       if (feed_line(p, data, len, &used)) chunk_size_line(p);
     } else if (p->state == ZHTTPD_CHUNK_DATA) {
-      size_t n = len - used < p->remaining ? len - used : p->remaining;
-      zbuf_add(&p->req.body, data + used, n);
-      used += n;
-      p->remaining -= n;
-      if (!p->remaining) p->state = ZHTTPD_CHUNK_END;
+      used += take_body(p, data + used, len - used, ZHTTPD_CHUNK_END);
     } else if (p->state == ZHTTPD_CHUNK_END) {
-      if (feed_line(p, data, len, &used)) {
-        if (p->line.len) {
-          fail(p, 400, "chunk data longer than its size");
-          break;
-        }
-        p->state = ZHTTPD_CHUNK_SIZE;
-      }
-    } else { /* TRAILERS: dropped, capped like the head */
-      size_t before = used;
-      bool whole = feed_line(p, data, len, &used);
-      p->trailer_bytes += used - before;
-      if (p->trailer_bytes > p->max_head) {
-        fail(p, 431, "trailer fields too large");
-        break;
-      }
-      if (whole) {
-        if (!p->line.len) p->state = ZHTTPD_DONE;
-        zbuf_reset(&p->line);
-      }
+      if (feed_line(p, data, len, &used)) chunk_end_line(p);
+    } else {
+      used += feed_trailer(p, data + used, len - used);
     }
   }
   return used;
@@ -317,11 +335,7 @@ size_t zhttpd_feed(zhttpd_parser *p, const char *data, size_t len) {
     if (p->state == ZHTTPD_HEAD) {
       used += feed_head(p, data + used, len - used);
     } else if (p->state == ZHTTPD_BODY) {
-      size_t n = len - used < p->remaining ? len - used : p->remaining;
-      zbuf_add(&p->req.body, data + used, n);
-      used += n;
-      p->remaining -= n;
-      if (!p->remaining) p->state = ZHTTPD_DONE;
+      used += take_body(p, data + used, len - used, ZHTTPD_DONE);
     } else {
       used += feed_chunked(p, data + used, len - used);
     }
@@ -351,25 +365,25 @@ bool zhttpd_list_has(const char *value, const char *token) {
 
 const char *zhttpd_reason(int status) {
   switch (status) {
-  case 100: return "Continue";
-  case 200: return "OK";
-  case 202: return "Accepted";
-  case 204: return "No Content";
-  case 400: return "Bad Request";
-  case 401: return "Unauthorized";
-  case 403: return "Forbidden";
-  case 404: return "Not Found";
-  case 405: return "Method Not Allowed";
-  case 406: return "Not Acceptable";
-  case 408: return "Request Timeout";
-  case 409: return "Conflict";
-  case 413: return "Content Too Large";
-  case 415: return "Unsupported Media Type";
-  case 431: return "Request Header Fields Too Large";
-  case 500: return "Internal Server Error";
-  case 501: return "Not Implemented";
-  case 503: return "Service Unavailable";
-  case 505: return "HTTP Version Not Supported";
-  default: return "Unknown";
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
   }
 }

@@ -56,8 +56,8 @@ typedef struct zhttpd_header {
  * zhttpd_reset or zhttpd_release. */
 typedef struct zhttpd_req {
   const char *method;
-  const char *target;   /* as sent: "/mcp?x=1" */
-  int minor;            /* HTTP/1.<minor> */
+  const char *target; /* as sent: "/mcp?x=1" */
+  int minor;          /* HTTP/1.<minor> */
   zhttpd_header headers[ZHTTPD_MAX_HEADERS];
   size_t n_headers;
   zbuf body;            /* decoded (de-chunked) body, NUL-terminated */
@@ -73,8 +73,8 @@ typedef struct zhttpd_parser {
   size_t remaining; /* bytes left of the body or of the current chunk */
   size_t trailer_bytes;
   zhttpd_req req;
-  int error_status;  /* 400, 413, 431, 501 or 505 when FAILED */
-  char error[160];   /* what was wrong, for the response body */
+  int error_status; /* 400, 413, 431, 501 or 505 when FAILED */
+  char error[160];  /* what was wrong, for the response body */
 } zhttpd_parser;
 
 /* Sets p up with the given caps (0 = the defaults above). */

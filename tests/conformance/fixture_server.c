@@ -25,50 +25,75 @@
 #include "mcp/serve_http.h"
 #include "mcp/server.h"
 
-#define PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+#define PNG \
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
 #define WAV "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQgAAAAAAAAAAAAAAA=="
 
-static const char TOOLS[] =
-    "[{\"name\":\"test_simple_text\",\"description\":\"Returns simple text\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_image_content\",\"description\":\"Returns an image\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_audio_content\",\"description\":\"Returns audio\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_embedded_resource\",\"description\":\"Returns an embedded resource\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_multiple_content_types\",\"description\":\"Returns mixed content\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_tool_with_logging\",\"description\":\"Logs while it runs\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_error_handling\",\"description\":\"Always fails\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_tool_with_progress\",\"description\":\"Reports progress\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_sampling\",\"description\":\"Asks the client's model\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"}},\"required\":[\"prompt\"]}},"
-    "{\"name\":\"test_elicitation\",\"description\":\"Asks the user\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}},\"required\":[\"message\"]}},"
-    "{\"name\":\"test_elicitation_sep1034_defaults\",\"description\":\"Elicits with defaults\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_elicitation_sep1330_enums\",\"description\":\"Elicits enums\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"test_reconnection\",\"description\":\"Closes its stream mid-call\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"json_schema_2020_12_tool\",\"description\":\"Tool with JSON Schema 2020-12 features\","
-    "\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
-    "\"$defs\":{\"address\":{\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}}}},"
-    "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"}},\"additionalProperties\":false}}]";
+static const char TOOLS[] = "[{\"name\":\"test_simple_text\",\"description\":\"Returns simple "
+                            "text\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_image_content\",\"description\":\"Returns an "
+                            "image\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_audio_content\",\"description\":\"Returns "
+                            "audio\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_embedded_resource\",\"description\":\"Returns an "
+                            "embedded resource\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_multiple_content_types\",\"description\":\"Returns "
+                            "mixed content\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_tool_with_logging\",\"description\":\"Logs while it "
+                            "runs\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_error_handling\",\"description\":\"Always "
+                            "fails\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_tool_with_progress\",\"description\":\"Reports "
+                            "progress\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_sampling\",\"description\":\"Asks the client's "
+                            "model\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+                            "\"prompt\":{\"type\":\"string\"}},\"required\":[\"prompt\"]}},"
+                            "{\"name\":\"test_elicitation\",\"description\":\"Asks the "
+                            "user\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+                            "\"message\":{\"type\":\"string\"}},\"required\":[\"message\"]}},"
+                            "{\"name\":\"test_elicitation_sep1034_defaults\",\"description\":"
+                            "\"Elicits with defaults\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_elicitation_sep1330_enums\",\"description\":"
+                            "\"Elicits enums\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"test_reconnection\",\"description\":\"Closes its stream "
+                            "mid-call\",\"inputSchema\":{\"type\":\"object\"}},"
+                            "{\"name\":\"json_schema_2020_12_tool\",\"description\":\"Tool with "
+                            "JSON Schema 2020-12 features\","
+                            "\"inputSchema\":{\"$schema\":\"https://json-schema.org/draft/2020-12/"
+                            "schema\",\"type\":\"object\","
+                            "\"$defs\":{\"address\":{\"type\":\"object\",\"properties\":{"
+                            "\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}}}},"
+                            "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":"
+                            "\"#/$defs/address\"}},\"additionalProperties\":false}}]";
 
-static const char SEP1034[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"name\":{\"type\":\"string\",\"default\":\"John Doe\"},"
-    "\"age\":{\"type\":\"integer\",\"default\":30},"
-    "\"score\":{\"type\":\"number\",\"default\":95.5},"
-    "\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\",\"pending\"],\"default\":\"active\"},"
-    "\"verified\":{\"type\":\"boolean\",\"default\":true}}}";
+static const char SEP1034[] = "{\"type\":\"object\",\"properties\":{"
+                              "\"name\":{\"type\":\"string\",\"default\":\"John Doe\"},"
+                              "\"age\":{\"type\":\"integer\",\"default\":30},"
+                              "\"score\":{\"type\":\"number\",\"default\":95.5},"
+                              "\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\","
+                              "\"pending\"],\"default\":\"active\"},"
+                              "\"verified\":{\"type\":\"boolean\",\"default\":true}}}";
 
 static const char SEP1330[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"untitledSingle\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\",\"option3\"]},"
-    "\"titledSingle\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"value1\",\"title\":\"First Option\"},"
-    "{\"const\":\"value2\",\"title\":\"Second Option\"},{\"const\":\"value3\",\"title\":\"Third Option\"}]},"
+    "\"titledSingle\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"value1\",\"title\":\"First "
+    "Option\"},"
+    "{\"const\":\"value2\",\"title\":\"Second Option\"},{\"const\":\"value3\",\"title\":\"Third "
+    "Option\"}]},"
     "\"legacyEnum\":{\"type\":\"string\",\"enum\":[\"opt1\",\"opt2\",\"opt3\"],"
     "\"enumNames\":[\"Option One\",\"Option Two\",\"Option Three\"]},"
-    "\"untitledMulti\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\",\"option3\"]}},"
-    "\"titledMulti\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"const\":\"value1\",\"title\":\"First Choice\"},"
-    "{\"const\":\"value2\",\"title\":\"Second Choice\"},{\"const\":\"value3\",\"title\":\"Third Choice\"}]}}}}";
+    "\"untitledMulti\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"option1\","
+    "\"option2\",\"option3\"]}},"
+    "\"titledMulti\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"const\":\"value1\",\"title\":"
+    "\"First Choice\"},"
+    "{\"const\":\"value2\",\"title\":\"Second Choice\"},{\"const\":\"value3\",\"title\":\"Third "
+    "Choice\"}]}}}}";
 
-static const char ELICIT_SCHEMA[] =
-    "{\"type\":\"object\",\"properties\":{\"username\":{\"type\":\"string\",\"description\":\"User's response\"},"
-    "\"email\":{\"type\":\"string\",\"description\":\"User's email address\"}},\"required\":[\"username\",\"email\"]}";
+static const char ELICIT_SCHEMA[] = "{\"type\":\"object\",\"properties\":{\"username\":{\"type\":"
+                                    "\"string\",\"description\":\"User's response\"},"
+                                    "\"email\":{\"type\":\"string\",\"description\":\"User's email "
+                                    "address\"}},\"required\":[\"username\",\"email\"]}";
 
 static void sleep_ms(int ms) {
   struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
@@ -104,26 +129,36 @@ static json_t *ask_and_report(zmcp_call *c, const char *method, json_t *params,
   return out;
 }
 
-static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code, char *msg,
-                         size_t n) {
+/* The tools that just return content; NULL for the others. */
+static json_t *content_tool(const char *name) {
   if (!strcmp(name, "test_simple_text"))
     return text_result("This is a simple text response for testing.", false);
   if (!strcmp(name, "test_image_content"))
-    return json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "image", "data", PNG,
-                     "mimeType", "image/png");
+    return json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "image", "data", PNG, "mimeType",
+                     "image/png");
   if (!strcmp(name, "test_audio_content"))
-    return json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "audio", "data", WAV,
-                     "mimeType", "audio/wav");
+    return json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "audio", "data", WAV, "mimeType",
+                     "audio/wav");
   if (!strcmp(name, "test_embedded_resource"))
-    return json_pack("{s:[{s:s, s:{s:s, s:s, s:s}}]}", "content", "type", "resource",
-                     "resource", "uri", "test://embedded-resource", "mimeType", "text/plain",
-                     "text", "This is an embedded resource content.");
+    return json_pack("{s:[{s:s, s:{s:s, s:s, s:s}}]}", "content", "type", "resource", "resource",
+                     "uri", "test://embedded-resource", "mimeType", "text/plain", "text",
+                     "This is an embedded resource content.");
   if (!strcmp(name, "test_multiple_content_types"))
     return json_pack("{s:[{s:s, s:s}, {s:s, s:s, s:s}, {s:s, s:{s:s, s:s, s:s}}]}", "content",
                      "type", "text", "text", "Multiple content types test:", "type", "image",
                      "data", PNG, "mimeType", "image/png", "type", "resource", "resource", "uri",
                      "test://mixed-content-resource", "mimeType", "application/json", "text",
                      "{\"test\":\"data\",\"value\":123}");
+  if (!strcmp(name, "test_error_handling"))
+    return text_result("This tool intentionally returns an error for testing", true);
+  if (!strcmp(name, "json_schema_2020_12_tool")) return text_result("ok", false);
+  return NULL;
+}
+
+static json_t *elicitation_tool(zmcp_call *c, const char *name, json_t *args);
+
+/* The tools that talk to the client while they run; NULL for the others. */
+static json_t *interactive_tool(zmcp_call *c, const char *name, json_t *args) {
   if (!strcmp(name, "test_tool_with_logging")) {
     const char *steps[] = {"Tool execution started", "Tool processing data",
                            "Tool execution completed"};
@@ -135,14 +170,17 @@ static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code
     }
     return text_result("Tool with logging executed successfully", false);
   }
-  if (!strcmp(name, "test_error_handling"))
-    return text_result("This tool intentionally returns an error for testing", true);
   if (!strcmp(name, "test_tool_with_progress")) {
     for (int p = 0; p <= 100; p += 50) {
       if (p) sleep_ms(50);
       zmcp_call_progress(c, p, 100, NULL);
     }
     return text_result("Tool with progress executed successfully", false);
+  }
+  if (!strcmp(name, "test_reconnection")) {
+    zmcp_call_detach(c, 500);
+    sleep_ms(100);
+    return text_result("Reconnection test completed", false);
   }
   if (!strcmp(name, "test_sampling")) {
     if (!zmcp_call_client_has(c, "sampling"))
@@ -154,12 +192,16 @@ static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code
                                     "maxTokens", 100),
                           "LLM response: ");
   }
+  return elicitation_tool(c, name, args);
+}
+
+static json_t *elicitation_tool(zmcp_call *c, const char *name, json_t *args) {
   if (!strncmp(name, "test_elicitation", 16)) {
     if (!zmcp_call_client_has(c, "elicitation"))
       return text_result("the client does not support elicitation", true);
     const char *schema = !strcmp(name, "test_elicitation_sep1034_defaults") ? SEP1034
-                         : !strcmp(name, "test_elicitation_sep1330_enums") ? SEP1330
-                                                                          : ELICIT_SCHEMA;
+                         : !strcmp(name, "test_elicitation_sep1330_enums")  ? SEP1330
+                                                                            : ELICIT_SCHEMA;
     const char *message = zjson_str(args, "message");
     return ask_and_report(c, "elicitation/create",
                           json_pack("{s:s, s:o}", "message",
@@ -167,12 +209,14 @@ static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code
                                     "requestedSchema", json_loads(schema, 0, NULL)),
                           "Elicitation completed: ");
   }
-  if (!strcmp(name, "test_reconnection")) {
-    zmcp_call_detach(c, 500);
-    sleep_ms(100);
-    return text_result("Reconnection test completed", false);
-  }
-  if (!strcmp(name, "json_schema_2020_12_tool")) return text_result("ok", false);
+  return NULL;
+}
+
+static json_t *call_tool(zmcp_call *c, const char *name, json_t *args, int *code, char *msg,
+                         size_t n) {
+  json_t *r = content_tool(name);
+  if (!r) r = interactive_tool(c, name, args);
+  if (r) return r;
   char why[200];
   snprintf(why, sizeof why, "unknown tool \"%.100s\"", name);
   return fail(code, msg, n, ZRPC_INVALID_PARAMS, why);
@@ -191,8 +235,8 @@ static json_t *read_resource(const char *uri, int *code, char *msg, size_t n) {
   char id[64];
   int end = 0;
   if (sscanf(uri, "test://template/%63[^/]/data%n", id, &end) == 1 && !uri[end]) {
-    json_t *body = json_pack("{s:s, s:b, s:s+}", "id", id, "templateTest", 1, "data",
-                             "Data for ID: ", id);
+    json_t *body =
+        json_pack("{s:s, s:b, s:s+}", "id", id, "templateTest", 1, "data", "Data for ID: ", id);
     char *text = zjson_dumps(body);
     json_t *r = json_pack("{s:[{s:s, s:s, s:s}]}", "contents", "uri", uri, "mimeType",
                           "application/json", "text", text);
@@ -234,9 +278,8 @@ static json_t *get_prompt(const char *name, json_t *args, int *code, char *msg, 
 
 static json_t *capabilities(void *ud) {
   ZUNUSED(ud);
-  return json_pack("{s:{s:b}, s:{s:b, s:b}, s:{s:b}, s:{}}", "tools", "listChanged", 0,
-                   "resources", "subscribe", 1, "listChanged", 0, "prompts", "listChanged", 0,
-                   "completions");
+  return json_pack("{s:{s:b}, s:{s:b, s:b}, s:{s:b}, s:{}}", "tools", "listChanged", 0, "resources",
+                   "subscribe", 1, "listChanged", 0, "prompts", "listChanged", 0, "completions");
 }
 
 static json_t *request(void *ud, zmcp_call *c, const char *method, json_t *params, int *code,
@@ -244,18 +287,17 @@ static json_t *request(void *ud, zmcp_call *c, const char *method, json_t *param
   ZUNUSED(ud);
   const char *name = zjson_str(params, "name");
   json_t *args = json_object_get(params, "arguments");
-  if (!strcmp(method, "tools/list"))
-    return json_pack("{s:o}", "tools", json_loads(TOOLS, 0, NULL));
+  if (!strcmp(method, "tools/list")) return json_pack("{s:o}", "tools", json_loads(TOOLS, 0, NULL));
   if (!strcmp(method, "tools/call"))
     return name ? call_tool(c, name, args, code, msg, n)
                 : fail(code, msg, n, ZRPC_INVALID_PARAMS, "name is required");
   if (!strcmp(method, "resources/list"))
     return json_pack("{s:[{s:s, s:s, s:s, s:s}, {s:s, s:s, s:s, s:s}, {s:s, s:s, s:s}]}",
-                     "resources", "uri", "test://static-text", "name", "static-text",
-                     "description", "A static text resource", "mimeType", "text/plain", "uri",
-                     "test://static-binary", "name", "static-binary", "description",
-                     "A static PNG", "mimeType", "image/png", "uri", "test://watched-resource",
-                     "name", "watched-resource", "description", "A resource to subscribe to");
+                     "resources", "uri", "test://static-text", "name", "static-text", "description",
+                     "A static text resource", "mimeType", "text/plain", "uri",
+                     "test://static-binary", "name", "static-binary", "description", "A static PNG",
+                     "mimeType", "image/png", "uri", "test://watched-resource", "name",
+                     "watched-resource", "description", "A resource to subscribe to");
   if (!strcmp(method, "resources/templates/list"))
     return json_pack("{s:[{s:s, s:s, s:s, s:s}]}", "resourceTemplates", "uriTemplate",
                      "test://template/{id}/data", "name", "template", "description",
@@ -269,16 +311,16 @@ static json_t *request(void *ud, zmcp_call *c, const char *method, json_t *param
     return zjson_str(params, "uri") ? json_object()
                                     : fail(code, msg, n, ZRPC_INVALID_PARAMS, "uri is required");
   if (!strcmp(method, "prompts/list"))
-    return json_pack(
-        "{s:[{s:s, s:s}, {s:s, s:s, s:[{s:s, s:s, s:b}, {s:s, s:s, s:b}]}, {s:s, s:s, "
-        "s:[{s:s, s:s, s:b}]}, {s:s, s:s}]}",
-        "prompts", "name", "test_simple_prompt", "description", "A simple prompt", "name",
-        "test_prompt_with_arguments", "description", "A prompt with arguments", "arguments",
-        "name", "arg1", "description", "First test argument", "required", 1, "name", "arg2",
-        "description", "Second test argument", "required", 1, "name",
-        "test_prompt_with_embedded_resource", "description", "A prompt with a resource",
-        "arguments", "name", "resourceUri", "description", "URI of the resource to embed",
-        "required", 1, "name", "test_prompt_with_image", "description", "A prompt with an image");
+    return json_pack("{s:[{s:s, s:s}, {s:s, s:s, s:[{s:s, s:s, s:b}, {s:s, s:s, s:b}]}, {s:s, s:s, "
+                     "s:[{s:s, s:s, s:b}]}, {s:s, s:s}]}",
+                     "prompts", "name", "test_simple_prompt", "description", "A simple prompt",
+                     "name", "test_prompt_with_arguments", "description", "A prompt with arguments",
+                     "arguments", "name", "arg1", "description", "First test argument", "required",
+                     1, "name", "arg2", "description", "Second test argument", "required", 1,
+                     "name", "test_prompt_with_embedded_resource", "description",
+                     "A prompt with a resource", "arguments", "name", "resourceUri", "description",
+                     "URI of the resource to embed", "required", 1, "name",
+                     "test_prompt_with_image", "description", "A prompt with an image");
   if (!strcmp(method, "prompts/get"))
     return name ? get_prompt(name, args, code, msg, n)
                 : fail(code, msg, n, ZRPC_INVALID_PARAMS, "name is required");
@@ -301,10 +343,14 @@ static void on_listen(void *ud, const char *url) {
 }
 
 int main(int argc, char **argv) {
-  zmcp_catalog cat = {.name = "zero-conformance-fixtures", .version = "1.0.0",
-                      .capabilities = capabilities, .request = request};
-  zmcp_http_opts o = {.host = "127.0.0.1", .port = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 0,
-                      .on_listen = on_listen, .stop = &stop};
+  zmcp_catalog cat = {.name = "zero-conformance-fixtures",
+                      .version = "1.0.0",
+                      .capabilities = capabilities,
+                      .request = request};
+  zmcp_http_opts o = {.host = "127.0.0.1",
+                      .port = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 0,
+                      .on_listen = on_listen,
+                      .stop = &stop};
   struct sigaction sa = {.sa_handler = on_signal};
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);

@@ -67,7 +67,7 @@ class ConformanceServerTest(harness.ZeroTest):
         """Starts a server that prints its URL; returns (proc, url)."""
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=env, cwd=cwd)
-        self.addCleanup(lambda: (p.terminate(), p.communicate(timeout=10)))
+        self.addCleanup(lambda: p.poll() is None and (p.terminate(), p.communicate(timeout=10)))
         stream = p.stderr if argv[0] == harness.ZERO_BIN else p.stdout
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -78,6 +78,16 @@ class ConformanceServerTest(harness.ZeroTest):
             if not line and p.poll() is not None:
                 break
         self.fail("server did not start: " + (p.stderr.read() if p.stderr else ""))
+
+    def assert_clean_exit(self, p):
+        """Stops p and checks its stderr: in a sanitizer build (make test,
+        make test-tsan) a report there fails the test, so a race or leak
+        the suite provokes in the server does not pass unseen."""
+        p.terminate()
+        _, err = p.communicate(timeout=30)
+        for word in ("Sanitizer", "runtime error:"):
+            self.assertFalse(word in err, err[-3000:])
+        self.assertEqual(p.returncode, 0, err[-2000:])
 
     def run_suite(self, url, scenario=None):
         out_dir = tempfile.mkdtemp(prefix="zero-conf-server-")
@@ -96,9 +106,10 @@ class ConformanceServerTest(harness.ZeroTest):
     def test_fixture_catalog_passes_every_server_scenario(self):
         if not os.path.exists(FIXTURE_BIN):
             self.fail("%s is not built (cmake --build build)" % FIXTURE_BIN)
-        _, url = self.start([FIXTURE_BIN])
+        p, url = self.start([FIXTURE_BIN])
         results, r = self.run_suite(url)
         self.report("fixture", results)
+        self.assert_clean_exit(p)
         self.assertGreaterEqual(len(results), 30, r.stdout[-3000:] + r.stderr[-3000:])
         for scenario, bad in sorted(results.items()):
             with self.subTest(scenario=scenario):
@@ -115,9 +126,10 @@ class ConformanceServerTest(harness.ZeroTest):
         with open(os.path.join(cfg, "zero", "commands", "explain.md"), "w") as f:
             f.write("---\ndescription: Explain a file\n---\nExplain $ARGUMENTS.\n")
         env = dict(os.environ, XDG_CONFIG_HOME=cfg)
-        _, url = self.start([harness.ZERO_BIN, "serve", "--mcp", "--http", "0"], env=env, cwd=ws)
+        p, url = self.start([harness.ZERO_BIN, "serve", "--mcp", "--http", "0"], env=env, cwd=ws)
         results, r = self.run_suite(url)
         self.report("zero", {s: results.get(s, ["not run"]) for s in ZERO_SCENARIOS})
+        self.assert_clean_exit(p)
         for scenario in ZERO_SCENARIOS:
             with self.subTest(scenario=scenario):
                 self.assertIn(scenario, results, r.stdout[-2000:])

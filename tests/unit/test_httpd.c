@@ -85,14 +85,15 @@ static void expect_failure(const char *req, int status, size_t max_head, size_t 
 
 static void test_smuggling_refusals(void **state) {
   (void)state;
-  expect_failure("POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
-                 400, 0, 0);
+  expect_failure("POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+                 0, 0);
   expect_failure("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, 0, 0);
   expect_failure("POST / HTTP/1.1\r\nContent-Length: +1\r\n\r\n", 400, 0, 0);
   expect_failure("POST / HTTP/1.1\r\nContent-Length: 1 2\r\n\r\n", 400, 0, 0);
   expect_failure("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, 0, 0);
   expect_failure("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked"
-                 "\r\n\r\n", 501, 0, 0);
+                 "\r\n\r\n",
+                 501, 0, 0);
   expect_failure("GET / HTTP/1.1\r\nA: b\r\n c\r\n\r\n", 400, 0, 0);
   expect_failure("GET / HTTP/1.1\r\nBad Name: b\r\n\r\n", 400, 0, 0);
   expect_failure("GET / HTTP/1.1\r\nA : b\r\n\r\n", 400, 0, 0);
@@ -107,8 +108,8 @@ static void test_smuggling_refusals(void **state) {
 
 static void test_caps(void **state) {
   (void)state;
-  expect_failure("GET / HTTP/1.1\r\nX: 0123456789012345678901234567890123456789\r\n\r\n", 431,
-                 32, 0);
+  expect_failure("GET / HTTP/1.1\r\nX: 0123456789012345678901234567890123456789\r\n\r\n", 431, 32,
+                 0);
   zbuf many = ZBUF_INIT;
   zbuf_addstr(&many, "GET / HTTP/1.1\r\n");
   for (int i = 0; i <= ZHTTPD_MAX_HEADERS; i++) zbuf_addstr(&many, "A: b\r\n");
@@ -121,9 +122,11 @@ static void test_caps(void **state) {
                  0, 10);
   expect_failure("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffffff\r\n",
                  413, 0, 0);
-  expect_failure("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
-                 "T: 01234567890123456789012345678901234567890123456789012345678901234567890123456789"
-                 "\r\n\r\n", 431, 60, 0);
+  expect_failure(
+      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+      "T: 01234567890123456789012345678901234567890123456789012345678901234567890123456789"
+      "\r\n\r\n",
+      431, 60, 0);
 }
 
 static void test_list_has(void **state) {
@@ -137,9 +140,12 @@ static void test_list_has(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_content_length_request), cmocka_unit_test(test_chunked_any_split),
-      cmocka_unit_test(test_connection_and_expect),  cmocka_unit_test(test_smuggling_refusals),
-      cmocka_unit_test(test_caps),                   cmocka_unit_test(test_list_has),
+      cmocka_unit_test(test_content_length_request),
+      cmocka_unit_test(test_chunked_any_split),
+      cmocka_unit_test(test_connection_and_expect),
+      cmocka_unit_test(test_smuggling_refusals),
+      cmocka_unit_test(test_caps),
+      cmocka_unit_test(test_list_has),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
