@@ -119,6 +119,16 @@ static int preflight(const tui_args *args, const char *theme) {
     tui_args_usage(stdout);
     return ZEXIT_SUCCESS;
   }
+  if ((!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) && args->prompt) {
+    /* `zero "words"` without a terminal: a script that meant zero exec, or
+     * a mistyped command. */
+    fprintf(stderr,
+            "zero: \"%s\" is no command, and as a first prompt it needs the interactive UI, but "
+            "%s not a terminal.\nRun it headless: zero -p \"%s\" (the same as zero exec); the "
+            "commands: zero --help.\n",
+            args->prompt, !isatty(STDIN_FILENO) ? "stdin is" : "stdout is", args->prompt);
+    return ZEXIT_USAGE;
+  }
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
     fprintf(stderr,
             "zero: the interactive UI needs a terminal, but %s not one.\n"
@@ -321,6 +331,7 @@ int cmd_tui(int argc, char **argv) {
     goto out;
   }
   open_view(c, &args, theme);
+  if (args.prompt) tui_turn_start(c, args.prompt); /* `zero "first prompt"` */
   run_loop(c);
   close_view(c);
   if (c->terminated) rc = ZEXIT_INTERRUPTED;

@@ -1,0 +1,147 @@
+"""The habits of other agents on zero's command line (docs/cli.md "Habits"):
+`zero "prompt"` opens the UI with that first prompt, `zero -p` / `--print` is
+zero exec, piped standard input is appended to the prompt as a fenced block
+(bounded, counted), `-` reads the prompt itself from standard input, and a
+prompt larger than the model's window is refused before anything is sent."""
+import json
+import os
+import unittest
+
+from harness import ZeroTest, main
+import test_tui
+
+
+def user_text(model, i=0):
+    msgs = model.bodies()[i]["messages"]
+    return [m for m in msgs if m["role"] == "user"][-1]["content"]
+
+
+class Habits(ZeroTest):
+    def test_print_flag_is_exec(self):
+        for flag in ("-p", "--print"):
+            with self.subTest(flag=flag):
+                m = self.serve([{"text": "Hi there."}])
+                r = self.zero(flag, "say hi", "-o", "json")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(json.loads(r.stdout)["text"], "Hi there.")
+                self.assertEqual(user_text(m), "say hi")
+        # flags before it, and exec's flags after it, as with zero exec
+        m = self.serve([{"text": "Done."}])
+        r = self.zero("--model", "test-model", "-p", "list files", "--max-turns", "3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "Done.")
+        self.assertEqual(user_text(m), "list files")
+        # an exec usage error is exec's
+        r = self.zero("-p", "x", "--max-turns", "0")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--max-turns", r.stderr)
+
+    def test_piped_stdin_is_appended_as_a_fenced_block(self):
+        m = self.serve([{"text": "Summary."}])
+        log = "line A\n```\ninner fence\n```\nline B\n"
+        r = self.zero("exec", "summarize this", input=log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # the fence is longer than any inside, so the block cannot end early
+        self.assertEqual(user_text(m), "summarize this\n\n````\n" + log + "````")
+        self.assertIn("appended 5 lines (34 B) of standard input to the prompt", r.stderr)
+        # and the session records what was sent
+        sid = self.session_ids()[0]
+        msgs = [e for e in self.session_events(sid) if e["type"] == "message"]
+        self.assertIn("inner fence", json.dumps(msgs[0]))
+
+    def test_piped_stdin_is_bounded_and_the_cut_is_said(self):
+        m = self.serve([{"text": "Summary."}])
+        big = ("x" * 99 + "\n") * 3000  # 300 000 bytes, past the 256 KiB cap
+        r = self.zero("exec", "-o", "stream-json", "tail this", input=big)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sent = user_text(m)
+        self.assertTrue(sent.startswith("tail this\n\n```\n"), sent[:40])
+        body = sent[len("tail this\n\n```\n"):-len("```")]
+        self.assertEqual(len(body), 256 * 1024 + 1)  # the cap, plus the fence's newline
+        warn = [e for e in self.lines(r.stdout) if e["type"] == "warning"
+                and e.get("code") == "stdin_truncated"]
+        self.assertEqual(len(warn), 1, r.stdout[:2000])
+        self.assertIn("2621 lines (256.0 KiB)", warn[0]["message"])
+        self.assertIn("left unread", warn[0]["message"])
+
+    def test_dash_reads_the_prompt_from_stdin(self):
+        m = self.serve([{"text": "Ok."}])
+        r = self.zero("exec", "-", input="the whole prompt\nin two lines\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(user_text(m), "the whole prompt\nin two lines")
+        self.assertIn("read 2 lines (30 B) of standard input as the prompt", r.stderr)
+        # words and "-" together: the words, then the input, unfenced
+        m = self.serve([{"text": "Ok."}])
+        r = self.zero("-p", "Review:", "-", input="diff --git a b\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(user_text(m), "Review:\n\ndiff --git a b")
+
+    def test_no_stdin_when_it_is_a_terminal_or_empty(self):
+        m = self.serve([{"text": "Ok."}])
+        r = self.zero("exec", "just this", input="")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(user_text(m), "just this")
+        self.assertNotIn("standard input", r.stderr)
+
+    def test_a_prompt_over_the_window_is_refused_before_sending(self):
+        # the registry's window: gpt-4o has 128 000 tokens
+        m = self.serve([{"text": "never"}], model="gpt-4o")
+        path = os.path.join(self.work, "huge.txt")
+        with open(path, "w") as f:
+            f.write("word " * 110000)  # 549 999 bytes once trimmed: about 137 500 tokens
+        r = self.zero("exec", "--file", path)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("about 137500 tokens (549999 bytes)", r.stderr)
+        self.assertIn("gpt-4o's context window of 128000 tokens", r.stderr)
+        self.assertIn("nothing was sent", r.stderr)
+        self.assertEqual(m.bodies(), [])
+        self.assertEqual(self.session_ids(), [])
+        # the configured override, and piped input counts too; json names it
+        self.env["ZERO_CONTEXT_WINDOW"] = "1000"
+        r = self.zero("exec", "-o", "json", "summarize", input="y" * 5000)
+        self.assertEqual(r.returncode, 2)
+        j = json.loads(r.stdout)
+        self.assertEqual(j["error"]["code"], "usage_error")
+        self.assertIn("context window of 1000 tokens", j["error"]["message"])
+        self.assertEqual(m.bodies(), [])
+        # just under the window goes through
+        m = self.serve([{"text": "fits"}])
+        r = self.zero("exec", "z" * 3990)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_a_word_that_is_no_command_needs_a_terminal_as_a_prompt(self):
+        r = self.zero("explain the build", input="")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('"explain the build" is no command', r.stderr)
+        self.assertIn('zero -p "explain the build"', r.stderr)
+        # a near miss of a command stays a typo
+        r = self.zero("sesions", input="")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("did you mean sessions?", r.stderr)
+
+
+class FirstPrompt(test_tui.Tui):
+    """`zero "prompt"` in a real terminal (tmux)."""
+
+    def test_words_are_the_first_prompt(self):
+        self.serve([{"text": "First answer here."}])
+        self.start("explain", "the build", wait=False)
+        s = self.wait_for("First answer here.")
+        self.assertIn("› explain the build", s)
+        self.quit_and_check_terminal()
+        sid = self.session_ids()[0]
+        msgs = [e for e in self.session_events(sid) if e["type"] == "message"]
+        self.assertIn("explain the build", json.dumps(msgs[0]))
+
+
+def load_tests(loader, tests, pattern):
+    """Only this file's tests (FirstPrompt inherits test_tui's helpers, not
+    its tests)."""
+    suite = unittest.TestSuite()
+    suite.addTests(loader.loadTestsFromTestCase(Habits))
+    suite.addTest(FirstPrompt("test_words_are_the_first_prompt"))
+    return suite
+
+
+if __name__ == "__main__":
+    main()
