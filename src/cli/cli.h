@@ -48,6 +48,10 @@ int cmd_config(int argc, char **argv);
 struct zconfig;
 struct json_t;
 struct json_t *zcli_config_unknown_keys(const struct zconfig *cfg);
+/* Calls warn with each of those messages ("<file>:<line>: unknown key …"):
+ * zero exec and the UI say them when a run starts. */
+void zcli_config_warn_unknown(const struct zconfig *cfg, void (*warn)(void *ud, const char *msg),
+                              void *ud);
 /* `zero` with no command (or only flags): the interactive UI (cmd_tui.c). */
 int cmd_tui(int argc, char **argv);
 /* `zero completions bash|zsh|fish` (cli/completion.c). */

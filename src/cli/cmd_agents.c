@@ -74,8 +74,8 @@ int cmd_agents(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero agents: %s\n\n", perr.msg);
-    usage(stderr);
+    fprintf(stderr, "zero agents: %s\n", perr.msg);
+    zcli_short_usage(stderr, "agents");
     return ZEXIT_USAGE;
   }
   char *ws = realpath(cwd ? cwd : ".", NULL);

@@ -18,6 +18,7 @@
 #include "base/url.h"
 #include "base/redact.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "sandbox/sandbox.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
@@ -228,6 +229,7 @@ int cmd_doctor(int argc, char **argv) {
   }
   if (perr.kind != ZE_OK) {
     fprintf(stderr, "zero doctor: %s\n", perr.msg);
+    zcli_short_usage(stderr, "doctor");
     json_decref(d.rows);
     return ZEXIT_USAGE;
   }

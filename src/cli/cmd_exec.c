@@ -21,6 +21,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/exec_agent.h"
 #include "cli/exec_args.h"
 #include "cli/exec_posture.h"
@@ -382,8 +383,8 @@ int cmd_exec(int argc, char **argv) {
   int parsed = zexec_args_parse(argc, argv, &a, session_exists, &err);
   if (parsed < 0) {
     if (a.output == ZOUT_TEXT) {
-      fprintf(stderr, "[zero] %s\n\n", err.msg);
-      exec_usage(stderr);
+      fprintf(stderr, "[zero] %s\n", err.msg);
+      zcli_short_usage(stderr, "exec");
     }
     int rc = a.output == ZOUT_TEXT ? ZEXIT_USAGE : early_error(a.output, ZEXIT_USAGE, err.msg);
     zexec_args_release(&a);
@@ -516,6 +517,7 @@ int cmd_exec(int argc, char **argv) {
     zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = g_prompt_note}};
     emit(&run, &w);
   }
+  zcli_config_warn_unknown(&rs.model.cfg, warn_event, &run); /* typos in the config files */
   if (g_stdin_note[0]) exec_stdin_said(&run, a.output);
   if (cap_note[0]) {
     zagent_event w = {.kind = ZAEV_WARNING,

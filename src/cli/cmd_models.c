@@ -113,8 +113,8 @@ int cmd_models(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero models: %s\n\n", perr.msg);
-    usage(stderr);
+    fprintf(stderr, "zero models: %s\n", perr.msg);
+    zcli_short_usage(stderr, "models");
     return ZEXIT_USAGE;
   }
   zerr err = ZERR_INIT;

@@ -10,6 +10,7 @@
 #include "base/fs.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/run_setup.h"
 #include "mcp/server.h"
 #include "sandbox/sandbox.h"
@@ -64,8 +65,8 @@ int cmd_serve(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero serve: %s\n\n", perr.msg);
-    serve_usage(stderr);
+    fprintf(stderr, "zero serve: %s\n", perr.msg);
+    zcli_short_usage(stderr, "serve");
     free(add);
     return ZEXIT_USAGE;
   }

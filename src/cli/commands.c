@@ -134,3 +134,21 @@ void zcli_subcommand_words(const zcli_subcommands *t, zbuf *out) {
     if (t->v[i].aliases) zbuf_addf(out, " %s", t->v[i].aliases);
   }
 }
+
+/* ---- usage errors ------------------------------------------------------------ */
+
+void zcli_short_usage(FILE *out, const char *command) {
+  /* "providers add" is the providers command's subcommand: its row. */
+  char name[32];
+  size_t n = strcspn(command, " ");
+  if (n >= sizeof name) n = sizeof name - 1;
+  memcpy(name, command, n);
+  name[n] = '\0';
+  const zcli_command *c = zcli_command_find(name);
+  if (!c || !strcmp(name, "zero")) {
+    fputs("Usage: zero [flags] [\"first prompt\"]  (zero --help lists every flag)\n", out);
+    return;
+  }
+  fprintf(out, "Usage: zero %s %s  (zero %s --help lists every flag)\n", c->name, c->synopsis,
+          c->name);
+}

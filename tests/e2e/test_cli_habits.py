@@ -5,6 +5,7 @@ zero exec, piped standard input is appended to the prompt as a fenced block
 prompt larger than the model's window is refused before anything is sent."""
 import json
 import os
+import time
 import unittest
 
 from harness import ZeroTest, main
@@ -120,6 +121,53 @@ class Habits(ZeroTest):
         self.assertIn("did you mean sessions?", r.stderr)
 
 
+class Mistakes(ZeroTest):
+    """Mistakes are said, not swallowed (the unknown-flag lines are checked
+    for every command in test_cli_flags.py)."""
+
+    def test_unknown_config_key_warns_with_file_line_and_suggestion(self):
+        cfgdir = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(cfgdir)
+        path = os.path.join(cfgdir, "config.json")
+        with open(path, "w") as f:
+            f.write('{\n  "maxTurns": 5,\n  "maxTurn": 3,\n  "preferences": {\n'
+                    '    "compactionModle": "main"\n  }\n}\n')
+        want = ['%s:3: unknown key "maxTurn" (did you mean "maxTurns"?)' % path,
+                '%s:5: unknown key "preferences.compactionModle" (did you mean '
+                '"compactionModel"?)' % path]
+        self.serve([{"text": "Ok."}])
+        r = self.zero("exec", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for w in want:
+            self.assertIn(w, r.stderr)
+        # stream-json carries them as warnings
+        self.serve([{"text": "Ok."}])
+        r = self.zero("exec", "-o", "stream-json", "hi")
+        warns = [e["message"] for e in self.lines(r.stdout) if e["type"] == "warning"]
+        self.assertEqual([w for w in warns if "unknown key" in w], want)
+        r = self.zero("config")
+        for w in want:
+            self.assertIn(w, r.stderr)
+
+    def test_resume_with_an_unknown_id_is_an_error(self):
+        m = self.serve([{"text": "First."}, {"text": "never"}])
+        self.assertEqual(self.zero("exec", "first task").returncode, 0)
+        for words in (["--resume", "now add a test for it"], ["--resume", "nope-id", "go on"],
+                      ["go on", "--resume=nope-id"]):
+            with self.subTest(words=words):
+                r = self.zero("exec", *words)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("no such session", r.stderr)
+                self.assertIn("zero sessions list", r.stderr)
+        self.assertEqual(len(m.bodies()), 1)  # nothing reached the latest session
+        self.assertEqual(len(self.session_ids()), 1)
+        # the ways to mean the latest session still work
+        r = self.zero("exec", "--resume-latest", "now add a test for it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(m.bodies()), 2)
+        self.assertEqual(len(self.session_ids()), 1)
+
+
 class FirstPrompt(test_tui.Tui):
     """`zero "prompt"` in a real terminal (tmux)."""
 
@@ -133,13 +181,28 @@ class FirstPrompt(test_tui.Tui):
         msgs = [e for e in self.session_events(sid) if e["type"] == "message"]
         self.assertIn("explain the build", json.dumps(msgs[0]))
 
+    def test_resume_with_an_unknown_id_is_an_error(self):
+        self.serve([])
+        self.start("--resume", "fix the bug", wait=False)
+        path = os.path.join(self.tmp, "exit-code")
+        s = self.wait_for("zero sessions list", timeout=10)
+        self.assertIn('"fix the bug"', s)
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.05)
+        with open(path) as f:
+            self.assertEqual(f.read().strip(), "2")
+        self.assertEqual(self.session_ids(), [])
+
 
 def load_tests(loader, tests, pattern):
     """Only this file's tests (FirstPrompt inherits test_tui's helpers, not
     its tests)."""
     suite = unittest.TestSuite()
     suite.addTests(loader.loadTestsFromTestCase(Habits))
+    suite.addTests(loader.loadTestsFromTestCase(Mistakes))
     suite.addTest(FirstPrompt("test_words_are_the_first_prompt"))
+    suite.addTest(FirstPrompt("test_resume_with_an_unknown_id_is_an_error"))
     return suite
 
 
