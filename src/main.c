@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/log.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 
@@ -47,7 +48,33 @@ static int run_print(int argc, char **argv, int at) {
   return rc;
 }
 
+/* Takes every `--debug` word before "--" out of argv (it is every
+ * command's flag: the debug log, base/log.h); returns whether one was there. */
+static bool take_debug_flag(int *argc, char **argv) {
+  bool found = false;
+  int n = 1;
+  bool flags = true;
+  for (int i = 1; i < *argc; i++) {
+    if (flags && !strcmp(argv[i], "--")) flags = false;
+    if (flags && !strcmp(argv[i], "--debug")) {
+      found = true;
+      continue;
+    }
+    argv[n++] = argv[i];
+  }
+  argv[n] = NULL;
+  *argc = n;
+  return found;
+}
+
 int main(int argc, char **argv) {
+  bool debug = take_debug_flag(&argc, argv);
+  const zcli_command *named = argc > 1 ? zcli_command_find(argv[1]) : NULL;
+  /* The sandbox's inner stage runs inside the sandbox: no log there. */
+  if (!named || !(named->setup & ZCMD_HIDDEN)) zlog_open(debug);
+  /* The command's name only: the other words may hold the prompt. */
+  zlog("start", "zero %s (commit %s), command %s, %d words", ZERO_VERSION, ZERO_COMMIT,
+       named ? named->name : argc > 1 ? "(the UI or -p)" : "(the UI)", argc > 1 ? argc - 1 : 0);
   if (argc < 2) return cmd_tui(0, NULL);
   const zcli_command *c = zcli_command_find(argv[1]);
   if (c) return c->run(argc - 2, argv + 2);

@@ -92,3 +92,4 @@ static char *xdg_dir(const char *env, const char *fallback) {
 
 char *zpath_config_dir(void) { return xdg_dir("XDG_CONFIG_HOME", ".config"); }
 char *zpath_data_dir(void) { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
+char *zpath_state_dir(void) { return xdg_dir("XDG_STATE_HOME", ".local/state"); }

@@ -20,5 +20,7 @@ const char *zpath_home(void);
 char *zpath_config_dir(void);
 /* $XDG_DATA_HOME/zero or ~/.local/share/zero. Caller frees. */
 char *zpath_data_dir(void);
+/* $XDG_STATE_HOME/zero or ~/.local/state/zero (logs). Caller frees. */
+char *zpath_state_dir(void);
 
 #endif

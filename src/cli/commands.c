@@ -26,7 +26,7 @@ static const zcli_command COMMANDS[] = {
      &zcli_providers_subs, PROVIDERS_SUB_OPTS},
     {"setup", NULL, cmd_setup, 0, "--provider P [flags]",
      "write a provider profile non-interactively", &zcli_provider_add_opts, NULL, NULL},
-    {"doctor", NULL, cmd_doctor, 0, "[--connectivity]",
+    {"doctor", NULL, cmd_doctor, 0, "[--connectivity] [--bundle]",
      "check config, provider, key, endpoint, sandbox", &zcli_doctor_opts, NULL, NULL},
     {"usage", NULL, cmd_usage, 0, "[--session ID] [--json]",
      "tokens and estimated cost per session/model/day", &zcli_usage_opts, NULL, NULL},
