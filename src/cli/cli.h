@@ -56,6 +56,9 @@ void zcli_config_warn_unknown(const struct zconfig *cfg, void (*warn)(void *ud, 
 int cmd_tui(int argc, char **argv);
 /* `zero completions bash|zsh|fish` (cli/completion.c). */
 int cmd_completions(int argc, char **argv);
+/* `zero __complete WHAT`: dynamic values for shell completion (sessions,
+ * models, providers, presets, permission-modes; cli/complete_values.c). */
+int cmd_complete(int argc, char **argv);
 /* `zero __manpages DIR`: the manual pages from the command and option tables
  * (cli/manpage.c); the build runs it. */
 int cmd_manpages(int argc, char **argv);

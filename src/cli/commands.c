@@ -70,6 +70,8 @@ static const zcli_command COMMANDS[] = {
      NULL, NULL, NULL},
     {"__manpages", NULL, cmd_manpages, ZCMD_HIDDEN, "DIR", "write the manual pages into DIR",
      NULL, NULL, NULL},
+    {"__complete", NULL, cmd_complete, ZCMD_HIDDEN, "WHAT",
+     "values for shell completion (sessions, models, …)", NULL, NULL, NULL},
 };
 
 const zcli_command *zcli_commands(size_t *n) {

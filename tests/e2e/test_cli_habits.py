@@ -5,10 +5,11 @@ zero exec, piped standard input is appended to the prompt as a fenced block
 prompt larger than the model's window is refused before anything is sent."""
 import json
 import os
+import subprocess
 import time
 import unittest
 
-from harness import ZeroTest, main
+from harness import ZERO_BIN, ZeroTest, main
 import test_tui
 
 
@@ -168,6 +169,67 @@ class Mistakes(ZeroTest):
         self.assertEqual(len(self.session_ids()), 1)
 
 
+class CompletionValues(ZeroTest):
+    """Shell completion of flag values: fixed lists from the script, the rest
+    from the binary being completed (`zero __complete WHAT`)."""
+
+    def complete(self, *typed):
+        """bash's completions of the last word of `zero typed…`, with the real
+        binary as the command word (the script calls it for dynamic values)."""
+        words = " ".join("'%s'" % w for w in (ZERO_BIN,) + typed)
+        prog = ('source <("$ZERO" completions bash) && COMP_WORDS=(%s) && '
+                'COMP_CWORD=%d; _zero; printf "%%s\\n" "${COMPREPLY[@]}"'
+                % (words, len(typed)))
+        r = subprocess.run(["bash", "-c", prog], env=dict(self.env, ZERO=ZERO_BIN),
+                           cwd=self.work, capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return [l for l in r.stdout.splitlines() if l]
+
+    def test_session_ids_for_resume_and_fork(self):
+        self.serve([{"text": "a"}, {"text": "b"}])
+        self.assertEqual(self.zero("exec", "--init-session-id", "alpha-1", "x").returncode, 0)
+        self.assertEqual(self.zero("exec", "--init-session-id", "beta-2", "y").returncode, 0)
+        r = self.zero("__complete", "sessions")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["beta-2", "alpha-1"])  # most recent first
+        self.assertEqual(sorted(self.complete("exec", "--resume", "")), ["alpha-1", "beta-2"])
+        self.assertEqual(self.complete("--resume", "al"), ["alpha-1"])
+        self.assertEqual(self.complete("exec", "--fork", "b"), ["beta-2"])
+        self.assertEqual(self.complete("usage", "--session", "a"), ["alpha-1"])
+
+    def test_permission_modes_and_fixed_lists(self):
+        self.assertEqual(self.complete("exec", "--permission-mode", ""),
+                         ["ask", "auto", "unsafe", "plan", "spec-draft"])
+        self.assertEqual(self.complete("--permission-mode", "p"), ["plan"])
+        self.assertEqual(self.complete("exec", "-o", "st"), ["stream-json"])
+        self.assertEqual(self.complete("exec", "--reasoning-effort", "m"), ["minimal", "medium"])
+        self.assertEqual(self.complete("exec", "--auto", "me"), ["member", "medium"])
+        self.assertEqual(self.complete("--theme", ""), ["dark", "light"])
+        os.makedirs(os.path.join(self.work, "subdir"))
+        self.assertEqual(self.complete("exec", "-C", "sub"), ["subdir"])
+        # after the value, flags and commands again
+        self.assertEqual(self.complete("exec", "-o", "json", "--max"), ["--max-turns"])
+
+    def test_models_and_providers_from_registry_and_config(self):
+        cfgdir = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(cfgdir)
+        with open(os.path.join(cfgdir, "config.json"), "w") as f:
+            json.dump({"providers": [{"name": "work-gw", "provider_kind": "openai-compatible",
+                                      "baseURL": "http://127.0.0.1:9/v1",
+                                      "model": "house-model-7"}],
+                       "models": {"my-finetune": {"contextWindow": 32768}}}, f)
+        self.assertIn("gpt-4o", self.complete("-m", "gpt-4"))
+        self.assertEqual(self.complete("exec", "-m", "my-"), ["my-finetune"])
+        self.assertEqual(self.complete("exec", "--model", "house"), ["house-model-7"])
+        self.assertEqual(self.complete("--provider", "work"), ["work-gw"])
+        self.assertIn("ollama", self.complete("setup", "--provider", "oll"))
+        self.assertIn("ollama", self.complete("providers", "add", "x", "--preset", ""))
+        r = self.zero("__complete", "nothing-such")
+        self.assertEqual((r.returncode, r.stdout), (2, ""))
+        # hidden: not offered as a command
+        self.assertEqual(self.complete("__c"), [])
+
+
 class FirstPrompt(test_tui.Tui):
     """`zero "prompt"` in a real terminal (tmux)."""
 
@@ -201,6 +263,7 @@ def load_tests(loader, tests, pattern):
     suite = unittest.TestSuite()
     suite.addTests(loader.loadTestsFromTestCase(Habits))
     suite.addTests(loader.loadTestsFromTestCase(Mistakes))
+    suite.addTests(loader.loadTestsFromTestCase(CompletionValues))
     suite.addTest(FirstPrompt("test_words_are_the_first_prompt"))
     suite.addTest(FirstPrompt("test_resume_with_an_unknown_id_is_an_error"))
     return suite
