@@ -74,7 +74,10 @@ int main(int argc, char **argv) {
   if (!named || !(named->setup & ZCMD_HIDDEN)) zlog_open(debug);
   /* The command's name only: the other words may hold the prompt. */
   zlog("start", "zero %s (commit %s), command %s, %d words", ZERO_VERSION, ZERO_COMMIT,
-       named ? named->name : argc > 1 ? "(the UI or -p)" : "(the UI)", argc > 1 ? argc - 1 : 0);
+       named      ? named->name
+       : argc > 1 ? "(the UI or -p)"
+                  : "(the UI)",
+       argc > 1 ? argc - 1 : 0);
   if (argc < 2) return cmd_tui(0, NULL);
   const zcli_command *c = zcli_command_find(argv[1]);
   if (c) return c->run(argc - 2, argv + 2);

@@ -22,10 +22,10 @@
 /* The process's log (the named singleton log.h describes). */
 static struct {
   pthread_mutex_t mu;
-  int fd;       /* -1: off */
-  bool bodies;  /* ZERO_LOG_BODIES=1 */
-  char *path;   /* …/logs/zero.log */
-  size_t size;  /* of the file, as last seen */
+  int fd;      /* -1: off */
+  bool bodies; /* ZERO_LOG_BODIES=1 */
+  char *path;  /* …/logs/zero.log */
+  size_t size; /* of the file, as last seen */
 } g_log = {PTHREAD_MUTEX_INITIALIZER, -1, false, NULL, 0};
 
 char *zlog_dir(void) {

@@ -189,7 +189,8 @@ static const zopt DOCTOR_OPTS[] = {
      NULL},
     {D_BUNDLE, "bundle", 0, ZOPT_FLAG, 0, NULL,
      "also pack the debug log, the redacted config, the version\n"
-     "and these checks into a .tar to attach to a bug report", NULL},
+     "and these checks into a .tar to attach to a bug report",
+     NULL},
     {D_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -329,8 +330,8 @@ int cmd_doctor(int argc, char **argv) {
     }
   }
   if (d.json) {
-    json_t *o = json_pack("{s:b, s:O, s:s?}", "ok", !d.failed, "checks", d.rows, "bundle",
-                          bundle_path);
+    json_t *o =
+        json_pack("{s:b, s:O, s:s?}", "ok", !d.failed, "checks", d.rows, "bundle", bundle_path);
     zjson_print(stdout, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
   }

@@ -108,8 +108,7 @@ static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
   }
   if (hit.opt && hit.opt->kind == ZOPT_VALUE && !hit.value)
     fprintf(stderr, "zero sandbox: %s needs a directory\n", hit.word);
-  else
-    fprintf(stderr, "zero sandbox: %s\n", err.msg);
+  else fprintf(stderr, "zero sandbox: %s\n", err.msg);
   zcli_short_usage(stderr, "sandbox");
   return -1;
 }

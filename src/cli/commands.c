@@ -9,6 +9,7 @@
 
 static const zopt_spec *const PROVIDERS_SUB_OPTS[] = {&zcli_provider_add_opts, NULL};
 
+// clang-format off
 static const zcli_command COMMANDS[] = {
     {"exec", NULL, cmd_exec, ZCMD_LEADING_ADD_DIR, "[flags] \"prompt\"",
      "run one task headless (text, json, stream-json)", &zexec_opts, NULL, NULL},
@@ -60,11 +61,9 @@ static const zcli_command COMMANDS[] = {
      "a shell completion script", NULL, &zcli_completions_subs, NULL},
     {"version", "--version -v", cmd_version, 0, "(--version)",
      "version, commit and linked libraries", &zcli_version_opts, NULL, NULL},
-    // clang-format off
     {"config", NULL, cmd_config, 0, "[list|get KEY] [--json]",
      "the resolved configuration and where each setting came from", &zcli_config_opts,
      &zcli_config_subs, NULL},
-    // clang-format on
     {"help", "--help -h", cmd_help, 0, "[command]", "this help, or a command's", NULL, NULL, NULL},
     {"__sandbox-inner", NULL, cmd_sandbox_inner, ZCMD_HIDDEN, "", "the sandbox's inner stage",
      NULL, NULL, NULL},
@@ -73,6 +72,7 @@ static const zcli_command COMMANDS[] = {
     {"__complete", NULL, cmd_complete, ZCMD_HIDDEN, "WHAT",
      "values for shell completion (sessions, models, …)", NULL, NULL, NULL},
 };
+// clang-format on
 
 const zcli_command *zcli_commands(size_t *n) {
   *n = ZARRAY_LEN(COMMANDS);

@@ -82,8 +82,10 @@ int cmd_complete(int argc, char **argv) {
   static const struct {
     const char *what;
     void (*print)(void);
-  } LISTS[] = {{"sessions", print_sessions},   {"models", print_models},
-               {"providers", print_providers}, {"presets", print_presets},
+  } LISTS[] = {{"sessions", print_sessions},
+               {"models", print_models},
+               {"providers", print_providers},
+               {"presets", print_presets},
                {"permission-modes", print_modes}};
   if (argc != 1) return ZEXIT_USAGE;
   for (size_t i = 0; i < ZARRAY_LEN(LISTS); i++) {

@@ -121,8 +121,7 @@ static void bash_values(zbuf *s) {
   for (size_t i = 0; i < ZARRAY_LEN(VALUES); i++) {
     const flag_values *v = &VALUES[i];
     zbuf_addf(s, "    %s) ", v->flags);
-    if (v->path)
-      zbuf_addf(s, "COMPREPLY=($(compgen -%c -- \"$cur\")); return ;;\n", v->path);
+    if (v->path) zbuf_addf(s, "COMPREPLY=($(compgen -%c -- \"$cur\")); return ;;\n", v->path);
     else if (v->words)
       zbuf_addf(s, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", v->words);
     else
@@ -140,13 +139,10 @@ static void zsh_values(zbuf *s) {
   for (size_t i = 0; i < ZARRAY_LEN(VALUES); i++) {
     const flag_values *v = &VALUES[i];
     zbuf_addf(s, "    %s) ", v->flags);
-    if (v->path)
-      zbuf_addf(s, "_files%s; return ;;\n", v->path == 'd' ? " -/" : "");
-    else if (v->words)
-      zbuf_addf(s, "compadd -- %s; return ;;\n", v->words);
+    if (v->path) zbuf_addf(s, "_files%s; return ;;\n", v->path == 'd' ? " -/" : "");
+    else if (v->words) zbuf_addf(s, "compadd -- %s; return ;;\n", v->words);
     else
-      zbuf_addf(s,
-                "compadd -- ${(f)\"$(\"${words[1]}\" __complete %s 2>/dev/null)\"}; return ;;\n",
+      zbuf_addf(s, "compadd -- ${(f)\"$(\"${words[1]}\" __complete %s 2>/dev/null)\"}; return ;;\n",
                 v->dynamic);
   }
   zbuf_addstr(s, "  esac\n");
@@ -154,15 +150,14 @@ static void zsh_values(zbuf *s) {
 
 /* fish: a rule per row, on the token before the cursor. */
 static void fish_values(zbuf *s) {
-  zbuf_addstr(s,
-              "function __zero_prev\n"
-              "    set -l t (commandline -opc)\n"
-              "    echo $t[-1]\n"
-              "end\n"
-              "function __zero_values\n"
-              "    set -l z (commandline -opc)[1]\n"
-              "    $z __complete $argv 2>/dev/null\n"
-              "end\n");
+  zbuf_addstr(s, "function __zero_prev\n"
+                 "    set -l t (commandline -opc)\n"
+                 "    echo $t[-1]\n"
+                 "end\n"
+                 "function __zero_values\n"
+                 "    set -l z (commandline -opc)[1]\n"
+                 "    $z __complete $argv 2>/dev/null\n"
+                 "end\n");
   for (size_t i = 0; i < ZARRAY_LEN(VALUES); i++) {
     const flag_values *v = &VALUES[i];
     zbuf spellings = ZBUF_INIT;
@@ -278,7 +273,12 @@ static const posix_shell BASH = {
     "# command and flag tables. Load it with: source <(zero completions bash)\n"
     "_zero() {\n"
     "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" words=''\n",
-    "1", "COMP_CWORD", "${COMP_WORDS[i]}", "words", "\"", "\"",
+    "1",
+    "COMP_CWORD",
+    "${COMP_WORDS[i]}",
+    "words",
+    "\"",
+    "\"",
     "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
     "}\n"
     "complete -F _zero zero\n",
@@ -291,7 +291,12 @@ static const posix_shell ZSH = {
     "#   source <(zero completions zsh)\n"
     "_zero() {\n"
     "  local -a cands\n",
-    "2", "CURRENT", "${words[i]}", "cands", "(", ")",
+    "2",
+    "CURRENT",
+    "${words[i]}",
+    "cands",
+    "(",
+    ")",
     "  compadd -- \"${cands[@]}\"\n"
     "}\n"
     "compdef _zero zero\n",

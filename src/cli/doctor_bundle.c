@@ -111,8 +111,8 @@ char *zcli_doctor_bundle(const json_t *checks, const char *user_cfg, const char 
   char *report = json_dumps(checks, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   int rc = ztar_add(f, "zero-report/README.txt", README, strlen(README), now, err);
   if (rc == 0) rc = add_version(f, now, err);
-  if (rc == 0 && report) rc = add_redacted(f, "zero-report/doctor.json", report, strlen(report),
-                                           now, err);
+  if (rc == 0 && report)
+    rc = add_redacted(f, "zero-report/doctor.json", report, strlen(report), now, err);
   if (rc == 0) rc = add_file(f, "zero-report/config/user.json", user_cfg, now, err);
   if (rc == 0 && !(user_cfg && project_cfg && !strcmp(user_cfg, project_cfg)))
     rc = add_file(f, "zero-report/config/project.json", project_cfg, now, err);

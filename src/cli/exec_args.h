@@ -66,8 +66,8 @@ extern const zopt_spec zexec_opts;
 
 /* Parses argv (the words after "exec"). The word after `--resume` is its
  * session id unless it starts with "-"; `is_session` (may be NULL) tells
- * whether an id exists, so a wrong one is a usage error here. Returns 0, or -1 with a ZE_USAGE error. The output
- * format is parsed first so even a usage error can be reported in it. */
+ * whether an id exists, so a wrong one is a usage error here. Returns 0, or -1 with a ZE_USAGE
+ * error. The output format is parsed first so even a usage error can be reported in it. */
 int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(const char *id),
                      zerr *err);
 void zexec_args_release(zexec_args *a);

@@ -24,9 +24,8 @@ int zexec_stdin_read(int fd, size_t max, zbuf *out, bool *more, size_t *lines, z
       int pr = poll(&p, 1, ZEXEC_STDIN_NOTICE_S * 1000);
       if (pr < 0 && errno == EINTR) continue;
       if (pr == 0) {
-        fprintf(stderr,
-                "[zero] waiting for standard input to end (it is appended to the prompt); "
-                "give </dev/null to run without it\n");
+        fprintf(stderr, "[zero] waiting for standard input to end (it is appended to the prompt); "
+                        "give </dev/null to run without it\n");
         told = true;
         continue;
       }
@@ -78,12 +77,14 @@ void zexec_stdin_notice(char *buf, size_t size, size_t bytes, size_t lines, bool
   char hs[32], cap[32];
   human_size(hs, sizeof hs, bytes);
   human_size(cap, sizeof cap, ZEXEC_STDIN_MAX);
-  int n = snprintf(buf, size, "%s %zu line%s (%s) of standard input%s", fenced ? "appended" : "read",
-                   lines, lines == 1 ? "" : "s", hs, fenced ? " to the prompt" : " as the prompt");
+  int n =
+      snprintf(buf, size, "%s %zu line%s (%s) of standard input%s", fenced ? "appended" : "read",
+               lines, lines == 1 ? "" : "s", hs, fenced ? " to the prompt" : " as the prompt");
   if (more && n > 0 && (size_t)n < size)
     snprintf(buf + n, size - (size_t)n,
              "; standard input is longer than %s: only its first %s were read, the rest was "
-             "left unread (use --file for a larger prompt)", cap, cap);
+             "left unread (use --file for a larger prompt)",
+             cap, cap);
 }
 
 int64_t zexec_prompt_tokens(size_t bytes) { return (int64_t)((bytes + 3) / 4); }

@@ -40,8 +40,7 @@ void zexec_prompt_add_fenced(zbuf *prompt, const char *block, size_t len);
 /* The notice for appended standard input, e.g. "appended 42 lines (1.3 KiB)
  * of standard input to the prompt" or, when *more, "…: only its first
  * 256 KiB were read (the rest was left unread)". */
-void zexec_stdin_notice(char *buf, size_t size, size_t bytes, size_t lines, bool more,
-                        bool fenced);
+void zexec_stdin_notice(char *buf, size_t size, size_t bytes, size_t lines, bool more, bool fenced);
 
 /* The prompt's estimated tokens: its bytes / 4, the estimate compaction
  * uses (agent/compaction.h), rounded up. */

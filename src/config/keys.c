@@ -255,7 +255,8 @@ size_t zconfig_unknown_keys(const json_t *doc, const char *path,
   walk w = {path, fn, ud, 0, NULL};
   zbuf text = ZBUF_INIT;
   zerr err = ZERR_INIT;
-  if (path && zfs_read_file(path, &text, 16u << 20, &err) == 0) w.lines = key_lines(text.data, text.len);
+  if (path && zfs_read_file(path, &text, 16u << 20, &err) == 0)
+    w.lines = key_lines(text.data, text.len);
   zbuf_release(&text);
   check_object(&w, doc, &TOP, "");
   json_decref(w.lines);
