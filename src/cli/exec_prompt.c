@@ -11,42 +11,48 @@
 #include "agent/compaction.h"
 #include "cli/run_setup.h"
 
+/* Waits until fd is readable; after ZEXEC_STDIN_NOTICE_S of silence says
+ * once on stderr what zero waits for (*told), then waits on. A slow producer
+ * (`make | zero exec …`) may legitimately take minutes. */
+static void wait_for_input(int fd, bool *told) {
+  while (!*told) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int pr = poll(&p, 1, ZEXEC_STDIN_NOTICE_S * 1000);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0)
+      fprintf(stderr, "[zero] waiting for standard input to end (it is appended to the prompt); "
+                      "give </dev/null to run without it\n");
+    *told = true; /* data, EOF or an error: the read says which */
+  }
+}
+
+/* At the cap: whether at least one more byte was there (left unread). */
+static bool more_after_cap(int fd) {
+  char probe;
+  ssize_t r;
+  while ((r = read(fd, &probe, 1)) < 0 && errno == EINTR) {
+  }
+  return r > 0;
+}
+
 int zexec_stdin_read(int fd, size_t max, zbuf *out, bool *more, size_t *lines, zerr *err) {
   *more = false;
   *lines = 0;
   bool told = false;
   char chunk[65536];
   for (;;) {
-    if (!told) {
-      /* poll only until the first notice: a slow producer (`make | zero
-       * exec …`) may legitimately take minutes. */
-      struct pollfd p = {.fd = fd, .events = POLLIN};
-      int pr = poll(&p, 1, ZEXEC_STDIN_NOTICE_S * 1000);
-      if (pr < 0 && errno == EINTR) continue;
-      if (pr == 0) {
-        fprintf(stderr, "[zero] waiting for standard input to end (it is appended to the prompt); "
-                        "give </dev/null to run without it\n");
-        told = true;
-        continue;
-      }
-    }
+    wait_for_input(fd, &told);
     size_t room = out->len < max ? max - out->len : 0;
-    size_t want = room < sizeof chunk ? room : sizeof chunk;
-    if (want == 0) {
-      /* At the cap: one more byte tells whether anything was left. */
-      char probe;
-      ssize_t r = read(fd, &probe, 1);
-      if (r < 0 && errno == EINTR) continue;
-      *more = r > 0;
+    if (room == 0) {
+      *more = more_after_cap(fd);
       return 0;
     }
-    ssize_t n = read(fd, chunk, want);
+    ssize_t n = read(fd, chunk, room < sizeof chunk ? room : sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return zerr_errno(err, ZE_IO, "cannot read standard input");
     if (n == 0) return 0;
     for (ssize_t i = 0; i < n; i++) *lines += chunk[i] == '\n';
     zbuf_add(out, chunk, (size_t)n);
-    told = true; /* data flows: no notice needed any more */
   }
 }
 

@@ -147,47 +147,74 @@ static void value_path(zbuf *path, const scan_frame *f, const char *key) {
   else zbuf_addf(path, "%s%s", path->len ? "." : "", key);
 }
 
+/* The scan's state: its open containers, the line, the path being built. */
+typedef struct key_scan {
+  json_t *lines; /* the result */
+  scan_frame st[64];
+  size_t depth, line;
+  zbuf path, key;
+} key_scan;
+
+/* The string whose opening quote is t[i]; a member's name is recorded with
+ * its line. Returns the index of the closing quote, or len when there is
+ * none. */
+static size_t scan_string(key_scan *k, const char *t, size_t i, size_t len) {
+  size_t start = ++i;
+  while (i < len && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
+  if (i >= len) return len;
+  scan_frame *f = k->depth ? &k->st[k->depth - 1] : NULL;
+  if (f && !f->array && f->want_key) {
+    zbuf_reset(&k->key);
+    zbuf_add(&k->key, t + start, i - start);
+    value_path(&k->path, f, k->key.data);
+    json_object_set_new(k->lines, k->path.data ? k->path.data : "",
+                        json_integer((json_int_t)k->line));
+    f->want_key = false;
+  }
+  return i;
+}
+
+/* One character outside strings. Returns false where the scan must stop
+ * (nesting past its stack, a bracket closing nothing). */
+static bool scan_char(key_scan *k, char c) {
+  scan_frame *f = k->depth ? &k->st[k->depth - 1] : NULL;
+  switch (c) {
+    case '\n': k->line++; break;
+    case '{':
+    case '[':
+      if (k->depth == ZARRAY_LEN(k->st)) return false;
+      value_path(&k->path, f, k->key.data ? k->key.data : "");
+      k->st[k->depth++] =
+          (scan_frame){.array = c == '[', .want_key = c == '{', .base = k->path.len};
+      break;
+    case '}':
+    case ']':
+      if (!k->depth) return false;
+      k->depth--;
+      break;
+    case ',':
+      if (f && f->array) f->index++;
+      else if (f) f->want_key = true;
+      break;
+    default: break;
+  }
+  return true;
+}
+
 /* {"a.b[0].c": line, …}: the 1-based line of every member name of a JSON
  * text, found by a scan of its brackets, commas and strings. The text is one
  * jansson has already parsed, so the scan need not judge it; on text it does
  * not understand (names with escapes, truncation) it keeps what it found.
  * jansson has no positions for parsed values, hence this. New reference. */
 static json_t *key_lines(const char *t, size_t len) {
-  json_t *lines = json_object();
-  scan_frame st[64];
-  size_t depth = 0, line = 1;
-  zbuf path = ZBUF_INIT, key = ZBUF_INIT;
+  key_scan k = {.lines = json_object(), .line = 1, .path = ZBUF_INIT, .key = ZBUF_INIT};
   for (size_t i = 0; i < len; i++) {
-    char c = t[i];
-    scan_frame *f = depth ? &st[depth - 1] : NULL;
-    if (c == '\n') {
-      line++;
-    } else if (c == '{' || c == '[') {
-      if (depth == ZARRAY_LEN(st)) break;
-      value_path(&path, f, key.data ? key.data : "");
-      st[depth++] = (scan_frame){.array = c == '[', .want_key = c == '{', .base = path.len};
-    } else if (c == '}' || c == ']') {
-      if (!depth) break;
-      depth--;
-    } else if (c == ',' && f) {
-      if (f->array) f->index++;
-      else f->want_key = true;
-    } else if (c == '"') {
-      size_t start = ++i;
-      while (i < len && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
-      if (i >= len) break;
-      if (f && !f->array && f->want_key) {
-        zbuf_reset(&key);
-        zbuf_add(&key, t + start, i - start);
-        value_path(&path, f, key.data);
-        json_object_set_new(lines, path.data ? path.data : "", json_integer((json_int_t)line));
-        f->want_key = false;
-      }
-    }
+    if (t[i] == '"') i = scan_string(&k, t, i, len);
+    else if (!scan_char(&k, t[i])) break;
   }
-  zbuf_release(&path);
-  zbuf_release(&key);
-  return lines;
+  zbuf_release(&k.path);
+  zbuf_release(&k.key);
+  return k.lines;
 }
 
 typedef struct walk {
