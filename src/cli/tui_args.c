@@ -38,6 +38,9 @@ void tui_args_usage(FILE *out) {
         out);
   zopt_print_flags(out, &zcli_tui_opts);
   fputs("\n"
+        "Every command also takes --debug (or ZERO_LOG=debug): a redacted debug log in\n"
+        "~/.local/state/zero/logs/ for bug reports; zero doctor --bundle packs it.\n"
+        "\n"
         "Examples:\n"
         "  zero\n"
         "  zero --resume\n"
