@@ -110,3 +110,4 @@ char *zpath_which(const char *name) {
   }
   return NULL;
 }
+char *zpath_state_dir(void) { return xdg_dir("XDG_STATE_HOME", ".local/state"); }

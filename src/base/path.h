@@ -25,5 +25,7 @@ char *zpath_data_dir(void);
  * executable (access X_OK; filesystem access). NULL when none is. Caller
  * frees. */
 char *zpath_which(const char *name);
+/* $XDG_STATE_HOME/zero or ~/.local/state/zero (logs). Caller frees. */
+char *zpath_state_dir(void);
 
 #endif

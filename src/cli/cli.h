@@ -53,10 +53,17 @@ int cmd_config(int argc, char **argv);
 struct zconfig;
 struct json_t;
 struct json_t *zcli_config_unknown_keys(const struct zconfig *cfg);
+/* Calls warn with each of those messages ("<file>:<line>: unknown key …"):
+ * zero exec and the UI say them when a run starts. */
+void zcli_config_warn_unknown(const struct zconfig *cfg, void (*warn)(void *ud, const char *msg),
+                              void *ud);
 /* `zero` with no command (or only flags): the interactive UI (cmd_tui.c). */
 int cmd_tui(int argc, char **argv);
 /* `zero completions bash|zsh|fish` (cli/completion.c). */
 int cmd_completions(int argc, char **argv);
+/* `zero __complete WHAT`: dynamic values for shell completion (sessions,
+ * models, providers, presets, permission-modes; cli/complete_values.c). */
+int cmd_complete(int argc, char **argv);
 /* `zero __manpages DIR`: the manual pages from the command and option tables
  * (cli/manpage.c); the build runs it. */
 int cmd_manpages(int argc, char **argv);

@@ -8,6 +8,7 @@
 #include "base/common.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/exit_codes.h"
 
 enum { ACP_HELP = 1, ACP_MODE };
@@ -63,8 +64,8 @@ int cmd_acp(int argc, char **argv) {
     }
   }
   if (err.kind != ZE_OK) {
-    fprintf(stderr, "zero acp: %s\n\n", err.msg);
-    acp_usage(stderr);
+    fprintf(stderr, "zero acp: %s\n", err.msg);
+    zcli_short_usage(stderr, "acp");
     return ZEXIT_USAGE;
   }
   signal(SIGPIPE, SIG_IGN);

@@ -204,6 +204,15 @@ json_t *zcli_config_unknown_keys(const zconfig *cfg) {
   return u.list;
 }
 
+void zcli_config_warn_unknown(const zconfig *cfg, void (*warn)(void *ud, const char *msg),
+                              void *ud) {
+  json_t *unknown = zcli_config_unknown_keys(cfg);
+  size_t i;
+  json_t *m;
+  json_array_foreach(unknown, i, m) warn(ud, json_string_value(m));
+  json_decref(unknown);
+}
+
 /* ---- output ------------------------------------------------------------------- */
 
 static void print_value(const json_t *v) {
@@ -290,8 +299,8 @@ int cmd_config(int argc, char **argv) {
     zerr_set(&perr, ZE_USAGE,
              !strcmp(sub, "get") ? "get needs one KEY" : "unknown config subcommand \"%s\"", sub);
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero config: %s\n\n", perr.msg);
-    usage(stderr);
+    fprintf(stderr, "zero config: %s\n", perr.msg);
+    zcli_short_usage(stderr, "config");
     return ZEXIT_USAGE;
   }
   zconfig cfg;

@@ -17,6 +17,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "config/config.h"
 #include "session/store.h"
 #include "tools/tool.h"
@@ -101,8 +102,8 @@ int cmd_context(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero context: %s\n\n", perr.msg);
-    usage(stderr);
+    fprintf(stderr, "zero context: %s\n", perr.msg);
+    zcli_short_usage(stderr, "context");
     return ZEXIT_USAGE;
   }
 

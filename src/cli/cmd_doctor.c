@@ -16,9 +16,12 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/opts.h"
+#include "base/path.h"
 #include "base/url.h"
 #include "base/redact.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/doctor_bundle.h"
 #include "sandbox/sandbox.h"
 #include "cli/provider_opts.h"
 #include "cli/run_setup.h"
@@ -220,12 +223,16 @@ static void check_endpoint(doctor *d, const zresolved_provider *rp, const zprov_
   zbuf_release(&auth);
 }
 
-enum { D_HELP = 1, D_JSON, D_CONNECTIVITY };
+enum { D_HELP = 1, D_JSON, D_CONNECTIVITY, D_BUNDLE };
 
 static const zopt DOCTOR_OPTS[] = {
     {D_CONNECTIVITY, "connectivity", 0, ZOPT_FLAG, 0, NULL,
      "also send one cheap request to the endpoint", "Flags"},
     {D_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "print {ok, checks:[{check, status, detail, next}]}",
+     NULL},
+    {D_BUNDLE, "bundle", 0, ZOPT_FLAG, 0, NULL,
+     "also pack the debug log, the redacted config, the version\n"
+     "and these checks into a .tar to attach to a bug report",
      NULL},
     {D_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
@@ -236,7 +243,7 @@ const zopt_spec zcli_doctor_opts = {.command = "doctor", .opts = DOCTOR_OPTS,
                                     .see = " (see zero doctor --help)"};
 
 static void doctor_usage(FILE *out) {
-  fputs("Usage: zero doctor [--connectivity] [--json]\n\n"
+  fputs("Usage: zero doctor [--connectivity] [--json] [--bundle]\n\n"
         "Checks the config files, the active provider, its key and model, and with\n"
         "--connectivity the endpoint itself (one cheap authenticated request).\n"
         "Exit status 3 when a check fails.\n\n",
@@ -244,13 +251,14 @@ static void doctor_usage(FILE *out) {
   zopt_print_flags(out, &zcli_doctor_opts);
   fputs("\nExamples:\n"
         "  zero doctor\n"
-        "  zero doctor --connectivity --json\n",
+        "  zero doctor --connectivity --json\n"
+        "  zero --debug exec \"…\"; zero doctor --bundle   # a bug report's attachment\n",
         out);
 }
 
 int cmd_doctor(int argc, char **argv) {
   doctor d = {json_array(), false, false};
-  bool connectivity = false;
+  bool connectivity = false, bundle = false;
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
@@ -260,6 +268,8 @@ int cmd_doctor(int argc, char **argv) {
       d.json = true;
     } else if (hit.id == D_CONNECTIVITY) {
       connectivity = true;
+    } else if (hit.id == D_BUNDLE) {
+      bundle = true;
     } else if (hit.id == D_HELP) {
       doctor_usage(stdout);
       json_decref(d.rows);
@@ -271,6 +281,7 @@ int cmd_doctor(int argc, char **argv) {
   }
   if (perr.kind != ZE_OK) {
     fprintf(stderr, "zero doctor: %s\n", perr.msg);
+    zcli_short_usage(stderr, "doctor");
     json_decref(d.rows);
     return ZEXIT_USAGE;
   }
@@ -339,8 +350,32 @@ int cmd_doctor(int argc, char **argv) {
                             : "install bubblewrap (apt-get install bubblewrap) for full confinement");
   report_linked_denied_files(&d);
   report_backends(&d);
+  cleanup_free char *bundle_path = NULL;
+  if (bundle) {
+    /* The config files even when they do not parse: that is what a report needs. */
+    cleanup_free char *user_cfg = NULL, *project_cfg = NULL;
+    if (loaded) {
+      user_cfg = cfg.user_path ? xstrdup(cfg.user_path) : NULL;
+      project_cfg = cfg.project_path ? xstrdup(cfg.project_path) : NULL;
+    } else {
+      cleanup_free char *cdir = zpath_config_dir();
+      user_cfg = zpath_join(cdir, "config.json");
+    }
+    zerr berr = ZERR_INIT;
+    bundle_path = zcli_doctor_bundle(d.rows, user_cfg, project_cfg, &berr);
+    if (!bundle_path) {
+      fprintf(stderr, "zero doctor: no bundle: %s\n", berr.msg);
+      d.failed = true;
+    } else if (!d.json) {
+      printf("\nBug report bundle: %s\n"
+             "(redacted: no keys; no prompts unless ZERO_LOG_BODIES=1; look it over, then "
+             "attach it)\n",
+             bundle_path);
+    }
+  }
   if (d.json) {
-    json_t *o = json_pack("{s:b, s:O}", "ok", !d.failed, "checks", d.rows);
+    json_t *o =
+        json_pack("{s:b, s:O, s:s?}", "ok", !d.failed, "checks", d.rows, "bundle", bundle_path);
     zjson_print(stdout, o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
   }

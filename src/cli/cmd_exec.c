@@ -21,9 +21,11 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/exec_agent.h"
 #include "cli/exec_args.h"
 #include "cli/exec_posture.h"
+#include "cli/exec_prompt.h"
 #include "cli/exec_spec.h"
 #include "cli/exec_ext.h"
 #include "cli/provider_opts.h"
@@ -59,7 +61,8 @@ static void exec_usage(FILE *out) {
         "Examples:\n"
         "  zero exec \"explain what src/main.c does\"\n"
         "  zero exec -o stream-json \"add a --verbose flag to the CLI\"\n"
-        "  zero exec --resume \"now add a test for it\"\n"
+        "  zero exec --resume-latest \"now add a test for it\"\n"
+        "  git diff | zero exec \"review this change\"   # stdin is appended, fenced\n"
         "  echo '{\"schemaVersion\":2,\"type\":\"prompt\",\"content\":\"list the files\"}' | \\\n"
         "    zero exec -i stream-json -o json\n",
         out);
@@ -67,6 +70,8 @@ static void exec_usage(FILE *out) {
 
 static char *g_session_root; /* for the --resume id check during parsing */
 static char g_prompt_note[200]; /* a warning about the prompt, said after run_start */
+static char g_stdin_note[300];  /* what piped standard input added, said after run_start */
+static bool g_stdin_cut;        /* standard input was longer than ZEXEC_STDIN_MAX */
 
 static bool session_exists(const char *id) {
   if (!g_session_root) return false;
@@ -225,6 +230,44 @@ static int list_tools(zout_format fmt, zperm_mode mode, const zexec_args *a) {
   return rc;
 }
 
+/* Standard input into the prompt (cli/exec_prompt.h): the prompt itself for
+ * "-", else a fenced block after the words; said in g_prompt_note. */
+static int exec_prompt_stdin(bool is_prompt, zbuf *prompt, zerr *err) {
+  zbuf in = ZBUF_INIT;
+  bool more;
+  size_t lines;
+  if (zexec_stdin_read(STDIN_FILENO, ZEXEC_STDIN_MAX, &in, &more, &lines, err) < 0) {
+    zbuf_release(&in);
+    return -1;
+  }
+  if (in.len) {
+    if (is_prompt) {
+      if (prompt->len) zbuf_addstr(prompt, "\n\n");
+      zbuf_add(prompt, in.data, in.len);
+    } else {
+      zexec_prompt_add_fenced(prompt, in.data, in.len);
+    }
+    zexec_stdin_notice(g_stdin_note, sizeof g_stdin_note, in.len, lines, more, !is_prompt);
+    g_stdin_cut = more;
+  }
+  zbuf_release(&in);
+  return 0;
+}
+
+/* What standard input added: on stderr in text mode; a warning event with
+ * a code in json / stream-json (and when input was left unread). */
+static void exec_stdin_said(exec_run *r, zout_format fmt) {
+  bool cut = g_stdin_cut;
+  if (fmt == ZOUT_TEXT && !cut) {
+    fprintf(stderr, "[zero] %s\n", g_stdin_note);
+    return;
+  }
+  zagent_event w = {.kind = ZAEV_WARNING,
+                    .warning = {.message = g_stdin_note,
+                                .code = cut ? "stdin_truncated" : "stdin_appended"}};
+  emit(r, &w);
+}
+
 /* Collects the prompt from words, --file and stdin; images given on
  * stream-json input go to `images` ({"media_type","data"} objects). */
 static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, json_t *answers,
@@ -244,6 +287,7 @@ static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, json_t *answ
     return rc;
   }
   zbuf_add(prompt, a->prompt.data, a->prompt.len);
+  bool piped = !isatty(STDIN_FILENO);
   if (a->prompt_file) {
     zbuf body = ZBUF_INIT;
     if (zfs_read_file(a->prompt_file, &body, 64u << 20, err) < 0) {
@@ -254,9 +298,13 @@ static int read_prompt(zexec_args *a, zbuf *prompt, json_t *images, json_t *answ
     if (prompt->len) zbuf_addstr(prompt, "\n\n");
     zbuf_add(prompt, body.data, body.len);
     zbuf_release(&body);
-  } else if (!prompt->len && !isatty(STDIN_FILENO)) {
+  } else if (!prompt->len && !a->prompt_stdin && piped) {
     if (zin_read_all(stdin, prompt, err) < 0) return -1;
+    piped = false; /* all of it is the prompt */
   }
+  if ((a->prompt_stdin || (prompt->len && piped)) &&
+      exec_prompt_stdin(a->prompt_stdin, prompt, err) < 0)
+    return -1;
   zbuf_rtrim(prompt);
   if (!prompt->len)
     return zerr_set(err, ZE_USAGE,
@@ -335,8 +383,8 @@ int cmd_exec(int argc, char **argv) {
   int parsed = zexec_args_parse(argc, argv, &a, session_exists, &err);
   if (parsed < 0) {
     if (a.output == ZOUT_TEXT) {
-      fprintf(stderr, "[zero] %s\n\n", err.msg);
-      exec_usage(stderr);
+      fprintf(stderr, "[zero] %s\n", err.msg);
+      zcli_short_usage(stderr, "exec");
     }
     int rc = a.output == ZOUT_TEXT ? ZEXIT_USAGE : early_error(a.output, ZEXIT_USAGE, err.msg);
     zexec_args_release(&a);
@@ -410,6 +458,11 @@ int cmd_exec(int argc, char **argv) {
     exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
     goto out;
   }
+  /* A prompt the window cannot hold is refused before anything is sent. */
+  if (zexec_prompt_fits(&rs, prompt.len, &err) < 0) {
+    exit_code = early_error(a.output, ZEXIT_USAGE, err.msg);
+    goto out;
+  }
   if (profile_tools_off) rs.opts.disabled_tools = (const char *const *)profile_tools_off;
   zexec_cap_autonomy(&rs.model.cfg, &a, cap_note, sizeof cap_note);
   mode = zperm_effective_mode(a.mode_given, a.mode, a.autonomy, a.skip_permissions_unsafe);
@@ -464,6 +517,8 @@ int cmd_exec(int argc, char **argv) {
     zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = g_prompt_note}};
     emit(&run, &w);
   }
+  zcli_config_warn_unknown(&rs.model.cfg, warn_event, &run); /* typos in the config files */
+  if (g_stdin_note[0]) exec_stdin_said(&run, a.output);
   if (cap_note[0]) {
     zagent_event w = {.kind = ZAEV_WARNING,
                       .warning = {.message = cap_note, .code = "autonomy_capped"}};

@@ -31,6 +31,8 @@ int cmd_help(int argc, char **argv) {
          "\n"
          "Usage:\n");
   command_line("zero [flags]", "the interactive terminal UI (see zero -h)");
+  command_line("zero \"prompt\"", "the UI, with that first prompt");
+  command_line("zero -p \"prompt\"", "headless, the same as zero exec (--print too)");
   size_t n;
   const zcli_command *cmds = zcli_commands(&n);
   for (size_t i = 0; i < n; i++) {
@@ -45,6 +47,7 @@ int cmd_help(int argc, char **argv) {
     zbuf_release(&l);
   }
   command_line("zero <command> --help", "flags and examples for a command");
+  command_line("zero --debug <command>", "also write a debug log (docs/cli.md)");
   printf("\n"
          "First run:\n"
          "  export OPENAI_API_KEY=sk-...                     # OpenAI\n"

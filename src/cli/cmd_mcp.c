@@ -70,6 +70,7 @@ static int fail(const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+  zcli_short_usage(stderr, "mcp");
   return ZEXIT_USAGE;
 }
 
@@ -322,8 +323,8 @@ static int add_cmd(void *ctx, int argc, char **argv) {
     }
   }
   if (!command && prc < 0) {
-    if (hit.opt && !hit.value) rc = fail("%s needs a value\n\n%s", hit.word, MCP_USAGE);
-    else rc = fail("%s\n\n%s", perr.msg, MCP_USAGE);
+    if (hit.opt && !hit.value) rc = fail("%s needs a value", hit.word);
+    else rc = fail("%s", perr.msg);
     goto out;
   }
   if (!command && pp.saw_dashdash) {

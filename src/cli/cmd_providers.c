@@ -95,6 +95,7 @@ static int fail(int code, const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\n");
   va_end(ap);
+  if (code == ZEXIT_USAGE) zcli_short_usage(stderr, "providers");
   return code;
 }
 
@@ -530,8 +531,8 @@ static bool parse_rest(const char *sub, bool listing, int argc, char **argv, pro
   if (listing && prc >= 0 && pa->nwords > 0)
     zerr_set(&perr, ZE_USAGE, "unknown argument \"%s\"", pa->words[0]);
   if (perr.kind == ZE_OK) return false;
-  fprintf(stderr, "zero providers %s: %s\n\n", sub, perr.msg);
-  usage(stderr);
+  fprintf(stderr, "zero providers %s: %s\n", sub, perr.msg);
+  zcli_short_usage(stderr, "providers");
   *rc = ZEXIT_USAGE;
   return true;
 }

@@ -107,9 +107,9 @@ static int parse_common(int argc, char **argv, sb_args *a, bool want_cmd) {
     return 0;
   }
   if (hit.opt && hit.opt->kind == ZOPT_VALUE && !hit.value)
-    fprintf(stderr, "zero sandbox: %s needs a directory\n\n%s", hit.word, SANDBOX_USAGE);
-  else
-    fprintf(stderr, "zero sandbox: %s\n\n%s", err.msg, SANDBOX_USAGE);
+    fprintf(stderr, "zero sandbox: %s needs a directory\n", hit.word);
+  else fprintf(stderr, "zero sandbox: %s\n", err.msg);
+  zcli_short_usage(stderr, "sandbox");
   return -1;
 }
 

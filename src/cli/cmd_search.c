@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "session/search.h"
 #include "session/store.h"
 
@@ -75,8 +76,8 @@ int cmd_search(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero search: %s\n\n", perr.msg);
-    usage(stderr);
+    fprintf(stderr, "zero search: %s\n", perr.msg);
+    zcli_short_usage(stderr, "search");
     zbuf_release(&q);
     return ZEXIT_USAGE;
   }
@@ -86,8 +87,8 @@ int cmd_search(int argc, char **argv) {
   json_t *res = zsearch_query(index, root, q.data, limit, &err);
   if (!res) {
     if (err.kind == ZE_USAGE) {
-      fprintf(stderr, "zero search: %s\n\n", err.msg);
-      usage(stderr);
+      fprintf(stderr, "zero search: %s\n", err.msg);
+      zcli_short_usage(stderr, "search");
     } else {
       fprintf(stderr, "[zero] %s; delete %s to rebuild the index\n", err.msg, index);
     }

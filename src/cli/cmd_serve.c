@@ -11,6 +11,7 @@
 #include "base/fs.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/run_setup.h"
 #include "mcp/serve_catalog.h"
 #include "mcp/serve_http.h"
@@ -164,8 +165,9 @@ int cmd_serve(int argc, char **argv) {
   if (perr.kind == ZE_OK && !http.listen && (http.bind || http.token_file || http.n_origins))
     zerr_set(&perr, ZE_USAGE, "--bind, --token-file and --allow-origin go with --http");
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero serve: %s\n\n", perr.msg);
-    serve_usage(stderr);
+    fprintf(stderr, "zero serve: %s
+", perr.msg);
+    zcli_short_usage(stderr, "serve");
     rc = ZEXIT_USAGE;
     goto done;
   }

@@ -86,9 +86,9 @@ static int usage_error(const char *fmt, ...) {
   va_start(ap, fmt);
   fprintf(stderr, "zero sessions: ");
   vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n\n");
+  fprintf(stderr, "\n");
   va_end(ap);
-  usage(stderr);
+  zcli_short_usage(stderr, "sessions");
   return ZEXIT_USAGE;
 }
 

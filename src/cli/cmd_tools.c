@@ -77,8 +77,9 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
   va_start(ap, fmt);
   fprintf(stderr, "zero tools: ");
   vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\nRun zero tools --help for usage.\n");
+  fputc('\n', stderr);
   va_end(ap);
+  zcli_short_usage(stderr, "tools");
   return ZEXIT_USAGE;
 }
 

@@ -20,6 +20,7 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/tui_args.h"
 #include "cli/tui_controller.h"
 #include "cli/tui_setup.h"
@@ -119,6 +120,16 @@ static int preflight(const tui_args *args, const char *theme) {
     tui_args_usage(stdout);
     return ZEXIT_SUCCESS;
   }
+  if ((!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) && args->prompt) {
+    /* `zero "words"` without a terminal: a script that meant zero exec, or
+     * a mistyped command. */
+    fprintf(stderr,
+            "zero: \"%s\" is no command, and as a first prompt it needs the interactive UI, but "
+            "%s not a terminal.\nRun it headless: zero -p \"%s\" (the same as zero exec); the "
+            "commands: zero --help.\n",
+            args->prompt, !isatty(STDIN_FILENO) ? "stdin is" : "stdout is", args->prompt);
+    return ZEXIT_USAGE;
+  }
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
     fprintf(stderr,
             "zero: the interactive UI needs a terminal, but %s not one.\n"
@@ -200,6 +211,7 @@ static void open_view(tui_controller *c, const tui_args *args, const char *theme
   /* MCP servers start once, in parallel, through the sandbox spawner; one
    * that fails is a warning line and the session goes on without it. */
   zerr err = ZERR_INIT;
+  zcli_config_warn_unknown(&c->rs.model.cfg, tui_warn, c); /* typos in the config files */
   tui_ext_load(c); /* hooks, skills, custom commands, plugins */
   zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
   if (zrun_setup_mcp(&c->rs, tui_warn, c, &err) < 0) tui_warn(c, err.msg);
@@ -289,8 +301,8 @@ int cmd_tui(int argc, char **argv) {
   zerr err = ZERR_INIT;
   int rc = ZEXIT_SUCCESS;
   if (tui_args_parse(argc, argv, &args, &err) < 0) {
-    fprintf(stderr, "zero: %s\n\n", err.msg);
-    tui_args_usage(stderr);
+    fprintf(stderr, "zero: %s\n", err.msg);
+    zcli_short_usage(stderr, "zero");
     tui_args_release(&args);
     free(c);
     return ZEXIT_USAGE;
@@ -321,6 +333,7 @@ int cmd_tui(int argc, char **argv) {
     goto out;
   }
   open_view(c, &args, theme);
+  if (args.prompt) tui_turn_start(c, args.prompt); /* `zero "first prompt"` */
   run_loop(c);
   close_view(c);
   if (c->terminated) rc = ZEXIT_INTERRUPTED;

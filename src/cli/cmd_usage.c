@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "config/config.h"
 #include "config/models.h"
 #include "session/store.h"
@@ -165,8 +166,8 @@ int cmd_usage(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero usage: %s\n\n", perr.msg);
-    usage(stderr);
+    fprintf(stderr, "zero usage: %s\n", perr.msg);
+    zcli_short_usage(stderr, "usage");
     return ZEXIT_USAGE;
   }
   zerr err = ZERR_INIT;

@@ -12,6 +12,7 @@
 #include "base/common.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 
@@ -52,6 +53,7 @@ int cmd_version(int argc, char **argv) {
   }
   if (perr.kind != ZE_OK) {
     fprintf(stderr, "zero version: %s\n", perr.msg);
+    zcli_short_usage(stderr, "version");
     return ZEXIT_USAGE;
   }
   printf("zero %s\n", ZERO_VERSION);

@@ -26,7 +26,7 @@ static const zcli_command COMMANDS[] = {
      PROVIDERS_SUB_OPTS},
     {"setup", NULL, cmd_setup, 0, "--provider P [flags]",
      "write a provider profile non-interactively", &zcli_provider_add_opts, NULL, NULL},
-    {"doctor", NULL, cmd_doctor, 0, "[--connectivity]",
+    {"doctor", NULL, cmd_doctor, 0, "[--connectivity] [--bundle]",
      "check config, provider, key, endpoint, sandbox", &zcli_doctor_opts, NULL, NULL},
     {"usage", NULL, cmd_usage, 0, "[--session ID] [--json]",
      "tokens and estimated cost per session/model/day", &zcli_usage_opts, NULL, NULL},
@@ -66,16 +66,16 @@ static const zcli_command COMMANDS[] = {
      NULL, &zcli_completions_subs, NULL},
     {"version", "--version -v", cmd_version, 0, "(--version)",
      "version, commit and linked libraries", &zcli_version_opts, NULL, NULL},
-    // clang-format off
     {"config", NULL, cmd_config, 0, "[list|get KEY] [--json]",
      "the resolved configuration and where each setting came from", &zcli_config_opts,
      &zcli_config_subs, NULL},
-    // clang-format on
     {"help", "--help -h", cmd_help, 0, "[command]", "this help, or a command's", NULL, NULL, NULL},
     {"__sandbox-inner", NULL, cmd_sandbox_inner, ZCMD_HIDDEN, "", "the sandbox's inner stage", NULL,
      NULL, NULL},
     {"__manpages", NULL, cmd_manpages, ZCMD_HIDDEN, "DIR", "write the manual pages into DIR", NULL,
      NULL, NULL},
+    {"__complete", NULL, cmd_complete, ZCMD_HIDDEN, "WHAT",
+     "values for shell completion (sessions, models, …)", NULL, NULL, NULL},
 };
 
 const zcli_command *zcli_commands(size_t *n) {
@@ -97,8 +97,7 @@ static bool in_words(const char *list, const char *word) {
 
 const zcli_command *zcli_command_find(const char *word) {
   for (size_t i = 0; i < ZARRAY_LEN(COMMANDS); i++)
-    if (!strcmp(COMMANDS[i].name, word) || in_words(COMMANDS[i].aliases, word))
-      return &COMMANDS[i];
+    if (!strcmp(COMMANDS[i].name, word) || in_words(COMMANDS[i].aliases, word)) return &COMMANDS[i];
   return NULL;
 }
 
@@ -139,4 +138,22 @@ void zcli_subcommand_words(const zcli_subcommands *t, zbuf *out) {
     zbuf_addf(out, "%s%s", out->len ? " " : "", t->v[i].name);
     if (t->v[i].aliases) zbuf_addf(out, " %s", t->v[i].aliases);
   }
+}
+
+/* ---- usage errors ------------------------------------------------------------ */
+
+void zcli_short_usage(FILE *out, const char *command) {
+  /* "providers add" is the providers command's subcommand: its row. */
+  char name[32];
+  size_t n = strcspn(command, " ");
+  if (n >= sizeof name) n = sizeof name - 1;
+  memcpy(name, command, n);
+  name[n] = '\0';
+  const zcli_command *c = zcli_command_find(name);
+  if (!c || !strcmp(name, "zero")) {
+    fputs("Usage: zero [flags] [\"first prompt\"]  (zero --help lists every flag)\n", out);
+    return;
+  }
+  fprintf(out, "Usage: zero %s %s  (zero %s --help lists every flag)\n", c->name, c->synopsis,
+          c->name);
 }

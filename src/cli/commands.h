@@ -93,4 +93,10 @@ const zcli_command *zcli_command_find(const char *word);
  * the option parser's typo budget), or NULL. */
 const zcli_command *zcli_command_suggest(const char *word);
 
+/* The short usage a usage error ends with (instead of the whole --help):
+ * one line, "Usage: zero <command> <synopsis>  (zero <command> --help lists
+ * every flag)". command is the table's name ("models"; "providers add" uses
+ * its command's row; "zero" or an unknown name gives the UI's line). */
+void zcli_short_usage(FILE *out, const char *command);
+
 #endif

@@ -89,6 +89,88 @@ static void all_value_patterns(zbuf *out, const char *sep) {
   }
 }
 
+/* What the word after a value flag completes to. Flags with a fixed set
+ * list it; sessions, models, providers and permission modes come from the
+ * binary being completed (`zero __complete WHAT`, cli/complete_values.c),
+ * so they are current when the user presses Tab. */
+typedef struct flag_values {
+  const char *flags;   /* the spellings, as a sh case pattern */
+  const char *words;   /* a fixed list, or NULL */
+  const char *dynamic; /* WHAT of `zero __complete WHAT`, or NULL */
+  char path;           /* 'f' files, 'd' directories, 0 neither */
+} flag_values;
+
+static const flag_values VALUES[] = {
+    {"--permission-mode|--mode", NULL, "permission-modes", 0},
+    {"--resume|--fork|--session|--parent-session", NULL, "sessions", 0},
+    {"--model|-m", NULL, "models", 0},
+    {"--provider", NULL, "providers", 0},
+    {"--preset", NULL, "presets", 0},
+    {"--output-format|-o", "text json stream-json", NULL, 0},
+    {"--input-format|-i", "text stream-json", NULL, 0},
+    {"--reasoning-effort|-r", "minimal low medium high", NULL, 0},
+    {"--auto", "low member medium high", NULL, 0},
+    {"--theme", "dark light", NULL, 0},
+    {"--cwd|-C|--add-dir", NULL, NULL, 'd'},
+    {"--file|-f|--image|--trace|--payload", NULL, NULL, 'f'},
+};
+
+/* bash: a `case "$prev"` that answers a value flag's value and returns. */
+static void bash_values(zbuf *s) {
+  zbuf_addstr(s, "  local prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n  case \"$prev\" in\n");
+  for (size_t i = 0; i < ZARRAY_LEN(VALUES); i++) {
+    const flag_values *v = &VALUES[i];
+    zbuf_addf(s, "    %s) ", v->flags);
+    if (v->path) zbuf_addf(s, "COMPREPLY=($(compgen -%c -- \"$cur\")); return ;;\n", v->path);
+    else if (v->words)
+      zbuf_addf(s, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", v->words);
+    else
+      zbuf_addf(s,
+                "COMPREPLY=($(compgen -W \"$(\"${COMP_WORDS[0]}\" __complete %s 2>/dev/null)\" "
+                "-- \"$cur\")); return ;;\n",
+                v->dynamic);
+  }
+  zbuf_addstr(s, "  esac\n");
+}
+
+/* zsh: the same, with compadd and _files. */
+static void zsh_values(zbuf *s) {
+  zbuf_addstr(s, "  local prev=\"${words[CURRENT-1]}\"\n  case \"$prev\" in\n");
+  for (size_t i = 0; i < ZARRAY_LEN(VALUES); i++) {
+    const flag_values *v = &VALUES[i];
+    zbuf_addf(s, "    %s) ", v->flags);
+    if (v->path) zbuf_addf(s, "_files%s; return ;;\n", v->path == 'd' ? " -/" : "");
+    else if (v->words) zbuf_addf(s, "compadd -- %s; return ;;\n", v->words);
+    else
+      zbuf_addf(s, "compadd -- ${(f)\"$(\"${words[1]}\" __complete %s 2>/dev/null)\"}; return ;;\n",
+                v->dynamic);
+  }
+  zbuf_addstr(s, "  esac\n");
+}
+
+/* fish: a rule per row, on the token before the cursor. */
+static void fish_values(zbuf *s) {
+  zbuf_addstr(s, "function __zero_prev\n"
+                 "    set -l t (commandline -opc)\n"
+                 "    echo $t[-1]\n"
+                 "end\n"
+                 "function __zero_values\n"
+                 "    set -l z (commandline -opc)[1]\n"
+                 "    $z __complete $argv 2>/dev/null\n"
+                 "end\n");
+  for (size_t i = 0; i < ZARRAY_LEN(VALUES); i++) {
+    const flag_values *v = &VALUES[i];
+    zbuf spellings = ZBUF_INIT;
+    for (const char *c = v->flags; *c; c++) zbuf_addch(&spellings, *c == '|' ? ' ' : *c);
+    zbuf_addf(s, "complete -c zero -n 'contains -- (__zero_prev) %s' ", spellings.data);
+    if (v->path == 'd') zbuf_addstr(s, "-a '(__fish_complete_directories)'\n");
+    else if (v->path) zbuf_addstr(s, "-F\n");
+    else if (v->words) zbuf_addf(s, "-a '%s'\n", v->words);
+    else zbuf_addf(s, "-a '(__zero_values %s)'\n", v->dynamic);
+    zbuf_release(&spellings);
+  }
+}
+
 /* bash and zsh share the context loop; `word` is how each names the i-th
  * typed word, `first` the index of the word after "zero". */
 static void posix_context_loop(zbuf *s, const char *first, const char *last, const char *word) {
@@ -183,6 +265,7 @@ typedef struct posix_shell {
   const char *word;         /* how the shell names the i-th typed word */
   const char *var, *assign_open, *assign_close; /* posix_candidates' variable */
   const char *tail;         /* hands the candidates to the shell */
+  void (*values)(zbuf *s);  /* a value flag's values, before the context */
 } posix_shell;
 
 static const posix_shell BASH = {
@@ -190,10 +273,16 @@ static const posix_shell BASH = {
     "# command and flag tables. Load it with: source <(zero completions bash)\n"
     "_zero() {\n"
     "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" words=''\n",
-    "1", "COMP_CWORD", "${COMP_WORDS[i]}", "words", "\"", "\"",
+    "1",
+    "COMP_CWORD",
+    "${COMP_WORDS[i]}",
+    "words",
+    "\"",
+    "\"",
     "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
     "}\n"
-    "complete -F _zero zero\n"};
+    "complete -F _zero zero\n",
+    bash_values};
 
 static const posix_shell ZSH = {
     "#compdef zero\n"
@@ -202,13 +291,20 @@ static const posix_shell ZSH = {
     "#   source <(zero completions zsh)\n"
     "_zero() {\n"
     "  local -a cands\n",
-    "2", "CURRENT", "${words[i]}", "cands", "(", ")",
+    "2",
+    "CURRENT",
+    "${words[i]}",
+    "cands",
+    "(",
+    ")",
     "  compadd -- \"${cands[@]}\"\n"
     "}\n"
-    "compdef _zero zero\n"};
+    "compdef _zero zero\n",
+    zsh_values};
 
 static void posix_script(zbuf *s, const posix_shell *sh) {
   zbuf_addstr(s, sh->head);
+  sh->values(s);
   posix_context_loop(s, sh->first, sh->last, sh->word);
   posix_candidates(s, sh->var, sh->assign_open, sh->assign_close);
   zbuf_addstr(s, sh->tail);
@@ -243,6 +339,10 @@ static void fish_script(zbuf *s) {
             "            set sub $w\n"
             "        end\n"
             "    end\n"
+            "    if test $skip = 1\n"
+            "        echo '='\n"
+            "        return\n"
+            "    end\n"
             "    echo \"$cmd|$sub\"\n"
             "end\n"
             "complete -c zero -f\n",
@@ -253,6 +353,7 @@ static void fish_script(zbuf *s) {
   zbuf_addf(s, "complete -c zero -n 'test (__zero_context) = \"|\"' -a '%s'\n", top.data);
   zbuf_release(&top);
   each_command(s, fish_command, NULL);
+  fish_values(s);
 }
 
 /* Each shell's script, appended to the zbuf ctx. */

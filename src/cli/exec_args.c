@@ -174,22 +174,6 @@ static void scan_output(int argc, char **argv, zexec_args *a) {
     if (rc > 0 && hit.id == O_OUTPUT) parse_output(hit.value, a, &ignored);
 }
 
-/* The shape of a generated session id, zero_<YYYYMMDDhhmmss>_<ns>_<n>: no
- * prompt starts like that, so after --resume it is an id even when no such
- * session exists (a mistyped id then fails as not found instead of sending
- * it as the prompt to the latest session). */
-static bool generated_session_id(const char *s) {
-  if (strncmp(s, "zero_", 5) != 0) return false;
-  s += 5;
-  for (int i = 0; i < 14; i++)
-    if (!isdigit((unsigned char)*s++)) return false;
-  for (int part = 0; part < 2; part++) {
-    if (*s++ != '_' || !isdigit((unsigned char)*s)) return false;
-    while (isdigit((unsigned char)*s)) s++;
-  }
-  return *s == '\0';
-}
-
 /* After --allow-escalation, a word that names a model rather than starting
  * the prompt: one word with a model's punctuation ("gpt-5", "claude-opus-4",
  * "qwen2.5:72b", "openai/gpt-5"). "--allow-escalation=MODEL" is never
@@ -211,7 +195,10 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
                  bool (*is_session)(const char *id), zerr *err) {
   const char *v = h->value;
   switch (h->id) {
-    case ZOPT_ARG: add_prompt_word(a, v); break;
+    case ZOPT_ARG:
+      if (!strcmp(v, "-") && !h->after_dashdash) a->prompt_stdin = true; /* the prompt from stdin */
+      else add_prompt_word(a, v);
+      break;
     case O_HELP: a->help = true; break;
     case O_OUTPUT: return parse_output(v, a, err);
     case O_INPUT:
@@ -244,15 +231,22 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
       break;
     }
     case O_RESUME: {
+      /* Go zero's rule: the next word is the id unless it is a flag, so free
+       * text after --resume is never a prompt for the latest session. */
       a->resume = true;
       const char *next = zopt_peek(p);
-      if (v && v[0]) {
-        a->resume_id = v; /* "--resume=" alone means the latest, like "--resume" */
-      } else if (next && zid_is_safe(next) &&
-                 ((is_session && is_session(next)) || generated_session_id(next))) {
+      if (v) {
+        if (v[0]) a->resume_id = v; /* "--resume=" alone means the latest, like "--resume" */
+      } else if (next && next[0] != '-') {
         a->resume_id = next;
         zopt_skip(p);
       }
+      if (a->resume_id && (!zid_is_safe(a->resume_id) || (is_session && !is_session(a->resume_id))))
+        return zerr_set(err, ZE_USAGE,
+                        "--resume %s: no such session (zero sessions list shows them). To "
+                        "continue the latest session, give --resume-latest or put --resume after "
+                        "the prompt: zero exec \"%s\" --resume",
+                        a->resume_id, a->resume_id);
       break;
     }
     case O_RESUME_LATEST:

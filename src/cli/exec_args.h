@@ -17,6 +17,7 @@ typedef struct zexec_args {
   zout_format output;
   zin_format input;
   zbuf prompt;              /* positional words / -p joined with spaces */
+  bool prompt_stdin;        /* "-" among the words: standard input is the prompt */
   const char *prompt_file;  /* -f / --file */
   const char *model;
   const char *provider;
@@ -63,10 +64,10 @@ typedef struct zexec_args {
 /* The flags of `zero exec`: its parser, --help and shell completion read it. */
 extern const zopt_spec zexec_opts;
 
-/* Parses argv (the words after "exec"). `is_session` tells whether a word is
- * an existing session id, to disambiguate `--resume <id>` from
- * `--resume "prompt"`. Returns 0, or -1 with a ZE_USAGE error. The output
- * format is parsed first so even a usage error can be reported in it. */
+/* Parses argv (the words after "exec"). The word after `--resume` is its
+ * session id unless it starts with "-"; `is_session` (may be NULL) tells
+ * whether an id exists, so a wrong one is a usage error here. Returns 0, or -1 with a ZE_USAGE
+ * error. The output format is parsed first so even a usage error can be reported in it. */
 int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(const char *id),
                      zerr *err);
 void zexec_args_release(zexec_args *a);

@@ -29,7 +29,8 @@ const zopt_spec zcli_tui_opts = {.command = "zero", .opts = TUI_OPTS,
                                  .n_opts = ZARRAY_LEN(TUI_OPTS)};
 
 void tui_args_usage(FILE *out) {
-  fputs("Usage: zero [flags]\n"
+  fputs("Usage: zero [flags] [\"first prompt\"]\n"
+        "       zero -p|--print \"prompt\" [exec flags]   (headless: the same as zero exec)\n"
         "\n"
         "Starts the interactive terminal UI (stdin and stdout must be a terminal;\n"
         "for scripts use zero exec).\n"
@@ -37,9 +38,14 @@ void tui_args_usage(FILE *out) {
         out);
   zopt_print_flags(out, &zcli_tui_opts);
   fputs("\n"
+        "Every command also takes --debug (or ZERO_LOG=debug): a redacted debug log in\n"
+        "~/.local/state/zero/logs/ for bug reports; zero doctor --bundle packs it.\n"
+        "\n"
         "Examples:\n"
         "  zero\n"
         "  zero --resume\n"
+        "  zero \"explain src/main.c\"            # the UI, with that first prompt\n"
+        "  zero -p \"list the TODOs\" -o json     # headless, as zero exec\n"
         "  zero -m gpt-4.1 --theme light\n",
         out);
 }
@@ -75,7 +81,14 @@ int tui_args_parse(int argc, char **argv, tui_args *a, zerr *err) {
         }
         break;
       }
-      default: return zerr_set(err, ZE_USAGE, "unknown flag %s", hit.value);
+      case ZOPT_ARG: {
+        size_t had = a->prompt ? strlen(a->prompt) : 0, n = strlen(v);
+        a->prompt = xrealloc(a->prompt, had + n + 2);
+        if (had) a->prompt[had++] = ' ';
+        memcpy(a->prompt + had, v, n + 1);
+        break;
+      }
+      default: return zerr_set(err, ZE_INTERNAL, "option %s not handled", hit.word);
     }
   }
   return rc;
@@ -84,4 +97,6 @@ int tui_args_parse(int argc, char **argv, tui_args *a, zerr *err) {
 void tui_args_release(tui_args *a) {
   free(a->add_dirs);
   a->add_dirs = NULL;
+  free(a->prompt);
+  a->prompt = NULL;
 }

@@ -16,9 +16,11 @@ typedef struct tui_args {
   zperm_mode mode;
   const char **add_dirs; /* borrowed from argv; the array is freed by tui_args_release */
   size_t n_add_dirs;
+  char *prompt; /* the words (`zero "fix the test"`) joined by spaces: the first
+                 * prompt, sent once the UI is up; NULL = none. Owned. */
 } tui_args;
 
-/* Parses the words after `zero` (flags only: the UI takes no words).
+/* Parses the words after `zero`: flags, and words that make the first prompt.
  * Returns 0, or -1 with a ZE_USAGE error. Release *a either way. */
 int tui_args_parse(int argc, char **argv, tui_args *a, zerr *err);
 void tui_args_release(tui_args *a);

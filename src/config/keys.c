@@ -1,10 +1,13 @@
 /* keys.c — known config keys and typo reports; see keys.h. */
 #include "config/keys.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/common.h"
+#include "base/fs.h"
 #include "base/opts.h"
 
 /* A level of the schema: its known keys, and for some of them the schema of
@@ -135,11 +138,101 @@ static bool known(const char *key, const char *const *names) {
   return false;
 }
 
+/* ---- where each key is: the file's line of every member ------------------- */
+
+/* One open object or array of the text being scanned. */
+typedef struct scan_frame {
+  bool array;
+  bool want_key; /* object: the next string is a member's name */
+  size_t index;  /* array: the element being read */
+  size_t base;   /* length of the path to this container */
+} scan_frame;
+
+/* Appends the path of the value about to start in the innermost frame
+ * (".key" or "[i]") to path, the walk's spelling ("a.b[0].c"). */
+static void value_path(zbuf *path, const scan_frame *f, const char *key) {
+  if (!f) return;
+  zbuf_setlen(path, f->base);
+  if (f->array) zbuf_addf(path, "[%zu]", f->index);
+  else zbuf_addf(path, "%s%s", path->len ? "." : "", key);
+}
+
+/* The scan's state: its open containers, the line, the path being built. */
+typedef struct key_scan {
+  json_t *lines; /* the result */
+  scan_frame st[64];
+  size_t depth, line;
+  zbuf path, key;
+} key_scan;
+
+/* The string whose opening quote is t[i]; a member's name is recorded with
+ * its line. Returns the index of the closing quote, or len when there is
+ * none. */
+static size_t scan_string(key_scan *k, const char *t, size_t i, size_t len) {
+  size_t start = ++i;
+  while (i < len && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
+  if (i >= len) return len;
+  scan_frame *f = k->depth ? &k->st[k->depth - 1] : NULL;
+  if (f && !f->array && f->want_key) {
+    zbuf_reset(&k->key);
+    zbuf_add(&k->key, t + start, i - start);
+    value_path(&k->path, f, k->key.data);
+    json_object_set_new(k->lines, k->path.data ? k->path.data : "",
+                        json_integer((json_int_t)k->line));
+    f->want_key = false;
+  }
+  return i;
+}
+
+/* One character outside strings. Returns false where the scan must stop
+ * (nesting past its stack, a bracket closing nothing). */
+static bool scan_char(key_scan *k, char c) {
+  scan_frame *f = k->depth ? &k->st[k->depth - 1] : NULL;
+  switch (c) {
+    case '\n': k->line++; break;
+    case '{':
+    case '[':
+      if (k->depth == ZARRAY_LEN(k->st)) return false;
+      value_path(&k->path, f, k->key.data ? k->key.data : "");
+      k->st[k->depth++] =
+          (scan_frame){.array = c == '[', .want_key = c == '{', .base = k->path.len};
+      break;
+    case '}':
+    case ']':
+      if (!k->depth) return false;
+      k->depth--;
+      break;
+    case ',':
+      if (f && f->array) f->index++;
+      else if (f) f->want_key = true;
+      break;
+    default: break;
+  }
+  return true;
+}
+
+/* {"a.b[0].c": line, …}: the 1-based line of every member name of a JSON
+ * text, found by a scan of its brackets, commas and strings. The text is one
+ * jansson has already parsed, so the scan need not judge it; on text it does
+ * not understand (names with escapes, truncation) it keeps what it found.
+ * jansson has no positions for parsed values, hence this. New reference. */
+static json_t *key_lines(const char *t, size_t len) {
+  key_scan k = {.lines = json_object(), .line = 1, .path = ZBUF_INIT, .key = ZBUF_INIT};
+  for (size_t i = 0; i < len; i++) {
+    if (t[i] == '"') i = scan_string(&k, t, i, len);
+    else if (!scan_char(&k, t[i])) break;
+  }
+  zbuf_release(&k.path);
+  zbuf_release(&k.key);
+  return k.lines;
+}
+
 typedef struct walk {
   const char *path;
   void (*fn)(void *ud, const char *msg);
   void *ud;
   size_t count;
+  json_t *lines; /* key_lines of the file at path, or NULL */
 } walk;
 
 static void check_object(walk *w, const json_t *obj, const key_schema *s, const char *where);
@@ -179,7 +272,9 @@ static void check_object(walk *w, const json_t *obj, const key_schema *s, const 
     if (!known(key, s->names)) {
       const char *near = zconfig_nearest_key(key, s->names);
       zbuf m = ZBUF_INIT;
-      zbuf_addf(&m, "%s: unknown key \"%s\"", w->path, full);
+      json_int_t line = json_integer_value(json_object_get(w->lines, full));
+      if (line > 0) zbuf_addf(&m, "%s:%lld: unknown key \"%s\"", w->path, (long long)line, full);
+      else zbuf_addf(&m, "%s: unknown key \"%s\"", w->path, full);
       if (near) zbuf_addf(&m, " (did you mean \"%s\"?)", near);
       else zbuf_addstr(&m, " (zero does not read it)");
       w->fn(w->ud, m.data);
@@ -194,7 +289,13 @@ static void check_object(walk *w, const json_t *obj, const key_schema *s, const 
 
 size_t zconfig_unknown_keys(const json_t *doc, const char *path,
                             void (*fn)(void *ud, const char *msg), void *ud) {
-  walk w = {path, fn, ud, 0};
+  walk w = {path, fn, ud, 0, NULL};
+  zbuf text = ZBUF_INIT;
+  zerr err = ZERR_INIT;
+  if (path && zfs_read_file(path, &text, 16u << 20, &err) == 0)
+    w.lines = key_lines(text.data, text.len);
+  zbuf_release(&text);
   check_object(&w, doc, &TOP, "");
+  json_decref(w.lines);
   return w.count;
 }

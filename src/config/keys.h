@@ -15,8 +15,10 @@
 #include <stddef.h>
 
 /* Calls fn once per unknown key of doc (a config file's document; path names
- * it in the message), with a message such as
- *   "<path>: unknown key \"providers[0].modle\" (did you mean \"model\"?)".
+ * it in the message, and is read again for the key's line), with a message
+ * such as
+ *   "<path>:12: unknown key \"providers[0].modle\" (did you mean \"model\"?)"
+ * (no ":line" when the file cannot be read or the key not found in it).
  * Values under free-form objects (models by id, MCP servers by name, headers,
  * env) are checked only where their shape is known. Returns the count. */
 size_t zconfig_unknown_keys(const json_t *doc, const char *path,

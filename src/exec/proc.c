@@ -35,6 +35,7 @@
 
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/log.h"
 #include "base/num.h"
 #include "base/secrets.h"
 #include "base/strvec.h"
@@ -128,6 +129,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   cmd->tty = o->tty;
   cmd->tty_taken_inside = false;
   cmd->group_inside = false;
+  zlog_argv("spawn", "command", (const char *const *)cmd->argv);
   if (spawner && spawner->wrap && spawner->wrap(spawner, cmd, err) < 0) goto done;
   /* Whatever the spawner decided (confined, or run outside the sandbox
    * after an approval), no credential of zero's reaches the child. */
@@ -183,6 +185,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
     zerr_errno(err, ZE_IO, "cannot start a process");
     goto done;
   }
+  zlog("spawn", "started pid %ld (%s)", (long)pid, cmd->argv[0]);
   close(err_pipe[1]);
   err_pipe[1] = -1;
   int child_errno = 0;

@@ -27,6 +27,7 @@
 
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/log.h"
 #include "base/strvec.h"
 #include "base/secrets.h"
 #include "base/time.h"
@@ -157,6 +158,7 @@ static int stdio_start(zmcp_transport *t, zerr *err) {
   zspawn_cmd cmd = {.argv = strvec_dup_array(cfg->argv), .envp = build_env(cfg),
                     .cwd = xstrdup(cfg->cwd ? cfg->cwd : s->workspace ? s->workspace : "."),
                     .network = true, .read_paths = config_paths(cfg)};
+  zlog_argv("spawn", "MCP server", (const char *const *)cmd.argv);
   if (s->spawner && s->spawner->wrap(s->spawner, &cmd, err) < 0) {
     zerr_prefix(err, "MCP server \"%s\" may not start", cfg->name);
     zspawn_cmd_release(&cmd);

@@ -27,6 +27,7 @@
 
 #include "base/cancel.h"
 #include "base/common.h"
+#include "base/log.h"
 #include "base/time.h"
 
 #define HTTP_ERROR_BODY_CAP (64u << 10)
@@ -530,6 +531,23 @@ static int http_run(CURLM *multi, http_xfer *x, CURLcode *result, zerr *err) {
   }
 }
 
+/* The debug log's line for a finished transfer (base/log.h): what it asked,
+ * what came back and how long each part took; the body only when asked. */
+static void http_log(const http_xfer *x, int rc, const zerr *err, int64_t started_ms) {
+  const zhttp_request *req = x->req;
+  curl_off_t connect_us = 0, first_us = 0;
+  curl_easy_getinfo(x->easy, CURLINFO_CONNECT_TIME_T, &connect_us);
+  curl_easy_getinfo(x->easy, CURLINFO_STARTTRANSFER_TIME_T, &first_us);
+  zlog("http", "%s %s -> %ld in %lld ms (connect %lld ms, first byte %lld ms), sent %zu bytes%s%s",
+       req->method ? req->method : "GET", req->url, x->resp->status,
+       (long long)(ztime_mono_ms() - started_ms), (long long)(connect_us / 1000),
+       (long long)(first_us / 1000), req->body_len, rc < 0 && err ? ": " : "",
+       rc < 0 && err ? err->msg : "");
+  if (zlog_bodies() && req->body)
+    zlog("http", "request body: %.*s", (int)(req->body_len > INT_MAX ? INT_MAX : req->body_len),
+         req->body);
+}
+
 static void http_easy_cleanup(CURL **e) {
   if (*e) curl_easy_cleanup(*e);
 }
@@ -566,6 +584,7 @@ int zhttp_perform(const zhttp_request *req, zhttp_response *resp, zhttp_body_fn 
   }
 
   CURLcode result = CURLE_OK;
+  int64_t started_ms = ztime_mono_ms();
   int rc = http_run(multi, &x, &result, err);
   if (rc == 0 && result != CURLE_OK) {
     if (x.body_aborted)
@@ -584,6 +603,7 @@ int zhttp_perform(const zhttp_request *req, zhttp_response *resp, zhttp_body_fn 
     err->http_status = (int)resp->status;
   }
 
+  if (zlog_enabled()) http_log(&x, rc, err, started_ms);
   /* Removing an unfinished transfer closes its connection; a finished one
    * goes back to the shared pool for the next request. */
   curl_multi_remove_handle(multi, easy);

@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "base/cancel.h"
+#include "base/log.h"
 #include "base/common.h"
 #include "base/json.h"
 #include "base/time.h"
@@ -97,6 +98,8 @@ int zretry_run(const zretry_policy *pol, zretry_attempt_fn attempt, void *attemp
       return -1;
     }
     int64_t delay = zretry_delay_ms(pol, n, retry_after, zretry_jitter());
+    zlog("retry", "attempt %d failed (%s); attempt %d in %lld ms%s%s", n, err->msg, n + 1,
+         (long long)delay, retry_after ? ", Retry-After: " : "", retry_after ? retry_after : "");
     zprov_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = ZPEV_RETRY;

@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/log.h"
 #include "base/secrets.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -1000,6 +1001,7 @@ static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   strvec_free_array(cmd->envp);
   cmd->argv = l.argv;
   cmd->envp = l.envp;
+  zlog_argv("sandbox", "argv", (const char *const *)cmd->argv);
   if (l.holds.n) {
     zsb_holds *h = xmalloc(sizeof *h);
     *h = l.holds;

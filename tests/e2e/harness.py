@@ -101,8 +101,10 @@ class ZeroTest(unittest.TestCase):
 
     def zero(self, *args, input=None, timeout=60, cwd=None):
         """Runs zero to completion; returns CompletedProcess (text)."""
+        # No inherited stdin: zero exec appends piped standard input to the prompt.
+        feed = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
         return subprocess.run([ZERO_BIN] + list(args), cwd=cwd or self.work, env=self.env,
-                              input=input, capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, **feed)
 
     def spawn(self, *args, cwd=None):
         return subprocess.Popen([ZERO_BIN] + list(args), cwd=cwd or self.work, env=self.env,

@@ -30,6 +30,11 @@ TYPOS = [
     (["sandbox", "exec", "--netwrk", "--", "true"], "--network"),
     (["tools", "list", "--jsn"], "--json"),
     (["version", "--verbos"], "--verbose"),
+    (["agents", "list", "--jsn"], "--json"),
+    (["hooks", "list", "--jsn"], "--json"),
+    (["config", "--jsn"], "--json"),
+    (["acp", "--permision-mode", "ask"], "--permission-mode"),
+    (["-p", "hi", "--modle", "m"], "--model"),  # zero -p is zero exec
 ]
 
 
@@ -41,6 +46,11 @@ class CliFlags(ZeroTest):
                 self.assertEqual(r.returncode, 2, (r.stdout, r.stderr))
                 self.assertIn("did you mean %s?" % meant, r.stderr)
                 self.assertEqual(r.stdout, "")
+                # one line for the mistake, one for the short usage: not the whole help
+                lines = r.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 2, r.stderr)
+                self.assertTrue(lines[1].startswith("Usage: zero"), r.stderr)
+                self.assertIn("--help lists every flag", lines[1])
         # nothing was written by the refused commands
         self.assertFalse(os.path.exists(os.path.join(self.env["XDG_CONFIG_HOME"], "zero",
                                                      "config.json")))

@@ -100,7 +100,7 @@ class CrashSafety(ZeroTest):
         res = [e for e in evs if e["type"] == "tool_result"]
         self.assertTrue(res and res[0]["status"] == "error")
         self.serve([{"text": "ok"}])
-        r = self.zero("exec", "--resume", "continue")
+        r = self.zero("exec", "--resume-latest", "continue")
         self.assertEqual(r.returncode, 0, r.stderr)
 
 

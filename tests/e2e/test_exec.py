@@ -261,7 +261,7 @@ class Resume(ZeroTest):
         self.assertEqual(r1.returncode, 0, r1.stderr)
         sid = json.loads(r1.stdout)["sessionId"]
         m2 = self.serve([{"text": "Added the test."}])
-        r2 = self.zero("exec", "--resume", "now add a test for it")
+        r2 = self.zero("exec", "--resume-latest", "now add a test for it")
         self.assertEqual(r2.returncode, 0, r2.stderr)
         msgs = m2.bodies()[0]["messages"]
         roles = [x["role"] for x in msgs]

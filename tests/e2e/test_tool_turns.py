@@ -89,7 +89,7 @@ class ToolTurns(ZeroTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(self.work, "s.txt"), "w") as f:
             f.write("edited by the user meanwhile\n")
-        r = self.zero("exec", "--permission-mode", "auto", "--resume", "now write")
+        r = self.zero("exec", "--permission-mode", "auto", "--resume-latest", "now write")
         self.assertEqual(r.returncode, 0, r.stderr)
         bodies = m.bodies()
         self.assertIn("Overwrote r.txt", self.tool_messages(bodies[3])[-1]["content"])

@@ -150,7 +150,7 @@ static void test_init_session_id_and_plan(void **state) {
   zexec_args_release(&a);
   /* A new session's id cannot name an existing one to continue. */
   err = (zerr)ZERR_INIT;
-  assert_int_equal(PARSE(&a, &err, known_session, "--init-session-id", "x", "--resume", "go"), -1);
+  assert_int_equal(PARSE(&a, &err, known_session, "--init-session-id", "x", "--resume"), -1);
   assert_int_equal(err.kind, ZE_USAGE);
   assert_non_null(strstr(err.msg, "cannot be combined with --resume or --fork"));
   zexec_args_release(&a);
@@ -185,8 +185,14 @@ static void test_double_dash_ends_flags(void **state) {
   assert_int_equal(a.output, ZOUT_TEXT);
   zexec_args_release(&a);
 
-  /* A lone "-" is a word, not a flag. */
+  /* A lone "-" is no flag: it reads the prompt from standard input. */
   assert_int_equal(PARSE(&a, &err, NULL, "-", "x"), 0);
+  assert_true(a.prompt_stdin);
+  assert_string_equal(a.prompt.data, "x");
+  zexec_args_release(&a);
+  /* after "--" it is a word like any other */
+  assert_int_equal(PARSE(&a, &err, NULL, "--", "-", "x"), 0);
+  assert_false(a.prompt_stdin);
   assert_string_equal(a.prompt.data, "- x");
   zexec_args_release(&a);
 }
@@ -203,34 +209,29 @@ static void test_resume_forms(void **state) {
   assert_string_equal(a.prompt.data, "go on");
   zexec_args_release(&a);
 
-  /* Otherwise it is the prompt, and the latest session is resumed. */
-  assert_int_equal(PARSE(&a, &err, known_session, "--resume", "continue"), 0);
+  /* Otherwise it is still the id (Go zero's rule): free text after --resume
+   * is a usage error, never a prompt silently sent to the latest session. */
+  assert_int_equal(PARSE(&a, &err, known_session, "--resume", "continue"), -1);
+  assert_int_equal(err.kind, ZE_USAGE);
+  assert_non_null(strstr(err.msg, "--resume continue: no such session"));
+  assert_non_null(strstr(err.msg, "--resume-latest"));
+  zexec_args_release(&a);
+  assert_int_equal(PARSE(&a, &err, known_session, "--resume", "fix the bug"), -1);
+  assert_non_null(strstr(err.msg, "no such session"));
+  zexec_args_release(&a);
+
+  /* Without a callback the id is taken as given (the session store says
+   * later whether it exists). */
+  assert_int_equal(PARSE(&a, &err, NULL, "--resume", "zero_20250101_1_1", "go"), 0);
+  assert_string_equal(a.resume_id, "zero_20250101_1_1");
+  assert_string_equal(a.prompt.data, "go");
+  zexec_args_release(&a);
+
+  /* A flag after --resume leaves it without an id: the latest session. */
+  assert_int_equal(PARSE(&a, &err, known_session, "--resume", "-m", "x", "go"), 0);
   assert_true(a.resume);
   assert_null(a.resume_id);
-  assert_string_equal(a.prompt.data, "continue");
-  zexec_args_release(&a);
-
-  /* A word with unsafe characters is never even offered to is_session. */
-  assert_int_equal(PARSE(&a, &err, known_session, "--resume", "fix the bug"), 0);
-  assert_null(a.resume_id);
-  assert_string_equal(a.prompt.data, "fix the bug");
-  zexec_args_release(&a);
-
-  /* Without a callback nothing is a session. */
-  assert_int_equal(PARSE(&a, &err, NULL, "--resume", "zero_20250101_1_1"), 0);
-  assert_null(a.resume_id);
-  assert_string_equal(a.prompt.data, "zero_20250101_1_1");
-  zexec_args_release(&a);
-
-  /* A word shaped like a generated id is one even when it does not exist:
-   * a mistyped id must fail as not found, not resume the latest session. */
-  assert_int_equal(PARSE(&a, &err, known_session, "--resume",
-                         "zero_20261130101500_1764497700123456789_1", "go on"), 0);
-  assert_string_equal(a.resume_id, "zero_20261130101500_1764497700123456789_1");
-  assert_string_equal(a.prompt.data, "go on");
-  zexec_args_release(&a);
-  assert_int_equal(PARSE(&a, &err, NULL, "--resume", "zero_2026113010150_1_1", "x"), 0);
-  assert_null(a.resume_id);
+  assert_string_equal(a.prompt.data, "go");
   zexec_args_release(&a);
 
   /* --resume=<id> is taken as given; --resume last takes nothing. */
