@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "cli/commands.h"
 #include "cli/exit_codes.h"
 
 int zcli_list_parse(const zcli_list_spec *s, int argc, char **argv, zcli_list_args *out) {
