@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/strvec.h"
 #include "base/time.h"
 #include "batch/result.h"
@@ -121,8 +122,15 @@ static void start_task(run *r, slot *s, const zbatch_task *t) {
   s->task = t;
   s->started_ms = ztime_mono_ms();
   r->running++;
-  char **args = task_args(t);
   zerr err = ZERR_INIT;
+  /* checked here: the spawn would report a missing cwd as a missing program */
+  if (t->cwd && !zfs_is_dir(t->cwd)) {
+    zerr_set(&err, ZE_NOT_FOUND, "the task directory %s is missing or not a directory", t->cwd);
+    s->res.error = xstrdup(err.msg);
+    task_over(s, 127);
+    return;
+  }
+  char **args = task_args(t);
   int rc = zdmn_worker_start(&s->w, r->o->worker_exe, args, t->prompt, t->cwd, &err);
   strvec_free_array(args);
   if (rc < 0) {

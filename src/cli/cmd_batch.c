@@ -106,7 +106,7 @@ static int parse(int argc, char **argv, batch_args *a) {
  * are refused rather than mixed with a new batch's. A torn last line (a
  * batch killed mid-write) is ended so the next line starts clean. */
 static int open_results(const batch_args *a, zerr *err) {
-  int fd = open(a->results, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = open(a->results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return zerr_errno(err, ZE_IO, "cannot open the results file %s", a->results);
   off_t end = lseek(fd, 0, SEEK_END);
   if (end > 0 && !a->resume) {
