@@ -11,8 +11,19 @@ JSON spec (see that file).
 import json
 import os
 import re
+import signal
+import time
 
 from harness import ZeroTest, main
+
+def alive(pid):
+    """Whether pid runs (a zombie does not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "daemon_worker.py")
@@ -152,6 +163,27 @@ class BatchTest(ZeroTest):
         self.assertEqual(lines[2], '{"id": "c", "exitCo')
         ids = [json.loads(l)["id"] for l in lines[:2] + lines[3:]]
         self.assertEqual(sorted(ids), ["a", "b", "c", "d"])
+
+    def test_an_interrupted_batch_takes_its_workers_with_it(self):
+        self.scripted()
+        log = os.path.join(self.tmp, "starts")
+        self.write_tasks([self.task("long%d" % i, {"log": log, "sleep": 60}) for i in range(3)])
+        p = self.spawn("batch", "tasks.jsonl", "-j", "2")
+        deadline = time.time() + 30
+        while time.time() < deadline and (not os.path.exists(log) or len(self.starts(log)) < 2):
+            time.sleep(0.05)
+        with open(log) as f:
+            pids = [int(l.split()[2]) for l in f if l.startswith("start")]
+        self.assertEqual(len(pids), 2)
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+        self.assertNotEqual(p.returncode, 0)
+        deadline = time.time() + 10
+        while time.time() < deadline and any(alive(x) for x in pids):
+            time.sleep(0.05)
+        self.assertFalse([x for x in pids if alive(x)], "workers outlived the batch")
+        self.assertEqual(self.results() if os.path.exists(
+            os.path.join(self.work, "results.jsonl")) else [], [])
 
     def test_usage_errors(self):
         r = self.zero("batch")
