@@ -46,11 +46,10 @@ static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_nul
 
 int zbatch_result_write(int fd, const char *id, const zbatch_result *r, int exit_code,
                         int64_t duration_ms, zerr *err) {
-  json_t *o = json_pack("{s:s, s:i, s:s, s:o, s:o, s:{s:I, s:I, s:I}, s:I}", "id", id,
-                        "exitCode", exit_code, "status", exit_code == 0 ? "succeeded" : "failed",
-                        "sessionId", str_or_null(r->session_id), "finalAnswer",
-                        str_or_null(r->final), "usage", "promptTokens",
-                        (json_int_t)r->prompt_tokens, "completionTokens",
+  json_t *o = json_pack("{s:s, s:i, s:s, s:o, s:o, s:{s:I, s:I, s:I}, s:I}", "id", id, "exitCode",
+                        exit_code, "status", exit_code == 0 ? "succeeded" : "failed", "sessionId",
+                        str_or_null(r->session_id), "finalAnswer", str_or_null(r->final), "usage",
+                        "promptTokens", (json_int_t)r->prompt_tokens, "completionTokens",
                         (json_int_t)r->completion_tokens, "totalTokens",
                         (json_int_t)r->total_tokens, "durationMs", (json_int_t)duration_ms);
   if (o && r->error) json_object_set_new(o, "error", json_string(r->error));
@@ -65,7 +64,8 @@ int zbatch_result_write(int fd, const char *id, const zbatch_result *r, int exit
   ssize_t n;
   do n = write(fd, line.data, line.len);
   while (n < 0 && errno == EINTR);
-  int rc = n == (ssize_t)line.len ? 0 : zerr_errno(err, ZE_IO, "cannot write the result of task %s", id);
+  int rc =
+      n == (ssize_t)line.len ? 0 : zerr_errno(err, ZE_IO, "cannot write the result of task %s", id);
   zbuf_release(&line);
   return rc;
 }

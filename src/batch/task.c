@@ -120,14 +120,14 @@ static void take_line(zbatch_tasks *ts, const char *path, const char *s, size_t 
   zerr err = ZERR_INIT;
   zbatch_task t;
   if (n > ZBATCH_LINE_MAX) {
-    strvec_pushf(&ts->problems, "%s:%d: a task line over %u bytes", path, lineno,
-                 ZBATCH_LINE_MAX);
+    strvec_pushf(&ts->problems, "%s:%d: a task line over %u bytes", path, lineno, ZBATCH_LINE_MAX);
     return;
   }
   if (zbatch_task_parse(s, n, lineno, &t, &err) < 0) {
     strvec_pushf(&ts->problems, "%s:%d: %s", path, lineno, err.msg);
     return;
   }
+  assert(t.id && t.prompt); /* a parsed task has both */
   if (id_taken(ts, t.id)) {
     strvec_pushf(&ts->problems, "%s:%d: task id \"%s\" is used by an earlier line", path, lineno,
                  t.id);

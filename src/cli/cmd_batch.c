@@ -87,8 +87,8 @@ static int parse(int argc, char **argv, batch_args *a) {
       case B_RESULTS: a->results = v; break;
       case B_JOBS:
         if (!znum_long(&v, 1, JOBS_MAX, &a->jobs) || *v)
-          zerr_set(&perr, ZE_USAGE, "-j takes a number of tasks from 1 to %d, not \"%s\"",
-                   JOBS_MAX, hit.value);
+          zerr_set(&perr, ZE_USAGE, "-j takes a number of tasks from 1 to %d, not \"%s\"", JOBS_MAX,
+                   hit.value);
         break;
       case ZOPT_ARG:
         if (a->tasks) zerr_set(&perr, ZE_USAGE, "one tasks file, not \"%s\" too", v);
