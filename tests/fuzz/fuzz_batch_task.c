@@ -20,9 +20,9 @@
 
 static void check_task(const zbatch_task *t) {
   size_t n = strlen(t->id);
-  if (n == 0 || n > ZBATCH_ID_MAX || strspn(t->id,
-                                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                            "0123456789._-") != n)
+  if (n == 0 || n > ZBATCH_ID_MAX ||
+      strspn(t->id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789._-") != n)
     __builtin_trap();
   if (!strcmp(t->id, ".") || !strcmp(t->id, "..") || !t->prompt[0]) __builtin_trap();
 }
@@ -43,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (zbatch_result_write(fds[1], "id", &r, 0, 1, &werr) == 0) {
       char buf[4096];
       ssize_t got = read(fds[0], buf, sizeof buf);
-      if (got <= 0 || (got < (ssize_t)sizeof buf && (buf[got - 1] != '\n' ||
-                                                     memchr(buf, '\n', (size_t)got - 1))))
+      if (got <= 0 || (got < (ssize_t)sizeof buf &&
+                       (buf[got - 1] != '\n' || memchr(buf, '\n', (size_t)got - 1))))
         __builtin_trap();
     }
     close(fds[0]);
