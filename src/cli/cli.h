@@ -38,6 +38,10 @@ int cmd_backends(int argc, char **argv);
 struct json_t;
 struct json_t *zcli_backends_report(const char *workspace, size_t *broken);
 int cmd_usage(int argc, char **argv);
+/* `zero batch …` (cmd_batch.c, src/batch/). */
+int cmd_batch(int argc, char **argv);
+extern const zopt_spec zcli_batch_opts;
+
 /* `zero daemon …` (cmd_daemon.c, src/daemon/). */
 int cmd_daemon(int argc, char **argv);
 extern const zopt_spec zcli_daemon_opts;

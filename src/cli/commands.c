@@ -45,6 +45,10 @@ static const zcli_command COMMANDS[] = {
     {"daemon", NULL, cmd_daemon, 0, "start|stop|status|run|attach",
      "a background zero running sessions on a pool of workers", &zcli_daemon_opts,
      &zcli_daemon_subs, NULL},
+    /* batches (docs/batch.md) */
+    {"batch", NULL, cmd_batch, 0, "TASKS.jsonl [--local] [-j N] [--resume-batch]",
+     "run a file of tasks as parallel zero exec runs, one results file", &zcli_batch_opts, NULL,
+     NULL},
     /* subagents (docs/subagents.md) */
     {"agents", NULL, cmd_agents, 0, "list [--json]", "the specialists the task tool delegates to",
      &zcli_agents_opts, &zcli_agents_subs, NULL},

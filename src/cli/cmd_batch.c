@@ -1,0 +1,212 @@
+/* cmd_batch.c — `zero batch TASKS.jsonl [--local] [-j N] [--results FILE]
+ * [--resume-batch]`: many `zero exec` runs from one tasks file, one results
+ * file (src/batch/, docs/batch.md). Only the local back end exists; Slurm and
+ * Kubernetes are not built yet.
+ *
+ * Exit codes: 0 every task succeeded; 4 (work unfinished) when a task failed
+ * or a tasks line was bad (the other tasks still ran); 2 for bad flags, an
+ * unreadable tasks file, or results that exist without --resume-batch; 1 when
+ * results.jsonl could not be written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/common.h"
+#include "base/num.h"
+#include "base/opts.h"
+#include "base/strvec.h"
+#include "batch/result.h"
+#include "batch/runner.h"
+#include "batch/task.h"
+#include "cli/cli.h"
+#include "cli/exit_codes.h"
+
+#define JOBS_DEFAULT 4
+#define JOBS_MAX 256
+
+enum { B_HELP = 1, B_LOCAL, B_JOBS, B_RESULTS, B_RESUME };
+
+static const zopt BATCH_OPTS[] = {
+    {B_LOCAL, "local", 0, ZOPT_FLAG, 0, NULL,
+     "run the tasks on this machine (the default; the only back end so far)", "Flags"},
+    {B_JOBS, "jobs", 'j', ZOPT_VALUE, 0, "N", "tasks run at once (default 4, at most 256)", NULL},
+    {B_RESULTS, "results", 'o', ZOPT_VALUE, 0, "FILE",
+     "where the results go, one JSON line per task (default results.jsonl)", NULL},
+    {B_RESUME, "resume-batch", 0, ZOPT_FLAG, 0, NULL,
+     "go on with an earlier batch: skip the ids already in the results file", NULL},
+    {B_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
+};
+
+const zopt_spec zcli_batch_opts = {.command = "batch",
+                                   .opts = BATCH_OPTS,
+                                   .n_opts = ZARRAY_LEN(BATCH_OPTS),
+                                   .unknown = "unknown flag"};
+
+typedef struct batch_args {
+  const char *tasks;
+  const char *results;
+  long jobs;
+  bool resume;
+} batch_args;
+
+static void usage(FILE *out) {
+  fputs("Usage: zero batch TASKS.jsonl [--local] [-j N] [--results FILE] [--resume-batch]\n"
+        "\n"
+        "Runs one `zero exec` per line of TASKS.jsonl ({\"id\", \"prompt\", \"cwd\",\n"
+        "\"model\", \"permissionMode\"}), N at a time, and appends one JSON line per task\n"
+        "(id, exitCode, sessionId, finalAnswer, usage, durationMs) to the results file.\n"
+        "Exit 0 when every task succeeded, 4 when a task failed or a line was bad.\n"
+        "See docs/batch.md.\n"
+        "\n",
+        out);
+  zopt_print_flags(out, &zcli_batch_opts);
+}
+
+static int usage_error(const char *msg) {
+  fprintf(stderr, "zero batch: %s\n\n", msg);
+  usage(stderr);
+  return ZEXIT_USAGE;
+}
+
+/* Returns -1 after printing help, 0, or a usage exit code. */
+static int parse(int argc, char **argv, batch_args *a) {
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  zopt_init(&op, &zcli_batch_opts, argc, argv);
+  while (perr.kind == ZE_OK && zopt_next(&op, &hit, &perr) > 0) {
+    const char *v = hit.value;
+    switch (hit.id) {
+      case B_HELP: usage(stdout); return -1;
+      case B_LOCAL: break;
+      case B_RESUME: a->resume = true; break;
+      case B_RESULTS: a->results = v; break;
+      case B_JOBS:
+        if (!znum_long(&v, 1, JOBS_MAX, &a->jobs) || *v)
+          zerr_set(&perr, ZE_USAGE, "-j takes a number of tasks from 1 to %d, not \"%s\"", JOBS_MAX,
+                   hit.value);
+        break;
+      case ZOPT_ARG:
+        if (a->tasks) zerr_set(&perr, ZE_USAGE, "one tasks file, not \"%s\" too", v);
+        a->tasks = v;
+        break;
+      default: break;
+    }
+  }
+  if (perr.kind != ZE_OK) return usage_error(perr.msg);
+  if (!a->tasks) return usage_error("name the tasks file (one JSON task per line)");
+  return 0;
+}
+
+/* Opens the results file for appending. Without resume, existing results
+ * are refused rather than mixed with a new batch's. A torn last line (a
+ * batch killed mid-write) is ended so the next line starts clean. */
+static int open_results(const batch_args *a, zerr *err) {
+  int fd = open(a->results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return zerr_errno(err, ZE_IO, "cannot open the results file %s", a->results);
+  off_t end = lseek(fd, 0, SEEK_END);
+  if (end > 0 && !a->resume) {
+    close(fd);
+    return zerr_set(err, ZE_USAGE,
+                    "%s already holds results: pass --resume-batch to go on with that batch, or "
+                    "give another --results file",
+                    a->results);
+  }
+  char last = '\n';
+  if (end > 0 && pread(fd, &last, 1, end - 1) == 1 && last != '\n' && write(fd, "\n", 1) != 1) {
+    close(fd);
+    return zerr_errno(err, ZE_IO, "cannot write the results file %s", a->results);
+  }
+  return fd;
+}
+
+/* skip[i] for the tasks whose id the results file already holds. */
+static bool *resume_skips(const zbatch_tasks *ts, const batch_args *a, int *nskip, zerr *err) {
+  bool *skip = xcalloc(ts->n ? ts->n : 1, sizeof *skip);
+  *nskip = 0;
+  if (!a->resume) return skip;
+  strvec done = STRVEC_INIT;
+  if (zbatch_results_ids(a->results, &done, err) < 0) {
+    free(skip);
+    return NULL;
+  }
+  for (size_t i = 0; i < ts->n; i++)
+    for (size_t j = 0; j < done.nr && !skip[i]; j++)
+      if (!strcmp(done.v[j], ts->v[i].id)) skip[i] = true, (*nskip)++;
+  strvec_clear(&done);
+  return skip;
+}
+
+static char *self_exe(void) {
+  char *p = realpath("/proc/self/exe", NULL);
+  return p ? p : xstrdup("zero");
+}
+
+static void summary(const batch_args *a, const zbatch_counts *c, int nskip, size_t nbad) {
+  printf("zero batch: %d task%s run: %d succeeded, %d failed", c->total, c->total == 1 ? "" : "s",
+         c->succeeded, c->failed);
+  if (nskip) printf("; %d skipped (already in %s)", nskip, a->results);
+  if (nbad) printf("; %zu bad line%s", nbad, nbad == 1 ? "" : "s");
+  printf("\nresults: %s\n", a->results);
+}
+
+static int run_batch(const batch_args *a, zbatch_tasks *ts) {
+  zerr err = ZERR_INIT;
+  int nskip = 0;
+  bool *skip = resume_skips(ts, a, &nskip, &err);
+  if (!skip) {
+    fprintf(stderr, "zero batch: %s\n", err.msg);
+    return ZEXIT_INTERNAL;
+  }
+  int fd = open_results(a, &err);
+  if (fd < 0) {
+    free(skip);
+    fprintf(stderr, "zero batch: %s\n", err.msg);
+    return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
+  }
+  char *exe = self_exe();
+  const char *worker = getenv("ZERO_BATCH_WORKER_EXE"); /* tests: a scripted worker */
+  zbatch_opts o = {.jobs = (int)a->jobs,
+                   .worker_exe = worker && *worker ? worker : exe,
+                   .results_fd = fd,
+                   .progress = stderr,
+                   .progress_tty = isatty(STDERR_FILENO) == 1};
+  zbatch_counts c;
+  int rc = zbatch_run(ts->v, skip, ts->n, &o, &c, &err);
+  close(fd);
+  free(exe);
+  free(skip);
+  summary(a, &c, nskip, ts->problems.nr);
+  if (rc < 0) {
+    fprintf(stderr, "zero batch: %s\n", err.msg);
+    return ZEXIT_INTERNAL;
+  }
+  return c.failed || ts->problems.nr ? ZEXIT_INCOMPLETE : ZEXIT_SUCCESS;
+}
+
+int cmd_batch(int argc, char **argv) {
+  batch_args a = {.results = "results.jsonl", .jobs = JOBS_DEFAULT};
+  int prc = parse(argc, argv, &a);
+  if (prc) return prc < 0 ? ZEXIT_SUCCESS : prc;
+  zbatch_tasks ts = {0};
+  zerr err = ZERR_INIT;
+  if (zbatch_tasks_load(a.tasks, &ts, &err) < 0) {
+    zbatch_tasks_release(&ts);
+    fprintf(stderr, "zero batch: %s\n", err.msg);
+    return ZEXIT_USAGE;
+  }
+  for (size_t i = 0; i < ts.problems.nr; i++)
+    fprintf(stderr, "zero batch: %s (line skipped)\n", ts.problems.v[i]);
+  if (!ts.n && !ts.problems.nr) {
+    zbatch_tasks_release(&ts);
+    fprintf(stderr, "zero batch: %s holds no tasks\n", a.tasks);
+    return ZEXIT_USAGE;
+  }
+  int rc = run_batch(&a, &ts);
+  zbatch_tasks_release(&ts);
+  return rc;
+}
