@@ -139,8 +139,7 @@ void zext_set_spawner(zext *x, struct zspawner *spawner) {
    * hides it: the hooks' own read paths, the enabled plugins' folders. */
   strvec rp = STRVEC_INIT;
   for (size_t i = 0; i < x->hooks.n; i++)
-    for (const char *const *p = x->hooks.v[i].read_paths; p && *p; p++)
-      strvec_push(&rp, *p);
+    for (const char *const *p = x->hooks.v[i].read_paths; p && *p; p++) strvec_push(&rp, *p);
   for (size_t i = 0; i < x->plugins.n; i++)
     if (x->plugins.v[i].enabled) strvec_push(&rp, x->plugins.v[i].dir);
   zhook_runner_start(&x->runner, spawner, (const char *const *)rp.v);
@@ -420,9 +419,12 @@ void zext_compaction_observe(void *ud, const char *event, const json_t *payload)
 }
 
 void zext_gate_init(zext *x) {
-  x->gate = (zagent_gate){.before_tool = gate_before, .after_tool = gate_after,
-                          .on_stop = gate_stop, .after_batch = gate_after_batch,
-                          .observe = gate_observe, .ud = x};
+  x->gate = (zagent_gate){.before_tool = gate_before,
+                          .after_tool = gate_after,
+                          .on_stop = gate_stop,
+                          .after_batch = gate_after_batch,
+                          .observe = gate_observe,
+                          .ud = x};
 }
 
 /* ---- prompts, commands, report ---------------------------------------------- */

@@ -523,8 +523,10 @@ static void add_extra_servers(zmcp_manager *m, const zmcp_start_opts *so) {
     zerr perr = ZERR_INIT;
     memset(&c, 0, sizeof c);
     if (zmcp_config_find(&m->cfg, name)) {
-      zerr_set(&perr, ZE_USAGE, "%s: MCP server \"%s\" is configured already; the plugin's "
-               "was not started", origin, name);
+      zerr_set(&perr, ZE_USAGE,
+               "%s: MCP server \"%s\" is configured already; the plugin's "
+               "was not started",
+               origin, name);
     } else if (zmcp_server_parse(name, json_object_get(e, "server"), origin, &c, &perr) == 0) {
       if (!c.cwd && zjson_str(e, "dir")) c.cwd = xstrdup(zjson_str(e, "dir"));
       m->cfg.servers = xrealloc(m->cfg.servers, (m->cfg.n + 1) * sizeof *m->cfg.servers);
