@@ -521,9 +521,9 @@ static const char *trigger_of(const char *reason) {
 /* A compaction for reason starts: the observer hears it first. */
 static void tell_before(const zcompactor *c, const char *reason, int64_t estimate) {
   if (!c->observe) return;
-  json_t *p = json_pack("{s:s, s:s, s:I, s:I}", "trigger", trigger_of(reason), "reason", reason,
-                        "tokensEstimate", (json_int_t)estimate, "contextWindow",
-                        (json_int_t)c->window);
+  json_t *p =
+      json_pack("{s:s, s:s, s:I, s:I}", "trigger", trigger_of(reason), "reason", reason,
+                "tokensEstimate", (json_int_t)estimate, "contextWindow", (json_int_t)c->window);
   c->observe(c->observe_ud, "beforeCompact", p);
   json_decref(p);
 }
@@ -537,8 +537,8 @@ static void note(zcompactor *c, const char *method, const char *reason, int64_t 
   c->last_after = after;
   if (!c->observe) return;
   json_t *p = json_pack("{s:s, s:s, s:s, s:I, s:I}", "trigger", trigger_of(reason), "reason",
-                        reason, "method", method, "tokensBefore", (json_int_t)before,
-                        "tokensAfter", (json_int_t)after);
+                        reason, "method", method, "tokensBefore", (json_int_t)before, "tokensAfter",
+                        (json_int_t)after);
   c->observe(c->observe_ud, "afterCompact", p);
   json_decref(p);
 }

@@ -112,8 +112,12 @@ static void report_backends(doctor *d) {
   json_array_foreach(json_object_get(r, "problems"), i, it) {
     zbuf_addf(&m, "; %s", json_string_value(it));
   }
-  row(d, "backends", mcp_broken ? "fail" : broken || untrusted ? "warn" : "ok", m.data,
-      broken ? "zero backends doctor shows each problem and its fix"
+  row(d, "backends",
+      mcp_broken            ? "fail"
+      : broken || untrusted ? "warn"
+                            : "ok",
+      m.data,
+      broken      ? "zero backends doctor shows each problem and its fix"
       : untrusted ? "review them, then zero exec --trust-workspace"
                   : NULL);
   zbuf_release(&m);

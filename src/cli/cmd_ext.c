@@ -242,13 +242,18 @@ int cmd_skills(int argc, char **argv) { return list_part("skills", "skills", arg
 
 /* ---- zero plugins ---------------------------------------------------------- */
 
-static int plugins_toggle(zrun_setup *rs, const char *id, bool enable) {
+/* The plugin named id, or NULL after saying there is none. */
+static const zplugin *find_plugin(const zrun_setup *rs, const char *id) {
   const zplugin *p = zplugins_find(&rs->ext.plugins, id);
-  if (!p) {
+  if (!p)
     fprintf(stderr, "zero plugins: no plugin \"%s\" (zero plugins list shows them)\n",
             id ? id : "");
-    return ZEXIT_USAGE;
-  }
+  return p;
+}
+
+static int plugins_toggle(zrun_setup *rs, const char *id, bool enable) {
+  const zplugin *p = find_plugin(rs, id);
+  if (!p) return ZEXIT_USAGE;
   zerr err = ZERR_INIT;
   if (zplugin_set_enabled(p, enable, &err) < 0) {
     fprintf(stderr, "zero plugins: %s\n", err.msg);
@@ -270,19 +275,16 @@ static int plugins_install(const char *source) {
     return zexit_for_error_or(err.kind, ZEXIT_USAGE);
   }
   printf("installed plugin %s at %s\nIt contributes nothing until enabled: review it, then run "
-         "zero plugins enable %s\n", id, dir, id);
+         "zero plugins enable %s\n",
+         id, dir, id);
   free(dir);
   free(id);
   return 0;
 }
 
 static int plugins_remove(zrun_setup *rs, const char *id) {
-  const zplugin *p = zplugins_find(&rs->ext.plugins, id);
-  if (!p) {
-    fprintf(stderr, "zero plugins: no plugin \"%s\" (zero plugins list shows them)\n",
-            id ? id : "");
-    return ZEXIT_USAGE;
-  }
+  const zplugin *p = find_plugin(rs, id);
+  if (!p) return ZEXIT_USAGE;
   zerr err = ZERR_INIT;
   if (zplugin_remove(p, &err) < 0) {
     fprintf(stderr, "zero plugins remove: %s\n", err.msg);
@@ -302,8 +304,10 @@ int cmd_plugins(int argc, char **argv) {
   bool rm = !strcmp(sub, "remove");
   if (!strcmp(sub, "install")) return plugins_install(arg);
   if (!list && !en && !dis && !rm) {
-    fprintf(stderr, "zero plugins: unknown subcommand %s (list, enable, disable, install, "
-                    "remove)\n", sub);
+    fprintf(stderr,
+            "zero plugins: unknown subcommand %s (list, enable, disable, install, "
+            "remove)\n",
+            sub);
     return ZEXIT_USAGE;
   }
   zrun_setup rs = ZRUN_SETUP_INIT;
@@ -434,10 +438,8 @@ static const zcli_subcommand HOOKS_SUBS[] = {
 };
 static const zcli_subcommand SKILLS_SUBS[] = {{"list", NULL, NULL, "list [--json]"}};
 static const zcli_subcommand PLUGINS_SUBS[] = {
-    {"list", NULL, NULL, "list [--json]"},
-    {"enable", NULL, NULL, "enable ID"},
-    {"disable", NULL, NULL, "disable ID"},
-    {"install", NULL, NULL, "install DIR|GIT-URL"},
+    {"list", NULL, NULL, "list [--json]"}, {"enable", NULL, NULL, "enable ID"},
+    {"disable", NULL, NULL, "disable ID"}, {"install", NULL, NULL, "install DIR|GIT-URL"},
     {"remove", NULL, NULL, "remove ID"},
 };
 static const zcli_subcommand BACKENDS_SUBS[] = {{"doctor", NULL, NULL, "doctor [--json]"}};

@@ -556,7 +556,8 @@ int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void 
                        .spawner = s->tools.spawner,
                        .grants = &s->sandbox.grants,
                        .warn = warn,
-                       .warn_ud = warn_ud};
+                       .warn_ud = warn_ud,
+                       .extra_servers = s->have_ext ? s->ext.mcp_servers : NULL};
   if (zmcp_manager_start(&s->mcp, &o, err) < 0) {
     err->kind = ZE_PROVIDER;
     return -1;

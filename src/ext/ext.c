@@ -55,6 +55,16 @@ static void load_plugin_parts(zext *x) {
     size_t first = x->hooks.n;
     zhooks_load_json(&x->hooks, p->hooks, src.data, p->project);
     for (size_t k = first; k < x->hooks.n; k++) x->hooks.v[k].read_paths = p->read_paths;
+    const char *sname;
+    json_t *srv;
+    json_object_foreach(p->mcp_servers, sname, srv) {
+      zbuf full = ZBUF_INIT;
+      zbuf_addf(&full, "%s_%s", p->id, sname);
+      json_object_set_new(x->mcp_servers, full.data,
+                          json_pack("{s:O, s:s, s:s}", "server", srv, "origin", src.data, "dir",
+                                    p->dir));
+      zbuf_release(&full);
+    }
     zbuf_release(&src);
     for (size_t r = 0; r < p->skill_roots.nr; r++)
       zskills_load_root(&x->skills, p->skill_roots.v[r], &x->problems);
@@ -83,6 +93,7 @@ void zext_load(zext *x, const char *workspace, bool trusted) {
   strvec_init(&x->problems);
   x->hooks = (zhooks)ZHOOKS_INIT;
   x->workspace = xstrdup(workspace);
+  x->mcp_servers = json_object();
   x->trusted = trusted || ztrust_is_trusted(workspace, &x->untrusted);
   if (x->trusted) strvec_clear(&x->untrusted);
   char *user_dir = zpath_config_dir();
@@ -128,8 +139,7 @@ void zext_set_spawner(zext *x, struct zspawner *spawner) {
    * hides it: the hooks' own read paths, the enabled plugins' folders. */
   strvec rp = STRVEC_INIT;
   for (size_t i = 0; i < x->hooks.n; i++)
-    for (const char *const *p = x->hooks.v[i].read_paths; p && *p; p++)
-      strvec_push(&rp, *p);
+    for (const char *const *p = x->hooks.v[i].read_paths; p && *p; p++) strvec_push(&rp, *p);
   for (size_t i = 0; i < x->plugins.n; i++)
     if (x->plugins.v[i].enabled) strvec_push(&rp, x->plugins.v[i].dir);
   zhook_runner_start(&x->runner, spawner, (const char *const *)rp.v);
@@ -149,6 +159,7 @@ void zext_release(zext *x) {
   zcmds_release(&x->commands);
   zplugins_release(&x->plugins);
   json_decref(x->schemas);
+  json_decref(x->mcp_servers);
   strvec_clear(&x->untrusted);
   strvec_clear(&x->problems);
   free(x->workspace);
@@ -408,9 +419,12 @@ void zext_compaction_observe(void *ud, const char *event, const json_t *payload)
 }
 
 void zext_gate_init(zext *x) {
-  x->gate = (zagent_gate){.before_tool = gate_before, .after_tool = gate_after,
-                          .on_stop = gate_stop, .after_batch = gate_after_batch,
-                          .observe = gate_observe, .ud = x};
+  x->gate = (zagent_gate){.before_tool = gate_before,
+                          .after_tool = gate_after,
+                          .on_stop = gate_stop,
+                          .after_batch = gate_after_batch,
+                          .observe = gate_observe,
+                          .ud = x};
 }
 
 /* ---- prompts, commands, report ---------------------------------------------- */

@@ -47,6 +47,8 @@ typedef struct zext {
   zagent_gate gate;         /* the loop's seam (zext_gate) */
   ztool_source source;      /* skill + plugin tools (zext_source) */
   json_t *schemas;          /* the source's schemas, made once a run (owned) */
+  json_t *mcp_servers;      /* enabled plugins' MCP servers, as zmcp_start_opts.
+                             * extra_servers takes them ("<id>_<name>"); owned */
   zhook_runner runner;      /* the run's one sandbox for hooks and plugin tools */
   bool runner_on;           /* runner was started (it may have broken since) */
 } zext;

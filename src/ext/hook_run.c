@@ -31,27 +31,6 @@
 
 #define HOOK_OUTPUT_MAX (64u << 10) /* what is kept of a hook's output */
 
-/* Writes all of data to the non-blocking fd before deadline_ms. false when
- * the hook stopped reading (it may not want its stdin) or time ran out. */
-static bool write_stdin(int fd, const char *data, size_t len, int64_t deadline_ms) {
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  size_t off = 0;
-  while (off < len) {
-    ssize_t w = write(fd, data + off, len - off);
-    if (w > 0) {
-      off += (size_t)w;
-      continue;
-    }
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0 && errno != EAGAIN) return false; /* EPIPE: it exited or closed stdin */
-    int64_t left = deadline_ms - ztime_mono_ms();
-    if (left <= 0) return false;
-    struct pollfd pf = {fd, POLLOUT, 0};
-    poll(&pf, 1, (int)(left > 1000 ? 1000 : left));
-  }
-  return true;
-}
-
 /* The JSON answer in out: the whole text, else its last non-blank line. */
 static json_t *parse_answer(const char *out) {
   const char *s = out;
@@ -141,7 +120,7 @@ static void run_spawned(const zhook *h, struct zspawner *spawner, const char *cw
     return;
   }
   out->started = true;
-  (void)write_stdin(child.in_fd, payload->data, payload->len, deadline);
+  (void)zhook_write_before(child.in_fd, payload->data, payload->len, deadline);
   close(child.in_fd);
   child.in_fd = -1;
 
@@ -173,14 +152,13 @@ static void run_spawned(const zhook *h, struct zspawner *spawner, const char *cw
   out->duration_ms = ztime_mono_ms() - start;
 }
 
-void zhook_run_in(const zhook *h, zhook_runner *runner, struct zspawner *spawner,
-                  const char *cwd, const char *stdin_json, zhook_outcome *out) {
+void zhook_run_in(const zhook *h, zhook_runner *runner, struct zspawner *spawner, const char *cwd,
+                  const char *stdin_json, zhook_outcome *out) {
   zbuf payload = ZBUF_INIT;
   zbuf_addstr(&payload, stdin_json ? stdin_json : "{}");
   zbuf_addch(&payload, '\n');
   zsecret_redact_values(&payload); /* a hook never sees zero's credentials */
-  if (!runner ||
-      zhook_runner_run(runner, h->argv, cwd, h->timeout_ms, payload.data, out) < 0)
+  if (!runner || zhook_runner_run(runner, h->argv, cwd, h->timeout_ms, payload.data, out) < 0)
     run_spawned(h, spawner, cwd, &payload, out);
   zbuf_release(&payload);
   if (!out->started && !out->reason) {

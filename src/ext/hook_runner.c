@@ -79,12 +79,14 @@ static int kill_children(void) {
     close(fd);
     if (len <= 0) continue;
     buf[len] = 0;
-    const char *rp = strrchr(buf, ')'); /* the name may hold spaces and parens */
-    int ppid = 0;
-    char state = 0;
-    if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2 || ppid != self) continue;
+    /* "pid (name) state ppid …": the name may hold spaces and parens */
+    const char *rp = strrchr(buf, ')');
+    if (!rp || strlen(rp) < 5) continue;
+    char *end = NULL;
+    long ppid = strtol(rp + 4, &end, 10);
+    if (end == rp + 4 || ppid != self) continue;
     pid_t pid = (pid_t)strtol(e->d_name, NULL, 10); /* digits: checked above */
-    kill(-pid, SIGKILL); /* a group it leads */
+    kill(-pid, SIGKILL);                            /* a group it leads */
     kill(pid, SIGKILL);
     n++;
   }
@@ -128,8 +130,8 @@ static pid_t start_command(char **argv, const char *cwd, int in_r, int out_w) {
   posix_spawnattr_setsigmask(&at, &none);
   posix_spawnattr_setsigdefault(&at, &all); /* SIGPIPE ignored here, not there */
   posix_spawnattr_setpgroup(&at, 0);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                    POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&at,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
   int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
@@ -141,124 +143,162 @@ static pid_t start_command(char **argv, const char *cwd, int in_r, int out_w) {
   return pid;
 }
 
-/* Runs one request's command: its stdin written, its output read, killed at
- * the deadline. Fills the answer's fields. */
-static void serve_one(const json_t *req, json_t *ans) {
+/* One command in flight. */
+typedef struct running {
+  pid_t pid;
+  int pidfd;         /* -1 without pidfd_open (the exit is then polled) */
+  int in_fd, out_fd; /* -1 once closed */
+  const char *in;    /* the payload, in_off of it written */
+  size_t in_len, in_off;
+  zbuf out;
+  int64_t deadline, kill_at;
+  bool exited, timed_out, killed;
+  int status;
+} running;
+
+static void read_some(running *r) {
+  char b[4096];
+  ssize_t n = read(r->out_fd, b, sizeof b);
+  if (n > 0 && r->out.len < RUNNER_OUTPUT_MAX) zbuf_add(&r->out, b, (size_t)n);
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    close(r->out_fd);
+    r->out_fd = -1;
+  }
+}
+
+static void write_some(running *r) {
+  ssize_t w = write(r->in_fd, r->in + r->in_off, r->in_len - r->in_off);
+  if (w > 0) r->in_off += (size_t)w;
+  if ((w < 0 && errno != EAGAIN && errno != EINTR) || r->in_off == r->in_len) {
+    close(r->in_fd); /* done, or it stopped reading: it may not want its stdin */
+    r->in_fd = -1;
+  }
+}
+
+/* The deadline: SIGTERM to the group, SIGKILL after the grace. */
+static void enforce_deadline(running *r, int64_t now) {
+  if (!r->timed_out && now >= r->deadline) {
+    r->timed_out = true;
+    kill(-r->pid, SIGTERM);
+    r->kill_at = now + RUNNER_KILL_GRACE_MS;
+  }
+  if (r->timed_out && !r->killed && now >= r->kill_at) {
+    kill(-r->pid, SIGKILL);
+    r->killed = true;
+  }
+}
+
+/* One wait for output, stdin room, the exit or the deadline. */
+static void pump(running *r) {
+  int64_t now = ztime_mono_ms();
+  enforce_deadline(r, now);
+  struct pollfd pf[3];
+  int n = 0, i_out = -1, i_in = -1, i_pid = -1;
+  if (r->out_fd >= 0) pf[i_out = n++] = (struct pollfd){r->out_fd, POLLIN, 0};
+  if (r->in_fd >= 0) pf[i_in = n++] = (struct pollfd){r->in_fd, POLLOUT, 0};
+  if (r->pidfd >= 0) pf[i_pid = n++] = (struct pollfd){r->pidfd, POLLIN, 0};
+  int64_t wait = (r->timed_out ? r->kill_at : r->deadline) - now;
+  if (r->killed || wait < 1) wait = 10;
+  /* No pidfd (an older kernel, or seccomp refuses it): the exit is polled,
+   * closely once the output has ended (the exit is then imminent). */
+  if (r->pidfd < 0 && wait > 10) wait = r->out_fd < 0 ? 1 : 10;
+  poll(pf, (nfds_t)n, (int)wait);
+  if (i_out >= 0 && pf[i_out].revents) read_some(r);
+  if (i_in >= 0 && pf[i_in].revents) write_some(r);
+  if ((i_pid < 0 || pf[i_pid].revents) && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+    r->exited = true;
+}
+
+/* Until it has exited and its output is read (what is there once it has
+ * exited: a writer still holding the pipe is a stray, killed next). */
+static void run_to_end(running *r) {
+  while (!r->exited) pump(r);
+  while (r->out_fd >= 0) {
+    size_t before = r->out.len;
+    read_some(r);
+    if (r->out_fd >= 0 && r->out.len == before) break; /* nothing more now */
+  }
+}
+
+static void answer_not_started(json_t *ans, const char *why) {
+  json_object_set_new(ans, "started", json_false());
+  json_object_set_new(ans, "output", json_string(why));
+}
+
+/* Starts the request's command with pipes for stdin and output; false (the
+ * answer filled) when it could not start. */
+static bool start_request(const json_t *req, running *r, json_t *ans) {
   const json_t *jargv = json_object_get(req, "argv");
-  const char *cwd = zjson_str(req, "cwd"), *in = zjson_str_or(req, "stdin", "");
-  int64_t timeout = zjson_int_or(req, "timeoutMs", 30000);
+  const char *cwd = zjson_str(req, "cwd");
   size_t argc = json_array_size(jargv);
   if (!argc) {
-    json_object_set_new(ans, "started", json_false());
-    json_object_set_new(ans, "output", json_string("no command"));
-    return;
+    answer_not_started(ans, "no command");
+    return false;
   }
   char **argv = xcalloc(argc + 1, sizeof *argv);
   for (size_t i = 0; i < argc; i++) argv[i] = (char *)json_string_value(json_array_get(jargv, i));
-  int inp[2], outp[2];
+  int inp[2] = {-1, -1}, outp[2] = {-1, -1};
   if (pipe2(inp, O_CLOEXEC) < 0 || pipe2(outp, O_CLOEXEC) < 0) {
+    answer_not_started(ans, strerror(errno));
     free(argv);
-    json_object_set_new(ans, "started", json_false());
-    json_object_set_new(ans, "output", json_string(strerror(errno)));
-    return;
+    return false;
   }
-  pid_t pid = start_command(argv, cwd, inp[0], outp[1]);
+  r->pid = start_command(argv, cwd, inp[0], outp[1]);
   int start_errno = errno;
   close(inp[0]);
   close(outp[1]);
-  if (pid < 0) {
+  if (r->pid < 0) {
     close(inp[1]);
     close(outp[0]);
     zbuf why = ZBUF_INIT;
     zbuf_addf(&why, "cannot run %s in %s: %s", argv[0], cwd ? cwd : ".", strerror(start_errno));
-    free(argv);
-    json_object_set_new(ans, "started", json_false());
-    json_object_set_new(ans, "output", json_string(why.data));
+    answer_not_started(ans, why.data);
     zbuf_release(&why);
-    return;
+    free(argv);
+    return false;
   }
   free(argv);
-  fcntl(inp[1], F_SETFL, O_NONBLOCK);
-  fcntl(outp[0], F_SETFL, O_NONBLOCK);
-  int pidfd = -1;
+  r->in_fd = inp[1];
+  r->out_fd = outp[0];
+  fcntl(r->in_fd, F_SETFL, O_NONBLOCK);
+  fcntl(r->out_fd, F_SETFL, O_NONBLOCK);
+  r->pidfd = -1;
 #ifdef SYS_pidfd_open
-  pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
 #endif
-  int64_t deadline = ztime_mono_ms() + timeout;
-  size_t in_len = strlen(in), in_off = 0;
-  int in_fd = inp[1], out_fd = outp[0];
-  if (!in_len) {
-    close(in_fd);
-    in_fd = -1;
+  return true;
+}
+
+/* Runs one request's command: its stdin written, its output read, killed at
+ * the deadline, everything it left behind killed. Fills the answer. */
+static void serve_one(const json_t *req, json_t *ans) {
+  running r;
+  memset(&r, 0, sizeof r);
+  r.out = (zbuf)ZBUF_INIT;
+  if (!start_request(req, &r, ans)) return;
+  r.in = zjson_str_or(req, "stdin", "");
+  r.in_len = strlen(r.in);
+  r.deadline = ztime_mono_ms() + zjson_int_or(req, "timeoutMs", 30000);
+  if (!r.in_len) {
+    close(r.in_fd);
+    r.in_fd = -1;
   }
-  zbuf out = ZBUF_INIT;
-  bool exited = false, timed_out = false, killed = false;
-  int status = 0;
-  int64_t kill_at = 0;
-  while (!exited || out_fd >= 0) {
-    if (exited && out_fd >= 0) { /* drain what is there; a lingering writer is a stray */
-      char b[4096];
-      ssize_t r = read(out_fd, b, sizeof b);
-      if (r > 0 && out.len < RUNNER_OUTPUT_MAX) zbuf_add(&out, b, (size_t)r);
-      if (r > 0) continue;
-      close(out_fd);
-      out_fd = -1;
-      break;
-    }
-    int64_t now = ztime_mono_ms();
-    if (!timed_out && now >= deadline) {
-      timed_out = true;
-      kill(-pid, SIGTERM);
-      kill_at = now + RUNNER_KILL_GRACE_MS;
-    }
-    if (timed_out && !killed && now >= kill_at) {
-      kill(-pid, SIGKILL);
-      killed = true;
-    }
-    struct pollfd pf[3];
-    int n = 0, i_out = -1, i_in = -1, i_pid = -1;
-    if (out_fd >= 0) { i_out = n; pf[n++] = (struct pollfd){out_fd, POLLIN, 0}; }
-    if (in_fd >= 0) { i_in = n; pf[n++] = (struct pollfd){in_fd, POLLOUT, 0}; }
-    if (pidfd >= 0) { i_pid = n; pf[n++] = (struct pollfd){pidfd, POLLIN, 0}; }
-    int64_t wait = (timed_out ? kill_at : deadline) - now;
-    if (killed || wait < 1) wait = 10;
-    /* No pidfd (an older kernel, or seccomp refuses it): the exit is polled,
-     * closely once the output has ended (the exit is then imminent). */
-    if (pidfd < 0 && wait > 10) wait = out_fd < 0 ? 1 : 10;
-    poll(pf, (nfds_t)n, (int)wait);
-    if (i_out >= 0 && pf[i_out].revents) {
-      char b[4096];
-      ssize_t r = read(out_fd, b, sizeof b);
-      if (r > 0 && out.len < RUNNER_OUTPUT_MAX) zbuf_add(&out, b, (size_t)r);
-      if (r == 0) {
-        close(out_fd);
-        out_fd = -1;
-      }
-    }
-    if (i_in >= 0 && pf[i_in].revents) {
-      ssize_t w = write(in_fd, in + in_off, in_len - in_off);
-      if (w > 0) in_off += (size_t)w;
-      if ((w < 0 && errno != EAGAIN && errno != EINTR) || in_off == in_len) {
-        close(in_fd); /* done, or it stopped reading: it may not want its stdin */
-        in_fd = -1;
-      }
-    }
-    if ((i_pid < 0 || pf[i_pid].revents) && waitpid(pid, &status, WNOHANG) == pid) exited = true;
-    (void)i_pid;
-  }
-  if (in_fd >= 0) close(in_fd);
-  if (out_fd >= 0) close(out_fd);
-  if (pidfd >= 0) close(pidfd);
-  kill(-pid, SIGKILL); /* the group: nothing it started lingers */
+  run_to_end(&r);
+  if (r.in_fd >= 0) close(r.in_fd);
+  if (r.out_fd >= 0) close(r.out_fd);
+  if (r.pidfd >= 0) close(r.pidfd);
+  kill(-r.pid, SIGKILL); /* the group: nothing it started lingers */
   reap_strays();
-  if (out.len > RUNNER_OUTPUT_MAX) zbuf_setlen(&out, zutf8_boundary(out.data, RUNNER_OUTPUT_MAX));
-  zutf8_sanitize(&out);
+  zbuf *out = &r.out;
+  if (out->len > RUNNER_OUTPUT_MAX) zbuf_setlen(out, zutf8_boundary(out->data, RUNNER_OUTPUT_MAX));
+  zutf8_sanitize(out);
   json_object_set_new(ans, "started", json_true());
-  json_object_set_new(ans, "timedOut", json_boolean(timed_out));
-  json_object_set_new(ans, "exitCode", json_integer(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
-  json_object_set_new(ans, "signal", json_integer(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
-  json_object_set_new(ans, "output", json_stringn(out.data ? out.data : "", out.len));
-  zbuf_release(&out);
+  json_object_set_new(ans, "timedOut", json_boolean(r.timed_out));
+  json_object_set_new(ans, "exitCode",
+                      json_integer(WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1));
+  json_object_set_new(ans, "signal", json_integer(WIFSIGNALED(r.status) ? WTERMSIG(r.status) : 0));
+  json_object_set_new(ans, "output", json_stringn(out->data ? out->data : "", out->len));
+  zbuf_release(out);
 }
 
 int zhook_runner_main(void) {
@@ -342,7 +382,6 @@ int zhook_runner_start(zhook_runner *r, struct zspawner *spawner, const char *co
   r->out_fd = child.out_fd;
   r->on_exit = child.on_exit;
   r->on_exit_ud = child.on_exit_ud;
-  fcntl(r->in_fd, F_SETFL, fcntl(r->in_fd, F_GETFL) | O_NONBLOCK);
   return 0;
 }
 
@@ -378,8 +417,8 @@ static char *read_line(zhook_runner *r, int64_t deadline_ms) {
   return NULL;
 }
 
-/* Writes all of s before deadline_ms. */
-static bool write_all(int fd, const char *s, size_t len, int64_t deadline_ms) {
+bool zhook_write_before(int fd, const char *s, size_t len, int64_t deadline_ms) {
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   size_t off = 0;
   while (off < len) {
     ssize_t w = write(fd, s + off, len - off);
@@ -387,7 +426,7 @@ static bool write_all(int fd, const char *s, size_t len, int64_t deadline_ms) {
       off += (size_t)w;
       continue;
     }
-    if (w < 0 && errno != EAGAIN && errno != EINTR) return false;
+    if (w < 0 && errno != EAGAIN && errno != EINTR) return false; /* EPIPE: it stopped reading */
     int64_t left = deadline_ms - ztime_mono_ms();
     if (left <= 0) return false;
     struct pollfd pf = {fd, POLLOUT, 0};
@@ -413,15 +452,15 @@ int zhook_runner_run(zhook_runner *r, char *const *argv, const char *cwd, int ti
   }
   json_t *args = json_array();
   for (char *const *a = argv; a && *a; a++) json_array_append_new(args, json_string(*a));
-  json_t *req = json_pack("{s:o, s:s, s:i, s:s}", "argv", args, "cwd", cwd ? cwd : ".",
-                          "timeoutMs", timeout_ms, "stdin", stdin_json ? stdin_json : "");
+  json_t *req = json_pack("{s:o, s:s, s:i, s:s}", "argv", args, "cwd", cwd ? cwd : ".", "timeoutMs",
+                          timeout_ms, "stdin", stdin_json ? stdin_json : "");
   char *text = json_dumps(req, JSON_COMPACT);
   json_decref(req);
   zbuf line = ZBUF_INIT;
   zbuf_addf(&line, "%s\n", text);
   free(text);
   int64_t deadline = start + timeout_ms + RUNNER_SLACK_MS;
-  bool sent = write_all(r->in_fd, line.data, line.len, deadline);
+  bool sent = zhook_write_before(r->in_fd, line.data, line.len, deadline);
   zbuf_release(&line);
   char *answer = sent ? read_line(r, deadline) : NULL;
   json_t *ans = answer ? json_loads(answer, 0, NULL) : NULL;

@@ -39,6 +39,8 @@
 #define ZERO_EXT_HOOK_RUNNER_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "exec/spawn.h"
@@ -48,13 +50,13 @@
 #define ZHOOK_RUNNER_READY "zero-hook-runner ready"
 
 typedef struct zhook_runner {
-  pid_t pid;                  /* 0 = not running */
-  int in_fd, out_fd;          /* requests / answers */
-  bool ready;                 /* the ready line was read */
-  bool broken;                /* failed once: not used again this run */
-  char *pending;              /* answer bytes read past a line (owned) */
+  pid_t pid;         /* 0 = not running */
+  int in_fd, out_fd; /* requests / answers */
+  bool ready;        /* the ready line was read */
+  bool broken;       /* failed once: not used again this run */
+  char *pending;     /* answer bytes read past a line (owned) */
   size_t pending_len;
-  void (*on_exit)(void *ud);  /* the spawner's (zspawn_cmd.on_exit) */
+  void (*on_exit)(void *ud); /* the spawner's (zspawn_cmd.on_exit) */
   void *on_exit_ud;
 } zhook_runner;
 
@@ -76,5 +78,10 @@ int zhook_runner_run(zhook_runner *r, char *const *argv, const char *cwd, int ti
                      const char *stdin_json, zhook_outcome *out);
 
 void zhook_runner_stop(zhook_runner *r);
+
+/* Writes all of s to fd (made non-blocking) before deadline_ms; false when
+ * the reader stopped reading (EPIPE: it may not want its stdin) or time ran
+ * out. */
+bool zhook_write_before(int fd, const char *s, size_t len, int64_t deadline_ms);
 
 #endif

@@ -116,13 +116,13 @@ json_t *zplugin_claude_manifest(const char *dir, strvec *problems) {
   }
   free(path);
   const char *name = zjson_str(m, "name");
-  json_t *out = json_pack("{s:i, s:s, s:s, s:s, s:[]}", "schemaVersion", 1, "id",
-                          name ? name : "", "name", name ? name : "", "version",
-                          zjson_str_or(m, "version", ""), "tools");
-  json_t *hooks = inline_or_file(json_object_get(m, "hooks"), dir, "hooks/hooks.json", "hooks",
-                                 problems);
-  json_t *mcp = inline_or_file(json_object_get(m, "mcpServers"), dir, ".mcp.json", "mcpServers",
-                               problems);
+  json_t *out =
+      json_pack("{s:i, s:s, s:s, s:s, s:[]}", "schemaVersion", 1, "id", name ? name : "", "name",
+                name ? name : "", "version", zjson_str_or(m, "version", ""), "tools");
+  json_t *hooks =
+      inline_or_file(json_object_get(m, "hooks"), dir, "hooks/hooks.json", "hooks", problems);
+  json_t *mcp =
+      inline_or_file(json_object_get(m, "mcpServers"), dir, ".mcp.json", "mcpServers", problems);
   root_in(hooks, dir);
   root_in(mcp, dir);
   if (hooks) json_object_set_new(out, "hooks", hooks);

@@ -46,8 +46,7 @@ char *zplugins_user_root(void) {
 bool zplugin_source_is_git(const char *src) {
   if (zfs_is_dir(src)) return false;
   size_t n = strlen(src);
-  return strstr(src, "://") || !strncmp(src, "git@", 4) ||
-         (n > 4 && !strcmp(src + n - 4, ".git"));
+  return strstr(src, "://") || !strncmp(src, "git@", 4) || (n > 4 && !strcmp(src + n - 4, ".git"));
 }
 
 /* git clone --depth 1 url into dir (which must not exist), unconfined (it
@@ -107,8 +106,7 @@ static int copy_tree(const char *from, const char *to, int depth, zerr *err) {
   int rc = 0;
   struct dirent *e;
   while (rc == 0 && (e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".git"))
-      continue;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".git")) continue;
     char *src = zpath_join(from, e->d_name), *dst = zpath_join(to, e->d_name);
     struct stat st;
     if (lstat(src, &st) < 0) {
@@ -184,8 +182,10 @@ int zplugin_install(const char *source, char **dir_out, char **id_out, zerr *err
   if (rc == 0) {
     char *target = zpath_join(root, ps.v[0].id);
     if (zfs_exists(target))
-      rc = zerr_set(err, ZE_USAGE, "plugin %s is already installed at %s; remove it first "
-                    "(zero plugins remove %s)", ps.v[0].id, target, ps.v[0].id);
+      rc = zerr_set(err, ZE_USAGE,
+                    "plugin %s is already installed at %s; remove it first "
+                    "(zero plugins remove %s)",
+                    ps.v[0].id, target, ps.v[0].id);
     else if (rename(staging, target) < 0)
       rc = zerr_set(err, ZE_IO, "cannot move the plugin to %s: %s", target, strerror(errno));
     if (rc == 0) {

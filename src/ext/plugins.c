@@ -61,8 +61,11 @@ static void load_tool(zplugin *p, zplugin_tool *t, const json_t *e, const json_t
   /* Decided as what it is: a command in the sandbox (exec_command's rules:
    * allowed in auto mode while the sandbox is active, asked in ask mode,
    * denied in plan mode, grants by its own name). */
-  t->perm = (ztool){.name = t->name, .description = t->description, .parameters_json = "{}",
-                    .side_effect = ZSIDE_SHELL, .read_only = false};
+  t->perm = (ztool){.name = t->name,
+                    .description = t->description,
+                    .parameters_json = "{}",
+                    .side_effect = ZSIDE_SHELL,
+                    .read_only = false};
   const json_t *schema = json_object_get(e, "inputSchema");
   t->schema = json_is_object(schema) ? json_deep_copy(schema)
                                      : json_pack("{s:s, s:{}}", "type", "object", "properties");

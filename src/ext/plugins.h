@@ -8,7 +8,8 @@
  *
  * Roots: <workspace>/.zero/plugins/<id>/ (project: needs trust) and
  * ~/.config/zero/plugins/<id>/. A folder holding Claude Code's
- * .claude-plugin/plugin.json instead loads too (ext/plugin_claude.h). A plugin contributes only once enabled
+ * .claude-plugin/plugin.json instead loads too (ext/plugin_claude.h). A plugin contributes only
+ * once enabled
  * (`zero plugins enable ID`), which records the sha256 of each tool's
  * executable in ~/.config/zero/plugins.json; every launch re-checks it and
  * refuses a tool whose file changed (strict identity, fail closed).

@@ -117,8 +117,10 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
 }
 
 /* The skill tool reads a file zero already listed: a read. */
-static const ztool SKILL_PERM = {.name = SKILL_TOOL, .description = "load a skill",
-                                 .parameters_json = "{}", .side_effect = ZSIDE_READ,
+static const ztool SKILL_PERM = {.name = SKILL_TOOL,
+                                 .description = "load a skill",
+                                 .parameters_json = "{}",
+                                 .side_effect = ZSIDE_READ,
                                  .read_only = true};
 
 /* Every call of this source is decided by the permission engine (the one
@@ -131,7 +133,11 @@ static const ztool *src_perm_tool(void *ud, const char *name) {
 }
 
 void zext_tools_init(zext *x) {
-  x->source = (ztool_source){.schemas = src_schemas, .has = src_has, .side_effect = src_side,
-                             .invoke = src_invoke, .perm_tool = src_perm_tool, .ud = x};
+  x->source = (ztool_source){.schemas = src_schemas,
+                             .has = src_has,
+                             .side_effect = src_side,
+                             .invoke = src_invoke,
+                             .perm_tool = src_perm_tool,
+                             .ud = x};
   zext_gate_init(x);
 }

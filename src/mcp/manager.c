@@ -513,6 +513,30 @@ static void on_progress(void *ud, const char *server, double progress, double to
   zagent_emit(m->running_agent, &ev);
 }
 
+/* Appends so->extra_servers (plugins') to the loaded config. */
+static void add_extra_servers(zmcp_manager *m, const zmcp_start_opts *so) {
+  const char *name;
+  json_t *e;
+  json_object_foreach((json_t *)so->extra_servers, name, e) {
+    const char *origin = zjson_str_or(e, "origin", "a plugin");
+    zmcp_server_cfg c;
+    zerr perr = ZERR_INIT;
+    memset(&c, 0, sizeof c);
+    if (zmcp_config_find(&m->cfg, name)) {
+      zerr_set(&perr, ZE_USAGE,
+               "%s: MCP server \"%s\" is configured already; the plugin's "
+               "was not started",
+               origin, name);
+    } else if (zmcp_server_parse(name, json_object_get(e, "server"), origin, &c, &perr) == 0) {
+      if (!c.cwd && zjson_str(e, "dir")) c.cwd = xstrdup(zjson_str(e, "dir"));
+      m->cfg.servers = xrealloc(m->cfg.servers, (m->cfg.n + 1) * sizeof *m->cfg.servers);
+      m->cfg.servers[m->cfg.n++] = c;
+      continue;
+    }
+    if (so->warn) so->warn(so->warn_ud, perr.msg);
+  }
+}
+
 int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   memset(m, 0, sizeof *m);
   const char *workspace = so->workspace;
@@ -529,6 +553,7 @@ int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   m->defer_threshold = th && th[0] ? (size_t)strtoul(th, NULL, 10) : ZMCP_DEFER_THRESHOLD;
   m->source = (ztool_source){src_schemas, src_has, src_side_effect, src_invoke, m, NULL};
   if (zmcp_config_load(&m->cfg, workspace, err) < 0) return -1;
+  if (so->extra_servers) add_extra_servers(m, so);
   if (m->cfg.skipped_untrusted && warn) {
     zbuf w = ZBUF_INIT;
     zbuf_addf(&w, "%s defines MCP servers (", m->cfg.project_path);

@@ -67,6 +67,11 @@ typedef struct zmcp_start_opts {
   struct zgrants *grants;         /* the run's grant store; NULL = load the saved MCP grants */
   zmcp_warn_fn warn;              /* may be NULL */
   void *warn_ud;
+  /* More servers, started as configured ones (enabled plugins': ext/ext.h
+   * zext.mcp_servers): {name: {"server": SERVER, "origin": file, "dir":
+   * folder (the default cwd)}}; a malformed one or a name the config has is
+   * reported through warn and left out. May be NULL. */
+  const json_t *extra_servers;
 } zmcp_start_opts;
 
 /* Loads the config for o->workspace, starts every enabled server in

@@ -391,6 +391,54 @@ class PluginInstallTests(ExtCase):
         self.assertIn("no writes from cc", tool_messages(m.bodies()[1])[-1]["content"])
 
 
+MINI_MCP = r"""
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    m, r = msg.get("method"), None
+    if m == "initialize":
+        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "mini", "version": "1"}}
+    elif m == "tools/list":
+        r = {"tools": [{"name": "ping", "description": "answers pong",
+                        "inputSchema": {"type": "object", "properties": {}}}]}
+    elif m == "tools/call":
+        r = {"content": [{"type": "text", "text": "pong from the plugin's server"}]}
+    else:
+        r = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": r}) + "\n")
+    sys.stdout.flush()
+"""
+
+
+class PluginMcpTests(ExtCase):
+    def test_an_enabled_plugins_mcp_server_starts_and_its_tool_answers(self):
+        d = os.path.join(self.config_dir(), "plugins", "mp")
+        self.write(os.path.join(d, "server.py"), MINI_MCP)
+        self.write(os.path.join(d, "plugin.json"), json.dumps({
+            "schemaVersion": 1, "id": "mp",
+            "mcpServers": {"mini": {"command": "/usr/bin/python3", "args": ["server.py"]}}}))
+        m = self.serve([{"text": "done"}])
+        self.zero("exec", "hi")  # disabled: no server
+        self.assertFalse([t for t in m.bodies()[0].get("tools", [])
+                          if t["function"]["name"].endswith("_ping")])
+        self.assertEqual(self.zero("plugins", "enable", "mp").returncode, 0)
+        m = self.serve([{"text": "probe"}])
+        r = self.zero("exec", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [t["function"]["name"] for t in m.bodies()[0].get("tools", [])]
+        tool = [n for n in names if n.endswith("ping")]
+        self.assertEqual(len(tool), 1, names)
+        self.assertIn("mp_mini", tool[0])
+        m = self.serve([{"tool_calls": [{"name": tool[0], "arguments": {}}]}, {"text": "done"}])
+        r = self.zero("exec", "--skip-permissions-unsafe", "ping it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("pong from the plugin's server",
+                      tool_messages(m.bodies()[1])[-1]["content"])
+
+
 class BackendsTests(ExtCase):
     def test_backends_doctor_flags_an_mcp_server_without_url(self):
         self.write(os.path.join(self.config_dir(), "config.json"),

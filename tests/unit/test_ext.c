@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/path.h"
 #include "ext/commands.h"
 #include "ext/ext.h"
@@ -31,9 +32,8 @@ static void put(const char *dir, const char *rel, const char *text) {
   char *p = zpath_join(dir, rel);
   char *slash = strrchr(p, '/');
   *slash = 0;
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", p);
-  assert_int_equal(system(cmd), 0);
+  zerr err = ZERR_INIT;
+  assert_int_equal(zfs_mkdir_p(p, 0755, &err), 0);
   *slash = '/';
   FILE *f = fopen(p, "w");
   assert_non_null(f);
@@ -43,9 +43,7 @@ static void put(const char *dir, const char *rel, const char *text) {
 }
 
 static void rmtree(char *d) {
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-  assert_int_equal(system(cmd), 0);
+  assert_int_equal(zfs_remove_tree(d), 0);
   free(d);
 }
 
