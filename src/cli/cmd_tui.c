@@ -61,6 +61,7 @@ static void handle_key(tui_controller *c, const tui_key *k) {
   tui_action act = tui_app_key(&c->app, k, &text);
   switch (act) {
     case TUI_ACT_SUBMIT:
+      if (tui_spec_take_submit(c, text)) break;
       if (c->worker.running) zvec_push(&c->app.queue, steal_pointer(&text));
       else tui_turn_start(c, text);
       break;
@@ -335,6 +336,7 @@ out:
   zconv_release(&c->conv);
   zconv_release(&c->side);
   tui_ext_release(c);
+  tui_spec_release(c);
   zrun_setup_release(&c->rs);
   tui_args_release(&args);
   free(c);

@@ -17,8 +17,10 @@ TMUX = shutil.which("tmux")
 FAKE_MCP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_mcp_server.py")
 
 
-@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
-class Tui(ZeroTest):
+class TuiDriver(ZeroTest):
+    """zero in a tmux pane: start it, send keys, read the screen (no tests
+    here, so other files can drive the UI with it)."""
+
     def setUp(self):
         super().setUp()
         self.sock = os.path.join(self.tmp, "tmux.sock")
@@ -102,6 +104,9 @@ class Tui(ZeroTest):
             after = f.read()
         self.assertEqual(before, after, "the terminal settings were not restored")
 
+
+@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
+class Tui(TuiDriver):
     def test_not_a_tty_points_to_exec(self):
         r = self.zero(input="")
         self.assertEqual(r.returncode, 2)

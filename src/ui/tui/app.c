@@ -167,6 +167,11 @@ char *tui_tool_summary(const char *name, const char *arguments) {
     else if (!strcmp(name, "update_plan")) {
       json_t *plan = json_object_get(args, "plan");
       zbuf_addf(&s, "%zu step%s", json_array_size(plan), json_array_size(plan) == 1 ? "" : "s");
+    } else if (!strcmp(name, "write_spec") && zjson_str(args, "content")) {
+      /* the spec itself is shown whole when the draft ends */
+      size_t lines = 1;
+      for (const char *p = zjson_str(args, "content"); *p; p++) lines += *p == '\n' && p[1];
+      zbuf_addf(&s, "%zu line%s", lines, lines == 1 ? "" : "s");
     } else v = zjson_str(args, "path");
     if (!v && !s.len) {
       const char *key;
