@@ -184,6 +184,9 @@ static void open_view(tui_controller *c, const tui_args *args, const char *theme
   c->app.scr.reflow = tui_term_reflows();
   c->mode = args->mode == ZPERM_UNSAFE ? ZPERM_AUTO : args->mode;
   c->app.status.mode = &c->mode;
+  zerr perr = ZERR_INIT;
+  if (!args->mode_given && tui_args_preferred_mode(c->rs.model.cfg.user_path, &c->mode, &perr) < 0)
+    tui_warn(c, perr.msg); /* the UI starts in ask mode */
   tui_show_model(c);
   c->app.completion.workspace = c->rs.workspace;
   tui_keys_init(&c->keys);

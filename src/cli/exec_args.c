@@ -87,8 +87,9 @@ static const zopt EXEC_OPTS[] = {
     {O_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
      "another directory the tools may write (repeatable)", NULL},
     {O_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
-     "ask | auto (default) | unsafe | plan (read-only)\n"
-     "| spec-draft (= --use-spec)",
+     "ask | accept-edits | auto (default) | unsafe\n"
+     "| plan (read-only)"
+     " | spec-draft (= --use-spec)",
      NULL},
     {O_PLAN, "plan", 0, ZOPT_FLAG, 0, NULL, "the same as --permission-mode plan", NULL},
     // clang-format off
@@ -101,13 +102,16 @@ static const zopt EXEC_OPTS[] = {
      "allow every tool call without checks", NULL},
     {O_OFFLINE, "offline", 0, ZOPT_FLAG, 0, NULL,
      "no network: package installs run from caches; network\n"
-     "commands and escalations are denied", NULL},
+     "commands and escalations are denied",
+     NULL},
     {O_ALLOW_DOMAIN, "allow-domain", 0, ZOPT_VALUE, ZOPT_REPEAT, "HOST",
      "commands may reach HOST (or *.example.com) through the\n"
-     "sandbox's egress proxy for this run (network \"scoped\")", NULL},
+     "sandbox's egress proxy for this run (network \"scoped\")",
+     NULL},
     {O_TRUST_WORKSPACE, "trust-workspace", 0, ZOPT_FLAG, 0, NULL,
      "trust this workspace's hooks, commands and plugins\n"
-     "(saved until those files change)", NULL},
+     "(saved until those files change)",
+     NULL},
     {O_ENABLED, "enabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
      "only these built-in tools (comma or space separated)", NULL},
     {O_DISABLED, "disabled-tools", 0, ZOPT_VALUE, ZOPT_REPEAT, "LIST",
@@ -137,7 +141,8 @@ static const zopt EXEC_OPTS[] = {
     /* subagents (docs/subagents.md) */
     {O_AGENT, "agent", 0, ZOPT_VALUE, 0, "NAME",
      "run as the specialist NAME (zero agents list): its tools,\n"
-     "prompt, model and permission mode (never above the run's)", "Sub-agents"},
+     "prompt, model and permission mode (never above the run's)",
+     "Sub-agents"},
     {O_PARENT_SESSION, "parent-session", 0, ZOPT_VALUE, 0, "ID",
      "record the new session as a child of session ID (set by the task tool)", NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},

@@ -28,10 +28,12 @@ static void cmd_help(tui_controller *c, const char *arg) {
   tui_say(c, "Commands:");
   for (size_t i = 0; i < tui_ncommands; i++)
     tui_say(c, "  %-13s %-13s %s", tui_commands[i].name, tui_commands[i].args, tui_commands[i].help);
-  tui_say(c, "Keys: Enter send · Shift+Enter / Alt+Enter / \\ newline · Esc or Ctrl+C cancel a turn\n"
-         "      Ctrl+C twice exit · Shift+Tab mode (ask → auto → plan) · Ctrl+B side panel\n"
-         "      Ctrl+O expand the last output · Ctrl+L redraw · Ctrl+Z suspend · Up/Down history\n"
-         "      Ctrl+A/E/K/U/W/Y edit · Alt+B/F words · Tab completes /commands and @files");
+  tui_say(c,
+          "Keys: Enter send · Shift+Enter / Alt+Enter / \\ newline · Esc or Ctrl+C cancel a turn\n"
+          "      Ctrl+C twice exit · Shift+Tab mode (ask → accept-edits → auto → plan) · Ctrl+B "
+          "side panel\n"
+          "      Ctrl+O expand the last output · Ctrl+L redraw · Ctrl+Z suspend · Up/Down history\n"
+          "      Ctrl+A/E/K/U/W/Y edit · Alt+B/F words · Tab completes /commands and @files");
 }
 
 /* The grants the engine holds: saved ("always", from the grants file) and
@@ -490,7 +492,7 @@ static void cmd_usage(tui_controller *c, const char *arg) {
 }
 
 static void cmd_permissions(tui_controller *c, const char *arg) {
-  tui_say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).",
+  tui_say(c, "Permission mode: %s (Shift+Tab cycles ask → accept-edits → auto → plan).",
           zperm_mode_name(c->mode));
   list_grants(c);
 }

@@ -230,7 +230,7 @@ void tui_side_enter(tui_controller *c);
 void tui_side_leave(tui_controller *c);
 /* Sets the permission mode; the engine takes it at the next turn. */
 void tui_mode_set(tui_controller *c, zperm_mode mode);
-/* Shift+Tab: ask → auto → plan → ask (a notice says "from the next turn"
+/* Shift+Tab: ask → accept-edits → auto → plan → ask (a notice says "from the next turn"
  * while one runs). */
 void tui_mode_cycle(tui_controller *c);
 /* The current model and its context window, for the status line. */

@@ -434,7 +434,12 @@ void tui_side_leave(tui_controller *c) {
 void tui_mode_set(tui_controller *c, zperm_mode mode) { c->mode = mode; }
 
 void tui_mode_cycle(tui_controller *c) {
-  tui_mode_set(c, c->mode == ZPERM_ASK ? ZPERM_AUTO : c->mode == ZPERM_AUTO ? ZPERM_PLAN : ZPERM_ASK);
+  static const zperm_mode next[] = {[ZPERM_ASK] = ZPERM_ACCEPT_EDITS,
+                                    [ZPERM_ACCEPT_EDITS] = ZPERM_AUTO,
+                                    [ZPERM_AUTO] = ZPERM_PLAN,
+                                    [ZPERM_PLAN] = ZPERM_ASK,
+                                    [ZPERM_UNSAFE] = ZPERM_ASK};
+  tui_mode_set(c, next[c->mode]);
   tui_spec_mode_changed(c);
   free(c->app.status.notice);
   c->app.status.notice = c->worker.running ? xstrdup("Mode changes from the next turn") : NULL;
