@@ -12,6 +12,7 @@
 #include <vterm.h>
 
 #include "base/common.h"
+#include "base/fs.h"
 #include "cli/tui_commands.h"
 #include "perm/grants.h"
 #include "ui/tui/app.h"
@@ -397,6 +398,44 @@ static void compaction_event_says_what_it_reclaimed(void **state) {
   free(all);
   tui_app_release(&a);
   vt_close(&t);
+}
+
+/* The edit_file prompt numbers the diff with the file's real lines
+ * (regression: it numbered from 1 wherever the edit was), removal first. */
+static void permission_prompt_for_an_edit_numbers_the_real_lines(void **state) {
+  (void)state;
+  char ws[] = "/tmp/zero-tui-edit-XXXXXX";
+  assert_non_null(mkdtemp(ws));
+  char path[64];
+  snprintf(path, sizeof path, "%s/calc.sh", ws);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("#!/bin/sh\n# one\n# two\n# three\n# four\n# five\necho $((1 + 1))\n", f);
+  fclose(f);
+  vt t;
+  vt_open(&t, 24, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 24, "dark", TUI_DEPTH_NONE);
+  tui_app_turn_start(&a, 0);
+  tui_ask q = {.tool = "edit_file",
+               .side = ZSIDE_WRITE,
+               .arguments = "{\"path\":\"calc.sh\",\"old_string\":\"echo $((1 + 1))\","
+                            "\"new_string\":\"echo $((2 + 2))\"}",
+               .reason = "file changes need approval in ask mode",
+               .workspace = ws};
+  tui_app_ask(&a, &q);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  const char *minus = strstr(all, "7 - echo $((1 + 1))");
+  const char *plus = strstr(all, "7 + echo $((2 + 2))");
+  assert_non_null(minus);
+  assert_non_null(plus);
+  assert_true(minus < plus);
+  assert_null(strstr(all, "1 - echo"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+  assert_int_equal(zfs_remove_tree(ws), 0);
 }
 
 static void permission_prompt_for_a_patch_names_its_files_and_changes(void **state) {
@@ -836,6 +875,7 @@ int main(void) {
       cmocka_unit_test(permission_prompt_defaults_to_deny_and_answers),
       cmocka_unit_test(permission_prompt_names_the_always_grant_for_a_command),
       cmocka_unit_test(compaction_event_says_what_it_reclaimed),
+      cmocka_unit_test(permission_prompt_for_an_edit_numbers_the_real_lines),
       cmocka_unit_test(permission_prompt_for_a_patch_names_its_files_and_changes),
       cmocka_unit_test(composer_shows_a_multiline_paste_and_collapses_a_large_one),
       cmocka_unit_test(unchanged_frames_write_nothing_and_a_key_rewrites_one_row),

@@ -59,12 +59,14 @@ void tui_diff_render(const char *old_text, const char *new_text, long first_line
       if (i < na && j < nb && eq(a[i], b[j])) {
         ops[nops++] = (op){' ', a[i], on++, nn++};
         i++, j++;
-      } else if (j < nb && (i == na || T(i, j + 1) >= T(i + 1, j))) {
-        ops[nops++] = (op){'+', b[j], 0, nn++};
-        j++;
-      } else {
+      } else if (i < na && (j == nb || T(i + 1, j) >= T(i, j + 1))) {
+        /* on a tie the removal first: a changed line reads "- old" then
+         * "+ new", as git shows it */
         ops[nops++] = (op){'-', a[i], on++, 0};
         i++;
+      } else {
+        ops[nops++] = (op){'+', b[j], 0, nn++};
+        j++;
       }
     }
 #undef T
