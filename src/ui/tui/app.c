@@ -12,6 +12,7 @@
 #include "tools/patch.h"
 #include "tools/tool.h"
 #include "ui/tui/diff.h"
+#include "ui/tui/patch_view.h"
 #include "ui/tui/width.h"
 
 static const char *SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
@@ -251,6 +252,11 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
     tw_lines_pushf(&a->commit, "  %s+%zu -%zu lines%s", a->th.muted, add, del, a->th.reset);
     for (size_t i = 0; i < d.len; i++) tw_lines_push(&a->commit, steal_pointer(&d.items[i]));
     tw_lines_free(&d);
+  } else if (res->ok && !strcmp(c->name, "apply_patch") && json_is_object(args) &&
+             zjson_str(args, "input")) {
+    /* every file the patch touched, as diffs with the file's line numbers */
+    tui_patch_view(zjson_str(args, "input"), json_object_get(meta, "files"), a->width, &a->th, 40,
+                   &a->commit);
   } else if (res->ok && !strcmp(c->name, "write_file") && json_is_object(args)) {
     const char *content = zjson_str(args, "content");
     size_t add, del;

@@ -21,5 +21,10 @@
 void tui_diff_render(const char *old_text, const char *new_text, long first_line, int width,
                      const tui_theme *th, size_t max_rows, tw_lines *out, size_t *added,
                      size_t *removed);
+/* The same with the old and the new text numbered from their own first
+ * lines (a hunk after others that changed the file's length). */
+void tui_diff_render_at(const char *old_text, const char *new_text, long old_first, long new_first,
+                        int width, const tui_theme *th, size_t max_rows, tw_lines *out,
+                        size_t *added, size_t *removed);
 
 #endif
