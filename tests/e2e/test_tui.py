@@ -495,7 +495,9 @@ class Tui(TuiDriver):
             {"text": "Plan turn over."}])
         self.start()
         self.wait_for("ask mode ·")
-        # ask -> auto: a workspace write runs without a prompt
+        # ask -> accept-edits -> auto: a workspace write runs without a prompt
+        self.keys("BTab")
+        self.wait_for("accept-edits mode ·")
         self.keys("BTab")
         self.wait_for("auto mode ·")
         self.type("write the file")
@@ -526,6 +528,8 @@ class Tui(TuiDriver):
         model = self.serve([{"text": "It sets answer to 42."}], model="gpt-4.1")
         self.start()
         # Shift+Tab cycles the mode (regression: it crashed when idle)
+        self.keys("BTab")
+        self.wait_for("accept-edits mode ·")
         self.keys("BTab")
         self.wait_for("auto mode ·")
         self.keys("BTab")
