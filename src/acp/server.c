@@ -55,6 +55,7 @@ static const struct {
   const char *name, *description;
 } MODES[] = {
     {ZPERM_ASK, "Ask", "Ask before edits and commands"},
+    {ZPERM_ACCEPT_EDITS, "Accept edits", "Edit the workspace without asking; ask before commands"},
     {ZPERM_AUTO, "Auto", "Edit the workspace and run sandboxed commands without asking"},
     {ZPERM_PLAN, "Plan", "Read-only: explore and plan, change nothing"},
 };
@@ -394,7 +395,7 @@ static void handle_set_mode(acp_server *srv, const json_t *id, const json_t *par
   }
   if (zperm_mode_parse(zjson_str_or(params, "modeId", ""), &m, &err) < 0 || !mode_offered(m)) {
     zacp_respond_error(&srv->conn, id, ZACP_INVALID_PARAMS,
-                       "unknown mode: zero acp offers ask, auto and plan");
+                       "unknown mode: zero acp offers ask, accept-edits, auto and plan");
     return;
   }
   /* The running prompt keeps its mode; the next one starts with this. */

@@ -186,6 +186,9 @@ static void add_session(zbuf *out, const zprompt_opts *o) {
     if (strcmp(o->permission_mode, "plan") == 0)
       zbuf_addstr(out, "Plan mode: only read-only tools run. Investigate and propose a plan; "
                        "do not try to change files or run commands with side effects.\n");
+    else if (strcmp(o->permission_mode, "accept-edits") == 0)
+      zbuf_addstr(out, "Accept-edits mode: file edits in the workspace run without asking; every "
+                       "command still needs the user's approval.\n");
   }
   zbuf_addstr(out, "</session>");
 }

@@ -27,7 +27,7 @@ const zopt_spec zcli_acp_opts = {.command = "acp",
                                  .unknown = "unknown or incomplete option"};
 
 static void acp_usage(FILE *out) {
-  fputs("Usage: zero acp [--permission-mode ask|auto|plan]\n"
+  fputs("Usage: zero acp [--permission-mode ask|accept-edits|auto|plan]\n"
         "\n"
         "Speaks the Agent Client Protocol on stdin/stdout, so an editor (Zed, ...) can\n"
         "drive zero as its agent: sessions, prompts, streamed updates, diffs, permission\n"
@@ -54,7 +54,7 @@ int cmd_acp(int argc, char **argv) {
       if (zperm_mode_parse(hit.value, &mode, &err) < 0) break;
       if (mode == ZPERM_UNSAFE) {
         zerr_set(&err, ZE_USAGE,
-                 "zero acp offers ask, auto and plan: the editor answers the "
+                 "zero acp offers ask, accept-edits, auto and plan: the editor answers the "
                  "permission questions");
         break;
       }

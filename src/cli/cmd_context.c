@@ -29,7 +29,8 @@ static const zopt CONTEXT_OPTS[] = {
     {C_SESSION, "session", 0, ZOPT_VALUE, 0, "ID",
      "the session to inspect instead of the latest one here", NULL},
     {C_MODE, "mode", 0, ZOPT_VALUE, 0, "MODE",
-     "permission mode whose tools to count (ask|auto|plan|unsafe;\ndefault: auto)", NULL},
+     "permission mode whose tools to count (ask|accept-edits|auto|plan|unsafe;\ndefault: auto)",
+     NULL},
     {C_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 

@@ -25,7 +25,7 @@
 enum { T_HELP = 1, T_JSON, T_MODE, T_AUTO, T_SKIP, T_CWD, T_ADD_DIR };
 
 static const zopt TOOLS_OPTS[] = {
-    {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "ask|auto|unsafe|plan",
+    {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "ask|accept-edits|auto|unsafe|plan",
      "as for zero exec (default ask: calls that need approval are\ndenied)",
      "MODE (as for zero exec)"},
     // clang-format off

@@ -62,6 +62,7 @@ static void handle_key(tui_controller *c, const tui_key *k) {
   tui_action act = tui_app_key(&c->app, k, &text);
   switch (act) {
     case TUI_ACT_SUBMIT:
+      if (tui_spec_take_submit(c, text)) break;
       if (c->worker.running) zvec_push(&c->app.queue, steal_pointer(&text));
       else tui_turn_start(c, text);
       break;
@@ -194,6 +195,9 @@ static void open_view(tui_controller *c, const tui_args *args, const char *theme
   c->app.scr.reflow = tui_term_reflows();
   c->mode = args->mode == ZPERM_UNSAFE ? ZPERM_AUTO : args->mode;
   c->app.status.mode = &c->mode;
+  zerr perr = ZERR_INIT;
+  if (!args->mode_given && tui_args_preferred_mode(c->rs.model.cfg.user_path, &c->mode, &perr) < 0)
+    tui_warn(c, perr.msg); /* the UI starts in ask mode */
   tui_show_model(c);
   c->app.completion.workspace = c->rs.workspace;
   tui_keys_init(&c->keys);
@@ -348,6 +352,7 @@ out:
   zconv_release(&c->conv);
   zconv_release(&c->side);
   tui_ext_release(c);
+  tui_spec_release(c);
   zrun_setup_release(&c->rs);
   tui_args_release(&args);
   free(c);

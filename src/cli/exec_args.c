@@ -88,8 +88,9 @@ static const zopt EXEC_OPTS[] = {
     {O_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
      "another directory the tools may write (repeatable)", NULL},
     {O_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
-     "ask | auto (default) | unsafe | plan (read-only)\n"
-     "| spec-draft (= --use-spec)",
+     "ask | accept-edits | auto (default) | unsafe\n"
+     "| plan (read-only)"
+     " | spec-draft (= --use-spec)",
      NULL},
     {O_PLAN, "plan", 0, ZOPT_FLAG, 0, NULL, "the same as --permission-mode plan", NULL},
     // clang-format off

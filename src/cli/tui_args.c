@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/fs.h"
+#include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
 
@@ -17,11 +19,11 @@ static const zopt TUI_OPTS[] = {
      NULL},
     {T_ADD_DIR, "add-dir", 0, ZOPT_VALUE, ZOPT_REPEAT, "DIR",
      "another directory the tools may write (repeatable)", NULL},
-    {T_RESUME, "resume", 0, ZOPT_OPTIONAL, 0, "ID",
-     "continue a session (default: the latest here)", NULL},
-    {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE", "ask (default) | auto | plan", NULL},
-    {T_THEME, "theme", 0, ZOPT_VALUE, 0, "NAME", "dark (default) | light (also ZERO_THEME)",
+    {T_RESUME, "resume", 0, ZOPT_OPTIONAL, 0, "ID", "continue a session (default: the latest here)",
      NULL},
+    {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
+     "ask (default) | accept-edits | auto | plan", NULL},
+    {T_THEME, "theme", 0, ZOPT_VALUE, 0, "NAME", "dark (default) | light (also ZERO_THEME)", NULL},
     {T_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -69,6 +71,7 @@ int tui_args_parse(int argc, char **argv, tui_args *a, zerr *err) {
       case T_ADD_DIR: a->add_dirs[a->n_add_dirs++] = v; break;
       case T_MODE:
         if (zperm_mode_parse(v, &a->mode, err) < 0) return -1;
+        a->mode_given = true;
         break;
       case T_RESUME: {
         a->resume = true;
@@ -99,4 +102,28 @@ void tui_args_release(tui_args *a) {
   a->add_dirs = NULL;
   free(a->prompt);
   a->prompt = NULL;
+}
+
+int tui_args_preferred_mode(const char *user_path, zperm_mode *mode, zerr *err) {
+  if (!user_path || !zfs_exists(user_path)) return 0;
+  zerr lerr = ZERR_INIT;
+  json_t *root = zjson_load_file(user_path, &lerr);
+  if (!root) return 0; /* a malformed file is reported where the config is loaded */
+  const json_t *v = json_object_get(json_object_get(root, "preferences"), "permissionMode");
+  int rc = 0;
+  zperm_mode m;
+  zerr perr = ZERR_INIT;
+  if (!v || json_is_null(v)) {
+    rc = 0;
+  } else if (!json_is_string(v) || zperm_mode_parse(json_string_value(v), &m, &perr) < 0 ||
+             m == ZPERM_UNSAFE) {
+    rc = zerr_set(err, ZE_CONFIG,
+                  "%s: preferences.permissionMode must be ask, accept-edits, auto or plan "
+                  "(unsafe only as a flag: --permission-mode unsafe)",
+                  user_path);
+  } else {
+    *mode = m;
+  }
+  json_decref(root);
+  return rc;
 }

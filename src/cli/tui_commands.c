@@ -28,10 +28,12 @@ static void cmd_help(tui_controller *c, const char *arg) {
   tui_say(c, "Commands:");
   for (size_t i = 0; i < tui_ncommands; i++)
     tui_say(c, "  %-13s %-13s %s", tui_commands[i].name, tui_commands[i].args, tui_commands[i].help);
-  tui_say(c, "Keys: Enter send · Shift+Enter / Alt+Enter / \\ newline · Esc or Ctrl+C cancel a turn\n"
-         "      Ctrl+C twice exit · Shift+Tab mode (ask → auto → plan) · Ctrl+B side panel\n"
-         "      Ctrl+O expand the last output · Ctrl+L redraw · Ctrl+Z suspend · Up/Down history\n"
-         "      Ctrl+A/E/K/U/W/Y edit · Alt+B/F words · Tab completes /commands and @files");
+  tui_say(c,
+          "Keys: Enter send · Shift+Enter / Alt+Enter / \\ newline · Esc or Ctrl+C cancel a turn\n"
+          "      Ctrl+C twice exit · Shift+Tab mode (ask → accept-edits → auto → plan) · Ctrl+B "
+          "side panel\n"
+          "      Ctrl+O expand the last output · Ctrl+L redraw · Ctrl+Z suspend · Up/Down history\n"
+          "      Ctrl+A/E/K/U/W/Y edit · Alt+B/F words · Tab completes /commands and @files");
 }
 
 /* The grants the engine holds: saved ("always", from the grants file) and
@@ -490,22 +492,13 @@ static void cmd_usage(tui_controller *c, const char *arg) {
 }
 
 static void cmd_permissions(tui_controller *c, const char *arg) {
-  tui_say(c, "Permission mode: %s (Shift+Tab cycles ask → auto → plan).",
+  tui_say(c, "Permission mode: %s (Shift+Tab cycles ask → accept-edits → auto → plan).",
           zperm_mode_name(c->mode));
   list_grants(c);
 }
 
-static void cmd_plan(tui_controller *c, const char *arg) {
-  if (c->mode != ZPERM_PLAN) {
-    tui_mode_set(c, ZPERM_PLAN);
-    tui_say(c, "Plan mode: read-only tools only, from the next turn. Shift+Tab leaves it.");
-  } else if (c->app.plan) {
-    c->app.plan_changed = true;
-    tui_app_turn_end(&c->app, NULL);
-  } else {
-    tui_say(c, "Already in plan mode; no plan yet.");
-  }
-}
+static void cmd_plan(tui_controller *c, const char *arg) { tui_spec_command(c, "plan", arg); }
+static void cmd_spec(tui_controller *c, const char *arg) { tui_spec_command(c, "spec", arg); }
 
 static void cmd_add_dir(tui_controller *c, const char *arg) {
   zerr err = ZERR_INIT;
@@ -562,7 +555,10 @@ const tui_command tui_commands[] = {
     {"/context", "", "context window use", cmd_context, 0, NULL},
     {"/usage", "", "tokens used in this session", cmd_usage, 0, NULL},
     {"/permissions", "", "permission mode and the grants in force", cmd_permissions, 0, NULL},
-    {"/plan", "", "switch to plan mode (read-only) or show the plan", cmd_plan, 0, NULL},
+    {"/plan", "[prompt]", "draft a plan (read-only), then accept, edit or reject it", cmd_plan,
+     TUI_CMD_IDLE_WITH_ARG | TUI_CMD_MAIN, NULL},
+    {"/spec", "[prompt]", "the same, named spec (.zero/specs/<session>.md)", cmd_spec,
+     TUI_CMD_IDLE_WITH_ARG | TUI_CMD_MAIN, NULL},
     {"/tools", "", "tools the model can use", cmd_tools, 0, NULL},
     {"/add-dir", "DIR", "let tools write another directory", cmd_add_dir, TUI_CMD_IDLE_WITH_ARG,
      NULL},

@@ -16,6 +16,8 @@
  *   tui_commands.c  the slash commands: one table (name, argument hint,
  *                   description, handler) that the `/` menu, completion and
  *                   /help read, and the handlers
+ *   tui_spec.c      /plan and /spec: a draft in plan mode, then accept /
+ *                   edit / reject (the flow's states are at its top)
  *   tui_prompt.c    the permission prompt: a request from the worker, the
  *                   prompt on screen, the answer back
  *   ui/tui/app.c    the view: agent events and keys in, frames out; no
@@ -47,6 +49,7 @@
 #include "perm/engine.h"
 #include "base/err.h"
 #include "base/strvec.h"
+#include "cli/exec_spec.h"
 #include "cli/run_setup.h"
 #include "cli/tui_commands.h"
 #include "cli/tui_prompt.h"
@@ -80,6 +83,25 @@ typedef struct tui_mailbox {
   int wake[2];
 } tui_mailbox;
 
+/* Where /plan (/spec) is (tui_spec.c has the flow). */
+typedef enum tui_spec_state {
+  TUI_SPEC_OFF,
+  TUI_SPEC_DRAFTING, /* plan mode: turns draft the spec */
+  TUI_SPEC_REVIEW,   /* drafted: accept / edit / reject */
+  TUI_SPEC_EDITING,  /* edited in the composer: Enter builds it */
+} tui_spec_state;
+
+typedef struct tui_spec_flow {
+  tui_spec_state state;
+  zperm_mode back_mode; /* the mode accept and a plain reject return to */
+  const char *word;     /* "plan" or "spec", as the user named it (static) */
+  bool asked_reason;    /* reject was chosen: the next reject is the answer */
+  bool draft_turn;      /* the running turn drafts */
+  zexec_spec sp;        /* the spec file of session_id (path NULL before the first draft) */
+  char *session_id;
+  ztool_source sources[4]; /* a draft turn's tool sources: the run's, then write_spec */
+} tui_spec_flow;
+
 typedef struct tui_controller {
   zsink sink;             /* first: the UI sink handed to the agent */
   tui_app app;            /* the view */
@@ -111,6 +133,7 @@ typedef struct tui_controller {
   tui_keys keys;
   bool quit;
   bool terminated;        /* SIGTERM / SIGHUP */
+  tui_spec_flow spec;     /* /plan and /spec (tui_spec.c) */
   /* the custom slash commands shown in the / menu (tui_ext.c) */
   strvec custom_names, custom_help;
 } tui_controller;
@@ -131,6 +154,27 @@ void tui_ext_trust(tui_controller *c, const char *arg);
 void tui_ext_skills(tui_controller *c, const char *arg);
 void tui_ext_release(tui_controller *c);
 
+/* --- tui_spec.c ------------------------------------------------------------- */
+
+/* /plan and /spec (word: "plan" or "spec"): enter plan mode to draft, or,
+ * once drafted, arg is the choice: accept | edit | reject [REASON]. A
+ * prompt in arg starts the draft turn. */
+void tui_spec_command(tui_controller *c, const char *word, const char *arg);
+/* tui_turn_start, with the agent built: a draft turn gets write_spec, the
+ * draft prompt and no completion gate; a message typed during the review
+ * asks for a revision. */
+void tui_spec_prepare_turn(tui_controller *c, zagent *agent);
+/* The turn (joined) ended: a draft shows the spec and the choice. */
+void tui_spec_turn_done(tui_controller *c);
+/* Enter while the spec is edited in the composer: saves text as the spec
+ * and builds it. false when no such edit is going on. */
+bool tui_spec_take_submit(tui_controller *c, const char *text);
+/* The user changed the mode: leaving plan mode ends the flow. */
+void tui_spec_mode_changed(tui_controller *c);
+/* The session changed (/new, /resume, /fork): a flow of another ends. */
+void tui_spec_session_changed(tui_controller *c);
+void tui_spec_release(tui_controller *c);
+
 /* --- tui_turns.c ---------------------------------------------------------- */
 
 /* Monotonic seconds. */
@@ -143,6 +187,8 @@ void tui_turns_release(tui_controller *c);
 /* Starts a turn with the user's text (the /btw side conversation when one is
  * active). Needs an idle worker; the caller queues otherwise. */
 void tui_turn_start(tui_controller *c, const char *text);
+/* The same, showing `shown` in the scrollback instead of the text sent. */
+void tui_turn_start_as(tui_controller *c, const char *text, const char *shown);
 /* Asks the running job to stop (cancel, and a waiting prompt denies). */
 void tui_turn_cancel(tui_controller *c);
 /* On the wake pipe: shows what the worker posted, in order; the worker's
@@ -184,7 +230,7 @@ void tui_side_enter(tui_controller *c);
 void tui_side_leave(tui_controller *c);
 /* Sets the permission mode; the engine takes it at the next turn. */
 void tui_mode_set(tui_controller *c, zperm_mode mode);
-/* Shift+Tab: ask → auto → plan → ask (a notice says "from the next turn"
+/* Shift+Tab: ask → accept-edits → auto → plan → ask (a notice says "from the next turn"
  * while one runs). */
 void tui_mode_cycle(tui_controller *c);
 /* The current model and its context window, for the status line. */

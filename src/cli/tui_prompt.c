@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "base/cancel.h"
+#include "base/fs.h"
 #include "base/json.h"
+#include "base/path.h"
 #include "mcp/mcp.h"
 #include "base/common.h"
 #include "ui/tui/app.h"
@@ -41,6 +43,23 @@ char *tui_risk_line(const tui_ask *q) {
 }
 
 /* --- the prompt on screen ----------------------------------------------- */
+
+/* The line of path (relative to workspace) where old first occurs, so the
+ * prompt's diff numbers the file's real lines; 1 when the file cannot be
+ * read or old is not in it as written (edit_file also matches loosely, and
+ * then says so in its result). */
+static long edit_first_line(const char *workspace, const char *path, const char *old) {
+  if (!workspace || !path || !old || !*old) return 1;
+  cleanup_free char *full = zpath_join(workspace, path);
+  zbuf file = ZBUF_INIT;
+  long line = 1;
+  if (zfs_read_file(full, &file, 8u << 20, NULL) == 0 && file.len) {
+    const char *hit = memmem(file.data, file.len, old, strlen(old));
+    for (const char *p = file.data; hit && p < hit; p++) line += *p == '\n';
+  }
+  zbuf_release(&file);
+  return line;
+}
 
 void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int width) {
   free(pr->title);
@@ -97,7 +116,8 @@ void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int 
   if (!strcmp(tool, "edit_file") && json_is_object(args)) {
     size_t add, del;
     const char *o = zjson_str(args, "old_string"), *n = zjson_str(args, "new_string");
-    tui_diff_render(o ? o : "", n ? n : "", 1, width, th, 12, &pr->detail, &add, &del);
+    long first = edit_first_line(q->workspace, zjson_str(args, "path"), o);
+    tui_diff_render(o ? o : "", n ? n : "", first, width, th, 12, &pr->detail, &add, &del);
   } else if (!strcmp(tool, "write_file") && json_is_object(args)) {
     size_t add, del;
     const char *c = zjson_str(args, "content");

@@ -70,6 +70,7 @@ void tui_session_attach(tui_controller *c) {
   c->recorder = c->rs.store.session ? zrecorder_new(c->rs.store.session, c->rec_diag) : NULL;
   free(c->app.status.session_id);
   c->app.status.session_id = c->rs.store.session ? xstrdup(c->rs.store.session->id) : NULL;
+  tui_spec_session_changed(c);
 }
 
 /* Closes the current session (flushed, unlocked). The checkpointer and the
@@ -433,7 +434,13 @@ void tui_side_leave(tui_controller *c) {
 void tui_mode_set(tui_controller *c, zperm_mode mode) { c->mode = mode; }
 
 void tui_mode_cycle(tui_controller *c) {
-  tui_mode_set(c, c->mode == ZPERM_ASK ? ZPERM_AUTO : c->mode == ZPERM_AUTO ? ZPERM_PLAN : ZPERM_ASK);
+  static const zperm_mode next[] = {[ZPERM_ASK] = ZPERM_ACCEPT_EDITS,
+                                    [ZPERM_ACCEPT_EDITS] = ZPERM_AUTO,
+                                    [ZPERM_AUTO] = ZPERM_PLAN,
+                                    [ZPERM_PLAN] = ZPERM_ASK,
+                                    [ZPERM_UNSAFE] = ZPERM_ASK};
+  tui_mode_set(c, next[c->mode]);
+  tui_spec_mode_changed(c);
   free(c->app.status.notice);
   c->app.status.notice = c->worker.running ? xstrdup("Mode changes from the next turn") : NULL;
 }

@@ -195,7 +195,9 @@ static void prepare_compactor(tui_controller *c) {
   c->rs.compaction.compactor.instructions = c->rs.prompt.instruction_sources;
 }
 
-void tui_turn_start(tui_controller *c, const char *text) {
+void tui_turn_start(tui_controller *c, const char *text) { tui_turn_start_as(c, text, text); }
+
+void tui_turn_start_as(tui_controller *c, const char *text, const char *shown) {
   bool side = c->app.status.side_chat;
   if (side) {
     tui_blank_line(c);
@@ -207,7 +209,7 @@ void tui_turn_start(tui_controller *c, const char *text) {
     tw_wrap(&c->app.commit, l.data, l.len, c->app.width, "", "  ");
     zbuf_release(&l);
   } else {
-    tui_app_print_user(&c->app, text);
+    tui_app_print_user(&c->app, shown);
   }
   zerr err = ZERR_INIT;
   if (!side && !c->rs.store.session) {
@@ -268,6 +270,7 @@ void tui_turn_start(tui_controller *c, const char *text) {
   /* A side question neither compacts nor writes checkpoints of the main
    * session's history. */
   if (side) c->worker.agent.compactor = NULL;
+  tui_spec_prepare_turn(c, &c->worker.agent);
   zerr_clear(&c->worker.err);
   zcancel_reset();
   c->worker.job = TUI_JOB_TURN;
@@ -312,6 +315,7 @@ static void turn_done(tui_controller *c) {
       line = "The model sent an empty answer (no text, no tool call). Ask again, or try another "
              "model with /model.";
     tui_app_turn_end(&c->app, line);
+    tui_spec_turn_done(c);
   }
   fflush(c->rec_diag);
   if (c->rec_diag_len) {

@@ -66,7 +66,8 @@ static const char *const SANDBOX_KEYS[] = {"enabled",
                                            "blockUnixSockets",
                                            "enforceToolNetwork",
                                            NULL};
-static const char *const PREFERENCE_KEYS[] = {"compactionModel", "contextWindow", NULL};
+static const char *const PREFERENCE_KEYS[] = {"compactionModel", "contextWindow", "permissionMode",
+                                              NULL};
 static const char *const MCP_KEYS[] = {"servers", NULL};
 static const char *const SERVER_KEYS[] = {"type",
                                           "command",

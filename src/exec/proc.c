@@ -307,6 +307,42 @@ done:
   return rc;
 }
 
+/* See proc.h. posix_spawnp: no setsid (the editor needs zero's terminal as
+ * its controlling one), no reaper registration (zero waits for it here). */
+int zexec_run_foreground(char *const argv[], zerr *err) {
+  if (!argv || !argv[0] || !argv[0][0]) return zerr_set(err, ZE_INTERNAL, "no command to run");
+  struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+  sigemptyset(&ign.sa_mask);
+  sigaction(SIGINT, &ign, &old_int);
+  sigaction(SIGQUIT, &ign, &old_quit);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  sigset_t none, dfl;
+  sigemptyset(&none);
+  sigemptyset(&dfl);
+  sigaddset(&dfl, SIGINT);
+  sigaddset(&dfl, SIGQUIT);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &dfl);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  int e = posix_spawnp(&pid, argv[0], NULL, &at, argv, environ);
+  posix_spawnattr_destroy(&at);
+  int rc = -1;
+  if (e) {
+    errno = e;
+    zerr_errno(err, ZE_IO, "cannot start %s", argv[0]);
+  } else {
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGQUIT, &old_quit, NULL);
+  return rc;
+}
+
 /* ---- a live process --------------------------------------------------------- */
 
 struct zexec_proc {

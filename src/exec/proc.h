@@ -74,6 +74,15 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
  * o->stdin_open, else /dev/null) and is registered with the watchdog.
  * o->tty must be false. cmd is consumed. */
 int zexec_spawn_plain(zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out, zerr *err);
+/* Runs argv (argv[0] looked up in PATH) in the foreground of zero's own
+ * terminal, in zero's process group, and waits for it: the user's editor,
+ * started because the user asked for it. Never for a command from model
+ * input: it is not confined (the user runs it as their shell would, with
+ * their environment). The caller has put the terminal back in cooked mode.
+ * While it runs, zero ignores SIGINT and SIGQUIT (they are the child's, as
+ * system(3) does). Returns the child's exit code (128 + N when killed by
+ * signal N), or -1 with err set when it could not be started. */
+int zexec_run_foreground(char *const argv[], zerr *err);
 
 /* ---- live processes -------------------------------------------------------- */
 

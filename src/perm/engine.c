@@ -23,9 +23,13 @@ int zperm_mode_parse(const char *s, zperm_mode *out, zerr *err) {
            !strcmp(s, "high"))
     *out = ZPERM_UNSAFE;
   else if (!strcmp(s, "plan")) *out = ZPERM_PLAN;
+  else if (!strcmp(s, "accept-edits") || !strcmp(s, "acceptEdits") || !strcmp(s, "accept_edits"))
+    *out = ZPERM_ACCEPT_EDITS;
   else
     return zerr_set(err, ZE_USAGE,
-                    "Invalid permission mode \"%s\". Expected ask, auto, unsafe or plan.", s);
+                    "Invalid permission mode \"%s\". Expected ask, accept-edits, auto, unsafe or "
+                    "plan.",
+                    s);
   return 0;
 }
 
@@ -46,6 +50,7 @@ const char *zperm_mode_name(zperm_mode m) {
     case ZPERM_AUTO: return "auto";
     case ZPERM_UNSAFE: return "unsafe";
     case ZPERM_PLAN: return "plan";
+    case ZPERM_ACCEPT_EDITS: return "accept-edits";
   }
   return "auto";
 }
@@ -218,6 +223,23 @@ static zperm_decision decide_mcp(const zperm_engine *e, const zperm_call *c) {
 static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
                                      const json_t *args);
 
+/* The allow grant covering the last of resolved[0..n) when every one is
+ * covered by one (not necessarily the same), else NULL. A target that could
+ * not be resolved is covered by nothing. */
+static zgrant *match_every_target(zgrants *g, const char *tool, char *const *resolved, size_t n) {
+  zgrant *gm = NULL;
+  for (size_t i = 0; g && i < n; i++)
+    if (!resolved[i] || !(gm = zgrants_match(g, tool, resolved[i], NULL, 0, true, false)))
+      return NULL;
+  return gm;
+}
+
+/* The modes in which commands and network tools ask first (accept-edits
+ * lets only file edits through). */
+static bool asks_first(const zperm_engine *e) {
+  return e->mode == ZPERM_ASK || e->mode == ZPERM_ACCEPT_EDITS;
+}
+
 zperm_decision zperm_decide_call(const zperm_engine *e, const zperm_call *c) {
   if (c->mcp_server) return decide_mcp(e, c);
   return decide_builtin(e, c->tool, c->args);
@@ -308,7 +330,6 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
     if (path_scope(e, targets[i], &d, &real)) decided = true;
   }
   targets_free(targets, ntargets);
-  targets_free(resolved, ntargets);
   /* 6a. a network tool under sandbox.network deny: it runs in zero's own
    * process, which the OS sandbox does not confine, so the policy is held
    * here (a grant answers it at step 8). */
@@ -415,6 +436,13 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
     note_grant(&g, tool, gm);
     g.escalate_network = true;
     d = g;
+  } else if ((!decided || d.action == ZPERM_PROMPT) && ntargets > 1 &&
+             (gm = match_every_target(e->grants, tool->name, resolved, ntargets))) {
+    /* a patch of several files: each is under a path grant (step 5 kept
+     * every one inside the write roots) */
+    d = make(ZPERM_ALLOW, "allowed", true, NULL, "allowed by path grants covering every file");
+    note_grant(&d, tool, gm);
+    decided = true;
   } else if ((!decided || d.action == ZPERM_PROMPT) && e->grants &&
              (gm = zgrants_match(e->grants, tool->name, target, (const char *const *)lines, nlines,
                                  true, d.escalate_unsandboxed))) {
@@ -431,20 +459,21 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
       case ZSIDE_READ:
         d = make(ZPERM_ALLOW, "allowed", true, NULL, "read-only tool");
         break;
-      case ZSIDE_WRITE: /* 9. */
+      case ZSIDE_WRITE: /* 9. (step 5 refused a write outside the write roots) */
         if (e->mode == ZPERM_ASK)
           d = make(ZPERM_PROMPT, "needs_approval", true,
-                   "the user can approve it, or rerun with --permission-mode auto",
+                   "the user can approve it, or rerun with --permission-mode accept-edits",
                    "file changes need approval in ask mode");
         else
           d = make(ZPERM_ALLOW, "allowed", true, NULL,
-                   "file change inside the workspace allowed in auto mode");
+                   "file change inside the write roots allowed in %s mode",
+                   zperm_mode_name(e->mode));
         break;
       case ZSIDE_NETWORK: /* 9b. not under network deny (6a), so the policy allows it */
-        if (e->mode == ZPERM_ASK)
+        if (asks_first(e))
           d = make(ZPERM_PROMPT, "needs_approval", true,
                    "the user can approve it, or rerun with --permission-mode auto",
-                   "network tools need approval in ask mode");
+                   "network tools need approval in %s mode", zperm_mode_name(e->mode));
         else
           d = make(ZPERM_ALLOW, "allowed", true, NULL,
                    "network tool allowed: it runs in zero's own process and %s",
@@ -457,10 +486,10 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
                    "install bubblewrap or enable user namespaces (zero sandbox check says how), "
                    "or the user can rerun with --auto high to run commands unconfined",
                    "commands run only with approval because no OS sandbox is active here");
-        else if (e->mode == ZPERM_ASK)
+        else if (asks_first(e))
           d = make(ZPERM_PROMPT, "needs_approval", true,
                    "the user can approve it, or rerun with --permission-mode auto",
-                   "commands need approval in ask mode");
+                   "commands need approval in %s mode", zperm_mode_name(e->mode));
         else
           d = make(ZPERM_ALLOW, "allowed", true, NULL,
                    "command allowed: it runs in the OS sandbox (workspace writes only, %s)",
@@ -468,6 +497,7 @@ static zperm_decision decide_builtin(const zperm_engine *e, const ztool *tool,
         break;
     }
   }
+  targets_free(resolved, ntargets);
   if (lines) zsh_lines_free(lines, nlines);
   zsh_analysis_release(&an);
   json_decref(norm);
@@ -532,6 +562,52 @@ bool zperm_suggest_grant(const zperm_engine *e, const ztool *tool, const json_t 
   return ok;
 }
 
+/* true when path lies in one of the run's write roots (the workspace, the
+ * --add-dir directories), as given or as resolved. */
+static bool in_write_root(const ztool_ctx *t, const char *path) {
+  cleanup_free char *ws = zsb_resolve_path(t->workspace, NULL);
+  if (zpath_is_within(t->workspace, path) || (ws && zpath_is_within(ws, path))) return true;
+  for (size_t i = 0; i < t->n_add_dirs; i++) {
+    cleanup_free char *d = zsb_resolve_path(t->add_dirs[i], NULL);
+    if (zpath_is_within(t->add_dirs[i], path) || (d && zpath_is_within(d, path))) return true;
+  }
+  return false;
+}
+
+/* apply_patch has no path argument: its scope is derived from the files the
+ * patch names (moves' destinations too), resolved — the one file, or the
+ * deepest directory holding them all. A scope that is not inside a write
+ * root (files in two roots have "/" in common) is no grant: only once. */
+static bool patch_scope(const zperm_engine *e, const ztool *tool, const json_t *args, char *value,
+                        size_t cap) {
+  if (!e->tools || !e->tools->workspace) return false;
+  size_t n = 0;
+  char **targets = write_targets(tool, args, &n);
+  zbuf common = ZBUF_INIT;
+  bool ok = n > 0;
+  for (size_t i = 0; ok && i < n; i++) {
+    cleanup_free char *lex = ztool_resolve_path(e->tools, targets[i]);
+    cleanup_free char *abs = zsb_resolve_path(lex, NULL);
+    if (!abs) ok = false;
+    else if (!i) zbuf_addstr(&common, abs);
+    else if (strcmp(common.data, abs)) {
+      /* cut to the longest prefix ending at a path boundary of both */
+      size_t k = 0;
+      while (k < common.len && common.data[k] == abs[k]) k++;
+      bool boundary = (k == common.len || common.data[k] == '/') && (!abs[k] || abs[k] == '/');
+      if (!boundary)
+        while (k > 0 && common.data[k - 1] != '/') k--;
+      while (k > 1 && common.data[k - 1] == '/') k--;
+      zbuf_setlen(&common, k);
+    }
+  }
+  ok = ok && common.len && common.len < cap && in_write_root(e->tools, common.data);
+  if (ok) snprintf(value, cap, "%s", common.data);
+  zbuf_release(&common);
+  targets_free(targets, n);
+  return ok;
+}
+
 static bool suggest_grant(const zperm_engine *e, const ztool *tool, const json_t *args,
                           int *kind, char *value, size_t cap) {
   value[0] = '\0';
@@ -583,6 +659,10 @@ static bool suggest_grant(const zperm_engine *e, const ztool *tool, const json_t
       ok = false;
     }
     return ok;
+  }
+  if (tool->side_effect == ZSIDE_WRITE && !strcmp(tool->name, "apply_patch")) {
+    *kind = ZGRANT_PATH;
+    return patch_scope(e, tool, args, value, cap);
   }
   if (tool->side_effect == ZSIDE_WRITE) {
     const char *p = args ? path_arg(args) : NULL;

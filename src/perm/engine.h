@@ -22,9 +22,10 @@
  *   8. saved allow grant                                 → allow
  *      (a require_escalated request: only this run's answer to exactly
  *      that; never a saved grant, never a network grant)
- *   9. read tools, and file tools inside the workspace   → allow (ask mode: prompt writes)
+ *   9. read tools, and file tools inside the workspace   → allow (ask mode: prompt writes;
+ *                                                          accept-edits: allow them)
  *      network tools the policy lets through             → allow (ask mode: prompt)
- *  10. shell commands while the OS sandbox is active     → allow (ask mode: prompt)
+ *  10. shell commands while the OS sandbox is active     → allow (ask, accept-edits: prompt)
  *  11. otherwise                                         → prompt
  * A prompt is answered by the face's approver through perm/prompt.h; a face
  * without one (zero exec) turns it into a denial whose block says what would
@@ -46,7 +47,17 @@
 #include "base/err.h"
 #include "tools/tool.h"
 
-typedef enum zperm_mode { ZPERM_ASK, ZPERM_AUTO, ZPERM_UNSAFE, ZPERM_PLAN } zperm_mode;
+/* accept-edits (Claude Code's acceptEdits): ask mode, except that file edits
+ * inside the write roots are allowed (step 9); commands, network tools and
+ * MCP tools still ask, and steps 1-8 (path scope, protected names, shell
+ * analysis, grants) apply as in every mode. */
+typedef enum zperm_mode {
+  ZPERM_ASK,
+  ZPERM_AUTO,
+  ZPERM_UNSAFE,
+  ZPERM_PLAN,
+  ZPERM_ACCEPT_EDITS,
+} zperm_mode;
 /* --auto: low (auto mode); member (Go zero's: write tools and the sandboxed
  * shell, never the network, never leaving the sandbox: those calls are
  * denied, not asked); medium (network commands get the network); high
@@ -94,8 +105,9 @@ typedef struct zperm_decision {
   } grant;
 } zperm_decision;
 
-/* Parses "ask|auto|unsafe|plan" (and Go zero's aliases: full-auto, member,
- * high). -1 with a usage error listing the choices. */
+/* Parses "ask|accept-edits|auto|unsafe|plan" (and Go zero's aliases:
+ * full-auto, member, high; Claude Code's acceptEdits). -1 with a usage error listing the choices.
+ */
 int zperm_mode_parse(const char *s, zperm_mode *out, zerr *err);
 int zautonomy_parse(const char *s, zautonomy *out, zerr *err);
 const char *zperm_mode_name(zperm_mode m);

@@ -24,13 +24,15 @@ extern char **environ;
 #define READ_CHUNK 65536
 #define DIAG_KEEP 4096
 
-/* plan < ask < auto < unsafe: how much a mode lets the model do unasked. */
+/* plan < ask < accept-edits < auto < unsafe: how much a mode lets the model
+ * do unasked. */
 static int mode_rank(zperm_mode m) {
   switch (m) {
     case ZPERM_PLAN: return 0;
     case ZPERM_ASK: return 1;
-    case ZPERM_AUTO: return 2;
-    case ZPERM_UNSAFE: return 3;
+    case ZPERM_ACCEPT_EDITS: return 2;
+    case ZPERM_AUTO: return 3;
+    case ZPERM_UNSAFE: return 4;
     default: return 0;
   }
 }

@@ -99,6 +99,13 @@ class ZeroTest(unittest.TestCase):
         self.env["OPENAI_MODEL"] = model
         return self.model
 
+    def user_config(self, doc):
+        """Writes doc as the user config (~/.config/zero/config.json)."""
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(doc, f)
+
     def zero(self, *args, input=None, timeout=60, cwd=None):
         """Runs zero to completion; returns CompletedProcess (text)."""
         # No inherited stdin: zero exec appends piped standard input to the prompt.

@@ -295,5 +295,50 @@ class GrantsAreKeptAndNarrow(PermCase):
         self.assertFalse(os.path.exists(marker))
 
 
+class AcceptEditsKeepsTheRest(PermCase):
+    """accept-edits lets file edits inside the write roots through and
+    nothing else: a command still asks (headless: refused, it never runs),
+    an edit outside the write roots or to a protected name is refused."""
+
+    def test_edits_run_commands_and_escapes_do_not(self):
+        cmd_marker = os.path.join(self.work, "cmd-ran")
+        out_file = os.path.join(self.outside, "edit-escaped")
+        hook = os.path.join(self.work, ".git", "hooks", "pre-commit")
+        os.makedirs(os.path.dirname(hook))
+        rel_out = os.path.relpath(os.path.join(self.outside, "patch-escaped"), self.work)
+        m = self.serve([
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": "inside.txt", "content": "ok\n"}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "touch cmd-ran"}}]},
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": out_file, "content": "x\n"}}]},
+            {"tool_calls": [{"name": "apply_patch", "arguments": {"input":
+                "*** Begin Patch\n*** Add File: fine.txt\n+x\n*** Add File: %s\n+x\n"
+                "*** End Patch\n" % rel_out}}]},
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": ".git/hooks/pre-commit",
+                                           "content": "#!/bin/sh\ntouch /tmp/pwned\n"}}]},
+            {"text": "done"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "--permission-mode", "accept-edits", "go",
+                      timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        decs = [(d["action"], d.get("code") or d.get("reason", "")) for d in self.decisions(r.stdout)]
+        self.assertEqual([a for a, _ in decs], ["allow", "deny", "deny", "deny", "deny"], decs)
+        # the real effect on the host
+        with open(os.path.join(self.work, "inside.txt")) as f:
+            self.assertEqual(f.read(), "ok\n")
+        self.assertFalse(os.path.exists(cmd_marker), "the command ran unasked")
+        self.assertFalse(os.path.exists(out_file), "an edit escaped the write roots")
+        self.assertFalse(os.path.exists(os.path.join(self.outside, "patch-escaped")))
+        self.assertFalse(os.path.exists(os.path.join(self.work, "fine.txt")),
+                         "half of a refused patch was applied")
+        self.assertFalse(os.path.exists(hook), "a git hook was written")
+        # the command was refused as needing approval, not for another reason
+        results = self.tool_results(r.stdout)
+        self.assertIn("approval", json.dumps(results[1]))
+        self.assertEqual(len(m.bodies()), 6)
+
+
 if __name__ == "__main__":
     unpriv.main(__file__)

@@ -17,8 +17,10 @@ TMUX = shutil.which("tmux")
 FAKE_MCP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_mcp_server.py")
 
 
-@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
-class Tui(ZeroTest):
+class TuiDriver(ZeroTest):
+    """zero in a tmux pane: start it, send keys, read the screen (no tests
+    here, so other files can drive the UI with it)."""
+
     def setUp(self):
         super().setUp()
         self.sock = os.path.join(self.tmp, "tmux.sock")
@@ -102,6 +104,9 @@ class Tui(ZeroTest):
             after = f.read()
         self.assertEqual(before, after, "the terminal settings were not restored")
 
+
+@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
+class Tui(TuiDriver):
     def test_not_a_tty_points_to_exec(self):
         r = self.zero(input="")
         self.assertEqual(r.returncode, 2)
@@ -490,7 +495,9 @@ class Tui(ZeroTest):
             {"text": "Plan turn over."}])
         self.start()
         self.wait_for("ask mode ·")
-        # ask -> auto: a workspace write runs without a prompt
+        # ask -> accept-edits -> auto: a workspace write runs without a prompt
+        self.keys("BTab")
+        self.wait_for("accept-edits mode ·")
         self.keys("BTab")
         self.wait_for("auto mode ·")
         self.type("write the file")
@@ -521,6 +528,8 @@ class Tui(ZeroTest):
         model = self.serve([{"text": "It sets answer to 42."}], model="gpt-4.1")
         self.start()
         # Shift+Tab cycles the mode (regression: it crashed when idle)
+        self.keys("BTab")
+        self.wait_for("accept-edits mode ·")
         self.keys("BTab")
         self.wait_for("auto mode ·")
         self.keys("BTab")

@@ -9,6 +9,7 @@
 
 #include "perm/engine.h"
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "perm/grants.h"
 #include "sandbox/policy.h"
@@ -17,25 +18,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const zperm_mode modes[] = {ZPERM_ASK, ZPERM_AUTO, ZPERM_UNSAFE, ZPERM_PLAN};
+static const zperm_mode modes[] = {ZPERM_ASK, ZPERM_AUTO, ZPERM_UNSAFE, ZPERM_PLAN,
+                                   ZPERM_ACCEPT_EDITS};
 static const zside_effect sides[] = {ZSIDE_NONE, ZSIDE_READ, ZSIDE_WRITE, ZSIDE_SHELL,
                                      ZSIDE_NETWORK};
 
 /* expected[sandbox active][mode][side] for a tool whose read_only matches its
  * side effect, with no arguments (no path, no command). */
-static const zperm_action expected[2][4][5] = {
+static const zperm_action expected[2][5][5] = {
     /* no sandbox:      none         read         write         shell         network */
     {[ZPERM_ASK] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT, ZPERM_PROMPT},
      [ZPERM_AUTO] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT},
      [ZPERM_UNSAFE] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
-     [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY}},
+     [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY},
+     [ZPERM_ACCEPT_EDITS] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT}},
     /* sandbox active (a network tool runs in zero's own process, which the
      * sandbox does not confine: with no policy saying the network is
      * allowed, it asks) */
     {[ZPERM_ASK] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT, ZPERM_PROMPT},
      [ZPERM_AUTO] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT},
      [ZPERM_UNSAFE] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW},
-     [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY}},
+     [ZPERM_PLAN] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_DENY, ZPERM_DENY, ZPERM_DENY},
+     /* accept-edits: file edits go through, commands still ask */
+     [ZPERM_ACCEPT_EDITS] = {ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_ALLOW, ZPERM_PROMPT, ZPERM_PROMPT}},
 };
 
 static ztool fake_tool(zside_effect side, bool read_only) {
@@ -275,7 +280,7 @@ static void test_path_scope_outside_symlink_protected(void **state) {
   (void)state;
   char root[] = "/tmp/zero-perm-XXXXXX";
   assert_non_null(mkdtemp(root));
-  char ws[128], out[128], link[160], cmd[400];
+  char ws[128], out[128], link[160];
   snprintf(ws, sizeof ws, "%s/ws", root);
   snprintf(out, sizeof out, "%s/out", root);
   mkdir(ws, 0700);
@@ -354,8 +359,7 @@ static void test_path_scope_outside_symlink_protected(void **state) {
   }
   zsb_policy_release(&p);
   unsetenv("XDG_CONFIG_HOME");
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-  assert_int_equal(system(cmd), 0);
+  assert_int_equal(zfs_remove_tree(root), 0);
 }
 
 /* A workspace of $HOME: the hidden credentials are not writable by file
@@ -364,7 +368,8 @@ static void test_home_workspace_keeps_credentials_and_zero_config(void **state) 
   (void)state;
   char root[] = "/tmp/zero-perm-home-XXXXXX";
   assert_non_null(mkdtemp(root));
-  char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+  const char *home = getenv("HOME");
+  char *old_home = home ? strdup(home) : NULL;
   setenv("HOME", root, 1);
   unsetenv("XDG_CONFIG_HOME");
   ztool_ctx ctx = {.workspace = root};
@@ -391,9 +396,7 @@ static void test_home_workspace_keeps_credentials_and_zero_config(void **state) 
   zsb_policy_release(&p);
   if (old_home) setenv("HOME", old_home, 1);
   free(old_home);
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-  assert_int_equal(system(cmd), 0);
+  assert_int_equal(zfs_remove_tree(root), 0);
 }
 
 static void test_plan_mode_follows_read_only_not_side_effect(void **state) {
@@ -443,9 +446,18 @@ static void test_mode_parse_accepts_names_and_aliases(void **state) {
     const char *in;
     zperm_mode want;
   } cases[] = {
-      {"ask", ZPERM_ASK},          {"auto", ZPERM_AUTO},          {"member", ZPERM_AUTO},
-      {"member-auto", ZPERM_AUTO}, {"unsafe", ZPERM_UNSAFE},      {"full-auto", ZPERM_UNSAFE},
-      {"full_auto", ZPERM_UNSAFE}, {"high", ZPERM_UNSAFE},        {"plan", ZPERM_PLAN},
+      {"ask", ZPERM_ASK},
+      {"auto", ZPERM_AUTO},
+      {"member", ZPERM_AUTO},
+      {"member-auto", ZPERM_AUTO},
+      {"unsafe", ZPERM_UNSAFE},
+      {"full-auto", ZPERM_UNSAFE},
+      {"full_auto", ZPERM_UNSAFE},
+      {"high", ZPERM_UNSAFE},
+      {"plan", ZPERM_PLAN},
+      {"accept-edits", ZPERM_ACCEPT_EDITS},
+      {"acceptEdits", ZPERM_ACCEPT_EDITS},
+      {"accept_edits", ZPERM_ACCEPT_EDITS},
   };
   for (size_t i = 0; i < ZARRAY_LEN(cases); i++) {
     zperm_mode m = (zperm_mode)-1;
@@ -468,7 +480,7 @@ static void test_mode_parse_rejects_unknown_with_usage_error(void **state) {
     char quoted[64];
     snprintf(quoted, sizeof quoted, "\"%s\"", bad[i]);
     assert_non_null(strstr(err.msg, quoted));
-    assert_non_null(strstr(err.msg, "ask, auto, unsafe or plan"));
+    assert_non_null(strstr(err.msg, "ask, accept-edits, auto, unsafe or plan"));
   }
 }
 
@@ -755,6 +767,164 @@ static void test_too_broad_grants_are_refused(void **state) {
   rmdir(dir);
 }
 
+/* A scratch workspace (with src/ and an --add-dir beside it) for the
+ * accept-edits and apply_patch grant tests; root is removed by rm_tree. */
+typedef struct scratch {
+  char root[40], ws[64], src[80], other[64];
+  const char *add[1];
+  ztool_ctx ctx;
+  zsb_policy policy;
+} scratch;
+
+static void scratch_make(scratch *x) {
+  snprintf(x->root, sizeof x->root, "/tmp/zero-perm-ae-XXXXXX");
+  assert_non_null(mkdtemp(x->root));
+  snprintf(x->ws, sizeof x->ws, "%s/ws", x->root);
+  snprintf(x->src, sizeof x->src, "%s/ws/src", x->root);
+  snprintf(x->other, sizeof x->other, "%s/other", x->root);
+  mkdir(x->ws, 0700);
+  mkdir(x->src, 0700);
+  mkdir(x->other, 0700);
+  x->add[0] = x->other;
+  x->ctx = (ztool_ctx){.workspace = x->ws, .add_dirs = x->add, .n_add_dirs = 1};
+  zsb_policy_opts o = {.workspace = x->ws,
+                       .add_dirs = x->add,
+                       .n_add_dirs = 1,
+                       .skip_config = true};
+  assert_int_equal(zsb_policy_build(&x->policy, &o, NULL), 0);
+}
+
+static void scratch_free(scratch *x) {
+  zsb_policy_release(&x->policy);
+  assert_int_equal(zfs_remove_tree(x->root), 0);
+}
+
+static zperm_decision decide_json(const zperm_engine *e, const char *tool, const char *args) {
+  json_t *a = json_loads(args, 0, NULL);
+  assert_non_null(a);
+  zperm_decision d = zperm_decide(e, ztool_find(tool), a);
+  json_decref(a);
+  return d;
+}
+
+/* accept-edits: edits inside the write roots run unasked; a write outside
+ * them or to a protected name is still refused, and every command, harmless
+ * or not, still asks. */
+static void test_accept_edits_allows_edits_only(void **state) {
+  (void)state;
+  scratch x;
+  scratch_make(&x);
+  zperm_engine e = {.mode = ZPERM_ACCEPT_EDITS,
+                    .tools = &x.ctx,
+                    .policy = &x.policy,
+                    .sandbox_active = true};
+  static const struct {
+    const char *tool, *args;
+    zperm_action want;
+    const char *code;
+  } rows[] = {
+      {"write_file", "{\"path\":\"src/a.c\",\"content\":\"x\"}", ZPERM_ALLOW, "allowed"},
+      {"edit_file", "{\"path\":\"a.c\",\"old_string\":\"a\",\"new_string\":\"b\"}", ZPERM_ALLOW,
+       "allowed"},
+      {"apply_patch",
+       "{\"input\":\"*** Begin Patch\\n*** Add File: n.txt\\n+x\\n*** End "
+       "Patch\\n\"}",
+       ZPERM_ALLOW, "allowed"},
+      {"write_file", "{\"path\":\"../other/b.txt\",\"content\":\"x\"}", ZPERM_ALLOW,
+       "allowed"}, /* the --add-dir is a write root too */
+      {"write_file", "{\"path\":\"/etc/passwd\",\"content\":\"x\"}", ZPERM_DENY,
+       "outside_write_roots"},
+      {"write_file", "{\"path\":\"../b.txt\",\"content\":\"x\"}", ZPERM_DENY,
+       "outside_write_roots"},
+      {"apply_patch",
+       "{\"input\":\"*** Begin Patch\\n*** Add File: ok.txt\\n+x\\n*** Add "
+       "File: ../../escape.txt\\n+x\\n*** End Patch\\n\"}",
+       ZPERM_DENY, "outside_write_roots"},
+      {"write_file", "{\"path\":\".git/hooks/pre-commit\",\"content\":\"x\"}", ZPERM_DENY,
+       "protected_path"},
+      {"exec_command", "{\"cmd\":\"echo hi\"}", ZPERM_PROMPT, "needs_approval"},
+      {"exec_command", "{\"cmd\":\"ls -la\"}", ZPERM_PROMPT, "needs_approval"},
+      {"exec_command", "{\"cmd\":\"rm -rf src\"}", ZPERM_PROMPT, "destructive"},
+      {"read_file", "{\"path\":\"src/a.c\"}", ZPERM_ALLOW, "allowed"},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    zperm_decision d = decide_json(&e, rows[i].tool, rows[i].args);
+    if (d.action != rows[i].want || strcmp(d.code, rows[i].code))
+      fail_msg("%s %s: got %s/%s (%s)", rows[i].tool, rows[i].args, zperm_action_name(d.action),
+               d.code, d.reason);
+  }
+  /* an MCP tool is not a file edit: it asks as in ask mode */
+  ztool stand_in = {.name = "mcp_fs_write", .side_effect = ZSIDE_NETWORK};
+  zperm_call mc = {.tool = &stand_in, .mcp_server = "fs", .mcp_tool = "write"};
+  assert_int_equal(zperm_decide_call(&e, &mc).action, ZPERM_PROMPT);
+  /* and ask mode, for contrast, asks for the same edit */
+  e.mode = ZPERM_ASK;
+  assert_int_equal(decide_json(&e, "write_file", "{\"path\":\"src/a.c\",\"content\":\"x\"}").action,
+                   ZPERM_PROMPT);
+  scratch_free(&x);
+}
+
+/* apply_patch has no path argument: the grant a prompt offers is derived
+ * from the patch's files (the file, or the deepest directory holding them
+ * all), never wider than a write root; and a session path grant then answers
+ * a patch whose every file it covers. */
+static void test_apply_patch_grant_scope_from_its_files(void **state) {
+  (void)state;
+  scratch x;
+  scratch_make(&x);
+  zperm_engine e = {.mode = ZPERM_ASK,
+                    .tools = &x.ctx,
+                    .policy = &x.policy,
+                    .sandbox_active = true};
+  const ztool *ap = ztool_find("apply_patch");
+  char want_src_file[128], want_ws[80];
+  snprintf(want_src_file, sizeof want_src_file, "%s/a.c", x.src);
+  snprintf(want_ws, sizeof want_ws, "%s", x.ws);
+  static const char *const one = "*** Begin Patch\n*** Add File: src/a.c\n+x\n*** End Patch\n";
+  static const char *const two = "*** Begin Patch\n*** Add File: src/a.c\n+x\n*** Add File: "
+                                 "src/deep/b.c\n+y\n*** End Patch\n";
+  static const char *const spread = "*** Begin Patch\n*** Add File: src/a.c\n+x\n*** Add File: "
+                                    "README\n+y\n*** End Patch\n";
+  static const char *const sibling = "*** Begin Patch\n*** Add File: src/a.c\n+x\n*** Add File: "
+                                     "srcx/b.c\n+y\n*** End Patch\n";
+  static const char *const roots = "*** Begin Patch\n*** Add File: src/a.c\n+x\n*** Add File: "
+                                   "../other/b.c\n+y\n*** End Patch\n";
+  struct {
+    const char *patch;
+    bool ok;
+    const char *value;
+  } rows[] = {
+      {one, true, want_src_file}, {two, true, x.src},   {spread, true, want_ws},
+      {sibling, true, want_ws},   {roots, false, NULL},
+  };
+  for (size_t i = 0; i < ZARRAY_LEN(rows); i++) {
+    json_t *args = json_pack("{s:s}", "input", rows[i].patch);
+    int kind = -1;
+    char value[256];
+    bool ok = zperm_suggest_grant(&e, ap, args, &kind, value, sizeof value);
+    json_decref(args);
+    if (ok != rows[i].ok) fail_msg("row %zu: suggested %d (%s)", i, ok, ok ? value : "");
+    if (!ok) continue;
+    assert_int_equal(kind, ZGRANT_PATH);
+    if (strcmp(value, rows[i].value)) fail_msg("row %zu: %s, want %s", i, value, rows[i].value);
+  }
+  /* the session grant of src/ answers a patch inside it, not one reaching out */
+  zgrants g = {0};
+  zgrants_add(&g, "apply_patch", ZGRANT_PATH, x.src, true, ZGRANT_SESSION);
+  e.grants = &g;
+  json_t *in = json_pack("{s:s}", "input", two);
+  json_t *out = json_pack("{s:s}", "input", spread);
+  zperm_decision d = zperm_decide(&e, ap, in);
+  assert_int_equal(d.action, ZPERM_ALLOW);
+  assert_true(d.grant_matched);
+  d = zperm_decide(&e, ap, out);
+  assert_int_equal(d.action, ZPERM_PROMPT);
+  json_decref(in);
+  json_decref(out);
+  zgrants_release(&g);
+  scratch_free(&x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decision_table_covers_every_mode_and_side_effect),
@@ -778,6 +948,8 @@ int main(void) {
       cmocka_unit_test(test_mode_names_round_trip),
       cmocka_unit_test(test_autonomy_parse),
       cmocka_unit_test(test_effective_mode_rules),
+      cmocka_unit_test(test_accept_edits_allows_edits_only),
+      cmocka_unit_test(test_apply_patch_grant_scope_from_its_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 #include <vterm.h>
 
 #include "base/common.h"
+#include "base/fs.h"
+#include "cli/tui_commands.h"
 #include "perm/grants.h"
 #include "ui/tui/app.h"
 #include "ui/tui/width.h"
@@ -398,6 +400,104 @@ static void compaction_event_says_what_it_reclaimed(void **state) {
   vt_close(&t);
 }
 
+/* An applied patch's card shows every file it touched as a diff, removal
+ * before addition, numbered with the file's real lines (regression: the
+ * card said only "Success. … M calc.sh"). */
+static void patch_card_shows_every_file_with_real_line_numbers(void **state) {
+  (void)state;
+  char ws[] = "/tmp/zero-tui-patch-XXXXXX";
+  assert_non_null(mkdtemp(ws));
+  char calc[64], added[64];
+  snprintf(calc, sizeof calc, "%s/calc.sh", ws);
+  snprintf(added, sizeof added, "%s/new.txt", ws);
+  /* the files as the patch left them */
+  FILE *f = fopen(calc, "w");
+  assert_non_null(f);
+  fputs("#!/bin/sh\n# one\n# two\n# three\n# four\n# five\necho $((2 + 2))\n", f);
+  fclose(f);
+  f = fopen(added, "w");
+  assert_non_null(f);
+  fputs("hello\n", f);
+  fclose(f);
+  vt t;
+  vt_open(&t, 30, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 30, "dark", TUI_DEPTH_NONE);
+  tui_app_turn_start(&a, 0);
+  const char *args = "{\"input\":\"*** Begin Patch\\n*** Update File: calc.sh\\n@@\\n # five\\n"
+                     "-echo $((1 + 1))\\n+echo $((2 + 2))\\n*** Add File: new.txt\\n+hello\\n"
+                     "*** End Patch\\n\"}";
+  zagent_event tc = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = "p1", .name = "apply_patch", .arguments = args}};
+  tui_app_event(&a, &tc);
+  json_t *meta = json_pack("{s:[{s:s, s:s}, {s:s, s:s}]}", "files", "op", "M", "path", calc, "op",
+                           "A", "path", added);
+  const char *out = "Success. Updated the following files:\nM calc.sh\nA new.txt";
+  zagent_event res = {.kind = ZAEV_TOOL_RESULT,
+                      .tool_result = {.id = "p1",
+                                      .name = "apply_patch",
+                                      .ok = true,
+                                      .output = out,
+                                      .output_len = strlen(out),
+                                      .meta = meta}};
+  tui_app_event(&a, &res);
+  tui_app_turn_end(&a, NULL);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  assert_non_null(strstr(all, "M calc.sh  +1 -1"));
+  assert_non_null(strstr(all, "A new.txt  +1 -0"));
+  const char *minus = strstr(all, "7 - echo $((1 + 1))");
+  const char *plus = strstr(all, "7 + echo $((2 + 2))");
+  assert_non_null(minus);
+  assert_non_null(plus);
+  assert_true(minus < plus);
+  assert_non_null(strstr(all, "6   # five"));
+  assert_non_null(strstr(all, "1 + hello"));
+  free(all);
+  json_decref(meta);
+  tui_app_release(&a);
+  vt_close(&t);
+  assert_int_equal(zfs_remove_tree(ws), 0);
+}
+
+/* The edit_file prompt numbers the diff with the file's real lines
+ * (regression: it numbered from 1 wherever the edit was), removal first. */
+static void permission_prompt_for_an_edit_numbers_the_real_lines(void **state) {
+  (void)state;
+  char ws[] = "/tmp/zero-tui-edit-XXXXXX";
+  assert_non_null(mkdtemp(ws));
+  char path[64];
+  snprintf(path, sizeof path, "%s/calc.sh", ws);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("#!/bin/sh\n# one\n# two\n# three\n# four\n# five\necho $((1 + 1))\n", f);
+  fclose(f);
+  vt t;
+  vt_open(&t, 24, 80);
+  tui_app a;
+  tui_app_init(&a, 80, 24, "dark", TUI_DEPTH_NONE);
+  tui_app_turn_start(&a, 0);
+  tui_ask q = {.tool = "edit_file",
+               .side = ZSIDE_WRITE,
+               .arguments = "{\"path\":\"calc.sh\",\"old_string\":\"echo $((1 + 1))\","
+                            "\"new_string\":\"echo $((2 + 2))\"}",
+               .reason = "file changes need approval in ask mode",
+               .workspace = ws};
+  tui_app_ask(&a, &q);
+  frame(&a, &t);
+  char *all = vt_all(&t);
+  const char *minus = strstr(all, "7 - echo $((1 + 1))");
+  const char *plus = strstr(all, "7 + echo $((2 + 2))");
+  assert_non_null(minus);
+  assert_non_null(plus);
+  assert_true(minus < plus);
+  assert_null(strstr(all, "1 - echo"));
+  free(all);
+  tui_app_release(&a);
+  vt_close(&t);
+  assert_int_equal(zfs_remove_tree(ws), 0);
+}
+
 static void permission_prompt_for_a_patch_names_its_files_and_changes(void **state) {
   (void)state;
   vt t;
@@ -721,7 +821,9 @@ static void slash_alone_lists_the_commands_and_the_list_scrolls(void **state) {
   all = vt_all(&t);
   assert_non_null(strstr(all, "› /quit"));
   assert_null(strstr(all, "keys and commands")); /* /help scrolled out */
-  assert_non_null(strstr(all, "↑ 15 more"));
+  char more[32]; /* the menu shows 8 rows: the rest scrolled out above */
+  snprintf(more, sizeof more, "↑ %zu more", tui_ncommands - 8);
+  assert_non_null(strstr(all, more));
   free(all);
   tui_key tab = {.type = TK_TAB};
   tui_app_key(&a, &tab, &text);
@@ -833,6 +935,8 @@ int main(void) {
       cmocka_unit_test(permission_prompt_defaults_to_deny_and_answers),
       cmocka_unit_test(permission_prompt_names_the_always_grant_for_a_command),
       cmocka_unit_test(compaction_event_says_what_it_reclaimed),
+      cmocka_unit_test(permission_prompt_for_an_edit_numbers_the_real_lines),
+      cmocka_unit_test(patch_card_shows_every_file_with_real_line_numbers),
       cmocka_unit_test(permission_prompt_for_a_patch_names_its_files_and_changes),
       cmocka_unit_test(composer_shows_a_multiline_paste_and_collapses_a_large_one),
       cmocka_unit_test(unchanged_frames_write_nothing_and_a_key_rewrites_one_row),

@@ -256,7 +256,10 @@ static void colors_follow_the_environment_and_the_theme(void **state) {
   (void)state;
   char *saved[3];
   const char *names[3] = {"NO_COLOR", "COLORTERM", "TERM"};
-  for (int i = 0; i < 3; i++) saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+  for (int i = 0; i < 3; i++) {
+    const char *v = getenv(names[i]);
+    saved[i] = v ? strdup(v) : NULL;
+  }
   unsetenv("NO_COLOR");
   unsetenv("COLORTERM");
   setenv("TERM", "xterm", 1);
@@ -306,13 +309,23 @@ static void diff_shows_changed_lines_with_numbers(void **state) {
   tui_diff_render("a\nb\nc\n", "a\nB\nc\n", 10, 80, &th, 0, &l, &add, &del);
   assert_int_equal(add, 1);
   assert_int_equal(del, 1);
-  bool minus = false, plus = false;
+  long minus = -1, plus = -1;
   for (size_t i = 0; i < l.len; i++) {
-    if (strstr(l.items[i], "11 - b")) minus = true;
-    if (strstr(l.items[i], "11 + B")) plus = true;
+    if (strstr(l.items[i], "11 - b")) minus = (long)i;
+    if (strstr(l.items[i], "11 + B")) plus = (long)i;
   }
-  assert_true(minus && plus);
+  assert_true(minus >= 0 && plus >= 0);
+  assert_true(minus < plus); /* the removed line before the added one */
   tw_lines_free(&l);
+  /* a block replaced by another: every removal before the additions */
+  tw_lines m = {0};
+  tui_diff_render("x\nold1\nold2\ny\n", "x\nnew1\nnew2\ny\n", 1, 80, &th, 0, &m, &add, &del);
+  const char *order[] = {"2 - old1", "3 - old2", "2 + new1", "3 + new2"};
+  size_t k = 0;
+  for (size_t i = 0; i < m.len && k < 4; i++)
+    if (strstr(m.items[i], order[k])) k++;
+  assert_int_equal(k, 4);
+  tw_lines_free(&m);
 }
 
 static void highlight_colors_keywords_strings_comments(void **state) {

@@ -12,6 +12,7 @@
 #include "tools/patch.h"
 #include "tools/tool.h"
 #include "ui/tui/diff.h"
+#include "ui/tui/patch_view.h"
 #include "ui/tui/width.h"
 
 static const char *SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
@@ -167,6 +168,11 @@ char *tui_tool_summary(const char *name, const char *arguments) {
     else if (!strcmp(name, "update_plan")) {
       json_t *plan = json_object_get(args, "plan");
       zbuf_addf(&s, "%zu step%s", json_array_size(plan), json_array_size(plan) == 1 ? "" : "s");
+    } else if (!strcmp(name, "write_spec") && zjson_str(args, "content")) {
+      /* the spec itself is shown whole when the draft ends */
+      size_t lines = 1;
+      for (const char *p = zjson_str(args, "content"); *p; p++) lines += *p == '\n' && p[1];
+      zbuf_addf(&s, "%zu line%s", lines, lines == 1 ? "" : "s");
     } else v = zjson_str(args, "path");
     if (!v && !s.len) {
       const char *key;
@@ -246,6 +252,11 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
     tw_lines_pushf(&a->commit, "  %s+%zu -%zu lines%s", a->th.muted, add, del, a->th.reset);
     for (size_t i = 0; i < d.len; i++) tw_lines_push(&a->commit, steal_pointer(&d.items[i]));
     tw_lines_free(&d);
+  } else if (res->ok && !strcmp(c->name, "apply_patch") && json_is_object(args) &&
+             zjson_str(args, "input")) {
+    /* every file the patch touched, as diffs with the file's line numbers */
+    tui_patch_view(zjson_str(args, "input"), json_object_get(meta, "files"), a->width, &a->th, 40,
+                   &a->commit);
   } else if (res->ok && !strcmp(c->name, "write_file") && json_is_object(args)) {
     const char *content = zjson_str(args, "content");
     size_t add, del;

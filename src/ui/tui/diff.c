@@ -40,49 +40,91 @@ typedef struct op {
 void tui_diff_render(const char *old_text, const char *new_text, long first_line, int width,
                      const tui_theme *th, size_t max_rows, tw_lines *out, size_t *added,
                      size_t *removed) {
-  line *a, *b;
-  size_t na = split(old_text, &a), nb = split(new_text, &b);
+  tui_diff_render_at(old_text, new_text, first_line, first_line, width, th, max_rows, out, added,
+                     removed);
+}
+
+/* The LCS lengths of every pair of suffixes of a and b, (na+1) x (nb+1)
+ * (caller frees); 2000 lines each at most, so they fit 16 bits. */
+static uint16_t *lcs_table(const line *a, size_t na, const line *b, size_t nb) {
+  uint16_t *t = xcalloc((na + 1) * (nb + 1), sizeof *t);
+  for (size_t i = na; i-- > 0;)
+    for (size_t j = nb; j-- > 0;) {
+      uint16_t down = t[(i + 1) * (nb + 1) + j], right = t[i * (nb + 1) + j + 1];
+      t[i * (nb + 1) + j] = eq(a[i], b[j]) ? (uint16_t)(t[(i + 1) * (nb + 1) + j + 1] + 1)
+                                           : (down > right ? down : right);
+    }
+  return t;
+}
+
+/* The line diff of a and b as ops (caller frees), numbered from old_first /
+ * new_first. */
+static op *diff_ops(const line *a, size_t na, const line *b, size_t nb, long old_first,
+                    long new_first, size_t *nops_out) {
   op *ops = xmalloc((na + nb + 1) * sizeof *ops);
   size_t nops = 0;
-  *added = *removed = 0;
   if (na <= 2000 && nb <= 2000) {
-    /* LCS table, suffix form. */
-    uint16_t *t = xcalloc((na + 1) * (nb + 1), sizeof *t);
+    uint16_t *t = lcs_table(a, na, b, nb);
 #define T(i, j) t[(i) * (nb + 1) + (j)]
-    for (size_t i = na; i-- > 0;)
-      for (size_t j = nb; j-- > 0;)
-        T(i, j) = eq(a[i], b[j]) ? (uint16_t)(T(i + 1, j + 1) + 1)
-                                 : (T(i + 1, j) > T(i, j + 1) ? T(i + 1, j) : T(i, j + 1));
     size_t i = 0, j = 0;
-    long on = first_line, nn = first_line;
+    long on = old_first, nn = new_first;
     while (i < na || j < nb) {
       if (i < na && j < nb && eq(a[i], b[j])) {
         ops[nops++] = (op){' ', a[i], on++, nn++};
         i++, j++;
-      } else if (j < nb && (i == na || T(i, j + 1) >= T(i + 1, j))) {
-        ops[nops++] = (op){'+', b[j], 0, nn++};
-        j++;
-      } else {
+      } else if (i < na && (j == nb || T(i + 1, j) >= T(i, j + 1))) {
+        /* on a tie the removal first: a changed line reads "- old" then
+         * "+ new", as git shows it */
         ops[nops++] = (op){'-', a[i], on++, 0};
         i++;
+      } else {
+        ops[nops++] = (op){'+', b[j], 0, nn++};
+        j++;
       }
     }
 #undef T
     free(t);
   } else {
-    for (size_t i = 0; i < na; i++) ops[nops++] = (op){'-', a[i], first_line + (long)i, 0};
-    for (size_t j = 0; j < nb; j++) ops[nops++] = (op){'+', b[j], 0, first_line + (long)j};
+    for (size_t i = 0; i < na; i++) ops[nops++] = (op){'-', a[i], old_first + (long)i, 0};
+    for (size_t j = 0; j < nb; j++) ops[nops++] = (op){'+', b[j], 0, new_first + (long)j};
   }
+  *nops_out = nops;
+  return ops;
+}
+
+static bool near_change(const op *ops, size_t nops, size_t k) {
+  for (size_t d = (k >= 3 ? k - 3 : 0); d <= k + 3 && d < nops; d++)
+    if (ops[d].kind != ' ') return true;
+  return false;
+}
+
+static void push_op(const op *o, int width, const tui_theme *th, tw_lines *out) {
+  long no = o->kind == '+' ? o->newno : o->oldno;
+  const char *st = o->kind == '+' ? th->add : o->kind == '-' ? th->del : th->muted;
+  zbuf row = ZBUF_INIT;
+  zbuf_addf(&row, "%s%5ld %c ", st, no, o->kind);
+  zbuf_addstr(&row, o->kind == ' ' ? th->reset : "");
+  tw_sanitize(&row, o->l.s, o->l.n);
+  zbuf_addstr(&row, th->reset);
+  tw_lines_push(out, tw_truncate(row.data, width));
+  zbuf_release(&row);
+}
+
+void tui_diff_render_at(const char *old_text, const char *new_text, long old_first, long new_first,
+                        int width, const tui_theme *th, size_t max_rows, tw_lines *out,
+                        size_t *added, size_t *removed) {
+  line *a, *b;
+  size_t na = split(old_text, &a), nb = split(new_text, &b);
+  size_t nops = 0;
+  op *ops = diff_ops(a, na, b, nb, old_first, new_first, &nops);
+  *added = *removed = 0;
   /* Show changed lines with 3 lines of context; "⋮" between hunks. */
   size_t shown = 0, hidden = 0;
   long last_shown = -10;
   for (size_t k = 0; k < nops; k++) {
     if (ops[k].kind == '+') (*added)++;
     if (ops[k].kind == '-') (*removed)++;
-    bool near = false;
-    for (size_t d = (k >= 3 ? k - 3 : 0); d <= k + 3 && d < nops; d++)
-      if (ops[d].kind != ' ') near = true;
-    if (!near) continue;
+    if (!near_change(ops, nops, k)) continue;
     if (max_rows && shown >= max_rows) {
       hidden++;
       continue;
@@ -92,16 +134,7 @@ void tui_diff_render(const char *old_text, const char *new_text, long first_line
       shown++;
     }
     last_shown = (long)k;
-    long no = ops[k].kind == '+' ? ops[k].newno : ops[k].oldno;
-    const char *st = ops[k].kind == '+' ? th->add : ops[k].kind == '-' ? th->del : th->muted;
-    zbuf row = ZBUF_INIT;
-    zbuf_addf(&row, "%s%5ld %c ", st, no, ops[k].kind);
-    zbuf_addstr(&row, ops[k].kind == ' ' ? th->reset : "");
-    tw_sanitize(&row, ops[k].l.s, ops[k].l.n);
-    zbuf_addstr(&row, th->reset);
-    char *cut = tw_truncate(row.data, width);
-    tw_lines_push(out, cut);
-    zbuf_release(&row);
+    push_op(&ops[k], width, th, out);
     shown++;
   }
   if (hidden) tw_lines_pushf(out, "      %s… %zu more diff lines%s", th->muted, hidden, th->reset);

@@ -176,6 +176,8 @@ int tui_term_enter(int in_fd, int out_fd, zerr *err) {
   return 0;
 }
 
+int tui_term_resume(void) { return T.raw ? 0 : make_raw(); }
+
 void tui_term_suspend(void) {
   tui_term_leave();
   struct sigaction dfl, old;

@@ -27,6 +27,10 @@ int tui_term_enter(int in_fd, int out_fd, zerr *err);
 void tui_term_set_live(int rows_above_cursor);
 /* Restores the terminal (idempotent, async-signal-safe parts only). */
 void tui_term_leave(void);
+/* Raw mode again after tui_term_leave (the terminal was lent to a program
+ * the user runs in the foreground, e.g. $EDITOR); -1 when it cannot be
+ * set. The caller redraws everything (tui_screen_invalidate). */
+int tui_term_resume(void);
 /* Ctrl+Z: restore, stop the process group, re-enter raw mode on `fg`. */
 void tui_term_suspend(void);
 /* Terminal size; 80x24 when unknown. */
