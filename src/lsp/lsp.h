@@ -102,4 +102,12 @@ void zlsp_status(zlsp *l, bool check, zbuf *out);
  * configured by the user): the diagnostics tool is offered only then. */
 bool zlsp_any_available(zlsp *l);
 
+/* true when the language tools are worth offering: a server is available
+ * and either one has started in this run (an edit touched a covered file) or
+ * the workspace (its top level and first-level folders, a few hundred entries
+ * at most, looked at once a run) holds a file a server covers or one of its
+ * root markers. A workspace with nothing to check costs no tool schemas in
+ * every request. */
+bool zlsp_tools_relevant(zlsp *l);
+
 #endif

@@ -1,6 +1,7 @@
 /* manager.c — see lsp.h. */
 #include "lsp/lsp.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ struct zlsp {
   size_t ndocs;
   ztool_write_hook inner;
   bool final_asked;
+  int relevant; /* the workspace has a covered file: -1 unknown, 0, 1 */
 };
 
 zlsp *zlsp_new(zlsp_config *cfg, const char *workspace) {
@@ -58,6 +60,7 @@ zlsp *zlsp_new(zlsp_config *cfg, const char *workspace) {
   l->cfg = *cfg;
   memset(cfg, 0, sizeof *cfg);
   l->workspace = xstrdup(workspace);
+  l->relevant = -1;
   l->avail = xcalloc(l->cfg.n ? l->cfg.n : 1, sizeof *l->avail);
   for (size_t i = 0; i < l->cfg.n; i++) l->avail[i] = -1;
   return l;
@@ -534,6 +537,46 @@ bool zlsp_any_available(zlsp *l) {
   for (size_t i = 0; i < l->cfg.n; i++)
     if (available(l, i)) return true;
   return false;
+}
+
+/* true when dir (and, depth > 0, its subfolders) holds a file an available
+ * server covers: one of its patterns, or a root marker other than .git (every
+ * repository has one). *budget bounds the entries read, so a huge tree costs
+ * a few hundred readdir entries once a run, not a walk. */
+static bool covers_some_file(zlsp *l, const char *dir, int depth, int *budget) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  bool found = false;
+  struct dirent *e;
+  while (!found && (*budget)-- > 0 && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".git")) continue;
+    if (e->d_type == DT_DIR) {
+      if (depth > 0 && e->d_name[0] != '.') {
+        cleanup_free char *sub = zpath_join(dir, e->d_name);
+        found = covers_some_file(l, sub, depth - 1, budget);
+      }
+      continue;
+    }
+    for (size_t i = 0; !found && i < l->cfg.n; i++) {
+      if (!available(l, i)) continue;
+      const zlsp_server_cfg *s = &l->cfg.servers[i];
+      found = zlsp_server_matches(s, e->d_name);
+      for (char **m = s->root_markers; !found && m && *m; m++) found = !strcmp(*m, e->d_name);
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+bool zlsp_tools_relevant(zlsp *l) {
+  if (!zlsp_any_available(l)) return false;
+  for (size_t k = 0; k < l->nservers; k++)
+    if (l->servers[k]->ever_started) return true;
+  if (l->relevant < 0) {
+    int budget = 512;
+    l->relevant = covers_some_file(l, l->workspace, 1, &budget);
+  }
+  return l->relevant == 1;
 }
 
 static const char *state_of(zlsp *l, size_t i, char *why, size_t cap) {

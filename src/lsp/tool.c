@@ -33,7 +33,7 @@ static bool tool_disabled(const zagent *a, const char *name) {
 
 static json_t *diag_schemas(void *ud) {
   zlsp_agent *g = ud;
-  if (!zlsp_any_available(g->lsp)) return json_array();
+  if (!zlsp_tools_relevant(g->lsp)) return json_array();
   return json_pack("[{s:s, s:s, s:o}, {s:s, s:s, s:o}]", "name", ZLSP_NAV_TOOL, "description",
                    "Ask the language server: where a symbol is defined (definition), where it "
                    "is used (references), its type and documentation (hover), all at line and "
@@ -48,7 +48,7 @@ static json_t *diag_schemas(void *ud) {
 
 static bool diag_has(void *ud, const char *name) {
   zlsp_agent *g = ud;
-  return (!strcmp(name, ZLSP_TOOL) || !strcmp(name, ZLSP_NAV_TOOL)) && zlsp_any_available(g->lsp);
+  return (!strcmp(name, ZLSP_TOOL) || !strcmp(name, ZLSP_NAV_TOOL)) && zlsp_tools_relevant(g->lsp);
 }
 
 static const char *diag_side_effect(void *ud, const char *name) {

@@ -162,6 +162,22 @@ class Lsp(ZeroTest):
         names = {t["function"]["name"] for t in m.bodies()[0]["tools"]}
         self.assertNotIn("diagnostics", names)
 
+    def test_tools_offered_only_where_a_server_covers_a_file(self):
+        """A workspace with nothing a server covers pays no tool schemas in
+        every request; once an edit starts a server, the tools appear."""
+        self.require_clangd()
+        self.write("notes.txt", "nothing to check here\n")
+        m = self.serve([
+            {"tool_calls": [{"name": "write_file",
+                             "arguments": {"path": "main.c", "content": MAIN_C}}]},
+            {"text": "Done."},
+        ])
+        self.run_exec()
+        first, second = ({t["function"]["name"] for t in b["tools"]} for b in m.bodies())
+        self.assertNotIn("diagnostics", first)
+        self.assertNotIn("lsp", first)
+        self.assertIn("diagnostics", second)
+
     # ---- pyright ------------------------------------------------------------
 
     def test_pyright_reports_a_type_error_and_its_fix(self):
