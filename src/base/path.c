@@ -111,3 +111,5 @@ char *zpath_which(const char *name) {
   return NULL;
 }
 char *zpath_state_dir(void) { return xdg_dir("XDG_STATE_HOME", ".local/state"); }
+
+char *zpath_self_exe(void) { return realpath("/proc/self/exe", NULL); }

@@ -25,6 +25,10 @@ char *zpath_data_dir(void);
  * executable (access X_OK; filesystem access). NULL when none is. Caller
  * frees. */
 char *zpath_which(const char *name);
+/* The absolute path of zero's own executable (/proc/self/exe, links
+ * resolved), to start a child zero (workers, runners, sub-agents). NULL when
+ * it cannot be read (no /proc). Caller frees. */
+char *zpath_self_exe(void);
 /* $XDG_STATE_HOME/zero or ~/.local/state/zero (logs). Caller frees. */
 char *zpath_state_dir(void);
 

@@ -18,6 +18,7 @@
 #include "base/common.h"
 #include "base/num.h"
 #include "base/opts.h"
+#include "base/path.h"
 #include "base/strvec.h"
 #include "batch/result.h"
 #include "batch/runner.h"
@@ -141,8 +142,9 @@ static bool *resume_skips(const zbatch_tasks *ts, const batch_args *a, int *nski
   return skip;
 }
 
+/* zero's own binary for the workers; "zero" from PATH without /proc. */
 static char *self_exe(void) {
-  char *p = realpath("/proc/self/exe", NULL);
+  char *p = zpath_self_exe();
   return p ? p : xstrdup("zero");
 }
 

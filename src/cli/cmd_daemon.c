@@ -18,6 +18,7 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "base/strvec.h"
+#include "base/path.h"
 #include "base/time.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -117,8 +118,9 @@ static int parse_sub(int argc, char **argv, unsigned allowed, bool *foreground, 
 
 /* ---- start ---------------------------------------------------------------------- */
 
+/* zero's own binary for the workers; "zero" from PATH without /proc. */
 static char *self_exe(void) {
-  char *p = realpath("/proc/self/exe", NULL);
+  char *p = zpath_self_exe();
   return p ? p : xstrdup("zero");
 }
 

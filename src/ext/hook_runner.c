@@ -21,6 +21,7 @@
 #include "base/cancel.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/path.h"
 #include "base/time.h"
 #include "exec/proc.h"
 
@@ -357,7 +358,7 @@ static void runner_fail(zhook_runner *r) {
 int zhook_runner_start(zhook_runner *r, struct zspawner *spawner, const char *const *read_paths) {
   memset(r, 0, sizeof *r);
   r->in_fd = r->out_fd = -1;
-  char *self = realpath("/proc/self/exe", NULL);
+  char *self = zpath_self_exe();
   if (!spawner || !self) {
     free(self);
     r->broken = true;

@@ -236,17 +236,9 @@ static void hide(argvb *a, const char *path) {
   else av3(a, "--ro-bind", "/dev/null", path);
 }
 
-static char *self_exe(void) {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return NULL;
-  buf[n] = '\0';
-  return xstrdup(buf);
-}
-
 static const char *cached_self(void) {
   static char *self; /* singleton: zero's own path does not change */
-  if (!self) self = self_exe();
+  if (!self) self = zpath_self_exe();
   return self;
 }
 

@@ -639,7 +639,7 @@ static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
 zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   zsub_runtime *r = xcalloc(1, sizeof *r);
-  r->self_exe = realpath("/proc/self/exe", NULL);
+  r->self_exe = zpath_self_exe();
   if (!r->self_exe) r->self_exe = xstrdup("zero");
   r->workspace = xstrdup(o->workspace);
   r->add_dirs = xcalloc(o->n_add_dirs + 1, sizeof *r->add_dirs);
