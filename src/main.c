@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
   if (argc < 2) return cmd_tui(0, NULL);
   /* zero as a run's hook runner, inside its sandbox (ext/hook_runner.h) */
   if (argc == 2 && !strcmp(argv[1], ZHOOK_RUNNER_ARG)) return zhook_runner_main();
-  const zcli_command *c = zcli_command_find(argv[1]);
+  const zcli_command *c = named; /* looked up once: the table is scanned word by word */
   if (c) return c->run(argc - 2, argv + 2);
   int lead = leading_add_dirs(argc, argv);
   if (lead > 0 && lead + 1 < argc && (c = zcli_command_find(argv[lead + 1])) &&

@@ -89,6 +89,7 @@ const zcli_command *zcli_commands(size_t *n) {
 
 /* Whether `word` is one of the space-separated words of list. */
 static bool in_words(const char *list, const char *word) {
+  if (!list) return false; /* most rows have no alias: zero --version scans them all */
   size_t n = strlen(word);
   for (const char *p = list; p && *p;) {
     size_t len = strcspn(p, " ");
