@@ -74,7 +74,7 @@ static void print_providers(void) {
 }
 
 static void print_modes(void) {
-  for (int m = ZPERM_ASK; m <= ZPERM_PLAN; m++) puts(zperm_mode_name((zperm_mode)m));
+  for (int m = ZPERM_ASK; m <= ZPERM_ACCEPT_EDITS; m++) puts(zperm_mode_name((zperm_mode)m));
   puts("spec-draft"); /* zero exec's, Go zero's name for --use-spec */
 }
 

@@ -108,7 +108,7 @@ static const flag_values VALUES[] = {
     {"--preset", NULL, "presets", 0},
     {"--output-format|-o", "text json stream-json", NULL, 0},
     {"--input-format|-i", "text stream-json", NULL, 0},
-    {"--reasoning-effort|-r", "minimal low medium high", NULL, 0},
+    {"--reasoning-effort|-r", "none minimal low medium high xhigh max", NULL, 0},
     {"--auto", "low member medium high", NULL, 0},
     {"--theme", "dark light", NULL, 0},
     {"--cwd|-C|--add-dir", NULL, NULL, 'd'},

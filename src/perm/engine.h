@@ -56,7 +56,7 @@ typedef enum zperm_mode {
   ZPERM_AUTO,
   ZPERM_UNSAFE,
   ZPERM_PLAN,
-  ZPERM_ACCEPT_EDITS,
+  ZPERM_ACCEPT_EDITS, /* the last: shell completion lists ZPERM_ASK..here */
 } zperm_mode;
 /* --auto: low (auto mode); member (Go zero's: write tools and the sandboxed
  * shell, never the network, never leaving the sandbox: those calls are

@@ -199,10 +199,13 @@ class CompletionValues(ZeroTest):
 
     def test_permission_modes_and_fixed_lists(self):
         self.assertEqual(self.complete("exec", "--permission-mode", ""),
-                         ["ask", "auto", "unsafe", "plan", "spec-draft"])
+                         ["ask", "auto", "unsafe", "plan", "accept-edits", "spec-draft"])
+        self.assertEqual(self.complete("--permission-mode", "acc"), ["accept-edits"])
         self.assertEqual(self.complete("--permission-mode", "p"), ["plan"])
         self.assertEqual(self.complete("exec", "-o", "st"), ["stream-json"])
-        self.assertEqual(self.complete("exec", "--reasoning-effort", "m"), ["minimal", "medium"])
+        self.assertEqual(self.complete("exec", "--reasoning-effort", "m"),
+                         ["minimal", "medium", "max"])
+        self.assertEqual(self.complete("exec", "-r", "x"), ["xhigh"])
         self.assertEqual(self.complete("exec", "--auto", "me"), ["member", "medium"])
         self.assertEqual(self.complete("--theme", ""), ["dark", "light"])
         os.makedirs(os.path.join(self.work, "subdir"))
