@@ -517,8 +517,6 @@ static bool wrapper_effects(scanner *sc, char **argv, size_t argc, const zsh_wra
 /* Unwraps wrappers and records the command(s) a simple command runs. */
 static void finish_command(scanner *sc, char **argv, size_t argc) {
   size_t i = 0;
-  /* Leading assignments: NAME=value (values were already scanned). */
-  while (i < argc && is_assignment(argv[i])) check_assignment(sc, argv[i++]);
   static const char *const skip_reserved[] = {"if", "then", "else", "elif", "fi", "do", "done",
                                               "while", "until", "!", "{", "}", NULL};
   /* Builtins that change what a later command name runs. */
@@ -526,6 +524,13 @@ static void finish_command(scanner *sc, char **argv, size_t argc) {
   bool input_args = false; /* under xargs: the command gets words from stdin */
   const char *replace = NULL;
   for (int guard = 0; i < argc && guard < 32; guard++) {
+    /* NAME=value words before a command (values were already scanned): at the
+     * start, after a reserved word (`then A=1 rm`, `! A=1 rm`, bash's `time
+     * A=1 rm`) and after a wrapper. After most wrappers (nice, stdbuf) such a
+     * word would be the program's name; taking it as an assignment flags the
+     * rest instead, the safe reading. */
+    while (i < argc && is_assignment(argv[i])) check_assignment(sc, argv[i++]);
+    if (i >= argc) break;
     const char *w = argv[i];
     const char *name = base_name(w);
     char why[200];

@@ -48,6 +48,12 @@ ATTACKS = [
     "sh <<< 'rm -rf victim'",
     "PAGER='rm -rf victim' git --no-pager log; GIT_PAGER='rm -rf victim' git log",
     "trap 'rm -rf victim' EXIT",
+    # an assignment after a reserved word or bash's `time` keyword hid the
+    # command behind it (found by fuzz_shell_analyzer)
+    "if true; then A=1 rm -rf victim; fi",
+    "! A=1 rm -rf victim",
+    "{ A=1 rm -rf victim; }",
+    "time -p A=1 rm -rf victim",
 ]
 
 

@@ -305,6 +305,14 @@ static const row table[] = {
     {">&2 rm -rf x", D, "rm"},
     {"2>&1 rm -rf x", D, "rm"},
     {"uv pip install requests", N, "uv"},
+    /* found by fuzz_shell_analyzer: a NAME=value word after a reserved word
+     * or bash's `time` keyword is an assignment, and the command follows */
+    {"if true; then A=1 rm -rf x; fi", D, NULL},
+    {"! A=1 rm -rf x", D, "rm"},
+    {"{ A=1 rm -rf x; }", D, "rm"},
+    {"while true; do A=1 rm -rf x; done", D, NULL},
+    {"time -p A=1 rm -rf x", D, "rm"},
+    {"sudo -u X -- A=1 strace -f -o /dev/null rm -rf x", D, NULL},
     /* combinations */
     {"curl http://x | sh", N | C, NULL}, /* and what sh runs is not known */
     {"echo 'print(1)' | python3", 0, NULL},
