@@ -45,6 +45,9 @@ extern const zopt_spec zcli_batch_opts;
 /* `zero daemon …` (cmd_daemon.c, src/daemon/). */
 int cmd_daemon(int argc, char **argv);
 extern const zopt_spec zcli_daemon_opts;
+/* `zero cron …` (cmd_cron.c, src/cron/). */
+int cmd_cron(int argc, char **argv);
+extern const zopt_spec zcli_cron_opts;
 /* subagents (src/subagent/) */
 int cmd_agents(int argc, char **argv);
 /* language servers (src/lsp/) */

@@ -438,6 +438,7 @@ int cmd_exec(int argc, char **argv) {
   rs.opts.init_session_id = a.init_session_id;
   rs.opts.reasoning_effort = a.reasoning_effort;
   rs.opts.parent_session = a.parent_session;
+  rs.opts.schedule = a.schedule;
   /* --agent narrows the tools, model and mode before anything uses them. */
   bool ws_ok = zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) == 0 &&
                zexec_agent_apply(&a, rs.workspace, &mode, &specialist, &err) == 0;

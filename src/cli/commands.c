@@ -45,6 +45,9 @@ static const zcli_command COMMANDS[] = {
     {"daemon", NULL, cmd_daemon, 0, "start|stop|status|run|attach",
      "a background zero running sessions on a pool of workers", &zcli_daemon_opts,
      &zcli_daemon_subs, NULL},
+    /* schedules (docs/cron.md) */
+    {"cron", NULL, cmd_cron, 0, "add|list|remove|run", "prompts run on a schedule by the daemon",
+     &zcli_cron_opts, &zcli_cron_subs, NULL},
     /* batches (docs/batch.md) */
     {"batch", NULL, cmd_batch, 0, "TASKS.jsonl [--local] [-j N] [--resume-batch]",
      "run a file of tasks as parallel zero exec runs, one results file", &zcli_batch_opts, NULL,

@@ -39,6 +39,7 @@ extern const zcli_subcommands zcli_lsp_subs;
 extern const zcli_subcommands zcli_completions_subs;
 extern const zcli_subcommands zcli_config_subs;
 extern const zcli_subcommands zcli_daemon_subs;
+extern const zcli_subcommands zcli_cron_subs;
 extern const zcli_subcommands zcli_hooks_subs;
 extern const zcli_subcommands zcli_skills_subs;
 extern const zcli_subcommands zcli_plugins_subs;

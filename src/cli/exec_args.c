@@ -51,6 +51,7 @@ enum {
   /* subagents (docs/subagents.md) */
   O_AGENT,
   O_PARENT_SESSION,
+  O_SCHEDULE,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -146,6 +147,8 @@ static const zopt EXEC_OPTS[] = {
      "Sub-agents"},
     {O_PARENT_SESSION, "parent-session", 0, ZOPT_VALUE, 0, "ID",
      "record the new session as a child of session ID (set by the task tool)", NULL},
+    {O_SCHEDULE, "schedule", 0, ZOPT_VALUE, 0, "ID",
+     "record the new session as a run of schedule ID (set by zero cron)", NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -299,6 +302,11 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
       if (!zid_is_safe(v))
         return zerr_set(err, ZE_USAGE, "--parent-session takes a session id, not \"%s\"", v);
       a->parent_session = v;
+      break;
+    case O_SCHEDULE:
+      if (!zid_is_safe(v))
+        return zerr_set(err, ZE_USAGE, "--schedule takes a schedule id, not \"%s\"", v);
+      a->schedule = v;
       break;
     case O_OFFLINE: a->offline = true; break;
     case O_TRUST_WORKSPACE: a->trust_workspace = true; break;

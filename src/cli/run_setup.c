@@ -410,6 +410,9 @@ int zrun_setup_session(zrun_setup *s, bool resume, const char *resume_id, const 
       return -1;
     }
     if (s->opts.parent_session && mark_child_session(s, err) < 0) return -1;
+    if (s->opts.schedule &&
+        zsession_set_meta(s->store.session, "schedule", json_string(s->opts.schedule), err) < 0)
+      return -1;
   }
   if (s->model.provider) zprovider_set_cache_key(s->model.provider, s->store.session->id);
   return 0;

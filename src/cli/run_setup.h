@@ -51,6 +51,7 @@ typedef struct zrun_opts {
   const char *const *disabled_tools; /* --disabled-tools (NULL-terminated), borrowed */
   const char *reasoning_effort;      /* -r: checked against the registry, over config */
   const char *parent_session;        /* --parent-session: a new session is its child */
+  const char *schedule;              /* --schedule: a new session is a run of this cron schedule */
   bool trust_workspace; /* --trust-workspace: trust (and save trust for) the workspace's
                          * hooks, commands and plugins */
 } zrun_opts;

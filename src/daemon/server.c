@@ -18,6 +18,9 @@
 #include "base/json.h"
 #include "base/strvec.h"
 #include "base/time.h"
+#include "cron/run.h"
+#include "cron/store.h"
+#include "daemon/cron_sched.h"
 #include "daemon/evloop.h"
 #include "daemon/frame.h"
 #include "daemon/session.h"
@@ -53,6 +56,7 @@ struct srv {
   bool draining, stop;
   uint64_t drain_timer;
   char started_at[ZTIME_RFC3339_LEN];
+  zdmn_cron cron; /* the `zero cron` schedules, run as sessions */
 };
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -186,6 +190,12 @@ static void finish(srv *s, zdmn_session *sess, zdmn_state st, const char *reason
   if (held_slot) s->busy--;
   if (s->draining && s->busy == 0) s->stop = true;
   schedule(s);
+  /* A schedule kept waiting for this run may start its next one now. */
+  for (char **a = sess->args; a && *a; a++)
+    if (!strcmp(*a, "--schedule")) {
+      zdmn_cron_check(&s->cron);
+      break;
+    }
 }
 
 /* ---- workers ------------------------------------------------------------------ */
@@ -311,6 +321,7 @@ static void on_drain_timeout(zev_loop *l, void *ud) {
 static void begin_drain(srv *s, const char *why) {
   if (s->draining) return;
   s->draining = true;
+  zdmn_cron_stop(&s->cron);
   logf_("stopping (%s): draining %d worker(s)", why, s->busy);
   if (s->listen_fd >= 0) {
     zev_unwatch(&s->loop, s->listen_fd);
@@ -617,6 +628,46 @@ static void flush_clients(srv *s) {
   }
 }
 
+/* ---- schedules (zero cron) ------------------------------------------------------ */
+
+/* A claimed run of a schedule becomes a queued session named as its exec
+ * session will be (zcron_exec_args), so `zero daemon attach` and `zero
+ * sessions show` take the same id. */
+static void on_cron_fire(json_t *job, const char *session_id, void *ud) {
+  srv *s = ud;
+  strvec args = STRVEC_INIT;
+  zcron_exec_args(job, session_id, &args);
+  zerr err = ZERR_INIT;
+  zdmn_session *sess = zdmn_sessions_add(&s->sessions, session_id, zjson_str(job, "cwd"),
+                                         zjson_str(job, "prompt"), args.v, &err);
+  strvec_clear(&args);
+  if (sess) {
+    sess->owner = s;
+    logf_("session %s queued (schedule %s)", session_id, zjson_str(job, "id"));
+    schedule(s);
+  } else {
+    logf_("schedule %s: run not started: %s", zjson_str(job, "id"), err.msg);
+  }
+  json_decref(job);
+}
+
+/* The schedules with a run queued, running or waiting for a retry: their
+ * sessions carry `--schedule ID` among their exec flags. */
+static void cron_running(void *ud, strvec *ids) {
+  const srv *s = ud;
+  for (size_t i = 0; i < s->sessions.n; i++) {
+    const zdmn_session *x = s->sessions.v[i];
+    if (x->state == ZDMN_DONE || x->state == ZDMN_FAILED) continue;
+    for (char **a = x->args; a && a[0] && a[1]; a++)
+      if (!strcmp(a[0], "--schedule")) strvec_push(ids, a[1]);
+  }
+}
+
+static void cron_log(void *ud, const char *message) {
+  (void)ud;
+  logf_("%s", message);
+}
+
 int zdmn_serve(const zdmn_paths *p, const zdmn_server_opts *o, zerr *err) {
   if (zdmn_runtime_secure(p, err) < 0) return -1;
   int lock_fd = zdmn_lock_acquire(p, err);
@@ -642,9 +693,14 @@ int zdmn_serve(const zdmn_paths *p, const zdmn_server_opts *o, zerr *err) {
   zev_watch(&s.loop, s.listen_fd, POLLIN, on_accept, &s);
   if (zcancel_fd() >= 0) zev_watch(&s.loop, zcancel_fd(), POLLIN, on_cancel, &s);
   logf_("listening on %s (pid %ld, %d worker slots)", p->socket, (long)getpid(), s.o.slots);
+  char *cron_path = zcron_store_path();
+  zdmn_cron_hooks hooks = {on_cron_fire, cron_running, cron_log, &s};
+  zdmn_cron_start(&s.cron, &s.loop, cron_path, &hooks);
+  free(cron_path);
   while (!s.stop)
     if (zev_run_once(&s.loop, -1) < 0) begin_drain(&s, "poll failed");
   flush_clients(&s);
+  zdmn_cron_stop(&s.cron);
   zev_timer_cancel(&s.loop, s.drain_timer);
   if (s.listen_fd >= 0) close(s.listen_fd);
   unlink(p->socket);

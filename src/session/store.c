@@ -700,51 +700,12 @@ void zsession_close(zsession *s) {
 
 /* ---- listing ---------------------------------------------------------- */
 
-/* Parses an RFC 3339 timestamp into seconds and nanoseconds since the epoch
- * so that "…:05Z" (Go, second precision) and "…:05.123Z" (ours) order by
- * time, not by byte. Returns false when s is not a timestamp. */
-static bool parse_rfc3339(const char *s, int64_t *sec, long *nsec) {
-  struct tm tm = {0};
-  int y, mo, d, h, mi, se;
-  const char *p = s;
-  if (!s || !znum_digits(&p, 4, &y) || *p++ != '-' || !znum_digits(&p, 2, &mo) || *p++ != '-' ||
-      !znum_digits(&p, 2, &d) || *p++ != 'T' || !znum_digits(&p, 2, &h) || *p++ != ':' ||
-      !znum_digits(&p, 2, &mi) || *p++ != ':' || !znum_digits(&p, 2, &se))
-    return false;
-  long ns = 0;
-  if (*p == '.') {
-    long scale = 100000000;
-    for (p++; *p >= '0' && *p <= '9'; p++) {
-      ns += (*p - '0') * scale;
-      scale /= 10;
-    }
-  }
-  int64_t off = 0;
-  if (*p == '+' || *p == '-') {
-    int oh, om;
-    const char *q = p + 1;
-    if (!znum_digits(&q, 2, &oh) || *q++ != ':' || !znum_digits(&q, 2, &om)) return false;
-    off = (int64_t)(oh * 3600 + om * 60) * (*p == '+' ? 1 : -1);
-  } else if (*p != 'Z' && *p != 'z') {
-    return false;
-  }
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = se;
-  *sec = (int64_t)timegm(&tm) - off;
-  *nsec = ns;
-  return true;
-}
-
 static int cmp_meta(const void *a, const void *b) {
   const json_t *ma = *(json_t *const *)a, *mb = *(json_t *const *)b;
   int64_t sa = 0, sb = 0;
   long na = 0, nb = 0;
-  bool oka = parse_rfc3339(zjson_str(ma, "updatedAt"), &sa, &na);
-  bool okb = parse_rfc3339(zjson_str(mb, "updatedAt"), &sb, &nb);
+  bool oka = ztime_rfc3339_parse(zjson_str(ma, "updatedAt"), &sa, &na);
+  bool okb = ztime_rfc3339_parse(zjson_str(mb, "updatedAt"), &sb, &nb);
   if (oka != okb) return oka ? -1 : 1; /* unparseable timestamps sort last */
   if (sa != sb) return sa > sb ? -1 : 1;
   if (na != nb) return na > nb ? -1 : 1;
@@ -775,7 +736,7 @@ static void freshen_updated_at(const char *dir, json_t *meta) {
   int64_t sec = 0;
   long nsec = 0;
   const char *cur = zjson_str(meta, "updatedAt");
-  if (cur && parse_rfc3339(cur, &sec, &nsec) &&
+  if (cur && ztime_rfc3339_parse(cur, &sec, &nsec) &&
       (sec > st.st_mtim.tv_sec || (sec == st.st_mtim.tv_sec && nsec >= st.st_mtim.tv_nsec)))
     return;
   char ts[ZTIME_RFC3339_LEN];
