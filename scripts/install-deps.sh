@@ -23,6 +23,8 @@ if [ "${1:-}" = "--dev" ]; then
     # e2e/test_lsp and bench/lsp run zero against a real language server
     # (pyright comes from npm on demand: tests/lsp/package.json).
     clangd
+    # e2e/test_batch_slurm starts a one-node Slurm cluster (munge auth).
+    slurm-wlm munge
   )
   # Wanted by the benchmarks (ripgrep also by the search comparison tests,
   # gnuplot by the performance lab's charts); installed with the rest so one

@@ -119,3 +119,12 @@ bool zbuf_ends_with(const zbuf *b, const char *suffix) {
   size_t n = strlen(suffix);
   return n <= b->len && memcmp(b->data + b->len - n, suffix, n) == 0;
 }
+
+void zbuf_add_sh_quoted(zbuf *b, const char *s) {
+  zbuf_addch(b, '\'');
+  for (; *s; s++) {
+    if (*s == '\'') zbuf_addstr(b, "'\\''");
+    else zbuf_addch(b, *s);
+  }
+  zbuf_addch(b, '\'');
+}

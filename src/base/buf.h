@@ -34,6 +34,8 @@ void zbuf_setlen(zbuf *b, size_t len);
 
 void zbuf_add(zbuf *b, const void *data, size_t n);
 void zbuf_addstr(zbuf *b, const char *s);
+/* Appends s as one POSIX shell word: single-quoted, a quote inside as '\''. */
+void zbuf_add_sh_quoted(zbuf *b, const char *s);
 void zbuf_addch(zbuf *b, char c);
 void zbuf_addf(zbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void zbuf_vaddf(zbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));

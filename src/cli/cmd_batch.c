@@ -1,7 +1,7 @@
 /* cmd_batch.c — `zero batch TASKS.jsonl [--local] [-j N] [--results FILE]
  * [--resume-batch]`: many `zero exec` runs from one tasks file, one results
- * file (src/batch/, docs/batch.md). Only the local back end exists; Slurm and
- * Kubernetes are not built yet.
+ * file (src/batch/, docs/batch.md). `--slurm --state-dir DIR` and the
+ * cluster subcommands (task, status, collect) are in batch_cluster.c.
  *
  * Exit codes: 0 every task succeeded; 4 (work unfinished) when a task failed
  * or a tasks line was bad (the other tasks still ran); 2 for bad flags, an
@@ -23,22 +23,30 @@
 #include "batch/result.h"
 #include "batch/runner.h"
 #include "batch/task.h"
+#include "cli/batch_cluster.h"
 #include "cli/cli.h"
 #include "cli/exit_codes.h"
 
 #define JOBS_DEFAULT 4
 #define JOBS_MAX 256
 
-enum { B_HELP = 1, B_LOCAL, B_JOBS, B_RESULTS, B_RESUME };
-
 static const zopt BATCH_OPTS[] = {
-    {B_LOCAL, "local", 0, ZOPT_FLAG, 0, NULL,
-     "run the tasks on this machine (the default; the only back end so far)", "Flags"},
+    {B_LOCAL, "local", 0, ZOPT_FLAG, 0, NULL, "run the tasks on this machine (the default)",
+     "Flags"},
     {B_JOBS, "jobs", 'j', ZOPT_VALUE, 0, "N", "tasks run at once (default 4, at most 256)", NULL},
     {B_RESULTS, "results", 'o', ZOPT_VALUE, 0, "FILE",
      "where the results go, one JSON line per task (default results.jsonl)", NULL},
     {B_RESUME, "resume-batch", 0, ZOPT_FLAG, 0, NULL,
      "go on with an earlier batch: skip the ids already in the results file", NULL},
+    {B_SLURM, "slurm", 0, ZOPT_FLAG, 0, NULL,
+     "submit the tasks as a Slurm job array (-j: how many at once)", "Cluster schedulers"},
+    {B_STATE_DIR, "state-dir", 0, ZOPT_VALUE, 0, "DIR",
+     "--slurm, task: the batch's folder on a filesystem every node shares", NULL},
+    {B_SBATCH_ARG, "sbatch-arg", 0, ZOPT_VALUE, ZOPT_REPEAT, "ARG",
+     "--slurm: one more sbatch flag (--partition=gpu, --time=30)", NULL},
+    {B_INDEX, "index", 0, ZOPT_VALUE, 0, "N",
+     "task: the task to run (default $SLURM_ARRAY_TASK_ID, else $JOB_COMPLETION_INDEX)", NULL},
+    {B_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "status: print the report as JSON", NULL},
     {B_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -47,15 +55,12 @@ const zopt_spec zcli_batch_opts = {.command = "batch",
                                    .n_opts = ZARRAY_LEN(BATCH_OPTS),
                                    .unknown = "unknown flag"};
 
-typedef struct batch_args {
-  const char *tasks;
-  const char *results;
-  long jobs;
-  bool resume;
-} batch_args;
-
 static void usage(FILE *out) {
   fputs("Usage: zero batch TASKS.jsonl [--local] [-j N] [--results FILE] [--resume-batch]\n"
+        "       zero batch TASKS.jsonl --slurm --state-dir DIR [-j N] [--sbatch-arg ARG…]\n"
+        "       zero batch status DIR [--json]\n"
+        "       zero batch collect DIR [--results FILE]\n"
+        "       zero batch task --state-dir DIR [--index N]   (inside a cluster job)\n"
         "\n"
         "Runs one `zero exec` per line of TASKS.jsonl ({\"id\", \"prompt\", \"cwd\",\n"
         "\"model\", \"permissionMode\"}), N at a time, and appends one JSON line per task\n"
@@ -67,14 +72,13 @@ static void usage(FILE *out) {
   zopt_print_flags(out, &zcli_batch_opts);
 }
 
-static int usage_error(const char *msg) {
+int zcli_batch_usage_error(const char *msg) {
   fprintf(stderr, "zero batch: %s\n\n", msg);
   usage(stderr);
   return ZEXIT_USAGE;
 }
 
-/* Returns -1 after printing help, 0, or a usage exit code. */
-static int parse(int argc, char **argv, batch_args *a) {
+int zcli_batch_parse(int argc, char **argv, batch_args *a) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
@@ -86,20 +90,25 @@ static int parse(int argc, char **argv, batch_args *a) {
       case B_LOCAL: break;
       case B_RESUME: a->resume = true; break;
       case B_RESULTS: a->results = v; break;
+      case B_SLURM: a->slurm = true; break;
+      case B_STATE_DIR: a->state_dir = v; break;
+      case B_SBATCH_ARG: strvec_push(&a->sbatch_args, v); break;
+      case B_INDEX: a->index = v; break;
+      case B_JSON: a->json = true; break;
       case B_JOBS:
         if (!znum_long(&v, 1, JOBS_MAX, &a->jobs) || *v)
           zerr_set(&perr, ZE_USAGE, "-j takes a number of tasks from 1 to %d, not \"%s\"", JOBS_MAX,
                    hit.value);
+        a->jobs_given = true;
         break;
       case ZOPT_ARG:
-        if (a->tasks) zerr_set(&perr, ZE_USAGE, "one tasks file, not \"%s\" too", v);
+        if (a->tasks) zerr_set(&perr, ZE_USAGE, "one %s, not \"%s\" too", a->positional, v);
         a->tasks = v;
         break;
       default: break;
     }
   }
-  if (perr.kind != ZE_OK) return usage_error(perr.msg);
-  if (!a->tasks) return usage_error("name the tasks file (one JSON task per line)");
+  if (perr.kind != ZE_OK) return zcli_batch_usage_error(perr.msg);
   return 0;
 }
 
@@ -190,25 +199,44 @@ static int run_batch(const batch_args *a, zbatch_tasks *ts) {
   return c.failed || ts->problems.nr ? ZEXIT_INCOMPLETE : ZEXIT_SUCCESS;
 }
 
+/* A cluster flag given to a local batch is a mistake worth naming. */
+static const char *misplaced_flag(const batch_args *a) {
+  if (a->slurm) return a->resume ? "--resume-batch applies to a local batch" : NULL;
+  if (a->state_dir) return "--state-dir goes with --slurm";
+  if (a->sbatch_args.nr) return "--sbatch-arg goes with --slurm";
+  if (a->index) return "--index belongs to zero batch task";
+  if (a->json) return "--json belongs to zero batch status";
+  return NULL;
+}
+
 int cmd_batch(int argc, char **argv) {
-  batch_args a = {.results = "results.jsonl", .jobs = JOBS_DEFAULT};
-  int prc = parse(argc, argv, &a);
-  if (prc) return prc < 0 ? ZEXIT_SUCCESS : prc;
+  zcli_batch_sub_fn sub = argc >= 1 ? zcli_batch_sub(argv[0]) : NULL;
+  if (sub) return sub(argc - 1, argv + 1);
+  batch_args a = {.positional = "tasks file",
+                  .results = "results.jsonl",
+                  .jobs = JOBS_DEFAULT,
+                  .sbatch_args = STRVEC_INIT};
+  int prc = zcli_batch_parse(argc, argv, &a);
+  const char *bad = prc        ? NULL
+                    : !a.tasks ? "name the tasks file (one JSON task per line)"
+                               : misplaced_flag(&a);
+  if (bad) prc = zcli_batch_usage_error(bad);
+  if (prc) {
+    strvec_clear(&a.sbatch_args);
+    return prc < 0 ? ZEXIT_SUCCESS : prc;
+  }
   zbatch_tasks ts = {0};
   zerr err = ZERR_INIT;
+  int rc = ZEXIT_USAGE;
   if (zbatch_tasks_load(a.tasks, &ts, &err) < 0) {
-    zbatch_tasks_release(&ts);
     fprintf(stderr, "zero batch: %s\n", err.msg);
-    return ZEXIT_USAGE;
+  } else {
+    for (size_t i = 0; i < ts.problems.nr; i++)
+      fprintf(stderr, "zero batch: %s (line skipped)\n", ts.problems.v[i]);
+    if (!ts.n && !ts.problems.nr) fprintf(stderr, "zero batch: %s holds no tasks\n", a.tasks);
+    else rc = a.slurm ? zcli_batch_slurm(&a, &ts) : run_batch(&a, &ts);
   }
-  for (size_t i = 0; i < ts.problems.nr; i++)
-    fprintf(stderr, "zero batch: %s (line skipped)\n", ts.problems.v[i]);
-  if (!ts.n && !ts.problems.nr) {
-    zbatch_tasks_release(&ts);
-    fprintf(stderr, "zero batch: %s holds no tasks\n", a.tasks);
-    return ZEXIT_USAGE;
-  }
-  int rc = run_batch(&a, &ts);
   zbatch_tasks_release(&ts);
+  strvec_clear(&a.sbatch_args);
   return rc;
 }

@@ -184,7 +184,8 @@ static int sub_add(void *ctx, int argc, char **argv) {
   local_time(zcron_job_next(job, time(NULL)), next);
   printf("added schedule %s (%s): next run %s%s\n", zjson_str(job, "id"),
          zjson_str(job, "schedule"), next,
-         daemon_running() ? "" : "\n(the daemon runs schedules: start it with `zero daemon start`)");
+         daemon_running() ? ""
+                          : "\n(the daemon runs schedules: start it with `zero daemon start`)");
   json_decref(job);
   return ZEXIT_SUCCESS;
 }
@@ -209,8 +210,7 @@ static int sub_list(void *ctx, int argc, char **argv) {
     time_t next = zcron_job_next(j, now);
     zcron_expr e;
     zerr perr = ZERR_INIT;
-    if (zcron_job_expr(j, &e, &perr) < 0)
-      json_object_set_new(j, "error", json_string(perr.msg));
+    if (zcron_job_expr(j, &e, &perr) < 0) json_object_set_new(j, "error", json_string(perr.msg));
     if (next >= 0) {
       struct timespec ts = {.tv_sec = next};
       char buf[ZTIME_RFC3339_LEN];

@@ -49,7 +49,7 @@ static const zcli_command COMMANDS[] = {
     {"cron", NULL, cmd_cron, 0, "add|list|remove|run", "prompts run on a schedule by the daemon",
      &zcli_cron_opts, &zcli_cron_subs, NULL},
     /* batches (docs/batch.md) */
-    {"batch", NULL, cmd_batch, 0, "TASKS.jsonl [--local] [-j N] [--resume-batch]",
+    {"batch", NULL, cmd_batch, 0, "TASKS.jsonl [--local|--slurm] [-j N] | status|collect DIR",
      "run a file of tasks as parallel zero exec runs, one results file", &zcli_batch_opts, NULL,
      NULL},
     /* subagents (docs/subagents.md) */

@@ -31,9 +31,8 @@ static const char *const MONTHS[] = {"jan", "feb", "mar", "apr", "may", "jun",
 static const char *const WDAYS[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
 static const field_spec FIELDS[5] = {
-    {"minute", 0, 59, NULL, 0},        {"hour", 0, 23, NULL, 0},
-    {"day-of-month", 1, 31, NULL, 0},  {"month", 1, 12, MONTHS, 1},
-    {"day-of-week", 0, 7, WDAYS, 0},
+    {"minute", 0, 59, NULL, 0},  {"hour", 0, 23, NULL, 0},        {"day-of-month", 1, 31, NULL, 0},
+    {"month", 1, 12, MONTHS, 1}, {"day-of-week", 0, 7, WDAYS, 0},
 };
 
 /* One value of a field: a number or (where the field has them) a name.
@@ -74,7 +73,8 @@ static int parse_item(const field_spec *f, const char *item, uint64_t *bits, boo
     p++;
     *star = true;
   } else {
-    if (parse_value(f, &p, &a) < 0) return field_error(err, f, whole, "expected a number or a name");
+    if (parse_value(f, &p, &a) < 0)
+      return field_error(err, f, whole, "expected a number or a name");
     b = a;
     single = true;
     if (*p == '-') {
@@ -118,10 +118,10 @@ static int parse_field(const field_spec *f, const char *text, uint64_t *bits, bo
   *star = false;
   char *copy = xstrdup(text);
   int rc = 0;
-  char *save = copy;
-  for (char *item = copy; item && rc == 0; item = save) {
+  char *next = NULL;
+  for (char *item = copy; item && rc == 0; item = next) {
     char *comma = strchr(item, ',');
-    save = comma ? comma + 1 : NULL;
+    next = comma ? comma + 1 : NULL;
     if (comma) *comma = '\0';
     bool item_star = false;
     if (!*item) rc = field_error(err, f, text, "an empty item");
@@ -134,24 +134,32 @@ static int parse_field(const field_spec *f, const char *text, uint64_t *bits, bo
   return rc;
 }
 
+static int64_t unit_seconds(char c) {
+  switch (c) {
+    case 's': return 1;
+    case 'm': return 60;
+    case 'h': return 3600;
+    case 'd': return 86400;
+    default: return 0;
+  }
+}
+
 /* `@every 1h30m`: the sum of number+unit pairs, in seconds. */
 static int parse_every(const char *s, int64_t *out, zerr *err) {
+  while (*s == ' ') s++;
+  if (!*s) return zerr_set(err, ZE_USAGE, "@every needs a duration, as in @every 10m");
   int64_t total = 0;
-  const char *p = s;
-  while (*p == ' ') p++;
-  if (!*p) return zerr_set(err, ZE_USAGE, "@every needs a duration, as in @every 10m");
-  while (*p) {
+  for (const char *p = s; *p; p++) {
+    int64_t n = 0;
     if (!isdigit((unsigned char)*p))
       return zerr_set(err, ZE_USAGE, "@every duration \"%s\": expected a number", s);
-    int64_t n = 0;
     while (isdigit((unsigned char)*p) && n < 100000000) n = n * 10 + (*p++ - '0');
-    int64_t unit = *p == 's' ? 1 : *p == 'm' ? 60 : *p == 'h' ? 3600 : *p == 'd' ? 86400 : 0;
+    int64_t unit = unit_seconds(*p);
     if (!unit)
-      return zerr_set(err, ZE_USAGE, "@every duration \"%s\": each number needs a unit (s, m, h or d)",
-                      s);
-    p++;
+      return zerr_set(err, ZE_USAGE,
+                      "@every duration \"%s\": each number needs a unit (s, m, h or d)", s);
     total += n * unit;
-    if (total > 366ll * 86400)
+    if (total > 366LL * 86400)
       return zerr_set(err, ZE_USAGE, "@every duration \"%s\" is longer than a year", s);
   }
   if (total < ZCRON_EVERY_MIN_S)
@@ -168,21 +176,8 @@ static const struct {
     {"@hourly", "0 * * * *"},
 };
 
-int zcron_parse(const char *text, zcron_expr *e, zerr *err) {
-  memset(e, 0, sizeof *e);
-  while (*text == ' ' || *text == '\t') text++;
-  if (!strncmp(text, "@every", 6) && (text[6] == ' ' || text[6] == '\0'))
-    return parse_every(text + 6, &e->every_s, err);
-  if (*text == '@') {
-    for (size_t i = 0; i < ZARRAY_LEN(MACROS); i++)
-      if (!strcasecmp(text, MACROS[i].name)) return zcron_parse(MACROS[i].expr, e, err);
-    return zerr_set(err, ZE_USAGE,
-                    "unknown schedule \"%s\" (@yearly, @monthly, @weekly, @daily, @hourly or "
-                    "@every DURATION)",
-                    text);
-  }
-  char *copy = xstrdup(text);
-  char *fields[6] = {0};
+/* Splits copy (modified) at blanks into at most 6 fields; returns how many. */
+static int split_fields(char *copy, char *fields[6]) {
   int n = 0;
   for (char *p = copy; *p && n < 6;) {
     while (*p == ' ' || *p == '\t') *p++ = '\0';
@@ -190,6 +185,14 @@ int zcron_parse(const char *text, zcron_expr *e, zerr *err) {
     fields[n++] = p;
     while (*p && *p != ' ' && *p != '\t') p++;
   }
+  return n;
+}
+
+/* The five fields of text into e. */
+static int parse_fields(const char *text, zcron_expr *e, zerr *err) {
+  char *copy = xstrdup(text);
+  char *fields[6] = {0};
+  int n = split_fields(copy, fields);
   int rc = 0;
   if (n != 5)
     rc = zerr_set(err, ZE_USAGE,
@@ -198,7 +201,8 @@ int zcron_parse(const char *text, zcron_expr *e, zerr *err) {
                   text, n > 5 ? "more than " : "", n > 5 ? 5 : n);
   uint64_t bits[5] = {0};
   bool star[5] = {0};
-  for (int i = 0; i < 5 && rc == 0; i++) rc = parse_field(&FIELDS[i], fields[i], &bits[i], &star[i], err);
+  for (int i = 0; i < 5 && rc == 0; i++)
+    rc = parse_field(&FIELDS[i], fields[i], &bits[i], &star[i], err);
   free(copy);
   if (rc) return -1;
   e->minute = bits[0];
@@ -211,16 +215,32 @@ int zcron_parse(const char *text, zcron_expr *e, zerr *err) {
   return 0;
 }
 
+int zcron_parse(const char *text, zcron_expr *e, zerr *err) {
+  memset(e, 0, sizeof *e);
+  while (*text == ' ' || *text == '\t') text++;
+  if (!strncmp(text, "@every", 6) && (text[6] == ' ' || text[6] == '\0'))
+    return parse_every(text + 6, &e->every_s, err);
+  if (*text != '@') return parse_fields(text, e, err);
+  for (size_t i = 0; i < ZARRAY_LEN(MACROS); i++)
+    if (!strcasecmp(text, MACROS[i].name)) return parse_fields(MACROS[i].expr, e, err);
+  return zerr_set(err, ZE_USAGE,
+                  "unknown schedule \"%s\" (@yearly, @monthly, @weekly, @daily, @hourly or "
+                  "@every DURATION)",
+                  text);
+}
+
 static bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 static int days_in(int y, int m) {
   static const int D[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m < 1 || m > 12) return 31; /* never: the cursor's month is 1-12 */
   return m == 2 && leap(y) ? 29 : D[m - 1];
 }
 
 /* Day of the week (0 Sunday) of a Gregorian date (Sakamoto's method). */
 static int weekday(int y, int m, int d) {
   static const int T[] = {0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4};
+  if (m < 1 || m > 12) return 0; /* never: the cursor's month is 1-12 */
   if (m < 3) y--;
   return (y + y / 4 - y / 100 + y / 400 + T[m - 1] + d) % 7;
 }
@@ -236,6 +256,11 @@ typedef struct cal {
   int y, mo, d, h, mi;
 } cal;
 
+static void next_month(cal *c) {
+  c->d = 1, c->h = c->mi = 0;
+  if (++c->mo > 12) c->mo = 1, c->y++;
+}
+
 static void next_day(cal *c) {
   c->h = c->mi = 0;
   if (++c->d > days_in(c->y, c->mo)) {
@@ -244,9 +269,32 @@ static void next_day(cal *c) {
   }
 }
 
+static void next_hour(cal *c) {
+  c->mi = 0;
+  if (++c->h > 23) next_day(c);
+}
+
+static void next_minute(cal *c) {
+  if (++c->mi > 59) next_hour(c);
+}
+
+/* True when c matches every field; else moves c to the start of the next
+ * unit that could (the field that failed, one up). */
+static bool matches_or_skip(const zcron_expr *e, cal *c) {
+  if (!(e->month >> c->mo & 1)) return next_month(c), false;
+  if (!day_matches(e, c->y, c->mo, c->d)) return next_day(c), false;
+  if (!(e->hour >> c->h & 1)) return next_hour(c), false;
+  if (!(e->minute >> c->mi & 1)) return next_minute(c), false;
+  return true;
+}
+
 static time_t cal_time(const cal *c) {
-  struct tm tm = {.tm_year = c->y - 1900, .tm_mon = c->mo - 1, .tm_mday = c->d,
-                  .tm_hour = c->h, .tm_min = c->mi, .tm_isdst = -1};
+  struct tm tm = {.tm_year = c->y - 1900,
+                  .tm_mon = c->mo - 1,
+                  .tm_mday = c->d,
+                  .tm_hour = c->h,
+                  .tm_min = c->mi,
+                  .tm_isdst = -1};
   return mktime(&tm);
 }
 
@@ -256,31 +304,13 @@ time_t zcron_next(const zcron_expr *e, time_t after) {
   struct tm tm;
   if (!localtime_r(&start, &tm)) return -1;
   cal c = {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min};
-  int last_year = c.y + 5;
-  while (c.y <= last_year) {
-    if (!(e->month >> c.mo & 1)) {
-      c.d = 1, c.h = c.mi = 0;
-      if (++c.mo > 12) c.mo = 1, c.y++;
-    } else if (!day_matches(e, c.y, c.mo, c.d)) {
-      next_day(&c);
-    } else if (!(e->hour >> c.h & 1)) {
-      c.mi = 0;
-      if (++c.h > 23) next_day(&c);
-    } else if (!(e->minute >> c.mi & 1)) {
-      if (++c.mi > 59) {
-        c.mi = 0;
-        if (++c.h > 23) next_day(&c);
-      }
-    } else {
-      time_t t = cal_time(&c);
-      /* The autumn change's repeated hour maps back before `after`: that
-       * wall time has fired already. */
-      if (t > after) return t;
-      if (++c.mi > 59) {
-        c.mi = 0;
-        if (++c.h > 23) next_day(&c);
-      }
-    }
+  for (int last_year = c.y + 5; c.y <= last_year;) {
+    if (!matches_or_skip(e, &c)) continue;
+    time_t t = cal_time(&c);
+    /* The autumn change's repeated hour maps back before `after`: that
+     * wall time has fired already. */
+    if (t > after) return t;
+    next_minute(&c);
   }
   return -1;
 }

@@ -29,11 +29,11 @@
 #include "base/err.h"
 
 typedef struct zcron_expr {
-  uint64_t minute; /* bit n: minute n matches (0-59) */
-  uint32_t hour;   /* 0-23 */
-  uint32_t mday;   /* 1-31 */
-  uint16_t month;  /* 1-12 */
-  uint8_t wday;    /* 0-6, Sunday 0 */
+  uint64_t minute;           /* bit n: minute n matches (0-59) */
+  uint32_t hour;             /* 0-23 */
+  uint32_t mday;             /* 1-31 */
+  uint16_t month;            /* 1-12 */
+  uint8_t wday;              /* 0-6, Sunday 0 */
   bool mday_star, wday_star; /* the field was `*` (or `*\/n`): see above */
   int64_t every_s;           /* > 0: an @every schedule; the fields are unused */
 } zcron_expr;

@@ -21,9 +21,7 @@ char *zcron_store_path(void) {
   return p;
 }
 
-bool zcron_id_valid(const char *id) {
-  return zid_is_safe(id) && strlen(id) <= 64 && id[0] != '-';
-}
+bool zcron_id_valid(const char *id) { return zid_is_safe(id) && strlen(id) <= 64 && id[0] != '-'; }
 
 /* The jobs array of doc, created when doc is an empty (new) object. NULL
  * with err when doc is not cron.json's shape. */
@@ -119,7 +117,8 @@ static int add_fn(json_t **doc, void *ud, zerr *err) {
   if (!jobs) return -1;
   const char *id = zjson_str(a->job, "id");
   if (find_job(jobs, id, NULL))
-    return zerr_set(err, ZE_USAGE, "a schedule named %s exists (zero cron remove %s first)", id, id);
+    return zerr_set(err, ZE_USAGE, "a schedule named %s exists (zero cron remove %s first)", id,
+                    id);
   json_array_append(jobs, a->job);
   return 0;
 }

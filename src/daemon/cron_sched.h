@@ -25,8 +25,8 @@
 #define ZDMN_CRON_RECHECK_MS 60000
 
 typedef struct zdmn_cron_hooks {
-  zcron_fire_fn fire;                        /* a claimed run: make it a session */
-  void (*running)(void *ud, strvec *ids);    /* schedules whose run is not over */
+  zcron_fire_fn fire;                         /* a claimed run: make it a session */
+  void (*running)(void *ud, strvec *ids);     /* schedules whose run is not over */
   void (*log)(void *ud, const char *message); /* the daemon's log */
   void *ud;
 } zdmn_cron_hooks;

@@ -31,7 +31,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/time.h"
-#include "exec/proc.h"
+#include "exec/capture.h"
 
 #define CLONE_DEADLINE_MS (5 * 60 * 1000)
 #define COPY_FILE_MAX (256u << 20)
@@ -53,29 +53,17 @@ bool zplugin_source_is_git(const char *src) {
  * needs the network and the user's git credentials) through the spawn
  * seam. */
 static int clone_into(const char *url, const char *dir, zerr *err) {
-  strvec argv = STRVEC_INIT;
-  strvec_pushl(&argv, "git", "clone", "--quiet", "--depth", "1", "--", url, dir, NULL);
-  zspawn_cmd cmd = {.argv = strvec_detach(&argv)};
-  zexec_opts eo = {.tty = false, .stdin_open = false};
-  zexec_child child;
-  if (zexec_spawn(NULL, &cmd, &eo, &child, err) < 0) return -1;
-  zexec_table *t = zexec_table_new();
-  zexec_proc *p = zexec_table_add(t, &child, false, "git clone", NULL);
-  zexec_wait_end end = zexec_proc_wait(p, ztime_mono_ms() + CLONE_DEADLINE_MS, NULL);
-  if (end != ZEXEC_EXITED) zexec_proc_kill(p, 200);
+  char *const argv[] = {"git", "clone",     "--quiet",   "--depth", "1",
+                        "--",  (char *)url, (char *)dir, NULL};
+  zexec_capture_opts o = {.timeout_ms = CLONE_DEADLINE_MS, .max_output = 1000};
   zbuf out = ZBUF_INIT;
-  uint64_t dropped = 0;
-  zexec_proc_take_output(p, &out, &dropped);
-  int code = -1, sig = 0;
-  bool ok = end == ZEXEC_EXITED && zexec_proc_exited(p, &code, &sig) && !sig && code == 0;
-  if (!ok)
-    zerr_set(err, ZE_USAGE, "git clone %s failed%s%.*s", url,
-             end == ZEXEC_EXITED ? ": " : " (timed out or interrupted)",
-             (int)(out.len > 1000 ? 1000 : out.len), out.data ? out.data : "");
+  int code = -1;
+  int rc = zexec_capture(argv, &o, &out, &code, err);
+  if (rc == 0 && code != 0)
+    rc = zerr_set(err, ZE_USAGE, "git clone %s failed: %s", url, out.data ? out.data : "");
+  else if (rc < 0) zerr_prefix(err, "git clone %s failed", url);
   zbuf_release(&out);
-  zexec_table_remove(t, p);
-  zexec_table_free(t);
-  return ok ? 0 : -1;
+  return rc;
 }
 
 static int copy_file(const char *from, const char *to, mode_t mode, zerr *err) {

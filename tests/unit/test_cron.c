@@ -26,11 +26,8 @@ static void set_tz(const char *tz) {
 /* "2026-12-02 14:25" in the current zone → epoch seconds. */
 static time_t at(const char *local) {
   struct tm tm = {0};
-  int n = sscanf(local, "%d-%d-%d %d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                 &tm.tm_min);
-  assert_int_equal(n, 5);
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
+  const char *end = strptime(local, "%Y-%m-%d %H:%M", &tm);
+  assert_true(end && !*end);
   tm.tm_isdst = -1;
   return mktime(&tm);
 }
@@ -55,15 +52,15 @@ static void test_next_run_table_utc(void **state) {
     const char *expr, *after, *next;
   } T[] = {
       {"*/10 * * * *", "2026-12-02 14:25", "2026-12-02 14:30"},
-      {"*/10 * * * *", "2026-12-02 14:30", "2026-12-02 14:40"}, /* strictly after */
+      {"*/10 * * * *", "2026-12-02 14:30", "2026-12-02 14:40"},    /* strictly after */
       {"0 9 * * mon-fri", "2026-12-04 09:00", "2026-12-07 09:00"}, /* Fri → Mon */
       {"0 9 * * 1-5", "2026-12-05 08:00", "2026-12-07 09:00"},
       {"30 2 1 * *", "2026-12-02 00:00", "2027-01-01 02:30"},
-      {"0 0 29 2 *", "2026-03-01 00:00", "2028-02-29 00:00"}, /* the next leap day */
-      {"0 0 31 * *", "2026-04-01 00:00", "2026-05-31 00:00"}, /* April has no 31st */
+      {"0 0 29 2 *", "2026-03-01 00:00", "2028-02-29 00:00"},  /* the next leap day */
+      {"0 0 31 * *", "2026-04-01 00:00", "2026-05-31 00:00"},  /* April has no 31st */
       {"0 12 13 * 5", "2026-02-01 00:00", "2026-02-06 12:00"}, /* day-of-month OR weekday */
       {"0 12 13 * *", "2026-02-01 00:00", "2026-02-13 12:00"},
-      {"0 12 * * 7", "2026-12-02 00:00", "2026-12-06 12:00"},  /* 7 is Sunday */
+      {"0 12 * * 7", "2026-12-02 00:00", "2026-12-06 12:00"}, /* 7 is Sunday */
       {"0 12 * * SUN", "2026-12-02 00:00", "2026-12-06 12:00"},
       {"15 14 * Jan,Jul *", "2026-12-02 00:00", "2027-01-01 14:15"},
       {"5/20 * * * *", "2026-12-02 14:26", "2026-12-02 14:45"}, /* a/n runs to the end */
@@ -141,7 +138,8 @@ static void test_bad_expressions_say_what_is_wrong(void **state) {
     zcron_expr e;
     zerr err = ZERR_INIT;
     assert_int_equal(zcron_parse(T[i].expr, &e, &err), -1);
-    if (!strstr(err.msg, T[i].msg)) fail_msg("%s: got \"%s\", want \"%s\"", T[i].expr, err.msg, T[i].msg);
+    if (!strstr(err.msg, T[i].msg))
+      fail_msg("%s: got \"%s\", want \"%s\"", T[i].expr, err.msg, T[i].msg);
     assert_int_equal(err.kind, ZE_USAGE);
   }
 }
@@ -203,7 +201,8 @@ static void test_claims_record_the_run_before_it_starts(void **state) {
   json_decref(j1);
   json_decref(j2);
   time_t now = at("2026-12-02 14:25");
-  assert_int_equal(zcron_store_next_due(path, at("2026-12-02 09:30"), NULL), at("2026-12-02 10:00"));
+  assert_int_equal(zcron_store_next_due(path, at("2026-12-02 09:30"), NULL),
+                   at("2026-12-02 10:00"));
   /* At 14:25 the hourly one missed 10:00 … 14:00: it runs once. */
   fired f = {0};
   assert_int_equal(zcron_store_claim_due(path, now, NULL, NULL, on_fire, &f, &err), 1);
@@ -219,10 +218,13 @@ static void test_claims_record_the_run_before_it_starts(void **state) {
   /* A skipped job (its run goes on) stays due and is not claimed. */
   const char *skip[] = {"hourly", NULL};
   f.n = 0;
-  assert_int_equal(zcron_store_claim_due(path, at("2026-12-02 15:01"), NULL, skip, on_fire, &f, &err),
+  assert_int_equal(zcron_store_claim_due(path, at("2026-12-02 15:01"), NULL, skip, on_fire, &f,
+                                         &err),
                    0);
-  assert_int_equal(zcron_store_next_due(path, at("2026-12-02 15:01"), skip), at("2026-12-03 00:00"));
-  assert_int_equal(zcron_store_claim_due(path, at("2026-12-02 15:01"), NULL, NULL, on_fire, &f, &err),
+  assert_int_equal(zcron_store_next_due(path, at("2026-12-02 15:01"), skip),
+                   at("2026-12-03 00:00"));
+  assert_int_equal(zcron_store_claim_due(path, at("2026-12-02 15:01"), NULL, NULL, on_fire, &f,
+                                         &err),
                    1);
   /* only_id: runs that job now, due or not; an unknown id is an error. */
   f.n = 0;
@@ -254,7 +256,7 @@ static void test_run_now_and_exec_flags(void **state) {
   strvec av = STRVEC_INIT;
   zcron_exec_args(j, "cron-now-1", &av);
   const char *want[] = {"--init-session-id", "cron-now-1", "--schedule", "now",
-                        "--permission-mode", "auto", "--model", "gpt-5"};
+                        "--permission-mode", "auto",       "--model",    "gpt-5"};
   assert_int_equal(av.nr, ZARRAY_LEN(want));
   for (size_t i = 0; i < av.nr; i++) assert_string_equal(av.v[i], want[i]);
   strvec_clear(&av);
