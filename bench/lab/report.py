@@ -194,6 +194,9 @@ def render_hook_note(w, results):
           results.get("hook_calls") or 10, results.get("hook_calls") or 10,
           ", ".join("%s %s ms" % (a, fmt(v / 1e3) if v >= 0 else "%.2f" % (v / 1e3))
                     for a, v in hk.items()) or "—"))
+    if any(v <= 0 for v in hk.values()):
+        w("A difference at or below zero means the hook costs less than that agent's own "
+          "run-to-run spread (the ranges above), not that it saves anything.\n")
 
 
 def render_subagent_note(w, sc):
@@ -587,8 +590,13 @@ def render(results, meta, rdir, chart_dir, doc_dir):
         peers = [(v, a) for a, v in hk.items() if a != "zero"]
         if peers:
             b, who = min(peers)
-            w("| %s — CPU per hook call (with − without) | — | **%.1f×** (%s) | — | %s |" % (
-                SCENARIO_TITLES["hook"], b / hk["zero"], who, who))
+            # A peer whose difference is not above zero: its hook's cost is
+            # below its own run-to-run spread, and no ratio can be given.
+            cell = "**%.1f×** (%s)" % (b / hk["zero"], who) if b > 0 else \
+                "— (%s: with − without %s ms, within its run-to-run spread)" % (
+                    who, "%.1f" % (b / 1e3))
+            w("| %s — CPU per hook call (with − without) | — | %s | — | %s |" % (
+                SCENARIO_TITLES["hook"], cell, who))
     search = results.get("search") or {}
     for key, q in search.get("queries", {}).items():
         z, r = q["results"]["zero"]["runs"], q["results"]["rg"]["runs"]
