@@ -261,9 +261,9 @@ def batch(lab, agent_names):
                 f.write("".join("say done %d\n" % i for i in range(BATCH_TASKS)))
             home = os.path.join(lab.scratch, "home-batch-" + agent.name)
             os.makedirs(home, exist_ok=True)
-            # Twice as many turns as tasks: an agent that retries a request
-            # (Codex does when a stream is slow on a loaded machine) takes
-            # one more; running out would send it into its reconnect loop.
+            # A spare turn per task: an agent that retries a request (a
+            # stream slow on a loaded machine) gets an answer, not the
+            # server's "no scripted turn left"; the check counts at least 64.
             turns = [{"text": want}] * (2 * BATCH_TASKS)
             proc, base_url, sdir = lab.start_server(turns, agent, tag)
             try:

@@ -280,6 +280,8 @@ def render_caps(w, results):
                 w("Codex ÷ zero: wall %.1f×, CPU %.1f×, peak RSS %.1f×.\n" % tuple(
                     med(x["runs"], k) / med(z["runs"], k)
                     for k in ("wall_us", "cpu_us", "peak_rss_kb")))
+        if c.get("note"):
+            w(c["note"] + "\n")
         peers = c.get("peers") or {}
         if peers:
             w("The peers' equivalents: " + "; ".join("%s — %s" % (a, t) for a, t in peers.items())
@@ -585,6 +587,12 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                          % (b / z, who) if b and z else "—")
         _, who = best_peer(res, "cpu_us")
         w("| %s | %s | %s |" % (title, " | ".join(cells), who or "none ran"))
+    brows = (results.get("batch") or {}).get("rows") or {}
+    bz, bx = brows.get("zero batch --local -j 8"), brows.get("codex exec × 64, xargs -P 8")
+    if bz and bx and bz.get("runs") and bx.get("runs") and "failed" not in bx:
+        w("| %s (`codex exec` × 64 under `xargs -P 8`) | %s | codex |" % (
+            CAPS_TITLES["batch"], " | ".join("**%.0f×**" % (med(bx["runs"], m) / med(bz["runs"], m))
+                                            for m, _, _, _ in METRICS)))
     hk = hook_costs(results)
     if "zero" in hk and hk["zero"] > 0:
         peers = [(v, a) for a, v in hk.items() if a != "zero"]
