@@ -349,8 +349,11 @@ class Lab:
             m["stderr_tail"] = f.read()[-2000:]
         return m
 
-    def home(self, agent):
-        h = os.path.join(self.scratch, "home-" + agent.name)
+    def home(self, agent, scenario=None):
+        """The agent's isolated home; scenario (i) gets one of its own, so
+        the hook it configures never reaches another scenario's runs."""
+        h = os.path.join(self.scratch, "home-" + agent.name +
+                         ("-" + scenario if scenario == "hook" else ""))
         os.makedirs(h, exist_ok=True)
         return h
 
@@ -366,7 +369,7 @@ class Lab:
     def run_scenario(self, scenario, agent, tag, series=None, wrap=None):
         """One run of `scenario` by `agent`: (measurement, None) or (None, why it failed).
         `wrap` prefixes the command (valgrind)."""
-        home = self.home(agent)
+        home = self.home(agent, scenario)
         wrap = wrap or []
         if scenario == "version":
             env = agent.env(home, "")
@@ -548,7 +551,7 @@ class Lab:
                     why = a.sandbox_reason()
                 elif sc == "subagent":
                     why = a.subagent_reason()
-                elif sc == "hook" and not a.hook_setup(self.home(a), None, False):
+                elif sc == "hook" and not a.hook_setup(self.home(a, sc), None, False):
                     why = a.hook_reason()
                 if why:
                     res[a.name] = {"not_comparable": why}
