@@ -33,8 +33,36 @@ def _apply_patch_text(path, old, new):
     return "\n".join(lines) + "\n"
 
 
+# Where the npm packages put the native binaries their `.bin` entries start
+# (relative to node_modules), first match wins: x86_64 then aarch64.
+CODEX_NATIVE = ("@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+                "@openai/codex-linux-arm64/vendor/aarch64-unknown-linux-musl/bin/codex")
+CLAUDE_NATIVE = ("@anthropic-ai/claude-code-linux-x64/claude",
+                 "@anthropic-ai/claude-code-linux-arm64/claude",
+                 "@anthropic-ai/claude-code/bin/claude.exe")
+
+
+def native_binary(node_modules, candidates):
+    """The first of `candidates` (paths under node_modules) that is an
+    executable ELF file, or None."""
+    for rel in candidates:
+        p = os.path.join(node_modules, rel)
+        try:
+            with open(p, "rb") as f:
+                if f.read(4) == b"\x7fELF" and os.access(p, os.X_OK):
+                    return p
+        except OSError:
+            continue
+    return None
+
+
 class Agent:
     name = "?"
+    # False for a row shown beside the agents that is not one of them (the
+    # Codex npm launcher): never the "best peer" of a ratio.
+    peer = True
+    # The scenarios a row takes part in (None: every one it can run).
+    only = None
     protocol = "chat"          # what the fake server speaks to it
     model = "fake-model"
     side_answers = ()           # (system prefix, answer) for --auto-answer
@@ -77,6 +105,20 @@ class Agent:
 
     def sandbox_reason(self):
         return "no sandbox command"
+
+    def hook_setup(self, home, workspace, on):
+        """Writes (on) or removes (off) a no-op hook that runs before every
+        tool call, in this agent's own hook configuration; False when the
+        agent has no such hook (then `hook_reason` says why)."""
+        return False
+
+    def hook_reason(self):
+        return "no hook that runs a command before each tool call"
+
+    def subagent_reason(self):
+        """None when the agent's model can delegate to a sub-agent with one
+        tool call ("task" steps), else why not."""
+        return "no sub-agent tool"
 
     # -- scripted model turns ---------------------------------------------
     def turn(self, step, workspace, index):
@@ -135,7 +177,22 @@ class Zero(Agent):
                                                        "new_string": step[3]}}
         if kind == "grep":
             return {"name": "grep", "arguments": {"pattern": step[1], "head_limit": 1000}}
+        if kind == "task":  # a sub-agent with the parent's tools, in the foreground
+            return {"name": "task", "arguments": {"description": step[1], "prompt": step[2],
+                                                  "agent": "general"}}
         raise ValueError(kind)
+
+    def hook_setup(self, home, workspace, on):
+        # ~/.config/zero/hooks.json (docs/extensions.md): beforeTool, every tool.
+        os.makedirs(os.path.join(home, ".config", "zero"), exist_ok=True)
+        p = os.path.join(home, ".config", "zero", "hooks.json")
+        hooks = [{"id": "noop", "event": "beforeTool", "command": "/bin/true", "args": []}]
+        with open(p, "w") as f:
+            json.dump({"hooks": hooks if on else []}, f)
+        return True
+
+    def subagent_reason(self):
+        return None
 
 
 class Codex(Agent):
@@ -146,12 +203,23 @@ class Codex(Agent):
     protocol = "responses"
     model = "gpt-5.5"
 
-    def bin(self):
+    def launcher(self):
+        """The npm launcher (`codex` on a user's PATH): a Node.js script that
+        starts the native binary and waits for it."""
         return os.path.join(self.lab.peers, "codex", "node_modules", ".bin", "codex")
 
+    def bin(self):
+        """The native binary the launcher starts: what Codex's agent loop is,
+        and what runs each of its sandboxed commands (it re-executes itself,
+        never through Node), so every figure of Codex is of this one."""
+        return native_binary(os.path.join(self.lab.peers, "codex", "node_modules"),
+                             CODEX_NATIVE) or self.launcher()
+
     def available(self):
-        if not os.access(self.bin(), os.X_OK):
+        if not os.access(self.launcher(), os.X_OK):
             return False, "not installed (npm install @openai/codex failed)"
+        if self.bin() == self.launcher():
+            return False, "the native binary is missing (none of %s)" % ", ".join(CODEX_NATIVE)
         return True, ""
 
     def version(self):
@@ -182,6 +250,13 @@ class Codex(Agent):
     def sandbox_cmd(self):
         return [self.bin(), "sandbox", "--", "true"]
 
+    def hook_reason(self):
+        return ("has PreToolUse hooks (its binary names them) and a spawn_agent "
+                "multi-agent tool, both behind feature flags: not wired in the lab yet")
+
+    def subagent_reason(self):
+        return "spawn_agent exists behind a feature flag: not wired in the lab yet"
+
     def tool_call(self, step, workspace):
         kind = step[0]
         if kind == "shell":
@@ -193,6 +268,120 @@ class Codex(Agent):
                     "input": _apply_patch_text(step[1], step[2], step[3])}
         if kind == "grep":  # no search tool: the model runs rg (Codex ships one) in its shell
             return {"name": "exec_command", "arguments": {"cmd": "rg -l -e " + step[1]}}
+        raise ValueError(kind)
+
+
+class CodexLauncher(Codex):
+    """Not a peer: Codex started through its npm launcher (a Node.js script),
+    as a user's `codex` command is. Shown beside the native binary in (a) and
+    (e) so the cost of the launcher is visible; Codex's agent loop never pays
+    it per command."""
+    name = "codex (npm launcher)"
+    peer = False
+    only = ("version", "sandbox")
+
+    def bin(self):
+        return self.launcher()
+
+    def available(self):
+        if not os.access(self.launcher(), os.X_OK):
+            return False, "not installed (npm install @openai/codex failed)"
+        return True, ""
+
+
+class Claude(Agent):
+    """Anthropic Claude Code (npm @anthropic-ai/claude-code). Its npm
+    package's postinstall copies the platform's native binary (a Bun-compiled
+    executable, @anthropic-ai/claude-code-linux-x64) over bin/claude.exe, so
+    `claude` is that native binary; the lab runs the platform package's copy.
+    Pointed at the fake server with ANTHROPIC_BASE_URL (Messages API),
+    configured only through CLAUDE_CONFIG_DIR in the isolated home. Runs
+    with --dangerously-skip-permissions (IS_SANDBOX=1 allows it as root),
+    the headless equivalent of the others' auto-approval. Its tools: Bash,
+    Read, Edit, Agent (sub-agents); this version offers no Grep tool to the
+    model, so a search is `rg -l` in Bash."""
+    name = "claude"
+    protocol = "anthropic"
+    model = "claude-sonnet-4-6"
+
+    def bin(self):
+        nm = os.path.join(self.lab.peers, "claude", "node_modules")
+        return native_binary(nm, CLAUDE_NATIVE) or os.path.join(nm, ".bin", "claude")
+
+    def available(self):
+        if not os.access(self.bin(), os.X_OK):
+            return False, "not installed (npm install @anthropic-ai/claude-code failed)"
+        if not native_binary(os.path.join(self.lab.peers, "claude", "node_modules"),
+                             CLAUDE_NATIVE):
+            return False, "no native binary in the npm package for this platform"
+        return True, ""
+
+    def version(self):
+        return self.lab.capture([self.bin(), "--version"]).strip()
+
+    def env(self, home, base_url):
+        e = super().env(home, base_url)
+        e.update({"CLAUDE_CONFIG_DIR": os.path.join(home, ".claude"),
+                  "ANTHROPIC_API_KEY": "bench-key",
+                  "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+                  "DISABLE_ERROR_REPORTING": "1",
+                  "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"})
+        if base_url:
+            e["ANTHROPIC_BASE_URL"] = base_url.rsplit("/v1", 1)[0]
+        return e
+
+    def settings_path(self, home):
+        d = os.path.join(home, ".claude")
+        os.makedirs(d, exist_ok=True)
+        return os.path.join(d, "settings.json")
+
+    def configure(self, home, base_url, workspace):
+        p = self.settings_path(home)
+        if not os.path.exists(p):
+            with open(p, "w") as f:
+                json.dump({}, f)
+
+    def version_cmd(self):
+        return [self.bin(), "--version"]
+
+    def task_cmd(self, prompt, workspace):
+        return [self.bin(), "-p", prompt, "--model", self.model,
+                "--dangerously-skip-permissions"]
+
+    def sandbox_reason(self):
+        return ("its sandbox (bubblewrap, opt-in with settings sandbox.enabled) runs only "
+                "inside its agent loop: no command runs one command through it")
+
+    def hook_setup(self, home, workspace, on):
+        # settings.json hooks: PreToolUse, every tool ("*"), a shell command.
+        hooks = {"PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": "true"}]}]}
+        with open(self.settings_path(home), "w") as f:
+            json.dump({"hooks": hooks} if on else {}, f)
+        return True
+
+    def subagent_reason(self):
+        return None
+
+    def tool_call(self, step, workspace):
+        kind = step[0]
+        if kind == "shell":
+            return {"name": "Bash", "arguments": {"command": step[1],
+                                                  "description": "run a command"}}
+        if kind == "read":
+            return {"name": "Read", "arguments": {"file_path": os.path.join(workspace, step[1])}}
+        if kind == "patch":
+            return {"name": "Edit", "arguments": {"file_path": os.path.join(workspace, step[1]),
+                                                  "old_string": step[2], "new_string": step[3]}}
+        if kind == "grep":  # no Grep tool offered: the model runs rg in Bash, as Codex's does
+            return {"name": "Bash", "arguments": {"command": "rg -l -e " + step[1],
+                                                  "description": "search"}}
+        if kind == "task":
+            # In the foreground, as zero's: the parent waits for the answer
+            # (in the background it would ask the model again at once).
+            return {"name": "Agent", "arguments": {"description": step[1], "prompt": step[2],
+                                                   "subagent_type": "general-purpose",
+                                                   "run_in_background": False}}
         raise ValueError(kind)
 
 
@@ -249,6 +438,12 @@ class Gemini(Agent):
         if shutil.which("docker") or shutil.which("podman"):
             return "its sandbox is a Docker/Podman container (not measured)"
         return "its sandbox needs Docker or Podman, not installed here"
+
+    def hook_reason(self):
+        return "has BeforeTool hooks (settings.json hooks): not wired in the lab yet"
+
+    def subagent_reason(self):
+        return "its sub-agents are experimental built-ins: not wired in the lab yet"
 
     def tool_call(self, step, workspace):
         kind = step[0]
@@ -317,6 +512,13 @@ class OpenCode(Agent):
     def sandbox_reason(self):
         return "has no sandbox: commands run unconfined"
 
+    def hook_reason(self):
+        return ("no command hook: a JavaScript plugin's tool.execute.before is the "
+                "equivalent, not wired in the lab")
+
+    def subagent_reason(self):
+        return "has a task tool (sub-agents): not wired in the lab yet"
+
     def tool_call(self, step, workspace):
         kind = step[0]
         if kind == "shell":
@@ -332,4 +534,4 @@ class OpenCode(Agent):
         raise ValueError(kind)
 
 
-ALL = [Zero, Codex, Gemini, OpenCode]
+ALL = [Zero, Codex, CodexLauncher, Claude, Gemini, OpenCode]

@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import agents as agents_mod  # noqa: E402
+import capslab  # noqa: E402
 import searchlab  # noqa: E402
 import sessionslab  # noqa: E402
 import searchtree  # noqa: E402
@@ -85,8 +86,46 @@ TASK = [
     ("shell", "ls src tests"),
     ("text", TASK_ANSWER),
 ]
+# (c2) the same 20 turns with cheap commands: `true`, `cat`, small greps and
+# file reads, nothing written. The commands cost next to nothing, so what an
+# agent spends is its own: start-up, requests, tool dispatch, its sandbox.
+CHEAP_ANSWER = "Read the sources and the tests; nothing needs changing."
+TASK_CHEAP = [
+    ("shell", "true"),
+    ("read", "README.md"),
+    ("shell", "cat src/ops.py"),
+    ("shell", "grep -n 'def ' src/ops.py"),
+    ("read", "src/util.py"),
+    ("shell", "grep -c return src/util.py"),
+    ("shell", "true"),
+    ("read", "tests/test_ops.py"),
+    ("shell", "cat CHANGELOG.md"),
+    ("shell", "grep -rl import tests"),
+    ("read", "src/ops.py"),
+    ("shell", "true"),
+    ("shell", "cat README.md"),
+    ("shell", "grep -n clamp src/util.py"),
+    ("read", "CHANGELOG.md"),
+    ("shell", "true"),
+    ("shell", "cat tests/test_ops.py"),
+    ("shell", "grep -c def tests/test_ops.py"),
+    ("shell", "true"),
+    ("text", CHEAP_ANSWER),
+]
+# The task scenarios, each with its bare-commands floor.
+TASKS = {"task": TASK, "task_cheap": TASK_CHEAP}
 # The baseline of (c) run with the agents: the task's commands without an agent.
 FLOOR = "bare commands"
+# Sub-agent round trip: the parent delegates one job with one tool call, the
+# child answers in one turn, the parent answers. Three model turns in order.
+SUB_CHILD = "The answer from the sub-agent: 42."
+SUB_ANSWER = "The sub-agent answered 42."
+SUBAGENT = [("task", "find the answer", "Answer with one sentence: what is the answer?"),
+            ("text", SUB_CHILD), ("text", SUB_ANSWER)]
+# A no-op hook before each tool call: 10 file reads (each its own file) with
+# the hook, the same run without it; (with - without) / 10 is the hook's cost.
+HOOK_CALLS = 10
+HOOK_ANSWER = "Read the ten files."
 SEARCH_ANSWER = "Those are the files that mention it."
 BIG_CMD = "yes 0123456789abcdef0123456789abcde | head -c 2097152"
 BIG = [("shell", BIG_CMD), ("text", "The command printed 65536 lines.")]
@@ -188,6 +227,33 @@ class FloorRunner:
         self.rec = rec
 
 
+class NoHook:
+    """An agent's run of scenario `hook` without its hook: the other half of
+    the pair (with - without). Delegates everything to the agent; its own
+    name gives it its own home, so the two configurations never mix."""
+    peer = False
+    only = ("hook",)
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.name = agent.name + " (no hook)"
+
+    def __getattr__(self, k):
+        return getattr(self.agent, k)
+
+
+def hook_steps():
+    steps = [("read", "data/hook-%02d.txt" % i) for i in range(HOOK_CALLS)]
+    return steps + [("text", HOOK_ANSWER)]
+
+
+def hook_extra(ws):
+    os.makedirs(os.path.join(ws, "data"), exist_ok=True)
+    for i in range(HOOK_CALLS):
+        with open(os.path.join(ws, "data", "hook-%02d.txt" % i), "w") as f:
+            f.write("hook file %02d\n" % i)
+
+
 class Lab:
     def __init__(self, args):
         self.zero = os.path.abspath(args.zero)
@@ -232,7 +298,8 @@ class Lab:
         proc = subprocess.Popen(argv, stdout=out, stderr=open(os.path.join(d, "server.err"), "w"),
                                 stdin=subprocess.DEVNULL)
         port = None
-        for _ in range(200):
+        # Up to 60 s: on a shared machine a Python start-up can take seconds.
+        for _ in range(3000):
             out.seek(0)
             line = out.readline()
             if line.startswith("PORT "):
@@ -282,8 +349,11 @@ class Lab:
             m["stderr_tail"] = f.read()[-2000:]
         return m
 
-    def home(self, agent):
-        h = os.path.join(self.scratch, "home-" + agent.name)
+    def home(self, agent, scenario=None):
+        """The agent's isolated home; scenario (i) gets one of its own, so
+        the hook it configures never reaches another scenario's runs."""
+        h = os.path.join(self.scratch, "home-" + agent.name +
+                         ("-" + scenario if scenario == "hook" else ""))
         os.makedirs(h, exist_ok=True)
         return h
 
@@ -299,7 +369,7 @@ class Lab:
     def run_scenario(self, scenario, agent, tag, series=None, wrap=None):
         """One run of `scenario` by `agent`: (measurement, None) or (None, why it failed).
         `wrap` prefixes the command (valgrind)."""
-        home = self.home(agent)
+        home = self.home(agent, scenario)
         wrap = wrap or []
         if scenario == "version":
             env = agent.env(home, "")
@@ -323,6 +393,13 @@ class Lab:
             steps, prompt, want = [("text", ANSWER)], "say hello", ANSWER
         elif scenario == "task":
             steps, prompt, want = TASK, "Fix sub, add mul and tests, bound clamp.", TASK_ANSWER
+        elif scenario == "task_cheap":
+            steps, prompt, want = TASK_CHEAP, "Look around the sources and tests.", CHEAP_ANSWER
+        elif scenario == "subagent":
+            steps, prompt, want = SUBAGENT, "Ask a sub-agent for the answer.", SUB_ANSWER
+        elif scenario == "hook":
+            steps, prompt, want = hook_steps(), "Read the ten files.", HOOK_ANSWER
+            extra = hook_extra
         elif scenario == "search_turn":
             word = searchlab.AGENT_WORD
             steps, prompt, want = [("grep", word), ("text", SEARCH_ANSWER)], \
@@ -343,11 +420,13 @@ class Lab:
         proc, base_url, sdir = self.start_server(turns, agent, tag)
         try:
             agent.configure(home, base_url, ws)
+            if scenario == "hook":
+                agent.hook_setup(home, ws, not isinstance(agent, NoHook))
             env = agent.env(home, base_url)
             m = self.measured(wrap + agent.task_cmd(prompt, ws), env, ws, tag, series=series,
                               interval=20 if scenario == "long" else 5,
                               timeout=900 if scenario == "long" else 300,
-                              exclude=TASK_CMD_NAMES if scenario == "task" else None)
+                              exclude=TASK_CMD_NAMES if scenario in TASKS else None)
         finally:
             self.stop_server(proc)
         reqs = self.server_requests(sdir)
@@ -365,10 +444,10 @@ class Lab:
             why = searchlab.check_agent_result(self, reqs)
         elif scenario == "long":
             why = check_long(steps, reqs)
-        elif scenario == "task":
+        elif scenario in TASKS:
             got = tree_digest(ws)
-            if got != self.expected_task():
-                exp = self.expected_task()
+            if got != self.expected_task(scenario):
+                exp = self.expected_task(scenario)
                 diff = sorted(k for k in set(got) | set(exp) if got.get(k) != exp.get(k))
                 why = "final files differ from the expected ones: " + ", ".join(diff)
         if why is None:
@@ -377,7 +456,7 @@ class Lab:
             shutil.rmtree(sdir, ignore_errors=True)
         return (None, why) if why else (m, None)
 
-    def run_floor(self, tag):
+    def run_floor(self, tag, scenario="task"):
         """The floor of (c): the task's shell commands alone, in order, each
         through /bin/sh -c in a fresh copy of the fixture, no agent and no
         sandbox; the patches are applied between them (unmeasured) so every
@@ -391,7 +470,7 @@ class Lab:
         env = agents_mod.Agent(self).env(home, "")
         total = {"wall_us": 0, "cpu_us": 0, "user_us": 0, "sys_us": 0, "peak_rss_kb": 0,
                  "max_proc_rss_kb": 0, "procs": 0, "commands": 0}
-        for i, s in enumerate(TASK):
+        for i, s in enumerate(TASKS[scenario]):
             if s[0] == "patch":
                 apply_patch(ws, s)
             if s[0] != "shell":
@@ -406,7 +485,7 @@ class Lab:
                 total[k] = max(total[k], m[k])
             total["commands"] += 1
         got = tree_digest(ws)
-        if got != self.expected_task():
+        if got != self.expected_task(scenario):
             return None, "final files differ from the expected ones"
         shutil.rmtree(ws, ignore_errors=True)
         return total, None
@@ -425,19 +504,21 @@ class Lab:
 
     _expected = None
 
-    def expected_task(self):
-        """The task's final files, made by applying its steps directly."""
+    def expected_task(self, scenario="task"):
+        """A task's final files, made by applying its steps directly."""
         if self._expected is None:
-            ws = self.workspace("expected")
-            for s in TASK:
+            self._expected = {}
+        if scenario not in self._expected:
+            ws = self.workspace("expected-" + scenario)
+            for s in TASKS[scenario]:
                 if s[0] == "shell":
                     subprocess.run(["sh", "-c", s[1]], cwd=ws, check=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 elif s[0] == "patch":
                     apply_patch(ws, s)
-            self._expected = tree_digest(ws)
+            self._expected[scenario] = tree_digest(ws)
             shutil.rmtree(ws)
-        return self._expected
+        return self._expected[scenario]
 
     # -- the side-by-side runs ---------------------------------------------------
     def full(self, agent_names, scenarios):
@@ -445,7 +526,8 @@ class Lab:
         status = {}
         for cls in agents_mod.ALL:
             a = cls(self)
-            if agent_names and a.name not in agent_names:
+            if agent_names and a.name not in agent_names and \
+                    not (a.name == "codex (npm launcher)" and "codex" in agent_names):
                 continue
             ok, why = a.available()
             status[a.name] = {"available": ok, "reason": why,
@@ -462,17 +544,35 @@ class Lab:
             results["scenarios"][sc] = res
             active = []
             for a in agents:
+                if a.only is not None and sc not in a.only:
+                    continue
+                why = None
                 if sc == "sandbox" and a.sandbox_cmd() is None:
-                    res[a.name] = {"not_comparable": a.sandbox_reason()}
-                else:
-                    active.append(a)
-                    res[a.name] = {"runs": []}
+                    why = a.sandbox_reason()
+                elif sc == "subagent":
+                    why = a.subagent_reason()
+                elif sc == "hook" and not a.hook_setup(self.home(a, sc), None, False):
+                    why = a.hook_reason()
+                if why:
+                    res[a.name] = {"not_comparable": why}
+                    continue
+                active.append(a)
+                res[a.name] = {"runs": []}
+                if not a.peer:
+                    res[a.name]["not_peer"] = True
+                if sc == "hook":
+                    # Its pair: the same run without the hook, in the rotation.
+                    off = NoHook(a)
+                    active.append(off)
+                    res[off.name] = {"runs": [], "not_peer": True}
             n = 1 if sc == "long" else self.warmup + self.runs
-            if sc == "task" and active:
+            if sc in TASKS and any(a.peer for a in active):
                 # The floor takes its turn in the rotation like an agent; it
                 # is kept apart from the agents (never a "peer").
                 floor = {"runs": []}
-                results["task_floor"] = floor
+                results.setdefault("floors", {})[sc] = floor
+                if sc == "task":
+                    results["task_floor"] = floor
                 active = active + [FloorRunner(floor)]
             for r in range(n):
                 # A/B interleaved: every round runs each agent once, and the
@@ -487,7 +587,7 @@ class Lab:
                         if sc == "long" else None
                     t0 = time.time()
                     if isinstance(a, FloorRunner):
-                        m, why = self.run_floor(tag)
+                        m, why = self.run_floor(tag, sc)
                         if why:
                             self.say("%s %s run %d FAILED: %s" % (sc, a.name, r, why))
                             rec["failed"] = why
@@ -545,11 +645,23 @@ class Lab:
 
 
 GUARD_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "search"]
-FULL_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "search_turn", "search",
-                  "sessions", "long"]
+# Every scenario of a full run, in order. One per capability as it lands:
+#   subagent  a sub-agent round trip (zero's task tool; Claude Code's Agent)
+#   hook      a no-op hook before each tool call (hooks.json; PreToolUse)
+#   egress    100 MiB through zero's egress proxy vs direct (zero only)
+#   mcp_http  `zero serve --mcp --http` under 8 concurrent clients (zero only)
+#   batch     64 one-turn tasks, 8 at once (zero batch --local -j 8; 64
+#             `codex exec` with xargs -P 8)
+# TODO(swarm): an 8-member swarm (RSS of the whole tree while all eight
+# work) waits for the swarm (src/subagent/swarm, being built); add it here
+# as `swarm` when `zero` can start one headless — not before, no stand-in.
+FULL_SCENARIOS = ["version", "one_turn", "task", "task_cheap", "big_output", "sandbox",
+                  "search_turn", "search", "sessions", "subagent", "hook", "egress", "mcp_http",
+                  "batch", "long"]
 # Scenarios that are not one command per agent: (f) zero's tools against rg,
-# (g) zero's sessions at scale against its own recorded figures.
-SPECIAL = {"search", "sessions"}
+# (g) zero's sessions at scale against its own recorded figures, and the
+# capability scenarios measured by capslab.py.
+SPECIAL = {"search", "sessions", "egress", "mcp_http", "batch"}
 
 
 def python_info():
@@ -637,11 +749,15 @@ def main(argv):
         results["search"] = searchlab.run(lab)
     if "sessions" in scs:
         results["sessions"] = sessionslab.run(lab, args.quick)
+    for sc in ("egress", "mcp_http", "batch"):
+        if sc in scs:
+            results[sc] = capslab.run(lab, sc, names)
     results["callgrind"] = lab.callgrind([s for s in scs if s in GUARD_SCENARIOS])
     if lab._tree:
         results["search_tree"] = lab.tree_summary
         shutil.rmtree(lab._tree, ignore_errors=True)
     results["task_turns"] = len(TASK)
+    results["hook_calls"] = HOOK_CALLS
     results["python"] = python_info()
     results["task_cmd_names"] = TASK_CMD_NAMES
     results["long_turns"] = args.long_turns

@@ -25,13 +25,23 @@ SCENARIO_TITLES = {
     "version": "(a) `--version` (start-up)",
     "one_turn": "(b) one-turn answer",
     "task": "(c) 20-turn task (shell, reads, patches)",
+    "task_cheap": "(c2) 20-turn task with cheap commands (`true`, `cat`, small greps, reads)",
     "big_output": "(d) one 2 MiB tool output",
     "sandbox": "(e) `true` through the agent's sandbox",
     "search_turn": "(f) search turn: the files that mention a word (own tool, 29,000 files)",
     "long": "long session (memory over time)",
     "search": "(f) zero's `grep` tool alone, literal → file list, 29,000-file tree",
+    "subagent": "(h) sub-agent round trip (delegate, the child answers, the parent answers)",
+    "hook": "(i) no-op hook before each of 10 tool calls",
 }
-GLANCE = ["version", "one_turn", "task", "big_output", "sandbox", "search_turn"]
+# The capability scenarios measured by capslab.py (not one command per agent).
+CAPS_TITLES = {
+    "egress": "(j) 100 MiB download through zero's egress proxy vs direct",
+    "mcp_http": "(k) `zero serve --mcp --http` under load",
+    "batch": "(l) a batch of 64 one-turn tasks, 8 at once",
+}
+GLANCE = ["version", "one_turn", "task", "task_cheap", "big_output", "sandbox", "search_turn",
+          "subagent"]
 REGRESSION = 0.10  # (g): a change above this against the previous record is flagged
 METRICS = [("wall_us", "wall", 1e3, "ms"), ("cpu_us", "CPU user+sys", 1e3, "ms"),
            ("peak_rss_kb", "peak RSS", 1024, "MiB")]
@@ -63,27 +73,39 @@ def ok_runs(res):
 
 
 def best_peer(res, key):
-    peers = [(med(res[a]["runs"], key), a) for a in ok_runs(res) if a != "zero"]
+    """(figure, name) of the peer that needs least; rows that are not peers
+    (the Codex npm launcher, a run without its hook) never count."""
+    peers = [(med(res[a]["runs"], key), a) for a in ok_runs(res)
+             if a != "zero" and not res[a].get("not_peer")]
     return min(peers) if peers else (None, None)
 
 
-def floor_runs(results):
-    """The measured runs of (c)'s bare-commands floor, or None."""
-    fl = results.get("task_floor") or {}
+def floor_of(results, sc="task"):
+    fl = (results.get("floors") or {}).get(sc)
+    if fl is None and sc == "task":
+        fl = results.get("task_floor")
+    return fl
+
+
+def floor_runs(results, sc="task"):
+    """The measured runs of a task's bare-commands floor, or None."""
+    fl = floor_of(results, sc) or {}
     return fl.get("runs") if fl.get("runs") and "failed" not in fl else None
 
 
-def task_overheads(results):
+def task_overheads(results, sc="task"):
     """{agent: (CPU over the floor in µs, agent-side peak RSS in KiB, most
     command processes seen at one sample)} for the agents that completed
-    (c), when the floor ran; each figure from the medians."""
-    res = results["scenarios"].get("task", {})
-    fl = floor_runs(results)
+    the task, when the floor ran; each figure from the medians."""
+    res = results["scenarios"].get(sc, {})
+    fl = floor_runs(results, sc)
     if not fl:
         return {}
     f = med(fl, "cpu_us")
     out = {}
     for a in ok_runs(res):
+        if res[a].get("not_peer"):
+            continue
         runs = res[a]["runs"]
         own = med(runs, "own_rss_kb") if all("own_rss_kb" in x for x in runs) else None
         out[a] = (med(runs, "cpu_us") - f, own, max(x.get("cmd_procs", 0) for x in runs))
@@ -108,9 +130,9 @@ FLOOR_TEXT = ("the task's %s shell commands alone, in order, each through "
               "(Codex with `cat` in its shell, its own choice, so that is its overhead)")
 
 
-def render_task_floor(w, results):
-    """The baseline row's explanation and the overhead table of (c)."""
-    fl = results.get("task_floor")
+def render_task_floor(w, results, sc="task"):
+    """The baseline row's explanation and the overhead table of a task."""
+    fl = floor_of(results, sc)
     if fl is None:
         return
     n = "?"
@@ -119,10 +141,10 @@ def render_task_floor(w, results):
     w("The *bare commands* row is a baseline, not an agent: " + FLOOR_TEXT % n + ". Its CPU "
       "and wall are the sums over the commands, its peak RSS the largest command's. It is "
       "what running the task costs with no agent at all, the same for every agent.\n")
-    ov = task_overheads(results)
+    ov = task_overheads(results, sc)
     if not ov:
         return
-    f = floor_runs(results)
+    f = floor_runs(results, sc)
     w("Each agent's overhead over that floor: CPU = the agent's tree CPU − the floor's "
       "(medians; %s ms). Peak RSS does not subtract (peaks of different moments), so the "
       "memory column is the agent's side of its tree: the sampled sum of VmRSS of the "
@@ -145,6 +167,127 @@ def render_task_floor(w, results):
     if rc or rm:
         w("Best peer / zero on the overhead: CPU %s, agent-side peak RSS %s.\n" % (
             "**%.1f×** (%s)" % (rc, wc) if rc else "—", "**%.1f×** (%s)" % (rm, wm) if rm else "—"))
+
+
+def hook_costs(results):
+    """{agent: CPU µs per tool call its no-op hook adds}: (median CPU with
+    the hook − median without) / the number of calls, for every agent that
+    ran both halves of (i)."""
+    res = results["scenarios"].get("hook", {})
+    n = results.get("hook_calls") or 10
+    out = {}
+    for a in ok_runs(res):
+        off = a + " (no hook)"
+        if res[a].get("not_peer") or off not in ok_runs(res):
+            continue
+        out[a] = (med(res[a]["runs"], "cpu_us") - med(res[off]["runs"], "cpu_us")) / n
+    return out
+
+
+def render_hook_note(w, results):
+    hk = hook_costs(results)
+    w("Each agent reads %d files (one tool call each) with a no-op hook before every "
+      "tool call, and the same run without it (the *(no hook)* rows, interleaved): zero's "
+      "`beforeTool` hook in `~/.config/zero/hooks.json` running `/bin/true`; Claude Code's "
+      "`PreToolUse` hook (matcher `*`) running `true` through its shell. CPU per hook call "
+      "= (with − without) / %d, medians: %s.\n" % (
+          results.get("hook_calls") or 10, results.get("hook_calls") or 10,
+          ", ".join("%s %s ms" % (a, fmt(v / 1e3) if v >= 0 else "%.2f" % (v / 1e3))
+                    for a, v in hk.items()) or "—"))
+    if any(v <= 0 for v in hk.values()):
+        w("A difference at or below zero means the hook costs less than that agent's own "
+          "run-to-run spread (the ranges above), not that it saves anything.\n")
+
+
+def render_subagent_note(w, sc):
+    one = sc.get("one_turn", {})
+    st = sc["subagent"]
+    cells = []
+    for a in ok_runs(st):
+        if a in ok_runs(one):
+            d = med(st[a]["runs"], "cpu_us") - med(one[a]["runs"], "cpu_us")
+            cells.append("%s %s ms" % (a, fmt(max(d, 0) / 1e3)))
+    w("The model calls the agent's sub-agent tool once (zero `task` with the `general` "
+      "specialist: a child `zero exec`; Claude Code `Agent` with `general-purpose`: a "
+      "sub-agent in its own process), the child answers in one turn, the parent answers. "
+      "Whole tree, the child included. CPU over the one-turn answer (b), i.e. what the "
+      "delegation and its two extra turns cost: %s.\n" % (", ".join(cells) or "—"))
+
+
+def render_caps(w, results):
+    """The capability scenarios of capslab.py, each a table of its rows."""
+    for key, title in CAPS_TITLES.items():
+        c = results.get(key)
+        if not c:
+            continue
+        w("**%s**\n" % title)
+        if "failed" in c:
+            w("Failed: %s\n" % c["failed"].replace("\n", " ")[:400])
+            continue
+        if key == "egress":
+            w("curl downloads %d MiB from a loopback HTTP server inside `zero sandbox exec`: "
+              "with the network *scoped* (through zero's egress proxy, a thread of the zero "
+              "process, to an allowed name mapped to 127.0.0.1 by ZERO_EGRESS_HOSTS) and with "
+              "`--network` (the host's network, no proxy); curl with no sandbox is the floor. "
+              "Whole tree: zero, bwrap, the inner stage, curl.\n" % (c.get("size", 0) >> 20))
+        elif key == "mcp_http":
+            w("`zero serve --mcp --http 0` on loopback; %d clients at once, each on its own "
+              "connection and session, each making %d `tools/call` of `read_file` in a row. "
+              "CPU and peak RSS are of the server process alone (its threads' schedstat, "
+              "VmHWM), so the Python clients do not count; wall is the whole load.\n" % (
+                  c.get("clients", 0), c.get("calls", 0)))
+        elif key == "batch":
+            w("%d one-turn tasks, %d at once, against one fake server: `zero batch --local "
+              "-j %d` (each task a `zero exec` worker) and `xargs -P %d` starting `codex "
+              "exec` (the native binary) per task. Whole tree: the runner and every task.\n"
+              % (c.get("tasks", 0), c.get("jobs", 0), c.get("jobs", 0), c.get("jobs", 0)))
+        w("| row | runs | wall ms | CPU ms | peak RSS MiB | ratio to the first row (wall / CPU) |")
+        w("|---|---|---|---|---|---|")
+        first = None
+        for name, r in c.get("rows", {}).items():
+            if "failed" in r:
+                w("| %s | — | **failed**: %s | | | |" % (name, r["failed"].replace(
+                    "|", "/").replace("\n", " ")[:300]))
+                continue
+            runs = r.get("runs") or []
+            if not runs:
+                continue
+            cells = ["%s (%s)" % (fmt(med(runs, k) / sc_), spread(runs, k, sc_))
+                     for k, _, sc_, _ in METRICS]
+            if first is None:
+                first, ratio = runs, "1"
+            else:
+                ratio = "%.2f× / %.2f×" % (med(runs, "wall_us") / med(first, "wall_us"),
+                                           med(runs, "cpu_us") / med(first, "cpu_us"))
+            w("| %s | %d | %s | %s |" % (name, len(runs), " | ".join(cells), ratio))
+        w("")
+        if key == "mcp_http":
+            runs = (c.get("rows", {}).get("zero serve --mcp --http") or {}).get("runs")
+            if runs:
+                w("Server CPU per call %s ms, %s calls per second (medians).\n" % (
+                    fmt(med(runs, "cpu_per_call_us") / 1e3), fmt(med(runs, "calls_per_s"))))
+        if key == "egress":
+            rows = c.get("rows", {})
+            p, d = rows.get("zero, scoped (egress proxy)"), rows.get("zero, --network (direct)")
+            if p and d and p.get("runs") and d.get("runs"):
+                w("Through the proxy ÷ direct: wall %.2f×, CPU %.2f× (the target is ≤ 1.10× "
+                  "wall).\n" % (med(p["runs"], "wall_us") / med(d["runs"], "wall_us"),
+                                med(p["runs"], "cpu_us") / med(d["runs"], "cpu_us")))
+        if key == "batch":
+            rows = c.get("rows", {})
+            z, x = rows.get("zero batch --local -j 8"), rows.get("codex exec × 64, xargs -P 8")
+            if z and x and z.get("runs") and x.get("runs"):
+                w("Codex ÷ zero: wall %.1f×, CPU %.1f×, peak RSS %.1f×.\n" % tuple(
+                    med(x["runs"], k) / med(z["runs"], k)
+                    for k in ("wall_us", "cpu_us", "peak_rss_kb")))
+        if c.get("note"):
+            w(c["note"] + "\n")
+        peers = c.get("peers") or {}
+        if peers:
+            w("The peers' equivalents: " + "; ".join("%s — %s" % (a, t) for a, t in peers.items())
+              + ".\n")
+    w("**(m) an 8-member swarm** — not measured yet: the swarm is being built; the scenario "
+      "will be added when `zero` can start one headless (TODO in bench/lab/lab.py).\n")
 
 
 def gnuplot(script, chart_dir):
@@ -423,13 +566,45 @@ def render(results, meta, rdir, chart_dir, doc_dir):
         res = sc.get(key)
         if not res or "zero" not in ok_runs(res):
             continue
+        title = SCENARIO_TITLES[key]
+        if key in ("task", "task_cheap"):
+            # The headline of a task: what the agent adds over running the
+            # task's commands with no agent at all.
+            ov = task_overheads(results, key)
+            rc, wc = overhead_ratio(ov, 0)
+            rm, wm = overhead_ratio(ov, 1)
+            if rc or rm:
+                w("| %s — **agent overhead over the bare-commands floor** (CPU: tree − floor; "
+                  "RSS: the agent's side of the tree) | — | %s | %s | %s |" % (
+                      title, "**%.1f×** (%s)" % (rc, wc) if rc else "—",
+                      "**%.1f×** (%s)" % (rm, wm) if rm else "—", wc or wm or "none ran"))
+            title += " — whole tree (commands included)"
         cells = []
         for m, _, _, _ in METRICS:
             b, who = best_peer(res, m)
             z = med(res["zero"]["runs"], m)
-            cells.append("**%.0f×** (%s)" % (b / z, who) if b and z else "—")
+            cells.append(("**%.0f×** (%s)" if b and z and b / z >= 10 else "**%.1f×** (%s)")
+                         % (b / z, who) if b and z else "—")
         _, who = best_peer(res, "cpu_us")
-        w("| %s | %s | %s |" % (SCENARIO_TITLES[key], " | ".join(cells), who or "none ran"))
+        w("| %s | %s | %s |" % (title, " | ".join(cells), who or "none ran"))
+    brows = (results.get("batch") or {}).get("rows") or {}
+    bz, bx = brows.get("zero batch --local -j 8"), brows.get("codex exec × 64, xargs -P 8")
+    if bz and bx and bz.get("runs") and bx.get("runs") and "failed" not in bx:
+        w("| %s (`codex exec` × 64 under `xargs -P 8`) | %s | codex |" % (
+            CAPS_TITLES["batch"], " | ".join("**%.0f×**" % (med(bx["runs"], m) / med(bz["runs"], m))
+                                            for m, _, _, _ in METRICS)))
+    hk = hook_costs(results)
+    if "zero" in hk and hk["zero"] > 0:
+        peers = [(v, a) for a, v in hk.items() if a != "zero"]
+        if peers:
+            b, who = min(peers)
+            # A peer whose difference is not above zero: its hook's cost is
+            # below its own run-to-run spread, and no ratio can be given.
+            cell = "**%.1f×** (%s)" % (b / hk["zero"], who) if b > 0 else \
+                "— (%s: with − without %s ms, within its run-to-run spread)" % (
+                    who, "%.1f" % (b / 1e3))
+            w("| %s — CPU per hook call (with − without) | — | %s | — | %s |" % (
+                SCENARIO_TITLES["hook"], cell, who))
     search = results.get("search") or {}
     for key, q in search.get("queries", {}).items():
         z, r = q["results"]["zero"]["runs"], q["results"]["rg"]["runs"]
@@ -552,7 +727,8 @@ def render(results, meta, rdir, chart_dir, doc_dir):
         w(c + "\n")
     # Every scenario in full.
     w("### Figures per scenario\n")
-    for key in ["version", "one_turn", "task", "big_output", "sandbox", "search_turn", "long"]:
+    for key in ["version", "one_turn", "task", "task_cheap", "big_output", "sandbox",
+                "search_turn", "subagent", "hook", "long"]:
         res = sc.get(key)
         if not res:
             continue
@@ -571,10 +747,12 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                 cells = ["%s (%s)" % (fmt(med(runs, k) / s), spread(runs, k, s))
                          for k, _, s, _ in METRICS]
                 ratio = "%.3f" % (z / med(runs, "cpu_us")) if z else "—"
+                if r.get("not_peer") and not a.endswith("(no hook)"):
+                    a += " *(not a peer)*"
                 w("| %s | %d | %s | %d | %s |" % (a, len(runs), " | ".join(cells),
                                               max(x["procs"] for x in runs), ratio))
-        if key == "task" and results.get("task_floor") is not None:
-            fl = results["task_floor"]
+        if key in ("task", "task_cheap") and floor_of(results, key) is not None:
+            fl = floor_of(results, key)
             if "failed" in fl:
                 w("| *bare commands (baseline, no agent)* | — | **failed**: %s | | | | |" %
                   fl["failed"].replace("|", "/").replace("\n", " ")[:300])
@@ -585,12 +763,23 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                 w("| *bare commands (baseline, no agent)* | %d | %s | %d | — |" % (
                     len(runs), " | ".join(cells), max(x["procs"] for x in runs)))
         w("")
-        if key == "task":
-            render_task_floor(w, results)
+        if key in ("task", "task_cheap"):
+            render_task_floor(w, results, key)
         if key == "search_turn":
             render_search_turn_note(w, sc)
+        if key == "subagent":
+            render_subagent_note(w, sc)
+        if key == "hook":
+            render_hook_note(w, results)
+        if key == "sandbox" and "codex (npm launcher)" in res:
+            w("Codex runs as its native binary (`@openai/codex-linux-x64/.../bin/codex`) in "
+              "every scenario: its agent loop is that binary and re-executes itself for each "
+              "sandboxed command. The *codex (npm launcher)* row is `node_modules/.bin/codex`, "
+              "the Node.js script a user's `codex` command is, which starts the native binary: "
+              "shown so the launcher's cost is visible, never a peer in a ratio.\n")
     render_search(w, results)
     render_sessions(w, results)
+    render_caps(w, results)
     if cg:
         w("### Instruction counts (zero's own process, callgrind)\n")
         w("Deterministic to well under 1 %; the figures `bench/lab/run --guard` holds zero to "

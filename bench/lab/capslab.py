@@ -1,0 +1,323 @@
+"""capslab.py — the lab's scenarios for capabilities that are not one agent
+command each: a download through zero's egress proxy, `zero serve --mcp
+--http` under load, and a batch of 64 tasks 8 at once. Each returns
+
+  {"rows": {name: {"runs": [measurement…]} | {"failed": why}},
+   "peers": {agent: what its equivalent is, or that it has none},
+   ...scenario figures}
+
+where a measurement has at least wall_us, cpu_us and peak_rss_kb (the
+whole process tree, treemeasure), so report.py renders them like the
+agents' scenarios. The rows of one scenario run interleaved, round by
+round, as the agents do. Python 3 standard library only.
+"""
+
+import http.server
+import json
+import os
+import shlex
+import shutil
+import statistics
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e", "mcp"))
+import agents as agents_mod  # noqa: E402
+
+BIG = 100 << 20          # egress: the download
+BATCH_TASKS, BATCH_JOBS = 64, 8
+MCP_CLIENTS, MCP_CALLS = 8, 250   # mcp_http: per client, each on its own session
+
+
+def rounds(lab, rows, runs, warmup=None):
+    """Runs each (name, fn) of `rows` once per round, the order rotating;
+    fn(tag) -> (measurement, None) | (None, why). The first round is a
+    warm-up (not kept) when the lab warms up. Returns {name: record}."""
+    out = {n: {"runs": []} for n, _ in rows}
+    warm = lab.warmup if warmup is None else warmup
+    n = warm + runs
+    for r in range(n):
+        order = rows[r % len(rows):] + rows[:r % len(rows)]
+        for name, fn in order:
+            rec = out[name]
+            if "failed" in rec:
+                continue
+            m, why = fn("%s-%d" % (name.replace(" ", "_").replace("/", "_"), r))
+            if why:
+                lab.say("%s run %d FAILED: %s" % (name, r, why))
+                rec["failed"] = why
+                continue
+            lab.say("%s run %d: wall %.1f ms, cpu %.1f ms, peak %.1f MiB" % (
+                name, r, m["wall_us"] / 1e3, m["cpu_us"] / 1e3, m["peak_rss_kb"] / 1024))
+            for k in ("stdout", "stderr_tail", "request_times"):
+                m.pop(k, None)
+            if r >= warm:
+                rec["runs"].append(m)
+    return out
+
+
+def run(lab, scenario, agent_names):
+    try:
+        return {"egress": egress, "mcp_http": mcp_http, "batch": batch}[scenario](
+            lab, agent_names)
+    except Exception as e:  # a broken scenario is reported, the lab goes on
+        lab.say("%s FAILED: %r" % (scenario, e))
+        return {"failed": repr(e)}
+
+
+# -- egress -------------------------------------------------------------------------
+class _Big(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    chunk = b"\0" * (1 << 20)
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(BIG))
+        self.end_headers()
+        for _ in range(BIG >> 20):
+            self.wfile.write(self.chunk)
+
+    def log_message(self, *a):
+        pass
+
+
+def egress(lab, agent_names):
+    """100 MiB from a loopback HTTP server by curl inside `zero sandbox
+    exec`: network "scoped" (through zero's egress proxy, a thread of the
+    zero process, so in the tree's CPU) against `--network` (the host's
+    network, no proxy) and against curl with no sandbox at all (the floor).
+    Every row's figures are of the whole tree: zero, bwrap, the inner stage,
+    curl."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Big)
+    srv.daemon_threads = True
+    port = srv.server_address[1]
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    home = os.path.join(lab.scratch, "home-egress")
+    ws = os.path.join(lab.scratch, "ws-egress")
+    os.makedirs(os.path.join(home, ".config", "zero"), exist_ok=True)
+    os.makedirs(ws, exist_ok=True)
+    hosts = os.path.join(home, "hosts")
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 bench.test\n")
+    with open(os.path.join(home, ".config", "zero", "config.json"), "w") as f:
+        json.dump({"sandbox": {"network": "scoped",
+                               "allowedDomains": ["bench.test:%d" % port, "127.0.0.1"]}}, f)
+    env = agents_mod.Agent(lab).env(home, "")
+    env["ZERO_EGRESS_HOSTS"] = hosts
+    curl = shutil.which("curl") or "curl"
+
+    def dl(url):
+        return [curl, "-sS", "-o", "/dev/null", "-w", "%{size_download}", url]
+
+    def one(argv):
+        def fn(tag):
+            m = lab.measured(argv, env, ws, "egress-" + tag, timeout=300)
+            got = m["stdout"].strip().split("\n")[-1] if m["stdout"].strip() else ""
+            if m["status"] != 0 or got != str(BIG):
+                return None, "exit %s, %r bytes: %s" % (m["status"], got,
+                                                         m["stderr_tail"][-300:].strip())
+            return m, None
+        return fn
+    rows = [("zero, scoped (egress proxy)",
+             one([lab.zero, "sandbox", "exec", "--"] + dl("http://bench.test:%d/big" % port))),
+            ("zero, --network (direct)",
+             one([lab.zero, "sandbox", "exec", "--network", "--"] +
+                 dl("http://127.0.0.1:%d/big" % port))),
+            ("curl alone (no sandbox)", one(dl("http://127.0.0.1:%d/big" % port)))]
+    try:
+        out = {"rows": rounds(lab, rows, lab.runs)}
+    finally:
+        srv.shutdown()
+        shutil.rmtree(ws, ignore_errors=True)
+    out["size"] = BIG
+    out["peers"] = {
+        "claude": "its sandbox sends a command's traffic through its own HTTP/SOCKS proxy "
+                  "(settings sandbox.network); that runs only inside its agent loop with its "
+                  "sandbox on: not measured",
+        "codex": "its sandbox has network on or off, no filtering proxy: no equivalent",
+        "gemini": "no egress filtering of its own (Docker/Podman networking): no equivalent",
+        "opencode": "no sandbox: no equivalent"}
+    return out
+
+
+# -- mcp_http -------------------------------------------------------------------------
+def _cpu_s(pid):
+    """CPU of a process's live threads (schedstat, ns); None when it is gone."""
+    total = 0
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                    total += int(f.read().split()[0])
+            except OSError:
+                continue
+    except OSError:
+        return None
+    return total / 1e9
+
+
+def _status_kib(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def mcp_http(lab, agent_names):
+    """`zero serve --mcp --http` on loopback under load: MCP_CLIENTS clients
+    at once, each on its own connection and session, each making MCP_CALLS
+    `tools/call` of read_file one after the other. Figures of the server
+    process alone (its threads' CPU from schedstat, VmHWM), so the Python
+    clients do not count: CPU per call, calls per second (wall, clients
+    included), peak RSS. One server per round; rounds as the lab's runs."""
+    import serve_client as sc
+    work = os.path.join(lab.scratch, "ws-mcp")
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(work, "small.txt"), "w") as f:
+        f.write("".join("line %d of a small file\n" % i for i in range(40)))
+    home = os.path.join(lab.scratch, "home-mcp")
+    os.makedirs(home, exist_ok=True)
+    env = agents_mod.Agent(lab).env(home, "")
+    call = {"name": "read_file", "arguments": {"path": "small.txt"}}
+
+    def fn(tag):
+        proc, _, port = sc.start(lab.zero, ["--http", "0"], work, env)
+        if not port:
+            return None, "zero serve did not start: %s" % (sc.stop(proc)[1] or "")[-300:]
+        errors = []
+        try:
+            conns = []
+            for _ in range(MCP_CLIENTS):
+                c = sc.Conn(port)
+                _, sid = sc.initialize(c)
+                sc.rpc(c, sid, "tools/call", call)  # warm-up: first-use allocations
+                conns.append((c, sid))
+
+            def client(c, sid):
+                try:
+                    for i in range(MCP_CALLS):
+                        r = sc.rpc(c, sid, "tools/call", call, id=10 + i)
+                        if r.status != 200 or b'"isError":false' not in r.body:
+                            errors.append(r.body[:200])
+                            return
+                except Exception as e:  # noqa: BLE001 (reported as the run's failure)
+                    errors.append(repr(e))
+            ts = [threading.Thread(target=client, args=cs) for cs in conns]
+            cpu0 = _cpu_s(proc.pid)
+            t0 = time.perf_counter()
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            wall = time.perf_counter() - t0
+            cpu = _cpu_s(proc.pid) - cpu0
+            hwm = _status_kib(proc.pid, "VmHWM")
+            for c, _ in conns:
+                c.close()
+        finally:
+            sc.stop(proc)
+        if errors:
+            return None, "a call failed: %r" % errors[0]
+        n = MCP_CLIENTS * MCP_CALLS
+        return {"wall_us": int(wall * 1e6), "cpu_us": int(cpu * 1e6), "peak_rss_kb": hwm,
+                "calls": n, "cpu_per_call_us": cpu * 1e6 / n, "calls_per_s": n / wall,
+                "procs": 1}, None
+    out = {"rows": rounds(lab, [("zero serve --mcp --http", fn)], lab.runs)}
+    shutil.rmtree(work, ignore_errors=True)
+    out["clients"], out["calls"] = MCP_CLIENTS, MCP_CALLS
+    out["peers"] = {
+        "codex": "`codex mcp-server` speaks MCP over stdio only: no HTTP equivalent",
+        "claude": "`claude mcp serve` speaks MCP over stdio only: no HTTP equivalent",
+        "gemini": "no MCP server mode", "opencode": "no MCP server mode"}
+    return out
+
+
+# -- batch ---------------------------------------------------------------------------
+def batch(lab, agent_names):
+    """BATCH_TASKS one-turn tasks, BATCH_JOBS at once, against one fake
+    server per run: `zero batch --local -j 8` (its workers are `zero exec`
+    runs) and, as Codex's equivalent, `xargs -P 8` starting `codex exec`
+    per task (the native binary). The whole tree: the batch runner or xargs
+    and every task. A run passes when every task exited 0 and the server
+    answered exactly BATCH_TASKS scripted requests."""
+    zero, codex = agents_mod.Zero(lab), agents_mod.Codex(lab)
+    want = "batch task done"
+    rows = []
+
+    def runner(agent, argv_of):
+        def fn(tag):
+            tag = "batch-" + tag
+            ws = os.path.join(lab.scratch, "ws-" + tag)
+            shutil.rmtree(ws, ignore_errors=True)
+            os.makedirs(ws)
+            with open(os.path.join(ws, "tasks.jsonl"), "w") as f:
+                for i in range(BATCH_TASKS):
+                    f.write(json.dumps({"id": "t%d" % i, "prompt": "say done %d" % i}) + "\n")
+            with open(os.path.join(ws, "prompts.txt"), "w") as f:
+                f.write("".join("say done %d\n" % i for i in range(BATCH_TASKS)))
+            home = os.path.join(lab.scratch, "home-batch-" + agent.name)
+            os.makedirs(home, exist_ok=True)
+            # A spare turn per task: an agent that retries a request (a
+            # stream slow on a loaded machine) gets an answer, not the
+            # server's "no scripted turn left"; the check counts at least 64.
+            turns = [{"text": want}] * (2 * BATCH_TASKS)
+            proc, base_url, sdir = lab.start_server(turns, agent, tag)
+            try:
+                agent.configure(home, base_url, ws)
+                m = lab.measured(argv_of(ws), agent.env(home, base_url), ws, tag, timeout=900)
+            finally:
+                lab.stop_server(proc)
+            reqs = [r for r in lab.server_requests(sdir) if r.get("turn") is not None]
+            why = None
+            if m["status"] != 0:
+                why = "exit %s: %s" % (m["status"], m["stderr_tail"][-300:].strip())
+            elif len(reqs) < BATCH_TASKS:
+                why = "%d scripted requests, want at least %d" % (len(reqs), BATCH_TASKS)
+            elif agent is zero:
+                with open(os.path.join(ws, "results.jsonl")) as f:
+                    ok = sum(json.loads(x).get("exitCode") == 0 for x in f if x.strip())
+                if ok != BATCH_TASKS:
+                    why = "%d of %d tasks exited 0" % (ok, BATCH_TASKS)
+            m["requests"] = len(reqs)
+            if why is None:
+                shutil.rmtree(ws, ignore_errors=True)
+                shutil.rmtree(sdir, ignore_errors=True)
+            return (None, why) if why else (m, None)
+        return fn
+
+    if not agent_names or "zero" in agent_names:
+        rows.append(("zero batch --local -j 8", runner(zero, lambda ws: [
+            lab.zero, "batch", "tasks.jsonl", "--local", "-j", str(BATCH_JOBS)])))
+    peers = {"claude": "no batch runner; 64 `claude -p` runs with xargs -P 8 would be the "
+                       "equivalent: not run, for the lab's time (one `claude -p` costs seconds "
+                       "of CPU, see (b))",
+             "gemini": "no batch runner: not run", "opencode": "no batch runner: not run"}
+    ok, why = codex.available()
+    if (not agent_names or "codex" in agent_names) and ok:
+        # xargs reads one prompt a line and keeps 8 `codex exec` running.
+        rows.append(("codex exec × 64, xargs -P 8", runner(codex, lambda ws: [
+            "sh", "-c", "xargs -P %d -I{} %s exec --skip-git-repo-check --sandbox "
+            "workspace-write -C %s {} < prompts.txt >/dev/null" % (
+                BATCH_JOBS, shlex.quote(codex.bin()), shlex.quote(ws))])))
+        peers["codex"] = "no batch runner: 64 `codex exec` (native) started by xargs -P 8"
+    else:
+        peers["codex"] = "not run: %s" % (why or "not among --agents")
+    # At most 2 measured runs: a run is 64 agent runs, and warms itself.
+    out = {"rows": rounds(lab, rows, max(1, min(lab.runs, 2)), warmup=0)}
+    out["tasks"], out["jobs"] = BATCH_TASKS, BATCH_JOBS
+    out["peers"] = peers
+    return out
+
+
+def summary(rec):
+    """(wall ms, CPU ms, peak RSS MiB) medians of a row's runs, or None."""
+    runs = rec.get("runs") or []
+    if not runs or "failed" in rec:
+        return None
+    return (statistics.median(r["wall_us"] for r in runs) / 1e3,
+            statistics.median(r["cpu_us"] for r in runs) / 1e3,
+            statistics.median(r["peak_rss_kb"] for r in runs) / 1024)
