@@ -811,42 +811,36 @@ static int op_feed_json(void *p, const json_t *body, zerr *err) {
   if (!json_is_object(body)) return zoai_chat_parser_finish(p, err);
   return zoai_chat_parser_feed_completion(p, body, err);
 }
+static void op_init(void *p, const char *name, zprov_event_fn fn, void *ud) {
+  zoai_chat_parser_init(p, name, fn, ud);
+}
+static void op_release(void *p) { zoai_chat_parser_release(p); }
+static char *chat_url(const zprov_opts *o) { return zoai_chat_url(o->base_url); }
 
-static const zwire_parser_ops chat_ops = {
-    .reset = op_reset,
-    .feed = op_feed,
-    .complete = op_complete,
-    .finish = op_finish,
-    .emitted = op_emitted,
-    .feed_json = op_feed_json,
-    .is_keepalive = NULL,
-};
-
-static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
-                      zerr *err) {
-  zwire_provider *p = (zwire_provider *)base;
-  const zprov_opts *o = &base->opts;
-  zbuf bodyb = ZBUF_INIT;
-  zoai_chat_render_text(o, req, &p->tools, &bodyb);
-  size_t body_len;
-  cleanup_free char *body = zbuf_detach(&bodyb, &body_len);
-  zoai_chat_parser parser;
-  zoai_chat_parser_init(&parser, o->name, fn, ud);
-  int rc = zwire_post(o, p->url, "Authorization: Bearer ", NULL, body, body_len, &chat_ops,
-                      &parser, fn, ud, err);
-  zoai_chat_parser_release(&parser);
-  return rc;
+static char *chat_body(zwire_provider *p, const zprov_request *req, size_t *len) {
+  zbuf b = ZBUF_INIT;
+  zoai_chat_render_text(&p->base.opts, req, &p->tools, &b);
+  return zbuf_detach(&b, len);
 }
 
-static const zprovider_vtbl oai_vtbl = {
-    .wire = "openai-chat",
-    .stream = oai_stream,
-    .destroy = zwire_provider_destroy,
+static const zwire_protocol chat_protocol = {
+    .vt = {.wire = "openai-chat",
+           .stream = zwire_provider_stream,
+           .destroy = zwire_provider_destroy},
+    .cred_prefix = "Authorization: Bearer ",
+    .url = chat_url,
+    .render = chat_body,
+    .parser_size = sizeof(zoai_chat_parser),
+    .parser_init = op_init,
+    .parser_release = op_release,
+    .ops = {.reset = op_reset,
+            .feed = op_feed,
+            .complete = op_complete,
+            .finish = op_finish,
+            .emitted = op_emitted,
+            .feed_json = op_feed_json},
 };
 
 zprovider *zprovider_openai_chat_new(const zprov_opts *opts, zerr *err) {
-  zwire_provider *p = zwire_provider_new(&oai_vtbl, opts, err);
-  if (!p) return NULL;
-  p->url = zoai_chat_url(opts->base_url);
-  return &p->base;
+  return zwire_provider_new(&chat_protocol, opts, err);
 }
