@@ -517,24 +517,14 @@ char *zanth_url(const char *base_url) {
 
 /* ---------------------------------------------------------------- transport */
 
+ZWIRE_PARSER_ADAPTERS(zanth_parser, zanth)
+
 static void op_reset(void *p) { zanth_parser_reset(p); }
-static int op_feed(void *p, const zsse_event *ev, zerr *err) {
-  return zanth_parser_feed(p, ev->data, ev->data_len, err);
-}
-static int op_finish(void *p, zerr *err) { return zanth_parser_finish(p, err); }
 static bool op_keepalive(const zsse_event *ev) { return ev->event && !strcmp(ev->event, "ping"); }
-static void op_init(void *p, const char *name, zprov_event_fn fn, void *ud) {
-  zanth_parser_init(p, name, fn, ud);
-}
-static void op_release(void *p) { zanth_parser_release(p); }
 static char *anth_url(const zprov_opts *o) { return zanth_url(o->base_url); }
 
 static char *anth_body(zwire_provider *p, const zprov_request *req, size_t *len) {
-  json_t *body_json = zanth_render(&p->base.opts, req);
-  char *body = zjson_dumps(body_json);
-  json_decref(body_json);
-  *len = strlen(body);
-  return body;
+  return zwire_json_body(zanth_render(&p->base.opts, req), len);
 }
 
 _Static_assert(offsetof(zanth_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
@@ -546,12 +536,12 @@ static const zwire_protocol anth_protocol = {
     .url = anth_url,
     .render = anth_body,
     .parser_size = sizeof(zanth_parser),
-    .parser_init = op_init,
-    .parser_release = op_release,
+    .parser_init = zanth_op_init,
+    .parser_release = zanth_op_release,
     .ops = {.reset = op_reset,
-            .feed = op_feed,
+            .feed = zanth_op_feed,
             .complete = zwire_turn_complete,
-            .finish = op_finish,
+            .finish = zanth_op_finish,
             .emitted = zwire_turn_emitted,
             .is_keepalive = op_keepalive},
 };

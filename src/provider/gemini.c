@@ -479,30 +479,20 @@ char *zgem_url(const char *base_url, const char *model) {
 
 /* ---------------------------------------------------------------- transport */
 
+ZWIRE_PARSER_ADAPTERS(zgem_parser, zgem)
+
 static void op_reset(void *p) {
   zgem_parser *g = p;
   zturn_reset(&g->turn);
   g->events = 0;
 }
-static int op_feed(void *p, const zsse_event *ev, zerr *err) {
-  return zgem_parser_feed(p, ev->data, ev->data_len, err);
-}
-static int op_finish(void *p, zerr *err) { return zgem_parser_finish(p, err); }
 static int op_feed_json(void *p, const json_t *v, zerr *err) {
   return zgem_parser_feed_json(p, v, err);
 }
-static void op_init(void *p, const char *name, zprov_event_fn fn, void *ud) {
-  zgem_parser_init(p, name, fn, ud);
-}
-static void op_release(void *p) { zgem_parser_release(p); }
 static char *gem_url(const zprov_opts *o) { return zgem_url(o->base_url, o->model); }
 
 static char *gem_body(zwire_provider *p, const zprov_request *req, size_t *len) {
-  json_t *body_json = zgem_render(&p->base.opts, req);
-  char *body = zjson_dumps(body_json);
-  json_decref(body_json);
-  *len = strlen(body);
-  return body;
+  return zwire_json_body(zgem_render(&p->base.opts, req), len);
 }
 
 _Static_assert(offsetof(zgem_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
@@ -513,12 +503,12 @@ static const zwire_protocol gem_protocol = {
     .url = gem_url,
     .render = gem_body,
     .parser_size = sizeof(zgem_parser),
-    .parser_init = op_init,
-    .parser_release = op_release,
+    .parser_init = zgem_op_init,
+    .parser_release = zgem_op_release,
     .ops = {.reset = op_reset,
-            .feed = op_feed,
+            .feed = zgem_op_feed,
             .complete = zwire_turn_complete,
-            .finish = op_finish,
+            .finish = zgem_op_finish,
             .emitted = zwire_turn_emitted,
             .feed_json = op_feed_json},
 };

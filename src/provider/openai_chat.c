@@ -791,6 +791,8 @@ char *zoai_chat_url(const char *base_url) {
 
 /* ---------------------------------------------------------------- transport */
 
+ZWIRE_PARSER_ADAPTERS(zoai_chat_parser, zoai_chat)
+
 static void op_reset(void *p) {
   zoai_chat_parser *c = p;
   const char *name = c->provider_name;
@@ -801,20 +803,12 @@ static void op_reset(void *p) {
   zoai_chat_parser_init(c, name, fn, ud);
   c->slow_only = slow_only;
 }
-static int op_feed(void *p, const zsse_event *ev, zerr *err) {
-  return zoai_chat_parser_feed(p, ev->data, ev->data_len, err);
-}
 static bool op_complete(const void *p) { return zoai_chat_parser_complete(p); }
-static int op_finish(void *p, zerr *err) { return zoai_chat_parser_finish(p, err); }
 static bool op_emitted(const void *p) { return ((const zoai_chat_parser *)p)->emitted; }
 static int op_feed_json(void *p, const json_t *body, zerr *err) {
   if (!json_is_object(body)) return zoai_chat_parser_finish(p, err);
   return zoai_chat_parser_feed_completion(p, body, err);
 }
-static void op_init(void *p, const char *name, zprov_event_fn fn, void *ud) {
-  zoai_chat_parser_init(p, name, fn, ud);
-}
-static void op_release(void *p) { zoai_chat_parser_release(p); }
 static char *chat_url(const zprov_opts *o) { return zoai_chat_url(o->base_url); }
 
 static char *chat_body(zwire_provider *p, const zprov_request *req, size_t *len) {
@@ -831,12 +825,12 @@ static const zwire_protocol chat_protocol = {
     .url = chat_url,
     .render = chat_body,
     .parser_size = sizeof(zoai_chat_parser),
-    .parser_init = op_init,
-    .parser_release = op_release,
+    .parser_init = zoai_chat_op_init,
+    .parser_release = zoai_chat_op_release,
     .ops = {.reset = op_reset,
-            .feed = op_feed,
+            .feed = zoai_chat_op_feed,
             .complete = op_complete,
-            .finish = op_finish,
+            .finish = zoai_chat_op_finish,
             .emitted = op_emitted,
             .feed_json = op_feed_json},
 };

@@ -613,20 +613,14 @@ char *zresp_url(const char *base_url) { return zwire_url(base_url, "/responses")
 
 /* ---------------------------------------------------------------- transport */
 
+ZWIRE_PARSER_ADAPTERS(zresp_parser, zresp)
+
 static void op_reset(void *p) {
   zresp_parser *r = p;
   zturn_reset(&r->turn);
   r->events = 0;
   r->text_seen = false;
 }
-static int op_feed(void *p, const zsse_event *ev, zerr *err) {
-  return zresp_parser_feed(p, ev->data, ev->data_len, err);
-}
-static int op_finish(void *p, zerr *err) { return zresp_parser_finish(p, err); }
-static void op_init(void *p, const char *name, zprov_event_fn fn, void *ud) {
-  zresp_parser_init(p, name, fn, ud);
-}
-static void op_release(void *p) { zresp_parser_release(p); }
 static char *resp_url(const zprov_opts *o) { return zresp_url(o->base_url); }
 
 static char *resp_body(zwire_provider *p, const zprov_request *req, size_t *len) {
@@ -645,12 +639,12 @@ static const zwire_protocol resp_protocol = {
     .url = resp_url,
     .render = resp_body,
     .parser_size = sizeof(zresp_parser),
-    .parser_init = op_init,
-    .parser_release = op_release,
+    .parser_init = zresp_op_init,
+    .parser_release = zresp_op_release,
     .ops = {.reset = op_reset,
-            .feed = op_feed,
+            .feed = zresp_op_feed,
             .complete = zwire_turn_complete,
-            .finish = op_finish,
+            .finish = zresp_op_finish,
             .emitted = zwire_turn_emitted},
 };
 

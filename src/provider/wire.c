@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/json.h"
 #include "base/time.h"
 #include "net/http.h"
 #include "provider/retry.h"
@@ -82,6 +83,13 @@ int zwire_provider_stream(zprovider *base, const zprov_request *req, zprov_event
   int rc = post(o, proto, p->url, body, body_len, parser, fn, ud, err);
   proto->parser_release(parser);
   return rc;
+}
+
+char *zwire_json_body(json_t *body, size_t *len) {
+  char *s = zjson_dumps(body);
+  json_decref(body);
+  *len = strlen(s);
+  return s;
 }
 
 bool zwire_turn_complete(const void *parser) { return ((const zturn *)parser)->complete; }

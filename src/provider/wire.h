@@ -103,6 +103,24 @@ typedef struct zwire_protocol {
   zwire_parser_ops ops;
 } zwire_protocol;
 
+/* The type-erasing adapters zwire_protocol takes, for a parser type T whose
+ * functions are PREFIX_parser_init / _release / _feed (data, len) / _finish:
+ * defines static PREFIX_op_init, PREFIX_op_release, PREFIX_op_feed and
+ * PREFIX_op_finish. */
+#define ZWIRE_PARSER_ADAPTERS(T, PREFIX)                                                 \
+  static void PREFIX##_op_init(void *p, const char *name, zprov_event_fn fn, void *ud) { \
+    PREFIX##_parser_init((T *)p, name, fn, ud);                                          \
+  }                                                                                      \
+  static void PREFIX##_op_release(void *p) { PREFIX##_parser_release((T *)p); }          \
+  static int PREFIX##_op_feed(void *p, const zsse_event *ev, zerr *err) {                \
+    return PREFIX##_parser_feed((T *)p, ev->data, ev->data_len, err);                    \
+  }                                                                                      \
+  static int PREFIX##_op_finish(void *p, zerr *err) { return PREFIX##_parser_finish((T *)p, err); }
+
+/* A request body rendered as a JSON value, dumped: takes body (decref'd),
+ * sets *len. Caller frees. */
+char *zwire_json_body(json_t *body, size_t *len);
+
 /* The state every wire protocol's provider holds: the vtable and options,
  * its protocol, the endpoint URL and the cache of rendered tool schemas
  * (left empty by the protocols that render tools as JSON values). */
