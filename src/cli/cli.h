@@ -83,7 +83,7 @@ extern const zopt_spec zcli_acp_opts;
 int zcli_providers_add(int argc, char **argv, bool make_active, void (*help)(FILE *out));
 
 /* Each command's flags (the table its parser, --help and shell completion
- * read); exec's is zexec_opts in cli/exec_args.h. */
+ * read); exec's is zcli_exec_opts in cli/exec_args.h. */
 extern const zopt_spec zcli_config_opts;
 extern const zopt_spec zcli_context_opts;
 extern const zopt_spec zcli_ext_opts;

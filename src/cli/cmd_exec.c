@@ -53,7 +53,7 @@ static void exec_usage(FILE *out) {
         "Runs one task without the interactive UI and exits with a code meant for CI.\n"
         "\n",
         out);
-  zopt_print_flags(out, &zexec_opts);
+  zopt_print_flags(out, &zcli_exec_opts);
   fputs("\n"
         "Exit codes: 0 success, 1 internal error, 2 usage error, 3 provider or config error,\n"
         "4 incomplete (maxTurns reached), 130 interrupted.\n"

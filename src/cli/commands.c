@@ -11,7 +11,7 @@ static const zopt_spec *const PROVIDERS_SUB_OPTS[] = {&zcli_provider_add_opts, N
 
 static const zcli_command COMMANDS[] = {
     {"exec", NULL, cmd_exec, ZCMD_LEADING_ADD_DIR, "[flags] \"prompt\"",
-     "run one task headless (text, json, stream-json)", &zexec_opts, NULL, NULL},
+     "run one task headless (text, json, stream-json)", &zcli_exec_opts, NULL, NULL},
     {"sessions", NULL, cmd_sessions, 0, "[list|show|tree|lineage] [--json]",
      "saved sessions and their forks", &zcli_sessions_opts, &zcli_sessions_subs, NULL},
     {"search", "find", cmd_search, 0, "<words> [--json]", "search every saved session",

@@ -152,9 +152,11 @@ static const zopt EXEC_OPTS[] = {
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
-const zopt_spec zexec_opts = {
-    .command = "exec", .opts = EXEC_OPTS, .n_opts = ZARRAY_LEN(EXEC_OPTS),
-    .unknown = "unknown exec flag", .see = " (see zero exec --help)"};
+const zopt_spec zcli_exec_opts = {.command = "exec",
+                                  .opts = EXEC_OPTS,
+                                  .n_opts = ZARRAY_LEN(EXEC_OPTS),
+                                  .unknown = "unknown exec flag",
+                                  .see = " (see zero exec --help)"};
 
 static int parse_output(const char *v, zexec_args *a, zerr *err) {
   if (!strcmp(v, "text")) a->output = ZOUT_TEXT;
@@ -172,7 +174,7 @@ static void scan_output(int argc, char **argv, zexec_args *a) {
   zopt_parser op;
   zopt_hit hit;
   zerr ignored;
-  zopt_init(&op, &zexec_opts, argc, argv);
+  zopt_init(&op, &zcli_exec_opts, argc, argv);
   int rc;
   while ((rc = zopt_next(&op, &hit, &ignored)) != 0)
     if (rc > 0 && hit.id == O_OUTPUT) parse_output(hit.value, a, &ignored);
@@ -336,7 +338,7 @@ int zexec_args_parse(int argc, char **argv, zexec_args *a, bool (*is_session)(co
 
   zopt_parser op;
   zopt_hit hit;
-  zopt_init(&op, &zexec_opts, argc, argv);
+  zopt_init(&op, &zcli_exec_opts, argc, argv);
   int rc;
   while ((rc = zopt_next(&op, &hit, err)) > 0)
     if (apply(&op, &hit, a, is_session, err) < 0) return -1;

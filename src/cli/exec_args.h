@@ -63,7 +63,7 @@ typedef struct zexec_args {
 } zexec_args;
 
 /* The flags of `zero exec`: its parser, --help and shell completion read it. */
-extern const zopt_spec zexec_opts;
+extern const zopt_spec zcli_exec_opts;
 
 /* Parses argv (the words after "exec"). The word after `--resume` is its
  * session id unless it starts with "-"; `is_session` (may be NULL) tells

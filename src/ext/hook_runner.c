@@ -333,17 +333,17 @@ int zhook_runner_main(void) {
 /* ---- the client (zero) ------------------------------------------------------- */
 
 static void runner_kill(zhook_runner *r) {
-  if (r->in_fd >= 0) close(r->in_fd);
-  if (r->out_fd >= 0) close(r->out_fd);
-  r->in_fd = r->out_fd = -1;
-  if (r->pid > 0) {
-    kill(-r->pid, SIGKILL); /* the spawner's wrapper: the sandbox goes with it */
-    kill(r->pid, SIGKILL);
-    waitpid(r->pid, NULL, 0);
-    if (r->on_exit) r->on_exit(r->on_exit_ud);
+  if (r->child.in_fd >= 0) close(r->child.in_fd);
+  if (r->child.out_fd >= 0) close(r->child.out_fd);
+  r->child.in_fd = r->child.out_fd = -1;
+  if (r->child.pid > 0) {
+    kill(-r->child.pid, SIGKILL); /* the spawner's wrapper: the sandbox goes with it */
+    kill(r->child.pid, SIGKILL);
+    waitpid(r->child.pid, NULL, 0);
+    if (r->child.on_exit) r->child.on_exit(r->child.on_exit_ud);
   }
-  r->on_exit = NULL;
-  r->pid = 0;
+  r->child.on_exit = NULL;
+  r->child.pid = 0;
   r->ready = false;
   free(r->pending);
   r->pending = NULL;
@@ -357,7 +357,7 @@ static void runner_fail(zhook_runner *r) {
 
 int zhook_runner_start(zhook_runner *r, struct zspawner *spawner, const char *const *read_paths) {
   memset(r, 0, sizeof *r);
-  r->in_fd = r->out_fd = -1;
+  r->child.in_fd = r->child.out_fd = -1;
   char *self = zpath_self_exe();
   if (!spawner || !self) {
     free(self);
@@ -378,11 +378,7 @@ int zhook_runner_start(zhook_runner *r, struct zspawner *spawner, const char *co
     r->broken = true;
     return -1;
   }
-  r->pid = child.pid;
-  r->in_fd = child.in_fd;
-  r->out_fd = child.out_fd;
-  r->on_exit = child.on_exit;
-  r->on_exit_ud = child.on_exit_ud;
+  r->child = child;
   return 0;
 }
 
@@ -407,10 +403,10 @@ static char *read_line(zhook_runner *r, int64_t deadline_ms) {
     }
     int64_t left = deadline_ms - ztime_mono_ms();
     if (left <= 0 || zcancel_requested()) break;
-    struct pollfd pf = {r->out_fd, POLLIN, 0};
+    struct pollfd pf = {r->child.out_fd, POLLIN, 0};
     if (poll(&pf, 1, (int)(left > 100 ? 100 : left)) <= 0) continue;
     char tmp[16384];
-    ssize_t n = read(r->out_fd, tmp, sizeof tmp);
+    ssize_t n = read(r->child.out_fd, tmp, sizeof tmp);
     if (n > 0) zbuf_add(&b, tmp, (size_t)n);
     else if (n == 0 || (errno != EAGAIN && errno != EINTR)) break;
   }
@@ -438,7 +434,7 @@ bool zhook_write_before(int fd, const char *s, size_t len, int64_t deadline_ms) 
 
 int zhook_runner_run(zhook_runner *r, char *const *argv, const char *cwd, int timeout_ms,
                      const char *stdin_json, zhook_outcome *out) {
-  if (r->broken || !r->pid) return -1;
+  if (r->broken || !r->child.pid) return -1;
   int64_t start = ztime_mono_ms();
   if (!r->ready) {
     char *line = read_line(r, start + RUNNER_START_MS);
@@ -461,7 +457,7 @@ int zhook_runner_run(zhook_runner *r, char *const *argv, const char *cwd, int ti
   zbuf_addf(&line, "%s\n", text);
   free(text);
   int64_t deadline = start + timeout_ms + RUNNER_SLACK_MS;
-  bool sent = zhook_write_before(r->in_fd, line.data, line.len, deadline);
+  bool sent = zhook_write_before(r->child.in_fd, line.data, line.len, deadline);
   zbuf_release(&line);
   char *answer = sent ? read_line(r, deadline) : NULL;
   json_t *ans = answer ? json_loads(answer, 0, NULL) : NULL;
@@ -485,9 +481,9 @@ int zhook_runner_run(zhook_runner *r, char *const *argv, const char *cwd, int ti
 }
 
 void zhook_runner_stop(zhook_runner *r) {
-  if (r->pid > 0 && r->in_fd >= 0) {
-    close(r->in_fd); /* EOF: it ends after the command it runs, if any */
-    r->in_fd = -1;
+  if (r->child.pid > 0 && r->child.in_fd >= 0) {
+    close(r->child.in_fd); /* EOF: it ends after the command it runs, if any */
+    r->child.in_fd = -1;
   }
   runner_kill(r);
 }

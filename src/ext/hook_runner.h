@@ -43,6 +43,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "exec/proc.h"
 #include "exec/spawn.h"
 #include "ext/hook_run.h"
 
@@ -50,14 +51,12 @@
 #define ZHOOK_RUNNER_READY "zero-hook-runner ready"
 
 typedef struct zhook_runner {
-  pid_t pid;         /* 0 = not running */
-  int in_fd, out_fd; /* requests / answers */
+  zexec_child child; /* pid 0 = not running; in_fd / out_fd: requests /
+                      * answers (-1 once closed); on_exit: the spawner's */
   bool ready;        /* the ready line was read */
   bool broken;       /* failed once: not used again this run */
   char *pending;     /* answer bytes read past a line (owned) */
   size_t pending_len;
-  void (*on_exit)(void *ud); /* the spawner's (zspawn_cmd.on_exit) */
-  void *on_exit_ud;
 } zhook_runner;
 
 /* The runner's main (zero __hook-runner): serves requests on stdin until EOF.

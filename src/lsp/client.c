@@ -50,16 +50,16 @@ static void tail_add(zlsp_client *c, const char *data, size_t n) {
 
 static void drain_stderr(zlsp_client *c) {
   char buf[4096];
-  while (c->err_fd >= 0) {
-    ssize_t r = read(c->err_fd, buf, sizeof buf);
+  while (c->child.err_fd >= 0) {
+    ssize_t r = read(c->child.err_fd, buf, sizeof buf);
     if (r > 0) {
       tail_add(c, buf, (size_t)r);
     } else if (r < 0 && errno == EINTR) {
       continue;
     } else {
       if (r == 0) {
-        close(c->err_fd);
-        c->err_fd = -1;
+        close(c->child.err_fd);
+        c->child.err_fd = -1;
       }
       return;
     }
@@ -100,24 +100,24 @@ static bool exited(const zlsp_client *c) {
   siginfo_t si;
   memset(&si, 0, sizeof si);
   int w;
-  do w = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT | WNOHANG);
+  do w = waitid(P_PID, (id_t)c->child.pid, &si, WEXITED | WNOWAIT | WNOHANG);
   while (w < 0 && errno == EINTR);
-  return w < 0 || si.si_pid == c->pid;
+  return w < 0 || si.si_pid == c->child.pid;
 }
 
 static void reap(zlsp_client *c) {
-  if (c->pid <= 0) return;
+  if (c->child.pid <= 0) return;
   siginfo_t si;
   memset(&si, 0, sizeof si);
   int w;
-  do w = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT);
+  do w = waitid(P_PID, (id_t)c->child.pid, &si, WEXITED | WNOWAIT);
   while (w < 0 && errno == EINTR);
-  zreaper_forget(c->pid); /* while the id cannot be reused yet */
-  while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
+  zreaper_forget(c->child.pid); /* while the id cannot be reused yet */
+  while (waitpid(c->child.pid, NULL, 0) < 0 && errno == EINTR) {
   }
-  c->pid = -1;
-  if (c->on_exit) c->on_exit(c->on_exit_ud); /* the sandbox's placeholders */
-  c->on_exit = NULL;
+  c->child.pid = -1;
+  if (c->child.on_exit) c->child.on_exit(c->child.on_exit_ud); /* the sandbox's placeholders */
+  c->child.on_exit = NULL;
 }
 
 /* ---- messages in ------------------------------------------------------------ */
@@ -193,7 +193,7 @@ static int on_body(void *ud, const char *body, size_t len) {
 static int read_available(zlsp_client *c, zerr *err) {
   char buf[65536];
   for (;;) {
-    ssize_t r = read(c->out_fd, buf, sizeof buf);
+    ssize_t r = read(c->child.out_fd, buf, sizeof buf);
     if (r > 0) {
       if (zlsp_framer_feed(&c->framer, buf, (size_t)r, on_body, c, err) < 0) {
         char what[300];
@@ -212,13 +212,13 @@ static int read_available(zlsp_client *c, zerr *err) {
  * first bytes. Returns 0, or -1 with err when the server died or zero was
  * cancelled. */
 static int pump(zlsp_client *c, int timeout_ms, zerr *err) {
-  if (c->dead || c->out_fd < 0) return zerr_set(err, ZE_IO, "language server %s is not running",
-                                                c->cfg ? c->cfg->name : "");
+  if (c->dead || c->child.out_fd < 0)
+    return zerr_set(err, ZE_IO, "language server %s is not running", c->cfg ? c->cfg->name : "");
   if (zcancel_requested()) return zerr_set(err, ZE_CANCELLED, "cancelled");
   struct pollfd p[3];
   nfds_t n = 0;
-  p[n++] = (struct pollfd){c->out_fd, POLLIN, 0};
-  if (c->err_fd >= 0) p[n++] = (struct pollfd){c->err_fd, POLLIN, 0};
+  p[n++] = (struct pollfd){c->child.out_fd, POLLIN, 0};
+  if (c->child.err_fd >= 0) p[n++] = (struct pollfd){c->child.err_fd, POLLIN, 0};
   if (zcancel_fd() >= 0) p[n++] = (struct pollfd){zcancel_fd(), POLLIN, 0};
   int pr = poll(p, n, timeout_ms < 0 ? 0 : timeout_ms);
   if (pr < 0 && errno != EINTR) return zerr_errno(err, ZE_IO, "waiting for a language server");
@@ -242,13 +242,13 @@ static int send_msg(zlsp_client *c, const json_t *msg, zerr *err) {
 }
 
 static int send_frame(zlsp_client *c, const zbuf *f, zerr *err) {
-  if (c->dead || c->in_fd < 0) return zerr_set(err, ZE_IO, "language server %s is not running",
-                                               c->cfg ? c->cfg->name : "");
+  if (c->dead || c->child.in_fd < 0)
+    return zerr_set(err, ZE_IO, "language server %s is not running", c->cfg ? c->cfg->name : "");
   const zbuf frame = *f;
   size_t off = 0;
   int64_t deadline = ztime_mono_ms() + 10000;
   while (off < frame.len) {
-    ssize_t w = write(c->in_fd, frame.data + off, frame.len - off);
+    ssize_t w = write(c->child.in_fd, frame.data + off, frame.len - off);
     if (w > 0) {
       off += (size_t)w;
       continue;
@@ -260,7 +260,7 @@ static int send_frame(zlsp_client *c, const zbuf *f, zerr *err) {
         return zerr_set(err, ZE_TIMEOUT, "language server %s stopped reading its input",
                         c->cfg->name);
       }
-      struct pollfd p[2] = {{c->in_fd, POLLOUT, 0}, {c->out_fd, POLLIN, 0}};
+      struct pollfd p[2] = {{c->child.in_fd, POLLOUT, 0}, {c->child.out_fd, POLLIN, 0}};
       if (poll(p, 2, 100) > 0 && (p[1].revents & (POLLIN | POLLHUP)) && pump(c, 0, err) < 0)
         return -1;
       continue;
@@ -346,8 +346,8 @@ int zlsp_client_start(zlsp_client *c, const zlsp_server_cfg *cfg, const char *ro
   memset(c, 0, sizeof *c);
   c->cfg = cfg;
   c->root = xstrdup(root);
-  c->pid = -1;
-  c->in_fd = c->out_fd = c->err_fd = -1;
+  c->child.pid = -1;
+  c->child.in_fd = c->child.out_fd = c->child.err_fd = -1;
   c->diags = json_object();
   /* A write to a server that has exited must fail with EPIPE, not kill zero. */
   signal(SIGPIPE, SIG_IGN);
@@ -360,14 +360,8 @@ int zlsp_client_start(zlsp_client *c, const zlsp_server_cfg *cfg, const char *ro
     c->dead = true;
     return -1;
   }
-  c->pid = ch.pid;
-  c->in_fd = ch.in_fd;
-  c->out_fd = ch.out_fd;
-  c->err_fd = ch.err_fd;
-  c->group_inside = ch.group_inside;
-  c->on_exit = ch.on_exit;
-  c->on_exit_ud = ch.on_exit_ud;
-  fcntl(c->in_fd, F_SETFL, fcntl(c->in_fd, F_GETFL) | O_NONBLOCK);
+  c->child = ch;
+  fcntl(c->child.in_fd, F_SETFL, fcntl(c->child.in_fd, F_GETFL) | O_NONBLOCK);
   int64_t t0 = ztime_mono_ms();
   json_t *res = NULL;
   if (zlsp_client_request(c, "initialize", initialize_params(c), timeout_ms, &res, err) < 0) {
@@ -388,29 +382,29 @@ int zlsp_client_start(zlsp_client *c, const zlsp_server_cfg *cfg, const char *ro
   return 0;
 }
 
-bool zlsp_client_alive(const zlsp_client *c) { return c->pid > 0 && !c->dead; }
+bool zlsp_client_alive(const zlsp_client *c) { return c->child.pid > 0 && !c->dead; }
 
 void zlsp_client_stop(zlsp_client *c) {
-  if (c->pid > 0 && !c->dead) {
+  if (c->child.pid > 0 && !c->dead) {
     zerr ignore = ZERR_INIT;
     json_t *res = NULL;
     if (zlsp_client_request(c, "shutdown", NULL, STOP_GRACE_MS, &res, &ignore) == 0)
       notify(c, "exit", NULL, &ignore);
     json_decref(res);
   }
-  if (c->in_fd >= 0) close(c->in_fd);
-  c->in_fd = -1;
-  if (c->pid > 0) {
+  if (c->child.in_fd >= 0) close(c->child.in_fd);
+  c->child.in_fd = -1;
+  if (c->child.pid > 0) {
     int64_t end = ztime_mono_ms() + STOP_GRACE_MS;
     while (!exited(c) && ztime_mono_ms() < end) ztime_sleep_ms(10, NULL);
     /* The leader is at most a zombie: -pid is still its group (and under
      * bwrap, the whole sandbox dies with its leader). */
-    if (!exited(c)) kill(-c->pid, SIGKILL);
+    if (!exited(c)) kill(-c->child.pid, SIGKILL);
     reap(c);
   }
-  if (c->out_fd >= 0) close(c->out_fd);
-  if (c->err_fd >= 0) close(c->err_fd);
-  c->out_fd = c->err_fd = -1;
+  if (c->child.out_fd >= 0) close(c->child.out_fd);
+  if (c->child.err_fd >= 0) close(c->child.err_fd);
+  c->child.out_fd = c->child.err_fd = -1;
   zlsp_framer_release(&c->framer);
   json_decref(c->response);
   json_decref(c->diags);
@@ -421,8 +415,8 @@ void zlsp_client_stop(zlsp_client *c) {
   const zlsp_server_cfg *cfg = c->cfg;
   memset(c, 0, sizeof *c);
   c->cfg = cfg;
-  c->pid = -1;
-  c->in_fd = c->out_fd = c->err_fd = -1;
+  c->child.pid = -1;
+  c->child.in_fd = c->child.out_fd = c->child.err_fd = -1;
   c->dead = true;
 }
 

@@ -29,6 +29,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "exec/proc.h"
 #include "lsp/config.h"
 #include "lsp/frame.h"
 
@@ -37,11 +38,8 @@ struct zspawner;
 typedef struct zlsp_client {
   const zlsp_server_cfg *cfg; /* borrowed */
   char *root;                 /* absolute root directory (rootUri) */
-  pid_t pid;                  /* -1 when not running */
-  int in_fd, out_fd, err_fd;
-  bool group_inside;
-  void (*on_exit)(void *);    /* the spawner's hook, run once reaped */
-  void *on_exit_ud;
+  zexec_child child;          /* pid -1 when not running; fds -1 once closed;
+                               * on_exit: the spawner's hook, run once reaped */
   zlsp_framer framer;
   int64_t next_id;
   json_t *response;           /* the awaited response, once read */

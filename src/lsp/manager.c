@@ -187,7 +187,7 @@ static server *server_for(zlsp *l, const zlsp_server_cfg *cfg, const char *root,
     sv->root = xstrdup(root);
     sv->state = SRV_CRASHED; /* i.e. to be started */
     sv->restarts = -1;       /* the first start is not a restart */
-    sv->client.pid = -1;
+    sv->client.child.pid = -1;
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers (servers stay put)
     l->servers = xrealloc(l->servers, (l->nservers + 1) * sizeof *l->servers);
     l->servers[l->nservers++] = sv;

@@ -176,31 +176,40 @@ static json_t *schema_entry(const char *name, const char *description, json_t *p
                    params);
 }
 
+/* The parameters of a meta tool that takes a server name and one string
+ * more: {"type":"object", "properties":{"server":{"type":"string"},
+ * <other>:{"type":"string"}}, "required":["server"] (and other when
+ * other_required), "additionalProperties":false}. */
+static json_t *server_string_params(const char *other, bool other_required) {
+  json_t *p = json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s], s:b}", "type", "object", "properties",
+                        "server", "type", "string", other, "type", "string", "required", "server",
+                        "additionalProperties", 0);
+  if (other_required) json_array_append_new(json_object_get(p, "required"), json_string(other));
+  return p;
+}
+
 static json_t *meta_schemas(const zmcp_manager *m) {
   json_t *arr = json_array();
-  const char *server_prop = "{\"type\":\"string\",\"description\":\"MCP server name\"}";
-  (void)server_prop;
   if (any_cap(m, "resources")) {
-    json_array_append_new(arr, schema_entry("mcp_list_resources",
-        "List the resources an MCP server offers (files, records, …) and, on the first page, "
-        "its resource templates (URI patterns to fill in for mcp_read_resource). A "
-        "\"nextCursor\" in the answer means there is more: pass it as \"cursor\".",
-        json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s], s:b}", "type", "object", "properties",
-                  "server", "type", "string", "cursor", "type", "string", "required", "server",
-                  "additionalProperties", 0)));
+    json_array_append_new(
+        arr,
+        schema_entry(
+            "mcp_list_resources",
+            "List the resources an MCP server offers (files, records, …) and, on the first page, "
+            "its resource templates (URI patterns to fill in for mcp_read_resource). A "
+            "\"nextCursor\" in the answer means there is more: pass it as \"cursor\".",
+            server_string_params("cursor", false)));
     json_array_append_new(arr, schema_entry("mcp_read_resource",
-        "Read one resource of an MCP server by its URI.",
-        json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s,s], s:b}", "type", "object", "properties",
-                  "server", "type", "string", "uri", "type", "string", "required", "server",
-                  "uri", "additionalProperties", 0)));
+                                            "Read one resource of an MCP server by its URI.",
+                                            server_string_params("uri", true)));
   }
   if (any_cap(m, "prompts")) {
-    json_array_append_new(arr, schema_entry("mcp_list_prompts",
-        "List the prompt templates an MCP server offers. A \"nextCursor\" in the answer "
-        "means there is more: pass it as \"cursor\".",
-        json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:[s], s:b}", "type", "object", "properties",
-                  "server", "type", "string", "cursor", "type", "string", "required", "server",
-                  "additionalProperties", 0)));
+    json_array_append_new(
+        arr, schema_entry(
+                 "mcp_list_prompts",
+                 "List the prompt templates an MCP server offers. A \"nextCursor\" in the answer "
+                 "means there is more: pass it as \"cursor\".",
+                 server_string_params("cursor", false)));
     json_array_append_new(arr, schema_entry("mcp_get_prompt",
         "Get one prompt of an MCP server, filled with arguments.",
         json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s, s:{s:s}}}, s:[s,s], s:b}", "type",

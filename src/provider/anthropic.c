@@ -1,6 +1,7 @@
 /* anthropic.c — the Anthropic Messages API; see anthropic.h. */
 #include "provider/anthropic.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "base/common.h"
@@ -516,48 +517,35 @@ char *zanth_url(const char *base_url) {
 
 /* ---------------------------------------------------------------- transport */
 
+ZWIRE_PARSER_ADAPTERS(zanth_parser, zanth)
+
 static void op_reset(void *p) { zanth_parser_reset(p); }
-static int op_feed(void *p, const zsse_event *ev, zerr *err) {
-  return zanth_parser_feed(p, ev->data, ev->data_len, err);
-}
-static bool op_complete(const void *p) { return ((const zanth_parser *)p)->turn.complete; }
-static int op_finish(void *p, zerr *err) { return zanth_parser_finish(p, err); }
-static bool op_emitted(const void *p) { return ((const zanth_parser *)p)->turn.emitted; }
 static bool op_keepalive(const zsse_event *ev) { return ev->event && !strcmp(ev->event, "ping"); }
+static char *anth_url(const zprov_opts *o) { return zanth_url(o->base_url); }
 
-static const zwire_parser_ops anth_ops = {
-    .reset = op_reset,
-    .feed = op_feed,
-    .complete = op_complete,
-    .finish = op_finish,
-    .emitted = op_emitted,
-    .is_keepalive = op_keepalive,
-};
-
-static int anth_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
-                       zerr *err) {
-  zwire_provider *p = (zwire_provider *)base;
-  const zprov_opts *o = &base->opts;
-  json_t *body_json = zanth_render(o, req);
-  cleanup_free char *body = zjson_dumps(body_json);
-  json_decref(body_json);
-  zanth_parser parser;
-  zanth_parser_init(&parser, o->name, fn, ud);
-  int rc = zwire_post(o, p->url, "x-api-key: ", "anthropic-version: 2023-06-01", body,
-                      strlen(body), &anth_ops, &parser, fn, ud, err);
-  zanth_parser_release(&parser);
-  return rc;
+static char *anth_body(zwire_provider *p, const zprov_request *req, size_t *len) {
+  return zwire_json_body(zanth_render(&p->base.opts, req), len);
 }
 
-static const zprovider_vtbl anth_vtbl = {
-    .wire = "anthropic",
-    .stream = anth_stream,
-    .destroy = zwire_provider_destroy,
+_Static_assert(offsetof(zanth_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
+
+static const zwire_protocol anth_protocol = {
+    .vt = {.wire = "anthropic", .stream = zwire_provider_stream, .destroy = zwire_provider_destroy},
+    .cred_prefix = "x-api-key: ",
+    .extra_header = "anthropic-version: 2023-06-01",
+    .url = anth_url,
+    .render = anth_body,
+    .parser_size = sizeof(zanth_parser),
+    .parser_init = zanth_op_init,
+    .parser_release = zanth_op_release,
+    .ops = {.reset = op_reset,
+            .feed = zanth_op_feed,
+            .complete = zwire_turn_complete,
+            .finish = zanth_op_finish,
+            .emitted = zwire_turn_emitted,
+            .is_keepalive = op_keepalive},
 };
 
 zprovider *zprovider_anthropic_new(const zprov_opts *opts, zerr *err) {
-  zwire_provider *p = zwire_provider_new(&anth_vtbl, opts, err);
-  if (!p) return NULL;
-  p->url = zanth_url(opts->base_url);
-  return &p->base;
+  return zwire_provider_new(&anth_protocol, opts, err);
 }

@@ -2,6 +2,7 @@
 #include "provider/gemini.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -478,54 +479,40 @@ char *zgem_url(const char *base_url, const char *model) {
 
 /* ---------------------------------------------------------------- transport */
 
+ZWIRE_PARSER_ADAPTERS(zgem_parser, zgem)
+
 static void op_reset(void *p) {
   zgem_parser *g = p;
   zturn_reset(&g->turn);
   g->events = 0;
 }
-static int op_feed(void *p, const zsse_event *ev, zerr *err) {
-  return zgem_parser_feed(p, ev->data, ev->data_len, err);
-}
-static bool op_complete(const void *p) { return ((const zgem_parser *)p)->turn.complete; }
-static int op_finish(void *p, zerr *err) { return zgem_parser_finish(p, err); }
-static bool op_emitted(const void *p) { return ((const zgem_parser *)p)->turn.emitted; }
 static int op_feed_json(void *p, const json_t *v, zerr *err) {
   return zgem_parser_feed_json(p, v, err);
 }
+static char *gem_url(const zprov_opts *o) { return zgem_url(o->base_url, o->model); }
 
-static const zwire_parser_ops gem_ops = {
-    .reset = op_reset,
-    .feed = op_feed,
-    .complete = op_complete,
-    .finish = op_finish,
-    .emitted = op_emitted,
-    .feed_json = op_feed_json,
-};
-
-static int gem_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
-                      zerr *err) {
-  zwire_provider *p = (zwire_provider *)base;
-  const zprov_opts *o = &base->opts;
-  json_t *body_json = zgem_render(o, req);
-  cleanup_free char *body = zjson_dumps(body_json);
-  json_decref(body_json);
-  zgem_parser parser;
-  zgem_parser_init(&parser, o->name, fn, ud);
-  int rc = zwire_post(o, p->url, "x-goog-api-key: ", NULL, body, strlen(body), &gem_ops,
-                      &parser, fn, ud, err);
-  zgem_parser_release(&parser);
-  return rc;
+static char *gem_body(zwire_provider *p, const zprov_request *req, size_t *len) {
+  return zwire_json_body(zgem_render(&p->base.opts, req), len);
 }
 
-static const zprovider_vtbl gem_vtbl = {
-    .wire = "gemini",
-    .stream = gem_stream,
-    .destroy = zwire_provider_destroy,
+_Static_assert(offsetof(zgem_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
+
+static const zwire_protocol gem_protocol = {
+    .vt = {.wire = "gemini", .stream = zwire_provider_stream, .destroy = zwire_provider_destroy},
+    .cred_prefix = "x-goog-api-key: ",
+    .url = gem_url,
+    .render = gem_body,
+    .parser_size = sizeof(zgem_parser),
+    .parser_init = zgem_op_init,
+    .parser_release = zgem_op_release,
+    .ops = {.reset = op_reset,
+            .feed = zgem_op_feed,
+            .complete = zwire_turn_complete,
+            .finish = zgem_op_finish,
+            .emitted = zwire_turn_emitted,
+            .feed_json = op_feed_json},
 };
 
 zprovider *zprovider_gemini_new(const zprov_opts *opts, zerr *err) {
-  zwire_provider *p = zwire_provider_new(&gem_vtbl, opts, err);
-  if (!p) return NULL;
-  p->url = zgem_url(opts->base_url, opts->model);
-  return &p->base;
+  return zwire_provider_new(&gem_protocol, opts, err);
 }

@@ -791,6 +791,8 @@ char *zoai_chat_url(const char *base_url) {
 
 /* ---------------------------------------------------------------- transport */
 
+ZWIRE_PARSER_ADAPTERS(zoai_chat_parser, zoai_chat)
+
 static void op_reset(void *p) {
   zoai_chat_parser *c = p;
   const char *name = c->provider_name;
@@ -801,52 +803,38 @@ static void op_reset(void *p) {
   zoai_chat_parser_init(c, name, fn, ud);
   c->slow_only = slow_only;
 }
-static int op_feed(void *p, const zsse_event *ev, zerr *err) {
-  return zoai_chat_parser_feed(p, ev->data, ev->data_len, err);
-}
 static bool op_complete(const void *p) { return zoai_chat_parser_complete(p); }
-static int op_finish(void *p, zerr *err) { return zoai_chat_parser_finish(p, err); }
 static bool op_emitted(const void *p) { return ((const zoai_chat_parser *)p)->emitted; }
 static int op_feed_json(void *p, const json_t *body, zerr *err) {
   if (!json_is_object(body)) return zoai_chat_parser_finish(p, err);
   return zoai_chat_parser_feed_completion(p, body, err);
 }
+static char *chat_url(const zprov_opts *o) { return zoai_chat_url(o->base_url); }
 
-static const zwire_parser_ops chat_ops = {
-    .reset = op_reset,
-    .feed = op_feed,
-    .complete = op_complete,
-    .finish = op_finish,
-    .emitted = op_emitted,
-    .feed_json = op_feed_json,
-    .is_keepalive = NULL,
-};
-
-static int oai_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
-                      zerr *err) {
-  zwire_provider *p = (zwire_provider *)base;
-  const zprov_opts *o = &base->opts;
-  zbuf bodyb = ZBUF_INIT;
-  zoai_chat_render_text(o, req, &p->tools, &bodyb);
-  size_t body_len;
-  cleanup_free char *body = zbuf_detach(&bodyb, &body_len);
-  zoai_chat_parser parser;
-  zoai_chat_parser_init(&parser, o->name, fn, ud);
-  int rc = zwire_post(o, p->url, "Authorization: Bearer ", NULL, body, body_len, &chat_ops,
-                      &parser, fn, ud, err);
-  zoai_chat_parser_release(&parser);
-  return rc;
+static char *chat_body(zwire_provider *p, const zprov_request *req, size_t *len) {
+  zbuf b = ZBUF_INIT;
+  zoai_chat_render_text(&p->base.opts, req, &p->tools, &b);
+  return zbuf_detach(&b, len);
 }
 
-static const zprovider_vtbl oai_vtbl = {
-    .wire = "openai-chat",
-    .stream = oai_stream,
-    .destroy = zwire_provider_destroy,
+static const zwire_protocol chat_protocol = {
+    .vt = {.wire = "openai-chat",
+           .stream = zwire_provider_stream,
+           .destroy = zwire_provider_destroy},
+    .cred_prefix = "Authorization: Bearer ",
+    .url = chat_url,
+    .render = chat_body,
+    .parser_size = sizeof(zoai_chat_parser),
+    .parser_init = zoai_chat_op_init,
+    .parser_release = zoai_chat_op_release,
+    .ops = {.reset = op_reset,
+            .feed = zoai_chat_op_feed,
+            .complete = op_complete,
+            .finish = zoai_chat_op_finish,
+            .emitted = op_emitted,
+            .feed_json = op_feed_json},
 };
 
 zprovider *zprovider_openai_chat_new(const zprov_opts *opts, zerr *err) {
-  zwire_provider *p = zwire_provider_new(&oai_vtbl, opts, err);
-  if (!p) return NULL;
-  p->url = zoai_chat_url(opts->base_url);
-  return &p->base;
+  return zwire_provider_new(&chat_protocol, opts, err);
 }

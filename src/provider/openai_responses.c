@@ -1,6 +1,7 @@
 /* openai_responses.c — the OpenAI Responses API; see openai_responses.h. */
 #include "provider/openai_responses.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -612,52 +613,41 @@ char *zresp_url(const char *base_url) { return zwire_url(base_url, "/responses")
 
 /* ---------------------------------------------------------------- transport */
 
+ZWIRE_PARSER_ADAPTERS(zresp_parser, zresp)
+
 static void op_reset(void *p) {
   zresp_parser *r = p;
   zturn_reset(&r->turn);
   r->events = 0;
   r->text_seen = false;
 }
-static int op_feed(void *p, const zsse_event *ev, zerr *err) {
-  return zresp_parser_feed(p, ev->data, ev->data_len, err);
-}
-static bool op_complete(const void *p) { return ((const zresp_parser *)p)->turn.complete; }
-static int op_finish(void *p, zerr *err) { return zresp_parser_finish(p, err); }
-static bool op_emitted(const void *p) { return ((const zresp_parser *)p)->turn.emitted; }
+static char *resp_url(const zprov_opts *o) { return zresp_url(o->base_url); }
 
-static const zwire_parser_ops resp_ops = {
-    .reset = op_reset,
-    .feed = op_feed,
-    .complete = op_complete,
-    .finish = op_finish,
-    .emitted = op_emitted,
-};
-
-static int resp_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
-                       zerr *err) {
-  zwire_provider *p = (zwire_provider *)base;
-  const zprov_opts *o = &base->opts;
-  zbuf bodyb = ZBUF_INIT;
-  zresp_render_text(o, req, &p->tools, &bodyb);
-  size_t body_len;
-  cleanup_free char *body = zbuf_detach(&bodyb, &body_len);
-  zresp_parser parser;
-  zresp_parser_init(&parser, o->name, fn, ud);
-  int rc = zwire_post(o, p->url, "Authorization: Bearer ", NULL, body, body_len, &resp_ops,
-                      &parser, fn, ud, err);
-  zresp_parser_release(&parser);
-  return rc;
+static char *resp_body(zwire_provider *p, const zprov_request *req, size_t *len) {
+  zbuf b = ZBUF_INIT;
+  zresp_render_text(&p->base.opts, req, &p->tools, &b);
+  return zbuf_detach(&b, len);
 }
 
-static const zprovider_vtbl resp_vtbl = {
-    .wire = "openai-responses",
-    .stream = resp_stream,
-    .destroy = zwire_provider_destroy,
+_Static_assert(offsetof(zresp_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
+
+static const zwire_protocol resp_protocol = {
+    .vt = {.wire = "openai-responses",
+           .stream = zwire_provider_stream,
+           .destroy = zwire_provider_destroy},
+    .cred_prefix = "Authorization: Bearer ",
+    .url = resp_url,
+    .render = resp_body,
+    .parser_size = sizeof(zresp_parser),
+    .parser_init = zresp_op_init,
+    .parser_release = zresp_op_release,
+    .ops = {.reset = op_reset,
+            .feed = zresp_op_feed,
+            .complete = zwire_turn_complete,
+            .finish = zresp_op_finish,
+            .emitted = zwire_turn_emitted},
 };
 
 zprovider *zprovider_openai_responses_new(const zprov_opts *opts, zerr *err) {
-  zwire_provider *p = zwire_provider_new(&resp_vtbl, opts, err);
-  if (!p) return NULL;
-  p->url = zresp_url(opts->base_url);
-  return &p->base;
+  return zwire_provider_new(&resp_protocol, opts, err);
 }

@@ -9,9 +9,11 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/json.h"
 #include "base/time.h"
 #include "net/http.h"
 #include "provider/retry.h"
+#include "provider/turn.h"
 
 #define RAW_KEEP_MAX (4u << 20) /* a non-streamed JSON answer larger than this is refused */
 #define DEFAULT_IDLE_MS 300000L
@@ -44,23 +46,54 @@ static bool extra_has(const json_t *extra, const char *line) {
   return false;
 }
 
-int zwire_post(const zprov_opts *o, const char *url, const char *cred_prefix,
-               const char *extra, const char *body, size_t body_len,
-               const zwire_parser_ops *ops, void *parser, zprov_event_fn fn, void *ud,
-               zerr *err) {
+/* Posts body to url with the protocol's headers and streams the reply
+ * through parser (see zwire_provider_stream). */
+static int post(const zprov_opts *o, const zwire_protocol *proto, const char *url, const char *body,
+                size_t body_len, void *parser, zprov_event_fn fn, void *ud, zerr *err) {
   zbuf cred = ZBUF_INIT;
   if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
-    zbuf_addf(&cred, "%s%s", cred_prefix, o->api_key);
-  const char *defaults[] = {cred.len ? cred.data : "", extra ? extra : "",
+    zbuf_addf(&cred, "%s%s", proto->cred_prefix, o->api_key);
+  const char *defaults[] = {cred.len ? cred.data : "",
+                            proto->extra_header ? proto->extra_header : "",
                             "Content-Type: application/json", "Accept: text/event-stream", NULL};
   char **headers = zwire_headers_new(o, defaults);
   zbuf_release(&cred);
-  zwire_call call = {.opts = o, .url = url, .headers = (const char *const *)headers,
-                     .body = body, .body_len = body_len, .ops = ops, .parser = parser};
+  zwire_call call = {.opts = o,
+                     .url = url,
+                     .headers = (const char *const *)headers,
+                     .body = body,
+                     .body_len = body_len,
+                     .ops = &proto->ops,
+                     .parser = parser};
   int rc = zwire_stream(&call, fn, ud, err);
   zwire_headers_free(headers);
   return rc;
 }
+
+int zwire_provider_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
+                          zerr *err) {
+  zwire_provider *p = (zwire_provider *)base;
+  const zwire_protocol *proto = p->proto;
+  const zprov_opts *o = &base->opts;
+  size_t body_len = 0;
+  cleanup_free char *body = proto->render(p, req, &body_len);
+  /* The parser's type is the protocol's own; one allocation a turn. */
+  cleanup_free void *parser = xcalloc(1, proto->parser_size);
+  proto->parser_init(parser, o->name, fn, ud);
+  int rc = post(o, proto, p->url, body, body_len, parser, fn, ud, err);
+  proto->parser_release(parser);
+  return rc;
+}
+
+char *zwire_json_body(json_t *body, size_t *len) {
+  char *s = zjson_dumps(body);
+  json_decref(body);
+  *len = strlen(s);
+  return s;
+}
+
+bool zwire_turn_complete(const void *parser) { return ((const zturn *)parser)->complete; }
+bool zwire_turn_emitted(const void *parser) { return ((const zturn *)parser)->emitted; }
 
 char **zwire_headers_new(const zprov_opts *o, const char *const *defaults) {
   const json_t *extra = json_is_object(o->headers) ? o->headers : NULL;
@@ -109,13 +142,15 @@ char *zwire_url(const char *base, const char *suffix) {
   return zbuf_detach(&b, NULL);
 }
 
-zwire_provider *zwire_provider_new(const zprovider_vtbl *vt, const zprov_opts *opts, zerr *err) {
+zprovider *zwire_provider_new(const zwire_protocol *proto, const zprov_opts *opts, zerr *err) {
   if (zwire_check_opts(opts, err) < 0) return NULL;
   zhttp_global_init();
   zwire_provider *p = xcalloc(1, sizeof *p);
-  p->base.vt = vt;
+  p->base.vt = &proto->vt;
   p->base.opts = *opts;
-  return p;
+  p->proto = proto;
+  p->url = proto->url(opts);
+  return &p->base;
 }
 
 void zwire_provider_destroy(zprovider *base) {

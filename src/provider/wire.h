@@ -60,18 +60,6 @@ typedef struct zwire_call {
  * the others itself). */
 int zwire_stream(const zwire_call *c, zprov_event_fn fn, void *ud, zerr *err);
 
-/* Posts a JSON body to url and streams the SSE reply through ops / parser
- * (zwire_stream). Headers, in this order: the credential line
- * "<cred_prefix><api key>" (left out when the key is empty or would smuggle a
- * header line: the server's 401 then says what to fix), `extra` when not
- * NULL (e.g. "anthropic-version: …"), Content-Type: application/json,
- * Accept: text/event-stream, then the profile's own headers
- * (zwire_headers_new). */
-int zwire_post(const zprov_opts *o, const char *url, const char *cred_prefix,
-               const char *extra, const char *body, size_t body_len,
-               const zwire_parser_ops *ops, void *parser, zprov_event_fn fn, void *ud,
-               zerr *err);
-
 /* Request headers: `defaults` ("Name: value", NULL-terminated; entries may
  * be NULL-skipped with a leading '\0'), then the profile's extra headers,
  * which replace a default of the same name. Header values with line breaks
@@ -91,21 +79,78 @@ char *zwire_url(const char *base, const char *suffix);
  * with what to fix. */
 int zwire_check_opts(const zprov_opts *opts, zerr *err);
 
+typedef struct zwire_provider zwire_provider;
+
+/* One wire protocol as the shared provider drives it: the request it
+ * renders, the credential header it sends, and the parser its reply feeds.
+ * Each protocol file holds one const instance; zwire_provider_new and the
+ * vtable's stream (zwire_provider_stream) do the rest the same way for all,
+ * so a protocol file is its renderer, its parser and this table. */
+typedef struct zwire_protocol {
+  zprovider_vtbl vt;        /* .wire names the protocol; stream and destroy
+                             * are zwire_provider_stream / _destroy */
+  const char *cred_prefix;  /* "x-api-key: ", "Authorization: Bearer " … */
+  const char *extra_header; /* one more header line, or NULL */
+  /* The endpoint for opts (base URL, model). Caller frees. */
+  char *(*url)(const zprov_opts *opts);
+  /* The request body for req; *len its length. Caller frees. */
+  char *(*render)(zwire_provider *p, const zprov_request *req, size_t *len);
+  /* The parser object: parser_size bytes, set up by parser_init for one
+   * turn and released by parser_release after it, whatever the outcome. */
+  size_t parser_size;
+  void (*parser_init)(void *parser, const char *provider_name, zprov_event_fn fn, void *ud);
+  void (*parser_release)(void *parser);
+  zwire_parser_ops ops;
+} zwire_protocol;
+
+/* The type-erasing adapters zwire_protocol takes, for a parser type T whose
+ * functions are PREFIX_parser_init / _release / _feed (data, len) / _finish:
+ * defines static PREFIX_op_init, PREFIX_op_release, PREFIX_op_feed and
+ * PREFIX_op_finish. */
+#define ZWIRE_PARSER_ADAPTERS(T, PREFIX)                                                 \
+  static void PREFIX##_op_init(void *p, const char *name, zprov_event_fn fn, void *ud) { \
+    PREFIX##_parser_init((T *)p, name, fn, ud);                                          \
+  }                                                                                      \
+  static void PREFIX##_op_release(void *p) { PREFIX##_parser_release((T *)p); }          \
+  static int PREFIX##_op_feed(void *p, const zsse_event *ev, zerr *err) {                \
+    return PREFIX##_parser_feed((T *)p, ev->data, ev->data_len, err);                    \
+  }                                                                                      \
+  static int PREFIX##_op_finish(void *p, zerr *err) { return PREFIX##_parser_finish((T *)p, err); }
+
+/* A request body rendered as a JSON value, dumped: takes body (decref'd),
+ * sets *len. Caller frees. */
+char *zwire_json_body(json_t *body, size_t *len);
+
 /* The state every wire protocol's provider holds: the vtable and options,
- * the endpoint URL and the cache of rendered tool schemas (left empty by
- * the protocols that render tools as JSON values). */
-typedef struct zwire_provider {
+ * its protocol, the endpoint URL and the cache of rendered tool schemas
+ * (left empty by the protocols that render tools as JSON values). */
+struct zwire_provider {
   zprovider base; /* first: zprovider* and zwire_provider* convert */
+  const zwire_protocol *proto;
   char *url;      /* owned */
   zjw_tools tools;
-} zwire_provider;
+};
 
-/* The start of every zprovider_<wire>_new: checks opts (zwire_check_opts),
- * initialises HTTP once, allocates a provider with vtable vt and a copy of
- * opts; the caller then sets url. NULL with err set when opts are wrong. */
-zwire_provider *zwire_provider_new(const zprovider_vtbl *vt, const zprov_opts *opts, zerr *err);
+/* Every zprovider_<wire>_new: checks opts (zwire_check_opts), initialises
+ * HTTP once, allocates a provider for proto with a copy of opts and its
+ * endpoint URL. NULL with err set when opts are wrong. */
+zprovider *zwire_provider_new(const zwire_protocol *proto, const zprov_opts *opts, zerr *err);
+/* The vtable's stream for a zwire_provider: renders req, posts it with the
+ * protocol's headers (the credential line "<cred_prefix><api key>", left out
+ * when the key is empty or would smuggle a header line, so the server's 401
+ * says what to fix; the extra header; Content-Type: application/json;
+ * Accept: text/event-stream; then the profile's own headers, see
+ * zwire_headers_new) and streams the SSE reply through a fresh parser
+ * (zwire_stream). Contract: zprovider_vtbl.stream. */
+int zwire_provider_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
+                          zerr *err);
 /* The vtable's destroy for a zwire_provider: frees url, tools and p. */
 void zwire_provider_destroy(zprovider *base);
+
+/* For parsers whose first member is a zturn: ops.complete / ops.emitted
+ * read it (turn.complete, turn.emitted). */
+bool zwire_turn_complete(const void *parser);
+bool zwire_turn_emitted(const void *parser);
 
 /* Idle limit in ms for opts: opts->idle_timeout_ms, else
  * ZERO_STREAM_IDLE_TIMEOUT (seconds, or with a unit: 500ms, 30s, 5m), else

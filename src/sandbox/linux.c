@@ -191,18 +191,24 @@ static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, 
   const char *rt = p->runtime_dir;
   env_add_rt(&e, "HOME", rt, "home");
   env_add(&e, "TMPDIR", tmpdir);
-  env_add_rt(&e, "XDG_CACHE_HOME", rt, "cache");
-  env_add_rt(&e, "XDG_CONFIG_HOME", rt, "config");
-  env_add_rt(&e, "XDG_DATA_HOME", rt, "data");
-  env_add_rt(&e, "XDG_STATE_HOME", rt, "state");
-  env_add_rt(&e, "npm_config_cache", rt, "cache/npm");
-  env_add_rt(&e, "PIP_CACHE_DIR", rt, "cache/pip");
-  env_add_rt(&e, "CARGO_HOME", rt, "cargo");
-  env_add_rt(&e, "GOPATH", rt, "go");
-  env_add_rt(&e, "GOMODCACHE", rt, "go/pkg/mod");
-  env_add_rt(&e, "GOCACHE", rt, "cache/go-build");
-  env_add_rt(&e, "YARN_CACHE_FOLDER", rt, "cache/yarn");
-  env_add_rt(&e, "COREPACK_HOME", rt, "cache/corepack");
+  /* Caches and tool homes inside the runtime dir: writable, and gone with
+   * the sandbox. Char arrays, not pointers: no start-up relocations. */
+  static const struct {
+    char name[18], sub[16];
+  } runtime_homes[] = {{"XDG_CACHE_HOME", "cache"},
+                       {"XDG_CONFIG_HOME", "config"},
+                       {"XDG_DATA_HOME", "data"},
+                       {"XDG_STATE_HOME", "state"},
+                       {"npm_config_cache", "cache/npm"},
+                       {"PIP_CACHE_DIR", "cache/pip"},
+                       {"CARGO_HOME", "cargo"},
+                       {"GOPATH", "go"},
+                       {"GOMODCACHE", "go/pkg/mod"},
+                       {"GOCACHE", "cache/go-build"},
+                       {"YARN_CACHE_FOLDER", "cache/yarn"},
+                       {"COREPACK_HOME", "cache/corepack"}};
+  for (size_t i = 0; i < ZARRAY_LEN(runtime_homes); i++)
+    env_add_rt(&e, runtime_homes[i].name, rt, runtime_homes[i].sub);
   env_add(&e, "ZERO_SANDBOXED", "1");
   env_add(&e, "ZERO_SANDBOX_BACKEND", zsb_backend_name(b));
   env_add(&e, "ZERO_SANDBOX_NETWORK", network ? "allow" : egress ? "scoped" : "deny");

@@ -14,6 +14,12 @@ void zjsonl_reader_init(zjsonl_reader *r, int fd) {
   r->max_line = ZJSONL_MAX_LINE;
 }
 
+int zjsonl_reader_init_at(zjsonl_reader *r, int fd, int64_t offset) {
+  zjsonl_reader_init(r, fd);
+  r->offset = offset;
+  return offset > 0 && lseek(fd, offset, SEEK_SET) < 0 ? -1 : 0;
+}
+
 void zjsonl_reader_release(zjsonl_reader *r) { zbuf_release(&r->buf); }
 
 /* Reads one chunk onto the end of the buffer. 1 = got bytes, 0 = EOF, -1 = error. */

@@ -40,6 +40,10 @@ typedef struct zjsonl_line {
 
 void zjsonl_reader_init(zjsonl_reader *r, int fd);
 void zjsonl_reader_release(zjsonl_reader *r);
+/* zjsonl_reader_init for a log read from offset on (a resumed scan): seeks fd
+ * there when offset > 0 and counts offsets from it. 0, or -1 with errno from
+ * lseek (r is set up either way and must be released). */
+int zjsonl_reader_init_at(zjsonl_reader *r, int fd, int64_t offset);
 
 /* Returns 1 and fills *line, 0 at end of file, -1 on a read error (errno set). */
 int zjsonl_next(zjsonl_reader *r, zjsonl_line *line);

@@ -58,12 +58,11 @@ int zsession_for_each_event_from(const char *root, const char *id, int64_t from,
     if (errno == ENOENT) return 0; /* created, nothing recorded yet */
     return zerr_errno(err, ZE_IO, "cannot open %s", path);
   }
-  if (from > 0 && lseek(fd, from, SEEK_SET) < 0)
-    return zerr_errno(err, ZE_IO, "cannot seek %s", path);
-
   zjsonl_reader r;
-  zjsonl_reader_init(&r, fd);
-  r.offset = from;
+  if (zjsonl_reader_init_at(&r, fd, from) < 0) {
+    zjsonl_reader_release(&r);
+    return zerr_errno(err, ZE_IO, "cannot seek %s", path);
+  }
   zjsonl_line line;
   int rc, result = 0;
   while ((rc = zjsonl_next(&r, &line)) > 0) {

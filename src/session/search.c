@@ -404,11 +404,11 @@ static int index_session(indexer *ix, const char *root, const char *sid, int64_t
     rows = 0;
   }
   if (ix->stats) ix->stats->sessions_updated++;
-  if (offset > 0 && lseek(fd, offset, SEEK_SET) < 0)
-    return zerr_errno(err, ZE_IO, "cannot seek %s", path);
   zjsonl_reader r;
-  zjsonl_reader_init(&r, fd);
-  r.offset = offset;
+  if (zjsonl_reader_init_at(&r, fd, offset) < 0) {
+    zjsonl_reader_release(&r);
+    return zerr_errno(err, ZE_IO, "cannot seek %s", path);
+  }
   zjsonl_line line;
   int rc;
   int64_t done = offset;

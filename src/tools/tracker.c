@@ -83,27 +83,31 @@ static void set_stat(seen_file *f, const struct stat *st) {
   f->ino = (uint64_t)st->st_ino;
 }
 
+/* Gives f the stamp st; a file that changed since its last stamp forgets
+ * the ranges read of it. */
+static void restamp(seen_file *f, bool added, const struct stat *st) {
+  if (!added && !same(f, st)) f->ranges.len = 0;
+  set_stat(f, st);
+}
+
+/* Records range r of f; true when f already had exactly r. */
+static bool note_range(seen_file *f, range r) {
+  for (size_t i = 0; i < f->ranges.len; i++) {
+    const range *o = &f->ranges.items[i];
+    if (o->first == r.first && o->last == r.last && o->bytes == r.bytes) return true;
+  }
+  zvec_push(&f->ranges, r);
+  return false;
+}
+
 bool ztool_files_note_read(ztool_files *t, const char *abs, const struct stat *st, size_t first,
                            size_t last, bool bytes) {
   if (!t) return false;
   pthread_mutex_lock(&t->mu);
   bool added;
   seen_file *f = find_or_add(t, abs, &added);
-  if (added) {
-    set_stat(f, st);
-  } else if (!same(f, st)) {
-    f->ranges.len = 0;
-    set_stat(f, st);
-  }
-  bool again = false;
-  for (size_t i = 0; i < f->ranges.len; i++)
-    if (f->ranges.items[i].first == first && f->ranges.items[i].last == last &&
-        f->ranges.items[i].bytes == bytes)
-      again = true;
-  if (!again) {
-    range r = {first, last, bytes};
-    zvec_push(&f->ranges, r);
-  }
+  restamp(f, added, st);
+  bool again = note_range(f, (range){first, last, bytes});
   pthread_mutex_unlock(&t->mu);
   return again;
 }

@@ -288,7 +288,7 @@ static void test_command_table(void **state) {
     if (cmds[i].opts) check_spec(cmds[i].opts);
   }
   check_spec(&zcli_tui_opts);
-  check_spec(&zexec_opts);
+  check_spec(&zcli_exec_opts);
   assert_string_equal(zcli_command_find("find")->name, "search");
   assert_string_equal(zcli_command_find("--version")->name, "version");
   assert_string_equal(zcli_command_find("completion")->name, "completions");
