@@ -170,10 +170,10 @@ int cmd_worktrees(int argc, char **argv) {
   }
   const zcli_subcommand *s =
       a.sub ? zcli_subcommand_find(&zcli_worktrees_subs, a.sub) : &WORKTREES_SUBS[0];
-  if (rc == 0 && !s) rc = zerr_set(&err, ZE_USAGE, "unknown subcommand \"%s\"", a.sub);
-  if (rc == 0 && a.name && s->run != run_remove)
-    rc = zerr_set(&err, ZE_USAGE, "unexpected argument \"%s\"", a.name);
-  if (rc < 0) {
+  if (rc == 0 && !s) zerr_set(&err, ZE_USAGE, "unknown subcommand \"%s\"", a.sub);
+  else if (rc == 0 && a.name && s->run != run_remove)
+    zerr_set(&err, ZE_USAGE, "unexpected argument \"%s\"", a.name);
+  if (rc < 0 || !s || err.msg[0]) {
     fprintf(stderr, "zero worktrees: %s\n", err.msg);
     zcli_short_usage(stderr, "worktrees");
     return ZEXIT_USAGE;
