@@ -5,8 +5,10 @@ members writing in worktrees of their own, with mailboxes."""
 import json
 import os
 import subprocess
+import unittest
 
 from harness import ZeroTest, main
+from test_tui import TMUX, TuiDriver
 
 PARENT = "PARENT-PROMPT-7Q"
 GENERAL = "You are a sub-agent handed one task"  # the general specialist's role line
@@ -263,6 +265,19 @@ class Mailboxes(WorktreeCase):
     def test_bad_member_name_is_refused(self):
         res = self.spawn_then(("swarm_send", {"team": "mb", "to": "../../x", "message": "m"}))
         self.assertIn("is not a member name", res[0]["output"])
+
+
+@unittest.skipUnless(TMUX, "tmux is not installed")
+class InteractiveWorktree(TuiDriver, WorktreeCase):
+    def test_zero_worktree_works_there_and_keeps_the_changed_worktree(self):
+        self.serve([writes("u.txt", "from the UI\n"), {"text": "UI DONE"}])
+        self.start("--worktree", "ui", "--permission-mode", "auto", "write it")
+        self.wait_for("UI DONE", timeout=30)
+        self.quit_and_check_terminal()
+        wt = os.path.join(self.work, ".zero", "worktrees", "ui")
+        self.assertTrue(os.path.exists(os.path.join(wt, "u.txt")))
+        self.assertFalse(os.path.exists(os.path.join(self.work, "u.txt")))
+        self.assertEqual([w["name"] for w in self.list_json()], ["ui"])
 
 
 if __name__ == "__main__":
