@@ -69,7 +69,7 @@ def main():
         "description": "b", "prompt": "answer", "agent": "explore"}}]},
         {"text": "child answer"}, {"text": "done"}]
     plan = [{"tool_calls": [{"name": "update_plan", "arguments": {
-        "plan": [{"step": "x", "status": "pending"}]}}]}, {"text": "done"}]
+        "plan": [{"step": "x", "status": "completed"}]}}]}, {"text": "done"}]
     child = [{"text": "child answer"}]
     with_task, parent_only, child_only = [], [], []
     for _ in range(reps):
@@ -107,13 +107,15 @@ def main():
     p.wait(60)
     m.stop()
     print("8 background sub-agents at once: process tree RSS peak %.1f MiB" % (peak / 1024))
-    swarm_kib = swarm_rss(tmp, env, n)
-    print("swarm of %d members at once (worktrees): process tree RSS peak %.1f MiB"
-          % (n, swarm_kib / 1024))
-    codex_kib = codex_rss(tmp, env, n)
-    if codex_kib:
-        print("%d parallel codex exec runs: process trees RSS peak %.1f MiB -> zero uses %.1fx "
-              "less" % (n, codex_kib / 1024, codex_kib / swarm_kib))
+    swarm_peak, swarm_steady = swarm_rss(tmp, env, n)
+    print("swarm of %d members at once (worktrees): process tree RSS peak %.1f MiB, steady "
+          "%.1f MiB" % (n, swarm_peak / 1024, swarm_steady / 1024))
+    codex_peak, codex_steady = codex_rss(tmp, env, n)
+    if codex_peak:
+        print("%d parallel codex exec runs: process trees RSS peak %.1f MiB, steady %.1f MiB "
+              "-> zero uses %.1fx less (peak), %.1fx less (steady)"
+              % (n, codex_peak / 1024, codex_steady / 1024, codex_peak / swarm_peak,
+                 codex_steady / swarm_steady))
     else:
         print("codex: not installed in bench/.peers/codex (skipped)")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -123,12 +125,16 @@ WAIT_MS = 7000  # each member's (or codex run's) model turn is this slow: all wa
 
 
 def peak_while(pids, seconds):
-    peak = 0
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        peak = max(peak, sum(tree_rss_kib(p) for p in pids))
+    """(peak, steady) RSS in KiB of the trees of pids over seconds: the
+    peak includes start-up (worktree creation, git); steady is the median
+    of the last 2.5 s, when everything waits on the model."""
+    samples = []
+    start = time.time()
+    while time.time() < start + seconds:
+        samples.append((time.time() - start, sum(tree_rss_kib(p) for p in pids)))
         time.sleep(0.1)
-    return peak
+    late = sorted(r for t, r in samples if t >= seconds - 2.5) or [0]
+    return max(r for _, r in samples), late[len(late) // 2]
 
 
 def swarm_rss(tmp, env, n):
@@ -168,7 +174,7 @@ def codex_rss(tmp, env, n):
     """Peak RSS of n parallel `codex exec` runs, each waiting on its model turn."""
     codex = os.path.join(HERE, "..", ".peers", "codex", "node_modules", ".bin", "codex")
     if not os.access(codex, os.X_OK):
-        return 0
+        return 0, 0
     m = FakeModel([{"text": "late", "delay_before_ms": WAIT_MS} for _ in range(n)], tmp)
     procs = []
     for i in range(n):

@@ -92,6 +92,32 @@ static char *inbox_path(const char *team_dir, const char *member, zerr *err) {
   return path;
 }
 
+/* Reads the regular file fd (at most MBOX_FILE_MAX) into text; false when
+ * it is not one or cannot be read. Closes fd. */
+static bool read_regular(int fd, zbuf *text) {
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= MBOX_FILE_MAX;
+  char chunk[65536];
+  for (ssize_t n; ok && (n = read(fd, chunk, sizeof chunk)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ok = false;
+    else zbuf_add(text, chunk, (size_t)n);
+  }
+  close(fd);
+  return ok;
+}
+
+/* Whether arr is an array of messages (objects with a string text). */
+static bool is_mailbox(const json_t *arr) {
+  if (!json_is_array(arr)) return false;
+  size_t i;
+  const json_t *m;
+  json_array_foreach(arr, i, m) {
+    if (!json_is_object(m) || !json_is_string(json_object_get(m, "text"))) return false;
+  }
+  return true;
+}
+
 /* The mailbox's messages (a new array; [] when it does not exist). Opened
  * without following a symlink. NULL with err when it is one, is not a
  * regular file, or does not hold an array of objects. */
@@ -103,29 +129,14 @@ static json_t *inbox_read(const char *path, zerr *err) {
                "cannot open mailbox %s (a symbolic link is refused)", path);
     return NULL;
   }
-  struct stat st;
   zbuf text = ZBUF_INIT;
-  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= MBOX_FILE_MAX;
-  char chunk[65536];
-  for (ssize_t n; ok && (n = read(fd, chunk, sizeof chunk)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) ok = false;
-    else zbuf_add(&text, chunk, (size_t)n);
-  }
-  close(fd);
   json_t *arr = NULL;
-  if (ok) {
+  if (read_regular(fd, &text)) {
     json_error_t je;
     arr = json_loadb(text.data ? text.data : "", text.len, 0, &je);
   }
   zbuf_release(&text);
-  bool shape = json_is_array(arr);
-  size_t i;
-  json_t *m;
-  json_array_foreach(shape ? arr : NULL, i, m) {
-    if (!json_is_object(m) || !json_is_string(json_object_get(m, "text"))) shape = false;
-  }
-  if (!shape) {
+  if (!is_mailbox(arr)) {
     json_decref(arr);
     zerr_set(err, ZE_INVALID,
              "mailbox %s is malformed (not a JSON array of messages); it was left as it is: "

@@ -243,40 +243,45 @@ static int member_launch(zsub_runtime *r, zagent *a, const char *call_id, team *
   return rc;
 }
 
+/* Whether m's run has ended, and (first time) records a crash. */
+static bool member_ended(member *m, bool *crashed) {
+  pthread_mutex_lock(&m->t->mu);
+  bool done = m->t->done;
+  *crashed = done && !strcmp(zsub_bg_status_locked(m->t), "crashed");
+  if (*crashed && !m->crash) {
+    zbuf b = ZBUF_INIT;
+    zbuf_addf(&b, "crashed (%s)", m->t->outcome.diag.data ? m->t->outcome.diag.data : "no output");
+    m->crash = zbuf_detach(&b, NULL);
+  }
+  pthread_mutex_unlock(&m->t->mu);
+  return done;
+}
+
+/* Starts m; a failure is recorded as its crash. true when it runs. */
+static bool member_try_launch(zsub_runtime *r, zagent *a, const char *call_id, team *t,
+                              member *m) {
+  ztool_result tmp = ZTOOL_RESULT_INIT;
+  bool ok = member_launch(r, a, call_id, t, m, &tmp) == 0;
+  if (!ok && !m->crash) m->crash = xstrdup(tmp.output.data ? tmp.output.data : "could not start");
+  ztool_result_release(&tmp);
+  return ok;
+}
+
 /* Moves t on: a crashed member is relaunched (once), then queued members
- * start while fewer than the cap run. Failures to start are recorded as
- * the member's crash. */
+ * start while fewer than the cap run. */
 static void team_pump(zsub_runtime *r, zagent *a, const char *call_id, team *t) {
   size_t running = 0;
   for (size_t i = 0; i < t->n; i++) {
     member *m = &t->m[i];
     if (!m->t) continue;
-    pthread_mutex_lock(&m->t->mu);
-    bool done = m->t->done;
-    const char *st = done ? zsub_bg_status_locked(m->t) : "running";
-    bool crashed = done && !strcmp(st, "crashed");
-    if (crashed && !m->crash) {
-      zbuf b = ZBUF_INIT;
-      zbuf_addf(&b, "crashed (%s)",
-                m->t->outcome.diag.data ? m->t->outcome.diag.data : "no output");
-      m->crash = zbuf_detach(&b, NULL);
-    }
-    pthread_mutex_unlock(&m->t->mu);
-    if (crashed && m->launches < MAX_LAUNCHES) {
-      ztool_result tmp = ZTOOL_RESULT_INIT;
-      if (member_launch(r, a, call_id, t, m, &tmp) == 0) running++;
-      ztool_result_release(&tmp);
-      continue;
-    }
+    bool crashed = false;
+    bool done = member_ended(m, &crashed);
+    if (crashed && m->launches < MAX_LAUNCHES) done = !member_try_launch(r, a, call_id, t, m);
     if (!done) running++;
   }
   for (size_t i = 0; i < t->n && running < (size_t)r->max_team_size; i++) {
     member *m = &t->m[i];
-    if (m->t || m->crash) continue;
-    ztool_result tmp = ZTOOL_RESULT_INIT;
-    if (member_launch(r, a, call_id, t, m, &tmp) == 0) running++;
-    else m->crash = xstrdup(tmp.output.data ? tmp.output.data : "could not start");
-    ztool_result_release(&tmp);
+    if (!m->t && !m->crash && member_try_launch(r, a, call_id, t, m)) running++;
   }
 }
 
@@ -336,6 +341,17 @@ static team *team_get(zsub_runtime *r, const char *name, bool make, ztool_result
 
 /* ---- the tools ------------------------------------------------------------------ */
 
+/* One started (or queued) member in swarm_spawn's answer. */
+static json_t *spawn_line(const member *m, ztool_result *res) {
+  const char *state = m->t ? "started" : m->crash ? "failed" : "queued";
+  bool wt = !strcmp(zjson_str_or(m->spec, "isolation", "none"), "worktree");
+  zbuf_addf(&res->output, "- %s (%s): %s%s%s%s\n", m->name,
+            zjson_str_or(m->spec, "agent", "general"), state, wt ? ", in its own worktree" : "",
+            m->crash ? ": " : "", m->crash ? m->crash : "");
+  return json_pack("{s:s, s:s, s:s?, s:b}", "name", m->name, "state", state, "sessionId",
+                   m->t ? m->t->outcome.session_id : NULL, "worktree", wt);
+}
+
 static void swarm_spawn(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
                         ztool_result *res) {
   const json_t *members = json_object_get(args, "members");
@@ -365,17 +381,7 @@ static void swarm_spawn(zsub_runtime *r, zagent *a, const ztool_call *call, cons
   team_pump(r, a, call->id, t);
   zbuf_addf(&res->output, "Team %s (mailboxes in %s/inboxes):\n", t->name, t->dir);
   json_t *list = json_array();
-  for (size_t k = first; k < t->n; k++) {
-    member *m = &t->m[k];
-    const char *state = m->t ? "started" : m->crash ? "failed" : "queued";
-    bool wt = !strcmp(zjson_str_or(m->spec, "isolation", "none"), "worktree");
-    zbuf_addf(&res->output, "- %s (%s): %s%s%s%s\n", m->name,
-              zjson_str_or(m->spec, "agent", "general"), state, wt ? ", in its own worktree" : "",
-              m->crash ? ": " : "", m->crash ? m->crash : "");
-    json_array_append_new(list, json_pack("{s:s, s:s, s:s?, s:b}", "name", m->name, "state", state,
-                                          "sessionId", m->t ? m->t->outcome.session_id : NULL,
-                                          "worktree", wt));
-  }
+  for (size_t k = first; k < t->n; k++) json_array_append_new(list, spawn_line(&t->m[k], res));
   zbuf_addf(&res->output,
             "At most %d run at once; the rest wait. Collect results with swarm_collect "
             "{\"team\": \"%s\"}.",
