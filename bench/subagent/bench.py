@@ -121,20 +121,25 @@ def main():
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-WAIT_MS = 7000  # each member's (or codex run's) model turn is this slow: all wait at once
+WAIT_MS = 20000  # each member's (or codex run's) model turn is this slow: all wait at once
 
 
-def peak_while(pids, seconds):
-    """(peak, steady) RSS in KiB of the trees of pids over seconds: the
-    peak includes start-up (worktree creation, git); steady is the median
-    of the last 2.5 s, when everything waits on the model."""
-    samples = []
-    start = time.time()
-    while time.time() < start + seconds:
-        samples.append((time.time() - start, sum(tree_rss_kib(p) for p in pids)))
+def peak_while(pids, model, want):
+    """(peak, steady) RSS in KiB of the trees of pids: peak from the start
+    (start-up, worktree creation, git) until `want` requests reached the
+    model, steady the median over the next 2.5 s, when all of them wait on
+    it (the turns are WAIT_MS slow)."""
+    peak, start = 0, time.time()
+    while time.time() < start + 90 and len(model.bodies()) < want:
+        peak = max(peak, sum(tree_rss_kib(p) for p in pids))
         time.sleep(0.1)
-    late = sorted(r for t, r in samples if t >= seconds - 2.5) or [0]
-    return max(r for _, r in samples), late[len(late) // 2]
+    late = []
+    until = time.time() + 2.5
+    while time.time() < until:
+        late.append(sum(tree_rss_kib(p) for p in pids))
+        time.sleep(0.1)
+    late.sort()
+    return max([peak] + late), late[len(late) // 2]
 
 
 def swarm_rss(tmp, env, n):
@@ -162,9 +167,10 @@ def swarm_rss(tmp, env, n):
     e = dict(env, OPENAI_BASE_URL=m.base_url)
     p = subprocess.Popen([ZERO, "exec", "-o", "stream-json", "PARENT-S"], cwd=work, env=e,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    # the members start within the first seconds (a worktree each), then wait
-    peak = peak_while([p.pid], WAIT_MS / 1000.0)
-    p.wait(120)
+    # the parent's first request, then one per member (a worktree each), then all wait
+    peak = peak_while([p.pid], m, 1 + n)
+    p.kill()  # the numbers are in; the watchdog stops the members
+    p.wait(60)
     m.stop()
     os.remove(os.path.join(cfg, "config.json"))
     return peak
@@ -191,13 +197,11 @@ def codex_rss(tmp, env, n):
         procs.append(subprocess.Popen([codex, "exec", "--skip-git-repo-check", "--sandbox",
                                        "workspace-write", "-C", ws, "task %d" % i], env=e,
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL))
-    peak = peak_while([p.pid for p in procs], WAIT_MS / 1000.0)
-    for p in procs:
-        try:
-            p.wait(60)
-        except subprocess.TimeoutExpired:
-            p.kill()
+                                      stderr=subprocess.DEVNULL, start_new_session=True))
+    peak = peak_while([p.pid for p in procs], m, n)
+    for p in procs:  # the node launcher and the native binary it runs
+        os.killpg(p.pid, 9)
+        p.wait(60)
     m.stop()
     return peak
 
