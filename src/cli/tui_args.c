@@ -98,8 +98,10 @@ int tui_args_parse(int argc, char **argv, tui_args *a, zerr *err) {
           zopt_skip(&op);
         }
         if (a->worktree_name && !zwt_name_ok(a->worktree_name))
-          return zerr_set(err, ZE_USAGE, "--worktree %s: a name is up to %d letters, digits, '.', "
-                          "'_' or '-'", a->worktree_name, ZWT_NAME_MAX);
+          return zerr_set(err, ZE_USAGE,
+                          "--worktree %s: a name is up to %d letters, digits, '.', "
+                          "'_' or '-'",
+                          a->worktree_name, ZWT_NAME_MAX);
         break;
       }
       case ZOPT_ARG: {

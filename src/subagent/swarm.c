@@ -258,8 +258,7 @@ static bool member_ended(member *m, bool *crashed) {
 }
 
 /* Starts m; a failure is recorded as its crash. true when it runs. */
-static bool member_try_launch(zsub_runtime *r, zagent *a, const char *call_id, team *t,
-                              member *m) {
+static bool member_try_launch(zsub_runtime *r, zagent *a, const char *call_id, team *t, member *m) {
   ztool_result tmp = ZTOOL_RESULT_INIT;
   bool ok = member_launch(r, a, call_id, t, m, &tmp) == 0;
   if (!ok && !m->crash) m->crash = xstrdup(tmp.output.data ? tmp.output.data : "could not start");
