@@ -267,6 +267,43 @@ class Mailboxes(WorktreeCase):
         self.assertIn("is not a member name", res[0]["output"])
 
 
+class TrustRoot(WorktreeCase):
+    """The launch directory stays the trust root: a worktree's own hooks run
+    only when the launch directory is trusted for the very same files."""
+
+    HOOKS = {"hooks": [{"id": "m", "event": "sessionStart", "command": "/bin/sh",
+                        "args": ["-c", "cat > /dev/null; echo ran > ran.txt"]}]}
+
+    def setUp(self):
+        super().setUp()
+        os.makedirs(os.path.join(self.work, ".zero"))
+        with open(os.path.join(self.work, ".zero", "hooks.json"), "w") as f:
+            json.dump(self.HOOKS, f)
+        git(self.work, "add", ".zero/hooks.json")
+        git(self.work, "commit", "-q", "-m", "hooks")
+
+    def ran_in(self, name):
+        self.serve([{"text": "ok"}])
+        r = self.zero("exec", "--worktree", name, "-p", "hi")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return os.path.exists(os.path.join(self.work, ".zero", "worktrees", name, "ran.txt"))
+
+    def test_untrusted_launch_directory_means_untrusted_worktree(self):
+        self.assertFalse(self.ran_in("w1"))
+
+    def test_trusted_launch_directory_with_the_same_files_trusts_the_worktree(self):
+        self.serve([{"text": "ok"}])
+        self.assertEqual(self.zero("exec", "--trust-workspace", "hi").returncode, 0)
+        self.assertTrue(self.ran_in("w2"))
+
+    def test_trust_for_other_files_than_the_worktree_holds_does_not_carry_over(self):
+        with open(os.path.join(self.work, ".zero", "hooks.json"), "w") as f:
+            json.dump({"hooks": []}, f)  # uncommitted: the worktree gets HEAD's hooks
+        self.serve([{"text": "ok"}])
+        self.assertEqual(self.zero("exec", "--trust-workspace", "hi").returncode, 0)
+        self.assertFalse(self.ran_in("w3"))
+
+
 @unittest.skipUnless(TMUX, "tmux is not installed")
 class InteractiveWorktree(TuiDriver, WorktreeCase):
     def test_zero_worktree_works_there_and_keeps_the_changed_worktree(self):
