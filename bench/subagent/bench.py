@@ -7,6 +7,11 @@ model server:
    call does nothing (update_plan) — what delegation itself costs.
 2. 8 background sub-agents at once: RSS of the whole process tree (parent
    + 8 child zero processes) while all 8 wait on the model.
+3. a swarm of 8 members at once (swarm_spawn, swarm.maxTeamSize 8, writers
+   in a git worktree each): RSS of the whole tree while all 8 wait on the
+   model, beside 8 parallel `codex exec` runs waiting the same way (the
+   peer: bench/.peers/codex, installed by bench/lab/run or by hand with
+   npm install @openai/codex@0.171.0 there; skipped when missing).
 
 Usage: ZERO_BIN=build/zero python3 bench/subagent/bench.py [reps]
 """
@@ -64,7 +69,7 @@ def main():
         "description": "b", "prompt": "answer", "agent": "explore"}}]},
         {"text": "child answer"}, {"text": "done"}]
     plan = [{"tool_calls": [{"name": "update_plan", "arguments": {
-        "plan": [{"step": "x", "status": "pending"}]}}]}, {"text": "done"}]
+        "plan": [{"step": "x", "status": "completed"}]}}]}, {"text": "done"}]
     child = [{"text": "child answer"}]
     with_task, parent_only, child_only = [], [], []
     for _ in range(reps):
@@ -102,7 +107,103 @@ def main():
     p.wait(60)
     m.stop()
     print("8 background sub-agents at once: process tree RSS peak %.1f MiB" % (peak / 1024))
+    swarm_peak, swarm_steady = swarm_rss(tmp, env, n)
+    print("swarm of %d members at once (worktrees): process tree RSS peak %.1f MiB, steady "
+          "%.1f MiB" % (n, swarm_peak / 1024, swarm_steady / 1024))
+    codex_peak, codex_steady = codex_rss(tmp, env, n)
+    if codex_peak:
+        print("%d parallel codex exec runs: process trees RSS peak %.1f MiB, steady %.1f MiB "
+              "-> zero uses %.1fx less (peak), %.1fx less (steady)"
+              % (n, codex_peak / 1024, codex_steady / 1024, codex_peak / swarm_peak,
+                 codex_steady / swarm_steady))
+    else:
+        print("codex: not installed in bench/.peers/codex (skipped)")
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+WAIT_MS = 20000  # each member's (or codex run's) model turn is this slow: all wait at once
+
+
+def peak_while(pids, model, want):
+    """(peak, steady) RSS in KiB of the trees of pids: peak from the start
+    (start-up, worktree creation, git) until `want` requests reached the
+    model, steady the median over the next 2.5 s, when all of them wait on
+    it (the turns are WAIT_MS slow)."""
+    peak, start = 0, time.time()
+    while time.time() < start + 90 and len(model.bodies()) < want:
+        peak = max(peak, sum(tree_rss_kib(p) for p in pids))
+        time.sleep(0.1)
+    late = []
+    until = time.time() + 2.5
+    while time.time() < until:
+        late.append(sum(tree_rss_kib(p) for p in pids))
+        time.sleep(0.1)
+    late.sort()
+    return max([peak] + late), late[len(late) // 2]
+
+
+def swarm_rss(tmp, env, n):
+    """Peak RSS of a zero orchestrator and its n members, all waiting."""
+    work = os.path.join(tmp, "swarm")
+    os.makedirs(work)
+    g = ["git", "-C", work, "-c", "user.email=b@b", "-c", "user.name=b"]
+    subprocess.run(g + ["init", "-q"], check=True)
+    with open(os.path.join(work, "README"), "w") as f:
+        f.write("bench\n")
+    subprocess.run(g + ["add", "README"], check=True)
+    subprocess.run(g + ["commit", "-qm", "base"], check=True)
+    cfg = os.path.join(env["XDG_CONFIG_HOME"], "zero")
+    os.makedirs(cfg, exist_ok=True)
+    with open(os.path.join(cfg, "config.json"), "w") as f:
+        json.dump({"swarm": {"maxTeamSize": n}}, f)
+    turns = [{"match": "PARENT-S", "tool_calls": [{"name": "swarm_spawn", "arguments": {
+        "team": "bench", "members": [{"name": "m%d" % i, "prompt": "p%d" % i}
+                                     for i in range(n)]}}]}]
+    turns += [{"match": "a member of the swarm team", "text": "late", "delay_before_ms": WAIT_MS}
+              for _ in range(n)]
+    turns += [{"match": "PARENT-S", "tool_calls": [{"name": "swarm_collect", "arguments": {
+        "team": "bench", "wait_ms": 60000}}]}, {"match": "PARENT-S", "text": "done"}]
+    m = FakeModel(turns, tmp)
+    e = dict(env, OPENAI_BASE_URL=m.base_url)
+    p = subprocess.Popen([ZERO, "exec", "-o", "stream-json", "PARENT-S"], cwd=work, env=e,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # the parent's first request, then one per member (a worktree each), then all wait
+    peak = peak_while([p.pid], m, 1 + n)
+    p.kill()  # the numbers are in; the watchdog stops the members
+    p.wait(60)
+    m.stop()
+    os.remove(os.path.join(cfg, "config.json"))
+    return peak
+
+
+def codex_rss(tmp, env, n):
+    """Peak RSS of n parallel `codex exec` runs, each waiting on its model turn."""
+    codex = os.path.join(HERE, "..", ".peers", "codex", "node_modules", ".bin", "codex")
+    if not os.access(codex, os.X_OK):
+        return 0, 0
+    m = FakeModel([{"text": "late", "delay_before_ms": WAIT_MS} for _ in range(n)], tmp)
+    procs = []
+    for i in range(n):
+        home = os.path.join(tmp, "codex%d" % i)
+        ws = os.path.join(home, "ws")
+        os.makedirs(os.path.join(home, ".codex"))
+        os.makedirs(ws)
+        with open(os.path.join(home, ".codex", "config.toml"), "w") as f:
+            f.write('model = "gpt-5.5"\nmodel_provider = "fake"\n'
+                    'check_for_update_on_startup = false\n[analytics]\nenabled = false\n'
+                    '[model_providers.fake]\nname = "fake"\nbase_url = "%s"\n'
+                    'env_key = "FAKE_KEY"\nwire_api = "responses"\n' % m.base_url)
+        e = dict(env, HOME=home, CODEX_HOME=os.path.join(home, ".codex"), FAKE_KEY="bench")
+        procs.append(subprocess.Popen([codex, "exec", "--skip-git-repo-check", "--sandbox",
+                                       "workspace-write", "-C", ws, "task %d" % i], env=e,
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, start_new_session=True))
+    peak = peak_while([p.pid for p in procs], m, n)
+    for p in procs:  # the node launcher and the native binary it runs
+        os.killpg(p.pid, 9)
+        p.wait(60)
+    m.stop()
+    return peak
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ int cmd_cron(int argc, char **argv);
 extern const zopt_spec zcli_cron_opts;
 /* subagents (src/subagent/) */
 int cmd_agents(int argc, char **argv);
+int cmd_worktrees(int argc, char **argv);
 /* language servers (src/lsp/) */
 int cmd_lsp(int argc, char **argv);
 /* `zero config [list|get KEY] [--json]` (cmd_config.c). */
@@ -100,6 +101,7 @@ extern const zopt_spec zcli_tools_opts;
 extern const zopt_spec zcli_tui_opts;
 extern const zopt_spec zcli_usage_opts;
 extern const zopt_spec zcli_agents_opts;
+extern const zopt_spec zcli_worktrees_opts;
 extern const zopt_spec zcli_lsp_opts;
 extern const zopt_spec zcli_version_opts;
 

@@ -41,6 +41,7 @@
 #include "session/store.h"
 #include "tools/image.h"
 #include "subagent/child.h"
+#include "subagent/worktree.h"
 #include "tools/tool.h"
 #include "tools/tracker.h"
 #include "ui/input.h"
@@ -375,6 +376,50 @@ static void wait_notice(const char *origin, long waited_ms) {
           origin, (waited_ms + 500) / 1000);
 }
 
+/* --worktree: the worktree the run works in, and where it was launched. */
+typedef struct exec_worktree {
+  zwt w;
+  char *launch; /* the launch directory's real path: the trust root */
+  bool ended;
+} exec_worktree;
+
+static int exec_worktree_begin(const zexec_args *a, exec_worktree *wt, zerr *err) {
+  wt->launch = realpath(a->cwd ? a->cwd : ".", NULL);
+  if (!wt->launch)
+    return zerr_set(err, ZE_USAGE, "cwd must be an existing directory: %s", a->cwd ? a->cwd : ".");
+  return zwt_create(wt->launch, a->worktree_name, &wt->w, err);
+}
+
+/* Ends the worktree once: removed when the run left it as it was, else
+ * kept, with a warning (code "worktree_kept", meta {path, branch}) that
+ * says where and how to merge or drop it — on the run's output when it
+ * has one (run non-NULL), else on stderr. */
+static void exec_worktree_end(exec_worktree *wt, exec_run *run) {
+  if (wt->ended || !wt->w.path) return;
+  wt->ended = true;
+  zbuf note = ZBUF_INIT;
+  zerr err = ZERR_INIT;
+  int kept = zwt_finish(&wt->w, &note, &err);
+  const char *msg = kept < 0 ? err.msg : note.data;
+  if (kept != 0 && msg && run && run->nsinks) {
+    json_t *meta = json_pack("{s:s, s:s}", "path", wt->w.path, "branch", wt->w.branch);
+    zagent_event w = {.kind = ZAEV_WARNING,
+                      .warning = {.message = msg, .code = "worktree_kept", .meta = meta}};
+    emit(run, &w);
+    json_decref(meta);
+  } else if (kept != 0 && msg) {
+    fprintf(stderr, "[zero] %s\n", msg);
+  }
+  zbuf_release(&note);
+}
+
+static void exec_worktree_release(exec_worktree *wt) {
+  exec_worktree_end(wt, NULL); /* a run that stopped before its output existed */
+  zwt_release(&wt->w);
+  free(wt->launch);
+  wt->launch = NULL;
+}
+
 int cmd_exec(int argc, char **argv) {
   zerr err = ZERR_INIT;
   zhttp_set_wait_notifier(wait_notice);
@@ -422,6 +467,7 @@ int cmd_exec(int argc, char **argv) {
   ztool_source sources[8]; /* the run's sources (run_setup.h) and the escalation tool */
   char cap_note[512] = "";
   zexec_spec spec = {0};
+  exec_worktree wt = {0};
 
   zcancel_install();
   zhttp_global_init();
@@ -439,8 +485,16 @@ int cmd_exec(int argc, char **argv) {
   rs.opts.reasoning_effort = a.reasoning_effort;
   rs.opts.parent_session = a.parent_session;
   rs.opts.schedule = a.schedule;
+  /* --worktree: the run works in a new worktree of the launch directory's
+   * repository, which stays its trust root. */
+  if (a.worktree && exec_worktree_begin(&a, &wt, &err) < 0) {
+    exit_code = early_error(a.output, zexit_for_error(err.kind), err.msg);
+    goto out;
+  }
+  rs.opts.trust_root = wt.launch;
   /* --agent narrows the tools, model and mode before anything uses them. */
-  bool ws_ok = zrun_setup_workspace(&rs, a.cwd, a.add_dirs, a.n_add_dirs, &err) == 0 &&
+  bool ws_ok = zrun_setup_workspace(&rs, wt.w.workdir ? wt.w.workdir : a.cwd, a.add_dirs,
+                                    a.n_add_dirs, &err) == 0 &&
                zexec_agent_apply(&a, rs.workspace, &mode, &specialist, &err) == 0;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;
   rs.opts.trust_workspace = a.trust_workspace;
@@ -642,6 +696,7 @@ int cmd_exec(int argc, char **argv) {
   zerr terr = ZERR_INIT;
   if (ztrace_finish(trace, &terr) < 0) fprintf(stderr, "[zero] WARNING: --trace: %s\n", terr.msg);
 finish:
+  exec_worktree_end(&wt, &run);
   for (size_t i = 0; i < run.nsinks; i++) {
     /* Lost stdout output or a session that could not be recorded (said on
      * stderr by the recorder) is an internal failure, never a success. */
@@ -664,6 +719,7 @@ out:
   zexec_spec_release(&spec);
   zexec_profile_release(&profile);
   zperm_tool_list_free(profile_tools_off);
+  exec_worktree_release(&wt);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;

@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/tui_args.h"
+#include "subagent/worktree.h"
 #include "cli/tui_controller.h"
 #include "cli/tui_setup.h"
 #include "net/http.h"
@@ -324,6 +325,17 @@ int cmd_tui(int argc, char **argv) {
   c->conv = (zconv)ZCONV_INIT;
   c->side = (zconv)ZCONV_INIT;
   bool turns_ready = false;
+  /* --worktree: the UI works in a new worktree; the launch directory stays
+   * the trust root (subagent/worktree.h). */
+  zwt wt = {0};
+  char *launch = args.worktree ? realpath(args.cwd ? args.cwd : ".", NULL) : NULL;
+  if (args.worktree && (!launch || zwt_create(launch, args.worktree_name, &wt, &err) < 0)) {
+    fprintf(stderr, "zero: %s\n", launch ? err.msg : "the --cwd directory does not exist");
+    rc = ZEXIT_USAGE;
+    goto out;
+  }
+  if (wt.workdir) args.cwd = wt.workdir;
+  c->rs.opts.trust_root = launch;
   int early = assemble(c, &args, &err);
   if (early >= 0) {
     rc = early;
@@ -354,6 +366,15 @@ out:
   tui_ext_release(c);
   tui_spec_release(c);
   zrun_setup_release(&c->rs);
+  if (wt.path) { /* after the run's children stopped: what they left counts too */
+    zbuf note = ZBUF_INIT;
+    zerr werr = ZERR_INIT;
+    int kept = zwt_finish(&wt, &note, &werr);
+    if (kept != 0) fprintf(stderr, "zero: %s\n", kept < 0 ? werr.msg : note.data);
+    zbuf_release(&note);
+  }
+  zwt_release(&wt);
+  free(launch);
   tui_args_release(&args);
   free(c);
   return rc;

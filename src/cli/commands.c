@@ -55,6 +55,9 @@ static const zcli_command COMMANDS[] = {
     /* subagents (docs/subagents.md) */
     {"agents", NULL, cmd_agents, 0, "list [--json]", "the specialists the task tool delegates to",
      &zcli_agents_opts, &zcli_agents_subs, NULL},
+    {"worktrees", NULL, cmd_worktrees, 0, "list|remove|prune [--json]",
+     "the git worktrees zero made for parallel runs", &zcli_worktrees_opts, &zcli_worktrees_subs,
+     NULL},
     /* language servers (docs/lsp.md) */
     {"lsp", NULL, cmd_lsp, 0, "status [--check]", "language servers for diagnostics after edits",
      &zcli_lsp_opts, &zcli_lsp_subs, NULL},

@@ -35,6 +35,7 @@ typedef struct zcli_subcommands {
 /* The tables of the commands that have subcommands, each defined next to
  * its handlers (cli/cmd_<command>.c). */
 extern const zcli_subcommands zcli_agents_subs;
+extern const zcli_subcommands zcli_worktrees_subs;
 extern const zcli_subcommands zcli_lsp_subs;
 extern const zcli_subcommands zcli_completions_subs;
 extern const zcli_subcommands zcli_config_subs;

@@ -10,6 +10,7 @@
 #include "base/ids.h"
 #include "base/opts.h"
 #include "config/models.h"
+#include "subagent/worktree.h"
 
 /* The flags of `zero exec`, as Go zero spells them. */
 enum {
@@ -52,6 +53,7 @@ enum {
   O_AGENT,
   O_PARENT_SESSION,
   O_SCHEDULE,
+  O_WORKTREE,
 };
 
 static const zopt EXEC_OPTS[] = {
@@ -149,6 +151,11 @@ static const zopt EXEC_OPTS[] = {
      "record the new session as a child of session ID (set by the task tool)", NULL},
     {O_SCHEDULE, "schedule", 0, ZOPT_VALUE, 0, "ID",
      "record the new session as a run of schedule ID (set by zero cron)", NULL},
+    {O_WORKTREE, "worktree", 0, ZOPT_OPTIONAL, 0, "NAME",
+     "work in a new git worktree .zero/worktrees/NAME (branch\n"
+     "zero/NAME; NAME generated when left out); removed at\n"
+     "the end when unchanged, else kept",
+     NULL},
     {O_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -310,6 +317,21 @@ static int apply(zopt_parser *p, const zopt_hit *h, zexec_args *a,
         return zerr_set(err, ZE_USAGE, "--schedule takes a schedule id, not \"%s\"", v);
       a->schedule = v;
       break;
+    case O_WORKTREE: {
+      /* As --resume: the next word is the name when it can be one. */
+      a->worktree = true;
+      const char *next = zopt_peek(p);
+      if (v && v[0]) a->worktree_name = v;
+      else if (!v && next && zwt_name_ok(next)) {
+        a->worktree_name = next;
+        zopt_skip(p);
+      }
+      if (a->worktree_name && !zwt_name_ok(a->worktree_name))
+        return zerr_set(err, ZE_USAGE,
+                        "--worktree %s: a name is up to %d letters, digits, '.', '_' or '-'",
+                        a->worktree_name, ZWT_NAME_MAX);
+      break;
+    }
     case O_OFFLINE: a->offline = true; break;
     case O_TRUST_WORKSPACE: a->trust_workspace = true; break;
     case O_ENABLED:

@@ -52,6 +52,8 @@ typedef struct zexec_args {
   const char *agent;          /* --agent NAME: run as that specialist */
   const char *parent_session; /* --parent-session ID: the new session is its child */
   const char *schedule;       /* --schedule ID: the new session is a run of a zero cron schedule */
+  bool worktree;              /* --worktree [NAME]: run in a new git worktree */
+  const char *worktree_name;  /* its NAME, or NULL (generated) */
   /* The loop's judgement (docs/cli.md "Completion gate, guardrails"). */
   bool no_completion_gate;      /* --no-completion-gate */
   const char *profile;          /* --profile NAME: profiles.<NAME> / a built-in profile */

@@ -583,12 +583,20 @@ int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const
   return 0;
 }
 
+/* A worktree run (--worktree) keeps the launch directory as its trust root:
+ * trusted when the launch directory is and the worktree holds the very
+ * files that trust was given for (its fingerprint), never a variant. */
+static bool trusted_via_root(const zrun_setup *s) {
+  const char *root = s->opts.trust_root;
+  return root && ztrust_is_trusted(root, NULL) && ztrust_same_files(root, s->workspace);
+}
+
 void zrun_setup_extensions(zrun_setup *s) {
   if (s->have_ext) zext_release(&s->ext);
   zerr terr = ZERR_INIT;
   if (s->opts.trust_workspace && ztrust_save(s->workspace, &terr) < 0)
     fprintf(stderr, "[zero] WARNING: cannot save the workspace's trust: %s\n", terr.msg);
-  zext_load(&s->ext, s->workspace, s->opts.trust_workspace);
+  zext_load(&s->ext, s->workspace, s->opts.trust_workspace || trusted_via_root(s));
   s->have_ext = true;
 }
 
@@ -649,6 +657,21 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   agent->nsources = n;
 }
 
+/* swarm.maxTeamSize (1..16) of the project file, else the user's, else 0
+ * (the default). A value out of range is ignored: it is only a cap. */
+static int swarm_team_size(const zconfig *cfg) {
+  const char *paths[] = {cfg->project_path, cfg->user_path};
+  for (size_t i = 0; i < ZARRAY_LEN(paths); i++) {
+    zerr err = ZERR_INIT;
+    json_t *doc = paths[i] && zfs_exists(paths[i]) ? zjson_load_file(paths[i], &err) : NULL;
+    json_t *v = json_object_get(json_object_get(doc, "swarm"), "maxTeamSize");
+    json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+    json_decref(doc);
+    if (n >= 1 && n <= 16) return (int)n;
+  }
+  return 0;
+}
+
 void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted,
                           const zsub_runtime_opts *ask) {
   const char *sid = s->store.session ? s->store.session->id : NULL;
@@ -667,7 +690,8 @@ void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restri
                          .allowed = allowed,
                          .restricted = restricted,
                          .ask = ask ? ask->ask : NULL,
-                         .ask_ud = ask ? ask->ask_ud : NULL};
+                         .ask_ud = ask ? ask->ask_ud : NULL,
+                         .max_team_size = swarm_team_size(&s->model.cfg)};
   s->subagents = zsub_runtime_new(&o);
 }
 

@@ -54,6 +54,9 @@ typedef struct zrun_opts {
   const char *schedule;              /* --schedule: a new session is a run of this cron schedule */
   bool trust_workspace; /* --trust-workspace: trust (and save trust for) the workspace's
                          * hooks, commands and plugins */
+  /* --worktree: the launch directory, whose saved trust stands for the
+   * workspace (a fresh worktree of it) when both hold the same files. */
+  const char *trust_root;
 } zrun_opts;
 
 /* The sandbox step: what confines every child of the run. */

@@ -9,8 +9,9 @@
 #include "base/json.h"
 #include "base/opts.h"
 #include "cli/cli.h"
+#include "subagent/worktree.h"
 
-enum { T_HELP = 1, T_MODEL, T_PROVIDER, T_CWD, T_ADD_DIR, T_RESUME, T_MODE, T_THEME };
+enum { T_HELP = 1, T_MODEL, T_PROVIDER, T_CWD, T_ADD_DIR, T_RESUME, T_MODE, T_THEME, T_WORKTREE };
 
 static const zopt TUI_OPTS[] = {
     {T_MODEL, "model", 'm', ZOPT_VALUE, 0, "NAME", "model to use", NULL},
@@ -24,6 +25,10 @@ static const zopt TUI_OPTS[] = {
     {T_MODE, "permission-mode", 0, ZOPT_VALUE, 0, "MODE",
      "ask (default) | accept-edits | auto | plan", NULL},
     {T_THEME, "theme", 0, ZOPT_VALUE, 0, "NAME", "dark (default) | light (also ZERO_THEME)", NULL},
+    {T_WORKTREE, "worktree", 0, ZOPT_OPTIONAL, 0, "NAME",
+     "work in a new git worktree .zero/worktrees/NAME (branch\n"
+     "zero/NAME); removed at the end when unchanged",
+     NULL},
     {T_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "this help", NULL},
 };
 
@@ -82,6 +87,21 @@ int tui_args_parse(int argc, char **argv, tui_args *a, zerr *err) {
           a->resume_id = next;
           zopt_skip(&op);
         }
+        break;
+      }
+      case T_WORKTREE: { /* as zero exec --worktree */
+        const char *next = zopt_peek(&op);
+        a->worktree = true;
+        if (v && v[0]) a->worktree_name = v;
+        else if (!v && next && zwt_name_ok(next)) {
+          a->worktree_name = next;
+          zopt_skip(&op);
+        }
+        if (a->worktree_name && !zwt_name_ok(a->worktree_name))
+          return zerr_set(err, ZE_USAGE,
+                          "--worktree %s: a name is up to %d letters, digits, '.', "
+                          "'_' or '-'",
+                          a->worktree_name, ZWT_NAME_MAX);
         break;
       }
       case ZOPT_ARG: {

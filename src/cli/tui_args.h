@@ -17,6 +17,8 @@ typedef struct tui_args {
   bool mode_given;       /* --permission-mode was given (else preferences.permissionMode) */
   const char **add_dirs; /* borrowed from argv; the array is freed by tui_args_release */
   size_t n_add_dirs;
+  bool worktree;             /* --worktree [NAME]: work in a new git worktree */
+  const char *worktree_name; /* its NAME, or NULL (generated) */
   char *prompt; /* the words (`zero "fix the test"`) joined by spaces: the first
                  * prompt, sent once the UI is up; NULL = none. Owned. */
 } tui_args;

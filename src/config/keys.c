@@ -97,7 +97,7 @@ static const char *const TOP_KEYS[] = {"$schema",     "activeProvider", "maxTurn
                                        "providers",   "models",         "mcp",
                                        "mcpServers",  "mcp_servers",    "sandbox",
                                        "preferences", "profiles",       "maxAutonomy",
-                                       "lsp",         NULL};
+                                       "lsp",         "swarm",          NULL};
 
 static const key_schema PROFILE = {PROFILE_KEYS, NULL};
 static const key_schema MODEL = {MODEL_KEYS, NULL};
@@ -111,6 +111,9 @@ static const key_schema LSP_SERVER = {LSP_SERVER_KEYS, NULL};
 static const key_child LSP_CHILDREN[] = {{"servers", V_EACH_MEMBER, &LSP_SERVER},
                                          {NULL, 0, NULL}};
 static const key_schema LSP = {LSP_KEYS, LSP_CHILDREN};
+/* swarms (docs/subagents.md) */
+static const char *const SWARM_KEYS[] = {"maxTeamSize", NULL};
+static const key_schema SWARM = {SWARM_KEYS, NULL};
 static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE},
                                          {"models", V_EACH_MEMBER, &MODEL},
                                          {"sandbox", V_OBJECT, &SANDBOX},
@@ -120,6 +123,7 @@ static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE}
                                          {"mcp_servers", V_EACH_MEMBER, &SERVER},
                                          {"profiles", V_EACH_MEMBER, &EXEC_PROFILE},
                                          {"lsp", V_OBJECT, &LSP},
+                                         {"swarm", V_OBJECT, &SWARM},
                                          {NULL, 0, NULL}};
 static const key_schema TOP = {TOP_KEYS, TOP_CHILDREN};
 

@@ -70,6 +70,25 @@ void ztrust_fingerprint(const char *workspace, strvec *files, char hex[65]) {
   zbuf_release(&all);
 }
 
+bool ztrust_same_files(const char *a, const char *b) {
+  strvec fa = STRVEC_INIT, fb = STRVEC_INIT;
+  char ha[65], hb[65];
+  ztrust_fingerprint(a, &fa, ha);
+  ztrust_fingerprint(b, &fb, hb);
+  bool same = fa.nr == fb.nr;
+  size_t la = strlen(a), lb = strlen(b);
+  for (size_t i = 0; same && i < fa.nr; i++) {
+    char xa[ZSHA256_HEX_SIZE] = "", xb[ZSHA256_HEX_SIZE] = "";
+    zerr err = ZERR_INIT;
+    same = !strncmp(fa.v[i], a, la) && !strncmp(fb.v[i], b, lb) &&
+           !strcmp(fa.v[i] + la, fb.v[i] + lb) && zsha256_file_hex(fa.v[i], 0, xa, &err) == 0 &&
+           zsha256_file_hex(fb.v[i], 0, xb, &err) == 0 && !strcmp(xa, xb);
+  }
+  strvec_clear(&fa);
+  strvec_clear(&fb);
+  return same;
+}
+
 bool ztrust_is_trusted(const char *workspace, strvec *files) {
   strvec local = STRVEC_INIT;
   strvec *fs = files ? files : &local;

@@ -21,6 +21,10 @@ void ztrust_fingerprint(const char *workspace, strvec *files, char hex[65]);
 /* Whether the current set of files is the one trusted (true when there are
  * none). files (may be NULL) gets them. */
 bool ztrust_is_trusted(const char *workspace, strvec *files);
+/* Whether workspaces a and b hold the same trust-relevant files (the same
+ * relative paths with the same contents): a worktree of a trusted
+ * checkout is trusted only when it holds the very files trusted there. */
+bool ztrust_same_files(const char *a, const char *b);
 /* Saves trust for the current set. */
 int ztrust_save(const char *workspace, zerr *err);
 

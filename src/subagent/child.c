@@ -60,15 +60,20 @@ char **zsub_child_argv(const zsub_launch *l) {
   if (l->mode == ZPERM_AUTO && l->autonomy == ZAUTO_MEDIUM)
     strvec_pushl(&v, "--auto", "medium", NULL);
   if (l->offline) strvec_push(&v, "--offline");
+  if (l->worktree) strvec_pushf(&v, "--worktree=%s", l->worktree);
   return strvec_detach(&v);
 }
 
-/* The parent's environment with the child's depth (ZERO_SUBAGENT_DEPTH). */
-static char **child_env(int depth) {
+/* The parent's environment with the child's depth (ZERO_SUBAGENT_DEPTH) and
+ * extra's NAME=VALUE. A swarm member's identity (ZERO_SWARM_*) is never
+ * inherited: a member's own children are not members. */
+static char **child_env(int depth, const char *const *extra) {
   strvec v = STRVEC_INIT;
   for (char **e = environ; e && *e; e++)
-    if (strncmp(*e, "ZERO_SUBAGENT_DEPTH=", 20) != 0) strvec_push(&v, *e);
+    if (strncmp(*e, "ZERO_SUBAGENT_DEPTH=", 20) != 0 && strncmp(*e, "ZERO_SWARM_", 11) != 0)
+      strvec_push(&v, *e);
   strvec_pushf(&v, "ZERO_SUBAGENT_DEPTH=%d", depth);
+  for (const char *const *x = extra; x && *x; x++) strvec_push(&v, *x);
   return strvec_detach(&v);
 }
 
@@ -88,7 +93,7 @@ int zsub_child_start(const zsub_launch *l, zsub_child *c, zerr *err) {
   c->pid = -1;
   c->out_fd = -1;
   zbuf_init(&c->line);
-  zspawn_cmd cmd = {.argv = zsub_child_argv(l), .envp = child_env(l->depth)};
+  zspawn_cmd cmd = {.argv = zsub_child_argv(l), .envp = child_env(l->depth, l->env)};
   zexec_opts o = {.stdin_open = true, .zero_child = true};
   zexec_child ch;
   /* Not wrapped by the sandbox: the child is zero, which confines its own

@@ -44,6 +44,8 @@ typedef struct zsub_launch {
   zautonomy autonomy;
   bool offline;
   int depth;          /* the child's depth (ZERO_SUBAGENT_DEPTH) */
+  const char *worktree;   /* --worktree NAME: it works in that new git worktree, or NULL */
+  const char *const *env; /* NAME=VALUE added to its environment (a swarm member's), or NULL */
   const char *prompt; /* written to its stdin */
 } zsub_launch;
 

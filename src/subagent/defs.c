@@ -13,6 +13,7 @@
 #include "base/strvec.h"
 #include "config/models.h"
 #include "perm/engine.h"
+#include "subagent/runtime.h"
 #include "tools/tool.h"
 
 #define DEF_FILE_MAX (256u * 1024u) /* a definition is a prompt, not a book */
@@ -22,7 +23,7 @@ static const char *const SUB_TOOLS[] = {"task", "task_output", "task_stop", "ask
 bool zsub_tool_name(const char *name) {
   for (size_t i = 0; i < ZARRAY_LEN(SUB_TOOLS); i++)
     if (!strcmp(SUB_TOOLS[i], name)) return true;
-  return false;
+  return !strncmp(name, "swarm_", 6) && zsub_swarm_tool(name);
 }
 
 /* The read-only built-in tools: the default allow-list, and explore's. */
@@ -170,6 +171,10 @@ static void def_from_file(zsub_def *x, const char *path, const char *stem) {
   x->model = dup_opt(zfrontmatter_str(meta, "model"));
   x->reasoning_effort = dup_opt(zfrontmatter_str(meta, "reasoningEffort"));
   x->permission_mode = dup_opt(zfrontmatter_str(meta, "permissionMode"));
+  const char *iso = zfrontmatter_str(meta, "isolation");
+  x->worktree = iso && !strcmp(iso, "worktree");
+  if (iso && !x->worktree && strcmp(iso, "none"))
+    set_error(x, "isolation must be \"worktree\" or \"none\"");
   x->prompt = body;
   def_read_tools(x, meta);
   def_check_fields(x);
@@ -247,6 +252,7 @@ json_t *zsub_def_json(const zsub_def *d) {
                         d->model ? d->model : "inherit", "reasoningEffort",
                         str_or_null(d->reasoning_effort), "permissionMode",
                         str_or_null(d->permission_mode), "source", d->source);
+  json_object_set_new(o, "isolation", json_string(d->worktree ? "worktree" : "none"));
   if (d->error) json_object_set_new(o, "error", json_string(d->error));
   return o;
 }

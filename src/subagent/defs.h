@@ -11,7 +11,8 @@
  * Front matter: name (default: the file name), description (when to use it),
  * tools (an allow-list; default: the read-only built-in tools), model
  * ("inherit" by default: a child never silently picks another model),
- * reasoningEffort, permissionMode (may only lower the parent's). The body is
+ * reasoningEffort, permissionMode (may only lower the parent's), isolation
+ * ("worktree": a git worktree per task; "none", the default). The body is
  * the child's system prompt, appended to zero's own.
  *
  * A definition that cannot be used (malformed front matter, a tool that does
@@ -34,6 +35,8 @@ typedef struct zsub_def {
   char *model;            /* NULL = inherit the parent's */
   char *reasoning_effort; /* NULL = inherit */
   char *permission_mode;  /* NULL = the parent's; else at most the parent's */
+  bool worktree;          /* isolation: worktree — each task of it works in a git
+                           * worktree of its own (subagent/worktree.h) */
   char *prompt;           /* the body: appended to the child's system prompt */
   char *source;           /* the file it came from, or "built-in" */
   char *error;            /* why it cannot be used, or NULL */

@@ -20,51 +20,12 @@
 #include "session/store.h"
 #include "subagent/child.h"
 #include "subagent/defs.h"
+#include "subagent/runtime.h"
+#include "subagent/worktree.h"
 
 #define STOP_GRACE_MS 1000
 #define IDLE_TIMEOUT_MS (10 * 60 * 1000) /* a child silent this long is hung */
-#define MAX_BACKGROUND 16                /* background tasks a run keeps */
 #define MAX_WAIT_MS (10 * 60 * 1000)
-
-/* A background task: the child, read by its own thread into outcome. */
-typedef struct bg_task {
-  char id[48];
-  char *agent;
-  char *description;
-  char *call_id; /* the task call that started it: its events carry this id */
-  zsub_child child;
-  zsub_outcome outcome; /* guarded by mu */
-  pthread_t reader;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool done;       /* output ended and the leader was reaped */
-  bool stop_asked; /* task_stop or the run's end */
-  bool idle_killed;
-  bool end_reported; /* subagent_end emitted (exactly once) */
-  bool joined;       /* the reader thread was joined */
-  int idle_ms;
-} bg_task;
-
-struct zsub_runtime {
-  ztool_source source;
-  char *self_exe;
-  char *workspace;
-  char **add_dirs;
-  size_t n_add_dirs;
-  bool offline;
-  char *session_id, *provider, *model, *reasoning_effort;
-  char **allowed;
-  bool restricted;
-  int depth, max_depth, idle_ms;
-  bg_task *bg[MAX_BACKGROUND];
-  size_t nbg;
-  int bg_started; /* background ids are bg-1, bg-2, … in a run */
-  char *(*ask)(void *ud, const char *question, const json_t *choices);
-  void *ask_ud;
-  /* The task tools (TABLE): their schemas are made on the first request
-   * and kept, so the specialists are read from disk once a run, not a turn. */
-  ztool_table tools;
-};
 
 /* ---- depth ------------------------------------------------------------------ */
 
@@ -91,7 +52,10 @@ static const char TASK_SCHEMA[] =
     "\"background\":{\"type\":\"boolean\",\"description\":\"return a task id at once; poll "
     "with task_output\"},"
     "\"resume\":{\"type\":\"string\",\"description\":\"continue the sub-agent session with "
-    "this id\"}},"
+    "this id\"},"
+    "\"isolation\":{\"type\":\"string\",\"enum\":[\"none\",\"worktree\"],\"description\":"
+    "\"worktree: the sub-agent works in a git worktree of its own (parallel writers never "
+    "collide); the result names its branch and diff stat\"}},"
     "\"required\":[\"description\",\"prompt\"],\"additionalProperties\":false}";
 
 static const char OUTPUT_SCHEMA[] =
@@ -126,6 +90,10 @@ static const ztool_def TOOLS[] = {
 
 static bool tool_allowed(void *ud, const char *name) {
   const zsub_runtime *r = ud;
+  if (zsub_swarm_tool(name) && !zsub_swarm_offered(r, name)) return false;
+  /* a member always has its mailbox, whatever its definition lists */
+  if (!strcmp(name, "swarm_send") || !strcmp(name, "swarm_inbox"))
+    if (getenv("ZERO_SWARM_MEMBER")) return true;
   if (!r->restricted) return true;
   for (char **a = r->allowed; a && *a; a++)
     if (!strcmp(*a, name)) return true;
@@ -239,15 +207,6 @@ static void outcome_result(const char *agent, const zsub_outcome *o, const zsub_
 
 /* ---- starting a child ------------------------------------------------------- */
 
-/* What one task call asks for, checked. */
-typedef struct task_req {
-  const char *description, *prompt, *agent, *resume;
-  bool background;
-  zsub_defs defs;
-  const zsub_def *def;
-  char child_id[64];
-} task_req;
-
 /* A session the parent may resume: one of its own children. */
 static int check_resume(const zsub_runtime *r, const char *id, ztool_result *res) {
   if (!zid_is_safe(id)) return ztool_fail(res, "resume: \"%s\" is not a session id", id);
@@ -270,7 +229,7 @@ static int check_resume(const zsub_runtime *r, const char *id, ztool_result *res
   return 0;
 }
 
-static int task_parse(const zsub_runtime *r, const json_t *args, task_req *q, ztool_result *res) {
+int zsub_task_parse(const zsub_runtime *r, const json_t *args, task_req *q, ztool_result *res) {
   q->description = zjson_str_or(args, "description", "");
   q->prompt = zjson_str(args, "prompt");
   q->agent = zjson_str_or(args, "agent", "general");
@@ -300,6 +259,13 @@ static int task_parse(const zsub_runtime *r, const json_t *args, task_req *q, zt
   char uuid[ZID_UUID_LEN];
   zid_uuid7(uuid);
   snprintf(q->child_id, sizeof q->child_id, "sub-%s", uuid);
+  const char *iso = zjson_str(args, "isolation");
+  if (iso && strcmp(iso, "worktree") && strcmp(iso, "none"))
+    return ztool_fail(res, "isolation must be \"worktree\" or \"none\", not \"%s\"", iso);
+  if (iso ? !strcmp(iso, "worktree") : q->def->worktree) zwt_new_name("sub", q->worktree);
+  if (q->worktree[0] && q->resume)
+    return ztool_fail(res, "a resumed sub-agent keeps the checkout it had: give isolation only "
+                           "to a new task");
   return 0;
 }
 
@@ -323,11 +289,44 @@ static int task_start(const zsub_runtime *r, const zagent *a, const task_req *q,
                    .autonomy = a->perm ? a->perm->autonomy : ZAUTO_LOW,
                    .offline = r->offline,
                    .depth = r->depth + 1,
+                   .worktree = q->worktree[0] ? q->worktree : NULL,
+                   .env = q->env,
                    .prompt = q->prompt};
   zerr err = ZERR_INIT;
   if (zsub_child_start(&l, c, &err) < 0)
     return ztool_fail(res, "cannot start the sub-agent: %s", err.msg);
   return 0;
+}
+
+/* ---- the child's worktree ----------------------------------------------------- */
+
+/* Adds what a child with a worktree left there to its result: meta
+ * "worktree" {name, path, branch, base, dirty, ahead, changed, stat, kept}
+ * and, in the text, where its changes are (the orchestrator merges them). */
+static void worktree_report(const zsub_runtime *r, const char *name, ztool_result *res) {
+  if (!name || !name[0]) return;
+  zwt w;
+  zerr err = ZERR_INIT;
+  if (zwt_open(r->workspace, name, &w, &err) < 0) {
+    /* removed at the child's end: it changed nothing (or never made it) */
+    if (res->meta)
+      json_object_set_new(res->meta, "worktree",
+                          json_pack("{s:s, s:b, s:b}", "name", name, "kept", 0, "changed", 0));
+    if (!res->is_error)
+      zbuf_addstr(&res->output, "\n\n(Its worktree held no changes and was removed.)");
+    return;
+  }
+  zwt_state st;
+  if (zwt_inspect(&w, &st, &err) == 0) {
+    json_t *j = zwt_json(&w, &st);
+    json_object_set_new(j, "kept", json_true());
+    if (res->meta) json_object_set_new(res->meta, "worktree", j);
+    else json_decref(j);
+    zbuf_addf(&res->output, "\n\nIts changes are in the worktree %s on branch %s:\n%s", w.path,
+              w.branch, st.stat.data ? st.stat.data : "");
+  }
+  zwt_state_release(&st);
+  zwt_release(&w);
 }
 
 /* ---- a task the call waits for ------------------------------------------------ */
@@ -374,6 +373,7 @@ static void task_wait(zsub_runtime *r, zagent *a, const ztool_call *call, task_r
   zsub_child_reap(&c, true);
   const char *status = outcome_status(&s.o, &c, stopped, idle);
   outcome_result(q->def->name, &s.o, &c, status, res);
+  worktree_report(r, q->worktree, res);
   emit_end(a, call->id, q->def->name, &s.o, status, res->is_error ? res->output.data : NULL);
   zsub_child_release(&c);
   zsub_outcome_release(&s.o);
@@ -429,7 +429,6 @@ static bg_task *bg_find(zsub_runtime *r, const char *id) {
 }
 
 /* Removes the oldest finished task to make room; false when all run. */
-static void bg_free(bg_task *t);
 static bool bg_make_room(zsub_runtime *r) {
   if (r->nbg < MAX_BACKGROUND) return true;
   for (size_t i = 0; i < r->nbg; i++) {
@@ -437,13 +436,41 @@ static bool bg_make_room(zsub_runtime *r) {
     bool done = r->bg[i]->done;
     pthread_mutex_unlock(&r->bg[i]->mu);
     if (!done) continue;
-    bg_free(r->bg[i]);
+    zsub_bg_free(r->bg[i]);
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     memmove(&r->bg[i], &r->bg[i + 1], (r->nbg - i - 1) * sizeof r->bg[0]);
     r->nbg--;
     return true;
   }
   return false;
+}
+
+bg_task *zsub_bg_launch(zsub_runtime *r, zagent *a, const char *call_id, const task_req *q,
+                        ztool_result *res) {
+  bg_task *t = xcalloc(1, sizeof *t);
+  if (task_start(r, a, q, &t->child, res) < 0) {
+    free(t);
+    return NULL;
+  }
+  snprintf(t->id, sizeof t->id, "bg-%d", ++r->bg_started);
+  t->agent = xstrdup(q->def->name);
+  t->description = xstrdup(q->description);
+  snprintf(t->worktree, sizeof t->worktree, "%s", q->worktree);
+  t->call_id = xstrdup(call_id ? call_id : "");
+  t->outcome.session_id = xstrdup(q->resume ? q->resume : q->child_id);
+  t->idle_ms = r->idle_ms;
+  pthread_mutex_init(&t->mu, NULL);
+  pthread_cond_init(&t->cv, NULL);
+  if (pthread_create(&t->reader, NULL, bg_reader, t) != 0) {
+    zsub_child_stop(&t->child, 0);
+    zsub_child_reap(&t->child, true);
+    t->joined = true;
+    zsub_bg_free(t);
+    ztool_fail(res, "cannot start a reader thread for the background task");
+    return NULL;
+  }
+  emit_start(a, call_id, t->agent, t->outcome.session_id, t->description);
+  return t;
 }
 
 static void task_background(zsub_runtime *r, zagent *a, const ztool_call *call, task_req *q,
@@ -453,29 +480,9 @@ static void task_background(zsub_runtime *r, zagent *a, const ztool_call *call, 
                MAX_BACKGROUND);
     return;
   }
-  bg_task *t = xcalloc(1, sizeof *t);
-  if (task_start(r, a, q, &t->child, res) < 0) {
-    free(t);
-    return;
-  }
-  snprintf(t->id, sizeof t->id, "bg-%d", ++r->bg_started);
-  t->agent = xstrdup(q->def->name);
-  t->description = xstrdup(q->description);
-  t->call_id = xstrdup(call->id ? call->id : "");
-  t->outcome.session_id = xstrdup(q->resume ? q->resume : q->child_id);
-  t->idle_ms = r->idle_ms;
-  pthread_mutex_init(&t->mu, NULL);
-  pthread_cond_init(&t->cv, NULL);
-  if (pthread_create(&t->reader, NULL, bg_reader, t) != 0) {
-    zsub_child_stop(&t->child, 0);
-    zsub_child_reap(&t->child, true);
-    t->joined = true;
-    bg_free(t);
-    ztool_fail(res, "cannot start a reader thread for the background task");
-    return;
-  }
+  bg_task *t = zsub_bg_launch(r, a, call->id, q, res);
+  if (!t) return;
   r->bg[r->nbg++] = t;
-  emit_start(a, call->id, t->agent, t->outcome.session_id, t->description);
   zbuf_addf(&res->output,
             "Started background task %s (agent %s, session %s). Poll it with task_output "
             "{\"task_id\": \"%s\"}; stop it with task_stop.",
@@ -484,7 +491,7 @@ static void task_background(zsub_runtime *r, zagent *a, const ztool_call *call, 
                         t->outcome.session_id, "status", "running");
 }
 
-static void bg_free(bg_task *t) {
+void zsub_bg_free(bg_task *t) {
   if (!t->joined) pthread_join(t->reader, NULL);
   zsub_child_release(&t->child);
   zsub_outcome_release(&t->outcome);
@@ -497,7 +504,7 @@ static void bg_free(bg_task *t) {
 }
 
 /* Waits until t is done or wait_ms passed. Called with t->mu held. */
-static void bg_wait_locked(bg_task *t, int64_t wait_ms) {
+void zsub_bg_wait_locked(bg_task *t, int64_t wait_ms) {
   if (wait_ms <= 0) return;
   struct timespec until;
   clock_gettime(CLOCK_REALTIME, &until);
@@ -513,7 +520,11 @@ static void bg_wait_locked(bg_task *t, int64_t wait_ms) {
 
 /* The report of a task: progress while it runs; the final answer (and the
  * one subagent_end) once done. Called with t->mu held. */
-static void bg_report_locked(zagent *a, bg_task *t, ztool_result *res) {
+const char *zsub_bg_status_locked(const bg_task *t) {
+  return outcome_status(&t->outcome, &t->child, t->stop_asked, t->idle_killed);
+}
+
+void zsub_bg_report_locked(const zsub_runtime *r, zagent *a, bg_task *t, ztool_result *res) {
   if (!t->done) {
     zbuf_addf(&res->output, "Task %s (agent %s) is still running: %d tool call%s so far%s%s.",
               t->id, t->agent, t->outcome.tool_calls, t->outcome.tool_calls == 1 ? "" : "s",
@@ -525,6 +536,7 @@ static void bg_report_locked(zagent *a, bg_task *t, ztool_result *res) {
   const char *status = outcome_status(&t->outcome, &t->child, t->stop_asked, t->idle_killed);
   outcome_result(t->agent, &t->outcome, &t->child, status, res);
   json_object_set_new(res->meta, "taskId", json_string(t->id));
+  worktree_report(r, t->worktree, res);
   if (!t->end_reported) { /* a poll racing the exit reports it once */
     t->end_reported = true;
     emit_end(a, t->call_id, t->agent, &t->outcome, status, res->is_error ? res->output.data : NULL);
@@ -541,13 +553,13 @@ static void task_output(zsub_runtime *r, zagent *a, const ztool_call *call, cons
   int64_t wait = zjson_int_or(args, "wait_ms", 0);
   if (wait > MAX_WAIT_MS) wait = MAX_WAIT_MS;
   pthread_mutex_lock(&t->mu);
-  bg_wait_locked(t, wait);
-  bg_report_locked(a, t, res);
+  zsub_bg_wait_locked(t, wait);
+  zsub_bg_report_locked(r, a, t, res);
   pthread_mutex_unlock(&t->mu);
 }
 
 /* Asks the reader to stop the child and waits for it to be reaped. */
-static void bg_stop(bg_task *t) {
+void zsub_bg_stop(bg_task *t) {
   pthread_mutex_lock(&t->mu);
   t->stop_asked = !t->done || t->stop_asked;
   pthread_mutex_unlock(&t->mu);
@@ -566,9 +578,9 @@ static void task_stop(zsub_runtime *r, zagent *a, const ztool_call *call, const 
   pthread_mutex_lock(&t->mu);
   was_done = t->done;
   pthread_mutex_unlock(&t->mu);
-  if (!was_done) bg_stop(t);
+  if (!was_done) zsub_bg_stop(t);
   pthread_mutex_lock(&t->mu);
-  bg_report_locked(a, t, res);
+  zsub_bg_report_locked(r, a, t, res);
   pthread_mutex_unlock(&t->mu);
   if (was_done) return;
   ztool_result_release(res);
@@ -610,7 +622,7 @@ static void ask_user(zsub_runtime *r, zagent *a, const ztool_call *call, const j
 static void task_run(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
                      ztool_result *res) {
   task_req q = {0};
-  if (task_parse(r, args, &q, res) == 0) {
+  if (zsub_task_parse(r, args, &q, res) == 0) {
     if (q.background) task_background(r, a, call, &q, res);
     else task_wait(r, a, call, &q, res);
   }
@@ -628,7 +640,8 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     ztool_fail(res, "%s: the arguments are not a JSON object (%s)", c->name, jerr.text);
     return;
   }
-  if (!strcmp(c->name, "task")) task_run(r, a, c, args, res);
+  if (zsub_swarm_tool(c->name)) zsub_swarm_invoke(r, a, c, args, res);
+  else if (!strcmp(c->name, "task")) task_run(r, a, c, args, res);
   else if (!strcmp(c->name, "task_output")) task_output(r, a, c, args, res);
   else if (!strcmp(c->name, "ask_user")) ask_user(r, a, c, args, res);
   else task_stop(r, a, c, args, res);
@@ -657,13 +670,19 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   r->ask = o->ask;
   r->ask_ud = o->ask_ud;
   r->idle_ms = env_int("ZERO_SUBAGENT_IDLE_MS", 1, MAX_WAIT_MS * 6, IDLE_TIMEOUT_MS);
-  static const ztool_table_spec table = {.defs = TOOLS,
-                                         .n = ZARRAY_LEN(TOOLS),
-                                         .offered = tool_allowed,
-                                         .describe = tool_description,
-                                         .invoke = src_invoke,
-                                         .once = true};
-  r->source = ztool_table_init(&r->tools, &table, r);
+  r->max_team_size = o->max_team_size > 0 ? o->max_team_size : 4;
+  /* task's tools then the swarm's, one table */
+  size_t n = 0;
+  for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++) r->defs[n++] = TOOLS[i];
+  for (size_t i = 0; i < zsub_swarm_ndefs && n < ZARRAY_LEN(r->defs); i++)
+    r->defs[n++] = zsub_swarm_defs[i];
+  r->table = (ztool_table_spec){.defs = r->defs,
+                                .n = n,
+                                .offered = tool_allowed,
+                                .describe = tool_description,
+                                .invoke = src_invoke,
+                                .once = true};
+  r->source = ztool_table_init(&r->tools, &r->table, r);
   return r;
 }
 
@@ -677,9 +696,10 @@ void zsub_runtime_set_session(zsub_runtime *r, const char *session_id) {
 void zsub_runtime_free(zsub_runtime *r) {
   if (!r) return;
   for (size_t i = 0; i < r->nbg; i++) {
-    bg_stop(r->bg[i]);
-    bg_free(r->bg[i]);
+    zsub_bg_stop(r->bg[i]);
+    zsub_bg_free(r->bg[i]);
   }
+  zsub_swarm_free(r->swarm); /* members stop with the run, like background tasks */
   free(r->self_exe);
   free(r->workspace);
   strvec_free_array(r->add_dirs);

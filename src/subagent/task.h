@@ -43,6 +43,7 @@ typedef struct zsub_runtime_opts {
    * user is available (headless). NULL = never a user. */
   char *(*ask)(void *ud, const char *question, const json_t *choices);
   void *ask_ud;
+  int max_team_size; /* swarm.maxTeamSize: members running at once per team (0 = 4) */
 } zsub_runtime_opts;
 
 typedef struct zsub_runtime zsub_runtime;

@@ -172,5 +172,101 @@ class NoOrphans(SubagentCase):
         self.assertEqual(ps_lines(child), [], "the child outlived its parent")
 
 
+def git(cwd, *args):
+    return subprocess.run(["git", "-C", cwd, "-c", "user.email=t@t", "-c", "user.name=t"]
+                          + list(args), capture_output=True, text=True, check=True).stdout
+
+
+def member(n):
+    """What only swarm member n's requests hold (its role line, raw JSON)."""
+    return 'You are \\"%s\\", a member of the swarm team' % n
+
+
+@unittest.skipUnless(have_bwrap() and BASE, "bubblewrap or /var/tmp missing")
+class WorktreesAndSwarms(SubagentCase):
+    """Worktrees and swarm members (issue 17 parts 4, 5) get no more than a
+    task's child: a worktree child writes only its worktree, a member runs
+    in the orchestrator's mode, and no mailbox or worktree path is followed
+    through a planted symlink."""
+
+    def init_repo(self):
+        git(self.work, "init", "-q")
+        self.write("README", "base\n")
+        git(self.work, "add", "README")
+        git(self.work, "commit", "-q", "-m", "base")
+
+    def test_worktree_child_cannot_write_the_main_checkout(self):
+        self.init_repo()
+        shell_marker = os.path.join(self.work, "escaped-shell")
+        file_marker = os.path.join(self.work, "escaped-file")
+        self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "write", "agent": "general",
+                "isolation": "worktree"}}]},
+            {"tool_calls": [
+                {"name": "exec_command", "arguments": {"cmd": "echo x > %s" % shell_marker}},
+                {"name": "write_file", "arguments": {"path": file_marker, "content": "x"}}]},
+            {"text": "child done"},
+            {"text": "parent done"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertFalse(os.path.exists(shell_marker), "the worktree child wrote the checkout")
+        self.assertFalse(os.path.exists(file_marker), "the worktree child wrote the checkout")
+        self.assertEqual(git(self.work, "status", "--porcelain"), "")
+
+    def test_worktrees_folder_planted_as_a_symlink_is_refused(self):
+        self.init_repo()
+        os.makedirs(os.path.join(self.work, ".zero"))
+        os.symlink(self.outside, os.path.join(self.work, ".zero", "worktrees"))
+        self.serve([{"text": "never"}])
+        r = self.zero("exec", "--worktree", "w", "-p", "x")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("symbolic link", r.stderr)
+        self.assertEqual(os.listdir(self.outside), [])
+
+    def test_swarm_member_of_an_ask_parent_cannot_run_unsandboxed(self):
+        marker = os.path.join(self.outside, "escaped")
+        self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "swarm_spawn", "arguments": {
+                "team": "t", "members": [{"name": "a", "prompt": "run it",
+                                          "agent": "general"}]}}]},
+            {"match": member("a"), "tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "touch %s" % marker, "sandbox_permissions": "require_escalated",
+                "justification": "needs it"}},
+                {"name": "exec_command", "arguments": {"cmd": "touch %s" % marker}}]},
+            {"match": member("a"), "text": "member done"},
+            {"match": PARENT, "tool_calls": [{"name": "swarm_collect", "arguments": {
+                "team": "t", "wait_ms": 60000}}]},
+            {"match": PARENT, "text": "parent done"},
+        ])
+        r = self.zero("exec", "--permission-mode", "ask", "-o", "stream-json", PARENT)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertFalse(os.path.exists(marker), "the member wrote outside the sandbox")
+
+    def test_planted_mailbox_symlink_is_never_written_through(self):
+        victim = os.path.join(self.outside, "victim")
+        with open(victim, "w") as f:
+            f.write("untouched")
+        inboxes = os.path.join(self.work, ".zero", "swarm", "t", "inboxes")
+        os.makedirs(inboxes, mode=0o700)
+        os.symlink(victim, os.path.join(inboxes, "b.json"))
+        m = self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "swarm_spawn", "arguments": {
+                "team": "t", "members": [{"name": "b", "prompt": "wait",
+                                          "agent": "explore"}]}}]},
+            {"match": member("b"), "text": "b done"},
+            {"match": PARENT, "tool_calls": [{"name": "swarm_send", "arguments": {
+                "team": "t", "to": "b", "message": "overwrite"}}]},
+            {"match": PARENT, "text": "parent done"},
+        ])
+        r = self.zero("exec", "-o", "stream-json", PARENT)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertIn("symbolic link", res[-1]["output"])
+        with open(victim) as f:
+            self.assertEqual(f.read(), "untouched")
+
+
 if __name__ == "__main__":
     unpriv.main(__file__)
