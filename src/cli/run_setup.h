@@ -53,6 +53,8 @@ typedef struct zrun_opts {
   const char *parent_session;        /* --parent-session: a new session is its child */
   bool trust_workspace; /* --trust-workspace: trust (and save trust for) the workspace's
                          * hooks, commands and plugins */
+  const json_t *extra_mcp_servers; /* MCP servers the face adds for this run (ACP session/new's
+                                    * mcpServers), as zmcp_start_opts.extra_servers; borrowed */
 } zrun_opts;
 
 /* The sandbox step: what confines every child of the run. */

@@ -110,6 +110,30 @@ static void scan_bytes(line_scan *ls, const char *p, size_t n) {
   }
 }
 
+/* Where read_file's bytes come from: the file, or the editor's text of it
+ * (ctx->backend, read whole first: an editor sends a buffer in one piece). */
+typedef struct read_src {
+  int fd;
+  const zbuf *text; /* NULL = read fd */
+  size_t pos;
+} read_src;
+
+static ssize_t src_pread(read_src *s, char *buf, size_t n, uint64_t off) {
+  if (!s->text) return pread(s->fd, buf, n, (off_t)off);
+  if (off >= s->text->len) return 0;
+  size_t left = s->text->len - (size_t)off;
+  if (left > n) left = n;
+  memcpy(buf, s->text->data + off, left);
+  return (ssize_t)left;
+}
+
+static ssize_t src_read(read_src *s, char *buf, size_t n) {
+  if (!s->text) return read(s->fd, buf, n);
+  ssize_t got = src_pread(s, buf, n, s->pos);
+  s->pos += (size_t)got;
+  return got;
+}
+
 static int open_error(const ztool_ctx *ctx, const char *display, int err, ztool_result *res) {
   if (err == ENOENT || err == ENOTDIR)
     return ztool_fail(res,
@@ -123,14 +147,15 @@ static int open_error(const ztool_ctx *ctx, const char *display, int err, ztool_
 
 /* byte_offset / byte_limit: a raw window of the file, shown without line
  * numbers (cut to whole UTF-8 characters). */
-static int read_bytes(const ztool_ctx *ctx, int fd, const struct stat *st, const char *abs,
+static int read_bytes(const ztool_ctx *ctx, read_src *src, const struct stat *st, const char *abs,
                       const char *display, uint64_t off, size_t limit, ztool_result *res) {
-  if (off > (uint64_t)st->st_size)
+  long long size = src->text ? (long long)src->text->len : (long long)st->st_size;
+  if (off > (uint64_t)size)
     return ztool_fail(res, "byte_offset %llu is past the end of %s (%lld bytes).",
-                      (unsigned long long)off, display, (long long)st->st_size);
+                      (unsigned long long)off, display, size);
   char *buf = xmalloc(limit + 4);
   ssize_t n;
-  while ((n = pread(fd, buf, limit, (off_t)off)) < 0 && errno == EINTR) {
+  while ((n = src_pread(src, buf, limit, off)) < 0 && errno == EINTR) {
   }
   if (n < 0) {
     free(buf);
@@ -141,20 +166,20 @@ static int read_bytes(const ztool_ctx *ctx, int fd, const struct stat *st, const
   if (probe && memchr(buf, '\0', probe)) {
     free(buf);
     return ztool_fail(res, "%s is a binary file (%lld bytes); read_file shows text only.",
-                      display, (long long)st->st_size);
+                      display, size);
   }
   /* Whole characters: skip continuation bytes at the start, cut a partial one at the end. */
   size_t start = 0;
   while (start < (size_t)n && start < 3 && ((unsigned char)buf[start] & 0xC0) == 0x80) start++;
-  size_t end = (uint64_t)off + (uint64_t)n < (uint64_t)st->st_size
+  size_t end = (uint64_t)off + (uint64_t)n < (uint64_t)size
                    ? zutf8_boundary(buf + start, (size_t)n - start) + start
                    : (size_t)n;
   uint64_t first = off + start, last = off + end;
   zbuf_addf(&res->output, "File: %s (bytes %llu-%llu of %lld)\n\n", display,
-            (unsigned long long)first, (unsigned long long)last, (long long)st->st_size);
+            (unsigned long long)first, (unsigned long long)last, size);
   zt_utf8_append(&res->output, buf + start, end - start);
   free(buf);
-  if (last < (uint64_t)st->st_size) {
+  if (last < (uint64_t)size) {
     zbuf_addf(&res->output, "\n\n[truncated: call read_file with byte_offset=%llu to continue]",
               (unsigned long long)last);
     res->truncated = true;
@@ -169,6 +194,10 @@ static int read_bytes(const ztool_ctx *ctx, int fd, const struct stat *st, const
   zt_meta_seen(ctx, res, abs, st);
   return 0;
 }
+
+static int read_window(const ztool_ctx *ctx, const json_t *args, read_src *src,
+                       const struct stat *stp, const char *abs, const char *display,
+                       size_t start, size_t limit, ztool_result *res);
 
 static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
   const char *path = zjson_str(args, "path");
@@ -197,9 +226,32 @@ static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
                       "regular files only.",
                       display);
 
+  /* The editor's text when it owns the file (its unsaved buffer); the
+   * checks above were made on the disk's path all the same. */
+  zbuf editor_text = ZBUF_INIT;
+  read_src src = {.fd = fd};
+  if (ctx->backend && ctx->backend->read_text) {
+    cleanup_free char *real = realpath(abs, NULL);
+    zerr err = ZERR_INIT;
+    if (ctx->backend->read_text(ctx->backend->ud, real ? real : abs, &editor_text, &err) < 0) {
+      zbuf_release(&editor_text);
+      return ztool_fail(res, "Cannot read %s through the editor: %s.", display, err.msg);
+    }
+    src.text = &editor_text;
+  }
+  int rc = read_window(ctx, args, &src, &st, abs, display, start, limit, res);
+  zbuf_release(&editor_text);
+  return rc;
+}
+
+/* read_file once the file is open and checked: a byte window, or lines. */
+static int read_window(const ztool_ctx *ctx, const json_t *args, read_src *src,
+                       const struct stat *stp, const char *abs, const char *display,
+                       size_t start, size_t limit, ztool_result *res) {
+  struct stat st = *stp;
   if (json_object_get(args, "byte_offset") || json_object_get(args, "byte_limit")) {
     cleanup_free char *real = realpath(abs, NULL);
-    return read_bytes(ctx, fd, &st, real ? real : abs, display,
+    return read_bytes(ctx, src, &st, real ? real : abs, display,
                       (uint64_t)zjson_int_or(args, "byte_offset", 0),
                       (size_t)zjson_int_or(args, "byte_limit", 65536), res);
   }
@@ -212,7 +264,7 @@ static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
   uint64_t offset = 0;
   int rc = 0;
   for (;;) {
-    ssize_t n = read(fd, buf, READ_CHUNK);
+    ssize_t n = src_read(src, buf, READ_CHUNK);
     if (n < 0) {
       if (errno == EINTR) continue;
       rc = ztool_fail(res, "Cannot read %s: %s.", display, strerror(errno));

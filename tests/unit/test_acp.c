@@ -10,7 +10,9 @@
 
 #include <cmocka.h>
 
+#include "acp/client_io.h"
 #include "acp/rpc.h"
+#include "base/time.h"
 #include "acp/updates.h"
 
 static json_t *only(json_t *arr) {
@@ -130,23 +132,29 @@ static void history_replays_in_order(void **state) {
 
 typedef struct {
   zacp_conn *c;
+  const void *owner;
+  int64_t deadline;
   json_t *result;
   bool aborted;
+  zacp_call_end end;
 } call_arg;
 
 static void *do_call(void *ud) {
   call_arg *a = ud;
-  a->result = zacp_call(a->c, "session/request_permission", json_object(), &a->aborted);
+  a->result = zacp_call_ex(a->c, "session/request_permission", json_object(), a->owner,
+                           a->deadline, &a->end, NULL);
+  a->aborted = a->end == ZACP_CALL_ABORTED;
   return NULL;
 }
 
-/* Waits until the call's request has been written (its id is 1). */
-static void wait_written(zacp_conn *c) {
+/* Waits until n calls' requests have been written. */
+static void wait_pending(zacp_conn *c, int n) {
   for (;;) {
     pthread_mutex_lock(&c->mu);
-    bool w = c->waiting_id == 1;
+    int k = 0;
+    for (zacp_pending *p = c->pending; p; p = p->next) k++;
     pthread_mutex_unlock(&c->mu);
-    if (w) return;
+    if (k == n) return;
     sched_yield();
   }
 }
@@ -156,7 +164,7 @@ static void wait_written(zacp_conn *c) {
 static void start_call(zacp_conn *c, FILE *out, call_arg *a, pthread_t *t) {
   zacp_conn_init(c, out);
   pthread_create(t, NULL, do_call, a);
-  wait_written(c);
+  wait_pending(c, 1);
 }
 
 static void a_call_gets_its_own_response(void **state) {
@@ -193,14 +201,84 @@ static void an_aborted_call_returns_null(void **state) {
   call_arg a = {.c = &c};
   pthread_t t;
   start_call(&c, out, &a, &t);
-  zacp_conn_abort_calls(&c);
+  zacp_conn_abort_calls(&c, NULL);
   pthread_join(t, NULL);
   assert_true(a.aborted);
   assert_null(a.result);
   zacp_conn_close(&c);
-  assert_null(zacp_call(&c, "x", NULL, &a.aborted)); /* closed: no reply will come */
+  assert_null(zacp_call(&c, "x", NULL, NULL, &a.aborted)); /* closed: no reply will come */
   fclose(out);
   zacp_conn_release(&c);
+}
+
+/* Two calls in flight (parallel reads, two sessions): each gets the
+ * response with its own id, whatever the order; a cancel of one owner
+ * leaves the other waiting. */
+static void calls_in_flight_are_matched_by_id_and_owner(void **state) {
+  (void)state;
+  FILE *out = fopen("/dev/null", "w");
+  zacp_conn c;
+  zacp_conn_init(&c, out);
+  int owner_a, owner_b, owner_c;
+  call_arg a = {.c = &c, .owner = &owner_a}, b = {.c = &c, .owner = &owner_b},
+           d = {.c = &c, .owner = &owner_c};
+  pthread_t ta, tb, td;
+  pthread_create(&ta, NULL, do_call, &a);
+  wait_pending(&c, 1);
+  pthread_create(&tb, NULL, do_call, &b);
+  wait_pending(&c, 2);
+  pthread_create(&td, NULL, do_call, &d);
+  wait_pending(&c, 3);
+  zacp_conn_abort_calls(&c, &owner_c); /* only the third */
+  pthread_join(td, NULL);
+  assert_int_equal(d.end, ZACP_CALL_ABORTED);
+  json_t *second = json_loads("{\"id\":2,\"result\":{\"who\":\"b\"}}", 0, NULL);
+  zacp_conn_deliver(&c, second);
+  pthread_join(tb, NULL);
+  json_t *first = json_loads("{\"id\":1,\"error\":{\"code\":-1,\"message\":\"no\"}}", 0,
+                             NULL);
+  zacp_conn_deliver(&c, first);
+  pthread_join(ta, NULL);
+  assert_int_equal(b.end, ZACP_CALL_OK);
+  assert_string_equal(json_string_value(json_object_get(b.result, "who")), "b");
+  assert_int_equal(a.end, ZACP_CALL_ERROR);
+  assert_null(a.result);
+  json_decref(b.result);
+  json_decref(first);
+  json_decref(second);
+  fclose(out);
+  zacp_conn_release(&c);
+}
+
+static void a_call_past_its_deadline_times_out(void **state) {
+  (void)state;
+  FILE *out = fopen("/dev/null", "w");
+  zacp_conn c;
+  zacp_conn_init(&c, out);
+  zacp_call_end end;
+  json_t *r = zacp_call_ex(&c, "terminal/wait_for_exit", NULL, NULL, ztime_mono_ms() + 50, &end,
+                           NULL);
+  assert_null(r);
+  assert_int_equal(end, ZACP_CALL_TIMEOUT);
+  fclose(out);
+  zacp_conn_release(&c);
+}
+
+/* A command for the editor's terminal: env -i, then exactly the prepared
+ * environment (the editor's own never reaches it), then the wrapped argv. */
+static void a_terminal_runs_the_prepared_command_under_env_i(void **state) {
+  (void)state;
+  char *argv[] = {"/usr/bin/bwrap", "--unshare-net", "/bin/sh", "-c", "make", NULL};
+  char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/rt/home", "-bad=1", NULL};
+  json_t *p = zacp_terminal_params("s1", argv, envp, "/work");
+  assert_string_equal(json_string_value(json_object_get(p, "command")), "/usr/bin/env");
+  char *args = json_dumps(json_object_get(p, "args"), JSON_COMPACT);
+  assert_string_equal(args, "[\"-i\",\"PATH=/usr/bin:/bin\",\"HOME=/rt/home\",\"/usr/bin/bwrap\","
+                            "\"--unshare-net\",\"/bin/sh\",\"-c\",\"make\"]");
+  assert_string_equal(json_string_value(json_object_get(p, "cwd")), "/work");
+  assert_int_equal(json_array_size(json_object_get(p, "env")), 0);
+  free(args);
+  json_decref(p);
 }
 
 int main(void) {
@@ -213,6 +291,9 @@ int main(void) {
       cmocka_unit_test(history_replays_in_order),
       cmocka_unit_test(a_call_gets_its_own_response),
       cmocka_unit_test(an_aborted_call_returns_null),
+      cmocka_unit_test(calls_in_flight_are_matched_by_id_and_owner),
+      cmocka_unit_test(a_call_past_its_deadline_times_out),
+      cmocka_unit_test(a_terminal_runs_the_prepared_command_under_env_i),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
