@@ -42,7 +42,9 @@ static int io_read_text(void *ud, const char *abs, zbuf *out, zerr *err) {
     zbuf_add(out, json_string_value(content), json_string_length(content));
   } else {
     rc = zerr_set(err, ZE_IO, "the editor did not give the text: %s",
-                  msg ? msg : end == ZACP_CALL_ABORTED ? "cancelled" : "no answer");
+                  msg                        ? msg
+                  : end == ZACP_CALL_ABORTED ? "cancelled"
+                                             : "no answer");
   }
   free(msg);
   json_decref(res);
@@ -60,14 +62,16 @@ static int io_write_text(void *ud, const char *abs, const char *text, size_t len
                     abs);
   zacp_call_end end;
   char *msg = NULL;
-  json_t *params = json_pack("{s:s, s:s, s:s%}", "sessionId", io->session_id, "path", abs,
-                             "content", text, len);
+  json_t *params =
+      json_pack("{s:s, s:s, s:s%}", "sessionId", io->session_id, "path", abs, "content", text, len);
   json_t *res = zacp_call_ex(io->conn, "fs/write_text_file", params, io->owner,
                              ztime_mono_ms() + FS_CALL_TIMEOUT_MS, &end, &msg);
   int rc = 0;
   if (end != ZACP_CALL_OK)
     rc = zerr_set(err, ZE_IO, "the editor did not write it: %s",
-                  msg ? msg : end == ZACP_CALL_ABORTED ? "cancelled" : "no answer");
+                  msg                        ? msg
+                  : end == ZACP_CALL_ABORTED ? "cancelled"
+                                             : "no answer");
   free(msg);
   json_decref(res);
   return rc;
@@ -80,11 +84,12 @@ json_t *zacp_terminal_params(const char *session_id, char *const argv[], char *c
    * gets exactly the environment zero's exec would have given it. */
   json_array_append_new(args, json_string("-i"));
   for (char *const *e = envp; e && *e; e++)
-    if (strchr(*e, '=') && (*e)[0] != '=' && (*e)[0] != '-') json_array_append_new(args, json_string(*e));
+    if (strchr(*e, '=') && (*e)[0] != '=' && (*e)[0] != '-')
+      json_array_append_new(args, json_string(*e));
   for (char *const *a = argv; a && *a; a++) json_array_append_new(args, json_string(*a));
-  json_t *p = json_pack("{s:s, s:s, s:o, s:[], s:i}", "sessionId", session_id, "command",
-                        "/usr/bin/env", "args", args, "env", "outputByteLimit",
-                        TERMINAL_OUTPUT_LIMIT);
+  json_t *p =
+      json_pack("{s:s, s:s, s:o, s:[], s:i}", "sessionId", session_id, "command", "/usr/bin/env",
+                "args", args, "env", "outputByteLimit", TERMINAL_OUTPUT_LIMIT);
   if (cwd) json_object_set_new(p, "cwd", json_string(cwd));
   return p;
 }
@@ -115,8 +120,8 @@ static void embed_terminal(zacp_client_io *io, const char *tid) {
   pthread_mutex_unlock(&io->mu);
   if (!call) return;
   json_t *u = json_pack("{s:s, s:s, s:s, s:[{s:s, s:s}]}", "sessionUpdate", "tool_call_update",
-                        "toolCallId", call, "status", "in_progress", "content", "type",
-                        "terminal", "terminalId", tid);
+                        "toolCallId", call, "status", "in_progress", "content", "type", "terminal",
+                        "terminalId", tid);
   zacp_notify(io->conn, "session/update",
               json_pack("{s:s, s:o}", "sessionId", io->session_id, "update", u));
   free(call);
@@ -151,13 +156,14 @@ static int io_run_command(void *ud, const zspawn_cmd *cmd, const char *shown, in
   zacp_call_end end;
   char *msg = NULL;
   json_t *params = zacp_terminal_params(io->session_id, cmd->argv, cmd->envp, cmd->cwd);
-  json_t *created =
-      zacp_call_ex(io->conn, "terminal/create", params, io->owner,
-                   ztime_mono_ms() + FS_CALL_TIMEOUT_MS, &end, &msg);
+  json_t *created = zacp_call_ex(io->conn, "terminal/create", params, io->owner,
+                                 ztime_mono_ms() + FS_CALL_TIMEOUT_MS, &end, &msg);
   const char *tid = zjson_str(created, "terminalId");
   if (!tid) {
     zerr_set(err, ZE_IO, "the editor did not open a terminal: %s",
-             msg ? msg : end == ZACP_CALL_ABORTED ? "cancelled" : "no answer");
+             msg                        ? msg
+             : end == ZACP_CALL_ABORTED ? "cancelled"
+                                        : "no answer");
     free(msg);
     json_decref(created);
     return -1;
@@ -168,7 +174,8 @@ static int io_run_command(void *ud, const zspawn_cmd *cmd, const char *shown, in
                            json_pack("{s:s, s:s}", "sessionId", io->session_id, "terminalId", tid),
                            NULL, ztime_mono_ms() + FS_CALL_TIMEOUT_MS, &end, NULL);
   const json_t *text = json_object_get(o, "output");
-  if (json_is_string(text)) zbuf_add(&out->output, json_string_value(text), json_string_length(text));
+  if (json_is_string(text))
+    zbuf_add(&out->output, json_string_value(text), json_string_length(text));
   out->truncated = zjson_bool_or(o, "truncated", false);
   json_decref(o);
   terminal_cmd(io, "terminal/release", tid);

@@ -30,11 +30,11 @@
 #include "tools/tool.h"
 
 typedef struct zacp_client_io {
-  zacp_conn *conn;         /* borrowed */
-  const void *owner;       /* whose calls session/cancel aborts */
-  const char *session_id;  /* borrowed */
-  const ztool_ctx *tools;  /* the session's: roots and the read guard (borrowed) */
-  const zsb_policy *policy; /* protected paths (borrowed; NULL = none) */
+  zacp_conn *conn;                        /* borrowed */
+  const void *owner;                      /* whose calls session/cancel aborts */
+  const char *session_id;                 /* borrowed */
+  const ztool_ctx *tools;                 /* the session's: roots and the read guard (borrowed) */
+  const zsb_policy *policy;               /* protected paths (borrowed; NULL = none) */
   bool can_read, can_write, can_terminal; /* the client's capabilities */
   /* private */
   ztool_backend backend;

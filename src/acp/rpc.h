@@ -33,8 +33,8 @@ enum {
  * stack while zacp_call waits). */
 typedef struct zacp_pending {
   int64_t id;
-  const void *owner;  /* whose call (a session): zacp_conn_abort_calls picks by it */
-  json_t *reply;      /* the response once delivered (owned) */
+  const void *owner; /* whose call (a session): zacp_conn_abort_calls picks by it */
+  json_t *reply;     /* the response once delivered (owned) */
   bool aborted;
   struct zacp_pending *next;
 } zacp_pending;
@@ -52,11 +52,11 @@ typedef struct zacp_conn {
 
 /* How an outgoing request ended. */
 typedef enum zacp_call_end {
-  ZACP_CALL_OK,       /* the client answered with a result */
-  ZACP_CALL_ERROR,    /* the client answered with an error (message in *errmsg) */
-  ZACP_CALL_CLOSED,   /* the input ended first */
-  ZACP_CALL_ABORTED,  /* zacp_conn_abort_calls woke it (session/cancel) */
-  ZACP_CALL_TIMEOUT,  /* the deadline passed first */
+  ZACP_CALL_OK,      /* the client answered with a result */
+  ZACP_CALL_ERROR,   /* the client answered with an error (message in *errmsg) */
+  ZACP_CALL_CLOSED,  /* the input ended first */
+  ZACP_CALL_ABORTED, /* zacp_conn_abort_calls woke it (session/cancel) */
+  ZACP_CALL_TIMEOUT, /* the deadline passed first */
 } zacp_call_end;
 
 /* Prepares c to write to out (not owned). */

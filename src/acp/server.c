@@ -44,16 +44,16 @@ struct acp_session {
   zacp_client_io io;
   json_t *mcp_servers; /* session/new's mcpServers as zero's extra servers (owned) */
   bool titled;
-  bool queued;         /* a prompt of this session waits or runs */
+  bool queued; /* a prompt of this session waits or runs */
 };
 
 /* A prompt waiting for the worker: its session, request id and content. */
 typedef struct acp_job {
   struct acp_job *next;
   acp_session *sess;
-  json_t *id;     /* owned */
+  json_t *id; /* owned */
   zbuf text;
-  json_t *images; /* owned */
+  json_t *images;  /* owned */
   zperm_mode mode; /* the session's mode when the prompt starts */
 } acp_job;
 
@@ -162,8 +162,8 @@ static zapproval acp_approve(void *ud, const zapproval_request *req) {
   acp_session *s = ud;
   zapproval ans = {.action = ZPERM_DENY, .scope = ZGRANT_ONCE, .note = "cancelled by the user"};
   if (zcancel_requested()) return ans;
-  json_t *tc = zacp_tool_call_json(req->call->id, req->call->name, req->call->arguments,
-                                   s->rs.workspace);
+  json_t *tc =
+      zacp_tool_call_json(req->call->id, req->call->name, req->call->arguments, s->rs.workspace);
   json_object_del(tc, "status");
   json_t *params = json_pack("{s:s, s:o, s:o}", "sessionId", s->rs.store.session->id, "toolCall",
                              tc, "options", permission_options(req->can_remember));
@@ -266,8 +266,11 @@ static acp_session *session_open(acp_server *srv, const char *cwd, const char *r
   s->mode = srv->default_mode;
   s->sink = (acp_sink){.base = {.emit = sink_emit, .finish = sink_finish, .destroy = sink_destroy},
                        .sess = s};
-  s->io = (zacp_client_io){.conn = &srv->conn, .owner = s, .tools = &s->rs.tools,
-                           .can_read = srv->caps.read, .can_write = srv->caps.write,
+  s->io = (zacp_client_io){.conn = &srv->conn,
+                           .owner = s,
+                           .tools = &s->rs.tools,
+                           .can_read = srv->caps.read,
+                           .can_write = srv->caps.write,
                            .can_terminal = srv->caps.terminal};
   zacp_client_io_init(&s->io);
   s->mcp_servers = mcp_servers_json(mcp_servers, cwd);
@@ -526,8 +529,7 @@ static void handle_prompt(acp_server *srv, const json_t *id, const json_t *param
   pthread_mutex_lock(&srv->mu);
   bool busy = s->queued;
   if (!busy) {
-    if (!srv->worker_started &&
-        pthread_create(&srv->worker, NULL, prompt_worker, srv) == 0)
+    if (!srv->worker_started && pthread_create(&srv->worker, NULL, prompt_worker, srv) == 0)
       srv->worker_started = true;
     j->id = json_deep_copy(id);
     s->queued = true;

@@ -177,25 +177,28 @@ static int stage_one(const ztool_ctx *ctx, const zpatch_file *pf, staged *ss, si
   return 0;
 }
 
-/* Undoes the writes already made (best effort; reports what it could not). */
-static void roll_back(const ztool_ctx *ctx, staged *ss, size_t n, zbuf *note) {
-  for (size_t i = n; i-- > 0;) {
-    staged *s = &ss[i];
-    zerr err = ZERR_INIT;
-    if (s->dest_done) {
-      assert(s->dest); /* dest_done is set only once a rename's copy at dest was written */
-      if (unlink(s->dest) < 0) zbuf_addf(note, " could not remove %s;", s->dest_display);
-    }
-    if (!s->done) continue;
-    if (s->op == 'A') {
-      if (unlink(s->target) < 0) zbuf_addf(note, " could not remove %s;", s->display);
-    } else if (s->link && (s->op == 'D' || s->op == 'R')) {
-      if (symlink(s->link_text, s->link) < 0) zbuf_addf(note, " could not restore %s;", s->display);
-    } else if (zt_write_text(ctx, s->target, s->old_content.data, s->old_content.len, s->mode,
-                             &err) < 0) {
-      zbuf_addf(note, " could not restore %s (%s);", s->display, err.msg);
-    }
+/* Undoes one staged change already made (best effort; notes a failure). */
+static void undo_one(const ztool_ctx *ctx, staged *s, zbuf *note) {
+  zerr err = ZERR_INIT;
+  if (s->dest_done) {
+    assert(s->dest); /* dest_done is set only once a rename's copy at dest was written */
+    if (unlink(s->dest) < 0) zbuf_addf(note, " could not remove %s;", s->dest_display);
   }
+  if (!s->done) return;
+  if (s->op == 'A') {
+    if (unlink(s->target) < 0) zbuf_addf(note, " could not remove %s;", s->display);
+  } else if (s->link && (s->op == 'D' || s->op == 'R')) {
+    if (symlink(s->link_text, s->link) < 0) zbuf_addf(note, " could not restore %s;", s->display);
+  } else if (zt_write_text(ctx, s->target, s->old_content.data, s->old_content.len, s->mode, &err) <
+             0) {
+    zbuf_addf(note, " could not restore %s (%s);", s->display, err.msg);
+  }
+}
+
+/* Undoes the writes already made, newest first (best effort; reports what
+ * it could not). */
+static void roll_back(const ztool_ctx *ctx, staged *ss, size_t n, zbuf *note) {
+  for (size_t i = n; i-- > 0;) undo_one(ctx, &ss[i], note);
 }
 
 /* Adds and modifications go through the editor when ctx has a backend

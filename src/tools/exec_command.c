@@ -218,8 +218,8 @@ static int run_in_editor(const ztool_ctx *ctx, zspawn_cmd *sc, const char *cmd, 
   zspawn_cmd_release(sc);
   zbuf text = ZBUF_INIT;
   zt_utf8_append(&text, cr.output.data, cr.output.len);
-  bool cut = zt_budget_cut("exec_command", &text, zt_output_cap(ctx) - zt_output_cap(ctx) / 8,
-                           NULL);
+  bool cut =
+      zt_budget_cut("exec_command", &text, zt_output_cap(ctx) - zt_output_cap(ctx) / 8, NULL);
   zbuf *out = &res->output;
   zbuf_add(out, text.data, text.len);
   zbuf_release(&text);
@@ -240,12 +240,12 @@ static int run_in_editor(const ztool_ctx *ctx, zspawn_cmd *sc, const char *cmd, 
     zbuf_addf(out, "[cancelled by the user; the command was killed]\ncancelled after %lld ms",
               (long long)duration);
   else if (cr.timed_out)
-    zbuf_addf(out, "[the command did not finish within its %lld ms timeout and was killed]\n"
-                   "timed out after %lld ms", (long long)timeout_ms, (long long)timeout_ms);
-  else if (cr.signal)
-    zbuf_addf(out, "killed by signal %d", cr.signal);
-  else
-    zbuf_addf(out, "exit code: %d", cr.exit_code);
+    zbuf_addf(out,
+              "[the command did not finish within its %lld ms timeout and was killed]\n"
+              "timed out after %lld ms",
+              (long long)timeout_ms, (long long)timeout_ms);
+  else if (cr.signal) zbuf_addf(out, "killed by signal %d", cr.signal);
+  else zbuf_addf(out, "exit code: %d", cr.exit_code);
   json_object_set_new(res->meta, "exit_code", json_integer(cr.exit_code));
   if (cr.signal) json_object_set_new(res->meta, "signal", json_integer(cr.signal));
   json_object_set_new(res->meta, "timed_out", json_boolean(cr.timed_out));

@@ -778,8 +778,8 @@ int zt_read_text(const ztool_ctx *ctx, const char *abs, zbuf *out, size_t max, z
   return 0;
 }
 
-int zt_write_text(const ztool_ctx *ctx, const char *abs, const char *text, size_t len,
-                  mode_t mode, zerr *err) {
+int zt_write_text(const ztool_ctx *ctx, const char *abs, const char *text, size_t len, mode_t mode,
+                  zerr *err) {
   if (!ctx->backend || !ctx->backend->write_text)
     return zfs_write_atomic(abs, text, len, mode, err);
   return ctx->backend->write_text(ctx->backend->ud, abs, text, len, err);

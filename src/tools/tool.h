@@ -61,8 +61,8 @@ typedef struct ztool_backend {
    * editor owns; waits until it exits, timeout_ms passes (0 = none) or the
    * run is cancelled, killing it in the last two cases. shown: the command
    * as the model wrote it. 0 with out filled, or -1 with err (nothing ran). */
-  int (*run_command)(void *ud, const struct zspawn_cmd *cmd, const char *shown,
-                     int64_t timeout_ms, ztool_command_result *out, zerr *err);
+  int (*run_command)(void *ud, const struct zspawn_cmd *cmd, const char *shown, int64_t timeout_ms,
+                     ztool_command_result *out, zerr *err);
   void *ud;
 } ztool_backend;
 

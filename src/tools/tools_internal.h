@@ -84,8 +84,8 @@ int zt_read_text(const ztool_ctx *ctx, const char *abs, zbuf *out, size_t max, z
 /* Replaces a file's whole text: through the backend when ctx has one, else
  * atomically on disk with mode. 0, or -1 with err. The caller has applied
  * its guards (zt_writable_target, zt_before_write) to abs first. */
-int zt_write_text(const ztool_ctx *ctx, const char *abs, const char *text, size_t len,
-                  mode_t mode, zerr *err);
+int zt_write_text(const ztool_ctx *ctx, const char *abs, const char *text, size_t len, mode_t mode,
+                  zerr *err);
 
 /* apply_patch on patch text (the tool's input). */
 int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztool_result *res);
