@@ -53,19 +53,34 @@ class Editor:
     def notify(self, method, params):
         self.send({"method": method, "params": params})
 
-    def request(self, method, params, on_update=None):
-        """Sends a request and serves zero's own requests until its answer."""
+    def start(self, method, params):
+        """Sends a request without waiting; returns its id (see wait)."""
         rid = self.next_id
         self.next_id += 1
         self.send({"id": rid, "method": method, "params": params})
-        while True:
+        return rid
+
+    def request(self, method, params, on_update=None):
+        """Sends a request and serves zero's own requests until its answer."""
+        return self.wait(self.start(method, params), on_update)
+
+    def wait(self, rid, on_update=None):
+        """Serves zero's requests until the answer to request rid (answers
+        to others that arrive first are kept for their own wait)."""
+        self.until(lambda ed: rid in ed.answers, on_update)
+        return self.answers.pop(rid)
+
+    def until(self, done, on_update=None):
+        """Serves zero's requests and keeps its answers and updates until
+        done(self) holds."""
+        self.answers = getattr(self, "answers", {})
+        while not done(self):
             line = self.p.stdout.readline()
             if not line:
                 raise AssertionError("zero acp closed its output")
             msg = json.loads(line)
             if "method" not in msg:
-                if msg.get("id") == rid:
-                    return msg
+                self.answers[msg.get("id")] = msg
                 continue
             if msg["method"] == "session/update":
                 self.updates.append(msg["params"])

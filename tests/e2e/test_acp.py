@@ -8,9 +8,11 @@ cannot be installed."""
 import json
 import os
 import subprocess
+import time
 
 from harness import ZeroTest, main, ZERO_BIN
 from acp_npm import require_acp_sdk
+from acp_editor import Editor
 
 
 class AcpSession(ZeroTest):
@@ -226,6 +228,39 @@ class AcpWire(ZeroTest):
                 p.kill()
                 p.wait()
         return out
+
+    def test_a_waiting_prompt_of_another_session_is_cancelled_alone(self):
+        """Two sessions: A's prompt streams (and hangs), B's waits behind it.
+        Cancelling B answers B "cancelled" at once and leaves A running;
+        cancelling A then ends A. The model saw only A's prompt."""
+        m = self.serve([{"text": " ".join("w%d" % i for i in range(400)),
+                         "hang_after_bytes": 800}, {"text": "never"}])
+        work = os.path.realpath(self.work)
+        ed = Editor(ZERO_BIN, work, self.env)
+        try:
+            ed.initialize(fs=False, terminal=False)
+            a = ed.request("session/new", {"cwd": work, "mcpServers": []})["result"]["sessionId"]
+            b = ed.request("session/new", {"cwd": work, "mcpServers": []})["result"]["sessionId"]
+            pa = ed.start("session/prompt", {"sessionId": a, "prompt": [
+                {"type": "text", "text": "prompt of A"}]})
+            ed.until(lambda e: any(u["update"]["sessionUpdate"] == "agent_message_chunk"
+                                   for u in e.updates))  # A streams
+            pb = ed.start("session/prompt", {"sessionId": b, "prompt": [
+                {"type": "text", "text": "prompt of B"}]})
+            ed.notify("session/cancel", {"sessionId": b})
+            self.assertEqual(ed.wait(pb)["result"], {"stopReason": "cancelled"})
+            time.sleep(0.5)
+            ed.request("session/set_mode", {"sessionId": b, "modeId": "auto"})
+            self.assertNotIn(pa, ed.answers, "cancelling B ended A")
+            ed.notify("session/cancel", {"sessionId": a})
+            self.assertEqual(ed.wait(pa)["result"], {"stopReason": "cancelled"})
+        finally:
+            self.assertEqual(ed.close(), 0)
+        self.assertTrue(all(u["sessionId"] == a for u in ed.updates
+                            if u["update"]["sessionUpdate"] != "current_mode_update"))
+        bodies = m.bodies()
+        self.assertEqual(len(bodies), 1)
+        self.assertIn("prompt of A", json.dumps(bodies[0]["messages"]))
 
     def test_no_provider_key_is_authentication_required(self):
         for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
