@@ -528,24 +528,23 @@ static void handle_prompt(acp_server *srv, const json_t *id, const json_t *param
   }
   pthread_mutex_lock(&srv->mu);
   bool busy = s->queued;
-  if (!busy) {
-    if (!srv->worker_started && pthread_create(&srv->worker, NULL, prompt_worker, srv) == 0)
-      srv->worker_started = true;
+  if (!busy && !srv->worker_started &&
+      pthread_create(&srv->worker, NULL, prompt_worker, srv) == 0)
+    srv->worker_started = true;
+  bool queued = !busy && srv->worker_started;
+  if (queued) {
     j->id = json_deep_copy(id);
     s->queued = true;
     *srv->jobs_tail = j;
     srv->jobs_tail = &j->next;
     pthread_cond_signal(&srv->cv);
   }
-  bool started = srv->worker_started;
   pthread_mutex_unlock(&srv->mu);
-  if (busy) {
-    zacp_respond_error(&srv->conn, id, ZACP_INVALID_REQUEST,
-                       "a prompt of this session is already running");
-    job_free(j);
-  } else if (!started) {
-    zacp_respond_error(&srv->conn, id, ZACP_INTERNAL_ERROR, "cannot start the prompt's thread");
-  }
+  if (queued) return;
+  zacp_respond_error(&srv->conn, id, busy ? ZACP_INVALID_REQUEST : ZACP_INTERNAL_ERROR,
+                     busy ? "a prompt of this session is already running"
+                          : "cannot start the prompt's thread");
+  job_free(j);
 }
 
 static void handle_set_mode(acp_server *srv, const json_t *id, const json_t *params) {
