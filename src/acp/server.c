@@ -528,8 +528,7 @@ static void handle_prompt(acp_server *srv, const json_t *id, const json_t *param
   }
   pthread_mutex_lock(&srv->mu);
   bool busy = s->queued;
-  if (!busy && !srv->worker_started &&
-      pthread_create(&srv->worker, NULL, prompt_worker, srv) == 0)
+  if (!busy && !srv->worker_started && pthread_create(&srv->worker, NULL, prompt_worker, srv) == 0)
     srv->worker_started = true;
   bool queued = !busy && srv->worker_started;
   if (queued) {
