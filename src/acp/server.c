@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "acp/client_io.h"
 #include "acp/rpc.h"
 #include "acp/updates.h"
 #include "agent/recorder.h"
@@ -19,35 +20,68 @@
 #include "net/http.h"
 #include "perm/prompt.h"
 
-/* One open ACP session: a run assembly and its conversation. */
-typedef struct acp_session {
+typedef struct acp_server acp_server;
+typedef struct acp_session acp_session;
+
+/* The sink that turns the loop's events into session/update notifications
+ * of its session. */
+typedef struct acp_sink {
+  zsink base;
+  acp_session *sess;
+} acp_sink;
+
+/* One open ACP session: a run assembly, its conversation and what the
+ * client's files and terminals look like to its tools. Sessions share
+ * nothing but the connection; several stay open at once. */
+struct acp_session {
+  acp_session *next;
+  acp_server *srv;
   zrun_setup rs;
   zconv conv;
   zperm_mode mode; /* what the next prompt runs with (session/set_mode) */
   zsink *recorder, *task;
+  acp_sink sink;
+  zacp_client_io io;
+  json_t *mcp_servers; /* session/new's mcpServers as zero's extra servers (owned) */
   bool titled;
-} acp_session;
+  bool queued; /* a prompt of this session waits or runs */
+};
 
-typedef struct acp_server acp_server;
+/* A prompt waiting for the worker: its session, request id and content. */
+typedef struct acp_job {
+  struct acp_job *next;
+  acp_session *sess;
+  json_t *id; /* owned */
+  zbuf text;
+  json_t *images;  /* owned */
+  zperm_mode mode; /* the session's mode when the prompt starts */
+} acp_job;
 
-/* The sink that turns the loop's events into session/update notifications. */
-typedef struct acp_sink {
-  zsink base;
-  acp_server *srv;
-} acp_sink;
+/* The client's capabilities from initialize. */
+typedef struct acp_client_caps {
+  bool read, write, terminal;
+} acp_client_caps;
+
+/* At most this many sessions stay open; the least recently used idle one
+ * is closed (its history stays in the store) to make room. */
+#define ACP_MAX_SESSIONS 16
 
 struct acp_server {
   zacp_conn conn;
   zperm_mode default_mode;
-  acp_session *sess;
-  acp_sink sink;
-  /* The prompt in flight (the worker owns agent and prompt_id while busy). */
+  acp_client_caps caps;
+  acp_session *sessions; /* most recently used first */
+  /* The prompt worker: one thread runs the queued prompts one after
+   * another (zero's cancellation and working directory are the process's),
+   * so the reader stays free for cancels and answers. */
   pthread_mutex_t mu;
-  bool busy;
-  bool worker_joinable;
+  pthread_cond_t cv;
+  acp_job *jobs, **jobs_tail; /* FIFO */
+  acp_session *running;       /* the session whose prompt runs, or NULL */
+  bool stopping;
+  bool worker_started;
   pthread_t worker;
-  json_t *prompt_id;
-  zagent agent;
+  zagent agent; /* the worker's */
 };
 
 static const struct {
@@ -76,27 +110,31 @@ static bool mode_offered(zperm_mode m) {
   return false;
 }
 
-static void send_update(acp_server *srv, json_t *update) {
-  const char *sid = srv->sess && srv->sess->rs.store.session ? srv->sess->rs.store.session->id : "";
-  zacp_notify(&srv->conn, "session/update",
-              json_pack("{s:s, s:o}", "sessionId", sid, "update", update));
+static void send_update(acp_session *s, json_t *update) {
+  zacp_notify(&s->srv->conn, "session/update",
+              json_pack("{s:s, s:o}", "sessionId", s->rs.store.session->id, "update", update));
 }
 
-static void send_updates(acp_server *srv, json_t *updates) {
+static void send_updates(acp_session *s, json_t *updates) {
   size_t i;
   json_t *u;
-  json_array_foreach(updates, i, u) send_update(srv, json_incref(u));
+  json_array_foreach(updates, i, u) send_update(s, json_incref(u));
   json_decref(updates);
 }
 
 /* ---- the sink -------------------------------------------------------------- */
 
-static void sink_emit(zsink *s, const zagent_event *ev) {
-  acp_sink *as = (acp_sink *)s;
-  send_updates(as->srv, zacp_updates_for_event(ev, as->srv->sess->rs.workspace));
+static void sink_emit(zsink *base, const zagent_event *ev) {
+  acp_session *s = ((acp_sink *)base)->sess;
+  /* The agent runs a command's call alone: a terminal the editor opens
+   * for it is shown in this call. */
+  if (ev->kind == ZAEV_TOOL_CALL) zacp_client_io_note_call(&s->io, ev->tool_call.id);
+  send_updates(s, zacp_updates_for_event(ev, s->rs.workspace));
 }
 
-static int sink_finish(zsink *s) { return ((acp_sink *)s)->srv->conn.write_failed ? -1 : 0; }
+static int sink_finish(zsink *base) {
+  return ((acp_sink *)base)->sess->srv->conn.write_failed ? -1 : 0;
+}
 
 static void sink_destroy(zsink *s) { (void)s; }
 
@@ -121,16 +159,16 @@ static json_t *permission_options(bool can_remember) {
  * zero's ZGRANT_ALWAYS (saved by the permission module); a cancelled or
  * failed question is a denial. */
 static zapproval acp_approve(void *ud, const zapproval_request *req) {
-  acp_server *srv = ud;
+  acp_session *s = ud;
   zapproval ans = {.action = ZPERM_DENY, .scope = ZGRANT_ONCE, .note = "cancelled by the user"};
   if (zcancel_requested()) return ans;
-  json_t *tc = zacp_tool_call_json(req->call->id, req->call->name, req->call->arguments,
-                                   srv->sess->rs.workspace);
+  json_t *tc =
+      zacp_tool_call_json(req->call->id, req->call->name, req->call->arguments, s->rs.workspace);
   json_object_del(tc, "status");
-  json_t *params = json_pack("{s:s, s:o, s:o}", "sessionId", srv->sess->rs.store.session->id,
-                             "toolCall", tc, "options", permission_options(req->can_remember));
+  json_t *params = json_pack("{s:s, s:o, s:o}", "sessionId", s->rs.store.session->id, "toolCall",
+                             tc, "options", permission_options(req->can_remember));
   bool aborted = false;
-  json_t *res = zacp_call(&srv->conn, "session/request_permission", params, &aborted);
+  json_t *res = zacp_call(&s->srv->conn, "session/request_permission", params, s, &aborted);
   const json_t *outcome = json_object_get(res, "outcome");
   const char *picked = !strcmp(zjson_str_or(outcome, "outcome", ""), "selected")
                            ? zjson_str_or(outcome, "optionId", "")
@@ -162,6 +200,8 @@ static void session_close(acp_session *s) {
   if (s->task) s->task->destroy(s->task);
   zrun_setup_release(&s->rs);
   zconv_release(&s->conv);
+  zacp_client_io_release(&s->io);
+  json_decref(s->mcp_servers);
   free(s);
 }
 
@@ -171,14 +211,70 @@ static int setup_error_code(const zerr *err) {
   return err->kind == ZE_CONFIG ? ZACP_AUTH_REQUIRED : ZACP_INTERNAL_ERROR;
 }
 
+/* An ACP list of {name, value} as a JSON object. */
+static json_t *name_values(const json_t *list) {
+  json_t *o = json_object();
+  size_t i;
+  const json_t *nv;
+  json_array_foreach(list, i, nv) {
+    const char *n = zjson_str(nv, "name"), *v = zjson_str(nv, "value");
+    if (n && v) json_object_set_new(o, n, json_string(v));
+  }
+  return o;
+}
+
+/* session/new's mcpServers (stdio {name, command, args, env}, http / sse
+ * {type, name, url, headers}) as zero's extra servers
+ * (zmcp_start_opts.extra_servers), started by zero's MCP manager through
+ * the session's sandbox like any configured server. NULL when none. */
+static json_t *mcp_servers_json(const json_t *list, const char *cwd) {
+  if (!json_array_size(list)) return NULL;
+  json_t *out = json_object();
+  size_t i;
+  const json_t *m;
+  json_array_foreach(list, i, m) {
+    const char *name = zjson_str(m, "name");
+    const char *type = zjson_str_or(m, "type", "stdio");
+    if (!name || !name[0]) continue;
+    json_t *server;
+    if (!strcmp(type, "http") || !strcmp(type, "sse")) {
+      server = json_pack("{s:s, s:s, s:o}", "type", type, "url", zjson_str_or(m, "url", ""),
+                         "headers", name_values(json_object_get(m, "headers")));
+    } else {
+      const json_t *args = json_object_get(m, "args");
+      server = json_pack("{s:s, s:s, s:O, s:o}", "type", "stdio", "command",
+                         zjson_str_or(m, "command", ""), "args",
+                         json_is_array(args) ? args : json_array(), "env",
+                         name_values(json_object_get(m, "env")));
+      if (!json_is_array(args)) json_decref(json_object_get(server, "args"));
+    }
+    json_object_set_new(out, name,
+                        json_pack("{s:o, s:s, s:s}", "server", server, "origin",
+                                  "the editor (session/new mcpServers)", "dir", cwd));
+  }
+  return out;
+}
+
 /* Opens the run assembly for cwd: a new session, or resume_id's. NULL with
  * err on failure. */
 static acp_session *session_open(acp_server *srv, const char *cwd, const char *resume_id,
-                                 zerr *err) {
+                                 const json_t *mcp_servers, zerr *err) {
   acp_session *s = xcalloc(1, sizeof *s);
+  s->srv = srv;
   s->rs = (zrun_setup)ZRUN_SETUP_INIT;
   s->conv = (zconv)ZCONV_INIT;
   s->mode = srv->default_mode;
+  s->sink = (acp_sink){.base = {.emit = sink_emit, .finish = sink_finish, .destroy = sink_destroy},
+                       .sess = s};
+  s->io = (zacp_client_io){.conn = &srv->conn,
+                           .owner = s,
+                           .tools = &s->rs.tools,
+                           .can_read = srv->caps.read,
+                           .can_write = srv->caps.write,
+                           .can_terminal = srv->caps.terminal};
+  zacp_client_io_init(&s->io);
+  s->mcp_servers = mcp_servers_json(mcp_servers, cwd);
+  s->rs.opts.extra_mcp_servers = s->mcp_servers;
   zconfig_flags flags = {0};
   if (zrun_setup_workspace(&s->rs, cwd, NULL, 0, err) < 0 || zrun_setup_sandbox(&s->rs, err) < 0 ||
       zrun_setup_provider(&s->rs, &flags, err) < 0 ||
@@ -187,6 +283,8 @@ static acp_session *session_open(acp_server *srv, const char *cwd, const char *r
     session_close(s);
     return NULL;
   }
+  s->io.session_id = s->rs.store.session->id;
+  s->io.policy = &s->rs.sandbox.policy;
   s->titled = resume_id != NULL;
   zrun_setup_tools(&s->rs, s->mode, ZAUTO_LOW);
   s->recorder = zrecorder_new(s->rs.store.session, stderr);
@@ -199,11 +297,46 @@ static acp_session *session_open(acp_server *srv, const char *cwd, const char *r
   return s;
 }
 
-static bool is_busy(acp_server *srv) {
+/* The open session with id sid (moved to the front: most recently used),
+ * or NULL. */
+static acp_session *session_find(acp_server *srv, const char *sid) {
+  for (acp_session **pp = &srv->sessions; sid && *pp; pp = &(*pp)->next) {
+    acp_session *s = *pp;
+    if (strcmp(s->rs.store.session->id, sid) != 0) continue;
+    *pp = s->next;
+    s->next = srv->sessions;
+    srv->sessions = s;
+    return s;
+  }
+  return NULL;
+}
+
+static bool session_idle(acp_server *srv, const acp_session *s) {
   pthread_mutex_lock(&srv->mu);
-  bool b = srv->busy;
+  bool idle = !s->queued;
   pthread_mutex_unlock(&srv->mu);
-  return b;
+  return idle;
+}
+
+/* Closes and unlinks s (idle). */
+static void session_drop(acp_server *srv, acp_session *s) {
+  for (acp_session **pp = &srv->sessions; *pp; pp = &(*pp)->next)
+    if (*pp == s) {
+      *pp = s->next;
+      break;
+    }
+  session_close(s);
+}
+
+/* Keeps at most ACP_MAX_SESSIONS - 1 open before one more opens. */
+static void make_room(acp_server *srv) {
+  size_t n = 0;
+  acp_session *last_idle = NULL;
+  for (acp_session *s = srv->sessions; s; s = s->next) {
+    n++;
+    if (session_idle(srv, s)) last_idle = s;
+  }
+  if (n >= ACP_MAX_SESSIONS && last_idle) session_drop(srv, last_idle);
 }
 
 /* session/new and session/load. */
@@ -216,23 +349,25 @@ static void handle_open(acp_server *srv, const json_t *id, const json_t *params,
                             : "session/new needs an absolute cwd");
     return;
   }
-  if (is_busy(srv)) {
+  acp_session *open = load ? session_find(srv, sid) : NULL;
+  if (open && !session_idle(srv, open)) {
     zacp_respond_error(&srv->conn, id, ZACP_INVALID_REQUEST,
-                       "a prompt is running: cancel it before opening another session");
+                       "a prompt of this session is running: cancel it before loading it again");
     return;
   }
-  session_close(srv->sess);
-  srv->sess = NULL;
+  if (open) session_drop(srv, open); /* loaded again: from the store, as the client expects */
+  make_room(srv);
   zerr err = ZERR_INIT;
-  acp_session *s = session_open(srv, cwd, sid, &err);
+  acp_session *s = session_open(srv, cwd, sid, json_object_get(params, "mcpServers"), &err);
   if (!s) {
     zacp_respond_error(&srv->conn, id,
                        load && err.kind == ZE_USAGE ? ZACP_NOT_FOUND : setup_error_code(&err),
                        err.msg);
     return;
   }
-  srv->sess = s;
-  if (load) send_updates(srv, zacp_updates_for_history(&s->conv, s->rs.workspace));
+  s->next = srv->sessions;
+  srv->sessions = s;
+  if (load) send_updates(s, zacp_updates_for_history(&s->conv, s->rs.workspace));
   json_t *res = json_pack("{s:o}", "modes", modes_json(s->mode));
   if (!load) json_object_set_new(res, "sessionId", json_string(s->rs.store.session->id));
   zacp_respond(&srv->conn, id, res);
@@ -280,44 +415,6 @@ static const char *stop_reason(zrun_status st) {
   }
 }
 
-static void *prompt_worker(void *ud) {
-  acp_server *srv = ud;
-  acp_session *s = srv->sess;
-  zerr err = ZERR_INIT;
-  zrun_setup_tools(&s->rs, s->mode, ZAUTO_LOW);
-  zrun_setup_system_prompt(&s->rs, s->mode);
-  zagent_release(&srv->agent);
-  memset(&srv->agent, 0, sizeof srv->agent);
-  zrun_setup_agent(&s->rs, &srv->agent);
-  zsink *sinks[3] = {&srv->sink.base, s->recorder, s->task};
-  srv->agent.sinks = sinks;
-  srv->agent.nsinks = 3;
-  srv->agent.approve = acp_approve;
-  srv->agent.approve_ud = srv;
-  zrun_status st = zagent_run(&srv->agent, &s->conv, &err);
-  if (zcancel_requested() && st != ZRUN_SUCCESS) st = ZRUN_INTERRUPTED;
-  zrun_setup_save_task(&s->rs);
-  zerr ferr = ZERR_INIT;
-  zsession_flush(s->rs.store.session, &ferr);
-  const char *reason = stop_reason(st);
-  if (reason) zacp_respond(&srv->conn, srv->prompt_id, json_pack("{s:s}", "stopReason", reason));
-  else zacp_respond_error(&srv->conn, srv->prompt_id, ZACP_INTERNAL_ERROR, err.msg);
-  srv->agent.sinks = NULL;
-  srv->agent.nsinks = 0;
-  pthread_mutex_lock(&srv->mu);
-  json_decref(srv->prompt_id);
-  srv->prompt_id = NULL;
-  srv->busy = false;
-  pthread_mutex_unlock(&srv->mu);
-  return NULL;
-}
-
-static void join_worker(acp_server *srv) {
-  if (!srv->worker_joinable) return;
-  pthread_join(srv->worker, NULL);
-  srv->worker_joinable = false;
-}
-
 /* Adds the user's message to the conversation and the session record. */
 static void add_user_message(acp_session *s, const zbuf *text, const json_t *images) {
   const char *t = text->data ? text->data : "";
@@ -349,48 +446,112 @@ static void add_user_message(acp_session *s, const zbuf *text, const json_t *ima
   }
 }
 
-static void handle_prompt(acp_server *srv, const json_t *id, const json_t *params) {
-  acp_session *s = srv->sess;
-  const char *sid = zjson_str(params, "sessionId");
-  if (!s || !sid || strcmp(sid, s->rs.store.session->id) != 0) {
-    zacp_respond_error(&srv->conn, id, ZACP_NOT_FOUND,
-                       "no such session open: session/new or "
-                       "session/load it first");
-    return;
-  }
-  if (is_busy(srv)) {
-    zacp_respond_error(&srv->conn, id, ZACP_INVALID_REQUEST, "a prompt is already running");
-    return;
-  }
-  zbuf text = ZBUF_INIT;
-  json_t *images = json_array();
-  const char *why = NULL;
-  if (prompt_content(json_object_get(params, "prompt"), &text, images, &why) < 0) {
-    zacp_respond_error(&srv->conn, id, ZACP_INVALID_PARAMS, why);
-  } else {
-    join_worker(srv);
-    add_user_message(s, &text, images);
+static void job_free(acp_job *j) {
+  json_decref(j->id);
+  zbuf_release(&j->text);
+  json_decref(j->images);
+  free(j);
+}
+
+/* Runs one prompt to its end on the worker thread and answers it. */
+static void run_job(acp_server *srv, acp_job *j) {
+  acp_session *s = j->sess;
+  zerr err = ZERR_INIT;
+  if (chdir(s->rs.workspace) < 0) fprintf(stderr, "zero acp: cannot enter %s\n", s->rs.workspace);
+  add_user_message(s, &j->text, j->images);
+  zrun_setup_tools(&s->rs, j->mode, ZAUTO_LOW);
+  s->rs.tools.backend = zacp_client_io_backend(&s->io);
+  zrun_setup_system_prompt(&s->rs, j->mode);
+  zagent_release(&srv->agent);
+  memset(&srv->agent, 0, sizeof srv->agent);
+  zrun_setup_agent(&s->rs, &srv->agent);
+  zsink *sinks[3] = {&s->sink.base, s->recorder, s->task};
+  srv->agent.sinks = sinks;
+  srv->agent.nsinks = 3;
+  srv->agent.approve = acp_approve;
+  srv->agent.approve_ud = s;
+  zrun_status st = zagent_run(&srv->agent, &s->conv, &err);
+  if (zcancel_requested() && st != ZRUN_SUCCESS) st = ZRUN_INTERRUPTED;
+  zacp_client_io_note_call(&s->io, NULL);
+  zrun_setup_save_task(&s->rs);
+  zerr ferr = ZERR_INIT;
+  zsession_flush(s->rs.store.session, &ferr);
+  srv->agent.sinks = NULL;
+  srv->agent.nsinks = 0;
+  const char *reason = stop_reason(st);
+  pthread_mutex_lock(&srv->mu);
+  srv->running = NULL;
+  s->queued = false;
+  pthread_mutex_unlock(&srv->mu);
+  if (reason) zacp_respond(&srv->conn, j->id, json_pack("{s:s}", "stopReason", reason));
+  else zacp_respond_error(&srv->conn, j->id, ZACP_INTERNAL_ERROR, err.msg);
+}
+
+static void *prompt_worker(void *ud) {
+  acp_server *srv = ud;
+  pthread_mutex_lock(&srv->mu);
+  for (;;) {
+    while (!srv->jobs && !srv->stopping) pthread_cond_wait(&srv->cv, &srv->mu);
+    if (!srv->jobs) break; /* stopping, nothing left */
+    acp_job *j = srv->jobs;
+    srv->jobs = j->next;
+    if (!srv->jobs) srv->jobs_tail = &srv->jobs;
+    srv->running = j->sess;
+    j->mode = j->sess->mode;
     zcancel_reset();
-    pthread_mutex_lock(&srv->mu);
-    srv->busy = true;
-    srv->prompt_id = json_deep_copy(id);
+    if (srv->stopping) zcancel_request(); /* input ended: the prompt ends at once */
     pthread_mutex_unlock(&srv->mu);
-    if (pthread_create(&srv->worker, NULL, prompt_worker, srv) != 0) {
-      srv->busy = false;
-      zacp_respond_error(&srv->conn, id, ZACP_INTERNAL_ERROR, "cannot start the prompt's thread");
-    } else {
-      srv->worker_joinable = true;
-    }
+    run_job(srv, j);
+    job_free(j);
+    pthread_mutex_lock(&srv->mu);
   }
-  zbuf_release(&text);
-  json_decref(images);
+  pthread_mutex_unlock(&srv->mu);
+  return NULL;
+}
+
+static void handle_prompt(acp_server *srv, const json_t *id, const json_t *params) {
+  acp_session *s = session_find(srv, zjson_str(params, "sessionId"));
+  if (!s) {
+    zacp_respond_error(&srv->conn, id, ZACP_NOT_FOUND,
+                       "no such session open: session/new or session/load it first");
+    return;
+  }
+  acp_job *j = xcalloc(1, sizeof *j);
+  j->sess = s;
+  j->text = (zbuf)ZBUF_INIT;
+  j->images = json_array();
+  const char *why = NULL;
+  if (prompt_content(json_object_get(params, "prompt"), &j->text, j->images, &why) < 0) {
+    zacp_respond_error(&srv->conn, id, ZACP_INVALID_PARAMS, why);
+    job_free(j);
+    return;
+  }
+  pthread_mutex_lock(&srv->mu);
+  bool busy = s->queued;
+  if (!busy && !srv->worker_started && pthread_create(&srv->worker, NULL, prompt_worker, srv) == 0)
+    srv->worker_started = true;
+  bool queued = !busy && srv->worker_started;
+  if (queued) {
+    j->id = json_deep_copy(id);
+    s->queued = true;
+    *srv->jobs_tail = j;
+    srv->jobs_tail = &j->next;
+    pthread_cond_signal(&srv->cv);
+  }
+  pthread_mutex_unlock(&srv->mu);
+  if (queued) return;
+  zacp_respond_error(&srv->conn, id, busy ? ZACP_INVALID_REQUEST : ZACP_INTERNAL_ERROR,
+                     busy ? "a prompt of this session is already running"
+                          : "cannot start the prompt's thread");
+  job_free(j);
 }
 
 static void handle_set_mode(acp_server *srv, const json_t *id, const json_t *params) {
   zperm_mode m;
   zerr err = ZERR_INIT;
-  if (!srv->sess) {
-    zacp_respond_error(&srv->conn, id, ZACP_NOT_FOUND, "no session open");
+  acp_session *s = session_find(srv, zjson_str(params, "sessionId"));
+  if (!s) {
+    zacp_respond_error(&srv->conn, id, ZACP_NOT_FOUND, "no such session open");
     return;
   }
   if (zperm_mode_parse(zjson_str_or(params, "modeId", ""), &m, &err) < 0 || !mode_offered(m)) {
@@ -398,21 +559,56 @@ static void handle_set_mode(acp_server *srv, const json_t *id, const json_t *par
                        "unknown mode: zero acp offers ask, accept-edits, auto and plan");
     return;
   }
-  /* The running prompt keeps its mode; the next one starts with this. */
-  srv->sess->mode = m;
+  /* The running prompt keeps its mode; the next one starts with this (the
+   * worker takes it under the lock when a prompt starts). */
+  pthread_mutex_lock(&srv->mu);
+  s->mode = m;
+  pthread_mutex_unlock(&srv->mu);
   zacp_respond(&srv->conn, id, NULL);
+  send_update(s, json_pack("{s:s, s:s}", "sessionUpdate", "current_mode_update", "currentModeId",
+                           zperm_mode_name(m)));
 }
 
-static void handle_cancel(acp_server *srv) {
-  if (!is_busy(srv)) return;
-  zcancel_request();
-  zacp_conn_abort_calls(&srv->conn);
+/* session/cancel: the running prompt of the session stops (its model
+ * stream, command and client requests); a queued one is answered
+ * "cancelled" without running. */
+static void handle_cancel(acp_server *srv, const json_t *params) {
+  acp_session *s = session_find(srv, zjson_str(params, "sessionId"));
+  if (!s) return;
+  acp_job *dropped = NULL;
+  pthread_mutex_lock(&srv->mu);
+  if (srv->running == s) {
+    zcancel_request();
+    zacp_conn_abort_calls(&srv->conn, s);
+  } else {
+    for (acp_job **pp = &srv->jobs; *pp; pp = &(*pp)->next)
+      if ((*pp)->sess == s) {
+        dropped = *pp;
+        *pp = dropped->next;
+        s->queued = false;
+        break;
+      }
+    srv->jobs_tail = &srv->jobs;
+    while (*srv->jobs_tail) srv->jobs_tail = &(*srv->jobs_tail)->next;
+  }
+  pthread_mutex_unlock(&srv->mu);
+  if (dropped) {
+    zacp_respond(&srv->conn, dropped->id, json_pack("{s:s}", "stopReason", "cancelled"));
+    job_free(dropped);
+  }
 }
 
-static void handle_initialize(acp_server *srv, const json_t *id) {
+/* initialize: zero's capabilities; the client's fs and terminal offers are
+ * remembered for the sessions opened after it. */
+static void handle_initialize(acp_server *srv, const json_t *id, const json_t *params) {
+  const json_t *cc = json_object_get(params, "clientCapabilities");
+  const json_t *fs = json_object_get(cc, "fs");
+  srv->caps = (acp_client_caps){.read = zjson_bool_or(fs, "readTextFile", false),
+                                .write = zjson_bool_or(fs, "writeTextFile", false),
+                                .terminal = zjson_bool_or(cc, "terminal", false)};
   json_t *caps = json_pack("{s:b, s:{s:b, s:b, s:b}, s:{s:b, s:b}}", "loadSession", 1,
                            "promptCapabilities", "image", 1, "audio", 0, "embeddedContext", 1,
-                           "mcpCapabilities", "http", 0, "sse", 0);
+                           "mcpCapabilities", "http", 1, "sse", 1);
   json_t *auth = json_pack(
       "[{s:s, s:s, s:s}]", "id", "zero-provider", "name", "Configure a model provider",
       "description",
@@ -432,9 +628,9 @@ static void dispatch(acp_server *srv, const json_t *msg) {
     zacp_conn_deliver(&srv->conn, msg);
     return;
   }
-  if (!strcmp(method, "session/cancel")) handle_cancel(srv);
+  if (!strcmp(method, "session/cancel")) handle_cancel(srv, params);
   if (!id) return; /* other notifications: nothing to do */
-  if (!strcmp(method, "initialize")) handle_initialize(srv, id);
+  if (!strcmp(method, "initialize")) handle_initialize(srv, id, params);
   else if (!strcmp(method, "authenticate")) zacp_respond(&srv->conn, id, NULL);
   else if (!strcmp(method, "session/new")) handle_open(srv, id, params, false);
   else if (!strcmp(method, "session/load")) handle_open(srv, id, params, true);
@@ -443,14 +639,33 @@ static void dispatch(acp_server *srv, const json_t *msg) {
   else zacp_respond_error(&srv->conn, id, ZACP_METHOD_NOT_FOUND, "method not found");
 }
 
+/* Input ended: the running prompt is cancelled, queued ones end at once
+ * (answered "cancelled"), the worker is joined, every session closed. */
+static void shutdown_server(acp_server *srv) {
+  pthread_mutex_lock(&srv->mu);
+  srv->stopping = true;
+  if (srv->running) zcancel_request();
+  pthread_cond_broadcast(&srv->cv);
+  bool started = srv->worker_started;
+  pthread_mutex_unlock(&srv->mu);
+  zacp_conn_close(&srv->conn);
+  if (started) pthread_join(srv->worker, NULL);
+  zagent_release(&srv->agent);
+  while (srv->sessions) {
+    acp_session *s = srv->sessions;
+    srv->sessions = s->next;
+    session_close(s);
+  }
+}
+
 int zacp_serve(int in_fd, FILE *out, zperm_mode mode) {
   acp_server srv;
   memset(&srv, 0, sizeof srv);
   zacp_conn_init(&srv.conn, out);
   pthread_mutex_init(&srv.mu, NULL);
+  pthread_cond_init(&srv.cv, NULL);
+  srv.jobs_tail = &srv.jobs;
   srv.default_mode = mode_offered(mode) ? mode : ZPERM_ASK;
-  srv.sink = (acp_sink){.base = {.emit = sink_emit, .finish = sink_finish, .destroy = sink_destroy},
-                        .srv = &srv};
   zcancel_install();
   zhttp_global_init();
   FILE *in = fdopen(dup(in_fd), "r");
@@ -469,13 +684,9 @@ int zacp_serve(int in_fd, FILE *out, zperm_mode mode) {
   }
   free(line);
   if (in) fclose(in);
-  /* Input ended: stop a running prompt and close the session. */
-  if (is_busy(&srv)) zcancel_request();
-  zacp_conn_close(&srv.conn);
-  join_worker(&srv);
-  zagent_release(&srv.agent);
-  session_close(srv.sess);
+  shutdown_server(&srv);
   bool failed = srv.conn.write_failed;
+  pthread_cond_destroy(&srv.cv);
   pthread_mutex_destroy(&srv.mu);
   zacp_conn_release(&srv.conn);
   return failed ? -1 : 0;

@@ -7,6 +7,8 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/fs.h"
+#include "tools/patch.h"
 #include "tools/tool.h"
 
 const char *zacp_tool_kind(const char *tool_name) {
@@ -39,24 +41,91 @@ static char *abs_arg(const json_t *args, const char *key, const char *workspace)
   return zpath_absolute(p, workspace);
 }
 
-/* The files an apply_patch input names ("*** Update File: p", Add, Delete). */
-static void patch_locations(const char *patch, const char *workspace, json_t *locations) {
-  static const char *const HEADS[] = {"*** Update File: ", "*** Add File: ", "*** Delete File: "};
-  for (const char *line = patch; line && *line;) {
-    const char *end = strchr(line, '\n');
-    size_t len = end ? (size_t)(end - line) : strlen(line);
-    for (size_t i = 0; i < 3; i++) {
-      size_t hl = strlen(HEADS[i]);
-      if (len > hl && !strncmp(line, HEADS[i], hl)) {
-        char *rel = xstrndup(line + hl, len - hl);
-        char *abs = zpath_absolute(rel, workspace);
-        json_array_append_new(locations, json_pack("{s:s}", "path", abs));
-        free(abs);
-        free(rel);
-      }
-    }
-    line = end ? end + 1 : NULL;
+/* What a diff of apply_patch shows of a file that exists: its text on disk
+ * when it lies in the workspace and is small (the editor shows whole-file
+ * diffs); NULL otherwise. */
+#define PATCH_DIFF_MAX_FILE (1u << 20)
+static char *file_text(const char *abs, const char *workspace) {
+  if (!workspace || !zpath_is_within(workspace, abs)) return NULL;
+  zbuf b = ZBUF_INIT;
+  zerr err = ZERR_INIT;
+  if (zfs_read_file(abs, &b, PATCH_DIFF_MAX_FILE, &err) < 0) {
+    zbuf_release(&b);
+    return NULL;
   }
+  if (!b.data) zbuf_addstr(&b, "");
+  return zbuf_detach(&b, NULL);
+}
+
+/* The hunks' own lines when the file cannot be read or a hunk does not
+ * apply: what the patch removes and adds, in order. */
+static void hunk_texts(const zpatch_file *f, zbuf *old_t, zbuf *new_t) {
+  for (size_t h = 0; h < f->hunks.len; h++) {
+    const zpatch_hunk *hk = &f->hunks.items[h];
+    for (size_t k = 0; k < hk->old_lines.len; k++) {
+      zbuf_add(old_t, hk->old_lines.items[k].s, hk->old_lines.items[k].n);
+      zbuf_addch(old_t, '\n');
+    }
+    for (size_t k = 0; k < hk->new_lines.len; k++) {
+      zbuf_add(new_t, hk->new_lines.items[k].s, hk->new_lines.items[k].n);
+      zbuf_addch(new_t, '\n');
+    }
+  }
+}
+
+static json_t *diff_json(const char *path, const char *old_text, const char *new_text,
+                         size_t new_len) {
+  json_t *d =
+      json_pack("{s:s, s:s, s:s%}", "type", "diff", "path", path, "newText", new_text, new_len);
+  json_object_set_new(d, "oldText", old_text ? json_string(old_text) : json_null());
+  return d;
+}
+
+/* One file section of a patch as a location and a diff: Add (no old
+ * text), Delete (no new text), Update (the whole file before and after,
+ * at its destination when it moves). */
+static void patch_file_updates(const zpatch_file *f, const char *workspace, json_t *locations,
+                               json_t *content) {
+  cleanup_free char *abs = zpath_absolute(f->path, workspace);
+  cleanup_free char *dest = f->move_to ? zpath_absolute(f->move_to, workspace) : NULL;
+  json_array_append_new(locations, json_pack("{s:s}", "path", abs));
+  if (dest) json_array_append_new(locations, json_pack("{s:s}", "path", dest));
+  if (f->op == ZPATCH_ADD) {
+    json_array_append_new(content, diff_json(abs, NULL, f->content.data ? f->content.data : "",
+                                             f->content.len));
+    return;
+  }
+  cleanup_free char *old_text = file_text(abs, workspace);
+  if (f->op == ZPATCH_DELETE) {
+    json_array_append_new(content, diff_json(abs, old_text ? old_text : "", "", 0));
+    return;
+  }
+  zbuf old_t = ZBUF_INIT, new_t = ZBUF_INIT, err = ZBUF_INIT;
+  if (old_text && zpatch_apply_hunks(f, f->path, old_text, strlen(old_text), &new_t, &err) == 0) {
+    zbuf_addstr(&old_t, old_text);
+  } else {
+    zbuf_reset(&new_t);
+    hunk_texts(f, &old_t, &new_t);
+  }
+  json_array_append_new(content, diff_json(dest ? dest : abs, old_t.data ? old_t.data : "",
+                                           new_t.data ? new_t.data : "", new_t.len));
+  zbuf_release(&old_t);
+  zbuf_release(&new_t);
+  zbuf_release(&err);
+}
+
+/* Every file an apply_patch input touches: a location and a diff each.
+ * A patch that does not parse shows nothing (the tool's result says why). */
+static void patch_updates(const char *patch, const char *workspace, json_t *locations,
+                          json_t *content) {
+  if (!patch) return;
+  zpatch p = ZPATCH_INIT;
+  zbuf err = ZBUF_INIT;
+  if (zpatch_parse(patch, strlen(patch), &p, &err) == 0)
+    for (size_t i = 0; i < p.files.len; i++)
+      patch_file_updates(&p.files.items[i], workspace, locations, content);
+  zpatch_release(&p);
+  zbuf_release(&err);
 }
 
 /* A short title: the tool and what it works on. */
@@ -95,7 +164,7 @@ json_t *zacp_tool_call_json(const char *id, const char *name, const char *argume
   if (path) json_array_append_new(locations, json_pack("{s:s}", "path", path));
   free(path);
   if (args && !strcmp(name, "apply_patch"))
-    patch_locations(zjson_str(args, "input"), workspace, locations);
+    patch_updates(zjson_str(args, "input"), workspace, locations, content);
   json_t *diff = args ? edit_diff(name, args, workspace) : NULL;
   if (diff) json_array_append_new(content, diff);
   char *title = call_title(name, args);

@@ -1,11 +1,14 @@
 /* updates.h — how the agent loop's events look to an ACP client: the
  * `session/update` payloads for a zagent_event, and the permission
- * request's options. Pure mappings (no I/O), so the unit tests check them.
+ * request's options. Mappings with no I/O but one read: an apply_patch
+ * call's diff shows the whole file before and after, so the files it
+ * updates or deletes are read (inside the workspace, up to 1 MiB).
  *
  *   ZAEV_TEXT        → agent_message_chunk
  *   ZAEV_REASONING   → agent_thought_chunk
  *   ZAEV_TOOL_CALL   → tool_call (kind, title, locations; a diff for
- *                      edit_file / write_file), and a plan for update_plan
+ *                      edit_file / write_file, one per file for
+ *                      apply_patch), and a plan for update_plan
  *   ZAEV_TOOL_RESULT → tool_call_update (completed / failed, the output)
  *   everything else  → nothing (the session recorder keeps it)
  */

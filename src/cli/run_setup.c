@@ -561,7 +561,16 @@ int zrun_setup_mcp(zrun_setup *s, void (*warn)(void *ud, const char *msg), void 
                        .warn = warn,
                        .warn_ud = warn_ud,
                        .extra_servers = s->have_ext ? s->ext.mcp_servers : NULL};
-  if (zmcp_manager_start(&s->mcp, &o, err) < 0) {
+  /* The face's servers join the plugins' (a name both have: the plugin's). */
+  json_t *merged = NULL;
+  if (s->opts.extra_mcp_servers) {
+    merged = o.extra_servers ? json_deep_copy(o.extra_servers) : json_object();
+    json_object_update_missing(merged, (json_t *)s->opts.extra_mcp_servers);
+    o.extra_servers = merged;
+  }
+  int rc = zmcp_manager_start(&s->mcp, &o, err);
+  json_decref(merged);
+  if (rc < 0) {
     err->kind = ZE_PROVIDER;
     return -1;
   }

@@ -57,6 +57,8 @@ typedef struct zrun_opts {
   /* --worktree: the launch directory, whose saved trust stands for the
    * workspace (a fresh worktree of it) when both hold the same files. */
   const char *trust_root;
+  const json_t *extra_mcp_servers; /* MCP servers the face adds for this run (ACP session/new's
+                                    * mcpServers), as zmcp_start_opts.extra_servers; borrowed */
 } zrun_opts;
 
 /* The sandbox step: what confines every child of the run. */

@@ -109,6 +109,19 @@ static void child_start(void *arg) {
 
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
+int zexec_prepare(zspawner *spawner, zspawn_cmd *cmd, bool zero_child, zerr *err) {
+  if (spawner && spawner->wrap && spawner->wrap(spawner, cmd, err) < 0) return -1;
+  /* Whatever the spawner decided (confined, or run outside the sandbox
+   * after an approval), no credential of zero's reaches the child. */
+  if (!zero_child) {
+    char **clean = zsecret_scrub_env(cmd->envp ? cmd->envp : environ);
+    for (char **e = cmd->envp; e && *e; e++) free(*e);
+    free(cmd->envp);
+    cmd->envp = clean;
+  }
+  return 0;
+}
+
 int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out,
                 zerr *err) {
   int rc = -1;
@@ -130,15 +143,7 @@ int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_c
   cmd->tty_taken_inside = false;
   cmd->group_inside = false;
   zlog_argv("spawn", "command", (const char *const *)cmd->argv);
-  if (spawner && spawner->wrap && spawner->wrap(spawner, cmd, err) < 0) goto done;
-  /* Whatever the spawner decided (confined, or run outside the sandbox
-   * after an approval), no credential of zero's reaches the child. */
-  if (!o->zero_child) {
-    char **clean = zsecret_scrub_env(cmd->envp ? cmd->envp : environ);
-    for (char **e = cmd->envp; e && *e; e++) free(*e);
-    free(cmd->envp);
-    cmd->envp = clean;
-  }
+  if (zexec_prepare(spawner, cmd, o->zero_child, err) < 0) goto done;
 
   if (o->tty) {
     master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);

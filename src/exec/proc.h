@@ -59,6 +59,14 @@ typedef struct zexec_child {
   void *on_exit_ud;
 } zexec_child;
 
+/* What zexec_spawn does to cmd before it starts it, for a child someone
+ * else starts (an editor's terminal over ACP, tools/tool.h ztool_backend):
+ * the spawner's wrap (the sandbox; skipped when spawner is NULL), then the
+ * credential scrub of its environment, which is then explicit (cmd->envp is
+ * not NULL afterwards unless zero_child). 0, or -1 with the spawner's message. After the
+ * child has exited the starter calls zspawn_cmd_finish (the on_exit hook). */
+int zexec_prepare(zspawner *spawner, zspawn_cmd *cmd, bool zero_child, zerr *err);
+
 /* Starts cmd (after spawner->wrap when spawner is non-NULL; a wrap failure is
  * returned with the spawner's message). cmd is consumed either way; when the
  * child could not be started, the spawner's on_exit hook has already run. */

@@ -533,7 +533,7 @@ static void add_extra_servers(zmcp_manager *m, const zmcp_start_opts *so) {
     memset(&c, 0, sizeof c);
     if (zmcp_config_find(&m->cfg, name)) {
       zerr_set(&perr, ZE_USAGE,
-               "%s: MCP server \"%s\" is configured already; the plugin's "
+               "%s: MCP server \"%s\" is configured already; this one "
                "was not started",
                origin, name);
     } else if (zmcp_server_parse(name, json_object_get(e, "server"), origin, &c, &perr) == 0) {

@@ -82,7 +82,7 @@ static int read_existing(const ztool_ctx *ctx, const char *target, const char *d
   if (!S_ISREG(st.st_mode))
     return ztool_fail(res, "apply_patch: %s is not a regular file. No file was changed.", display);
   zerr err = ZERR_INIT;
-  if (zfs_read_file(target, out, PATCH_MAX_FILE, &err) < 0)
+  if (zt_read_text(ctx, target, out, PATCH_MAX_FILE, &err) < 0)
     return ztool_fail(res, "apply_patch: cannot read %s: %s. No file was changed.", display,
                       err.msg);
   *mode = st.st_mode & 07777;
@@ -177,37 +177,43 @@ static int stage_one(const ztool_ctx *ctx, const zpatch_file *pf, staged *ss, si
   return 0;
 }
 
-/* Undoes the writes already made (best effort; reports what it could not). */
-static void roll_back(staged *ss, size_t n, zbuf *note) {
-  for (size_t i = n; i-- > 0;) {
-    staged *s = &ss[i];
-    zerr err = ZERR_INIT;
-    if (s->dest_done) {
-      assert(s->dest); /* dest_done is set only once a rename's copy at dest was written */
-      if (unlink(s->dest) < 0) zbuf_addf(note, " could not remove %s;", s->dest_display);
-    }
-    if (!s->done) continue;
-    if (s->op == 'A') {
-      if (unlink(s->target) < 0) zbuf_addf(note, " could not remove %s;", s->display);
-    } else if (s->link && (s->op == 'D' || s->op == 'R')) {
-      if (symlink(s->link_text, s->link) < 0) zbuf_addf(note, " could not restore %s;", s->display);
-    } else if (zfs_write_atomic(s->target, s->old_content.data, s->old_content.len, s->mode,
-                                &err) < 0) {
-      zbuf_addf(note, " could not restore %s (%s);", s->display, err.msg);
-    }
+/* Undoes one staged change already made (best effort; notes a failure). */
+static void undo_one(const ztool_ctx *ctx, staged *s, zbuf *note) {
+  zerr err = ZERR_INIT;
+  if (s->dest_done) {
+    assert(s->dest); /* dest_done is set only once a rename's copy at dest was written */
+    if (unlink(s->dest) < 0) zbuf_addf(note, " could not remove %s;", s->dest_display);
+  }
+  if (!s->done) return;
+  if (s->op == 'A') {
+    if (unlink(s->target) < 0) zbuf_addf(note, " could not remove %s;", s->display);
+  } else if (s->link && (s->op == 'D' || s->op == 'R')) {
+    if (symlink(s->link_text, s->link) < 0) zbuf_addf(note, " could not restore %s;", s->display);
+  } else if (zt_write_text(ctx, s->target, s->old_content.data, s->old_content.len, s->mode, &err) <
+             0) {
+    zbuf_addf(note, " could not restore %s (%s);", s->display, err.msg);
   }
 }
 
-static int write_one(staged *s, zerr *err) {
+/* Undoes the writes already made, newest first (best effort; reports what
+ * it could not). */
+static void roll_back(const ztool_ctx *ctx, staged *ss, size_t n, zbuf *note) {
+  for (size_t i = n; i-- > 0;) undo_one(ctx, &ss[i], note);
+}
+
+/* Adds and modifications go through the editor when ctx has a backend
+ * (zt_write_text); deletes and moves stay on disk (ACP has no call for
+ * them). */
+static int write_one(const ztool_ctx *ctx, staged *s, zerr *err) {
   switch (s->op) {
   case 'A':
     if (mkparents(s->target, err) < 0) return -1;
-    if (zfs_write_atomic(s->target, s->new_content.data, s->new_content.len, s->mode, err) < 0)
+    if (zt_write_text(ctx, s->target, s->new_content.data, s->new_content.len, s->mode, err) < 0)
       return -1;
     s->done = true;
     return 0;
   case 'M':
-    if (zfs_write_atomic(s->target, s->new_content.data, s->new_content.len, s->mode, err) < 0)
+    if (zt_write_text(ctx, s->target, s->new_content.data, s->new_content.len, s->mode, err) < 0)
       return -1;
     s->done = true;
     return 0;
@@ -256,9 +262,9 @@ int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztoo
   size_t written = 0;
   for (; rc == 0 && written < n; written++) {
     zerr err = ZERR_INIT;
-    if (write_one(&ss[written], &err) < 0) {
+    if (write_one(ctx, &ss[written], &err) < 0) {
       zbuf note = ZBUF_INIT;
-      roll_back(ss, written + 1, &note);
+      roll_back(ctx, ss, written + 1, &note);
       ztool_fail(res, "apply_patch: writing %s failed: %s. %s", ss[written].display, err.msg,
                  note.len ? "Roll-back was incomplete:" : "Every file was restored; no file "
                                                           "was changed.");

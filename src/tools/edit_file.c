@@ -371,7 +371,7 @@ static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
                            "(sandbox.denyRead), so it cannot be edited.", display);
   zbuf file = ZBUF_INIT;
   zerr err = ZERR_INIT;
-  if (zfs_read_file(target, &file, EDIT_MAX_FILE, &err) < 0) {
+  if (zt_read_text(ctx, target, &file, EDIT_MAX_FILE, &err) < 0) {
     zbuf_release(&file);
     return ztool_fail(res, "edit_file: cannot read %s: %s", display, err.msg);
   }
@@ -411,7 +411,7 @@ static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
     zbuf_add(&out, file.data + pos, file.len - pos);
     if (zt_before_write(ctx, "edit_file", target, res) < 0) {
       rc = -1;
-    } else if (zfs_write_atomic(target, out.data, out.len, st.st_mode & 07777, &err) < 0) {
+    } else if (zt_write_text(ctx, target, out.data, out.len, st.st_mode & 07777, &err) < 0) {
       rc = ztool_fail(res, "edit_file: cannot write %s: %s", display, err.msg);
     } else {
       ztool_files_note_write(ctx->files, target);

@@ -33,6 +33,7 @@
 #define EXEC_DEFAULT_YIELD_MS 10000
 #define EXEC_MAX_TIMEOUT_MS 600000
 #define EXEC_DEFAULT_TOKENS 10000
+#define EXEC_EDITOR_TIMEOUT_MS 120000 /* an editor's terminal: no session to yield to */
 
 static const char exec_command_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -194,6 +195,72 @@ int zt_exec_wait_and_report(const ztool_ctx *ctx, const char *tool, zexec_proc *
   return res->is_error ? -1 : 0;
 }
 
+/* The command in a terminal the editor owns (ctx->backend->run_command):
+ * prepared exactly as zexec_spawn would start it (the sandbox's wrap, the
+ * credential scrub), then handed over whole; the result reads like a local
+ * run's. No session survives it (the editor's terminal takes no write_stdin):
+ * the call waits up to its timeout. s is consumed. */
+static int run_in_editor(const ztool_ctx *ctx, zspawn_cmd *sc, const char *cmd, int64_t timeout_ms,
+                         exec_session *s, ztool_result *res) {
+  zerr err = ZERR_INIT;
+  int rc = 0;
+  if (timeout_ms <= 0) timeout_ms = EXEC_EDITOR_TIMEOUT_MS;
+  ztool_command_result cr = {.output = ZBUF_INIT, .exit_code = -1};
+  if (zexec_prepare(ctx->spawner, sc, false, &err) < 0 ||
+      ctx->backend->run_command(ctx->backend->ud, sc, cmd, timeout_ms, &cr, &err) < 0) {
+    zspawn_cmd_finish(sc);
+    zspawn_cmd_release(sc);
+    session_free(s);
+    zbuf_release(&cr.output);
+    return ztool_fail(res, "exec_command: %s", err.msg);
+  }
+  zspawn_cmd_finish(sc); /* the terminal's command has exited: the sandbox lets go */
+  zspawn_cmd_release(sc);
+  zbuf text = ZBUF_INIT;
+  zt_utf8_append(&text, cr.output.data, cr.output.len);
+  bool cut =
+      zt_budget_cut("exec_command", &text, zt_output_cap(ctx) - zt_output_cap(ctx) / 8, NULL);
+  zbuf *out = &res->output;
+  zbuf_add(out, text.data, text.len);
+  zbuf_release(&text);
+  if (out->len && !zbuf_ends_with(out, "\n")) zbuf_addch(out, '\n');
+  if (out->len == 0) zbuf_addstr(out, "(no output)\n");
+  res->meta = json_object();
+  if (s->before) {
+    zsnap *after = zsnap_take(s->workspace);
+    zbuf changes = ZBUF_INIT;
+    json_t *diff = zsnap_diff(s->before, after, &changes);
+    if (changes.len) zbuf_addf(out, "[files changed]\n%s\n", changes.data);
+    if (diff) json_object_set_new(res->meta, "files", diff);
+    zbuf_release(&changes);
+    zsnap_free(after);
+  }
+  int64_t duration = ztime_mono_ms() - s->started_ms;
+  if (cr.cancelled)
+    zbuf_addf(out, "[cancelled by the user; the command was killed]\ncancelled after %lld ms",
+              (long long)duration);
+  else if (cr.timed_out)
+    zbuf_addf(out,
+              "[the command did not finish within its %lld ms timeout and was killed]\n"
+              "timed out after %lld ms",
+              (long long)timeout_ms, (long long)timeout_ms);
+  else if (cr.signal) zbuf_addf(out, "killed by signal %d", cr.signal);
+  else zbuf_addf(out, "exit code: %d", cr.exit_code);
+  json_object_set_new(res->meta, "exit_code", json_integer(cr.exit_code));
+  if (cr.signal) json_object_set_new(res->meta, "signal", json_integer(cr.signal));
+  json_object_set_new(res->meta, "timed_out", json_boolean(cr.timed_out));
+  json_object_set_new(res->meta, "cancelled", json_boolean(cr.cancelled));
+  json_object_set_new(res->meta, "duration_ms", json_integer(duration));
+  json_object_set_new(res->meta, "terminal", json_true());
+  json_object_set_new(res->meta, "truncated", json_boolean(cut || cr.truncated));
+  res->truncated = cut || cr.truncated;
+  res->is_error = cr.cancelled || cr.timed_out || cr.exit_code != 0;
+  rc = res->is_error ? -1 : 0;
+  zbuf_release(&cr.output);
+  session_free(s);
+  return rc;
+}
+
 static int run_exec_command(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
   const char *cmd = zjson_str(args, "cmd");
   const char *workdir_arg = zjson_str(args, "workdir");
@@ -231,10 +298,14 @@ static int run_exec_command(const ztool_ctx *ctx, const json_t *args, ztool_resu
   zspawn_cmd sc = {.argv = strvec_detach(&shell), .envp = NULL, .cwd = xstrdup(workdir),
                    .network = ctx->escalation.network,
                    .unsandboxed = ctx->escalation.unsandboxed};
+  s->started_ms = ztime_mono_ms();
+  /* An interactive (tty) command stays in zero's process table: write_stdin
+   * drives it, which an editor's terminal does not offer. */
+  if (ctx->backend && ctx->backend->run_command && !tty)
+    return run_in_editor(ctx, &sc, cmd, timeout_ms, s, res);
   zexec_opts opts = {.tty = tty, .stdin_open = false};
   zexec_child child;
   zerr err = ZERR_INIT;
-  s->started_ms = ztime_mono_ms();
   if (zexec_spawn(ctx->spawner, &sc, &opts, &child, &err) < 0) {
     session_free(s);
     return ztool_fail(res, "exec_command: %s", err.msg);

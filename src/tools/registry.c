@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
 #include "tools/tool.h"
@@ -767,4 +768,19 @@ int ztool_invoke(const ztool_ctx *ctx, const char *name, const char *args_text,
   json_decref(args);
   ztool_finish_output(ctx, t ? t->name : NULL, res);
   return rc;
+}
+
+int zt_read_text(const ztool_ctx *ctx, const char *abs, zbuf *out, size_t max, zerr *err) {
+  if (!ctx->backend || !ctx->backend->read_text) return zfs_read_file(abs, out, max, err);
+  if (ctx->backend->read_text(ctx->backend->ud, abs, out, err) < 0) return -1;
+  if (out->len > max)
+    return zerr_set(err, ZE_IO, "the editor's text of %s is larger than %zu bytes", abs, max);
+  return 0;
+}
+
+int zt_write_text(const ztool_ctx *ctx, const char *abs, const char *text, size_t len, mode_t mode,
+                  zerr *err) {
+  if (!ctx->backend || !ctx->backend->write_text)
+    return zfs_write_atomic(abs, text, len, mode, err);
+  return ctx->backend->write_text(ctx->backend->ud, abs, text, len, err);
 }

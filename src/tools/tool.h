@@ -11,8 +11,10 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/buf.h"
+#include "base/err.h"
 
 typedef enum zside_effect {
   ZSIDE_NONE,    /* no effect outside zero (update_plan) */
@@ -26,7 +28,43 @@ typedef enum zside_effect {
 const char *zside_effect_name(zside_effect s);
 
 struct zspawner;
+struct zspawn_cmd;
 struct ztool_files;
+
+/* What a command run by a ztool_backend ended with. */
+typedef struct ztool_command_result {
+  zbuf output;    /* what the command printed (stdout and stderr, as the terminal shows it) */
+  bool truncated; /* output lost its beginning (the terminal's byte limit) */
+  int exit_code;  /* -1 when killed by a signal, timed out or cancelled */
+  int signal;     /* the killing signal, 0 = none */
+  bool timed_out; /* killed at its timeout */
+  bool cancelled; /* killed because the run was cancelled */
+} ztool_command_result;
+
+/* Where file text and commands go when an editor owns them (`zero acp` with
+ * a client that offers fs/read_text_file, fs/write_text_file and
+ * terminal/...): the editor shows its unsaved buffers and runs the commands
+ * in terminals it displays. The tools keep every check they make before
+ * touching the disk — the read guard, the writable roots, the tracker, the
+ * write hook — and call a backend only after them; the permission module has
+ * decided before the tool ran. A NULL member means zero's own way (the disk,
+ * exec/). Paths are absolute and real (symlinks resolved). */
+typedef struct ztool_backend {
+  /* Reads abs_path's text as the editor has it. 0 with out filled, or -1
+   * with err. */
+  int (*read_text)(void *ud, const char *abs_path, zbuf *out, zerr *err);
+  /* Writes text as abs_path's whole new content through the editor. 0, or
+   * -1 with err. */
+  int (*write_text)(void *ud, const char *abs_path, const char *text, size_t len, zerr *err);
+  /* Runs cmd — already prepared by zexec_prepare: wrapped by the run's
+   * spawner (the sandbox) and scrubbed of credentials — in a terminal the
+   * editor owns; waits until it exits, timeout_ms passes (0 = none) or the
+   * run is cancelled, killing it in the last two cases. shown: the command
+   * as the model wrote it. 0 with out filled, or -1 with err (nothing ran). */
+  int (*run_command)(void *ud, const struct zspawn_cmd *cmd, const char *shown, int64_t timeout_ms,
+                     ztool_command_result *out, zerr *err);
+  void *ud;
+} ztool_backend;
 
 /* Called before a tool changes a file, so the previous content can be saved
  * (checkpoints, rewind). abs_path may not exist yet. Returning nonzero
@@ -72,6 +110,7 @@ typedef struct ztool_ctx {
   struct ztool_files *files;      /* what the model has read (tools/tracker.h); NULL = no
                                      tracking: write_file then overwrites unread files */
   bool images_unsupported;        /* the model takes no image input: view_image refuses */
+  const ztool_backend *backend;   /* the editor's files and terminals; NULL = zero's own */
   /* This call's approved escalation: set only on the per-call copy
    * ztool_invoke_escalated makes, never on a run's shared context. */
   ztool_escalation escalation;

@@ -77,6 +77,16 @@ int zt_before_write(const ztool_ctx *ctx, const char *tool, const char *abs_path
 void zt_meta_seen(const ztool_ctx *ctx, ztool_result *res, const char *abs,
                   const struct stat *st);
 
+/* A file's whole text for a tool that changes it: the backend's (the
+ * editor's buffer) when ctx has one, else the disk's, up to max bytes. 0,
+ * or -1 with err. The caller has applied its guards to abs first. */
+int zt_read_text(const ztool_ctx *ctx, const char *abs, zbuf *out, size_t max, zerr *err);
+/* Replaces a file's whole text: through the backend when ctx has one, else
+ * atomically on disk with mode. 0, or -1 with err. The caller has applied
+ * its guards (zt_writable_target, zt_before_write) to abs first. */
+int zt_write_text(const ztool_ctx *ctx, const char *abs, const char *text, size_t len, mode_t mode,
+                  zerr *err);
+
 /* apply_patch on patch text (the tool's input). */
 int zt_apply_patch_text(const ztool_ctx *ctx, const char *text, size_t len, ztool_result *res);
 

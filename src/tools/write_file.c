@@ -87,7 +87,7 @@ static int run_write_file(const ztool_ctx *ctx, const json_t *args, ztool_result
 
   if (zt_before_write(ctx, "write_file", target, res) < 0) return -1;
   zerr err = ZERR_INIT;
-  if (zfs_write_atomic(target, content, len, mode, &err) < 0)
+  if (zt_write_text(ctx, target, content, len, mode, &err) < 0)
     return ztool_fail(res, "write_file: cannot write %s: %s", display, err.msg);
 
   ztool_files_note_write(ctx->files, target);

@@ -8,9 +8,11 @@ cannot be installed."""
 import json
 import os
 import subprocess
+import time
 
 from harness import ZeroTest, main, ZERO_BIN
 from acp_npm import require_acp_sdk
+from acp_editor import Editor
 
 
 class AcpSession(ZeroTest):
@@ -97,6 +99,108 @@ class AcpSession(ZeroTest):
         self.assertIn("file://%s/notes.txt" % work, json.dumps(bodies[0]["messages"]))
 
 
+class AcpEditor(ZeroTest):
+    """The SDK client as an editor that offers its files and terminals
+    (tests/acp/client_editor.mjs), two sessions in one process."""
+
+    def test_files_terminals_mcp_and_two_sessions_through_the_sdk_client(self):
+        client_dir = require_acp_sdk(self)
+        work = os.path.realpath(self.work)
+        notes = os.path.join(work, "notes.txt")
+        with open(notes, "w") as f:
+            f.write("alpha ON DISK\n")  # the editor's buffer says otherwise
+        with open(os.path.join(work, "other.txt"), "w") as f:
+            f.write("one\ntwo\n")
+        patch = ("*** Begin Patch\n*** Update File: other.txt\n one\n-two\n+TWO\n"
+                 "*** Add File: added.txt\n+new file\n*** End Patch\n")
+        m = self.serve([
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+            {"tool_calls": [{"name": "edit_file", "arguments": {
+                "path": "notes.txt", "old_string": "alpha", "new_string": "beta"}}]},
+            {"tool_calls": [{"name": "exec_command", "arguments": {
+                "cmd": "cat notes.txt; echo ran-in-terminal; echo env=[$EDITOR_ONLY]"}}]},
+            {"tool_calls": [{"name": "apply_patch", "arguments": {"input": patch}}]},
+            {"tool_calls": [{"name": "update_plan", "arguments": {"plan": [
+                {"step": "edit notes", "status": "completed"},
+                {"step": "report", "status": "in_progress"}]}}]},
+            {"tool_calls": [{"name": "mcp_ed_grow", "arguments": {}}]},
+            {"text": "A is done."},
+            {"text": "B answers."},
+        ])
+        mcp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp",
+                           "fake_mcp_server.py")
+        r = subprocess.run(["node", os.path.join(client_dir, "client_editor.mjs"), ZERO_BIN,
+                            work, mcp], env=self.env, capture_output=True, text=True,
+                           timeout=180)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout.strip().splitlines()[-1])
+        self.assertEqual(out["exit"], 0)
+        a, b = out["a"]["sessionId"], out["b"]["sessionId"]
+        self.assertNotEqual(a, b)
+        self.assertEqual(out["promptA"], {"stopReason": "end_turn"})
+        self.assertEqual(out["promptB"], {"stopReason": "end_turn"})
+        self.assertTrue(out["init"]["agentCapabilities"]["mcpCapabilities"]["http"])
+
+        reqs = out["requests"]
+        methods = [q["method"] for q in reqs]
+        # The read came from the editor's unsaved buffer; the edit went back through it.
+        reads = [q["params"]["path"] for q in reqs if q["method"] == "fs/read_text_file"]
+        self.assertIn(notes, reads)
+        writes = [q["params"] for q in reqs if q["method"] == "fs/write_text_file"]
+        self.assertEqual(writes[0], {"sessionId": a, "path": notes, "content": "beta UNSAVED\n"})
+        ups_a = [u["update"] for u in out["updates"] if u["sessionId"] == a]
+        results = "\n".join(c["content"]["text"] for u in ups_a
+                            if u["sessionUpdate"] == "tool_call_update"
+                            for c in u.get("content", []) if c.get("type") == "content")
+        self.assertIn("alpha UNSAVED", results)
+        self.assertNotIn("ON DISK", results)
+        # The command ran in the editor's terminal, shown in its tool call, without the
+        # editor's environment; the terminal was released.
+        self.assertIn("terminal/create", methods)
+        self.assertIn("terminal/release", methods)
+        self.assertIn("ran-in-terminal", results)
+        self.assertIn("beta UNSAVED", results)
+        self.assertIn("env=[]", results)
+        exec_call = [u for u in ups_a if u["sessionUpdate"] == "tool_call"
+                     and u["kind"] == "execute"][0]
+        shown = [c for u in ups_a if u["sessionUpdate"] == "tool_call_update"
+                 and u["toolCallId"] == exec_call["toolCallId"] for c in u.get("content", [])
+                 if c.get("type") == "terminal"]
+        self.assertEqual(len(shown), 1)
+        # apply_patch: a diff per file, the whole file before and after.
+        patch_call = [u for u in ups_a if u["sessionUpdate"] == "tool_call"
+                      and u["title"].startswith("apply_patch")][0]
+        diffs = {d["path"]: d for d in patch_call["content"] if d["type"] == "diff"}
+        self.assertEqual(diffs[os.path.join(work, "other.txt")]["oldText"], "one\ntwo\n")
+        self.assertEqual(diffs[os.path.join(work, "other.txt")]["newText"], "one\nTWO\n")
+        self.assertIsNone(diffs[os.path.join(work, "added.txt")].get("oldText"))
+        self.assertEqual([l["path"] for l in patch_call["locations"]],
+                         [os.path.join(work, "other.txt"), os.path.join(work, "added.txt")])
+        with open(os.path.join(work, "other.txt")) as f:
+            self.assertEqual(f.read(), "one\nTWO\n")
+        # The plan, the mode switch, the editor's MCP server's tool.
+        plans = [u for u in ups_a if u["sessionUpdate"] == "plan"]
+        self.assertEqual([e["status"] for e in plans[-1]["entries"]], ["completed", "in_progress"])
+        self.assertEqual([u["currentModeId"] for u in ups_a
+                          if u["sessionUpdate"] == "current_mode_update"], ["auto"])
+        grow = [u for u in ups_a if u["sessionUpdate"] == "tool_call"
+                and u["title"].startswith("mcp_ed_grow")]
+        self.assertEqual(len(grow), 1)
+        done = [u for u in ups_a if u["sessionUpdate"] == "tool_call_update"
+                and u["toolCallId"] == grow[0]["toolCallId"]]
+        self.assertEqual(done[-1]["status"], "completed", done)
+        # Session B: its own conversation, tools and updates.
+        bodies = m.bodies()
+        last = json.dumps(bodies[-1]["messages"])
+        self.assertIn("Hello from session B", last)
+        self.assertNotIn("Fix the notes", last)
+        self.assertIn("mcp_ed_grow", json.dumps(bodies[0].get("tools", [])))
+        self.assertNotIn("mcp_ed_grow", json.dumps(bodies[-1].get("tools", [])))
+        ups_b = [u["update"] for u in out["updates"] if u["sessionId"] == b]
+        self.assertEqual("".join(u["content"]["text"] for u in ups_b
+                                 if u["sessionUpdate"] == "agent_message_chunk"), "B answers.")
+
+
 class AcpWire(ZeroTest):
     """The same server spoken to line by line (no SDK needed)."""
 
@@ -124,6 +228,39 @@ class AcpWire(ZeroTest):
                 p.kill()
                 p.wait()
         return out
+
+    def test_a_waiting_prompt_of_another_session_is_cancelled_alone(self):
+        """Two sessions: A's prompt streams (and hangs), B's waits behind it.
+        Cancelling B answers B "cancelled" at once and leaves A running;
+        cancelling A then ends A. The model saw only A's prompt."""
+        m = self.serve([{"text": " ".join("w%d" % i for i in range(400)),
+                         "hang_after_bytes": 800}, {"text": "never"}])
+        work = os.path.realpath(self.work)
+        ed = Editor(ZERO_BIN, work, self.env)
+        try:
+            ed.initialize(fs=False, terminal=False)
+            a = ed.request("session/new", {"cwd": work, "mcpServers": []})["result"]["sessionId"]
+            b = ed.request("session/new", {"cwd": work, "mcpServers": []})["result"]["sessionId"]
+            pa = ed.start("session/prompt", {"sessionId": a, "prompt": [
+                {"type": "text", "text": "prompt of A"}]})
+            ed.until(lambda e: any(u["update"]["sessionUpdate"] == "agent_message_chunk"
+                                   for u in e.updates))  # A streams
+            pb = ed.start("session/prompt", {"sessionId": b, "prompt": [
+                {"type": "text", "text": "prompt of B"}]})
+            ed.notify("session/cancel", {"sessionId": b})
+            self.assertEqual(ed.wait(pb)["result"], {"stopReason": "cancelled"})
+            time.sleep(0.5)
+            ed.request("session/set_mode", {"sessionId": b, "modeId": "auto"})
+            self.assertNotIn(pa, ed.answers, "cancelling B ended A")
+            ed.notify("session/cancel", {"sessionId": a})
+            self.assertEqual(ed.wait(pa)["result"], {"stopReason": "cancelled"})
+        finally:
+            self.assertEqual(ed.close(), 0)
+        self.assertTrue(all(u["sessionId"] == a for u in ed.updates
+                            if u["update"]["sessionUpdate"] != "current_mode_update"))
+        bodies = m.bodies()
+        self.assertEqual(len(bodies), 1)
+        self.assertIn("prompt of A", json.dumps(bodies[0]["messages"]))
 
     def test_no_provider_key_is_authentication_required(self):
         for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):

@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "acp/client_io.h"
 #include "acp/rpc.h"
+#include "base/time.h"
 #include "acp/updates.h"
 
 static json_t *only(json_t *arr) {
@@ -71,7 +74,46 @@ static void a_patch_locates_every_file_it_names(void **state) {
                       "/w/a.txt");
   assert_string_equal(json_string_value(json_object_get(json_array_get(loc, 1), "path")),
                       "/abs/b.txt");
+  /* a diff per file: the update (its hunk's lines: /w/a.txt cannot be
+   * read) and the added file (no old text) */
+  json_t *c = json_object_get(only(u), "content");
+  assert_int_equal(json_array_size(c), 2);
+  json_t *d0 = json_array_get(c, 0), *d1 = json_array_get(c, 1);
+  assert_string_equal(json_string_value(json_object_get(d0, "type")), "diff");
+  assert_string_equal(json_string_value(json_object_get(d0, "oldText")), "x\n");
+  assert_string_equal(json_string_value(json_object_get(d0, "newText")), "y\n");
+  assert_string_equal(json_string_value(json_object_get(d1, "path")), "/abs/b.txt");
+  assert_true(json_is_null(json_object_get(d1, "oldText")));
+  assert_string_equal(json_string_value(json_object_get(d1, "newText")), "z\n");
   json_decref(u);
+}
+
+/* A file that exists in the workspace: the diff is the whole file before
+ * and after the patch. */
+static void a_patch_diff_shows_the_whole_file(void **state) {
+  (void)state;
+  char dir[] = "/tmp/acp_patch_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/f.txt", dir);
+  FILE *f = fopen(path, "w");
+  fputs("one\ntwo\nthree\n", f);
+  fclose(f);
+  json_t *u = zacp_updates_for_event(
+      &(zagent_event){.kind = ZAEV_TOOL_CALL,
+                      .tool_call = {.id = "p1",
+                                    .name = "apply_patch",
+                                    .arguments = "{\"input\":\"*** Begin Patch\\n*** Update "
+                                                 "File: f.txt\\n one\\n-two\\n+TWO\\n*** End "
+                                                 "Patch\\n\"}"}},
+      dir);
+  json_t *d = json_array_get(json_object_get(json_array_get(u, 0), "content"), 0);
+  assert_string_equal(json_string_value(json_object_get(d, "path")), path);
+  assert_string_equal(json_string_value(json_object_get(d, "oldText")), "one\ntwo\nthree\n");
+  assert_string_equal(json_string_value(json_object_get(d, "newText")), "one\nTWO\nthree\n");
+  json_decref(u);
+  unlink(path);
+  rmdir(dir);
 }
 
 static void update_plan_also_sends_the_plan(void **state) {
@@ -130,23 +172,29 @@ static void history_replays_in_order(void **state) {
 
 typedef struct {
   zacp_conn *c;
+  const void *owner;
+  int64_t deadline;
   json_t *result;
   bool aborted;
+  zacp_call_end end;
 } call_arg;
 
 static void *do_call(void *ud) {
   call_arg *a = ud;
-  a->result = zacp_call(a->c, "session/request_permission", json_object(), &a->aborted);
+  a->result = zacp_call_ex(a->c, "session/request_permission", json_object(), a->owner, a->deadline,
+                           &a->end, NULL);
+  a->aborted = a->end == ZACP_CALL_ABORTED;
   return NULL;
 }
 
-/* Waits until the call's request has been written (its id is 1). */
-static void wait_written(zacp_conn *c) {
+/* Waits until n calls' requests have been written. */
+static void wait_pending(zacp_conn *c, int n) {
   for (;;) {
     pthread_mutex_lock(&c->mu);
-    bool w = c->waiting_id == 1;
+    int k = 0;
+    for (zacp_pending *p = c->pending; p; p = p->next) k++;
     pthread_mutex_unlock(&c->mu);
-    if (w) return;
+    if (k == n) return;
     sched_yield();
   }
 }
@@ -156,7 +204,7 @@ static void wait_written(zacp_conn *c) {
 static void start_call(zacp_conn *c, FILE *out, call_arg *a, pthread_t *t) {
   zacp_conn_init(c, out);
   pthread_create(t, NULL, do_call, a);
-  wait_written(c);
+  wait_pending(c, 1);
 }
 
 static void a_call_gets_its_own_response(void **state) {
@@ -193,13 +241,120 @@ static void an_aborted_call_returns_null(void **state) {
   call_arg a = {.c = &c};
   pthread_t t;
   start_call(&c, out, &a, &t);
-  zacp_conn_abort_calls(&c);
+  zacp_conn_abort_calls(&c, NULL);
   pthread_join(t, NULL);
   assert_true(a.aborted);
   assert_null(a.result);
   zacp_conn_close(&c);
-  assert_null(zacp_call(&c, "x", NULL, &a.aborted)); /* closed: no reply will come */
+  assert_null(zacp_call(&c, "x", NULL, NULL, &a.aborted)); /* closed: no reply will come */
   fclose(out);
+  zacp_conn_release(&c);
+}
+
+/* Two calls in flight (parallel reads, two sessions): each gets the
+ * response with its own id, whatever the order; a cancel of one owner
+ * leaves the other waiting. */
+static void calls_in_flight_are_matched_by_id_and_owner(void **state) {
+  (void)state;
+  FILE *out = fopen("/dev/null", "w");
+  zacp_conn c;
+  zacp_conn_init(&c, out);
+  int owner_a, owner_b, owner_c;
+  call_arg a = {.c = &c, .owner = &owner_a}, b = {.c = &c, .owner = &owner_b},
+           d = {.c = &c, .owner = &owner_c};
+  pthread_t ta, tb, td;
+  pthread_create(&ta, NULL, do_call, &a);
+  wait_pending(&c, 1);
+  pthread_create(&tb, NULL, do_call, &b);
+  wait_pending(&c, 2);
+  pthread_create(&td, NULL, do_call, &d);
+  wait_pending(&c, 3);
+  zacp_conn_abort_calls(&c, &owner_c); /* only the third */
+  pthread_join(td, NULL);
+  assert_int_equal(d.end, ZACP_CALL_ABORTED);
+  json_t *second = json_loads("{\"id\":2,\"result\":{\"who\":\"b\"}}", 0, NULL);
+  zacp_conn_deliver(&c, second);
+  pthread_join(tb, NULL);
+  json_t *first = json_loads("{\"id\":1,\"error\":{\"code\":-1,\"message\":\"no\"}}", 0, NULL);
+  zacp_conn_deliver(&c, first);
+  pthread_join(ta, NULL);
+  assert_int_equal(b.end, ZACP_CALL_OK);
+  assert_string_equal(json_string_value(json_object_get(b.result, "who")), "b");
+  assert_int_equal(a.end, ZACP_CALL_ERROR);
+  assert_null(a.result);
+  json_decref(b.result);
+  json_decref(first);
+  json_decref(second);
+  fclose(out);
+  zacp_conn_release(&c);
+}
+
+static void a_call_past_its_deadline_times_out(void **state) {
+  (void)state;
+  FILE *out = fopen("/dev/null", "w");
+  zacp_conn c;
+  zacp_conn_init(&c, out);
+  zacp_call_end end;
+  json_t *r =
+      zacp_call_ex(&c, "terminal/wait_for_exit", NULL, NULL, ztime_mono_ms() + 50, &end, NULL);
+  assert_null(r);
+  assert_int_equal(end, ZACP_CALL_TIMEOUT);
+  fclose(out);
+  zacp_conn_release(&c);
+}
+
+/* A command for the editor's terminal: env -i, then exactly the prepared
+ * environment (the editor's own never reaches it), then the wrapped argv. */
+static void a_terminal_runs_the_prepared_command_under_env_i(void **state) {
+  (void)state;
+  char *argv[] = {"/usr/bin/bwrap", "--unshare-net", "/bin/sh", "-c", "make", NULL};
+  char *envp[] = {"PATH=/usr/bin:/bin", "HOME=/rt/home", "-bad=1", NULL};
+  json_t *p = zacp_terminal_params("s1", argv, envp, "/work");
+  assert_string_equal(json_string_value(json_object_get(p, "command")), "/usr/bin/env");
+  char *args = json_dumps(json_object_get(p, "args"), JSON_COMPACT);
+  assert_string_equal(args, "[\"-i\",\"PATH=/usr/bin:/bin\",\"HOME=/rt/home\",\"/usr/bin/bwrap\","
+                            "\"--unshare-net\",\"/bin/sh\",\"-c\",\"make\"]");
+  assert_string_equal(json_string_value(json_object_get(p, "cwd")), "/work");
+  assert_int_equal(json_array_size(json_object_get(p, "env")), 0);
+  free(args);
+  json_decref(p);
+}
+
+static bool deny_secret(void *ud, const char *abs) {
+  (void)ud;
+  return strstr(abs, "secret") != NULL;
+}
+
+/* The backend's own second look: a path outside the roots, or one the read
+ * guard denies, fails before anything is sent to the client. */
+static void the_backend_refuses_before_asking_the_client(void **state) {
+  (void)state;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  zacp_conn c;
+  zacp_conn_init(&c, out);
+  ztool_ctx tools = {.workspace = "/w", .read_guard = {.denied = deny_secret}};
+  zacp_client_io io = {.conn = &c,
+                       .session_id = "s",
+                       .tools = &tools,
+                       .can_read = true,
+                       .can_write = true,
+                       .can_terminal = true};
+  zacp_client_io_init(&io);
+  const ztool_backend *b = zacp_client_io_backend(&io);
+  assert_non_null(b);
+  zerr err = ZERR_INIT;
+  assert_int_equal(b->write_text(b->ud, "/etc/passwd", "x", 1, &err), -1);
+  assert_int_equal(b->write_text(b->ud, "relative.txt", "x", 1, &err), -1);
+  zbuf text = ZBUF_INIT;
+  assert_int_equal(b->read_text(b->ud, "/w/secret.txt", &text, &err), -1);
+  fflush(out);
+  assert_int_equal(len, 0); /* nothing reached the client */
+  zbuf_release(&text);
+  zacp_client_io_release(&io);
+  fclose(out);
+  free(buf);
   zacp_conn_release(&c);
 }
 
@@ -208,11 +363,16 @@ int main(void) {
       cmocka_unit_test(text_and_reasoning_become_chunks),
       cmocka_unit_test(a_write_is_a_diff_at_an_absolute_path),
       cmocka_unit_test(a_patch_locates_every_file_it_names),
+      cmocka_unit_test(a_patch_diff_shows_the_whole_file),
       cmocka_unit_test(update_plan_also_sends_the_plan),
       cmocka_unit_test(a_failed_result_is_a_failed_update),
       cmocka_unit_test(history_replays_in_order),
       cmocka_unit_test(a_call_gets_its_own_response),
       cmocka_unit_test(an_aborted_call_returns_null),
+      cmocka_unit_test(calls_in_flight_are_matched_by_id_and_owner),
+      cmocka_unit_test(a_call_past_its_deadline_times_out),
+      cmocka_unit_test(a_terminal_runs_the_prepared_command_under_env_i),
+      cmocka_unit_test(the_backend_refuses_before_asking_the_client),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
