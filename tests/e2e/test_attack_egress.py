@@ -51,6 +51,8 @@ class Recorder(http.server.ThreadingHTTPServer):
                 with self.lock:
                     self.paths.append(h.path)
                 body = b"reached " + h.path.encode() + b"\n"
+                if h.path.startswith("/big/"):  # /big/N: N MiB of a known pattern
+                    body = bytes(range(256)) * (4096 * int(h.path[5:]))
                 h.send_response(200)
                 h.send_header("Content-Length", str(len(body)))
                 h.end_headers()
@@ -155,6 +157,16 @@ class EgressCase(unittest.TestCase):
                     extra=["--allow-domain", "good.test:%d" % self.port])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.server.paths, ["/flag"])
+
+    def test_bulk_transfer_arrives_whole_both_ways(self):
+        # 6 MiB is past the point where the relay grows its pipes (relay.c)
+        self.scoped(["good.test"], loopback=True)
+        want = __import__("hashlib").sha256(bytes(range(256)) * (4096 * 6)).hexdigest()
+        r = self.sx("curl -sS -m 60 %s | sha256sum; curl -sS -m 60 -p %s | sha256sum; "
+                    "curl -sS -m 60 -x socks5h://%s %s | sha256sum"
+                    % (self.url("good.test", "/big/6"), self.url("good.test", "/big/6"), PROXY,
+                       self.url("good.test", "/big/6")))
+        self.assertEqual(r.stdout.split(), [want, "-"] * 3, r.stderr)
 
     # ---- refusals -----------------------------------------------------------------
 
@@ -271,6 +283,33 @@ class EgressCase(unittest.TestCase):
                     % self.url("good.test", "/after"))
         self.assertIn("HTTP/1.1 400", r.stdout, r.stderr)
         self.assertEqual(self.server.paths, ["/after"])
+
+    def test_fds_passed_to_the_proxy_socket_get_no_more_than_a_client(self):
+        # The proxy's Unix socket is inside the sandbox (the forwarder hands
+        # clients over it as SCM_RIGHTS). A program that finds it and passes
+        # fds itself: a file is dropped, a socket it controls is a client
+        # like any other (the policy applies), and the proxy keeps serving.
+        self.scoped(["good.test"], loopback=True)
+        code = ("import socket,array,re\n"
+                "path=re.search(r' (/\\S*/\\.egress/\\S*\\.sock) ', open('/proc/self/mountinfo').read()).group(1)\n"
+                "def hand(fd):\n"
+                "    u=socket.socket(socket.AF_UNIX); u.connect(path)\n"
+                "    u.sendmsg([b'\\0'],[(socket.SOL_SOCKET,socket.SCM_RIGHTS,array.array('i',[fd]))])\n"
+                "    u.close()\n"
+                "f=open('/etc/hostname','rb'); hand(f.fileno())\n"
+                "a,b=socket.socketpair(); hand(b.fileno()); b.close()\n"
+                "a.settimeout(10)\n"
+                "a.sendall(b'CONNECT denied.test:%(p)d HTTP/1.1\\r\\n\\r\\n')\n"
+                "print('denied:', a.recv(4096).decode().split('\\r\\n')[0])\n"
+                "a,b=socket.socketpair(); hand(b.fileno()); b.close()\n"
+                "a.settimeout(10)\n"
+                "a.sendall(b'GET http://good.test:%(p)d/passed HTTP/1.1\\r\\nHost: good.test:%(p)d\\r\\n\\r\\n')\n"
+                "print('allowed:', a.recv(4096).decode().split('\\r\\n')[0])\n"
+                % {"p": self.port})
+        r = self.py(code)
+        self.assertIn("denied: HTTP/1.1 403 Forbidden", r.stdout, r.stderr)
+        self.assertRegex(r.stdout, r"allowed: HTTP/1\.[01] 200", r.stderr)
+        self.assertEqual(self.server.paths, ["/passed"])
 
     def test_network_deny_stays_closed(self):
         self.user_config({"network": "deny", "allowedDomains": ["good.test", "127.0.0.1"]})

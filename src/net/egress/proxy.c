@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/fs.h"
+#include "net/egress/forward.h"
 #include "net/egress/relay.h"
 
 #define HEAD_MAX 16384         /* an HTTP request head larger than this is refused */
@@ -517,15 +519,60 @@ static void serve_socks(zeg_proxy *p, int fd) {
 
 /* ---- threads ------------------------------------------------------------------ */
 
+/* A forwarder's hand-over (forward.h): the one fd that came with the
+ * ZEG_PASS_MARK byte on fd, when it is a connected stream socket; -1
+ * otherwise. Extra fds are closed by the kernel (MSG_CTRUNC) or here. */
+static int take_passed(int fd) {
+  char mark;
+  struct iovec iov = {.iov_base = &mark, .iov_len = 1};
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } ctl;
+  struct msghdr m = {.msg_iov = &iov,
+                     .msg_iovlen = 1,
+                     .msg_control = ctl.buf,
+                     .msg_controllen = sizeof ctl.buf};
+  ssize_t n;
+  do n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+  if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+      c->cmsg_len != CMSG_LEN(sizeof(int)))
+    return -1;
+  int got;
+  memcpy(&got, CMSG_DATA(c), sizeof got);
+  int type = 0;
+  socklen_t tl = sizeof type;
+  struct sockaddr_storage peer;
+  socklen_t pl = sizeof peer;
+  if (getsockopt(got, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM ||
+      getpeername(got, (struct sockaddr *)&peer, &pl) < 0) {
+    close(got); /* a file, a listener, a datagram socket: nothing to proxy */
+    return -1;
+  }
+  return got;
+}
+
 static void *conn_main(void *arg) {
   conn *c = arg;
   zeg_proxy *p = c->p;
   unsigned char first;
-  if (wait_fd(p, c->fd, POLLIN, IO_TIMEOUT_MS) == 1 && recv(c->fd, &first, 1, MSG_PEEK) == 1) {
+  bool ready =
+      wait_fd(p, c->fd, POLLIN, IO_TIMEOUT_MS) == 1 && recv(c->fd, &first, 1, MSG_PEEK) == 1;
+  if (ready && first == (unsigned char)ZEG_PASS_MARK) {
+    /* The forwarder handed over its client: serve that socket instead. */
+    int client = take_passed(c->fd);
+    close(c->fd);
+    c->fd = client;
+    ready = client >= 0 && wait_fd(p, c->fd, POLLIN, IO_TIMEOUT_MS) == 1 &&
+            recv(c->fd, &first, 1, MSG_PEEK) == 1;
+  }
+  if (ready) {
     if (first == 5) serve_socks(p, c->fd);
     else serve_http(p, c->fd);
   }
-  close(c->fd);
+  if (c->fd >= 0) close(c->fd);
   free(c);
   pthread_mutex_lock(&p->mu);
   if (--p->live == 0) pthread_cond_broadcast(&p->idle);
