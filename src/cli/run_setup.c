@@ -82,6 +82,14 @@ static void ignore_broken_grants(zgrants *g, zerr *err) {
   zerr_clear(err);
 }
 
+/* The face that answers the egress proxy's questions: the agent's, read at
+ * each question (the TUI sets its approver per turn); none before the
+ * agent exists. */
+static zperm_face run_face(void *ud) {
+  zrun_setup *s = ud;
+  return s->agent ? zagent_face(s->agent) : (zperm_face){.name = "zero"};
+}
+
 int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   zrun_collect_secrets(s->workspace);
   zsb_policy_opts so = {.workspace = s->workspace,
@@ -104,6 +112,12 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
                    err) < 0)
     ignore_broken_grants(&s->sandbox.grants, err);
   if (s->sandbox.grants.notice) fprintf(stderr, "[zero] %s\n", s->sandbox.grants.notice);
+  if (s->sandbox.policy.scoped && !s->sandbox.have_net_asker) {
+    zperm_net_asker_init(&s->sandbox.net_asker, s->sandbox.grants.path, run_face, s);
+    s->sandbox.have_net_asker = true;
+    s->sandbox.spawner.egress_hooks.ask = zperm_net_ask;
+    s->sandbox.spawner.egress_hooks.ask_ud = &s->sandbox.net_asker;
+  }
   /* Saved grants too broad to honour are ignored, and said so. */
   for (char **w = s->sandbox.grants.ignored; w && *w; w++)
     fprintf(stderr, "[zero] WARNING: %s\n", *w);
@@ -698,6 +712,8 @@ void zrun_setup_release(zrun_setup *s) {
   zresolved_provider_release(&s->model.rp);
   zconfig_release(&s->model.cfg);
   if (s->sandbox.have_spawner) zsb_spawner_release(&s->sandbox.spawner);
+  /* after the spawner: its proxy, which asks, has stopped */
+  if (s->sandbox.have_net_asker) zperm_net_asker_release(&s->sandbox.net_asker);
   zsb_policy_release(&s->sandbox.policy);
   zgrants_release(&s->sandbox.grants);
   if (s->add_dirs) {

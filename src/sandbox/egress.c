@@ -66,8 +66,10 @@ static char *socket_dir(const zsb_policy *p, zerr *err) {
   return dir;
 }
 
-int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, zeg_event_fn on_event, void *ud,
+int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, const zsb_egress_hooks *hooks,
                      zerr *err) {
+  zsb_egress_hooks none = {0};
+  if (!hooks) hooks = &none;
   if (eg->proxy) return 0;
   zeg_rules rules;
   if (zsb_egress_rules(p, &rules, err) < 0) return -1;
@@ -82,8 +84,13 @@ int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, zeg_event_fn on_event,
                                                                                  __ATOMIC_RELAXED));
   char *path = zpath_join(dir, name);
   const char *hosts = getenv("ZERO_EGRESS_HOSTS");
-  zeg_proxy_opts o = {.rules = &rules, .socket_path = path, .hosts_file = hosts,
-                      .on_event = on_event ? on_event : report_denial, .ud = ud};
+  zeg_proxy_opts o = {.rules = &rules,
+                      .socket_path = path,
+                      .hosts_file = hosts,
+                      .on_event = hooks->on_event ? hooks->on_event : report_denial,
+                      .ud = hooks->ud,
+                      .ask = hooks->ask,
+                      .ask_ud = hooks->ask_ud};
   eg->proxy = zeg_proxy_start(&o, err);
   zeg_rules_release(&rules);
   if (!eg->proxy) {

@@ -49,8 +49,9 @@ struct zeg_proxy {
   host_entry *hosts;         /* the test resolver (opts.hosts_file) */
   size_t n_hosts;
   zeg_event_fn on_event;
-  zeg_ask_fn ask;
   void *ud;
+  zeg_ask_fn ask;
+  void *ask_ud;
 };
 
 typedef struct conn {
@@ -209,7 +210,7 @@ static int decide_and_dial(zeg_proxy *p, const char *proto, const char *host, in
                            char *why, size_t cap, int *status) {
   *status = 403;
   zeg_verdict v = zeg_rules_decide(&p->rules, host, port, why, cap);
-  if (v == ZEG_UNKNOWN && p->ask && p->ask(p->ud, host, port)) v = ZEG_ALLOW;
+  if (v == ZEG_UNKNOWN && p->ask && p->ask(p->ask_ud, host, port)) v = ZEG_ALLOW;
   if (v != ZEG_ALLOW) return -1;
   struct sockaddr_storage addrs[ADDRS_MAX];
   size_t n = resolve(p, host, port, addrs, ADDRS_MAX);
@@ -680,6 +681,7 @@ zeg_proxy *zeg_proxy_start(const zeg_proxy_opts *o, zerr *err) {
   p->rules.narrowed = o->rules->narrowed;
   p->on_event = o->on_event;
   p->ask = o->ask;
+  p->ask_ud = o->ask_ud;
   p->ud = o->ud;
   if (o->hosts_file && *o->hosts_file) load_hosts(p, o->hosts_file);
   pthread_mutex_init(&p->mu, NULL);
