@@ -117,6 +117,9 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
     s->sandbox.have_net_asker = true;
     s->sandbox.spawner.egress_hooks.ask = zperm_net_ask;
     s->sandbox.spawner.egress_hooks.ask_ud = &s->sandbox.net_asker;
+    if (zsb_egress_guard_init(&s->sandbox.web_guard, &s->sandbox.policy, zperm_net_ask,
+                              &s->sandbox.net_asker, err) < 0)
+      goto fail;
   }
   /* Saved grants too broad to honour are ignored, and said so. */
   for (char **w = s->sandbox.grants.ignored; w && *w; w++)
@@ -520,6 +523,9 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
    * zero itself) do not read either: denyRead, and unless the mode is unsafe
    * the hidden credentials and zero's config dirs. */
   zsb_policy_prepare_read_guard(&s->sandbox.policy, mode != ZPERM_UNSAFE);
+  if (s->sandbox.have_net_asker)
+    s->tools.host_guard =
+        (ztool_host_guard){.refused = zsb_egress_host_refused, .ud = &s->sandbox.web_guard};
   if (s->sandbox.policy.read_denied.n)
     s->tools.read_guard = (ztool_read_guard){.denied = read_denied,
                                              .denied_below = read_denied_below,
@@ -713,7 +719,10 @@ void zrun_setup_release(zrun_setup *s) {
   zconfig_release(&s->model.cfg);
   if (s->sandbox.have_spawner) zsb_spawner_release(&s->sandbox.spawner);
   /* after the spawner: its proxy, which asks, has stopped */
-  if (s->sandbox.have_net_asker) zperm_net_asker_release(&s->sandbox.net_asker);
+  if (s->sandbox.have_net_asker) {
+    zsb_egress_guard_release(&s->sandbox.web_guard);
+    zperm_net_asker_release(&s->sandbox.net_asker);
+  }
   zsb_policy_release(&s->sandbox.policy);
   zgrants_release(&s->sandbox.grants);
   if (s->add_dirs) {

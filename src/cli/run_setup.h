@@ -66,6 +66,7 @@ typedef struct zrun_sandbox {
    * by the run's face (perm/net_ask.h); set up with the spawner. */
   zperm_net_asker net_asker;
   bool have_net_asker;
+  zsb_egress_guard web_guard; /* the same lists and question for web_fetch */
 } zrun_sandbox;
 
 /* The provider step: the resolved configuration and the model client. */

@@ -109,6 +109,30 @@ void zsb_egress_stop(zsb_egress *eg) {
   memset(eg, 0, sizeof *eg);
 }
 
+int zsb_egress_guard_init(zsb_egress_guard *g, const zsb_policy *p, zeg_ask_fn ask, void *ask_ud,
+                          zerr *err) {
+  memset(g, 0, sizeof *g);
+  g->ask = ask;
+  g->ask_ud = ask_ud;
+  return zsb_egress_rules(p, &g->rules, err);
+}
+
+void zsb_egress_guard_release(zsb_egress_guard *g) { zeg_rules_release(&g->rules); }
+
+bool zsb_egress_host_refused(void *ud, const char *host, int port, char *why, size_t cap) {
+  zsb_egress_guard *g = ud;
+  char h[ZEG_HOST_MAX], reason[512] = "";
+  if (!zeg_host_normalize(host, h, sizeof h)) {
+    snprintf(why, cap, "%s is not a host name the sandbox's egress lists can judge", host);
+    return true;
+  }
+  zeg_verdict v = zeg_rules_decide(&g->rules, h, port, reason, sizeof reason);
+  if (v == ZEG_UNKNOWN && g->ask && g->ask(g->ask_ud, h, port)) v = ZEG_ALLOW;
+  if (v == ZEG_ALLOW) return false;
+  zeg_denial_text(h, port, reason[0] ? reason : "refused", why, cap);
+  return true;
+}
+
 static const char *const proxy_names[] = {"HTTP_PROXY", "http_proxy", "HTTPS_PROXY",
                                           "https_proxy", "ALL_PROXY", "all_proxy",
                                           "NO_PROXY", "no_proxy", NULL};

@@ -46,6 +46,21 @@ typedef struct zsb_egress_hooks {
 int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, const zsb_egress_hooks *hooks, zerr *err);
 void zsb_egress_stop(zsb_egress *eg);
 
+/* The egress lists as a guard for zero's own web tools (ztool_host_guard):
+ * the run's rules and the same question for a host on neither list. The
+ * caller: zsb_egress_guard_init … hands zsb_egress_host_refused and the
+ * guard to the tools … zsb_egress_guard_release. */
+typedef struct zsb_egress_guard {
+  zeg_rules rules;
+  zeg_ask_fn ask; /* NULL: a host on neither list is refused */
+  void *ask_ud;
+} zsb_egress_guard;
+int zsb_egress_guard_init(zsb_egress_guard *g, const zsb_policy *p, zeg_ask_fn ask, void *ask_ud,
+                          zerr *err);
+void zsb_egress_guard_release(zsb_egress_guard *g);
+/* ztool_host_guard.refused (ud: the guard). */
+bool zsb_egress_host_refused(void *ud, const char *host, int port, char *why, size_t cap);
+
 /* true for an inherited variable a scoped command gets from zero instead
  * (the proxy variables in both cases). */
 bool zsb_egress_env_name(const char *kv);

@@ -7,7 +7,9 @@
  * connected to, so DNS rebinding cannot slip a private address in. Through a
  * proxy (HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, honoured by libcurl) the proxy
  * resolves the name; the pre-check still refuses names that resolve to a
- * private address here.
+ * private address here. Under network "scoped" each of those hosts is
+ * first decided by the sandbox's egress lists (ztool_ctx.host_guard), before
+ * it is resolved.
  */
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -124,8 +126,8 @@ static const char *proxy_for(const char *scheme) {
 
 /* Parses url and checks its host; on success *resolve gets "host:port:addr"
  * for CURLOPT_RESOLVE (NULL behind a proxy). Error text in err. */
-static int check_url(const char *url, char **resolve, bool *proxied, char **proxy_out,
-                     zbuf *err) {
+static int check_url(const ztool_host_guard *guard, const char *url, char **resolve, bool *proxied,
+                     char **proxy_out, zbuf *err) {
   *resolve = NULL;
   *proxy_out = NULL;
   CURLU *u = curl_url();
@@ -156,6 +158,13 @@ static int check_url(const char *url, char **resolve, bool *proxied, char **prox
   size_t hl = strlen(host);
   if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') snprintf(bare, sizeof bare, "%.*s", (int)(hl - 2), host + 1);
   else snprintf(bare, sizeof bare, "%s", host);
+  char blocked[1024];
+  int portn = port ? (int)strtol(port, NULL, 10) : 0; /* libcurl gave digits */
+  if (guard->refused && guard->refused(guard->ud, bare, portn, blocked, sizeof blocked)) {
+    /* before any lookup: a denied host is not even resolved */
+    zbuf_addf(err, "refusing to fetch %s: %s", url, blocked);
+    goto out;
+  }
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
   struct addrinfo *ai = NULL;
   *proxied = proxy_for(scheme) && !no_proxy_for(bare);
@@ -292,7 +301,6 @@ static bool is_text(const char *ctype) {
 }
 
 static int run_web_fetch(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
-  (void)ctx;
   const char *url0 = zjson_str(args, "url");
   size_t max = (size_t)zjson_int_or(args, "max_bytes", WEB_DEFAULT_MAX);
   const char *format = zjson_str_or(args, "format", "auto");
@@ -309,7 +317,7 @@ static int run_web_fetch(const ztool_ctx *ctx, const json_t *args, ztool_result 
   for (;;) {
     char *resolve = NULL, *location = NULL, *proxy = NULL;
     bool proxied = false;
-    if (check_url(url, &resolve, &proxied, &proxy, &err) < 0) {
+    if (check_url(&ctx->host_guard, url, &resolve, &proxied, &proxy, &err) < 0) {
       status = -1; /* a refused redirect target fails the whole fetch */
       break;
     }
