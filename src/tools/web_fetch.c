@@ -124,6 +124,52 @@ static const char *proxy_for(const char *scheme) {
   return NULL;
 }
 
+/* Resolves bare (the URL's host without brackets) and checks that every
+ * address is public; *resolve gets the pin for CURLOPT_RESOLVE unless
+ * proxied or an address literal. Behind a proxy a name only it can resolve
+ * passes. -1 with the refusal in err. */
+static int resolve_public(const char *url, const char *bare, const char *port, bool proxied,
+                          char **resolve, zbuf *err) {
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+  struct addrinfo *ai = NULL;
+  int gai = getaddrinfo(bare, port, &hints, &ai);
+  if (gai != 0 && proxied) {
+    /* Behind a proxy the proxy resolves names; where only it can (no DNS
+     * here), there is nothing to check: the proxy is the boundary then. An
+     * address literal always resolves, so it was checked. */
+    return 0;
+  }
+  if (gai != 0) {
+    zbuf_addf(err, "cannot resolve %s: %s", bare, gai_strerror(gai));
+    return -1;
+  }
+  char first[INET6_ADDRSTRLEN] = "";
+  for (struct addrinfo *a = ai; a; a = a->ai_next) {
+    const char *why = zweb_address_refusal(a->ai_addr, allow_loopback());
+    char txt[INET6_ADDRSTRLEN] = "";
+    getnameinfo(a->ai_addr, a->ai_addrlen, txt, sizeof txt, NULL, 0, NI_NUMERICHOST);
+    if (why) {
+      zbuf_addf(err,
+                "refusing to fetch %s: %s resolves to %s, a %s address. web_fetch only "
+                "reaches public internet addresses",
+                url, bare, txt, why);
+      freeaddrinfo(ai);
+      return -1;
+    }
+    if (!first[0]) snprintf(first, sizeof first, "%s", txt);
+  }
+  freeaddrinfo(ai);
+  unsigned char ipbuf[16];
+  bool literal = inet_pton(AF_INET, bare, ipbuf) == 1 || inet_pton(AF_INET6, bare, ipbuf) == 1;
+  if (!proxied && !literal) { /* an address literal needs no pinning */
+    zbuf r = ZBUF_INIT;
+    if (strchr(first, ':')) zbuf_addf(&r, "%s:%s:[%s]", bare, port, first);
+    else zbuf_addf(&r, "%s:%s:%s", bare, port, first);
+    *resolve = zbuf_detach(&r, NULL);
+  }
+  return 0;
+}
+
 /* Parses url and checks its host; on success *resolve gets "host:port:addr"
  * for CURLOPT_RESOLVE (NULL behind a proxy). Error text in err. */
 static int check_url(const ztool_host_guard *guard, const char *url, char **resolve, bool *proxied,
@@ -165,45 +211,9 @@ static int check_url(const ztool_host_guard *guard, const char *url, char **reso
     zbuf_addf(err, "refusing to fetch %s: %s", url, blocked);
     goto out;
   }
-  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-  struct addrinfo *ai = NULL;
   *proxied = proxy_for(scheme) && !no_proxy_for(bare);
   if (*proxied) *proxy_out = xstrdup(proxy_for(scheme));
-  int gai = getaddrinfo(bare, port, &hints, &ai);
-  if (gai != 0 && *proxied) {
-    /* Behind a proxy the proxy resolves names; where only it can (no DNS
-     * here), there is nothing to check: the proxy is the boundary then. An
-     * address literal always resolves, so it was checked. */
-    rc = 0;
-    goto out;
-  }
-  if (gai != 0) {
-    zbuf_addf(err, "cannot resolve %s: %s", bare, gai_strerror(gai));
-    goto out;
-  }
-  char first[INET6_ADDRSTRLEN] = "";
-  for (struct addrinfo *a = ai; a; a = a->ai_next) {
-    const char *why = zweb_address_refusal(a->ai_addr, allow_loopback());
-    char txt[INET6_ADDRSTRLEN] = "";
-    getnameinfo(a->ai_addr, a->ai_addrlen, txt, sizeof txt, NULL, 0, NI_NUMERICHOST);
-    if (why) {
-      zbuf_addf(err, "refusing to fetch %s: %s resolves to %s, a %s address. web_fetch only "
-                     "reaches public internet addresses",
-                url, bare, txt, why);
-      freeaddrinfo(ai);
-      goto out;
-    }
-    if (!first[0]) snprintf(first, sizeof first, "%s", txt);
-  }
-  freeaddrinfo(ai);
-  unsigned char ipbuf[16];
-  bool literal = inet_pton(AF_INET, bare, ipbuf) == 1 || inet_pton(AF_INET6, bare, ipbuf) == 1;
-  if (!*proxied && !literal) { /* an address literal needs no pinning */
-    zbuf r = ZBUF_INIT;
-    if (strchr(first, ':')) zbuf_addf(&r, "%s:%s:[%s]", bare, port, first);
-    else zbuf_addf(&r, "%s:%s:%s", bare, port, first);
-    *resolve = zbuf_detach(&r, NULL);
-  }
+  if (resolve_public(url, bare, port, *proxied, resolve, err) < 0) goto out;
   rc = 0;
 out:
   if (rc < 0) {
