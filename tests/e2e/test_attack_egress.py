@@ -17,6 +17,7 @@ is refused (DNS rebinding), whatever spelling the address takes.
 
 Runs as root and as uid 65534 (unpriv.main).
 """
+import functools
 import http.server
 import json
 import os
@@ -167,6 +168,48 @@ class EgressCase(unittest.TestCase):
                     % (self.url("good.test", "/big/6"), self.url("good.test", "/big/6"), PROXY,
                        self.url("good.test", "/big/6")))
         self.assertEqual(r.stdout.split(), [want, "-"] * 3, r.stderr)
+
+    @unittest.skipUnless(shutil.which("git"), "needs git")
+    def test_git_clone_over_http_through_the_proxy(self):
+        # A real git: a bare repository served over git's "dumb" HTTP
+        # protocol by a static server on the host's loopback, cloned by its
+        # allowed name through the proxy (git honours http_proxy); the same
+        # clone by a name on no list is refused and reaches nothing.
+        src = os.path.join(self.root, "src")
+        bare = os.path.join(self.root, "srv", "repo.git")
+        genv = dict(self.env, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                    GIT_COMMITTER_EMAIL="t@t")
+        for cmd in (["git", "init", "-q", src],
+                    ["sh", "-c", "echo cloned-through-the-proxy > README"],
+                    ["git", "add", "README"], ["git", "commit", "-qm", "one"],
+                    ["git", "clone", "-q", "--bare", src, bare],
+                    ["git", "-C", bare, "update-server-info"]):
+            subprocess.run(cmd, cwd=src if os.path.isdir(src) else self.root, env=genv,
+                           check=True, capture_output=True)
+        subprocess.run(["chmod", "-R", "a+rX", self.root], check=True)
+
+        class Static(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+        srv = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0),
+            functools.partial(Static, directory=os.path.join(self.root, "srv")))
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        try:
+            port = srv.server_address[1]
+            self.user_config({"network": "scoped",
+                              "allowedDomains": ["good.test:%d" % port, "127.0.0.1"]})
+            r = self.sx("git clone -q http://good.test:%d/repo.git out && cat out/README; "
+                        "git clone -q http://denied.test:%d/repo.git out2; echo rc=$?"
+                        % (port, port), timeout=120)
+            self.assertIn("cloned-through-the-proxy", r.stdout, r.stderr)
+            self.assertIn("blocked a connection to denied.test", r.stderr)
+            self.assertTrue(r.stdout.strip().endswith("rc=128"), r.stdout)
+            self.assertFalse(os.path.exists(os.path.join(self.ws, "out2")))
+        finally:
+            srv.shutdown()
+            srv.server_close()
 
     # ---- refusals -----------------------------------------------------------------
 
