@@ -113,14 +113,15 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
     ignore_broken_grants(&s->sandbox.grants, err);
   if (s->sandbox.grants.notice) fprintf(stderr, "[zero] %s\n", s->sandbox.grants.notice);
   if (s->sandbox.policy.scoped && !s->sandbox.have_net_asker) {
-    zperm_net_asker_init(&s->sandbox.net_asker, s->sandbox.grants.path, run_face, s);
-    s->sandbox.have_net_asker = true;
-    s->sandbox.spawner.egress_hooks.ask = zperm_net_ask;
-    s->sandbox.spawner.egress_hooks.ask_ud = &s->sandbox.net_asker;
     if (zsb_egress_guard_init(&s->sandbox.web_guard, &s->sandbox.policy, zperm_net_ask,
                               &s->sandbox.net_asker, err) < 0)
       goto fail;
+    zperm_net_asker_init(&s->sandbox.net_asker, s->sandbox.grants.path, run_face, s);
+    s->sandbox.have_net_asker = true;
   }
+  if (s->sandbox.have_net_asker) /* a spawner made again starts with no hooks */
+    s->sandbox.spawner.egress_hooks =
+        (zsb_egress_hooks){.ask = zperm_net_ask, .ask_ud = &s->sandbox.net_asker};
   /* Saved grants too broad to honour are ignored, and said so. */
   for (char **w = s->sandbox.grants.ignored; w && *w; w++)
     fprintf(stderr, "[zero] WARNING: %s\n", *w);
