@@ -82,6 +82,14 @@ static void ignore_broken_grants(zgrants *g, zerr *err) {
   zerr_clear(err);
 }
 
+/* The face that answers the egress proxy's questions: the agent's, read at
+ * each question (the TUI sets its approver per turn); none before the
+ * agent exists. */
+static zperm_face run_face(void *ud) {
+  zrun_setup *s = ud;
+  return s->agent ? zagent_face(s->agent) : (zperm_face){.name = "zero"};
+}
+
 int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   zrun_collect_secrets(s->workspace);
   zsb_policy_opts so = {.workspace = s->workspace,
@@ -104,6 +112,16 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
                    err) < 0)
     ignore_broken_grants(&s->sandbox.grants, err);
   if (s->sandbox.grants.notice) fprintf(stderr, "[zero] %s\n", s->sandbox.grants.notice);
+  if (s->sandbox.policy.scoped && !s->sandbox.have_net_asker) {
+    if (zsb_egress_guard_init(&s->sandbox.web_guard, &s->sandbox.policy, zperm_net_ask,
+                              &s->sandbox.net_asker, err) < 0)
+      goto fail;
+    zperm_net_asker_init(&s->sandbox.net_asker, s->sandbox.grants.path, run_face, s);
+    s->sandbox.have_net_asker = true;
+  }
+  if (s->sandbox.have_net_asker) /* a spawner made again starts with no hooks */
+    s->sandbox.spawner.egress_hooks =
+        (zsb_egress_hooks){.ask = zperm_net_ask, .ask_ud = &s->sandbox.net_asker};
   /* Saved grants too broad to honour are ignored, and said so. */
   for (char **w = s->sandbox.grants.ignored; w && *w; w++)
     fprintf(stderr, "[zero] WARNING: %s\n", *w);
@@ -509,6 +527,9 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
    * zero itself) do not read either: denyRead, and unless the mode is unsafe
    * the hidden credentials and zero's config dirs. */
   zsb_policy_prepare_read_guard(&s->sandbox.policy, mode != ZPERM_UNSAFE);
+  if (s->sandbox.have_net_asker)
+    s->tools.host_guard =
+        (ztool_host_guard){.refused = zsb_egress_host_refused, .ud = &s->sandbox.web_guard};
   if (s->sandbox.policy.read_denied.n)
     s->tools.read_guard = (ztool_read_guard){.denied = read_denied,
                                              .denied_below = read_denied_below,
@@ -734,6 +755,11 @@ void zrun_setup_release(zrun_setup *s) {
   zresolved_provider_release(&s->model.rp);
   zconfig_release(&s->model.cfg);
   if (s->sandbox.have_spawner) zsb_spawner_release(&s->sandbox.spawner);
+  /* after the spawner: its proxy, which asks, has stopped */
+  if (s->sandbox.have_net_asker) {
+    zsb_egress_guard_release(&s->sandbox.web_guard);
+    zperm_net_asker_release(&s->sandbox.net_asker);
+  }
   zsb_policy_release(&s->sandbox.policy);
   zgrants_release(&s->sandbox.grants);
   if (s->add_dirs) {

@@ -35,6 +35,7 @@
 #include "provider/message.h"
 #include "provider/provider.h"
 #include "perm/grants.h"
+#include "perm/net_ask.h"
 #include "sandbox/sandbox.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
@@ -67,6 +68,11 @@ typedef struct zrun_sandbox {
   zsb_spawner spawner;
   bool have_spawner;
   zgrants grants; /* saved permission grants */
+  /* network "scoped": the questions about hosts on neither list, answered
+   * by the run's face (perm/net_ask.h); set up with the spawner. */
+  zperm_net_asker net_asker;
+  bool have_net_asker;
+  zsb_egress_guard web_guard; /* the same lists and question for web_fetch */
 } zrun_sandbox;
 
 /* The provider step: the resolved configuration and the model client. */

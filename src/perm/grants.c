@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "base/buf.h"
@@ -22,6 +23,7 @@ const char *zgrant_kind_name(zgrant_kind k) {
     case ZGRANT_PATH: return "path";
     case ZGRANT_PREFIX: return "prefix";
     case ZGRANT_CAPABILITY: return "capability";
+    case ZGRANT_HOST: return "host";
   }
   return "tool";
 }
@@ -35,6 +37,7 @@ bool zgrant_kind_parse(const char *s, zgrant_kind *out) {
   else if (!strcmp(s, "path")) *out = ZGRANT_PATH;
   else if (!strcmp(s, "prefix")) *out = ZGRANT_PREFIX;
   else if (!strcmp(s, "capability")) *out = ZGRANT_CAPABILITY;
+  else if (!strcmp(s, "host")) *out = ZGRANT_HOST;
   else return false;
   return true;
 }
@@ -62,6 +65,7 @@ char *zgrant_describe(zgrant_kind kind, const char *tool, const char *value) {
   if (kind == ZGRANT_PREFIX) zbuf_addf(&b, "commands starting with `%s`", v);
   else if (kind == ZGRANT_CAPABILITY) zbuf_addf(&b, "every %s call that needs the %s", tool, v);
   else if (kind == ZGRANT_PATH) zbuf_addf(&b, "%s on %s", tool, v);
+  else if (kind == ZGRANT_HOST) zbuf_addf(&b, "connections of sandboxed commands to %s", v);
   else zbuf_addf(&b, "every %s call", tool);
   return zbuf_detach(&b, NULL);
 }
@@ -117,6 +121,10 @@ bool zgrant_too_broad(zgrant_kind kind, const char *value, bool allow, char *why
   }
   const char *v = value ? value : "";
   while (*v == ' ' || *v == '\t') v++;
+  if (kind == ZGRANT_HOST && (!*v || strchr(v, '*'))) {
+    snprintf(why, cap, "a host grant names one host; list patterns in sandbox.allowedDomains");
+    return true;
+  }
   if (!*v) {
     snprintf(why, cap,
              kind == ZGRANT_PATH
@@ -205,7 +213,7 @@ static bool parse_grant(const json_t *o, size_t i, const char *path, zgrant_kind
             (*kind == ZGRANT_TOOL || value);
   if (!ok)
     zerr_set(err, ZE_CONFIG,
-             "%s: grant %zu needs tool, kind (tool|path|prefix), value and action "
+             "%s: grant %zu needs tool, kind (tool|path|prefix|host), value and action "
              "(allow|deny); fix or revoke it",
              path, i + 1);
   return ok;
@@ -409,6 +417,7 @@ static bool grant_covers(const zgrant *x, const char *path, const char *cmd) {
     case ZGRANT_PATH: return path && x->value && x->value[0] && zpath_is_within(x->value, path);
     case ZGRANT_PREFIX: return cmd && prefix_words(x->value, cmd);
     case ZGRANT_CAPABILITY: return false; /* zgrants_match_capability */
+    case ZGRANT_HOST: return path && x->value && !strcasecmp(x->value, path);
   }
   return false;
 }

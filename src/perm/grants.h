@@ -39,7 +39,17 @@
  * every later command that needs the network have it, as Go zero reuses a
  * network approval for equivalent commands). Never matched by
  * zgrants_match: see zgrants_match_capability. */
-typedef enum zgrant_kind { ZGRANT_TOOL, ZGRANT_PATH, ZGRANT_PREFIX, ZGRANT_CAPABILITY } zgrant_kind;
+/* ZGRANT_HOST: a host a sandboxed command may (or may not) reach through
+ * the egress proxy of network "scoped" when it is on neither list (tool
+ * "network", value the normalized host name or address; see
+ * perm/net_ask.h). Matched by zgrants_match with the host as path. */
+typedef enum zgrant_kind {
+  ZGRANT_TOOL,
+  ZGRANT_PATH,
+  ZGRANT_PREFIX,
+  ZGRANT_CAPABILITY,
+  ZGRANT_HOST
+} zgrant_kind;
 typedef enum zgrant_scope { ZGRANT_ONCE, ZGRANT_SESSION, ZGRANT_ALWAYS } zgrant_scope;
 
 typedef struct zgrant {
@@ -140,7 +150,8 @@ char *zgrant_describe(zgrant_kind kind, const char *tool, const char *value);
 
 const char *zgrant_kind_name(zgrant_kind k);
 const char *zgrant_scope_name(zgrant_scope s);
-/* Parses "tool" / "path" / "prefix" / "capability"; false for anything else. */
+/* Parses "tool" / "path" / "prefix" / "capability" / "host"; false for
+ * anything else. */
 bool zgrant_kind_parse(const char *s, zgrant_kind *out);
 
 /* ---- MCP tools (mcp-permissions.json) ---------------------------------- */

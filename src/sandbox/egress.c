@@ -66,8 +66,10 @@ static char *socket_dir(const zsb_policy *p, zerr *err) {
   return dir;
 }
 
-int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, zeg_event_fn on_event, void *ud,
+int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, const zsb_egress_hooks *hooks,
                      zerr *err) {
+  zsb_egress_hooks none = {0};
+  if (!hooks) hooks = &none;
   if (eg->proxy) return 0;
   zeg_rules rules;
   if (zsb_egress_rules(p, &rules, err) < 0) return -1;
@@ -82,8 +84,13 @@ int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, zeg_event_fn on_event,
                                                                                  __ATOMIC_RELAXED));
   char *path = zpath_join(dir, name);
   const char *hosts = getenv("ZERO_EGRESS_HOSTS");
-  zeg_proxy_opts o = {.rules = &rules, .socket_path = path, .hosts_file = hosts,
-                      .on_event = on_event ? on_event : report_denial, .ud = ud};
+  zeg_proxy_opts o = {.rules = &rules,
+                      .socket_path = path,
+                      .hosts_file = hosts,
+                      .on_event = hooks->on_event ? hooks->on_event : report_denial,
+                      .ud = hooks->ud,
+                      .ask = hooks->ask,
+                      .ask_ud = hooks->ask_ud};
   eg->proxy = zeg_proxy_start(&o, err);
   zeg_rules_release(&rules);
   if (!eg->proxy) {
@@ -100,6 +107,30 @@ void zsb_egress_stop(zsb_egress *eg) {
   zeg_proxy_stop(eg->proxy);
   free(eg->socket_path);
   memset(eg, 0, sizeof *eg);
+}
+
+int zsb_egress_guard_init(zsb_egress_guard *g, const zsb_policy *p, zeg_ask_fn ask, void *ask_ud,
+                          zerr *err) {
+  memset(g, 0, sizeof *g);
+  g->ask = ask;
+  g->ask_ud = ask_ud;
+  return zsb_egress_rules(p, &g->rules, err);
+}
+
+void zsb_egress_guard_release(zsb_egress_guard *g) { zeg_rules_release(&g->rules); }
+
+bool zsb_egress_host_refused(void *ud, const char *host, int port, char *why, size_t cap) {
+  zsb_egress_guard *g = ud;
+  char h[ZEG_HOST_MAX], reason[512] = "";
+  if (!zeg_host_normalize(host, h, sizeof h)) {
+    snprintf(why, cap, "%s is not a host name the sandbox's egress lists can judge", host);
+    return true;
+  }
+  zeg_verdict v = zeg_rules_decide(&g->rules, h, port, reason, sizeof reason);
+  if (v == ZEG_UNKNOWN && g->ask && g->ask(g->ask_ud, h, port)) v = ZEG_ALLOW;
+  if (v == ZEG_ALLOW) return false;
+  zeg_denial_text(h, port, reason[0] ? reason : "refused", why, cap);
+  return true;
 }
 
 static const char *const proxy_names[] = {"HTTP_PROXY", "http_proxy", "HTTPS_PROXY",

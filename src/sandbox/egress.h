@@ -31,13 +31,35 @@ typedef struct zsb_egress {
   char *socket_path;  /* owned */
 } zsb_egress;
 
+/* What the run does with the proxy's decisions and questions. */
+typedef struct zsb_egress_hooks {
+  zeg_event_fn on_event; /* NULL: denials are reported on stderr */
+  void *ud;
+  zeg_ask_fn ask; /* a host on neither list (perm/net_ask.h); NULL: denied */
+  void *ask_ud;
+} zsb_egress_hooks;
+
 /* Starts the proxy for p: its socket in <runtime base>/.egress/ (0700),
  * ZERO_EGRESS_HOSTS (a hosts file, for tests) as its resolver override.
- * on_event NULL: denials are reported on stderr. -1 with err: the command
- * must then not run (fail closed). */
-int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, zeg_event_fn on_event, void *ud,
-                     zerr *err);
+ * hooks may be NULL. -1 with err: the command must then not run (fail
+ * closed). */
+int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, const zsb_egress_hooks *hooks, zerr *err);
 void zsb_egress_stop(zsb_egress *eg);
+
+/* The egress lists as a guard for zero's own web tools (ztool_host_guard):
+ * the run's rules and the same question for a host on neither list. The
+ * caller: zsb_egress_guard_init … hands zsb_egress_host_refused and the
+ * guard to the tools … zsb_egress_guard_release. */
+typedef struct zsb_egress_guard {
+  zeg_rules rules;
+  zeg_ask_fn ask; /* NULL: a host on neither list is refused */
+  void *ask_ud;
+} zsb_egress_guard;
+int zsb_egress_guard_init(zsb_egress_guard *g, const zsb_policy *p, zeg_ask_fn ask, void *ask_ud,
+                          zerr *err);
+void zsb_egress_guard_release(zsb_egress_guard *g);
+/* ztool_host_guard.refused (ud: the guard). */
+bool zsb_egress_host_refused(void *ud, const char *host, int port, char *why, size_t cap);
 
 /* true for an inherited variable a scoped command gets from zero instead
  * (the proxy variables in both cases). */

@@ -894,7 +894,7 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
     fflush(banner);
   }
   zsb_egress eg = {0};
-  if (egress_wanted(p, b, p->network) && zsb_egress_start(&eg, p, NULL, NULL, err) < 0) return -1;
+  if (egress_wanted(p, b, p->network) && zsb_egress_start(&eg, p, NULL, err) < 0) return -1;
   zsb_launch l;
   if (launch_prepare(p, b, argv, dir, p->network, eg.socket_path, false, &p->command_reads, NULL,
                      &l, err) < 0) {
@@ -981,7 +981,7 @@ static int spawner_wrap(zspawner *base, zspawn_cmd *cmd, zerr *err) {
   if (egress_wanted(p, b, network) && !s->egress) {
     /* Once per run, at the first scoped command: one proxy serves them all. */
     s->egress = xcalloc(1, sizeof *s->egress);
-    if (zsb_egress_start(s->egress, p, s->on_egress_event, s->egress_ud, err) < 0) {
+    if (zsb_egress_start(s->egress, p, &s->egress_hooks, err) < 0) {
       free(s->egress);
       s->egress = NULL;
       zsb_strv_release(&reads);

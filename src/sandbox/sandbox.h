@@ -29,6 +29,7 @@
 
 #include "base/err.h"
 #include "exec/spawn.h"
+#include "sandbox/egress.h"
 #include "sandbox/policy.h"
 
 typedef enum zsb_backend { ZSB_BWRAP, ZSB_LANDLOCK, ZSB_NONE } zsb_backend;
@@ -77,7 +78,6 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
  * through its on_exit hook, which the process that started it runs once the
  * command has exited: no zero process sits between the agent and bwrap. */
 struct zsb_egress;
-struct zeg_event;
 typedef struct zsb_spawner {
   zspawner base;
   const zsb_policy *policy;
@@ -85,10 +85,10 @@ typedef struct zsb_spawner {
   /* network "scoped": the run's egress proxy (sandbox/egress.h), started
    * with the first command that needs it, stopped by zsb_spawner_release. */
   struct zsb_egress *egress;
-  /* The proxy's decisions (NULL: refusals on stderr); set before the
-   * first command. Called from the proxy's threads. */
-  void (*on_egress_event)(void *ud, const struct zeg_event *e);
-  void *egress_ud;
+  /* The proxy's decisions (on_event NULL: refusals on stderr) and its
+   * questions about hosts on neither list (ask NULL: refused); set before
+   * the first command. Called from the proxy's threads. */
+  zsb_egress_hooks egress_hooks;
 } zsb_spawner;
 /* An escalation is never the spawner's: it travels in the request
  * (zspawn_cmd.network / .unsandboxed), set from that call's decision. */

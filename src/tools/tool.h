@@ -86,6 +86,17 @@ typedef struct ztool_read_guard {
   void *ud;
 } ztool_read_guard;
 
+/* network "scoped": the egress lists (sandbox.allowedDomains /
+ * deniedDomains, the host grants) decide the hosts web_fetch reaches, as
+ * they decide the proxy's. refused returns true, with why (cap bytes)
+ * saying what was blocked and how to allow it, for a host (normalized or
+ * not; an address without brackets) that must not be dialled. refused NULL
+ * = no lists. */
+typedef struct ztool_host_guard {
+  bool (*refused)(void *ud, const char *host, int port, char *why, size_t cap);
+  void *ud;
+} ztool_host_guard;
+
 /* What one call's permission decision allows beyond the run's sandbox (an
  * approved escalation). It belongs to that call alone: ztool_invoke_escalated
  * puts it on the call's own copy of the context, and exec_command into the
@@ -111,6 +122,7 @@ typedef struct ztool_ctx {
                                      tracking: write_file then overwrites unread files */
   bool images_unsupported;        /* the model takes no image input: view_image refuses */
   const ztool_backend *backend;   /* the editor's files and terminals; NULL = zero's own */
+  ztool_host_guard host_guard;    /* refused NULL = no egress lists */
   /* This call's approved escalation: set only on the per-call copy
    * ztool_invoke_escalated makes, never on a run's shared context. */
   ztool_escalation escalation;

@@ -7,7 +7,9 @@
  * connected to, so DNS rebinding cannot slip a private address in. Through a
  * proxy (HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, honoured by libcurl) the proxy
  * resolves the name; the pre-check still refuses names that resolve to a
- * private address here.
+ * private address here. Under network "scoped" each of those hosts is
+ * first decided by the sandbox's egress lists (ztool_ctx.host_guard), before
+ * it is resolved.
  */
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -122,10 +124,56 @@ static const char *proxy_for(const char *scheme) {
   return NULL;
 }
 
+/* Resolves bare (the URL's host without brackets) and checks that every
+ * address is public; *resolve gets the pin for CURLOPT_RESOLVE unless
+ * proxied or an address literal. Behind a proxy a name only it can resolve
+ * passes. -1 with the refusal in err. */
+static int resolve_public(const char *url, const char *bare, const char *port, bool proxied,
+                          char **resolve, zbuf *err) {
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+  struct addrinfo *ai = NULL;
+  int gai = getaddrinfo(bare, port, &hints, &ai);
+  if (gai != 0 && proxied) {
+    /* Behind a proxy the proxy resolves names; where only it can (no DNS
+     * here), there is nothing to check: the proxy is the boundary then. An
+     * address literal always resolves, so it was checked. */
+    return 0;
+  }
+  if (gai != 0) {
+    zbuf_addf(err, "cannot resolve %s: %s", bare, gai_strerror(gai));
+    return -1;
+  }
+  char first[INET6_ADDRSTRLEN] = "";
+  for (struct addrinfo *a = ai; a; a = a->ai_next) {
+    const char *why = zweb_address_refusal(a->ai_addr, allow_loopback());
+    char txt[INET6_ADDRSTRLEN] = "";
+    getnameinfo(a->ai_addr, a->ai_addrlen, txt, sizeof txt, NULL, 0, NI_NUMERICHOST);
+    if (why) {
+      zbuf_addf(err,
+                "refusing to fetch %s: %s resolves to %s, a %s address. web_fetch only "
+                "reaches public internet addresses",
+                url, bare, txt, why);
+      freeaddrinfo(ai);
+      return -1;
+    }
+    if (!first[0]) snprintf(first, sizeof first, "%s", txt);
+  }
+  freeaddrinfo(ai);
+  unsigned char ipbuf[16];
+  bool literal = inet_pton(AF_INET, bare, ipbuf) == 1 || inet_pton(AF_INET6, bare, ipbuf) == 1;
+  if (!proxied && !literal) { /* an address literal needs no pinning */
+    zbuf r = ZBUF_INIT;
+    if (strchr(first, ':')) zbuf_addf(&r, "%s:%s:[%s]", bare, port, first);
+    else zbuf_addf(&r, "%s:%s:%s", bare, port, first);
+    *resolve = zbuf_detach(&r, NULL);
+  }
+  return 0;
+}
+
 /* Parses url and checks its host; on success *resolve gets "host:port:addr"
  * for CURLOPT_RESOLVE (NULL behind a proxy). Error text in err. */
-static int check_url(const char *url, char **resolve, bool *proxied, char **proxy_out,
-                     zbuf *err) {
+static int check_url(const ztool_host_guard *guard, const char *url, char **resolve, bool *proxied,
+                     char **proxy_out, zbuf *err) {
   *resolve = NULL;
   *proxy_out = NULL;
   CURLU *u = curl_url();
@@ -156,45 +204,16 @@ static int check_url(const char *url, char **resolve, bool *proxied, char **prox
   size_t hl = strlen(host);
   if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') snprintf(bare, sizeof bare, "%.*s", (int)(hl - 2), host + 1);
   else snprintf(bare, sizeof bare, "%s", host);
-  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-  struct addrinfo *ai = NULL;
+  char blocked[1024];
+  int portn = port ? (int)strtol(port, NULL, 10) : 0; /* libcurl gave digits */
+  if (guard->refused && guard->refused(guard->ud, bare, portn, blocked, sizeof blocked)) {
+    /* before any lookup: a denied host is not even resolved */
+    zbuf_addf(err, "refusing to fetch %s: %s", url, blocked);
+    goto out;
+  }
   *proxied = proxy_for(scheme) && !no_proxy_for(bare);
   if (*proxied) *proxy_out = xstrdup(proxy_for(scheme));
-  int gai = getaddrinfo(bare, port, &hints, &ai);
-  if (gai != 0 && *proxied) {
-    /* Behind a proxy the proxy resolves names; where only it can (no DNS
-     * here), there is nothing to check: the proxy is the boundary then. An
-     * address literal always resolves, so it was checked. */
-    rc = 0;
-    goto out;
-  }
-  if (gai != 0) {
-    zbuf_addf(err, "cannot resolve %s: %s", bare, gai_strerror(gai));
-    goto out;
-  }
-  char first[INET6_ADDRSTRLEN] = "";
-  for (struct addrinfo *a = ai; a; a = a->ai_next) {
-    const char *why = zweb_address_refusal(a->ai_addr, allow_loopback());
-    char txt[INET6_ADDRSTRLEN] = "";
-    getnameinfo(a->ai_addr, a->ai_addrlen, txt, sizeof txt, NULL, 0, NI_NUMERICHOST);
-    if (why) {
-      zbuf_addf(err, "refusing to fetch %s: %s resolves to %s, a %s address. web_fetch only "
-                     "reaches public internet addresses",
-                url, bare, txt, why);
-      freeaddrinfo(ai);
-      goto out;
-    }
-    if (!first[0]) snprintf(first, sizeof first, "%s", txt);
-  }
-  freeaddrinfo(ai);
-  unsigned char ipbuf[16];
-  bool literal = inet_pton(AF_INET, bare, ipbuf) == 1 || inet_pton(AF_INET6, bare, ipbuf) == 1;
-  if (!*proxied && !literal) { /* an address literal needs no pinning */
-    zbuf r = ZBUF_INIT;
-    if (strchr(first, ':')) zbuf_addf(&r, "%s:%s:[%s]", bare, port, first);
-    else zbuf_addf(&r, "%s:%s:%s", bare, port, first);
-    *resolve = zbuf_detach(&r, NULL);
-  }
+  if (resolve_public(url, bare, port, *proxied, resolve, err) < 0) goto out;
   rc = 0;
 out:
   if (rc < 0) {
@@ -292,7 +311,6 @@ static bool is_text(const char *ctype) {
 }
 
 static int run_web_fetch(const ztool_ctx *ctx, const json_t *args, ztool_result *res) {
-  (void)ctx;
   const char *url0 = zjson_str(args, "url");
   size_t max = (size_t)zjson_int_or(args, "max_bytes", WEB_DEFAULT_MAX);
   const char *format = zjson_str_or(args, "format", "auto");
@@ -309,7 +327,7 @@ static int run_web_fetch(const ztool_ctx *ctx, const json_t *args, ztool_result 
   for (;;) {
     char *resolve = NULL, *location = NULL, *proxy = NULL;
     bool proxied = false;
-    if (check_url(url, &resolve, &proxied, &proxy, &err) < 0) {
+    if (check_url(&ctx->host_guard, url, &resolve, &proxied, &proxy, &err) < 0) {
       status = -1; /* a refused redirect target fails the whole fetch */
       break;
     }

@@ -17,6 +17,7 @@ is refused (DNS rebinding), whatever spelling the address takes.
 
 Runs as root and as uid 65534 (unpriv.main).
 """
+import functools
 import http.server
 import json
 import os
@@ -51,6 +52,8 @@ class Recorder(http.server.ThreadingHTTPServer):
                 with self.lock:
                     self.paths.append(h.path)
                 body = b"reached " + h.path.encode() + b"\n"
+                if h.path.startswith("/big/"):  # /big/N: N MiB of a known pattern
+                    body = bytes(range(256)) * (4096 * int(h.path[5:]))
                 h.send_response(200)
                 h.send_header("Content-Length", str(len(body)))
                 h.end_headers()
@@ -155,6 +158,58 @@ class EgressCase(unittest.TestCase):
                     extra=["--allow-domain", "good.test:%d" % self.port])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.server.paths, ["/flag"])
+
+    def test_bulk_transfer_arrives_whole_both_ways(self):
+        # 6 MiB is past the point where the relay grows its pipes (relay.c)
+        self.scoped(["good.test"], loopback=True)
+        want = __import__("hashlib").sha256(bytes(range(256)) * (4096 * 6)).hexdigest()
+        r = self.sx("curl -sS -m 60 %s | sha256sum; curl -sS -m 60 -p %s | sha256sum; "
+                    "curl -sS -m 60 -x socks5h://%s %s | sha256sum"
+                    % (self.url("good.test", "/big/6"), self.url("good.test", "/big/6"), PROXY,
+                       self.url("good.test", "/big/6")))
+        self.assertEqual(r.stdout.split(), [want, "-"] * 3, r.stderr)
+
+    @unittest.skipUnless(shutil.which("git"), "needs git")
+    def test_git_clone_over_http_through_the_proxy(self):
+        # A real git: a bare repository served over git's "dumb" HTTP
+        # protocol by a static server on the host's loopback, cloned by its
+        # allowed name through the proxy (git honours http_proxy); the same
+        # clone by a name on no list is refused and reaches nothing.
+        src = os.path.join(self.root, "src")
+        bare = os.path.join(self.root, "srv", "repo.git")
+        genv = dict(self.env, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                    GIT_COMMITTER_EMAIL="t@t")
+        for cmd in (["git", "init", "-q", src],
+                    ["sh", "-c", "echo cloned-through-the-proxy > README"],
+                    ["git", "add", "README"], ["git", "commit", "-qm", "one"],
+                    ["git", "clone", "-q", "--bare", src, bare],
+                    ["git", "-C", bare, "update-server-info"]):
+            subprocess.run(cmd, cwd=src if os.path.isdir(src) else self.root, env=genv,
+                           check=True, capture_output=True)
+        subprocess.run(["chmod", "-R", "a+rX", self.root], check=True)
+
+        class Static(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+        srv = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0),
+            functools.partial(Static, directory=os.path.join(self.root, "srv")))
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        try:
+            port = srv.server_address[1]
+            self.user_config({"network": "scoped",
+                              "allowedDomains": ["good.test:%d" % port, "127.0.0.1"]})
+            r = self.sx("git clone -q http://good.test:%d/repo.git out && cat out/README; "
+                        "git clone -q http://denied.test:%d/repo.git out2; echo rc=$?"
+                        % (port, port), timeout=120)
+            self.assertIn("cloned-through-the-proxy", r.stdout, r.stderr)
+            self.assertIn("blocked a connection to denied.test", r.stderr)
+            self.assertTrue(r.stdout.strip().endswith("rc=128"), r.stdout)
+            self.assertFalse(os.path.exists(os.path.join(self.ws, "out2")))
+        finally:
+            srv.shutdown()
+            srv.server_close()
 
     # ---- refusals -----------------------------------------------------------------
 
@@ -271,6 +326,33 @@ class EgressCase(unittest.TestCase):
                     % self.url("good.test", "/after"))
         self.assertIn("HTTP/1.1 400", r.stdout, r.stderr)
         self.assertEqual(self.server.paths, ["/after"])
+
+    def test_fds_passed_to_the_proxy_socket_get_no_more_than_a_client(self):
+        # The proxy's Unix socket is inside the sandbox (the forwarder hands
+        # clients over it as SCM_RIGHTS). A program that finds it and passes
+        # fds itself: a file is dropped, a socket it controls is a client
+        # like any other (the policy applies), and the proxy keeps serving.
+        self.scoped(["good.test"], loopback=True)
+        code = ("import socket,array,re\n"
+                "path=re.search(r' (/\\S*/\\.egress/\\S*\\.sock) ', open('/proc/self/mountinfo').read()).group(1)\n"
+                "def hand(fd):\n"
+                "    u=socket.socket(socket.AF_UNIX); u.connect(path)\n"
+                "    u.sendmsg([b'\\0'],[(socket.SOL_SOCKET,socket.SCM_RIGHTS,array.array('i',[fd]))])\n"
+                "    u.close()\n"
+                "f=open('/etc/hostname','rb'); hand(f.fileno())\n"
+                "a,b=socket.socketpair(); hand(b.fileno()); b.close()\n"
+                "a.settimeout(10)\n"
+                "a.sendall(b'CONNECT denied.test:%(p)d HTTP/1.1\\r\\n\\r\\n')\n"
+                "print('denied:', a.recv(4096).decode().split('\\r\\n')[0])\n"
+                "a,b=socket.socketpair(); hand(b.fileno()); b.close()\n"
+                "a.settimeout(10)\n"
+                "a.sendall(b'GET http://good.test:%(p)d/passed HTTP/1.1\\r\\nHost: good.test:%(p)d\\r\\n\\r\\n')\n"
+                "print('allowed:', a.recv(4096).decode().split('\\r\\n')[0])\n"
+                % {"p": self.port})
+        r = self.py(code)
+        self.assertIn("denied: HTTP/1.1 403 Forbidden", r.stdout, r.stderr)
+        self.assertRegex(r.stdout, r"allowed: HTTP/1\.[01] 200", r.stderr)
+        self.assertEqual(self.server.paths, ["/passed"])
 
     def test_network_deny_stays_closed(self):
         self.user_config({"network": "deny", "allowedDomains": ["good.test", "127.0.0.1"]})

@@ -23,7 +23,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    paths = []
+
     def do_GET(self):
+        Handler.paths.append(self.path)
         if self.path.startswith("http://"):  # a request to us as a proxy
             body = ("<html><body><p>proxied %s</p></body></html>" % self.path).encode()
             self.send_response(200)
@@ -92,6 +95,36 @@ class WebFetch(ZeroTest):
 
     def base(self):
         return "http://127.0.0.1:%d" % self.port
+
+    def test_scoped_network_lists_decide_every_host_and_redirect(self):
+        # network "scoped" (issue 19 part 5): web_fetch obeys the sandbox's
+        # egress lists before it resolves a host, on every redirect too.
+        self.user_config({"sandbox": {"network": "scoped",
+                                      "allowedDomains": ["localhost:%d" % self.port]}})
+        Handler.paths.clear()
+        ok = "http://localhost:%d/page" % self.port
+        res = self.fetch(ok, loopback=True)
+        self.assertTrue(res["ok"], res["output"])
+        self.assertEqual(Handler.paths, ["/page"])
+        # an address of the same server, on no list: not dialled
+        res = self.fetch(self.base() + "/page", loopback=True)
+        self.assertFalse(res["ok"])
+        self.assertIn("blocked a connection to 127.0.0.1", res["output"])
+        self.assertIn("--allow-domain", res["output"])
+        # an allowed host redirecting to one on no list: the redirect is refused
+        res = self.fetch("http://localhost:%d/to/http:__127.0.0.1:%d_page" % (self.port, self.port),
+                         loopback=True)
+        self.assertFalse(res["ok"])
+        self.assertIn("blocked a connection to 127.0.0.1", res["output"])
+        self.assertEqual(Handler.paths, ["/page", "/to/http:__127.0.0.1:%d_page" % self.port])
+        # the deny list wins
+        self.user_config({"sandbox": {"network": "scoped",
+                                      "allowedDomains": ["localhost:%d" % self.port],
+                                      "deniedDomains": ["localhost"]}})
+        res = self.fetch(ok, loopback=True)
+        self.assertFalse(res["ok"])
+        self.assertIn("on sandbox.deniedDomains", res["output"])
+        self.assertEqual(len(Handler.paths), 2)
 
     def test_html_becomes_markdown(self):
         res = self.fetch(self.base() + "/page", loopback=True)

@@ -1,4 +1,5 @@
-/* forward.c — the in-sandbox TCP → Unix socket forwarder; see forward.h. */
+/* forward.c — the in-sandbox forwarder: hands each client to the proxy; see
+ * forward.h. */
 #include "net/egress/forward.h"
 
 #include <arpa/inet.h>
@@ -10,10 +11,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "net/egress/relay.h"
 
 int zeg_forward_listen(int port, zerr *err) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -42,35 +42,53 @@ static int connect_proxy(const char *path) {
   return fd;
 }
 
-/* One client: a child of the forwarder, which relays and exits. */
-static void serve_one(int client, const char *path) {
-  int up = connect_proxy(path);
-  if (up < 0) {
-    static const char msg[] =
-        "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 42\r\nConnection: close\r\n\r\n"
-        "zero: the egress proxy is not reachable.\n\n";
-    if (send(client, msg, sizeof msg - 1, MSG_NOSIGNAL) < 0) {
-      /* the client is gone too */
-    }
-    _exit(1);
-  }
-  _exit(zeg_relay(client, up, -1, NULL, NULL) == 0 ? 0 : 1);
+int zeg_forward_pass(int client, const char *socket_path) {
+  int up = connect_proxy(socket_path);
+  if (up < 0) return -1;
+  char mark = ZEG_PASS_MARK;
+  struct iovec iov = {.iov_base = &mark, .iov_len = 1};
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } ctl;
+  memset(&ctl, 0, sizeof ctl);
+  struct msghdr m = {.msg_iov = &iov,
+                     .msg_iovlen = 1,
+                     .msg_control = ctl.buf,
+                     .msg_controllen = sizeof ctl.buf};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &client, sizeof client);
+  ssize_t n;
+  do n = sendmsg(up, &m, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  close(up);
+  return n == 1 ? 0 : -1;
 }
 
-/* The forwarder's loop: never returns. */
+/* The forwarder's loop: never returns. One process serves every client of
+ * the sandbox in turn; a pass is a few system calls, so nobody waits long. */
 static void forward_loop(int lfd, const char *path) {
-  signal(SIGCHLD, SIG_IGN); /* clients' children are reaped by the kernel */
   signal(SIGPIPE, SIG_IGN);
   for (;;) {
     int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     if (c < 0) {
-      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE) continue;
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE) {
+        usleep(10000); /* the proxy frees ours as it takes them */
+        continue;
+      }
       _exit(1);
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-      close(lfd);
-      serve_one(c, path);
+    if (zeg_forward_pass(c, path) < 0) {
+      static const char msg[] =
+          "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 42\r\nConnection: close\r\n\r\n"
+          "zero: the egress proxy is not reachable.\n\n";
+      if (send(c, msg, sizeof msg - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        /* the client is gone too */
+      }
     }
     close(c);
   }

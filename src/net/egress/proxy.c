@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/fs.h"
+#include "net/egress/forward.h"
 #include "net/egress/relay.h"
 
 #define HEAD_MAX 16384         /* an HTTP request head larger than this is refused */
@@ -47,8 +49,9 @@ struct zeg_proxy {
   host_entry *hosts;         /* the test resolver (opts.hosts_file) */
   size_t n_hosts;
   zeg_event_fn on_event;
-  zeg_ask_fn ask;
   void *ud;
+  zeg_ask_fn ask;
+  void *ask_ud;
 };
 
 typedef struct conn {
@@ -207,7 +210,7 @@ static int decide_and_dial(zeg_proxy *p, const char *proto, const char *host, in
                            char *why, size_t cap, int *status) {
   *status = 403;
   zeg_verdict v = zeg_rules_decide(&p->rules, host, port, why, cap);
-  if (v == ZEG_UNKNOWN && p->ask && p->ask(p->ud, host, port)) v = ZEG_ALLOW;
+  if (v == ZEG_UNKNOWN && p->ask && p->ask(p->ask_ud, host, port)) v = ZEG_ALLOW;
   if (v != ZEG_ALLOW) return -1;
   struct sockaddr_storage addrs[ADDRS_MAX];
   size_t n = resolve(p, host, port, addrs, ADDRS_MAX);
@@ -517,15 +520,60 @@ static void serve_socks(zeg_proxy *p, int fd) {
 
 /* ---- threads ------------------------------------------------------------------ */
 
+/* A forwarder's hand-over (forward.h): the one fd that came with the
+ * ZEG_PASS_MARK byte on fd, when it is a connected stream socket; -1
+ * otherwise. Extra fds are closed by the kernel (MSG_CTRUNC) or here. */
+static int take_passed(int fd) {
+  char mark;
+  struct iovec iov = {.iov_base = &mark, .iov_len = 1};
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } ctl;
+  struct msghdr m = {.msg_iov = &iov,
+                     .msg_iovlen = 1,
+                     .msg_control = ctl.buf,
+                     .msg_controllen = sizeof ctl.buf};
+  ssize_t n;
+  do n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+  if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+      c->cmsg_len != CMSG_LEN(sizeof(int)))
+    return -1;
+  int got;
+  memcpy(&got, CMSG_DATA(c), sizeof got);
+  int type = 0;
+  socklen_t tl = sizeof type;
+  struct sockaddr_storage peer;
+  socklen_t pl = sizeof peer;
+  if (getsockopt(got, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM ||
+      getpeername(got, (struct sockaddr *)&peer, &pl) < 0) {
+    close(got); /* a file, a listener, a datagram socket: nothing to proxy */
+    return -1;
+  }
+  return got;
+}
+
 static void *conn_main(void *arg) {
   conn *c = arg;
   zeg_proxy *p = c->p;
   unsigned char first;
-  if (wait_fd(p, c->fd, POLLIN, IO_TIMEOUT_MS) == 1 && recv(c->fd, &first, 1, MSG_PEEK) == 1) {
+  bool ready =
+      wait_fd(p, c->fd, POLLIN, IO_TIMEOUT_MS) == 1 && recv(c->fd, &first, 1, MSG_PEEK) == 1;
+  if (ready && first == (unsigned char)ZEG_PASS_MARK) {
+    /* The forwarder handed over its client: serve that socket instead. */
+    int client = take_passed(c->fd);
+    close(c->fd);
+    c->fd = client;
+    ready = client >= 0 && wait_fd(p, c->fd, POLLIN, IO_TIMEOUT_MS) == 1 &&
+            recv(c->fd, &first, 1, MSG_PEEK) == 1;
+  }
+  if (ready) {
     if (first == 5) serve_socks(p, c->fd);
     else serve_http(p, c->fd);
   }
-  close(c->fd);
+  if (c->fd >= 0) close(c->fd);
   free(c);
   pthread_mutex_lock(&p->mu);
   if (--p->live == 0) pthread_cond_broadcast(&p->idle);
@@ -633,6 +681,7 @@ zeg_proxy *zeg_proxy_start(const zeg_proxy_opts *o, zerr *err) {
   p->rules.narrowed = o->rules->narrowed;
   p->on_event = o->on_event;
   p->ask = o->ask;
+  p->ask_ud = o->ask_ud;
   p->ud = o->ud;
   if (o->hosts_file && *o->hosts_file) load_hosts(p, o->hosts_file);
   pthread_mutex_init(&p->mu, NULL);

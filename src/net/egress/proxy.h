@@ -58,8 +58,9 @@ typedef struct zeg_proxy_opts {
   const char *socket_path;   /* created (an existing socket there is replaced); parent exists */
   const char *hosts_file;    /* NULL, or a hosts(5)-style file consulted before DNS (tests) */
   zeg_event_fn on_event;     /* may be NULL */
+  void *ud;                  /* on_event's */
   zeg_ask_fn ask;            /* may be NULL */
-  void *ud;
+  void *ask_ud;
 } zeg_proxy_opts;
 
 typedef struct zeg_proxy zeg_proxy;

@@ -10,37 +10,62 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define RELAY_CHUNK (1 << 16) /* the default pipe size: kernel memory stays 2 x 64 KiB a connection */
+/* A pipe starts at the kernel's default size (64 KiB), so an idle or small
+ * connection costs little kernel memory and little of the user's pipe
+ * quota (fs.pipe-user-pages-soft, which the sandboxed commands share). A
+ * direction that has moved RELAY_BULK is a bulk transfer: its pipe grows to
+ * RELAY_BIG, and each splice moves 16 times more per system call. */
+#define RELAY_CHUNK (1 << 16)
+#define RELAY_BULK (4u << 20)
+#define RELAY_BIG (1 << 20)
 
 /* One direction: src -> pipe -> dst. pending: bytes in the pipe. */
 typedef struct relay_dir {
   int src, dst;
   int pipe[2];
   size_t pending;
+  size_t chunk;  /* the pipe's size: what one pull asks for */
+  bool grew;     /* the pipe was offered RELAY_BIG once */
+  bool full;     /* the last pull found the pipe full: wait for dst, not src */
   bool eof;      /* src has ended */
   bool done;     /* eof and the pipe drained: dst's writing half is shut */
   uint64_t moved;
 } relay_dir;
 
-/* Pulls what src has into the pipe. -1 on an error. */
+/* Pulls what src has into the pipe. 1 when bytes came, 0 when none (yet),
+ * -1 on an error. */
 static int dir_in(relay_dir *d) {
-  ssize_t n = splice(d->src, NULL, d->pipe[1], NULL, RELAY_CHUNK,
-                     SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-  if (n > 0) d->pending += (size_t)n;
-  else if (n == 0) d->eof = true;
+  ssize_t n = splice(d->src, NULL, d->pipe[1], NULL, d->chunk, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  if (n > 0) {
+    d->pending += (size_t)n;
+    return 1;
+  }
+  if (n == 0) d->eof = true;
   else if (errno != EAGAIN && errno != EINTR) return -1;
+  /* EAGAIN while src was readable: the pipe is what is full. */
+  else if (d->pending) d->full = true;
   return 0;
 }
 
 /* Pushes the pipe's bytes to dst; shuts dst's writing half once src has
- * ended and everything went out. -1 on an error. */
+ * ended and everything went out. 1 when bytes went, 0 when none, -1 on an
+ * error. */
 static int dir_out(relay_dir *d) {
+  int r = 0;
   if (d->pending) {
     ssize_t n = splice(d->pipe[0], NULL, d->dst, NULL, d->pending,
                        SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (n > 0) {
       d->pending -= (size_t)n;
       d->moved += (uint64_t)n;
+      d->full = false;
+      r = 1;
+      if (!d->grew && d->moved >= RELAY_BULK) {
+        /* Once, best effort: over the quota or the limit it stays as it is. */
+        d->grew = true;
+        int sz = fcntl(d->pipe[1], F_SETPIPE_SZ, RELAY_BIG);
+        if (sz > RELAY_CHUNK) d->chunk = (size_t)sz;
+      }
     } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
       return -1;
     }
@@ -48,6 +73,19 @@ static int dir_out(relay_dir *d) {
   if (d->eof && !d->pending && !d->done) {
     shutdown(d->dst, SHUT_WR);
     d->done = true;
+  }
+  return r;
+}
+
+/* Moves what can move now, both ways along the pipe, until neither end has
+ * more: one wake-up of poll moves a burst, not one pipe's worth. */
+static int dir_pump(relay_dir *d) {
+  for (int progress = 1; progress && !d->done;) {
+    int in = d->eof || d->full ? 0 : dir_in(d);
+    if (in < 0) return -1;
+    int out = dir_out(d);
+    if (out < 0) return -1;
+    progress = in > 0 || out > 0;
   }
   return 0;
 }
@@ -57,14 +95,14 @@ static void set_nonblock(int fd) {
   if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* Waits for the next event of both directions and moves bytes once. 1 to
+/* Waits for the next event of both directions and moves what it can. 1 to
  * go on, 0 when both ended, -1 on an error or stop. */
 static int relay_step(relay_dir d[2], int stop_fd) {
   struct pollfd pf[5];
   int n = 0, idx[4] = {-1, -1, -1, -1};
   for (int i = 0; i < 2; i++) {
     if (d[i].done) continue;
-    if (!d[i].eof && !d[i].pending) {
+    if (!d[i].eof && !d[i].full) {
       idx[i] = n;
       pf[n++] = (struct pollfd){.fd = d[i].src, .events = POLLIN};
     }
@@ -82,17 +120,18 @@ static int relay_step(relay_dir d[2], int stop_fd) {
   if (poll(pf, (nfds_t)n, -1) < 0) return errno == EINTR ? 1 : -1;
   if (stop >= 0 && pf[stop].revents) return -1;
   for (int i = 0; i < 2; i++) {
-    if (idx[i] >= 0 && pf[idx[i]].revents && dir_in(&d[i]) < 0) return -1;
     if (idx[2 + i] >= 0 && (pf[idx[2 + i]].revents & (POLLERR | POLLHUP)) &&
         !(pf[idx[2 + i]].revents & POLLOUT))
       return -1; /* the receiver is gone: the bytes can go nowhere */
-    if (dir_out(&d[i]) < 0) return -1;
+    bool woke = (idx[i] >= 0 && pf[idx[i]].revents) || (idx[2 + i] >= 0 && pf[idx[2 + i]].revents);
+    if (woke && dir_pump(&d[i]) < 0) return -1;
   }
   return 1;
 }
 
 int zeg_relay(int a, int b, int stop_fd, uint64_t *a_to_b, uint64_t *b_to_a) {
-  relay_dir d[2] = {{.src = a, .dst = b, .pipe = {-1, -1}}, {.src = b, .dst = a, .pipe = {-1, -1}}};
+  relay_dir d[2] = {{.src = a, .dst = b, .pipe = {-1, -1}, .chunk = RELAY_CHUNK},
+                    {.src = b, .dst = a, .pipe = {-1, -1}, .chunk = RELAY_CHUNK}};
   int rc = -1;
   if (pipe2(d[0].pipe, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(d[1].pipe, O_CLOEXEC | O_NONBLOCK) < 0)
     goto out;
