@@ -9,9 +9,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/common.h"
@@ -462,6 +464,58 @@ int zfrontmatter_parse(const char *text, size_t len, json_t **meta, char **body,
   *meta = obj;
   *body = xstrndup(after, (size_t)(end - after));
   return 0;
+}
+
+/* Whether text holds all of its front matter: no opening fence, or the
+ * closing fence with the newline after it (a fence at a chunk's end could
+ * still grow into "----"). */
+static bool fm_head_complete(const char *text, size_t len, size_t *head_len) {
+  if (!len) return false;
+  const char *s = text, *end = text + len;
+  if (len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) s += 3;
+  const char *nl = memchr(s, '\n', (size_t)(end - s));
+  if (!nl) return false;
+  *head_len = len;
+  if (!fm_delim(s, (size_t)(nl - s), false)) return true;
+  const char *after = end;
+  if (!fm_find_close(nl + 1, end, &after) || after == end) return false;
+  *head_len = (size_t)(after - text);
+  return true;
+}
+
+int zfrontmatter_load(const char *path, size_t max_bytes, json_t **meta, zerr *err) {
+  *meta = NULL;
+  cleanup_fd int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return zerr_errno(err, errno == ENOENT || errno == ENOTDIR ? ZE_NOT_FOUND : ZE_IO,
+                      "cannot open %s", path);
+  zbuf text = ZBUF_INIT;
+  size_t head = 0;
+  bool eof = false;
+  while (!eof && !fm_head_complete(text.data, text.len, &head)) {
+    if (max_bytes && text.len >= max_bytes) {
+      zbuf_release(&text);
+      return zerr_set(err, ZE_TOO_LARGE, "%s: the front matter runs past %zu bytes", path,
+                      max_bytes);
+    }
+    zbuf_grow(&text, 4096);
+    ssize_t n = read(fd, text.data + text.len, text.cap - text.len - 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      zbuf_release(&text);
+      errno = e;
+      return zerr_errno(err, e == EISDIR ? ZE_INVALID : ZE_IO, "cannot read %s", path);
+    }
+    eof = n == 0;
+    zbuf_setlen(&text, text.len + (size_t)n);
+    head = text.len;
+  }
+  char *body = NULL;
+  int rc = zfrontmatter_parse(text.data ? text.data : "", head, meta, &body, err);
+  free(body);
+  zbuf_release(&text);
+  return rc;
 }
 
 const char *zfrontmatter_str(const json_t *meta, const char *key) {

@@ -37,6 +37,16 @@
  * subset. The caller owns *meta (json_decref) and *body (free). */
 int zfrontmatter_parse(const char *text, size_t len, json_t **meta, char **body, zerr *err);
 
+/* Reads only the front matter of the file at path: the file is read in
+ * small chunks until the block's closing line has been seen (or EOF), so a
+ * long body is never read — what a loader listing many files at start needs
+ * (the body is read when used). max_bytes bounds what is read. Returns 0 with
+ * *meta (caller decrefs; an empty object when the file has no front matter),
+ * or -1 with err: ZE_NOT_FOUND (no such file: ENOENT or ENOTDIR), ZE_IO,
+ * ZE_INVALID for a directory or what zfrontmatter_parse refuses, or
+ * ZE_TOO_LARGE. */
+int zfrontmatter_load(const char *path, size_t max_bytes, json_t **meta, zerr *err);
+
 /* The string value of key in meta, or NULL when absent or not a string. A
  * convenience for the many readers of `name` / `description`. */
 const char *zfrontmatter_str(const json_t *meta, const char *key);

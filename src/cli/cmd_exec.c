@@ -661,6 +661,7 @@ int cmd_exec(int argc, char **argv) {
   zrun_status st =
       a.use_spec ? zexec_spec_run(&spec, &agent, &conv, &rs, mode, a.autonomy, a.spec_approve, &err)
                  : zagent_run(&agent, &conv, &err);
+  zsub_runtime_end_tasks(rs.subagents, &agent); /* subagentStop before sessionEnd */
   zexec_ext_end(&rs, run.sinks, run.nsinks, st == ZRUN_SUCCESS ? "success" : "error");
   zrun_setup_save_task(&rs);
   /* A final answer the session could not record is not a success. */

@@ -154,6 +154,36 @@ static int mcp_words(int argc, char **argv, unsigned allowed, const char **words
   return rc < 0 ? fail("%s", err.msg) : 0;
 }
 
+/* Appends the enabled plugins' MCP servers (ext/plugins.h; a trusted
+ * workspace's plugins included) to cfg, as a run starts them; a clash or a
+ * malformed entry is said on stderr. Returns how many came before them. */
+static size_t add_plugin_servers(zmcp_config *cfg, const char *ws) {
+  size_t first = cfg->n;
+  zext x;
+  zext_load(&x, ws, false);
+  const char *name;
+  json_t *e;
+  json_object_foreach(x.mcp_servers, name, e) {
+    const char *origin = zjson_str_or(e, "origin", "a plugin");
+    zmcp_server_cfg c;
+    memset(&c, 0, sizeof c);
+    zerr perr = ZERR_INIT;
+    if (zmcp_config_find(cfg, name))
+      fprintf(stderr,
+              "zero mcp: %s: MCP server \"%s\" is configured already; the plugin's is "
+              "not started\n",
+              origin, name);
+    else if (zmcp_server_parse(name, json_object_get(e, "server"), origin, &c, &perr) < 0)
+      fprintf(stderr, "zero mcp: %s\n", perr.msg);
+    else {
+      cfg->servers = xrealloc(cfg->servers, (cfg->n + 1) * sizeof *cfg->servers);
+      cfg->servers[cfg->n++] = c;
+    }
+  }
+  zext_release(&x);
+  return first;
+}
+
 /* The listing is built whole and printed through the redactor: a URL with
  * ?token=…, a command with --api-key …, never reach the terminal. */
 static int list_cmd(void *ctx, int argc, char **argv) {
@@ -171,6 +201,7 @@ static int list_cmd(void *ctx, int argc, char **argv) {
     fprintf(stderr, "zero mcp: %s\n", err.msg);
     return ZEXIT_USAGE;
   }
+  size_t first_plugin = add_plugin_servers(&cfg, ws);
   zrun_collect_secrets(ws);
   zgrants grants;
   zgrants_load_mcp(&grants, NULL);
@@ -183,6 +214,7 @@ static int list_cmd(void *ctx, int argc, char **argv) {
                             zmcp_type_name(s->type), "disabled", s->disabled, "origin",
                             s->origin, "granted", zgrants_mcp_granted(&grants, s->name, NULL));
       if (s->url) json_object_set_new(o, "url", json_string(s->url));
+      json_object_set_new(o, "plugin", json_boolean(i >= first_plugin));
       if (s->argv) {
         json_t *cmd = json_array();
         for (char **p = s->argv; *p; p++) json_array_append_new(cmd, json_string(*p));
@@ -206,7 +238,8 @@ static int list_cmd(void *ctx, int argc, char **argv) {
         for (char **p = s->argv; *p; p++) zbuf_addf(&out, "%s%s", p == s->argv ? "" : " ", *p);
       else
         zbuf_addstr(&out, s->url);
-      zbuf_addf(&out, "%s\n", s->project ? "  (project)" : "");
+      if (i >= first_plugin) zbuf_addf(&out, "  (plugin: %s)\n", s->origin);
+      else zbuf_addf(&out, "%s\n", s->project ? "  (project)" : "");
     }
   }
   zredact_fputs(out.data, stdout);

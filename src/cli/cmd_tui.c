@@ -352,6 +352,7 @@ int cmd_tui(int argc, char **argv) {
   if (args.prompt) tui_turn_start(c, args.prompt); /* `zero "first prompt"` */
   run_loop(c);
   close_view(c);
+  tui_ext_session_end(c); /* subagentStop, sessionEnd: after the view, as exec's */
   if (c->terminated) rc = ZEXIT_INTERRUPTED;
 
 out:

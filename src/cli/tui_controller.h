@@ -136,6 +136,7 @@ typedef struct tui_controller {
   tui_spec_flow spec;     /* /plan and /spec (tui_spec.c) */
   /* the custom slash commands shown in the / menu (tui_ext.c) */
   strvec custom_names, custom_help;
+  bool ext_session_started; /* sessionStart fired (tui_ext.c): sessionEnd is owed */
 } tui_controller;
 
 /* --- tui_ext.c -------------------------------------------------------------- */
@@ -152,6 +153,15 @@ bool tui_ext_run_command(tui_controller *c, const char *name, const char *arg);
 void tui_ext_trust(tui_controller *c, const char *arg);
 /* /skills: the skills the model may load. */
 void tui_ext_skills(tui_controller *c, const char *arg);
+/* A prompt of the main conversation is submitted (UI thread, before the
+ * turn starts; the session exists): sessionStart first, once per TUI
+ * session, then userPromptSubmit, as zero exec does. Context the hooks add
+ * is appended to prompt. False when a hook blocked the prompt (said on the
+ * screen): the turn must not start. */
+bool tui_ext_submit(tui_controller *c, zbuf *prompt);
+/* The TUI closes: background sub-agents end (subagentStop), then sessionEnd
+ * (when sessionStart fired). */
+void tui_ext_session_end(tui_controller *c);
 void tui_ext_release(tui_controller *c);
 
 /* --- tui_spec.c ------------------------------------------------------------- */

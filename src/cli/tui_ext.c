@@ -89,6 +89,55 @@ void tui_ext_skills(tui_controller *c, const char *arg) {
   for (size_t i = 0; i < ss->n; i++) tui_say(c, "  %s — %s", ss->v[i].name, ss->v[i].description);
 }
 
+/* An agent that only reaches the UI's sinks: the hooks' records and
+ * warnings outside a turn (the worker is idle). */
+static zagent sink_view(tui_controller *c) {
+  c->worker.sinks[0] = &c->sink;
+  c->worker.sinks[1] = c->recorder;
+  return (zagent){.sinks = c->worker.sinks, .nsinks = c->recorder ? 2 : 1};
+}
+
+/* Fires event with payload (stolen); the verdict in v (caller releases). */
+static void fire(tui_controller *c, const char *event, json_t *payload, zext_verdict *v) {
+  zagent a = sink_view(c);
+  if (c->rs.store.session) c->rs.ext.session_id = c->rs.store.session->id;
+  zext_fire(&c->rs.ext, &a, event, NULL, payload, v);
+  json_decref(payload);
+}
+
+static void add_context(zbuf *prompt, const char *ctx) {
+  if (ctx && *ctx) zbuf_addf(prompt, "\n\n%s", ctx);
+}
+
+bool tui_ext_submit(tui_controller *c, zbuf *prompt) {
+  if (!c->rs.have_ext || !c->rs.ext.hooks.n) return true;
+  zext_verdict v;
+  if (!c->ext_session_started) {
+    c->ext_session_started = true;
+    fire(c, "sessionStart", json_pack("{s:s}", "source", "startup"), &v);
+    add_context(prompt, v.context);
+    zext_verdict_release(&v);
+  }
+  fire(c, "userPromptSubmit", json_pack("{s:s}", "prompt", prompt->data ? prompt->data : ""), &v);
+  bool ok = !v.block;
+  if (!ok)
+    tui_say(c, "✗ The prompt was blocked by a userPromptSubmit hook: %s",
+            v.reason ? v.reason : "no reason given");
+  else add_context(prompt, v.context);
+  zext_verdict_release(&v);
+  return ok;
+}
+
+void tui_ext_session_end(tui_controller *c) {
+  if (!c->rs.have_ext) return;
+  zsub_runtime_end_tasks(c->rs.subagents, &c->worker.agent);
+  if (!c->ext_session_started) return;
+  zext_verdict v;
+  fire(c, "sessionEnd", json_pack("{s:s}", "status", c->terminated ? "interrupted" : "success"),
+       &v);
+  zext_verdict_release(&v);
+}
+
 void tui_ext_release(tui_controller *c) {
   if (!c->custom_names.v) return;
   strvec_clear(&c->custom_names);

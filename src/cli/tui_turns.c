@@ -231,6 +231,10 @@ void tui_turn_start_as(tui_controller *c, const char *text, const char *shown) {
   c->turn_conv = side ? &c->side : &c->conv;
   zbuf full = ZBUF_INIT;
   add_mentions(c, text, &full);
+  if (!side && !tui_ext_submit(c, &full)) { /* session hooks, as zero exec */
+    zbuf_release(&full);
+    return;
+  }
   zmsg *um_msg = zconv_add_user(c->turn_conv, full.data);
   /* /image attachments travel with this message (and are recorded with it,
    * so a resumed session sends them again). */

@@ -13,28 +13,19 @@
 
 #define SKILL_FILE_MAX (1u << 20)
 
-/* Reads path's front matter and body. Returns 0 or -1 with a problem added. */
-static int read_md(const char *path, json_t **meta, char **body, strvec *problems) {
-  zbuf text = ZBUF_INIT;
-  zerr err = ZERR_INIT;
-  if (zfs_read_file(path, &text, SKILL_FILE_MAX, &err) < 0 ||
-      zfrontmatter_parse(text.data ? text.data : "", text.len, meta, body, &err) < 0) {
-    strvec_pushf(problems, "%s: %s; fix the front matter (the file was skipped)", path, err.msg);
-    zbuf_release(&text);
-    return -1;
-  }
-  zbuf_release(&text);
-  return 0;
-}
-
+/* Adds the skill of dir/SKILL.md. Only the front matter is read here (the
+ * body is read when the model loads the skill: zskill_body); a folder
+ * without a SKILL.md, or a plain file, is no skill and passes in silence. */
 static void add_skill(zskills *ss, const char *dir, const char *path, strvec *problems) {
   json_t *meta = NULL;
-  char *body = NULL;
-  if (read_md(path, &meta, &body, problems) < 0) return;
-  free(body);
+  zerr err = ZERR_INIT;
+  if (zfrontmatter_load(path, SKILL_FILE_MAX, &meta, &err) < 0) {
+    if (err.kind == ZE_NOT_FOUND) return;
+    strvec_pushf(problems, "%s: %s; fix the front matter (the file was skipped)", path, err.msg);
+    return;
+  }
   const char *name = zfrontmatter_str(meta, "name");
   const char *desc = zfrontmatter_str(meta, "description");
-  zerr err = ZERR_INIT;
   json_t *tools = zfrontmatter_strlist(meta, "allowed-tools", &err);
   if (!name || !*name || !desc || !*desc || !tools) {
     strvec_pushf(problems, "%s: %s; a SKILL.md needs `name:` and `description:` in its front "
@@ -66,7 +57,7 @@ void zskills_load_root(zskills *ss, const char *root, strvec *problems) {
   for (size_t i = 0; i < names.nr; i++) {
     char *dir = zpath_join(root, names.v[i]);
     char *path = zpath_join(dir, "SKILL.md");
-    if (zfs_is_dir(dir) && zfs_exists(path)) add_skill(ss, dir, path, problems);
+    add_skill(ss, dir, path, problems); /* no stat first: the open says it all */
     free(path);
     free(dir);
   }

@@ -693,6 +693,20 @@ void zsub_runtime_set_session(zsub_runtime *r, const char *session_id) {
   r->session_id = dup_or_null(session_id);
 }
 
+void zsub_runtime_end_tasks(zsub_runtime *r, zagent *a) {
+  for (size_t i = 0; r && i < r->nbg; i++) {
+    bg_task *t = r->bg[i];
+    bg_stop(t); /* one still running ends with the run: stopped and reaped */
+    pthread_mutex_lock(&t->mu);
+    if (!t->end_reported) { /* never polled to its end: reported here, once */
+      ztool_result res = ZTOOL_RESULT_INIT;
+      bg_report_locked(a, t, &res);
+      ztool_result_release(&res);
+    }
+    pthread_mutex_unlock(&t->mu);
+  }
+}
+
 void zsub_runtime_free(zsub_runtime *r) {
   if (!r) return;
   for (size_t i = 0; i < r->nbg; i++) {

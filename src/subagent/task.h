@@ -55,6 +55,12 @@ const ztool_source *zsub_runtime_source(zsub_runtime *r);
 /* The session the next children are children of (the TUI's /new, resume). */
 void zsub_runtime_set_session(zsub_runtime *r, const char *session_id);
 /* Stops every background child still running, reaps it, frees r. NULL ok. */
+/* The run ends: every background task still running is stopped, and each
+ * whose end was not reported yet (the model never polled it to its end)
+ * reports it now through a (subagent_end on the sinks; the subagentStop hook
+ * fires on it). Call before the sinks and the hooks go; r may be NULL. */
+void zsub_runtime_end_tasks(zsub_runtime *r, zagent *a);
+
 void zsub_runtime_free(zsub_runtime *r);
 
 /* This process's depth in a delegation chain (ZERO_SUBAGENT_DEPTH, 0 when

@@ -140,6 +140,33 @@ class HookEvents(HookBase):
         self.assertEqual(stops[0]["subagentSessionId"], end[0]["childSessionId"])
         self.assertNotEqual(stops[0]["subagentSessionId"], stops[0]["sessionId"])
 
+    def test_subagent_stop_fires_for_a_background_task_never_polled(self):
+        # The child is still working when the parent gives its final answer:
+        # the run's end stops it and reports its end, once, which fires the
+        # hook (before, a background child's end went unreported unless the
+        # model polled it with task_output).
+        parent = "PARENT-PROMPT-BG-5K"
+        self.record("subagentStop", "sessionEnd")
+        self.serve([
+            {"match": parent, "tool_calls": [{"name": "task", "arguments": {
+                "description": "slow", "prompt": "p", "agent": "explore",
+                "background": True}}]},
+            {"match": "the explore sub-agent", "text": "late", "delay_before_ms": 60000},
+            {"match": parent, "text": "Parent done."},
+        ])
+        r = self.zero("exec", "-o", "stream-json", parent)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        stops = self.recorded("subagentStop")
+        self.assertEqual(len(stops), 1, self.recorded())
+        self.assert_common(stops[0])
+        self.assertEqual(stops[0]["agent"], "explore")
+        self.assertEqual(stops[0]["status"], "stopped")
+        end = [e for e in self.lines(r.stdout) if e["type"] == "subagent_end"]
+        self.assertEqual(len(end), 1, end)
+        self.assertEqual(stops[0]["subagentSessionId"], end[0]["childSessionId"])
+        # the sub-agent's end comes before the session's
+        self.assertEqual([e["event"] for e in self.recorded()], ["subagentStop", "sessionEnd"])
+
 
 class HookRunner(HookBase):
     def test_a_run_starts_one_sandbox_for_all_its_hooks(self):

@@ -438,6 +438,26 @@ class PluginMcpTests(ExtCase):
         self.assertIn("pong from the plugin's server",
                       tool_messages(m.bodies()[1])[-1]["content"])
 
+    def test_mcp_list_shows_an_enabled_plugins_server_marked_as_the_plugins(self):
+        d = os.path.join(self.config_dir(), "plugins", "mp")
+        self.write(os.path.join(d, "server.py"), MINI_MCP)
+        self.write(os.path.join(d, "plugin.json"), json.dumps({
+            "schemaVersion": 1, "id": "mp",
+            "mcpServers": {"mini": {"command": "/usr/bin/python3", "args": ["server.py"]}}}))
+        r = self.zero("mcp", "list", "--json")
+        self.assertEqual(json.loads(r.stdout), [])  # disabled: contributes nothing
+        self.assertEqual(self.zero("plugins", "enable", "mp").returncode, 0)
+        r = self.zero("mcp", "list", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        servers = json.loads(r.stdout)
+        self.assertEqual([s["name"] for s in servers], ["mp_mini"])
+        self.assertTrue(servers[0]["plugin"])
+        self.assertEqual(servers[0]["origin"], os.path.join(d, "plugin.json"))
+        self.assertEqual(servers[0]["command"], ["/usr/bin/python3", "server.py"])
+        r = self.zero("mcp", "list")
+        self.assertIn("mp_mini [stdio] /usr/bin/python3 server.py  (plugin: %s)"
+                      % os.path.join(d, "plugin.json"), r.stdout)
+
 
 class BackendsTests(ExtCase):
     def test_backends_doctor_flags_an_mcp_server_without_url(self):

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/frontmatter.h"
 
@@ -194,6 +195,80 @@ static void string_lists_from_sequences_or_commas(void **state) {
   free(body);
 }
 
+/* Writes text to a new file under dir; returns its path (caller frees). */
+static char *write_tmp(const char *dir, const char *name, const char *text, size_t len) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *path = malloc(n);
+  snprintf(path, n, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  assert_int_equal(fwrite(text, 1, len, f), len);
+  fclose(f);
+  return path;
+}
+
+/* zfrontmatter_load reads the head only: the fence may fall across its
+ * 4 KiB chunks, a huge body past the limit does not matter, and the errors
+ * say which file. */
+static void load_reads_only_the_front_matter(void **state) {
+  (void)state;
+  char dir[] = "/tmp/zero-fm-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  zerr err = ZERR_INIT;
+  json_t *meta = NULL;
+  /* a long value puts the closing fence across the first chunk's end */
+  size_t big = 3 << 20;
+  char *text = malloc(big);
+  memset(text, 'x', big);
+  const char *head = "---\nname: a\ndescription: \"";
+  memcpy(text, head, strlen(head));
+  size_t close = 4094 - strlen("\"\n---");
+  memcpy(text + close, "\"\n---\nbody", strlen("\"\n---\nbody"));
+  char *p = write_tmp(dir, "a.md", text, big);
+  assert_int_equal(zfrontmatter_load(p, 1 << 20, &meta, &err), 0); /* body past the limit */
+  assert_string_equal(zfrontmatter_str(meta, "name"), "a");
+  assert_int_equal(strlen(zfrontmatter_str(meta, "description")), close - strlen(head));
+  json_decref(meta);
+  free(p);
+  /* no front matter: an empty object */
+  p = write_tmp(dir, "b.md", "just a body\n", 12);
+  assert_int_equal(zfrontmatter_load(p, 1 << 20, &meta, &err), 0);
+  assert_int_equal(json_object_size(meta), 0);
+  json_decref(meta);
+  free(p);
+  /* never closed, and a head past the limit */
+  p = write_tmp(dir, "c.md", "---\nname: c\n", 12);
+  assert_int_equal(zfrontmatter_load(p, 1 << 20, &meta, &err), -1);
+  assert_non_null(strstr(err.msg, "never closed"));
+  free(p);
+  memset(text + 4, 'x', 8192); /* no closing fence in the first 8 KiB */
+  p = write_tmp(dir, "d.md", text, 8192);
+  assert_int_equal(zfrontmatter_load(p, 4096, &meta, &err), -1);
+  assert_int_equal(err.kind, ZE_TOO_LARGE);
+  free(p);
+  /* missing (also below a plain file), and a directory */
+  size_t n = strlen(dir) + 32;
+  char *q = malloc(n);
+  snprintf(q, n, "%s/none.md", dir);
+  assert_int_equal(zfrontmatter_load(q, 0, &meta, &err), -1);
+  assert_int_equal(err.kind, ZE_NOT_FOUND);
+  snprintf(q, n, "%s/b.md/SKILL.md", dir);
+  assert_int_equal(zfrontmatter_load(q, 0, &meta, &err), -1);
+  assert_int_equal(err.kind, ZE_NOT_FOUND);
+  assert_int_equal(zfrontmatter_load(dir, 0, &meta, &err), -1);
+  assert_int_equal(err.kind, ZE_INVALID);
+  assert_null(meta);
+  free(q);
+  free(text);
+  const char *names[] = {"a.md", "b.md", "c.md", "d.md"};
+  for (size_t i = 0; i < 4; i++) {
+    char f[64];
+    snprintf(f, sizeof f, "%s/%s", dir, names[i]);
+    assert_int_equal(unlink(f), 0);
+  }
+  assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(text_without_front_matter_is_all_body),
@@ -204,6 +279,7 @@ int main(void) {
       cmocka_unit_test(malformed_front_matter_names_the_line),
       cmocka_unit_test(deep_nesting_is_refused_not_overflowed),
       cmocka_unit_test(string_lists_from_sequences_or_commas),
+      cmocka_unit_test(load_reads_only_the_front_matter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
