@@ -660,6 +660,9 @@ static void set_notice(tui_app *a, const char *s) {
 
 tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   *text = NULL;
+  /* Ctrl+P / Ctrl+N move as the arrows do, in every menu and the composer */
+  tui_key arrow = tui_key_as_arrow(k);
+  k = &arrow;
   if (a->prompt.active) return tui_prompt_key(&a->prompt, k) ? TUI_ACT_PERMISSION : TUI_ACT_NONE;
   if (a->picker.active) return tui_picker_key(&a->picker, k, text) ? TUI_ACT_COMMAND : TUI_ACT_NONE;
   bool was_armed = a->ctrl_c_armed;
@@ -694,8 +697,6 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
       case 'l': tui_screen_invalidate(&a->scr); return TUI_ACT_NONE;
       case 'z': return TUI_ACT_SUSPEND;
       case 'f': tui_composer_right(&a->comp); return TUI_ACT_NONE;
-      case 'p': tui_composer_history_prev(&a->comp); return TUI_ACT_NONE;
-      case 'n': tui_composer_history_next(&a->comp); return TUI_ACT_NONE;
       case 'h': tui_composer_backspace(&a->comp); return TUI_ACT_NONE;
       case 'o':
         if (a->expandable) {
