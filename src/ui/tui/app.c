@@ -231,7 +231,7 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
   else if (res->ok) glyph = "✓", style = a->th.ok, word = NULL;
   else glyph = "✗", style = a->th.err, word = "failed";
   zbuf tail = ZBUF_INIT;
-  zbuf_addf(&tail, " · %.1fs", a->now - c->started);
+  if (!a->replaying) zbuf_addf(&tail, " · %.1fs", a->now - c->started);
   if (word) zbuf_addf(&tail, " · %s", word);
   json_t *meta = (json_t *)res->meta;
   if (meta && json_object_get(meta, "exit_code"))

@@ -127,6 +127,7 @@ typedef struct tui_app {
   tui_completion completion;
   bool ctrl_c_armed;     /* a second Ctrl+C on an empty composer exits */
   tui_status status;
+  bool replaying; /* a resumed session's transcript is shown: cards have no time */
 } tui_app;
 
 void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_depth depth);
