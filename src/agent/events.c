@@ -100,6 +100,11 @@ static void each_owned_field(zagent_event *ev, const field_ops *op) {
       op->json(&ev->question.choices);
       break;
     case ZAEV_HOOK: op->json(&ev->hook.record); break;
+    case ZAEV_TOOL_OUTPUT:
+      op->str(&ev->tool_output.id, NULL);
+      op->str(&ev->tool_output.name, NULL);
+      op->str(&ev->tool_output.text, &ev->tool_output.len);
+      break;
   }
 }
 

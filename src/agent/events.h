@@ -35,11 +35,12 @@ typedef enum zagent_event_kind {
   ZAEV_COMPACTION,          /* .compaction */
   ZAEV_CHECKPOINT,          /* .checkpoint */
   /* Sub-agents (subagent/task.c) */
-  ZAEV_SUBAGENT_START,      /* .subagent: a child run began */
-  ZAEV_SUBAGENT_EVENT,      /* .subagent: one event of the child's stream */
-  ZAEV_SUBAGENT_END,        /* .subagent: the child ended */
-  ZAEV_QUESTION,            /* .question: ask_user asks the user */
-  ZAEV_HOOK,                /* .hook */
+  ZAEV_SUBAGENT_START, /* .subagent: a child run began */
+  ZAEV_SUBAGENT_EVENT, /* .subagent: one event of the child's stream */
+  ZAEV_SUBAGENT_END,   /* .subagent: the child ended */
+  ZAEV_QUESTION,       /* .question: ask_user asks the user */
+  ZAEV_HOOK,           /* .hook */
+  ZAEV_TOOL_OUTPUT,    /* .tool_output: a running command's newest output (live only) */
 } zagent_event_kind;
 
 /* ZAEV_RUN_START: where and with what the run talks to the model. */
@@ -189,6 +190,18 @@ typedef struct zev_hook {
   const json_t *record;
 } zev_hook;
 
+/* ZAEV_TOOL_OUTPUT: the running call id (tool name) has printed so far;
+ * text (len bytes) is the newest part of its output, at most
+ * ZTOOL_LIVE_TAIL bytes, redacted, starting on a line; elapsed_ms: how long
+ * the command has run. For displays only: it is not recorded, and the
+ * result (ZAEV_TOOL_RESULT) carries the output the model sees. */
+typedef struct zev_tool_output {
+  const char *id, *name;
+  const char *text;
+  size_t len;
+  int64_t elapsed_ms;
+} zev_tool_output;
+
 typedef struct zagent_event {
   zagent_event_kind kind;
   union { /* the member kind names; the others are not meaningful */
@@ -210,6 +223,7 @@ typedef struct zagent_event {
     zev_subagent subagent;
     zev_question question;
     zev_hook hook;
+    zev_tool_output tool_output;
   };
 } zagent_event;
 

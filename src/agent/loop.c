@@ -445,6 +445,26 @@ static void run_parallel(zagent *a, zconv *conv, const ztool_call *calls, size_t
   }
 }
 
+/* The call a live hook reports for (ztool_live_hook.ud). */
+typedef struct live_call {
+  zagent *agent;
+  const ztool_call *call;
+} live_call;
+
+/* ztool_live_hook.output: the running command's newest output becomes a
+ * ZAEV_TOOL_OUTPUT of its call (on the loop's thread: commands never run
+ * in parallel). */
+static void emit_live_output(void *ud, const char *tail, size_t len, int64_t elapsed_ms) {
+  const live_call *lc = ud;
+  zagent_event ev = {.kind = ZAEV_TOOL_OUTPUT,
+                     .tool_output = {.id = lc->call->id,
+                                     .name = lc->call->name,
+                                     .text = tail,
+                                     .len = len,
+                                     .elapsed_ms = elapsed_ms}};
+  zagent_emit(lc->agent, &ev);
+}
+
 /* Decides, runs and reports one tool call; appends its result to conv.
  * Returns false when the run was cancelled during the tool. */
 static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
@@ -453,7 +473,11 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
   ztool_result res = ZTOOL_RESULT_INIT;
   ztool_escalation esc;
   if (decide_tool_call(a, call, &res, &esc)) {
-    ztool_invoke_escalated(a->tools, call->name, call->arguments, esc, &res);
+    /* this call's own context: its live output reports for it alone */
+    live_call lc = {a, call};
+    ztool_ctx ctx = *a->tools;
+    ctx.live = (ztool_live_hook){emit_live_output, &lc};
+    ztool_invoke_escalated(&ctx, call->name, call->arguments, esc, &res);
     gate_after(a, call, &res);
   }
   report_tool_call(a, conv, call, &res);

@@ -117,17 +117,47 @@ void tui_session_new(tui_controller *c) {
   tui_session_attach(c);
 }
 
+/* One replayed call's card, as it was shown when it ran: the call and its
+ * result go through the view's own event handling (diffs, excerpts, Ctrl+O). */
+static void replay_call(tui_controller *c, const ztool_call *call) {
+  zagent_event ev = {.kind = ZAEV_TOOL_CALL,
+                     .tool_call = {.id = call->id,
+                                   .name = call->name,
+                                   .arguments = call->arguments}};
+  tui_app_event(&c->app, &ev);
+}
+
+static void replay_result(tui_controller *c, const zmsg *m) {
+  zagent_event ev = {.kind = ZAEV_TOOL_RESULT,
+                     .tool_result = {.id = m->tool_call_id,
+                                     .name = m->tool_name,
+                                     .ok = !m->is_error,
+                                     .output = m->content,
+                                     .output_len = m->content ? strlen(m->content) : 0}};
+  tui_app_event(&c->app, &ev);
+}
+
 void tui_session_show_tail(tui_controller *c) {
-  /* The last exchange of a resumed conversation, for orientation. */
-  size_t from = c->conv.len > 4 ? c->conv.len - 4 : 0;
-  for (size_t i = from; i < c->conv.len; i++) {
+  /* The whole resumed conversation, as it looked: messages, answers and
+   * tool cards (collapsed: Ctrl+O shows the last card in full). Cards have
+   * no time: the log does not say how long a call took. */
+  c->app.replaying = true;
+  for (size_t i = 0; i < c->conv.len; i++) {
     zmsg *m = &c->conv.items[i];
     if (m->role == ZROLE_USER && m->content) tui_app_print_user(&c->app, m->content);
-    else if (m->role == ZROLE_ASSISTANT && m->content && *m->content) {
-      tw_lines_push(&c->app.commit, xstrdup(""));
-      tui_md_render(m->content, strlen(m->content), c->app.width, &c->app.th, &c->app.commit);
+    else if (m->role == ZROLE_ASSISTANT) {
+      if (m->content && *m->content) {
+        tw_lines_push(&c->app.commit, xstrdup(""));
+        tui_md_render(m->content, strlen(m->content), c->app.width, &c->app.th, &c->app.commit);
+      }
+      for (size_t k = 0; k < m->ncalls; k++) replay_call(c, &m->calls[k]);
+    } else if (m->role == ZROLE_TOOL) {
+      replay_result(c, m);
     }
   }
+  /* a call the log holds no result for */
+  tui_app_turn_end(&c->app, NULL);
+  c->app.replaying = false;
 }
 
 void tui_session_resume(tui_controller *c, const char *arg) {

@@ -417,6 +417,18 @@ void zexec_proc_take_output(zexec_proc *p, zbuf *out, uint64_t *dropped_out) {
   if (dropped_out) *dropped_out = dropped;
 }
 
+void zexec_proc_peek_tail(const zexec_proc *p, size_t max, zbuf *out) {
+  uint64_t first = p->total - p->len;
+  uint64_t from_byte = p->taken > first ? p->taken : first;
+  size_t want = (size_t)(p->total - from_byte);
+  if (want > max) want = max;
+  if (!want || !p->cap) return;
+  size_t from = (p->start + (p->len - want)) % p->cap;
+  size_t k = p->cap - from < want ? p->cap - from : want;
+  zbuf_add(out, p->ring + from, k);
+  zbuf_add(out, p->ring, want - k);
+}
+
 uint64_t zexec_proc_total_output(const zexec_proc *p) { return p->total; }
 int zexec_proc_id(const zexec_proc *p) { return p->id; }
 pid_t zexec_proc_pid(const zexec_proc *p) { return p->pid; }

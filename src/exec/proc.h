@@ -148,6 +148,10 @@ void zexec_proc_kill(zexec_proc *p, int grace_ms);
  * bytes fell out of the ring since the last take (report it once). */
 void zexec_proc_take_output(zexec_proc *p, zbuf *out, uint64_t *dropped_out);
 uint64_t zexec_proc_total_output(const zexec_proc *p);
+/* Appends to out the newest output not yet taken, at most max bytes of it
+ * (its end), without taking it: what a display of a running command shows
+ * while the output still belongs to the next take. */
+void zexec_proc_peek_tail(const zexec_proc *p, size_t max, zbuf *out);
 
 /* After ZEXEC_EXITED: true with the exit code or signal. */
 bool zexec_proc_exited(const zexec_proc *p, int *exit_code, int *signal_out);

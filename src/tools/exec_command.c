@@ -23,6 +23,7 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "base/redact.h"
 #include "base/strvec.h"
 #include "base/time.h"
 #include "exec/proc.h"
@@ -93,6 +94,46 @@ static size_t max_output_bytes(const json_t *args) {
   return (size_t)tokens * ZT_BYTES_PER_TOKEN;
 }
 
+/* Hands the live hook the newest output of p when there is new output since
+ * *seen (the total already shown), redacted as a result would be. */
+static void report_live(const ztool_ctx *ctx, zexec_proc *p, int64_t started_ms, uint64_t *seen) {
+  uint64_t total = zexec_proc_total_output(p);
+  if (total == *seen) return;
+  *seen = total;
+  zbuf raw = ZBUF_INIT, tail = ZBUF_INIT;
+  zexec_proc_peek_tail(p, ZTOOL_LIVE_TAIL, &raw);
+  /* The cut may fall inside a character or a secret: start after the first
+   * line break when the tail was cut (the display shows whole lines). */
+  const char *s = raw.data;
+  size_t n = raw.len;
+  const char *nl = n == ZTOOL_LIVE_TAIL ? memchr(s, '\n', n) : NULL;
+  if (nl) {
+    n -= (size_t)(nl + 1 - s);
+    s = nl + 1;
+  }
+  zt_utf8_append(&tail, s, n);
+  zredact(&tail);
+  if (tail.len) ctx->live.output(ctx->live.ud, tail.data, tail.len, ztime_mono_ms() - started_ms);
+  zbuf_release(&raw);
+  zbuf_release(&tail);
+}
+
+/* zexec_proc_wait up to deadline, in slices of ZTOOL_LIVE_INTERVAL_MS when
+ * the call has a live hook, reporting the output between slices. The slices
+ * change nothing else: a process still running at a slice's end is waited
+ * on again, and one that exited is drained to its end within one wait. */
+static zexec_wait_end wait_live(const ztool_ctx *ctx, zexec_proc *p, int64_t deadline,
+                                int64_t started_ms, bool *lingering) {
+  if (!ctx->live.output) return zexec_proc_wait(p, deadline, lingering);
+  uint64_t seen = zexec_proc_total_output(p); /* what an earlier call already returned */
+  for (;;) {
+    int64_t slice = ztime_mono_ms() + ZTOOL_LIVE_INTERVAL_MS;
+    zexec_wait_end end = zexec_proc_wait(p, slice < deadline ? slice : deadline, lingering);
+    if (end != ZEXEC_YIELDED || slice >= deadline) return end;
+    report_live(ctx, p, started_ms, &seen);
+  }
+}
+
 int zt_exec_wait_and_report(const ztool_ctx *ctx, const char *tool, zexec_proc *p,
                             int64_t yield_deadline, size_t max_bytes, ztool_result *res) {
   zexec_table *table = zexec_table_default();
@@ -101,7 +142,7 @@ int zt_exec_wait_and_report(const ztool_ctx *ctx, const char *tool, zexec_proc *
   bool hard = s->hard_deadline && s->hard_deadline <= yield_deadline;
   if (hard) deadline = s->hard_deadline;
   bool lingering = false;
-  zexec_wait_end end = zexec_proc_wait(p, deadline, &lingering);
+  zexec_wait_end end = wait_live(ctx, p, deadline, s->started_ms, &lingering);
   bool timed_out = false;
   if (end == ZEXEC_YIELDED && hard) {
     zexec_proc_kill(p, ZEXEC_KILL_GRACE_MS);

@@ -107,6 +107,20 @@ typedef struct ztool_escalation {
   bool unsandboxed; /* run this command outside the sandbox */
 } ztool_escalation;
 
+/* A running command's output as it comes (exec_command, write_stdin): the
+ * newest bytes of it (already redacted), and the milliseconds the command
+ * has run. Called on the tool's thread, at most every
+ * ZTOOL_LIVE_INTERVAL_MS and only when there is new output. Like the
+ * escalation it belongs to one call: the agent loop sets it on the call's
+ * own copy of the context (it knows which call it reports for). */
+typedef struct ztool_live_hook {
+  void (*output)(void *ud, const char *tail, size_t len, int64_t elapsed_ms);
+  void *ud;
+} ztool_live_hook;
+
+#define ZTOOL_LIVE_INTERVAL_MS 250
+#define ZTOOL_LIVE_TAIL 2048 /* bytes of a running command's output a live hook gets */
+
 /* The state a run shares with its tools. Owned by the agent loop. */
 typedef struct ztool_ctx {
   const char *workspace;          /* absolute, normalised workspace root (the cwd) */
@@ -126,6 +140,8 @@ typedef struct ztool_ctx {
   /* This call's approved escalation: set only on the per-call copy
    * ztool_invoke_escalated makes, never on a run's shared context. */
   ztool_escalation escalation;
+  /* This call's live output hook (output NULL = none); per call, as above. */
+  ztool_live_hook live;
 } ztool_ctx;
 
 #define ZTOOL_OUTPUT_CAP (256u * 1024u) /* what a single result may hand the model */

@@ -253,6 +253,64 @@ static void exec_refuses_an_empty_command(void **state) {
   assert_output_contains(f, "must be at most 600000");
 }
 
+/* What a live hook was handed. */
+typedef struct live_seen {
+  int calls;
+  char last[ZTOOL_LIVE_TAIL + 1];
+  int64_t last_elapsed;
+  bool saw_first_alone; /* a tail that held "one" and not yet "two" */
+} live_seen;
+
+static void live_record(void *ud, const char *tail, size_t len, int64_t elapsed_ms) {
+  live_seen *ls = ud;
+  assert_true(len > 0 && len <= ZTOOL_LIVE_TAIL);
+  memcpy(ls->last, tail, len);
+  ls->last[len] = '\0';
+  if (strstr(ls->last, "one") && !strstr(ls->last, "two")) ls->saw_first_alone = true;
+  ls->last_elapsed = elapsed_ms;
+  ls->calls++;
+}
+
+/* A running command's output reaches the live hook while it runs, newest
+ * last and redacted; the result is the same as without a hook. */
+static void exec_live_hook_gets_the_running_output_redacted(void **state) {
+  tfx *f = *state;
+  live_seen ls = {0};
+  f->ctx.live = (ztool_live_hook){live_record, &ls};
+  assert_int_equal(tfx_run(f, "exec_command",
+                           "{\"cmd\":\"echo one; sleep 0.6; echo sk-ant-api03-"
+                           "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA; echo two; sleep 0.6\"}"),
+                   0);
+  f->ctx.live = (ztool_live_hook){NULL, NULL};
+  assert_true(ls.calls >= 2);
+  assert_true(ls.saw_first_alone); /* reported before the command went on */
+  assert_non_null(strstr(ls.last, "two"));
+  assert_null(strstr(ls.last, "sk-ant-api03-AAAA"));
+  assert_non_null(strstr(ls.last, "[REDACTED"));
+  assert_true(ls.last_elapsed >= 500);
+  assert_output_contains(f, "one\n");
+  assert_output_ends_with(f, "exit code: 0");
+}
+
+/* Only the newest ZTOOL_LIVE_TAIL bytes, starting on a line. */
+static void exec_live_tail_is_bounded_and_starts_on_a_line(void **state) {
+  tfx *f = *state;
+  live_seen ls = {0};
+  f->ctx.live = (ztool_live_hook){live_record, &ls};
+  assert_int_equal(tfx_run(f, "exec_command",
+                           "{\"cmd\":\"seq 1 5000; echo last-line; sleep 0.6\"}"),
+                   0);
+  f->ctx.live = (ztool_live_hook){NULL, NULL};
+  assert_true(ls.calls >= 1);
+  assert_true(strlen(ls.last) < ZTOOL_LIVE_TAIL);
+  assert_non_null(strstr(ls.last, "last-line\n"));
+  assert_null(strstr(ls.last, "\n1\n2\n3\n"));
+  /* whole lines: the first is a number below 5000 that is not cut */
+  long first = strtol(ls.last, NULL, 10);
+  assert_true(first > 4000 && first <= 5000);
+  assert_true(ls.last[0] != '\n');
+}
+
 int main(void) {
   zcancel_install(); /* as the binary does: SIGPIPE ignored, cancel pipe live */
   const struct CMUnitTest tests[] = {
@@ -271,6 +329,8 @@ int main(void) {
       TFX_TEST(exec_children_get_default_sigpipe),
       TFX_TEST(exec_is_cancelled_from_another_thread),
       TFX_TEST(exec_refuses_an_empty_command),
+      TFX_TEST(exec_live_hook_gets_the_running_output_redacted),
+      TFX_TEST(exec_live_tail_is_bounded_and_starts_on_a_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

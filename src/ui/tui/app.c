@@ -37,6 +37,7 @@ static void card_free(tui_card *c) {
   free(c->name);
   free(c->summary);
   free(c->arguments);
+  free(c->live);
 }
 
 void tui_app_release(tui_app *a) {
@@ -229,15 +230,20 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
   if (c->denied) glyph = "⊘", style = a->th.warn, word = "denied";
   else if (res->ok) glyph = "✓", style = a->th.ok, word = NULL;
   else glyph = "✗", style = a->th.err, word = "failed";
-  zbuf head = ZBUF_INIT;
-  zbuf_addf(&head, "%s%s%s %s%s%s %s", style, glyph, a->th.reset, a->th.bold, c->name,
-            a->th.reset, c->summary);
-  zbuf_addf(&head, " %s· %.1fs", a->th.muted, a->now - c->started);
-  if (word) zbuf_addf(&head, " · %s", word);
+  zbuf tail = ZBUF_INIT;
+  if (!a->replaying) zbuf_addf(&tail, " · %.1fs", a->now - c->started);
+  if (word) zbuf_addf(&tail, " · %s", word);
   json_t *meta = (json_t *)res->meta;
   if (meta && json_object_get(meta, "exit_code"))
-    zbuf_addf(&head, " · exit %d", (int)json_integer_value(json_object_get(meta, "exit_code")));
-  zbuf_addstr(&head, a->th.reset);
+    zbuf_addf(&tail, " · exit %d", (int)json_integer_value(json_object_get(meta, "exit_code")));
+  /* the summary gives way, never the time or the outcome */
+  int room = a->width - 2 - (int)tw_width(c->name, strlen(c->name)) - 1 -
+             (int)tw_width(tail.data, tail.len);
+  cleanup_free char *summary = tw_truncate(c->summary, room > 8 ? room : 8);
+  zbuf head = ZBUF_INIT;
+  zbuf_addf(&head, "%s%s%s %s%s%s %s%s%s%s", style, glyph, a->th.reset, a->th.bold, c->name,
+            a->th.reset, summary, a->th.muted, tail.data, a->th.reset);
+  zbuf_release(&tail);
   tw_lines_push(&a->commit, tw_truncate(head.data, a->width));
   zbuf_release(&head);
 
@@ -301,6 +307,54 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
   json_decref(args);
 }
 
+/* The last TUI_CARD_LIVE_ROWS lines of a running command's output (live),
+ * one row each, for under its card. */
+static void live_rows(tui_app *a, const char *live, tw_lines *out) {
+  /* found from the end; a trailing newline ends the last line */
+  const char *s = live, *e = s + strlen(s);
+  while (e > s && e[-1] == '\n') e--;
+  const char *from = e;
+  for (int rows = 0; from > s && rows < TUI_CARD_LIVE_ROWS;) {
+    from--;
+    if (*from == '\n' && ++rows == TUI_CARD_LIVE_ROWS) from++;
+  }
+  while (from < e) {
+    const char *nl = memchr(from, '\n', (size_t)(e - from));
+    size_t n = nl ? (size_t)(nl - from) : (size_t)(e - from);
+    if (n && from[n - 1] == '\r') n--;
+    /* a progress bar redraws its line after a carriage return: its last state */
+    const char *cr = memrchr(from, '\r', n), *text = cr ? cr + 1 : from;
+    size_t tn = n - (size_t)(text - from);
+    zbuf row = ZBUF_INIT;
+    zbuf_addf(&row, "  %s│ ", a->th.muted);
+    tw_sanitize(&row, text, tn > 1024 ? 1024 : tn);
+    zbuf_addstr(&row, a->th.reset);
+    tw_lines_push(out, tw_truncate(row.data, a->width - 1));
+    zbuf_release(&row);
+    from = nl ? nl + 1 : e;
+  }
+}
+
+/* A running card: its spinner and time (or that it waits for your answer)
+ * and, for a command, the last TUI_CARD_LIVE_ROWS lines of its output. */
+static void running_card_lines(tui_app *a, const tui_card *c, tw_lines *out) {
+  bool waiting = a->prompt.active && !c->decided;
+  int frame = (int)((a->now - c->started) * 10.0) % 10;
+  char when[64];
+  if (waiting) snprintf(when, sizeof when, "waiting for your answer");
+  else snprintf(when, sizeof when, "%.1fs", a->now - c->started);
+  /* the summary gives way, never the time */
+  int room = a->width - 1 - 2 - (int)tw_width(c->name, strlen(c->name)) - 1 - 3 - (int)strlen(when);
+  cleanup_free char *summary = tw_truncate(c->summary, room > 8 ? room : 8);
+  zbuf l = ZBUF_INIT;
+  zbuf_addf(&l, "%s%s%s %s%s%s %s %s· %s%s", a->th.accent, frame >= 0 ? SPIN[frame] : SPIN[0],
+            a->th.reset, a->th.bold, c->name, a->th.reset, summary, a->th.muted, when, a->th.reset);
+  tw_lines_push(out, xstrdup(""));
+  tw_lines_push(out, tw_truncate(l.data, a->width - 1));
+  zbuf_release(&l);
+  if (c->live && !waiting) live_rows(a, c->live, out);
+}
+
 /* --- events -------------------------------------------------------------- */
 
 void tui_app_event(tui_app *a, const zagent_event *ev) {
@@ -353,7 +407,17 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     }
     case ZAEV_PERMISSION_DECISION: {
       tui_card *c = find_card(a, ev->permission.id);
-      if (c && ev->permission.action && !strcmp(ev->permission.action, "deny")) c->denied = true;
+      if (!c) break;
+      if (ev->permission.action && !strcmp(ev->permission.action, "deny")) c->denied = true;
+      c->decided = true;
+      c->started = a->now; /* the time waiting for an answer is not the tool's */
+      break;
+    }
+    case ZAEV_TOOL_OUTPUT: {
+      tui_card *c = find_card(a, ev->tool_output.id);
+      if (!c) break;
+      free(c->live);
+      c->live = xstrdup(ev->tool_output.text ? ev->tool_output.text : "");
       break;
     }
     case ZAEV_TOOL_RESULT: {
@@ -596,6 +660,9 @@ static void set_notice(tui_app *a, const char *s) {
 
 tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   *text = NULL;
+  /* Ctrl+P / Ctrl+N move as the arrows do, in every menu and the composer */
+  tui_key arrow = tui_key_as_arrow(k);
+  k = &arrow;
   if (a->prompt.active) return tui_prompt_key(&a->prompt, k) ? TUI_ACT_PERMISSION : TUI_ACT_NONE;
   if (a->picker.active) return tui_picker_key(&a->picker, k, text) ? TUI_ACT_COMMAND : TUI_ACT_NONE;
   bool was_armed = a->ctrl_c_armed;
@@ -630,8 +697,6 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
       case 'l': tui_screen_invalidate(&a->scr); return TUI_ACT_NONE;
       case 'z': return TUI_ACT_SUSPEND;
       case 'f': tui_composer_right(&a->comp); return TUI_ACT_NONE;
-      case 'p': tui_composer_history_prev(&a->comp); return TUI_ACT_NONE;
-      case 'n': tui_composer_history_next(&a->comp); return TUI_ACT_NONE;
       case 'h': tui_composer_backspace(&a->comp); return TUI_ACT_NONE;
       case 'o':
         if (a->expandable) {
@@ -812,17 +877,8 @@ void tui_app_render(tui_app *a) {
     zbuf_release(&l);
   }
   if (a->turn.md_active) tui_md_stream_tail(&a->turn.md, &live);
-  for (size_t i = 0; i < a->turn.cards.len; i++) {
-    tui_card *c = &a->turn.cards.items[i];
-    int frame = (int)((a->now - c->started) * 10.0) % 10;
-    zbuf l = ZBUF_INIT;
-    zbuf_addf(&l, "%s%s%s %s%s%s %s %s· %.1fs%s", a->th.accent, frame >= 0 ? SPIN[frame] : SPIN[0],
-              a->th.reset, a->th.bold, c->name, a->th.reset, c->summary, a->th.muted,
-              a->now - c->started, a->th.reset);
-    tw_lines_push(&live, xstrdup(""));
-    tw_lines_push(&live, tw_truncate(l.data, a->width - 1));
-    zbuf_release(&l);
-  }
+  for (size_t i = 0; i < a->turn.cards.len; i++)
+    running_card_lines(a, &a->turn.cards.items[i], &live);
   if (a->turn.busy && a->plan_changed && !a->status.side_panel) {
     tw_lines_push(&live, xstrdup(""));
     plan_lines(a, &live);

@@ -45,9 +45,14 @@ typedef enum tui_action {
 
 typedef struct tui_card {
   char *id, *name, *summary, *arguments;
-  double started;     /* monotonic seconds */
+  double started; /* monotonic seconds; reset when the call is allowed, so the
+                     card's time is the tool's, not the wait for an answer */
   bool denied;
+  bool decided; /* the permission decision came (until then it may wait for you) */
+  char *live;   /* a running command's newest output (ZAEV_TOOL_OUTPUT), or NULL */
 } tui_card;
+
+#define TUI_CARD_LIVE_ROWS 5 /* rows of a running command's output under its card */
 
 /* The turn on screen: what streams in until tui_app_turn_end. */
 typedef struct tui_turn_view {
@@ -122,6 +127,7 @@ typedef struct tui_app {
   tui_completion completion;
   bool ctrl_c_armed;     /* a second Ctrl+C on an empty composer exits */
   tui_status status;
+  bool replaying; /* a resumed session's transcript is shown: cards have no time */
 } tui_app;
 
 void tui_app_init(tui_app *a, int width, int height, const char *theme, tui_depth depth);

@@ -234,3 +234,14 @@ int tui_keys_next(tui_keys *k, tui_key *key, bool flush) {
     return 1;
   }
 }
+
+tui_key tui_key_as_arrow(const tui_key *k) {
+  tui_key a = *k;
+  if (k->type == TK_CHAR && k->mods == TK_CTRL && (k->ch == 'p' || k->ch == 'n')) {
+    a.type = k->ch == 'p' ? TK_UP : TK_DOWN;
+    a.mods = 0;
+    a.ch = 0;
+    a.utf8[0] = '\0';
+  }
+  return a;
+}

@@ -64,5 +64,9 @@ int tui_keys_next(tui_keys *k, tui_key *key, bool flush);
 /* true when undecoded bytes wait or a paste is open (the caller then polls
  * with a short timeout and flushes). */
 bool tui_keys_pending(const tui_keys *k);
+/* k as the arrow it stands for: Ctrl+P is Up and Ctrl+N is Down (the
+ * readline and Emacs keys, which every menu, the permission prompt and the
+ * composer take as the arrows); any other key is returned as it is. */
+tui_key tui_key_as_arrow(const tui_key *k);
 
 #endif
