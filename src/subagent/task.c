@@ -696,11 +696,11 @@ void zsub_runtime_set_session(zsub_runtime *r, const char *session_id) {
 void zsub_runtime_end_tasks(zsub_runtime *r, zagent *a) {
   for (size_t i = 0; r && i < r->nbg; i++) {
     bg_task *t = r->bg[i];
-    bg_stop(t); /* one still running ends with the run: stopped and reaped */
+    zsub_bg_stop(t); /* one still running ends with the run: stopped and reaped */
     pthread_mutex_lock(&t->mu);
     if (!t->end_reported) { /* never polled to its end: reported here, once */
       ztool_result res = ZTOOL_RESULT_INIT;
-      bg_report_locked(a, t, &res);
+      zsub_bg_report_locked(r, a, t, &res);
       ztool_result_release(&res);
     }
     pthread_mutex_unlock(&t->mu);
