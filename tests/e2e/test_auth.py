@@ -215,6 +215,18 @@ class AuthTest(harness.ZeroTest):
         with open(moved) as f:
             self.assertIn("provider:acme", json.load(f)["tokens"])
 
+    def test_provider_defined_in_the_user_config(self):
+        self.start_as()
+        self.user_config({"auth": {"providers": {"corp.eu": {
+            "clientId": "zero-cli", "device_url": self.issuer + "/device",
+            "tokenUrl": self.issuer + "/token", "flow": "device"}}}})
+        r = self.zero("auth", "login", "corp.eu", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        _, doc = self.store()
+        self.assertIn("provider:corp.eu", doc["tokens"])
+        r = self.zero("doctor")
+        self.assertNotIn('unknown key "auth', r.stdout + r.stderr)
+
     # ---- refusals -------------------------------------------------------------------
 
     def test_http_token_endpoint_on_a_non_loopback_host_is_refused(self):
