@@ -32,6 +32,8 @@ static const zcli_command COMMANDS[] = {
      "tokens and estimated cost per session/model/day", &zcli_usage_opts, NULL, NULL},
     {"mcp", NULL, cmd_mcp, 0, "list|add|remove|...", "MCP servers whose tools the agent may use",
      &zcli_mcp_opts, &zcli_mcp_subs, NULL},
+    {"auth", NULL, cmd_auth, 0, "login|logout|status|refresh NAME",
+     "OAuth logins to providers (device or browser flow)", &zcli_auth_opts, &zcli_auth_subs, NULL},
     {"serve", NULL, cmd_serve, 0, "--mcp", "serve zero's tools to an MCP client (stdio or HTTP)",
      &zcli_serve_opts, NULL, NULL},
     {"acp", NULL, cmd_acp, 0, "[--permission-mode MODE]",

@@ -46,6 +46,7 @@ extern const zcli_subcommands zcli_skills_subs;
 extern const zcli_subcommands zcli_plugins_subs;
 extern const zcli_subcommands zcli_backends_subs;
 extern const zcli_subcommands zcli_mcp_subs;
+extern const zcli_subcommands zcli_auth_subs;
 extern const zcli_subcommands zcli_models_subs;
 extern const zcli_subcommands zcli_providers_subs;
 extern const zcli_subcommands zcli_sandbox_subs;

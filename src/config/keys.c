@@ -97,7 +97,15 @@ static const char *const TOP_KEYS[] = {"$schema",     "activeProvider", "maxTurn
                                        "providers",   "models",         "mcp",
                                        "mcpServers",  "mcp_servers",    "sandbox",
                                        "preferences", "profiles",       "maxAutonomy",
-                                       "lsp",         "swarm",          NULL};
+                                       "lsp",         "swarm",          "auth",
+                                       NULL};
+/* `zero auth` providers (oauth/provider.h; docs/auth.md) */
+static const char *const AUTH_KEYS[] = {"providers", NULL};
+static const char *const AUTH_PROVIDER_KEYS[] = {"client_id",    "clientId",      "client_secret",
+                                                 "clientSecret", "authorize_url", "authorizeUrl",
+                                                 "token_url",    "tokenUrl",      "device_url",
+                                                 "deviceUrl",    "issuer_url",    "issuerUrl",
+                                                 "scopes",       "flow",          NULL};
 
 static const key_schema PROFILE = {PROFILE_KEYS, NULL};
 static const key_schema MODEL = {MODEL_KEYS, NULL};
@@ -114,6 +122,10 @@ static const key_schema LSP = {LSP_KEYS, LSP_CHILDREN};
 /* swarms (docs/subagents.md) */
 static const char *const SWARM_KEYS[] = {"maxTeamSize", NULL};
 static const key_schema SWARM = {SWARM_KEYS, NULL};
+static const key_schema AUTH_PROVIDER = {AUTH_PROVIDER_KEYS, NULL};
+static const key_child AUTH_CHILDREN[] = {{"providers", V_EACH_MEMBER, &AUTH_PROVIDER},
+                                          {NULL, 0, NULL}};
+static const key_schema AUTH = {AUTH_KEYS, AUTH_CHILDREN};
 static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE},
                                          {"models", V_EACH_MEMBER, &MODEL},
                                          {"sandbox", V_OBJECT, &SANDBOX},
@@ -124,6 +136,7 @@ static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE}
                                          {"profiles", V_EACH_MEMBER, &EXEC_PROFILE},
                                          {"lsp", V_OBJECT, &LSP},
                                          {"swarm", V_OBJECT, &SWARM},
+                                         {"auth", V_OBJECT, &AUTH},
                                          {NULL, 0, NULL}};
 static const key_schema TOP = {TOP_KEYS, TOP_CHILDREN};
 

@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "base/url.h"
 #include "mcp/jsonrpc.h"
@@ -115,7 +116,11 @@ static int on_message(void *ud, zrpc_msg *m) {
     }
     case ZRPC_NOTIFICATION: on_notification(c, m); break;
     case ZRPC_REQUEST: on_server_request(c, m); break;
-    case ZRPC_ORPHAN: break; /* nothing waits for it (e.g. a "reply" to a notification) */
+    case ZRPC_ORPHAN:
+      /* Nothing waits for it (e.g. a "reply" to a notification): the
+       * TypeScript SDK ignores it too; a bug report may need to see it. */
+      zlog("mcp", "server \"%s\" sent a reply without an id; dropped", c->cfg->name);
+      break;
   }
   zrpc_msg_release(m);
   return 0;

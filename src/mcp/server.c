@@ -10,6 +10,7 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "mcp/client.h"
 
 static const char *const LEVELS[] = {"debug", "info",     "notice", "warning",
@@ -267,8 +268,8 @@ void zmcp_session_handle(zmcp_session *s, zrpc_msg *m, const zmcp_reply_ops *ops
                          zbuf *out) {
   if (m->kind == ZRPC_REQUEST) handle_request(s, m, ops, ud, out);
   else if (m->kind == ZRPC_RESPONSE || m->kind == ZRPC_ERROR) deliver(s, m);
-  /* Notifications (initialized, cancelled, roots changes) need no answer;
-   * an orphan reply is dropped. */
+  else if (m->kind == ZRPC_ORPHAN) zlog("mcp", "a client sent a reply without an id; dropped");
+  /* Notifications (initialized, cancelled, roots changes) need no answer. */
   zrpc_msg_release(m);
 }
 

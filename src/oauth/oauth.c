@@ -28,9 +28,7 @@
 #include "base/url.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
-
-#define MD_MAX_BYTES (256 * 1024) /* metadata / token answers */
-#define HTTP_TIMEOUT_MS 30000
+#include "oauth/http.h"
 
 char *zoauth_base64url(const unsigned char *data, size_t len) {
   zbuf b = ZBUF_INIT;
@@ -61,37 +59,6 @@ void zoauth_urlencode(zbuf *out, const char *s) {
     else
       zbuf_addf(out, "%%%02X", *p);
   }
-}
-
-static void form_add(zbuf *b, const char *k, const char *v) {
-  if (!v) return;
-  if (b->len) zbuf_addch(b, '&');
-  zoauth_urlencode(b, k);
-  zbuf_addch(b, '=');
-  zoauth_urlencode(b, v);
-}
-
-/* Decodes %XX and '+' in place. */
-static void urldecode(char *s) {
-  char *w = s;
-  for (char *r = s; *r; r++) {
-    if (*r == '+') {
-      *w++ = ' ';
-    } else if (*r == '%' && r[1] && r[2]) {
-      char hex[3] = {r[1], r[2], 0};
-      char *end;
-      long v = strtol(hex, &end, 16);
-      if (*end || v == 0) {
-        *w++ = *r;
-        continue;
-      }
-      *w++ = (char)v;
-      r += 2;
-    } else {
-      *w++ = *r;
-    }
-  }
-  *w = '\0';
 }
 
 /* ---- metadata ------------------------------------------------------------------ */
@@ -205,10 +172,12 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
   const char *authz = zjson_str(doc, "authorization_endpoint");
   const char *token = zjson_str(doc, "token_endpoint");
   const char *reg = zjson_str(doc, "registration_endpoint");
+  const char *device = zjson_str(doc, "device_authorization_endpoint");
   json_t *methods = json_object_get(doc, "code_challenge_methods_supported");
   json_t *auth_methods = json_object_get(doc, "token_endpoint_auth_methods_supported");
   int rc = 0;
-  if (!is_http_url(authz) || !is_http_url(token)) {
+  if ((!is_http_url(authz) && !is_http_url(device)) || !is_http_url(token)) {
+    /* A device-only issuer (RFC 8628 §4) needs no authorization endpoint. */
     rc = zerr_set(err, ZE_INVALID,
                   "the authorization-server metadata lacks an http(s) "
                   "\"authorization_endpoint\" or \"token_endpoint\"");
@@ -231,7 +200,8 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
   }
   if (rc == 0) {
     out->issuer = xstrdup(issuer ? issuer : expected_issuer ? expected_issuer : "");
-    out->authorization_endpoint = xstrdup(authz);
+    out->authorization_endpoint = is_http_url(authz) ? xstrdup(authz) : NULL;
+    out->device_authorization_endpoint = is_http_url(device) ? xstrdup(device) : NULL;
     out->token_endpoint = xstrdup(token);
     out->registration_endpoint = is_http_url(reg) ? xstrdup(reg) : NULL;
     out->cimd = json_is_true(json_object_get(doc, "client_id_metadata_document_supported"));
@@ -274,6 +244,7 @@ void zoauth_as_md_release(zoauth_as_md *md) {
   free(md->authorization_endpoint);
   free(md->token_endpoint);
   free(md->registration_endpoint);
+  free(md->device_authorization_endpoint);
   memset(md, 0, sizeof *md);
 }
 
@@ -388,47 +359,7 @@ void zoauth_tokens_release(zoauth_tokens *t) {
   memset(t, 0, sizeof *t);
 }
 
-static char *token_dir(void) {
-  cleanup_free char *dir = zpath_config_dir();
-  return zpath_join(dir, "mcp-oauth");
-}
-
-char *zoauth_token_path(const char *server) {
-  cleanup_free char *dir = token_dir();
-  zbuf b = ZBUF_INIT;
-  zbuf_addf(&b, "%s/", dir);
-  for (const char *p = server; *p; p++)
-    zbuf_addch(&b, (isalnum((unsigned char)*p) || *p == '-' || *p == '_') ? *p : '_');
-  zbuf_addstr(&b, ".json");
-  return zbuf_detach(&b, NULL);
-}
-
-int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err) {
-  memset(t, 0, sizeof *t);
-  cleanup_free char *path = zoauth_token_path(server);
-  if (!zfs_exists(path)) return zerr_set(err, ZE_NOT_FOUND, "no OAuth tokens for \"%s\"", server);
-  json_t *doc = zjson_load_file(path, err);
-  if (!doc) return -1;
-  if (!json_is_object(doc) || !zjson_str(doc, "access_token")) {
-    json_decref(doc);
-    return zerr_set(err, ZE_INVALID, "%s is not a token file; run `zero mcp login %s` again",
-                    path, server);
-  }
-  const char *keys[] = {"access_token", "refresh_token", "token_type", "scope", "client_id",
-                        "client_secret", "token_endpoint", "resource", "server_url",
-                        "token_endpoint_auth_method", "step_up_scope", "grant_type"};
-  char **dst[] = {&t->access_token, &t->refresh_token, &t->token_type, &t->scope, &t->client_id,
-                  &t->client_secret, &t->token_endpoint, &t->resource, &t->server_url,
-                  &t->token_auth_method, &t->step_up_scope, &t->grant_type};
-  for (size_t i = 0; i < ZARRAY_LEN(keys); i++) set_str(dst[i], zjson_str(doc, keys[i]));
-  t->expires_at = zjson_int_or(doc, "expires_at", 0);
-  t->obtained_at = zjson_int_or(doc, "obtained_at", 0);
-  json_decref(doc);
-  zsecret_add_value(t->access_token); /* never printed (base/secrets.h) */
-  zsecret_add_value(t->refresh_token);
-  zsecret_add_value(t->client_secret);
-  return 0;
-}
+/* ---- scopes ----------------------------------------------------------------------- */
 
 char *zoauth_scope_union(const char *a, const char *b) {
   zbuf out = ZBUF_INIT;
@@ -454,72 +385,6 @@ char *zoauth_scope_union(const char *a, const char *b) {
   return out.len ? zbuf_detach(&out, NULL) : (zbuf_release(&out), NULL);
 }
 
-/* Adds the scopes ud to the token file's "step_up_scope". */
-static int add_step_up(json_t **doc, void *ud, zerr *err) {
-  if (!json_is_object(*doc) || !zjson_str(*doc, "access_token"))
-    return zerr_set(err, ZE_NOT_FOUND, "no OAuth tokens to widen");
-  cleanup_free char *merged = zoauth_scope_union(zjson_str(*doc, "step_up_scope"), ud);
-  if (merged) json_object_set_new(*doc, "step_up_scope", json_string(merged));
-  return 0;
-}
-
-int zoauth_remember_step_up(const char *server, const char *scope, zerr *err) {
-  cleanup_free char *path = zoauth_token_path(server);
-  if (!zfs_exists(path)) return zerr_set(err, ZE_NOT_FOUND, "no OAuth tokens for \"%s\"", server);
-  return zjson_update_file(path, JSON_PRESERVE_ORDER, 0600, add_step_up, (void *)scope, err);
-}
-
-/* The token file's new content: the whole document is this login's. */
-static int replace_tokens(json_t **doc, void *ud, zerr *err) {
-  (void)err;
-  json_decref(*doc);
-  *doc = json_incref(ud);
-  return 0;
-}
-
-int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err) {
-  json_t *doc = json_object();
-  const char *keys[] = {"server_url", "resource", "token_endpoint", "client_id", "client_secret",
-                        "token_endpoint_auth_method", "token_type", "access_token",
-                        "refresh_token", "scope", "step_up_scope", "grant_type"};
-  const char *vals[] = {t->server_url, t->resource, t->token_endpoint, t->client_id,
-                        t->client_secret, t->token_auth_method, t->token_type, t->access_token,
-                        t->refresh_token, t->scope, t->step_up_scope, t->grant_type};
-  for (size_t i = 0; i < ZARRAY_LEN(keys); i++)
-    if (vals[i]) json_object_set_new(doc, keys[i], json_string(vals[i]));
-  if (t->expires_at) json_object_set_new(doc, "expires_at", json_integer(t->expires_at));
-  if (t->obtained_at) json_object_set_new(doc, "obtained_at", json_integer(t->obtained_at));
-  cleanup_free char *path = zoauth_token_path(server);
-  /* Under the file's lock (zjson_update_file), like every shared file: a
-   * refresh and a login at once write one after the other, never a mix. */
-  int rc = zjson_update_file(path, JSON_PRESERVE_ORDER, 0600, replace_tokens, doc, err);
-  if (rc < 0 && err && err->kind == ZE_INVALID) {
-    /* A corrupt token file is replaced by a new login, as before: under
-     * the lock, without reading it. */
-    cleanup_fd int lock = zfs_lock_path(path, err);
-    rc = lock < 0 ? -1 : 0;
-    if (rc == 0) {
-      json_t *again = json_object();
-      replace_tokens(&again, doc, err);
-      rc = zjson_save_file(path, again, JSON_PRESERVE_ORDER, 0600, err);
-      json_decref(again);
-    }
-  }
-  json_decref(doc);
-  return rc < 0 ? -1 : 0;
-}
-
-int zoauth_tokens_delete(const char *server, zerr *err) {
-  cleanup_free char *path = zoauth_token_path(server);
-  cleanup_free char *dir = token_dir();
-  if (!zfs_is_dir(dir)) return 0;
-  cleanup_fd int lock = zfs_lock_path(path, err); /* not while a save is under way */
-  if (lock < 0) return -1;
-  if (unlink(path) == 0) return 1;
-  if (errno == ENOENT) return 0;
-  return zerr_errno(err, ZE_IO, "cannot remove %s", path);
-}
-
 /* ---- transport security ------------------------------------------------------------- */
 
 int zoauth_check_credential_url(const char *what, const char *url, const char *server,
@@ -530,146 +395,12 @@ int zoauth_check_credential_url(const char *what, const char *url, const char *s
   if (origin && !strncmp(origin, "https://", 8)) return 0;
   if (origin && zurl_is_loopback(url)) return 0;
   return zerr_set(err, ZE_CONFIG,
-                  "refusing the OAuth %s of MCP server \"%s\": %.300s is not https, and "
+                  "refusing the OAuth %s of \"%s\": %.300s is not https, and "
                   "credentials (codes, PKCE verifiers, tokens, client secrets) would cross the "
                   "network in clear text. Use an https:// URL (plain http is allowed only to "
                   "localhost / 127.0.0.1 / [::1]); if discovery found it, the server's OAuth "
-                  "metadata is wrong: set \"oauth.authorizationEndpoint\" and "
-                  "\"oauth.tokenEndpoint\" (https) in the config",
+                  "metadata is wrong: configure https endpoints instead",
                   what, server ? server : "?", url && *url ? url : "(none)");
-}
-
-/* ---- HTTP ------------------------------------------------------------------------- */
-
-typedef struct fetch {
-  zbuf body;
-  char *location;
-  char *www_auth;
-  bool too_large;
-} fetch;
-
-static void fetch_on_header(void *ud, const char *line, size_t n) {
-  fetch *f = ud;
-  char **dst = NULL;
-  size_t l = 0;
-  if (n > 9 && !strncasecmp(line, "Location:", 9)) dst = &f->location, l = 9;
-  else if (n > 17 && !strncasecmp(line, "WWW-Authenticate:", 17)) dst = &f->www_auth, l = 17;
-  if (!dst) return;
-  const char *s = line + l, *e = line + n;
-  while (s < e && (*s == ' ' || *s == '\t')) s++;
-  while (e > s && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ')) e--;
-  free(*dst);
-  *dst = xstrndup(s, (size_t)(e - s));
-}
-
-static int fetch_on_body(void *ud, const char *data, size_t len) {
-  fetch *f = ud;
-  if (f->body.len + len > MD_MAX_BYTES) {
-    f->too_large = true;
-    return 1;
-  }
-  zbuf_add(&f->body, data, len);
-  return 0;
-}
-
-static void fetch_release(fetch *f) {
-  zbuf_release(&f->body);
-  free(f->location);
-  free(f->www_auth);
-}
-
-/* One request; never follows redirects. Returns the status (>0), or -1 with
- * err on transport failure. Bodies of >= 400 answers are in f->body too. */
-static long do_http(const char *method, const char *url, const char *const *headers,
-                    const char *body, fetch *f, zerr *err) {
-  memset(f, 0, sizeof *f);
-  zbuf_init(&f->body);
-  if (zcurl_load(err) < 0) return -1;
-  zhttp_global_init();
-  zhttp_request req = {.method = method, .url = url, .headers = headers, .body = body,
-                       .body_len = body ? strlen(body) : 0, .total_timeout_ms = HTTP_TIMEOUT_MS,
-                       .on_header = fetch_on_header, .header_ud = f};
-  zhttp_response resp = ZHTTP_RESPONSE_INIT;
-  int rc = zhttp_perform(&req, &resp, fetch_on_body, f, err);
-  long status = resp.status;
-  if (rc == 0 && status >= 400) zbuf_add(&f->body, resp.error_body.data, resp.error_body.len);
-  zhttp_response_release(&resp);
-  if (f->too_large)
-    return zerr_set(err, ZE_TOO_LARGE, "%s answered with more than %d bytes", url, MD_MAX_BYTES);
-  if (rc < 0) return -1;
-  return status;
-}
-
-/* "error: error_description" of an OAuth error answer, or the first bytes. */
-static void oauth_error_text(const fetch *f, char *out, size_t n) {
-  json_t *doc = json_loadb(f->body.data ? f->body.data : "", f->body.len, 0, NULL);
-  const char *e = zjson_str(doc, "error"), *d = zjson_str(doc, "error_description");
-  if (e) {
-    snprintf(out, n, "%s%s%s", e, d ? ": " : "", d ? d : "");
-  } else if (!f->body.len) {
-    snprintf(out, n, "(no body)");
-  } else {
-    /* No OAuth error object: the body may be anything, tokens included
-     * (an endpoint echoing the request, a form-encoded answer), so it is
-     * described, never echoed. */
-    snprintf(out, n, "an answer of %zu bytes without an OAuth \"error\" member (not shown: it "
-             "may hold credentials)", f->body.len);
-  }
-  zredact_inplace(out, n);
-  json_decref(doc);
-}
-
-/* POSTs a form to the token endpoint and reads the answer into t. The
- * client authenticates with auth_method (zoauth_token_auth_method's names;
- * NULL chooses as it does with nothing listed): the secret in an HTTP Basic
- * header, or appended to the form for client_secret_post. */
-static int token_request(const char *endpoint, const char *form_in, const char *client_id,
-                         const char *client_secret, const char *auth_method, zoauth_tokens *t,
-                         zerr *err) {
-  zbuf auth = ZBUF_INIT, form = ZBUF_INIT;
-  const char *headers[4] = {"Content-Type: application/x-www-form-urlencoded",
-                            "Accept: application/json", NULL, NULL};
-  const char *method = auth_method ? auth_method
-                                   : zoauth_token_auth_method(NULL, 0, client_secret != NULL);
-  zbuf_addstr(&form, form_in);
-  if (client_secret && !strcmp(method, "client_secret_post")) {
-    form_add(&form, "client_secret", client_secret);
-  } else if (client_secret && !strcmp(method, "client_secret_basic")) {
-    /* client_secret_basic (RFC 6749 §2.3.1): both parts form-encoded first. */
-    zbuf pair = ZBUF_INIT;
-    zoauth_urlencode(&pair, client_id);
-    zbuf_addch(&pair, ':');
-    zoauth_urlencode(&pair, client_secret);
-    zbuf_addstr(&auth, "Authorization: Basic ");
-    zbase64_add(&auth, pair.data, pair.len);
-    zbuf_release(&pair);
-    headers[2] = auth.data;
-  }
-  fetch f;
-  long st = do_http("POST", endpoint, headers, form.data, &f, err);
-  zbuf_release(&auth);
-  zbuf_release(&form);
-  int rc = 0;
-  if (st < 0) {
-    zerr_prefix(err, "token endpoint %s", endpoint);
-    rc = -1;
-  } else if (st >= 300 && st < 400) {
-    rc = zerr_set(err, ZE_PROVIDER,
-                  "the token endpoint %s answered with a redirect (HTTP %ld to %s); zero never "
-                  "follows redirects from a token endpoint, since the code or token would go "
-                  "elsewhere — check the issuer's metadata or the \"oauth.tokenEndpoint\" config",
-                  endpoint, st, f.location ? f.location : "(no Location)");
-  } else if (st != 200) {
-    char why[300];
-    oauth_error_text(&f, why, sizeof why);
-    rc = zerr_set(err, ZE_PROVIDER, "the token endpoint %s refused the request (HTTP %ld): %s",
-                  endpoint, st, why);
-  } else {
-    rc = zoauth_parse_token_response(f.body.data ? f.body.data : "", f.body.len,
-                                     (int64_t)time(NULL), t, err);
-  }
-  fetch_release(&f);
-  return rc;
 }
 
 /* ---- bearer (refresh) ------------------------------------------------------------ */
@@ -678,32 +409,43 @@ static bool is_client_credentials(const zoauth_tokens *t) {
   return t->grant_type && !strcmp(t->grant_type, "client_credentials") && t->client_secret;
 }
 
-static int refresh(const char *server, zoauth_tokens *t, zerr *err) {
-  /* The stored endpoint is checked again: the token file may be older than
+int zoauth_refresh(const char *key, const char *what, const char *again, zoauth_tokens *t,
+                   zerr *err) {
+  /* The stored endpoint is checked again: the store may be older than
    * this rule, or edited. */
-  if (zoauth_check_credential_url("token endpoint", t->token_endpoint, server, err) < 0) return -1;
+  const char *colon = strchr(key, ':');
+  if (zoauth_check_credential_url("token endpoint", t->token_endpoint, colon ? colon + 1 : key,
+                                  err) < 0)
+    return -1;
   zbuf form = ZBUF_INIT;
   if (is_client_credentials(t)) {
     /* No user took part: the same grant again gives a new token. */
-    form_add(&form, "grant_type", "client_credentials");
-    form_add(&form, "scope", t->scope);
+    zoauth_form_add(&form, "grant_type", "client_credentials");
+    zoauth_form_add(&form, "scope", t->scope);
   } else {
-    form_add(&form, "grant_type", "refresh_token");
-    form_add(&form, "refresh_token", t->refresh_token);
+    zoauth_form_add(&form, "grant_type", "refresh_token");
+    zoauth_form_add(&form, "refresh_token", t->refresh_token);
   }
-  form_add(&form, "client_id", t->client_id);
-  form_add(&form, "resource", t->resource);
-  int rc = token_request(t->token_endpoint, form.data, t->client_id, t->client_secret,
-                         t->token_auth_method, t, err);
+  zoauth_form_add(&form, "client_id", t->client_id);
+  zoauth_form_add(&form, "resource", t->resource);
+  int rc = zoauth_token_request(t->token_endpoint, form.data, t->client_id, t->client_secret,
+                                t->token_auth_method, t, NULL, err);
   zbuf_release(&form);
   if (rc < 0) {
-    zerr_prefix(err, "refreshing the OAuth token of MCP server \"%s\" failed", server);
+    zerr_prefix(err, "refreshing the OAuth token of %s failed", what);
     size_t used = strlen(err->msg);
-    snprintf(err->msg + used, sizeof err->msg - used, "; run `zero mcp login %s` to sign in again",
-             server);
+    snprintf(err->msg + used, sizeof err->msg - used, "; run `%s` to sign in again", again);
     return -1;
   }
-  return zoauth_tokens_save(server, t, err);
+  return zoauth_store_save(key, t, err);
+}
+
+static int refresh(const char *server, zoauth_tokens *t, zerr *err) {
+  char key[300], what[300], again[300];
+  snprintf(key, sizeof key, "mcp:%s", server);
+  snprintf(what, sizeof what, "MCP server \"%s\"", server);
+  snprintf(again, sizeof again, "zero mcp login %s", server);
+  return zoauth_refresh(key, what, again, t, err);
 }
 
 int64_t zoauth_refresh_at(const zoauth_tokens *t) {
@@ -794,20 +536,20 @@ static void probe(login *l) {
   json_decref(init);
   const char *headers[] = {"Content-Type: application/json",
                            "Accept: application/json, text/event-stream", NULL};
-  fetch f;
+  zoauth_fetch f;
   zerr ignore = ZERR_INIT;
-  long st = do_http("POST", l->cfg->url, headers, body, &f, &ignore);
+  long st = zoauth_http("POST", l->cfg->url, headers, body, &f, &ignore);
   free(body);
   l->probe_status = st;
   if (st == 401 || st == 403) l->www_auth = f.www_auth ? xstrdup(f.www_auth) : NULL;
-  fetch_release(&f);
+  zoauth_fetch_release(&f);
 }
 
-static int get_json(const char *url, fetch *f, zerr *err) {
+static int get_json(const char *url, zoauth_fetch *f, zerr *err) {
   const char *headers[] = {"Accept: application/json", NULL};
-  long st = do_http("GET", url, headers, NULL, f, err);
+  long st = zoauth_http("GET", url, headers, NULL, f, err);
   if (st != 200) {
-    fetch_release(f);
+    zoauth_fetch_release(f);
     return st < 0 ? -1 : zerr_set(err, ZE_NOT_FOUND, "%s answered HTTP %ld", url, st);
   }
   return 0;
@@ -830,11 +572,11 @@ static int discover_resource(login *l, zerr *err) {
   strvec_attach(&urls, wellknown);
   int rc = 0;
   for (char **u = urls.v; *u; u++) {
-    fetch f;
+    zoauth_fetch f;
     zerr e = ZERR_INIT;
     if (get_json(*u, &f, &e) < 0) continue;
     rc = zoauth_parse_resource_md(f.body.data ? f.body.data : "", f.body.len, &l->prm, err);
-    fetch_release(&f);
+    zoauth_fetch_release(&f);
     if (rc < 0) {
       zerr_prefix(err, "%s", *u);
       break;
@@ -878,12 +620,12 @@ static int discover_issuer(login *l, zerr *err) {
   const char *expected_issuer = fallback_issuer ? NULL : issuer;
   int rc = 1;
   for (char **u = urls; *u && rc == 1; u++) {
-    fetch f;
+    zoauth_fetch f;
     zerr e = ZERR_INIT;
     if (get_json(*u, &f, &e) < 0) continue;
     rc = zoauth_parse_as_md(f.body.data ? f.body.data : "", f.body.len, expected_issuer, &l->as,
                             err);
-    fetch_release(&f);
+    zoauth_fetch_release(&f);
     if (rc < 0) zerr_prefix(err, "%s", *u);
     else note(l, "Authorization-server metadata: %s", *u);
   }
@@ -988,17 +730,17 @@ static int register_client(login *l, zerr *err) {
   char *body = json_dumps(req, JSON_COMPACT);
   json_decref(req);
   const char *headers[] = {"Content-Type: application/json", "Accept: application/json", NULL};
-  fetch f;
-  long st = do_http("POST", l->as.registration_endpoint, headers, body, &f, err);
+  zoauth_fetch f;
+  long st = zoauth_http("POST", l->as.registration_endpoint, headers, body, &f, err);
   free(body);
   if (st < 0) {
-    fetch_release(&f);
+    zoauth_fetch_release(&f);
     return -1;
   }
   int rc = 0;
   if (st != 201 && st != 200) {
     char why[300];
-    oauth_error_text(&f, why, sizeof why);
+    zoauth_error_text(&f, why, sizeof why);
     rc = zerr_set(err, ZE_PROVIDER,
                   "client registration at %s failed (HTTP %ld): %s; set \"oauth.clientID\" "
                   "for MCP server \"%s\" if you have registered zero yourself",
@@ -1019,139 +761,8 @@ static int register_client(login *l, zerr *err) {
     }
     json_decref(doc);
   }
-  fetch_release(&f);
+  zoauth_fetch_release(&f);
   return rc;
-}
-
-/* ---- login: the loopback callback ---------------------------------------------------- */
-
-static int listen_loopback(int *port, zerr *err) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return zerr_errno(err, ZE_IO, "cannot create the OAuth callback socket");
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0,
-                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t al = sizeof a;
-  if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 8) < 0 ||
-      getsockname(fd, (struct sockaddr *)&a, &al) < 0) {
-    zerr_errno(err, ZE_IO, "cannot listen on 127.0.0.1 for the OAuth callback");
-    close(fd);
-    return -1;
-  }
-  *port = ntohs(a.sin_port);
-  return fd;
-}
-
-static void respond(int fd, int status, const char *title, const char *text) {
-  zbuf page = ZBUF_INIT, r = ZBUF_INIT;
-  zbuf_addf(&page,
-            "<!doctype html><meta charset=utf-8><title>zero</title>"
-            "<h1>%s</h1><p>%s</p>\n",
-            title, text);
-  zbuf_addf(&r,
-            "HTTP/1.1 %d %s\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %zu\r\n"
-            "Cache-Control: no-store\r\nConnection: close\r\n\r\n%s",
-            status, status == 200 ? "OK" : status == 404 ? "Not Found" : "Bad Request", page.len,
-            page.data);
-  if (zfs_write_all(fd, r.data, r.len) < 0) {
-    /* the browser closed the connection: the login goes on without its page */
-  }
-  zbuf_release(&page);
-  zbuf_release(&r);
-}
-
-/* The value of key in a query string (decoded), or NULL. Caller frees. */
-static char *query_param(const char *query, const char *key) {
-  size_t kl = strlen(key);
-  for (const char *p = query; p && *p;) {
-    const char *e = p + strcspn(p, "&");
-    if ((size_t)(e - p) > kl && !strncmp(p, key, kl) && p[kl] == '=') {
-      char *v = xstrndup(p + kl + 1, (size_t)(e - p - kl - 1));
-      urldecode(v);
-      return v;
-    }
-    p = *e ? e + 1 : e;
-  }
-  return NULL;
-}
-
-/* Reads one request head from a connection (bounded). */
-static char *read_request(int fd, int64_t deadline) {
-  zbuf b = ZBUF_INIT;
-  char buf[1024];
-  while (b.len < 16384) {
-    int64_t left = deadline - ztime_mono_ms();
-    if (left <= 0) break;
-    struct pollfd p = {fd, POLLIN, 0};
-    if (poll(&p, 1, left > 5000 ? 5000 : (int)left) <= 0) break;
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    zbuf_add(&b, buf, (size_t)n);
-    if (strstr(b.data, "\r\n\r\n") || strstr(b.data, "\n\n")) return zbuf_detach(&b, NULL);
-  }
-  zbuf_release(&b);
-  return NULL;
-}
-
-/* Waits for the browser's redirect to /callback; *code on success. */
-static int await_callback(int lfd, const char *state, int timeout_ms, char **code, zerr *err) {
-  int64_t deadline = ztime_mono_ms() + timeout_ms;
-  for (;;) {
-    int64_t left = deadline - ztime_mono_ms();
-    if (left <= 0)
-      return zerr_set(err, ZE_TIMEOUT,
-                      "no authorization arrived within %d s; run `zero mcp login` again and "
-                      "open the URL it prints",
-                      timeout_ms / 1000);
-    struct pollfd p[2] = {{lfd, POLLIN, 0}, {zcancel_fd(), POLLIN, 0}};
-    int np = zcancel_fd() >= 0 ? 2 : 1;
-    if (zcancel_requested()) return zerr_set(err, ZE_CANCELLED, "login cancelled");
-    if (poll(p, (nfds_t)np, left > 1000 ? 1000 : (int)left) <= 0) continue;
-    if (zcancel_requested()) return zerr_set(err, ZE_CANCELLED, "login cancelled");
-    if (!(p[0].revents & POLLIN)) continue;
-    cleanup_fd int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-    if (c < 0) continue;
-    cleanup_free char *req = read_request(c, ztime_mono_ms() + 10000);
-    if (!req) continue;
-    /* "GET /callback?code=…&state=… HTTP/1.1" */
-    if (strncmp(req, "GET ", 4) != 0) {
-      respond(c, 400, "Bad request", "zero expected the authorization redirect here.");
-      continue;
-    }
-    char *target = req + 4;
-    target[strcspn(target, " \r\n")] = '\0';
-    char *query = strchr(target, '?');
-    if (query) *query++ = '\0';
-    if (strcmp(target, "/callback") != 0) {
-      respond(c, 404, "Not found", "This is zero's OAuth callback; nothing else lives here.");
-      continue;
-    }
-    cleanup_free char *got_state = query_param(query, "state");
-    cleanup_free char *error = query_param(query, "error");
-    cleanup_free char *desc = query_param(query, "error_description");
-    cleanup_free char *got_code = query_param(query, "code");
-    if (!got_state || strcmp(got_state, state) != 0) {
-      respond(c, 400, "Authorization refused",
-              "The state parameter does not match this login; zero ignored the answer. Run "
-              "<code>zero mcp login</code> again.");
-      return zerr_set(err, ZE_PROVIDER,
-                      "the authorization redirect carried a %s state; the login was refused "
-                      "(possible cross-site request forgery). Run `zero mcp login` again",
-                      got_state ? "wrong" : "missing");
-    }
-    if (error) {
-      respond(c, 400, "Authorization failed", "The authorization server refused; see zero's "
-              "terminal.");
-      return zerr_set(err, ZE_PROVIDER, "the authorization server refused: %.100s%s%.300s",
-                      error, desc ? ": " : "", desc ? desc : "");
-    }
-    if (!got_code || !got_code[0]) {
-      respond(c, 400, "Authorization failed", "The redirect carried no code.");
-      return zerr_set(err, ZE_PROVIDER, "the authorization redirect carried no code");
-    }
-    respond(c, 200, "zero is authorized", "You can close this tab and return to the terminal.");
-    *code = steal_pointer(&got_code);
-    return 0;
-  }
 }
 
 static void login_release(login *l) {
@@ -1173,12 +784,12 @@ static int client_credentials_login(login *l, zerr *err) {
   const zmcp_server_cfg *cfg = l->cfg;
   zoauth_tokens t = {0};
   zbuf form = ZBUF_INIT;
-  form_add(&form, "grant_type", "client_credentials");
-  form_add(&form, "scope", l->scope);
-  form_add(&form, "resource", l->resource);
+  zoauth_form_add(&form, "grant_type", "client_credentials");
+  zoauth_form_add(&form, "scope", l->scope);
+  zoauth_form_add(&form, "resource", l->resource);
   t.token_auth_method = xstrdup(zoauth_token_auth_method(NULL, l->as.token_auth_methods, true));
-  int rc = token_request(l->as.token_endpoint, form.data, cfg->oauth.client_id,
-                         cfg->oauth.client_secret, t.token_auth_method, &t, err);
+  int rc = zoauth_token_request(l->as.token_endpoint, form.data, cfg->oauth.client_id,
+                                cfg->oauth.client_secret, t.token_auth_method, &t, NULL, err);
   zbuf_release(&form);
   if (rc == 0) {
     note(l, "Client-credentials grant: no browser needed");
@@ -1206,10 +817,8 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
                     cfg->name, cfg->origin);
   login l = {.cfg = cfg, .o = o};
   int lfd = -1, rc = -1;
-  char *verifier = NULL, *state = NULL, *code = NULL;
-  zbuf url = ZBUF_INIT, form = ZBUF_INIT;
+  zbuf url = ZBUF_INIT;
   zoauth_tokens t = {0};
-  char challenge[ZOAUTH_CHALLENGE_LEN + 1];
 
   if (!(cfg->oauth.authorization_endpoint && cfg->oauth.token_endpoint)) {
     /* Discovery starts at the server: what it says decides where the
@@ -1238,46 +847,22 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
     goto out;
   }
   int port = 0;
-  if ((lfd = listen_loopback(&port, err)) < 0) goto out;
+  if ((lfd = zoauth_loopback_listen(&port, err)) < 0) goto out;
   zbuf_addf(&url, "http://127.0.0.1:%d/callback", port);
   l.redirect_uri = zbuf_detach(&url, NULL);
   if (register_client(&l, err) < 0) goto out;
 
-  verifier = zoauth_random_string(48); /* 64 characters (RFC 7636 §4.1: 43–128) */
-  state = zoauth_random_string(24);
-  if (zoauth_pkce_challenge(verifier, challenge, err) < 0) goto out;
-  zbuf_addstr(&url, l.as.authorization_endpoint);
-  zbuf_addch(&url, strchr(l.as.authorization_endpoint, '?') ? '&' : '?');
-  zbuf q = ZBUF_INIT;
-  form_add(&q, "response_type", "code");
-  form_add(&q, "client_id", l.client_id);
-  form_add(&q, "redirect_uri", l.redirect_uri);
-  form_add(&q, "code_challenge", challenge);
-  form_add(&q, "code_challenge_method", "S256");
-  form_add(&q, "state", state);
-  form_add(&q, "scope", l.scope);
-  form_add(&q, "resource", l.resource);
-  zbuf_add(&url, q.data, q.len);
-  zbuf_release(&q);
-  o->show_url(o->ud, url.data);
-
-  if (await_callback(lfd, state, o->timeout_ms > 0 ? o->timeout_ms : ZOAUTH_LOGIN_TIMEOUT_MS,
-                     &code, err) < 0)
-    goto out;
-  close(lfd);
-  lfd = -1;
-
-  form_add(&form, "grant_type", "authorization_code");
-  form_add(&form, "code", code);
-  form_add(&form, "redirect_uri", l.redirect_uri);
-  form_add(&form, "client_id", l.client_id);
-  form_add(&form, "code_verifier", verifier);
-  form_add(&form, "resource", l.resource);
+  zoauth_code_req req = {.authorization_endpoint = l.as.authorization_endpoint,
+                         .token_endpoint = l.as.token_endpoint,
+                         .redirect_uri = l.redirect_uri,
+                         .client_id = l.client_id,
+                         .client_secret = l.client_secret,
+                         .scope = l.scope,
+                         .resource = l.resource};
   t.token_auth_method = xstrdup(zoauth_token_auth_method(
       l.registered_auth_method, l.as.token_auth_methods, l.client_secret != NULL));
-  if (token_request(l.as.token_endpoint, form.data, l.client_id, l.client_secret,
-                    t.token_auth_method, &t, err) < 0)
-    goto out;
+  req.auth_method = t.token_auth_method;
+  if (zoauth_code_flow(&req, lfd, o, &t, err) < 0) goto out;
   t.client_id = steal_pointer(&l.client_id);
   t.client_secret = steal_pointer(&l.client_secret);
   t.token_endpoint = xstrdup(l.as.token_endpoint);
@@ -1286,11 +871,7 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
   rc = zoauth_tokens_save(cfg->name, &t, err);
 out:
   if (lfd >= 0) close(lfd);
-  free(verifier);
-  free(state);
-  free(code);
   zbuf_release(&url);
-  zbuf_release(&form);
   zoauth_tokens_release(&t);
   login_release(&l);
   return rc;

@@ -1,5 +1,12 @@
-/* oauth.h — OAuth 2.1 for remote MCP servers (MCP authorization, revision
- * 2025-06-18).
+/* oauth.h — zero's one OAuth 2.1 client: remote MCP servers (MCP
+ * authorization, revision 2025-06-18) and `zero auth` provider logins
+ * (oauth/provider.h) share its flows, its HTTP (oauth/http.h, never a
+ * redirect followed) and its token store.
+ *
+ * Files: oauth.c (encodings, metadata, MCP discovery, registration and
+ * login, bearer), loopback.c (the authorization code flow with PKCE and its
+ * loopback listener), device.c (RFC 8628), store.c (the token store),
+ * http.c (requests), provider.c (operator-defined providers).
  *
  * The flow (`zero mcp login <server>`, zoauth_login):
  *   1. Discovery. The server is asked without a token; its 401 names the
@@ -26,10 +33,9 @@
  *      checked on return, the RFC 8707 "resource" parameter, and the
  *      redirect to a one-shot loopback listener on 127.0.0.1:<ephemeral>
  *      (RFC 8252 §7.3). The user opens the URL; it is always printed.
- *   4. Token exchange; tokens are stored with mode 0600 in
- *      $XDG_CONFIG_HOME/zero/mcp-oauth/<server>.json (written atomically),
- *      together with the client registration and token endpoint, so that a
- *      refresh needs no discovery.
+ *   4. Token exchange; tokens are stored in the token store under
+ *      "mcp:<server>", together with the client registration and token
+ *      endpoint, so that a refresh needs no discovery.
  * Use: zoauth_bearer gives the access token for a server (refreshed first
  * when it expires within ZOAUTH_REFRESH_MARGIN_S). Tokens are bound to the
  * server URL they were issued for: a changed URL means a new login.
@@ -85,9 +91,10 @@ void zoauth_resource_md_release(zoauth_resource_md *md);
 /* RFC 8414 authorization-server metadata (or OpenID configuration). */
 typedef struct zoauth_as_md {
   char *issuer;
-  char *authorization_endpoint;
+  char *authorization_endpoint; /* NULL for a device-only issuer */
   char *token_endpoint;
   char *registration_endpoint;   /* NULL when dynamic registration is not offered */
+  char *device_authorization_endpoint; /* RFC 8628 §4; NULL when not offered */
   bool s256;                     /* code_challenge_methods_supported lists S256 (or is absent) */
   bool methods_listed;           /* code_challenge_methods_supported was present */
   bool client_credentials_only;  /* grant_types_supported lists client_credentials and not
@@ -166,13 +173,31 @@ int zoauth_parse_token_response(const char *json, size_t len, int64_t now, zoaut
                                 zerr *err);
 void zoauth_tokens_release(zoauth_tokens *t);
 
-/* $XDG_CONFIG_HOME/zero/mcp-oauth/<server>.json (bytes outside
- * [A-Za-z0-9_-] of the name become '_'). Caller frees. */
-char *zoauth_token_path(const char *server);
-/* ZE_NOT_FOUND when there are none. */
+/* ---- token store -----------------------------------------------------------
+ * One JSON file for every OAuth login: $ZERO_OAUTH_TOKENS_PATH, else
+ * <config dir>/oauth-tokens.json (Go zero's name and shape):
+ *   {"schemaVersion": 1, "tokens": {"mcp:<server>": {…}, "provider:<name>": {…}}}
+ * Mode 0600, written atomically (base/fs.h) under the file's lock (a locked
+ * read-modify-write: two zero processes refreshing different entries never
+ * lose each other's change). A file with another schemaVersion is refused,
+ * never overwritten. The sandbox hides it (sandbox/policy.c), and loading an
+ * entry declares its secrets to the redactor (base/secrets.h). */
+
+/* The store's path. Caller frees. */
+char *zoauth_store_path(void);
+/* The entry under key; ZE_NOT_FOUND when there is none. */
+int zoauth_store_load(const char *key, zoauth_tokens *t, zerr *err);
+int zoauth_store_save(const char *key, const zoauth_tokens *t, zerr *err);
+/* Returns 1 when the entry was removed, 0 when there was none. */
+int zoauth_store_delete(const char *key, zerr *err);
+/* The keys in the store (empty when there is no file); NULL with err when
+ * the file cannot be read. Free with strvec_free_array. */
+char **zoauth_store_keys(zerr *err);
+
+/* The entry of MCP server `server` ("mcp:<server>"). */
+char *zoauth_token_path(const char *server); /* the store's path, for messages */
 int zoauth_tokens_load(const char *server, zoauth_tokens *t, zerr *err);
 int zoauth_tokens_save(const char *server, const zoauth_tokens *t, zerr *err);
-/* Returns 1 when a file was removed, 0 when there was none. */
 int zoauth_tokens_delete(const char *server, zerr *err);
 
 /* The space-separated scopes of a, then those of b not in a (either may be
@@ -185,6 +210,13 @@ char *zoauth_scope_union(const char *a, const char *b);
  * login` asks for them together with the ones it has. -1 with err when the
  * server has no token file. */
 int zoauth_remember_step_up(const char *server, const char *scope, zerr *err);
+
+/* Renews t at its token endpoint (a refresh token, or the client-credentials
+ * grant again for tokens obtained without a user) and saves it under key.
+ * what names the login in errors ("MCP server \"x\""), again is the command
+ * that logs in afresh, said when the issuer refuses. */
+int zoauth_refresh(const char *key, const char *what, const char *again, zoauth_tokens *t,
+                   zerr *err);
 
 /* When t should be refreshed: ZOAUTH_REFRESH_MARGIN_S before expiry, or
  * half its lifetime before for short-lived tokens (so they are not refreshed
@@ -211,5 +243,65 @@ typedef struct zoauth_login_opts {
 
 /* The whole flow above; tokens saved on success. */
 int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *err);
+
+/* ---- flows (loopback.c, device.c) ------------------------------------------- */
+
+/* A one-shot listener on 127.0.0.1:<ephemeral> for the redirect; the fd, or
+ * -1 with err. */
+int zoauth_loopback_listen(int *port, zerr *err);
+/* Waits (up to timeout_ms; cancellable, base/cancel.h) for the browser's
+ * GET /callback?code=…&state=… on lfd; the state must match. *code on
+ * success (caller frees). */
+int zoauth_loopback_await(int lfd, const char *state, int timeout_ms, char **code, zerr *err);
+
+/* What the authorization code flow needs. Borrowed strings. */
+typedef struct zoauth_code_req {
+  const char *authorization_endpoint, *token_endpoint;
+  const char *redirect_uri;              /* http://127.0.0.1:<port>/callback of lfd */
+  const char *client_id, *client_secret; /* secret may be NULL (public client) */
+  const char *auth_method;               /* token endpoint client authentication; NULL = default */
+  const char *scope, *resource;          /* may be NULL */
+} zoauth_code_req;
+
+/* The authorization code grant with PKCE (S256) and a random state: shows
+ * the authorization URL (o->show_url), waits for the redirect on lfd,
+ * exchanges the code. t gets the token answer (nothing saved). */
+int zoauth_code_flow(const zoauth_code_req *r, int lfd, const zoauth_login_opts *o,
+                     zoauth_tokens *t, zerr *err);
+
+#define ZOAUTH_DEVICE_INTERVAL_S 5   /* RFC 8628 §3.2: when "interval" is absent */
+#define ZOAUTH_DEVICE_SLOW_DOWN_S 5  /* §3.5: added on every slow_down */
+#define ZOAUTH_DEVICE_LIFETIME_S 600 /* when "expires_in" is absent */
+
+/* A device authorization answer (RFC 8628 §3.2). */
+typedef struct zoauth_device_code {
+  char *device_code, *user_code, *verification_uri;
+  char *verification_uri_complete; /* may be NULL */
+  int64_t expires_at;              /* unix seconds */
+  int interval_s;
+} zoauth_device_code;
+int zoauth_parse_device_code(const char *json, size_t len, int64_t now, zoauth_device_code *out,
+                             zerr *err);
+void zoauth_device_code_release(zoauth_device_code *d);
+
+/* What the device flow needs. Borrowed strings. */
+typedef struct zoauth_device_req {
+  const char *device_endpoint, *token_endpoint;
+  const char *client_id, *client_secret, *auth_method;
+  const char *scope; /* may be NULL */
+  /* Shows the user code and where to enter it (required). */
+  void (*show_code)(void *ud, const zoauth_device_code *d);
+  void *ud;
+  /* Sleeps s seconds; returns -1 when cancelled. NULL = a cancellable
+   * sleep (base/cancel.h). A seam for tests. */
+  int (*sleep_s)(void *ud, int s);
+} zoauth_device_req;
+
+/* The device authorization grant (RFC 8628): asks for a device code, shows
+ * it, then polls the token endpoint every interval (5 s by default, +5 s on
+ * each slow_down) until the user approves, denies, or the code expires (10
+ * min when the issuer does not say); the expiry is rechecked after every
+ * sleep. t gets the token answer (nothing saved). */
+int zoauth_device_flow(const zoauth_device_req *r, zoauth_tokens *t, zerr *err);
 
 #endif

@@ -545,6 +545,16 @@ int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
     if (rc < 0) return -1;
   }
   if (o->skip_config && add_flag_domains(p, o, err) < 0) return -1;
+  /* The OAuth token store moved out of the config dir
+   * ($ZERO_OAUTH_TOKENS_PATH, oauth/oauth.h) is hidden and kept from
+   * writes like the dir itself. */
+  const char *store = getenv("ZERO_OAUTH_TOKENS_PATH");
+  if (store && *store) {
+    char *r = zsb_resolve_path(store, p->workspace);
+    zsb_strv_add(&p->deny_read, r);
+    zsb_strv_add(&p->deny_write, r);
+    free(r);
+  }
   cleanup_free char *base = runtime_base(p);
   char hash[17];
   snprintf(hash, sizeof hash, "%016llx", (unsigned long long)fnv1a(p->workspace));

@@ -22,6 +22,8 @@ import unpriv  # noqa: E402
 UNPRIV = os.environ.get("ZERO_E2E_UNPRIV") == "1"
 PY = "/usr/bin/python3"
 FAKE_MCP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_mcp_server.py")
+FAKE_AS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_auth_server.py")
+CLIENT_SECRET = "oauthcs-7d6c5b4a3928"
 
 PROVIDER_KEY = "prov-9f8e7d6c5b4a39281706"        # under a name no pattern catches
 MCP_SECRET = "mcpsrv-0a1b2c3d4e5f60718293"         # an MCP server's env value
@@ -234,6 +236,74 @@ class SecretsAttacks(harness.ZeroTest):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("not https", r.stderr)
         self.assertEqual(rec.seen, [])
+
+    # ---- zero auth: the OAuth token store --------------------------------------------
+
+    def oauth_login(self):
+        """Logs in to provider "acme" with the device flow against the fake
+        authorization server; returns the stored entry."""
+        log = os.path.join(self.work, "as.jsonl")
+        p = subprocess.Popen([PY, FAKE_AS, log], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        self.addCleanup(lambda: (p.terminate(), p.wait(5), p.stdout.close(), p.stderr.close()))
+        issuer = "http://127.0.0.1:%s" % p.stdout.readline().split()[1]
+        self.env.update({"ZERO_OAUTH_ACME_CLIENT_ID": "zero-cli",
+                         "ZERO_OAUTH_ACME_CLIENT_SECRET": CLIENT_SECRET,
+                         "ZERO_OAUTH_ACME_DEVICE_URL": issuer + "/device",
+                         "ZERO_OAUTH_ACME_TOKEN_URL": issuer + "/token"})
+        r = self.zero("auth", "login", "acme", "--device", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        path = self.env.get("ZERO_OAUTH_TOKENS_PATH") or os.path.join(self.cfg_dir,
+                                                                      "oauth-tokens.json")
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        self.assertEqual(os.stat(path).st_uid, os.getuid())
+        with open(path) as f:
+            entry = json.load(f)["tokens"]["provider:acme"]
+        for v in (entry["access_token"], entry["refresh_token"], CLIENT_SECRET):
+            self.assertNotIn(v, r.stdout + r.stderr)
+        return path, entry
+
+    def test_oauth_tokens_never_reach_a_sandboxed_command(self):
+        # The default store (in the hidden config dir) and one moved into
+        # the workspace with ZERO_OAUTH_TOKENS_PATH (the host's /tmp is
+        # private in the sandbox, the workspace is not): a sandboxed command
+        # can read neither, nor replace the moved one, and sees no
+        # ZERO_OAUTH_* variable (the client secret).
+        for moved in (None, os.path.join(self.work, "oauth", "tokens.json")):
+            with self.subTest(moved=moved):
+                if moved:
+                    self.env["ZERO_OAUTH_TOKENS_PATH"] = moved
+                path, entry = self.oauth_login()
+                out = os.path.join(self.work, "seen.txt")
+                r = self.zero("sandbox", "exec", "--", "sh", "-c",
+                              "{ env; cat %s; cat %s/oauth-tokens.json; } > %s 2>&1; "
+                              "echo planted > %s; true" % (path, self.cfg_dir, out, path))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                seen = self.env_of(out)
+                self.assertIn("PATH=", seen)
+                for v in (entry["access_token"], entry["refresh_token"], CLIENT_SECRET,
+                          "ZERO_OAUTH_"):
+                    self.assertNotIn(v, seen)
+                with open(path) as f:
+                    self.assertIn("provider:acme", json.load(f)["tokens"])
+
+    def test_oauth_tokens_never_reach_the_debug_log(self):
+        path, entry = self.oauth_login()
+        self.env["ZERO_LOG"] = "debug"
+        self.env["ZERO_LOG_BODIES"] = "1"
+        for args in (("auth", "refresh", "acme"), ("auth", "status", "--json")):
+            r = self.zero(*args, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        with open(path) as f:
+            new = json.load(f)["tokens"]["provider:acme"]
+        self.assertNotEqual(new["access_token"], entry["access_token"])
+        logf = os.path.join(self.home, ".local", "state", "zero", "logs", "zero.log")
+        with open(logf) as f:
+            logged = f.read()
+        self.assertIn("/token", logged)  # the refresh request is in the log …
+        for v in (entry["access_token"], entry["refresh_token"], new["access_token"],
+                  new["refresh_token"], CLIENT_SECRET):
+            self.assertNotIn(v, logged)  # … never a credential
 
 
 if __name__ == "__main__":

@@ -377,6 +377,18 @@ class Faults(McpTest):
         call = [m for m in sent if m.get("method") == "tools/call"][0]
         self.assertEqual(cancel[0]["params"], {"requestId": call["id"], "reason": "timed out"})
 
+    def test_reply_without_an_id_is_dropped_with_a_debug_line(self):
+        # A "reply" with no id (to a notification) belongs to no request: the
+        # session goes on (zero used to exit 3), and the debug log says so.
+        self.env["ZERO_LOG"] = "debug"
+        r, warnings, model = self.fault_run("orphan")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(warnings, "")
+        self.assertIn("mcp_bad_hang", [t["function"]["name"] for t in model.bodies()[0]["tools"]])
+        logf = os.path.join(self.home, ".local", "state", "zero", "logs", "zero.log")
+        with open(logf) as f:
+            self.assertIn('mcp: server "bad" sent a reply without an id; dropped', f.read())
+
     def test_junk_line_on_stdout_is_quoted_alone(self):
         # The message quotes the bad line only, never the bytes after it in the
         # read buffer (it used to print up to 200 bytes past the line's end).

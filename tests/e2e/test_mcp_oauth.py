@@ -50,7 +50,21 @@ class OAuthTest(harness.ZeroTest):
         return calls[-1]["auth"] if calls else None
 
     def token_file(self):
-        return os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "mcp-oauth", "prot.json")
+        """The one token store (src/oauth/store.c); this server's entry is "mcp:prot"."""
+        return os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "oauth-tokens.json")
+
+    def has_tokens(self):
+        if not os.path.exists(self.token_file()):
+            return False
+        with open(self.token_file()) as f:
+            return "mcp:prot" in json.load(f)["tokens"]
+
+    def write_tokens(self, entry):
+        with open(self.token_file()) as f:
+            doc = json.load(f)
+        doc["tokens"]["mcp:prot"] = entry
+        with open(self.token_file(), "w") as f:
+            json.dump(doc, f)
 
     def login(self, browse=True):
         """Runs zero mcp login, plays the browser; returns (rc, stdout, stderr, browser_status)."""
@@ -131,7 +145,7 @@ class OAuthTest(harness.ZeroTest):
         # Logout removes the tokens.
         r = self.zero("mcp", "logout", "prot")
         self.assertEqual(r.returncode, 0)
-        self.assertFalse(os.path.exists(self.token_file()))
+        self.assertFalse(self.has_tokens())
 
     def test_exec_without_login_says_how_to_log_in(self):
         self.start_fake()
@@ -165,7 +179,9 @@ class OAuthTest(harness.ZeroTest):
 
     def read_tokens(self):
         with open(self.token_file()) as f:
-            return json.load(f)
+            doc = json.load(f)
+        self.assertEqual(doc["schemaVersion"], 1)
+        return doc["tokens"]["mcp:prot"]
 
     def test_token_refreshed_before_expiry(self):
         self.start_fake("--expires-in", "30")
@@ -180,8 +196,7 @@ class OAuthTest(harness.ZeroTest):
         # Time passes: 25 s later, 5 s are left, less than half its life — refreshed first.
         saved["obtained_at"] = int(time.time()) - 25
         saved["expires_at"] = int(time.time()) + 5
-        with open(self.token_file(), "w") as f:
-            json.dump(saved, f)
+        self.write_tokens(saved)
         r = self.zero("mcp", "call", "prot", "whoami")
         self.assertEqual(r.returncode, 0, r.stderr)
         grants = [e["form"]["grant_type"] for e in self.entries("as", "/token")]
@@ -276,8 +291,10 @@ class RealSdkOAuth(harness.ZeroTest):
             b.read()
         out, err = login.communicate(timeout=30)
         self.assertEqual(login.returncode, 0, err)
-        tok = os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "mcp-oauth", "sec.json")
+        tok = os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "oauth-tokens.json")
         self.assertEqual(stat.S_IMODE(os.stat(tok).st_mode), 0o600)
+        with open(tok) as f:
+            self.assertIn("mcp:sec", json.load(f)["tokens"])
         r = self.zero("mcp", "call", "sec", "greet", '{"name":"QA"}')
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Hello, QA!", r.stdout)

@@ -18,6 +18,8 @@
               an argument) is readable, and whether a file can be created
               next to it; at start-up it already tries to create
               planted-at-start.txt there (so listing its tools is a probe too)
+  orphan      answers notifications/initialized with a reply that has no "id"
+              (as some servers do); otherwise normal, tool "hang" never answers
   roots       asks the client roots/list once initialized, and again on
               notifications/roots/list_changed; tool "roots" returns the
               last answer it got (or {"pending": true})
@@ -82,6 +84,9 @@ for line in sys.stdin:
                                                  "notifications/roots/list_changed"):
         roots_asked += 1
         send({"jsonrpc": "2.0", "id": "roots-%d" % roots_asked, "method": "roots/list"})
+        continue
+    if mode == "orphan" and msg.get("method") == "notifications/initialized":
+        send({"jsonrpc": "2.0", "result": {}})
         continue
     if msg.get("method") == "initialize":
         if mode == "malformed":
