@@ -155,7 +155,7 @@ def swarm_rss(tmp, env, n):
     cfg = os.path.join(env["XDG_CONFIG_HOME"], "zero")
     os.makedirs(cfg, exist_ok=True)
     with open(os.path.join(cfg, "config.json"), "w") as f:
-        json.dump({"swarm": {"maxTeamSize": n}}, f)
+        json.dump({"swarm": {"enabled": True, "maxTeamSize": n}}, f)
     turns = [{"match": "PARENT-S", "tool_calls": [{"name": "swarm_spawn", "arguments": {
         "team": "bench", "members": [{"name": "m%d" % i, "prompt": "p%d" % i}
                                      for i in range(n)]}}]}]

@@ -689,17 +689,25 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
 
 /* swarm.maxTeamSize (1..16) of the project file, else the user's, else 0
  * (the default). A value out of range is ignored: it is only a cap. */
-static int swarm_team_size(const zconfig *cfg) {
+/* swarm.maxTeamSize (1-16, else 0) and swarm.enabled, the project's config
+ * before the user's. */
+static int swarm_config(const zconfig *cfg, bool *enabled) {
   const char *paths[] = {cfg->project_path, cfg->user_path};
+  int size = 0;
+  bool en_seen = false;
+  *enabled = false;
   for (size_t i = 0; i < ZARRAY_LEN(paths); i++) {
     zerr err = ZERR_INIT;
     json_t *doc = paths[i] && zfs_exists(paths[i]) ? zjson_load_file(paths[i], &err) : NULL;
-    json_t *v = json_object_get(json_object_get(doc, "swarm"), "maxTeamSize");
+    json_t *sw = json_object_get(doc, "swarm");
+    json_t *v = json_object_get(sw, "maxTeamSize");
     json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+    json_t *e = json_object_get(sw, "enabled");
+    if (!en_seen && json_is_boolean(e)) *enabled = json_is_true(e), en_seen = true;
     json_decref(doc);
-    if (n >= 1 && n <= 16) return (int)n;
+    if (!size && n >= 1 && n <= 16) size = (int)n;
   }
-  return 0;
+  return size;
 }
 
 void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restricted,
@@ -720,8 +728,8 @@ void zrun_setup_subagents(zrun_setup *s, const char *const *allowed, bool restri
                          .allowed = allowed,
                          .restricted = restricted,
                          .ask = ask ? ask->ask : NULL,
-                         .ask_ud = ask ? ask->ask_ud : NULL,
-                         .max_team_size = swarm_team_size(&s->model.cfg)};
+                         .ask_ud = ask ? ask->ask_ud : NULL};
+  o.max_team_size = swarm_config(&s->model.cfg, &o.swarm);
   s->subagents = zsub_runtime_new(&o);
 }
 

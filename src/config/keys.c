@@ -120,7 +120,7 @@ static const key_child LSP_CHILDREN[] = {{"servers", V_EACH_MEMBER, &LSP_SERVER}
                                          {NULL, 0, NULL}};
 static const key_schema LSP = {LSP_KEYS, LSP_CHILDREN};
 /* swarms (docs/subagents.md) */
-static const char *const SWARM_KEYS[] = {"maxTeamSize", NULL};
+static const char *const SWARM_KEYS[] = {"enabled", "maxTeamSize", NULL};
 static const key_schema SWARM = {SWARM_KEYS, NULL};
 static const key_schema AUTH_PROVIDER = {AUTH_PROVIDER_KEYS, NULL};
 static const key_child AUTH_CHILDREN[] = {{"providers", V_EACH_MEMBER, &AUTH_PROVIDER},

@@ -62,6 +62,7 @@ struct zsub_runtime {
   ztool_def defs[12];       /* the task tools, then the swarm's (r->table's rows) */
   ztool_table_spec table;
   int max_team_size; /* members running at once per team (swarm.maxTeamSize) */
+  bool swarm_enabled; /* swarm.enabled: this run may lead a team */
 };
 
 /* What one task call asks for, checked. */

@@ -157,9 +157,13 @@ static bool is_member(const zsub_runtime *r) {
 }
 
 bool zsub_swarm_offered(const zsub_runtime *r, const char *name) {
+  /* An orchestrator's tools are opt-in (swarm.enabled): their schemas cost
+   * every request ~760 tokens. A member has its mailbox, never a team of its
+   * own. */
+  if (!is_member(r)) return r->swarm_enabled;
   for (size_t i = 0; i < ZARRAY_LEN(BOTH_TOOLS); i++)
     if (!strcmp(name, BOTH_TOOLS[i])) return true;
-  return !is_member(r); /* a member does not spawn a team of its own */
+  return false;
 }
 
 /* ---- teams and members ---------------------------------------------------------- */

@@ -671,6 +671,7 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   r->ask_ud = o->ask_ud;
   r->idle_ms = env_int("ZERO_SUBAGENT_IDLE_MS", 1, MAX_WAIT_MS * 6, IDLE_TIMEOUT_MS);
   r->max_team_size = o->max_team_size > 0 ? o->max_team_size : 4;
+  r->swarm_enabled = o->swarm;
   /* task's tools then the swarm's, one table */
   size_t n = 0;
   for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++) r->defs[n++] = TOOLS[i];

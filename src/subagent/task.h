@@ -44,6 +44,7 @@ typedef struct zsub_runtime_opts {
   char *(*ask)(void *ud, const char *question, const json_t *choices);
   void *ask_ud;
   int max_team_size; /* swarm.maxTeamSize: members running at once per team (0 = 4) */
+  bool swarm;        /* swarm.enabled: the orchestrator's swarm tools are offered */
 } zsub_runtime_opts;
 
 typedef struct zsub_runtime zsub_runtime;

@@ -226,6 +226,7 @@ class WorktreesAndSwarms(SubagentCase):
         self.assertEqual(os.listdir(self.outside), [])
 
     def test_swarm_member_of_an_ask_parent_cannot_run_unsandboxed(self):
+        self.user_config({"swarm": {"enabled": True}})
         marker = os.path.join(self.outside, "escaped")
         self.serve([
             {"match": PARENT, "tool_calls": [{"name": "swarm_spawn", "arguments": {
@@ -251,6 +252,7 @@ class WorktreesAndSwarms(SubagentCase):
         inboxes = os.path.join(self.work, ".zero", "swarm", "t", "inboxes")
         os.makedirs(inboxes, mode=0o700)
         os.symlink(victim, os.path.join(inboxes, "b.json"))
+        self.user_config({"swarm": {"enabled": True}})
         m = self.serve([
             {"match": PARENT, "tool_calls": [{"name": "swarm_spawn", "arguments": {
                 "team": "t", "members": [{"name": "b", "prompt": "wait",

@@ -271,13 +271,13 @@ class FloorTest(unittest.TestCase):
         task = list(lab.TASK)
         i = next(i for i, s in enumerate(task) if s[0] == "shell" and "wc -l" in s[1])
         task[i] = ("shell", "wc -l src/nope.py")
-        old = lab.TASK
-        lab.TASK = task
+        old = lab.TASKS["task"]
+        lab.TASKS["task"] = task
         try:
             self.lab._expected = None
             m, why = self.lab.run_floor("floor")
         finally:
-            lab.TASK = old
+            lab.TASKS["task"] = old
             self.lab._expected = None
         self.assertIsNone(m)
         self.assertIn("command %d `wc -l src/nope.py`: exit 1" % i, why)

@@ -161,6 +161,10 @@ class TaskIsolation(WorktreeCase):
 
 
 class Swarm(WorktreeCase):
+    def setUp(self):
+        super().setUp()
+        self.user_config({"swarm": {"enabled": True}})  # the orchestrator's tools are opt-in
+
     def test_three_members_write_in_three_worktrees_and_the_orchestrator_collects_three_diffs(self):
         turns = [parent_calls("swarm_spawn", team="t1", members=[
             {"name": n, "prompt": "MEMBER-%s write %s.txt" % (n, n)} for n in ("a", "b", "c")])]
@@ -187,7 +191,7 @@ class Swarm(WorktreeCase):
             self.assertFalse(os.path.exists(os.path.join(self.work, n + ".txt")))
 
     def test_team_size_cap_queues_members(self):
-        self.user_config({"swarm": {"maxTeamSize": 1}})
+        self.user_config({"swarm": {"enabled": True, "maxTeamSize": 1}})
         turns = [parent_calls("swarm_spawn", team="q", members=[
             {"name": n, "prompt": "MEMBER-%s" % n, "agent": "explore"} for n in ("a", "b")])]
         turns += [{"match": member("a"), "text": "A"}, {"match": member("b"), "text": "B"}]
@@ -227,6 +231,10 @@ class Swarm(WorktreeCase):
 
 
 class Mailboxes(WorktreeCase):
+    def setUp(self):
+        super().setUp()
+        self.user_config({"swarm": {"enabled": True}})
+
     def spawn_then(self, *calls):
         turns = [parent_calls("swarm_spawn", team="mb", members=[
             {"name": "a", "prompt": "MEMBER-a", "agent": "explore"}]),
