@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/num.h"
 #include "base/path.h"
+#include "base/time.h"
 #include "daemon/frame.h"
 
 int zdmn_paths_init(zdmn_paths *p, zerr *err) {
@@ -107,7 +108,14 @@ int zdmn_lock_acquire(const zdmn_paths *p, zerr *err) {
       errno = e;
       return zerr_errno(err, ZE_IO, "cannot lock %s", p->lock);
     }
+    /* The winner of a race writes its pid just after taking the lock: give
+     * it a moment rather than name pid 0. */
     pid_t other = zdmn_lock_pid(p);
+    for (int i = 0; other <= 0 && i < 100; i++) {
+      ztime_sleep_ms(10, NULL);
+      other = zdmn_lock_pid(p);
+    }
+    if (other <= 0) return zerr_set(err, ZE_CONFIG, "the zero daemon is already running");
     return zerr_set(err, ZE_CONFIG, "the zero daemon is already running (pid %ld)", (long)other);
   }
   /* Ours now; whatever pid the file held belonged to a dead daemon. */
