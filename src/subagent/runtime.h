@@ -61,7 +61,7 @@ struct zsub_runtime {
   struct zsub_swarm *swarm; /* the teams this run spawned (swarm.c), or NULL */
   ztool_def defs[12];       /* the task tools, then the swarm's (r->table's rows) */
   ztool_table_spec table;
-  int max_team_size; /* members running at once per team (swarm.maxTeamSize) */
+  int max_team_size;  /* members running at once per team (swarm.maxTeamSize) */
   bool swarm_enabled; /* swarm.enabled: this run may lead a team */
 };
 
