@@ -250,7 +250,7 @@ class FirstPrompt(test_tui.Tui):
         self.serve([])
         self.start("--resume", "fix the bug", wait=False)
         path = os.path.join(self.tmp, "exit-code")
-        s = self.wait_for("zero sessions list", timeout=10)
+        s = self.wait_for("zero sessions list")
         self.assertIn('"fix the bug"', s)
         deadline = time.time() + 10
         while time.time() < deadline and not os.path.exists(path):

@@ -69,7 +69,9 @@ class TuiDriver(ZeroTest):
     def screen(self):
         return self.tmux("capture-pane", "-p", "-t", "t", "-S", "-200").stdout
 
-    def wait_for(self, text, timeout=15):
+    # 30 s: the suite also runs under ASan on 2 busy cores; a passing wait
+    # returns as soon as the text is there, so the bound costs nothing.
+    def wait_for(self, text, timeout=30):
         deadline = time.time() + timeout
         while time.time() < deadline:
             s = self.screen()

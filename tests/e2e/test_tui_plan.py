@@ -94,7 +94,10 @@ class TuiPlan(TuiDriver):
         self.keys("Enter")
         s = self.wait_for("Built the edited plan.")
         self.assertIn("┌ The edited plan", s)
-        self.assertIn("ask mode ·", s)
+        # The status line shows the mode again once the turn has ended (a
+        # snapshot taken as the answer appears may still show the turn).
+        self.wait_for("Shift+Tab mode")
+        self.assertIn("ask mode ·", self.screen())
         with open(self.spec_files()[0]) as f:
             self.assertEqual(f.read(), PLAN_V1 + "- Also add a line to README\n")
         build = last_user(model.bodies()[2])
