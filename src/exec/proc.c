@@ -583,7 +583,7 @@ zexec_wait_end zexec_proc_wait(zexec_proc *p, int64_t deadline_ms, bool *lingeri
     if (p->exited && now >= drain_until) {
       /* Background processes hold the output open after the leader exited. */
       if (lingering) *lingering = true;
-      zexec_proc_kill(p, 200);
+      zexec_proc_kill(p, 200); /* drains what came before the kill */
       if (p->out_fd >= 0) {
         close(p->out_fd);
         p->out_fd = -1;
@@ -601,7 +601,12 @@ zexec_wait_end zexec_proc_wait(zexec_proc *p, int64_t deadline_ms, bool *lingeri
     if (!p->exited && p->pidfd < 0 && wait > 20) wait = 20;
     if (wait > 1000) wait = 1000;
     int r = poll(pf, (nfds_t)n, (int)(wait > 0 ? wait : 0));
-    if (r < 0 && errno != EINTR) return ZEXEC_EXITED;
+    /* A failed poll says nothing about the process: never report an exit
+     * (and its status) that was not observed; wait a moment and look again. */
+    if (r < 0) {
+      if (errno != EINTR) ztime_sleep_ms(10, NULL);
+      continue;
+    }
     if (r > 0 && i_out >= 0 && pf[i_out].revents) drain(p);
     if (!p->exited && (p->pidfd < 0 || (i_pid >= 0 && pf[i_pid].revents))) {
       if (observe_exit(p, false)) {
