@@ -1,6 +1,7 @@
 """capslab.py — the lab's scenarios for capabilities that are not one agent
 command each: a download through zero's egress proxy, `zero serve --mcp
---http` under load, and a batch of 64 tasks 8 at once. Each returns
+--http` under load, a batch of 64 tasks 8 at once, and the memory of an
+8-member swarm. Each returns
 
   {"rows": {name: {"runs": [measurement…]} | {"failed": why}},
    "peers": {agent: what its equivalent is, or that it has none},
@@ -61,8 +62,8 @@ def rounds(lab, rows, runs, warmup=None):
 
 def run(lab, scenario, agent_names):
     try:
-        return {"egress": egress, "mcp_http": mcp_http, "batch": batch}[scenario](
-            lab, agent_names)
+        return {"egress": egress, "mcp_http": mcp_http, "batch": batch, "swarm": swarm}[
+            scenario](lab, agent_names)
     except Exception as e:  # a broken scenario is reported, the lab goes on
         lab.say("%s FAILED: %r" % (scenario, e))
         return {"failed": repr(e)}
@@ -309,6 +310,64 @@ def batch(lab, agent_names):
     # At most 2 measured runs: a run is 64 agent runs, and warms itself.
     out = {"rows": rounds(lab, rows, max(1, min(lab.runs, 2)), warmup=0)}
     out["tasks"], out["jobs"] = BATCH_TASKS, BATCH_JOBS
+    out["peers"] = peers
+    return out
+
+
+# -- swarm ----------------------------------------------------------------------------
+SWARM_MEMBERS = 8
+
+
+def swarm(lab, agent_names):
+    """Memory of an 8-member swarm: zero's orchestrator (`zero exec` with
+    swarm.enabled) spawns 8 members (background `zero exec` children, a git
+    worktree each) whose model turns are slow, so all 8 wait at once; the
+    whole tree's RSS is sampled (peak from the start, steady while all
+    wait). The peer's equivalent: 8 `codex exec` runs of Codex's native
+    binary started side by side, each waiting the same way (Codex has no
+    swarm). The measurements are bench/subagent/bench.py's (one copy)."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "subagent"))
+    import bench as subbench  # noqa: E402
+    subbench.ZERO = lab.zero
+    codex = agents_mod.Codex(lab)
+    ok, why = codex.available()
+    run_codex = ok and (not agent_names or "codex" in agent_names)
+
+    def env_in(tmp):
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "LANG": "C.UTF-8",
+                "XDG_DATA_HOME": os.path.join(tmp, "data"),
+                "XDG_CONFIG_HOME": os.path.join(tmp, "cfg"),
+                "OPENAI_API_KEY": "sk-bench", "OPENAI_MODEL": "test-model"}
+
+    def row(measure):
+        def fn(tag):
+            tmp = os.path.join(lab.scratch, "swarm-" + tag)
+            shutil.rmtree(tmp, ignore_errors=True)
+            os.makedirs(tmp)
+            peak, steady = measure(tmp, env_in(tmp))
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not peak:
+                return None, "no samples"
+            # wall and CPU are not what this scenario measures (all wait on a
+            # slow model); the report shows RSS only.
+            return {"wall_us": 0, "cpu_us": 0, "peak_rss_kb": peak,
+                    "steady_rss_kb": steady}, None
+        return fn
+
+    rows = []
+    if not agent_names or "zero" in agent_names:
+        rows.append(("zero swarm of 8", row(
+            lambda tmp, env: subbench.swarm_rss(tmp, env, SWARM_MEMBERS))))
+    if run_codex:
+        rows.append(("codex exec × 8 (native), side by side", row(
+            lambda tmp, env: subbench.codex_rss(tmp, env, SWARM_MEMBERS, codex.bin()))))
+    peers = {"codex": "no swarm: 8 `codex exec` (native) side by side" if run_codex else
+             "not run: %s" % (why or "not among --agents"),
+             "claude": "not run: its sub-agents live inside one process; no headless team "
+                       "of separate runs to compare",
+             "gemini": "no swarm: not run", "opencode": "no swarm: not run"}
+    out = {"rows": rounds(lab, rows, max(1, min(lab.runs, 3)), warmup=0)}
+    out["members"] = SWARM_MEMBERS
     out["peers"] = peers
     return out
 

@@ -143,20 +143,41 @@ def long_data_size(n):
     return sum(len(LONG_LINE % (n, i)) for i in range(LONG_LINES))
 
 
-def long_steps(turns):
-    """A long session: reads and shell commands, then the answer. Every step
-    touches its own 2 KB file (the same work each turn, but no two tool calls
-    are identical: agents with loop detection, such as Gemini CLI's, stop a
-    session that repeats a short cycle of identical calls)."""
+# long_sub: a delegation (a sub-agent round trip, two model turns: the
+# parent's task call and the child's answer) every LONG_SUB_EVERY turns.
+LONG_SUB_EVERY = 10
+
+
+def long_steps(turns, delegate_every=0):
+    """A long session of `turns` model turns: reads and shell commands, then
+    the answer. Every step touches its own 2 KB file (the same work each
+    turn, but no two tool calls are identical: agents with loop detection,
+    such as Gemini CLI's, stop a session that repeats a short cycle of
+    identical calls). With delegate_every, every delegate_every-th turn the
+    parent delegates instead (("task", …) then the child's ("text", …)),
+    each child asked about its own file."""
     steps = []
-    for i in range(turns - 1):
-        name = long_data_name(i)
-        steps.append(("read", name) if i % 2 == 0 else ("shell", "wc -c " + name))
+    n = 0
+    while len(steps) < turns - 1:
+        name = long_data_name(n)
+        if delegate_every and len(steps) % delegate_every == delegate_every - 1 and \
+                len(steps) + 2 < turns:
+            steps.append(("task", "count %s" % name, "How many bytes has %s?" % name))
+            steps.append(("text", "%s has %d bytes." % (name, long_data_size(n))))
+        else:
+            steps.append(("read", name) if n % 2 == 0 else ("shell", "wc -c " + name))
+        n += 1
     steps.append(("text", "Finished the long session."))
     return steps
 
 
+def long_step_file(step):
+    """The data file a long session's tool step is about (read, wc -c)."""
+    return step[1].split()[-1]
+
+
 def long_extra(turns):
+    """Writes the data files of a long session of up to `turns` turns."""
     def extra(ws):
         os.makedirs(os.path.join(ws, "data"), exist_ok=True)
         for n in range(turns - 1):
@@ -175,15 +196,24 @@ def check_long(steps, reqs):
         return "no request for the last scripted turn"
     text = searchlab.tool_results_text(last[0].get("body"))
     missing = []
-    for i, s in enumerate(steps[:-1]):
-        want = "part %03d line %02d" % (i, LONG_LINES - 1) if s[0] == "read" else \
-            "%d %s" % (long_data_size(i), long_data_name(i))
+    tools = [s for s in steps[:-1] if s[0] in ("read", "shell")]
+    for s in tools:
+        name = long_step_file(s)
+        n = int(name[len("data/part-"):-len(".txt")])
+        want = "part %03d line %02d" % (n, LONG_LINES - 1) if s[0] == "read" else \
+            "%d %s" % (long_data_size(n), name)
         if want not in text:
-            missing.append("%s %s" % (s[0], long_data_name(i)))
+            missing.append("%s %s" % (s[0], name))
     if missing:
         return "%d of %d tool results missing from its last request, e.g. %s" % (
-            len(missing), len(steps) - 1, ", ".join(missing[:3]))
+            len(missing), len(tools), ", ".join(missing[:3]))
     return None
+
+
+def series_name(scenario, agent):
+    """The RSS series file of a long scenario's run (report.py reads it)."""
+    return "series-%s.tsv" % agent if scenario == "long" else \
+        "series-%s-%s.tsv" % (scenario, agent)
 
 
 def tree_digest(top):
@@ -407,8 +437,9 @@ class Lab:
             ws = self.search_tree()
         elif scenario == "big_output":
             steps, prompt, want = BIG, "Print 2 MiB of text and count it.", BIG[-1][1]
-        elif scenario == "long":
-            steps, prompt, want = long_steps(self.long_turns), "A long session.", \
+        elif scenario in LONG_SCENARIOS:
+            every = LONG_SUB_EVERY if scenario == "long_sub" else 0
+            steps, prompt, want = long_steps(self.long_turns, every), "A long session.", \
                 "Finished the long session."
             extra = long_extra(self.long_turns)
         else:
@@ -424,8 +455,8 @@ class Lab:
                 agent.hook_setup(home, ws, not isinstance(agent, NoHook))
             env = agent.env(home, base_url)
             m = self.measured(wrap + agent.task_cmd(prompt, ws), env, ws, tag, series=series,
-                              interval=20 if scenario == "long" else 5,
-                              timeout=900 if scenario == "long" else 300,
+                              interval=20 if scenario in LONG_SCENARIOS else 5,
+                              timeout=3600 if scenario in LONG_SCENARIOS else 300,
                               exclude=TASK_CMD_NAMES if scenario in TASKS else None)
         finally:
             self.stop_server(proc)
@@ -442,7 +473,7 @@ class Lab:
             why = "the final answer is missing from its output: %r" % m["stdout"][-300:]
         elif scenario == "search_turn":
             why = searchlab.check_agent_result(self, reqs)
-        elif scenario == "long":
+        elif scenario in LONG_SCENARIOS:
             why = check_long(steps, reqs)
         elif scenario in TASKS:
             got = tree_digest(ws)
@@ -549,7 +580,7 @@ class Lab:
                 why = None
                 if sc == "sandbox" and a.sandbox_cmd() is None:
                     why = a.sandbox_reason()
-                elif sc == "subagent":
+                elif sc in ("subagent", "long_sub"):
                     why = a.subagent_reason()
                 elif sc == "hook" and not a.hook_setup(self.home(a, sc), None, False):
                     why = a.hook_reason()
@@ -565,7 +596,7 @@ class Lab:
                     off = NoHook(a)
                     active.append(off)
                     res[off.name] = {"runs": [], "not_peer": True}
-            n = 1 if sc == "long" else self.warmup + self.runs
+            n = 1 if sc in LONG_SCENARIOS else self.warmup + self.runs
             if sc in TASKS and any(a.peer for a in active):
                 # The floor takes its turn in the rotation like an agent; it
                 # is kept apart from the agents (never a "peer").
@@ -583,8 +614,8 @@ class Lab:
                     if "failed" in rec or r >= rec.get("limit", n):
                         continue
                     tag = "%s-%s-%d" % (sc, a.name.replace(" ", "_"), r)
-                    series = os.path.join(self.results, "series-%s.tsv" % a.name) \
-                        if sc == "long" else None
+                    series = os.path.join(self.results, series_name(sc, a.name)) \
+                        if sc in LONG_SCENARIOS else None
                     t0 = time.time()
                     if isinstance(a, FloorRunner):
                         m, why = self.run_floor(tag, sc)
@@ -608,14 +639,14 @@ class Lab:
                         sc, a.name, r, m["wall_us"] / 1e3, m["cpu_us"] / 1e3,
                         m["peak_rss_kb"] / 1024, time.time() - t0))
                     m.pop("stdout", None)
-                    if sc != "long":
+                    if sc not in LONG_SCENARIOS:
                         m.pop("request_times", None)
-                    if sc != "long" and r == 0 and self.warmup and self.slow_cap and \
+                    if sc not in LONG_SCENARIOS and r == 0 and self.warmup and self.slow_cap and \
                             m["wall_us"] > self.slow_cap * 1e6:
                         # A very slow agent gets fewer runs, so the whole lab
                         # fits in its time; the report says how many it got.
                         res[a.name]["limit"] = self.warmup + self.slow_runs
-                    if r >= (0 if sc == "long" else self.warmup):
+                    if r >= (0 if sc in LONG_SCENARIOS else self.warmup):
                         res[a.name]["runs"].append(m)
         return results
 
@@ -652,16 +683,20 @@ GUARD_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "sear
 #   mcp_http  `zero serve --mcp --http` under 8 concurrent clients (zero only)
 #   batch     64 one-turn tasks, 8 at once (zero batch --local -j 8; 64
 #             `codex exec` with xargs -P 8)
-# TODO(swarm): an 8-member swarm (RSS of the whole tree while all eight
-# work) waits for the swarm (src/subagent/swarm, being built); add it here
-# as `swarm` when `zero` can start one headless — not before, no stand-in.
+#   swarm     an 8-member swarm: RSS of the whole tree while all eight wait
+#             (8 native `codex exec` side by side as the peer)
+#   long_sub  the long session with a delegation every LONG_SUB_EVERY turns
+#             (agents with a sub-agent tool): does memory stay flat?
 FULL_SCENARIOS = ["version", "one_turn", "task", "task_cheap", "big_output", "sandbox",
                   "search_turn", "search", "sessions", "subagent", "hook", "egress", "mcp_http",
-                  "batch", "long"]
+                  "batch", "swarm", "long", "long_sub"]
 # Scenarios that are not one command per agent: (f) zero's tools against rg,
 # (g) zero's sessions at scale against its own recorded figures, and the
 # capability scenarios measured by capslab.py.
-SPECIAL = {"search", "sessions", "egress", "mcp_http", "batch"}
+CAPS = ("egress", "mcp_http", "batch", "swarm")
+SPECIAL = {"search", "sessions"} | set(CAPS)
+# The scenarios run once, whole-tree RSS sampled over time (a series file).
+LONG_SCENARIOS = ("long", "long_sub")
 
 
 def python_info():
@@ -749,7 +784,7 @@ def main(argv):
         results["search"] = searchlab.run(lab)
     if "sessions" in scs:
         results["sessions"] = sessionslab.run(lab, args.quick)
-    for sc in ("egress", "mcp_http", "batch"):
+    for sc in CAPS:
         if sc in scs:
             results[sc] = capslab.run(lab, sc, names)
     results["callgrind"] = lab.callgrind([s for s in scs if s in GUARD_SCENARIOS])

@@ -11,6 +11,7 @@ are. Charts are PNG files written by gnuplot (Debian's gnuplot-nox) into
 CHART_DIR. Python 3 standard library only.
 """
 
+import bisect
 import json
 import os
 import statistics
@@ -30,6 +31,7 @@ SCENARIO_TITLES = {
     "sandbox": "(e) `true` through the agent's sandbox",
     "search_turn": "(f) search turn: the files that mention a word (own tool, 29,000 files)",
     "long": "long session (memory over time)",
+    "long_sub": "long session with a sub-agent round trip every 10 turns (memory over time)",
     "search": "(f) zero's `grep` tool alone, literal → file list, 29,000-file tree",
     "subagent": "(h) sub-agent round trip (delegate, the child answers, the parent answers)",
     "hook": "(i) no-op hook before each of 10 tool calls",
@@ -39,6 +41,7 @@ CAPS_TITLES = {
     "egress": "(j) 100 MiB download through zero's egress proxy vs direct",
     "mcp_http": "(k) `zero serve --mcp --http` under load",
     "batch": "(l) a batch of 64 one-turn tasks, 8 at once",
+    "swarm": "(m) an 8-member swarm: memory of the whole tree while all eight wait",
 }
 GLANCE = ["version", "one_turn", "task", "task_cheap", "big_output", "sandbox", "search_turn",
           "subagent"]
@@ -236,6 +239,9 @@ def render_caps(w, results):
               "CPU and peak RSS are of the server process alone (its threads' schedstat, "
               "VmHWM), so the Python clients do not count; wall is the whole load.\n" % (
                   c.get("clients", 0), c.get("calls", 0)))
+        elif key == "swarm":
+            render_swarm(w, c)
+            continue
         elif key == "batch":
             w("%d one-turn tasks, %d at once, against one fake server: `zero batch --local "
               "-j %d` (each task a `zero exec` worker) and `xargs -P %d` starting `codex "
@@ -286,8 +292,38 @@ def render_caps(w, results):
         if peers:
             w("The peers' equivalents: " + "; ".join("%s — %s" % (a, t) for a, t in peers.items())
               + ".\n")
-    w("**(m) an 8-member swarm** — not measured yet: the swarm is being built; the scenario "
-      "will be added when `zero` can start one headless (TODO in bench/lab/lab.py).\n")
+
+
+def render_swarm(w, c):
+    """(m): RSS only (every member waits on a slow model: wall and CPU are
+    not what it measures)."""
+    w("zero's orchestrator (`zero exec`, `swarm.enabled`) spawns %d members (background "
+      "`zero exec` children, a git worktree each) whose model turns are slow, so all wait at "
+      "once; beside it %d `codex exec` runs of Codex's native binary started side by side, "
+      "waiting the same way. Whole tree; peak from the start, steady the median while all "
+      "wait.\n" % (c.get("members", 0), c.get("members", 0)))
+    w("| row | runs | peak RSS MiB | steady RSS MiB | ratio to the first row (peak / steady) |")
+    w("|---|---|---|---|---|")
+    first = None
+    for name, r in c.get("rows", {}).items():
+        if "failed" in r:
+            w("| %s | — | **failed**: %s | | |" % (name, r["failed"].replace(
+                "|", "/").replace("\n", " ")[:300]))
+            continue
+        runs = r.get("runs") or []
+        if not runs:
+            continue
+        pk, st = med(runs, "peak_rss_kb") / 1024, med(runs, "steady_rss_kb") / 1024
+        if first is None:
+            first, ratio = (pk, st), "1"
+        else:
+            ratio = "%.1f× / %.1f×" % (pk / first[0], st / first[1])
+        w("| %s | %d | %s | %s | %s |" % (name, len(runs), fmt(pk), fmt(st), ratio))
+    w("")
+    peers = c.get("peers") or {}
+    if peers:
+        w("The peers' equivalents: " + "; ".join("%s — %s" % (a, t) for a, t in peers.items())
+          + ".\n")
 
 
 def gnuplot(script, chart_dir):
@@ -350,17 +386,26 @@ def has_cairo():
     return _cairo
 
 
-def chart_long(results, rdir, chart_dir):
-    res = results["scenarios"].get("long", {})
-    lines = []
+def series_file(rdir, scenario, agent):
+    """lab.py's series_name: where a long scenario's RSS samples are."""
+    name = "series-%s.tsv" % agent if scenario == "long" else \
+        "series-%s-%s.tsv" % (scenario, agent)
+    return os.path.join(rdir, name)
+
+
+def rss_by_turn(results, rdir, scenario):
+    """{agent: {model turn: highest whole-tree RSS sample in MiB}} of a long
+    scenario's run (turn ≥ 1: scripted requests made so far)."""
+    res = results["scenarios"].get(scenario, {})
+    out = {}
     for a in ok_runs(res):
-        series = os.path.join(rdir, "series-%s.tsv" % a)
+        series = series_file(rdir, scenario, a)
         run = res[a]["runs"][0]
         times = sorted(run.get("request_times") or [])
         if not os.path.exists(series) or not times:
             continue
         start = None
-        rows = []
+        by_turn = {}
         with open(series) as f:
             for line in f:
                 if line.startswith("# start_unix"):
@@ -368,20 +413,59 @@ def chart_long(results, rdir, chart_dir):
                     continue
                 ms, rss, _procs = line.split()
                 t = start + float(ms) / 1000.0
-                # The turn a sample belongs to: scripted requests made so far.
-                turn = sum(1 for x in times if x <= t)
-                rows.append((turn, int(rss) / 1024))
-        if not rows:
-            continue
-        # The highest sample of each turn (a chart of ~100 points per agent).
-        by_turn = {}
-        for turn, mib in rows:
-            by_turn[turn] = max(by_turn.get(turn, 0), mib)
+                turn = bisect.bisect_right(times, t)
+                if turn >= 1:
+                    by_turn[turn] = max(by_turn.get(turn, 0), int(rss) / 1024)
+        if by_turn:
+            out[a] = by_turn
+    return out
+
+
+def rss_slope(by_turn):
+    """(MiB per 100 turns, first MiB, last MiB) of a least-squares line
+    through the per-turn highest samples of the second half of the session
+    (the first half holds start-up and the context's growth to its working
+    size), or None with fewer than 4 points there."""
+    turns = sorted(by_turn)
+    half = [t for t in turns if t > turns[-1] / 2]
+    if len(half) < 4:
+        return None
+    xs, ys = half, [by_turn[t] for t in half]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    var = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var if var else 0.0
+    return slope * 100, by_turn[turns[0]], by_turn[turns[-1]]
+
+
+def render_slopes(w, results, rdir):
+    """The memory-over-time table of the long scenarios."""
+    rows = []
+    for scenario in ("long", "long_sub"):
+        for a, by_turn in rss_by_turn(results, rdir, scenario).items():
+            sl = rss_slope(by_turn)
+            if sl:
+                rows.append("| %s | %s | %d | %.1f | %.1f | %+.2f |" % (
+                    SCENARIO_TITLES[scenario], a, max(by_turn), sl[1], sl[2], sl[0]))
+    if not rows:
+        return
+    w("**Memory over a long session** — whole-tree RSS, the highest sample of each model "
+      "turn; the slope is a least-squares line through the second half of the session "
+      "(MiB per 100 turns; flat is ≈ 0).\n")
+    w("| session | agent | turns | RSS at turn 1 MiB | RSS at the end MiB | slope MiB / 100 "
+      "turns |")
+    w("|---|---|---|---|---|---|")
+    for r in rows:
+        w(r)
+    w("")
+
+
+def chart_long(results, rdir, chart_dir):
+    lines = []
+    for a, by_turn in rss_by_turn(results, rdir, "long").items():
         dat = os.path.join(chart_dir, "long-%s.dat" % a)
         with open(dat, "w") as f:
             for turn in sorted(by_turn):
-                if turn >= 1:
-                    f.write("%d %.2f\n" % (turn, by_turn[turn]))
+                f.write("%d %.2f\n" % (turn, by_turn[turn]))
         lines.append((a, dat))
     if not lines:
         return None
@@ -725,10 +809,11 @@ def render(results, meta, rdir, chart_dir, doc_dir):
         charts.append("![memory over a long session](%s/%s)" % (rel, lg))
     for c in charts:
         w(c + "\n")
+    render_slopes(w, results, rdir)
     # Every scenario in full.
     w("### Figures per scenario\n")
     for key in ["version", "one_turn", "task", "task_cheap", "big_output", "sandbox",
-                "search_turn", "subagent", "hook", "long"]:
+                "search_turn", "subagent", "hook", "long", "long_sub"]:
         res = sc.get(key)
         if not res:
             continue

@@ -10,8 +10,10 @@ model server:
 3. a swarm of 8 members at once (swarm_spawn, swarm.maxTeamSize 8, writers
    in a git worktree each): RSS of the whole tree while all 8 wait on the
    model, beside 8 parallel `codex exec` runs waiting the same way (the
-   peer: bench/.peers/codex, installed by bench/lab/run or by hand with
-   npm install @openai/codex@0.171.0 there; skipped when missing).
+   peer: Codex's native binary from bench/.peers/codex, installed by
+   bench/lab/run or by hand with npm install @openai/codex@0.171.0 there;
+   skipped when missing). The lab's swarm scenario (bench/lab/capslab.py)
+   runs these same two measurements.
 
 Usage: ZERO_BIN=build/zero python3 bench/subagent/bench.py [reps]
 """
@@ -117,7 +119,7 @@ def main():
               % (n, codex_peak / 1024, codex_steady / 1024, codex_peak / swarm_peak,
                  codex_steady / swarm_steady))
     else:
-        print("codex: not installed in bench/.peers/codex (skipped)")
+        print("codex: no native binary in bench/.peers/codex (skipped)")
     shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -176,10 +178,21 @@ def swarm_rss(tmp, env, n):
     return peak
 
 
-def codex_rss(tmp, env, n):
-    """Peak RSS of n parallel `codex exec` runs, each waiting on its model turn."""
-    codex = os.path.join(HERE, "..", ".peers", "codex", "node_modules", ".bin", "codex")
-    if not os.access(codex, os.X_OK):
+def codex_native():
+    """Codex's native binary in bench/.peers (what its agent loop is; the npm
+    launcher would add a Node.js process to every run), or None."""
+    sys.path.insert(0, os.path.join(HERE, "..", "lab"))
+    import agents  # noqa: E402  (bench/lab/agents.py: where npm puts the binary)
+    return agents.native_binary(os.path.join(HERE, "..", ".peers", "codex", "node_modules"),
+                                agents.CODEX_NATIVE)
+
+
+def codex_rss(tmp, env, n, codex=None):
+    """(peak, steady) RSS in KiB of n parallel `codex exec` runs of the native
+    binary `codex` (default: codex_native()), each waiting on its model
+    turn; (0, 0) when there is no binary."""
+    codex = codex or codex_native()
+    if not codex:
         return 0, 0
     m = FakeModel([{"text": "late", "delay_before_ms": WAIT_MS} for _ in range(n)], tmp)
     procs = []
@@ -199,7 +212,7 @@ def codex_rss(tmp, env, n):
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL, start_new_session=True))
     peak = peak_while([p.pid for p in procs], m, n)
-    for p in procs:  # the node launcher and the native binary it runs
+    for p in procs:
         os.killpg(p.pid, 9)
         p.wait(60)
     m.stop()

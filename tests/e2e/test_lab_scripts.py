@@ -109,6 +109,51 @@ class LongSessionTest(unittest.TestCase):
             shutil.rmtree(ws)
 
 
+    def test_delegating_long_session(self):
+        """long_sub: a task call then the child's answer every 10th turn,
+        the turn count kept, no repeated tool call, and the check reads the
+        read/shell results only (the child's answer is not a tool result)."""
+        steps = lab.long_steps(40, lab.LONG_SUB_EVERY)
+        self.assertEqual(len(steps), 40)
+        kinds = [s[0] for s in steps]
+        self.assertEqual(kinds.count("task"), 3)
+        for i, k in enumerate(kinds):
+            if k == "task":
+                self.assertEqual(i % lab.LONG_SUB_EVERY, lab.LONG_SUB_EVERY - 1)
+                self.assertEqual(kinds[i + 1], "text")
+        zero = agents.Zero(None)
+        calls = [json.dumps(zero.tool_call(s, "/ws"), sort_keys=True)
+                 for s in steps[:-1] if s[0] != "text"]
+        self.assertEqual(len(calls), len(set(calls)))
+        tools = [s for s in steps if s[0] in ("read", "shell")]
+        ws = tempfile.mkdtemp(prefix="lab-long-sub-")
+        try:
+            lab.long_extra(40)(ws)
+            results = []
+            for s in tools:
+                name = lab.long_step_file(s)
+                p = os.path.join(ws, name)
+                results.append(open(p).read() if s[0] == "read" else
+                               "%d %s\n" % (os.path.getsize(p), name))
+            body = {"input": [{"type": "function_call_output", "output": r} for r in results]}
+            last = len(steps) - 1
+            self.assertIsNone(lab.check_long(steps, [{"turn": last, "body": body}]))
+            body["input"].pop(3)
+            why = lab.check_long(steps, [{"turn": last, "body": body}])
+            self.assertIn("1 of %d tool results missing" % len(tools), why)
+        finally:
+            shutil.rmtree(ws)
+
+    def test_rss_slope_of_the_second_half(self):
+        flat = {t: 50.0 + (30.0 if t < 5 else 0.0) for t in range(1, 101)}
+        slope, first, last = report.rss_slope(flat)
+        self.assertAlmostEqual(slope, 0.0, places=6)
+        self.assertEqual((first, last), (80.0, 50.0))
+        growing = {t: 40.0 + 0.02 * t for t in range(1, 501)}
+        self.assertAlmostEqual(report.rss_slope(growing)[0], 2.0, places=6)
+        self.assertIsNone(report.rss_slope({1: 1.0, 2: 1.0, 3: 1.0}))
+
+
 class SearchTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
