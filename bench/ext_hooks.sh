@@ -42,7 +42,8 @@ c=$(now); i=0; while [ $i -lt "$N" ]; do "$ZERO" hooks test beforeTool --payload
 echo "zero hooks test (one hook, fresh process): $(ms "$a" "$b" "$N") ms with vs $(ms "$c" "$d" "$N") ms without"
 
 # 3. startup with 50 skills and 50 commands vs none: `zero hooks list` loads
-#    every extension (as a run's start does) but prints only the hooks.
+#    the extensions as a run's start does (the skills; custom commands are
+#    read on first use) and prints only the hooks.
 cpu() { # CPU ms (user+sys) of N runs of zero hooks list
   /usr/bin/time -f "%U %S" sh -c 'i=0; while [ $i -lt '"$N"' ]; do "$1" hooks list >/dev/null; i=$((i+1)); done' _ "$ZERO" 2>&1 | awk '{print ($1 + $2) * 1000}'
 }

@@ -198,7 +198,8 @@ int cmd_serve(int argc, char **argv) {
    * sandbox.network deny is refused (nobody here can approve it). */
   rs.perm.mode = unsafe ? ZPERM_UNSAFE : ZPERM_AUTO;
   zmcp_zero_catalog cat;
-  zmcp_zero_catalog_init(&cat, &rs.tools, &rs.perm, unsafe, rs.have_ext ? &rs.ext.commands : NULL);
+  zmcp_zero_catalog_init(&cat, &rs.tools, &rs.perm, unsafe,
+                         rs.have_ext ? zext_commands(&rs.ext) : NULL);
   int sr = http.listen ? serve_http(&cat.cat, &http, &err)
                        : zmcp_serve_stdio(STDIN_FILENO, stdout, &cat.cat, &err);
   if (sr < 0) {

@@ -13,7 +13,9 @@
 static void refresh_menu(tui_controller *c) {
   strvec_clear(&c->custom_names);
   strvec_clear(&c->custom_help);
-  const zcmds *cs = &c->rs.ext.commands;
+  /* Read now, not when "/" is typed: the menu is drawn from these arrays
+   * and the problems of the files are shown with the others at start. */
+  const zcmds *cs = zext_commands(&c->rs.ext);
   for (size_t i = 0; i < cs->n; i++) {
     strvec_pushf(&c->custom_names, "/%s", cs->v[i].name);
     strvec_pushf(&c->custom_help, "%s%s%s", cs->v[i].description,
@@ -46,7 +48,7 @@ void tui_ext_load(tui_controller *c) {
 }
 
 bool tui_ext_run_command(tui_controller *c, const char *name, const char *arg) {
-  const zcmd *cmd = c->rs.have_ext ? zcmds_find(&c->rs.ext.commands, name) : NULL;
+  const zcmd *cmd = c->rs.have_ext ? zcmds_find(zext_commands(&c->rs.ext), name) : NULL;
   if (!cmd) return false;
   zerr err = ZERR_INIT;
   char *prompt = zcmd_expand(cmd, arg, &err);
@@ -74,7 +76,7 @@ void tui_ext_trust(tui_controller *c, const char *arg) {
   c->rs.opts.trust_workspace = false;
   zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
   tui_say(c, "Trusted: %zu hooks, %zu commands, %zu plugins loaded.", c->rs.ext.hooks.n,
-          c->rs.ext.commands.n, c->rs.ext.plugins.n);
+          zext_commands(&c->rs.ext)->n, c->rs.ext.plugins.n);
 }
 
 void tui_ext_skills(tui_controller *c, const char *arg) {

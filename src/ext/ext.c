@@ -68,9 +68,36 @@ static void load_plugin_parts(zext *x) {
     zbuf_release(&src);
     for (size_t r = 0; r < p->skill_roots.nr; r++)
       zskills_load_root(&x->skills, p->skill_roots.v[r], &x->problems);
+  }
+}
+
+/* The command roots in zext_load's order of precedence: the trusted
+ * project's, the user's, then the enabled plugins'. */
+static void load_commands(zext *x) {
+  if (x->trusted) {
+    char *proj = zpath_join(x->workspace, ".zero/commands");
+    zcmds_load_root(&x->commands, proj, true, is_builtin, &x->problems);
+    free(proj);
+  }
+  char *user_dir = zpath_config_dir();
+  char *user_cmds = zpath_join(user_dir, "commands");
+  zcmds_load_root(&x->commands, user_cmds, false, is_builtin, &x->problems);
+  free(user_cmds);
+  free(user_dir);
+  for (size_t i = 0; i < x->plugins.n; i++) {
+    const zplugin *p = &x->plugins.v[i];
+    if (!p->enabled) continue;
     for (size_t r = 0; r < p->command_roots.nr; r++)
       zcmds_load_root(&x->commands, p->command_roots.v[r], p->project, is_builtin, &x->problems);
   }
+}
+
+const zcmds *zext_commands(zext *x) {
+  if (!x->commands_loaded) {
+    x->commands_loaded = true;
+    load_commands(x);
+  }
+  return &x->commands;
 }
 
 static void load_hooks(zext *x, const char *user_dir) {
@@ -105,14 +132,6 @@ void zext_load(zext *x, const char *workspace, bool trusted) {
     zskills_load_root(&x->skills, roots[i], &x->problems);
     free(roots[i]);
   }
-  if (x->trusted) {
-    char *proj = zpath_join(workspace, ".zero/commands");
-    zcmds_load_root(&x->commands, proj, true, is_builtin, &x->problems);
-    free(proj);
-  }
-  char *user_cmds = zpath_join(user_dir, "commands");
-  zcmds_load_root(&x->commands, user_cmds, false, is_builtin, &x->problems);
-  free(user_cmds);
   load_plugins(x, user_dir);
   load_plugin_parts(x);
   free(user_dir);
@@ -455,7 +474,7 @@ char *zext_skills_prompt(const zext *x) {
   return zbuf_detach(&b, NULL);
 }
 
-int zext_expand_command(const zext *x, const char *prompt, char **out, zerr *err) {
+int zext_expand_command(zext *x, const char *prompt, char **out, zerr *err) {
   *out = NULL;
   if (!prompt || prompt[0] != '/' || !prompt[1] || prompt[1] == '/') return 0;
   size_t len = strcspn(prompt + 1, " \t\n");
@@ -464,7 +483,7 @@ int zext_expand_command(const zext *x, const char *prompt, char **out, zerr *err
     free(name);
     return 0;
   }
-  const zcmd *c = zcmds_find(&x->commands, name);
+  const zcmd *c = zcmds_find(zext_commands(x), name);
   if (!c) {
     free(name);
     return 0;
@@ -480,7 +499,8 @@ static json_t *list_json(const strvec *v) {
   return a;
 }
 
-json_t *zext_report_json(const zext *x) {
+json_t *zext_report_json(zext *x) {
+  zext_commands(x); /* before the problems are read: theirs join them */
   json_t *hooks = json_array(), *skills = json_array(), *cmds = json_array(),
          *plugins = json_array();
   for (size_t i = 0; i < x->hooks.n; i++) json_array_append_new(hooks, zhook_json(&x->hooks.v[i]));

@@ -3,7 +3,10 @@
  *
  * Life cycle:
  *   1. zext_load(x, workspace, trusted): reads every root (user, workspace,
- *      enabled plugins). Project hooks, commands and plugins load only when
+ *      enabled plugins) — except the custom slash commands, which most runs
+ *      never use: zext_commands reads them on first use (a prompt or a menu
+ *      that starts with "/", a listing). Project hooks, commands and plugins
+ *      load only when
  *      the workspace is trusted (ext/trust.h); otherwise x->untrusted lists
  *      their files. Problems (malformed files, unknown events, a tampered
  *      plugin executable) are in x->problems, never fatal.
@@ -38,7 +41,8 @@ typedef struct zext {
                              * its gate (compaction); borrowed, may be NULL */
   zhooks hooks;             /* the hooks that run */
   zskills skills;
-  zcmds commands;
+  zcmds commands; /* read through zext_commands (loaded on first use) */
+  bool commands_loaded;
   zplugins plugins;
   bool trusted;             /* the workspace's own hooks/commands/plugins are trusted */
   strvec untrusted;         /* workspace files not loaded for want of trust */
@@ -96,15 +100,23 @@ void zext_compaction_observe(void *ud, const char *event, const json_t *payload)
 /* The prompt text for the skills index ("" when there are none); owned. */
 char *zext_skills_prompt(const zext *x);
 
+/* The custom slash commands (user, trusted project, enabled plugins'),
+ * read on the first call; their problems join x->problems then. Thread
+ * rule: call it first on the thread that loaded x, before any other thread
+ * may read the commands (the TUI and exec read them on their main thread;
+ * serve loads them before it starts serving). */
+const zcmds *zext_commands(zext *x);
+
 /* A headless "/name args" prompt: when prompt names a custom command, *out
  * gets the expanded prompt (owned) and 1 is returned; 0 when it names none
  * (a built-in or plain text); -1 with err when it names an untrusted or
- * unknown-but-slash command that cannot run. */
-int zext_expand_command(const zext *x, const char *prompt, char **out, zerr *err);
+ * unknown-but-slash command that cannot run. Reads the commands only for a
+ * prompt that starts with "/". */
+int zext_expand_command(zext *x, const char *prompt, char **out, zerr *err);
 
 /* {hooks, skills, commands, plugins, problems, trusted, untrusted}: the
  * report of `zero backends` (nothing started). New reference. */
-json_t *zext_report_json(const zext *x);
+json_t *zext_report_json(zext *x);
 
 /* Emits a hook record through a's sinks (stream-json "hook", session
  * "hook"). */

@@ -219,6 +219,39 @@ static void source_schemas_are_made_once(void **state) {
   rmtree(d);
 }
 
+/* A run reads the custom commands only when something asks for them (a
+ * "/" prompt, a menu, a listing): loading the extensions leaves them
+ * unread, and a prompt without "/" never reads them. */
+static void commands_are_read_on_first_use(void **state) {
+  (void)state;
+  char *d = tmpdir();
+  put(d, "cfg/zero/commands/hi.md", "---\ndescription: say hi\n---\nSay hi to $ARGUMENTS\n");
+  put(d, "cfg/zero/commands/bad.md", "---\ndescription: [unclosed\n");
+  put(d, "ws/.keep", "");
+  char *cfg = zpath_join(d, "cfg"), *ws = zpath_join(d, "ws");
+  setenv("XDG_CONFIG_HOME", cfg, 1);
+  zext x;
+  zext_load(&x, ws, false);
+  assert_false(x.commands_loaded);
+  assert_int_equal(x.commands.n, 0);
+  size_t problems_at_load = x.problems.nr;
+  char *out = NULL;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zext_expand_command(&x, "fix the bug", &out, &err), 0);
+  assert_false(x.commands_loaded);
+  assert_int_equal(zext_expand_command(&x, "/hi Ada", &out, &err), 1);
+  assert_true(x.commands_loaded);
+  assert_non_null(strstr(out, "Say hi to Ada"));
+  free(out);
+  assert_int_equal(zext_commands(&x)->n, 1);
+  assert_true(x.problems.nr > problems_at_load); /* bad.md's problem joined them */
+  zext_release(&x);
+  unsetenv("XDG_CONFIG_HOME");
+  free(cfg);
+  free(ws);
+  rmtree(d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(event_names_and_aliases),
@@ -229,6 +262,7 @@ int main(void) {
       cmocka_unit_test(skills_load_and_report_bad_files),
       cmocka_unit_test(plugin_manifests),
       cmocka_unit_test(source_schemas_are_made_once),
+      cmocka_unit_test(commands_are_read_on_first_use),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
