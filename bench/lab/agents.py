@@ -150,7 +150,9 @@ class Zero(Agent):
     def configure(self, home, base_url, workspace):
         d = os.path.join(home, ".config", "zero")
         os.makedirs(d, exist_ok=True)
-        cfg = {"activeProvider": "fake",
+        # maxTurns: the long sessions run up to 500 model turns (zero's
+        # default stops a run at 80; the peers have no such limit here).
+        cfg = {"activeProvider": "fake", "maxTurns": 100000,
                "providers": [{"name": "fake", "provider_kind": "openai", "baseURL": base_url,
                               "apiKeyEnv": "FAKE_KEY", "model": self.model,
                               "wireApi": "responses"}]}
