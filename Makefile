@@ -52,12 +52,18 @@ test-asan: deps-dev
 # the HTTP client) under ThreadSanitizer. Only these are built: the rest are
 # single-threaded, and a TSan build is slow. A race fails the run
 # (halt_on_error); tests/tsan.supp lists verified false positives only.
-TSAN_TESTS ?= test_walk test_tools_search test_agent_loop test_mcp test_search test_http
+TSAN_TESTS ?= test_walk test_tools_search test_agent_loop test_mcp test_search test_http test_cancel
+# End-to-end tests run against the TSan zero: `zero acp` runs the prompts of
+# several sessions at once (a race aborts zero, which fails the test).
+TSAN_E2E ?= test_acp_concurrent
 test-tsan: deps-dev
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DZERO_TSAN=ON $(CMAKE_FLAGS)
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target zero $(TSAN_TESTS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --output-on-failure -j $(JOBS) -R '^unit/($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
+	for t in $(TSAN_E2E); do ZERO_BIN=$(CURDIR)/$(TSAN_BUILD)/zero \
+	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  python3 tests/e2e/$$t.py || exit 1; done
 
 # Every fuzz target for a bounded time with clang (scripts/fuzz-smoke.sh).
 fuzz-smoke:

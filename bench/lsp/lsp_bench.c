@@ -11,7 +11,7 @@
  *   2. per round trip against SERVER (e.g. clangd): zlsp_after_edit on a C
  *      file alternating between a broken and a fixed version, N times (the
  *      first, which starts the server, reported apart);
- *   3. the same against a big file (4000 functions, ~150 KiB) to see the
+ *   3. the same against a big file (4000 functions, 216 KiB) to see the
  *      framing and JSON cost grow with the text sent.
  *
  * Usage: lsp_bench WORKDIR N   (SERVER from PATH: clangd)
@@ -159,8 +159,9 @@ int main(int argc, char **argv) {
   printf("\nNo server for the file (every run): config read + edit check = %.1f µs of CPU, "
          "nothing started.\n",
          idle_us);
+  /* "At most": every round trip, the big file's worst one included. */
   printf("\nBudget: zero's CPU per round trip <= 5 ms: %s.\n",
-         fs.cpu_max <= 5.0 && fb.cpu_med <= 5.0 ? "met" : "NOT met");
+         fs.cpu_max <= 5.0 && fb.cpu_max <= 5.0 ? "met" : "NOT met");
   free(small);
   free(big);
   free(txt);

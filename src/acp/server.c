@@ -3,6 +3,7 @@
 #include "acp/server.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,32 +31,43 @@ typedef struct acp_sink {
   acp_session *sess;
 } acp_sink;
 
-/* One open ACP session: a run assembly, its conversation and what the
- * client's files and terminals look like to its tools. Sessions share
- * nothing but the connection; several stay open at once. */
-struct acp_session {
-  acp_session *next;
-  acp_server *srv;
-  zrun_setup rs;
-  zconv conv;
-  zperm_mode mode; /* what the next prompt runs with (session/set_mode) */
-  zsink *recorder, *task;
-  acp_sink sink;
-  zacp_client_io io;
-  json_t *mcp_servers; /* session/new's mcpServers as zero's extra servers (owned) */
-  bool titled;
-  bool queued; /* a prompt of this session waits or runs */
-};
-
-/* A prompt waiting for the worker: its session, request id and content. */
+/* A prompt: its request id and content. */
 typedef struct acp_job {
-  struct acp_job *next;
-  acp_session *sess;
   json_t *id; /* owned */
   zbuf text;
   json_t *images;  /* owned */
   zperm_mode mode; /* the session's mode when the prompt starts */
 } acp_job;
+
+/* One open ACP session: a run assembly, its conversation and what the
+ * client's files and terminals look like to its tools. Sessions share
+ * nothing but the connection; several stay open at once, and their prompts
+ * run at once, each on the session's own thread in its own cancellation
+ * scope (base/cancel.h), so session/cancel of one stops that one alone. */
+struct acp_session {
+  acp_session *next;
+  acp_server *srv;
+  zrun_setup rs;
+  zconv conv;
+  /* The session's zperm_mode (session/set_mode, from the reader): the next
+   * prompt starts with it, and the running one decides its next tool calls
+   * with it (zperm_engine.live_mode). */
+  atomic_int mode;
+  zsink *recorder, *task;
+  acp_sink sink;
+  zacp_client_io io;
+  json_t *mcp_servers; /* session/new's mcpServers as zero's extra servers (owned) */
+  bool titled;
+  zcancel_scope *cancel; /* the prompts' scope (owned) */
+  /* The prompt thread. running (guarded by srv->mu) is true from the
+   * prompt's start until just before it is answered; joinable until the
+   * reader joins the thread (before the next prompt, or at close). */
+  bool running;
+  bool joinable;
+  pthread_t thread;
+  acp_job *job; /* the prompt the thread runs (the thread frees it) */
+  zagent agent; /* the prompt thread's */
+};
 
 /* The client's capabilities from initialize. */
 typedef struct acp_client_caps {
@@ -70,18 +82,10 @@ struct acp_server {
   zacp_conn conn;
   zperm_mode default_mode;
   acp_client_caps caps;
-  acp_session *sessions; /* most recently used first */
-  /* The prompt worker: one thread runs the queued prompts one after
-   * another (zero's cancellation and working directory are the process's),
-   * so the reader stays free for cancels and answers. */
+  acp_session *sessions; /* most recently used first (the reader's alone) */
+  /* Guards each session's running flag and the cancel of its scope: a
+   * cancel and a prompt's start are ordered. */
   pthread_mutex_t mu;
-  pthread_cond_t cv;
-  acp_job *jobs, **jobs_tail; /* FIFO */
-  acp_session *running;       /* the session whose prompt runs, or NULL */
-  bool stopping;
-  bool worker_started;
-  pthread_t worker;
-  zagent agent; /* the worker's */
 };
 
 static const struct {
@@ -191,8 +195,19 @@ static void warn_stderr(void *ud, const char *msg) {
   fprintf(stderr, "zero acp: %s\n", msg);
 }
 
+/* Waits for s's prompt thread, which has ended its prompt or is ending
+ * it (the reader's: before a new prompt and before closing). */
+static void session_join(acp_session *s) {
+  if (!s->joinable) return;
+  pthread_join(s->thread, NULL);
+  s->joinable = false;
+}
+
 static void session_close(acp_session *s) {
   if (!s) return;
+  session_join(s);
+  zagent_release(&s->agent);
+  zcancel_scope_free(s->cancel);
   if (s->recorder) {
     s->recorder->finish(s->recorder);
     s->recorder->destroy(s->recorder);
@@ -263,7 +278,7 @@ static acp_session *session_open(acp_server *srv, const char *cwd, const char *r
   s->srv = srv;
   s->rs = (zrun_setup)ZRUN_SETUP_INIT;
   s->conv = (zconv)ZCONV_INIT;
-  s->mode = srv->default_mode;
+  atomic_init(&s->mode, (int)srv->default_mode);
   s->sink = (acp_sink){.base = {.emit = sink_emit, .finish = sink_finish, .destroy = sink_destroy},
                        .sess = s};
   s->io = (zacp_client_io){.conn = &srv->conn,
@@ -275,8 +290,15 @@ static acp_session *session_open(acp_server *srv, const char *cwd, const char *r
   zacp_client_io_init(&s->io);
   s->mcp_servers = mcp_servers_json(mcp_servers, cwd);
   s->rs.opts.extra_mcp_servers = s->mcp_servers;
+  s->cancel = zcancel_scope_new();
+  if (!s->cancel) {
+    zerr_set(err, ZE_INTERNAL, "too many sessions at once: close one first");
+    session_close(s);
+    return NULL;
+  }
   zconfig_flags flags = {0};
-  if (zrun_setup_workspace(&s->rs, cwd, NULL, 0, err) < 0 || zrun_setup_sandbox(&s->rs, err) < 0 ||
+  /* Never chdir: other sessions' prompts run meanwhile, in other places. */
+  if (zrun_setup_workspace_at(&s->rs, cwd, err) < 0 || zrun_setup_sandbox(&s->rs, err) < 0 ||
       zrun_setup_provider(&s->rs, &flags, err) < 0 ||
       zrun_setup_session(&s->rs, resume_id != NULL, resume_id, "", &s->conv, warn_stderr, NULL,
                          err) < 0) {
@@ -286,7 +308,7 @@ static acp_session *session_open(acp_server *srv, const char *cwd, const char *r
   s->io.session_id = s->rs.store.session->id;
   s->io.policy = &s->rs.sandbox.policy;
   s->titled = resume_id != NULL;
-  zrun_setup_tools(&s->rs, s->mode, ZAUTO_LOW);
+  zrun_setup_tools(&s->rs, (zperm_mode)atomic_load(&s->mode), ZAUTO_LOW);
   s->recorder = zrecorder_new(s->rs.store.session, stderr);
   s->task = ztask_sink_new(&s->rs.store.task, s->rs.plan);
   if (zrun_setup_mcp(&s->rs, warn_stderr, NULL, err) < 0) {
@@ -313,7 +335,7 @@ static acp_session *session_find(acp_server *srv, const char *sid) {
 
 static bool session_idle(acp_server *srv, const acp_session *s) {
   pthread_mutex_lock(&srv->mu);
-  bool idle = !s->queued;
+  bool idle = !s->running;
   pthread_mutex_unlock(&srv->mu);
   return idle;
 }
@@ -368,7 +390,7 @@ static void handle_open(acp_server *srv, const json_t *id, const json_t *params,
   s->next = srv->sessions;
   srv->sessions = s;
   if (load) send_updates(s, zacp_updates_for_history(&s->conv, s->rs.workspace));
-  json_t *res = json_pack("{s:o}", "modes", modes_json(s->mode));
+  json_t *res = json_pack("{s:o}", "modes", modes_json((zperm_mode)atomic_load(&s->mode)));
   if (!load) json_object_set_new(res, "sessionId", json_string(s->rs.store.session->id));
   zacp_respond(&srv->conn, id, res);
 }
@@ -447,66 +469,85 @@ static void add_user_message(acp_session *s, const zbuf *text, const json_t *ima
 }
 
 static void job_free(acp_job *j) {
+  if (!j) return;
   json_decref(j->id);
   zbuf_release(&j->text);
   json_decref(j->images);
   free(j);
 }
 
-/* Runs one prompt to its end on the worker thread and answers it. */
-static void run_job(acp_server *srv, acp_job *j) {
-  acp_session *s = j->sess;
+/* Runs s's prompt j to its end on the session's thread and answers it. */
+static void run_job(acp_session *s, acp_job *j) {
+  acp_server *srv = s->srv;
   zerr err = ZERR_INIT;
-  if (chdir(s->rs.workspace) < 0) fprintf(stderr, "zero acp: cannot enter %s\n", s->rs.workspace);
   add_user_message(s, &j->text, j->images);
   zrun_setup_tools(&s->rs, j->mode, ZAUTO_LOW);
+  s->rs.perm.live_mode = &s->mode; /* session/set_mode reaches the next call */
   s->rs.tools.backend = zacp_client_io_backend(&s->io);
   zrun_setup_system_prompt(&s->rs, j->mode);
-  zagent_release(&srv->agent);
-  memset(&srv->agent, 0, sizeof srv->agent);
-  zrun_setup_agent(&s->rs, &srv->agent);
+  zagent_release(&s->agent);
+  memset(&s->agent, 0, sizeof s->agent);
+  zrun_setup_agent(&s->rs, &s->agent);
   zsink *sinks[3] = {&s->sink.base, s->recorder, s->task};
-  srv->agent.sinks = sinks;
-  srv->agent.nsinks = 3;
-  srv->agent.approve = acp_approve;
-  srv->agent.approve_ud = s;
-  zrun_status st = zagent_run(&srv->agent, &s->conv, &err);
+  s->agent.sinks = sinks;
+  s->agent.nsinks = 3;
+  s->agent.approve = acp_approve;
+  s->agent.approve_ud = s;
+  zrun_status st = zagent_run(&s->agent, &s->conv, &err);
   if (zcancel_requested() && st != ZRUN_SUCCESS) st = ZRUN_INTERRUPTED;
   zacp_client_io_note_call(&s->io, NULL);
   zrun_setup_save_task(&s->rs);
   zerr ferr = ZERR_INIT;
   zsession_flush(s->rs.store.session, &ferr);
-  srv->agent.sinks = NULL;
-  srv->agent.nsinks = 0;
+  s->agent.sinks = NULL;
+  s->agent.nsinks = 0;
   const char *reason = stop_reason(st);
+  /* Idle from here: the client may send the next prompt once answered. */
   pthread_mutex_lock(&srv->mu);
-  srv->running = NULL;
-  s->queued = false;
+  s->running = false;
   pthread_mutex_unlock(&srv->mu);
   if (reason) zacp_respond(&srv->conn, j->id, json_pack("{s:s}", "stopReason", reason));
   else zacp_respond_error(&srv->conn, j->id, ZACP_INTERNAL_ERROR, err.msg);
 }
 
-static void *prompt_worker(void *ud) {
-  acp_server *srv = ud;
-  pthread_mutex_lock(&srv->mu);
-  for (;;) {
-    while (!srv->jobs && !srv->stopping) pthread_cond_wait(&srv->cv, &srv->mu);
-    if (!srv->jobs) break; /* stopping, nothing left */
-    acp_job *j = srv->jobs;
-    srv->jobs = j->next;
-    if (!srv->jobs) srv->jobs_tail = &srv->jobs;
-    srv->running = j->sess;
-    j->mode = j->sess->mode;
-    zcancel_reset();
-    if (srv->stopping) zcancel_request(); /* input ended: the prompt ends at once */
-    pthread_mutex_unlock(&srv->mu);
-    run_job(srv, j);
-    job_free(j);
-    pthread_mutex_lock(&srv->mu);
-  }
-  pthread_mutex_unlock(&srv->mu);
+/* The session's prompt thread: one prompt, in the session's scope. */
+static void *prompt_thread(void *ud) {
+  acp_session *s = ud;
+  acp_job *j = s->job;
+  zcancel_scope *prev = zcancel_enter(s->cancel);
+  run_job(s, j);
+  zcancel_enter(prev);
+  job_free(j);
   return NULL;
+}
+
+/* Starts j (owned) on s's thread. The caller answers j's request when this
+ * fails (false, *why set). */
+static bool start_prompt(acp_server *srv, acp_session *s, acp_job *j, const char **why) {
+  pthread_mutex_lock(&srv->mu);
+  bool busy = s->running;
+  pthread_mutex_unlock(&srv->mu);
+  if (busy) {
+    *why = "a prompt of this session is already running";
+    return false;
+  }
+  session_join(s); /* the previous prompt's thread, already answered */
+  j->mode = (zperm_mode)atomic_load(&s->mode);
+  s->job = j;
+  pthread_mutex_lock(&srv->mu);
+  zcancel_scope_reset(s->cancel); /* a cancel from now on is this prompt's */
+  s->running = true;
+  pthread_mutex_unlock(&srv->mu);
+  if (pthread_create(&s->thread, NULL, prompt_thread, s) == 0) {
+    s->joinable = true;
+    return true;
+  }
+  pthread_mutex_lock(&srv->mu);
+  s->running = false;
+  pthread_mutex_unlock(&srv->mu);
+  s->job = NULL;
+  *why = "cannot start the prompt's thread";
+  return false;
 }
 
 static void handle_prompt(acp_server *srv, const json_t *id, const json_t *params) {
@@ -517,32 +558,17 @@ static void handle_prompt(acp_server *srv, const json_t *id, const json_t *param
     return;
   }
   acp_job *j = xcalloc(1, sizeof *j);
-  j->sess = s;
   j->text = (zbuf)ZBUF_INIT;
   j->images = json_array();
+  j->id = json_deep_copy(id);
   const char *why = NULL;
   if (prompt_content(json_object_get(params, "prompt"), &j->text, j->images, &why) < 0) {
     zacp_respond_error(&srv->conn, id, ZACP_INVALID_PARAMS, why);
     job_free(j);
     return;
   }
-  pthread_mutex_lock(&srv->mu);
-  bool busy = s->queued;
-  if (!busy && !srv->worker_started && pthread_create(&srv->worker, NULL, prompt_worker, srv) == 0)
-    srv->worker_started = true;
-  bool queued = !busy && srv->worker_started;
-  if (queued) {
-    j->id = json_deep_copy(id);
-    s->queued = true;
-    *srv->jobs_tail = j;
-    srv->jobs_tail = &j->next;
-    pthread_cond_signal(&srv->cv);
-  }
-  pthread_mutex_unlock(&srv->mu);
-  if (queued) return;
-  zacp_respond_error(&srv->conn, id, busy ? ZACP_INVALID_REQUEST : ZACP_INTERNAL_ERROR,
-                     busy ? "a prompt of this session is already running"
-                          : "cannot start the prompt's thread");
+  if (start_prompt(srv, s, j, &why)) return;
+  zacp_respond_error(&srv->conn, id, ZACP_INVALID_REQUEST, why);
   job_free(j);
 }
 
@@ -559,43 +585,30 @@ static void handle_set_mode(acp_server *srv, const json_t *id, const json_t *par
                        "unknown mode: zero acp offers ask, accept-edits, auto and plan");
     return;
   }
-  /* The running prompt keeps its mode; the next one starts with this (the
-   * worker takes it under the lock when a prompt starts). */
-  pthread_mutex_lock(&srv->mu);
-  s->mode = m;
-  pthread_mutex_unlock(&srv->mu);
+  /* A running prompt decides its next tool call with it (the call being
+   * decided now keeps the mode it was decided with); the next prompt
+   * starts with it. */
+  atomic_store(&s->mode, (int)m);
   zacp_respond(&srv->conn, id, NULL);
   send_update(s, json_pack("{s:s, s:s}", "sessionUpdate", "current_mode_update", "currentModeId",
                            zperm_mode_name(m)));
 }
 
-/* session/cancel: the running prompt of the session stops (its model
- * stream, command and client requests); a queued one is answered
- * "cancelled" without running. */
-static void handle_cancel(acp_server *srv, const json_t *params) {
-  acp_session *s = session_find(srv, zjson_str(params, "sessionId"));
-  if (!s) return;
-  acp_job *dropped = NULL;
+/* Cancels s's running prompt, if any: its model stream, command and client
+ * requests stop; other sessions' prompts go on. */
+static void cancel_session(acp_server *srv, acp_session *s) {
   pthread_mutex_lock(&srv->mu);
-  if (srv->running == s) {
-    zcancel_request();
+  if (s->running) {
+    zcancel_scope_request(s->cancel);
     zacp_conn_abort_calls(&srv->conn, s);
-  } else {
-    for (acp_job **pp = &srv->jobs; *pp; pp = &(*pp)->next)
-      if ((*pp)->sess == s) {
-        dropped = *pp;
-        *pp = dropped->next;
-        s->queued = false;
-        break;
-      }
-    srv->jobs_tail = &srv->jobs;
-    while (*srv->jobs_tail) srv->jobs_tail = &(*srv->jobs_tail)->next;
   }
   pthread_mutex_unlock(&srv->mu);
-  if (dropped) {
-    zacp_respond(&srv->conn, dropped->id, json_pack("{s:s}", "stopReason", "cancelled"));
-    job_free(dropped);
-  }
+}
+
+/* session/cancel (a notification: the prompt answers "cancelled"). */
+static void handle_cancel(acp_server *srv, const json_t *params) {
+  acp_session *s = session_find(srv, zjson_str(params, "sessionId"));
+  if (s) cancel_session(srv, s);
 }
 
 /* initialize: zero's capabilities; the client's fs and terminal offers are
@@ -639,18 +652,11 @@ static void dispatch(acp_server *srv, const json_t *msg) {
   else zacp_respond_error(&srv->conn, id, ZACP_METHOD_NOT_FOUND, "method not found");
 }
 
-/* Input ended: the running prompt is cancelled, queued ones end at once
- * (answered "cancelled"), the worker is joined, every session closed. */
+/* Input ended: the running prompts are cancelled, their threads joined,
+ * every session closed. */
 static void shutdown_server(acp_server *srv) {
-  pthread_mutex_lock(&srv->mu);
-  srv->stopping = true;
-  if (srv->running) zcancel_request();
-  pthread_cond_broadcast(&srv->cv);
-  bool started = srv->worker_started;
-  pthread_mutex_unlock(&srv->mu);
+  for (acp_session *s = srv->sessions; s; s = s->next) cancel_session(srv, s);
   zacp_conn_close(&srv->conn);
-  if (started) pthread_join(srv->worker, NULL);
-  zagent_release(&srv->agent);
   while (srv->sessions) {
     acp_session *s = srv->sessions;
     srv->sessions = s->next;
@@ -663,8 +669,6 @@ int zacp_serve(int in_fd, FILE *out, zperm_mode mode) {
   memset(&srv, 0, sizeof srv);
   zacp_conn_init(&srv.conn, out);
   pthread_mutex_init(&srv.mu, NULL);
-  pthread_cond_init(&srv.cv, NULL);
-  srv.jobs_tail = &srv.jobs;
   srv.default_mode = mode_offered(mode) ? mode : ZPERM_ASK;
   zcancel_install();
   zhttp_global_init();
@@ -686,7 +690,6 @@ int zacp_serve(int in_fd, FILE *out, zperm_mode mode) {
   if (in) fclose(in);
   shutdown_server(&srv);
   bool failed = srv.conn.write_failed;
-  pthread_cond_destroy(&srv.cv);
   pthread_mutex_destroy(&srv.mu);
   zacp_conn_release(&srv.conn);
   return failed ? -1 : 0;

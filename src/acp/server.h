@@ -5,10 +5,13 @@
  * streams session/update notifications while a prompt runs, and asks
  * session/request_permission when the permission module prompts. A session
  * is one run assembly (cli/run_setup.h) and its prompts run the one agent
- * loop (agent/loop.h) on a worker thread, so the reader stays free to take
- * a cancel or a permission answer. One session is open at a time: a new
- * session/new or session/load closes the previous one (its history stays in
- * the session store).
+ * loop (agent/loop.h). Several sessions stay open (up to 16) and their
+ * prompts run at once, each on its session's thread in its session's
+ * cancellation scope (base/cancel.h), so the reader stays free to take a
+ * cancel or a permission answer and session/cancel stops one session's
+ * prompt alone. No session depends on the process's directory: each works
+ * in its own cwd. session/set_mode reaches a running prompt's next tool
+ * call (zperm_engine.live_mode).
  */
 #ifndef ZERO_ACP_SERVER_H
 #define ZERO_ACP_SERVER_H

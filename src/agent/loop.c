@@ -145,7 +145,7 @@ static zmsg *commit_assistant(zagent *a, zconv *conv, turn_state *t) {
   return m;
 }
 
-zperm_mode zagent_mode(const zagent *a) { return a->perm ? a->perm->mode : a->mode; }
+zperm_mode zagent_mode(const zagent *a) { return a->perm ? zperm_engine_mode(a->perm) : a->mode; }
 
 /* Offered to the model: allowed in the mode and not disabled for the run
  * (--enabled-tools / --disabled-tools). */
@@ -407,6 +407,7 @@ static bool parallel_safe(const zagent *a, const ztool_call *call) {
 
 typedef struct par_job {
   zagent *agent;
+  zcancel_scope *cancel; /* the run's cancellation scope (base/cancel.h), or NULL */
   const ztool_call *call;
   bool allowed;
   ztool_escalation esc; /* this call's own (read-only calls never have one) */
@@ -415,7 +416,10 @@ typedef struct par_job {
 
 static void *par_run(void *arg) {
   par_job *j = arg;
+  /* A cancel of this run (not only of the process) stops the call. */
+  zcancel_scope *prev = zcancel_enter(j->cancel);
   ztool_invoke_escalated(j->agent->tools, j->call->name, j->call->arguments, j->esc, &j->res);
+  zcancel_enter(prev);
   return NULL;
 }
 
@@ -429,7 +433,7 @@ static void run_parallel(zagent *a, zconv *conv, const ztool_call *calls, size_t
   bool started[MAX_PARALLEL_TOOLS];
   for (size_t i = 0; i < n; i++) {
     ztool_result init = ZTOOL_RESULT_INIT;
-    jobs[i] = (par_job){a, &calls[i], false, {false, false}, init};
+    jobs[i] = (par_job){a, zcancel_current(), &calls[i], false, {false, false}, init};
     jobs[i].allowed = decide_tool_call(a, &calls[i], &jobs[i].res, &jobs[i].esc);
   }
   for (size_t i = 0; i < n; i++) {

@@ -46,6 +46,15 @@ int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_
   return 0;
 }
 
+int zrun_setup_workspace_at(zrun_setup *s, const char *dir, zerr *err) {
+  if (!zfs_is_dir(dir))
+    return zerr_set(err, ZE_USAGE, "cwd must be an existing directory: %s", dir);
+  s->workspace = realpath(dir, NULL);
+  if (!s->workspace) return zerr_errno(err, ZE_USAGE, "cannot resolve %s", dir);
+  s->add_dirs = xcalloc(1, sizeof *s->add_dirs);
+  return 0;
+}
+
 void zrun_collect_secrets(const char *workspace) {
   zconfig cfg;
   memset(&cfg, 0, sizeof cfg);

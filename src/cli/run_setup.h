@@ -149,6 +149,12 @@ typedef struct zrun_setup {
  * real paths of the extra writable directories. */
 int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
                          zerr *err);
+/* zrun_setup_workspace for dir, without entering it and without extra
+ * directories: for a face that serves several workspaces from one process
+ * at once (`zero acp`), where the process's directory belongs to no run.
+ * Nothing a run does depends on it: tools resolve against the workspace,
+ * commands, MCP and language servers get it as their directory. */
+int zrun_setup_workspace_at(zrun_setup *s, const char *dir, zerr *err);
 /* Declares every credential the configuration of workspace names to
  * base/secrets.h, before any child starts or any output is written: the
  * provider profiles' key variables, keys and headers (config layers that do

@@ -48,6 +48,10 @@ typedef struct zlsp_client {
   int64_t publish_seq;        /* publishDiagnostics received so far */
   zbuf err_head;              /* the first stderr bytes (a startup error says why there) */
   zbuf err_tail;              /* the newest stderr bytes */
+  bool writing;               /* a frame is being written (send_bytes) */
+  zbuf deferred;              /* frames to send once it is written whole */
+  zbuf text_frame;            /* the last didOpen / didChange frame: its storage is kept, so
+                               * a round trip on a big file faults in no fresh pages */
   bool dead;
   char *server_name;          /* serverInfo.name, or NULL */
   int64_t init_ms;            /* initialize round trip */

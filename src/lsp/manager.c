@@ -32,7 +32,7 @@ typedef struct doc {
   char *path, *uri;
   server *srv;       /* the server it is open on, NULL when closed */
   int version;
-  char *text;        /* the text last sent */
+  zbuf text;         /* the text last sent (its storage kept from edit to edit) */
   char *pre;         /* the text before the run's first edit (write hook) */
   bool have_pre;
   json_t *orig;      /* diagnostics before the run's first edit, or NULL */
@@ -53,6 +53,10 @@ struct zlsp {
   ztool_write_hook inner;
   bool final_asked;
   int relevant; /* the workspace has a covered file: -1 unknown, 0, 1 */
+  /* An edited file's text as read from disk, kept from edit to edit (with
+   * doc.text and the client's text_frame: a round trip on a big file
+   * allocates no fresh pages once warm; see bench/lsp). */
+  zbuf read_buf;
 };
 
 zlsp *zlsp_new(zlsp_config *cfg, const char *workspace) {
@@ -61,6 +65,7 @@ zlsp *zlsp_new(zlsp_config *cfg, const char *workspace) {
   memset(cfg, 0, sizeof *cfg);
   l->workspace = xstrdup(workspace);
   l->relevant = -1;
+  l->read_buf = (zbuf)ZBUF_INIT;
   l->avail = xcalloc(l->cfg.n ? l->cfg.n : 1, sizeof *l->avail);
   for (size_t i = 0; i < l->cfg.n; i++) l->avail[i] = -1;
   return l;
@@ -88,7 +93,7 @@ zlsp *zlsp_for_run(const char *workspace, const char *user_path, const char *pro
 static void doc_free(doc *d) {
   free(d->path);
   free(d->uri);
-  free(d->text);
+  zbuf_release(&d->text);
   free(d->pre);
   json_decref(d->orig);
   json_decref(d->last);
@@ -106,6 +111,7 @@ void zlsp_free(zlsp *l) {
   free(l->servers);
   for (size_t i = 0; i < l->ndocs; i++) doc_free(l->docs[i]);
   free(l->docs);
+  zbuf_release(&l->read_buf);
   free(l->avail);
   zlsp_config_release(&l->cfg);
   free(l->workspace);
@@ -247,6 +253,7 @@ static doc *doc_get(zlsp *l, const char *path, bool create) {
   doc *d = xcalloc(1, sizeof *d);
   d->path = xstrdup(path);
   d->uri = zurl_from_path(path);
+  d->text = (zbuf)ZBUF_INIT;
   // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
   l->docs = xrealloc(l->docs, (l->ndocs + 1) * sizeof *l->docs);
   l->docs[l->ndocs++] = d;
@@ -291,10 +298,8 @@ static json_t *sync_text(zlsp *l, doc *d, server *sv, const char *text, size_t l
     rc = zlsp_client_change(c, d->uri, d->version, text, len, err);
   }
   if (rc < 0) return NULL;
-  free(d->text);
-  d->text = xmalloc(len + 1);
-  memcpy(d->text, text, len);
-  d->text[len] = '\0';
+  zbuf_reset(&d->text);
+  zbuf_add(&d->text, text, len);
   /* A server just started is still warming up (pyright reads its type
    * stubs: seconds on a busy machine): its first answer may take the
    * startup bound, later ones the diagnostics bound. */
@@ -400,9 +405,10 @@ static void after_edit_one(zlsp *l, const char *path, zbuf *out) {
   const zlsp_server_cfg *cfg = match(l, path);
   if (!cfg) return;
   doc *d = doc_get(l, path, true);
-  cleanup_zbuf zbuf text = ZBUF_INIT;
+  zbuf *text = &l->read_buf;
+  zbuf_reset(text);
   zerr err = ZERR_INIT;
-  if (zfs_read_file(path, &text, ZLSP_MAX_FILE, &err) < 0) {
+  if (zfs_read_file(path, text, ZLSP_MAX_FILE, &err) < 0) {
     if (d->srv) zlsp_client_close_doc(&d->srv->client, d->uri, &err);
     d->srv = NULL; /* deleted (or unreadable): nothing to check */
     return;
@@ -414,7 +420,7 @@ static void after_edit_one(zlsp *l, const char *path, zbuf *out) {
     return;
   }
   json_t *baseline = NULL;
-  json_t *now = sync_edit(l, d, sv, &text, &baseline, &err);
+  json_t *now = sync_edit(l, d, sv, text, &baseline, &err);
   if (!d->touched && baseline) {
     d->orig = json_incref(baseline);
   }
@@ -462,15 +468,16 @@ void zlsp_after_edit(zlsp *l, const json_t *files, zbuf *out) {
 static int refresh(zlsp *l, doc *d, zerr *err) {
   const zlsp_server_cfg *cfg = match(l, d->path);
   if (!cfg) return zerr_set(err, ZE_NOT_FOUND, "no language server covers %s", d->path);
-  cleanup_zbuf zbuf text = ZBUF_INIT;
-  if (zfs_read_file(d->path, &text, ZLSP_MAX_FILE, err) < 0) return -1;
+  zbuf *text = &l->read_buf;
+  zbuf_reset(text);
+  if (zfs_read_file(d->path, text, ZLSP_MAX_FILE, err) < 0) return -1;
   cleanup_free char *root = find_root(l, cfg, d->path);
   server *sv = server_for(l, cfg, root, err);
   if (!sv) return -1;
-  if (d->srv == sv && d->last && d->text && strlen(d->text) == text.len &&
-      !memcmp(d->text, text.data ? text.data : "", text.len))
+  if (d->srv == sv && d->last && d->text.len == text->len &&
+      !memcmp(d->text.data, text->data, text->len))
     return 0;
-  json_t *now = sync_text(l, d, sv, text.data ? text.data : "", text.len, err);
+  json_t *now = sync_text(l, d, sv, text->data, text->len, err);
   if (!now) {
     server_trouble(l, sv, err);
     return -1;

@@ -240,7 +240,18 @@ static bool asks_first(const zperm_engine *e) {
   return e->mode == ZPERM_ASK || e->mode == ZPERM_ACCEPT_EDITS;
 }
 
+zperm_mode zperm_engine_mode(const zperm_engine *e) {
+  return e->live_mode ? (zperm_mode)atomic_load(e->live_mode) : e->mode;
+}
+
 zperm_decision zperm_decide_call(const zperm_engine *e, const zperm_call *c) {
+  zperm_engine now;
+  if (e->live_mode) { /* one mode for the whole decision, however it changes */
+    now = *e;
+    now.mode = zperm_engine_mode(e);
+    now.live_mode = NULL;
+    e = &now;
+  }
   if (c->mcp_server) return decide_mcp(e, c);
   return decide_builtin(e, c->tool, c->args);
 }

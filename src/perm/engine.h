@@ -40,6 +40,7 @@
 #ifndef ZERO_PERM_ENGINE_H
 #define ZERO_PERM_ENGINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include <jansson.h>
@@ -81,7 +82,15 @@ typedef struct zperm_engine {
                                       * from caches); network commands and escalations are
                                       * denied, never prompted */
   const char *const *disabled_tools; /* NULL-terminated */
+  /* Non-NULL: the mode another thread may change while the run goes on
+   * (ACP session/set_mode during a prompt), a zperm_mode; it overrides mode.
+   * Each decision reads it once (zperm_engine_mode), so one call is decided
+   * under one mode and the next call under the new one. */
+  const atomic_int *live_mode;
 } zperm_engine;
+
+/* The mode e decides with now: *live_mode when set, else mode. */
+zperm_mode zperm_engine_mode(const zperm_engine *e);
 
 typedef struct zperm_decision {
   zperm_action action;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -62,11 +63,18 @@ static bool find_in_path(const char *name, char *out, size_t cap) {
 }
 
 static zsb_probe g_probe; /* singleton: the machine does not change during a run */
-static bool g_probed;
+static pthread_once_t g_probe_once = PTHREAD_ONCE_INIT;
 
+static void probe_once(void);
+
+/* Once per process, whatever the threads (`zero acp` opens sessions while
+ * other sessions' prompts start commands). */
 const zsb_probe *zsb_probe_get(void) {
-  if (g_probed) return &g_probe;
-  g_probed = true;
+  pthread_once(&g_probe_once, probe_once);
+  return &g_probe;
+}
+
+static void probe_once(void) {
   zsb_probe *pr = &g_probe;
   memset(pr, 0, sizeof *pr);
   pr->running_as_root = geteuid() == 0;
@@ -104,7 +112,6 @@ const zsb_probe *zsb_probe_get(void) {
   const char *force = getenv("ZERO_SANDBOX_FORCE_BACKEND");
   if (force && !strcmp(force, "landlock") && pr->backend == ZSB_BWRAP) pr->backend = ZSB_LANDLOCK;
   if (force && !strcmp(force, "none")) pr->backend = ZSB_NONE;
-  return pr;
 }
 
 const char *zsb_backend_name(zsb_backend b) {

@@ -11,6 +11,11 @@ MODE
               exist yet (creating it): the next start behaves normally
   hang        answers initialize, then never publishes anything
   garbage     answers initialize, then writes a malformed frame
+  asks        normal, but before reading the body of the first message over
+              100 KB (a big file's didOpen) it sends zero a request
+              (workspace/configuration): zero is then blocked writing that
+              frame and reads to unblock itself; a reply written into the
+              middle of the frame would corrupt it (the server exits 4)
   probe       normal, and each document's diagnostics carry one more error
               saying what the server could do: write STATE_DIR/escaped (a
               directory outside the workspace), see OPENAI_API_KEY,
@@ -31,6 +36,9 @@ def send(msg):
     out.flush()
 
 
+ASKED = []
+
+
 def read():
     length = None
     while True:
@@ -43,7 +51,17 @@ def read():
         k, _, v = line.partition(b":")
         if k.strip().lower() == b"content-length":
             length = int(v)
-    return json.loads(inp.read(length))
+    if MODE == "asks" and length > 100000 and not ASKED:
+        ASKED.append(1)
+        send({"jsonrpc": "2.0", "id": 7, "method": "workspace/configuration",
+              "params": {"items": [{"section": "fake"}]}})
+    body = inp.read(length)
+    try:
+        return json.loads(body)
+    except ValueError:
+        sys.stderr.write("fake-lsp: a frame's body is not JSON (interleaved frames?)\n")
+        sys.stderr.flush()
+        os._exit(4)
 
 
 def probe():

@@ -257,6 +257,21 @@ class Lsp(ZeroTest):
         self.assertIn("Successfully edited a.fk", res)
         self.assertIn("sent a malformed message", res)
 
+    def test_a_request_while_zero_writes_a_big_file_never_splits_the_frame(self):
+        """The server asks zero something while zero is blocked writing a
+        big didOpen: zero's answer follows the frame instead of landing in
+        the middle of it (regression: it was written mid-frame)."""
+        self.fake_server("asks")
+        filler = "".join("line %d fine\n" % i for i in range(20000))  # ~300 KB
+        self.write("a.fk", filler + "one\n")
+        m = self.serve([{"tool_calls": [edit("a.fk", "one", "one BAD")]}, {"text": "Done."},
+                        {"text": "Left on purpose."}])
+        self.run_exec()
+        res = self.tool_results(m)[0]
+        self.assertIn("Successfully edited a.fk", res)
+        self.assertNotIn("unavailable", res)
+        self.assertIn("fake reports 1 new error in a.fk", res)
+
     def test_warnings_and_old_errors_are_not_reported_after_an_edit(self):
         self.fake_server("normal")
         self.write("a.fk", "BAD old\nfine\n")
