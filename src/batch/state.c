@@ -18,16 +18,6 @@
 #define TASKS_FILE "tasks.jsonl"
 #define INFO_FILE "batch.json"
 
-static json_t *task_json(const zbatch_task *t, const char *base) {
-  json_t *o = json_pack("{s:s, s:s}", "id", t->id, "prompt", t->prompt);
-  char *cwd = zpath_absolute(t->cwd ? t->cwd : ".", base);
-  json_object_set_new(o, "cwd", json_string(cwd));
-  free(cwd);
-  if (t->model) json_object_set_new(o, "model", json_string(t->model));
-  if (t->mode) json_object_set_new(o, "permissionMode", json_string(t->mode));
-  return o;
-}
-
 int zbatch_state_prepare(const char *dir, const zbatch_task *tasks, size_t n, const char *base,
                          zerr *err) {
   static const char *const SUB[] = {"results", "logs", "data"};
@@ -44,12 +34,7 @@ int zbatch_state_prepare(const char *dir, const zbatch_task *tasks, size_t n, co
     free(p);
   }
   zbuf text = ZBUF_INIT;
-  for (size_t i = 0; rc == 0 && i < n; i++) {
-    json_t *o = task_json(&tasks[i], base);
-    zjson_dump_to(o, &text);
-    zbuf_addch(&text, '\n');
-    json_decref(o);
-  }
+  if (rc == 0) zbatch_tasks_jsonl(tasks, n, base, &text);
   if (rc == 0 && zfs_write_atomic(tasks_path, text.data ? text.data : "", text.len, 0600, err) < 0)
     rc = -1;
   zbuf_release(&text);
@@ -66,6 +51,27 @@ static int read_tasks(const char *dir, zbuf *text, zerr *err) {
   return rc;
 }
 
+/* Line index of text (a tasks.jsonl of good tasks) into *t; where names
+ * the file for messages. */
+static int task_at(const zbuf *text, const char *where, long index, zbatch_task *t, zerr *err) {
+  const char *p = text->data ? text->data : "", *end = p + text->len;
+  for (long i = 0; i < index && p < end; i++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    p = nl ? nl + 1 : end;
+  }
+  if (index < 0 || p >= end) return zerr_set(err, ZE_NOT_FOUND, "%s has no task %ld", where, index);
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  return zbatch_task_parse(p, (size_t)((nl ? nl : end) - p), (int)index + 1, t, err);
+}
+
+int zbatch_tasks_file_task(const char *path, long index, zbatch_task *t, zerr *err) {
+  zbuf text = ZBUF_INIT;
+  int rc = zfs_read_file(path, &text, ZBATCH_LINE_MAX * 64ull, err);
+  if (rc == 0) rc = task_at(&text, path, index, t, err);
+  zbuf_release(&text);
+  return rc;
+}
+
 long zbatch_state_count(const char *dir, zerr *err) {
   zbuf text = ZBUF_INIT;
   if (read_tasks(dir, &text, err) < 0) return -1;
@@ -78,18 +84,7 @@ long zbatch_state_count(const char *dir, zerr *err) {
 int zbatch_state_task(const char *dir, long index, zbatch_task *t, zerr *err) {
   zbuf text = ZBUF_INIT;
   if (read_tasks(dir, &text, err) < 0) return -1;
-  const char *p = text.data ? text.data : "", *end = p + text.len;
-  for (long i = 0; i < index && p < end; i++) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    p = nl ? nl + 1 : end;
-  }
-  int rc;
-  if (index < 0 || p >= end) {
-    rc = zerr_set(err, ZE_NOT_FOUND, "%s has no task %ld", dir, index);
-  } else {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    rc = zbatch_task_parse(p, (size_t)((nl ? nl : end) - p), (int)index + 1, t, err);
-  }
+  int rc = task_at(&text, dir, index, t, err);
   zbuf_release(&text);
   return rc;
 }

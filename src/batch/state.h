@@ -31,6 +31,11 @@
 int zbatch_state_prepare(const char *dir, const zbatch_task *tasks, size_t n, const char *base,
                          zerr *err);
 
+/* Task index of the tasks file path (a tasks.jsonl of good tasks, as
+ * zbatch_tasks_jsonl writes: a Kubernetes ConfigMap's) into *t.
+ * ZE_NOT_FOUND past the end. */
+int zbatch_tasks_file_task(const char *path, long index, zbatch_task *t, zerr *err);
+
 /* Task index of dir's tasks.jsonl into *t. ZE_NOT_FOUND past the end. */
 int zbatch_state_task(const char *dir, long index, zbatch_task *t, zerr *err);
 

@@ -10,6 +10,7 @@
 
 #include "base/common.h"
 #include "base/json.h"
+#include "base/path.h"
 
 static bool id_ok(const char *id) {
   size_t n = strlen(id);
@@ -167,4 +168,23 @@ void zbatch_tasks_release(zbatch_tasks *ts) {
   free(ts->v);
   strvec_clear(&ts->problems);
   memset(ts, 0, sizeof *ts);
+}
+
+void zbatch_tasks_jsonl(const zbatch_task *v, size_t n, const char *base, zbuf *out) {
+  for (size_t i = 0; i < n; i++) {
+    const zbatch_task *t = &v[i];
+    json_t *o = json_pack("{s:s, s:s}", "id", t->id, "prompt", t->prompt);
+    if (base) {
+      char *cwd = zpath_absolute(t->cwd ? t->cwd : ".", base);
+      json_object_set_new(o, "cwd", json_string(cwd));
+      free(cwd);
+    } else if (t->cwd) {
+      json_object_set_new(o, "cwd", json_string(t->cwd));
+    }
+    if (t->model) json_object_set_new(o, "model", json_string(t->model));
+    if (t->mode) json_object_set_new(o, "permissionMode", json_string(t->mode));
+    zjson_dump_to(o, out);
+    zbuf_addch(out, '\n');
+    json_decref(o);
+  }
 }

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/strvec.h"
 
@@ -57,5 +58,11 @@ void zbatch_task_release(zbatch_task *t);
 int zbatch_tasks_load(const char *path, zbatch_tasks *ts, zerr *err);
 
 void zbatch_tasks_release(zbatch_tasks *ts);
+
+/* Appends n tasks to out as JSON Lines (id, prompt, cwd, model,
+ * permissionMode), line i for task i: the tasks file a cluster job reads by
+ * index. A cwd is made absolute against base (the submitter's directory);
+ * with base NULL it is kept as given (absent: the job's own directory). */
+void zbatch_tasks_jsonl(const zbatch_task *v, size_t n, const char *base, zbuf *out);
 
 #endif

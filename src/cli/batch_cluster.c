@@ -8,7 +8,12 @@
  *       DIR/results/N.jsonl and printed, its session under DIR/data;
  *   zero batch status DIR [--json]     how far the batch is;
  *   zero batch collect DIR [--results FILE]
- *       every result in task order into one results.jsonl, with a summary.
+ *       every result in task order into one results.jsonl, with a summary;
+ *   zero batch TASKS.jsonl --k8s [--image IMG] [--name NAME] [-j N] [--out FILE]
+ *       writes a Kubernetes Indexed Job manifest (batch/k8s.h); its pods run
+ *       `zero batch task --tasks FILE --state-dir DIR --exit-zero`;
+ *   zero batch collect --k8s-logs FILE|DIR [TASKS.jsonl] [--results FILE]
+ *       the results read back from the pods' logs.
  */
 #include "cli/batch_cluster.h"
 
@@ -17,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/common.h"
@@ -24,6 +30,7 @@
 #include "base/json.h"
 #include "base/num.h"
 #include "base/path.h"
+#include "batch/k8s.h"
 #include "batch/runner.h"
 #include "batch/slurm.h"
 #include "batch/state.h"
@@ -84,6 +91,76 @@ int zcli_batch_slurm(const batch_args *a, const zbatch_tasks *ts) {
   return ts->problems.nr ? ZEXIT_INCOMPLETE : ZEXIT_SUCCESS;
 }
 
+/* ---- --k8s ---------------------------------------------------------------------- */
+
+/* "zero-batch-YYYYMMDD-HHMMSS" (UTC) into out. */
+static void default_job_name(char *out, size_t cap) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(out, cap, "zero-batch-%Y%m%d-%H%M%S", &tm);
+}
+
+/* The names the manifest takes from flags, checked; 0 or -1 with err. */
+static int k8s_names(const zbatch_k8s_opts *o, zerr *err) {
+  if (zbatch_k8s_check_name(o->name, "--name", err) < 0 ||
+      zbatch_k8s_check_name(o->secret, "--k8s-secret", err) < 0 ||
+      (o->pvc && zbatch_k8s_check_name(o->pvc, "--k8s-pvc", err) < 0))
+    return -1;
+  if (!*o->image || strpbrk(o->image, " \t\n"))
+    return zerr_set(err, ZE_USAGE, "--image \"%s\" is not an image reference", o->image);
+  return 0;
+}
+
+/* What to do next, on stderr (stdout may be the manifest). */
+static void k8s_next_steps(const batch_args *a, const zbatch_k8s_opts *o) {
+  const char *file = a->out ? a->out : "job.json";
+  fprintf(stderr,
+          "zero batch: Indexed Job %s: %ld task%s, %ld at once, image %s\n"
+          "  kubectl apply -f %s\n"
+          "  kubectl wait --for=condition=complete --timeout=24h job/%s\n"
+          "  mkdir -p logs && for i in $(seq 0 %ld); do kubectl logs --tail=-1 \\\n"
+          "    -l job-name=%s,batch.kubernetes.io/job-completion-index=$i > logs/$i.log; done\n"
+          "  zero batch collect --k8s-logs logs %s\n",
+          o->name, o->tasks, o->tasks == 1 ? "" : "s", o->parallel, o->image, file, o->name,
+          o->tasks - 1, o->name, a->tasks);
+}
+
+int zcli_batch_k8s(const batch_args *a, const zbatch_tasks *ts) {
+  if (ts->n == 0) {
+    fputs("zero batch: no good task to write\n", stderr);
+    return ZEXIT_INCOMPLETE;
+  }
+  char stamp[64];
+  default_job_name(stamp, sizeof stamp);
+  zbatch_k8s_opts o = {.name = a->name ? a->name : stamp,
+                       .image = a->image ? a->image : "zero:" ZERO_VERSION,
+                       .secret = a->k8s_secret ? a->k8s_secret : "zero-credentials",
+                       .pvc = a->k8s_pvc,
+                       .tasks = (long)ts->n,
+                       .parallel = a->jobs < (long)ts->n ? a->jobs : (long)ts->n};
+  zerr err = ZERR_INIT;
+  if (k8s_names(&o, &err) < 0) return zcli_batch_usage_error(err.msg);
+  zbuf tasks = ZBUF_INIT, text = ZBUF_INIT;
+  zbatch_tasks_jsonl(ts->v, ts->n, NULL, &tasks); /* a cwd is the pod's: kept as given */
+  o.tasks_jsonl = tasks.data ? tasks.data : "";
+  json_t *m = zbatch_k8s_manifest(&o, &err);
+  int rc = m ? 0 : -1;
+  if (m) {
+    zjson_print_to(&text, m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    zbuf_addch(&text, '\n');
+    if (a->out) rc = zfs_write_atomic(a->out, text.data, text.len, 0644, &err);
+    else if (fwrite(text.data, 1, text.len, stdout) != text.len || fflush(stdout) != 0)
+      rc = zerr_errno(&err, ZE_IO, "cannot write the manifest");
+  }
+  if (rc == 0) k8s_next_steps(a, &o);
+  json_decref(m);
+  zbuf_release(&tasks);
+  zbuf_release(&text);
+  if (rc < 0) return fail(&err);
+  return ts->problems.nr ? ZEXIT_INCOMPLETE : ZEXIT_SUCCESS;
+}
+
 /* ---- zero batch task ------------------------------------------------------------ */
 
 /* The task's index: --index, else the scheduler's variable. */
@@ -105,6 +182,11 @@ static int task_index(const char *given, long *index) {
 /* Runs the task as `zero exec` with the local runner (so its result line is
  * the same as a local batch's), its sessions under DIR/data. */
 static int run_task(const char *dir, long index, const zbatch_task *t, zerr *err) {
+  /* A pod's state directory starts empty (an emptyDir or a fresh claim). */
+  char *results = zpath_join(dir, "results");
+  int mk = zfs_mkdir_p(results, 0700, err);
+  free(results);
+  if (mk < 0) return -1;
   char *data = zpath_join(dir, "data");
   setenv("XDG_DATA_HOME", data, 1); /* the worker inherits it: sessions on the shared disk */
   free(data);
@@ -137,7 +219,9 @@ static int sub_task(int argc, char **argv) {
   if ((rc = task_index(a.index, &index))) return rc;
   zbatch_task t = {0};
   zerr err = ZERR_INIT;
-  if (zbatch_state_task(a.state_dir, index, &t, &err) < 0) return fail(&err);
+  if ((a.tasks_file ? zbatch_tasks_file_task(a.tasks_file, index, &t, &err)
+                    : zbatch_state_task(a.state_dir, index, &t, &err)) < 0)
+    return fail(&err);
   rc = run_task(a.state_dir, index, &t, &err);
   zbatch_task_release(&t);
   if (rc < 0) return fail(&err);
@@ -152,7 +236,7 @@ static int sub_task(int argc, char **argv) {
   free(line);
   int code = (int)zjson_int_or(res, "exitCode", 1);
   json_decref(res);
-  return code;
+  return a.exit_zero ? ZEXIT_SUCCESS : code;
 }
 
 /* ---- status and collect --------------------------------------------------------- */
@@ -187,13 +271,15 @@ static void count_results(const char *dir, long n, tally *t, zbuf *out, strvec *
   }
 }
 
-/* Parses `status|collect DIR` arguments; loads batch.json and the count. */
+/* Parses `status|collect DIR` arguments; loads batch.json and the count.
+ * With --k8s-logs (collect) there is no state directory: *info stays NULL. */
 static int open_state(int argc, char **argv, batch_args *a, json_t **info, long *n) {
   a->positional = "state directory";
   a->sbatch_args = (strvec)STRVEC_INIT;
   int rc = zcli_batch_parse(argc, argv, a);
   strvec_clear(&a->sbatch_args);
   if (rc) return rc < 0 ? -1 : rc;
+  if (a->k8s_logs) return 0;
   if (!a->tasks) return zcli_batch_usage_error("name the batch's state directory");
   zerr err = ZERR_INIT;
   *info = zbatch_state_load_info(a->tasks, &err);
@@ -211,6 +297,7 @@ static int sub_status(int argc, char **argv) {
   long n = 0;
   int rc = open_state(argc, argv, &a, &info, &n);
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
+  if (!info) return zcli_batch_usage_error("--k8s-logs belongs to zero batch collect");
   tally t;
   count_results(a.tasks, n, &t, NULL, NULL);
   json_t *queue = NULL;
@@ -243,33 +330,92 @@ static int sub_status(int argc, char **argv) {
   return ZEXIT_SUCCESS;
 }
 
+/* Writes the collected lines to results and says how the batch went.
+ * The exit code: 4 when a task failed or has no result. */
+static int write_collected(const char *results, const tally *t, const zbuf *lines,
+                           const strvec *missing) {
+  zerr err = ZERR_INIT;
+  if (zfs_write_atomic(results, lines->data ? lines->data : "", lines->len, 0600, &err) < 0)
+    return fail(&err);
+  printf("zero batch: %ld task%s: %ld succeeded, %ld failed", t->tasks, t->tasks == 1 ? "" : "s",
+         t->succeeded, t->failed);
+  if (t->missing) printf(", %ld without a result yet", t->missing);
+  printf("\nresults: %s\n", results);
+  for (size_t i = 0; i < missing->nr && i < 20; i++)
+    fprintf(stderr, "zero batch: no result yet for task %s\n", missing->v[i]);
+  return t->failed || t->missing ? ZEXIT_INCOMPLETE : ZEXIT_SUCCESS;
+}
+
+/* Adds result r (borrowed) to the tally and the lines. */
+static void tally_add(tally *t, zbuf *lines, const json_t *r) {
+  if (zjson_int_or(r, "exitCode", 1) == 0) t->succeeded++;
+  else t->failed++;
+  zjson_dump_to(r, lines);
+  zbuf_addch(lines, '\n');
+}
+
+/* `collect --k8s-logs LOGS [TASKS.jsonl]`: with the tasks file, the
+ * results in task order and the tasks without one named; without it, every
+ * result found, in the order first seen. */
+static int collect_k8s(const batch_args *a) {
+  zerr err = ZERR_INIT;
+  json_t *by_id = NULL;
+  if (zbatch_k8s_read_logs(a->k8s_logs, &by_id, &err) < 0) {
+    json_decref(by_id);
+    return fail(&err);
+  }
+  zbatch_tasks ts = {0};
+  if (a->tasks && zbatch_tasks_load(a->tasks, &ts, &err) < 0) {
+    json_decref(by_id);
+    return fail(&err);
+  }
+  tally t = {0};
+  zbuf lines = ZBUF_INIT;
+  strvec missing = STRVEC_INIT;
+  const char *id;
+  json_t *r;
+  if (a->tasks) {
+    t.tasks = (long)ts.n;
+    for (size_t i = 0; i < ts.n; i++) {
+      r = json_object_get(by_id, ts.v[i].id);
+      if (r) tally_add(&t, &lines, r);
+      else t.missing++, strvec_push(&missing, ts.v[i].id);
+      json_object_del(by_id, ts.v[i].id);
+    }
+    json_object_foreach(by_id, id, r)
+        fprintf(stderr,
+                "zero batch: the logs hold a result for \"%s\", not a task of %s (left out)\n", id,
+                a->tasks);
+  } else {
+    json_object_foreach(by_id, id, r) tally_add(&t, &lines, r);
+    t.tasks = (long)json_object_size(by_id);
+  }
+  int rc = write_collected(a->results ? a->results : "results.jsonl", &t, &lines, &missing);
+  zbuf_release(&lines);
+  strvec_clear(&missing);
+  zbatch_tasks_release(&ts);
+  json_decref(by_id);
+  return rc;
+}
+
 static int sub_collect(int argc, char **argv) {
   batch_args a = {0};
   json_t *info = NULL;
   long n = 0;
   int rc = open_state(argc, argv, &a, &info, &n);
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
+  if (!info) return collect_k8s(&a);
   json_decref(info);
   char *results = a.results ? xstrdup(a.results) : zpath_join(a.tasks, "results.jsonl");
   tally t;
   zbuf lines = ZBUF_INIT;
   strvec missing = STRVEC_INIT;
   count_results(a.tasks, n, &t, &lines, &missing);
-  zerr err = ZERR_INIT;
-  rc = zfs_write_atomic(results, lines.data ? lines.data : "", lines.len, 0600, &err);
-  if (rc == 0) {
-    printf("zero batch: %ld task%s: %ld succeeded, %ld failed", n, n == 1 ? "" : "s", t.succeeded,
-           t.failed);
-    if (t.missing) printf(", %ld without a result yet", t.missing);
-    printf("\nresults: %s\n", results);
-    for (size_t i = 0; i < missing.nr && i < 20; i++)
-      fprintf(stderr, "zero batch: no result yet for task %s\n", missing.v[i]);
-  }
+  rc = write_collected(results, &t, &lines, &missing);
   zbuf_release(&lines);
   strvec_clear(&missing);
   free(results);
-  if (rc < 0) return fail(&err);
-  return t.failed || t.missing ? ZEXIT_INCOMPLETE : ZEXIT_SUCCESS;
+  return rc;
 }
 
 zcli_batch_sub_fn zcli_batch_sub(const char *word) {

@@ -19,7 +19,16 @@ enum {
   B_STATE_DIR,
   B_SBATCH_ARG,
   B_INDEX,
-  B_JSON
+  B_JSON,
+  B_K8S,
+  B_IMAGE,
+  B_NAME,
+  B_OUT,
+  B_K8S_SECRET,
+  B_K8S_PVC,
+  B_K8S_LOGS,
+  B_TASKS_FILE,
+  B_EXIT_ZERO
 };
 
 typedef struct batch_args {
@@ -30,6 +39,9 @@ typedef struct batch_args {
   bool jobs_given, resume, slurm, json;
   const char *state_dir, *index;
   strvec sbatch_args;
+  /* --k8s and its companions; task's --tasks and --exit-zero */
+  bool k8s, exit_zero;
+  const char *image, *name, *out, *k8s_secret, *k8s_pvc, *k8s_logs, *tasks_file;
 } batch_args;
 
 /* Parses argv into a (flags and at most one positional). Returns -1 after
@@ -40,6 +52,9 @@ int zcli_batch_usage_error(const char *msg);
 
 /* `--slurm`: prepares a.state_dir from ts's tasks and submits the array. */
 int zcli_batch_slurm(const batch_args *a, const zbatch_tasks *ts);
+
+/* `--k8s`: writes the Indexed Job manifest of ts's tasks (batch/k8s.h). */
+int zcli_batch_k8s(const batch_args *a, const zbatch_tasks *ts);
 
 /* The subcommand named word (task, status, collect), or NULL: then word is
  * a tasks file. */

@@ -47,6 +47,25 @@ static const zopt BATCH_OPTS[] = {
     {B_INDEX, "index", 0, ZOPT_VALUE, 0, "N",
      "task: the task to run (default $SLURM_ARRAY_TASK_ID, else $JOB_COMPLETION_INDEX)", NULL},
     {B_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "status: print the report as JSON", NULL},
+    {B_K8S, "k8s", 0, ZOPT_FLAG, 0, NULL,
+     "write a Kubernetes Indexed Job manifest for the tasks (-j: pods at once)", NULL},
+    {B_IMAGE, "image", 0, ZOPT_VALUE, 0, "IMG",
+     "--k8s: the container image, holding zero and what the tasks need (default zero:VERSION)",
+     NULL},
+    {B_NAME, "name", 0, ZOPT_VALUE, 0, "NAME", "--k8s: the Job's name (default zero-batch-STAMP)",
+     NULL},
+    {B_OUT, "out", 0, ZOPT_VALUE, 0, "FILE", "--k8s: where the manifest goes (default stdout)",
+     NULL},
+    {B_K8S_SECRET, "k8s-secret", 0, ZOPT_VALUE, 0, "NAME",
+     "--k8s: the Secret holding the provider's key (default zero-credentials)", NULL},
+    {B_K8S_PVC, "k8s-pvc", 0, ZOPT_VALUE, 0, "CLAIM",
+     "--k8s: keep results and sessions on this PersistentVolumeClaim", NULL},
+    {B_K8S_LOGS, "k8s-logs", 0, ZOPT_VALUE, 0, "FILE|DIR",
+     "collect: read the results from the Job's pod logs", NULL},
+    {B_TASKS_FILE, "tasks", 0, ZOPT_VALUE, 0, "FILE",
+     "task: the tasks file (default DIR/tasks.jsonl)", NULL},
+    {B_EXIT_ZERO, "exit-zero", 0, ZOPT_FLAG, 0, NULL,
+     "task: exit 0 once the result is written (its exitCode says how the task went)", NULL},
     {B_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -58,6 +77,8 @@ const zopt_spec zcli_batch_opts = {.command = "batch",
 static void usage(FILE *out) {
   fputs("Usage: zero batch TASKS.jsonl [--local] [-j N] [--results FILE] [--resume-batch]\n"
         "       zero batch TASKS.jsonl --slurm --state-dir DIR [-j N] [--sbatch-arg ARG…]\n"
+        "       zero batch TASKS.jsonl --k8s [--image IMG] [--name NAME] [-j N] [--out FILE]\n"
+        "       zero batch collect --k8s-logs FILE|DIR [TASKS.jsonl] [--results FILE]\n"
         "       zero batch status DIR [--json]\n"
         "       zero batch collect DIR [--results FILE]\n"
         "       zero batch task --state-dir DIR [--index N]   (inside a cluster job)\n"
@@ -95,6 +116,15 @@ int zcli_batch_parse(int argc, char **argv, batch_args *a) {
       case B_SBATCH_ARG: strvec_push(&a->sbatch_args, v); break;
       case B_INDEX: a->index = v; break;
       case B_JSON: a->json = true; break;
+      case B_K8S: a->k8s = true; break;
+      case B_EXIT_ZERO: a->exit_zero = true; break;
+      case B_IMAGE: a->image = v; break;
+      case B_NAME: a->name = v; break;
+      case B_OUT: a->out = v; break;
+      case B_K8S_SECRET: a->k8s_secret = v; break;
+      case B_K8S_PVC: a->k8s_pvc = v; break;
+      case B_K8S_LOGS: a->k8s_logs = v; break;
+      case B_TASKS_FILE: a->tasks_file = v; break;
       case B_JOBS:
         if (!znum_long(&v, 1, JOBS_MAX, &a->jobs) || *v)
           zerr_set(&perr, ZE_USAGE, "-j takes a number of tasks from 1 to %d, not \"%s\"", JOBS_MAX,
@@ -199,8 +229,25 @@ static int run_batch(const batch_args *a, zbatch_tasks *ts) {
   return c.failed || ts->problems.nr ? ZEXIT_INCOMPLETE : ZEXIT_SUCCESS;
 }
 
+/* A --k8s flag given elsewhere, or another back end's given to --k8s. */
+static const char *misplaced_k8s_flag(const batch_args *a) {
+  if (a->k8s) {
+    if (a->slurm) return "--k8s and --slurm are two back ends: choose one";
+    if (a->resume) return "--resume-batch applies to a local batch";
+    if (a->state_dir || a->sbatch_args.nr) return "--state-dir and --sbatch-arg go with --slurm";
+    return NULL;
+  }
+  if (a->image || a->name || a->out || a->k8s_secret || a->k8s_pvc)
+    return "--image, --name, --out, --k8s-secret and --k8s-pvc go with --k8s";
+  if (a->k8s_logs) return "--k8s-logs belongs to zero batch collect";
+  if (a->tasks_file || a->exit_zero) return "--tasks and --exit-zero belong to zero batch task";
+  return NULL;
+}
+
 /* A cluster flag given to a local batch is a mistake worth naming. */
 static const char *misplaced_flag(const batch_args *a) {
+  const char *k = misplaced_k8s_flag(a);
+  if (k || a->k8s) return k;
   if (a->slurm) return a->resume ? "--resume-batch applies to a local batch" : NULL;
   if (a->state_dir) return "--state-dir goes with --slurm";
   if (a->sbatch_args.nr) return "--sbatch-arg goes with --slurm";
@@ -234,6 +281,7 @@ int cmd_batch(int argc, char **argv) {
     for (size_t i = 0; i < ts.problems.nr; i++)
       fprintf(stderr, "zero batch: %s (line skipped)\n", ts.problems.v[i]);
     if (!ts.n && !ts.problems.nr) fprintf(stderr, "zero batch: %s holds no tasks\n", a.tasks);
+    else if (a.k8s) rc = zcli_batch_k8s(&a, &ts);
     else rc = a.slurm ? zcli_batch_slurm(&a, &ts) : run_batch(&a, &ts);
   }
   zbatch_tasks_release(&ts);

@@ -1,4 +1,4 @@
-/* cmd_daemon.c — `zero daemon start|stop|status|run|attach`: a background
+/* cmd_daemon.c — `zero daemon start|stop|status|run|attach|serve-remote`: a background
  * zero that runs sessions on a pool of `zero exec` workers, driven over an
  * owner-only Unix socket (src/daemon/, docs/daemon.md). Go zero's commands,
  * flags and messages. */
@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "daemon/client.h"
 #include "daemon/frame.h"
+#include "daemon/remote.h"
 #include "daemon/server.h"
 
 extern char **environ;
@@ -31,7 +32,21 @@ extern char **environ;
 #define START_WAIT_MS 10000
 #define STOP_WAIT_MS 15000 /* the drain's 5 s grace, the kills, the slack of a loaded machine */
 
-enum { D_HELP = 1, D_FOREGROUND, D_JSON, D_SESSION, D_CWD, D_PROMPT };
+enum {
+  D_HELP = 1,
+  D_FOREGROUND,
+  D_JSON,
+  D_SESSION,
+  D_CWD,
+  D_PROMPT,
+  D_ADDR,
+  D_TLS_CERT,
+  D_TLS_KEY,
+  D_REMOTE,
+  D_TOKEN,
+  D_CA_CERT,
+  D_SERVER_NAME
+};
 
 static const zopt DAEMON_OPTS[] = {
     {D_FOREGROUND, "foreground", 'f', ZOPT_FLAG, 0, NULL,
@@ -41,6 +56,18 @@ static const zopt DAEMON_OPTS[] = {
     {D_CWD, "cwd", 0, ZOPT_VALUE, 0, "DIR",
      "run: the worker's directory (default: the current directory)", NULL},
     {D_PROMPT, "prompt", 'p', ZOPT_VALUE, 0, "TEXT", "run: the task", NULL},
+    {D_ADDR, "addr", 0, ZOPT_VALUE, 0, "HOST:PORT", "serve-remote: where to listen", NULL},
+    {D_TLS_CERT, "tls-cert", 0, ZOPT_VALUE, 0, "FILE", "serve-remote: the certificate chain (PEM)",
+     NULL},
+    {D_TLS_KEY, "tls-key", 0, ZOPT_VALUE, 0, "FILE", "serve-remote: its private key (PEM)", NULL},
+    {D_REMOTE, "remote", 0, ZOPT_VALUE, 0, "HOST:PORT",
+     "run/attach: through the TLS bridge at HOST:PORT", NULL},
+    {D_TOKEN, "token", 0, ZOPT_VALUE, 0, "TOKEN",
+     "run/attach: the bridge's token (default: $ZERO_DAEMON_REMOTE_TOKEN or _FILE)", NULL},
+    {D_CA_CERT, "ca-cert", 0, ZOPT_VALUE, 0, "FILE",
+     "run/attach: trust only this CA for the bridge (default: the system's)", NULL},
+    {D_SERVER_NAME, "server-name", 0, ZOPT_VALUE, 0, "NAME",
+     "run/attach: the name the bridge's certificate must hold (default: HOST)", NULL},
     {D_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
@@ -55,6 +82,9 @@ static void usage(FILE *out) {
         "       zero daemon status [--json]\n"
         "       zero daemon run --session ID [--cwd DIR] [--prompt TEXT] [exec flags…]\n"
         "       zero daemon attach SESSION\n"
+        "       zero daemon serve-remote --addr HOST:PORT --tls-cert FILE --tls-key FILE\n"
+        "  run and attach take --remote HOST:PORT [--token T] [--ca-cert FILE]\n"
+        "  [--server-name NAME] to go through a serve-remote bridge.\n"
         "\n"
         "A background zero that runs sessions on a pool of 4 `zero exec` workers, each\n"
         "sandboxed as usual; run streams a new session's stream-json events, attach\n"
@@ -82,11 +112,32 @@ static int not_running(void) {
   return ZEXIT_INTERNAL;
 }
 
+/* The flags of a subcommand (borrowed from argv). */
+typedef struct sub_flags {
+  bool foreground, json;
+  const char *addr, *tls_cert, *tls_key;              /* serve-remote */
+  const char *remote, *token, *ca_cert, *server_name; /* run/attach --remote */
+} sub_flags;
+
+#define REMOTE_FLAGS (1u << D_REMOTE | 1u << D_TOKEN | 1u << D_CA_CERT | 1u << D_SERVER_NAME)
+
+/* Keeps a value flag's value in f. */
+static void keep_value(sub_flags *f, int id, const char *v) {
+  const char **slot[] = {[D_ADDR] = &f->addr,
+                         [D_TLS_CERT] = &f->tls_cert,
+                         [D_TLS_KEY] = &f->tls_key,
+                         [D_REMOTE] = &f->remote,
+                         [D_TOKEN] = &f->token,
+                         [D_CA_CERT] = &f->ca_cert,
+                         [D_SERVER_NAME] = &f->server_name};
+  if (id >= 0 && (size_t)id < ZARRAY_LEN(slot) && slot[id]) *slot[id] = v;
+}
+
 /* Parses the flags of a subcommand that takes only `allowed` (D_* bits) and
  * at most max_pos positionals (into pos). Returns -1 after printing help
  * (exit 0), 0, or a usage exit code. */
-static int parse_sub(int argc, char **argv, unsigned allowed, bool *foreground, bool *json,
-                     const char **pos, int max_pos) {
+static int parse_sub(int argc, char **argv, unsigned allowed, sub_flags *f, const char **pos,
+                     int max_pos) {
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
@@ -107,9 +158,11 @@ static int parse_sub(int argc, char **argv, unsigned allowed, bool *foreground, 
       zerr_set(&perr, ZE_USAGE, "--%s does not apply here", hit.opt->name);
       break;
     } else if (hit.id == D_FOREGROUND) {
-      *foreground = true;
+      f->foreground = true;
     } else if (hit.id == D_JSON) {
-      *json = true;
+      f->json = true;
+    } else {
+      keep_value(f, hit.id, hit.value);
     }
   }
   if (perr.kind != ZE_OK) return usage_error(perr.msg);
@@ -234,18 +287,18 @@ static int start_detached(const zdmn_paths *p) {
 }
 
 static int sub_start(void *ctx, int argc, char **argv) {
-  bool fg = false, json = false;
-  int rc = parse_sub(argc, argv, 1u << D_FOREGROUND, &fg, &json, NULL, 0);
+  sub_flags f = {0};
+  int rc = parse_sub(argc, argv, 1u << D_FOREGROUND, &f, NULL, 0);
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
   const zdmn_paths *p = ctx;
-  return fg ? run_foreground(p) : start_detached(p);
+  return f.foreground ? run_foreground(p) : start_detached(p);
 }
 
 /* ---- stop / status ---------------------------------------------------------------- */
 
 static int sub_stop(void *ctx, int argc, char **argv) {
-  bool fg = false, json = false;
-  int rc = parse_sub(argc, argv, 0, &fg, &json, NULL, 0);
+  sub_flags f = {0};
+  int rc = parse_sub(argc, argv, 0, &f, NULL, 0);
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
   const zdmn_paths *p = ctx;
   zerr err = ZERR_INIT;
@@ -298,9 +351,10 @@ static void print_status(const json_t *st) {
 }
 
 static int sub_status(void *ctx, int argc, char **argv) {
-  bool fg = false, json = false;
-  int rc = parse_sub(argc, argv, 1u << D_JSON, &fg, &json, NULL, 0);
+  sub_flags f = {0};
+  int rc = parse_sub(argc, argv, 1u << D_JSON, &f, NULL, 0);
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
+  bool json = f.json;
   const zdmn_paths *p = ctx;
   zerr err = ZERR_INIT;
   int fd = zdmn_client_connect(p, &err);
@@ -343,13 +397,53 @@ static void print_line(void *ud, const char *line, size_t len) {
   fflush(stdout);
 }
 
-/* Sends cmd (consumed) and follows the session's stream to stdout. */
-static int stream(const zdmn_paths *p, json_t *cmd) {
+/* The bridge's token for run/attach --remote: --token, else the
+ * environment (the same variables serve-remote reads), which keeps it out
+ * of the process list. Caller frees; NULL after printing why. */
+static char *client_token(const sub_flags *f) {
+  if (f->token && *f->token) return xstrdup(f->token);
   zerr err = ZERR_INIT;
-  int fd = zdmn_client_connect(p, &err);
+  char *tok = zdmn_remote_token_from_env(&err);
+  if (!tok) fprintf(stderr, "zero daemon: --remote needs --token: %s\n", err.msg);
+  return tok;
+}
+
+/* A connection speaking the daemon's protocol, local or through the bridge
+ * (*remote set then). -1 after printing why (*rc: the exit code). */
+static int open_conn(const zdmn_paths *p, const sub_flags *f, zdmn_remote **remote, int *rc) {
+  zerr err = ZERR_INIT;
+  *remote = NULL;
+  int fd;
+  if (f->remote) {
+    char *tok = client_token(f);
+    if (!tok) {
+      *rc = ZEXIT_USAGE;
+      return -1;
+    }
+    signal(SIGPIPE, SIG_IGN); /* a bridge that hangs up is an error, not a signal */
+    zdmn_remote_opts ro = {.addr = f->remote,
+                           .token = tok,
+                           .ca_file = f->ca_cert,
+                           .server_name = f->server_name};
+    fd = zdmn_remote_connect(&ro, remote, &err);
+    free(tok);
+    if (fd < 0) *rc = fail(&err);
+    return fd;
+  }
+  fd = zdmn_client_connect(p, &err);
+  if (fd < 0) *rc = err.kind == ZE_NOT_FOUND ? not_running() : fail(&err);
+  return fd;
+}
+
+/* Sends cmd (consumed) and follows the session's stream to stdout. */
+static int stream(const zdmn_paths *p, const sub_flags *f, json_t *cmd) {
+  zerr err = ZERR_INIT;
+  zdmn_remote *remote = NULL;
+  int orc = 0;
+  int fd = open_conn(p, f, &remote, &orc);
   if (fd < 0) {
     json_decref(cmd);
-    return err.kind == ZE_NOT_FOUND ? not_running() : fail(&err);
+    return orc;
   }
   int w = zdmn_write_ctrl(fd, cmd, &err);
   const char *id = zjson_str_or(cmd, "session", "");
@@ -359,7 +453,8 @@ static int stream(const zdmn_paths *p, json_t *cmd) {
   zbuf msg = ZBUF_INIT;
   zdmn_stream_end end =
       w < 0 ? ZDMN_STREAM_BROKEN : zdmn_client_stream(fd, print_line, NULL, &code, &msg, &err);
-  close(fd);
+  if (remote) zdmn_remote_close(remote, fd);
+  else close(fd);
   int rc = ZEXIT_SUCCESS;
   if (end == ZDMN_STREAM_BROKEN) {
     rc = fail(&err);
@@ -393,7 +488,8 @@ static const char *flag_value(int argc, char **argv, int *i, const char *lng, ch
 
 typedef struct run_args {
   const char *session, *cwd, *prompt;
-  strvec fwd; /* exec flags, forwarded as given */
+  sub_flags remote; /* --remote and its companions */
+  strvec fwd;       /* exec flags, forwarded as given */
 } run_args;
 
 /* Splits run's words into its own flags and the exec flags it forwards.
@@ -410,13 +506,15 @@ static int parse_run(int argc, char **argv, run_args *r) {
     if ((v = flag_value(argc, argv, &i, "session", 0, &missing))) r->session = v;
     else if ((v = flag_value(argc, argv, &i, "cwd", 0, &missing))) r->cwd = v;
     else if ((v = flag_value(argc, argv, &i, "prompt", 'p', &missing))) r->prompt = v;
+    else if ((v = flag_value(argc, argv, &i, "remote", 0, &missing))) r->remote.remote = v;
+    else if ((v = flag_value(argc, argv, &i, "token", 0, &missing))) r->remote.token = v;
+    else if ((v = flag_value(argc, argv, &i, "ca-cert", 0, &missing))) r->remote.ca_cert = v;
+    else if ((v = flag_value(argc, argv, &i, "server-name", 0, &missing)))
+      r->remote.server_name = v;
     else if (missing) {
       char m[64];
       snprintf(m, sizeof m, "%s requires a value", a);
       return usage_error(m);
-    } else if (!strncmp(a, "--remote", 8) || !strncmp(a, "--token", 7) ||
-               !strncmp(a, "--ca-cert", 9) || !strncmp(a, "--server-name", 13)) {
-      return usage_error("the remote bridge (--remote) is not available in this zero yet");
     } else {
       strvec_push(&r->fwd, a);
     }
@@ -436,38 +534,70 @@ static json_t *run_message(const run_args *ra, int *rc) {
     usage_error("daemon run requires --prompt <text> or exec flags");
     return NULL;
   }
-  /* The worker runs where the user is, not where the daemon was started. */
-  char *dir = realpath(ra->cwd ? ra->cwd : ".", NULL);
-  if (!dir) {
+  /* The worker runs where the user is, not where the daemon was started.
+   * Through the bridge the directory is the remote host's: sent as given
+   * (the daemon checks it), or left to the daemon's own. */
+  char *dir = NULL;
+  if (ra->remote.remote) dir = ra->cwd ? xstrdup(ra->cwd) : NULL;
+  else dir = realpath(ra->cwd ? ra->cwd : ".", NULL);
+  if (!dir && !ra->remote.remote) {
     fprintf(stderr, "zero daemon: cannot open directory %s: %s\n", ra->cwd ? ra->cwd : ".",
             strerror(errno));
     return NULL;
   }
   json_t *args = json_array();
   for (size_t k = 0; k < ra->fwd.nr; k++) json_array_append_new(args, json_string(ra->fwd.v[k]));
-  json_t *cmd = json_pack("{s:s, s:s, s:s, s:o}", "type", "run", "session", ra->session, "cwd", dir,
-                          "args", args);
+  json_t *cmd = json_pack("{s:s, s:s, s:o}", "type", "run", "session", ra->session, "args", args);
+  if (dir) json_object_set_new(cmd, "cwd", json_string(dir));
   if (has_prompt) json_object_set_new(cmd, "prompt", json_string(ra->prompt));
   free(dir);
   return cmd;
 }
 
 static int sub_run(void *ctx, int argc, char **argv) {
-  run_args ra = {NULL, NULL, NULL, STRVEC_INIT};
+  run_args ra = {.fwd = STRVEC_INIT};
   int rc = parse_run(argc, argv, &ra);
+  if (!rc && !ra.remote.remote && (ra.remote.token || ra.remote.ca_cert || ra.remote.server_name))
+    rc = usage_error("--token, --ca-cert and --server-name apply with --remote only");
   json_t *cmd = rc ? NULL : run_message(&ra, &rc);
   strvec_clear(&ra.fwd);
   if (!cmd) return rc < 0 ? ZEXIT_SUCCESS : rc;
-  return stream(ctx, cmd);
+  return stream(ctx, &ra.remote, cmd);
 }
 
 static int sub_attach(void *ctx, int argc, char **argv) {
-  bool fg = false, json = false;
+  sub_flags f = {0};
   const char *pos[1] = {NULL};
-  int rc = parse_sub(argc, argv, 0, &fg, &json, pos, 1);
+  int rc = parse_sub(argc, argv, REMOTE_FLAGS, &f, pos, 1);
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
   if (!pos[0] || !*pos[0]) return usage_error("daemon attach requires a <session> id");
-  return stream(ctx, json_pack("{s:s, s:s}", "type", "attach", "session", pos[0]));
+  if (!f.remote && (f.token || f.ca_cert || f.server_name))
+    return usage_error("--token, --ca-cert and --server-name apply with --remote only");
+  return stream(ctx, &f, json_pack("{s:s, s:s}", "type", "attach", "session", pos[0]));
+}
+
+/* ---- serve-remote ------------------------------------------------------------------ */
+
+static int sub_serve_remote(void *ctx, int argc, char **argv) {
+  sub_flags f = {0};
+  int rc = parse_sub(argc, argv, 1u << D_ADDR | 1u << D_TLS_CERT | 1u << D_TLS_KEY, &f, NULL, 0);
+  if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
+  if (!f.addr || !f.tls_cert || !f.tls_key)
+    return usage_error("serve-remote requires --addr HOST:PORT, --tls-cert FILE and --tls-key FILE "
+                       "(the bridge never serves without TLS)");
+  zerr err = ZERR_INIT;
+  char *tok = zdmn_remote_token_from_env(&err);
+  if (!tok) return fail(&err);
+  zdmn_bridge_opts o = {
+      .addr = f.addr,
+      .cert_file = f.tls_cert,
+      .key_file = f.tls_key,
+      .token = tok,
+      .handshake_ms = (int)zdmn_env_long("ZERO_DAEMON_REMOTE_HANDSHAKE_MS", 1, 600000, 0),
+  };
+  rc = zdmn_bridge_serve(ctx, &o, &err);
+  free(tok);
+  return rc < 0 ? fail(&err) : ZEXIT_SUCCESS;
 }
 
 static const zcli_subcommand DAEMON_SUBS[] = {
@@ -476,12 +606,15 @@ static const zcli_subcommand DAEMON_SUBS[] = {
     {"status", NULL, sub_status, "status [--json]"},
     {"run", NULL, sub_run, "run --session ID [--cwd DIR] [--prompt TEXT] [exec flags…]"},
     {"attach", NULL, sub_attach, "attach SESSION"},
+    {"serve-remote", NULL, sub_serve_remote,
+     "serve-remote --addr HOST:PORT --tls-cert FILE --tls-key FILE"},
 };
 
 const zcli_subcommands zcli_daemon_subs = {DAEMON_SUBS, ZARRAY_LEN(DAEMON_SUBS)};
 
 int cmd_daemon(int argc, char **argv) {
-  if (argc < 1) return usage_error("which command? start, stop, status, run or attach");
+  if (argc < 1)
+    return usage_error("which command? start, stop, status, run, attach or serve-remote");
   if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
     usage(stdout);
     return ZEXIT_SUCCESS;

@@ -10,7 +10,7 @@
 #include "base/json.h"
 #include "daemon/frame.h"
 
-int zdmn_client_connect(const zdmn_paths *p, zerr *err) {
+int zdmn_client_dial(const zdmn_paths *p, zerr *err) {
   if (zdmn_socket_check(p, err) < 0) return -1;
   struct sockaddr_un sa = {.sun_family = AF_UNIX};
   memcpy(sa.sun_path, p->socket, strlen(p->socket) + 1); /* length checked by zdmn_paths_init */
@@ -23,6 +23,15 @@ int zdmn_client_connect(const zdmn_paths *p, zerr *err) {
     /* A socket file nobody listens on: a daemon that died without cleaning. */
     return zerr_errno(err, ZE_NOT_FOUND, "no daemon listens on %s", p->socket);
   }
+  return fd;
+}
+
+int zdmn_client_connect(const zdmn_paths *p, zerr *err) {
+  int fd = zdmn_client_dial(p, err);
+  return fd < 0 ? -1 : zdmn_client_handshake(fd, err);
+}
+
+int zdmn_client_handshake(int fd, zerr *err) {
   json_t *hello = json_pack("{s:s, s:i}", "type", "hello", "version", ZDMN_PROTO_VERSION);
   int rc = zdmn_write_ctrl(fd, hello, err);
   json_decref(hello);

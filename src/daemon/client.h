@@ -23,6 +23,13 @@
  * we know. */
 int zdmn_client_connect(const zdmn_paths *p, zerr *err);
 
+/* zdmn_client_connect's two halves: the socket checks and the connect (the
+ * fd, or -1 with err), then hello/hello_ok on a connected fd, which is
+ * closed when the handshake fails (the fd, or -1 with err). The remote
+ * bridge dials and relays; its client shakes hands through the bridge. */
+int zdmn_client_dial(const zdmn_paths *p, zerr *err);
+int zdmn_client_handshake(int fd, zerr *err);
+
 typedef enum zdmn_stream_end {
   ZDMN_STREAM_DONE,   /* end: the session finished (or the daemon stopped) */
   ZDMN_STREAM_FAILED, /* error: the session failed or the request was refused */

@@ -20,7 +20,9 @@ extern char **environ;
 #define READ_CHUNK 65536
 
 static bool is_marker(const char *kv) {
-  static const char *const markers[] = {"ZERO_SANDBOXED=", "ZERO_SANDBOX_BACKEND=", NULL};
+  static const char *const markers[] = {"ZERO_SANDBOXED=", "ZERO_SANDBOX_BACKEND=",
+                                        "ZERO_DAEMON_REMOTE_TOKEN=",
+                                        "ZERO_DAEMON_REMOTE_TOKEN_FILE=", NULL};
   for (const char *const *m = markers; *m; m++)
     if (!strncmp(kv, *m, strlen(*m))) return true;
   return false;

@@ -6,7 +6,10 @@
  * Its environment is the daemon's minus the sandbox markers
  * (ZERO_SANDBOXED, ZERO_SANDBOX_BACKEND): a worker that inherited them from
  * a daemon started inside a sandbox would take itself for already confined;
- * without them it sets up its own sandbox. Everything else (the provider's
+ * without them it sets up its own sandbox. The remote bridge's token
+ * (ZERO_DAEMON_REMOTE_TOKEN, _FILE) is dropped too: a daemon started from a
+ * shell that exports it must not hand it to a model's session. Everything
+ * else (the provider's
  * credentials, the ZERO_SANDBOX_* policy settings) is passed on: the worker
  * is zero and calls the provider itself.
  *
@@ -41,7 +44,8 @@ typedef struct zdmn_worker {
 int zdmn_worker_start(zdmn_worker *w, const char *exe, char *const *args, const char *prompt,
                       const char *cwd, zerr *err);
 
-/* The worker's environment from env: a copy without the sandbox markers.
+/* The worker's environment from env: a copy without the sandbox markers
+ * and the bridge's token.
  * Caller frees with strvec_free_array. */
 char **zdmn_worker_env(char *const *env);
 

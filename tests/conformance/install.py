@@ -16,36 +16,37 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = "@modelcontextprotocol/conformance"
 
 
-def pinned_version():
-    with open(os.path.join(HERE, "package.json")) as f:
-        return json.load(f)["dependencies"][PACKAGE]
+def pinned_version(here=HERE, package=PACKAGE):
+    with open(os.path.join(here, "package.json")) as f:
+        return json.load(f)["dependencies"][package]
 
 
 def cli_path():
     return os.path.join(HERE, "node_modules", PACKAGE, "dist", "index.js")
 
 
-def installed():
+def installed(here=HERE, package=PACKAGE):
     try:
-        with open(os.path.join(HERE, "node_modules", PACKAGE, "package.json")) as f:
-            return json.load(f).get("version") == pinned_version()
+        with open(os.path.join(here, "node_modules", package, "package.json")) as f:
+            return json.load(f).get("version") == pinned_version(here, package)
     except (OSError, ValueError):
         return False
 
 
-def ensure():
-    """Returns None when the suite is ready, else why it is not."""
+def ensure(here=HERE, package=PACKAGE):
+    """Returns None when the suite is ready, else why it is not. Another
+    pinned npm package (tests/k8s) passes its folder and package name."""
     if not shutil.which("node") or not shutil.which("npm"):
         return "node/npm not installed"
-    with open(os.path.join(HERE, ".install.lock"), "w") as lock:
+    with open(os.path.join(here, ".install.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel callers install once
-        if installed():
+        if installed(here, package):
             return None
-        r = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE,
+        r = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=here,
                            capture_output=True, text=True, timeout=600)
-        if r.returncode != 0 or not installed():
+        if r.returncode != 0 or not installed(here, package):
             return "npm ci of %s@%s failed (offline?): %s" % (
-                PACKAGE, pinned_version(), (r.stderr or r.stdout).strip()[-400:])
+                package, pinned_version(here, package), (r.stderr or r.stdout).strip()[-400:])
     return None
 
 

@@ -6,8 +6,11 @@ exit codes, queueing, draining, live attach.
 The daemon runs it as `daemon_worker.py exec --output-format stream-json
 [flags…] --prompt SPEC`; SPEC is a JSON object:
   "lines":      lines to print first (default none)
+  "secret":     with "report": a string whose presence in any variable is reported
   "report":     true: first print one JSON line describing this process
-                (argv, cwd, pid, pgid, sid, the ZERO_SANDBOX* environment)
+                (argv, cwd, pid, pgid, sid, the ZERO_SANDBOX* environment, and
+                "remote_env": every variable whose name or value mentions the
+                remote bridge's token)
   "log":        a file to which one line per start is appended ("start <time>")
   "fail_first": exit with "exit" on the first N starts (counted in "log"), then 0
   "wait_file":  print "waiting", then wait for this file before going on
@@ -36,9 +39,12 @@ def main():
     if spec.get("report"):
         env = {k: v for k, v in os.environ.items() if k.startswith("ZERO_SANDBOX")}
         fds = sorted(int(f) for f in os.listdir("/proc/self/fd"))
+        secret = spec.get("secret", "\0")
+        remote_env = {k: v for k, v in os.environ.items()
+                      if "DAEMON_REMOTE" in k or secret in v}
         print(json.dumps({"type": "report", "argv": argv, "cwd": os.getcwd(), "pid": os.getpid(),
                           "pgid": os.getpgid(0), "sid": os.getsid(0), "env": env,
-                          "fds": fds}), flush=True)
+                          "fds": fds, "remote_env": remote_env}), flush=True)
     if spec.get("child_sleep"):
         subprocess.Popen(["sleep", str(spec["child_sleep"])])
     for line in spec.get("lines", []):
