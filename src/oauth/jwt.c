@@ -131,7 +131,7 @@ static int ecdsa_raw(const unsigned char *der, size_t der_len, int coord_len, zb
            S.bn_pad(s, raw + coord_len, coord_len) == coord_len;
   S.sig_free(sig);
   if (!ok) return zerr_set(err, ZE_INTERNAL, "an ECDSA signature does not fit its curve");
-  zbuf_add(out, raw, (size_t)(2 * coord_len));
+  zbuf_add(out, raw, 2 * (size_t)coord_len);
   return 0;
 }
 
@@ -231,7 +231,7 @@ char *zoauth_client_assertion(const char *key_file, const char *alg, const char 
   cleanup_free char *jti = zoauth_random_string(16);
   json_t *claims = json_pack("{s:s, s:s, s:s, s:I, s:I, s:s}", "iss", client_id, "sub", client_id,
                              "aud", audience, "iat", (json_int_t)now, "exp",
-                             (json_int_t)(now + ZOAUTH_ASSERTION_LIFETIME_S), "jti", jti);
+                             (json_int_t)now + ZOAUTH_ASSERTION_LIFETIME_S, "jti", jti);
   char *text = claims ? json_dumps(claims, JSON_COMPACT) : NULL;
   json_decref(claims);
   char *jwt = NULL;

@@ -320,6 +320,23 @@ class AuthTest(harness.ZeroTest):
         self.assertEqual(len(self.refreshes()), 1)  # once, not in a loop
         self.assertEqual(len(self.model_auth(model)), 2)
 
+    def test_doctor_sends_the_login_token_as_a_bearer_for_every_kind(self):
+        model = self.oauth_profile([{"text": "unused"}])
+        _, doc = self.store()
+        token = doc["tokens"]["provider:acme"]["access_token"]
+        self.user_config({"activeProvider": "corp", "providers": [{
+            "name": "corp", "provider_kind": "anthropic-compatible", "baseURL": model.base_url,
+            "model": "test-model", "auth": "oauth:acme"}]})
+        r = self.zero("doctor", "--connectivity", timeout=60)
+        self.assertIn('OAuth login "acme"', r.stdout)
+        gets = [q for q in model.requests() if q.get("method") == "GET"]
+        self.assertTrue(gets, r.stdout + r.stderr)
+        for q in gets:
+            h = {k.lower(): v for k, v in q["headers"].items()}
+            self.assertEqual(h.get("authorization"), "Bearer " + token)
+            self.assertNotIn("x-api-key", h)
+        self.assertNotIn(token, r.stdout + r.stderr)
+
     def test_profile_without_a_login_says_to_log_in(self):
         model = self.serve([{"text": "never"}])
         for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
