@@ -22,6 +22,11 @@ int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
 int cmd_auth(int argc, char **argv);
+/* The device flow's code and where to enter it, on stdout (the wait on
+ * stderr): `zero auth login --device` and `zero mcp login --device`. d is a
+ * const zoauth_device_code * (oauth/oauth.h). */
+struct zoauth_device_code;
+void zcli_show_device_code(void *ud, const struct zoauth_device_code *d);
 int cmd_serve(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_providers(int argc, char **argv);

@@ -122,7 +122,7 @@ static void show_url(void *ud, const char *url) {
   fputs("Waiting for the authorization (Ctrl-C to stop)…\n", stderr);
 }
 
-static void show_code(void *ud, const zoauth_device_code *d) {
+void zcli_show_device_code(void *ud, const zoauth_device_code *d) {
   (void)ud;
   printf("On any device, open:\n\n  %s\n\nand enter the code:  %s\n\n", d->verification_uri,
          d->user_code);
@@ -167,7 +167,7 @@ static int login_cmd(void *ctx, int argc, char **argv) {
   zcancel_install();
   zoauth_provider_login_opts o = {.device = a.device,
                                   .scope = a.scope,
-                                  .show_code = show_code,
+                                  .show_code = zcli_show_device_code,
                                   .ui = {.timeout_ms = timeout_s * 1000,
                                          .show_url = show_url,
                                          .note = note}};

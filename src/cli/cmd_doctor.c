@@ -195,6 +195,11 @@ static void check_endpoint(doctor *d, const zresolved_provider *rp, const zprov_
     zbuf_addstr(&url, u);
     if (rp->api_key) zbuf_addf(&auth, "Authorization: Bearer %s", rp->api_key);
   }
+  if (rp->oauth_login && rp->api_key) {
+    /* An OAuth login's token is a bearer for every wire (provider/wire.c). */
+    zbuf_reset(&auth);
+    zbuf_addf(&auth, "Authorization: Bearer %s", rp->api_key);
+  }
   const char *defaults[] = {auth.len && zwire_header_safe(auth.data) ? auth.data : "", extra, NULL};
   char **headers = zwire_headers_new(o, defaults);
   zbuf body = ZBUF_INIT;
@@ -318,7 +323,8 @@ int cmd_doctor(int argc, char **argv) {
       zbuf_addf(&m2, "%s (%s, %s) at %s", rp.name, rp.kind, zprovider_wire_for(&o), rp.base_url);
       row(&d, "provider", "ok", m2.data, NULL);
       zbuf_reset(&m2);
-      if (rp.api_key) zbuf_addf(&m2, "from %s", rp.api_key_env ? rp.api_key_env : "config");
+      if (rp.oauth_login) zbuf_addf(&m2, "OAuth login \"%s\" (zero auth)", rp.oauth_login);
+      else if (rp.api_key) zbuf_addf(&m2, "from %s", rp.api_key_env ? rp.api_key_env : "config");
       else zbuf_addstr(&m2, "none needed (loopback endpoint)");
       row(&d, "key", "ok", m2.data, NULL);
       zbuf_reset(&m2);

@@ -46,9 +46,10 @@ static const char MCP_USAGE[] =
     "  revoke NAME [TOOL]                  take a grant back\n"
     "  trust [DIR]                         trust a workspace, so the MCP servers of its\n"
     "                                      .zero/config.json are started\n"
-    "  login NAME [--no-browser] [--timeout SECONDS]\n"
+    "  login NAME [--no-browser] [--device] [--timeout SECONDS]\n"
     "                                      sign in to a remote server with OAuth (prints\n"
-    "                                      the URL to open; tokens kept 0600 and refreshed)\n"
+    "                                      the URL to open, or with --device a code to\n"
+    "                                      enter elsewhere; tokens kept 0600 and refreshed)\n"
     "  logout NAME                         forget the server's OAuth tokens\n";
 
 static char *workspace_dir(void) {
@@ -86,6 +87,7 @@ enum {
   MC_HEADER,
   MC_NO_BROWSER,
   MC_TIMEOUT,
+  MC_DEVICE,
   MC_ACCEPT_DEFAULTS,
 };
 
@@ -105,6 +107,8 @@ static const zopt MCP_OPTS[] = {
      "add: a header for the remote server", NULL},
     {MC_NO_BROWSER, "no-browser", 0, ZOPT_FLAG, 0, NULL, "login: only print the URL", NULL},
     {MC_TIMEOUT, "timeout", 0, ZOPT_VALUE, 0, "SECONDS", "login: how long to wait", NULL},
+    {MC_DEVICE, "device", 0, ZOPT_FLAG, 0, NULL,
+     "login: the device flow (a code to enter on another device, e.g. over SSH)", NULL},
     {MC_ACCEPT_DEFAULTS, "accept-defaults", 0, ZOPT_FLAG, 0, NULL,
      "call: answer the server's questions (elicitation) with their defaults", NULL},
     {MC_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
@@ -784,9 +788,9 @@ static int login_cmd(void *ctx, int argc, char **argv) {
   unsigned given;
   int n;
   bool helped;
-  int wrc = mcp_words(argc, argv, (1u << MC_NO_BROWSER) | (1u << MC_TIMEOUT), &name, 1, &n,
-                      &given, &timeout, "login takes NAME [--no-browser] [--timeout SECONDS]",
-                      &helped);
+  int wrc = mcp_words(argc, argv, (1u << MC_NO_BROWSER) | (1u << MC_TIMEOUT) | (1u << MC_DEVICE),
+                      &name, 1, &n, &given, &timeout,
+                      "login takes NAME [--no-browser] [--device] [--timeout SECONDS]", &helped);
   if (wrc || helped) return wrc;
   bool no_browser = given & (1u << MC_NO_BROWSER);
   int timeout_s = 0;
@@ -806,7 +810,11 @@ static int login_cmd(void *ctx, int argc, char **argv) {
   login_ui ui = {.browser = !no_browser && ((disp && disp[0]) || (wl && wl[0])) &&
                             isatty(STDIN_FILENO) && isatty(STDERR_FILENO)};
   zoauth_login_opts o = {.timeout_ms = timeout_s > 0 ? timeout_s * 1000 : 0,
-                         .show_url = login_show_url, .ud = &ui, .note = login_note};
+                         .show_url = login_show_url,
+                         .ud = &ui,
+                         .note = login_note,
+                         .device = (given & (1u << MC_DEVICE)) != 0,
+                         .show_code = zcli_show_device_code};
   zerr err = ZERR_INIT;
   if (zoauth_login(s, &o, &err) < 0) {
     fprintf(stderr, "zero mcp: login to MCP server \"%s\" failed: %s\n", name, err.msg);

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "config/models.h"
+#include "oauth/provider.h"
 
 /* Anthropic needs max_tokens on every request; very large values make some
  * gateways refuse the request, so the registry's limit is capped here. */
@@ -34,6 +35,11 @@ int zcli_check_effort(const zconfig *cfg, const char *model, const char *effort,
   return -1;
 }
 
+/* zprov_opts.renew_key: a forced refresh of the login (oauth/provider.h). */
+static int renew_oauth_key(const char *login, char **key, zerr *err) {
+  return zoauth_provider_bearer(login, true, key, err);
+}
+
 void zcli_provider_opts(const zconfig *cfg, const zresolved_provider *rp, zprov_opts *o,
                         char **warning) {
   memset(o, 0, sizeof *o);
@@ -47,6 +53,8 @@ void zcli_provider_opts(const zconfig *cfg, const zresolved_provider *rp, zprov_
   o->wire_api = rp->wire_api;
   o->reasoning_effort = rp->reasoning_effort;
   o->parse_think_tags = rp->parse_think_tags;
+  o->oauth_login = rp->oauth_login;
+  o->renew_key = rp->oauth_login ? renew_oauth_key : NULL;
   zmodel_info mi;
   zmodel_lookup(cfg, rp->model, &mi);
   o->thinking = mi.thinking == ZTHINK_NONE          ? ZPT_NONE

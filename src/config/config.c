@@ -89,10 +89,12 @@ static void profile_release(zprofile *p) {
   free(p->reasoning_effort);
   free(p->preset);
   free(p->description);
+  free(p->auth);
 }
 
 bool zprofile_has_credentials(const zprofile *p) {
-  return p->api_key || p->api_key_env || (p->headers && json_object_size(p->headers) > 0);
+  return p->api_key || p->api_key_env || p->auth ||
+         (p->headers && json_object_size(p->headers) > 0);
 }
 
 /* ---- kinds --------------------------------------------------------------- */
@@ -179,10 +181,19 @@ static const char *const K_THINK[] = {"parseThinkTags", "parse_think_tags", NULL
 static const char *const K_EFFORT[] = {"reasoningEffort", "reasoning_effort", NULL};
 static const char *const K_PRESET[] = {"preset", NULL};
 static const char *const K_DESC[] = {"description", NULL};
+static const char *const K_AUTH[] = {"auth", NULL};
 /* Keys that carry or point at credentials: never from a project file. */
-static const char *const K_SECRET[] = {"apiKey", "api_key", "apiKeyEnv", "api_key_env",
-                                       "customHeaders", "custom_headers", "headers",
-                                       "authHeaderValue", "auth_header_value", NULL};
+static const char *const K_SECRET[] = {"apiKey",
+                                       "api_key",
+                                       "apiKeyEnv",
+                                       "api_key_env",
+                                       "customHeaders",
+                                       "custom_headers",
+                                       "headers",
+                                       "authHeaderValue",
+                                       "auth_header_value",
+                                       "auth",
+                                       NULL};
 
 /* Reads an optional string member; a present non-string (other than null) is
  * an error naming the key and file. */
@@ -204,7 +215,7 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
   snprintf(where, sizeof where, "providers[%zu].", idx);
   if (!json_is_object(obj))
     return zerr_set(err, ZE_USAGE, "%s: providers[%zu] must be an object", path, idx);
-  const char *name, *kind, *url, *key, *keyenv, *model, *wire, *effort, *preset, *desc;
+  const char *name, *kind, *url, *key, *keyenv, *model, *wire, *effort, *preset, *desc, *auth;
   if (get_string(obj, K_NAME, path, where, &name, err) < 0) return -1;
   if (!name || !name[0])
     return zerr_set(err, ZE_USAGE, "%s: providers[%zu] needs a \"name\"", path, idx);
@@ -225,8 +236,14 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
       get_string(obj, K_WIRE, path, where, &wire, err) < 0 ||
       get_string(obj, K_EFFORT, path, where, &effort, err) < 0 ||
       get_string(obj, K_PRESET, path, where, &preset, err) < 0 ||
-      get_string(obj, K_DESC, path, where, &desc, err) < 0)
+      get_string(obj, K_DESC, path, where, &desc, err) < 0 ||
+      get_string(obj, K_AUTH, path, where, &auth, err) < 0)
     return -1;
+  if (auth && auth[0] && strncmp(auth, "oauth:", 6) != 0)
+    return zerr_set(err, ZE_USAGE,
+                    "%s: %sauth must be \"oauth:<name>\" (a login of `zero auth login <name>`), "
+                    "got \"%s\"",
+                    path, where, auth);
   if (wire && wire[0] && strcmp(wire, "chat") != 0 && strcmp(wire, "responses") != 0 &&
       strcmp(wire, "chat_completions") != 0)
     return zerr_set(err, ZE_USAGE, "%s: %swireApi must be \"chat\" or \"responses\" (got \"%s\")",
@@ -269,6 +286,7 @@ static int apply_profile(zconfig *cfg, const json_t *obj, size_t idx, const char
   if (effort && effort[0]) set_str(&p->reasoning_effort, effort);
   if (preset && preset[0]) set_str(&p->preset, preset);
   if (desc && desc[0]) set_str(&p->description, desc);
+  if (auth && auth[0]) set_str(&p->auth, auth);
   if (think && json_is_boolean(think)) p->parse_think_tags = json_is_true(think) ? 1 : -1;
   return 0;
 }

@@ -71,6 +71,8 @@ typedef struct zprofile {
   char *reasoning_effort; /* none … max (ZMODEL_EFFORT_NAMES) | NULL */
   char *preset;        /* built-in preset the profile starts from (config/presets.c) */
   char *description;
+  char *auth; /* "oauth:<name>": the bearer is the access token of `zero auth
+               * login <name>` (oauth/provider.h) instead of an API key; NULL */
 } zprofile;
 
 /* Values given on the command line; NULL / 0 = not given. */
@@ -118,6 +120,8 @@ typedef struct zresolved_provider {
   char *wire_api;      /* NULL = by kind */
   int parse_think_tags;
   char *reasoning_effort;
+  char *oauth_login; /* the `zero auth` login api_key came from ("auth": "oauth:<name>"),
+                      * renewed once on a 401; NULL for API keys */
 } zresolved_provider;
 
 /* Picks the active profile and its key. Errors (ZE_CONFIG) say exactly what to

@@ -51,6 +51,7 @@ static const char *const PROFILE_KEYS[] = {"name",
                                            "reasoning_effort",
                                            "preset",
                                            "description",
+                                           "auth",
                                            NULL};
 static const char *const MODEL_KEYS[] = {"provider",   "contextWindow",    "maxOutputTokens",
                                          "tools",      "images",           "reasoningEfforts",

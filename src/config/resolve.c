@@ -8,6 +8,7 @@
 #include "base/url.h"
 #include "config/config.h"
 #include "config/internal.h"
+#include "oauth/provider.h"
 
 /* Claude Sonnet 4.5 retired on 2026-11-30 (platform.claude.com model page);
  * Sonnet 4.6 is the newest Sonnet that still takes a thinking budget, which
@@ -121,10 +122,11 @@ int zconfig_resolve_provider_probe(const zconfig *cfg, zresolved_provider *out,
   const char *key = p->api_key;
   if (!key && p->api_key_env) key = zconfig_env(p->api_key_env);
   bool has_headers = p->headers && json_object_size(p->headers) > 0;
+  bool use_auth = p->auth != NULL;
 
   /* Defence in depth (zconfig_load already checked): credentials only ever go
    * to the endpoint they were configured for. */
-  if ((key || has_headers) && (!p->key_host || strcmp(p->key_host, origin) != 0)) {
+  if ((key || has_headers || use_auth) && (!p->key_host || strcmp(p->key_host, origin) != 0)) {
     if (!loopback)
       return zerr_set(err, ZE_CONFIG,
                       "provider %s: refusing to send credentials meant for %s to %s; define "
@@ -133,6 +135,24 @@ int zconfig_resolve_provider_probe(const zconfig *cfg, zresolved_provider *out,
                       cfg->user_path ? cfg->user_path : "~/.config/zero/config.json");
     key = NULL;
     has_headers = false;
+    use_auth = false;
+  }
+  cleanup_free char *oauth_token = NULL;
+  const char *login = NULL;
+  if (use_auth) {
+    /* "auth": "oauth:<name>": the login's access token is the key,
+     * refreshed first when it is due (oauth/provider.h). */
+    login = p->auth + strlen("oauth:");
+    if (!zoauth_provider_name_ok(login))
+      return zerr_set(err, ZE_CONFIG,
+                      "provider %s: \"auth\": \"%s\" names no valid OAuth login (letters, "
+                      "digits, '.', '_', '-'; see docs/auth.md)",
+                      p->name, p->auth);
+    if (zoauth_provider_bearer(login, false, &oauth_token, err) < 0) {
+      zerr_prefix(err, "provider %s", p->name);
+      return -1;
+    }
+    key = oauth_token;
   }
   if (!key && !loopback && !has_headers)
     return zerr_set(err, ZE_CONFIG, "provider %s needs an API key: set %s", p->name, key_env);
@@ -149,6 +169,7 @@ int zconfig_resolve_provider_probe(const zconfig *cfg, zresolved_provider *out,
   const char *effort = zconfig_env("ZERO_REASONING_EFFORT");
   if (!effort) effort = p->reasoning_effort;
   out->reasoning_effort = effort ? xstrdup(effort) : NULL;
+  out->oauth_login = login && key ? xstrdup(login) : NULL;
   return 0;
 }
 
@@ -162,5 +183,6 @@ void zresolved_provider_release(zresolved_provider *rp) {
   free(rp->model);
   free(rp->wire_api);
   free(rp->reasoning_effort);
+  free(rp->oauth_login);
   memset(rp, 0, sizeof *rp);
 }

@@ -40,6 +40,13 @@ void zmcp_server_cfg_release(zmcp_server_cfg *s) {
   free(s->oauth.registration_endpoint);
   free(s->oauth.issuer_url);
   free(s->oauth.client_metadata_url);
+  free(s->oauth.private_key_file);
+  free(s->oauth.signing_algorithm);
+  free(s->oauth.idp.issuer_url);
+  free(s->oauth.idp.token_endpoint);
+  free(s->oauth.idp.client_id);
+  free(s->oauth.idp.client_secret);
+  free(s->oauth.idp.id_token_file);
   memset(s, 0, sizeof *s);
 }
 
@@ -85,6 +92,46 @@ static int opt_string(const json_t *obj, const char *key, const char **out, cons
 
 static char *dup_opt(const char *s) { return s ? xstrdup(s) : NULL; }
 
+/* A file setting: "~/" is the home directory; anything else must be
+ * absolute (the config may be read from any directory). */
+static int absolute_file(char **path, const char *key, const char *origin, const char *name,
+                         zerr *err) {
+  if (!*path) return 0;
+  if (!strncmp(*path, "~/", 2)) {
+    char *full = zpath_join(zpath_home(), *path + 2);
+    free(*path);
+    *path = full;
+  }
+  if ((*path)[0] != '/') {
+    char what[160];
+    snprintf(what, sizeof what, "\"%s\" must be an absolute path (or start with ~/)", key);
+    return bad(err, origin, name, what);
+  }
+  return 0;
+}
+
+/* "oauth.idp" (cross-app access). */
+static int parse_idp(const json_t *o, const char *origin, const char *name, zmcp_idp_cfg *out,
+                     zerr *err) {
+  if (!o || json_is_null(o)) return 0;
+  if (!json_is_object(o)) return bad(err, origin, name, "\"oauth.idp\" must be an object");
+  const char *keys[] = {"issuerURL", "tokenEndpoint", "clientID", "clientSecret", "idTokenFile"};
+  char **dst[] = {&out->issuer_url, &out->token_endpoint, &out->client_id, &out->client_secret,
+                  &out->id_token_file};
+  for (size_t i = 0; i < ZARRAY_LEN(keys); i++) {
+    const char *v;
+    if (opt_string(o, keys[i], &v, origin, name, err) < 0) return -1;
+    *dst[i] = dup_opt(v);
+  }
+  if (!out->issuer_url && !out->token_endpoint)
+    return bad(err, origin, name, "\"oauth.idp\" needs \"issuerURL\" or \"tokenEndpoint\"");
+  if (!out->client_id || !out->id_token_file)
+    return bad(err, origin, name,
+               "\"oauth.idp\" needs \"clientID\" (zero's client at the identity provider) and "
+               "\"idTokenFile\" (where your SSO login leaves the ID token)");
+  return absolute_file(&out->id_token_file, "oauth.idp.idTokenFile", origin, name, err);
+}
+
 /* "auth" and "oauth" (Go zero's keys). */
 static int parse_auth(const json_t *obj, const char *origin, const char *name,
                       zmcp_server_cfg *out, zerr *err) {
@@ -101,16 +148,18 @@ static int parse_auth(const json_t *obj, const char *origin, const char *name,
   json_t *o = json_object_get(obj, "oauth");
   if (!o || json_is_null(o)) return 0;
   if (!json_is_object(o)) return bad(err, origin, name, "\"oauth\" must be an object");
-  const char *keys[] = {"clientID",         "clientSecret",         "authorizationEndpoint",
-                        "tokenEndpoint",    "registrationEndpoint", "issuerURL",
-                        "clientMetadataURL"};
+  const char *keys[] = {"clientID",          "clientSecret",         "authorizationEndpoint",
+                        "tokenEndpoint",     "registrationEndpoint", "issuerURL",
+                        "clientMetadataURL", "privateKeyFile",       "signingAlgorithm"};
   char **dst[] = {&out->oauth.client_id,
                   &out->oauth.client_secret,
                   &out->oauth.authorization_endpoint,
                   &out->oauth.token_endpoint,
                   &out->oauth.registration_endpoint,
                   &out->oauth.issuer_url,
-                  &out->oauth.client_metadata_url};
+                  &out->oauth.client_metadata_url,
+                  &out->oauth.private_key_file,
+                  &out->oauth.signing_algorithm};
   for (size_t i = 0; i < ZARRAY_LEN(keys); i++) {
     const char *v;
     if (opt_string(o, keys[i], &v, origin, name, err) < 0) return -1;
@@ -131,7 +180,9 @@ static int parse_auth(const json_t *obj, const char *origin, const char *name,
     return bad(err, origin, name,
                "\"oauth.authorizationEndpoint\" and \"oauth.tokenEndpoint\" go together; set "
                "both or neither");
-  return 0;
+  if (absolute_file(&out->oauth.private_key_file, "oauth.privateKeyFile", origin, name, err) < 0)
+    return -1;
+  return parse_idp(json_object_get(o, "idp"), origin, name, &out->oauth.idp, err);
 }
 
 int zmcp_server_parse(const char *name, const json_t *obj, const char *origin,
@@ -342,6 +393,7 @@ void zmcp_config_declare_secrets(const zmcp_config *cfg) {
       zsecret_add_header(name, v);
     }
     zsecret_add_value(s->oauth.client_secret);
+    zsecret_add_value(s->oauth.idp.client_secret);
   }
 }
 

@@ -14,7 +14,10 @@
  *           "auth": "oauth" | "none" (default: OAuth when the server asks for it),
  *           "oauth": { "clientID", "clientSecret", "scopes": [..],
  *                      "authorizationEndpoint", "tokenEndpoint",
- *                      "registrationEndpoint", "issuerURL", "clientMetadataURL" } }
+ *                      "registrationEndpoint", "issuerURL", "clientMetadataURL",
+ *                      "privateKeyFile", "signingAlgorithm",
+ *                      "idp": { "issuerURL", "tokenEndpoint", "clientID",
+ *                               "clientSecret", "idTokenFile" } } }
  *           (see oauth/oauth.h)
  * A project file runs commands from a repository someone else wrote, so its
  * servers are loaded only when the user trusted the workspace
@@ -38,6 +41,20 @@ typedef enum zmcp_auth {
   ZMCP_AUTH_NONE,  /* never send or ask for OAuth tokens */
 } zmcp_auth;
 
+/* "oauth.idp": the enterprise identity provider of cross-app access
+ * (Enterprise-Managed Authorization, SEP-990): zero exchanges the user's ID
+ * token there for an ID-JAG (RFC 8693 token exchange), then the ID-JAG at
+ * the MCP server's authorization server for an access token (RFC 7523
+ * jwt-bearer grant). All may be NULL. */
+typedef struct zmcp_idp_cfg {
+  char *issuer_url;     /* whose metadata gives the token endpoint */
+  char *token_endpoint; /* or this, directly */
+  char *client_id;      /* zero's client at the IdP */
+  char *client_secret;  /* may be NULL: a public client */
+  char *id_token_file;  /* a file holding the user's current ID token (what an SSO login
+                         * wrote); absolute once parsed */
+} zmcp_idp_cfg;
+
 /* The "oauth" object: what to use instead of discovery / registration. All
  * may be NULL. */
 typedef struct zmcp_oauth_cfg {
@@ -50,6 +67,11 @@ typedef struct zmcp_oauth_cfg {
   char *issuer_url;
   char *client_metadata_url; /* an https URL serving zero's Client ID Metadata Document,
                               * used as client_id where the issuer supports that */
+  char *private_key_file;    /* private_key_jwt instead of a secret (oauth/jwt.h); absolute
+                              * once parsed ("~/" expanded) */
+  char *signing_algorithm;   /* its JWS algorithm; NULL = from the key */
+  zmcp_idp_cfg idp;          /* cross-app access (SEP-990) when idp.token_endpoint or
+                              * idp.issuer_url is set */
 } zmcp_oauth_cfg;
 
 typedef struct zmcp_server_cfg {

@@ -12,7 +12,6 @@
 #include "oauth/http.h"
 #include "oauth/oauth.h"
 
-#define DEVICE_GRANT "urn:ietf:params:oauth:grant-type:device_code"
 #define MAX_INTERVAL_S 300 /* an issuer asking for more is capped: the user is waiting */
 
 int zoauth_parse_device_code(const char *json, size_t len, int64_t now, zoauth_device_code *out,
@@ -72,6 +71,7 @@ static int request_code(const zoauth_device_req *r, zoauth_device_code *d, zerr 
   zbuf form = ZBUF_INIT;
   zoauth_form_add(&form, "client_id", r->client_id);
   zoauth_form_add(&form, "scope", r->scope);
+  zoauth_form_add(&form, "resource", r->resource);
   const char *headers[] = {"Content-Type: application/x-www-form-urlencoded",
                            "Accept: application/json", NULL};
   zoauth_fetch f;
@@ -116,9 +116,10 @@ int zoauth_device_flow(const zoauth_device_req *r, zoauth_tokens *t, zerr *err) 
   r->show_code(r->ud, &d);
   int rc = -1;
   zbuf form = ZBUF_INIT;
-  zoauth_form_add(&form, "grant_type", DEVICE_GRANT);
+  zoauth_form_add(&form, "grant_type", ZOAUTH_GRANT_DEVICE_CODE);
   zoauth_form_add(&form, "device_code", d.device_code);
   zoauth_form_add(&form, "client_id", r->client_id);
+  zoauth_form_add(&form, "resource", r->resource);
   for (;;) {
     int slept = r->sleep_s ? r->sleep_s(r->ud, d.interval_s) : default_sleep(NULL, d.interval_s);
     if (slept < 0) {

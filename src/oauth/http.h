@@ -31,6 +31,10 @@ long zoauth_http(const char *method, const char *url, const char *const *headers
                  zoauth_fetch *f, zerr *err);
 void zoauth_fetch_release(zoauth_fetch *f);
 
+/* GET url as JSON: 0 with the 200 answer in f (release it), else -1 with
+ * err (ZE_NOT_FOUND for another status) and f released. */
+int zoauth_get_json(const char *url, zoauth_fetch *f, zerr *err);
+
 /* "error: error_description" of an OAuth error answer, or a description of
  * the body (never the body itself: it may hold credentials), redacted. */
 void zoauth_error_text(const zoauth_fetch *f, char *out, size_t n);
@@ -44,5 +48,28 @@ void zoauth_error_text(const zoauth_fetch *f, char *out, size_t n);
 int zoauth_token_request(const char *endpoint, const char *form_in, const char *client_id,
                          const char *client_secret, const char *auth_method, zoauth_tokens *t,
                          char **error_code, zerr *err);
+
+/* Who the client is at a token endpoint, all borrowed. */
+typedef struct zoauth_client {
+  const char *id;
+  const char *secret;      /* may be NULL */
+  const char *auth_method; /* zoauth_token_auth_method's names, or "private_key_jwt" */
+  const char *key_file;    /* private_key_jwt: the PEM private key (oauth/jwt.h) */
+  const char *key_alg;     /* its JWS algorithm; NULL = from the key */
+  const char *audience;    /* the assertion's aud: the authorization server's issuer */
+} zoauth_client;
+
+/* The request of zoauth_token_request_as without reading the answer: 0
+ * with the 200 answer in f (release it), or -1 with err (f released or
+ * empty). For token endpoints whose answer is no access token for zero
+ * (RFC 8693 token exchange). */
+int zoauth_token_post(const char *endpoint, const char *form_in, const zoauth_client *c,
+                      zoauth_fetch *f, char **error_code, zerr *err);
+
+/* zoauth_token_request for any client authentication: with
+ * "private_key_jwt" a fresh signed assertion (oauth/jwt.h) goes into the
+ * form as client_assertion with client_id; no secret is sent. */
+int zoauth_token_request_as(const char *endpoint, const char *form_in, const zoauth_client *c,
+                            zoauth_tokens *t, char **error_code, zerr *err);
 
 #endif

@@ -222,6 +222,8 @@ int zoauth_parse_as_md(const char *json, size_t len, const char *expected_issuer
       if (!strcmp(name, "client_secret_basic")) out->token_auth_methods |= ZOAUTH_AUTH_BASIC;
       else if (!strcmp(name, "client_secret_post")) out->token_auth_methods |= ZOAUTH_AUTH_POST;
       else if (!strcmp(name, "none")) out->token_auth_methods |= ZOAUTH_AUTH_NONE;
+      else if (!strcmp(name, "private_key_jwt"))
+        out->token_auth_methods |= ZOAUTH_AUTH_PRIVATE_KEY_JWT;
     }
   }
   json_decref(doc);
@@ -356,6 +358,9 @@ void zoauth_tokens_release(zoauth_tokens *t) {
   free(t->server_url);
   free(t->step_up_scope);
   free(t->grant_type);
+  free(t->private_key_file);
+  free(t->signing_alg);
+  free(t->issuer);
   memset(t, 0, sizeof *t);
 }
 
@@ -406,7 +411,8 @@ int zoauth_check_credential_url(const char *what, const char *url, const char *s
 /* ---- bearer (refresh) ------------------------------------------------------------ */
 
 static bool is_client_credentials(const zoauth_tokens *t) {
-  return t->grant_type && !strcmp(t->grant_type, "client_credentials") && t->client_secret;
+  return t->grant_type && !strcmp(t->grant_type, "client_credentials") &&
+         (t->client_secret || t->private_key_file);
 }
 
 int zoauth_refresh(const char *key, const char *what, const char *again, zoauth_tokens *t,
@@ -428,8 +434,13 @@ int zoauth_refresh(const char *key, const char *what, const char *again, zoauth_
   }
   zoauth_form_add(&form, "client_id", t->client_id);
   zoauth_form_add(&form, "resource", t->resource);
-  int rc = zoauth_token_request(t->token_endpoint, form.data, t->client_id, t->client_secret,
-                                t->token_auth_method, t, NULL, err);
+  zoauth_client c = {.id = t->client_id,
+                     .secret = t->client_secret,
+                     .auth_method = t->token_auth_method,
+                     .key_file = t->private_key_file,
+                     .key_alg = t->signing_alg,
+                     .audience = t->issuer};
+  int rc = zoauth_token_request_as(t->token_endpoint, form.data, &c, t, NULL, err);
   zbuf_release(&form);
   if (rc < 0) {
     zerr_prefix(err, "refreshing the OAuth token of %s failed", what);
@@ -545,16 +556,6 @@ static void probe(login *l) {
   zoauth_fetch_release(&f);
 }
 
-static int get_json(const char *url, zoauth_fetch *f, zerr *err) {
-  const char *headers[] = {"Accept: application/json", NULL};
-  long st = zoauth_http("GET", url, headers, NULL, f, err);
-  if (st != 200) {
-    zoauth_fetch_release(f);
-    return st < 0 ? -1 : zerr_set(err, ZE_NOT_FOUND, "%s answered HTTP %ld", url, st);
-  }
-  return 0;
-}
-
 static int discover_resource(login *l, zerr *err) {
   cleanup_free char *named = zoauth_challenge_param(l->www_auth, "resource_metadata");
   char **wellknown = zoauth_resource_md_urls(l->cfg->url);
@@ -574,7 +575,7 @@ static int discover_resource(login *l, zerr *err) {
   for (char **u = urls.v; *u; u++) {
     zoauth_fetch f;
     zerr e = ZERR_INIT;
-    if (get_json(*u, &f, &e) < 0) continue;
+    if (zoauth_get_json(*u, &f, &e) < 0) continue;
     rc = zoauth_parse_resource_md(f.body.data ? f.body.data : "", f.body.len, &l->prm, err);
     zoauth_fetch_release(&f);
     if (rc < 0) {
@@ -622,7 +623,7 @@ static int discover_issuer(login *l, zerr *err) {
   for (char **u = urls; *u && rc == 1; u++) {
     zoauth_fetch f;
     zerr e = ZERR_INIT;
-    if (get_json(*u, &f, &e) < 0) continue;
+    if (zoauth_get_json(*u, &f, &e) < 0) continue;
     rc = zoauth_parse_as_md(f.body.data ? f.body.data : "", f.body.len, expected_issuer, &l->as,
                             err);
     zoauth_fetch_release(&f);
@@ -722,10 +723,16 @@ static int register_client(login *l, zerr *err) {
   if (zoauth_check_credential_url("registration endpoint", l->as.registration_endpoint,
                                   l->cfg->name, err) < 0)
     return -1;
-  json_t *req = json_pack("{s:s, s:[s], s:[s,s], s:[s], s:s}", "client_name", "zero",
-                          "redirect_uris", l->redirect_uri, "grant_types", "authorization_code",
-                          "refresh_token", "response_types", "code",
-                          "token_endpoint_auth_method", "none");
+  /* Without a redirect URI the client is registered for the device flow
+   * (RFC 8628 §4 grant type; no redirect, no authorization responses). */
+  json_t *req =
+      l->redirect_uri
+          ? json_pack("{s:s, s:[s], s:[s,s], s:[s], s:s}", "client_name", "zero", "redirect_uris",
+                      l->redirect_uri, "grant_types", "authorization_code", "refresh_token",
+                      "response_types", "code", "token_endpoint_auth_method", "none")
+          : json_pack("{s:s, s:[], s:[s,s], s:[], s:s}", "client_name", "zero", "redirect_uris",
+                      "grant_types", ZOAUTH_GRANT_DEVICE_CODE, "refresh_token", "response_types",
+                      "token_endpoint_auth_method", "none");
   if (l->scope) json_object_set_new(req, "scope", json_string(l->scope));
   char *body = json_dumps(req, JSON_COMPACT);
   json_decref(req);
@@ -787,15 +794,29 @@ static int client_credentials_login(login *l, zerr *err) {
   zoauth_form_add(&form, "grant_type", "client_credentials");
   zoauth_form_add(&form, "scope", l->scope);
   zoauth_form_add(&form, "resource", l->resource);
-  t.token_auth_method = xstrdup(zoauth_token_auth_method(NULL, l->as.token_auth_methods, true));
-  int rc = zoauth_token_request(l->as.token_endpoint, form.data, cfg->oauth.client_id,
-                                cfg->oauth.client_secret, t.token_auth_method, &t, NULL, err);
+  /* A configured private key means private_key_jwt (RFC 7523 §2.2):
+   * the key proves who the client is, no secret crosses the network. */
+  const char *key = cfg->oauth.private_key_file;
+  t.token_auth_method = xstrdup(
+      key ? "private_key_jwt" : zoauth_token_auth_method(NULL, l->as.token_auth_methods, true));
+  if (key) {
+    t.private_key_file = xstrdup(key);
+    t.signing_alg = cfg->oauth.signing_algorithm ? xstrdup(cfg->oauth.signing_algorithm) : NULL;
+    t.issuer = xstrdup(l->as.issuer);
+  }
+  zoauth_client c = {.id = cfg->oauth.client_id,
+                     .secret = cfg->oauth.client_secret,
+                     .auth_method = t.token_auth_method,
+                     .key_file = t.private_key_file,
+                     .key_alg = t.signing_alg,
+                     .audience = t.issuer};
+  int rc = zoauth_token_request_as(l->as.token_endpoint, form.data, &c, &t, NULL, err);
   zbuf_release(&form);
   if (rc == 0) {
-    note(l, "Client-credentials grant: no browser needed");
+    note(l, "Client-credentials grant%s: no browser needed", key ? " (private_key_jwt)" : "");
     t.grant_type = xstrdup("client_credentials");
     t.client_id = xstrdup(cfg->oauth.client_id);
-    t.client_secret = xstrdup(cfg->oauth.client_secret);
+    t.client_secret = cfg->oauth.client_secret ? xstrdup(cfg->oauth.client_secret) : NULL;
     t.token_endpoint = xstrdup(l->as.token_endpoint);
     t.resource = xstrdup(l->resource);
     t.server_url = xstrdup(cfg->url);
@@ -804,6 +825,127 @@ static int client_credentials_login(login *l, zerr *err) {
   }
   zoauth_tokens_release(&t);
   return rc;
+}
+
+/* `zero mcp login --device`: the device authorization grant (RFC 8628) at
+ * the server's authorization server, for a machine without a browser. The
+ * issuer must advertise device_authorization_endpoint; the client is the
+ * configured one, else the metadata document, else one registered for the
+ * device grant. t gets the tokens and what a refresh needs. */
+static int device_login(login *l, zoauth_tokens *t, zerr *err) {
+  const char *endpoint = l->as.device_authorization_endpoint;
+  if (!endpoint)
+    return zerr_set(err, ZE_CONFIG,
+                    "the authorization server of MCP server \"%s\" (%s) offers no device "
+                    "authorization endpoint (device_authorization_endpoint, RFC 8628); log in "
+                    "without --device (the URL can be opened on another machine whose browser "
+                    "reaches this one's 127.0.0.1 callback, e.g. through ssh -L)",
+                    l->cfg->name, l->as.issuer ? l->as.issuer : "?");
+  if (zoauth_check_credential_url("device authorization endpoint", endpoint, l->cfg->name, err) <
+          0 ||
+      register_client(l, err) < 0)
+    return -1;
+  t->token_auth_method =
+      xstrdup(zoauth_token_auth_method(l->registered_auth_method, l->as.token_auth_methods,
+                                       l->client_secret != NULL));
+  zoauth_device_req r = {.device_endpoint = endpoint,
+                         .token_endpoint = l->as.token_endpoint,
+                         .client_id = l->client_id,
+                         .client_secret = l->client_secret,
+                         .auth_method = t->token_auth_method,
+                         .scope = l->scope,
+                         .resource = l->resource,
+                         .show_code = l->o->show_code,
+                         .ud = l->o->ud,
+                         .sleep_s = l->o->sleep_s};
+  if (zoauth_device_flow(&r, t, err) < 0) return -1;
+  t->client_id = steal_pointer(&l->client_id);
+  t->client_secret = steal_pointer(&l->client_secret);
+  t->token_endpoint = xstrdup(l->as.token_endpoint);
+  t->resource = xstrdup(l->resource);
+  t->server_url = xstrdup(l->cfg->url);
+  return 0;
+}
+
+/* Step 1: from the server to its authorization server's endpoints, the
+ * resource and the scopes, every endpoint checked (https, loopback
+ * excepted) after discovery too, since the metadata may point anywhere. */
+static int discover(login *l, zerr *err) {
+  const zmcp_server_cfg *cfg = l->cfg;
+  if (!(cfg->oauth.authorization_endpoint && cfg->oauth.token_endpoint)) {
+    /* Discovery starts at the server: what it says decides where the
+     * credentials go, so it is trusted only over https (or loopback). */
+    if (zoauth_check_credential_url("server URL (discovery starts there)", cfg->url, cfg->name,
+                                    err) < 0)
+      return -1;
+    probe(l);
+    if (discover_resource(l, err) < 0) return -1;
+    if (!l->have_prm && l->probe_status >= 200 && l->probe_status < 300 && !cfg->oauth.issuer_url)
+      return zerr_set(err, ZE_USAGE,
+                      "MCP server \"%s\" (%s) answered without asking for authorization (HTTP "
+                      "%ld) and publishes no OAuth metadata: it needs no login",
+                      cfg->name, cfg->url, l->probe_status);
+  }
+  if (discover_issuer(l, err) < 0 || pick_resource(l, err) < 0) return -1;
+  if (l->as.authorization_endpoint &&
+      zoauth_check_credential_url("authorization endpoint", l->as.authorization_endpoint, cfg->name,
+                                  err) < 0)
+    return -1;
+  return zoauth_check_credential_url("token endpoint", l->as.token_endpoint, cfg->name, err);
+}
+
+/* Cross-app access (xaa.c) with the server's configured IdP. */
+static int cross_app_login(login *l, zoauth_tokens *t, zerr *err) {
+  const zmcp_server_cfg *cfg = l->cfg;
+  zoauth_xaa_req x = {.idp = &cfg->oauth.idp,
+                      .server = cfg->name,
+                      .as = &l->as,
+                      .client_id = cfg->oauth.client_id,
+                      .client_secret = cfg->oauth.client_secret,
+                      .scope = l->scope,
+                      .resource = l->resource};
+  if (zoauth_cross_app_access(&x, t, err) < 0) return -1;
+  note(l, "Cross-app access: the ID token was exchanged at the identity provider");
+  t->server_url = xstrdup(cfg->url);
+  return 0;
+}
+
+/* Steps 2-4 in a browser: registration, the code flow with PKCE through
+ * the loopback listener. */
+static int browser_login(login *l, zoauth_tokens *t, zerr *err) {
+  if (!l->as.authorization_endpoint)
+    return zerr_set(err, ZE_CONFIG,
+                    "the authorization server of MCP server \"%s\" offers only the device flow; "
+                    "run `zero mcp login %s --device`",
+                    l->cfg->name, l->cfg->name);
+  int port = 0, lfd = zoauth_loopback_listen(&port, err);
+  if (lfd < 0) return -1;
+  zbuf url = ZBUF_INIT;
+  zbuf_addf(&url, "http://127.0.0.1:%d/callback", port);
+  l->redirect_uri = zbuf_detach(&url, NULL);
+  int rc = register_client(l, err);
+  if (rc == 0) {
+    zoauth_code_req req = {.authorization_endpoint = l->as.authorization_endpoint,
+                           .token_endpoint = l->as.token_endpoint,
+                           .redirect_uri = l->redirect_uri,
+                           .client_id = l->client_id,
+                           .client_secret = l->client_secret,
+                           .scope = l->scope,
+                           .resource = l->resource};
+    t->token_auth_method =
+        xstrdup(zoauth_token_auth_method(l->registered_auth_method, l->as.token_auth_methods,
+                                         l->client_secret != NULL));
+    req.auth_method = t->token_auth_method;
+    rc = zoauth_code_flow(&req, lfd, l->o, t, err);
+  }
+  close(lfd);
+  if (rc < 0) return -1;
+  t->client_id = steal_pointer(&l->client_id);
+  t->client_secret = steal_pointer(&l->client_secret);
+  t->token_endpoint = xstrdup(l->as.token_endpoint);
+  t->resource = xstrdup(l->resource);
+  t->server_url = xstrdup(l->cfg->url);
+  return 0;
 }
 
 int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *err) {
@@ -816,62 +958,19 @@ int zoauth_login(const zmcp_server_cfg *cfg, const zoauth_login_opts *o, zerr *e
                     "MCP server \"%s\" has \"auth\": \"none\" in %s; remove it to log in",
                     cfg->name, cfg->origin);
   login l = {.cfg = cfg, .o = o};
-  int lfd = -1, rc = -1;
-  zbuf url = ZBUF_INIT;
   zoauth_tokens t = {0};
-
-  if (!(cfg->oauth.authorization_endpoint && cfg->oauth.token_endpoint)) {
-    /* Discovery starts at the server: what it says decides where the
-     * credentials go, so it is trusted only over https (or loopback). */
-    if (zoauth_check_credential_url("server URL (discovery starts there)", cfg->url, cfg->name,
-                                    err) < 0)
-      goto out;
-    probe(&l);
-    if (discover_resource(&l, err) < 0) goto out;
-    if (!l.have_prm && l.probe_status >= 200 && l.probe_status < 300 && !cfg->oauth.issuer_url) {
-      zerr_set(err, ZE_USAGE,
-               "MCP server \"%s\" (%s) answered without asking for authorization (HTTP %ld) "
-               "and publishes no OAuth metadata: it needs no login",
-               cfg->name, cfg->url, l.probe_status);
-      goto out;
-    }
+  int rc = discover(&l, err);
+  if (rc == 0 && l.as.client_credentials_only && cfg->oauth.client_id &&
+      (cfg->oauth.client_secret || cfg->oauth.private_key_file)) {
+    rc = client_credentials_login(&l, err); /* saves itself */
+  } else if (rc == 0) {
+    /* The grant: a device code, an enterprise IdP's assertion, or the browser. */
+    if (o->device) rc = device_login(&l, &t, err);
+    else if (cfg->oauth.idp.token_endpoint || cfg->oauth.idp.issuer_url)
+      rc = cross_app_login(&l, &t, err);
+    else rc = browser_login(&l, &t, err);
+    if (rc == 0) rc = zoauth_tokens_save(cfg->name, &t, err);
   }
-  if (discover_issuer(&l, err) < 0 || pick_resource(&l, err) < 0) goto out;
-  /* Again after discovery: the metadata may point anywhere. */
-  if (zoauth_check_credential_url("authorization endpoint", l.as.authorization_endpoint,
-                                  cfg->name, err) < 0 ||
-      zoauth_check_credential_url("token endpoint", l.as.token_endpoint, cfg->name, err) < 0)
-    goto out;
-  if (l.as.client_credentials_only && cfg->oauth.client_id && cfg->oauth.client_secret) {
-    rc = client_credentials_login(&l, err);
-    goto out;
-  }
-  int port = 0;
-  if ((lfd = zoauth_loopback_listen(&port, err)) < 0) goto out;
-  zbuf_addf(&url, "http://127.0.0.1:%d/callback", port);
-  l.redirect_uri = zbuf_detach(&url, NULL);
-  if (register_client(&l, err) < 0) goto out;
-
-  zoauth_code_req req = {.authorization_endpoint = l.as.authorization_endpoint,
-                         .token_endpoint = l.as.token_endpoint,
-                         .redirect_uri = l.redirect_uri,
-                         .client_id = l.client_id,
-                         .client_secret = l.client_secret,
-                         .scope = l.scope,
-                         .resource = l.resource};
-  t.token_auth_method = xstrdup(zoauth_token_auth_method(
-      l.registered_auth_method, l.as.token_auth_methods, l.client_secret != NULL));
-  req.auth_method = t.token_auth_method;
-  if (zoauth_code_flow(&req, lfd, o, &t, err) < 0) goto out;
-  t.client_id = steal_pointer(&l.client_id);
-  t.client_secret = steal_pointer(&l.client_secret);
-  t.token_endpoint = xstrdup(l.as.token_endpoint);
-  t.resource = xstrdup(l.resource);
-  t.server_url = xstrdup(cfg->url);
-  rc = zoauth_tokens_save(cfg->name, &t, err);
-out:
-  if (lfd >= 0) close(lfd);
-  zbuf_release(&url);
   zoauth_tokens_release(&t);
   login_release(&l);
   return rc;

@@ -109,6 +109,7 @@ typedef struct zoauth_as_md {
 #define ZOAUTH_AUTH_BASIC 1u /* client_secret_basic: HTTP Basic with id and secret */
 #define ZOAUTH_AUTH_POST 2u  /* client_secret_post: both in the form body */
 #define ZOAUTH_AUTH_NONE 4u  /* none: a public client, client_id in the form only */
+#define ZOAUTH_AUTH_PRIVATE_KEY_JWT 8u /* private_key_jwt: a signed assertion (RFC 7523) */
 
 /* The method to authenticate to the token endpoint with: "none" without a
  * secret; else the one the registration answer named (registered, may be
@@ -163,6 +164,9 @@ typedef struct zoauth_tokens {
                           * renewed with that grant, not a refresh token; else NULL */
   char *step_up_scope;   /* scopes a 403 insufficient_scope asked for (may be NULL): the
                           * next login asks for them too (zoauth_remember_step_up) */
+  char *private_key_file; /* private_key_jwt: the client's PEM key (oauth/jwt.h); NULL else */
+  char *signing_alg;      /* its JWS algorithm (NULL: from the key) */
+  char *issuer;           /* the authorization server's issuer: a client assertion's aud */
 } zoauth_tokens;
 
 /* Reads a token endpoint answer into t (access_token, token_type Bearer,
@@ -232,6 +236,7 @@ int zoauth_bearer(const zmcp_server_cfg *cfg, char **token, int64_t *refresh_at,
 
 /* ---- login ----------------------------------------------------------------- */
 
+struct zoauth_device_code; /* below */
 typedef struct zoauth_login_opts {
   int timeout_ms;                /* waiting for the browser; 0 = ZOAUTH_LOGIN_TIMEOUT_MS */
   /* Shows the authorization URL to the user (required). */
@@ -239,6 +244,12 @@ typedef struct zoauth_login_opts {
   void *ud;
   /* Status lines ("discovered …", "registered …"); may be NULL. */
   void (*note)(void *ud, const char *msg);
+  /* --device: the device flow (RFC 8628) at the server's authorization
+   * server instead of the browser redirect; show_code is then required,
+   * sleep_s a test seam as in zoauth_device_req (NULL = real). */
+  bool device;
+  void (*show_code)(void *ud, const struct zoauth_device_code *d);
+  int (*sleep_s)(void *ud, int s);
 } zoauth_login_opts;
 
 /* The whole flow above; tokens saved on success. */
@@ -269,17 +280,19 @@ typedef struct zoauth_code_req {
 int zoauth_code_flow(const zoauth_code_req *r, int lfd, const zoauth_login_opts *o,
                      zoauth_tokens *t, zerr *err);
 
+#define ZOAUTH_GRANT_DEVICE_CODE "urn:ietf:params:oauth:grant-type:device_code"
 #define ZOAUTH_DEVICE_INTERVAL_S 5   /* RFC 8628 §3.2: when "interval" is absent */
 #define ZOAUTH_DEVICE_SLOW_DOWN_S 5  /* §3.5: added on every slow_down */
 #define ZOAUTH_DEVICE_LIFETIME_S 600 /* when "expires_in" is absent */
 
 /* A device authorization answer (RFC 8628 §3.2). */
-typedef struct zoauth_device_code {
+struct zoauth_device_code {
   char *device_code, *user_code, *verification_uri;
   char *verification_uri_complete; /* may be NULL */
   int64_t expires_at;              /* unix seconds */
   int interval_s;
-} zoauth_device_code;
+};
+typedef struct zoauth_device_code zoauth_device_code;
 int zoauth_parse_device_code(const char *json, size_t len, int64_t now, zoauth_device_code *out,
                              zerr *err);
 void zoauth_device_code_release(zoauth_device_code *d);
@@ -289,6 +302,7 @@ typedef struct zoauth_device_req {
   const char *device_endpoint, *token_endpoint;
   const char *client_id, *client_secret, *auth_method;
   const char *scope; /* may be NULL */
+  const char *resource; /* RFC 8707 (an MCP server); may be NULL */
   /* Shows the user code and where to enter it (required). */
   void (*show_code)(void *ud, const zoauth_device_code *d);
   void *ud;
@@ -303,5 +317,38 @@ typedef struct zoauth_device_req {
  * min when the issuer does not say); the expiry is rechecked after every
  * sleep. t gets the token answer (nothing saved). */
 int zoauth_device_flow(const zoauth_device_req *r, zoauth_tokens *t, zerr *err);
+
+/* ---- cross-app access (xaa.c) ------------------------------------------------
+ * Enterprise-Managed Authorization (MCP SEP-990, the conformance suite's
+ * auth/cross-app-access-complete-flow): the user signed in to the
+ * enterprise identity provider (IdP) and holds an ID token; no browser
+ * takes part.
+ *   1. RFC 8693 token exchange at the IdP's token endpoint: the ID token
+ *      (subject_token_type id_token) for an Identity Assertion JWT
+ *      Authorization Grant (requested_token_type id-jag) whose audience is
+ *      the MCP server's authorization server and whose resource is the
+ *      server.
+ *   2. RFC 7523 jwt-bearer grant at the authorization server: the ID-JAG as
+ *      the assertion, zero's client authenticating as the issuer's metadata
+ *      lists. The answer is an ordinary access token.
+ * Both endpoints must be https (loopback excepted). */
+typedef struct zoauth_xaa_req {
+  const zmcp_idp_cfg *idp;
+  const char *server;                    /* the MCP server's name, for messages */
+  const zoauth_as_md *as;                /* its authorization server */
+  const char *client_id, *client_secret; /* zero's client there (secret may be NULL) */
+  const char *scope, *resource;          /* may be NULL */
+} zoauth_xaa_req;
+
+#define ZOAUTH_GRANT_TOKEN_EXCHANGE "urn:ietf:params:oauth:grant-type:token-exchange"
+#define ZOAUTH_GRANT_JWT_BEARER "urn:ietf:params:oauth:grant-type:jwt-bearer"
+#define ZOAUTH_TOKEN_TYPE_ID_TOKEN "urn:ietf:params:oauth:token-type:id_token"
+#define ZOAUTH_TOKEN_TYPE_ID_JAG "urn:ietf:params:oauth:token-type:id-jag"
+
+/* Both steps; t gets the tokens and what identifies the client (id,
+ * secret, token endpoint and auth method, resource, grant_type
+ * jwt-bearer, issuer). Nothing saved. Tokens without a refresh token are
+ * renewed by logging in again (the ID token may have changed meanwhile). */
+int zoauth_cross_app_access(const zoauth_xaa_req *r, zoauth_tokens *t, zerr *err);
 
 #endif

@@ -29,18 +29,38 @@ char *zoauth_token_path(const char *server) {
 }
 
 /* The entry fields, in the order they are written. */
-static const char *const entry_keys[] = {"server_url",     "resource",
-                                         "token_endpoint", "client_id",
-                                         "client_secret",  "token_endpoint_auth_method",
-                                         "token_type",     "access_token",
-                                         "refresh_token",  "scope",
-                                         "step_up_scope",  "grant_type"};
+static const char *const entry_keys[] = {"server_url",
+                                         "resource",
+                                         "token_endpoint",
+                                         "client_id",
+                                         "client_secret",
+                                         "token_endpoint_auth_method",
+                                         "token_type",
+                                         "access_token",
+                                         "refresh_token",
+                                         "scope",
+                                         "step_up_scope",
+                                         "grant_type",
+                                         "private_key_file",
+                                         "signing_alg",
+                                         "issuer"};
 
 static char **entry_field(zoauth_tokens *t, size_t i) {
-  char **dst[] = {&t->server_url, &t->resource,      &t->token_endpoint,
-                  &t->client_id,  &t->client_secret, &t->token_auth_method,
-                  &t->token_type, &t->access_token,  &t->refresh_token,
-                  &t->scope,      &t->step_up_scope, &t->grant_type};
+  char **dst[] = {&t->server_url,
+                  &t->resource,
+                  &t->token_endpoint,
+                  &t->client_id,
+                  &t->client_secret,
+                  &t->token_auth_method,
+                  &t->token_type,
+                  &t->access_token,
+                  &t->refresh_token,
+                  &t->scope,
+                  &t->step_up_scope,
+                  &t->grant_type,
+                  &t->private_key_file,
+                  &t->signing_alg,
+                  &t->issuer};
   return dst[i];
 }
 

@@ -99,6 +99,14 @@ typedef struct zprov_opts {
                            * 1 on, -1 off, 0 by model family (deepseek-r1, qwq, …) */
   int max_output_tokens;  /* default for requests that set none; 0 = registry / protocol */
   zprov_thinking thinking; /* Anthropic Messages: how the model is asked to think */
+  /* An OAuth login (a profile's "auth": "oauth:<name>") instead of an API
+   * key: api_key is its access token, sent as "Authorization: Bearer"
+   * whatever the wire protocol. A 401 asks renew_key once for a fresh one
+   * (*key malloc'd; the provider keeps it) and retries; a second 401, or a
+   * renewal that fails, ends with a message naming `zero auth login
+   * <name>`. renew_key NULL: never renewed. */
+  const char *oauth_login;
+  int (*renew_key)(const char *login, char **key, zerr *err);
 } zprov_opts;
 
 typedef struct zprovider zprovider;

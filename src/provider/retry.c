@@ -252,6 +252,11 @@ void zprov_http_error(const zprov_opts *opts, const char *url, long status, cons
   if (status == 407) {
     zbuf_addf(&m, "a proxy between zero and %s wants credentials (HTTP 407): give them in the "
               "proxy URL (HTTPS_PROXY=http://user:password@proxy:port)", name);
+  } else if ((status == 401 || status == 403) && opts->oauth_login) {
+    zbuf_addf(&m,
+              "%s rejected the OAuth token of login \"%s\" (HTTP %ld): run `zero auth "
+              "login %s` to sign in again",
+              name, opts->oauth_login, status, opts->oauth_login);
   } else if (status == 401 || status == 403) {
     if (opts->api_key && *opts->api_key)
       zbuf_addf(&m, "%s rejected the API key (HTTP %ld): check %s (or the profile's apiKeyEnv)",

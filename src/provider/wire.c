@@ -51,8 +51,10 @@ static bool extra_has(const json_t *extra, const char *line) {
 static int post(const zprov_opts *o, const zwire_protocol *proto, const char *url, const char *body,
                 size_t body_len, void *parser, zprov_event_fn fn, void *ud, zerr *err) {
   zbuf cred = ZBUF_INIT;
+  /* An OAuth access token is a bearer token for every protocol. */
+  const char *prefix = o->oauth_login ? "Authorization: Bearer " : proto->cred_prefix;
   if (o->api_key && *o->api_key && zwire_header_safe(o->api_key))
-    zbuf_addf(&cred, "%s%s", proto->cred_prefix, o->api_key);
+    zbuf_addf(&cred, "%s%s", prefix, o->api_key);
   const char *defaults[] = {cred.len ? cred.data : "",
                             proto->extra_header ? proto->extra_header : "",
                             "Content-Type: application/json", "Accept: text/event-stream", NULL};
@@ -70,6 +72,34 @@ static int post(const zprov_opts *o, const zwire_protocol *proto, const char *ur
   return rc;
 }
 
+/* After a 401 with an OAuth login: one renewal (the token may have been
+ * revoked or expired early), then 0 to retry the request. -1 (err
+ * rewritten when the renewal itself failed) when there is nothing to retry:
+ * no 401 or no login. Once per request: a long session renews as often as
+ * its tokens expire, a token refused right after renewal is not renewed
+ * again. */
+static int renew_after_401(zwire_provider *p, zerr *err) {
+  zprov_opts *o = &p->base.opts;
+  if (err->http_status != 401 || !o->oauth_login || !o->renew_key) return -1;
+  char *key = NULL;
+  zerr rerr = ZERR_INIT;
+  if (o->renew_key(o->oauth_login, &key, &rerr) < 0 || !key) {
+    free(key);
+    zerr_set(err, ZE_PROVIDER,
+             "%s rejected the OAuth token of login \"%s\" (HTTP 401) and renewing it failed: "
+             "%s; run `zero auth login %s`",
+             o->name && *o->name ? o->name : "the provider", o->oauth_login, rerr.msg,
+             o->oauth_login);
+    err->http_status = 401;
+    return -1;
+  }
+  o->api_key = key;
+  free(p->renewed_key);
+  p->renewed_key = key;
+  zerr_clear(err);
+  return 0;
+}
+
 int zwire_provider_stream(zprovider *base, const zprov_request *req, zprov_event_fn fn, void *ud,
                           zerr *err) {
   zwire_provider *p = (zwire_provider *)base;
@@ -81,6 +111,12 @@ int zwire_provider_stream(zprovider *base, const zprov_request *req, zprov_event
   cleanup_free void *parser = xcalloc(1, proto->parser_size);
   proto->parser_init(parser, o->name, fn, ud);
   int rc = post(o, proto, p->url, body, body_len, parser, fn, ud, err);
+  if (rc < 0 && renew_after_401(p, err) == 0) {
+    proto->parser_release(parser);
+    memset(parser, 0, proto->parser_size);
+    proto->parser_init(parser, o->name, fn, ud);
+    rc = post(o, proto, p->url, body, body_len, parser, fn, ud, err);
+  }
   proto->parser_release(parser);
   return rc;
 }
@@ -156,6 +192,7 @@ zprovider *zwire_provider_new(const zwire_protocol *proto, const zprov_opts *opt
 void zwire_provider_destroy(zprovider *base) {
   zwire_provider *p = (zwire_provider *)base;
   free(p->url);
+  free(p->renewed_key);
   zjw_tools_release(&p->tools);
   free(p);
 }

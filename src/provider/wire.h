@@ -129,6 +129,7 @@ struct zwire_provider {
   const zwire_protocol *proto;
   char *url;      /* owned */
   zjw_tools tools;
+  char *renewed_key; /* owned: the access token a 401 renewed (base.opts.api_key points here) */
 };
 
 /* Every zprovider_<wire>_new: checks opts (zwire_check_opts), initialises

@@ -71,6 +71,20 @@ class Client:
             oauth["clientID"] = context["client_id"]
         if context.get("client_secret"):
             oauth["clientSecret"] = context["client_secret"]
+        if context.get("private_key_pem"):
+            # private_key_jwt (client-credentials-jwt): the key in a 0600
+            # file, as a user keeps one.
+            oauth["privateKeyFile"] = self.secret_file("client-key.pem",
+                                                       context["private_key_pem"])
+            if context.get("signing_algorithm"):
+                oauth["signingAlgorithm"] = context["signing_algorithm"]
+        if context.get("idp_id_token"):
+            # Cross-app access: the ID token the user's SSO login left.
+            oauth["idp"] = {"issuerURL": context["idp_issuer"],
+                            "clientID": context["idp_client_id"],
+                            "idTokenFile": self.secret_file("id-token", context["idp_id_token"])}
+            if context.get("idp_token_endpoint"):
+                oauth["idp"]["tokenEndpoint"] = context["idp_token_endpoint"]
         if oauth:
             path = os.path.join(self.env["XDG_CONFIG_HOME"], "zero", "config.json")
             with open(path) as f:
@@ -79,6 +93,13 @@ class Client:
             with open(path, "w") as f:
                 json.dump(cfg, f)
         return True
+
+    def secret_file(self, name, text):
+        path = os.path.join(self.root, name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return path
 
     def login(self):
         """zero mcp login, with this script as the browser."""

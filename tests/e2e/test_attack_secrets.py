@@ -305,6 +305,91 @@ class SecretsAttacks(harness.ZeroTest):
                   new["refresh_token"], CLIENT_SECRET):
             self.assertNotIn(v, logged)  # … never a credential
 
+    def test_profile_oauth_token_never_reaches_the_agents_commands_or_the_log(self):
+        # A provider profile whose bearer is the login's token ("auth":
+        # "oauth:acme"); the model first refuses it (401: zero refreshes and
+        # retries), then has the agent run `env`. Neither token, old or
+        # renewed, reaches the command's environment, the requests' bodies
+        # or the debug log with bodies on.
+        path, entry = self.oauth_login()
+        out = os.path.join(self.work, "agent-child-env.txt")
+        model = self.serve([{"status": 401},
+                            {"tool_calls": [{"name": "exec_command",
+                                             "arguments": {"cmd": "env > %s" % out}}]},
+                            {"text": "done"}])
+        for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        self.write_config({"activeProvider": "corp", "providers": [{
+            "name": "corp", "provider_kind": "openai-compatible", "baseURL": model.base_url,
+            "model": "test-model", "auth": "oauth:acme"}]})
+        self.env["ZERO_LOG"] = "debug"
+        self.env["ZERO_LOG_BODIES"] = "1"
+        r = self.zero("exec", "--permission-mode", "auto", "-o", "json", "run env", timeout=90)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        with open(path) as f:
+            new = json.load(f)["tokens"]["provider:acme"]
+        self.assertNotEqual(new["access_token"], entry["access_token"])  # the 401 renewed it
+        sent = [q["headers"].get("Authorization") for q in model.requests()
+                if q.get("method") == "POST"]
+        self.assertEqual(sent[0], "Bearer " + entry["access_token"])
+        self.assertEqual(sent[1:], ["Bearer " + new["access_token"]] * 2)
+        self.assertTrue(os.path.exists(out), r.stdout)
+        seen = self.env_of(out)
+        self.assertIn("PATH=", seen)
+        logf = os.path.join(self.home, ".local", "state", "zero", "logs", "zero.log")
+        with open(logf) as f:
+            logged = f.read()
+        self.assertIn("/token", logged)
+        for v in (entry["access_token"], entry["refresh_token"], new["access_token"],
+                  new["refresh_token"], CLIENT_SECRET):
+            self.assertNotIn(v, seen)
+            self.assertNotIn(v, logged)
+            self.assertNotIn(v, r.stdout + r.stderr)
+            self.assertNotIn(v, json.dumps(model.bodies()))
+
+    def test_private_key_jwt_assertion_and_key_never_reach_the_log(self):
+        # `zero mcp login` of a machine-to-machine server whose client
+        # authenticates with private_key_jwt: the signed assertion (a
+        # bearer credential while it lives), the key and the token go to
+        # the token endpoint only, never to the debug log or the terminal.
+        port, rec = self.start_recorder("127.0.0.1")
+        base = "http://127.0.0.1:%d" % port
+        rec.routes.update({
+            "/mcp": (401, {"WWW-Authenticate": "Bearer"}, {}),
+            "/.well-known/oauth-authorization-server": (200, {}, {
+                "issuer": base, "authorization_endpoint": base + "/authorize",
+                "token_endpoint": base + "/token", "grant_types_supported": ["client_credentials"],
+                "token_endpoint_auth_methods_supported": ["private_key_jwt"]}),
+            "/token": (200, {}, {"access_token": "m2m-at-3c4d5e6f7a8b9c0d",
+                                 "token_type": "Bearer", "expires_in": 3600})})
+        key = os.path.join(self.home, "client-key.pem")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt",
+                        "ec_paramgen_curve:P-256", "-out", key], check=True, capture_output=True)
+        with open(key) as f:
+            pem_body = f.read().splitlines()[1]
+        self.write_config({"mcp": {"servers": {"m2m": {
+            "type": "http", "url": base + "/mcp",
+            "oauth": {"clientID": "m2m-client", "privateKeyFile": key}}}}})
+        self.env["ZERO_LOG"] = "debug"
+        self.env["ZERO_LOG_BODIES"] = "1"
+        r = self.zero("mcp", "login", "m2m", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        token_req = [q for q in rec.seen if q["path"] == "/token"]
+        self.assertEqual(len(token_req), 1)
+        form = dict(p.split("=", 1) for p in token_req[0]["body"].split("&"))
+        self.assertEqual(form["client_assertion_type"],
+                         "urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer")
+        assertion = form["client_assertion"]
+        self.assertEqual(assertion.count("."), 2)
+        self.assertNotIn("client_secret", form)
+        logf = os.path.join(self.home, ".local", "state", "zero", "logs", "zero.log")
+        with open(logf) as f:
+            logged = f.read()
+        self.assertIn("/token", logged)
+        for v in (assertion, assertion.split(".")[2], pem_body, "m2m-at-3c4d5e6f7a8b9c0d"):
+            self.assertNotIn(v, logged)
+            self.assertNotIn(v, r.stdout + r.stderr)
+
 
 if __name__ == "__main__":
     unpriv.main(__file__)

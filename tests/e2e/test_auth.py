@@ -249,6 +249,159 @@ class AuthTest(harness.ZeroTest):
         self.assertEqual([e["path"] for e in self.entries()],
                          ["/.well-known/oauth-authorization-server"])
 
+    # ---- a provider profile with "auth": "oauth:<name>" -----------------------------
+
+    def oauth_profile(self, turns):
+        """A logged-in provider acme, and a model profile whose bearer is its
+        token (no API key anywhere: the fake's OPENAI_* variables are gone)."""
+        self.start_as("--expires-in", "3600")
+        self.define(device_url=self.issuer + "/device", token_url=self.issuer + "/token")
+        r = self.zero("auth", "login", "acme", "--device", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        model = self.serve(turns)
+        for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        self.user_config({"activeProvider": "corp", "providers": [{
+            "name": "corp", "provider_kind": "openai-compatible", "baseURL": model.base_url,
+            "model": "test-model", "auth": "oauth:acme"}]})
+        return model
+
+    def model_auth(self, model):
+        return [r["headers"].get("Authorization") or r["headers"].get("authorization")
+                for r in model.requests() if r.get("method") == "POST"]
+
+    def refreshes(self):
+        return [e for e in self.entries("/token") if e["form"]["grant_type"] == "refresh_token"]
+
+    def test_profile_sends_the_login_token_as_its_bearer(self):
+        model = self.oauth_profile([{"text": "hello from the model"}])
+        _, doc = self.store()
+        token = doc["tokens"]["provider:acme"]["access_token"]
+        r = self.zero("exec", "say hi", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("hello from the model", r.stdout)
+        self.assertEqual(self.model_auth(model), ["Bearer " + token])
+        self.assertEqual(self.refreshes(), [])  # valid for an hour: not refreshed
+        self.assertNotIn(token, r.stdout + r.stderr)
+
+    def test_profile_refreshes_an_expired_token_before_use(self):
+        model = self.oauth_profile([{"text": "ok"}])
+        path, doc = self.store()
+        old = doc["tokens"]["provider:acme"]
+        old["expires_at"] = int(time.time()) - 10
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        r = self.zero("exec", "say hi", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([e["form"]["refresh_token"] for e in self.refreshes()],
+                         [old["refresh_token"]])
+        _, doc = self.store()
+        new = doc["tokens"]["provider:acme"]["access_token"]
+        self.assertNotEqual(new, old["access_token"])
+        self.assertEqual(self.model_auth(model), ["Bearer " + new])
+
+    def test_profile_refreshes_once_after_a_401_and_retries(self):
+        model = self.oauth_profile([{"status": 401}, {"text": "second try"}])
+        _, doc = self.store()
+        old = doc["tokens"]["provider:acme"]["access_token"]
+        r = self.zero("exec", "say hi", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("second try", r.stdout)
+        self.assertEqual(len(self.refreshes()), 1)
+        _, doc = self.store()
+        new = doc["tokens"]["provider:acme"]["access_token"]
+        self.assertEqual(self.model_auth(model), ["Bearer " + old, "Bearer " + new])
+
+    def test_profile_401_after_the_refresh_says_to_log_in(self):
+        model = self.oauth_profile([{"status": 401}, {"status": 401}, {"text": "never"}])
+        r = self.zero("exec", "say hi", timeout=60)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("zero auth login acme", r.stderr)
+        self.assertEqual(len(self.refreshes()), 1)  # once, not in a loop
+        self.assertEqual(len(self.model_auth(model)), 2)
+
+    def test_doctor_sends_the_login_token_as_a_bearer_for_every_kind(self):
+        model = self.oauth_profile([{"text": "unused"}])
+        _, doc = self.store()
+        token = doc["tokens"]["provider:acme"]["access_token"]
+        self.user_config({"activeProvider": "corp", "providers": [{
+            "name": "corp", "provider_kind": "anthropic-compatible", "baseURL": model.base_url,
+            "model": "test-model", "auth": "oauth:acme"}]})
+        r = self.zero("doctor", "--connectivity", timeout=60)
+        self.assertIn('OAuth login "acme"', r.stdout)
+        gets = [q for q in model.requests() if q.get("method") == "GET"]
+        self.assertTrue(gets, r.stdout + r.stderr)
+        for q in gets:
+            h = {k.lower(): v for k, v in q["headers"].items()}
+            self.assertEqual(h.get("authorization"), "Bearer " + token)
+            self.assertNotIn("x-api-key", h)
+        self.assertNotIn(token, r.stdout + r.stderr)
+
+    def test_profile_without_a_login_says_to_log_in(self):
+        model = self.serve([{"text": "never"}])
+        for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+            self.env.pop(k, None)
+        self.user_config({"activeProvider": "corp", "providers": [{
+            "name": "corp", "provider_kind": "openai-compatible", "baseURL": model.base_url,
+            "model": "test-model", "auth": "oauth:acme"}]})
+        r = self.zero("exec", "say hi", timeout=60)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("zero auth login acme", r.stderr)
+        self.assertEqual(model.requests(), [])
+
+    def test_project_config_may_not_set_a_profile_auth(self):
+        os.makedirs(os.path.join(self.work, ".zero"))
+        with open(os.path.join(self.work, ".zero", "config.json"), "w") as f:
+            json.dump({"providers": [{"name": "corp", "auth": "oauth:acme"}]}, f)
+        r = self.zero("exec", "say hi", timeout=60)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('sets "auth", which a project config may not set', r.stderr)
+
+    # ---- `zero mcp login --device` ------------------------------------------------------
+
+    def mcp_server(self, **oauth):
+        """An MCP server entry whose authorization server is the fake (the
+        fake answers the server URL's probe with 401 and has no resource
+        metadata, so its configured issuer is asked)."""
+        self.server_url = self.issuer + "/mcp"
+        self.user_config({"mcp": {"servers": {"tools": {
+            "type": "http", "url": self.server_url,
+            "oauth": dict({"clientID": "zero-cli"}, **oauth)}}}})
+
+    def test_mcp_login_device_flow(self):
+        self.start_as("--pending", "1")
+        self.mcp_server(issuerURL=self.issuer, scopes=["mcp:tools"])
+        r = self.zero("mcp", "login", "tools", "--device", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("WDJB-MJHT", r.stdout)
+        self.assertIn(self.issuer + "/activate", r.stdout)
+        dev = self.entries("/device")[0]["form"]
+        self.assertEqual(dev, {"client_id": "zero-cli", "scope": "mcp:tools",
+                               "resource": self.server_url})
+        polls = self.device_polls()
+        self.assertEqual(len(polls), 2)  # one authorization_pending, then the tokens
+        self.assertEqual(polls[-1]["form"]["resource"], self.server_url)
+        self.assertEqual(self.entries("/authorize"), [])  # no browser step
+        _, doc = self.store()
+        entry = doc["tokens"]["mcp:tools"]
+        self.assertTrue(entry["access_token"].startswith("at-"))
+        self.assertEqual(entry["server_url"], self.server_url)
+        self.assertEqual(entry["token_endpoint"], self.issuer + "/token")
+        self.assertNotIn(entry["access_token"], r.stdout + r.stderr)
+        # And it refreshes like any MCP login.
+        r = self.zero("auth", "refresh", "mcp:tools")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(self.refreshes()), 1)
+
+    def test_mcp_login_device_without_a_device_endpoint_says_so(self):
+        self.start_as()
+        self.mcp_server(authorizationEndpoint=self.issuer + "/authorize",
+                        tokenEndpoint=self.issuer + "/token")
+        r = self.zero("mcp", "login", "tools", "--device", timeout=60)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("no device authorization endpoint", r.stderr)
+        self.assertEqual(self.entries("/token"), [])
+
     def test_undefined_provider_and_bad_names(self):
         r = self.zero("auth", "login", "nobody")
         self.assertEqual(r.returncode, 3)

@@ -26,11 +26,12 @@ import install  # noqa: E402
 sys.path.insert(0, HERE)
 import harness  # noqa: E402
 
-# Client scenarios zero does not pass yet, with what is missing (issue 20).
-EXPECTED_FAILURES = {
-    "auth/client-credentials-jwt": "no private_key_jwt client authentication (a signed JWT assertion)",
-    "auth/cross-app-access-complete-flow": "no cross-app access (token exchange, jwt-bearer)",
-}
+# Client scenarios zero does not pass yet, with what is missing (none since
+# private_key_jwt and cross-app access).
+EXPECTED_FAILURES = {}
+
+# Client scenarios of the pinned suite (`client --suite all`).
+CLIENT_SCENARIOS = 26
 
 # Scenarios whose server never lets the client succeed: the checks say
 # whether zero stopped for the right reason, and its failing exit is right.
@@ -83,7 +84,10 @@ class ConformanceTest(unittest.TestCase):
                            cwd=tmp, env=env, capture_output=True, text=True, timeout=280)
         print("conformance client suite: %.0f s" % (time.monotonic() - t0), file=sys.stderr)
         results = scenario_results(out_dir, status_dir)
-        self.assertGreaterEqual(len(results), 20, r.stdout[-3000:] + r.stderr[-3000:])
+        # The pinned suite's "all" has 26 client scenarios; every one must
+        # have run (a scenario that never wrote its checks is a failure).
+        self.assertEqual(len(results), CLIENT_SCENARIOS, "%s\n%s%s" % (
+            sorted(results), r.stdout[-3000:], r.stderr[-3000:]))
         # The suite starts every scenario at once; a scenario that checks
         # timing (sse-retry wants the reconnection within 450-1000 ms) can
         # miss under that load. One that failed unexpectedly runs once more
