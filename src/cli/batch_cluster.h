@@ -39,7 +39,7 @@ int zcli_batch_parse(int argc, char **argv, batch_args *a);
 int zcli_batch_usage_error(const char *msg);
 
 /* `--slurm`: prepares a.state_dir from ts's tasks and submits the array. */
-int zcli_batch_slurm(const batch_args *a, const zbatch_tasks *ts);
+int zcli_batch_slurm(const batch_args *a, zbatch_tasks *ts);
 
 /* The subcommand named word (task, status, collect), or NULL: then word is
  * a tasks file. */
