@@ -5,7 +5,7 @@ turn instead of overlapping it; a loop without an interval takes its pace
 from the model's `next loop:` line; bad input is refused with a reason.
 
 The shortest interval /loop takes is 10 s, so these tests wait for real
-runs (about 10 s each); every wait is a poll with a generous deadline."""
+runs (10 to 25 s each); every wait is a poll with a generous deadline."""
 import os
 import time
 import unittest
@@ -56,8 +56,10 @@ class TuiLoop(TuiDriver):
         self.keys("Enter")
         self.wait_for("tick one", timeout=30)
         t1 = time.time()
-        # idle between runs, the status line counts down to the next one
-        self.wait_status("↻ loop 10s · next in")
+        # the loop's state is in the status line (the countdown itself is
+        # checked with a long pace below: a slow machine may not show this
+        # one before the next run is due)
+        self.wait_status("↻ loop 10s ·")
         self.wait_for("tick two", timeout=60)
         # the second run came an interval after the first (not at once)
         self.assertGreaterEqual(time.time() - t1, 7.0)
@@ -65,7 +67,6 @@ class TuiLoop(TuiDriver):
         self.assertEqual(user_texts(bodies[0])[-1], "check the build")
         self.assertEqual(user_texts(bodies[1])[-2:], ["check the build", "check the build"])
         self.assertIn("Loop run 2: check the build", self.screen())
-        self.wait_status("next in")
         self.type("/loop stop")
         self.keys("Enter")
         s = self.wait_for("Loop stopped after 2 runs")
@@ -84,16 +85,16 @@ class TuiLoop(TuiDriver):
         with open(os.path.join(cmds, "babysit-prs.md"), "w") as f:
             f.write("---\ndescription: look after the open pull requests\n---\n"
                     "Check every open pull request and nudge the stale ones.\n")
-        # the user's own turn takes ~15 s: the loop's second run comes due
-        # during it and must wait for its end
+        # the user's own turn takes ~25 s: the loop's second run comes due
+        # (20 s after the first started) during it and must wait for its end
         m = self.serve([{"text": "babysat once"},
-                        {"text": "slow answer", "delay_before_ms": 15000},
+                        {"text": "slow answer", "delay_before_ms": 25000},
                         {"text": "babysat twice"}])
         self.start()
-        self.type("/loop 10s /babysit-prs")
+        self.type("/loop 20s /babysit-prs")
         self.keys("Enter")
         self.wait_for("babysat once", timeout=30)
-        self.wait_status("↻ loop 10s · next in")
+        self.wait_status("↻ loop 20s · next in")
         self.type("a slow question")
         self.keys("Enter")
         self.wait_requests(m, 2)
