@@ -53,6 +53,10 @@ int zbatch_result_write(int fd, const char *id, const zbatch_result *r, int exit
                         (json_int_t)r->completion_tokens, "totalTokens",
                         (json_int_t)r->total_tokens, "durationMs", (json_int_t)duration_ms);
   if (o && r->error) json_object_set_new(o, "error", json_string(r->error));
+  if (o && r->worktree_path)
+    json_object_set_new(o, "worktree",
+                        json_pack("{s:s, s:s?}", "path", r->worktree_path, "branch",
+                                  r->worktree_branch));
   /* a session id or answer that was not valid UTF-8 made json_string fail */
   char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
   json_decref(o);
@@ -74,6 +78,8 @@ void zbatch_result_release(zbatch_result *r) {
   free(r->session_id);
   free(r->final);
   free(r->error);
+  free(r->worktree_path);
+  free(r->worktree_branch);
   memset(r, 0, sizeof *r);
 }
 

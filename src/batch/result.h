@@ -4,9 +4,11 @@
  * A line: {"id", "exitCode", "status": "succeeded"|"failed", "sessionId",
  * "finalAnswer", "usage": {"promptTokens","completionTokens","totalTokens"}
  * (summed over the run's usage events), "durationMs", "error" (the last error
- * event's message, when there was one)}. Each line is written with one
- * write(2) on an O_APPEND descriptor, so a batch killed half-way leaves whole
- * lines behind and --resume-batch goes on from them.
+ * event's message, when there was one), "worktree": {"path", "branch"} (the
+ * task's git worktree, when it was kept because the task changed it)}.
+ * Each line is written with one write(2) on an O_APPEND descriptor, so a
+ * batch killed half-way leaves whole lines behind and --resume-batch goes on
+ * from them.
  */
 #ifndef ZERO_BATCH_RESULT_H
 #define ZERO_BATCH_RESULT_H
@@ -21,6 +23,7 @@ typedef struct zbatch_result {
   char *session_id; /* owned, NULL until run_start */
   char *final;      /* owned, NULL until a final event */
   char *error;      /* owned: the last error event's message, or NULL */
+  char *worktree_path, *worktree_branch; /* owned: a kept worktree, or NULL */
   int64_t prompt_tokens, completion_tokens, total_tokens;
 } zbatch_result;
 

@@ -12,6 +12,7 @@
 #include "batch/result.h"
 #include "daemon/evloop.h"
 #include "daemon/worker.h"
+#include "subagent/worktree.h"
 
 #define EXIT_POLL_MS 50 /* without pidfd: how often an exit is looked for */
 
@@ -23,6 +24,7 @@ typedef struct slot {
   zdmn_worker w;
   zbatch_result res;
   int64_t started_ms;
+  char wt_name[ZWT_NAME_MAX + 1]; /* the task's worktree, "" when it has none */
 } slot;
 
 struct run {
@@ -55,11 +57,27 @@ static void on_line(void *ud, const char *line, size_t len) {
 
 static void start_next(run *r);
 
+/* The task's worker ran `zero exec --worktree NAME`, which removed the
+ * worktree when the task left it as it was and kept it otherwise: a
+ * worktree still there is one to review, named in the result. */
+static void worktree_kept(slot *s) {
+  if (!s->wt_name[0]) return;
+  zwt w;
+  zerr err = ZERR_INIT;
+  if (zwt_open(s->task->cwd ? s->task->cwd : ".", s->wt_name, &w, &err) == 0) {
+    s->res.worktree_path = xstrdup(w.path);
+    s->res.worktree_branch = xstrdup(w.branch);
+    zwt_release(&w);
+  }
+}
+
 /* Called when the output ended or the worker exited; acts once both did. */
 static void task_over(slot *s, int exit_code) {
   run *r = s->r;
+  worktree_kept(s);
   zbuf what = ZBUF_INIT;
   zbuf_addf(&what, "%s: exit %d", s->task->id, exit_code);
+  if (s->res.worktree_path) zbuf_addf(&what, ", kept worktree %s", s->res.worktree_path);
   if (exit_code == 0) r->counts->succeeded++;
   else r->counts->failed++;
   zerr werr = ZERR_INIT;
@@ -109,17 +127,32 @@ static void on_out(zev_loop *l, int fd, short revents, void *ud) {
   check_over(s);
 }
 
-/* The exec flags a task adds to `zero exec --output-format stream-json`. */
-static char **task_args(const zbatch_task *t) {
+/* The exec flags a task adds to `zero exec --output-format stream-json`;
+ * wt_name: its worktree's name, or "" for none. */
+static char **task_args(const zbatch_task *t, const char *wt_name) {
   strvec a = STRVEC_INIT;
   if (t->model) strvec_pushl(&a, "--model", t->model, NULL);
   if (t->mode) strvec_pushl(&a, "--permission-mode", t->mode, NULL);
+  if (wt_name[0]) strvec_pushl(&a, "--worktree", wt_name, NULL);
   return strvec_detach(&a);
+}
+
+/* A fresh worktree name for task t ("" when it runs in its directory):
+ * the task id when it can be a name's prefix, so `zero worktrees list`
+ * says which task a kept one belongs to. */
+static void worktree_name(const zbatch_task *t, char *out) {
+  out[0] = '\0';
+  if (t->worktree != 1) return;
+  char prefix[41];
+  snprintf(prefix, sizeof prefix, "%s", t->id);
+  zwt_new_name(prefix, out);
+  if (!zwt_name_ok(out)) zwt_new_name("batch", out);
 }
 
 static void start_task(run *r, slot *s, const zbatch_task *t) {
   memset(&s->res, 0, sizeof s->res);
   s->task = t;
+  s->wt_name[0] = '\0';
   s->started_ms = ztime_mono_ms();
   r->running++;
   zerr err = ZERR_INIT;
@@ -130,7 +163,8 @@ static void start_task(run *r, slot *s, const zbatch_task *t) {
     task_over(s, 127);
     return;
   }
-  char **args = task_args(t);
+  worktree_name(t, s->wt_name);
+  char **args = task_args(t, s->wt_name);
   int rc = zdmn_worker_start(&s->w, r->o->worker_exe, args, t->prompt, t->cwd, &err);
   strvec_free_array(args);
   if (rc < 0) {

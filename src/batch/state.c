@@ -72,13 +72,15 @@ int zbatch_tasks_file_task(const char *path, long index, zbatch_task *t, zerr *e
   return rc;
 }
 
-long zbatch_state_count(const char *dir, zerr *err) {
-  zbuf text = ZBUF_INIT;
-  if (read_tasks(dir, &text, err) < 0) return -1;
-  long n = 0;
-  for (size_t i = 0; i < text.len; i++) n += text.data[i] == '\n';
-  zbuf_release(&text);
-  return n;
+int zbatch_state_tasks(const char *dir, zbatch_tasks *ts, zerr *err) {
+  char *p = zpath_join(dir, TASKS_FILE);
+  int rc = zbatch_tasks_load(p, ts, err);
+  if (rc < 0) zerr_prefix(err, "%s is not a batch's state directory", dir);
+  /* zbatch_state_prepare wrote only good lines: a bad one is damage. */
+  if (rc == 0 && ts->problems.nr)
+    rc = zerr_set(err, ZE_INVALID, "%s is damaged: %s", p, ts->problems.v[0]);
+  free(p);
+  return rc;
 }
 
 int zbatch_state_task(const char *dir, long index, zbatch_task *t, zerr *err) {

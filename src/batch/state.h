@@ -39,8 +39,10 @@ int zbatch_tasks_file_task(const char *path, long index, zbatch_task *t, zerr *e
 /* Task index of dir's tasks.jsonl into *t. ZE_NOT_FOUND past the end. */
 int zbatch_state_task(const char *dir, long index, zbatch_task *t, zerr *err);
 
-/* The number of tasks in dir's tasks.jsonl, or -1 with err. */
-long zbatch_state_count(const char *dir, zerr *err);
+/* Every task of dir's tasks.jsonl, in index order, read once, into ts
+ * (zero-initialised by the caller; zbatch_tasks_release). -1 with err when
+ * the file cannot be read or a line of it is damaged (indices would shift). */
+int zbatch_state_tasks(const char *dir, zbatch_tasks *ts, zerr *err);
 
 /* DIR/results/N.jsonl; caller frees. */
 char *zbatch_state_result_path(const char *dir, long index);

@@ -72,17 +72,14 @@ static int parse_object(const json_t *o, zbatch_task *t, zerr *err) {
   const json_t *wt = json_object_get(o, "worktree");
   if (wt && !json_is_boolean(wt) && !json_is_null(wt))
     return zerr_set(err, ZE_INVALID, "\"worktree\" must be true or false");
-  if (json_is_true(wt))
-    return zerr_set(err, ZE_INVALID,
-                    "task \"%s\": a worktree per task is not built yet (remove \"worktree\" "
-                    "or give each task its own \"cwd\")",
-                    id);
+  t->worktree = json_is_boolean(wt) ? json_is_true(wt) : -1;
   return 0;
 }
 
 int zbatch_task_parse(const char *line, size_t len, int lineno, zbatch_task *t, zerr *err) {
   memset(t, 0, sizeof *t);
   t->line = lineno;
+  t->worktree = -1;
   json_error_t je;
   json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
   if (!o) return zerr_set(err, ZE_INVALID, "not JSON: %s (column %d)", je.text, je.column);
@@ -183,6 +180,7 @@ void zbatch_tasks_jsonl(const zbatch_task *v, size_t n, const char *base, zbuf *
     }
     if (t->model) json_object_set_new(o, "model", json_string(t->model));
     if (t->mode) json_object_set_new(o, "permissionMode", json_string(t->mode));
+    if (t->worktree == 1) json_object_set_new(o, "worktree", json_true());
     zjson_dump_to(o, out);
     zbuf_addch(out, '\n');
     json_decref(o);

@@ -13,8 +13,10 @@
  *   model           optional: `zero exec --model`
  *   permissionMode  optional: `zero exec --permission-mode` (the worker
  *                   judges the value, as `zero exec` does for a user)
- *   worktree        optional boolean: a git worktree per task — not built
- *                   yet, so true is refused with that reason
+ *   worktree        optional boolean: true runs the task in a git worktree
+ *                   of its own (`zero exec --worktree`), false in its
+ *                   directory itself; left out, batch/plan.h decides (a
+ *                   worktree when the task shares its repository)
  * Blank lines and lines starting with '#' are skipped. A bad line is one
  * error naming its line number; it does not stop the other lines.
  */
@@ -36,6 +38,7 @@ typedef struct zbatch_task {
   char *cwd;    /* owned, or NULL: the batch's directory */
   char *model;  /* owned, or NULL */
   char *mode;   /* owned, or NULL */
+  int worktree; /* 1 true, 0 false, -1 not given (zbatch_plan_worktrees decides) */
   int line;     /* 1-based line in the tasks file */
 } zbatch_task;
 

@@ -31,10 +31,12 @@
 #include "base/num.h"
 #include "base/path.h"
 #include "batch/k8s.h"
+#include "batch/plan.h"
 #include "batch/runner.h"
 #include "batch/slurm.h"
 #include "batch/state.h"
 #include "cli/exit_codes.h"
+#include "cli/run_setup.h"
 
 static int fail(const zerr *err) {
   fprintf(stderr, "zero batch: %s\n", err->msg);
@@ -55,7 +57,7 @@ static char *absolute_dir(const char *dir) {
   return zpath_absolute(dir, cwd);
 }
 
-int zcli_batch_slurm(const batch_args *a, const zbatch_tasks *ts) {
+int zcli_batch_slurm(const batch_args *a, zbatch_tasks *ts) {
   if (!a->state_dir)
     return zcli_batch_usage_error("--slurm needs --state-dir DIR, a folder every node can reach");
   if (strpbrk(a->state_dir, " \t\n%"))
@@ -76,6 +78,9 @@ int zcli_batch_slurm(const batch_args *a, const zbatch_tasks *ts) {
                          .tasks = (long)ts->n,
                          .parallel = a->jobs_given ? a->jobs : 0,
                          .sbatch_args = a->sbatch_args.v};
+  /* Decided here, where the tasks' directories are, and written into the
+   * state's tasks (a node sees one task, not who shares its repository). */
+  zbatch_plan_worktrees(ts->v, NULL, ts->n);
   int rc = zbatch_state_prepare(dir, ts->v, ts->n, cwd, &err);
   if (rc == 0) rc = zbatch_slurm_submit(&o, &job, &err);
   if (rc == 0) {
@@ -245,20 +250,18 @@ typedef struct tally {
   long tasks, succeeded, failed, missing;
 } tally;
 
-/* Counts the results present in dir; with out, appends each (in task
- * order) as a line. */
-static void count_results(const char *dir, long n, tally *t, zbuf *out, strvec *missing_ids) {
+/* Counts the results present in dir for its tasks ts (read once by
+ * open_state); with out, appends each (in task order) as a line; with
+ * missing_ids, the ids of the tasks without one. */
+static void count_results(const char *dir, const zbatch_tasks *ts, tally *t, zbuf *out,
+                          strvec *missing_ids) {
   memset(t, 0, sizeof *t);
-  t->tasks = n;
-  for (long i = 0; i < n; i++) {
+  t->tasks = (long)ts->n;
+  for (long i = 0; i < (long)ts->n; i++) {
     json_t *r = zbatch_state_result(dir, i);
     if (!r) {
       t->missing++;
-      zbatch_task task = {0};
-      zerr err = ZERR_INIT;
-      if (missing_ids && zbatch_state_task(dir, i, &task, &err) == 0)
-        strvec_push(missing_ids, task.id);
-      zbatch_task_release(&task);
+      if (missing_ids) strvec_push(missing_ids, ts->v[i].id);
       continue;
     }
     if (zjson_int_or(r, "exitCode", 1) == 0) t->succeeded++;
@@ -271,9 +274,10 @@ static void count_results(const char *dir, long n, tally *t, zbuf *out, strvec *
   }
 }
 
-/* Parses `status|collect DIR` arguments; loads batch.json and the count.
- * With --k8s-logs (collect) there is no state directory: *info stays NULL. */
-static int open_state(int argc, char **argv, batch_args *a, json_t **info, long *n) {
+/* Parses `status|collect DIR` arguments; loads batch.json and the tasks
+ * (into ts, zero-initialised by the caller). With --k8s-logs (collect)
+ * there is no state directory: *info stays NULL. */
+static int open_state(int argc, char **argv, batch_args *a, json_t **info, zbatch_tasks *ts) {
   a->positional = "state directory";
   a->sbatch_args = (strvec)STRVEC_INIT;
   int rc = zcli_batch_parse(argc, argv, a);
@@ -283,9 +287,9 @@ static int open_state(int argc, char **argv, batch_args *a, json_t **info, long 
   if (!a->tasks) return zcli_batch_usage_error("name the batch's state directory");
   zerr err = ZERR_INIT;
   *info = zbatch_state_load_info(a->tasks, &err);
-  if (*info) *n = zbatch_state_count(a->tasks, &err);
-  if (!*info || *n < 0) {
+  if (!*info || zbatch_state_tasks(a->tasks, ts, &err) < 0) {
     json_decref(*info);
+    zbatch_tasks_release(ts);
     return fail(&err);
   }
   return 0;
@@ -294,15 +298,20 @@ static int open_state(int argc, char **argv, batch_args *a, json_t **info, long 
 static int sub_status(int argc, char **argv) {
   batch_args a = {0};
   json_t *info = NULL;
-  long n = 0;
-  int rc = open_state(argc, argv, &a, &info, &n);
+  zbatch_tasks ts = {0};
+  int rc = open_state(argc, argv, &a, &info, &ts);
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
   if (!info) return zcli_batch_usage_error("--k8s-logs belongs to zero batch collect");
   tally t;
-  count_results(a.tasks, n, &t, NULL, NULL);
+  count_results(a.tasks, &ts, &t, NULL, NULL);
+  long n = t.tasks;
+  zbatch_tasks_release(&ts);
   json_t *queue = NULL;
   zerr err = ZERR_INIT;
   const char *job = zjson_str_or(info, "jobId", "");
+  /* squeue runs without the credentials: the configured ones by name too */
+  char cwd[4096];
+  zrun_collect_secrets(getcwd(cwd, sizeof cwd) ? cwd : ".");
   if (zbatch_slurm_queue(job, &queue, &err) < 0)
     fprintf(stderr, "zero batch: %s (queue states left out)\n", err.msg);
   long queued = 0;
@@ -401,8 +410,8 @@ static int collect_k8s(const batch_args *a) {
 static int sub_collect(int argc, char **argv) {
   batch_args a = {0};
   json_t *info = NULL;
-  long n = 0;
-  int rc = open_state(argc, argv, &a, &info, &n);
+  zbatch_tasks ts = {0};
+  int rc = open_state(argc, argv, &a, &info, &ts);
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
   if (!info) return collect_k8s(&a);
   json_decref(info);
@@ -410,7 +419,8 @@ static int sub_collect(int argc, char **argv) {
   tally t;
   zbuf lines = ZBUF_INIT;
   strvec missing = STRVEC_INIT;
-  count_results(a.tasks, n, &t, &lines, &missing);
+  count_results(a.tasks, &ts, &t, &lines, &missing);
+  zbatch_tasks_release(&ts);
   rc = write_collected(results, &t, &lines, &missing);
   zbuf_release(&lines);
   strvec_clear(&missing);

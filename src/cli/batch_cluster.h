@@ -51,7 +51,7 @@ int zcli_batch_parse(int argc, char **argv, batch_args *a);
 int zcli_batch_usage_error(const char *msg);
 
 /* `--slurm`: prepares a.state_dir from ts's tasks and submits the array. */
-int zcli_batch_slurm(const batch_args *a, const zbatch_tasks *ts);
+int zcli_batch_slurm(const batch_args *a, zbatch_tasks *ts);
 
 /* `--k8s`: writes the Indexed Job manifest of ts's tasks (batch/k8s.h). */
 int zcli_batch_k8s(const batch_args *a, const zbatch_tasks *ts);

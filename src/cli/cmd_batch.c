@@ -20,6 +20,7 @@
 #include "base/opts.h"
 #include "base/path.h"
 #include "base/strvec.h"
+#include "batch/plan.h"
 #include "batch/result.h"
 #include "batch/runner.h"
 #include "batch/task.h"
@@ -209,6 +210,7 @@ static int run_batch(const batch_args *a, zbatch_tasks *ts) {
     fprintf(stderr, "zero batch: %s\n", err.msg);
     return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
   }
+  zbatch_plan_worktrees(ts->v, skip, ts->n);
   char *exe = self_exe();
   const char *worker = getenv("ZERO_BATCH_WORKER_EXE"); /* tests: a scripted worker */
   zbatch_opts o = {.jobs = (int)a->jobs,

@@ -286,7 +286,7 @@ static int sub_run(void *ctx, int argc, char **argv) {
   if (rc) return rc < 0 ? ZEXIT_SUCCESS : rc;
   zerr err = ZERR_INIT;
   claimed_run c = {NULL, NULL};
-  rc = zcron_store_claim_due(ctx, time(NULL), id, NULL, keep_claimed, &c, &err);
+  rc = zcron_store_claim_due(ctx, time(NULL), id, NULL, keep_claimed, &c, NULL, &err);
   free(id);
   if (rc < 0) return fail(&err);
   char *self = zpath_self_exe();

@@ -270,6 +270,12 @@ static int plugins_install(const char *source) {
   }
   char *dir = NULL, *id = NULL;
   zerr err = ZERR_INIT;
+  /* git clone runs outside the sandbox (exec/capture.h): the keys the
+   * configuration declares (apiKeyEnv under any name, MCP servers' env) must
+   * be known before it starts, or only the names that look secret are
+   * scrubbed from its environment. */
+  char cwd[4096];
+  zrun_collect_secrets(getcwd(cwd, sizeof cwd) ? cwd : ".");
   if (zplugin_install(source, &dir, &id, &err) < 0) {
     fprintf(stderr, "zero plugins install: %s\n", err.msg);
     return zexit_for_error_or(err.kind, ZEXIT_USAGE);

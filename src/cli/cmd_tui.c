@@ -253,6 +253,8 @@ static void run_loop(tui_controller *c) {
   while (!c->quit) {
     double t = tui_now();
     bool heavy = c->app.turn.md_active && c->app.turn.md.src.len > 16384;
+    tui_loop_tick(c); /* a due /loop run starts when the worker is idle */
+    tui_loop_status(c);
     if (key_seen || !heavy || t - last_frame >= TUI_SLOW_FRAME_S) {
       render(c);
       last_frame = t;
@@ -264,6 +266,7 @@ static void run_loop(tui_controller *c) {
     /* Idle: sleep until something happens. Busy: tick the spinner. */
     int timeout = tui_keys_pending(&c->keys) ? 30 : (c->worker.running || c->app.turn.busy) ? 100 : -1;
     if (c->app.turn.md_active && c->app.turn.md.src.len > 16384) timeout = 40;
+    timeout = tui_loop_timeout_ms(c, timeout);
     int n = poll(p, 3, timeout);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -366,6 +369,7 @@ out:
   zconv_release(&c->side);
   tui_ext_release(c);
   tui_spec_release(c);
+  tui_loop_release(c);
   zrun_setup_release(&c->rs);
   if (wt.path) { /* after the run's children stopped: what they left counts too */
     zbuf note = ZBUF_INIT;

@@ -52,6 +52,7 @@
 #include "cli/exec_spec.h"
 #include "cli/run_setup.h"
 #include "cli/tui_commands.h"
+#include "cli/tui_loop.h"
 #include "cli/tui_prompt.h"
 #include "tools/image.h"
 #include "ui/tui/app.h"
@@ -137,6 +138,7 @@ typedef struct tui_controller {
   /* the custom slash commands shown in the / menu (tui_ext.c) */
   strvec custom_names, custom_help;
   bool ext_session_started; /* sessionStart fired (tui_ext.c): sessionEnd is owed */
+  tui_loop loop;            /* /loop (tui_loop.c) */
 } tui_controller;
 
 /* --- tui_ext.c -------------------------------------------------------------- */

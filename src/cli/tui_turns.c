@@ -231,6 +231,7 @@ void tui_turn_start_as(tui_controller *c, const char *text, const char *shown) {
   c->turn_conv = side ? &c->side : &c->conv;
   zbuf full = ZBUF_INIT;
   add_mentions(c, text, &full);
+  if (!side) tui_loop_decorate(c, &full);
   if (!side && !tui_ext_submit(c, &full)) { /* session hooks, as zero exec */
     zbuf_release(&full);
     return;
@@ -329,6 +330,7 @@ static void turn_done(tui_controller *c) {
     c->rec_diag_buf[0] = 0;
   }
   zcancel_reset();
+  tui_loop_turn_done(c); /* the next run waits for the queued messages too */
   if (c->app.queue.len && !c->quit) {
     char *next = c->app.queue.items[0];
     memmove(c->app.queue.items, c->app.queue.items + 1, (c->app.queue.len - 1) * sizeof(char *));

@@ -543,6 +543,12 @@ static zprofile *merge_env_family(zconfig *cfg, const zfamily *f, const char *pr
   if (key) {
     /* Bound to OPENAI_BASE_URL, else the endpoint the user file defined, else
      * the official one — never to one the project file chose. */
+    /* The key and the variable the user file named are still credentials,
+     * though the environment's key takes their place: they must stay out of
+     * every child's environment and output (base/secrets.h), which they would
+     * not once forgotten here. */
+    zsecret_add_value(p->api_key);
+    if (p->api_key_env) zsecret_add_name(p->api_key_env);
     set_str(&p->api_key, NULL);
     set_str(&p->api_key_env, !strcmp(f->kind, "google") && !zconfig_env(f->key_env)
                                  ? "GOOGLE_API_KEY" : f->key_env);

@@ -144,24 +144,32 @@ static int64_t unit_seconds(char c) {
   }
 }
 
+int zcron_duration_parse(const char *s, const char *label, int64_t *out, zerr *err) {
+  int64_t total = 0;
+  for (const char *p = s; *p; p++) {
+    int64_t n = 0;
+    if (!isdigit((unsigned char)*p))
+      return zerr_set(err, ZE_USAGE, "%s \"%s\": expected a number", label, s);
+    while (isdigit((unsigned char)*p) && n < 100000000) n = n * 10 + (*p++ - '0');
+    int64_t unit = unit_seconds(*p);
+    if (!unit)
+      return zerr_set(err, ZE_USAGE, "%s \"%s\": each number needs a unit (s, m, h or d)", label,
+                      s);
+    total += n * unit;
+    if (total > 366LL * 86400)
+      return zerr_set(err, ZE_USAGE, "%s \"%s\" is longer than a year", label, s);
+  }
+  if (!*s) return zerr_set(err, ZE_USAGE, "%s: expected a number and a unit, as in 10m", label);
+  *out = total;
+  return 0;
+}
+
 /* `@every 1h30m`: the sum of number+unit pairs, in seconds. */
 static int parse_every(const char *s, int64_t *out, zerr *err) {
   while (*s == ' ') s++;
   if (!*s) return zerr_set(err, ZE_USAGE, "@every needs a duration, as in @every 10m");
   int64_t total = 0;
-  for (const char *p = s; *p; p++) {
-    int64_t n = 0;
-    if (!isdigit((unsigned char)*p))
-      return zerr_set(err, ZE_USAGE, "@every duration \"%s\": expected a number", s);
-    while (isdigit((unsigned char)*p) && n < 100000000) n = n * 10 + (*p++ - '0');
-    int64_t unit = unit_seconds(*p);
-    if (!unit)
-      return zerr_set(err, ZE_USAGE,
-                      "@every duration \"%s\": each number needs a unit (s, m, h or d)", s);
-    total += n * unit;
-    if (total > 366LL * 86400)
-      return zerr_set(err, ZE_USAGE, "@every duration \"%s\" is longer than a year", s);
-  }
+  if (zcron_duration_parse(s, "@every duration", &total, err) < 0) return -1;
   if (total < ZCRON_EVERY_MIN_S)
     return zerr_set(err, ZE_USAGE, "@every duration \"%s\" is shorter than a minute", s);
   *out = total;

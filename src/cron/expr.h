@@ -40,6 +40,13 @@ typedef struct zcron_expr {
 
 #define ZCRON_EVERY_MIN_S 60
 
+/* A duration as @every takes it: number+unit pairs (s, m, h, d) summed,
+ * "1h30m" = 5400, at most a year; no bounds beyond that (callers have
+ * their own). Returns 0 with *out in seconds, or -1 with err (ZE_USAGE)
+ * quoting s after label ("@every duration \"5x\": each number needs a unit
+ * (s, m, h or d)"). */
+int zcron_duration_parse(const char *s, const char *label, int64_t *out, zerr *err);
+
 /* Parses text into *e. Returns 0, or -1 with err (ZE_USAGE) saying which
  * field is wrong and why ("minute field \"61\": 61 is out of 0-59"). */
 int zcron_parse(const char *text, zcron_expr *e, zerr *err);

@@ -164,6 +164,7 @@ typedef struct claim_ctx {
   const char *const *skip;
   time_t now;
   json_t *claimed; /* [job copy, session id] pairs, fired after the save */
+  time_t next_due; /* over the jobs as saved */
 } claim_ctx;
 
 static bool skipped(const char *const *skip, const char *id) {
@@ -196,17 +197,21 @@ static int claim_fn(json_t **doc, void *ud, zerr *err) {
     json_array_append_new(c->claimed, json_pack("[O, s]", j, sid.data));
     zbuf_release(&sid);
   }
+  c->next_due = zcron_jobs_next_due(jobs, c->now, c->skip);
   return json_array_size(c->claimed) ? 0 : 1;
 }
 
 int zcron_store_claim_due(const char *path, time_t now, const char *only_id,
-                          const char *const *skip, zcron_fire_fn fire, void *ud, zerr *err) {
+                          const char *const *skip, zcron_fire_fn fire, void *ud, time_t *next_due,
+                          zerr *err) {
+  if (next_due) *next_due = -1;
   if (!zfs_exists(path)) {
     if (only_id) return zerr_set(err, ZE_USAGE, "no schedule named %s (zero cron list)", only_id);
     return 0;
   }
-  claim_ctx c = {path, only_id, skip, now, json_array()};
+  claim_ctx c = {path, only_id, skip, now, json_array(), -1};
   int rc = zjson_update_file(path, JSON_PRESERVE_ORDER, 0600, claim_fn, &c, err);
+  if (next_due && rc >= 0) *next_due = c.next_due;
   int fired = (int)json_array_size(c.claimed);
   if (rc >= 0 && only_id && fired == 0)
     rc = zerr_set(err, ZE_USAGE, "no schedule named %s (zero cron list)", only_id);
@@ -220,17 +225,14 @@ int zcron_store_claim_due(const char *path, time_t now, const char *only_id,
   return rc < 0 ? -1 : fired;
 }
 
-time_t zcron_store_next_due(const char *path, time_t now, const char *const *skip) {
-  zerr err = ZERR_INIT;
-  json_t *jobs = zcron_store_load(path, &err);
+time_t zcron_jobs_next_due(const json_t *jobs, time_t now, const char *const *skip) {
   time_t best = -1;
   size_t i;
-  json_t *j;
+  const json_t *j;
   json_array_foreach(jobs, i, j) {
     if (skipped(skip, zjson_str(j, "id"))) continue;
     time_t t = zcron_job_next(j, now);
     if (t >= 0 && (best < 0 || t < best)) best = t;
   }
-  json_decref(jobs);
   return best;
 }

@@ -64,13 +64,17 @@ typedef void (*zcron_fire_fn)(json_t *job, const char *session_id, void *ud);
 /* Claims every job due at now (or only the job `only_id` when not NULL,
  * due or not), records each run under the lock, then calls fire for each.
  * Jobs whose id is in `skip` (NULL-terminated, may be NULL: the jobs still
- * running) are left due for later. Returns the number fired, or -1 with err. */
+ * running) are left due for later. When next_due is not NULL it gets the
+ * earliest next run of the jobs not skipped, claims recorded (as
+ * zcron_jobs_next_due), from the same read: a scheduler reads the file once
+ * per look. Returns the number fired, or -1 with err (*next_due then -1). */
 int zcron_store_claim_due(const char *path, time_t now, const char *only_id,
-                          const char *const *skip, zcron_fire_fn fire, void *ud, zerr *err);
+                          const char *const *skip, zcron_fire_fn fire, void *ud, time_t *next_due,
+                          zerr *err);
 
-/* The earliest next run over the file's jobs, seen at now (now itself when
- * one is due), leaving out the jobs in skip (as for claim_due); -1 when
- * none. */
-time_t zcron_store_next_due(const char *path, time_t now, const char *const *skip);
+/* The earliest next run over jobs (an array as zcron_store_load returns),
+ * seen at now (now itself when one is due), leaving out the jobs in skip (as
+ * for claim_due); -1 when none. */
+time_t zcron_jobs_next_due(const json_t *jobs, time_t now, const char *const *skip);
 
 #endif

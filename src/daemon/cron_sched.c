@@ -55,8 +55,10 @@ void zdmn_cron_check(zdmn_cron *c) {
   strvec running = STRVEC_INIT;
   c->hooks.running(c->hooks.ud, &running);
   zerr err = ZERR_INIT;
+  /* One read of cron.json per look: the claim also says when to look next. */
+  time_t next = -1;
   if (zcron_store_claim_due(c->path, now, NULL, (const char *const *)running.v, c->hooks.fire,
-                            c->hooks.ud, &err) < 0) {
+                            c->hooks.ud, &next, &err) < 0) {
     zbuf m = ZBUF_INIT;
     zbuf_addf(&m, "cron: %s", err.msg);
     log_problem(c, m.data);
@@ -67,7 +69,6 @@ void zdmn_cron_check(zdmn_cron *c) {
   /* Next look: the earliest due time, a minute at most away. A schedule
    * left due because its run goes on is looked at again when that run ends
    * (the daemon calls zdmn_cron_check). */
-  time_t next = zcron_store_next_due(c->path, time(NULL), (const char *const *)running.v);
   strvec_clear(&running);
   int64_t wait = ZDMN_CRON_RECHECK_MS;
   if (next >= 0 && (int64_t)(next - time(NULL)) * 1000 < wait)

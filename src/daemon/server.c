@@ -191,11 +191,7 @@ static void finish(srv *s, zdmn_session *sess, zdmn_state st, const char *reason
   if (s->draining && s->busy == 0) s->stop = true;
   schedule(s);
   /* A schedule kept waiting for this run may start its next one now. */
-  for (char **a = sess->args; a && *a; a++)
-    if (!strcmp(*a, "--schedule")) {
-      zdmn_cron_check(&s->cron);
-      break;
-    }
+  if (sess->schedule) zdmn_cron_check(&s->cron);
 }
 
 /* ---- workers ------------------------------------------------------------------ */
@@ -643,6 +639,7 @@ static void on_cron_fire(json_t *job, const char *session_id, void *ud) {
   strvec_clear(&args);
   if (sess) {
     sess->owner = s;
+    sess->schedule = xstrdup(zjson_str(job, "id"));
     logf_("session %s queued (schedule %s)", session_id, zjson_str(job, "id"));
     schedule(s);
   } else {
@@ -651,15 +648,14 @@ static void on_cron_fire(json_t *job, const char *session_id, void *ud) {
   json_decref(job);
 }
 
-/* The schedules with a run queued, running or waiting for a retry: their
- * sessions carry `--schedule ID` among their exec flags. */
+/* The schedules with a run queued, running or waiting for a retry (the
+ * sessions on_cron_fire tagged with their schedule). */
 static void cron_running(void *ud, strvec *ids) {
   const srv *s = ud;
   for (size_t i = 0; i < s->sessions.n; i++) {
     const zdmn_session *x = s->sessions.v[i];
-    if (x->state == ZDMN_DONE || x->state == ZDMN_FAILED) continue;
-    for (char **a = x->args; a && a[0] && a[1]; a++)
-      if (!strcmp(a[0], "--schedule")) strvec_push(ids, a[1]);
+    if (x->state == ZDMN_DONE || x->state == ZDMN_FAILED || !x->schedule) continue;
+    strvec_push(ids, x->schedule);
   }
 }
 

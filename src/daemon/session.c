@@ -31,6 +31,7 @@ static void session_free(zdmn_session *s) {
   zdmn_replay_release(&s->replay);
   if (s->has_worker) zdmn_worker_release(&s->worker);
   free(s->reason);
+  free(s->schedule);
   free(s->subs);
   free(s);
 }

@@ -41,6 +41,7 @@ typedef struct zdmn_session {
   uint64_t retry_timer;    /* pending restart, or 0 */
   int exit_code;           /* the last worker's */
   char *reason;            /* why it failed; owned */
+  char *schedule;          /* the `zero cron` schedule id of a scheduled run, else NULL; owned */
   void *owner;             /* the server (borrowed): callbacks get the session */
   struct zdmn_conn **subs; /* attached clients (borrowed) */
   size_t nsubs, capsubs;

@@ -197,6 +197,16 @@ bool zwt_in_repo(const char *dir) {
          git(dir, NULL, &err, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", NULL) == 0;
 }
 
+char *zwt_repo_of(const char *dir) {
+  repo_info ri;
+  zerr err = ZERR_INIT;
+  if (repo_find(dir, &ri, &err) < 0) return NULL;
+  char *repo = ri.repo;
+  ri.repo = NULL;
+  repo_info_release(&ri);
+  return repo;
+}
+
 /* <repo>/.zero/worktrees, made when missing; a symlink on the way is
  * refused (it would put the checkouts — and zero's removals — elsewhere). */
 static char *worktrees_dir(const char *repo, bool make, zerr *err) {

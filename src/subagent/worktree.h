@@ -69,6 +69,11 @@ void zwt_new_name(const char *prefix, char *out);
 
 /* Whether dir is in a git checkout with a commit (a worktree can be made). */
 bool zwt_in_repo(const char *dir);
+/* The repository dir is in, as zwt_create would use it (the main
+ * checkout's top level, a real path: the same for every folder and linked
+ * worktree of one repository); NULL when dir is not in a git checkout.
+ * Caller frees. */
+char *zwt_repo_of(const char *dir);
 /* Makes a new worktree of the repository dir is in (dir: any folder of the
  * main checkout or of a linked worktree; its repository's top level is the
  * repo). name NULL = zwt_new_name("wt"). Fails with ZE_USAGE when dir is not

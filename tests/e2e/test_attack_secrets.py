@@ -390,6 +390,38 @@ class SecretsAttacks(harness.ZeroTest):
             self.assertNotIn(v, logged)
             self.assertNotIn(v, r.stdout + r.stderr)
 
+    # ---- programs zero runs for the user (exec/capture.h) --------------------------
+
+    def test_git_clone_for_a_plugin_gets_no_credentials(self):
+        """`zero plugins install URL` runs git through exec/capture, outside
+        the sandbox: the provider's keys (declared or by pattern) and the
+        OAuth store's location must not be in its environment."""
+        self.write_config({"providers": [{"name": "work", "provider_kind": "openai-compatible",
+                                          "apiKeyEnv": "WORKPROV", "model": "m"}]})
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir)
+        seen_path = os.path.join(self.tmp, "git-env.txt")
+        with open(os.path.join(bindir, "git"), "w") as f:
+            # records what git would get, then fails as an unreachable remote does
+            f.write("#!/bin/sh\nenv > %s\necho 'fatal: unable to access' >&2\nexit 128\n"
+                    % seen_path)
+        os.chmod(os.path.join(bindir, "git"), 0o755)
+        self.env.update({"PATH": bindir + ":" + self.env.get("PATH", "/usr/bin:/bin"),
+                         "WORKPROV": PROVIDER_KEY, "OPENAI_API_KEY": "sk-openai-9a8b7c6d5e4f",
+                         "ANTHROPIC_API_KEY": "sk-ant-1122334455", "DB_PASS": "dbpass-value-1234",
+                         "GIT_AUTHOR_NAME": "Ann Author"})
+        r = self.zero("plugins", "install", "https://git.example.invalid/team/plugin.git")
+        self.assertNotEqual(r.returncode, 0, r.stdout)
+        self.assertIn("git clone", r.stderr)
+        self.assertTrue(os.path.exists(seen_path), r.stderr)  # git did run
+        seen = self.env_of(seen_path)
+        for value in (PROVIDER_KEY, "sk-openai-9a8b7c6d5e4f", "sk-ant-1122334455",
+                      "dbpass-value"):
+            self.assertNotIn(value, seen)
+        # what git itself needs is still there
+        self.assertIn("GIT_AUTHOR_NAME=Ann Author", seen)
+        self.assertIn("PATH=" + bindir, seen)
+
 
 if __name__ == "__main__":
     unpriv.main(__file__)

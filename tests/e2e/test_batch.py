@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import subprocess
 import time
 
 from harness import ZeroTest, main
@@ -27,6 +28,20 @@ def alive(pid):
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "daemon_worker.py")
+
+
+def git(cwd, *args):
+    return subprocess.run(["git", "-C", cwd, "-c", "user.email=t@t", "-c", "user.name=t"]
+                          + list(args), check=True, capture_output=True, text=True).stdout
+
+
+def git_repo(path):
+    os.makedirs(path, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    with open(os.path.join(path, "README"), "w") as f:
+        f.write("base\n")
+    git(path, "add", "README")
+    git(path, "commit", "-q", "-m", "base")
 
 
 class BatchTest(ZeroTest):
@@ -106,7 +121,7 @@ class BatchTest(ZeroTest):
                           self.task("ok1"),
                           "# a comment",
                           "",
-                          self.task("wt", worktree=True),
+                          self.task("wt", worktree="yes"),
                           {"id": "x", "prompt": "p", "colour": "red"},
                           self.task("ok2")])
         r = self.zero("batch", "tasks.jsonl", "-j", "3", timeout=120)
@@ -114,11 +129,73 @@ class BatchTest(ZeroTest):
         self.assertRegex(r.stderr, r"tasks\.jsonl:2: not JSON")
         self.assertRegex(r.stderr, r'tasks\.jsonl:4: task "nop" needs a non-empty "prompt"')
         self.assertRegex(r.stderr, r'tasks\.jsonl:5: task id "ok1" is used by an earlier line')
-        self.assertRegex(r.stderr, r"tasks\.jsonl:8: .*worktree per task is not built yet")
+        self.assertRegex(r.stderr, r'tasks\.jsonl:8: "worktree" must be true or false')
         self.assertRegex(r.stderr, r'tasks\.jsonl:9: unknown field "colour"')
         self.assertIn("3 tasks run: 2 succeeded, 1 failed; 5 bad lines", r.stdout)
         res = {x["id"]: x["exitCode"] for x in self.results()}
         self.assertEqual(res, {"ok1": 0, "fails": 5, "ok2": 0})
+
+    def test_tasks_sharing_a_repository_get_a_worktree_each(self):
+        # work is one repository with three tasks in it; "alone" is in a
+        # repository of its own. -j 1 keeps the fake server's turns in order.
+        git_repo(self.work)
+        other = os.path.join(self.tmp, "other")
+        git_repo(other)
+        self.serve([{"tool_calls": [{"name": "write_file",
+                                     "arguments": {"path": "new.txt", "content": "by writer\n"}}]},
+                    {"text": "wrote"}, {"text": "nothing"}, {"text": "here"},
+                    {"text": "alone"}])
+        self.write_tasks([{"id": "writer", "prompt": "write new.txt"},
+                          {"id": "reader", "prompt": "look"},
+                          {"id": "inplace", "prompt": "look here", "worktree": False},
+                          {"id": "alone", "prompt": "look", "cwd": other}])
+        r = self.zero("batch", "tasks.jsonl", "-j", "1", timeout=180)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = {x["id"]: x for x in self.results()}
+        wtroot = os.path.join(os.path.realpath(self.work), ".zero", "worktrees")
+
+        def cwd_of(tid):
+            with open(os.path.join(self.sessions_dir(), res[tid]["sessionId"],
+                                   "metadata.json")) as f:
+                return json.load(f)["cwd"]
+        # the writer changed its worktree: kept, named in its result line and
+        # in the progress line; the main checkout is untouched
+        wt = res["writer"].get("worktree")
+        self.assertTrue(wt, res["writer"])
+        self.assertEqual(os.path.dirname(wt["path"]), wtroot)
+        self.assertTrue(os.path.basename(wt["path"]).startswith("writer-"), wt)
+        self.assertEqual(wt["branch"], "zero/" + os.path.basename(wt["path"]))
+        self.assertEqual(cwd_of("writer"), wt["path"])
+        with open(os.path.join(wt["path"], "new.txt")) as f:
+            self.assertEqual(f.read(), "by writer\n")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "new.txt")))
+        self.assertIn("writer: exit 0, kept worktree " + wt["path"], r.stderr)
+        self.assertIn(wt["branch"], git(self.work, "branch", "--format=%(refname:short)"))
+        # the reader ran in a worktree of its own, removed (with its branch)
+        # because it left it clean
+        self.assertNotIn("worktree", res["reader"])
+        self.assertEqual(os.path.dirname(cwd_of("reader")), wtroot)
+        self.assertTrue(os.path.basename(cwd_of("reader")).startswith("reader-"))
+        self.assertFalse(os.path.exists(cwd_of("reader")))
+        self.assertEqual(git(self.work, "branch", "--format=%(refname:short)").split(),
+                         sorted(["main", wt["branch"]]))
+        # "worktree": false runs in the checkout itself; a task alone in its
+        # repository needs no worktree
+        self.assertEqual(cwd_of("inplace"), os.path.realpath(self.work))
+        self.assertNotIn("worktree", res["inplace"])
+        self.assertEqual(cwd_of("alone"), os.path.realpath(other))
+        self.assertFalse(os.path.exists(os.path.join(other, ".zero")))
+
+    def test_worktree_true_outside_a_repository_fails_that_task_only(self):
+        self.serve([{"text": "fine"}])
+        self.write_tasks([{"id": "wt", "prompt": "p", "worktree": True},
+                          {"id": "plain", "prompt": "p"}])
+        r = self.zero("batch", "tasks.jsonl", "-j", "1", timeout=120)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        res = {x["id"]: x for x in self.results()}
+        self.assertNotEqual(res["wt"]["exitCode"], 0)
+        self.assertIn("not in a git repository", res["wt"].get("error", "") + r.stderr)
+        self.assertEqual(res["plain"]["finalAnswer"], "fine")
 
     def test_every_task_passing_exits_0(self):
         self.scripted()

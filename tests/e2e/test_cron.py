@@ -190,6 +190,28 @@ class Daemon(CronCase):
         with open(log) as f:
             self.assertEqual(sum(1 for l in f if l.startswith("start")), 2)
 
+    def test_a_session_started_by_hand_with_schedule_does_not_hold_the_schedule(self):
+        # Only the daemon's own runs of a schedule keep its next run waiting:
+        # a session someone started with `--schedule quick` among its exec
+        # flags is not one (the daemon used to find schedules by scanning
+        # exec flags).
+        gate = os.path.join(self.tmp, "gate")
+        log = os.path.join(self.tmp, "cron-starts.log")
+        self.start()
+        hand = self.spawn("daemon", "run", "--session", "by-hand", "--prompt",
+                          json.dumps({"wait_file": gate}), "--schedule", "quick")
+        self.wait_for(lambda: any(s["id"] == "by-hand" and s["state"] == "running"
+                                  for s in self.status()["sessions"]), what="the hand-run session")
+        r = self.zero("cron", "add", "--id", "quick", "--run-now", "@daily",
+                      json.dumps({"log": log}))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.wait_for(lambda: os.path.exists(log), timeout=60, what="the schedule's run")
+        self.assertEqual(len(self.cron_sessions("quick")), 1)
+        self.assertEqual(self.session("by-hand")["state"], "running")
+        with open(gate, "w"):
+            pass
+        hand.communicate(timeout=60)
+
     def test_a_broken_file_is_logged_and_the_daemon_goes_on(self):
         os.makedirs(os.path.dirname(self.cron_file()), exist_ok=True)
         with open(self.cron_file(), "w") as f:

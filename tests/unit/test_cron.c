@@ -201,14 +201,19 @@ static void test_claims_record_the_run_before_it_starts(void **state) {
   json_decref(j1);
   json_decref(j2);
   time_t now = at("2026-12-02 14:25");
-  assert_int_equal(zcron_store_next_due(path, at("2026-12-02 09:30"), NULL),
+  json_t *loaded = zcron_store_load(path, &err);
+  assert_int_equal(zcron_jobs_next_due(loaded, at("2026-12-02 09:30"), NULL),
                    at("2026-12-02 10:00"));
+  json_decref(loaded);
   /* At 14:25 the hourly one missed 10:00 … 14:00: it runs once. */
   fired f = {0};
-  assert_int_equal(zcron_store_claim_due(path, now, NULL, NULL, on_fire, &f, &err), 1);
+  time_t next_after = 0;
+  assert_int_equal(zcron_store_claim_due(path, now, NULL, NULL, on_fire, &f, &next_after, &err), 1);
   assert_string_equal(f.ids[0], "hourly cron-hourly-20261202T142500Z");
+  /* The claimed run recorded: the next look is the hourly one's 15:00. */
+  assert_int_equal(next_after, at("2026-12-02 15:00"));
   /* Claimed: a second scheduler at the same moment gets nothing. */
-  assert_int_equal(zcron_store_claim_due(path, now, NULL, NULL, on_fire, &f, &err), 0);
+  assert_int_equal(zcron_store_claim_due(path, now, NULL, NULL, on_fire, &f, NULL, &err), 0);
   json_t *jobs = zcron_store_load(path, &err);
   json_t *h = json_array_get(jobs, 0);
   assert_int_equal(zjson_int_or(h, "runs", 0), 1);
@@ -218,18 +223,21 @@ static void test_claims_record_the_run_before_it_starts(void **state) {
   /* A skipped job (its run goes on) stays due and is not claimed. */
   const char *skip[] = {"hourly", NULL};
   f.n = 0;
+  /* The claim's one read also says when to look next: the skipped job
+   * left out, the daily one's midnight. */
+  time_t next = 0;
   assert_int_equal(zcron_store_claim_due(path, at("2026-12-02 15:01"), NULL, skip, on_fire, &f,
-                                         &err),
+                                         &next, &err),
                    0);
-  assert_int_equal(zcron_store_next_due(path, at("2026-12-02 15:01"), skip),
-                   at("2026-12-03 00:00"));
+  assert_int_equal(next, at("2026-12-03 00:00"));
   assert_int_equal(zcron_store_claim_due(path, at("2026-12-02 15:01"), NULL, NULL, on_fire, &f,
-                                         &err),
+                                         NULL, &err),
                    1);
   /* only_id: runs that job now, due or not; an unknown id is an error. */
   f.n = 0;
-  assert_int_equal(zcron_store_claim_due(path, now + 7200, "daily", NULL, on_fire, &f, &err), 1);
-  assert_int_equal(zcron_store_claim_due(path, now, "nope", NULL, on_fire, &f, &err), -1);
+  assert_int_equal(zcron_store_claim_due(path, now + 7200, "daily", NULL, on_fire, &f, NULL, &err),
+                   1);
+  assert_int_equal(zcron_store_claim_due(path, now, "nope", NULL, on_fire, &f, NULL, &err), -1);
   assert_non_null(strstr(err.msg, "no schedule named nope"));
   assert_int_equal(zcron_store_remove(path, "daily", &err), 0);
   assert_int_equal(zcron_store_remove(path, "daily", &err), 1);
@@ -249,7 +257,7 @@ static void test_run_now_and_exec_flags(void **state) {
   time_t now = time(NULL);
   assert_int_equal(zcron_job_next(j, now), now);
   fired f = {0};
-  assert_int_equal(zcron_store_claim_due(path, now, NULL, NULL, on_fire, &f, &err), 1);
+  assert_int_equal(zcron_store_claim_due(path, now, NULL, NULL, on_fire, &f, NULL, &err), 1);
   json_t *jobs = zcron_store_load(path, &err);
   assert_null(json_object_get(json_array_get(jobs, 0), "runNow")); /* once */
   json_decref(jobs);
@@ -269,6 +277,28 @@ static void test_run_now_and_exec_flags(void **state) {
   free(path);
 }
 
+/* The duration parser @every and /loop share: sums, the cap, the label in
+ * its messages, and no minimum of its own (/loop takes 10s). */
+static void test_duration_parser_shared_with_loop(void **state) {
+  (void)state;
+  int64_t s = 0;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zcron_duration_parse("1h30m", "/loop interval", &s, &err), 0);
+  assert_int_equal(s, 5400);
+  assert_int_equal(zcron_duration_parse("10s", "/loop interval", &s, &err), 0);
+  assert_int_equal(s, 10);
+  assert_int_equal(zcron_duration_parse("2d3s", "x", &s, &err), 0);
+  assert_int_equal(s, 2 * 86400 + 3);
+  assert_int_equal(zcron_duration_parse("5x", "/loop interval", &s, &err), -1);
+  assert_string_equal(err.msg, "/loop interval \"5x\": each number needs a unit (s, m, h or d)");
+  assert_int_equal(zcron_duration_parse("m5", "/loop interval", &s, &err), -1);
+  assert_non_null(strstr(err.msg, "expected a number"));
+  assert_int_equal(zcron_duration_parse("", "/loop interval", &s, &err), -1);
+  assert_non_null(strstr(err.msg, "expected a number and a unit"));
+  assert_int_equal(zcron_duration_parse("367d", "/loop interval", &s, &err), -1);
+  assert_non_null(strstr(err.msg, "longer than a year"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_next_run_table_utc),
@@ -277,6 +307,7 @@ int main(void) {
       cmocka_unit_test(test_every_and_the_missed_run_rule),
       cmocka_unit_test(test_claims_record_the_run_before_it_starts),
       cmocka_unit_test(test_run_now_and_exec_flags),
+      cmocka_unit_test(test_duration_parser_shared_with_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -814,14 +814,18 @@ static void status_line(tui_app *a, tw_lines *live) {
               a->th.reset, a->prompt.active ? "Waiting for you" : "Working", a->now - a->turn.started,
               tok, a->th.muted);
     if (a->queue.len) zbuf_addf(&l, " · %zu queued", a->queue.len);
+    if (a->status.loop) zbuf_addf(&l, " · %s", a->status.loop);
     zbuf_addstr(&l, a->th.reset);
   } else if (a->status.side_chat) {
     zbuf_addf(&l, "%s%s↳ btw%s %s· side conversation, not saved · Ctrl+C returns to the main one%s",
               a->th.accent, a->th.bold, a->th.reset, a->th.muted, a->th.reset);
   } else {
     fmt_tokens(tok, sizeof tok, a->usage.context_tokens);
-    zbuf_addf(&l, "%s%s mode · %s · context %s · Shift+Tab mode · /help%s", a->th.muted,
-              zperm_mode_name(*a->status.mode), a->status.model ? a->status.model : "no model", tok, a->th.reset);
+    zbuf_addf(&l, "%s%s mode · %s · context %s", a->th.muted, zperm_mode_name(*a->status.mode),
+              a->status.model ? a->status.model : "no model", tok);
+    /* the loop before the hints: a narrow terminal cuts the hints first */
+    if (a->status.loop) zbuf_addf(&l, " · %s", a->status.loop);
+    zbuf_addf(&l, " · Shift+Tab mode · /help%s", a->th.reset);
   }
   tw_lines_push(live, tw_truncate(l.data, a->width - 1));
   zbuf_release(&l);

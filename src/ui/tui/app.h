@@ -103,6 +103,8 @@ typedef struct tui_status {
   bool side_panel;       /* Ctrl+B */
   bool side_chat;        /* a /btw side conversation is active */
   char *notice;          /* one-line notice in the status line until the next key */
+  const char *loop;      /* the /loop state ("↻ loop 5m · next in 4m12s"), owned by the
+                          * controller, or NULL */
 } tui_status;
 
 typedef struct tui_app {
