@@ -42,14 +42,18 @@ static char *abs_arg(const json_t *args, const char *key, const char *workspace)
 }
 
 /* What a diff of apply_patch shows of a file that exists: its text on disk
- * when it lies in the workspace and is small (the editor shows whole-file
- * diffs); NULL otherwise. */
+ * when it lies in the workspace — where it really is, symlinks resolved —
+ * and is small (the editor shows whole-file diffs); NULL otherwise. The
+ * diff goes out before the call is decided: a planted symlink to a
+ * credential must not put the credential in it (workspace is real). */
 #define PATCH_DIFF_MAX_FILE (1u << 20)
 static char *file_text(const char *abs, const char *workspace) {
   if (!workspace || !zpath_is_within(workspace, abs)) return NULL;
+  cleanup_free char *real = realpath(abs, NULL);
+  if (!real || !zpath_is_within(workspace, real)) return NULL;
   zbuf b = ZBUF_INIT;
   zerr err = ZERR_INIT;
-  if (zfs_read_file(abs, &b, PATCH_DIFF_MAX_FILE, &err) < 0) {
+  if (zfs_read_file(real, &b, PATCH_DIFF_MAX_FILE, &err) < 0) {
     zbuf_release(&b);
     return NULL;
   }

@@ -10,7 +10,9 @@ on disk nor reaches fs/write_text_file; a hidden credential or a denyRead
 file never reaches fs/read_text_file; a command the editor's terminal runs
 is still confined by zero's sandbox (its write outside the workspace fails
 on the host) and never sees the editor's environment; a command the user
-rejects, or one in plan mode, never reaches terminal/create. The editor is
+rejects, or one in plan mode, never reaches terminal/create; the diff an
+apply_patch call shows (sent before the call is decided) never holds a
+credential read through a planted symlink. The editor is
 tests/e2e/acp_editor.py (no npm: it runs as uid 65534 too). Runs as root
 and as uid 65534 (unpriv.py).
 """
@@ -165,6 +167,25 @@ class EditorAttack(unittest.TestCase):
         self.assertIn("session/request_permission", ed.methods())
         self.assertNotIn("terminal/create", ed.methods())
         self.assertFalse(os.path.exists(ran))
+
+    def test_a_patch_diff_never_shows_a_credential_behind_a_symlink(self):
+        """An apply_patch call's diff is sent before the call is decided; the
+        file it shows is read where it really is: a planted symlink to a
+        credential outside the workspace shows nothing of it."""
+        ssh = os.path.join(self.home, ".ssh")
+        os.makedirs(ssh)
+        with open(os.path.join(ssh, "id_rsa"), "w") as f:
+            f.write(SECRET + "\n")
+        os.symlink(os.path.join(ssh, "id_rsa"), os.path.join(self.ws, "key-link"))
+        ed = self.session([
+            call("apply_patch", input="*** Begin Patch\n*** Delete File: key-link\n"
+                                      "*** End Patch\n"),
+        ])
+        sent = json.dumps(ed.updates) + json.dumps(ed.requests)
+        self.assertIn("key-link", sent)  # the call itself was shown
+        self.assertNotIn(SECRET, sent)
+        with open(os.path.join(ssh, "id_rsa")) as f:
+            self.assertEqual(f.read(), SECRET + "\n")
 
     def test_plan_mode_sends_nothing_to_write_or_run(self):
         ed = self.session([call("exec_command", cmd="touch ran.txt"),
