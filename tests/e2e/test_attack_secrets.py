@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import unittest
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -421,6 +422,67 @@ class SecretsAttacks(harness.ZeroTest):
         # what git itself needs is still there
         self.assertIn("GIT_AUTHOR_NAME=Ann Author", seen)
         self.assertIn("PATH=" + bindir, seen)
+
+    def xaa_server(self, idp_token_endpoint=None):
+        """A recorder playing the MCP server, its authorization server and
+        the enterprise IdP; the config for cross-app access to it."""
+        port, rec = self.start_recorder("127.0.0.1")
+        base = "http://127.0.0.1:%d" % port
+        rec.routes.update({
+            "/mcp": (401, {"WWW-Authenticate": "Bearer"}, {}),
+            "/.well-known/oauth-authorization-server": (200, {}, {
+                "issuer": base, "authorization_endpoint": base + "/authorize",
+                "token_endpoint": base + "/token",
+                "grant_types_supported": ["urn:ietf:params:oauth:grant-type:jwt-bearer"],
+                "token_endpoint_auth_methods_supported": ["client_secret_basic"]}),
+            "/idp/token": (200, {}, {"access_token": "idjag-5e6f7a8b9c0d1e2f",
+                                     "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                                     "token_type": "N_A"}),
+            "/token": (200, {}, {"access_token": "xaa-at-9a8b7c6d5e4f",
+                                 "token_type": "Bearer", "expires_in": 3600})})
+        id_token = os.path.join(self.home, "id_token")
+        with open(id_token, "w") as f:
+            f.write("idtok-0f1e2d3c4b5a69788796\n")
+        self.write_config({"mcp": {"servers": {"corp": {
+            "type": "http", "url": base + "/mcp",
+            "oauth": {"clientID": "xaa-client", "clientSecret": "xaa-secret-a1b2c3d4",
+                      "idp": {"tokenEndpoint": idp_token_endpoint or base + "/idp/token",
+                              "clientID": "idp-client", "idTokenFile": id_token}}}}}})
+        return base, rec
+
+    def test_cross_app_access_credentials_never_reach_the_log(self):
+        base, rec = self.xaa_server()
+        self.env["ZERO_LOG"] = "debug"
+        self.env["ZERO_LOG_BODIES"] = "1"
+        r = self.zero("mcp", "login", "corp", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        forms = {q["path"]: dict(urllib.parse.parse_qsl(q["body"])) for q in rec.seen
+                 if q["method"] == "POST" and q["path"] != "/mcp"}
+        self.assertEqual(forms["/idp/token"]["subject_token"], "idtok-0f1e2d3c4b5a69788796")
+        self.assertEqual(forms["/idp/token"]["audience"], base)
+        self.assertEqual(forms["/idp/token"]["resource"], base + "/mcp")
+        self.assertEqual(forms["/token"]["assertion"], "idjag-5e6f7a8b9c0d1e2f")
+        self.assertNotIn("client_secret", forms["/token"])  # Basic, as the metadata lists
+        with open(os.path.join(self.cfg_dir, "oauth-tokens.json")) as f:
+            self.assertEqual(json.load(f)["tokens"]["mcp:corp"]["access_token"],
+                             "xaa-at-9a8b7c6d5e4f")
+        logf = os.path.join(self.home, ".local", "state", "zero", "logs", "zero.log")
+        with open(logf) as f:
+            logged = f.read()
+        self.assertIn("/idp/token", logged)
+        for v in ("idtok-0f1e2d3c4b5a69788796", "idjag-5e6f7a8b9c0d1e2f", "xaa-at-9a8b7c6d5e4f",
+                  "xaa-secret-a1b2c3d4"):
+            self.assertNotIn(v, logged)
+            self.assertNotIn(v, r.stdout + r.stderr)
+
+    def test_cross_app_access_refuses_an_http_idp_before_sending_the_id_token(self):
+        ip = local_non_loopback_ip() or "192.0.2.10"
+        base, rec = self.xaa_server("http://%s:9/token" % ip)
+        r = self.zero("mcp", "login", "corp", timeout=60)
+        self.assertEqual(r.returncode, 3, r.stderr + r.stdout)
+        self.assertIn("not https", r.stderr)
+        self.assertNotIn("idtok-0f1e2d3c4b5a69788796", json.dumps(rec.seen))
+        self.assertEqual([q for q in rec.seen if q["path"] == "/token"], [])
 
 
 if __name__ == "__main__":

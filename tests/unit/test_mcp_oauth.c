@@ -119,12 +119,13 @@ static void test_as_metadata(void **state) {
   zoauth_as_md_release(&md);
   const char *noep = "{\"authorization_endpoint\":\"https://a/x\"}";
   assert_int_equal(zoauth_parse_as_md(noep, strlen(noep), NULL, &md, &e2), -1);
-  /* token_endpoint_auth_methods_supported: the names zero knows, as bits. */
+  /* token_endpoint_auth_methods_supported: the names zero knows, as bits
+   * (private_key_jwt since client assertions). */
   const char *post = "{\"authorization_endpoint\":\"https://a/x\",\"token_endpoint\":"
                      "\"https://a/y\",\"token_endpoint_auth_methods_supported\":"
                      "[\"private_key_jwt\",\"client_secret_post\",7]}";
   assert_int_equal(zoauth_parse_as_md(post, strlen(post), NULL, &md, &err), 0);
-  assert_int_equal(md.token_auth_methods, ZOAUTH_AUTH_POST);
+  assert_int_equal(md.token_auth_methods, ZOAUTH_AUTH_POST | ZOAUTH_AUTH_PRIVATE_KEY_JWT);
   assert_false(md.cimd);
   assert_false(md.client_credentials_only);
   zoauth_as_md_release(&md);
