@@ -98,14 +98,9 @@ static json_t *result_on_line(const char *line, size_t len) {
   return NULL;
 }
 
-static long read_log(const char *path, json_t *by_id, zerr *err) {
-  zbuf text = ZBUF_INIT;
-  if (zfs_read_file(path, &text, LOG_FILE_MAX, err) < 0) {
-    zbuf_release(&text);
-    return -1;
-  }
+long zbatch_k8s_scan_log(const char *text, size_t len, json_t *by_id) {
   long found = 0;
-  const char *p = text.data ? text.data : "", *end = p + text.len;
+  const char *p = text, *end = text + len;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t n = (size_t)((nl ? nl : end) - p);
@@ -116,6 +111,14 @@ static long read_log(const char *path, json_t *by_id, zerr *err) {
     }
     p += n + 1;
   }
+  return found;
+}
+
+static long read_log(const char *path, json_t *by_id, zerr *err) {
+  zbuf text = ZBUF_INIT;
+  long found = -1;
+  if (zfs_read_file(path, &text, LOG_FILE_MAX, err) == 0)
+    found = zbatch_k8s_scan_log(text.data ? text.data : "", text.len, by_id);
   zbuf_release(&text);
   return found;
 }

@@ -59,4 +59,8 @@ json_t *zbatch_k8s_manifest(const zbatch_k8s_opts *o, zerr *err);
  * result lines read, or -1 with err when path cannot be read. */
 long zbatch_k8s_read_logs(const char *path, json_t **by_id, zerr *err);
 
+/* The same over one log's text (len bytes): its result lines into by_id.
+ * Returns how many it found. */
+long zbatch_k8s_scan_log(const char *text, size_t len, json_t *by_id);
+
 #endif

@@ -266,21 +266,26 @@ class Lock(DaemonCase):
             self.assertEqual(p.returncode, 0, err)
         pid = self.status_pid()
         self.daemon_pids.add(pid)
-        daemons = []
-        for d in os.listdir("/proc"):
-            if not d.isdigit():
-                continue
-            try:
-                with open("/proc/%s/cmdline" % d, "rb") as f:
-                    cmd = f.read()
-                with open("/proc/%s/environ" % d, "rb") as f:
-                    env = f.read()
-            except OSError:
-                continue
-            if b"daemon\0start\0--foreground" in cmd and \
-                    ("XDG_RUNTIME_DIR=" + self.run_dir).encode() in env and alive(int(d)):
-                daemons.append(int(d))
-        self.assertEqual(daemons, [pid])
+
+        def daemons():
+            found = []
+            for d in os.listdir("/proc"):
+                if not d.isdigit():
+                    continue
+                try:
+                    with open("/proc/%s/cmdline" % d, "rb") as f:
+                        cmd = f.read()
+                    with open("/proc/%s/environ" % d, "rb") as f:
+                        env = f.read()
+                except OSError:
+                    continue
+                if b"daemon\0start\0--foreground" in cmd and \
+                        ("XDG_RUNTIME_DIR=" + self.run_dir).encode() in env and alive(int(d)):
+                    found.append(int(d))
+            return found
+        # The loser ends at once, but `start` returns when the winner answers:
+        # under ASan on a loaded machine its exit can lag behind.
+        self.wait_for(lambda: daemons() == [pid], timeout=30, what="one daemon, pid %d" % pid)
 
     def test_a_stale_lock_of_a_dead_pid_is_reclaimed(self):
         dead = subprocess.Popen(["true"])
