@@ -229,6 +229,7 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
       zconfig_resolve_provider_probe(&s->model.cfg, &s->model.rp, zrun_probe_local_model, NULL,
                                      &note, err) < 0)
     return -1;
+  zhttp_set_ca_bundle(s->model.cfg.ca_bundle); /* provider, web_fetch, MCP, OAuth */
   free(s->model.model_warning);
   s->model.model_warning = NULL;
   zcli_provider_opts(&s->model.cfg, &s->model.rp, &s->model.popts, &s->model.model_warning);
