@@ -117,6 +117,7 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
                               &s->sandbox.net_asker, err) < 0)
       goto fail;
     zperm_net_asker_init(&s->sandbox.net_asker, s->sandbox.grants.path, run_face, s);
+    zperm_net_asker_set_workspace(&s->sandbox.net_asker, s->workspace);
     zeg_queue_init(&s->sandbox.net_events);
     s->sandbox.have_net_asker = true;
   }
