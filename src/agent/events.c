@@ -105,6 +105,10 @@ static void each_owned_field(zagent_event *ev, const field_ops *op) {
       op->str(&ev->tool_output.name, NULL);
       op->str(&ev->tool_output.text, &ev->tool_output.len);
       break;
+    case ZAEV_NETWORK:
+      op->str(&ev->network.type, NULL);
+      op->json(&ev->network.record);
+      break;
   }
 }
 

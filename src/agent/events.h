@@ -41,6 +41,7 @@ typedef enum zagent_event_kind {
   ZAEV_QUESTION,       /* .question: ask_user asks the user */
   ZAEV_HOOK,           /* .hook */
   ZAEV_TOOL_OUTPUT,    /* .tool_output: a running command's newest output (live only) */
+  ZAEV_NETWORK,        /* .network: the egress proxy decided or finished a connection */
 } zagent_event_kind;
 
 /* ZAEV_RUN_START: where and with what the run talks to the model. */
@@ -202,6 +203,16 @@ typedef struct zev_tool_output {
   int64_t elapsed_ms;
 } zev_tool_output;
 
+/* ZAEV_NETWORK: one record of the egress proxy of network "scoped"
+ * (net/egress/queue.h), emitted on the loop's thread: type is
+ * "network_decision" or "network_request", record its fields as stream-json
+ * and the session show them ({host, port, protocol, action|status, reason?,
+ * bytesSent?, bytesReceived?, id?}; docs/stream-json.md). */
+typedef struct zev_network {
+  const char *type;
+  const json_t *record;
+} zev_network;
+
 typedef struct zagent_event {
   zagent_event_kind kind;
   union { /* the member kind names; the others are not meaningful */
@@ -224,6 +235,7 @@ typedef struct zagent_event {
     zev_question question;
     zev_hook hook;
     zev_tool_output tool_output;
+    zev_network network;
   };
 } zagent_event;
 

@@ -4,6 +4,7 @@
 
 #include "agent/compaction.h"
 #include "agent/judge.h"
+#include "agent/net_events.h"
 #include "agent/trace.h"
 
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include "base/buf.h"
 #include "base/cancel.h"
 #include "base/common.h"
+#include "net/egress/queue.h"
 #include "base/json.h"
 
 void zagent_emit(const zagent *a, const zagent_event *ev) {
@@ -460,6 +462,7 @@ typedef struct live_call {
  * in parallel). */
 static void emit_live_output(void *ud, const char *tail, size_t len, int64_t elapsed_ms) {
   const live_call *lc = ud;
+  zagent_drain_network(lc->agent); /* the command's connections so far */
   zagent_event ev = {.kind = ZAEV_TOOL_OUTPUT,
                      .tool_output = {.id = lc->call->id,
                                      .name = lc->call->name,
@@ -481,7 +484,11 @@ static bool run_tool_call(zagent *a, zconv *conv, const ztool_call *call) {
     live_call lc = {a, call};
     ztool_ctx ctx = *a->tools;
     ctx.live = (ztool_live_hook){emit_live_output, &lc};
+    /* connections the proxy decides from here on are this call's */
+    if (a->net_events) zeg_queue_set_call(a->net_events, call->id);
     ztool_invoke_escalated(&ctx, call->name, call->arguments, esc, &res);
+    if (a->net_events) zeg_queue_set_call(a->net_events, NULL);
+    zagent_drain_network(a);
     gate_after(a, call, &res);
   }
   report_tool_call(a, conv, call, &res);
@@ -722,11 +729,13 @@ zrun_status zagent_run(zagent *a, zconv *conv, zerr *err) {
   zrun_status status = ZRUN_SUCCESS;
   bool more = true;
   while (more) {
+    zagent_drain_network(a); /* a background command's connections */
     status = before_request(a, err);
     if (status != ZRUN_SUCCESS) break;
     a->turns++;
     status = run_turn(a, conv, schemas, &more, err);
   }
+  zagent_drain_network(a);
   if (status == ZRUN_INTERRUPTED) zerr_set(err, ZE_CANCELLED, "run cancelled by signal");
   if (status == ZRUN_HALTED) zerr_set(err, ZE_INTERNAL, "%s", judge.why.data);
   a->judge = NULL;

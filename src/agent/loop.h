@@ -72,6 +72,7 @@ typedef struct zagent_checks {
   void *ud;
 } zagent_checks;
 struct ztrace;
+struct zeg_queue;
 struct zjudge;
 
 /* The approver seam (zapproval_request, zapproval) and the prompt flow are
@@ -109,6 +110,9 @@ typedef struct zagent {
   struct ztrace *trace;
   const zagent_gate *gate; /* hooks (ext/ext.h); NULL = none. Borrowed. */
   const zagent_checks *checks; /* after edits (lsp/lsp.h); NULL = none. Borrowed. */
+  /* The egress proxy's decisions (network "scoped"), queued by its threads
+   * and emitted by the loop (agent/net_events.h); NULL = none. Borrowed. */
+  struct zeg_queue *net_events;
   /* Results of the run. */
   const char *final_text; /* last assistant text, borrowed from the conversation
                            * (valid while it is unchanged); NULL if none */

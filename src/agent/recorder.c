@@ -126,6 +126,10 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
     case ZAEV_HOOK:
       if (json_is_object(ev->hook.record)) record(r, "hook", json_copy((json_t *)ev->hook.record));
       break;
+    case ZAEV_NETWORK:
+      if (json_is_object(ev->network.record))
+        record(r, ev->network.type, json_copy((json_t *)ev->network.record));
+      break;
     case ZAEV_TOOL_RESULT: {
       const zev_tool_result *tr = &ev->tool_result;
       p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId", tr->id ? tr->id : "", "name",

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "net/http.h"
+#include "config/config.h"
 #include "perm/engine.h"
 #include "base/buf.h"
 #include "base/cancel.h"
@@ -158,6 +160,20 @@ static char *read_stdin(void) {
   return zbuf_detach(&b, NULL);
 }
 
+/* network.caBundle for web_fetch: a run loads it with the provider step,
+ * which `zero tools run` has not. A config that does not load is the
+ * provider setup's to report; here it only means no bundle. */
+static void apply_ca_bundle(const char *workspace) {
+  zconfig cfg;
+  zerr err = ZERR_INIT;
+  if (zconfig_load(&cfg, workspace, NULL, &err) < 0) {
+    fprintf(stderr, "[zero] WARNING: %s; network.caBundle is not applied\n", err.msg);
+    return;
+  }
+  zhttp_set_ca_bundle(cfg.ca_bundle);
+  zconfig_release(&cfg);
+}
+
 static int run(const tools_args *a, zperm_mode mode) {
   if (a->positional.len < 2)
     return usage_error("%s", "run needs a tool name and its arguments, e.g. "
@@ -183,6 +199,7 @@ static int run(const tools_args *a, zperm_mode mode) {
     zrun_setup_release(&rs);
     return zexit_for_error_or(err.kind, ZEXIT_PROVIDER);
   }
+  apply_ca_bundle(rs.workspace);
   zrun_setup_tools(&rs, mode, a->autonomy);
   /* One call is the whole "session": nothing can have been read before it,
    * so write_file's read-before-overwrite check does not apply here. */

@@ -126,11 +126,15 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
                               &s->sandbox.net_asker, err) < 0)
       goto fail;
     zperm_net_asker_init(&s->sandbox.net_asker, s->sandbox.grants.path, run_face, s);
+    zperm_net_asker_set_workspace(&s->sandbox.net_asker, s->workspace);
+    zeg_queue_init(&s->sandbox.net_events);
     s->sandbox.have_net_asker = true;
   }
   if (s->sandbox.have_net_asker) /* a spawner made again starts with no hooks */
-    s->sandbox.spawner.egress_hooks =
-        (zsb_egress_hooks){.ask = zperm_net_ask, .ask_ud = &s->sandbox.net_asker};
+    s->sandbox.spawner.egress_hooks = (zsb_egress_hooks){.on_event = zeg_queue_push,
+                                                         .ud = &s->sandbox.net_events,
+                                                         .ask = zperm_net_ask,
+                                                         .ask_ud = &s->sandbox.net_asker};
   /* Saved grants too broad to honour are ignored, and said so. */
   for (char **w = s->sandbox.grants.ignored; w && *w; w++)
     fprintf(stderr, "[zero] WARNING: %s\n", *w);
@@ -235,6 +239,7 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
       zconfig_resolve_provider_probe(&s->model.cfg, &s->model.rp, zrun_probe_local_model, NULL,
                                      &note, err) < 0)
     return -1;
+  zhttp_set_ca_bundle(s->model.cfg.ca_bundle); /* provider, web_fetch, MCP, OAuth */
   free(s->model.model_warning);
   s->model.model_warning = NULL;
   zcli_provider_opts(&s->model.cfg, &s->model.rp, &s->model.popts, &s->model.model_warning);
@@ -676,6 +681,7 @@ void zrun_setup_agent(zrun_setup *s, zagent *agent) {
   agent->max_turns = s->model.cfg.max_turns;
   agent->model = s->model.rp.model;
   agent->compactor = s->compaction.compactor.main ? &s->compaction.compactor : NULL;
+  agent->net_events = s->sandbox.have_net_asker ? &s->sandbox.net_events : NULL;
   size_t n = 0;
   if (s->mcp.n) s->agent_sources[n++] = s->mcp.source;
   if (s->have_ext) {
@@ -776,6 +782,7 @@ void zrun_setup_release(zrun_setup *s) {
   if (s->sandbox.have_net_asker) {
     zsb_egress_guard_release(&s->sandbox.web_guard);
     zperm_net_asker_release(&s->sandbox.net_asker);
+    zeg_queue_release(&s->sandbox.net_events);
   }
   zsb_policy_release(&s->sandbox.policy);
   zgrants_release(&s->sandbox.grants);

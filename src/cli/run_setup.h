@@ -36,6 +36,7 @@
 #include "provider/provider.h"
 #include "perm/grants.h"
 #include "perm/net_ask.h"
+#include "net/egress/queue.h"
 #include "sandbox/sandbox.h"
 #include "session/checkpoint.h"
 #include "session/store.h"
@@ -73,6 +74,7 @@ typedef struct zrun_sandbox {
   zperm_net_asker net_asker;
   bool have_net_asker;
   zsb_egress_guard web_guard; /* the same lists and question for web_fetch */
+  zeg_queue net_events;       /* the proxy's decisions, for the agent (net/egress/queue.h) */
 } zrun_sandbox;
 
 /* The provider step: the resolved configuration and the model client. */

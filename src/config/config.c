@@ -20,8 +20,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/common.h"
@@ -301,6 +303,45 @@ static int check_model_entry(const char *path, const char *prefix, const char *i
   return rc;
 }
 
+/* "network": {"caBundle": "<path>"} (zconfig.ca_bundle). */
+static int apply_network(zconfig *cfg, const json_t *doc, const char *path, bool project,
+                         zerr *err) {
+  const json_t *net = json_object_get(doc, "network");
+  if (!net || json_is_null(net)) return 0;
+  if (!json_is_object(net))
+    return zerr_set(err, ZE_USAGE, "%s: network must be an object ({\"caBundle\": …})", path);
+  const json_t *v = json_object_get(net, "caBundle");
+  if (!v || json_is_null(v)) return 0;
+  if (project)
+    return zerr_set(err, ZE_USAGE,
+                    "%s: network.caBundle is not allowed in a project config (a repository "
+                    "cannot choose which certificates zero trusts with your credentials); move "
+                    "it to your user config (~/.config/zero/config.json)",
+                    path);
+  if (!json_is_string(v) || !json_string_value(v)[0])
+    return zerr_set(err, ZE_USAGE, "%s: network.caBundle must be the path of a PEM file", path);
+  const char *raw = json_string_value(v);
+  const char *home = getenv("HOME");
+  cleanup_free char *full = NULL;
+  if (!strncmp(raw, "~/", 2) && home && *home) full = zpath_join(home, raw + 2);
+  else full = xstrdup(raw);
+  if (full[0] != '/')
+    return zerr_set(err, ZE_USAGE,
+                    "%s: network.caBundle must be an absolute path (or ~/…), not \"%s\"", path,
+                    raw);
+  struct stat st;
+  const char *why = NULL;
+  if (stat(full, &st) < 0 || access(full, R_OK) < 0) why = strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+  if (why)
+    return zerr_set(err, ZE_USAGE,
+                    "%s: network.caBundle: cannot use %s (%s); it must name a readable PEM "
+                    "bundle of CA certificates",
+                    path, full, why);
+  set_str(&cfg->ca_bundle, full);
+  return 0;
+}
+
 /* Applies one config file; a missing file is an empty layer. */
 static int apply_file(zconfig *cfg, const char *path, bool project, zerr *err) {
   struct stat st;
@@ -370,6 +411,7 @@ static int apply_file(zconfig *cfg, const char *path, bool project, zerr *err) {
     }
   }
   if (zconfig_apply_exec_keys(cfg, doc, path, project, err) < 0) goto out;
+  if (apply_network(cfg, doc, path, project, err) < 0) goto out;
   /* Unknown top-level keys are left for newer versions (forward compatible). */
   rc = 0;
 out:
@@ -682,5 +724,6 @@ void zconfig_release(zconfig *cfg) {
   json_decref(cfg->models);
   json_decref(cfg->profiles);
   free(cfg->max_autonomy);
+  free(cfg->ca_bundle);
   memset(cfg, 0, sizeof *cfg);
 }

@@ -93,6 +93,12 @@ typedef struct zconfig {
   json_t *profiles;        /* "profiles" {name: {…}} merged over the files, or NULL
                             * (config/exec_profile.h) */
   char *max_autonomy;      /* "maxAutonomy": low | medium | high, or NULL */
+  /* "network": {"caBundle": path} of the user file: the CA certificates
+   * zero's own HTTPS (provider, web_fetch, MCP, OAuth) trusts, in place of
+   * the system bundle (net/http.h zhttp_set_ca_bundle). Checked at load: an
+   * absolute path (or ~/…) to a readable file. A project file may not set
+   * it (a repository cannot choose whom your API key trusts). NULL = unset. */
+  char *ca_bundle;
 } zconfig;
 
 /* Loads all layers for workspace `cwd`. A malformed file fails with ZE_USAGE

@@ -94,12 +94,10 @@ static const char *const LSP_SERVER_KEYS[] = {"command",     "args",       "file
 static const char *const EXEC_PROFILE_KEYS[] = {"model",          "provider",    "reasoningEffort",
                                                 "maxTurns",       "autonomy",    "tools",
                                                 "permissionMode", "description", NULL};
-static const char *const TOP_KEYS[] = {"$schema",     "activeProvider", "maxTurns",
-                                       "providers",   "models",         "mcp",
-                                       "mcpServers",  "mcp_servers",    "sandbox",
-                                       "preferences", "profiles",       "maxAutonomy",
-                                       "lsp",         "swarm",          "auth",
-                                       NULL};
+static const char *const TOP_KEYS[] = {
+    "$schema",    "activeProvider", "maxTurns", "providers",   "models",   "mcp",
+    "mcpServers", "mcp_servers",    "sandbox",  "preferences", "profiles", "maxAutonomy",
+    "lsp",        "swarm",          "auth",     "network",     NULL};
 /* `zero auth` providers (oauth/provider.h; docs/auth.md) */
 static const char *const AUTH_KEYS[] = {"providers", NULL};
 static const char *const AUTH_PROVIDER_KEYS[] = {"client_id",    "clientId",      "client_secret",
@@ -127,6 +125,9 @@ static const key_schema AUTH_PROVIDER = {AUTH_PROVIDER_KEYS, NULL};
 static const key_child AUTH_CHILDREN[] = {{"providers", V_EACH_MEMBER, &AUTH_PROVIDER},
                                           {NULL, 0, NULL}};
 static const key_schema AUTH = {AUTH_KEYS, AUTH_CHILDREN};
+/* zero's own HTTPS (config.h zconfig.ca_bundle) */
+static const char *const NETWORK_KEYS[] = {"caBundle", NULL};
+static const key_schema NETWORK = {NETWORK_KEYS, NULL};
 static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE},
                                          {"models", V_EACH_MEMBER, &MODEL},
                                          {"sandbox", V_OBJECT, &SANDBOX},
@@ -138,6 +139,7 @@ static const key_child TOP_CHILDREN[] = {{"providers", V_EACH_ELEMENT, &PROFILE}
                                          {"lsp", V_OBJECT, &LSP},
                                          {"swarm", V_OBJECT, &SWARM},
                                          {"auth", V_OBJECT, &AUTH},
+                                         {"network", V_OBJECT, &NETWORK},
                                          {NULL, 0, NULL}};
 static const key_schema TOP = {TOP_KEYS, TOP_CHILDREN};
 

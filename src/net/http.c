@@ -198,18 +198,39 @@ static void http_origin(const char *url, char *out, size_t outlen) {
 static void http_slist_cleanup(struct curl_slist **l) { curl_slist_free_all(*l); }
 
 /* zero's own traffic behind a corporate network (issue 19, part 6): the CA
- * bundle and directory of SSL_CERT_FILE / CURL_CA_BUNDLE and SSL_CERT_DIR,
+ * bundle of the config (network.caBundle) or of SSL_CERT_FILE /
+ * CURL_CA_BUNDLE, and the directory of SSL_CERT_DIR,
  * which Debian's libcurl does not read by itself, and the upper-case
  * HTTP_PROXY for http:// URLs, which libcurl ignores (it reads the others —
  * https_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY — in both cases itself).
  * A value of "" counts as unset. */
-static CURLcode http_configure_env(CURL *e, const char *url) {
-  CURLcode c = CURLE_OK;
+/* The config's CA bundle (zhttp_set_ca_bundle); a named singleton set once
+ * by run setup before any request. */
+static char *config_ca_bundle;
+
+void zhttp_set_ca_bundle(const char *path) {
+  free(config_ca_bundle);
+  config_ca_bundle = path && *path ? xstrdup(path) : NULL;
+}
+
+const char *zhttp_ca_file(void) {
+  if (config_ca_bundle) return config_ca_bundle;
   const char *ca = getenv("SSL_CERT_FILE");
   if (!ca || !*ca) ca = getenv("CURL_CA_BUNDLE");
-  if (ca && *ca) c = curl_easy_setopt(e, CURLOPT_CAINFO, ca);
+  return ca && *ca ? ca : NULL;
+}
+
+const char *zhttp_ca_dir(void) {
   const char *dir = getenv("SSL_CERT_DIR");
-  if (c == CURLE_OK && dir && *dir) c = curl_easy_setopt(e, CURLOPT_CAPATH, dir);
+  return dir && *dir ? dir : NULL;
+}
+
+static CURLcode http_configure_env(CURL *e, const char *url) {
+  CURLcode c = CURLE_OK;
+  const char *ca = zhttp_ca_file();
+  if (ca) c = curl_easy_setopt(e, CURLOPT_CAINFO, ca);
+  const char *dir = zhttp_ca_dir();
+  if (c == CURLE_OK && dir) c = curl_easy_setopt(e, CURLOPT_CAPATH, dir);
   const char *lower = getenv("http_proxy"), *upper = getenv("HTTP_PROXY");
   if (c == CURLE_OK && !strncasecmp(url, "http://", 7) && (!lower || !*lower) && upper && *upper)
     c = curl_easy_setopt(e, CURLOPT_PROXY, upper); /* NO_PROXY still applies */
@@ -347,9 +368,10 @@ static int http_classify(http_xfer *x, CURLcode rc, zerr *err) {
     case CURLE_SSL_INVALIDCERTSTATUS:
       ret = zerr_set(err, ZE_PROVIDER,
                      "the TLS handshake with %s failed (%s); check the system clock, the CA "
-                     "certificates (SSL_CERT_FILE or CURL_CA_BUNDLE for a bundle, "
-                     "SSL_CERT_DIR for a directory) and any intercepting proxy",
-                     origin, detail);
+                     "certificates (network.caBundle in the user config, or SSL_CERT_FILE or "
+                     "CURL_CA_BUNDLE for a bundle, SSL_CERT_DIR for a directory; now: %s) and "
+                     "any intercepting proxy",
+                     origin, detail, zhttp_ca_file() ? zhttp_ca_file() : "the system's");
       break;
     case CURLE_PARTIAL_FILE:
     case CURLE_RECV_ERROR:

@@ -98,6 +98,18 @@ void zhttp_response_release(zhttp_response *resp);
  * -1 when absent or unparseable. */
 long zhttp_retry_after_seconds(const char *value);
 
+/* zero's own HTTPS trusts the CA certificates of path (config
+ * "network.caBundle") instead of the system bundle; NULL restores the
+ * default. Copied. Call before requests start (run setup): requests on
+ * other threads read it without a lock. */
+void zhttp_set_ca_bundle(const char *path);
+/* The CA bundle zero's own requests use, or NULL for libcurl's default: the
+ * config's, else SSL_CERT_FILE, else CURL_CA_BUNDLE (Debian's libcurl reads
+ * neither by itself). Borrowed. web_fetch applies it too. */
+const char *zhttp_ca_file(void);
+/* SSL_CERT_DIR, or NULL. Borrowed. */
+const char *zhttp_ca_dir(void);
+
 /* One-time global init (curl_global_init); safe to call repeatedly.
  * zhttp_perform calls it itself. */
 void zhttp_global_init(void);

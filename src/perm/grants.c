@@ -173,11 +173,14 @@ void zgrants_add(zgrants *g, const char *tool, zgrant_kind kind, const char *val
   g->v = xrealloc(g->v, (g->n + 1) * sizeof *g->v);
   char ts[32];
   now_rfc3339(ts);
-  g->v[g->n++] = (zgrant){xstrdup(tool), kind, value ? xstrdup(value) : NULL, allow, scope,
-                          xstrdup(ts), false, false, 0};
+  g->v[g->n++] = (zgrant){xstrdup(tool), kind,  value ? xstrdup(value) : NULL,
+                          allow,         scope, xstrdup(ts),
+                          false,         false, 0,
+                          NULL};
 }
 
 static void grant_free(zgrant *x) {
+  free(x->workspace);
   free(x->tool);
   free(x->value);
   free(x->created_at);
@@ -197,6 +200,7 @@ void zgrants_release(zgrants *g) {
   free(g->path);
   free(g->mcp_path);
   json_decref(g->mcp);
+  free(g->workspace);
   for (char **w = g->ignored; w && *w; w++) free(*w);
   free(g->ignored);
   free(g->notice);
@@ -270,6 +274,8 @@ static int load_sandbox_grants(zgrants *g, zerr *err) {
     }
     zgrants_add(g, tool, k, value, allow, ZGRANT_ALWAYS);
     g->v[g->n - 1].file_index = i + 1;
+    const char *ws = zjson_str(o, "workspace");
+    if (k == ZGRANT_HOST && ws && *ws) g->v[g->n - 1].workspace = xstrdup(ws);
     const char *ts = zjson_str(o, "createdAt");
     if (ts) {
       free(g->v[g->n - 1].created_at);
@@ -303,14 +309,16 @@ typedef struct file_add {
   zgrant_kind kind;
   bool allow;
   const char *path;
+  const char *workspace; /* host grants: the workspace it holds in, or NULL */
 } file_add;
 
-static json_t *grant_json(const char *tool, zgrant_kind kind, const char *value, bool allow) {
+static json_t *grant_json(const file_add *a) {
   char ts[32];
   now_rfc3339(ts);
-  json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "tool", tool, "kind", zgrant_kind_name(kind),
-                        "action", allow ? "allow" : "deny", "createdAt", ts);
-  if (value && kind != ZGRANT_TOOL) json_object_set_new(o, "value", json_string(value));
+  json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "tool", a->tool, "kind", zgrant_kind_name(a->kind),
+                        "action", a->allow ? "allow" : "deny", "createdAt", ts);
+  if (a->value && a->kind != ZGRANT_TOOL) json_object_set_new(o, "value", json_string(a->value));
+  if (a->workspace) json_object_set_new(o, "workspace", json_string(a->workspace));
   return o;
 }
 
@@ -334,25 +342,31 @@ static int add_in_file(json_t **doc, void *ud, zerr *err) {
     if (!strcmp(zjson_str_or(o, "tool", ""), a->tool) &&
         !strcmp(zjson_str_or(o, "kind", "tool"), zgrant_kind_name(a->kind)) &&
         !strcmp(zjson_str_or(o, "action", ""), a->allow ? "allow" : "deny") &&
-        (a->kind == ZGRANT_TOOL || (v && a->value && !strcmp(v, a->value))))
+        (a->kind == ZGRANT_TOOL || (v && a->value && !strcmp(v, a->value))) &&
+        !strcmp(zjson_str_or(o, "workspace", ""), a->workspace ? a->workspace : ""))
       return 1;
   }
-  json_array_append_new(grants, grant_json(a->tool, a->kind, a->value, a->allow));
+  json_array_append_new(grants, grant_json(a));
   return 0;
 }
 
-int zgrants_file_add(const char *path, const char *tool, zgrant_kind kind, const char *value,
-                     bool allow, zerr *err) {
+static int file_add_in(const char *path, const char *tool, zgrant_kind kind, const char *value,
+                       bool allow, const char *workspace, zerr *err) {
   char why[400];
   if (!tool || !*tool) return zerr_set(err, ZE_USAGE, "a grant needs a tool name");
   if (zgrant_too_broad(kind, value, allow, why, sizeof why))
     return zerr_set(err, ZE_USAGE, "refused: %s", why);
-  file_add a = {tool, value, kind, allow, path};
+  file_add a = {tool, value, kind, allow, path, workspace};
   /* A file still in Go zero's layout becomes ours first (with its backup). */
   zgrants_go_migration m;
   if (zgrants_go_migrate(path, &m, err) < 0) return -1;
   free(m.backup);
   return zjson_update_file(path, 0, 0600, add_in_file, &a, err) < 0 ? -1 : 0;
+}
+
+int zgrants_file_add(const char *path, const char *tool, zgrant_kind kind, const char *value,
+                     bool allow, zerr *err) {
+  return file_add_in(path, tool, kind, value, allow, NULL, err);
 }
 
 typedef struct file_revoke {
@@ -397,8 +411,11 @@ int zgrants_remember(zgrants *g, const char *tool, zgrant_kind kind, const char 
     return zerr_set(err, ZE_USAGE, "not remembered: %s", why);
   zgrants_add(g, tool, kind, kind == ZGRANT_TOOL ? NULL : value, allow, scope);
   g->v[g->n - 1].unsandboxed = unsandboxed && scope != ZGRANT_ALWAYS;
+  /* "always for this workspace": a host grant holds where it was given */
+  const char *ws = kind == ZGRANT_HOST ? g->workspace : NULL;
+  if (ws) g->v[g->n - 1].workspace = xstrdup(ws);
   if (scope != ZGRANT_ALWAYS || !g->path) return 0;
-  return zgrants_file_add(g->path, tool, kind, value, allow, err);
+  return file_add_in(g->path, tool, kind, value, allow, ws, err);
 }
 
 /* ---- matching ------------------------------------------------------------------- */
@@ -429,6 +446,8 @@ zgrant *zgrants_match(zgrants *g, const char *tool, const char *path,
   for (size_t i = 0; i < g->n; i++) {
     zgrant *x = &g->v[i];
     if (x->allow != allow || x->used || strcmp(x->tool, tool)) continue;
+    /* a host grant of another workspace */
+    if (x->workspace && (!g->workspace || strcmp(x->workspace, g->workspace))) continue;
     /* leaving the sandbox: only this run's answer to exactly that */
     if (allow && unsandboxed && (!x->unsandboxed || x->scope == ZGRANT_ALWAYS)) continue;
     bool hit;

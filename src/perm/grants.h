@@ -66,6 +66,11 @@ typedef struct zgrant {
    * does. */
   bool unsandboxed;
   size_t file_index;  /* 1-based position in the saved file (what revoke takes); 0 = not saved */
+  /* Host grants: the workspace (absolute path) an "always" answer was given
+   * in; such a grant matches only runs in that workspace ("always for this
+   * workspace"). NULL: every workspace (a grant added by `zero sandbox
+   * grants`, or saved before workspaces were recorded). */
+  char *workspace;
 } zgrant;
 
 typedef struct zgrants {
@@ -80,6 +85,9 @@ typedef struct zgrants {
   /* Set when loading migrated Go zero's layout of the file (perm/grants_go.h):
    * the one-time "sandbox grants updated …" notice the run shows. */
   char *notice;
+  /* The run's workspace (owned, may be NULL): host grants saved "always"
+   * record it, and host grants of another workspace do not match. */
+  char *workspace;
 } zgrants;
 
 /* Loads path (NULL = default location; a missing file is empty) and the MCP

@@ -3,6 +3,7 @@
 #include "perm/net_ask.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/common.h"
@@ -26,6 +27,13 @@ void zperm_net_asker_init(zperm_net_asker *x, const char *grants_path, zperm_fac
   }
   x->face = face;
   x->face_ud = face_ud;
+}
+
+void zperm_net_asker_set_workspace(zperm_net_asker *x, const char *workspace) {
+  pthread_mutex_lock(&x->mu);
+  free(x->grants.workspace);
+  x->grants.workspace = workspace ? xstrdup(workspace) : NULL;
+  pthread_mutex_unlock(&x->mu);
 }
 
 void zperm_net_asker_release(zperm_net_asker *x) {

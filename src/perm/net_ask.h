@@ -44,6 +44,10 @@ typedef struct zperm_net_asker {
 void zperm_net_asker_init(zperm_net_asker *x, const char *grants_path, zperm_face (*face)(void *ud),
                           void *face_ud);
 void zperm_net_asker_release(zperm_net_asker *x);
+/* The run's workspace: "always" answers hold for it alone, and host grants
+ * saved in another workspace do not answer here. NULL: none (every saved
+ * host grant without a workspace still matches). Call before questions. */
+void zperm_net_asker_set_workspace(zperm_net_asker *x, const char *workspace);
 
 /* zeg_ask_fn: true when host:port may be reached (a grant, or the user's
  * answer). ud is the asker. */

@@ -30,14 +30,17 @@ int zsb_egress_rules(const zsb_policy *p, zeg_rules *out, zerr *err) {
   return 0;
 }
 
-/* The default report of a refusal: one line on zero's stderr, which says
- * how to allow the host. Allowed connections are silent. */
-static void report_denial(void *ud, const zeg_event *e) {
-  (void)ud;
-  if (e->allowed || strcmp(e->kind, "network_decision") != 0) return;
-  char text[1024];
-  zeg_denial_text(e->host[0] ? e->host : "?", e->port, e->reason, text, sizeof text);
-  fprintf(stderr, "[zero] %s", text);
+/* The proxy's zeg_event_fn (ud: the zsb_egress): a refusal is one line on
+ * zero's stderr, which says how to allow the host (allowed connections are
+ * silent there); then the run's own hook sees every event. */
+static void on_proxy_event(void *ud, const zeg_event *e) {
+  const zsb_egress *eg = ud;
+  if (!e->allowed && !strcmp(e->kind, "network_decision")) {
+    char text[1024];
+    zeg_denial_text(e->host[0] ? e->host : "?", e->port, e->reason, text, sizeof text);
+    fprintf(stderr, "[zero] %s", text);
+  }
+  if (eg->hooks.on_event) eg->hooks.on_event(eg->hooks.ud, e);
 }
 
 /* <runtime base>/.egress, made 0700 when missing; NULL with err when it is
@@ -84,11 +87,12 @@ int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, const zsb_egress_hooks
                                                                                  __ATOMIC_RELAXED));
   char *path = zpath_join(dir, name);
   const char *hosts = getenv("ZERO_EGRESS_HOSTS");
+  eg->hooks = *hooks;
   zeg_proxy_opts o = {.rules = &rules,
                       .socket_path = path,
                       .hosts_file = hosts,
-                      .on_event = hooks->on_event ? hooks->on_event : report_denial,
-                      .ud = hooks->ud,
+                      .on_event = on_proxy_event,
+                      .ud = eg,
                       .ask = hooks->ask,
                       .ask_ud = hooks->ask_ud};
   eg->proxy = zeg_proxy_start(&o, err);

@@ -26,18 +26,21 @@ int zsb_egress_rules(const zsb_policy *p, zeg_rules *out, zerr *err);
 
 /* The run's proxy: started for the first scoped command, stopped with the
  * run. */
-typedef struct zsb_egress {
-  zeg_proxy *proxy;
-  char *socket_path;  /* owned */
-} zsb_egress;
-
-/* What the run does with the proxy's decisions and questions. */
+/* What the run does with the proxy's decisions and questions. Denials are
+ * always reported on zero's stderr too (one line saying how to allow the
+ * host). */
 typedef struct zsb_egress_hooks {
-  zeg_event_fn on_event; /* NULL: denials are reported on stderr */
+  zeg_event_fn on_event; /* every event (net/egress/queue.h); NULL: none */
   void *ud;
   zeg_ask_fn ask; /* a host on neither list (perm/net_ask.h); NULL: denied */
   void *ask_ud;
 } zsb_egress_hooks;
+
+typedef struct zsb_egress {
+  zeg_proxy *proxy;
+  char *socket_path;      /* owned */
+  zsb_egress_hooks hooks; /* copied at start; the proxy's events go through eg */
+} zsb_egress;
 
 /* Starts the proxy for p: its socket in <runtime base>/.egress/ (0700),
  * ZERO_EGRESS_HOSTS (a hosts file, for tests) as its resolver override.

@@ -27,6 +27,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "net/curl_loader.h"
+#include "net/http.h"
 #include "tools/tools_internal.h"
 #include "tools/webutil.h"
 
@@ -253,6 +254,9 @@ static long request(const char *url, const char *resolve, const char *proxy, fet
   curl_easy_setopt(h, CURLOPT_USERAGENT, "zero/" ZERO_VERSION " (web_fetch)");
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  /* the same CA certificates as zero's other requests (net/http.h) */
+  if (zhttp_ca_file()) curl_easy_setopt(h, CURLOPT_CAINFO, zhttp_ca_file());
+  if (zhttp_ca_dir()) curl_easy_setopt(h, CURLOPT_CAPATH, zhttp_ca_dir());
   if (res) curl_easy_setopt(h, CURLOPT_RESOLVE, res);
   /* Exactly the proxy check_url decided on; "" = none (curl's own reading
    * of the environment could differ). */
@@ -283,6 +287,12 @@ static long request(const char *url, const char *resolve, const char *proxy, fet
                    "public internet addresses", url, f->why);
   } else if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && f->cut)) {
     zbuf_addf(err, "fetching %s failed: %s", url, curl_easy_strerror(code));
+    if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ||
+        code == CURLE_SSL_CONNECT_ERROR)
+      zbuf_addf(err,
+                " (zero trusts the CA certificates of %s; a private CA goes in "
+                "network.caBundle of the user config, or SSL_CERT_FILE)",
+                zhttp_ca_file() ? zhttp_ca_file() : "the system");
   } else {
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     char *loc = NULL, *ct = NULL;

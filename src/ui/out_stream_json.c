@@ -199,6 +199,10 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       o = envelope(s, "hook");
       if (json_is_object(ev->hook.record)) json_object_update(o, (json_t *)ev->hook.record);
       break;
+    case ZAEV_NETWORK:
+      o = envelope(s, ev->network.type);
+      if (json_is_object(ev->network.record)) json_object_update(o, (json_t *)ev->network.record);
+      break;
     case ZAEV_WARNING:
       o = envelope(s, "warning");
       set_str(o, "message", ev->warning.message);

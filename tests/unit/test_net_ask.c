@@ -123,6 +123,47 @@ static void a_deny_grant_wins_and_headless_denies(void **state) {
   rm_grants(path);
 }
 
+/* "always for this workspace": an always answer given in one workspace is
+ * saved with it and answers only runs in that workspace. */
+static void always_holds_for_its_workspace_only(void **state) {
+  (void)state;
+  char *path = tmp_grants();
+  fake f = {.action = ZPERM_ALLOW, .scope = ZGRANT_ALWAYS};
+  zperm_net_asker x;
+  zperm_net_asker_init(&x, path, with_approver, &f);
+  zperm_net_asker_set_workspace(&x, "/src/app");
+  assert_true(zperm_net_ask(&x, "git.example", 443));
+  assert_true(zperm_net_ask(&x, "git.example", 443)); /* this run: remembered */
+  assert_int_equal(f.asked, 1);
+  zperm_net_asker_release(&x);
+  zbuf b = ZBUF_INIT;
+  zerr err = ZERR_INIT;
+  assert_int_equal(zfs_read_file(path, &b, 1 << 16, &err), 0);
+  assert_non_null(strstr(b.data, "\"workspace\": \"/src/app\""));
+  zbuf_release(&b);
+  /* another workspace: the saved grant does not answer (headless: denied) */
+  zperm_net_asker_init(&x, path, headless, NULL);
+  zperm_net_asker_set_workspace(&x, "/src/other");
+  assert_false(zperm_net_ask(&x, "git.example", 443));
+  zperm_net_asker_release(&x);
+  /* nor a run that names no workspace */
+  zperm_net_asker_init(&x, path, headless, NULL);
+  assert_false(zperm_net_ask(&x, "git.example", 443));
+  zperm_net_asker_release(&x);
+  /* the same workspace: allowed without a question */
+  zperm_net_asker_init(&x, path, headless, NULL);
+  zperm_net_asker_set_workspace(&x, "/src/app");
+  assert_true(zperm_net_ask(&x, "git.example", 443));
+  zperm_net_asker_release(&x);
+  /* a grant added by the CLI (no workspace) holds everywhere */
+  assert_int_equal(zgrants_file_add(path, "network", ZGRANT_HOST, "all.example", true, &err), 0);
+  zperm_net_asker_init(&x, path, headless, NULL);
+  zperm_net_asker_set_workspace(&x, "/src/other");
+  assert_true(zperm_net_ask(&x, "all.example", 443));
+  zperm_net_asker_release(&x);
+  rm_grants(path);
+}
+
 static void a_host_grant_names_one_host(void **state) {
   (void)state;
   char why[256];
@@ -143,6 +184,7 @@ int main(void) {
       cmocka_unit_test(always_is_saved_and_read_by_the_next_run),
       cmocka_unit_test(a_deny_grant_wins_and_headless_denies),
       cmocka_unit_test(a_host_grant_names_one_host),
+      cmocka_unit_test(always_holds_for_its_workspace_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -333,10 +333,14 @@ static void origin_head(const char *method, const char *path, const char *head, 
   zbuf_addstr(out, "Connection: close\r\n\r\n");
 }
 
-static void relay_and_record(zeg_proxy *p, int client, int up, const char *proto,
+/* Relays until either side closes; head_up: the bytes already written
+ * upstream (a rewritten request head, bytes that came with CONNECT), counted
+ * as sent. */
+static void relay_and_record(zeg_proxy *p, int client, int up, size_t head_up, const char *proto,
                              const char *host, int port) {
   uint64_t sent = 0, recvd = 0;
   zeg_relay(client, up, p->stop[0], &sent, &recvd);
+  sent += head_up;
   count(p, true, sent, recvd);
   emit(p, "network_request", proto, host, port, true, NULL, sent, recvd);
 }
@@ -393,7 +397,8 @@ static void serve_absolute(zeg_proxy *p, int fd, const char *method, const char 
   origin_head(method, path_copy, b->data, &out);
   free(path_copy);
   zbuf_add(&out, b->data + body_off, b->len - body_off);
-  if (write_all(up, out.data, out.len) == 0) relay_and_record(p, fd, up, "http", host, port);
+  if (write_all(up, out.data, out.len) == 0)
+    relay_and_record(p, fd, up, out.len, "http", host, port);
   zbuf_release(&out);
   close(up);
 }
@@ -435,7 +440,7 @@ static void serve_http(zeg_proxy *p, int fd) {
         static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
         if (write_all(fd, ok, sizeof ok - 1) == 0 &&
             write_all(up, b.data + body_off, b.len - body_off) == 0)
-          relay_and_record(p, fd, up, "connect", host, port);
+          relay_and_record(p, fd, up, b.len - body_off, "connect", host, port);
         close(up);
       }
     }
@@ -514,7 +519,7 @@ static void serve_socks(zeg_proxy *p, int fd) {
     return;
   }
   socks_reply(fd, 0);
-  relay_and_record(p, fd, up, "socks5", host, port);
+  relay_and_record(p, fd, up, 0, "socks5", host, port);
   close(up);
 }
 
