@@ -42,6 +42,7 @@
 #include "tools/image.h"
 #include "subagent/child.h"
 #include "subagent/worktree.h"
+#include "subagent/relay.h"
 #include "tools/tool.h"
 #include "tools/tracker.h"
 #include "ui/input.h"
@@ -468,6 +469,10 @@ int cmd_exec(int argc, char **argv) {
   char cap_note[512] = "";
   zexec_spec spec = {0};
   exec_worktree wt = {0};
+  /* A sub-agent asks its parent (subagent/relay.h): taken before anything
+   * is started, so no command inherits the channel. */
+  zsub_uplink uplink;
+  zsub_uplink_take(&uplink);
 
   zcancel_install();
   zhttp_global_init();
@@ -638,9 +643,15 @@ int cmd_exec(int argc, char **argv) {
   }
   zrun_setup_compaction(&rs, a.output == ZOUT_TEXT ? stderr : NULL);
   zsub_runtime_opts ask = {.ask = next_answer, .ask_ud = answers};
+  if (uplink.fd >= 0 && !json_array_size(answers)) /* the parent's user answers */
+    ask = (zsub_runtime_opts){.ask = zsub_uplink_ask, .ask_ud = &uplink};
   zrun_setup_subagents(&rs, (const char *const *)specialist.sub_tools,
                        specialist.def && specialist.def->tools, &ask);
   zrun_setup_agent(&rs, &agent);
+  if (uplink.fd >= 0 && !agent.approve) {
+    agent.approve = zsub_uplink_approve;
+    agent.approve_ud = &uplink;
+  }
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
   /* The loop's judgement (agent/judge.h). */
@@ -721,6 +732,7 @@ out:
   zexec_profile_release(&profile);
   zperm_tool_list_free(profile_tools_off);
   exec_worktree_release(&wt);
+  zsub_uplink_release(&uplink);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;
