@@ -382,13 +382,19 @@ typedef struct exec_worktree {
   zwt w;
   char *launch; /* the launch directory's real path: the trust root */
   bool ended;
+  zwt_git_paths_out git; /* what a commit there writes: writable in its sandbox */
 } exec_worktree;
 
 static int exec_worktree_begin(const zexec_args *a, exec_worktree *wt, zerr *err) {
   wt->launch = realpath(a->cwd ? a->cwd : ".", NULL);
   if (!wt->launch)
     return zerr_set(err, ZE_USAGE, "cwd must be an existing directory: %s", a->cwd ? a->cwd : ".");
-  return zwt_create(wt->launch, a->worktree_name, &wt->w, err);
+  if (zwt_create(wt->launch, a->worktree_name, &wt->w, err) < 0) return -1;
+  /* Without them the run still edits its checkout; it only cannot commit. */
+  zerr gerr = ZERR_INIT;
+  if (zwt_git_paths(&wt->w, &wt->git, &gerr) < 0)
+    fprintf(stderr, "[zero] WARNING: git cannot commit in this worktree's sandbox: %s\n", gerr.msg);
+  return 0;
 }
 
 /* Ends the worktree once: removed when the run left it as it was, else
@@ -417,6 +423,7 @@ static void exec_worktree_end(exec_worktree *wt, exec_run *run) {
 static void exec_worktree_release(exec_worktree *wt) {
   exec_worktree_end(wt, NULL); /* a run that stopped before its output existed */
   zwt_release(&wt->w);
+  zwt_git_paths_release(&wt->git);
   free(wt->launch);
   wt->launch = NULL;
 }
@@ -497,6 +504,8 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   rs.opts.trust_root = wt.launch;
+  rs.opts.git_write = (const char *const *)wt.git.write;
+  rs.opts.git_readonly = wt.git.gitdir_file;
   /* --agent narrows the tools, model and mode before anything uses them. */
   bool ws_ok = zrun_setup_workspace(&rs, wt.w.workdir ? wt.w.workdir : a.cwd, a.add_dirs,
                                     a.n_add_dirs, &err) == 0 &&
