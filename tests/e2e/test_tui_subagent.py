@@ -57,6 +57,28 @@ class TuiSubagent(TuiDriver):
         self.assertFalse(os.path.exists(os.path.join(self.work, "child.txt")))
         self.quit_and_check_terminal()
 
+    def test_running_subagent_shows_its_steps_under_the_task_card(self):
+        self.write("a.txt", "hello\n")
+        self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "look around", "prompt": "read a.txt", "agent": "explore"}}]},
+            {"tool_calls": [{"name": "glob", "arguments": {"pattern": "*.txt"}},
+                            {"name": "read_file", "arguments": {"path": "a.txt"}}]},
+            # the child's last turn takes a while: its card is on the screen meanwhile
+            {"text": "child answer", "delay_before_ms": 5000},
+            {"text": "parent done"},
+        ])
+        self.start()
+        self.type("delegate")
+        self.keys("Enter")
+        s = self.wait_for("↳ read_file a.txt ✓", timeout=30)
+        self.assertIn("sub-agent explore started: look around", s)
+        self.assertIn("↳ glob *.txt ✓", s)
+        s = self.wait_for("parent done", timeout=30)
+        # the finished card keeps the child's final state
+        self.assertIn("↳ sub-agent explore · success · 2 tool calls", s)
+        self.quit_and_check_terminal()
+
 
 if __name__ == "__main__":
     main()
