@@ -42,6 +42,7 @@
 #include "tools/image.h"
 #include "subagent/child.h"
 #include "subagent/worktree.h"
+#include "subagent/relay.h"
 #include "tools/tool.h"
 #include "tools/tracker.h"
 #include "ui/input.h"
@@ -381,13 +382,19 @@ typedef struct exec_worktree {
   zwt w;
   char *launch; /* the launch directory's real path: the trust root */
   bool ended;
+  zwt_git_paths_out git; /* what a commit there writes: writable in its sandbox */
 } exec_worktree;
 
 static int exec_worktree_begin(const zexec_args *a, exec_worktree *wt, zerr *err) {
   wt->launch = realpath(a->cwd ? a->cwd : ".", NULL);
   if (!wt->launch)
     return zerr_set(err, ZE_USAGE, "cwd must be an existing directory: %s", a->cwd ? a->cwd : ".");
-  return zwt_create(wt->launch, a->worktree_name, &wt->w, err);
+  if (zwt_create(wt->launch, a->worktree_name, &wt->w, err) < 0) return -1;
+  /* Without them the run still edits its checkout; it only cannot commit. */
+  zerr gerr = ZERR_INIT;
+  if (zwt_git_paths(&wt->w, &wt->git, &gerr) < 0)
+    fprintf(stderr, "[zero] WARNING: git cannot commit in this worktree's sandbox: %s\n", gerr.msg);
+  return 0;
 }
 
 /* Ends the worktree once: removed when the run left it as it was, else
@@ -416,6 +423,7 @@ static void exec_worktree_end(exec_worktree *wt, exec_run *run) {
 static void exec_worktree_release(exec_worktree *wt) {
   exec_worktree_end(wt, NULL); /* a run that stopped before its output existed */
   zwt_release(&wt->w);
+  zwt_git_paths_release(&wt->git);
   free(wt->launch);
   wt->launch = NULL;
 }
@@ -468,6 +476,10 @@ int cmd_exec(int argc, char **argv) {
   char cap_note[512] = "";
   zexec_spec spec = {0};
   exec_worktree wt = {0};
+  /* A sub-agent asks its parent (subagent/relay.h): taken before anything
+   * is started, so no command inherits the channel. */
+  zsub_uplink uplink;
+  zsub_uplink_take(&uplink);
 
   zcancel_install();
   zhttp_global_init();
@@ -492,6 +504,8 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   rs.opts.trust_root = wt.launch;
+  rs.opts.git_write = (const char *const *)wt.git.write;
+  rs.opts.git_readonly = wt.git.gitdir_file;
   /* --agent narrows the tools, model and mode before anything uses them. */
   bool ws_ok = zrun_setup_workspace(&rs, wt.w.workdir ? wt.w.workdir : a.cwd, a.add_dirs,
                                     a.n_add_dirs, &err) == 0 &&
@@ -638,9 +652,15 @@ int cmd_exec(int argc, char **argv) {
   }
   zrun_setup_compaction(&rs, a.output == ZOUT_TEXT ? stderr : NULL);
   zsub_runtime_opts ask = {.ask = next_answer, .ask_ud = answers};
+  if (uplink.fd >= 0 && !json_array_size(answers)) /* the parent's user answers */
+    ask = (zsub_runtime_opts){.ask = zsub_uplink_ask, .ask_ud = &uplink};
   zrun_setup_subagents(&rs, (const char *const *)specialist.sub_tools,
                        specialist.def && specialist.def->tools, &ask);
   zrun_setup_agent(&rs, &agent);
+  if (uplink.fd >= 0 && !agent.approve) {
+    agent.approve = zsub_uplink_approve;
+    agent.approve_ud = &uplink;
+  }
   agent.sinks = run.sinks;
   agent.nsinks = run.nsinks;
   /* The loop's judgement (agent/judge.h). */
@@ -721,6 +741,7 @@ out:
   zexec_profile_release(&profile);
   zperm_tool_list_free(profile_tools_off);
   exec_worktree_release(&wt);
+  zsub_uplink_release(&uplink);
   zexec_args_release(&a);
   free(g_session_root);
   g_session_root = NULL;

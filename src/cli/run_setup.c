@@ -107,6 +107,9 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
                         .allow_domains = s->opts.allow_domains,
                         .n_allow_domains = s->opts.n_allow_domains};
   if (zsb_policy_build(&s->sandbox.policy, &so, err) < 0) goto fail;
+  for (const char *const *g = s->opts.git_write; g && *g; g++)
+    zsb_strv_add(&s->sandbox.policy.allow_write, *g);
+  if (s->opts.git_readonly) zsb_strv_add(&s->sandbox.policy.deny_write, s->opts.git_readonly);
   if (s->opts.offline) { /* --offline wins over sandbox.network */
     s->sandbox.policy.network = false;
     s->sandbox.policy.scoped = false;

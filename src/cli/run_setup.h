@@ -61,6 +61,11 @@ typedef struct zrun_opts {
   const char *trust_root;
   const json_t *extra_mcp_servers; /* MCP servers the face adds for this run (ACP session/new's
                                     * mcpServers), as zmcp_start_opts.extra_servers; borrowed */
+  /* --worktree: the folders a commit in the worktree writes (its git dir,
+   * objects, the zero/ refs and logs; subagent/worktree.h zwt_git_paths),
+   * writable for commands, and its gitdir file kept read-only. Borrowed. */
+  const char *const *git_write;
+  const char *git_readonly;
 } zrun_opts;
 
 /* The sandbox step: what confines every child of the run. */

@@ -335,6 +335,7 @@ void tui_pending_ask_free(tui_pending_ask *m) {
 void tui_approver_init(tui_approver *x, void (*post)(void *ud, tui_pending_ask *ask),
                        void *post_ud) {
   memset(x, 0, sizeof *x);
+  pthread_mutex_init(&x->one, NULL);
   pthread_mutex_init(&x->mu, NULL);
   pthread_cond_init(&x->cv, NULL);
   x->post = post;
@@ -342,6 +343,7 @@ void tui_approver_init(tui_approver *x, void (*post)(void *ud, tui_pending_ask *
 }
 
 void tui_approver_release(tui_approver *x) {
+  pthread_mutex_destroy(&x->one);
   pthread_mutex_destroy(&x->mu);
   pthread_cond_destroy(&x->cv);
   free(x->note);
@@ -351,6 +353,7 @@ void tui_approver_release(tui_approver *x) {
 zapproval tui_approver_approve(void *ud, const zapproval_request *req) {
   tui_approver *x = ud;
   const ztool_call *call = req->call;
+  pthread_mutex_lock(&x->one);
   pthread_mutex_lock(&x->mu);
   x->waiting = true;
   x->answered = false;
@@ -377,6 +380,7 @@ zapproval tui_approver_approve(void *ud, const zapproval_request *req) {
   if (ans.action == ZPERM_ALLOW && x->answered && req->can_remember) ans.scope = x->scope;
   x->waiting = false;
   pthread_mutex_unlock(&x->mu);
+  pthread_mutex_unlock(&x->one);
   return ans;
 }
 

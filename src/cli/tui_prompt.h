@@ -126,6 +126,9 @@ void tui_pending_ask_free(tui_pending_ask *m);
  *      waiting worker with tui_approver_cancel after zcancel_request()
  *   4. tui_approver_release once no worker runs. */
 typedef struct tui_approver {
+  /* held for a whole exchange: the worker and a background sub-agent's
+   * reader (subagent/relay.h) may ask at once, and the UI shows one ask */
+  pthread_mutex_t one;
   pthread_mutex_t mu;
   pthread_cond_t cv;
   bool waiting, answered;  /* guarded by mu */

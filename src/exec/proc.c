@@ -78,6 +78,10 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
   if (stderr_fd < 0) stderr_fd = out_fd;
   if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || (!o->keep_stderr && dup2(stderr_fd, 2) < 0))
     child_fail(errfd, errno);
+  /* The passed fd goes above both targets first, so placing errfd at 3
+   * cannot clobber it. */
+  int pass = o->pass_fd > 2 ? fcntl(o->pass_fd, F_DUPFD_CLOEXEC, ZEXEC_PASS_FD + 1) : -1;
+  if (o->pass_fd > 2 && pass < 0) child_fail(errfd, errno);
   /* Keep errfd (CLOEXEC) open above 2; close everything else. */
   int keep = errfd;
   if (keep != 3) {
@@ -85,8 +89,9 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
     fcntl(3, F_SETFD, FD_CLOEXEC);
     keep = 3;
   }
+  if (pass >= 0 && dup2(pass, ZEXEC_PASS_FD) < 0) child_fail(keep, errno); /* inherited */
 #ifdef SYS_close_range
-  syscall(SYS_close_range, 4u, ~0u, 0u);
+  syscall(SYS_close_range, pass >= 0 ? (unsigned)ZEXEC_PASS_FD + 1 : 4u, ~0u, 0u);
 #endif
   if (cmd->cwd && chdir(cmd->cwd) < 0) child_fail(keep, errno);
   if (cmd->envp) execvpe(cmd->argv[0], cmd->argv, cmd->envp);

@@ -44,7 +44,13 @@ typedef struct zexec_opts {
   /* Pipes: the child's stderr stays zero's own (the daemon's log) instead of
    * joining its output, which must stay one clean stream. */
   bool keep_stderr;
+  /* > 2: this descriptor is the child's fd 4 (ZEXEC_PASS_FD), every other
+   * one above 2 is closed as usual. For zero_child only: a sub-agent's
+   * private channel to its parent (subagent/relay.h). 0 = none. */
+  int pass_fd;
 } zexec_opts;
+
+#define ZEXEC_PASS_FD 4
 
 /* A started child. */
 typedef struct zexec_child {

@@ -2,11 +2,13 @@
 #include "subagent/child.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "exec/proc.h"
 #include "exec/reaper.h"
 #include "exec/spawn.h"
+#include "subagent/relay.h"
 
 extern char **environ;
 
@@ -70,9 +73,11 @@ char **zsub_child_argv(const zsub_launch *l) {
 static char **child_env(int depth, const char *const *extra) {
   strvec v = STRVEC_INIT;
   for (char **e = environ; e && *e; e++)
-    if (strncmp(*e, "ZERO_SUBAGENT_DEPTH=", 20) != 0 && strncmp(*e, "ZERO_SWARM_", 11) != 0)
+    if (strncmp(*e, "ZERO_SUBAGENT_DEPTH=", 20) != 0 && strncmp(*e, "ZERO_SWARM_", 11) != 0 &&
+        strncmp(*e, ZSUB_RELAY_ENV "=", sizeof ZSUB_RELAY_ENV) != 0)
       strvec_push(&v, *e);
   strvec_pushf(&v, "ZERO_SUBAGENT_DEPTH=%d", depth);
+  strvec_pushf(&v, ZSUB_RELAY_ENV "=%d", ZSUB_RELAY_CHILD_FD);
   for (const char *const *x = extra; x && *x; x++) strvec_push(&v, *x);
   return strvec_detach(&v);
 }
@@ -92,13 +97,26 @@ int zsub_child_start(const zsub_launch *l, zsub_child *c, zerr *err) {
   memset(c, 0, sizeof *c);
   c->pid = -1;
   c->out_fd = -1;
+  c->relay_fd = -1;
   zbuf_init(&c->line);
+  zbuf_init(&c->relay_in);
+  /* The relay: the child's end becomes its fd 4, ours stays here. */
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    return zerr_set(err, ZE_IO, "cannot make the sub-agent's relay socket: %s", strerror(errno));
   zspawn_cmd cmd = {.argv = zsub_child_argv(l), .envp = child_env(l->depth, l->env)};
-  zexec_opts o = {.stdin_open = true, .zero_child = true};
+  zexec_opts o = {.stdin_open = true, .zero_child = true, .pass_fd = sv[1]};
   zexec_child ch;
   /* Not wrapped by the sandbox: the child is zero, which confines its own
    * tools with the same policy (same workspace, roots and config). */
-  if (zexec_spawn(NULL, &cmd, &o, &ch, err) < 0) return -1;
+  int rc = zexec_spawn(NULL, &cmd, &o, &ch, err);
+  close(sv[1]);
+  if (rc < 0) {
+    close(sv[0]);
+    return -1;
+  }
+  fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+  c->relay_fd = sv[0];
   c->pid = ch.pid;
   c->out_fd = ch.out_fd;
   /* A child that dies before reading its prompt only makes the write fail
@@ -124,19 +142,48 @@ static void split_lines(zsub_child *c, void (*on_line)(void *, const char *, siz
   }
 }
 
+/* Reads what the child sent on the relay and hands each complete request
+ * to on_relay; closes the relay at its end (the child exited or closed it). */
+static void relay_read(zsub_child *c) {
+  char chunk[READ_CHUNK];
+  ssize_t n = read(c->relay_fd, chunk, sizeof chunk);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n <= 0 || c->relay_in.len + (size_t)n > ZSUB_RELAY_LINE_MAX) {
+    close(c->relay_fd); /* gone, or a request past any sane size: no more answers */
+    c->relay_fd = -1;
+    return;
+  }
+  zbuf_add(&c->relay_in, chunk, (size_t)n);
+  size_t start = 0;
+  for (size_t i = 0; i < c->relay_in.len && c->relay_fd >= 0; i++) {
+    if (c->relay_in.data[i] != '\n') continue;
+    c->on_relay(c->relay_ud, c, c->relay_in.data + start, i - start);
+    start = i + 1;
+  }
+  zbuf_consume(&c->relay_in, start);
+}
+
 zsub_pump_end zsub_child_pump(zsub_child *c, int timeout_ms, bool watch_cancel,
                               void (*on_line)(void *ud, const char *line, size_t len), void *ud) {
   if (c->out_fd < 0) return ZSUB_EOF;
   int64_t deadline = timeout_ms < 0 ? -1 : ztime_mono_ms() + timeout_ms;
   bool got = false;
   for (;;) {
-    struct pollfd fds[2] = {{c->out_fd, POLLIN, 0}, {watch_cancel ? zcancel_fd() : -1, POLLIN, 0}};
+    int relay = c->on_relay ? c->relay_fd : -1;
+    struct pollfd fds[3] = {{c->out_fd, POLLIN, 0},
+                            {watch_cancel ? zcancel_fd() : -1, POLLIN, 0},
+                            {relay, POLLIN, 0}};
     int wait = deadline < 0 ? -1 : (int)(deadline - ztime_mono_ms());
     if (deadline >= 0 && wait <= 0) return got ? ZSUB_MORE : ZSUB_IDLE;
-    int pr = poll(fds, 2, wait);
+    int pr = poll(fds, 3, wait);
     if (pr < 0 && errno != EINTR) return ZSUB_EOF;
     if (watch_cancel && zcancel_requested()) return ZSUB_CANCELLED;
     if (pr <= 0) continue;
+    if (relay >= 0 && fds[2].revents) {
+      relay_read(c); /* a waiting child counts as activity: it is not hung */
+      got = true;
+    }
+    if (!fds[0].revents) continue;
     char chunk[READ_CHUNK];
     ssize_t n = read(c->out_fd, chunk, sizeof chunk);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
@@ -150,7 +197,6 @@ zsub_pump_end zsub_child_pump(zsub_child *c, int timeout_ms, bool watch_cancel,
     zbuf_add(&c->line, chunk, (size_t)n);
     split_lines(c, on_line, ud);
     got = true;
-    if (deadline < 0) continue;
   }
 }
 
@@ -197,7 +243,10 @@ void zsub_child_describe_exit(const zsub_child *c, zbuf *out) {
 void zsub_child_release(zsub_child *c) {
   if (c->out_fd >= 0) close(c->out_fd);
   c->out_fd = -1;
+  if (c->relay_fd >= 0) close(c->relay_fd);
+  c->relay_fd = -1;
   zbuf_release(&c->line);
+  zbuf_release(&c->relay_in);
 }
 
 /* ---- folding the stream ---------------------------------------------------- */

@@ -6,7 +6,9 @@
  * chooses its flags, and those never widen authority: the permission mode
  * is at most the parent's, the workspace, --add-dir roots and --offline are
  * the parent's (so the sandbox policy and grants are the same), and the
- * child is headless, so a prompt for approval is denied.
+ * child's prompts for approval and its questions go to the parent over a
+ * private socket (subagent/relay.h), which answers them: read its requests
+ * by setting on_relay before pumping.
  *
  * Life cycle: zsub_child_start, then zsub_child_pump until it returns
  * ZSUB_EOF (each complete stdout line goes to the callback: no length cap,
@@ -55,6 +57,12 @@ typedef struct zsub_child {
   bool reaped;
   int status; /* waitpid status once reaped */
   zbuf line;  /* the partial line read so far */
+  int relay_fd;  /* the parent's end of the relay socket (relay.h), non-blocking; -1 = closed */
+  zbuf relay_in; /* the partial request read so far */
+  /* Called by zsub_child_pump for each complete request line the child
+   * sent on the relay; it answers on relay_fd. NULL: requests wait. */
+  void (*on_relay)(void *ud, struct zsub_child *c, const char *line, size_t len);
+  void *relay_ud;
 } zsub_child;
 
 /* The mode a child runs in: the definition's when it names one no wider than

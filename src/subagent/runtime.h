@@ -12,6 +12,7 @@
 #include "agent/tool_table.h"
 #include "subagent/child.h"
 #include "subagent/defs.h"
+#include "subagent/relay.h"
 #include "subagent/task.h"
 #include "subagent/worktree.h"
 
@@ -37,6 +38,7 @@ typedef struct bg_task {
   bool end_reported; /* subagent_end emitted (exactly once) */
   bool joined;       /* the reader thread was joined */
   int idle_ms;
+  zsub_relay_ctx relay; /* how its prompts reach the parent's user (off the worker) */
 } bg_task;
 
 struct zsub_runtime {
@@ -63,6 +65,7 @@ struct zsub_runtime {
   ztool_table_spec table;
   int max_team_size;  /* members running at once per team (swarm.maxTeamSize) */
   bool swarm_enabled; /* swarm.enabled: this run may lead a team */
+  pthread_mutex_t relay_mu; /* one child's prompt before the parent's user at a time */
 };
 
 /* What one task call asks for, checked. */

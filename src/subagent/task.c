@@ -336,7 +336,15 @@ typedef struct sync_run {
   const char *call_id;
   const char *agent;
   zsub_outcome o;
+  zsub_relay_ctx relay;
 } sync_run;
+
+/* A request of a child the worker waits for: the parent's engine may judge
+ * it (relay.h). */
+static void sync_relay(void *ud, zsub_child *c, const char *line, size_t len) {
+  sync_run *s = ud;
+  zsub_relay_answer(&s->relay, c->relay_fd, line, len);
+}
 
 static void sync_line(void *ud, const char *line, size_t len) {
   sync_run *s = ud;
@@ -354,6 +362,14 @@ static void task_wait(zsub_runtime *r, zagent *a, const ztool_call *call, task_r
   zsub_child c;
   if (task_start(r, a, q, &c, res) < 0) return;
   sync_run s = {.a = a, .call_id = call->id, .agent = q->def->name};
+  s.relay = (zsub_relay_ctx){.a = a,
+                             .agent = q->def->name,
+                             .on_worker = true,
+                             .ask = r->ask,
+                             .ask_ud = r->ask_ud,
+                             .serial = &r->relay_mu};
+  c.on_relay = sync_relay;
+  c.relay_ud = &s;
   s.o.session_id = xstrdup(q->resume ? q->resume : q->child_id);
   emit_start(a, call->id, q->def->name, s.o.session_id, q->description);
   bool stopped = false, idle = false;
@@ -380,6 +396,13 @@ static void task_wait(zsub_runtime *r, zagent *a, const ztool_call *call, task_r
 }
 
 /* ---- background tasks ----------------------------------------------------------- */
+
+/* A background child's request, on its reader thread: only the parent's
+ * user answers (relay.h), one request at a time. */
+static void bg_relay(void *ud, zsub_child *c, const char *line, size_t len) {
+  bg_task *t = ud;
+  zsub_relay_answer(&t->relay, c->relay_fd, line, len);
+}
 
 static void bg_line(void *ud, const char *line, size_t len) {
   bg_task *t = ud;
@@ -459,6 +482,14 @@ bg_task *zsub_bg_launch(zsub_runtime *r, zagent *a, const char *call_id, const t
   t->call_id = xstrdup(call_id ? call_id : "");
   t->outcome.session_id = xstrdup(q->resume ? q->resume : q->child_id);
   t->idle_ms = r->idle_ms;
+  t->relay = (zsub_relay_ctx){.a = a,
+                              .agent = t->agent,
+                              .on_worker = false,
+                              .ask = r->ask,
+                              .ask_ud = r->ask_ud,
+                              .serial = &r->relay_mu};
+  t->child.on_relay = bg_relay;
+  t->child.relay_ud = t;
   pthread_mutex_init(&t->mu, NULL);
   pthread_cond_init(&t->cv, NULL);
   if (pthread_create(&t->reader, NULL, bg_reader, t) != 0) {
@@ -672,6 +703,7 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   r->idle_ms = env_int("ZERO_SUBAGENT_IDLE_MS", 1, MAX_WAIT_MS * 6, IDLE_TIMEOUT_MS);
   r->max_team_size = o->max_team_size > 0 ? o->max_team_size : 4;
   r->swarm_enabled = o->swarm;
+  pthread_mutex_init(&r->relay_mu, NULL);
   /* task's tools then the swarm's, one table */
   size_t n = 0;
   for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++) r->defs[n++] = TOOLS[i];
@@ -724,5 +756,6 @@ void zsub_runtime_free(zsub_runtime *r) {
   free(r->reasoning_effort);
   strvec_free_array(r->allowed);
   ztool_table_release(&r->tools);
+  pthread_mutex_destroy(&r->relay_mu);
   free(r);
 }

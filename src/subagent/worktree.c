@@ -603,3 +603,55 @@ void zwt_release(zwt *w) {
   free(w->workdir);
   memset(w, 0, sizeof *w);
 }
+
+/* ---- what git writes for a commit in a worktree ------------------------------- */
+
+/* path (a real directory), made when missing; NULL when it cannot be. */
+static char *git_dir_path(const char *base, const char *rel, bool make) {
+  char *p = zpath_join(base, rel);
+  zerr e = ZERR_INIT;
+  if (make && !zfs_is_dir(p)) (void)zfs_mkdir_p(p, 0755, &e);
+  char *real = zfs_is_dir(p) ? realpath(p, NULL) : NULL;
+  free(p);
+  return real;
+}
+
+int zwt_git_paths(const zwt *w, zwt_git_paths_out *out, zerr *err) {
+  memset(out, 0, sizeof *out);
+  zbuf b = ZBUF_INIT;
+  if (git_ok("git rev-parse", w->path, &b, err, "rev-parse", "--path-format=absolute", "--git-dir",
+             "--git-common-dir", NULL) < 0) {
+    zbuf_release(&b);
+    return -1;
+  }
+  size_t at = 0;
+  cleanup_free char *gd_line = first_line(&b, &at);
+  cleanup_free char *common_line = first_line(&b, &at);
+  zbuf_release(&b);
+  cleanup_free char *gd = gd_line ? realpath(gd_line, NULL) : NULL;
+  cleanup_free char *common = common_line ? realpath(common_line, NULL) : NULL;
+  cleanup_free char *admin = common ? zpath_join(common, "worktrees") : NULL;
+  /* its own admin dir, <common>/worktrees/<dir>: never the common dir itself */
+  if (!gd || !common || !zpath_is_within(admin, gd) || !strcmp(admin, gd))
+    return zerr_set(err, ZE_IO, "the worktree %s has no git dir of its own under %s", w->path,
+                    admin ? admin : "its repository");
+  /* the branch zero/<name>: its loose ref and reflog live in these folders */
+  char *dirs[] = {xstrdup(gd), git_dir_path(common, "objects", false),
+                  git_dir_path(common, "refs/heads/" ZWT_BRANCH_PREFIX, true),
+                  git_dir_path(common, "logs/refs/heads/" ZWT_BRANCH_PREFIX, true)};
+  strvec v = STRVEC_INIT;
+  for (size_t i = 0; i < ZARRAY_LEN(dirs); i++) {
+    if (dirs[i]) strvec_push(&v, dirs[i]);
+    free(dirs[i]);
+  }
+  out->write = strvec_detach(&v);
+  /* the pointer back to the checkout, read by `git worktree prune` on the host */
+  out->gitdir_file = zpath_join(gd, "gitdir");
+  return 0;
+}
+
+void zwt_git_paths_release(zwt_git_paths_out *p) {
+  strvec_free_array(p->write);
+  free(p->gitdir_file);
+  memset(p, 0, sizeof *p);
+}

@@ -114,4 +114,19 @@ int zwt_prune(const char *dir, int *removed, zerr *err);
 json_t *zwt_json(const zwt *w, const zwt_state *st);
 void zwt_release(zwt *w);
 
+/* What git writes when a commit is made in w, for the sandbox of a run
+ * working there (its checkout is its write root; the repository's git dir
+ * is not): write = w's own git dir (<common>/worktrees/<dir>), the shared
+ * objects, and the folders of the zero/ branches' loose refs and reflogs
+ * (made when missing) — never the main checkout's files, config or hooks.
+ * gitdir_file: <its git dir>/gitdir, which stays read-only (the host's
+ * `git worktree prune` trusts it). -1 with err when git cannot say, or the
+ * git dir is not one of the repository's worktree dirs. */
+typedef struct zwt_git_paths_out {
+  char **write; /* NULL-terminated, real paths */
+  char *gitdir_file;
+} zwt_git_paths_out;
+int zwt_git_paths(const zwt *w, zwt_git_paths_out *out, zerr *err);
+void zwt_git_paths_release(zwt_git_paths_out *p);
+
 #endif

@@ -13,6 +13,7 @@
 #include "tools/tool.h"
 #include "ui/tui/diff.h"
 #include "ui/tui/patch_view.h"
+#include "ui/tui/subagent_view.h"
 #include "ui/tui/width.h"
 
 static const char *SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
@@ -246,6 +247,7 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
   zbuf_release(&tail);
   tw_lines_push(&a->commit, tw_truncate(head.data, a->width));
   zbuf_release(&head);
+  if (!strcmp(c->name, "task")) tui_subagent_summary(meta, &a->th, a->width, &a->commit);
 
   json_t *args = ztool_load_args(c->name, c->arguments);
   if (res->ok && !strcmp(c->name, "edit_file") && json_is_object(args)) {
@@ -429,6 +431,13 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
       memmove(a->turn.cards.items + idx, a->turn.cards.items + idx + 1,
               (a->turn.cards.len - idx - 1) * sizeof *a->turn.cards.items);
       a->turn.cards.len--;
+      break;
+    }
+    case ZAEV_SUBAGENT_START:
+    case ZAEV_SUBAGENT_EVENT:
+    case ZAEV_SUBAGENT_END: { /* under the task call's card (subagent_view.h) */
+      tui_card *c = find_card(a, ev->subagent.call_id);
+      if (c) tui_subagent_fold(c, ev);
       break;
     }
     case ZAEV_USAGE:
