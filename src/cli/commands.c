@@ -8,6 +8,7 @@
 #include "cli/exec_args.h"
 
 static const zopt_spec *const PROVIDERS_SUB_OPTS[] = {&zcli_provider_add_opts, NULL};
+static const zopt_spec *const SANDBOX_SUB_OPTS[] = {&zcli_sandbox_grants_opts, NULL};
 
 static const zcli_command COMMANDS[] = {
     {"exec", NULL, cmd_exec, ZCMD_LEADING_ADD_DIR, "[flags] \"prompt\"",
@@ -40,7 +41,7 @@ static const zcli_command COMMANDS[] = {
      "be the agent of an ACP editor (Zed, ...) over stdio", &zcli_acp_opts, NULL, NULL},
     {"sandbox", NULL, cmd_sandbox, 0, "exec -- CMD",
      "run a command confined like the agent's commands", &zcli_sandbox_opts, &zcli_sandbox_subs,
-     NULL},
+     SANDBOX_SUB_OPTS},
     {"tools", NULL, cmd_tools, 0, "list|run", "the model's tools from the command line",
      &zcli_tools_opts, &zcli_tools_subs, NULL},
     /* the daemon (docs/daemon.md) */
