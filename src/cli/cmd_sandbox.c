@@ -531,14 +531,15 @@ static const zcli_subcommands grants_subs = {GRANTS_SUBS, ZARRAY_LEN(GRANTS_SUBS
 
 /* `zero sandbox grants …`: every change is one locked update of the file
  * (perm/grants.h), so concurrent runs never lose a grant. */
+static const zcli_dispatch_spec GRANTS_DISPATCH = {.subs = &grants_subs,
+                                                   .usage = grants_help,
+                                                   .usage_error = grants_usage_error,
+                                                   .unknown = "unknown command"};
+
 static int sandbox_grants(void *ctx, int argc, char **argv) {
-  if (argc < 1) return grants_usage();
-  if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
-    grants_help(stdout);
-    return ZEXIT_SUCCESS;
-  }
-  const zcli_subcommand *sub = zcli_subcommand_find(&grants_subs, argv[0]);
-  if (!sub) return grants_usage();
+  int rc;
+  const zcli_subcommand *sub = zcli_dispatch_find(&GRANTS_DISPATCH, argc, argv, &rc);
+  if (!sub) return rc;
   const char *env = getenv("ZERO_GRANTS_FILE");
   cleanup_free char *path = env && *env ? xstrdup(env) : zgrants_default_path();
   return sub->run(path, argc - 1, argv + 1);
@@ -553,18 +554,21 @@ static const zcli_subcommand SANDBOX_SUBS[] = {
 
 const zcli_subcommands zcli_sandbox_subs = {SANDBOX_SUBS, ZARRAY_LEN(SANDBOX_SUBS)};
 
+static void sandbox_usage(FILE *out) { fputs(SANDBOX_USAGE, out); }
+
+/* An unknown subcommand: the message, then the whole usage. */
+static int sandbox_unknown(const char *msg) {
+  fprintf(stderr, "zero sandbox: %s\n\n%s", msg, SANDBOX_USAGE);
+  return ZEXIT_USAGE;
+}
+
+static const zcli_dispatch_spec SANDBOX_DISPATCH = {.subs = &zcli_sandbox_subs,
+                                                    .usage = sandbox_usage,
+                                                    .usage_error = sandbox_unknown,
+                                                    .unknown = "unknown command"};
+
 int cmd_sandbox(int argc, char **argv) {
-  if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
-      !strcmp(argv[0], "help")) {
-    fputs(SANDBOX_USAGE, argc < 1 ? stderr : stdout);
-    return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
-  }
-  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_sandbox_subs, argv[0]);
-  if (!sub) {
-    fprintf(stderr, "zero sandbox: unknown command \"%s\"\n\n%s", argv[0], SANDBOX_USAGE);
-    return ZEXIT_USAGE;
-  }
-  return sub->run(NULL, argc - 1, argv + 1);
+  return zcli_dispatch(&SANDBOX_DISPATCH, NULL, argc, argv);
 }
 
 int cmd_sandbox_inner(int argc, char **argv) { return zsb_inner_main(argc, argv); }

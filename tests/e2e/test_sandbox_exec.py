@@ -196,6 +196,9 @@ class AgentCommandsAreSandboxed(ZeroTest):
         g = self.zero("sandbox", "grants", "list", "--jsn")
         self.assertEqual(g.returncode, 2)
         self.assertIn("did you mean --json?", g.stderr)
+        g = self.zero("sandbox", "grants", "lst")
+        self.assertEqual(g.returncode, 2)
+        self.assertIn('unknown command "lst"; did you mean list?', g.stderr)
         self.assertFalse(os.path.exists(path))
         # A flag of another subcommand, both scopes, a missing value: usage errors.
         for words in (["allow", "x", "--json"], ["list", "--prefix", "ls"],
