@@ -696,12 +696,10 @@ static char *chat_body(zwire_provider *p, const zprov_request *req, size_t *len)
   return zbuf_detach(&b, len);
 }
 
-_Static_assert(offsetof(zoai_chat_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
+ZWIRE_TURN_FIRST(zoai_chat_parser);
 
 static const zwire_protocol chat_protocol = {
-    .vt = {.wire = "openai-chat",
-           .stream = zwire_provider_stream,
-           .destroy = zwire_provider_destroy},
+    .vt = {.wire = "openai-chat"},
     .cred_prefix = "Authorization: Bearer ",
     .url = chat_url,
     .render = chat_body,
@@ -710,9 +708,7 @@ static const zwire_protocol chat_protocol = {
     .parser_release = zoai_chat_op_release,
     .ops = {.reset = op_reset,
             .feed = zoai_chat_op_feed,
-            .complete = zwire_turn_complete,
             .finish = zoai_chat_op_finish,
-            .emitted = zwire_turn_emitted,
             .feed_json = op_feed_json},
 };
 

@@ -29,7 +29,7 @@
 #include "provider/wirejson.h"
 
 /* The turn state (calls, usage, finish reason, what was emitted, fast-path
- * counters) is the shared zturn, first so that zwire_turn_* can read it;
+ * counters) is the shared zturn, first so that wire.c's default ops read it;
  * turn.complete is set by [DONE] or a finish_reason. */
 typedef struct zoai_chat_parser {
   zturn turn;
