@@ -111,5 +111,6 @@ extern const zopt_spec zcli_agents_opts;
 extern const zopt_spec zcli_worktrees_opts;
 extern const zopt_spec zcli_lsp_opts;
 extern const zopt_spec zcli_version_opts;
+extern const zopt_spec zcli_sandbox_grants_opts;
 
 #endif

@@ -338,16 +338,15 @@ static const zcli_subcommand AUTH_SUBS[] = {
 
 const zcli_subcommands zcli_auth_subs = {AUTH_SUBS, ZARRAY_LEN(AUTH_SUBS)};
 
-int cmd_auth(int argc, char **argv) {
-  if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
-      !strcmp(argv[0], "help")) {
-    FILE *out = argc < 1 ? stderr : stdout;
-    fputs(AUTH_USAGE, out);
-    fputc('\n', out);
-    zopt_print_flags(out, &zcli_auth_opts);
-    return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
-  }
-  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_auth_subs, argv[0]);
-  if (!sub) return fail("unknown command \"%s\"", argv[0]);
-  return sub->run(NULL, argc - 1, argv + 1);
+static void auth_usage(FILE *out) {
+  fputs(AUTH_USAGE, out);
+  fputc('\n', out);
+  zopt_print_flags(out, &zcli_auth_opts);
 }
+
+static const zcli_dispatch_spec AUTH_DISPATCH = {.subs = &zcli_auth_subs,
+                                                 .usage = auth_usage,
+                                                 .command = "auth",
+                                                 .unknown = "unknown command"};
+
+int cmd_auth(int argc, char **argv) { return zcli_dispatch(&AUTH_DISPATCH, NULL, argc, argv); }

@@ -312,20 +312,19 @@ static const zcli_subcommand CRON_SUBS[] = {
 
 const zcli_subcommands zcli_cron_subs = {CRON_SUBS, ZARRAY_LEN(CRON_SUBS)};
 
+static const zcli_dispatch_spec CRON_DISPATCH = {.subs = &zcli_cron_subs,
+                                                 .usage = usage,
+                                                 .usage_error = usage_error,
+                                                 .missing =
+                                                     "which command? add, list, remove or run",
+                                                 .unknown = "unknown cron command"};
+
 int cmd_cron(int argc, char **argv) {
-  if (argc < 1) return usage_error("which command? add, list, remove or run");
-  if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
-    usage(stdout);
-    return ZEXIT_SUCCESS;
-  }
-  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_cron_subs, argv[0]);
-  if (!sub) {
-    char m[160];
-    snprintf(m, sizeof m, "unknown cron command \"%.100s\"", argv[0]);
-    return usage_error(m);
-  }
+  int rc;
+  const zcli_subcommand *sub = zcli_dispatch_find(&CRON_DISPATCH, argc, argv, &rc);
+  if (!sub) return rc;
   char *path = zcron_store_path();
-  int rc = sub->run(path, argc - 1, argv + 1);
+  rc = sub->run(path, argc - 1, argv + 1);
   free(path);
   return rc;
 }

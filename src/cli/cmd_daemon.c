@@ -612,23 +612,21 @@ static const zcli_subcommand DAEMON_SUBS[] = {
 
 const zcli_subcommands zcli_daemon_subs = {DAEMON_SUBS, ZARRAY_LEN(DAEMON_SUBS)};
 
+static const zcli_dispatch_spec DAEMON_DISPATCH = {
+    .subs = &zcli_daemon_subs,
+    .usage = usage,
+    .usage_error = usage_error,
+    .missing = "which command? start, stop, status, run, attach or serve-remote",
+    .unknown = "unknown daemon command"};
+
 int cmd_daemon(int argc, char **argv) {
-  if (argc < 1)
-    return usage_error("which command? start, stop, status, run, attach or serve-remote");
-  if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
-    usage(stdout);
-    return ZEXIT_SUCCESS;
-  }
-  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_daemon_subs, argv[0]);
-  if (!sub) {
-    char m[160];
-    snprintf(m, sizeof m, "unknown daemon command \"%.100s\"", argv[0]);
-    return usage_error(m);
-  }
+  int rc;
+  const zcli_subcommand *sub = zcli_dispatch_find(&DAEMON_DISPATCH, argc, argv, &rc);
+  if (!sub) return rc;
   zdmn_paths p;
   zerr err = ZERR_INIT;
   if (zdmn_paths_init(&p, &err) < 0) return fail(&err);
-  int rc = sub->run(&p, argc - 1, argv + 1);
+  rc = sub->run(&p, argc - 1, argv + 1);
   zdmn_paths_release(&p);
   return rc;
 }

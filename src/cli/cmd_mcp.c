@@ -872,12 +872,12 @@ static const zcli_subcommand MCP_SUBS[] = {
 
 const zcli_subcommands zcli_mcp_subs = {MCP_SUBS, ZARRAY_LEN(MCP_SUBS)};
 
-int cmd_mcp(int argc, char **argv) {
-  if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
-    mcp_usage(argc < 1 ? stderr : stdout);
-    return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
-  }
-  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_mcp_subs, argv[0]);
-  if (!sub) return fail("unknown command \"%s\"\n\n%s", argv[0], MCP_USAGE);
-  return sub->run(NULL, argc - 1, argv + 1);
-}
+/* An unknown subcommand: the message, then the subcommands. */
+static int mcp_unknown(const char *msg) { return fail("%s\n\n%s", msg, MCP_USAGE); }
+
+static const zcli_dispatch_spec MCP_DISPATCH = {.subs = &zcli_mcp_subs,
+                                                .usage = mcp_usage,
+                                                .usage_error = mcp_unknown,
+                                                .unknown = "unknown command"};
+
+int cmd_mcp(int argc, char **argv) { return zcli_dispatch(&MCP_DISPATCH, NULL, argc, argv); }

@@ -337,6 +337,84 @@ static const char GRANTS_USAGE[] =
     "       zero sandbox grants revoke N      (N from list)\n"
     "       zero sandbox grants clear\n";
 
+enum { GR_JSON = 1, GR_PREFIX, GR_PATH };
+
+static const zopt GRANTS_OPTS[] = {
+    {GR_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list: print JSON", NULL},
+    {GR_PREFIX, "prefix", 0, ZOPT_VALUE, 0, "CMD",
+     "allow|deny: only exec_command commands that start with CMD", NULL},
+    {GR_PATH, "path", 0, ZOPT_VALUE, 0, "DIR", "allow|deny: only files under DIR", NULL},
+};
+
+/* The flags of `zero sandbox grants list|allow|deny` (one set; each
+ * subcommand refuses the ones it does not take). */
+const zopt_spec zcli_sandbox_grants_opts = {.command = "sandbox grants",
+                                            .opts = GRANTS_OPTS,
+                                            .n_opts = ZARRAY_LEN(GRANTS_OPTS)};
+
+/* What the words after `grants list|allow|deny` held. */
+typedef struct grants_args {
+  const char *words[2]; /* the positionals (TOOL), at most one kept */
+  int n_words;
+  bool json;
+  zgrant_kind kind;  /* ZGRANT_TOOL unless --prefix / --path */
+  const char *value; /* the --prefix or --path value */
+} grants_args;
+
+static int grants_usage(void) {
+  fputs(GRANTS_USAGE, stderr);
+  return ZEXIT_USAGE;
+}
+
+static void grants_help(FILE *out) {
+  fputs(GRANTS_USAGE, out);
+  fputc('\n', out);
+  zopt_print_flags(out, &zcli_sandbox_grants_opts);
+}
+
+/* A usage error: the message, then the usage; exit code ZEXIT_USAGE. */
+static int grants_usage_error(const char *msg) {
+  fprintf(stderr, "zero sandbox grants: %s\n", msg);
+  return grants_usage();
+}
+
+static int grants_kind(grants_args *a, const zopt_hit *hit, zgrant_kind k) {
+  if (a->kind != ZGRANT_TOOL) return grants_usage_error("give one of --prefix and --path, once");
+  a->kind = k;
+  a->value = hit->value;
+  return 0;
+}
+
+/* Parses argv with the grants flags; takes_kind: --prefix / --path are
+ * allowed (allow, deny), else only --json is (list). Positionals land in
+ * a->words (a->n_words counts them all). Returns 0, or an exit code after
+ * printing the error. */
+static int grants_parse(int argc, char **argv, bool takes_kind, grants_args *a) {
+  memset(a, 0, sizeof *a);
+  a->kind = ZGRANT_TOOL;
+  zopt_parser op;
+  zopt_hit hit;
+  zerr err = ZERR_INIT;
+  int rc;
+  zopt_init(&op, &zcli_sandbox_grants_opts, argc, argv);
+  while ((rc = zopt_next(&op, &hit, &err)) > 0) {
+    if (hit.id == ZOPT_ARG) {
+      if (a->n_words < (int)ZARRAY_LEN(a->words)) a->words[a->n_words] = hit.value;
+      a->n_words++;
+      continue;
+    }
+    if ((hit.id == GR_JSON) == takes_kind) {
+      char m[160];
+      snprintf(m, sizeof m, "%.100s is not a flag of this subcommand", hit.word);
+      return grants_usage_error(m);
+    }
+    if (hit.id == GR_JSON) a->json = true;
+    else if (grants_kind(a, &hit, hit.id == GR_PREFIX ? ZGRANT_PREFIX : ZGRANT_PATH))
+      return ZEXIT_USAGE;
+  }
+  return rc < 0 ? grants_usage_error(err.msg) : 0;
+}
+
 static int grants_list(const zgrants *g, bool json) {
   if (json) {
     json_t *arr = json_array();
@@ -363,17 +441,15 @@ static int grants_list(const zgrants *g, bool json) {
   return ZEXIT_SUCCESS;
 }
 
-static int grants_usage(void) {
-  fputs(GRANTS_USAGE, stderr);
-  return ZEXIT_USAGE;
-}
-
 /* `grants list [--json]`. */
 static int grants_list_cmd(void *path, int argc, char **argv) {
-  if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json"))) return grants_usage();
+  grants_args a;
+  int urc = grants_parse(argc, argv, false, &a);
+  if (urc) return urc;
+  if (a.n_words) return grants_usage();
   zgrants g;
   zerr err = ZERR_INIT;
-  int rc = zgrants_load(&g, path, NULL, &err) < 0 ? -1 : grants_list(&g, argc == 1);
+  int rc = zgrants_load(&g, path, NULL, &err) < 0 ? -1 : grants_list(&g, a.json);
   zgrants_release(&g);
   if (rc < 0) fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
   return rc < 0 ? ZEXIT_PROVIDER : rc;
@@ -381,36 +457,34 @@ static int grants_list_cmd(void *path, int argc, char **argv) {
 
 /* `grants allow|deny TOOL [--prefix P | --path DIR]`: one locked add. */
 static int grants_add(const char *path, bool allow, int argc, char **argv) {
-  if (argc < 1) return grants_usage();
-  zgrant_kind k = ZGRANT_TOOL;
-  const char *value = NULL;
+  grants_args a;
+  int urc = grants_parse(argc, argv, true, &a);
+  if (urc) return urc;
+  if (a.n_words != 1) return grants_usage();
+  const char *tool = a.words[0];
+  const char *value = a.value;
   cleanup_free char *resolved = NULL;
-  if (argc == 3 && !strcmp(argv[1], "--prefix")) {
-    k = ZGRANT_PREFIX;
-    value = argv[2];
-  } else if (argc == 3 && !strcmp(argv[1], "--path")) {
-    k = ZGRANT_PATH;
-    if (!argv[2][0]) {
+  if (a.kind == ZGRANT_PATH) {
+    if (!*a.value) {
       fputs("zero sandbox grants: --path needs a directory or file; an empty path would "
             "cover the whole workspace\n", stderr);
       return ZEXIT_USAGE;
     }
-    resolved = zsb_resolve_path(argv[2], NULL);
+    resolved = zsb_resolve_path(a.value, NULL);
     value = resolved;
-  } else if (argc != 1) {
-    return grants_usage();
   }
   zerr err = ZERR_INIT;
-  if (zgrants_file_add(path, argv[0], k, value, allow, &err) < 0) {
+  if (zgrants_file_add(path, tool, a.kind, value, allow, &err) < 0) {
     fprintf(stderr, "zero sandbox grants: %s\n", err.msg);
     return err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_INTERNAL;
   }
-  printf("Saved: %s %s%s%s\n", allow ? "allow" : "deny", argv[0], value ? " " : "",
+  printf("Saved: %s %s%s%s\n", allow ? "allow" : "deny", tool, value ? " " : "",
          value ? value : "");
-  if (!ztool_find(argv[0]))
-    fprintf(stderr, "note: %s is not a built-in tool; the grant applies only to an MCP "
-                    "tool of exactly that name (zero tools list shows the names)\n",
-            argv[0]);
+  if (!ztool_find(tool))
+    fprintf(stderr,
+            "note: %s is not a built-in tool; the grant applies only to an MCP "
+            "tool of exactly that name (zero tools list shows the names)\n",
+            tool);
   return ZEXIT_SUCCESS;
 }
 
@@ -457,10 +531,15 @@ static const zcli_subcommands grants_subs = {GRANTS_SUBS, ZARRAY_LEN(GRANTS_SUBS
 
 /* `zero sandbox grants …`: every change is one locked update of the file
  * (perm/grants.h), so concurrent runs never lose a grant. */
+static const zcli_dispatch_spec GRANTS_DISPATCH = {.subs = &grants_subs,
+                                                   .usage = grants_help,
+                                                   .usage_error = grants_usage_error,
+                                                   .unknown = "unknown command"};
+
 static int sandbox_grants(void *ctx, int argc, char **argv) {
-  if (argc < 1) return grants_usage();
-  const zcli_subcommand *sub = zcli_subcommand_find(&grants_subs, argv[0]);
-  if (!sub) return grants_usage();
+  int rc;
+  const zcli_subcommand *sub = zcli_dispatch_find(&GRANTS_DISPATCH, argc, argv, &rc);
+  if (!sub) return rc;
   const char *env = getenv("ZERO_GRANTS_FILE");
   cleanup_free char *path = env && *env ? xstrdup(env) : zgrants_default_path();
   return sub->run(path, argc - 1, argv + 1);
@@ -475,18 +554,21 @@ static const zcli_subcommand SANDBOX_SUBS[] = {
 
 const zcli_subcommands zcli_sandbox_subs = {SANDBOX_SUBS, ZARRAY_LEN(SANDBOX_SUBS)};
 
+static void sandbox_usage(FILE *out) { fputs(SANDBOX_USAGE, out); }
+
+/* An unknown subcommand: the message, then the whole usage. */
+static int sandbox_unknown(const char *msg) {
+  fprintf(stderr, "zero sandbox: %s\n\n%s", msg, SANDBOX_USAGE);
+  return ZEXIT_USAGE;
+}
+
+static const zcli_dispatch_spec SANDBOX_DISPATCH = {.subs = &zcli_sandbox_subs,
+                                                    .usage = sandbox_usage,
+                                                    .usage_error = sandbox_unknown,
+                                                    .unknown = "unknown command"};
+
 int cmd_sandbox(int argc, char **argv) {
-  if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
-      !strcmp(argv[0], "help")) {
-    fputs(SANDBOX_USAGE, argc < 1 ? stderr : stdout);
-    return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
-  }
-  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_sandbox_subs, argv[0]);
-  if (!sub) {
-    fprintf(stderr, "zero sandbox: unknown command \"%s\"\n\n%s", argv[0], SANDBOX_USAGE);
-    return ZEXIT_USAGE;
-  }
-  return sub->run(NULL, argc - 1, argv + 1);
+  return zcli_dispatch(&SANDBOX_DISPATCH, NULL, argc, argv);
 }
 
 int cmd_sandbox_inner(int argc, char **argv) { return zsb_inner_main(argc, argv); }

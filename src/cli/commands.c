@@ -8,6 +8,7 @@
 #include "cli/exec_args.h"
 
 static const zopt_spec *const PROVIDERS_SUB_OPTS[] = {&zcli_provider_add_opts, NULL};
+static const zopt_spec *const SANDBOX_SUB_OPTS[] = {&zcli_sandbox_grants_opts, NULL};
 
 static const zcli_command COMMANDS[] = {
     {"exec", NULL, cmd_exec, ZCMD_LEADING_ADD_DIR, "[flags] \"prompt\"",
@@ -40,7 +41,7 @@ static const zcli_command COMMANDS[] = {
      "be the agent of an ACP editor (Zed, ...) over stdio", &zcli_acp_opts, NULL, NULL},
     {"sandbox", NULL, cmd_sandbox, 0, "exec -- CMD",
      "run a command confined like the agent's commands", &zcli_sandbox_opts, &zcli_sandbox_subs,
-     NULL},
+     SANDBOX_SUB_OPTS},
     {"tools", NULL, cmd_tools, 0, "list|run", "the model's tools from the command line",
      &zcli_tools_opts, &zcli_tools_subs, NULL},
     /* the daemon (docs/daemon.md) */
@@ -151,6 +152,59 @@ void zcli_subcommand_words(const zcli_subcommands *t, zbuf *out) {
     zbuf_addf(out, "%s%s", out->len ? " " : "", t->v[i].name);
     if (t->v[i].aliases) zbuf_addf(out, " %s", t->v[i].aliases);
   }
+}
+
+const zcli_subcommand *zcli_subcommand_suggest(const zcli_subcommands *t, const char *word) {
+  const zcli_subcommand *best = NULL;
+  size_t best_d = (size_t)-1;
+  for (size_t i = 0; i < t->n; i++) {
+    size_t d = zopt_edit_distance(word, t->v[i].name);
+    if (d <= zopt_typo_budget(strlen(t->v[i].name)) && d < best_d) {
+      best = &t->v[i];
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+static int dispatch_error(const zcli_dispatch_spec *d, const char *msg) {
+  if (d->usage_error) return d->usage_error(msg);
+  fprintf(stderr, "zero %s: %s\n", d->command, msg);
+  zcli_short_usage(stderr, d->command);
+  return ZEXIT_USAGE;
+}
+
+const zcli_subcommand *zcli_dispatch_find(const zcli_dispatch_spec *d, int argc, char **argv,
+                                          int *rc) {
+  if (argc < 1) {
+    if (d->missing) {
+      *rc = dispatch_error(d, d->missing);
+    } else {
+      d->usage(stderr);
+      *rc = ZEXIT_USAGE;
+    }
+    return NULL;
+  }
+  if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
+    d->usage(stdout);
+    *rc = ZEXIT_SUCCESS;
+    return NULL;
+  }
+  const zcli_subcommand *sub = zcli_subcommand_find(d->subs, argv[0]);
+  if (sub) return sub;
+  const zcli_subcommand *near = zcli_subcommand_suggest(d->subs, argv[0]);
+  zbuf m = ZBUF_INIT;
+  zbuf_addf(&m, "%s \"%s\"", d->unknown, argv[0]);
+  if (near) zbuf_addf(&m, "; did you mean %s?", near->name);
+  *rc = dispatch_error(d, m.data);
+  zbuf_release(&m);
+  return NULL;
+}
+
+int zcli_dispatch(const zcli_dispatch_spec *d, void *ctx, int argc, char **argv) {
+  int rc;
+  const zcli_subcommand *sub = zcli_dispatch_find(d, argc, argv, &rc);
+  return sub ? sub->run(ctx, argc - 1, argv + 1) : rc;
 }
 
 /* ---- usage errors ------------------------------------------------------------ */

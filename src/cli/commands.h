@@ -63,6 +63,35 @@ void zcli_subcommand_usage(FILE *out, const char *command, const zcli_subcommand
 /* Appends every name and alias of t, space-separated, to out (completion). */
 void zcli_subcommand_words(const zcli_subcommands *t, zbuf *out);
 
+/* The row of t whose name or alias is nearest to a mistyped `word` (within
+ * the option parser's typo budget), or NULL. */
+const zcli_subcommand *zcli_subcommand_suggest(const zcli_subcommands *t, const char *word);
+
+/* How a command with subcommands answers the first word after its name: the
+ * steps every such command takes, each in the command's own words.
+ *   -h, --help, help  usage(stdout), exit 0;
+ *   no word           usage_error(missing), or usage(stderr) and exit 2 when
+ *                     missing is NULL;
+ *   an unknown word   usage_error("<unknown> \"WORD\"[; did you mean NAME?]"). */
+typedef struct zcli_dispatch_spec {
+  const zcli_subcommands *subs;
+  void (*usage)(FILE *out); /* the command's whole usage */
+  /* Prints msg as the command's usage error and returns the exit code
+   * (ZEXIT_USAGE); NULL: "zero <command>: msg" then the short usage. */
+  int (*usage_error)(const char *msg);
+  const char *command; /* "cron": names the command for the NULL usage_error */
+  const char *missing; /* the message when no word was given, or NULL */
+  const char *unknown; /* "unknown cron command" */
+} zcli_dispatch_spec;
+
+/* The subcommand argv[0] names; NULL with *rc set when there is none to run
+ * (help printed: 0; no word or an unknown one: the usage error's code). */
+const zcli_subcommand *zcli_dispatch_find(const zcli_dispatch_spec *d, int argc, char **argv,
+                                          int *rc);
+/* zcli_dispatch_find, then the subcommand's run(ctx, argc - 1, argv + 1);
+ * returns the exit code. */
+int zcli_dispatch(const zcli_dispatch_spec *d, void *ctx, int argc, char **argv);
+
 /* What a command needs from main before it runs (zcli_command.setup). Only
  * main acts on these; what a command loads itself (its config, with its own
  * fallback when the file is broken) stays in the command. */

@@ -527,10 +527,10 @@ static char *anth_body(zwire_provider *p, const zprov_request *req, size_t *len)
   return zwire_json_body(zanth_render(&p->base.opts, req), len);
 }
 
-_Static_assert(offsetof(zanth_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
+ZWIRE_TURN_FIRST(zanth_parser);
 
 static const zwire_protocol anth_protocol = {
-    .vt = {.wire = "anthropic", .stream = zwire_provider_stream, .destroy = zwire_provider_destroy},
+    .vt = {.wire = "anthropic"},
     .cred_prefix = "x-api-key: ",
     .extra_header = "anthropic-version: 2023-06-01",
     .url = anth_url,
@@ -540,9 +540,7 @@ static const zwire_protocol anth_protocol = {
     .parser_release = zanth_op_release,
     .ops = {.reset = op_reset,
             .feed = zanth_op_feed,
-            .complete = zwire_turn_complete,
             .finish = zanth_op_finish,
-            .emitted = zwire_turn_emitted,
             .is_keepalive = op_keepalive},
 };
 

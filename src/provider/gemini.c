@@ -495,10 +495,10 @@ static char *gem_body(zwire_provider *p, const zprov_request *req, size_t *len) 
   return zwire_json_body(zgem_render(&p->base.opts, req), len);
 }
 
-_Static_assert(offsetof(zgem_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
+ZWIRE_TURN_FIRST(zgem_parser);
 
 static const zwire_protocol gem_protocol = {
-    .vt = {.wire = "gemini", .stream = zwire_provider_stream, .destroy = zwire_provider_destroy},
+    .vt = {.wire = "gemini"},
     .cred_prefix = "x-goog-api-key: ",
     .url = gem_url,
     .render = gem_body,
@@ -507,9 +507,7 @@ static const zwire_protocol gem_protocol = {
     .parser_release = zgem_op_release,
     .ops = {.reset = op_reset,
             .feed = zgem_op_feed,
-            .complete = zwire_turn_complete,
             .finish = zgem_op_finish,
-            .emitted = zwire_turn_emitted,
             .feed_json = op_feed_json},
 };
 

@@ -5,6 +5,7 @@
  */
 #include "provider/openai_chat.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,53 +24,15 @@
 void zoai_chat_parser_init(zoai_chat_parser *p, const char *provider_name, zprov_event_fn fn,
                            void *ud) {
   memset(p, 0, sizeof *p);
-  p->provider_name = provider_name && *provider_name ? provider_name : "the provider";
-  p->fn = fn;
-  p->ud = ud;
+  zturn_init(&p->turn, provider_name, fn, ud);
   p->last_index = -1;
-  zbuf_init(&p->scratch);
 }
 
-void zoai_chat_parser_release(zoai_chat_parser *p) {
-  for (size_t i = 0; i < p->ncalls; i++) {
-    free(p->calls[i].id);
-    free(p->calls[i].name);
-    zbuf_release(&p->calls[i].args);
-  }
-  free(p->calls);
-  free(p->finish_reason);
-  zbuf_release(&p->scratch);
-  p->calls = NULL;
-  p->ncalls = p->cap = 0;
-  p->finish_reason = NULL;
-}
-
-static int emit(zoai_chat_parser *p, const zprov_event *ev, zerr *err) {
-  if (ev->kind == ZPEV_TEXT || ev->kind == ZPEV_REASONING || ev->kind == ZPEV_TOOL_START ||
-      ev->kind == ZPEV_TOOL_ARGS)
-    p->emitted = true;
-  if (p->fn && p->fn(p->ud, ev) != 0)
-    return zerr_set(err, ZE_CANCELLED, "the answer from %s was stopped by its consumer",
-                    p->provider_name);
-  return 0;
-}
-
-static int emit_cb(void *p, const zprov_event *ev, zerr *err) { return emit(p, ev, err); }
+void zoai_chat_parser_release(zoai_chat_parser *p) { zturn_release(&p->turn); }
 
 static int emit_delta(zoai_chat_parser *p, zprov_event_kind kind, const json_t *s, zerr *err) {
-  if (!json_is_string(s) || json_string_length(s) == 0) return 0;
-  zprov_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.kind = kind;
-  ev.text = json_string_value(s);
-  ev.len = json_string_length(s);
-  return emit(p, &ev, err);
-}
-
-static zoai_tool_acc *find_call(zoai_chat_parser *p, int index) {
-  for (size_t i = 0; i < p->ncalls; i++)
-    if (p->calls[i].index == index) return &p->calls[i];
-  return NULL;
+  if (!json_is_string(s)) return 0;
+  return zturn_delta(&p->turn, kind, json_string_value(s), json_string_length(s), err);
 }
 
 /* The index a tool-call fragment belongs to. The spec'd field is "index";
@@ -82,9 +45,9 @@ static int fragment_index(zoai_chat_parser *p, const json_t *frag) {
   const char *id = zjson_str(frag, "id");
   if (id && *id) {
     int max = -1;
-    for (size_t i = 0; i < p->ncalls; i++) {
-      if (strcmp(p->calls[i].id, id) == 0) return p->calls[i].index;
-      if (p->calls[i].index > max) max = p->calls[i].index;
+    for (size_t i = 0; i < p->turn.ncalls; i++) {
+      if (strcmp(p->turn.calls[i].id, id) == 0) return p->turn.calls[i].index;
+      if (p->turn.calls[i].index > max) max = p->turn.calls[i].index;
     }
     return max + 1;
   }
@@ -97,59 +60,22 @@ static int handle_tool_fragment(zoai_chat_parser *p, const json_t *frag, zerr *e
   p->last_index = index;
   json_t *fn = json_object_get(frag, "function");
   const char *name = zjson_str(fn, "name");
-  zoai_tool_acc *acc = find_call(p, index);
-  if (!acc) {
-    if (p->ncalls == p->cap) {
-      p->cap = p->cap ? p->cap * 2 : 4;
-      p->calls = xrealloc(p->calls, p->cap * sizeof *p->calls);
-    }
-    acc = &p->calls[p->ncalls++];
-    acc->index = index;
-    const char *id = zjson_str(frag, "id");
-    if (id && *id) {
-      acc->id = xstrdup(id);
-    } else {
-      zbuf b = ZBUF_INIT;
-      zbuf_addf(&b, "call_%d", index);
-      acc->id = zbuf_detach(&b, NULL);
-    }
-    acc->name = xstrdup(name ? name : "");
-    zbuf_init(&acc->args);
-    zprov_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ZPEV_TOOL_START;
-    ev.index = index;
-    ev.id = acc->id;
-    ev.name = acc->name;
-    if (emit(p, &ev, err) < 0) return -1;
-  } else if (name && *name && !*acc->name) {
-    free(acc->name);
-    acc->name = xstrdup(name);
+  zturn_call *call = zturn_find_index(&p->turn, index);
+  if (!call) {
+    call = zturn_start_call(&p->turn, index, zjson_str(frag, "id"), name, NULL, err);
+    if (!call) return -1;
+  } else if (name && *name && !*call->name) {
+    /* Some servers name the call only in a later fragment. */
+    free(call->name);
+    call->name = xstrdup(name);
   }
   json_t *args = json_object_get(fn, "arguments");
-  cleanup_free char *dumped = NULL;
-  const char *frag_text = NULL;
-  size_t frag_len = 0;
-  if (json_is_string(args)) {
-    frag_text = json_string_value(args);
-    frag_len = json_string_length(args);
-  } else if (json_is_object(args)) {
-    /* Non-conforming servers send the arguments as an object. */
-    dumped = zjson_dumps(args);
-    frag_text = dumped;
-    frag_len = strlen(dumped);
-  }
-  if (frag_len == 0) return 0;
-  zbuf_add(&acc->args, frag_text, frag_len);
-  zprov_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.kind = ZPEV_TOOL_ARGS;
-  ev.index = index;
-  ev.id = acc->id;
-  ev.name = acc->name;
-  ev.text = frag_text;
-  ev.len = frag_len;
-  return emit(p, &ev, err);
+  if (json_is_string(args))
+    return zturn_args(&p->turn, call, json_string_value(args), json_string_length(args), err);
+  if (!json_is_object(args)) return 0;
+  /* Non-conforming servers send the arguments as an object. */
+  cleanup_free char *dumped = zjson_dumps(args);
+  return zturn_args(&p->turn, call, dumped, strlen(dumped), err);
 }
 
 /* One delta (or a whole non-streamed message): reasoning, then text, then
@@ -173,7 +99,7 @@ static int handle_delta(zoai_chat_parser *p, const json_t *delta, zerr *err) {
 
 static void read_usage(zoai_chat_parser *p, const json_t *u) {
   if (!json_is_object(u)) return;
-  zusage *z = &p->usage;
+  zusage *z = &p->turn.usage;
   z->prompt_tokens = zjson_int_or(u, "prompt_tokens", 0);
   z->completion_tokens = zjson_int_or(u, "completion_tokens", 0);
   z->total_tokens = zjson_int_or(u, "total_tokens", z->prompt_tokens + z->completion_tokens);
@@ -181,13 +107,14 @@ static void read_usage(zoai_chat_parser *p, const json_t *u) {
                                   zjson_int_or(u, "prompt_cache_hit_tokens", 0));
   z->reasoning_tokens =
       zjson_int_or(json_object_get(u, "completion_tokens_details"), "reasoning_tokens", 0);
-  p->have_usage = true;
+  p->turn.have_usage = true;
 }
 
+/* A finish_reason ends the turn: llama.cpp and Ollama send no [DONE]. */
 static void set_finish(zoai_chat_parser *p, const json_t *fr) {
-  if (!json_is_string(fr) || json_string_length(fr) == 0) return;
-  free(p->finish_reason);
-  p->finish_reason = xstrdup(json_string_value(fr));
+  if (!json_is_string(fr)) return;
+  zturn_set_finish(&p->turn, json_string_value(fr));
+  if (p->turn.finish_reason) p->turn.complete = true;
 }
 
 /* Only the first choice is followed: zero never asks for n > 1. */
@@ -203,26 +130,18 @@ static const json_t *first_choice(const json_t *choices) {
 
 static int stream_error(zoai_chat_parser *p, const json_t *e, zerr *err) {
   const char *msg = json_is_string(e) ? json_string_value(e) : zjson_str(e, "message");
-  const char *type = zjson_str(e, "type");
   json_t *code = json_object_get(e, "code");
-  zerr_set(err, ZE_PROVIDER, "%s reported an error mid-answer%s%s%s: %s", p->provider_name,
-           type ? " (" : "", type ? type : "", type ? ")" : "",
-           msg && *msg ? msg : "no message given");
   /* OpenRouter and proxies put an HTTP status in code: honour the usual
    * retryable ones, but only while nothing has been shown. */
-  long status = 0;
-  if (json_is_integer(code)) status = (long)json_integer_value(code);
-  if (err) {
-    err->http_status = (int)status;
-    err->retryable = !p->emitted && zretry_status_retryable(status);
-  }
+  long status = json_is_integer(code) ? (long)json_integer_value(code) : 0;
+  zturn_fail(&p->turn, zjson_str(e, "type"), msg, zretry_status_retryable(status), err);
+  if (err) err->http_status = (int)status;
   return -1;
 }
 
-
 /* ---------------------------------------------------------------- fast path */
 
-/* What the fast path extracted from one chunk: string spans in p->scratch
+/* What the fast path extracted from one chunk: string spans in p->turn.scratch
  * (resolved to pointers only after the scan, which may move the buffer). */
 enum { CF_REASONING_CONTENT, CF_REASONING, CF_CONTENT, CF_REFUSAL, CF_NSTR };
 #define CF_MAX_FRAGS 8
@@ -287,7 +206,7 @@ static bool fast_fragment(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
       return false;
     }
   }
-  if (r < 0 || index < 0 || !have_args || !find_call(p, index)) return false;
+  if (r < 0 || index < 0 || !have_args || !zturn_find_index(&p->turn, index)) return false;
   f->frag[f->nfrags].index = index;
   f->frag[f->nfrags].off = off;
   f->frag[f->nfrags].len = len;
@@ -360,11 +279,11 @@ static bool fast_choice(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
  * text / reasoning strings and continuations of known calls. Nothing is
  * emitted here, so a false leaves no trace. */
 static bool fast_scan(zoai_chat_parser *p, const char *data, size_t len, chat_fast *f) {
-  zbuf_reset(&p->scratch);
+  zbuf_reset(&p->turn.scratch);
   memset(f->has, 0, sizeof f->has);
   f->nfrags = 0;
   zjscan s;
-  zjscan_init(&s, data, len, &p->scratch);
+  zjscan_init(&s, data, len, &p->turn.scratch);
   int n = 0, r;
   unsigned seen = 0;
   const char *k;
@@ -393,9 +312,9 @@ static bool fast_scan(zoai_chat_parser *p, const char *data, size_t len, chat_fa
 
 /* Emits what fast_scan found, in the order handle_delta would. */
 static int fast_emit(zoai_chat_parser *p, const chat_fast *f, zerr *err) {
-  const char *base = p->scratch.data;
+  const char *base = p->turn.scratch.data;
   p->chunks++;
-  p->fast_hits++;
+  p->turn.fast_hits++;
   int r = f->has[CF_REASONING_CONTENT] && f->len[CF_REASONING_CONTENT] ? CF_REASONING_CONTENT
                                                                         : CF_REASONING;
   static const zprov_event_kind kinds[] = {ZPEV_REASONING, ZPEV_TEXT, ZPEV_TEXT};
@@ -403,42 +322,28 @@ static int fast_emit(zoai_chat_parser *p, const chat_fast *f, zerr *err) {
   for (int i = 0; i < 3; i++) {
     int w = which[i];
     if (!f->has[w] || !f->len[w]) continue;
-    zprov_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = kinds[i];
-    ev.text = base + f->off[w];
-    ev.len = f->len[w];
-    if (emit(p, &ev, err) < 0) return -1;
+    if (zturn_delta(&p->turn, kinds[i], base + f->off[w], f->len[w], err) < 0) return -1;
   }
   for (int i = 0; i < f->nfrags; i++) {
-    zoai_tool_acc *acc = find_call(p, f->frag[i].index);
+    zturn_call *call = zturn_find_index(&p->turn, f->frag[i].index);
     p->last_index = f->frag[i].index;
     if (!f->frag[i].len) continue;
-    zbuf_add(&acc->args, base + f->frag[i].off, f->frag[i].len);
-    zprov_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ZPEV_TOOL_ARGS;
-    ev.index = acc->index;
-    ev.id = acc->id;
-    ev.name = acc->name;
-    ev.text = base + f->frag[i].off;
-    ev.len = f->frag[i].len;
-    if (emit(p, &ev, err) < 0) return -1;
+    if (zturn_args(&p->turn, call, base + f->frag[i].off, f->frag[i].len, err) < 0) return -1;
   }
   return 0;
 }
 
 int zoai_chat_parser_feed(zoai_chat_parser *p, const char *data, size_t len, zerr *err) {
-  if (p->saw_done || p->finished) return 0;
+  if (p->saw_done || p->turn.finished) return 0;
   while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
   while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
   if (len == 0) return 0;
   if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
-    p->saw_done = true;
+    p->saw_done = p->turn.complete = true;
     return 0;
   }
   chat_fast f;
-  if (!p->slow_only && fast_scan(p, data, len, &f)) return fast_emit(p, &f, err);
+  if (!p->turn.slow_only && fast_scan(p, data, len, &f)) return fast_emit(p, &f, err);
   json_error_t je;
   json_t *root = json_loadb(data, len, 0, &je);
   if (!root || !json_is_object(root)) {
@@ -446,7 +351,7 @@ int zoai_chat_parser_feed(zoai_chat_parser *p, const char *data, size_t len, zer
     return zerr_set(err, ZE_PROVIDER,
                     "%s sent a stream chunk that is not a JSON object (%s, column %d); the "
                     "endpoint may not speak the OpenAI Chat Completions protocol",
-                    p->provider_name, root ? "not an object" : je.text, root ? 0 : je.column);
+                    p->turn.provider_name, root ? "not an object" : je.text, root ? 0 : je.column);
   }
   int rc = 0;
   json_t *e = json_object_get(root, "error");
@@ -475,40 +380,19 @@ int zoai_chat_parser_feed_completion(zoai_chat_parser *p, const json_t *completi
   if (!choice)
     return zerr_set(err, ZE_PROVIDER,
                     "%s answered without a stream and without choices; the endpoint may not "
-                    "speak the OpenAI Chat Completions protocol", p->provider_name);
+                    "speak the OpenAI Chat Completions protocol",
+                    p->turn.provider_name);
   p->chunks++;
   if (handle_delta(p, json_object_get(choice, "message"), err) < 0) return -1;
   set_finish(p, json_object_get(choice, "finish_reason"));
   read_usage(p, json_object_get(completion, "usage"));
-  p->saw_done = true;
+  p->saw_done = p->turn.complete = true;
   return zoai_chat_parser_finish(p, err);
 }
 
-bool zoai_chat_parser_complete(const zoai_chat_parser *p) {
-  return p->saw_done || p->finish_reason != NULL;
-}
+bool zoai_chat_parser_complete(const zoai_chat_parser *p) { return p->turn.complete; }
 
-int zoai_chat_parser_finish(zoai_chat_parser *p, zerr *err) {
-  if (p->finished) return 0;
-  if (!zoai_chat_parser_complete(p)) return zturn_ended_early(p->provider_name, p->emitted, err);
-  /* Calls are reported in index order, whatever order they started in. */
-  size_t n = p->ncalls;
-  cleanup_free zprov_event *ends = xcalloc(n ? n : 1, sizeof *ends);
-  for (size_t i = 0; i < n; i++) {
-    const zoai_tool_acc *c = &p->calls[i];
-    ends[i].kind = ZPEV_TOOL_END;
-    ends[i].index = c->index;
-    ends[i].id = c->id;
-    ends[i].name = c->name;
-    /* A call without arguments is an empty object, never "". */
-    ends[i].arguments = c->args.len ? c->args.data : "{}";
-  }
-  if (zturn_close(ends, n, p->have_usage ? &p->usage : NULL, p->finish_reason, emit_cb, p,
-                  err) < 0)
-    return -1;
-  p->finished = true;
-  return 0;
-}
+int zoai_chat_parser_finish(zoai_chat_parser *p, zerr *err) { return zturn_finish(&p->turn, err); }
 
 /* ---------------------------------------------------------------- request */
 
@@ -795,16 +679,11 @@ ZWIRE_PARSER_ADAPTERS(zoai_chat_parser, zoai_chat)
 
 static void op_reset(void *p) {
   zoai_chat_parser *c = p;
-  const char *name = c->provider_name;
-  zprov_event_fn fn = c->fn;
-  void *ud = c->ud;
-  bool slow_only = c->slow_only;
-  zoai_chat_parser_release(c);
-  zoai_chat_parser_init(c, name, fn, ud);
-  c->slow_only = slow_only;
+  zturn_reset(&c->turn);
+  c->last_index = -1;
+  c->saw_done = false;
+  c->chunks = 0;
 }
-static bool op_complete(const void *p) { return zoai_chat_parser_complete(p); }
-static bool op_emitted(const void *p) { return ((const zoai_chat_parser *)p)->emitted; }
 static int op_feed_json(void *p, const json_t *body, zerr *err) {
   if (!json_is_object(body)) return zoai_chat_parser_finish(p, err);
   return zoai_chat_parser_feed_completion(p, body, err);
@@ -817,10 +696,10 @@ static char *chat_body(zwire_provider *p, const zprov_request *req, size_t *len)
   return zbuf_detach(&b, len);
 }
 
+ZWIRE_TURN_FIRST(zoai_chat_parser);
+
 static const zwire_protocol chat_protocol = {
-    .vt = {.wire = "openai-chat",
-           .stream = zwire_provider_stream,
-           .destroy = zwire_provider_destroy},
+    .vt = {.wire = "openai-chat"},
     .cred_prefix = "Authorization: Bearer ",
     .url = chat_url,
     .render = chat_body,
@@ -829,9 +708,7 @@ static const zwire_protocol chat_protocol = {
     .parser_release = zoai_chat_op_release,
     .ops = {.reset = op_reset,
             .feed = zoai_chat_op_feed,
-            .complete = op_complete,
             .finish = zoai_chat_op_finish,
-            .emitted = op_emitted,
             .feed_json = op_feed_json},
 };
 

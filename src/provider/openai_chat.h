@@ -25,32 +25,17 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "provider/provider.h"
+#include "provider/turn.h"
 #include "provider/wirejson.h"
 
-typedef struct zoai_tool_acc {
-  int index;  /* the server's index for this call */
-  char *id;   /* owned; synthesized "call_<index>" when the server sent none */
-  char *name; /* owned */
-  zbuf args;  /* arguments JSON accumulated from fragments */
-} zoai_tool_acc;
-
+/* The turn state (calls, usage, finish reason, what was emitted, fast-path
+ * counters) is the shared zturn, first so that wire.c's default ops read it;
+ * turn.complete is set by [DONE] or a finish_reason. */
 typedef struct zoai_chat_parser {
-  const char *provider_name; /* borrowed, for messages */
-  zprov_event_fn fn;
-  void *ud;
-  zoai_tool_acc *calls; /* in order of first appearance */
-  size_t ncalls, cap;
-  int last_index;       /* index of the latest fragment (servers that omit it) */
-  char *finish_reason;  /* owned, latest non-null finish_reason */
-  zusage usage;
-  bool have_usage;
-  bool saw_done;        /* "data: [DONE]" arrived */
-  bool emitted;         /* a text / reasoning / tool event went to fn */
-  bool finished;        /* zoai_chat_parser_finish succeeded */
-  size_t chunks;        /* chunk objects parsed */
-  bool slow_only;       /* skip the fast path (tests compare both paths) */
-  zbuf scratch;         /* fast path: decoded strings of the current chunk */
-  size_t fast_hits;     /* chunks the fast path handled (tests, benchmarks) */
+  zturn turn;
+  int last_index; /* index of the latest fragment (servers that omit it) */
+  bool saw_done;  /* "data: [DONE]" arrived: later data is ignored */
+  size_t chunks;  /* chunk objects parsed */
 } zoai_chat_parser;
 
 void zoai_chat_parser_init(zoai_chat_parser *p, const char *provider_name, zprov_event_fn fn,

@@ -629,23 +629,17 @@ static char *resp_body(zwire_provider *p, const zprov_request *req, size_t *len)
   return zbuf_detach(&b, len);
 }
 
-_Static_assert(offsetof(zresp_parser, turn) == 0, "zwire_turn_* read the zturn at the start");
+ZWIRE_TURN_FIRST(zresp_parser);
 
 static const zwire_protocol resp_protocol = {
-    .vt = {.wire = "openai-responses",
-           .stream = zwire_provider_stream,
-           .destroy = zwire_provider_destroy},
+    .vt = {.wire = "openai-responses"},
     .cred_prefix = "Authorization: Bearer ",
     .url = resp_url,
     .render = resp_body,
     .parser_size = sizeof(zresp_parser),
     .parser_init = zresp_op_init,
     .parser_release = zresp_op_release,
-    .ops = {.reset = op_reset,
-            .feed = zresp_op_feed,
-            .complete = zwire_turn_complete,
-            .finish = zresp_op_finish,
-            .emitted = zwire_turn_emitted},
+    .ops = {.reset = op_reset, .feed = zresp_op_feed, .finish = zresp_op_finish},
 };
 
 zprovider *zprovider_openai_responses_new(const zprov_opts *opts, zerr *err) {

@@ -2,8 +2,8 @@
  * calls being assembled, usage, finish reason, and whether anything visible
  * went out (which decides whether a failure may be retried).
  *
- * The parsers of the Responses, Anthropic Messages and Gemini protocols are
- * thin translators onto this; the closing sequence (TOOL_END for each call in
+ * The parsers of the Chat Completions, Responses, Anthropic Messages and
+ * Gemini protocols are thin translators onto this; the closing sequence (TOOL_END for each call in
  * index order, USAGE, DONE) and the "ended early" error are written once here.
  */
 #ifndef ZERO_PROVIDER_TURN_H

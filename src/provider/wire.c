@@ -48,8 +48,9 @@ static bool extra_has(const json_t *extra, const char *line) {
 
 /* Posts body to url with the protocol's headers and streams the reply
  * through parser (see zwire_provider_stream). */
-static int post(const zprov_opts *o, const zwire_protocol *proto, const char *url, const char *body,
-                size_t body_len, void *parser, zprov_event_fn fn, void *ud, zerr *err) {
+static int post(const zprov_opts *o, const zwire_provider *p, const char *body, size_t body_len,
+                void *parser, zprov_event_fn fn, void *ud, zerr *err) {
+  const zwire_protocol *proto = p->proto;
   zbuf cred = ZBUF_INIT;
   /* An OAuth access token is a bearer token for every protocol. */
   const char *prefix = o->oauth_login ? "Authorization: Bearer " : proto->cred_prefix;
@@ -61,11 +62,11 @@ static int post(const zprov_opts *o, const zwire_protocol *proto, const char *ur
   char **headers = zwire_headers_new(o, defaults);
   zbuf_release(&cred);
   zwire_call call = {.opts = o,
-                     .url = url,
+                     .url = p->url,
                      .headers = (const char *const *)headers,
                      .body = body,
                      .body_len = body_len,
-                     .ops = &proto->ops,
+                     .ops = &p->ops,
                      .parser = parser};
   int rc = zwire_stream(&call, fn, ud, err);
   zwire_headers_free(headers);
@@ -110,12 +111,12 @@ int zwire_provider_stream(zprovider *base, const zprov_request *req, zprov_event
   /* The parser's type is the protocol's own; one allocation a turn. */
   cleanup_free void *parser = xcalloc(1, proto->parser_size);
   proto->parser_init(parser, o->name, fn, ud);
-  int rc = post(o, proto, p->url, body, body_len, parser, fn, ud, err);
+  int rc = post(o, p, body, body_len, parser, fn, ud, err);
   if (rc < 0 && renew_after_401(p, err) == 0) {
     proto->parser_release(parser);
     memset(parser, 0, proto->parser_size);
     proto->parser_init(parser, o->name, fn, ud);
-    rc = post(o, proto, p->url, body, body_len, parser, fn, ud, err);
+    rc = post(o, p, body, body_len, parser, fn, ud, err);
   }
   proto->parser_release(parser);
   return rc;
@@ -128,8 +129,9 @@ char *zwire_json_body(json_t *body, size_t *len) {
   return s;
 }
 
-bool zwire_turn_complete(const void *parser) { return ((const zturn *)parser)->complete; }
-bool zwire_turn_emitted(const void *parser) { return ((const zturn *)parser)->emitted; }
+/* The default ops.complete / ops.emitted: the parser starts with a zturn. */
+static bool turn_complete(const void *parser) { return ((const zturn *)parser)->complete; }
+static bool turn_emitted(const void *parser) { return ((const zturn *)parser)->emitted; }
 
 char **zwire_headers_new(const zprov_opts *o, const char *const *defaults) {
   const json_t *extra = json_is_object(o->headers) ? o->headers : NULL;
@@ -182,7 +184,14 @@ zprovider *zwire_provider_new(const zwire_protocol *proto, const zprov_opts *opt
   if (zwire_check_opts(opts, err) < 0) return NULL;
   zhttp_global_init();
   zwire_provider *p = xcalloc(1, sizeof *p);
-  p->base.vt = &proto->vt;
+  /* The rows every protocol shares are left NULL in its table. */
+  p->vt = proto->vt;
+  if (!p->vt.stream) p->vt.stream = zwire_provider_stream;
+  if (!p->vt.destroy) p->vt.destroy = zwire_provider_destroy;
+  p->ops = proto->ops;
+  if (!p->ops.complete) p->ops.complete = turn_complete;
+  if (!p->ops.emitted) p->ops.emitted = turn_emitted;
+  p->base.vt = &p->vt;
   p->base.opts = *opts;
   p->proto = proto;
   p->url = proto->url(opts);

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "base/err.h"
 #include "net/sse.h"
@@ -88,7 +89,7 @@ typedef struct zwire_provider zwire_provider;
  * so a protocol file is its renderer, its parser and this table. */
 typedef struct zwire_protocol {
   zprovider_vtbl vt;        /* .wire names the protocol; stream and destroy
-                             * are zwire_provider_stream / _destroy */
+                             * NULL: zwire_provider_stream / _destroy */
   const char *cred_prefix;  /* "x-api-key: ", "Authorization: Bearer " … */
   const char *extra_header; /* one more header line, or NULL */
   /* The endpoint for opts (base URL, model). Caller frees. */
@@ -100,6 +101,8 @@ typedef struct zwire_protocol {
   size_t parser_size;
   void (*parser_init)(void *parser, const char *provider_name, zprov_event_fn fn, void *ud);
   void (*parser_release)(void *parser);
+  /* ops.complete / ops.emitted NULL: the parser's first member is a zturn
+   * and its complete / emitted flags answer. */
   zwire_parser_ops ops;
 } zwire_protocol;
 
@@ -117,6 +120,11 @@ typedef struct zwire_protocol {
   }                                                                                      \
   static int PREFIX##_op_finish(void *p, zerr *err) { return PREFIX##_parser_finish((T *)p, err); }
 
+/* Asserts that parser type T starts with its zturn (member `turn`), as the
+ * default ops.complete / ops.emitted read it there. */
+#define ZWIRE_TURN_FIRST(T) \
+  _Static_assert(offsetof(T, turn) == 0, "the default wire ops read the zturn at the start")
+
 /* A request body rendered as a JSON value, dumped: takes body (decref'd),
  * sets *len. Caller frees. */
 char *zwire_json_body(json_t *body, size_t *len);
@@ -127,6 +135,8 @@ char *zwire_json_body(json_t *body, size_t *len);
 struct zwire_provider {
   zprovider base; /* first: zprovider* and zwire_provider* convert */
   const zwire_protocol *proto;
+  zprovider_vtbl vt;    /* proto->vt, its NULL rows filled with the defaults */
+  zwire_parser_ops ops; /* proto->ops, likewise */
   char *url;      /* owned */
   zjw_tools tools;
   char *renewed_key; /* owned: the access token a 401 renewed (base.opts.api_key points here) */
@@ -147,11 +157,6 @@ int zwire_provider_stream(zprovider *base, const zprov_request *req, zprov_event
                           zerr *err);
 /* The vtable's destroy for a zwire_provider: frees url, tools and p. */
 void zwire_provider_destroy(zprovider *base);
-
-/* For parsers whose first member is a zturn: ops.complete / ops.emitted
- * read it (turn.complete, turn.emitted). */
-bool zwire_turn_complete(const void *parser);
-bool zwire_turn_emitted(const void *parser);
 
 /* Idle limit in ms for opts: opts->idle_timeout_ms, else
  * ZERO_STREAM_IDLE_TIMEOUT (seconds, or with a unit: 500ms, 30s, 5m), else

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -143,6 +144,14 @@ class ZeroTest(unittest.TestCase):
             self.assertIn("type", ev)
             self.assertEqual(ev.get("runId"), rid, ev)
         self.assertEqual(events[-1]["type"], "run_end")
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that was free a moment ago (the OS picked it),
+    for a server a test starts on a port it must name in advance."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def main():

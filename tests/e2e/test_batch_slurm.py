@@ -19,17 +19,9 @@ import subprocess
 import time
 import unittest
 
-from harness import ZeroTest, main
+from harness import ZeroTest, free_port, main
 
 SLURM_BINS = ("slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "munged", "mungekey")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def which(name):

@@ -22,14 +22,6 @@ from npm_setup import require_npm  # noqa: E402
 FAKE_MCP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "fake_mcp_server.py")
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 class McpTest(harness.ZeroTest):
     def write_config(self, servers):
         d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
@@ -153,7 +145,7 @@ class RealServers(McpTest):
         self.assertIn("filesystem server says hi", self.tool_messages(model.bodies()[1])[0]["content"])
 
     def start_node_server(self, transport):
-        port = free_port()
+        port = harness.free_port()
         env = dict(self.env, PORT=str(port))
         p = subprocess.Popen(["node", os.path.join(self.nm, "@modelcontextprotocol/server-everything/dist/index.js"),
                               transport], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -234,7 +226,7 @@ http.createServer(async (req, res) => {
         with open(script, "w") as f:
             f.write(self.SDK_RESUMABLE_SERVER % {"sdk": os.path.join(self.nm,
                                                                      "@modelcontextprotocol/sdk")})
-        port = free_port()
+        port = harness.free_port()
         p = subprocess.Popen(["node", script], env=dict(self.env, PORT=str(port)),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: (p.terminate(), p.wait(5), p.stdout.close(), p.stderr.close()))

@@ -247,12 +247,7 @@ class RealSdkOAuth(harness.ZeroTest):
                                "simpleStreamableHttp.js")
         if not os.path.exists(example):
             self.skipTest("the pinned SDK ships no examples/server/simpleStreamableHttp.js")
-        import socket
-        ports = []
-        for _ in range(2):
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                ports.append(s.getsockname()[1])
+        ports = [harness.free_port(), harness.free_port()]
         env = dict(os.environ, MCP_PORT=str(ports[0]), MCP_AUTH_PORT=str(ports[1]))
         p = subprocess.Popen(["node", example, "--oauth", "--oauth-strict"], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

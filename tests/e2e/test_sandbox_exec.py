@@ -186,6 +186,40 @@ class AgentCommandsAreSandboxed(ZeroTest):
         g = self.zero("sandbox", "grants", "deny", "exec_command", "--prefix", "git push")
         self.assertEqual((g.returncode, g.stderr), (0, ""))
 
+    def test_grants_cli_flags_go_through_the_option_parser(self):
+        path = os.path.join(self.tmp, "grants.json")
+        self.env["ZERO_GRANTS_FILE"] = path
+        # A mistyped flag is named with the nearest real one, and nothing is saved.
+        g = self.zero("sandbox", "grants", "allow", "exec_command", "--prefx", "git status")
+        self.assertEqual(g.returncode, 2)
+        self.assertIn('unknown flag "--prefx"; did you mean --prefix?', g.stderr)
+        g = self.zero("sandbox", "grants", "list", "--jsn")
+        self.assertEqual(g.returncode, 2)
+        self.assertIn("did you mean --json?", g.stderr)
+        g = self.zero("sandbox", "grants", "lst")
+        self.assertEqual(g.returncode, 2)
+        self.assertIn('unknown command "lst"; did you mean list?', g.stderr)
+        self.assertFalse(os.path.exists(path))
+        # A flag of another subcommand, both scopes, a missing value: usage errors.
+        for words in (["allow", "x", "--json"], ["list", "--prefix", "ls"],
+                      ["allow", "x", "--prefix", "ls", "--path", "/tmp"],
+                      ["deny", "x", "--prefix"], ["allow"], ["list", "extra"]):
+            g = self.zero("sandbox", "grants", *words)
+            self.assertEqual(g.returncode, 2, words)
+            self.assertIn("Usage: zero sandbox grants", g.stderr)
+        self.assertFalse(os.path.exists(path))
+        # --flag=value and a flag before the tool name are the parser's forms.
+        g = self.zero("sandbox", "grants", "allow", "--prefix=git log", "exec_command")
+        self.assertEqual(g.returncode, 0, g.stderr)
+        lst = self.zero("sandbox", "grants", "list", "--json")
+        self.assertEqual([(e["tool"], e["kind"], e["value"]) for e in json.loads(lst.stdout)],
+                         [("exec_command", "prefix", "git log")])
+        # The help is generated from the same table.
+        h = self.zero("sandbox", "grants", "--help")
+        self.assertEqual(h.returncode, 0)
+        for flag in ("--json", "--prefix CMD", "--path DIR"):
+            self.assertIn(flag, h.stdout)
+
     def test_write_tool_refuses_protected_names(self):
         self.serve([
             {"tool_calls": [{"name": "write_file", "arguments": {"path": ".zero/config.json", "content": "{}"}}]},

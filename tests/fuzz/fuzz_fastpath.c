@@ -76,7 +76,10 @@ static void go(run *r, const char *in, size_t size, bool slow) {
   zerr_clear(&r->err);
   r->failed = 0;
   switch (r->proto) {
-    case 0: zoai_chat_parser_init(&r->u.chat, "fuzz", record, &r->out); r->u.chat.slow_only = slow; break;
+    case 0:
+      zoai_chat_parser_init(&r->u.chat, "fuzz", record, &r->out);
+      r->u.chat.turn.slow_only = slow;
+      break;
     case 1: zresp_parser_init(&r->u.resp, "fuzz", record, &r->out); r->u.resp.turn.slow_only = slow; break;
     case 2: zanth_parser_init(&r->u.anth, "fuzz", record, &r->out); r->u.anth.turn.slow_only = slow; break;
     default: zgem_parser_init(&r->u.gem, "fuzz", record, &r->out); r->u.gem.turn.slow_only = slow; break;

@@ -99,7 +99,7 @@ static char *run_stream_path(const char *data, size_t len, size_t piece, size_t 
   zbuf out = ZBUF_INIT;
   feed_ctx c;
   zoai_chat_parser_init(&c.parser, "test", record_event, &out);
-  c.parser.slow_only = slow;
+  c.parser.turn.slow_only = slow;
   zerr_clear(&c.perr);
   zsse_parser sse;
   zsse_init(&sse, feed_sse_event, &c, ZSSE_DEFAULT_MAX_EVENT);
@@ -200,8 +200,8 @@ static void stream_fast_path_edge_cases(void **s) { (void)s; check_fixture("fast
 static void chat_feed_one(zoai_chat_parser *p, const char *data, size_t hits) {
   zerr err = ZERR_INIT;
   zoai_chat_parser_feed(p, data, strlen(data), &err);
-  if (p->fast_hits != hits)
-    fail_msg("fast_hits %zu, expected %zu after %s", p->fast_hits, hits, data);
+  if (p->turn.fast_hits != hits)
+    fail_msg("fast_hits %zu, expected %zu after %s", p->turn.fast_hits, hits, data);
 }
 
 static void fast_path_takes_delta_chunks(void **s) {

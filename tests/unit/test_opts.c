@@ -386,6 +386,65 @@ static void test_list_command_words(void **state) {
   }
 }
 
+/* ---- dispatching on a subcommand (zcli_dispatch) ---- */
+
+static FILE *dispatch_usage_to;
+static char dispatch_msg[200];
+static int dispatch_ran;
+static void dispatch_usage(FILE *out) { dispatch_usage_to = out; }
+static int dispatch_error(const char *msg) {
+  snprintf(dispatch_msg, sizeof dispatch_msg, "%s", msg);
+  return 42; /* the command's own code comes back */
+}
+static int dispatch_run(void *ctx, int argc, char **argv) {
+  dispatch_ran = *(int *)ctx;
+  return argc == 1 && !strcmp(argv[0], "x") ? 7 : 8;
+}
+
+static int dispatch(const char **words) {
+  static const zcli_subcommand rows[] = {{"list", "ls", dispatch_run, NULL},
+                                         {"remove", "rm", dispatch_run, NULL}};
+  static const zcli_subcommands t = {rows, ZARRAY_LEN(rows)};
+  static const zcli_dispatch_spec d = {.subs = &t,
+                                       .usage = dispatch_usage,
+                                       .usage_error = dispatch_error,
+                                       .missing = "which one?",
+                                       .unknown = "unknown demo command"};
+  int argc = 0;
+  while (words[argc]) argc++;
+  dispatch_usage_to = NULL;
+  dispatch_msg[0] = 0;
+  dispatch_ran = 0;
+  int ctx = 5;
+  return zcli_dispatch(&d, &ctx, argc, (char **)words);
+}
+
+static void test_dispatch(void **state) {
+  (void)state;
+  /* A name or an alias runs its row with the context and the words after it. */
+  assert_int_equal(dispatch((const char *[]){"ls", "x", NULL}), 7);
+  assert_int_equal(dispatch_ran, 5);
+  assert_int_equal(dispatch((const char *[]){"remove", NULL}), 8);
+  /* Help goes to stdout with success; no word is the command's error. */
+  for (size_t i = 0; i < 3; i++) {
+    const char *help[] = {"-h", "--help", "help"};
+    assert_int_equal(dispatch((const char *[]){help[i], NULL}), ZEXIT_SUCCESS);
+    assert_ptr_equal(dispatch_usage_to, stdout);
+  }
+  assert_int_equal(dispatch((const char *[]){NULL}), 42);
+  assert_string_equal(dispatch_msg, "which one?");
+  /* An unknown word: the nearest name when it is a likely typo. */
+  assert_int_equal(dispatch((const char *[]){"lst", NULL}), 42);
+  assert_string_equal(dispatch_msg, "unknown demo command \"lst\"; did you mean list?");
+  assert_int_equal(dispatch((const char *[]){"frobnicate", NULL}), 42);
+  assert_string_equal(dispatch_msg, "unknown demo command \"frobnicate\"");
+  assert_int_equal(dispatch_ran, 0);
+  /* Every dispatcher's table suggests its own rows. */
+  assert_string_equal(zcli_subcommand_suggest(&zcli_cron_subs, "lst")->name, "list");
+  assert_string_equal(zcli_subcommand_suggest(&zcli_mcp_subs, "ad")->name, "add");
+  assert_null(zcli_subcommand_suggest(&zcli_sandbox_subs, "frobnicate"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_form_of_a_value),
@@ -401,6 +460,7 @@ int main(void) {
       cmocka_unit_test(test_subcommand_tables),
       cmocka_unit_test(test_one_exit_code_map),
       cmocka_unit_test(test_list_command_words),
+      cmocka_unit_test(test_dispatch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

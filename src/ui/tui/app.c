@@ -667,6 +667,150 @@ static void set_notice(tui_app *a, const char *s) {
   a->status.notice = s ? xstrdup(s) : NULL;
 }
 
+/* The composer's Ctrl+letter keys that only edit: one composer call each. */
+static const struct {
+  char ch;
+  void (*edit)(tui_composer *c);
+} CTRL_EDITS[] = {
+    {'a', tui_composer_home},       {'e', tui_composer_end},       {'k', tui_composer_kill_end},
+    {'u', tui_composer_kill_start}, {'w', tui_composer_kill_word}, {'y', tui_composer_yank},
+    {'f', tui_composer_right},      {'h', tui_composer_backspace},
+};
+
+/* Ctrl+C: cancels a turn, else clears the composer, else leaves the side
+ * conversation, else quits when pressed twice in a row. */
+static tui_action key_ctrl_c(tui_app *a, bool was_armed) {
+  if (a->turn.busy) return TUI_ACT_CANCEL;
+  if (a->comp.text.len) {
+    tui_composer_clear(&a->comp);
+    return TUI_ACT_NONE;
+  }
+  if (a->status.side_chat) return TUI_ACT_LEAVE_SIDE;
+  if (was_armed) return TUI_ACT_QUIT;
+  a->ctrl_c_armed = true;
+  set_notice(a, "Press Ctrl+C again to exit");
+  return TUI_ACT_NONE;
+}
+
+/* Ctrl+letter: the edits of CTRL_EDITS, then the keys that act on the app. */
+static tui_action key_ctrl(tui_app *a, uint32_t ch, bool was_armed) {
+  for (size_t i = 0; i < ZARRAY_LEN(CTRL_EDITS); i++) {
+    if ((uint32_t)CTRL_EDITS[i].ch != ch) continue;
+    CTRL_EDITS[i].edit(&a->comp);
+    return TUI_ACT_NONE;
+  }
+  switch (ch) {
+    case 'c': return key_ctrl_c(a, was_armed);
+    case 'd':
+      if (!a->comp.text.len) return TUI_ACT_QUIT;
+      tui_composer_delete(&a->comp);
+      return TUI_ACT_NONE;
+    case 'b': a->status.side_panel = !a->status.side_panel; return TUI_ACT_NONE;
+    case 'l': tui_screen_invalidate(&a->scr); return TUI_ACT_NONE;
+    case 'z': return TUI_ACT_SUSPEND;
+    case 'o':
+      if (a->expandable) {
+        blank(a);
+        tui_app_print(a, a->th.dim, a->expandable);
+      }
+      return TUI_ACT_NONE;
+    default: return TUI_ACT_NONE;
+  }
+}
+
+/* Enter: a new line (with a modifier, or after a trailing backslash), else
+ * the message or "/command" is taken from the composer; a partly typed
+ * command is completed to the selected suggestion first. */
+static tui_action key_enter(tui_app *a, const tui_key *k, char **text) {
+  if ((k->mods & (TK_SHIFT | TK_ALT | TK_CTRL))) {
+    tui_composer_newline(&a->comp);
+    return TUI_ACT_NONE;
+  }
+  /* A trailing backslash continues the message on a new line. */
+  if (a->comp.cur && a->comp.text.data[a->comp.cur - 1] == '\\') {
+    tui_composer_backspace(&a->comp);
+    tui_composer_newline(&a->comp);
+    return TUI_ACT_NONE;
+  }
+  if (a->comp.text.len && a->comp.text.data[0] == '/' && !tui_command_find(a->comp.text.data))
+    complete(a); /* does nothing when there is no suggestion */
+  zbuf_rtrim(&a->comp.text);
+  if (a->comp.cur > a->comp.text.len) a->comp.cur = a->comp.text.len;
+  if (!a->comp.text.len) return TUI_ACT_NONE;
+  bool cmd = a->comp.text.data[0] == '/';
+  *text = tui_composer_take(&a->comp);
+  a->completion.sel = 0;
+  return cmd ? TUI_ACT_COMMAND : TUI_ACT_SUBMIT;
+}
+
+/* Up / Down (step -1 / +1): the suggestions take them, except while walking
+ * the history (a recalled "/command" must not stop the walk); else the
+ * cursor moves a line, and past the first / last line the history. */
+static tui_action key_vertical(tui_app *a, int step) {
+  sugg s[SUGG_MAX];
+  size_t nsugg = suggestions(a, s, SUGG_MAX);
+  if (nsugg && !tui_composer_browsing(&a->comp)) {
+    a->completion.sel = (a->completion.sel + (int)nsugg + step) % (int)nsugg;
+    return TUI_ACT_NONE;
+  }
+  if (step < 0 && !tui_composer_up(&a->comp)) tui_composer_history_prev(&a->comp);
+  if (step > 0 && !tui_composer_down(&a->comp)) tui_composer_history_next(&a->comp);
+  return TUI_ACT_NONE;
+}
+
+/* Alt+B / Alt+F move a word; Alt+D deletes the word after the cursor. */
+static void key_alt_char(tui_app *a, uint32_t ch) {
+  if (ch == 'b') {
+    tui_composer_word_left(&a->comp);
+  } else if (ch == 'f') {
+    tui_composer_word_right(&a->comp);
+  } else if (ch == 'd') {
+    size_t from = a->comp.cur;
+    tui_composer_word_right(&a->comp);
+    size_t to = a->comp.cur;
+    a->comp.cur = from;
+    for (size_t i = from; i < to; i++) tui_composer_delete(&a->comp);
+  }
+}
+
+/* The keys that are not Ctrl+letter and not Enter, Up or Down: editing and
+ * moving in the composer, completion, the mode and cancel keys. */
+static tui_action key_edit(tui_app *a, const tui_key *k) {
+  bool word = k->mods & (TK_CTRL | TK_ALT);
+  switch (k->type) {
+    case TK_ESC: return a->turn.busy ? TUI_ACT_CANCEL : TUI_ACT_NONE;
+    case TK_TAB: complete(a); return TUI_ACT_NONE;
+    case TK_BACKTAB: return TUI_ACT_MODE;
+    case TK_BACKSPACE:
+      if (k->mods & TK_ALT) tui_composer_kill_word(&a->comp);
+      else tui_composer_backspace(&a->comp);
+      a->completion.sel = 0;
+      return TUI_ACT_NONE;
+    case TK_DELETE: tui_composer_delete(&a->comp); return TUI_ACT_NONE;
+    case TK_LEFT:
+      (word ? tui_composer_word_left : tui_composer_left)(&a->comp);
+      return TUI_ACT_NONE;
+    case TK_RIGHT:
+      (word ? tui_composer_word_right : tui_composer_right)(&a->comp);
+      return TUI_ACT_NONE;
+    case TK_HOME: tui_composer_home(&a->comp); return TUI_ACT_NONE;
+    case TK_END: tui_composer_end(&a->comp); return TUI_ACT_NONE;
+    case TK_PASTE: tui_composer_paste(&a->comp, k->paste, k->paste_len); return TUI_ACT_NONE;
+    case TK_CHAR:
+      if (k->mods & TK_ALT) {
+        key_alt_char(a, k->ch);
+        return TUI_ACT_NONE;
+      }
+      tui_composer_insert(&a->comp, k->utf8, strlen(k->utf8));
+      a->completion.sel = 0;
+      return TUI_ACT_NONE;
+    default: return TUI_ACT_NONE;
+  }
+}
+
+/* A key goes to the first of: the permission prompt, the picker (both
+ * modal), then the composer's Ctrl+letter keys, Enter, Up / Down, and the
+ * editing keys. */
 tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   *text = NULL;
   /* Ctrl+P / Ctrl+N move as the arrows do, in every menu and the composer */
@@ -677,126 +821,12 @@ tui_action tui_app_key(tui_app *a, const tui_key *k, char **text) {
   bool was_armed = a->ctrl_c_armed;
   a->ctrl_c_armed = false;
   set_notice(a, NULL);
-  sugg s[SUGG_MAX];
-  size_t nsugg = suggestions(a, s, SUGG_MAX);
-  if (k->type == TK_CHAR && (k->mods & TK_CTRL)) {
-    switch (k->ch) {
-      case 'c':
-        if (a->turn.busy) return TUI_ACT_CANCEL;
-        if (a->comp.text.len) {
-          tui_composer_clear(&a->comp);
-          return TUI_ACT_NONE;
-        }
-        if (a->status.side_chat) return TUI_ACT_LEAVE_SIDE;
-        if (was_armed) return TUI_ACT_QUIT;
-        a->ctrl_c_armed = true;
-        set_notice(a, "Press Ctrl+C again to exit");
-        return TUI_ACT_NONE;
-      case 'd':
-        if (!a->comp.text.len) return TUI_ACT_QUIT;
-        tui_composer_delete(&a->comp);
-        return TUI_ACT_NONE;
-      case 'a': tui_composer_home(&a->comp); return TUI_ACT_NONE;
-      case 'e': tui_composer_end(&a->comp); return TUI_ACT_NONE;
-      case 'k': tui_composer_kill_end(&a->comp); return TUI_ACT_NONE;
-      case 'u': tui_composer_kill_start(&a->comp); return TUI_ACT_NONE;
-      case 'w': tui_composer_kill_word(&a->comp); return TUI_ACT_NONE;
-      case 'y': tui_composer_yank(&a->comp); return TUI_ACT_NONE;
-      case 'b': a->status.side_panel = !a->status.side_panel; return TUI_ACT_NONE;
-      case 'l': tui_screen_invalidate(&a->scr); return TUI_ACT_NONE;
-      case 'z': return TUI_ACT_SUSPEND;
-      case 'f': tui_composer_right(&a->comp); return TUI_ACT_NONE;
-      case 'h': tui_composer_backspace(&a->comp); return TUI_ACT_NONE;
-      case 'o':
-        if (a->expandable) {
-          blank(a);
-          tui_app_print(a, a->th.dim, a->expandable);
-        }
-        return TUI_ACT_NONE;
-      default: return TUI_ACT_NONE;
-    }
-  }
+  if (k->type == TK_CHAR && (k->mods & TK_CTRL)) return key_ctrl(a, k->ch, was_armed);
   switch (k->type) {
-    case TK_ENTER: {
-      if ((k->mods & (TK_SHIFT | TK_ALT | TK_CTRL))) {
-        tui_composer_newline(&a->comp);
-        return TUI_ACT_NONE;
-      }
-      /* A trailing backslash continues the message on a new line. */
-      if (a->comp.cur && a->comp.text.data[a->comp.cur - 1] == '\\') {
-        tui_composer_backspace(&a->comp);
-        tui_composer_newline(&a->comp);
-        return TUI_ACT_NONE;
-      }
-      if (nsugg && a->comp.text.data[0] == '/') {
-        if (!tui_command_find(a->comp.text.data)) complete(a);
-      }
-      zbuf_rtrim(&a->comp.text);
-      if (a->comp.cur > a->comp.text.len) a->comp.cur = a->comp.text.len;
-      if (!a->comp.text.len) return TUI_ACT_NONE;
-      bool cmd = a->comp.text.data[0] == '/';
-      *text = tui_composer_take(&a->comp);
-      a->completion.sel = 0;
-      return cmd ? TUI_ACT_COMMAND : TUI_ACT_SUBMIT;
-    }
-    case TK_ESC:
-      if (a->turn.busy) return TUI_ACT_CANCEL;
-      return TUI_ACT_NONE;
-    case TK_TAB:
-      complete(a);
-      return TUI_ACT_NONE;
-    case TK_BACKTAB:
-      return TUI_ACT_MODE;
-    case TK_BACKSPACE:
-      if (k->mods & TK_ALT) tui_composer_kill_word(&a->comp);
-      else tui_composer_backspace(&a->comp);
-      a->completion.sel = 0;
-      return TUI_ACT_NONE;
-    case TK_DELETE: tui_composer_delete(&a->comp); return TUI_ACT_NONE;
-    case TK_LEFT:
-      if (k->mods & (TK_CTRL | TK_ALT)) tui_composer_word_left(&a->comp);
-      else tui_composer_left(&a->comp);
-      return TUI_ACT_NONE;
-    case TK_RIGHT:
-      if (k->mods & (TK_CTRL | TK_ALT)) tui_composer_word_right(&a->comp);
-      else tui_composer_right(&a->comp);
-      return TUI_ACT_NONE;
-    case TK_HOME: tui_composer_home(&a->comp); return TUI_ACT_NONE;
-    case TK_END: tui_composer_end(&a->comp); return TUI_ACT_NONE;
-    case TK_UP:
-      /* the suggestions take Up/Down, except while walking the history (a
-       * recalled "/command" must not stop the walk) */
-      if (nsugg && !tui_composer_browsing(&a->comp)) {
-        a->completion.sel = (a->completion.sel + (int)nsugg - 1) % (int)nsugg;
-        return TUI_ACT_NONE;
-      }
-      if (!tui_composer_up(&a->comp)) tui_composer_history_prev(&a->comp);
-      return TUI_ACT_NONE;
-    case TK_DOWN:
-      if (nsugg && !tui_composer_browsing(&a->comp)) {
-        a->completion.sel = (a->completion.sel + 1) % (int)nsugg;
-        return TUI_ACT_NONE;
-      }
-      if (!tui_composer_down(&a->comp)) tui_composer_history_next(&a->comp);
-      return TUI_ACT_NONE;
-    case TK_PASTE: tui_composer_paste(&a->comp, k->paste, k->paste_len); return TUI_ACT_NONE;
-    case TK_CHAR:
-      if (k->mods & TK_ALT) {
-        if (k->ch == 'b') tui_composer_word_left(&a->comp);
-        else if (k->ch == 'f') tui_composer_word_right(&a->comp);
-        else if (k->ch == 'd') {
-          size_t from = a->comp.cur;
-          tui_composer_word_right(&a->comp);
-          size_t to = a->comp.cur;
-          a->comp.cur = from;
-          for (size_t i = from; i < to; i++) tui_composer_delete(&a->comp);
-        }
-        return TUI_ACT_NONE;
-      }
-      tui_composer_insert(&a->comp, k->utf8, strlen(k->utf8));
-      a->completion.sel = 0;
-      return TUI_ACT_NONE;
-    default: return TUI_ACT_NONE;
+    case TK_ENTER: return key_enter(a, k, text);
+    case TK_UP: return key_vertical(a, -1);
+    case TK_DOWN: return key_vertical(a, +1);
+    default: return key_edit(a, k);
   }
 }
 
