@@ -60,6 +60,7 @@ typedef struct zrun_opts {
   const char *trust_root;
   const json_t *extra_mcp_servers; /* MCP servers the face adds for this run (ACP session/new's
                                     * mcpServers), as zmcp_start_opts.extra_servers; borrowed */
+  bool trust_once; /* the TUI's "trust for this session": trusted for this run, never saved */
 } zrun_opts;
 
 /* The sandbox step: what confines every child of the run. */
@@ -211,7 +212,8 @@ int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const
                                size_t n, zperm_mode mode, zmcp_start_opts *o, zerr *err);
 /* Loads the extensions of the workspace (hooks, skills, custom commands,
  * plugins): the workspace's own hooks, commands and plugins only when it is
- * trusted (saved trust, or s->opts.trust_workspace, which saves it). Problems and
+ * trusted (saved trust, s->opts.trust_workspace, which saves it, or
+ * s->opts.trust_once, which does not). Problems and
  * untrusted files are in s->ext (the face reports them). Call after the
  * sandbox step and before the system prompt (it lists the skills). */
 void zrun_setup_extensions(zrun_setup *s);

@@ -329,13 +329,16 @@ static void turn_done(tui_controller *c) {
     c->rec_diag_buf[0] = 0;
   }
   zcancel_reset();
-  if (c->app.queue.len && !c->quit) {
-    char *next = c->app.queue.items[0];
-    memmove(c->app.queue.items, c->app.queue.items + 1, (c->app.queue.len - 1) * sizeof(char *));
-    c->app.queue.len--;
-    tui_turn_start(c, next);
-    free(next);
-  }
+  if (!c->quit) tui_turn_start_queued(c);
+}
+
+void tui_turn_start_queued(tui_controller *c) {
+  if (!c->app.queue.len) return;
+  char *next = c->app.queue.items[0];
+  memmove(c->app.queue.items, c->app.queue.items + 1, (c->app.queue.len - 1) * sizeof(char *));
+  c->app.queue.len--;
+  tui_turn_start(c, next);
+  free(next);
 }
 
 void tui_turn_cancel(tui_controller *c) {
