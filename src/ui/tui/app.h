@@ -53,6 +53,8 @@ typedef struct tui_card {
 } tui_card;
 
 #define TUI_CARD_LIVE_ROWS 5 /* rows of a running command's output under its card */
+#define TUI_CARD_DIFF_ROWS 40     /* diff rows of an edit's card before "… K more lines" */
+#define TUI_CARD_NEW_FILE_ROWS 12 /* the same for a new file (write_file) */
 
 /* The turn on screen: what streams in until tui_app_turn_end. */
 typedef struct tui_turn_view {
@@ -118,6 +120,7 @@ typedef struct tui_app {
   json_t *plan;          /* array of {step, status}, or NULL */
   bool plan_changed;
   char *expandable;      /* last collapsed text (Ctrl+O shows it), or NULL */
+  tw_lines expand_rows;  /* ... or the last collapsed diff, rows as rendered (then first) */
   ZVEC(char *) queue;    /* messages typed while busy */
   ZVEC(char *) attachments; /* images for the next message (/image), as shown */
   tui_prompt prompt;     /* a permission prompt (cli/tui_prompt.h) */
