@@ -368,6 +368,7 @@ out:
   zconv_release(&c->side);
   tui_ext_release(c);
   tui_spec_release(c);
+  tui_style_release(c);
   zrun_setup_release(&c->rs);
   if (wt.path) { /* after the run's children stopped: what they left counts too */
     zbuf note = ZBUF_INIT;

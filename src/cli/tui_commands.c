@@ -570,6 +570,8 @@ const tui_command tui_commands[] = {
     {"/skills", "", "skills the model can load", tui_ext_skills, 0, NULL},
     {"/trust", "", "trust this workspace's hooks, commands and plugins", tui_ext_trust,
      TUI_CMD_IDLE, NULL},
+    {"/style", "[name]", "output style: default, explanatory, learning or your own",
+     tui_style_command, 0, NULL},
     {"/quit", "", "exit", cmd_quit, 0, "/exit"},
 };
 const size_t tui_ncommands = sizeof tui_commands / sizeof tui_commands[0];

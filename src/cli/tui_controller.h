@@ -138,6 +138,7 @@ typedef struct tui_controller {
   strvec custom_names, custom_help;
   bool ext_session_started; /* sessionStart fired (tui_ext.c): sessionEnd is owed */
   bool mcp_started;         /* the MCP servers started (tui_trust.c: after the trust answer) */
+  char *style_name, *style_text; /* the output style (/style, tui_style.c); NULL: default */
 } tui_controller;
 
 /* --- tui_ext.c -------------------------------------------------------------- */
@@ -180,6 +181,15 @@ void tui_trust_start_mcp(tui_controller *c);
  * to trust later for "no"), starts the MCP servers and a queued message,
  * and returns true; false for a tool call's prompt. */
 bool tui_trust_answer(tui_controller *c);
+
+/* --- tui_style.c ------------------------------------------------------------ */
+
+/* /style [NAME]: a picker over the output styles, or switches to NAME. */
+void tui_style_command(tui_controller *c, const char *arg);
+/* The system prompt's section for the current style ("" for default).
+ * Caller frees. */
+char *tui_style_section(const tui_controller *c);
+void tui_style_release(tui_controller *c);
 
 /* --- tui_spec.c ------------------------------------------------------------- */
 

@@ -172,12 +172,16 @@ void tui_clear_images(tui_controller *c) {
   c->app.attachments.len = 0;
 }
 
-/* The system prompt for mode, built again only when the mode changed or
- * the model / provider did (they drop it). */
+/* The system prompt for mode and the output style, built again only when
+ * the mode changed or the model / provider / style did (they drop it). */
 static void ensure_system_prompt(tui_controller *c, zperm_mode mode) {
   if (c->system_prompt && c->prompt_mode == mode) return;
   free(c->system_prompt);
-  c->system_prompt = xstrdup(zrun_setup_system_prompt(&c->rs, mode));
+  char *style = tui_style_section(c); /* /style: "" for the default */
+  zbuf p = ZBUF_INIT;
+  zbuf_addf(&p, "%s%s", zrun_setup_system_prompt(&c->rs, mode), style);
+  free(style);
+  c->system_prompt = zbuf_detach(&p, NULL);
   c->prompt_mode = mode;
 }
 
