@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "base/json.h"
+#include "base/redact.h"
 #include "cli/tui_commands.h"
 #include "tools/patch.h"
 #include "tools/tool.h"
@@ -209,6 +210,10 @@ char *tui_tool_summary(const char *name, const char *arguments) {
   }
   if (v) tw_sanitize(&s, v, strlen(v));
   json_decref(args);
+  /* The model writes the command line: a key or token in it (a header, an
+   * assignment, a URL's password) must not reach the screen, as its output
+   * does not. */
+  zredact(&s);
   for (size_t i = 0; i < s.len; i++)
     if (s.data[i] == '\n') s.data[i] = ' ';
   return zbuf_detach(&s, NULL);

@@ -158,8 +158,9 @@ void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *
 /* Text for the scrollback: one user-visible message (wrapped). style may be "". */
 void tui_app_print(tui_app *a, const char *style, const char *text);
 void tui_app_print_user(tui_app *a, const char *text);
-/* Short description of a tool call from its arguments ("ls -la", "src/a.c").
- * Caller frees. */
+/* Short description of a tool call from its arguments ("ls -la", "src/a.c"),
+ * redacted (base/redact.h: keys and tokens in a command line show as
+ * [REDACTED:…]). Caller frees. */
 char *tui_tool_summary(const char *name, const char *arguments);
 
 #endif
