@@ -48,6 +48,9 @@ int cmd_help(int argc, char **argv) {
   }
   command_line("zero <command> --help", "flags and examples for a command");
   command_line("zero --debug <command>", "also write a debug log (docs/cli.md)");
+  /* the UI's own flags: `zero` is the command a new user runs first */
+  printf("\nFlags of the interactive UI (zero [flags] [\"first prompt\"]):\n");
+  zopt_print_flags(stdout, &zcli_tui_opts);
   printf("\n"
          "First run:\n"
          "  export OPENAI_API_KEY=sk-...                     # OpenAI\n"

@@ -69,7 +69,9 @@ static void handle_key(tui_controller *c, const tui_key *k) {
       break;
     case TUI_ACT_COMMAND: tui_command_run(c, text); break;
     case TUI_ACT_CANCEL: tui_turn_cancel(c); break;
-    case TUI_ACT_PERMISSION: tui_approver_answer(&c->approver, &c->app.prompt); break;
+    case TUI_ACT_PERMISSION:
+      if (!tui_trust_answer(c)) tui_approver_answer(&c->approver, &c->app.prompt);
+      break;
     case TUI_ACT_QUIT: c->quit = true; break;
     case TUI_ACT_SUSPEND: suspend(c); break;
     case TUI_ACT_MODE: tui_mode_cycle(c); break;
@@ -215,11 +217,10 @@ static void open_view(tui_controller *c, const tui_args *args, const char *theme
   if (c->rs.store.session) tui_session_show_tail(c);
   /* MCP servers start once, in parallel, through the sandbox spawner; one
    * that fails is a warning line and the session goes on without it. */
-  zerr err = ZERR_INIT;
   zcli_config_warn_unknown(&c->rs.model.cfg, tui_warn, c); /* typos in the config files */
   tui_ext_load(c); /* hooks, skills, custom commands, plugins */
   zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
-  if (zrun_setup_mcp(&c->rs, tui_warn, c, &err) < 0) tui_warn(c, err.msg);
+  tui_trust_start_mcp(c); /* or after the trust question's answer */
 }
 
 static void on_signals(tui_controller *c, int fd) {
@@ -352,7 +353,8 @@ int cmd_tui(int argc, char **argv) {
     goto out;
   }
   open_view(c, &args, theme);
-  if (args.prompt) tui_turn_start(c, args.prompt); /* `zero "first prompt"` */
+  if (args.prompt) zvec_push(&c->app.queue, xstrdup(args.prompt)); /* `zero "first prompt"` */
+  if (!c->app.prompt.active) tui_turn_start_queued(c);             /* else after the trust answer */
   run_loop(c);
   close_view(c);
   tui_ext_session_end(c); /* subagentStop, sessionEnd: after the view, as exec's */
@@ -370,6 +372,7 @@ out:
   tui_ext_release(c);
   tui_spec_release(c);
   tui_loop_release(c);
+  tui_style_release(c);
   zrun_setup_release(&c->rs);
   if (wt.path) { /* after the run's children stopped: what they left counts too */
     zbuf note = ZBUF_INIT;

@@ -643,7 +643,8 @@ void zrun_setup_extensions(zrun_setup *s) {
   zerr terr = ZERR_INIT;
   if (s->opts.trust_workspace && ztrust_save(s->workspace, &terr) < 0)
     fprintf(stderr, "[zero] WARNING: cannot save the workspace's trust: %s\n", terr.msg);
-  zext_load(&s->ext, s->workspace, s->opts.trust_workspace || trusted_via_root(s));
+  zext_load(&s->ext, s->workspace,
+            s->opts.trust_workspace || s->opts.trust_once || trusted_via_root(s));
   s->have_ext = true;
 }
 

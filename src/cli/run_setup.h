@@ -66,6 +66,7 @@ typedef struct zrun_opts {
    * writable for commands, and its gitdir file kept read-only. Borrowed. */
   const char *const *git_write;
   const char *git_readonly;
+  bool trust_once; /* the TUI's "trust for this session": trusted for this run, never saved */
 } zrun_opts;
 
 /* The sandbox step: what confines every child of the run. */
@@ -224,7 +225,8 @@ int zrun_setup_mcp_outside_run(zrun_setup *s, const char *cwd, const char *const
                                size_t n, zperm_mode mode, zmcp_start_opts *o, zerr *err);
 /* Loads the extensions of the workspace (hooks, skills, custom commands,
  * plugins): the workspace's own hooks, commands and plugins only when it is
- * trusted (saved trust, or s->opts.trust_workspace, which saves it). Problems and
+ * trusted (saved trust, s->opts.trust_workspace, which saves it, or
+ * s->opts.trust_once, which does not). Problems and
  * untrusted files are in s->ext (the face reports them). Call after the
  * sandbox step and before the system prompt (it lists the skills). */
 void zrun_setup_extensions(zrun_setup *s);

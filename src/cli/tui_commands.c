@@ -573,6 +573,8 @@ const tui_command tui_commands[] = {
     {"/loop", "[INTERVAL] PROMPT|/CMD|stop",
      "run a prompt or command again every INTERVAL (or at the model's pace)", tui_loop_command, 0,
      NULL},
+    {"/style", "[name]", "output style: default, explanatory, learning or your own",
+     tui_style_command, 0, NULL},
     {"/quit", "", "exit", cmd_quit, 0, "/exit"},
 };
 const size_t tui_ncommands = sizeof tui_commands / sizeof tui_commands[0];

@@ -139,19 +139,23 @@ typedef struct tui_controller {
   strvec custom_names, custom_help;
   bool ext_session_started; /* sessionStart fired (tui_ext.c): sessionEnd is owed */
   tui_loop loop;            /* /loop (tui_loop.c) */
+  bool mcp_started;         /* the MCP servers started (tui_trust.c: after the trust answer) */
+  char *style_name, *style_text; /* the output style (/style, tui_style.c); NULL: default */
 } tui_controller;
 
 /* --- tui_ext.c -------------------------------------------------------------- */
 
 /* Loads the run's extensions (zrun_setup_extensions), lists the custom
- * commands in the / menu, and says what did not load and, for an untrusted
- * workspace with hooks/commands/plugins, which files and that /trust trusts
- * them (asked once per change of those files). */
+ * commands in the / menu, and says what did not load; an untrusted
+ * workspace with hooks/commands/plugins gets the trust question
+ * (tui_trust.c; asked once per change of those files), or, while a turn or
+ * another prompt is on, a line naming them and /trust. */
 void tui_ext_load(tui_controller *c);
 /* Runs the custom command `name` (without its slash) with arg as a prompt;
  * false when there is none of that name. */
 bool tui_ext_run_command(tui_controller *c, const char *name, const char *arg);
-/* /trust: trusts the workspace's hooks, commands and plugins, and reloads. */
+/* /trust (tui_trust.c): trusts the workspace's hooks, commands and plugins
+ * (saved), and reloads them. */
 void tui_ext_trust(tui_controller *c, const char *arg);
 /* /skills: the skills the model may load. */
 void tui_ext_skills(tui_controller *c, const char *arg);
@@ -165,6 +169,29 @@ bool tui_ext_submit(tui_controller *c, zbuf *prompt);
  * (when sessionStart fired). */
 void tui_ext_session_end(tui_controller *c);
 void tui_ext_release(tui_controller *c);
+
+/* --- tui_trust.c ------------------------------------------------------------ */
+
+/* Opens the trust question over the workspace's untrusted files
+ * (c->rs.ext.untrusted; none may run). */
+void tui_trust_ask(tui_controller *c);
+/* Starts the run's MCP servers, unless the trust question is open: then its
+ * answer starts them (with a trusted plugin's servers). */
+void tui_trust_start_mcp(tui_controller *c);
+/* TUI_ACT_PERMISSION: when the answered prompt was the trust question,
+ * acts on the answer (loads the files, saving trust for "always"; says how
+ * to trust later for "no"), starts the MCP servers and a queued message,
+ * and returns true; false for a tool call's prompt. */
+bool tui_trust_answer(tui_controller *c);
+
+/* --- tui_style.c ------------------------------------------------------------ */
+
+/* /style [NAME]: a picker over the output styles, or switches to NAME. */
+void tui_style_command(tui_controller *c, const char *arg);
+/* The system prompt's section for the current style ("" for default).
+ * Caller frees. */
+char *tui_style_section(const tui_controller *c);
+void tui_style_release(tui_controller *c);
 
 /* --- tui_spec.c ------------------------------------------------------------- */
 
@@ -210,6 +237,8 @@ void tui_turns_drain(tui_controller *c);
 void tui_turns_stop(tui_controller *c);
 /* /compact: summarizes the conversation now, on the worker. */
 void tui_compact_start(tui_controller *c);
+/* Starts the first queued message, if any (idle worker only). */
+void tui_turn_start_queued(tui_controller *c);
 /* Drops the images attached to the next message. */
 void tui_clear_images(tui_controller *c);
 

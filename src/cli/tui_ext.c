@@ -1,14 +1,13 @@
 /* tui_ext.c — the interactive UI and the run's extensions: custom slash
- * commands in the / menu and run as prompts, /skills, and /trust (the TUI's
- * one question about a workspace's own hooks, commands and plugins); see
- * tui_controller.h. Tool hooks run in the agent loop (zrun_setup_agent). */
+ * commands in the / menu and run as prompts, /skills, the session hooks
+ * (the trust question and /trust are tui_trust.c's); see tui_controller.h. Tool hooks run in the
+ * agent loop (zrun_setup_agent). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/common.h"
 #include "cli/tui_controller.h"
-#include "ext/trust.h"
 
 static void refresh_menu(tui_controller *c) {
   strvec_clear(&c->custom_names);
@@ -35,7 +34,9 @@ void tui_ext_load(tui_controller *c) {
   zrun_setup_extensions(&c->rs);
   refresh_menu(c);
   for (size_t i = 0; i < c->rs.ext.problems.nr; i++) tui_warn(c, c->rs.ext.problems.v[i]);
-  if (c->rs.ext.untrusted.nr) {
+  if (c->rs.ext.untrusted.nr && !c->worker.running && !c->app.prompt.active) {
+    tui_trust_ask(c);
+  } else if (c->rs.ext.untrusted.nr) {
     zbuf b = ZBUF_INIT;
     zbuf_addstr(&b, "Trust this workspace's hooks/plugins/commands? They run code the "
                     "repository chose and were not loaded:");
@@ -62,21 +63,6 @@ bool tui_ext_run_command(tui_controller *c, const char *name, const char *arg) {
     free(prompt);
   }
   return true;
-}
-
-void tui_ext_trust(tui_controller *c, const char *arg) {
-  (void)arg;
-  if (!c->rs.have_ext || !c->rs.ext.untrusted.nr) {
-    tui_say(c, "Nothing to trust: this workspace's hooks, commands and plugins are loaded "
-               "(or it has none).");
-    return;
-  }
-  c->rs.opts.trust_workspace = true;
-  tui_ext_load(c);
-  c->rs.opts.trust_workspace = false;
-  zrun_setup_tools(&c->rs, c->mode, ZAUTO_LOW);
-  tui_say(c, "Trusted: %zu hooks, %zu commands, %zu plugins loaded.", c->rs.ext.hooks.n,
-          zext_commands(&c->rs.ext)->n, c->rs.ext.plugins.n);
 }
 
 void tui_ext_skills(tui_controller *c, const char *arg) {

@@ -70,6 +70,7 @@ void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int 
   zbuf_addf(&t, "%s%s⚠ Permission needed:%s %s%s%s wants to %s %s", th->warn, th->bold,
             th->reset, th->bold, tool, th->reset, side_verb(q->side), summary);
   pr->title = zbuf_detach(&t, NULL);
+  pr->trust = false;
 
   /* What a session / always answer remembers, exactly. */
   free(pr->grant_label);
@@ -201,7 +202,7 @@ bool tui_prompt_key(tui_prompt *pr, const tui_key *k) {
         by_letter = true;
         if (k->ch == 'n') want = TUI_OPT_DENY;
         else if (k->ch == 'y') want = TUI_OPT_ONCE;
-        else if (k->ch == 'a') want = TUI_OPT_SESSION;
+        else if (k->ch == 'a') want = pr->trust ? TUI_OPT_ALWAYS : TUI_OPT_SESSION;
         else if (k->ch == 'p') want = TUI_OPT_ALWAYS;
         else if (k->ch == 'd') want = TUI_OPT_NOTE;
         else by_letter = false;
@@ -237,17 +238,16 @@ void tui_prompt_lines(const tui_prompt *pr, const tui_theme *th, int width, tw_l
   for (size_t i = 0; i < pr->detail.len; i++) tw_lines_push(out, xstrdup(pr->detail.items[i]));
   for (int i = 0; i < pr->nopts; i++) {
     zbuf o = ZBUF_INIT;
-    switch (pr->opts[i]) {
-      case TUI_OPT_DENY: zbuf_addstr(&o, "Deny (n)"); break;
-      case TUI_OPT_ONCE: zbuf_addstr(&o, "Allow once (y)"); break;
-      case TUI_OPT_SESSION:
-        zbuf_addf(&o, "Allow for this session: %s (a)", pr->grant_label);
-        break;
-      case TUI_OPT_ALWAYS:
-        zbuf_addf(&o, "Always allow (saved): %s (p)", pr->grant_label);
-        break;
-      case TUI_OPT_NOTE: zbuf_addstr(&o, "Deny and tell the model why (d)"); break;
-    }
+    if (pr->trust) zbuf_addstr(&o, tui_prompt_trust_label(pr->opts[i]));
+    else switch (pr->opts[i]) {
+        case TUI_OPT_DENY: zbuf_addstr(&o, "Deny (n)"); break;
+        case TUI_OPT_ONCE: zbuf_addstr(&o, "Allow once (y)"); break;
+        case TUI_OPT_SESSION:
+          zbuf_addf(&o, "Allow for this session: %s (a)", pr->grant_label);
+          break;
+        case TUI_OPT_ALWAYS: zbuf_addf(&o, "Always allow (saved): %s (p)", pr->grant_label); break;
+        case TUI_OPT_NOTE: zbuf_addstr(&o, "Deny and tell the model why (d)"); break;
+      }
     zbuf l = ZBUF_INIT;
     if (i == pr->choice)
       zbuf_addf(&l, "%s%s› %d. %s%s", th->bold, th->accent, i + 1, o.data, th->reset);
@@ -269,14 +269,16 @@ void tui_prompt_lines(const tui_prompt *pr, const tui_theme *th, int width, tw_l
       zbuf l = ZBUF_INIT;
       zbuf_addf(&l, "  %sSaved to %s; %s.%s", th->muted,
                 pr->grants_file ? pr->grants_file : "the grants file",
-                pr->mcp_grant ? "zero mcp revoke takes it back"
-                                  : "zero sandbox grants lists and removes saved grants",
+                pr->trust       ? "asked again when these files change"
+                : pr->mcp_grant ? "zero mcp revoke takes it back"
+                                : "zero sandbox grants lists and removes saved grants",
                 th->reset);
       tw_wrap(out, l.data, l.len, width - 1, "", "    ");
       zbuf_release(&l);
     }
     zbuf l = ZBUF_INIT;
-    zbuf_addf(&l, "%s↑/↓ choose · Enter confirm · Esc deny%s", th->muted, th->reset);
+    zbuf_addf(&l, "%s↑/↓ choose · Enter confirm · Esc %s%s", th->muted,
+              pr->trust ? "leaves them unloaded" : "deny", th->reset);
     tw_wrap(out, l.data, l.len, width - 1, "  ", "  ");
     zbuf_release(&l);
   }

@@ -29,6 +29,7 @@
 #include "agent/loop.h"
 #include "perm/engine.h"
 #include "base/buf.h"
+#include "base/strvec.h"
 #include "perm/grants.h"
 #include "tools/tool.h"
 #include "ui/tui/keys.h"
@@ -75,6 +76,10 @@ typedef struct tui_prompt {
   char *grant_label;     /* what a session / always answer remembers, in words */
   char *grants_file;     /* where an always grant is saved */
   bool mcp_grant;        /* ... and it is an MCP grant (zero mcp revoke) */
+  /* The trust question (tui_prompt_open_trust), not a tool call: Deny is
+   * "no", Once "trust for this session", Always "trust and remember". Set
+   * until the next open, so the controller can tell whose answer it is. */
+  bool trust;
 } tui_prompt;
 
 void tui_prompt_init(tui_prompt *p);
@@ -83,6 +88,15 @@ void tui_prompt_release(tui_prompt *p);
 /* Fills p for the call q (details wrapped to width, styled with th) and
  * makes it active with the focus on Deny. */
 void tui_prompt_open(tui_prompt *p, const tui_ask *q, const tui_theme *th, int width);
+/* Fills p with the trust question of a workspace whose own hooks, commands
+ * and plugins (files: absolute paths, relative to workspace when under it)
+ * are not trusted yet: no / trust for this session / always trust (saved to
+ * trust_file until the files change). The focus starts on "no"; the keys
+ * are the permission prompt's ('a' also answers "always"). */
+void tui_prompt_open_trust(tui_prompt *p, const strvec *files, const char *workspace,
+                           const char *trust_file, const tui_theme *th, int width);
+/* The words of a trust question's choice opt ("Trust for this session (y)"). */
+const char *tui_prompt_trust_label(tui_perm_opt opt);
 /* Handles one key while p is active. Returns true when the prompt was
  * answered (p->answer, p->scope, p->note; p is inactive again). */
 bool tui_prompt_key(tui_prompt *p, const tui_key *k);

@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/common.h"
@@ -13,6 +15,7 @@
 #include "base/json.h"
 #include "base/strvec.h"
 #include "config/models.h"
+#include "config/presets.h"
 #include "net/curl_loader.h"
 #include "net/http.h"
 #include "provider/provider.h"
@@ -184,39 +187,175 @@ static int save(const char *path, const char *name, const char *kind, const char
   return rc < 0 ? -1 : 0;
 }
 
-int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {
-  fprintf(out,
-          "Welcome to zero. No model provider is configured yet; this sets one up.\n"
-          "Nothing is written until the end (answer q or press Ctrl+D to quit).\n\n"
-          "Provider:\n"
-          "  1. OpenAI (api.openai.com)\n"
-          "  2. A local server: Ollama, LM Studio, llama.cpp (OpenAI-compatible, no key)\n"
-          "  3. Another OpenAI-compatible endpoint\n");
-  int rc = 1;
-  char *choice = NULL, *url = NULL, *keyans = NULL, *model = NULL, *again = NULL;
-  const char *kind, *name, *def_url, *def_model;
+/* What the user chose: the profile's kind, name, URL, model and key. */
+typedef struct wiz_choice {
+  const char *kind, *name, *def_url, *def_model, *key_env_default;
+  bool ask_url; /* the URL is asked (with def_url as the default) */
+  bool keyless; /* a local runtime: no key */
+} wiz_choice;
+
+/* The hosted presets offered after the first three entries (OpenAI, a local
+ * runtime, another endpoint): every preset that is neither local nor
+ * OpenAI itself, in the presets' order. Returns how many (at most max). */
+static size_t hosted_presets(const zpreset **out, size_t max) {
+  size_t n, k = 0;
+  const zpreset *all = zpreset_all(&n);
+  for (size_t i = 0; i < n && k < max; i++)
+    if (!all[i].local && strcmp(all[i].name, "openai")) out[k++] = &all[i];
+  return k;
+}
+
+/* The first local runtime that answers on its usual port (a short probe of
+ * its model list), or NULL. */
+static const zpreset *detect_local(void) {
+  size_t n;
+  const zpreset *all = zpreset_all(&n);
+  for (size_t i = 0; i < n; i++) {
+    if (!all[i].local) continue;
+    size_t nm = 0;
+    char **models = tui_endpoint_models(all[i].base_url, NULL, 1, 700, &nm);
+    for (size_t j = 0; j < nm; j++) free(models[j]);
+    free(models);
+    if (models) return &all[i];
+  }
+  return NULL;
+}
+
+#define WIZ_HOSTED_MAX 16
+
+/* The menu's entry k (1-based; k <= nh + 3) as a choice. */
+static wiz_choice choice_for(long k, const zpreset *local, const zpreset *const *hosted) {
+  if (k == 1)
+    return (wiz_choice){"openai",       "openai",         "https://api.openai.com/v1",
+                        "gpt-4.1-mini", "OPENAI_API_KEY", false,
+                        false};
+  if (k == 2)
+    return (wiz_choice){"openai-compatible",
+                        "local",
+                        local ? local->base_url : "http://localhost:11434/v1",
+                        local && local->model ? local->model : "",
+                        NULL,
+                        true,
+                        true};
+  if (k == 3)
+    return (wiz_choice){"openai-compatible", "custom", "", "", "OPENAI_API_KEY", true, false};
+  const zpreset *p = hosted[k - 4];
+  return (wiz_choice){p->kind,    p->name, p->base_url, p->model ? p->model : "",
+                      p->key_env, true,    false};
+}
+
+/* Shows the menu and reads the choice into w. Returns false on quit. */
+static bool choose_provider(FILE *in, FILE *out, wiz_choice *w) {
+  const zpreset *hosted[WIZ_HOSTED_MAX];
+  size_t nh = hosted_presets(hosted, WIZ_HOSTED_MAX);
+  const zpreset *local = detect_local();
+  fprintf(out, "Provider:\n  1. OpenAI (api.openai.com)\n");
+  if (local)
+    fprintf(out, "  2. A local server: %s found at %s (no key)\n", local->label, local->base_url);
+  else
+    fprintf(out, "  2. A local server: Ollama, LM Studio, llama.cpp (OpenAI-compatible, no key; "
+                 "none answering now)\n");
+  fprintf(out, "  3. Another OpenAI-compatible endpoint (a custom URL)\n");
+  for (size_t i = 0; i < nh; i++) fprintf(out, "  %zu. %s\n", i + 4, hosted[i]->label);
   for (;;) {
-    free(choice);
-    choice = ask(in, out, "Choose", "1");
-    if (!choice || !strcmp(choice, "q")) goto out;
-    if (!strcmp(choice, "1") || !strcmp(choice, "2") || !strcmp(choice, "3")) break;
-    fprintf(out, "Please answer 1, 2 or 3.\n");
+    cleanup_free char *choice = ask(in, out, "Choose", "1");
+    if (!choice || !strcmp(choice, "q")) return false;
+    char *end;
+    long k = strtol(choice, &end, 10);
+    if (*choice && !*end && k >= 1 && k <= (long)nh + 3) {
+      *w = choice_for(k, local, hosted);
+      return true;
+    }
+    fprintf(out, "Please answer a number from 1 to %zu.\n", nh + 3);
   }
-  if (choice[0] == '1') {
-    kind = "openai", name = "openai", def_url = "https://api.openai.com/v1", def_model = "gpt-4.1-mini";
-  } else if (choice[0] == '2') {
-    kind = "openai-compatible", name = "local", def_url = "http://localhost:11434/v1", def_model = "";
-  } else {
-    kind = "openai-compatible", name = "custom", def_url = "", def_model = "";
+}
+
+/* Reads the API key answer without echoing it when in is a terminal (a
+ * pasted key must not stay on the screen), then shows it masked: its last
+ * four characters only. NULL on EOF. Caller frees. */
+static char *ask_key(FILE *in, FILE *out, const char *question, const char *def) {
+  struct termios saved;
+  bool tty = isatty(fileno(in)) && tcgetattr(fileno(in), &saved) == 0;
+  if (tty) {
+    struct termios quiet = saved;
+    quiet.c_lflag &= ~(tcflag_t)ECHO;
+    quiet.c_lflag |= ECHONL; /* Enter still moves to the next line */
+    tcsetattr(fileno(in), TCSAFLUSH, &quiet);
   }
-  url = choice[0] == '1' ? xstrdup(def_url) : ask(in, out, "Base URL (ending in /v1)", def_url);
+  char *ans = ask(in, out, question, def);
+  if (tty) tcsetattr(fileno(in), TCSAFLUSH, &saved);
+  if (ans && *ans && !is_env_name(ans) && strcmp(ans, "q")) {
+    size_t n = strlen(ans);
+    fprintf(out, "  key: %s%s (%zu characters)\n", n > 8 ? "••••••••" : "••••",
+            n > 8 ? ans + n - 4 : "", n);
+  }
+  return ans;
+}
+
+/* Asks for the model, listing what the endpoint serves (to pick by number)
+ * when it answers. NULL on quit or EOF. Caller frees. */
+static char *choose_model(FILE *in, FILE *out, const char *url, const char *key,
+                          const char *def_model) {
+  size_t nm = 0;
+  /* (no error when there is no list: the user can still type a name) */
+  char **models = tui_endpoint_models(url, key, 20, 8000, &nm);
+  assert(models || nm == 0); /* tui_endpoint_models: NULL means no list */
+  const char *def = def_model;
+  bool has_def = false;
+  if (models) fprintf(out, "Models at %s:\n", url);
+  for (size_t i = 0; i < nm; i++) {
+    fprintf(out, "  %2zu. %s\n", i + 1, models[i]);
+    has_def |= !strcmp(models[i], def_model);
+  }
+  if (models && !has_def) def = models[0];
+  char *model = ask(in, out, models ? "Model (a number or a name)" : "Model", def);
+  char *end = NULL;
+  long pick = model ? strtol(model, &end, 10) : 0;
+  if (model && *model && end && !*end && pick >= 1 && (size_t)pick <= nm) {
+    free(model);
+    model = xstrdup(models[pick - 1]);
+  }
+  for (size_t i = 0; i < nm; i++) free(models[i]);
+  free(models);
+  if (model && (!strcmp(model, "q") || !*model)) {
+    free(model);
+    model = NULL;
+  }
+  return model;
+}
+
+/* Tests the profile with one tiny request; on failure asks whether to save
+ * it anyway. Returns whether to save. */
+static bool tested_or_kept(FILE *in, FILE *out, const wiz_choice *w, const char *url,
+                           const char *key, const char *key_env, const char *model) {
+  fprintf(out, "Testing %s at %s … ", model, url);
+  fflush(out);
+  zbuf answer = ZBUF_INIT;
+  zerr terr = ZERR_INIT;
+  bool ok = test_profile(w->kind, url, key, key_env, model, &answer, &terr) == 0;
+  if (ok) fprintf(out, "ok (the model said: %.40s)\n", answer.len ? answer.data : "(nothing)");
+  zbuf_release(&answer);
+  if (ok) return true;
+  fprintf(out, "failed:\n  %s\n", terr.msg);
+  cleanup_free char *again = ask(in, out, "Save this profile anyway? (y/n)", "n");
+  return again && (again[0] == 'y' || again[0] == 'Y');
+}
+
+int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {
+  fprintf(out, "Welcome to zero. No model provider is configured yet; this sets one up.\n"
+               "Nothing is written until the end (answer q or press Ctrl+D to quit).\n\n");
+  int rc = 1;
+  char *url = NULL, *keyans = NULL, *model = NULL;
+  wiz_choice w;
+  if (!choose_provider(in, out, &w)) goto out;
+  url = w.ask_url ? ask(in, out, "Base URL", w.def_url) : xstrdup(w.def_url);
   if (!url || !strcmp(url, "q") || !*url) goto out;
   const char *key = NULL, *key_env = NULL;
-  if (choice[0] != '2') {
-    keyans = ask(in, out,
-                 "API key: paste it (stored in the config file, mode 0600), or name the "
-                 "environment variable that holds it",
-                 "OPENAI_API_KEY");
+  if (!w.keyless) {
+    keyans = ask_key(in, out,
+                     "API key: paste it (not shown; stored in the config file, mode 0600), or "
+                     "name the environment variable that holds it",
+                     w.key_env_default);
     if (!keyans || !strcmp(keyans, "q")) goto out;
     if (is_env_name(keyans)) {
       key_env = keyans;
@@ -226,62 +365,20 @@ int tui_setup_wizard(FILE *in, FILE *out, const char *config_path, zerr *err) {
       key = keyans;
     }
   }
-  /* The models the endpoint serves, to pick from by number. */
-  size_t nm = 0;
-  /* (no error when there is no list: the user can still type a name) */
-  char **models = tui_endpoint_models(url, key ? key : key_env ? getenv(key_env) : NULL, 20, 8000, &nm);
-  const char *def = def_model;
-  if (models) {
-    fprintf(out, "Models at %s:\n", url);
-    bool has_def = false;
-    for (size_t i = 0; i < nm; i++) {
-      fprintf(out, "  %2zu. %s\n", i + 1, models[i]);
-      has_def |= !strcmp(models[i], def_model);
-    }
-    if (!has_def) def = models[0];
-  }
-  model = ask(in, out, models ? "Model (a number or a name)" : "Model", def);
-  if (model && models) {
-    char *end;
-    long pick = strtol(model, &end, 10);
-    if (*model && !*end && pick >= 1 && (size_t)pick <= nm) {
-      free(model);
-      model = xstrdup(models[pick - 1]);
-    }
-  }
-  assert(models || nm == 0); /* tui_endpoint_models: NULL means no list */
-  for (size_t i = 0; i < nm; i++) free(models[i]);
-  free(models);
-  if (!model || !strcmp(model, "q") || !*model) goto out;
-  fprintf(out, "Testing %s at %s … ", model, url);
-  fflush(out);
-  zbuf answer = ZBUF_INIT;
-  zerr terr = ZERR_INIT;
-  if (test_profile(kind, url, key, key_env, model, &answer, &terr) == 0) {
-    fprintf(out, "ok (the model said: %.40s)\n", answer.len ? answer.data : "(nothing)");
-  } else {
-    fprintf(out, "failed:\n  %s\n", terr.msg);
-    again = ask(in, out, "Save this profile anyway? (y/n)", "n");
-    if (!again || (again[0] != 'y' && again[0] != 'Y')) {
-      zbuf_release(&answer);
-      goto out;
-    }
-  }
-  zbuf_release(&answer);
-  if (save(config_path, name, kind, url, key, key_env, model, err) < 0) {
+  model = choose_model(in, out, url, key ? key : key_env ? getenv(key_env) : NULL, w.def_model);
+  if (!model || !tested_or_kept(in, out, &w, url, key, key_env, model)) goto out;
+  if (save(config_path, w.name, w.kind, url, key, key_env, model, err) < 0) {
     rc = -1;
     goto out;
   }
-  fprintf(out, "Saved profile \"%s\" to %s as the active provider.\n\n", name, config_path);
+  fprintf(out, "Saved profile \"%s\" to %s as the active provider.\n\n", w.name, config_path);
   rc = 0;
 out:
   if (rc == 1)
     fprintf(out, "\nNothing saved. Run zero again to set up a provider, or see docs/config.md "
                  "(zero setup --provider writes a profile from the command line).\n");
-  free(choice);
   free(url);
   free(keyans);
   free(model);
-  free(again);
   return rc;
 }

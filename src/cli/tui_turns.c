@@ -172,12 +172,16 @@ void tui_clear_images(tui_controller *c) {
   c->app.attachments.len = 0;
 }
 
-/* The system prompt for mode, built again only when the mode changed or
- * the model / provider did (they drop it). */
+/* The system prompt for mode and the output style, built again only when
+ * the mode changed or the model / provider / style did (they drop it). */
 static void ensure_system_prompt(tui_controller *c, zperm_mode mode) {
   if (c->system_prompt && c->prompt_mode == mode) return;
   free(c->system_prompt);
-  c->system_prompt = xstrdup(zrun_setup_system_prompt(&c->rs, mode));
+  char *style = tui_style_section(c); /* /style: "" for the default */
+  zbuf p = ZBUF_INIT;
+  zbuf_addf(&p, "%s%s", zrun_setup_system_prompt(&c->rs, mode), style);
+  free(style);
+  c->system_prompt = zbuf_detach(&p, NULL);
   c->prompt_mode = mode;
 }
 
@@ -331,13 +335,16 @@ static void turn_done(tui_controller *c) {
   }
   zcancel_reset();
   tui_loop_turn_done(c); /* the next run waits for the queued messages too */
-  if (c->app.queue.len && !c->quit) {
-    char *next = c->app.queue.items[0];
-    memmove(c->app.queue.items, c->app.queue.items + 1, (c->app.queue.len - 1) * sizeof(char *));
-    c->app.queue.len--;
-    tui_turn_start(c, next);
-    free(next);
-  }
+  if (!c->quit) tui_turn_start_queued(c);
+}
+
+void tui_turn_start_queued(tui_controller *c) {
+  if (!c->app.queue.len) return;
+  char *next = c->app.queue.items[0];
+  memmove(c->app.queue.items, c->app.queue.items + 1, (c->app.queue.len - 1) * sizeof(char *));
+  c->app.queue.len--;
+  tui_turn_start(c, next);
+  free(next);
 }
 
 void tui_turn_cancel(tui_controller *c) {

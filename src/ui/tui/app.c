@@ -2,12 +2,14 @@
 #include "ui/tui/app.h"
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/json.h"
+#include "base/redact.h"
 #include "cli/tui_commands.h"
 #include "tools/patch.h"
 #include "tools/tool.h"
@@ -50,6 +52,7 @@ void tui_app_release(tui_app *a) {
   zvec_free(&a->turn.cards);
   json_decref(a->plan);
   free(a->expandable);
+  tw_lines_free(&a->expand_rows);
   for (size_t i = 0; i < a->queue.len; i++) free(a->queue.items[i]);
   zvec_free(&a->queue);
   for (size_t i = 0; i < a->attachments.len; i++) free(a->attachments.items[i]);
@@ -109,6 +112,25 @@ void tui_app_print_user(tui_app *a, const char *text) {
 static void set_expandable(tui_app *a, const char *text, size_t len) {
   free(a->expandable);
   a->expandable = xstrndup(text, len);
+  tw_lines_free(&a->expand_rows);
+}
+
+/* A card's diff rows into the scrollback, the first cap of them; when there
+ * are more, a line says how many and Ctrl+O shows the whole diff (rows is
+ * taken). */
+static void commit_collapsed(tui_app *a, tw_lines *rows, size_t cap) {
+  size_t shown = rows->len > cap ? cap : rows->len;
+  for (size_t i = 0; i < shown; i++) tw_lines_push(&a->commit, xstrdup(rows->items[i]));
+  if (rows->len > shown) {
+    tw_lines_pushf(&a->commit, "      %s… %zu more lines (Ctrl+O shows the whole diff)%s",
+                   a->th.muted, rows->len - shown, a->th.reset);
+    free(a->expandable);
+    a->expandable = NULL;
+    tw_lines_free(&a->expand_rows);
+    a->expand_rows = *rows;
+    *rows = (tw_lines){0};
+  }
+  tw_lines_free(rows);
 }
 
 /* Ends the streamed answer: what is left becomes final. */
@@ -189,6 +211,10 @@ char *tui_tool_summary(const char *name, const char *arguments) {
   }
   if (v) tw_sanitize(&s, v, strlen(v));
   json_decref(args);
+  /* The model writes the command line: a key or token in it (a header, an
+   * assignment, a URL's password) must not reach the screen, as its output
+   * does not. */
+  zredact(&s);
   for (size_t i = 0; i < s.len; i++)
     if (s.data[i] == '\n') s.data[i] = ' ';
   return zbuf_detach(&s, NULL);
@@ -255,24 +281,24 @@ static void commit_card(tui_app *a, tui_card *c, const zagent_event *ev) {
     long first = meta ? (long)json_integer_value(json_object_get(meta, "first_line")) : 1;
     size_t add, del;
     tw_lines d = {0};
-    tui_diff_render(o ? o : "", n ? n : "", first > 0 ? first : 1, a->width, &a->th, 40, &d,
-                    &add, &del);
+    tui_diff_render(o ? o : "", n ? n : "", first > 0 ? first : 1, a->width, &a->th, 0, &d, &add,
+                    &del);
     tw_lines_pushf(&a->commit, "  %s+%zu -%zu lines%s", a->th.muted, add, del, a->th.reset);
-    for (size_t i = 0; i < d.len; i++) tw_lines_push(&a->commit, steal_pointer(&d.items[i]));
-    tw_lines_free(&d);
+    commit_collapsed(a, &d, TUI_CARD_DIFF_ROWS);
   } else if (res->ok && !strcmp(c->name, "apply_patch") && json_is_object(args) &&
              zjson_str(args, "input")) {
     /* every file the patch touched, as diffs with the file's line numbers */
-    tui_patch_view(zjson_str(args, "input"), json_object_get(meta, "files"), a->width, &a->th, 40,
-                   &a->commit);
+    tw_lines d = {0};
+    tui_patch_view(zjson_str(args, "input"), json_object_get(meta, "files"), a->width, &a->th,
+                   SIZE_MAX, &d);
+    commit_collapsed(a, &d, TUI_CARD_DIFF_ROWS);
   } else if (res->ok && !strcmp(c->name, "write_file") && json_is_object(args)) {
     const char *content = zjson_str(args, "content");
     size_t add, del;
     tw_lines d = {0};
-    tui_diff_render("", content ? content : "", 1, a->width, &a->th, 12, &d, &add, &del);
+    tui_diff_render("", content ? content : "", 1, a->width, &a->th, 0, &d, &add, &del);
     tw_lines_pushf(&a->commit, "  %s+%zu lines%s", a->th.muted, add, a->th.reset);
-    for (size_t i = 0; i < d.len; i++) tw_lines_push(&a->commit, steal_pointer(&d.items[i]));
-    tw_lines_free(&d);
+    commit_collapsed(a, &d, TUI_CARD_NEW_FILE_ROWS);
   } else if (!strcmp(c->name, "update_plan") && res->ok) {
     plan_lines(a, &a->commit);
     a->plan_changed = false;
@@ -708,8 +734,12 @@ static tui_action key_ctrl(tui_app *a, uint32_t ch, bool was_armed) {
     case 'b': a->status.side_panel = !a->status.side_panel; return TUI_ACT_NONE;
     case 'l': tui_screen_invalidate(&a->scr); return TUI_ACT_NONE;
     case 'z': return TUI_ACT_SUSPEND;
-    case 'o':
-      if (a->expandable) {
+    case 'o': /* the whole of the last collapsed diff, else the last long output */
+      if (a->expand_rows.len) {
+        blank(a);
+        for (size_t i = 0; i < a->expand_rows.len; i++)
+          tw_lines_push(&a->commit, xstrdup(a->expand_rows.items[i]));
+      } else if (a->expandable) {
         blank(a);
         tui_app_print(a, a->th.dim, a->expandable);
       }

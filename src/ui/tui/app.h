@@ -53,6 +53,8 @@ typedef struct tui_card {
 } tui_card;
 
 #define TUI_CARD_LIVE_ROWS 5 /* rows of a running command's output under its card */
+#define TUI_CARD_DIFF_ROWS 40     /* diff rows of an edit's card before "… K more lines" */
+#define TUI_CARD_NEW_FILE_ROWS 12 /* the same for a new file (write_file) */
 
 /* The turn on screen: what streams in until tui_app_turn_end. */
 typedef struct tui_turn_view {
@@ -120,6 +122,7 @@ typedef struct tui_app {
   json_t *plan;          /* array of {step, status}, or NULL */
   bool plan_changed;
   char *expandable;      /* last collapsed text (Ctrl+O shows it), or NULL */
+  tw_lines expand_rows;  /* ... or the last collapsed diff, rows as rendered (then first) */
   ZVEC(char *) queue;    /* messages typed while busy */
   ZVEC(char *) attachments; /* images for the next message (/image), as shown */
   tui_prompt prompt;     /* a permission prompt (cli/tui_prompt.h) */
@@ -157,8 +160,9 @@ void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *
 /* Text for the scrollback: one user-visible message (wrapped). style may be "". */
 void tui_app_print(tui_app *a, const char *style, const char *text);
 void tui_app_print_user(tui_app *a, const char *text);
-/* Short description of a tool call from its arguments ("ls -la", "src/a.c").
- * Caller frees. */
+/* Short description of a tool call from its arguments ("ls -la", "src/a.c"),
+ * redacted (base/redact.h: keys and tokens in a command line show as
+ * [REDACTED:…]). Caller frees. */
 char *tui_tool_summary(const char *name, const char *arguments);
 
 #endif

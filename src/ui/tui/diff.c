@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "ui/tui/diff_words.h"
 
 typedef struct line {
   const char *s;
@@ -98,13 +99,56 @@ static bool near_change(const op *ops, size_t nops, size_t k) {
   return false;
 }
 
-static void push_op(const op *o, int width, const tui_theme *th, tw_lines *out) {
+/* Pairs each removed line with the added line that replaces it: the i-th
+ * of a run of removals with the i-th of the run of additions right after
+ * it. partner[k]: the index of k's pair, or -1. */
+static void pair_changes(const op *ops, size_t nops, long *partner) {
+  for (size_t k = 0; k < nops; k++) partner[k] = -1;
+  for (size_t k = 0; k < nops;) {
+    if (ops[k].kind != '-') {
+      k++;
+      continue;
+    }
+    size_t i = k, j;
+    while (i < nops && ops[i].kind == '-') i++;
+    for (j = i; j < nops && ops[j].kind == '+';) j++;
+    for (size_t p = 0; k + p < i && i + p < j; p++) {
+      partner[k + p] = (long)(i + p);
+      partner[i + p] = (long)(k + p);
+    }
+    k = j;
+  }
+}
+
+/* o's text into row in style st, its changed part against its pair (may be
+ * NULL) in reverse video: the reverse carries the meaning without color. */
+static void add_text(zbuf *row, const op *o, const op *pair, const char *st, const tui_theme *th) {
+  unsigned char *mine = o->l.n ? xmalloc(o->l.n) : NULL;
+  unsigned char *theirs = pair && pair->l.n ? xmalloc(pair->l.n) : NULL;
+  bool marked =
+      pair && mine && theirs &&
+      (o->kind == '-' ? tui_diff_words(o->l.s, o->l.n, pair->l.s, pair->l.n, mine, theirs)
+                      : tui_diff_words(pair->l.s, pair->l.n, o->l.s, o->l.n, theirs, mine));
+  if (!marked) tw_sanitize(row, o->l.s, o->l.n);
+  for (size_t i = 0; marked && i < o->l.n;) {
+    size_t j = i;
+    while (j < o->l.n && mine[j] == mine[i]) j++;
+    if (mine[i]) zbuf_addstr(row, th->reverse);
+    tw_sanitize(row, o->l.s + i, j - i);
+    if (mine[i]) zbuf_addf(row, "%s%s", th->reset, st);
+    i = j;
+  }
+  free(mine);
+  free(theirs);
+}
+
+static void push_op(const op *o, const op *pair, int width, const tui_theme *th, tw_lines *out) {
   long no = o->kind == '+' ? o->newno : o->oldno;
   const char *st = o->kind == '+' ? th->add : o->kind == '-' ? th->del : th->muted;
   zbuf row = ZBUF_INIT;
   zbuf_addf(&row, "%s%5ld %c ", st, no, o->kind);
   zbuf_addstr(&row, o->kind == ' ' ? th->reset : "");
-  tw_sanitize(&row, o->l.s, o->l.n);
+  add_text(&row, o, pair, st, th);
   zbuf_addstr(&row, th->reset);
   tw_lines_push(out, tw_truncate(row.data, width));
   zbuf_release(&row);
@@ -117,6 +161,8 @@ void tui_diff_render_at(const char *old_text, const char *new_text, long old_fir
   size_t na = split(old_text, &a), nb = split(new_text, &b);
   size_t nops = 0;
   op *ops = diff_ops(a, na, b, nb, old_first, new_first, &nops);
+  long *partner = xmalloc((nops + 1) * sizeof *partner);
+  pair_changes(ops, nops, partner);
   *added = *removed = 0;
   /* Show changed lines with 3 lines of context; "⋮" between hunks. */
   size_t shown = 0, hidden = 0;
@@ -134,10 +180,11 @@ void tui_diff_render_at(const char *old_text, const char *new_text, long old_fir
       shown++;
     }
     last_shown = (long)k;
-    push_op(&ops[k], width, th, out);
+    push_op(&ops[k], partner[k] >= 0 ? &ops[partner[k]] : NULL, width, th, out);
     shown++;
   }
   if (hidden) tw_lines_pushf(out, "      %s… %zu more diff lines%s", th->muted, hidden, th->reset);
+  free(partner);
   free(ops);
   free(a);
   free(b);

@@ -3,7 +3,8 @@
  * A line diff (longest common subsequence; beyond 2000x2000 lines it falls
  * back to "all removed, all added") of old vs new text, shown as hunks with
  * three lines of context: "  12 - removed", "  12 + added", "  12   context";
- * a changed line shows its removal before its addition.
+ * a changed line shows its removal before its addition, and the part of
+ * the pair that changed in reverse video (ui/tui/diff_words.h).
  * The -/+ glyph carries the meaning; color only repeats it.
  */
 #ifndef ZERO_UI_TUI_DIFF_H
