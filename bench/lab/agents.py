@@ -152,7 +152,7 @@ class Zero(Agent):
         os.makedirs(d, exist_ok=True)
         # maxTurns: the long sessions run up to 500 model turns (zero's
         # default stops a run at 80; the peers have no such limit here).
-        cfg = {"activeProvider": "fake", "maxTurns": 100000,
+        cfg = {"activeProvider": "fake", "maxTurns": 10000,
                "providers": [{"name": "fake", "provider_kind": "openai", "baseURL": base_url,
                               "apiKeyEnv": "FAKE_KEY", "model": self.model,
                               "wireApi": "responses"}]}

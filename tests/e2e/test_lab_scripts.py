@@ -170,7 +170,8 @@ class SearchTest(unittest.TestCase):
             for f in sorted(files):
                 p = os.path.join(d, f)
                 h.update(os.path.relpath(p, top).encode())
-                h.update(open(p, "rb").read())
+                with open(p, "rb") as fh:
+                    h.update(fh.read())
         return h.hexdigest()
 
     def test_tree_is_deterministic_and_ignored_files_match(self):

@@ -8,9 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/common.h"
+#include "base/fs.h"
+#include "base/path.h"
 #include "cli/tui_commands.h"
+#include "ext/ext.h"
 #include "ui/tui/app.h"
 #include "ui/tui/composer.h"
 #include "ui/tui/diff.h"
@@ -487,6 +491,50 @@ static void slash_command_table_drives_the_menu(void **state) {
   }
 }
 
+/* A custom command never takes a built-in's name: a command file named
+ * after any row of the TUI's table (the one the / menu and dispatch use) is
+ * refused as a built-in, so the extensions' list of built-ins cannot drift
+ * behind the table. */
+static void custom_commands_never_shadow_a_table_command(void **state) {
+  (void)state;
+  char tmpl[] = "/tmp/zero-tui-cmds-XXXXXX";
+  char *d = mkdtemp(tmpl);
+  assert_non_null(d);
+  char *cfg = zpath_join(d, "cfg"), *cmds = zpath_join(cfg, "zero/commands"),
+       *ws = zpath_join(d, "ws");
+  zerr err = ZERR_INIT;
+  assert_int_equal(zfs_mkdir_p(cmds, 0700, &err), 0);
+  assert_int_equal(zfs_mkdir_p(ws, 0700, &err), 0);
+  for (size_t i = 0; i < tui_ncommands; i++) {
+    char name[128];
+    snprintf(name, sizeof name, "%s/%s.md", cmds, tui_commands[i].name + 1);
+    assert_int_equal(zfs_write_atomic(name, "Do it\n", 6, 0600, &err), 0);
+  }
+  setenv("XDG_CONFIG_HOME", cfg, 1);
+  zext x;
+  zext_load(&x, ws, false);
+  const zcmds *cs = zext_commands(&x);
+  for (size_t i = 0; i < cs->n; i++) fail_msg("/%s shadows a built-in", cs->v[i].name);
+  assert_int_equal(cs->n, 0);
+  zext_release(&x);
+  unsetenv("XDG_CONFIG_HOME");
+  for (size_t i = 0; i < tui_ncommands; i++) {
+    char name[128];
+    snprintf(name, sizeof name, "%s/%s.md", cmds, tui_commands[i].name + 1);
+    unlink(name);
+  }
+  rmdir(cmds);
+  char *zdir = zpath_join(cfg, "zero");
+  rmdir(zdir);
+  rmdir(cfg);
+  rmdir(ws);
+  rmdir(d);
+  free(zdir);
+  free(cfg);
+  free(cmds);
+  free(ws);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keys_decode_control_and_modified_keys),
@@ -509,6 +557,7 @@ int main(void) {
       cmocka_unit_test(markdown_table_cells_wrap_and_align),
       cmocka_unit_test(keys_paste_without_an_end_gives_up),
       cmocka_unit_test(slash_command_table_drives_the_menu),
+      cmocka_unit_test(custom_commands_never_shadow_a_table_command),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
