@@ -24,22 +24,33 @@ typedef struct relay_dir {
   int src, dst;
   int pipe[2];
   size_t pending;
-  size_t chunk;  /* the pipe's size: what one pull asks for */
-  bool grew;     /* the pipe was offered RELAY_BIG once */
-  bool full;     /* the last pull found the pipe full: wait for dst, not src */
-  bool eof;      /* src has ended */
-  bool done;     /* eof and the pipe drained: dst's writing half is shut */
+  size_t chunk; /* the pipe's size: the most the pipe is given to hold */
+  bool grew;    /* the pipe was offered RELAY_BIG once */
+  bool full;    /* the pipe holds its chunk (or has no room): wait for dst, not src */
+  bool drained; /* src gave less than asked: poll before pulling again */
+  bool blocked; /* dst took less than offered: poll before pushing again */
+  bool eof;     /* src has ended */
+  bool done;    /* eof and the pipe drained: dst's writing half is shut */
   uint64_t moved;
 } relay_dir;
 
-/* Pulls what src has into the pipe. 1 when bytes came, 0 when none (yet),
- * -1 on an error. */
+/* Pulls what src has into the pipe, up to the pipe's chunk: a pipe counts
+ * buffers, not bytes, so without the cap it would take in several times
+ * its size while dst is slow, in pieces as small as each segment that
+ * arrives. 1 when bytes came, 0 when none (yet), -1 on an error. */
 static int dir_in(relay_dir *d) {
-  ssize_t n = splice(d->src, NULL, d->pipe[1], NULL, d->chunk, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  if (d->pending >= d->chunk) {
+    d->full = true;
+    return 0;
+  }
+  size_t room = d->chunk - d->pending;
+  ssize_t n = splice(d->src, NULL, d->pipe[1], NULL, room, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
   if (n > 0) {
     d->pending += (size_t)n;
+    d->drained = (size_t)n < room;
     return 1;
   }
+  d->drained = true;
   if (n == 0) d->eof = true;
   else if (errno != EAGAIN && errno != EINTR) return -1;
   /* EAGAIN while src was readable: the pipe is what is full. */
@@ -53,8 +64,9 @@ static int dir_in(relay_dir *d) {
 static int dir_out(relay_dir *d) {
   int r = 0;
   if (d->pending) {
-    ssize_t n = splice(d->pipe[0], NULL, d->dst, NULL, d->pending,
-                       SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    ssize_t n =
+        splice(d->pipe[0], NULL, d->dst, NULL, d->pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    d->blocked = n < 0 || (size_t)n < d->pending;
     if (n > 0) {
       d->pending -= (size_t)n;
       d->moved += (uint64_t)n;
@@ -77,13 +89,15 @@ static int dir_out(relay_dir *d) {
   return r;
 }
 
-/* Moves what can move now, both ways along the pipe, until neither end has
- * more: one wake-up of poll moves a burst, not one pipe's worth. */
+/* Moves what can move now, both ways along the pipe, until src has no more
+ * or dst takes no more: one wake-up of poll moves a burst, not one pipe's
+ * worth, and no call is made that the last one said would find nothing. */
 static int dir_pump(relay_dir *d) {
+  d->drained = d->blocked = false;
   for (int progress = 1; progress && !d->done;) {
-    int in = d->eof || d->full ? 0 : dir_in(d);
+    int in = d->eof || d->full || d->drained ? 0 : dir_in(d);
     if (in < 0) return -1;
-    int out = dir_out(d);
+    int out = d->blocked ? 0 : dir_out(d);
     if (out < 0) return -1;
     progress = in > 0 || out > 0;
   }
@@ -142,6 +156,12 @@ int zeg_relay(int a, int b, int stop_fd, uint64_t *a_to_b, uint64_t *b_to_a) {
   int one = 1;
   setsockopt(a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   setsockopt(b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  /* a is on loopback, where nothing is lost and no queue builds: the
+   * system's congestion control (BBR paces each send with a timer) only
+   * costs CPU there. Reno, which every user may pick, sends at once. The
+   * upstream leg keeps the system's choice: it crosses the real network. */
+  static const char reno[] = "reno";
+  setsockopt(a, IPPROTO_TCP, TCP_CONGESTION, reno, sizeof reno - 1);
   while ((rc = relay_step(d, stop_fd)) > 0) {
   }
 out:
