@@ -1,9 +1,9 @@
 /* test_egress_relay.c — the egress proxy's byte pump (net/egress/relay.h)
  * over real loopback TCP: a bulk transfer arrives whole and in order both
- * ways, each EOF is passed on, the counts are right; and while the
- * receiver is slow the relay holds no more than its pipe's size (it used
- * to pull the sender's segments into a 1 MiB pipe until it held several
- * MiB). */
+ * ways, each EOF is passed on, the counts are right, the client's leg runs
+ * reno; and while the receiver is slow the relay holds no more than its
+ * pipe's size (it used to pull the sender's segments into a 1 MiB pipe
+ * until it held several MiB). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -135,6 +136,11 @@ static void test_bulk_both_ways_arrives_whole(void **state) {
   assert_int_equal(got_up, BULK / 3);
   assert_int_equal(r.b_to_a, BULK);
   assert_int_equal(r.a_to_b, BULK / 3);
+  /* the client's loopback leg does without the system's pacing */
+  char cc[16] = "";
+  socklen_t cl = sizeof cc - 1;
+  assert_int_equal(getsockopt(a, IPPROTO_TCP, TCP_CONGESTION, cc, &cl), 0);
+  assert_string_equal(cc, "reno");
   close(client);
   close(server);
   close(a);
