@@ -15,8 +15,8 @@
 # first: the figures are wall times on whatever else the machine runs.
 set -eu
 ZERO=$(realpath "${1:-build/zero}")
-N=${2:-40}
-RUNS=${3:-3}
+N=${2:-60}
+RUNS=${3:-5}
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d /var/tmp/zero-bench-ext-XXXXXX)
 trap 'rm -rf "$T"' EXIT
