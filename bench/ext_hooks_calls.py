@@ -2,7 +2,7 @@
 """bench/ext_hooks_calls.py — part 1 of bench/ext_hooks.sh: what a no-op
 beforeTool hook adds to a tool call (issue 16), side by side in one window.
 
-For RUNS rounds, interleaved so the machine's load hits every variant alike:
+For RUNS rounds, alternating so the machine's load hits the variants alike:
   - `zero exec` against the fake model server making N read_file calls, with
     no hook, with a no-op hook (/bin/true) in the run's hook runner (one
     sandbox per run), and with a sandbox per hook call (ZERO_HOOK_RUNNER=off);
@@ -119,16 +119,22 @@ def floor():
     return walls, children_cpu() - c0
 
 
-variants = [("none", {"hooks": []}, {}), ("runner", HOOK, {}),
-            ("per-call", HOOK, {"ZERO_HOOK_RUNNER": "off"})]
-res = {k: [] for k, _, _ in variants}
+# none and runner alternate (ABBA: each goes first as often), the floor in
+# between; the per-call variant runs after them all: its N sandboxes leave
+# the kernel tearing down N network namespaces for a while after it ends,
+# which would slow whatever ran next (a bias, not noise).
+variants = {"none": ({"hooks": []}, {}), "runner": (HOOK, {}),
+            "per-call": (HOOK, {"ZERO_HOOK_RUNNER": "off"})}
+res = {k: [] for k in variants}
 floor_walls, floor_cpu = [], []
-for _ in range(RUNS):
-    for name, hooks, extra in variants:
-        res[name].append(one_run(hooks, extra))
+for i in range(RUNS):
+    for name in ("none", "runner") if i % 2 == 0 else ("runner", "none"):
+        res[name].append(one_run(*variants[name]))
     w, c = floor()
     floor_walls += w
     floor_cpu.append(c)
+for i in range(RUNS):
+    res["per-call"].append(one_run(*variants["per-call"]))
 
 ms = lambda s: s * 1000.0
 
