@@ -4,29 +4,31 @@
 #      without hooks: `zero exec` against the fake model server making N
 #      read_file calls, with the hook run in the run's one sandbox (the hook
 #      runner, the default), with a sandbox per call (ZERO_HOOK_RUNNER=off,
-#      what zero did before), and without hooks; (with - without) / N in
-#      wall and CPU time, beside the floor: a bare start of the same hook
-#      process (bench/ext_hooks_calls.py);
+#      what zero did before), and without hooks, RUNS rounds interleaved;
+#      per call (median turn with - without), the first call's wait for the
+#      sandbox, the whole run, CPU, beside the floor: a bare start of the
+#      same hook process (bench/ext_hooks_calls.py says what each includes);
 #   2. one hook in a fresh process (`zero hooks test`, a sandbox for it alone);
-#   3. startup with 50 skills + 50 commands vs none (`zero skills list`).
-# Usage: bench/ext_hooks.sh [ZERO_BIN] [N] [RUNS]. Prints ms per call / per start
-# (the best of RUNS runs for 1, the mean of N starts for 2 and 3).
+#   3. startup with 50 skills + 50 commands vs none (`zero hooks list`,
+#      5N alternating starts of each: bench/ext_hooks_startup.py).
+# Usage: bench/ext_hooks.sh [ZERO_BIN] [N] [RUNS]. Prints the load average
+# first: the figures are wall times on whatever else the machine runs.
 set -eu
 ZERO=$(realpath "${1:-build/zero}")
-N=${2:-40}
-RUNS=${3:-3}
+N=${2:-60}
+RUNS=${3:-5}
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d /var/tmp/zero-bench-ext-XXXXXX)
-trap 'kill $SRV 2>/dev/null || true; rm -rf "$T"' EXIT
-SRV=
+trap 'rm -rf "$T"' EXIT
 export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config"
 mkdir -p "$XDG_CONFIG_HOME/zero" "$T/ws"
 cd "$T/ws"
-i=0; while [ $i -lt "$N" ]; do echo "hello $i" > "a$i.txt"; i=$((i+1)); done
 now() { date +%s%N; }
 ms() { echo "scale=2; ($2 - $1) / 1000000 / $3" | bc; }
 hook='{"hooks":[{"id":"noop","event":"beforeTool","command":"/bin/true","args":[]}]}'
 nohook='{"hooks":[]}'
+
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
 
 # 1. N tool calls in one run, with/without the hook, and the floor (a bare
 #    start of the hook's process), interleaved: bench/ext_hooks_calls.py.
@@ -41,19 +43,7 @@ printf '%s' "$nohook" > "$XDG_CONFIG_HOME/zero/hooks.json"
 c=$(now); i=0; while [ $i -lt "$N" ]; do "$ZERO" hooks test beforeTool --payload "$payload" >/dev/null; i=$((i+1)); done; d=$(now)
 echo "zero hooks test (one hook, fresh process): $(ms "$a" "$b" "$N") ms with vs $(ms "$c" "$d" "$N") ms without"
 
-# 3. startup with 50 skills and 50 commands vs none: `zero hooks list` loads
-#    the extensions as a run's start does (the skills; custom commands are
-#    read on first use) and prints only the hooks.
-cpu() { # CPU ms (user+sys) of N runs of zero hooks list
-  /usr/bin/time -f "%U %S" sh -c 'i=0; while [ $i -lt '"$N"' ]; do "$1" hooks list >/dev/null; i=$((i+1)); done' _ "$ZERO" 2>&1 | awk '{print ($1 + $2) * 1000}'
-}
-c0=$(now); i=0; while [ $i -lt "$N" ]; do "$ZERO" hooks list >/dev/null; i=$((i+1)); done; c1=$(now)
-cn=$(cpu)
-i=0; while [ $i -lt 50 ]; do
-  mkdir -p "$XDG_CONFIG_HOME/zero/skills/s$i" "$XDG_CONFIG_HOME/zero/commands"
-  printf -- '---\nname: s%d\ndescription: skill %d does a thing\n---\nbody\n' $i $i > "$XDG_CONFIG_HOME/zero/skills/s$i/SKILL.md"
-  printf -- '---\ndescription: command %d\n---\nDo $ARGUMENTS\n' $i > "$XDG_CONFIG_HOME/zero/commands/c$i.md"
-  i=$((i+1)); done
-e0=$(now); i=0; while [ $i -lt "$N" ]; do "$ZERO" hooks list >/dev/null; i=$((i+1)); done; e1=$(now)
-ce=$(cpu)
-echo "startup: $(ms "$e0" "$e1" "$N") ms wall with 50 skills + 50 commands vs $(ms "$c0" "$c1" "$N") ms with none; CPU $(echo "scale=2; $ce / $N" | bc) ms vs $(echo "scale=2; $cn / $N" | bc) ms"
+# 3. startup with 50 skills and 50 commands vs none: `zero hooks list`
+#    (it loads the extensions as a run's start does), alternating starts:
+#    bench/ext_hooks_startup.py.
+python3 "$HERE/ext_hooks_startup.py" "$ZERO" "$((N * 5))" "$T/startup"

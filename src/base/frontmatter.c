@@ -116,9 +116,15 @@ static char *fm_unquote(const char *s, size_t len, size_t *used) {
   return NULL;
 }
 
+/* Whether a plain scalar starting with c may be something other than a
+ * string: null (~, null), a boolean or a number. Most values (names,
+ * descriptions) are not, and skip the copy and the conversions. */
+static bool fm_maybe_typed(char c) { return strchr("~nNtTfF0123456789+-.", c) != NULL; }
+
 /* The JSON value of a plain scalar: booleans, null, integers, reals, else a
  * string. */
 static json_t *fm_plain(const char *s, size_t len) {
+  if (len > 0 && !fm_maybe_typed(s[0])) return json_stringn(s, len);
   char *t = xstrndup(s, len);
   json_t *v = NULL;
   if (len == 0 || !strcmp(t, "~") || !strcasecmp(t, "null")) {
@@ -243,6 +249,11 @@ static json_t *fm_block_scalar(fm_parser *p, int parent_indent, const char *hdr,
  * between them is a newline). */
 static json_t *fm_plain_continued(fm_parser *p, int parent_indent, int lineno, const char *rest,
                                   size_t rlen) {
+  /* The common case, a value on one line: no copy. A blank line next may
+   * still lead to a continuation; the loop below decides. */
+  const fm_line *next = p->i < p->n ? &p->lines[p->i] : NULL;
+  if (!next || (next->len > 0 && (next->s[0] == '#' || next->indent <= parent_indent)))
+    return fm_scalar(p, lineno, rest, rlen);
   zbuf b = ZBUF_INIT;
   zbuf_add(&b, rest, rlen);
   while (p->i < p->n) {

@@ -230,8 +230,32 @@ static void answer_not_started(json_t *ans, const char *why) {
   json_object_set_new(ans, "output", json_string(why));
 }
 
-/* Starts the request's command with pipes for stdin and output; false (the
- * answer filled) when it could not start. */
+/* Writes the payload (r->in) into the fresh stdin pipe fd before the
+ * command starts, when the pipe holds it all (the common case: a few hundred
+ * bytes against 64 KiB), and closes fd then. The command reads its payload
+ * and EOF at once, instead of waiting for the runner to be scheduled again
+ * after the start to write it: one wake-up less on every hook's critical
+ * path on a busy machine. Returns fd, or -1 once closed; what is left (a
+ * larger payload) is written as the command reads (pump). */
+static int prefill_stdin(running *r, int fd) {
+  fcntl(fd, F_SETFL, O_NONBLOCK); /* no reader yet: a full pipe must not block */
+  int cap = fcntl(fd, F_GETPIPE_SZ);
+  if (cap > 0 && r->in_len <= (size_t)cap) {
+    while (r->in_off < r->in_len) { /* an empty pipe with room: no wait */
+      ssize_t w = write(fd, r->in + r->in_off, r->in_len - r->in_off);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return fd; /* the pump tries again, and reports */
+      r->in_off += (size_t)w;
+    }
+  }
+  if (r->in_off < r->in_len) return fd;
+  close(fd);
+  return -1;
+}
+
+/* Starts the request's command with pipes for stdin (r->in, written now when
+ * the pipe holds it) and output; false (the answer filled) when it could not
+ * start. */
 static bool start_request(const json_t *req, running *r, json_t *ans) {
   const json_t *jargv = json_object_get(req, "argv");
   const char *cwd = zjson_str(req, "cwd");
@@ -248,12 +272,13 @@ static bool start_request(const json_t *req, running *r, json_t *ans) {
     free(argv);
     return false;
   }
+  inp[1] = prefill_stdin(r, inp[1]); /* its write end is O_CLOEXEC: never the command's */
   r->pid = start_command(argv, cwd, inp[0], outp[1]);
   int start_errno = errno;
   close(inp[0]);
   close(outp[1]);
   if (r->pid < 0) {
-    close(inp[1]);
+    if (inp[1] >= 0) close(inp[1]);
     close(outp[0]);
     zbuf why = ZBUF_INIT;
     zbuf_addf(&why, "cannot run %s in %s: %s", argv[0], cwd ? cwd : ".", strerror(start_errno));
@@ -265,7 +290,6 @@ static bool start_request(const json_t *req, running *r, json_t *ans) {
   free(argv);
   r->in_fd = inp[1];
   r->out_fd = outp[0];
-  fcntl(r->in_fd, F_SETFL, O_NONBLOCK);
   fcntl(r->out_fd, F_SETFL, O_NONBLOCK);
   r->pidfd = -1;
 #ifdef SYS_pidfd_open
@@ -280,14 +304,10 @@ static void serve_one(const json_t *req, json_t *ans) {
   running r;
   memset(&r, 0, sizeof r);
   r.out = (zbuf)ZBUF_INIT;
-  if (!start_request(req, &r, ans)) return;
   r.in = zjson_str_or(req, "stdin", "");
   r.in_len = strlen(r.in);
+  if (!start_request(req, &r, ans)) return;
   r.deadline = ztime_mono_ms() + zjson_int_or(req, "timeoutMs", 30000);
-  if (!r.in_len) {
-    close(r.in_fd);
-    r.in_fd = -1;
-  }
   run_to_end(&r);
   if (r.in_fd >= 0) close(r.in_fd);
   if (r.out_fd >= 0) close(r.out_fd);

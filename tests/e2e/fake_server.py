@@ -54,6 +54,13 @@ REASONS = {529: "Overloaded"}
 # written, taken just before the write (bench/providers/latency.py).
 WRITE_LOG = os.environ.get("FAKE_SERVER_WRITE_LOG")
 
+# FAKE_SERVER_NODELAY=1: TCP_NODELAY on every connection, so a response's
+# small writes (headers, then each SSE event) leave at once instead of
+# waiting, by Nagle's rule, for the client's delayed ACK (about 40 ms per
+# response on loopback). Off by default: the tests' timings stay as they
+# were; benchmarks that time zero's own work per turn turn it on.
+NODELAY = os.environ.get("FAKE_SERVER_NODELAY") == "1"
+
 
 class Script:
     """The scripted turns, consumed in order across all connections."""
@@ -290,6 +297,7 @@ def completion_object(turn, index, request):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = NODELAY  # socketserver.StreamRequestHandler's switch
     server_version = "fake-openai/1"
     sys_version = ""
 

@@ -200,6 +200,33 @@ class HookRunner(HookBase):
         self.assertEqual(len(parents), 3, parents)
         self.assertNotIn("__hook-runner", " ".join(p[1] for p in parents))
 
+    def test_a_hook_reads_its_whole_payload_small_or_larger_than_a_pipe(self):
+        # The runner writes a payload that fits the pipe before the hook
+        # starts, and a larger one as the hook reads: both arrive whole,
+        # with EOF after, and a hook that never reads its stdin still ends.
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"id": "deaf", "event": "beforeTool", "command": "/bin/true",
+                                  "args": []},
+                                 {"id": "rec", "event": "beforeTool", "command": "/bin/sh",
+                                  "args": ["-c", RECORDER]}]}, f)
+        big = "".join("line %06d of a payload larger than a pipe\n" % i for i in range(6000))
+        self.assertGreater(len(big), 4 * 65536)
+        self.serve([{"tool_calls": [{"name": "write_file", "arguments": {
+                        "path": "small.txt", "content": "tiny\n"}}]},
+                    {"tool_calls": [{"name": "write_file", "arguments": {
+                        "path": "big.txt", "content": big}}], "args_fragment": 1 << 20},
+                    {"text": "done"}])
+        r = self.zero("exec", "-o", "stream-json", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        hooks = [e for e in self.lines(r.stdout) if e["type"] == "hook"]
+        self.assertEqual([h["decision"] for h in hooks], ["allow"] * 4, hooks)
+        got = [e["toolInput"]["content"] for e in self.recorded("beforeTool")]
+        self.assertEqual(got, ["tiny\n", big])
+        with open(os.path.join(self.work, "big.txt")) as f:
+            self.assertEqual(f.read(), big)
+
     def test_a_missing_hook_command_fails_closed_in_the_runner(self):
         d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
         os.makedirs(d, exist_ok=True)

@@ -134,6 +134,36 @@ static void block_scalars_keep_or_fold_lines(void **state) {
   free(body);
 }
 
+/* A plain value on one line is read without a copy, and only a value that
+ * is wholly a number, boolean or null is typed: the fast path must agree. */
+static void plain_values_one_line_continued_or_typed(void **state) {
+  (void)state;
+  char *body = NULL;
+  json_t *meta = parse_ok("---\n"
+                          "a: plain\n"
+                          "# a comment line ends nothing\n"
+                          "b: first\n"
+                          "  second\n"
+                          "c: para\n"
+                          "\n"
+                          "  after blank\n"
+                          "d: x\n"
+                          "  # a deeper comment ends the value\n"
+                          "e: +5\n"
+                          "f: .5\n"
+                          "g: -x\n"
+                          "h: True story\n"
+                          "i: nan\n"
+                          "j: FALSE\n"
+                          "---\n",
+                          &body);
+  assert_json(meta, "{\"a\":\"plain\",\"b\":\"first second\",\"c\":\"para\\nafter blank\","
+                    "\"d\":\"x\",\"e\":5,\"f\":0.5,\"g\":\"-x\",\"h\":\"True story\","
+                    "\"i\":\"nan\",\"j\":false}");
+  json_decref(meta);
+  free(body);
+}
+
 static void crlf_bom_and_closing_dots(void **state) {
   (void)state;
   char *body = NULL;
@@ -275,6 +305,7 @@ int main(void) {
       cmocka_unit_test(scalars_quotes_and_flow_lists),
       cmocka_unit_test(nested_maps_and_sequences),
       cmocka_unit_test(block_scalars_keep_or_fold_lines),
+      cmocka_unit_test(plain_values_one_line_continued_or_typed),
       cmocka_unit_test(crlf_bom_and_closing_dots),
       cmocka_unit_test(malformed_front_matter_names_the_line),
       cmocka_unit_test(deep_nesting_is_refused_not_overflowed),
