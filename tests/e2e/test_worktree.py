@@ -5,8 +5,10 @@ members writing in worktrees of their own, with mailboxes."""
 import json
 import os
 import subprocess
+import time
 import unittest
 
+import harness
 from harness import ZeroTest, main
 from test_tui import TMUX, TuiDriver
 
@@ -87,6 +89,38 @@ class ExecWorktree(WorktreeCase):
         self.assertFalse(os.path.exists(wt))
         self.assertEqual(self.list_json(), [])
         self.assertNotIn("zero/feat", self.branches())
+
+    def test_watchdog_of_a_worktree_run_is_the_small_helper(self):
+        """The worktree's git runs before the run's sandbox exists; the
+        watchdog it starts is still zero-sandbox-inner --reap, not a fork of
+        zero (which kept ~2.5 MiB resident: 20 MiB in a swarm of 8)."""
+        helper = os.path.join(os.path.dirname(os.path.abspath(harness.ZERO_BIN)),
+                              "zero-sandbox-inner")
+        if not os.path.exists(helper):
+            self.skipTest("no zero-sandbox-inner beside zero")
+        m = self.serve([{"text": "late", "delay_before_ms": 3000}])
+        p = self.spawn("exec", "-o", "stream-json", "--worktree", "wd", "wait")
+        try:
+            end = time.monotonic() + 15
+            while time.monotonic() < end and not m.bodies():
+                time.sleep(0.05)
+            self.assertTrue(m.bodies(), "the run never reached the model")
+            with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                kids = [int(x) for x in f.read().split()]
+            cmdlines, names = [], []
+            for k in kids:
+                try:
+                    with open("/proc/%d/cmdline" % k, "rb") as f:
+                        cmdlines.append(f.read())
+                    with open("/proc/%d/comm" % k) as f:
+                        names.append(f.read().strip())
+                except OSError:
+                    pass
+            self.assertIn(b"zero-sandbox-inner\0--reap\0", cmdlines)
+            self.assertNotIn("zero-reaper", names)
+        finally:
+            out, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 0, err)
 
     def test_unchanged_worktree_and_its_branch_are_removed_at_the_end(self):
         self.serve([{"text": "nothing to do"}])
