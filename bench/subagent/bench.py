@@ -226,9 +226,9 @@ def swarm_rss(tmp, env, n):
         "team": "bench", "wait_ms": 60000}}]}, {"match": "PARENT-S", "text": "done"}]
     m = FakeModel(turns, tmp)
     e = dict(env, OPENAI_BASE_URL=m.base_url)
-    log = open(os.path.join(tmp, "swarm.stderr"), "w+")
+    log = open(os.path.join(tmp, "swarm.out"), "w+")
     p = subprocess.Popen([ZERO, "exec", "-o", "stream-json", "PARENT-S"], cwd=work, env=e,
-                         stdout=subprocess.DEVNULL, stderr=log)
+                         stdout=log, stderr=subprocess.STDOUT)
     # the parent's first request, then one per member (a worktree each), then all wait
     peak = peak_while([p.pid], m, 1 + n)
     if p.poll() is not None or len(m.bodies()) < 1 + n:

@@ -90,6 +90,19 @@ class ExecWorktree(WorktreeCase):
         self.assertEqual(self.list_json(), [])
         self.assertNotIn("zero/feat", self.branches())
 
+    def test_runs_creating_worktrees_at_once_all_get_one(self):
+        """git worktree add beside another add in the same repository fails
+        ("failed to read .git/worktrees/X/commondir"): members of a swarm
+        starting together lost their run to it. zero's adds take turns."""
+        n = 12
+        self.serve([{"text": "done"} for _ in range(n)])
+        procs = [self.spawn("exec", "-o", "stream-json", "--worktree", "p%d" % i, "go")
+                 for i in range(n)]
+        for i, p in enumerate(procs):
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, "run %d: %s%s" % (i, out[-800:], err[-800:]))
+        self.assertEqual(self.list_json(), [])
+
     def test_watchdog_of_a_worktree_run_is_the_small_helper(self):
         """The worktree's git runs before the run's sandbox exists; the
         watchdog it starts is still zero-sandbox-inner --reap, not a fork of
