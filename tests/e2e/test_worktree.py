@@ -10,6 +10,7 @@ import unittest
 
 import harness
 from harness import ZeroTest, main
+from test_child_lifetime import live_pids_with_arg
 from test_tui import TMUX, TuiDriver
 
 PARENT = "PARENT-PROMPT-7Q"
@@ -102,6 +103,31 @@ class ExecWorktree(WorktreeCase):
             out, err = p.communicate(timeout=120)
             self.assertEqual(p.returncode, 0, "run %d: %s%s" % (i, out[-800:], err[-800:]))
         self.assertEqual(self.list_json(), [])
+
+    def test_command_of_a_worktree_run_dies_with_zero_killed(self):
+        """The watchdog a worktree's git started (before the sandbox exists)
+        still stops the run's commands when zero is SIGKILLed."""
+        token = "%d.77" % (os.getpid() + 500000)
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "sleep %s" % token, "yield_time_ms": 30000}}]}, {"text": "never"}])
+        p = self.spawn("exec", "--permission-mode", "unsafe", "-o", "stream-json", "--worktree",
+                       "kill", "run it")
+        try:
+            end = time.monotonic() + 15
+            while time.monotonic() < end and not live_pids_with_arg(token):
+                time.sleep(0.05)
+            self.assertTrue(live_pids_with_arg(token), "the command never started")
+            p.kill()
+            p.wait(10)
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end and live_pids_with_arg(token):
+                time.sleep(0.02)
+            left = live_pids_with_arg(token)
+            for pid in left:
+                os.kill(pid, 9)
+            self.assertEqual(left, [], "the command outlived zero")
+        finally:
+            p.communicate(timeout=30)
 
     def test_watchdog_of_a_worktree_run_is_the_small_helper(self):
         """The worktree's git runs before the run's sandbox exists; the
