@@ -15,8 +15,8 @@
  * `--add-dir=D` flags (`zero --add-dir D exec …`). */
 static int leading_add_dirs(int argc, char **argv) {
   int k = 1;
-  while (k < argc &&
-         (!strncmp(argv[k], "--add-dir=", 10) || (!strcmp(argv[k], "--add-dir") && k + 1 < argc)))
+  while (k < argc && (!strncmp(argv[k], "--add-dir=", 10) ||
+                      (!strcmp(argv[k], "--add-dir") && k + 1 < argc)))
     k += argv[k][9] == '=' ? 1 : 2;
   return k - 1;
 }

@@ -26,8 +26,7 @@
 int zrun_setup_workspace(zrun_setup *s, const char *cwd, const char *const *add_dirs, size_t n,
                          zerr *err) {
   if (cwd) {
-    if (!zfs_is_dir(cwd))
-      return zerr_set(err, ZE_USAGE, "cwd must be an existing directory: %s", cwd);
+    if (!zfs_is_dir(cwd)) return zerr_set(err, ZE_USAGE, "cwd must be an existing directory: %s", cwd);
     if (chdir(cwd) < 0) return zerr_set(err, ZE_USAGE, "cannot enter the --cwd directory");
   }
   char *here = getcwd(NULL, 0);
@@ -67,8 +66,7 @@ void zrun_collect_secrets(const char *workspace) {
   zmcp_config_declare_secrets(&mcp);
   for (size_t i = 0; i < mcp.n; i++) {
     zoauth_tokens t;
-    if (mcp.servers[i].type != ZMCP_STDIO &&
-        zoauth_tokens_load(mcp.servers[i].name, &t, &ignore) == 0)
+    if (mcp.servers[i].type != ZMCP_STDIO && zoauth_tokens_load(mcp.servers[i].name, &t, &ignore) == 0)
       zoauth_tokens_release(&t); /* loading declares them */
   }
   zmcp_config_release(&mcp);
@@ -149,8 +147,7 @@ int zrun_setup_add_dir(zrun_setup *s, const char *dir, const char **added, zerr 
   char *real = dir && *dir ? realpath(dir, NULL) : NULL;
   if (!real || !zfs_is_dir(real)) {
     free(real);
-    return zerr_set(err, ZE_USAGE, "%s is not an existing directory",
-                    dir && *dir ? dir : "(none given)");
+    return zerr_set(err, ZE_USAGE, "%s is not an existing directory", dir && *dir ? dir : "(none given)");
   }
   for (size_t i = 0; i < s->n_add_dirs; i++) {
     if (!strcmp(s->add_dirs[i], real)) {
@@ -213,11 +210,8 @@ char *zrun_probe_local_model(const char *base_url, void *ud) {
   zbuf_addstr(&url, base_url);
   while (url.len && url.data[url.len - 1] == '/') zbuf_setlen(&url, url.len - 1);
   zbuf_addstr(&url, "/models");
-  zhttp_request req = {.method = "GET",
-                       .url = url.data,
-                       .connect_timeout_ms = 1000,
-                       .idle_timeout_ms = 3000,
-                       .total_timeout_ms = 5000};
+  zhttp_request req = {.method = "GET", .url = url.data, .connect_timeout_ms = 1000,
+                       .idle_timeout_ms = 3000, .total_timeout_ms = 5000};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   char *id = NULL;
   if (zhttp_perform(&req, &resp, on_models_body, &body, &err) == 0 && resp.status == 200) {
@@ -239,8 +233,7 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
   if (idle && *idle && zwire_parse_duration_ms(idle) < 0)
     return zerr_set(err, ZE_USAGE,
                     "ZERO_STREAM_IDLE_TIMEOUT must be a duration such as 300 (seconds), 90s, 5m "
-                    "or 500ms, up to 24h (got \"%s\"); fix or unset it",
-                    idle);
+                    "or 500ms, up to 24h (got \"%s\"); fix or unset it", idle);
   if (zconfig_load(&s->model.cfg, s->workspace, flags, err) < 0 ||
       zconfig_resolve_provider_probe(&s->model.cfg, &s->model.rp, zrun_probe_local_model, NULL,
                                      &note, err) < 0)
@@ -282,7 +275,8 @@ int zrun_setup_provider(zrun_setup *s, const zconfig_flags *flags, zerr *err) {
               env_effort && *env_effort ? "ZERO_REASONING_EFFORT" : "the profile's reasoningEffort",
               s->model.rp.model);
     if (*mi.efforts) zbuf_addf(&b, "its levels are %s", mi.efforts);
-    else zbuf_addstr(&b, "it has no reasoning-effort control");
+    else
+      zbuf_addstr(&b, "it has no reasoning-effort control");
     if (s->model.model_warning) zbuf_addf(&b, "; %s", s->model.model_warning);
     free(s->model.model_warning);
     s->model.model_warning = zbuf_detach(&b, NULL);
@@ -512,8 +506,8 @@ static void setup_lsp(zrun_setup *s) {
   if (!s->lsp_loaded) {
     s->lsp_loaded = true;
     char *warning = NULL;
-    s->lsp =
-        zlsp_for_run(s->workspace, s->model.cfg.user_path, s->model.cfg.project_path, &warning);
+    s->lsp = zlsp_for_run(s->workspace, s->model.cfg.user_path, s->model.cfg.project_path,
+                          &warning);
     if (warning) fprintf(stderr, "[zero] WARNING: %s\n", warning);
     free(warning);
     if (s->lsp) zlsp_agent_init(&s->lsp_agent, s->lsp);
