@@ -7,7 +7,9 @@
 #include "base/log.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "exec/reaper.h"
 #include "ext/hook_runner.h"
+#include "sandbox/sandbox.h"
 
 /* How many words from argv[1] on are Go zero's leading `--add-dir D` /
  * `--add-dir=D` flags (`zero --add-dir D exec …`). */
@@ -72,7 +74,13 @@ int main(int argc, char **argv) {
   bool debug = take_debug_flag(&argc, argv);
   const zcli_command *named = argc > 1 ? zcli_command_find(argv[1]) : NULL;
   /* The sandbox's inner stage runs inside the sandbox: no log there. */
-  if (!named || !(named->setup & ZCMD_HIDDEN)) zlog_open(debug);
+  if (!named || !(named->setup & ZCMD_HIDDEN)) {
+    zlog_open(debug);
+    /* zero's watchdog runs as the small static helper (exec/reaper.h), named
+     * before anything can spawn: a --worktree run's git comes before its
+     * sandbox exists, and a fork of zero kept ~2.5 MiB resident per run. */
+    zreaper_set_program(zsb_inner_helper());
+  }
   /* The command's name only: the other words may hold the prompt. */
   zlog("start", "zero %s (commit %s), command %s, %d words", ZERO_VERSION, ZERO_COMMIT,
        named      ? named->name

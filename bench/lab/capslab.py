@@ -344,14 +344,14 @@ def swarm(lab, agent_names):
             tmp = os.path.join(lab.scratch, "swarm-" + tag)
             shutil.rmtree(tmp, ignore_errors=True)
             os.makedirs(tmp)
-            peak, steady = measure(tmp, env_in(tmp))
+            peak, steady, steady_pss = measure(tmp, env_in(tmp))
             shutil.rmtree(tmp, ignore_errors=True)
             if not peak:
                 return None, "no samples"
             # wall and CPU are not what this scenario measures (all wait on a
             # slow model); the report shows RSS only.
             return {"wall_us": 0, "cpu_us": 0, "peak_rss_kb": peak,
-                    "steady_rss_kb": steady}, None
+                    "steady_rss_kb": steady, "steady_pss_kb": steady_pss}, None
         return fn
 
     rows = []

@@ -301,13 +301,15 @@ def render_swarm(w, c):
       "`zero exec` children, a git worktree each) whose model turns are slow, so all wait at "
       "once; beside it %d `codex exec` runs of Codex's native binary started side by side, "
       "waiting the same way. Whole tree; peak from the start, steady the median while all "
-      "wait.\n" % (c.get("members", 0), c.get("members", 0)))
-    w("| row | runs | peak RSS MiB | steady RSS MiB | ratio to the first row (peak / steady) |")
-    w("|---|---|---|---|---|")
+      "wait. RSS counts a shared library's page once per process mapping it; PSS splits it "
+      "between them (what the tree alone holds).\n" % (c.get("members", 0), c.get("members", 0)))
+    w("| row | runs | peak RSS MiB | steady RSS MiB | steady PSS MiB | ratio to the first row "
+      "(peak / steady) |")
+    w("|---|---|---|---|---|---|")
     first = None
     for name, r in c.get("rows", {}).items():
         if "failed" in r:
-            w("| %s | — | **failed**: %s | | |" % (name, r["failed"].replace(
+            w("| %s | — | **failed**: %s | | | |" % (name, r["failed"].replace(
                 "|", "/").replace("\n", " ")[:300]))
             continue
         runs = r.get("runs") or []
@@ -318,7 +320,9 @@ def render_swarm(w, c):
             first, ratio = (pk, st), "1"
         else:
             ratio = "%.1f× / %.1f×" % (pk / first[0], st / first[1])
-        w("| %s | %d | %s | %s | %s |" % (name, len(runs), fmt(pk), fmt(st), ratio))
+        pss = fmt(med(runs, "steady_pss_kb") / 1024) if all(
+            "steady_pss_kb" in x for x in runs) else "—"
+        w("| %s | %d | %s | %s | %s | %s |" % (name, len(runs), fmt(pk), fmt(st), pss, ratio))
     w("")
     peers = c.get("peers") or {}
     if peers:

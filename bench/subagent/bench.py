@@ -15,8 +15,15 @@ model server:
    skipped when missing). The lab's swarm scenario (bench/lab/capslab.py)
    runs these same two measurements.
 
+RSS sums each process's resident pages, so a shared library's page counts
+once per process that maps it (how the target, "the whole process tree
+under 120 MiB of RSS", is phrased); PSS, printed beside it, splits each
+shared page between the processes mapping it (what the tree alone holds).
+
 Usage: ZERO_BIN=build/zero python3 bench/subagent/bench.py [reps]
+           [--max-swarm-mib 120]   (exit 1 when the swarm's tree peaks over it)
 """
+import argparse
 import json
 import os
 import resource
@@ -44,23 +51,61 @@ def cpu_of(turns, args, tmp, env):
     return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
-def tree_rss_kib(pid):
+def tree_pids(pid, table=None):
+    """pid and every descendant of it alive now (from `ps`), with each one's
+    RSS in KiB: {pid: rss}."""
+    if table is None:
+        table = ps_table()
+    kids, rss = table
+    found, todo = {}, [pid]
+    while todo:
+        p = todo.pop()
+        found[p] = rss.get(p, 0)
+        todo += kids.get(p, [])
+    return found
+
+
+def ps_table():
     out = subprocess.run(["ps", "-eo", "pid,ppid,rss"], capture_output=True, text=True).stdout
     kids, rss = {}, {}
     for line in out.splitlines()[1:]:
         p, pp, r = (int(x) for x in line.split())
         kids.setdefault(pp, []).append(p)
         rss[p] = r
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        total += rss.get(p, 0)
-        todo += kids.get(p, [])
+    return kids, rss
+
+
+def tree_rss_kib(pid):
+    """The sum of RSS over pid's process tree: a page of a shared library
+    counts once in every process that maps it (the figure the issue's
+    target is phrased in)."""
+    return sum(tree_pids(pid).values())
+
+
+def pss_kib(pids):
+    """The sum of PSS (/proc/PID/smaps_rollup) over pids: each shared page
+    split between the processes that map it, so the sum over a tree is what
+    the tree alone holds in memory. A process gone meanwhile counts 0."""
+    total = 0
+    for p in pids:
+        try:
+            with open("/proc/%d/smaps_rollup" % p) as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            pass
     return total
 
 
 def main():
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    ap = argparse.ArgumentParser(description="sub-agent costs (issue 17)")
+    ap.add_argument("reps", nargs="?", type=int, default=5, help="task round trips (median)")
+    ap.add_argument("--max-swarm-mib", type=int, default=0,
+                    help="exit 1 when the swarm's tree peaks over this RSS (a guard)")
+    args = ap.parse_args()
+    reps, max_mib = args.reps, args.max_swarm_mib
     tmp = tempfile.mkdtemp(prefix="zero-bench-sub-")
     work = os.path.join(tmp, "work")
     os.makedirs(work)
@@ -109,43 +154,57 @@ def main():
     p.wait(60)
     m.stop()
     print("8 background sub-agents at once: process tree RSS peak %.1f MiB" % (peak / 1024))
-    swarm_peak, swarm_steady = swarm_rss(tmp, env, n)
+    swarm_peak, swarm_steady, swarm_pss = swarm_rss(tmp, env, n)
     print("swarm of %d members at once (worktrees): process tree RSS peak %.1f MiB, steady "
-          "%.1f MiB" % (n, swarm_peak / 1024, swarm_steady / 1024))
-    codex_peak, codex_steady = codex_rss(tmp, env, n)
+          "%.1f MiB (PSS %.1f MiB)" % (n, swarm_peak / 1024, swarm_steady / 1024,
+                                       swarm_pss / 1024))
+    codex_peak, codex_steady, codex_pss = codex_rss(tmp, env, n)
     if codex_peak:
         print("%d parallel codex exec runs: process trees RSS peak %.1f MiB, steady %.1f MiB "
-              "-> zero uses %.1fx less (peak), %.1fx less (steady)"
-              % (n, codex_peak / 1024, codex_steady / 1024, codex_peak / swarm_peak,
-                 codex_steady / swarm_steady))
+              "(PSS %.1f MiB) -> zero uses %.1fx less (peak), %.1fx less (steady), %.1fx less "
+              "(PSS)" % (n, codex_peak / 1024, codex_steady / 1024, codex_pss / 1024,
+                         codex_peak / swarm_peak, codex_steady / swarm_steady,
+                         codex_pss / swarm_pss))
     else:
         print("codex: no native binary in bench/.peers/codex (skipped)")
     shutil.rmtree(tmp, ignore_errors=True)
+    if max_mib and swarm_peak / 1024 > max_mib:
+        print("bench guard: the swarm's tree peaked at %.1f MiB of RSS, over %d MiB"
+              % (swarm_peak / 1024, max_mib))
+        return 1
+    return 0
 
 
 WAIT_MS = 20000  # each member's (or codex run's) model turn is this slow: all wait at once
 
 
 def peak_while(pids, model, want):
-    """(peak, steady) RSS in KiB of the trees of pids: peak from the start
-    (start-up, worktree creation, git) until `want` requests reached the
-    model, steady the median over the next 2.5 s, when all of them wait on
-    it (the turns are WAIT_MS slow)."""
+    """(peak, steady, steady_pss) in KiB over the trees of pids: peak RSS from
+    the start (start-up, worktree creation, git) until `want` requests
+    reached the model, steady the median RSS over the next 2.5 s, when all
+    of them wait on it (the turns are WAIT_MS slow), and steady_pss the
+    median PSS over those same samples (what the trees hold once shared
+    pages are split; reported beside RSS, the target's figure)."""
     peak, start = 0, time.time()
     while time.time() < start + 90 and len(model.bodies()) < want:
         peak = max(peak, sum(tree_rss_kib(p) for p in pids))
         time.sleep(0.1)
-    late = []
+    late, late_pss = [], []
     until = time.time() + 2.5
     while time.time() < until:
-        late.append(sum(tree_rss_kib(p) for p in pids))
+        table = ps_table()
+        trees = [tree_pids(p, table) for p in pids]
+        late.append(sum(sum(t.values()) for t in trees))
+        late_pss.append(sum(pss_kib(t) for t in trees))
         time.sleep(0.1)
     late.sort()
-    return max([peak] + late), late[len(late) // 2]
+    late_pss.sort()
+    return max([peak] + late), late[len(late) // 2], late_pss[len(late_pss) // 2]
 
 
 def swarm_rss(tmp, env, n):
-    """Peak RSS of a zero orchestrator and its n members, all waiting."""
+    """(peak, steady, steady_pss) KiB of a zero orchestrator and its n
+    members, all waiting (peak_while)."""
     work = os.path.join(tmp, "swarm")
     os.makedirs(work)
     g = ["git", "-C", work, "-c", "user.email=b@b", "-c", "user.name=b"]
@@ -167,10 +226,20 @@ def swarm_rss(tmp, env, n):
         "team": "bench", "wait_ms": 60000}}]}, {"match": "PARENT-S", "text": "done"}]
     m = FakeModel(turns, tmp)
     e = dict(env, OPENAI_BASE_URL=m.base_url)
+    log = open(os.path.join(tmp, "swarm.out"), "w+")
     p = subprocess.Popen([ZERO, "exec", "-o", "stream-json", "PARENT-S"], cwd=work, env=e,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                         stdout=log, stderr=subprocess.STDOUT)
     # the parent's first request, then one per member (a worktree each), then all wait
     peak = peak_while([p.pid], m, 1 + n)
+    if p.poll() is not None or len(m.bodies()) < 1 + n:
+        p.kill()
+        p.wait(60)
+        m.stop()
+        log.seek(0)
+        raise RuntimeError("the swarm did not have its %d members waiting at once (zero exited "
+                           "%s after %d model requests): %s" % (n, p.returncode, len(m.bodies()),
+                                                                log.read()[-2000:]))
+    log.close()
     p.kill()  # the numbers are in; the watchdog stops the members
     p.wait(60)
     m.stop()
@@ -188,12 +257,12 @@ def codex_native():
 
 
 def codex_rss(tmp, env, n, codex=None):
-    """(peak, steady) RSS in KiB of n parallel `codex exec` runs of the native
-    binary `codex` (default: codex_native()), each waiting on its model
-    turn; (0, 0) when there is no binary."""
+    """(peak, steady, steady_pss) KiB of n parallel `codex exec` runs of the
+    native binary `codex` (default: codex_native()), each waiting on its
+    model turn (peak_while); (0, 0, 0) when there is no binary."""
     codex = codex or codex_native()
     if not codex:
-        return 0, 0
+        return 0, 0, 0
     m = FakeModel([{"text": "late", "delay_before_ms": WAIT_MS} for _ in range(n)], tmp)
     procs = []
     for i in range(n):
@@ -220,4 +289,4 @@ def codex_rss(tmp, env, n, codex=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

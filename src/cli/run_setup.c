@@ -13,7 +13,6 @@
 #include "base/path.h"
 #include "cli/provider_opts.h"
 #include "config/models.h"
-#include "exec/reaper.h"
 #include "ext/trust.h"
 #include "lsp/lsp.h"
 #include "mcp/config.h"
@@ -116,9 +115,6 @@ int zrun_setup_sandbox(zrun_setup *s, zerr *err) {
   }
   if (zsb_spawner_init(&s->sandbox.spawner, &s->sandbox.policy, err) < 0) goto fail;
   s->sandbox.have_spawner = true;
-  /* The watchdog of zero's children runs as the small helper when there is
-   * one (src/exec/reaper.h). */
-  zreaper_set_program(zsb_inner_helper());
   const char *grants_file = getenv("ZERO_GRANTS_FILE");
   if (zgrants_load(&s->sandbox.grants, grants_file && *grants_file ? grants_file : NULL, NULL,
                    err) < 0)

@@ -37,8 +37,8 @@
  * be started (then children are only stopped by zero itself). */
 int zreaper_fd(void);
 /* The program that runs the watchdog (zero-sandbox-inner, which takes
- * --reap), or NULL to fork zero itself. Set before the first spawn; the
- * string must outlive the process. */
+ * --reap), or NULL to fork zero itself. Set before the first spawn (main.c
+ * sets it at start-up); the string must outlive the process. */
 void zreaper_set_program(const char *path);
 /* In a forked child, after setsid() and before exec: registers the child's
  * process group. Async-signal-safe. fd is zreaper_fd()'s value. */

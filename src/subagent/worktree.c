@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/common.h"
 #include "base/fs.h"
@@ -340,6 +341,19 @@ static int create_check(const char *dir, zwt *w, zerr *err) {
   return 0;
 }
 
+/* `git worktree add` is not safe beside another add in the same repository:
+ * git reads every worktree's admin folder, and the one being made has no
+ * commondir yet ("fatal: failed to read .git/worktrees/X/commondir"), which
+ * failed members of a swarm that start together. zero's adds take turns
+ * under a lock in the worktrees folder, named as no worktree can be (a
+ * leading '.'). Returns the lock's fd (close to release) or -1 with err. */
+static int lock_worktree_adds(const char *wdir, zerr *err) {
+  char *p = zpath_join(wdir, ".add");
+  int fd = zfs_lock_path(p, err);
+  free(p);
+  return fd;
+}
+
 int zwt_create(const char *dir, const char *name, zwt *out, zerr *err) {
   memset(out, 0, sizeof *out);
   char fresh[ZWT_NAME_MAX + 1];
@@ -358,11 +372,14 @@ int zwt_create(const char *dir, const char *name, zwt *out, zerr *err) {
   char *wdir = NULL;
   int rc = create_check(dir, out, err);
   if (rc == 0 && !(wdir = worktrees_dir(ri.repo, true, err))) rc = -1;
+  int lock = rc == 0 ? lock_worktree_adds(wdir, err) : -1;
+  if (rc == 0 && lock < 0) rc = -1;
   if (rc == 0) {
     exclude_worktrees(ri.common);
     rc = git_ok("git worktree add", ri.repo, NULL, err, "worktree", "add", "--quiet", "-b",
                 out->branch, out->path, out->base, NULL);
   }
+  if (lock >= 0) close(lock);
   if (rc == 0) {
     json_t *rec = json_pack("{s:s, s:s, s:s, s:I}", "name", out->name, "branch", out->branch,
                             "base", out->base, "created", (json_int_t)time(NULL));

@@ -2,7 +2,9 @@
 sessions listing."""
 import json
 import os
+import subprocess
 
+import harness
 from harness import ZeroTest, main
 
 
@@ -17,6 +19,18 @@ class Cli(ZeroTest):
         r = self.zero("version", "--verbose")
         self.assertEqual(r.returncode, 0)
         self.assertRegex(r.stdout, r"libcurl runtime: libcurl/\d")
+
+    def test_gnutls_loaded_with_libcurl_is_not_started(self):
+        """libcurl.so.4 brings GnuTLS (for librtmp), whose constructor starts
+        it at load (~0.85 MiB resident per process) unless zero's exported
+        _gnutls_global_init_skip says not to; a started GnuTLS logs its start
+        under GNUTLS_DEBUG_LEVEL. zero uses OpenSSL through libcurl."""
+        env = dict(self.env, GNUTLS_DEBUG_LEVEL="2")
+        r = subprocess.run([harness.ZERO_BIN, "version", "--verbose"], cwd=self.work, env=env,
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"libcurl runtime: libcurl/\d")
+        self.assertNotIn("gnutls[", r.stderr)
 
     def test_every_command_answers_help(self):
         for args in (["--help"], ["exec", "--help"], ["sessions", "--help"],

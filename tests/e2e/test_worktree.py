@@ -5,9 +5,12 @@ members writing in worktrees of their own, with mailboxes."""
 import json
 import os
 import subprocess
+import time
 import unittest
 
+import harness
 from harness import ZeroTest, main
+from test_child_lifetime import live_pids_with_arg
 from test_tui import TMUX, TuiDriver
 
 PARENT = "PARENT-PROMPT-7Q"
@@ -87,6 +90,76 @@ class ExecWorktree(WorktreeCase):
         self.assertFalse(os.path.exists(wt))
         self.assertEqual(self.list_json(), [])
         self.assertNotIn("zero/feat", self.branches())
+
+    def test_runs_creating_worktrees_at_once_all_get_one(self):
+        """git worktree add beside another add in the same repository fails
+        ("failed to read .git/worktrees/X/commondir"): members of a swarm
+        starting together lost their run to it. zero's adds take turns."""
+        n = 12
+        self.serve([{"text": "done"} for _ in range(n)])
+        procs = [self.spawn("exec", "-o", "stream-json", "--worktree", "p%d" % i, "go")
+                 for i in range(n)]
+        for i, p in enumerate(procs):
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, "run %d: %s%s" % (i, out[-800:], err[-800:]))
+        self.assertEqual(self.list_json(), [])
+
+    def test_command_of_a_worktree_run_dies_with_zero_killed(self):
+        """The watchdog a worktree's git started (before the sandbox exists)
+        still stops the run's commands when zero is SIGKILLed."""
+        token = "%d.77" % (os.getpid() + 500000)
+        self.serve([{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "sleep %s" % token, "yield_time_ms": 30000}}]}, {"text": "never"}])
+        p = self.spawn("exec", "--permission-mode", "unsafe", "-o", "stream-json", "--worktree",
+                       "kill", "run it")
+        try:
+            end = time.monotonic() + 15
+            while time.monotonic() < end and not live_pids_with_arg(token):
+                time.sleep(0.05)
+            self.assertTrue(live_pids_with_arg(token), "the command never started")
+            p.kill()
+            p.wait(10)
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end and live_pids_with_arg(token):
+                time.sleep(0.02)
+            left = live_pids_with_arg(token)
+            for pid in left:
+                os.kill(pid, 9)
+            self.assertEqual(left, [], "the command outlived zero")
+        finally:
+            p.communicate(timeout=30)
+
+    def test_watchdog_of_a_worktree_run_is_the_small_helper(self):
+        """The worktree's git runs before the run's sandbox exists; the
+        watchdog it starts is still zero-sandbox-inner --reap, not a fork of
+        zero (which kept ~2.5 MiB resident: 20 MiB in a swarm of 8)."""
+        helper = os.path.join(os.path.dirname(os.path.abspath(harness.ZERO_BIN)),
+                              "zero-sandbox-inner")
+        if not os.path.exists(helper):
+            self.skipTest("no zero-sandbox-inner beside zero")
+        m = self.serve([{"text": "late", "delay_before_ms": 3000}])
+        p = self.spawn("exec", "-o", "stream-json", "--worktree", "wd", "wait")
+        try:
+            end = time.monotonic() + 15
+            while time.monotonic() < end and not m.bodies():
+                time.sleep(0.05)
+            self.assertTrue(m.bodies(), "the run never reached the model")
+            with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                kids = [int(x) for x in f.read().split()]
+            cmdlines, names = [], []
+            for k in kids:
+                try:
+                    with open("/proc/%d/cmdline" % k, "rb") as f:
+                        cmdlines.append(f.read())
+                    with open("/proc/%d/comm" % k) as f:
+                        names.append(f.read().strip())
+                except OSError:
+                    pass
+            self.assertIn(b"zero-sandbox-inner\0--reap\0", cmdlines)
+            self.assertNotIn("zero-reaper", names)
+        finally:
+            out, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 0, err)
 
     def test_unchanged_worktree_and_its_branch_are_removed_at_the_end(self):
         self.serve([{"text": "nothing to do"}])
