@@ -78,9 +78,12 @@ static bool approved(const zmcp_manager *m, zagent *a, const char *server,
     zbuf_release(&preview);
   }
   if (d.action == ZPERM_ALLOW) return true;
-  snprintf(msg, cap, "%s",
-           d.code && !strcmp(d.code, "user_denied") ? "the user declined the sampling request"
-                                                    : d.reason);
+  if (!d.code || strcmp(d.code, "user_denied") != 0)
+    snprintf(msg, cap, "%s", d.reason); /* headless: why, and what would allow it */
+  else if (!strcmp(d.reason, "denied by the user"))
+    snprintf(msg, cap, "the user declined the sampling request");
+  else /* the user's note */
+    snprintf(msg, cap, "the user declined the sampling request: %s", d.reason);
   return false;
 }
 

@@ -13,9 +13,11 @@ change, and unsubscribes; a server without subscriptions is refused."""
 import json
 import os
 import sys
+import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from test_tui import TMUX, TuiDriver  # noqa: E402
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "sampling_server.py")
 
@@ -158,6 +160,51 @@ class WatchTest(ServerTest):
         r = self.zero("mcp", "watch", "s", "test://watched", "--count", "0")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--count", r.stderr)
+
+
+@unittest.skipUnless(TMUX, "tmux is not installed")
+class InteractiveTest(TuiDriver):
+    """The interactive zero asks through the one prompt flow, showing what
+    the server wants the model to answer; only an approval reaches the model."""
+
+    def configure(self):
+        self.log = os.path.join(self.work, "server.log")
+        self.user_config({"mcp": {"servers": {"s": {
+            "command": sys.executable, "args": [SERVER, self.log]}}}})
+        self.assertEqual(self.zero("mcp", "grant", "s", "ask").returncode, 0)
+
+    def test_the_user_approves_then_declines(self):
+        self.configure()
+        model = self.serve([
+            {"tool_calls": [{"name": "mcp_s_ask", "arguments": {"prompt": "what is 2+2?"}}]},
+            {"text": "four"},
+            {"text": "The server got its answer."},
+            {"tool_calls": [{"name": "mcp_s_ask", "arguments": {"prompt": "and 3+3?"}}]},
+            {"text": "Declined this time."}])
+        self.start()
+        self.type("ask the server")
+        self.keys("Enter")
+        s = self.wait_for("Permission needed")
+        self.assertIn("MCP server s wants an answer from your model", s)
+        self.assertIn("user: what is 2+2?", s)
+        self.assertIn("system: You answer for the sampling server.", s)
+        self.assertNotIn("Always allow", s)  # asked every time: nothing to remember
+        self.keys("y")
+        self.wait_for("The server got its answer.")
+        self.assertEqual(len(model.bodies()), 3)
+        self.type("once more")
+        self.keys("Enter")
+        s = self.wait_for("and 3+3?")
+        self.keys("n")
+        self.wait_for("Declined this time.")
+        bodies = model.bodies()
+        self.assertEqual(len(bodies), 5)  # the declined one never reached the model
+        tool_msgs = [m for m in bodies[-1]["messages"] if m.get("role") == "tool"]
+        first = json.loads(tool_msgs[0]["content"])[0]["result"]
+        self.assertEqual(first["content"]["text"], "four")
+        second = json.loads(tool_msgs[1]["content"])[0]["error"]
+        self.assertEqual(second, {"code": -1, "message": "the user declined the sampling request"})
+        self.quit_and_check_terminal()
 
 
 if __name__ == "__main__":
