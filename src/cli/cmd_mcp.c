@@ -113,8 +113,7 @@ static const zopt MCP_OPTS[] = {
     {MC_HEADER, "header", 'H', ZOPT_VALUE, ZOPT_SHORT_EQ | ZOPT_REPEAT, "'Name: value'",
      "add: a header for the remote server", NULL},
     {MC_NO_BROWSER, "no-browser", 0, ZOPT_FLAG, 0, NULL, "login: only print the URL", NULL},
-    {MC_TIMEOUT, "timeout", 0, ZOPT_VALUE, 0, "SECONDS", "login, watch: how long to wait",
-     NULL},
+    {MC_TIMEOUT, "timeout", 0, ZOPT_VALUE, 0, "SECONDS", "login, watch: how long to wait", NULL},
     {MC_COUNT, "count", 0, ZOPT_VALUE, 0, "N", "watch: stop after N notifications", NULL},
     {MC_DEVICE, "device", 0, ZOPT_FLAG, 0, NULL,
      "login: the device flow (a code to enter on another device, e.g. over SSH)", NULL},
@@ -670,8 +669,8 @@ static int call_cmd(void *ctx, int argc, char **argv) {
     }
   }
   one_server srv;
-  zmcp_client_opts extra = {
-      .on_elicit = given & (1u << MC_ACCEPT_DEFAULTS) ? elicit_defaults : elicit_decline};
+  zmcp_client_opts extra = {.on_elicit = given & (1u << MC_ACCEPT_DEFAULTS) ? elicit_defaults
+                                                                            : elicit_decline};
   int rc = connect_with(pos[0], &srv, &extra);
   if (rc) {
     json_decref(args);
@@ -895,10 +894,10 @@ static void print_notice(void *ud, const char *server, const char *method, const
   const char *list = strstr(method, "/prompts/") ? "prompts" : "resources";
   zbuf line = ZBUF_INIT;
   if (w->json) {
-    json_t *o = updated ? json_pack("{s:s, s:s, s:s}", "type", "updated", "server", server,
-                                    "uri", uri)
-                        : json_pack("{s:s, s:s, s:s}", "type", "list_changed", "server", server,
-                                    "list", list);
+    json_t *o =
+        updated
+            ? json_pack("{s:s, s:s, s:s}", "type", "updated", "server", server, "uri", uri)
+            : json_pack("{s:s, s:s, s:s}", "type", "list_changed", "server", server, "list", list);
     zjson_print_to(&line, o, JSON_COMPACT);
     json_decref(o);
     zbuf_addch(&line, '\n');
@@ -951,11 +950,12 @@ static int watch_cmd(void *ctx, int argc, char **argv) {
   if (n < 2) return fail("watch needs a server NAME and at least one resource URI");
   long count = values[MC_COUNT] ? positive(values[MC_COUNT], 1000000) : 0;
   long timeout_s = values[MC_TIMEOUT] ? positive(values[MC_TIMEOUT], 86400) : 0;
-  if (count < 0) return fail("--count wants a whole number of notifications, not \"%s\"",
-                             values[MC_COUNT]);
+  if (count < 0)
+    return fail("--count wants a whole number of notifications, not \"%s\"", values[MC_COUNT]);
   if (timeout_s < 0) return fail("--timeout wants whole seconds, not \"%s\"", values[MC_TIMEOUT]);
   watcher w = {.json = given & (1u << MC_JSON)};
-  zmcp_client_opts extra = {.on_elicit = elicit_decline, .on_notice = print_notice,
+  zmcp_client_opts extra = {.on_elicit = elicit_decline,
+                            .on_notice = print_notice,
                             .notice_ud = &w};
   one_server srv;
   if ((rc = connect_with(words[0], &srv, &extra))) return rc;

@@ -36,11 +36,8 @@ static const char *side_verb(zside_effect side) {
 }
 
 char *tui_risk_line(const tui_ask *q) {
-  zperm_risk_subject s = {.tool = q->tool,
-                          .arguments = q->arguments,
-                          .side = q->side,
-                          .code = q->code,
-                          .escalate_network = q->escalate_network,
+  zperm_risk_subject s = {.tool = q->tool, .arguments = q->arguments, .side = q->side,
+                          .code = q->code, .escalate_network = q->escalate_network,
                           .escalate_unsandboxed = q->escalate_unsandboxed};
   return zperm_risk_line(&s);
 }
@@ -172,16 +169,12 @@ void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int 
     while (*p) {
       const char *e = strchr(p, '\n');
       size_t n = e ? (size_t)(e - p) : strlen(p);
-      bool frame = (n >= 15 && !strncmp(p, "*** Begin Patch", 15)) ||
-                   (n >= 13 && !strncmp(p, "*** End Patch", 13));
+      bool frame = (n >= 15 && !strncmp(p, "*** Begin Patch", 15)) || (n >= 13 && !strncmp(p, "*** End Patch", 13));
       if (!frame) {
         total++;
         if (shown < 20) {
-          const char *col = p[0] == '+'             ? th->add
-                            : p[0] == '-'           ? th->del
-                            : p[0] == '@'           ? th->hunk
-                            : !strncmp(p, "***", 3) ? th->bold
-                                                    : "";
+          const char *col = p[0] == '+' ? th->add : p[0] == '-' ? th->del
+                            : p[0] == '@' ? th->hunk : !strncmp(p, "***", 3) ? th->bold : "";
           zbuf l = ZBUF_INIT;
           zbuf_addf(&l, "    %s", col);
           tw_sanitize(&l, p, n);
@@ -269,8 +262,8 @@ bool tui_prompt_key(tui_prompt *pr, const tui_key *k) {
   }
   pr->answer = opt == TUI_OPT_DENY ? ZPERM_DENY : ZPERM_ALLOW;
   pr->scope = opt == TUI_OPT_SESSION  ? TUI_PERM_SESSION
-              : opt == TUI_OPT_ALWAYS ? TUI_PERM_ALWAYS
-                                      : TUI_PERM_ONCE;
+                  : opt == TUI_OPT_ALWAYS ? TUI_PERM_ALWAYS
+                                          : TUI_PERM_ONCE;
   pr->active = false;
   zbuf_reset(&pr->note);
   return true;
@@ -360,16 +353,11 @@ static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
 tui_ask tui_pending_ask_view(const tui_pending_ask *m, const char *workspace,
                              const char *grants_path) {
-  return (tui_ask){.tool = m->tool,
-                   .arguments = m->args,
-                   .reason = m->reason,
-                   .workspace = workspace,
-                   .side = m->side,
-                   .code = m->code,
+  return (tui_ask){.tool = m->tool, .arguments = m->args, .reason = m->reason,
+                   .workspace = workspace, .side = m->side, .code = m->code,
                    .escalate_network = m->escalate_network,
                    .escalate_unsandboxed = m->escalate_unsandboxed,
-                   .can_remember = m->can_remember,
-                   .grant_kind = m->grant_kind,
+                   .can_remember = m->can_remember, .grant_kind = m->grant_kind,
                    .grant_value = m->grant_value,
                    .grants_file = m->mcp_grants_file ? m->mcp_grants_file : grants_path,
                    .mcp_grant = m->mcp_grants_file != NULL};

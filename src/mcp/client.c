@@ -89,10 +89,8 @@ static void on_server_request(zmcp_client *c, zrpc_msg *m) {
   } else if (!strcmp(m->method, "sampling/createMessage") && c->opts.on_sample) {
     zmcp_refusal why = {ZRPC_INTERNAL_ERROR, "sampling failed"};
     json_t *r = c->opts.on_sample(c->opts.sample_ud, c->cfg->name, m->params, &why);
-    if (r)
-      zrpc_build_result(&out, m->id, r);
-    else
-      zrpc_build_error(&out, m->id, why.code, why.message);
+    if (r) zrpc_build_result(&out, m->id, r);
+    else zrpc_build_error(&out, m->id, why.code, why.message);
     json_decref(r);
   } else {
     char msg[256];

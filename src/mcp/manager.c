@@ -579,9 +579,14 @@ int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   /* an array of client pointers, sized by its element */
   m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients); // NOLINT(bugprone-sizeof-expression)
   m->sampling_rates = xcalloc(m->cfg.n + 1, sizeof *m->sampling_rates);
-  zmcp_client_opts o = {.workspace = workspace, .roots = so->roots, .n_roots = so->n_roots,
-                        .spawner = so->spawner, .on_progress = on_progress, .progress_ud = m,
-                        .on_sample = zmcp_manager_sample, .sample_ud = m};
+  zmcp_client_opts o = {.workspace = workspace,
+                        .roots = so->roots,
+                        .n_roots = so->n_roots,
+                        .spawner = so->spawner,
+                        .on_progress = on_progress,
+                        .progress_ud = m,
+                        .on_sample = zmcp_manager_sample,
+                        .sample_ud = m};
   for (size_t i = 0; i < m->cfg.n; i++)
     if (!m->cfg.servers[i].disabled) m->clients[m->n++] = zmcp_client_new(&m->cfg.servers[i], &o);
   if (!m->n) return 0;

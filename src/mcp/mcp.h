@@ -112,8 +112,7 @@ zperm_engine zmcp_engine_for(const zmcp_manager *m, const zagent *a);
 
 /* The manager's answer to a server's sampling/createMessage (a
  * zmcp_sample_fn, ud = the manager): the steps of mcp/sampling_run.c. */
-json_t *zmcp_manager_sample(void *ud, const char *server, const json_t *params,
-                            zmcp_refusal *why);
+json_t *zmcp_manager_sample(void *ud, const char *server, const json_t *params, zmcp_refusal *why);
 
 /* Approvals: the permission module decides (perm/engine.h zperm_decide_call
  * with mcp_server), the grant store keeps mcp-permissions.json

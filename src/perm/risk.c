@@ -14,7 +14,7 @@
 /* ---- risk (Go zero's sandbox risk object) ----------------------------- */
 
 typedef struct risk_acc {
-  int level;    /* 0 low, 1 medium, 2 high, 3 critical */
+  int level; /* 0 low, 1 medium, 2 high, 3 critical */
   json_t *cats; /* category -> true */
 } risk_acc;
 
@@ -80,8 +80,8 @@ json_t *zperm_risk_json(const zperm_engine *e, const ztool *tool, const json_t *
     if (i) zbuf_addstr(&reason, ", ");
     zbuf_addstr(&reason, sorted[i]);
   }
-  json_t *out = json_pack("{s:s, s:o, s:s%}", "level", names[r.level], "categories", cats, "reason",
-                          reason.data, reason.len);
+  json_t *out = json_pack("{s:s, s:o, s:s%}", "level", names[r.level], "categories", cats,
+                          "reason", reason.data, reason.len);
   zbuf_release(&reason);
   free(sorted);
   json_decref(r.cats);
@@ -109,8 +109,7 @@ char *zperm_risk_line(const zperm_risk_subject *q) {
     if (an.flags & ZSH_DESTRUCTIVE) level = 2;
     else if (an.flags & (ZSH_NETWORK | ZSH_TOO_COMPLEX | ZSH_INTERACTIVE)) level = 1;
     if (an.why[0]) zbuf_addstr(&why, an.why);
-    else if (an.flags & ZSH_TOO_COMPLEX)
-      zbuf_addstr(&why, "the analyzer cannot follow this command line");
+    else if (an.flags & ZSH_TOO_COMPLEX) zbuf_addstr(&why, "the analyzer cannot follow this command line");
     else
       zbuf_addf(&why, "%zu command%s, none destructive or networked", an.ncmds,
                 an.ncmds == 1 ? "" : "s");
@@ -148,3 +147,4 @@ char *zperm_risk_line(const zperm_risk_subject *q) {
   zbuf_release(&why);
   return zbuf_detach(&r, NULL);
 }
+
