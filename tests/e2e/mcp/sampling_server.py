@@ -7,6 +7,8 @@ Tools:
             "maxTokens" (default 50000) and "n" (how many requests, default
             1) while the call runs, then returns, as JSON text, every answer
             it got ({"result": …} or {"error": …}).
+With argv[2] "eager" it asks for a sampling as soon as it is initialized,
+outside any call, and logs the answer like everything else.
 Resources (capability resources.subscribe, unless argv[2] is "nosub"):
   test://watched   resources/subscribe to it is answered, then three
                    notifications/resources/updated for it follow, then one
@@ -16,7 +18,8 @@ import json
 import sys
 
 log = sys.argv[1]
-subscribe = not (len(sys.argv) > 2 and sys.argv[2] == "nosub")
+mode = sys.argv[2] if len(sys.argv) > 2 else ""
+subscribe = mode != "nosub"
 
 
 def send(obj):
@@ -55,6 +58,8 @@ def handle(msg):
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {
             "protocolVersion": msg["params"]["protocolVersion"], "capabilities": caps,
             "serverInfo": {"name": "sampler", "version": "1"}}})
+    elif method == "notifications/initialized" and mode == "eager":
+        sample({"prompt": "asked outside any call"}, 0)
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [{
             "name": "ask", "description": "asks the client's model",
