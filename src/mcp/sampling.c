@@ -52,6 +52,18 @@ static int add_block(const json_t *block, size_t idx, bool user, zbuf *text, jso
                   idx, type);
 }
 
+/* A message's content, one block or an array of them, into text / images. */
+static int add_content(const json_t *content, size_t idx, bool user, zbuf *text, json_t *images,
+                       zerr *err) {
+  if (json_is_object(content)) return add_block(content, idx, user, text, images, err);
+  size_t i;
+  json_t *b;
+  json_array_foreach(content, i, b) {
+    if (add_block(b, idx, user, text, images, err) < 0) return -1;
+  }
+  return 0;
+}
+
 /* One SamplingMessage: {role, content: block | [block…]}. */
 static int add_message(zmcp_sampling_req *r, const json_t *m, size_t idx, zerr *err) {
   const char *role = zjson_str(m, "role");
@@ -61,24 +73,13 @@ static int add_message(zmcp_sampling_req *r, const json_t *m, size_t idx, zerr *
   const json_t *content = json_object_get(m, "content");
   if (!json_is_object(content) && !json_is_array(content))
     return zerr_set(err, ZE_USAGE,
-                    "message %zu: content must be a content block or an array "
-                    "of them",
-                    idx);
+                    "message %zu: content must be a content block or an array of them", idx);
   zbuf text = ZBUF_INIT;
   json_t *images = json_array();
-  int rc = 0;
-  if (json_is_object(content)) {
-    rc = add_block(content, idx, user, &text, images, err);
-  } else {
-    size_t i;
-    json_t *b;
-    json_array_foreach(content, i, b) {
-      if ((rc = add_block(b, idx, user, &text, images, err)) < 0) break;
-    }
-  }
+  int rc = add_content(content, idx, user, &text, images, err);
   if (rc == 0) {
-    zmsg *msg = user ? zconv_add_user(&r->conv, text.data ? text.data : "")
-                     : zconv_add_assistant(&r->conv, text.data ? text.data : "", NULL);
+    const char *t = text.data ? text.data : "";
+    zmsg *msg = user ? zconv_add_user(&r->conv, t) : zconv_add_assistant(&r->conv, t, NULL);
     size_t i;
     json_t *img;
     json_array_foreach(images, i, img) {
