@@ -908,6 +908,7 @@ static void print_notice(void *ud, const char *server, const char *method, const
   }
   zredact_fputs(line.data, stdout); /* the server's words */
   fflush(stdout);
+  zbuf_release(&line);
   w->seen++;
 }
 
