@@ -423,9 +423,10 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     m->running_agent = a;
     m->running_id = call->id;
     m->running_name = call->name;
+    m->running_server = zjson_str(args, "server");
     run_meta(m, call->name, args, res);
     m->running_agent = NULL;
-    m->running_id = m->running_name = NULL;
+    m->running_id = m->running_name = m->running_server = NULL;
   } else {
     zmcp_client *c = NULL;
     const zmcp_tool *t = NULL;
@@ -488,9 +489,10 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
       m->running_agent = a;
       m->running_id = call->id;
       m->running_name = call->name;
+      m->running_server = c->cfg->name;
       int crc = zmcp_call_tool(c, t->name, args, 0, &r, &err);
       m->running_agent = NULL;
-      m->running_id = m->running_name = NULL;
+      m->running_id = m->running_name = m->running_server = NULL;
       if (crc < 0) {
         ztool_fail(res, "%s", err.msg);
         if (err.kind == ZE_CANCELLED && !zcancel_requested()) zcancel_request();

@@ -54,6 +54,7 @@ typedef struct zmcp_manager {
   /* The tool call running now, for its progress events (NULL between calls). */
   zagent *running_agent;
   const char *running_id, *running_name;
+  const char *running_server;       /* the server that call went to (sampling is answered for it) */
   struct zmcp_rate *sampling_rates; /* one per client: the sampling limit (mcp/sampling.h) */
   ztool_source source;     /* hand &source to zagent.sources */
 } zmcp_manager;

@@ -154,7 +154,7 @@ json_t *zmcp_manager_sample(void *ud, const char *server, const json_t *params, 
   zagent *a = m->running_agent;
   json_t *rec = json_pack("{s:s}", "server", server);
   json_t *result = NULL;
-  if (!a || !a->provider) {
+  if (!a || !a->provider || !m->running_server || strcmp(m->running_server, server) != 0) {
     /* Nobody to record it or to ask: not outside one of zero's calls. */
     refuse(why, rec, ZMCP_SAMPLING_REJECTED, "refused",
            "zero answers sampling requests only while one of its calls to this server runs");
