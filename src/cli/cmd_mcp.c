@@ -99,7 +99,7 @@ enum {
 };
 
 static const zopt MCP_OPTS[] = {
-    {MC_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list, add, tools, call: print JSON", "Flags"},
+    {MC_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list, add, tools, call, watch: print JSON", "Flags"},
     {MC_PROJECT, "project", 0, ZOPT_FLAG, 0, NULL,
      "add, remove, enable, disable: this workspace's .zero/config.json", NULL},
     {MC_DISABLED, "disabled", 0, ZOPT_FLAG, 0, NULL, "add: configured but not started", NULL},
