@@ -109,6 +109,7 @@ static void each_owned_field(zagent_event *ev, const field_ops *op) {
       op->str(&ev->network.type, NULL);
       op->json(&ev->network.record);
       break;
+    case ZAEV_MCP_SAMPLING: op->json(&ev->mcp_sampling.record); break;
   }
 }
 

@@ -42,6 +42,7 @@ typedef enum zagent_event_kind {
   ZAEV_HOOK,           /* .hook */
   ZAEV_TOOL_OUTPUT,    /* .tool_output: a running command's newest output (live only) */
   ZAEV_NETWORK,        /* .network: the egress proxy decided or finished a connection */
+  ZAEV_MCP_SAMPLING,   /* .mcp_sampling: an MCP server's sampling request, answered or not */
 } zagent_event_kind;
 
 /* ZAEV_RUN_START: where and with what the run talks to the model. */
@@ -213,6 +214,15 @@ typedef struct zev_network {
   const json_t *record;
 } zev_network;
 
+/* ZAEV_MCP_SAMPLING: one sampling/createMessage request of an MCP server
+ * (mcp/sampling_run.c), recorded in the session and emitted in stream-json
+ * as "mcp_sampling" with record's fields: {server, toolCallId?, status
+ * (answered|refused|failed), reason?, messages, maxTokens, requestedMaxTokens?,
+ * modelHints?, model?, stopReason?, text?, usage?} (docs/mcp.md). */
+typedef struct zev_mcp_sampling {
+  const json_t *record;
+} zev_mcp_sampling;
+
 typedef struct zagent_event {
   zagent_event_kind kind;
   union { /* the member kind names; the others are not meaningful */
@@ -236,6 +246,7 @@ typedef struct zagent_event {
     zev_hook hook;
     zev_tool_output tool_output;
     zev_network network;
+    zev_mcp_sampling mcp_sampling;
   };
 } zagent_event;
 

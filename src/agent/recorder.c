@@ -130,6 +130,10 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
       if (json_is_object(ev->network.record))
         record(r, ev->network.type, json_copy((json_t *)ev->network.record));
       break;
+    case ZAEV_MCP_SAMPLING:
+      if (json_is_object(ev->mcp_sampling.record))
+        record(r, "mcp_sampling", json_copy((json_t *)ev->mcp_sampling.record));
+      break;
     case ZAEV_TOOL_RESULT: {
       const zev_tool_result *tr = &ev->tool_result;
       p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId", tr->id ? tr->id : "", "name",

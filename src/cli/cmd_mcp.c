@@ -1,5 +1,6 @@
 /* cmd_mcp.c — `zero mcp`: manage MCP servers and try their tools.
- *   list | add | remove | enable | disable | tools | call | grant | revoke | trust
+ *   list | add | remove | enable | disable | tools | call | grant | revoke | trust |
+ *   login | logout | watch
  * Configuration lives in mcp.servers of the user config (or, with
  * --project, of <workspace>/.zero/config.json); see docs/mcp.md. */
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include "base/path.h"
 #include "base/opts.h"
 #include "base/redact.h"
+#include "base/time.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/run_setup.h"
@@ -50,7 +52,11 @@ static const char MCP_USAGE[] =
     "                                      sign in to a remote server with OAuth (prints\n"
     "                                      the URL to open, or with --device a code to\n"
     "                                      enter elsewhere; tokens kept 0600 and refreshed)\n"
-    "  logout NAME                         forget the server's OAuth tokens\n";
+    "  logout NAME                         forget the server's OAuth tokens\n"
+    "  watch NAME URI… [--json] [--count N] [--timeout SECONDS]\n"
+    "                                      subscribe to resources and print each update\n"
+    "                                      (and list changes) until N arrived, the time\n"
+    "                                      is up or Ctrl-C; unsubscribes on the way out\n";
 
 static char *workspace_dir(void) {
   char *cwd = getcwd(NULL, 0);
@@ -89,10 +95,11 @@ enum {
   MC_TIMEOUT,
   MC_DEVICE,
   MC_ACCEPT_DEFAULTS,
+  MC_COUNT,
 };
 
 static const zopt MCP_OPTS[] = {
-    {MC_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list, add, tools, call: print JSON", "Flags"},
+    {MC_JSON, "json", 0, ZOPT_FLAG, 0, NULL, "list, add, tools, call, watch: print JSON", "Flags"},
     {MC_PROJECT, "project", 0, ZOPT_FLAG, 0, NULL,
      "add, remove, enable, disable: this workspace's .zero/config.json", NULL},
     {MC_DISABLED, "disabled", 0, ZOPT_FLAG, 0, NULL, "add: configured but not started", NULL},
@@ -106,7 +113,8 @@ static const zopt MCP_OPTS[] = {
     {MC_HEADER, "header", 'H', ZOPT_VALUE, ZOPT_SHORT_EQ | ZOPT_REPEAT, "'Name: value'",
      "add: a header for the remote server", NULL},
     {MC_NO_BROWSER, "no-browser", 0, ZOPT_FLAG, 0, NULL, "login: only print the URL", NULL},
-    {MC_TIMEOUT, "timeout", 0, ZOPT_VALUE, 0, "SECONDS", "login: how long to wait", NULL},
+    {MC_TIMEOUT, "timeout", 0, ZOPT_VALUE, 0, "SECONDS", "login, watch: how long to wait", NULL},
+    {MC_COUNT, "count", 0, ZOPT_VALUE, 0, "N", "watch: stop after N notifications", NULL},
     {MC_DEVICE, "device", 0, ZOPT_FLAG, 0, NULL,
      "login: the device flow (a code to enter on another device, e.g. over SSH)", NULL},
     {MC_ACCEPT_DEFAULTS, "accept-defaults", 0, ZOPT_FLAG, 0, NULL,
@@ -127,10 +135,12 @@ static void mcp_usage(FILE *out) {
 /* The flags and words after a subcommand that takes only `allowed` flags
  * (a bit per MC_* id) and at most max_words words; `takes` says what it
  * takes, for the error ("remove takes NAME [--project]"). The flags given
- * are bits in *given. Returns 0, ZEXIT_SUCCESS after printing --help (1 in
+ * are bits in *given; the values of --timeout and --count go to
+ * values[MC_TIMEOUT] / values[MC_COUNT] (values may be NULL when neither is
+ * allowed). Returns 0, ZEXIT_SUCCESS after printing --help (1 in
  * *helped), or ZEXIT_USAGE after printing the error. */
 static int mcp_words(int argc, char **argv, unsigned allowed, const char **words, int max_words,
-                     int *n_words, unsigned *given, const char **timeout, const char *takes,
+                     int *n_words, unsigned *given, const char **values, const char *takes,
                      bool *helped) {
   zopt_parser pp;
   zopt_hit hit;
@@ -150,7 +160,7 @@ static int mcp_words(int argc, char **argv, unsigned allowed, const char **words
       words[(*n_words)++] = hit.value;
     } else if (hit.id != ZOPT_ARG && (allowed & (1u << hit.id))) {
       *given |= 1u << hit.id;
-      if (hit.id == MC_TIMEOUT) *timeout = hit.value;
+      if (hit.id == MC_TIMEOUT || hit.id == MC_COUNT) values[hit.id] = hit.value;
     } else {
       return fail("%s; unexpected \"%s\"", takes, hit.word);
     }
@@ -536,13 +546,13 @@ static json_t *elicit_defaults(void *ud, const char *server, const json_t *param
   return r;
 }
 
-static int connect_one_elicit(const char *name, one_server *o, zmcp_elicit_fn elicit);
+static int connect_with(const char *name, one_server *o, const zmcp_client_opts *extra);
 
-static int connect_one(const char *name, one_server *o) {
-  return connect_one_elicit(name, o, NULL);
-}
+static int connect_one(const char *name, one_server *o) { return connect_with(name, o, NULL); }
 
-static int connect_one_elicit(const char *name, one_server *o, zmcp_elicit_fn elicit) {
+/* Starts the server NAME as a run would; extra (may be NULL) gives the
+ * client's answers to questions and its notice callback. */
+static int connect_with(const char *name, one_server *o, const zmcp_client_opts *extra) {
   *o = (one_server){.rs = ZRUN_SETUP_INIT};
   zerr err = ZERR_INIT;
   zmcp_start_opts so;
@@ -581,8 +591,12 @@ static int connect_one_elicit(const char *name, one_server *o, zmcp_elicit_fn el
                          .roots = so.roots,
                          .n_roots = so.n_roots,
                          .spawner = so.spawner,
-                         .on_progress = print_progress,
-                         .on_elicit = elicit};
+                         .on_progress = print_progress};
+  if (extra) {
+    co.on_elicit = extra->on_elicit;
+    co.on_notice = extra->on_notice;
+    co.notice_ud = extra->notice_ud;
+  }
   o->c = zmcp_client_new(s, &co);
   if (zmcp_client_connect(o->c, &err) < 0) {
     fputs("zero mcp: ", stderr);
@@ -655,9 +669,9 @@ static int call_cmd(void *ctx, int argc, char **argv) {
     }
   }
   one_server srv;
-  int rc =
-      connect_one_elicit(pos[0], &srv,
-                         given & (1u << MC_ACCEPT_DEFAULTS) ? elicit_defaults : elicit_decline);
+  zmcp_client_opts extra = {.on_elicit = given & (1u << MC_ACCEPT_DEFAULTS) ? elicit_defaults
+                                                                            : elicit_decline};
+  int rc = connect_with(pos[0], &srv, &extra);
   if (rc) {
     json_decref(args);
     return rc;
@@ -784,14 +798,15 @@ static const zmcp_server_cfg *find_remote(const char *name, zmcp_config *cfg, in
 }
 
 static int login_cmd(void *ctx, int argc, char **argv) {
-  const char *name = NULL, *timeout = NULL;
+  const char *name = NULL, *values[MC_COUNT + 1] = {0};
   unsigned given;
   int n;
   bool helped;
   int wrc = mcp_words(argc, argv, (1u << MC_NO_BROWSER) | (1u << MC_TIMEOUT) | (1u << MC_DEVICE),
-                      &name, 1, &n, &given, &timeout,
+                      &name, 1, &n, &given, values,
                       "login takes NAME [--no-browser] [--device] [--timeout SECONDS]", &helped);
   if (wrc || helped) return wrc;
+  const char *timeout = values[MC_TIMEOUT];
   bool no_browser = given & (1u << MC_NO_BROWSER);
   int timeout_s = 0;
   if (timeout) {
@@ -860,6 +875,115 @@ static int revoke_cmd(void *ctx, int argc, char **argv) {
   return grant_cmd(false, argc, argv);
 }
 
+/* ---- watch: resource subscriptions ---- */
+
+#define WATCH_MAX_URIS 32
+#define WATCH_TICK_MS 200 /* how often Ctrl-C and the deadline are looked at */
+
+typedef struct watcher {
+  bool json;
+  long seen; /* notifications printed */
+} watcher;
+
+/* One line per notification: "updated URI" / "resources changed", or JSON
+ * {type: "updated", server, uri} / {type: "list_changed", server, list}. */
+static void print_notice(void *ud, const char *server, const char *method, const json_t *params) {
+  watcher *w = ud;
+  const char *uri = zjson_str_or(params, "uri", "");
+  bool updated = !strcmp(method, "notifications/resources/updated");
+  const char *list = strstr(method, "/prompts/") ? "prompts" : "resources";
+  zbuf line = ZBUF_INIT;
+  if (w->json) {
+    json_t *o =
+        updated
+            ? json_pack("{s:s, s:s, s:s}", "type", "updated", "server", server, "uri", uri)
+            : json_pack("{s:s, s:s, s:s}", "type", "list_changed", "server", server, "list", list);
+    zjson_print_to(&line, o, JSON_COMPACT);
+    json_decref(o);
+    zbuf_addch(&line, '\n');
+  } else if (updated) {
+    zbuf_addf(&line, "updated %s\n", uri);
+  } else {
+    zbuf_addf(&line, "%s changed\n", list);
+  }
+  zredact_fputs(line.data, stdout); /* the server's words */
+  fflush(stdout);
+  zbuf_release(&line);
+  w->seen++;
+}
+
+/* A whole positive number up to max from --count / --timeout, else -1. */
+static long positive(const char *s, long max) {
+  char *end;
+  long v = s ? strtol(s, &end, 10) : -1;
+  return s && *s && !*end && v >= 1 && v <= max ? v : -1;
+}
+
+/* Waits for notifications until count arrived, the deadline (0: none)
+ * passed or Ctrl-C. Returns the exit code. */
+static int watch_loop(one_server *srv, const watcher *w, long count, int64_t deadline) {
+  while (!zcancel_requested() && !(count && w->seen >= count)) {
+    int64_t wait = WATCH_TICK_MS;
+    if (deadline) {
+      int64_t left = deadline - ztime_mono_ms();
+      if (left <= 0) break;
+      if (left < wait) wait = left;
+    }
+    if (zmcp_client_wait(srv->c, (int)wait) < 0) {
+      fputs("zero mcp: ", stderr);
+      zredact_fputs(srv->c->failure, stderr);
+      fputc('\n', stderr);
+      return ZEXIT_PROVIDER;
+    }
+  }
+  return zcancel_requested() ? ZEXIT_INTERRUPTED : ZEXIT_SUCCESS;
+}
+
+static int watch_cmd(void *ctx, int argc, char **argv) {
+  const char *words[1 + WATCH_MAX_URIS] = {0}, *values[MC_COUNT + 1] = {0};
+  unsigned given;
+  int n;
+  bool helped;
+  int rc = mcp_words(argc, argv, 1u << MC_JSON | 1u << MC_COUNT | 1u << MC_TIMEOUT, words,
+                     (int)ZARRAY_LEN(words), &n, &given, values,
+                     "watch takes NAME URI… [--json] [--count N] [--timeout SECONDS]", &helped);
+  if (rc || helped) return rc;
+  if (n < 2) return fail("watch needs a server NAME and at least one resource URI");
+  long count = values[MC_COUNT] ? positive(values[MC_COUNT], 1000000) : 0;
+  long timeout_s = values[MC_TIMEOUT] ? positive(values[MC_TIMEOUT], 86400) : 0;
+  if (count < 0)
+    return fail("--count wants a whole number of notifications, not \"%s\"", values[MC_COUNT]);
+  if (timeout_s < 0) return fail("--timeout wants whole seconds, not \"%s\"", values[MC_TIMEOUT]);
+  watcher w = {.json = given & (1u << MC_JSON)};
+  zmcp_client_opts extra = {.on_elicit = elicit_decline,
+                            .on_notice = print_notice,
+                            .notice_ud = &w};
+  one_server srv;
+  if ((rc = connect_with(words[0], &srv, &extra))) return rc;
+  zerr err = ZERR_INIT;
+  int subscribed = 0;
+  for (int i = 1; i < n && rc == ZEXIT_SUCCESS; i++) {
+    if (zmcp_resource_subscribe(srv.c, words[i], true, &err) == 0) {
+      subscribed++;
+      continue;
+    }
+    fputs("zero mcp: ", stderr);
+    zredact_fputs(err.msg, stderr);
+    fputc('\n', stderr);
+    rc = err.kind == ZE_USAGE ? ZEXIT_USAGE : ZEXIT_PROVIDER;
+  }
+  if (rc == ZEXIT_SUCCESS) {
+    fprintf(stderr, "zero mcp: watching %d resource%s of \"%s\"; Ctrl-C stops\n", subscribed,
+            subscribed == 1 ? "" : "s", words[0]);
+    rc = watch_loop(&srv, &w, count, timeout_s ? ztime_mono_ms() + timeout_s * 1000 : 0);
+  }
+  /* Best effort: ending the session drops the subscriptions anyway. */
+  for (int i = 1; i <= subscribed && !zcancel_requested() && !srv.c->failure; i++)
+    zmcp_resource_subscribe(srv.c, words[i], false, &(zerr){0});
+  disconnect(&srv);
+  return rc;
+}
+
 /* In the order completion lists them; MCP_USAGE describes each. */
 static const zcli_subcommand MCP_SUBS[] = {
     {"list", NULL, list_cmd, NULL},       {"add", NULL, add_cmd, NULL},
@@ -868,6 +992,7 @@ static const zcli_subcommand MCP_SUBS[] = {
     {"call", NULL, call_cmd, NULL},       {"grant", NULL, grant_add_cmd, NULL},
     {"revoke", NULL, revoke_cmd, NULL},   {"trust", NULL, trust_cmd, NULL},
     {"login", NULL, login_cmd, NULL},     {"logout", NULL, logout_cmd, NULL},
+    {"watch", NULL, watch_cmd, NULL},
 };
 
 const zcli_subcommands zcli_mcp_subs = {MCP_SUBS, ZARRAY_LEN(MCP_SUBS)};

@@ -61,15 +61,51 @@ static long edit_first_line(const char *workspace, const char *path, const char 
   return line;
 }
 
+/* An MCP server's sampling request (mcp/sampling_run.c): what it wants the
+ * model to answer — the system prompt and messages it sent, as the request
+ * previews them — line by line, at most 12. */
+static void sampling_detail(tui_prompt *pr, const json_t *args, const tui_theme *th, int width) {
+  const char *text = zjson_str_or(args, "messages", "");
+  tw_lines_pushf(&pr->detail, "  %sthe server asks your model (up to %lld tokens):%s", th->muted,
+                 (long long)zjson_int_or(args, "maxTokens", 0), th->reset);
+  for (int shown = 0; *text && shown < 12; shown++) {
+    const char *e = strchr(text, '\n');
+    size_t n = e ? (size_t)(e - text) : strlen(text);
+    zbuf l = ZBUF_INIT;
+    zbuf_addstr(&l, "    ");
+    tw_sanitize(&l, text, n); /* the server's words: no escapes reach the terminal */
+    tw_lines_push(&pr->detail, tw_truncate(l.data, width - 1));
+    zbuf_release(&l);
+    text += n + (e ? 1 : 0);
+  }
+}
+
+/* The prompt's first line: "<tool> wants to <verb> <summary>", or for a
+ * sampling request the server that asks. */
+static char *prompt_title(const tui_ask *q, const tui_theme *th) {
+  zbuf t = ZBUF_INIT;
+  zbuf_addf(&t, "%s%s⚠ Permission needed:%s ", th->warn, th->bold, th->reset);
+  json_t *args = !strcmp(q->tool, "mcp_sampling") ? ztool_load_args(q->tool, q->arguments) : NULL;
+  if (json_is_object(args)) {
+    zbuf_addf(&t, "MCP server %s", th->bold);
+    const char *server = zjson_str_or(args, "server", "?");
+    tw_sanitize(&t, server, strlen(server));
+    zbuf_addf(&t, "%s wants an answer from your model", th->reset);
+  } else {
+    char *summary = tui_tool_summary(q->tool, q->arguments);
+    zbuf_addf(&t, "%s%s%s wants to %s %s", th->bold, q->tool, th->reset, side_verb(q->side),
+              summary);
+    free(summary);
+  }
+  json_decref(args);
+  return zbuf_detach(&t, NULL);
+}
+
 void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int width) {
   free(pr->title);
   tw_lines_free(&pr->detail);
   const char *tool = q->tool;
-  char *summary = tui_tool_summary(tool, q->arguments);
-  zbuf t = ZBUF_INIT;
-  zbuf_addf(&t, "%s%s⚠ Permission needed:%s %s%s%s wants to %s %s", th->warn, th->bold,
-            th->reset, th->bold, tool, th->reset, side_verb(q->side), summary);
-  pr->title = zbuf_detach(&t, NULL);
+  pr->title = prompt_title(q, th);
   pr->trust = false;
 
   /* What a session / always answer remembers, exactly. */
@@ -107,8 +143,11 @@ void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int 
   tw_wrap(&pr->detail, r.data, r.len, width, "  ", "    ");
   zbuf_reset(&r);
   if (!q->can_remember) {
-    zbuf_addf(&r, "%sno narrow grant covers this call, so it can only be allowed once%s",
-              th->muted, th->reset);
+    zbuf_addf(&r, "%s%s%s", th->muted,
+              strcmp(tool, "mcp_sampling")
+                  ? "no narrow grant covers this call, so it can only be allowed once"
+                  : "asked every time: no grant answers a server's sampling request",
+              th->reset);
     tw_wrap(&pr->detail, r.data, r.len, width, "  ", "    ");
   }
   zbuf_release(&r);
@@ -149,9 +188,10 @@ void tui_prompt_open(tui_prompt *pr, const tui_ask *q, const tui_theme *th, int 
     }
     if (total > shown)
       tw_lines_pushf(&pr->detail, "    %s… %zu more lines%s", th->muted, total - shown, th->reset);
+  } else if (!strcmp(tool, "mcp_sampling") && json_is_object(args)) {
+    sampling_detail(pr, args, th, width);
   }
   json_decref(args);
-  free(summary);
   pr->active = true;
   pr->choice = 0; /* the safe choice */
   pr->note_mode = false;

@@ -57,6 +57,12 @@ static void queue_out(zmcp_client *c, zbuf *msg) {
 static void on_notification(zmcp_client *c, zrpc_msg *m) {
   if (!strcmp(m->method, "notifications/tools/list_changed")) {
     c->tools_stale = true;
+  } else if (!strcmp(m->method, "notifications/resources/updated") ||
+             !strcmp(m->method, "notifications/resources/list_changed") ||
+             !strcmp(m->method, "notifications/prompts/list_changed")) {
+    /* Resources and prompts are not cached here (each list is asked for
+     * when wanted), so a change needs no refresh: only the caller's notice. */
+    if (c->opts.on_notice) c->opts.on_notice(c->opts.notice_ud, c->cfg->name, m->method, m->params);
   } else if (!strcmp(m->method, "notifications/progress") && c->opts.on_progress) {
     json_t *p = m->params;
     json_t *prog = json_object_get(p, "progress"), *tot = json_object_get(p, "total");
@@ -65,7 +71,7 @@ static void on_notification(zmcp_client *c, zrpc_msg *m) {
                         json_is_number(tot) ? json_number_value(tot) : -1,
                         zjson_str(p, "message"));
   }
-  /* notifications/message (logs), resources/updated, cancelled, …: nothing to do. */
+  /* notifications/message (logs), cancelled, …: nothing to do. */
 }
 
 static void on_server_request(zmcp_client *c, zrpc_msg *m) {
@@ -79,6 +85,12 @@ static void on_server_request(zmcp_client *c, zrpc_msg *m) {
   } else if (!strcmp(m->method, "elicitation/create") && c->opts.on_elicit) {
     json_t *r = c->opts.on_elicit(c->opts.elicit_ud, c->cfg->name, m->params);
     zrpc_build_result(&out, m->id, r);
+    json_decref(r);
+  } else if (!strcmp(m->method, "sampling/createMessage") && c->opts.on_sample) {
+    zmcp_refusal why = {ZRPC_INTERNAL_ERROR, "sampling failed"};
+    json_t *r = c->opts.on_sample(c->opts.sample_ud, c->cfg->name, m->params, &why);
+    if (r) zrpc_build_result(&out, m->id, r);
+    else zrpc_build_error(&out, m->id, why.code, why.message);
     json_decref(r);
   } else {
     char msg[256];
@@ -395,6 +407,23 @@ const zmcp_tool *zmcp_find_tool(const zmcp_client *c, const char *name) {
   return NULL;
 }
 
+bool zmcp_can_subscribe(const zmcp_client *c) {
+  return json_is_true(json_object_get(json_object_get(c->server_caps, "resources"), "subscribe"));
+}
+
+int zmcp_resource_subscribe(zmcp_client *c, const char *uri, bool on, zerr *err) {
+  if (!zmcp_can_subscribe(c))
+    return zerr_set(err, ZE_USAGE,
+                    "MCP server \"%s\" offers no resource subscriptions (its resources "
+                    "capability has no \"subscribe\")",
+                    c->cfg->name);
+  json_t *r = NULL;
+  int rc = zmcp_request(c, on ? "resources/subscribe" : "resources/unsubscribe",
+                        json_pack("{s:s}", "uri", uri), 0, &r, err);
+  json_decref(r);
+  return rc;
+}
+
 /* Appends the tools of one tools/list page; returns nextCursor (borrowed) or NULL. */
 static const char *add_tool_page(zmcp_client *c, json_t *result, zmcp_tool **tools, size_t *n) {
   json_t *arr = json_object_get(result, "tools");
@@ -446,8 +475,6 @@ static int finish_tool_list(zmcp_client *c, json_t *first, zerr *err) {
 }
 
 void zmcp_client_poll(zmcp_client *c) {
-  if (!c->ready || c->failure) return;
-  zerr err = ZERR_INIT;
   /* What a tool call changed (tools/list_changed) may come just after the
    * call's answer: on Streamable HTTP on the event stream, a connection of
    * its own that may lag by a moment; over stdio in a write of its own,
@@ -455,6 +482,12 @@ void zmcp_client_poll(zmcp_client *c) {
    * once after a call (it is over as soon as anything arrives). */
   int wait_ms = !c->call_ended ? 0 : c->cfg->type == ZMCP_HTTP ? 50 : 20;
   c->call_ended = false;
+  zmcp_client_wait(c, wait_ms);
+}
+
+int zmcp_client_wait(zmcp_client *c, int wait_ms) {
+  if (!c->ready || c->failure) return -1;
+  zerr err = ZERR_INIT;
   /* A bounded number of rounds: a server that never stops talking cannot
    * keep the caller here. */
   for (int round = 0; round < 64; round++) {
@@ -469,6 +502,7 @@ void zmcp_client_poll(zmcp_client *c) {
   }
   zerr ignore = ZERR_INIT;
   if (!c->failure) flush_outbox(c, &ignore);
+  return c->failure ? -1 : 0;
 }
 
 int zmcp_refresh_tools(zmcp_client *c, zerr *err) {
@@ -488,8 +522,9 @@ static json_t *initialize_params(const zmcp_client *c, const char *version) {
   json_t *p =
       json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}}", "protocolVersion", version, "capabilities",
                 "roots", "listChanged", 1, "clientInfo", "name", "zero", "version", ZERO_VERSION);
-  if (c->opts.on_elicit)
-    json_object_set_new(json_object_get(p, "capabilities"), "elicitation", json_object());
+  json_t *caps = json_object_get(p, "capabilities");
+  if (c->opts.on_elicit) json_object_set_new(caps, "elicitation", json_object());
+  if (c->opts.on_sample) json_object_set_new(caps, "sampling", json_object());
   return p;
 }
 

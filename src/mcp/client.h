@@ -4,8 +4,11 @@
  * for abandoned requests dropped; notifications handled
  * (notifications/tools/list_changed marks the tool list stale — also when it
  * arrives before the initialize result — notifications/progress goes to the
- * progress callback, the rest are ignored); server requests answered (ping,
- * roots/list with the workspace roots; others get "method not found");
+ * progress callback, resources/updated and resources|prompts/list_changed
+ * to the notice callback, the rest are ignored); server requests answered
+ * (ping, roots/list with the workspace roots, elicitation/create and
+ * sampling/createMessage through their callbacks when set; others get
+ * "method not found");
  * notifications/cancelled sent when a request is abandoned (timeout, user
  * cancel); every request has a timeout; messages are capped
  * (ZRPC_MAX_MESSAGE). The protocol version is negotiated: zero asks for
@@ -56,6 +59,27 @@ typedef json_t *(*zmcp_elicit_fn)(void *ud, const char *server, const json_t *pa
  * required property has none. Caller owns the result. */
 json_t *zmcp_elicit_accept_defaults(const json_t *params);
 
+/* Why a server's request was not answered with a result: a JSON-RPC error
+ * code and message (for the server). */
+typedef struct zmcp_refusal {
+  int code;
+  char message[600];
+} zmcp_refusal;
+
+/* Answers a server's sampling/createMessage request (mcp/sampling.h): the
+ * CreateMessageResult (the client takes it), or NULL with why filled. A
+ * client with no such function declares no sampling capability and answers
+ * "method not found". */
+typedef json_t *(*zmcp_sample_fn)(void *ud, const char *server, const json_t *params,
+                                  zmcp_refusal *why);
+
+/* A notification a caller may care about: method is
+ * "notifications/resources/updated" (params.uri),
+ * "notifications/resources/list_changed" or
+ * "notifications/prompts/list_changed"; params may be NULL. */
+typedef void (*zmcp_notice_fn)(void *ud, const char *server, const char *method,
+                               const json_t *params);
+
 typedef struct zmcp_client_opts {
   const char *workspace;          /* absolute; the first root and the default cwd (copied) */
   const char *const *roots;       /* more roots (absolute dirs), may be NULL (copied) */
@@ -65,6 +89,10 @@ typedef struct zmcp_client_opts {
   void *progress_ud;
   zmcp_elicit_fn on_elicit; /* NULL: elicitation is not offered */
   void *elicit_ud;
+  zmcp_sample_fn on_sample; /* NULL: sampling is not offered */
+  void *sample_ud;
+  zmcp_notice_fn on_notice; /* may be NULL */
+  void *notice_ud;
 } zmcp_client_opts;
 
 typedef struct zmcp_client {
@@ -109,6 +137,10 @@ int zmcp_request(zmcp_client *c, const char *method, json_t *params, int timeout
  * (notifications such as tools/list_changed that came after an answer, or on
  * the Streamable HTTP event stream) and answers its requests. */
 void zmcp_client_poll(zmcp_client *c);
+/* zmcp_client_poll that waits up to wait_ms for the first message (a
+ * watcher's loop: `zero mcp watch`). -1 when the client is unusable
+ * (c->failure says why), else 0. */
+int zmcp_client_wait(zmcp_client *c, int wait_ms);
 /* Replaces the roots after the workspace (copied) and, once connected,
  * tells the server with notifications/roots/list_changed. */
 void zmcp_client_set_roots(zmcp_client *c, const char *const *roots, size_t n);
@@ -118,6 +150,14 @@ int zmcp_refresh_tools(zmcp_client *c, zerr *err);
 int zmcp_call_tool(zmcp_client *c, const char *tool, const json_t *args, int timeout_ms,
                    json_t **result, zerr *err);
 const zmcp_tool *zmcp_find_tool(const zmcp_client *c, const char *name);
+
+/* true when the server declared resources.subscribe. */
+bool zmcp_can_subscribe(const zmcp_client *c);
+/* resources/subscribe (on) or resources/unsubscribe (!on) for uri. Fails
+ * with ZE_USAGE, before sending anything, when the server does not offer
+ * subscriptions; with the server's error when it refuses. Updates then
+ * arrive through opts.on_notice. */
+int zmcp_resource_subscribe(zmcp_client *c, const char *uri, bool on, zerr *err);
 
 /* Ends the session (stdin closed / DELETE) and stops the process. */
 void zmcp_client_close(zmcp_client *c);

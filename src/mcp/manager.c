@@ -13,6 +13,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "mcp/mcp.h"
+#include "mcp/sampling.h"
 #include "perm/grants.h"
 #include "tools/output.h"
 
@@ -397,11 +398,7 @@ static void run_meta(zmcp_manager *m, const char *name, const json_t *args, ztoo
   json_decref(r);
 }
 
-/* The engine an MCP call is decided with: the run's (its grant store holds
- * the MCP grants too), in the running agent's mode (the TUI's Shift+Tab
- * reaches MCP calls too); without an engine, ask mode and the grants the
- * manager loaded. */
-static zperm_engine mcp_engine(const zmcp_manager *m, const zagent *a) {
+zperm_engine zmcp_engine_for(const zmcp_manager *m, const zagent *a) {
   zperm_engine e = a && a->perm ? *a->perm : (zperm_engine){0};
   if (a) e.mode = zagent_mode(a);
   if (!e.grants) e.grants = m->grants;
@@ -422,7 +419,14 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
   if (!strcmp(call->name, "tool_search")) {
     run_tool_search(m, args, res);
   } else if (strncmp(call->name, "mcp_", 4) == 0 && !resolve(m, call->name, &(zmcp_client *){0}, &(const zmcp_tool *){0})) {
+    /* A server may ask for sampling while it reads a resource or a prompt. */
+    m->running_agent = a;
+    m->running_id = call->id;
+    m->running_name = call->name;
+    m->running_server = zjson_str(args, "server");
     run_meta(m, call->name, args, res);
+    m->running_agent = NULL;
+    m->running_id = m->running_name = m->running_server = NULL;
   } else {
     zmcp_client *c = NULL;
     const zmcp_tool *t = NULL;
@@ -438,7 +442,7 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     ztool shown = {.name = call->name, .description = t->description, .parameters_json = "{}",
                    .side_effect = t->read_only ? ZSIDE_READ : ZSIDE_NETWORK,
                    .read_only = t->read_only};
-    zperm_engine eng = mcp_engine(m, a);
+    zperm_engine eng = zmcp_engine_for(m, a);
     zperm_call pc = {.tool = &shown, .mcp_server = c->cfg->name, .mcp_tool = t->name};
     zperm_decision d = zperm_decide_call(&eng, &pc);
     json_t *risk = zperm_risk_json(a->perm, &shown, NULL, &d);
@@ -485,9 +489,10 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
       m->running_agent = a;
       m->running_id = call->id;
       m->running_name = call->name;
+      m->running_server = c->cfg->name;
       int crc = zmcp_call_tool(c, t->name, args, 0, &r, &err);
       m->running_agent = NULL;
-      m->running_id = m->running_name = NULL;
+      m->running_id = m->running_name = m->running_server = NULL;
       if (crc < 0) {
         ztool_fail(res, "%s", err.msg);
         if (err.kind == ZE_CANCELLED && !zcancel_requested()) zcancel_request();
@@ -575,8 +580,15 @@ int zmcp_manager_start(zmcp_manager *m, const zmcp_start_opts *so, zerr *err) {
   }
   /* an array of client pointers, sized by its element */
   m->clients = xcalloc(m->cfg.n + 1, sizeof *m->clients); // NOLINT(bugprone-sizeof-expression)
-  zmcp_client_opts o = {.workspace = workspace, .roots = so->roots, .n_roots = so->n_roots,
-                        .spawner = so->spawner, .on_progress = on_progress, .progress_ud = m};
+  m->sampling_rates = xcalloc(m->cfg.n + 1, sizeof *m->sampling_rates);
+  zmcp_client_opts o = {.workspace = workspace,
+                        .roots = so->roots,
+                        .n_roots = so->n_roots,
+                        .spawner = so->spawner,
+                        .on_progress = on_progress,
+                        .progress_ud = m,
+                        .on_sample = zmcp_manager_sample,
+                        .sample_ud = m};
   for (size_t i = 0; i < m->cfg.n; i++)
     if (!m->cfg.servers[i].disabled) m->clients[m->n++] = zmcp_client_new(&m->cfg.servers[i], &o);
   if (!m->n) return 0;
@@ -601,6 +613,7 @@ void zmcp_manager_stop(zmcp_manager *m) {
   if (m->n) zmcp_close_all(m->clients, m->n);
   for (size_t i = 0; i < m->n; i++) zmcp_client_free(m->clients[i]);
   free(m->clients);
+  free(m->sampling_rates);
   zmcp_config_release(&m->cfg);
   zgrants_release(&m->own_grants);
   json_decref(m->activated);

@@ -23,6 +23,9 @@
  * ZAEV_PROGRESS events of that call (stream-json "progress").
  * Resources and prompts: mcp_list_resources, mcp_read_resource,
  * mcp_list_prompts and mcp_get_prompt are offered when a server has them.
+ * Sampling: a server's sampling/createMessage during one of the run's calls
+ * to it is answered by the run's provider once the user approves
+ * (mcp/sampling_run.c).
  */
 #ifndef ZERO_MCP_MCP_H
 #define ZERO_MCP_MCP_H
@@ -51,6 +54,8 @@ typedef struct zmcp_manager {
   /* The tool call running now, for its progress events (NULL between calls). */
   zagent *running_agent;
   const char *running_id, *running_name;
+  const char *running_server;       /* the server that call went to (sampling is answered for it) */
+  struct zmcp_rate *sampling_rates; /* one per client: the sampling limit (mcp/sampling.h) */
   ztool_source source;     /* hand &source to zagent.sources */
 } zmcp_manager;
 
@@ -99,6 +104,16 @@ char *zmcp_tool_name(const char *server, const char *tool);
 
 /* Renders a CallToolResult as tool output; returns true when it is an error. */
 bool zmcp_render_result(const json_t *result, zbuf *out);
+
+/* The engine an MCP call (or a server's sampling request) is decided with:
+ * the run's (its grant store holds the MCP grants too), in the running
+ * agent's mode (the TUI's Shift+Tab reaches MCP calls too); without an
+ * engine, ask mode and the grants the manager loaded. */
+zperm_engine zmcp_engine_for(const zmcp_manager *m, const zagent *a);
+
+/* The manager's answer to a server's sampling/createMessage (a
+ * zmcp_sample_fn, ud = the manager): the steps of mcp/sampling_run.c. */
+json_t *zmcp_manager_sample(void *ud, const char *server, const json_t *params, zmcp_refusal *why);
 
 /* Approvals: the permission module decides (perm/engine.h zperm_decide_call
  * with mcp_server), the grant store keeps mcp-permissions.json

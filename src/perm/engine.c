@@ -199,8 +199,20 @@ static bool tool_network_gated(const zperm_engine *e, const ztool *tool) {
   return !e->policy->network && e->policy->enforce_tool_network;
 }
 
+/* An MCP server's sampling request (docs/mcp.md, "Sampling"): the user sees
+ * what the server wants the model to answer, every time. */
+static zperm_decision decide_sampling(const zperm_engine *e, const zperm_call *c) {
+  if (e->mode == ZPERM_UNSAFE)
+    return make(ZPERM_ALLOW, "allowed", false, NULL, "unsafe permissions allow every request");
+  return make(ZPERM_PROMPT, "sampling", true,
+              "the user can approve it in the interactive zero, or rerun with "
+              "--skip-permissions-unsafe",
+              "MCP server \"%s\" asks the model for a completion", c->mcp_server);
+}
+
 /* An MCP server's tool: the rules of docs/mcp.md ("Approval"). */
 static zperm_decision decide_mcp(const zperm_engine *e, const zperm_call *c) {
+  if (c->mcp_sampling) return decide_sampling(e, c);
   if (!zperm_tool_enabled(e, c->tool->name))
     return make(ZPERM_DENY, "tool_denied", true, "the user can re-enable the tool",
                 "%s is disabled for this run", c->tool->name);

@@ -137,12 +137,17 @@ typedef struct zperm_call {
   const json_t *args;     /* the parsed argument object; NULL = unknown (--list-tools) */
   const char *mcp_server; /* non-NULL: an MCP tool of this server, */
   const char *mcp_tool;   /*   named so by the server */
+  bool mcp_sampling;      /* with mcp_server: the server asks the run's model for a
+                           * completion (sampling/createMessage); tool is a stand-in */
 } zperm_call;
 
 /* The one decision function. Built-in tools follow the order above. MCP
  * tools: disabled → deny; unsafe → allow; plan → deny (they may change
  * things); an MCP grant of the tool or its server → allow; otherwise
- * prompt (the headless hint names `zero mcp grant`). */
+ * prompt (the headless hint names `zero mcp grant`). An MCP server's
+ * sampling request spends the user's model on the server's words: unsafe →
+ * allow; in every other mode (plan too: it changes nothing) the user is
+ * asked each time — no grant answers it. */
 zperm_decision zperm_decide_call(const zperm_engine *e, const zperm_call *c);
 
 /* zperm_decide_call for a built-in tool's call. */

@@ -91,6 +91,9 @@ json_t *zperm_risk_json(const zperm_engine *e, const ztool *tool, const json_t *
 /* ---- the prompt's line ------------------------------------------------------ */
 
 char *zperm_risk_line(const zperm_risk_subject *q) {
+  if (q->code && !strcmp(q->code, "sampling")) /* an MCP server's sampling request */
+    return xstrdup("medium — the server's messages go to your model at your cost, and its "
+                   "answer goes back to the server; nothing runs on this machine");
   zbuf r = ZBUF_INIT;
   int level = 0; /* 0 low, 1 medium, 2 high */
   zbuf why = ZBUF_INIT;

@@ -203,6 +203,11 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       o = envelope(s, ev->network.type);
       if (json_is_object(ev->network.record)) json_object_update(o, (json_t *)ev->network.record);
       break;
+    case ZAEV_MCP_SAMPLING:
+      o = envelope(s, "mcp_sampling");
+      if (json_is_object(ev->mcp_sampling.record))
+        json_object_update(o, (json_t *)ev->mcp_sampling.record);
+      break;
     case ZAEV_WARNING:
       o = envelope(s, "warning");
       set_str(o, "message", ev->warning.message);

@@ -30,7 +30,10 @@ import harness  # noqa: E402
 # private_key_jwt and cross-app access).
 EXPECTED_FAILURES = {}
 
-# Client scenarios of the pinned suite (`client --suite all`).
+# Client scenarios of the pinned suite (`client --suite all`). None of them
+# covers sampling or resource subscriptions (the suite's tools-call-sampling
+# and resources-(un)subscribe are server scenarios): test_mcp_sampling.py
+# covers zero's client side of both.
 CLIENT_SCENARIOS = 26
 
 # Scenarios whose server never lets the client succeed: the checks say

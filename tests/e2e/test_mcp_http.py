@@ -157,6 +157,24 @@ class HttpMcp(harness.ZeroTest):
                                 "result": {}})
         self.assertEqual(roots["result"]["roots"][0]["uri"], "file://" + self.work)
 
+    def test_sampling_inside_a_post_reply_is_answered_by_the_run_model(self):
+        # sampling/createMessage arrives in the SSE reply to tools/call; the
+        # run's provider answers it while that reply is still open.
+        self.start_fake()
+        self.write_config({"a": {"type": "http", "url": self.base + "/a"}})
+        self.zero("mcp", "grant", "a")
+        model = self.serve([{"tool_calls": [{"name": "mcp_a_samples", "arguments": {}}]},
+                            {"text": "an HTTP summary"},
+                            {"text": "done"}])
+        r = self.zero("exec", "--skip-permissions-unsafe", "go", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bodies = model.bodies()
+        self.assertEqual(bodies[1]["messages"], [{"role": "user", "content": "summarize over HTTP"}])
+        answer = self.entries("answer")[0]["message"]
+        self.assertEqual(answer["result"]["content"], {"type": "text", "text": "an HTTP summary"})
+        tool_msg = [m for m in bodies[2]["messages"] if m.get("role") == "tool"][0]
+        self.assertIn("an HTTP summary", tool_msg["content"])
+
     def test_list_changed_on_the_event_stream_refreshes_the_tools(self):
         # notifications/tools/list_changed on the GET stream was queued but
         # never taken in: the new tool never reached the model.

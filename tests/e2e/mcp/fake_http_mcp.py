@@ -15,7 +15,7 @@ SSE answer, then its result; "slow" sends progress 1 and then waits (up to
 30 s) for notifications/cancelled, answering nothing if cancelled; "asks"
 sends a ping and a roots/list request in its SSE answer and finishes only
 once both answers have come (as POSTs of their own; at most 10 s), with
-them as its result:
+them as its result ("samples" does the same with one sampling/createMessage):
   {"event": "answer", "path": p, "id": id, "message": {...}}  per answer
 Paths under /expire check Mcp-Session-Id (404 for an unknown one, as after a
 restart); there the tool "forget" answers and then forgets the session.
@@ -172,6 +172,8 @@ class Handler(BaseHTTPRequestHandler):
                       "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "asks", "description": "asks the client things first",
                       "inputSchema": {"type": "object", "properties": {}}},
+                     {"name": "samples", "description": "asks the client's model first",
+                      "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "grow", "description": "adds a tool",
                       "inputSchema": {"type": "object", "properties": {}}},
                      {"name": "forget", "description": "forgets the session",
@@ -237,10 +239,19 @@ class Handler(BaseHTTPRequestHandler):
                     "content": [{"type": "text", "text": tool + " ran"}]}}))
                 self.wfile.flush()
                 return
-            if tool == "asks":
+            if tool in ("asks", "samples"):
                 ids = ["ask-ping-%s" % mid, "ask-roots-%s" % mid]
-                self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[0], "method": "ping"}))
-                self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[1], "method": "roots/list"}))
+                if tool == "samples":
+                    ids = ["ask-sample-%s" % mid]
+                    self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[0],
+                                          "method": "sampling/createMessage", "params": {
+                        "messages": [{"role": "user", "content": {
+                            "type": "text", "text": "summarize over HTTP"}}],
+                        "maxTokens": 200}}))
+                else:
+                    self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[0], "method": "ping"}))
+                    self.wfile.write(sse({"jsonrpc": "2.0", "id": ids[1],
+                                          "method": "roots/list"}))
                 self.wfile.flush()
                 with lock:
                     deadline = time.time() + 10
