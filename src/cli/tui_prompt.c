@@ -357,6 +357,11 @@ zapproval tui_approver_approve(void *ud, const zapproval_request *req) {
   const ztool_call *call = req->call;
   pthread_mutex_lock(&x->one);
   pthread_mutex_lock(&x->mu);
+  if (x->refusing) {
+    pthread_mutex_unlock(&x->mu);
+    pthread_mutex_unlock(&x->one);
+    return (zapproval){.action = ZPERM_DENY};
+  }
   x->waiting = true;
   x->answered = false;
   pthread_mutex_unlock(&x->mu);
@@ -377,7 +382,7 @@ zapproval tui_approver_approve(void *ud, const zapproval_request *req) {
   x->post(x->post_ud, m);
 
   pthread_mutex_lock(&x->mu);
-  while (!x->answered && !zcancel_requested()) pthread_cond_wait(&x->cv, &x->mu);
+  while (!x->answered && !x->refusing && !zcancel_requested()) pthread_cond_wait(&x->cv, &x->mu);
   zapproval ans = {.action = x->answered ? x->action : ZPERM_DENY, .note = x->note};
   if (ans.action == ZPERM_ALLOW && x->answered && req->can_remember) ans.scope = x->scope;
   x->waiting = false;
@@ -402,6 +407,13 @@ void tui_approver_answer(tui_approver *x, tui_prompt *p) {
 
 void tui_approver_cancel(tui_approver *x) {
   pthread_mutex_lock(&x->mu);
+  pthread_cond_broadcast(&x->cv);
+  pthread_mutex_unlock(&x->mu);
+}
+
+void tui_approver_refuse(tui_approver *x) {
+  pthread_mutex_lock(&x->mu);
+  x->refusing = true;
   pthread_cond_broadcast(&x->cv);
   pthread_mutex_unlock(&x->mu);
 }

@@ -146,6 +146,7 @@ typedef struct tui_approver {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   bool waiting, answered;  /* guarded by mu */
+  bool refusing;           /* the UI is leaving: every approval is denied at once */
   zperm_action action;
   int scope;               /* zgrant_scope of the answer */
   char *note;              /* the last answer's note (returned borrowed) */
@@ -168,5 +169,8 @@ void tui_approver_answer(tui_approver *x, tui_prompt *p);
 /* Wakes a worker waiting for an answer so it sees the cancel (call after
  * zcancel_request()). */
 void tui_approver_cancel(tui_approver *x);
+/* The UI is leaving: a waiting approval and every later one is denied (a
+ * background task's reader must not wait for a user who is gone). */
+void tui_approver_refuse(tui_approver *x);
 
 #endif

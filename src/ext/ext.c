@@ -22,7 +22,7 @@ static const char *const BUILTIN_COMMANDS[] = {
     "compact", "context", "cost", "usage", "init", "add-dir", "image", "rewind", "undo",
     "fork", "tools", "mcp", "skills", "commands", "hooks", "plugins", "permissions",
     "status", "copy", "diff", "review", "theme", "title", "effort", "search", "btw", "plan",
-    "spec", "config", "doctor", "trust", "loop", "style", NULL};
+    "spec", "config", "doctor", "trust", "loop", "style", "ps", "stop", NULL};
 
 static bool is_builtin(const char *name) {
   for (const char *const *b = BUILTIN_COMMANDS; *b; b++)
