@@ -300,7 +300,7 @@ static void run_loop(tui_controller *c) {
 static void close_view(tui_controller *c) {
   /* no user answers any more: a background task's reader waiting for one
    * goes on (and is stopped with its task) */
-  tui_approver_refuse(&c->approver);
+  tui_approver_refuse(&c->approver, true);
   tui_asker_refuse(&c->asker, true);
   if (c->worker.running) {
     tui_turns_stop(c);

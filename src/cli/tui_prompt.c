@@ -411,9 +411,16 @@ void tui_approver_cancel(tui_approver *x) {
   pthread_mutex_unlock(&x->mu);
 }
 
-void tui_approver_refuse(tui_approver *x) {
+void tui_approver_refuse(tui_approver *x, bool on) {
   pthread_mutex_lock(&x->mu);
-  x->refusing = true;
+  x->refusing += on ? 1 : -1;
   pthread_cond_broadcast(&x->cv);
   pthread_mutex_unlock(&x->mu);
+}
+
+bool tui_approver_waiting(tui_approver *x) {
+  pthread_mutex_lock(&x->mu);
+  bool w = x->waiting;
+  pthread_mutex_unlock(&x->mu);
+  return w;
 }

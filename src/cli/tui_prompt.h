@@ -146,7 +146,7 @@ typedef struct tui_approver {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   bool waiting, answered;  /* guarded by mu */
-  bool refusing;           /* the UI is leaving: every approval is denied at once */
+  int refusing;            /* > 0: every approval is denied at once (tui_approver_refuse) */
   zperm_action action;
   int scope;               /* zgrant_scope of the answer */
   char *note;              /* the last answer's note (returned borrowed) */
@@ -169,8 +169,11 @@ void tui_approver_answer(tui_approver *x, tui_prompt *p);
 /* Wakes a worker waiting for an answer so it sees the cancel (call after
  * zcancel_request()). */
 void tui_approver_cancel(tui_approver *x);
-/* The UI is leaving: a waiting approval and every later one is denied (a
- * background task's reader must not wait for a user who is gone). */
-void tui_approver_refuse(tui_approver *x);
+/* While on (nested: each on needs an off), a waiting approval and every new
+ * one is denied: the UI is leaving, or /stop waits for a task whose reader
+ * must not wait for the user meanwhile. */
+void tui_approver_refuse(tui_approver *x, bool on);
+/* Whether an approval waits for the user's answer now. */
+bool tui_approver_waiting(tui_approver *x);
 
 #endif

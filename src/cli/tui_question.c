@@ -53,9 +53,11 @@ char *tui_asker_ask(void *ud, const char *question, const json_t *choices) {
   }
   x->waiting = true;
   x->answered = x->declined = false;
+  unsigned seq = ++x->seq;
   pthread_mutex_unlock(&x->mu);
 
   tui_pending_question *q = xcalloc(1, sizeof *q);
+  q->seq = seq;
   q->question = xstrdup(question ? question : "");
   strvec_init(&q->choices);
   size_t i;
@@ -75,8 +77,12 @@ char *tui_asker_ask(void *ud, const char *question, const json_t *choices) {
   return answer;
 }
 
-void tui_asker_answer(tui_asker *x, const char *answer) {
+void tui_asker_answer(tui_asker *x, unsigned seq, const char *answer) {
   pthread_mutex_lock(&x->mu);
+  if (!x->waiting || x->seq != seq) { /* its asker gave up meanwhile */
+    pthread_mutex_unlock(&x->mu);
+    return;
+  }
   free(x->answer);
   x->answer = answer ? xstrdup(answer) : NULL;
   x->declined = !answer;
@@ -98,9 +104,9 @@ void tui_asker_refuse(tui_asker *x, bool on) {
   pthread_mutex_unlock(&x->mu);
 }
 
-bool tui_asker_waiting(tui_asker *x) {
+bool tui_asker_awaits(tui_asker *x, unsigned seq) {
   pthread_mutex_lock(&x->mu);
-  bool w = x->waiting;
+  bool w = x->waiting && x->seq == seq;
   pthread_mutex_unlock(&x->mu);
   return w;
 }
@@ -117,6 +123,7 @@ char *tui_question_resolve(const strvec *choices, const char *typed) {
 /* --- the question on screen (UI thread) ----------------------------------- */
 
 void tui_question_open(tui_controller *c, const tui_pending_question *q) {
+  if (!tui_asker_awaits(&c->asker, q->seq)) return; /* withdrawn before it was shown */
   tui_app *app = &c->app;
   tui_blank_line(c);
   zbuf l = ZBUF_INIT;
@@ -136,6 +143,7 @@ void tui_question_open(tui_controller *c, const tui_pending_question *q) {
   strvec_clear(&c->question_choices);
   for (size_t i = 0; i < q->choices.nr; i++) strvec_push(&c->question_choices, q->choices.v[i]);
   c->question_open = true;
+  c->question_seq = q->seq;
 }
 
 void tui_question_close(tui_controller *c) {
@@ -151,12 +159,13 @@ void tui_question_submit(tui_controller *c, const char *typed) {
   tw_wrap(&c->app.commit, l.data, l.len, c->app.width, "", "  ");
   zbuf_release(&l);
   tui_question_close(c);
-  tui_asker_answer(&c->asker, answer);
+  tui_asker_answer(&c->asker, c->question_seq, answer);
   free(answer);
 }
 
 void tui_question_decline(tui_controller *c) {
   tui_app_print(&c->app, c->app.th.muted, "↳ declined to answer");
+  unsigned seq = c->question_seq;
   tui_question_close(c);
-  tui_asker_answer(&c->asker, NULL);
+  tui_asker_answer(&c->asker, seq, NULL);
 }

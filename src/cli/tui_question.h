@@ -30,6 +30,7 @@
 typedef struct tui_pending_question {
   char *question;
   strvec choices;
+  unsigned seq; /* which ask it is (tui_asker.seq) */
 } tui_pending_question;
 
 void tui_pending_question_free(tui_pending_question *q);
@@ -49,6 +50,7 @@ typedef struct tui_asker {
   bool waiting, answered; /* guarded by mu */
   bool declined;          /* the answer: the user declined */
   int refusing;           /* > 0: every ask ends at once, unanswered */
+  unsigned seq;           /* the current (or last) ask's number */
   char *answer;
   void (*post)(void *ud, tui_pending_question *q);
   void *post_ud;
@@ -60,16 +62,18 @@ void tui_asker_release(tui_asker *x);
  * the question and waits. The user's answer (caller frees); a decline is
  * an answer that says so; NULL when cancelled or refused. */
 char *tui_asker_ask(void *ud, const char *question, const json_t *choices);
-/* Hands the user's answer to the waiting asker; NULL: the user declined. */
-void tui_asker_answer(tui_asker *x, const char *answer);
+/* Whether ask seq still waits: a question that reached the UI after its
+ * asker gave up (cancelled, refused) is not shown. */
+bool tui_asker_awaits(tui_asker *x, unsigned seq);
+/* Hands the user's answer to ask seq, if it still waits (else dropped);
+ * NULL: the user declined. */
+void tui_asker_answer(tui_asker *x, unsigned seq, const char *answer);
 /* Wakes an asker waiting for an answer so it sees the cancel (call after
  * zcancel_request()). */
 void tui_asker_cancel(tui_asker *x);
 /* While on (nested: each on needs an off), a waiting ask and every new one
  * end unanswered. */
 void tui_asker_refuse(tui_asker *x, bool on);
-/* Whether an asker waits for the user now. */
-bool tui_asker_waiting(tui_asker *x);
 
 /* The answer a typed line gives to a question with choices: "N" (1-based)
  * is that choice, anything else the text itself. Caller frees. */

@@ -110,8 +110,8 @@ def wait_until(cond, timeout=15):
     return cond()
 
 
-@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
-class TuiPsStop(TuiDriver):
+class BackgroundCase(TuiDriver):
+    """Background children of this test: seen with ps, their ends with a hook."""
     RECORDER = "cat >> hook-events.jsonl; echo >> hook-events.jsonl"
 
     def record_stops(self):
@@ -132,6 +132,10 @@ class TuiPsStop(TuiDriver):
     def children(self):
         """The background child zero runs of this test (its workspace is -C)."""
         return ps_lines("-C " + os.path.realpath(self.work))
+
+
+@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
+class TuiPsStop(BackgroundCase):
 
     def test_ps_lists_a_background_task_and_stop_kills_its_group(self):
         self.record_stops()
@@ -289,6 +293,62 @@ class TuiAskUser(TuiDriver):
         self.assertEqual(tool_messages(child_body)[-1]["content"], "green")
         self.quit_and_check_terminal()
 
+
+CURIOUS = "Ask when unsure CURIOUS-9Z."  # only the curious child's requests hold it
+
+
+@unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
+class TuiBackgroundQuestion(BackgroundCase):
+    """A background child's ask_user reaches the TUI's user through its
+    reader thread (relay.h, off the worker), while no turn runs."""
+
+    def curious(self):
+        os.makedirs(os.path.join(self.work, ".zero", "agents"))
+        with open(os.path.join(self.work, ".zero", "agents", "curious.md"), "w") as f:
+            f.write("---\nname: curious\ntools: [ask_user]\n---\n%s\n" % CURIOUS)
+
+    def start_asking(self, after):
+        self.curious()
+        model = self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
+                "description": "ask", "prompt": "ask the user", "agent": "curious",
+                "background": True}}]},
+            {"match": CURIOUS, "tool_calls": [{"name": "ask_user", "arguments": {
+                "question": "Colour for bg?", "choices": ["red", "teal"]}}]},
+            {"match": PARENT, "text": "STARTED"},
+        ] + after)
+        self.start()
+        self.type(PARENT)
+        self.keys("Enter")
+        self.wait_for("STARTED", timeout=30)
+        self.wait_for("? Colour for bg?", timeout=30)
+        return model
+
+    def test_background_childs_question_is_answered_between_turns(self):
+        model = self.start_asking([{"match": CURIOUS, "text": "child done"}])
+        self.type("2")
+        self.keys("Enter")
+        self.wait_for("answer: teal")
+
+        def answered():
+            return any(tool_messages(b) and tool_messages(b)[-1]["content"] == "teal"
+                       for b in model.bodies())
+        self.assertTrue(wait_until(answered), "the child never got the answer")
+        self.quit_and_check_terminal()
+
+    def test_stop_withdraws_the_question_of_the_task_it_stops(self):
+        model = self.start_asking([{"match": PARENT, "text": "HELLO BACK"}])
+        self.type("/stop bg-1")
+        self.keys("Enter")
+        self.wait_for("Stopped task bg-1")
+        self.wait_for("The open question was withdrawn")
+        self.assertEqual(self.children(), [])
+        # the next message is a prompt again, not an answer
+        self.type("hello")
+        self.keys("Enter")
+        self.wait_for("HELLO BACK", timeout=30)
+        self.assertEqual(model.bodies()[-1]["messages"][-1]["content"], "hello")
+        self.quit_and_check_terminal()
 
 if __name__ == "__main__":
     main()
