@@ -782,7 +782,8 @@ static bool leader_exited(const zexec_proc *p) {
   siginfo_t si;
   memset(&si, 0, sizeof si);
   int r;
-  while ((r = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOWAIT | WNOHANG)) < 0 && errno == EINTR) {
+  while ((r = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOWAIT | WNOHANG)) < 0 &&
+         errno == EINTR) {
   }
   return r < 0 || si.si_pid == p->pid;
 }
@@ -793,8 +794,11 @@ size_t zexec_table_list(zexec_table *t, zexec_proc_info **out) {
   zexec_proc_info *v = xcalloc(n ? n : 1, sizeof *v);
   for (size_t i = 0; i < n; i++) {
     const zexec_proc *p = t->procs.items[i];
-    v[i] = (zexec_proc_info){.id = p->id, .pid = p->pid, .running = !leader_exited(p),
-                             .started_ms = p->started_ms, .label = xstrdup(p->label)};
+    v[i] = (zexec_proc_info){.id = p->id,
+                             .pid = p->pid,
+                             .running = !leader_exited(p),
+                             .started_ms = p->started_ms,
+                             .label = xstrdup(p->label)};
   }
   pthread_mutex_unlock(&t->mu);
   *out = v;

@@ -760,11 +760,11 @@ json_t *zsub_runtime_tasks(zsub_runtime *r) {
     bg_task *t = r->bg[i];
     pthread_mutex_lock(&t->mu);
     const char *status = t->done ? zsub_bg_status_locked(t) : "running";
-    json_array_append_new(
-        out, json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?, s:s?}", "id", t->id, "agent", t->agent,
-                       "description", t->description, "status", status, "toolCalls",
-                       t->outcome.tool_calls, "step", t->done ? NULL : t->outcome.step,
-                       "sessionId", t->outcome.session_id));
+    json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?, s:s?}", "id", t->id,
+                                         "agent", t->agent, "description", t->description, "status",
+                                         status, "toolCalls", t->outcome.tool_calls, "step",
+                                         t->done ? NULL : t->outcome.step, "sessionId",
+                                         t->outcome.session_id));
     pthread_mutex_unlock(&t->mu);
   }
   pthread_mutex_unlock(&r->bg_mu);

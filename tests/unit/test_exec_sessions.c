@@ -226,8 +226,8 @@ static void list_and_kill_end_the_group_and_leave_the_entry(void **state) {
   pid_t gc = 0;
   for (int i = 0; i < 500 && gc <= 0; i++) {
     FILE *fp = fopen(path, "r");
-    long v = 0;
-    if (fp && fscanf(fp, "%ld", &v) == 1) gc = (pid_t)v;
+    char buf[32] = "";
+    if (fp && fgets(buf, sizeof buf, fp)) gc = (pid_t)strtol(buf, NULL, 10);
     if (fp) fclose(fp);
     if (gc <= 0) ztime_sleep_ms(10, NULL);
   }

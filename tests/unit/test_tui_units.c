@@ -543,7 +543,7 @@ static void question_answer_picks_a_choice_by_number(void **state) {
   (void)state;
   strvec ch = STRVEC_INIT;
   strvec_pushl(&ch, "red", "blue", NULL);
-  const char *cases[][2] = {{"1", "red"}, {"2", "blue"}, {"3", "3"},   {"0", "0"},
+  const char *cases[][2] = {{"1", "red"}, {"2", "blue"},      {"3", "3"}, {"0", "0"},
                             {"2x", "2x"}, {"green", "green"}, {"", ""}};
   for (size_t i = 0; i < ZARRAY_LEN(cases); i++) {
     char *a = tui_question_resolve(&ch, cases[i][0]);
