@@ -300,8 +300,8 @@ static void run_loop(tui_controller *c) {
 static void close_view(tui_controller *c) {
   /* no user answers any more: a background task's reader waiting for one
    * goes on (and is stopped with its task) */
-  tui_approver_refuse(&c->approver, true);
-  tui_asker_refuse(&c->asker, true);
+  tui_exchange_refuse(&c->approver.ex, true);
+  tui_exchange_refuse(&c->asker.ex, true);
   if (c->worker.running) {
     tui_turns_stop(c);
     /* what had streamed stays in the scrollback, as after Esc */

@@ -134,7 +134,7 @@ typedef struct tui_controller {
   tui_asker asker;        /* ask_user's exchange (tui_question.h) */
   /* the UI thread: a question on screen waits for the next message */
   bool question_open;
-  unsigned question_seq; /* the ask it answers (tui_asker.seq) */
+  unsigned question_seq; /* the ask it answers (tui_exchange.seq) */
   strvec question_choices;
   /* the UI thread */
   tui_keys keys;

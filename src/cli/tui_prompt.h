@@ -30,6 +30,7 @@
 #include "perm/engine.h"
 #include "base/buf.h"
 #include "base/strvec.h"
+#include "cli/tui_exchange.h"
 #include "perm/grants.h"
 #include "tools/tool.h"
 #include "ui/tui/keys.h"
@@ -140,14 +141,11 @@ void tui_pending_ask_free(tui_pending_ask *m);
  *      waiting worker with tui_approver_cancel after zcancel_request()
  *   4. tui_approver_release once no worker runs. */
 typedef struct tui_approver {
-  /* held for a whole exchange: the worker and a background sub-agent's
-   * reader (subagent/relay.h) may ask at once, and the UI shows one ask */
-  pthread_mutex_t one;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool waiting, answered;  /* guarded by mu */
-  int refusing;            /* > 0: every approval is denied at once (tui_approver_refuse) */
-  zperm_action action;
+  /* the hand-over: the worker and a background sub-agent's reader
+   * (subagent/relay.h) may ask at once, and the UI shows one ask; refused
+   * (tui_exchange_refuse) an approval is a denial */
+  tui_exchange ex;
+  zperm_action action;     /* the answer: guarded by ex.mu */
   int scope;               /* zgrant_scope of the answer */
   char *note;              /* the last answer's note (returned borrowed) */
   void (*post)(void *ud, tui_pending_ask *ask);
@@ -169,11 +167,6 @@ void tui_approver_answer(tui_approver *x, tui_prompt *p);
 /* Wakes a worker waiting for an answer so it sees the cancel (call after
  * zcancel_request()). */
 void tui_approver_cancel(tui_approver *x);
-/* While on (nested: each on needs an off), a waiting approval and every new
- * one is denied: the UI is leaving, or /stop waits for a task whose reader
- * must not wait for the user meanwhile. */
-void tui_approver_refuse(tui_approver *x, bool on);
-/* Whether an approval waits for the user's answer now. */
-bool tui_approver_waiting(tui_approver *x);
+
 
 #endif

@@ -134,17 +134,17 @@ void tui_ps_stop(tui_controller *c, const char *arg) {
   /* A task waiting for the user's answer could not end while this waits for
    * it: questions and approvals are refused meanwhile (one on the screen is
    * withdrawn). */
-  tui_asker_refuse(&c->asker, true);
-  tui_approver_refuse(&c->approver, true);
+  tui_exchange_refuse(&c->asker.ex, true);
+  tui_exchange_refuse(&c->approver.ex, true);
   if (!strcmp(arg, "all")) stop_all(c);
   else stop_one(c, arg);
-  tui_approver_refuse(&c->approver, false);
-  tui_asker_refuse(&c->asker, false);
+  tui_exchange_refuse(&c->approver.ex, false);
+  tui_exchange_refuse(&c->asker.ex, false);
   if (c->question_open && !tui_asker_awaits(&c->asker, c->question_seq)) {
     tui_question_close(c);
     tui_say(c, "(The open question was withdrawn.)");
   }
-  if (c->app.prompt.active && !c->app.prompt.trust && !tui_approver_waiting(&c->approver))
+  if (c->app.prompt.active && !c->app.prompt.trust && !tui_exchange_waiting(&c->approver.ex))
     c->app.prompt.active = false; /* denied while the task stopped */
 }
 

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/cancel.h"
 #include "base/common.h"
 #include "cli/tui_controller.h"
 #include "ui/tui/width.h"
@@ -27,35 +26,21 @@ void tui_pending_question_free(tui_pending_question *q) {
 
 void tui_asker_init(tui_asker *x, void (*post)(void *ud, tui_pending_question *q), void *post_ud) {
   memset(x, 0, sizeof *x);
-  pthread_mutex_init(&x->one, NULL);
-  pthread_mutex_init(&x->mu, NULL);
-  pthread_cond_init(&x->cv, NULL);
+  tui_exchange_init(&x->ex);
   x->post = post;
   x->post_ud = post_ud;
 }
 
 void tui_asker_release(tui_asker *x) {
-  pthread_mutex_destroy(&x->one);
-  pthread_mutex_destroy(&x->mu);
-  pthread_cond_destroy(&x->cv);
+  tui_exchange_release(&x->ex);
   free(x->answer);
   x->answer = NULL;
 }
 
 char *tui_asker_ask(void *ud, const char *question, const json_t *choices) {
   tui_asker *x = ud;
-  pthread_mutex_lock(&x->one);
-  pthread_mutex_lock(&x->mu);
-  if (x->refusing) {
-    pthread_mutex_unlock(&x->mu);
-    pthread_mutex_unlock(&x->one);
-    return NULL;
-  }
-  x->waiting = true;
-  x->answered = x->declined = false;
-  unsigned seq = ++x->seq;
-  pthread_mutex_unlock(&x->mu);
-
+  unsigned seq;
+  if (!tui_exchange_begin(&x->ex, &seq)) return NULL;
   tui_pending_question *q = xcalloc(1, sizeof *q);
   q->seq = seq;
   q->question = xstrdup(question ? question : "");
@@ -67,49 +52,32 @@ char *tui_asker_ask(void *ud, const char *question, const json_t *choices) {
   }
   x->post(x->post_ud, q);
 
-  pthread_mutex_lock(&x->mu);
-  while (!x->answered && !x->refusing && !zcancel_requested()) pthread_cond_wait(&x->cv, &x->mu);
   char *answer = NULL;
-  if (x->answered) answer = x->declined ? xstrdup(DECLINED_ANSWER) : steal_pointer(&x->answer);
-  x->waiting = false;
-  pthread_mutex_unlock(&x->mu);
-  pthread_mutex_unlock(&x->one);
+  if (tui_exchange_wait_locked(&x->ex))
+    answer = x->declined ? xstrdup(DECLINED_ANSWER) : steal_pointer(&x->answer);
+  tui_exchange_end_locked(&x->ex);
   return answer;
 }
 
-void tui_asker_answer(tui_asker *x, unsigned seq, const char *answer) {
-  pthread_mutex_lock(&x->mu);
-  if (!x->waiting || x->seq != seq) { /* its asker gave up meanwhile */
-    pthread_mutex_unlock(&x->mu);
-    return;
-  }
-  free(x->answer);
-  x->answer = answer ? xstrdup(answer) : NULL;
-  x->declined = !answer;
-  x->answered = true;
-  pthread_cond_broadcast(&x->cv);
-  pthread_mutex_unlock(&x->mu);
-}
-
-void tui_asker_cancel(tui_asker *x) {
-  pthread_mutex_lock(&x->mu);
-  pthread_cond_broadcast(&x->cv);
-  pthread_mutex_unlock(&x->mu);
-}
-
-void tui_asker_refuse(tui_asker *x, bool on) {
-  pthread_mutex_lock(&x->mu);
-  x->refusing += on ? 1 : -1;
-  pthread_cond_broadcast(&x->cv);
-  pthread_mutex_unlock(&x->mu);
-}
-
 bool tui_asker_awaits(tui_asker *x, unsigned seq) {
-  pthread_mutex_lock(&x->mu);
-  bool w = x->waiting && x->seq == seq;
-  pthread_mutex_unlock(&x->mu);
+  pthread_mutex_lock(&x->ex.mu);
+  bool w = x->ex.waiting && x->ex.seq == seq;
+  pthread_mutex_unlock(&x->ex.mu);
   return w;
 }
+
+void tui_asker_answer(tui_asker *x, unsigned seq, const char *answer) {
+  pthread_mutex_lock(&x->ex.mu);
+  if (x->ex.waiting && x->ex.seq == seq) { /* else its asker gave up meanwhile */
+    free(x->answer);
+    x->answer = answer ? xstrdup(answer) : NULL;
+    x->declined = !answer;
+    tui_exchange_answered_locked(&x->ex);
+  }
+  pthread_mutex_unlock(&x->ex.mu);
+}
+
+void tui_asker_cancel(tui_asker *x) { tui_exchange_wake(&x->ex); }
 
 char *tui_question_resolve(const strvec *choices, const char *typed) {
   char *end;

@@ -14,8 +14,8 @@
  *            message the user sends is the answer ("2" picks the second
  *            choice), Esc declines; tui_asker_answer wakes the asker
  *   cancel   a cancelled turn (tui_asker_cancel after zcancel_request) or a
- *            refusal (tui_asker_refuse, while /stop ends the task that may be
- *            asking) ends the wait unanswered
+ *            refusal (tui_exchange_refuse on ex, while /stop ends the task
+ *            that may be asking) ends the wait unanswered
  */
 #ifndef ZERO_CLI_TUI_QUESTION_H
 #define ZERO_CLI_TUI_QUESTION_H
@@ -25,12 +25,13 @@
 #include <stdbool.h>
 
 #include "base/strvec.h"
+#include "cli/tui_exchange.h"
 
 /* A question copied off the asker's stack (all owned). */
 typedef struct tui_pending_question {
   char *question;
   strvec choices;
-  unsigned seq; /* which ask it is (tui_asker.seq) */
+  unsigned seq; /* which ask it is (tui_exchange.seq) */
 } tui_pending_question;
 
 void tui_pending_question_free(tui_pending_question *q);
@@ -44,13 +45,9 @@ void tui_pending_question_free(tui_pending_question *q);
  *      asker with tui_asker_cancel after zcancel_request()
  *   4. tui_asker_release once nothing can ask any more. */
 typedef struct tui_asker {
-  pthread_mutex_t one; /* held for a whole exchange: the UI shows one question */
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool waiting, answered; /* guarded by mu */
-  bool declined;          /* the answer: the user declined */
-  int refusing;           /* > 0: every ask ends at once, unanswered */
-  unsigned seq;           /* the current (or last) ask's number */
+  tui_exchange ex; /* the hand-over (one question at a time) */
+  /* the answer, guarded by ex.mu: */
+  bool declined; /* the user declined */
   char *answer;
   void (*post)(void *ud, tui_pending_question *q);
   void *post_ud;
@@ -71,9 +68,6 @@ void tui_asker_answer(tui_asker *x, unsigned seq, const char *answer);
 /* Wakes an asker waiting for an answer so it sees the cancel (call after
  * zcancel_request()). */
 void tui_asker_cancel(tui_asker *x);
-/* While on (nested: each on needs an off), a waiting ask and every new one
- * end unanswered. */
-void tui_asker_refuse(tui_asker *x, bool on);
 
 /* The answer a typed line gives to a question with choices: "N" (1-based)
  * is that choice, anything else the text itself. Caller frees. */
