@@ -168,5 +168,4 @@ void tui_approver_answer(tui_approver *x, tui_prompt *p);
  * zcancel_request()). */
 void tui_approver_cancel(tui_approver *x);
 
-
 #endif
