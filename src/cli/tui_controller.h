@@ -20,6 +20,9 @@
  *                   edit / reject (the flow's states are at its top)
  *   tui_prompt.c    the permission prompt: a request from the worker, the
  *                   prompt on screen, the answer back
+ *   tui_question.c  ask_user: the question inline, the next message answers
+ *                   (both hand over through tui_exchange.c)
+ *   tui_ps.c        /ps and /stop: background tasks and long commands
  *   ui/tui/app.c    the view: agent events and keys in, frames out; no
  *                   threads, no session (the screen tests drive it alone);
  *                   ui/tui/picker.c the lists /resume, /model … open
