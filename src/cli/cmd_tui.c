@@ -61,14 +61,23 @@ static void suspend(tui_controller *c) {
 static void handle_key(tui_controller *c, const tui_key *k) {
   char *text = NULL;
   tui_action act = tui_app_key(&c->app, k, &text);
+  if (act == TUI_ACT_NONE && k->type == TK_ESC && c->question_open && !c->app.prompt.active)
+    act = TUI_ACT_CANCEL; /* idle, a background task's question: Esc declines it too */
   switch (act) {
     case TUI_ACT_SUBMIT:
+      if (c->question_open) { /* the answer to the question on screen */
+        tui_question_submit(c, text);
+        break;
+      }
       if (tui_spec_take_submit(c, text)) break;
       if (c->worker.running) zvec_push(&c->app.queue, steal_pointer(&text));
       else tui_turn_start(c, text);
       break;
     case TUI_ACT_COMMAND: tui_command_run(c, text); break;
-    case TUI_ACT_CANCEL: tui_turn_cancel(c); break;
+    case TUI_ACT_CANCEL:
+      if (c->question_open) tui_question_decline(c); /* Esc declines, the turn goes on */
+      else tui_turn_cancel(c);
+      break;
     case TUI_ACT_PERMISSION:
       if (!tui_trust_answer(c)) tui_approver_answer(&c->approver, &c->app.prompt);
       break;
@@ -289,6 +298,10 @@ static void run_loop(tui_controller *c) {
 
 /* Leaving: stop a running turn, then put the terminal back as it was. */
 static void close_view(tui_controller *c) {
+  /* no user answers any more: a background task's reader waiting for one
+   * goes on (and is stopped with its task) */
+  tui_exchange_refuse(&c->approver.ex, true);
+  tui_exchange_refuse(&c->asker.ex, true);
   if (c->worker.running) {
     tui_turns_stop(c);
     /* what had streamed stays in the scrollback, as after Esc */
@@ -332,6 +345,7 @@ int cmd_tui(int argc, char **argv) {
   /* --worktree: the UI works in a new worktree; the launch directory stays
    * the trust root (subagent/worktree.h). */
   zwt wt = {0};
+  zwt_git_paths_out wt_git = {0}; /* what a commit there writes: writable in its sandbox */
   char *launch = args.worktree ? realpath(args.cwd ? args.cwd : ".", NULL) : NULL;
   if (args.worktree && (!launch || zwt_create(launch, args.worktree_name, &wt, &err) < 0)) {
     fprintf(stderr, "zero: %s\n", launch ? err.msg : "the --cwd directory does not exist");
@@ -339,6 +353,14 @@ int cmd_tui(int argc, char **argv) {
     goto out;
   }
   if (wt.workdir) args.cwd = wt.workdir;
+  if (wt.path) { /* as zero exec --worktree: without them it edits, but cannot commit */
+    zerr gerr = ZERR_INIT;
+    if (zwt_git_paths(&wt, &wt_git, &gerr) < 0)
+      fprintf(stderr, "zero: WARNING: git cannot commit in this worktree's sandbox: %s\n",
+              gerr.msg);
+    c->rs.opts.git_write = (const char *const *)wt_git.write;
+    c->rs.opts.git_readonly = wt_git.gitdir_file;
+  }
   c->rs.opts.trust_root = launch;
   int early = assemble(c, &args, &err);
   if (early >= 0) {
@@ -361,6 +383,9 @@ int cmd_tui(int argc, char **argv) {
   if (c->terminated) rc = ZEXIT_INTERRUPTED;
 
 out:
+  /* background tasks end before the exchanges their readers ask through */
+  zsub_runtime_free(c->rs.subagents);
+  c->rs.subagents = NULL;
   if (turns_ready) tui_turns_release(c);
   if (c->recorder) c->recorder->destroy(c->recorder);
   if (c->rec_diag) fclose(c->rec_diag);
@@ -382,6 +407,7 @@ out:
     zbuf_release(&note);
   }
   zwt_release(&wt);
+  zwt_git_paths_release(&wt_git);
   free(launch);
   tui_args_release(&args);
   free(c);

@@ -575,6 +575,9 @@ const tui_command tui_commands[] = {
      NULL},
     {"/style", "[name]", "output style: default, explanatory, learning or your own",
      tui_style_command, 0, NULL},
+    {"/ps", "", "background tasks and commands still running", tui_ps_list, 0, NULL},
+    {"/stop", "ID|all", "stop a background task or command (its whole process group)", tui_ps_stop,
+     0, NULL},
     {"/quit", "", "exit", cmd_quit, 0, "/exit"},
 };
 const size_t tui_ncommands = sizeof tui_commands / sizeof tui_commands[0];

@@ -20,6 +20,9 @@
  *                   edit / reject (the flow's states are at its top)
  *   tui_prompt.c    the permission prompt: a request from the worker, the
  *                   prompt on screen, the answer back
+ *   tui_question.c  ask_user: the question inline, the next message answers
+ *                   (both hand over through tui_exchange.c)
+ *   tui_ps.c        /ps and /stop: background tasks and long commands
  *   ui/tui/app.c    the view: agent events and keys in, frames out; no
  *                   threads, no session (the screen tests drive it alone);
  *                   ui/tui/picker.c the lists /resume, /model … open
@@ -54,6 +57,7 @@
 #include "cli/tui_commands.h"
 #include "cli/tui_loop.h"
 #include "cli/tui_prompt.h"
+#include "cli/tui_question.h"
 #include "tools/image.h"
 #include "ui/tui/app.h"
 #include "ui/tui/keys.h"
@@ -130,6 +134,11 @@ typedef struct tui_controller {
   tui_worker worker;
   tui_mailbox mail;
   tui_approver approver;  /* the permission exchange (tui_prompt.h) */
+  tui_asker asker;        /* ask_user's exchange (tui_question.h) */
+  /* the UI thread: a question on screen waits for the next message */
+  bool question_open;
+  unsigned question_seq; /* the ask it answers (tui_exchange.seq) */
+  strvec question_choices;
   /* the UI thread */
   tui_keys keys;
   bool quit;
@@ -183,6 +192,29 @@ void tui_trust_start_mcp(tui_controller *c);
  * to trust later for "no"), starts the MCP servers and a queued message,
  * and returns true; false for a tool call's prompt. */
 bool tui_trust_answer(tui_controller *c);
+
+/* --- tui_question.c --------------------------------------------------------- */
+
+/* Shows q inline (the question, its numbered choices, how to answer); the
+ * next message the user sends answers it. */
+void tui_question_open(tui_controller *c, const tui_pending_question *q);
+/* The user's line answers the open question ("N" picks choice N). */
+void tui_question_submit(tui_controller *c, const char *typed);
+/* Esc: the user declines the open question (the model is told so). */
+void tui_question_decline(tui_controller *c);
+/* The question on screen is no longer awaited (a cancel, a refusal). */
+void tui_question_close(tui_controller *c);
+
+/* --- tui_ps.c --------------------------------------------------------------- */
+
+/* /ps: the background tasks and the commands still running. */
+void tui_ps_list(tui_controller *c, const char *arg);
+/* /stop ID | all: stops a background task or a command (the whole process
+ * group); a task's end is recorded once (now when idle, else when the turn
+ * ends: tui_ps_turn_done). */
+void tui_ps_stop(tui_controller *c, const char *arg);
+/* The worker is idle again: the ends of tasks /stop ended meanwhile. */
+void tui_ps_turn_done(tui_controller *c);
 
 /* --- tui_style.c ------------------------------------------------------------ */
 

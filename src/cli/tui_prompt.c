@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/cancel.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
@@ -377,17 +376,13 @@ void tui_pending_ask_free(tui_pending_ask *m) {
 void tui_approver_init(tui_approver *x, void (*post)(void *ud, tui_pending_ask *ask),
                        void *post_ud) {
   memset(x, 0, sizeof *x);
-  pthread_mutex_init(&x->one, NULL);
-  pthread_mutex_init(&x->mu, NULL);
-  pthread_cond_init(&x->cv, NULL);
+  tui_exchange_init(&x->ex);
   x->post = post;
   x->post_ud = post_ud;
 }
 
 void tui_approver_release(tui_approver *x) {
-  pthread_mutex_destroy(&x->one);
-  pthread_mutex_destroy(&x->mu);
-  pthread_cond_destroy(&x->cv);
+  tui_exchange_release(&x->ex);
   free(x->note);
   x->note = NULL;
 }
@@ -395,11 +390,7 @@ void tui_approver_release(tui_approver *x) {
 zapproval tui_approver_approve(void *ud, const zapproval_request *req) {
   tui_approver *x = ud;
   const ztool_call *call = req->call;
-  pthread_mutex_lock(&x->one);
-  pthread_mutex_lock(&x->mu);
-  x->waiting = true;
-  x->answered = false;
-  pthread_mutex_unlock(&x->mu);
+  if (!tui_exchange_begin(&x->ex, NULL)) return (zapproval){.action = ZPERM_DENY};
 
   tui_pending_ask *m = xcalloc(1, sizeof *m);
   m->tool = xstrdup(call->name);
@@ -416,32 +407,24 @@ zapproval tui_approver_approve(void *ud, const zapproval_request *req) {
   if (req->mcp_server) m->mcp_grants_file = zgrants_mcp_default_path();
   x->post(x->post_ud, m);
 
-  pthread_mutex_lock(&x->mu);
-  while (!x->answered && !zcancel_requested()) pthread_cond_wait(&x->cv, &x->mu);
-  zapproval ans = {.action = x->answered ? x->action : ZPERM_DENY, .note = x->note};
-  if (ans.action == ZPERM_ALLOW && x->answered && req->can_remember) ans.scope = x->scope;
-  x->waiting = false;
-  pthread_mutex_unlock(&x->mu);
-  pthread_mutex_unlock(&x->one);
+  bool answered = tui_exchange_wait_locked(&x->ex);
+  zapproval ans = {.action = answered ? x->action : ZPERM_DENY, .note = x->note};
+  if (ans.action == ZPERM_ALLOW && answered && req->can_remember) ans.scope = x->scope;
+  tui_exchange_end_locked(&x->ex);
   return ans;
 }
 
 void tui_approver_answer(tui_approver *x, tui_prompt *p) {
-  pthread_mutex_lock(&x->mu);
+  pthread_mutex_lock(&x->ex.mu);
   free(x->note);
   x->note = p->note.len ? xstrdup(p->note.data) : NULL;
   x->action = p->answer;
   x->scope = p->scope == TUI_PERM_ALWAYS    ? ZGRANT_ALWAYS
              : p->scope == TUI_PERM_SESSION ? ZGRANT_SESSION
                                             : ZGRANT_ONCE;
-  x->answered = true;
-  pthread_cond_broadcast(&x->cv);
-  pthread_mutex_unlock(&x->mu);
+  tui_exchange_answered_locked(&x->ex);
+  pthread_mutex_unlock(&x->ex.mu);
   zbuf_reset(&p->note);
 }
 
-void tui_approver_cancel(tui_approver *x) {
-  pthread_mutex_lock(&x->mu);
-  pthread_cond_broadcast(&x->cv);
-  pthread_mutex_unlock(&x->mu);
-}
+void tui_approver_cancel(tui_approver *x) { tui_exchange_wake(&x->ex); }

@@ -30,6 +30,7 @@
 #include "perm/engine.h"
 #include "base/buf.h"
 #include "base/strvec.h"
+#include "cli/tui_exchange.h"
 #include "perm/grants.h"
 #include "tools/tool.h"
 #include "ui/tui/keys.h"
@@ -140,13 +141,11 @@ void tui_pending_ask_free(tui_pending_ask *m);
  *      waiting worker with tui_approver_cancel after zcancel_request()
  *   4. tui_approver_release once no worker runs. */
 typedef struct tui_approver {
-  /* held for a whole exchange: the worker and a background sub-agent's
-   * reader (subagent/relay.h) may ask at once, and the UI shows one ask */
-  pthread_mutex_t one;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool waiting, answered;  /* guarded by mu */
-  zperm_action action;
+  /* the hand-over: the worker and a background sub-agent's reader
+   * (subagent/relay.h) may ask at once, and the UI shows one ask; refused
+   * (tui_exchange_refuse) an approval is a denial */
+  tui_exchange ex;
+  zperm_action action;     /* the answer: guarded by ex.mu */
   int scope;               /* zgrant_scope of the answer */
   char *note;              /* the last answer's note (returned borrowed) */
   void (*post)(void *ud, tui_pending_ask *ask);

@@ -45,12 +45,13 @@
 
 /* --- the mailbox ---------------------------------------------------------- */
 
-typedef enum qkind { Q_EVENT, Q_ASK, Q_DONE } qkind;
+typedef enum qkind { Q_EVENT, Q_ASK, Q_QUESTION, Q_DONE } qkind;
 
 typedef struct tui_msg {
   qkind kind;
-  zagent_event *ev;     /* Q_EVENT: an owned copy */
-  tui_pending_ask *ask; /* Q_ASK */
+  zagent_event *ev;               /* Q_EVENT: an owned copy */
+  tui_pending_ask *ask;           /* Q_ASK */
+  tui_pending_question *question; /* Q_QUESTION */
 } qmsg;
 
 double tui_now(void) {
@@ -76,6 +77,14 @@ static void post_ask(void *ud, tui_pending_ask *ask) {
   post(ud, m);
 }
 
+/* tui_asker's post: an ask_user question joins the queue the same way. */
+static void post_question(void *ud, tui_pending_question *q) {
+  qmsg *m = xcalloc(1, sizeof *m);
+  m->kind = Q_QUESTION;
+  m->question = q;
+  post(ud, m);
+}
+
 /* The UI sink, on the worker thread: copy and hand over. */
 static void ui_emit(zsink *s, const zagent_event *ev) {
   tui_controller *c = (tui_controller *)s;
@@ -95,6 +104,7 @@ static void ui_destroy(zsink *s) { (void)s; }
 static void qmsg_free(qmsg *m) {
   zagent_event_free(m->ev);
   tui_pending_ask_free(m->ask);
+  tui_pending_question_free(m->question);
   free(m);
 }
 
@@ -269,7 +279,9 @@ void tui_turn_start_as(tui_controller *c, const char *text, const char *shown) {
   prepare_compactor(c);
   zagent_release(&c->worker.agent);
   c->worker.agent = (zagent){0};
-  zrun_setup_subagents(&c->rs, NULL, false, NULL); /* task tools; ask_user: not inline yet */
+  /* the task tools; ask_user (the model's, a sub-agent's) asks inline */
+  zsub_runtime_opts ask = {.ask = tui_asker_ask, .ask_ud = &c->asker};
+  zrun_setup_subagents(&c->rs, NULL, false, &ask);
   zrun_setup_agent(&c->rs, &c->worker.agent);
   c->worker.agent.system_prompt = c->system_prompt;
   c->worker.agent.sinks = c->worker.sinks;
@@ -334,6 +346,7 @@ static void turn_done(tui_controller *c) {
     c->rec_diag_buf[0] = 0;
   }
   zcancel_reset();
+  tui_ps_turn_done(c);   /* the ends of tasks /stop ended during the turn */
   tui_loop_turn_done(c); /* the next run waits for the queued messages too */
   if (!c->quit) tui_turn_start_queued(c);
 }
@@ -351,6 +364,8 @@ void tui_turn_cancel(tui_controller *c) {
   if (!c->worker.running) return;
   zcancel_request();
   tui_approver_cancel(&c->approver);
+  tui_asker_cancel(&c->asker);
+  if (c->question_open) tui_question_close(c);
   c->app.prompt.active = false;
   free(c->app.status.notice);
   c->app.status.notice = xstrdup("Cancelling…");
@@ -377,7 +392,7 @@ void tui_turns_drain(tui_controller *c) {
     else if (m->kind == Q_ASK) {
       tui_ask q = tui_pending_ask_view(m->ask, c->rs.workspace, c->rs.sandbox.grants.path);
       tui_app_ask(&c->app, &q);
-    }
+    } else if (m->kind == Q_QUESTION) tui_question_open(c, m->question);
     else turn_done(c);
     qmsg_free(m);
   }
@@ -411,6 +426,8 @@ int tui_turns_init(tui_controller *c) {
   c->sink = (zsink){.emit = ui_emit, .finish = ui_finish, .destroy = ui_destroy};
   pthread_mutex_init(&c->mail.mu, NULL);
   tui_approver_init(&c->approver, post_ask, c);
+  tui_asker_init(&c->asker, post_question, c);
+  strvec_init(&c->question_choices);
   c->mail.wake[0] = c->mail.wake[1] = -1;
   return pipe2(c->mail.wake, O_CLOEXEC | O_NONBLOCK);
 }
@@ -428,6 +445,8 @@ void tui_turns_release(tui_controller *c) {
   if (c->mail.wake[1] >= 0) close(c->mail.wake[1]);
   pthread_mutex_destroy(&c->mail.mu);
   tui_approver_release(&c->approver);
+  tui_asker_release(&c->asker);
+  strvec_clear(&c->question_choices);
 }
 
 void tui_turns_stop(tui_controller *c) {

@@ -776,6 +776,59 @@ zexec_proc *zexec_table_get(zexec_table *t, int id) {
 
 size_t zexec_table_count(const zexec_table *t) { return t->procs.len; }
 
+/* Whether p's leader has exited, observed without reaping and without
+ * touching p (another thread may be waiting for it). */
+static bool leader_exited(const zexec_proc *p) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  int r;
+  while ((r = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOWAIT | WNOHANG)) < 0 &&
+         errno == EINTR) {
+  }
+  return r < 0 || si.si_pid == p->pid;
+}
+
+size_t zexec_table_list(zexec_table *t, zexec_proc_info **out) {
+  pthread_mutex_lock(&t->mu);
+  size_t n = t->procs.len;
+  zexec_proc_info *v = xcalloc(n ? n : 1, sizeof *v);
+  for (size_t i = 0; i < n; i++) {
+    const zexec_proc *p = t->procs.items[i];
+    v[i] = (zexec_proc_info){.id = p->id,
+                             .pid = p->pid,
+                             .running = !leader_exited(p),
+                             .started_ms = p->started_ms,
+                             .label = xstrdup(p->label)};
+  }
+  pthread_mutex_unlock(&t->mu);
+  *out = v;
+  return n;
+}
+
+void zexec_proc_infos_free(zexec_proc_info *v, size_t n) {
+  for (size_t i = 0; v && i < n; i++) free(v[i].label);
+  free(v);
+}
+
+int zexec_table_kill(zexec_table *t, int id) {
+  int rc = -1;
+  pthread_mutex_lock(&t->mu);
+  for (size_t i = 0; i < t->procs.len; i++) {
+    const zexec_proc *p = t->procs.items[i];
+    if (p->id != id) continue;
+    rc = 0;
+    /* In the table, the leader is not reaped: its pid and group are still
+     * its own, and so is the inner group found through it. */
+    bool gone = leader_exited(p);
+    pid_t inner = p->group_inside && !gone ? inner_group(p->pid) : 0;
+    if (inner > 0) kill(-inner, SIGKILL);
+    if (kill(-p->pid, SIGKILL) < 0 && errno == ESRCH && !gone) kill(p->pid, SIGKILL);
+    break;
+  }
+  pthread_mutex_unlock(&t->mu);
+  return rc;
+}
+
 void zexec_table_remove(zexec_table *t, zexec_proc *p) {
   pthread_mutex_lock(&t->mu);
   for (size_t i = 0; i < t->procs.len; i++)

@@ -123,6 +123,26 @@ zexec_proc *zexec_table_get(zexec_table *t, int id);
 void zexec_table_remove(zexec_table *t, zexec_proc *p);
 size_t zexec_table_count(const zexec_table *t);
 
+/* One live process as a listing shows it (/ps). */
+typedef struct zexec_proc_info {
+  int id;
+  pid_t pid;
+  bool running;       /* its leader has not exited */
+  int64_t started_ms; /* monotonic */
+  char *label;        /* the command, owned */
+} zexec_proc_info;
+
+/* A snapshot of t's processes in the order they were added: *out gets n
+ * entries (caller frees with zexec_proc_infos_free). Any thread: it only
+ * observes (waitid WNOWAIT), never reaps or changes a process. */
+size_t zexec_table_list(zexec_table *t, zexec_proc_info **out);
+void zexec_proc_infos_free(zexec_proc_info *v, size_t n);
+/* SIGKILLs the process group of session id (under the sandbox the command's
+ * own group inside first), without reaping or removing it: safe from a
+ * thread other than the one that waits for the process, which then sees the
+ * exit. 0, or -1 when t holds no session id. */
+int zexec_table_kill(zexec_table *t, int id);
+
 int zexec_proc_id(const zexec_proc *p);
 pid_t zexec_proc_pid(const zexec_proc *p);
 bool zexec_proc_tty(const zexec_proc *p);

@@ -18,11 +18,12 @@
 /* The TUI's built-in slash commands (cli/tui_commands.c) and exec's: a
  * custom command never shadows one. */
 static const char *const BUILTIN_COMMANDS[] = {
-    "help", "clear", "new", "model", "provider", "mode", "exit", "quit", "resume", "sessions",
-    "compact", "context", "cost", "usage", "init", "add-dir", "image", "rewind", "undo",
-    "fork", "tools", "mcp", "skills", "commands", "hooks", "plugins", "permissions",
-    "status", "copy", "diff", "review", "theme", "title", "effort", "search", "btw", "plan",
-    "spec", "config", "doctor", "trust", "loop", "style", NULL};
+    "help",   "clear",    "new",         "model",   "provider", "mode",  "exit",   "quit",
+    "resume", "sessions", "compact",     "context", "cost",     "usage", "init",   "add-dir",
+    "image",  "rewind",   "undo",        "fork",    "tools",    "mcp",   "skills", "commands",
+    "hooks",  "plugins",  "permissions", "status",  "copy",     "diff",  "review", "theme",
+    "title",  "effort",   "search",      "btw",     "plan",     "spec",  "config", "doctor",
+    "trust",  "loop",     "style",       "ps",      "stop",     NULL};
 
 static bool is_builtin(const char *name) {
   for (const char *const *b = BUILTIN_COMMANDS; *b; b++)

@@ -52,6 +52,9 @@ struct zsub_runtime {
   char **allowed;
   bool restricted;
   int depth, max_depth, idle_ms;
+  /* bg[0..nbg): the worker thread adds and removes (under bg_mu); another
+   * thread (the TUI's /ps, /stop) reads them under bg_mu only. */
+  pthread_mutex_t bg_mu;
   bg_task *bg[MAX_BACKGROUND];
   size_t nbg;
   int bg_started; /* background ids are bg-1, bg-2, … in a run */

@@ -451,7 +451,8 @@ static bg_task *bg_find(zsub_runtime *r, const char *id) {
   return NULL;
 }
 
-/* Removes the oldest finished task to make room; false when all run. */
+/* Removes the oldest finished task to make room; false when all run.
+ * r->bg_mu held. */
 static bool bg_make_room(zsub_runtime *r) {
   if (r->nbg < MAX_BACKGROUND) return true;
   for (size_t i = 0; i < r->nbg; i++) {
@@ -506,14 +507,19 @@ bg_task *zsub_bg_launch(zsub_runtime *r, zagent *a, const char *call_id, const t
 
 static void task_background(zsub_runtime *r, zagent *a, const ztool_call *call, task_req *q,
                             ztool_result *res) {
-  if (!bg_make_room(r)) {
+  pthread_mutex_lock(&r->bg_mu);
+  bool room = bg_make_room(r);
+  pthread_mutex_unlock(&r->bg_mu);
+  if (!room) {
     ztool_fail(res, "%d background tasks are running; stop one with task_stop first",
                MAX_BACKGROUND);
     return;
   }
   bg_task *t = zsub_bg_launch(r, a, call->id, q, res);
   if (!t) return;
+  pthread_mutex_lock(&r->bg_mu);
   r->bg[r->nbg++] = t;
+  pthread_mutex_unlock(&r->bg_mu);
   zbuf_addf(&res->output,
             "Started background task %s (agent %s, session %s). Poll it with task_output "
             "{\"task_id\": \"%s\"}; stop it with task_stop.",
@@ -704,6 +710,7 @@ zsub_runtime *zsub_runtime_new(const zsub_runtime_opts *o) {
   r->max_team_size = o->max_team_size > 0 ? o->max_team_size : 4;
   r->swarm_enabled = o->swarm;
   pthread_mutex_init(&r->relay_mu, NULL);
+  pthread_mutex_init(&r->bg_mu, NULL);
   /* task's tools then the swarm's, one table */
   size_t n = 0;
   for (size_t i = 0; i < ZARRAY_LEN(TOOLS); i++) r->defs[n++] = TOOLS[i];
@@ -726,18 +733,77 @@ void zsub_runtime_set_session(zsub_runtime *r, const char *session_id) {
   r->session_id = dup_or_null(session_id);
 }
 
+/* Reports t's end through a unless it was reported (t->mu held). */
+static void report_end_once_locked(const zsub_runtime *r, zagent *a, bg_task *t) {
+  if (t->end_reported) return;
+  ztool_result res = ZTOOL_RESULT_INIT;
+  zsub_bg_report_locked(r, a, t, &res);
+  ztool_result_release(&res);
+}
+
 void zsub_runtime_end_tasks(zsub_runtime *r, zagent *a) {
   for (size_t i = 0; r && i < r->nbg; i++) {
     bg_task *t = r->bg[i];
     zsub_bg_stop(t); /* one still running ends with the run: stopped and reaped */
     pthread_mutex_lock(&t->mu);
-    if (!t->end_reported) { /* never polled to its end: reported here, once */
-      ztool_result res = ZTOOL_RESULT_INIT;
-      zsub_bg_report_locked(r, a, t, &res);
-      ztool_result_release(&res);
-    }
+    report_end_once_locked(r, a, t); /* never polled to its end: reported here, once */
     pthread_mutex_unlock(&t->mu);
   }
+}
+
+/* ---- for a user who watches the run ------------------------------------------- */
+
+json_t *zsub_runtime_tasks(zsub_runtime *r) {
+  json_t *out = json_array();
+  pthread_mutex_lock(&r->bg_mu);
+  for (size_t i = 0; i < r->nbg; i++) {
+    bg_task *t = r->bg[i];
+    pthread_mutex_lock(&t->mu);
+    const char *status = t->done ? zsub_bg_status_locked(t) : "running";
+    json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?, s:s?}", "id", t->id,
+                                         "agent", t->agent, "description", t->description, "status",
+                                         status, "toolCalls", t->outcome.tool_calls, "step",
+                                         t->done ? NULL : t->outcome.step, "sessionId",
+                                         t->outcome.session_id));
+    pthread_mutex_unlock(&t->mu);
+  }
+  pthread_mutex_unlock(&r->bg_mu);
+  return out;
+}
+
+int zsub_runtime_stop_task(zsub_runtime *r, zagent *a, const char *id) {
+  /* bg_mu for the whole stop: the worker frees only finished tasks, and
+   * only under it, so t stays valid while this waits for its end. */
+  pthread_mutex_lock(&r->bg_mu);
+  bg_task *t = bg_find(r, id);
+  if (!t) {
+    pthread_mutex_unlock(&r->bg_mu);
+    return -1;
+  }
+  pthread_mutex_lock(&t->mu);
+  bool was_done = t->done;
+  if (!was_done) {
+    /* Its reader stops the group and reaps the child; the worker may join
+     * that thread (task_stop), so this one waits for its end instead. */
+    t->stop_asked = true;
+    while (!t->done) pthread_cond_wait(&t->cv, &t->mu);
+  }
+  if (a && !was_done) report_end_once_locked(r, a, t);
+  pthread_mutex_unlock(&t->mu);
+  pthread_mutex_unlock(&r->bg_mu);
+  return was_done ? 1 : 0;
+}
+
+void zsub_runtime_report_stopped(zsub_runtime *r, zagent *a) {
+  if (!r) return;
+  pthread_mutex_lock(&r->bg_mu);
+  for (size_t i = 0; i < r->nbg; i++) {
+    bg_task *t = r->bg[i];
+    pthread_mutex_lock(&t->mu);
+    if (t->done && t->stop_asked) report_end_once_locked(r, a, t);
+    pthread_mutex_unlock(&t->mu);
+  }
+  pthread_mutex_unlock(&r->bg_mu);
 }
 
 void zsub_runtime_free(zsub_runtime *r) {
@@ -757,5 +823,6 @@ void zsub_runtime_free(zsub_runtime *r) {
   strvec_free_array(r->allowed);
   ztool_table_release(&r->tools);
   pthread_mutex_destroy(&r->relay_mu);
+  pthread_mutex_destroy(&r->bg_mu);
   free(r);
 }

@@ -64,6 +64,25 @@ void zsub_runtime_end_tasks(zsub_runtime *r, zagent *a);
 
 void zsub_runtime_free(zsub_runtime *r);
 
+/* ---- for a user who watches the run (the TUI's /ps and /stop) ------------------ */
+
+/* The run's background tasks, oldest first: [{id, agent, description,
+ * status ("running", or how it ended), toolCalls, step?, sessionId}]. Any
+ * thread. New reference. */
+json_t *zsub_runtime_tasks(zsub_runtime *r);
+/* Stops background task id for the user, from a thread other than the
+ * worker's: its whole process group is stopped and its child reaped before
+ * this returns. With a (the worker idle), the end — subagent_end, status
+ * "stopped", with the child's usage — is reported through a now; with a
+ * NULL (a turn runs: the worker owns the sinks) it is left for
+ * zsub_runtime_report_stopped. Either way it is reported once, even when
+ * the model polls the task meanwhile. 0 stopped, 1 it had ended already, -1
+ * no such task. */
+int zsub_runtime_stop_task(zsub_runtime *r, zagent *a, const char *id);
+/* Reports through a the end of each task the user stopped whose end is not
+ * reported yet. The worker must be idle. r may be NULL. */
+void zsub_runtime_report_stopped(zsub_runtime *r, zagent *a);
+
 /* This process's depth in a delegation chain (ZERO_SUBAGENT_DEPTH, 0 when
  * unset or malformed). */
 int zsub_depth(void);

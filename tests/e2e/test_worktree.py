@@ -397,6 +397,25 @@ class InteractiveWorktree(TuiDriver, WorktreeCase):
         self.assertFalse(os.path.exists(os.path.join(self.work, "u.txt")))
         self.assertEqual([w["name"] for w in self.list_json()], ["ui"])
 
+    def test_zero_worktree_can_commit_on_its_branch(self):
+        # as zero exec --worktree: the commit's git paths are writable in the
+        # commands' sandbox, the launch checkout's branch and files are not
+        main_head = git(self.work, "rev-parse", "HEAD")
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd":
+                "echo new > added.txt && git add added.txt && "
+                "git -c user.email=c@c -c user.name=ui commit -q -m 'ui commit' "
+                "&& echo COMMITTED"}}]},
+            {"text": "UI DONE"}])
+        self.start("--worktree", "uic", "--permission-mode", "auto", "commit it")
+        self.wait_for("UI DONE", timeout=30)
+        self.quit_and_check_terminal()
+        self.assertEqual(git(self.work, "log", "-1", "--format=%s", "zero/uic").strip(),
+                         "ui commit")
+        self.assertEqual(git(self.work, "show", "zero/uic:added.txt"), "new\n")
+        self.assertEqual(git(self.work, "rev-parse", "HEAD"), main_head)
+        self.assertEqual(git(self.work, "status", "--porcelain"), "")
+
 
 if __name__ == "__main__":
     main()

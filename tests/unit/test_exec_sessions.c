@@ -208,6 +208,57 @@ static zexec_proc *spawn_into(zexec_table *t, const char *script, int *evicted) 
   return zexec_table_add(t, &c, false, script, evicted);
 }
 
+/* /ps and /stop (cli/tui_ps.c): the listing says which process runs, and
+ * a kill from another thread ends the whole group (the grandchild too)
+ * while the entry stays, unreaped, for the thread that waits for it. */
+static void list_and_kill_end_the_group_and_leave_the_entry(void **state) {
+  (void)state;
+  zexec_table *t = zexec_table_new();
+  char dir[] = "/tmp/zero-kill-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char script[256];
+  snprintf(script, sizeof script, "sleep 1000 & echo $! > %s/gc.pid; exec sleep 1000", dir);
+  zexec_proc *p = spawn_into(t, script, NULL);
+  zexec_proc *done = spawn_into(t, "exit 3", NULL);
+  assert_int_equal(zexec_proc_wait(done, ztime_mono_ms() + 5000, NULL), ZEXEC_EXITED);
+  char path[300];
+  snprintf(path, sizeof path, "%s/gc.pid", dir);
+  pid_t gc = 0;
+  for (int i = 0; i < 500 && gc <= 0; i++) {
+    FILE *fp = fopen(path, "r");
+    char buf[32] = "";
+    if (fp && fgets(buf, sizeof buf, fp)) gc = (pid_t)strtol(buf, NULL, 10);
+    if (fp) fclose(fp);
+    if (gc <= 0) ztime_sleep_ms(10, NULL);
+  }
+  assert_true(gc > 1);
+
+  zexec_proc_info *v;
+  size_t n = zexec_table_list(t, &v);
+  assert_int_equal(n, 2);
+  assert_int_equal(v[0].id, zexec_proc_id(p));
+  assert_true(v[0].running);
+  assert_string_equal(v[0].label, script);
+  assert_int_equal(v[0].pid, zexec_proc_pid(p));
+  assert_false(v[1].running);
+  zexec_proc_infos_free(v, n);
+
+  assert_int_equal(zexec_table_kill(t, zexec_proc_id(p)), 0);
+  assert_true(dead_soon(gc));
+  assert_int_equal(zexec_proc_wait(p, ztime_mono_ms() + 5000, NULL), ZEXEC_EXITED);
+  int code = 0, sig = 0;
+  assert_true(zexec_proc_exited(p, &code, &sig));
+  assert_int_equal(sig, SIGKILL);
+  assert_non_null(zexec_table_get(t, zexec_proc_id(p))); /* still there to report */
+  n = zexec_table_list(t, &v);
+  assert_false(v[0].running);
+  zexec_proc_infos_free(v, n);
+  assert_int_equal(zexec_table_kill(t, 42), -1);
+  zexec_table_free(t);
+  unlink(path);
+  rmdir(dir);
+}
+
 static void the_65th_process_evicts_finished_then_least_recently_used(void **state) {
   (void)state;
   zexec_table *t = zexec_table_new();
@@ -427,6 +478,7 @@ int main(int argc, char **argv) {
       TFX_TEST(a_session_is_killed_as_a_group_with_its_grandchildren),
       cmocka_unit_test(exit_is_observed_without_reaping_until_removed),
       cmocka_unit_test(the_65th_process_evicts_finished_then_least_recently_used),
+      cmocka_unit_test(list_and_kill_end_the_group_and_leave_the_entry),
       TFX_TEST(every_child_goes_through_the_spawner),
       TFX_TEST(changed_files_are_reported),
       cmocka_unit_test(exec_of_a_missing_program_says_so),

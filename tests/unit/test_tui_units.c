@@ -14,6 +14,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "cli/tui_commands.h"
+#include "cli/tui_question.h"
 #include "ext/ext.h"
 #include "ui/tui/app.h"
 #include "ui/tui/composer.h"
@@ -535,8 +536,30 @@ static void custom_commands_never_shadow_a_table_command(void **state) {
   free(ws);
 }
 
+/* ask_user in the TUI: a typed number picks that choice, anything else
+ * (a number out of range, text, a number with more after it) is the
+ * answer as typed. */
+static void question_answer_picks_a_choice_by_number(void **state) {
+  (void)state;
+  strvec ch = STRVEC_INIT;
+  strvec_pushl(&ch, "red", "blue", NULL);
+  const char *cases[][2] = {{"1", "red"}, {"2", "blue"},      {"3", "3"}, {"0", "0"},
+                            {"2x", "2x"}, {"green", "green"}, {"", ""}};
+  for (size_t i = 0; i < ZARRAY_LEN(cases); i++) {
+    char *a = tui_question_resolve(&ch, cases[i][0]);
+    assert_string_equal(a, cases[i][1]);
+    free(a);
+  }
+  strvec_clear(&ch);
+  strvec none = STRVEC_INIT;
+  char *a = tui_question_resolve(&none, "1");
+  assert_string_equal(a, "1");
+  free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(question_answer_picks_a_choice_by_number),
       cmocka_unit_test(keys_decode_control_and_modified_keys),
       cmocka_unit_test(keys_wait_for_split_sequences_and_flush_a_lone_escape),
       cmocka_unit_test(keys_bracketed_paste_arrives_whole),
