@@ -61,6 +61,14 @@ size_t zopt_edit_distance(const char *a, const char *b) {
 
 size_t zopt_typo_budget(size_t len) { return len <= 4 ? 1 : len <= 8 ? 2 : 3; }
 
+void zopt_nearest_offer(zopt_nearest *near, const char *word, const char *name, size_t i) {
+  size_t d = zopt_edit_distance(word, name);
+  if (d <= zopt_typo_budget(strlen(name)) && d < near->distance) {
+    near->index = i;
+    near->distance = d;
+  }
+}
+
 const zopt *zopt_suggest(const zopt_spec *spec, const char *word) {
   while (*word == '-') word++;
   char typed[65];
@@ -69,22 +77,19 @@ const zopt *zopt_suggest(const zopt_spec *spec, const char *word) {
   if (n >= sizeof typed) n = sizeof typed - 1;
   memcpy(typed, word, n);
   typed[n] = '\0';
-  const zopt *best = NULL, *prefix_of = NULL;
-  size_t best_d = (size_t)-1, n_prefix = 0;
+  const zopt *prefix_of = NULL;
+  zopt_nearest near = ZOPT_NEAREST_INIT;
+  size_t n_prefix = 0;
   for (size_t i = 0; i < spec->n_opts; i++) {
     const zopt *o = &spec->opts[i];
     if (!o->name || (o->flags & ZOPT_HIDDEN)) continue;
-    size_t d = zopt_edit_distance(typed, o->name);
-    if (d <= zopt_typo_budget(strlen(o->name)) && d < best_d) {
-      best = o;
-      best_d = d;
-    }
+    zopt_nearest_offer(&near, typed, o->name, i);
     if (n >= 2 && !strncmp(o->name, typed, n)) {
       prefix_of = o;
       n_prefix++;
     }
   }
-  if (best) return best;
+  if (near.index != ZOPT_NO_MATCH) return &spec->opts[near.index];
   return n_prefix == 1 ? prefix_of : NULL;
 }
 

@@ -136,6 +136,23 @@ size_t zopt_typo_budget(size_t len);
  * compared; longer tails count as differences). */
 size_t zopt_edit_distance(const char *a, const char *b);
 
+/* The nearest of names offered one at a time to a mistyped word (flags,
+ * commands, subcommands): the nearest within its own name's typo budget,
+ * the first offered on a tie. Usage:
+ *   zopt_nearest near = ZOPT_NEAREST_INIT;
+ *   for (…) zopt_nearest_offer(&near, word, name_i, i);
+ *   near.index (or ZOPT_NO_MATCH when none was near enough). */
+#define ZOPT_NO_MATCH ((size_t)-1)
+typedef struct zopt_nearest {
+  size_t index;    /* the index offered with the best name, or ZOPT_NO_MATCH */
+  size_t distance; /* its edit distance to the word */
+} zopt_nearest;
+#define ZOPT_NEAREST_INIT \
+  { ZOPT_NO_MATCH, (size_t)-1 }
+
+/* Offers name (at index i of the caller's list) as a correction of word. */
+void zopt_nearest_offer(zopt_nearest *near, const char *word, const char *name, size_t i);
+
 /* Prints one line per visible option, aligned, under its group's heading:
  *   "Model:\n"
  *   "  -m, --model NAME            the model\n" */

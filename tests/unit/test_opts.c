@@ -192,6 +192,25 @@ static void test_did_you_mean(void **state) {
   assert_int_equal(zopt_edit_distance("kitten", "sitting"), 3);
 }
 
+/* The nearest name offered: within its own name's budget, the nearest, the
+ * first on a tie; none when every name is too far. */
+static void test_nearest_offer(void **state) {
+  (void)state;
+  zopt_nearest near = ZOPT_NEAREST_INIT;
+  const char *names[] = {"ls", "list", "lost", "listen"};
+  for (size_t i = 0; i < 4; i++) zopt_nearest_offer(&near, "lsit", names[i], i);
+  assert_int_equal(near.index, 1); /* "list" (1 swap) before "lost" (2) and "listen" (3) */
+  assert_int_equal(near.distance, 1);
+  zopt_nearest tie = ZOPT_NEAREST_INIT;
+  zopt_nearest_offer(&tie, "lost", "list", 0); /* 1 edit: kept */
+  zopt_nearest_offer(&tie, "lost", "last", 1); /* also 1: the first stays */
+  assert_int_equal(tie.index, 0);
+  zopt_nearest far = ZOPT_NEAREST_INIT;
+  zopt_nearest_offer(&far, "xyz", "ls", 0); /* 3 edits > "ls"'s budget of 1 */
+  zopt_nearest_offer(&far, "sandbx", "ls", 1);
+  assert_int_equal(far.index, ZOPT_NO_MATCH);
+}
+
 static void test_optional_value_and_peek(void **state) {
   (void)state;
   zopt_parser p;
@@ -453,6 +472,7 @@ int main(void) {
       cmocka_unit_test(test_errors_say_what_is_wrong),
       cmocka_unit_test(test_after_an_error_the_parser_can_go_on),
       cmocka_unit_test(test_did_you_mean),
+      cmocka_unit_test(test_nearest_offer),
       cmocka_unit_test(test_optional_value_and_peek),
       cmocka_unit_test(test_stop_at_positional_and_dash_words),
       cmocka_unit_test(test_help_comes_from_the_table),
