@@ -124,6 +124,10 @@ const zcli_command *zcli_command_suggest(const char *word) {
 
 /* ---- subcommand tables ------------------------------------------------------ */
 
+bool zcli_help_word(const char *word) {
+  return !strcmp(word, "-h") || !strcmp(word, "--help") || !strcmp(word, "help");
+}
+
 const zcli_subcommand *zcli_subcommand_find(const zcli_subcommands *t, const char *word) {
   for (size_t i = 0; i < t->n; i++)
     if (!strcmp(t->v[i].name, word) || in_words(t->v[i].aliases, word)) return &t->v[i];
@@ -170,7 +174,7 @@ const zcli_subcommand *zcli_dispatch_find(const zcli_dispatch_spec *d, int argc,
     }
     return NULL;
   }
-  if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
+  if (zcli_help_word(argv[0])) {
     d->usage(stdout);
     *rc = ZEXIT_SUCCESS;
     return NULL;
