@@ -241,24 +241,32 @@ static int hooks_test_cmd(void *ctx, int argc, char **argv) {
 
 /* ---- zero skills ------------------------------------------------------------- */
 
-static int skills_list(zrun_setup *rs, const ext_args *a, const char *arg) {
-  (void)arg;
+/* The report's `key` part ("skills", "plugins"): as JSON with the problems,
+ * or one line per item (print_row), "no <key>" and the problems. */
+static int list_items(zrun_setup *rs, const ext_args *a, const char *key,
+                      void (*print_row)(const json_t *item)) {
   json_t *r = zext_report_json(&rs->ext);
-  json_t *items = json_object_get(r, "skills");
+  json_t *items = json_object_get(r, key);
   if (a->json) {
-    print_json(
-        json_pack("{s:O, s:O}", "skills", items, "problems", json_object_get(r, "problems")));
+    print_json(json_pack("{s:O, s:O}", key, items, "problems", json_object_get(r, "problems")));
   } else {
     size_t i;
     json_t *it;
-    json_array_foreach(items, i, it) {
-      printf("%-20s %s\n", zjson_str(it, "name"), zjson_str_or(it, "description", ""));
-    }
-    if (!json_array_size(items)) printf("no skills\n");
+    json_array_foreach(items, i, it) print_row(it);
+    if (!json_array_size(items)) printf("no %s\n", key);
     print_problems(&rs->ext);
   }
   json_decref(r);
   return 0;
+}
+
+static void skill_row(const json_t *it) {
+  printf("%-20s %s\n", zjson_str(it, "name"), zjson_str_or(it, "description", ""));
+}
+
+static int skills_list(zrun_setup *rs, const ext_args *a, const char *arg) {
+  (void)arg;
+  return list_items(rs, a, "skills", skill_row);
 }
 
 static int skills_list_cmd(void *ctx, int argc, char **argv) {
@@ -336,25 +344,14 @@ static int plugins_remove(zrun_setup *rs, const ext_args *a, const char *id) {
   return 0;
 }
 
+static void plugin_row(const json_t *it) {
+  printf("%-16s %-8s %-9s %s\n", zjson_str(it, "id"), zjson_str(it, "version"),
+         zjson_bool_or(it, "enabled", false) ? "enabled" : "disabled", zjson_str(it, "dir"));
+}
+
 static int plugins_list(zrun_setup *rs, const ext_args *a, const char *arg) {
   (void)arg;
-  json_t *r = zext_report_json(&rs->ext);
-  json_t *items = json_object_get(r, "plugins");
-  if (a->json) {
-    print_json(
-        json_pack("{s:O, s:O}", "plugins", items, "problems", json_object_get(r, "problems")));
-  } else {
-    size_t i;
-    json_t *it;
-    json_array_foreach(items, i, it) {
-      printf("%-16s %-8s %-9s %s\n", zjson_str(it, "id"), zjson_str(it, "version"),
-             zjson_bool_or(it, "enabled", false) ? "enabled" : "disabled", zjson_str(it, "dir"));
-    }
-    if (!json_array_size(items)) printf("no plugins\n");
-    print_problems(&rs->ext);
-  }
-  json_decref(r);
-  return 0;
+  return list_items(rs, a, "plugins", plugin_row);
 }
 
 static int plugins_list_cmd(void *ctx, int argc, char **argv) {
