@@ -98,8 +98,18 @@ void zopt_spelling(const zopt *o, char *buf, size_t size) {
   else snprintf(buf, size, "-%c", o->short_name);
 }
 
-static int unknown_flag(const zopt_parser *p, const char *word, zerr *err) {
+/* A word the table does not know: a positional for ZOPTS_PASS_UNKNOWN. */
+static int pass_unknown(zopt_hit *hit, const char *word) {
+  hit->id = ZOPT_ARG;
+  hit->value = word;
+  hit->word = word;
+  hit->unknown = true;
+  return 1;
+}
+
+static int unknown_flag(const zopt_parser *p, const char *word, zopt_hit *hit, zerr *err) {
   const zopt_spec *s = p->spec;
+  if (s->flags & ZOPTS_PASS_UNKNOWN) return pass_unknown(hit, word);
   zbuf m = ZBUF_INIT;
   zbuf_addf(&m, "%s \"%s\"", s->unknown ? s->unknown : "unknown flag", word);
   const zopt *near = zopt_suggest(s, word);
@@ -152,7 +162,7 @@ static int next_in_cluster(zopt_parser *p, zopt_hit *hit, zerr *err) {
   const zopt *o = find_short(p->spec, c);
   if (!o) {
     p->cluster = NULL;
-    return unknown_flag(p, word, err);
+    return unknown_flag(p, word, hit, err);
   }
   const char *rest = p->cluster;
   if (o->kind == ZOPT_VALUE && *rest) {
@@ -172,7 +182,7 @@ static int read_short(zopt_parser *p, const char *word, zopt_hit *hit, zerr *err
     hit->word = word;
     return 1;
   }
-  if (!o) return unknown_flag(p, word, err);
+  if (!o) return unknown_flag(p, word, hit, err);
   const char *rest = word + 2;
   if (!*rest) return take(p, o, word, NULL, hit, err);
   if (*rest == '=' && (o->flags & ZOPT_SHORT_EQ)) return take(p, o, word, rest + 1, hit, err);
@@ -182,7 +192,7 @@ static int read_short(zopt_parser *p, const char *word, zopt_hit *hit, zerr *err
     p->cluster = rest;
     return take(p, o, word, NULL, hit, err);
   }
-  return unknown_flag(p, word, err);
+  return unknown_flag(p, word, hit, err);
 }
 
 int zopt_next(zopt_parser *p, zopt_hit *hit, zerr *err) {
@@ -191,6 +201,8 @@ int zopt_next(zopt_parser *p, zopt_hit *hit, zerr *err) {
   p->cluster = NULL;
   while (p->next < p->argc) {
     const char *word = p->argv[p->next++];
+    if (!p->flags_done && !strcmp(word, "--") && (p->spec->flags & ZOPTS_PASS_UNKNOWN))
+      return pass_unknown(hit, word);
     if (!p->flags_done && !strcmp(word, "--")) {
       p->flags_done = true;
       p->saw_dashdash = true;
@@ -208,7 +220,7 @@ int zopt_next(zopt_parser *p, zopt_hit *hit, zerr *err) {
     const char *name = word + 2;
     const char *eq = strchr(name, '=');
     const zopt *o = find_long(p->spec, name, eq ? (size_t)(eq - name) : strlen(name));
-    if (!o) return unknown_flag(p, word, err);
+    if (!o) return unknown_flag(p, word, hit, err);
     return take(p, o, word, eq ? eq + 1 : NULL, hit, err);
   }
   return 0;

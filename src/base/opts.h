@@ -55,6 +55,11 @@ enum {
   ZOPTS_SHORT_CLUSTER = 1u << 2,      /* "-abc" = "-a -b -c" */
   ZOPTS_DASH_WORDS = 1u << 3,         /* "-x" that is no short flag is a positional
                                        * (search terms may start with "-") */
+  /* A flag the table does not know, and "--", come back as positionals
+   * (hit.unknown set) and the words after them are read as before: for a
+   * command that forwards the flags it does not own to another (`zero
+   * daemon run` hands exec's flags on, git's PARSE_OPT_KEEP_UNKNOWN). */
+  ZOPTS_PASS_UNKNOWN = 1u << 4,
 };
 
 /* The id of a positional word in zopt_hit.id; option ids are > 0. */
@@ -100,6 +105,7 @@ typedef struct zopt_hit {
   const char *value;   /* the option's value (NULL: none given) or the positional */
   const char *word;    /* the word as typed, for messages ("-m", "--model=x") */
   bool after_dashdash; /* a positional that came after "--" */
+  bool unknown;        /* ZOPTS_PASS_UNKNOWN: a flag not in the table, or "--" */
 } zopt_hit;
 
 void zopt_init(zopt_parser *p, const zopt_spec *spec, int argc, char **argv);
