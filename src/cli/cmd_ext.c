@@ -156,6 +156,36 @@ static void print_problems(const zext *x) {
 
 /* ---- zero hooks ---------------------------------------------------------- */
 
+/* Runs hook h once on payload (or {}) with the event and cwd set, appends
+ * its outcome to runs and, without --json, prints it. Returns 1 when it
+ * failed or blocked, else 0. */
+static int hook_test_one(zrun_setup *rs, const zhook *h, const json_t *payload, bool json,
+                         json_t *runs) {
+  json_t *in = payload ? json_deep_copy(payload) : json_object();
+  json_object_set_new(in, "event", json_string(h->event));
+  json_object_set_new(in, "cwd", json_string(rs->workspace));
+  char *text = json_dumps(in, JSON_COMPACT);
+  json_decref(in);
+  zhook_outcome o;
+  zhook_run(h, rs->ext.spawner, rs->workspace, text, &o);
+  free(text);
+  int rc = o.failed || o.block ? 1 : 0;
+  json_t *r = json_pack("{s:s, s:i, s:I, s:b, s:b, s:b, s:s}", "hookId", h->id, "exitCode",
+                        o.exit_code, "durationMs", (json_int_t)o.duration_ms, "timedOut",
+                        o.timed_out, "failed", o.failed, "block", o.block, "output", o.output);
+  if (o.reason) json_object_set_new(r, "reason", json_string(o.reason));
+  if (o.answer) json_object_set(r, "answer", o.answer);
+  if (!json)
+    printf("%s: exit %d, %lld ms, %s%s%s\n%s", h->id, o.exit_code, (long long)o.duration_ms,
+           o.failed  ? "failed"
+           : o.block ? "block"
+                     : "allow",
+           o.reason ? ": " : "", o.reason ? o.reason : "", o.output);
+  json_array_append_new(runs, r);
+  zhook_outcome_release(&o);
+  return rc;
+}
+
 static int hooks_test(zrun_setup *rs, const ext_args *a, const char *event) {
   if (!zhook_event_canonical(event)) {
     fprintf(stderr, "zero hooks test: name an event (e.g. beforeTool); unknown: %s\n",
@@ -178,28 +208,7 @@ static int hooks_test(zrun_setup *rs, const ext_args *a, const char *event) {
   for (size_t i = 0; i < rs->ext.hooks.n; i++) {
     const zhook *h = &rs->ext.hooks.v[i];
     if (strcmp(h->event, zhook_event_canonical(event)) || !zhook_matches(h, tool)) continue;
-    json_t *in = payload ? json_deep_copy(payload) : json_object();
-    json_object_set_new(in, "event", json_string(h->event));
-    json_object_set_new(in, "cwd", json_string(rs->workspace));
-    char *text = json_dumps(in, JSON_COMPACT);
-    json_decref(in);
-    zhook_outcome o;
-    zhook_run(h, rs->ext.spawner, rs->workspace, text, &o);
-    free(text);
-    if (o.failed || o.block) rc = 1;
-    json_t *r = json_pack("{s:s, s:i, s:I, s:b, s:b, s:b, s:s}", "hookId", h->id, "exitCode",
-                          o.exit_code, "durationMs", (json_int_t)o.duration_ms, "timedOut",
-                          o.timed_out, "failed", o.failed, "block", o.block, "output", o.output);
-    if (o.reason) json_object_set_new(r, "reason", json_string(o.reason));
-    if (o.answer) json_object_set(r, "answer", o.answer);
-    if (!a->json)
-      printf("%s: exit %d, %lld ms, %s%s%s\n%s", h->id, o.exit_code, (long long)o.duration_ms,
-             o.failed  ? "failed"
-             : o.block ? "block"
-                       : "allow",
-             o.reason ? ": " : "", o.reason ? o.reason : "", o.output);
-    json_array_append_new(runs, r);
-    zhook_outcome_release(&o);
+    if (hook_test_one(rs, h, payload, a->json, runs)) rc = 1;
   }
   if (a->json)
     print_json(json_pack("{s:s, s:o}", "event", zhook_event_canonical(event), "runs", runs));

@@ -126,7 +126,8 @@ static void message_without_deltas_keeps_its_text(void **s) {
 /* An event that is not a JSON object: an error naming the API. */
 static void not_an_object_names_the_api(void **s) {
   (void)s;
-  replay_check_not_object(&proto, "openai", "the OpenAI Responses API (set \"wireApi\": \"chat\" in the profile)");
+  replay_check_not_object(&proto, "openai",
+                          "the OpenAI Responses API (set \"wireApi\": \"chat\" in the profile)");
 }
 
 static zprov_opts opts(const char *kind) {
