@@ -27,6 +27,15 @@ static bool read_refused(const zacp_client_io *io, const char *abs) {
   return real && g->denied(g->ud, real);
 }
 
+/* A file request the editor did not answer as asked: what it said (msg),
+ * else whether the call was cancelled or got no answer. Returns -1. */
+static int editor_failed(zerr *err, const char *what, zacp_call_end end, const char *msg) {
+  return zerr_set(err, ZE_IO, "%s: %s", what,
+                  msg                        ? msg
+                  : end == ZACP_CALL_ABORTED ? "cancelled"
+                                             : "no answer");
+}
+
 static int io_read_text(void *ud, const char *abs, zbuf *out, zerr *err) {
   zacp_client_io *io = ud;
   if (abs[0] != '/' || read_refused(io, abs))
@@ -41,10 +50,7 @@ static int io_read_text(void *ud, const char *abs, zbuf *out, zerr *err) {
   if (json_is_string(content)) {
     zbuf_add(out, json_string_value(content), json_string_length(content));
   } else {
-    rc = zerr_set(err, ZE_IO, "the editor did not give the text: %s",
-                  msg                        ? msg
-                  : end == ZACP_CALL_ABORTED ? "cancelled"
-                                             : "no answer");
+    rc = editor_failed(err, "the editor did not give the text", end, msg);
   }
   free(msg);
   json_decref(res);
@@ -67,11 +73,7 @@ static int io_write_text(void *ud, const char *abs, const char *text, size_t len
   json_t *res = zacp_call_ex(io->conn, "fs/write_text_file", params, io->owner,
                              ztime_mono_ms() + FS_CALL_TIMEOUT_MS, &end, &msg);
   int rc = 0;
-  if (end != ZACP_CALL_OK)
-    rc = zerr_set(err, ZE_IO, "the editor did not write it: %s",
-                  msg                        ? msg
-                  : end == ZACP_CALL_ABORTED ? "cancelled"
-                                             : "no answer");
+  if (end != ZACP_CALL_OK) rc = editor_failed(err, "the editor did not write it", end, msg);
   free(msg);
   json_decref(res);
   return rc;

@@ -61,6 +61,14 @@ size_t zopt_edit_distance(const char *a, const char *b) {
 
 size_t zopt_typo_budget(size_t len) { return len <= 4 ? 1 : len <= 8 ? 2 : 3; }
 
+void zopt_nearest_offer(zopt_nearest *near, const char *word, const char *name, size_t i) {
+  size_t d = zopt_edit_distance(word, name);
+  if (d <= zopt_typo_budget(strlen(name)) && d < near->distance) {
+    near->index = i;
+    near->distance = d;
+  }
+}
+
 const zopt *zopt_suggest(const zopt_spec *spec, const char *word) {
   while (*word == '-') word++;
   char typed[65];
@@ -69,22 +77,19 @@ const zopt *zopt_suggest(const zopt_spec *spec, const char *word) {
   if (n >= sizeof typed) n = sizeof typed - 1;
   memcpy(typed, word, n);
   typed[n] = '\0';
-  const zopt *best = NULL, *prefix_of = NULL;
-  size_t best_d = (size_t)-1, n_prefix = 0;
+  const zopt *prefix_of = NULL;
+  zopt_nearest near = ZOPT_NEAREST_INIT;
+  size_t n_prefix = 0;
   for (size_t i = 0; i < spec->n_opts; i++) {
     const zopt *o = &spec->opts[i];
     if (!o->name || (o->flags & ZOPT_HIDDEN)) continue;
-    size_t d = zopt_edit_distance(typed, o->name);
-    if (d <= zopt_typo_budget(strlen(o->name)) && d < best_d) {
-      best = o;
-      best_d = d;
-    }
+    zopt_nearest_offer(&near, typed, o->name, i);
     if (n >= 2 && !strncmp(o->name, typed, n)) {
       prefix_of = o;
       n_prefix++;
     }
   }
-  if (best) return best;
+  if (near.index != ZOPT_NO_MATCH) return &spec->opts[near.index];
   return n_prefix == 1 ? prefix_of : NULL;
 }
 
@@ -93,8 +98,18 @@ void zopt_spelling(const zopt *o, char *buf, size_t size) {
   else snprintf(buf, size, "-%c", o->short_name);
 }
 
-static int unknown_flag(const zopt_parser *p, const char *word, zerr *err) {
+/* A word the table does not know: a positional for ZOPTS_PASS_UNKNOWN. */
+static int pass_unknown(zopt_hit *hit, const char *word) {
+  hit->id = ZOPT_ARG;
+  hit->value = word;
+  hit->word = word;
+  hit->unknown = true;
+  return 1;
+}
+
+static int unknown_flag(const zopt_parser *p, const char *word, zopt_hit *hit, zerr *err) {
   const zopt_spec *s = p->spec;
+  if (s->flags & ZOPTS_PASS_UNKNOWN) return pass_unknown(hit, word);
   zbuf m = ZBUF_INIT;
   zbuf_addf(&m, "%s \"%s\"", s->unknown ? s->unknown : "unknown flag", word);
   const zopt *near = zopt_suggest(s, word);
@@ -147,7 +162,7 @@ static int next_in_cluster(zopt_parser *p, zopt_hit *hit, zerr *err) {
   const zopt *o = find_short(p->spec, c);
   if (!o) {
     p->cluster = NULL;
-    return unknown_flag(p, word, err);
+    return unknown_flag(p, word, hit, err);
   }
   const char *rest = p->cluster;
   if (o->kind == ZOPT_VALUE && *rest) {
@@ -167,7 +182,7 @@ static int read_short(zopt_parser *p, const char *word, zopt_hit *hit, zerr *err
     hit->word = word;
     return 1;
   }
-  if (!o) return unknown_flag(p, word, err);
+  if (!o) return unknown_flag(p, word, hit, err);
   const char *rest = word + 2;
   if (!*rest) return take(p, o, word, NULL, hit, err);
   if (*rest == '=' && (o->flags & ZOPT_SHORT_EQ)) return take(p, o, word, rest + 1, hit, err);
@@ -177,7 +192,7 @@ static int read_short(zopt_parser *p, const char *word, zopt_hit *hit, zerr *err
     p->cluster = rest;
     return take(p, o, word, NULL, hit, err);
   }
-  return unknown_flag(p, word, err);
+  return unknown_flag(p, word, hit, err);
 }
 
 int zopt_next(zopt_parser *p, zopt_hit *hit, zerr *err) {
@@ -186,6 +201,8 @@ int zopt_next(zopt_parser *p, zopt_hit *hit, zerr *err) {
   p->cluster = NULL;
   while (p->next < p->argc) {
     const char *word = p->argv[p->next++];
+    if (!p->flags_done && !strcmp(word, "--") && (p->spec->flags & ZOPTS_PASS_UNKNOWN))
+      return pass_unknown(hit, word);
     if (!p->flags_done && !strcmp(word, "--")) {
       p->flags_done = true;
       p->saw_dashdash = true;
@@ -203,7 +220,7 @@ int zopt_next(zopt_parser *p, zopt_hit *hit, zerr *err) {
     const char *name = word + 2;
     const char *eq = strchr(name, '=');
     const zopt *o = find_long(p->spec, name, eq ? (size_t)(eq - name) : strlen(name));
-    if (!o) return unknown_flag(p, word, err);
+    if (!o) return unknown_flag(p, word, hit, err);
     return take(p, o, word, eq ? eq + 1 : NULL, hit, err);
   }
   return 0;

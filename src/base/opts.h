@@ -55,6 +55,11 @@ enum {
   ZOPTS_SHORT_CLUSTER = 1u << 2,      /* "-abc" = "-a -b -c" */
   ZOPTS_DASH_WORDS = 1u << 3,         /* "-x" that is no short flag is a positional
                                        * (search terms may start with "-") */
+  /* A flag the table does not know, and "--", come back as positionals
+   * (hit.unknown set) and the words after them are read as before: for a
+   * command that forwards the flags it does not own to another (`zero
+   * daemon run` hands exec's flags on, git's PARSE_OPT_KEEP_UNKNOWN). */
+  ZOPTS_PASS_UNKNOWN = 1u << 4,
 };
 
 /* The id of a positional word in zopt_hit.id; option ids are > 0. */
@@ -100,6 +105,7 @@ typedef struct zopt_hit {
   const char *value;   /* the option's value (NULL: none given) or the positional */
   const char *word;    /* the word as typed, for messages ("-m", "--model=x") */
   bool after_dashdash; /* a positional that came after "--" */
+  bool unknown;        /* ZOPTS_PASS_UNKNOWN: a flag not in the table, or "--" */
 } zopt_hit;
 
 void zopt_init(zopt_parser *p, const zopt_spec *spec, int argc, char **argv);
@@ -135,6 +141,23 @@ size_t zopt_typo_budget(size_t len);
 /* Optimal string alignment distance between a and b (each at most 64 bytes
  * compared; longer tails count as differences). */
 size_t zopt_edit_distance(const char *a, const char *b);
+
+/* The nearest of names offered one at a time to a mistyped word (flags,
+ * commands, subcommands): the nearest within its own name's typo budget,
+ * the first offered on a tie. Usage:
+ *   zopt_nearest near = ZOPT_NEAREST_INIT;
+ *   for (…) zopt_nearest_offer(&near, word, name_i, i);
+ *   near.index (or ZOPT_NO_MATCH when none was near enough). */
+#define ZOPT_NO_MATCH ((size_t)-1)
+typedef struct zopt_nearest {
+  size_t index;    /* the index offered with the best name, or ZOPT_NO_MATCH */
+  size_t distance; /* its edit distance to the word */
+} zopt_nearest;
+#define ZOPT_NEAREST_INIT \
+  { ZOPT_NO_MATCH, (size_t)-1 }
+
+/* Offers name (at index i of the caller's list) as a correction of word. */
+void zopt_nearest_offer(zopt_nearest *near, const char *word, const char *name, size_t i);
 
 /* Prints one line per visible option, aligned, under its group's heading:
  *   "Model:\n"

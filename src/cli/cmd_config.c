@@ -271,45 +271,35 @@ static int get_setting(const settings *s, const char *key, bool json) {
   return ZEXIT_SUCCESS;
 }
 
-/* Its words, for completion and the manual; cmd_config's own parser reads
- * them (run is NULL, as for `models list`). */
-static const zcli_subcommand CONFIG_SUBS[] = {
-    {"list", NULL, NULL, "[list] [--json]"},
-    {"get", NULL, NULL, "get KEY [--json]"},
-};
+static int usage_error(const char *msg) {
+  fprintf(stderr, "zero config: %s\n", msg);
+  zcli_short_usage(stderr, "config");
+  return ZEXIT_USAGE;
+}
 
-const zcli_subcommands zcli_config_subs = {CONFIG_SUBS, ZARRAY_LEN(CONFIG_SUBS)};
+/* What a subcommand prints of the settings; key is get's KEY (list: NULL). */
+typedef int (*config_show)(const settings *s, const json_t *unknown, bool json, const char *key);
 
-int cmd_config(int argc, char **argv) {
-  bool json = false;
-  const char *pos[3] = {NULL, NULL, NULL};
-  int npos = 0;
-  zopt_parser op;
-  zopt_hit hit;
-  zerr perr = ZERR_INIT; /* a parse error stops the loop and is set here */
-  zopt_init(&op, &zcli_config_opts, argc, argv);
-  while (zopt_next(&op, &hit, &perr) > 0) {
-    if (hit.id == C_JSON) json = true;
-    else if (hit.id == C_HELP) return usage(stdout), ZEXIT_SUCCESS;
-    else if (npos < 3) pos[npos++] = hit.value;
-  }
-  const char *sub = pos[0] ? pos[0] : "list";
-  bool ok_shape = (!strcmp(sub, "list") && npos <= 1) || (!strcmp(sub, "get") && npos == 2);
-  if (perr.kind == ZE_OK && !ok_shape)
-    zerr_set(&perr, ZE_USAGE,
-             !strcmp(sub, "get") ? "get needs one KEY" : "unknown config subcommand \"%s\"", sub);
-  if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero config: %s\n", perr.msg);
-    zcli_short_usage(stderr, "config");
-    return ZEXIT_USAGE;
-  }
+static int show_list(const settings *s, const json_t *unknown, bool json, const char *key) {
+  (void)key;
+  return list_settings(s, unknown, json);
+}
+
+static int show_one(const settings *s, const json_t *unknown, bool json, const char *key) {
+  (void)unknown;
+  return get_setting(s, key, json);
+}
+
+/* Loads the configuration of the current directory, collects its settings
+ * (secrets redacted), warns on stderr of the keys no layer reads when
+ * warn_unknown, then show; returns the exit code. */
+static int with_settings(bool json, bool warn_unknown, config_show show, const char *key) {
   zconfig cfg;
   zerr err = ZERR_INIT;
   char *cwd = getcwd(NULL, 0);
   bool loaded = zconfig_load(&cfg, cwd ? cwd : ".", NULL, &err) == 0;
   free(cwd);
   if (!loaded) {
-    /* Still list what the files say: the paths are known without loading. */
     fprintf(stderr, "zero config: %s\n", err.msg);
     return zexit_for_error(err.kind);
   }
@@ -320,12 +310,59 @@ int cmd_config(int argc, char **argv) {
   json_t *unknown = zcli_config_unknown_keys(&cfg);
   size_t i;
   json_t *m;
-  if (!json || !strcmp(sub, "get"))
+  if (warn_unknown)
     json_array_foreach(unknown, i, m) fprintf(stderr, "warning: %s\n", json_string_value(m));
-  int rc = !strcmp(sub, "get") ? get_setting(&s, pos[1], json) : list_settings(&s, unknown, json);
+  int rc = show(&s, unknown, json, key);
   json_decref(unknown);
   json_decref(s.values);
   json_decref(s.sources);
   zconfig_release(&cfg);
   return rc;
+}
+
+/* The subcommands get the --json flag as ctx (a bool). With --json, list
+ * leaves the unknown keys to its JSON (unknownKeys). */
+static int list_cmd(void *ctx, int argc, char **argv) {
+  bool json = *(const bool *)ctx;
+  if (argc > 0) return usage_error("unknown config subcommand \"list\"");
+  return with_settings(json, !json, show_list, NULL);
+}
+
+static int get_cmd(void *ctx, int argc, char **argv) {
+  if (argc != 1) return usage_error("get needs one KEY");
+  return with_settings(*(const bool *)ctx, true, show_one, argv[0]);
+}
+
+/* The usage's words, completion and the manual come from this table; no
+ * word runs its first row. */
+static const zcli_subcommand CONFIG_SUBS[] = {
+    {"list", NULL, list_cmd, "[list] [--json]"},
+    {"get", NULL, get_cmd, "get KEY [--json]"},
+};
+
+const zcli_subcommands zcli_config_subs = {CONFIG_SUBS, ZARRAY_LEN(CONFIG_SUBS)};
+
+int cmd_config(int argc, char **argv) {
+  bool json = false;
+  char *pos[3] = {NULL, NULL, NULL};
+  int npos = 0;
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT; /* a parse error stops the loop and is set here */
+  zopt_init(&op, &zcli_config_opts, argc, argv);
+  while (zopt_next(&op, &hit, &perr) > 0) {
+    if (hit.id == C_JSON) json = true;
+    else if (hit.id == C_HELP) return usage(stdout), ZEXIT_SUCCESS;
+    else if (npos < 3) pos[npos++] = (char *)hit.value; /* a word of argv itself */
+  }
+  if (perr.kind != ZE_OK) return usage_error(perr.msg);
+  const zcli_subcommand *sub = npos ? zcli_subcommand_find(&zcli_config_subs, pos[0]) : CONFIG_SUBS;
+  if (!sub) {
+    zbuf m = ZBUF_INIT;
+    zbuf_addf(&m, "unknown config subcommand \"%s\"", pos[0]);
+    int rc = usage_error(m.data);
+    zbuf_release(&m);
+    return rc;
+  }
+  return sub->run(&json, npos ? npos - 1 : 0, pos + (npos > 0));
 }

@@ -468,55 +468,55 @@ static int stream(const zdmn_paths *p, const sub_flags *f, json_t *cmd) {
   return rc;
 }
 
-/* --flag VALUE or --flag=VALUE at argv[*i]: the value, or NULL when the word
- * is not that flag; *missing when the value is missing. */
-static const char *flag_value(int argc, char **argv, int *i, const char *lng, char shrt,
-                              bool *missing) {
-  const char *a = argv[*i];
-  if (!a) return NULL;
-  size_t n = strlen(lng);
-  if (a[0] == '-' && a[1] == '-' && !strncmp(a + 2, lng, n) && a[2 + n] == '=') return a + 3 + n;
-  bool match = (a[0] == '-' && a[1] == '-' && !strcmp(a + 2, lng)) ||
-               (shrt && a[0] == '-' && a[1] == shrt && !a[2]);
-  if (!match) return NULL;
-  if (*i + 1 >= argc) {
-    *missing = true;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
 typedef struct run_args {
   const char *session, *cwd, *prompt;
   sub_flags remote; /* --remote and its companions */
   strvec fwd;       /* exec flags, forwarded as given */
 } run_args;
 
+/* run's own flags; every other word (exec's flags and their values, "--")
+ * is forwarded as given. The ids are zcli_daemon_opts' (its help lists them). */
+static const zopt RUN_OPTS[] = {
+    {D_SESSION, "session", 0, ZOPT_VALUE, 0, NULL, NULL, NULL},
+    {D_CWD, "cwd", 0, ZOPT_VALUE, 0, NULL, NULL, NULL},
+    {D_PROMPT, "prompt", 'p', ZOPT_VALUE, 0, NULL, NULL, NULL},
+    {D_REMOTE, "remote", 0, ZOPT_VALUE, 0, NULL, NULL, NULL},
+    {D_TOKEN, "token", 0, ZOPT_VALUE, 0, NULL, NULL, NULL},
+    {D_CA_CERT, "ca-cert", 0, ZOPT_VALUE, 0, NULL, NULL, NULL},
+    {D_SERVER_NAME, "server-name", 0, ZOPT_VALUE, 0, NULL, NULL, NULL},
+    {D_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, NULL, NULL},
+};
+
+static const zopt_spec RUN_SPEC = {.command = "daemon run",
+                                   .opts = RUN_OPTS,
+                                   .n_opts = ZARRAY_LEN(RUN_OPTS),
+                                   .flags = ZOPTS_PASS_UNKNOWN};
+
 /* Splits run's words into its own flags and the exec flags it forwards.
  * Returns 0, -1 after printing help, or a usage exit code. */
 static int parse_run(int argc, char **argv, run_args *r) {
-  for (int i = 0; i < argc; i++) {
-    bool missing = false;
-    const char *v;
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return -1;
+  zopt_parser op;
+  zopt_hit hit;
+  zerr perr = ZERR_INIT;
+  int rc;
+  zopt_init(&op, &RUN_SPEC, argc, argv);
+  while ((rc = zopt_next(&op, &hit, &perr)) != 0) {
+    if (rc < 0 && hit.opt && hit.opt->kind == ZOPT_FLAG) {
+      strvec_push(&r->fwd, hit.word); /* "--help=x" is not run's: exec judges it */
+      continue;
     }
-    if ((v = flag_value(argc, argv, &i, "session", 0, &missing))) r->session = v;
-    else if ((v = flag_value(argc, argv, &i, "cwd", 0, &missing))) r->cwd = v;
-    else if ((v = flag_value(argc, argv, &i, "prompt", 'p', &missing))) r->prompt = v;
-    else if ((v = flag_value(argc, argv, &i, "remote", 0, &missing))) r->remote.remote = v;
-    else if ((v = flag_value(argc, argv, &i, "token", 0, &missing))) r->remote.token = v;
-    else if ((v = flag_value(argc, argv, &i, "ca-cert", 0, &missing))) r->remote.ca_cert = v;
-    else if ((v = flag_value(argc, argv, &i, "server-name", 0, &missing)))
-      r->remote.server_name = v;
-    else if (missing) {
-      char m[64];
-      snprintf(m, sizeof m, "%s requires a value", a);
+    if (rc < 0) {
+      char m[64]; /* the only other error: a value flag at the end */
+      snprintf(m, sizeof m, "%s requires a value", hit.word);
       return usage_error(m);
-    } else {
-      strvec_push(&r->fwd, a);
+    }
+    switch (hit.id) {
+      case D_HELP: usage(stdout); return -1;
+      case D_SESSION: r->session = hit.value; break;
+      case D_CWD: r->cwd = hit.value; break;
+      case D_PROMPT: r->prompt = hit.value; break;
+      case ZOPT_ARG: strvec_push(&r->fwd, hit.value); break;
+      default: keep_value(&r->remote, hit.id, hit.value); break;
     }
   }
   return 0;

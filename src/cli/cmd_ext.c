@@ -1,5 +1,6 @@
 /* cmd_ext.c — `zero hooks`, `zero skills`, `zero plugins` and
- * `zero backends` (which lists the custom slash commands too): the extensions (ext/ext.h) from the command line.
+ * `zero backends` (which lists the custom slash commands too): the extensions (ext/ext.h) from the
+ * command line.
  *
  * Listing never starts a server or runs a hook; `zero hooks test` runs the
  * matching hooks once, confined exactly as in a run (the same sandbox
@@ -39,8 +40,10 @@ static const zopt EXT_OPTS[] = {
      "trust this workspace's hooks, commands and plugins", NULL},
 };
 
-const zopt_spec zcli_ext_opts = {.command = "extensions", .opts = EXT_OPTS,
-                                 .n_opts = ZARRAY_LEN(EXT_OPTS), .unknown = "unknown option"};
+const zopt_spec zcli_ext_opts = {.command = "extensions",
+                                 .opts = EXT_OPTS,
+                                 .n_opts = ZARRAY_LEN(EXT_OPTS),
+                                 .unknown = "unknown option"};
 
 typedef struct ext_args {
   bool json, trust, help;
@@ -103,6 +106,38 @@ static int setup(zrun_setup *rs, const ext_args *a, const char *cmd) {
   return 0;
 }
 
+/* What a subcommand does in the run's workspace, sandbox and extensions;
+ * arg is the word after the subcommand's name, or NULL. */
+typedef int (*ext_step)(zrun_setup *rs, const ext_args *a, const char *arg);
+
+/* Sets the run up for command cmd, then step; returns the exit code. */
+static int in_setup(const ext_args *a, const char *cmd, ext_step step, int argc, char **argv) {
+  zrun_setup rs = ZRUN_SETUP_INIT;
+  int rc = setup(&rs, a, cmd);
+  if (rc == 0) rc = step(&rs, a, argc > 0 ? argv[0] : NULL);
+  zrun_setup_release(&rs);
+  return rc;
+}
+
+/* How an extension command reads its words: flags anywhere; the first word
+ * names a row of t, whose run gets the parsed ext_args as ctx and the words
+ * after it; no word runs `none`; an unknown word is a usage error naming t's
+ * choices. */
+static int ext_dispatch(const char *cmd, const zcli_subcommands *t,
+                        int (*none)(void *ctx, int argc, char **argv), int argc, char **argv) {
+  ext_args a;
+  int pr = parse(cmd, argc, argv, &a);
+  if (pr != 0) return pr < 0 ? ZEXIT_USAGE : 0;
+  if (!a.nwords) return none(&a, 0, NULL);
+  const zcli_subcommand *sub = zcli_subcommand_find(t, a.words[0]);
+  if (sub) return sub->run(&a, (int)a.nwords - 1, (char **)a.words + 1);
+  zbuf choices = ZBUF_INIT;
+  for (size_t i = 0; i < t->n; i++) zbuf_addf(&choices, "%s%s", i ? ", " : "", t->v[i].name);
+  fprintf(stderr, "zero %s: unknown subcommand %s (%s)\n", cmd, a.words[0], choices.data);
+  zbuf_release(&choices);
+  return ZEXIT_USAGE;
+}
+
 static void print_json(json_t *o) {
   char *s = zjson_dumps(o);
   printf("%s\n", s);
@@ -113,14 +148,45 @@ static void print_json(json_t *o) {
 static void print_problems(const zext *x) {
   for (size_t i = 0; i < x->problems.nr; i++) fprintf(stderr, "problem: %s\n", x->problems.v[i]);
   if (x->untrusted.nr)
-    fprintf(stderr, "untrusted: %zu workspace file(s) not loaded; trust them with "
-                    "--trust-workspace\n", x->untrusted.nr);
+    fprintf(stderr,
+            "untrusted: %zu workspace file(s) not loaded; trust them with "
+            "--trust-workspace\n",
+            x->untrusted.nr);
 }
 
 /* ---- zero hooks ---------------------------------------------------------- */
 
-static int hooks_test(zrun_setup *rs, const ext_args *a) {
-  const char *event = a->nwords > 1 ? a->words[1] : NULL;
+/* Runs hook h once on payload (or {}) with the event and cwd set, appends
+ * its outcome to runs and, without --json, prints it. Returns 1 when it
+ * failed or blocked, else 0. */
+static int hook_test_one(zrun_setup *rs, const zhook *h, const json_t *payload, bool json,
+                         json_t *runs) {
+  json_t *in = payload ? json_deep_copy(payload) : json_object();
+  json_object_set_new(in, "event", json_string(h->event));
+  json_object_set_new(in, "cwd", json_string(rs->workspace));
+  char *text = json_dumps(in, JSON_COMPACT);
+  json_decref(in);
+  zhook_outcome o;
+  zhook_run(h, rs->ext.spawner, rs->workspace, text, &o);
+  free(text);
+  int rc = o.failed || o.block ? 1 : 0;
+  json_t *r = json_pack("{s:s, s:i, s:I, s:b, s:b, s:b, s:s}", "hookId", h->id, "exitCode",
+                        o.exit_code, "durationMs", (json_int_t)o.duration_ms, "timedOut",
+                        o.timed_out, "failed", o.failed, "block", o.block, "output", o.output);
+  if (o.reason) json_object_set_new(r, "reason", json_string(o.reason));
+  if (o.answer) json_object_set(r, "answer", o.answer);
+  if (!json)
+    printf("%s: exit %d, %lld ms, %s%s%s\n%s", h->id, o.exit_code, (long long)o.duration_ms,
+           o.failed  ? "failed"
+           : o.block ? "block"
+                     : "allow",
+           o.reason ? ": " : "", o.reason ? o.reason : "", o.output);
+  json_array_append_new(runs, r);
+  zhook_outcome_release(&o);
+  return rc;
+}
+
+static int hooks_test(zrun_setup *rs, const ext_args *a, const char *event) {
   if (!zhook_event_canonical(event)) {
     fprintf(stderr, "zero hooks test: name an event (e.g. beforeTool); unknown: %s\n",
             event ? event : "(none)");
@@ -142,29 +208,10 @@ static int hooks_test(zrun_setup *rs, const ext_args *a) {
   for (size_t i = 0; i < rs->ext.hooks.n; i++) {
     const zhook *h = &rs->ext.hooks.v[i];
     if (strcmp(h->event, zhook_event_canonical(event)) || !zhook_matches(h, tool)) continue;
-    json_t *in = payload ? json_deep_copy(payload) : json_object();
-    json_object_set_new(in, "event", json_string(h->event));
-    json_object_set_new(in, "cwd", json_string(rs->workspace));
-    char *text = json_dumps(in, JSON_COMPACT);
-    json_decref(in);
-    zhook_outcome o;
-    zhook_run(h, rs->ext.spawner, rs->workspace, text, &o);
-    free(text);
-    if (o.failed || o.block) rc = 1;
-    json_t *r = json_pack("{s:s, s:i, s:I, s:b, s:b, s:b, s:s}", "hookId", h->id, "exitCode",
-                          o.exit_code, "durationMs", (json_int_t)o.duration_ms, "timedOut",
-                          o.timed_out, "failed", o.failed, "block", o.block, "output", o.output);
-    if (o.reason) json_object_set_new(r, "reason", json_string(o.reason));
-    if (o.answer) json_object_set(r, "answer", o.answer);
-    if (!a->json)
-      printf("%s: exit %d, %lld ms, %s%s%s\n%s", h->id, o.exit_code, (long long)o.duration_ms,
-             o.failed ? "failed" : o.block ? "block" : "allow", o.reason ? ": " : "",
-             o.reason ? o.reason : "", o.output);
-    json_array_append_new(runs, r);
-    zhook_outcome_release(&o);
+    if (hook_test_one(rs, h, payload, a->json, runs)) rc = 1;
   }
-  if (a->json) print_json(json_pack("{s:s, s:o}", "event", zhook_event_canonical(event), "runs",
-                                    runs));
+  if (a->json)
+    print_json(json_pack("{s:s, s:o}", "event", zhook_event_canonical(event), "runs", runs));
   else {
     if (!json_array_size(runs)) printf("no hook matches %s\n", event);
     json_decref(runs);
@@ -173,72 +220,67 @@ static int hooks_test(zrun_setup *rs, const ext_args *a) {
   return rc;
 }
 
-int cmd_hooks(int argc, char **argv) {
-  ext_args a;
-  int pr = parse("hooks", argc, argv, &a);
-  if (pr != 0) return pr < 0 ? ZEXIT_USAGE : 0;
-  const char *sub = a.nwords ? a.words[0] : "list";
-  if (strcmp(sub, "list") && strcmp(sub, "test")) {
-    fprintf(stderr, "zero hooks: unknown subcommand %s (list, test)\n", sub);
-    return ZEXIT_USAGE;
-  }
-  zrun_setup rs = ZRUN_SETUP_INIT;
-  int rc = setup(&rs, &a, "hooks");
-  if (rc == 0 && !strcmp(sub, "test")) {
-    rc = hooks_test(&rs, &a);
-  } else if (rc == 0 && a.json) {
-    json_t *r = zext_report_json(&rs.ext);
+static int hooks_list(zrun_setup *rs, const ext_args *a, const char *arg) {
+  (void)arg;
+  if (a->json) {
+    json_t *r = zext_report_json(&rs->ext);
     print_json(json_pack("{s:O, s:O, s:O}", "hooks", json_object_get(r, "hooks"), "problems",
                          json_object_get(r, "problems"), "untrusted",
                          json_object_get(r, "untrusted")));
     json_decref(r);
-  } else if (rc == 0) {
-    for (size_t i = 0; i < rs.ext.hooks.n; i++) {
-      const zhook *h = &rs.ext.hooks.v[i];
-      printf("%-18s %-24s %s%s%s (%s)\n", h->event, h->id, h->argv[0],
-             h->matcher ? " matcher=" : "", h->matcher ? h->matcher : "", h->source);
-    }
-    if (!rs.ext.hooks.n) printf("no hooks\n");
-    print_problems(&rs.ext);
+    return 0;
   }
-  zrun_setup_release(&rs);
-  return rc;
+  for (size_t i = 0; i < rs->ext.hooks.n; i++) {
+    const zhook *h = &rs->ext.hooks.v[i];
+    printf("%-18s %-24s %s%s%s (%s)\n", h->event, h->id, h->argv[0], h->matcher ? " matcher=" : "",
+           h->matcher ? h->matcher : "", h->source);
+  }
+  if (!rs->ext.hooks.n) printf("no hooks\n");
+  print_problems(&rs->ext);
+  return 0;
+}
+
+static int hooks_list_cmd(void *ctx, int argc, char **argv) {
+  return in_setup(ctx, "hooks", hooks_list, argc, argv);
+}
+
+static int hooks_test_cmd(void *ctx, int argc, char **argv) {
+  return in_setup(ctx, "hooks", hooks_test, argc, argv);
 }
 
 /* ---- zero skills ------------------------------------------------------------- */
 
-static int list_part(const char *cmd, const char *key, int argc, char **argv) {
-  ext_args a;
-  int pr = parse(cmd, argc, argv, &a);
-  if (pr != 0) return pr < 0 ? ZEXIT_USAGE : 0;
-  if (a.nwords && strcmp(a.words[0], "list")) {
-    fprintf(stderr, "zero %s: unknown subcommand %s (list)\n", cmd, a.words[0]);
-    return ZEXIT_USAGE;
+/* The report's `key` part ("skills", "plugins"): as JSON with the problems,
+ * or one line per item (print_row), "no <key>" and the problems. */
+static int list_items(zrun_setup *rs, const ext_args *a, const char *key,
+                      void (*print_row)(const json_t *item)) {
+  json_t *r = zext_report_json(&rs->ext);
+  json_t *items = json_object_get(r, key);
+  if (a->json) {
+    print_json(json_pack("{s:O, s:O}", key, items, "problems", json_object_get(r, "problems")));
+  } else {
+    size_t i;
+    json_t *it;
+    json_array_foreach(items, i, it) print_row(it);
+    if (!json_array_size(items)) printf("no %s\n", key);
+    print_problems(&rs->ext);
   }
-  zrun_setup rs = ZRUN_SETUP_INIT;
-  int rc = setup(&rs, &a, cmd);
-  if (rc == 0) {
-    json_t *r = zext_report_json(&rs.ext);
-    json_t *items = json_object_get(r, key);
-    if (a.json) {
-      print_json(json_pack("{s:O, s:O}", key, items, "problems", json_object_get(r, "problems")));
-    } else {
-      size_t i;
-      json_t *it;
-      json_array_foreach(items, i, it) {
-        printf("%s%-20s %s\n", !strcmp(key, "commands") ? "/" : "", zjson_str(it, "name"),
-               zjson_str_or(it, "description", ""));
-      }
-      if (!json_array_size(items)) printf("no %s\n", key);
-      print_problems(&rs.ext);
-    }
-    json_decref(r);
-  }
-  zrun_setup_release(&rs);
-  return rc;
+  json_decref(r);
+  return 0;
 }
 
-int cmd_skills(int argc, char **argv) { return list_part("skills", "skills", argc, argv); }
+static void skill_row(const json_t *it) {
+  printf("%-20s %s\n", zjson_str(it, "name"), zjson_str_or(it, "description", ""));
+}
+
+static int skills_list(zrun_setup *rs, const ext_args *a, const char *arg) {
+  (void)arg;
+  return list_items(rs, a, "skills", skill_row);
+}
+
+static int skills_list_cmd(void *ctx, int argc, char **argv) {
+  return in_setup(ctx, "skills", skills_list, argc, argv);
+}
 
 /* ---- zero plugins ---------------------------------------------------------- */
 
@@ -261,6 +303,16 @@ static int plugins_toggle(zrun_setup *rs, const char *id, bool enable) {
   }
   printf("%s plugin %s (%s)\n", enable ? "enabled" : "disabled", p->id, p->dir);
   return 0;
+}
+
+static int plugins_enable(zrun_setup *rs, const ext_args *a, const char *id) {
+  (void)a;
+  return plugins_toggle(rs, id, true);
+}
+
+static int plugins_disable(zrun_setup *rs, const ext_args *a, const char *id) {
+  (void)a;
+  return plugins_toggle(rs, id, false);
 }
 
 static int plugins_install(const char *source) {
@@ -288,7 +340,8 @@ static int plugins_install(const char *source) {
   return 0;
 }
 
-static int plugins_remove(zrun_setup *rs, const char *id) {
+static int plugins_remove(zrun_setup *rs, const ext_args *a, const char *id) {
+  (void)a;
   const zplugin *p = find_plugin(rs, id);
   if (!p) return ZEXIT_USAGE;
   zerr err = ZERR_INIT;
@@ -300,48 +353,36 @@ static int plugins_remove(zrun_setup *rs, const char *id) {
   return 0;
 }
 
-int cmd_plugins(int argc, char **argv) {
-  ext_args a;
-  int pr = parse("plugins", argc, argv, &a);
-  if (pr != 0) return pr < 0 ? ZEXIT_USAGE : 0;
-  const char *sub = a.nwords ? a.words[0] : "list";
-  const char *arg = a.nwords > 1 ? a.words[1] : NULL;
-  bool list = !strcmp(sub, "list"), en = !strcmp(sub, "enable"), dis = !strcmp(sub, "disable");
-  bool rm = !strcmp(sub, "remove");
-  if (!strcmp(sub, "install")) return plugins_install(arg);
-  if (!list && !en && !dis && !rm) {
-    fprintf(stderr,
-            "zero plugins: unknown subcommand %s (list, enable, disable, install, "
-            "remove)\n",
-            sub);
-    return ZEXIT_USAGE;
-  }
-  zrun_setup rs = ZRUN_SETUP_INIT;
-  int rc = setup(&rs, &a, "plugins");
-  if (rc == 0 && (en || dis)) {
-    rc = plugins_toggle(&rs, arg, en);
-  } else if (rc == 0 && rm) {
-    rc = plugins_remove(&rs, arg);
-  } else if (rc == 0) {
-    json_t *r = zext_report_json(&rs.ext);
-    json_t *items = json_object_get(r, "plugins");
-    if (a.json) {
-      print_json(json_pack("{s:O, s:O}", "plugins", items, "problems",
-                           json_object_get(r, "problems")));
-    } else {
-      size_t i;
-      json_t *it;
-      json_array_foreach(items, i, it) {
-        printf("%-16s %-8s %-9s %s\n", zjson_str(it, "id"), zjson_str(it, "version"),
-               zjson_bool_or(it, "enabled", false) ? "enabled" : "disabled", zjson_str(it, "dir"));
-      }
-      if (!json_array_size(items)) printf("no plugins\n");
-      print_problems(&rs.ext);
-    }
-    json_decref(r);
-  }
-  zrun_setup_release(&rs);
-  return rc;
+static void plugin_row(const json_t *it) {
+  printf("%-16s %-8s %-9s %s\n", zjson_str(it, "id"), zjson_str(it, "version"),
+         zjson_bool_or(it, "enabled", false) ? "enabled" : "disabled", zjson_str(it, "dir"));
+}
+
+static int plugins_list(zrun_setup *rs, const ext_args *a, const char *arg) {
+  (void)arg;
+  return list_items(rs, a, "plugins", plugin_row);
+}
+
+static int plugins_list_cmd(void *ctx, int argc, char **argv) {
+  return in_setup(ctx, "plugins", plugins_list, argc, argv);
+}
+
+static int plugins_enable_cmd(void *ctx, int argc, char **argv) {
+  return in_setup(ctx, "plugins", plugins_enable, argc, argv);
+}
+
+static int plugins_disable_cmd(void *ctx, int argc, char **argv) {
+  return in_setup(ctx, "plugins", plugins_disable, argc, argv);
+}
+
+static int plugins_remove_cmd(void *ctx, int argc, char **argv) {
+  return in_setup(ctx, "plugins", plugins_remove, argc, argv);
+}
+
+/* install needs no workspace: it only copies or clones. */
+static int plugins_install_cmd(void *ctx, int argc, char **argv) {
+  (void)ctx;
+  return plugins_install(argc > 0 ? argv[0] : NULL);
 }
 
 /* ---- zero backends ------------------------------------------------------------ */
@@ -360,13 +401,13 @@ static json_t *mcp_report(const char *workspace, size_t *broken) {
   for (size_t i = 0; i < cfg.n; i++) {
     const zmcp_server_cfg *s = &cfg.servers[i];
     const char *problem = NULL;
-    if (s->type == ZMCP_STDIO && (!s->argv || !s->argv[0] || !*s->argv[0]))
-      problem = "no command";
-    else if (s->type != ZMCP_STDIO && (!s->url || !*s->url))
-      problem = "no url";
+    if (s->type == ZMCP_STDIO && (!s->argv || !s->argv[0] || !*s->argv[0])) problem = "no command";
+    else if (s->type != ZMCP_STDIO && (!s->url || !*s->url)) problem = "no url";
     if (problem && !s->disabled) (*broken)++;
     json_t *o = json_pack("{s:s, s:s, s:b, s:b, s:s}", "name", s->name, "type",
-                          s->type == ZMCP_STDIO ? "stdio" : s->type == ZMCP_HTTP ? "http" : "sse",
+                          s->type == ZMCP_STDIO  ? "stdio"
+                          : s->type == ZMCP_HTTP ? "http"
+                                                 : "sse",
                           "valid", problem == NULL, "enabled", !s->disabled, "source",
                           s->origin ? s->origin : "");
     if (problem) json_object_set_new(o, "problem", json_string(problem));
@@ -407,28 +448,21 @@ static void backends_text(const json_t *r) {
   printf("trusted: %s\n", zjson_bool_or(r, "trusted", false) ? "yes" : "no");
   size_t i;
   json_t *it;
-  json_array_foreach(json_object_get(r, "problems"), i, it) printf("problem: %s\n",
-                                                                    json_string_value(it));
+  json_array_foreach(json_object_get(r, "problems"), i, it)
+      printf("problem: %s\n", json_string_value(it));
 }
 
-int cmd_backends(int argc, char **argv) {
-  ext_args a;
-  int pr = parse("backends", argc, argv, &a);
-  if (pr != 0) return pr < 0 ? ZEXIT_USAGE : 0;
-  bool doctor = a.nwords && !strcmp(a.words[0], "doctor");
-  if (a.nwords && !doctor) {
-    fprintf(stderr, "zero backends: unknown subcommand %s (doctor)\n", a.words[0]);
-    return ZEXIT_USAGE;
-  }
-  char *ws = a.cwd ? realpath(a.cwd, NULL) : getcwd(NULL, 0);
+/* The report of every backend; with doctor, exit 1 when one is broken. */
+static int backends(const ext_args *a, bool doctor) {
+  char *ws = a->cwd ? realpath(a->cwd, NULL) : getcwd(NULL, 0);
   if (!ws) {
-    fprintf(stderr, "zero backends: %s is not a directory\n", a.cwd ? a.cwd : ".");
+    fprintf(stderr, "zero backends: %s is not a directory\n", a->cwd ? a->cwd : ".");
     return ZEXIT_USAGE;
   }
   size_t broken = 0;
   json_t *r = zcli_backends_report(ws, &broken);
   free(ws);
-  if (a.json) print_json(r);
+  if (a->json) print_json(r);
   else {
     backends_text(r);
     json_decref(r);
@@ -436,21 +470,52 @@ int cmd_backends(int argc, char **argv) {
   return doctor && broken ? 1 : 0;
 }
 
-/* The extension commands' words, for completion and the manual; each
- * command's own parser reads them (run is NULL, as for `models list`). */
+static int backends_cmd(void *ctx, int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  return backends(ctx, false);
+}
+
+static int backends_doctor_cmd(void *ctx, int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  return backends(ctx, true);
+}
+
+/* The extension commands' words: their dispatch, completion and the manual. */
 static const zcli_subcommand HOOKS_SUBS[] = {
-    {"list", NULL, NULL, "list [--json]"},
-    {"test", NULL, NULL, "test EVENT [--payload FILE] [--json]"},
+    {"list", NULL, hooks_list_cmd, "list [--json]"},
+    {"test", NULL, hooks_test_cmd, "test EVENT [--payload FILE] [--json]"},
 };
-static const zcli_subcommand SKILLS_SUBS[] = {{"list", NULL, NULL, "list [--json]"}};
+static const zcli_subcommand SKILLS_SUBS[] = {{"list", NULL, skills_list_cmd, "list [--json]"}};
 static const zcli_subcommand PLUGINS_SUBS[] = {
-    {"list", NULL, NULL, "list [--json]"}, {"enable", NULL, NULL, "enable ID"},
-    {"disable", NULL, NULL, "disable ID"}, {"install", NULL, NULL, "install DIR|GIT-URL"},
-    {"remove", NULL, NULL, "remove ID"},
+    {"list", NULL, plugins_list_cmd, "list [--json]"},
+    {"enable", NULL, plugins_enable_cmd, "enable ID"},
+    {"disable", NULL, plugins_disable_cmd, "disable ID"},
+    {"install", NULL, plugins_install_cmd, "install DIR|GIT-URL"},
+    {"remove", NULL, plugins_remove_cmd, "remove ID"},
 };
-static const zcli_subcommand BACKENDS_SUBS[] = {{"doctor", NULL, NULL, "doctor [--json]"}};
+static const zcli_subcommand BACKENDS_SUBS[] = {
+    {"doctor", NULL, backends_doctor_cmd, "doctor [--json]"}};
 
 const zcli_subcommands zcli_hooks_subs = {HOOKS_SUBS, ZARRAY_LEN(HOOKS_SUBS)};
 const zcli_subcommands zcli_skills_subs = {SKILLS_SUBS, ZARRAY_LEN(SKILLS_SUBS)};
 const zcli_subcommands zcli_plugins_subs = {PLUGINS_SUBS, ZARRAY_LEN(PLUGINS_SUBS)};
 const zcli_subcommands zcli_backends_subs = {BACKENDS_SUBS, ZARRAY_LEN(BACKENDS_SUBS)};
+
+/* No word lists (backends: the report without doctor's exit code). */
+int cmd_hooks(int argc, char **argv) {
+  return ext_dispatch("hooks", &zcli_hooks_subs, hooks_list_cmd, argc, argv);
+}
+
+int cmd_skills(int argc, char **argv) {
+  return ext_dispatch("skills", &zcli_skills_subs, skills_list_cmd, argc, argv);
+}
+
+int cmd_plugins(int argc, char **argv) {
+  return ext_dispatch("plugins", &zcli_plugins_subs, plugins_list_cmd, argc, argv);
+}
+
+int cmd_backends(int argc, char **argv) {
+  return ext_dispatch("backends", &zcli_backends_subs, backends_cmd, argc, argv);
+}

@@ -585,7 +585,7 @@ int cmd_providers(int argc, char **argv) {
   /* "zero providers [--json]" is the list. */
   const char *name = argc > 0 && argv[0][0] != '-' ? argv[0] : "list";
   int first = argc > 0 && argv[0][0] != '-' ? 1 : 0;
-  if (!strcmp(name, "help")) {
+  if (zcli_help_word(name)) { /* a word, not a flag: "help" */
     usage(stdout);
     return ZEXIT_SUCCESS;
   }

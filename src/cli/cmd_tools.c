@@ -262,8 +262,7 @@ static const zcli_subcommand TOOLS_SUBS[] = {
 const zcli_subcommands zcli_tools_subs = {TOOLS_SUBS, ZARRAY_LEN(TOOLS_SUBS)};
 
 int cmd_tools(int argc, char **argv) {
-  if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") ||
-      !strcmp(argv[0], "help")) {
+  if (argc < 1 || zcli_help_word(argv[0])) {
     tools_usage(argc < 1 ? stderr : stdout);
     return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
   }

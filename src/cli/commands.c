@@ -116,21 +116,17 @@ const zcli_command *zcli_command_find(const char *word) {
 }
 
 const zcli_command *zcli_command_suggest(const char *word) {
-  const zcli_command *best = NULL;
-  size_t best_d = (size_t)-1;
-  for (size_t i = 0; i < ZARRAY_LEN(COMMANDS); i++) {
-    const zcli_command *c = &COMMANDS[i];
-    if (c->setup & ZCMD_HIDDEN) continue;
-    size_t d = zopt_edit_distance(word, c->name);
-    if (d <= zopt_typo_budget(strlen(c->name)) && d < best_d) {
-      best = c;
-      best_d = d;
-    }
-  }
-  return best;
+  zopt_nearest near = ZOPT_NEAREST_INIT;
+  for (size_t i = 0; i < ZARRAY_LEN(COMMANDS); i++)
+    if (!(COMMANDS[i].setup & ZCMD_HIDDEN)) zopt_nearest_offer(&near, word, COMMANDS[i].name, i);
+  return near.index == ZOPT_NO_MATCH ? NULL : &COMMANDS[near.index];
 }
 
 /* ---- subcommand tables ------------------------------------------------------ */
+
+bool zcli_help_word(const char *word) {
+  return !strcmp(word, "-h") || !strcmp(word, "--help") || !strcmp(word, "help");
+}
 
 const zcli_subcommand *zcli_subcommand_find(const zcli_subcommands *t, const char *word) {
   for (size_t i = 0; i < t->n; i++)
@@ -155,16 +151,9 @@ void zcli_subcommand_words(const zcli_subcommands *t, zbuf *out) {
 }
 
 const zcli_subcommand *zcli_subcommand_suggest(const zcli_subcommands *t, const char *word) {
-  const zcli_subcommand *best = NULL;
-  size_t best_d = (size_t)-1;
-  for (size_t i = 0; i < t->n; i++) {
-    size_t d = zopt_edit_distance(word, t->v[i].name);
-    if (d <= zopt_typo_budget(strlen(t->v[i].name)) && d < best_d) {
-      best = &t->v[i];
-      best_d = d;
-    }
-  }
-  return best;
+  zopt_nearest near = ZOPT_NEAREST_INIT;
+  for (size_t i = 0; i < t->n; i++) zopt_nearest_offer(&near, word, t->v[i].name, i);
+  return near.index == ZOPT_NO_MATCH ? NULL : &t->v[near.index];
 }
 
 static int dispatch_error(const zcli_dispatch_spec *d, const char *msg) {
@@ -185,7 +174,7 @@ const zcli_subcommand *zcli_dispatch_find(const zcli_dispatch_spec *d, int argc,
     }
     return NULL;
   }
-  if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") || !strcmp(argv[0], "help")) {
+  if (zcli_help_word(argv[0])) {
     d->usage(stdout);
     *rc = ZEXIT_SUCCESS;
     return NULL;

@@ -53,6 +53,9 @@ extern const zcli_subcommands zcli_sandbox_subs;
 extern const zcli_subcommands zcli_sessions_subs;
 extern const zcli_subcommands zcli_tools_subs;
 
+/* Whether word asks a command for its help: -h, --help or help. */
+bool zcli_help_word(const char *word);
+
 /* The subcommand named or aliased `word` in t, or NULL. */
 const zcli_subcommand *zcli_subcommand_find(const zcli_subcommands *t, const char *word);
 

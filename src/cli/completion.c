@@ -381,8 +381,7 @@ static const zcli_subcommand COMPLETIONS_SUBS[] = {
 const zcli_subcommands zcli_completions_subs = {COMPLETIONS_SUBS, ZARRAY_LEN(COMPLETIONS_SUBS)};
 
 int cmd_completions(int argc, char **argv) {
-  if (argc == 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help") ||
-                    !strcmp(argv[0], "help"))) {
+  if (argc == 1 && zcli_help_word(argv[0])) {
     fputs(COMPLETIONS_USAGE, stdout);
     return ZEXIT_SUCCESS;
   }

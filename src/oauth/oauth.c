@@ -827,6 +827,24 @@ static int client_credentials_login(login *l, zerr *err) {
   return rc;
 }
 
+/* How the token endpoint will be told who the client is: what registration
+ * gave, else what the server offers, into t. */
+static void pick_auth_method(const login *l, zoauth_tokens *t) {
+  t->token_auth_method =
+      xstrdup(zoauth_token_auth_method(l->registered_auth_method, l->as.token_auth_methods,
+                                       l->client_secret != NULL));
+}
+
+/* After a flow gave tokens: what refreshing them needs later (the client,
+ * the token endpoint, the resource, the server), moved or copied into t. */
+static void keep_client(login *l, zoauth_tokens *t) {
+  t->client_id = steal_pointer(&l->client_id);
+  t->client_secret = steal_pointer(&l->client_secret);
+  t->token_endpoint = xstrdup(l->as.token_endpoint);
+  t->resource = xstrdup(l->resource);
+  t->server_url = xstrdup(l->cfg->url);
+}
+
 /* `zero mcp login --device`: the device authorization grant (RFC 8628) at
  * the server's authorization server, for a machine without a browser. The
  * issuer must advertise device_authorization_endpoint; the client is the
@@ -845,9 +863,7 @@ static int device_login(login *l, zoauth_tokens *t, zerr *err) {
           0 ||
       register_client(l, err) < 0)
     return -1;
-  t->token_auth_method =
-      xstrdup(zoauth_token_auth_method(l->registered_auth_method, l->as.token_auth_methods,
-                                       l->client_secret != NULL));
+  pick_auth_method(l, t);
   zoauth_device_req r = {.device_endpoint = endpoint,
                          .token_endpoint = l->as.token_endpoint,
                          .client_id = l->client_id,
@@ -859,11 +875,7 @@ static int device_login(login *l, zoauth_tokens *t, zerr *err) {
                          .ud = l->o->ud,
                          .sleep_s = l->o->sleep_s};
   if (zoauth_device_flow(&r, t, err) < 0) return -1;
-  t->client_id = steal_pointer(&l->client_id);
-  t->client_secret = steal_pointer(&l->client_secret);
-  t->token_endpoint = xstrdup(l->as.token_endpoint);
-  t->resource = xstrdup(l->resource);
-  t->server_url = xstrdup(l->cfg->url);
+  keep_client(l, t);
   return 0;
 }
 
@@ -932,19 +944,13 @@ static int browser_login(login *l, zoauth_tokens *t, zerr *err) {
                            .client_secret = l->client_secret,
                            .scope = l->scope,
                            .resource = l->resource};
-    t->token_auth_method =
-        xstrdup(zoauth_token_auth_method(l->registered_auth_method, l->as.token_auth_methods,
-                                         l->client_secret != NULL));
+    pick_auth_method(l, t);
     req.auth_method = t->token_auth_method;
     rc = zoauth_code_flow(&req, lfd, l->o, t, err);
   }
   close(lfd);
   if (rc < 0) return -1;
-  t->client_id = steal_pointer(&l->client_id);
-  t->client_secret = steal_pointer(&l->client_secret);
-  t->token_endpoint = xstrdup(l->as.token_endpoint);
-  t->resource = xstrdup(l->resource);
-  t->server_url = xstrdup(l->cfg->url);
+  keep_client(l, t);
   return 0;
 }
 

@@ -248,20 +248,12 @@ static int fast_feed(zanth_parser *p, const char *data, size_t len, zerr *err, i
 
 int zanth_parser_feed(zanth_parser *p, const char *data, size_t len, zerr *err) {
   if (p->turn.complete) return 0;
-  while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
-  while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
+  len = zturn_trim(&data, len);
   if (len == 0) return 0;
   int fast_rc;
   if (!p->turn.slow_only && fast_feed(p, data, len, err, &fast_rc)) return fast_rc;
-  json_error_t je;
-  json_t *o = json_loadb(data, len, 0, &je);
-  if (!json_is_object(o)) {
-    json_decref(o);
-    return zerr_set(err, ZE_PROVIDER,
-                    "%s sent a stream event that is not a JSON object (%s); the endpoint may "
-                    "not speak the Anthropic Messages API", p->turn.provider_name,
-                    o ? "not an object" : je.text);
-  }
+  json_t *o = zturn_event_object(&p->turn, data, len, "the Anthropic Messages API", err);
+  if (!o) return -1;
   p->events++;
   const char *type = zjson_str_or(o, "type", "");
   int rc = 0;
@@ -492,15 +484,8 @@ json_t *zanth_render(const zprov_opts *opts, const zprov_request *req) {
     if (n >= 3) mark_cache(json_array_get(msgs, n - 3));
   }
   json_object_set_new(root, "messages", msgs);
-  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
-    json_t *tools = json_array();
-    size_t i;
-    json_t *t;
-    json_array_foreach(req->tools, i, t) {
-      if (json_is_object(t)) json_array_append_new(tools, render_tool(t));
-    }
-    json_object_set_new(root, "tools", tools);
-  }
+  json_t *tools = zjw_tools_json(req->tools, render_tool);
+  if (tools) json_object_set_new(root, "tools", tools);
   render_thinking(root, &th);
   json_object_set_new(root, "stream", json_true());
   return root;

@@ -266,20 +266,12 @@ static int fast_feed(zgem_parser *p, const char *data, size_t len, zerr *err, in
 }
 
 int zgem_parser_feed(zgem_parser *p, const char *data, size_t len, zerr *err) {
-  while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
-  while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
+  len = zturn_trim(&data, len);
   if (len == 0) return 0;
   int fast_rc;
   if (!p->turn.slow_only && fast_feed(p, data, len, err, &fast_rc)) return fast_rc;
-  json_error_t je;
-  json_t *o = json_loadb(data, len, 0, &je);
-  if (!json_is_object(o)) {
-    json_decref(o);
-    return zerr_set(err, ZE_PROVIDER,
-                    "%s sent a stream event that is not a JSON object (%s); the endpoint may "
-                    "not speak the Gemini API", p->turn.provider_name,
-                    o ? "not an object" : je.text);
-  }
+  json_t *o = zturn_event_object(&p->turn, data, len, "the Gemini API", err);
+  if (!o) return -1;
   int rc = one_response(p, o, err);
   json_decref(o);
   return rc;

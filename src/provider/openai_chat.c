@@ -335,8 +335,7 @@ static int fast_emit(zoai_chat_parser *p, const chat_fast *f, zerr *err) {
 
 int zoai_chat_parser_feed(zoai_chat_parser *p, const char *data, size_t len, zerr *err) {
   if (p->saw_done || p->turn.finished) return 0;
-  while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
-  while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
+  len = zturn_trim(&data, len);
   if (len == 0) return 0;
   if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
     p->saw_done = p->turn.complete = true;
@@ -511,15 +510,8 @@ json_t *zoai_chat_render(const zprov_opts *opts, const zprov_request *req) {
     if (imgs) json_array_append_new(msgs, imgs);
   }
   json_object_set_new(root, "messages", msgs);
-  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
-    json_t *tools = json_array();
-    size_t i;
-    json_t *t;
-    json_array_foreach(req->tools, i, t) {
-      if (json_is_object(t)) json_array_append_new(tools, render_tool(t));
-    }
-    json_object_set_new(root, "tools", tools);
-  }
+  json_t *tools = zjw_tools_json(req->tools, render_tool);
+  if (tools) json_object_set_new(root, "tools", tools);
   if (req->max_output_tokens > 0) {
     /* OpenAI deprecated max_tokens (reasoning models reject it); compatible
      * servers mostly know only max_tokens. */
@@ -644,13 +636,7 @@ void zoai_chat_render_text(const zprov_opts *opts, const zprov_request *req,
     }
   }
   zbuf_addch(b, ']');
-  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
-    zjw_comma(b);
-    zjw_key(b, "tools");
-    zbuf_addch(b, '[');
-    zjw_tools_render(tools_cache, b, req->tools, render_tool);
-    zbuf_addch(b, ']');
-  }
+  zjw_tools_member(tools_cache, b, req->tools, render_tool);
   if (req->max_output_tokens > 0) {
     bool official = opts->kind && strcmp(opts->kind, "openai") == 0;
     zjw_comma(b);

@@ -290,21 +290,16 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
 
 int zresp_parser_feed(zresp_parser *p, const char *data, size_t len, zerr *err) {
   if (p->turn.complete) return 0;
-  while (len && (data[len - 1] == ' ' || data[len - 1] == '\n' || data[len - 1] == '\r')) len--;
-  while (len && (data[0] == ' ' || data[0] == '\n' || data[0] == '\r')) data++, len--;
+  len = zturn_trim(&data, len);
   if (len == 0) return 0;
   if (len == 6 && memcmp(data, "[DONE]", 6) == 0) return 0;
   int fast_rc;
   if (!p->turn.slow_only && fast_feed(p, data, len, err, &fast_rc)) return fast_rc;
-  json_error_t je;
-  json_t *o = json_loadb(data, len, 0, &je);
-  if (!json_is_object(o)) {
-    json_decref(o);
-    return zerr_set(err, ZE_PROVIDER,
-                    "%s sent a stream event that is not a JSON object (%s); the endpoint may "
-                    "not speak the OpenAI Responses API (set \"wireApi\": \"chat\" in the "
-                    "profile)", p->turn.provider_name, o ? "not an object" : je.text);
-  }
+  json_t *o =
+      zturn_event_object(&p->turn, data, len,
+                         "the OpenAI Responses API (set \"wireApi\": \"chat\" in the profile)",
+                         err);
+  if (!o) return -1;
   p->events++;
   const char *type = zjson_str_or(o, "type", "");
   json_t *delta = json_object_get(o, "delta");
@@ -441,13 +436,8 @@ json_t *zresp_render(const zprov_opts *opts, const zprov_request *req) {
   for (size_t i = 0; req->conv && i < req->conv->len; i++)
     render_message(input, &req->conv->items[i]);
   json_object_set_new(root, "input", input);
-  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
-    json_t *tools = json_array();
-    size_t i;
-    json_t *t;
-    json_array_foreach(req->tools, i, t) {
-      if (json_is_object(t)) json_array_append_new(tools, render_tool(t));
-    }
+  json_t *tools = zjw_tools_json(req->tools, render_tool);
+  if (tools) {
     json_object_set_new(root, "tools", tools);
     json_object_set_new(root, "parallel_tool_calls", json_true());
   }
@@ -575,14 +565,8 @@ void zresp_render_text(const zprov_opts *opts, const zprov_request *req, zjw_too
     any = true;
   }
   zbuf_addch(b, ']');
-  if (json_is_array(req->tools) && json_array_size(req->tools) > 0) {
-    zjw_comma(b);
-    zjw_key(b, "tools");
-    zbuf_addch(b, '[');
-    zjw_tools_render(tools_cache, b, req->tools, render_tool);
-    zbuf_addch(b, ']');
+  if (zjw_tools_member(tools_cache, b, req->tools, render_tool))
     zjw_kv_raw(b, "parallel_tool_calls", "true");
-  }
   int max_out = req->max_output_tokens > 0 ? req->max_output_tokens : opts->max_output_tokens;
   if (max_out > 0) {
     zjw_comma(b);

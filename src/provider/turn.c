@@ -191,3 +191,15 @@ int zturn_close(zprov_event *ends, size_t n, const zusage *usage, const char *fi
   ev.finish_reason = finish_reason ? finish_reason : n ? "tool_calls" : "stop";
   return emit(ud, &ev, err);
 }
+
+json_t *zturn_event_object(const zturn *t, const char *data, size_t len, const char *api,
+                           zerr *err) {
+  json_error_t je;
+  json_t *o = json_loadb(data, len, 0, &je);
+  if (json_is_object(o)) return o;
+  json_decref(o);
+  zerr_set(err, ZE_PROVIDER,
+           "%s sent a stream event that is not a JSON object (%s); the endpoint may not speak %s",
+           t->provider_name, o ? "not an object" : je.text, api);
+  return NULL;
+}

@@ -84,4 +84,20 @@ int zturn_close(zprov_event *ends, size_t n, const zusage *usage, const char *fi
  * would repeat what the user saw). Returns -1. */
 int zturn_ended_early(const char *provider_name, bool emitted, zerr *err);
 
+/* The data of one stream event without the blanks (' ', '\n', '\r') around
+ * it: moves *data past the leading ones and returns the length left. */
+static inline size_t zturn_trim(const char **data, size_t len) {
+  const char *d = *data;
+  while (len && (d[len - 1] == ' ' || d[len - 1] == '\n' || d[len - 1] == '\r')) len--;
+  while (len && (d[0] == ' ' || d[0] == '\n' || d[0] == '\r')) d++, len--;
+  *data = d;
+  return len;
+}
+
+/* The event's data parsed as a JSON object (caller decrefs), or NULL with a
+ * ZE_PROVIDER error: "<provider> sent a stream event that is not a JSON
+ * object (<why>); the endpoint may not speak <api>". */
+json_t *zturn_event_object(const zturn *t, const char *data, size_t len, const char *api,
+                           zerr *err);
+
 #endif

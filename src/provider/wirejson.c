@@ -143,3 +143,24 @@ void zjw_tools_release(zjw_tools *c) {
   c->items = NULL;
   c->len = c->cap = 0;
 }
+
+bool zjw_tools_member(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn fn) {
+  if (!json_is_array(tools) || json_array_size(tools) == 0) return false;
+  zjw_comma(out);
+  zjw_key(out, "tools");
+  zbuf_addch(out, '[');
+  zjw_tools_render(c, out, tools, fn);
+  zbuf_addch(out, ']');
+  return true;
+}
+
+json_t *zjw_tools_json(const json_t *tools, zjw_tool_fn fn) {
+  if (!json_is_array(tools) || json_array_size(tools) == 0) return NULL;
+  json_t *arr = json_array();
+  size_t i;
+  json_t *t;
+  json_array_foreach(tools, i, t) {
+    if (json_is_object(t)) json_array_append_new(arr, fn(t));
+  }
+  return arr;
+}

@@ -82,4 +82,12 @@ typedef json_t *(*zjw_tool_fn)(const json_t *t);
 void zjw_tools_render(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn fn);
 void zjw_tools_release(zjw_tools *c);
 
+/* The request's `"tools":[…]` member, written after a comma from the cache,
+ * when tools is a non-empty array; false (nothing written) otherwise. */
+bool zjw_tools_member(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn fn);
+
+/* The jansson renderers' "tools" array: fn(t) for every object of tools
+ * (caller owns it), or NULL when tools is not a non-empty array. */
+json_t *zjw_tools_json(const json_t *tools, zjw_tool_fn fn);
+
 #endif

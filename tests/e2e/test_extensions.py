@@ -497,5 +497,50 @@ class BackendsTests(ExtCase):
         self.assertRegex(r.stdout, r"ok +backends +0 MCP servers, 0 hooks, 1 skills")
 
 
+class SubcommandWordTests(ExtCase):
+    """The words after hooks / skills / plugins / backends: the default, help,
+    an unknown one (named with the command's choices, exit 2) and the usage
+    errors of a subcommand, pinned before they moved onto one table."""
+
+    def test_no_word_lists(self):
+        for cmd, empty in (("hooks", "no hooks"), ("skills", "no skills"),
+                           ("plugins", "no plugins")):
+            r = self.zero(cmd)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, empty + "\n")
+        r = self.zero("backends")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("mcpServers: 0", r.stdout)
+
+    def test_unknown_word_names_the_choices(self):
+        for cmd, choices in (("hooks", "list, test"), ("skills", "list"),
+                             ("plugins", "list, enable, disable, install, remove"),
+                             ("backends", "doctor")):
+            r = self.zero(cmd, "frob")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(r.stderr, "zero %s: unknown subcommand frob (%s)\n"
+                             % (cmd, choices))
+            self.assertEqual(r.stdout, "")
+
+    def test_help_anywhere(self):
+        for args in (("hooks", "--help"), ("plugins", "enable", "-h"), ("backends", "--help")):
+            r = self.zero(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(r.stdout.startswith("Usage: zero hooks list|test EVENT"), r.stdout)
+
+    def test_subcommand_usage_errors(self):
+        r = self.zero("plugins", "install")
+        self.assertEqual((r.returncode, r.stderr),
+                         (2, "zero plugins install: name a folder or a git URL\n"))
+        r = self.zero("plugins", "enable", "nope")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('zero plugins: no plugin "nope"', r.stderr)
+        r = self.zero("hooks", "test")
+        self.assertEqual((r.returncode, r.stderr),
+                         (2, "zero hooks test: name an event (e.g. beforeTool); unknown: (none)\n"))
+        r = self.zero("skills", "a", "b", "c", "d", "e")
+        self.assertEqual((r.returncode, r.stderr), (2, "zero skills: too many arguments\n"))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

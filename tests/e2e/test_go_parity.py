@@ -212,6 +212,28 @@ class GoConfigCommand(ZeroTest):
         self.assertEqual(self.zero("config", "get", "nothing.here").returncode, 1)
         self.assertEqual(self.zero("config", "frob").returncode, 2)
 
+    def test_config_words_and_their_usage_errors(self):
+        """The words after `zero config` (pinned when they moved onto the
+        subcommand table): each wrong shape is a usage error, exit 2."""
+        short = "Usage: zero config [list|get KEY] [--json]  (zero config --help lists every flag)\n"
+        for args, msg in ((("frob",), 'unknown config subcommand "frob"'),
+                          (("get",), "get needs one KEY"),
+                          (("get", "a", "b"), "get needs one KEY"),
+                          (("list", "x"), 'unknown config subcommand "list"')):
+            r = self.zero("config", *args)
+            self.assertEqual((r.returncode, r.stdout, r.stderr),
+                             (2, "", "zero config: %s\n%s" % (msg, short)), args)
+        r = self.zero("config", "get", "maxTurns", "--bogus")
+        self.assertEqual(r.returncode, 2)
+        self.assertTrue(r.stderr.startswith("zero config: unknown"), r.stderr)
+        for args in (("list",), ()):
+            r = self.zero("config", *args, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("settings", json.loads(r.stdout))
+        r = self.zero("config", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertTrue(r.stdout.startswith("Usage: zero config"), r.stdout)
+
     def test_unknown_keys_are_reported_with_did_you_mean(self):
         self.write_user_config({
             "modle": "gpt-5", "maxTurn": 3,

@@ -183,4 +183,25 @@ static void replay_check(const replay_proto *proto, const char *dir, const char 
   }
 }
 
+/* An event that is not a JSON object fails with the error naming the
+ * provider (`name`, the one proto->init gives) and the API the endpoint
+ * should speak (`api`); blanks around an event are no event. */
+static void replay_check_not_object(const replay_proto *proto, const char *name, const char *api) {
+  void *p = calloc(1, proto->size);
+  proto->init(p, NULL, NULL);
+  zerr err = ZERR_INIT;
+  if (proto->feed(p, " \r\n ", 4, &err) != 0 || err.kind != ZE_OK)
+    fail_msg("blanks gave an error: %s", err.msg);
+  if (proto->feed(p, " [1]\n", 5, &err) != -1 || err.kind != ZE_PROVIDER)
+    fail_msg("an array was taken for an event");
+  char want[256];
+  snprintf(want, sizeof want,
+           "%s sent a stream event that is not a JSON object (not an object); the endpoint may "
+           "not speak %s",
+           name, api);
+  if (strcmp(err.msg, want) != 0) fail_msg("error \"%s\", expected \"%s\"", err.msg, want);
+  proto->release(p);
+  free(p);
+}
+
 #endif

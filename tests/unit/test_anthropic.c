@@ -50,6 +50,12 @@ static void fast_path_takes_delta_events(void **s) {
 }
 static void stream_fast_path_edge_cases(void **s) { (void)s; replay_check(&proto, DIR, "fastpath"); }
 
+/* An event that is not a JSON object: an error naming the API. */
+static void not_an_object_names_the_api(void **s) {
+  (void)s;
+  replay_check_not_object(&proto, "anthropic", "the Anthropic Messages API");
+}
+
 static zprov_opts opts(const char *kind) {
   zprov_opts o;
   memset(&o, 0, sizeof o);
@@ -244,6 +250,7 @@ static void url_forms(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(not_an_object_names_the_api),
       cmocka_unit_test(stream_text_only),
       cmocka_unit_test(stream_one_tool_call),
       cmocka_unit_test(stream_parallel_tool_calls),

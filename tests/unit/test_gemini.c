@@ -151,8 +151,15 @@ static void schema_leaves_out_what_gemini_refuses(void **s) {
   zconv_release(&c);
 }
 
+/* An event that is not a JSON object: an error naming the API. */
+static void not_an_object_names_the_api(void **s) {
+  (void)s;
+  replay_check_not_object(&proto, "google", "the Gemini API");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(not_an_object_names_the_api),
       cmocka_unit_test(stream_text_only),
       cmocka_unit_test(schema_leaves_out_what_gemini_refuses),
       cmocka_unit_test(stream_one_tool_call_with_signature),

@@ -123,6 +123,13 @@ static void message_without_deltas_keeps_its_text(void **s) {
   }
 }
 
+/* An event that is not a JSON object: an error naming the API. */
+static void not_an_object_names_the_api(void **s) {
+  (void)s;
+  replay_check_not_object(&proto, "openai",
+                          "the OpenAI Responses API (set \"wireApi\": \"chat\" in the profile)");
+}
+
 static zprov_opts opts(const char *kind) {
   zprov_opts o;
   memset(&o, 0, sizeof o);
@@ -178,6 +185,7 @@ static void render_items_and_official_fields(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(not_an_object_names_the_api),
       cmocka_unit_test(stream_text_only),
       cmocka_unit_test(stream_one_tool_call),
       cmocka_unit_test(stream_parallel_tool_calls),

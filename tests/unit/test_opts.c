@@ -192,6 +192,71 @@ static void test_did_you_mean(void **state) {
   assert_int_equal(zopt_edit_distance("kitten", "sitting"), 3);
 }
 
+/* The nearest name offered: within its own name's budget, the nearest, the
+ * first on a tie; none when every name is too far. */
+static void test_nearest_offer(void **state) {
+  (void)state;
+  zopt_nearest near = ZOPT_NEAREST_INIT;
+  const char *names[] = {"ls", "list", "lost", "listen"};
+  for (size_t i = 0; i < 4; i++) zopt_nearest_offer(&near, "lsit", names[i], i);
+  assert_int_equal(near.index, 1); /* "list" (1 swap) before "lost" (2) and "listen" (3) */
+  assert_int_equal(near.distance, 1);
+  zopt_nearest tie = ZOPT_NEAREST_INIT;
+  zopt_nearest_offer(&tie, "lost", "list", 0); /* 1 edit: kept */
+  zopt_nearest_offer(&tie, "lost", "last", 1); /* also 1: the first stays */
+  assert_int_equal(tie.index, 0);
+  zopt_nearest far = ZOPT_NEAREST_INIT;
+  zopt_nearest_offer(&far, "xyz", "ls", 0); /* 3 edits > "ls"'s budget of 1 */
+  zopt_nearest_offer(&far, "sandbx", "ls", 1);
+  assert_int_equal(far.index, ZOPT_NO_MATCH);
+}
+
+/* ZOPTS_PASS_UNKNOWN: the table's flags are read, every other word (an
+ * unknown flag, "--", values that follow them) comes back in order as a
+ * positional, and flags after "--" are still read. */
+static void test_pass_unknown(void **state) {
+  (void)state;
+  static const zopt opts[] = {
+      {1, "session", 0, ZOPT_VALUE, 0, NULL, NULL, NULL},
+      {2, "prompt", 'p', ZOPT_VALUE, 0, NULL, NULL, NULL},
+      {3, "help", 'h', ZOPT_FLAG, 0, NULL, NULL, NULL},
+  };
+  static const zopt_spec spec = {.command = "t",
+                                 .opts = opts,
+                                 .n_opts = 3,
+                                 .flags = ZOPTS_PASS_UNKNOWN};
+  char *argv[] = {"--model", "m1", "--session",     "s",   "-x", "--",
+                  "-p",      "hi", "--max-turns=3", "-p=z"};
+  const char *want[] = {"--model", "m1", "-x", "--", "--max-turns=3", "-p=z"};
+  zopt_parser p;
+  zopt_hit h;
+  zerr err = ZERR_INIT;
+  zopt_init(&p, &spec, 10, argv);
+  size_t n = 0;
+  const char *session = NULL, *prompt = NULL;
+  int rc;
+  while ((rc = zopt_next(&p, &h, &err)) > 0) {
+    if (h.id == 1) session = h.value;
+    else if (h.id == 2) prompt = h.value;
+    else {
+      assert_int_equal(h.id, ZOPT_ARG);
+      assert_true(n < 6);
+      assert_string_equal(h.value, want[n++]);
+      assert_true(h.unknown == (h.value[0] == '-'));
+    }
+  }
+  assert_int_equal(rc, 0);
+  assert_int_equal(n, 6);
+  assert_string_equal(session, "s");
+  assert_string_equal(prompt, "hi");
+  /* A value flag at the end is still an error, naming the flag. */
+  char *end[] = {"--bogus", "--session"};
+  zopt_init(&p, &spec, 2, end);
+  assert_int_equal(zopt_next(&p, &h, &err), 1);
+  assert_int_equal(zopt_next(&p, &h, &err), -1);
+  assert_string_equal(h.word, "--session");
+}
+
 static void test_optional_value_and_peek(void **state) {
   (void)state;
   zopt_parser p;
@@ -453,6 +518,8 @@ int main(void) {
       cmocka_unit_test(test_errors_say_what_is_wrong),
       cmocka_unit_test(test_after_an_error_the_parser_can_go_on),
       cmocka_unit_test(test_did_you_mean),
+      cmocka_unit_test(test_nearest_offer),
+      cmocka_unit_test(test_pass_unknown),
       cmocka_unit_test(test_optional_value_and_peek),
       cmocka_unit_test(test_stop_at_positional_and_dash_words),
       cmocka_unit_test(test_help_comes_from_the_table),
