@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "net/egress/inspect.h"
 #include "net/egress/rules.h"
 
 #define ZEG_SANDBOX_PORT 3128 /* the forwarder's port inside each sandbox */
@@ -61,6 +62,11 @@ typedef struct zeg_proxy_opts {
   void *ud;                  /* on_event's */
   zeg_ask_fn ask;            /* may be NULL */
   void *ask_ud;
+  /* sandbox.inspectTLS (inspect.h; borrowed, outlives the proxy): every
+   * CONNECT and SOCKS5 tunnel is TLS terminated and its requests checked;
+   * a tunnel that does not start with a TLS handshake is refused. NULL:
+   * tunnels are relayed as they are. */
+  zeg_inspector *inspect;
 } zeg_proxy_opts;
 
 typedef struct zeg_proxy zeg_proxy;
