@@ -107,7 +107,11 @@ def have_tools():
 @unittest.skipUnless(have_tools(), "needs bubblewrap, curl and openssl")
 class InspectTLS(unittest.TestCase):
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="zero-egress-tls-")
+        # Outside /tmp, which the sandbox replaces with its own: the runtime
+        # base (XDG_CACHE_HOME) and the proxy's directory in it must be
+        # really there for the test of what a sandbox sees of them.
+        base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
+        self.root = tempfile.mkdtemp(prefix="zero-egress-tls-", dir=base)
         os.chmod(self.root, 0o755)
         self.home = os.path.join(self.root, "home")
         self.ws = os.path.join(self.root, "ws")

@@ -77,10 +77,11 @@ static int check_request_line(const zeg_h1 *h, const char *l, size_t len, char *
 /* The header field line (len bytes, no CRLF) into hi. */
 static int check_field(const zeg_h1 *h, const char *l, size_t len, head_info *hi, char *why,
                        size_t cap) {
+  if (len && (l[0] == ' ' || l[0] == '\t')) return fail(why, cap, "a folded header line");
   const char *colon = memchr(l, ':', len);
   if (!colon || colon == l) return fail(why, cap, "malformed header line");
   for (const char *c = l; c < colon; c++)
-    if (!is_tchar(*c)) return fail(why, cap, "malformed header name (folded line?)");
+    if (!is_tchar(*c)) return fail(why, cap, "malformed header name");
   size_t nlen = (size_t)(colon - l);
   const char *v = colon + 1;
   size_t vlen = len - nlen - 1;
