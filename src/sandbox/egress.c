@@ -11,8 +11,7 @@
 
 #include "base/common.h"
 #include "base/path.h"
-#include "net/egress/ossl.h"
-#include "net/egress/tlsca.h"
+#include "net/egress/inspect.h"
 
 static int fill(zeg_list *l, const zsb_strv *s, zerr *err) {
   for (size_t i = 0; i < s->n; i++)

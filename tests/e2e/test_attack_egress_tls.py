@@ -73,6 +73,8 @@ class Https(http.server.ThreadingHTTPServer):
                 with self.lock:
                     self.requests.append((h.path, h.headers.get("Host")))
                 body = ("reached %s host=%s\n" % (h.path, h.headers.get("Host"))).encode()
+                if h.path == "/big":  # 16 MiB: more than sockets buffer
+                    body = b"z" * (16 << 20)
                 h.send_response(200)
                 h.send_header("Content-Length", str(len(body)))
                 h.end_headers()
@@ -306,6 +308,29 @@ class InspectTLS(unittest.TestCase):
                          sorted(os.path.basename(key).replace(".key.pem", s)
                                 for s in (".sock", ".ca.pem", ".bundle.pem")), listing)
         self.assertFalse(os.path.exists(key), "the CA key outlived the run")
+
+    def test_client_leaving_mid_download_does_not_end_zero(self):
+        # Regression: the proxy writing to a client that has gone got
+        # SIGPIPE, which killed zero (exit -13), inspected or not.
+        for inspect in (True, False):
+            self.config(["good.test:%d" % self.good.port], inspect=inspect)
+            code = ("import os,socket,ssl\n"
+                    "for i in range(3):\n"
+                    "    s=socket.create_connection(('127.0.0.1',3128))\n"
+                    "    s.sendall(b'CONNECT good.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
+                    "    s.recv(200)\n"
+                    "    ctx=ssl.create_default_context(cafile=%r)\n"
+                    "    ctx.check_hostname=False; ctx.verify_mode=ssl.CERT_NONE\n"
+                    "    t=ctx.wrap_socket(s,server_hostname='good.test')\n"
+                    "    t.sendall(b'GET /big HTTP/1.1\\r\\nHost: good.test\\r\\n\\r\\n')\n"
+                    "    t.recv(1024)\n"
+                    "    t.setsockopt(socket.SOL_SOCKET,socket.SO_LINGER,b'\\1\\0\\0\\0\\0\\0\\0\\0')\n"
+                    "    t.close()\n"
+                    "import time; time.sleep(1); print('done')\n"
+                    % (self.good.port, "/etc/ssl/certs/ca-certificates.crt"))
+            r = self.sx("%s -c \"$(cat <<'EOF'\n%s\nEOF\n)\"" % (PY, code))
+            self.assertEqual(r.returncode, 0, (inspect, r.stdout, r.stderr))
+            self.assertIn("done", r.stdout)
 
     def test_project_cannot_turn_inspection_off(self):
         self.config(["good.test:%d" % self.good.port], project={"inspectTLS": False})

@@ -5,10 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "base/buf.h"
 #include "base/common.h"
@@ -43,9 +46,13 @@ static int pick_http11(SSL *s, const unsigned char **out, unsigned char *outlen,
   return SSL_TLSEXT_ERR_NOACK;
 }
 
+/* TLS 1.2 or newer; an idle connection's record buffers are freed
+ * (SSL_MODE_RELEASE_BUFFERS: some 70 KiB per inspected tunnel that waits). */
 static SSL_CTX *new_ctx(bool server) {
   SSL_CTX *ctx = zossl.SSL_CTX_new(server ? zossl.TLS_server_method() : zossl.TLS_client_method());
-  if (ctx) zossl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
+  if (!ctx) return NULL;
+  zossl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
+  zossl.SSL_CTX_ctrl(ctx, SSL_CTRL_MODE, SSL_MODE_RELEASE_BUFFERS, NULL);
   return ctx;
 }
 
@@ -82,9 +89,14 @@ void zeg_inspector_free(zeg_inspector *in) {
   free(in);
 }
 
-static void set_nonblock(int fd) {
+/* Non-blocking, and without Nagle's wait: a handshake is a ping-pong of
+ * small writes, each of which would otherwise wait for the peer's delayed
+ * ACK (no-op on a Unix socket). */
+static void prepare_fd(int fd) {
   int fl = fcntl(fd, F_GETFL);
   if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
 /* After an SSL call on fd returned ret: waits for what it wants (1), or -1
@@ -134,7 +146,7 @@ SSL *zeg_inspect_connect(zeg_inspector *in, int fd, const char *host, int stop_f
              1 &&
          zossl.SSL_set1_host(s, host) == 1;
   }
-  set_nonblock(fd);
+  prepare_fd(fd);
   if (ok && handshake(s, fd, false, stop_fd) == 0) return s;
   long v = s ? zossl.SSL_get_verify_result(s) : X509_V_OK;
   char e[256];
@@ -231,7 +243,7 @@ void zeg_inspect_relay(zeg_inspector *in, SSL *up, int client_fd, const char *ho
     return;
   }
   SSL *c = zossl.SSL_new(in->server);
-  set_nonblock(client_fd);
+  prepare_fd(client_fd);
   if (!c || zossl.SSL_use_certificate(c, leaf) != 1 ||
       zossl.SSL_use_PrivateKey(c, zeg_ca_leaf_key(in->ca)) != 1 ||
       zossl.SSL_set_fd(c, client_fd) != 1 || handshake(c, client_fd, true, stop_fd) < 0) {

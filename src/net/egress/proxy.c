@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,11 +371,8 @@ static void serve_inspected(zeg_proxy *p, int fd, int up, const char *proto, con
   if (tunnel_open(fd, proto) == 0) {
     zeg_inspect_result r;
     zeg_inspect_relay(p->inspect, tls, fd, host, port, p->stop[0], &r);
-    if (r.refused) {
-      emit(p, "network_decision", proto, host, port, false, r.why, 0, 0);
-      count(p, false, 0, 0);
-    }
-    count(p, true, r.up, r.down);
+    if (r.refused) emit(p, "network_decision", proto, host, port, false, r.why, 0, 0);
+    count(p, !r.refused, r.up, r.down);
     emit(p, "network_request", proto, host, port, !r.refused, r.why, r.up, r.down);
   }
   zossl.SSL_free(tls);
@@ -589,6 +587,14 @@ static int take_passed(int fd) {
 static void *conn_main(void *arg) {
   conn *c = arg;
   zeg_proxy *p = c->p;
+  /* A peer that leaves while the proxy writes to it is an EPIPE for this
+   * connection, never a SIGPIPE that ends zero: splice(2) and libssl's
+   * write(2) take no MSG_NOSIGNAL. A blocked SIGPIPE stays pending on this
+   * thread and goes with it. */
+  sigset_t pipe_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
   unsigned char first;
   bool ready =
       wait_fd(p, c->fd, POLLIN, IO_TIMEOUT_MS) == 1 && recv(c->fd, &first, 1, MSG_PEEK) == 1;

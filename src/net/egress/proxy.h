@@ -28,7 +28,6 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "net/egress/inspect.h"
 #include "net/egress/rules.h"
 
 #define ZEG_SANDBOX_PORT 3128 /* the forwarder's port inside each sandbox */
@@ -53,6 +52,8 @@ typedef void (*zeg_event_fn)(void *ud, const zeg_event *e);
  * which waits for the answer: true to allow this connection. NULL: such
  * hosts are denied. */
 typedef bool (*zeg_ask_fn)(void *ud, const char *host, int port);
+
+typedef struct zeg_inspector zeg_inspector; /* inspect.h */
 
 typedef struct zeg_proxy_opts {
   const zeg_rules *rules;    /* copied */
