@@ -162,31 +162,21 @@ static bool line_ends_crlf(const zbuf *l) {
   return l->len >= 2 && l->data[l->len - 2] == '\r' && l->data[l->len - 1] == '\n';
 }
 
-/* H1_HEAD: collects a head; checks and passes it once complete. */
-static int step_head(zeg_h1 *h, const char *d, size_t n, size_t *used, zbuf *out, char *why,
-                     size_t cap) {
-  bool complete;
-  *used = take_line(h, d, n, &complete);
-  if (h->line.len > ZEG_H1_HEAD_MAX) return fail(why, cap, "the request head is too large");
-  if (!complete || !(h->line.len >= 4 && !memcmp(h->line.data + h->line.len - 4, "\r\n\r\n", 4)))
-    return 0;
+/* H1_HEAD, a line more of the head in h->line: 1 when the head is complete
+ * and checked (the state then follows its framing), 0 when more lines are
+ * to come, -1 refused. */
+static int head_line(zeg_h1 *h, char *why, size_t cap) {
+  if (!(h->line.len >= 4 && !memcmp(h->line.data + h->line.len - 4, "\r\n\r\n", 4))) return 0;
   head_info hi;
   if (check_head(h, h->line.data, h->line.len, &hi, why, cap) < 0) return -1;
-  zbuf_add(out, h->line.data, h->line.len);
-  zbuf_reset(&h->line);
   h->requests++;
   if (hi.chunked) h->state = H1_CHUNK_SIZE;
   else if (hi.length) h->state = H1_BODY, h->left = hi.length;
-  return 0;
+  return 1;
 }
 
-/* H1_CHUNK_SIZE: "hex[;ext]\r\n". */
-static int step_chunk_size(zeg_h1 *h, const char *d, size_t n, size_t *used, zbuf *out, char *why,
-                           size_t cap) {
-  bool complete;
-  *used = take_line(h, d, n, &complete);
-  if (h->line.len > CHUNK_LINE_MAX) return fail(why, cap, "malformed chunk size");
-  if (!complete) return 0;
+/* H1_CHUNK_SIZE, "hex[;ext]\r\n" in h->line: 1, or -1 refused. */
+static int chunk_size_line(zeg_h1 *h, char *why, size_t cap) {
   uint64_t size = 0;
   size_t i = 0, digits = 0;
   for (; i < h->line.len; i++, digits++) {
@@ -203,28 +193,38 @@ static int step_chunk_size(zeg_h1 *h, const char *d, size_t n, size_t *used, zbu
   if (!digits || (next != ';' && next != '\r') || !line_ends_crlf(&h->line) ||
       memchr(h->line.data, '\r', h->line.len) != h->line.data + h->line.len - 2)
     return fail(why, cap, "malformed chunk size");
-  zbuf_add(out, h->line.data, h->line.len);
-  zbuf_reset(&h->line);
   h->state = size ? H1_CHUNK_DATA : H1_TRAILER;
   h->left = size;
-  return 0;
+  return 1;
 }
 
-/* H1_CHUNK_END (the CRLF after a chunk's data) and H1_TRAILER (field lines
- * up to an empty one). */
+/* H1_CHUNK_END (the CRLF after a chunk's data) or H1_TRAILER (field lines
+ * up to an empty one) in h->line: 1, or -1 refused. */
+static int chunk_end_line(zeg_h1 *h, char *why, size_t cap) {
+  bool empty = h->line.len == 2 && line_ends_crlf(&h->line);
+  if (h->state == H1_CHUNK_END && !empty) return fail(why, cap, "malformed chunked body");
+  if (!line_ends_crlf(&h->line)) return fail(why, cap, "malformed chunked trailer");
+  if (h->state == H1_CHUNK_END) h->state = H1_CHUNK_SIZE;
+  else if (empty) h->state = H1_HEAD;
+  return 1;
+}
+
+/* The line-based states: takes bytes up to the next LF into h->line, and
+ * once a line is complete judges it; what is judged good passes to out. */
 static int step_line(zeg_h1 *h, const char *d, size_t n, size_t *used, zbuf *out, char *why,
                      size_t cap) {
   bool complete;
   *used = take_line(h, d, n, &complete);
-  if (h->line.len > CHUNK_LINE_MAX) return fail(why, cap, "malformed chunked body");
+  bool head = h->state == H1_HEAD;
+  if (h->line.len > (head ? ZEG_H1_HEAD_MAX : CHUNK_LINE_MAX))
+    return fail(why, cap, head ? "the request head is too large" : "malformed chunked body");
   if (!complete) return 0;
-  bool empty = h->line.len == 2 && line_ends_crlf(&h->line);
-  if (h->state == H1_CHUNK_END && !empty) return fail(why, cap, "malformed chunked body");
-  if (!line_ends_crlf(&h->line)) return fail(why, cap, "malformed chunked trailer");
+  int rc = head                        ? head_line(h, why, cap)
+           : h->state == H1_CHUNK_SIZE ? chunk_size_line(h, why, cap)
+                                       : chunk_end_line(h, why, cap);
+  if (rc <= 0) return rc;
   zbuf_add(out, h->line.data, h->line.len);
   zbuf_reset(&h->line);
-  if (h->state == H1_CHUNK_END) h->state = H1_CHUNK_SIZE;
-  else if (empty) h->state = H1_HEAD;
   return 0;
 }
 
@@ -237,10 +237,6 @@ int zeg_h1_feed(zeg_h1 *h, const char *data, size_t n, zbuf *out, char *why, siz
       zbuf_add(out, data, used);
       h->left -= used;
       if (!h->left) h->state = h->state == H1_BODY ? H1_HEAD : H1_CHUNK_END;
-    } else if (h->state == H1_HEAD) {
-      rc = step_head(h, data, n, &used, out, why, cap);
-    } else if (h->state == H1_CHUNK_SIZE) {
-      rc = step_chunk_size(h, data, n, &used, out, why, cap);
     } else {
       rc = step_line(h, data, n, &used, out, why, cap);
     }

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "net/egress/ossl.h"
+#include "net/ossl.h"
 #include "net/egress/tlsca.h"
 
 typedef struct zeg_inspector zeg_inspector;

@@ -16,7 +16,7 @@
 #define ZERO_NET_EGRESS_TLSCA_H
 
 #include "base/err.h"
-#include "net/egress/ossl.h"
+#include "net/ossl.h"
 
 typedef struct zeg_ca zeg_ca;
 

@@ -1,5 +1,5 @@
 /* ossl.c — libssl loaded on first use; see ossl.h. */
-#include "net/egress/ossl.h"
+#include "net/ossl.h"
 
 #include <stdio.h>
 
@@ -19,8 +19,9 @@ static void skip_atexit(void *handle) {
 }
 
 static void describe(zdlib_spec *s) {
-  ZDLIB_DESCRIBE(s, "libssl.so.3", "OpenSSL's libssl", "for sandbox.inspectTLS", "libssl3",
-                 "OpenSSL 3", ossl_syms, &zossl, skip_atexit);
+  ZDLIB_DESCRIBE(s, "libssl.so.3", "OpenSSL's libssl",
+                 "for TLS (the daemon's bridge, sandbox.inspectTLS)", "libssl3", "OpenSSL 3",
+                 ossl_syms, &zossl, skip_atexit);
 }
 
 static zdlib libssl = ZDLIB_INIT; /* one OpenSSL per process */
