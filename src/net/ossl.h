@@ -57,7 +57,9 @@
   F(SSL_get_verify_result) F(SSL_get_version)
 /* clang-format on */
 
-#define ZOSSL_FIELD(name) __typeof__(name) *name;
+/* A field named after the function, of its pointer type (a declarator:
+ * no parentheses possible around name). */
+#define ZOSSL_FIELD(name) __typeof__(name) *name; /* NOLINT(bugprone-macro-parentheses) */
 typedef struct zossl_fns {
   ZOSSL_FUNCS(ZOSSL_FIELD)
 } zossl_fns;

@@ -50,8 +50,8 @@ static ztls_ctx *ctx_new(const SSL_METHOD *method, zerr *err) {
     zossl.SSL_CTX_free(ctx);
     return NULL;
   }
-  zossl.SSL_CTX_set_options(ctx,
-                    SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_COMPRESSION);
+  zossl.SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF |
+                                     SSL_OP_NO_COMPRESSION);
   ztls_ctx *c = xcalloc(1, sizeof *c);
   c->ctx = ctx;
   return c;
@@ -80,7 +80,8 @@ ztls_ctx *ztls_ctx_client(const char *ca_file, zerr *err) {
   if (zossl_load(err) < 0) return NULL;
   ztls_ctx *c = ctx_new(zossl.TLS_client_method(), err);
   if (!c) return NULL;
-  int ok = ca_file ? zossl.SSL_CTX_load_verify_file(c->ctx, ca_file) : zossl.SSL_CTX_set_default_verify_paths(c->ctx);
+  int ok = ca_file ? zossl.SSL_CTX_load_verify_file(c->ctx, ca_file)
+                   : zossl.SSL_CTX_set_default_verify_paths(c->ctx);
   if (ok != 1) {
     ssl_fail(err, ZE_CONFIG, "cannot load the CA certificates");
     if (ca_file) zerr_prefix(err, "%s", ca_file);
@@ -178,7 +179,7 @@ static int set_peer_name(ztls_conn *t, const char *name, zerr *err) {
   int ok = ip ? zossl.X509_VERIFY_PARAM_set1_ip_asc(zossl.SSL_get0_param(t->ssl), name)
               : zossl.SSL_set1_host(t->ssl, name) == 1 &&
                     zossl.SSL_ctrl(t->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
-                               (void *)name) == 1;
+                                   (void *)name) == 1;
   return ok == 1 ? 0 : ssl_fail(err, ZE_USAGE, "bad server name");
 }
 

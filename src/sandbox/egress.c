@@ -207,9 +207,9 @@ static const char *const proxy_names[] = {"HTTP_PROXY", "http_proxy", "HTTPS_PRO
                                           "NO_PROXY", "no_proxy", NULL};
 
 /* The variables that name the CA bundle for the tools that read one. */
-static const char *const ca_names[] = {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
-                                       "GIT_SSL_CAINFO", "PIP_CERT", "CARGO_HTTP_CAINFO",
-                                       "NODE_EXTRA_CA_CERTS", NULL};
+static const char *const ca_names[] = {
+    "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",      "GIT_SSL_CAINFO",
+    "PIP_CERT",      "CARGO_HTTP_CAINFO",  "NODE_EXTRA_CA_CERTS", NULL};
 
 static bool named(const char *kv, const char *const *names) {
   size_t n = strcspn(kv, "=");

@@ -75,8 +75,8 @@ typedef struct zsb_policy {
    * TLS with a CA of the run and checks every request's Host (the user or
    * the project config may turn it on; a project cannot turn it off). */
   bool inspect_tls;
-  char *ca_bundle;          /* network.caBundle of the user config (NULL: the system's);
-                             * what the proxy verifies upstream servers against */
+  char *ca_bundle; /* network.caBundle of the user config (NULL: the system's);
+                    * what the proxy verifies upstream servers against */
   bool block_unix_sockets;
   /* sandbox.enforceToolNetwork (default true; only the user config may set
    * it false): tools that reach the network from zero's own process

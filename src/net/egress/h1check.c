@@ -74,6 +74,29 @@ static int check_request_line(const zeg_h1 *h, const char *l, size_t len, char *
   return -1;
 }
 
+/* A Host header's value (vlen bytes): it must name the tunnel's host. */
+static int check_host(const zeg_h1 *h, const char *v, size_t vlen, char *why, size_t cap) {
+  if (names_target(h, v, vlen)) return 0;
+  char named[ZEG_HOST_MAX + 8];
+  snprintf(named, sizeof named, "%.*s", (int)(vlen < 200 ? vlen : 200), v);
+  snprintf(why, cap,
+           "the Host header names %s, not %s, the host of the tunnel (domain fronting is "
+           "refused)",
+           named, h->host);
+  return -1;
+}
+
+/* A Content-Length value: 1 to 18 digits, into *out. */
+static int parse_length(const char *v, size_t vlen, uint64_t *out, char *why, size_t cap) {
+  *out = 0;
+  if (vlen == 0 || vlen > 18) return fail(why, cap, "malformed Content-Length");
+  for (size_t i = 0; i < vlen; i++) {
+    if (v[i] < '0' || v[i] > '9') return fail(why, cap, "malformed Content-Length");
+    *out = *out * 10 + (uint64_t)(v[i] - '0');
+  }
+  return 0;
+}
+
 /* The header field line (len bytes, no CRLF) into hi. */
 static int check_field(const zeg_h1 *h, const char *l, size_t len, head_info *hi, char *why,
                        size_t cap) {
@@ -88,35 +111,23 @@ static int check_field(const zeg_h1 *h, const char *l, size_t len, head_info *hi
   while (vlen && (*v == ' ' || *v == '\t')) v++, vlen--;
   while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t')) vlen--;
 #define IS(name) (nlen == sizeof(name) - 1 && !strncasecmp(l, name, nlen))
+  int rc = 0;
   if (IS("Host")) {
     hi->hosts++;
-    if (!names_target(h, v, vlen)) {
-      char named[ZEG_HOST_MAX + 8];
-      snprintf(named, sizeof named, "%.*s", (int)(vlen < 200 ? vlen : 200), v);
-      snprintf(why, cap,
-               "the Host header names %s, not %s, the host of the tunnel "
-               "(domain fronting is refused)",
-               named, h->host);
-      return -1;
-    }
+    rc = check_host(h, v, vlen, why, cap);
   } else if (IS("Content-Length")) {
     hi->lengths++;
-    hi->length = 0;
-    if (vlen == 0 || vlen > 18) return fail(why, cap, "malformed Content-Length");
-    for (size_t i = 0; i < vlen; i++) {
-      if (v[i] < '0' || v[i] > '9') return fail(why, cap, "malformed Content-Length");
-      hi->length = hi->length * 10 + (uint64_t)(v[i] - '0');
-    }
+    rc = parse_length(v, vlen, &hi->length, why, cap);
   } else if (IS("Transfer-Encoding")) {
     hi->encodings++;
     hi->chunked = vlen == 7 && !strncasecmp(v, "chunked", 7);
     if (!hi->chunked)
-      return fail(why, cap, "only Transfer-Encoding: chunked passes an inspected connection");
+      rc = fail(why, cap, "only Transfer-Encoding: chunked passes an inspected connection");
   } else if (IS("Upgrade")) {
     hi->upgrade = true;
   }
 #undef IS
-  return 0;
+  return rc;
 }
 
 /* A complete head (ending in CRLF CRLF): every line checked. On success

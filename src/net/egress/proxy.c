@@ -55,7 +55,7 @@ struct zeg_proxy {
   void *ud;
   zeg_ask_fn ask;
   void *ask_ud;
-  zeg_inspector *inspect;    /* borrowed; NULL: no inspection */
+  zeg_inspector *inspect; /* borrowed; NULL: no inspection */
 };
 
 typedef struct conn {
