@@ -24,7 +24,6 @@ import shutil
 import ssl
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
@@ -112,14 +111,10 @@ class InspectTLS(unittest.TestCase):
         # Outside /tmp, which the sandbox replaces with its own: the runtime
         # base (XDG_CACHE_HOME) and the proxy's directory in it must be
         # really there for the test of what a sandbox sees of them.
-        base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
-        self.root = tempfile.mkdtemp(prefix="zero-egress-tls-", dir=base)
-        os.chmod(self.root, 0o755)
-        self.home = os.path.join(self.root, "home")
-        self.ws = os.path.join(self.root, "ws")
+        unpriv.attack_root(self, "zero-egress-tls-",
+                           "/var/tmp" if os.access("/var/tmp", os.W_OK) else None)
         self.certs = os.path.join(self.root, "certs")
-        for d in (self.home, self.ws, self.certs):
-            os.makedirs(d)
+        os.makedirs(self.certs)
         make_certs(self.certs)
         self.hosts = os.path.join(self.root, "hosts")
         with open(self.hosts, "w") as f:
