@@ -38,7 +38,11 @@ int zsb_egress_rules(const zsb_policy *p, zeg_rules *out, zerr *err) {
  * own hook sees every event. */
 static void on_proxy_event(void *ud, const zeg_event *e) {
   const zsb_egress *eg = ud;
-  if (!e->allowed && !strcmp(e->kind, "network_decision")) {
+  if (!e->allowed && !strcmp(e->proto, "https")) {
+    /* a request inside an allowed tunnel: no list would allow it */
+    fprintf(stderr, "[zero] egress proxy refused a request to %s:%d: %s\n", e->host, e->port,
+            e->reason);
+  } else if (!e->allowed && !strcmp(e->kind, "network_decision")) {
     char text[1024];
     zeg_denial_text(e->host[0] ? e->host : "?", e->port, e->reason, text, sizeof text);
     fprintf(stderr, "[zero] %s", text);

@@ -215,6 +215,9 @@ class InspectTLS(unittest.TestCase):
         self.assertIn("code=403", r.stdout)
         self.assertEqual(r.stdout.count("domain fronting"), 2, r.stdout)
         self.assertIn("other.test", r.stdout)
+        # zero says so too, without advice to allow a host (none would help)
+        self.assertIn("egress proxy refused a request to good.test", r.stderr)
+        self.assertNotIn("To allow it", r.stderr)
 
     def test_second_request_with_another_host_on_a_kept_alive_connection_is_refused(self):
         self.config(["good.test:%d" % self.good.port])

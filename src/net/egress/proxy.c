@@ -371,7 +371,8 @@ static void serve_inspected(zeg_proxy *p, int fd, int up, const char *proto, con
   if (tunnel_open(fd, proto) == 0) {
     zeg_inspect_result r;
     zeg_inspect_relay(p->inspect, tls, fd, host, port, p->stop[0], &r);
-    if (r.refused) emit(p, "network_decision", proto, host, port, false, r.why, 0, 0);
+    /* protocol "https": a request inside the tunnel, not the tunnel */
+    if (r.refused) emit(p, "network_decision", "https", host, port, false, r.why, 0, 0);
     count(p, !r.refused, r.up, r.down);
     emit(p, "network_request", proto, host, port, !r.refused, r.why, r.up, r.down);
   }

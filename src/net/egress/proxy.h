@@ -36,7 +36,8 @@
  * the call. */
 typedef struct zeg_event {
   const char *kind;   /* "network_decision" (before dialling) or "network_request" (done) */
-  const char *proto;  /* "connect", "http", "socks5" */
+  const char *proto;  /* "connect", "http", "socks5"; "https": a request refused inside an
+                       * inspected tunnel (inspect.h) */
   const char *host;   /* as normalized */
   int port;
   bool allowed;
