@@ -66,6 +66,9 @@ static const char *const SANDBOX_KEYS[] = {"enabled",
                                            "additionalWriteRoots",
                                            "blockUnixSockets",
                                            "enforceToolNetwork",
+                                           "allowedDomains",
+                                           "deniedDomains",
+                                           "inspectTLS",
                                            NULL};
 static const char *const PREFERENCE_KEYS[] = {"compactionModel", "contextWindow", "permissionMode",
                                               NULL};

@@ -4,9 +4,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509_vfy.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,89 +11,12 @@
 #include <unistd.h>
 
 #include "base/common.h"
-#include "base/dlib.h"
+#include "net/ossl.h"
 #include "base/time.h"
 
-/* One libssl per process: a singleton by nature. The macros of ssl.h
- * (SSL_CTX_set_min_proto_version, SSL_set_tlsext_host_name) expand to the
- * ctrl functions, which are called here by hand. */
-typedef struct ssl_fns {
-  const SSL_METHOD *(*server_method)(void);
-  const SSL_METHOD *(*client_method)(void);
-  SSL_CTX *(*ctx_new)(const SSL_METHOD *);
-  void (*ctx_free)(SSL_CTX *);
-  long (*ctx_ctrl)(SSL_CTX *, int, long, void *);
-  uint64_t (*ctx_set_options)(SSL_CTX *, uint64_t);
-  int (*use_chain_file)(SSL_CTX *, const char *);
-  int (*use_key_file)(SSL_CTX *, const char *, int);
-  int (*check_key)(const SSL_CTX *);
-  int (*load_verify_file)(SSL_CTX *, const char *);
-  int (*default_verify_paths)(SSL_CTX *);
-  void (*set_verify)(SSL_CTX *, int, SSL_verify_cb);
-  SSL *(*ssl_new)(SSL_CTX *);
-  void (*ssl_free)(SSL *);
-  int (*set_fd)(SSL *, int);
-  int (*accept)(SSL *);
-  int (*connect)(SSL *);
-  int (*read)(SSL *, void *, int);
-  int (*write)(SSL *, const void *, int);
-  int (*get_error)(const SSL *, int);
-  int (*shutdown)(SSL *);
-  int (*pending)(const SSL *);
-  long (*ssl_ctrl)(SSL *, int, long, void *);
-  int (*set1_host)(SSL *, const char *);
-  X509_VERIFY_PARAM *(*get0_param)(SSL *);
-  int (*param_set1_ip_asc)(X509_VERIFY_PARAM *, const char *);
-  long (*verify_result)(const SSL *);
-  const char *(*get_version)(const SSL *);
-  unsigned long (*err_get)(void);
-  void (*err_string)(unsigned long, char *, size_t);
-  void (*err_clear)(void);
-  const char *(*verify_string)(long);
-} ssl_fns;
-static ssl_fns K;
-
-static const zdlib_sym ssl_syms[] = {
-    ZDLIB_SYM(ssl_fns, server_method, "TLS_server_method"),
-    ZDLIB_SYM(ssl_fns, client_method, "TLS_client_method"),
-    ZDLIB_SYM(ssl_fns, ctx_new, "SSL_CTX_new"),
-    ZDLIB_SYM(ssl_fns, ctx_free, "SSL_CTX_free"),
-    ZDLIB_SYM(ssl_fns, ctx_ctrl, "SSL_CTX_ctrl"),
-    ZDLIB_SYM(ssl_fns, ctx_set_options, "SSL_CTX_set_options"),
-    ZDLIB_SYM(ssl_fns, use_chain_file, "SSL_CTX_use_certificate_chain_file"),
-    ZDLIB_SYM(ssl_fns, use_key_file, "SSL_CTX_use_PrivateKey_file"),
-    ZDLIB_SYM(ssl_fns, check_key, "SSL_CTX_check_private_key"),
-    ZDLIB_SYM(ssl_fns, load_verify_file, "SSL_CTX_load_verify_file"),
-    ZDLIB_SYM(ssl_fns, default_verify_paths, "SSL_CTX_set_default_verify_paths"),
-    ZDLIB_SYM(ssl_fns, set_verify, "SSL_CTX_set_verify"),
-    ZDLIB_SYM(ssl_fns, ssl_new, "SSL_new"),
-    ZDLIB_SYM(ssl_fns, ssl_free, "SSL_free"),
-    ZDLIB_SYM(ssl_fns, set_fd, "SSL_set_fd"),
-    ZDLIB_SYM(ssl_fns, accept, "SSL_accept"),
-    ZDLIB_SYM(ssl_fns, connect, "SSL_connect"),
-    ZDLIB_SYM(ssl_fns, read, "SSL_read"),
-    ZDLIB_SYM(ssl_fns, write, "SSL_write"),
-    ZDLIB_SYM(ssl_fns, get_error, "SSL_get_error"),
-    ZDLIB_SYM(ssl_fns, shutdown, "SSL_shutdown"),
-    ZDLIB_SYM(ssl_fns, pending, "SSL_pending"),
-    ZDLIB_SYM(ssl_fns, ssl_ctrl, "SSL_ctrl"),
-    ZDLIB_SYM(ssl_fns, set1_host, "SSL_set1_host"),
-    ZDLIB_SYM(ssl_fns, get0_param, "SSL_get0_param"),
-    ZDLIB_SYM(ssl_fns, param_set1_ip_asc, "X509_VERIFY_PARAM_set1_ip_asc"),
-    ZDLIB_SYM(ssl_fns, verify_result, "SSL_get_verify_result"),
-    ZDLIB_SYM(ssl_fns, get_version, "SSL_get_version"),
-    ZDLIB_SYM(ssl_fns, err_get, "ERR_get_error"),
-    ZDLIB_SYM(ssl_fns, err_string, "ERR_error_string_n"),
-    ZDLIB_SYM(ssl_fns, err_clear, "ERR_clear_error"),
-    ZDLIB_SYM(ssl_fns, verify_string, "X509_verify_cert_error_string"),
-};
-
-static void describe(zdlib_spec *s) {
-  ZDLIB_DESCRIBE(s, "libssl.so.3", "OpenSSL's libssl", "for the daemon's TLS bridge", "libssl3",
-                 "OpenSSL 3", ssl_syms, &K, NULL);
-}
-
-static zdlib libssl = ZDLIB_INIT; /* one libssl per process */
+/* The macros of ssl.h (SSL_CTX_set_min_proto_version,
+ * SSL_set_tlsext_host_name) expand to the ctrl functions, which are called
+ * here by hand. */
 
 struct ztls_ctx {
   SSL_CTX *ctx;
@@ -110,9 +30,9 @@ struct ztls_conn {
 /* Appends OpenSSL's queued reasons for this thread to err's message. */
 static int ssl_fail(zerr *err, zerr_kind kind, const char *what) {
   char reason[256] = "";
-  unsigned long e = K.err_get();
-  if (e) K.err_string(e, reason, sizeof reason);
-  K.err_clear();
+  unsigned long e = zossl.ERR_get_error();
+  if (e) zossl.ERR_error_string_n(e, reason, sizeof reason);
+  zossl.ERR_clear_error();
   return zerr_set(err, kind, "%s%s%s", what, *reason ? ": " : "", reason);
 }
 
@@ -120,33 +40,33 @@ static int ssl_fail(zerr *err, zerr_kind kind, const char *what) {
  * without close_notify reads as a clean end (our frames carry their
  * lengths, so a cut frame is still seen as truncated). */
 static ztls_ctx *ctx_new(const SSL_METHOD *method, zerr *err) {
-  SSL_CTX *ctx = K.ctx_new(method);
+  SSL_CTX *ctx = zossl.SSL_CTX_new(method);
   if (!ctx) {
     ssl_fail(err, ZE_IO, "cannot create a TLS context");
     return NULL;
   }
-  if (K.ctx_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL) != 1) {
+  if (zossl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL) != 1) {
     ssl_fail(err, ZE_IO, "cannot require TLS 1.2");
-    K.ctx_free(ctx);
+    zossl.SSL_CTX_free(ctx);
     return NULL;
   }
-  K.ctx_set_options(ctx,
-                    SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_COMPRESSION);
+  zossl.SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF |
+                                     SSL_OP_NO_COMPRESSION);
   ztls_ctx *c = xcalloc(1, sizeof *c);
   c->ctx = ctx;
   return c;
 }
 
 ztls_ctx *ztls_ctx_server(const char *cert_file, const char *key_file, zerr *err) {
-  if (zdlib_require(&libssl, describe, err) < 0) return NULL;
-  ztls_ctx *c = ctx_new(K.server_method(), err);
+  if (zossl_load(err) < 0) return NULL;
+  ztls_ctx *c = ctx_new(zossl.TLS_server_method(), err);
   if (!c) return NULL;
   int rc = 0;
-  if (K.use_chain_file(c->ctx, cert_file) != 1)
+  if (zossl.SSL_CTX_use_certificate_chain_file(c->ctx, cert_file) != 1)
     rc = ssl_fail(err, ZE_CONFIG, "cannot load the TLS certificate");
-  else if (K.use_key_file(c->ctx, key_file, SSL_FILETYPE_PEM) != 1)
+  else if (zossl.SSL_CTX_use_PrivateKey_file(c->ctx, key_file, SSL_FILETYPE_PEM) != 1)
     rc = ssl_fail(err, ZE_CONFIG, "cannot load the TLS key");
-  else if (K.check_key(c->ctx) != 1)
+  else if (zossl.SSL_CTX_check_private_key(c->ctx) != 1)
     rc = ssl_fail(err, ZE_CONFIG, "the TLS key does not match the certificate");
   if (rc < 0) {
     zerr_prefix(err, "%s, %s", cert_file, key_file);
@@ -157,23 +77,24 @@ ztls_ctx *ztls_ctx_server(const char *cert_file, const char *key_file, zerr *err
 }
 
 ztls_ctx *ztls_ctx_client(const char *ca_file, zerr *err) {
-  if (zdlib_require(&libssl, describe, err) < 0) return NULL;
-  ztls_ctx *c = ctx_new(K.client_method(), err);
+  if (zossl_load(err) < 0) return NULL;
+  ztls_ctx *c = ctx_new(zossl.TLS_client_method(), err);
   if (!c) return NULL;
-  int ok = ca_file ? K.load_verify_file(c->ctx, ca_file) : K.default_verify_paths(c->ctx);
+  int ok = ca_file ? zossl.SSL_CTX_load_verify_file(c->ctx, ca_file)
+                   : zossl.SSL_CTX_set_default_verify_paths(c->ctx);
   if (ok != 1) {
     ssl_fail(err, ZE_CONFIG, "cannot load the CA certificates");
     if (ca_file) zerr_prefix(err, "%s", ca_file);
     ztls_ctx_free(c);
     return NULL;
   }
-  K.set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
+  zossl.SSL_CTX_set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
   return c;
 }
 
 void ztls_ctx_free(ztls_ctx *c) {
   if (!c) return;
-  K.ctx_free(c->ctx);
+  zossl.SSL_CTX_free(c->ctx);
   free(c);
 }
 
@@ -197,29 +118,29 @@ static int wait_io(int fd, int ssl_err, int64_t deadline, zerr *err) {
 /* What a failed call (ret, its SSL_get_error e) means, as err. */
 static int io_fail(ztls_conn *t, int ret, int e, zerr *err) {
   if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ret == 0 && errno == 0)) {
-    K.err_clear();
+    zossl.ERR_clear_error();
     return zerr_set(err, ZE_NOT_FOUND, "connection closed");
   }
   if (e == SSL_ERROR_SYSCALL && errno != 0) {
-    K.err_clear();
+    zossl.ERR_clear_error();
     return zerr_errno(err, ZE_IO, "connection failed");
   }
-  long v = K.verify_result(t->ssl);
+  long v = zossl.SSL_get_verify_result(t->ssl);
   if (v != X509_V_OK) {
-    K.err_clear();
+    zossl.ERR_clear_error();
     return zerr_set(err, ZE_INVALID, "the server's certificate was refused: %s",
-                    K.verify_string(v));
+                    zossl.X509_verify_cert_error_string(v));
   }
   return ssl_fail(err, ZE_INVALID, "TLS failed");
 }
 
 static ztls_conn *shake(ztls_conn *t, bool server, int64_t deadline, zerr *err) {
   for (;;) {
-    K.err_clear();
+    zossl.ERR_clear_error();
     errno = 0;
-    int r = server ? K.accept(t->ssl) : K.connect(t->ssl);
+    int r = server ? zossl.SSL_accept(t->ssl) : zossl.SSL_connect(t->ssl);
     if (r == 1) return t;
-    int e = K.get_error(t->ssl, r);
+    int e = zossl.SSL_get_error(t->ssl, r);
     if ((e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) &&
         wait_io(t->fd, e, deadline, err) == 0)
       continue;
@@ -232,9 +153,9 @@ static ztls_conn *shake(ztls_conn *t, bool server, int64_t deadline, zerr *err) 
 
 static ztls_conn *conn_new(ztls_ctx *c, int fd, zerr *err) {
   int fl = fcntl(fd, F_GETFL);
-  SSL *ssl = K.ssl_new(c->ctx);
-  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 || !ssl || K.set_fd(ssl, fd) != 1) {
-    if (ssl) K.ssl_free(ssl);
+  SSL *ssl = zossl.SSL_new(c->ctx);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 || !ssl || zossl.SSL_set_fd(ssl, fd) != 1) {
+    if (ssl) zossl.SSL_free(ssl);
     close(fd);
     ssl_fail(err, ZE_IO, "cannot set up a TLS connection");
     return NULL;
@@ -255,10 +176,10 @@ ztls_conn *ztls_accept(ztls_ctx *c, int fd, int64_t deadline, zerr *err) {
 static int set_peer_name(ztls_conn *t, const char *name, zerr *err) {
   unsigned char addr[16];
   bool ip = inet_pton(AF_INET, name, addr) == 1 || inet_pton(AF_INET6, name, addr) == 1;
-  int ok = ip ? K.param_set1_ip_asc(K.get0_param(t->ssl), name)
-              : K.set1_host(t->ssl, name) == 1 &&
-                    K.ssl_ctrl(t->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
-                               (void *)name) == 1;
+  int ok = ip ? zossl.X509_VERIFY_PARAM_set1_ip_asc(zossl.SSL_get0_param(t->ssl), name)
+              : zossl.SSL_set1_host(t->ssl, name) == 1 &&
+                    zossl.SSL_ctrl(t->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                                   (void *)name) == 1;
   return ok == 1 ? 0 : ssl_fail(err, ZE_USAGE, "bad server name");
 }
 
@@ -275,15 +196,15 @@ ztls_conn *ztls_connect(ztls_ctx *c, int fd, const char *server_name, int64_t de
 int ztls_read_exact(ztls_conn *t, void *buf, size_t n, int64_t deadline, zerr *err) {
   size_t got = 0;
   while (got < n) {
-    K.err_clear();
+    zossl.ERR_clear_error();
     errno = 0;
     size_t want = n - got > INT32_MAX ? INT32_MAX : n - got;
-    int r = K.read(t->ssl, (char *)buf + got, (int)want);
+    int r = zossl.SSL_read(t->ssl, (char *)buf + got, (int)want);
     if (r > 0) {
       got += (size_t)r;
       continue;
     }
-    int e = K.get_error(t->ssl, r);
+    int e = zossl.SSL_get_error(t->ssl, r);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
       if (wait_io(t->fd, e, deadline, err) < 0) return -1;
       continue;
@@ -299,15 +220,15 @@ int ztls_read_exact(ztls_conn *t, void *buf, size_t n, int64_t deadline, zerr *e
 int ztls_write_all(ztls_conn *t, const void *buf, size_t n, int64_t deadline, zerr *err) {
   size_t done = 0;
   while (done < n) {
-    K.err_clear();
+    zossl.ERR_clear_error();
     errno = 0;
     size_t want = n - done > INT32_MAX ? INT32_MAX : n - done;
-    int r = K.write(t->ssl, (const char *)buf + done, (int)want);
+    int r = zossl.SSL_write(t->ssl, (const char *)buf + done, (int)want);
     if (r > 0) {
       done += (size_t)r;
       continue;
     }
-    int e = K.get_error(t->ssl, r);
+    int e = zossl.SSL_get_error(t->ssl, r);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
       if (wait_io(t->fd, e, deadline, err) < 0) return -1;
       continue;
@@ -333,14 +254,14 @@ static int send_all(int fd, const char *buf, size_t n) {
  * closed, -1 on an error. */
 static int drain_tls(ztls_conn *t, int plain_fd, char *buf, size_t cap) {
   for (;;) {
-    K.err_clear();
+    zossl.ERR_clear_error();
     errno = 0;
-    int r = K.read(t->ssl, buf, (int)cap);
+    int r = zossl.SSL_read(t->ssl, buf, (int)cap);
     if (r > 0) {
       if (send_all(plain_fd, buf, (size_t)r) < 0) return -1;
       continue;
     }
-    int e = K.get_error(t->ssl, r);
+    int e = zossl.SSL_get_error(t->ssl, r);
     if (e == SSL_ERROR_WANT_READ) return 1;
     if (e == SSL_ERROR_WANT_WRITE) {
       if (wait_io(t->fd, e, -1, NULL) < 0) return -1;
@@ -370,14 +291,14 @@ int ztls_relay(ztls_conn *t, int plain_fd) {
   }
 }
 
-const char *ztls_version(const ztls_conn *t) { return K.get_version(t->ssl); }
+const char *ztls_version(const ztls_conn *t) { return zossl.SSL_get_version(t->ssl); }
 
 void ztls_close(ztls_conn *t) {
   if (!t) return;
-  K.err_clear();
-  (void)K.shutdown(t->ssl); /* one close_notify, no wait for the peer's */
-  K.err_clear();
-  K.ssl_free(t->ssl);
+  zossl.ERR_clear_error();
+  (void)zossl.SSL_shutdown(t->ssl); /* one close_notify, no wait for the peer's */
+  zossl.ERR_clear_error();
+  zossl.SSL_free(t->ssl);
   close(t->fd);
   free(t);
 }

@@ -40,12 +40,18 @@ typedef struct zsb_egress {
   zeg_proxy *proxy;
   char *socket_path;      /* owned */
   zsb_egress_hooks hooks; /* copied at start; the proxy's events go through eg */
+  zeg_inspector *inspect; /* sandbox.inspectTLS; NULL when off */
 } zsb_egress;
 
 /* Starts the proxy for p: its socket in <runtime base>/.egress/ (0700),
  * ZERO_EGRESS_HOSTS (a hosts file, for tests) as its resolver override.
- * hooks may be NULL. -1 with err: the command must then not run (fail
- * closed). */
+ * With p->inspect_tls, also the run's inspection CA (net/egress/tlsca.h),
+ * written beside the socket (zsb_egress_file): "ca.pem" (the CA
+ * certificate), "bundle.pem" (the CAs a sandboxed command trusts: the
+ * system's, or network.caBundle, plus the run's) and "key.pem" (the CA key,
+ * 0600; a sandbox sees none of the directory but the socket and the two
+ * certificate files). hooks may be NULL. -1 with err: the command must then
+ * not run (fail closed). */
 int zsb_egress_start(zsb_egress *eg, const zsb_policy *p, const zsb_egress_hooks *hooks, zerr *err);
 void zsb_egress_stop(zsb_egress *eg);
 
@@ -64,11 +70,19 @@ void zsb_egress_guard_release(zsb_egress_guard *g);
 /* ztool_host_guard.refused (ud: the guard). */
 bool zsb_egress_host_refused(void *ud, const char *host, int port, char *why, size_t cap);
 
-/* true for an inherited variable a scoped command gets from zero instead
- * (the proxy variables in both cases). */
-bool zsb_egress_env_name(const char *kv);
+/* The file of the run's proxy named suffix ("ca.pem", "bundle.pem",
+ * "key.pem"): beside socket_path, its ".sock" replaced. Caller frees. */
+char *zsb_egress_file(const char *socket_path, const char *suffix);
+
+/* true for an inherited variable a scoped command gets from zero instead:
+ * the proxy variables in both cases, and with inspect the CA variables of
+ * zsb_egress_env. */
+bool zsb_egress_env_name(const char *kv, bool inspect);
 /* Adds HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (socks5h), NO_PROXY, in both
- * cases, pointing at the forwarder. */
-void zsb_egress_env(strvec *e);
+ * cases, pointing at the forwarder; with inspect (socket_path: the proxy's)
+ * also SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, GIT_SSL_CAINFO,
+ * PIP_CERT and CARGO_HTTP_CAINFO naming the bundle, and
+ * NODE_EXTRA_CA_CERTS the CA certificate (Node adds it to its own). */
+void zsb_egress_env(strvec *e, const char *socket_path, bool inspect);
 
 #endif

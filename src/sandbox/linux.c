@@ -175,7 +175,8 @@ static void env_add_rt(strvec *e, const char *name, const char *rt, const char *
 /* base: the command's own environment (NULL = zero's). egress: the
  * command reaches the network through zero's proxy (network "scoped"). */
 static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, bool network,
-                        bool egress, char *const *base) {
+                        const char *egress_sock, char *const *base) {
+  bool egress = egress_sock != NULL;
   strvec e = STRVEC_INIT;
   /* Tool homes that live under the real HOME and are found through it: keep
    * them reachable (read-only) when HOME moves to the runtime dir. */
@@ -183,7 +184,7 @@ static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, 
       {"PYENV_ROOT", ".pyenv"}, {"RUSTUP_HOME", ".rustup"}, {"NVM_DIR", ".nvm"}};
   for (char *const *kv = base ? base : environ; *kv; kv++) {
     if (withheld_name(*kv) || is_set_name(*kv)) continue;
-    if (egress && zsb_egress_env_name(*kv)) continue;
+    if (egress && zsb_egress_env_name(*kv, p->inspect_tls)) continue;
     strvec_push(&e, *kv);
   }
   for (size_t i = 0; i < ZARRAY_LEN(keep_home); i++) {
@@ -219,7 +220,7 @@ static char **build_env(const zsb_policy *p, zsb_backend b, const char *tmpdir, 
   env_add(&e, "ZERO_SANDBOXED", "1");
   env_add(&e, "ZERO_SANDBOX_BACKEND", zsb_backend_name(b));
   env_add(&e, "ZERO_SANDBOX_NETWORK", network ? "allow" : egress ? "scoped" : "deny");
-  if (egress) zsb_egress_env(&e);
+  if (egress) zsb_egress_env(&e, egress_sock, p->inspect_tls);
   return strvec_detach(&e);
 }
 
@@ -543,6 +544,24 @@ static void protect_runtime_base(argvb *a, const zsb_policy *p, const zsb_strv *
   av3(a, "--bind", p->runtime_dir, p->runtime_dir);
 }
 
+/* The egress proxy's directory (<runtime base>/.egress), last so no other
+ * mount covers it: an empty tmpfs holding only this run's socket and, under
+ * sandbox.inspectTLS, its CA certificate and bundle, all read-only
+ * (connecting needs no write access to the mount). Other runs' sockets —
+ * proxies with other rules — and the CA key stay out of reach. */
+static void mount_egress(argvb *a, const zsb_policy *p, const char *egress_sock) {
+  if (!egress_sock) return;
+  cleanup_free char *dir = xstrndup(egress_sock, (size_t)(strrchr(egress_sock, '/') - egress_sock));
+  av2(a, "--tmpfs", dir);
+  av3(a, "--ro-bind", egress_sock, egress_sock);
+  if (!p->inspect_tls) return;
+  static const char suffixes[][12] = {"ca.pem", "bundle.pem"};
+  for (size_t i = 0; i < ZARRAY_LEN(suffixes); i++) {
+    cleanup_free char *f = zsb_egress_file(egress_sock, suffixes[i]);
+    av3(a, "--ro-bind", f, f);
+  }
+}
+
 /* zero's own config dirs (keys, MCP OAuth tokens, grants, the user config
  * that decides the sandbox) are hidden: an empty tmpfs. Where a writable
  * root covers one (a workspace of $HOME), it is made first if missing — else
@@ -741,9 +760,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
   zsb_strv_release(&hidden);
   rebind_own_config_files(a, p, reads);
   hide_service_sockets(a, p, &roots);
-  /* The egress proxy's socket, last so no other mount covers it; read-only
-   * (connecting needs no write access to the mount). */
-  if (egress_sock) av3(a, "--ro-bind", egress_sock, egress_sock);
+  mount_egress(a, p, egress_sock);
   av2(a, "--chdir", cwd);
   av(a, "--");
   add_inner_stage(a, p, self, egress_sock != NULL);
@@ -864,7 +881,7 @@ static int launch_prepare(const zsb_policy *p, zsb_backend b, char *const cmd[],
   }
   l->argv = strvec_detach(&a);
   l->envp = build_env(p, b, b == ZSB_BWRAP ? "/tmp" : rt_tmp, network,
-                      b == ZSB_BWRAP && egress_sock, base_env);
+                      b == ZSB_BWRAP ? egress_sock : NULL, base_env);
   return 0;
 }
 

@@ -361,6 +361,24 @@ static json_t *load_sandbox_obj(const char *path, json_t **doc_out, zerr *err) {
   return sb;
 }
 
+/* sandbox.inspectTLS of a config file into *out, when given. -1 with err
+ * when it is not a boolean. */
+static int inspect_tls_value(const json_t *sb, const char *file, bool *out, zerr *err) {
+  json_t *v = json_object_get(sb, "inspectTLS");
+  if (!v) return 0;
+  if (!json_is_boolean(v))
+    return zerr_set(err, ZE_USAGE, "%s: sandbox.inspectTLS must be true or false", file);
+  *out = json_is_true(v);
+  return 0;
+}
+
+/* network.caBundle of the user config (config.c checks it at load; here
+ * only the path is wanted, for the egress proxy's upstream checks). */
+static void user_ca_bundle(zsb_policy *p, const json_t *doc) {
+  const char *b = json_string_value(json_object_get(json_object_get(doc, "network"), "caBundle"));
+  if (b && *b) p->ca_bundle = zsb_resolve_path(b, NULL);
+}
+
 static int apply_user(zsb_policy *p, json_t *sb, const char *file, zerr *err) {
   json_t *v;
   if ((v = json_object_get(sb, "enabled")) && json_is_boolean(v)) p->enabled = json_is_true(v);
@@ -379,6 +397,7 @@ static int apply_user(zsb_policy *p, json_t *sb, const char *file, zerr *err) {
     return -1;
   if ((v = json_object_get(sb, "blockUnixSockets")) && json_is_true(v))
     p->block_unix_sockets = true;
+  if (inspect_tls_value(sb, file, &p->inspect_tls, err) < 0) return -1;
   if ((v = json_object_get(sb, "enforceToolNetwork")) && json_is_boolean(v))
     p->enforce_tool_network = json_is_true(v);
   const char *home = zpath_home();
@@ -428,6 +447,12 @@ static int apply_project(zsb_policy *p, json_t *sb, const char *file, zerr *err)
   if (pa) p->project_narrows = true;
   if ((v = json_object_get(sb, "blockUnixSockets")) && json_is_true(v))
     p->block_unix_sockets = true;
+  bool inspect = p->inspect_tls;
+  if (inspect_tls_value(sb, file, &inspect, err) < 0) return -1;
+  if (inspect) p->inspect_tls = true;
+  else if (p->inspect_tls)
+    zsb_strv_add(&p->notes, "project config sets sandbox.inspectTLS false; ignored (only the "
+                            "user config may turn TLS inspection off)");
   if ((v = json_object_get(sb, "enabled")) && json_is_false(v))
     zsb_strv_add(&p->notes, "project config asks to disable the sandbox; ignored");
   if ((v = json_object_get(sb, "enforceToolNetwork")) && json_is_true(v))
@@ -534,6 +559,7 @@ int zsb_policy_build(zsb_policy *p, const zsb_policy_opts *o, zerr *err) {
     int rc = 0;
     if (sb == (json_t *)-1) rc = -1;
     else if (sb) rc = apply_user(p, sb, user, err);
+    if (doc) user_ca_bundle(p, doc);
     json_decref(doc);
     if (rc < 0) return -1;
     if (add_flag_domains(p, o, err) < 0) return -1;
@@ -566,6 +592,7 @@ void zsb_policy_release(zsb_policy *p) {
   free(p->workspace);
   free(p->runtime_dir);
   free(p->home);
+  free(p->ca_bundle);
   zsb_strv_release(&p->write_roots);
   zsb_strv_release(&p->deny_read);
   zsb_strv_release(&p->deny_write);
@@ -601,6 +628,7 @@ json_t *zsb_policy_to_json(const zsb_policy *p) {
   json_object_set_new(j, "deniedDomains", strv_json(&p->denied_domains));
   if (p->project_narrows)
     json_object_set_new(j, "projectAllowedDomains", strv_json(&p->project_domains));
+  json_object_set_new(j, "inspectTLS", json_boolean(p->inspect_tls));
   return j;
 }
 
@@ -646,6 +674,7 @@ int zsb_policy_from_json(zsb_policy *p, const json_t *j, zerr *err) {
   p->project_narrows = json_object_get(j, "projectAllowedDomains") != NULL;
   domains_from(&p->project_domains, j, "projectAllowedDomains");
   p->block_unix_sockets = zjson_bool_or(j, "blockUnixSockets", false);
+  p->inspect_tls = zjson_bool_or(j, "inspectTLS", false);
   p->enabled = zjson_bool_or(j, "enabled", true);
   if (strv_from(&p->write_roots, j, "writeRoots", err) < 0 ||
       strv_from(&p->deny_read, j, "denyRead", err) < 0 ||

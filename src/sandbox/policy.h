@@ -71,6 +71,12 @@ typedef struct zsb_policy {
   zsb_strv denied_domains;  /* user and project config */
   zsb_strv project_domains; /* the project's allowedDomains: a host must be on it too */
   bool project_narrows;     /* the project gave allowedDomains (even an empty list) */
+  /* sandbox.inspectTLS (network "scoped" only): the egress proxy terminates
+   * TLS with a CA of the run and checks every request's Host (the user or
+   * the project config may turn it on; a project cannot turn it off). */
+  bool inspect_tls;
+  char *ca_bundle; /* network.caBundle of the user config (NULL: the system's);
+                    * what the proxy verifies upstream servers against */
   bool block_unix_sockets;
   /* sandbox.enforceToolNetwork (default true; only the user config may set
    * it false): tools that reach the network from zero's own process

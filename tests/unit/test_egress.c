@@ -304,6 +304,56 @@ static void policy_refuses_malformed_patterns(void **state) {
   zsb_policy_release(&p);
 }
 
+static void policy_inspect_tls_only_turns_on_in_a_project(void **state) {
+  (void)state;
+  zsb_policy p;
+  zerr e = ZERR_INIT;
+  /* the user turns it on: a project's false is ignored with a note */
+  assert_int_equal(build("{\"sandbox\":{\"network\":\"scoped\",\"inspectTLS\":true}}",
+                         "{\"sandbox\":{\"inspectTLS\":false}}", NULL, &p, &e),
+                   0);
+  assert_true(p.inspect_tls);
+  assert_true(p.notes.n > 0);
+  assert_non_null(strstr(p.notes.v[p.notes.n - 1], "inspectTLS"));
+  zsb_policy_release(&p);
+  /* a project may turn it on */
+  assert_int_equal(build("{\"sandbox\":{\"network\":\"scoped\"}}",
+                         "{\"sandbox\":{\"inspectTLS\":true}}", NULL, &p, &e),
+                   0);
+  assert_true(p.inspect_tls);
+  json_t *j = zsb_policy_to_json(&p);
+  zsb_policy back;
+  assert_int_equal(zsb_policy_from_json(&back, j, &e), 0);
+  assert_true(back.inspect_tls);
+  zsb_policy_release(&back);
+  json_decref(j);
+  zsb_policy_release(&p);
+  /* off by default; anything but a boolean is an error that names the key */
+  assert_int_equal(build("{\"sandbox\":{\"network\":\"scoped\"}}", NULL, NULL, &p, &e), 0);
+  assert_false(p.inspect_tls);
+  zsb_policy_release(&p);
+  assert_int_equal(build("{\"sandbox\":{\"inspectTLS\":\"yes\"}}", NULL, NULL, &p, &e), -1);
+  assert_non_null(strstr(e.msg, "sandbox.inspectTLS must be true or false"));
+  zsb_policy_release(&p);
+}
+
+static void inspect_env_names_the_bundle_beside_the_socket(void **state) {
+  (void)state;
+  strvec e = STRVEC_INIT;
+  zsb_egress_env(&e, "/r/.egress/7-1.sock", true);
+  bool saw_cert = false, saw_node = false;
+  for (size_t i = 0; i < e.nr; i++) {
+    saw_cert |= !strcmp(e.v[i], "SSL_CERT_FILE=/r/.egress/7-1.bundle.pem");
+    saw_node |= !strcmp(e.v[i], "NODE_EXTRA_CA_CERTS=/r/.egress/7-1.ca.pem");
+  }
+  assert_true(saw_cert);
+  assert_true(saw_node);
+  assert_true(zsb_egress_env_name("CURL_CA_BUNDLE=/x", true));
+  assert_false(zsb_egress_env_name("CURL_CA_BUNDLE=/x", false)); /* not inspecting: the user's */
+  assert_true(zsb_egress_env_name("https_proxy=x", false));
+  strvec_clear(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(normalize_lowercases_and_drops_one_trailing_dot),
@@ -319,6 +369,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(policy_project_cannot_loosen_and_flag_scopes_a_deny, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(policy_refuses_malformed_patterns, setup, teardown),
+      cmocka_unit_test_setup_teardown(policy_inspect_tls_only_turns_on_in_a_project, setup,
+                                      teardown),
+      cmocka_unit_test(inspect_env_names_the_bundle_beside_the_socket),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

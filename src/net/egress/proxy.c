@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 #include "base/common.h"
 #include "base/fs.h"
 #include "net/egress/forward.h"
+#include "net/egress/h1check.h"
+#include "net/egress/inspect.h"
 #include "net/egress/relay.h"
 
 #define HEAD_MAX 16384         /* an HTTP request head larger than this is refused */
@@ -52,6 +55,7 @@ struct zeg_proxy {
   void *ud;
   zeg_ask_fn ask;
   void *ask_ud;
+  zeg_inspector *inspect; /* borrowed; NULL: no inspection */
 };
 
 typedef struct conn {
@@ -243,14 +247,10 @@ static int decide_and_dial(zeg_proxy *p, const char *proto, const char *host, in
 /* ---- HTTP ------------------------------------------------------------------ */
 
 static void http_reply(int fd, int status, const char *text) {
-  const char *phrase = status == 403 ? "Forbidden" : status == 502 ? "Bad Gateway"
-                                                                   : "Bad Request";
-  char head[256];
-  int n = snprintf(head, sizeof head,
-                   "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                   "Content-Length: %zu\r\nConnection: close\r\nX-Zero-Egress: refused\r\n\r\n",
-                   status, phrase, strlen(text));
-  if (write_all(fd, head, (size_t)n) == 0) write_all(fd, text, strlen(text));
+  zbuf r = ZBUF_INIT;
+  zeg_h1_refusal(status, text, &r);
+  write_all(fd, r.data, r.len);
+  zbuf_release(&r);
 }
 
 static void refuse_http(zeg_proxy *p, int fd, const char *proto, const char *host, int port,
@@ -260,36 +260,6 @@ static void refuse_http(zeg_proxy *p, int fd, const char *proto, const char *hos
   else snprintf(body, sizeof body, "zero: %s:%d: %s\n", host, port, why);
   http_reply(fd, status, body);
   record_failure(p, proto, host, port, status, why);
-}
-
-/* Splits "host:port" or "[v6]:port" (port required when need_port, else
- * default) into a normalized host and port. false when malformed. */
-static bool split_authority(const char *a, size_t len, bool need_port, int dflt, char *host,
-                            size_t cap, int *port) {
-  char buf[ZEG_HOST_MAX + 16];
-  if (len == 0 || len >= sizeof buf || memchr(a, '@', len)) return false;
-  memcpy(buf, a, len);
-  buf[len] = '\0';
-  char *colon = strrchr(buf, ':');
-  if (buf[0] == '[') {
-    char *close_br = strchr(buf, ']');
-    if (!close_br) return false;
-    colon = close_br[1] == ':' ? close_br + 1 : NULL;
-    if (close_br[1] && !colon) return false;
-  } else if (colon && strchr(buf, ':') != colon) {
-    return false; /* a bare IPv6 address needs brackets */
-  }
-  *port = dflt;
-  if (colon) {
-    char *end;
-    long v = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || *end || v < 1 || v > 65535) return false;
-    *port = (int)v;
-    *colon = '\0';
-  } else if (need_port) {
-    return false;
-  }
-  return zeg_host_normalize(buf, host, cap);
 }
 
 /* The value of header name in the head (lines after the request line), or
@@ -362,6 +332,70 @@ static int read_head(zeg_proxy *p, int fd, zbuf *b, size_t *body_off) {
   return -1;
 }
 
+/* A SOCKS5 reply (RFC 1928 section 6) with code, bound address 0.0.0.0:0. */
+static int socks_reply(int fd, unsigned char code) {
+  unsigned char r[10] = {5, code, 0, 1, 0, 0, 0, 0, 0, 0};
+  return write_all(fd, r, sizeof r);
+}
+
+/* The proxy's yes to a tunnel: 200 to a CONNECT, success to SOCKS5. */
+static int tunnel_open(int fd, const char *proto) {
+  static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+  return !strcmp(proto, "socks5") ? socks_reply(fd, 0) : write_all(fd, ok, sizeof ok - 1);
+}
+
+/* The proxy's no to a tunnel it had decided to allow (the upstream failed
+ * TLS verification, the client sent no TLS): 502 to a CONNECT, "connection
+ * refused" to SOCKS5. */
+static void tunnel_refuse(zeg_proxy *p, int fd, const char *proto, const char *host, int port,
+                          const char *why) {
+  if (!strcmp(proto, "socks5")) {
+    socks_reply(fd, 5); /* connection refused */
+    record_failure(p, proto, host, port, 502, why);
+  } else {
+    refuse_http(p, fd, proto, host, port, 502, why);
+  }
+}
+
+/* An inspected tunnel (inspect.h): TLS upstream first, verified, then the
+ * yes, then the client's TLS and the checked relay. A request that breaks
+ * the rules is recorded as a refusal of the host. */
+static void serve_inspected(zeg_proxy *p, int fd, int up, const char *proto, const char *host,
+                            int port) {
+  char why[512];
+  SSL *tls = zeg_inspect_connect(p->inspect, up, host, p->stop[0], why, sizeof why);
+  if (!tls) {
+    tunnel_refuse(p, fd, proto, host, port, why);
+    return;
+  }
+  if (tunnel_open(fd, proto) == 0) {
+    zeg_inspect_result r;
+    zeg_inspect_relay(p->inspect, tls, fd, host, port, p->stop[0], &r);
+    /* protocol "https": a request inside the tunnel, not the tunnel */
+    if (r.refused) emit(p, "network_decision", "https", host, port, false, r.why, 0, 0);
+    count(p, !r.refused, r.up, r.down);
+    emit(p, "network_request", proto, host, port, !r.refused, r.why, r.up, r.down);
+  }
+  zossl.SSL_free(tls);
+}
+
+/* A tunnel to host:port over the connected upstream socket up: relayed as
+ * it is, or inspected (early: bytes the client sent with its CONNECT). */
+static void serve_tunnel(zeg_proxy *p, int fd, int up, const char *early, size_t n_early,
+                         const char *proto, const char *host, int port) {
+  if (!p->inspect) {
+    if (tunnel_open(fd, proto) == 0 && write_all(up, early, n_early) == 0)
+      relay_and_record(p, fd, up, n_early, proto, host, port);
+    return;
+  }
+  if (n_early) {
+    refuse_http(p, fd, proto, host, port, 400,
+                "under sandbox.inspectTLS the TLS handshake must follow the proxy's 200");
+    return;
+  }
+  serve_inspected(p, fd, up, proto, host, port);
+}
+
 /* Plain HTTP to "http://authority/path": the Host header must name the
  * target; the head is rewritten for the upstream. */
 static void serve_absolute(zeg_proxy *p, int fd, const char *method, const char *target,
@@ -371,7 +405,7 @@ static void serve_absolute(zeg_proxy *p, int fd, const char *method, const char 
   const char *path = auth[alen] == '/' ? auth + alen : "/";
   char host[ZEG_HOST_MAX];
   int port;
-  if (!split_authority(auth, alen, false, 80, host, sizeof host, &port)) {
+  if (!zeg_split_authority(auth, alen, false, 80, host, sizeof host, &port)) {
     http_reply(fd, 400, "zero: malformed target in the request line\n");
     return;
   }
@@ -379,7 +413,7 @@ static void serve_absolute(zeg_proxy *p, int fd, const char *method, const char 
   const char *hv = header_value(b->data, "Host", &hl);
   char hhost[ZEG_HOST_MAX];
   int hport;
-  if (hv && (!split_authority(hv, hl, false, 80, hhost, sizeof hhost, &hport) ||
+  if (hv && (!zeg_split_authority(hv, hl, false, 80, hhost, sizeof hhost, &hport) ||
              strcmp(hhost, host) != 0 || hport != port)) {
     refuse_http(p, fd, "http", host, port, 403,
                 "the Host header names another host than the request's target");
@@ -430,17 +464,14 @@ static void serve_http(zeg_proxy *p, int fd) {
     char host[ZEG_HOST_MAX];
     int port, status;
     char why[512];
-    if (!split_authority(target, strlen(target), true, 0, host, sizeof host, &port)) {
+    if (!zeg_split_authority(target, strlen(target), true, 0, host, sizeof host, &port)) {
       http_reply(fd, 400, "zero: CONNECT needs host:port\n");
     } else {
       int up = decide_and_dial(p, "connect", host, port, why, sizeof why, &status);
       if (up < 0) {
         refuse_http(p, fd, "connect", host, port, status, why);
       } else {
-        static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-        if (write_all(fd, ok, sizeof ok - 1) == 0 &&
-            write_all(up, b.data + body_off, b.len - body_off) == 0)
-          relay_and_record(p, fd, up, b.len - body_off, "connect", host, port);
+        serve_tunnel(p, fd, up, b.data + body_off, b.len - body_off, "connect", host, port);
         close(up);
       }
     }
@@ -454,11 +485,6 @@ static void serve_http(zeg_proxy *p, int fd) {
 }
 
 /* ---- SOCKS5 (RFC 1928) ------------------------------------------------------ */
-
-static void socks_reply(int fd, unsigned char code) {
-  unsigned char r[10] = {5, code, 0, 1, 0, 0, 0, 0, 0, 0};
-  write_all(fd, r, sizeof r);
-}
 
 /* Reads the address of a CONNECT request into host (normalized) and port.
  * 0, or a SOCKS reply code for a malformed one. */
@@ -518,8 +544,7 @@ static void serve_socks(zeg_proxy *p, int fd) {
     record_failure(p, "socks5", host, port, status, why);
     return;
   }
-  socks_reply(fd, 0);
-  relay_and_record(p, fd, up, 0, "socks5", host, port);
+  serve_tunnel(p, fd, up, NULL, 0, "socks5", host, port);
   close(up);
 }
 
@@ -563,6 +588,14 @@ static int take_passed(int fd) {
 static void *conn_main(void *arg) {
   conn *c = arg;
   zeg_proxy *p = c->p;
+  /* A peer that leaves while the proxy writes to it is an EPIPE for this
+   * connection, never a SIGPIPE that ends zero: splice(2) and libssl's
+   * write(2) take no MSG_NOSIGNAL. A blocked SIGPIPE stays pending on this
+   * thread and goes with it. */
+  sigset_t pipe_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
   unsigned char first;
   bool ready =
       wait_fd(p, c->fd, POLLIN, IO_TIMEOUT_MS) == 1 && recv(c->fd, &first, 1, MSG_PEEK) == 1;
@@ -688,6 +721,7 @@ zeg_proxy *zeg_proxy_start(const zeg_proxy_opts *o, zerr *err) {
   p->ask = o->ask;
   p->ask_ud = o->ask_ud;
   p->ud = o->ud;
+  p->inspect = o->inspect;
   if (o->hosts_file && *o->hosts_file) load_hosts(p, o->hosts_file);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->idle, NULL);

@@ -36,7 +36,8 @@
  * the call. */
 typedef struct zeg_event {
   const char *kind;   /* "network_decision" (before dialling) or "network_request" (done) */
-  const char *proto;  /* "connect", "http", "socks5" */
+  const char *proto;  /* "connect", "http", "socks5"; "https": a request refused inside an
+                       * inspected tunnel (inspect.h) */
   const char *host;   /* as normalized */
   int port;
   bool allowed;
@@ -53,6 +54,8 @@ typedef void (*zeg_event_fn)(void *ud, const zeg_event *e);
  * hosts are denied. */
 typedef bool (*zeg_ask_fn)(void *ud, const char *host, int port);
 
+typedef struct zeg_inspector zeg_inspector; /* inspect.h */
+
 typedef struct zeg_proxy_opts {
   const zeg_rules *rules;    /* copied */
   const char *socket_path;   /* created (an existing socket there is replaced); parent exists */
@@ -61,6 +64,11 @@ typedef struct zeg_proxy_opts {
   void *ud;                  /* on_event's */
   zeg_ask_fn ask;            /* may be NULL */
   void *ask_ud;
+  /* sandbox.inspectTLS (inspect.h; borrowed, outlives the proxy): every
+   * CONNECT and SOCKS5 tunnel is TLS terminated and its requests checked;
+   * a tunnel that does not start with a TLS handshake is refused. NULL:
+   * tunnels are relayed as they are. */
+  zeg_inspector *inspect;
 } zeg_proxy_opts;
 
 typedef struct zeg_proxy zeg_proxy;

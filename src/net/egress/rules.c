@@ -295,3 +295,31 @@ bool zeg_rules_address_ok(const zeg_rules *r, const struct sockaddr *sa) {
     if (r->allow.v[i].is_addr && addr_in(&r->allow.v[i], sa)) return true;
   return false;
 }
+
+bool zeg_split_authority(const char *a, size_t len, bool need_port, int dflt, char *host,
+                         size_t cap, int *port) {
+  char buf[ZEG_HOST_MAX + 16];
+  if (len == 0 || len >= sizeof buf || memchr(a, '@', len)) return false;
+  memcpy(buf, a, len);
+  buf[len] = '\0';
+  char *colon = strrchr(buf, ':');
+  if (buf[0] == '[') {
+    char *close_br = strchr(buf, ']');
+    if (!close_br) return false;
+    colon = close_br[1] == ':' ? close_br + 1 : NULL;
+    if (close_br[1] && !colon) return false;
+  } else if (colon && strchr(buf, ':') != colon) {
+    return false; /* a bare IPv6 address needs brackets */
+  }
+  *port = dflt;
+  if (colon) {
+    char *end;
+    long v = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || v < 1 || v > 65535) return false;
+    *port = (int)v;
+    *colon = '\0';
+  } else if (need_port) {
+    return false;
+  }
+  return zeg_host_normalize(buf, host, cap);
+}

@@ -66,6 +66,13 @@ typedef struct zeg_rules {
  * '.', an empty label, or non-ASCII (an IDN must arrive in xn-- form). */
 bool zeg_host_normalize(const char *host, char *out, size_t cap);
 
+/* Splits the authority a (len bytes: "host:port" or "[v6]:port"; the port
+ * required when need_port, else dflt when absent) into a normalized host
+ * and the port. false when malformed (userinfo, a bare IPv6 address, a
+ * port outside 1-65535, an invalid host). */
+bool zeg_split_authority(const char *a, size_t len, bool need_port, int dflt, char *host,
+                         size_t cap, int *port);
+
 /* When host (normalized) is an IP literal in any form a resolver would
  * accept — dotted quad, and also decimal (2130706433), octal (0177.0.0.1),
  * hex (0x7f.1) and short forms (127.1), or IPv6 — stores it in *ss and
