@@ -190,6 +190,16 @@ def system_text(body):
     return ""
 
 
+def system_blocks(body):
+    """The system prompt whole and each of its text blocks (Anthropic's
+    system is a list: an agent's own prompt may follow a header block)."""
+    out = [system_text(body)]
+    sysval = body.get("system") if isinstance(body, dict) else None
+    if isinstance(sysval, list):
+        out += [b["text"] for b in sysval if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return out
+
+
 def stream_events(turn, index, request, protocol="chat", path="", issued=None):
     """The list of SSE event byte strings for a streaming turn (issued:
     fake_anthropic.new_issued(), what an Anthropic answer sent)."""
@@ -378,9 +388,9 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw.decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 body = None
-            system = system_text(body)
+            blocks = system_blocks(body)
             for prefix, text in self.server.auto_answers:
-                if system.startswith(prefix):
+                if any(b.startswith(prefix) for b in blocks):
                     # --auto-answer: an agent's side request (a title
                     # generator, a classifier) gets a fixed answer and does
                     # not consume the script, whenever it comes.
@@ -611,7 +621,8 @@ def main(argv):
                     help="answer compaction requests (system prompt starting 'You summarize') "
                          "with TEXT without consuming a scripted turn")
     ap.add_argument("--auto-answer", metavar="PREFIX=TEXT", action="append", default=[],
-                    help="answer any request whose system prompt starts with PREFIX with TEXT, "
+                    help="answer any request whose system prompt (or one of its text blocks) "
+                         "starts with PREFIX with TEXT, "
                          "without consuming a scripted turn (repeatable; an agent's title or "
                          "classifier requests in benchmarks)")
     ap.add_argument("--keep-running", action="store_true",
