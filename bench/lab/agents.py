@@ -66,6 +66,7 @@ class Agent:
     protocol = "chat"          # what the fake server speaks to it
     model = "fake-model"
     side_answers = ()           # (system prefix, answer) for --auto-answer
+    side_answers_user = ()      # (words of the last user message, answer): --auto-answer-user
 
     def __init__(self, lab):
         self.lab = lab
@@ -305,6 +306,17 @@ class Claude(Agent):
     name = "claude"
     protocol = "anthropic"
     model = "claude-sonnet-4-6"
+    # Its automatic compaction (near the context window, in the 500-turn
+    # sessions) asks the model for a summary: the same system prompt, a last
+    # user message saying what to summarize. Answered so, as a real model
+    # would, and not from the script (a scripted tool call there made its
+    # compaction fail: "summarization produced empty response").
+    side_answers_user = (("Your task is to create a detailed summary of the conversation so far",
+                          "<analysis>A long session of file reads and counts.</analysis>\n"
+                          "<summary>1. Primary request: a long session; each turn reads or "
+                          "counts its own data file (data/part-NNN.txt). 2. Progress: the "
+                          "files so far were read or counted. 3. Next step: continue with "
+                          "the next file.</summary>"),)
 
     def bin(self):
         nm = os.path.join(self.lab.peers, "claude", "node_modules")

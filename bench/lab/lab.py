@@ -187,27 +187,47 @@ def long_extra(turns):
     return extra
 
 
+def long_result_text(step):
+    """What the tool result of a long session's read / shell step contains:
+    the read file's last line, or the `wc -c` count."""
+    name = long_step_file(step)
+    n = int(name[len("data/part-"):-len(".txt")])
+    if step[0] == "read":
+        return "part %03d line %02d" % (n, LONG_LINES - 1)
+    return "%d %s" % (long_data_size(n), name)
+
+
 def check_long(steps, reqs):
-    """None when the last request of the long session carries every earlier
-    tool result (each read file's last line, each `wc -c` count), else what
-    is missing: an agent whose tools failed quietly has not done the work."""
-    last = [r for r in reqs if r.get("turn") == len(steps) - 1]
-    if not last:
+    """None when every tool result of the long session reached the model:
+    each read's file and each `wc -c` count is in the request of the turn
+    right after its call; else what is missing (an agent whose tools failed
+    quietly has not done the work). What an agent keeps of old results
+    later is its own context management (zero drops old read outputs,
+    Claude Code compacts), counted by long_results_kept, not checked."""
+    by_turn = {r.get("turn"): r for r in reqs if r.get("turn") is not None}
+    if len(steps) - 1 not in by_turn:
         return "no request for the last scripted turn"
-    text = searchlab.tool_results_text(last[0].get("body"))
     missing = []
-    tools = [s for s in steps[:-1] if s[0] in ("read", "shell")]
-    for s in tools:
-        name = long_step_file(s)
-        n = int(name[len("data/part-"):-len(".txt")])
-        want = "part %03d line %02d" % (n, LONG_LINES - 1) if s[0] == "read" else \
-            "%d %s" % (long_data_size(n), name)
-        if want not in text:
-            missing.append("%s %s" % (s[0], name))
+    tools = [(i, s) for i, s in enumerate(steps[:-1]) if s[0] in ("read", "shell")]
+    for i, s in tools:
+        nxt = by_turn.get(i + 1)
+        if nxt is None or long_result_text(s) not in \
+                searchlab.tool_results_text(nxt.get("body")):
+            missing.append("%s %s" % (s[0], long_step_file(s)))
     if missing:
-        return "%d of %d tool results missing from its last request, e.g. %s" % (
+        return "%d of %d tool results missing from the request after their call, e.g. %s" % (
             len(missing), len(tools), ", ".join(missing[:3]))
     return None
+
+
+def long_results_kept(steps, reqs):
+    """How many of the long session's tool results its last request still
+    carries in full (the rest the agent dropped or summarized)."""
+    last = [r for r in reqs if r.get("turn") == len(steps) - 1]
+    if not last:
+        return 0
+    text = searchlab.tool_results_text(last[0].get("body"))
+    return sum(1 for s in steps[:-1] if s[0] in ("read", "shell") and long_result_text(s) in text)
 
 
 def series_name(scenario, agent):
@@ -324,6 +344,8 @@ class Lab:
         argv = [sys.executable, FAKE_SERVER, script, "--log", os.path.join(d, "requests.jsonl")]
         for prefix, text in agent.side_answers:
             argv += ["--auto-answer", "%s=%s" % (prefix, text)]
+        for words, text in agent.side_answers_user:
+            argv += ["--auto-answer-user", "%s=%s" % (words, text)]
         out = open(os.path.join(d, "server.out"), "w+")
         proc = subprocess.Popen(argv, stdout=out, stderr=open(os.path.join(d, "server.err"), "w"),
                                 stdin=subprocess.DEVNULL)
@@ -475,6 +497,8 @@ class Lab:
             why = searchlab.check_agent_result(self, reqs)
         elif scenario in LONG_SCENARIOS:
             why = check_long(steps, reqs)
+            m["results_kept"] = long_results_kept(steps, reqs)
+            m["tool_results"] = sum(1 for s in steps if s[0] in ("read", "shell"))
         elif scenario in TASKS:
             got = tree_digest(ws)
             if got != self.expected_task(scenario):

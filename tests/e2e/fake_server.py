@@ -190,14 +190,21 @@ def system_text(body):
     return ""
 
 
-def system_blocks(body):
-    """The system prompt whole and each of its text blocks (Anthropic's
-    system is a list: an agent's own prompt may follow a header block)."""
-    out = [system_text(body)]
-    sysval = body.get("system") if isinstance(body, dict) else None
-    if isinstance(sysval, list):
-        out += [b["text"] for b in sysval if isinstance(b, dict) and isinstance(b.get("text"), str)]
-    return out
+def last_user_text(body):
+    """The text of a request's last message when the user sent it ("" if
+    not): Chat's and Anthropic's messages, Responses' input, Gemini's
+    contents. Text parts are joined."""
+    if not isinstance(body, dict):
+        return ""
+    msgs = body.get("messages") or body.get("input") or body.get("contents") or []
+    last = msgs[-1] if isinstance(msgs, list) and msgs else None
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return ""
+    parts = last.get("content") if "content" in last else last.get("parts")
+    if isinstance(parts, str):
+        return parts
+    return "".join(p["text"] for p in parts or []
+                   if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def stream_events(turn, index, request, protocol="chat", path="", issued=None):
@@ -388,12 +395,13 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw.decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 body = None
-            blocks = system_blocks(body)
-            for prefix, text in self.server.auto_answers:
-                if any(b.startswith(prefix) for b in blocks):
-                    # --auto-answer: an agent's side request (a title
-                    # generator, a classifier) gets a fixed answer and does
-                    # not consume the script, whenever it comes.
+            system, user = system_text(body), last_user_text(body)
+            for where, key, text in self.server.auto_answers:
+                if (system.startswith(key) if where == "system" else key in user):
+                    # --auto-answer(-user): an agent's side request (a
+                    # title generator, a classifier, a compaction summary)
+                    # gets a fixed answer and does not consume the script,
+                    # whenever it comes.
                     self.record(raw, None)
                     self.stream({"text": text}, -1, body if isinstance(body, dict) else {},
                                 protocol, path)
@@ -620,9 +628,12 @@ def main(argv):
     ap.add_argument("--auto-summary", metavar="TEXT",
                     help="answer compaction requests (system prompt starting 'You summarize') "
                          "with TEXT without consuming a scripted turn")
+    ap.add_argument("--auto-answer-user", metavar="WORDS=TEXT", action="append", default=[],
+                    help="answer any request whose last message is the user's and contains "
+                         "WORDS with TEXT, without consuming a scripted turn (repeatable; a "
+                         "compaction request that keeps the agent's system prompt)")
     ap.add_argument("--auto-answer", metavar="PREFIX=TEXT", action="append", default=[],
-                    help="answer any request whose system prompt (or one of its text blocks) "
-                         "starts with PREFIX with TEXT, "
+                    help="answer any request whose system prompt starts with PREFIX with TEXT, "
                          "without consuming a scripted turn (repeatable; an agent's title or "
                          "classifier requests in benchmarks)")
     ap.add_argument("--keep-running", action="store_true",
@@ -642,11 +653,13 @@ def main(argv):
     httpd.auto_summary = args.auto_summary
     httpd.auto_answers = []
     httpd.anthropic_issued = fake_anthropic.new_issued()
-    for spec in args.auto_answer:
-        prefix, sep, text = spec.partition("=")
-        if not sep or not prefix:
-            sys.exit("fake_server: --auto-answer wants PREFIX=TEXT, got %r" % spec)
-        httpd.auto_answers.append((prefix, text))
+    for where, opt, specs in (("system", "--auto-answer PREFIX=TEXT", args.auto_answer),
+                              ("user", "--auto-answer-user WORDS=TEXT", args.auto_answer_user)):
+        for spec in specs:
+            key, sep, text = spec.partition("=")
+            if not sep or not key:
+                sys.exit("fake_server: %s wanted, got %r" % (opt, spec))
+            httpd.auto_answers.append((where, key, text))
     sys.stdout.write("PORT %d\n" % httpd.server_address[1])
     sys.stdout.flush()
     try:
