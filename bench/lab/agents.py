@@ -56,6 +56,26 @@ def native_binary(node_modules, candidates):
     return None
 
 
+def executable_kind(path, peers):
+    """What an agent's command runs, for the report: "native binary `p`" (an
+    ELF file) or "`interpreter` script `p`" (a #! line), p relative to the
+    peers' directory (or the file name for zero)."""
+    real = os.path.realpath(path)
+    rel = os.path.relpath(real, peers) if real.startswith(peers + os.sep) else \
+        os.path.basename(real)
+    try:
+        with open(real, "rb") as f:
+            head = f.read(128)
+    except OSError as e:
+        return "unknown (%s)" % e
+    if head.startswith(b"\x7fELF"):
+        return "native binary `%s`" % rel
+    if head.startswith(b"#!"):
+        interp = head[2:].split(b"\n")[0].decode("utf-8", "replace").strip()
+        return "`%s` script `%s`" % (interp, rel)
+    return "`%s`" % rel
+
+
 class Agent:
     name = "?"
     # False for a row shown beside the agents that is not one of them (the
@@ -78,6 +98,10 @@ class Agent:
 
     def version(self):
         return "?"
+
+    def runs_as(self):
+        """What the lab starts for this agent (executable_kind of its argv[0])."""
+        return executable_kind(self.version_cmd()[0], self.lab.peers)
 
     def env(self, home, base_url):
         """The whole environment of a run (nothing inherited but PATH, LANG)."""

@@ -586,7 +586,8 @@ class Lab:
                 continue
             ok, why = a.available()
             status[a.name] = {"available": ok, "reason": why,
-                              "version": a.version() if ok else None}
+                              "version": a.version() if ok else None,
+                              "runs_as": a.runs_as() if ok else None}
             if ok:
                 agents.append(a)
             else:

@@ -117,6 +117,8 @@ class LongSessionTest(unittest.TestCase):
                 "responses": lambda rs: {"input": [{"type": "function_call_output", "output": r}
                                                    for r in rs]},
                 "chat": lambda rs: {"messages": [{"role": "tool", "content": r} for r in rs]},
+                "anthropic": lambda rs: {"messages": [{"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t", "content": r}]} for r in rs]},
                 "gemini": lambda rs: {"contents": [{"parts": [{"functionResponse": {
                     "response": {"output": r}}}]} for r in rs]},
             }
