@@ -317,6 +317,7 @@ class Lab:
         self.slow_cap = args.slow_cap
         self.slow_runs = args.slow_runs
         self.log = open(os.path.join(self.results, "lab.log"), "a")
+        self.save_to = None
         os.makedirs(self.scratch, exist_ok=True)
 
     def say(self, msg):
@@ -673,7 +674,14 @@ class Lab:
                         res[a.name]["limit"] = self.warmup + self.slow_runs
                     if r >= (0 if sc in LONG_SCENARIOS else self.warmup):
                         res[a.name]["runs"].append(m)
+            self.save(results)
         return results
+
+    def save(self, results):
+        """Writes what a run has measured so far (results.json, marked
+        partial until the run ends): a run cut short still has its figures."""
+        if self.save_to:
+            self.save_to(results)
 
     # -- instruction counts for zero's own scenarios ------------------------------
     def callgrind(self, scenarios):
@@ -804,27 +812,35 @@ def main(argv):
         return 0
     scs = [s for s in (args.scenarios.split(",") if args.scenarios else FULL_SCENARIOS) if s]
     names = [a for a in args.agents.split(",") if a]
+    common = {"task_turns": len(TASK), "hook_calls": HOOK_CALLS, "python": python_info(),
+              "task_cmd_names": TASK_CMD_NAMES, "long_turns": args.long_turns}
+    out = os.path.join(args.results, "results.json")
+    lab.save_to = lambda r: write_results(out, dict(r, partial=scs, **common))
     results = lab.full(names, [s for s in scs if s not in SPECIAL])
     if "search" in scs:
         results["search"] = searchlab.run(lab)
+        lab.save(results)
     if "sessions" in scs:
         results["sessions"] = sessionslab.run(lab, args.quick)
+        lab.save(results)
     for sc in CAPS:
         if sc in scs:
             results[sc] = capslab.run(lab, sc, names)
+            lab.save(results)
     results["callgrind"] = lab.callgrind([s for s in scs if s in GUARD_SCENARIOS])
     if lab._tree:
         results["search_tree"] = lab.tree_summary
         shutil.rmtree(lab._tree, ignore_errors=True)
-    results["task_turns"] = len(TASK)
-    results["hook_calls"] = HOOK_CALLS
-    results["python"] = python_info()
-    results["task_cmd_names"] = TASK_CMD_NAMES
-    results["long_turns"] = args.long_turns
-    with open(os.path.join(args.results, "results.json"), "w") as f:
-        json.dump(results, f, indent=1)
-    lab.say("results in " + os.path.join(args.results, "results.json"))
+    write_results(out, dict(results, **common))
+    lab.say("results in " + out)
     return 0
+
+
+def write_results(path, results):
+    """results.json, replaced whole (never half written)."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(results, f, indent=1)
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":

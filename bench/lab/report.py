@@ -625,6 +625,19 @@ def loaded(meta):
         return False
 
 
+def render_partial(w, results):
+    """A run cut short (results.json still marked partial): which of its
+    scenarios it reached, and which not."""
+    wanted = results.get("partial")
+    if not wanted:
+        return
+    done = [s for s in wanted if s in results["scenarios"] or s in results]
+    w("**A partial run**: the lab was stopped before its end (the session that ran it had "
+      "to finish); these figures are of the scenarios it completed: %s. Not reached: %s "
+      "(nor zero's instruction counts).\n" % (", ".join(done) or "none",
+                                             ", ".join(s for s in wanted if s not in done)))
+
+
 def render(results, meta, rdir, chart_dir, doc_dir):
     out = []
     w = out.append
@@ -640,6 +653,7 @@ def render(results, meta, rdir, chart_dir, doc_dir):
       "min–max. CPU and peak RSS are of the whole process tree (the agent and every "
       "process it spawns, the fake server excluded).\n" %
       (meta.get("date", "?"), results["runs"], results["warmup"]))
+    render_partial(w, results)
     load = loaded(meta)
     if load:
         w("**Measured on a loaded machine**: load average %s on %s CPUs when the lab "

@@ -454,6 +454,37 @@ class FloorReportTest(unittest.TestCase):
         text = self.render(r)
         self.assertNotIn("bare commands", text)
 
+    def test_a_partial_run_says_what_it_reached(self):
+        r = self.results(None)
+        r["partial"] = ["version", "task", "search", "long"]
+        r["search"] = {}
+        text = self.render(r)
+        self.assertIn("**A partial run**", text)
+        self.assertIn("the scenarios it completed: task, search. Not reached: version, long",
+                      text)
+        del r["partial"]
+        self.assertNotIn("partial run", self.render(r))
+
+    def test_each_agent_says_what_runs(self):
+        r = self.results(None)
+        r["agents"] = {"codex": {"available": True, "version": "codex 1.0",
+                                 "runs_as": "native binary `codex/x/codex`"}}
+        self.assertIn("| codex | codex 1.0; runs as native binary `codex/x/codex` |",
+                      self.render(r))
+        peers = tempfile.mkdtemp(prefix="lab-peers-")
+        try:
+            script = os.path.join(peers, "gem", "gemini.js")
+            os.makedirs(os.path.dirname(script))
+            with open(script, "w") as f:
+                f.write("#!/usr/bin/env node\nconsole.log(1)\n")
+            self.assertEqual(agents.executable_kind(script, peers),
+                             "`/usr/bin/env node` script `gem/gemini.js`")
+            self.assertEqual(agents.executable_kind(sys.executable, peers),
+                             "native binary `%s`" % os.path.basename(
+                                 os.path.realpath(sys.executable)))
+        finally:
+            shutil.rmtree(peers)
+
 
 if __name__ == "__main__":
     unittest.main()
