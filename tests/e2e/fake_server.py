@@ -190,6 +190,17 @@ def system_text(body):
     return ""
 
 
+def gemini_unary_answer(text, path):
+    """A whole GenerateContentResponse answering with text, for a POST to
+    models/<model>:generateContent."""
+    model = path.split("/models/", 1)[-1].split(":", 1)[0]
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1,
+                              "totalTokenCount": 2},
+            "modelVersion": model}
+
+
 def last_user_text(body):
     """The text of a request's last message when the user sent it ("" if
     not): Chat's and Anthropic's messages, Responses' input, Gemini's
@@ -403,6 +414,11 @@ class Handler(BaseHTTPRequestHandler):
                     # gets a fixed answer and does not consume the script,
                     # whenever it comes.
                     self.record(raw, None)
+                    if path.endswith(":generateContent"):
+                        # Gemini's unary call (its loop check): one JSON
+                        # response, not a stream.
+                        self.send_json(200, gemini_unary_answer(text, path))
+                        return
                     self.stream({"text": text}, -1, body if isinstance(body, dict) else {},
                                 protocol, path)
                     return

@@ -120,6 +120,18 @@ class FakeServerLabTest(unittest.TestCase):
             turns = [json.loads(l)["turn"] for l in f]
         self.assertEqual(turns, [0, None, 1])
 
+    def test_a_gemini_unary_side_request_gets_one_json_answer(self):
+        """Gemini CLI's loop check is a unary generateContent call: the side
+        answer is one JSON response (a stream there was "not valid JSON")."""
+        out = post(self.base + "/v1beta/models/gemini-2.5-flash:generateContent", {
+            "systemInstruction": {"parts": [{"text": "You are a title generator."}]},
+            "contents": [{"role": "user", "parts": [{"text": "hi"}]}]})
+        answer = json.loads(out)
+        self.assertEqual(answer["candidates"][0]["content"]["parts"], [{"text": "Side title"}])
+        self.assertEqual(answer["modelVersion"], "gemini-2.5-flash")
+        with open(self.log) as f:
+            self.assertEqual([json.loads(l)["turn"] for l in f], [None])
+
     def test_bad_auto_answer_spec_is_refused(self):
         r = subprocess.run([sys.executable, FAKE_SERVER, os.path.join(self.dir, "script.json"),
                             "--auto-answer", "no-equals"],
