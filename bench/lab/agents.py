@@ -56,6 +56,26 @@ def native_binary(node_modules, candidates):
     return None
 
 
+def executable_kind(path, peers):
+    """What an agent's command runs, for the report: "native binary `p`" (an
+    ELF file) or "`interpreter` script `p`" (a #! line), p relative to the
+    peers' directory (or the file name for zero)."""
+    real = os.path.realpath(path)
+    rel = os.path.relpath(real, peers) if real.startswith(peers + os.sep) else \
+        os.path.basename(real)
+    try:
+        with open(real, "rb") as f:
+            head = f.read(128)
+    except OSError as e:
+        return "unknown (%s)" % e
+    if head.startswith(b"\x7fELF"):
+        return "native binary `%s`" % rel
+    if head.startswith(b"#!"):
+        interp = head[2:].split(b"\n")[0].decode("utf-8", "replace").strip()
+        return "`%s` script `%s`" % (interp, rel)
+    return "`%s`" % rel
+
+
 class Agent:
     name = "?"
     # False for a row shown beside the agents that is not one of them (the
@@ -66,6 +86,7 @@ class Agent:
     protocol = "chat"          # what the fake server speaks to it
     model = "fake-model"
     side_answers = ()           # (system prefix, answer) for --auto-answer
+    side_answers_user = ()      # (words of the last user message, answer): --auto-answer-user
 
     def __init__(self, lab):
         self.lab = lab
@@ -77,6 +98,10 @@ class Agent:
 
     def version(self):
         return "?"
+
+    def runs_as(self):
+        """What the lab starts for this agent (executable_kind of its argv[0])."""
+        return executable_kind(self.version_cmd()[0], self.lab.peers)
 
     def env(self, home, base_url):
         """The whole environment of a run (nothing inherited but PATH, LANG)."""
@@ -305,6 +330,17 @@ class Claude(Agent):
     name = "claude"
     protocol = "anthropic"
     model = "claude-sonnet-4-6"
+    # Its automatic compaction (near the context window, in the 500-turn
+    # sessions) asks the model for a summary: the same system prompt, a last
+    # user message saying what to summarize. Answered so, as a real model
+    # would, and not from the script (a scripted tool call there made its
+    # compaction fail: "summarization produced empty response").
+    side_answers_user = (("Your task is to create a detailed summary of the conversation so far",
+                          "<analysis>A long session of file reads and counts.</analysis>\n"
+                          "<summary>1. Primary request: a long session; each turn reads or "
+                          "counts its own data file (data/part-NNN.txt). 2. Progress: the "
+                          "files so far were read or counted. 3. Next step: continue with "
+                          "the next file.</summary>"),)
 
     def bin(self):
         nm = os.path.join(self.lab.peers, "claude", "node_modules")

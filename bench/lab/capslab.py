@@ -256,8 +256,13 @@ def batch(lab, agent_names):
             shutil.rmtree(ws, ignore_errors=True)
             os.makedirs(ws)
             with open(os.path.join(ws, "tasks.jsonl"), "w") as f:
+                # "worktree": false: the tasks share the directory, as the
+                # xargs runs of codex exec do. Left out, zero batch gives each
+                # task a git worktree of the repository the scratch lies in
+                # (this checkout; the worktrees go under its main checkout).
                 for i in range(BATCH_TASKS):
-                    f.write(json.dumps({"id": "t%d" % i, "prompt": "say done %d" % i}) + "\n")
+                    f.write(json.dumps({"id": "t%d" % i, "prompt": "say done %d" % i,
+                                        "worktree": False}) + "\n")
             with open(os.path.join(ws, "prompts.txt"), "w") as f:
                 f.write("".join("say done %d\n" % i for i in range(BATCH_TASKS)))
             home = os.path.join(lab.scratch, "home-batch-" + agent.name)

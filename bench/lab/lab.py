@@ -187,27 +187,47 @@ def long_extra(turns):
     return extra
 
 
+def long_result_text(step):
+    """What the tool result of a long session's read / shell step contains:
+    the read file's last line, or the `wc -c` count."""
+    name = long_step_file(step)
+    n = int(name[len("data/part-"):-len(".txt")])
+    if step[0] == "read":
+        return "part %03d line %02d" % (n, LONG_LINES - 1)
+    return "%d %s" % (long_data_size(n), name)
+
+
 def check_long(steps, reqs):
-    """None when the last request of the long session carries every earlier
-    tool result (each read file's last line, each `wc -c` count), else what
-    is missing: an agent whose tools failed quietly has not done the work."""
-    last = [r for r in reqs if r.get("turn") == len(steps) - 1]
-    if not last:
+    """None when every tool result of the long session reached the model:
+    each read's file and each `wc -c` count is in the request of the turn
+    right after its call; else what is missing (an agent whose tools failed
+    quietly has not done the work). What an agent keeps of old results
+    later is its own context management (zero drops old read outputs,
+    Claude Code compacts), counted by long_results_kept, not checked."""
+    by_turn = {r.get("turn"): r for r in reqs if r.get("turn") is not None}
+    if len(steps) - 1 not in by_turn:
         return "no request for the last scripted turn"
-    text = searchlab.tool_results_text(last[0].get("body"))
     missing = []
-    tools = [s for s in steps[:-1] if s[0] in ("read", "shell")]
-    for s in tools:
-        name = long_step_file(s)
-        n = int(name[len("data/part-"):-len(".txt")])
-        want = "part %03d line %02d" % (n, LONG_LINES - 1) if s[0] == "read" else \
-            "%d %s" % (long_data_size(n), name)
-        if want not in text:
-            missing.append("%s %s" % (s[0], name))
+    tools = [(i, s) for i, s in enumerate(steps[:-1]) if s[0] in ("read", "shell")]
+    for i, s in tools:
+        nxt = by_turn.get(i + 1)
+        if nxt is None or long_result_text(s) not in \
+                searchlab.tool_results_text(nxt.get("body")):
+            missing.append("%s %s" % (s[0], long_step_file(s)))
     if missing:
-        return "%d of %d tool results missing from its last request, e.g. %s" % (
+        return "%d of %d tool results missing from the request after their call, e.g. %s" % (
             len(missing), len(tools), ", ".join(missing[:3]))
     return None
+
+
+def long_results_kept(steps, reqs):
+    """How many of the long session's tool results its last request still
+    carries in full (the rest the agent dropped or summarized)."""
+    last = [r for r in reqs if r.get("turn") == len(steps) - 1]
+    if not last:
+        return 0
+    text = searchlab.tool_results_text(last[0].get("body"))
+    return sum(1 for s in steps[:-1] if s[0] in ("read", "shell") and long_result_text(s) in text)
 
 
 def series_name(scenario, agent):
@@ -297,6 +317,7 @@ class Lab:
         self.slow_cap = args.slow_cap
         self.slow_runs = args.slow_runs
         self.log = open(os.path.join(self.results, "lab.log"), "a")
+        self.save_to = None
         os.makedirs(self.scratch, exist_ok=True)
 
     def say(self, msg):
@@ -324,6 +345,8 @@ class Lab:
         argv = [sys.executable, FAKE_SERVER, script, "--log", os.path.join(d, "requests.jsonl")]
         for prefix, text in agent.side_answers:
             argv += ["--auto-answer", "%s=%s" % (prefix, text)]
+        for words, text in agent.side_answers_user:
+            argv += ["--auto-answer-user", "%s=%s" % (words, text)]
         out = open(os.path.join(d, "server.out"), "w+")
         proc = subprocess.Popen(argv, stdout=out, stderr=open(os.path.join(d, "server.err"), "w"),
                                 stdin=subprocess.DEVNULL)
@@ -475,6 +498,8 @@ class Lab:
             why = searchlab.check_agent_result(self, reqs)
         elif scenario in LONG_SCENARIOS:
             why = check_long(steps, reqs)
+            m["results_kept"] = long_results_kept(steps, reqs)
+            m["tool_results"] = sum(1 for s in steps if s[0] in ("read", "shell"))
         elif scenario in TASKS:
             got = tree_digest(ws)
             if got != self.expected_task(scenario):
@@ -562,7 +587,8 @@ class Lab:
                 continue
             ok, why = a.available()
             status[a.name] = {"available": ok, "reason": why,
-                              "version": a.version() if ok else None}
+                              "version": a.version() if ok else None,
+                              "runs_as": a.runs_as() if ok else None}
             if ok:
                 agents.append(a)
             else:
@@ -648,7 +674,14 @@ class Lab:
                         res[a.name]["limit"] = self.warmup + self.slow_runs
                     if r >= (0 if sc in LONG_SCENARIOS else self.warmup):
                         res[a.name]["runs"].append(m)
+            self.save(results)
         return results
+
+    def save(self, results):
+        """Writes what a run has measured so far (results.json, marked
+        partial until the run ends): a run cut short still has its figures."""
+        if self.save_to:
+            self.save_to(results)
 
     # -- instruction counts for zero's own scenarios ------------------------------
     def callgrind(self, scenarios):
@@ -779,27 +812,35 @@ def main(argv):
         return 0
     scs = [s for s in (args.scenarios.split(",") if args.scenarios else FULL_SCENARIOS) if s]
     names = [a for a in args.agents.split(",") if a]
+    common = {"task_turns": len(TASK), "hook_calls": HOOK_CALLS, "python": python_info(),
+              "task_cmd_names": TASK_CMD_NAMES, "long_turns": args.long_turns}
+    out = os.path.join(args.results, "results.json")
+    lab.save_to = lambda r: write_results(out, dict(r, partial=scs, **common))
     results = lab.full(names, [s for s in scs if s not in SPECIAL])
     if "search" in scs:
         results["search"] = searchlab.run(lab)
+        lab.save(results)
     if "sessions" in scs:
         results["sessions"] = sessionslab.run(lab, args.quick)
+        lab.save(results)
     for sc in CAPS:
         if sc in scs:
             results[sc] = capslab.run(lab, sc, names)
+            lab.save(results)
     results["callgrind"] = lab.callgrind([s for s in scs if s in GUARD_SCENARIOS])
     if lab._tree:
         results["search_tree"] = lab.tree_summary
         shutil.rmtree(lab._tree, ignore_errors=True)
-    results["task_turns"] = len(TASK)
-    results["hook_calls"] = HOOK_CALLS
-    results["python"] = python_info()
-    results["task_cmd_names"] = TASK_CMD_NAMES
-    results["long_turns"] = args.long_turns
-    with open(os.path.join(args.results, "results.json"), "w") as f:
-        json.dump(results, f, indent=1)
-    lab.say("results in " + os.path.join(args.results, "results.json"))
+    write_results(out, dict(results, **common))
+    lab.say("results in " + out)
     return 0
+
+
+def write_results(path, results):
+    """results.json, replaced whole (never half written)."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(results, f, indent=1)
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":

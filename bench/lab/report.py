@@ -447,17 +447,23 @@ def render_slopes(w, results, rdir):
     for scenario in ("long", "long_sub"):
         for a, by_turn in rss_by_turn(results, rdir, scenario).items():
             sl = rss_slope(by_turn)
+            run = results["scenarios"][scenario][a]["runs"][0]
+            kept = "%d of %d" % (run["results_kept"], run["tool_results"]) \
+                if "results_kept" in run else "—"
             if sl:
-                rows.append("| %s | %s | %d | %.1f | %.1f | %+.2f |" % (
-                    SCENARIO_TITLES[scenario], a, max(by_turn), sl[1], sl[2], sl[0]))
+                rows.append("| %s | %s | %d | %.1f | %.1f | %+.2f | %s |" % (
+                    SCENARIO_TITLES[scenario], a, max(by_turn), sl[1], sl[2], sl[0], kept))
     if not rows:
         return
     w("**Memory over a long session** — whole-tree RSS, the highest sample of each model "
       "turn; the slope is a least-squares line through the second half of the session "
-      "(MiB per 100 turns; flat is ≈ 0).\n")
+      "(MiB per 100 turns; flat is ≈ 0). Every tool result reached the model in the request "
+      "after its call (the lab checks it); the last column is how many the last request "
+      "still carries in full — what the agent's context management kept (zero replaces old "
+      "file reads by a note, Claude Code compacts near its context window).\n")
     w("| session | agent | turns | RSS at turn 1 MiB | RSS at the end MiB | slope MiB / 100 "
-      "turns |")
-    w("|---|---|---|---|---|---|")
+      "turns | tool results in the last request |")
+    w("|---|---|---|---|---|---|---|")
     for r in rows:
         w(r)
     w("")
@@ -623,6 +629,19 @@ def loaded(meta):
         return False
 
 
+def render_partial(w, results):
+    """A run cut short (results.json still marked partial): which of its
+    scenarios it reached, and which not."""
+    wanted = results.get("partial")
+    if not wanted:
+        return
+    done = [s for s in wanted if s in results["scenarios"] or s in results]
+    w("**A partial run**: the lab was stopped before its end (the session that ran it had "
+      "to finish); these figures are of the scenarios it completed: %s. Not reached: %s "
+      "(nor zero's instruction counts).\n" % (", ".join(done) or "none",
+                                             ", ".join(s for s in wanted if s not in done)))
+
+
 def render(results, meta, rdir, chart_dir, doc_dir):
     out = []
     w = out.append
@@ -638,6 +657,7 @@ def render(results, meta, rdir, chart_dir, doc_dir):
       "min–max. CPU and peak RSS are of the whole process tree (the agent and every "
       "process it spawns, the fake server excluded).\n" %
       (meta.get("date", "?"), results["runs"], results["warmup"]))
+    render_partial(w, results)
     load = loaded(meta)
     if load:
         w("**Measured on a loaded machine**: load average %s on %s CPUs when the lab "
@@ -893,7 +913,8 @@ def render(results, meta, rdir, chart_dir, doc_dir):
           "path for every agent and the floor; `python3` on the lab's PATH: `%s` |" % (
               py.get("command"), py.get("executable"), py.get("version"), py.get("on_path")))
     for a, st in results["agents"].items():
-        w("| %s | %s |" % (a, st["version"] if st["available"] else "not available: "
+        runs_as = "; runs as %s" % st["runs_as"] if st.get("runs_as") else ""
+        w("| %s | %s |" % (a, st["version"] + runs_as if st["available"] else "not available: "
                            + st["reason"]))
     w("")
     return "\n".join(out)

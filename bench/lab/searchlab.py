@@ -45,14 +45,15 @@ _PATH_RE = re.compile(r"vendor/[A-Za-z0-9_.\[\]/-]+?\.(?:c|h|go|py|rs|js|md)\b")
 
 def tool_results_text(body):
     """The tool results in a request body, in any of the wire protocols
-    (Responses function_call_output, Chat role "tool", Gemini
-    functionResponse) — not the rest of the prompt, which may list the
-    workspace's files (Gemini CLI's does)."""
+    (Responses function_call_output, Chat role "tool", Anthropic
+    tool_result, Gemini functionResponse) — not the rest of the prompt,
+    which may list the workspace's files (Gemini CLI's does)."""
     out = []
 
     def walk(x):
         if isinstance(x, dict):
-            if x.get("type") in ("function_call_output", "custom_tool_call_output") or \
+            if x.get("type") in ("function_call_output", "custom_tool_call_output",
+                                 "tool_result") or \
                     x.get("role") == "tool" or "functionResponse" in x:
                 out.append(json.dumps(x))
                 return

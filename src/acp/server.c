@@ -133,7 +133,7 @@ static void sink_emit(zsink *base, const zagent_event *ev) {
   /* The agent runs a command's call alone: a terminal the editor opens
    * for it is shown in this call. */
   if (ev->kind == ZAEV_TOOL_CALL) zacp_client_io_note_call(&s->io, ev->tool_call.id);
-  send_updates(s, zacp_updates_for_event(ev, s->rs.workspace));
+  send_updates(s, zacp_updates_for_event(ev, &s->rs.tools));
 }
 
 static int sink_finish(zsink *base) {
@@ -167,7 +167,7 @@ static zapproval acp_approve(void *ud, const zapproval_request *req) {
   zapproval ans = {.action = ZPERM_DENY, .scope = ZGRANT_ONCE, .note = "cancelled by the user"};
   if (zcancel_requested()) return ans;
   json_t *tc =
-      zacp_tool_call_json(req->call->id, req->call->name, req->call->arguments, s->rs.workspace);
+      zacp_tool_call_json(req->call->id, req->call->name, req->call->arguments, &s->rs.tools);
   json_object_del(tc, "status");
   json_t *params = json_pack("{s:s, s:o, s:o}", "sessionId", s->rs.store.session->id, "toolCall",
                              tc, "options", permission_options(req->can_remember));
@@ -389,7 +389,7 @@ static void handle_open(acp_server *srv, const json_t *id, const json_t *params,
   }
   s->next = srv->sessions;
   srv->sessions = s;
-  if (load) send_updates(s, zacp_updates_for_history(&s->conv, s->rs.workspace));
+  if (load) send_updates(s, zacp_updates_for_history(&s->conv, &s->rs.tools));
   json_t *res = json_pack("{s:o}", "modes", modes_json((zperm_mode)atomic_load(&s->mode)));
   if (!load) json_object_set_new(res, "sessionId", json_string(s->rs.store.session->id));
   zacp_respond(&srv->conn, id, res);

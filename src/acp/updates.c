@@ -43,12 +43,15 @@ static char *abs_arg(const json_t *args, const char *key, const char *workspace)
 
 /* What a diff of apply_patch shows of a file that exists: its text on disk
  * when it lies in the workspace — where it really is, symlinks resolved —
- * and is small (the editor shows whole-file diffs); NULL otherwise. The
- * diff goes out before the call is decided: a planted symlink to a
- * credential must not put the credential in it (workspace is real). */
+ * is small (the editor shows whole-file diffs) and the file tools may read
+ * it; NULL otherwise. The diff goes out before the call is decided: a
+ * planted symlink to a credential, or a sandbox.denyRead file in the
+ * workspace, must not put its text in it (workspace is real). */
 #define PATCH_DIFF_MAX_FILE (1u << 20)
-static char *file_text(const char *abs, const char *workspace) {
+static char *file_text(const char *abs, const ztool_ctx *tools) {
+  const char *workspace = tools->workspace;
   if (!workspace || !zpath_is_within(workspace, abs)) return NULL;
+  if (ztool_read_denied(tools, abs)) return NULL;
   cleanup_free char *real = realpath(abs, NULL);
   if (!real || !zpath_is_within(workspace, real)) return NULL;
   zbuf b = ZBUF_INIT;
@@ -88,8 +91,9 @@ static json_t *diff_json(const char *path, const char *old_text, const char *new
 /* One file section of a patch as a location and a diff: Add (no old
  * text), Delete (no new text), Update (the whole file before and after,
  * at its destination when it moves). */
-static void patch_file_updates(const zpatch_file *f, const char *workspace, json_t *locations,
+static void patch_file_updates(const zpatch_file *f, const ztool_ctx *tools, json_t *locations,
                                json_t *content) {
+  const char *workspace = tools->workspace;
   cleanup_free char *abs = zpath_absolute(f->path, workspace);
   cleanup_free char *dest = f->move_to ? zpath_absolute(f->move_to, workspace) : NULL;
   json_array_append_new(locations, json_pack("{s:s}", "path", abs));
@@ -99,7 +103,7 @@ static void patch_file_updates(const zpatch_file *f, const char *workspace, json
                                              f->content.len));
     return;
   }
-  cleanup_free char *old_text = file_text(abs, workspace);
+  cleanup_free char *old_text = file_text(abs, tools);
   if (f->op == ZPATCH_DELETE) {
     json_array_append_new(content, diff_json(abs, old_text ? old_text : "", "", 0));
     return;
@@ -120,14 +124,14 @@ static void patch_file_updates(const zpatch_file *f, const char *workspace, json
 
 /* Every file an apply_patch input touches: a location and a diff each.
  * A patch that does not parse shows nothing (the tool's result says why). */
-static void patch_updates(const char *patch, const char *workspace, json_t *locations,
+static void patch_updates(const char *patch, const ztool_ctx *tools, json_t *locations,
                           json_t *content) {
   if (!patch) return;
   zpatch p = ZPATCH_INIT;
   zbuf err = ZBUF_INIT;
   if (zpatch_parse(patch, strlen(patch), &p, &err) == 0)
     for (size_t i = 0; i < p.files.len; i++)
-      patch_file_updates(&p.files.items[i], workspace, locations, content);
+      patch_file_updates(&p.files.items[i], tools, locations, content);
   zpatch_release(&p);
   zbuf_release(&err);
 }
@@ -161,14 +165,15 @@ static json_t *edit_diff(const char *name, const json_t *args, const char *works
 }
 
 json_t *zacp_tool_call_json(const char *id, const char *name, const char *arguments,
-                            const char *workspace) {
+                            const ztool_ctx *tools) {
+  const char *workspace = tools->workspace;
   json_t *args = ztool_load_args(name, arguments);
   json_t *locations = json_array(), *content = json_array();
   char *path = args ? abs_arg(args, "path", workspace) : NULL;
   if (path) json_array_append_new(locations, json_pack("{s:s}", "path", path));
   free(path);
   if (args && !strcmp(name, "apply_patch"))
-    patch_updates(zjson_str(args, "input"), workspace, locations, content);
+    patch_updates(zjson_str(args, "input"), tools, locations, content);
   json_t *diff = args ? edit_diff(name, args, workspace) : NULL;
   if (diff) json_array_append_new(content, diff);
   char *title = call_title(name, args);
@@ -212,8 +217,8 @@ static json_t *result_update(const char *id, bool ok, const char *output, size_t
 }
 
 static void add_tool_call(json_t *out, const char *id, const char *name, const char *arguments,
-                          const char *workspace) {
-  json_t *tc = zacp_tool_call_json(id, name, arguments, workspace);
+                          const ztool_ctx *tools) {
+  json_t *tc = zacp_tool_call_json(id, name, arguments, tools);
   json_object_set_new(tc, "sessionUpdate", json_string("tool_call"));
   json_array_append_new(out, tc);
   if (!strcmp(name, "update_plan")) {
@@ -222,7 +227,7 @@ static void add_tool_call(json_t *out, const char *id, const char *name, const c
   }
 }
 
-json_t *zacp_updates_for_event(const zagent_event *ev, const char *workspace) {
+json_t *zacp_updates_for_event(const zagent_event *ev, const ztool_ctx *tools) {
   json_t *out = json_array();
   switch (ev->kind) {
     case ZAEV_TEXT:
@@ -235,7 +240,7 @@ json_t *zacp_updates_for_event(const zagent_event *ev, const char *workspace) {
       break;
     case ZAEV_TOOL_CALL:
       add_tool_call(out, ev->tool_call.id, ev->tool_call.name ? ev->tool_call.name : "",
-                    ev->tool_call.arguments, workspace);
+                    ev->tool_call.arguments, tools);
       break;
     case ZAEV_TOOL_RESULT:
       json_array_append_new(out, result_update(ev->tool_result.id, ev->tool_result.ok,
@@ -246,7 +251,7 @@ json_t *zacp_updates_for_event(const zagent_event *ev, const char *workspace) {
   return out;
 }
 
-json_t *zacp_updates_for_history(const zconv *conv, const char *workspace) {
+json_t *zacp_updates_for_history(const zconv *conv, const ztool_ctx *tools) {
   json_t *out = json_array();
   for (size_t i = 0; i < conv->len; i++) {
     const zmsg *m = &conv->items[i];
@@ -259,7 +264,7 @@ json_t *zacp_updates_for_history(const zconv *conv, const char *workspace) {
                               chunk("agent_thought_chunk", m->reasoning, strlen(m->reasoning)));
       if (text[0]) json_array_append_new(out, chunk("agent_message_chunk", text, strlen(text)));
       for (size_t k = 0; k < m->ncalls; k++)
-        add_tool_call(out, m->calls[k].id, m->calls[k].name, m->calls[k].arguments, workspace);
+        add_tool_call(out, m->calls[k].id, m->calls[k].name, m->calls[k].arguments, tools);
     } else if (m->role == ZROLE_TOOL) {
       json_array_append_new(out, result_update(m->tool_call_id, !m->is_error, text, strlen(text)));
     }

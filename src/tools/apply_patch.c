@@ -70,7 +70,7 @@ static bool same_path_seen(const staged *ss, size_t n, const char *p) {
 static int read_existing(const ztool_ctx *ctx, const char *target, const char *display,
                          zbuf *out, mode_t *mode, ztool_result *res) {
   /* A failed hunk shows the file's nearest lines: not for a denied file. */
-  if (zt_read_denied(ctx, target))
+  if (ztool_read_denied(ctx, target))
     return ztool_fail(res, "apply_patch: reading %s is denied by the sandbox policy "
                            "(sandbox.denyRead), so it cannot be patched. No file was changed.",
                       display);

@@ -366,7 +366,7 @@ static int run_edit_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
     return ztool_fail(res, "edit_file: %s is not a regular file.", display);
 
   /* Failures quote the file's nearest lines: not for a denied file. */
-  if (zt_read_denied(ctx, target))
+  if (ztool_read_denied(ctx, target))
     return ztool_fail(res, "edit_file: reading %s is denied by the sandbox policy "
                            "(sandbox.denyRead), so it cannot be edited.", display);
   zbuf file = ZBUF_INIT;

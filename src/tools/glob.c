@@ -61,7 +61,7 @@ static int run_glob(const ztool_ctx *ctx, const json_t *args, ztool_result *res)
   if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
     return ztool_fail(res, "glob: %s is not a directory; give cwd relative to the workspace "
                            "root (default: the root itself).", display);
-  if (zt_read_denied(ctx, root))
+  if (ztool_read_denied(ctx, root))
     return ztool_fail(res, "glob: reading %s is denied by the sandbox policy.", display);
 
   glob_run g;

@@ -364,7 +364,7 @@ static int run_grep(const ztool_ctx *ctx, const json_t *args, ztool_result *res)
     return ztool_fail(res, "grep: %s does not exist; give a file or directory inside the "
                            "workspace (default: the workspace root).", display);
   }
-  if (zt_read_denied(ctx, abs)) {
+  if (ztool_read_denied(ctx, abs)) {
     zsearch_release(&g.re);
     return ztool_fail(res, "grep: reading %s is denied by the sandbox policy.", display);
   }

@@ -193,7 +193,7 @@ static int run_list_directory(const ztool_ctx *ctx, const json_t *args, ztool_re
   cleanup_free char *abs = ztool_resolve_path(ctx, path);
   cleanup_free char *display = zt_display_path(ctx, abs);
 
-  if (zt_read_denied(ctx, abs))
+  if (ztool_read_denied(ctx, abs))
     return ztool_fail(res, "list_directory: reading %s is denied by the sandbox policy.",
                       display);
   cleanup_fd int dfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -205,7 +205,7 @@ static int run_read_file(const ztool_ctx *ctx, const json_t *args, ztool_result 
   size_t limit = (size_t)zjson_int_or(args, "limit", READ_DEFAULT_LIMIT);
   cleanup_free char *abs = ztool_resolve_path(ctx, path);
   cleanup_free char *display = zt_display_path(ctx, abs);
-  if (zt_read_denied(ctx, abs))
+  if (ztool_read_denied(ctx, abs))
     return ztool_fail(res, "read_file: reading %s is denied by the sandbox policy (a hidden "
                            "credential, zero's config, or a sandbox.denyRead path). Do not try "
                            "to read it another way; ask the user if you need what is in it.",

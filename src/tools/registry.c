@@ -202,7 +202,7 @@ bool ztool_path_writable(const ztool_ctx *ctx, const char *abs_path) {
   return false;
 }
 
-bool zt_read_denied(const ztool_ctx *ctx, const char *abs) {
+bool ztool_read_denied(const ztool_ctx *ctx, const char *abs) {
   if (!ctx->read_guard.denied || !abs) return false;
   if (ctx->read_guard.denied(ctx->read_guard.ud, abs)) return true;
   cleanup_free char *real = realpath(abs, NULL);

@@ -220,5 +220,9 @@ char *ztool_resolve_path(const ztool_ctx *ctx, const char *path);
 /* true when abs_path is inside the workspace or an add-dir root, after
  * resolving symlinks of the existing part of the path. */
 bool ztool_path_writable(const ztool_ctx *ctx, const char *abs_path);
+/* true when the run's read guard denies reading abs, either as written or
+ * where its symlinks lead (a link in the workspace to ~/.ssh): what the
+ * file tools refuse, and what nothing shown outside them may reveal. */
+bool ztool_read_denied(const ztool_ctx *ctx, const char *abs);
 
 #endif

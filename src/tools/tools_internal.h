@@ -50,10 +50,6 @@ char *zt_resolve_existing(const char *abs_path);
  * final line without a newline. "" has 0 lines. */
 size_t zt_count_lines(const char *s, size_t n);
 
-/* true when the run's read guard denies reading abs, either as written or
- * where its symlinks lead (a link in the workspace to ~/.ssh). */
-bool zt_read_denied(const ztool_ctx *ctx, const char *abs);
-
 /* The read guard a walk of root (already allowed itself) must apply to its
  * entries: ctx's, or none when nothing denied lies below root as written or
  * where its symlinks lead (the walk does not follow symlinks). */

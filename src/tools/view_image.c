@@ -84,7 +84,7 @@ static int run_view_image(const ztool_ctx *ctx, const json_t *args, ztool_result
     return ztool_fail(res, "view_image: the current model does not accept image input, so %s "
                            "cannot be shown to it. Describe what you need from the image to "
                            "the user, or switch to a vision-capable model.", display);
-  if (zt_read_denied(ctx, abs))
+  if (ztool_read_denied(ctx, abs))
     return ztool_fail(res, "view_image: reading %s is denied by the sandbox policy.", display);
   struct stat st;
   if (stat(abs, &st) < 0)

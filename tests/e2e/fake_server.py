@@ -197,6 +197,34 @@ def system_text(body):
     return ""
 
 
+def gemini_unary_answer(text, path):
+    """A whole GenerateContentResponse answering with text, for a POST to
+    models/<model>:generateContent."""
+    model = path.split("/models/", 1)[-1].split(":", 1)[0]
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1,
+                              "totalTokenCount": 2},
+            "modelVersion": model}
+
+
+def last_user_text(body):
+    """The text of a request's last message when the user sent it ("" if
+    not): Chat's and Anthropic's messages, Responses' input, Gemini's
+    contents. Text parts are joined."""
+    if not isinstance(body, dict):
+        return ""
+    msgs = body.get("messages") or body.get("input") or body.get("contents") or []
+    last = msgs[-1] if isinstance(msgs, list) and msgs else None
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return ""
+    parts = last.get("content") if "content" in last else last.get("parts")
+    if isinstance(parts, str):
+        return parts
+    return "".join(p["text"] for p in parts or []
+                   if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
 def stream_events(turn, index, request, protocol="chat", path="", issued=None):
     """The list of SSE event byte strings for a streaming turn (issued:
     fake_anthropic.new_issued(), what an Anthropic answer sent)."""
@@ -386,13 +414,19 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw.decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 body = None
-            system = system_text(body)
-            for prefix, text in self.server.auto_answers:
-                if system.startswith(prefix):
-                    # --auto-answer: an agent's side request (a title
-                    # generator, a classifier) gets a fixed answer and does
-                    # not consume the script, whenever it comes.
+            system, user = system_text(body), last_user_text(body)
+            for where, key, text in self.server.auto_answers:
+                if (system.startswith(key) if where == "system" else key in user):
+                    # --auto-answer(-user): an agent's side request (a
+                    # title generator, a classifier, a compaction summary)
+                    # gets a fixed answer and does not consume the script,
+                    # whenever it comes.
                     self.record(raw, None)
+                    if path.endswith(":generateContent"):
+                        # Gemini's unary call (its loop check): one JSON
+                        # response, not a stream.
+                        self.send_json(200, gemini_unary_answer(text, path))
+                        return
                     self.stream({"text": text}, -1, body if isinstance(body, dict) else {},
                                 protocol, path)
                     return
@@ -618,6 +652,10 @@ def main(argv):
     ap.add_argument("--auto-summary", metavar="TEXT",
                     help="answer compaction requests (system prompt starting 'You summarize') "
                          "with TEXT without consuming a scripted turn")
+    ap.add_argument("--auto-answer-user", metavar="WORDS=TEXT", action="append", default=[],
+                    help="answer any request whose last message is the user's and contains "
+                         "WORDS with TEXT, without consuming a scripted turn (repeatable; a "
+                         "compaction request that keeps the agent's system prompt)")
     ap.add_argument("--auto-answer", metavar="PREFIX=TEXT", action="append", default=[],
                     help="answer any request whose system prompt starts with PREFIX with TEXT, "
                          "without consuming a scripted turn (repeatable; an agent's title or "
@@ -639,11 +677,13 @@ def main(argv):
     httpd.auto_summary = args.auto_summary
     httpd.auto_answers = []
     httpd.anthropic_issued = fake_anthropic.new_issued()
-    for spec in args.auto_answer:
-        prefix, sep, text = spec.partition("=")
-        if not sep or not prefix:
-            sys.exit("fake_server: --auto-answer wants PREFIX=TEXT, got %r" % spec)
-        httpd.auto_answers.append((prefix, text))
+    for where, opt, specs in (("system", "--auto-answer PREFIX=TEXT", args.auto_answer),
+                              ("user", "--auto-answer-user WORDS=TEXT", args.auto_answer_user)):
+        for spec in specs:
+            key, sep, text = spec.partition("=")
+            if not sep or not key:
+                sys.exit("fake_server: %s wanted, got %r" % (opt, spec))
+            httpd.auto_answers.append((where, key, text))
     sys.stdout.write("PORT %d\n" % httpd.server_address[1])
     sys.stdout.flush()
     try:

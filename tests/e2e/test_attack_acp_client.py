@@ -187,6 +187,34 @@ class EditorAttack(unittest.TestCase):
         with open(os.path.join(ssh, "id_rsa")) as f:
             self.assertEqual(f.read(), SECRET + "\n")
 
+    def test_a_patch_diff_never_shows_a_denyread_file(self):
+        """The diff sent before the call is decided (as the tool call and in
+        the permission question) never holds a workspace file that
+        sandbox.denyRead hides from read_file: only the patch's own lines.
+        The patch itself is refused, the file unchanged."""
+        private = os.path.join(self.ws, "private.txt")
+        with open(private, "w") as f:
+            f.write(SECRET + "\n")
+        cfg = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(cfg)
+        with open(os.path.join(cfg, "config.json"), "w") as f:
+            json.dump({"sandbox": {"denyRead": [private]}}, f)
+        ed = self.session([
+            call("apply_patch", input="*** Begin Patch\n*** Update File: private.txt\n@@\n"
+                                      "-guessed line\n+changed line\n*** End Patch\n"),
+            call("apply_patch", input="*** Begin Patch\n*** Delete File: private.txt\n"
+                                      "*** End Patch\n"),
+        ], mode="ask")
+        asked = [p for m, p in ed.requests if m == "session/request_permission"]
+        self.assertEqual(len(asked), 2, "each patch was asked about")
+        diffs = [c for p in asked for c in p["toolCall"]["content"] if c.get("type") == "diff"]
+        self.assertEqual([d["path"] for d in diffs], [private, private])
+        self.assertEqual(diffs[0]["oldText"], "guessed line\n")  # the patch's own line
+        sent = json.dumps(ed.updates) + json.dumps(ed.requests)
+        self.assertNotIn(SECRET, sent)
+        with open(private) as f:
+            self.assertEqual(f.read(), SECRET + "\n")
+
     def test_plan_mode_sends_nothing_to_write_or_run(self):
         ed = self.session([call("exec_command", cmd="touch ran.txt"),
                            call("write_file", path="new.txt", content="x")],

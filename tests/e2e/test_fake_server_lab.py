@@ -1,5 +1,7 @@
 """The fake server's lab extensions (bench/lab): --auto-answer answers an
-agent's side requests in any protocol without consuming the script, and a
+agent's side requests in any protocol without consuming the script, and so
+does --auto-answer-user for a request whose last user message asks for
+something (Claude Code's compaction keeps its system prompt), and a
 Responses tool call marked "custom" becomes a freeform custom_tool_call item
 (Codex's apply_patch)."""
 import json
@@ -43,7 +45,8 @@ class FakeServerLabTest(unittest.TestCase):
         self.log = os.path.join(self.dir, "log.jsonl")
         self.proc = subprocess.Popen(
             [sys.executable, FAKE_SERVER, script, "--log", self.log,
-             "--auto-answer", "You are a title generator=Side title"],
+             "--auto-answer", "You are a title generator=Side title",
+             "--auto-answer-user", "create a detailed summary=<summary>S</summary>"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         self.assertTrue(line.startswith("PORT "), line)
@@ -92,12 +95,54 @@ class FakeServerLabTest(unittest.TestCase):
             turns = [json.loads(l)["turn"] for l in f]
         self.assertEqual(turns, [None, 0, None, 1])
 
+    def test_a_request_by_its_last_user_message_does_not_consume_a_turn(self):
+        def messages(last_user_text):
+            return {"model": "m", "stream": True, "max_tokens": 100,
+                    "system": [{"type": "text", "text": "You are an agent."}],
+                    "messages": [{"role": "user", "content": "work"},
+                                 {"role": "assistant", "content": "ok"},
+                                 {"role": "user", "content": [
+                                     {"type": "text", "text": last_user_text}]}]}
+        # The words in an earlier message, or no user text last: scripted.
+        early = messages("go on")
+        early["messages"][0]["content"] = "please create a detailed summary later"
+        def text(resp):
+            return "".join(e["delta"].get("text", "") for e in sse_events(resp)
+                           if e.get("type") == "content_block_delta")
+        first = post(self.base + "/v1/messages", early)
+        self.assertNotIn("<summary>", text(first))
+        side = post(self.base + "/v1/messages",
+                    messages("Your task is to create a detailed summary of it."))
+        self.assertEqual(text(side), "<summary>S</summary>")
+        last = post(self.base + "/v1/messages", messages("continue"))
+        self.assertEqual(text(last), "scripted answer")
+        with open(self.log) as f:
+            turns = [json.loads(l)["turn"] for l in f]
+        self.assertEqual(turns, [0, None, 1])
+
+    def test_a_gemini_unary_side_request_gets_one_json_answer(self):
+        """Gemini CLI's loop check is a unary generateContent call: the side
+        answer is one JSON response (a stream there was "not valid JSON")."""
+        out = post(self.base + "/v1beta/models/gemini-2.5-flash:generateContent", {
+            "systemInstruction": {"parts": [{"text": "You are a title generator."}]},
+            "contents": [{"role": "user", "parts": [{"text": "hi"}]}]})
+        answer = json.loads(out)
+        self.assertEqual(answer["candidates"][0]["content"]["parts"], [{"text": "Side title"}])
+        self.assertEqual(answer["modelVersion"], "gemini-2.5-flash")
+        with open(self.log) as f:
+            self.assertEqual([json.loads(l)["turn"] for l in f], [None])
+
     def test_bad_auto_answer_spec_is_refused(self):
         r = subprocess.run([sys.executable, FAKE_SERVER, os.path.join(self.dir, "script.json"),
                             "--auto-answer", "no-equals"],
                            capture_output=True, text=True, timeout=10)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("PREFIX=TEXT", r.stderr)
+        r = subprocess.run([sys.executable, FAKE_SERVER, os.path.join(self.dir, "script.json"),
+                            "--auto-answer-user", "=no words"],
+                           capture_output=True, text=True, timeout=10)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("WORDS=TEXT", r.stderr)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 - the long session's steps never repeat a tool call, so Gemini CLI's loop
   detection (a cycle of 1 to 5 identical calls seen 5 times in a row) cannot
   stop it — it made 11 of 40 requests when the steps alternated two calls;
-- the long-session check finds every tool result in the last request, in
-  each agent's protocol, and notices a missing one;
+- the long-session check finds every tool result in the request right
+  after its call, in each agent's protocol, notices a missing one, and
+  accepts an agent that later drops old results from its context (zero's
+  pruning, Claude Code's compaction: 500 turns outgrow a context window);
 - the search tree is the same on every run, and its .gitignore'd files
   really contain the query word (so ignoring them matters);
 - zero's grep/glob answers are compared with rg's line for line, and the
@@ -79,35 +81,63 @@ class LongSessionTest(unittest.TestCase):
         old = ["read data.txt", "wc -c data.txt"] * 20
         self.assertTrue(gemini_sees_loop(old))
 
+    @staticmethod
+    def long_results(ws, steps):
+        """The tool result text of each read / shell step of a long session."""
+        out = []
+        for s in steps[:-1]:
+            if s[0] not in ("read", "shell"):
+                out.append(None)
+                continue
+            name = lab.long_step_file(s)
+            p = os.path.join(ws, name)
+            out.append(open(p).read() if s[0] == "read" else
+                       "%d %s\n" % (os.path.getsize(p), name))
+        return out
+
+    @staticmethod
+    def long_requests(results, body_of, keep_all=True, drop=()):
+        """One request per scripted turn: turn i+1 carries result i (every
+        earlier one too with keep_all, else only the newest), results whose
+        step index is in drop never sent."""
+        reqs, sent = [{"turn": 0, "body": body_of([])}], []
+        for i, r in enumerate(results):
+            if r is not None and i not in drop:
+                sent = sent + [r] if keep_all else [r]
+            reqs.append({"turn": i + 1, "body": body_of(sent)})
+        return reqs
+
     def test_check_long_in_every_protocol(self):
         steps = lab.long_steps(6)
         ws = tempfile.mkdtemp(prefix="lab-long-")
         try:
             lab.long_extra(6)(ws)
-            results = []
-            for s in steps[:-1]:
-                p = os.path.join(ws, s[1] if s[0] == "read" else s[1].split()[-1])
-                if s[0] == "read":
-                    results.append(open(p).read())
-                else:
-                    results.append("%d %s\n" % (os.path.getsize(p), s[1].split()[-1]))
+            results = self.long_results(ws, steps)
             bodies = {
-                "responses": {"input": [{"type": "function_call_output", "output": r}
-                                        for r in results]},
-                "chat": {"messages": [{"role": "tool", "content": r} for r in results]},
-                "gemini": {"contents": [{"parts": [{"functionResponse": {
-                    "response": {"output": r}}}]} for r in results]},
+                "responses": lambda rs: {"input": [{"type": "function_call_output", "output": r}
+                                                   for r in rs]},
+                "chat": lambda rs: {"messages": [{"role": "tool", "content": r} for r in rs]},
+                "anthropic": lambda rs: {"messages": [{"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t", "content": r}]} for r in rs]},
+                "gemini": lambda rs: {"contents": [{"parts": [{"functionResponse": {
+                    "response": {"output": r}}}]} for r in rs]},
             }
-            last = len(steps) - 1
-            for proto, body in bodies.items():
-                self.assertIsNone(lab.check_long(steps, [{"turn": last, "body": body}]), proto)
-            body = {"input": [{"type": "function_call_output", "output": r}
-                              for r in results[:-1]]}
-            why = lab.check_long(steps, [{"turn": last, "body": body}])
+            for proto, body_of in bodies.items():
+                reqs = self.long_requests(results, body_of)
+                self.assertIsNone(lab.check_long(steps, reqs), proto)
+                self.assertEqual(lab.long_results_kept(steps, reqs), 5, proto)
+            responses = bodies["responses"]
+            # Old results dropped from the context later: still done, fewer kept.
+            reqs = self.long_requests(results, responses, keep_all=False)
+            self.assertIsNone(lab.check_long(steps, reqs))
+            self.assertEqual(lab.long_results_kept(steps, reqs), 1)
+            # A result that never reached the model: the work was not done.
+            why = lab.check_long(steps, self.long_requests(results, responses, drop=(4,)))
             self.assertIn("1 of 5 tool results missing", why)
+            why = lab.check_long(steps, self.long_requests(results, responses)[:-1])
+            self.assertEqual(why, "no request for the last scripted turn")
         finally:
             shutil.rmtree(ws)
-
 
     def test_delegating_long_session(self):
         """long_sub: a task call then the child's answer every 10th turn,
@@ -129,17 +159,13 @@ class LongSessionTest(unittest.TestCase):
         ws = tempfile.mkdtemp(prefix="lab-long-sub-")
         try:
             lab.long_extra(40)(ws)
-            results = []
-            for s in tools:
-                name = lab.long_step_file(s)
-                p = os.path.join(ws, name)
-                results.append(open(p).read() if s[0] == "read" else
-                               "%d %s\n" % (os.path.getsize(p), name))
-            body = {"input": [{"type": "function_call_output", "output": r} for r in results]}
-            last = len(steps) - 1
-            self.assertIsNone(lab.check_long(steps, [{"turn": last, "body": body}]))
-            body["input"].pop(3)
-            why = lab.check_long(steps, [{"turn": last, "body": body}])
+            results = self.long_results(ws, steps)
+
+            def body_of(rs):
+                return {"input": [{"type": "function_call_output", "output": r} for r in rs]}
+            self.assertIsNone(lab.check_long(steps, self.long_requests(results, body_of)))
+            third = [i for i, s in enumerate(steps) if s[0] in ("read", "shell")][3]
+            why = lab.check_long(steps, self.long_requests(results, body_of, drop=(third,)))
             self.assertIn("1 of %d tool results missing" % len(tools), why)
         finally:
             shutil.rmtree(ws)
@@ -427,6 +453,37 @@ class FloorReportTest(unittest.TestCase):
         del r["task_floor"]
         text = self.render(r)
         self.assertNotIn("bare commands", text)
+
+    def test_a_partial_run_says_what_it_reached(self):
+        r = self.results(None)
+        r["partial"] = ["version", "task", "search", "long"]
+        r["search"] = {}
+        text = self.render(r)
+        self.assertIn("**A partial run**", text)
+        self.assertIn("the scenarios it completed: task, search. Not reached: version, long",
+                      text)
+        del r["partial"]
+        self.assertNotIn("partial run", self.render(r))
+
+    def test_each_agent_says_what_runs(self):
+        r = self.results(None)
+        r["agents"] = {"codex": {"available": True, "version": "codex 1.0",
+                                 "runs_as": "native binary `codex/x/codex`"}}
+        self.assertIn("| codex | codex 1.0; runs as native binary `codex/x/codex` |",
+                      self.render(r))
+        peers = tempfile.mkdtemp(prefix="lab-peers-")
+        try:
+            script = os.path.join(peers, "gem", "gemini.js")
+            os.makedirs(os.path.dirname(script))
+            with open(script, "w") as f:
+                f.write("#!/usr/bin/env node\nconsole.log(1)\n")
+            self.assertEqual(agents.executable_kind(script, peers),
+                             "`/usr/bin/env node` script `gem/gemini.js`")
+            self.assertEqual(agents.executable_kind(sys.executable, peers),
+                             "native binary `%s`" % os.path.basename(
+                                 os.path.realpath(sys.executable)))
+        finally:
+            shutil.rmtree(peers)
 
 
 if __name__ == "__main__":

@@ -21,17 +21,20 @@ static json_t *only(json_t *arr) {
   return json_array_get(arr, 0);
 }
 
+/* A run's tools context with workspace /w and no read guard. */
+static const ztool_ctx W = {.workspace = "/w"};
+
 /* The updates for a tool call (workspace /w); caller decrefs. */
 static json_t *call_updates(const char *id, const char *name, const char *arguments) {
   zagent_event ev = {.kind = ZAEV_TOOL_CALL,
                      .tool_call = {.id = id, .name = name, .arguments = arguments}};
-  return zacp_updates_for_event(&ev, "/w");
+  return zacp_updates_for_event(&ev, &W);
 }
 
 static void text_and_reasoning_become_chunks(void **state) {
   (void)state;
   zagent_event ev = {.kind = ZAEV_TEXT, .delta = {.text = "hello there", .len = 5}};
-  json_t *u = zacp_updates_for_event(&ev, "/w");
+  json_t *u = zacp_updates_for_event(&ev, &W);
   assert_string_equal(json_string_value(json_object_get(only(u), "sessionUpdate")),
                       "agent_message_chunk");
   assert_string_equal(json_string_value(
@@ -39,12 +42,12 @@ static void text_and_reasoning_become_chunks(void **state) {
                       "hello");
   json_decref(u);
   ev.kind = ZAEV_REASONING;
-  u = zacp_updates_for_event(&ev, "/w");
+  u = zacp_updates_for_event(&ev, &W);
   assert_string_equal(json_string_value(json_object_get(only(u), "sessionUpdate")),
                       "agent_thought_chunk");
   json_decref(u);
   zagent_event usage = {.kind = ZAEV_USAGE};
-  u = zacp_updates_for_event(&usage, "/w");
+  u = zacp_updates_for_event(&usage, &W);
   assert_int_equal(json_array_size(u), 0);
   json_decref(u);
 }
@@ -88,17 +91,17 @@ static void a_patch_locates_every_file_it_names(void **state) {
   json_decref(u);
 }
 
-/* A file that exists in the workspace: the diff is the whole file before
- * and after the patch. */
-static void a_patch_diff_shows_the_whole_file(void **state) {
-  (void)state;
+/* The diff (first content item) of an apply_patch call updating f.txt in
+ * a fresh workspace holding "one\ntwo\nthree\n", under read guard g (may
+ * be zeroed). The workspace is removed; caller decrefs the updates. */
+static json_t *patch_f_txt(ztool_read_guard g, char *path, size_t path_size, json_t **diff) {
   char dir[] = "/tmp/acp_patch_XXXXXX";
   assert_non_null(mkdtemp(dir));
-  char path[256];
-  snprintf(path, sizeof path, "%s/f.txt", dir);
+  snprintf(path, path_size, "%s/f.txt", dir);
   FILE *f = fopen(path, "w");
   fputs("one\ntwo\nthree\n", f);
   fclose(f);
+  ztool_ctx tools = {.workspace = dir, .read_guard = g};
   json_t *u = zacp_updates_for_event(
       &(zagent_event){.kind = ZAEV_TOOL_CALL,
                       .tool_call = {.id = "p1",
@@ -106,14 +109,43 @@ static void a_patch_diff_shows_the_whole_file(void **state) {
                                     .arguments = "{\"input\":\"*** Begin Patch\\n*** Update "
                                                  "File: f.txt\\n one\\n-two\\n+TWO\\n*** End "
                                                  "Patch\\n\"}"}},
-      dir);
-  json_t *d = json_array_get(json_object_get(json_array_get(u, 0), "content"), 0);
+      &tools);
+  *diff = json_array_get(json_object_get(json_array_get(u, 0), "content"), 0);
+  unlink(path);
+  rmdir(dir);
+  return u;
+}
+
+/* A file that exists in the workspace: the diff is the whole file before
+ * and after the patch. */
+static void a_patch_diff_shows_the_whole_file(void **state) {
+  (void)state;
+  char path[256];
+  json_t *d;
+  json_t *u = patch_f_txt((ztool_read_guard){0}, path, sizeof path, &d);
   assert_string_equal(json_string_value(json_object_get(d, "path")), path);
   assert_string_equal(json_string_value(json_object_get(d, "oldText")), "one\ntwo\nthree\n");
   assert_string_equal(json_string_value(json_object_get(d, "newText")), "one\nTWO\nthree\n");
   json_decref(u);
-  unlink(path);
-  rmdir(dir);
+}
+
+static bool deny_f_txt(void *ud, const char *abs) {
+  (void)ud;
+  size_t n = strlen(abs);
+  return n >= 6 && !strcmp(abs + n - 6, "/f.txt");
+}
+
+/* A file the read guard denies (sandbox.denyRead) is never read for the
+ * diff shown before the call is decided: only the patch's own lines. */
+static void a_patch_diff_never_shows_a_denied_file(void **state) {
+  (void)state;
+  char path[256];
+  json_t *d;
+  json_t *u = patch_f_txt((ztool_read_guard){.denied = deny_f_txt}, path, sizeof path, &d);
+  assert_string_equal(json_string_value(json_object_get(d, "path")), path);
+  assert_string_equal(json_string_value(json_object_get(d, "oldText")), "one\ntwo\n");
+  assert_string_equal(json_string_value(json_object_get(d, "newText")), "one\nTWO\n");
+  json_decref(u);
 }
 
 static void update_plan_also_sends_the_plan(void **state) {
@@ -139,7 +171,7 @@ static void a_failed_result_is_a_failed_update(void **state) {
                                      .ok = false,
                                      .output = "boom",
                                      .output_len = 4}};
-  json_t *u = zacp_updates_for_event(&ev, "/w");
+  json_t *u = zacp_updates_for_event(&ev, &W);
   json_t *r = only(u);
   assert_string_equal(json_string_value(json_object_get(r, "sessionUpdate")), "tool_call_update");
   assert_string_equal(json_string_value(json_object_get(r, "status")), "failed");
@@ -157,7 +189,7 @@ static void history_replays_in_order(void **state) {
   zmsg_add_call(a, "k1", "read_file", "{\"path\":\"x\"}");
   zconv_add_tool_result(&conv, "k1", "read_file", "1 | x", 0);
   zconv_add_assistant(&conv, "done", NULL);
-  json_t *u = zacp_updates_for_history(&conv, "/w");
+  json_t *u = zacp_updates_for_history(&conv, &W);
   const char *want[] = {"user_message_chunk", "agent_thought_chunk", "agent_message_chunk",
                         "tool_call",          "tool_call_update",    "agent_message_chunk"};
   assert_int_equal(json_array_size(u), 6);
@@ -364,6 +396,7 @@ int main(void) {
       cmocka_unit_test(a_write_is_a_diff_at_an_absolute_path),
       cmocka_unit_test(a_patch_locates_every_file_it_names),
       cmocka_unit_test(a_patch_diff_shows_the_whole_file),
+      cmocka_unit_test(a_patch_diff_never_shows_a_denied_file),
       cmocka_unit_test(update_plan_also_sends_the_plan),
       cmocka_unit_test(a_failed_result_is_a_failed_update),
       cmocka_unit_test(history_replays_in_order),
