@@ -379,7 +379,7 @@ static void test_subcommand_tables(void **state) {
   zbuf w = ZBUF_INIT;
   zcli_subcommand_words(&zcli_mcp_subs, &w);
   assert_string_equal(w.data, "list add remove rm enable disable tools call grant revoke trust "
-                              "login logout");
+                              "login logout watch");
   zbuf_release(&w);
   /* Each command row names its table, so completion follows it. */
   assert_ptr_equal(zcli_command_find("sandbox")->subs, &zcli_sandbox_subs);
