@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -431,10 +432,11 @@ static pid_t read_pid(const char *dir, const char *name) {
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *fp = fopen(path, "r");
   if (!fp) return -1;
-  int v = -1;
-  if (fscanf(fp, "%d", &v) != 1) v = -1;
+  char line[32];
+  char *end = NULL;
+  long v = fgets(line, sizeof line, fp) ? strtol(line, &end, 10) : -1;
   fclose(fp);
-  return (pid_t)v;
+  return end && end != line && v > 0 && v <= INT_MAX ? (pid_t)v : -1;
 }
 
 /* zero killed with SIGKILL cannot stop its children; its watchdog does. */
