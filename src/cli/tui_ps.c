@@ -1,7 +1,7 @@
 /* tui_ps.c — /ps and /stop: what runs in the background of the TUI's run —
- * the background sub-agents (subagent/task.h) and the commands the exec
- * process table keeps (exec/proc.h: exec_command past its yield, the
- * write_stdin sessions) — and stopping one, or all, of them.
+ * the background sub-agents and swarm members (subagent/task.h) and the
+ * commands the exec process table keeps (exec/proc.h: exec_command past its
+ * yield, the write_stdin sessions) — and stopping one, or all, of them.
  *
  * Both run on the UI thread, also while a turn runs. A task is stopped
  * through the sub-agent runtime (its whole process group; the child
@@ -39,11 +39,11 @@ static size_t list_tasks(tui_controller *c) {
   json_array_foreach(tasks, i, t) {
     if (!i) tui_say(c, "Background tasks:");
     int calls = (int)zjson_int_or(t, "toolCalls", 0);
-    const char *step = zjson_str(t, "step");
-    tui_say(c, "  %-6s %-8s %s · %s · %d tool call%s%s%s", zjson_str_or(t, "id", ""),
+    const char *step = zjson_str(t, "step"), *team = zjson_str(t, "team");
+    tui_say(c, "  %-6s %-8s %s · %s%s%s · %d tool call%s%s%s", zjson_str_or(t, "id", ""),
             zjson_str_or(t, "status", ""), zjson_str_or(t, "agent", ""),
-            zjson_str_or(t, "description", ""), calls, calls == 1 ? "" : "s", step ? ", now " : "",
-            step ? step : "");
+            zjson_str_or(t, "description", ""), team ? " of swarm team " : "", team ? team : "",
+            calls, calls == 1 ? "" : "s", step ? ", now " : "", step ? step : "");
   }
   size_t n = json_array_size(tasks);
   json_decref(tasks);

@@ -66,8 +66,8 @@ struct zsub_runtime {
   struct zsub_swarm *swarm; /* the teams this run spawned (swarm.c), or NULL */
   ztool_def defs[12];       /* the task tools, then the swarm's (r->table's rows) */
   ztool_table_spec table;
-  int max_team_size;  /* members running at once per team (swarm.maxTeamSize) */
-  bool swarm_enabled; /* swarm.enabled: this run may lead a team */
+  int max_team_size;        /* members running at once per team (swarm.maxTeamSize) */
+  bool swarm_enabled;       /* swarm.enabled: this run may lead a team */
   pthread_mutex_t relay_mu; /* one child's prompt before the parent's user at a time */
 };
 
@@ -115,6 +115,12 @@ bool zsub_swarm_tool(const char *name);
 bool zsub_swarm_offered(const zsub_runtime *r, const char *name);
 void zsub_swarm_invoke(zsub_runtime *r, zagent *a, const ztool_call *call, const json_t *args,
                        ztool_result *res);
+/* The started members of r's teams, for a user who watches the run: the
+ * i-th member that has a run (0, 1, … until NULL), with its team's and its
+ * own name (valid while r->bg_mu is held). r->bg_mu held: the worker changes
+ * the teams and a member's run only under it. */
+bg_task *zsub_swarm_task_at_locked(const zsub_runtime *r, size_t i, const char **team_name,
+                                   const char **member_name);
 /* Stops every member still running and frees the teams. NULL ok. */
 void zsub_swarm_free(struct zsub_swarm *s);
 

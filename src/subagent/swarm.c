@@ -146,7 +146,9 @@ static struct zsub_swarm *swarm_of(zsub_runtime *r) {
     s->my_dir = xstrdup(dir);
     s->my_name = xstrdup(name);
   }
+  pthread_mutex_lock(&r->bg_mu); /* /ps reads r->swarm under it */
   r->swarm = s;
+  pthread_mutex_unlock(&r->bg_mu);
   return s;
 }
 
@@ -236,9 +238,11 @@ static int member_launch(zsub_runtime *r, zagent *a, const char *call_id, team *
     q.env = (const char *const *)env;
     bg_task *bt = zsub_bg_launch(r, a, call_id, &q, res);
     if (!bt) rc = -1;
-    if (m->t) zsub_bg_free(m->t); /* the crashed run it replaces (already reaped) */
+    pthread_mutex_lock(&r->bg_mu); /* /ps and /stop hold it while they use m->t */
+    if (m->t) zsub_bg_free(m->t);  /* the crashed run it replaces (already reaped) */
     m->t = bt;
     m->launches++;
+    pthread_mutex_unlock(&r->bg_mu);
   }
   free(env[0]);
   free(env[1]);
@@ -289,7 +293,7 @@ static void team_pump(zsub_runtime *r, zagent *a, const char *call_id, team *t) 
 }
 
 /* Adds one member from its spec; -1 with res failed. */
-static int member_add(const zsub_runtime *r, team *t, const json_t *spec, bool in_repo,
+static int member_add(zsub_runtime *r, team *t, const json_t *spec, bool in_repo,
                       ztool_result *res) {
   const char *name = zjson_str(spec, "name");
   if (!json_is_object(spec) || !zmbox_name_ok(name) || !strcmp(name, ZMBOX_ORCHESTRATOR))
@@ -306,7 +310,7 @@ static int member_add(const zsub_runtime *r, team *t, const json_t *spec, bool i
   bool writes = rc == 0 && def_writes(q.def);
   zsub_defs_release(&q.defs);
   if (rc < 0) return -1;
-  member *m = &t->m[t->n++];
+  member *m = &t->m[t->n]; /* filled, then counted: /ps reads members [0, n) */
   memset(m, 0, sizeof *m);
   snprintf(m->name, sizeof m->name, "%s", name);
   m->spec = json_deep_copy(spec);
@@ -315,6 +319,9 @@ static int member_add(const zsub_runtime *r, team *t, const json_t *spec, bool i
   json_object_del(m->spec, "name");
   json_object_del(m->spec, "background");
   json_object_del(m->spec, "resume");
+  pthread_mutex_lock(&r->bg_mu);
+  t->n++;
+  pthread_mutex_unlock(&r->bg_mu);
   return 0;
 }
 
@@ -338,7 +345,9 @@ static team *team_get(zsub_runtime *r, const char *name, bool make, ztool_result
   t = xcalloc(1, sizeof *t);
   snprintf(t->name, sizeof t->name, "%s", name);
   t->dir = dir;
+  pthread_mutex_lock(&r->bg_mu);
   s->teams[s->n++] = t;
+  pthread_mutex_unlock(&r->bg_mu);
   return t;
 }
 
@@ -376,8 +385,11 @@ static void swarm_spawn(zsub_runtime *r, zagent *a, const ztool_call *call, cons
   json_array_foreach(members, i, spec) {
     if (member_add(r, t, spec, in_repo, res) < 0) {
       /* nothing of this call starts: its members are dropped */
-      for (size_t k = first; k < t->n; k++) json_decref(t->m[k].spec);
+      size_t added = t->n;
+      pthread_mutex_lock(&r->bg_mu);
       t->n = first;
+      pthread_mutex_unlock(&r->bg_mu);
+      for (size_t k = first; k < added; k++) json_decref(t->m[k].spec);
       return;
     }
   }
@@ -561,6 +573,21 @@ void zsub_swarm_invoke(zsub_runtime *r, zagent *a, const ztool_call *call, const
   else if (!strcmp(n, "swarm_inbox")) swarm_inbox(r, args, res);
   else if (!strcmp(n, "swarm_handoff")) swarm_handoff(r, a, call, args, res);
   else swarm_collect(r, a, call, args, res);
+}
+
+bg_task *zsub_swarm_task_at_locked(const zsub_runtime *r, size_t i, const char **team_name,
+                                   const char **member_name) {
+  const struct zsub_swarm *s = r->swarm;
+  for (size_t k = 0; s && k < s->n; k++) {
+    const struct team *t = s->teams[k];
+    for (size_t j = 0; j < t->n; j++) {
+      if (!t->m[j].t || i--) continue;
+      *team_name = t->name;
+      *member_name = t->m[j].name;
+      return t->m[j].t;
+    }
+  }
+  return NULL;
 }
 
 void zsub_swarm_free(struct zsub_swarm *s) {

@@ -445,9 +445,29 @@ static void *bg_reader(void *arg) {
   return NULL;
 }
 
+/* The i-th task a user watching the run sees: the background tasks, then
+ * the started swarm members (team set to the member's team, else NULL);
+ * NULL past the last. r->bg_mu held. */
+static bg_task *watched_task_at(const zsub_runtime *r, size_t i, const char **team) {
+  const char *member;
+  *team = NULL;
+  if (i < r->nbg) return r->bg[i];
+  return zsub_swarm_task_at_locked(r, i - r->nbg, team, &member);
+}
+
 static bg_task *bg_find(zsub_runtime *r, const char *id) {
   for (size_t i = 0; id && i < r->nbg; i++)
     if (!strcmp(r->bg[i]->id, id)) return r->bg[i];
+  return NULL;
+}
+
+/* The background task or swarm member with id ("bg-N": one counter for
+ * both), or NULL. r->bg_mu held. */
+static bg_task *watched_find(const zsub_runtime *r, const char *id) {
+  const char *team;
+  bg_task *t;
+  for (size_t i = 0; id && (t = watched_task_at(r, i, &team)); i++)
+    if (!strcmp(t->id, id)) return t;
   return NULL;
 }
 
@@ -753,20 +773,25 @@ void zsub_runtime_end_tasks(zsub_runtime *r, zagent *a) {
 
 /* ---- for a user who watches the run ------------------------------------------- */
 
+/* One row of zsub_runtime_tasks; team is NULL for a background task. */
+static json_t *task_row(bg_task *t, const char *team) {
+  pthread_mutex_lock(&t->mu);
+  const char *status = t->done ? zsub_bg_status_locked(t) : "running";
+  json_t *row = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?, s:s?, s:s?}", "id", t->id, "agent",
+                          t->agent, "description", t->description, "status", status, "toolCalls",
+                          t->outcome.tool_calls, "step", t->done ? NULL : t->outcome.step,
+                          "sessionId", t->outcome.session_id, "team", team);
+  pthread_mutex_unlock(&t->mu);
+  return row;
+}
+
 json_t *zsub_runtime_tasks(zsub_runtime *r) {
   json_t *out = json_array();
   pthread_mutex_lock(&r->bg_mu);
-  for (size_t i = 0; i < r->nbg; i++) {
-    bg_task *t = r->bg[i];
-    pthread_mutex_lock(&t->mu);
-    const char *status = t->done ? zsub_bg_status_locked(t) : "running";
-    json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:i, s:s?, s:s?}", "id", t->id,
-                                         "agent", t->agent, "description", t->description, "status",
-                                         status, "toolCalls", t->outcome.tool_calls, "step",
-                                         t->done ? NULL : t->outcome.step, "sessionId",
-                                         t->outcome.session_id));
-    pthread_mutex_unlock(&t->mu);
-  }
+  const char *team;
+  bg_task *t;
+  for (size_t i = 0; (t = watched_task_at(r, i, &team)); i++)
+    json_array_append_new(out, task_row(t, team));
   pthread_mutex_unlock(&r->bg_mu);
   return out;
 }
@@ -775,7 +800,7 @@ int zsub_runtime_stop_task(zsub_runtime *r, zagent *a, const char *id) {
   /* bg_mu for the whole stop: the worker frees only finished tasks, and
    * only under it, so t stays valid while this waits for its end. */
   pthread_mutex_lock(&r->bg_mu);
-  bg_task *t = bg_find(r, id);
+  bg_task *t = watched_find(r, id);
   if (!t) {
     pthread_mutex_unlock(&r->bg_mu);
     return -1;
@@ -797,8 +822,9 @@ int zsub_runtime_stop_task(zsub_runtime *r, zagent *a, const char *id) {
 void zsub_runtime_report_stopped(zsub_runtime *r, zagent *a) {
   if (!r) return;
   pthread_mutex_lock(&r->bg_mu);
-  for (size_t i = 0; i < r->nbg; i++) {
-    bg_task *t = r->bg[i];
+  const char *team;
+  bg_task *t;
+  for (size_t i = 0; (t = watched_task_at(r, i, &team)); i++) {
     pthread_mutex_lock(&t->mu);
     if (t->done && t->stop_asked) report_end_once_locked(r, a, t);
     pthread_mutex_unlock(&t->mu);

@@ -66,11 +66,12 @@ void zsub_runtime_free(zsub_runtime *r);
 
 /* ---- for a user who watches the run (the TUI's /ps and /stop) ------------------ */
 
-/* The run's background tasks, oldest first: [{id, agent, description,
- * status ("running", or how it ended), toolCalls, step?, sessionId}]. Any
- * thread. New reference. */
+/* The run's background tasks, oldest first, then its started swarm
+ * members: [{id, agent, description, status ("running", or how it ended),
+ * toolCalls, step?, sessionId, team? (a member's)}]. Any thread. New
+ * reference. */
 json_t *zsub_runtime_tasks(zsub_runtime *r);
-/* Stops background task id for the user, from a thread other than the
+/* Stops background task (or swarm member) id for the user, from a thread other than the
  * worker's: its whole process group is stopped and its child reaped before
  * this returns. With a (the worker idle), the end — subagent_end, status
  * "stopped", with the child's usage — is reported through a now; with a

@@ -173,6 +173,45 @@ class TuiPsStop(BackgroundCase):
         self.assertEqual(stops[0]["status"], "stopped")
         self.assertEqual(stops[0]["agent"], "explore")
 
+    def test_ps_lists_a_swarm_member_and_stop_kills_it(self):
+        # A swarm member is a background child too: /ps lists it with its
+        # team, /stop ends its whole group, and its end is reported once
+        # (the subagentStop hook), not again when the orchestrator collects.
+        self.user_config({"swarm": {"enabled": True}})
+        self.record_stops()
+        # .zero exists, as in any workspace zero has worked in: the hook's
+        # sandbox would otherwise hold a placeholder file there meanwhile.
+        os.makedirs(os.path.join(self.work, ".zero"))
+        self.serve([
+            {"match": PARENT, "tool_calls": [{"name": "swarm_spawn", "arguments": {
+                "team": "crew", "members": [{"name": "scout", "prompt": "take your time",
+                                             "agent": "explore", "isolation": "none"}]}}]},
+            {"match": CHILD, "text": "too late", "delay_before_ms": 60000},
+            {"match": PARENT, "text": "SPAWNED IT"},
+        ])
+        self.start()
+        self.type(PARENT)
+        self.keys("Enter")
+        self.wait_for("SPAWNED IT", timeout=30)
+        self.assertTrue(wait_until(lambda: self.children()), "the member never started")
+        self.type("/ps")
+        self.keys("Enter")
+        s = self.wait_for("Background tasks:")
+        self.assertIn("bg-1", s)
+        self.assertIn("running  explore · scout of swarm team crew", s)
+        self.type("/stop bg-1")
+        self.keys("Enter")
+        self.wait_for("Stopped task bg-1")
+        self.assertEqual(self.children(), [])
+        self.assertTrue(wait_until(lambda: self.stops()), "subagentStop never fired")
+        self.type("/ps")
+        self.keys("Enter")
+        self.wait_for("bg-1   stopped")
+        self.quit_and_check_terminal()
+        stops = self.stops()
+        self.assertEqual(len(stops), 1, stops)
+        self.assertEqual(stops[0]["status"], "stopped")
+
     def test_stop_during_a_turn_records_the_end_once_when_it_ends(self):
         self.record_stops()
         self.serve([
