@@ -48,7 +48,7 @@ class TuiPlan(TuiDriver):
         s = self.plan_and_wait_for_choice()
         self.assertIn("✓ write_spec 4 lines", s)
         # the draft ran read-only with write_spec, and nothing changed yet
-        self.assertIn("plan mode ·", s)
+        self.wait_for("plan mode ·")  # once the draft's turn has ended
         draft_tools = tool_names(model.bodies()[0])
         self.assertIn("write_spec", draft_tools)
         self.assertNotIn("write_file", draft_tools)
@@ -60,7 +60,8 @@ class TuiPlan(TuiDriver):
         self.assertIn("› Accept — build it now (back to auto mode)", s)
         self.assertIn("Edit — edit it here in the composer, then build it", s)
         self.keys("Enter")  # accept has the focus
-        s = self.wait_for("Built it.")
+        self.wait_for("Built it.")
+        s = self.wait_for("Shift+Tab mode")  # idle: the status line shows the mode again
         self.assertIn("Accepted the plan", s)
         self.assertIn("auto mode ·", s)  # the mode the user was in, not plan
         with open(os.path.join(self.work, "calc.txt")) as f:
@@ -148,8 +149,8 @@ class TuiPlan(TuiDriver):
         self.keys("Enter")
         self.wait_for("Say why after /plan reject")
         self.keys("Enter")
-        s = self.wait_for("Rejected the plan; nothing was built. Back in ask mode")
-        self.assertIn("ask mode ·", s)
+        self.wait_for("Rejected the plan; nothing was built. Back in ask mode")
+        self.wait_for("ask mode ·")  # the status line, once the turn has ended
         self.assertEqual(len(model.bodies()), 4)
         self.quit_and_check_terminal()
 
@@ -163,8 +164,8 @@ class TuiPlan(TuiDriver):
             time.sleep(0.05)
         self.assertNotIn("Reject — say why", self.screen())
         self.keys("BTab")
-        s = self.wait_for("Left plan mode; the plan was not built")
-        self.assertIn("ask mode ·", s)
+        self.wait_for("Left plan mode; the plan was not built")
+        self.wait_for("ask mode ·")
         self.assertEqual(len(model.bodies()), 2)
         self.assertFalse(os.path.exists(os.path.join(self.work, "calc.txt")))
         self.quit_and_check_terminal()

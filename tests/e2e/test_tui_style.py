@@ -19,23 +19,28 @@ def system_text(body):
 @unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
 class TuiStyle(TuiDriver):
     def ask(self, text, answer):
+        """Sends text and waits for the model's answer and the end of the
+        turn (the answers are words no prompt holds, so the typed prompt
+        cannot satisfy the wait before the request was made)."""
         self.type(text)
         self.keys("Enter")
         self.wait_for(answer)
+        self.wait_for("Shift+Tab mode")
 
     def test_style_switches_what_the_system_prompt_says(self):
         d = os.path.join(self.work, ".zero", "output-styles")
         os.makedirs(d)
         with open(os.path.join(d, "pirate.md"), "w") as f:
             f.write("---\ndescription: answers like a pirate\n---\n\nSpeak as PIRATE-VOICE.\n")
-        m = self.serve([{"text": "one"}, {"text": "two"}, {"text": "three"}, {"text": "four"}])
+        m = self.serve([{"text": "ANSWER-A"}, {"text": "ANSWER-B"}, {"text": "ANSWER-C"},
+                        {"text": "ANSWER-D"}])
         self.start()
-        self.ask("first", "one")
+        self.ask("first", "ANSWER-A")
         self.assertNotIn("# Output style", system_text(m.bodies()[0]))
         self.type("/style explanatory")
         self.keys("Enter")
         self.wait_for("Output style: explanatory.")
-        self.ask("second", "two")
+        self.ask("second", "ANSWER-B")
         sys2 = system_text(m.bodies()[1])
         self.assertIn("# Output style: explanatory", sys2)
         self.assertIn("Insight:", sys2)
@@ -49,14 +54,14 @@ class TuiStyle(TuiDriver):
         self.type("pira")
         self.keys("Enter")
         self.wait_for("Output style: pirate.")
-        self.ask("third", "three")
+        self.ask("third", "ANSWER-C")
         sys3 = system_text(m.bodies()[2])
         self.assertIn("Speak as PIRATE-VOICE.", sys3)
         self.assertNotIn("Insight:", sys3)
         self.type("/style default")
         self.keys("Enter")
         self.wait_for("Output style: default.")
-        self.ask("fourth", "four")
+        self.ask("fourth", "ANSWER-D")
         self.assertNotIn("# Output style", system_text(m.bodies()[3]))
         self.quit_and_check_terminal()
 
