@@ -76,10 +76,10 @@ int main(int argc, char **argv) {
   /* The sandbox's inner stage runs inside the sandbox: no log there. */
   if (!named || !(named->setup & ZCMD_HIDDEN)) {
     zlog_open(debug);
-    /* zero's watchdog runs as the small static helper (exec/reaper.h), named
-     * before anything can spawn: a --worktree run's git comes before its
-     * sandbox exists, and a fork of zero kept ~2.5 MiB resident per run. */
-    zreaper_set_program(zsb_inner_helper());
+    /* zero's watchdog runs as the small static helper (exec/reaper.h), found
+     * at the first spawn: a --worktree run's git comes before its sandbox
+     * exists, and a fork of zero kept ~2.5 MiB resident per run. */
+    zreaper_set_program_finder(zsb_inner_helper);
   }
   /* The command's name only: the other words may hold the prompt. */
   zlog("start", "zero %s (commit %s), command %s, %d words", ZERO_VERSION, ZERO_COMMIT,

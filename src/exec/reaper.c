@@ -19,9 +19,10 @@
 #define MAX_GROUPS 4096
 
 static int reaper_wfd = -1;
-static const char *reaper_program; /* zreaper_set_program; NULL = fork zero */
+static const char *(*reaper_finder)(void); /* zreaper_set_program_finder, or NULL */
+static const char *reaper_program;         /* what it found; NULL = fork zero */
 
-void zreaper_set_program(const char *path) { reaper_program = path; }
+void zreaper_set_program_finder(const char *(*find)(void)) { reaper_finder = find; }
 
 /* Starts reaper_program --reap with the pipe's read end as descriptor 3, in
  * a session of its own, at /, with /dev/null for the standard streams, the
@@ -124,6 +125,7 @@ static void watchdog_main(int rfd) {
 
 static void start_watchdog(void) {
   int p[2];
+  if (reaper_finder) reaper_program = reaper_finder();
   if (pipe2(p, O_CLOEXEC) < 0) return;
   if (!reaper_program || !spawn_program(p[0])) {
     pid_t pid = fork();

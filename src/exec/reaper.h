@@ -36,10 +36,14 @@
  * zreaper_child_register in a forked child), or -1 when no watchdog could
  * be started (then children are only stopped by zero itself). */
 int zreaper_fd(void);
-/* The program that runs the watchdog (zero-sandbox-inner, which takes
- * --reap), or NULL to fork zero itself. Set before the first spawn (main.c
- * sets it at start-up); the string must outlive the process. */
-void zreaper_set_program(const char *path);
+/* How to find the program that runs the watchdog (zero-sandbox-inner,
+ * which takes --reap): find is called once, when the first spawn starts the
+ * watchdog, and returns the path (outliving the process) or NULL to fork
+ * zero itself. Set before the first spawn (main.c sets it at start-up: a
+ * --worktree run's git comes before any sandbox setup); looking the helper
+ * up only then keeps commands that spawn nothing (zero --version) from
+ * paying for it. */
+void zreaper_set_program_finder(const char *(*find)(void));
 /* In a forked child, after setsid() and before exec: registers the child's
  * process group. Async-signal-safe. fd is zreaper_fd()'s value. */
 void zreaper_child_register(int fd);
