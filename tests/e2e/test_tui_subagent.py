@@ -137,12 +137,15 @@ class BackgroundCase(TuiDriver):
 @unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh installs it)")
 class TuiPsStop(BackgroundCase):
 
-    def test_ps_lists_a_background_task_and_stop_kills_its_group(self):
+    def start_stop_and_check_once(self, first_call, listed):
+        """The parent's first turn makes first_call, which starts one
+        background child (as bg-1) whose turn never ends in time; /ps lists
+        it (listed: its row after the id), /stop bg-1 ends its whole group at
+        once, and its end is reported once (the subagentStop hook): neither
+        /ps nor leaving reports it again. Returns the reported stops."""
         self.record_stops()
         self.serve([
-            {"match": PARENT, "tool_calls": [{"name": "task", "arguments": {
-                "description": "slow look", "prompt": "take your time", "agent": "explore",
-                "background": True}}]},
+            {"match": PARENT, "tool_calls": [first_call]},
             {"match": CHILD, "text": "too late", "delay_before_ms": 60000},
             {"match": PARENT, "text": "STARTED IT"},
         ])
@@ -155,14 +158,12 @@ class TuiPsStop(BackgroundCase):
         self.keys("Enter")
         s = self.wait_for("Background tasks:")
         self.assertIn("bg-1", s)
-        self.assertIn("running  explore · slow look", s)
+        self.assertIn(listed, s)
         self.type("/stop bg-1")
         self.keys("Enter")
         self.wait_for("Stopped task bg-1")
         # the whole group is gone at once: stop returns after the child is reaped
         self.assertEqual(self.children(), [])
-        # its end is reported at once (the subagentStop hook), and once:
-        # neither /ps nor leaving reports it again
         self.assertTrue(wait_until(lambda: self.stops()), "subagentStop never fired")
         self.type("/ps")
         self.keys("Enter")
@@ -171,46 +172,27 @@ class TuiPsStop(BackgroundCase):
         stops = self.stops()
         self.assertEqual(len(stops), 1, stops)
         self.assertEqual(stops[0]["status"], "stopped")
+        return stops
+
+    def test_ps_lists_a_background_task_and_stop_kills_its_group(self):
+        stops = self.start_stop_and_check_once(
+            {"name": "task", "arguments": {"description": "slow look", "prompt": "take your time",
+                                           "agent": "explore", "background": True}},
+            "running  explore · slow look")
         self.assertEqual(stops[0]["agent"], "explore")
 
     def test_ps_lists_a_swarm_member_and_stop_kills_it(self):
         # A swarm member is a background child too: /ps lists it with its
-        # team, /stop ends its whole group, and its end is reported once
-        # (the subagentStop hook), not again when the orchestrator collects.
+        # team, /stop ends its whole group, and its end is reported once.
         self.user_config({"swarm": {"enabled": True}})
-        self.record_stops()
         # .zero exists, as in any workspace zero has worked in: the hook's
         # sandbox would otherwise hold a placeholder file there meanwhile.
         os.makedirs(os.path.join(self.work, ".zero"))
-        self.serve([
-            {"match": PARENT, "tool_calls": [{"name": "swarm_spawn", "arguments": {
+        self.start_stop_and_check_once(
+            {"name": "swarm_spawn", "arguments": {
                 "team": "crew", "members": [{"name": "scout", "prompt": "take your time",
-                                             "agent": "explore", "isolation": "none"}]}}]},
-            {"match": CHILD, "text": "too late", "delay_before_ms": 60000},
-            {"match": PARENT, "text": "SPAWNED IT"},
-        ])
-        self.start()
-        self.type(PARENT)
-        self.keys("Enter")
-        self.wait_for("SPAWNED IT", timeout=30)
-        self.assertTrue(wait_until(lambda: self.children()), "the member never started")
-        self.type("/ps")
-        self.keys("Enter")
-        s = self.wait_for("Background tasks:")
-        self.assertIn("bg-1", s)
-        self.assertIn("running  explore · scout of swarm team crew", s)
-        self.type("/stop bg-1")
-        self.keys("Enter")
-        self.wait_for("Stopped task bg-1")
-        self.assertEqual(self.children(), [])
-        self.assertTrue(wait_until(lambda: self.stops()), "subagentStop never fired")
-        self.type("/ps")
-        self.keys("Enter")
-        self.wait_for("bg-1   stopped")
-        self.quit_and_check_terminal()
-        stops = self.stops()
-        self.assertEqual(len(stops), 1, stops)
-        self.assertEqual(stops[0]["status"], "stopped")
+                                             "agent": "explore", "isolation": "none"}]}},
+            "running  explore · scout of swarm team crew")
 
     def test_stop_during_a_turn_records_the_end_once_when_it_ends(self):
         self.record_stops()
