@@ -79,22 +79,50 @@ static void compile_rules(void) {
 }
 
 typedef struct hit {
-  size_t start, end;
-  size_t rule;     /* index in rules: earlier rules are more specific */
+  size_t start, end; /* the span to replace */
+  size_t named_len;  /* the length of the match that names it (kind) */
+  size_t rule;       /* index in rules: earlier rules are more specific */
   const char *kind;
 } hit;
 
-static int cmp_hit(const void *a, const void *b) {
-  const hit *x = a, *y = b;
-  size_t lx = x->end - x->start, ly = y->end - y->start;
-  if (lx != ly) return lx > ly ? -1 : 1; /* longest first */
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return x->rule < y->rule ? -1 : x->rule > y->rule; /* the same span: the specific kind */
-}
-
+/* Start order; at the same start the longer hit first. */
 static int cmp_start(const void *a, const void *b) {
   const hit *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return x->end > y->end ? -1 : x->end < y->end;
+}
+
+/* Whether x names a span better than y: the longer match, and for the same
+ * length the earlier (more specific) rule. */
+static bool names_better(const hit *x, const hit *y) {
+  if (x->named_len != y->named_len) return x->named_len > y->named_len;
+  return x->rule < y->rule;
+}
+
+/* Sorts hits and merges every group of overlapping ones into one span (their
+ * union), named by the group's longest match. The union, not the longest
+ * alone: the part of a shorter match sticking out of a longer one is a secret
+ * too, and left in place it would match again beside the marker
+ * ("authorization::x… cookie:y…" with overlapping values), so a second
+ * redaction would change the text. Returns how many spans remain, at the
+ * front of hits. */
+static size_t merge_overlaps(hit *hits, size_t n) {
+  qsort(hits, n, sizeof(hit), cmp_start);
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    hit *last = kept ? &hits[kept - 1] : NULL;
+    if (!last || hits[i].start >= last->end) {
+      hits[kept++] = hits[i];
+      continue;
+    }
+    if (names_better(&hits[i], last)) {
+      last->named_len = hits[i].named_len;
+      last->rule = hits[i].rule;
+      last->kind = hits[i].kind;
+    }
+    if (hits[i].end > last->end) last->end = hits[i].end;
+  }
+  return kept;
 }
 
 /* Words at least one of which every rule above needs (case-insensitive),
@@ -144,7 +172,7 @@ static size_t redact_patterns(zbuf *text) {
         e = ov[3];
       }
       if (e > s) {
-        hit h = {s, e, r, rules[r].kind};
+        hit h = {s, e, e - s, r, rules[r].kind};
         zvec_push(&hits, h);
       }
       off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
@@ -155,16 +183,7 @@ static size_t redact_patterns(zbuf *text) {
     zvec_free(&hits);
     return 0;
   }
-  /* Longest first: a match inside one already taken is dropped. */
-  qsort(hits.items, hits.len, sizeof(hit), cmp_hit);
-  size_t kept = 0;
-  for (size_t i = 0; i < hits.len; i++) {
-    bool clash = false;
-    for (size_t k = 0; k < kept && !clash; k++)
-      clash = hits.items[i].start < hits.items[k].end && hits.items[k].start < hits.items[i].end;
-    if (!clash) hits.items[kept++] = hits.items[i];
-  }
-  qsort(hits.items, kept, sizeof(hit), cmp_start);
+  size_t kept = merge_overlaps(hits.items, hits.len);
   zbuf out = ZBUF_INIT;
   size_t pos = 0;
   for (size_t i = 0; i < kept; i++) {

@@ -20,8 +20,9 @@
  *     anywhere;
  *   - values of .env-style assignments and JSON members whose name says
  *     key / secret / token / password / credential / authorization.
- * Overlapping matches resolve longest first, so a nested match cannot
- * corrupt a larger one; redacting twice changes nothing more.
+ * Overlapping matches become one redacted span (their union, named by the
+ * longest), so a nested match cannot corrupt a larger one and no part of a
+ * match survives beside a marker; redacting twice changes nothing more.
  */
 #ifndef ZERO_BASE_REDACT_H
 #define ZERO_BASE_REDACT_H

@@ -121,6 +121,24 @@ static void redaction_is_deterministic_and_idempotent(void **state) {
   free(twice);
 }
 
+/* Regression (found by fuzz_html): two header values that overlap
+ * ("authorization:" whose value runs into "cookie:…") were resolved by keeping
+ * the longer match alone; the part of the shorter one outside it stayed, and
+ * a second redaction matched it again beside the marker. Overlaps are now
+ * one redacted span, their union, named by the longer match. */
+static void overlapping_matches_are_redacted_as_one_span(void **state) {
+  (void)state;
+  const char *in = "x authorization::z::C::cookie::2:abc def ghi jkl mno\nnext";
+  char *once = redacted(in, NULL);
+  assert_string_equal(once, "x authorization:[REDACTED:secret-header]\nnext");
+  size_t n = 9;
+  char *twice = redacted(once, &n);
+  assert_int_equal(n, 0);
+  assert_string_equal(twice, once);
+  free(once);
+  free(twice);
+}
+
 static void tool_output_is_redacted_before_the_model_sees_it(void **state) {
   tfx *f = *state;
   tfx_write_str(f, "config.json", "{\"token\": \"abcdefgh12345\"}\n");
@@ -196,6 +214,7 @@ int main(void) {
       cmocka_unit_test(private_key_blocks_are_redacted_whole),
       cmocka_unit_test(nested_matches_do_not_corrupt),
       cmocka_unit_test(redaction_is_deterministic_and_idempotent),
+      cmocka_unit_test(overlapping_matches_are_redacted_as_one_span),
       TFX_TEST(tool_output_is_redacted_before_the_model_sees_it),
       cmocka_unit_test(budget_cut_spills_the_whole_text),
       cmocka_unit_test(old_spill_files_are_cleaned),
