@@ -427,6 +427,11 @@ json_t *zjson_parse_plain(const char *text, size_t len) {
   return v;
 }
 
+json_t *zjson_parse_line(const char *text, size_t len) {
+  json_t *v = zjson_parse_plain(text, len);
+  return v ? v : json_loadb(text, len, 0, NULL);
+}
+
 /* The directory part of path ("." when it has none); caller frees. */
 static char *parent_dir(const char *path) {
   const char *slash = strrchr(path, '/');

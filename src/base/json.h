@@ -60,6 +60,10 @@ ZERO_WARN_UNUSED int zjson_update_file(const char *path, size_t flags, mode_t mo
  * NULL for anything else (\u escapes, non-ASCII, reals, errors): the caller
  * then asks json_loadb, which decides. */
 json_t *zjson_parse_plain(const char *text, size_t len);
+/* Parses one JSON object or array read from a peer (a stream-json line, a
+ * relay message): the plain fast path above, jansson for everything else
+ * (non-ASCII text, \u escapes, reals). NULL when it is not JSON. */
+json_t *zjson_parse_line(const char *text, size_t len);
 bool zjson_str_body_to(zbuf *b, const char *s, size_t n);
 void zjson_dump_to(const json_t *v, zbuf *out);
 /* Compact serialization; caller frees. */

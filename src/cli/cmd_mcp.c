@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandbox/placeholder.h"
 #include "base/buf.h"
 #include "base/cancel.h"
 #include "base/common.h"
@@ -302,6 +303,15 @@ static char *target_file(bool project) {
   return zpath_join(dir, "config.json");
 }
 
+/* The folder of the project file (<workspace>/.zero), made or claimed from a
+ * placeholder a live sandbox holds (placeholder.h). 0, or -1 with err. */
+static int make_dot_zero(const char *project_file, zerr *err) {
+  cleanup_free char *dir = xstrdup(project_file);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  return zsb_ph_make_own_dir(dir, 0700, err);
+}
+
 static int add_cmd(void *ctx, int argc, char **argv) {
   if (argc < 1 || argv[0][0] == '-') return fail("add needs a server NAME\n\n%s", MCP_USAGE);
   const char *name = argv[0];
@@ -431,7 +441,8 @@ static int add_cmd(void *ctx, int argc, char **argv) {
   json_t *shown = json_deep_copy(server);
   char *path = target_file(project);
   edit_op op = {name, server, 0, false};
-  if (zmcp_config_edit(path, apply_edit, &op, &err) < 0) {
+  if ((project && make_dot_zero(path, &err) < 0) ||
+      zmcp_config_edit(path, apply_edit, &op, &err) < 0) {
     json_decref(op.server);
     json_decref(shown);
     free(path);

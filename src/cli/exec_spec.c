@@ -1,4 +1,5 @@
 /* exec_spec.c — see exec_spec.h. */
+#include "sandbox/placeholder.h"
 #include "cli/exec_spec.h"
 
 #include <stdlib.h>
@@ -21,6 +22,12 @@ static int write_spec_file(const zexec_spec *sp, const char *content, size_t len
   cleanup_free char *dir = xstrdup(sp->path);
   char *slash = strrchr(dir, '/');
   if (slash) *slash = '\0';
+  /* dir is <workspace>/.zero/specs; .zero may be a placeholder a live
+   * sandbox holds, which zero claims as its folder (placeholder.h) */
+  cleanup_free char *dot_zero = xstrdup(dir);
+  slash = strrchr(dot_zero, '/');
+  if (slash) *slash = '\0';
+  if (zsb_ph_make_own_dir(dot_zero, 0755, err) < 0) return -1;
   if (zfs_mkdir_p(dir, 0755, err) < 0) return -1;
   return zfs_write_atomic(sp->path, content, len, 0644, err);
 }

@@ -332,7 +332,10 @@ static int protect_name(argvb *a, const char *path, char kind, const char *over,
                         zerr *err) {
   struct stat st;
   bool ph = kind == 'p' || (lstat(path, &st) == 0 && zsb_ph_is_placeholder(&st));
-  int h = ph ? zsb_ph_acquire(holds, path) : 0;
+  /* a commondir (over is not /dev/null) is read by git on the host while the
+   * sandbox lives: its placeholder says "." as the file bound over it does */
+  const char *text = strcmp(over, "/dev/null") ? ".\n" : NULL;
+  int h = ph ? zsb_ph_acquire_text(holds, path, text) : 0;
   if (h < 0 && errno == EACCES) h = 0; /* another user's placeholder: bound as it is */
   if (h < 0)
     return zerr_errno(err, ZE_IO, "cannot protect %s in the sandbox (check that the directory "
@@ -499,11 +502,12 @@ static int protect_gitfile_targets(argvb *a, const char *gitfile, const zsb_strv
   return protect_git_dir_files(a, common, roots, common_src, holds, err);
 }
 
-/* A missing .git in a write root: the directory placeholder (placeholder.h)
- * bound read-only over itself, so `git init` and anything else that would
- * make a repository there fails. Another user's placeholder, or a real .git
- * made meanwhile, is bound read-only as it is. -1 with err. */
-static int block_missing_git(argvb *a, const char *path, zsb_holds *holds, zerr *err) {
+/* A missing .git or .zero in a write root: the directory placeholder
+ * (placeholder.h) bound read-only over itself, so `git init` and anything
+ * else that would make a repository or zero's folder there fails. Another
+ * user's placeholder, or a real folder made meanwhile (or the placeholder
+ * claimed by zero), is bound read-only as it is. -1 with err. */
+static int block_missing_dir(argvb *a, const char *path, zsb_holds *holds, zerr *err) {
   int h = zsb_ph_acquire_dir(holds, path);
   if (h < 0 && errno != EACCES)
     return zerr_errno(err, ZE_IO, "cannot protect %s in the sandbox (check that the directory "
@@ -707,7 +711,7 @@ static int build_bwrap(const zsb_policy *p, const zsb_probe *pr, const char *sel
       const char *over = name && !strcmp(name, "/commondir") ? commondir : "/dev/null";
       bool gitfile = prot[k].kind == 'r' && name && !strcmp(name, "/.git");
       if (prot[k].kind == 'g') av3(a, "--bind", prot[k].path, prot[k].path); /* own mount: not renamable */
-      else if (prot[k].kind == 'd') rc = rc ? rc : block_missing_git(a, prot[k].path, holds, err);
+      else if (prot[k].kind == 'd') rc = rc ? rc : block_missing_dir(a, prot[k].path, holds, err);
       else if (rc == 0 && protect_name(a, prot[k].path, prot[k].kind, over, holds, err) < 0) rc = -1;
       if (gitfile && rc == 0)
         rc = protect_gitfile_targets(a, prot[k].path, &roots, commondir, holds, err);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,9 @@
 #include "base/common.h"
 
 bool zsb_ph_is_placeholder(const struct stat *st) {
-  return S_ISREG(st->st_mode) && st->st_size == 0 && (st->st_mode & 07777) == ZSB_PH_MODE;
+  /* empty, or the text of a commondir placeholder (".\n") */
+  return S_ISREG(st->st_mode) && (st->st_size == 0 || st->st_size == ZSB_PH_TEXT_MAX) &&
+         (st->st_mode & 07777) == ZSB_PH_MODE;
 }
 
 bool zsb_ph_is_dir_placeholder(const struct stat *st) {
@@ -31,7 +34,7 @@ static void hold_add(zsb_holds *h, const char *path, int fd, bool dir) {
  * one link, and no other open descriptor anywhere (see placeholder.h). */
 static bool stash_entry_ok(int fd) {
   struct stat st;
-  if (fstat(fd, &st) < 0 || !zsb_ph_is_placeholder(&st) || st.st_nlink != 1 ||
+  if (fstat(fd, &st) < 0 || !zsb_ph_is_placeholder(&st) || st.st_size != 0 || st.st_nlink != 1 ||
       st.st_uid != geteuid())
     return false;
   if (fcntl(fd, F_SETLEASE, F_WRLCK) < 0) return false;
@@ -75,7 +78,7 @@ static int stash_take(zsb_holds *h, const char *path) {
  * false when it must be unlinked instead. */
 static bool stash_put(const zsb_holds *h, const char *path, int fd) {
   struct stat fst;
-  if (!h->stash || fstat(fd, &fst) < 0 || fst.st_nlink != 1) return false;
+  if (!h->stash || fstat(fd, &fst) < 0 || fst.st_nlink != 1 || fst.st_size != 0) return false;
   for (int slot = 0; slot < ZSB_PH_STASH_SLOTS; slot++) {
     char dst[4096];
     snprintf(dst, sizeof dst, "%s/%d", h->stash, slot);
@@ -85,17 +88,27 @@ static bool stash_put(const zsb_holds *h, const char *path, int fd) {
   return false;
 }
 
-int zsb_ph_acquire(zsb_holds *h, const char *path) {
-  if (h->stash) {
+int zsb_ph_acquire(zsb_holds *h, const char *path) { return zsb_ph_acquire_text(h, path, NULL); }
+
+int zsb_ph_acquire_text(zsb_holds *h, const char *path, const char *text) {
+  size_t text_len = text ? strlen(text) : 0;
+  if (text_len > ZSB_PH_TEXT_MAX) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (h->stash && !text_len) {
     int r = stash_take(h, path);
     if (r) return r;
   }
   for (int attempt = 0; attempt < 8; attempt++) {
-    /* O_RDONLY is enough for flock; mode 01400 leaves the owner read. */
-    int fd = open(path, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, ZSB_PH_MODE);
+    /* Read is enough for flock (mode 01400 leaves the owner read); the text,
+     * when there is one, is written through the descriptor that made it. */
+    int fd = open(path, (text_len ? O_RDWR : O_RDONLY) | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  ZSB_PH_MODE);
     if (fd >= 0) {
       /* umask may have cleared bits of the mark: set it exactly. */
-      if (fchmod(fd, ZSB_PH_MODE) < 0 || flock(fd, LOCK_SH) < 0) {
+      if ((text_len && write(fd, text, text_len) != (ssize_t)text_len) ||
+          fchmod(fd, ZSB_PH_MODE) < 0 || flock(fd, LOCK_SH) < 0) {
         int e = errno;
         unlink(path);
         close(fd);
@@ -211,4 +224,73 @@ void zsb_ph_release(zsb_holds *h) {
   free(h->v);
   h->v = NULL;
   h->n = 0;
+}
+
+/* Claims the directory placeholder at path (see zsb_ph_make_own_dir). 1 when
+ * it is zero's folder now; 0 when path changed meanwhile (start over); -1. */
+static int claim_dir(const char *path, mode_t mode) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? 0 : -1;
+  /* Held shared, a releasing holder cannot take it exclusively, so it cannot
+   * remove the directory between our check and our chmod; after the chmod
+   * it lacks the mark and no holder removes it. */
+  int rc = -1;
+  struct stat st, fst;
+  while (flock(fd, LOCK_SH) < 0 && errno == EINTR) {
+  }
+  if (fstat(fd, &fst) < 0) goto out;
+  rc = 0;
+  if (fst.st_nlink == 0 || lstat(path, &st) < 0 || st.st_ino != fst.st_ino ||
+      st.st_dev != fst.st_dev)
+    goto out; /* removed or replaced before we held it */
+  rc = !zsb_ph_is_dir_placeholder(&fst) || fchmod(fd, mode) == 0 ? 1 : -1;
+out:
+  close(fd);
+  return rc;
+}
+
+/* Replaces a file placeholder nobody holds with nothing (the caller makes
+ * the folder). 1 when removed; 0 when a running sandbox holds it; -1. */
+static int remove_stale_file(const char *path) {
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return errno == ENOENT ? 1 : -1;
+  int rc = 0;
+  struct stat st, fst;
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fst) == 0 && zsb_ph_is_placeholder(&fst) &&
+      lstat(path, &st) == 0 && st.st_ino == fst.st_ino && st.st_dev == fst.st_dev)
+    rc = unlink(path) == 0 || errno == ENOENT ? 1 : -1;
+  close(fd);
+  return rc;
+}
+
+int zsb_ph_make_own_dir(const char *path, mode_t mode, zerr *err) {
+  for (int attempt = 0; attempt < 8; attempt++) {
+    if (mkdir(path, mode) == 0) return 0;
+    if (errno != EEXIST) return zerr_errno(err, ZE_IO, "cannot create %s", path);
+    struct stat st;
+    if (lstat(path, &st) < 0) {
+      if (errno == ENOENT) continue; /* removed meanwhile: make it */
+      return zerr_errno(err, ZE_IO, "cannot inspect %s", path);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      if (!zsb_ph_is_dir_placeholder(&st)) return 0;
+      int r = claim_dir(path, mode);
+      if (r < 0) return zerr_errno(err, ZE_IO, "cannot make %s zero's folder", path);
+      if (r == 1) return 0;
+      continue;
+    }
+    if (!zsb_ph_is_placeholder(&st))
+      return zerr_set(err, ZE_USAGE,
+                      "%s is not a folder (a symbolic link or a file there is refused: zero's "
+                      "files must not be redirected elsewhere); remove it",
+                      path);
+    int r = remove_stale_file(path);
+    if (r < 0) return zerr_errno(err, ZE_IO, "cannot remove the placeholder %s", path);
+    if (r == 0)
+      return zerr_set(err, ZE_USAGE,
+                      "%s is a placeholder a running sandboxed command holds; try again once "
+                      "it ends",
+                      path);
+  }
+  return zerr_set(err, ZE_IO, "cannot make %s: it keeps changing", path);
 }

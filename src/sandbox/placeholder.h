@@ -1,5 +1,6 @@
 /* placeholder.h — the empty files that keep a missing protected name
- * (.zero, .agents, .git/config, .git/hooks) from being created in a sandbox.
+ * (.agents, .git/config, .git/hooks) from being created in a sandbox, and
+ * the empty directories that do the same for a missing .git or .zero.
  *
  * bwrap can only bind /dev/null over a name that exists, and the workspace is
  * the host's directory, so the mount point is a real (empty) file on the
@@ -32,9 +33,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+
+#include "base/err.h"
 
 #define ZSB_PH_MODE 01400
 #define ZSB_PH_DIR_MODE 01500 /* the mark of a directory placeholder (a missing .git) */
+#define ZSB_PH_TEXT_MAX 2     /* a placeholder holds at most this much text (".\n") */
 #define ZSB_PH_STASH_SLOTS 8 /* entries kept in the stash: <stash>/0 … /7 */
 
 /* The placeholders one sandboxed command holds. */
@@ -52,6 +57,12 @@ typedef struct zsb_holds {
  * placeholder is held, 0 when path is a real file or directory (the caller
  * protects it read-only instead), -1 when it could not be made (errno). */
 int zsb_ph_acquire(zsb_holds *h, const char *path);
+/* The same, for a name that git on the host reads while the sandbox lives:
+ * the placeholder holds text (none, or ZSB_PH_TEXT_MAX bytes) that git
+ * accepts — ".\n" for a missing .git/commondir, which git reads as "this
+ * git dir" where an empty file stops every git command in the repository
+ * ("failed to read .git/commondir"). Never stashed. */
+int zsb_ph_acquire_text(zsb_holds *h, const char *path, const char *text);
 /* The same for a missing .git: an empty directory with the mark (mode
  * 01500), not a file. Git on the host, which may run while the command
  * does, treats an empty .git directory as "no repository here" and goes on
@@ -62,11 +73,22 @@ int zsb_ph_acquire(zsb_holds *h, const char *path);
  * with rmdir, which also keeps whatever the user put in it meanwhile).
  * Returns as zsb_ph_acquire. */
 int zsb_ph_acquire_dir(zsb_holds *h, const char *path);
+/* zero's own folder at path (a workspace's .zero), for zero to make
+ * folders and files in: made with mode when missing, kept when it is a real
+ * folder, and claimed when it is a directory placeholder of ours — chmod to
+ * mode under a shared lock, so no releasing holder removes it meanwhile; it
+ * is a real folder from then on, left in place when the sandboxes holding it
+ * end, and they keep seeing it (and what zero puts in it) read-only. A file
+ * placeholder nobody holds (left by an older zero) is replaced by the
+ * folder. A symlink or any other file is refused, as is a file placeholder a
+ * running sandbox still holds. 0, or -1 with err. */
+int zsb_ph_make_own_dir(const char *path, mode_t mode, zerr *err);
 /* Lets go of every hold; removes each placeholder nobody else holds. Safe to
  * call on an empty set; leaves h empty. Only after every process that saw the
  * placeholders as mounts has exited. */
 void zsb_ph_release(zsb_holds *h);
-/* true when st describes a placeholder (empty regular file with the mark). */
+/* true when st describes a placeholder (a regular file with the mark, empty
+ * or of exactly ZSB_PH_TEXT_MAX bytes: the commondir text). */
 struct stat;
 bool zsb_ph_is_placeholder(const struct stat *st);
 /* true when st describes a directory placeholder (a directory with the mark;

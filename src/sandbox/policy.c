@@ -269,11 +269,17 @@ size_t zsb_protected_paths(const char *root, zsb_protected *out, size_t max) {
    * which name programs the editor runs when the user opens the folder
    * (VS Code tasks run on folderOpen, interpreter and tool paths; JetBrains
    * startup tasks and run configurations) */
-  static const char *const names[] = {".zero", ".agents", ".vscode", ".idea"};
+  static const char *const names[] = {".agents", ".vscode", ".idea"};
   for (size_t i = 0; i < ZARRAY_LEN(names); i++) {
     cleanup_free char *p = zpath_join(root, names[i]);
     ADD(names[i], lstat(p, &st) == 0 ? 'r' : 'p');
   }
+  /* A missing .zero gets a directory placeholder, not a file: zero itself
+   * makes folders in it (swarm mailboxes, worktrees, specs) while sandboxes
+   * of the run live — the hook runner lasts the whole run — and claims the
+   * placeholder for that (zsb_ph_make_own_dir), which a file would forbid. */
+  cleanup_free char *dot_zero = zpath_join(root, ".zero");
+  ADD(".zero", lstat(dot_zero, &st) < 0 || zsb_ph_is_dir_placeholder(&st) ? 'd' : 'r');
   cleanup_free char *git = zpath_join(root, ".git");
   if (lstat(git, &st) < 0 || zsb_ph_is_dir_placeholder(&st)) {
     /* No repository yet: one made inside would be the command's, with a

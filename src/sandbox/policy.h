@@ -158,7 +158,8 @@ bool zsb_policy_read_denied_below(const zsb_policy *p, const char *dir);
  * kind: 'r' read-only bind of an existing path, 'p' placeholder for a missing
  * name (blocks its creation), 'g' the .git directory itself (own mount), 'd'
  * a directory placeholder for a missing .git (placeholder.h: blocks `git
- * init`, while git inside and outside still finds a parent repository).
+ * init`, while git inside and outside still finds a parent repository) or
+ * a missing .zero (zero can claim it as its folder while sandboxes live).
  * A missing .git/commondir is blocked with a file holding "." bound over the
  * placeholder, so git inside the sandbox still works. */
 typedef struct zsb_protected {

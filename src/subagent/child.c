@@ -97,15 +97,17 @@ int zsub_child_start(const zsub_launch *l, zsub_child *c, zerr *err) {
   memset(c, 0, sizeof *c);
   c->pid = -1;
   c->out_fd = -1;
+  c->err_fd = -1;
   c->relay_fd = -1;
   zbuf_init(&c->line);
+  zbuf_init(&c->err_line);
   zbuf_init(&c->relay_in);
   /* The relay: the child's end becomes its fd 4, ours stays here. */
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
     return zerr_set(err, ZE_IO, "cannot make the sub-agent's relay socket: %s", strerror(errno));
   zspawn_cmd cmd = {.argv = zsub_child_argv(l), .envp = child_env(l->depth, l->env)};
-  zexec_opts o = {.stdin_open = true, .zero_child = true, .pass_fd = sv[1]};
+  zexec_opts o = {.stdin_open = true, .zero_child = true, .own_stderr = true, .pass_fd = sv[1]};
   zexec_child ch;
   /* Not wrapped by the sandbox: the child is zero, which confines its own
    * tools with the same policy (same workspace, roots and config). */
@@ -119,6 +121,7 @@ int zsub_child_start(const zsub_launch *l, zsub_child *c, zerr *err) {
   c->relay_fd = sv[0];
   c->pid = ch.pid;
   c->out_fd = ch.out_fd;
+  c->err_fd = ch.err_fd;
   /* A child that dies before reading its prompt only makes the write fail
    * (SIGPIPE is ignored): its exit is what gets reported. */
   const char *p = l->prompt ? l->prompt : "";
@@ -127,19 +130,34 @@ int zsub_child_start(const zsub_launch *l, zsub_child *c, zerr *err) {
   return 0;
 }
 
-/* Hands every complete line of c->line to on_line and keeps the rest. */
-static void split_lines(zsub_child *c, void (*on_line)(void *, const char *, size_t), void *ud) {
+/* Hands every complete line of buf to on_line and keeps the rest. */
+static void split_lines(zbuf *buf, bool diag, zsub_line_fn on_line, void *ud) {
   size_t start = 0;
-  for (size_t i = 0; i < c->line.len; i++) {
-    if (c->line.data[i] != '\n') continue;
-    on_line(ud, c->line.data + start, i - start);
+  for (size_t i = 0; i < buf->len; i++) {
+    if (buf->data[i] != '\n') continue;
+    on_line(ud, buf->data + start, i - start, diag);
     start = i + 1;
   }
-  if (start) {
-    memmove(c->line.data, c->line.data + start, c->line.len - start);
-    c->line.len -= start;
-    c->line.data[c->line.len] = '\0';
+  zbuf_consume(buf, start);
+}
+
+/* Reads what fd has into buf and hands over its complete lines; at its end
+ * (or an error) the last line without a newline too, and *fd is closed.
+ * false when nothing was read. */
+static bool read_lines(int *fd, zbuf *buf, bool diag, zsub_line_fn on_line, void *ud) {
+  char chunk[READ_CHUNK];
+  ssize_t n = read(*fd, chunk, sizeof chunk);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return false;
+  if (n <= 0) {
+    if (buf->len) on_line(ud, buf->data, buf->len, diag);
+    zbuf_reset(buf);
+    close(*fd);
+    *fd = -1;
+    return false;
   }
+  zbuf_add(buf, chunk, (size_t)n);
+  split_lines(buf, diag, on_line, ud);
+  return true;
 }
 
 /* Reads what the child sent on the relay and hands each complete request
@@ -164,18 +182,19 @@ static void relay_read(zsub_child *c) {
 }
 
 zsub_pump_end zsub_child_pump(zsub_child *c, int timeout_ms, bool watch_cancel,
-                              void (*on_line)(void *ud, const char *line, size_t len), void *ud) {
+                              zsub_line_fn on_line, void *ud) {
   if (c->out_fd < 0) return ZSUB_EOF;
   int64_t deadline = timeout_ms < 0 ? -1 : ztime_mono_ms() + timeout_ms;
   bool got = false;
   for (;;) {
     int relay = c->on_relay ? c->relay_fd : -1;
-    struct pollfd fds[3] = {{c->out_fd, POLLIN, 0},
+    struct pollfd fds[4] = {{c->out_fd, POLLIN, 0},
                             {watch_cancel ? zcancel_fd() : -1, POLLIN, 0},
-                            {relay, POLLIN, 0}};
+                            {relay, POLLIN, 0},
+                            {c->err_fd, POLLIN, 0}};
     int wait = deadline < 0 ? -1 : (int)(deadline - ztime_mono_ms());
     if (deadline >= 0 && wait <= 0) return got ? ZSUB_MORE : ZSUB_IDLE;
-    int pr = poll(fds, 3, wait);
+    int pr = poll(fds, 4, wait);
     if (pr < 0 && errno != EINTR) return ZSUB_EOF;
     if (watch_cancel && zcancel_requested()) return ZSUB_CANCELLED;
     if (pr <= 0) continue;
@@ -183,20 +202,18 @@ zsub_pump_end zsub_child_pump(zsub_child *c, int timeout_ms, bool watch_cancel,
       relay_read(c); /* a waiting child counts as activity: it is not hung */
       got = true;
     }
+    if (c->err_fd >= 0 && fds[3].revents)
+      got |= read_lines(&c->err_fd, &c->err_line, true, on_line, ud);
     if (!fds[0].revents) continue;
-    char chunk[READ_CHUNK];
-    ssize_t n = read(c->out_fd, chunk, sizeof chunk);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-    if (n <= 0) {
-      if (c->line.len) on_line(ud, c->line.data, c->line.len); /* a last line without \n */
-      zbuf_reset(&c->line);
-      close(c->out_fd);
-      c->out_fd = -1;
-      return ZSUB_EOF;
+    got |= read_lines(&c->out_fd, &c->line, false, on_line, ud);
+    if (c->out_fd >= 0) continue;
+    /* stdout ended: what the child said last on stderr explains why */
+    while (c->err_fd >= 0) {
+      struct pollfd e = {c->err_fd, POLLIN, 0};
+      if (poll(&e, 1, 0) <= 0) break;
+      read_lines(&c->err_fd, &c->err_line, true, on_line, ud);
     }
-    zbuf_add(&c->line, chunk, (size_t)n);
-    split_lines(c, on_line, ud);
-    got = true;
+    return ZSUB_EOF;
   }
 }
 
@@ -243,9 +260,12 @@ void zsub_child_describe_exit(const zsub_child *c, zbuf *out) {
 void zsub_child_release(zsub_child *c) {
   if (c->out_fd >= 0) close(c->out_fd);
   c->out_fd = -1;
+  if (c->err_fd >= 0) close(c->err_fd);
+  c->err_fd = -1;
   if (c->relay_fd >= 0) close(c->relay_fd);
   c->relay_fd = -1;
   zbuf_release(&c->line);
+  zbuf_release(&c->err_line);
   zbuf_release(&c->relay_in);
 }
 
@@ -264,7 +284,7 @@ static void add_usage(zusage *u, const json_t *ev) {
   u->reasoning_tokens += zjson_int_or(ev, "reasoningTokens", 0);
 }
 
-static void keep_diag(zsub_outcome *o, const char *line, size_t len) {
+void zsub_outcome_diag(zsub_outcome *o, const char *line, size_t len) {
   if (o->diag.len + len + 1 > DIAG_KEEP) zbuf_reset(&o->diag);
   zbuf_add(&o->diag, line, len < DIAG_KEEP ? len : DIAG_KEEP - 1);
   zbuf_addch(&o->diag, '\n');
@@ -296,14 +316,14 @@ json_t *zsub_outcome_line(zsub_outcome *o, const char *line, size_t len) {
   while (len && (line[len - 1] == '\r' || line[len - 1] == ' ')) len--;
   if (!len) return NULL;
   if (line[0] != '{') { /* the child's own diagnostics ("[zero] …" on stderr) */
-    keep_diag(o, line, len);
+    zsub_outcome_diag(o, line, len);
     return NULL;
   }
-  json_t *ev = zjson_parse_plain(line, len);
+  json_t *ev = zjson_parse_line(line, len);
   if (!json_is_object(ev) || !zjson_str(ev, "type")) {
     json_decref(ev);
     o->malformed = true;
-    keep_diag(o, line, len > 200 ? 200 : len);
+    zsub_outcome_diag(o, line, len > 200 ? 200 : len);
     return NULL;
   }
   fold_event(o, ev);

@@ -53,10 +53,15 @@ typedef struct zsub_launch {
 
 typedef struct zsub_child {
   pid_t pid;  /* leader of its own process group; -1 = none */
-  int out_fd; /* stdout + stderr, non-blocking */
+  int out_fd; /* stdout (its stream-json), non-blocking; -1 = ended */
+  /* stderr, a pipe of its own (non-blocking; -1 = closed): a diagnostic
+   * written while a long event line is half out would otherwise land inside
+   * that line and make the stream malformed */
+  int err_fd;
   bool reaped;
-  int status; /* waitpid status once reaped */
-  zbuf line;  /* the partial line read so far */
+  int status;    /* waitpid status once reaped */
+  zbuf line;     /* the partial stdout line read so far */
+  zbuf err_line; /* the partial stderr line read so far */
   int relay_fd;  /* the parent's end of the relay socket (relay.h), non-blocking; -1 = closed */
   zbuf relay_in; /* the partial request read so far */
   /* Called by zsub_child_pump for each complete request line the child
@@ -78,12 +83,17 @@ int zsub_child_start(const zsub_launch *l, zsub_child *c, zerr *err);
 
 typedef enum zsub_pump_end { ZSUB_MORE, ZSUB_IDLE, ZSUB_EOF, ZSUB_CANCELLED } zsub_pump_end;
 
+/* What zsub_child_pump hands over: one complete line (without its newline)
+ * of the child's stdout, or of its stderr when diag is set. */
+typedef void (*zsub_line_fn)(void *ud, const char *line, size_t len, bool diag);
+
 /* Reads for up to timeout_ms (-1: until EOF or cancellation): each complete
- * line goes to on_line (without its newline). ZSUB_IDLE: nothing arrived in
- * timeout_ms; ZSUB_MORE: something did; ZSUB_EOF: the output ended;
- * ZSUB_CANCELLED: zero was asked to stop (zcancel_fd) and watch_cancel is set. */
+ * line goes to on_line. ZSUB_IDLE: nothing arrived in timeout_ms; ZSUB_MORE:
+ * something did; ZSUB_EOF: the output ended (stderr's remaining lines are
+ * handed over first); ZSUB_CANCELLED: zero was asked to stop (zcancel_fd)
+ * and watch_cancel is set. */
 zsub_pump_end zsub_child_pump(zsub_child *c, int timeout_ms, bool watch_cancel,
-                              void (*on_line)(void *ud, const char *line, size_t len), void *ud);
+                              zsub_line_fn on_line, void *ud);
 
 /* SIGTERM to its group, up to grace_ms, then SIGKILL. The leader is not
  * reaped (its group id stays reserved); safe after zsub_child_reap. */
@@ -115,6 +125,8 @@ typedef struct zsub_outcome {
 /* Folds one line of the child's output into o. Returns the parsed event
  * (new reference) when the line is a stream-json event, else NULL. */
 json_t *zsub_outcome_line(zsub_outcome *o, const char *line, size_t len);
+/* Keeps one line of the child's stderr in o->diag (the last 4 KiB). */
+void zsub_outcome_diag(zsub_outcome *o, const char *line, size_t len);
 void zsub_outcome_release(zsub_outcome *o);
 
 #endif

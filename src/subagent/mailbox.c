@@ -1,4 +1,5 @@
 /* mailbox.c — a swarm's mailboxes; see mailbox.h. */
+#include "sandbox/placeholder.h"
 #include "subagent/mailbox.h"
 
 #include <ctype.h>
@@ -58,7 +59,9 @@ char *zmbox_team_dir(const char *workspace, const char *team, bool make, zerr *e
   char *dir = zpath_join(swarm, team);
   char *inboxes = zpath_join(dir, "inboxes");
   const char *steps[] = {zero, swarm, dir, inboxes};
-  int rc = 0;
+  /* .zero may be a placeholder a live sandbox holds (the hook runner's):
+   * zero claims it as its folder (placeholder.h) */
+  int rc = make ? zsb_ph_make_own_dir(zero, 0700, err) : 0;
   for (size_t i = 0; rc == 0 && i < ZARRAY_LEN(steps); i++) rc = ensure_dir(steps[i], make, err);
   free(zero);
   free(swarm);

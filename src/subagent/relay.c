@@ -72,7 +72,7 @@ static json_t *recv_line(int fd) {
       if (b.len > ZSUB_RELAY_LINE_MAX) break;
       continue;
     }
-    o = zjson_parse_plain(b.data, (size_t)(nl - b.data));
+    o = zjson_parse_line(b.data, (size_t)(nl - b.data));
     if (!json_is_object(o)) {
       json_decref(o);
       o = NULL;
@@ -178,7 +178,7 @@ static zperm_action engine_verdict(const zsub_relay_ctx *x, const ztool *t, cons
   const zperm_engine *eng = x->a->perm ? x->a->perm : &fallback;
   const char *mcp = zjson_str(rq, "mcpServer");
   const char *text = zjson_str_or(rq, "arguments", "");
-  json_t *args = mcp ? zjson_parse_plain(text, strlen(text)) : ztool_call_args(t, text);
+  json_t *args = mcp ? zjson_parse_line(text, strlen(text)) : ztool_call_args(t, text);
   zperm_call c = {.tool = t,
                   .args = json_is_object(args) ? args : NULL,
                   .mcp_server = mcp,
@@ -275,7 +275,7 @@ static void answer_question(const zsub_relay_ctx *x, int fd, const json_t *rq) {
 }
 
 void zsub_relay_answer(const zsub_relay_ctx *x, int fd, const char *line, size_t len) {
-  json_t *rq = zjson_parse_plain(line, len);
+  json_t *rq = zjson_parse_line(line, len);
   const char *type = zjson_str(rq, "type");
   if (type && !strcmp(type, "approval")) answer_approval(x, fd, rq);
   else if (type && !strcmp(type, "question")) answer_question(x, fd, rq);

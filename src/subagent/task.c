@@ -346,8 +346,12 @@ static void sync_relay(void *ud, zsub_child *c, const char *line, size_t len) {
   zsub_relay_answer(&s->relay, c->relay_fd, line, len);
 }
 
-static void sync_line(void *ud, const char *line, size_t len) {
+static void sync_line(void *ud, const char *line, size_t len, bool diag) {
   sync_run *s = ud;
+  if (diag) {
+    zsub_outcome_diag(&s->o, line, len);
+    return;
+  }
   json_t *ev = zsub_outcome_line(&s->o, line, len);
   if (!ev) return;
   const char *type = zjson_str_or(ev, "type", "");
@@ -404,10 +408,11 @@ static void bg_relay(void *ud, zsub_child *c, const char *line, size_t len) {
   zsub_relay_answer(&t->relay, c->relay_fd, line, len);
 }
 
-static void bg_line(void *ud, const char *line, size_t len) {
+static void bg_line(void *ud, const char *line, size_t len, bool diag) {
   bg_task *t = ud;
   pthread_mutex_lock(&t->mu);
-  json_decref(zsub_outcome_line(&t->outcome, line, len));
+  if (diag) zsub_outcome_diag(&t->outcome, line, len);
+  else json_decref(zsub_outcome_line(&t->outcome, line, len));
   pthread_mutex_unlock(&t->mu);
 }
 

@@ -1,4 +1,5 @@
 /* worktree.c — zero's git worktrees; see worktree.h. */
+#include "sandbox/placeholder.h"
 #include "subagent/worktree.h"
 
 #include <ctype.h>
@@ -214,6 +215,13 @@ static char *worktrees_dir(const char *repo, bool make, zerr *err) {
   char *zero = zpath_join(repo, ".zero");
   char *dir = zpath_join(repo, ZWT_DIR);
   const char *steps[] = {zero, dir};
+  /* .zero may be a placeholder a live sandbox holds: zero claims it as its
+   * folder (placeholder.h) */
+  if (make && zsb_ph_make_own_dir(zero, 0755, err) < 0) {
+    free(zero);
+    free(dir);
+    return NULL;
+  }
   for (size_t i = 0; i < 2; i++) {
     struct stat st;
     if (lstat(steps[i], &st) == 0) {

@@ -63,9 +63,7 @@ const ztool *ztool_find(const char *name) {
 
 /* A schema literal: the plain fast path, jansson for anything else. */
 static json_t *parse_schema(const ztool *t) {
-  size_t n = strlen(t->parameters_json);
-  json_t *v = zjson_parse_plain(t->parameters_json, n);
-  return v ? v : json_loadb(t->parameters_json, n, 0, NULL);
+  return zjson_parse_line(t->parameters_json, strlen(t->parameters_json));
 }
 
 json_t *ztool_schemas(bool (*filter)(const ztool *t, void *ud), void *ud) {

@@ -10,7 +10,7 @@ static bool answer_line(const char *p, size_t n, json_t **o) {
   size_t i = 0;
   while (i < n && strchr(" \t\r", p[i])) i++;
   if (i == n || p[i] != '{') return false;
-  json_t *v = zjson_parse_plain(p, n);
+  json_t *v = zjson_parse_line(p, n);
   const char *type = v ? zjson_str(v, "type") : NULL;
   if (!type || strcmp(type, "answer") != 0) {
     json_decref(v);

@@ -653,6 +653,36 @@ class Usability(SandboxCase):
                              env=dict(self.env, GIT_CONFIG_NOSYSTEM="1"))
         self.assertIn("first", log.stdout)
 
+    def test_git_on_the_host_works_while_a_command_runs(self):
+        # Regression: a missing .git/commondir is blocked by a placeholder on
+        # the host for as long as the command runs (the hook runner: the whole
+        # run), and an empty one stopped every git command in the repository
+        # ("failed to read .git/commondir"); zero's own git worktree add and
+        # the user's git status in another terminal alike.
+        self.git_init()
+        subprocess.run(["git", "-C", self.ws, "-c", "user.name=T", "-c", "user.email=t@t",
+                        "commit", "-q", "--allow-empty", "-m", "first"], check=True)
+        p = subprocess.Popen([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c", "sleep 30"],
+                             cwd=self.ws, env=self.env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        try:
+            ph = os.path.join(self.ws, ".git", "commondir")
+            for _ in range(300):
+                if os.path.lexists(ph) and sleeping_child_of(p.pid):
+                    break
+                time.sleep(0.01)
+            self.assertTrue(os.path.lexists(ph), "the commondir placeholder was not made")
+            genv = dict(self.env, GIT_CONFIG_NOSYSTEM="1")
+            for args in (["status", "--short"], ["rev-parse", "--verify", "HEAD"],
+                         ["worktree", "list"]):
+                r = subprocess.run(["git"] + args, cwd=self.ws, capture_output=True,
+                                   text=True, env=genv)
+                self.assertEqual(r.returncode, 0, (args, r.stderr))
+        finally:
+            p.terminate()
+            p.wait(timeout=30)
+        self.assertFalse(os.path.lexists(ph))
+
     def test_make_and_cc(self):
         with open(os.path.join(self.ws, "m.c"), "w") as f:
             f.write("#include <stdio.h>\nint main(void){puts(\"built\");return 0;}\n")

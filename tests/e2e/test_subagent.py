@@ -78,6 +78,23 @@ class Delegation(ZeroTest):
         self.assertEqual(tree["children"][0]["sessionId"], child)
         self.assertEqual(tree["children"][0]["sessionKind"], "child")
 
+    def test_a_child_answering_beyond_ascii_is_not_malformed(self):
+        # Regression: the child's stream-json lines went through the
+        # ASCII-only fast parser alone, so a child whose answer (or any event)
+        # held a non-ASCII character was stopped as "malformed".
+        answer = "Réponse : ça marche ✓ — fin"
+        m = self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "résumé", "prompt": "Résume", "agent": "explore"}}]},
+            {"text": answer},
+            {"text": "Parent done."},
+        ])
+        r = self.zero("exec", "-o", "stream-json", "delegate it")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        end = [e for e in self.lines(r.stdout) if e["type"] == "subagent_end"]
+        self.assertEqual(end[0]["status"], "success", end)
+        self.assertEqual(tool_messages(m.bodies()[2])[0]["content"], answer)
+
     def test_child_cannot_use_a_tool_outside_its_allow_list(self):
         marker = os.path.join(self.work, "made-by-child")
         m = self.serve([
@@ -284,6 +301,27 @@ class AskUser(ZeroTest):
         self.assertEqual(bodies[0]["messages"][-1]["content"], "paint it")
         self.assertEqual(tool_messages(bodies[1])[0]["content"], "blue")
         self.assertIn("No user is available", tool_messages(bodies[2])[1]["content"])
+
+    def test_answers_in_any_language_are_read(self):
+        # Regression: answer lines went through the ASCII-only fast parser
+        # alone, so an answer with an accent (or Python's \\u escapes) was
+        # never read and the model was told no user is available.
+        m = self.serve([
+            {"tool_calls": [{"name": "ask_user", "arguments": {"question": "Couleur ?"}}]},
+            {"tool_calls": [{"name": "ask_user", "arguments": {"question": "Et le ciel ?"}}]},
+            {"text": "peint"},
+        ])
+        stdin = "\n".join([
+            json.dumps({"schemaVersion": 2, "type": "prompt", "content": "peins-le"}),
+            json.dumps({"schemaVersion": 2, "type": "answer", "content": "bleu clair — é"},
+                       ensure_ascii=False),
+            json.dumps({"schemaVersion": 2, "type": "answer", "content": "gris ☁"}),
+        ]) + "\n"
+        r = self.zero("exec", "-i", "stream-json", "-o", "stream-json", input=stdin)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        bodies = m.bodies()
+        self.assertEqual(tool_messages(bodies[1])[0]["content"], "bleu clair — é")
+        self.assertEqual(tool_messages(bodies[2])[1]["content"], "gris ☁")
 
     def test_headless_without_input_proceeds(self):
         m = self.serve([

@@ -185,9 +185,9 @@ class TuiPsStop(BackgroundCase):
         # A swarm member is a background child too: /ps lists it with its
         # team, /stop ends its whole group, and its end is reported once.
         self.user_config({"swarm": {"enabled": True}})
-        # .zero exists, as in any workspace zero has worked in: the hook's
-        # sandbox would otherwise hold a placeholder file there meanwhile.
-        os.makedirs(os.path.join(self.work, ".zero"))
+        # no .zero yet: the hook's sandbox holds a placeholder there, which
+        # zero claims as its folder for the team's mailboxes
+        self.assertFalse(os.path.lexists(os.path.join(self.work, ".zero")))
         self.start_stop_and_check_once(
             {"name": "swarm_spawn", "arguments": {
                 "team": "crew", "members": [{"name": "scout", "prompt": "take your time",

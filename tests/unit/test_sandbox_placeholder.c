@@ -173,6 +173,41 @@ static void a_released_placeholder_is_stashed_and_reused(void **state) {
   assert_int_equal(ino_of(e0), made);
 }
 
+/* A missing .git/commondir: git on the host reads it while the sandbox
+ * lives, and an empty one stops every git command in the repository. The
+ * placeholder says "." (the git dir itself), is never taken from the stash
+ * nor put there, and goes when released. */
+static void a_commondir_placeholder_holds_a_dot_and_is_never_stashed(void **state) {
+  (void)state;
+  char e0[160];
+  snprintf(e0, sizeof e0, "%s/0", stash);
+  zsb_holds h = {.stash = stash};
+  assert_int_equal(zsb_ph_acquire(&h, path), 1);
+  zsb_ph_release(&h); /* an empty one waits in the stash */
+  ino_t stashed = ino_of(e0);
+  assert_true(stashed != 0);
+  assert_int_equal(zsb_ph_acquire_text(&h, path, ".\n"), 1);
+  assert_true(ino_of(path) != stashed); /* made, not the empty one */
+  char got[8] = {0};
+  int fd = open(path, O_RDONLY);
+  assert_int_equal(read(fd, got, sizeof got), 2);
+  close(fd);
+  assert_string_equal(got, ".\n");
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(zsb_ph_is_placeholder(&st));
+  zsb_holds b = {.stash = stash};
+  assert_int_equal(zsb_ph_acquire_text(&b, path, ".\n"), 1); /* adopted */
+  zsb_ph_release(&h);
+  assert_true(exists());
+  zsb_ph_release(&b);
+  assert_false(exists());
+  assert_int_equal(ino_of(e0), stashed); /* deleted, not stashed over the empty one */
+  char e1[160];
+  snprintf(e1, sizeof e1, "%s/1", stash);
+  assert_int_equal(ino_of(e1), 0);
+}
+
 /* Something planted in the stash by a process that still has it open (it
  * could write it once it is a workspace's .zero) is never used. */
 static void a_stash_entry_open_elsewhere_is_not_used(void **state) {
@@ -268,6 +303,60 @@ static void a_directory_placeholder_for_a_missing_git(void **state) {
   assert_true(exists());
 }
 
+/* zero's own .zero while a sandbox holds its directory placeholder (the hook
+ * runner lasts the whole run): claimed as a real folder, which the holder's
+ * release then leaves in place with what zero put in it. */
+static void zero_claims_a_held_directory_placeholder_as_its_folder(void **state) {
+  (void)state;
+  zsb_holds a = {0};
+  zerr err = ZERR_INIT;
+  assert_int_equal(zsb_ph_acquire_dir(&a, path), 1);
+  assert_int_equal(zsb_ph_make_own_dir(path, 0700, &err), 0);
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(st.st_mode & 07777, 0700);
+  zsb_ph_release(&a);
+  assert_true(exists()); /* no longer a placeholder: kept, even empty */
+  assert_int_equal(zsb_ph_make_own_dir(path, 0700, &err), 0); /* a real folder: kept */
+  rmdir(path);
+  /* missing: made with the mode asked for */
+  assert_int_equal(zsb_ph_make_own_dir(path, 0755, &err), 0);
+  assert_int_equal(lstat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0755 & ~umask(umask(0)));
+}
+
+static void zero_replaces_only_a_file_placeholder_nobody_holds(void **state) {
+  (void)state;
+  zerr err = ZERR_INIT;
+  zsb_holds a = {0};
+  assert_int_equal(zsb_ph_acquire(&a, path), 1); /* a file placeholder (older zero) */
+  assert_int_equal(zsb_ph_make_own_dir(path, 0700, &err), -1);
+  assert_non_null(strstr(err.msg, "running sandboxed command holds"));
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(zsb_ph_is_placeholder(&st)); /* the mount point stays */
+  zsb_ph_release(&a);
+  /* left behind unheld (its zero was killed): replaced by the folder */
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(chmod(path, ZSB_PH_MODE), 0);
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(zsb_ph_make_own_dir(path, 0700, &err), 0);
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  rmdir(path);
+  /* a symlink or a plain file is refused, and left as it is */
+  assert_int_equal(symlink("/tmp", path), 0);
+  err = (zerr)ZERR_INIT;
+  assert_int_equal(zsb_ph_make_own_dir(path, 0700, &err), -1);
+  assert_non_null(strstr(err.msg, "not a folder"));
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(made_with_the_mark_and_removed_by_its_holder, setup, teardown),
@@ -276,6 +365,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(a_real_file_or_directory_is_left_alone, setup, teardown),
       cmocka_unit_test_setup_teardown(a_released_placeholder_is_stashed_and_reused, setup_stash,
                                       teardown_stash),
+      cmocka_unit_test_setup_teardown(a_commondir_placeholder_holds_a_dot_and_is_never_stashed,
+                                      setup_stash, teardown_stash),
       cmocka_unit_test_setup_teardown(a_stash_entry_open_elsewhere_is_not_used, setup_stash,
                                       teardown_stash),
       cmocka_unit_test_setup_teardown(a_stash_entry_that_is_not_a_placeholder_is_not_used,
@@ -283,6 +374,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(a_placeholder_replaced_while_held_is_not_removed, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(a_directory_placeholder_for_a_missing_git, setup, teardown),
+      cmocka_unit_test_setup_teardown(zero_claims_a_held_directory_placeholder_as_its_folder, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(zero_replaces_only_a_file_placeholder_nobody_holds, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
