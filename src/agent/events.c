@@ -149,3 +149,29 @@ void zagent_event_free(zagent_event *ev) {
   each_owned_field(ev, &(field_ops){free_str, free_json});
   free(ev);
 }
+
+static void set_opt_str(json_t *o, const char *key, const char *v) {
+  if (v) json_object_set_new(o, key, json_string(v));
+}
+
+json_t *zagent_subagent_json(const zagent_event *ev) {
+  const zev_subagent *sa = &ev->subagent;
+  json_t *o = json_object();
+  set_opt_str(o, "id", sa->call_id);
+  set_opt_str(o, "agent", sa->agent);
+  set_opt_str(o, "childSessionId", sa->child_session_id);
+  if (ev->kind == ZAEV_SUBAGENT_START) set_opt_str(o, "description", sa->description);
+  if (ev->kind == ZAEV_SUBAGENT_EVENT && sa->event)
+    json_object_set(o, "event", (json_t *)sa->event);
+  if (ev->kind == ZAEV_SUBAGENT_END) {
+    set_opt_str(o, "status", sa->status);
+    json_object_set_new(o, "exitCode", json_integer(sa->exit_code));
+    json_object_set_new(o, "usage",
+                        json_pack("{s:I, s:I, s:I}", "promptTokens",
+                                  (json_int_t)sa->usage.prompt_tokens, "completionTokens",
+                                  (json_int_t)sa->usage.completion_tokens, "totalTokens",
+                                  (json_int_t)sa->usage.total_tokens));
+    set_opt_str(o, "message", sa->message);
+  }
+  return o;
+}

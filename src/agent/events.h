@@ -262,6 +262,12 @@ zagent_event *zagent_event_copy(const zagent_event *ev);
  * no-op. Never pass an emitted (borrowed) event. */
 void zagent_event_free(zagent_event *ev);
 
+/* The fields of a ZAEV_SUBAGENT_START / _EVENT / _END event as one JSON
+ * object (toolCallId is "id"): agent, childSessionId, and description
+ * (start), event (event), status, exitCode, usage, message (end). What the
+ * stream-json line carries and the parent's session records. */
+json_t *zagent_subagent_json(const zagent_event *ev);
+
 typedef struct zsink zsink;
 struct zsink {
   /* Handles one event. Sinks never fail the run: write errors are remembered

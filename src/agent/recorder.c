@@ -134,6 +134,13 @@ static void rec_emit(zsink *base, const zagent_event *ev) {
       if (json_is_object(ev->mcp_sampling.record))
         record(r, "mcp_sampling", json_copy((json_t *)ev->mcp_sampling.record));
       break;
+    case ZAEV_SUBAGENT_START:
+    case ZAEV_SUBAGENT_END:
+      /* The delegation's start and end (the child's own steps are in its
+       * session), so the parent's session says which child did what. */
+      record(r, ev->kind == ZAEV_SUBAGENT_START ? "subagent_start" : "subagent_end",
+             zagent_subagent_json(ev));
+      break;
     case ZAEV_TOOL_RESULT: {
       const zev_tool_result *tr = &ev->tool_result;
       p = json_pack("{s:s, s:s, s:s, s:s%}", "toolCallId", tr->id ? tr->id : "", "name",

@@ -57,29 +57,13 @@ static void write_line(sj_sink *s, json_t *o) {
   json_decref(o);
 }
 
-static json_t *usage_json(const zusage *u) {
-  return json_pack("{s:I, s:I, s:I}", "promptTokens", (json_int_t)u->prompt_tokens,
-                   "completionTokens", (json_int_t)u->completion_tokens, "totalTokens",
-                   (json_int_t)u->total_tokens);
-}
-
 /* subagent_start / subagent_event / subagent_end (docs/subagents.md). */
 static json_t *subagent_line(sj_sink *s, const zagent_event *ev) {
   static const char *const type[] = {"subagent_start", "subagent_event", "subagent_end"};
-  const zev_subagent *sa = &ev->subagent;
   json_t *o = envelope(s, type[ev->kind - ZAEV_SUBAGENT_START]);
-  set_str(o, "id", sa->call_id);
-  set_str(o, "agent", sa->agent);
-  set_str(o, "childSessionId", sa->child_session_id);
-  if (ev->kind == ZAEV_SUBAGENT_START) set_str(o, "description", sa->description);
-  if (ev->kind == ZAEV_SUBAGENT_EVENT && sa->event)
-    json_object_set(o, "event", (json_t *)sa->event);
-  if (ev->kind == ZAEV_SUBAGENT_END) {
-    set_str(o, "status", sa->status);
-    json_object_set_new(o, "exitCode", json_integer(sa->exit_code));
-    json_object_set_new(o, "usage", usage_json(&sa->usage));
-    set_str(o, "message", sa->message);
-  }
+  json_t *fields = zagent_subagent_json(ev);
+  json_object_update(o, fields);
+  json_decref(fields);
   return o;
 }
 

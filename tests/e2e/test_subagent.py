@@ -77,6 +77,14 @@ class Delegation(ZeroTest):
         tree = json.loads(t.stdout)
         self.assertEqual(tree["children"][0]["sessionId"], child)
         self.assertEqual(tree["children"][0]["sessionKind"], "child")
+        # The parent's session records the delegation's start and end (the
+        # child's steps stay in its own session).
+        rec = [e for e in self.session_events(parent) if e["type"].startswith("subagent_")]
+        self.assertEqual([e["type"] for e in rec], ["subagent_start", "subagent_end"])
+        self.assertEqual({e["payload"]["childSessionId"] for e in rec}, {child})
+        self.assertEqual(rec[0]["payload"]["agent"], "explore")
+        self.assertEqual(rec[1]["payload"]["status"], "success")
+        self.assertGreater(rec[1]["payload"]["usage"]["totalTokens"], 0)
 
     def test_a_child_answering_beyond_ascii_is_not_malformed(self):
         # Regression: the child's stream-json lines went through the
