@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/time.h"
 
 int zfs_read_file(const char *path, zbuf *out, size_t max_bytes, zerr *err) {
   cleanup_fd int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -142,16 +143,29 @@ bool zfs_is_dir(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int zfs_lock_path(const char *path, zerr *err) {
+int zfs_lock_path(const char *path, zerr *err) { return zfs_lock_path_wait(path, -1, NULL, err); }
+
+int zfs_lock_path_wait(const char *path, int timeout_ms, const char *what, zerr *err) {
   size_t n = strlen(path);
   cleanup_free char *lock = xmalloc(n + sizeof ".lock");
   memcpy(lock, path, n);
   memcpy(lock + n, ".lock", sizeof ".lock");
   int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return zerr_errno(err, ZE_IO, "cannot open the lock file %s", lock);
-  while (flock(fd, LOCK_EX) < 0) {
+  int64_t deadline = timeout_ms < 0 ? -1 : ztime_mono_ms() + timeout_ms;
+  while (flock(fd, deadline < 0 ? LOCK_EX : LOCK_EX | LOCK_NB) < 0) {
     if (errno == EINTR) continue;
-    zerr_errno(err, ZE_IO, "cannot lock %s", lock);
+    if (errno == EWOULDBLOCK && ztime_mono_ms() < deadline) {
+      ztime_sleep_ms(20, NULL);
+      continue;
+    }
+    if (errno == EWOULDBLOCK)
+      zerr_set(err, ZE_TIMEOUT,
+               "another zero process has held %s for %d s (%s) and is still running: wait for "
+               "it, or stop it (fuser %s names it)",
+               lock, timeout_ms / 1000, what ? what : "a change", lock);
+    else
+      zerr_errno(err, ZE_IO, "cannot lock %s", lock);
     close(fd);
     return -1;
   }

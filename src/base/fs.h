@@ -46,6 +46,11 @@ int zfs_fsync_parent(const char *path);
  * it re-reads the file, changes it and writes it back, so two zero processes
  * never lose each other's change (last-writer-wins without it). */
 ZERO_WARN_UNUSED int zfs_lock_path(const char *path, zerr *err);
+/* The same, giving up after timeout_ms (-1: never) with a ZE_TIMEOUT error
+ * that names the lock file and what holds it (what: "adding a worktree"). A
+ * flock dies with its holder, so only a live, stuck holder keeps it. */
+ZERO_WARN_UNUSED int zfs_lock_path_wait(const char *path, int timeout_ms, const char *what,
+                                        zerr *err);
 
 /* Appends to names the entries of dir whose names do not start with '.'
  * (no ".", "..", nor hidden files), sorted with strvec_sort so that what

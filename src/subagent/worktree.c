@@ -354,10 +354,13 @@ static int create_check(const char *dir, zwt *w, zerr *err) {
  * commondir yet ("fatal: failed to read .git/worktrees/X/commondir"), which
  * failed members of a swarm that start together. zero's adds take turns
  * under a lock in the worktrees folder, named as no worktree can be (a
- * leading '.'). Returns the lock's fd (close to release) or -1 with err. */
+ * leading '.'); an add takes well under a second, so a lock held for a
+ * minute is a stuck process, reported rather than waited on forever.
+ * Returns the lock's fd (close to release) or -1 with err. */
+enum { WORKTREE_ADD_WAIT_MS = 60000 };
 static int lock_worktree_adds(const char *wdir, zerr *err) {
   char *p = zpath_join(wdir, ".add");
-  int fd = zfs_lock_path(p, err);
+  int fd = zfs_lock_path_wait(p, WORKTREE_ADD_WAIT_MS, "adding a git worktree", err);
   free(p);
   return fd;
 }

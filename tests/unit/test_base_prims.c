@@ -230,6 +230,34 @@ static void list_dir_is_sorted_without_dot_entries(void **state) {
 
 /* FIPS 180-2 vectors, of a buffer and of a file; a missing file fails as
  * zfs_read_file does. */
+/* A lock held elsewhere is waited for up to the timeout, then reported with
+ * its file; once free it is taken at once. */
+static void lock_path_wait_gives_up_after_its_timeout(void **state) {
+  (void)state;
+  char dir[] = "/tmp/zero-lock-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char *path = zpath_join(dir, "thing");
+  zerr err = ZERR_INIT;
+  int held = zfs_lock_path(path, &err);
+  assert_true(held >= 0);
+  /* a second open file description: flock conflicts as between processes */
+  int fd = zfs_lock_path_wait(path, 100, "testing", &err);
+  assert_int_equal(fd, -1);
+  assert_int_equal(err.kind, ZE_TIMEOUT);
+  assert_non_null(strstr(err.msg, "thing.lock"));
+  assert_non_null(strstr(err.msg, "testing"));
+  close(held);
+  err = (zerr)ZERR_INIT;
+  fd = zfs_lock_path_wait(path, 100, "testing", &err);
+  assert_true(fd >= 0);
+  close(fd);
+  char *lock = zpath_join(dir, "thing.lock");
+  unlink(lock);
+  rmdir(dir);
+  free(lock);
+  free(path);
+}
+
 static void sha256_hex_of_buffer_and_file(void **state) {
   (void)state;
   char hex[ZSHA256_HEX_SIZE];
@@ -334,6 +362,7 @@ int main(void) {
       cmocka_unit_test(list_dir_is_sorted_without_dot_entries),
       cmocka_unit_test(dlib_loads_once_across_threads),
       cmocka_unit_test(dlib_failure_names_library_and_package),
+      cmocka_unit_test(lock_path_wait_gives_up_after_its_timeout),
       cmocka_unit_test(sha256_hex_of_buffer_and_file),
       cmocka_unit_test(base64_matches_rfc4648),
       cmocka_unit_test(url_parse_reads_authority_like_curl),
