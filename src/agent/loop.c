@@ -162,19 +162,25 @@ static bool tool_visible(const ztool *t, void *ud) {
  * has its name, and the source makes its own permission decision. */
 
 static const ztool_source *source_for(const zagent *a, const char *name) {
-  if (!a->nsources || ztool_find(name)) return NULL;
+  if (!a->nsources || ztool_find(name) || !zperm_tool_enabled(a->perm, name)) return NULL;
   for (size_t i = 0; i < a->nsources; i++)
     if (a->sources[i].has(a->sources[i].ud, name)) return &a->sources[i];
   return NULL;
 }
 
-/* The built-in schemas plus every source's (a new array when sources exist). */
+/* The built-in schemas plus every source's the run allows (a specialist's
+ * allow-list: zperm_engine.extra_allowed); a new array when sources exist. */
 static json_t *schemas_with_sources(const zagent *a, json_t *builtin) {
   if (!a->nsources) return json_incref(builtin);
   json_t *all = json_copy(builtin);
   for (size_t i = 0; i < a->nsources; i++) {
     json_t *more = a->sources[i].schemas(a->sources[i].ud);
-    if (json_is_array(more)) json_array_extend(all, more);
+    size_t k;
+    json_t *one;
+    json_array_foreach(more, k, one) {
+      const char *name = zjson_str(one, "name");
+      if (name && zperm_tool_enabled(a->perm, name)) json_array_append(all, one);
+    }
     json_decref(more);
   }
   return all;

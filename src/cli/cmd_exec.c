@@ -511,6 +511,8 @@ int cmd_exec(int argc, char **argv) {
                                     a.n_add_dirs, &err) == 0 &&
                zexec_agent_apply(&a, rs.workspace, &mode, &specialist, &err) == 0;
   rs.opts.disabled_tools = (const char *const *)a.tools_off;
+  /* its allow-list narrows the extra (MCP) tools too */
+  rs.opts.extra_allowed = (const char *const *)specialist.allowed;
   rs.opts.trust_workspace = a.trust_workspace;
   if (ws_ok && zrun_setup_sandbox(&rs, &err) < 0) {
     exit_code = early_error_from(a.output, zexit_for_error(err.kind), ZORIGIN_SANDBOX, err.msg);

@@ -7,6 +7,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/strvec.h"
+#include "mcp/mcp.h"
 #include "subagent/child.h"
 #include "tools/tool.h"
 
@@ -34,6 +35,18 @@ static int narrow_tools(zexec_args *a, const zsub_def *d, zerr *err) {
   return rc;
 }
 
+/* One allow-list entry in zero's tool names (see zexec_agent.allowed). */
+static char *zero_tool_name(const char *entry) {
+  if (strncmp(entry, "mcp__", 5) != 0) return xstrdup(entry);
+  const char *server = entry + 5, *sep = strstr(server, "__");
+  cleanup_free char *srv = xstrndup(server, sep ? (size_t)(sep - server) : strlen(server));
+  if (sep && strcmp(sep + 2, "*") != 0) return zmcp_tool_name(srv, sep + 2);
+  cleanup_free char *prefix = zmcp_tool_name(srv, ""); /* "mcp_S_" */
+  zbuf b = ZBUF_INIT;
+  zbuf_addf(&b, "%s*", prefix);
+  return zbuf_detach(&b, NULL);
+}
+
 int zexec_agent_apply(zexec_args *a, const char *workspace, zperm_mode *mode, zexec_agent *out,
                       zerr *err) {
   memset(out, 0, sizeof *out);
@@ -51,9 +64,14 @@ int zexec_agent_apply(zexec_args *a, const char *workspace, zperm_mode *mode, ze
   out->needs_mcp = !d->tools;
   for (char **t = d->tools; t && *t; t++) {
     if (zsub_tool_name(*t)) strvec_push(&sub, *t);
-    if (!strncmp(*t, "mcp__", 5)) out->needs_mcp = true;
+    if (!strncmp(*t, "mcp_", 4)) out->needs_mcp = true; /* mcp__… or zero's mcp_… */
   }
   out->sub_tools = strvec_detach(&sub);
+  if (d->tools) {
+    strvec names = STRVEC_INIT;
+    for (char **t = d->tools; *t; t++) strvec_push_nodup(&names, zero_tool_name(*t));
+    out->allowed = strvec_detach(&names);
+  }
   if (!a->model && d->model) a->model = d->model;
   if (!a->reasoning_effort && d->reasoning_effort) a->reasoning_effort = d->reasoning_effort;
   *mode = zsub_child_mode(*mode, d->permission_mode);
@@ -70,6 +88,7 @@ char *zexec_agent_prompt(const zexec_agent *ag, const char *system_prompt) {
 
 void zexec_agent_release(zexec_agent *ag) {
   strvec_free_array(ag->sub_tools);
+  strvec_free_array(ag->allowed);
   zsub_defs_release(&ag->defs);
   memset(ag, 0, sizeof *ag);
 }

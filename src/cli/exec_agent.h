@@ -14,6 +14,10 @@ typedef struct zexec_agent {
   const zsub_def *def; /* NULL without --agent */
   char **sub_tools;    /* the sub-agent tools its allow-list names */
   bool needs_mcp;      /* its allow-list names an MCP tool (or it has none) */
+  /* its allow-list in zero's tool names (zperm_engine.extra_allowed): a
+   * Claude Code spelling mcp__S__T becomes mcp_S_T, mcp__S (or mcp__S__*)
+   * the prefix mcp_S_*; NULL when it has no allow-list */
+  char **allowed;
 } zexec_agent;
 
 /* Resolves a->agent in workspace and narrows the run to the definition:

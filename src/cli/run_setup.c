@@ -560,7 +560,8 @@ void zrun_setup_tools(zrun_setup *s, zperm_mode mode, zautonomy autonomy) {
                            .sandbox_active = zsb_active(&s->sandbox.policy),
                            .grants = &s->sandbox.grants,
                            .offline = s->opts.offline,
-                           .disabled_tools = s->opts.disabled_tools};
+                           .disabled_tools = s->opts.disabled_tools,
+                           .extra_allowed = s->opts.extra_allowed};
   /* Checkpoints: every file a tool is about to change is saved first, into
    * the current session (the TUI may have switched sessions since). */
   if (s->checkpoints && (!s->store.session || !s->checkpoints_for ||

@@ -51,6 +51,7 @@ typedef struct zrun_opts {
   size_t n_allow_domains;           /* for this run (network "scoped") */
   const char *init_session_id; /* --init-session-id: the new session's id (NULL = generated) */
   const char *const *disabled_tools; /* --disabled-tools (NULL-terminated), borrowed */
+  const char *const *extra_allowed;  /* --agent: zperm_engine.extra_allowed, borrowed */
   const char *reasoning_effort;      /* -r: checked against the registry, over config */
   const char *parent_session;        /* --parent-session: a new session is its child */
   const char *schedule;              /* --schedule: a new session is a run of this cron schedule */

@@ -784,10 +784,21 @@ void zperm_tool_list_free(char **list) {
   free(list);
 }
 
+/* Whether entry of an allow-list names tool: the tool itself, or a prefix
+ * of its name when entry ends with '*' ("mcp_github_*"). */
+static bool allow_entry_names(const char *entry, const char *name) {
+  size_t n = strlen(entry);
+  if (n && entry[n - 1] == '*') return !strncmp(entry, name, n - 1);
+  return !strcmp(entry, name);
+}
+
 bool zperm_tool_enabled(const zperm_engine *e, const char *name) {
   for (const char *const *t = e ? e->disabled_tools : NULL; t && *t; t++)
     if (!strcmp(*t, name)) return false;
-  return true;
+  if (!e || !e->extra_allowed || ztool_find(name)) return true;
+  for (const char *const *t = e->extra_allowed; *t; t++)
+    if (allow_entry_names(*t, name)) return true;
+  return false;
 }
 
 bool zperm_tool_visible(zperm_mode mode, const ztool *tool) {

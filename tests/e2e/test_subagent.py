@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 from harness import ZeroTest, main
@@ -160,6 +161,42 @@ class Delegation(ZeroTest):
         self.assertIn("depth 2", refused)
         self.assertEqual(tool_messages(bodies[4])[0]["content"], "grandchild gave up")
         self.assertEqual(tool_messages(bodies[5])[0]["content"], "child done")
+
+    def test_an_allow_list_narrows_mcp_tools_one_by_one(self):
+        # A specialist that names one MCP tool gets that tool, not every
+        # configured server's (before: all of them); Claude Code's spelling
+        # mcp__server__tool names zero's mcp_server_tool.
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp",
+                            "fake_mcp_server.py")
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {
+                "p": {"command": sys.executable, "args": [fake, "probe"]},
+                "b": {"command": sys.executable, "args": [fake, "big"]}}}}, f)
+        self.write(".zero/agents/prober.md",
+                   "---\nname: prober\ndescription: probes\n"
+                   "tools: [read_file, mcp__p__probe]\n---\nProbe.\n")
+        m = self.serve([
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "probe it", "agent": "prober"}}]},
+            {"tool_calls": [{"name": "mcp_b_big", "arguments": {}}]},
+            {"text": "child done"},
+            {"text": "parent done"},
+        ])
+        r = self.zero("exec", "--skip-permissions-unsafe", "-o", "stream-json", "go",
+                      timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        bodies = m.bodies()
+        parent_tools, child_tools = tool_names(bodies[0]), tool_names(bodies[1])
+        self.assertIn("mcp_b_big", parent_tools)  # the parent has every server's tools
+        self.assertIn("mcp_p_probe", child_tools)
+        self.assertNotIn("mcp_b_big", child_tools)
+        self.assertEqual(sorted(t for t in child_tools if t.startswith("mcp_")),
+                         ["mcp_p_probe"])
+        refused = tool_messages(bodies[2])[0]["content"].lower()
+        self.assertRegex(refused, "not available|unknown tool|disabled|not enabled")
+        self.assertNotIn("a lot of text", refused)
 
     def test_definition_from_workspace_and_agents_list(self):
         self.write(".zero/agents/tester.md",

@@ -634,6 +634,23 @@ static void test_offline_denies_network_and_escalations(void **state) {
   json_decref(args);
 }
 
+/* A specialist's allow-list narrows the extra (MCP) tools: exact names and
+ * '*' prefixes; built-in tools are left to --disabled-tools. */
+static void test_extra_allow_list_names_tools_and_prefixes(void **state) {
+  (void)state;
+  const char *const allowed[] = {"read_file", "mcp_p_probe", "mcp_gh_*", NULL};
+  zperm_engine e = {.mode = ZPERM_UNSAFE, .extra_allowed = allowed};
+  assert_true(zperm_tool_enabled(&e, "mcp_p_probe"));
+  assert_false(zperm_tool_enabled(&e, "mcp_p_probe2"));
+  assert_false(zperm_tool_enabled(&e, "mcp_b_big"));
+  assert_true(zperm_tool_enabled(&e, "mcp_gh_get_issue"));
+  assert_false(zperm_tool_enabled(&e, "mcp_ghx_get_issue"));
+  assert_false(zperm_tool_enabled(&e, "mcp_list_resources"));
+  assert_true(zperm_tool_enabled(&e, "exec_command")); /* built in: not this list's */
+  zperm_engine all = {.mode = ZPERM_UNSAFE};
+  assert_true(zperm_tool_enabled(&all, "mcp_b_big"));
+}
+
 /* --disabled-tools: step 1, before everything, even unsafe mode. */
 static void test_disabled_tools_filter_and_visibility(void **state) {
   (void)state;
@@ -929,6 +946,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decision_table_covers_every_mode_and_side_effect),
       cmocka_unit_test(test_suggested_grants_are_narrow),
+      cmocka_unit_test(test_extra_allow_list_names_tools_and_prefixes),
       cmocka_unit_test(test_command_aliases_are_analysed),
       cmocka_unit_test(test_offline_denies_network_and_escalations),
       cmocka_unit_test(test_network_tools_follow_the_network_policy),
