@@ -795,7 +795,10 @@ static bool allow_entry_names(const char *entry, const char *name) {
 bool zperm_tool_enabled(const zperm_engine *e, const char *name) {
   for (const char *const *t = e ? e->disabled_tools : NULL; t && *t; t++)
     if (!strcmp(*t, name)) return false;
-  if (!e || !e->extra_allowed || ztool_find(name)) return true;
+  /* MCP tools only: the sub-agent tools follow the allow-list on their own
+   * (subagent/runtime.h), and a swarm member's mailbox tools come with its
+   * membership, not its definition */
+  if (!e || !e->extra_allowed || strncmp(name, "mcp_", 4) != 0 || ztool_find(name)) return true;
   for (const char *const *t = e->extra_allowed; *t; t++)
     if (allow_entry_names(*t, name)) return true;
   return false;

@@ -82,10 +82,10 @@ typedef struct zperm_engine {
                                       * from caches); network commands and escalations are
                                       * denied, never prompted */
   const char *const *disabled_tools; /* NULL-terminated */
-  /* A specialist's allow-list as it names tools zero does not build in (MCP
-   * tools "mcp_server_tool", the MCP meta tools; an entry ending in '*' is a
-   * prefix, "mcp_server_*": a whole server): only these of the run's extra
-   * tools are offered and may run. NULL: every one (NULL-terminated). */
+  /* A specialist's allow-list, for the MCP tools (names "mcp_server_tool"
+   * and the MCP meta tools "mcp_list_resources"…; an entry ending in '*' is
+   * a prefix, "mcp_server_*": a whole server): only these of them are offered
+   * and may run. NULL: every one (NULL-terminated). */
   const char *const *extra_allowed;
   /* Non-NULL: the mode another thread may change while the run goes on
    * (ACP session/set_mode during a prompt), a zperm_mode; it overrides mode.
@@ -215,7 +215,7 @@ ztool_escalation zperm_escalation(const zperm_decision *d);
 char **zperm_tool_filter(const char *enabled, const char *disabled, zerr *err);
 void zperm_tool_list_free(char **list);
 /* false when the engine disables the tool for this run (step 1), or it is
- * an extra (MCP) tool outside e->extra_allowed. */
+ * an MCP tool outside e->extra_allowed. */
 bool zperm_tool_enabled(const zperm_engine *e, const char *name);
 
 /* true when the tool should be offered to the model at all in this mode. */

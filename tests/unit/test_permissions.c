@@ -647,6 +647,7 @@ static void test_extra_allow_list_names_tools_and_prefixes(void **state) {
   assert_false(zperm_tool_enabled(&e, "mcp_ghx_get_issue"));
   assert_false(zperm_tool_enabled(&e, "mcp_list_resources"));
   assert_true(zperm_tool_enabled(&e, "exec_command")); /* built in: not this list's */
+  assert_true(zperm_tool_enabled(&e, "swarm_send"));   /* a member's: not this list's */
   zperm_engine all = {.mode = ZPERM_UNSAFE};
   assert_true(zperm_tool_enabled(&all, "mcp_b_big"));
 }
