@@ -260,10 +260,11 @@ class HookRunner(HookBase):
         self.assertEqual(json.loads(raw)["toolInput"]["content"], content)
 
     def test_a_hook_starts_with_default_signal_dispositions(self):
-        # The runner resets only SIGPIPE when it starts a command: it put
-        # every other disposition back to its default when it started, so
-        # what zero's parent ignored (here SIGINT, SIGQUIT, SIGUSR2, SIGPIPE)
-        # is not ignored in the hook, and nothing is blocked.
+        # What zero's parent ignored (here SIGINT, SIGQUIT, SIGUSR2, SIGPIPE)
+        # and what the runner ignores (SIGPIPE) is not ignored in the hook,
+        # and nothing is blocked: the runner resets every disposition when it
+        # starts a command (a guard for whoever narrows that set to save the
+        # child's sigaction calls).
         d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
         os.makedirs(d, exist_ok=True)
         probe = "exec grep -E '^Sig(Ign|Blk)' /proc/self/status > sig.txt"
