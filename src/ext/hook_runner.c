@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,37 +117,86 @@ static void reap_strays(void) {
   }
 }
 
-/* Starts argv in cwd, leading a process group of its own, stdin from in_r,
- * stdout and stderr to out_w. posix_spawn (vfork-like: no copy of the
- * runner's pages) is the cheapest way to start a process, which is most of
- * what a no-op hook costs. Returns the pid, or -1 with errno. */
-static pid_t start_command(char **argv, const char *cwd, int in_r, int out_w) {
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&at);
-  posix_spawn_file_actions_adddup2(&fa, in_r, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_w, 1);
-  posix_spawn_file_actions_adddup2(&fa, out_w, 2);
-  if (cwd) posix_spawn_file_actions_addchdir_np(&fa, cwd);
-  /* Every disposition to its default in the command (SIGPIPE is ignored
-   * here). glibc's child makes one sigaction call per signal for that: a
-   * smaller set would cost two (a query, then the reset) for each of the
-   * others, which it resets anyway as they may hold the runner's handlers. */
-  sigset_t none, all;
+/* What the child of start_command needs until its exec, and where it says
+ * why it failed: it runs on the runner's memory (CLONE_VM | CLONE_VFORK, the
+ * runner waits), so it only makes system calls. */
+typedef struct child_setup {
+  char **argv;
+  const char *cwd;
+  int in_r, out_w;
+  const cpu_set_t *cpus; /* the runner's own CPU set, the child's before its exec (NULL: as is) */
+  int err;               /* errno of the step that failed; 0 once exec'd */
+} child_setup;
+
+/* The child's stack until its exec (the runner has one thread, and waits). */
+static char child_stack[256u << 10] __attribute__((aligned(16)));
+
+static int child_main(void *arg) {
+  child_setup *c = arg;
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL); /* SIGPIPE is ignored here */
+  sigset_t none;
   sigemptyset(&none);
+  /* The whole CPU set back before the exec: the command never sees the pin. */
+  if ((c->cpus && sched_setaffinity(0, sizeof *c->cpus, c->cpus) < 0) || setpgid(0, 0) < 0 ||
+      dup2(c->in_r, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->out_w, 2) < 0 ||
+      (c->cwd && chdir(c->cwd) < 0) || sigprocmask(SIG_SETMASK, &none, NULL) < 0) {
+    c->err = errno;
+    _exit(127);
+  }
+  execvp(c->argv[0], c->argv);
+  c->err = errno;
+  _exit(127);
+}
+
+/* Pins the runner to the CPU it runs on, *mine its set before; false (not
+ * pinned) when it has one CPU anyway or the kernel refuses. */
+static bool pin_here(cpu_set_t *mine) {
+  int cpu = sched_getcpu();
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof *mine, mine) < 0 ||
+      CPU_COUNT(mine) < 2 || !CPU_ISSET(cpu, mine))
+    return false;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+/* Starts argv in cwd, leading a process group of its own, stdin from in_r,
+ * stdout and stderr to out_w, every signal disposition at its default.
+ * Starting the process is most of what a no-op hook costs, so:
+ *   - the child shares the runner's pages until its exec (no copy of them);
+ *   - it starts on the runner's CPU, which the runner leaves as it waits
+ *     for the exec: the kernel would place a new process on the idlest CPU,
+ *     which on an otherwise idle machine is asleep and must be woken (on a
+ *     virtual machine, through the hypervisor), and then wake the runner
+ *     back across CPUs twice (the exec, the exit). The child restores the
+ *     runner's whole CPU set before its exec, so the command never runs
+ *     pinned; the kernel keeps it where it started unless it balances it.
+ * posix_spawn cannot change the CPU set in the child, hence clone. Returns
+ * the pid, or -1 with errno. */
+static pid_t start_command(char **argv, const char *cwd, int in_r, int out_w) {
+  child_setup c = {.argv = argv, .cwd = cwd, .in_r = in_r, .out_w = out_w};
+  cpu_set_t mine;
+  bool pinned = pin_here(&mine);
+  if (pinned) c.cpus = &mine;
+  sigset_t all, old;
   sigfillset(&all);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &all);
-  posix_spawnattr_setpgroup(&at, 0);
-  posix_spawnattr_setflags(&at,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  if (rc != 0) {
-    errno = rc;
+  sigprocmask(SIG_SETMASK, &all, &old); /* no handler runs on the shared memory */
+  pid_t pid =
+      clone(child_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+  int clone_errno = errno;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (pinned) sched_setaffinity(0, sizeof mine, &mine);
+  if (pid < 0) {
+    errno = clone_errno;
+    return -1;
+  }
+  if (c.err) { /* it ended before its exec, saying why */
+    waitpid(pid, NULL, 0);
+    errno = c.err;
     return -1;
   }
   return pid;

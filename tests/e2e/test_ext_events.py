@@ -292,6 +292,31 @@ class HookRunner(HookBase):
         self.assertEqual(int(masks["SigIgn"], 16) & 0x7FFFFFFF, 0, masks)
         self.assertEqual(int(masks["SigBlk"], 16), 0, masks)
 
+    def test_a_hook_runs_on_every_cpu_zero_may_use(self):
+        # The runner starts each command on its own CPU (no idle CPU woken)
+        # and the command puts the whole set back before its exec: a hook
+        # reading its CPU set first thing (dd, exec'd directly) sees zero's.
+        with open("/proc/self/status") as f:
+            mine = [l for l in f if l.startswith("Cpus_allowed_list")]
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("one CPU: nothing is pinned")
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"event": "beforeTool", "command": "/bin/dd", "args": [
+                "if=/proc/self/status", "of=status.txt", "oflag=append", "conv=notrunc",
+                "status=none"]}]}, f)
+        self.serve([{"tool_calls": [{"name": "read_file", "arguments": {"path": "p%d.txt" % i}}]}
+                    for i in range(10)] + [{"text": "done"}])
+        for i in range(10):
+            with open(os.path.join(self.work, "p%d.txt" % i), "w") as f:
+                f.write("x\n")
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "status.txt")) as f:
+            seen = [l for l in f if l.startswith("Cpus_allowed_list")]
+        self.assertEqual(seen, mine * 10)
+
     def test_a_missing_hook_command_fails_closed_in_the_runner(self):
         d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
         os.makedirs(d, exist_ok=True)
