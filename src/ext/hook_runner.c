@@ -34,8 +34,6 @@
 
 /* ---- the runner (inside the sandbox) ---------------------------------------- */
 
-extern char **environ;
-
 /* Kills the direct children listed in /proc/self/task/<tid>/children (the
  * runner has one thread). -1 when the kernel does not offer that file. */
 static int kill_listed_children(void) {
@@ -184,7 +182,9 @@ static pid_t start_command(char **argv, const char *cwd, int in_r, int out_w) {
   if (pinned) c.cpus = &mine;
   sigset_t all, old;
   sigfillset(&all);
-  sigprocmask(SIG_SETMASK, &all, &old); /* no handler runs on the shared memory */
+  /* No handler runs on the shared memory (the runner installs none; glibc's
+   * two internal signals, left out of the set, only come with threads). */
+  sigprocmask(SIG_SETMASK, &all, &old);
   pid_t pid =
       clone(child_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
   int clone_errno = errno;
