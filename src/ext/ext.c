@@ -35,7 +35,8 @@ static void load_plugins(zext *x, char *user_dir) {
   char *state_path = zplugins_state_path();
   zerr err = ZERR_INIT;
   json_t *state = zfs_exists(state_path) ? zjson_load_file(state_path, &err) : NULL;
-  if (err.msg[0]) strvec_pushf(&x->problems, "%s; plugins stay disabled until it is fixed", err.msg);
+  if (err.msg[0])
+    strvec_pushf(&x->problems, "%s; plugins stay disabled until it is fixed", err.msg);
   free(state_path);
   char *user_root = zpath_join(user_dir, "plugins");
   zplugins_load_root(&x->plugins, user_root, false, state, &x->problems);
@@ -258,10 +259,13 @@ static bool settle(zext *x, const zagent *a, const zhook *h, const char *tool,
   } else if (o->output[0] && !o->answer && strcmp(h->event, "userPromptSubmit") != 0 &&
              strcmp(h->event, "sessionStart") != 0 && o->exit_code == 0) {
     zbuf b = ZBUF_INIT;
-    zbuf_addf(&b, "hook %s printed text that is not a JSON object; it was ignored (print "
-                  "{\"decision\": …} or nothing)", h->id);
+    zbuf_addf(&b,
+              "hook %s printed text that is not a JSON object; it was ignored (print "
+              "{\"decision\": …} or nothing)",
+              h->id);
     if (a) {
-      zagent_event w = {.kind = ZAEV_WARNING, .warning = {.message = b.data, .code = "hook_output"}};
+      zagent_event w = {.kind = ZAEV_WARNING,
+                        .warning = {.message = b.data, .code = "hook_output"}};
       zagent_emit(a, &w);
     }
     zbuf_release(&b);
@@ -280,8 +284,17 @@ static bool settle(zext *x, const zagent *a, const zhook *h, const char *tool,
   return true;
 }
 
-int zext_fire(zext *x, const zagent *a, const char *event, const char *tool,
-              const json_t *payload, zext_verdict *v) {
+/* Whether a hook of event (canonical or alias) matches tool: the gates ask
+ * before building a payload, which for afterTool holds the whole result. */
+static bool hooks_for(const zext *x, const char *event, const char *tool) {
+  const char *ev = zhook_event_canonical(event);
+  for (size_t i = 0; ev && i < x->hooks.n; i++)
+    if (!strcmp(x->hooks.v[i].event, ev) && zhook_matches(&x->hooks.v[i], tool)) return true;
+  return false;
+}
+
+int zext_fire(zext *x, const zagent *a, const char *event, const char *tool, const json_t *payload,
+              zext_verdict *v) {
   memset(v, 0, sizeof *v);
   const char *ev = zhook_event_canonical(event);
   if (!x || !ev) return 0;
@@ -290,7 +303,8 @@ int zext_fire(zext *x, const zagent *a, const char *event, const char *tool,
     const zhook *h = &x->hooks.v[i];
     if (strcmp(h->event, ev) != 0 || !zhook_matches(h, tool)) continue;
     if (!stdin_json) {
-      json_t *in = json_is_object(payload) ? json_deep_copy(payload) : json_object();
+      /* a shallow copy: only top-level keys are added, the values are shared */
+      json_t *in = json_is_object(payload) ? json_copy((json_t *)payload) : json_object();
       json_object_set_new(in, "event", json_string(ev));
       json_object_set_new(in, "hook_event_name", json_string(ev));
       json_object_set_new(in, "sessionId", json_string(x->session_id ? x->session_id : ""));
@@ -320,6 +334,7 @@ static json_t *tool_payload(const ztool_call *call) {
 
 static bool gate_before(void *ud, zagent *a, const ztool_call *call, ztool_result *res) {
   zext *x = ud;
+  if (!hooks_for(x, "beforeTool", call->name)) return true;
   json_t *p = tool_payload(call);
   zext_verdict v;
   zext_fire(x, a, "beforeTool", call->name, p, &v);
@@ -336,13 +351,15 @@ static bool gate_before(void *ud, zagent *a, const ztool_call *call, ztool_resul
 
 static void gate_after(void *ud, zagent *a, const ztool_call *call, const ztool_result *res) {
   zext *x = ud;
+  const char *event = res->is_error ? "afterToolFailure" : "afterTool";
+  if (!hooks_for(x, event, call->name)) return; /* no copy of the result for nobody */
   json_t *p = tool_payload(call);
   json_object_set_new(p, "ok", json_boolean(!res->is_error));
-  json_object_set_new(p, "result", json_stringn(res->output.data ? res->output.data : "",
-                                                res->output.len));
+  json_object_set_new(p, "result",
+                      json_stringn(res->output.data ? res->output.data : "", res->output.len));
   json_object_set(p, "tool_response", json_object_get(p, "result"));
   zext_verdict v;
-  zext_fire(x, a, res->is_error ? "afterToolFailure" : "afterTool", call->name, p, &v);
+  zext_fire(x, a, event, call->name, p, &v);
   zext_verdict_release(&v);
   json_decref(p);
 }
@@ -350,6 +367,7 @@ static void gate_after(void *ud, zagent *a, const ztool_call *call, const ztool_
 static char *gate_stop(void *ud, zagent *a) {
   zext *x = ud;
   if (x->stop_continues >= ZEXT_MAX_STOP_CONTINUES) return NULL; /* a hook cannot loop a run */
+  if (!hooks_for(x, "stop", NULL)) return NULL;
   json_t *p = json_pack("{s:s, s:b}", "finalText", a->final_text ? a->final_text : "",
                         "stop_hook_active", x->stop_continues > 0);
   zext_verdict v;
@@ -367,6 +385,7 @@ static char *gate_stop(void *ud, zagent *a) {
 /* afterToolBatch: every call of one assistant message, with how it ended. */
 static void gate_after_batch(void *ud, zagent *a, const zconv *conv, size_t idx) {
   zext *x = ud;
+  if (!hooks_for(x, "afterToolBatch", NULL)) return;
   const zmsg *m = &conv->items[idx];
   json_t *calls = json_array();
   for (size_t i = 0; i < m->ncalls; i++) {

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +30,9 @@
 #define RUNNER_START_MS 10000         /* the sandbox must be up by then */
 #define RUNNER_SLACK_MS 3000          /* past a command's timeout: the runner is stuck */
 #define RUNNER_REAP_ROUNDS 64         /* strays killed per generation, at most */
+#define RUNNER_STDIN_MAX (256 << 20)  /* a request's stdin bytes, at most */
 
 /* ---- the runner (inside the sandbox) ---------------------------------------- */
-
-extern char **environ;
 
 /* Kills the direct children listed in /proc/self/task/<tid>/children (the
  * runner has one thread). -1 when the kernel does not offer that file. */
@@ -116,33 +115,88 @@ static void reap_strays(void) {
   }
 }
 
-/* Starts argv in cwd, leading a process group of its own, stdin from in_r,
- * stdout and stderr to out_w. posix_spawn (vfork-like: no copy of the
- * runner's pages) is the cheapest way to start a process, which is most of
- * what a no-op hook costs. Returns the pid, or -1 with errno. */
-static pid_t start_command(char **argv, const char *cwd, int in_r, int out_w) {
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&at);
-  posix_spawn_file_actions_adddup2(&fa, in_r, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_w, 1);
-  posix_spawn_file_actions_adddup2(&fa, out_w, 2);
-  if (cwd) posix_spawn_file_actions_addchdir_np(&fa, cwd);
-  sigset_t none, all;
+/* What the child of start_command needs until its exec, and where it says
+ * why it failed: it runs on the runner's memory (CLONE_VM | CLONE_VFORK, the
+ * runner waits), so it only makes system calls. */
+typedef struct child_setup {
+  char **argv;
+  const char *cwd;
+  int in_r, out_w;
+  const cpu_set_t *cpus; /* the runner's own CPU set, the child's before its exec (NULL: as is) */
+  int err;               /* errno of the step that failed; 0 once exec'd */
+} child_setup;
+
+/* The child's stack until its exec (the runner has one thread, and waits). */
+static char child_stack[256u << 10] __attribute__((aligned(16)));
+
+static int child_main(void *arg) {
+  child_setup *c = arg;
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL); /* SIGPIPE is ignored here */
+  sigset_t none;
   sigemptyset(&none);
+  /* The whole CPU set back before the exec: the command never sees the pin. */
+  if ((c->cpus && sched_setaffinity(0, sizeof *c->cpus, c->cpus) < 0) || setpgid(0, 0) < 0 ||
+      dup2(c->in_r, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->out_w, 2) < 0 ||
+      (c->cwd && chdir(c->cwd) < 0) || sigprocmask(SIG_SETMASK, &none, NULL) < 0) {
+    c->err = errno;
+    _exit(127);
+  }
+  execvp(c->argv[0], c->argv);
+  c->err = errno;
+  _exit(127);
+}
+
+/* Pins the runner to the CPU it runs on, *mine its set before; false (not
+ * pinned) when it has one CPU anyway or the kernel refuses. */
+static bool pin_here(cpu_set_t *mine) {
+  int cpu = sched_getcpu();
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof *mine, mine) < 0 ||
+      CPU_COUNT(mine) < 2 || !CPU_ISSET(cpu, mine))
+    return false;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+/* Starts argv in cwd, leading a process group of its own, stdin from in_r,
+ * stdout and stderr to out_w, every signal disposition at its default.
+ * Starting the process is most of what a no-op hook costs, so:
+ *   - the child shares the runner's pages until its exec (no copy of them);
+ *   - it starts on the runner's CPU, which the runner leaves as it waits
+ *     for the exec: the kernel would place a new process on the idlest CPU,
+ *     which on an otherwise idle machine is asleep and must be woken (on a
+ *     virtual machine, through the hypervisor), and then wake the runner
+ *     back across CPUs twice (the exec, the exit). The child restores the
+ *     runner's whole CPU set before its exec, so the command never runs
+ *     pinned; the kernel keeps it where it started unless it balances it.
+ * posix_spawn cannot change the CPU set in the child, hence clone. Returns
+ * the pid, or -1 with errno. */
+static pid_t start_command(char **argv, const char *cwd, int in_r, int out_w) {
+  child_setup c = {.argv = argv, .cwd = cwd, .in_r = in_r, .out_w = out_w};
+  cpu_set_t mine;
+  bool pinned = pin_here(&mine);
+  if (pinned) c.cpus = &mine;
+  sigset_t all, old;
   sigfillset(&all);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &all); /* SIGPIPE ignored here, not there */
-  posix_spawnattr_setpgroup(&at, 0);
-  posix_spawnattr_setflags(&at,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  if (rc != 0) {
-    errno = rc;
+  /* No handler runs on the shared memory (the runner installs none; glibc's
+   * two internal signals, left out of the set, only come with threads). */
+  sigprocmask(SIG_SETMASK, &all, &old);
+  pid_t pid =
+      clone(child_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+  int clone_errno = errno;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (pinned) sched_setaffinity(0, sizeof mine, &mine);
+  if (pid < 0) {
+    errno = clone_errno;
+    return -1;
+  }
+  if (c.err) { /* it ended before its exec, saying why */
+    waitpid(pid, NULL, 0);
+    errno = c.err;
     return -1;
   }
   return pid;
@@ -298,14 +352,15 @@ static bool start_request(const json_t *req, running *r, json_t *ans) {
   return true;
 }
 
-/* Runs one request's command: its stdin written, its output read, killed at
- * the deadline, everything it left behind killed. Fills the answer. */
-static void serve_one(const json_t *req, json_t *ans) {
+/* Runs one request's command, stdin (in_len bytes) its stdin: written, its
+ * output read, killed at the deadline, everything it left behind killed.
+ * Fills the answer. */
+static void serve_one(const json_t *req, const char *stdin_bytes, size_t in_len, json_t *ans) {
   running r;
   memset(&r, 0, sizeof r);
   r.out = (zbuf)ZBUF_INIT;
-  r.in = zjson_str_or(req, "stdin", "");
-  r.in_len = strlen(r.in);
+  r.in = stdin_bytes;
+  r.in_len = in_len;
   if (!start_request(req, &r, ans)) return;
   r.deadline = ztime_mono_ms() + zjson_int_or(req, "timeoutMs", 30000);
   run_to_end(&r);
@@ -326,6 +381,26 @@ static void serve_one(const json_t *req, json_t *ans) {
   zbuf_release(out);
 }
 
+/* The request's stdin bytes, which follow its line: *len of them, read from
+ * in (owned; NULL with *len 0 when there are none). false when the stream
+ * ended before them, or the size is out of range: the protocol is broken. */
+static bool read_stdin_bytes(FILE *in, const json_t *req, char **bytes, size_t *len) {
+  int64_t n = zjson_int_or(req, "stdinBytes", 0);
+  *bytes = NULL;
+  *len = 0;
+  if (n < 0 || n > RUNNER_STDIN_MAX) return false;
+  if (!n) return true;
+  *bytes = xmalloc((size_t)n + 1);
+  if (fread(*bytes, 1, (size_t)n, in) != (size_t)n) {
+    free(*bytes);
+    *bytes = NULL;
+    return false;
+  }
+  (*bytes)[n] = 0;
+  *len = (size_t)n;
+  return true;
+}
+
 int zhook_runner_main(void) {
   /* Orphans of the commands come here, to be killed (reap_strays). */
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -340,9 +415,16 @@ int zhook_runner_main(void) {
   size_t cap = 0;
   while (getline(&line, &cap, in) > 0) {
     json_t *req = json_loads(line, 0, NULL);
+    char *stdin_bytes = NULL;
+    size_t in_len = 0;
+    if (!read_stdin_bytes(in, req, &stdin_bytes, &in_len)) {
+      json_decref(req);
+      break; /* a request cut short: the client is gone or broken */
+    }
     json_t *ans = json_object();
-    if (json_is_object(req)) serve_one(req, ans);
+    if (json_is_object(req)) serve_one(req, stdin_bytes, in_len, ans);
     else json_object_set_new(ans, "started", json_false());
+    free(stdin_bytes);
     char *text = json_dumps(ans, JSON_COMPACT);
     printf("%s\n", text);
     fflush(stdout);
@@ -473,12 +555,15 @@ int zhook_runner_run(zhook_runner *r, char *const *argv, const char *cwd, int ti
   }
   json_t *args = json_array();
   for (char *const *a = argv; a && *a; a++) json_array_append_new(args, json_string(*a));
-  json_t *req = json_pack("{s:o, s:s, s:i, s:s}", "argv", args, "cwd", cwd ? cwd : ".", "timeoutMs",
-                          timeout_ms, "stdin", stdin_json ? stdin_json : "");
+  size_t in_len = stdin_json ? strlen(stdin_json) : 0;
+  json_t *req = json_pack("{s:o, s:s, s:i, s:I}", "argv", args, "cwd", cwd ? cwd : ".", "timeoutMs",
+                          timeout_ms, "stdinBytes", (json_int_t)in_len);
   char *text = json_dumps(req, JSON_COMPACT);
   json_decref(req);
+  /* the line, then the payload as it is: no escaping here, no parsing there */
   zbuf line = ZBUF_INIT;
   zbuf_addf(&line, "%s\n", text);
+  zbuf_add(&line, stdin_json ? stdin_json : "", in_len);
   free(text);
   int64_t deadline = start + timeout_ms + RUNNER_SLACK_MS;
   bool sent = zhook_write_before(r->child.in_fd, line.data, line.len, deadline);

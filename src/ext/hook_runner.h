@@ -23,7 +23,9 @@
  *
  * Protocol (pipes; one JSON object per line, jansson's compact form holds no
  * newline): the runner first prints ZHOOK_RUNNER_READY; then per request
- * {"argv": [...], "cwd": "...", "timeoutMs": n, "stdin": "..."} it answers
+ * {"argv": [...], "cwd": "...", "timeoutMs": n, "stdinBytes": n} followed by
+ * those n bytes as they are (the command's stdin: no JSON escaping on the
+ * way, no parsing in the runner) it answers
  * {"exitCode": n, "signal": n, "timedOut": b, "started": b, "output": "..."}.
  * EOF on its stdin ends it.
  *

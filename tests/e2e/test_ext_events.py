@@ -9,8 +9,10 @@ names only, runs zero exec against the fake model server and asserts the
 recorded payloads."""
 import json
 import os
+import signal
+import subprocess
 
-from harness import ZeroTest, main
+from harness import ZERO_BIN, ZeroTest, main
 from test_compaction import LIMIT, WINDOW, big_file, read_turn
 
 RECORDER = "cat >> hook-events.jsonl; echo >> hook-events.jsonl"
@@ -235,6 +237,85 @@ class HookRunner(HookBase):
         self.assertEqual(got, ["tiny\n", big])
         with open(os.path.join(self.work, "big.txt")) as f:
             self.assertEqual(f.read(), big)
+
+    def test_a_hook_gets_its_payload_byte_for_byte(self):
+        # The runner passes the payload through as bytes (no JSON string
+        # round trip on the way): one JSON object, then one newline, the
+        # awkward characters intact.
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"event": "beforeTool", "command": "/bin/sh",
+                                  "args": ["-c", "cat > stdin.bin"]}]}, f)
+        content = 'quote " backslash \\ tab \t nl \n é ✓ \u2028 end\n'
+        self.serve([{"tool_calls": [{"name": "write_file", "arguments": {
+                        "path": "odd.txt", "content": content}}]},
+                    {"text": "done"}])
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "stdin.bin"), "rb") as f:
+            raw = f.read()
+        self.assertTrue(raw.startswith(b"{") and raw.endswith(b"}\n"), raw[-40:])
+        self.assertEqual(raw.count(b"\n"), 1, raw)  # the JSON is compact: one line
+        self.assertEqual(json.loads(raw)["toolInput"]["content"], content)
+
+    def test_a_hook_starts_with_default_signal_dispositions(self):
+        # What zero's parent ignored (here SIGINT, SIGQUIT, SIGUSR2, SIGPIPE)
+        # and what the runner ignores (SIGPIPE) is not ignored in the hook,
+        # and nothing is blocked: the runner resets every disposition when it
+        # starts a command (a guard for whoever narrows that set to save the
+        # child's sigaction calls).
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        probe = "exec grep -E '^Sig(Ign|Blk)' /proc/self/status > sig.txt"
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"event": "beforeTool", "command": "/bin/sh",
+                                  "args": ["-c", probe]}]}, f)
+        self.serve([{"tool_calls": [{"name": "read_file", "arguments": {"path": "p.txt"}}]},
+                    {"text": "done"}])
+        with open(os.path.join(self.work, "p.txt"), "w") as f:
+            f.write("x\n")
+
+        def ignore_some():
+            for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGUSR2, signal.SIGPIPE):
+                signal.signal(sig, signal.SIG_IGN)
+
+        r = subprocess.run([ZERO_BIN, "exec", "go"], cwd=self.work, env=self.env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                           preexec_fn=ignore_some)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "sig.txt")) as f:
+            masks = dict(l.split(":") for l in f.read().splitlines())
+        # signals 1-31; glibc's posix_spawn leaves its two internal ones (32,
+        # 33) ignored in whatever it starts, and the program's libc takes
+        # them back
+        self.assertEqual(int(masks["SigIgn"], 16) & 0x7FFFFFFF, 0, masks)
+        self.assertEqual(int(masks["SigBlk"], 16), 0, masks)
+
+    def test_a_hook_runs_on_every_cpu_zero_may_use(self):
+        # The runner starts each command on its own CPU (no idle CPU woken)
+        # and the command puts the whole set back before its exec: a hook
+        # reading its CPU set first thing (dd, exec'd directly) sees zero's.
+        with open("/proc/self/status") as f:
+            mine = [l for l in f if l.startswith("Cpus_allowed_list")]
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("one CPU: nothing is pinned")
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"event": "beforeTool", "command": "/bin/dd", "args": [
+                "if=/proc/self/status", "of=status.txt", "oflag=append", "conv=notrunc",
+                "status=none"]}]}, f)
+        self.serve([{"tool_calls": [{"name": "read_file", "arguments": {"path": "p%d.txt" % i}}]}
+                    for i in range(10)] + [{"text": "done"}])
+        for i in range(10):
+            with open(os.path.join(self.work, "p%d.txt" % i), "w") as f:
+                f.write("x\n")
+        r = self.zero("exec", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.work, "status.txt")) as f:
+            seen = [l for l in f if l.startswith("Cpus_allowed_list")]
+        self.assertEqual(seen, mine * 10)
 
     def test_a_missing_hook_command_fails_closed_in_the_runner(self):
         d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
