@@ -175,16 +175,14 @@ static const char *map_stop(const char *s) {
 enum { AF_DTYPE, AF_TEXT, AF_PARTIAL, AF_THINKING, AF_SIGNATURE, AF_N };
 
 static bool fast_delta_obj(zjscan *s, bool has[AF_N], size_t off[AF_N], size_t len[AF_N]) {
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
-    int w = ZJSCAN_KEY(k, kn, "type")           ? AF_DTYPE
-            : ZJSCAN_KEY(k, kn, "text")         ? AF_TEXT
-            : ZJSCAN_KEY(k, kn, "partial_json") ? AF_PARTIAL
-            : ZJSCAN_KEY(k, kn, "thinking")     ? AF_THINKING
-            : ZJSCAN_KEY(k, kn, "signature")    ? AF_SIGNATURE
-                                                : -1;
+  zjscan_obj o = {0};
+  while (zjscan_next(s, &o)) {
+    int w = ZJSCAN_IS(&o, "type")           ? AF_DTYPE
+            : ZJSCAN_IS(&o, "text")         ? AF_TEXT
+            : ZJSCAN_IS(&o, "partial_json") ? AF_PARTIAL
+            : ZJSCAN_IS(&o, "thinking")     ? AF_THINKING
+            : ZJSCAN_IS(&o, "signature")    ? AF_SIGNATURE
+                                            : -1;
     if (w < 0) {
       if (!zjscan_skip(s)) return false;
       continue;
@@ -192,7 +190,7 @@ static bool fast_delta_obj(zjscan *s, bool has[AF_N], size_t off[AF_N], size_t l
     if (has[w] || !zjscan_string(s, &off[w], &len[w])) return false;
     has[w] = true;
   }
-  return r == 0;
+  return o.r == 0;
 }
 
 static int fast_feed(zanth_parser *p, const char *data, size_t len, zerr *err, int *rc) {
@@ -203,26 +201,17 @@ static int fast_feed(zanth_parser *p, const char *data, size_t len, zerr *err, i
   bool has[AF_N] = {false}, have_type = false, have_ix = false, have_delta = false;
   size_t off[AF_N] = {0}, ln[AF_N] = {0}, toff = 0, tlen = 0;
   int64_t ix = -1;
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+  zjscan_obj o = {0};
+  while (zjscan_next(&s, &o)) {
     bool ok;
-    if (ZJSCAN_KEY(k, kn, "type")) {
-      ok = !have_type && zjscan_string(&s, &toff, &tlen);
-      have_type = true;
-    } else if (ZJSCAN_KEY(k, kn, "index")) {
-      ok = !have_ix && zjscan_int(&s, &ix);
-      have_ix = true;
-    } else if (ZJSCAN_KEY(k, kn, "delta")) {
-      ok = !have_delta && fast_delta_obj(&s, has, off, ln);
-      have_delta = true;
-    } else {
-      ok = zjscan_skip(&s);
-    }
+    if (ZJSCAN_IS(&o, "type")) ok = zjscan_first(&have_type) && zjscan_string(&s, &toff, &tlen);
+    else if (ZJSCAN_IS(&o, "index")) ok = zjscan_first(&have_ix) && zjscan_int(&s, &ix);
+    else if (ZJSCAN_IS(&o, "delta"))
+      ok = zjscan_first(&have_delta) && fast_delta_obj(&s, has, off, ln);
+    else ok = zjscan_skip(&s);
     if (!ok) return 0;
   }
-  if (r != 0 || !zjscan_end(&s) || !have_type || !have_delta) return 0;
+  if (o.r != 0 || !zjscan_end(&s) || !have_type || !have_delta) return 0;
   if (strcmp(sc->data + toff, "content_block_delta") != 0) return 0;
   p->events++;
   p->turn.fast_hits++;
