@@ -10,6 +10,7 @@
 #include "provider/jscan.h"
 #include "provider/retry.h"
 #include "provider/wire.h"
+#include "provider/wirejson.h"
 
 #define DEFAULT_MAX_TOKENS 8192
 
@@ -406,14 +407,7 @@ static json_t *render_tool(const json_t *t) {
   json_t *fn = json_object_get(t, "function");
   if (json_is_object(fn)) t = fn;
   json_t *o = json_object();
-  json_object_set_new(o, "name", json_string(zjson_str_or(t, "name", "")));
-  const char *desc = zjson_str(t, "description");
-  if (desc) json_object_set_new(o, "description", json_string(desc));
-  json_t *params = json_object_get(t, "parameters");
-  json_object_set_new(o, "input_schema", json_is_object(params)
-                                             ? json_deep_copy(params)
-                                             : json_pack("{s:s, s:{}}", "type", "object",
-                                                         "properties"));
+  json_object_set_new(o, "input_schema", zjw_tool_params(zjw_tool_head(o, t)));
   return o;
 }
 

@@ -13,6 +13,7 @@
 #include "provider/anthropic.h" /* zanth_thinking_budget: one effort scale */
 #include "provider/retry.h"
 #include "provider/wire.h"
+#include "provider/wirejson.h"
 
 /* ---------------------------------------------------------------- parser */
 
@@ -403,13 +404,11 @@ json_t *zgem_render(const zprov_opts *opts, const zprov_request *req) {
       json_t *fn = json_object_get(t, "function");
       if (json_is_object(fn)) t = fn;
       if (!json_is_object(t)) continue;
-      json_t *d = json_pack("{s:s}", "name", zjson_str_or(t, "name", ""));
-      const char *desc = zjson_str(t, "description");
-      if (desc) json_object_set_new(d, "description", json_string(desc));
-      json_t *params = json_object_get(t, "parameters");
+      json_t *d = json_object();
+      const json_t *params = zjw_tool_head(d, t);
       /* A function without parameters has none declared: Gemini refuses an
        * OBJECT with empty properties. */
-      json_t *gp = json_is_object(params) ? zgem_schema(params) : NULL;
+      json_t *gp = params ? zgem_schema(params) : NULL;
       if (gp && json_object_size(json_object_get(gp, "properties")))
         json_object_set_new(d, "parameters", gp);
       else

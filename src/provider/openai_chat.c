@@ -426,15 +426,7 @@ static json_t *render_tool(const json_t *t) {
   /* Already in wire form ({type, function}): pass through. */
   if (json_is_object(json_object_get(t, "function"))) return json_incref((json_t *)t);
   json_t *fn = json_object();
-  json_object_set_new(fn, "name", json_string(zjson_str_or(t, "name", "")));
-  const char *desc = zjson_str(t, "description");
-  if (desc) json_object_set_new(fn, "description", json_string(desc));
-  json_t *params = json_object_get(t, "parameters");
-  if (json_is_object(params))
-    json_object_set_new(fn, "parameters", json_incref(params)); /* only dumped: shared */
-  else
-    json_object_set_new(fn, "parameters",
-                        json_pack("{s:s, s:{}}", "type", "object", "properties"));
+  json_object_set_new(fn, "parameters", zjw_tool_params(zjw_tool_head(fn, t)));
   json_t *o = json_object();
   json_object_set_new(o, "type", json_string("function"));
   json_object_set_new(o, "function", fn);

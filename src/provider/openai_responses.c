@@ -403,15 +403,7 @@ static json_t *render_tool(const json_t *t) {
   if (json_is_object(fn)) t = fn;
   json_t *o = json_object();
   json_object_set_new(o, "type", json_string("function"));
-  json_object_set_new(o, "name", json_string(zjson_str_or(t, "name", "")));
-  const char *desc = zjson_str(t, "description");
-  if (desc) json_object_set_new(o, "description", json_string(desc));
-  json_t *params = json_object_get(t, "parameters");
-  /* Shared, not copied: the tree is only dumped, never changed. */
-  json_object_set_new(o, "parameters", json_is_object(params)
-                                           ? json_incref(params)
-                                           : json_pack("{s:s, s:{}}", "type", "object",
-                                                       "properties"));
+  json_object_set_new(o, "parameters", zjw_tool_params(zjw_tool_head(o, t)));
   /* Our schemas are not all strict-mode clean (optional properties). */
   json_object_set_new(o, "strict", json_false());
   return o;

@@ -154,6 +154,19 @@ bool zjw_tools_member(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn 
   return true;
 }
 
+const json_t *zjw_tool_head(json_t *decl, const json_t *t) {
+  json_object_set_new(decl, "name", json_string(zjson_str_or(t, "name", "")));
+  const char *desc = zjson_str(t, "description");
+  if (desc) json_object_set_new(decl, "description", json_string(desc));
+  const json_t *params = json_object_get(t, "parameters");
+  return json_is_object(params) ? params : NULL;
+}
+
+json_t *zjw_tool_params(const json_t *params) {
+  if (params) return json_incref((json_t *)params);
+  return json_pack("{s:s, s:{}}", "type", "object", "properties");
+}
+
 json_t *zjw_tools_json(const json_t *tools, zjw_tool_fn fn) {
   if (!json_is_array(tools) || json_array_size(tools) == 0) return NULL;
   json_t *arr = json_array();
