@@ -261,10 +261,8 @@ static void sj_destroy(zsink *base) {
 }
 
 zsink *zout_stream_json_new(FILE *out, const char *run_id) {
-  sj_sink *s = xcalloc(1, sizeof *s);
-  s->base.emit = sj_emit;
-  s->base.finish = sj_finish;
-  s->base.destroy = sj_destroy;
+  sj_sink *s =
+      zsink_new(sizeof *s, (zsink){.emit = sj_emit, .finish = sj_finish, .destroy = sj_destroy});
   s->out = out;
   snprintf(s->run_id, sizeof s->run_id, "%s", run_id);
   return &s->base;
