@@ -717,13 +717,12 @@ static void add_warning(json_t **warnings, const char *fmt, ...)
 static void add_warning(json_t **warnings, const char *fmt, ...) {
   if (!warnings) return;
   if (!*warnings) *warnings = json_array();
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  char *msg = xstrvfmt(fmt, ap);
   va_end(ap);
-  json_array_append_new(*warnings, json_string(b.data));
-  zbuf_release(&b);
+  json_array_append_new(*warnings, json_string(msg));
+  free(msg);
 }
 
 /* metadata.json is rewritten lazily (see the top comment): when the event

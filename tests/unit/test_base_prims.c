@@ -64,6 +64,23 @@ static void strvec_pushes_copies_and_keeps_null_last(void **state) {
   assert_null(a.v[0]);
 }
 
+/* xstrfmt: a new string, past the first 64-byte guess too, and "" (not NULL)
+ * for an empty result. */
+static void xstrfmt_formats_short_long_and_empty(void **state) {
+  (void)state;
+  char *s = xstrfmt("%s-%d", "n", 42);
+  assert_string_equal(s, "n-42");
+  free(s);
+  s = xstrfmt("%0200d", 7);
+  assert_int_equal(strlen(s), 200);
+  assert_int_equal(s[199], '7');
+  free(s);
+  s = xstrfmt("%s", "");
+  assert_non_null(s);
+  assert_string_equal(s, "");
+  free(s);
+}
+
 static void strvec_grows_past_many_pushes_and_detaches(void **state) {
   (void)state;
   strvec a = STRVEC_INIT;
@@ -330,6 +347,7 @@ int main(void) {
       cmocka_unit_test(strvec_starts_empty_and_terminated),
       cmocka_unit_test(strvec_pushes_copies_and_keeps_null_last),
       cmocka_unit_test(strvec_grows_past_many_pushes_and_detaches),
+      cmocka_unit_test(xstrfmt_formats_short_long_and_empty),
       cmocka_unit_test(strvec_attaches_and_duplicates_arrays),
       cmocka_unit_test(list_dir_is_sorted_without_dot_entries),
       cmocka_unit_test(dlib_loads_once_across_threads),

@@ -129,12 +129,10 @@ void tw_lines_push(tw_lines *l, char *line) {
 }
 
 void tw_lines_pushf(tw_lines *l, const char *fmt, ...) {
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  tw_lines_push(l, xstrvfmt(fmt, ap));
   va_end(ap);
-  tw_lines_push(l, zbuf_detach(&b, NULL));
 }
 
 void tw_lines_free(tw_lines *l) {
