@@ -71,17 +71,7 @@ const zskill *zskills_find(const zskills *ss, const char *name) {
 }
 
 char *zskill_body(const zskill *s, zerr *err) {
-  zbuf text = ZBUF_INIT;
-  json_t *meta = NULL;
-  char *body = NULL;
-  if (zfs_read_file(s->path, &text, SKILL_FILE_MAX, err) < 0 ||
-      zfrontmatter_parse(text.data ? text.data : "", text.len, &meta, &body, err) < 0) {
-    zbuf_release(&text);
-    return NULL;
-  }
-  zbuf_release(&text);
-  json_decref(meta);
-  return body;
+  return zfrontmatter_body(s->path, SKILL_FILE_MAX, err);
 }
 
 json_t *zskill_json(const zskill *s) {
