@@ -395,22 +395,23 @@ static void stdio_begin_shutdown(zmcp_transport *t) {
   s->in_fd = -1;
 }
 
-static void stdio_finish_shutdown(zmcp_transport *t, long long deadline_ms) {
-  stdio_t *s = (stdio_t *)t;
-  if (s->pid <= 0) return;
-  /* Phase 1: stdin closed, let it exit by itself. */
+/* Polls every 5 ms until the server has been reaped or deadline_ms passed. */
+static void reap_until(stdio_t *s, int64_t deadline_ms) {
   while (!s->reaped && ztime_mono_ms() < deadline_ms) {
     reap(s, false);
     if (!s->reaped) ztime_sleep_ms(5, NULL);
   }
+}
+
+static void stdio_finish_shutdown(zmcp_transport *t, long long deadline_ms) {
+  stdio_t *s = (stdio_t *)t;
+  if (s->pid <= 0) return;
+  /* Phase 1: stdin closed, let it exit by itself. */
+  reap_until(s, deadline_ms);
   if (!s->reaped) {
     kill(-s->pid, SIGTERM);
     kill(s->pid, SIGTERM);
-    int64_t until = ztime_mono_ms() + 1000;
-    while (!s->reaped && ztime_mono_ms() < until) {
-      reap(s, false);
-      if (!s->reaped) ztime_sleep_ms(5, NULL);
-    }
+    reap_until(s, ztime_mono_ms() + 1000);
   }
   if (!s->reaped) {
     kill(-s->pid, SIGKILL);
