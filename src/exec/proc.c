@@ -61,14 +61,7 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
                        int in_fd, int out_fd, int stderr_fd, int errfd, int reaper_fd) {
   setsid();
   zreaper_child_register(reaper_fd); /* killed with zero, however zero ends */
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < 32; s++)
-    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
+  zreaper_child_signals(NULL, 0);
   if (o->tty) {
     int slave = open(slave_name, O_RDWR | O_NOCTTY);
     if (slave < 0) child_fail(errfd, errno);

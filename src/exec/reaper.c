@@ -53,10 +53,7 @@ static bool spawn_program(int rfd) {
   return e == 0;
 }
 
-/* The watchdog: only async-signal-safe calls (zero may have had threads
- * when it forked), no allocation. */
-static void watchdog_main(int rfd) {
-  setsid();
+void zreaper_child_signals(const int *ignore, size_t n) {
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
@@ -64,12 +61,18 @@ static void watchdog_main(int rfd) {
     if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
   struct sigaction ign = dfl;
   ign.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ign, NULL);
-  sigaction(SIGHUP, &ign, NULL);
-  sigaction(SIGPIPE, &ign, NULL);
+  for (size_t i = 0; i < n; i++) sigaction(ignore[i], &ign, NULL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The watchdog: only async-signal-safe calls (zero may have had threads
+ * when it forked), no allocation. */
+static void watchdog_main(int rfd) {
+  setsid();
+  static const int ignored[] = {SIGINT, SIGHUP, SIGPIPE};
+  zreaper_child_signals(ignored, sizeof ignored / sizeof *ignored);
   /* Hold nothing of zero's: no terminal, no output pipe a caller waits on
    * for end-of-file, no working directory that keeps a mount busy. */
   if (rfd != 3) {

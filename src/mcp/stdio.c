@@ -118,14 +118,7 @@ static void child_exec(const zspawn_cmd *cmd, int in_fd, int out_fd, int err_fd,
                        int reaper_fd) {
   setsid();
   zreaper_child_register(reaper_fd); /* killed with zero, however zero ends */
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < 32; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, NULL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
+  zreaper_child_signals(NULL, 0);
   int e = 0;
   if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) e = errno;
   if (!e && cmd->cwd && chdir(cmd->cwd) < 0) e = errno;
