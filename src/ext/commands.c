@@ -30,10 +30,7 @@ static void add_cmd(zcmds *cs, const char *name, const char *path, bool project,
     json_decref(meta);
     return;
   }
-  if (cs->n == cs->cap) {
-    cs->cap = cs->cap ? cs->cap * 2 : 16;
-    cs->v = xrealloc(cs->v, cs->cap * sizeof *cs->v);
-  }
+  ZALLOC_GROW(cs->v, cs->n, cs->cap, 16);
   const char *desc = zfrontmatter_str(meta, "description");
   const char *hint = zfrontmatter_str(meta, "argument-hint");
   const char *model = zfrontmatter_str(meta, "model");

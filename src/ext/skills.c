@@ -42,10 +42,7 @@ static void add_skill(zskills *ss, const char *dir, const char *path, strvec *pr
     json_decref(meta);
     return;
   }
-  if (ss->n == ss->cap) {
-    ss->cap = ss->cap ? ss->cap * 2 : 16;
-    ss->v = xrealloc(ss->v, ss->cap * sizeof *ss->v);
-  }
+  ZALLOC_GROW(ss->v, ss->n, ss->cap, 16);
   ss->v[ss->n++] = (zskill){.name = xstrdup(name), .description = xstrdup(desc),
                             .dir = xstrdup(dir), .path = xstrdup(path), .allowed_tools = tools};
   json_decref(meta);

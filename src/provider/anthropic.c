@@ -77,10 +77,7 @@ static int block_start(zanth_parser *p, const json_t *o, zerr *err) {
   int ix = block_index(o);
   json_t *cb = json_object_get(o, "content_block");
   if (ix < 0 || !json_is_object(cb) || block(p, ix)) return 0;
-  if (p->nblocks == p->cap) {
-    p->cap = p->cap ? p->cap * 2 : 4;
-    p->blocks = xrealloc(p->blocks, p->cap * sizeof *p->blocks);
-  }
+  ZALLOC_GROW(p->blocks, p->nblocks, p->cap, 4);
   zanth_block *b = &p->blocks[p->nblocks++];
   memset(b, 0, sizeof *b);
   b->index = ix;

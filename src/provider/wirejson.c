@@ -107,10 +107,7 @@ void zjw_tools_render(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn 
       zbuf b = ZBUF_INIT;
       if (v) zjson_dump_to(v, &b);
       json_decref(v);
-      if (c->len == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 16;
-        c->items = xrealloc(c->items, c->cap * sizeof *c->items);
-      }
+      ZALLOC_GROW(c->items, c->len, c->cap, 16);
       e = &c->items[c->len++];
       e->key = json_incref(t);
       e->text = zbuf_detach(&b, &e->len);

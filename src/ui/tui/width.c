@@ -121,10 +121,7 @@ size_t tw_prev(const char *s, size_t len, size_t pos) {
 }
 
 void tw_lines_push(tw_lines *l, char *line) {
-  if (l->len == l->cap) {
-    l->cap = l->cap ? l->cap * 2 : 16;
-    l->items = xrealloc(l->items, l->cap * sizeof *l->items);
-  }
+  ZALLOC_GROW(l->items, l->len, l->cap, 16);
   l->items[l->len++] = line;
 }
 
