@@ -103,9 +103,7 @@ int cmd_context(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero context: %s\n", perr.msg);
-    zcli_short_usage(stderr, "context");
-    return ZEXIT_USAGE;
+    return zcli_usage_error("context", perr.msg);
   }
 
   cleanup_free char *cwd = getcwd(NULL, 0);

@@ -166,9 +166,7 @@ int cmd_usage(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero usage: %s\n", perr.msg);
-    zcli_short_usage(stderr, "usage");
-    return ZEXIT_USAGE;
+    return zcli_usage_error("usage", perr.msg);
   }
   zerr err = ZERR_INIT;
   zconfig cfg;

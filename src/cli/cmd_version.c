@@ -52,9 +52,7 @@ int cmd_version(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero version: %s\n", perr.msg);
-    zcli_short_usage(stderr, "version");
-    return ZEXIT_USAGE;
+    return zcli_usage_error("version", perr.msg);
   }
   printf("zero %s\n", ZERO_VERSION);
   printf("commit: %s\n", ZERO_COMMIT);
