@@ -89,5 +89,9 @@ size_t zutf8_sanitize(zbuf *b);
 /* Length of the longest prefix of s (<= len) that ends on a UTF-8 character
  * boundary; used to cut text without splitting a character. */
 size_t zutf8_boundary(const char *s, size_t len);
+/* Appends code point cp (<= U+10FFFF) to b as UTF-8, 1 to 4 bytes. Encoded
+ * as is: a caller that must refuse or replace NUL or surrogates does so
+ * first. */
+void zutf8_put(zbuf *b, uint32_t cp);
 
 #endif

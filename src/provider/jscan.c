@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "base/json.h"
+
 void zjscan_init(zjscan *s, const char *data, size_t len, zbuf *scratch) {
   s->p = data;
   s->end = data + len;
@@ -83,31 +85,6 @@ static inline uint64_t special8(const unsigned char *p) {
   return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & high;
 }
 
-static void put_utf8(zbuf *out, unsigned long cp) {
-  char b[4];
-  size_t n;
-  if (cp < 0x80) {
-    b[0] = (char)cp;
-    n = 1;
-  } else if (cp < 0x800) {
-    b[0] = (char)(0xC0 | (cp >> 6));
-    b[1] = (char)(0x80 | (cp & 0x3F));
-    n = 2;
-  } else if (cp < 0x10000) {
-    b[0] = (char)(0xE0 | (cp >> 12));
-    b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    b[2] = (char)(0x80 | (cp & 0x3F));
-    n = 3;
-  } else {
-    b[0] = (char)(0xF0 | (cp >> 18));
-    b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    b[3] = (char)(0x80 | (cp & 0x3F));
-    n = 4;
-  }
-  zbuf_add(out, b, n);
-}
-
 /* One escape after the backslash at *pp; appends its bytes to out (when
  * out) and advances *pp. false when jansson would refuse it. */
 static bool escape(const unsigned char **pp, const unsigned char *end, zbuf *out) {
@@ -137,7 +114,7 @@ static bool escape(const unsigned char **pp, const unsigned char *end, zbuf *out
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         p += 6;
       }
-      if (out) put_utf8(out, (unsigned long)cp);
+      if (out) zutf8_put(out, (uint32_t)cp);
       *pp = p;
       return true;
     }

@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/json.h"
 #include "session/search.h"
 
 typedef struct scan {
@@ -43,28 +44,6 @@ static bool hex4(scan *s, uint32_t *out) {
   s->p += 4;
   *out = v;
   return true;
-}
-
-static void put_utf8(zbuf *b, uint32_t cp) {
-  char t[4];
-  if (cp < 0x80) {
-    zbuf_addch(b, (char)cp);
-  } else if (cp < 0x800) {
-    t[0] = (char)(0xC0 | cp >> 6);
-    t[1] = (char)(0x80 | (cp & 0x3F));
-    zbuf_add(b, t, 2);
-  } else if (cp < 0x10000) {
-    t[0] = (char)(0xE0 | cp >> 12);
-    t[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-    t[2] = (char)(0x80 | (cp & 0x3F));
-    zbuf_add(b, t, 3);
-  } else {
-    t[0] = (char)(0xF0 | cp >> 18);
-    t[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    t[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-    t[3] = (char)(0x80 | (cp & 0x3F));
-    zbuf_add(b, t, 4);
-  }
 }
 
 /* The first '"' or '\\' at or after p (end when none): eight bytes at a
@@ -118,7 +97,7 @@ static bool str(scan *s, zbuf *out) {
         }
       }
       if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-      if (out) put_utf8(out, cp);
+      if (out) zutf8_put(out, cp);
       continue;
     }
     default: return false;

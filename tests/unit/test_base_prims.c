@@ -17,6 +17,7 @@
 #include "base/dlib.h"
 #include "base/fs.h"
 #include "base/hash.h"
+#include "base/json.h"
 #include "base/path.h"
 #include "base/strvec.h"
 #include "base/url.h"
@@ -62,6 +63,31 @@ static void strvec_pushes_copies_and_keeps_null_last(void **state) {
   strvec_clear(&a);
   assert_int_equal(a.nr, 0);
   assert_null(a.v[0]);
+}
+
+/* zutf8_put: each length's first and last code point, as the bytes UTF-8
+ * defines (and valid by the decoder's rules). */
+static void utf8_put_encodes_every_length(void **state) {
+  (void)state;
+  static const struct {
+    uint32_t cp;
+    const char *want;
+  } cases[] = {{0x41, "A"},
+               {0x7F, "\x7F"},
+               {0x80, "\xC2\x80"},
+               {0x7FF, "\xDF\xBF"},
+               {0x800, "\xE0\xA0\x80"},
+               {0xFFFD, "\xEF\xBF\xBD"},
+               {0x10000, "\xF0\x90\x80\x80"},
+               {0x10FFFF, "\xF4\x8F\xBF\xBF"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    zbuf b = ZBUF_INIT;
+    zutf8_put(&b, cases[i].cp);
+    assert_int_equal(b.len, strlen(cases[i].want));
+    assert_memory_equal(b.data, cases[i].want, b.len);
+    assert_true(zutf8_valid(b.data, b.len));
+    zbuf_release(&b);
+  }
 }
 
 /* xstrfmt: a new string, past the first 64-byte guess too, and "" (not NULL)
@@ -348,6 +374,7 @@ int main(void) {
       cmocka_unit_test(strvec_pushes_copies_and_keeps_null_last),
       cmocka_unit_test(strvec_grows_past_many_pushes_and_detaches),
       cmocka_unit_test(xstrfmt_formats_short_long_and_empty),
+      cmocka_unit_test(utf8_put_encodes_every_length),
       cmocka_unit_test(strvec_attaches_and_duplicates_arrays),
       cmocka_unit_test(list_dir_is_sorted_without_dot_entries),
       cmocka_unit_test(dlib_loads_once_across_threads),
