@@ -334,18 +334,8 @@ static bool plain_string(plain_parser *pp) {
     if (c == '\\') {
       zbuf_add(&pp->scratch, run, (size_t)(pp->p - run));
       if (pp->p + 1 >= pp->end) return false;
-      char e = pp->p[1], out;
-      switch (e) {
-        case '"': out = '"'; break;
-        case '\\': out = '\\'; break;
-        case '/': out = '/'; break;
-        case 'b': out = '\b'; break;
-        case 'f': out = '\f'; break;
-        case 'n': out = '\n'; break;
-        case 'r': out = '\r'; break;
-        case 't': out = '\t'; break;
-        default: return false;
-      }
+      char out;
+      if (!zjson_escape_byte(pp->p[1], &out)) return false;
       zbuf_addch(&pp->scratch, out);
       pp->p += 2;
       run = pp->p;

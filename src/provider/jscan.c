@@ -92,36 +92,24 @@ static bool escape(const unsigned char **pp, const unsigned char *end, zbuf *out
   if (p >= end) return false;
   unsigned char e = *p++;
   char c;
-  switch (e) {
-    case '"': c = '"'; break;
-    case '\\': c = '\\'; break;
-    case '/': c = '/'; break;
-    case 'b': c = '\b'; break;
-    case 'f': c = '\f'; break;
-    case 'n': c = '\n'; break;
-    case 'r': c = '\r'; break;
-    case 't': c = '\t'; break;
-    case 'u': {
-      if (end - p < 4) return false;
-      long cp = hex4(p);
-      p += 4;
-      if (cp <= 0) return false; /* bad hex, or \u0000 (jansson needs JSON_ALLOW_NUL) */
-      if (cp >= 0xDC00 && cp <= 0xDFFF) return false; /* a low surrogate first */
-      if (cp >= 0xD800 && cp <= 0xDBFF) {
-        if (end - p < 6 || p[0] != '\\' || p[1] != 'u') return false;
-        long lo = hex4(p + 2);
-        if (lo < 0xDC00 || lo > 0xDFFF) return false;
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        p += 6;
-      }
-      if (out) zutf8_put(out, (uint32_t)cp);
-      *pp = p;
-      return true;
-    }
-    default:
-      return false;
+  if (zjson_escape_byte((char)e, &c)) {
+    if (out) zbuf_addch(out, c);
+    *pp = p;
+    return true;
   }
-  if (out) zbuf_addch(out, c);
+  if (e != 'u' || end - p < 4) return false;
+  long cp = hex4(p);
+  p += 4;
+  if (cp <= 0) return false; /* bad hex, or \u0000 (jansson needs JSON_ALLOW_NUL) */
+  if (cp >= 0xDC00 && cp <= 0xDFFF) return false; /* a low surrogate first */
+  if (cp >= 0xD800 && cp <= 0xDBFF) {
+    if (end - p < 6 || p[0] != '\\' || p[1] != 'u') return false;
+    long lo = hex4(p + 2);
+    if (lo < 0xDC00 || lo > 0xDFFF) return false;
+    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+    p += 6;
+  }
+  if (out) zutf8_put(out, (uint32_t)cp);
   *pp = p;
   return true;
 }

@@ -77,32 +77,23 @@ static bool str(scan *s, zbuf *out) {
     if (*s->p++ == '"') return true;
     if (s->p >= s->end) return false;
     char c = *s->p++, ch;
-    switch (c) {
-    case '"': case '\\': case '/': ch = c; break;
-    case 'b': ch = '\b'; break;
-    case 'f': ch = '\f'; break;
-    case 'n': ch = '\n'; break;
-    case 'r': ch = '\r'; break;
-    case 't': ch = '\t'; break;
-    case 'u': {
-      uint32_t cp;
-      if (!hex4(s, &cp)) return false;
-      if (cp >= 0xD800 && cp <= 0xDBFF && s->end - s->p >= 6 && s->p[0] == '\\' &&
-          s->p[1] == 'u') {
-        scan look = {s->p + 2, s->end};
-        uint32_t lo;
-        if (hex4(&look, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          s->p = look.p;
-        }
-      }
-      if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-      if (out) zutf8_put(out, cp);
+    if (zjson_escape_byte(c, &ch)) {
+      if (out) zbuf_addch(out, ch);
       continue;
     }
-    default: return false;
+    if (c != 'u') return false;
+    uint32_t cp;
+    if (!hex4(s, &cp)) return false;
+    if (cp >= 0xD800 && cp <= 0xDBFF && s->end - s->p >= 6 && s->p[0] == '\\' && s->p[1] == 'u') {
+      scan look = {s->p + 2, s->end};
+      uint32_t lo;
+      if (hex4(&look, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        s->p = look.p;
+      }
     }
-    if (out) zbuf_addch(out, ch);
+    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
+    if (out) zutf8_put(out, cp);
   }
 }
 
