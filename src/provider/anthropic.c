@@ -172,22 +172,17 @@ static const char *map_stop(const char *s) {
  * go through jansson; nothing is emitted before the whole event scanned. */
 enum { AF_DTYPE, AF_TEXT, AF_PARTIAL, AF_THINKING, AF_SIGNATURE, AF_N };
 
+static const zjscan_key DELTA_KEYS[AF_N] = {
+    [AF_DTYPE] = ZJSCAN_K("type"),           [AF_TEXT] = ZJSCAN_K("text"),
+    [AF_PARTIAL] = ZJSCAN_K("partial_json"), [AF_THINKING] = ZJSCAN_K("thinking"),
+    [AF_SIGNATURE] = ZJSCAN_K("signature"),
+};
+
 static bool fast_delta_obj(zjscan *s, bool has[AF_N], size_t off[AF_N], size_t len[AF_N]) {
   zjscan_obj o = {0};
-  while (zjscan_next(s, &o)) {
-    int w = ZJSCAN_IS(&o, "type")           ? AF_DTYPE
-            : ZJSCAN_IS(&o, "text")         ? AF_TEXT
-            : ZJSCAN_IS(&o, "partial_json") ? AF_PARTIAL
-            : ZJSCAN_IS(&o, "thinking")     ? AF_THINKING
-            : ZJSCAN_IS(&o, "signature")    ? AF_SIGNATURE
-                                            : -1;
-    if (w < 0) {
-      if (!zjscan_skip(s)) return false;
-      continue;
-    }
-    if (has[w] || !zjscan_string(s, &off[w], &len[w])) return false;
-    has[w] = true;
-  }
+  int w;
+  while ((w = zjscan_next_known(s, &o, DELTA_KEYS, AF_N)) >= 0)
+    if (!zjscan_first(&has[w]) || !zjscan_string(s, &off[w], &len[w])) return false;
   return o.r == 0;
 }
 

@@ -121,23 +121,21 @@ typedef struct gem_fast {
   } part[GF_MAX_PARTS];
 } gem_fast;
 
+static const zjscan_key USAGE_KEYS[GU_N] = {
+    [GU_PROMPT] = ZJSCAN_K("promptTokenCount"),
+    [GU_CACHED] = ZJSCAN_K("cachedContentTokenCount"),
+    [GU_THOUGHTS] = ZJSCAN_K("thoughtsTokenCount"),
+    [GU_CANDIDATES] = ZJSCAN_K("candidatesTokenCount"),
+    [GU_TOTAL] = ZJSCAN_K("totalTokenCount"),
+};
+
 static bool fast_usage(zjscan *s, gem_fast *f) {
   if (zjscan_null(s)) return !s->bad;
   f->usage = true;
   zjscan_obj o = {0};
-  while (zjscan_next(s, &o)) {
-    int w = ZJSCAN_IS(&o, "promptTokenCount")          ? GU_PROMPT
-            : ZJSCAN_IS(&o, "cachedContentTokenCount") ? GU_CACHED
-            : ZJSCAN_IS(&o, "thoughtsTokenCount")      ? GU_THOUGHTS
-            : ZJSCAN_IS(&o, "candidatesTokenCount")    ? GU_CANDIDATES
-            : ZJSCAN_IS(&o, "totalTokenCount")         ? GU_TOTAL
-                                                       : -1;
-    if (w < 0) {
-      if (!zjscan_skip(s)) return false;
-      continue;
-    }
+  int w;
+  while ((w = zjscan_next_known(s, &o, USAGE_KEYS, GU_N)) >= 0)
     if (!zjscan_first(&f->uhas[w]) || !zjscan_int(s, &f->u[w])) return false;
-  }
   return o.r == 0;
 }
 

@@ -97,6 +97,29 @@ static inline bool zjscan_next(zjscan *s, zjscan_obj *o) {
 /* The current member's key equals the literal. */
 #define ZJSCAN_IS(o, lit) ZJSCAN_KEY((o)->key, (o)->klen, lit)
 
+/* A key a fast path reads, with its length: ZJSCAN_K("type"). */
+typedef struct zjscan_key {
+  const char *name;
+  size_t len;
+} zjscan_key;
+#define ZJSCAN_K(lit) \
+  { lit, sizeof(lit) - 1 }
+
+/* Moves to the next member whose key is one of keys[0..n), skipping (and
+ * validating) the others. Returns that key's index, or -1 after the closing
+ * '}' (o->r == 0) or when bad (o->r == -1). */
+static inline int zjscan_next_known(zjscan *s, zjscan_obj *o, const zjscan_key *keys, int n) {
+  while (zjscan_next(s, o)) {
+    for (int i = 0; i < n; i++)
+      if (o->klen == keys[i].len && memcmp(o->key, keys[i].name, o->klen) == 0) return i;
+    if (!zjscan_skip(s)) {
+      o->r = -1;
+      return -1;
+    }
+  }
+  return -1;
+}
+
 /* true the first time a key is met in an object, false on a repeat (which
  * the fast paths leave to jansson: it keeps the last); marks it seen. */
 static inline bool zjscan_first(bool *seen) {
