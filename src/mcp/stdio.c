@@ -31,6 +31,7 @@
 #include "base/strvec.h"
 #include "base/secrets.h"
 #include "base/time.h"
+#include "exec/proc.h"
 #include "exec/reaper.h"
 #include "exec/spawn.h"
 #include "mcp/jsonrpc.h"
@@ -226,12 +227,7 @@ static void reap(stdio_t *s, bool block) {
   if (s->reaped || s->pid <= 0) return;
   /* Look before reaping: the watchdog must forget the group while its id
    * still cannot be reused. */
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  int w;
-  do w = waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
-  while (w < 0 && errno == EINTR);
-  if (w == 0 && si.si_pid == s->pid) zreaper_forget(s->pid);
+  if (zexec_peek_exit(s->pid, block, NULL) == 1) zreaper_forget(s->pid);
   pid_t r;
   do r = waitpid(s->pid, &s->status, block ? 0 : WNOHANG);
   while (r < 0 && errno == EINTR);
