@@ -51,9 +51,7 @@ int cmd_version(int argc, char **argv) {
       break;
     }
   }
-  if (perr.kind != ZE_OK) {
-    return zcli_usage_error("version", perr.msg);
-  }
+  if (perr.kind != ZE_OK) return zcli_usage_error("version", perr.msg);
   printf("zero %s\n", ZERO_VERSION);
   printf("commit: %s\n", ZERO_COMMIT);
   printf("libraries: jansson/%s libcurl/%s (loaded on first network use)\n",
