@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/num.h"
 
 void zjscan_init(zjscan *s, const char *data, size_t len, zbuf *scratch) {
   s->p = data;
@@ -54,18 +55,11 @@ static size_t utf8_seq(const unsigned char *p, const unsigned char *end) {
   return 0;
 }
 
-static int hexval(unsigned char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 /* Four hex digits at p (p + 4 <= end checked by the caller); -1 if not. */
 static long hex4(const unsigned char *p) {
   long v = 0;
   for (int i = 0; i < 4; i++) {
-    int h = hexval(p[i]);
+    int h = znum_hex_digit(p[i]);
     if (h < 0) return -1;
     v = v * 16 + h;
   }

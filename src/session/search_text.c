@@ -15,6 +15,7 @@
 #include "base/buf.h"
 #include "base/common.h"
 #include "base/json.h"
+#include "base/num.h"
 #include "session/search.h"
 
 typedef struct scan {
@@ -26,18 +27,11 @@ static void ws(scan *s) {
     s->p++;
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 static bool hex4(scan *s, uint32_t *out) {
   if (s->end - s->p < 4) return false;
   uint32_t v = 0;
   for (int i = 0; i < 4; i++) {
-    int h = hexval(s->p[i]);
+    int h = znum_hex_digit((unsigned char)s->p[i]);
     if (h < 0) return false;
     v = v << 4 | (uint32_t)h;
   }
