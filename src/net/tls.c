@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/fs.h"
 #include "net/ossl.h"
 #include "base/time.h"
 
@@ -239,18 +240,6 @@ int ztls_write_all(ztls_conn *t, const void *buf, size_t n, int64_t deadline, ze
   return io_all(t, NULL, buf, n, deadline, &done, err);
 }
 
-/* Writes all of buf to a blocking socket; no SIGPIPE when the peer left. */
-static int send_all(int fd, const char *buf, size_t n) {
-  while (n > 0) {
-    ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    buf += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 /* Moves what libssl has to plain_fd. 1 to go on, 0 when the TLS side
  * closed, -1 on an error. */
 static int drain_tls(ztls_conn *t, int plain_fd, char *buf, size_t cap) {
@@ -259,7 +248,7 @@ static int drain_tls(ztls_conn *t, int plain_fd, char *buf, size_t cap) {
     errno = 0;
     int r = zossl.SSL_read(t->ssl, buf, (int)cap);
     if (r > 0) {
-      if (send_all(plain_fd, buf, (size_t)r) < 0) return -1;
+      if (zfs_send_all(plain_fd, buf, (size_t)r) < 0) return -1;
       continue;
     }
     int e = zossl.SSL_get_error(t->ssl, r);

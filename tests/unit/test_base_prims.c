@@ -10,6 +10,9 @@
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/socket.h>
 
 #include "base/base64.h"
 #include "base/buf.h"
@@ -63,6 +66,24 @@ static void strvec_pushes_copies_and_keeps_null_last(void **state) {
   strvec_clear(&a);
   assert_int_equal(a.nr, 0);
   assert_null(a.v[0]);
+}
+
+/* zfs_send_all: everything arrives; a peer that left is -1 with EPIPE, and
+ * the process is not killed by SIGPIPE (left at its default here). */
+static void send_all_writes_everything_and_survives_a_gone_peer(void **state) {
+  (void)state;
+  int sv[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  signal(SIGPIPE, SIG_DFL);
+  assert_int_equal(zfs_send_all(sv[0], "hello", 5), 0);
+  char got[8] = {0};
+  assert_int_equal(read(sv[1], got, sizeof got), 5);
+  assert_string_equal(got, "hello");
+  close(sv[1]);
+  errno = 0;
+  assert_int_equal(zfs_send_all(sv[0], "more", 4), -1);
+  assert_int_equal(errno, EPIPE);
+  close(sv[0]);
 }
 
 /* zutf8_put: each length's first and last code point, as the bytes UTF-8
@@ -375,6 +396,7 @@ int main(void) {
       cmocka_unit_test(strvec_grows_past_many_pushes_and_detaches),
       cmocka_unit_test(xstrfmt_formats_short_long_and_empty),
       cmocka_unit_test(utf8_put_encodes_every_length),
+      cmocka_unit_test(send_all_writes_everything_and_survives_a_gone_peer),
       cmocka_unit_test(strvec_attaches_and_duplicates_arrays),
       cmocka_unit_test(list_dir_is_sorted_without_dot_entries),
       cmocka_unit_test(dlib_loads_once_across_threads),
