@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/strvec.h"
+#include "base/time.h"
 #include "base/url.h"
 
 /* ---- strvec ----------------------------------------------------------------- */
@@ -84,6 +86,21 @@ static void send_all_writes_everything_and_survives_a_gone_peer(void **state) {
   assert_int_equal(zfs_send_all(sv[0], "more", 4), -1);
   assert_int_equal(errno, EPIPE);
   close(sv[0]);
+}
+
+/* ztime_realtime_after: now + ms on the realtime clock, nanoseconds carried
+ * into seconds (999 ms pushes most clocks past a second boundary). */
+static void realtime_after_adds_and_normalizes(void **state) {
+  (void)state;
+  struct timespec before, after;
+  clock_gettime(CLOCK_REALTIME, &before);
+  struct timespec t = ztime_realtime_after(1999);
+  clock_gettime(CLOCK_REALTIME, &after);
+  assert_true(t.tv_nsec >= 0 && t.tv_nsec < 1000000000L);
+  int64_t ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+  int64_t lo = (int64_t)before.tv_sec * 1000000000 + before.tv_nsec + 1999000000;
+  int64_t hi = (int64_t)after.tv_sec * 1000000000 + after.tv_nsec + 1999000000;
+  assert_true(ns >= lo && ns <= hi);
 }
 
 /* zutf8_put: each length's first and last code point, as the bytes UTF-8
@@ -396,6 +413,7 @@ int main(void) {
       cmocka_unit_test(strvec_grows_past_many_pushes_and_detaches),
       cmocka_unit_test(xstrfmt_formats_short_long_and_empty),
       cmocka_unit_test(utf8_put_encodes_every_length),
+      cmocka_unit_test(realtime_after_adds_and_normalizes),
       cmocka_unit_test(send_all_writes_everything_and_survives_a_gone_peer),
       cmocka_unit_test(strvec_attaches_and_duplicates_arrays),
       cmocka_unit_test(list_dir_is_sorted_without_dot_entries),
