@@ -69,11 +69,13 @@ char *xstrndup(const char *s, size_t n) ZERO_NONNULL_ALLOC;
  * fields (git's ALLOC_GROW): when len has reached cap, cap doubles (from
  * first when 0) and items is reallocated. For structs whose fields their
  * API names; a new array is a ZVEC. */
-#define ZALLOC_GROW(items, len, cap, first) do { \
-    if ((len) == (cap)) { \
-      (cap) = (cap) ? (cap) * 2 : (first); \
+#define ZALLOC_GROW(items, len, cap, first)                  \
+  do {                                                       \
+    if ((len) == (cap)) {                                    \
+      (cap) = (cap) ? (cap)*2 : (first);                     \
       (items) = xrealloc((items), (cap) * sizeof(*(items))); \
-    } } while (0)
+    }                                                        \
+  } while (0)
 #define zvec_free(v) do { free((v)->items); (v)->items = NULL; (v)->len = (v)->cap = 0; } while (0)
 
 #endif
