@@ -1,6 +1,7 @@
 /* events.c — see events.h. */
 #include "agent/events.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,15 @@ static void free_str(const char **s, size_t *len) {
 }
 
 static void free_json(const json_t **j) { json_decref((json_t *)(uintptr_t)*j); }
+
+void *zsink_new(size_t size, zsink methods) {
+  assert(size >= sizeof(zsink));
+  zsink *s = xcalloc(1, size);
+  *s = methods;
+  return s;
+}
+
+void zsink_free(zsink *s) { free(s); }
 
 zagent_event *zagent_event_copy(const zagent_event *ev) {
   zagent_event *c = xmalloc(sizeof *c);

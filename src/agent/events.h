@@ -282,4 +282,12 @@ struct zsink {
   int (*check)(zsink *s, zerr *err);
 };
 
+/* A new sink object of size bytes whose first member is its zsink: zeroed,
+ * then the zsink set to methods. For a sink's constructor:
+ *   text_sink *s = zsink_new(sizeof *s, (zsink){.emit = …, .finish = …, .destroy = …});
+ * Never NULL (aborts when out of memory, like xcalloc). */
+void *zsink_new(size_t size, zsink methods);
+/* The destroy method of a sink that owns nothing beyond its own object. */
+void zsink_free(zsink *s);
+
 #endif

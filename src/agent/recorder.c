@@ -179,14 +179,11 @@ static int rec_check(zsink *base, zerr *err) {
   recorder *r = (recorder *)base;
   return r->failed ? zerr_set(err, ZE_IO, "%s", r->why) : 0;
 }
-static void rec_destroy(zsink *base) { free(base); }
-
 zsink *zrecorder_new(zsession *session, FILE *diag) {
-  recorder *r = xcalloc(1, sizeof *r);
-  r->base.emit = rec_emit;
-  r->base.finish = rec_finish;
-  r->base.destroy = rec_destroy;
-  r->base.check = rec_check;
+  recorder *r = zsink_new(sizeof *r, (zsink){.emit = rec_emit,
+                                             .finish = rec_finish,
+                                             .destroy = zsink_free,
+                                             .check = rec_check});
   r->session = session;
   r->diag = diag;
   return &r->base;

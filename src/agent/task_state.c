@@ -264,13 +264,9 @@ static int ts_finish(zsink *base) {
   (void)base;
   return 0;
 }
-static void ts_destroy(zsink *base) { free(base); }
-
 zsink *ztask_sink_new(ztask_state *t, const json_t *plan) {
-  task_sink *s = xcalloc(1, sizeof *s);
-  s->base.emit = ts_emit;
-  s->base.finish = ts_finish;
-  s->base.destroy = ts_destroy;
+  task_sink *s =
+      zsink_new(sizeof *s, (zsink){.emit = ts_emit, .finish = ts_finish, .destroy = zsink_free});
   s->t = t;
   s->plan = plan;
   return &s->base;

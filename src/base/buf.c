@@ -98,6 +98,20 @@ void zbuf_addf(zbuf *b, const char *fmt, ...) {
   va_end(ap);
 }
 
+char *xstrvfmt(const char *fmt, va_list ap) {
+  zbuf b = ZBUF_INIT;
+  zbuf_vaddf(&b, fmt, ap);
+  return zbuf_detach(&b, NULL);
+}
+
+char *xstrfmt(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = xstrvfmt(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
 void zbuf_consume(zbuf *b, size_t n) {
   if (n >= b->len) {
     zbuf_reset(b);

@@ -39,6 +39,11 @@ void zbuf_add_sh_quoted(zbuf *b, const char *s);
 void zbuf_addch(zbuf *b, char c);
 void zbuf_addf(zbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void zbuf_vaddf(zbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* A new string formatted like printf (git's xstrfmt); never NULL, caller
+ * frees. For a message built once and handed on, instead of a zbuf made,
+ * filled and released around it. */
+char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xstrvfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Removes the first n bytes (n > len removes all). */
 void zbuf_consume(zbuf *b, size_t n);
 /* Removes trailing ASCII whitespace. */

@@ -65,6 +65,17 @@ char *xstrndup(const char *s, size_t n) ZERO_NONNULL_ALLOC;
  * analyzer, which cannot tie cap to items). */
 #define zvec_push(v, x) do { zvec_reserve(v, 1); assert((v)->items != NULL); \
     (v)->items[(v)->len++] = (x); } while (0)
+/* Room for one more element in an array held as separate items / len / cap
+ * fields (git's ALLOC_GROW): when len has reached cap, cap doubles (from
+ * first when 0) and items is reallocated. For structs whose fields their
+ * API names; a new array is a ZVEC. */
+#define ZALLOC_GROW(items, len, cap, first)                  \
+  do {                                                       \
+    if ((len) == (cap)) {                                    \
+      (cap) = (cap) ? (cap)*2 : (first);                     \
+      (items) = xrealloc((items), (cap) * sizeof(*(items))); \
+    }                                                        \
+  } while (0)
 #define zvec_free(v) do { free((v)->items); (v)->items = NULL; (v)->len = (v)->cap = 0; } while (0)
 
 #endif

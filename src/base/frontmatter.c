@@ -17,6 +17,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/json.h"
 
 typedef struct fm_line {
@@ -492,6 +493,17 @@ static bool fm_head_complete(const char *text, size_t len, size_t *head_len) {
   if (!fm_find_close(nl + 1, end, &after) || after == end) return false;
   *head_len = (size_t)(after - text);
   return true;
+}
+
+char *zfrontmatter_body(const char *path, size_t max_bytes, zerr *err) {
+  zbuf text = ZBUF_INIT;
+  json_t *meta = NULL;
+  char *body = NULL;
+  if (zfs_read_file(path, &text, max_bytes, err) == 0)
+    zfrontmatter_parse(text.data ? text.data : "", text.len, &meta, &body, err);
+  zbuf_release(&text);
+  json_decref(meta);
+  return body;
 }
 
 int zfrontmatter_load(const char *path, size_t max_bytes, json_t **meta, zerr *err) {

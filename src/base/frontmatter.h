@@ -47,6 +47,14 @@ int zfrontmatter_parse(const char *text, size_t len, json_t **meta, char **body,
  * ZE_TOO_LARGE. */
 int zfrontmatter_load(const char *path, size_t max_bytes, json_t **meta, zerr *err);
 
+/* Reads the whole file at path (at most max_bytes, as zfs_read_file) and
+ * returns its body, the text after the front matter as zfrontmatter_parse
+ * leaves it (caller frees); the front matter is checked and dropped. NULL
+ * with err (zfs_read_file's or zfrontmatter_parse's) otherwise. For a file
+ * whose front matter was read at load time and whose body is read when used
+ * (skills, custom commands, output styles). */
+char *zfrontmatter_body(const char *path, size_t max_bytes, zerr *err);
+
 /* The string value of key in meta, or NULL when absent or not a string. A
  * convenience for the many readers of `name` / `description`. */
 const char *zfrontmatter_str(const json_t *meta, const char *key);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +50,18 @@ int zfs_write_all(int fd, const void *buf, size_t len) {
       if (errno == EINTR) continue;
       return -1;
     }
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+int zfs_send_all(int fd, const void *buf, size_t len) {
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return -1;
     p += n;
     len -= (size_t)n;
   }

@@ -34,6 +34,10 @@ int zfs_mkdir_p(const char *path, mode_t mode, zerr *err);
 
 /* Writes all of buf to fd, retrying on EINTR and short writes. */
 ZERO_WARN_UNUSED int zfs_write_all(int fd, const void *buf, size_t len);
+/* Writes all of buf to a connected socket with send(MSG_NOSIGNAL): a peer
+ * that left is -1 (EPIPE), never a SIGPIPE. Retries EINTR; -1 on any other
+ * error or a zero-byte send. */
+int zfs_send_all(int fd, const void *buf, size_t len);
 
 /* fsyncs the directory containing path (for durable create / rename). */
 int zfs_fsync_parent(const char *path);

@@ -262,6 +262,31 @@ size_t zutf8_sanitize(zbuf *b) {
   return replaced;
 }
 
+void zutf8_put(zbuf *b, uint32_t cp) {
+  char t[4];
+  size_t n;
+  if (cp < 0x80) {
+    t[0] = (char)cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    t[0] = (char)(0xC0 | (cp >> 6));
+    t[1] = (char)(0x80 | (cp & 0x3F));
+    n = 2;
+  } else if (cp < 0x10000) {
+    t[0] = (char)(0xE0 | (cp >> 12));
+    t[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    t[2] = (char)(0x80 | (cp & 0x3F));
+    n = 3;
+  } else {
+    t[0] = (char)(0xF0 | (cp >> 18));
+    t[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    t[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    t[3] = (char)(0x80 | (cp & 0x3F));
+    n = 4;
+  }
+  zbuf_add(b, t, n);
+}
+
 size_t zutf8_boundary(const char *s, size_t len) {
   assert(s != NULL || len == 0);
   const unsigned char *p = (const unsigned char *)s;
@@ -309,18 +334,8 @@ static bool plain_string(plain_parser *pp) {
     if (c == '\\') {
       zbuf_add(&pp->scratch, run, (size_t)(pp->p - run));
       if (pp->p + 1 >= pp->end) return false;
-      char e = pp->p[1], out;
-      switch (e) {
-        case '"': out = '"'; break;
-        case '\\': out = '\\'; break;
-        case '/': out = '/'; break;
-        case 'b': out = '\b'; break;
-        case 'f': out = '\f'; break;
-        case 'n': out = '\n'; break;
-        case 'r': out = '\r'; break;
-        case 't': out = '\t'; break;
-        default: return false;
-      }
+      char out;
+      if (!zjson_escape_byte(pp->p[1], &out)) return false;
       zbuf_addch(&pp->scratch, out);
       pp->p += 2;
       run = pp->p;

@@ -93,5 +93,27 @@ size_t zutf8_sanitize(zbuf *b);
 /* Length of the longest prefix of s (<= len) that ends on a UTF-8 character
  * boundary; used to cut text without splitting a character. */
 size_t zutf8_boundary(const char *s, size_t len);
+/* The byte a JSON two-character escape stands for: e is the letter after
+ * the backslash ('n' gives '\n', '/' gives '/'). false for 'u' (the caller
+ * decodes \uXXXX) and for anything JSON does not define. For the
+ * hand-written scanners (JSON-lines fast paths, the stream scanner). */
+static inline bool zjson_escape_byte(char e, char *out) {
+  switch (e) {
+    case '"':
+    case '\\':
+    case '/': *out = e; return true;
+    case 'b': *out = '\b'; return true;
+    case 'f': *out = '\f'; return true;
+    case 'n': *out = '\n'; return true;
+    case 'r': *out = '\r'; return true;
+    case 't': *out = '\t'; return true;
+    default: return false;
+  }
+}
+
+/* Appends code point cp (<= U+10FFFF) to b as UTF-8, 1 to 4 bytes. Encoded
+ * as is: a caller that must refuse or replace NUL or surrogates does so
+ * first. */
+void zutf8_put(zbuf *b, uint32_t cp);
 
 #endif

@@ -17,4 +17,13 @@ bool znum_long(const char **s, long min, long max, long *out);
  * fields of a timestamp; the same contract as znum_long. */
 bool znum_digits(const char **s, int max_digits, int *out);
 
+/* The value (0..15) of one hex digit, either case, or -1 for any other
+ * byte (NUL included): for \uXXXX and %XX decoders. */
+static inline int znum_hex_digit(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 #endif

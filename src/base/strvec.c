@@ -37,12 +37,11 @@ const char *strvec_push_nodup(strvec *sv, char *s) {
 const char *strvec_push(strvec *sv, const char *s) { return strvec_push_nodup(sv, xstrdup(s)); }
 
 const char *strvec_pushf(strvec *sv, const char *fmt, ...) {
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  char *s = xstrvfmt(fmt, ap);
   va_end(ap);
-  return strvec_push_nodup(sv, zbuf_detach(&b, NULL));
+  return strvec_push_nodup(sv, s);
 }
 
 void strvec_pushl(strvec *sv, ...) {

@@ -26,6 +26,18 @@ int64_t ztime_mono_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+struct timespec ztime_realtime_after(int64_t ms) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_sec += (time_t)(ms / 1000);
+  t.tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (t.tv_nsec >= 1000000000L) {
+    t.tv_sec++;
+    t.tv_nsec -= 1000000000L;
+  }
+  return t;
+}
+
 void ztime_sleep_ms(int64_t ms, volatile int *stop) {
   if (ms <= 0) return;
   struct timespec req = {ms / 1000, (long)(ms % 1000) * 1000000L}, rem;

@@ -16,6 +16,9 @@ void ztime_rfc3339(const struct timespec *ts, char out[ZTIME_RFC3339_LEN]);
 bool ztime_rfc3339_parse(const char *s, int64_t *sec, long *nsec);
 /* Milliseconds on the monotonic clock. */
 int64_t ztime_mono_ms(void);
+/* The CLOCK_REALTIME time ms (>= 0) milliseconds from now: the absolute
+ * deadline pthread_cond_timedwait takes (on a default condition variable). */
+struct timespec ztime_realtime_after(int64_t ms);
 /* Sleeps for ms milliseconds (restarts on EINTR unless *stop becomes nonzero). */
 void ztime_sleep_ms(int64_t ms, volatile int *stop);
 

@@ -10,6 +10,7 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/num.h"
 
 static bool host_char_ok(char c) {
   return isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_';
@@ -126,12 +127,6 @@ char *zurl_from_path(const char *abs_path) {
   return zbuf_detach(&uri, NULL);
 }
 
-static int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  c = (char)tolower((unsigned char)c);
-  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 char *zurl_to_path(const char *uri) {
   if (!uri || strncasecmp(uri, "file://", 7) != 0) return NULL;
   const char *p = uri + 7;
@@ -142,7 +137,8 @@ char *zurl_to_path(const char *uri) {
     int hi, lo;
     if (*p != '%') {
       zbuf_addch(&out, *p);
-    } else if ((hi = hex_digit(p[1])) >= 0 && (lo = hex_digit(p[2])) >= 0 && (hi | lo)) {
+    } else if ((hi = znum_hex_digit((unsigned char)p[1])) >= 0 &&
+               (lo = znum_hex_digit((unsigned char)p[2])) >= 0 && (hi | lo)) {
       zbuf_addch(&out, (char)(hi * 16 + lo));
       p += 2;
     } else {

@@ -132,10 +132,7 @@ static void take_line(zbatch_tasks *ts, const char *path, const char *s, size_t 
     zbatch_task_release(&t);
     return;
   }
-  if (ts->n == ts->cap) {
-    ts->cap = ts->cap ? ts->cap * 2 : 16;
-    ts->v = xrealloc(ts->v, ts->cap * sizeof *ts->v);
-  }
+  ZALLOC_GROW(ts->v, ts->n, ts->cap, 16);
   ts->v[ts->n++] = t;
 }
 

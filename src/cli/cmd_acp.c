@@ -63,11 +63,7 @@ int cmd_acp(int argc, char **argv) {
       break;
     }
   }
-  if (err.kind != ZE_OK) {
-    fprintf(stderr, "zero acp: %s\n", err.msg);
-    zcli_short_usage(stderr, "acp");
-    return ZEXIT_USAGE;
-  }
+  if (err.kind != ZE_OK) return zcli_usage_error("acp", err.msg);
   signal(SIGPIPE, SIG_IGN);
   return zacp_serve(STDIN_FILENO, stdout, mode) < 0 ? ZEXIT_INTERNAL : ZEXIT_SUCCESS;
 }

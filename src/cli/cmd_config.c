@@ -271,11 +271,7 @@ static int get_setting(const settings *s, const char *key, bool json) {
   return ZEXIT_SUCCESS;
 }
 
-static int usage_error(const char *msg) {
-  fprintf(stderr, "zero config: %s\n", msg);
-  zcli_short_usage(stderr, "config");
-  return ZEXIT_USAGE;
-}
+static int usage_error(const char *msg) { return zcli_usage_error("config", msg); }
 
 /* What a subcommand prints of the settings; key is get's KEY (list: NULL). */
 typedef int (*config_show)(const settings *s, const json_t *unknown, bool json, const char *key);

@@ -102,11 +102,7 @@ int cmd_context(int argc, char **argv) {
       break;
     }
   }
-  if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero context: %s\n", perr.msg);
-    zcli_short_usage(stderr, "context");
-    return ZEXIT_USAGE;
-  }
+  if (perr.kind != ZE_OK) return zcli_usage_error("context", perr.msg);
 
   cleanup_free char *cwd = getcwd(NULL, 0);
   zerr err = ZERR_INIT;

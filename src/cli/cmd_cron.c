@@ -65,11 +65,7 @@ static void usage(FILE *out) {
   zopt_print_flags(out, &zcli_cron_opts);
 }
 
-static int usage_error(const char *msg) {
-  fprintf(stderr, "zero cron: %s\n", msg);
-  zcli_short_usage(stderr, "cron");
-  return ZEXIT_USAGE;
-}
+static int usage_error(const char *msg) { return zcli_usage_error("cron", msg); }
 
 static int fail(const zerr *err) {
   fprintf(stderr, "zero cron: %s\n", err->msg);

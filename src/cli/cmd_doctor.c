@@ -289,8 +289,7 @@ int cmd_doctor(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero doctor: %s\n", perr.msg);
-    zcli_short_usage(stderr, "doctor");
+    zcli_usage_error("doctor", perr.msg);
     json_decref(d.rows);
     return ZEXIT_USAGE;
   }

@@ -77,8 +77,7 @@ static int parse(const char *cmd, int argc, char **argv, ext_args *a) {
     }
   }
   if (rc < 0) {
-    fprintf(stderr, "zero %s: %s\n", cmd, err.msg);
-    zcli_short_usage(stderr, cmd);
+    zcli_usage_error(cmd, err.msg);
     return -1;
   }
   if (a->help) {

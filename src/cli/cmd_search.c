@@ -76,8 +76,7 @@ int cmd_search(int argc, char **argv) {
     }
   }
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero search: %s\n", perr.msg);
-    zcli_short_usage(stderr, "search");
+    zcli_usage_error("search", perr.msg);
     zbuf_release(&q);
     return ZEXIT_USAGE;
   }
@@ -87,8 +86,7 @@ int cmd_search(int argc, char **argv) {
   json_t *res = zsearch_query(index, root, q.data, limit, &err);
   if (!res) {
     if (err.kind == ZE_USAGE) {
-      fprintf(stderr, "zero search: %s\n", err.msg);
-      zcli_short_usage(stderr, "search");
+      zcli_usage_error("search", err.msg);
     } else {
       fprintf(stderr, "[zero] %s; delete %s to rebuild the index\n", err.msg, index);
     }

@@ -165,9 +165,7 @@ int cmd_serve(int argc, char **argv) {
   if (perr.kind == ZE_OK && !http.listen && (http.bind || http.token_file || http.n_origins))
     zerr_set(&perr, ZE_USAGE, "--bind, --token-file and --allow-origin go with --http");
   if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero serve: %s\n", perr.msg);
-    zcli_short_usage(stderr, "serve");
-    rc = ZEXIT_USAGE;
+    rc = zcli_usage_error("serve", perr.msg);
     goto done;
   }
   /* The same assembly as zero exec: workspace, sandbox policy and spawner,

@@ -165,11 +165,7 @@ int cmd_usage(int argc, char **argv) {
       break;
     }
   }
-  if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero usage: %s\n", perr.msg);
-    zcli_short_usage(stderr, "usage");
-    return ZEXIT_USAGE;
-  }
+  if (perr.kind != ZE_OK) return zcli_usage_error("usage", perr.msg);
   zerr err = ZERR_INIT;
   zconfig cfg;
   char *cwd = getcwd(NULL, 0);

@@ -51,11 +51,7 @@ int cmd_version(int argc, char **argv) {
       break;
     }
   }
-  if (perr.kind != ZE_OK) {
-    fprintf(stderr, "zero version: %s\n", perr.msg);
-    zcli_short_usage(stderr, "version");
-    return ZEXIT_USAGE;
-  }
+  if (perr.kind != ZE_OK) return zcli_usage_error("version", perr.msg);
   printf("zero %s\n", ZERO_VERSION);
   printf("commit: %s\n", ZERO_COMMIT);
   printf("libraries: jansson/%s libcurl/%s (loaded on first network use)\n",

@@ -173,10 +173,6 @@ int cmd_worktrees(int argc, char **argv) {
   if (rc == 0 && !s) zerr_set(&err, ZE_USAGE, "unknown subcommand \"%s\"", a.sub);
   else if (rc == 0 && a.name && s->run != run_remove)
     zerr_set(&err, ZE_USAGE, "unexpected argument \"%s\"", a.name);
-  if (rc < 0 || !s || err.msg[0]) {
-    fprintf(stderr, "zero worktrees: %s\n", err.msg);
-    zcli_short_usage(stderr, "worktrees");
-    return ZEXIT_USAGE;
-  }
+  if (rc < 0 || !s || err.msg[0]) return zcli_usage_error("worktrees", err.msg);
   return s->run(&a, argc, argv);
 }

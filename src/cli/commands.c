@@ -158,9 +158,7 @@ const zcli_subcommand *zcli_subcommand_suggest(const zcli_subcommands *t, const 
 
 static int dispatch_error(const zcli_dispatch_spec *d, const char *msg) {
   if (d->usage_error) return d->usage_error(msg);
-  fprintf(stderr, "zero %s: %s\n", d->command, msg);
-  zcli_short_usage(stderr, d->command);
-  return ZEXIT_USAGE;
+  return zcli_usage_error(d->command, msg);
 }
 
 const zcli_subcommand *zcli_dispatch_find(const zcli_dispatch_spec *d, int argc, char **argv,
@@ -197,6 +195,12 @@ int zcli_dispatch(const zcli_dispatch_spec *d, void *ctx, int argc, char **argv)
 }
 
 /* ---- usage errors ------------------------------------------------------------ */
+
+int zcli_usage_error(const char *command, const char *msg) {
+  fprintf(stderr, "zero %s: %s\n", command, msg);
+  zcli_short_usage(stderr, command);
+  return ZEXIT_USAGE;
+}
 
 void zcli_short_usage(FILE *out, const char *command) {
   /* "providers add" is the providers command's subcommand: its row. */

@@ -134,4 +134,8 @@ const zcli_command *zcli_command_suggest(const char *word);
  * its command's row; "zero" or an unknown name gives the UI's line). */
 void zcli_short_usage(FILE *out, const char *command);
 
+/* A usage error on stderr: "zero <command>: <msg>", then the short usage
+ * (zcli_short_usage). Returns ZEXIT_USAGE. */
+int zcli_usage_error(const char *command, const char *msg);
+
 #endif

@@ -31,7 +31,5 @@ int zcli_list_parse(const zcli_list_spec *s, int argc, char **argv, zcli_list_ar
     }
   }
   if (perr.kind == ZE_OK) return -1;
-  fprintf(stderr, "zero %s: %s\n", s->opts->command, perr.msg);
-  zcli_short_usage(stderr, s->opts->command);
-  return ZEXIT_USAGE;
+  return zcli_usage_error(s->opts->command, perr.msg);
 }

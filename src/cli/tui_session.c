@@ -27,20 +27,14 @@ void tui_blank_line(tui_controller *c) { tw_lines_push(&c->app.commit, xstrdup("
 
 void tui_warn(void *ud, const char *msg) {
   tui_controller *c = ud;
-  zbuf l = ZBUF_INIT;
-  zbuf_addf(&l, "⚠ %s", msg);
-  tui_app_print(&c->app, c->app.th.warn, l.data);
-  zbuf_release(&l);
+  tui_app_printf(&c->app, c->app.th.warn, "⚠ %s", msg);
 }
 
 void tui_say(tui_controller *c, const char *fmt, ...) {
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  tui_app_vprintf(&c->app, "", fmt, ap);
   va_end(ap);
-  tui_app_print(&c->app, "", b.data);
-  zbuf_release(&b);
 }
 
 /* --- which session ------------------------------------------------------ */

@@ -230,10 +230,7 @@ void tui_turn_start_as(tui_controller *c, const char *text, const char *shown) {
     char title[81];
     zrun_title_from_prompt(text, strlen(text), title);
     if (zrun_setup_session(&c->rs, false, NULL, title, &c->conv, tui_warn, c, &err) < 0) {
-      zbuf l = ZBUF_INIT;
-      zbuf_addf(&l, "✗ Cannot create the session: %s", err.msg);
-      tui_app_print(&c->app, c->app.th.err, l.data);
-      zbuf_release(&l);
+      tui_app_printf(&c->app, c->app.th.err, "✗ Cannot create the session: %s", err.msg);
       return;
     }
     tui_session_attach(c);

@@ -62,11 +62,8 @@ zdmn_session *zdmn_sessions_add(zdmn_sessions *t, const char *id, const char *cw
              ZDMN_SESSIONS_KEPT);
     return NULL;
   }
-  if (t->n == t->cap) {
-    t->cap = t->cap ? t->cap * 2 : 16;
-    // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
-    t->v = xrealloc(t->v, t->cap * sizeof *t->v);
-  }
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): a vector of pointers
+  ZALLOC_GROW(t->v, t->n, t->cap, 16);
   zdmn_session *s = xcalloc(1, sizeof *s);
   s->id = xstrdup(id);
   s->cwd = cwd ? xstrdup(cwd) : NULL;

@@ -92,10 +92,7 @@ bool zdmn_worker_read(zdmn_worker *w, void (*on_line)(void *ud, const char *line
 
 bool zdmn_worker_check_exit(zdmn_worker *w) {
   if (w->exited || w->pid <= 0) return true;
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOWAIT | WNOHANG) != 0 || si.si_pid != w->pid)
-    return false;
+  if (zexec_peek_exit(w->pid, false, NULL) != 1) return false;
   /* The leader is a zombie, so its group id is still ours: whatever is left
    * of the group goes before the leader is reaped and the id freed. */
   kill(-w->pid, SIGKILL);

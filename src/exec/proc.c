@@ -61,14 +61,7 @@ static void child_exec(const zspawn_cmd *cmd, const zexec_opts *o, const char *s
                        int in_fd, int out_fd, int stderr_fd, int errfd, int reaper_fd) {
   setsid();
   zreaper_child_register(reaper_fd); /* killed with zero, however zero ends */
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < 32; s++)
-    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
+  zreaper_child_signals(NULL, 0);
   if (o->tty) {
     int slave = open(slave_name, O_RDWR | O_NOCTTY);
     if (slave < 0) child_fail(errfd, errno);
@@ -461,17 +454,24 @@ static void run_on_exit(zexec_proc *p) {
   if (fn) fn(p->on_exit_ud);
 }
 
+int zexec_peek_exit(pid_t pid, bool block, siginfo_t *si) {
+  siginfo_t local;
+  if (!si) si = &local;
+  memset(si, 0, sizeof *si);
+  int r;
+  while ((r = waitid(P_PID, (id_t)pid, si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG))) < 0 &&
+         errno == EINTR) {
+  }
+  if (r < 0) return -1;
+  return si->si_pid == pid;
+}
+
 /* Observes the leader's exit without reaping it (the zombie keeps its PID
  * and group id reserved). */
 static bool observe_exit(zexec_proc *p, bool block) {
   if (p->exited) return true;
   siginfo_t si;
-  memset(&si, 0, sizeof si);
-  int r;
-  while ((r = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG))) < 0 &&
-         errno == EINTR) {
-  }
-  if (r < 0 || si.si_pid != p->pid) return false;
+  if (zexec_peek_exit(p->pid, block, &si) != 1) return false;
   p->exited = true;
   run_on_exit(p);
   if (si.si_code == CLD_EXITED) {
@@ -502,10 +502,13 @@ static void drain(zexec_proc *p) {
 }
 
 /* Signals the group; only while the leader is not reaped (always true for a
- * process in a table), so the group id cannot belong to anyone else. */
-static void signal_group(zexec_proc *p, int sig) {
-  if (kill(-p->pid, sig) < 0 && errno == ESRCH && !p->exited) kill(p->pid, sig);
+ * process in a table), so the group id cannot belong to anyone else. exited:
+ * the leader's exit was observed (then a missing group has nobody left). */
+static void signal_group_of(const zexec_proc *p, bool exited, int sig) {
+  if (kill(-p->pid, sig) < 0 && errno == ESRCH && !exited) kill(p->pid, sig);
 }
+
+static void signal_group(zexec_proc *p, int sig) { signal_group_of(p, p->exited, sig); }
 
 /* The process group the leader's first child leads, or 0. */
 static pid_t inner_group(pid_t leader) {
@@ -540,6 +543,14 @@ static pid_t inner_group(pid_t leader) {
   return ppid == leader && pgrp == child ? (pid_t)child : 0;
 }
 
+/* Sends sig to the group bwrap made inside (see signal_command) while the
+ * leader is alive (!exited); true when that group was there and signalled. */
+static bool signal_inner_group(const zexec_proc *p, bool exited, int sig) {
+  if (!p->group_inside || exited) return false;
+  pid_t g = inner_group(p->pid);
+  return g > 0 && kill(-g, sig) == 0;
+}
+
 /* A signal meant for the command (SIGINT for ^C without a terminal, the
  * SIGTERM that opens a stop): to its process group. Under bwrap that is not
  * the leader's group (bwrap's own process would die of it and take the
@@ -549,11 +560,7 @@ static pid_t inner_group(pid_t leader) {
  * is alive and unreaped, and its leader is the only process that can end the
  * namespace, so it is still that group. */
 static void signal_command(zexec_proc *p, int sig) {
-  if (p->group_inside && !p->exited) {
-    pid_t g = inner_group(p->pid);
-    if (g > 0 && kill(-g, sig) == 0) return;
-  }
-  signal_group(p, sig);
+  if (!signal_inner_group(p, p->exited, sig)) signal_group(p, sig);
 }
 
 void zexec_proc_kill(zexec_proc *p, int grace_ms) {
@@ -779,13 +786,7 @@ size_t zexec_table_count(const zexec_table *t) { return t->procs.len; }
 /* Whether p's leader has exited, observed without reaping and without
  * touching p (another thread may be waiting for it). */
 static bool leader_exited(const zexec_proc *p) {
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  int r;
-  while ((r = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOWAIT | WNOHANG)) < 0 &&
-         errno == EINTR) {
-  }
-  return r < 0 || si.si_pid == p->pid;
+  return zexec_peek_exit(p->pid, false, NULL) != 0; /* -1: gone already */
 }
 
 size_t zexec_table_list(zexec_table *t, zexec_proc_info **out) {
@@ -820,9 +821,8 @@ int zexec_table_kill(zexec_table *t, int id) {
     /* In the table, the leader is not reaped: its pid and group are still
      * its own, and so is the inner group found through it. */
     bool gone = leader_exited(p);
-    pid_t inner = p->group_inside && !gone ? inner_group(p->pid) : 0;
-    if (inner > 0) kill(-inner, SIGKILL);
-    if (kill(-p->pid, SIGKILL) < 0 && errno == ESRCH && !gone) kill(p->pid, SIGKILL);
+    signal_inner_group(p, gone, SIGKILL);
+    signal_group_of(p, gone, SIGKILL);
     break;
   }
   pthread_mutex_unlock(&t->mu);

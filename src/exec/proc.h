@@ -16,6 +16,7 @@
 #ifndef ZERO_EXEC_PROC_H
 #define ZERO_EXEC_PROC_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,6 +79,15 @@ int zexec_prepare(zspawner *spawner, zspawn_cmd *cmd, bool zero_child, zerr *err
  * child could not be started, the spawner's on_exit hook has already run. */
 int zexec_spawn(zspawner *spawner, zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out,
                 zerr *err);
+
+/* Whether the child pid has exited, observed without reaping it (waitid
+ * with WEXITED | WNOWAIT): it stays a zombie, so its PID — and the process
+ * group id of a group leader — cannot be reused while the caller may still
+ * signal the group; the caller reaps it afterwards. block: wait for the exit
+ * instead of looking. 1 = exited (*si, when non-NULL, says how), 0 = still
+ * running (never with block), -1 = waitid failed (errno; ECHILD: not a child
+ * of ours, or reaped already). EINTR is retried. */
+int zexec_peek_exit(pid_t pid, bool block, siginfo_t *si);
 
 /* zexec_spawn for a child that is never wrapped and needs no terminal (the
  * daemon's workers: zero itself, which confines its own tools), started

@@ -53,10 +53,7 @@ static bool spawn_program(int rfd) {
   return e == 0;
 }
 
-/* The watchdog: only async-signal-safe calls (zero may have had threads
- * when it forked), no allocation. */
-static void watchdog_main(int rfd) {
-  setsid();
+void zreaper_child_signals(const int *ignore, size_t n) {
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
@@ -64,14 +61,16 @@ static void watchdog_main(int rfd) {
     if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
   struct sigaction ign = dfl;
   ign.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ign, NULL);
-  sigaction(SIGHUP, &ign, NULL);
-  sigaction(SIGPIPE, &ign, NULL);
+  for (size_t i = 0; i < n; i++) sigaction(ignore[i], &ign, NULL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  /* Hold nothing of zero's: no terminal, no output pipe a caller waits on
-   * for end-of-file, no working directory that keeps a mount busy. */
+}
+
+/* The watchdog holds nothing of zero's: no terminal, no output pipe a
+ * caller waits on for end-of-file, no working directory that keeps a mount
+ * busy. Returns the pipe's read end, moved to fd 3. */
+static int watchdog_detach(int rfd) {
   if (rfd != 3) {
     dup2(rfd, 3);
     rfd = 3;
@@ -92,7 +91,33 @@ static void watchdog_main(int rfd) {
     /* stays where it is; harmless */
   }
   prctl(PR_SET_NAME, "zero-reaper", 0, 0, 0);
+  return rfd;
+}
 
+/* Applies k whole messages to the n groups held: a positive one registers a
+ * group, a negative one forgets it. */
+static void watchdog_apply(pid_t *groups, size_t *n, const int32_t *msg, size_t k) {
+  for (size_t i = 0; i < k; i++) {
+    int32_t v = msg[i];
+    if (v > 0) {
+      if (*n < MAX_GROUPS) groups[(*n)++] = (pid_t)v;
+    } else if (v < 0) {
+      for (size_t j = *n; j-- > 0;)
+        if (groups[j] == (pid_t)-v) {
+          groups[j] = groups[--*n];
+          break;
+        }
+    }
+  }
+}
+
+/* The watchdog: only async-signal-safe calls (zero may have had threads
+ * when it forked), no allocation. */
+static void watchdog_main(int rfd) {
+  setsid();
+  static const int ignored[] = {SIGINT, SIGHUP, SIGPIPE};
+  zreaper_child_signals(ignored, sizeof ignored / sizeof *ignored);
+  rfd = watchdog_detach(rfd);
   static pid_t groups[MAX_GROUPS];
   size_t n = 0;
   int32_t msg[256];
@@ -103,18 +128,7 @@ static void watchdog_main(int rfd) {
     if (r <= 0) break; /* zero is gone (end-of-file) */
     have += (size_t)r;
     size_t k = have / sizeof *msg;
-    for (size_t i = 0; i < k; i++) {
-      int32_t v = msg[i];
-      if (v > 0) {
-        if (n < MAX_GROUPS) groups[n++] = (pid_t)v;
-      } else if (v < 0) {
-        for (size_t j = n; j-- > 0;)
-          if (groups[j] == (pid_t)-v) {
-            groups[j] = groups[--n];
-            break;
-          }
-      }
-    }
+    watchdog_apply(groups, &n, msg, k);
     have -= k * sizeof *msg;
     if (have) memmove(msg, (char *)msg + k * sizeof *msg, have);
   }

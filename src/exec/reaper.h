@@ -30,6 +30,7 @@
 #ifndef ZERO_EXEC_REAPER_H
 #define ZERO_EXEC_REAPER_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Starts the watchdog on first use; returns the pipe's write end (for
@@ -47,6 +48,11 @@ void zreaper_set_program_finder(const char *(*find)(void));
 /* In a forked child, after setsid() and before exec: registers the child's
  * process group. Async-signal-safe. fd is zreaper_fd()'s value. */
 void zreaper_child_register(int fd);
+/* In a forked child (async-signal-safe, no allocation): every signal's
+ * disposition back to the default except the n in ignore, which are ignored,
+ * and then nothing blocked — so a handler or mask of zero's never leaks into
+ * what the child runs. */
+void zreaper_child_signals(const int *ignore, size_t n);
 /* In zero, right after starting a child that leads a process group of its
  * own without forking (zexec_spawn_plain): registers that group. The child
  * may outlive a zero killed in between; the window is one system call. */

@@ -30,10 +30,7 @@ static void add_cmd(zcmds *cs, const char *name, const char *path, bool project,
     json_decref(meta);
     return;
   }
-  if (cs->n == cs->cap) {
-    cs->cap = cs->cap ? cs->cap * 2 : 16;
-    cs->v = xrealloc(cs->v, cs->cap * sizeof *cs->v);
-  }
+  ZALLOC_GROW(cs->v, cs->n, cs->cap, 16);
   const char *desc = zfrontmatter_str(meta, "description");
   const char *hint = zfrontmatter_str(meta, "argument-hint");
   const char *model = zfrontmatter_str(meta, "model");
@@ -116,16 +113,8 @@ char *zcmd_substitute(const char *body, const char *args) {
 }
 
 char *zcmd_expand(const zcmd *c, const char *args, zerr *err) {
-  zbuf text = ZBUF_INIT;
-  json_t *meta = NULL;
-  char *body = NULL;
-  if (zfs_read_file(c->path, &text, CMD_FILE_MAX, err) < 0 ||
-      zfrontmatter_parse(text.data ? text.data : "", text.len, &meta, &body, err) < 0) {
-    zbuf_release(&text);
-    return NULL;
-  }
-  zbuf_release(&text);
-  json_decref(meta);
+  char *body = zfrontmatter_body(c->path, CMD_FILE_MAX, err);
+  if (!body) return NULL;
   char *s = body;
   while (*s == '\n') s++; /* the blank line after the front matter */
   char *out = zcmd_substitute(s, args);

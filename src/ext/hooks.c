@@ -52,10 +52,7 @@ static void problem(zhooks *hs, const char *fmt, ...) {
 }
 
 static zhook *hook_push(zhooks *hs) {
-  if (hs->n == hs->cap) {
-    hs->cap = hs->cap ? hs->cap * 2 : 8;
-    hs->v = xrealloc(hs->v, hs->cap * sizeof *hs->v);
-  }
+  ZALLOC_GROW(hs->v, hs->n, hs->cap, 8);
   zhook *h = &hs->v[hs->n++];
   memset(h, 0, sizeof *h);
   return h;

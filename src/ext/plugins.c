@@ -150,10 +150,7 @@ static void load_plugin(zplugins *ps, const char *dir, bool project, const json_
     return;
   }
   free(path);
-  if (ps->n == ps->cap) {
-    ps->cap = ps->cap ? ps->cap * 2 : 8;
-    ps->v = xrealloc(ps->v, ps->cap * sizeof *ps->v);
-  }
+  ZALLOC_GROW(ps->v, ps->n, ps->cap, 8);
   zplugin *p = &ps->v[ps->n++];
   memset(p, 0, sizeof *p);
   p->manifest = m;

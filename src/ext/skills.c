@@ -42,10 +42,7 @@ static void add_skill(zskills *ss, const char *dir, const char *path, strvec *pr
     json_decref(meta);
     return;
   }
-  if (ss->n == ss->cap) {
-    ss->cap = ss->cap ? ss->cap * 2 : 16;
-    ss->v = xrealloc(ss->v, ss->cap * sizeof *ss->v);
-  }
+  ZALLOC_GROW(ss->v, ss->n, ss->cap, 16);
   ss->v[ss->n++] = (zskill){.name = xstrdup(name), .description = xstrdup(desc),
                             .dir = xstrdup(dir), .path = xstrdup(path), .allowed_tools = tools};
   json_decref(meta);
@@ -71,17 +68,7 @@ const zskill *zskills_find(const zskills *ss, const char *name) {
 }
 
 char *zskill_body(const zskill *s, zerr *err) {
-  zbuf text = ZBUF_INIT;
-  json_t *meta = NULL;
-  char *body = NULL;
-  if (zfs_read_file(s->path, &text, SKILL_FILE_MAX, err) < 0 ||
-      zfrontmatter_parse(text.data ? text.data : "", text.len, &meta, &body, err) < 0) {
-    zbuf_release(&text);
-    return NULL;
-  }
-  zbuf_release(&text);
-  json_decref(meta);
-  return body;
+  return zfrontmatter_body(s->path, SKILL_FILE_MAX, err);
 }
 
 json_t *zskill_json(const zskill *s) {

@@ -131,16 +131,8 @@ void zstyles_load(zstyles *ss, const char *workspace) {
 
 char *zstyle_text(const zstyle *st, zerr *err) {
   if (!st->path) return xstrdup(st->text ? st->text : "");
-  zbuf file = ZBUF_INIT;
-  json_t *meta = NULL;
-  char *body = NULL;
-  if (zfs_read_file(st->path, &file, STYLE_FILE_MAX, err) < 0 ||
-      zfrontmatter_parse(file.data ? file.data : "", file.len, &meta, &body, err) < 0) {
-    zbuf_release(&file);
-    return NULL;
-  }
-  zbuf_release(&file);
-  json_decref(meta);
+  char *body = zfrontmatter_body(st->path, STYLE_FILE_MAX, err);
+  if (!body) return NULL;
   zbuf t = ZBUF_INIT;
   zbuf_addstr(&t, body + strspn(body, "\n"));
   free(body);

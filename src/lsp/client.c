@@ -98,21 +98,12 @@ static int died(zlsp_client *c, const char *what, zerr *err) {
 
 /* Observes (without reaping) whether the leader has exited. */
 static bool exited(const zlsp_client *c) {
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  int w;
-  do w = waitid(P_PID, (id_t)c->child.pid, &si, WEXITED | WNOWAIT | WNOHANG);
-  while (w < 0 && errno == EINTR);
-  return w < 0 || si.si_pid == c->child.pid;
+  return zexec_peek_exit(c->child.pid, false, NULL) != 0; /* -1: gone already */
 }
 
 static void reap(zlsp_client *c) {
   if (c->child.pid <= 0) return;
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  int w;
-  do w = waitid(P_PID, (id_t)c->child.pid, &si, WEXITED | WNOWAIT);
-  while (w < 0 && errno == EINTR);
+  zexec_peek_exit(c->child.pid, true, NULL); /* waits; reaps nothing */
   zreaper_forget(c->child.pid); /* while the id cannot be reused yet */
   while (waitpid(c->child.pid, NULL, 0) < 0 && errno == EINTR) {
   }

@@ -140,13 +140,12 @@ static int on_message(void *ud, zrpc_msg *m) {
 
 static void set_failure(zmcp_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_failure(zmcp_client *c, const char *fmt, ...) {
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  char *msg = xstrvfmt(fmt, ap);
   va_end(ap);
   free(c->failure);
-  c->failure = zbuf_detach(&b, NULL);
+  c->failure = msg;
 }
 
 static int deliver(void *ud, const char *json, size_t len) {

@@ -15,6 +15,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/strvec.h"
+#include "base/url.h"
 #include "perm/prompt.h"
 #include "tools/walk.h"
 
@@ -146,34 +147,14 @@ static void uri_add_path(zbuf *out, const char *path) {
   }
 }
 
-static int hexval(char c) {
-  return (c >= '0' && c <= '9')   ? c - '0'
-         : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-         : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                  : -1;
-}
-
-/* The absolute path of a file:// URI (percent-decoded), or NULL when uri is
- * not one or decodes to a NUL. Caller frees. */
+/* The absolute path of a file:// URI (percent-decoded, as zurl_to_path
+ * does), or NULL when uri is not one or decodes to a NUL. The scheme and a
+ * "localhost" authority must be lowercase here, as resources/list writes
+ * them. Caller frees. */
 static char *uri_path(const char *uri) {
   if (strncmp(uri, "file://", 7) != 0) return NULL;
-  const char *s = uri + 7;
-  if (!strncmp(s, "localhost/", 10)) s += 9;
-  if (*s != '/') return NULL;
-  zbuf out = ZBUF_INIT;
-  for (; *s && *s != '?' && *s != '#'; s++) {
-    int hi, lo;
-    if (*s == '%' && (hi = hexval(s[1])) >= 0 && (lo = hexval(s[2])) >= 0 && (hi || lo)) {
-      zbuf_addch(&out, (char)(hi * 16 + lo));
-      s += 2;
-    } else if (*s == '%') {
-      zbuf_release(&out);
-      return NULL;
-    } else {
-      zbuf_addch(&out, *s);
-    }
-  }
-  return zbuf_detach(&out, NULL);
+  if (uri[7] != '/' && strncmp(uri + 7, "localhost/", 10) != 0) return NULL;
+  return zurl_to_path(uri);
 }
 
 static const char *mime_of(const char *name, bool text) {

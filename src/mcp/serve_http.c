@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/fs.h"
 #include "base/ids.h"
 #include "base/url.h"
 #include "mcp/client.h"
@@ -87,16 +88,7 @@ struct conn {
 /* ---- writing ------------------------------------------------------------------- */
 
 static void conn_write(conn *c, const char *data, size_t len) {
-  while (len && !c->failed) {
-    ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      c->failed = true;
-      return;
-    }
-    data += n;
-    len -= (size_t)n;
-  }
+  if (!c->failed && zfs_send_all(c->fd, data, len) < 0) c->failed = true;
 }
 
 static void head_start(zbuf *h, conn *c, int status) {

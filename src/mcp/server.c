@@ -11,6 +11,7 @@
 #include "base/common.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "mcp/client.h"
 
 static const char *const LEVELS[] = {"debug", "info",     "notice", "warning",
@@ -147,11 +148,7 @@ json_t *zmcp_call_ask(zmcp_call *c, const char *method, json_t *params, int time
   bool sent = c->ops->send(c->ud, msg.data, msg.len) == 0;
   zbuf_release(&msg);
 
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += timeout_ms / 1000;
-  until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-  if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+  struct timespec until = ztime_realtime_after(timeout_ms);
   pthread_mutex_lock(&s->mu);
   int rc = 0;
   while (sent && !a.done && !s->closed && rc != ETIMEDOUT)

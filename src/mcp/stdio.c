@@ -31,6 +31,7 @@
 #include "base/strvec.h"
 #include "base/secrets.h"
 #include "base/time.h"
+#include "exec/proc.h"
 #include "exec/reaper.h"
 #include "exec/spawn.h"
 #include "mcp/jsonrpc.h"
@@ -118,14 +119,7 @@ static void child_exec(const zspawn_cmd *cmd, int in_fd, int out_fd, int err_fd,
                        int reaper_fd) {
   setsid();
   zreaper_child_register(reaper_fd); /* killed with zero, however zero ends */
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < 32; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, NULL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
+  zreaper_child_signals(NULL, 0);
   int e = 0;
   if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) e = errno;
   if (!e && cmd->cwd && chdir(cmd->cwd) < 0) e = errno;
@@ -233,12 +227,7 @@ static void reap(stdio_t *s, bool block) {
   if (s->reaped || s->pid <= 0) return;
   /* Look before reaping: the watchdog must forget the group while its id
    * still cannot be reused. */
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  int w;
-  do w = waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
-  while (w < 0 && errno == EINTR);
-  if (w == 0 && si.si_pid == s->pid) zreaper_forget(s->pid);
+  if (zexec_peek_exit(s->pid, block, NULL) == 1) zreaper_forget(s->pid);
   pid_t r;
   do r = waitpid(s->pid, &s->status, block ? 0 : WNOHANG);
   while (r < 0 && errno == EINTR);
@@ -395,22 +384,23 @@ static void stdio_begin_shutdown(zmcp_transport *t) {
   s->in_fd = -1;
 }
 
-static void stdio_finish_shutdown(zmcp_transport *t, long long deadline_ms) {
-  stdio_t *s = (stdio_t *)t;
-  if (s->pid <= 0) return;
-  /* Phase 1: stdin closed, let it exit by itself. */
+/* Polls every 5 ms until the server has been reaped or deadline_ms passed. */
+static void reap_until(stdio_t *s, int64_t deadline_ms) {
   while (!s->reaped && ztime_mono_ms() < deadline_ms) {
     reap(s, false);
     if (!s->reaped) ztime_sleep_ms(5, NULL);
   }
+}
+
+static void stdio_finish_shutdown(zmcp_transport *t, long long deadline_ms) {
+  stdio_t *s = (stdio_t *)t;
+  if (s->pid <= 0) return;
+  /* Phase 1: stdin closed, let it exit by itself. */
+  reap_until(s, deadline_ms);
   if (!s->reaped) {
     kill(-s->pid, SIGTERM);
     kill(s->pid, SIGTERM);
-    int64_t until = ztime_mono_ms() + 1000;
-    while (!s->reaped && ztime_mono_ms() < until) {
-      reap(s, false);
-      if (!s->reaped) ztime_sleep_ms(5, NULL);
-    }
+    reap_until(s, ztime_mono_ms() + 1000);
   }
   if (!s->reaped) {
     kill(-s->pid, SIGKILL);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "base/fs.h"
 #include "net/ossl.h"
 #include "base/time.h"
 
@@ -193,61 +194,50 @@ ztls_conn *ztls_connect(ztls_ctx *c, int fd, const char *server_name, int64_t de
   return shake(t, false, deadline, err);
 }
 
-int ztls_read_exact(ztls_conn *t, void *buf, size_t n, int64_t deadline, zerr *err) {
-  size_t got = 0;
-  while (got < n) {
-    zossl.ERR_clear_error();
-    errno = 0;
-    size_t want = n - got > INT32_MAX ? INT32_MAX : n - got;
-    int r = zossl.SSL_read(t->ssl, (char *)buf + got, (int)want);
-    if (r > 0) {
-      got += (size_t)r;
-      continue;
-    }
-    int e = zossl.SSL_get_error(t->ssl, r);
-    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-      if (wait_io(t->fd, e, deadline, err) < 0) return -1;
-      continue;
-    }
-    io_fail(t, r, e, err);
-    if (err && err->kind == ZE_NOT_FOUND && got > 0)
-      return zerr_set(err, ZE_INVALID, "truncated frame: the peer closed the connection");
-    return -1;
-  }
-  return 0;
-}
-
-int ztls_write_all(ztls_conn *t, const void *buf, size_t n, int64_t deadline, zerr *err) {
+/* Moves all n bytes through SSL_write from wbuf when it is non-NULL, else
+ * through SSL_read into rbuf, waiting on the socket whenever OpenSSL wants it
+ * (the fd is non-blocking), until deadline. 0, or -1 with err (io_fail's, or
+ * wait_io's); *moved says how far it got either way. */
+static int io_all(ztls_conn *t, char *rbuf, const char *wbuf, size_t n, int64_t deadline,
+                  size_t *moved, zerr *err) {
   size_t done = 0;
+  int rc = 0;
   while (done < n) {
     zossl.ERR_clear_error();
     errno = 0;
-    size_t want = n - done > INT32_MAX ? INT32_MAX : n - done;
-    int r = zossl.SSL_write(t->ssl, (const char *)buf + done, (int)want);
+    int want = (int)(n - done > INT32_MAX ? INT32_MAX : n - done);
+    int r = wbuf ? zossl.SSL_write(t->ssl, wbuf + done, want)
+                 : zossl.SSL_read(t->ssl, rbuf + done, want);
     if (r > 0) {
       done += (size_t)r;
       continue;
     }
     int e = zossl.SSL_get_error(t->ssl, r);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-      if (wait_io(t->fd, e, deadline, err) < 0) return -1;
+      if (wait_io(t->fd, e, deadline, err) < 0) {
+        rc = -1;
+        break;
+      }
       continue;
     }
-    return io_fail(t, r, e, err);
+    rc = io_fail(t, r, e, err);
+    break;
   }
-  return 0;
+  *moved = done;
+  return rc;
 }
 
-/* Writes all of buf to a blocking socket; no SIGPIPE when the peer left. */
-static int send_all(int fd, const char *buf, size_t n) {
-  while (n > 0) {
-    ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    buf += w;
-    n -= (size_t)w;
-  }
-  return 0;
+int ztls_read_exact(ztls_conn *t, void *buf, size_t n, int64_t deadline, zerr *err) {
+  size_t got;
+  if (io_all(t, buf, NULL, n, deadline, &got, err) == 0) return 0;
+  if (err && err->kind == ZE_NOT_FOUND && got > 0)
+    return zerr_set(err, ZE_INVALID, "truncated frame: the peer closed the connection");
+  return -1;
+}
+
+int ztls_write_all(ztls_conn *t, const void *buf, size_t n, int64_t deadline, zerr *err) {
+  size_t done;
+  return io_all(t, NULL, buf, n, deadline, &done, err);
 }
 
 /* Moves what libssl has to plain_fd. 1 to go on, 0 when the TLS side
@@ -258,7 +248,7 @@ static int drain_tls(ztls_conn *t, int plain_fd, char *buf, size_t cap) {
     errno = 0;
     int r = zossl.SSL_read(t->ssl, buf, (int)cap);
     if (r > 0) {
-      if (send_all(plain_fd, buf, (size_t)r) < 0) return -1;
+      if (zfs_send_all(plain_fd, buf, (size_t)r) < 0) return -1;
       continue;
     }
     int e = zossl.SSL_get_error(t->ssl, r);

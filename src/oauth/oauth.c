@@ -528,13 +528,12 @@ typedef struct login {
 static void note(login *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(login *l, const char *fmt, ...) {
   if (!l->o->note) return;
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  char *msg = xstrvfmt(fmt, ap);
   va_end(ap);
-  l->o->note(l->o->ud, b.data);
-  zbuf_release(&b);
+  l->o->note(l->o->ud, msg);
+  free(msg);
 }
 
 /* Asks the server without a token, for its WWW-Authenticate challenge. */

@@ -10,6 +10,7 @@
 #include "provider/jscan.h"
 #include "provider/retry.h"
 #include "provider/wire.h"
+#include "provider/wirejson.h"
 
 #define DEFAULT_MAX_TOKENS 8192
 
@@ -76,10 +77,7 @@ static int block_start(zanth_parser *p, const json_t *o, zerr *err) {
   int ix = block_index(o);
   json_t *cb = json_object_get(o, "content_block");
   if (ix < 0 || !json_is_object(cb) || block(p, ix)) return 0;
-  if (p->nblocks == p->cap) {
-    p->cap = p->cap ? p->cap * 2 : 4;
-    p->blocks = xrealloc(p->blocks, p->cap * sizeof *p->blocks);
-  }
+  ZALLOC_GROW(p->blocks, p->nblocks, p->cap, 4);
   zanth_block *b = &p->blocks[p->nblocks++];
   memset(b, 0, sizeof *b);
   b->index = ix;
@@ -174,25 +172,18 @@ static const char *map_stop(const char *s) {
  * go through jansson; nothing is emitted before the whole event scanned. */
 enum { AF_DTYPE, AF_TEXT, AF_PARTIAL, AF_THINKING, AF_SIGNATURE, AF_N };
 
+static const zjscan_key DELTA_KEYS[AF_N] = {
+    [AF_DTYPE] = ZJSCAN_K("type"),           [AF_TEXT] = ZJSCAN_K("text"),
+    [AF_PARTIAL] = ZJSCAN_K("partial_json"), [AF_THINKING] = ZJSCAN_K("thinking"),
+    [AF_SIGNATURE] = ZJSCAN_K("signature"),
+};
+
 static bool fast_delta_obj(zjscan *s, bool has[AF_N], size_t off[AF_N], size_t len[AF_N]) {
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
-    int w = ZJSCAN_KEY(k, kn, "type")           ? AF_DTYPE
-            : ZJSCAN_KEY(k, kn, "text")         ? AF_TEXT
-            : ZJSCAN_KEY(k, kn, "partial_json") ? AF_PARTIAL
-            : ZJSCAN_KEY(k, kn, "thinking")     ? AF_THINKING
-            : ZJSCAN_KEY(k, kn, "signature")    ? AF_SIGNATURE
-                                                : -1;
-    if (w < 0) {
-      if (!zjscan_skip(s)) return false;
-      continue;
-    }
-    if (has[w] || !zjscan_string(s, &off[w], &len[w])) return false;
-    has[w] = true;
-  }
-  return r == 0;
+  zjscan_obj o = {0};
+  int w;
+  while ((w = zjscan_next_known(s, &o, DELTA_KEYS, AF_N)) >= 0)
+    if (!zjscan_first(&has[w]) || !zjscan_string(s, &off[w], &len[w])) return false;
+  return o.r == 0;
 }
 
 static int fast_feed(zanth_parser *p, const char *data, size_t len, zerr *err, int *rc) {
@@ -203,26 +194,17 @@ static int fast_feed(zanth_parser *p, const char *data, size_t len, zerr *err, i
   bool has[AF_N] = {false}, have_type = false, have_ix = false, have_delta = false;
   size_t off[AF_N] = {0}, ln[AF_N] = {0}, toff = 0, tlen = 0;
   int64_t ix = -1;
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+  zjscan_obj o = {0};
+  while (zjscan_next(&s, &o)) {
     bool ok;
-    if (ZJSCAN_KEY(k, kn, "type")) {
-      ok = !have_type && zjscan_string(&s, &toff, &tlen);
-      have_type = true;
-    } else if (ZJSCAN_KEY(k, kn, "index")) {
-      ok = !have_ix && zjscan_int(&s, &ix);
-      have_ix = true;
-    } else if (ZJSCAN_KEY(k, kn, "delta")) {
-      ok = !have_delta && fast_delta_obj(&s, has, off, ln);
-      have_delta = true;
-    } else {
-      ok = zjscan_skip(&s);
-    }
+    if (ZJSCAN_IS(&o, "type")) ok = zjscan_first(&have_type) && zjscan_string(&s, &toff, &tlen);
+    else if (ZJSCAN_IS(&o, "index")) ok = zjscan_first(&have_ix) && zjscan_int(&s, &ix);
+    else if (ZJSCAN_IS(&o, "delta"))
+      ok = zjscan_first(&have_delta) && fast_delta_obj(&s, has, off, ln);
+    else ok = zjscan_skip(&s);
     if (!ok) return 0;
   }
-  if (r != 0 || !zjscan_end(&s) || !have_type || !have_delta) return 0;
+  if (o.r != 0 || !zjscan_end(&s) || !have_type || !have_delta) return 0;
   if (strcmp(sc->data + toff, "content_block_delta") != 0) return 0;
   p->events++;
   p->turn.fast_hits++;
@@ -417,14 +399,7 @@ static json_t *render_tool(const json_t *t) {
   json_t *fn = json_object_get(t, "function");
   if (json_is_object(fn)) t = fn;
   json_t *o = json_object();
-  json_object_set_new(o, "name", json_string(zjson_str_or(t, "name", "")));
-  const char *desc = zjson_str(t, "description");
-  if (desc) json_object_set_new(o, "description", json_string(desc));
-  json_t *params = json_object_get(t, "parameters");
-  json_object_set_new(o, "input_schema", json_is_object(params)
-                                             ? json_deep_copy(params)
-                                             : json_pack("{s:s, s:{}}", "type", "object",
-                                                         "properties"));
+  json_object_set_new(o, "input_schema", zjw_tool_params(zjw_tool_head(o, t)));
   return o;
 }
 

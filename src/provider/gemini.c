@@ -13,6 +13,7 @@
 #include "provider/anthropic.h" /* zanth_thinking_budget: one effort scale */
 #include "provider/retry.h"
 #include "provider/wire.h"
+#include "provider/wirejson.h"
 
 /* ---------------------------------------------------------------- parser */
 
@@ -120,52 +121,39 @@ typedef struct gem_fast {
   } part[GF_MAX_PARTS];
 } gem_fast;
 
+static const zjscan_key USAGE_KEYS[GU_N] = {
+    [GU_PROMPT] = ZJSCAN_K("promptTokenCount"),
+    [GU_CACHED] = ZJSCAN_K("cachedContentTokenCount"),
+    [GU_THOUGHTS] = ZJSCAN_K("thoughtsTokenCount"),
+    [GU_CANDIDATES] = ZJSCAN_K("candidatesTokenCount"),
+    [GU_TOTAL] = ZJSCAN_K("totalTokenCount"),
+};
+
 static bool fast_usage(zjscan *s, gem_fast *f) {
   if (zjscan_null(s)) return !s->bad;
   f->usage = true;
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
-    int w = ZJSCAN_KEY(k, kn, "promptTokenCount")          ? GU_PROMPT
-            : ZJSCAN_KEY(k, kn, "cachedContentTokenCount") ? GU_CACHED
-            : ZJSCAN_KEY(k, kn, "thoughtsTokenCount")      ? GU_THOUGHTS
-            : ZJSCAN_KEY(k, kn, "candidatesTokenCount")    ? GU_CANDIDATES
-            : ZJSCAN_KEY(k, kn, "totalTokenCount")         ? GU_TOTAL
-                                                           : -1;
-    if (w < 0) {
-      if (!zjscan_skip(s)) return false;
-      continue;
-    }
-    if (f->uhas[w] || !zjscan_int(s, &f->u[w])) return false;
-    f->uhas[w] = true;
-  }
-  return r == 0;
+  zjscan_obj o = {0};
+  int w;
+  while ((w = zjscan_next_known(s, &o, USAGE_KEYS, GU_N)) >= 0)
+    if (!zjscan_first(&f->uhas[w]) || !zjscan_int(s, &f->u[w])) return false;
+  return o.r == 0;
 }
 
 static bool fast_part(zjscan *s, gem_fast *f) {
   if (f->nparts == GF_MAX_PARTS) return false;
   bool have_text = false, have_thought = false, thought = false;
   size_t off = 0, len = 0;
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+  zjscan_obj o = {0};
+  while (zjscan_next(s, &o)) {
     bool ok;
-    if (ZJSCAN_KEY(k, kn, "text")) {
-      ok = !have_text && zjscan_string(s, &off, &len);
-      have_text = true;
-    } else if (ZJSCAN_KEY(k, kn, "thought")) {
-      ok = !have_thought && (zjscan_null(s) ? !s->bad : zjscan_bool(s, &thought));
-      have_thought = true;
-    } else if (ZJSCAN_KEY(k, kn, "functionCall")) {
-      ok = false; /* calls are rare and whole: the slow path */
-    } else {
-      ok = zjscan_skip(s);
-    }
+    if (ZJSCAN_IS(&o, "text")) ok = zjscan_first(&have_text) && zjscan_string(s, &off, &len);
+    else if (ZJSCAN_IS(&o, "thought"))
+      ok = zjscan_first(&have_thought) && (zjscan_null(s) ? !s->bad : zjscan_bool(s, &thought));
+    else if (ZJSCAN_IS(&o, "functionCall")) ok = false; /* rare and whole: the slow path */
+    else ok = zjscan_skip(s);
     if (!ok) return false;
   }
-  if (r != 0) return false;
+  if (o.r != 0) return false;
   if (have_text) {
     f->part[f->nparts].off = off;
     f->part[f->nparts].len = len;
@@ -177,20 +165,16 @@ static bool fast_part(zjscan *s, gem_fast *f) {
 
 static bool fast_candidate(zjscan *s, gem_fast *f) {
   bool have_content = false, have_finish = false;
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+  zjscan_obj o = {0};
+  while (zjscan_next(s, &o)) {
     bool ok = true;
-    if (ZJSCAN_KEY(k, kn, "content")) {
-      if (have_content) return false;
-      have_content = true;
-      int m = 0, r2 = -1;
+    if (ZJSCAN_IS(&o, "content")) {
+      if (!zjscan_first(&have_content)) return false;
       bool have_parts = false;
-      while (ok && (r2 = zjscan_member(s, &m, &k, &kn)) == 1) {
-        if (ZJSCAN_KEY(k, kn, "parts")) {
-          if (have_parts) return false;
-          have_parts = true;
+      zjscan_obj co = {.r = -1};
+      while (ok && zjscan_next(s, &co)) {
+        if (ZJSCAN_IS(&co, "parts")) {
+          if (!zjscan_first(&have_parts)) return false;
           int e = 0, r3;
           while ((r3 = zjscan_element(s, &e)) == 1)
             if (!fast_part(s, f)) return false;
@@ -199,16 +183,15 @@ static bool fast_candidate(zjscan *s, gem_fast *f) {
           ok = zjscan_skip(s);
         }
       }
-      ok = ok && r2 == 0;
-    } else if (ZJSCAN_KEY(k, kn, "finishReason")) {
-      ok = !have_finish && zjscan_null(s) && !s->bad; /* the last chunk: slow path */
-      have_finish = true;
+      ok = ok && co.r == 0;
+    } else if (ZJSCAN_IS(&o, "finishReason")) { /* the last chunk: slow path */
+      ok = zjscan_first(&have_finish) && zjscan_null(s) && !s->bad;
     } else {
       ok = zjscan_skip(s);
     }
     if (!ok) return false;
   }
-  return r == 0;
+  return o.r == 0;
 }
 
 static int fast_feed(zgem_parser *p, const char *data, size_t len, zerr *err, int *rc) {
@@ -219,30 +202,24 @@ static int fast_feed(zgem_parser *p, const char *data, size_t len, zerr *err, in
   zjscan s;
   zjscan_init(&s, data, len, sc);
   bool have_cands = false, have_usage = false;
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+  zjscan_obj o = {0};
+  while (zjscan_next(&s, &o)) {
     bool ok = true;
-    if (ZJSCAN_KEY(k, kn, "candidates")) {
-      if (have_cands) return 0;
-      have_cands = true;
+    if (ZJSCAN_IS(&o, "candidates")) {
+      if (!zjscan_first(&have_cands)) return 0;
       int e = 0, r2 = -1;
       /* Only the first candidate counts; the others are just validated. */
       while (ok && (r2 = zjscan_element(&s, &e)) == 1)
         ok = e == 1 ? fast_candidate(&s, &f) : zjscan_skip(&s);
       ok = ok && r2 == 0;
-    } else if (ZJSCAN_KEY(k, kn, "usageMetadata")) {
-      ok = !have_usage && fast_usage(&s, &f);
-      have_usage = true;
-    } else if (ZJSCAN_KEY(k, kn, "error")) {
-      ok = false;
+    } else if (ZJSCAN_IS(&o, "usageMetadata")) {
+      ok = zjscan_first(&have_usage) && fast_usage(&s, &f);
     } else {
-      ok = zjscan_skip(&s);
+      ok = !ZJSCAN_IS(&o, "error") && zjscan_skip(&s);
     }
     if (!ok) return 0;
   }
-  if (r != 0 || !zjscan_end(&s)) return 0;
+  if (o.r != 0 || !zjscan_end(&s)) return 0;
   /* From here on, exactly one_response() for such a chunk. */
   p->events++;
   p->turn.fast_hits++;
@@ -425,13 +402,11 @@ json_t *zgem_render(const zprov_opts *opts, const zprov_request *req) {
       json_t *fn = json_object_get(t, "function");
       if (json_is_object(fn)) t = fn;
       if (!json_is_object(t)) continue;
-      json_t *d = json_pack("{s:s}", "name", zjson_str_or(t, "name", ""));
-      const char *desc = zjson_str(t, "description");
-      if (desc) json_object_set_new(d, "description", json_string(desc));
-      json_t *params = json_object_get(t, "parameters");
+      json_t *d = json_object();
+      const json_t *params = zjw_tool_head(d, t);
       /* A function without parameters has none declared: Gemini refuses an
        * OBJECT with empty properties. */
-      json_t *gp = json_is_object(params) ? zgem_schema(params) : NULL;
+      json_t *gp = params ? zgem_schema(params) : NULL;
       if (gp && json_object_size(json_object_get(gp, "properties")))
         json_object_set_new(d, "parameters", gp);
       else

@@ -4,6 +4,9 @@
 
 #include <string.h>
 
+#include "base/json.h"
+#include "base/num.h"
+
 void zjscan_init(zjscan *s, const char *data, size_t len, zbuf *scratch) {
   s->p = data;
   s->end = data + len;
@@ -52,18 +55,11 @@ static size_t utf8_seq(const unsigned char *p, const unsigned char *end) {
   return 0;
 }
 
-static int hexval(unsigned char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 /* Four hex digits at p (p + 4 <= end checked by the caller); -1 if not. */
 static long hex4(const unsigned char *p) {
   long v = 0;
   for (int i = 0; i < 4; i++) {
-    int h = hexval(p[i]);
+    int h = znum_hex_digit(p[i]);
     if (h < 0) return -1;
     v = v * 16 + h;
   }
@@ -83,31 +79,6 @@ static inline uint64_t special8(const unsigned char *p) {
   return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & high;
 }
 
-static void put_utf8(zbuf *out, unsigned long cp) {
-  char b[4];
-  size_t n;
-  if (cp < 0x80) {
-    b[0] = (char)cp;
-    n = 1;
-  } else if (cp < 0x800) {
-    b[0] = (char)(0xC0 | (cp >> 6));
-    b[1] = (char)(0x80 | (cp & 0x3F));
-    n = 2;
-  } else if (cp < 0x10000) {
-    b[0] = (char)(0xE0 | (cp >> 12));
-    b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    b[2] = (char)(0x80 | (cp & 0x3F));
-    n = 3;
-  } else {
-    b[0] = (char)(0xF0 | (cp >> 18));
-    b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    b[3] = (char)(0x80 | (cp & 0x3F));
-    n = 4;
-  }
-  zbuf_add(out, b, n);
-}
-
 /* One escape after the backslash at *pp; appends its bytes to out (when
  * out) and advances *pp. false when jansson would refuse it. */
 static bool escape(const unsigned char **pp, const unsigned char *end, zbuf *out) {
@@ -115,36 +86,24 @@ static bool escape(const unsigned char **pp, const unsigned char *end, zbuf *out
   if (p >= end) return false;
   unsigned char e = *p++;
   char c;
-  switch (e) {
-    case '"': c = '"'; break;
-    case '\\': c = '\\'; break;
-    case '/': c = '/'; break;
-    case 'b': c = '\b'; break;
-    case 'f': c = '\f'; break;
-    case 'n': c = '\n'; break;
-    case 'r': c = '\r'; break;
-    case 't': c = '\t'; break;
-    case 'u': {
-      if (end - p < 4) return false;
-      long cp = hex4(p);
-      p += 4;
-      if (cp <= 0) return false; /* bad hex, or \u0000 (jansson needs JSON_ALLOW_NUL) */
-      if (cp >= 0xDC00 && cp <= 0xDFFF) return false; /* a low surrogate first */
-      if (cp >= 0xD800 && cp <= 0xDBFF) {
-        if (end - p < 6 || p[0] != '\\' || p[1] != 'u') return false;
-        long lo = hex4(p + 2);
-        if (lo < 0xDC00 || lo > 0xDFFF) return false;
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        p += 6;
-      }
-      if (out) put_utf8(out, (unsigned long)cp);
-      *pp = p;
-      return true;
-    }
-    default:
-      return false;
+  if (zjson_escape_byte((char)e, &c)) {
+    if (out) zbuf_addch(out, c);
+    *pp = p;
+    return true;
   }
-  if (out) zbuf_addch(out, c);
+  if (e != 'u' || end - p < 4) return false;
+  long cp = hex4(p);
+  p += 4;
+  if (cp <= 0) return false; /* bad hex, or \u0000 (jansson needs JSON_ALLOW_NUL) */
+  if (cp >= 0xDC00 && cp <= 0xDFFF) return false; /* a low surrogate first */
+  if (cp >= 0xD800 && cp <= 0xDBFF) {
+    if (end - p < 6 || p[0] != '\\' || p[1] != 'u') return false;
+    long lo = hex4(p + 2);
+    if (lo < 0xDC00 || lo > 0xDFFF) return false;
+    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+    p += 6;
+  }
+  if (out) zutf8_put(out, (uint32_t)cp);
   *pp = p;
   return true;
 }

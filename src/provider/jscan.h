@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/buf.h"
 
@@ -71,5 +72,60 @@ bool zjscan_end(zjscan *s);
 
 /* Key comparison helper: key of length klen equals the literal. */
 #define ZJSCAN_KEY(k, kn, lit) ((kn) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
+
+/* One object's members, walked with zjscan_next: the state every fast-path
+ * loop over an object needs, in one place.
+ *   zjscan_obj o = {0};
+ *   while (zjscan_next(s, &o)) { if (ZJSCAN_IS(&o, "type")) … else zjscan_skip(s); }
+ *   return o.r == 0;   (0: the closing '}' was reached; -1: bad)
+ * Start each object with a zeroed zjscan_obj; key / klen are the raw bytes
+ * of the current member's key (see zjscan_member). */
+typedef struct zjscan_obj {
+  int count; /* members seen so far (zjscan_member's *count) */
+  int r;     /* zjscan_member's last result */
+  const char *key;
+  size_t klen;
+} zjscan_obj;
+
+/* Moves to the next member: true with o->key set and the scanner at its
+ * value, false after the closing '}' (o->r == 0) or when bad (o->r == -1). */
+static inline bool zjscan_next(zjscan *s, zjscan_obj *o) {
+  o->r = zjscan_member(s, &o->count, &o->key, &o->klen);
+  return o->r == 1;
+}
+
+/* The current member's key equals the literal. */
+#define ZJSCAN_IS(o, lit) ZJSCAN_KEY((o)->key, (o)->klen, lit)
+
+/* A key a fast path reads, with its length: ZJSCAN_K("type"). */
+typedef struct zjscan_key {
+  const char *name;
+  size_t len;
+} zjscan_key;
+#define ZJSCAN_K(lit) \
+  { lit, sizeof(lit) - 1 }
+
+/* Moves to the next member whose key is one of keys[0..n), skipping (and
+ * validating) the others. Returns that key's index, or -1 after the closing
+ * '}' (o->r == 0) or when bad (o->r == -1). */
+static inline int zjscan_next_known(zjscan *s, zjscan_obj *o, const zjscan_key *keys, int n) {
+  while (zjscan_next(s, o)) {
+    for (int i = 0; i < n; i++)
+      if (o->klen == keys[i].len && memcmp(o->key, keys[i].name, o->klen) == 0) return i;
+    if (!zjscan_skip(s)) {
+      o->r = -1;
+      return -1;
+    }
+  }
+  return -1;
+}
+
+/* true the first time a key is met in an object, false on a repeat (which
+ * the fast paths leave to jansson: it keeps the last); marks it seen. */
+static inline bool zjscan_first(bool *seen) {
+  bool first = !*seen;
+  *seen = true;
+  return first;
+}
 
 #endif

@@ -10,10 +10,7 @@
 static char *dup_opt(const char *s) { return s ? xstrdup(s) : NULL; }
 
 static zmsg *push(zconv *c, zrole role) {
-  if (c->len == c->cap) {
-    c->cap = c->cap ? c->cap * 2 : 16;
-    c->items = xrealloc(c->items, c->cap * sizeof *c->items);
-  }
+  ZALLOC_GROW(c->items, c->len, c->cap, 16);
   zmsg *m = &c->items[c->len++];
   memset(m, 0, sizeof *m);
   m->role = role;

@@ -171,42 +171,34 @@ static bool fast_str_or_null(zjscan *s, chat_fast *f, int which, unsigned *seen)
  * ignores them once the index names a known call). */
 static bool fast_fragment(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
   if (f->nfrags == CF_MAX_FRAGS) return false;
-  int n = 0, r, index = -1;
-  bool have_args = false;
-  unsigned seen = 0;
-  const char *k;
-  size_t kn;
+  int index = -1;
+  bool have_index = false, have_function = false, have_args = false, have_name = false;
   size_t off = 0, len = 0;
-  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
-    if (ZJSCAN_KEY(k, kn, "index")) {
+  zjscan_obj o = {0};
+  while (zjscan_next(s, &o)) {
+    if (ZJSCAN_IS(&o, "index")) {
       int64_t v;
-      if ((seen & 1) || !zjscan_int(s, &v) || v < 0 || v >= 1000000) return false;
-      seen |= 1;
+      if (!zjscan_first(&have_index) || !zjscan_int(s, &v) || v < 0 || v >= 1000000) return false;
       index = (int)v;
-    } else if (ZJSCAN_KEY(k, kn, "function")) {
-      if (seen & 2) return false;
-      seen |= 2;
-      int m = 0, r2;
-      unsigned fseen = 0;
-      while ((r2 = zjscan_member(s, &m, &k, &kn)) == 1) {
-        if (ZJSCAN_KEY(k, kn, "arguments")) {
-          if ((fseen & 1) || !zjscan_string(s, &off, &len)) return false;
-          fseen |= 1;
-          have_args = true;
-        } else if (ZJSCAN_KEY(k, kn, "name")) {
+    } else if (ZJSCAN_IS(&o, "function")) {
+      if (!zjscan_first(&have_function)) return false;
+      zjscan_obj fo = {0};
+      while (zjscan_next(s, &fo)) {
+        if (ZJSCAN_IS(&fo, "arguments")) {
+          if (!zjscan_first(&have_args) || !zjscan_string(s, &off, &len)) return false;
+        } else if (ZJSCAN_IS(&fo, "name")) {
           /* A name in a continuation may rename a nameless call: slow path. */
-          if ((fseen & 2) || !zjscan_null(s)) return false;
-          fseen |= 2;
+          if (!zjscan_first(&have_name) || !zjscan_null(s)) return false;
         } else if (!zjscan_skip(s)) {
           return false;
         }
       }
-      if (r2 < 0) return false;
+      if (fo.r < 0) return false;
     } else if (!zjscan_skip(s)) {
       return false;
     }
   }
-  if (r < 0 || index < 0 || !have_args || !zturn_find_index(&p->turn, index)) return false;
+  if (o.r < 0 || index < 0 || !have_args || !zturn_find_index(&p->turn, index)) return false;
   f->frag[f->nfrags].index = index;
   f->frag[f->nfrags].off = off;
   f->frag[f->nfrags].len = len;
@@ -214,64 +206,49 @@ static bool fast_fragment(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
   return true;
 }
 
+/* The tool_calls member of a delta: null, or an array of continuations. */
+static bool fast_tool_calls(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
+  if (zjscan_null(s)) return !s->bad;
+  int m = 0, r;
+  while ((r = zjscan_element(s, &m)) == 1)
+    if (!fast_fragment(s, p, f)) return false;
+  return r == 0;
+}
+
 static bool fast_delta(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
-  int n = 0, r;
   unsigned seen = 0;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+  bool have_calls = false;
+  zjscan_obj o = {0};
+  while (zjscan_next(s, &o)) {
     bool ok;
-    if (ZJSCAN_KEY(k, kn, "content")) {
-      ok = fast_str_or_null(s, f, CF_CONTENT, &seen);
-    } else if (ZJSCAN_KEY(k, kn, "reasoning_content")) {
+    if (ZJSCAN_IS(&o, "content")) ok = fast_str_or_null(s, f, CF_CONTENT, &seen);
+    else if (ZJSCAN_IS(&o, "reasoning_content"))
       ok = fast_str_or_null(s, f, CF_REASONING_CONTENT, &seen);
-    } else if (ZJSCAN_KEY(k, kn, "reasoning")) {
-      ok = fast_str_or_null(s, f, CF_REASONING, &seen);
-    } else if (ZJSCAN_KEY(k, kn, "refusal")) {
-      ok = fast_str_or_null(s, f, CF_REFUSAL, &seen);
-    } else if (ZJSCAN_KEY(k, kn, "tool_calls")) {
-      if (seen & (1u << CF_NSTR)) return false;
-      seen |= 1u << CF_NSTR;
-      if (zjscan_null(s)) {
-        ok = !s->bad;
-      } else {
-        int m = 0, r2;
-        while ((r2 = zjscan_element(s, &m)) == 1)
-          if (!fast_fragment(s, p, f)) return false;
-        ok = r2 == 0;
-      }
-    } else {
-      ok = zjscan_skip(s);
-    }
+    else if (ZJSCAN_IS(&o, "reasoning")) ok = fast_str_or_null(s, f, CF_REASONING, &seen);
+    else if (ZJSCAN_IS(&o, "refusal")) ok = fast_str_or_null(s, f, CF_REFUSAL, &seen);
+    else if (ZJSCAN_IS(&o, "tool_calls"))
+      ok = zjscan_first(&have_calls) && fast_tool_calls(s, p, f);
+    else ok = zjscan_skip(s);
     if (!ok) return false;
   }
-  return r == 0;
+  return o.r == 0;
 }
 
 /* The first (and only) choice: index 0, a delta, no finish_reason yet. */
 static bool fast_choice(zjscan *s, zoai_chat_parser *p, chat_fast *f) {
-  int n = 0, r;
-  unsigned seen = 0;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(s, &n, &k, &kn)) == 1) {
+  bool have_index = false, have_delta = false, have_finish = false;
+  zjscan_obj o = {0};
+  while (zjscan_next(s, &o)) {
     bool ok;
-    if (ZJSCAN_KEY(k, kn, "index")) {
-      int64_t v;
-      ok = !(seen & 1) && zjscan_int(s, &v) && v == 0;
-      seen |= 1;
-    } else if (ZJSCAN_KEY(k, kn, "delta")) {
-      ok = !(seen & 2) && fast_delta(s, p, f);
-      seen |= 2;
-    } else if (ZJSCAN_KEY(k, kn, "finish_reason")) {
-      ok = !(seen & 4) && zjscan_null(s) && !s->bad; /* the last chunk: slow path */
-      seen |= 4;
-    } else {
-      ok = zjscan_skip(s);
-    }
+    int64_t v;
+    if (ZJSCAN_IS(&o, "index")) ok = zjscan_first(&have_index) && zjscan_int(s, &v) && v == 0;
+    else if (ZJSCAN_IS(&o, "delta")) ok = zjscan_first(&have_delta) && fast_delta(s, p, f);
+    else if (ZJSCAN_IS(&o, "finish_reason")) /* the last chunk: slow path */
+      ok = zjscan_first(&have_finish) && zjscan_null(s) && !s->bad;
+    else ok = zjscan_skip(s);
     if (!ok) return false;
   }
-  return r == 0;
+  return o.r == 0;
 }
 
 /* Scans the chunk; true when it is one the fast path reproduces exactly: no
@@ -284,30 +261,24 @@ static bool fast_scan(zoai_chat_parser *p, const char *data, size_t len, chat_fa
   f->nfrags = 0;
   zjscan s;
   zjscan_init(&s, data, len, &p->turn.scratch);
-  int n = 0, r;
-  unsigned seen = 0;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+  bool have_choices = false, have_usage = false;
+  zjscan_obj o = {0};
+  while (zjscan_next(&s, &o)) {
     bool ok;
-    if (ZJSCAN_KEY(k, kn, "choices")) {
-      if (seen & 1) return false;
-      seen |= 1;
+    if (ZJSCAN_IS(&o, "choices")) {
+      if (!zjscan_first(&have_choices)) return false;
       int m = 0, r2;
       while ((r2 = zjscan_element(&s, &m)) == 1)
         if (m > 1 || !fast_choice(&s, p, f)) return false;
       ok = r2 == 0;
-    } else if (ZJSCAN_KEY(k, kn, "usage")) {
-      ok = !(seen & 2) && zjscan_null(&s) && !s.bad;
-      seen |= 2;
-    } else if (ZJSCAN_KEY(k, kn, "error")) {
-      ok = false;
+    } else if (ZJSCAN_IS(&o, "usage")) {
+      ok = zjscan_first(&have_usage) && zjscan_null(&s) && !s.bad;
     } else {
-      ok = zjscan_skip(&s);
+      ok = !ZJSCAN_IS(&o, "error") && zjscan_skip(&s);
     }
     if (!ok) return false;
   }
-  return r == 0 && zjscan_end(&s);
+  return o.r == 0 && zjscan_end(&s);
 }
 
 /* Emits what fast_scan found, in the order handle_delta would. */
@@ -455,15 +426,7 @@ static json_t *render_tool(const json_t *t) {
   /* Already in wire form ({type, function}): pass through. */
   if (json_is_object(json_object_get(t, "function"))) return json_incref((json_t *)t);
   json_t *fn = json_object();
-  json_object_set_new(fn, "name", json_string(zjson_str_or(t, "name", "")));
-  const char *desc = zjson_str(t, "description");
-  if (desc) json_object_set_new(fn, "description", json_string(desc));
-  json_t *params = json_object_get(t, "parameters");
-  if (json_is_object(params))
-    json_object_set_new(fn, "parameters", json_incref(params)); /* only dumped: shared */
-  else
-    json_object_set_new(fn, "parameters",
-                        json_pack("{s:s, s:{}}", "type", "object", "properties"));
+  json_object_set_new(fn, "parameters", zjw_tool_params(zjw_tool_head(fn, t)));
   json_t *o = json_object();
   json_object_set_new(o, "type", json_string("function"));
   json_object_set_new(o, "function", fn);

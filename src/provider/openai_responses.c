@@ -177,44 +177,35 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
    * incomplete_details are read, as raw spans handed to jansson. */
   bool have_resp = false, resp_obj = false;
   const char *usage_at = NULL, *usage_end = NULL, *inc_at = NULL, *inc_end = NULL;
-  int n = 0, r;
-  const char *k;
-  size_t kn;
-  while ((r = zjscan_member(&s, &n, &k, &kn)) == 1) {
+  zjscan_obj m = {0};
+  while (zjscan_next(&s, &m)) {
     bool ok;
     /* A repeated key is left to jansson (which keeps the last). */
-    if (ZJSCAN_KEY(k, kn, "type")) {
-      ok = !have_type && zjscan_string(&s, &type_off, &type_len);
-      have_type = true;
-    } else if (ZJSCAN_KEY(k, kn, "delta")) {
-      ok = !have_delta;
-      have_delta = true;
+    if (ZJSCAN_IS(&m, "type")) {
+      ok = zjscan_first(&have_type) && zjscan_string(&s, &type_off, &type_len);
+    } else if (ZJSCAN_IS(&m, "delta")) {
+      ok = zjscan_first(&have_delta);
       /* Only ignored types may carry a non-string delta: checked below. */
       if (ok && zjscan_peek(&s) == '"') ok = delta_str = zjscan_string(&s, &delta_off, &delta_len);
       else if (ok) ok = zjscan_skip(&s);
-    } else if (ZJSCAN_KEY(k, kn, "item_id")) {
-      ok = !have_item;
-      have_item = true;
+    } else if (ZJSCAN_IS(&m, "item_id")) {
+      ok = zjscan_first(&have_item);
       if (ok && zjscan_peek(&s) == '"') ok = item_str = zjscan_string(&s, &item_off, &item_len);
       else if (ok) ok = zjscan_skip(&s);
-    } else if (ZJSCAN_KEY(k, kn, "output_index")) {
-      ok = !have_ix;
-      have_ix = true;
+    } else if (ZJSCAN_IS(&m, "output_index")) {
+      ok = zjscan_first(&have_ix);
       char c = zjscan_peek(&s);
       if (ok && (c == '-' || (c >= '0' && c <= '9'))) ok = ix_int = zjscan_int(&s, &out_ix);
       else if (ok) ok = zjscan_skip(&s);
-    } else if (ZJSCAN_KEY(k, kn, "response")) {
-      ok = !have_resp;
-      have_resp = true;
+    } else if (ZJSCAN_IS(&m, "response")) {
+      ok = zjscan_first(&have_resp);
       if (ok && zjscan_peek(&s) == '{') {
         resp_obj = true;
-        int rn = 0, rr = 0;
-        const char *rk;
-        size_t rkn;
-        while (ok && (rr = zjscan_member(&s, &rn, &rk, &rkn)) == 1) {
-          const char **at = ZJSCAN_KEY(rk, rkn, "usage")                ? &usage_at
-                            : ZJSCAN_KEY(rk, rkn, "incomplete_details") ? &inc_at
-                                                                        : NULL;
+        zjscan_obj ro = {0};
+        while (ok && zjscan_next(&s, &ro)) {
+          const char **at = ZJSCAN_IS(&ro, "usage")                ? &usage_at
+                            : ZJSCAN_IS(&ro, "incomplete_details") ? &inc_at
+                                                                   : NULL;
           if (at && *at) ok = false; /* repeated: jansson keeps the last */
           if (!ok) break;
           const char *from = s.p;
@@ -222,7 +213,7 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
           if (at == &usage_at) usage_at = from, usage_end = s.p;
           if (at == &inc_at) inc_at = from, inc_end = s.p;
         }
-        if (ok && rr != 0) ok = false;
+        if (ok && ro.r != 0) ok = false;
       } else if (ok) {
         ok = zjscan_skip(&s);
       }
@@ -231,7 +222,7 @@ static int fast_feed(zresp_parser *p, const char *data, size_t len, zerr *err, i
     }
     if (!ok) return 0;
   }
-  if (r != 0 || !zjscan_end(&s) || !have_type) return 0;
+  if (m.r != 0 || !zjscan_end(&s) || !have_type) return 0;
   const char *type = sc->data + type_off;
   if (strlen(type) != type_len) return 0; /* cannot happen (no \u0000), but be exact */
   const char *delta = sc->data + delta_off;
@@ -412,15 +403,7 @@ static json_t *render_tool(const json_t *t) {
   if (json_is_object(fn)) t = fn;
   json_t *o = json_object();
   json_object_set_new(o, "type", json_string("function"));
-  json_object_set_new(o, "name", json_string(zjson_str_or(t, "name", "")));
-  const char *desc = zjson_str(t, "description");
-  if (desc) json_object_set_new(o, "description", json_string(desc));
-  json_t *params = json_object_get(t, "parameters");
-  /* Shared, not copied: the tree is only dumped, never changed. */
-  json_object_set_new(o, "parameters", json_is_object(params)
-                                           ? json_incref(params)
-                                           : json_pack("{s:s, s:{}}", "type", "object",
-                                                       "properties"));
+  json_object_set_new(o, "parameters", zjw_tool_params(zjw_tool_head(o, t)));
   /* Our schemas are not all strict-mode clean (optional properties). */
   json_object_set_new(o, "strict", json_false());
   return o;

@@ -74,10 +74,7 @@ zturn_call *zturn_find_key(zturn *t, const char *key) {
 
 zturn_call *zturn_start_call(zturn *t, int index, const char *id, const char *name,
                              const char *key, zerr *err) {
-  if (t->ncalls == t->cap) {
-    t->cap = t->cap ? t->cap * 2 : 4;
-    t->calls = xrealloc(t->calls, t->cap * sizeof *t->calls);
-  }
+  ZALLOC_GROW(t->calls, t->ncalls, t->cap, 4);
   zturn_call *c = &t->calls[t->ncalls++];
   memset(c, 0, sizeof *c);
   c->index = index;

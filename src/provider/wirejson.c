@@ -107,10 +107,7 @@ void zjw_tools_render(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn 
       zbuf b = ZBUF_INIT;
       if (v) zjson_dump_to(v, &b);
       json_decref(v);
-      if (c->len == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 16;
-        c->items = xrealloc(c->items, c->cap * sizeof *c->items);
-      }
+      ZALLOC_GROW(c->items, c->len, c->cap, 16);
       e = &c->items[c->len++];
       e->key = json_incref(t);
       e->text = zbuf_detach(&b, &e->len);
@@ -152,6 +149,19 @@ bool zjw_tools_member(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn 
   zjw_tools_render(c, out, tools, fn);
   zbuf_addch(out, ']');
   return true;
+}
+
+const json_t *zjw_tool_head(json_t *decl, const json_t *t) {
+  json_object_set_new(decl, "name", json_string(zjson_str_or(t, "name", "")));
+  const char *desc = zjson_str(t, "description");
+  if (desc) json_object_set_new(decl, "description", json_string(desc));
+  const json_t *params = json_object_get(t, "parameters");
+  return json_is_object(params) ? params : NULL;
+}
+
+json_t *zjw_tool_params(const json_t *params) {
+  if (params) return json_incref((json_t *)params);
+  return json_pack("{s:s, s:{}}", "type", "object", "properties");
 }
 
 json_t *zjw_tools_json(const json_t *tools, zjw_tool_fn fn) {

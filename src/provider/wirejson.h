@@ -86,6 +86,17 @@ void zjw_tools_release(zjw_tools *c);
  * when tools is a non-empty array; false (nothing written) otherwise. */
 bool zjw_tools_member(zjw_tools *c, zbuf *out, const json_t *tools, zjw_tool_fn fn);
 
+/* Adds the members every wire's tool declaration starts with to decl, from
+ * one tool schema t: "name" (empty when t has none), then "description"
+ * when t has one. Returns t's "parameters" (borrowed) when it is an object,
+ * NULL otherwise; the caller adds it in its wire's form. */
+const json_t *zjw_tool_head(json_t *decl, const json_t *t);
+
+/* A declaration's parameter schema: params itself (a new reference; the
+ * request tree is only dumped, never changed) or, for a tool without one,
+ * the empty object schema {"type":"object","properties":{}}. */
+json_t *zjw_tool_params(const json_t *params);
+
 /* The jansson renderers' "tools" array: fn(t) for every object of tools
  * (caller owns it), or NULL when tools is not a non-empty array. */
 json_t *zjw_tools_json(const json_t *tools, zjw_tool_fn fn);

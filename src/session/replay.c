@@ -27,13 +27,12 @@ static void warnf(void (*warn)(void *, const char *), void *ud, const char *fmt,
     __attribute__((format(printf, 3, 4)));
 static void warnf(void (*warn)(void *, const char *), void *ud, const char *fmt, ...) {
   if (!warn) return;
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  char *msg = xstrvfmt(fmt, ap);
   va_end(ap);
-  warn(ud, b.data);
-  zbuf_release(&b);
+  warn(ud, msg);
+  free(msg);
 }
 
 static bool blank(const char *s, size_t n) {

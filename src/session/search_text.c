@@ -14,6 +14,8 @@
 
 #include "base/buf.h"
 #include "base/common.h"
+#include "base/json.h"
+#include "base/num.h"
 #include "session/search.h"
 
 typedef struct scan {
@@ -25,46 +27,17 @@ static void ws(scan *s) {
     s->p++;
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 static bool hex4(scan *s, uint32_t *out) {
   if (s->end - s->p < 4) return false;
   uint32_t v = 0;
   for (int i = 0; i < 4; i++) {
-    int h = hexval(s->p[i]);
+    int h = znum_hex_digit((unsigned char)s->p[i]);
     if (h < 0) return false;
     v = v << 4 | (uint32_t)h;
   }
   s->p += 4;
   *out = v;
   return true;
-}
-
-static void put_utf8(zbuf *b, uint32_t cp) {
-  char t[4];
-  if (cp < 0x80) {
-    zbuf_addch(b, (char)cp);
-  } else if (cp < 0x800) {
-    t[0] = (char)(0xC0 | cp >> 6);
-    t[1] = (char)(0x80 | (cp & 0x3F));
-    zbuf_add(b, t, 2);
-  } else if (cp < 0x10000) {
-    t[0] = (char)(0xE0 | cp >> 12);
-    t[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-    t[2] = (char)(0x80 | (cp & 0x3F));
-    zbuf_add(b, t, 3);
-  } else {
-    t[0] = (char)(0xF0 | cp >> 18);
-    t[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    t[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-    t[3] = (char)(0x80 | (cp & 0x3F));
-    zbuf_add(b, t, 4);
-  }
 }
 
 /* The first '"' or '\\' at or after p (end when none): eight bytes at a
@@ -98,32 +71,23 @@ static bool str(scan *s, zbuf *out) {
     if (*s->p++ == '"') return true;
     if (s->p >= s->end) return false;
     char c = *s->p++, ch;
-    switch (c) {
-    case '"': case '\\': case '/': ch = c; break;
-    case 'b': ch = '\b'; break;
-    case 'f': ch = '\f'; break;
-    case 'n': ch = '\n'; break;
-    case 'r': ch = '\r'; break;
-    case 't': ch = '\t'; break;
-    case 'u': {
-      uint32_t cp;
-      if (!hex4(s, &cp)) return false;
-      if (cp >= 0xD800 && cp <= 0xDBFF && s->end - s->p >= 6 && s->p[0] == '\\' &&
-          s->p[1] == 'u') {
-        scan look = {s->p + 2, s->end};
-        uint32_t lo;
-        if (hex4(&look, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          s->p = look.p;
-        }
-      }
-      if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-      if (out) put_utf8(out, cp);
+    if (zjson_escape_byte(c, &ch)) {
+      if (out) zbuf_addch(out, ch);
       continue;
     }
-    default: return false;
+    if (c != 'u') return false;
+    uint32_t cp;
+    if (!hex4(s, &cp)) return false;
+    if (cp >= 0xD800 && cp <= 0xDBFF && s->end - s->p >= 6 && s->p[0] == '\\' && s->p[1] == 'u') {
+      scan look = {s->p + 2, s->end};
+      uint32_t lo;
+      if (hex4(&look, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        s->p = look.p;
+      }
     }
-    if (out) zbuf_addch(out, ch);
+    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
+    if (out) zutf8_put(out, cp);
   }
 }
 

@@ -655,6 +655,13 @@ int zsession_flush(zsession *s, zerr *err) {
   return 0;
 }
 
+/* Sets key to value in the metadata (takes the reference), or removes it
+ * when value is NULL. */
+static void meta_put(zsession *s, const char *key, json_t *value) {
+  if (value) json_object_set_new(s->meta, key, value);
+  else json_object_del(s->meta, key);
+}
+
 int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err) {
   if (!s || !s->meta || !key) {
     json_decref(value);
@@ -664,10 +671,7 @@ int zsession_set_meta(zsession *s, const char *key, json_t *value, zerr *err) {
     json_decref(value);
     return zerr_set(err, ZE_INTERNAL, "the session id cannot be changed");
   }
-  if (value)
-    json_object_set_new(s->meta, key, value);
-  else
-    json_object_del(s->meta, key);
+  meta_put(s, key, value);
   if (write_meta(s->dir, s->meta, true, err) < 0) return -1;
   s->meta_dirty = false;
   return 0;
@@ -678,10 +682,7 @@ int zsession_set_meta_deferred(zsession *s, const char *key, json_t *value, zerr
     json_decref(value);
     return zerr_set(err, ZE_INTERNAL, "session is not open or the key cannot be changed");
   }
-  if (value)
-    json_object_set_new(s->meta, key, value);
-  else
-    json_object_del(s->meta, key);
+  meta_put(s, key, value);
   s->meta_dirty = true;
   return 0;
 }
@@ -717,13 +718,12 @@ static void add_warning(json_t **warnings, const char *fmt, ...)
 static void add_warning(json_t **warnings, const char *fmt, ...) {
   if (!warnings) return;
   if (!*warnings) *warnings = json_array();
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  char *msg = xstrvfmt(fmt, ap);
   va_end(ap);
-  json_array_append_new(*warnings, json_string(b.data));
-  zbuf_release(&b);
+  json_array_append_new(*warnings, json_string(msg));
+  free(msg);
 }
 
 /* metadata.json is rewritten lazily (see the top comment): when the event

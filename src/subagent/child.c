@@ -222,10 +222,7 @@ void zsub_child_stop(zsub_child *c, int grace_ms) {
   kill(-c->pid, SIGTERM);
   int64_t until = ztime_mono_ms() + grace_ms;
   while (ztime_mono_ms() < until) {
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT | WNOHANG) == 0 && si.si_pid == c->pid)
-      break;
+    if (zexec_peek_exit(c->pid, false, NULL) == 1) break;
     ztime_sleep_ms(10, NULL);
   }
   /* The rest of its group (and the leader, if it ignored SIGTERM). */
@@ -234,12 +231,7 @@ void zsub_child_stop(zsub_child *c, int grace_ms) {
 
 bool zsub_child_reap(zsub_child *c, bool block) {
   if (c->reaped || c->pid <= 0) return true;
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  int w;
-  do w = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
-  while (w < 0 && errno == EINTR);
-  if (w != 0 || si.si_pid != c->pid) return false;
+  if (zexec_peek_exit(c->pid, block, NULL) != 1) return false;
   /* Anything left of its group goes first; then the watchdog forgets it. */
   kill(-c->pid, SIGKILL);
   zreaper_forget(c->pid);

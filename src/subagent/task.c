@@ -568,14 +568,7 @@ void zsub_bg_free(bg_task *t) {
 /* Waits until t is done or wait_ms passed. Called with t->mu held. */
 void zsub_bg_wait_locked(bg_task *t, int64_t wait_ms) {
   if (wait_ms <= 0) return;
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += (time_t)(wait_ms / 1000);
-  until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-  if (until.tv_nsec >= 1000000000L) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000L;
-  }
+  struct timespec until = ztime_realtime_after(wait_ms);
   while (!t->done)
     if (pthread_cond_timedwait(&t->cv, &t->mu, &until) == ETIMEDOUT) break;
 }

@@ -90,38 +90,45 @@ char *zt_spill(const char *tool, const char *text, size_t len, zerr *err) {
   return path;
 }
 
-bool zt_budget_cut(const char *tool, zbuf *text, size_t max_bytes, char **spill_path_out) {
-  if (spill_path_out) *spill_path_out = NULL;
-  if (text->len <= max_bytes) return false;
-  const char *s = text->data;
-  size_t total = text->len;
-  size_t room = max_bytes > 1024 ? max_bytes - 512 : max_bytes / 2;
-  size_t tail = room / 5;
-  size_t head = zutf8_boundary(s, room - tail);
+zt_cut zt_cut_find(const char *s, size_t total, size_t head_room, size_t tail) {
+  size_t head = zutf8_boundary(s, head_room);
   const char *nl = memrchr(s, '\n', head);
   if (nl && (size_t)(nl - s) >= head - head / 4) head = (size_t)(nl - s) + 1;
   size_t tail_at = total - tail;
   const char *tnl = tail ? memchr(s + tail_at, '\n', tail) : NULL;
   if (tnl && (size_t)(tnl - (s + tail_at)) < tail / 2) tail_at = (size_t)(tnl - s) + 1;
   while (tail_at < total && ((unsigned char)s[tail_at] & 0xC0) == 0x80) tail_at++;
+  return (zt_cut){.head = head, .tail_at = tail_at};
+}
 
-  zerr err = ZERR_INIT;
-  char *spill = zt_spill(tool, s, total, &err);
+void zt_cut_apply(zbuf *text, zt_cut cut, const char *notice) {
   zbuf out = ZBUF_INIT;
-  zbuf_add(&out, s, head);
+  zbuf_add(&out, text->data, cut.head);
   if (!zbuf_ends_with(&out, "\n")) zbuf_addch(&out, '\n');
-  if (spill)
-    zbuf_addf(&out,
-              "[… output truncated: %zu of %zu bytes omitted here. The full output is in %s; "
-              "read it with read_file (offset/limit) or search it with grep …]\n",
-              tail_at - head, total, spill);
-  else
-    zbuf_addf(&out, "[… output truncated: %zu of %zu bytes omitted here (the full output could "
-                    "not be saved: %s) …]\n",
-              tail_at - head, total, err.msg);
-  zbuf_add(&out, s + tail_at, total - tail_at);
+  zbuf_addstr(&out, notice);
+  zbuf_add(&out, text->data + cut.tail_at, text->len - cut.tail_at);
   zbuf_release(text);
   *text = out;
+}
+
+bool zt_budget_cut(const char *tool, zbuf *text, size_t max_bytes, char **spill_path_out) {
+  if (spill_path_out) *spill_path_out = NULL;
+  if (text->len <= max_bytes) return false;
+  size_t total = text->len;
+  size_t room = max_bytes > 1024 ? max_bytes - 512 : max_bytes / 2;
+  size_t tail = room / 5;
+  zt_cut cut = zt_cut_find(text->data, total, room - tail, tail);
+  zerr err = ZERR_INIT;
+  char *spill = zt_spill(tool, text->data, total, &err);
+  char *notice =
+      spill ? xstrfmt("[… output truncated: %zu of %zu bytes omitted here. The full output is in "
+                      "%s; read it with read_file (offset/limit) or search it with grep …]\n",
+                      cut.tail_at - cut.head, total, spill)
+            : xstrfmt("[… output truncated: %zu of %zu bytes omitted here (the full output could "
+                      "not be saved: %s) …]\n",
+                      cut.tail_at - cut.head, total, err.msg);
+  zt_cut_apply(text, cut, notice);
+  free(notice);
   if (spill_path_out) *spill_path_out = spill;
   else free(spill);
   return true;

@@ -24,6 +24,21 @@ char *zt_spill_dir(void);
  * cannot. Caller frees. */
 char *zt_spill(const char *tool, const char *text, size_t len, zerr *err);
 
+/* Where to cut a long text (total bytes at s) to keep its head and tail
+ * around a notice: head ends at a UTF-8 boundary at most head_room bytes in,
+ * pulled back to the end of a line when one lies in its last quarter; the
+ * kept tail starts tail bytes from the end, moved forward to the start of a
+ * line when one lies in its first half, and past UTF-8 continuation bytes.
+ * Requires tail <= total and head_room <= total - tail. */
+typedef struct zt_cut {
+  size_t head;    /* bytes kept from the start */
+  size_t tail_at; /* the kept tail starts here */
+} zt_cut;
+zt_cut zt_cut_find(const char *s, size_t total, size_t head_room, size_t tail);
+/* Replaces text by its first cut.head bytes (ending in a newline), then
+ * notice, then its bytes from cut.tail_at on. */
+void zt_cut_apply(zbuf *text, zt_cut cut, const char *notice);
+
 /* Cuts text to max_bytes when it is longer: keeps the head and a tail (on
  * line and UTF-8 boundaries), spills the whole text, and puts a notice where
  * the middle was that says how much was cut and the spill file to read the

@@ -629,38 +629,23 @@ void ztool_finish_output(const ztool_ctx *ctx, const char *tool, ztool_result *r
     res->truncated = true;
   }
   if (res->output.len <= cap) return;
-  const char *s = res->output.data;
   size_t total = res->output.len;
   size_t room = cap > 1024 ? cap - 384 : cap / 2;
   size_t tail = cap <= 1024 ? 0 : room / 8 < 4096 ? room / 8 : 4096;
-  size_t head = zutf8_boundary(s, room - tail);
-  const char *nl = memrchr(s, '\n', head);
-  if (nl && (size_t)(nl - s) >= head - head / 4) head = (size_t)(nl - s) + 1;
-  size_t tail_at = total - tail;
-  const char *tnl = memchr(s + tail_at, '\n', tail);
-  if (tnl && (size_t)(tnl - (s + tail_at)) < tail / 2) tail_at = (size_t)(tnl - s) + 1;
-  while (tail_at < total && ((unsigned char)s[tail_at] & 0xC0) == 0x80) tail_at++;
-
+  zt_cut cut = zt_cut_find(res->output.data, total, room - tail, tail);
   /* The hard ceiling: the whole text goes to a spill file when the notice
    * has room to name it. */
-  char *spill = cap > 1024 ? zt_spill(tool, s, total, NULL) : NULL;
-  zbuf out = ZBUF_INIT;
-  zbuf_add(&out, s, head);
-  if (!zbuf_ends_with(&out, "\n")) zbuf_addch(&out, '\n');
-  if (spill)
-    zbuf_addf(&out,
-              "[output truncated: showing the first %zu and the last %zu of %zu bytes; the "
-              "full output is in %s (read it with read_file)]\n",
-              head, total - tail_at, total, spill);
-  else
-    zbuf_addf(&out,
-              "[output truncated: showing the first %zu and the last %zu of %zu bytes; narrow "
-              "the request to see the rest]\n",
-              head, total - tail_at, total);
+  char *spill = cap > 1024 ? zt_spill(tool, res->output.data, total, NULL) : NULL;
+  char *notice =
+      spill ? xstrfmt("[output truncated: showing the first %zu and the last %zu of %zu bytes; "
+                      "the full output is in %s (read it with read_file)]\n",
+                      cut.head, total - cut.tail_at, total, spill)
+            : xstrfmt("[output truncated: showing the first %zu and the last %zu of %zu bytes; "
+                      "narrow the request to see the rest]\n",
+                      cut.head, total - cut.tail_at, total);
   free(spill);
-  zbuf_add(&out, s + tail_at, total - tail_at);
-  zbuf_release(&res->output);
-  res->output = out;
+  zt_cut_apply(&res->output, cut, notice);
+  free(notice);
   res->truncated = true;
 }
 

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/json.h"
+
 /* ---- addresses ---------------------------------------------------------------- */
 
 static const char *v4_refusal(uint32_t a, bool allow_loopback) {
@@ -117,12 +119,10 @@ static void emit_text(md *m, const char *s, size_t n) {
   }
 }
 
+/* An entity's code point as UTF-8; what no character may be becomes U+FFFD. */
 static void put_utf8(zbuf *b, unsigned cp) {
   if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) zbuf_addch(b, (char)cp);
-  else if (cp < 0x800) { zbuf_addch(b, (char)(0xC0 | cp >> 6)); zbuf_addch(b, (char)(0x80 | (cp & 0x3F))); }
-  else if (cp < 0x10000) { zbuf_addch(b, (char)(0xE0 | cp >> 12)); zbuf_addch(b, (char)(0x80 | ((cp >> 6) & 0x3F))); zbuf_addch(b, (char)(0x80 | (cp & 0x3F))); }
-  else { zbuf_addch(b, (char)(0xF0 | cp >> 18)); zbuf_addch(b, (char)(0x80 | ((cp >> 12) & 0x3F))); zbuf_addch(b, (char)(0x80 | ((cp >> 6) & 0x3F))); zbuf_addch(b, (char)(0x80 | (cp & 0x3F))); }
+  zutf8_put(b, cp);
 }
 
 /* Decodes entities in s[0..n) into out. */

@@ -113,10 +113,8 @@ static void js_destroy(zsink *base) {
 }
 
 zsink *zout_json_new(FILE *out, const char *run_id) {
-  json_sink *s = xcalloc(1, sizeof *s);
-  s->base.emit = js_emit;
-  s->base.finish = js_finish;
-  s->base.destroy = js_destroy;
+  json_sink *s =
+      zsink_new(sizeof *s, (zsink){.emit = js_emit, .finish = js_finish, .destroy = js_destroy});
   s->out = out;
   s->result = json_pack("{s:s, s:i, s:s, s:{s:i, s:i, s:i}}", "type", "result", "schemaVersion",
                         2, "runId", run_id, "usage", "promptTokens", 0, "completionTokens", 0,

@@ -22,6 +22,15 @@ static json_t *envelope(sj_sink *s, const char *type) {
   return json_pack("{s:i, s:s, s:s}", "schemaVersion", 2, "type", type, "runId", s->run_id);
 }
 
+/* An envelope carrying a record's members as they are (hooks, egress,
+ * MCP sampling: their writers own the schema); a record that is not an
+ * object adds nothing. */
+static json_t *envelope_record(sj_sink *s, const char *type, const json_t *record) {
+  json_t *o = envelope(s, type);
+  if (json_is_object(record)) json_object_update(o, (json_t *)record);
+  return o;
+}
+
 static void set_str(json_t *o, const char *key, const char *v) {
   if (v && v[0]) json_object_set_new(o, key, json_string(v));
 }
@@ -179,19 +188,9 @@ static void sj_emit(zsink *base, const zagent_event *ev) {
       json_object_set_new(o, "tokensBefore", json_integer(ev->compaction.tokens_before));
       json_object_set_new(o, "tokensAfter", json_integer(ev->compaction.tokens_after));
       break;
-    case ZAEV_HOOK:
-      o = envelope(s, "hook");
-      if (json_is_object(ev->hook.record)) json_object_update(o, (json_t *)ev->hook.record);
-      break;
-    case ZAEV_NETWORK:
-      o = envelope(s, ev->network.type);
-      if (json_is_object(ev->network.record)) json_object_update(o, (json_t *)ev->network.record);
-      break;
-    case ZAEV_MCP_SAMPLING:
-      o = envelope(s, "mcp_sampling");
-      if (json_is_object(ev->mcp_sampling.record))
-        json_object_update(o, (json_t *)ev->mcp_sampling.record);
-      break;
+    case ZAEV_HOOK: o = envelope_record(s, "hook", ev->hook.record); break;
+    case ZAEV_NETWORK: o = envelope_record(s, ev->network.type, ev->network.record); break;
+    case ZAEV_MCP_SAMPLING: o = envelope_record(s, "mcp_sampling", ev->mcp_sampling.record); break;
     case ZAEV_WARNING:
       o = envelope(s, "warning");
       set_str(o, "message", ev->warning.message);
@@ -245,10 +244,8 @@ static void sj_destroy(zsink *base) {
 }
 
 zsink *zout_stream_json_new(FILE *out, const char *run_id) {
-  sj_sink *s = xcalloc(1, sizeof *s);
-  s->base.emit = sj_emit;
-  s->base.finish = sj_finish;
-  s->base.destroy = sj_destroy;
+  sj_sink *s =
+      zsink_new(sizeof *s, (zsink){.emit = sj_emit, .finish = sj_finish, .destroy = sj_destroy});
   s->out = out;
   snprintf(s->run_id, sizeof s->run_id, "%s", run_id);
   return &s->base;

@@ -115,13 +115,10 @@ static int text_finish(zsink *base) {
   return s->failed ? -1 : 0;
 }
 
-static void text_destroy(zsink *base) { free(base); }
-
 zsink *zout_text_new(FILE *out, FILE *diag) {
-  text_sink *s = xcalloc(1, sizeof *s);
-  s->base.emit = text_emit;
-  s->base.finish = text_finish;
-  s->base.destroy = text_destroy;
+  text_sink *s =
+      zsink_new(sizeof *s,
+                (zsink){.emit = text_emit, .finish = text_finish, .destroy = zsink_free});
   s->out = out;
   s->diag = diag;
   s->ends_in_newline = true;

@@ -3,6 +3,7 @@ command answers a mistyped flag with a usage error (exit 2) naming the flag it
 meant, `zero help CMD` is `zero CMD --help`, and `zero completions bash`
 loads in bash and completes command names and flags."""
 import os
+import re
 import shutil
 import subprocess
 
@@ -49,6 +50,10 @@ class CliFlags(ZeroTest):
                 # one line for the mistake, one for the short usage: not the whole help
                 lines = r.stderr.strip().splitlines()
                 self.assertEqual(len(lines), 2, r.stderr)
+                # "zero CMD[ SUB]: the mistake" (exec keeps Go zero's "[zero] …")
+                name = {"find": "search", "setup": "providers"}.get(words[0], words[0])
+                if not name.startswith("-") and name != "exec":
+                    self.assertRegex(lines[0], r"^zero %s( [a-z]+)?: " % re.escape(name))
                 self.assertTrue(lines[1].startswith("Usage: zero"), r.stderr)
                 self.assertIn("--help lists every flag", lines[1])
         # nothing was written by the refused commands

@@ -158,6 +158,16 @@ class ServeHttp(harness.ZeroTest):
         self.assertIn(uri, [x["uri"] for x in r["resources"]])
         t = sc.rpc(c, sid, "resources/templates/list").json()["result"]["resourceTemplates"][0]
         self.assertTrue(t["uriTemplate"].endswith("/{+path}"), t)
+        # the URI as listed, percent-escaped, and via localhost read the same file; an
+        # uppercase scheme or authority is not how the listing writes it: refused
+        esc = uri.replace("hello.txt", "hell%6F.txt")
+        loc = uri.replace("file://", "file://localhost", 1)
+        for same in (esc, loc):
+            r = sc.rpc(c, sid, "resources/read", {"uri": same}).json()
+            self.assertEqual(r["result"]["contents"][0]["uri"], same, r)
+        for other in (uri.replace("file://", "FILE://", 1),
+                      uri.replace("file://", "file://LOCALHOST", 1)):
+            self.assertIn("error", sc.rpc(c, sid, "resources/read", {"uri": other}).json())
         r = sc.rpc(c, sid, "resources/read", {"uri": uri}).json()["result"]["contents"][0]
         self.assertEqual((r["text"], r["mimeType"]), ("hello from the workspace\n", "text/plain"))
         with open(os.path.join(self.work, "blob.bin"), "wb") as f:

@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/socket.h>
 
 #include "base/base64.h"
 #include "base/buf.h"
@@ -17,8 +21,10 @@
 #include "base/dlib.h"
 #include "base/fs.h"
 #include "base/hash.h"
+#include "base/json.h"
 #include "base/path.h"
 #include "base/strvec.h"
+#include "base/time.h"
 #include "base/url.h"
 
 /* ---- strvec ----------------------------------------------------------------- */
@@ -62,6 +68,81 @@ static void strvec_pushes_copies_and_keeps_null_last(void **state) {
   strvec_clear(&a);
   assert_int_equal(a.nr, 0);
   assert_null(a.v[0]);
+}
+
+/* zfs_send_all: everything arrives; a peer that left is -1 with EPIPE, and
+ * the process is not killed by SIGPIPE (left at its default here). */
+static void send_all_writes_everything_and_survives_a_gone_peer(void **state) {
+  (void)state;
+  int sv[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  signal(SIGPIPE, SIG_DFL);
+  assert_int_equal(zfs_send_all(sv[0], "hello", 5), 0);
+  char got[8] = {0};
+  assert_int_equal(read(sv[1], got, sizeof got), 5);
+  assert_string_equal(got, "hello");
+  close(sv[1]);
+  errno = 0;
+  assert_int_equal(zfs_send_all(sv[0], "more", 4), -1);
+  assert_int_equal(errno, EPIPE);
+  close(sv[0]);
+}
+
+/* ztime_realtime_after: now + ms on the realtime clock, nanoseconds carried
+ * into seconds (999 ms pushes most clocks past a second boundary). */
+static void realtime_after_adds_and_normalizes(void **state) {
+  (void)state;
+  struct timespec before, after;
+  clock_gettime(CLOCK_REALTIME, &before);
+  struct timespec t = ztime_realtime_after(1999);
+  clock_gettime(CLOCK_REALTIME, &after);
+  assert_true(t.tv_nsec >= 0 && t.tv_nsec < 1000000000L);
+  int64_t ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+  int64_t lo = (int64_t)before.tv_sec * 1000000000 + before.tv_nsec + 1999000000;
+  int64_t hi = (int64_t)after.tv_sec * 1000000000 + after.tv_nsec + 1999000000;
+  assert_true(ns >= lo && ns <= hi);
+}
+
+/* zutf8_put: each length's first and last code point, as the bytes UTF-8
+ * defines (and valid by the decoder's rules). */
+static void utf8_put_encodes_every_length(void **state) {
+  (void)state;
+  static const struct {
+    uint32_t cp;
+    const char *want;
+  } cases[] = {{0x41, "A"},
+               {0x7F, "\x7F"},
+               {0x80, "\xC2\x80"},
+               {0x7FF, "\xDF\xBF"},
+               {0x800, "\xE0\xA0\x80"},
+               {0xFFFD, "\xEF\xBF\xBD"},
+               {0x10000, "\xF0\x90\x80\x80"},
+               {0x10FFFF, "\xF4\x8F\xBF\xBF"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    zbuf b = ZBUF_INIT;
+    zutf8_put(&b, cases[i].cp);
+    assert_int_equal(b.len, strlen(cases[i].want));
+    assert_memory_equal(b.data, cases[i].want, b.len);
+    assert_true(zutf8_valid(b.data, b.len));
+    zbuf_release(&b);
+  }
+}
+
+/* xstrfmt: a new string, past the first 64-byte guess too, and "" (not NULL)
+ * for an empty result. */
+static void xstrfmt_formats_short_long_and_empty(void **state) {
+  (void)state;
+  char *s = xstrfmt("%s-%d", "n", 42);
+  assert_string_equal(s, "n-42");
+  free(s);
+  s = xstrfmt("%0200d", 7);
+  assert_int_equal(strlen(s), 200);
+  assert_int_equal(s[199], '7');
+  free(s);
+  s = xstrfmt("%s", "");
+  assert_non_null(s);
+  assert_string_equal(s, "");
+  free(s);
 }
 
 static void strvec_grows_past_many_pushes_and_detaches(void **state) {
@@ -358,6 +439,10 @@ int main(void) {
       cmocka_unit_test(strvec_starts_empty_and_terminated),
       cmocka_unit_test(strvec_pushes_copies_and_keeps_null_last),
       cmocka_unit_test(strvec_grows_past_many_pushes_and_detaches),
+      cmocka_unit_test(xstrfmt_formats_short_long_and_empty),
+      cmocka_unit_test(utf8_put_encodes_every_length),
+      cmocka_unit_test(realtime_after_adds_and_normalizes),
+      cmocka_unit_test(send_all_writes_everything_and_survives_a_gone_peer),
       cmocka_unit_test(strvec_attaches_and_duplicates_arrays),
       cmocka_unit_test(list_dir_is_sorted_without_dot_entries),
       cmocka_unit_test(dlib_loads_once_across_threads),

@@ -209,6 +209,31 @@ static zexec_proc *spawn_into(zexec_table *t, const char *script, int *evicted) 
   return zexec_table_add(t, &c, false, script, evicted);
 }
 
+/* A child starts with default signal dispositions and nothing blocked,
+ * whatever zero ignores or blocks (exec keeps both): a command must not
+ * inherit an ignored SIGPIPE or a blocked SIGUSR1. */
+static void a_child_starts_with_default_signals_and_no_mask(void **state) {
+  (void)state;
+  struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+  sigaction(SIGPIPE, &ign, &old_pipe);
+  sigset_t usr1, old_mask;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, &old_mask);
+  zexec_table *t = zexec_table_new();
+  zexec_proc *p = spawn_into(t, "grep -E '^Sig(Ign|Blk)' /proc/self/status", NULL);
+  sigaction(SIGPIPE, &old_pipe, NULL);
+  pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+  assert_int_equal(zexec_proc_wait(p, ztime_mono_ms() + 5000, NULL), ZEXEC_EXITED);
+  zbuf out = ZBUF_INIT;
+  zexec_proc_take_output(p, &out, NULL);
+  assert_non_null(strstr(out.data, "SigBlk:\t0000000000000000"));
+  assert_non_null(strstr(out.data, "SigIgn:\t0000000000000000"));
+  zbuf_release(&out);
+  zexec_table_remove(t, p);
+  zexec_table_free(t);
+}
+
 /* /ps and /stop (cli/tui_ps.c): the listing says which process runs, and
  * a kill from another thread ends the whole group (the grandchild too)
  * while the entry stays, unreaped, for the thread that waits for it. */
@@ -486,6 +511,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(exec_of_a_missing_program_says_so),
       cmocka_unit_test(a_child_survives_the_thread_that_spawned_it),
       cmocka_unit_test(children_die_when_zero_is_killed),
+      cmocka_unit_test(a_child_starts_with_default_signals_and_no_mask),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

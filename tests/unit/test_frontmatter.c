@@ -299,6 +299,44 @@ static void load_reads_only_the_front_matter(void **state) {
   assert_int_equal(rmdir(dir), 0);
 }
 
+/* zfrontmatter_body: the whole file's body without its front matter (the
+ * blank line after the fence kept), the whole text without one, and NULL
+ * with the reader's or the parser's error. */
+static void body_reads_the_file_and_drops_the_front_matter(void **state) {
+  (void)state;
+  char dir[] = "/tmp/zero-fmb-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  zerr err = ZERR_INIT;
+  const char *with = "---\nname: a\n---\n\nHello $ARGUMENTS\n";
+  char *p = write_tmp(dir, "a.md", with, strlen(with));
+  char *body = zfrontmatter_body(p, 1 << 20, &err);
+  assert_non_null(body);
+  assert_string_equal(body, "\nHello $ARGUMENTS\n");
+  free(body);
+  assert_null(zfrontmatter_body(p, 8, &err)); /* past max_bytes */
+  assert_int_equal(err.kind, ZE_TOO_LARGE);
+  free(p);
+  p = write_tmp(dir, "b.md", "just a body\n", 12);
+  body = zfrontmatter_body(p, 0, &err);
+  assert_string_equal(body, "just a body\n");
+  free(body);
+  free(p);
+  p = write_tmp(dir, "c.md", "---\nname: c\n", 12);
+  assert_null(zfrontmatter_body(p, 0, &err));
+  assert_int_equal(err.kind, ZE_INVALID);
+  free(p);
+  char q[64];
+  snprintf(q, sizeof q, "%s/none.md", dir);
+  assert_null(zfrontmatter_body(q, 0, &err));
+  assert_int_equal(err.kind, ZE_NOT_FOUND);
+  const char *names[] = {"a.md", "b.md", "c.md"};
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(q, sizeof q, "%s/%s", dir, names[i]);
+    assert_int_equal(unlink(q), 0);
+  }
+  assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(text_without_front_matter_is_all_body),
@@ -311,6 +349,7 @@ int main(void) {
       cmocka_unit_test(deep_nesting_is_refused_not_overflowed),
       cmocka_unit_test(string_lists_from_sequences_or_commas),
       cmocka_unit_test(load_reads_only_the_front_matter),
+      cmocka_unit_test(body_reads_the_file_and_drops_the_front_matter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -206,6 +206,28 @@ static void search_output_has_its_own_budget(void **state) {
   assert_output_contains(f, "The full output is in ");
 }
 
+/* The cut keeps whole lines when a line end is near (head pulled back into
+ * its last quarter, tail moved into its first half) and never splits a UTF-8
+ * sequence; apply puts the notice on a line of its own. */
+static void cut_points_follow_lines_and_utf8(void **state) {
+  (void)state;
+  char lines[101];
+  for (int i = 0; i < 100; i++) lines[i] = i % 10 == 9 ? '\n' : 'x';
+  lines[100] = '\0';
+  zt_cut c = zt_cut_find(lines, 100, 45, 25);
+  assert_int_equal(c.head, 40);    /* after the newline at 39, not at 45 */
+  assert_int_equal(c.tail_at, 80); /* after the newline at 79, not at 75 */
+  const char *u = "abc\xC3\xA9";   /* "abcé" */
+  c = zt_cut_find(u, 5, 4, 1);
+  assert_int_equal(c.head, 3);    /* before the é, not inside it */
+  assert_int_equal(c.tail_at, 5); /* past its continuation byte */
+  zbuf t = ZBUF_INIT;
+  zbuf_addstr(&t, "abcdefgh");
+  zt_cut_apply(&t, (zt_cut){.head = 2, .tail_at = 6}, "[cut]\n");
+  assert_string_equal(t.data, "ab\n[cut]\ngh");
+  zbuf_release(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(provider_keys_are_redacted),
@@ -218,6 +240,7 @@ int main(void) {
       TFX_TEST(tool_output_is_redacted_before_the_model_sees_it),
       cmocka_unit_test(budget_cut_spills_the_whole_text),
       cmocka_unit_test(old_spill_files_are_cleaned),
+      cmocka_unit_test(cut_points_follow_lines_and_utf8),
       TFX_TEST(search_output_has_its_own_budget),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

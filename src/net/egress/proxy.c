@@ -94,18 +94,6 @@ static int read_full(const zeg_proxy *p, int fd, void *buf, size_t n) {
   return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t n) {
-  const char *s = buf;
-  while (n) {
-    ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    s += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 /* ---- events and stats ------------------------------------------------------- */
 
 static void emit(zeg_proxy *p, const char *kind, const char *proto, const char *host, int port,
@@ -249,7 +237,7 @@ static int decide_and_dial(zeg_proxy *p, const char *proto, const char *host, in
 static void http_reply(int fd, int status, const char *text) {
   zbuf r = ZBUF_INIT;
   zeg_h1_refusal(status, text, &r);
-  write_all(fd, r.data, r.len);
+  zfs_send_all(fd, r.data, r.len);
   zbuf_release(&r);
 }
 
@@ -335,13 +323,13 @@ static int read_head(zeg_proxy *p, int fd, zbuf *b, size_t *body_off) {
 /* A SOCKS5 reply (RFC 1928 section 6) with code, bound address 0.0.0.0:0. */
 static int socks_reply(int fd, unsigned char code) {
   unsigned char r[10] = {5, code, 0, 1, 0, 0, 0, 0, 0, 0};
-  return write_all(fd, r, sizeof r);
+  return zfs_send_all(fd, r, sizeof r);
 }
 
 /* The proxy's yes to a tunnel: 200 to a CONNECT, success to SOCKS5. */
 static int tunnel_open(int fd, const char *proto) {
   static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-  return !strcmp(proto, "socks5") ? socks_reply(fd, 0) : write_all(fd, ok, sizeof ok - 1);
+  return !strcmp(proto, "socks5") ? socks_reply(fd, 0) : zfs_send_all(fd, ok, sizeof ok - 1);
 }
 
 /* The proxy's no to a tunnel it had decided to allow (the upstream failed
@@ -384,7 +372,7 @@ static void serve_inspected(zeg_proxy *p, int fd, int up, const char *proto, con
 static void serve_tunnel(zeg_proxy *p, int fd, int up, const char *early, size_t n_early,
                          const char *proto, const char *host, int port) {
   if (!p->inspect) {
-    if (tunnel_open(fd, proto) == 0 && write_all(up, early, n_early) == 0)
+    if (tunnel_open(fd, proto) == 0 && zfs_send_all(up, early, n_early) == 0)
       relay_and_record(p, fd, up, n_early, proto, host, port);
     return;
   }
@@ -431,7 +419,7 @@ static void serve_absolute(zeg_proxy *p, int fd, const char *method, const char 
   origin_head(method, path_copy, b->data, &out);
   free(path_copy);
   zbuf_add(&out, b->data + body_off, b->len - body_off);
-  if (write_all(up, out.data, out.len) == 0)
+  if (zfs_send_all(up, out.data, out.len) == 0)
     relay_and_record(p, fd, up, out.len, "http", host, port);
   zbuf_release(&out);
   close(up);
@@ -517,14 +505,15 @@ static void serve_socks(zeg_proxy *p, int fd) {
   if (read_full(p, fd, g, 2) < 0 || g[1] == 0 || read_full(p, fd, methods, g[1]) < 0) return;
   if (!memchr(methods, 0, g[1])) {
     /* Only "no authentication": zero's proxy has no accounts to check. */
-    write_all(fd, (const unsigned char[]){5, 0xff}, 2);
+    zfs_send_all(fd, (const unsigned char[]){5, 0xff}, 2);
     emit(p, "network_decision", "socks5", "", 0, false,
          "SOCKS5 authentication is not supported", 0, 0);
     count(p, false, 0, 0);
     return;
   }
   unsigned char req[4];
-  if (write_all(fd, (const unsigned char[]){5, 0}, 2) < 0 || read_full(p, fd, req, 4) < 0) return;
+  if (zfs_send_all(fd, (const unsigned char[]){5, 0}, 2) < 0 || read_full(p, fd, req, 4) < 0)
+    return;
   if (req[0] != 5 || req[1] != 1) {
     socks_reply(fd, 7); /* only CONNECT */
     return;

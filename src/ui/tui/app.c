@@ -69,6 +69,19 @@ void tui_app_release(tui_app *a) {
 
 /* --- scrollback helpers -------------------------------------------------- */
 
+void tui_app_vprintf(tui_app *a, const char *style, const char *fmt, va_list ap) {
+  char *text = xstrvfmt(fmt, ap);
+  tui_app_print(a, style, text);
+  free(text);
+}
+
+void tui_app_printf(tui_app *a, const char *style, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tui_app_vprintf(a, style, fmt, ap);
+  va_end(ap);
+}
+
 void tui_app_print(tui_app *a, const char *style, const char *text) {
   const char *s = text;
   for (;;) {
@@ -478,32 +491,24 @@ void tui_app_event(tui_app *a, const zagent_event *ev) {
     case ZAEV_COMPACTION: {
       /* the loop compacted before a request: say what it reclaimed */
       finish_text(a);
-      zbuf l = ZBUF_INIT;
-      zbuf_addf(&l, "↻ Context compacted (%s, %s): ~%lld → ~%lld tokens",
-                ev->compaction.method ? ev->compaction.method : "summary",
-                ev->compaction.reason ? ev->compaction.reason : "threshold",
-                (long long)ev->compaction.tokens_before, (long long)ev->compaction.tokens_after);
       blank(a);
-      tui_app_print(a, a->th.muted, l.data);
-      zbuf_release(&l);
+      tui_app_printf(a, a->th.muted, "↻ Context compacted (%s, %s): ~%lld → ~%lld tokens",
+                     ev->compaction.method ? ev->compaction.method : "summary",
+                     ev->compaction.reason ? ev->compaction.reason : "threshold",
+                     (long long)ev->compaction.tokens_before,
+                     (long long)ev->compaction.tokens_after);
       break;
     }
     case ZAEV_WARNING: {
       finish_text(a);
-      zbuf l = ZBUF_INIT;
-      zbuf_addf(&l, "⚠ %s", ev->warning.message ? ev->warning.message : "");
-      tui_app_print(a, a->th.warn, l.data);
-      zbuf_release(&l);
+      tui_app_printf(a, a->th.warn, "⚠ %s", ev->warning.message ? ev->warning.message : "");
       break;
     }
     case ZAEV_ERROR: {
       finish_text(a);
       if (ev->error.code && !strcmp(ev->error.code, "interrupted")) break; /* shown by turn_end */
       blank(a);
-      zbuf l = ZBUF_INIT;
-      zbuf_addf(&l, "✗ Error: %s", ev->error.message ? ev->error.message : "");
-      tui_app_print(a, a->th.err, l.data);
-      zbuf_release(&l);
+      tui_app_printf(a, a->th.err, "✗ Error: %s", ev->error.message ? ev->error.message : "");
       break;
     }
     default: break;

@@ -16,6 +16,7 @@
 #define ZERO_UI_TUI_APP_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -159,6 +160,11 @@ void tui_app_picker(tui_app *a, const char *cmd, const char *title, const char *
                     const char *const *values, size_t n);
 /* Text for the scrollback: one user-visible message (wrapped). style may be "". */
 void tui_app_print(tui_app *a, const char *style, const char *text);
+/* tui_app_print of a message formatted like printf. */
+void tui_app_printf(tui_app *a, const char *style, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void tui_app_vprintf(tui_app *a, const char *style, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 void tui_app_print_user(tui_app *a, const char *text);
 /* Short description of a tool call from its arguments ("ls -la", "src/a.c"),
  * redacted (base/redact.h: keys and tokens in a command line show as

@@ -121,20 +121,15 @@ size_t tw_prev(const char *s, size_t len, size_t pos) {
 }
 
 void tw_lines_push(tw_lines *l, char *line) {
-  if (l->len == l->cap) {
-    l->cap = l->cap ? l->cap * 2 : 16;
-    l->items = xrealloc(l->items, l->cap * sizeof *l->items);
-  }
+  ZALLOC_GROW(l->items, l->len, l->cap, 16);
   l->items[l->len++] = line;
 }
 
 void tw_lines_pushf(tw_lines *l, const char *fmt, ...) {
-  zbuf b = ZBUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  zbuf_vaddf(&b, fmt, ap);
+  tw_lines_push(l, xstrvfmt(fmt, ap));
   va_end(ap);
-  tw_lines_push(l, zbuf_detach(&b, NULL));
 }
 
 void tw_lines_free(tw_lines *l) {
