@@ -57,7 +57,10 @@ void zreaper_child_signals(const int *ignore, size_t n) {
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < 32; s++)
+  /* every signal, the real-time ones too: a parent started under a tool
+   * that ignores one (a CI runner, a supervisor) must not pass it on; the
+   * ones glibc keeps for itself refuse the call, harmlessly */
+  for (int s = 1; s < NSIG; s++)
     if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
   struct sigaction ign = dfl;
   ign.sa_handler = SIG_IGN;
