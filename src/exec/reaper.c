@@ -53,15 +53,32 @@ static bool spawn_program(int rfd) {
   return e == 0;
 }
 
+/* The first signals above 31, which glibc keeps for itself (thread
+ * cancellation, set*id across threads) and refuses in sigaction. */
+enum { GLIBC_FIRST_INTERNAL_SIGNAL = 32, GLIBC_LAST_INTERNAL_SIGNAL = 33 };
+
+void zreaper_default_internal_signals(void) {
+  /* the kernel's struct sigaction (x86-64 and arm64 alike); SIG_DFL needs
+   * no restorer */
+  struct {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    uint64_t mask;
+  } dfl = {SIG_DFL, 0, NULL, 0};
+  for (int s = GLIBC_FIRST_INTERNAL_SIGNAL; s <= GLIBC_LAST_INTERNAL_SIGNAL; s++)
+    syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof dfl.mask);
+}
+
 void zreaper_child_signals(const int *ignore, size_t n) {
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
   /* every signal, the real-time ones too: a parent started under a tool
-   * that ignores one (a CI runner, a supervisor) must not pass it on; the
-   * ones glibc keeps for itself refuse the call, harmlessly */
+   * that ignores one (a CI runner, a supervisor) must not pass it on */
   for (int s = 1; s < NSIG; s++)
     if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
+  zreaper_default_internal_signals(); /* the two sigaction refused */
   struct sigaction ign = dfl;
   ign.sa_handler = SIG_IGN;
   for (size_t i = 0; i < n; i++) sigaction(ignore[i], &ign, NULL);

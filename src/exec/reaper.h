@@ -53,6 +53,14 @@ void zreaper_child_register(int fd);
  * and then nothing blocked — so a handler or mask of zero's never leaks into
  * what the child runs. */
 void zreaper_child_signals(const int *ignore, size_t n);
+/* Signals 32 and 33 back to their default disposition, through the system
+ * call: glibc's sigaction refuses them, and glibc's posix_spawn sets both to
+ * ignored in every child it starts, which exec then passes on to every
+ * program below (a CI runner that spawns this way leaves them ignored in the
+ * whole tree). Called last before exec wherever zero starts a command: the
+ * forked child (zreaper_child_signals) and the sandbox's inner stage.
+ * Async-signal-safe. */
+void zreaper_default_internal_signals(void);
 /* In zero, right after starting a child that leads a process group of its
  * own without forking (zexec_spawn_plain): registers that group. The child
  * may outlive a zero killed in between; the window is one system call. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/common.h"
+#include "exec/reaper.h"
 #include "net/egress/forward.h"
 #include "net/egress/proxy.h"
 #include "sandbox/landlock_compat.h"
@@ -149,6 +150,7 @@ int zsb_inner_main(int argc, char **argv) {
     free(roots);
     return 126;
   }
+  zreaper_default_internal_signals(); /* bwrap came through posix_spawn */
   execvp(argv[i], argv + i);
   int e = errno;
   fprintf(stderr, "zero sandbox: cannot run %s: %s\n", argv[i], strerror(e));

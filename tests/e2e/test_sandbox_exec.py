@@ -1,16 +1,18 @@
 """The agent's commands run through the sandbox: `zero exec` in auto mode
 allows exec_command when the OS sandbox is active, confines it, and turns
 flagged commands into structured denials."""
+import ctypes
 import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import ZeroTest  # noqa: E402
+from harness import ZERO_BIN, ZeroTest  # noqa: E402
 
 
 def ppid_of(pid):
@@ -413,6 +415,38 @@ class AgentCommandsAreSandboxed(ZeroTest):
         self.serve([{"text": "ok"}])
         r = self.zero("exec", "-o", "stream-json", "hi")
         self.assertFalse([e for e in self.lines(r.stdout) if e["type"] == "warning"])
+
+    def test_commands_do_not_inherit_signals_a_parent_left_ignored(self):
+        # A parent that is not a glibc program (a CI runner, a supervisor)
+        # can leave signals 32 and 33 ignored; exec passes that on, glibc's
+        # sigaction cannot undo it and posix_spawn skips them. zero resets
+        # them, so neither the agent's command nor `zero sandbox exec`'s
+        # starts with anything ignored.
+        def ignore_32_and_33():
+            libc = ctypes.CDLL(None, use_errno=True)
+            sa = (ctypes.c_ulong * 4)(1, 0, 0, 0)  # SIG_IGN, flags, restorer, mask
+            for sig in (32, 33):
+                if libc.syscall(13, sig, ctypes.byref(sa), None, 8) != 0:  # rt_sigaction
+                    raise OSError(ctypes.get_errno(), "rt_sigaction")
+
+        probe = "grep -E '^Sig(Ign|Blk)' /proc/self/status"
+        r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c", probe],
+                           cwd=self.work, env=self.env, capture_output=True, text=True,
+                           timeout=60, preexec_fn=ignore_32_and_33)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("SigIgn:\t0000000000000000", r.stdout)
+        self.assertIn("SigBlk:\t0000000000000000", r.stdout)
+        self.serve([
+            {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": probe}}]},
+            {"text": "ok"},
+        ])
+        r = subprocess.run([ZERO_BIN, "exec", "-o", "stream-json", "run it"], cwd=self.work,
+                           env=self.env, capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL, preexec_fn=ignore_32_and_33)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        results = [e for e in self.lines(r.stdout) if e["type"] == "tool_result"]
+        self.assertEqual(len(results), 1, r.stdout)
+        self.assertIn("SigIgn:\t0000000000000000", json.dumps(results[0]).replace("\\t", "\t"))
 
     def test_sandbox_policy_and_check_commands(self):
         r = self.zero("sandbox", "policy", "--json", "--effective")

@@ -10,7 +10,9 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,9 +211,26 @@ static zexec_proc *spawn_into(zexec_table *t, const char *script, int *evicted) 
   return zexec_table_add(t, &c, false, script, evicted);
 }
 
+/* What a CI runner or supervisor that is not a glibc program can leave
+ * behind: signals 32 and 33 (the ones glibc keeps for itself and refuses in
+ * sigaction) ignored, which exec passes on. Sets both to handler through
+ * the raw system call, as such a parent does; returns whether it took. */
+static bool set_glibc_internal_signals(void *handler) {
+  struct {
+    void *handler;
+    unsigned long flags;
+    void *restorer;
+    uint64_t mask;
+  } sa = {handler, 0, NULL, 0};
+  return syscall(SYS_rt_sigaction, 32, &sa, NULL, sizeof sa.mask) == 0 &&
+         syscall(SYS_rt_sigaction, 33, &sa, NULL, sizeof sa.mask) == 0;
+}
+
 /* A child starts with default signal dispositions and nothing blocked,
  * whatever zero ignores or blocks (exec keeps both): a command must not
- * inherit an ignored SIGPIPE or a blocked SIGUSR1. */
+ * inherit an ignored SIGPIPE, a blocked SIGUSR1, or the ignored signals 32
+ * and 33 of a parent that is not a glibc program (the clean-clone CI run
+ * had them: SigIgn 0000000180000000). */
 static void a_child_starts_with_default_signals_and_no_mask(void **state) {
   (void)state;
   struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
@@ -220,21 +239,17 @@ static void a_child_starts_with_default_signals_and_no_mask(void **state) {
   sigemptyset(&usr1);
   sigaddset(&usr1, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &usr1, &old_mask);
+  assert_true(set_glibc_internal_signals(SIG_IGN));
   zexec_table *t = zexec_table_new();
   zexec_proc *p = spawn_into(t, "grep -E '^Sig(Ign|Blk)' /proc/self/status", NULL);
+  assert_true(set_glibc_internal_signals(SIG_DFL));
   sigaction(SIGPIPE, &old_pipe, NULL);
   pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
   assert_int_equal(zexec_proc_wait(p, ztime_mono_ms() + 5000, NULL), ZEXEC_EXITED);
   zbuf out = ZBUF_INIT;
   zexec_proc_take_output(p, &out, NULL);
+  assert_non_null(strstr(out.data, "SigIgn:\t0000000000000000"));
   assert_non_null(strstr(out.data, "SigBlk:\t0000000000000000"));
-  /* SIGPIPE, which zero ignores, is not ignored in the child. (The whole
-   * SigIgn mask was zero here but not under the clean-clone CI run, where
-   * some other signal showed as ignored: not diagnosed yet.) */
-  const char *ign_line = strstr(out.data, "SigIgn:\t");
-  assert_non_null(ign_line);
-  unsigned long long mask = strtoull(ign_line + strlen("SigIgn:\t"), NULL, 16);
-  assert_int_equal((mask >> (SIGPIPE - 1)) & 1u, 0);
   zbuf_release(&out);
   zexec_table_remove(t, p);
   zexec_table_free(t);

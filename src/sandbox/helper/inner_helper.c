@@ -248,6 +248,19 @@ __attribute__((noreturn)) static void run(char **argv, char **envp) {
   fail("cannot run ", name, last, last == ENOENT ? 127 : 126);
 }
 
+/* Signals 32 and 33 back to the default disposition: zero started bwrap
+ * through glibc's posix_spawn, which leaves both ignored in the child, and
+ * exec would pass that on to the command (zreaper_default_internal_signals
+ * in src/exec/reaper.h does the same for zero's own inner stage). */
+static void default_internal_signals(void) {
+  struct {
+    long handler, flags, restorer;
+    uint64_t mask;
+  } dfl = {0, 0, 0, 0}; /* SIG_DFL */
+  for (long sig = 32; sig <= 33; sig++)
+    sys6(SYS_rt_sigaction, sig, (long)&dfl, 0, sizeof dfl.mask, 0, 0);
+}
+
 /* ---- the watchdog ------------------------------------------------------------- */
 
 /* zero's watchdog (src/exec/reaper.c, which starts it in a session of its
@@ -327,6 +340,7 @@ __attribute__((used, noreturn)) void helper_main(long *sp) {
     sys3(SYS_setsid, 0, 0, 0);
     sys3(SYS_ioctl, 0, TIOCSCTTY, 0);
   }
+  default_internal_signals();
   load_seccomp(block_unix, deny_ip);
   run(argv + cmd, envp);
 }
