@@ -289,7 +289,12 @@ static const char *src_side_effect(void *ud, const char *name) {
   return "unknown";
 }
 
-static void run_tool_search(zmcp_manager *m, const json_t *args, ztool_result *res) {
+/* The deferred tools that match the query's words, best first; only those
+ * the agent's engine lets it use (e: NULL = all): naming a tool the run
+ * disabled, or one outside a specialist's allow-list, would only lead the
+ * model to a call that is denied. */
+static void run_tool_search(zmcp_manager *m, const zperm_engine *e, const json_t *args,
+                            ztool_result *res) {
   const char *q = zjson_str(args, "query");
   if (!q || !q[0]) {
     ztool_fail(res, "tool_search needs a non-empty \"query\"");
@@ -305,6 +310,8 @@ static void run_tool_search(zmcp_manager *m, const json_t *args, ztool_result *r
     zmcp_client *c = m->clients[i];
     if (!c->ready) continue;
     for (size_t j = 0; j < c->n_tools; j++) {
+      cleanup_free char *n = zmcp_tool_name(c->cfg->name, c->tools[j].name);
+      if (!zperm_tool_enabled(e, n)) continue;
       zbuf hay = ZBUF_INIT;
       zbuf_addf(&hay, "%s %s %s", c->cfg->name, c->tools[j].name, c->tools[j].description);
       for (size_t k = 0; k < hay.len; k++) hay.data[k] = (char)tolower((unsigned char)hay.data[k]);
@@ -417,7 +424,7 @@ static void src_invoke(void *ud, zagent *a, const ztool_call *call, ztool_result
     return;
   }
   if (!strcmp(call->name, "tool_search")) {
-    run_tool_search(m, args, res);
+    run_tool_search(m, a ? a->perm : NULL, args, res);
   } else if (strncmp(call->name, "mcp_", 4) == 0 && !resolve(m, call->name, &(zmcp_client *){0}, &(const zmcp_tool *){0})) {
     /* A server may ask for sampling while it reads a resource or a prompt. */
     m->running_agent = a;

@@ -198,6 +198,43 @@ class Delegation(ZeroTest):
         self.assertRegex(refused, "not available|unknown tool|disabled|not enabled")
         self.assertNotIn("a lot of text", refused)
 
+    def test_tool_search_names_only_the_tools_an_allow_list_leaves(self):
+        # With MCP schemas deferred (threshold 0), the child finds tools by
+        # tool_search; a tool outside its specialist's allow-list is not
+        # named (it would only lead to a call that is denied) nor activated.
+        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp",
+                            "fake_mcp_server.py")
+        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"mcp": {"servers": {
+                "p": {"command": sys.executable, "args": [fake, "probe"]},
+                "b": {"command": sys.executable, "args": [fake, "big"]}}}}, f)
+        self.env["ZERO_MCP_DEFER_THRESHOLD"] = "0"
+        self.write(".zero/agents/prober.md",
+                   "---\nname: prober\ndescription: probes\n"
+                   "tools: [read_file, mcp__p__probe]\n---\nProbe.\n")
+        m = self.serve([
+            {"tool_calls": [{"name": "tool_search", "arguments": {"query": "big b p probe"}}]},
+            {"tool_calls": [{"name": "task", "arguments": {
+                "description": "x", "prompt": "probe it", "agent": "prober"}}]},
+            {"tool_calls": [{"name": "tool_search", "arguments": {"query": "big b p probe"}}]},
+            {"text": "child done"},
+            {"text": "parent done"},
+        ])
+        r = self.zero("exec", "--skip-permissions-unsafe", "-o", "stream-json", "go",
+                      timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        bodies = m.bodies()
+        parent_found = tool_messages(bodies[1])[0]["content"]
+        self.assertIn("mcp_b_big", parent_found)  # the parent may use both
+        self.assertIn("mcp_p_probe", parent_found)
+        child_found = tool_messages(bodies[3])[0]["content"]
+        self.assertIn("mcp_p_probe", child_found)
+        self.assertNotIn("mcp_b_big", child_found)
+        self.assertIn("mcp_p_probe", tool_names(bodies[3]))  # activated for the child
+        self.assertNotIn("mcp_b_big", tool_names(bodies[3]))
+
     def test_definition_from_workspace_and_agents_list(self):
         self.write(".zero/agents/tester.md",
                    "---\nname: tester\ndescription: writes tests\ntools: read_file, grep\n"
