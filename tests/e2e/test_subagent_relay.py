@@ -71,27 +71,29 @@ class Relay(ZeroTest):
 
     def test_childs_question_is_answered_from_the_parents_input(self):
         # ask_user in a child: the parent emits the question on its own
-        # stream and the answer line of its -i stream-json input replies.
+        # stream and the answer line of its -i stream-json input replies;
+        # beyond ASCII both ways (the relay's lines are parsed as JSON).
         self.write(".zero/agents/curious.md",
                    "---\nname: curious\ntools: [ask_user]\n---\nAsk when unsure.\n")
         m = self.serve([
             {"tool_calls": [{"name": "task", "arguments": {
                 "description": "ask", "prompt": "ask the user", "agent": "curious"}}]},
             {"tool_calls": [{"name": "ask_user", "arguments": {
-                "question": "Which colour?", "choices": ["red", "blue"]}}]},
+                "question": "Quelle couleur ? — 色", "choices": ["rouge", "bleu ☁"]}}]},
             {"text": "child done"},
             {"text": "parent done"},
         ])
-        stdin = "\n".join(json.dumps(o) for o in [
+        stdin = "\n".join(json.dumps(o, ensure_ascii=False) for o in [
             {"schemaVersion": 2, "type": "prompt", "content": "go"},
-            {"schemaVersion": 2, "type": "answer", "content": "blue, please"}]) + "\n"
+            {"schemaVersion": 2, "type": "answer", "content": "bleu ☁, s'il te plaît"}]) + "\n"
         r = self.zero("exec", "-i", "stream-json", "-o", "stream-json", input=stdin)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         top = [e for e in self.lines(r.stdout) if e["type"] == "question"]
         self.assertEqual(len(top), 1, top)
-        self.assertEqual(top[0]["question"], "Which colour?")
+        self.assertEqual(top[0]["question"], "Quelle couleur ? — 色")
+        self.assertEqual(top[0]["choices"], ["rouge", "bleu ☁"])
         answer = [x for x in m.bodies()[2]["messages"] if x["role"] == "tool"][0]["content"]
-        self.assertEqual(answer, "blue, please")
+        self.assertEqual(answer, "bleu ☁, s'il te plaît")
 
     def test_childs_question_without_a_user_says_so(self):
         self.write(".zero/agents/curious.md",
