@@ -213,9 +213,11 @@ def render_subagent_note(w, sc):
             cells.append("%s %s ms" % (a, fmt(max(d, 0) / 1e3)))
     w("The model calls the agent's sub-agent tool once (zero `task` with the `general` "
       "specialist: a child `zero exec`; Claude Code `Agent` with `general-purpose`: a "
-      "sub-agent in its own process), the child answers in one turn, the parent answers. "
+      "sub-agent in its own process; opencode `task` with the `general` agent: a child "
+      "session inside its one process), the child answers in one turn, the parent answers. "
       "Whole tree, the child included. CPU over the one-turn answer (b), i.e. what the "
-      "delegation and its two extra turns cost: %s.\n" % (", ".join(cells) or "—"))
+      "delegation and its two extra turns cost: %s.\n" % (
+          ", ".join(cells) or "not given ((b) was not in this run)"))
 
 
 def render_caps(w, results):
