@@ -61,6 +61,20 @@ def rounds(lab, rows, runs, warmup=None):
     return out
 
 
+def peer_rows(lab, agent_names, agents, rows, peers, row_of):
+    """Appends to `rows` the (name, fn) of each of `agents` that is
+    installed and among --agents (row_of(agent) -> (name, fn, what its
+    equivalent is)), and says in `peers` what each one ran or why not."""
+    for agent in agents:
+        ok, why = agent.available()
+        if (agent_names and agent.name not in agent_names) or not ok:
+            peers[agent.name] = "not run: %s" % (why or "not among --agents")
+            continue
+        name, fn, text = row_of(agent)
+        rows.append((name, fn))
+        peers[agent.name] = text
+
+
 def run(lab, scenario, agent_names):
     try:
         return {"egress": egress, "mcp_http": mcp_http, "batch": batch, "swarm": swarm}[
@@ -323,13 +337,9 @@ def batch(lab, agent_names):
     # Neither peer has a batch runner: xargs reads one prompt a line and keeps
     # 8 of the agent's headless runs going, each its native binary, all in
     # the one workspace and the one isolated home.
-    for agent in (codex, agents_mod.Claude(lab)):
-        ok, why = agent.available()
-        if (agent_names and agent.name not in agent_names) or not ok:
-            peers[agent.name] = "not run: %s" % (why or "not among --agents")
-            continue
-        rows.append((BATCH_ROWS[agent.name], runner(agent, xargs_argv(agent))))
-        peers[agent.name] = "no batch runner: %s" % BATCH_PEER_TEXT[agent.name]
+    peer_rows(lab, agent_names, (codex, agents_mod.Claude(lab)), rows, peers,
+              lambda a: (BATCH_ROWS[a.name], runner(a, xargs_argv(a)),
+                         "no batch runner: %s" % BATCH_PEER_TEXT[a.name]))
     # At most 2 measured runs: a run is 64 agent runs, and warms itself.
     out = {"rows": rounds(lab, rows, max(1, min(lab.runs, 2)), warmup=0)}
     out["tasks"], out["jobs"] = BATCH_TASKS, BATCH_JOBS
@@ -440,13 +450,8 @@ def swarm(lab, agent_names):
         rows.append(("zero swarm of 8", row(
             lambda tmp, env: subbench.swarm_rss(tmp, env, SWARM_MEMBERS))))
     peers = {"gemini": "no swarm: not run", "opencode": "no swarm: not run"}
-    for agent in (agents_mod.Codex(lab), agents_mod.Claude(lab)):
-        ok, why = agent.available()
-        if (agent_names and agent.name not in agent_names) or not ok:
-            peers[agent.name] = "not run: %s" % (why or "not among --agents")
-            continue
-        rows.append((SWARM_ROWS[agent.name], peer_row(agent)))
-        peers[agent.name] = SWARM_PEER_TEXT[agent.name]
+    peer_rows(lab, agent_names, (agents_mod.Codex(lab), agents_mod.Claude(lab)), rows, peers,
+              lambda a: (SWARM_ROWS[a.name], peer_row(a), SWARM_PEER_TEXT[a.name]))
     out = {"rows": rounds(lab, rows, max(1, min(lab.runs, 3)), warmup=0)}
     out["members"] = SWARM_MEMBERS
     out["peers"] = peers
