@@ -297,34 +297,31 @@ def render_caps(w, results):
               + ".\n")
 
 
-def batch_ratios(c):
-    """{peer: (wall, CPU, peak RSS) peer ÷ zero} of (l)'s rows that ran."""
+def peer_ratios(c, zero_row, peer_rows, keys):
+    """{peer: (figure peer ÷ zero for each of keys)} of a capability
+    scenario's rows that ran: zero's row named zero_row, the peers' rows
+    named by peer_rows ({peer: row name})."""
     rows = c.get("rows") or {}
-    z = rows.get("zero batch --local -j 8")
+    z = rows.get(zero_row)
     if not z or not z.get("runs") or "failed" in z:
         return {}
     out = {}
-    for who, name in BATCH_ROWS.items():
+    for who, name in peer_rows.items():
         x = rows.get(name)
         if x and x.get("runs") and "failed" not in x:
-            out[who] = tuple(med(x["runs"], k) / med(z["runs"], k)
-                             for k in ("wall_us", "cpu_us", "peak_rss_kb"))
+            out[who] = tuple(med(x["runs"], k) / med(z["runs"], k) for k in keys)
     return out
+
+
+def batch_ratios(c):
+    """{peer: (wall, CPU, peak RSS) peer ÷ zero} of (l)'s rows that ran."""
+    return peer_ratios(c, "zero batch --local -j 8", BATCH_ROWS,
+                       ("wall_us", "cpu_us", "peak_rss_kb"))
 
 
 def swarm_ratios(c):
     """{peer: (peak, steady) RSS peer ÷ zero} of (m)'s rows that ran."""
-    rows = c.get("rows") or {}
-    z = rows.get("zero swarm of 8")
-    if not z or not z.get("runs") or "failed" in z:
-        return {}
-    out = {}
-    for who, name in SWARM_ROWS.items():
-        x = rows.get(name)
-        if x and x.get("runs") and "failed" not in x:
-            out[who] = tuple(med(x["runs"], k) / med(z["runs"], k)
-                             for k in ("peak_rss_kb", "steady_rss_kb"))
-    return out
+    return peer_ratios(c, "zero swarm of 8", SWARM_ROWS, ("peak_rss_kb", "steady_rss_kb"))
 
 
 def glance_caps(w, results):
