@@ -555,7 +555,7 @@ class OpenCode(Agent):
                 "equivalent, not wired in the lab")
 
     def subagent_reason(self):
-        return "has a task tool (sub-agents): not wired in the lab yet"
+        return None
 
     def tool_call(self, step, workspace):
         kind = step[0]
@@ -569,6 +569,9 @@ class OpenCode(Agent):
                                                   "oldString": step[2], "newString": step[3]}}
         if kind == "grep":  # its grep tool runs rg and lists matching lines (at most 100)
             return {"name": "grep", "arguments": {"pattern": step[1], "path": workspace}}
+        if kind == "task":  # its task tool: a child session of the `general` agent, in-process
+            return {"name": "task", "arguments": {"description": step[1], "prompt": step[2],
+                                                  "subagent_type": "general"}}
         raise ValueError(kind)
 
 

@@ -19,6 +19,7 @@ import os
 import shlex
 import shutil
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -58,6 +59,20 @@ def rounds(lab, rows, runs, warmup=None):
             if r >= warm:
                 rec["runs"].append(m)
     return out
+
+
+def peer_rows(lab, agent_names, agents, rows, peers, row_of):
+    """Appends to `rows` the (name, fn) of each of `agents` that is
+    installed and among --agents (row_of(agent) -> (name, fn, what its
+    equivalent is)), and says in `peers` what each one ran or why not."""
+    for agent in agents:
+        ok, why = agent.available()
+        if (agent_names and agent.name not in agent_names) or not ok:
+            peers[agent.name] = "not run: %s" % (why or "not among --agents")
+            continue
+        name, fn, text = row_of(agent)
+        rows.append((name, fn))
+        peers[agent.name] = text
 
 
 def run(lab, scenario, agent_names):
@@ -238,13 +253,33 @@ def mcp_http(lab, agent_names):
 
 
 # -- batch ---------------------------------------------------------------------------
+# The peers' batch rows (report.py reads them by these names).
+BATCH_ROWS = {"codex": "codex exec × 64, xargs -P 8", "claude": "claude -p × 64, xargs -P 8"}
+BATCH_PEER_TEXT = {"codex": "64 `codex exec` (native) started by xargs -P 8",
+                   "claude": "64 `claude -p` (native) started by xargs -P 8"}
+
+
+def xargs_argv(agent):
+    """argv_of(ws) for a peer's batch: `xargs -P BATCH_JOBS` starting the
+    agent's own headless run (task_cmd, the prompt from prompts.txt) per
+    line, its output discarded."""
+    def argv_of(ws):
+        cmd = " ".join(shlex.quote(a) for a in agent.task_cmd("{}", ws))
+        # -d '\n': a line is one prompt, quotes and all (xargs would parse them).
+        return ["sh", "-c", "xargs -d '\\n' -P %d -I{} %s < prompts.txt >/dev/null" % (
+            BATCH_JOBS, cmd)]
+    return argv_of
+
+
 def batch(lab, agent_names):
     """BATCH_TASKS one-turn tasks, BATCH_JOBS at once, against one fake
     server per run: `zero batch --local -j 8` (its workers are `zero exec`
-    runs) and, as Codex's equivalent, `xargs -P 8` starting `codex exec`
-    per task (the native binary). The whole tree: the batch runner or xargs
-    and every task. A run passes when every task exited 0 and the server
-    answered exactly BATCH_TASKS scripted requests."""
+    runs) and, as the peers' equivalent (neither has a batch runner),
+    `xargs -P 8` starting the peer's headless run per task: `codex exec`
+    or `claude -p`, each its native binary. The whole tree: the batch
+    runner or xargs and every task. A run passes when it exited 0, the
+    server answered at least BATCH_TASKS scripted requests and, for zero,
+    every task exited 0."""
     zero, codex = agents_mod.Zero(lab), agents_mod.Codex(lab)
     want = "batch task done"
     rows = []
@@ -298,20 +333,13 @@ def batch(lab, agent_names):
     if not agent_names or "zero" in agent_names:
         rows.append(("zero batch --local -j 8", runner(zero, lambda ws: [
             lab.zero, "batch", "tasks.jsonl", "--local", "-j", str(BATCH_JOBS)])))
-    peers = {"claude": "no batch runner; 64 `claude -p` runs with xargs -P 8 would be the "
-                       "equivalent: not run, for the lab's time (one `claude -p` costs seconds "
-                       "of CPU, see (b))",
-             "gemini": "no batch runner: not run", "opencode": "no batch runner: not run"}
-    ok, why = codex.available()
-    if (not agent_names or "codex" in agent_names) and ok:
-        # xargs reads one prompt a line and keeps 8 `codex exec` running.
-        rows.append(("codex exec × 64, xargs -P 8", runner(codex, lambda ws: [
-            "sh", "-c", "xargs -P %d -I{} %s exec --skip-git-repo-check --sandbox "
-            "workspace-write -C %s {} < prompts.txt >/dev/null" % (
-                BATCH_JOBS, shlex.quote(codex.bin()), shlex.quote(ws))])))
-        peers["codex"] = "no batch runner: 64 `codex exec` (native) started by xargs -P 8"
-    else:
-        peers["codex"] = "not run: %s" % (why or "not among --agents")
+    peers = {"gemini": "no batch runner: not run", "opencode": "no batch runner: not run"}
+    # Neither peer has a batch runner: xargs reads one prompt a line and keeps
+    # 8 of the agent's headless runs going, each its native binary, all in
+    # the one workspace and the one isolated home.
+    peer_rows(lab, agent_names, (codex, agents_mod.Claude(lab)), rows, peers,
+              lambda a: (BATCH_ROWS[a.name], runner(a, xargs_argv(a)),
+                         "no batch runner: %s" % BATCH_PEER_TEXT[a.name]))
     # At most 2 measured runs: a run is 64 agent runs, and warms itself.
     out = {"rows": rounds(lab, rows, max(1, min(lab.runs, 2)), warmup=0)}
     out["tasks"], out["jobs"] = BATCH_TASKS, BATCH_JOBS
@@ -321,6 +349,58 @@ def batch(lab, agent_names):
 
 # -- swarm ----------------------------------------------------------------------------
 SWARM_MEMBERS = 8
+# The peers' swarm rows (report.py reads them by these names).
+SWARM_ROWS = {"codex": "codex exec × 8 (native), side by side",
+              "claude": "claude -p × 8 (native), side by side"}
+SWARM_PEER_TEXT = {"codex": "no swarm: 8 `codex exec` (native) side by side",
+                   "claude": "no headless team of separate runs (its sub-agents live inside "
+                             "one process): 8 `claude -p` (native) side by side"}
+
+
+class _ScriptedRequests:
+    """The lab's fake server as bench/subagent's peak_while sees a model:
+    bodies() lists the scripted requests that reached it so far."""
+
+    def __init__(self, lab, sdir):
+        self.lab, self.sdir = lab, sdir
+
+    def bodies(self):
+        return [r for r in self.lab.server_requests(self.sdir) if r.get("turn") is not None]
+
+
+def side_by_side_rss(lab, agent, tmp, n, peak_while, wait_ms):
+    """(peak, steady, steady_pss) KiB of n headless runs of a peer
+    (task_cmd: `codex exec`, `claude -p`, each its native binary) started
+    side by side, each in its own isolated home and workspace, all against
+    one fake server whose turns take wait_ms, so all n wait on the model at
+    once (peak_while, bench/subagent's). Raises when they did not."""
+    turns = [{"text": "late", "delay_before_ms": wait_ms}] * (2 * n)
+    proc, base_url, sdir = lab.start_server(turns, agent, "swarm-" + os.path.basename(tmp))
+    procs = []
+    try:
+        for i in range(n):
+            home = os.path.join(tmp, "%s%d" % (agent.name, i))
+            ws = os.path.join(home, "ws")
+            os.makedirs(ws)
+            agent.configure(home, base_url, ws)
+            procs.append(subprocess.Popen(
+                agent.task_cmd("task %d" % i, ws), cwd=ws, env=agent.env(home, base_url),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True))
+        model = _ScriptedRequests(lab, sdir)
+        peak = peak_while([p.pid for p in procs], model, n)
+        if len(model.bodies()) < n:
+            raise RuntimeError("%d of %d runs reached the model" % (len(model.bodies()), n))
+        return peak
+    finally:
+        for p in procs:
+            try:
+                os.killpg(p.pid, 9)
+            except ProcessLookupError:
+                pass
+            p.wait(60)
+        lab.stop_server(proc)
+        shutil.rmtree(sdir, ignore_errors=True)
 
 
 def swarm(lab, agent_names):
@@ -328,15 +408,13 @@ def swarm(lab, agent_names):
     swarm.enabled) spawns 8 members (background `zero exec` children, a git
     worktree each) whose model turns are slow, so all 8 wait at once; the
     whole tree's RSS is sampled (peak from the start, steady while all
-    wait). The peer's equivalent: 8 `codex exec` runs of Codex's native
-    binary started side by side, each waiting the same way (Codex has no
-    swarm). The measurements are bench/subagent/bench.py's (one copy)."""
+    wait). The peers' equivalent (neither has a swarm): 8 headless runs
+    started side by side, each waiting the same way — `codex exec` (Codex's
+    native binary) and `claude -p` (Claude Code's). zero's measurement and
+    the sampling are bench/subagent/bench.py's (one copy)."""
     sys.path.insert(0, os.path.join(ROOT, "bench", "subagent"))
     import bench as subbench  # noqa: E402
     subbench.ZERO = lab.zero
-    codex = agents_mod.Codex(lab)
-    ok, why = codex.available()
-    run_codex = ok and (not agent_names or "codex" in agent_names)
 
     def env_in(tmp):
         return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "LANG": "C.UTF-8",
@@ -349,8 +427,12 @@ def swarm(lab, agent_names):
             tmp = os.path.join(lab.scratch, "swarm-" + tag)
             shutil.rmtree(tmp, ignore_errors=True)
             os.makedirs(tmp)
-            peak, steady, steady_pss = measure(tmp, env_in(tmp))
-            shutil.rmtree(tmp, ignore_errors=True)
+            try:
+                peak, steady, steady_pss = measure(tmp, env_in(tmp))
+            except RuntimeError as e:
+                return None, str(e)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
             if not peak:
                 return None, "no samples"
             # wall and CPU are not what this scenario measures (all wait on a
@@ -359,18 +441,17 @@ def swarm(lab, agent_names):
                     "steady_rss_kb": steady, "steady_pss_kb": steady_pss}, None
         return fn
 
+    def peer_row(agent):
+        return row(lambda tmp, env: side_by_side_rss(lab, agent, tmp, SWARM_MEMBERS,
+                                                     subbench.peak_while, subbench.WAIT_MS))
+
     rows = []
     if not agent_names or "zero" in agent_names:
         rows.append(("zero swarm of 8", row(
             lambda tmp, env: subbench.swarm_rss(tmp, env, SWARM_MEMBERS))))
-    if run_codex:
-        rows.append(("codex exec × 8 (native), side by side", row(
-            lambda tmp, env: subbench.codex_rss(tmp, env, SWARM_MEMBERS, codex.bin()))))
-    peers = {"codex": "no swarm: 8 `codex exec` (native) side by side" if run_codex else
-             "not run: %s" % (why or "not among --agents"),
-             "claude": "not run: its sub-agents live inside one process; no headless team "
-                       "of separate runs to compare",
-             "gemini": "no swarm: not run", "opencode": "no swarm: not run"}
+    peers = {"gemini": "no swarm: not run", "opencode": "no swarm: not run"}
+    peer_rows(lab, agent_names, (agents_mod.Codex(lab), agents_mod.Claude(lab)), rows, peers,
+              lambda a: (SWARM_ROWS[a.name], peer_row(a), SWARM_PEER_TEXT[a.name]))
     out = {"rows": rounds(lab, rows, max(1, min(lab.runs, 3)), warmup=0)}
     out["members"] = SWARM_MEMBERS
     out["peers"] = peers

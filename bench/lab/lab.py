@@ -710,14 +710,15 @@ class Lab:
 
 GUARD_SCENARIOS = ["version", "one_turn", "task", "big_output", "sandbox", "search"]
 # Every scenario of a full run, in order. One per capability as it lands:
-#   subagent  a sub-agent round trip (zero's task tool; Claude Code's Agent)
+#   subagent  a sub-agent round trip (zero's task tool; Claude Code's Agent;
+#             opencode's task)
 #   hook      a no-op hook before each tool call (hooks.json; PreToolUse)
 #   egress    100 MiB through zero's egress proxy vs direct (zero only)
 #   mcp_http  `zero serve --mcp --http` under 8 concurrent clients (zero only)
 #   batch     64 one-turn tasks, 8 at once (zero batch --local -j 8; 64
-#             `codex exec` with xargs -P 8)
+#             `codex exec`, 64 `claude -p` with xargs -P 8)
 #   swarm     an 8-member swarm: RSS of the whole tree while all eight wait
-#             (8 native `codex exec` side by side as the peer)
+#             (8 native `codex exec`, 8 `claude -p` side by side as peers)
 #   long_sub  the long session with a delegation every LONG_SUB_EVERY turns
 #             (agents with a sub-agent tool): does memory stay flat?
 FULL_SCENARIOS = ["version", "one_turn", "task", "task_cheap", "big_output", "sandbox",

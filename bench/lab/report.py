@@ -20,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sessionslab  # noqa: E402
+from capslab import BATCH_ROWS, SWARM_ROWS  # noqa: E402  (the peers' row names)
 
 BEGIN, END = "<!-- lab:begin -->", "<!-- lab:end -->"
 SCENARIO_TITLES = {
@@ -212,9 +213,11 @@ def render_subagent_note(w, sc):
             cells.append("%s %s ms" % (a, fmt(max(d, 0) / 1e3)))
     w("The model calls the agent's sub-agent tool once (zero `task` with the `general` "
       "specialist: a child `zero exec`; Claude Code `Agent` with `general-purpose`: a "
-      "sub-agent in its own process), the child answers in one turn, the parent answers. "
+      "sub-agent in its own process; opencode `task` with the `general` agent: a child "
+      "session inside its one process), the child answers in one turn, the parent answers. "
       "Whole tree, the child included. CPU over the one-turn answer (b), i.e. what the "
-      "delegation and its two extra turns cost: %s.\n" % (", ".join(cells) or "—"))
+      "delegation and its two extra turns cost: %s.\n" % (
+          ", ".join(cells) or "not given ((b) was not in this run)"))
 
 
 def render_caps(w, results):
@@ -244,8 +247,10 @@ def render_caps(w, results):
             continue
         elif key == "batch":
             w("%d one-turn tasks, %d at once, against one fake server: `zero batch --local "
-              "-j %d` (each task a `zero exec` worker) and `xargs -P %d` starting `codex "
-              "exec` (the native binary) per task. Whole tree: the runner and every task.\n"
+              "-j %d` (each task a `zero exec` worker) and, for each peer (none has a batch "
+              "runner), `xargs -P %d` starting its headless run per task: `codex exec` and "
+              "`claude -p`, each the native binary, all tasks in one workspace and one "
+              "isolated home. Whole tree: the runner (or xargs) and every task.\n"
               % (c.get("tasks", 0), c.get("jobs", 0), c.get("jobs", 0), c.get("jobs", 0)))
         w("| row | runs | wall ms | CPU ms | peak RSS MiB | ratio to the first row (wall / CPU) |")
         w("|---|---|---|---|---|---|")
@@ -280,12 +285,10 @@ def render_caps(w, results):
                   "wall).\n" % (med(p["runs"], "wall_us") / med(d["runs"], "wall_us"),
                                 med(p["runs"], "cpu_us") / med(d["runs"], "cpu_us")))
         if key == "batch":
-            rows = c.get("rows", {})
-            z, x = rows.get("zero batch --local -j 8"), rows.get("codex exec × 64, xargs -P 8")
-            if z and x and z.get("runs") and x.get("runs"):
-                w("Codex ÷ zero: wall %.1f×, CPU %.1f×, peak RSS %.1f×.\n" % tuple(
-                    med(x["runs"], k) / med(z["runs"], k)
-                    for k in ("wall_us", "cpu_us", "peak_rss_kb")))
+            ratios = batch_ratios(c)
+            if ratios:
+                w("; ".join("%s ÷ zero: wall %.1f×, CPU %.1f×, peak RSS %.1f×" % ((who,) + r)
+                            for who, r in ratios.items()) + ".\n")
         if c.get("note"):
             w(c["note"] + "\n")
         peers = c.get("peers") or {}
@@ -294,13 +297,59 @@ def render_caps(w, results):
               + ".\n")
 
 
+def peer_ratios(c, zero_row, peer_rows, keys):
+    """{peer: (figure peer ÷ zero for each of keys)} of a capability
+    scenario's rows that ran: zero's row named zero_row, the peers' rows
+    named by peer_rows ({peer: row name})."""
+    rows = c.get("rows") or {}
+    z = rows.get(zero_row)
+    if not z or not z.get("runs") or "failed" in z:
+        return {}
+    out = {}
+    for who, name in peer_rows.items():
+        x = rows.get(name)
+        if x and x.get("runs") and "failed" not in x:
+            out[who] = tuple(med(x["runs"], k) / med(z["runs"], k) for k in keys)
+    return out
+
+
+def batch_ratios(c):
+    """{peer: (wall, CPU, peak RSS) peer ÷ zero} of (l)'s rows that ran."""
+    return peer_ratios(c, "zero batch --local -j 8", BATCH_ROWS,
+                       ("wall_us", "cpu_us", "peak_rss_kb"))
+
+
+def swarm_ratios(c):
+    """{peer: (peak, steady) RSS peer ÷ zero} of (m)'s rows that ran."""
+    return peer_ratios(c, "zero swarm of 8", SWARM_ROWS, ("peak_rss_kb", "steady_rss_kb"))
+
+
+def glance_caps(w, results):
+    """The at-a-glance rows of (l) and (m): the best peer (least CPU, least
+    steady RSS) ÷ zero."""
+    br = batch_ratios(results.get("batch") or {})
+    if br:
+        who = min(br, key=lambda a: br[a][1])
+        w("| %s (`%s`) | %s | %s |" % (
+            CAPS_TITLES["batch"], BATCH_ROWS[who], " | ".join(
+                ("**%.0f×**" if r >= 10 else "**%.1f×**") % r for r in br[who]), who))
+    sr = swarm_ratios(results.get("swarm") or {})
+    if sr:
+        who = min(sr, key=lambda a: sr[a][1])
+        w("| %s (`%s`) — peak RSS / steady RSS | — | — | **%.1f×** / **%.1f×** | %s "
+          "(by steady RSS) |" % (CAPS_TITLES["swarm"], SWARM_ROWS[who], sr[who][0],
+                                 sr[who][1], who))
+
+
 def render_swarm(w, c):
     """(m): RSS only (every member waits on a slow model: wall and CPU are
     not what it measures)."""
     w("zero's orchestrator (`zero exec`, `swarm.enabled`) spawns %d members (background "
       "`zero exec` children, a git worktree each) whose model turns are slow, so all wait at "
-      "once; beside it %d `codex exec` runs of Codex's native binary started side by side, "
-      "waiting the same way. Whole tree; peak from the start, steady the median while all "
+      "once; beside it, for each peer (none has a swarm), %d of its headless runs started "
+      "side by side, each in its own isolated home, waiting the same way: `codex exec` and "
+      "`claude -p`, each the native binary. Whole tree; peak from the start, steady the "
+      "median while all "
       "wait. RSS counts a shared library's page once per process mapping it; PSS splits it "
       "between them (what the tree alone holds).\n" % (c.get("members", 0), c.get("members", 0)))
     w("| row | runs | peak RSS MiB | steady RSS MiB | steady PSS MiB | ratio to the first row "
@@ -695,12 +744,7 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                          % (b / z, who) if b and z else "—")
         _, who = best_peer(res, "cpu_us")
         w("| %s | %s | %s |" % (title, " | ".join(cells), who or "none ran"))
-    brows = (results.get("batch") or {}).get("rows") or {}
-    bz, bx = brows.get("zero batch --local -j 8"), brows.get("codex exec × 64, xargs -P 8")
-    if bz and bx and bz.get("runs") and bx.get("runs") and "failed" not in bx:
-        w("| %s (`codex exec` × 64 under `xargs -P 8`) | %s | codex |" % (
-            CAPS_TITLES["batch"], " | ".join("**%.0f×**" % (med(bx["runs"], m) / med(bz["runs"], m))
-                                            for m, _, _, _ in METRICS)))
+    glance_caps(w, results)
     hk = hook_costs(results)
     if "zero" in hk and hk["zero"] > 0:
         peers = [(v, a) for a, v in hk.items() if a != "zero"]

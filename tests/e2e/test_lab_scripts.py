@@ -19,7 +19,11 @@
   fails when one of them fails, runs interleaved with the agents, and the
   report shows it as a baseline row (never the best peer) with each agent's
   overhead over it; treemeasure -x leaves the command processes out of the
-  agent-side RSS; the task's Python commands name one interpreter by path.
+  agent-side RSS; the task's Python commands name one interpreter by path;
+- (l) and (m) run Claude Code beside Codex the same way (xargs starting one
+  headless run per prompt line; 8 runs side by side), and the report gives
+  each peer's ratio to zero and the best one at a glance; opencode's
+  sub-agent step is a call of its own `task` tool.
 """
 import hashlib
 import importlib.machinery
@@ -38,6 +42,7 @@ LAB = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "lab")
 sys.path.insert(0, LAB)
 
 import agents  # noqa: E402
+import capslab  # noqa: E402
 import lab  # noqa: E402
 import report  # noqa: E402
 import searchlab  # noqa: E402
@@ -484,6 +489,76 @@ class FloorReportTest(unittest.TestCase):
                                  os.path.realpath(sys.executable)))
         finally:
             shutil.rmtree(peers)
+
+
+class CapsPeersTest(unittest.TestCase):
+    """(l) batch and (m) swarm with Codex and Claude Code as peers."""
+
+    def test_xargs_starts_one_headless_run_per_prompt_line(self):
+        """Each line of prompts.txt is one argument of one run of the
+        agent's task command (a prompt with spaces and quotes intact)."""
+        ws = tempfile.mkdtemp(prefix="lab-batch-")
+        try:
+            class Echo:
+                def task_cmd(self, prompt, workspace):
+                    return ["sh", "-c", 'printf "%s|%s\\n" "$1" "$2" >> out.txt', "x",
+                            prompt, workspace]
+            lines = ["say done %d" % i for i in range(20)] + ["it's \"quoted\""]
+            with open(os.path.join(ws, "prompts.txt"), "w") as f:
+                f.write("".join(x + "\n" for x in lines))
+            subprocess.run(capslab.xargs_argv(Echo())(ws), cwd=ws, check=True)
+            with open(os.path.join(ws, "out.txt")) as f:
+                got = sorted(f.read().splitlines())
+            self.assertEqual(got, sorted("%s|%s" % (x, ws) for x in lines))
+        finally:
+            shutil.rmtree(ws)
+
+    def test_claude_runs_its_native_binary_headless(self):
+        claude = agents.Claude(types.SimpleNamespace(peers="/peers"))
+        cmd = claude.task_cmd("{}", "/ws")
+        self.assertEqual(cmd[1:3], ["-p", "{}"])
+        self.assertIn("claude -p", capslab.BATCH_ROWS["claude"])
+        self.assertIn("claude -p", capslab.SWARM_ROWS["claude"])
+
+    def test_report_gives_each_peer_and_the_best_at_a_glance(self):
+        batch = {"tasks": 64, "jobs": 8, "peers": {}, "rows": {
+            "zero batch --local -j 8": {"runs": [run(50, 80)] * 2},
+            "codex exec × 64, xargs -P 8": {"runs": [run(1000, 1600)] * 2},
+            "claude -p × 64, xargs -P 8": {"runs": [run(1500, 2400)] * 2}}}
+        swarm = {"members": 8, "peers": {}, "rows": {
+            "zero swarm of 8": {"runs": [{"wall_us": 0, "cpu_us": 0, "peak_rss_kb": 100 << 10,
+                                          "steady_rss_kb": 80 << 10}]},
+            "codex exec × 8 (native), side by side": {"runs": [
+                {"wall_us": 0, "cpu_us": 0, "peak_rss_kb": 900 << 10,
+                 "steady_rss_kb": 800 << 10}]},
+            "claude -p × 8 (native), side by side": {"runs": [
+                {"wall_us": 0, "cpu_us": 0, "peak_rss_kb": 1800 << 10,
+                 "steady_rss_kb": 1600 << 10}]}}}
+        r = {"runs": 2, "warmup": 1, "agents": {}, "batch": batch, "swarm": swarm,
+             "scenarios": {"one_turn": {"zero": {"runs": [run(100, 10, 10)]},
+                                        "codex": {"runs": [run(1000, 100, 100)]}}}}
+        d = tempfile.mkdtemp(prefix="lab-report-")
+        try:
+            text = report.render(r, {}, d, d, d)
+        finally:
+            shutil.rmtree(d)
+        glance = text.split("### At a glance")[1].split("Targets")[0]
+        self.assertIn("| (l) a batch of 64 one-turn tasks, 8 at once (`codex exec × 64, "
+                      "xargs -P 8`) | **20×** | **20×** | **20×** | codex |", glance)
+        self.assertIn("(`codex exec × 8 (native), side by side`) — peak RSS / steady RSS | — "
+                      "| — | **9.0×** / **10.0×** | codex (by steady RSS) |", glance)
+        self.assertIn("codex ÷ zero: wall 20.0×, CPU 20.0×, peak RSS 20.0×; claude ÷ zero: "
+                      "wall 30.0×, CPU 30.0×, peak RSS 30.0×.", text)
+        self.assertIn("| claude -p × 8 (native), side by side | 1 | 1800 | 1600 | — | "
+                      "18.0× / 20.0× |", text)
+
+    def test_opencode_delegates_with_its_task_tool(self):
+        oc = agents.OpenCode(None)
+        self.assertIsNone(oc.subagent_reason())
+        call = oc.tool_call(("task", "count x", "How many bytes has x?"), "/ws")
+        self.assertEqual(call, {"name": "task", "arguments": {
+            "description": "count x", "prompt": "How many bytes has x?",
+            "subagent_type": "general"}})
 
 
 if __name__ == "__main__":
