@@ -100,6 +100,54 @@ static void patterns_parse_or_say_what_is_wrong(void **state) {
   }
 }
 
+/* The authority of a CONNECT, a SOCKS5 domain or an absolute-form target:
+ * host and port, or refused (and then nothing is dialled). */
+static void authorities_split_strictly(void **state) {
+  (void)state;
+  char host[ZEG_HOST_MAX];
+  int port = 0;
+  const char *ok = "Example.COM:8443";
+  assert_true(zeg_split_authority(ok, strlen(ok), true, 443, host, sizeof host, &port));
+  assert_string_equal(host, "example.com");
+  assert_int_equal(port, 8443);
+  assert_true(zeg_split_authority("example.com", 11, false, 80, host, sizeof host, &port));
+  assert_int_equal(port, 80);
+  assert_false(zeg_split_authority("example.com", 11, true, 443, host, sizeof host, &port));
+  assert_true(zeg_split_authority("[::1]:443", 9, true, 443, host, sizeof host, &port));
+  assert_string_equal(host, "::1");
+  assert_int_equal(port, 443);
+  assert_true(zeg_split_authority("[fe80::1]", 9, false, 80, host, sizeof host, &port));
+  assert_string_equal(host, "fe80::1");
+  /* userinfo (whose host is it?), an unclosed or trailing bracket, a bare
+   * IPv6 address (where does the port start?), a port that is none */
+  const char *bad[] = {"user@example.com:443", "example.com:443@evil.com", "[::1:443", "[::1]x",
+                       "[::1]443", "::1:443", "example.com:0", "example.com:65536",
+                       "example.com:443x", "example.com:", ""};
+  for (size_t i = 0; i < ZARRAY_LEN(bad); i++)
+    if (zeg_split_authority(bad[i], strlen(bad[i]), false, 443, host, sizeof host, &port))
+      fail_msg("\"%s\" should be refused", bad[i]);
+  /* the length bounds what is read: the rest of the text is not looked at */
+  assert_true(zeg_split_authority("example.com:443@x", 15, true, 443, host, sizeof host, &port));
+  assert_string_equal(host, "example.com");
+}
+
+/* IP entries may be written in brackets; an IPv4-compatible IPv6 address
+ * (::a.b.c.d) is judged by the IPv4 address it carries. */
+static void bracketed_entries_and_compatible_addresses(void **state) {
+  (void)state;
+  zeg_pattern p;
+  zerr e = ZERR_INIT;
+  assert_int_equal(zeg_pattern_parse("[fd00::1]", &p, &e), 0);
+  assert_true(p.is_addr);
+  assert_int_equal(p.family, AF_INET6);
+  assert_int_equal(p.prefix, 128);
+  assert_true(internal("::10.0.0.1"));
+  assert_true(internal("::127.0.0.1"));
+  assert_false(internal("::8.8.8.8"));
+  assert_true(internal("::"));
+  assert_true(internal("::1"));
+}
+
 static void add(zeg_list *l, const char *text) { assert_int_equal(zeg_list_add(l, text, NULL), 0); }
 
 static void deny_wins_and_wildcards_match_below_only(void **state) {
@@ -115,6 +163,12 @@ static void deny_wins_and_wildcards_match_below_only(void **state) {
   assert_int_equal(zeg_rules_decide(&r, "evil.example.com", 443, NULL, 0), ZEG_DENY);
   assert_int_equal(zeg_rules_decide(&r, "example.org", 443, NULL, 0), ZEG_ALLOW);
   assert_int_equal(zeg_rules_decide(&r, "www.example.org", 443, NULL, 0), ZEG_UNKNOWN);
+  /* the reason names the list that decided; an allowed host has none */
+  char why[128] = "stale";
+  assert_int_equal(zeg_rules_decide(&r, "evil.example.com", 443, why, sizeof why), ZEG_DENY);
+  assert_string_equal(why, "on sandbox.deniedDomains");
+  assert_int_equal(zeg_rules_decide(&r, "pkg.example.com", 443, why, sizeof why), ZEG_ALLOW);
+  assert_string_equal(why, "");
   zeg_rules_release(&r);
 }
 
@@ -361,6 +415,8 @@ int main(void) {
       cmocka_unit_test(private_link_local_and_metadata_are_internal),
       cmocka_unit_test(names_are_no_ip_literals),
       cmocka_unit_test(patterns_parse_or_say_what_is_wrong),
+      cmocka_unit_test(authorities_split_strictly),
+      cmocka_unit_test(bracketed_entries_and_compatible_addresses),
       cmocka_unit_test(deny_wins_and_wildcards_match_below_only),
       cmocka_unit_test(other_ports_need_an_entry_that_names_them),
       cmocka_unit_test(ip_literals_need_an_ip_entry),
