@@ -39,8 +39,7 @@ static const zopt PROVIDERS_OPTS[] = {
 };
 
 /* `zero providers list|detect|use|remove|rename`. */
-const zopt_spec zcli_providers_opts = {.command = "providers",
-                                       .opts = PROVIDERS_OPTS,
+const zopt_spec zcli_providers_opts = {.command = "providers", .opts = PROVIDERS_OPTS,
                                        .n_opts = ZARRAY_LEN(PROVIDERS_OPTS),
                                        .unknown = "unknown argument"};
 
@@ -59,8 +58,7 @@ static const zopt ADD_OPTS[] = {
 };
 
 /* `zero providers add` and `zero setup`. */
-const zopt_spec zcli_provider_add_opts = {.command = "providers add",
-                                          .opts = ADD_OPTS,
+const zopt_spec zcli_provider_add_opts = {.command = "providers add", .opts = ADD_OPTS,
                                           .n_opts = ZARRAY_LEN(ADD_OPTS),
                                           .unknown = "unknown argument",
                                           .see = " (see zero providers --help)"};
@@ -128,9 +126,9 @@ static int do_list(bool json) {
                       : p->api_key_env ? (env && *env ? p->api_key_env : "missing")
                                        : "none";
     bool active = cfg.active_provider && !strcmp(cfg.active_provider, p->name);
-    json_t *o =
-        json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:b, s:s}", "name", p->name, "kind", kind, "baseURL",
-                  url, "model", p->model, "key", key, "active", active, "origin", p->origin);
+    json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:b, s:s}", "name", p->name, "kind", kind,
+                          "baseURL", url, "model", p->model, "key", key, "active", active,
+                          "origin", p->origin);
     if (p->api_key_env) json_object_set_new(o, "apiKeyEnv", json_string(p->api_key_env));
     if (p->wire_api) json_object_set_new(o, "wireApi", json_string(p->wire_api));
     if (p->preset) json_object_set_new(o, "preset", json_string(p->preset));
@@ -140,8 +138,7 @@ static int do_list(bool json) {
     print_json(arr);
   } else if (!cfg.n_providers) {
     printf("No providers configured. Set OPENAI_API_KEY / ANTHROPIC_API_KEY / GEMINI_API_KEY,\n"
-           "or run: zero setup --provider <preset>   (presets: %s)\n",
-           zpreset_names());
+           "or run: zero setup --provider <preset>   (presets: %s)\n", zpreset_names());
   } else {
     printf("Providers:\n");
     size_t i;
@@ -214,8 +211,8 @@ static int add_profile(json_t *doc, void *ud, zerr *err) {
 }
 
 int zcli_providers_add(int argc, char **argv, bool make_active, void (*help)(FILE *out)) {
-  const char *name = NULL, *preset = NULL, *kind = NULL, *url = NULL, *model = NULL, *keyenv = NULL,
-             *wire = NULL;
+  const char *name = NULL, *preset = NULL, *kind = NULL, *url = NULL, *model = NULL,
+             *keyenv = NULL, *wire = NULL;
   zopt_parser op;
   zopt_hit hit;
   zerr perr = ZERR_INIT;
@@ -255,14 +252,13 @@ int zcli_providers_add(int argc, char **argv, bool make_active, void (*help)(FIL
     return fail(ZEXIT_USAGE, "give the provider a name (letters, digits, - _ .), e.g. "
                              "zero providers add groq --preset groq");
   if (!ps && !kind && !url)
-    return fail(ZEXIT_USAGE, "say what \"%s\" is: --preset P (%s), or --kind K with --base-url URL",
-                name, zpreset_names());
+    return fail(ZEXIT_USAGE,
+                "say what \"%s\" is: --preset P (%s), or --kind K with --base-url URL", name,
+                zpreset_names());
   if (kind && strcmp(kind, "openai") && strcmp(kind, "openai-compatible") &&
       strcmp(kind, "anthropic") && strcmp(kind, "anthropic-compatible") && strcmp(kind, "google"))
-    return fail(ZEXIT_USAGE,
-                "unknown kind \"%s\": use openai, openai-compatible, anthropic, "
-                "anthropic-compatible or google",
-                kind);
+    return fail(ZEXIT_USAGE, "unknown kind \"%s\": use openai, openai-compatible, anthropic, "
+                             "anthropic-compatible or google", kind);
   if (wire && strcmp(wire, "chat") && strcmp(wire, "responses"))
     return fail(ZEXIT_USAGE, "--wire-api must be chat or responses");
   if (url && strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
@@ -276,11 +272,11 @@ int zcli_providers_add(int argc, char **argv, bool make_active, void (*help)(FIL
   if (wire) json_object_set_new(p, "wireApi", json_string(wire));
   zbuf next = ZBUF_INIT;
   const char *need = keyenv ? keyenv : ps ? ps->key_env : NULL;
-  if (need && !getenv(need)) zbuf_addf(&next, "; next: export %s=<your key>", need);
-  else if (!make_active) zbuf_addf(&next, "; next: zero providers use %s", name);
-  provider_add add = {.name = name,
-                      .profile = p,
-                      .make_active = make_active,
+  if (need && !getenv(need))
+    zbuf_addf(&next, "; next: export %s=<your key>", need);
+  else if (!make_active)
+    zbuf_addf(&next, "; next: zero providers use %s", name);
+  provider_add add = {.name = name, .profile = p, .make_active = make_active,
                       .next = next.data ? next.data : ""};
   int rc = edit_config(add_profile, &add, &add.what);
   json_decref(p);
@@ -323,10 +319,8 @@ static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
   if (!strcmp(o->op, "use")) {
     /* a profile the environment defines is a valid choice too */
     if (at < 0 && !zpreset_find(argv[0]) && !o->env_only_var)
-      return zerr_set(err, ZE_USAGE,
-                      "no provider named \"%s\" in %s (see zero providers list; "
-                      "add one with zero providers add)",
-                      argv[0], o->path);
+      return zerr_set(err, ZE_USAGE, "no provider named \"%s\" in %s (see zero providers list; "
+                                     "add one with zero providers add)", argv[0], o->path);
     json_object_set_new(doc, "activeProvider", json_string(argv[0]));
     zbuf_addf(&o->what, "Active provider: %s", argv[0]);
     return 0;
@@ -340,7 +334,8 @@ static int apply_provider_op(json_t *doc, void *ud, zerr *err) {
     return 0;
   }
   if (!valid_name(argv[1]))
-    return zerr_set(err, ZE_USAGE, "\"%s\" is not a valid name (letters, digits, - _ .)", argv[1]);
+    return zerr_set(err, ZE_USAGE, "\"%s\" is not a valid name (letters, digits, - _ .)",
+                    argv[1]);
   if (zucfg_find(provs, argv[1]) >= 0)
     return zerr_set(err, ZE_USAGE, "a provider named \"%s\" already exists", argv[1]);
   json_object_set_new(json_array_get(provs, (size_t)at), "name", json_string(argv[1]));
@@ -414,11 +409,8 @@ static int on_probe_body(void *ud, const char *data, size_t len) {
 static json_t *probe(const char *url) {
   zbuf b = ZBUF_INIT;
   zerr err = ZERR_INIT;
-  zhttp_request req = {.method = "GET",
-                       .url = url,
-                       .connect_timeout_ms = 700,
-                       .idle_timeout_ms = 2000,
-                       .total_timeout_ms = 3000};
+  zhttp_request req = {.method = "GET", .url = url, .connect_timeout_ms = 700,
+                       .idle_timeout_ms = 2000, .total_timeout_ms = 3000};
   zhttp_response resp = ZHTTP_RESPONSE_INIT;
   json_t *out = NULL;
   if (zhttp_perform(&req, &resp, on_probe_body, &b, &err) == 0 && resp.status == 200)

@@ -52,8 +52,7 @@ static const zopt SESSIONS_OPTS[] = {
     {SS_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
-const zopt_spec zcli_sessions_opts = {.command = "sessions",
-                                      .opts = SESSIONS_OPTS,
+const zopt_spec zcli_sessions_opts = {.command = "sessions", .opts = SESSIONS_OPTS,
                                       .n_opts = ZARRAY_LEN(SESSIONS_OPTS),
                                       .unknown = "unknown sessions flag"};
 
@@ -224,7 +223,7 @@ static int run_list(bool json, const char *kind) {
 /* ---- show -------------------------------------------------------------- */
 
 typedef struct type_counts {
-  json_t *by_type; /* type -> count */
+  json_t *by_type;  /* type -> count */
   json_int_t total;
   json_t *warnings; /* skipped lines */
 } type_counts;
@@ -247,10 +246,8 @@ static int code_for_err(const zerr *err);
 
 static int run_show(const char *id, bool json) {
   if (!zsession_id_valid(id)) {
-    fprintf(stderr,
-            "[zero] invalid session id \"%s\"; run `zero sessions list` to see saved "
-            "sessions\n",
-            id);
+    fprintf(stderr, "[zero] invalid session id \"%s\"; run `zero sessions list` to see saved "
+            "sessions\n", id);
     return ZEXIT_USAGE;
   }
   cleanup_free char *root = zsession_root();
@@ -305,15 +302,14 @@ static int run_show(const char *id, bool json) {
       json_t *it;
       if (json_array_size(json_object_get(ts, "plan"))) printf("  plan:\n");
       json_array_foreach(json_object_get(ts, "plan"), i, it)
-          printf("    [%s] %s\n", zjson_str_or(it, "status", "pending"),
-                 zjson_str_or(it, "step", ""));
+        printf("    [%s] %s\n", zjson_str_or(it, "status", "pending"), zjson_str_or(it, "step", ""));
       const json_t *tcalls = json_object_get(ts, "toolCalls");
       printf("  tool calls: %lld ok, %lld failed\n", (long long)zjson_int_or(tcalls, "ok", 0),
              (long long)zjson_int_or(tcalls, "failed", 0));
       if (json_array_size(json_object_get(ts, "changedFiles"))) {
         printf("  changed files:\n");
         json_array_foreach(json_object_get(ts, "changedFiles"), i, it)
-            printf("    %s\n", json_string_value(it));
+          printf("    %s\n", json_string_value(it));
       }
     }
     printf("Events (%lld):\n", (long long)tc.total);
@@ -438,7 +434,8 @@ static json_t *tree_node(const json_t *all, const char *id, int depth) {
   json_t *kids = json_array();
   size_t i;
   json_t *c;
-  if (depth < 64) json_array_foreach(all, i, c) {
+  if (depth < 64)
+    json_array_foreach(all, i, c) {
       const char *parent = zjson_str(c, "parentSessionId");
       if (parent && !strcmp(parent, id))
         json_array_append_new(kids, tree_node(all, zjson_str(c, "sessionId"), depth + 1));
@@ -483,7 +480,7 @@ static int run_tree(const char *id, bool json) {
  * mistake (a usage error), not an internal one. */
 static int code_for_err(const zerr *err) {
   return err->kind == ZE_NOT_FOUND || err->kind == ZE_INVALID ? ZEXIT_USAGE
-                                                              : zexit_for_error(err->kind);
+                                                               : zexit_for_error(err->kind);
 }
 
 static int run_delete(const char *id, bool json) {
@@ -526,9 +523,8 @@ static int run_fork(const char *id, const char *at, const char *kind, bool json)
     return code_for_err(&err);
   }
   if (json) print_json(s->meta);
-  else
-    printf("Forked %s into %s (%lld events). Continue it with: zero exec --resume %s \"…\"\n", id,
-           s->id, (long long)s->sequence, s->id);
+  else printf("Forked %s into %s (%lld events). Continue it with: zero exec --resume %s \"…\"\n",
+              id, s->id, (long long)s->sequence, s->id);
   zsession_close(s);
   return ZEXIT_SUCCESS;
 }
@@ -542,10 +538,8 @@ static void refresh_task_state(const char *root, const char *id) {
   ztask_init(&t);
   if (!s || ztask_replay(&t, root, id, &err) < 0 ||
       zsession_set_meta(s, "taskState", ztask_to_json(&t), &err) < 0)
-    fprintf(stderr,
-            "[zero] WARNING: the session's task state was not updated after the rewind "
-            "(%s); it may list files changed after the rewind point\n",
-            err.msg);
+    fprintf(stderr, "[zero] WARNING: the session's task state was not updated after the rewind "
+            "(%s); it may list files changed after the rewind point\n", err.msg);
   ztask_release(&t);
   if (s) zsession_close(s);
 }
@@ -613,9 +607,8 @@ static int run_rewind(const char *id, const rewind_target *t, bool dry_run, bool
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(plan, "restore"), i, r)
-        printf("  %s %s\n",
-               !strcmp(zjson_str_or(r, "action", ""), "delete") ? "delete " : "restore",
-               zjson_str_or(r, "path", ""));
+      printf("  %s %s\n", !strcmp(zjson_str_or(r, "action", ""), "delete") ? "delete " : "restore",
+             zjson_str_or(r, "path", ""));
     json_array_foreach(json_object_get(plan, "notRestorable"), i, r) {
       if (zjson_str(r, "path"))
         printf("  NOT RESTORABLE %s: %s\n", zjson_str(r, "path"), zjson_str_or(r, "reason", ""));
@@ -624,7 +617,8 @@ static int run_rewind(const char *id, const rewind_target *t, bool dry_run, bool
                (long long)zjson_int_or(r, "sequence", 0), zjson_str_or(r, "command", ""),
                zjson_str_or(r, "reason", ""));
     }
-    if (!json_array_size(json_object_get(plan, "restore"))) printf("  (no files to restore)\n");
+    if (!json_array_size(json_object_get(plan, "restore")))
+      printf("  (no files to restore)\n");
   }
   if (dry_run) {
     if (json) print_json(plan);
@@ -731,8 +725,7 @@ static const zcli_subcommand SESSIONS_SUBS[] = {
     {"delete", NULL, delete_cmd, "delete <id> [--json]"},
     {"fork", NULL, fork_cmd, "fork <id> [--at SEQ] [--kind fork|side] [--json]"},
     {"rewind", NULL, rewind_cmd, "rewind <id> --to SEQ [--dry-run] [--json]"},
-    {"rewind-plan", NULL, rewind_plan_cmd,
-     "rewind-plan <id> --to SEQ [--json]   (= rewind --dry-run)"},
+    {"rewind-plan", NULL, rewind_plan_cmd, "rewind-plan <id> --to SEQ [--json]   (= rewind --dry-run)"},
 };
 
 const zcli_subcommands zcli_sessions_subs = {SESSIONS_SUBS, ZARRAY_LEN(SESSIONS_SUBS)};

@@ -43,8 +43,7 @@ static const zopt TOOLS_OPTS[] = {
     {T_HELP, "help", 'h', ZOPT_FLAG, 0, NULL, "show this help", NULL},
 };
 
-const zopt_spec zcli_tools_opts = {.command = "tools",
-                                   .opts = TOOLS_OPTS,
+const zopt_spec zcli_tools_opts = {.command = "tools", .opts = TOOLS_OPTS,
                                    .n_opts = ZARRAY_LEN(TOOLS_OPTS),
                                    .unknown = "unknown option"};
 
@@ -217,9 +216,10 @@ static int run(const tools_args *a, zperm_mode mode) {
   else ztool_invoke_escalated(&rs.tools, name, args, zperm_escalation(&d), &res);
 
   if (a->json) {
-    json_t *o = json_pack("{s:s, s:b, s:s%, s:b, s:{s:s, s:s}}", "tool", name, "ok", !res.is_error,
-                          "output", res.output.data, res.output.len, "truncated", res.truncated,
-                          "permission", "action", zperm_action_name(d.action), "reason", d.reason);
+    json_t *o = json_pack("{s:s, s:b, s:s%, s:b, s:{s:s, s:s}}", "tool", name, "ok",
+                          !res.is_error, "output", res.output.data, res.output.len, "truncated",
+                          res.truncated, "permission", "action", zperm_action_name(d.action),
+                          "reason", d.reason);
     if (o && res.meta) json_object_set(o, "meta", res.meta);
     char *s = o ? zjson_dumps(o) : xstrdup("{}");
     printf("%s\n", s);

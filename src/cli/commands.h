@@ -113,20 +113,20 @@ int zcli_dispatch(const zcli_dispatch_spec *d, void *ctx, int argc, char **argv)
  * main acts on these; what a command loads itself (its config, with its own
  * fallback when the file is broken) stays in the command. */
 enum {
-  ZCMD_HIDDEN = 1u << 0,          /* an internal stage: not in help or completion */
+  ZCMD_HIDDEN = 1u << 0,       /* an internal stage: not in help or completion */
   ZCMD_LEADING_ADD_DIR = 1u << 1, /* takes `zero --add-dir D <cmd>` (Go zero: exec only) */
 };
 
 typedef struct zcli_command {
   const char *name;
-  const char *aliases; /* other spellings: one word ("find"), or flags, space-separated
-                        * ("--version -v"), or NULL */
+  const char *aliases;  /* other spellings: one word ("find"), or flags, space-separated
+                         * ("--version -v"), or NULL */
   int (*run)(int argc, char **argv); /* the words after the name; returns the exit code */
-  unsigned setup;                    /* ZCMD_* */
-  const char *synopsis;              /* what follows "zero <name>" in zero --help */
-  const char *summary;               /* one line for zero --help */
-  const zopt_spec *opts;             /* its flags (completion), or NULL */
-  const zcli_subcommands *subs;      /* its subcommands (completion), or NULL */
+  unsigned setup;       /* ZCMD_* */
+  const char *synopsis; /* what follows "zero <name>" in zero --help */
+  const char *summary;  /* one line for zero --help */
+  const zopt_spec *opts; /* its flags (completion), or NULL */
+  const zcli_subcommands *subs; /* its subcommands (completion), or NULL */
   /* Option tables of subcommands that parse their own flags (`providers
    * add`), NULL-terminated, or NULL: help, man and completion list them too. */
   const zopt_spec *const *sub_opts;
