@@ -179,6 +179,23 @@ static void print_session_line(const char *root, const json_t *m) {
   zbuf_release(&line);
 }
 
+/* A list of session metadata objects: a JSON array, or one line each under
+ * a count ("No Zero sessions found." when empty). */
+static void print_sessions(const char *root, const json_t *list, bool json) {
+  if (json) {
+    print_json(list);
+    return;
+  }
+  if (json_array_size(list) == 0) {
+    printf("No Zero sessions found.\n");
+    return;
+  }
+  printf("Zero sessions (%zu):\n", json_array_size(list));
+  size_t i;
+  json_t *m;
+  json_array_foreach(list, i, m) print_session_line(root, m);
+}
+
 static bool kind_matches(const json_t *m, const char *kind) {
   if (!kind) return true;
   const char *k = zjson_str(m, "sessionKind");
@@ -206,16 +223,7 @@ static int run_list(bool json, const char *kind) {
     json_decref(all);
     all = f;
   }
-  if (json) {
-    print_json(all);
-  } else if (json_array_size(all) == 0) {
-    printf("No Zero sessions found.\n");
-  } else {
-    printf("Zero sessions (%zu):\n", json_array_size(all));
-    size_t i;
-    json_t *m;
-    json_array_foreach(all, i, m) print_session_line(root, m);
-  }
+  print_sessions(root, all, json);
   json_decref(all);
   return ZEXIT_SUCCESS;
 }
@@ -412,14 +420,7 @@ static int run_children(const char *id, bool json) {
     const char *parent = zjson_str(m, "parentSessionId");
     if (parent && !strcmp(parent, id)) json_array_append(kids, m);
   }
-  if (json) {
-    print_json(kids);
-  } else if (json_array_size(kids) == 0) {
-    printf("No Zero sessions found.\n");
-  } else {
-    printf("Zero sessions (%zu):\n", json_array_size(kids));
-    json_array_foreach(kids, i, m) print_session_line(root, m);
-  }
+  print_sessions(root, kids, json);
   json_decref(kids);
   json_decref(all);
   return ZEXIT_SUCCESS;
@@ -669,28 +670,29 @@ static const char *one_id(const char *sub, int argc, char **argv, int *rc) {
   return NULL;
 }
 
-static int children_cmd(void *ctx, int argc, char **argv) {
+/* A subcommand that takes one session id and --json: its words checked,
+ * then run(id, json). */
+static int with_id(const char *sub, int (*run)(const char *id, bool json), void *ctx, int argc,
+                   char **argv) {
   int rc = ZEXIT_USAGE;
-  const char *id = one_id("children", argc, argv, &rc);
-  return id ? run_children(id, ((const sessions_args *)ctx)->json) : rc;
+  const char *id = one_id(sub, argc, argv, &rc);
+  return id ? run(id, ((const sessions_args *)ctx)->json) : rc;
+}
+
+static int children_cmd(void *ctx, int argc, char **argv) {
+  return with_id("children", run_children, ctx, argc, argv);
 }
 
 static int tree_cmd(void *ctx, int argc, char **argv) {
-  int rc = ZEXIT_USAGE;
-  const char *id = one_id("tree", argc, argv, &rc);
-  return id ? run_tree(id, ((const sessions_args *)ctx)->json) : rc;
+  return with_id("tree", run_tree, ctx, argc, argv);
 }
 
 static int lineage_cmd(void *ctx, int argc, char **argv) {
-  int rc = ZEXIT_USAGE;
-  const char *id = one_id("lineage", argc, argv, &rc);
-  return id ? run_lineage(id, ((const sessions_args *)ctx)->json) : rc;
+  return with_id("lineage", run_lineage, ctx, argc, argv);
 }
 
 static int delete_cmd(void *ctx, int argc, char **argv) {
-  int rc = ZEXIT_USAGE;
-  const char *id = one_id("delete", argc, argv, &rc);
-  return id ? run_delete(id, ((const sessions_args *)ctx)->json) : rc;
+  return with_id("delete", run_delete, ctx, argc, argv);
 }
 
 static int fork_cmd(void *ctx, int argc, char **argv) {
