@@ -394,30 +394,11 @@ static int do_use_remove_rename(const char *op, int argc, char **argv, bool json
 
 /* ---- detect -------------------------------------------------------------- */
 
-typedef struct probe_body {
-  zbuf b;
-} probe_body;
-
-static int on_probe_body(void *ud, const char *data, size_t len) {
-  zbuf *b = ud;
-  if (b->len + len > (4u << 20)) return 1;
-  zbuf_add(b, data, len);
-  return 0;
-}
-
 /* GETs url with a short timeout; the parsed JSON body of a 200, or NULL. */
 static json_t *probe(const char *url) {
-  zbuf b = ZBUF_INIT;
-  zerr err = ZERR_INIT;
   zhttp_request req = {.method = "GET", .url = url, .connect_timeout_ms = 700,
                        .idle_timeout_ms = 2000, .total_timeout_ms = 3000};
-  zhttp_response resp = ZHTTP_RESPONSE_INIT;
-  json_t *out = NULL;
-  if (zhttp_perform(&req, &resp, on_probe_body, &b, &err) == 0 && resp.status == 200)
-    out = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
-  zhttp_response_release(&resp);
-  zbuf_release(&b);
-  return out;
+  return zhttp_fetch_json(&req, 4u << 20);
 }
 
 static int do_detect(bool json) {
