@@ -5,7 +5,6 @@
  * and --json prints the metadata objects as a pretty JSON array.
  * show: one session's metadata and how many events of each type it holds.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,17 +79,8 @@ static void usage(FILE *out) {
         out);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "zero sessions: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  zcli_short_usage(stderr, "sessions");
-  return ZEXIT_USAGE;
-}
+/* A usage error of zero sessions (printf message, then the short usage; exit 2). */
+#define usage_error(...) zcli_usage_errorf("sessions", __VA_ARGS__)
 
 static void print_json(const json_t *v) {
   zjson_print(stdout, v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);

@@ -4,7 +4,6 @@
  * debugging and benchmarks.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,16 +73,8 @@ typedef struct tools_args {
   ZVEC(const char *) positional;
 } tools_args;
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "zero tools: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  zcli_short_usage(stderr, "tools");
-  return ZEXIT_USAGE;
-}
+/* A usage error of zero tools (printf message, then the short usage; exit 2). */
+#define usage_error(...) zcli_usage_errorf("tools", __VA_ARGS__)
 
 static int parse(int argc, char **argv, tools_args *a) {
   zopt_parser op;

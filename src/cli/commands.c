@@ -1,6 +1,7 @@
 /* commands.c — the command table; see commands.h. */
 #include "cli/commands.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "base/common.h"
@@ -221,6 +222,17 @@ int zcli_usage_error(const char *command, const char *msg) {
   fprintf(stderr, "zero %s: %s\n", command, msg);
   zcli_short_usage(stderr, command);
   return ZEXIT_USAGE;
+}
+
+int zcli_usage_errorf(const char *command, const char *fmt, ...) {
+  zbuf m = ZBUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  zbuf_vaddf(&m, fmt, ap);
+  va_end(ap);
+  int rc = zcli_usage_error(command, m.data ? m.data : "");
+  zbuf_release(&m);
+  return rc;
 }
 
 void zcli_short_usage(FILE *out, const char *command) {

@@ -151,5 +151,8 @@ void zcli_short_usage(FILE *out, const char *command);
 /* A usage error on stderr: "zero <command>: <msg>", then the short usage
  * (zcli_short_usage). Returns ZEXIT_USAGE. */
 int zcli_usage_error(const char *command, const char *msg);
+/* zcli_usage_error with a printf message. */
+int zcli_usage_errorf(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif
