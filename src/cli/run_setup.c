@@ -203,8 +203,11 @@ char *zrun_probe_local_model(const char *base_url, void *ud) {
   zbuf_addstr(&url, base_url);
   while (url.len && url.data[url.len - 1] == '/') zbuf_setlen(&url, url.len - 1);
   zbuf_addstr(&url, "/models");
-  zhttp_request req = {.method = "GET", .url = url.data, .connect_timeout_ms = 1000,
-                       .idle_timeout_ms = 3000, .total_timeout_ms = 5000};
+  zhttp_request req = {.method = "GET",
+                       .url = url.data,
+                       .connect_timeout_ms = 1000,
+                       .idle_timeout_ms = 3000,
+                       .total_timeout_ms = 5000};
   char *id = NULL;
   json_t *root = zhttp_fetch_json(&req, 4u << 20);
   const char *first = zjson_str(json_array_get(json_object_get(root, "data"), 0), "id");
