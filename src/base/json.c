@@ -196,6 +196,15 @@ int zjson_print(FILE *out, const json_t *v, size_t flags) {
   return 0;
 }
 
+int zjson_write_line(FILE *out, const json_t *v) {
+  zbuf line = ZBUF_INIT;
+  zjson_dump_to(v, &line);
+  zbuf_addch(&line, '\n');
+  int rc = fwrite(line.data, 1, line.len, out) == line.len && fflush(out) == 0 ? 0 : -1;
+  zbuf_release(&line);
+  return rc;
+}
+
 int zjson_print_to(zbuf *b, const json_t *v, size_t flags) {
   char *s = json_dumps(v, flags);
   if (!s) return -1;

@@ -76,6 +76,10 @@ int zjson_print(FILE *out, const json_t *v, size_t flags);
 /* The same rendering appended to b (with the newline); -1, b untouched,
  * when jansson cannot render v. */
 int zjson_print_to(zbuf *b, const json_t *v, size_t flags);
+/* One NDJSON record: v's compact line (zjson_dump_to) and a newline in one
+ * write, then a flush, so a reader at the other end of a pipe sees whole
+ * lines at once. 0; -1 when the write or the flush failed. */
+int zjson_write_line(FILE *out, const json_t *v);
 
 /* Steals `v` (like json_object_set_new) unless v is NULL, then does nothing. */
 void zjson_set_new_opt(json_t *obj, const char *key, json_t *v);

@@ -55,17 +55,8 @@ const zopt_spec zcli_auth_opts = {.command = "auth",
                                   .n_opts = ZARRAY_LEN(AUTH_OPTS),
                                   .unknown = "unknown or incomplete option"};
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("zero auth: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  zcli_short_usage(stderr, "auth");
-  return ZEXIT_USAGE;
-}
+/* A usage error of zero auth (printf message, then the short usage; exit 2). */
+#define fail(...) zcli_usage_errorf("auth", __VA_ARGS__)
 
 /* What a subcommand was given. */
 typedef struct auth_args {

@@ -330,13 +330,19 @@ static int get_cmd(void *ctx, int argc, char **argv) {
 }
 
 /* The usage's words, completion and the manual come from this table; no
- * word runs its first row. */
+ * word runs list. */
 static const zcli_subcommand CONFIG_SUBS[] = {
     {"list", NULL, list_cmd, "[list] [--json]"},
     {"get", NULL, get_cmd, "get KEY [--json]"},
 };
 
 const zcli_subcommands zcli_config_subs = {CONFIG_SUBS, ZARRAY_LEN(CONFIG_SUBS)};
+
+static const zcli_dispatch_spec CONFIG_DISPATCH = {.subs = &zcli_config_subs,
+                                                   .usage = usage,
+                                                   .command = "config",
+                                                   .unknown = "unknown config subcommand",
+                                                   .implicit = list_cmd};
 
 int cmd_config(int argc, char **argv) {
   bool json = false;
@@ -352,13 +358,5 @@ int cmd_config(int argc, char **argv) {
     else if (npos < 3) pos[npos++] = (char *)hit.value; /* a word of argv itself */
   }
   if (perr.kind != ZE_OK) return usage_error(perr.msg);
-  const zcli_subcommand *sub = npos ? zcli_subcommand_find(&zcli_config_subs, pos[0]) : CONFIG_SUBS;
-  if (!sub) {
-    zbuf m = ZBUF_INIT;
-    zbuf_addf(&m, "unknown config subcommand \"%s\"", pos[0]);
-    int rc = usage_error(m.data);
-    zbuf_release(&m);
-    return rc;
-  }
-  return sub->run(&json, npos ? npos - 1 : 0, pos + (npos > 0));
+  return zcli_dispatch(&CONFIG_DISPATCH, &json, npos, pos);
 }

@@ -52,6 +52,17 @@ typedef struct ext_args {
   size_t nwords;
 } ext_args;
 
+/* The usage of every extension command (one page for the four). */
+static void ext_usage(FILE *out) {
+  fputs("Usage: zero hooks list|test EVENT [--payload FILE]\n"
+        "       zero skills list\n"
+        "       zero plugins list|enable ID|disable ID|install DIR|GIT-URL|remove ID\n"
+        "       zero backends [doctor]\n\n"
+        "Hooks, skills, custom slash commands and plugins (docs/extensions.md).\n\n",
+        out);
+  zopt_print_flags(out, &zcli_ext_opts);
+}
+
 static int parse(const char *cmd, int argc, char **argv, ext_args *a) {
   memset(a, 0, sizeof *a);
   zopt_parser op;
@@ -81,12 +92,7 @@ static int parse(const char *cmd, int argc, char **argv, ext_args *a) {
     return -1;
   }
   if (a->help) {
-    printf("Usage: zero hooks list|test EVENT [--payload FILE]\n"
-           "       zero skills list\n"
-           "       zero plugins list|enable ID|disable ID|install DIR|GIT-URL|remove ID\n"
-           "       zero backends [doctor]\n\n"
-           "Hooks, skills, custom slash commands and plugins (docs/extensions.md).\n\n");
-    zopt_print_flags(stdout, &zcli_ext_opts);
+    ext_usage(stdout);
     return 1;
   }
   return 0;
@@ -127,14 +133,14 @@ static int ext_dispatch(const char *cmd, const zcli_subcommands *t,
   ext_args a;
   int pr = parse(cmd, argc, argv, &a);
   if (pr != 0) return pr < 0 ? ZEXIT_USAGE : 0;
-  if (!a.nwords) return none(&a, 0, NULL);
-  const zcli_subcommand *sub = zcli_subcommand_find(t, a.words[0]);
-  if (sub) return sub->run(&a, (int)a.nwords - 1, (char **)a.words + 1);
-  zbuf choices = ZBUF_INIT;
-  for (size_t i = 0; i < t->n; i++) zbuf_addf(&choices, "%s%s", i ? ", " : "", t->v[i].name);
-  fprintf(stderr, "zero %s: unknown subcommand %s (%s)\n", cmd, a.words[0], choices.data);
-  zbuf_release(&choices);
-  return ZEXIT_USAGE;
+  zcli_dispatch_spec d = {.subs = t,
+                          .usage = ext_usage,
+                          .command = cmd,
+                          .tail = ZCLI_TAIL_NONE,
+                          .unknown = "unknown subcommand",
+                          .implicit = none,
+                          .name_choices = true};
+  return zcli_dispatch(&d, &a, (int)a.nwords, (char **)a.words);
 }
 
 static void print_json(json_t *o) {

@@ -70,17 +70,8 @@ static char *workspace_dir(void) {
   return cwd;
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("zero mcp: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  zcli_short_usage(stderr, "mcp");
-  return ZEXIT_USAGE;
-}
+/* A usage error of zero mcp (printf message, then the short usage; exit 2). */
+#define fail(...) zcli_usage_errorf("mcp", __VA_ARGS__)
 
 enum {
   MC_HELP = 1,

@@ -394,30 +394,11 @@ static int do_use_remove_rename(const char *op, int argc, char **argv, bool json
 
 /* ---- detect -------------------------------------------------------------- */
 
-typedef struct probe_body {
-  zbuf b;
-} probe_body;
-
-static int on_probe_body(void *ud, const char *data, size_t len) {
-  zbuf *b = ud;
-  if (b->len + len > (4u << 20)) return 1;
-  zbuf_add(b, data, len);
-  return 0;
-}
-
 /* GETs url with a short timeout; the parsed JSON body of a 200, or NULL. */
 static json_t *probe(const char *url) {
-  zbuf b = ZBUF_INIT;
-  zerr err = ZERR_INIT;
   zhttp_request req = {.method = "GET", .url = url, .connect_timeout_ms = 700,
                        .idle_timeout_ms = 2000, .total_timeout_ms = 3000};
-  zhttp_response resp = ZHTTP_RESPONSE_INIT;
-  json_t *out = NULL;
-  if (zhttp_perform(&req, &resp, on_probe_body, &b, &err) == 0 && resp.status == 200)
-    out = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
-  zhttp_response_release(&resp);
-  zbuf_release(&b);
-  return out;
+  return zhttp_fetch_json(&req, 4u << 20);
 }
 
 static int do_detect(bool json) {
@@ -581,21 +562,14 @@ static const zcli_subcommand PROVIDERS_SUBS[] = {
 
 const zcli_subcommands zcli_providers_subs = {PROVIDERS_SUBS, ZARRAY_LEN(PROVIDERS_SUBS)};
 
+/* `zero providers [--json]` is the list. */
+static const zcli_dispatch_spec PROVIDERS_DISPATCH = {.subs = &zcli_providers_subs,
+                                                      .usage = usage,
+                                                      .command = "providers",
+                                                      .tail = ZCLI_TAIL_USAGE,
+                                                      .unknown = "unknown subcommand",
+                                                      .implicit = list_cmd};
+
 int cmd_providers(int argc, char **argv) {
-  /* "zero providers [--json]" is the list. */
-  const char *name = argc > 0 && argv[0][0] != '-' ? argv[0] : "list";
-  int first = argc > 0 && argv[0][0] != '-' ? 1 : 0;
-  if (zcli_help_word(name)) { /* a word, not a flag: "help" */
-    usage(stdout);
-    return ZEXIT_SUCCESS;
-  }
-  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_providers_subs, name);
-  if (sub) return sub->run(NULL, argc - first, argv + first);
-  /* An unknown subcommand: its flags are still checked first. */
-  providers_args pa;
-  int rc;
-  if (parse_rest(name, false, argc - first, argv + first, &pa, &rc)) return rc;
-  fprintf(stderr, "zero providers: unknown subcommand \"%s\"\n\n", name);
-  usage(stderr);
-  return ZEXIT_USAGE;
+  return zcli_dispatch(&PROVIDERS_DISPATCH, NULL, argc, argv);
 }

@@ -5,7 +5,6 @@
  * and --json prints the metadata objects as a pretty JSON array.
  * show: one session's metadata and how many events of each type it holds.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,17 +79,8 @@ static void usage(FILE *out) {
         out);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "zero sessions: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  zcli_short_usage(stderr, "sessions");
-  return ZEXIT_USAGE;
-}
+/* A usage error of zero sessions (printf message, then the short usage; exit 2). */
+#define usage_error(...) zcli_usage_errorf("sessions", __VA_ARGS__)
 
 static void print_json(const json_t *v) {
   zjson_print(stdout, v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
@@ -179,6 +169,23 @@ static void print_session_line(const char *root, const json_t *m) {
   zbuf_release(&line);
 }
 
+/* A list of session metadata objects: a JSON array, or one line each under
+ * a count ("No Zero sessions found." when empty). */
+static void print_sessions(const char *root, const json_t *list, bool json) {
+  if (json) {
+    print_json(list);
+    return;
+  }
+  if (json_array_size(list) == 0) {
+    printf("No Zero sessions found.\n");
+    return;
+  }
+  printf("Zero sessions (%zu):\n", json_array_size(list));
+  size_t i;
+  json_t *m;
+  json_array_foreach(list, i, m) print_session_line(root, m);
+}
+
 static bool kind_matches(const json_t *m, const char *kind) {
   if (!kind) return true;
   const char *k = zjson_str(m, "sessionKind");
@@ -206,16 +213,7 @@ static int run_list(bool json, const char *kind) {
     json_decref(all);
     all = f;
   }
-  if (json) {
-    print_json(all);
-  } else if (json_array_size(all) == 0) {
-    printf("No Zero sessions found.\n");
-  } else {
-    printf("Zero sessions (%zu):\n", json_array_size(all));
-    size_t i;
-    json_t *m;
-    json_array_foreach(all, i, m) print_session_line(root, m);
-  }
+  print_sessions(root, all, json);
   json_decref(all);
   return ZEXIT_SUCCESS;
 }
@@ -334,7 +332,6 @@ out:
   return code;
 }
 
-
 /* ---- tree / lineage ---------------------------------------------------- */
 
 static json_t *load_all(const char *root) {
@@ -413,14 +410,7 @@ static int run_children(const char *id, bool json) {
     const char *parent = zjson_str(m, "parentSessionId");
     if (parent && !strcmp(parent, id)) json_array_append(kids, m);
   }
-  if (json) {
-    print_json(kids);
-  } else if (json_array_size(kids) == 0) {
-    printf("No Zero sessions found.\n");
-  } else {
-    printf("Zero sessions (%zu):\n", json_array_size(kids));
-    json_array_foreach(kids, i, m) print_session_line(root, m);
-  }
+  print_sessions(root, kids, json);
   json_decref(kids);
   json_decref(all);
   return ZEXIT_SUCCESS;
@@ -670,28 +660,29 @@ static const char *one_id(const char *sub, int argc, char **argv, int *rc) {
   return NULL;
 }
 
-static int children_cmd(void *ctx, int argc, char **argv) {
+/* A subcommand that takes one session id and --json: its words checked,
+ * then run(id, json). */
+static int with_id(const char *sub, int (*run)(const char *id, bool json), void *ctx, int argc,
+                   char **argv) {
   int rc = ZEXIT_USAGE;
-  const char *id = one_id("children", argc, argv, &rc);
-  return id ? run_children(id, ((const sessions_args *)ctx)->json) : rc;
+  const char *id = one_id(sub, argc, argv, &rc);
+  return id ? run(id, ((const sessions_args *)ctx)->json) : rc;
+}
+
+static int children_cmd(void *ctx, int argc, char **argv) {
+  return with_id("children", run_children, ctx, argc, argv);
 }
 
 static int tree_cmd(void *ctx, int argc, char **argv) {
-  int rc = ZEXIT_USAGE;
-  const char *id = one_id("tree", argc, argv, &rc);
-  return id ? run_tree(id, ((const sessions_args *)ctx)->json) : rc;
+  return with_id("tree", run_tree, ctx, argc, argv);
 }
 
 static int lineage_cmd(void *ctx, int argc, char **argv) {
-  int rc = ZEXIT_USAGE;
-  const char *id = one_id("lineage", argc, argv, &rc);
-  return id ? run_lineage(id, ((const sessions_args *)ctx)->json) : rc;
+  return with_id("lineage", run_lineage, ctx, argc, argv);
 }
 
 static int delete_cmd(void *ctx, int argc, char **argv) {
-  int rc = ZEXIT_USAGE;
-  const char *id = one_id("delete", argc, argv, &rc);
-  return id ? run_delete(id, ((const sessions_args *)ctx)->json) : rc;
+  return with_id("delete", run_delete, ctx, argc, argv);
 }
 
 static int fork_cmd(void *ctx, int argc, char **argv) {
@@ -731,6 +722,13 @@ static const zcli_subcommand SESSIONS_SUBS[] = {
 
 const zcli_subcommands zcli_sessions_subs = {SESSIONS_SUBS, ZARRAY_LEN(SESSIONS_SUBS)};
 
+/* `zero sessions` with no word lists. */
+static const zcli_dispatch_spec SESSIONS_DISPATCH = {.subs = &zcli_sessions_subs,
+                                                     .usage = usage,
+                                                     .command = "sessions",
+                                                     .unknown = "unknown sessions subcommand",
+                                                     .implicit = list_cmd};
+
 int cmd_sessions(int argc, char **argv) {
   sessions_args a = {0};
   char *positional[3] = {NULL, NULL, NULL};
@@ -758,13 +756,6 @@ int cmd_sessions(int argc, char **argv) {
   }
   if (prc < 0) return usage_error("%s", perr.msg);
   const char *name = npos ? positional[0] : "list";
-  if (!strcmp(name, "help")) {
-    usage(stdout);
-    return ZEXIT_SUCCESS;
-  }
-  int krc = check_kind(name, a.kind);
-  if (krc) return krc;
-  const zcli_subcommand *sub = zcli_subcommand_find(&zcli_sessions_subs, name);
-  if (!sub) return usage_error("unknown sessions subcommand \"%s\"", name);
-  return sub->run(&a, npos > 0 ? npos - 1 : 0, positional + (npos > 0));
+  int krc = zcli_help_word(name) ? 0 : check_kind(name, a.kind);
+  return krc ? krc : zcli_dispatch(&SESSIONS_DISPATCH, &a, npos, positional);
 }

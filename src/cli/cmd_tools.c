@@ -4,7 +4,6 @@
  * debugging and benchmarks.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,16 +73,8 @@ typedef struct tools_args {
   ZVEC(const char *) positional;
 } tools_args;
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "zero tools: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  zcli_short_usage(stderr, "tools");
-  return ZEXIT_USAGE;
-}
+/* A usage error of zero tools (printf message, then the short usage; exit 2). */
+#define usage_error(...) zcli_usage_errorf("tools", __VA_ARGS__)
 
 static int parse(int argc, char **argv, tools_args *a) {
   zopt_parser op;
@@ -112,12 +103,6 @@ static int parse(int argc, char **argv, tools_args *a) {
   return rc < 0 ? usage_error("%s", err.msg) : 0;
 }
 
-/* What cmd_tools hands its subcommands: the parsed words and the mode. */
-typedef struct tools_ctx {
-  const tools_args *a;
-  zperm_mode mode;
-} tools_ctx;
-
 static int list(const tools_args *a, zperm_mode mode) {
   size_t n;
   const ztool *const *tools = ztool_all(&n);
@@ -128,11 +113,11 @@ static int list(const tools_args *a, zperm_mode mode) {
     zperm_decision d = zperm_decide(&eng, t, NULL);
     if (arr) {
       json_t *params = json_loads(t->parameters_json, 0, NULL);
-      json_array_append_new(
-          arr, json_pack("{s:s, s:s, s:s, s:b, s:s, s:o}", "name", t->name, "description",
-                         t->description, "side_effect", zside_effect_name(t->side_effect),
-                         "read_only", t->read_only, "permission", zperm_action_name(d.action),
-                         "parameters", params ? params : json_object()));
+      json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:b, s:s, s:o}", "name", t->name,
+                                           "description", t->description, "side_effect",
+                                           zside_effect_name(t->side_effect), "read_only",
+                                           t->read_only, "permission", zperm_action_name(d.action),
+                                           "parameters", params ? params : json_object()));
     } else {
       /* The first sentence: up to ". " or a newline. */
       const char *end = strstr(t->description, ". ");
@@ -242,16 +227,36 @@ static int run(const tools_args *a, zperm_mode mode) {
   return rc;
 }
 
-/* The subcommands read the parsed words from ctx (a tools_ctx). */
-static int list_cmd(void *ctx, int argc, char **argv) {
-  const tools_ctx *c = ctx;
-  return list(c->a, c->mode);
+/* What a subcommand does with its parsed words and the effective mode. */
+typedef int (*tools_step)(const tools_args *a, zperm_mode mode);
+
+/* Parses the words after a subcommand's name, then runs step (or prints the
+ * help it asked for); returns the exit code. */
+static int with_args(int argc, char **argv, tools_step step) {
+  tools_args a;
+  memset(&a, 0, sizeof a);
+  a.mode = ZPERM_ASK;
+  a.autonomy = ZAUTO_LOW;
+  int rc = parse(argc, argv, &a);
+  if (rc == 0 && a.help) {
+    tools_usage(stdout); /* "zero tools run --help" */
+  } else if (rc == 0) {
+    /* Without a mode flag: ask (documented), not exec's auto: nobody can
+     * approve here, so a call that needs approval is denied. */
+    bool any_mode = a.mode_given || a.autonomy_given || a.skip_unsafe;
+    zperm_mode mode = any_mode
+                          ? zperm_effective_mode(a.mode_given, a.mode, a.autonomy, a.skip_unsafe)
+                          : ZPERM_ASK;
+    rc = step(&a, mode);
+  }
+  zvec_free(&a.add_dirs);
+  zvec_free(&a.positional);
+  return rc;
 }
 
-static int run_cmd(void *ctx, int argc, char **argv) {
-  const tools_ctx *c = ctx;
-  return run(c->a, c->mode);
-}
+static int list_cmd(void *ctx, int argc, char **argv) { return with_args(argc, argv, list); }
+
+static int run_cmd(void *ctx, int argc, char **argv) { return with_args(argc, argv, run); }
 
 /* The usage lines (tools_usage) and completion come from this table. */
 static const zcli_subcommand TOOLS_SUBS[] = {
@@ -261,31 +266,9 @@ static const zcli_subcommand TOOLS_SUBS[] = {
 
 const zcli_subcommands zcli_tools_subs = {TOOLS_SUBS, ZARRAY_LEN(TOOLS_SUBS)};
 
-int cmd_tools(int argc, char **argv) {
-  if (argc < 1 || zcli_help_word(argv[0])) {
-    tools_usage(argc < 1 ? stderr : stdout);
-    return argc < 1 ? ZEXIT_USAGE : ZEXIT_SUCCESS;
-  }
-  tools_args a;
-  memset(&a, 0, sizeof a);
-  a.mode = ZPERM_ASK;
-  a.autonomy = ZAUTO_LOW;
-  int rc = parse(argc - 1, argv + 1, &a);
-  if (rc == 0 && a.help) {
-    tools_usage(stdout); /* "zero tools run --help" */
-  } else if (rc == 0) {
-    /* Without a mode flag: ask (documented), not exec's auto: nobody can
-     * approve here, so a call that needs approval is denied. */
-    bool any_mode = a.mode_given || a.autonomy_given || a.skip_unsafe;
-    zperm_mode mode = any_mode ? zperm_effective_mode(a.mode_given, a.mode, a.autonomy,
-                                                      a.skip_unsafe)
-                               : ZPERM_ASK;
-    const zcli_subcommand *sub = zcli_subcommand_find(&zcli_tools_subs, argv[0]);
-    tools_ctx ctx = {&a, mode};
-    if (sub) rc = sub->run(&ctx, argc - 1, argv + 1);
-    else rc = usage_error("unknown subcommand \"%s\"; use list or run", argv[0]);
-  }
-  zvec_free(&a.add_dirs);
-  zvec_free(&a.positional);
-  return rc;
-}
+static const zcli_dispatch_spec TOOLS_DISPATCH = {.subs = &zcli_tools_subs,
+                                                  .usage = tools_usage,
+                                                  .command = "tools",
+                                                  .unknown = "unknown subcommand"};
+
+int cmd_tools(int argc, char **argv) { return zcli_dispatch(&TOOLS_DISPATCH, NULL, argc, argv); }

@@ -29,8 +29,8 @@ const zopt_spec zcli_worktrees_opts = {.command = "worktrees",
 typedef struct wt_args {
   bool json, force;
   const char *cwd;
-  const char *sub;  /* list (default), remove, prune */
-  const char *name; /* remove's */
+  const char *words[2]; /* the subcommand (list when none), remove's name */
+  int nwords;
 } wt_args;
 
 static void usage(FILE *out) {
@@ -62,10 +62,20 @@ static int fail(const wt_args *a, const zerr *err) {
   return zexit_for_error(err->kind);
 }
 
+/* list and prune take no word: a usage error naming the first one, or 0. */
+static int no_words(int argc, char **argv) {
+  if (argc < 1) return 0;
+  zbuf m = ZBUF_INIT;
+  zbuf_addf(&m, "unexpected argument \"%s\"", argv[0]);
+  int rc = zcli_usage_error("worktrees", m.data);
+  zbuf_release(&m);
+  return rc;
+}
+
 static int run_list(void *ctx, int argc, char **argv) {
-  (void)argc;
-  (void)argv;
   const wt_args *a = ctx;
+  int urc = no_words(argc, argv);
+  if (urc) return urc;
   zerr err = ZERR_INIT;
   zwt_list l;
   if (zwt_list_load(a->cwd, &l, &err) < 0) return fail(a, &err);
@@ -95,16 +105,15 @@ static int run_list(void *ctx, int argc, char **argv) {
 }
 
 static int run_remove(void *ctx, int argc, char **argv) {
-  (void)argc;
-  (void)argv;
   const wt_args *a = ctx;
+  const char *name = argc > 0 ? argv[0] : NULL;
   zerr err = ZERR_INIT;
-  if (!a->name) {
+  if (!name) {
     zerr_set(&err, ZE_USAGE, "remove needs a worktree name (zero worktrees list shows them)");
     return fail(a, &err);
   }
   zwt w;
-  if (zwt_open(a->cwd, a->name, &w, &err) < 0) return fail(a, &err);
+  if (zwt_open(a->cwd, name, &w, &err) < 0) return fail(a, &err);
   zbuf note = ZBUF_INIT;
   int rc = zwt_remove(&w, a->force, &note, &err);
   if (rc < 0) rc = fail(a, &err);
@@ -118,9 +127,9 @@ static int run_remove(void *ctx, int argc, char **argv) {
 }
 
 static int run_prune(void *ctx, int argc, char **argv) {
-  (void)argc;
-  (void)argv;
   const wt_args *a = ctx;
+  int urc = no_words(argc, argv);
+  if (urc) return urc;
   zerr err = ZERR_INIT;
   int removed = 0;
   if (zwt_prune(a->cwd, &removed, &err) < 0) return fail(a, &err);
@@ -137,7 +146,14 @@ static const zcli_subcommand WORKTREES_SUBS[] = {
 
 const zcli_subcommands zcli_worktrees_subs = {WORKTREES_SUBS, ZARRAY_LEN(WORKTREES_SUBS)};
 
-/* Flags anywhere; the first word is the subcommand, the second remove's name. */
+/* `zero worktrees` with no word lists. */
+static const zcli_dispatch_spec WORKTREES_DISPATCH = {.subs = &zcli_worktrees_subs,
+                                                      .usage = usage,
+                                                      .command = "worktrees",
+                                                      .unknown = "unknown subcommand",
+                                                      .implicit = run_list};
+
+/* Flags anywhere; the words are the subcommand and remove's name. */
 static int parse(int argc, char **argv, wt_args *a, zerr *err) {
   zopt_parser p;
   zopt_hit h;
@@ -150,9 +166,9 @@ static int parse(int argc, char **argv, wt_args *a, zerr *err) {
       case W_FORCE: a->force = true; break;
       case W_CWD: a->cwd = h.value; break;
       case ZOPT_ARG:
-        if (!a->sub) a->sub = h.value;
-        else if (!a->name) a->name = h.value;
-        else return zerr_set(err, ZE_USAGE, "unexpected argument \"%s\"", h.value);
+        if (a->nwords == (int)ZARRAY_LEN(a->words))
+          return zerr_set(err, ZE_USAGE, "unexpected argument \"%s\"", h.value);
+        a->words[a->nwords++] = h.value;
         break;
       default: return zerr_set(err, ZE_INTERNAL, "worktrees option %s not handled", h.word);
     }
@@ -168,11 +184,6 @@ int cmd_worktrees(int argc, char **argv) {
     usage(stdout);
     return ZEXIT_SUCCESS;
   }
-  const zcli_subcommand *s =
-      a.sub ? zcli_subcommand_find(&zcli_worktrees_subs, a.sub) : &WORKTREES_SUBS[0];
-  if (rc == 0 && !s) zerr_set(&err, ZE_USAGE, "unknown subcommand \"%s\"", a.sub);
-  else if (rc == 0 && a.name && s->run != run_remove)
-    zerr_set(&err, ZE_USAGE, "unexpected argument \"%s\"", a.name);
-  if (rc < 0 || !s || err.msg[0]) return zcli_usage_error("worktrees", err.msg);
-  return s->run(&a, argc, argv);
+  if (rc < 0) return zcli_usage_error("worktrees", err.msg);
+  return zcli_dispatch(&WORKTREES_DISPATCH, &a, a.nwords, (char **)a.words);
 }

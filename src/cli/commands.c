@@ -1,6 +1,7 @@
 /* commands.c — the command table; see commands.h. */
 #include "cli/commands.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "base/common.h"
@@ -158,7 +159,28 @@ const zcli_subcommand *zcli_subcommand_suggest(const zcli_subcommands *t, const 
 
 static int dispatch_error(const zcli_dispatch_spec *d, const char *msg) {
   if (d->usage_error) return d->usage_error(msg);
-  return zcli_usage_error(d->command, msg);
+  switch (d->tail) {
+    case ZCLI_TAIL_USAGE:
+      fprintf(stderr, "zero %s: %s\n\n", d->command, msg);
+      d->usage(stderr);
+      return ZEXIT_USAGE;
+    case ZCLI_TAIL_NONE: fprintf(stderr, "zero %s: %s\n", d->command, msg); return ZEXIT_USAGE;
+    case ZCLI_TAIL_SHORT_USAGE:
+    default: return zcli_usage_error(d->command, msg);
+  }
+}
+
+/* The message for an unknown subcommand `word` in d's words (into m). */
+static void unknown_message(const zcli_dispatch_spec *d, const char *word, zbuf *m) {
+  if (d->name_choices) {
+    zbuf_addf(m, "%s %s (", d->unknown, word);
+    for (size_t i = 0; i < d->subs->n; i++) zbuf_addf(m, "%s%s", i ? ", " : "", d->subs->v[i].name);
+    zbuf_addstr(m, ")");
+    return;
+  }
+  const zcli_subcommand *near = zcli_subcommand_suggest(d->subs, word);
+  zbuf_addf(m, "%s \"%s\"", d->unknown, word);
+  if (near) zbuf_addf(m, "; did you mean %s?", near->name);
 }
 
 const zcli_subcommand *zcli_dispatch_find(const zcli_dispatch_spec *d, int argc, char **argv,
@@ -179,16 +201,16 @@ const zcli_subcommand *zcli_dispatch_find(const zcli_dispatch_spec *d, int argc,
   }
   const zcli_subcommand *sub = zcli_subcommand_find(d->subs, argv[0]);
   if (sub) return sub;
-  const zcli_subcommand *near = zcli_subcommand_suggest(d->subs, argv[0]);
   zbuf m = ZBUF_INIT;
-  zbuf_addf(&m, "%s \"%s\"", d->unknown, argv[0]);
-  if (near) zbuf_addf(&m, "; did you mean %s?", near->name);
+  unknown_message(d, argv[0], &m);
   *rc = dispatch_error(d, m.data);
   zbuf_release(&m);
   return NULL;
 }
 
 int zcli_dispatch(const zcli_dispatch_spec *d, void *ctx, int argc, char **argv) {
+  bool no_name = argc < 1 || (argv[0][0] == '-' && argv[0][1] && !zcli_help_word(argv[0]));
+  if (d->implicit && no_name) return d->implicit(ctx, argc, argv);
   int rc;
   const zcli_subcommand *sub = zcli_dispatch_find(d, argc, argv, &rc);
   return sub ? sub->run(ctx, argc - 1, argv + 1) : rc;
@@ -200,6 +222,17 @@ int zcli_usage_error(const char *command, const char *msg) {
   fprintf(stderr, "zero %s: %s\n", command, msg);
   zcli_short_usage(stderr, command);
   return ZEXIT_USAGE;
+}
+
+int zcli_usage_errorf(const char *command, const char *fmt, ...) {
+  zbuf m = ZBUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  zbuf_vaddf(&m, fmt, ap);
+  va_end(ap);
+  int rc = zcli_usage_error(command, m.data ? m.data : "");
+  zbuf_release(&m);
+  return rc;
 }
 
 void zcli_short_usage(FILE *out, const char *command) {

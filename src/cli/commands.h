@@ -73,25 +73,39 @@ const zcli_subcommand *zcli_subcommand_suggest(const zcli_subcommands *t, const 
 /* How a command with subcommands answers the first word after its name: the
  * steps every such command takes, each in the command's own words.
  *   -h, --help, help  usage(stdout), exit 0;
- *   no word           usage_error(missing), or usage(stderr) and exit 2 when
+ *   no word           implicit(ctx, argc, argv) when set, else
+ *                     usage_error(missing), or usage(stderr) and exit 2 when
  *                     missing is NULL;
- *   an unknown word   usage_error("<unknown> \"WORD\"[; did you mean NAME?]"). */
+ *   a flag first      implicit(ctx, argc, argv) when set (`zero providers
+ *                     --json` lists), else as an unknown word;
+ *   an unknown word   usage_error("<unknown> \"WORD\"[; did you mean NAME?]"),
+ *                     or with name_choices "<unknown> WORD (NAME, NAME, …)". */
 typedef struct zcli_dispatch_spec {
   const zcli_subcommands *subs;
   void (*usage)(FILE *out); /* the command's whole usage */
   /* Prints msg as the command's usage error and returns the exit code
-   * (ZEXIT_USAGE); NULL: "zero <command>: msg" then the short usage. */
+   * (ZEXIT_USAGE); NULL: "zero <command>: msg", then what tail says. */
   int (*usage_error)(const char *msg);
   const char *command; /* "cron": names the command for the NULL usage_error */
+  enum {
+    ZCLI_TAIL_SHORT_USAGE, /* the short usage line (zcli_short_usage) */
+    ZCLI_TAIL_USAGE,       /* a blank line, then usage(stderr) */
+    ZCLI_TAIL_NONE,        /* nothing: the message is the whole error */
+  } tail;
   const char *missing; /* the message when no word was given, or NULL */
   const char *unknown; /* "unknown cron command" */
+  /* What runs without a subcommand's name (no word, or a flag first), with
+   * every word; NULL: that is a usage error (above). */
+  int (*implicit)(void *ctx, int argc, char **argv);
+  bool name_choices; /* an unknown word's message lists the table's names */
 } zcli_dispatch_spec;
 
 /* The subcommand argv[0] names; NULL with *rc set when there is none to run
  * (help printed: 0; no word or an unknown one: the usage error's code). */
 const zcli_subcommand *zcli_dispatch_find(const zcli_dispatch_spec *d, int argc, char **argv,
                                           int *rc);
-/* zcli_dispatch_find, then the subcommand's run(ctx, argc - 1, argv + 1);
+/* The implicit run when there is no subcommand's name, else
+ * zcli_dispatch_find, then the subcommand's run(ctx, argc - 1, argv + 1);
  * returns the exit code. */
 int zcli_dispatch(const zcli_dispatch_spec *d, void *ctx, int argc, char **argv);
 
@@ -137,5 +151,8 @@ void zcli_short_usage(FILE *out, const char *command);
 /* A usage error on stderr: "zero <command>: <msg>", then the short usage
  * (zcli_short_usage). Returns ZEXIT_USAGE. */
 int zcli_usage_error(const char *command, const char *msg);
+/* zcli_usage_error with a printf message. */
+int zcli_usage_errorf(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -195,34 +195,25 @@ static int make_provider(const zprov_opts *popts, zprovider **out, zerr *err) {
   return 0;
 }
 
-static int on_models_body(void *ud, const char *data, size_t len) {
-  zbuf *b = ud;
-  if (b->len + len > (4u << 20)) return 1;
-  zbuf_add(b, data, len);
-  return 0;
-}
-
 char *zrun_probe_local_model(const char *base_url, void *ud) {
   (void)ud;
   zerr err = ZERR_INIT;
   if (zcurl_load(&err) < 0) return NULL;
-  zbuf url = ZBUF_INIT, body = ZBUF_INIT;
+  zbuf url = ZBUF_INIT;
   zbuf_addstr(&url, base_url);
   while (url.len && url.data[url.len - 1] == '/') zbuf_setlen(&url, url.len - 1);
   zbuf_addstr(&url, "/models");
-  zhttp_request req = {.method = "GET", .url = url.data, .connect_timeout_ms = 1000,
-                       .idle_timeout_ms = 3000, .total_timeout_ms = 5000};
-  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  zhttp_request req = {.method = "GET",
+                       .url = url.data,
+                       .connect_timeout_ms = 1000,
+                       .idle_timeout_ms = 3000,
+                       .total_timeout_ms = 5000};
   char *id = NULL;
-  if (zhttp_perform(&req, &resp, on_models_body, &body, &err) == 0 && resp.status == 200) {
-    json_t *root = json_loadb(body.data ? body.data : "", body.len, 0, NULL);
-    const char *first = zjson_str(json_array_get(json_object_get(root, "data"), 0), "id");
-    if (first && *first) id = xstrdup(first);
-    json_decref(root);
-  }
-  zhttp_response_release(&resp);
+  json_t *root = zhttp_fetch_json(&req, 4u << 20);
+  const char *first = zjson_str(json_array_get(json_object_get(root, "data"), 0), "id");
+  if (first && *first) id = xstrdup(first);
+  json_decref(root);
   zbuf_release(&url);
-  zbuf_release(&body);
   return id;
 }
 

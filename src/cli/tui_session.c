@@ -480,18 +480,19 @@ void tui_show_model(tui_controller *c) {
       zcompact_context_window(&c->rs.compaction.settings, &c->rs.model.cfg, c->rs.model.rp.model);
 }
 
-int tui_switch_model(tui_controller *c, const char *model, zerr *err) {
-  if (zrun_setup_switch_model(&c->rs, model, err) < 0) return -1;
+/* After a model or provider switch: the header shows it, and the system
+ * prompt (it names the model) is built again for the next turn. */
+static int switched(tui_controller *c) {
   tui_show_model(c);
   free(c->system_prompt);
   c->system_prompt = NULL;
   return 0;
 }
 
+int tui_switch_model(tui_controller *c, const char *model, zerr *err) {
+  return zrun_setup_switch_model(&c->rs, model, err) < 0 ? -1 : switched(c);
+}
+
 int tui_switch_provider(tui_controller *c, const char *name, zerr *err) {
-  if (zrun_setup_switch_provider(&c->rs, name, err) < 0) return -1;
-  tui_show_model(c);
-  free(c->system_prompt);
-  c->system_prompt = NULL;
-  return 0;
+  return zrun_setup_switch_provider(&c->rs, name, err) < 0 ? -1 : switched(c);
 }

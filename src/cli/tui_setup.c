@@ -74,19 +74,12 @@ static int test_profile(const char *kind, const char *url, const char *key, cons
   return rc;
 }
 
-static int on_list_body(void *ud, const char *data, size_t len) {
-  zbuf *b = ud;
-  if (b->len + len > (4u << 20)) return 1;
-  zbuf_add(b, data, len);
-  return 0;
-}
-
 char **tui_endpoint_models(const char *url, const char *key, size_t max, long timeout_ms,
                            size_t *n) {
   *n = 0;
   zerr err = ZERR_INIT;
   if (zcurl_load(&err) < 0) return NULL;
-  zbuf u = ZBUF_INIT, auth = ZBUF_INIT, body = ZBUF_INIT;
+  zbuf u = ZBUF_INIT, auth = ZBUF_INIT;
   zbuf_addstr(&u, url);
   while (u.len && u.data[u.len - 1] == '/') zbuf_setlen(&u, u.len - 1);
   zbuf_addstr(&u, "/models");
@@ -98,14 +91,9 @@ char **tui_endpoint_models(const char *url, const char *key, size_t max, long ti
   zhttp_request req = {.method = "GET", .url = u.data, .headers = headers,
                        .connect_timeout_ms = timeout_ms < 3000 ? timeout_ms : 3000,
                        .idle_timeout_ms = timeout_ms, .total_timeout_ms = timeout_ms};
-  zhttp_response resp = ZHTTP_RESPONSE_INIT;
-  json_t *doc = NULL;
-  if (zhttp_perform(&req, &resp, on_list_body, &body, &err) == 0 && resp.status == 200)
-    doc = json_loadb(body.data ? body.data : "", body.len, 0, NULL);
-  zhttp_response_release(&resp);
+  json_t *doc = zhttp_fetch_json(&req, 4u << 20);
   zbuf_release(&u);
   zbuf_release(&auth);
-  zbuf_release(&body);
   json_t *arr = json_object_get(doc, "data");
   const char *field = "id";
   if (!json_is_array(arr)) arr = json_object_get(doc, "models"), field = "name";

@@ -481,8 +481,7 @@ static char *git_root(const char *dir) {
   }
 }
 
-/* <cwd>/.zero/config.json, else the git root's, else the cwd one (absent). */
-static char *project_path(const char *cwd) {
+char *zconfig_project_path(const char *cwd) {
   cleanup_free char *abs = zpath_absolute(cwd, NULL);
   char *here = zpath_join(abs, ".zero/config.json");
   if (file_exists(here)) return here;
@@ -653,7 +652,7 @@ int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr
   cfg->max_turns = ZCONFIG_DEFAULT_MAX_TURNS;
   cleanup_free char *cdir = zpath_config_dir();
   cfg->user_path = zpath_join(cdir, "config.json");
-  cfg->project_path = project_path(cwd ? cwd : ".");
+  cfg->project_path = zconfig_project_path(cwd ? cwd : ".");
 
   if (apply_models_file(cfg, cdir, err) < 0) goto fail;
   if (apply_file(cfg, cfg->user_path, false, err) < 0) goto fail;

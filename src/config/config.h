@@ -106,6 +106,11 @@ typedef struct zconfig {
  * key fails naming the key and the file; an invalid ZERO_MAX_TURNS fails
  * naming the variable. */
 int zconfig_load(zconfig *cfg, const char *cwd, const zconfig_flags *flags, zerr *err);
+
+/* The project file of a run in dir: <dir>/.zero/config.json when it exists,
+ * else the git root's when that one exists, else <dir>'s (absent). dir is
+ * made absolute first. Caller frees. */
+char *zconfig_project_path(const char *dir);
 void zconfig_release(zconfig *cfg);
 
 /* Declares cfg's credentials to base/secrets.h: every profile's apiKeyEnv,

@@ -14,6 +14,7 @@
 #include "base/path.h"
 #include "base/strvec.h"
 #include "base/secrets.h"
+#include "config/config.h"
 
 const char *zmcp_type_name(zmcp_type t) {
   switch (t) {
@@ -335,33 +336,11 @@ static int add_servers(zmcp_config *cfg, const char *path, bool project, bool tr
   return rc;
 }
 
-/* <ws>/.zero/config.json, else the git root's (as config/config.c). */
-static char *project_file(const char *ws) {
-  char *here = zpath_join(ws, ".zero/config.json");
-  if (zfs_exists(here)) return here;
-  cleanup_free char *cur = xstrdup(ws);
-  for (;;) {
-    cleanup_free char *git = zpath_join(cur, ".git");
-    if (zfs_exists(git)) {
-      char *there = zpath_join(cur, ".zero/config.json");
-      if (zfs_exists(there)) {
-        free(here);
-        return there;
-      }
-      free(there);
-      return here;
-    }
-    char *slash = strrchr(cur, '/');
-    if (!slash || slash == cur) return here;
-    *slash = '\0';
-  }
-}
-
 int zmcp_config_load(zmcp_config *cfg, const char *workspace, zerr *err) {
   memset(cfg, 0, sizeof *cfg);
   cleanup_free char *dir = zpath_config_dir();
   cfg->user_path = zpath_join(dir, "config.json");
-  cfg->project_path = project_file(workspace);
+  cfg->project_path = zconfig_project_path(workspace);
   cfg->project_trusted = zmcp_workspace_trusted(workspace);
   if (add_servers(cfg, cfg->user_path, false, true, err) < 0) goto fail;
   struct stat a, b;

@@ -657,3 +657,29 @@ long zhttp_retry_after_seconds(const char *value) {
   time_t now = time(NULL);
   return when <= now ? 0 : (long)(when - now);
 }
+
+/* ---- a small JSON answer -------------------------------------------------------- */
+
+typedef struct json_body {
+  zbuf b;
+  size_t max;
+} json_body;
+
+static int on_json_body(void *ud, const char *data, size_t len) {
+  json_body *j = ud;
+  if (j->b.len + len > j->max) return 1;
+  zbuf_add(&j->b, data, len);
+  return 0;
+}
+
+json_t *zhttp_fetch_json(const zhttp_request *req, size_t max_bytes) {
+  json_body j = {ZBUF_INIT, max_bytes};
+  zerr err = ZERR_INIT;
+  zhttp_response resp = ZHTTP_RESPONSE_INIT;
+  json_t *out = NULL;
+  if (zhttp_perform(req, &resp, on_json_body, &j, &err) == 0 && resp.status == 200)
+    out = json_loadb(j.b.data ? j.b.data : "", j.b.len, 0, NULL);
+  zhttp_response_release(&resp);
+  zbuf_release(&j.b);
+  return out;
+}

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
 #include "base/err.h"
 
@@ -93,6 +95,11 @@ typedef int (*zhttp_body_fn)(void *ud, const char *data, size_t len);
 int zhttp_perform(const zhttp_request *req, zhttp_response *resp, zhttp_body_fn on_body,
                   void *ud, zerr *err);
 void zhttp_response_release(zhttp_response *resp);
+
+/* Performs req for a small JSON answer (a local runtime's model list): the
+ * parsed body of a 200 answer of at most max_bytes; NULL for no answer,
+ * another status, a larger body or one that is not JSON. */
+json_t *zhttp_fetch_json(const zhttp_request *req, size_t max_bytes);
 
 /* Seconds to wait from a Retry-After value (delta-seconds or HTTP date);
  * -1 when absent or unparseable. */

@@ -335,14 +335,6 @@ static void record(scanner *sc, char **argv, size_t argc) {
   sc->out->cmds[sc->out->ncmds++] = c;
 }
 
-static bool is_assignment(const char *w) {
-  const char *eq = strchr(w, '=');
-  if (!eq || eq == w || !(isalpha((unsigned char)w[0]) || w[0] == '_')) return false;
-  for (const char *p = w; p < eq; p++)
-    if (!isalnum((unsigned char)*p) && *p != '_') return false;
-  return true;
-}
-
 static bool ends_with(const char *s, size_t n, const char *suffix) {
   size_t k = strlen(suffix);
   return n >= k && !memcmp(s + n - k, suffix, k);
@@ -480,7 +472,7 @@ static bool wrapper_effects(scanner *sc, char **argv, size_t argc, const zsh_wra
     return true;
   }
   for (size_t k = 1; k < wr->cmd && k < argc; k++)
-    if (is_assignment(argv[k])) check_assignment(sc, argv[k]);
+    if (zsh_is_assignment(argv[k])) check_assignment(sc, argv[k]);
   if (wr->script) sub_analyze(sc, wr->script, strlen(wr->script));
   if (wr->opens_editor) {
     snprintf(why, sizeof why, "%s opens an editor: stdin is empty, so it would wait or fail", name);
@@ -529,7 +521,7 @@ static void finish_command(scanner *sc, char **argv, size_t argc) {
      * A=1 rm`) and after a wrapper. After most wrappers (nice, stdbuf) such a
      * word would be the program's name; taking it as an assignment flags the
      * rest instead, the safe reading. */
-    while (i < argc && is_assignment(argv[i])) check_assignment(sc, argv[i++]);
+    while (i < argc && zsh_is_assignment(argv[i])) check_assignment(sc, argv[i++]);
     if (i >= argc) break;
     const char *w = argv[i];
     const char *name = base_name(w);

@@ -316,10 +316,10 @@ static bool is_numeric_option(const char *a) {
   return a[k] == '\0';
 }
 
-static bool is_assignment(const char *a) {
-  const char *eq = strchr(a, '=');
-  if (!eq || eq == a || !(isalpha((unsigned char)a[0]) || a[0] == '_')) return false;
-  for (const char *p = a; p < eq; p++)
+bool zsh_is_assignment(const char *w) {
+  const char *eq = strchr(w, '=');
+  if (!eq || eq == w || !(isalpha((unsigned char)w[0]) || w[0] == '_')) return false;
+  for (const char *p = w; p < eq; p++)
     if (!isalnum((unsigned char)*p) && *p != '_') return false;
   return true;
 }
@@ -347,7 +347,7 @@ static void read_wrapper(reader *r, char **argv, size_t argc) {
       i++;
       continue;
     }
-    if ((w->traits & W_ASSIGN) && is_assignment(a)) {
+    if ((w->traits & W_ASSIGN) && zsh_is_assignment(a)) {
       if (!(w->traits & W_PERMUTE)) options = false;
       i++;
       continue;

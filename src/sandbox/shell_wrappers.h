@@ -34,4 +34,9 @@ typedef struct zsh_wrapped {
  * command. Never fails otherwise: what it cannot follow is put in out->why. */
 bool zsh_unwrap(char **argv, size_t argc, zsh_wrapped *out);
 
+/* Whether word w is a variable assignment, NAME=value with NAME a shell
+ * name (a letter or '_', then letters, digits and '_'): `FOO=1 cmd`, `env
+ * FOO=1 cmd`. */
+bool zsh_is_assignment(const char *w);
+
 #endif

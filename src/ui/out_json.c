@@ -85,12 +85,7 @@ static void js_emit(zsink *base, const zagent_event *ev) {
       if (!json_object_get(r, "text")) json_object_set_new(r, "text", json_string(""));
       json_object_set(r, "toolCalls", s->tool_calls);
       json_object_set(r, "warnings", s->warnings);
-      zbuf line = ZBUF_INIT;
-      zjson_dump_to(r, &line);
-      zbuf_addch(&line, '\n');
-      if (fwrite(line.data, 1, line.len, s->out) != line.len || fflush(s->out) != 0)
-        s->failed = true;
-      zbuf_release(&line);
+      if (zjson_write_line(s->out, r) < 0) s->failed = true;
       break;
     }
     default:

@@ -57,12 +57,7 @@ static void set_args(json_t *o, const char *args) {
 }
 
 static void write_line(sj_sink *s, json_t *o) {
-  zbuf line = ZBUF_INIT;
-  zjson_dump_to(o, &line);
-  zbuf_addch(&line, '\n');
-  if (fwrite(line.data, 1, line.len, s->out) != line.len || fflush(s->out) != 0)
-    s->failed = true;
-  zbuf_release(&line);
+  if (zjson_write_line(s->out, o) < 0) s->failed = true;
   json_decref(o);
 }
 

@@ -79,6 +79,35 @@ class CliFlags(ZeroTest):
         self.assertEqual(r.returncode, 2)
         self.assertIn('unknown command "sesions"; did you mean sessions?', r.stderr)
 
+    def test_mistyped_subcommand_suggests_the_subcommand(self):
+        """Every command with subcommands answers through zcli_dispatch: the
+        word, the nearest row, then the command's usage; exit 2, no stdout."""
+        for cmd, word, unknown, tail in (
+                ("sessions", "lst", "unknown sessions subcommand", "short"),
+                ("worktrees", "prun", "unknown subcommand", "short"),
+                ("tools", "rn", "unknown subcommand", "short"),
+                ("config", "gett", "unknown config subcommand", "short"),
+                ("providers", "detct", "unknown subcommand", "usage")):
+            r = self.zero(cmd, word)
+            want = {"lst": "list", "prun": "prune", "rn": "run", "gett": "get",
+                    "detct": "detect"}[word]
+            first = 'zero %s: %s "%s"; did you mean %s?\n' % (cmd, unknown, word, want)
+            self.assertEqual((r.returncode, r.stdout), (2, ""), (cmd, r.stderr))
+            self.assertTrue(r.stderr.startswith(first), (cmd, r.stderr))
+            rest = r.stderr[len(first):]
+            if tail == "short":
+                self.assertTrue(rest.startswith("Usage: zero %s " % cmd), rest)
+                self.assertEqual(rest.count("\n"), 1, rest)
+            else:
+                self.assertTrue(rest.startswith("\nUsage: zero %s list" % cmd), rest)
+        # The word `help` is help there too, and no word runs the listing.
+        for cmd in ("sessions", "worktrees", "config", "providers"):
+            r = self.zero(cmd, "help")
+            self.assertEqual(r.returncode, 0, (cmd, r.stderr))
+            self.assertTrue(r.stdout.startswith("Usage: zero %s" % cmd), r.stdout)
+        r = self.zero("providers", "--json")
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "[]"), r.stderr)
+
     def test_help_names_a_command(self):
         a = self.zero("help", "exec")
         b = self.zero("exec", "--help")

@@ -668,6 +668,14 @@ class Tui(TuiDriver):
         self.quit_and_check_terminal()
 
     def test_sigterm_restores_the_terminal(self):
+        self.check_signal_restores_the_terminal(signal.SIGTERM)
+
+    def test_sighup_restores_the_terminal(self):
+        """A closed terminal window (SIGHUP) takes SIGTERM's path: 130, the
+        terminal's settings as they were."""
+        self.check_signal_restores_the_terminal(signal.SIGHUP)
+
+    def check_signal_restores_the_terminal(self, sig):
         self.serve([{"text": "slow " * 200, "text_piece": 5, "delay_ms": 40}])
         self.start()
         self.type("go")
@@ -677,7 +685,7 @@ class Tui(TuiDriver):
         # zero is the shell's child
         child = subprocess.run(["pgrep", "-P", pid, "-x", "zero"], capture_output=True, text=True)
         self.assertTrue(child.stdout.strip(), "zero process not found")
-        os.kill(int(child.stdout.split()[0]), signal.SIGTERM)
+        os.kill(int(child.stdout.split()[0]), sig)
         path = os.path.join(self.tmp, "stty-after")
         deadline = time.time() + 10
         while time.time() < deadline and not os.path.exists(path):

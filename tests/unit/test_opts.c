@@ -510,6 +510,60 @@ static void test_dispatch(void **state) {
   assert_null(zcli_subcommand_suggest(&zcli_sandbox_subs, "frobnicate"));
 }
 
+/* The row a command runs without a subcommand's name (`zero sessions`
+ * lists), and the one-line error that names the choices (`zero hooks`). */
+static int implicit_argc = -1;
+static const char *implicit_first;
+static int implicit_run(void *ctx, int argc, char **argv) {
+  (void)ctx;
+  implicit_argc = argc;
+  implicit_first = argc ? argv[0] : NULL;
+  return 9;
+}
+
+static int dispatch_implicit(const char **words, bool name_choices) {
+  static const zcli_subcommand rows[] = {{"list", NULL, dispatch_run, NULL},
+                                         {"test", NULL, dispatch_run, NULL}};
+  static const zcli_subcommands t = {rows, ZARRAY_LEN(rows)};
+  zcli_dispatch_spec d = {.subs = &t,
+                          .usage = dispatch_usage,
+                          .usage_error = dispatch_error,
+                          .unknown = "unknown subcommand",
+                          .implicit = implicit_run,
+                          .name_choices = name_choices};
+  int argc = 0;
+  while (words[argc]) argc++;
+  implicit_argc = -1;
+  implicit_first = NULL;
+  dispatch_msg[0] = 0;
+  dispatch_ran = 0;
+  dispatch_usage_to = NULL;
+  int ctx = 5;
+  return zcli_dispatch(&d, &ctx, argc, (char **)words);
+}
+
+static void test_dispatch_implicit_and_choices(void **state) {
+  (void)state;
+  /* No word, or a flag first: the implicit run gets every word. */
+  assert_int_equal(dispatch_implicit((const char *[]){NULL}, false), 9);
+  assert_int_equal(implicit_argc, 0);
+  assert_int_equal(dispatch_implicit((const char *[]){"--json", NULL}, false), 9);
+  assert_int_equal(implicit_argc, 1);
+  assert_string_equal(implicit_first, "--json");
+  /* A named row still runs its own handler; help is still help ("-" is a word). */
+  assert_int_equal(dispatch_implicit((const char *[]){"test", "x", NULL}, false), 7);
+  assert_int_equal(implicit_argc, -1);
+  assert_int_equal(dispatch_implicit((const char *[]){"--help", NULL}, false), ZEXIT_SUCCESS);
+  assert_ptr_equal(dispatch_usage_to, stdout);
+  assert_int_equal(implicit_argc, -1);
+  assert_int_equal(dispatch_implicit((const char *[]){"-", NULL}, false), 42);
+  assert_string_equal(dispatch_msg, "unknown subcommand \"-\"");
+  /* name_choices: the word unquoted and the table's names, no guess. */
+  assert_int_equal(dispatch_implicit((const char *[]){"lst", NULL}, true), 42);
+  assert_string_equal(dispatch_msg, "unknown subcommand lst (list, test)");
+  assert_int_equal(implicit_argc, -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_form_of_a_value),
@@ -528,6 +582,7 @@ int main(void) {
       cmocka_unit_test(test_one_exit_code_map),
       cmocka_unit_test(test_list_command_words),
       cmocka_unit_test(test_dispatch),
+      cmocka_unit_test(test_dispatch_implicit_and_choices),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

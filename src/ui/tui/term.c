@@ -107,24 +107,15 @@ static void on_crash(int sig) {
   raise(sig);
 }
 
-static void on_winch(int sig) {
-  (void)sig;
-  wake(TUI_SIG_WINCH);
-}
-
-static void on_term(int sig) {
-  (void)sig;
-  wake(TUI_SIG_TERM);
-}
-
-static void on_tstp(int sig) {
-  (void)sig;
-  wake(TUI_SIG_TSTP);
-}
-
-static void on_cont(int sig) {
-  (void)sig;
-  wake(TUI_SIG_CONT);
+/* The signals the loop handles itself: each becomes its byte on the pipe
+ * (SIGHUP as SIGTERM). */
+static void on_wake(int sig) {
+  switch (sig) {
+    case SIGWINCH: wake(TUI_SIG_WINCH); break;
+    case SIGCONT: wake(TUI_SIG_CONT); break;
+    case SIGTSTP: wake(TUI_SIG_TSTP); break;
+    default: wake(TUI_SIG_TERM); break;
+  }
 }
 
 static int make_raw(void) {
@@ -151,16 +142,13 @@ int tui_term_enter(int in_fd, int out_fd, zerr *err) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sigemptyset(&sa.sa_mask);
-  sa.sa_handler = on_winch;
+  sa.sa_handler = on_wake;
   sa.sa_flags = SA_RESTART;
   sigaction(SIGWINCH, &sa, NULL);
-  sa.sa_handler = on_cont;
   sigaction(SIGCONT, &sa, NULL);
   /* A stop from outside (kill -TSTP) goes through the same path as Ctrl+Z,
    * so the terminal is restored before the process stops. */
-  sa.sa_handler = on_tstp;
   sigaction(SIGTSTP, &sa, NULL);
-  sa.sa_handler = on_term;
   sa.sa_flags = 0;
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
