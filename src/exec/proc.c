@@ -254,7 +254,7 @@ static void plain_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
   if (cmd->cwd) posix_spawn_file_actions_addchdir_np(fa, cmd->cwd);
   posix_spawn_file_actions_addclosefrom_np(fa, 3);
   sigset_t all, none;
-  sigfillset(&all);
+  zreaper_fill_spawn_sigdefault(&all);
   sigemptyset(&none);
   posix_spawnattr_setsigdefault(at, &all);
   posix_spawnattr_setsigmask(at, &none);

@@ -18,6 +18,10 @@
  * MCP servers, so this is far beyond what a run registers at once. */
 #define MAX_GROUPS 4096
 
+/* The first signals above 31, which glibc keeps for itself (thread
+ * cancellation, set*id across threads) and refuses in sigaction. */
+enum { GLIBC_FIRST_INTERNAL_SIGNAL = 32, GLIBC_LAST_INTERNAL_SIGNAL = 33 };
+
 static int reaper_wfd = -1;
 static const char *(*reaper_finder)(void); /* zreaper_set_program_finder, or NULL */
 static const char *reaper_program;         /* what it found; NULL = fork zero */
@@ -39,7 +43,7 @@ static bool spawn_program(int rfd) {
   posix_spawn_file_actions_addchdir_np(&fa, "/");
   sigset_t none, all;
   sigemptyset(&none);
-  sigfillset(&all);
+  zreaper_fill_spawn_sigdefault(&all);
   posix_spawnattr_setsigmask(&at, &none);
   posix_spawnattr_setsigdefault(&at, &all);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
@@ -53,10 +57,6 @@ static bool spawn_program(int rfd) {
   return e == 0;
 }
 
-/* The first signals above 31, which glibc keeps for itself (thread
- * cancellation, set*id across threads) and refuses in sigaction. */
-enum { GLIBC_FIRST_INTERNAL_SIGNAL = 32, GLIBC_LAST_INTERNAL_SIGNAL = 33 };
-
 void zreaper_default_internal_signals(void) {
   /* the kernel's struct sigaction (x86-64 and arm64 alike); SIG_DFL needs
    * no restorer */
@@ -68,6 +68,13 @@ void zreaper_default_internal_signals(void) {
   } dfl = {SIG_DFL, 0, NULL, 0};
   for (int s = GLIBC_FIRST_INTERNAL_SIGNAL; s <= GLIBC_LAST_INTERNAL_SIGNAL; s++)
     syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof dfl.mask);
+}
+
+void zreaper_fill_spawn_sigdefault(sigset_t *set) {
+  sigfillset(set);
+  enum { BITS = 8 * sizeof set->__val[0] };
+  for (int s = GLIBC_FIRST_INTERNAL_SIGNAL; s <= GLIBC_LAST_INTERNAL_SIGNAL; s++)
+    set->__val[(s - 1) / BITS] |= 1UL << ((s - 1) % BITS);
 }
 
 void zreaper_child_signals(const int *ignore, size_t n) {

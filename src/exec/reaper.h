@@ -30,6 +30,7 @@
 #ifndef ZERO_EXEC_REAPER_H
 #define ZERO_EXEC_REAPER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -61,6 +62,12 @@ void zreaper_child_signals(const int *ignore, size_t n);
  * forked child (zreaper_child_signals) and the sandbox's inner stage.
  * Async-signal-safe. */
 void zreaper_default_internal_signals(void);
+/* Fills set with every signal for POSIX_SPAWN_SETSIGDEF, 32 and 33 included:
+ * sigfillset leaves those two out, and glibc's posix_spawn then sets them
+ * to ignored in the child (glibc spawns with every signal blocked, and an
+ * internal signal blocked at spawn becomes ignored) unless the set names
+ * them. The bits are set by hand: glibc's sigaddset refuses them. */
+void zreaper_fill_spawn_sigdefault(sigset_t *set);
 /* In zero, right after starting a child that leads a process group of its
  * own without forking (zexec_spawn_plain): registers that group. The child
  * may outlive a zero killed in between; the window is one system call. */

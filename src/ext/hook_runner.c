@@ -24,6 +24,7 @@
 #include "base/path.h"
 #include "base/time.h"
 #include "exec/proc.h"
+#include "exec/reaper.h"
 
 #define RUNNER_OUTPUT_MAX (64u << 10) /* kept of a command's output (as zhook_run) */
 #define RUNNER_KILL_GRACE_MS 200      /* SIGTERM, then SIGKILL */
@@ -131,16 +132,11 @@ static char child_stack[256u << 10] __attribute__((aligned(16)));
 
 static int child_main(void *arg) {
   child_setup *c = arg;
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, NULL); /* SIGPIPE is ignored here */
-  sigset_t none;
-  sigemptyset(&none);
+  zreaper_child_signals(NULL, 0); /* SIGPIPE is ignored here */
   /* The whole CPU set back before the exec: the command never sees the pin. */
   if ((c->cpus && sched_setaffinity(0, sizeof *c->cpus, c->cpus) < 0) || setpgid(0, 0) < 0 ||
       dup2(c->in_r, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->out_w, 2) < 0 ||
-      (c->cwd && chdir(c->cwd) < 0) || sigprocmask(SIG_SETMASK, &none, NULL) < 0) {
+      (c->cwd && chdir(c->cwd) < 0)) {
     c->err = errno;
     _exit(127);
   }

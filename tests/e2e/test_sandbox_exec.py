@@ -430,12 +430,18 @@ class AgentCommandsAreSandboxed(ZeroTest):
                     raise OSError(ctypes.get_errno(), "rt_sigaction")
 
         probe = "grep -E '^Sig(Ign|Blk)' /proc/self/status"
-        r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c", probe],
-                           cwd=self.work, env=self.env, capture_output=True, text=True,
-                           timeout=60, preexec_fn=ignore_32_and_33)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("SigIgn:\t0000000000000000", r.stdout)
-        self.assertIn("SigBlk:\t0000000000000000", r.stdout)
+        # bwrap's inner stage, the Landlock-only one, and none (the command
+        # is zero's own posix_spawn child)
+        for backend in ("", "landlock", "none"):
+            env = dict(self.env)
+            if backend:
+                env["ZERO_SANDBOX_FORCE_BACKEND"] = backend
+            r = subprocess.run([ZERO_BIN, "sandbox", "exec", "--", "/bin/sh", "-c", probe],
+                               cwd=self.work, env=env, capture_output=True, text=True,
+                               timeout=60, preexec_fn=ignore_32_and_33)
+            self.assertEqual(r.returncode, 0, backend + r.stderr)
+            self.assertIn("SigIgn:\t0000000000000000", r.stdout, backend)
+            self.assertIn("SigBlk:\t0000000000000000", r.stdout, backend)
         self.serve([
             {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": probe}}]},
             {"text": "ok"},

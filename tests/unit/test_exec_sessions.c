@@ -255,6 +255,38 @@ static void a_child_starts_with_default_signals_and_no_mask(void **state) {
   zexec_table_free(t);
 }
 
+/* zexec_spawn_plain's child (posix_spawn, the daemon's workers) starts as
+ * clean as a forked one: glibc's posix_spawn would leave signals 32 and 33
+ * ignored unless zero names them in the set it resets. */
+static void a_plain_spawned_child_starts_with_default_signals(void **state) {
+  (void)state;
+  struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+  sigaction(SIGPIPE, &ign, &old_pipe);
+  zspawn_cmd cmd = {.argv = NULL};
+  cmd.argv = xcalloc(4, sizeof(char *));
+  cmd.argv[0] = xstrdup("/bin/sh");
+  cmd.argv[1] = xstrdup("-c");
+  cmd.argv[2] = xstrdup("grep -E '^Sig(Ign|Blk)' /proc/self/status");
+  zexec_opts o = {0};
+  zexec_child c;
+  assert_int_equal(zexec_spawn_plain(&cmd, &o, &c, NULL), 0);
+  sigaction(SIGPIPE, &old_pipe, NULL);
+  char out[256] = "";
+  size_t n = 0;
+  for (int tries = 0; tries < 500; tries++) {
+    ssize_t r = read(c.out_fd, out + n, sizeof out - 1 - n);
+    if (r == 0) break;
+    if (r > 0) n += (size_t)r;
+    else usleep(10000);
+  }
+  out[n] = '\0';
+  int st = 0;
+  assert_int_equal(waitpid(c.pid, &st, 0), c.pid);
+  close(c.out_fd);
+  assert_non_null(strstr(out, "SigIgn:\t0000000000000000"));
+  assert_non_null(strstr(out, "SigBlk:\t0000000000000000"));
+}
+
 /* /ps and /stop (cli/tui_ps.c): the listing says which process runs, and
  * a kill from another thread ends the whole group (the grandchild too)
  * while the entry stays, unreaped, for the thread that waits for it. */
@@ -533,6 +565,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(a_child_survives_the_thread_that_spawned_it),
       cmocka_unit_test(children_die_when_zero_is_killed),
       cmocka_unit_test(a_child_starts_with_default_signals_and_no_mask),
+      cmocka_unit_test(a_plain_spawned_child_starts_with_default_signals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
