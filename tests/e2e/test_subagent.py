@@ -162,10 +162,9 @@ class Delegation(ZeroTest):
         self.assertEqual(tool_messages(bodies[4])[0]["content"], "grandchild gave up")
         self.assertEqual(tool_messages(bodies[5])[0]["content"], "child done")
 
-    def test_an_allow_list_narrows_mcp_tools_one_by_one(self):
-        # A specialist that names one MCP tool gets that tool, not every
-        # configured server's (before: all of them); Claude Code's spelling
-        # mcp__server__tool names zero's mcp_server_tool.
+    def two_servers_and_a_prober(self):
+        """MCP servers p (tool probe) and b (tool big) in the user config, and
+        a specialist `prober` allowed read_file and p's probe only."""
         fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp",
                             "fake_mcp_server.py")
         d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
@@ -177,6 +176,12 @@ class Delegation(ZeroTest):
         self.write(".zero/agents/prober.md",
                    "---\nname: prober\ndescription: probes\n"
                    "tools: [read_file, mcp__p__probe]\n---\nProbe.\n")
+
+    def test_an_allow_list_narrows_mcp_tools_one_by_one(self):
+        # A specialist that names one MCP tool gets that tool, not every
+        # configured server's (before: all of them); Claude Code's spelling
+        # mcp__server__tool names zero's mcp_server_tool.
+        self.two_servers_and_a_prober()
         m = self.serve([
             {"tool_calls": [{"name": "task", "arguments": {
                 "description": "x", "prompt": "probe it", "agent": "prober"}}]},
@@ -202,18 +207,8 @@ class Delegation(ZeroTest):
         # With MCP schemas deferred (threshold 0), the child finds tools by
         # tool_search; a tool outside its specialist's allow-list is not
         # named (it would only lead to a call that is denied) nor activated.
-        fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp",
-                            "fake_mcp_server.py")
-        d = os.path.join(self.env["XDG_CONFIG_HOME"], "zero")
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump({"mcp": {"servers": {
-                "p": {"command": sys.executable, "args": [fake, "probe"]},
-                "b": {"command": sys.executable, "args": [fake, "big"]}}}}, f)
+        self.two_servers_and_a_prober()
         self.env["ZERO_MCP_DEFER_THRESHOLD"] = "0"
-        self.write(".zero/agents/prober.md",
-                   "---\nname: prober\ndescription: probes\n"
-                   "tools: [read_file, mcp__p__probe]\n---\nProbe.\n")
         m = self.serve([
             {"tool_calls": [{"name": "tool_search", "arguments": {"query": "big b p probe"}}]},
             {"tool_calls": [{"name": "task", "arguments": {

@@ -199,12 +199,18 @@ static void exit_is_observed_without_reaping_until_removed(void **state) {
   zexec_table_free(t);
 }
 
-static zexec_proc *spawn_into(zexec_table *t, const char *script, int *evicted) {
+/* /bin/sh -c script, as a command to spawn (consumed by the spawn). */
+static zspawn_cmd sh_cmd(const char *script) {
   zspawn_cmd cmd = {.argv = NULL};
   cmd.argv = xcalloc(4, sizeof(char *));
   cmd.argv[0] = xstrdup("/bin/sh");
   cmd.argv[1] = xstrdup("-c");
   cmd.argv[2] = xstrdup(script);
+  return cmd;
+}
+
+static zexec_proc *spawn_into(zexec_table *t, const char *script, int *evicted) {
+  zspawn_cmd cmd = sh_cmd(script);
   zexec_opts o = {0};
   zexec_child c;
   assert_int_equal(zexec_spawn(NULL, &cmd, &o, &c, NULL), 0);
@@ -262,11 +268,7 @@ static void a_plain_spawned_child_starts_with_default_signals(void **state) {
   (void)state;
   struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
   sigaction(SIGPIPE, &ign, &old_pipe);
-  zspawn_cmd cmd = {.argv = NULL};
-  cmd.argv = xcalloc(4, sizeof(char *));
-  cmd.argv[0] = xstrdup("/bin/sh");
-  cmd.argv[1] = xstrdup("-c");
-  cmd.argv[2] = xstrdup("grep -E '^Sig(Ign|Blk)' /proc/self/status");
+  zspawn_cmd cmd = sh_cmd("grep -E '^Sig(Ign|Blk)' /proc/self/status");
   zexec_opts o = {0};
   zexec_child c;
   assert_int_equal(zexec_spawn_plain(&cmd, &o, &c, NULL), 0);
