@@ -36,7 +36,10 @@ typedef struct doc {
   char *pre;         /* the text before the run's first edit (write hook) */
   bool have_pre;
   json_t *orig;      /* diagnostics before the run's first edit, or NULL */
-  json_t *last;      /* diagnostics of the text last sent, or NULL */
+  json_t *last;      /* diagnostics of the text last sent; NULL while they are late */
+  json_t *shown;     /* diagnostics the model last saw (an edit's result, the
+                        diagnostics tool, the final check), or NULL */
+  int64_t sent_seq;  /* the client's sequence number when that text was sent */
   bool touched;      /* edited in this run */
   bool reported;     /* the last after-edit report listed errors */
 } doc;
@@ -97,6 +100,7 @@ static void doc_free(doc *d) {
   free(d->pre);
   json_decref(d->orig);
   json_decref(d->last);
+  json_decref(d->shown);
   free(d);
 }
 
@@ -282,12 +286,29 @@ ztool_write_hook zlsp_write_hook(zlsp *l, ztool_write_hook inner) {
   return (ztool_write_hook){.before_write = before_write, .ud = l};
 }
 
+/* Waits up to bound_ms for the diagnostics of the text last sent to d on
+ * sv and keeps them in d->last. A server that missed zero's bound publishes
+ * them later; they are read here instead of sending the same text again,
+ * which a server need not answer (clangd publishes once per content).
+ * Returns 0, or -1 with err (d->last stays NULL). */
+static int wait_late(doc *d, server *sv, int bound_ms, zerr *err) {
+  const json_t *items =
+      zlsp_client_wait_diagnostics(&sv->client, d->uri, d->version, d->sent_seq, bound_ms, err);
+  if (!items) return -1;
+  sv->timeouts = 0;
+  d->last = json_incref((json_t *)items);
+  return 0;
+}
+
 /* Sends text as d's next version (didOpen when it is not open) and waits
- * for its diagnostics: a new reference, or NULL with err. */
+ * for its diagnostics, kept in d->last: a new reference, or NULL with err
+ * (d->last is then NULL until wait_late reads them). */
 static json_t *sync_text(zlsp *l, doc *d, server *sv, const char *text, size_t len, zerr *err) {
   zlsp_client *c = &sv->client;
   int64_t seq = zlsp_client_seq(c);
   int rc;
+  json_decref(d->last);
+  d->last = NULL;
   if (d->srv != sv) {
     d->version = 1;
     rc = zlsp_client_open(c, d->uri, zlsp_language_id(sv->cfg, d->path), d->version, text, len,
@@ -300,15 +321,14 @@ static json_t *sync_text(zlsp *l, doc *d, server *sv, const char *text, size_t l
   if (rc < 0) return NULL;
   zbuf_reset(&d->text);
   zbuf_add(&d->text, text, len);
+  d->sent_seq = seq;
   /* A server just started is still warming up (pyright reads its type
    * stubs: seconds on a busy machine): its first answer may take the
    * startup bound, later ones the diagnostics bound. */
   int bound = sv->warm ? l->cfg.diag_timeout_ms : l->cfg.startup_timeout_ms;
   sv->warm = true;
-  const json_t *items = zlsp_client_wait_diagnostics(c, d->uri, d->version, seq, bound, err);
-  if (!items) return NULL;
-  sv->timeouts = 0;
-  return json_incref((json_t *)items);
+  if (wait_late(d, sv, bound, err) < 0) return NULL;
+  return json_incref(d->last);
 }
 
 static bool is_error(const json_t *diag) { return zjson_int_or(diag, "severity", 1) == 1; }
@@ -387,8 +407,10 @@ static void unavailable(const zlsp *l, const char *path, const zerr *err, zbuf *
 
 /* Brings d up to the text on disk on sv: the pre-edit text first when this
  * is its first sync and the write hook kept one (that is the baseline).
- * *baseline gets the diagnostics before this sync (new ref, may be an empty
- * array). Returns the diagnostics now (new ref) or NULL with err. */
+ * *baseline gets the diagnostics the last edit's result was judged against
+ * (new ref, may be an empty array): when that edit's own came too late, its
+ * errors are still new to the model now. Returns the diagnostics now (new
+ * ref) or NULL with err. */
 static json_t *sync_edit(zlsp *l, doc *d, server *sv, const zbuf *text, json_t **baseline,
                          zerr *err) {
   *baseline = NULL;
@@ -396,7 +418,8 @@ static json_t *sync_edit(zlsp *l, doc *d, server *sv, const zbuf *text, json_t *
     *baseline = sync_text(l, d, sv, d->pre, strlen(d->pre), err);
     if (!*baseline) return NULL;
   } else {
-    *baseline = d->last ? json_incref(d->last) : json_array();
+    json_t *before = d->shown ? d->shown : d->orig;
+    *baseline = before ? json_incref(before) : json_array();
   }
   return sync_text(l, d, sv, text->data ? text->data : "", text->len, err);
 }
@@ -431,8 +454,8 @@ static void after_edit_one(zlsp *l, const char *path, zbuf *out) {
     unavailable(l, path, &err, out);
     return;
   }
-  json_decref(d->last);
-  d->last = now;
+  json_decref(d->shown);
+  d->shown = json_incref(now);
   json_t *fresh = new_errors(now, baseline);
   cleanup_free char *rel = zpath_relative(l->workspace, path);
   size_t n = json_array_size(fresh);
@@ -451,6 +474,7 @@ static void after_edit_one(zlsp *l, const char *path, zbuf *out) {
   }
   json_decref(fresh);
   json_decref(baseline);
+  json_decref(now);
 }
 
 void zlsp_after_edit(zlsp *l, const json_t *files, zbuf *out) {
@@ -463,8 +487,9 @@ void zlsp_after_edit(zlsp *l, const json_t *files, zbuf *out) {
 }
 
 /* Re-syncs d when its file changed on disk since it was last sent (a
- * command edited it), so a check sees what is there now. Returns 0, or -1
- * with err. */
+ * command edited it), or waits for the diagnostics of that text when they
+ * were late, so a check sees what is there now; the caller shows them to
+ * the model. Returns 0, or -1 with err. */
 static int refresh(zlsp *l, doc *d, zerr *err) {
   const zlsp_server_cfg *cfg = match(l, d->path);
   if (!cfg) return zerr_set(err, ZE_NOT_FOUND, "no language server covers %s", d->path);
@@ -474,16 +499,21 @@ static int refresh(zlsp *l, doc *d, zerr *err) {
   cleanup_free char *root = find_root(l, cfg, d->path);
   server *sv = server_for(l, cfg, root, err);
   if (!sv) return -1;
-  if (d->srv == sv && d->last && d->text.len == text->len &&
-      !memcmp(d->text.data, text->data, text->len))
-    return 0;
-  json_t *now = sync_text(l, d, sv, text->data, text->len, err);
-  if (!now) {
-    server_trouble(l, sv, err);
-    return -1;
+  if (d->srv == sv && d->text.len == text->len && !memcmp(d->text.data, text->data, text->len)) {
+    if (!d->last && wait_late(d, sv, l->cfg.diag_timeout_ms, err) < 0) {
+      server_trouble(l, sv, err);
+      return -1;
+    }
+  } else {
+    json_t *now = sync_text(l, d, sv, text->data, text->len, err);
+    if (!now) {
+      server_trouble(l, sv, err);
+      return -1;
+    }
+    json_decref(now);
   }
-  json_decref(d->last);
-  d->last = now;
+  json_decref(d->shown);
+  d->shown = json_incref(d->last);
   return 0;
 }
 

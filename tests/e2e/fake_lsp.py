@@ -16,6 +16,9 @@ MODE
               (workspace/configuration): zero is then blocked writing that
               frame and reads to unblock itself; a reply written into the
               middle of the frame would corrupt it (the server exits 4)
+  late        publishes a didChange's diagnostics LATE_S seconds after it,
+              and, as clangd does, nothing for a text it already published
+              (zero must wait for late ones, not send the same text again)
   probe       normal, and each document's diagnostics carry one more error
               saying what the server could do: write STATE_DIR/escaped (a
               directory outside the workspace), see OPENAI_API_KEY,
@@ -24,16 +27,21 @@ MODE
 import json
 import os
 import sys
+import threading
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "normal"
 STATE = sys.argv[2] if len(sys.argv) > 2 else "."
 inp, out = sys.stdin.buffer, sys.stdout.buffer
+LATE_S = 1.3
+SEND_LOCK = threading.Lock()  # the late mode publishes from timer threads
+PUBLISHED = {}  # uri -> the text last published, for the late mode
 
 
 def send(msg):
     body = json.dumps(msg).encode()
-    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    out.flush()
+    with SEND_LOCK:
+        out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        out.flush()
 
 
 ASKED = []
@@ -126,5 +134,15 @@ while True:
                 sys.stderr.write("fake-lsp: crashing on purpose\n")
                 sys.stderr.flush()
                 os._exit(3)
-        if MODE != "hang":
+        if MODE == "late":
+            if PUBLISHED.get(doc["uri"]) != text:
+                PUBLISHED[doc["uri"]] = text
+                args = (doc["uri"], doc["version"], text)
+                if method.endswith("didOpen"):
+                    publish(*args)
+                else:
+                    timer = threading.Timer(LATE_S, publish, args)
+                    timer.daemon = True
+                    timer.start()
+        elif MODE != "hang":
             publish(doc["uri"], doc["version"], text)
