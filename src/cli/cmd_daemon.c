@@ -21,6 +21,7 @@
 #include "base/path.h"
 #include "base/time.h"
 #include "cli/cli.h"
+#include "exec/reaper.h"
 #include "cli/commands.h"
 #include "daemon/client.h"
 #include "daemon/frame.h"
@@ -249,8 +250,16 @@ static int start_detached(const zdmn_paths *p) {
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, log, 1);
   posix_spawn_file_actions_adddup2(&fa, log, 2);
+  /* The daemon outlives this command: it takes none of its ignored or
+   * blocked signals (a blocked SIGTERM would defeat `zero daemon stop`). */
+  sigset_t none, dfl;
+  sigemptyset(&none);
+  zreaper_fill_spawn_sigdefault(&dfl);
   posix_spawnattr_init(&at);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &dfl);
+  posix_spawnattr_setflags(&at,
+                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid;
   int e = posix_spawn(&pid, exe, &fa, &at, argv, environ);
   posix_spawn_file_actions_destroy(&fa);

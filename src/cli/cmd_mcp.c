@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/run_setup.h"
+#include "exec/reaper.h"
 #include "mcp/mcp.h"
 #include "oauth/oauth.h"
 #include "net/curl_loader.h"
@@ -750,6 +751,7 @@ static pid_t open_browser(const char *url) {
   if (pid != 0) return pid;
   setsid();
   if (fork() == 0) {
+    zreaper_child_signals(NULL, 0); /* the browser takes none of zero's */
     int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (nul >= 0) {
       dup2(nul, 0);

@@ -320,11 +320,11 @@ int zexec_run_foreground(char *const argv[], zerr *err) {
   sigaction(SIGQUIT, &ign, &old_quit);
   posix_spawnattr_t at;
   posix_spawnattr_init(&at);
+  /* Every signal default, not only the two ignored here: the editor must
+   * not inherit an ignored SIGPIPE or glibc's 32 and 33 (exec/reaper.h). */
   sigset_t none, dfl;
   sigemptyset(&none);
-  sigemptyset(&dfl);
-  sigaddset(&dfl, SIGINT);
-  sigaddset(&dfl, SIGQUIT);
+  zreaper_fill_spawn_sigdefault(&dfl);
   posix_spawnattr_setsigmask(&at, &none);
   posix_spawnattr_setsigdefault(&at, &dfl);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);

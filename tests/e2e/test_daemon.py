@@ -200,6 +200,32 @@ class Lifecycle(DaemonCase):
         self.wait_for(lambda: not alive(pid), what="the daemon to exit")
         self.assertFalse(os.path.exists(self.sock_path))
 
+    def test_the_daemon_takes_none_of_the_starting_commands_signals(self):
+        """`zero daemon start` from a shell that blocks SIGTERM and ignores
+        SIGHUP and SIGINT (nohup, a CI runner): the daemon outlives that
+        command, so it starts with nothing blocked and only its own SIGPIPE
+        ignored, and `zero daemon stop` still stops it."""
+        self.env["ZERO_DAEMON_WORKER_EXE"] = WORKER
+
+        def as_a_careless_parent():
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+        r = subprocess.run([ZERO_BIN, "daemon", "start"], cwd=self.work, env=self.env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                           preexec_fn=as_a_careless_parent)
+        self.assertEqual(r.returncode, 0, r.stderr + self.log())
+        pid = self.status_pid()
+        self.daemon_pids.add(pid)
+        with open("/proc/%d/status" % pid) as f:
+            masks = dict(l.split(":\t") for l in f.read().splitlines() if l.startswith("Sig"))
+        self.assertEqual(masks["SigBlk"], "0000000000000000")
+        self.assertEqual(masks["SigIgn"], "%016x" % (1 << (signal.SIGPIPE - 1)))
+        r = self.zero("daemon", "stop")
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "zero daemon stopped"), r.stderr)
+        self.assertFalse(alive(pid))
+
     def test_a_socket_path_over_the_limit_is_refused_up_front(self):
         long_dir = os.path.join(self.tmp, "r" * 100)
         os.makedirs(long_dir, mode=0o700)

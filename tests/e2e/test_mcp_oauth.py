@@ -147,6 +147,42 @@ class OAuthTest(harness.ZeroTest):
         self.assertEqual(r.returncode, 0)
         self.assertFalse(self.has_tokens())
 
+    def test_the_offered_browser_opens_the_url_and_takes_none_of_zeros_signals(self):
+        """On a terminal with a display, zero offers to open the browser;
+        Enter accepts. xdg-open (a fake here, on PATH) gets the URL and plays
+        the browser, and it starts with nothing ignored or blocked: zero
+        ignores SIGPIPE, and a browser that inherited that would not die on
+        a closed pipe."""
+        import pty
+        self.start_fake()
+        bin_dir = os.path.join(self.tmp, "bin")
+        os.makedirs(bin_dir)
+        seen = os.path.join(self.tmp, "opener-signals")
+        opener = os.path.join(bin_dir, "xdg-open")
+        with open(opener, "w") as f:
+            f.write("#!/bin/sh\ngrep -E '^Sig(Ign|Blk)' /proc/self/status > %s\n"
+                    "exec %s -c 'import sys, urllib.request; "
+                    "urllib.request.urlopen(sys.argv[1], timeout=10).read()' \"$1\"\n"
+                    % (seen, sys.executable))
+        os.chmod(opener, 0o755)
+        self.env["PATH"] = bin_dir + os.pathsep + self.env["PATH"]
+        self.env["DISPLAY"] = ":99"
+        master, slave = pty.openpty()
+        p = subprocess.Popen([harness.ZERO_BIN, "mcp", "login", "prot", "--timeout", "30"],
+                             cwd=self.work, env=self.env, stdin=slave, stdout=subprocess.PIPE,
+                             stderr=slave, text=True)
+        os.close(slave)
+        os.write(master, b"\n")  # the terminal buffers the answer until zero asks
+        try:
+            out, _ = p.communicate(timeout=60)
+        finally:
+            os.close(master)
+        self.assertEqual(p.returncode, 0, out)
+        self.assertIn("Logged in", out)
+        self.assertTrue(self.has_tokens())
+        with open(seen) as f:
+            self.assertEqual(f.read(), "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n")
+
     def test_exec_without_login_says_how_to_log_in(self):
         self.start_fake()
         self.serve([{"text": "done"}])

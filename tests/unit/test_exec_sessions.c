@@ -289,6 +289,25 @@ static void a_plain_spawned_child_starts_with_default_signals(void **state) {
   assert_non_null(strstr(out, "SigBlk:\t0000000000000000"));
 }
 
+/* zexec_run_foreground's child (the editor the TUI opens, `zero cron
+ * edit`) starts as clean: not only SIGINT and SIGQUIT, which it ignores
+ * while it waits, but SIGPIPE and 32/33 too. */
+static void a_foreground_child_starts_with_default_signals(void **state) {
+  (void)state;
+  struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+  sigaction(SIGPIPE, &ign, &old_pipe);
+  assert_true(set_glibc_internal_signals(SIG_IGN));
+  char *argv[] = {"/bin/sh", "-c",
+                  "grep -q '^SigIgn:.0000000000000000$' /proc/self/status && "
+                  "grep -q '^SigBlk:.0000000000000000$' /proc/self/status",
+                  NULL};
+  zerr err = ZERR_INIT;
+  int rc = zexec_run_foreground(argv, &err);
+  assert_true(set_glibc_internal_signals(SIG_DFL));
+  sigaction(SIGPIPE, &old_pipe, NULL);
+  assert_int_equal(rc, 0);
+}
+
 /* /ps and /stop (cli/tui_ps.c): the listing says which process runs, and
  * a kill from another thread ends the whole group (the grandchild too)
  * while the entry stays, unreaped, for the thread that waits for it. */
@@ -568,6 +587,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(children_die_when_zero_is_killed),
       cmocka_unit_test(a_child_starts_with_default_signals_and_no_mask),
       cmocka_unit_test(a_plain_spawned_child_starts_with_default_signals),
+      cmocka_unit_test(a_foreground_child_starts_with_default_signals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
