@@ -12,8 +12,9 @@ model server:
    model, beside 8 parallel `codex exec` runs waiting the same way (the
    peer: Codex's native binary from bench/.peers/codex, installed by
    bench/lab/run or by hand with npm install @openai/codex@0.171.0 there;
-   skipped when missing). The lab's swarm scenario (bench/lab/capslab.py)
-   runs these same two measurements.
+   skipped when missing). The lab's swarm scenario (bench/lab/capslab.py,
+   `swarm`) measures the same tree its own way, beside every peer it has
+   (Codex and Claude Code), and does not use these figures.
 
 RSS sums each process's resident pages, so a shared library's page counts
 once per process that maps it (how the target, "the whole process tree
