@@ -14,8 +14,10 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/path.h"
+#include "base/strvec.h"
 #include "config/models.h"
 #include "config/presets.h"
+#include "exec/capture.h"
 #include "cli/tui_controller.h"
 #include "cli/tui_setup.h"
 #include "session/store.h"
@@ -88,28 +90,25 @@ static int collect_snapshots(void *ud, const json_t *ev) {
   return 0;
 }
 
-/* Runs a git command in the workspace; its output (stdout and stderr) in
- * out. Returns the exit status, -1 when it cannot run. */
-static int git_in(tui_controller *c, const char *args, zbuf *out) {
-  zbuf cmd = ZBUF_INIT;
-  zbuf_addstr(&cmd, "git -C '");
-  for (const char *p = c->rs.workspace; *p; p++) {
-    if (*p == '\'') zbuf_addstr(&cmd, "'\\''");
-    else zbuf_addch(&cmd, *p);
+/* Runs `git -C <workspace> args...` (args NULL-ended) to its end: the
+ * user's own /diff, outside the agent's sandbox and without a shell. out
+ * gets its output (stdout and stderr, at most 64 KiB), or why it could not
+ * run. Returns its exit code, -1 when it could not run or took over 30 s. */
+static int git_in(tui_controller *c, const char *const args[], zbuf *out) {
+  strvec av = STRVEC_INIT;
+  strvec_pushl(&av, "git", "-C", c->rs.workspace, NULL);
+  for (size_t i = 0; args[i]; i++) strvec_push(&av, args[i]);
+  zexec_capture_opts o = {.timeout_ms = 30000, .max_output = 64 * 1024};
+  zerr err = ZERR_INIT;
+  int code = -1;
+  if (zexec_capture(av.v, &o, out, &code, &err) < 0) {
+    zbuf_reset(out);
+    zbuf_addstr(out, err.msg);
+    code = -1;
   }
-  zbuf_addf(&cmd, "' %s 2>&1 </dev/null", args);
-  /* The user's own /diff, run outside the agent's sandbox with the
-   * workspace single-quoted above; not yet on exec/ (follow-up). */
-  FILE *f = popen(cmd.data, "r"); // NOLINT(cert-env33-c)
-  zbuf_release(&cmd);
-  if (!f) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-    if (out->len < 64 * 1024) zbuf_add(out, buf, n);
-  int rc = pclose(f);
+  strvec_clear(&av);
   zbuf_rtrim(out);
-  return rc;
+  return code;
 }
 
 /* /diff: what the tools changed in this session — every file a tool wrote,
@@ -172,9 +171,11 @@ static void cmd_diff(tui_controller *c, const char *arg) {
   }
   if (!shown) tui_say(c, "No file changes by the tools in this session.");
   zbuf out = ZBUF_INIT;
-  if (git_in(c, "rev-parse --is-inside-work-tree", &out) == 0) {
+  static const char *const inside[] = {"rev-parse", "--is-inside-work-tree", NULL};
+  static const char *const diff_stat[] = {"diff", "--stat", "HEAD", NULL};
+  if (git_in(c, inside, &out) == 0) {
     zbuf_reset(&out);
-    int rc = git_in(c, "diff --stat HEAD", &out);
+    int rc = git_in(c, diff_stat, &out);
     tui_blank_line(c);
     if (rc != 0) tui_say(c, "git diff failed (a repository without a commit?): %s", out.data);
     else if (out.len) tui_say(c, "Uncommitted changes (git diff --stat HEAD, including what commands changed):\n%s", out.data);

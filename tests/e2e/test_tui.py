@@ -460,6 +460,25 @@ class Tui(TuiDriver):
         self.assertNotIn("usage: git", s)
         self.quit_and_check_terminal()
 
+
+    def test_diff_in_a_git_repository_shows_what_commands_changed_too(self):
+        """In a git repository /diff adds git's own view (`git diff --stat
+        HEAD`, run without a shell, in the workspace), which sees a change
+        no tool made."""
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+        with open(os.path.join(self.work, "notes.txt"), "w") as f:
+            f.write("one\n")
+        for args in (["init", "-q"], ["add", "notes.txt"], ["commit", "-qm", "first"]):
+            subprocess.run(git + args, cwd=self.work, check=True, capture_output=True)
+        with open(os.path.join(self.work, "notes.txt"), "a") as f:
+            f.write("two\n")  # as a shell command would
+        self.serve([])
+        self.start()
+        self.type("/diff")
+        self.keys("Enter")
+        s = self.wait_for("Uncommitted changes")
+        self.assertIn("notes.txt | 1 +", self.wait_for("notes.txt |"))
+        self.assertIn("No file changes by the tools in this session.", s)
     def test_context_and_usage_report_the_window_tokens_and_cost(self):
         self.serve([{"text": "Short answer."}], model="gpt-4.1")
         self.start()
