@@ -635,23 +635,35 @@ def render_sessions(w, results):
     ses = results.get("sessions")
     if not ses:
         return
-    w("**(g) session resume and search at scale (zero only, against its previous "
-      "figures)**\n")
+    commit = ses.get("side_by_side")
+    w("**(g) session resume and search at scale (zero only, against %s)**\n"
+      % ("an earlier commit's zero in the same run" if commit else "its previous figures"))
     if "failed" in ses:
         w("Failed: %s\n" % ses["failed"].replace("\n", " "))
         return
     now = ses["now"]
+    sizes = ("{:,}".format(now["resume"]["events"]), now["resume"]["log_mb"],
+             "{:,}".format(now["search"]["sessions"]), now["search"]["logs_mb"])
     w("`bench/sessions/run --only resume,search`: resume of a %s-event session (%s MB of "
       "JSONL), then %s sessions (%s MB) indexed by the first `zero search` and queried "
-      "(median of 7 runs per query). One run on this machine (1-minute load average %s "
-      "when it started). Previous figures: the last record of the same workload (same "
-      "counts, data within 5 %%) in `bench/lab/history/sessions.json` — %s. A change "
-      "above +%d %% in CPU, memory or index size is flagged; wall times are shown but not "
-      "judged (one run each, on a machine that may be shared).\n" % (
-          "{:,}".format(now["resume"]["events"]), now["resume"]["log_mb"],
-          "{:,}".format(now["search"]["sessions"]), now["search"]["logs_mb"],
-          now.get("load_avg_1min", "?"), session_prev_text(ses), REGRESSION * 100))
-    w("| figure | this run | previous | change |")
+      "(median of 7 runs per query), on this machine (1-minute load average %s when it "
+      "started). " % (sizes + (now.get("load_avg_1min", "?"),)))
+    if commit:
+        w("Side by side: zero as built at commit %s (the commit of the last record of this "
+          "workload in `bench/lab/history/sessions.json`; CMake Release, built by the lab) "
+          "ran in the same run on the same data, interleaved — resume round by round with "
+          "the order alternating, indexing one after the other, each query 7 times with "
+          "each binary in turn. A change above +%d %% in CPU, memory or index size is "
+          "flagged; wall times are shown but not judged.\n" % (commit, REGRESSION * 100))
+        w("| figure | this commit | commit %s | change |" % commit)
+    else:
+        w("Not side by side (%s): previous figures are the last record of the same "
+          "workload (same counts, data within 5 %%) in `bench/lab/history/sessions.json` — "
+          "%s, taken under another load. A change above +%d %% in CPU, memory or index size "
+          "is flagged; wall times are shown but not judged (one run each, on a machine that "
+          "may be shared).\n" % (ses.get("why_not_side_by_side") or "no earlier build",
+                                  session_prev_text(ses), REGRESSION * 100))
+        w("| figure | this run | previous | change |")
     w("|---|---|---|---|")
     for label, unit, v, p in session_rows(ses):
         if v is None:
@@ -847,12 +859,17 @@ def render(results, meta, rdir, chart_dir, doc_dir):
                   "for this workload | — |" % (REGRESSION * 100))
             else:
                 prevs = ses.get("previous") or {}
-                against = ", ".join("%s vs %s" % (part, prevs[part].get("date", "?"))
-                                    if prevs.get(part) else "%s: first record" % part
-                                    for part in ("resume", "search"))
+                if ses.get("side_by_side"):
+                    base = "commit %s's zero, side by side in this run" % ses["side_by_side"]
+                    against = "same data, interleaved"
+                else:
+                    base = "the last record of the same workload"
+                    against = ", ".join("%s vs %s" % (part, prevs[part].get("date", "?"))
+                                        if prevs.get(part) else "%s: first record" % part
+                                        for part in ("resume", "search"))
                 w("| (g) resume and search: no regression over %d %% (CPU, memory, index "
-                  "size) against the last record of the same workload | %s (%s) | %s |"
-                  % (REGRESSION * 100, "worse: " + "; ".join(worse)
+                  "size) against %s | %s (%s) | %s |"
+                  % (REGRESSION * 100, base, "worse: " + "; ".join(worse)
                      if worse else "%d figures compared, none worse" % len(rows), against,
                      "**regressed**" if worse else "pass"))
     cg = results.get("callgrind", {})

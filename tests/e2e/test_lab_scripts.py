@@ -11,7 +11,10 @@
   really contain the query word (so ignoring them matters);
 - zero's grep/glob answers are compared with rg's line for line, and the
   in-agent check reads only tool results (Gemini CLI's prompt lists files);
-- scenario (g) compares with the last record of the same workload, and
+- scenario (g) runs beside zero built at the commit of the last record of
+  the same size (both binaries interleaved on the same data in one run;
+  bench/sessions/run --against), falls back to that record when the
+  commit cannot be built, says which in the report, and
   bench/sessions/run writes the same search data whether or not the resume
   part ran first (its output pool was cached for the first size asked, so
   `--only resume,search` wrote 2.1 GB of sessions instead of 1.1 GB);
@@ -289,6 +292,81 @@ class SessionsHistoryTest(unittest.TestCase):
         self.assertTrue(all(len(x) <= 1896 for x in small))
         self.assertTrue(any(len(x) > 3000 for x in big))
         self.assertIs(mod.output_pool(1896), small)
+
+    def test_the_baseline_is_the_commit_of_the_last_record_of_the_size(self):
+        hist = [{"build": "zero 0.1.0, CMake Release, commit aaaaaaa",
+                 "resume": {"events": 100000}, "search": {"sessions": 1000}},
+                {"build": "zero 0.1.0, CMake Release, commit bbbbbbb",
+                 "resume": {"events": 100000}, "search": {"sessions": 1000}},
+                {"build": "zero 0.1.0, CMake Release, commit ccccccc",
+                 "resume": {"events": 10000}, "search": {"sessions": 100}},
+                {"build": "?", "resume": {"events": 100000}, "search": {"sessions": 1000}}]
+        self.assertEqual(sessionslab.baseline_commit(hist, quick=False), "bbbbbbb")
+        self.assertEqual(sessionslab.baseline_commit(hist, quick=True), "ccccccc")
+        self.assertIsNone(sessionslab.baseline_commit(hist[:1], quick=True))
+
+    def test_a_commit_not_in_the_clone_is_said_not_built(self):
+        class Lab:
+            said = []
+
+            def say(self, m):
+                self.said.append(m)
+
+        exe, why = sessionslab.baseline_zero(Lab(), "0123456789abcdef0123456789abcdef01234567")
+        self.assertIsNone(exe)
+        self.assertIn("is not in this clone", why)
+
+    def test_sessions_run_measures_the_against_binary_beside_zero(self):
+        """Both binaries on the same data, in one run: the second's figures
+        under "against" (the same build here: this checks the plumbing)."""
+        zero = os.environ.get("ZERO_BIN") or os.path.join(os.path.dirname(LAB), "..", "build",
+                                                          "zero")
+        d = tempfile.mkdtemp(prefix="lab-sessions-")
+        try:
+            out = os.path.join(d, "figs.json")
+            r = subprocess.run([sys.executable, os.path.join(os.path.dirname(LAB), "sessions",
+                                                             "run"),
+                                "--quick", "--only", "resume", "--zero", zero, "--against", zero,
+                                "--json", out], capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                figs = json.load(f)
+        finally:
+            shutil.rmtree(d)
+        self.assertEqual(figs["against"]["zero"], os.path.abspath(zero))
+        for rec in (figs, figs["against"]):
+            self.assertEqual(rec["resume"]["events"], 10000)
+            self.assertGreater(rec["resume"]["cpu_ms"], 0)
+        self.assertEqual(r.stdout.count("| resume, 10000 events"), 2)
+
+    def test_report_says_side_by_side_and_flags_a_regression(self):
+        now = {"date": "d", "load_avg_1min": 0.5,
+               "resume": {"events": 10, "log_mb": 1.0, "first_request_ms": 10.0,
+                          "cpu_ms": 30.0, "peak_rss_mib": 10.0},
+               "search": {"sessions": 2, "logs_mb": 3, "index_wall_s": 1.0, "index_cpu_s": 2.0,
+                          "index_peak_rss_mib": 50.0, "index_mb": 4, "queries": {}}}
+        base = json.loads(json.dumps(now))
+        base["resume"]["cpu_ms"] = 20.0  # this commit takes 50 % more CPU
+        prev = sessionslab.side_by_side({"date": "d"}, {"against": base}, "abc1234", 0.5)
+        ses = {"now": now, "previous": prev, "side_by_side": "abc1234", "recorded": False}
+        lines = []
+        report.render_sessions(lines.append, {"sessions": ses})
+        text = "\n".join(lines)
+        self.assertIn("against an earlier commit's zero in the same run", text)
+        self.assertIn("Side by side: zero as built at commit abc1234", text)
+        self.assertIn("| figure | this commit | commit abc1234 | change |", text)
+        self.assertIn("| resume: CPU | 30.0 ms | 20.0 ms | +50 % **worse** |", text)
+        self.assertNotIn("Not side by side", text)
+        floor = FloorReportTest("test_no_floor_no_row")
+        results = dict(floor.results(None), sessions=ses)
+        self.assertIn("| (g) resume and search: no regression over 10 % (CPU, memory, index "
+                      "size) against commit abc1234's zero, side by side in this run | worse: "
+                      "resume: CPU +50 % (same data, interleaved) | **regressed** |",
+                      floor.render(results))
+        ses.update(side_by_side=None, why_not_side_by_side="commit abc1234 is not in this clone")
+        lines = []
+        report.render_sessions(lines.append, {"sessions": ses})
+        self.assertIn("Not side by side (commit abc1234 is not in this clone)", "\n".join(lines))
 
     def test_history_file_parses_and_has_full_size_records(self):
         hist = sessionslab.load_history()
