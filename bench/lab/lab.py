@@ -725,7 +725,7 @@ FULL_SCENARIOS = ["version", "one_turn", "task", "task_cheap", "big_output", "sa
                   "search_turn", "search", "sessions", "subagent", "hook", "egress", "mcp_http",
                   "batch", "swarm", "long", "long_sub"]
 # Scenarios that are not one command per agent: (f) zero's tools against rg,
-# (g) zero's sessions at scale against its own recorded figures, and the
+# (g) zero's sessions at scale beside an earlier commit's zero, and the
 # capability scenarios measured by capslab.py.
 CAPS = ("egress", "mcp_http", "batch", "swarm")
 SPECIAL = {"search", "sessions"} | set(CAPS)
