@@ -646,14 +646,14 @@ def render_sessions(w, results):
              "{:,}".format(now["search"]["sessions"]), now["search"]["logs_mb"])
     w("`bench/sessions/run --only resume,search`: resume of a %s-event session (%s MB of "
       "JSONL), then %s sessions (%s MB) indexed by the first `zero search` and queried "
-      "(median of 7 runs per query), on this machine (1-minute load average %s when it "
+      "(median of 15 runs per query), on this machine (1-minute load average %s when it "
       "started). " % (sizes + (now.get("load_avg_1min", "?"),)))
     if commit:
         w("Side by side: zero as built at commit %s (the commit of the last record of this "
           "workload in `bench/lab/history/sessions.json`; CMake Release, built by the lab) "
-          "ran in the same run on the same data, interleaved — resume round by round with "
-          "the order alternating, indexing one after the other, each query 7 times with "
-          "each binary in turn. A change above +%d %% in CPU, memory or index size is "
+          "ran in the same run on the same data, interleaved — resume in 11 rounds and each "
+          "query 15 times, the order alternating; indexing twice each in the order A B B A "
+          "(the mean kept). A change above +%d %% in CPU, memory or index size is "
           "flagged; wall times are shown but not judged.\n" % (commit, REGRESSION * 100))
         w("| figure | this commit | commit %s | change |" % commit)
     else:

@@ -21,12 +21,12 @@
 #include "base/path.h"
 #include "base/time.h"
 #include "cli/cli.h"
-#include "exec/reaper.h"
 #include "cli/commands.h"
 #include "daemon/client.h"
 #include "daemon/frame.h"
 #include "daemon/remote.h"
 #include "daemon/server.h"
+#include "exec/reaper.h"
 
 extern char **environ;
 
