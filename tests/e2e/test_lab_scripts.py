@@ -45,6 +45,7 @@ LAB = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "lab")
 sys.path.insert(0, LAB)
 
 import agents  # noqa: E402
+import harness  # noqa: E402
 import capslab  # noqa: E402
 import lab  # noqa: E402
 import report  # noqa: E402
@@ -319,8 +320,7 @@ class SessionsHistoryTest(unittest.TestCase):
     def test_sessions_run_measures_the_against_binary_beside_zero(self):
         """Both binaries on the same data, in one run: the second's figures
         under "against" (the same build here: this checks the plumbing)."""
-        zero = os.environ.get("ZERO_BIN") or os.path.join(os.path.dirname(LAB), "..", "build",
-                                                          "zero")
+        zero = harness.ZERO_BIN
         d = tempfile.mkdtemp(prefix="lab-sessions-")
         try:
             out = os.path.join(d, "figs.json")
