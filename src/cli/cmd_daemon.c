@@ -252,14 +252,8 @@ static int start_detached(const zdmn_paths *p) {
   posix_spawn_file_actions_adddup2(&fa, log, 2);
   /* The daemon outlives this command: it takes none of its ignored or
    * blocked signals (a blocked SIGTERM would defeat `zero daemon stop`). */
-  sigset_t none, dfl;
-  sigemptyset(&none);
-  zreaper_fill_spawn_sigdefault(&dfl);
   posix_spawnattr_init(&at);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &dfl);
-  posix_spawnattr_setflags(&at,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  zreaper_spawnattr_clean_signals(&at, POSIX_SPAWN_SETSID);
   pid_t pid;
   int e = posix_spawn(&pid, exe, &fa, &at, argv, environ);
   posix_spawn_file_actions_destroy(&fa);

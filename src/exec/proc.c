@@ -253,12 +253,7 @@ static void plain_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
   if (!o->keep_stderr) posix_spawn_file_actions_adddup2(fa, out_pipe[1], 2);
   if (cmd->cwd) posix_spawn_file_actions_addchdir_np(fa, cmd->cwd);
   posix_spawn_file_actions_addclosefrom_np(fa, 3);
-  sigset_t all, none;
-  zreaper_fill_spawn_sigdefault(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(at, &all);
-  posix_spawnattr_setsigmask(at, &none);
-  posix_spawnattr_setflags(at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  zreaper_spawnattr_clean_signals(at, POSIX_SPAWN_SETSID);
 }
 
 int zexec_spawn_plain(zspawn_cmd *cmd, const zexec_opts *o, zexec_child *out, zerr *err) {
@@ -322,12 +317,7 @@ int zexec_run_foreground(char *const argv[], zerr *err) {
   posix_spawnattr_init(&at);
   /* Every signal default, not only the two ignored here: the editor must
    * not inherit an ignored SIGPIPE or glibc's 32 and 33 (exec/reaper.h). */
-  sigset_t none, dfl;
-  sigemptyset(&none);
-  zreaper_fill_spawn_sigdefault(&dfl);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &dfl);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  zreaper_spawnattr_clean_signals(&at, 0);
   pid_t pid = -1;
   int e = posix_spawnp(&pid, argv[0], NULL, &at, argv, environ);
   posix_spawnattr_destroy(&at);

@@ -41,13 +41,7 @@ static bool spawn_program(int rfd) {
   posix_spawn_file_actions_adddup2(&fa, 0, 1);
   posix_spawn_file_actions_adddup2(&fa, 0, 2);
   posix_spawn_file_actions_addchdir_np(&fa, "/");
-  sigset_t none, all;
-  sigemptyset(&none);
-  zreaper_fill_spawn_sigdefault(&all);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &all);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-                                    POSIX_SPAWN_SETSIGDEF);
+  zreaper_spawnattr_clean_signals(&at, POSIX_SPAWN_SETSID);
   char *argv[] = {(char *)"zero-sandbox-inner", (char *)"--reap", NULL};
   char *envp[] = {NULL};
   pid_t pid;
@@ -70,11 +64,17 @@ void zreaper_default_internal_signals(void) {
     syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof dfl.mask);
 }
 
-void zreaper_fill_spawn_sigdefault(sigset_t *set) {
-  sigfillset(set);
-  enum { BITS = 8 * sizeof set->__val[0] };
+void zreaper_spawnattr_clean_signals(posix_spawnattr_t *at, short flags) {
+  sigset_t all, none;
+  sigfillset(&all);
+  /* by hand: glibc's sigaddset refuses 32 and 33 */
+  enum { BITS = 8 * sizeof all.__val[0] };
   for (int s = GLIBC_FIRST_INTERNAL_SIGNAL; s <= GLIBC_LAST_INTERNAL_SIGNAL; s++)
-    set->__val[(s - 1) / BITS] |= 1UL << ((s - 1) % BITS);
+    all.__val[(s - 1) / BITS] |= 1UL << ((s - 1) % BITS);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(at, &all);
+  posix_spawnattr_setsigmask(at, &none);
+  posix_spawnattr_setflags(at, (short)(flags | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK));
 }
 
 void zreaper_child_signals(const int *ignore, size_t n) {

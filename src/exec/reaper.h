@@ -31,6 +31,7 @@
 #define ZERO_EXEC_REAPER_H
 
 #include <signal.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -62,12 +63,14 @@ void zreaper_child_signals(const int *ignore, size_t n);
  * forked child (zreaper_child_signals) and the sandbox's inner stage.
  * Async-signal-safe. */
 void zreaper_default_internal_signals(void);
-/* Fills set with every signal for POSIX_SPAWN_SETSIGDEF, 32 and 33 included:
- * sigfillset leaves those two out, and glibc's posix_spawn then sets them
- * to ignored in the child (glibc spawns with every signal blocked, and an
- * internal signal blocked at spawn becomes ignored) unless the set names
- * them. The bits are set by hand: glibc's sigaddset refuses them. */
-void zreaper_fill_spawn_sigdefault(sigset_t *set);
+/* Makes at (initialised) start its child with every signal at its default
+ * disposition and none blocked, and sets its flags to flags (other
+ * POSIX_SPAWN_* the caller wants, e.g. SETSID) plus SETSIGDEF and
+ * SETSIGMASK. The default set names 32 and 33 too: sigfillset leaves those
+ * two out, and glibc's posix_spawn then sets them to ignored in the child
+ * (glibc spawns with every signal blocked, and an internal signal blocked at
+ * spawn becomes ignored) unless the set names them. */
+void zreaper_spawnattr_clean_signals(posix_spawnattr_t *at, short flags);
 /* In zero, right after starting a child that leads a process group of its
  * own without forking (zexec_spawn_plain): registers that group. The child
  * may outlive a zero killed in between; the window is one system call. */

@@ -936,21 +936,16 @@ int zsb_run(const zsb_policy *p, char *const argv[], const char *cwd, FILE *bann
   posix_spawn_file_actions_t fa;
   posix_spawnattr_init(&at);
   posix_spawn_file_actions_init(&fa);
-  /* Every signal at its default and none blocked, whatever zero ignores:
-   * unconfined, the child is the command itself. */
-  sigset_t all, none;
-  zreaper_fill_spawn_sigdefault(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&at, &all);
-  posix_spawnattr_setsigmask(&at, &none);
-  short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+  short flags = 0;
   if (b != ZSB_BWRAP) {
     /* bwrap gets --chdir and --new-session; the inner stage alone gets the
      * same here (no TIOCSTI into this terminal). Unconfined: as it was. */
     posix_spawn_file_actions_addchdir_np(&fa, dir);
     if (b == ZSB_LANDLOCK) flags |= POSIX_SPAWN_SETSID;
   }
-  posix_spawnattr_setflags(&at, flags);
+  /* Every signal at its default and none blocked, whatever zero ignores:
+   * unconfined, the child is the command itself. */
+  zreaper_spawnattr_clean_signals(&at, flags);
   pid_t pid = -1;
   int e = b == ZSB_NONE ? posix_spawnp(&pid, l.argv[0], &fa, &at, l.argv, l.envp)
                         : posix_spawn(&pid, l.argv[0], &fa, &at, l.argv, l.envp);
